@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Install what the tests need on a fresh machine, then run them.
+
+    python3 tests/run_tests.py [pytest arguments]
+
+It makes `.venv-test` (pytest, hypothesis, jsonschema, ...) and one virtualenv per
+interop peer under `.venv-peers/<name>` (each `tests/interop/peers/<name>.txt` is that
+peer's requirements), reusing them while their requirements are unchanged. The peers'
+interpreters reach the tests as MCP_TUI_PEER_<NAME> environment variables.
+mcp_tui.py itself never needs any of this.
+"""
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = "Scripts" if os.name == "nt" else "bin"
+
+
+def venv_python(venv):
+    return venv / BIN / ("python.exe" if os.name == "nt" else "python")
+
+
+def ensure_venv(venv, requirements):
+    """Create `venv` with `requirements` installed, unless a stamp says it is current."""
+    digest = hashlib.sha256(requirements.read_bytes()).hexdigest()
+    stamp = venv / ".requirements.sha256"
+    if stamp.exists() and stamp.read_text() == digest and venv_python(venv).exists():
+        return venv_python(venv)
+    print("run_tests: preparing %s from %s" % (venv.name, requirements.relative_to(ROOT)), flush=True)
+    subprocess.check_call([sys.executable, "-m", "venv", "--clear", str(venv)])
+    python = venv_python(venv)
+    pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.check_call(pip + ["--upgrade", "pip"])
+    subprocess.check_call(pip + ["-r", str(requirements)])
+    stamp.write_text(digest)
+    return python
+
+
+def main():
+    env = dict(os.environ)
+    test_python = ensure_venv(ROOT / ".venv-test", ROOT / "tests" / "requirements.txt")
+    for requirements in sorted((ROOT / "tests" / "interop" / "peers").glob("*.txt")):
+        python = ensure_venv(ROOT / ".venv-peers" / requirements.stem, requirements)
+        env["MCP_TUI_PEER_" + requirements.stem.upper().replace("-", "_")] = str(python)
+    args = sys.argv[1:] or ["tests"]
+    cmd = [str(test_python), "-m", "pytest", "-n", "3", "-q"] + args
+    print("run_tests: " + " ".join(cmd), flush=True)
+    return subprocess.call(cmd, cwd=str(ROOT), env=env)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
