@@ -1,0 +1,3156 @@
+#!/usr/bin/env python3
+"""mcp-tui: inspect and drive any Model Context Protocol server.
+
+A curl-like command line for quick checks and scripts, and a curses TUI for exploring
+a server. It speaks both protocol eras (2026-07-28 with per-request metadata, and the
+initialize handshake of 2025-11-25 and older) over stdio, Streamable HTTP and the
+legacy HTTP+SSE transport, and it follows tasks in both forms: the 2025-11-25
+experimental tasks and the 2026-07-28 ``io.modelcontextprotocol/tasks`` extension.
+
+One file, standard library only, Python 3.8+. The file reads in the order data flows:
+
+  1. wire          JSON-RPC framing and the transports (stdio, Streamable HTTP, HTTP+SSE)
+  2. session       choosing the era, the handshake or per-request _meta, headers, MRTR
+  3. features      tools, resources, prompts, then tasks (one Task interface, two adapters)
+  4. debug log     the bounded log of everything on the wire, with task fingerprints
+  5. presentation  the CLI, then the TUI
+  6. main
+
+Heavy modules (http.client, ssl, subprocess, curses) are imported where they are used,
+so ``mcp-tui --help`` and a CLI call pay only for what they touch.
+"""
+
+import json
+import os
+import re
+import sys
+import threading
+import time
+
+__version__ = "0.1.0"
+
+MODERN_VERSION = "2026-07-28"
+LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+PROTOCOL_CHOICES = ("auto", MODERN_VERSION) + LEGACY_VERSIONS
+CLIENT_INFO = {"name": "mcp-tui", "title": "MCP TUI", "version": __version__}
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+META_PREFIX = "io.modelcontextprotocol/"
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+# ======================================================================================
+# 1. Wire: errors, JSON-RPC framing, the SSE decoder and the three transports
+#
+# A transport moves JSON-RPC messages and nothing else. It hands every message it
+# receives to ``deliver`` and reports a failure that belongs to one request (an HTTP
+# status without a JSON-RPC body) to ``fail``. Matching responses to requests, timeouts
+# and answering server requests belong to the RpcChannel at the end of this section.
+# ======================================================================================
+
+
+class McpTuiError(Exception):
+    """A failure the user sees as one line on stderr and a documented exit code."""
+
+    exit_code = EXIT_FAILURE
+    kind = "error"
+
+    def __init__(self, message, hint=None, data=None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.data = data
+
+    def to_json(self):
+        error = {"kind": self.kind, "message": self.message, "exitCode": self.exit_code}
+        if self.hint:
+            error["hint"] = self.hint
+        return error
+
+
+class UsageError(McpTuiError):
+    exit_code = EXIT_USAGE
+    kind = "usage"
+
+
+class ConnectionFailed(McpTuiError):
+    kind = "connection"
+
+
+class RequestTimeout(McpTuiError):
+    kind = "timeout"
+
+
+class ProtocolViolation(McpTuiError):
+    """The server broke the protocol (bad JSON, wrong shapes, impossible answers)."""
+
+    kind = "protocol"
+
+
+class HttpStatusError(ConnectionFailed):
+    """An HTTP status with no JSON-RPC error in its body."""
+
+    def __init__(self, status, reason, body=b"", headers=None, method="POST"):
+        self.status = status
+        self.body = body
+        self.headers = headers or {}
+        message = "HTTP %d %s" % (status, reason)
+        snippet = body[:200].decode("utf-8", "replace").strip()
+        if snippet:
+            message += ": " + " ".join(snippet.split())
+        hint = None
+        if status == 401:
+            challenge = self.headers.get("www-authenticate")
+            hint = "the server wants credentials; pass --bearer TOKEN or --header 'Authorization: ...'"
+            if challenge:
+                hint += " (WWW-Authenticate: %s)" % challenge
+        elif status == 403:
+            hint = "the server refused access (403)"
+        super().__init__(message, hint)
+
+
+class RpcError(McpTuiError):
+    """A JSON-RPC error object from the server."""
+
+    kind = "rpc"
+
+    def __init__(self, error, method=None):
+        error = error if isinstance(error, dict) else {"code": None, "message": str(error)}
+        self.code = error.get("code")
+        self.rpc_message = str(error.get("message", ""))
+        self.error = error
+        text = "%s %s" % (self.code, self.rpc_message) if self.code is not None else self.rpc_message
+        super().__init__("%s failed: %s" % (method, text) if method else text, data=error.get("data"))
+
+    def to_json(self):
+        out = super().to_json()
+        out["code"] = self.code
+        if "data" in self.error:
+            out["data"] = self.error["data"]
+        return out
+
+
+def encode_message(message):
+    """One JSON-RPC message as compact UTF-8 with no embedded newline (stdio framing)."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def decode_messages(payload):
+    """Parse a body or a stdio line into messages; a 2025-03-26 peer may send a batch."""
+    if isinstance(payload, bytes):
+        payload = payload.decode("utf-8", "replace")
+    try:
+        value = json.loads(payload)
+    except ValueError as exc:
+        raise ProtocolViolation("the server sent invalid JSON: %s" % exc)
+    messages = value if isinstance(value, list) else [value]
+    for message in messages:
+        if not isinstance(message, dict):
+            raise ProtocolViolation("the server sent a JSON value that is not a JSON-RPC message")
+    return messages
+
+
+class SseEvent(object):
+    __slots__ = ("event", "data", "id")
+
+    def __init__(self, event, data, event_id):
+        self.event, self.data, self.id = event, data, event_id
+
+
+class SseDecoder(object):
+    """Incremental text/event-stream decoder: any chunking, CR, LF or CRLF line ends,
+    comments, ``retry`` and ``id``. Feed it text; it returns the completed events."""
+
+    def __init__(self):
+        self._pending = ""
+        self._skip_lf = False
+        self._data = []
+        self._event = ""
+        self._id = None
+        self.last_event_id = None
+        self.retry_ms = None
+
+    def feed(self, text):
+        events = []
+        if self._skip_lf and text.startswith("\n"):
+            text = text[1:]  # the LF of a CRLF split across two chunks
+        self._skip_lf = False
+        text = self._pending + text
+        start, length = 0, len(text)
+        while start < length:
+            cr, lf = text.find("\r", start), text.find("\n", start)
+            if cr == -1 and lf == -1:
+                break
+            if cr != -1 and (lf == -1 or cr < lf):
+                end = cr
+                if cr == length - 1:
+                    nxt, self._skip_lf = cr + 1, True
+                else:
+                    nxt = cr + 2 if text[cr + 1] == "\n" else cr + 1
+            else:
+                end, nxt = lf, lf + 1
+            event = self._line(text[start:end])
+            if event is not None:
+                events.append(event)
+            start = nxt
+        self._pending = text[start:]
+        return events
+
+    def _line(self, line):
+        if not line:
+            return self._dispatch()
+        if line.startswith(":"):
+            return None
+        field, _, value = line.partition(":")
+        if value.startswith(" "):
+            value = value[1:]
+        if field == "data":
+            self._data.append(value)
+        elif field == "event":
+            self._event = value
+        elif field == "id":
+            if "\0" not in value:
+                self._id = value
+                self.last_event_id = value
+        elif field == "retry" and value.isdigit():
+            self.retry_ms = int(value)
+        return None
+
+    def _dispatch(self):
+        if not self._data and self._id is None:
+            self._event = ""
+            return None
+        event = SseEvent(self._event or "message", "\n".join(self._data), self._id)
+        self._data, self._event, self._id = [], "", None
+        return event
+
+
+def iter_sse(response, decoder):
+    """Yield SSE events from an http.client response as the bytes arrive."""
+    import codecs
+
+    utf8 = codecs.getincrementaldecoder("utf-8")("replace")
+    while True:
+        chunk = response.readline()
+        if not chunk:
+            break
+        for event in decoder.feed(utf8.decode(chunk)):
+            yield event
+    for event in decoder.feed(utf8.decode(b"", final=True) + "\n\n"):
+        yield event
+
+
+class StdioTransport(object):
+    """A server run as a child process, without a shell: newline-delimited JSON-RPC on
+    its stdin and stdout, and its stderr kept (and logged) for when something fails."""
+
+    name = "stdio"
+
+    def __init__(self, argv, env=None, cwd=None, log=None, stderr_lines=200):
+        import collections
+
+        self.argv = list(argv)
+        self.env = env
+        self.cwd = cwd
+        self.log = log
+        self.stderr_tail = collections.deque(maxlen=stderr_lines)
+        self.process = None
+        self._write_lock = threading.Lock()
+        self._channel = None
+
+    def start(self, channel):
+        import subprocess
+
+        self._channel = channel
+        environ = dict(os.environ)
+        environ.update(self.env or {})
+        try:
+            self.process = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=environ, cwd=self.cwd, bufsize=0)
+        except FileNotFoundError:
+            raise ConnectionFailed("cannot start the server: no such program %r" % self.argv[0])
+        except (OSError, ValueError) as exc:
+            raise ConnectionFailed("cannot start the server %r: %s" % (self.argv[0], exc))
+        if self.log:
+            self.log.event("transport", "spawned stdio server", pid=self.process.pid, command=self.argv[0])
+        for target in (self._read_stdout, self._read_stderr):
+            threading.Thread(target=target, daemon=True).start()
+
+    def send(self, message, headers=None):
+        data = encode_message(message) + b"\n"
+        with self._write_lock:
+            try:
+                self.process.stdin.write(data)
+                self.process.stdin.flush()
+            except (OSError, ValueError):
+                raise ConnectionFailed(self.exit_description())
+
+    def _read_stdout(self):
+        stream = self.process.stdout
+        for raw in iter(stream.readline, b""):
+            line = raw.strip()
+            if not line:
+                continue
+            try:
+                messages = decode_messages(line)
+            except ProtocolViolation as exc:
+                if self.log:
+                    self.log.event("transport", "junk on the server's stdout: %s" % exc.message,
+                                   line=line[:200].decode("utf-8", "replace"))
+                continue
+            for message in messages:
+                self._channel.deliver(message)
+        self.process.wait()
+        self._channel.closed(ConnectionFailed(self.exit_description()))
+
+    def _read_stderr(self):
+        for raw in iter(self.process.stderr.readline, b""):
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            self.stderr_tail.append(line)
+            if self.log:
+                self.log.stderr(line)
+
+    def exit_description(self):
+        code = self.process.poll() if self.process else None
+        text = "the server process exited" if code is not None else "the server closed its output"
+        if code is not None:
+            text += " with code %d" % code
+        return text
+
+    def close(self, grace=2.0):
+        process = self.process
+        if not process or process.poll() is not None:
+            return
+        try:
+            process.stdin.close()
+        except OSError:
+            pass
+        for action in (None, process.terminate, process.kill):
+            if action:
+                try:
+                    action()
+                except OSError:
+                    return
+            try:
+                process.wait(grace)
+                return
+            except Exception:  # subprocess.TimeoutExpired, without importing subprocess here
+                continue
+
+
+class HttpClient(object):
+    """HTTP/1.1 requests over http.client with a small pool of kept-alive connections.
+    Headers from --header and --bearer go on every request, streams included."""
+
+    def __init__(self, url, headers=None, timeout=60.0, insecure=False, ca_file=None, log=None):
+        from urllib.parse import urlsplit
+
+        self.url = url
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise UsageError("not an http(s) URL: %r" % url)
+        self.parts = parts
+        self.base_headers = dict(headers or {})
+        self.timeout = timeout
+        self.insecure = insecure
+        self.ca_file = ca_file
+        self.log = log
+        self._idle = []
+        self._lock = threading.Lock()
+        self._ssl_context = None
+
+    def _connect(self, parts):
+        import http.client
+
+        port = parts.port
+        if parts.scheme == "https":
+            return http.client.HTTPSConnection(parts.hostname, port, timeout=self.timeout,
+                                               context=self._tls_context())
+        return http.client.HTTPConnection(parts.hostname, port, timeout=self.timeout)
+
+    def _tls_context(self):
+        if self._ssl_context is None:
+            self._ssl_context = make_tls_context(self.insecure, self.ca_file)
+        return self._ssl_context
+
+    def open(self, method, url=None, body=None, headers=None):
+        """Send one request; return (connection, response). The caller reads the response
+        and then calls ``release`` (keep-alive) or ``discard``."""
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(url) if url else self.parts
+        same_origin = (parts.scheme, parts.netloc) == (self.parts.scheme, self.parts.netloc)
+        path = parts.path or "/"
+        if parts.query:
+            path += "?" + parts.query
+        all_headers = dict(self.base_headers)
+        all_headers.update(headers or {})
+        conn = None
+        if same_origin:
+            with self._lock:
+                conn = self._idle.pop() if self._idle else None
+        for attempt in (0, 1):
+            fresh = conn is None
+            if fresh:
+                conn = self._connect(parts)
+            try:
+                conn.request(method, path, body=body, headers=all_headers)
+                return conn, conn.getresponse()
+            except (ConnectionError, OSError) as exc:
+                conn.close()
+                conn = None
+                if fresh or attempt:
+                    raise ConnectionFailed("cannot reach %s: %s" % (self.url, describe_os_error(exc)))
+
+    def release(self, conn, response):
+        if response.will_close or (response.fp is not None and not response.isclosed()):
+            conn.close()
+            return
+        with self._lock:
+            if len(self._idle) < 4:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    def close(self):
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+
+
+def make_tls_context(insecure=False, ca_file=None):
+    """Verified TLS by default; certifi only where the system has no CA bundle."""
+    import ssl
+
+    if insecure:
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        return context
+    context = ssl.create_default_context(cafile=ca_file)
+    if not ca_file and not context.get_ca_certs():
+        paths = ssl.get_default_verify_paths()
+        if not (paths.cafile and os.path.exists(paths.cafile)) and not (paths.capath and os.path.isdir(paths.capath)):
+            try:
+                import certifi  # optional platform shim
+
+                context.load_verify_locations(certifi.where())
+            except ImportError:
+                pass
+    return context
+
+
+def describe_os_error(exc):
+    if "ssl" in sys.modules and isinstance(exc, sys.modules["ssl"].SSLCertVerificationError):
+        return "TLS certificate verification failed (%s); use --ca-file FILE, or --insecure to skip the check" % (
+            exc.verify_message or exc)
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused"
+    return str(exc) or exc.__class__.__name__
+
+
+def response_headers(response):
+    return {name.lower(): value for name, value in response.getheaders()}
+
+
+class StreamableHttpTransport(object):
+    """Streamable HTTP (2025-03-26 and later, and 2026-07-28): every message is its own
+    POST; the answer is JSON or an SSE stream. In the legacy era it also keeps the
+    session id, holds the GET stream for server messages, resumes broken streams with
+    Last-Event-ID, and ends the session with DELETE."""
+
+    name = "streamable-http"
+
+    def __init__(self, http, log=None):
+        self.http = http
+        self.log = log
+        self.session_id = None
+        self.legacy_stream = False  # legacy era: resume streams, hold a GET stream
+        self._channel = None
+        self._open = {}  # request id -> live connection, so a timeout can abort it
+        self._lock = threading.Lock()
+        self._get_thread = None
+        self._closing = False
+
+    def start(self, channel):
+        self._channel = channel
+
+    def _headers(self, extra, accept="application/json, text/event-stream"):
+        headers = {"Accept": accept}
+        if self.session_id:
+            headers["Mcp-Session-Id"] = self.session_id
+        headers.update(extra or {})
+        return headers
+
+    def send(self, message, headers=None):
+        headers = self._headers(headers)
+        headers["Content-Type"] = "application/json"
+        body = encode_message(message)
+        if "method" in message and "id" in message:
+            threading.Thread(target=self._exchange, args=(message["id"], body, headers), daemon=True).start()
+            return
+        conn, response = self.http.open("POST", body=body, headers=headers)
+        try:
+            payload = response.read()
+            if response.status >= 400:
+                raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
+        finally:
+            self.http.release(conn, response)
+
+    def abort(self, request_id):
+        """Closing the response stream is how HTTP cancels (2026-07-28)."""
+        with self._lock:
+            conn = self._open.pop(request_id, None)
+        if conn is not None:
+            try:
+                conn.sock and conn.sock.shutdown(2)
+            except OSError:
+                pass
+            conn.close()
+
+    def _exchange(self, request_id, body, headers):
+        try:
+            conn, response = self.http.open("POST", body=body, headers=headers)
+        except McpTuiError as exc:
+            self._channel.fail(request_id, exc)
+            return
+        with self._lock:
+            self._open[request_id] = conn
+        try:
+            self._read_response(request_id, conn, response)
+        except McpTuiError as exc:
+            self._channel.fail(request_id, exc)
+        except Exception as exc:  # http.client raises odd types when a stream is cut mid-read
+            if not self._closing:
+                self._channel.fail(request_id, ConnectionFailed("the connection broke: %s" % describe_os_error(exc)))
+        finally:
+            with self._lock:
+                self._open.pop(request_id, None)
+
+    def _read_response(self, request_id, conn, response):
+        headers = response_headers(response)
+        session_id = headers.get("mcp-session-id")
+        if session_id and session_id != self.session_id:
+            self.session_id = session_id
+            if self.log:
+                self.log.event("transport", "session id minted", session=self.log.mask(session_id, "session"))
+        content_type = headers.get("content-type", "").split(";")[0].strip().lower()
+        if content_type == "text/event-stream" and response.status < 300:
+            self._read_stream(request_id, response)
+            conn.close()
+            return
+        payload = response.read()
+        self.http.release(conn, response)
+        if response.status == 202:
+            return  # the answer comes on another stream
+        messages = None
+        if payload.strip() and content_type in ("application/json", ""):
+            try:
+                messages = decode_messages(payload)
+            except ProtocolViolation:
+                if response.status < 300:
+                    raise
+        if response.status >= 400 and not any("error" in m for m in messages or ()):
+            raise HttpStatusError(response.status, response.reason, payload, headers)
+        if messages is None:
+            raise ProtocolViolation("HTTP %d with content type %r and no JSON-RPC message" % (
+                response.status, content_type or "(none)"))
+        for message in messages:
+            if "error" in message and message.get("id") is None:
+                message = dict(message, id=request_id)  # an error for the request that got it
+            message.setdefault("_http_status", response.status)
+            self._channel.deliver(message)
+
+    def _read_stream(self, request_id, response, decoder=None):
+        """Read an SSE stream; in the legacy era, resume it after a server-side close."""
+        decoder = decoder or SseDecoder()
+        answered = False
+        for event in iter_sse(response, decoder):
+            if not event.data.strip():
+                continue  # the priming event, or a keep-alive
+            for message in decode_messages(event.data):
+                if message.get("id") == request_id and ("result" in message or "error" in message):
+                    answered = True
+                self._channel.deliver(message)
+        if answered or request_id is None or self._closing:
+            return
+        if self.legacy_stream and decoder.last_event_id is not None:
+            self._resume(request_id, decoder)
+            return
+        raise ConnectionFailed("the server closed the response stream before answering")
+
+    def _resume(self, request_id, decoder):
+        time.sleep((decoder.retry_ms if decoder.retry_ms is not None else 1000) / 1000.0)
+        if self.log:
+            self.log.event("transport", "resuming SSE stream", last_event_id=decoder.last_event_id)
+        headers = self._headers({"Last-Event-ID": decoder.last_event_id}, accept="text/event-stream")
+        conn, response = self.http.open("GET", headers=headers)
+        with self._lock:
+            self._open[request_id] = conn
+        if response.status != 200:
+            payload = response.read()
+            conn.close()
+            raise HttpStatusError(response.status, response.reason, payload, response_headers(response), "GET")
+        self._read_stream(request_id, response, decoder)
+        conn.close()
+
+    def open_get_stream(self):
+        """The legacy GET stream for server requests and notifications (405 is normal)."""
+        if self._get_thread is None:
+            self._get_thread = threading.Thread(target=self._get_stream, daemon=True)
+            self._get_thread.start()
+
+    def _get_stream(self):
+        decoder = SseDecoder()
+        while not self._closing:
+            headers = self._headers({}, accept="text/event-stream")
+            if decoder.last_event_id is not None:
+                headers["Last-Event-ID"] = decoder.last_event_id
+            try:
+                conn, response = self.http.open("GET", headers=headers)
+            except McpTuiError:
+                return
+            if response.status != 200:
+                response.read()
+                conn.close()
+                if self.log:
+                    self.log.event("transport", "no GET stream (HTTP %d)" % response.status)
+                return
+            with self._lock:
+                self._open["__get__"] = conn
+            if self.log:
+                self.log.event("transport", "GET stream opened")
+            try:
+                for event in iter_sse(response, decoder):
+                    if event.data.strip():
+                        for message in decode_messages(event.data):
+                            self._channel.deliver(message)
+            except Exception:  # a cut stream is resumed below, or the session is closing
+                pass
+            conn.close()
+            if self._closing or decoder.last_event_id is None:
+                return
+            time.sleep((decoder.retry_ms if decoder.retry_ms is not None else 1000) / 1000.0)
+
+    def close(self):
+        self._closing = True
+        with self._lock:
+            conns, self._open = list(self._open.values()), {}
+        for conn in conns:
+            conn.close()
+        if self.session_id:
+            try:
+                conn, response = self.http.open("DELETE", headers=self._headers({}))
+                response.read()
+                conn.close()
+            except (McpTuiError, OSError):
+                pass
+        self.http.close()
+
+
+class LegacySseTransport(object):
+    """The 2024-11-05 HTTP+SSE transport: a GET stream whose first event names the POST
+    endpoint; every answer arrives on that stream."""
+
+    name = "sse"
+
+    def __init__(self, http, log=None, connect_timeout=10.0):
+        self.http = http
+        self.log = log
+        self.connect_timeout = connect_timeout
+        self.endpoint = None
+        self._ready = threading.Event()
+        self._error = None
+        self._conn = None
+        self._channel = None
+
+    def start(self, channel):
+        self._channel = channel
+        conn, response = self.http.open("GET", headers={"Accept": "text/event-stream"})
+        content_type = response.getheader("content-type", "").split(";")[0].strip().lower()
+        if response.status != 200 or content_type != "text/event-stream":
+            payload = response.read()
+            conn.close()
+            if response.status == 200:
+                raise ConnectionFailed("GET %s answered %s, not an event stream: not an HTTP+SSE server" % (
+                    self.http.url, content_type or "no content type"))
+            raise HttpStatusError(response.status, response.reason, payload, response_headers(response), "GET")
+        self._conn = conn
+        threading.Thread(target=self._read, args=(response,), daemon=True).start()
+        if not self._ready.wait(self.connect_timeout):
+            raise RequestTimeout("the SSE stream sent no endpoint event within %gs" % self.connect_timeout)
+        if self._error:
+            raise self._error
+
+    def _read(self, response):
+        from urllib.parse import urljoin, urlsplit
+
+        try:
+            for event in iter_sse(response, SseDecoder()):
+                if event.event == "endpoint" and self.endpoint is None:
+                    endpoint = urljoin(self.http.url, event.data.strip())
+                    a, b = urlsplit(endpoint), self.http.parts
+                    if (a.scheme, a.netloc) != (b.scheme, b.netloc):
+                        self._error = ProtocolViolation("the server named a cross-origin endpoint: %s" % endpoint)
+                    self.endpoint = endpoint
+                    self._ready.set()
+                elif event.data.strip():
+                    for message in decode_messages(event.data):
+                        self._channel.deliver(message)
+        except Exception:  # a cut stream ends the session either way
+            pass
+        self._ready.set()
+        self._channel.closed(ConnectionFailed("the server closed the SSE stream"))
+
+    def send(self, message, headers=None):
+        if self._error or not self.endpoint:
+            raise self._error or ConnectionFailed("the SSE stream is closed")
+        headers = dict(headers or {}, **{"Content-Type": "application/json"})
+        conn, response = self.http.open("POST", url=self.endpoint, body=encode_message(message), headers=headers)
+        payload = response.read()
+        self.http.release(conn, response)
+        if response.status >= 400:
+            raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
+
+    def abort(self, request_id):
+        pass
+
+    def close(self):
+        if self._conn is not None:
+            try:
+                self._conn.sock and self._conn.sock.shutdown(2)
+            except OSError:
+                pass
+            self._conn.close()
+        self.http.close()
+
+
+class PendingRequest(object):
+    __slots__ = ("event", "response", "error", "progress_token", "last_activity", "on_progress")
+
+    def __init__(self, progress_token=None, on_progress=None):
+        self.event = threading.Event()
+        self.response = None
+        self.error = None
+        self.progress_token = progress_token
+        self.last_activity = time.monotonic()
+        self.on_progress = on_progress
+
+
+class RpcChannel(object):
+    """JSON-RPC over one transport: request ids, waiting with timeouts that progress
+    restarts (under a hard cap), routing notifications, and handing server requests
+    to a handler on their own thread so a slow answer never blocks the reader."""
+
+    def __init__(self, transport, log=None, on_notification=None, on_request=None):
+        self.transport = transport
+        self.log = log
+        self.on_notification = on_notification
+        self.on_request = on_request
+        self._pending = {}
+        self._lock = threading.Lock()
+        self._next_id = 0
+        self._closed_error = None
+        self.listeners = {}  # subscription id -> callback, for subscriptions/listen
+
+    def start(self):
+        self.transport.start(self)
+
+    def next_id(self):
+        with self._lock:
+            self._next_id += 1
+            return self._next_id
+
+    def call(self, method, params, headers=None, timeout=60.0, max_time=None, request_id=None,
+             on_progress=None, cancel_notification=True):
+        """Send a request and wait for its response; return the result object."""
+        request_id = self.next_id() if request_id is None else request_id
+        message = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        token = ((params or {}).get("_meta") or {}).get("progressToken")
+        pending = PendingRequest(token, on_progress)
+        with self._lock:
+            if self._closed_error:
+                raise self._closed_error
+            self._pending[request_id] = pending
+        if self.log:
+            self.log.message("out", message, self.transport.name)
+        try:
+            self.transport.send(message, headers)
+            response = self._wait(pending, method, timeout, max_time)
+        except RequestTimeout:
+            self._cancel(request_id, method, cancel_notification)
+            raise
+        finally:
+            with self._lock:
+                self._pending.pop(request_id, None)
+        if "error" in response:
+            raise RpcError(response["error"], method)
+        result = response.get("result")
+        if not isinstance(result, dict):
+            raise ProtocolViolation("%s: the server's result is not an object" % method)
+        return result
+
+    def _wait(self, pending, method, timeout, max_time):
+        started = time.monotonic()
+        cap = started + (max_time if max_time else timeout * 10)
+        while True:
+            now = time.monotonic()
+            deadline = min(pending.last_activity + timeout, cap)
+            if pending.event.wait(max(0.0, min(deadline - now, 0.5))):
+                break
+            if time.monotonic() >= deadline:
+                raise RequestTimeout("no answer to %s within %gs" % (method, time.monotonic() - started),
+                                     hint="raise --timeout if the server needs longer")
+        if pending.error is not None:
+            raise pending.error
+        return pending.response
+
+    def _cancel(self, request_id, method, notify):
+        abort = getattr(self.transport, "abort", None)
+        if abort:
+            abort(request_id)
+        if notify and (self.transport.name == "stdio" or getattr(self.transport, "legacy_stream", False)):
+            try:
+                self.notify("notifications/cancelled", {"requestId": request_id, "reason": "timed out"})
+            except McpTuiError:
+                pass
+
+    def notify(self, method, params=None, headers=None):
+        message = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        if self.log:
+            self.log.message("out", message, self.transport.name)
+        self.transport.send(message, headers)
+
+    def respond(self, request_id, result=None, error=None, headers=None):
+        message = {"jsonrpc": "2.0", "id": request_id}
+        if error is not None:
+            message["error"] = error
+        else:
+            message["result"] = result
+        if self.log:
+            self.log.message("out", message, self.transport.name)
+        self.transport.send(message, headers)
+
+    # -- called by the transport ------------------------------------------------------
+
+    def deliver(self, message):
+        message.pop("_http_status", None)
+        if self.log:
+            self.log.message("in", message, self.transport.name)
+        if "method" in message:
+            if "id" in message:
+                if self.on_request:
+                    threading.Thread(target=self.on_request, args=(message,), daemon=True).start()
+                return
+            self._notification(message)
+            return
+        if "result" in message or "error" in message:
+            with self._lock:
+                pending = self._pending.get(message.get("id"))
+            if pending is not None and not pending.event.is_set():
+                pending.response = message
+                pending.event.set()
+            elif self.log:
+                self.log.event("protocol", "response to no pending request", id=message.get("id"))
+
+    def _notification(self, message):
+        params = message.get("params") or {}
+        if message["method"] == "notifications/progress" and isinstance(params, dict):
+            with self._lock:
+                waiting = [p for p in self._pending.values()
+                           if p.progress_token is not None and p.progress_token == params.get("progressToken")]
+            for pending in waiting:
+                pending.last_activity = time.monotonic()
+                if pending.on_progress:
+                    pending.on_progress(params)
+        subscription = ((params.get("_meta") or {}).get(META_PREFIX + "subscriptionId")
+                        if isinstance(params, dict) else None)
+        listener = self.listeners.get(json.dumps(subscription)) if subscription is not None else None
+        if listener:
+            listener(message)
+        if self.on_notification:
+            self.on_notification(message)
+
+    def fail(self, request_id, error):
+        with self._lock:
+            pending = self._pending.get(request_id)
+        if pending is not None and not pending.event.is_set():
+            pending.error = error
+            pending.event.set()
+
+    def closed(self, error):
+        with self._lock:
+            self._closed_error = error
+            pending = list(self._pending.values())
+        for item in pending:
+            if not item.event.is_set():
+                item.error = error
+                item.event.set()
+
+    def close(self):
+        self.transport.close()
+
+
+# ======================================================================================
+# 2. Session: which era the server speaks, the handshake or the per-request _meta,
+#    the HTTP headers of each era, and Multi Round-Trip Requests (MRTR)
+#
+# Everything above this line moves messages; everything below it asks for things. A
+# Session hides the era: callers say ``session.request("tools/list")`` and get the
+# result, whichever era and transport carried it.
+# ======================================================================================
+
+MODERN_ERROR_CODES = (-32020, -32021, -32022)
+MRTR_MAX_ROUNDS = 16
+INPUT_REQUIRED_METHODS = ("tools/call", "resources/read", "prompts/get")
+NAME_HEADER_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+                     "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
+
+
+class ConnectionSpec(object):
+    """Where the server is and how to reach it, as the user gave it."""
+
+    def __init__(self, kind, url=None, argv=None, env=None, cwd=None, headers=None, protocol="auto"):
+        self.kind = kind  # "stdio" | "http" | "sse"
+        self.url = url
+        self.argv = list(argv or [])
+        self.env = dict(env or {})
+        self.cwd = cwd
+        self.headers = dict(headers or {})
+        self.protocol = protocol
+
+    def describe(self):
+        if self.kind == "stdio":
+            return join_command(self.argv)
+        return self.url
+
+    def ledger_record(self):
+        """What the task ledger keeps: never a header value, a token or an env value."""
+        from urllib.parse import urlsplit, urlunsplit
+
+        record = {"kind": self.kind, "protocol": self.protocol}
+        if self.kind == "stdio":
+            record["argv"] = self.argv
+            if self.cwd:
+                record["cwd"] = self.cwd
+        else:
+            parts = urlsplit(self.url)
+            netloc = parts.hostname + (":%d" % parts.port if parts.port else "")
+            record["url"] = urlunsplit((parts.scheme, netloc, parts.path, parts.query, ""))
+        return record
+
+    @classmethod
+    def from_ledger(cls, record):
+        return cls(record["kind"], url=record.get("url"), argv=record.get("argv"), cwd=record.get("cwd"),
+                   protocol=record.get("protocol", "auto"))
+
+
+def join_command(argv):
+    import shlex
+
+    return " ".join(shlex.quote(a) for a in argv)
+
+
+def encode_header_value(value):
+    """Send a header value as-is only when it is visible ASCII with no edge whitespace
+    and does not look like the sentinel itself; otherwise use =?base64?...?=."""
+    import base64
+
+    text = value if isinstance(value, str) else json.dumps(value)
+    plain = (all(0x20 <= ord(c) <= 0x7E or c == "\t" for c in text) and text == text.strip()
+             and not (text.startswith("=?base64?") and text.endswith("?=")))
+    if plain:
+        return text
+    return "=?base64?" + base64.b64encode(text.encode("utf-8")).decode("ascii") + "?="
+
+
+def decode_header_value(value):
+    import base64
+
+    if value.startswith("=?base64?") and value.endswith("?="):
+        return base64.b64decode(value[9:-2]).decode("utf-8")
+    return value
+
+
+HEADER_TOKEN_CHARS = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def tool_param_headers(tool):
+    """The (header name, argument path) pairs a tool's x-mcp-header annotations ask for.
+    Raises ValueError naming the reason when an annotation is invalid."""
+    found = []
+
+    def walk(schema, path):
+        if not isinstance(schema, dict):
+            return
+        for key, sub in (schema.get("properties") or {}).items():
+            if not isinstance(sub, dict):
+                continue
+            if "x-mcp-header" in sub:
+                name = sub["x-mcp-header"]
+                if not isinstance(name, str) or not name or not set(name) <= HEADER_TOKEN_CHARS:
+                    raise ValueError("x-mcp-header %r on %r is not a valid header name" % (name, key))
+                if sub.get("type") not in ("string", "integer", "boolean"):
+                    raise ValueError("x-mcp-header on %r needs type string, integer or boolean" % key)
+                if any(n.lower() == name.lower() for n, _ in found):
+                    raise ValueError("x-mcp-header %r is used twice" % name)
+                found.append((name, path + [key]))
+            walk(sub, path + [key])
+        for keyword in ("items", "oneOf", "anyOf", "allOf", "not", "if", "then", "else", "$defs", "definitions"):
+            if contains_key(schema.get(keyword), "x-mcp-header"):
+                raise ValueError("x-mcp-header under %r is not allowed" % keyword)
+
+    walk(tool.get("inputSchema") or {}, [])
+    return found
+
+
+def contains_key(value, key):
+    if isinstance(value, dict):
+        return key in value or any(contains_key(v, key) for v in value.values())
+    if isinstance(value, list):
+        return any(contains_key(v, key) for v in value)
+    return False
+
+
+def param_header_values(tool, arguments):
+    headers = {}
+    for name, path in tool_param_headers(tool):
+        value = arguments
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        else:
+            text = str(value)
+        headers["Mcp-Param-" + name] = encode_header_value(text)
+    return headers
+
+
+class Session(object):
+    """One connection to one server, in whichever era it speaks."""
+
+    def __init__(self, spec, responder=None, log=None, timeout=60.0, max_time=None, probe_timeout=5.0,
+                 insecure=False, ca_file=None, log_level=None):
+        self.spec = spec
+        self.responder = responder
+        self.log = log
+        self.timeout = timeout
+        self.max_time = max_time
+        self.probe_timeout = probe_timeout
+        self.insecure = insecure
+        self.ca_file = ca_file
+        self.log_level = log_level
+        self.era = None  # "modern" | "legacy"
+        self.protocol_version = None
+        self.server_info = None
+        self.capabilities = {}
+        self.instructions = None
+        self.supported_versions = None
+        self.channel = None
+        self.transport = None
+        self.observers = []  # callables that see every notification
+        self._tools_by_name = {}
+
+    # -- opening ----------------------------------------------------------------------
+
+    def open(self):
+        choice = self.spec.protocol
+        if self.spec.kind == "sse":
+            self._start_transport("sse")
+            self._initialize(choice if choice in LEGACY_VERSIONS else LEGACY_VERSIONS[0])
+        elif choice == MODERN_VERSION:
+            self._start_transport()
+            self._discover_modern(self.timeout)
+        elif choice in LEGACY_VERSIONS:
+            self._start_transport()
+            self._initialize(choice)
+        else:
+            self._open_auto()
+        if self.log:
+            self.log.event("session", "era chosen", era=self.era, protocol=self.protocol_version,
+                           transport=self.transport.name)
+        return self
+
+    def _open_auto(self):
+        self._start_transport()
+        probe_timeout = self.probe_timeout if self.spec.kind == "stdio" else self.timeout
+        try:
+            self._discover_modern(probe_timeout)
+            return
+        except RequestTimeout:
+            if self.spec.kind != "stdio":
+                raise
+            verdict, fresh = "legacy", False  # a silent legacy stdio server: same process
+        except RpcError as exc:
+            if exc.code in (-32020, -32021):
+                raise
+            verdict, fresh = "legacy", exc.code == -32022
+            if exc.code == -32022 and not self._legacy_overlap(exc):
+                raise
+        except HttpStatusError as exc:
+            if exc.status not in (400, 404, 405):
+                raise
+            verdict, fresh = "legacy", False
+        except ProtocolViolation:
+            verdict, fresh = "legacy", True
+        if self.log:
+            self.log.event("session", "probe says %s; falling back to initialize" % verdict)
+        if fresh and self.spec.kind == "stdio":
+            self.channel.close()  # never mix eras on one stdio process
+            self._start_transport()
+        try:
+            self._initialize(LEGACY_VERSIONS[0])
+        except (HttpStatusError, RpcError) as exc:
+            status = getattr(exc, "status", None)
+            if self.spec.kind != "http" or status not in (400, 404, 405):
+                raise
+            if self.log:
+                self.log.event("session", "initialize refused (HTTP %s); trying HTTP+SSE" % status)
+            self.channel.close()
+            self._start_transport("sse")
+            self._initialize(LEGACY_VERSIONS[0])
+
+    def _legacy_overlap(self, exc):
+        supported = (exc.data or {}).get("supported") if isinstance(exc.data, dict) else None
+        return not supported or any(v in LEGACY_VERSIONS for v in supported)
+
+    def _start_transport(self, kind=None):
+        kind = kind or self.spec.kind
+        if kind == "stdio":
+            transport = StdioTransport(self.spec.argv, self.spec.env, self.spec.cwd, self.log)
+        else:
+            http = HttpClient(self.spec.url, self.spec.headers, self.timeout, self.insecure, self.ca_file, self.log)
+            transport = (LegacySseTransport(http, self.log, self.timeout) if kind == "sse"
+                         else StreamableHttpTransport(http, self.log))
+        self.transport = transport
+        self.channel = RpcChannel(transport, self.log, self._notification, self._server_request)
+        self.channel.start()
+
+    def _discover_modern(self, timeout):
+        self.era, self.protocol_version = "modern", MODERN_VERSION
+        try:
+            result = self.request("server/discover", {}, timeout=timeout)
+        except RpcError as exc:
+            if exc.code == -32022:
+                supported = (exc.data or {}).get("supported") if isinstance(exc.data, dict) else None
+                self.era = None
+                exc.hint = "the server supports %s; mcp-tui speaks %s" % (
+                    ", ".join(supported or ["(not said)"]), ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
+            else:
+                self.era = None
+            raise
+        except McpTuiError:
+            self.era = None
+            raise
+        versions = result.get("supportedVersions")
+        if not isinstance(versions, list) or not isinstance(result.get("capabilities"), dict):
+            self.era = None
+            raise ProtocolViolation("server/discover answered without supportedVersions and capabilities")
+        if MODERN_VERSION not in versions:
+            self.era = None
+            raise RpcError({"code": -32022, "message": "server/discover lists no version mcp-tui speaks",
+                            "data": {"supported": versions, "requested": MODERN_VERSION}}, "server/discover")
+        self.supported_versions = versions
+        self.capabilities = result.get("capabilities") or {}
+        self.instructions = result.get("instructions")
+        self.server_info = (result.get("_meta") or {}).get(META_PREFIX + "serverInfo")
+
+    def _client_capabilities(self, declare_tasks=False):
+        capabilities = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
+        if self.era == "modern" and declare_tasks:
+            capabilities["extensions"] = {TASKS_EXTENSION: {}}
+        return capabilities
+
+    def _initialize(self, version):
+        self.era, self.protocol_version = "legacy", None
+        params = {"protocolVersion": version, "capabilities": self._client_capabilities(),
+                  "clientInfo": CLIENT_INFO}
+        if version in ("2025-06-18", "2025-03-26", "2024-11-05"):
+            params["capabilities"]["elicitation"] = {}  # form only before 2025-11-25
+        try:
+            result = self.channel.call("initialize", params, timeout=self.timeout, max_time=self.max_time)
+        except McpTuiError:
+            self.era = None
+            raise
+        negotiated = result.get("protocolVersion")
+        if negotiated == "2024-10-07":
+            negotiated = "2024-11-05"
+        if negotiated not in LEGACY_VERSIONS:
+            self.era = None
+            raise ProtocolViolation("the server chose protocol version %r, which mcp-tui does not speak" % negotiated,
+                                    hint="mcp-tui speaks %s" % ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
+        self.protocol_version = negotiated
+        self.capabilities = result.get("capabilities") or {}
+        self.server_info = result.get("serverInfo")
+        self.instructions = result.get("instructions")
+        if isinstance(self.transport, StreamableHttpTransport):
+            self.transport.legacy_stream = True
+        self.channel.notify("notifications/initialized", None, self._legacy_headers())
+
+    def _legacy_headers(self):
+        if self.transport.name == "streamable-http" and self.protocol_version:
+            return {"MCP-Protocol-Version": self.protocol_version}
+        return {}
+
+    # -- requests ---------------------------------------------------------------------
+
+    def request(self, method, params=None, declare_tasks=False, tool=None, timeout=None, max_time=None,
+                on_progress=None, request_id=None):
+        """Send one request in the session's era and return its final result: MRTR rounds
+        are answered here, and resultType is checked against what the request allows."""
+        if self.era == "modern":
+            return self._modern_request(method, params or {}, declare_tasks, tool, timeout, max_time,
+                                        on_progress, request_id)
+        return self._legacy_request(method, params, timeout, max_time, on_progress, request_id)
+
+    def _legacy_request(self, method, params, timeout, max_time, on_progress, request_id, retried=False):
+        try:
+            return self.channel.call(method, params, self._legacy_headers(), timeout or self.timeout,
+                                     max_time or self.max_time, request_id, on_progress)
+        except (HttpStatusError, RpcError) as exc:
+            if retried or not self._session_lost(exc):
+                raise
+        if self.log:
+            self.log.event("session", "session lost; initializing again")
+        self.transport.session_id = None
+        self._initialize(self.protocol_version)
+        return self._legacy_request(method, params, timeout, max_time, on_progress, None, True)
+
+    def _session_lost(self, exc):
+        if not getattr(self.transport, "session_id", None):
+            return False
+        if isinstance(exc, HttpStatusError):
+            return exc.status == 404 or (exc.status == 400 and b"session" in exc.body.lower())
+        return "session" in exc.rpc_message.lower() and exc.code in (-32000, -32001)
+
+    def modern_params(self, params, declare_tasks=False):
+        params = dict(params)
+        meta = dict(params.get("_meta") or {})
+        meta[META_PREFIX + "protocolVersion"] = self.protocol_version
+        meta[META_PREFIX + "clientCapabilities"] = self._client_capabilities(declare_tasks)
+        meta[META_PREFIX + "clientInfo"] = CLIENT_INFO
+        if self.log_level:
+            meta[META_PREFIX + "logLevel"] = self.log_level
+        params["_meta"] = meta
+        return params
+
+    def modern_headers(self, method, params, tool=None):
+        if self.transport.name != "streamable-http":
+            return None
+        headers = {"MCP-Protocol-Version": self.protocol_version, "Mcp-Method": method}
+        key = NAME_HEADER_PARAM.get(method)
+        if key and isinstance(params.get(key), str):
+            headers["Mcp-Name"] = encode_header_value(params[key])
+        if method == "tools/call" and tool:
+            headers.update(param_header_values(tool, params.get("arguments") or {}))
+        return headers
+
+    def _modern_request(self, method, params, declare_tasks, tool, timeout, max_time, on_progress, request_id):
+        original = dict(params)
+        current = dict(params)
+        for _ in range(MRTR_MAX_ROUNDS):
+            wire = self.modern_params(current, declare_tasks)
+            result = self.channel.call(method, wire, self.modern_headers(method, wire, tool), timeout or self.timeout,
+                                       max_time or self.max_time, request_id, on_progress)
+            request_id = None  # every retry is a new request with a new id
+            kind = result.get("resultType", "complete")
+            if kind == "input_required" and method in INPUT_REQUIRED_METHODS:
+                current = dict(original)
+                requests = result.get("inputRequests") or {}
+                if requests:
+                    current["inputResponses"] = self.answer_input_requests(requests)
+                if "requestState" in result:
+                    current["requestState"] = result["requestState"]
+                continue
+            if kind == "complete" or (kind == "task" and method == "tools/call" and declare_tasks):
+                return result
+            raise ProtocolViolation("%s: the server answered with resultType %r, which this request does not allow"
+                                    % (method, kind))
+        raise ProtocolViolation("%s: still input_required after %d rounds; giving up" % (method, MRTR_MAX_ROUNDS))
+
+    def answer_input_requests(self, requests):
+        """Answer MRTR or task inputRequests (a map of key -> {method, params})."""
+        if not isinstance(requests, dict):
+            raise ProtocolViolation("inputRequests is not an object")
+        answers = {}
+        for key, item in requests.items():
+            if not isinstance(item, dict) or "method" not in item:
+                raise ProtocolViolation("input request %r has no method" % key)
+            answers[key] = self.responder.answer(item["method"], item.get("params") or {}, self.display_name())
+        return answers
+
+    def notify(self, method, params=None):
+        headers = self._legacy_headers() if self.era == "legacy" else None
+        self.channel.notify(method, params, headers)
+
+    # -- what the server sends --------------------------------------------------------
+
+    def _notification(self, message):
+        for observer in list(self.observers):
+            observer(message)
+
+    def _server_request(self, message):
+        """Answer a server request (legacy era only; 2026-07-28 servers never send them)."""
+        method, request_id = message.get("method"), message.get("id")
+        if self.era == "modern":
+            if self.log:
+                self.log.event("protocol", "server request in the 2026-07-28 era ignored", method=method)
+            return
+        headers = self._legacy_headers()
+        params = message.get("params") or {}
+        try:
+            if method == "ping":
+                result = {}
+            elif method in ("elicitation/create", "sampling/createMessage", "roots/list"):
+                result = self.responder.answer(method, params, self.display_name())
+            else:
+                self.channel.respond(request_id, error={"code": -32601, "message": "Method not found: %s" % method},
+                                     headers=headers)
+                return
+            related = (params.get("_meta") or {}).get(META_PREFIX + "related-task")
+            if related:
+                result = dict(result, _meta={META_PREFIX + "related-task": related})
+            self.channel.respond(request_id, result, headers=headers)
+        except InputDeclined as exc:
+            self.channel.respond(request_id, error={"code": exc.code, "message": exc.message}, headers=headers)
+        except McpTuiError as exc:
+            if self.log:
+                self.log.event("protocol", "could not answer %s: %s" % (method, exc.message))
+
+    # -- facts about the server ---------------------------------------------------------
+
+    def display_name(self):
+        info = self.server_info or {}
+        return info.get("title") or info.get("name") or self.spec.describe()
+
+    def tools_by_name(self, refresh=False):
+        if refresh or not self._tools_by_name:
+            self._tools_by_name = {tool["name"]: tool for tool in list_tools(self)[0]}
+        return self._tools_by_name
+
+    def open_server_stream(self):
+        """Legacy Streamable HTTP: hold the GET stream for notifications and requests."""
+        if self.era == "legacy" and isinstance(self.transport, StreamableHttpTransport):
+            self.transport.open_get_stream()
+
+    def listen(self, filters, on_message, declare_tasks=False):
+        """2026-07-28 subscriptions/listen: notifications for ``filters`` go to
+        ``on_message`` until the returned subscription is closed."""
+        return Subscription(self, filters, on_message, declare_tasks)
+
+    def close(self):
+        if self.channel is not None:
+            self.channel.close()
+
+
+class Subscription(object):
+    def __init__(self, session, filters, on_message, declare_tasks):
+        self.session = session
+        self.request_id = session.channel.next_id()
+        self.acknowledged = threading.Event()
+        self.accepted = None
+        self._on_message = on_message
+        session.channel.listeners[json.dumps(self.request_id)] = self._deliver
+        params = {"notifications": filters}
+        threading.Thread(target=self._run, args=(params, declare_tasks), daemon=True).start()
+
+    def _deliver(self, message):
+        if message.get("method") == "notifications/subscriptions/acknowledged":
+            self.accepted = (message.get("params") or {}).get("notifications")
+            self.acknowledged.set()
+            return
+        self._on_message(message)
+
+    def _run(self, params, declare_tasks):
+        try:
+            self.session.request("subscriptions/listen", params, declare_tasks=declare_tasks,
+                                 timeout=365 * 86400.0, max_time=365 * 86400.0, request_id=self.request_id)
+        except McpTuiError:
+            pass
+        self.acknowledged.set()
+
+    def close(self):
+        channel = self.session.channel
+        channel.listeners.pop(json.dumps(self.request_id), None)
+        if channel.transport.name == "stdio":
+            try:
+                channel.notify("notifications/cancelled", {"requestId": self.request_id})
+            except McpTuiError:
+                pass
+        else:
+            getattr(channel.transport, "abort", lambda _id: None)(self.request_id)
+        channel.fail(self.request_id, ConnectionFailed("subscription closed"))
+
+
+# ======================================================================================
+# 3. Features: tools, resources, prompts, completion, the client's side of input
+#    requests (elicitation, sampling, roots), and then tasks
+#
+# Tasks have one model (Task, in the extension's field names) and one interface
+# (TaskForm). ExtensionTasks speaks io.modelcontextprotocol/tasks (2026-07-28);
+# ExperimentalTasks speaks the 2025-11-25 form. ``tasks_for(session)`` is the only
+# place that looks at the era; the CLI and the TUI talk to the interface.
+# ======================================================================================
+
+
+def list_all(session, method, key, params=None):
+    """Every page of a paginated list, with a guard against cursor loops."""
+    items, cursor, seen = [], None, set()
+    while True:
+        page_params = dict(params or {})
+        if cursor is not None:
+            page_params["cursor"] = cursor
+        result = session.request(method, page_params)
+        page = result.get(key)
+        if not isinstance(page, list):
+            raise ProtocolViolation("%s: the result has no %r list" % (method, key))
+        items.extend(page)
+        cursor = result.get("nextCursor")
+        if not cursor:
+            return items
+        if cursor in seen:
+            raise ProtocolViolation("%s: the server repeated a cursor; stopping pagination" % method)
+        seen.add(cursor)
+
+
+def list_tools(session):
+    """The server's tools, and warnings for tools dropped because their x-mcp-header
+    annotations are invalid (2026-07-28 over HTTP, where the headers are sent)."""
+    tools, warnings = [], []
+    check_headers = session.era == "modern" and session.transport.name == "streamable-http"
+    for tool in list_all(session, "tools/list", "tools"):
+        if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
+            raise ProtocolViolation("tools/list: a tool without a name")
+        if check_headers:
+            try:
+                tool_param_headers(tool)
+            except ValueError as exc:
+                warnings.append("tool %r left out: %s" % (tool["name"], exc))
+                continue
+        tools.append(tool)
+    return tools, warnings
+
+
+def find_tool(session, name):
+    tool = session.tools_by_name().get(name)
+    if tool is None:
+        known = ", ".join(sorted(session.tools_by_name())) or "none"
+        raise McpTuiError("the server has no tool named %r" % name, hint="its tools: %s" % known)
+    return tool
+
+
+def schema_types(schema):
+    if not isinstance(schema, dict):
+        return []
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return [kind]
+    if isinstance(kind, list):
+        return [k for k in kind if isinstance(k, str)]
+    types = []
+    for keyword in ("anyOf", "oneOf"):
+        for sub in schema.get(keyword) or ():
+            types.extend(t for t in schema_types(sub) if t not in types)
+    if not types and "enum" in schema:
+        types = sorted({json_type(v) for v in schema["enum"]})
+    return types
+
+
+def json_type(value):
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if value is None:
+        return "null"
+    return {str: "string", list: "array", dict: "object"}.get(type(value), "string")
+
+
+def coerce_value(text, schema, key):
+    """k=v: a string, unless the schema says the property is something else."""
+    import re
+
+    types = schema_types(schema)
+    if not types or "string" in types:
+        return text
+    for kind in types:
+        if kind == "integer" and re.match(r"^-?\d+$", text.strip()):
+            return int(text)
+        if kind == "number":
+            try:
+                number = float(text)
+            except ValueError:
+                continue
+            return int(number) if re.match(r"^-?\d+$", text.strip()) else number
+        if kind == "boolean" and text.lower() in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+            return text.lower() in ("true", "1", "yes", "on")
+        if kind == "null" and text in ("null", ""):
+            return None
+        if kind in ("array", "object"):
+            try:
+                value = json.loads(text)
+            except ValueError:
+                if kind == "array":
+                    return [part.strip() for part in text.split(",")] if text else []
+                continue
+            if json_type(value) == kind:
+                return value
+    raise UsageError("argument %r must be %s, got %r" % (key, " or ".join(types), text))
+
+
+def read_argument_file(path):
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8")
+    except OSError as exc:
+        raise UsageError("cannot read %s: %s" % (path, exc.strerror or exc))
+    except UnicodeDecodeError:
+        raise UsageError("%s is not UTF-8 text" % path)
+
+
+def load_json_argument(text, what):
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise UsageError("%s is not valid JSON: %s" % (what, exc))
+
+
+def parse_arguments(words, schema=None, args_json=None, stdin=None, strings_only=False):
+    """Build an arguments object from k=v, k:=JSON, k=@file, k:=@file, a lone ``-``
+    (a JSON object on stdin) and --args-json (JSON text, or - for stdin)."""
+    arguments = {}
+
+    def merge_object(text, what):
+        value = load_json_argument(text, what)
+        if not isinstance(value, dict):
+            raise UsageError("%s must be a JSON object" % what)
+        arguments.update(value)
+
+    if args_json is not None:
+        merge_object((stdin or sys.stdin).read() if args_json == "-" else args_json, "--args-json")
+    properties = (schema or {}).get("properties") or {}
+    for word in words:
+        if word == "-":
+            merge_object((stdin or sys.stdin).read(), "standard input")
+            continue
+        key, op, value = split_key_value(word)
+        if value.startswith("@") and len(value) > 1:
+            value = read_argument_file(value[1:])
+        if op == ":=":
+            arguments[key] = load_json_argument(value, "the value of %r" % key)
+        elif strings_only:
+            arguments[key] = value
+        else:
+            arguments[key] = coerce_value(value, properties.get(key), key)
+    return arguments
+
+
+def split_key_value(word):
+    for index, char in enumerate(word):
+        if char == "=" and index:
+            if word[index - 1] == ":" and index > 1:
+                return word[:index - 1], ":=", word[index + 1:]
+            return word[:index], "=", word[index + 1:]
+    raise UsageError("expected key=value, key:=JSON or key=@file, got %r" % word)
+
+
+def check_required(arguments, schema, what):
+    missing = [key for key in (schema or {}).get("required") or () if key not in arguments]
+    if missing:
+        raise UsageError("missing required argument%s for %s: %s" % (
+            "s" if len(missing) > 1 else "", what, ", ".join(missing)))
+
+
+def call_tool(session, name, arguments, on_progress=None):
+    """A plain tools/call (never a task). Returns the CallToolResult."""
+    tool = find_tool(session, name)
+    params = {"name": name, "arguments": arguments, "_meta": {"progressToken": "mcp-tui-%d" % id(arguments)}}
+    try:
+        return session.request("tools/call", params, tool=tool, on_progress=on_progress)
+    except RpcError as exc:
+        required = ((exc.data or {}).get("requiredCapabilities") or {}) if isinstance(exc.data, dict) else {}
+        if exc.code == -32021 and TASKS_EXTENSION in (required.get("extensions") or {}):
+            exc.hint = "the server runs %r only as a task; add --task" % name
+        raise
+
+
+# -- the client's answers to input requests -------------------------------------------
+
+
+class InputDeclined(McpTuiError):
+    """The user (or the lack of one) refused an input request."""
+
+    def __init__(self, message, code=-1, hint=None):
+        super().__init__(message, hint)
+        self.code = code
+
+
+def schema_defaults(schema):
+    return {key: prop["default"] for key, prop in ((schema or {}).get("properties") or {}).items()
+            if isinstance(prop, dict) and "default" in prop}
+
+
+def normalise_elicited(content, schema):
+    """Whole numbers go out as JSON integers (servers may reject 30.0)."""
+    properties = (schema or {}).get("properties") or {}
+    out = {}
+    for key, value in content.items():
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        prop = properties.get(key) or {}
+        if isinstance(value, str) and prop.get("type") in ("integer", "number", "boolean"):
+            value = coerce_value(value, prop, key)
+        out[key] = value
+    return out
+
+
+class InputResponder(object):
+    """Answers elicitation/create, sampling/createMessage and roots/list, for direct
+    server requests (legacy), MRTR rounds and task inputRequests alike: from the
+    --elicit-stub / --sampling-stub / --root flags, else on a terminal, else declined."""
+
+    def __init__(self, elicit_stub=None, sampling_stub=None, roots=(), ask=None, notice=None):
+        self.elicit_stub = elicit_stub
+        self.sampling_stub = sampling_stub
+        self.roots = list(roots)
+        self.ask = ask  # callable(prompt) -> str, or None when there is no terminal
+        self.notice = notice or (lambda text: None)
+        self._lock = threading.Lock()  # one question on the terminal at a time
+
+    def answer(self, method, params, server_name):
+        with self._lock:
+            if method == "elicitation/create":
+                return self.elicit(params, server_name)
+            if method == "sampling/createMessage":
+                return self.sample(params, server_name)
+            if method == "roots/list":
+                return {"roots": [root_entry(path) for path in self.roots]}
+        raise InputDeclined("mcp-tui does not answer %s" % method, -32601)
+
+    def elicit(self, params, server_name):
+        message = params.get("message", "")
+        if params.get("mode") == "url":
+            return self._elicit_url(params, server_name)
+        schema = params.get("requestedSchema") or {}
+        if self.elicit_stub is not None:
+            if self.elicit_stub in ("decline", "cancel"):
+                return {"action": self.elicit_stub}
+            content = schema_defaults(schema)
+            content.update(self.elicit_stub)
+            check_required(content, schema, "the elicitation %r" % message)
+            return {"action": "accept", "content": normalise_elicited(content, schema)}
+        if self.ask is None:
+            self.notice("Declined %s's request for input: %s (no terminal; pass --elicit-stub JSON to answer)"
+                        % (server_name, message))
+            return {"action": "decline"}
+        return self._elicit_on_terminal(message, schema, server_name)
+
+    def _elicit_on_terminal(self, message, schema, server_name):
+        self.notice("%s asks: %s" % (server_name, message))
+        required = set(schema.get("required") or ())
+        content = {}
+        try:
+            for key, prop in (schema.get("properties") or {}).items():
+                prop = prop if isinstance(prop, dict) else {}
+                label = prop.get("title") or key
+                choices = enum_choices(prop)
+                hint = " [%s]" % "/".join(choices) if choices else ""
+                if "default" in prop:
+                    hint += " (default %s)" % json.dumps(prop["default"])
+                while True:
+                    text = self.ask("  %s%s%s: " % (label, "*" if key in required else "", hint))
+                    if not text and "default" in prop:
+                        content[key] = prop["default"]
+                        break
+                    if not text and key not in required:
+                        break
+                    try:
+                        content[key] = coerce_value(text, prop, key) if prop.get("type") != "array" else [
+                            part.strip() for part in text.split(",") if part.strip()]
+                        break
+                    except UsageError as exc:
+                        self.notice("  " + exc.message)
+            answer = self.ask("Send this answer? [Y]es / [d]ecline / [c]ancel: ").strip().lower()
+        except EOFError:
+            return {"action": "cancel"}
+        if answer.startswith("d"):
+            return {"action": "decline"}
+        if answer.startswith("c"):
+            return {"action": "cancel"}
+        return {"action": "accept", "content": normalise_elicited(content, schema)}
+
+    def _elicit_url(self, params, server_name):
+        from urllib.parse import urlsplit
+
+        url = params.get("url", "")
+        host = urlsplit(url).hostname or "(no host)"
+        self.notice("%s asks you to open %s (host: %s): %s" % (server_name, url, host, params.get("message", "")))
+        if self.ask is None:
+            self.notice("Declined: opening a URL needs your consent on a terminal.")
+            return {"action": "decline"}
+        try:
+            answer = self.ask("Open it in your browser? [y/N]: ").strip().lower()
+        except EOFError:
+            return {"action": "cancel"}
+        if not answer.startswith("y"):
+            return {"action": "decline"}
+        import webbrowser
+
+        webbrowser.open(url)
+        return {"action": "accept"}
+
+    def sample(self, params, server_name):
+        result = {"role": "assistant", "content": {"type": "text", "text": ""}, "model": "mcp-tui",
+                  "stopReason": "endTurn"}
+        stub = self.sampling_stub
+        if stub is not None:
+            if isinstance(stub, str):
+                stub = {"text": stub}
+            stub = dict(stub)
+            if "text" in stub and "content" not in stub:
+                stub["content"] = {"type": "text", "text": stub.pop("text")}
+            result.update(stub)
+            return result
+        if self.ask is None:
+            raise InputDeclined("Declined %s's sampling request (no terminal; pass --sampling-stub JSON to answer)"
+                                % server_name, -1)
+        for message in params.get("messages") or ():
+            for block in as_list(message.get("content")):
+                if isinstance(block, dict) and block.get("type") == "text":
+                    self.notice("%s (%s): %s" % (server_name, message.get("role", "?"), block.get("text", "")))
+        try:
+            text = self.ask("Reply as the model (empty line rejects): ")
+        except EOFError:
+            text = ""
+        if not text:
+            raise InputDeclined("User rejected sampling request", -1)
+        result["content"]["text"] = text
+        result["model"] = "human"
+        return result
+
+
+def as_list(value):
+    return value if isinstance(value, list) else [] if value is None else [value]
+
+
+def enum_choices(prop):
+    if "enum" in prop:
+        return [str(v) for v in prop["enum"]]
+    if "oneOf" in prop:
+        return [str(v.get("const")) for v in prop["oneOf"] if isinstance(v, dict)]
+    return []
+
+
+def root_entry(path):
+    from pathlib import Path
+
+    resolved = Path(path).expanduser().resolve()
+    return {"uri": resolved.as_uri(), "name": resolved.name or str(resolved)}
+
+
+# -- tasks: one model -----------------------------------------------------------------
+
+TASK_STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
+TERMINAL_STATUSES = ("completed", "failed", "cancelled")
+
+
+def parse_timestamp(text):
+    """ISO 8601 (any number of fractional digits, Z or an offset) -> epoch seconds."""
+    import calendar
+    import re
+
+    match = re.match(r"^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(\.\d+)?([Zz]|[+-]\d\d:?\d\d)?$", text or "")
+    if not match:
+        return None
+    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
+    epoch = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0)) + float(match.group(7) or 0)
+    zone = match.group(8)
+    if zone and zone not in "Zz":
+        sign = 1 if zone[0] == "+" else -1
+        digits = zone[1:].replace(":", "")
+        epoch -= sign * (int(digits[:2]) * 3600 + int(digits[2:]) * 60)
+    return epoch
+
+
+def short_timestamp(text):
+    epoch = parse_timestamp(text)
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(epoch))) if epoch is not None else (text or "?")
+
+
+class Task(object):
+    """A task as either form reports it, kept in the extension's field names
+    (ttlMs, pollIntervalMs) so that everything above this layer sees one shape."""
+
+    def __init__(self, data):
+        self.data = data
+
+    @classmethod
+    def from_wire(cls, raw, legacy=False):
+        if not isinstance(raw, dict) or not isinstance(raw.get("taskId"), str) or not raw["taskId"]:
+            raise ProtocolViolation("the server's task has no taskId")
+        data = {key: value for key, value in raw.items() if key not in ("resultType", "_meta")}
+        if legacy:
+            if "ttl" in data:
+                data["ttlMs"] = data.pop("ttl")
+            if "pollInterval" in data:
+                data["pollIntervalMs"] = data.pop("pollInterval")
+        if data.get("status") not in TASK_STATUSES:
+            raise ProtocolViolation("the server reported task status %r, which is not one of %s" % (
+                data.get("status"), ", ".join(TASK_STATUSES)))
+        ordered = {}
+        for key in ("taskId", "status", "statusMessage", "createdAt", "lastUpdatedAt", "ttlMs", "pollIntervalMs"):
+            if key in data:
+                ordered[key] = data.pop(key)
+        ordered.update(data)
+        return cls(ordered)
+
+    task_id = property(lambda self: self.data["taskId"])
+    status = property(lambda self: self.data["status"])
+    message = property(lambda self: self.data.get("statusMessage"))
+    terminal = property(lambda self: self.status in TERMINAL_STATUSES)
+
+    def poll_seconds(self, default=1.0):
+        interval = self.data.get("pollIntervalMs")
+        return interval / 1000.0 if isinstance(interval, (int, float)) and interval >= 0 else default
+
+    def expires_at(self):
+        """createdAt + ttlMs as epoch seconds; None when unlimited or unknown."""
+        created, ttl = parse_timestamp(self.data.get("createdAt")), self.data.get("ttlMs")
+        if created is None or not isinstance(ttl, (int, float)):
+            return None
+        return created + ttl / 1000.0
+
+    def status_line(self):
+        return "%s — %s" % (self.status, self.message) if self.message else self.status
+
+
+class TaskFailed(RpcError):
+    def __init__(self, task, error):
+        self.task = task
+        RpcError.__init__(self, error or {"code": None, "message": task.message or "the task failed"})
+        self.message = "task %s failed: %s" % (task.task_id, self.message)
+
+
+class TaskSupport(object):
+    def __init__(self, form, label, tools_call, methods):
+        self.form = form
+        self.label = label
+        self.tools_call = tools_call
+        self.methods = methods  # "tasks/get" -> bool, ...
+
+    def to_json(self):
+        return {"form": self.form, "label": self.label, "toolsCall": self.tools_call, "methods": self.methods}
+
+
+# -- tasks: one interface, two adapters ------------------------------------------------
+
+
+class TaskForm(object):
+    form = None
+    label = None
+
+    def __init__(self, session):
+        self.session = session
+
+    def support(self):
+        raise NotImplementedError
+
+    def require(self, method):
+        """Refuse locally, before anything is sent, what the server did not declare."""
+        support = self.support()
+        if support is None:
+            raise McpTuiError("the server declared no task support; nothing was sent")
+        if not support.methods.get(method):
+            reason = {"tasks/list": "the tasks extension has no tasks/list; keep the IDs mcp-tui printed",
+                      "tasks/update": "2025-11-25 tasks take input on tasks/result; use `task result`",
+                      "tasks/result": "the extension returns results inline in tasks/get; use `task result`"}
+            raise McpTuiError("%s is not available: the server speaks %s" % (method, support.label),
+                              hint=reason.get(method) if method in ("tasks/list", "tasks/update")
+                              else "the server did not declare it")
+        return support
+
+    def get(self, task_id):
+        self.require("tasks/get")
+        result = self.session.request("tasks/get", {"taskId": task_id}, declare_tasks=True)
+        return Task.from_wire(result, legacy=self.form != "extension")
+
+
+class ExtensionTasks(TaskForm):
+    """io.modelcontextprotocol/tasks (2026-07-28): declared per request, results inline
+    in tasks/get, input through tasks/update, notifications through subscriptions/listen."""
+
+    form = "extension"
+    label = "io.modelcontextprotocol/tasks extension"
+
+    def support(self):
+        extensions = self.session.capabilities.get("extensions") or {}
+        if TASKS_EXTENSION not in extensions:
+            return None
+        methods = {"tasks/get": True, "tasks/result": False, "tasks/list": False, "tasks/cancel": True,
+                   "tasks/update": True}
+        return TaskSupport(self.form, self.label, True, methods)
+
+    def call(self, tool, arguments, ttl_ms=None):
+        """Returns ("task", Task) or ("result", CallToolResult): the server decides."""
+        if self.support() is None:
+            raise McpTuiError("the server declared no task support; nothing was sent")
+        params = {"name": tool["name"], "arguments": arguments}
+        result = self.session.request("tools/call", params, declare_tasks=True, tool=tool)
+        if result.get("resultType") == "task":
+            return "task", Task.from_wire(result)
+        return "result", result
+
+    def cancel(self, task_id):
+        self.require("tasks/cancel")
+        self.session.request("tasks/cancel", {"taskId": task_id}, declare_tasks=True)
+        return None
+
+    def update(self, task_id, responses):
+        self.require("tasks/update")
+        self.session.request("tasks/update", {"taskId": task_id, "inputResponses": responses}, declare_tasks=True)
+
+    def list(self):
+        self.require("tasks/list")
+
+    def wait(self, task_id, deadline, on_status, last_status=None):
+        """Follow the task to its end: poll tasks/get at the server's interval, wake early
+        on notifications/tasks, and answer each input request once with tasks/update."""
+        self.require("tasks/get")
+        woken = threading.Event()
+        pushed = []
+
+        def on_notification(message):
+            params = message.get("params") or {}
+            if message.get("method") == "notifications/tasks" and params.get("taskId") == task_id:
+                pushed.append(params)
+                woken.set()
+
+        subscription = self.session.listen({"taskIds": [task_id]}, on_notification, declare_tasks=True)
+        answered = set()
+        try:
+            while True:
+                if pushed:
+                    task = Task.from_wire(pushed.pop())
+                    del pushed[:]
+                else:
+                    task = self.get(task_id)
+                woken.clear()
+                if task.status != last_status:
+                    on_status(task)
+                    last_status = task.status
+                if task.status == "completed":
+                    return task.data.get("result") or {}
+                if task.status == "failed":
+                    raise TaskFailed(task, task.data.get("error"))
+                if task.status == "cancelled":
+                    raise McpTuiError("task %s was cancelled" % task_id)
+                if task.status == "input_required":
+                    fresh = {key: value for key, value in (task.data.get("inputRequests") or {}).items()
+                             if key not in answered}
+                    if fresh:
+                        responses = self.session.answer_input_requests(fresh)
+                        self.update(task_id, responses)
+                        answered.update(fresh)
+                        continue
+                interval = task.poll_seconds()
+                if subscription.accepted and task_id in (subscription.accepted.get("taskIds") or ()):
+                    interval = max(interval, 2.0)  # notifications flow; polling is only a safety net
+                sleep_until(task, deadline, interval, woken)
+        finally:
+            subscription.close()
+
+
+class ExperimentalTasks(TaskForm):
+    """2025-11-25 experimental tasks: params.task on the call, a blocking tasks/result
+    that carries input requests as ordinary server requests, tasks/list, tasks/cancel."""
+
+    form = "2025-11-25"
+    label = "2025-11-25 experimental tasks"
+
+    def support(self):
+        tasks = self.session.capabilities.get("tasks")
+        if not isinstance(tasks, dict) or self.session.protocol_version != "2025-11-25":
+            return None
+        tools_call = "call" in (((tasks.get("requests") or {}).get("tools")) or {})
+        methods = {"tasks/get": True, "tasks/result": True, "tasks/list": "list" in tasks,
+                   "tasks/cancel": "cancel" in tasks, "tasks/update": False}
+        return TaskSupport(self.form, self.label, tools_call, methods)
+
+    def call(self, tool, arguments, ttl_ms=None):
+        support = self.support()
+        if support is None or not support.tools_call:
+            raise McpTuiError("the server declared no task support for tools/call; nothing was sent")
+        task_support = (tool.get("execution") or {}).get("taskSupport", "forbidden")
+        params = {"name": tool["name"], "arguments": arguments}
+        if task_support in ("optional", "required"):
+            params["task"] = {"ttl": ttl_ms} if ttl_ms is not None else {}
+        result = self.session.request("tools/call", params)
+        if isinstance(result.get("task"), dict) and "content" not in result:
+            return "task", Task.from_wire(result["task"], legacy=True)
+        return "result", result
+
+    def cancel(self, task_id):
+        self.require("tasks/cancel")
+        return Task.from_wire(self.session.request("tasks/cancel", {"taskId": task_id}), legacy=True)
+
+    def update(self, task_id, responses):
+        self.require("tasks/update")
+
+    def list(self):
+        self.require("tasks/list")
+        return [Task.from_wire(raw, legacy=True) for raw in list_all(self.session, "tasks/list", "tasks")]
+
+    def wait(self, task_id, deadline, on_status, last_status=None):
+        """Hold tasks/result open until the task ends; elicitation and sampling arrive
+        meanwhile as server requests, which the session answers."""
+        self.require("tasks/result")
+        seen = [last_status]
+
+        def on_notification(message):
+            params = message.get("params") or {}
+            if message.get("method") == "notifications/tasks/status" and params.get("taskId") == task_id:
+                try:
+                    task = Task.from_wire(params, legacy=True)
+                except ProtocolViolation:
+                    return
+                if task.status != seen[0]:
+                    seen[0] = task.status
+                    on_status(task)
+
+        self.session.observers.append(on_notification)
+        self.session.open_server_stream()
+        try:
+            first = self.get(task_id)
+            if first.status != seen[0]:
+                seen[0] = first.status
+                on_status(first)
+            limit = deadline
+            expiry = first.expires_at()
+            if expiry is not None:
+                limit = min(limit, time.monotonic() + max(0.0, expiry - time.time()))
+            remaining = max(0.001, limit - time.monotonic())
+            try:
+                result = self.session.request("tasks/result", {"taskId": task_id}, timeout=remaining,
+                                              max_time=remaining)
+            except RequestTimeout:
+                if limit < deadline:
+                    raise McpTuiError("task %s is still running after its TTL (createdAt + ttl); giving up" % task_id)
+                raise
+            except RpcError as exc:
+                final = self._final(task_id, seen, on_status)
+                if final is not None and final.status == "cancelled":
+                    raise McpTuiError("task %s was cancelled" % task_id)
+                raise TaskFailed(final or Task({"taskId": task_id, "status": "failed"}), exc.error)
+            self._final(task_id, seen, on_status)
+            return result
+        finally:
+            self.session.observers.remove(on_notification)
+
+    def _final(self, task_id, seen, on_status):
+        try:
+            task = self.get(task_id)
+        except McpTuiError:
+            return None
+        if task.status != seen[0]:
+            seen[0] = task.status
+            on_status(task)
+        return task
+
+
+def sleep_until(task, deadline, interval, woken):
+    """Wait one poll interval, or less when woken; give up past --timeout or the TTL."""
+    now = time.monotonic()
+    expiry = task.expires_at()
+    if expiry is not None and time.time() > expiry:
+        raise McpTuiError("task %s is still %s after its TTL (createdAt + ttlMs); giving up" % (
+            task.task_id, task.status))
+    if now >= deadline:
+        raise RequestTimeout("task %s is still %s; stopped waiting at --timeout" % (task.task_id, task.status),
+                             hint="raise --timeout for long tasks, or follow it later with `task result`")
+    woken.wait(min(interval, deadline - now))
+
+
+def tasks_for(session):
+    """The one place that looks at the era to pick a task form."""
+    return ExtensionTasks(session) if session.era == "modern" else ExperimentalTasks(session)
+
+
+class TaskLedger(object):
+    """Which connection created which task, so that the printed `mcp-tui task get <id>`
+    runs as printed. Keyed by the task's fingerprint, never by its ID; it holds no
+    header value, token or environment value; the file is private to the user."""
+
+    def __init__(self, path=None):
+        self.path = path or os.path.join(state_directory(), "tasks.json")
+
+    def _load(self):
+        try:
+            with open(self.path, "r", encoding="utf-8") as handle:
+                data = json.load(handle)
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def _save(self, data):
+        directory = os.path.dirname(self.path)
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        temporary = "%s.%d.tmp" % (self.path, os.getpid())
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=1, sort_keys=True)
+        os.replace(temporary, self.path)
+
+    def remember(self, task, spec, tool_name, form):
+        data = self._load()
+        now = time.time()
+        data = {key: entry for key, entry in data.items()
+                if not isinstance(entry.get("expiresAt"), (int, float)) or entry["expiresAt"] > now}
+        data[fingerprint(task.task_id)] = {"connection": spec.ledger_record(), "tool": tool_name, "form": form,
+                                           "createdAt": task.data.get("createdAt"), "expiresAt": task.expires_at()}
+        self._save(data)
+
+    def lookup(self, task_id):
+        return self._load().get(fingerprint(task_id))
+
+    def forget(self, task_id):
+        data = self._load()
+        if data.pop(fingerprint(task_id), None) is not None:
+            self._save(data)
+
+
+def state_directory():
+    override = os.environ.get("MCP_TUI_STATE_DIR")
+    if override:
+        return override
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
+        return os.path.join(base, "mcp-tui")
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "mcp-tui")
+
+
+# ======================================================================================
+# 4. Debug log: every message and transport event in a bounded ring, with secrets masked
+#
+# Task IDs may be bearer tokens, so the log names a task by an 8-character fingerprint;
+# session ids and bearer tokens are masked the same way. Sinks (--debug on stderr,
+# --log-file as JSON lines, later the TUI's debug screen) see only masked entries.
+# ======================================================================================
+
+
+def fingerprint(secret):
+    import hashlib
+
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()[:8]
+
+
+def find_task_ids(value, found):
+    """Collect the task IDs a message carries (taskId keys and taskIds lists)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "taskId" and isinstance(item, str):
+                found.add(item)
+            elif key == "taskIds" and isinstance(item, list):
+                found.update(i for i in item if isinstance(i, str))
+            else:
+                find_task_ids(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            find_task_ids(item, found)
+    return found
+
+
+def message_kind(message):
+    if "method" in message:
+        return "request" if "id" in message else "notification"
+    return "error" if "error" in message else "response"
+
+
+class DebugLog(object):
+    def __init__(self, capacity=5000):
+        import collections
+
+        self.entries = collections.deque(maxlen=capacity)
+        self.sinks = []
+        self._secrets = {}  # raw value -> masked label
+        self._lock = threading.Lock()
+
+    def mask(self, secret, kind="task"):
+        """Register a secret and return the label that stands for it."""
+        if not secret:
+            return secret
+        label = "%s:%s" % (kind, fingerprint(secret))
+        with self._lock:
+            self._secrets[secret] = label
+        return label
+
+    def redact(self, text):
+        with self._lock:
+            secrets = sorted(self._secrets.items(), key=lambda item: -len(item[0]))
+        for secret, label in secrets:
+            if secret in text:
+                text = text.replace(secret, label)
+        return text
+
+    def message(self, direction, message, transport):
+        for task_id in find_task_ids(message, set()):
+            self.mask(task_id, "task")
+        body = self.redact(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        task_id = params.get("taskId") or (message.get("result") or {}).get("taskId") if isinstance(
+            message.get("result", {}), dict) else params.get("taskId")
+        entry = {"type": "message", "direction": direction, "transport": transport, "kind": message_kind(message),
+                 "method": message.get("method"), "id": message.get("id"), "body": body}
+        if isinstance(task_id, str):
+            entry["task"] = fingerprint(task_id)
+        self._add(entry)
+
+    def event(self, category, text, **fields):
+        entry = {"type": "event", "category": category, "text": text}
+        entry.update(fields)
+        self._add(entry)
+
+    def stderr(self, line):
+        self._add({"type": "stderr", "text": line})
+
+    def _add(self, entry):
+        entry = dict(entry, time=time.time())
+        for key in ("text", "id"):
+            if isinstance(entry.get(key), str):
+                entry[key] = self.redact(entry[key])
+        with self._lock:
+            self.entries.append(entry)
+            sinks = list(self.sinks)
+        for sink in sinks:
+            try:
+                sink(entry)
+            except Exception:  # a broken sink must never break the session
+                pass
+
+
+def format_log_entry(entry):
+    stamp = time.strftime("%H:%M:%S", time.localtime(entry["time"])) + ".%03d" % (entry["time"] % 1 * 1000)
+    if entry["type"] == "message":
+        arrow = "→" if entry["direction"] == "out" else "←"
+        label = entry["method"] or "#%s" % entry["id"]
+        return "%s %s %-12s %s %s" % (stamp, arrow, entry["kind"], label, entry["body"][:300])
+    if entry["type"] == "stderr":
+        return "%s ! stderr       %s" % (stamp, entry["text"])
+    extra = " ".join("%s=%s" % (k, v) for k, v in entry.items() if k not in ("type", "category", "text", "time"))
+    return "%s · %-12s %s %s" % (stamp, entry["category"], entry["text"], extra)
+
+
+# ======================================================================================
+# 5. Presentation: the command line, then the TUI
+#
+# The CLI turns words into a Session call and a result into text or JSON. Results go
+# to stdout, progress to stderr, and every string from a server is cleaned of terminal
+# control sequences before it reaches a terminal (JSON output stays exact).
+# ======================================================================================
+
+COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
+                 "rpc", "task", "tasks")
+
+HELP_EPILOG = """\
+commands:
+  server                         name, version, era, protocol, capabilities, instructions
+  ping
+  tool list | tool describe NAME | tool call NAME [k=v | k:=JSON | k=@file | -] ...
+  resource list | resource templates | resource read URI
+  prompt list | prompt get NAME [k=v ...]
+  complete prompt NAME ARG=PARTIAL [k=v ...]    complete resource TEMPLATE VAR=PARTIAL
+  rpc METHOD [JSON]              any request, as raw JSON
+  task support | task get ID | task result ID | task cancel ID | task list
+  task update ID --input-responses JSON
+
+examples:
+  mcp-tui "python3 tests/testserver.py" tool list
+  mcp-tui --url http://127.0.0.1:8080/mcp tool call echo message=hello
+  mcp-tui --url http://127.0.0.1:8080/mcp tool call render_report quarter=Q3 --task --wait
+
+exit codes: 0 success (a tool result with isError is a result), 1 failure (server error,
+connection, timeout, failed task), 2 bad usage, 130 interrupted.
+"""
+
+TERMINAL_CONTROLS = re.compile(
+    "\x1b\\[[0-?]*[ -/]*[@-~]?|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|\x1b[P^_X][^\x1b]*(?:\x1b\\\\)?"
+    "|\x9b[0-?]*[ -/]*[@-~]?|\x9d[^\x07\x1b\x9c]*[\x07\x9c]?|\x1b[ -~]?"
+    "|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(text):
+    """Strip ANSI/OSC escape sequences, C0/C1 controls (but newline and tab) and bidi
+    overrides from a server's string before it reaches the terminal."""
+    return TERMINAL_CONTROLS.sub("", text if isinstance(text, str) else str(text))
+
+
+class Output(object):
+    """Results on stdout; progress, notices and errors on stderr; text or JSON."""
+
+    def __init__(self, fmt="text", quiet=False, stdout=None, stderr=None):
+        self.json = fmt == "json"
+        self.quiet = quiet
+        self.stdout = stdout or sys.stdout
+        self.stderr = stderr or sys.stderr
+        self.notifications = []
+        self.warnings = []
+        self._lock = threading.Lock()
+
+    def _write(self, stream, text):
+        with self._lock:
+            try:
+                stream.write(text)
+                stream.flush()
+            except UnicodeEncodeError:
+                stream.write(text.encode(stream.encoding or "ascii", "replace").decode(stream.encoding or "ascii"))
+                stream.flush()
+
+    def progress(self, text):
+        if not (self.quiet or self.json):
+            self._write(self.stderr, clean(text) + "\n")
+
+    def notice(self, text):
+        """A note the user should see even with --quiet (kept in JSON documents)."""
+        if self.json:
+            self.warnings.append(text)
+        else:
+            self._write(self.stderr, clean(text) + "\n")
+
+    def text(self, text):
+        self._write(self.stdout, clean(text).rstrip("\n") + "\n")
+
+    def document(self, value):
+        if isinstance(value, dict):
+            value = dict(value)
+            if self.notifications:
+                value["notifications"] = self.notifications
+            if self.warnings:
+                value["warnings"] = self.warnings
+        self._write(self.stdout, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+    def error(self, exc):
+        if self.json:
+            self._write(self.stderr, json.dumps({"error": exc.to_json()}, ensure_ascii=False) + "\n")
+            return
+        line = "mcp-tui: " + exc.message
+        if exc.hint:
+            line += " (%s)" % exc.hint
+        self._write(self.stderr, clean(line) + "\n")
+
+    def on_notification(self, message):
+        method, params = message.get("method", ""), message.get("params") or {}
+        if method == "notifications/subscriptions/acknowledged":
+            return
+        if self.json:
+            self.notifications.append(message)
+            return
+        if method == "notifications/progress":
+            total = params.get("total")
+            amount = "%s/%s" % (params.get("progress"), total) if total is not None else str(params.get("progress"))
+            self.progress("⏳ progress %s%s" % (amount, ": " + params["message"] if params.get("message") else ""))
+        elif method == "notifications/message":
+            data = params.get("data")
+            data = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+            logger = params.get("logger")
+            self.progress("📣 [%s]%s %s" % (params.get("level", "info"), " " + logger + ":" if logger else "", data))
+        elif method.startswith("notifications/tasks"):
+            return  # the task waiter reports status changes itself
+        elif method.endswith("/list_changed"):
+            self.progress("🔔 %s" % method[len("notifications/"):])
+        else:
+            self.progress("🔔 %s" % method)
+
+
+def render_content_block(block):
+    import base64
+
+    kind = block.get("type")
+    if kind == "text":
+        return block.get("text", "")
+    if kind in ("image", "audio"):
+        try:
+            size = len(base64.b64decode(block.get("data", ""), validate=False))
+        except ValueError:
+            size = len(block.get("data", ""))
+        return "[%s: %s, %d bytes]" % (kind, block.get("mimeType", "?"), size)
+    if kind == "resource_link":
+        label = block.get("title") or block.get("name") or ""
+        text = "[resource link: %s%s]" % (block.get("uri", "?"), " — " + label if label else "")
+        return text + ("\n" + block["description"] if block.get("description") else "")
+    if kind == "resource":
+        return render_resource_contents(block.get("resource") or {})
+    return json.dumps(block, indent=2, ensure_ascii=False)
+
+
+def render_resource_contents(item):
+    import base64
+
+    header = "[resource %s%s]" % (item.get("uri", "?"), " (%s)" % item["mimeType"] if item.get("mimeType") else "")
+    if "text" in item:
+        return header + "\n" + item["text"]
+    try:
+        size = len(base64.b64decode(item.get("blob", ""), validate=False))
+    except ValueError:
+        size = len(item.get("blob", ""))
+    return header + "\n[binary, %d bytes]" % size
+
+
+def render_tool_result(result):
+    blocks = [render_content_block(b) for b in result.get("content") or () if isinstance(b, dict)]
+    lines = ["Error response from tool:" if result.get("isError") else "Tool response:"]
+    lines.append("\n".join(blocks) if blocks else "(no content)")
+    if "structuredContent" in result:
+        lines.append("Structured content:")
+        lines.append(json.dumps(result["structuredContent"], indent=2, ensure_ascii=False))
+    return "\n".join(lines)
+
+
+def parse_header_option(text):
+    name, sep, value = text.partition(":")
+    if not sep or not name.strip() or any(c in name.strip() for c in " \t"):
+        raise UsageError("--header needs 'Name: value', got %r" % text)
+    return name.strip(), value.strip()
+
+
+def parse_env_option(text):
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise UsageError("--env needs K=V, got %r" % text)
+    return name, value
+
+
+def expand_config_value(value, where):
+    """${VAR} and ${env:VAR} from the environment, in strings, lists and objects."""
+    import re
+
+    if isinstance(value, dict):
+        return {k: expand_config_value(v, where) for k, v in value.items()}
+    if isinstance(value, list):
+        return [expand_config_value(v, where) for v in value]
+    if not isinstance(value, str):
+        return value
+
+    def substitute(match):
+        name = match.group(1)
+        if name.startswith("env:"):
+            name = name[4:]
+        if name not in os.environ:
+            raise UsageError("%s uses ${%s}, which is not set in the environment" % (where, match.group(1)))
+        return os.environ[name]
+
+    return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_:]*)\}", substitute, value)
+
+
+def load_config_server(path, name):
+    """Read a Claude Desktop / .mcp.json (mcpServers) or VS Code (servers) file."""
+    try:
+        with open(path, "r", encoding="utf-8") as handle:
+            data = json.load(handle)
+    except OSError as exc:
+        raise UsageError("cannot read --config %s: %s" % (path, exc.strerror or exc))
+    except ValueError as exc:
+        raise UsageError("--config %s is not valid JSON: %s" % (path, exc))
+    servers = data.get("mcpServers") or data.get("servers") or (data.get("mcp") or {}).get("servers") or {}
+    if not isinstance(servers, dict) or not servers:
+        raise UsageError("--config %s lists no servers (mcpServers or servers)" % path)
+    if name is None:
+        if len(servers) != 1:
+            raise UsageError("--config %s has several servers; pick one with --server (%s)" % (
+                path, ", ".join(sorted(servers))))
+        name = next(iter(servers))
+    if name not in servers:
+        raise UsageError("--config %s has no server %r (it has: %s)" % (path, name, ", ".join(sorted(servers))))
+    return expand_config_value(servers[name], "server %r in %s" % (name, path))
+
+
+def spec_from_options(opts, words):
+    """The connection the user gave, and the words left for the command."""
+    import shlex
+
+    headers = dict(parse_header_option(h) for h in opts.header)
+    bearer = opts.bearer or os.environ.get("MCP_TUI_BEARER")
+    if bearer:
+        headers["Authorization"] = "Bearer " + bearer
+    env = dict(parse_env_option(e) for e in opts.env)
+    url, argv, kind = opts.url, None, None
+    if opts.config:
+        entry = load_config_server(opts.config, opts.server)
+        if entry.get("url"):
+            url = entry["url"]
+            headers = dict(entry.get("headers") or {}, **headers)
+            if entry.get("type") == "sse" or entry.get("transport") == "sse":
+                kind = "sse"
+        elif entry.get("command"):
+            argv = [entry["command"]] + [str(a) for a in entry.get("args") or ()]
+            env = dict(entry.get("env") or {}, **env)
+            opts.cwd = opts.cwd or entry.get("cwd")
+        else:
+            raise UsageError("the server entry in --config has neither command nor url")
+    elif opts.server:
+        raise UsageError("--server needs --config FILE")
+    elif opts.cmd:
+        argv = [opts.cmd] + list(opts.args)
+    elif not url and words and words[0] not in COMMAND_WORDS:
+        first, words = words[0], words[1:]
+        if first.startswith(("http://", "https://")):
+            url = first
+        else:
+            try:
+                argv = shlex.split(first, posix=os.name != "nt")
+            except ValueError as exc:
+                raise UsageError("cannot split the server command %r: %s" % (first, exc))
+            if not argv:
+                raise UsageError("the server command is empty")
+    if opts.args and not opts.cmd:
+        raise UsageError("--args goes with --cmd")
+    if url:
+        if opts.transport == "stdio":
+            raise UsageError("--transport stdio needs a command, not a URL")
+        kind = kind or ("sse" if opts.transport == "sse" else "http")
+        return ConnectionSpec(kind, url=url, headers=headers, protocol=opts.protocol_version), words
+    if argv:
+        if opts.transport in ("http", "sse"):
+            raise UsageError("--transport %s needs --url" % opts.transport)
+        return ConnectionSpec("stdio", argv=argv, env=env, cwd=opts.cwd, protocol=opts.protocol_version), words
+    return None, words
+
+
+def build_parser():
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):
+            raise UsageError(message, hint="see mcp-tui --help")
+
+    parser = Parser(prog="mcp-tui", allow_abbrev=False, formatter_class=argparse.RawDescriptionHelpFormatter,
+                    usage="mcp-tui [connection] [command ...] [options]",
+                    description="Inspect and drive any MCP server: a curl-like CLI, and a TUI when no command "
+                                "is given.", epilog=HELP_EPILOG)
+    parser.add_argument("--version", action="version", version="mcp-tui " + __version__)
+    connection = parser.add_argument_group("connection")
+    connection.add_argument("--url", help="Streamable HTTP endpoint (or HTTP+SSE with --transport sse)")
+    connection.add_argument("--transport", choices=("auto", "stdio", "http", "sse"), default="auto")
+    connection.add_argument("--cmd", metavar="PROG", help="stdio server program (run without a shell)")
+    connection.add_argument("--args", action="append", default=[], metavar="ARG", help="argument for --cmd")
+    connection.add_argument("--env", action="append", default=[], metavar="K=V", help="environment for a stdio server")
+    connection.add_argument("--cwd", metavar="DIR", help="working directory for a stdio server")
+    connection.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'",
+                            help="HTTP header on every request (repeatable)")
+    connection.add_argument("--bearer", metavar="TOKEN", help="Authorization: Bearer TOKEN (or $MCP_TUI_BEARER)")
+    connection.add_argument("--config", metavar="FILE", help="mcpServers / servers JSON file")
+    connection.add_argument("--server", metavar="NAME", help="the server to use from --config")
+    connection.add_argument("--protocol-version", choices=PROTOCOL_CHOICES, default="auto", metavar="VERSION",
+                            help="auto (default), %s" % ", ".join(PROTOCOL_CHOICES[1:]))
+    connection.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                            help="bound on every request and on --wait (default 60); progress restarts it")
+    connection.add_argument("--max-time", type=float, metavar="SECONDS",
+                            help="hard cap on one request however much progress arrives (default 10x --timeout)")
+    connection.add_argument("--probe-timeout", type=float, default=5.0, metavar="SECONDS",
+                            help="how long a stdio server may stay silent to server/discover (default 5)")
+    connection.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
+    connection.add_argument("--ca-file", metavar="FILE", help="CA bundle for TLS")
+    output = parser.add_argument_group("output")
+    output.add_argument("--format", choices=("text", "json"), default="text")
+    output.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    output.add_argument("--debug", action="store_true", help="print the debug log live on stderr")
+    output.add_argument("--log-file", metavar="PATH", help="write the debug log as JSON lines")
+    output.add_argument("--log-level", metavar="LEVEL", help="ask the server for log messages at LEVEL")
+    inputs = parser.add_argument_group("answers to the server's input requests")
+    inputs.add_argument("--elicit-stub", metavar="JSON", help="accept elicitations with this content")
+    inputs.add_argument("--sampling-stub", metavar="JSON", help="answer sampling/createMessage with this")
+    inputs.add_argument("--root", action="append", default=[], metavar="PATH", help="answer roots/list (repeatable)")
+    calls = parser.add_argument_group("tool calls and tasks")
+    calls.add_argument("--args-json", metavar="JSON", help="the whole arguments object (- reads stdin)")
+    calls.add_argument("--task", action="store_true", help="call the tool as a task")
+    calls.add_argument("--ttl", type=int, metavar="MS", help="task lifetime to ask for (2025-11-25)")
+    calls.add_argument("--wait", action="store_true", help="with --task: follow the task and print its result")
+    calls.add_argument("--strict-errors", action="store_true", help="exit 1 when a tool result has isError")
+    calls.add_argument("--input-responses", metavar="JSON", help="task update: the inputResponses object")
+    calls.add_argument("--no-ledger", action="store_true", help="do not remember or look up task connections")
+    parser.add_argument("words", nargs="*", help=argparse.SUPPRESS)
+    return parser
+
+
+class Cli(object):
+    """One command-line invocation: its options, its output, and its session."""
+
+    def __init__(self, opts, spec, words, output):
+        self.opts = opts
+        self.spec = spec
+        self.words = words
+        self.out = output
+        self.session = None
+        self.log = None
+        self.ledger = None if opts.no_ledger else TaskLedger()
+
+    # -- plumbing ---------------------------------------------------------------------
+
+    def connect(self, spec=None):
+        spec = spec or self.spec
+        if spec is None:
+            raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
+                             hint="see mcp-tui --help")
+        self.log = self.log or self._make_log()
+        ask = terminal_prompt if (sys.stdin.isatty() and sys.stderr.isatty()) else None
+        responder = InputResponder(self._stub("--elicit-stub", self.opts.elicit_stub),
+                                   self._stub("--sampling-stub", self.opts.sampling_stub),
+                                   self.opts.root, ask, self.out.notice)
+        session = Session(spec, responder, self.log, timeout=self.opts.timeout, max_time=self.opts.max_time,
+                          probe_timeout=self.opts.probe_timeout, insecure=self.opts.insecure,
+                          ca_file=self.opts.ca_file, log_level=self.opts.log_level)
+        session.observers.append(self.out.on_notification)
+        self.session = session
+        try:
+            session.open()
+        except McpTuiError as exc:
+            self._add_stderr_tail(exc)
+            raise
+        if session.era == "legacy" and self.opts.log_level and "logging" in session.capabilities:
+            session.request("logging/setLevel", {"level": self.opts.log_level})
+        return session
+
+    def _stub(self, flag, text):
+        if text is None:
+            return None
+        if text in ("decline", "cancel"):
+            return text
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return text if flag == "--sampling-stub" else load_json_argument(text, flag)
+        if flag == "--elicit-stub" and not isinstance(value, dict):
+            raise UsageError("--elicit-stub must be a JSON object (or decline / cancel)")
+        return value
+
+    def _make_log(self):
+        log = DebugLog()
+        if self.opts.debug:
+            log.sinks.append(lambda entry: self.out._write(self.out.stderr, clean(format_log_entry(entry)) + "\n"))
+        if self.opts.log_file:
+            try:
+                handle = open(self.opts.log_file, "a", encoding="utf-8")
+            except OSError as exc:
+                raise UsageError("cannot open --log-file %s: %s" % (self.opts.log_file, exc.strerror or exc))
+            lock = threading.Lock()
+
+            def write(entry):
+                with lock:
+                    handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+                    handle.flush()
+
+            log.sinks.append(write)
+        return log
+
+    def _add_stderr_tail(self, exc):
+        transport = self.session.transport if self.session else None
+        tail = list(getattr(transport, "stderr_tail", ()))
+        if tail and isinstance(exc, (ConnectionFailed, RequestTimeout, ProtocolViolation)):
+            exc.hint = ((exc.hint + "; ") if exc.hint else "") + "server stderr: " + " | ".join(tail[-5:])
+
+    def close(self):
+        if self.session is not None:
+            self.session.close()
+
+    def run(self):
+        words = self.words
+        if not words:
+            return run_tui(self)
+        command = {"tools": "tool", "resources": "resource", "prompts": "prompt", "tasks": "task"}.get(
+            words[0], words[0])
+        handler = getattr(self, "cmd_" + command, None)
+        if handler is None:
+            raise UsageError("unknown command %r" % words[0], hint="see mcp-tui --help")
+        try:
+            return handler(words[1:]) or EXIT_OK
+        except McpTuiError as exc:
+            self._add_stderr_tail(exc)
+            raise
+
+    def sub(self, args, choices):
+        if not args or args[0] not in choices:
+            raise UsageError("expected one of: %s" % ", ".join(choices))
+        return args[0], args[1:]
+
+    def expect(self, args, count, usage):
+        if len(args) != count:
+            raise UsageError("usage: mcp-tui %s" % usage)
+        return args
+
+    # -- server, ping, rpc --------------------------------------------------------------
+
+    def cmd_server(self, args):
+        self.expect(args, 0, "server")
+        session = self.connect()
+        info = session.server_info or {}
+        era = "2026-07-28 (per-request metadata)" if session.era == "modern" else "legacy (initialize handshake)"
+        if self.out.json:
+            self.out.document({"serverInfo": session.server_info, "era": session.era,
+                               "protocolVersion": session.protocol_version, "transport": session.transport.name,
+                               "supportedVersions": session.supported_versions,
+                               "capabilities": session.capabilities, "instructions": session.instructions})
+            return
+        lines = [
+            "Name:         %s" % info.get("name", "(not reported by the server)"),
+            "Title:        %s" % info["title"] if info.get("title") else None,
+            "Version:      %s" % info.get("version", "(not reported by the server)"),
+            "Era:          %s" % era,
+            "Protocol:     %s" % session.protocol_version,
+            "Transport:    %s" % session.transport.name,
+            "Capabilities: %s" % describe_capabilities(session.capabilities),
+        ]
+        extensions = session.capabilities.get("extensions") or {}
+        if extensions:
+            lines.append("Extensions:   %s" % ", ".join(sorted(extensions)))
+        if session.instructions:
+            lines.append("Instructions: %s" % session.instructions)
+        self.out.text("\n".join(line for line in lines if line))
+
+    def cmd_ping(self, args):
+        self.expect(args, 0, "ping")
+        session = self.connect()
+        started = time.monotonic()
+        method = "ping" if session.era == "legacy" else "server/discover"
+        session.request(method, {} if session.era == "modern" else None)
+        elapsed = (time.monotonic() - started) * 1000
+        if self.out.json:
+            self.out.document({"ok": True, "method": method, "ms": round(elapsed, 3)})
+        else:
+            self.out.text("pong from %s in %.1f ms (%s)" % (session.display_name(), elapsed, method))
+
+    def cmd_rpc(self, args):
+        if len(args) not in (1, 2):
+            raise UsageError("usage: mcp-tui rpc METHOD [JSON]")
+        params = None
+        if len(args) == 2:
+            text = sys.stdin.read() if args[1] == "-" else args[1]
+            params = load_json_argument(text, "the params")
+            if not isinstance(params, dict):
+                raise UsageError("the params must be a JSON object")
+        session = self.connect()
+        result = session.request(args[0], params)
+        self.out.document(result) if self.out.json else self.out.text(json.dumps(result, indent=2, ensure_ascii=False))
+
+    # -- tools ----------------------------------------------------------------------------
+
+    def cmd_tool(self, args):
+        action, rest = self.sub(args, ("list", "describe", "call"))
+        return getattr(self, "tool_" + action)(rest)
+
+    def tool_list(self, args):
+        self.expect(args, 0, "tool list")
+        session = self.connect()
+        tools, warnings = list_tools(session)
+        for warning in warnings:
+            self.out.notice("warning: " + warning)
+        if self.out.json:
+            self.out.document({"tools": tools})
+            return
+        for tool in tools:
+            task = (tool.get("execution") or {}).get("taskSupport")
+            tag = " [task: %s]" % task if task and task != "forbidden" else ""
+            title = tool.get("title") or (tool.get("annotations") or {}).get("title")
+            description = first_line(tool.get("description") or "")
+            self.out.text("%s%s%s%s" % (tool["name"], " (%s)" % title if title and title != tool["name"] else "", tag,
+                                        "\n    " + description if description else ""))
+        self.out.progress("%d tool%s" % (len(tools), "" if len(tools) == 1 else "s"))
+
+    def tool_describe(self, args):
+        name, = self.expect(args, 1, "tool describe NAME")
+        tool = find_tool(self.connect(), name)
+        if self.out.json:
+            self.out.document(tool)
+            return
+        lines = ["Tool:         %s" % tool["name"]]
+        for label, key in (("Title", "title"), ("Description", "description")):
+            if tool.get(key):
+                lines.append("%-13s %s" % (label + ":", tool[key]))
+        if tool.get("execution"):
+            lines.append("Task support: %s" % (tool["execution"].get("taskSupport") or "forbidden"))
+        if tool.get("annotations"):
+            lines.append("Annotations:  %s" % json.dumps(tool["annotations"], ensure_ascii=False))
+        lines.append("Input schema:\n" + json.dumps(tool.get("inputSchema") or {}, indent=2, ensure_ascii=False))
+        if tool.get("outputSchema"):
+            lines.append("Output schema:\n" + json.dumps(tool["outputSchema"], indent=2, ensure_ascii=False))
+        self.out.text("\n".join(lines))
+
+    def tool_call(self, args):
+        if not args:
+            raise UsageError("usage: mcp-tui tool call NAME [k=v ...]")
+        name, words = args[0], args[1:]
+        self.out.progress("🛠️  Preparing to call tool '%s'..." % name)
+        session = self.connect()
+        tool = find_tool(session, name)
+        if words or self.opts.args_json is not None:
+            self.out.progress("📝 Parsing arguments...")
+        schema = tool.get("inputSchema") or {}
+        arguments = parse_arguments(words, schema, self.opts.args_json)
+        check_required(arguments, schema, "tool %r" % name)
+        if self.opts.task:
+            return self.call_as_task(tool, arguments)
+        if (tool.get("execution") or {}).get("taskSupport") == "required" and session.era == "legacy":
+            raise McpTuiError("tool %r runs only as a task (execution.taskSupport: required); nothing was sent" % name,
+                              hint="add --task")
+        self.out.progress("🚀 Executing tool...")
+        result = call_tool(session, name, arguments)
+        return self.print_tool_result(result)
+
+    def print_tool_result(self, result, task=None):
+        if result.get("isError"):
+            self.out.progress("⚠️  The tool reported an error (isError: true)")
+        else:
+            self.out.progress("✅ Tool executed successfully")
+        if self.out.json:
+            document = {"result": result}
+            if task is not None:
+                document["task"] = task.data
+            self.out.document(document)
+        else:
+            self.out.progress("")
+            self.out.text(render_tool_result(result))
+        return EXIT_FAILURE if result.get("isError") and self.opts.strict_errors else EXIT_OK
+
+    # -- tasks ------------------------------------------------------------------------------
+
+    def call_as_task(self, tool, arguments):
+        session = self.session
+        tasks = tasks_for(session)
+        support = tasks.support()
+        if support is None or not support.tools_call:
+            raise McpTuiError("the server declared no task support for tools/call; nothing was sent")
+        task_support = (tool.get("execution") or {}).get("taskSupport", "forbidden")
+        if tasks.form == "2025-11-25" and task_support not in ("optional", "required"):
+            self.out.notice("Tool '%s' does not run as a task (execution.taskSupport: %s); calling it directly."
+                            % (tool["name"], task_support))
+        if self.opts.ttl is not None and tasks.form == "extension":
+            self.out.notice("--ttl applies only under 2025-11-25; under the extension the server sets the TTL.")
+        self.out.progress("🚀 Calling tool as a task...")
+        kind, value = tasks.call(tool, arguments, self.opts.ttl)
+        if kind == "result":
+            if tasks.form == "extension" or task_support in ("optional", "required"):
+                self.out.notice("The server answered directly; no task was created.")
+            return self.print_tool_result(value)
+        task = value
+        if self.ledger is not None:
+            try:
+                self.ledger.remember(task, session.spec, tool["name"], tasks.form)
+            except OSError as exc:
+                self.out.notice("warning: cannot record the task in the ledger: %s" % exc)
+        if not self.opts.wait:
+            if self.out.json:
+                self.out.document({"form": tasks.form, "task": task.data})
+                return EXIT_OK
+            self.out.text("Task %s created: %s\nPoll:   %s\nResult: %s" % (
+                task.task_id, task.status_line(), self.task_command("get", task.task_id),
+                self.task_command("result", task.task_id)))
+            return EXIT_OK
+        self.out.progress("⏳ Task %s created; waiting for it to finish..." % task.task_id)
+        return self.follow(tasks, task.task_id, task.status)
+
+    def task_command(self, action, task_id):
+        """A runnable command line: the ledger supplies the connection when it is on."""
+        import shlex
+
+        words = ["mcp-tui"]
+        if self.ledger is None:
+            spec = self.session.spec
+            words += ([spec.describe()] if spec.kind == "stdio" else ["--url", spec.url])
+            if spec.kind == "sse":
+                words += ["--transport", "sse"]
+            if spec.protocol != "auto":
+                words += ["--protocol-version", spec.protocol]
+        words += ["task", action, task_id]
+        return " ".join(shlex.quote(w) for w in words)
+
+    def follow(self, tasks, task_id, last_status=None):
+        deadline = time.monotonic() + self.opts.timeout
+
+        def on_status(task):
+            self.out.progress("⏳ task %s: %s" % (task.task_id, task.status_line()
+                                                   if task.status != "completed" else task.status))
+
+        try:
+            result = tasks.wait(task_id, deadline, on_status, last_status)
+        except KeyboardInterrupt:
+            self.out.notice("Stopped waiting; the task keeps running: %s" % self.task_command("get", task_id))
+            raise
+        except RpcError as exc:
+            if exc.code == -32602 and not isinstance(exc, TaskFailed):
+                raise McpTuiError("unknown or expired task %s: %s" % (task_id, exc.rpc_message))
+            raise
+        return self.print_tool_result(result)
+
+    def task_session(self, task_id):
+        """Connect for a task command: explicit flags win, else the ledger's record."""
+        spec = self.spec
+        if spec is None and task_id is not None and self.ledger is not None:
+            record = self.ledger.lookup(task_id)
+            if record is not None:
+                spec = ConnectionSpec.from_ledger(record["connection"])
+                if self.opts.protocol_version != "auto":
+                    spec.protocol = self.opts.protocol_version
+                spec.headers = dict(parse_header_option(h) for h in self.opts.header)
+                bearer = self.opts.bearer or os.environ.get("MCP_TUI_BEARER")
+                if bearer:
+                    spec.headers["Authorization"] = "Bearer " + bearer
+                spec.env = dict(parse_env_option(e) for e in self.opts.env)
+        if spec is None:
+            raise UsageError("no server given, and the task ledger does not know this task",
+                             hint="pass the connection (a stdio command, --url or --config)")
+        session = self.connect(spec)
+        return session, tasks_for(session)
+
+    def cmd_task(self, args):
+        action, rest = self.sub(args, ("support", "get", "result", "cancel", "list", "update"))
+        if action in ("support", "list"):
+            self.expect(rest, 0, "task %s" % action)
+            task_id = None
+        else:
+            task_id, = self.expect(rest, 1, "task %s ID" % action)
+        session, tasks = self.task_session(task_id)
+        try:
+            return getattr(self, "task_" + action)(tasks, task_id)
+        except RpcError as exc:
+            if exc.code == -32602 and task_id and not isinstance(exc, TaskFailed):
+                if self.ledger is not None:
+                    self.ledger.forget(task_id)
+                raise McpTuiError("unknown or expired task %s: %s" % (task_id, exc.rpc_message))
+            raise
+
+    def task_support(self, tasks, _):
+        support = tasks.support()
+        if self.out.json:
+            self.out.document(support.to_json() if support else {"form": None, "toolsCall": False, "methods": {}})
+            return
+        if support is None:
+            self.out.text("Tasks: none (the server declared no task support)")
+            return
+        yes = lambda flag: "yes" if flag else "no"
+        lines = ["Tasks: %s" % support.label, "tools/call as a task: %s" % yes(support.tools_call)]
+        for method in ("tasks/get", "tasks/result", "tasks/list", "tasks/cancel", "tasks/update"):
+            lines.append("%-22s%s" % (method + ":", yes(support.methods[method])))
+        self.out.text("\n".join(lines))
+
+    def task_get(self, tasks, task_id):
+        task = tasks.get(task_id)
+        if self.out.json:
+            self.out.document({"form": tasks.form, "task": task.data})
+            return
+        self.out.text(self.describe_task(task))
+
+    def describe_task(self, task):
+        data = task.data
+        ttl = data.get("ttlMs")
+        lines = ["Task:     %s" % task.task_id, "Status:   %s" % task.status_line(),
+                 "Created:  %s" % short_timestamp(data.get("createdAt")),
+                 "Updated:  %s" % short_timestamp(data.get("lastUpdatedAt")),
+                 "TTL:      %s" % ("%sms" % ttl if ttl is not None else "unlimited")]
+        if data.get("pollIntervalMs") is not None:
+            lines.append("Poll:     every %sms" % data["pollIntervalMs"])
+        if task.status == "input_required":
+            requests = data.get("inputRequests") or {}
+            for index, (key, item) in enumerate(sorted(requests.items())):
+                lines.append("%s%s (%s)" % ("Input:    " if not index else "          ", key,
+                                            (item or {}).get("method", "?")))
+            lines.append("Answer:   %s (answers with the --elicit-stub/--sampling-stub handlers)"
+                         % self.task_command("result", task.task_id))
+        if task.status == "failed" and isinstance(data.get("error"), dict):
+            lines.append("Error:    %s %s" % (data["error"].get("code"), data["error"].get("message", "")))
+        return "\n".join(lines)
+
+    def task_result(self, tasks, task_id):
+        self.out.progress("⏳ Waiting for task %s..." % task_id)
+        return self.follow(tasks, task_id)
+
+    def task_cancel(self, tasks, task_id):
+        task = tasks.cancel(task_id)
+        if task is None:
+            if self.out.json:
+                self.out.document({"form": tasks.form, "taskId": task_id, "cancellationRequested": True})
+                return
+            self.out.text("Cancellation requested for task %s. The server acknowledges it; the task may still finish."
+                          "\nCheck: %s" % (task_id, self.task_command("get", task_id)))
+            return
+        if self.out.json:
+            self.out.document({"form": tasks.form, "task": task.data})
+            return
+        self.out.text(self.describe_task(task))
+
+    def task_list(self, tasks, _):
+        listed = tasks.list()
+        if self.out.json:
+            self.out.document({"form": tasks.form, "tasks": [task.data for task in listed]})
+            return
+        for task in listed:
+            line = "%-16s%s  updated %s  %s" % (task.status, task.task_id,
+                                                short_timestamp(task.data.get("lastUpdatedAt")), task.message or "")
+            self.out.text(line.rstrip())
+        if not listed:
+            self.out.progress("No tasks.")
+
+    def task_update(self, tasks, task_id):
+        if self.opts.input_responses is None:
+            raise UsageError("task update needs --input-responses JSON")
+        responses = load_json_argument(self.opts.input_responses, "--input-responses")
+        if not isinstance(responses, dict):
+            raise UsageError("--input-responses must be a JSON object of key -> answer")
+        tasks.update(task_id, responses)
+        if self.out.json:
+            self.out.document({"form": tasks.form, "taskId": task_id, "updated": sorted(responses)})
+            return
+        self.out.text("Sent %d answer%s to task %s: %s\nCheck: %s" % (
+            len(responses), "" if len(responses) == 1 else "s", task_id, ", ".join(sorted(responses)),
+            self.task_command("get", task_id)))
+
+    # -- resources, prompts, completion -------------------------------------------------
+
+    def cmd_resource(self, args):
+        action, rest = self.sub(args, ("list", "templates", "read"))
+        if action == "read":
+            uri, = self.expect(rest, 1, "resource read URI")
+            result = self.connect().request("resources/read", {"uri": uri})
+            if self.out.json:
+                self.out.document(result)
+            else:
+                self.out.text("\n".join(render_resource_contents(item) for item in result.get("contents") or ()))
+            return
+        self.expect(rest, 0, "resource %s" % action)
+        method, key = (("resources/list", "resources") if action == "list"
+                       else ("resources/templates/list", "resourceTemplates"))
+        items = list_all(self.connect(), method, key)
+        if self.out.json:
+            self.out.document({key: items})
+            return
+        for item in items:
+            label = item.get("uri") or item.get("uriTemplate")
+            name = item.get("title") or item.get("name") or ""
+            mime = " (%s)" % item["mimeType"] if item.get("mimeType") else ""
+            description = first_line(item.get("description") or "")
+            self.out.text("%s  %s%s%s" % (label, name, mime, "\n    " + description if description else ""))
+
+    def cmd_prompt(self, args):
+        action, rest = self.sub(args, ("list", "get"))
+        session = self.connect()
+        if action == "list":
+            self.expect(rest, 0, "prompt list")
+            prompts = list_all(session, "prompts/list", "prompts")
+            if self.out.json:
+                self.out.document({"prompts": prompts})
+                return
+            for prompt in prompts:
+                arguments = ", ".join(a.get("name", "?") + ("*" if a.get("required") else "")
+                                      for a in prompt.get("arguments") or ())
+                description = first_line(prompt.get("description") or "")
+                self.out.text("%s(%s)%s" % (prompt["name"], arguments, "\n    " + description if description else ""))
+            return
+        if not rest:
+            raise UsageError("usage: mcp-tui prompt get NAME [k=v ...]")
+        arguments = parse_arguments(rest[1:], strings_only=True)
+        result = session.request("prompts/get", {"name": rest[0], "arguments": arguments})
+        if self.out.json:
+            self.out.document(result)
+            return
+        lines = [result["description"]] if result.get("description") else []
+        for message in result.get("messages") or ():
+            blocks = as_list(message.get("content"))
+            lines.append("[%s]\n%s" % (message.get("role", "?"), "\n".join(
+                render_content_block(b) for b in blocks if isinstance(b, dict))))
+        self.out.text("\n".join(lines))
+
+    def cmd_complete(self, args):
+        if len(args) < 3 or args[0] not in ("prompt", "resource"):
+            raise UsageError("usage: mcp-tui complete prompt NAME ARG=VALUE [k=v ...] | "
+                             "complete resource TEMPLATE VAR=VALUE [k=v ...]")
+        kind, target = args[0], args[1]
+        argument_name, _, value = split_key_value(args[2])[0::2] if "=" in args[2] else (args[2], None, "")
+        context = parse_arguments(args[3:], strings_only=True)
+        ref = {"type": "ref/prompt", "name": target} if kind == "prompt" else {"type": "ref/resource", "uri": target}
+        params = {"ref": ref, "argument": {"name": argument_name, "value": value}}
+        if context:
+            params["context"] = {"arguments": context}
+        result = self.connect().request("completion/complete", params)
+        completion = result.get("completion") or {}
+        if self.out.json:
+            self.out.document(result)
+            return
+        for item in completion.get("values") or ():
+            self.out.text(str(item))
+        if completion.get("hasMore"):
+            self.out.progress("(more values exist%s)" % (
+                ": %s in all" % completion["total"] if completion.get("total") is not None else ""))
+
+
+def first_line(text):
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
+def describe_capabilities(capabilities):
+    parts = []
+    for name in sorted(capabilities):
+        value = capabilities[name]
+        if name == "extensions":
+            continue
+        flags = [key for key, flag in sorted(value.items()) if flag and key != "requests"] if isinstance(value, dict) else []
+        parts.append("%s (%s)" % (name, ", ".join(flags)) if flags else name)
+    return ", ".join(parts) or "none"
+
+
+def terminal_prompt(prompt):
+    sys.stderr.write(prompt)
+    sys.stderr.flush()
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
+
+
+def run_tui(cli):
+    """The curses TUI is not built yet; say so plainly instead of pretending."""
+    raise UsageError("the TUI is not available yet; give a command, for example `tool list`",
+                     hint="see mcp-tui --help")
+
+
+# ======================================================================================
+# 6. main
+# ======================================================================================
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    output = Output("json" if wants_json(argv) else "text")
+    cli = None
+    try:
+        opts = build_parser().parse_intermixed_args(argv)
+        output = Output(opts.format, opts.quiet)
+        if opts.timeout <= 0:
+            raise UsageError("--timeout must be more than 0 seconds")
+        spec, words = spec_from_options(opts, opts.words)
+        cli = Cli(opts, spec, words, output)
+        return cli.run()
+    except McpTuiError as exc:
+        output.error(exc)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        output.error(McpTuiError("interrupted"))
+        return EXIT_INTERRUPTED
+    finally:
+        if cli is not None:
+            cli.close()
+
+
+def wants_json(argv):
+    return any(a == "--format=json" for a in argv) or any(
+        a == "--format" and b == "json" for a, b in zip(argv, argv[1:]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

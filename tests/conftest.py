@@ -1,0 +1,118 @@
+"""Shared fixtures: run mcp-tui as a user would (a subprocess), and start the real
+test server on loopback over stdio or HTTP."""
+import json
+import os
+import queue
+import shlex
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MCP_TUI = ROOT / "mcp_tui.py"
+TESTSERVER = ROOT / "tests" / "testserver.py"
+sys.path.insert(0, str(ROOT / "tests"))
+
+
+class CliResult(object):
+    def __init__(self, proc):
+        self.code = proc.returncode
+        self.out = proc.stdout
+        self.err = proc.stderr
+
+    def json(self):
+        return json.loads(self.out)
+
+    def __repr__(self):
+        return "<exit %s\n--- stdout\n%s\n--- stderr\n%s>" % (self.code, self.out, self.err)
+
+
+@pytest.fixture
+def state_dir(tmp_path):
+    """A private task-ledger directory for one test."""
+    path = tmp_path / "state"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def cli(state_dir):
+    """Run mcp_tui.py with arguments; returns a CliResult (exit code, stdout, stderr)."""
+
+    def run(*args, input=None, timeout=60, env=None, cwd=None):
+        environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+        environ.pop("MCP_TUI_BEARER", None)
+        environ.update(env or {})
+        proc = subprocess.run([sys.executable, str(MCP_TUI)] + [str(a) for a in args], input=input,
+                              capture_output=True, text=True, encoding="utf-8", timeout=timeout, env=environ,
+                              cwd=str(cwd or ROOT))
+        return CliResult(proc)
+
+    return run
+
+
+def stdio_command(*flags):
+    """The one-string stdio connection for the test server."""
+    return " ".join(shlex.quote(str(p)) for p in [sys.executable, str(TESTSERVER)] + list(flags))
+
+
+class RunningServer(object):
+    def __init__(self, flags, record):
+        self.record = record
+        self.proc = subprocess.Popen([sys.executable, str(TESTSERVER)] + list(flags), stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, encoding="utf-8")
+        lines = queue.Queue()
+        threading.Thread(target=lambda: lines.put(self.proc.stdout.readline()), daemon=True).start()
+        self.stderr_lines = []
+        threading.Thread(target=self._drain_stderr, daemon=True).start()
+        try:
+            first = lines.get(timeout=20)
+        except queue.Empty:
+            self.stop()
+            raise RuntimeError("the test server did not start: %s" % "".join(self.stderr_lines))
+        if not first.startswith("listening on "):
+            self.stop()
+            raise RuntimeError("unexpected first line from the test server: %r %s" % (first, self.stderr_lines))
+        self.url = first.split("listening on ", 1)[1].strip()
+
+    def _drain_stderr(self):
+        for line in self.proc.stderr:
+            self.stderr_lines.append(line)
+
+    def records(self):
+        from schemas import check_recorded
+
+        return check_recorded(self.record)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture
+def start_server(tmp_path):
+    """start_server(*flags) -> RunningServer with .url and .records() (schema-checked)."""
+    started = []
+
+    def start(*flags):
+        record = tmp_path / ("record-%d.jsonl" % len(started))
+        server = RunningServer(["--http", "127.0.0.1:0", "--record", str(record)] + list(flags), record)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def record_file(tmp_path):
+    return tmp_path / "stdio-record.jsonl"

@@ -1,0 +1,45 @@
+"""Section 3 (features): k=v arguments coerced by the tool's inputSchema."""
+import io
+
+import pytest
+
+from mcp_tui import UsageError, check_required, parse_arguments
+
+SCHEMA = {"type": "object", "required": ["message"], "properties": {
+    "message": {"type": "string"}, "n": {"type": "integer"}, "x": {"type": "number"},
+    "flag": {"type": "boolean"}, "tags": {"type": "array"}, "code": {"type": "string"},
+    "maybe": {"type": ["integer", "null"]}}}
+
+
+def test_values_follow_the_schema_types():
+    got = parse_arguments(["message=hi", "n=5", "x=2.5", "flag=true", "tags=a,b", "code=012", "maybe=null"], SCHEMA)
+    assert got == {"message": "hi", "n": 5, "x": 2.5, "flag": True, "tags": ["a", "b"], "code": "012",
+                   "maybe": None}
+
+
+def test_raw_json_files_and_stdin(tmp_path):
+    path = tmp_path / "m.txt"
+    path.write_text("from a file")
+    got = parse_arguments(["message=@%s" % path, "n:=7", "tags:=[1,2]", "-"], SCHEMA,
+                          stdin=io.StringIO('{"extra": {"k": 1}}'))
+    assert got == {"message": "from a file", "n": 7, "tags": [1, 2], "extra": {"k": 1}}
+
+
+def test_args_json_is_the_whole_object_and_words_add_to_it():
+    assert parse_arguments(["n=1"], SCHEMA, args_json='{"message": "m"}') == {"message": "m", "n": 1}
+
+
+def test_unknown_properties_stay_strings():
+    assert parse_arguments(["other=5"], SCHEMA) == {"other": "5"}
+
+
+@pytest.mark.parametrize("word", ["n=five", "noequals", "tags:=[1,", "=v"])
+def test_bad_words_are_usage_errors(word):
+    with pytest.raises(UsageError):
+        parse_arguments([word], SCHEMA)
+
+
+def test_missing_required_argument_is_caught_before_sending():
+    with pytest.raises(UsageError) as info:
+        check_required({}, SCHEMA, "tool 'echo'")
+    assert "message" in info.value.message

@@ -1,0 +1,59 @@
+"""Section 1 (wire): JSON-RPC framing and the SSE decoder."""
+import pytest
+
+import mcp_tui
+from mcp_tui import ProtocolViolation, SseDecoder, decode_messages, encode_message
+
+
+def events(decoder, *chunks):
+    out = []
+    for chunk in chunks:
+        out.extend(decoder.feed(chunk))
+    return [(e.event, e.data, e.id) for e in out]
+
+
+def test_sse_joins_multiline_data_and_ignores_comments():
+    got = events(SseDecoder(), ": keep-alive\n", "event: message\ndata: {\"a\":\ndata: 1}\nid: 7\n\n")
+    assert got == [("message", '{"a":\n1}', "7")]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_sse_accepts_every_line_ending(newline):
+    text = newline.join(["id: e1", "retry: 2000", "data: x", "", "data: y", "", ""])
+    decoder = SseDecoder()
+    assert [d for _, d, _ in events(decoder, text)] == ["x", "y"]
+    assert decoder.retry_ms == 2000 and decoder.last_event_id == "e1"
+
+
+def test_sse_crlf_split_across_chunks_is_one_line_end():
+    decoder = SseDecoder()
+    assert events(decoder, "data: a\r", "\n\r", "\n") == [("message", "a", None)]
+
+
+def test_sse_priming_event_has_empty_data_and_keeps_its_id():
+    decoder = SseDecoder()
+    got = events(decoder, "id: prime\ndata: \n\n")
+    assert got == [("message", "", "prime")]
+    assert decoder.last_event_id == "prime"
+
+
+def test_framing_is_one_line_without_embedded_newlines():
+    line = encode_message({"jsonrpc": "2.0", "id": 1, "method": "x", "params": {"text": "a\nb 世界"}})
+    assert b"\n" not in line and "世界".encode() in line
+
+
+def test_batches_from_2025_03_26_peers_are_unpacked():
+    assert len(decode_messages(b'[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","method":"n"}]')) == 2
+
+
+def test_invalid_json_is_a_protocol_violation():
+    with pytest.raises(ProtocolViolation):
+        decode_messages(b"{not json")
+    with pytest.raises(ProtocolViolation):
+        decode_messages(b"[1, 2]")
+
+
+def test_http_error_names_the_status_and_the_fix_for_401():
+    error = mcp_tui.HttpStatusError(401, "Unauthorized", b"", {"www-authenticate": 'Bearer realm="x"'})
+    assert error.message == "HTTP 401 Unauthorized"
+    assert "--bearer" in error.hint and 'Bearer realm="x"' in error.hint
