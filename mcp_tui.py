@@ -392,16 +392,26 @@ class HttpClient(object):
                 conn = self._idle.pop() if self._idle else None
         for attempt in (0, 1):
             fresh = conn is None
-            if fresh:
-                conn = self._connect(parts)
+            started = time.monotonic()
             try:
+                if fresh:
+                    conn = self._connect(parts)
+                    conn.connect()
+                connected = time.monotonic()
                 conn.request(method, path, body=body, headers=all_headers)
-                return conn, conn.getresponse()
+                response = conn.getresponse()
             except (ConnectionError, OSError) as exc:
-                conn.close()
+                if conn is not None:
+                    conn.close()
                 conn = None
                 if fresh or attempt:
                     raise ConnectionFailed("cannot reach %s: %s" % (self.url, describe_os_error(exc)))
+                continue
+            if self.log:
+                self.log.http_exchange(method, url or self.url, all_headers, len(body or b""), response,
+                                       (connected - started) * 1000 if fresh else None,
+                                       (time.monotonic() - started) * 1000)
+            return conn, response
 
     def release(self, conn, response):
         if response.will_close or (response.fp is not None and not response.isclosed()):
@@ -568,6 +578,8 @@ class StreamableHttpTransport(object):
         decoder = decoder or SseDecoder()
         answered = False
         for event in iter_sse(response, decoder):
+            if self.log:
+                self.log.sse_event(event)
             if not event.data.strip():
                 continue  # the priming event, or a keep-alive
             for message in decode_messages(event.data):
@@ -1081,7 +1093,7 @@ class Session(object):
 
     def _open_auto(self):
         self._start_transport()
-        probe_timeout = self.probe_timeout if self.spec.kind == "stdio" else self.timeout
+        probe_timeout = min(self.probe_timeout, self.timeout) if self.spec.kind == "stdio" else self.timeout
         try:
             self._discover_modern(probe_timeout)
             return
@@ -2203,17 +2215,58 @@ class DebugLog(object):
         return text
 
     def message(self, direction, message, transport):
-        for task_id in find_task_ids(message, set()):
+        task_ids = find_task_ids(message, set())
+        for task_id in task_ids:
             self.mask(task_id, "task")
-        body = self.redact(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
-        task_id = params.get("taskId") or (message.get("result") or {}).get("taskId") if isinstance(
-            message.get("result", {}), dict) else params.get("taskId")
         entry = {"type": "message", "direction": direction, "transport": transport, "kind": message_kind(message),
-                 "method": message.get("method"), "id": message.get("id"), "body": body}
-        if isinstance(task_id, str):
-            entry["task"] = fingerprint(task_id)
+                 "method": message.get("method"), "id": message.get("id"),
+                 "body": self.redact(json.dumps(message, ensure_ascii=False, separators=(",", ":")))}
+        if len(task_ids) == 1:
+            entry["task"] = fingerprint(next(iter(task_ids)))
         self._add(entry)
+
+    def mask_headers(self, headers):
+        """Authorization, cookies, the session id and Mcp-Name never appear in clear."""
+        masked = {}
+        for name, value in headers.items():
+            lower = name.lower()
+            if lower in ("authorization", "proxy-authorization"):
+                scheme, _, credentials = value.partition(" ")
+                masked[name] = "%s %s" % (scheme, self.mask(credentials, "secret")) if credentials else (
+                    self.mask(value, "secret"))
+            elif lower in ("cookie", "set-cookie"):
+                masked[name] = self.mask(value, "cookie")
+            elif lower == "mcp-session-id":
+                masked[name] = self.mask(value, "session")
+            elif lower == "mcp-name":
+                with self._lock:
+                    label = self._secrets.get(decode_header_value(value))
+                masked[name] = label or "name:" + fingerprint(value)
+            else:
+                masked[name] = self.redact(value)
+        return masked
+
+    def mask_url(self, url):
+        from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+        parts = urlsplit(url)
+        if not parts.query and "@" not in parts.netloc:
+            return url
+        query = urlencode([(k, "q:" + fingerprint(v)) for k, v in parse_qsl(parts.query, keep_blank_values=True)],
+                          safe=":")
+        netloc = parts.netloc.rpartition("@")[2]
+        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+    def http_exchange(self, method, url, request_headers, sent_bytes, response, connect_ms, first_byte_ms):
+        headers = response_headers(response)
+        self._add({"type": "http", "method": method, "url": self.mask_url(url), "status": response.status,
+                   "requestHeaders": self.mask_headers(request_headers), "responseHeaders": self.mask_headers(headers),
+                   "contentType": headers.get("content-type", ""), "sentBytes": sent_bytes,
+                   "connectMs": round(connect_ms, 2) if connect_ms is not None else None,
+                   "firstByteMs": round(first_byte_ms, 2)})
+
+    def sse_event(self, event):
+        self._add({"type": "sse", "event": event.event, "eventId": event.id, "bytes": len(event.data)})
 
     def event(self, category, text, **fields):
         entry = {"type": "event", "category": category, "text": text}
@@ -2240,12 +2293,26 @@ class DebugLog(object):
 
 def format_log_entry(entry):
     stamp = time.strftime("%H:%M:%S", time.localtime(entry["time"])) + ".%03d" % (entry["time"] % 1 * 1000)
-    if entry["type"] == "message":
+    kind = entry["type"]
+    if kind == "message":
         arrow = "→" if entry["direction"] == "out" else "←"
         label = entry["method"] or "#%s" % entry["id"]
         return "%s %s %-12s %s %s" % (stamp, arrow, entry["kind"], label, entry["body"][:300])
-    if entry["type"] == "stderr":
+    if kind == "stderr":
         return "%s ! stderr       %s" % (stamp, entry["text"])
+    if kind == "http":
+        timing = "first byte %.1f ms" % entry["firstByteMs"]
+        if entry["connectMs"] is not None:
+            timing = "connect %.1f ms, %s" % (entry["connectMs"], timing)
+        lines = ["%s ⇄ HTTP %s %s -> %s %s (%s; sent %d bytes)" % (
+            stamp, entry["method"], entry["url"], entry["status"], entry["contentType"] or "-", timing,
+            entry["sentBytes"])]
+        lines += ["      > %s: %s" % item for item in entry["requestHeaders"].items()]
+        lines += ["      < %s: %s" % item for item in entry["responseHeaders"].items()]
+        return "\n".join(lines)
+    if kind == "sse":
+        return "%s ⇠ SSE event %s%s (%d bytes)" % (stamp, entry["event"], " id=%s" % entry["eventId"]
+                                                  if entry["eventId"] is not None else "", entry["bytes"])
     extra = " ".join("%s=%s" % (k, v) for k, v in entry.items() if k not in ("type", "category", "text", "time"))
     return "%s · %-12s %s %s" % (stamp, entry["category"], entry["text"], extra)
 
@@ -2563,6 +2630,7 @@ def build_parser():
     output.add_argument("--format", choices=("text", "json"), default="text")
     output.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     output.add_argument("--debug", action="store_true", help="print the debug log live on stderr")
+    output.add_argument("--trace", action="store_true", help="print the HTTP trace on stderr (secrets masked)")
     output.add_argument("--log-file", metavar="PATH", help="write the debug log as JSON lines")
     output.add_argument("--log-level", metavar="LEVEL", help="ask the server for log messages at LEVEL")
     inputs = parser.add_argument_group("answers to the server's input requests")
@@ -2634,8 +2702,17 @@ class Cli(object):
 
     def _make_log(self):
         log = DebugLog()
-        if self.opts.debug:
-            log.sinks.append(lambda entry: self.out._write(self.out.stderr, clean(format_log_entry(entry)) + "\n"))
+        bearer = self.opts.bearer or os.environ.get("MCP_TUI_BEARER")
+        if bearer:
+            log.mask(bearer, "secret")
+        if self.opts.debug or self.opts.trace:
+            wanted = None if self.opts.debug else ("http", "sse")
+
+            def show(entry):
+                if wanted is None or entry["type"] in wanted:
+                    self.out._write(self.out.stderr, clean(format_log_entry(entry)) + "\n")
+
+            log.sinks.append(show)
         if self.opts.log_file:
             try:
                 handle = open(self.opts.log_file, "a", encoding="utf-8")
@@ -3071,7 +3148,7 @@ class Cli(object):
             raise UsageError("usage: mcp-tui complete prompt NAME ARG=VALUE [k=v ...] | "
                              "complete resource TEMPLATE VAR=VALUE [k=v ...]")
         kind, target = args[0], args[1]
-        argument_name, _, value = split_key_value(args[2])[0::2] if "=" in args[2] else (args[2], None, "")
+        argument_name, _, value = split_key_value(args[2]) if "=" in args[2] else (args[2], "=", "")
         context = parse_arguments(args[3:], strings_only=True)
         ref = {"type": "ref/prompt", "name": target} if kind == "prompt" else {"type": "ref/resource", "uri": target}
         params = {"ref": ref, "argument": {"name": argument_name, "value": value}}
@@ -3142,6 +3219,14 @@ def main(argv=None):
     except KeyboardInterrupt:
         output.error(McpTuiError("interrupted"))
         return EXIT_INTERRUPTED
+    except Exception as exc:  # a bug of ours: still one line, and the traceback only with --debug
+        if "--debug" in argv:
+            import traceback
+
+            traceback.print_exc()
+        output.error(McpTuiError("internal error: %s: %s" % (exc.__class__.__name__, exc),
+                                 hint="run with --debug for the traceback, and please report it"))
+        return EXIT_FAILURE
     finally:
         if cli is not None:
             cli.close()

@@ -26,7 +26,9 @@ def method_definitions(name):
     """method -> definition name, for every request and notification in a schema."""
     out = {}
     for key, definition in load(name)["$defs"].items():
-        method = ((definition.get("properties") or {}).get("method") or {}).get("const")
+        parts = [definition] + list(definition.get("allOf") or ())
+        methods = [((p.get("properties") or {}).get("method") or {}).get("const") for p in parts]
+        method = next((m for m in methods if m), None)
         if method and (key.endswith("Request") or key.endswith("Notification")):
             out.setdefault(method, key)
     return out
@@ -76,11 +78,17 @@ def check_server_result(result, era, definition):
     cached_validator(era if era in FILES else "2025-11-25", definition).validate(result)
 
 
+def message_era(message):
+    """A request's own era: 2026-07-28 requests say so in their _meta."""
+    params = message.get("params") if isinstance(message.get("params"), dict) else {}
+    return (params.get("_meta") or {}).get("io.modelcontextprotocol/protocolVersion")
+
+
 def check_recorded(path):
     """Validate every client message a test server recorded (--record); return them."""
     records = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
     for record in records:
-        era = record.get("era") or "2025-11-25"
+        era = message_era(record["message"]) or record.get("era") or "2025-11-25"
         try:
             check_client_message(record["message"], "2026-07-28" if era == "2026-07-28" else "2025-11-25")
         except jsonschema.ValidationError as exc:

@@ -1,0 +1,202 @@
+"""End to end: mcp_tui.py as a subprocess against tests/testserver.py, over stdio, Streamable
+HTTP and legacy HTTP+SSE, in each era. Every message mcp-tui sends is schema-checked."""
+import json
+import sys
+
+import pytest
+
+from conftest import stdio_command
+from schemas import check_recorded
+
+CONNECTIONS = ["stdio-auto", "stdio-2025-11-25", "stdio-2026-07-28", "http-auto", "http-2025-11-25",
+               "http-modern-only", "http-legacy-only", "legacy-sse"]
+
+
+class Connection(object):
+    def __init__(self, args, era, check):
+        self.args = args
+        self.era = era
+        self.check = check  # validates what the server recorded
+
+
+@pytest.fixture(params=CONNECTIONS)
+def connection(request, start_server, tmp_path):
+    name = request.param
+    if name.startswith("stdio"):
+        record = tmp_path / "stdio.jsonl"
+        args = [stdio_command("--record", record, "--page-ms", "5")]
+        if name != "stdio-auto":
+            args += ["--protocol-version", name[len("stdio-"):]]
+        era = "legacy" if name.endswith("2025-11-25") else "modern"
+        return Connection(args, era, lambda: check_recorded(record) if record.exists() else [])
+    flags = {"http-modern-only": ["--era", "2026-07-28"], "http-legacy-only": ["--era", "2025-11-25"],
+             "legacy-sse": ["--legacy-sse"]}.get(name, [])
+    server = start_server("--page-ms", "5", *flags)
+    args = ["--url", server.url]
+    if name == "http-2025-11-25":
+        args += ["--protocol-version", "2025-11-25"]
+    era = "modern" if name in ("http-auto", "http-modern-only") else "legacy"
+    return Connection(args, era, server.records)
+
+
+def test_tool_list(cli, connection):
+    result = cli(*connection.args, "tool", "list")
+    assert result.code == 0, result
+    names = [line.split()[0] for line in result.out.splitlines() if line and not line.startswith(" ")]
+    for name in ("echo", "add", "get_image", "ask_name", "render_report"):
+        assert name in names
+    connection.check()
+
+
+def test_echo_prints_the_seed_progress_lines_and_the_result(cli, connection):
+    result = cli(*connection.args, "tool", "call", "echo", "message=hello world")
+    assert result.code == 0, result
+    assert result.out == "Tool response:\nhello world\n"
+    assert "🛠️  Preparing to call tool 'echo'...\n📝 Parsing arguments...\n" in result.err
+    assert "✅ Tool executed successfully" in result.err
+    records = connection.check()
+    calls = [r["message"] for r in records if r["message"].get("method") == "tools/call"]
+    assert calls and calls[-1]["params"]["arguments"] == {"message": "hello world"}
+
+
+def test_structured_content_in_json(cli, connection):
+    result = cli(*connection.args, "--format", "json", "tool", "call", "add", "a=2", "b=3")
+    assert result.code == 0, result
+    document = result.json()
+    assert document["result"]["structuredContent"] == {"sum": 5}
+    assert document["result"].get("isError", False) is False
+    assert result.err == ""
+    connection.check()
+
+
+def test_every_content_type_renders(cli, connection):
+    outputs = {name: cli(*connection.args, "-q", "tool", "call", name) for name in
+               ("get_image", "get_audio", "get_resource_link", "get_embedded_resource")}
+    assert all(r.code == 0 for r in outputs.values()), outputs
+    assert "[image: image/png, " in outputs["get_image"].out
+    assert "[audio: audio/wav, " in outputs["get_audio"].out
+    assert "[resource link: test://static/hello.txt" in outputs["get_resource_link"].out
+    assert "Hello, resource!" in outputs["get_embedded_resource"].out
+
+
+def test_elicitation_answered_from_the_stub(cli, connection):
+    result = cli(*connection.args, "--elicit-stub", '{"name":"Luca"}', "tool", "call", "ask_name")
+    assert result.code == 0, result
+    assert "Hello, Luca!" in result.out
+    connection.check()
+
+
+def test_elicitation_without_a_terminal_is_declined_and_said(cli, connection):
+    result = cli(*connection.args, "tool", "call", "ask_name")
+    assert result.code == 0, result
+    assert "Declined" in result.err and "--elicit-stub" in result.err
+    assert "No name given" in result.out
+
+
+def test_sampling_and_roots(cli, connection, tmp_path):
+    sampled = cli(*connection.args, "-q", "--sampling-stub", '{"text":"Paris"}', "tool", "call", "ask_model")
+    assert sampled.code == 0, sampled
+    assert "The model said: Paris" in sampled.out
+    rooted = cli(*connection.args, "-q", "--root", str(tmp_path), "tool", "call", "list_roots")
+    assert rooted.code == 0, rooted
+    assert tmp_path.resolve().as_uri() in rooted.out
+    connection.check()
+
+
+def test_tool_error_is_a_result_unless_strict(cli, connection):
+    result = cli(*connection.args, "tool", "call", "fail_tool")
+    assert result.code == 0, result
+    assert result.out.startswith("Error response from tool:\nSomething went wrong")
+    strict = cli(*connection.args, "tool", "call", "fail_tool", "--strict-errors")
+    assert strict.code == 1
+
+
+def test_progress_lines(cli, connection):
+    result = cli(*connection.args, "tool", "call", "long_operation", "steps=3", "step_ms=5")
+    assert result.code == 0, result
+    assert "⏳ progress 3/3: Step 3 of 3" in result.err
+    assert "Done after 3 steps" in result.out
+
+
+def test_resources_prompts_completion(cli, connection):
+    listed = cli(*connection.args, "resource", "list")
+    assert listed.code == 0 and "test://static/hello.txt" in listed.out, listed
+    read = cli(*connection.args, "resource", "read", "test://static/hello.txt")
+    assert read.code == 0 and "Hello, resource!" in read.out, read
+    templates = cli(*connection.args, "resource", "templates")
+    assert "test://items/{id}" in templates.out, templates
+    prompt = cli(*connection.args, "prompt", "get", "greeting", "name=Luca")
+    assert prompt.code == 0 and "Hello, Luca! How are you today?" in prompt.out, prompt
+    completed = cli(*connection.args, "complete", "prompt", "code_review", "language=py")
+    assert completed.code == 0 and completed.out.split() == ["python"], completed
+    connection.check()
+
+
+def test_server_reports_what_the_server_said(cli, connection):
+    result = cli(*connection.args, "--format", "json", "server")
+    assert result.code == 0, result
+    document = result.json()
+    assert document["serverInfo"]["name"] == "mcp-tui-testserver"
+    assert document["era"] == connection.era
+    if connection.era == "modern":
+        assert document["protocolVersion"] == "2026-07-28"
+    text = cli(*connection.args, "server")
+    assert "Name:         mcp-tui-testserver" in text.out
+
+
+def test_missing_argument_is_caught_before_sending(cli, connection):
+    result = cli(*connection.args, "tool", "call", "add", "a=2")
+    assert result.code == 2, result
+    assert "missing required argument for tool 'add': b" in result.err
+    assert not [r for r in connection.check() if r["message"].get("method") == "tools/call"]
+
+
+def test_unknown_tool_is_caught_before_sending(cli, connection):
+    result = cli(*connection.args, "tool", "call", "nope")
+    assert result.code == 1, result
+    assert "has no tool named 'nope'" in result.err
+    assert len([line for line in result.err.splitlines() if line.startswith("mcp-tui:")]) == 1
+
+
+def test_pagination_is_followed(cli, start_server):
+    server = start_server("--page-size", "2")
+    result = cli("--url", server.url, "--format", "json", "tool", "list")
+    assert result.code == 0, result
+    assert len(result.json()["tools"]) >= 12
+    cursors = [r["message"]["params"].get("cursor") for r in server.records()
+               if r["message"].get("method") == "tools/list"]
+    assert len(cursors) >= 6 and cursors[0] is None and all(cursors[1:])
+
+
+@pytest.mark.parametrize("args,code,text", [
+    (["--bogus-flag", "tool", "list"], 2, "unrecognized arguments"),
+    (["--url", "http://127.0.0.1:9/mcp", "tool", "list"], 1, "cannot reach http://127.0.0.1:9/mcp"),
+    (["no-such-program-xyz", "tool", "list"], 1, "no such program 'no-such-program-xyz'"),
+    (["tool", "list"], 2, "no server given"),
+])
+def test_bad_input_is_one_line_and_an_exit_code(cli, args, code, text):
+    result = cli(*args)
+    assert result.code == code, result
+    assert text in result.err
+    assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
+
+
+def test_errors_are_json_with_format_json(cli):
+    result = cli("--format", "json", "--url", "http://127.0.0.1:9/mcp", "tool", "list")
+    assert result.code == 1
+    error = json.loads(result.err)["error"]
+    assert error["kind"] == "connection" and error["exitCode"] == 1
+
+
+def test_a_silent_server_times_out_within_the_timeout(cli):
+    silent = "%s -c \"import time; time.sleep(60)\"" % sys.executable
+    result = cli(silent, "--timeout", "1", "tool", "list", timeout=20)
+    assert result.code == 1, result
+    assert "no answer to initialize" in result.err
+
+
+def test_server_stderr_is_shown_when_it_crashes(cli):
+    crash = "%s -c \"import sys; sys.stderr.write('boom: missing API_KEY\\n'); sys.exit(3)\"" % sys.executable
+    result = cli(crash, "tool", "list")
+    assert result.code == 1, result
+    assert "exited with code 3" in result.err and "boom: missing API_KEY" in result.err

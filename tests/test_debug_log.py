@@ -1,0 +1,94 @@
+"""Section 4 (debug log): everything on the wire is recorded, and no secret is written."""
+import json
+
+import pytest
+
+from mcp_tui import DebugLog, fingerprint
+from taskhelpers import created_task
+
+TOKEN = "S3CRET-bearer-token-value"
+
+
+def read_log(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+def test_a_whole_task_session_leaks_no_secret(cli, start_server, tmp_path, era):
+    server = start_server("--page-ms", "20")
+    log = tmp_path / "run.jsonl"
+    base = ["--url", server.url, "--protocol-version", era, "--bearer", TOKEN, "--log-file", log, "--trace", "-q"]
+    traces = []
+    created = cli(*base, "tool", "call", "render_report", "quarter=Q3", "--task")
+    task_id = created_task(created)
+    traces.append(created.err)
+    for args in (["task", "get", task_id], ["--elicit-stub", '{"name":"Luca"}', "tool", "call", "ask_name", "--task",
+                 "--wait"], ["task", "result", task_id]):
+        result = cli(*base, *args)
+        assert result.code == 0, result
+        traces.append(result.err)
+    slow = created_task(cli(*base, "tool", "call", "render_report", "quarter=Q1", "pages=1000", "--task"))
+    cancelled = cli(*base, "task", "cancel", slow)
+    assert cancelled.code == 0, cancelled
+    traces.append(cancelled.err)
+
+    records = server.records()
+    task_ids = {task_id, slow} | {r["message"]["params"]["taskId"] for r in records
+                                  if "taskId" in (r["message"].get("params") or {})}
+    session_ids = {r["http"]["headers"].get("mcp-session-id") for r in records} - {None}
+    names = {r["http"]["headers"].get("mcp-name") for r in records
+             if r["message"].get("method", "").startswith("tasks/")} - {None}
+    written = log.read_bytes() + "".join(traces).encode("utf-8")
+    assert b"HTTP POST" in written and b"tasks/get" in written  # the trace and the log are really there
+    for secret in task_ids | session_ids | names | {TOKEN}:
+        assert secret.encode() not in written, "secret written: %s" % secret
+    if era == "2025-11-25":
+        assert session_ids, "the legacy server minted no session id?"
+
+    entries = read_log(log)
+    linked = [e for e in entries if e.get("task") == fingerprint(task_id)]
+    assert {e.get("method") for e in linked} >= {"tasks/get"}
+    assert any(e["type"] == "message" and e["direction"] == "in" for e in linked)
+    assert "task:" + fingerprint(task_id) in log.read_text()
+
+
+def test_the_log_holds_every_message_in_order(cli, start_server, tmp_path):
+    server = start_server()
+    log = tmp_path / "run.jsonl"
+    result = cli("--url", server.url, "--log-file", log, "tool", "call", "echo", "message=hi")
+    assert result.code == 0, result
+    messages = [(e["direction"], e["kind"], e["method"]) for e in read_log(log) if e["type"] == "message"]
+    assert messages == [("out", "request", "server/discover"), ("in", "response", None),
+                        ("out", "request", "tools/list"), ("in", "response", None),
+                        ("out", "request", "tools/call"), ("in", "response", None)]
+    http = [e for e in read_log(log) if e["type"] == "http"]
+    assert [e["requestHeaders"]["Mcp-Method"] for e in http] == ["server/discover", "tools/list", "tools/call"]
+    assert all(e["status"] == 200 and e["firstByteMs"] >= 0 for e in http)
+
+
+def test_the_ring_stays_bounded_under_a_flood():
+    log = DebugLog(capacity=100)
+    for n in range(10000):
+        log.message("in", {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": n}}, "stdio")
+    assert len(log.entries) == 100
+    assert json.loads(log.entries[-1]["body"])["params"]["progress"] == 9999
+
+
+def test_task_ids_are_replaced_by_fingerprints_in_bodies():
+    log = DebugLog()
+    log.message("in", {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "task", "taskId": "tok-123456"}}, "http")
+    log.event("transport", "later mention of tok-123456")
+    text = json.dumps(list(log.entries))
+    assert "tok-123456" not in text and "task:" + fingerprint("tok-123456") in text
+    assert log.entries[0]["task"] == fingerprint("tok-123456") and len(fingerprint("x")) == 8
+
+
+def test_notifications_go_to_stderr_or_into_json(cli, start_server):
+    server = start_server()
+    text = cli("--url", server.url, "--log-level", "info", "tool", "call", "log_message", "message=hello-log")
+    assert text.code == 0, text
+    assert "📣 [info]" in text.err and "hello-log" in text.err
+    document = cli("--url", server.url, "--format", "json", "tool", "call", "long_operation", "steps=2", "step_ms=1")
+    assert document.code == 0, document
+    methods = [n["method"] for n in document.json()["notifications"]]
+    assert methods.count("notifications/progress") == 2
