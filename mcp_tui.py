@@ -3190,10 +3190,16 @@ def terminal_prompt(prompt):
     return line.rstrip("\n")
 
 
+# -- the TUI ------------------------------------------------------------------ TUI-BEGIN
+# The curses screens: connection, main (tools, resources, prompts, server info), tool form,
+# tasks, elicitation and sampling review, debug. curses is imported only here.
+
+
 def run_tui(cli):
     """The curses TUI is not built yet; say so plainly instead of pretending."""
     raise UsageError("the TUI is not available yet; give a command, for example `tool list`",
                      hint="see mcp-tui --help")
+# ---------------------------------------------------------------------------- TUI-END
 
 
 # ======================================================================================
