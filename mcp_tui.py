@@ -810,11 +810,10 @@ class RpcChannel(object):
         started = time.monotonic()
         cap = started + (max_time if max_time else timeout * 10)
         while True:
-            now = time.monotonic()
             deadline = min(pending.last_activity + timeout, cap)
-            if pending.event.wait(max(0.0, min(deadline - now, 0.5))):
+            if pending.event.wait(max(0.0, min(deadline - time.monotonic(), 0.5))):
                 break
-            if time.monotonic() >= deadline:
+            if time.monotonic() >= min(pending.last_activity + timeout, cap):  # progress may have moved it
                 raise RequestTimeout("no answer to %s within %gs" % (method, time.monotonic() - started),
                                      hint="raise --timeout if the server needs longer")
         if pending.error is not None:

@@ -1,0 +1,84 @@
+"""Connection options: --config files, headers and bearer tokens on every request, the
+stdio server's environment and working directory, raw rpc, and the timeout clock."""
+import json
+import sys
+
+from conftest import TESTSERVER, stdio_command
+
+
+def test_config_file_with_env_substitution_and_headers(cli, start_server, tmp_path):
+    server = start_server()
+    config = tmp_path / "claude_desktop_config.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "remote": {"url": server.url, "headers": {"X-Team": "${TEAM}", "Authorization": "Bearer ${env:TOKEN}"}},
+        "local": {"command": sys.executable, "args": [str(TESTSERVER)], "env": {"GREETING": "${TEAM}"}}}}))
+    env = {"TEAM": "blue", "TOKEN": "tok-from-env"}
+    remote = cli("--config", config, "--server", "remote", "tool", "call", "echo", "message=hi", env=env)
+    assert remote.code == 0 and remote.out == "Tool response:\nhi\n", remote
+    headers = [r["http"]["headers"] for r in server.records()]
+    assert headers and all(h.get("x-team") == "blue" and h.get("authorization") == "Bearer tok-from-env"
+                           for h in headers)
+    local = cli("--config", config, "--server", "local", "tool", "list", env=env)
+    assert local.code == 0 and "echo" in local.out, local
+    several = cli("--config", config, "tool", "list", env=env)
+    assert several.code == 2 and "pick one with --server (local, remote)" in several.err
+    missing = cli("--config", config, "--server", "remote", "tool", "list")
+    assert missing.code == 2 and "${TEAM}, which is not set" in missing.err
+
+
+def test_vs_code_servers_file(cli, tmp_path):
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"servers": {"t": {"type": "stdio", "command": sys.executable,
+                                                    "args": [str(TESTSERVER)]}}}))
+    result = cli("--config", config, "tool", "call", "echo", "message=vscode")
+    assert result.code == 0 and "vscode" in result.out, result
+
+
+def test_header_and_bearer_go_on_every_request(cli, start_server):
+    server = start_server("--page-ms", "5")
+    result = cli("--url", server.url, "-H", "X-Trace: 42", "--bearer", "tok-123", "tool", "call", "render_report",
+                 "quarter=Q4", "--task", "--wait")
+    assert result.code == 0, result
+    records = server.records()
+    assert {r["message"].get("method") for r in records} >= {"server/discover", "tools/call", "tasks/get",
+                                                             "subscriptions/listen"}
+    for record in records:
+        assert record["http"]["headers"].get("x-trace") == "42"
+        assert record["http"]["headers"].get("authorization") == "Bearer tok-123"
+
+
+def test_bearer_from_the_environment(cli, start_server):
+    server = start_server()
+    assert cli("--url", server.url, "ping", env={"MCP_TUI_BEARER": "env-token"}).code == 0
+    assert all(r["http"]["headers"].get("authorization") == "Bearer env-token" for r in server.records())
+
+
+def test_cmd_args_env_and_cwd(cli, tmp_path):
+    script = tmp_path / "envserver.py"
+    script.write_text("import os, runpy, sys\n"
+                      "sys.stderr.write('cwd=%%s env=%%s\\n' %% (os.getcwd(), os.environ.get('PROBE')))\n"
+                      "sys.argv = [%r] + sys.argv[1:]\nrunpy.run_path(%r, run_name='__main__')\n"
+                      % (str(TESTSERVER), str(TESTSERVER)))
+    result = cli("--cmd", sys.executable, "--args", str(script), "--env", "PROBE=yes", "--cwd", tmp_path,
+                 "--debug", "ping")
+    assert result.code == 0, result
+    assert "cwd=%s env=yes" % tmp_path in result.err
+
+
+def test_rpc_sends_any_request(cli):
+    result = cli(stdio_command(), "--format", "json", "rpc", "tools/call",
+                 '{"name": "echo", "arguments": {"message": "raw"}}')
+    assert result.code == 0, result
+    assert result.json()["content"][0]["text"] == "raw"
+    bad = cli(stdio_command(), "rpc", "tools/call", "{nope")
+    assert bad.code == 2 and "not valid JSON" in bad.err
+
+
+def test_progress_restarts_the_clock_but_the_hard_cap_holds(cli):
+    server = stdio_command()
+    slow = ["tool", "call", "long_operation", "steps=4", "step_ms=600"]
+    kept_alive = cli(server, "--timeout", "1", *slow)
+    assert kept_alive.code == 0, kept_alive
+    capped = cli(server, "--timeout", "1", "--max-time", "1.5", *slow)
+    assert capped.code == 1, capped
+    assert "no answer to tools/call" in capped.err
