@@ -1489,7 +1489,6 @@ def json_type(value):
 
 def coerce_value(text, schema, key):
     """k=v: a string, unless the schema says the property is something else."""
-    import re
 
     types = schema_types(schema)
     if not types or "string" in types:
@@ -1585,7 +1584,8 @@ def check_required(arguments, schema, what):
 def call_tool(session, name, arguments, on_progress=None):
     """A plain tools/call (never a task). Returns the CallToolResult."""
     tool = find_tool(session, name)
-    params = {"name": name, "arguments": arguments, "_meta": {"progressToken": "mcp-tui-%d" % id(arguments)}}
+    params = {"name": name, "arguments": arguments,
+              "_meta": {"progressToken": "mcp-tui-%d" % session.channel.next_id()}}
     try:
         return session.request("tools/call", params, tool=tool, on_progress=on_progress)
     except RpcError as exc:
@@ -1778,7 +1778,6 @@ TERMINAL_STATUSES = ("completed", "failed", "cancelled")
 def parse_timestamp(text):
     """ISO 8601 (any number of fractional digits, Z or an offset) -> epoch seconds."""
     import calendar
-    import re
 
     match = re.match(r"^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(\.\d+)?([Zz]|[+-]\d\d:?\d\d)?$", text or "")
     if not match:
@@ -2275,6 +2274,20 @@ class DebugLog(object):
     def stderr(self, line):
         self._add({"type": "stderr", "text": line})
 
+    def select(self, kinds=None, method_prefix=None, task=None):
+        """Entries by type or message kind, by method prefix, and by task fingerprint
+        (what the TUI's debug tabs and its key 8 show)."""
+        with self._lock:
+            entries = list(self.entries)
+        return [e for e in entries
+                if (kinds is None or e["type"] in kinds or e.get("kind") in kinds)
+                and (method_prefix is None or (e.get("method") or "").startswith(method_prefix))
+                and (task is None or e.get("task") == task)]
+
+    def task_notifications(self):
+        """Task status notifications in either form (notifications/tasks, .../tasks/status)."""
+        return self.select(kinds=("notification",), method_prefix="notifications/tasks")
+
     def _add(self, entry):
         entry = dict(entry, time=time.time())
         for key in ("text", "id"):
@@ -2380,6 +2393,10 @@ class Output(object):
             except UnicodeEncodeError:
                 stream.write(text.encode(stream.encoding or "ascii", "replace").decode(stream.encoding or "ascii"))
                 stream.flush()
+
+    def stderr_line(self, text):
+        """A line on stderr whatever the format (the --debug and --trace streams)."""
+        self._write(self.stderr, clean(text) + "\n")
 
     def progress(self, text):
         if not (self.quiet or self.json):
@@ -2497,8 +2514,6 @@ def parse_env_option(text):
 
 def expand_config_value(value, where):
     """${VAR} and ${env:VAR} from the environment, in strings, lists and objects."""
-    import re
-
     if isinstance(value, dict):
         return {k: expand_config_value(v, where) for k, v in value.items()}
     if isinstance(value, list):
@@ -2709,7 +2724,7 @@ class Cli(object):
 
             def show(entry):
                 if wanted is None or entry["type"] in wanted:
-                    self.out._write(self.out.stderr, clean(format_log_entry(entry)) + "\n")
+                    self.out.stderr_line(format_log_entry(entry))
 
             log.sinks.append(show)
         if self.opts.log_file:

@@ -92,3 +92,17 @@ def test_notifications_go_to_stderr_or_into_json(cli, start_server):
     assert document.code == 0, document
     methods = [n["method"] for n in document.json()["notifications"]]
     assert methods.count("notifications/progress") == 2
+
+
+def test_filters_by_kind_method_and_task():
+    log = DebugLog()
+    log.message("out", {"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"taskId": "t-1"}}, "http")
+    log.message("in", {"jsonrpc": "2.0", "method": "notifications/tasks", "params": {"taskId": "t-1",
+                                                                                   "status": "working"}}, "http")
+    log.message("in", {"jsonrpc": "2.0", "method": "notifications/tasks/status", "params": {"taskId": "t-2"}}, "stdio")
+    log.message("in", {"jsonrpc": "2.0", "method": "notifications/progress", "params": {}}, "stdio")
+    log.event("transport", "connected")
+    assert [e["method"] for e in log.task_notifications()] == ["notifications/tasks", "notifications/tasks/status"]
+    assert [e["method"] for e in log.select(task=fingerprint("t-1"))] == ["tasks/get", "notifications/tasks"]
+    assert [e["type"] for e in log.select(kinds=("event",))] == ["event"]
+    assert len(log.select(kinds=("request",))) == 1
