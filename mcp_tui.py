@@ -948,8 +948,7 @@ class ConnectionSpec(object):
         record = {"kind": self.kind, "protocol": self.protocol}
         if self.kind == "stdio":
             record["argv"] = self.argv
-            if self.cwd:
-                record["cwd"] = self.cwd
+            record["cwd"] = os.path.abspath(self.cwd or os.curdir)  # relative paths in argv stay valid
         else:
             parts = urlsplit(self.url)
             netloc = parts.hostname + (":%d" % parts.port if parts.port else "")
@@ -1146,29 +1145,30 @@ class Session(object):
         self.channel.start()
 
     def _discover_modern(self, timeout):
+        """server/discover: the probe in auto mode, and the source of capabilities."""
         self.era, self.protocol_version = "modern", MODERN_VERSION
+        params = self.modern_params({})
         try:
-            result = self.request("server/discover", {}, timeout=timeout)
+            # No notifications/cancelled if it times out: a silent legacy server must see
+            # initialize next, and nothing else before it.
+            result = self.channel.call("server/discover", params, self.modern_headers("server/discover", params),
+                                       timeout, self.max_time, cancel_notification=False)
+            versions = result.get("supportedVersions")
+            if not isinstance(versions, list) or not isinstance(result.get("capabilities"), dict):
+                raise ProtocolViolation("server/discover answered without supportedVersions and capabilities")
+            if MODERN_VERSION not in versions:
+                raise RpcError({"code": -32022, "message": "server/discover lists no version mcp-tui speaks",
+                                "data": {"supported": versions, "requested": MODERN_VERSION}}, "server/discover")
         except RpcError as exc:
+            self.era = None
             if exc.code == -32022:
                 supported = (exc.data or {}).get("supported") if isinstance(exc.data, dict) else None
-                self.era = None
                 exc.hint = "the server supports %s; mcp-tui speaks %s" % (
                     ", ".join(supported or ["(not said)"]), ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
-            else:
-                self.era = None
             raise
         except McpTuiError:
             self.era = None
             raise
-        versions = result.get("supportedVersions")
-        if not isinstance(versions, list) or not isinstance(result.get("capabilities"), dict):
-            self.era = None
-            raise ProtocolViolation("server/discover answered without supportedVersions and capabilities")
-        if MODERN_VERSION not in versions:
-            self.era = None
-            raise RpcError({"code": -32022, "message": "server/discover lists no version mcp-tui speaks",
-                            "data": {"supported": versions, "requested": MODERN_VERSION}}, "server/discover")
         self.supported_versions = versions
         self.capabilities = result.get("capabilities") or {}
         self.instructions = result.get("instructions")

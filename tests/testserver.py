@@ -2336,10 +2336,6 @@ class HttpFrontEnd(object):
         return {"method": h.command, "path": h.path,
                 "headers": {name.lower(): value for name, value in h.headers.items()}}
 
-    @staticmethod
-    def _bad(status, code, text, request_id=None, null_id=True):
-        return status, error_response(request_id, MCPError(code, text), null_id=null_id)
-
     # --- POST ----------------------------------------------------------------------------------
 
     def post(self, h, body):
