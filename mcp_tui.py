@@ -1090,43 +1090,53 @@ class Session(object):
         return self
 
     def _open_auto(self):
+        """Probe with server/discover and fall back as the era-detection tables say."""
         self._start_transport()
-        probe_timeout = min(self.probe_timeout, self.timeout) if self.spec.kind == "stdio" else self.timeout
+        stdio = self.spec.kind == "stdio"
+        timed_out = False
         try:
-            self._discover_modern(probe_timeout)
+            self._discover_modern(min(self.probe_timeout, self.timeout) if stdio else self.timeout)
             return
         except RequestTimeout:
-            if self.spec.kind != "stdio":
+            if not stdio:
                 raise
-            verdict, fresh = "legacy", False  # a silent legacy stdio server: same process
+            timed_out, fresh = True, False  # a silent legacy stdio server: initialize on the same process
         except RpcError as exc:
-            if exc.code in (-32020, -32021):
+            if exc.code in (-32020, -32021) or (exc.code == -32022 and not self._legacy_overlap(exc)):
                 raise
-            verdict, fresh = "legacy", exc.code == -32022
-            if exc.code == -32022 and not self._legacy_overlap(exc):
-                raise
+            fresh = exc.code == -32022
         except HttpStatusError as exc:
             if exc.status not in (400, 404, 405):
                 raise
-            verdict, fresh = "legacy", False
+            fresh = False
         except ProtocolViolation:
-            verdict, fresh = "legacy", True
+            fresh = True
         if self.log:
-            self.log.event("session", "probe says %s; falling back to initialize" % verdict)
-        if fresh and self.spec.kind == "stdio":
-            self.channel.close()  # never mix eras on one stdio process
-            self._start_transport()
+            self.log.event("session", "the probe says legacy; sending initialize")
+        if fresh and stdio:
+            self._restart_transport()  # never mix eras on one stdio process
         try:
             self._initialize(LEGACY_VERSIONS[0])
-        except (HttpStatusError, RpcError) as exc:
-            status = getattr(exc, "status", None)
-            if self.spec.kind != "http" or status not in (400, 404, 405):
+        except RpcError as exc:
+            if not (timed_out and exc.code in MODERN_ERROR_CODES):
+                raise
+            # A slow modern server answered initialize with a modern error: the process
+            # is locked to 2026-07-28. Start it afresh and speak that era.
+            if self.log:
+                self.log.event("session", "initialize refused with %s; restarting in 2026-07-28" % exc.code)
+            self._restart_transport()
+            self._discover_modern(self.timeout)
+        except HttpStatusError as exc:
+            if self.spec.kind != "http" or exc.status not in (400, 404, 405):
                 raise
             if self.log:
-                self.log.event("session", "initialize refused (HTTP %s); trying HTTP+SSE" % status)
-            self.channel.close()
-            self._start_transport("sse")
+                self.log.event("session", "initialize refused (HTTP %s); trying HTTP+SSE" % exc.status)
+            self._restart_transport("sse")
             self._initialize(LEGACY_VERSIONS[0])
+
+    def _restart_transport(self, kind=None):
+        self.channel.close()
+        self._start_transport(kind)
 
     def _legacy_overlap(self, exc):
         supported = (exc.data or {}).get("supported") if isinstance(exc.data, dict) else None
@@ -2383,6 +2393,7 @@ class Output(object):
         self.stderr = stderr or sys.stderr
         self.notifications = []
         self.warnings = []
+        self._announced = set()
         self._lock = threading.Lock()
 
     def _write(self, stream, text):
@@ -2449,7 +2460,9 @@ class Output(object):
         elif method.startswith("notifications/tasks"):
             return  # the task waiter reports status changes itself
         elif method.endswith("/list_changed"):
-            self.progress("🔔 %s" % method[len("notifications/"):])
+            if method not in self._announced:  # servers often send bursts; one line says it
+                self._announced.add(method)
+                self.progress("🔔 %s" % method[len("notifications/"):])
         else:
             self.progress("🔔 %s" % method)
 
@@ -3190,7 +3203,8 @@ def describe_capabilities(capabilities):
         value = capabilities[name]
         if name == "extensions":
             continue
-        flags = [key for key, flag in sorted(value.items()) if flag and key != "requests"] if isinstance(value, dict) else []
+        flags = [key for key, flag in sorted(value.items()) if flag not in (False, None)] if isinstance(
+            value, dict) else []
         parts.append("%s (%s)" % (name, ", ".join(flags)) if flags else name)
     return ", ".join(parts) or "none"
 

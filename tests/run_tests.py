@@ -5,12 +5,14 @@
 
 It makes `.venv-test` (pytest, hypothesis, jsonschema, ...) and one virtualenv per
 interop peer under `.venv-peers/<name>` (each `tests/interop/peers/<name>.txt` is that
-peer's requirements), reusing them while their requirements are unchanged. The peers'
-interpreters reach the tests as MCP_TUI_PEER_<NAME> environment variables.
+peer's requirements; a `<name>.npm` file lists npm packages installed with npm under the
+same folder), reusing them while their requirements are unchanged. The peers' interpreters
+(or npm prefixes) reach the tests as MCP_TUI_PEER_<NAME> environment variables.
 mcp_tui.py itself never needs any of this.
 """
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -39,12 +41,40 @@ def ensure_venv(venv, requirements):
     return python
 
 
+def peer_variable(path):
+    return "MCP_TUI_PEER_" + path.stem.upper().replace("-", "_")
+
+
+def ensure_npm(prefix, packages):
+    """Install an npm peer (one package spec a line) under `prefix`; None without npm."""
+    npm = shutil.which("npm")
+    if npm is None:
+        print("run_tests: npm not found; the %s peer's tests will be skipped" % packages.stem, flush=True)
+        return None
+    digest = hashlib.sha256(packages.read_bytes()).hexdigest()
+    stamp = prefix / ".packages.sha256"
+    if stamp.exists() and stamp.read_text() == digest:
+        return prefix
+    print("run_tests: preparing %s from %s" % (prefix.name, packages.relative_to(ROOT)), flush=True)
+    specs = [line.strip() for line in packages.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    prefix.mkdir(parents=True, exist_ok=True)
+    subprocess.check_call([npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(prefix)]
+                          + specs)
+    stamp.write_text(digest)
+    return prefix
+
+
 def main():
     env = dict(os.environ)
     test_python = ensure_venv(ROOT / ".venv-test", ROOT / "tests" / "requirements.txt")
-    for requirements in sorted((ROOT / "tests" / "interop" / "peers").glob("*.txt")):
+    peers = ROOT / "tests" / "interop" / "peers"
+    for requirements in sorted(peers.glob("*.txt")):
         python = ensure_venv(ROOT / ".venv-peers" / requirements.stem, requirements)
-        env["MCP_TUI_PEER_" + requirements.stem.upper().replace("-", "_")] = str(python)
+        env[peer_variable(requirements)] = str(python)
+    for packages in sorted(peers.glob("*.npm")):
+        prefix = ensure_npm(ROOT / ".venv-peers" / packages.stem, packages)
+        if prefix:
+            env[peer_variable(packages)] = str(prefix)
     args = sys.argv[1:] or ["tests"]
     cmd = [str(test_python), "-m", "pytest", "-n", "3", "-q"] + args
     print("run_tests: " + " ".join(cmd), flush=True)

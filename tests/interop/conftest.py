@@ -1,0 +1,254 @@
+"""Fixtures for the interop tests: real MCP servers (peers) on loopback, and mcp-tui's CLI.
+
+Peers run under their own virtualenvs, built by tests/run_tests.py from
+tests/interop/peers/<name>.txt; the interpreter of each arrives as the environment
+variable MCP_TUI_PEER_<NAME>. Without it a peer test is skipped, or fails when CI is set.
+
+HTTP peers are started once per test session (per xdist worker) and announce their
+endpoint with one stdout line, `listening on <url>`, which the fixture waits for with
+a timeout; nothing here sleeps to synchronise. Teardown terminates, then kills.
+"""
+import os
+import queue
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from .interop_helpers import FASTMCP_SERVER, INTEROP_DIR, MCP_TUI, REPO_ROOT, SDK_SERVER, text_of
+
+STARTUP_TIMEOUT = float(os.environ.get("MCP_TUI_PEER_STARTUP_TIMEOUT", "90"))
+LISTENING_PREFIX = "listening on "
+
+
+# --------------------------------------------------------------------------- peers
+
+
+def peer_env_var(name):
+    return "MCP_TUI_PEER_" + name.upper().replace("-", "_")
+
+
+def peer_python(name):
+    """The interpreter of peer venv `name`; skip (or fail under CI) when it is missing."""
+    var = peer_env_var(name)
+    value = os.environ.get(var)
+    problem = None
+    if not value:
+        problem = "%s is not set" % var
+    elif not Path(value).exists():
+        problem = "%s points at %s, which does not exist" % (var, value)
+    if problem:
+        message = (
+            "%s: run the tests through `python3 tests/run_tests.py`, which builds "
+            ".venv-peers/%s from tests/interop/peers/%s.txt and exports it" % (problem, name, name)
+        )
+        if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return value
+
+
+def stdio_command(python, script):
+    """The stdio command line mcp-tui takes as its first positional (split without a shell)."""
+    return shlex.join([python, str(script), "--transport", "stdio"])
+
+
+class PeerProcess:
+    """A peer server subprocess that announces `listening on <url>` on stdout."""
+
+    def __init__(self, argv, label, log_dir):
+        self.argv = [str(a) for a in argv]
+        self.label = label
+        self.log_path = Path(log_dir) / ("%s.stderr.log" % label)
+        self.proc = None
+        self.url = None
+        self._lines = queue.Queue()
+        self._stdout_tail = []
+
+    def _pump(self):
+        # Reads stdout to EOF: hands lines over until the URL is known, and keeps
+        # draining afterwards so the peer can never block on a full pipe.
+        for line in self.proc.stdout:
+            self._stdout_tail = (self._stdout_tail + [line.rstrip("\n")])[-20:]
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def log_tail(self, limit=4000):
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+        return text[-limit:]
+
+    def start(self, timeout=STARTUP_TIMEOUT):
+        self._log = open(self.log_path, "w")
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen(
+            self.argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            text=True,
+            cwd=str(INTEROP_DIR),
+            env=env,
+        )
+        threading.Thread(target=self._pump, name="peer-%s-stdout" % self.label, daemon=True).start()
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+                if line is None:
+                    self.proc.wait(timeout=10)
+                    raise RuntimeError("exited with %s before listening" % self.proc.returncode)
+                if line.startswith(LISTENING_PREFIX):
+                    self.url = line[len(LISTENING_PREFIX):].strip()
+                    return self
+        except queue.Empty:
+            error = "did not print %r within %ss" % (LISTENING_PREFIX.strip(), timeout)
+        except RuntimeError as exc:
+            error = str(exc)
+        self.stop()
+        pytest.fail(
+            "peer %s (%s) %s\n--- stdout ---\n%s\n--- stderr ---\n%s"
+            % (self.label, " ".join(self.argv), error, "\n".join(self._stdout_tail), self.log_tail()),
+            pytrace=False,
+        )
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=8)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=8)
+        if getattr(self, "_log", None) is not None:
+            self._log.close()
+            self._log = None
+
+
+@pytest.fixture(scope="session")
+def peer_log_dir(tmp_path_factory):
+    """Where the HTTP peers' stderr goes (shown when a peer fails to start)."""
+    return tmp_path_factory.mktemp("peers")
+
+
+def _start_peer(python, script, transport, label, log_dir):
+    peer = PeerProcess([python, script, "--transport", transport, "--port", "0"], label, log_dir)
+    peer.start()
+    return peer
+
+
+@pytest.fixture(scope="session")
+def sdk_python():
+    return peer_python("sdk")
+
+
+@pytest.fixture(scope="session")
+def fastmcp_python():
+    return peer_python("fastmcp")
+
+
+@pytest.fixture(scope="session")
+def sdk_stdio_cmd(sdk_python):
+    """Command line (one string) that runs the SDK peer over stdio."""
+    return stdio_command(sdk_python, SDK_SERVER)
+
+
+@pytest.fixture(scope="session")
+def fastmcp_stdio_cmd(fastmcp_python):
+    """Command line (one string) that runs the FastMCP tasks peer over stdio."""
+    return stdio_command(fastmcp_python, FASTMCP_SERVER)
+
+
+@pytest.fixture(scope="session")
+def sdk_http(sdk_python, peer_log_dir):
+    """The SDK peer on streamable HTTP; `.url` is http://127.0.0.1:PORT/mcp."""
+    peer = _start_peer(sdk_python, SDK_SERVER, "streamable-http", "sdk-http", peer_log_dir)
+    yield peer
+    peer.stop()
+
+
+@pytest.fixture(scope="session")
+def sdk_sse(sdk_python, peer_log_dir):
+    """The SDK peer on the legacy HTTP+SSE transport; `.url` is http://127.0.0.1:PORT/sse."""
+    peer = _start_peer(sdk_python, SDK_SERVER, "sse", "sdk-sse", peer_log_dir)
+    yield peer
+    peer.stop()
+
+
+@pytest.fixture(scope="session")
+def fastmcp_http(fastmcp_python, peer_log_dir):
+    """The FastMCP tasks peer on streamable HTTP; `.url` is http://127.0.0.1:PORT/mcp."""
+    peer = _start_peer(fastmcp_python, FASTMCP_SERVER, "streamable-http", "fastmcp-http", peer_log_dir)
+    yield peer
+    peer.stop()
+
+
+# --------------------------------------------------------------------------- the CLI
+
+
+@pytest.fixture(scope="session")
+def cli_home(tmp_path_factory):
+    """A private HOME/XDG tree and state dir for mcp-tui, so task ledgers and configs
+    never leak in or out (shared by the session: a task created by one invocation is
+    looked up by the next)."""
+    path = tmp_path_factory.mktemp("cli-home")
+    for sub in ("config", "state", "data", "cache"):
+        (path / sub).mkdir()
+    return path
+
+
+def _cli_env(home):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCP_TUI_") or k.startswith("MCP_TUI_PEER_")}
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / "config"),
+        XDG_STATE_HOME=str(home / "state"),
+        XDG_DATA_HOME=str(home / "data"),
+        XDG_CACHE_HOME=str(home / "cache"),
+        MCP_TUI_STATE_DIR=str(home / "state" / "mcp-tui"),
+        NO_COLOR="1",
+        PYTHONIOENCODING="utf-8",
+        LC_ALL="C.UTF-8",
+        LANG="C.UTF-8",
+    )
+    return env
+
+
+@pytest.fixture(scope="session")
+def run_cli(cli_home):
+    """run_cli(*args, input=None, timeout=60) -> CompletedProcess of `python mcp_tui.py ARGS`.
+
+    Text mode, stdout and stderr captured; never raises on a non-zero exit.
+    """
+
+    def run(*args, input=None, timeout=60):
+        if not MCP_TUI.exists():
+            pytest.fail("%s does not exist (yet)" % MCP_TUI, pytrace=False)
+        argv = [sys.executable, str(MCP_TUI)] + [str(a) for a in args]
+        try:
+            return subprocess.run(
+                argv,
+                input=input,
+                stdin=None if input is not None else subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                timeout=timeout,
+                cwd=str(REPO_ROOT),
+                env=_cli_env(cli_home),
+            )
+        except subprocess.TimeoutExpired as exc:
+            pytest.fail(
+                "mcp-tui timed out after %ss: %s\n--- stdout ---\n%s\n--- stderr ---\n%s"
+                % (timeout, shlex.join(argv[1:]), text_of(exc.stdout), text_of(exc.stderr)),
+                pytrace=False,
+            )
+
+    return run

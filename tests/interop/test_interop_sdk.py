@@ -1,0 +1,226 @@
+"""mcp-tui's CLI against a server built with the official Python SDK (mcp 2.3.0).
+
+Every case runs in each era the peer serves, over each transport: stdio, streamable
+HTTP and the legacy HTTP+SSE transport, with --protocol-version left at auto, forced to
+2026-07-28 and forced to 2025-11-25 (legacy HTTP+SSE carries no 2026-07-28 era).
+The SDK peer is dual-era, so `auto` must end up on 2026-07-28 over stdio and streamable
+HTTP, and on the legacy handshake over HTTP+SSE. Secondary checks (JSON variants,
+describe, typed arguments, progress) run once per transport with the era on auto.
+"""
+import json
+import re
+
+import pytest
+
+from .interop_helpers import describe, json_output, tool_response
+
+MODERN = "2026-07-28"
+LEGACY = "2025-11-25"
+SDK_TOOLS = ("echo", "add", "ask_name", "fail", "progress")
+
+CASES = [
+    ("stdio", "auto", MODERN),
+    ("stdio", MODERN, MODERN),
+    ("stdio", LEGACY, LEGACY),
+    ("http", "auto", MODERN),
+    ("http", MODERN, MODERN),
+    ("http", LEGACY, LEGACY),
+    ("sse", "auto", LEGACY),
+    ("sse", LEGACY, LEGACY),
+]
+
+
+class Connection(object):
+    def __init__(self, transport, requested, expected, args):
+        self.transport = transport
+        self.requested = requested
+        self.expected = expected
+        self.args = args
+
+    @property
+    def modern(self):
+        return self.expected == MODERN
+
+
+def _connect(request, transport, requested, expected):
+    if transport == "stdio":
+        # A generous probe timeout: on a loaded 2-core CI machine the peer can take
+        # longer than mcp-tui's default to import; the recovery path that a short
+        # probe timeout exercises has its own test below.
+        args = [request.getfixturevalue("sdk_stdio_cmd"), "--probe-timeout", "60"]
+    elif transport == "http":
+        args = ["--url", request.getfixturevalue("sdk_http").url]
+    else:
+        args = ["--url", request.getfixturevalue("sdk_sse").url, "--transport", "sse"]
+    if requested != "auto":  # auto is the default: leave the flag out, as a user would
+        args += ["--protocol-version", requested]
+    args += ["--timeout", "30"]
+    return Connection(transport, requested, expected, args)
+
+
+@pytest.fixture(params=CASES, ids=["%s-%s" % (t, v) for t, v, _ in CASES])
+def sdk(request):
+    """Every transport x era combination."""
+    return _connect(request, *request.param)
+
+
+AUTO_CASES = [case for case in CASES if case[1] == "auto"]
+
+
+@pytest.fixture(params=AUTO_CASES, ids=["%s-%s" % (t, v) for t, v, _ in AUTO_CASES])
+def sdk_auto(request):
+    """Each transport with the era left to auto-detection (for the secondary checks)."""
+    return _connect(request, *request.param)
+
+
+def ok(result):
+    assert result.returncode == 0, describe(result)
+    return result
+
+
+def first_words(stdout):
+    return [line.split()[0] for line in stdout.splitlines() if line.strip()]
+
+
+# --------------------------------------------------------------------------- server / ping
+
+
+def test_server_reports_name_and_negotiated_protocol(run_cli, sdk):
+    result = ok(run_cli(*sdk.args, "server"))
+    assert re.search(r"^Name:\s+mcp-tui-sdk-peer$", result.stdout, re.M), describe(result)
+    assert re.search(r"^Version:\s+1\.0\.0$", result.stdout, re.M), describe(result)
+    assert re.search(r"^Protocol:\s+%s$" % re.escape(sdk.expected), result.stdout, re.M), describe(result)
+
+
+def test_server_json_names_the_era(run_cli, sdk):
+    result = ok(run_cli(*sdk.args, "--format", "json", "server"))
+    doc = json_output(result)
+    assert doc["serverInfo"]["name"] == "mcp-tui-sdk-peer"
+    assert doc["protocolVersion"] == sdk.expected
+    assert doc["era"] == ("modern" if sdk.modern else "legacy"), describe(result)
+
+
+def test_ping(run_cli, sdk):
+    ok(run_cli(*sdk.args, "ping"))
+
+
+# --------------------------------------------------------------------------- tools
+
+
+def test_tool_list_names_every_tool(run_cli, sdk):
+    result = ok(run_cli(*sdk.args, "tool", "list"))
+    names = first_words(result.stdout)
+    for tool in SDK_TOOLS:
+        assert tool in names, describe(result)
+
+
+def test_tool_list_json(run_cli, sdk_auto):
+    doc = json_output(ok(run_cli(*sdk_auto.args, "--format", "json", "tool", "list")))
+    tools = {tool["name"]: tool for tool in doc["tools"]}
+    assert set(SDK_TOOLS) <= set(tools)
+    assert tools["add"]["inputSchema"]["properties"]["a"]["type"] == "integer"
+
+
+def test_tool_describe_shows_the_schema(run_cli, sdk_auto):
+    result = ok(run_cli(*sdk_auto.args, "tool", "describe", "add"))
+    assert "add" in result.stdout and "Add two integers." in result.stdout, describe(result)
+    assert "integer" in result.stdout, describe(result)
+
+
+def test_tool_call_echo(run_cli, sdk):
+    result = ok(run_cli(*sdk.args, "tool", "call", "echo", "message=hi"))
+    body = tool_response(result.stdout)
+    assert body is not None and body[:1] == ["hi"], describe(result)
+    assert "Error response from tool:" not in result.stdout
+
+
+def test_tool_call_add_json_structured_content(run_cli, sdk):
+    result = ok(run_cli(*sdk.args, "--format", "json", "tool", "call", "add", "a=2", "b=3"))
+    doc = json_output(result)
+    assert doc["result"]["structuredContent"] == {"result": 5}, describe(result)
+    assert doc["result"]["content"][0]["text"] == "5"
+    assert not doc["result"].get("isError")
+
+
+def test_tool_call_add_with_json_values_and_args_json(run_cli, sdk_auto):
+    typed = json_output(ok(run_cli(*sdk_auto.args, "--format", "json", "tool", "call", "add", "a:=20", "b:=22")))
+    assert typed["result"]["structuredContent"] == {"result": 42}
+    whole = json_output(ok(run_cli(*sdk_auto.args, "--format", "json", "tool", "call", "add", "--args-json", '{"a": 1, "b": 2}')))
+    assert whole["result"]["structuredContent"] == {"result": 3}
+
+
+def test_elicitation_answered_with_stub(run_cli, sdk):
+    # 2026-07-28: an MRTR round (input_required, then a retry with inputResponses);
+    # legacy: a server-to-client elicitation/create request during the call.
+    result = ok(run_cli(*sdk.args, "--elicit-stub", '{"name": "Luca"}', "tool", "call", "ask_name"))
+    body = tool_response(result.stdout)
+    assert body is not None and body[:1] == ["Hello, Luca!"], describe(result)
+
+
+def test_is_error_result_exits_zero(run_cli, sdk):
+    result = ok(run_cli(*sdk.args, "tool", "call", "fail"))
+    body = tool_response(result.stdout, header="Error response from tool:")
+    assert body is not None, describe(result)
+    assert "Deliberate failure: something went wrong" in "\n".join(body), describe(result)
+    assert "Tool response:" not in result.stdout
+
+
+def test_is_error_result_json(run_cli, sdk_auto):
+    doc = json_output(ok(run_cli(*sdk_auto.args, "--format", "json", "tool", "call", "fail", "reason=bad input")))
+    assert doc["result"]["isError"] is True
+    assert "Deliberate failure: bad input" in doc["result"]["content"][0]["text"]
+
+
+def test_progress_tool_completes(run_cli, sdk_auto):
+    result = ok(run_cli(*sdk_auto.args, "tool", "call", "progress", "steps=2"))
+    body = tool_response(result.stdout)
+    assert body is not None and body[:1] == ["done after 2 steps"], describe(result)
+
+
+# --------------------------------------------------------------------------- resources and prompts
+
+
+def test_resource_list_and_templates(run_cli, sdk):
+    listed = ok(run_cli(*sdk.args, "resource", "list"))
+    assert "info://server" in listed.stdout, describe(listed)
+    templates = ok(run_cli(*sdk.args, "resource", "templates"))
+    assert "greeting://{name}" in templates.stdout, describe(templates)
+
+
+def test_resource_read(run_cli, sdk):
+    result = ok(run_cli(*sdk.args, "resource", "read", "info://server"))
+    assert "mcp-tui-sdk-peer 1.0.0: official SDK interop peer" in result.stdout, describe(result)
+
+
+def test_resource_read_from_template(run_cli, sdk):
+    result = ok(run_cli(*sdk.args, "resource", "read", "greeting://Bob"))
+    assert "Hello, Bob!" in result.stdout, describe(result)
+
+
+def test_resource_read_json(run_cli, sdk_auto):
+    doc = json_output(ok(run_cli(*sdk_auto.args, "--format", "json", "resource", "read", "greeting://Ann")))
+    text = json.dumps(doc)
+    assert "Hello, Ann!" in text and "greeting://Ann" in text
+
+
+def test_prompt_list_and_get(run_cli, sdk):
+    listed = ok(run_cli(*sdk.args, "prompt", "list"))
+    assert re.search(r"^greet\b", listed.stdout, re.M), describe(listed)
+    assert "Ask the model to greet someone by name." in listed.stdout, describe(listed)
+    result = ok(run_cli(*sdk.args, "prompt", "get", "greet", "name=Bob"))
+    assert "Please write a warm greeting for Bob." in result.stdout, describe(result)
+
+
+# --------------------------------------------------------------------------- a stdio probe that times out
+
+
+def test_stdio_probe_timeout_then_refused_initialize_respawns_modern(run_cli, sdk_stdio_cmd):
+    """The probe (server/discover) times out while the peer is still importing, so
+    mcp-tui sends `initialize` on the same process; but the SDK locks a stdio process to
+    the era of its first request, answers the late discover and refuses `initialize`
+    with -32022. mcp-tui must then respawn the server and use the era the probe revealed
+    (brief section 1.6), not fail."""
+    result = ok(run_cli(sdk_stdio_cmd, "--probe-timeout", "0.01", "--timeout", "30", "server"))
+    assert re.search(r"^Protocol:\s+%s$" % MODERN, result.stdout, re.M), describe(result)
+    echoed = ok(run_cli(sdk_stdio_cmd, "--probe-timeout", "0.01", "--timeout", "30", "tool", "call", "echo", "message=hi"))
+    assert tool_response(echoed.stdout)[:1] == ["hi"], describe(echoed)
