@@ -2569,8 +2569,6 @@ def load_config_server(path, name):
 
 def spec_from_options(opts, words):
     """The connection the user gave, and the words left for the command."""
-    import shlex
-
     headers = dict(parse_header_option(h) for h in opts.header)
     bearer = opts.bearer or os.environ.get("MCP_TUI_BEARER")
     if bearer:
@@ -2600,7 +2598,7 @@ def spec_from_options(opts, words):
             url = first
         else:
             try:
-                argv = shlex.split(first, posix=os.name != "nt")
+                argv = split_command_line(first)
             except ValueError as exc:
                 raise UsageError("cannot split the server command %r: %s" % (first, exc))
             if not argv:
@@ -2617,6 +2615,19 @@ def spec_from_options(opts, words):
             raise UsageError("--transport %s needs --url" % opts.transport)
         return ConnectionSpec("stdio", argv=argv, env=env, cwd=opts.cwd, protocol=opts.protocol_version), words
     return None, words
+
+
+def split_command_line(text, windows=None):
+    """Split a stdio server's command line as its platform's shell would, without one.
+    Windows keeps backslashes (paths) and drops the quotes around an argument."""
+    import shlex
+
+    if windows is None:
+        windows = os.name == "nt"
+    if not windows:
+        return shlex.split(text)
+    return [word[1:-1] if len(word) > 1 and word[0] == word[-1] == '"' else word
+            for word in shlex.split(text, posix=False)]
 
 
 def build_parser():

@@ -43,3 +43,12 @@ def test_missing_required_argument_is_caught_before_sending():
     with pytest.raises(UsageError) as info:
         check_required({}, SCHEMA, "tool 'echo'")
     assert "message" in info.value.message
+
+
+def test_stdio_command_lines_split_like_the_platform_shell():
+    from mcp_tui import split_command_line
+
+    assert split_command_line("python3 'my server.py' --name \"a b\"", windows=False) == [
+        "python3", "my server.py", "--name", "a b"]
+    assert split_command_line(r'"C:\Program Files\Python\python.exe" C:\srv\server.py --x "a b"', windows=True) == [
+        r"C:\Program Files\Python\python.exe", r"C:\srv\server.py", "--x", "a b"]

@@ -1,6 +1,5 @@
 """Tasks under the io.modelcontextprotocol/tasks extension (2026-07-28): the seed page's
 examples, word for word, against the test server over HTTP."""
-import json
 import re
 
 import pytest
