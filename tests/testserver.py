@@ -30,6 +30,12 @@ Eras
     requests, the GET stream with resumable SSE event ids, experimental tasks (2025-11-25 only).
   On stdio a process is locked to the era of its first request; the other era then gets -32600.
 
+Tools (always in this order): echo, add, get_image, get_audio, get_resource_link,
+  get_embedded_resource, long_operation, ask_name, ask_model, list_roots, fail_tool, log_message,
+  toggle_extra_tool, render_report, fail_report, touch_resource, then extra while toggled on.
+  touch_resource sends notifications/resources/updated to subscribers of a URI (legacy
+  resources/subscribe, or a listen with resourceSubscriptions), so that updates can be tested.
+
 Tasks
   render_report and fail_report always run as tasks; ask_name and ask_model may. Task ids are
   report-NNNN-<creation time in ns> (as in mcp-tui's documentation), visible from every session
@@ -53,6 +59,7 @@ import hashlib
 import hmac
 import io
 import json
+import os
 import queue
 import secrets
 import select
@@ -1633,9 +1640,9 @@ class Server(object):
                                              % TASKS_EXT, {"extensions": {TASKS_EXT: {}}})
                 accepted["taskIds"] = [t for t in task_ids if self.store.exists(t)]
         subscription = Subscription(exchange, accepted)
-        exchange.send(notification("notifications/subscriptions/acknowledged", {
-            "_meta": {META_SUBSCRIPTION: exchange.request_id}, "notifications": accepted}))
-        with self.lock:
+        with self.lock:                       # broadcasts snapshot under this lock: none can slip between
+            exchange.send(notification("notifications/subscriptions/acknowledged", {
+                "_meta": {META_SUBSCRIPTION: exchange.request_id}, "notifications": accepted}))
             self.subscriptions.append(subscription)
             self.open_listens += 1
         try:
@@ -1937,7 +1944,7 @@ class StdioTransport(object):
                 continue
             self.dispatch(message)
 
-    def shutdown(self, seconds=5.0):
+    def shutdown(self, seconds=2.0):
         """End listens gracefully and give in-flight requests a moment to answer."""
         self.server.begin_shutdown()
         deadline = time.monotonic() + seconds
@@ -2852,6 +2859,7 @@ def _terminate(signum, frame):
 
 
 def main(argv=None):
+    """Serve until stdin ends (stdio) or SIGTERM / Ctrl+C; returns the exit status."""
     options = parse_args(sys.argv[1:] if argv is None else argv)
     log = Log(options.verbose)
     server = Server(options, log, Recorder(options.record))
@@ -2874,4 +2882,10 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)                          # daemon threads may still hold stdout: skip finalization
