@@ -200,3 +200,14 @@ def test_server_stderr_is_shown_when_it_crashes(cli):
     result = cli(crash, "tool", "list")
     assert result.code == 1, result
     assert "exited with code 3" in result.err and "boom: missing API_KEY" in result.err
+
+
+def test_x_mcp_header_arguments_travel_as_mcp_param_headers(cli, start_server):
+    server = start_server()
+    result = cli("--url", server.url, "tool", "call", "weather", "region=Zürich", "days=3")
+    assert result.code == 0, result
+    assert result.out == "Tool response:\nSunny in Zürich for 3 days\n"
+    call = [r for r in server.records() if r["message"].get("method") == "tools/call"][-1]
+    assert call["http"]["headers"]["mcp-param-region"] == "=?base64?WsO8cmljaA==?="
+    assert call["http"]["headers"]["mcp-param-days"] == "3"
+    assert call["http"]["headers"]["mcp-name"] == "weather"

@@ -32,7 +32,8 @@ FAST = ["--page-ms", "10"]
 
 EXPECTED_TOOLS = ["echo", "add", "get_image", "get_audio", "get_resource_link", "get_embedded_resource",
                   "long_operation", "ask_name", "ask_model", "list_roots", "fail_tool", "log_message",
-                  "toggle_extra_tool", "render_report", "fail_report", "touch_resource"]
+                  "toggle_extra_tool", "render_report", "fail_report", "weather",
+                  "touch_resource"]
 TASK_ID = re.compile(r"^report-(\d{4})-(\d+)$")
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$")
 ELICIT_CAPS = {"elicitation": {}, "extensions": {EXT: {}}}

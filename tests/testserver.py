@@ -383,6 +383,11 @@ TOOLS = (
           "A report task that fails: 'error' fails the task, 'tool_error' ends with a tool error.",
           {"mode": {"type": "string", "enum": ["error", "tool_error"], "description": "How it fails"}},
           ["mode"], task="required"),
+    _tool("weather", "Weather", "Reports the weather of a region; its region travels as the Mcp-Param-Region "
+          "header too (x-mcp-header).",
+          {"region": {"type": "string", "x-mcp-header": "Region", "description": "Region name"},
+           "days": {"type": "integer", "x-mcp-header": "Days", "description": "How many days"}},
+          ["region"], annotations=READ_ONLY),
     _tool("touch_resource", "Touch resource",
           "Marks a resource as updated: subscribers get notifications/resources/updated.",
           {"uri": {"type": "string", "description": "URI of a resource of this server"}}, ["uri"]),
@@ -1324,6 +1329,10 @@ class Server(object):
 
     def tool_echo(self, call):
         return text_result(call.args["message"])
+
+    def tool_weather(self, call):
+        days = call.args.get("days", 1)
+        return text_result("Sunny in %s for %s day%s" % (call.args["region"], days, "" if days == 1 else "s"))
 
     def tool_add(self, call):
         total = call.args["a"] + call.args["b"]
@@ -2444,6 +2453,26 @@ class HttpFrontEnd(object):
                 text = "Mcp-Name header value '%s' does not match body value '%s'" % (value, params[field])
             raise MCPError(HEADER_MISMATCH, "Header mismatch: " + text, None, 400)
 
+    def _check_param_headers(self, h, message):
+        """x-mcp-header: each annotated top-level argument must travel as Mcp-Param-{Name}."""
+        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        tool = self.server.find_tool(params.get("name")) if message.get("method") == "tools/call" else None
+        if tool is None:
+            return
+        arguments = params.get("arguments") or {}
+        for key, prop in tool["inputSchema"]["properties"].items():
+            name = prop.get("x-mcp-header")
+            if not name:
+                continue
+            raw = h.headers.get("Mcp-Param-" + name)
+            value = arguments.get(key)
+            expected = None if value is None else (("true" if value else "false") if isinstance(value, bool)
+                                                   else str(value))
+            got = decode_header_value(raw) if raw is not None else None
+            if got != expected:
+                raise MCPError(HEADER_MISMATCH, "Header mismatch: Mcp-Param-%s header value %r does not match "
+                               "body value %r" % (name, got, expected), None, 400)
+
     def modern_post(self, h, message):
         self.recorder.record("http", MODERN_VERSION, message, self._http_info(h))
         if "method" not in message:
@@ -2471,6 +2500,7 @@ class HttpFrontEnd(object):
                                None, 400)
             self.server.check_modern_version(version)
             self._check_name_header(h, message)
+            self._check_param_headers(h, message)
         except MCPError as err:
             h.send_json(self.modern_status(err), error_response(request_id, err))
             return
