@@ -3232,12 +3232,2539 @@ def terminal_prompt(prompt):
 # -- the TUI ------------------------------------------------------------------ TUI-BEGIN
 # The curses screens: connection, main (tools, resources, prompts, server info), tool form,
 # tasks, elicitation and sampling review, debug. curses is imported only here.
+#
+# One rule holds the TUI together: the UI thread only draws and reads keys. Everything that
+# touches the network runs on a worker thread and hands its outcome back through the app's
+# inbox, a queue the UI thread drains between keys. A server's input request (elicitation,
+# sampling) arrives on some other thread; that thread opens a form through the inbox and
+# waits on an Event until the user answers it.
+
+TUI_TICK_MS = 100  # idle redraw period: elapsed times and TTLs count while no key is pressed
+TASK_POLL_SECONDS = 0.5  # how often a followed task is re-read, so its statusMessage stays fresh
+TASK_STATUS_METHODS = ("notifications/tasks", "notifications/tasks/status")
+MIN_COLUMNS, MIN_ROWS = 40, 10
 
 
 def run_tui(cli):
-    """The curses TUI is not built yet; say so plainly instead of pretending."""
-    raise UsageError("the TUI is not available yet; give a command, for example `tool list`",
-                     hint="see mcp-tui --help")
+    """The TUI for ``mcp-tui [connection]`` with no command. Returns the exit code."""
+    try:
+        import curses
+    except ImportError:
+        sys.stderr.write("mcp-tui: the TUI needs curses; on Windows run: pip install windows-curses\n")
+        return EXIT_FAILURE
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("the TUI needs a terminal; give a command to use mcp-tui in a script",
+                         hint="see mcp-tui --help")
+    # Everything that can fail on bad flags fails here, before curses takes the screen.
+    stubs = (cli._stub("--elicit-stub", cli.opts.elicit_stub), cli._stub("--sampling-stub", cli.opts.sampling_stub))
+    log = tui_debug_log(cli)
+    import locale
+
+    try:
+        locale.setlocale(locale.LC_CTYPE, "")  # curses draws UTF-8 only under the user's locale
+    except locale.Error:
+        pass  # a broken $LANG: curses still runs, with ASCII only
+    os.environ.setdefault("ESCDELAY", "25")  # Esc means "back" at once, not after curses' default second
+    forget_exported_size()
+    try:
+        return curses.wrapper(lambda window: Tui(cli, window, curses, log, stubs).run())
+    except curses.error as exc:
+        raise McpTuiError("cannot run the TUI on this terminal: %s" % exc,
+                          hint="$TERM is %s" % (os.environ.get("TERM") or "not set"))
+
+
+def forget_exported_size():
+    """ncurses believes exported LINES/COLUMNS over the terminal's real size, and then never
+    follows a resize; an exported copy is stale as soon as the window changes."""
+    try:
+        os.get_terminal_size(sys.stdout.fileno())
+    except OSError:
+        return  # no size from the terminal: the variables are all curses has
+    for name in ("LINES", "COLUMNS"):
+        os.environ.pop(name, None)
+
+
+def tui_debug_log(cli):
+    """The CLI's debug log (masking, --log-file) without the --debug/--trace sink: the debug
+    screen shows those entries, and lines on stderr would tear the curses screen."""
+    opts = cli.opts
+    saved = opts.debug, opts.trace
+    opts.debug = opts.trace = False
+    try:
+        return cli._make_log()
+    finally:
+        opts.debug, opts.trace = saved
+
+
+class Tui(object):
+    """The app: a stack of screens over one session, the tasks it knows, and the inbox that
+    brings worker results to the UI thread."""
+
+    def __init__(self, cli, window, curses, log, stubs):
+        import queue
+
+        self.cli = cli
+        self.opts = cli.opts
+        self.window = window
+        self.curses = curses
+        self.log = log
+        self.stubs = stubs
+        self.keys = KeyReader(window, curses)
+        self.style = Style(curses)
+        self.inbox = queue.Queue()
+        self.closing = threading.Event()
+        self.stack = []
+        self.status = ""
+        self.status_is_error = False
+        self.session = None
+        self.tasks = None  # the session's TaskForm
+        self.task_book = TaskBook()
+        self.exit_code = None
+
+    # -- the loop -------------------------------------------------------------------------
+
+    def run(self):
+        self.prepare_terminal()
+        connect = ConnectScreen(self, self.cli.spec)
+        self.stack = [connect]
+        if self.cli.spec is not None:
+            connect.connect()
+        try:
+            while self.exit_code is None:
+                self.run_posted()
+                self.draw()
+                key = self.keys.read()
+                if key is not None:
+                    self.guarded(self.dispatch, key)
+        except KeyboardInterrupt:
+            self.exit_code = EXIT_INTERRUPTED
+        finally:
+            self.closing.set()  # input requests still waiting get "cancel"
+        return self.exit_code
+
+    def prepare_terminal(self):
+        curses = self.curses
+        curses.raw()  # Ctrl+C, Ctrl+S and Ctrl+Q arrive as keys, not as signals or flow control
+        self.window.keypad(True)
+        self.window.timeout(TUI_TICK_MS)
+        try:
+            curses.curs_set(0)
+        except curses.error:
+            pass  # a terminal without cursor visibility control: the reverse-video cursor still shows
+
+    def run_posted(self):
+        import queue
+
+        while True:
+            try:
+                function, args = self.inbox.get_nowait()
+            except queue.Empty:
+                return
+            self.guarded(function, *args)
+
+    def guarded(self, function, *args):
+        """A bug in one handler shows on the status line instead of killing the session."""
+        try:
+            function(*args)
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # our bug, never the server's string: keep the UI alive
+            import traceback
+
+            self.log.event("tui", "internal error: %s: %s" % (exc.__class__.__name__, exc),
+                           traceback=traceback.format_exc())
+            self.say("internal error: %s: %s (details in the debug screen)" % (exc.__class__.__name__, exc), True)
+
+    def post(self, function, *args):
+        """Run ``function(*args)`` on the UI thread (callable from any thread)."""
+        self.inbox.put((function, args))
+
+    def spawn(self, work, done=None, failed=None):
+        """Run ``work()`` on a worker thread; its value goes to ``done`` and its exception
+        to ``failed`` (default: the status line), both on the UI thread."""
+
+        def run():
+            try:
+                value = work()
+            except Exception as exc:  # every failure is reported on screen, none is raised into curses
+                self.post(failed or self.report_failure, exc)
+            else:
+                if done is not None:
+                    self.post(done, value)
+
+        threading.Thread(target=run, daemon=True).start()
+
+    def report_failure(self, exc):
+        self.say(describe_failure(exc), True)
+
+    def say(self, text, error=False):
+        self.status = first_line(clean(text)) if text else ""
+        self.status_is_error = error
+
+    # -- keys -----------------------------------------------------------------------------
+
+    def dispatch(self, key):
+        if key == "RESIZE":
+            self.window.clear()  # repaint everything at the new size
+            return
+        if key == "^C":
+            self.exit_code = EXIT_INTERRUPTED
+            return
+        if key == "^L":
+            self.window.clear()
+            return
+        if key == "F12":
+            self.open_debug()
+            return
+        if key == "F1":
+            self.open_help()
+            return
+        if self.too_small():
+            if key in ("q", "ESC"):
+                self.exit_code = EXIT_OK
+            return
+        screen = self.stack[-1]
+        if not screen.on_key(key):
+            self.browse_key(key)
+
+    def browse_key(self, key):
+        """Keys every screen without a text field shares."""
+        if key in ("q", "ESC"):
+            self.back()
+        elif key == "D":
+            self.open_debug()
+        elif key == "T":
+            self.open_tasks()
+        elif key == "?":
+            self.open_help()
+
+    def back(self):
+        if len(self.stack) > 1:
+            self.stack.pop()
+            self.stack[-1].on_show()
+        else:
+            self.exit_code = EXIT_OK
+
+    def open(self, screen):
+        self.stack.append(screen)
+        screen.on_show()
+
+    def close_screen(self, screen):
+        """Remove a screen wherever it is in the stack (an answered form under the debug view)."""
+        if screen in self.stack and len(self.stack) > 1:
+            on_top = self.stack[-1] is screen
+            self.stack.remove(screen)
+            if on_top:
+                self.stack[-1].on_show()
+
+    def open_debug(self):
+        if not isinstance(self.stack[-1], DebugScreen):
+            self.open(DebugScreen(self))
+
+    def open_tasks(self):
+        if self.session is None:
+            self.say("Not connected yet.", True)
+        elif not isinstance(self.stack[-1], TasksScreen):
+            self.open(TasksScreen(self))
+
+    def open_help(self):
+        screen = self.stack[-1]
+        self.open(TextScreen(self, "Help", help_text(screen)))
+
+    # -- drawing --------------------------------------------------------------------------
+
+    def too_small(self):
+        rows, columns = self.window.getmaxyx()
+        return rows < MIN_ROWS or columns < MIN_COLUMNS
+
+    def draw(self):
+        rows, columns = self.window.getmaxyx()
+        self.window.erase()
+        canvas = Canvas(self.window, 0, 0, rows, columns, self.curses.error)
+        if self.too_small():
+            canvas.put(0, 0, "Terminal too small (%dx%d);" % (columns, rows), self.style.bold)
+            canvas.put(1, 0, "mcp-tui needs %dx%d. q quits." % (MIN_COLUMNS, MIN_ROWS))
+        else:
+            screen = self.stack[-1]
+            canvas.fill(0, self.style.title)
+            canvas.put(0, 1, "%s  |  %s" % (screen.title(), self.connection_summary()), self.style.title)
+            screen.draw(canvas.sub(1, 0, rows - 3, columns))
+            canvas.put(rows - 2, 0, screen.hints(), self.style.dim)
+            canvas.put(rows - 1, 0, self.status, self.style.error if self.status_is_error else self.style.status)
+        self.window.noutrefresh()
+        self.curses.doupdate()
+
+    def connection_summary(self):
+        session = self.session
+        if session is None:
+            return "mcp-tui: not connected"
+        return "%s  %s  %s" % (session.display_name(), session.protocol_version, session.transport.name)
+
+    def copy_to_clipboard(self, text):
+        """OSC 52 asks the terminal to put ``text`` on the clipboard; terminals that do not
+        support it ignore the sequence. It goes out between two curses refreshes."""
+        import base64
+
+        payload = base64.b64encode(text.encode("utf-8")).decode("ascii")
+        try:
+            sys.stdout.write("\x1b]52;c;%s\x07" % payload)
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+
+    def outside_curses(self, action):
+        """Run ``action`` with the terminal given back (a console browser may take it)."""
+        self.curses.def_prog_mode()
+        self.curses.endwin()
+        try:
+            return action()
+        finally:
+            self.curses.reset_prog_mode()
+            self.window.clear()
+
+    # -- the session ----------------------------------------------------------------------
+
+    def open_session(self, spec, on_failure):
+        """Connect on a worker; on success the main screen replaces the connection screen."""
+        responder = TuiResponder(self, self.stubs[0], self.stubs[1], self.opts.root)
+        opts = self.opts
+        session = Session(spec, responder, self.log, timeout=opts.timeout, max_time=opts.max_time,
+                          probe_timeout=opts.probe_timeout, insecure=opts.insecure, ca_file=opts.ca_file,
+                          log_level=opts.log_level)
+
+        def work():
+            try:
+                session.open()
+                if session.era == "legacy" and opts.log_level and "logging" in session.capabilities:
+                    session.request("logging/setLevel", {"level": opts.log_level})
+            except Exception:
+                stderr = list(getattr(session.transport, "stderr_tail", ()))
+                session.close()
+                session.failed_stderr = stderr
+                raise
+            session.open_server_stream()
+            return session
+
+        def failed(exc):
+            on_failure(exc, getattr(session, "failed_stderr", []))
+
+        self.spawn(work, self.connected, failed)
+
+    def connected(self, session):
+        self.session = session
+        self.cli.session = session  # main() closes it on the way out, whatever happens
+        self.tasks = tasks_for(session)
+        session.observers.append(lambda message: self.post(self.on_notification, message))
+        self.listen_for_list_changes(session)
+        main = MainScreen(self)
+        self.stack = [main]
+        main.reload()
+        self.say("Connected to %s (%s, %s)." % (session.display_name(), session.protocol_version,
+                                                session.transport.name))
+
+    def listen_for_list_changes(self, session):
+        """2026-07-28 servers send list_changed only on a subscriptions/listen stream; the
+        notifications reach the session's observers like any other."""
+        if session.era != "modern":
+            return
+        flags = {}
+        for capability, flag in (("tools", "toolsListChanged"), ("prompts", "promptsListChanged"),
+                                 ("resources", "resourcesListChanged")):
+            if (session.capabilities.get(capability) or {}).get("listChanged"):
+                flags[flag] = True
+        if flags:
+            session.listen(flags, lambda message: None)
+
+    def on_notification(self, message):
+        method = message.get("method") or ""
+        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        if method in TASK_STATUS_METHODS:
+            try:
+                task = Task.from_wire(params, legacy=method == "notifications/tasks/status")
+            except ProtocolViolation:
+                return
+            self.task_seen(task)
+        elif method.endswith("/list_changed"):
+            kind = method[len("notifications/"):-len("/list_changed")]
+            for screen in self.stack:
+                if isinstance(screen, MainScreen):
+                    screen.reload([kind])
+            self.say("The server changed its %s list; refreshed." % kind)
+        elif method == "notifications/message":
+            data = params.get("data")
+            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+            logger = params.get("logger")
+            self.say("[%s]%s %s" % (params.get("level", "info"), " " + str(logger) + ":" if logger else "", text))
+        elif method == "notifications/resources/updated":
+            self.say("Resource updated: %s" % params.get("uri", "?"))
+
+    # -- tasks ----------------------------------------------------------------------------
+
+    def task_created(self, task, tool_name):
+        self.task_book.update(task, tool_name, created_here=True)
+        if self.cli.ledger is not None:
+            try:
+                self.cli.ledger.remember(task, self.session.spec, tool_name, self.tasks.form)
+            except OSError as exc:
+                self.log.event("tui", "cannot record the task in the ledger: %s" % exc)
+
+    def task_seen(self, task):
+        """A newer view of a task, from any source; a followed task's changes go to the status line."""
+        row, changed = self.task_book.update(task)
+        if changed and row.following:
+            self.say("Task %s: %s" % (short_task_id(task.task_id), task.status_line()))
+
+    def follow_task(self, task_id, last_status=None, on_result=None, on_failure=None):
+        """Follow a task to its end on a worker: status changes to the status line, input
+        requests to forms, and the result (or the failure) to the callbacks."""
+        row = self.task_book.rows.get(task_id)
+        if row is None or row.following:
+            self.say("Already following task %s." % short_task_id(task_id) if row else "Unknown task.")
+            return
+        row.following = True
+        tasks, stop = self.tasks, threading.Event()
+        deadline = time.monotonic() + self.opts.timeout
+
+        def work():
+            threading.Thread(target=self.poll_task, args=(tasks, task_id, stop), daemon=True).start()
+            try:
+                return tasks.wait(task_id, deadline, lambda task: self.post(self.task_seen, task), last_status)
+            finally:
+                stop.set()
+
+        def done(result):
+            row.following = False
+            row.result, row.failure = result, None
+            self.say("Task %s %s." % (short_task_id(task_id), "ended with a tool error (isError)"
+                                      if result.get("isError") else "completed"))
+            if on_result:
+                on_result(result)
+
+        def failed(exc):
+            row.following = False
+            row.failure = describe_failure(exc)
+            self.say("Task %s: %s" % (short_task_id(task_id), row.failure), True)
+            if on_failure:
+                on_failure(exc)
+
+        self.spawn(work, done, failed)
+
+    def poll_task(self, tasks, task_id, stop):
+        """Between the status changes tasks.wait reports, keep the statusMessage fresh."""
+        while not stop.wait(TASK_POLL_SECONDS):
+            try:
+                task = tasks.get(task_id)
+            except McpTuiError:
+                return
+            self.post(self.task_seen, task)
+            if task.terminal:
+                return
+
+    # -- input requests from the server (called on other threads) --------------------------
+
+    def ask_user(self, make_screen):
+        """Open the screen ``make_screen(pending)`` and block until the user answers; None
+        when the TUI closes first."""
+        pending = PendingAnswer()
+        self.post(lambda: self.open(make_screen(pending)))
+        while not pending.event.wait(0.2):
+            if self.closing.is_set():
+                return None
+        return pending.value
+
+
+class PendingAnswer(object):
+    """One input request waiting for the user; the requesting thread waits on ``event``."""
+
+    def __init__(self):
+        self.event = threading.Event()
+        self.value = None
+
+    def give(self, value):
+        self.value = value
+        self.event.set()
+
+
+class TuiResponder(InputResponder):
+    """Elicitation and sampling answered on screen (direct requests, MRTR rounds and task
+    input alike); --elicit-stub and --sampling-stub still win when given."""
+
+    def __init__(self, app, elicit_stub, sampling_stub, roots):
+        InputResponder.__init__(self, elicit_stub, sampling_stub, roots)
+        self.app = app
+
+    def elicit(self, params, server_name):
+        if self.elicit_stub is not None:
+            return InputResponder.elicit(self, params, server_name)
+        screen = UrlElicitationScreen if params.get("mode") == "url" else ElicitationScreen
+        answer = self.app.ask_user(lambda pending: screen(self.app, params, server_name, pending))
+        return answer or {"action": "cancel"}
+
+    def sample(self, params, server_name):
+        if self.sampling_stub is not None:
+            return InputResponder.sample(self, params, server_name)
+        answer = self.app.ask_user(lambda pending: SamplingScreen(self.app, params, server_name, pending))
+        if answer is None:
+            raise InputDeclined("User rejected sampling request", -1)
+        return answer
+
+
+class TaskRow(object):
+    def __init__(self, task):
+        self.task = task
+        self.tool = ""
+        self.created_here = False
+        self.following = False
+        self.result = None
+        self.failure = None
+
+
+class TaskBook(object):
+    """Every task this session knows, created here or listed by the server; touched only
+    on the UI thread."""
+
+    def __init__(self):
+        self.rows = {}  # task id -> TaskRow, in the order first seen
+
+    def update(self, task, tool=None, created_here=False):
+        """Record a view of a task; returns (row, whether its status line changed). An older
+        view (out-of-order poll answer) never replaces a newer or a terminal one."""
+        row = self.rows.get(task.task_id)
+        if row is None:
+            row = self.rows[task.task_id] = TaskRow(task)
+            changed = True
+        elif is_stale(task, row.task):
+            changed = False
+        else:
+            changed = task.status_line() != row.task.status_line()
+            row.task = task
+        row.tool = tool or row.tool
+        row.created_here = row.created_here or created_here
+        return row, changed
+
+    def newest_first(self):
+        return list(reversed(list(self.rows.values())))
+
+
+def is_stale(new, old):
+    if old.terminal and not new.terminal:
+        return True
+    new_time = parse_timestamp(new.data.get("lastUpdatedAt"))
+    old_time = parse_timestamp(old.data.get("lastUpdatedAt"))
+    return new_time is not None and old_time is not None and new_time < old_time
+
+
+# -- screens -------------------------------------------------------------------------------
+
+
+class Screen(object):
+    """One full-window view. The app draws the title bar, the hints and the status line,
+    and offers every key to the top screen first."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def title(self):
+        return ""
+
+    def hints(self):
+        return "q back  ? help"
+
+    def help_lines(self):
+        return []
+
+    def draw(self, canvas):
+        pass
+
+    def on_key(self, key):
+        """True when the screen used the key; otherwise the app's shared keys apply."""
+        return False
+
+    def on_show(self):
+        pass
+
+
+class TextScreen(Screen):
+    """Long text to read: help, a message's JSON, a resource's contents."""
+
+    def __init__(self, app, title, text):
+        Screen.__init__(self, app)
+        self.name = title
+        self.view = TextView(text)
+
+    def title(self):
+        return self.name
+
+    def hints(self):
+        return "j/k PgUp/PgDn Home/End scroll  %s  q back" % self.view.position()
+
+    def draw(self, canvas):
+        self.view.draw(canvas)
+
+    def on_key(self, key):
+        return self.view.on_key(key)
+
+
+class FormScreen(Screen):
+    """A form over an output pane: connection, tool, template, prompt and input forms.
+    Keys go to the form first, so ``q`` and every letter type themselves; Esc goes back."""
+
+    submit_label = "Run"
+    output_title = "Result"
+
+    def __init__(self, app, intro=""):
+        Screen.__init__(self, app)
+        self.intro = TextView(intro)
+        self.output = TextView("")
+        self.form = Form([])
+        self.running = False
+        self.started = None
+        self.elapsed = None
+        self.progress = ""
+
+    def hints(self):
+        return "Tab/arrows move  Enter/^X %s  PgUp/PgDn scroll  F12 debug  Esc back" % self.submit_label.lower()
+
+    def on_key(self, key):
+        if key == "ESC":
+            self.cancel()
+            return True
+        if key == "^X":
+            self.submit()
+            return True
+        if key in ("PGUP", "PGDN"):
+            return self.output.on_key(key)
+        self.form.on_key(key)
+        return True  # a form screen owns every key, so letters type
+
+    def cancel(self):
+        self.app.back()
+
+    def submit(self):
+        pass
+
+    def draw(self, canvas):
+        intro_rows = min(len(self.intro.rows(canvas.width)), max(1, canvas.height // 4)) if self.intro.text else 0
+        self.intro.draw(canvas.sub(0, 0, intro_rows, canvas.width))
+        top = intro_rows + (1 if intro_rows else 0)
+        available = canvas.height - top - 1  # less the hint row
+        if self.has_output():
+            available //= 2  # the output pane gets the other half
+        form_rows = min(self.form.height(), max(1, available))
+        self.form.draw(canvas.sub(top, 0, form_rows, canvas.width), self.app.style)
+        top += form_rows
+        canvas.put(top, 0, self.form.hint(), self.app.style.dim)
+        if self.has_output():
+            canvas.put(top + 1, 0, self.output_heading(canvas.width), self.app.style.bold)
+            self.output.draw(canvas.sub(top + 2, 0, canvas.height - top - 2, canvas.width))
+
+    def has_output(self):
+        return True
+
+    def output_heading(self, width):
+        if self.running:
+            state = "running %.1fs%s" % (time.monotonic() - self.started, "  " + self.progress if self.progress else "")
+        elif self.elapsed is not None:
+            state = "%.2fs  %s" % (self.elapsed, self.output.position())
+        else:
+            state = ""
+        heading = "-- %s %s " % (self.output_title, state)
+        return heading + "-" * max(0, width - cells(heading))
+
+    def start(self, work, done):
+        """Run ``work`` on a worker; ``done(value)`` fills the output pane."""
+        if self.running:
+            self.app.say("Still running; wait for it to finish.", True)
+            return
+        self.running, self.started, self.elapsed, self.progress = True, time.monotonic(), None, ""
+        self.output.set_text("")
+        self.app.spawn(work, lambda value: self.finish(done, value), self.fail)
+
+    def finish(self, done, value):
+        self.running, self.elapsed = False, time.monotonic() - self.started
+        done(value)
+
+    def fail(self, exc):
+        self.running = False
+        self.elapsed = time.monotonic() - self.started if self.started else None
+        self.output.set_text("Error: %s" % describe_failure(exc))
+        self.app.say(describe_failure(exc), True)
+
+    def collect(self, required=True):
+        """The form's values, or None after saying what is wrong (and focusing that field)."""
+        try:
+            return self.form.collect(required)
+        except UsageError as exc:
+            self.app.say(exc.message, True)
+            return None
+
+
+class ConnectScreen(FormScreen):
+    """Where to connect: a URL or a stdio command, transport, protocol version, headers, and
+    the servers the usual config files list. A failure shows the reason and the server's
+    stderr, and the form stays for a retry or an edit."""
+
+    submit_label = "Connect"
+    output_title = "Connection"
+
+    def __init__(self, app, spec):
+        FormScreen.__init__(self, app, "Connect to an MCP server: a URL (http://...) or a command line that "
+                                       "starts a stdio server.")
+        self.base_spec = spec
+        opts = app.opts
+        headers = [(n, v) for n, v in (spec.headers.items() if spec else ()) if not secret_header(n)]
+        self.target = TextField("target", "Server", text=spec.describe() if spec else "", required=True,
+                                placeholder="URL or command line")
+        self.transport = ChoiceField("transport", "Transport", [(k, k) for k in ("auto", "stdio", "http", "sse")],
+                                     required=True, default=("sse" if spec and spec.kind == "sse" else opts.transport))
+        self.protocol = ChoiceField("protocol", "Protocol", [(p, p) for p in PROTOCOL_CHOICES], required=True,
+                                    default=spec.protocol if spec else opts.protocol_version)
+        self.headers = [TextField("header%d" % i, "Header", placeholder="Name: value",
+                                  text="%s: %s" % headers[i] if i < len(headers) else "") for i in range(3)]
+        self.known = known_servers(opts)
+        buttons = [Button("Connect", self.submit)]
+        buttons += [Button("%s (%s)" % (server.name, server.source), self.choose(server), row_of_its_own=True)
+                    for server in self.known]
+        self.form = Form([self.target, self.transport, self.protocol] + self.headers + buttons)
+        self.output.set_text(self.known_servers_text())
+
+    def title(self):
+        return "Connect"
+
+    def hints(self):
+        return "Tab/arrows move  Enter/^X connect  F12 debug  Esc quit"
+
+    def help_lines(self):
+        return ["Type a URL or a stdio command line, pick the transport and protocol version, add headers",
+                "('Name: value'), then Enter on Connect (or ^X anywhere). Servers found in --config and in",
+                "the Claude Desktop, VS Code and .mcp.json files are listed as buttons: Enter connects."]
+
+    def cancel(self):
+        self.app.exit_code = EXIT_OK
+
+    def known_servers_text(self):
+        if not self.known:
+            return "No servers found in --config, Claude Desktop, VS Code or .mcp.json files."
+        return "Servers from config files (Enter on one connects):\n" + "\n".join(
+            "  %s: %s  [%s]" % (server.name, server.describe(), server.path) for server in self.known)
+
+    def choose(self, server):
+        def connect():
+            try:
+                spec = server.spec(self.protocol.current())
+            except McpTuiError as exc:
+                self.app.say(describe_failure(exc), True)
+                return
+            self.base_spec = spec
+            self.target.set_text(spec.describe())
+            self.connect(spec)
+
+        return connect
+
+    def submit(self):
+        if self.running:
+            return
+        try:
+            spec = self.spec_from_fields()
+        except McpTuiError as exc:
+            self.app.say(describe_failure(exc), True)
+            return
+        self.connect(spec)
+
+    def connect(self, spec=None):
+        spec = spec or self.base_spec
+        self.running, self.started, self.elapsed = True, time.monotonic(), None
+        self.progress = "connecting to %s" % spec.describe()
+        self.app.say("Connecting to %s ..." % spec.describe())
+        self.app.open_session(spec, self.failed)
+
+    def failed(self, exc, stderr_lines):
+        self.running, self.elapsed = False, time.monotonic() - self.started
+        lines = ["Could not connect: %s" % describe_failure(exc), "",
+                 "Edit the fields and press Enter to retry."]
+        if stderr_lines:
+            lines += ["", "The server's stderr (last %d lines):" % len(stderr_lines[-20:])] + stderr_lines[-20:]
+        self.output.set_text("\n".join(lines))
+        self.app.say("Could not connect: %s" % describe_failure(exc), True)
+
+    def spec_from_fields(self):
+        import shlex
+
+        text = self.target.text.strip()
+        transport, protocol = self.transport.current(), self.protocol.current()
+        headers = dict(parse_header_option(f.text) for f in self.headers if f.text.strip())
+        bearer = self.app.opts.bearer or os.environ.get("MCP_TUI_BEARER")
+        if bearer:
+            headers["Authorization"] = "Bearer " + bearer
+        base = self.base_spec
+        if not text:
+            raise UsageError("enter a URL or a command line")
+        if base is not None and text == base.describe():
+            kind = transport if base.kind != "stdio" and transport in ("http", "sse") else base.kind
+            secrets = {n: v for n, v in base.headers.items() if secret_header(n)}
+            return ConnectionSpec(kind, url=base.url, argv=base.argv, env=base.env, cwd=base.cwd,
+                                  headers=dict(secrets, **headers), protocol=protocol)
+        if text.startswith(("http://", "https://")):
+            if transport == "stdio":
+                raise UsageError("transport stdio needs a command, not a URL")
+            return ConnectionSpec("sse" if transport == "sse" else "http", url=text, headers=headers,
+                                  protocol=protocol)
+        if transport in ("http", "sse"):
+            raise UsageError("transport %s needs a URL" % transport)
+        try:
+            argv = shlex.split(text, posix=os.name != "nt")
+        except ValueError as exc:
+            raise UsageError("cannot split the command line: %s" % exc)
+        env = dict(parse_env_option(e) for e in self.app.opts.env)
+        return ConnectionSpec("stdio", argv=argv, env=env, cwd=self.app.opts.cwd, protocol=protocol)
+
+
+class MainScreen(Screen):
+    """Tabs for tools, resources (and templates), prompts and the server; a list with a
+    detail pane."""
+
+    TABS = ("tools", "resources", "prompts", "server")
+
+    def __init__(self, app):
+        Screen.__init__(self, app)
+        self.tab = 0
+        self.catalogs = {name: Catalog() for name in self.TABS[:3]}
+        self.selections = {name: Selection() for name in self.TABS[:3]}
+        self.filter = TextField("filter", "Filter")
+        self.filtering = False
+        self.detail = TextView("")
+        self.detail_entry = None  # the entry the detail pane shows, to scroll back up on a new one
+        self.server_view = TextView("")
+
+    def title(self):
+        return "mcp-tui"
+
+    def hints(self):
+        if self.filtering:
+            return "type to filter  Enter keep  Esc clear"
+        return "Enter open  / filter  r refresh  1-4 tabs  T tasks  D debug  ? help  q quit"
+
+    def help_lines(self):
+        return ["1-4, Tab, Left/Right    switch tabs (Tools, Resources and templates, Prompts, Server)",
+                "j/k, arrows, PgUp/PgDn  move in the list; Home/End first/last",
+                "J/K                     scroll the detail pane (schema, annotations)",
+                "/                       filter the list (Enter keeps the filter, Esc clears it)",
+                "Enter                   open: a tool's form, a resource's contents, a prompt",
+                "r                       refresh the lists (list_changed notifications do it too)",
+                "T / D (or F12) / q      tasks screen / debug screen / quit"]
+
+    # -- loading --------------------------------------------------------------------------
+
+    def reload(self, kinds=None):
+        session = self.app.session
+        for kind in kinds or self.TABS[:3]:
+            if kind not in self.catalogs:
+                continue
+            catalog = self.catalogs[kind]
+            if kind not in session.capabilities:
+                catalog.offered, catalog.entries = False, []
+                continue
+            catalog.loading = True
+            self.app.spawn(lambda kind=kind: CATALOG_LOADERS[kind](session),
+                           lambda entries, kind=kind: self.loaded(kind, entries),
+                           lambda exc, kind=kind: self.load_failed(kind, exc))
+
+    def loaded(self, kind, entries):
+        catalog = self.catalogs[kind]
+        catalog.entries, catalog.error, catalog.loading = entries, None, False
+
+    def load_failed(self, kind, exc):
+        catalog = self.catalogs[kind]
+        catalog.error, catalog.loading = describe_failure(exc), False
+
+    # -- keys -----------------------------------------------------------------------------
+
+    def on_key(self, key):
+        if self.filtering:
+            return self.filter_key(key)
+        name = self.TABS[self.tab]
+        if key in ("1", "2", "3", "4"):
+            self.tab = int(key) - 1
+        elif key in ("TAB", "RIGHT", "l"):
+            self.tab = (self.tab + 1) % len(self.TABS)
+        elif key in ("BTAB", "LEFT", "h"):
+            self.tab = (self.tab - 1) % len(self.TABS)
+        elif key == "/":
+            self.filtering = True
+        elif key == "r":
+            self.reload()
+            self.app.say("Refreshing the lists ...")
+        elif name == "server":
+            return self.server_view.on_key(key)
+        elif key == "ENTER":
+            self.open_selected()
+        elif key in ("J", "K"):
+            self.detail.on_key("DOWN" if key == "J" else "UP")
+        elif key == "ESC":
+            self.filter.set_text("")  # Esc clears a filter; only q quits from here
+        else:
+            return self.selections[name].on_key(key, len(self.visible_entries()))
+        return True
+
+    def filter_key(self, key):
+        if key == "ENTER":
+            self.filtering = False
+        elif key == "ESC":
+            self.filtering = False
+            self.filter.set_text("")
+        else:
+            self.filter.on_key(key)
+        return True
+
+    def visible_entries(self):
+        name = self.TABS[self.tab]
+        if name == "server":
+            return []
+        needle = self.filter.text.lower()
+        return [e for e in self.catalogs[name].entries if needle in e.search_text]
+
+    def open_selected(self):
+        entries = self.visible_entries()
+        if not entries:
+            return
+        entry = entries[self.selections[self.TABS[self.tab]].index]
+        screen = {"tool": ToolScreen, "resource": ResourceScreen, "template": TemplateScreen,
+                  "prompt": PromptScreen}[entry.kind]
+        self.app.open(screen(self.app, entry.data))
+
+    # -- drawing --------------------------------------------------------------------------
+
+    def draw(self, canvas):
+        self.draw_tabs(canvas.sub(0, 0, 1, canvas.width))
+        body = canvas.sub(1, 0, canvas.height - 1, canvas.width)
+        if self.TABS[self.tab] == "server":
+            self.server_view.set_text(server_description(self.app.session, self.app.tasks), keep_position=True)
+            self.server_view.draw(body)
+            return
+        list_width = max(24, min(48, body.width * 2 // 5))
+        self.draw_list(body.sub(0, 0, body.height, list_width))
+        self.draw_detail(body.sub(0, list_width + 1, body.height, body.width - list_width - 1))
+
+    def draw_tabs(self, canvas):
+        col = 0
+        for index, name in enumerate(self.TABS):
+            label = "%d %s" % (index + 1, self.tab_label(name))
+            canvas.put(0, col, " %s " % label, self.app.style.reverse if index == self.tab else self.app.style.dim)
+            col += cells(label) + 3
+
+    def tab_label(self, name):
+        if name == "server":
+            return "Server info"
+        catalog = self.catalogs[name]
+        if catalog.loading and not catalog.entries:
+            count = "..."
+        elif not catalog.offered:
+            count = "-"
+        elif name == "resources":
+            kinds = [e.kind for e in catalog.entries]
+            count = "%d+%d" % (kinds.count("resource"), kinds.count("template"))
+        else:
+            count = str(len(catalog.entries))
+        return "%s (%s)" % (name.capitalize(), count)
+
+    def draw_list(self, canvas):
+        name = self.TABS[self.tab]
+        catalog = self.catalogs[name]
+        height = canvas.height - (1 if self.filtering or self.filter.text else 0)
+        entries = self.visible_entries()
+        if not catalog.offered:
+            canvas.put(0, 0, "The server offers no %s." % name, self.app.style.dim)
+        elif catalog.error:
+            canvas.put(0, 0, "Error: %s" % catalog.error, self.app.style.error)
+        elif catalog.loading and not catalog.entries:
+            canvas.put(0, 0, "Loading ...", self.app.style.dim)
+        elif not entries:
+            canvas.put(0, 0, "No match." if self.filter.text else "None.", self.app.style.dim)
+        selection = self.selections[name]
+        for row, index in enumerate(selection.window(len(entries), height)):
+            attr = self.app.style.reverse if index == selection.index else 0
+            canvas.fill(row, attr)
+            canvas.put(row, 1, entries[index].label, attr)
+        if self.filtering or self.filter.text:
+            canvas.put(canvas.height - 1, 0, "/", self.app.style.bold)
+            self.filter.draw(canvas.sub(canvas.height - 1, 2, 1, canvas.width - 2), self.filtering, self.app.style)
+
+    def draw_detail(self, canvas):
+        entries = self.visible_entries()
+        if not entries:
+            return
+        entry = entries[self.selections[self.TABS[self.tab]].index]
+        self.detail.set_text(entry.detail(), keep_position=entry is self.detail_entry)
+        self.detail_entry = entry
+        self.detail.draw(canvas)
+
+
+class Catalog(object):
+    """One tab's list as the server last gave it."""
+
+    def __init__(self):
+        self.entries = []
+        self.offered = True
+        self.loading = False
+        self.error = None
+
+
+class Entry(object):
+    """A tool, resource, template or prompt as the main screen lists it."""
+
+    def __init__(self, kind, data):
+        self.kind = kind
+        self.data = data
+        name = str(data.get("name") or data.get("uri") or data.get("uriTemplate") or "?")
+        annotations = data.get("annotations") if isinstance(data.get("annotations"), dict) else {}
+        title = data.get("title") or annotations.get("title") or ""
+        if kind == "tool":
+            support = (data.get("execution") or {}).get("taskSupport") if isinstance(data.get("execution"),
+                                                                                    dict) else None
+            self.label = name + (" [task]" if support in ("optional", "required") else "")
+        elif kind in ("resource", "template"):
+            self.label = ("template: " if kind == "template" else "") + str(
+                data.get("title") or data.get("name") or data.get("uri") or data.get("uriTemplate"))
+        else:
+            arguments = [a.get("name", "?") for a in data.get("arguments") or () if isinstance(a, dict)]
+            self.label = "%s(%s)" % (name, ", ".join(arguments))
+        fields = [data.get(k) for k in ("name", "description", "uri", "uriTemplate")] + [title]
+        self.search_text = " ".join(str(f) for f in fields if f).lower()
+
+    def detail(self):
+        return DETAIL_WRITERS[self.kind](self.data)
+
+
+def load_tools(session):
+    return [Entry("tool", tool) for tool in session.tools_by_name(refresh=True).values()]
+
+
+def load_resources(session):
+    entries = [Entry("resource", r) for r in list_all(session, "resources/list", "resources") if isinstance(r, dict)]
+    try:
+        templates = list_all(session, "resources/templates/list", "resourceTemplates")
+    except RpcError:
+        templates = []  # a server with resources but no templates may not know the method
+    return entries + [Entry("template", t) for t in templates if isinstance(t, dict)]
+
+
+def load_prompts(session):
+    return [Entry("prompt", p) for p in list_all(session, "prompts/list", "prompts") if isinstance(p, dict)]
+
+
+CATALOG_LOADERS = {"tools": load_tools, "resources": load_resources, "prompts": load_prompts}
+
+
+def tool_detail(tool):
+    lines = ["Tool: %s" % tool.get("name")]
+    if tool.get("title"):
+        lines.append("Title: %s" % tool["title"])
+    if tool.get("description"):
+        lines += ["", str(tool["description"])]
+    execution = tool.get("execution") if isinstance(tool.get("execution"), dict) else {}
+    lines += ["", "Task support: %s" % (execution.get("taskSupport") or "forbidden")]
+    schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
+    required = set(schema.get("required") or ())
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    if properties:
+        lines += ["", "Arguments (* required):"]
+        for key, prop in properties.items():
+            prop = prop if isinstance(prop, dict) else {}
+            kind = "/".join(schema_types(prop)) or "any"
+            extra = " (default %s)" % json.dumps(prop["default"], ensure_ascii=False) if "default" in prop else ""
+            lines.append("  %s%s: %s%s%s" % (key, "*" if key in required else "", kind, extra,
+                                             " - " + str(prop["description"]) if prop.get("description") else ""))
+    if isinstance(tool.get("annotations"), dict) and tool["annotations"]:
+        lines += ["", "Annotations:"] + ["  %s: %s" % (k, json.dumps(v, ensure_ascii=False))
+                                         for k, v in tool["annotations"].items()]
+    lines += ["", "Input schema:", json.dumps(schema, indent=2, ensure_ascii=False)]
+    if tool.get("outputSchema"):
+        lines += ["", "Output schema:", json.dumps(tool["outputSchema"], indent=2, ensure_ascii=False)]
+    return "\n".join(lines)
+
+
+def resource_detail(item):
+    lines = []
+    for label, key in (("URI", "uri"), ("URI template", "uriTemplate"), ("Name", "name"), ("Title", "title"),
+                       ("MIME type", "mimeType"), ("Size", "size")):
+        if item.get(key) is not None:
+            lines.append("%s: %s" % (label, item[key]))
+    if item.get("description"):
+        lines += ["", str(item["description"])]
+    if item.get("annotations"):
+        lines += ["", "Annotations: %s" % json.dumps(item["annotations"], ensure_ascii=False)]
+    lines += ["", "Enter %s." % ("fills in the template and reads it" if "uriTemplate" in item else "reads it")]
+    return "\n".join(lines)
+
+
+def prompt_detail(prompt):
+    lines = ["Prompt: %s" % prompt.get("name")]
+    if prompt.get("title"):
+        lines.append("Title: %s" % prompt["title"])
+    if prompt.get("description"):
+        lines += ["", str(prompt["description"])]
+    arguments = [a for a in prompt.get("arguments") or () if isinstance(a, dict)]
+    if arguments:
+        lines += ["", "Arguments (* required):"] + ["  %s%s%s" % (
+            a.get("name"), "*" if a.get("required") else "", " - " + str(a["description"]) if a.get("description")
+            else "") for a in arguments]
+    return "\n".join(lines)
+
+
+DETAIL_WRITERS = {"tool": tool_detail, "resource": resource_detail, "template": resource_detail,
+                  "prompt": prompt_detail}
+
+
+def server_description(session, tasks):
+    info = session.server_info or {}
+    support = tasks.support() if tasks else None
+    lines = ["Name:        %s" % info.get("name", "(not reported)"),
+             "Title:       %s" % info.get("title", "-"),
+             "Version:     %s" % info.get("version", "(not reported)"),
+             "Era:         %s" % ("2026-07-28 (per-request metadata)" if session.era == "modern"
+                                  else "legacy (initialize handshake)"),
+             "Protocol:    %s" % session.protocol_version,
+             "Transport:   %s" % session.transport.name,
+             "Connection:  %s" % session.spec.describe(),
+             "Tasks:       %s" % (support.label if support else "none declared"),
+             "", "Capabilities:", json.dumps(session.capabilities, indent=2, ensure_ascii=False)]
+    if session.instructions:
+        lines += ["", "Instructions:", str(session.instructions)]
+    return "\n".join(lines)
+
+
+class ToolScreen(FormScreen):
+    """A form built from the tool's inputSchema. Execute calls the tool, or with task mode
+    (Ctrl+T) calls it as a task and follows it to its result."""
+
+    submit_label = "Execute"
+
+    def __init__(self, app, tool):
+        FormScreen.__init__(self, app, first_line(str(tool.get("description") or "")))
+        self.tool = tool
+        self.task_mode = False
+        schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
+        self.form = Form(schema_fields(schema, titles=False) + [
+            Button("Execute", self.submit),
+            Button(lambda: "Task mode: %s" % ("on" if self.task_mode else "off"), self.toggle_task_mode),
+            Button("Copy as command", self.copy_command)])
+
+    def title(self):
+        return "Tool: %s%s" % (self.tool.get("name"), " [task mode]" if self.task_mode else "")
+
+    def hints(self):
+        return "^X execute  ^T task mode  ^Y copy command  Tab move  PgUp/PgDn result  Esc back"
+
+    def help_lines(self):
+        return ["Tab/Shift-Tab or Up/Down   move between fields and buttons; Enter moves on, or presses a button",
+                "Left/Right/Space           choose in a choice field; Space ticks in a multi-select",
+                "^X                         execute (required fields are checked first)",
+                "^T                         task mode: call the tool as a task and follow it",
+                "^Y                         copy the equivalent mcp-tui command (shell-quoted; OSC 52 clipboard)",
+                "PgUp/PgDn                  scroll the result          Esc  back to the list"]
+
+    def on_key(self, key):
+        if key == "^T":
+            self.toggle_task_mode()
+            return True
+        if key == "^Y":
+            self.copy_command()
+            return True
+        return FormScreen.on_key(self, key)
+
+    def toggle_task_mode(self):
+        self.task_mode = not self.task_mode
+        self.app.say("Task mode %s." % ("on: Execute calls the tool as a task" if self.task_mode else "off"))
+
+    def copy_command(self):
+        arguments = self.collect(required=False)
+        if arguments is None:
+            return
+        command = tool_call_command(self.app.session.spec, self.tool, arguments, self.task_mode)
+        self.app.copy_to_clipboard(command)
+        self.output.set_text("Equivalent command (copied to the clipboard where the terminal allows):\n" + command)
+        self.app.say("Copied: " + command)
+
+    def submit(self):
+        arguments = self.collect()
+        if arguments is None:
+            return
+        if self.task_mode:
+            self.execute_as_task(arguments)
+        else:
+            self.execute(arguments)
+
+    def execute(self, arguments):
+        session, name = self.app.session, self.tool["name"]
+        if (self.tool.get("execution") or {}).get("taskSupport") == "required" and session.era == "legacy":
+            self.app.say("Tool %s runs only as a task: press Ctrl+T for task mode, then execute." % name, True)
+            return
+        self.app.say("Calling %s ..." % name)
+        on_progress = lambda params: self.app.post(self.show_progress, params)
+        self.start(lambda: call_tool(session, name, arguments, on_progress), self.show_result)
+
+    def execute_as_task(self, arguments):
+        tasks = self.app.tasks
+        support = tasks.support()
+        if support is None or not support.tools_call:
+            self.app.say("The server declared no task support for tools/call; Ctrl+T turns task mode off.", True)
+            return
+        self.app.say("Calling %s as a task ..." % self.tool["name"])
+        self.start(lambda: tasks.call(self.tool, arguments), self.task_started)
+
+    def task_started(self, outcome):
+        kind, value = outcome
+        if kind == "result":
+            self.show_result(value)
+            self.app.say("The server answered directly; no task was created.")
+            return
+        task = value
+        self.app.task_created(task, self.tool["name"])
+        self.running, self.progress = True, "task %s" % short_task_id(task.task_id)
+        self.app.say("Task %s created: %s" % (short_task_id(task.task_id), task.status_line()))
+        self.app.follow_task(task.task_id, task.status, self.task_result, self.fail)
+
+    def task_result(self, result):
+        self.running, self.elapsed = False, time.monotonic() - self.started
+        self.output.set_text(clean(render_tool_result(result)))
+
+    def show_progress(self, params):
+        total = params.get("total")
+        amount = "%s/%s" % (params.get("progress"), total) if total is not None else str(params.get("progress"))
+        self.progress = "progress %s%s" % (amount, ": " + str(params["message"]) if params.get("message") else "")
+
+    def show_result(self, result):
+        self.output.set_text(clean(render_tool_result(result)))
+        self.app.say("The tool reported an error (isError: true)." if result.get("isError")
+                     else "Tool executed successfully.", bool(result.get("isError")))
+
+    def fail(self, exc):
+        FormScreen.fail(self, exc)
+        if isinstance(exc, RpcError) and exc.code == -32021:
+            self.app.say("%s: press Ctrl+T to run it as a task." % exc.message, True)
+
+
+def tool_call_command(spec, tool, arguments, task_mode):
+    """The mcp-tui command line that makes the same call, every word quoted with shlex.quote."""
+    import shlex
+
+    schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    words = ["mcp-tui"] + connection_words(spec) + ["tool", "call", tool["name"]]
+    words += argument_words(arguments, properties)
+    if task_mode:
+        words += ["--task", "--wait"]
+    return " ".join(shlex.quote(word) for word in words)
+
+
+def connection_words(spec):
+    """The connection as flags. Secrets stay out: no Authorization or cookie header and no
+    environment values (they would land on the clipboard and in shell history)."""
+    if spec.kind == "stdio":
+        words = [join_command(spec.argv)]
+        if spec.cwd:
+            words += ["--cwd", spec.cwd]
+    else:
+        words = ["--url", spec.url] + (["--transport", "sse"] if spec.kind == "sse" else [])
+        for name, value in spec.headers.items():
+            if not secret_header(name):
+                words += ["--header", "%s: %s" % (name, value)]
+    if spec.protocol != "auto":
+        words += ["--protocol-version", spec.protocol]
+    return words
+
+
+def argument_words(arguments, properties):
+    """k=v where the CLI would read v back as the same string, k:=JSON otherwise."""
+    if not all(key and "=" not in key and not key.endswith(":") for key in arguments):
+        return ["--args-json", json.dumps(arguments, ensure_ascii=False)]
+    words = []
+    for key, value in arguments.items():
+        types = schema_types(properties.get(key))
+        if isinstance(value, str) and (not types or "string" in types) and not value.startswith("@"):
+            words.append("%s=%s" % (key, value))
+        else:
+            words.append("%s:=%s" % (key, json.dumps(value, ensure_ascii=False)))
+    return words
+
+
+def secret_header(name):
+    return name.lower() in ("authorization", "proxy-authorization", "cookie")
+
+
+class ResourceScreen(Screen):
+    """A resource's contents, read on a worker, to scroll through."""
+
+    def __init__(self, app, resource):
+        Screen.__init__(self, app)
+        self.resource = resource
+        self.view = TextView("Reading %s ..." % resource.get("uri"))
+        self.read()
+
+    def title(self):
+        return "Resource: %s" % self.resource.get("uri")
+
+    def hints(self):
+        return "j/k PgUp/PgDn Home/End scroll  r read again  %s  q back" % self.view.position()
+
+    def read(self):
+        session, uri = self.app.session, self.resource.get("uri")
+        self.app.spawn(lambda: session.request("resources/read", {"uri": uri}), self.show,
+                       lambda exc: self.view.set_text("Error: %s" % describe_failure(exc)))
+
+    def show(self, result):
+        contents = [c for c in result.get("contents") or () if isinstance(c, dict)]
+        self.view.set_text("\n\n".join(render_resource_contents(c) for c in contents) or "(no contents)")
+
+    def draw(self, canvas):
+        self.view.draw(canvas)
+
+    def on_key(self, key):
+        if key == "r":
+            self.read()
+            return True
+        return self.view.on_key(key)
+
+
+class TemplateScreen(FormScreen):
+    """A resource template: a field per variable, then resources/read of the expanded URI."""
+
+    submit_label = "Read"
+    output_title = "Contents"
+
+    def __init__(self, app, template):
+        FormScreen.__init__(self, app, "Template %s" % template.get("uriTemplate"))
+        self.template = template
+        fields = [TextField(name, name, required=True) for name in template_variables(template.get("uriTemplate", ""))]
+        self.form = Form(fields + [Button("Read", self.submit)])
+
+    def title(self):
+        return "Template: %s" % (self.template.get("title") or self.template.get("name"))
+
+    def submit(self):
+        values = self.collect()
+        if values is None:
+            return
+        uri = expand_template(self.template.get("uriTemplate", ""), values)
+        session = self.app.session
+        self.start(lambda: session.request("resources/read", {"uri": uri}), self.show)
+
+    def show(self, result):
+        contents = [c for c in result.get("contents") or () if isinstance(c, dict)]
+        self.output.set_text("\n\n".join(render_resource_contents(c) for c in contents) or "(no contents)")
+
+
+TEMPLATE_EXPRESSION = r"\{([+#./;?&]?)([^}]*)\}"
+
+
+def template_variables(template):
+    import re
+
+    names = []
+    for _, body in re.findall(TEMPLATE_EXPRESSION, template):
+        for name in body.split(","):
+            name = name.split(":")[0].rstrip("*").strip()
+            if name and name not in names:
+                names.append(name)
+    return names
+
+
+def expand_template(template, values):
+    """RFC 6570 for the common operators: {var}, {+var}, {#var}, {/var}, {.var}, {?a,b}, {&a}."""
+    import re
+    from urllib.parse import quote
+
+    def expand(match):
+        operator, body = match.group(1), match.group(2)
+        names = [n.split(":")[0].rstrip("*").strip() for n in body.split(",")]
+        present = [(n, str(values[n])) for n in names if n in values]
+        safe = ":/?#[]@!$&'()*+,;=" if operator in ("+", "#") else ""
+        if operator in ("?", "&"):
+            pairs = "&".join("%s=%s" % (n, quote(v, safe="")) for n, v in present)
+            return (operator + pairs) if pairs else ""
+        joined = {"/": "/", ".": ".", ";": ";"}.get(operator, ",").join(quote(v, safe=safe) for _, v in present)
+        prefix = operator if operator in ("#", "/", ".", ";") and present else ""
+        return prefix + joined
+
+    return re.sub(TEMPLATE_EXPRESSION, expand, template)
+
+
+class PromptScreen(FormScreen):
+    """A prompt's arguments, then prompts/get rendered as messages."""
+
+    submit_label = "Get"
+    output_title = "Messages"
+
+    def __init__(self, app, prompt):
+        FormScreen.__init__(self, app, first_line(str(prompt.get("description") or "")))
+        self.prompt = prompt
+        arguments = [a for a in prompt.get("arguments") or () if isinstance(a, dict) and a.get("name")]
+        fields = [TextField(a["name"], a["name"], required=bool(a.get("required")), description=a.get("description"))
+                  for a in arguments]
+        self.form = Form(fields + [Button("Get prompt", self.submit)])
+        if not fields:
+            self.submit()
+
+    def title(self):
+        return "Prompt: %s" % self.prompt.get("name")
+
+    def submit(self):
+        values = self.collect()
+        if values is None:
+            return
+        session, name = self.app.session, self.prompt.get("name")
+        self.start(lambda: session.request("prompts/get", {"name": name, "arguments": values}), self.show)
+
+    def show(self, result):
+        lines = [str(result["description"]), ""] if result.get("description") else []
+        for message in result.get("messages") or ():
+            if not isinstance(message, dict):
+                continue
+            blocks = [b for b in as_list(message.get("content")) if isinstance(b, dict)]
+            lines += ["[%s]" % message.get("role", "?")] + [render_content_block(b) for b in blocks] + [""]
+        self.output.set_text("\n".join(lines) or "(no messages)")
+
+
+class TasksScreen(Screen):
+    """Every task this session created, plus those a 2025-11-25 server lists."""
+
+    def __init__(self, app):
+        Screen.__init__(self, app)
+        self.selection = Selection()
+        self.refreshing = False
+
+    def title(self):
+        return "Tasks"
+
+    def hints(self):
+        return "Enter detail  c cancel  r refresh  a answer/follow  j/k move  q back"
+
+    def help_lines(self):
+        return ["Enter   the task's detail (TTL, pending input, error) and its result",
+                "c       cancel the selected task (tasks/cancel)",
+                "r       refresh every task from the server (and tasks/list where the server has it)",
+                "a       follow the task: answer its input requests in forms and wait for the result"]
+
+    def on_show(self):
+        self.refresh()
+
+    def rows(self):
+        return self.app.task_book.newest_first()
+
+    def selected(self):
+        rows = self.rows()
+        return rows[self.selection.index] if rows else None
+
+    def on_key(self, key):
+        row = self.selected()
+        if key == "r":
+            self.refresh()
+        elif key == "ENTER" and row:
+            self.app.open(TaskDetailScreen(self.app, row))
+        elif key == "c" and row:
+            cancel_task(self.app, row)
+        elif key == "a" and row:
+            answer_task(self.app, row)
+        else:
+            return self.selection.on_key(key, len(self.rows()))
+        return True
+
+    def refresh(self):
+        tasks = self.app.tasks
+        support = tasks.support() if tasks else None
+        if support is None or self.refreshing:
+            return
+        known = [task_id for task_id, row in self.app.task_book.rows.items() if not row.task.terminal]
+        self.refreshing = True
+
+        def work():
+            found = tasks.list() if support.methods.get("tasks/list") else []
+            listed = set(task.task_id for task in found)
+            for task_id in known:
+                if task_id not in listed:
+                    try:
+                        found.append(tasks.get(task_id))
+                    except RpcError:
+                        pass  # expired or unknown: the row keeps what was last seen
+            return found
+
+        def done(found):
+            self.refreshing = False
+            for task in found:
+                self.app.task_seen(task)
+            self.app.say("Tasks refreshed (%d)." % len(self.app.task_book.rows))
+
+        def failed(exc):
+            self.refreshing = False
+            self.app.report_failure(exc)
+
+        self.app.spawn(work, done, failed)
+
+    def draw(self, canvas):
+        tasks = self.app.tasks
+        support = tasks.support() if tasks else None
+        if support is None:
+            canvas.put(0, 0, "The server declared no task support.", self.app.style.dim)
+            return
+        canvas.put(0, 0, "%s%s" % (support.label, "  (refreshing ...)" if self.refreshing else ""),
+                   self.app.style.dim)
+        widths = task_columns(canvas.width)
+        canvas.put(1, 0, format_columns(("STATUS", "PROGRESS", "UPDATED", "CREATED", "TTL LEFT", "TOOL / TASK"),
+                                        widths), self.app.style.bold)
+        rows = self.rows()
+        if not rows:
+            canvas.put(2, 0, "No tasks yet: run a tool in task mode (Ctrl+T in its form).", self.app.style.dim)
+        now = time.time()
+        for line, index in enumerate(self.selection.window(len(rows), canvas.height - 2)):
+            row = rows[index]
+            attr = self.app.style.reverse if index == self.selection.index else 0
+            canvas.fill(line + 2, attr)
+            canvas.put(line + 2, 0, format_columns(task_cells(row, now), widths), attr)
+
+
+def task_columns(width):
+    fixed = [15, 0, 9, 9, 10]
+    rest = max(10, width - sum(fixed) - 6)
+    progress = rest * 3 // 5
+    return [15, progress, 9, 9, 10, rest - progress]
+
+
+def format_columns(values, widths):
+    return " ".join(pad(clean_line(str(v)), w) for v, w in zip(values, widths))
+
+
+def task_cells(row, now):
+    task = row.task
+    status = task.status + (" *" if row.following else "")
+    label = "%s  %s" % (row.tool, short_task_id(task.task_id)) if row.tool else task.task_id
+    return (status, task.message or "", clock_time(task.data.get("lastUpdatedAt")),
+            clock_time(task.data.get("createdAt")), ttl_left(task, now), label)
+
+
+def cancel_task(app, row):
+    tasks, task_id = app.tasks, row.task.task_id
+    app.say("Cancelling task %s ..." % short_task_id(task_id))
+
+    def work():
+        return tasks.cancel(task_id) or tasks.get(task_id)  # the extension's cancel returns nothing
+
+    def done(task):
+        app.task_seen(task)
+        app.say("Task %s: %s" % (short_task_id(task_id), task.status_line() if task.status == "cancelled"
+                                 else "cancellation requested; still %s" % task.status))
+
+    app.spawn(work, done)
+
+
+def answer_task(app, row):
+    """Follow a task: its input requests open forms, its result lands in the row."""
+    if row.task.terminal and (row.result is not None or row.failure):
+        app.say("Task %s has ended: %s." % (short_task_id(row.task.task_id), row.task.status))
+        return
+    app.say("Following task %s ..." % short_task_id(row.task.task_id))
+    app.follow_task(row.task.task_id)
+
+
+class TaskDetailScreen(Screen):
+    """One task: status, times, TTL, pending input, error, and the result once fetched."""
+
+    def __init__(self, app, row):
+        Screen.__init__(self, app)
+        self.row = row
+        self.view = TextView("")
+        self.fetch()
+
+    def title(self):
+        return "Task %s" % short_task_id(self.row.task.task_id)
+
+    def hints(self):
+        return "r refresh  c cancel  a answer/follow  j/k scroll  q back"
+
+    def on_key(self, key):
+        if key == "r":
+            self.fetch()
+        elif key == "c":
+            cancel_task(self.app, self.row)
+        elif key == "a":
+            answer_task(self.app, self.row)
+        else:
+            return self.view.on_key(key)
+        return True
+
+    def fetch(self):
+        """tasks/get, and the result too once the task has ended."""
+        tasks, row = self.app.tasks, self.row
+        task_id = row.task.task_id
+
+        def done(task):
+            self.app.task_seen(task)
+            if task.terminal and row.result is None and not row.failure and not row.following:
+                self.app.follow_task(task_id, task.status)
+
+        self.app.spawn(lambda: tasks.get(task_id), done)
+
+    def draw(self, canvas):
+        self.view.set_text(task_detail_text(self.row, time.time()), keep_position=True)
+        self.view.draw(canvas)
+
+
+def task_detail_text(row, now):
+    task, data = row.task, row.task.data
+    ttl = data.get("ttlMs")
+    lines = ["Task:      %s" % task.task_id,
+             "Tool:      %s" % (row.tool or "(listed by the server)"),
+             "Status:    %s" % task.status_line(),
+             "Created:   %s" % short_timestamp(data.get("createdAt")),
+             "Updated:   %s" % short_timestamp(data.get("lastUpdatedAt")),
+             "TTL:       %s" % ("%sms (%s left)" % (ttl, ttl_left(task, now)) if ttl is not None else "unlimited")]
+    if data.get("pollIntervalMs") is not None:
+        lines.append("Poll:      every %sms" % data["pollIntervalMs"])
+    if task.status == "input_required":
+        requests = data.get("inputRequests") if isinstance(data.get("inputRequests"), dict) else {}
+        for key, item in sorted(requests.items()):
+            item = item if isinstance(item, dict) else {}
+            message = (item.get("params") or {}).get("message", "") if isinstance(item.get("params"), dict) else ""
+            lines.append("Input:     %s (%s) %s" % (key, item.get("method", "?"), message))
+        lines.append("The task waits for input: press a to answer.")
+    if isinstance(data.get("error"), dict):
+        lines.append("Error:     %s %s" % (data["error"].get("code"), data["error"].get("message", "")))
+    if row.following:
+        lines += ["", "Following the task ..."]
+    if row.failure:
+        lines += ["", "Failure: %s" % row.failure]
+    if row.result is not None:
+        lines += ["", render_tool_result(row.result)]
+    elif not task.terminal and not row.following:
+        lines += ["", "Press a to follow the task to its result."]
+    return "\n".join(lines)
+
+
+class ElicitationScreen(FormScreen):
+    """A form elicitation: the server's message, a field per requested property (defaults
+    filled in), then accept, decline or cancel."""
+
+    submit_label = "Accept"
+
+    def __init__(self, app, params, server_name, pending):
+        FormScreen.__init__(self, app, elicitation_intro(params, server_name))
+        self.pending = pending
+        self.schema = params.get("requestedSchema") if isinstance(params.get("requestedSchema"), dict) else {}
+        self.form = Form(schema_fields(self.schema, titles=True) + [
+            Button("Accept", self.submit), Button("Decline", lambda: self.answer({"action": "decline"})),
+            Button("Cancel", self.cancel)])
+
+    def title(self):
+        return "Input requested"
+
+    def hints(self):
+        return "Tab move  ^X accept  Esc cancel  (Decline is a button)  F12 debug"
+
+    def has_output(self):
+        return False
+
+    def submit(self):
+        content = self.collect()
+        if content is None:
+            return
+        self.answer({"action": "accept", "content": normalise_elicited(content, self.schema)})
+
+    def cancel(self):
+        self.answer({"action": "cancel"})
+
+    def answer(self, value):
+        self.pending.give(value)
+        self.app.close_screen(self)
+        self.app.say("Answered the server's request: %s." % value["action"])
+
+
+def elicitation_intro(params, server_name):
+    related = ((params.get("_meta") or {}).get(META_PREFIX + "related-task") or {}) if isinstance(
+        params.get("_meta"), dict) else {}
+    lines = ["%s asks:" % server_name, str(params.get("message", ""))]
+    if isinstance(related, dict) and related.get("taskId"):
+        lines.append("(for task %s)" % short_task_id(str(related["taskId"])))
+    return "\n".join(lines)
+
+
+class UrlElicitationScreen(FormScreen):
+    """A URL-mode elicitation: show the URL and its host, and open it only when asked."""
+
+    submit_label = "Open"
+
+    def __init__(self, app, params, server_name, pending):
+        from urllib.parse import urlsplit
+
+        self.url = str(params.get("url", ""))
+        host = urlsplit(self.url).hostname or "(no host)"
+        FormScreen.__init__(self, app, "%s asks you to open a URL:\n%s\n\nURL:  %s\nHost: %s" % (
+            server_name, params.get("message", ""), self.url, host))
+        self.pending = pending
+        self.form = Form([Button("Open in browser", self.submit), Button("Decline", self.decline),
+                          Button("Cancel", self.cancel)])
+
+    def title(self):
+        return "Open a URL?"
+
+    def hints(self):
+        return "Enter press button  ^Y copy URL  Esc cancel  (nothing opens unless you choose Open)"
+
+    def has_output(self):
+        return False
+
+    def on_key(self, key):
+        if key == "^Y":
+            self.app.copy_to_clipboard(self.url)
+            self.app.say("URL copied to the clipboard (where the terminal allows).")
+            return True
+        return FormScreen.on_key(self, key)
+
+    def submit(self):
+        import webbrowser
+
+        self.app.outside_curses(lambda: webbrowser.open(self.url))
+        self.answer("accept")
+
+    def decline(self):
+        self.answer("decline")
+
+    def cancel(self):
+        self.answer("cancel")
+
+    def answer(self, action):
+        self.pending.give({"action": action})
+        self.app.close_screen(self)
+        self.app.say("Answered the URL request: %s." % action)
+
+
+class SamplingScreen(FormScreen):
+    """A sampling request for review: its messages and limits; you reply as the model or
+    reject it."""
+
+    submit_label = "Send"
+
+    def __init__(self, app, params, server_name, pending):
+        FormScreen.__init__(self, app, "%s asks the model (you review and answer):" % server_name)
+        self.pending = pending
+        self.reply = TextField("reply", "Reply", required=True, placeholder="the model's answer")
+        self.form = Form([self.reply, Button("Send", self.submit), Button("Reject", self.cancel)])
+        self.output.set_text(sampling_text(params))
+
+    def title(self):
+        return "Sampling request"
+
+    def hints(self):
+        return "type the reply  ^X send  Esc reject  PgUp/PgDn scroll the request"
+
+    def output_heading(self, width):
+        heading = "-- Request %s " % self.output.position()
+        return heading + "-" * max(0, width - cells(heading))
+
+    def submit(self):
+        if not self.reply.text:
+            self.app.say("Type a reply, or choose Reject.", True)
+            return
+        self.pending.give({"role": "assistant", "content": {"type": "text", "text": self.reply.text},
+                           "model": "human", "stopReason": "endTurn"})
+        self.app.close_screen(self)
+        self.app.say("Sent the reply to the sampling request.")
+
+    def cancel(self):
+        self.pending.give(None)
+        self.app.close_screen(self)
+        self.app.say("Rejected the sampling request.")
+
+
+def sampling_text(params):
+    lines = []
+    if params.get("systemPrompt"):
+        lines += ["System prompt:", str(params["systemPrompt"]), ""]
+    for message in params.get("messages") or ():
+        if not isinstance(message, dict):
+            continue
+        blocks = [b for b in as_list(message.get("content")) if isinstance(b, dict)]
+        lines += ["[%s]" % message.get("role", "?")] + [render_content_block(b) for b in blocks] + [""]
+    for label, key in (("Max tokens", "maxTokens"), ("Temperature", "temperature"),
+                       ("Include context", "includeContext"), ("Stop sequences", "stopSequences"),
+                       ("Model preferences", "modelPreferences"), ("Tools", "tools")):
+        if key in params:
+            lines.append("%s: %s" % (label, json.dumps(params[key], ensure_ascii=False)))
+    return "\n".join(lines)
+
+
+class DebugScreen(Screen):
+    """The debug log live: Protocol (every message), Notifications, HTTP trace and the
+    server's stderr. Key 8 keeps only task status notifications."""
+
+    TABS = ("Protocol", "Notifications", "HTTP", "Stderr")
+
+    def __init__(self, app):
+        Screen.__init__(self, app)
+        self.tab = 0
+        self.task_status_only = False
+        self.selection = Selection()
+        self.tail = True  # keep the newest entry selected while new ones arrive
+
+    def title(self):
+        return "Debug: %s%s" % (self.TABS[self.tab], " [task status only]" if self.task_status_only else "")
+
+    def hints(self):
+        return "1-4 tabs  8 task status filter  Enter full entry  j/k PgUp/PgDn  End follow  q back"
+
+    def help_lines(self):
+        return ["1-4, Tab, Left/Right  Protocol, Notifications, HTTP trace, server stderr",
+                "8                     Notifications: only task status (notifications/tasks[/status]); again: all",
+                "Enter                 the whole entry (a message as indented JSON)",
+                "End                   follow the newest entry",
+                "Task IDs, session ids and tokens are masked exactly as in the CLI's --debug output."]
+
+    def entries(self, tab=None, log_entries=None):
+        """The entries of a tab (this one by default), from the log or a snapshot of it."""
+        tab = self.tab if tab is None else tab
+        wanted = DEBUG_TAB_FILTERS[self.TABS[tab]]
+        chosen = [e for e in (log_entries or snapshot(self.app.log.entries)) if wanted(e)]
+        if self.TABS[tab] == "Notifications" and self.task_status_only:
+            chosen = [e for e in chosen if e.get("method") in TASK_STATUS_METHODS]
+        return chosen
+
+    def on_key(self, key):
+        count = len(self.entries())
+        if key in ("1", "2", "3", "4"):
+            self.switch(int(key) - 1)
+        elif key in ("TAB", "RIGHT", "l"):
+            self.switch((self.tab + 1) % len(self.TABS))
+        elif key in ("BTAB", "LEFT", "h"):
+            self.switch((self.tab - 1) % len(self.TABS))
+        elif key == "8":
+            self.task_status_only = not self.task_status_only
+            self.switch(1)
+        elif key == "ENTER":
+            entries = self.entries()
+            if entries:
+                entry = entries[self.selection.index]
+                self.app.open(TextScreen(self.app, "Debug entry", full_entry_text(entry)))
+        elif self.selection.on_key(key, count):
+            self.tail = self.selection.index >= count - 1
+        else:
+            return False
+        return True
+
+    def switch(self, tab):
+        self.tab, self.tail = tab, True
+
+    def draw(self, canvas):
+        log_entries = snapshot(self.app.log.entries)
+        col = 0
+        for index, name in enumerate(self.TABS):
+            label = " %d %s (%d) " % (index + 1, name, len(self.entries(index, log_entries)))
+            canvas.put(0, col, label, self.app.style.reverse if index == self.tab else self.app.style.dim)
+            col += cells(label) + 1
+        if self.task_status_only:
+            canvas.put(0, col, " 8: task status only ", self.app.style.bold)
+        entries = self.entries(self.tab, log_entries)
+        if self.tail:
+            self.selection.index = len(entries) - 1
+        if not entries:
+            canvas.put(2, 0, "Nothing here yet.", self.app.style.dim)
+        for line, index in enumerate(self.selection.window(len(entries), canvas.height - 1)):
+            attr = self.app.style.reverse if index == self.selection.index else 0
+            canvas.fill(line + 1, attr)
+            canvas.put(line + 1, 0, format_log_entry(entries[index]).split("\n")[0], attr)
+
+
+DEBUG_TAB_FILTERS = {
+    "Protocol": lambda e: e["type"] in ("message", "event"),
+    "Notifications": lambda e: e["type"] == "message" and e.get("kind") == "notification",
+    "HTTP": lambda e: e["type"] in ("http", "sse"),
+    "Stderr": lambda e: e["type"] == "stderr",
+}
+
+
+def snapshot(entries):
+    """A copy of the log's ring; a worker may append while we copy, so try again then."""
+    for _ in range(5):
+        try:
+            return list(entries)
+        except RuntimeError:
+            continue
+    return []
+
+
+def full_entry_text(entry):
+    if entry["type"] != "message":
+        return format_log_entry(entry)
+    try:
+        body = json.dumps(json.loads(entry["body"]), indent=2, ensure_ascii=False)
+    except ValueError:
+        body = entry["body"]
+    header = format_log_entry(dict(entry, body=""))
+    return "%s\n%s" % (header.rstrip(), body)
+
+
+def help_text(screen):
+    lines = ["%s" % screen.title(), ""] + screen.help_lines() + [
+        "", "Everywhere:",
+        "F12        debug screen (D too, outside forms)     T  tasks screen (outside forms)",
+        "?          this help (outside forms)                Esc / q  back (q types itself in a form)",
+        "Ctrl+C     quit at once                             q on the main screen quits",
+        "", "Every string a server sends is shown with terminal control sequences removed."]
+    return "\n".join(lines)
+
+
+# -- widgets: text, lists, forms -----------------------------------------------------------
+
+
+class KeyReader(object):
+    """get_wch() as readable names: a printable character stays itself; any other key is
+    named, such as "ENTER", "UP", "PGDN", "^T" or "F12"."""
+
+    CHARACTER_NAMES = {"\n": "ENTER", "\r": "ENTER", "\t": "TAB", "\x1b": "ESC", "\x7f": "BACKSPACE",
+                       "\x08": "BACKSPACE"}
+
+    def __init__(self, window, curses):
+        self.window = window
+        self.curses = curses
+        names = {"KEY_UP": "UP", "KEY_DOWN": "DOWN", "KEY_LEFT": "LEFT", "KEY_RIGHT": "RIGHT",
+                 "KEY_PPAGE": "PGUP", "KEY_NPAGE": "PGDN", "KEY_HOME": "HOME", "KEY_END": "END",
+                 "KEY_BACKSPACE": "BACKSPACE", "KEY_DC": "DELETE", "KEY_ENTER": "ENTER", "KEY_BTAB": "BTAB",
+                 "KEY_RESIZE": "RESIZE", "KEY_F1": "F1", "KEY_F12": "F12", "KEY_A1": "HOME", "KEY_C1": "END"}
+        self.codes = {getattr(curses, constant): name for constant, name in names.items() if hasattr(curses, constant)}
+
+    def read(self):
+        try:
+            key = self.window.get_wch()
+        except self.curses.error:
+            return None  # no key within the tick
+        if isinstance(key, int):
+            return self.codes.get(key)
+        if key in self.CHARACTER_NAMES:
+            return self.CHARACTER_NAMES[key]
+        if ord(key) < 32:
+            return "^" + chr(ord(key) + 64)
+        return key
+
+
+class Style(object):
+    """The attributes the screens use; colour where the terminal has it."""
+
+    def __init__(self, curses):
+        self.bold, self.dim, self.reverse = curses.A_BOLD, curses.A_DIM, curses.A_REVERSE
+        self.title = curses.A_REVERSE | curses.A_BOLD
+        self.status = curses.A_BOLD
+        self.error = curses.A_BOLD
+        self.field = curses.A_UNDERLINE
+        if curses.has_colors():
+            try:
+                curses.start_color()
+                curses.use_default_colors()
+                curses.init_pair(1, curses.COLOR_WHITE, curses.COLOR_BLUE)
+                curses.init_pair(2, curses.COLOR_RED, -1)
+                curses.init_pair(3, curses.COLOR_CYAN, -1)
+            except curses.error:
+                return
+            self.title = curses.color_pair(1) | curses.A_BOLD
+            self.error = curses.color_pair(2) | curses.A_BOLD
+            self.status = curses.color_pair(3)
+
+
+class Canvas(object):
+    """A rectangle of the window. Every write is clipped to it and cleaned of control
+    sequences, so no server string can move the cursor or paint outside its pane."""
+
+    def __init__(self, window, top, left, height, width, error):
+        self.window, self.top, self.left = window, top, left
+        self.height, self.width = max(0, height), max(0, width)
+        self.error = error
+
+    def sub(self, top, left, height, width):
+        return Canvas(self.window, self.top + top, self.left + left, min(height, self.height - top),
+                      min(width, self.width - left), self.error)
+
+    def put(self, row, col, text, attr=0):
+        if not (0 <= row < self.height and 0 <= col < self.width):
+            return
+        text = clip(clean_line(text), self.width - col)
+        try:
+            self.window.addstr(self.top + row, self.left + col, text, attr)
+        except (self.error, ValueError, UnicodeError):
+            pass  # the bottom-right cell cannot be written without scrolling; nothing else is lost
+
+    def fill(self, row, attr):
+        self.put(row, 0, " " * self.width, attr)
+
+
+class TextView(object):
+    """Text to scroll through, wrapped to the width it is drawn at."""
+
+    def __init__(self, text=""):
+        self.text = text
+        self.top = 0
+        self.height = 1
+        self.total = 0
+        self._wrapped = (None, None, [])
+
+    def set_text(self, text, keep_position=False):
+        self.text = text
+        if not keep_position:
+            self.top = 0
+
+    def rows(self, width):
+        text, cached_width, rows = self._wrapped
+        if text is not self.text or cached_width != width:
+            rows = wrap_text(self.text, width)
+            self._wrapped = (self.text, width, rows)
+        return rows
+
+    def draw(self, canvas, attr=0):
+        rows = self.rows(max(1, canvas.width))
+        self.height, self.total = max(1, canvas.height), len(rows)
+        self.top = max(0, min(self.top, len(rows) - self.height))
+        for line, text in enumerate(rows[self.top:self.top + self.height]):
+            canvas.put(line, 0, text, attr)
+
+    def position(self):
+        if self.total <= self.height:
+            return ""
+        return "(%d-%d of %d)" % (self.top + 1, min(self.total, self.top + self.height), self.total)
+
+    def on_key(self, key):
+        moves = {"UP": -1, "k": -1, "DOWN": 1, "j": 1, "PGUP": -(self.height - 1), "PGDN": self.height - 1,
+                 " ": self.height - 1}
+        if key in moves:
+            self.top = max(0, self.top + moves[key])
+        elif key in ("HOME", "g"):
+            self.top = 0
+        elif key in ("END", "G"):
+            self.top = max(0, self.total - self.height)
+        else:
+            return False
+        return True
+
+
+class Selection(object):
+    """Which row of a list is selected, and which row is at the top of the view."""
+
+    def __init__(self):
+        self.index = 0
+        self.top = 0
+        self.page = 10
+
+    def on_key(self, key, count):
+        moves = {"UP": -1, "k": -1, "DOWN": 1, "j": 1, "PGUP": -self.page, "PGDN": self.page}
+        if key in moves:
+            self.index += moves[key]
+        elif key in ("HOME", "g"):
+            self.index = 0
+        elif key in ("END", "G"):
+            self.index = count - 1
+        else:
+            return False
+        self.index = max(0, min(self.index, count - 1))
+        return True
+
+    def window(self, count, height):
+        """The indexes to draw in ``height`` rows, with the selected one in view."""
+        height = max(1, height)
+        self.page = max(1, height - 1)
+        self.index = max(0, min(self.index, count - 1))
+        if self.index < self.top:
+            self.top = self.index
+        if self.index >= self.top + height:
+            self.top = self.index - height + 1
+        self.top = max(0, min(self.top, count - height))
+        return range(self.top, min(count, self.top + height))
+
+
+class TextField(object):
+    """One line of text. The schema decides what it becomes (coerce_value), so numbers,
+    booleans, arrays and objects typed as JSON all arrive as their JSON types."""
+
+    def __init__(self, key, label, schema=None, required=False, text="", placeholder=None, description=None):
+        self.key, self.label, self.required = key, label, required
+        self.schema = schema if isinstance(schema, dict) else {}
+        self.text, self.cursor = text, len(text)
+        self.placeholder = placeholder or type_hint(self.schema)
+        self.description = description if description is not None else self.schema.get("description")
+
+    def set_text(self, text):
+        self.text, self.cursor = text, len(text)
+
+    def on_key(self, key):
+        text, cursor = self.text, self.cursor
+        if len(key) == 1:
+            self.text, self.cursor = text[:cursor] + key + text[cursor:], cursor + 1
+        elif key == "BACKSPACE" and cursor:
+            self.text, self.cursor = text[:cursor - 1] + text[cursor:], cursor - 1
+        elif key in ("DELETE", "^D"):
+            self.text = text[:cursor] + text[cursor + 1:]
+        elif key == "LEFT":
+            self.cursor = max(0, cursor - 1)
+        elif key == "RIGHT":
+            self.cursor = min(len(text), cursor + 1)
+        elif key in ("HOME", "^A"):
+            self.cursor = 0
+        elif key in ("END", "^E"):
+            self.cursor = len(text)
+        elif key == "^U":
+            self.set_text("")
+        elif key == "^K":
+            self.text = text[:cursor]
+        else:
+            return False
+        return True
+
+    def value(self):
+        """(present, value); raises UsageError when the text is not what the schema wants."""
+        if not self.text:
+            return False, None
+        return True, coerce_value(self.text, self.schema, self.label)
+
+    def hint(self):
+        return join_hint(type_hint(self.schema), self.description, self.schema)
+
+    def draw(self, canvas, focused, style):
+        if not focused:
+            canvas.put(0, 0, self.text or self.placeholder, 0 if self.text else style.dim)
+            return
+        start = max(0, self.cursor - canvas.width + 2)
+        canvas.put(0, 0, " " * canvas.width, style.field)
+        canvas.put(0, 0, self.text[start:], style.field)
+        under = self.text[self.cursor] if self.cursor < len(self.text) else " "
+        canvas.put(0, cells(clean_line(self.text[start:self.cursor])), under, style.reverse)
+
+
+class ChoiceField(object):
+    """One of a list: an enum, titled oneOf/anyOf constants, or a boolean. Optional fields
+    (and required ones without a default) start at a "not set" entry."""
+
+    def __init__(self, key, label, options, schema=None, required=False, default=None, has_default=True):
+        self.key, self.label, self.required = key, label, required
+        self.schema = schema if isinstance(schema, dict) else {}
+        self.options = [(True, value, text) for value, text in options]
+        has_default = has_default and default is not None
+        if not (required and has_default):
+            self.options.insert(0, (False, None, "(choose one)" if required else "(not set)"))
+        self.index = 0
+        for index, (present, value, _) in enumerate(self.options):
+            if present and has_default and value == default and type(value) == type(default):
+                self.index = index
+        self.description = self.schema.get("description")
+
+    def current(self):
+        return self.options[self.index][1]
+
+    def on_key(self, key):
+        count = len(self.options)
+        if key in ("RIGHT", " "):
+            self.index = (self.index + 1) % count
+        elif key == "LEFT":
+            self.index = (self.index - 1) % count
+        elif len(key) == 1:
+            return self.jump_to(key.lower())
+        else:
+            return False
+        return True
+
+    def jump_to(self, letter):
+        """Typing a letter selects the next option that starts with it."""
+        count = len(self.options)
+        for step in range(1, count + 1):
+            index = (self.index + step) % count
+            if self.options[index][2].lower().startswith(letter):
+                self.index = index
+                return True
+        return True
+
+    def value(self):
+        present, value, _ = self.options[self.index]
+        return present, value
+
+    def hint(self):
+        return join_hint("Left/Right or Space to choose, a letter jumps", self.description, self.schema)
+
+    def draw(self, canvas, focused, style):
+        text = "< %s >  (%d/%d)" % (self.options[self.index][2], self.index + 1, len(self.options))
+        canvas.put(0, 0, text, style.reverse if focused else 0)
+
+
+class MultiChoiceField(object):
+    """Several of a list (an array of enum or titled constants): Left/Right move, Space ticks."""
+
+    def __init__(self, key, label, options, schema=None, required=False, default=None):
+        self.key, self.label, self.required = key, label, required
+        self.schema = schema if isinstance(schema, dict) else {}
+        self.options = list(options)
+        chosen = default if isinstance(default, list) else []
+        self.ticked = [value in chosen for value, _ in self.options]
+        self.cursor = 0
+        self.description = self.schema.get("description")
+
+    def on_key(self, key):
+        if key == "RIGHT":
+            self.cursor = min(len(self.options) - 1, self.cursor + 1)
+        elif key == "LEFT":
+            self.cursor = max(0, self.cursor - 1)
+        elif key == " " and self.options:
+            self.ticked[self.cursor] = not self.ticked[self.cursor]
+        else:
+            return False
+        return True
+
+    def value(self):
+        values = [value for (value, _), ticked in zip(self.options, self.ticked) if ticked]
+        return bool(values) or self.required, values
+
+    def hint(self):
+        return join_hint("Left/Right move, Space ticks", self.description, self.schema)
+
+    def draw(self, canvas, focused, style):
+        col = 0
+        for index, ((_, text), ticked) in enumerate(zip(self.options, self.ticked)):
+            item = "[%s] %s" % ("x" if ticked else " ", text)
+            canvas.put(0, col, item, style.reverse if focused and index == self.cursor else 0)
+            col += cells(item) + 2
+
+
+class Button(object):
+    def __init__(self, label, action, row_of_its_own=False):
+        self.label = label  # a string, or a callable for a label that changes
+        self.action = action
+        self.row_of_its_own = row_of_its_own
+
+    def text(self):
+        return "[ %s ]" % (self.label() if callable(self.label) else self.label)
+
+    def on_key(self, key):
+        if key in ("ENTER", " "):
+            self.action()
+            return True
+        return False
+
+    def hint(self):
+        return "Enter presses %s" % self.text()
+
+
+class Form(object):
+    """Fields one per row, then buttons side by side; Tab or Up/Down move between them,
+    Enter moves to the next field or presses a button."""
+
+    def __init__(self, items):
+        self.items = items
+        self.focus = 0
+        self.top = 0
+
+    def fields(self):
+        return [item for item in self.items if not isinstance(item, Button)]
+
+    def on_key(self, key):
+        if not self.items:
+            return False
+        item = self.items[self.focus]
+        if key in ("TAB", "DOWN") or (key == "ENTER" and not isinstance(item, Button)):
+            self.focus = (self.focus + 1) % len(self.items)
+        elif key in ("BTAB", "UP"):
+            self.focus = (self.focus - 1) % len(self.items)
+        elif isinstance(item, Button) and key in ("LEFT", "RIGHT"):
+            self.focus = (self.focus + (1 if key == "RIGHT" else -1)) % len(self.items)
+        else:
+            return item.on_key(key)
+        return True
+
+    def collect(self, required=True):
+        """The values of the fields that have one; raises UsageError naming the first field
+        that is missing or wrong, and moves the focus there."""
+        values = {}
+        for item in self.fields():
+            try:
+                present, value = item.value()
+            except UsageError as exc:
+                self.focus_on(item)
+                raise UsageError("%s: %s" % (item.label, exc.message))
+            if not present:
+                if item.required and required:
+                    self.focus_on(item)
+                    raise UsageError("%s is required" % item.label)
+                continue
+            problem = constraint_problem(value, item.schema)
+            if problem and required:
+                self.focus_on(item)
+                raise UsageError("%s: %s" % (item.label, problem))
+            values[item.key] = value
+        return values
+
+    def focus_on(self, item):
+        self.focus = self.items.index(item)
+
+    def hint(self):
+        return self.items[self.focus].hint() if self.items else ""
+
+    def layout(self):
+        """(row, column) of each item: a field per row, consecutive buttons share a row."""
+        places, row, col, previous_button = [], -1, 0, False
+        for item in self.items:
+            button = isinstance(item, Button)
+            if not (button and previous_button and not item.row_of_its_own):
+                row, col = row + 1, 0
+            places.append((row, col))
+            col += cells(item.text()) + 2 if button else 0
+            previous_button = button
+        return places, row + 1
+
+    def height(self):
+        return self.layout()[1]
+
+    def draw(self, canvas, style):
+        places, _ = self.layout()
+        if not places:
+            return
+        labels = [cells(item.label) for item in self.fields()]
+        label_width = min(max(labels) + 3 if labels else 0, max(10, canvas.width // 3))
+        focus_row = places[self.focus][0]
+        self.top = min(self.top, focus_row)
+        self.top = max(self.top, focus_row - canvas.height + 1)
+        for index, item in enumerate(self.items):
+            row, col = places[index][0] - self.top, places[index][1]
+            if not 0 <= row < canvas.height:
+                continue
+            focused = index == self.focus
+            if isinstance(item, Button):
+                canvas.put(row, col, item.text(), style.reverse if focused else style.bold)
+                continue
+            label = item.label + ("*" if item.required else "")
+            canvas.put(row, 0, clip(label, label_width - 1), style.bold if focused else 0)
+            item.draw(canvas.sub(row, label_width, 1, canvas.width - label_width), focused, style)
+
+
+def schema_fields(schema, titles):
+    """Fields for an object schema's properties, in the schema's order. ``titles``: label
+    with the property's title (elicitation) rather than its key (tool arguments)."""
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    required = set(schema.get("required") or ())
+    fields = []
+    for key, prop in properties.items():
+        prop = prop if isinstance(prop, dict) else {}
+        label = str(prop.get("title") or key) if titles else key
+        fields.append(field_for(key, label, prop, key in required))
+    return fields
+
+
+def field_for(key, label, prop, required):
+    choices = choice_options(prop)
+    has_default, default = "default" in prop, prop.get("default")
+    if choices is not None:
+        return ChoiceField(key, label, choices, prop, required, default, has_default)
+    types = schema_types(prop)
+    if types == ["boolean"]:
+        return ChoiceField(key, label, [(True, "true"), (False, "false")], prop, required, default, has_default)
+    if types == ["array"] and choice_options(prop.get("items") if isinstance(prop.get("items"), dict) else {}):
+        return MultiChoiceField(key, label, choice_options(prop["items"]), prop, required, default)
+    text = "" if not has_default else default if isinstance(default, str) else json.dumps(default)
+    return TextField(key, label, prop, required, text=text)
+
+
+def choice_options(prop):
+    """(value, label) pairs for enum, enum with enumNames, and oneOf/anyOf of titled
+    constants (SEP-1330); None when the property is not a choice."""
+    if not isinstance(prop, dict):
+        return None
+    if isinstance(prop.get("enum"), list) and prop["enum"]:
+        names = prop.get("enumNames")
+        if isinstance(names, list) and len(names) == len(prop["enum"]):
+            return [(v, "%s (%s)" % (n, v) if str(n) != str(v) else str(v)) for v, n in zip(prop["enum"], names)]
+        return [(v, v if isinstance(v, str) else json.dumps(v)) for v in prop["enum"]]
+    for keyword in ("oneOf", "anyOf"):
+        variants = prop.get(keyword)
+        if isinstance(variants, list) and variants and all(isinstance(v, dict) and "const" in v for v in variants):
+            return [(v["const"], str(v.get("title") or v["const"])) for v in variants]
+    return None
+
+
+def type_hint(schema):
+    types = schema_types(schema)
+    if not types:
+        return "(text)"
+    names = {"array": "JSON array, or a,b,c", "object": "JSON object"}
+    return "(%s)" % " or ".join(names.get(t, t) for t in types)
+
+
+def join_hint(kind, description, schema):
+    parts = [kind]
+    if description:
+        parts.append(str(description))
+    if "default" in schema:
+        parts.append("default %s" % json.dumps(schema["default"], ensure_ascii=False))
+    return "  ".join(parts)
+
+
+def constraint_problem(value, schema):
+    """What a value breaks among the simple JSON Schema limits the spec's forms use."""
+    if isinstance(value, str):
+        if isinstance(schema.get("minLength"), int) and len(value) < schema["minLength"]:
+            return "at least %d characters" % schema["minLength"]
+        if isinstance(schema.get("maxLength"), int) and len(value) > schema["maxLength"]:
+            return "at most %d characters" % schema["maxLength"]
+        if schema.get("format") == "email" and "@" not in value:
+            return "not an email address"
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(schema.get("minimum"), (int, float)) and value < schema["minimum"]:
+            return "at least %s" % schema["minimum"]
+        if isinstance(schema.get("maximum"), (int, float)) and value > schema["maximum"]:
+            return "at most %s" % schema["maximum"]
+    elif isinstance(value, list):
+        if isinstance(schema.get("minItems"), int) and len(value) < schema["minItems"]:
+            return "choose at least %d" % schema["minItems"]
+        if isinstance(schema.get("maxItems"), int) and len(value) > schema["maxItems"]:
+            return "choose at most %d" % schema["maxItems"]
+    return None
+
+
+# -- where servers are configured ----------------------------------------------------------
+
+
+class ConfigServer(object):
+    """One server entry from a config file, turned into a ConnectionSpec on demand (the
+    ${VAR} expansion may fail, and should fail only for the server the user picks)."""
+
+    def __init__(self, name, path, entry):
+        self.name, self.path, self.entry = name, path, entry
+        self.source = os.path.basename(path)
+
+    def describe(self):
+        entry = self.entry
+        if entry.get("url"):
+            return str(entry["url"])
+        return join_command([str(entry.get("command", "?"))] + [str(a) for a in entry.get("args") or ()])
+
+    def spec(self, protocol):
+        entry = load_config_server(self.path, self.name)
+        if entry.get("url"):
+            kind = "sse" if entry.get("type") == "sse" or entry.get("transport") == "sse" else "http"
+            return ConnectionSpec(kind, url=entry["url"], headers=entry.get("headers") or {}, protocol=protocol)
+        if entry.get("command"):
+            return ConnectionSpec("stdio", argv=[entry["command"]] + [str(a) for a in entry.get("args") or ()],
+                                  env=entry.get("env") or {}, cwd=entry.get("cwd"), protocol=protocol)
+        raise UsageError("server %r in %s has neither command nor url" % (self.name, self.path))
+
+
+def config_paths(opts):
+    """--config, then the project's .mcp.json and .vscode/mcp.json, then Claude Desktop's and
+    VS Code's user files where each platform keeps them."""
+    home = os.path.expanduser("~")
+    if sys.platform == "darwin":
+        user = os.path.join(home, "Library", "Application Support")
+    elif sys.platform == "win32":
+        user = os.environ.get("APPDATA") or os.path.join(home, "AppData", "Roaming")
+    else:
+        user = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    paths = [opts.config] if opts.config else []
+    paths += [os.path.join(os.getcwd(), ".mcp.json"), os.path.join(os.getcwd(), ".vscode", "mcp.json"),
+              os.path.join(user, "Claude", "claude_desktop_config.json"),
+              os.path.join(user, "Code", "User", "mcp.json")]
+    unique = []
+    for path in paths:
+        if os.path.abspath(path) not in [os.path.abspath(p) for p in unique]:
+            unique.append(path)
+    return unique
+
+
+def known_servers(opts):
+    servers = []
+    for path in config_paths(opts):
+        try:
+            with open(path, "r", encoding="utf-8") as handle:
+                data = json.load(handle)
+        except (OSError, ValueError):
+            continue  # missing or not JSON: nothing to offer from it
+        if not isinstance(data, dict):
+            continue
+        entries = data.get("mcpServers") or data.get("servers") or (data.get("mcp") or {}).get("servers") or {}
+        if isinstance(entries, dict):
+            servers += [ConfigServer(name, path, entry) for name, entry in entries.items() if isinstance(entry, dict)]
+    return servers
+
+
+# -- text on a terminal --------------------------------------------------------------------
+
+
+def describe_failure(exc):
+    if isinstance(exc, McpTuiError):
+        return exc.message + (" (%s)" % exc.hint if exc.hint else "")
+    return "internal error: %s: %s" % (exc.__class__.__name__, exc)
+
+
+def clean_line(text):
+    """A server's string made safe for one row: no control sequences, no line breaks, no
+    zero-width format characters, and no lone surrogates (they cannot be encoded)."""
+    import unicodedata
+
+    text = clean(text).replace("\t", "    ").replace("\n", " ")
+    text = text.encode("utf-8", "replace").decode("utf-8")
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
+
+
+def char_cells(char):
+    import unicodedata
+
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def cells(text):
+    return sum(char_cells(c) for c in text)
+
+
+def clip(text, width):
+    """The longest prefix of ``text`` that fits in ``width`` terminal cells."""
+    used = 0
+    for index, char in enumerate(text):
+        used += char_cells(char)
+        if used > width:
+            return text[:index]
+    return text
+
+
+def pad(text, width):
+    text = clip(text, width)
+    return text + " " * (width - cells(text))
+
+
+def wrap_text(text, width):
+    """Rows of at most ``width`` cells: lines split where they are too long."""
+    rows = []
+    for line in clean(text).split("\n"):
+        line = clean_line(line)
+        while cells(line) > width:
+            head = clip(line, width) or line[:1]
+            rows.append(head)
+            line = line[len(head):]
+        rows.append(line)
+    return rows
+
+
+def short_task_id(task_id):
+    return task_id if len(task_id) <= 28 else task_id[:18] + "..." + task_id[-7:]
+
+
+def clock_time(text):
+    epoch = parse_timestamp(text)
+    return time.strftime("%H:%M:%S", time.localtime(epoch)) if epoch is not None else "-"
+
+
+def ttl_left(task, now):
+    expiry = task.expires_at()
+    if expiry is None:
+        return "unlimited" if task.data.get("ttlMs") is None else "?"
+    left = expiry - now
+    return duration_text(left) if left > 0 else "expired"
+
+
+def duration_text(seconds):
+    seconds = int(seconds)
+    if seconds >= 3600:
+        return "%dh%02dm" % (seconds // 3600, seconds % 3600 // 60)
+    if seconds >= 60:
+        return "%dm%02ds" % (seconds // 60, seconds % 60)
+    return "%ds" % seconds
 # ---------------------------------------------------------------------------- TUI-END
 
 

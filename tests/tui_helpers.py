@@ -1,0 +1,174 @@
+"""Drive the real TUI in a pseudo-terminal and read its screen with pyte.
+
+A TuiSession starts ``mcp_tui.py`` on a pty of a fixed size, feeds everything it prints to
+a pyte screen on a reader thread, and lets a test type keys and wait (with a timeout) until
+text shows up. Nothing here sleeps to synchronise: every wait polls the screen for a
+condition. POSIX only (pty, termios); the tests skip on Windows.
+"""
+import base64
+import os
+import re
+import shlex
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MCP_TUI = ROOT / "mcp_tui.py"
+TESTSERVER = ROOT / "tests" / "testserver.py"
+
+# TERM=linux: pyte implements every sequence its terminfo entry uses (xterm's and screen's
+# entries scroll with CSI S / CSI T and repeat with CSI b, which pyte ignores). Its keys:
+TERM = "linux"
+KEYS = {"enter": "\r", "tab": "\t", "shift-tab": "\x1b\t", "esc": "\x1b", "up": "\x1b[A", "down": "\x1b[B",
+        "right": "\x1b[C", "left": "\x1b[D", "pgup": "\x1b[5~", "pgdn": "\x1b[6~", "home": "\x1b[1~",
+        "end": "\x1b[4~", "backspace": "\x7f", "f12": "\x1b[24~", "ctrl-t": "\x14", "ctrl-x": "\x18",
+        "ctrl-y": "\x19", "ctrl-c": "\x03"}
+
+OSC52 = re.compile(rb"\x1b\]52;c;([A-Za-z0-9+/=]*)\x07")
+
+
+def server_command(*flags):
+    """The test server as one stdio command line, the way a user types it."""
+    return " ".join(shlex.quote(str(part)) for part in [sys.executable, str(TESTSERVER)] + list(flags))
+
+
+class TuiSession(object):
+    def __init__(self, args, columns=120, rows=40, env=None, cwd=None):
+        import pty
+
+        import pyte
+
+        self.screen = pyte.Screen(columns, rows)
+        self.stream = pyte.ByteStream(self.screen)
+        self.raw = bytearray()
+        self.lock = threading.Lock()
+        self.exit_status = None
+        environ = dict(os.environ, TERM=TERM, LANG="C.UTF-8", LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8")
+        for name in ("MCP_TUI_BEARER", "LINES", "COLUMNS"):  # pytest-xdist workers export LINES/COLUMNS
+            environ.pop(name, None)
+        environ.update(env or {})
+        argv = [sys.executable, str(MCP_TUI)] + [str(a) for a in args]
+        pid, fd = pty.fork()
+        if pid == 0:  # the child: size the terminal before curses reads it, then become mcp-tui
+            try:
+                set_size(0, columns, rows)
+                if cwd:
+                    os.chdir(str(cwd))
+                os.execve(sys.executable, argv, environ)
+            finally:
+                os._exit(127)
+        self.pid, self.fd = pid, fd
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        while True:
+            try:
+                data = os.read(self.fd, 65536)
+            except OSError:
+                return  # EIO: the child closed the terminal
+            if not data:
+                return
+            with self.lock:
+                self.raw.extend(data)
+                self.stream.feed(data)
+
+    # -- reading the screen -----------------------------------------------------------------
+
+    def text(self):
+        with self.lock:
+            return "\n".join(self.screen.display)
+
+    def lines(self):
+        with self.lock:
+            return list(self.screen.display)
+
+    def status_line(self):
+        return self.lines()[-1]
+
+    def title_line(self):
+        return self.lines()[0]
+
+    def wait_for(self, condition, timeout=30.0, what=None):
+        """Poll until ``condition`` (text to find, or a callable on the screen text) holds."""
+        check = condition if callable(condition) else (lambda text: condition in text)
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.text()
+            if check(text):
+                return text
+            if time.monotonic() > deadline or not self.reader.is_alive():
+                raise AssertionError("timed out waiting for %s; the screen:\n%s" % (
+                    what or repr(condition), text))
+            time.sleep(0.02)
+
+    def wait_all(self, *texts, **options):
+        """Wait until every one of ``texts`` is on screen at once. A frame reaches the pty in
+        several reads, so what one wait found says nothing yet about the rest of its frame."""
+        return self.wait_for(lambda screen: all(text in screen for text in texts), options.get("timeout", 30.0),
+                             " and ".join(repr(text) for text in texts))
+
+    def wait_gone(self, text, timeout=30.0):
+        return self.wait_for(lambda screen: text not in screen, timeout, "%r to disappear" % text)
+
+    def clipboard(self):
+        """What the TUI last put on the clipboard with OSC 52, decoded; None if nothing."""
+        with self.lock:
+            found = OSC52.findall(bytes(self.raw))
+        return base64.b64decode(found[-1]).decode("utf-8") if found else None
+
+    # -- typing -----------------------------------------------------------------------------
+
+    def send(self, *keys):
+        """Named keys (see KEYS) or literal text, in order."""
+        for key in keys:
+            os.write(self.fd, KEYS.get(key, key).encode("utf-8"))
+            time.sleep(0.01)  # let curses read one key sequence at a time, not to synchronise
+
+    def type(self, text):
+        for char in text:
+            os.write(self.fd, char.encode("utf-8"))
+
+    def resize(self, columns, rows):
+        with self.lock:
+            self.screen.resize(rows, columns)
+        set_size(self.fd, columns, rows)  # the kernel sends SIGWINCH to the TUI
+
+    # -- ending -----------------------------------------------------------------------------
+
+    def wait_exit(self, timeout=30.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.exit_status = status
+                return os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
+            time.sleep(0.02)
+        raise AssertionError("the TUI did not exit; the screen:\n%s" % self.text())
+
+    def close(self):
+        if self.exit_status is None:
+            try:
+                os.kill(self.pid, signal.SIGTERM)
+                self.wait_exit(10)
+            except (OSError, AssertionError):
+                try:
+                    os.kill(self.pid, signal.SIGKILL)
+                    os.waitpid(self.pid, 0)
+                except OSError:
+                    pass
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+
+def set_size(fd, columns, rows):
+    import fcntl
+    import struct
+    import termios
+
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
