@@ -2559,12 +2559,27 @@ def load_config_server(path, name):
         raise UsageError("--config %s lists no servers (mcpServers or servers)" % path)
     if name is None:
         if len(servers) != 1:
-            raise UsageError("--config %s has several servers; pick one with --server (%s)" % (
+            raise ConfigChoiceNeeded("--config %s has several servers; pick one with --server (%s)" % (
                 path, ", ".join(sorted(servers))))
         name = next(iter(servers))
     if name not in servers:
         raise UsageError("--config %s has no server %r (it has: %s)" % (path, name, ", ".join(sorted(servers))))
     return expand_config_value(servers[name], "server %r in %s" % (name, path))
+
+
+class ConfigChoiceNeeded(UsageError):
+    """A config file lists several servers and --server did not pick one."""
+
+
+def spec_from_config_entry(entry, protocol, where):
+    """One mcpServers / servers entry as a ConnectionSpec (its env and headers applied)."""
+    if entry.get("url"):
+        kind = "sse" if "sse" in (entry.get("type"), entry.get("transport")) else "http"
+        return ConnectionSpec(kind, url=entry["url"], headers=entry.get("headers") or {}, protocol=protocol)
+    if entry.get("command"):
+        return ConnectionSpec("stdio", argv=[entry["command"]] + [str(a) for a in entry.get("args") or ()],
+                              env=entry.get("env") or {}, cwd=entry.get("cwd"), protocol=protocol)
+    raise UsageError("the %s has neither command nor url" % where)
 
 
 def spec_from_options(opts, words):
@@ -2574,23 +2589,24 @@ def spec_from_options(opts, words):
     if bearer:
         headers["Authorization"] = "Bearer " + bearer
     env = dict(parse_env_option(e) for e in opts.env)
-    url, argv, kind = opts.url, None, None
+    url, argv = opts.url, None
     if opts.config:
-        entry = load_config_server(opts.config, opts.server)
-        if entry.get("url"):
-            url = entry["url"]
-            headers = dict(entry.get("headers") or {}, **headers)
-            if entry.get("type") == "sse" or entry.get("transport") == "sse":
-                kind = "sse"
-        elif entry.get("command"):
-            argv = [entry["command"]] + [str(a) for a in entry.get("args") or ()]
-            env = dict(entry.get("env") or {}, **env)
-            opts.cwd = opts.cwd or entry.get("cwd")
-        else:
-            raise UsageError("the server entry in --config has neither command nor url")
-    elif opts.server:
+        try:
+            entry = load_config_server(opts.config, opts.server)
+        except ConfigChoiceNeeded:
+            if not words:
+                return None, words  # the TUI's connection screen lists the file's servers
+            raise
+        spec = spec_from_config_entry(entry, opts.protocol_version, "server in %s" % opts.config)
+        spec.headers.update(headers)
+        spec.env.update(env)
+        spec.cwd = opts.cwd or spec.cwd
+        if opts.transport == "sse" and spec.kind == "http":
+            spec.kind = "sse"
+        return spec, words
+    if opts.server:
         raise UsageError("--server needs --config FILE")
-    elif opts.cmd:
+    if opts.cmd:
         argv = [opts.cmd] + list(opts.args)
     elif not url and words and words[0] not in COMMAND_WORDS:
         first, words = words[0], words[1:]
@@ -2608,7 +2624,7 @@ def spec_from_options(opts, words):
     if url:
         if opts.transport == "stdio":
             raise UsageError("--transport stdio needs a command, not a URL")
-        kind = kind or ("sse" if opts.transport == "sse" else "http")
+        kind = "sse" if opts.transport == "sse" else "http"
         return ConnectionSpec(kind, url=url, headers=headers, protocol=opts.protocol_version), words
     if argv:
         if opts.transport in ("http", "sse"):
@@ -2706,10 +2722,10 @@ class Cli(object):
         if spec is None:
             raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
                              hint="see mcp-tui --help")
-        self.log = self.log or self._make_log()
+        self.log = self.log or self.make_log()
         ask = terminal_prompt if (sys.stdin.isatty() and sys.stderr.isatty()) else None
-        responder = InputResponder(self._stub("--elicit-stub", self.opts.elicit_stub),
-                                   self._stub("--sampling-stub", self.opts.sampling_stub),
+        responder = InputResponder(self.load_stub("--elicit-stub", self.opts.elicit_stub),
+                                   self.load_stub("--sampling-stub", self.opts.sampling_stub),
                                    self.opts.root, ask, self.out.notice)
         session = Session(spec, responder, self.log, timeout=self.opts.timeout, max_time=self.opts.max_time,
                           probe_timeout=self.opts.probe_timeout, insecure=self.opts.insecure,
@@ -2725,7 +2741,8 @@ class Cli(object):
             session.request("logging/setLevel", {"level": self.opts.log_level})
         return session
 
-    def _stub(self, flag, text):
+    def load_stub(self, flag, text):
+        """--elicit-stub / --sampling-stub text as the responder wants it."""
         if text is None:
             return None
         if text in ("decline", "cancel"):
@@ -2738,12 +2755,14 @@ class Cli(object):
             raise UsageError("--elicit-stub must be a JSON object (or decline / cancel)")
         return value
 
-    def _make_log(self):
+    def make_log(self, echo=True):
+        """The debug log: secrets registered, --log-file attached, and (with ``echo``) the
+        --debug / --trace lines on stderr."""
         log = DebugLog()
         bearer = self.opts.bearer or os.environ.get("MCP_TUI_BEARER")
         if bearer:
             log.mask(bearer, "secret")
-        if self.opts.debug or self.opts.trace:
+        if echo and (self.opts.debug or self.opts.trace):
             wanted = None if self.opts.debug else ("http", "sse")
 
             def show(entry):
@@ -3256,8 +3275,9 @@ def run_tui(cli):
         raise UsageError("the TUI needs a terminal; give a command to use mcp-tui in a script",
                          hint="see mcp-tui --help")
     # Everything that can fail on bad flags fails here, before curses takes the screen.
-    stubs = (cli._stub("--elicit-stub", cli.opts.elicit_stub), cli._stub("--sampling-stub", cli.opts.sampling_stub))
-    log = tui_debug_log(cli)
+    stubs = (cli.load_stub("--elicit-stub", cli.opts.elicit_stub),
+             cli.load_stub("--sampling-stub", cli.opts.sampling_stub))
+    log = cli.make_log(echo=False)  # stderr lines would tear the curses screen
     import locale
 
     try:
@@ -3282,18 +3302,6 @@ def forget_exported_size():
         return  # no size from the terminal: the variables are all curses has
     for name in ("LINES", "COLUMNS"):
         os.environ.pop(name, None)
-
-
-def tui_debug_log(cli):
-    """The CLI's debug log (masking, --log-file) without the --debug/--trace sink: the debug
-    screen shows those entries, and lines on stderr would tear the curses screen."""
-    opts = cli.opts
-    saved = opts.debug, opts.trace
-    opts.debug = opts.trace = False
-    try:
-        return cli._make_log()
-    finally:
-        opts.debug, opts.trace = saved
 
 
 class Tui(object):
@@ -5635,14 +5643,8 @@ class ConfigServer(object):
         return join_command([str(entry.get("command", "?"))] + [str(a) for a in entry.get("args") or ()])
 
     def spec(self, protocol):
-        entry = load_config_server(self.path, self.name)
-        if entry.get("url"):
-            kind = "sse" if entry.get("type") == "sse" or entry.get("transport") == "sse" else "http"
-            return ConnectionSpec(kind, url=entry["url"], headers=entry.get("headers") or {}, protocol=protocol)
-        if entry.get("command"):
-            return ConnectionSpec("stdio", argv=[entry["command"]] + [str(a) for a in entry.get("args") or ()],
-                                  env=entry.get("env") or {}, cwd=entry.get("cwd"), protocol=protocol)
-        raise UsageError("server %r in %s has neither command nor url" % (self.name, self.path))
+        return spec_from_config_entry(load_config_server(self.path, self.name), protocol,
+                                      "server %r in %s" % (self.name, self.path))
 
 
 def config_paths(opts):
