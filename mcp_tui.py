@@ -95,9 +95,9 @@ class HttpStatusError(ConnectionFailed):
         self.body = body
         self.headers = headers or {}
         message = "HTTP %d %s" % (status, reason)
-        snippet = body[:200].decode("utf-8", "replace").strip()
+        snippet = body_summary(body)
         if snippet:
-            message += ": " + " ".join(snippet.split())
+            message += ": " + snippet
         hint = None
         if status == 401:
             challenge = self.headers.get("www-authenticate")
@@ -107,6 +107,17 @@ class HttpStatusError(ConnectionFailed):
         elif status == 403:
             hint = "the server refused access (403)"
         super().__init__(message, hint)
+
+
+def body_summary(body):
+    """A short readable account of an HTTP error body: its JSON-RPC error message if it has one."""
+    try:
+        error = json.loads(body.decode("utf-8")).get("error")
+        if isinstance(error, dict) and error.get("message"):
+            return "%s%s" % ("%s " % error["code"] if isinstance(error.get("code"), int) else "", error["message"])
+    except (ValueError, AttributeError, UnicodeDecodeError):
+        pass
+    return " ".join(body[:200].decode("utf-8", "replace").split())
 
 
 class RpcError(McpTuiError):
@@ -361,13 +372,12 @@ class HttpClient(object):
         self._ssl_context = None
 
     def _connect(self, parts):
-        import http.client
-
+        http_client = import_http_client(tls=parts.scheme == "https")
         port = parts.port
         if parts.scheme == "https":
-            return http.client.HTTPSConnection(parts.hostname, port, timeout=self.timeout,
-                                               context=self._tls_context())
-        return http.client.HTTPConnection(parts.hostname, port, timeout=self.timeout)
+            return https_connection(http_client)(parts.hostname, port, timeout=self.timeout,
+                                                 context=self._tls_context())
+        return http_client.HTTPConnection(parts.hostname, port, timeout=self.timeout)
 
     def _tls_context(self):
         if self._ssl_context is None:
@@ -428,6 +438,42 @@ class HttpClient(object):
             idle, self._idle = self._idle, []
         for conn in idle:
             conn.close()
+
+
+def import_http_client(tls):
+    """For http://, http.client without ssl: http.client imports ssl only to define
+    HTTPSConnection, and ssl costs 3-6 ms that a plain http:// call never uses."""
+    blocked = not tls and "http.client" not in sys.modules and "ssl" not in sys.modules
+    if tls:
+        __import__("ssl")  # first, so that http.client defines HTTPSConnection
+    if blocked:
+        sys.modules["ssl"] = None  # http.client's `import ssl` fails at once
+    try:
+        import http.client
+    finally:
+        if blocked:
+            del sys.modules["ssl"]
+    return http.client
+
+
+def https_connection(http_client):
+    """http.client.HTTPSConnection; or, when http.client was imported without ssl (an http://
+    connection came first in this process), the same thing built here."""
+    if hasattr(http_client, "HTTPSConnection"):
+        return http_client.HTTPSConnection
+
+    class HTTPSConnection(http_client.HTTPConnection):
+        default_port = 443
+
+        def __init__(self, host, port=None, context=None, **kwargs):
+            super().__init__(host, port, **kwargs)
+            self._context = context
+
+        def connect(self):
+            super().connect()
+            self.sock = self._context.wrap_socket(self.sock, server_hostname=self.host)
+
+    return HTTPSConnection
 
 
 def make_tls_context(insecure=False, ca_file=None):
@@ -562,8 +608,8 @@ class StreamableHttpTransport(object):
             except ProtocolViolation:
                 if response.status < 300:
                     raise
-        if response.status >= 400 and not any("error" in m for m in messages or ()):
-            raise HttpStatusError(response.status, response.reason, payload, headers)
+        if response.status in (401, 403) or (response.status >= 400 and not any("error" in m for m in messages or ())):
+            raise HttpStatusError(response.status, response.reason, payload, headers)  # auth: say the status
         if messages is None:
             raise ProtocolViolation("HTTP %d with content type %r and no JSON-RPC message" % (
                 response.status, content_type or "(none)"))
@@ -739,10 +785,26 @@ class LegacySseTransport(object):
         self.http.close()
 
 
-class PendingRequest(object):
-    __slots__ = ("event", "response", "error", "progress_token", "last_activity", "on_progress")
+def response_fault(message):
+    """What is wrong with a JSON-RPC response, or None."""
+    if message.get("jsonrpc") != "2.0":
+        return "its response has jsonrpc %s, not \"2.0\"" % json.dumps(message.get("jsonrpc"))
+    if "result" in message and "error" in message:
+        return "its response has both result and error"
+    if message.get("id") is None and "result" in message:
+        return "its result has no id"
+    error = message.get("error")
+    if "error" in message and not (isinstance(error, dict) and isinstance(error.get("code"), int)
+                                   and not isinstance(error.get("code"), bool)):
+        return "its error is not an object with an integer code"
+    return None
 
-    def __init__(self, progress_token=None, on_progress=None):
+
+class PendingRequest(object):
+    __slots__ = ("method", "event", "response", "error", "progress_token", "last_activity", "on_progress")
+
+    def __init__(self, method, progress_token=None, on_progress=None):
+        self.method = method
         self.event = threading.Event()
         self.response = None
         self.error = None
@@ -783,7 +845,7 @@ class RpcChannel(object):
         if params is not None:
             message["params"] = params
         token = ((params or {}).get("_meta") or {}).get("progressToken")
-        pending = PendingRequest(token, on_progress)
+        pending = PendingRequest(method, token, on_progress)
         with self._lock:
             if self._closed_error:
                 raise self._closed_error
@@ -862,13 +924,28 @@ class RpcChannel(object):
             self._notification(message)
             return
         if "result" in message or "error" in message:
-            with self._lock:
-                pending = self._pending.get(message.get("id"))
-            if pending is not None and not pending.event.is_set():
-                pending.response = message
-                pending.event.set()
-            elif self.log:
-                self.log.event("protocol", "response to no pending request", id=message.get("id"))
+            self._response(message)
+        elif self.log:
+            self.log.event("protocol", "a message that is neither request, notification nor response")
+
+    def _response(self, message):
+        """Match a response to its request; a malformed one fails that request with a
+        message that says what the server did wrong, instead of a silent timeout."""
+        request_id = message.get("id")
+        with self._lock:
+            pending = self._pending.get(request_id)
+            if pending is None and request_id is None and len(self._pending) == 1:
+                pending = next(iter(self._pending.values()))  # an error about the only request in flight
+        if pending is None or pending.event.is_set():
+            if self.log:
+                self.log.event("protocol", "response to no pending request (ignored)", id=request_id)
+            return
+        fault = response_fault(message)
+        if fault:
+            pending.error = ProtocolViolation("the server broke the protocol answering %s: %s" % (pending.method, fault))
+        else:
+            pending.response = message
+        pending.event.set()
 
     def _notification(self, message):
         params = message.get("params") or {}
@@ -2653,7 +2730,16 @@ def build_parser():
         def error(self, message):
             raise UsageError(message, hint="see mcp-tui --help")
 
-    parser = Parser(prog="mcp-tui", allow_abbrev=False, formatter_class=argparse.RawDescriptionHelpFormatter,
+    def formatter(prog):
+        # argparse makes a formatter for every add_argument(), and each asks shutil for the
+        # terminal width: shutil (with fnmatch, zlib, bz2, lzma) costs 2-6 ms on every start.
+        try:
+            columns = int(os.environ.get("COLUMNS", "0")) or os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+        return argparse.RawDescriptionHelpFormatter(prog, width=max(columns - 2, 20))
+
+    parser = Parser(prog="mcp-tui", allow_abbrev=False, formatter_class=formatter,
                     usage="mcp-tui [connection] [command ...] [options]",
                     description="Inspect and drive any MCP server: a curl-like CLI, and a TUI when no command "
                                 "is given.", epilog=HELP_EPILOG)
@@ -5776,7 +5862,9 @@ def duration_text(seconds):
 
 
 def main(argv=None):
-    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv is None:  # an entry point; zipapp's generated __main__.py ignores what main() returns
+        sys.exit(main(sys.argv[1:]))
+    argv = list(argv)
     output = Output("json" if wants_json(argv) else "text")
     cli = None
     try:

@@ -2202,6 +2202,7 @@ class Handler(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     server_version = "mcp-tui-testserver/0.1.0"
+    disable_nagle_algorithm = True  # headers and body go in two writes; Nagle would delay the second 40 ms
 
     def log_message(self, format, *args):
         pass                                  # request lines can carry session ids

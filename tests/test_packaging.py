@@ -1,0 +1,356 @@
+"""The ways to run mcp-tui (issue 7): the zipapp, the console script from `pip install`,
+`python -m mcp_tui`; the Windows paths taken without POSIX-only calls; and what
+pyproject.toml declares. Real subprocesses against the test server."""
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import MCP_TUI, ROOT, TESTSERVER, RunningServer
+
+PYPROJECT = ROOT / "pyproject.toml"
+BIN = "Scripts" if os.name == "nt" else "bin"
+EXE = ".exe" if os.name == "nt" else ""
+
+# The documented build: a directory holding only mcp_tui.py, optionally with its bytecode
+# (`compileall -b` writes mcp_tui.pyc where zipimport looks; other Python versions fall
+# back to the source in the archive), then one `python3 -m zipapp` command.
+ZIPAPP_COMMAND = ["-m", "zipapp", "{src}", "-m", "mcp_tui:main", "-p", "/usr/bin/env python3", "-o", "{out}"]
+COMPILE_COMMAND = ["-m", "compileall", "-q", "-b", "{src}"]
+
+
+def run(argv, state_dir, timeout=60, cwd=None, env=None):
+    environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    environ.pop("MCP_TUI_BEARER", None)
+    environ.update(env or {})
+    return subprocess.run([str(a) for a in argv], capture_output=True, text=True, encoding="utf-8",
+                          timeout=timeout, cwd=str(cwd or ROOT), env=environ)
+
+
+def show(proc):
+    return "exit %s\n--- stdout\n%s\n--- stderr\n%s" % (proc.returncode, proc.stdout[-3000:], proc.stderr[-3000:])
+
+
+def stdio_words():
+    """The test server as --cmd/--args: no quoting rules involved on any platform."""
+    return ["--cmd", sys.executable, "--args", str(TESTSERVER), "--args=--page-ms", "--args=0"]
+
+
+@pytest.fixture(scope="module")
+def http_server():
+    server = RunningServer(["--http", "127.0.0.1:0", "--page-ms", "0"], None)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def state(tmp_path_factory):
+    return tmp_path_factory.mktemp("state")
+
+
+# -- the zipapp --------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module", params=["source", "bytecode"])
+def pyz(request, tmp_path_factory):
+    work = tmp_path_factory.mktemp("pyz-" + request.param)
+    src = work / "src"
+    src.mkdir()
+    (src / "mcp_tui.py").write_bytes(MCP_TUI.read_bytes())
+    if request.param == "bytecode":
+        subprocess.check_call([sys.executable] + [a.format(src=src) for a in COMPILE_COMMAND])
+    out = work / "mcp-tui.pyz"
+    proc = subprocess.run([sys.executable] + [a.format(src=src, out=out) for a in ZIPAPP_COMMAND],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, show(proc)
+    return out
+
+
+def test_zipapp_holds_the_one_file_and_its_bytecode_when_compiled(pyz):
+    names = set(zipfile.ZipFile(str(pyz)).namelist())
+    expected = {"__main__.py", "mcp_tui.py"} | ({"mcp_tui.pyc"} if "bytecode" in pyz.parent.name else set())
+    assert names == expected
+    with open(str(pyz), "rb") as handle:
+        assert handle.readline() == b"#!/usr/bin/env python3\n"
+
+
+def test_zipapp_with_bytecode_loads_the_bytecode(pyz, state):
+    if "bytecode" not in pyz.parent.name:
+        pytest.skip("the source-only archive has no bytecode")
+    proc = run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import mcp_tui; "
+                "print(mcp_tui.__file__)", pyz], state)
+    assert proc.stdout.strip().endswith("mcp_tui.pyc"), show(proc)
+
+
+def test_zipapp_lists_tools_over_stdio(pyz, state):
+    proc = run([sys.executable, pyz] + stdio_words() + ["tool", "list"], state)
+    assert proc.returncode == 0, show(proc)
+    assert proc.stdout.startswith("echo (Echo)\n"), show(proc)
+    assert "render_report (Render report)" in proc.stdout
+
+
+def test_zipapp_calls_echo_over_http(pyz, state, http_server):
+    proc = run([sys.executable, pyz, "--url", http_server.url, "tool", "call", "echo", "message=hi"], state)
+    assert proc.returncode == 0, show(proc)
+    assert proc.stdout == "Tool response:\nhi\n", show(proc)
+
+
+def test_zipapp_keeps_the_exit_codes(pyz, state, http_server):
+    """zipapp's generated __main__.py is `import mcp_tui; mcp_tui.main()`: it drops the
+    value main() returns, so main() itself must exit when it is called without argv."""
+    usage = run([sys.executable, pyz, "--no-such-option"], state)
+    assert usage.returncode == 2, show(usage)
+    failure = run([sys.executable, pyz, "--url", http_server.url, "tool", "call", "no_such_tool"], state)
+    assert failure.returncode == 1, show(failure)
+
+
+# -- the console script -------------------------------------------------------------------------------
+
+
+def can_build_offline(python):
+    """setuptools that builds wheels by itself (>= 70.1), or setuptools with `wheel`."""
+    code = ("import setuptools\ntry:\n import setuptools.command.bdist_wheel\nexcept ImportError:\n import wheel\n")
+    return subprocess.run([str(python), "-c", code], capture_output=True).returncode == 0
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory):
+    """A fresh virtualenv after `pip install .` of a copy of the packaged files (so that the
+    build leaves no build/ or *.egg-info in the repo): offline with the interpreter's own
+    setuptools when it can build a wheel, else with build isolation (PyPI, as in CI)."""
+    work = tmp_path_factory.mktemp("venv")
+    source = work / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "mcp_tui.py", "README.md", "LICENSE"):
+        (source / name).write_bytes((ROOT / name).read_bytes())
+    path = work / "v"
+    subprocess.check_call([sys.executable, "-m", "venv", "--system-site-packages", str(path)])
+    python = path / BIN / ("python" + EXE)
+    pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--quiet"]
+    if can_build_offline(python):
+        pip += ["--no-build-isolation", "--no-index"]
+    proc = subprocess.run(pip + [str(source)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, show(proc)
+    return path
+
+
+def test_console_script_reports_its_version(venv, state):
+    proc = run([venv / BIN / ("mcp-tui" + EXE), "--version"], state, cwd=venv)
+    assert proc.returncode == 0, show(proc)
+    assert proc.stdout.strip() == "mcp-tui 0.1.0"
+
+
+def test_console_script_runs_the_installed_copy(venv, state):
+    proc = run([venv / BIN / ("python" + EXE), "-c", "import mcp_tui; print(mcp_tui.__file__)"], state, cwd=venv)
+    assert proc.returncode == 0, show(proc)
+    installed = Path(proc.stdout.strip()).resolve()
+    assert installed != MCP_TUI.resolve() and Path(venv).resolve() in installed.parents
+
+
+def test_console_script_lists_tools_and_calls_echo(venv, state, http_server):
+    script = venv / BIN / ("mcp-tui" + EXE)
+    listed = run([script] + stdio_words() + ["tool", "list"], state, cwd=venv)
+    assert listed.returncode == 0, show(listed)
+    assert "render_report (Render report)" in listed.stdout
+    echoed = run([script, "--url", http_server.url, "tool", "call", "echo", "message=hi"], state, cwd=venv)
+    assert echoed.returncode == 0, show(echoed)
+    assert echoed.stdout == "Tool response:\nhi\n"
+    usage = run([script, "--no-such-option"], state, cwd=venv)
+    assert usage.returncode == 2, show(usage)
+
+
+def test_installed_metadata_says_python_3_8_and_windows_curses_on_windows_only(venv, state):
+    code = ("import importlib.metadata as m; d = m.distribution('mcp-tui'); "
+            "print(d.metadata['Requires-Python']); print('\\n'.join(d.requires or []))")
+    proc = run([venv / BIN / ("python" + EXE), "-c", code], state, cwd=venv)
+    assert proc.returncode == 0, show(proc)
+    lines = proc.stdout.splitlines()
+    assert lines[0] == ">=3.8"
+    curses = [line for line in lines[1:] if line.startswith("windows-curses")]
+    assert curses and all(re.search(r"""sys_platform\s*==\s*["']win32["']""", line) for line in curses), lines
+
+
+# -- python -m mcp_tui -----------------------------------------------------------------------------------
+
+
+def test_python_dash_m_from_the_repo_root(state, http_server):
+    proc = run([sys.executable, "-m", "mcp_tui", "--url", http_server.url, "tool", "list"], state, cwd=ROOT)
+    assert proc.returncode == 0, show(proc)
+    assert "echo (Echo)" in proc.stdout
+    usage = run([sys.executable, "-m", "mcp_tui", "--no-such-option"], state, cwd=ROOT)
+    assert usage.returncode == 2, show(usage)
+
+
+# -- Windows paths -------------------------------------------------------------------------------------------
+
+FAKE_WINDOWS = r"""
+# The standard library's own platform choices are made at import: load what mcp-tui uses as
+# the real (POSIX) modules first, so that only mcp-tui's code sees the fake platform.
+import argparse, base64, calendar, codecs, collections, hashlib, http.client, json, os, re, shlex, shutil
+import socket, ssl, subprocess, sys, textwrap, threading, urllib.parse, webbrowser
+root, testserver, url, local = sys.argv[1:5]
+
+# POSIX-only modules a Windows interpreter lacks: importing one now fails, as it would there.
+blocked = [name for name in ("termios", "tty", "pty", "fcntl", "pwd", "grp", "resource", "curses", "_curses")
+           if name not in sys.modules]
+for name in blocked:
+    sys.modules[name] = None
+import select, signal
+
+
+def forbid(module, name):
+    if hasattr(module, name):
+        def bomb(*args, **kwargs):
+            raise AssertionError("POSIX-only %s.%s called on the win32 path" % (module.__name__, name))
+        setattr(module, name, bomb)
+
+
+for name in ("fork", "forkpty", "killpg", "setsid", "setpgrp", "getpgid", "getuid", "geteuid", "mkfifo",
+             "openpty", "sync", "nice"):
+    forbid(os, name)
+for name in ("select", "poll", "epoll"):
+    forbid(select, name)
+windows_signals = {signal.SIGINT, signal.SIGTERM, signal.SIGABRT, signal.SIGFPE, signal.SIGILL, signal.SIGSEGV}
+real_signal = signal.signal
+
+
+def checked_signal(signum, handler):
+    assert signum in windows_signals, "signal %r does not exist on Windows" % signum
+    return real_signal(signum, handler)
+
+
+signal.signal = checked_signal
+sys.platform = "win32"
+os.name = "nt"
+os.environ.pop("MCP_TUI_STATE_DIR", None)
+os.environ["LOCALAPPDATA"] = local
+sys.path.insert(0, root)
+import mcp_tui
+
+report = {"state": mcp_tui.state_directory()}
+opts = mcp_tui.build_parser().parse_intermixed_args(
+    ['"C:\\Program Files\\Python\\python.exe" C:\\srv\\server.py --flag', "tool", "list", "--timeout", "9"])
+spec, words = mcp_tui.spec_from_options(opts, opts.words)
+report["argv"], report["words"], report["timeout"] = spec.argv, words, opts.timeout
+server = ["--cmd", sys.executable, "--args", testserver, "--args=--page-ms", "--args=0"]
+report["stdio"] = mcp_tui.main(server + ["tool", "list"])
+report["stdio_task"] = mcp_tui.main(server + ["tool", "call", "render_report", "quarter=Q4", "--task", "--wait"])
+report["http_task"] = mcp_tui.main(["--url", url, "tool", "call", "render_report", "quarter=Q4", "--task", "--wait"])
+report["tui"] = mcp_tui.main([])
+sys.stdout.write("\nREPORT " + json.dumps(report) + "\n")
+"""
+
+
+def test_windows_paths_make_no_posix_only_call(tmp_path, http_server, state):
+    """sys.platform and os.name say Windows; POSIX-only modules cannot be imported and
+    POSIX-only calls raise. The state directory, argument parsing, a stdio and an HTTP
+    task (the ledger write, the wait, the stdio shutdown) work, and the TUI without curses
+    says what to install."""
+    local = tmp_path / "LocalAppData"
+    proc = run([sys.executable, "-c", FAKE_WINDOWS, ROOT, TESTSERVER, http_server.url, local], state)
+    assert "REPORT " in proc.stdout, show(proc)
+    report = json.loads(proc.stdout.split("REPORT ", 1)[1])
+    assert report["state"] == os.path.join(str(local), "mcp-tui")
+    assert report["argv"] == ["C:\\Program Files\\Python\\python.exe", "C:\\srv\\server.py", "--flag"]
+    assert report["words"] == ["tool", "list"] and report["timeout"] == 9.0
+    assert (report["stdio"], report["stdio_task"], report["http_task"]) == (0, 0, 0), show(proc)
+    assert report["tui"] != 0 and "pip install windows-curses" in proc.stderr, show(proc)
+    assert proc.stdout.count("Q4 revenue") == 2, show(proc)
+    assert (local / "mcp-tui" / "tasks.json").exists(), "the ledger went to %LOCALAPPDATA%\\mcp-tui"
+    assert "Traceback" not in proc.stderr, show(proc)
+
+
+POSIX_ONLY = {
+    "os": {"fork", "forkpty", "killpg", "setsid", "setpgrp", "getpgid", "getuid", "geteuid", "getgid", "mkfifo",
+           "openpty", "WNOHANG", "sync", "nice", "getpgrp", "setpgid", "pipe2", "set_blocking", "get_blocking"},
+    "select": {"select", "poll", "epoll", "kqueue"},
+    "signal": {"SIGKILL", "SIGHUP", "SIGQUIT", "SIGCHLD", "SIGPIPE", "SIGALRM", "SIGUSR1", "SIGUSR2", "SIGWINCH",
+               "SIGSTOP", "SIGCONT", "SIGTSTP", "alarm", "pause", "setitimer", "siginterrupt", "pthread_kill"},
+}
+POSIX_MODULES = {"termios", "tty", "pty", "fcntl", "pwd", "grp", "resource", "posix"}
+POSIX_KEYWORDS = {"preexec_fn", "start_new_session", "pass_fds", "process_group"}
+
+
+def guarded(node, parents):
+    """Inside `if` on sys.platform / os.name / hasattr, or a try that catches ImportError,
+    AttributeError or OSError (the fallback)."""
+    for parent in parents.get(node, ()):
+        if isinstance(parent, ast.If):
+            test = ast.dump(parent.test)
+            if "platform" in test or "'name'" in test or "hasattr" in test:
+                return True
+        if isinstance(parent, ast.Try):
+            caught = " ".join(ast.dump(h.type) for h in parent.handlers if h.type is not None)
+            if re.search(r"ImportError|ModuleNotFoundError|AttributeError|OSError", caught):
+                return True
+    return False
+
+
+def test_no_unguarded_posix_only_call_in_the_source():
+    tree = ast.parse(MCP_TUI.read_text(encoding="utf-8"))
+    parents = {}
+
+    def walk(node, chain):
+        parents[node] = chain
+        for child in ast.iter_child_nodes(node):
+            walk(child, chain + [node])
+
+    walk(tree, [])
+    found = []
+    for node in ast.walk(tree):
+        what = None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.attr in POSIX_ONLY.get(node.value.id, ()):
+                what = "%s.%s" % (node.value.id, node.attr)
+        elif isinstance(node, ast.Import):
+            names = [a.name.split(".")[0] for a in node.names if a.name.split(".")[0] in POSIX_MODULES]
+            what = "import " + ", ".join(names) if names else None
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            if node.module.split(".")[0] in POSIX_MODULES:
+                what = "from %s import" % node.module
+            elif any(a.name in POSIX_ONLY.get(node.module, ()) for a in node.names):
+                what = "from %s import %s" % (node.module, ", ".join(a.name for a in node.names))
+        elif isinstance(node, ast.keyword) and node.arg in POSIX_KEYWORDS:
+            what = node.arg + "="
+        if what and not guarded(node, parents):
+            found.append("line %d: %s" % (getattr(node, "lineno", 0) or parents[node][-1].lineno, what))
+    assert not found, "POSIX-only calls without a platform guard or fallback:\n" + "\n".join(found)
+
+
+# -- pyproject.toml -------------------------------------------------------------------------------------------
+
+
+def read_pyproject():
+    text = PYPROJECT.read_text(encoding="utf-8")
+    for name in ("tomllib", "tomli"):
+        try:
+            return __import__(name).loads(text)
+        except ImportError:
+            continue
+    project = text.split("[project]", 1)[1].split("\n[", 1)[0]  # the regex fallback, 3.8 to 3.10
+    requires = re.search(r'^requires-python\s*=\s*"([^"]*)"', project, re.M)
+    deps = re.search(r"^dependencies\s*=\s*\[(.*?)\]", project, re.M | re.S)
+    scripts = text.split("[project.scripts]", 1)[1].split("\n[", 1)[0]
+    return {"project": {
+        "requires-python": requires.group(1) if requires else None,
+        "dependencies": re.findall(r'"([^"]*)"', deps.group(1)) if deps else [],
+        "scripts": dict(re.findall(r'^([\w-]+)\s*=\s*"([^"]*)"', scripts, re.M)),
+    }}
+
+
+def test_pyproject_declares_python_3_8_windows_curses_on_win32_and_the_script():
+    project = read_pyproject()["project"]
+    assert project["requires-python"].replace(" ", "") == ">=3.8"
+    curses = [d for d in project["dependencies"] if d.split(";")[0].strip().startswith("windows-curses")]
+    assert curses, project["dependencies"]
+    for dep in curses:
+        assert re.search(r"""sys_platform\s*==\s*['"]win32['"]""", dep.split(";", 1)[1]), dep
+    others = [d for d in project["dependencies"] if d not in curses]
+    assert all(";" in d for d in others), "the CLI must need nothing but the standard library: %s" % others
+    assert project["scripts"] == {"mcp-tui": "mcp_tui:main"}
