@@ -87,6 +87,10 @@ class ProtocolViolation(McpTuiError):
     kind = "protocol"
 
 
+class StreamCut(ConnectionFailed):
+    """A response stream that ended before the response."""
+
+
 class HttpStatusError(ConnectionFailed):
     """An HTTP status with no JSON-RPC error in its body."""
 
@@ -106,6 +110,9 @@ class HttpStatusError(ConnectionFailed):
                 hint += " (WWW-Authenticate: %s)" % challenge
         elif status == 403:
             hint = "the server refused access (403)"
+            challenge = self.headers.get("www-authenticate")
+            if challenge:
+                hint += " (WWW-Authenticate: %s)" % challenge
         super().__init__(message, hint)
 
 
@@ -154,6 +161,8 @@ def decode_messages(payload):
         value = json.loads(payload)
     except ValueError as exc:
         raise ProtocolViolation("the server sent invalid JSON: %s" % exc)
+    except RecursionError:
+        raise ProtocolViolation("the server sent JSON nested too deeply to read")
     messages = value if isinstance(value, list) else [value]
     for message in messages:
         if not isinstance(message, dict):
@@ -183,6 +192,8 @@ class SseDecoder(object):
 
     def feed(self, text):
         events = []
+        if not text:
+            return events
         if self._skip_lf and text.startswith("\n"):
             text = text[1:]  # the LF of a CRLF split across two chunks
         self._skip_lf = False
@@ -223,7 +234,7 @@ class SseDecoder(object):
             if "\0" not in value:
                 self._id = value
                 self.last_event_id = value
-        elif field == "retry" and value.isdigit():
+        elif field == "retry" and value.isdigit() and value.isascii():
             self.retry_ms = int(value)
         return None
 
@@ -247,7 +258,7 @@ def iter_sse(response, decoder):
             break
         for event in decoder.feed(utf8.decode(chunk)):
             yield event
-    for event in decoder.feed(utf8.decode(b"", final=True) + "\n\n"):
+    for event in decoder.feed(utf8.decode(b"", final=True)):
         yield event
 
 
@@ -265,6 +276,7 @@ class StdioTransport(object):
         self.cwd = cwd
         self.log = log
         self.stderr_tail = collections.deque(maxlen=stderr_lines)
+        self.junk = collections.deque(maxlen=3)  # lines on stdout that were not JSON-RPC
         self.process = None
         self._write_lock = threading.Lock()
         self._channel = None
@@ -278,15 +290,16 @@ class StdioTransport(object):
         try:
             self.process = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=environ, cwd=self.cwd, bufsize=0)
+                env=environ, cwd=self.cwd, bufsize=-1)
         except FileNotFoundError:
             raise ConnectionFailed("cannot start the server: no such program %r" % self.argv[0])
         except (OSError, ValueError) as exc:
             raise ConnectionFailed("cannot start the server %r: %s" % (self.argv[0], exc))
         if self.log:
             self.log.event("transport", "spawned stdio server", pid=self.process.pid, command=self.argv[0])
-        for target in (self._read_stdout, self._read_stderr):
-            threading.Thread(target=target, daemon=True).start()
+        self._stderr_thread = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_thread.start()
+        threading.Thread(target=self._read_stdout, daemon=True).start()
 
     def send(self, message, headers=None):
         data = encode_message(message) + b"\n"
@@ -306,13 +319,19 @@ class StdioTransport(object):
             try:
                 messages = decode_messages(line)
             except ProtocolViolation as exc:
+                self.junk.append("%s: %r" % (exc.message, line[:60].decode("utf-8", "replace")))
                 if self.log:
                     self.log.event("transport", "junk on the server's stdout: %s" % exc.message,
                                    line=line[:200].decode("utf-8", "replace"))
                 continue
             for message in messages:
-                self._channel.deliver(message)
+                try:
+                    self._channel.deliver(message)
+                except Exception as exc:  # a message we cannot handle must not end the session
+                    self._channel.anomaly("a message mcp-tui could not handle (%s: %s)" % (
+                        exc.__class__.__name__, exc))
         self.process.wait()
+        self._stderr_thread.join(1.0)  # its last lines explain the exit
         self._channel.closed(ConnectionFailed(self.exit_description()))
 
     def _read_stderr(self):
@@ -329,7 +348,7 @@ class StdioTransport(object):
             text += " with code %d" % code
         return text
 
-    def close(self, grace=2.0):
+    def close(self, grace=0.5):
         process = self.process
         if not process or process.poll() is not None:
             return
@@ -601,6 +620,12 @@ class StreamableHttpTransport(object):
         self.http.release(conn, response)
         if response.status == 202:
             return  # the answer comes on another stream
+        if 300 <= response.status < 400:
+            raise ConnectionFailed("the server redirected %s to %s (HTTP %d); mcp-tui does not follow redirects" % (
+                self.http.url, headers.get("location", "(no Location)"), response.status),
+                hint="if you trust it, pass that URL with --url")
+        if response.status in (401, 403):
+            raise HttpStatusError(response.status, response.reason, payload, headers)
         messages = None
         if payload.strip() and content_type in ("application/json", ""):
             try:
@@ -608,7 +633,8 @@ class StreamableHttpTransport(object):
             except ProtocolViolation:
                 if response.status < 300:
                     raise
-        if response.status in (401, 403) or (response.status >= 400 and not any("error" in m for m in messages or ())):
+        if response.status in (401, 403) or (response.status >= 400 and not any(
+                isinstance(m.get("error"), dict) for m in messages or ())):
             raise HttpStatusError(response.status, response.reason, payload, headers)  # auth: say the status
         if messages is None:
             raise ProtocolViolation("HTTP %d with content type %r and no JSON-RPC message" % (
@@ -637,7 +663,7 @@ class StreamableHttpTransport(object):
         if self.legacy_stream and decoder.last_event_id is not None:
             self._resume(request_id, decoder)
             return
-        raise ConnectionFailed("the server closed the response stream before answering")
+        raise StreamCut("the server closed the response stream before answering")
 
     def _resume(self, request_id, decoder):
         time.sleep((decoder.retry_ms if decoder.retry_ms is not None else 1000) / 1000.0)
@@ -828,6 +854,14 @@ class RpcChannel(object):
         self._next_id = 0
         self._closed_error = None
         self.listeners = {}  # subscription id -> callback, for subscriptions/listen
+        import collections
+
+        self.anomalies = collections.deque(maxlen=3)  # what the server got wrong, for a timeout's hint
+
+    def anomaly(self, text):
+        self.anomalies.append(text)
+        if self.log:
+            self.log.event("protocol", text)
 
     def start(self):
         self.transport.start(self)
@@ -876,8 +910,12 @@ class RpcChannel(object):
             if pending.event.wait(max(0.0, min(deadline - time.monotonic(), 0.5))):
                 break
             if time.monotonic() >= min(pending.last_activity + timeout, cap):  # progress may have moved it
-                raise RequestTimeout("no answer to %s within %gs" % (method, time.monotonic() - started),
-                                     hint="raise --timeout if the server needs longer")
+                hint = "raise --timeout if the server needs longer"
+                seen = list(self.anomalies) + list(getattr(self.transport, "junk", ()))
+                if seen:
+                    hint = "meanwhile the server sent " + "; ".join(seen)
+                limit = "%gs" % timeout if time.monotonic() < cap else "%gs (the --max-time cap)" % (cap - started)
+                raise RequestTimeout("no answer to %s within %s" % (method, limit), hint=hint)
         if pending.error is not None:
             raise pending.error
         return pending.response
@@ -932,13 +970,16 @@ class RpcChannel(object):
         """Match a response to its request; a malformed one fails that request with a
         message that says what the server did wrong, instead of a silent timeout."""
         request_id = message.get("id")
+        hashable = isinstance(request_id, (str, int, float)) or request_id is None  # a list would not hash
         with self._lock:
-            pending = self._pending.get(request_id)
+            pending = self._pending.get(request_id) if hashable else None
             if pending is None and request_id is None and len(self._pending) == 1:
                 pending = next(iter(self._pending.values()))  # an error about the only request in flight
-        if pending is None or pending.event.is_set():
-            if self.log:
-                self.log.event("protocol", "response to no pending request (ignored)", id=request_id)
+        if pending is None:
+            self.anomaly("a response without an id" if request_id is None else
+                         "a response to id %s, which mcp-tui never sent" % json.dumps(request_id))
+            return
+        if pending.event.is_set():
             return
         fault = response_fault(message)
         if fault:
@@ -957,8 +998,8 @@ class RpcChannel(object):
                 pending.last_activity = time.monotonic()
                 if pending.on_progress:
                     pending.on_progress(params)
-        subscription = ((params.get("_meta") or {}).get(META_PREFIX + "subscriptionId")
-                        if isinstance(params, dict) else None)
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        subscription = meta.get(META_PREFIX + "subscriptionId") if isinstance(meta, dict) else None
         listener = self.listeners.get(json.dumps(subscription)) if subscription is not None else None
         if listener:
             listener(message)
@@ -997,6 +1038,8 @@ class RpcChannel(object):
 MODERN_ERROR_CODES = (-32020, -32021, -32022)
 MRTR_MAX_ROUNDS = 16
 INPUT_REQUIRED_METHODS = ("tools/call", "resources/read", "prompts/get")
+IDEMPOTENT_METHODS = ("server/discover", "tools/list", "resources/list", "resources/templates/list",
+                      "resources/read", "prompts/list", "prompts/get", "completion/complete", "tasks/get")
 NAME_HEADER_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
                      "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 
@@ -1354,10 +1397,22 @@ class Session(object):
     def _modern_request(self, method, params, declare_tasks, tool, timeout, max_time, on_progress, request_id):
         original = dict(params)
         current = dict(params)
+        reissued = False
         for _ in range(MRTR_MAX_ROUNDS):
             wire = self.modern_params(current, declare_tasks)
-            result = self.channel.call(method, wire, self.modern_headers(method, wire, tool), timeout or self.timeout,
-                                       max_time or self.max_time, request_id, on_progress)
+            try:
+                result = self.channel.call(method, wire, self.modern_headers(method, wire, tool),
+                                           timeout or self.timeout, max_time or self.max_time, request_id, on_progress)
+            except StreamCut as exc:
+                if method not in IDEMPOTENT_METHODS or reissued:
+                    if method == "tools/call":
+                        exc.hint = "not sent again: the tool may have run; run it again yourself if that is safe"
+                    raise
+                reissued, request_id = True, None  # lost with the stream: a new request, with a new id
+                if self.log:
+                    self.log.event("session", "stream cut; re-issuing %s with a new id" % method)
+                result = self.channel.call(method, wire, self.modern_headers(method, wire, tool),
+                                           timeout or self.timeout, max_time or self.max_time, None, on_progress)
             request_id = None  # every retry is a new request with a new id
             kind = result.get("resultType", "complete")
             if kind == "input_required" and method in INPUT_REQUIRED_METHODS:
@@ -1506,7 +1561,11 @@ def list_all(session, method, key, params=None):
         page_params = dict(params or {})
         if cursor is not None:
             page_params["cursor"] = cursor
-        result = session.request(method, page_params)
+        try:
+            result = session.request(method, page_params)
+        except McpTuiError as exc:
+            exc.partial = items
+            raise
         page = result.get(key)
         if not isinstance(page, list):
             raise ProtocolViolation("%s: the result has no %r list" % (method, key))
@@ -1555,9 +1614,10 @@ def schema_types(schema):
         return [k for k in kind if isinstance(k, str)]
     types = []
     for keyword in ("anyOf", "oneOf"):
-        for sub in schema.get(keyword) or ():
+        subs = schema.get(keyword)
+        for sub in subs if isinstance(subs, list) else ():
             types.extend(t for t in schema_types(sub) if t not in types)
-    if not types and "enum" in schema:
+    if not types and isinstance(schema.get("enum"), list):
         types = sorted({json_type(v) for v in schema["enum"]})
     return types
 
@@ -1581,22 +1641,26 @@ def coerce_value(text, schema, key):
     if not types or "string" in types:
         return text
     for kind in types:
-        if kind == "integer" and re.match(r"^-?\d+$", text.strip()):
-            return int(text)
+        if kind in ("integer", "number") and re.match(r"^-?\d+$", text.strip()):
+            try:
+                return int(text)
+            except ValueError:  # more digits than int() takes (Python 3.11+)
+                continue
         if kind == "number":
             try:
                 number = float(text)
             except ValueError:
                 continue
-            return int(number) if re.match(r"^-?\d+$", text.strip()) else number
+            if number == number and number not in (float("inf"), float("-inf")):
+                return number
         if kind == "boolean" and text.lower() in ("true", "false", "1", "0", "yes", "no", "on", "off"):
             return text.lower() in ("true", "1", "yes", "on")
         if kind == "null" and text in ("null", ""):
             return None
         if kind in ("array", "object"):
             try:
-                value = json.loads(text)
-            except ValueError:
+                value = strict_json(text)
+            except (ValueError, RecursionError):
                 if kind == "array":
                     return [part.strip() for part in text.split(",")] if text else []
                 continue
@@ -1615,11 +1679,21 @@ def read_argument_file(path):
         raise UsageError("%s is not UTF-8 text" % path)
 
 
+def strict_json(text):
+    """json.loads without NaN and Infinity, which are not JSON and no server can read."""
+    def refuse(name):
+        raise ValueError("%s is not JSON" % name)
+
+    return json.loads(text, parse_constant=refuse)
+
+
 def load_json_argument(text, what):
     try:
-        return json.loads(text)
+        return strict_json(text)
     except ValueError as exc:
         raise UsageError("%s is not valid JSON: %s" % (what, exc))
+    except RecursionError:
+        raise UsageError("%s is nested too deeply" % what)
 
 
 def parse_arguments(words, schema=None, args_json=None, stdin=None, strings_only=False):
@@ -1635,7 +1709,8 @@ def parse_arguments(words, schema=None, args_json=None, stdin=None, strings_only
 
     if args_json is not None:
         merge_object((stdin or sys.stdin).read() if args_json == "-" else args_json, "--args-json")
-    properties = (schema or {}).get("properties") or {}
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    properties = properties if isinstance(properties, dict) else {}
     for word in words:
         if word == "-":
             merge_object((stdin or sys.stdin).read(), "standard input")
@@ -1662,7 +1737,8 @@ def split_key_value(word):
 
 
 def check_required(arguments, schema, what):
-    missing = [key for key in (schema or {}).get("required") or () if key not in arguments]
+    required = schema.get("required") if isinstance(schema, dict) else None
+    missing = [str(key) for key in (required if isinstance(required, list) else ()) if key not in arguments]
     if missing:
         raise UsageError("missing required argument%s for %s: %s" % (
             "s" if len(missing) > 1 else "", what, ", ".join(missing)))
@@ -1691,6 +1767,18 @@ class InputDeclined(McpTuiError):
     def __init__(self, message, code=-1, hint=None):
         super().__init__(message, hint)
         self.code = code
+
+
+def form_schema(schema):
+    """A server's requestedSchema reduced to what a form can use: object properties and
+    string required names (anything else in it is ignored, not a crash)."""
+    schema = schema if isinstance(schema, dict) else {}
+    properties = schema.get("properties")
+    properties = {key: prop for key, prop in properties.items() if isinstance(prop, dict)} if isinstance(
+        properties, dict) else {}
+    required = schema.get("required")
+    required = [key for key in required if isinstance(key, str)] if isinstance(required, list) else []
+    return dict(schema, properties=properties, required=required)
 
 
 def schema_defaults(schema):
@@ -1739,7 +1827,7 @@ class InputResponder(object):
         message = params.get("message", "")
         if params.get("mode") == "url":
             return self._elicit_url(params, server_name)
-        schema = params.get("requestedSchema") or {}
+        schema = form_schema(params.get("requestedSchema"))
         if self.elicit_stub is not None:
             if self.elicit_stub in ("decline", "cancel"):
                 return {"action": self.elicit_stub}
@@ -1842,9 +1930,9 @@ def as_list(value):
 
 
 def enum_choices(prop):
-    if "enum" in prop:
+    if isinstance(prop.get("enum"), list):
         return [str(v) for v in prop["enum"]]
-    if "oneOf" in prop:
+    if isinstance(prop.get("oneOf"), list):
         return [str(v.get("const")) for v in prop["oneOf"] if isinstance(v, dict)]
     return []
 
@@ -1866,8 +1954,10 @@ def parse_timestamp(text):
     """ISO 8601 (any number of fractional digits, Z or an offset) -> epoch seconds."""
     import calendar
 
-    match = re.match(r"^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(\.\d+)?([Zz]|[+-]\d\d:?\d\d)?$", text or "")
-    if not match:
+    if not isinstance(text, str):
+        return None
+    match = re.match(r"^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(\.\d+)?([Zz]|[+-]\d\d:?\d\d)?$", text)
+    if not match or not (1 <= int(match.group(2)) <= 12 and 1 <= int(match.group(3)) <= 31):
         return None
     year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
     epoch = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0)) + float(match.group(7) or 0)
@@ -2042,6 +2132,7 @@ class ExtensionTasks(TaskForm):
                 else:
                     task = self.get(task_id)
                 woken.clear()
+                check_not_regressed(task, last_status)
                 if task.status != last_status:
                     on_status(task)
                     last_status = task.status
@@ -2128,6 +2219,7 @@ class ExperimentalTasks(TaskForm):
         self.session.open_server_stream()
         try:
             first = self.get(task_id)
+            check_not_regressed(first, seen[0])
             if first.status != seen[0]:
                 seen[0] = first.status
                 on_status(first)
@@ -2162,6 +2254,12 @@ class ExperimentalTasks(TaskForm):
             seen[0] = task.status
             on_status(task)
         return task
+
+
+def check_not_regressed(task, last_status):
+    if last_status in TERMINAL_STATUSES and task.status != last_status:
+        raise ProtocolViolation("the server moved task %s from %s back to %s; a terminal status is final" % (
+            task.task_id, last_status, task.status))
 
 
 def sleep_until(task, deadline, interval, woken):
@@ -2449,9 +2547,20 @@ connection, timeout, failed task), 2 bad usage, 130 interrupted.
 """
 
 TERMINAL_CONTROLS = re.compile(
-    "\x1b\\[[0-?]*[ -/]*[@-~]?|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|\x1b[P^_X][^\x1b]*(?:\x1b\\\\)?"
-    "|\x9b[0-?]*[ -/]*[@-~]?|\x9d[^\x07\x1b\x9c]*[\x07\x9c]?|\x1b[ -~]?"
+    "\x1b\\[[0-?]*[ -/]*[@-~]?|\x1b\\][^\x07\x1b\n]*(?:\x07|\x1b\\\\)?|\x1b[P^_X][^\x1b\n]*(?:\x1b\\\\)?"
+    "|\x9b[0-?]*[ -/]*[@-~]?|\x9d[^\x07\x1b\x9c\n]*[\x07\x9c]?|\x1b[ -~]?"
     "|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+JSON_TERMINAL_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                                  "\ud800-\udfff]")
+
+
+def terminal_json(value, **options):
+    """json.dumps for a terminal: the same JSON, with C1, bidi controls and lone surrogates
+    written as \\u escapes (they can only occur inside strings)."""
+    text = json.dumps(value, ensure_ascii=False, **options)
+    return JSON_TERMINAL_UNSAFE.sub(lambda match: "\\u%04x" % ord(match.group()), text)
 
 
 def clean(text):
@@ -2507,11 +2616,11 @@ class Output(object):
                 value["notifications"] = self.notifications
             if self.warnings:
                 value["warnings"] = self.warnings
-        self._write(self.stdout, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+        self._write(self.stdout, terminal_json(value, indent=2) + "\n")
 
     def error(self, exc):
         if self.json:
-            self._write(self.stderr, json.dumps({"error": exc.to_json()}, ensure_ascii=False) + "\n")
+            self._write(self.stderr, terminal_json({"error": exc.to_json()}) + "\n")
             return
         line = "mcp-tui: " + exc.message
         if exc.hint:
@@ -2519,8 +2628,9 @@ class Output(object):
         self._write(self.stderr, clean(line) + "\n")
 
     def on_notification(self, message):
-        method, params = message.get("method", ""), message.get("params") or {}
-        if method == "notifications/subscriptions/acknowledged":
+        method, params = message.get("method", ""), message.get("params")
+        params = params if isinstance(params, dict) else {}
+        if not isinstance(method, str) or method == "notifications/subscriptions/acknowledged":
             return
         if self.json:
             self.notifications.append(message)
@@ -2528,12 +2638,12 @@ class Output(object):
         if method == "notifications/progress":
             total = params.get("total")
             amount = "%s/%s" % (params.get("progress"), total) if total is not None else str(params.get("progress"))
-            self.progress("⏳ progress %s%s" % (amount, ": " + params["message"] if params.get("message") else ""))
+            self.progress("⏳ progress %s%s" % (amount, ": %s" % params["message"] if params.get("message") else ""))
         elif method == "notifications/message":
             data = params.get("data")
             data = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
             logger = params.get("logger")
-            self.progress("📣 [%s]%s %s" % (params.get("level", "info"), " " + logger + ":" if logger else "", data))
+            self.progress("📣 [%s]%s %s" % (params.get("level", "info"), " %s:" % logger if logger else "", data))
         elif method.startswith("notifications/tasks"):
             return  # the task waiter reports status changes itself
         elif method.endswith("/list_changed"):
@@ -2576,6 +2686,17 @@ def render_resource_contents(item):
     except ValueError:
         size = len(item.get("blob", ""))
     return header + "\n[binary, %d bytes]" % size
+
+
+def check_tool_result(result):
+    content = result.get("content", [])
+    if not isinstance(content, list):
+        raise ProtocolViolation("tools/call: the result's content is not a list")
+    for index, block in enumerate(content):
+        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+            raise ProtocolViolation("tools/call: content block %d is not an object with a type" % index)
+        if block["type"] == "text" and not isinstance(block.get("text"), str):
+            raise ProtocolViolation("tools/call: content block %d is a text block without string text" % index)
 
 
 def render_tool_result(result):
@@ -2874,6 +2995,9 @@ class Cli(object):
     def _add_stderr_tail(self, exc):
         transport = self.session.transport if self.session else None
         tail = list(getattr(transport, "stderr_tail", ()))
+        if getattr(exc, "stderr_quoted", False):
+            return
+        exc.stderr_quoted = True
         if tail and isinstance(exc, (ConnectionFailed, RequestTimeout, ProtocolViolation)):
             exc.hint = ((exc.hint + "; ") if exc.hint else "") + "server stderr: " + " | ".join(tail[-5:])
 
@@ -2969,12 +3093,21 @@ class Cli(object):
     def tool_list(self, args):
         self.expect(args, 0, "tool list")
         session = self.connect()
-        tools, warnings = list_tools(session)
+        try:
+            tools, warnings = list_tools(session)
+        except McpTuiError as exc:
+            if getattr(exc, "partial", None) and not self.out.json:
+                self.print_tools([t for t in exc.partial if isinstance(t, dict) and isinstance(t.get("name"), str)])
+            raise
         for warning in warnings:
             self.out.notice("warning: " + warning)
         if self.out.json:
             self.out.document({"tools": tools})
             return
+        self.print_tools(tools)
+        self.out.progress("%d tool%s" % (len(tools), "" if len(tools) == 1 else "s"))
+
+    def print_tools(self, tools):
         for tool in tools:
             task = (tool.get("execution") or {}).get("taskSupport")
             tag = " [task: %s]" % task if task and task != "forbidden" else ""
@@ -2982,7 +3115,6 @@ class Cli(object):
             description = first_line(tool.get("description") or "")
             self.out.text("%s%s%s%s" % (tool["name"], " (%s)" % title if title and title != tool["name"] else "", tag,
                                         "\n    " + description if description else ""))
-        self.out.progress("%d tool%s" % (len(tools), "" if len(tools) == 1 else "s"))
 
     def tool_describe(self, args):
         name, = self.expect(args, 1, "tool describe NAME")
@@ -3025,6 +3157,7 @@ class Cli(object):
         return self.print_tool_result(result)
 
     def print_tool_result(self, result, task=None):
+        check_tool_result(result)
         if result.get("isError"):
             self.out.progress("⚠️  The tool reported an error (isError: true)")
         else:
@@ -3326,7 +3459,7 @@ def describe_capabilities(capabilities):
 
 
 def terminal_prompt(prompt):
-    sys.stderr.write(prompt)
+    sys.stderr.write(clean(prompt))
     sys.stderr.flush()
     line = sys.stdin.readline()
     if not line:

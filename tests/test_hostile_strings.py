@@ -1,0 +1,271 @@
+"""Hostile strings: a server's tool names, descriptions, results, status messages, error
+messages, log lines, HTTP headers and stderr lines full of ANSI CSI/OSC sequences, C0/C1
+controls and bidi overrides (tests/badserver.py --mode hostile).
+
+In text mode none of it may reach the terminal raw: the captured BYTES of stdout and stderr
+hold no ESC, no other C0 control but newline and tab, no DEL, no C1 control and no bidi
+control, while the visible text around them survives. With --format json the output stays
+exact: the JSON decodes to the very strings the server sent.
+"""
+import json
+import os
+import re
+import select
+import shlex
+import subprocess
+import sys
+import time
+
+import pytest
+
+from badserver import HOSTILE
+from conftest import MCP_TUI, ROOT
+from test_reliability import BadHttpServer
+
+BADSERVER = ROOT / "tests" / "badserver.py"
+MODERN, LEGACY = "2026-07-28", "2025-11-25"
+ERAS = pytest.mark.parametrize("era", [MODERN, LEGACY])
+
+# What must never reach a terminal: C0 but \t and \n, DEL, C1, and the bidi controls.
+FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+TERMINAL_UNSAFE_IN_JSON = re.compile("[\x1b\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def server_command(era, *flags):
+    return " ".join(shlex.quote(str(p)) for p in [sys.executable, str(BADSERVER), "--mode", "hostile", "--era", era]
+                    + list(flags))
+
+
+class Run(object):
+    def __init__(self, proc):
+        self.code = proc.returncode
+        self.out_bytes = proc.stdout
+        self.err_bytes = proc.stderr
+        self.out = proc.stdout.decode("utf-8", "strict")
+        self.err = proc.stderr.decode("utf-8", "strict")
+
+    def json(self):
+        return json.loads(self.out)
+
+    def __repr__(self):
+        return "<exit %s\n--- stdout\n%r\n--- stderr\n%r>" % (self.code, self.out_bytes[:3000], self.err_bytes[-3000:])
+
+
+@pytest.fixture
+def run(state_dir):
+    """Like conftest's ``cli``, but keeps stdout and stderr as bytes: a text-mode capture
+    would turn the CR we look for into a newline."""
+
+    def go(*args, timeout=60):
+        environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+        environ.pop("MCP_TUI_BEARER", None)
+        proc = subprocess.run([sys.executable, str(MCP_TUI)] + [str(a) for a in args], capture_output=True,
+                              timeout=timeout, env=environ, cwd=str(ROOT))
+        return Run(proc)
+
+    return go
+
+
+@pytest.fixture
+def http_server():
+    servers = []
+
+    def start(era, *flags):
+        server = BadHttpServer(["--mode", "hostile", "--era", era] + list(flags))
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def assert_terminal_safe(result):
+    for name, text in (("stdout", result.out), ("stderr", result.err)):
+        bad = sorted({"U+%04X" % ord(c) for c in FORBIDDEN.findall(text)})
+        assert not bad, "%s carries %s raw: %r" % (name, ", ".join(bad), result)
+    assert "Traceback" not in result.err, result
+
+
+# -- text mode: nothing raw reaches the terminal ------------------------------------------------
+
+TEXT_COMMANDS = [
+    # (command words, exit code, a visible marker that must survive, on stdout or stderr)
+    (["server"], 0, "INSTRUCTIONS", "out"),
+    (["tool", "list"], 0, "TOOL-DESC", "out"),
+    (["tool", "describe", "evil"], 0, "PROP-DESC", "out"),
+    (["tool", "call", "evil"], 0, "RESULT", "out"),
+    (["tool", "call", "evil"], 0, "PROGRESS", "err"),
+    (["tool", "call", "evil"], 0, "LOGGER", "err"),
+    (["tool", "call", "fail"], 1, "ERROR", "err"),
+    (["tool", "call", "iserror"], 0, "ISERROR", "out"),
+    (["tool", "call", "crash"], 1, "STDERR", "err"),
+    (["tool", "call", "nope"], 1, "EVIL-NAME", "err"),
+    (["tool", "call", "slow_task", "--task"], 0, "working on it", "out"),
+    (["tool", "call", "slow_task", "--task", "--wait"], 0, "TASK-RESULT", "out"),
+    (["resource", "list"], 0, "RES-DESC", "out"),
+    (["resource", "templates"], 0, "TEMPLATE", "out"),
+    (["resource", "read", "test://x"], 0, "CONTENTS", "out"),
+    (["prompt", "list"], 0, "PROMPT-DESC", "out"),
+    (["prompt", "get", "p"], 0, "PROMPT-TEXT", "out"),
+    (["complete", "prompt", "p", "a=x"], 0, "VALUE", "out"),
+    (["--debug", "tool", "call", "evil"], 0, "RESULT", "err"),
+]
+
+
+@ERAS
+@pytest.mark.parametrize("words,code,marker,where", TEXT_COMMANDS,
+                         ids=["-".join(w for w in c[0] if not w.startswith("-")) + "-" + c[3] for c in TEXT_COMMANDS])
+def test_text_output_holds_no_control_sequence(run, era, words, code, marker, where):
+    result = run(server_command(era), "--timeout", "10", *words)
+    assert result.code == code, result
+    assert_terminal_safe(result)
+    assert marker in (result.out if where == "out" else result.err), result
+
+
+@ERAS
+def test_http_headers_and_reason_phrases_are_cleaned(run, http_server, era):
+    server = http_server(era)
+    traced = run("--url", server.url, "--trace", "tool", "list")
+    assert traced.code == 0, traced
+    assert_terminal_safe(traced)
+    assert "x-hostile" in traced.err.lower(), traced
+    refused = run("--url", server.url, "--bearer", "hostile", "tool", "list")
+    assert refused.code == 1, refused
+    assert_terminal_safe(refused)
+    assert "401" in refused.err, refused
+
+
+@ERAS
+def test_a_lone_surrogate_does_not_break_text_output(run, era):
+    result = run(server_command(era), "tool", "call", "surrogate")
+    assert result.code == 0, result
+    assert_terminal_safe(result)
+    assert "lone" in result.out and "surrogate" in result.out
+
+
+# -- JSON mode: exact ---------------------------------------------------------------------------
+
+
+def by_name(items, name):
+    return next(item for item in items if item.get("name") == name)
+
+
+@ERAS
+def test_json_keeps_tool_strings_exact(run, era):
+    result = run(server_command(era), "--format", "json", "tool", "list")
+    assert result.code == 0, result
+    tools = result.json()["tools"]
+    evil = by_name(tools, "evil")
+    assert evil["description"] == "TOOL-DESC " + HOSTILE
+    assert evil["title"] == "TOOL-TITLE " + HOSTILE
+    assert evil["inputSchema"]["properties"]["x"]["description"] == "PROP-DESC " + HOSTILE
+    assert any(tool["name"] == "EVIL-NAME " + HOSTILE for tool in tools)
+
+
+@ERAS
+def test_json_keeps_results_and_notifications_exact(run, era):
+    result = run(server_command(era), "--format", "json", "tool", "call", "evil")
+    assert result.code == 0, result
+    document = result.json()
+    content = document["result"]["content"]
+    assert content[0]["text"] == "RESULT " + HOSTILE
+    assert content[1]["uri"] == "file:///" + HOSTILE and content[1]["description"] == "LINK-DESC " + HOSTILE
+    assert document["result"]["structuredContent"] == {"k": "STRUCTURED " + HOSTILE}
+    params = [n["params"] for n in document["notifications"]]
+    assert {"progressToken": params[0]["progressToken"], "progress": 1, "total": 1,
+            "message": "PROGRESS " + HOSTILE} in params
+    log = next(p for p in params if "level" in p)
+    assert log["data"] == "LOG " + HOSTILE and log["logger"] == "LOGGER " + HOSTILE
+
+
+@ERAS
+def test_json_keeps_error_messages_exact(run, era):
+    result = run(server_command(era), "--format", "json", "tool", "call", "fail")
+    assert result.code == 1, result
+    error = json.loads(result.err)["error"]
+    assert error["message"] == "tools/call failed: -32603 ERROR " + HOSTILE
+    assert error["data"] == {"detail": "DATA " + HOSTILE}
+
+
+@ERAS
+def test_json_keeps_server_info_and_prompts_exact(run, era):
+    server = run(server_command(era), "--format", "json", "server").json()
+    assert server["serverInfo"]["name"] == "NAME " + HOSTILE and server["instructions"] == "INSTRUCTIONS " + HOSTILE
+    prompt = run(server_command(era), "--format", "json", "prompt", "get", "p").json()
+    assert prompt["messages"][0]["content"]["text"] == "PROMPT-TEXT " + HOSTILE
+
+
+@ERAS
+def test_json_output_escapes_what_a_terminal_would_obey(run, era):
+    """The JSON is exact, and it may land on a terminal too: ESC is always escaped by
+    json.dumps, and C1 controls, bidi controls and lone surrogates must be as well
+    (\\u009b, \\u202e, \\ud800), which changes nothing for a JSON reader."""
+    for words in (["tool", "call", "evil"], ["tool", "list"]):
+        result = run(server_command(era), "--format", "json", *words)
+        assert result.code == 0, result
+        raw = sorted({"U+%04X" % ord(c) for c in TERMINAL_UNSAFE_IN_JSON.findall(result.out)})
+        assert not raw, "raw in the JSON output: %s" % ", ".join(raw)
+    failed = run(server_command(era), "--format", "json", "tool", "call", "fail")
+    raw = sorted({"U+%04X" % ord(c) for c in TERMINAL_UNSAFE_IN_JSON.findall(failed.err)})
+    assert not raw, "raw in the JSON error: %s" % ", ".join(raw)
+
+
+@ERAS
+def test_json_keeps_a_lone_surrogate_exact(run, era):
+    result = run(server_command(era), "--format", "json", "tool", "call", "surrogate")
+    assert result.code == 0, result
+    text = result.json()["result"]["content"][0]["text"]
+    # compared as escaped ASCII: a raw lone surrogate in a failure report breaks pytest-xdist
+    assert ascii(text) == ascii("lone \ud800 surrogate"), ascii(text)
+
+
+# -- the terminal prompts of an elicitation ------------------------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+@ERAS
+def test_elicitation_prompts_on_a_terminal_are_clean(state_dir, era):
+    """With a terminal on stdin and stderr, mcp-tui asks the user itself; the field titles and
+    enum choices in its prompts come from the server."""
+    master, slave = os.openpty()
+    environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    proc = subprocess.Popen([sys.executable, str(MCP_TUI), server_command(era), "--timeout", "20", "tool", "call",
+                             "ask"], stdin=slave, stderr=slave, stdout=subprocess.PIPE, env=environ, cwd=str(ROOT))
+    os.close(slave)
+    seen = bytearray()
+
+    def read_until(marker, seconds=20):
+        deadline = time.monotonic() + seconds
+        while marker not in seen and time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                break
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen.extend(chunk)
+        return marker in seen
+
+    try:
+        assert read_until(b"]: "), bytes(seen)
+        os.write(master, b"blue\n")
+        assert read_until(b"[c]ancel: "), bytes(seen)
+        os.write(master, b"y\n")
+        out = proc.stdout.read()
+        assert proc.wait(20) == 0, (out, bytes(seen))
+        read_until(b"\n\n", 2)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        os.close(master)
+    assert b'"color": "blue"' in out, out
+    text = bytes(seen).replace(b"\r\n", b"\n").decode("utf-8")  # the terminal's own CRLF is no leak
+    bad = sorted({"U+%04X" % ord(c) for c in FORBIDDEN.findall(text)})
+    assert not bad, "the prompts carry %s raw: %r" % (", ".join(bad), text)
+    assert "ASK-TITLE" in text and "ASK-MESSAGE" in text

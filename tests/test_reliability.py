@@ -1,0 +1,446 @@
+"""Reliability: mcp-tui against tests/badserver.py, a server that misbehaves in one way per
+mode, over stdio and Streamable HTTP, in both eras.
+
+For each fault the user must see what a calm tool shows: the documented exit code (1 for a
+server fault), ONE readable ``mcp-tui: ...`` line on stderr that says what the server did
+wrong (never a traceback, never "internal error"), a return within --timeout, every valid
+message that arrived before the fault, and a recovery where the spec allows one
+(re-initialize after a 404, resume an SSE stream with Last-Event-ID, re-issue an idempotent
+request on a cut 2026-07-28 stream). Nothing here sleeps to synchronise: the bad server
+holds or releases its answers itself.
+"""
+import json
+import queue
+import re
+import shlex
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from conftest import ROOT
+
+BADSERVER = ROOT / "tests" / "badserver.py"
+MODERN, LEGACY = "2026-07-28", "2025-11-25"
+TIMEOUT = 3.0
+SLACK = 1.9  # interpreter start-up, spawning the server, writing the output, a loaded machine
+COMBOS = [("stdio", MODERN), ("stdio", LEGACY), ("http", MODERN), ("http", LEGACY)]
+COMBO_IDS = ["stdio-2026", "stdio-2025", "http-2026", "http-2025"]
+
+
+# -- running the bad server -----------------------------------------------------------------
+
+
+class BadHttpServer(object):
+    """tests/badserver.py --http on a free loopback port (like conftest's RunningServer)."""
+
+    def __init__(self, flags):
+        self.proc = subprocess.Popen([sys.executable, str(BADSERVER), "--http", "127.0.0.1:0"] + list(flags),
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
+        lines = queue.Queue()
+        threading.Thread(target=lambda: lines.put(self.proc.stdout.readline()), daemon=True).start()
+        try:
+            first = lines.get(timeout=20)
+        except queue.Empty:
+            self.stop()
+            raise RuntimeError("badserver did not start")
+        if not first.startswith("listening on "):
+            self.stop()
+            raise RuntimeError("unexpected first line from badserver: %r" % first)
+        self.url = first.split("listening on ", 1)[1].strip()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            stream.close()
+
+
+class Target(object):
+    """Where the CLI connects (its connection arguments) and what the server recorded."""
+
+    def __init__(self, args, record, url=None):
+        self.args = args
+        self.record = record
+        self.url = url
+
+    def records(self):
+        if not self.record.exists():
+            return []
+        return [json.loads(line) for line in self.record.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+    def messages(self, method=None):
+        found = [r["message"] for r in self.records() if isinstance(r.get("message"), dict)]
+        return [m for m in found if method is None or m.get("method") == method]
+
+    def http(self, verb=None):
+        return [r for r in self.records() if r.get("http") and (verb is None or r["http"]["method"] == verb)]
+
+
+@pytest.fixture
+def bad(tmp_path):
+    """bad(transport, era, mode, *flags) -> Target: a stdio command or a running HTTP server."""
+    servers = []
+
+    def make(transport, era, mode, *flags):
+        record = tmp_path / ("bad-%d.jsonl" % len(servers))
+        argv = ["--mode", mode, "--era", era, "--record", str(record)] + [str(f) for f in flags]
+        if transport == "stdio":
+            servers.append(None)
+            command = " ".join(shlex.quote(p) for p in [sys.executable, str(BADSERVER)] + argv)
+            return Target([command], record)
+        server = BadHttpServer(argv)
+        servers.append(server)
+        return Target(["--url", server.url], record, server.url)
+
+    yield make
+    for server in servers:
+        if server is not None:
+            server.stop()
+
+
+def run(cli, target, *words, timeout=TIMEOUT):
+    """Run the CLI against ``target`` with --timeout; the subprocess timeout is only a guard."""
+    started = time.monotonic()
+    result = cli(*target.args, "--timeout", "%g" % timeout, *words, timeout=timeout + 60)
+    result.elapsed = time.monotonic() - started
+    return result
+
+
+def error_line(result):
+    """The one ``mcp-tui:`` line; never a traceback or a thread's exception."""
+    assert "Traceback" not in result.err and "Exception in thread" not in result.err, result
+    lines = [line for line in result.err.splitlines() if line.startswith("mcp-tui:")]
+    assert len(lines) == 1, result
+    assert "internal error" not in lines[0], result
+    return lines[0]
+
+
+def assert_fault(result, pattern, timeout=TIMEOUT):
+    """Exit 1, one line matching ``pattern`` (what the server did wrong), within the timeout."""
+    assert result.code == 1, result
+    line = error_line(result)
+    assert re.search(pattern, line, re.I), "%r does not match %r\n%r" % (line, pattern, result)
+    assert result.elapsed < timeout + SLACK, "took %.2fs with --timeout %g: %r" % (result.elapsed, timeout, result)
+    return line
+
+
+def assert_listed(result):
+    assert result.code == 0, result
+    assert "Traceback" not in result.err and "Exception in thread" not in result.err, result
+    names = [line.split()[0] for line in result.out.splitlines() if line and not line.startswith(" ")]
+    assert names == ["echo", "slow_task"], result
+
+
+combos = pytest.mark.parametrize("transport,era", COMBOS, ids=COMBO_IDS)
+stdio_eras = pytest.mark.parametrize("transport,era", COMBOS[:2], ids=COMBO_IDS[:2])
+http_eras = pytest.mark.parametrize("transport,era", COMBOS[2:], ids=COMBO_IDS[2:])
+transports = pytest.mark.parametrize("transport", ["stdio", "http"])
+
+
+# -- crashes --------------------------------------------------------------------------------
+
+
+@combos
+def test_crash_on_initialize(cli, bad, transport, era):
+    result = run(cli, bad(transport, era, "crash-initialize"), "tool", "list")
+    if transport == "stdio":
+        line = assert_fault(result, r"exited with code 3")
+        assert "cannot read /etc/badserver.conf" in line, line
+    else:
+        assert_fault(result, r"closed|reset|refused|connection")
+
+
+@stdio_eras
+def test_the_server_stderr_is_quoted_once(cli, bad, transport, era):
+    result = run(cli, bad(transport, era, "crash-initialize"), "tool", "list")
+    line = assert_fault(result, r"exited with code 3")
+    assert line.count("cannot read /etc/badserver.conf") == 1, line
+
+
+@combos
+def test_crash_mid_response_keeps_the_notifications_that_came_first(cli, bad, transport, era):
+    result = run(cli, bad(transport, era, "crash-mid-response"), "tool", "call", "echo", "message=hi")
+    assert_fault(result, r"exit|closed|cut|broke|connection|reset")
+    assert "⏳ progress 1/2: halfway" in result.err, result
+    assert "ECHO-LOG before the answer" in result.err, result
+    assert result.out == "", result
+
+
+@combos
+def test_crash_mid_list_keeps_the_first_page(cli, bad, transport, era):
+    result = run(cli, bad(transport, era, "crash-mid-list"), "tool", "list")
+    assert_fault(result, r"exit|closed|cut|broke|connection|reset|refused")
+    assert result.out.splitlines()[:1] == ["echo"], result
+
+
+@combos
+def test_crash_mid_task(cli, bad, transport, era):
+    result = run(cli, bad(transport, era, "crash-mid-task"), "tool", "call", "slow_task", "--task", "--wait")
+    assert_fault(result, r"exit|closed|connection|reset|refused")
+    assert re.search(r"Task task-\d+-\w+ created", result.err), result
+
+
+# -- framing --------------------------------------------------------------------------------
+
+
+@combos
+def test_invalid_json_is_named(cli, bad, transport, era):
+    result = run(cli, bad(transport, era, "invalid-json"), "tool", "list")
+    assert_fault(result, r"JSON")
+
+
+@stdio_eras
+def test_logs_and_junk_on_stdout_are_skipped(cli, bad, transport, era):
+    result = run(cli, bad(transport, era, "stdout-logs"), "tool", "list")
+    assert_listed(result)
+
+
+# -- protocol breaks ------------------------------------------------------------------------
+
+BREAKS = [
+    ("wrong-jsonrpc", r"jsonrpc"),
+    ("no-id", r"\bid\b"),
+    ("result-and-error", r"result.*error|error.*result"),
+    ("wrong-id", r"\bid\b|987654"),
+    ("wrong-shape", r"tools"),
+    ("wrong-shape-result", r"not an object"),
+]
+
+
+@combos
+@pytest.mark.parametrize("mode,pattern", BREAKS, ids=[mode for mode, _ in BREAKS])
+def test_protocol_breaks_are_named(cli, bad, transport, era, mode, pattern):
+    result = run(cli, bad(transport, era, mode), "tool", "list")
+    assert_fault(result, pattern)
+
+
+@combos
+def test_a_result_of_the_wrong_shape_is_not_an_internal_error(cli, bad, transport, era):
+    result = run(cli, bad(transport, era, "wrong-shape-call"), "tool", "call", "echo", "message=x")
+    assert_fault(result, r"content|text|block")
+    assert "⏳ progress 1/2: halfway" in result.err, result
+
+
+@combos
+@pytest.mark.parametrize("mode", ["duplicate-response", "unknown-id"])
+def test_stray_responses_do_not_disturb_the_real_one(cli, bad, transport, era, mode):
+    assert_listed(run(cli, bad(transport, era, mode), "tool", "list"))
+
+
+# -- ordering -------------------------------------------------------------------------------
+
+
+@transports
+def test_answers_out_of_order(cli, bad, transport):
+    target = bad(transport, MODERN, "out-of-order")
+    result = run(cli, target, "tool", "call", "slow_task", "--task", "--wait")
+    assert result.code == 0, result
+    assert result.out == "Tool response:\nTASK-RESULT done\n", result
+    assert [r for r in target.records() if "before the request that came first" in r.get("event", "")], \
+        "the server never had two requests to answer out of order"
+
+
+@combos
+def test_messages_before_the_handshake_response(cli, bad, transport, era):
+    target = bad(transport, era, "early-notification")
+    result = run(cli, target, "tool", "list")
+    assert_listed(result)
+    assert "📣 [info] boot: EARLY-LOG warming up" in result.err, result
+    if era == LEGACY:  # the server's ping before the initialize response was answered
+        answers = [m for m in target.messages() if m.get("id") == "early-ping"]
+        assert answers and answers[0].get("result") == {}, target.records()
+
+
+# -- size -----------------------------------------------------------------------------------
+
+
+@transports
+def test_an_oversized_result_arrives_whole_and_in_time(cli, bad, transport):
+    size = 30 * 1000 * 1000
+    result = run(cli, bad(transport, MODERN, "oversized", "--size", size), "-q", "tool", "call", "echo",
+                 "message=x", timeout=15)
+    assert result.code == 0, result.err
+    assert result.out.startswith("Tool response:\nBBBB") and len(result.out) >= size, len(result.out)
+    assert result.elapsed < 15
+
+
+@combos
+def test_deeply_nested_json(cli, bad, transport, era):
+    result = run(cli, bad(transport, era, "deep-nesting", "--depth", 100000), "tool", "list")
+    assert_fault(result, r"nest|deep")
+
+
+# -- slow servers ---------------------------------------------------------------------------
+
+
+@transports
+def test_a_trickle_that_ends_in_time_is_fine(cli, bad, transport):
+    assert_listed(run(cli, bad(transport, MODERN, "trickle", "--delay-ms", 2), "tool", "list"))
+
+
+@transports
+def test_a_trickle_past_the_timeout(cli, bad, transport):
+    result = run(cli, bad(transport, LEGACY, "trickle", "--delay-ms", 200), "tool", "list")
+    assert_fault(result, r"no answer to tools/list within")
+
+
+@combos
+def test_never_answering(cli, bad, transport, era):
+    result = run(cli, bad(transport, era, "never-answer"), "tool", "list")
+    assert_fault(result, r"no answer to tools/list within")
+
+
+@combos
+def test_a_hung_server(cli, bad, transport, era):
+    result = run(cli, bad(transport, era, "hang"), "tool", "list")
+    assert_fault(result, r"no answer to tools/list within")
+
+
+@transports
+def test_the_timeout_message_names_the_timeout_given(cli, bad, transport):
+    line = assert_fault(run(cli, bad(transport, MODERN, "never-answer"), "tool", "list"), r"no answer")
+    assert re.search(r"within 3(\.0)?s\b", line), line  # not "within 2.99995s" or "3.00013s"
+
+
+# -- HTTP -----------------------------------------------------------------------------------
+
+
+@http_eras
+def test_401_shows_the_challenge_and_not_the_token(cli, bad, transport, era):
+    result = run(cli, bad(transport, era, "http-401"), "--bearer", "sekrit-token-1234", "tool", "list")
+    line = assert_fault(result, r"\b401\b")
+    assert "resource_metadata=" in line and "--bearer" in line, line
+    assert "sekrit-token-1234" not in result.err + result.out
+
+
+@http_eras
+def test_403_shows_the_scope_challenge(cli, bad, transport, era):
+    line = assert_fault(run(cli, bad(transport, era, "http-403"), "tool", "list"), r"\b403\b")
+    assert "insufficient_scope" in line, line
+
+
+@pytest.mark.parametrize("mode", ["http-404-session", "http-404-session-empty"])
+def test_404_session_expiry_initializes_again(cli, bad, mode):
+    target = bad("http", LEGACY, mode)
+    result = run(cli, target, "tool", "call", "echo", "message=hi")
+    assert result.code == 0, result
+    assert result.out == "Tool response:\necho: hi\n", result
+    posts = [(r["http"]["headers"].get("mcp-session-id"), r["message"]) for r in target.http("POST")
+             if isinstance(r.get("message"), dict)]
+    initializes = [session for session, message in posts if message.get("method") == "initialize"]
+    assert len(initializes) == 2 and initializes[1] is None, posts  # the second one without the dead session
+    calls = [(session, message["id"]) for session, message in posts if message.get("method") == "tools/call"]
+    assert len(calls) == 2 and calls[0][0] != calls[1][0] and calls[0][1] != calls[1][1], calls
+
+
+@http_eras
+def test_5xx(cli, bad, transport, era):
+    assert_fault(run(cli, bad(transport, era, "http-5xx"), "tool", "list"), r"\b503\b")
+
+
+@http_eras
+def test_wrong_content_type(cli, bad, transport, era):
+    assert_fault(run(cli, bad(transport, era, "wrong-content-type"), "tool", "list"), r"text/html")
+
+
+def test_a_cut_sse_stream_is_resumed_with_last_event_id_after_retry(cli, bad):
+    target = bad("http", LEGACY, "sse-cut", "--retry-ms", 300)
+    result = run(cli, target, "tool", "list")
+    assert_listed(result)
+    assert "SSE-LOG before the cut" in result.err, result
+    post = [r for r in target.http("POST") if (r.get("message") or {}).get("method") == "tools/list"]
+    gets = target.http("GET")
+    assert len(post) == 1 and len(gets) == 1, target.records()
+    headers = gets[0]["http"]["headers"]
+    assert re.match(r"^s\d+-1$", headers.get("last-event-id", "")), headers  # the last id the stream sent
+    assert headers.get("mcp-session-id") == post[0]["http"]["headers"]["mcp-session-id"]
+    waited = gets[0]["t"] - post[0]["t"]
+    assert 0.25 <= waited < 1.5, "resumed after %.3fs with retry: 300" % waited
+
+
+def test_a_stream_cut_forever_ends_at_the_timeout(cli, bad):
+    target = bad("http", LEGACY, "sse-cut-always", "--retry-ms", 200)
+    result = run(cli, target, "tool", "list")
+    assert_fault(result, r"tools/list")
+    gets = target.http("GET")
+    assert len(gets) >= 2, target.records()
+    ids = [g["http"]["headers"].get("last-event-id") for g in gets]
+    assert len(set(ids)) == len(ids), ids  # every resume names the newest id
+
+
+def test_a_cut_2026_stream_reissues_an_idempotent_request(cli, bad):
+    target = bad("http", MODERN, "sse-cut", "--times", 1)
+    result = run(cli, target, "tool", "list")
+    assert_listed(result)
+    lists = target.messages("tools/list")
+    assert len(lists) == 2 and lists[0]["id"] != lists[1]["id"], lists
+    assert not target.http("GET"), "2026-07-28 has no GET stream and no resumption"
+    assert not [r for r in target.http() if "last-event-id" in r["http"]["headers"]]
+
+
+def test_a_cut_2026_stream_does_not_run_a_tool_twice(cli, bad):
+    target = bad("http", MODERN, "sse-cut", "--on", "tools/call", "--times", 1)
+    result = run(cli, target, "tool", "call", "echo", "message=hi")
+    assert_fault(result, r"stream|closed|cut")
+    assert len(target.messages("tools/call")) == 1
+    assert not [r for r in target.http() if "last-event-id" in r["http"]["headers"]]
+
+
+@http_eras
+def test_a_redirect_on_the_same_origin_is_followed_or_named(cli, bad, transport, era):
+    target = bad(transport, era, "redirect")
+    result = run(cli, target, "tool", "list")
+    if result.code == 0:
+        assert_listed(result)
+        assert [r for r in target.http("POST") if r["http"]["path"] == "/mcp2"]
+    else:
+        line = assert_fault(result, r"redirect")
+        assert target.url.replace("/mcp", "/mcp2") in line, line
+
+
+@http_eras
+def test_a_redirect_to_another_origin_is_not_followed(cli, bad, transport, era):
+    target = bad(transport, era, "redirect-cross-origin")
+    result = run(cli, target, "--bearer", "sekrit-token-1234", "tool", "list")
+    line = assert_fault(result, r"redirect")
+    assert "localhost" in line, line
+    assert not [r for r in target.http() if r["http"]["headers"].get("host", "").startswith("localhost")], \
+        "mcp-tui followed a redirect to another origin"
+
+
+# -- tasks ----------------------------------------------------------------------------------
+
+TASK_CALL = ("tool", "call", "slow_task", "--task", "--wait")
+
+
+@combos
+def test_a_task_status_nobody_knows(cli, bad, transport, era):
+    assert_fault(run(cli, bad(transport, era, "task-unknown-status"), *TASK_CALL), r"'paused'")
+
+
+@combos
+def test_a_task_that_leaves_a_terminal_status(cli, bad, transport, era):
+    result = run(cli, bad(transport, era, "task-regress"), *TASK_CALL)
+    line = assert_fault(result, r"completed")
+    assert "working" in line, line
+
+
+@combos
+def test_a_fresh_task_the_server_does_not_know(cli, bad, transport, era):
+    result = run(cli, bad(transport, era, "task-32602"), *TASK_CALL)
+    assert_fault(result, r"Task not found")
+
+
+@combos
+def test_a_task_that_expires_while_waited_for(cli, bad, transport, era):
+    result = run(cli, bad(transport, era, "task-ttl", "--ttl-ms", 1000), *TASK_CALL, timeout=10)
+    assert_fault(result, r"TTL|expired", timeout=10)
+    assert result.elapsed < 6, "the TTL (1s), not --timeout (10s), should end the wait: %.2fs" % result.elapsed
