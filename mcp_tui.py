@@ -2580,6 +2580,7 @@ class Output(object):
         self.notifications = []
         self.warnings = []
         self._announced = set()
+        self._hidden = {}
         self._lock = threading.Lock()
 
     def _write(self, stream, text):
@@ -2618,14 +2619,23 @@ class Output(object):
                 value["warnings"] = self.warnings
         self._write(self.stdout, terminal_json(value, indent=2) + "\n")
 
+    def hide_in_errors(self, task_id):
+        """Task IDs may be bearer tokens: an error names the task by its fingerprint."""
+        self._hidden[task_id] = "task:" + fingerprint(task_id)
+
+    def _without_task_ids(self, text):
+        for task_id, label in self._hidden.items():
+            text = text.replace(task_id, label)
+        return text
+
     def error(self, exc):
         if self.json:
-            self._write(self.stderr, terminal_json({"error": exc.to_json()}) + "\n")
+            self._write(self.stderr, self._without_task_ids(terminal_json({"error": exc.to_json()})) + "\n")
             return
         line = "mcp-tui: " + exc.message
         if exc.hint:
             line += " (%s)" % exc.hint
-        self._write(self.stderr, clean(line) + "\n")
+        self._write(self.stderr, clean(self._without_task_ids(line)) + "\n")
 
     def on_notification(self, message):
         method, params = message.get("method", ""), message.get("params")
@@ -3193,6 +3203,7 @@ class Cli(object):
                 self.out.notice("The server answered directly; no task was created.")
             return self.print_tool_result(value)
         task = value
+        self.out.hide_in_errors(task.task_id)
         if self.ledger is not None:
             try:
                 self.ledger.remember(task, session.spec, tool["name"], tasks.form)
@@ -3269,6 +3280,8 @@ class Cli(object):
             task_id = None
         else:
             task_id, = self.expect(rest, 1, "task %s ID" % action)
+        if task_id:
+            self.out.hide_in_errors(task_id)
         session, tasks = self.task_session(task_id)
         try:
             return getattr(self, "task_" + action)(tasks, task_id)

@@ -94,6 +94,7 @@ def test_task_created_then_listed_and_fetched_over_http(cli, http_url):
     shown = cli("task", "get", task_id)
     assert shown.code in (0, 1), shown
     if shown.code == 1:
-        assert shown.err.startswith("mcp-tui: unknown or expired task %s" % task_id)
+        assert shown.err.startswith("mcp-tui: unknown or expired task task:")
+        assert task_id not in shown.err
     else:
         assert shown.out.startswith("Task:     %s\nStatus:   " % task_id)
