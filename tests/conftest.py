@@ -60,9 +60,11 @@ def stdio_command(*flags):
 
 
 class RunningServer(object):
-    def __init__(self, flags, record):
+    """A server script on loopback HTTP; ready once it prints `listening on URL`."""
+
+    def __init__(self, flags, record, script=TESTSERVER):
         self.record = record
-        self.proc = subprocess.Popen([sys.executable, str(TESTSERVER)] + list(flags), stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, str(script)] + list(flags), stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, encoding="utf-8")
         lines = queue.Queue()
         threading.Thread(target=lambda: lines.put(self.proc.stdout.readline()), daemon=True).start()
@@ -72,10 +74,10 @@ class RunningServer(object):
             first = lines.get(timeout=20)
         except queue.Empty:
             self.stop()
-            raise RuntimeError("the test server did not start: %s" % "".join(self.stderr_lines))
+            raise RuntimeError("%s did not start: %s" % (script.name, "".join(self.stderr_lines)))
         if not first.startswith("listening on "):
             self.stop()
-            raise RuntimeError("unexpected first line from the test server: %r %s" % (first, self.stderr_lines))
+            raise RuntimeError("unexpected first line from %s: %r %s" % (script.name, first, self.stderr_lines))
         self.url = first.split("listening on ", 1)[1].strip()
 
     def _drain_stderr(self):
@@ -95,6 +97,7 @@ class RunningServer(object):
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        self.proc.stdout.close()
 
 
 @pytest.fixture

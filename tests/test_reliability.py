@@ -10,17 +10,14 @@ request on a cut 2026-07-28 stream). Nothing here sleeps to synchronise: the bad
 holds or releases its answers itself.
 """
 import json
-import queue
 import re
 import shlex
-import subprocess
 import sys
-import threading
 import time
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, RunningServer
 
 BADSERVER = ROOT / "tests" / "badserver.py"
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
@@ -31,36 +28,6 @@ COMBO_IDS = ["stdio-2026", "stdio-2025", "http-2026", "http-2025"]
 
 
 # -- running the bad server -----------------------------------------------------------------
-
-
-class BadHttpServer(object):
-    """tests/badserver.py --http on a free loopback port (like conftest's RunningServer)."""
-
-    def __init__(self, flags):
-        self.proc = subprocess.Popen([sys.executable, str(BADSERVER), "--http", "127.0.0.1:0"] + list(flags),
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
-        lines = queue.Queue()
-        threading.Thread(target=lambda: lines.put(self.proc.stdout.readline()), daemon=True).start()
-        try:
-            first = lines.get(timeout=20)
-        except queue.Empty:
-            self.stop()
-            raise RuntimeError("badserver did not start")
-        if not first.startswith("listening on "):
-            self.stop()
-            raise RuntimeError("unexpected first line from badserver: %r" % first)
-        self.url = first.split("listening on ", 1)[1].strip()
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        for stream in (self.proc.stdout, self.proc.stderr):
-            stream.close()
 
 
 class Target(object):
@@ -96,7 +63,7 @@ def bad(tmp_path):
             servers.append(None)
             command = " ".join(shlex.quote(p) for p in [sys.executable, str(BADSERVER)] + argv)
             return Target([command], record)
-        server = BadHttpServer(argv)
+        server = RunningServer(["--http", "127.0.0.1:0"] + argv, record, script=BADSERVER)
         servers.append(server)
         return Target(["--url", server.url], record, server.url)
 
