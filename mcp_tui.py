@@ -3480,7 +3480,7 @@ def terminal_prompt(prompt):
     return line.rstrip("\n")
 
 
-# -- the TUI ------------------------------------------------------------------ TUI-BEGIN
+# -- the TUI -------------------------------------------------------------------------------
 # The curses screens: connection, main (tools, resources, prompts, server info), tool form,
 # tasks, elicitation and sampling review, debug. curses is imported only here.
 #
@@ -5999,7 +5999,6 @@ def duration_text(seconds):
     if seconds >= 60:
         return "%dm%02ds" % (seconds // 60, seconds % 60)
     return "%ds" % seconds
-# ---------------------------------------------------------------------------- TUI-END
 
 
 # ======================================================================================
