@@ -2723,6 +2723,8 @@ def parse_header_option(text):
     name, sep, value = text.partition(":")
     if not sep or not name.strip() or any(c in name.strip() for c in " \t"):
         raise UsageError("--header needs 'Name: value', got %r" % text)
+    if any(c in text for c in "\r\n\0"):
+        raise UsageError("--header %r has a line break or NUL, which would inject another header" % name.strip())
     return name.strip(), value.strip()
 
 

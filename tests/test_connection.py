@@ -82,3 +82,26 @@ def test_progress_restarts_the_clock_but_the_hard_cap_holds(cli):
     capped = cli(server, "--timeout", "1", "--max-time", "1.5", *slow)
     assert capped.code == 1, capped
     assert "no answer to tools/call" in capped.err
+
+
+def test_header_values_with_line_breaks_are_refused(cli, start_server):
+    server = start_server()
+    result = cli("--url", server.url, "-H", "X-Evil: a\r\nInjected: yes", "tool", "list")
+    assert result.code == 2, result
+    assert "line break" in result.err and len(result.err.strip().splitlines()) == 1
+    assert server.records() == []  # nothing was sent
+
+
+def test_bearer_token_is_in_no_error_and_not_in_help(cli):
+    result = cli("--url", "http://127.0.0.1:9/mcp", "--bearer", "tok-SECRET-42", "tool", "list")
+    assert result.code == 1 and "tok-SECRET-42" not in result.err
+    shown = cli("--help", env={"MCP_TUI_BEARER": "tok-SECRET-42"})
+    assert shown.code == 0 and "tok-SECRET-42" not in shown.out
+
+
+def test_a_stdio_command_is_never_run_by_a_shell(cli, tmp_path):
+    marker = tmp_path / "pwned"
+    result = cli("%s %s ; touch %s" % (sys.executable, TESTSERVER, marker), "tool", "list")
+    assert not marker.exists()
+    assert result.code == 1, result
+    assert "unrecognized arguments: ; touch" in result.err  # they reached the server as its own arguments
