@@ -182,7 +182,7 @@ class SseDecoder(object):
     comments, ``retry`` and ``id``. Feed it text; it returns the completed events."""
 
     def __init__(self):
-        self._pending = ""
+        self._pending = []  # pieces of a line that has no end yet
         self._skip_lf = False
         self._data = []
         self._event = ""
@@ -197,7 +197,10 @@ class SseDecoder(object):
         if self._skip_lf and text.startswith("\n"):
             text = text[1:]  # the LF of a CRLF split across two chunks
         self._skip_lf = False
-        text = self._pending + text
+        if "\n" not in text and "\r" not in text:
+            self._pending.append(text)  # no line end yet: keep the pieces, join them once
+            return events
+        text = "".join(self._pending) + text
         start, length = 0, len(text)
         while start < length:
             cr, lf = text.find("\r", start), text.find("\n", start)
@@ -215,7 +218,7 @@ class SseDecoder(object):
             if event is not None:
                 events.append(event)
             start = nxt
-        self._pending = text[start:]
+        self._pending = [text[start:]] if start < length else []
         return events
 
     def _line(self, line):
@@ -332,6 +335,11 @@ class StdioTransport(object):
                         exc.__class__.__name__, exc))
         self.process.wait()
         self._stderr_thread.join(1.0)  # its last lines explain the exit
+        for pipe in (self.process.stdout, self.process.stderr):
+            try:
+                pipe.close()  # two descriptors per closed session otherwise linger until GC
+            except OSError:
+                pass
         self._channel.closed(ConnectionFailed(self.exit_description()))
 
     def _read_stderr(self):
@@ -2556,17 +2564,25 @@ JSON_TERMINAL_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202
                                   "\ud800-\udfff]")
 
 
+ASCII_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+
+
 def terminal_json(value, **options):
     """json.dumps for a terminal: the same JSON, with C1, bidi controls and lone surrogates
     written as \\u escapes (they can only occur inside strings)."""
     text = json.dumps(value, ensure_ascii=False, **options)
+    if text.isascii():  # all it rewrites is non-ASCII; skip a pass over a large document
+        return text
     return JSON_TERMINAL_UNSAFE.sub(lambda match: "\\u%04x" % ord(match.group()), text)
 
 
 def clean(text):
     """Strip ANSI/OSC escape sequences, C0/C1 controls (but newline and tab) and bidi
     overrides from a server's string before it reaches the terminal."""
-    return TERMINAL_CONTROLS.sub("", text if isinstance(text, str) else str(text))
+    text = text if isinstance(text, str) else str(text)
+    if text.isascii() and not ASCII_CONTROLS.search(text):
+        return text  # every sequence it strips starts with a control character: nothing to do
+    return TERMINAL_CONTROLS.sub("", text)
 
 
 class Output(object):

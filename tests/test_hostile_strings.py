@@ -19,8 +19,7 @@ import time
 import pytest
 
 from badserver import HOSTILE
-from conftest import MCP_TUI, ROOT
-from test_reliability import BadHttpServer
+from conftest import MCP_TUI, ROOT, RunningServer
 
 BADSERVER = ROOT / "tests" / "badserver.py"
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
@@ -67,11 +66,12 @@ def run(state_dir):
 
 
 @pytest.fixture
-def http_server():
+def http_server(tmp_path):
     servers = []
 
     def start(era, *flags):
-        server = BadHttpServer(["--mode", "hostile", "--era", era] + list(flags))
+        server = RunningServer(["--http", "127.0.0.1:0", "--mode", "hostile", "--era", era] + list(flags),
+                               tmp_path / "unused-record", script=BADSERVER)
         servers.append(server)
         return server
 
