@@ -2,11 +2,9 @@
 test server on loopback over stdio or HTTP."""
 import json
 import os
-import queue
 import shlex
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 MCP_TUI = ROOT / "mcp_tui.py"
 TESTSERVER = ROOT / "tests" / "testserver.py"
 sys.path.insert(0, str(ROOT / "tests"))
+
+from servers import LoopbackServer  # noqa: E402
 
 
 class CliResult(object):
@@ -59,45 +59,17 @@ def stdio_command(*flags):
     return " ".join(shlex.quote(str(p)) for p in [sys.executable, str(TESTSERVER)] + list(flags))
 
 
-class RunningServer(object):
-    """A server script on loopback HTTP; ready once it prints `listening on URL`."""
+class RunningServer(LoopbackServer):
+    """A server script (the test server unless told) on loopback HTTP, with its record."""
 
     def __init__(self, flags, record, script=TESTSERVER):
         self.record = record
-        self.proc = subprocess.Popen([sys.executable, str(script)] + list(flags), stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, encoding="utf-8")
-        lines = queue.Queue()
-        threading.Thread(target=lambda: lines.put(self.proc.stdout.readline()), daemon=True).start()
-        self.stderr_lines = []
-        threading.Thread(target=self._drain_stderr, daemon=True).start()
-        try:
-            first = lines.get(timeout=20)
-        except queue.Empty:
-            self.stop()
-            raise RuntimeError("%s did not start: %s" % (script.name, "".join(self.stderr_lines)))
-        if not first.startswith("listening on "):
-            self.stop()
-            raise RuntimeError("unexpected first line from %s: %r %s" % (script.name, first, self.stderr_lines))
-        self.url = first.split("listening on ", 1)[1].strip()
-
-    def _drain_stderr(self):
-        for line in self.proc.stderr:
-            self.stderr_lines.append(line)
+        LoopbackServer.__init__(self, [sys.executable, script] + list(flags))
 
     def records(self):
         from schemas import check_recorded
 
         return check_recorded(self.record)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc.stdout.close()
 
 
 @pytest.fixture

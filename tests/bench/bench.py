@@ -53,6 +53,8 @@ TESTSERVER = os.path.join(ROOT, "tests", "testserver.py")
 FLOOR = os.path.join(HERE, "floor_client.py")
 SDK_CLIENT = os.path.join(HERE, "sdk_client.py")
 PY = sys.executable
+sys.path.insert(0, os.path.dirname(TESTSERVER))
+from servers import LoopbackServer  # noqa: E402
 
 TARGET_LIST_VS_FLOOR = 1.3
 TARGET_VS_SDK = 0.25
@@ -101,25 +103,10 @@ def run_once(argv, expect=None, cwd=None, env=None, timeout=120):
     return wall, cpu, ended, proc.stderr.decode("utf-8", "replace")
 
 
-class HttpServer(object):
-    def __init__(self, flags, as_is=False):
-        head = [PY, TESTSERVER] if as_is else [PY, "-c", NODELAY_SERVER]
-        self.proc = subprocess.Popen(head + ["--http", "127.0.0.1:0"] + flags, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL)
-        line = self.proc.stdout.readline().decode("utf-8")  # blocks until the server listens
-        if not line.startswith("listening on "):
-            self.stop()
-            raise SystemExit("bench: the test server did not start: %r" % line)
-        self.url = line.split("listening on ", 1)[1].strip()
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+def start_http_server(flags, as_is=False):
+    """The test server on loopback HTTP (with TCP_NODELAY unless ``as_is``)."""
+    head = [PY, TESTSERVER] if as_is else [PY, "-c", NODELAY_SERVER]
+    return LoopbackServer(head + ["--http", "127.0.0.1:0"] + flags)
 
 
 class Case(object):
@@ -441,7 +428,7 @@ def wait_check(ways, env, as_is, seconds):
     it the client has printed the result and exited (from the task's lastUpdatedAt, read in
     the --debug log, to the moment the process ended; same clock, same machine)."""
     pages = max(1, int(round(seconds)))
-    server = HttpServer(["--page-ms", "1000", "--poll-ms", "1000"], as_is)
+    server = start_http_server(["--page-ms", "1000", "--poll-ms", "1000"], as_is)
     try:
         prefix, cwd = ways["python -m mcp_tui"]
         print("\nWaiting costs nothing: render_report with %d pages x 1000 ms (pollIntervalMs 1000), "
@@ -491,7 +478,7 @@ def main():
     try:
         ways, source_pyz, module_dir, snapshot = mcp_tui_ways(work, env)
         sdk_python = find_sdk_python(options.sdk_python)
-        server = HttpServer(["--page-ms", "0"], options.server_as_is)
+        server = start_http_server(["--page-ms", "0"], options.server_as_is)
         load = os.getloadavg() if hasattr(os, "getloadavg") else None
         print("mcp-tui benchmark: %d runs per case, medians; %s" % (runs, time.strftime("%Y-%m-%d %H:%M")))
         print("interpreter  %s (Python %s, %s)" % (PY, platform.python_version(), platform.platform()))

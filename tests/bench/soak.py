@@ -20,7 +20,6 @@ Bounded in count and in time; stops by itself.
 import argparse
 import gc
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -35,7 +34,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 TESTSERVER = os.path.join(ROOT, "tests", "testserver.py")
 PY = sys.executable
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(TESTSERVER))
 import mcp_tui  # noqa: E402
+from servers import LoopbackServer  # noqa: E402
 
 SAMPLE_EVERY = 200
 GROWTH_LIMIT = 0.10
@@ -128,25 +129,8 @@ class Sampler(object):
 # -- the test server ----------------------------------------------------------------------------
 
 
-class HttpServer(object):
-    def __init__(self, flags):
-        self.proc = subprocess.Popen([PY, TESTSERVER, "--http", "127.0.0.1:0"] + flags, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL)
-        line = self.proc.stdout.readline().decode("utf-8")
-        if not line.startswith("listening on "):
-            self.stop()
-            raise SystemExit("soak: the test server did not start: %r" % line)
-        self.url = line.split("listening on ", 1)[1].strip()
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc.stdout.close()
+def start_http_server(flags):
+    return LoopbackServer([PY, TESTSERVER, "--http", "127.0.0.1:0"] + flags)
 
 
 def open_session(spec):
@@ -211,7 +195,7 @@ def main(argv=None):
     deadline = time.monotonic() + args.timeout
     problems = []
 
-    server = HttpServer(["--page-ms", "20"])
+    server = start_http_server(["--page-ms", "20"])
     sampler = Sampler(ignore_pids=[server.proc.pid])
     try:
         base = sampler.take("baseline", 0)
