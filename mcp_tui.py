@@ -2351,6 +2351,9 @@ def state_directory():
 # ======================================================================================
 
 
+TASK_STATUS_METHODS = ("notifications/tasks", "notifications/tasks/status")  # extension, 2025-11-25
+
+
 def fingerprint(secret):
     import hashlib
 
@@ -2478,8 +2481,8 @@ class DebugLog(object):
                 and (task is None or e.get("task") == task)]
 
     def task_notifications(self):
-        """Task status notifications in either form (notifications/tasks, .../tasks/status)."""
-        return self.select(kinds=("notification",), method_prefix="notifications/tasks")
+        """Task status notifications in either form (what key 8 of the TUI's debug screen keeps)."""
+        return [e for e in self.select(kinds=("notification",)) if e.get("method") in TASK_STATUS_METHODS]
 
     def _add(self, entry):
         entry = dict(entry, time=time.time())
@@ -3510,7 +3513,6 @@ def terminal_prompt(prompt):
 
 TUI_TICK_MS = 100  # idle redraw period: elapsed times and TTLs count while no key is pressed
 TASK_POLL_SECONDS = 0.5  # how often a followed task is re-read, so its statusMessage stays fresh
-TASK_STATUS_METHODS = ("notifications/tasks", "notifications/tasks/status")
 MIN_COLUMNS, MIN_ROWS = 40, 10
 
 
@@ -3605,6 +3607,7 @@ class Tui(object):
         curses.raw()  # Ctrl+C, Ctrl+S and Ctrl+Q arrive as keys, not as signals or flow control
         self.window.keypad(True)
         self.window.timeout(TUI_TICK_MS)
+        curses.typeahead(-1)  # finish every repaint even while keys are waiting: no half-drawn screens
         try:
             curses.curs_set(0)
         except curses.error:
@@ -3699,12 +3702,14 @@ class Tui(object):
     def back(self):
         if len(self.stack) > 1:
             self.stack.pop()
+            self.window.clearok(True)  # a new screen is painted whole, not diffed against the old one
             self.stack[-1].on_show()
         else:
             self.exit_code = EXIT_OK
 
     def open(self, screen):
         self.stack.append(screen)
+        self.window.clearok(True)
         screen.on_show()
 
     def close_screen(self, screen):
@@ -3816,6 +3821,7 @@ class Tui(object):
         self.listen_for_list_changes(session)
         main = MainScreen(self)
         self.stack = [main]
+        self.window.clearok(True)
         main.reload()
         self.say("Connected to %s (%s, %s)." % (session.display_name(), session.protocol_version,
                                                 session.transport.name))
