@@ -75,10 +75,18 @@ def main():
         prefix = ensure_npm(ROOT / ".venv-peers" / packages.stem, packages)
         if prefix:
             env[peer_variable(packages)] = str(prefix)
-    args = sys.argv[1:] or ["tests"]
-    cmd = [str(test_python), "-m", "pytest", "-n", "3", "-q"] + args
-    print("run_tests: " + " ".join(cmd), flush=True)
-    return subprocess.call(cmd, cwd=str(ROOT), env=env)
+    pytest = [str(test_python), "-m", "pytest", "-q"]
+    if sys.argv[1:]:
+        phases = [pytest + ["-n", "3"] + sys.argv[1:]]
+    else:
+        # The TUI tests read a terminal emulator's screen; they get the machine to themselves.
+        phases = [pytest + ["-n", "3", "tests", "--ignore", "tests/test_tui.py"],
+                  pytest + ["-n", "2", "tests/test_tui.py"]]
+    status = 0
+    for cmd in phases:
+        print("run_tests: " + " ".join(cmd), flush=True)
+        status = subprocess.call(cmd, cwd=str(ROOT), env=env) or status
+    return status
 
 
 if __name__ == "__main__":

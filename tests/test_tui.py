@@ -156,6 +156,7 @@ def test_copy_as_command_is_shell_safe_and_runs_as_copied(tui, tmp_path):
     screen.type(message)
     screen.send("ctrl-y")
     screen.wait_for("Copied: mcp-tui")
+    screen.wait_for(lambda _: screen.clipboard() is not None, what="the OSC 52 clipboard sequence")
     command = screen.clipboard()
     assert command and command.startswith("mcp-tui ")
     words = shlex.split(command)

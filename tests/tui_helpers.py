@@ -22,10 +22,11 @@ TESTSERVER = ROOT / "tests" / "testserver.py"
 # TERM=linux: pyte implements every sequence its terminfo entry uses (xterm's and screen's
 # entries scroll with CSI S / CSI T and repeat with CSI b, which pyte ignores). Its keys:
 TERM = "linux"
+REPAINT_AFTER = 4.0  # seconds without the awaited text before asking for a full repaint
 KEYS = {"enter": "\r", "tab": "\t", "shift-tab": "\x1b\t", "esc": "\x1b", "up": "\x1b[A", "down": "\x1b[B",
         "right": "\x1b[C", "left": "\x1b[D", "pgup": "\x1b[5~", "pgdn": "\x1b[6~", "home": "\x1b[1~",
         "end": "\x1b[4~", "backspace": "\x7f", "f12": "\x1b[24~", "ctrl-t": "\x14", "ctrl-x": "\x18",
-        "ctrl-y": "\x19", "ctrl-c": "\x03"}
+        "ctrl-y": "\x19", "ctrl-c": "\x03", "ctrl-l": "\x0c"}
 
 OSC52 = re.compile(rb"\x1b\]52;c;([A-Za-z0-9+/=]*)\x07")
 
@@ -95,14 +96,22 @@ class TuiSession(object):
     def wait_for(self, condition, timeout=30.0, what=None):
         """Poll until ``condition`` (text to find, or a callable on the screen text) holds."""
         check = condition if callable(condition) else (lambda text: condition in text)
-        deadline = time.monotonic() + timeout
+        started = time.monotonic()
+        deadline, repaint_at = started + timeout, started + REPAINT_AFTER
         while True:
             text = self.text()
             if check(text):
                 return text
-            if time.monotonic() > deadline or not self.reader.is_alive():
+            now = time.monotonic()
+            if now > deadline or not self.reader.is_alive():
                 raise AssertionError("timed out waiting for %s; the screen:\n%s" % (
                     what or repr(condition), text))
+            if now > repaint_at:
+                # pyte is not every terminal: on a loaded machine curses sometimes picks cursor
+                # moves that leave pyte's copy of a row stale. Ctrl+L (the user's own remedy)
+                # repaints the whole screen; what the test then reads is what the TUI holds.
+                self.send("ctrl-l")
+                repaint_at = now + REPAINT_AFTER
             time.sleep(0.02)
 
     def wait_all(self, *texts, **options):
