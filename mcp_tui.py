@@ -2600,16 +2600,27 @@ class Output(object):
         self.warnings = []
         self._announced = set()
         self._hidden = {}
+        self._gone = set()  # streams whose reader has gone away
         self._lock = threading.Lock()
 
     def _write(self, stream, text):
         with self._lock:
+            if stream in self._gone:
+                return
             try:
                 stream.write(text)
                 stream.flush()
             except UnicodeEncodeError:
                 stream.write(text.encode(stream.encoding or "ascii", "replace").decode(stream.encoding or "ascii"))
                 stream.flush()
+            except BrokenPipeError:
+                # The reader went away (`mcp-tui ... | head`): stop writing there, quietly, and
+                # point the descriptor at devnull so that the flush at exit does not fail either.
+                self._gone.add(stream)
+                try:
+                    os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+                except (OSError, ValueError):
+                    pass
 
     def stderr_line(self, text):
         """A line on stderr whatever the format (the --debug and --trace streams)."""

@@ -211,3 +211,17 @@ def test_x_mcp_header_arguments_travel_as_mcp_param_headers(cli, start_server):
     assert call["http"]["headers"]["mcp-param-region"] == "=?base64?WsO8cmljaA==?="
     assert call["http"]["headers"]["mcp-param-days"] == "3"
     assert call["http"]["headers"]["mcp-name"] == "weather"
+
+
+def test_a_reader_that_goes_away_is_not_an_error(tmp_path):
+    """`mcp-tui ... tool list | true`: the reader is gone before mcp-tui writes (it needs
+    a connection first); no traceback, no error exit."""
+    import subprocess
+
+    from conftest import MCP_TUI
+
+    script = "%s %s %s tool list | true; echo \"status=${PIPESTATUS[0]}\"" % (
+        sys.executable, MCP_TUI, "'%s'" % stdio_command())
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+    assert "status=0" in proc.stdout, proc
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
