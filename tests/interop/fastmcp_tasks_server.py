@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import socket
 import sys
 from datetime import timedelta
 
@@ -41,6 +40,7 @@ from fastmcp.exceptions import ToolError
 from fastmcp.utilities.tasks import TaskConfig
 from fastmcp_tasks import TasksExtension
 from mcp.shared.exceptions import MCPError
+from peer_http import serve_http  # beside this script
 
 POLL = timedelta(milliseconds=50)
 REQUIRED = TaskConfig(mode="required", poll_interval=POLL)
@@ -124,27 +124,6 @@ async def broken_task() -> str:
     raise MCPError(code=-32603, message="Deliberate protocol failure inside a task")
 
 
-def _serve_http(app, port: int, path: str) -> None:
-    """Serve `app` on 127.0.0.1:port and announce the URL once uvicorn accepts connections."""
-    import uvicorn
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    sock.listen(128)
-    url = "http://127.0.0.1:%d%s" % (sock.getsockname()[1], path)
-
-    class AnnouncingServer(uvicorn.Server):
-        async def startup(self, sockets=None):
-            await super().startup(sockets=sockets)
-            if self.started:
-                print("listening on " + url, flush=True)
-
-    # lifespan="on": the app's lifespan enters FastMCP's, which starts the Docket worker.
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=2)
-    AnnouncingServer(config).run(sockets=[sock])
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--transport", choices=["stdio", "streamable-http", "http", "sse"], default="stdio")
@@ -156,9 +135,9 @@ def main(argv=None) -> int:
         mcp.run("stdio", show_banner=False, log_level="WARNING")
     elif args.transport in ("streamable-http", "http"):
         app = mcp.http_app(transport="http", path="/mcp", json_response=args.json_response or None)
-        _serve_http(app, args.port, "/mcp")
+        serve_http(app, args.port, "/mcp", lifespan="on")
     else:
-        _serve_http(mcp.http_app(transport="sse", path="/sse"), args.port, "/sse")
+        serve_http(mcp.http_app(transport="sse", path="/sse"), args.port, "/sse", lifespan="on")
     return 0
 
 

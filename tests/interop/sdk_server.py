@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import socket
 import sys
 from typing import Annotated
 
@@ -38,6 +37,7 @@ from pydantic import BaseModel, Field
 
 from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
+from peer_http import serve_http  # beside this script
 
 SERVER_NAME = "mcp-tui-sdk-peer"
 SERVER_VERSION = "1.0.0"
@@ -105,26 +105,6 @@ def greet(name: str) -> str:
     return f"Please write a warm greeting for {name}."
 
 
-def _serve_http(app, port: int, path: str) -> None:
-    """Serve `app` on 127.0.0.1:port and announce the URL once uvicorn accepts connections."""
-    import uvicorn
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    sock.listen(128)
-    url = "http://127.0.0.1:%d%s" % (sock.getsockname()[1], path)
-
-    class AnnouncingServer(uvicorn.Server):
-        async def startup(self, sockets=None):
-            await super().startup(sockets=sockets)
-            if self.started:
-                print("listening on " + url, flush=True)
-
-    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)
-    AnnouncingServer(config).run(sockets=[sock])
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--transport", choices=["stdio", "streamable-http", "sse"], default="stdio")
@@ -137,9 +117,9 @@ def main(argv=None) -> int:
         mcp.run("stdio")
     elif args.transport == "streamable-http":
         app = mcp.streamable_http_app(json_response=args.json_response, stateless_http=args.stateless)
-        _serve_http(app, args.port, "/mcp")
+        serve_http(app, args.port, "/mcp")
     else:
-        _serve_http(mcp.sse_app(), args.port, "/sse")
+        serve_http(mcp.sse_app(), args.port, "/sse")
     return 0
 
 
