@@ -7,14 +7,23 @@ initialize handshake of 2025-11-25 and older) over stdio, Streamable HTTP and th
 legacy HTTP+SSE transport, and it follows tasks in both forms: the 2025-11-25
 experimental tasks and the 2026-07-28 ``io.modelcontextprotocol/tasks`` extension.
 
-One file, standard library only, Python 3.8+. The file reads in the order data flows:
+One file, standard library only, Python 3.8+. The file reads in the order data flows;
+each section may use only the sections above it (main uses them all):
 
-  1. wire          JSON-RPC framing and the transports (stdio, Streamable HTTP, HTTP+SSE)
-  2. session       choosing the era, the handshake or per-request _meta, headers, MRTR
-  3. features      tools, resources, prompts, then tasks (one Task interface, two adapters)
-  4. debug log     the bounded log of everything on the wire, with task fingerprints
-  5. presentation  the CLI, then the TUI
-  6. main
+   1. wire          errors, JSON-RPC framing, SSE, the transports (stdio, Streamable HTTP,
+                    HTTP+SSE) and the RpcChannel that matches responses to requests
+   2. session       which era the server speaks, the handshake or per-request _meta, the
+                    headers of each era, MRTR; the only place besides 3c that knows the era
+   3. features      3a catalog and arguments, 3b input requests (elicitation, sampling,
+                    roots), 3c tasks: one Task model, one TaskForm interface, two adapters
+   4. debug log     the bounded log of everything on the wire, secrets fingerprinted
+   5. auth          (reserved) OAuth for remote servers
+   6. views         the text the CLI and the TUI share, connection specs, config files,
+                    and ``connect``: the one way to open a session
+   7. CLI           words in, one Session call, text or JSON out
+   8. TUI           8a the app, 8b screens, 8c widgets, 8d terminal text
+   9. keeper        (reserved) sessions that outlive one command
+  10. main          options to a CLI run or the TUI; every error to one line and an exit code
 
 Heavy modules (http.client, ssl, subprocess, curses) are imported where they are used,
 so ``mcp-tui --help`` and a CLI call pay only for what they touch.
@@ -37,6 +46,10 @@ TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 META_PREFIX = "io.modelcontextprotocol/"
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+# JSON-RPC error codes mcp-tui sends or reads (the era-specific ones are MODERN_ERROR_CODES)
+METHOD_NOT_FOUND, INVALID_PARAMS = -32601, -32602
+SERVER_ERRORS = (-32000, -32001)  # implementation-defined; a lost session shows up as one
 
 
 # ======================================================================================
@@ -94,7 +107,7 @@ class StreamCut(ConnectionFailed):
 class HttpStatusError(ConnectionFailed):
     """An HTTP status with no JSON-RPC error in its body."""
 
-    def __init__(self, status, reason, body=b"", headers=None, method="POST"):
+    def __init__(self, status, reason, body=b"", headers=None):
         self.status = status
         self.body = body
         self.headers = headers or {}
@@ -148,6 +161,12 @@ class RpcError(McpTuiError):
         return out
 
 
+def fingerprint(secret):
+    import hashlib
+
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()[:8]
+
+
 def encode_message(message):
     """One JSON-RPC message as compact UTF-8 with no embedded newline (stdio framing)."""
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
@@ -170,14 +189,14 @@ def decode_messages(payload):
     return messages
 
 
-class SseEvent(object):
+class SseEvent:
     __slots__ = ("event", "data", "id")
 
     def __init__(self, event, data, event_id):
         self.event, self.data, self.id = event, data, event_id
 
 
-class SseDecoder(object):
+class SseDecoder:
     """Incremental text/event-stream decoder: any chunking, CR, LF or CRLF line ends,
     comments, ``retry`` and ``id``. Feed it text; it returns the completed events."""
 
@@ -265,7 +284,7 @@ def iter_sse(response, decoder):
         yield event
 
 
-class StdioTransport(object):
+class StdioTransport:
     """A server run as a child process, without a shell: newline-delimited JSON-RPC on
     its stdin and stdout, and its stderr kept (and logged) for when something fails."""
 
@@ -377,7 +396,7 @@ class StdioTransport(object):
                 continue
 
 
-class HttpClient(object):
+class HttpClient:
     """HTTP/1.1 requests over http.client with a small pool of kept-alive connections.
     Headers from --header and --bearer go on every request, streams included."""
 
@@ -538,7 +557,7 @@ def response_headers(response):
     return {name.lower(): value for name, value in response.getheaders()}
 
 
-class StreamableHttpTransport(object):
+class StreamableHttpTransport:
     """Streamable HTTP (2025-03-26 and later, and 2026-07-28): every message is its own
     POST; the answer is JSON or an SSE stream. In the legacy era it also keeps the
     session id, holds the GET stream for server messages, resumes broken streams with
@@ -641,9 +660,8 @@ class StreamableHttpTransport(object):
             except ProtocolViolation:
                 if response.status < 300:
                     raise
-        if response.status in (401, 403) or (response.status >= 400 and not any(
-                isinstance(m.get("error"), dict) for m in messages or ())):
-            raise HttpStatusError(response.status, response.reason, payload, headers)  # auth: say the status
+        if response.status >= 400 and not any(isinstance(m.get("error"), dict) for m in messages or ()):
+            raise HttpStatusError(response.status, response.reason, payload, headers)
         if messages is None:
             raise ProtocolViolation("HTTP %d with content type %r and no JSON-RPC message" % (
                 response.status, content_type or "(none)"))
@@ -684,7 +702,7 @@ class StreamableHttpTransport(object):
         if response.status != 200:
             payload = response.read()
             conn.close()
-            raise HttpStatusError(response.status, response.reason, payload, response_headers(response), "GET")
+            raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
         self._read_stream(request_id, response, decoder)
         conn.close()
 
@@ -742,7 +760,7 @@ class StreamableHttpTransport(object):
         self.http.close()
 
 
-class LegacySseTransport(object):
+class LegacySseTransport:
     """The 2024-11-05 HTTP+SSE transport: a GET stream whose first event names the POST
     endpoint; every answer arrives on that stream."""
 
@@ -768,7 +786,7 @@ class LegacySseTransport(object):
             if response.status == 200:
                 raise ConnectionFailed("GET %s answered %s, not an event stream: not an HTTP+SSE server" % (
                     self.http.url, content_type or "no content type"))
-            raise HttpStatusError(response.status, response.reason, payload, response_headers(response), "GET")
+            raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
         self._conn = conn
         threading.Thread(target=self._read, args=(response,), daemon=True).start()
         if not self._ready.wait(self.connect_timeout):
@@ -834,7 +852,7 @@ def response_fault(message):
     return None
 
 
-class PendingRequest(object):
+class PendingRequest:
     __slots__ = ("method", "event", "response", "error", "progress_token", "last_activity", "on_progress")
 
     def __init__(self, method, progress_token=None, on_progress=None):
@@ -847,7 +865,7 @@ class PendingRequest(object):
         self.on_progress = on_progress
 
 
-class RpcChannel(object):
+class RpcChannel:
     """JSON-RPC over one transport: request ids, waiting with timeouts that progress
     restarts (under a hard cap), routing notifications, and handing server requests
     to a handler on their own thread so a slow answer never blocks the reader."""
@@ -1052,7 +1070,7 @@ NAME_HEADER_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/rea
                      "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 
 
-class ConnectionSpec(object):
+class ConnectionSpec:
     """Where the server is and how to reach it, as the user gave it."""
 
     def __init__(self, kind, url=None, argv=None, env=None, cwd=None, headers=None, protocol="auto"):
@@ -1172,7 +1190,33 @@ def param_header_values(tool, arguments):
     return headers
 
 
-class Session(object):
+class InputDeclined(McpTuiError):
+    """The user (or the lack of one) refused an input request."""
+
+    def __init__(self, message, code=-1, hint=None):
+        super().__init__(message, hint)
+        self.code = code
+
+
+class TaskRequired(RpcError):
+    """The tool runs only as a task: the server said so (-32021 under 2026-07-28), or its
+    2025-11-25 listing did and nothing was sent. The hint is the CLI's; the TUI says its own."""
+
+    def __init__(self, tool_name, error=None):
+        if error is None:
+            McpTuiError.__init__(self, "tool %r runs only as a task (execution.taskSupport: required); "
+                                       "nothing was sent" % tool_name, hint="add --task")
+            self.code, self.rpc_message, self.error = None, "", {}
+        else:
+            RpcError.__init__(self, error, "tools/call")
+            self.hint = "the server runs %r only as a task; add --task" % tool_name
+        self.tool_name = tool_name
+
+    def to_json(self):
+        return RpcError.to_json(self) if self.code is not None else McpTuiError.to_json(self)
+
+
+class Session:
     """One connection to one server, in whichever era it speaks."""
 
     def __init__(self, spec, responder=None, log=None, timeout=60.0, max_time=None, probe_timeout=5.0,
@@ -1195,7 +1239,7 @@ class Session(object):
         self.channel = None
         self.transport = None
         self.observers = []  # callables that see every notification
-        self._tools_by_name = {}
+        self.tools = None  # name -> tool, once listed (see tools_by_name)
 
     # -- opening ----------------------------------------------------------------------
 
@@ -1215,6 +1259,8 @@ class Session(object):
         if self.log:
             self.log.event("session", "era chosen", era=self.era, protocol=self.protocol_version,
                            transport=self.transport.name)
+        if self.era == "legacy" and self.log_level and "logging" in self.capabilities:
+            self.request("logging/setLevel", {"level": self.log_level})  # 2026-07-28 sends it in _meta
         return self
 
     def _open_auto(self):
@@ -1355,10 +1401,16 @@ class Session(object):
                 on_progress=None, request_id=None):
         """Send one request in the session's era and return its final result: MRTR rounds
         are answered here, and resultType is checked against what the request allows."""
-        if self.era == "modern":
+        if self.era != "modern":
+            return self._legacy_request(method, params, timeout, max_time, on_progress, request_id)
+        try:
             return self._modern_request(method, params or {}, declare_tasks, tool, timeout, max_time,
                                         on_progress, request_id)
-        return self._legacy_request(method, params, timeout, max_time, on_progress, request_id)
+        except RpcError as exc:
+            required = ((exc.data or {}).get("requiredCapabilities") or {}) if isinstance(exc.data, dict) else {}
+            if method == "tools/call" and exc.code == -32021 and TASKS_EXTENSION in (required.get("extensions") or {}):
+                raise TaskRequired((params or {}).get("name"), exc.error)
+            raise
 
     def _legacy_request(self, method, params, timeout, max_time, on_progress, request_id, retried=False):
         try:
@@ -1378,7 +1430,7 @@ class Session(object):
             return False
         if isinstance(exc, HttpStatusError):
             return exc.status == 404 or (exc.status == 400 and b"session" in exc.body.lower())
-        return "session" in exc.rpc_message.lower() and exc.code in (-32000, -32001)
+        return "session" in exc.rpc_message.lower() and exc.code in SERVER_ERRORS
 
     def modern_params(self, params, declare_tasks=False):
         params = dict(params)
@@ -1473,7 +1525,7 @@ class Session(object):
             elif method in ("elicitation/create", "sampling/createMessage", "roots/list"):
                 result = self.responder.answer(method, params, self.display_name())
             else:
-                self.channel.respond(request_id, error={"code": -32601, "message": "Method not found: %s" % method},
+                self.channel.respond(request_id, error={"code": METHOD_NOT_FOUND, "message": "Method not found: %s" % method},
                                      headers=headers)
                 return
             related = (params.get("_meta") or {}).get(META_PREFIX + "related-task")
@@ -1488,14 +1540,51 @@ class Session(object):
 
     # -- facts about the server ---------------------------------------------------------
 
+    @property
+    def era_label(self):
+        return "2026-07-28 (per-request metadata)" if self.era == "modern" else "legacy (initialize handshake)"
+
+    def summary(self):
+        """What `server` prints and the TUI's server tab shows, in one shape for both eras."""
+        return {"serverInfo": self.server_info, "era": self.era, "protocolVersion": self.protocol_version,
+                "transport": self.transport.name, "supportedVersions": self.supported_versions,
+                "capabilities": self.capabilities, "instructions": self.instructions}
+
+    def ping(self):
+        """Ask the server for a sign of life; returns the method that asked (2026-07-28 has no ping)."""
+        if self.era == "legacy":
+            self.request("ping")
+            return "ping"
+        self.request("server/discover", {})
+        return "server/discover"
+
+    def sends_param_headers(self):
+        """Whether x-mcp-header annotations become Mcp-Param-* headers (2026-07-28 over HTTP)."""
+        return self.era == "modern" and self.transport.name == "streamable-http"
+
+    def check_direct_call(self, tool):
+        """Refuse, before sending, a plain call of a tool that runs only as a task: a 2025-11-25
+        tool says so in its listing, while a 2026-07-28 server decides per call (-32021)."""
+        if self.era == "legacy" and (tool.get("execution") or {}).get("taskSupport") == "required":
+            raise TaskRequired(tool["name"])
+
+    def listen_for_list_changes(self):
+        """2026-07-28 servers send list_changed only on a subscriptions/listen stream; under
+        2025-11-25 they come on the GET stream. Either way they reach the observers."""
+        if self.era != "modern":
+            self.open_server_stream()
+            return
+        flags = {}
+        for capability, flag in (("tools", "toolsListChanged"), ("prompts", "promptsListChanged"),
+                                 ("resources", "resourcesListChanged")):
+            if (self.capabilities.get(capability) or {}).get("listChanged"):
+                flags[flag] = True
+        if flags:
+            self.listen(flags, lambda message: None)
+
     def display_name(self):
         info = self.server_info or {}
         return info.get("title") or info.get("name") or self.spec.describe()
-
-    def tools_by_name(self, refresh=False):
-        if refresh or not self._tools_by_name:
-            self._tools_by_name = {tool["name"]: tool for tool in list_tools(self)[0]}
-        return self._tools_by_name
 
     def open_server_stream(self):
         """Legacy Streamable HTTP: hold the GET stream for notifications and requests."""
@@ -1512,7 +1601,7 @@ class Session(object):
             self.channel.close()
 
 
-class Subscription(object):
+class Subscription:
     def __init__(self, session, filters, on_message, declare_tasks):
         self.session = session
         self.request_id = session.channel.next_id()
@@ -1562,6 +1651,9 @@ class Subscription(object):
 # ======================================================================================
 
 
+# -- 3a. Catalog and arguments: paginated lists, tools, k=v arguments coerced by schema ---
+
+
 def list_all(session, method, key, params=None):
     """Every page of a paginated list, with a guard against cursor loops."""
     items, cursor, seen = [], None, set()
@@ -1590,7 +1682,7 @@ def list_tools(session):
     """The server's tools, and warnings for tools dropped because their x-mcp-header
     annotations are invalid (2026-07-28 over HTTP, where the headers are sent)."""
     tools, warnings = [], []
-    check_headers = session.era == "modern" and session.transport.name == "streamable-http"
+    check_headers = session.sends_param_headers()
     for tool in list_all(session, "tools/list", "tools"):
         if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
             raise ProtocolViolation("tools/list: a tool without a name")
@@ -1604,10 +1696,17 @@ def list_tools(session):
     return tools, warnings
 
 
+def tools_by_name(session, refresh=False):
+    """The session's tools by name, listed once and kept for the session."""
+    if refresh or session.tools is None:
+        session.tools = {tool["name"]: tool for tool in list_tools(session)[0]}
+    return session.tools
+
+
 def find_tool(session, name):
-    tool = session.tools_by_name().get(name)
+    tool = tools_by_name(session).get(name)
     if tool is None:
-        known = ", ".join(sorted(session.tools_by_name())) or "none"
+        known = ", ".join(sorted(tools_by_name(session))) or "none"
         raise McpTuiError("the server has no tool named %r" % name, hint="its tools: %s" % known)
     return tool
 
@@ -1692,7 +1791,13 @@ def strict_json(text):
     def refuse(name):
         raise ValueError("%s is not JSON" % name)
 
-    return json.loads(text, parse_constant=refuse)
+    def finite(literal):
+        value = float(literal)
+        if value in (float("inf"), float("-inf")):
+            raise ValueError("%s is too large for a number" % literal)
+        return value
+
+    return json.loads(text, parse_constant=refuse, parse_float=finite)
 
 
 def load_json_argument(text, what):
@@ -1753,28 +1858,16 @@ def check_required(arguments, schema, what):
 
 
 def call_tool(session, name, arguments, on_progress=None):
-    """A plain tools/call (never a task). Returns the CallToolResult."""
+    """A plain tools/call (never a task). Returns the CallToolResult; raises TaskRequired
+    for a tool that runs only as a task."""
     tool = find_tool(session, name)
+    session.check_direct_call(tool)
     params = {"name": name, "arguments": arguments,
               "_meta": {"progressToken": "mcp-tui-%d" % session.channel.next_id()}}
-    try:
-        return session.request("tools/call", params, tool=tool, on_progress=on_progress)
-    except RpcError as exc:
-        required = ((exc.data or {}).get("requiredCapabilities") or {}) if isinstance(exc.data, dict) else {}
-        if exc.code == -32021 and TASKS_EXTENSION in (required.get("extensions") or {}):
-            exc.hint = "the server runs %r only as a task; add --task" % name
-        raise
+    return session.request("tools/call", params, tool=tool, on_progress=on_progress)
 
 
-# -- the client's answers to input requests -------------------------------------------
-
-
-class InputDeclined(McpTuiError):
-    """The user (or the lack of one) refused an input request."""
-
-    def __init__(self, message, code=-1, hint=None):
-        super().__init__(message, hint)
-        self.code = code
+# -- 3b. Input requests: the client's answers to elicitation, sampling and roots -------
 
 
 def form_schema(schema):
@@ -1808,7 +1901,7 @@ def normalise_elicited(content, schema):
     return out
 
 
-class InputResponder(object):
+class InputResponder:
     """Answers elicitation/create, sampling/createMessage and roots/list, for direct
     server requests (legacy), MRTR rounds and task inputRequests alike: from the
     --elicit-stub / --sampling-stub / --root flags, else on a terminal, else declined."""
@@ -1829,7 +1922,7 @@ class InputResponder(object):
                 return self.sample(params, server_name)
             if method == "roots/list":
                 return {"roots": [root_entry(path) for path in self.roots]}
-        raise InputDeclined("mcp-tui does not answer %s" % method, -32601)
+        raise InputDeclined("mcp-tui does not answer %s" % method, METHOD_NOT_FOUND)
 
     def elicit(self, params, server_name):
         message = params.get("message", "")
@@ -1952,7 +2045,7 @@ def root_entry(path):
     return {"uri": resolved.as_uri(), "name": resolved.name or str(resolved)}
 
 
-# -- tasks: one model -----------------------------------------------------------------
+# -- 3c. Tasks: one model (Task), one interface (TaskForm), two adapters, the ledger ---
 
 TASK_STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
 TERMINAL_STATUSES = ("completed", "failed", "cancelled")
@@ -1982,7 +2075,7 @@ def short_timestamp(text):
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(epoch))) if epoch is not None else (text or "?")
 
 
-class Task(object):
+class Task:
     """A task as either form reports it, kept in the extension's field names
     (ttlMs, pollIntervalMs) so that everything above this layer sees one shape."""
 
@@ -2036,7 +2129,7 @@ class TaskFailed(RpcError):
         self.message = "task %s failed: %s" % (task.task_id, self.message)
 
 
-class TaskSupport(object):
+class TaskSupport:
     def __init__(self, form, label, tools_call, methods):
         self.form = form
         self.label = label
@@ -2047,12 +2140,69 @@ class TaskSupport(object):
         return {"form": self.form, "label": self.label, "toolsCall": self.tools_call, "methods": self.methods}
 
 
+class CallOutcome:
+    """What a call as a task gave: a task to follow, or a result the server sent at once,
+    plus notes for the user ("the server answered directly")."""
+
+    def __init__(self, task=None, result=None, notes=()):
+        self.task = task
+        self.result = result
+        self.notes = list(notes)
+
+
+class StatusReporter:
+    """Tells ``on_status`` when a followed task's status changes (whichever way the news
+    came: a poll, a notification, the first or the last tasks/get), tells ``on_view`` of
+    every view, and refuses a terminal status that moves on."""
+
+    def __init__(self, on_status, last_status=None, on_view=None):
+        self.on_status = on_status
+        self.on_view = on_view
+        self.last_status = last_status
+
+    def see(self, task):
+        if self.last_status in TERMINAL_STATUSES and task.status != self.last_status:
+            raise ProtocolViolation("the server moved task %s from %s back to %s; a terminal status is final" % (
+                task.task_id, self.last_status, task.status))
+        if self.on_view:
+            self.on_view(task)
+        if task.status != self.last_status:
+            self.last_status = task.status
+            if self.on_status:
+                self.on_status(task)
+        return task
+
+
+def ttl_passed(task_id, status):
+    return McpTuiError("task %s is still %s after its TTL (createdAt + ttl); giving up" % (task_id, status))
+
+
 # -- tasks: one interface, two adapters ------------------------------------------------
 
 
-class TaskForm(object):
+class TaskForm:
+    """The one interface the CLI and the TUI use for tasks. Only the adapters below know
+    which form (and so which era) they speak.
+
+    form, label                 "extension" | "2025-11-25" (the JSON documents' "form"), and words for people
+    support() -> TaskSupport    what the server declared, or None
+    require(method) -> TaskSupport    refuses locally, before sending, what was not declared
+    call_notes(tool, ttl_ms) -> [str]  what to tell the user before calling ``tool`` as a task
+    call(tool, arguments, ttl_ms) -> CallOutcome
+    get(task_id) -> Task
+    wait(task_id, deadline, reporter) -> CallToolResult   follows the task to its end, answering
+                                input requests; raises TaskFailed, RequestTimeout, McpTuiError
+    cancel(task_id) -> Task or None   the cancelled task where the form returns one (2025-11-25);
+                                None where the server only acknowledges (the extension)
+    update(task_id, responses) -> None   input answers (the extension only)
+    list() -> [Task]            (2025-11-25 only)
+    task_from_notification(message) -> Task or None   this form's status notification, parsed
+    document(**fields) -> dict  a JSON document that names the form
+    """
+
     form = None
     label = None
+    status_method = None  # the notification that carries a task's status in this form
 
     def __init__(self, session):
         self.session = session
@@ -2061,23 +2211,37 @@ class TaskForm(object):
         raise NotImplementedError
 
     def require(self, method):
-        """Refuse locally, before anything is sent, what the server did not declare."""
         support = self.support()
         if support is None:
             raise McpTuiError("the server declared no task support; nothing was sent")
         if not support.methods.get(method):
             reason = {"tasks/list": "the tasks extension has no tasks/list; keep the IDs mcp-tui printed",
-                      "tasks/update": "2025-11-25 tasks take input on tasks/result; use `task result`",
-                      "tasks/result": "the extension returns results inline in tasks/get; use `task result`"}
+                      "tasks/update": "2025-11-25 tasks take input on tasks/result; use `task result`"}
             raise McpTuiError("%s is not available: the server speaks %s" % (method, support.label),
-                              hint=reason.get(method) if method in ("tasks/list", "tasks/update")
-                              else "the server did not declare it")
+                              hint=reason.get(method, "the server did not declare it"))
+        return support
+
+    def require_tools_call(self):
+        support = self.support()
+        if support is None or not support.tools_call:
+            raise McpTuiError("the server declared no task support for tools/call; nothing was sent")
         return support
 
     def get(self, task_id):
         self.require("tasks/get")
         result = self.session.request("tasks/get", {"taskId": task_id}, declare_tasks=True)
         return Task.from_wire(result, legacy=self.form != "extension")
+
+    def task_from_notification(self, message):
+        if message.get("method") != self.status_method:
+            return None
+        try:
+            return Task.from_wire(message.get("params") or {}, legacy=self.form != "extension")
+        except ProtocolViolation:
+            return None
+
+    def document(self, **fields):
+        return dict(form=self.form, **fields)
 
 
 class ExtensionTasks(TaskForm):
@@ -2086,6 +2250,7 @@ class ExtensionTasks(TaskForm):
 
     form = "extension"
     label = "io.modelcontextprotocol/tasks extension"
+    status_method = "notifications/tasks"
 
     def support(self):
         extensions = self.session.capabilities.get("extensions") or {}
@@ -2095,15 +2260,19 @@ class ExtensionTasks(TaskForm):
                    "tasks/update": True}
         return TaskSupport(self.form, self.label, True, methods)
 
+    def call_notes(self, tool, ttl_ms):
+        # The extension has no TTL parameter on the call: the server sets it.
+        if ttl_ms is not None:
+            return ["--ttl applies only under 2025-11-25; under the extension the server sets the TTL."]
+        return []
+
     def call(self, tool, arguments, ttl_ms=None):
-        """Returns ("task", Task) or ("result", CallToolResult): the server decides."""
-        if self.support() is None:
-            raise McpTuiError("the server declared no task support; nothing was sent")
+        self.require_tools_call()
         params = {"name": tool["name"], "arguments": arguments}
         result = self.session.request("tools/call", params, declare_tasks=True, tool=tool)
         if result.get("resultType") == "task":
-            return "task", Task.from_wire(result)
-        return "result", result
+            return CallOutcome(task=Task.from_wire(result))
+        return CallOutcome(result=result, notes=["The server answered directly; no task was created."])
 
     def cancel(self, task_id):
         self.require("tasks/cancel")
@@ -2117,17 +2286,17 @@ class ExtensionTasks(TaskForm):
     def list(self):
         self.require("tasks/list")
 
-    def wait(self, task_id, deadline, on_status, last_status=None):
-        """Follow the task to its end: poll tasks/get at the server's interval, wake early
-        on notifications/tasks, and answer each input request once with tasks/update."""
+    def wait(self, task_id, deadline, reporter):
+        """Poll tasks/get at the server's interval, wake early on notifications/tasks, and
+        answer each input request once with tasks/update."""
         self.require("tasks/get")
         woken = threading.Event()
         pushed = []
 
         def on_notification(message):
-            params = message.get("params") or {}
-            if message.get("method") == "notifications/tasks" and params.get("taskId") == task_id:
-                pushed.append(params)
+            task = self.task_from_notification(message)
+            if task is not None and task.task_id == task_id:
+                pushed.append(task)
                 woken.set()
 
         subscription = self.session.listen({"taskIds": [task_id]}, on_notification, declare_tasks=True)
@@ -2135,15 +2304,12 @@ class ExtensionTasks(TaskForm):
         try:
             while True:
                 if pushed:
-                    task = Task.from_wire(pushed.pop())
+                    task = pushed.pop()
                     del pushed[:]
                 else:
                     task = self.get(task_id)
                 woken.clear()
-                check_not_regressed(task, last_status)
-                if task.status != last_status:
-                    on_status(task)
-                    last_status = task.status
+                reporter.see(task)
                 if task.status == "completed":
                     return task.data.get("result") or {}
                 if task.status == "failed":
@@ -2172,6 +2338,7 @@ class ExperimentalTasks(TaskForm):
 
     form = "2025-11-25"
     label = "2025-11-25 experimental tasks"
+    status_method = "notifications/tasks/status"
 
     def support(self):
         tasks = self.session.capabilities.get("tasks")
@@ -2182,18 +2349,25 @@ class ExperimentalTasks(TaskForm):
                    "tasks/cancel": "cancel" in tasks, "tasks/update": False}
         return TaskSupport(self.form, self.label, tools_call, methods)
 
-    def call(self, tool, arguments, ttl_ms=None):
-        support = self.support()
-        if support is None or not support.tools_call:
-            raise McpTuiError("the server declared no task support for tools/call; nothing was sent")
+    def call_notes(self, tool, ttl_ms):
         task_support = (tool.get("execution") or {}).get("taskSupport", "forbidden")
+        if task_support not in ("optional", "required"):
+            return ["Tool '%s' does not run as a task (execution.taskSupport: %s); calling it directly."
+                    % (tool["name"], task_support)]
+        return []
+
+    def call(self, tool, arguments, ttl_ms=None):
+        self.require_tools_call()
+        as_task = (tool.get("execution") or {}).get("taskSupport", "forbidden") in ("optional", "required")
         params = {"name": tool["name"], "arguments": arguments}
-        if task_support in ("optional", "required"):
+        if as_task:
             params["task"] = {"ttl": ttl_ms} if ttl_ms is not None else {}
         result = self.session.request("tools/call", params)
         if isinstance(result.get("task"), dict) and "content" not in result:
-            return "task", Task.from_wire(result["task"], legacy=True)
-        return "result", result
+            return CallOutcome(task=Task.from_wire(result["task"], legacy=True))
+        # A tool that does not run as a task was called directly, as call_notes said.
+        return CallOutcome(result=result, notes=["The server answered directly; no task was created."]
+                           if as_task else [])
 
     def cancel(self, task_id):
         self.require("tasks/cancel")
@@ -2206,31 +2380,20 @@ class ExperimentalTasks(TaskForm):
         self.require("tasks/list")
         return [Task.from_wire(raw, legacy=True) for raw in list_all(self.session, "tasks/list", "tasks")]
 
-    def wait(self, task_id, deadline, on_status, last_status=None):
+    def wait(self, task_id, deadline, reporter):
         """Hold tasks/result open until the task ends; elicitation and sampling arrive
         meanwhile as server requests, which the session answers."""
         self.require("tasks/result")
-        seen = [last_status]
 
         def on_notification(message):
-            params = message.get("params") or {}
-            if message.get("method") == "notifications/tasks/status" and params.get("taskId") == task_id:
-                try:
-                    task = Task.from_wire(params, legacy=True)
-                except ProtocolViolation:
-                    return
-                if task.status != seen[0]:
-                    seen[0] = task.status
-                    on_status(task)
+            task = self.task_from_notification(message)
+            if task is not None and task.task_id == task_id:
+                reporter.see(task)
 
         self.session.observers.append(on_notification)
         self.session.open_server_stream()
         try:
-            first = self.get(task_id)
-            check_not_regressed(first, seen[0])
-            if first.status != seen[0]:
-                seen[0] = first.status
-                on_status(first)
+            first = reporter.see(self.get(task_id))
             limit = deadline
             expiry = first.expires_at()
             if expiry is not None:
@@ -2241,33 +2404,30 @@ class ExperimentalTasks(TaskForm):
                                               max_time=remaining)
             except RequestTimeout:
                 if limit < deadline:
-                    raise McpTuiError("task %s is still running after its TTL (createdAt + ttl); giving up" % task_id)
+                    raise ttl_passed(task_id, reporter.last_status)
                 raise
             except RpcError as exc:
-                final = self._final(task_id, seen, on_status)
+                final = self._final(task_id, reporter)
                 if final is not None and final.status == "cancelled":
                     raise McpTuiError("task %s was cancelled" % task_id)
                 raise TaskFailed(final or Task({"taskId": task_id, "status": "failed"}), exc.error)
-            self._final(task_id, seen, on_status)
+            self._final(task_id, reporter)
             return result
         finally:
             self.session.observers.remove(on_notification)
 
-    def _final(self, task_id, seen, on_status):
+    def _final(self, task_id, reporter):
         try:
-            task = self.get(task_id)
+            return reporter.see(self.get(task_id))
         except McpTuiError:
             return None
-        if task.status != seen[0]:
-            seen[0] = task.status
-            on_status(task)
-        return task
 
 
-def check_not_regressed(task, last_status):
-    if last_status in TERMINAL_STATUSES and task.status != last_status:
-        raise ProtocolViolation("the server moved task %s from %s back to %s; a terminal status is final" % (
-            task.task_id, last_status, task.status))
+TASK_FORMS = (ExtensionTasks, ExperimentalTasks)
+
+
+def is_task_status_notification(method):
+    return any(form.status_method == method for form in TASK_FORMS)
 
 
 def sleep_until(task, deadline, interval, woken):
@@ -2275,8 +2435,7 @@ def sleep_until(task, deadline, interval, woken):
     now = time.monotonic()
     expiry = task.expires_at()
     if expiry is not None and time.time() > expiry:
-        raise McpTuiError("task %s is still %s after its TTL (createdAt + ttlMs); giving up" % (
-            task.task_id, task.status))
+        raise ttl_passed(task.task_id, task.status)
     if now >= deadline:
         raise RequestTimeout("task %s is still %s; stopped waiting at --timeout" % (task.task_id, task.status),
                              hint="raise --timeout for long tasks, or follow it later with `task result`")
@@ -2288,7 +2447,7 @@ def tasks_for(session):
     return ExtensionTasks(session) if session.era == "modern" else ExperimentalTasks(session)
 
 
-class TaskLedger(object):
+class TaskLedger:
     """Which connection created which task, so that the printed `mcp-tui task get <id>`
     runs as printed. Keyed by the task's fingerprint, never by its ID; it holds no
     header value, token or environment value; the file is private to the user."""
@@ -2313,7 +2472,8 @@ class TaskLedger(object):
             json.dump(data, handle, indent=1, sort_keys=True)
         os.replace(temporary, self.path)
 
-    def remember(self, task, spec, tool_name, form):
+    def remember(self, task, tasks, tool_name):
+        spec, form = tasks.session.spec, tasks.form
         data = self._load()
         now = time.time()
         data = {key: entry for key, entry in data.items()
@@ -2351,15 +2511,6 @@ def state_directory():
 # ======================================================================================
 
 
-TASK_STATUS_METHODS = ("notifications/tasks", "notifications/tasks/status")  # extension, 2025-11-25
-
-
-def fingerprint(secret):
-    import hashlib
-
-    return hashlib.sha256(secret.encode("utf-8")).hexdigest()[:8]
-
-
 def find_task_ids(value, found):
     """Collect the task IDs a message carries (taskId keys and taskIds lists)."""
     if isinstance(value, dict):
@@ -2382,7 +2533,7 @@ def message_kind(message):
     return "error" if "error" in message else "response"
 
 
-class DebugLog(object):
+class DebugLog:
     def __init__(self, capacity=5000):
         import collections
 
@@ -2482,7 +2633,7 @@ class DebugLog(object):
 
     def task_notifications(self):
         """Task status notifications in either form (what key 8 of the TUI's debug screen keeps)."""
-        return [e for e in self.select(kinds=("notification",)) if e.get("method") in TASK_STATUS_METHODS]
+        return [e for e in self.select(kinds=("notification",)) if is_task_status_notification(e.get("method"))]
 
     def _add(self, entry):
         entry = dict(entry, time=time.time())
@@ -2526,36 +2677,15 @@ def format_log_entry(entry):
 
 
 # ======================================================================================
-# 5. Presentation: the command line, then the TUI
+# 6. Views: the text the CLI and the TUI share, connection specs and config files, and
+#    the one way to open a session
 #
-# The CLI turns words into a Session call and a result into text or JSON. Results go
-# to stdout, progress to stderr, and every string from a server is cleaned of terminal
-# control sequences before it reaches a terminal (JSON output stays exact).
+# Uses sections 1-5. Every function here turns protocol data into words (or words into
+# a ConnectionSpec) the same way for both front ends: a tool, a task, a server, a result,
+# progress and log lines. Strings from a server pass through ``clean`` before they
+# reach a terminal; JSON output stays exact (``terminal_json`` only escapes what a
+# terminal would act on).
 # ======================================================================================
-
-COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
-                 "rpc", "task", "tasks")
-
-HELP_EPILOG = """\
-commands:
-  server                         name, version, era, protocol, capabilities, instructions
-  ping
-  tool list | tool describe NAME | tool call NAME [k=v | k:=JSON | k=@file | -] ...
-  resource list | resource templates | resource read URI
-  prompt list | prompt get NAME [k=v ...]
-  complete prompt NAME ARG=PARTIAL [k=v ...]    complete resource TEMPLATE VAR=PARTIAL
-  rpc METHOD [JSON]              any request, as raw JSON
-  task support | task get ID | task result ID | task cancel ID | task list
-  task update ID --input-responses JSON
-
-examples:
-  mcp-tui "python3 tests/testserver.py" tool list
-  mcp-tui --url http://127.0.0.1:8080/mcp tool call echo message=hello
-  mcp-tui --url http://127.0.0.1:8080/mcp tool call render_report quarter=Q3 --task --wait
-
-exit codes: 0 success (a tool result with isError is a result), 1 failure (server error,
-connection, timeout, failed task), 2 bad usage, 130 interrupted.
-"""
 
 TERMINAL_CONTROLS = re.compile(
     "\x1b\\[[0-?]*[ -/]*[@-~]?|\x1b\\][^\x07\x1b\n]*(?:\x07|\x1b\\\\)?|\x1b[P^_X][^\x1b\n]*(?:\x1b\\\\)?"
@@ -2586,112 +2716,6 @@ def clean(text):
     if text.isascii() and not ASCII_CONTROLS.search(text):
         return text  # every sequence it strips starts with a control character: nothing to do
     return TERMINAL_CONTROLS.sub("", text)
-
-
-class Output(object):
-    """Results on stdout; progress, notices and errors on stderr; text or JSON."""
-
-    def __init__(self, fmt="text", quiet=False, stdout=None, stderr=None):
-        self.json = fmt == "json"
-        self.quiet = quiet
-        self.stdout = stdout or sys.stdout
-        self.stderr = stderr or sys.stderr
-        self.notifications = []
-        self.warnings = []
-        self._announced = set()
-        self._hidden = {}
-        self._gone = set()  # streams whose reader has gone away
-        self._lock = threading.Lock()
-
-    def _write(self, stream, text):
-        with self._lock:
-            if stream in self._gone:
-                return
-            try:
-                stream.write(text)
-                stream.flush()
-            except UnicodeEncodeError:
-                stream.write(text.encode(stream.encoding or "ascii", "replace").decode(stream.encoding or "ascii"))
-                stream.flush()
-            except BrokenPipeError:
-                # The reader went away (`mcp-tui ... | head`): stop writing there, quietly, and
-                # point the descriptor at devnull so that the flush at exit does not fail either.
-                self._gone.add(stream)
-                try:
-                    os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
-                except (OSError, ValueError):
-                    pass
-
-    def stderr_line(self, text):
-        """A line on stderr whatever the format (the --debug and --trace streams)."""
-        self._write(self.stderr, clean(text) + "\n")
-
-    def progress(self, text):
-        if not (self.quiet or self.json):
-            self._write(self.stderr, clean(text) + "\n")
-
-    def notice(self, text):
-        """A note the user should see even with --quiet (kept in JSON documents)."""
-        if self.json:
-            self.warnings.append(text)
-        else:
-            self._write(self.stderr, clean(text) + "\n")
-
-    def text(self, text):
-        self._write(self.stdout, clean(text).rstrip("\n") + "\n")
-
-    def document(self, value):
-        if isinstance(value, dict):
-            value = dict(value)
-            if self.notifications:
-                value["notifications"] = self.notifications
-            if self.warnings:
-                value["warnings"] = self.warnings
-        self._write(self.stdout, terminal_json(value, indent=2) + "\n")
-
-    def hide_in_errors(self, task_id):
-        """Task IDs may be bearer tokens: an error names the task by its fingerprint."""
-        self._hidden[task_id] = "task:" + fingerprint(task_id)
-
-    def _without_task_ids(self, text):
-        for task_id, label in self._hidden.items():
-            text = text.replace(task_id, label)
-        return text
-
-    def error(self, exc):
-        if self.json:
-            self._write(self.stderr, self._without_task_ids(terminal_json({"error": exc.to_json()})) + "\n")
-            return
-        line = "mcp-tui: " + exc.message
-        if exc.hint:
-            line += " (%s)" % exc.hint
-        self._write(self.stderr, clean(self._without_task_ids(line)) + "\n")
-
-    def on_notification(self, message):
-        method, params = message.get("method", ""), message.get("params")
-        params = params if isinstance(params, dict) else {}
-        if not isinstance(method, str) or method == "notifications/subscriptions/acknowledged":
-            return
-        if self.json:
-            self.notifications.append(message)
-            return
-        if method == "notifications/progress":
-            total = params.get("total")
-            amount = "%s/%s" % (params.get("progress"), total) if total is not None else str(params.get("progress"))
-            self.progress("⏳ progress %s%s" % (amount, ": %s" % params["message"] if params.get("message") else ""))
-        elif method == "notifications/message":
-            data = params.get("data")
-            data = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-            logger = params.get("logger")
-            self.progress("📣 [%s]%s %s" % (params.get("level", "info"), " %s:" % logger if logger else "", data))
-        elif method.startswith("notifications/tasks"):
-            return  # the task waiter reports status changes itself
-        elif method.endswith("/list_changed"):
-            if method not in self._announced:  # servers often send bursts; one line says it
-                self._announced.add(method)
-                self.progress("🔔 %s" % method[len("notifications/"):])
-        else:
-            self.progress("🔔 %s" % method)
 
 
 def render_content_block(block):
@@ -2822,14 +2846,13 @@ def spec_from_config_entry(entry, protocol, where):
     raise UsageError("the %s has neither command nor url" % where)
 
 
+COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
+                 "rpc", "task", "tasks")
+
 def spec_from_options(opts, words):
-    """The connection the user gave, and the words left for the command."""
-    headers = dict(parse_header_option(h) for h in opts.header)
-    bearer = opts.bearer or os.environ.get("MCP_TUI_BEARER")
-    if bearer:
-        headers["Authorization"] = "Bearer " + bearer
+    """The connection the user gave on the command line, and the words left for the command."""
+    headers = option_headers(opts)
     env = dict(parse_env_option(e) for e in opts.env)
-    url, argv = opts.url, None
     if opts.config:
         try:
             entry = load_config_server(opts.config, opts.server)
@@ -2837,7 +2860,7 @@ def spec_from_options(opts, words):
             if not words:
                 return None, words  # the TUI's connection screen lists the file's servers
             raise
-        spec = spec_from_config_entry(entry, opts.protocol_version, "server in %s" % opts.config)
+        spec = spec_from_config_entry(entry, opts.protocol, "server in %s" % opts.config)
         spec.headers.update(headers)
         spec.env.update(env)
         spec.cwd = opts.cwd or spec.cwd
@@ -2846,31 +2869,38 @@ def spec_from_options(opts, words):
         return spec, words
     if opts.server:
         raise UsageError("--server needs --config FILE")
-    if opts.cmd:
-        argv = [opts.cmd] + list(opts.args)
-    elif not url and words and words[0] not in COMMAND_WORDS:
-        first, words = words[0], words[1:]
-        if first.startswith(("http://", "https://")):
-            url = first
-        else:
-            try:
-                argv = split_command_line(first)
-            except ValueError as exc:
-                raise UsageError("cannot split the server command %r: %s" % (first, exc))
-            if not argv:
-                raise UsageError("the server command is empty")
     if opts.args and not opts.cmd:
         raise UsageError("--args goes with --cmd")
-    if url:
-        if opts.transport == "stdio":
-            raise UsageError("--transport stdio needs a command, not a URL")
-        kind = "sse" if opts.transport == "sse" else "http"
-        return ConnectionSpec(kind, url=url, headers=headers, protocol=opts.protocol_version), words
-    if argv:
+    if opts.cmd:
         if opts.transport in ("http", "sse"):
             raise UsageError("--transport %s needs --url" % opts.transport)
-        return ConnectionSpec("stdio", argv=argv, env=env, cwd=opts.cwd, protocol=opts.protocol_version), words
-    return None, words
+        argv = [opts.cmd] + list(opts.args)
+        return ConnectionSpec("stdio", argv=argv, env=env, cwd=opts.cwd, protocol=opts.protocol), words
+    target = opts.url
+    if not target and words and words[0] not in COMMAND_WORDS:
+        target, words = words[0], words[1:]
+    if not target:
+        return None, words
+    return build_spec(target, opts.transport, opts.protocol, headers, env, opts.cwd), words
+
+
+def build_spec(target, transport="auto", protocol="auto", headers=None, env=None, cwd=None):
+    """A ConnectionSpec from what the user typed, on the command line or in the TUI's
+    connection screen: a URL, or a stdio command line split as its platform's shell would."""
+    if target.startswith(("http://", "https://")):
+        if transport == "stdio":
+            raise UsageError("--transport stdio needs a command, not a URL")
+        return ConnectionSpec("sse" if transport == "sse" else "http", url=target, headers=headers,
+                              protocol=protocol)
+    if transport in ("http", "sse"):
+        raise UsageError("--transport %s needs --url" % transport)
+    try:
+        argv = split_command_line(target)
+    except ValueError as exc:
+        raise UsageError("cannot split the server command %r: %s" % (target, exc))
+    if not argv:
+        raise UsageError("the server command is empty")
+    return ConnectionSpec("stdio", argv=argv, env=env, cwd=cwd, protocol=protocol)
 
 
 def split_command_line(text, windows=None):
@@ -2884,6 +2914,492 @@ def split_command_line(text, windows=None):
         return shlex.split(text)
     return [word[1:-1] if len(word) > 1 and word[0] == word[-1] == '"' else word
             for word in shlex.split(text, posix=False)]
+
+
+class ConfigServer:
+    """One server entry from a config file, turned into a ConnectionSpec on demand (the
+    ${VAR} expansion may fail, and should fail only for the server the user picks)."""
+
+    def __init__(self, name, path, entry):
+        self.name, self.path, self.entry = name, path, entry
+        self.source = os.path.basename(path)
+
+    def describe(self):
+        entry = self.entry
+        if entry.get("url"):
+            return str(entry["url"])
+        return join_command([str(entry.get("command", "?"))] + [str(a) for a in entry.get("args") or ()])
+
+    def spec(self, protocol):
+        return spec_from_config_entry(load_config_server(self.path, self.name), protocol,
+                                      "server %r in %s" % (self.name, self.path))
+
+
+def config_paths(opts):
+    """--config, then the project's .mcp.json and .vscode/mcp.json, then Claude Desktop's and
+    VS Code's user files where each platform keeps them."""
+    home = os.path.expanduser("~")
+    if sys.platform == "darwin":
+        user = os.path.join(home, "Library", "Application Support")
+    elif sys.platform == "win32":
+        user = os.environ.get("APPDATA") or os.path.join(home, "AppData", "Roaming")
+    else:
+        user = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    paths = [opts.config] if opts.config else []
+    paths += [os.path.join(os.getcwd(), ".mcp.json"), os.path.join(os.getcwd(), ".vscode", "mcp.json"),
+              os.path.join(user, "Claude", "claude_desktop_config.json"),
+              os.path.join(user, "Code", "User", "mcp.json")]
+    unique = []
+    for path in paths:
+        if os.path.abspath(path) not in [os.path.abspath(p) for p in unique]:
+            unique.append(path)
+    return unique
+
+
+def known_servers(opts):
+    servers = []
+    for path in config_paths(opts):
+        try:
+            with open(path, "r", encoding="utf-8") as handle:
+                data = json.load(handle)
+        except (OSError, ValueError):
+            continue  # missing or not JSON: nothing to offer from it
+        if not isinstance(data, dict):
+            continue
+        entries = data.get("mcpServers") or data.get("servers") or (data.get("mcp") or {}).get("servers") or {}
+        if isinstance(entries, dict):
+            servers += [ConfigServer(name, path, entry) for name, entry in entries.items() if isinstance(entry, dict)]
+    return servers
+
+
+def tool_call_command(spec, tool, arguments, task_mode):
+    """The mcp-tui command line that makes the same call, every word quoted with shlex.quote."""
+    import shlex
+
+    schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    words = ["mcp-tui"] + connection_words(spec) + ["tool", "call", tool["name"]]
+    words += argument_words(arguments, properties)
+    if task_mode:
+        words += ["--task", "--wait"]
+    return " ".join(shlex.quote(word) for word in words)
+
+
+def connection_words(spec):
+    """The connection as flags. Secrets stay out: no Authorization or cookie header and no
+    environment values (they would land on the clipboard and in shell history)."""
+    if spec.kind == "stdio":
+        words = [join_command(spec.argv)]
+        if spec.cwd:
+            words += ["--cwd", spec.cwd]
+    else:
+        words = ["--url", spec.url] + (["--transport", "sse"] if spec.kind == "sse" else [])
+        for name, value in spec.headers.items():
+            if not secret_header(name):
+                words += ["--header", "%s: %s" % (name, value)]
+    if spec.protocol != "auto":
+        words += ["--protocol-version", spec.protocol]
+    return words
+
+
+def argument_words(arguments, properties):
+    """k=v where the CLI would read v back as the same string, k:=JSON otherwise."""
+    if not all(key and "=" not in key and not key.endswith(":") for key in arguments):
+        return ["--args-json", json.dumps(arguments, ensure_ascii=False)]
+    words = []
+    for key, value in arguments.items():
+        types = schema_types(properties.get(key))
+        if isinstance(value, str) and (not types or "string" in types) and not value.startswith("@"):
+            words.append("%s=%s" % (key, value))
+        else:
+            words.append("%s:=%s" % (key, json.dumps(value, ensure_ascii=False)))
+    return words
+
+
+def secret_header(name):
+    return name.lower() in ("authorization", "proxy-authorization", "cookie")
+
+
+def first_line(text):
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
+def describe_failure(exc):
+    if isinstance(exc, McpTuiError):
+        return exc.message + (" (%s)" % exc.hint if exc.hint else "")
+    return "internal error: %s: %s" % (exc.__class__.__name__, exc)
+
+
+def describe_capabilities(capabilities):
+    parts = []
+    for name in sorted(capabilities):
+        value = capabilities[name]
+        if name == "extensions":
+            continue
+        flags = [key for key, flag in sorted(value.items()) if flag not in (False, None)] if isinstance(
+            value, dict) else []
+        parts.append("%s (%s)" % (name, ", ".join(flags)) if flags else name)
+    return ", ".join(parts) or "none"
+
+
+def describe_server(session, tasks=None):
+    """The server as `mcp-tui server` prints it. With ``tasks`` (the TUI's server tab) it
+    adds the connection, the task form and the capabilities in full."""
+    summary = session.summary()
+    info = summary["serverInfo"] or {}
+    lines = ["Name:         %s" % info.get("name", "(not reported by the server)"),
+             "Title:        %s" % info["title"] if info.get("title") else None,
+             "Version:      %s" % info.get("version", "(not reported by the server)"),
+             "Era:          %s" % session.era_label,
+             "Protocol:     %s" % summary["protocolVersion"],
+             "Transport:    %s" % summary["transport"]]
+    if tasks is not None:
+        support = tasks.support()
+        lines += ["Connection:   %s" % session.spec.describe(),
+                  "Tasks:        %s" % (support.label if support else "none declared")]
+    capabilities = summary["capabilities"]
+    lines.append("Capabilities: %s" % describe_capabilities(capabilities))
+    extensions = capabilities.get("extensions") or {}
+    if extensions:
+        lines.append("Extensions:   %s" % ", ".join(sorted(extensions)))
+    if summary["instructions"]:
+        lines.append("Instructions: %s" % summary["instructions"])
+    if tasks is not None:
+        lines += ["", "Capabilities as declared:", json.dumps(capabilities, indent=2, ensure_ascii=False)]
+    return "\n".join(line for line in lines if line is not None)
+
+
+def describe_tool(tool):
+    lines = ["Tool: %s" % tool.get("name")]
+    if tool.get("title"):
+        lines.append("Title: %s" % tool["title"])
+    if tool.get("description"):
+        lines += ["", str(tool["description"])]
+    execution = tool.get("execution") if isinstance(tool.get("execution"), dict) else {}
+    lines += ["", "Task support: %s" % (execution.get("taskSupport") or "forbidden")]
+    schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
+    required = set(schema.get("required") or ())
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    if properties:
+        lines += ["", "Arguments (* required):"]
+        for key, prop in properties.items():
+            prop = prop if isinstance(prop, dict) else {}
+            kind = "/".join(schema_types(prop)) or "any"
+            extra = " (default %s)" % json.dumps(prop["default"], ensure_ascii=False) if "default" in prop else ""
+            lines.append("  %s%s: %s%s%s" % (key, "*" if key in required else "", kind, extra,
+                                             " - " + str(prop["description"]) if prop.get("description") else ""))
+    if isinstance(tool.get("annotations"), dict) and tool["annotations"]:
+        lines += ["", "Annotations:"] + ["  %s: %s" % (k, json.dumps(v, ensure_ascii=False))
+                                         for k, v in tool["annotations"].items()]
+    lines += ["", "Input schema:", json.dumps(schema, indent=2, ensure_ascii=False)]
+    if tool.get("outputSchema"):
+        lines += ["", "Output schema:", json.dumps(tool["outputSchema"], indent=2, ensure_ascii=False)]
+    return "\n".join(lines)
+
+
+def describe_resource(item):
+    lines = []
+    for label, key in (("URI", "uri"), ("URI template", "uriTemplate"), ("Name", "name"), ("Title", "title"),
+                       ("MIME type", "mimeType"), ("Size", "size")):
+        if item.get(key) is not None:
+            lines.append("%s: %s" % (label, item[key]))
+    if item.get("description"):
+        lines += ["", str(item["description"])]
+    if item.get("annotations"):
+        lines += ["", "Annotations: %s" % json.dumps(item["annotations"], ensure_ascii=False)]
+    return "\n".join(lines)
+
+
+def describe_prompt(prompt):
+    lines = ["Prompt: %s" % prompt.get("name")]
+    if prompt.get("title"):
+        lines.append("Title: %s" % prompt["title"])
+    if prompt.get("description"):
+        lines += ["", str(prompt["description"])]
+    arguments = [a for a in prompt.get("arguments") or () if isinstance(a, dict)]
+    if arguments:
+        lines += ["", "Arguments (* required):"] + ["  %s%s%s" % (
+            a.get("name"), "*" if a.get("required") else "", " - " + str(a["description"]) if a.get("description")
+            else "") for a in arguments]
+    return "\n".join(lines)
+
+
+def describe_task(task, tool=None, now=None):
+    """A task's fields, one per line. ``tool`` and ``now`` (for the TTL left) are the TUI's."""
+    data = task.data
+    ttl = data.get("ttlMs")
+    ttl_text = "%sms" % ttl if ttl is not None else "unlimited"
+    if ttl is not None and now is not None:
+        ttl_text += " (%s left)" % ttl_left(task, now)
+    lines = ["Task:     %s" % task.task_id] + (["Tool:     %s" % tool] if tool else []) + [
+        "Status:   %s" % task.status_line(),
+        "Created:  %s" % short_timestamp(data.get("createdAt")),
+        "Updated:  %s" % short_timestamp(data.get("lastUpdatedAt")),
+        "TTL:      %s" % ttl_text]
+    if data.get("pollIntervalMs") is not None:
+        lines.append("Poll:     every %sms" % data["pollIntervalMs"])
+    if task.status == "input_required":
+        requests = data.get("inputRequests") if isinstance(data.get("inputRequests"), dict) else {}
+        for index, (key, item) in enumerate(sorted(requests.items())):
+            method = item.get("method", "?") if isinstance(item, dict) else "?"
+            lines.append("%s%s (%s)" % ("Input:    " if not index else "          ", key, method))
+    if task.status == "failed" and isinstance(data.get("error"), dict):
+        lines.append("Error:    %s %s" % (data["error"].get("code"), data["error"].get("message", "")))
+    return "\n".join(lines)
+
+
+def ttl_left(task, now):
+    expiry = task.expires_at()
+    if expiry is None:
+        return "unlimited" if task.data.get("ttlMs") is None else "?"
+    left = expiry - now
+    return duration_text(left) if left > 0 else "expired"
+
+
+def duration_text(seconds):
+    seconds = int(seconds)
+    if seconds >= 3600:
+        return "%dh%02dm" % (seconds // 3600, seconds % 3600 // 60)
+    if seconds >= 60:
+        return "%dm%02ds" % (seconds // 60, seconds % 60)
+    return "%ds" % seconds
+
+
+def render_messages(messages):
+    """Prompt and sampling messages: the role, then each content block."""
+    lines = []
+    for message in messages or ():
+        if not isinstance(message, dict):
+            continue
+        blocks = [b for b in as_list(message.get("content")) if isinstance(b, dict)]
+        lines += ["[%s]" % message.get("role", "?")] + [render_content_block(b) for b in blocks] + [""]
+    return "\n".join(lines).rstrip("\n")
+
+
+def render_contents(result):
+    """A resources/read result's contents."""
+    contents = [c for c in result.get("contents") or () if isinstance(c, dict)]
+    return "\n\n".join(render_resource_contents(c) for c in contents) or "(no contents)"
+
+
+def progress_text(params):
+    total = params.get("total")
+    amount = "%s/%s" % (params.get("progress"), total) if total is not None else str(params.get("progress"))
+    return "progress %s%s" % (amount, ": %s" % params["message"] if params.get("message") else "")
+
+
+def log_text(params):
+    data = params.get("data")
+    data = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    logger = params.get("logger")
+    return "[%s]%s %s" % (params.get("level", "info"), " %s:" % logger if logger else "", data)
+
+
+def stderr_hint(exc, lines):
+    """Add the server's last stderr lines to a connection failure's hint, once."""
+    if getattr(exc, "stderr_quoted", False):
+        return
+    exc.stderr_quoted = True
+    if lines and isinstance(exc, (ConnectionFailed, RequestTimeout, ProtocolViolation)):
+        exc.hint = ((exc.hint + "; ") if exc.hint else "") + "server stderr: " + " | ".join(lines[-5:])
+
+
+# -- connecting: one path for the CLI, the TUI and the keeper ----------------------------
+
+
+def auth_headers(options):
+    """The Authorization header the user gave: --bearer, or $MCP_TUI_BEARER."""
+    bearer = options.bearer or os.environ.get("MCP_TUI_BEARER")
+    return {"Authorization": "Bearer " + bearer} if bearer else {}
+
+
+def option_headers(options):
+    headers = dict(parse_header_option(h) for h in options.header)
+    headers.update(auth_headers(options))
+    return headers
+
+
+def load_stub(flag, text):
+    """--elicit-stub / --sampling-stub text as the responder wants it."""
+    if text is None:
+        return None
+    if text in ("decline", "cancel"):
+        return text
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text if flag == "--sampling-stub" else load_json_argument(text, flag)
+    if flag == "--elicit-stub" and not isinstance(value, dict):
+        raise UsageError("--elicit-stub must be a JSON object (or decline / cancel)")
+    return value
+
+
+def make_log(options):
+    """The debug log of one run: the user's secrets registered, --log-file attached."""
+    log = DebugLog()
+    for value in auth_headers(options).values():
+        log.mask(value.partition(" ")[2], "secret")
+    if options.log_file:
+        try:
+            handle = open(options.log_file, "a", encoding="utf-8")
+        except OSError as exc:
+            raise UsageError("cannot open --log-file %s: %s" % (options.log_file, exc.strerror or exc))
+        lock = threading.Lock()
+
+        def write(entry):
+            with lock:
+                handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+                handle.flush()
+
+        log.sinks.append(write)
+    return log
+
+
+def connect(spec, options, responder, log, observers=()):
+    """Open a session to ``spec`` as the options say: the one way the CLI, the TUI and the
+    keeper connect. On failure the session is closed, and the error carries the server's
+    last stderr lines (``stderr_lines``)."""
+    session = Session(spec, responder, log, timeout=options.timeout, max_time=options.max_time,
+                      probe_timeout=options.probe_timeout, insecure=options.insecure, ca_file=options.ca_file,
+                      log_level=options.log_level)
+    session.observers.extend(observers)
+    try:
+        session.open()
+    except BaseException as exc:
+        exc.stderr_lines = list(getattr(session.transport, "stderr_tail", ()))
+        session.close()
+        raise
+    return session
+
+
+# ======================================================================================
+# 7. CLI: words in, one Session call, text or JSON out
+#
+# Uses sections 1-6. Results go to stdout; progress, notices and errors to stderr; exit
+# codes 0/1/2/130. The CLI never looks at the era: the session and the task adapters
+# answer every question that depends on it.
+# ======================================================================================
+
+HELP_EPILOG = """\
+commands:
+  server                         name, version, era, protocol, capabilities, instructions
+  ping
+  tool list | tool describe NAME | tool call NAME [k=v | k:=JSON | k=@file | -] ...
+  resource list | resource templates | resource read URI
+  prompt list | prompt get NAME [k=v ...]
+  complete prompt NAME ARG=PARTIAL [k=v ...]    complete resource TEMPLATE VAR=PARTIAL
+  rpc METHOD [JSON]              any request, as raw JSON
+  task support | task get ID | task result ID | task cancel ID | task list
+  task update ID --input-responses JSON
+
+examples:
+  mcp-tui "python3 tests/testserver.py" tool list
+  mcp-tui --url http://127.0.0.1:8080/mcp tool call echo message=hello
+  mcp-tui --url http://127.0.0.1:8080/mcp tool call render_report quarter=Q3 --task --wait
+
+exit codes: 0 success (a tool result with isError is a result), 1 failure (server error,
+connection, timeout, failed task), 2 bad usage, 130 interrupted.
+"""
+
+class Output:
+    """Results on stdout; progress, notices and errors on stderr; text or JSON."""
+
+    def __init__(self, fmt="text", quiet=False, stdout=None, stderr=None):
+        self.json = fmt == "json"
+        self.quiet = quiet
+        self.stdout = stdout or sys.stdout
+        self.stderr = stderr or sys.stderr
+        self.notifications = []
+        self.warnings = []
+        self._announced = set()
+        self._hidden = {}
+        self._gone = set()  # streams whose reader has gone away
+        self._lock = threading.Lock()
+
+    def _write(self, stream, text):
+        with self._lock:
+            if stream in self._gone:
+                return
+            try:
+                stream.write(text)
+                stream.flush()
+            except UnicodeEncodeError:
+                stream.write(text.encode(stream.encoding or "ascii", "replace").decode(stream.encoding or "ascii"))
+                stream.flush()
+            except BrokenPipeError:
+                # The reader went away (`mcp-tui ... | head`): stop writing there, quietly, and
+                # point the descriptor at devnull so that the flush at exit does not fail either.
+                self._gone.add(stream)
+                try:
+                    os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+                except (OSError, ValueError):
+                    pass
+
+    def stderr_line(self, text):
+        """A line on stderr whatever the format (the --debug and --trace streams)."""
+        self._write(self.stderr, clean(text) + "\n")
+
+    def progress(self, text):
+        if not (self.quiet or self.json):
+            self._write(self.stderr, clean(text) + "\n")
+
+    def notice(self, text):
+        """A note the user should see even with --quiet (kept in JSON documents)."""
+        if self.json:
+            self.warnings.append(text)
+        else:
+            self._write(self.stderr, clean(text) + "\n")
+
+    def text(self, text):
+        self._write(self.stdout, clean(text).rstrip("\n") + "\n")
+
+    def document(self, value):
+        if isinstance(value, dict):
+            value = dict(value)
+            if self.notifications:
+                value["notifications"] = self.notifications
+            if self.warnings:
+                value["warnings"] = self.warnings
+        self._write(self.stdout, terminal_json(value, indent=2) + "\n")
+
+    def hide_in_errors(self, task_id):
+        """Task IDs may be bearer tokens: an error names the task by its fingerprint."""
+        self._hidden[task_id] = "task:" + fingerprint(task_id)
+
+    def _without_task_ids(self, text):
+        for task_id, label in self._hidden.items():
+            text = text.replace(task_id, label)
+        return text
+
+    def error(self, exc):
+        if self.json:
+            self._write(self.stderr, self._without_task_ids(terminal_json({"error": exc.to_json()})) + "\n")
+            return
+        line = "mcp-tui: " + exc.message
+        if exc.hint:
+            line += " (%s)" % exc.hint
+        self._write(self.stderr, clean(self._without_task_ids(line)) + "\n")
+
+    def on_notification(self, message):
+        method, params = message.get("method", ""), message.get("params")
+        params = params if isinstance(params, dict) else {}
+        if not isinstance(method, str) or method == "notifications/subscriptions/acknowledged":
+            return
+        if self.json:
+            self.notifications.append(message)
+            return
+        if method == "notifications/progress":
+            self.progress("⏳ " + progress_text(params))
+        elif method == "notifications/message":
+            self.progress("📣 " + log_text(params))
+        elif method.startswith("notifications/tasks"):
+            return  # the task waiter reports status changes itself
+        elif method.endswith("/list_changed"):
+            if method not in self._announced:  # servers often send bursts; one line says it
+                self._announced.add(method)
+                self.progress("🔔 %s" % method[len("notifications/"):])
+        else:
+            self.progress("🔔 %s" % method)
 
 
 def build_parser():
@@ -2919,7 +3435,8 @@ def build_parser():
     connection.add_argument("--bearer", metavar="TOKEN", help="Authorization: Bearer TOKEN (or $MCP_TUI_BEARER)")
     connection.add_argument("--config", metavar="FILE", help="mcpServers / servers JSON file")
     connection.add_argument("--server", metavar="NAME", help="the server to use from --config")
-    connection.add_argument("--protocol-version", choices=PROTOCOL_CHOICES, default="auto", metavar="VERSION",
+    connection.add_argument("--protocol-version", dest="protocol", choices=PROTOCOL_CHOICES, default="auto",
+                            metavar="VERSION",
                             help="auto (default), %s" % ", ".join(PROTOCOL_CHOICES[1:]))
     connection.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                             help="bound on every request and on --wait (default 60); progress restarts it")
@@ -2952,7 +3469,7 @@ def build_parser():
     return parser
 
 
-class Cli(object):
+class Cli:
     """One command-line invocation: its options, its output, and its session."""
 
     def __init__(self, opts, spec, words, output):
@@ -2973,45 +3490,20 @@ class Cli(object):
                              hint="see mcp-tui --help")
         self.log = self.log or self.make_log()
         ask = terminal_prompt if (sys.stdin.isatty() and sys.stderr.isatty()) else None
-        responder = InputResponder(self.load_stub("--elicit-stub", self.opts.elicit_stub),
-                                   self.load_stub("--sampling-stub", self.opts.sampling_stub),
+        responder = InputResponder(load_stub("--elicit-stub", self.opts.elicit_stub),
+                                   load_stub("--sampling-stub", self.opts.sampling_stub),
                                    self.opts.root, ask, self.out.notice)
-        session = Session(spec, responder, self.log, timeout=self.opts.timeout, max_time=self.opts.max_time,
-                          probe_timeout=self.opts.probe_timeout, insecure=self.opts.insecure,
-                          ca_file=self.opts.ca_file, log_level=self.opts.log_level)
-        session.observers.append(self.out.on_notification)
-        self.session = session
         try:
-            session.open()
+            self.session = connect(spec, self.opts, responder, self.log, [self.out.on_notification])
         except McpTuiError as exc:
-            self._add_stderr_tail(exc)
+            stderr_hint(exc, exc.stderr_lines)
             raise
-        if session.era == "legacy" and self.opts.log_level and "logging" in session.capabilities:
-            session.request("logging/setLevel", {"level": self.opts.log_level})
-        return session
+        return self.session
 
-    def load_stub(self, flag, text):
-        """--elicit-stub / --sampling-stub text as the responder wants it."""
-        if text is None:
-            return None
-        if text in ("decline", "cancel"):
-            return text
-        try:
-            value = json.loads(text)
-        except ValueError:
-            return text if flag == "--sampling-stub" else load_json_argument(text, flag)
-        if flag == "--elicit-stub" and not isinstance(value, dict):
-            raise UsageError("--elicit-stub must be a JSON object (or decline / cancel)")
-        return value
-
-    def make_log(self, echo=True):
-        """The debug log: secrets registered, --log-file attached, and (with ``echo``) the
-        --debug / --trace lines on stderr."""
-        log = DebugLog()
-        bearer = self.opts.bearer or os.environ.get("MCP_TUI_BEARER")
-        if bearer:
-            log.mask(bearer, "secret")
-        if echo and (self.opts.debug or self.opts.trace):
+    def make_log(self):
+        """The debug log, with the --debug / --trace lines echoed on stderr."""
+        log = make_log(self.opts)
+        if self.opts.debug or self.opts.trace:
             wanted = None if self.opts.debug else ("http", "sse")
 
             def show(entry):
@@ -3019,29 +3511,7 @@ class Cli(object):
                     self.out.stderr_line(format_log_entry(entry))
 
             log.sinks.append(show)
-        if self.opts.log_file:
-            try:
-                handle = open(self.opts.log_file, "a", encoding="utf-8")
-            except OSError as exc:
-                raise UsageError("cannot open --log-file %s: %s" % (self.opts.log_file, exc.strerror or exc))
-            lock = threading.Lock()
-
-            def write(entry):
-                with lock:
-                    handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
-                    handle.flush()
-
-            log.sinks.append(write)
         return log
-
-    def _add_stderr_tail(self, exc):
-        transport = self.session.transport if self.session else None
-        tail = list(getattr(transport, "stderr_tail", ()))
-        if getattr(exc, "stderr_quoted", False):
-            return
-        exc.stderr_quoted = True
-        if tail and isinstance(exc, (ConnectionFailed, RequestTimeout, ProtocolViolation)):
-            exc.hint = ((exc.hint + "; ") if exc.hint else "") + "server stderr: " + " | ".join(tail[-5:])
 
     def close(self):
         if self.session is not None:
@@ -3049,8 +3519,6 @@ class Cli(object):
 
     def run(self):
         words = self.words
-        if not words:
-            return run_tui(self)
         command = {"tools": "tool", "resources": "resource", "prompts": "prompt", "tasks": "task"}.get(
             words[0], words[0])
         handler = getattr(self, "cmd_" + command, None)
@@ -3059,7 +3527,8 @@ class Cli(object):
         try:
             return handler(words[1:]) or EXIT_OK
         except McpTuiError as exc:
-            self._add_stderr_tail(exc)
+            transport = self.session.transport if self.session else None
+            stderr_hint(exc, list(getattr(transport, "stderr_tail", ())))
             raise
 
     def sub(self, args, choices):
@@ -3077,36 +3546,16 @@ class Cli(object):
     def cmd_server(self, args):
         self.expect(args, 0, "server")
         session = self.connect()
-        info = session.server_info or {}
-        era = "2026-07-28 (per-request metadata)" if session.era == "modern" else "legacy (initialize handshake)"
         if self.out.json:
-            self.out.document({"serverInfo": session.server_info, "era": session.era,
-                               "protocolVersion": session.protocol_version, "transport": session.transport.name,
-                               "supportedVersions": session.supported_versions,
-                               "capabilities": session.capabilities, "instructions": session.instructions})
+            self.out.document(session.summary())
             return
-        lines = [
-            "Name:         %s" % info.get("name", "(not reported by the server)"),
-            "Title:        %s" % info["title"] if info.get("title") else None,
-            "Version:      %s" % info.get("version", "(not reported by the server)"),
-            "Era:          %s" % era,
-            "Protocol:     %s" % session.protocol_version,
-            "Transport:    %s" % session.transport.name,
-            "Capabilities: %s" % describe_capabilities(session.capabilities),
-        ]
-        extensions = session.capabilities.get("extensions") or {}
-        if extensions:
-            lines.append("Extensions:   %s" % ", ".join(sorted(extensions)))
-        if session.instructions:
-            lines.append("Instructions: %s" % session.instructions)
-        self.out.text("\n".join(line for line in lines if line))
+        self.out.text(describe_server(session))
 
     def cmd_ping(self, args):
         self.expect(args, 0, "ping")
         session = self.connect()
         started = time.monotonic()
-        method = "ping" if session.era == "legacy" else "server/discover"
-        session.request(method, {} if session.era == "modern" else None)
+        method = session.ping()
         elapsed = (time.monotonic() - started) * 1000
         if self.out.json:
             self.out.document({"ok": True, "method": method, "ms": round(elapsed, 3)})
@@ -3164,18 +3613,7 @@ class Cli(object):
         if self.out.json:
             self.out.document(tool)
             return
-        lines = ["Tool:         %s" % tool["name"]]
-        for label, key in (("Title", "title"), ("Description", "description")):
-            if tool.get(key):
-                lines.append("%-13s %s" % (label + ":", tool[key]))
-        if tool.get("execution"):
-            lines.append("Task support: %s" % (tool["execution"].get("taskSupport") or "forbidden"))
-        if tool.get("annotations"):
-            lines.append("Annotations:  %s" % json.dumps(tool["annotations"], ensure_ascii=False))
-        lines.append("Input schema:\n" + json.dumps(tool.get("inputSchema") or {}, indent=2, ensure_ascii=False))
-        if tool.get("outputSchema"):
-            lines.append("Output schema:\n" + json.dumps(tool["outputSchema"], indent=2, ensure_ascii=False))
-        self.out.text("\n".join(lines))
+        self.out.text(describe_tool(tool))
 
     def tool_call(self, args):
         if not args:
@@ -3190,10 +3628,7 @@ class Cli(object):
         arguments = parse_arguments(words, schema, self.opts.args_json)
         check_required(arguments, schema, "tool %r" % name)
         if self.opts.task:
-            return self.call_as_task(tool, arguments)
-        if (tool.get("execution") or {}).get("taskSupport") == "required" and session.era == "legacy":
-            raise McpTuiError("tool %r runs only as a task (execution.taskSupport: required); nothing was sent" % name,
-                              hint="add --task")
+            return TaskCommands(self).call_as_task(tool, arguments)
         self.out.progress("🚀 Executing tool...")
         result = call_tool(session, name, arguments)
         return self.print_tool_result(result)
@@ -3214,200 +3649,8 @@ class Cli(object):
             self.out.text(render_tool_result(result))
         return EXIT_FAILURE if result.get("isError") and self.opts.strict_errors else EXIT_OK
 
-    # -- tasks ------------------------------------------------------------------------------
-
-    def call_as_task(self, tool, arguments):
-        session = self.session
-        tasks = tasks_for(session)
-        support = tasks.support()
-        if support is None or not support.tools_call:
-            raise McpTuiError("the server declared no task support for tools/call; nothing was sent")
-        task_support = (tool.get("execution") or {}).get("taskSupport", "forbidden")
-        if tasks.form == "2025-11-25" and task_support not in ("optional", "required"):
-            self.out.notice("Tool '%s' does not run as a task (execution.taskSupport: %s); calling it directly."
-                            % (tool["name"], task_support))
-        if self.opts.ttl is not None and tasks.form == "extension":
-            self.out.notice("--ttl applies only under 2025-11-25; under the extension the server sets the TTL.")
-        self.out.progress("🚀 Calling tool as a task...")
-        kind, value = tasks.call(tool, arguments, self.opts.ttl)
-        if kind == "result":
-            if tasks.form == "extension" or task_support in ("optional", "required"):
-                self.out.notice("The server answered directly; no task was created.")
-            return self.print_tool_result(value)
-        task = value
-        self.out.hide_in_errors(task.task_id)
-        if self.ledger is not None:
-            try:
-                self.ledger.remember(task, session.spec, tool["name"], tasks.form)
-            except OSError as exc:
-                self.out.notice("warning: cannot record the task in the ledger: %s" % exc)
-        if not self.opts.wait:
-            if self.out.json:
-                self.out.document({"form": tasks.form, "task": task.data})
-                return EXIT_OK
-            self.out.text("Task %s created: %s\nPoll:   %s\nResult: %s" % (
-                task.task_id, task.status_line(), self.task_command("get", task.task_id),
-                self.task_command("result", task.task_id)))
-            return EXIT_OK
-        self.out.progress("⏳ Task %s created; waiting for it to finish..." % task.task_id)
-        return self.follow(tasks, task.task_id, task.status)
-
-    def task_command(self, action, task_id):
-        """A runnable command line: the ledger supplies the connection when it is on."""
-        import shlex
-
-        words = ["mcp-tui"]
-        if self.ledger is None:
-            spec = self.session.spec
-            words += ([spec.describe()] if spec.kind == "stdio" else ["--url", spec.url])
-            if spec.kind == "sse":
-                words += ["--transport", "sse"]
-            if spec.protocol != "auto":
-                words += ["--protocol-version", spec.protocol]
-        words += ["task", action, task_id]
-        return " ".join(shlex.quote(w) for w in words)
-
-    def follow(self, tasks, task_id, last_status=None):
-        deadline = time.monotonic() + self.opts.timeout
-
-        def on_status(task):
-            self.out.progress("⏳ task %s: %s" % (task.task_id, task.status_line()
-                                                   if task.status != "completed" else task.status))
-
-        try:
-            result = tasks.wait(task_id, deadline, on_status, last_status)
-        except KeyboardInterrupt:
-            self.out.notice("Stopped waiting; the task keeps running: %s" % self.task_command("get", task_id))
-            raise
-        except RpcError as exc:
-            if exc.code == -32602 and not isinstance(exc, TaskFailed):
-                raise McpTuiError("unknown or expired task %s: %s" % (task_id, exc.rpc_message))
-            raise
-        return self.print_tool_result(result)
-
-    def task_session(self, task_id):
-        """Connect for a task command: explicit flags win, else the ledger's record."""
-        spec = self.spec
-        if spec is None and task_id is not None and self.ledger is not None:
-            record = self.ledger.lookup(task_id)
-            if record is not None:
-                spec = ConnectionSpec.from_ledger(record["connection"])
-                if self.opts.protocol_version != "auto":
-                    spec.protocol = self.opts.protocol_version
-                spec.headers = dict(parse_header_option(h) for h in self.opts.header)
-                bearer = self.opts.bearer or os.environ.get("MCP_TUI_BEARER")
-                if bearer:
-                    spec.headers["Authorization"] = "Bearer " + bearer
-                spec.env = dict(parse_env_option(e) for e in self.opts.env)
-        if spec is None:
-            raise UsageError("no server given, and the task ledger does not know this task",
-                             hint="pass the connection (a stdio command, --url or --config)")
-        session = self.connect(spec)
-        return session, tasks_for(session)
-
     def cmd_task(self, args):
-        action, rest = self.sub(args, ("support", "get", "result", "cancel", "list", "update"))
-        if action in ("support", "list"):
-            self.expect(rest, 0, "task %s" % action)
-            task_id = None
-        else:
-            task_id, = self.expect(rest, 1, "task %s ID" % action)
-        if task_id:
-            self.out.hide_in_errors(task_id)
-        session, tasks = self.task_session(task_id)
-        try:
-            return getattr(self, "task_" + action)(tasks, task_id)
-        except RpcError as exc:
-            if exc.code == -32602 and task_id and not isinstance(exc, TaskFailed):
-                if self.ledger is not None:
-                    self.ledger.forget(task_id)
-                raise McpTuiError("unknown or expired task %s: %s" % (task_id, exc.rpc_message))
-            raise
-
-    def task_support(self, tasks, _):
-        support = tasks.support()
-        if self.out.json:
-            self.out.document(support.to_json() if support else {"form": None, "toolsCall": False, "methods": {}})
-            return
-        if support is None:
-            self.out.text("Tasks: none (the server declared no task support)")
-            return
-        yes = lambda flag: "yes" if flag else "no"
-        lines = ["Tasks: %s" % support.label, "tools/call as a task: %s" % yes(support.tools_call)]
-        for method in ("tasks/get", "tasks/result", "tasks/list", "tasks/cancel", "tasks/update"):
-            lines.append("%-22s%s" % (method + ":", yes(support.methods[method])))
-        self.out.text("\n".join(lines))
-
-    def task_get(self, tasks, task_id):
-        task = tasks.get(task_id)
-        if self.out.json:
-            self.out.document({"form": tasks.form, "task": task.data})
-            return
-        self.out.text(self.describe_task(task))
-
-    def describe_task(self, task):
-        data = task.data
-        ttl = data.get("ttlMs")
-        lines = ["Task:     %s" % task.task_id, "Status:   %s" % task.status_line(),
-                 "Created:  %s" % short_timestamp(data.get("createdAt")),
-                 "Updated:  %s" % short_timestamp(data.get("lastUpdatedAt")),
-                 "TTL:      %s" % ("%sms" % ttl if ttl is not None else "unlimited")]
-        if data.get("pollIntervalMs") is not None:
-            lines.append("Poll:     every %sms" % data["pollIntervalMs"])
-        if task.status == "input_required":
-            requests = data.get("inputRequests") or {}
-            for index, (key, item) in enumerate(sorted(requests.items())):
-                lines.append("%s%s (%s)" % ("Input:    " if not index else "          ", key,
-                                            (item or {}).get("method", "?")))
-            lines.append("Answer:   %s (answers with the --elicit-stub/--sampling-stub handlers)"
-                         % self.task_command("result", task.task_id))
-        if task.status == "failed" and isinstance(data.get("error"), dict):
-            lines.append("Error:    %s %s" % (data["error"].get("code"), data["error"].get("message", "")))
-        return "\n".join(lines)
-
-    def task_result(self, tasks, task_id):
-        self.out.progress("⏳ Waiting for task %s..." % task_id)
-        return self.follow(tasks, task_id)
-
-    def task_cancel(self, tasks, task_id):
-        task = tasks.cancel(task_id)
-        if task is None:
-            if self.out.json:
-                self.out.document({"form": tasks.form, "taskId": task_id, "cancellationRequested": True})
-                return
-            self.out.text("Cancellation requested for task %s. The server acknowledges it; the task may still finish."
-                          "\nCheck: %s" % (task_id, self.task_command("get", task_id)))
-            return
-        if self.out.json:
-            self.out.document({"form": tasks.form, "task": task.data})
-            return
-        self.out.text(self.describe_task(task))
-
-    def task_list(self, tasks, _):
-        listed = tasks.list()
-        if self.out.json:
-            self.out.document({"form": tasks.form, "tasks": [task.data for task in listed]})
-            return
-        for task in listed:
-            line = "%-16s%s  updated %s  %s" % (task.status, task.task_id,
-                                                short_timestamp(task.data.get("lastUpdatedAt")), task.message or "")
-            self.out.text(line.rstrip())
-        if not listed:
-            self.out.progress("No tasks.")
-
-    def task_update(self, tasks, task_id):
-        if self.opts.input_responses is None:
-            raise UsageError("task update needs --input-responses JSON")
-        responses = load_json_argument(self.opts.input_responses, "--input-responses")
-        if not isinstance(responses, dict):
-            raise UsageError("--input-responses must be a JSON object of key -> answer")
-        tasks.update(task_id, responses)
-        if self.out.json:
-            self.out.document({"form": tasks.form, "taskId": task_id, "updated": sorted(responses)})
-            return
-        self.out.text("Sent %d answer%s to task %s: %s\nCheck: %s" % (
-            len(responses), "" if len(responses) == 1 else "s", task_id, ", ".join(sorted(responses)),
-            self.task_command("get", task_id)))
+        return TaskCommands(self).run(args)
 
     # -- resources, prompts, completion -------------------------------------------------
 
@@ -3419,7 +3662,7 @@ class Cli(object):
             if self.out.json:
                 self.out.document(result)
             else:
-                self.out.text("\n".join(render_resource_contents(item) for item in result.get("contents") or ()))
+                self.out.text(render_contents(result))
             return
         self.expect(rest, 0, "resource %s" % action)
         method, key = (("resources/list", "resources") if action == "list"
@@ -3457,12 +3700,8 @@ class Cli(object):
         if self.out.json:
             self.out.document(result)
             return
-        lines = [result["description"]] if result.get("description") else []
-        for message in result.get("messages") or ():
-            blocks = as_list(message.get("content"))
-            lines.append("[%s]\n%s" % (message.get("role", "?"), "\n".join(
-                render_content_block(b) for b in blocks if isinstance(b, dict))))
-        self.out.text("\n".join(lines))
+        lines = [str(result["description"]), ""] if result.get("description") else []
+        self.out.text("\n".join(lines) + render_messages(result.get("messages")))
 
     def cmd_complete(self, args):
         if len(args) < 3 or args[0] not in ("prompt", "resource"):
@@ -3487,20 +3726,185 @@ class Cli(object):
                 ": %s in all" % completion["total"] if completion.get("total") is not None else ""))
 
 
-def first_line(text):
-    return text.strip().splitlines()[0] if text.strip() else ""
+class TaskCommands:
+    """`task ...` and `tool call --task`: the CLI's side of the Task interface. It prints
+    what the adapters return and never asks which form they speak."""
 
+    def __init__(self, cli):
+        self.cli = cli
+        self.out = cli.out
+        self.opts = cli.opts
+        self.ledger = cli.ledger
 
-def describe_capabilities(capabilities):
-    parts = []
-    for name in sorted(capabilities):
-        value = capabilities[name]
-        if name == "extensions":
-            continue
-        flags = [key for key, flag in sorted(value.items()) if flag not in (False, None)] if isinstance(
-            value, dict) else []
-        parts.append("%s (%s)" % (name, ", ".join(flags)) if flags else name)
-    return ", ".join(parts) or "none"
+    def call_as_task(self, tool, arguments):
+        tasks = tasks_for(self.cli.session)
+        tasks.require_tools_call()
+        for note in tasks.call_notes(tool, self.opts.ttl):
+            self.out.notice(note)
+        self.out.progress("🚀 Calling tool as a task...")
+        outcome = tasks.call(tool, arguments, self.opts.ttl)
+        for note in outcome.notes:
+            self.out.notice(note)
+        if outcome.task is None:
+            return self.cli.print_tool_result(outcome.result)
+        task = outcome.task
+        self.out.hide_in_errors(task.task_id)
+        if self.ledger is not None:
+            try:
+                self.ledger.remember(task, tasks, tool["name"])
+            except OSError as exc:
+                self.out.notice("warning: cannot record the task in the ledger: %s" % exc)
+        if not self.opts.wait:
+            if self.out.json:
+                self.out.document(tasks.document(task=task.data))
+                return EXIT_OK
+            self.out.text("Task %s created: %s\nPoll:   %s\nResult: %s" % (
+                task.task_id, task.status_line(), self.task_command("get", task.task_id),
+                self.task_command("result", task.task_id)))
+            return EXIT_OK
+        self.out.progress("⏳ Task %s created; waiting for it to finish..." % task.task_id)
+        return self.follow(tasks, task.task_id, task.status)
+
+    def task_command(self, action, task_id):
+        """A runnable command line: the ledger supplies the connection when it is on."""
+        import shlex
+
+        words = ["mcp-tui"]
+        if self.ledger is None:
+            spec = self.cli.session.spec
+            words += ([spec.describe()] if spec.kind == "stdio" else ["--url", spec.url])
+            if spec.kind == "sse":
+                words += ["--transport", "sse"]
+            if spec.protocol != "auto":
+                words += ["--protocol-version", spec.protocol]
+        words += ["task", action, task_id]
+        return " ".join(shlex.quote(w) for w in words)
+
+    def follow(self, tasks, task_id, last_status=None):
+        deadline = time.monotonic() + self.opts.timeout
+
+        def on_status(task):
+            self.out.progress("⏳ task %s: %s" % (task.task_id, task.status_line()
+                                                   if task.status != "completed" else task.status))
+
+        try:
+            result = tasks.wait(task_id, deadline, StatusReporter(on_status, last_status))
+        except KeyboardInterrupt:
+            self.out.notice("Stopped waiting; the task keeps running: %s" % self.task_command("get", task_id))
+            raise
+        except RpcError as exc:
+            if exc.code == INVALID_PARAMS and not isinstance(exc, TaskFailed):
+                raise McpTuiError("unknown or expired task %s: %s" % (task_id, exc.rpc_message))
+            raise
+        return self.cli.print_tool_result(result)
+
+    def task_session(self, task_id):
+        """Connect for a task command: explicit flags win, else the ledger's record."""
+        spec = self.cli.spec
+        if spec is None and task_id is not None and self.ledger is not None:
+            record = self.ledger.lookup(task_id)
+            if record is not None:
+                spec = ConnectionSpec.from_ledger(record["connection"])
+                if self.opts.protocol != "auto":
+                    spec.protocol = self.opts.protocol
+                spec.headers = option_headers(self.opts)
+                spec.env = dict(parse_env_option(e) for e in self.opts.env)
+        if spec is None:
+            raise UsageError("no server given, and the task ledger does not know this task",
+                             hint="pass the connection (a stdio command, --url or --config)")
+        session = self.cli.connect(spec)
+        return session, tasks_for(session)
+
+    def run(self, args):
+        action, rest = self.cli.sub(args, ("support", "get", "result", "cancel", "list", "update"))
+        if action in ("support", "list"):
+            self.cli.expect(rest, 0, "task %s" % action)
+            task_id = None
+        else:
+            task_id, = self.cli.expect(rest, 1, "task %s ID" % action)
+        if task_id:
+            self.out.hide_in_errors(task_id)
+        session, tasks = self.task_session(task_id)
+        try:
+            return getattr(self, "task_" + action)(tasks, task_id)
+        except RpcError as exc:
+            if exc.code == INVALID_PARAMS and task_id and not isinstance(exc, TaskFailed):
+                if self.ledger is not None:
+                    self.ledger.forget(task_id)
+                raise McpTuiError("unknown or expired task %s: %s" % (task_id, exc.rpc_message))
+            raise
+
+    def task_support(self, tasks, _):
+        support = tasks.support()
+        if self.out.json:
+            self.out.document(support.to_json() if support else {"form": None, "toolsCall": False, "methods": {}})
+            return
+        if support is None:
+            self.out.text("Tasks: none (the server declared no task support)")
+            return
+        yes = lambda flag: "yes" if flag else "no"
+        lines = ["Tasks: %s" % support.label, "tools/call as a task: %s" % yes(support.tools_call)]
+        for method in ("tasks/get", "tasks/result", "tasks/list", "tasks/cancel", "tasks/update"):
+            lines.append("%-22s%s" % (method + ":", yes(support.methods[method])))
+        self.out.text("\n".join(lines))
+
+    def task_get(self, tasks, task_id):
+        task = tasks.get(task_id)
+        if self.out.json:
+            self.out.document(tasks.document(task=task.data))
+            return
+        self.out.text(self.describe_task(task))
+
+    def describe_task(self, task):
+        text = describe_task(task)
+        if task.status == "input_required":
+            text += "\nAnswer:   %s (answers with the --elicit-stub/--sampling-stub handlers)" % self.task_command(
+                "result", task.task_id)
+        return text
+
+    def task_result(self, tasks, task_id):
+        self.out.progress("⏳ Waiting for task %s..." % task_id)
+        return self.follow(tasks, task_id)
+
+    def task_cancel(self, tasks, task_id):
+        task = tasks.cancel(task_id)
+        if task is None:
+            if self.out.json:
+                self.out.document(tasks.document(taskId=task_id, cancellationRequested=True))
+                return
+            self.out.text("Cancellation requested for task %s. The server acknowledges it; the task may still finish."
+                          "\nCheck: %s" % (task_id, self.task_command("get", task_id)))
+            return
+        if self.out.json:
+            self.out.document(tasks.document(task=task.data))
+            return
+        self.out.text(self.describe_task(task))
+
+    def task_list(self, tasks, _):
+        listed = tasks.list()
+        if self.out.json:
+            self.out.document(tasks.document(tasks=[task.data for task in listed]))
+            return
+        for task in listed:
+            line = "%-16s%s  updated %s  %s" % (task.status, task.task_id,
+                                                short_timestamp(task.data.get("lastUpdatedAt")), task.message or "")
+            self.out.text(line.rstrip())
+        if not listed:
+            self.out.progress("No tasks.")
+
+    def task_update(self, tasks, task_id):
+        if self.opts.input_responses is None:
+            raise UsageError("task update needs --input-responses JSON")
+        responses = load_json_argument(self.opts.input_responses, "--input-responses")
+        if not isinstance(responses, dict):
+            raise UsageError("--input-responses must be a JSON object of key -> answer")
+        tasks.update(task_id, responses)
+        if self.out.json:
+            self.out.document(tasks.document(taskId=task_id, updated=sorted(responses)))
+            return
+        self.out.text("Sent %d answer%s to task %s: %s\nCheck: %s" % (
+            len(responses), "" if len(responses) == 1 else "s", task_id, ", ".join(sorted(responses)),
+            self.task_command("get", task_id)))
 
 
 def terminal_prompt(prompt):
@@ -3512,9 +3916,13 @@ def terminal_prompt(prompt):
     return line.rstrip("\n")
 
 
-# -- the TUI -------------------------------------------------------------------------------
-# The curses screens: connection, main (tools, resources, prompts, server info), tool form,
-# tasks, elicitation and sampling review, debug. curses is imported only here.
+# ======================================================================================
+# 8. TUI: the curses screens over one session
+#
+# Uses sections 1-6 (never the CLI). Screens: connection, main (tools, resources,
+# prompts, server info), tool form, tasks, elicitation and sampling review, debug.
+# curses is imported only here. 8a is the app (the loop, the session, task following),
+# 8b the screens, 8c the widgets they are made of, 8d text measured for a terminal.
 #
 # One rule holds the TUI together: the UI thread only draws and reads keys. Everything that
 # touches the network runs on a worker thread and hands its outcome back through the app's
@@ -3523,12 +3931,15 @@ def terminal_prompt(prompt):
 # waits on an Event until the user answers it.
 
 TUI_TICK_MS = 100  # idle redraw period: elapsed times and TTLs count while no key is pressed
-TASK_POLL_SECONDS = 0.5  # how often a followed task is re-read, so its statusMessage stays fresh
 MIN_COLUMNS, MIN_ROWS = 40, 10
 
 
-def run_tui(cli):
-    """The TUI for ``mcp-tui [connection]`` with no command. Returns the exit code."""
+# -- 8a. The app: the loop, the inbox, the session and the tasks it follows ----------------
+
+
+def run_tui(options, spec):
+    """The TUI for ``mcp-tui [connection]`` with no command (``spec`` None: the connection
+    screen asks). Returns the exit code."""
     try:
         import curses
     except ImportError:
@@ -3538,9 +3949,8 @@ def run_tui(cli):
         raise UsageError("the TUI needs a terminal; give a command to use mcp-tui in a script",
                          hint="see mcp-tui --help")
     # Everything that can fail on bad flags fails here, before curses takes the screen.
-    stubs = (cli.load_stub("--elicit-stub", cli.opts.elicit_stub),
-             cli.load_stub("--sampling-stub", cli.opts.sampling_stub))
-    log = cli.make_log(echo=False)  # stderr lines would tear the curses screen
+    stubs = (load_stub("--elicit-stub", options.elicit_stub), load_stub("--sampling-stub", options.sampling_stub))
+    log = make_log(options)  # no --debug echo: stderr lines would tear the curses screen
     import locale
 
     try:
@@ -3550,7 +3960,7 @@ def run_tui(cli):
     os.environ.setdefault("ESCDELAY", "25")  # Esc means "back" at once, not after curses' default second
     forget_exported_size()
     try:
-        return curses.wrapper(lambda window: Tui(cli, window, curses, log, stubs).run())
+        return curses.wrapper(lambda window: Tui(options, spec, window, curses, log, stubs).run())
     except curses.error as exc:
         raise McpTuiError("cannot run the TUI on this terminal: %s" % exc,
                           hint="$TERM is %s" % (os.environ.get("TERM") or "not set"))
@@ -3567,15 +3977,16 @@ def forget_exported_size():
         os.environ.pop(name, None)
 
 
-class Tui(object):
+class Tui:
     """The app: a stack of screens over one session, the tasks it knows, and the inbox that
     brings worker results to the UI thread."""
 
-    def __init__(self, cli, window, curses, log, stubs):
+    def __init__(self, options, spec, window, curses, log, stubs):
         import queue
 
-        self.cli = cli
-        self.opts = cli.opts
+        self.opts = options
+        self.spec = spec
+        self.ledger = None if options.no_ledger else TaskLedger()
         self.window = window
         self.curses = curses
         self.log = log
@@ -3590,15 +4001,16 @@ class Tui(object):
         self.session = None
         self.tasks = None  # the session's TaskForm
         self.task_book = TaskBook()
+        self.follower = TaskFollower(self)
         self.exit_code = None
 
     # -- the loop -------------------------------------------------------------------------
 
     def run(self):
         self.prepare_terminal()
-        connect = ConnectScreen(self, self.cli.spec)
+        connect = ConnectScreen(self, self.spec)
         self.stack = [connect]
-        if self.cli.spec is not None:
+        if self.spec is not None:
             connect.connect()
         try:
             while self.exit_code is None:
@@ -3611,6 +4023,8 @@ class Tui(object):
             self.exit_code = EXIT_INTERRUPTED
         finally:
             self.closing.set()  # input requests still waiting get "cancel"
+            if self.session is not None:
+                self.session.close()
         return self.exit_code
 
     def prepare_terminal(self):
@@ -3772,7 +4186,8 @@ class Tui(object):
         session = self.session
         if session is None:
             return "mcp-tui: not connected"
-        return "%s  %s  %s" % (session.display_name(), session.protocol_version, session.transport.name)
+        summary = session.summary()
+        return "%s  %s  %s" % (session.display_name(), summary["protocolVersion"], summary["transport"])
 
     def copy_to_clipboard(self, text):
         """OSC 52 asks the terminal to put ``text`` on the clipboard; terminals that do not
@@ -3801,63 +4216,33 @@ class Tui(object):
     def open_session(self, spec, on_failure):
         """Connect on a worker; on success the main screen replaces the connection screen."""
         responder = TuiResponder(self, self.stubs[0], self.stubs[1], self.opts.root)
-        opts = self.opts
-        session = Session(spec, responder, self.log, timeout=opts.timeout, max_time=opts.max_time,
-                          probe_timeout=opts.probe_timeout, insecure=opts.insecure, ca_file=opts.ca_file,
-                          log_level=opts.log_level)
 
         def work():
-            try:
-                session.open()
-                if session.era == "legacy" and opts.log_level and "logging" in session.capabilities:
-                    session.request("logging/setLevel", {"level": opts.log_level})
-            except Exception:
-                stderr = list(getattr(session.transport, "stderr_tail", ()))
-                session.close()
-                session.failed_stderr = stderr
-                raise
-            session.open_server_stream()
+            session = connect(spec, self.opts, responder, self.log)
+            session.listen_for_list_changes()
             return session
 
-        def failed(exc):
-            on_failure(exc, getattr(session, "failed_stderr", []))
-
-        self.spawn(work, self.connected, failed)
+        self.spawn(work, self.connected, lambda exc: on_failure(exc, getattr(exc, "stderr_lines", [])))
 
     def connected(self, session):
+        if self.exit_code is not None:
+            session.close()  # the user quit while it connected
+            return
         self.session = session
-        self.cli.session = session  # main() closes it on the way out, whatever happens
         self.tasks = tasks_for(session)
         session.observers.append(lambda message: self.post(self.on_notification, message))
-        self.listen_for_list_changes(session)
-        main = MainScreen(self)
-        self.stack = [main]
+        home = MainScreen(self)
+        self.stack = [home]
         self.window.clearok(True)
-        main.reload()
-        self.say("Connected to %s (%s, %s)." % (session.display_name(), session.protocol_version,
-                                                session.transport.name))
-
-    def listen_for_list_changes(self, session):
-        """2026-07-28 servers send list_changed only on a subscriptions/listen stream; the
-        notifications reach the session's observers like any other."""
-        if session.era != "modern":
-            return
-        flags = {}
-        for capability, flag in (("tools", "toolsListChanged"), ("prompts", "promptsListChanged"),
-                                 ("resources", "resourcesListChanged")):
-            if (session.capabilities.get(capability) or {}).get("listChanged"):
-                flags[flag] = True
-        if flags:
-            session.listen(flags, lambda message: None)
+        home.reload()
+        self.say("Connected to %s (%s)." % (session.display_name(), self.connection_summary().split("  ", 1)[1]
+                                            .replace("  ", ", ")))
 
     def on_notification(self, message):
         method = message.get("method") or ""
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
-        if method in TASK_STATUS_METHODS:
-            try:
-                task = Task.from_wire(params, legacy=method == "notifications/tasks/status")
-            except ProtocolViolation:
-                return
+        task = self.tasks.task_from_notification(message) if self.tasks else None
+        if task is not None:
             self.task_seen(task)
         elif method.endswith("/list_changed"):
             kind = method[len("notifications/"):-len("/list_changed")]
@@ -3877,9 +4262,9 @@ class Tui(object):
 
     def task_created(self, task, tool_name):
         self.task_book.update(task, tool_name, created_here=True)
-        if self.cli.ledger is not None:
+        if self.ledger is not None:
             try:
-                self.cli.ledger.remember(task, self.session.spec, tool_name, self.tasks.form)
+                self.ledger.remember(task, self.tasks, tool_name)
             except OSError as exc:
                 self.log.event("tui", "cannot record the task in the ledger: %s" % exc)
 
@@ -3888,52 +4273,6 @@ class Tui(object):
         row, changed = self.task_book.update(task)
         if changed and row.following:
             self.say("Task %s: %s" % (short_task_id(task.task_id), task.status_line()))
-
-    def follow_task(self, task_id, last_status=None, on_result=None, on_failure=None):
-        """Follow a task to its end on a worker: status changes to the status line, input
-        requests to forms, and the result (or the failure) to the callbacks."""
-        row = self.task_book.rows.get(task_id)
-        if row is None or row.following:
-            self.say("Already following task %s." % short_task_id(task_id) if row else "Unknown task.")
-            return
-        row.following = True
-        tasks, stop = self.tasks, threading.Event()
-        deadline = time.monotonic() + self.opts.timeout
-
-        def work():
-            threading.Thread(target=self.poll_task, args=(tasks, task_id, stop), daemon=True).start()
-            try:
-                return tasks.wait(task_id, deadline, lambda task: self.post(self.task_seen, task), last_status)
-            finally:
-                stop.set()
-
-        def done(result):
-            row.following = False
-            row.result, row.failure = result, None
-            self.say("Task %s %s." % (short_task_id(task_id), "ended with a tool error (isError)"
-                                      if result.get("isError") else "completed"))
-            if on_result:
-                on_result(result)
-
-        def failed(exc):
-            row.following = False
-            row.failure = describe_failure(exc)
-            self.say("Task %s: %s" % (short_task_id(task_id), row.failure), True)
-            if on_failure:
-                on_failure(exc)
-
-        self.spawn(work, done, failed)
-
-    def poll_task(self, tasks, task_id, stop):
-        """Between the status changes tasks.wait reports, keep the statusMessage fresh."""
-        while not stop.wait(TASK_POLL_SECONDS):
-            try:
-                task = tasks.get(task_id)
-            except McpTuiError:
-                return
-            self.post(self.task_seen, task)
-            if task.terminal:
-                return
 
     # -- input requests from the server (called on other threads) --------------------------
 
@@ -3948,7 +4287,7 @@ class Tui(object):
         return pending.value
 
 
-class PendingAnswer(object):
+class PendingAnswer:
     """One input request waiting for the user; the requesting thread waits on ``event``."""
 
     def __init__(self):
@@ -3984,7 +4323,7 @@ class TuiResponder(InputResponder):
         return answer
 
 
-class TaskRow(object):
+class TaskRow:
     def __init__(self, task):
         self.task = task
         self.tool = ""
@@ -3994,7 +4333,7 @@ class TaskRow(object):
         self.failure = None
 
 
-class TaskBook(object):
+class TaskBook:
     """Every task this session knows, created here or listed by the server; touched only
     on the UI thread."""
 
@@ -4029,10 +4368,47 @@ def is_stale(new, old):
     return new_time is not None and old_time is not None and new_time < old_time
 
 
-# -- screens -------------------------------------------------------------------------------
+class TaskFollower:
+    """Follows tasks to their end on workers: every view of a task to the task book, input
+    requests to forms (through the session's responder), and the result or the failure
+    to the task's row and to the callbacks."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def follow(self, task_id, last_status=None, on_result=None, on_failure=None):
+        app = self.app
+        row = app.task_book.rows.get(task_id)
+        if row is None or row.following:
+            app.say("Already following task %s." % short_task_id(task_id) if row else "Unknown task.")
+            return
+        row.following = True
+        tasks = app.tasks
+        deadline = time.monotonic() + app.opts.timeout
+        reporter = StatusReporter(None, last_status, on_view=lambda task: app.post(app.task_seen, task))
+
+        def done(result):
+            row.following = False
+            row.result, row.failure = result, None
+            app.say("Task %s %s." % (short_task_id(task_id), "ended with a tool error (isError)"
+                                     if result.get("isError") else "completed"))
+            if on_result:
+                on_result(result)
+
+        def failed(exc):
+            row.following = False
+            row.failure = describe_failure(exc)
+            app.say("Task %s: %s" % (short_task_id(task_id), row.failure), True)
+            if on_failure:
+                on_failure(exc)
+
+        app.spawn(lambda: tasks.wait(task_id, deadline, reporter), done, failed)
 
 
-class Screen(object):
+# -- 8b. Screens ---------------------------------------------------------------------------
+
+
+class Screen:
     """One full-window view. The app draws the title bar, the hints and the status line,
     and offers every key to the top screen first."""
 
@@ -4080,7 +4456,7 @@ class TextScreen(Screen):
         return self.view.on_key(key)
 
 
-class FormScreen(Screen):
+class FieldScreen(Screen):
     """A form over an output pane: connection, tool, template, prompt and input forms.
     Keys go to the form first, so ``q`` and every letter type themselves; Esc goes back."""
 
@@ -4091,7 +4467,7 @@ class FormScreen(Screen):
         Screen.__init__(self, app)
         self.intro = TextView(intro)
         self.output = TextView("")
-        self.form = Form([])
+        self.field_list = FieldList([])
         self.running = False
         self.started = None
         self.elapsed = None
@@ -4109,7 +4485,7 @@ class FormScreen(Screen):
             return True
         if key in ("PGUP", "PGDN"):
             return self.output.on_key(key)
-        self.form.on_key(key)
+        self.field_list.on_key(key)
         return True  # a form screen owns every key, so letters type
 
     def cancel(self):
@@ -4125,10 +4501,10 @@ class FormScreen(Screen):
         available = canvas.height - top - 1  # less the hint row
         if self.has_output():
             available //= 2  # the output pane gets the other half
-        form_rows = min(self.form.height(), max(1, available))
-        self.form.draw(canvas.sub(top, 0, form_rows, canvas.width), self.app.style)
+        form_rows = min(self.field_list.height(), max(1, available))
+        self.field_list.draw(canvas.sub(top, 0, form_rows, canvas.width), self.app.style)
         top += form_rows
-        canvas.put(top, 0, self.form.hint(), self.app.style.dim)
+        canvas.put(top, 0, self.field_list.hint(), self.app.style.dim)
         if self.has_output():
             canvas.put(top + 1, 0, self.output_heading(canvas.width), self.app.style.bold)
             self.output.draw(canvas.sub(top + 2, 0, canvas.height - top - 2, canvas.width))
@@ -4168,13 +4544,13 @@ class FormScreen(Screen):
     def collect(self, required=True):
         """The form's values, or None after saying what is wrong (and focusing that field)."""
         try:
-            return self.form.collect(required)
+            return self.field_list.collect(required)
         except UsageError as exc:
             self.app.say(exc.message, True)
             return None
 
 
-class ConnectScreen(FormScreen):
+class ConnectScreen(FieldScreen):
     """Where to connect: a URL or a stdio command, transport, protocol version, headers, and
     the servers the usual config files list. A failure shows the reason and the server's
     stderr, and the form stays for a retry or an edit."""
@@ -4183,7 +4559,7 @@ class ConnectScreen(FormScreen):
     output_title = "Connection"
 
     def __init__(self, app, spec):
-        FormScreen.__init__(self, app, "Connect to an MCP server: a URL (http://...) or a command line that "
+        FieldScreen.__init__(self, app, "Connect to an MCP server: a URL (http://...) or a command line that "
                                        "starts a stdio server.")
         self.base_spec = spec
         opts = app.opts
@@ -4193,14 +4569,14 @@ class ConnectScreen(FormScreen):
         self.transport = ChoiceField("transport", "Transport", [(k, k) for k in ("auto", "stdio", "http", "sse")],
                                      required=True, default=("sse" if spec and spec.kind == "sse" else opts.transport))
         self.protocol = ChoiceField("protocol", "Protocol", [(p, p) for p in PROTOCOL_CHOICES], required=True,
-                                    default=spec.protocol if spec else opts.protocol_version)
+                                    default=spec.protocol if spec else opts.protocol)
         self.headers = [TextField("header%d" % i, "Header", placeholder="Name: value",
                                   text="%s: %s" % headers[i] if i < len(headers) else "") for i in range(3)]
         self.known = known_servers(opts)
         buttons = [Button("Connect", self.submit)]
         buttons += [Button("%s (%s)" % (server.name, server.source), self.choose(server), row_of_its_own=True)
                     for server in self.known]
-        self.form = Form([self.target, self.transport, self.protocol] + self.headers + buttons)
+        self.field_list = FieldList([self.target, self.transport, self.protocol] + self.headers + buttons)
         self.output.set_text(self.known_servers_text())
 
     def title(self):
@@ -4263,14 +4639,10 @@ class ConnectScreen(FormScreen):
         self.app.say("Could not connect: %s" % describe_failure(exc), True)
 
     def spec_from_fields(self):
-        import shlex
-
         text = self.target.text.strip()
         transport, protocol = self.transport.current(), self.protocol.current()
         headers = dict(parse_header_option(f.text) for f in self.headers if f.text.strip())
-        bearer = self.app.opts.bearer or os.environ.get("MCP_TUI_BEARER")
-        if bearer:
-            headers["Authorization"] = "Bearer " + bearer
+        headers.update(auth_headers(self.app.opts))
         base = self.base_spec
         if not text:
             raise UsageError("enter a URL or a command line")
@@ -4279,19 +4651,8 @@ class ConnectScreen(FormScreen):
             secrets = {n: v for n, v in base.headers.items() if secret_header(n)}
             return ConnectionSpec(kind, url=base.url, argv=base.argv, env=base.env, cwd=base.cwd,
                                   headers=dict(secrets, **headers), protocol=protocol)
-        if text.startswith(("http://", "https://")):
-            if transport == "stdio":
-                raise UsageError("transport stdio needs a command, not a URL")
-            return ConnectionSpec("sse" if transport == "sse" else "http", url=text, headers=headers,
-                                  protocol=protocol)
-        if transport in ("http", "sse"):
-            raise UsageError("transport %s needs a URL" % transport)
-        try:
-            argv = shlex.split(text, posix=os.name != "nt")
-        except ValueError as exc:
-            raise UsageError("cannot split the command line: %s" % exc)
         env = dict(parse_env_option(e) for e in self.app.opts.env)
-        return ConnectionSpec("stdio", argv=argv, env=env, cwd=self.app.opts.cwd, protocol=protocol)
+        return build_spec(text, transport, protocol, headers, env, self.app.opts.cwd)
 
 
 class MainScreen(Screen):
@@ -4413,7 +4774,7 @@ class MainScreen(Screen):
         self.draw_tabs(canvas.sub(0, 0, 1, canvas.width))
         body = canvas.sub(1, 0, canvas.height - 1, canvas.width)
         if self.TABS[self.tab] == "server":
-            self.server_view.set_text(server_description(self.app.session, self.app.tasks), keep_position=True)
+            self.server_view.set_text(describe_server(self.app.session, self.app.tasks), keep_position=True)
             self.server_view.draw(body)
             return
         list_width = max(24, min(48, body.width * 2 // 5))
@@ -4474,7 +4835,7 @@ class MainScreen(Screen):
         self.detail.draw(canvas)
 
 
-class Catalog(object):
+class Catalog:
     """One tab's list as the server last gave it."""
 
     def __init__(self):
@@ -4484,7 +4845,7 @@ class Catalog(object):
         self.error = None
 
 
-class Entry(object):
+class Entry:
     """A tool, resource, template or prompt as the main screen lists it."""
 
     def __init__(self, kind, data):
@@ -4507,11 +4868,11 @@ class Entry(object):
         self.search_text = " ".join(str(f) for f in fields if f).lower()
 
     def detail(self):
-        return DETAIL_WRITERS[self.kind](self.data)
+        return entry_detail(self)
 
 
 def load_tools(session):
-    return [Entry("tool", tool) for tool in session.tools_by_name(refresh=True).values()]
+    return [Entry("tool", tool) for tool in tools_by_name(session, refresh=True).values()]
 
 
 def load_resources(session):
@@ -4530,96 +4891,27 @@ def load_prompts(session):
 CATALOG_LOADERS = {"tools": load_tools, "resources": load_resources, "prompts": load_prompts}
 
 
-def tool_detail(tool):
-    lines = ["Tool: %s" % tool.get("name")]
-    if tool.get("title"):
-        lines.append("Title: %s" % tool["title"])
-    if tool.get("description"):
-        lines += ["", str(tool["description"])]
-    execution = tool.get("execution") if isinstance(tool.get("execution"), dict) else {}
-    lines += ["", "Task support: %s" % (execution.get("taskSupport") or "forbidden")]
-    schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
-    required = set(schema.get("required") or ())
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    if properties:
-        lines += ["", "Arguments (* required):"]
-        for key, prop in properties.items():
-            prop = prop if isinstance(prop, dict) else {}
-            kind = "/".join(schema_types(prop)) or "any"
-            extra = " (default %s)" % json.dumps(prop["default"], ensure_ascii=False) if "default" in prop else ""
-            lines.append("  %s%s: %s%s%s" % (key, "*" if key in required else "", kind, extra,
-                                             " - " + str(prop["description"]) if prop.get("description") else ""))
-    if isinstance(tool.get("annotations"), dict) and tool["annotations"]:
-        lines += ["", "Annotations:"] + ["  %s: %s" % (k, json.dumps(v, ensure_ascii=False))
-                                         for k, v in tool["annotations"].items()]
-    lines += ["", "Input schema:", json.dumps(schema, indent=2, ensure_ascii=False)]
-    if tool.get("outputSchema"):
-        lines += ["", "Output schema:", json.dumps(tool["outputSchema"], indent=2, ensure_ascii=False)]
-    return "\n".join(lines)
+def entry_detail(entry):
+    if entry.kind == "tool":
+        return describe_tool(entry.data)
+    if entry.kind == "prompt":
+        return describe_prompt(entry.data)
+    return describe_resource(entry.data) + "\n\nEnter %s." % (
+        "fills in the template and reads it" if entry.kind == "template" else "reads it")
 
 
-def resource_detail(item):
-    lines = []
-    for label, key in (("URI", "uri"), ("URI template", "uriTemplate"), ("Name", "name"), ("Title", "title"),
-                       ("MIME type", "mimeType"), ("Size", "size")):
-        if item.get(key) is not None:
-            lines.append("%s: %s" % (label, item[key]))
-    if item.get("description"):
-        lines += ["", str(item["description"])]
-    if item.get("annotations"):
-        lines += ["", "Annotations: %s" % json.dumps(item["annotations"], ensure_ascii=False)]
-    lines += ["", "Enter %s." % ("fills in the template and reads it" if "uriTemplate" in item else "reads it")]
-    return "\n".join(lines)
-
-
-def prompt_detail(prompt):
-    lines = ["Prompt: %s" % prompt.get("name")]
-    if prompt.get("title"):
-        lines.append("Title: %s" % prompt["title"])
-    if prompt.get("description"):
-        lines += ["", str(prompt["description"])]
-    arguments = [a for a in prompt.get("arguments") or () if isinstance(a, dict)]
-    if arguments:
-        lines += ["", "Arguments (* required):"] + ["  %s%s%s" % (
-            a.get("name"), "*" if a.get("required") else "", " - " + str(a["description"]) if a.get("description")
-            else "") for a in arguments]
-    return "\n".join(lines)
-
-
-DETAIL_WRITERS = {"tool": tool_detail, "resource": resource_detail, "template": resource_detail,
-                  "prompt": prompt_detail}
-
-
-def server_description(session, tasks):
-    info = session.server_info or {}
-    support = tasks.support() if tasks else None
-    lines = ["Name:        %s" % info.get("name", "(not reported)"),
-             "Title:       %s" % info.get("title", "-"),
-             "Version:     %s" % info.get("version", "(not reported)"),
-             "Era:         %s" % ("2026-07-28 (per-request metadata)" if session.era == "modern"
-                                  else "legacy (initialize handshake)"),
-             "Protocol:    %s" % session.protocol_version,
-             "Transport:   %s" % session.transport.name,
-             "Connection:  %s" % session.spec.describe(),
-             "Tasks:       %s" % (support.label if support else "none declared"),
-             "", "Capabilities:", json.dumps(session.capabilities, indent=2, ensure_ascii=False)]
-    if session.instructions:
-        lines += ["", "Instructions:", str(session.instructions)]
-    return "\n".join(lines)
-
-
-class ToolScreen(FormScreen):
+class ToolScreen(FieldScreen):
     """A form built from the tool's inputSchema. Execute calls the tool, or with task mode
     (Ctrl+T) calls it as a task and follows it to its result."""
 
     submit_label = "Execute"
 
     def __init__(self, app, tool):
-        FormScreen.__init__(self, app, first_line(str(tool.get("description") or "")))
+        FieldScreen.__init__(self, app, first_line(str(tool.get("description") or "")))
         self.tool = tool
         self.task_mode = False
         schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
-        self.form = Form(schema_fields(schema, titles=False) + [
+        self.field_list = FieldList(schema_fields(schema, titles=False) + [
             Button("Execute", self.submit),
             Button(lambda: "Task mode: %s" % ("on" if self.task_mode else "off"), self.toggle_task_mode),
             Button("Copy as command", self.copy_command)])
@@ -4645,7 +4937,7 @@ class ToolScreen(FormScreen):
         if key == "^Y":
             self.copy_command()
             return True
-        return FormScreen.on_key(self, key)
+        return FieldScreen.on_key(self, key)
 
     def toggle_task_mode(self):
         self.task_mode = not self.task_mode
@@ -4671,42 +4963,38 @@ class ToolScreen(FormScreen):
 
     def execute(self, arguments):
         session, name = self.app.session, self.tool["name"]
-        if (self.tool.get("execution") or {}).get("taskSupport") == "required" and session.era == "legacy":
-            self.app.say("Tool %s runs only as a task: press Ctrl+T for task mode, then execute." % name, True)
-            return
         self.app.say("Calling %s ..." % name)
         on_progress = lambda params: self.app.post(self.show_progress, params)
         self.start(lambda: call_tool(session, name, arguments, on_progress), self.show_result)
 
     def execute_as_task(self, arguments):
         tasks = self.app.tasks
-        support = tasks.support()
-        if support is None or not support.tools_call:
+        try:
+            tasks.require_tools_call()
+        except McpTuiError:
             self.app.say("The server declared no task support for tools/call; Ctrl+T turns task mode off.", True)
             return
         self.app.say("Calling %s as a task ..." % self.tool["name"])
         self.start(lambda: tasks.call(self.tool, arguments), self.task_started)
 
     def task_started(self, outcome):
-        kind, value = outcome
-        if kind == "result":
-            self.show_result(value)
-            self.app.say("The server answered directly; no task was created.")
+        if outcome.task is None:
+            self.show_result(outcome.result)
+            if outcome.notes:
+                self.app.say(" ".join(outcome.notes))
             return
-        task = value
+        task = outcome.task
         self.app.task_created(task, self.tool["name"])
         self.running, self.progress = True, "task %s" % short_task_id(task.task_id)
         self.app.say("Task %s created: %s" % (short_task_id(task.task_id), task.status_line()))
-        self.app.follow_task(task.task_id, task.status, self.task_result, self.fail)
+        self.app.follower.follow(task.task_id, task.status, self.task_result, self.fail)
 
     def task_result(self, result):
         self.running, self.elapsed = False, time.monotonic() - self.started
         self.output.set_text(clean(render_tool_result(result)))
 
     def show_progress(self, params):
-        total = params.get("total")
-        amount = "%s/%s" % (params.get("progress"), total) if total is not None else str(params.get("progress"))
-        self.progress = "progress %s%s" % (amount, ": " + str(params["message"]) if params.get("message") else "")
+        self.progress = progress_text(params)
 
     def show_result(self, result):
         self.output.set_text(clean(render_tool_result(result)))
@@ -4714,57 +5002,9 @@ class ToolScreen(FormScreen):
                      else "Tool executed successfully.", bool(result.get("isError")))
 
     def fail(self, exc):
-        FormScreen.fail(self, exc)
-        if isinstance(exc, RpcError) and exc.code == -32021:
-            self.app.say("%s: press Ctrl+T to run it as a task." % exc.message, True)
-
-
-def tool_call_command(spec, tool, arguments, task_mode):
-    """The mcp-tui command line that makes the same call, every word quoted with shlex.quote."""
-    import shlex
-
-    schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    words = ["mcp-tui"] + connection_words(spec) + ["tool", "call", tool["name"]]
-    words += argument_words(arguments, properties)
-    if task_mode:
-        words += ["--task", "--wait"]
-    return " ".join(shlex.quote(word) for word in words)
-
-
-def connection_words(spec):
-    """The connection as flags. Secrets stay out: no Authorization or cookie header and no
-    environment values (they would land on the clipboard and in shell history)."""
-    if spec.kind == "stdio":
-        words = [join_command(spec.argv)]
-        if spec.cwd:
-            words += ["--cwd", spec.cwd]
-    else:
-        words = ["--url", spec.url] + (["--transport", "sse"] if spec.kind == "sse" else [])
-        for name, value in spec.headers.items():
-            if not secret_header(name):
-                words += ["--header", "%s: %s" % (name, value)]
-    if spec.protocol != "auto":
-        words += ["--protocol-version", spec.protocol]
-    return words
-
-
-def argument_words(arguments, properties):
-    """k=v where the CLI would read v back as the same string, k:=JSON otherwise."""
-    if not all(key and "=" not in key and not key.endswith(":") for key in arguments):
-        return ["--args-json", json.dumps(arguments, ensure_ascii=False)]
-    words = []
-    for key, value in arguments.items():
-        types = schema_types(properties.get(key))
-        if isinstance(value, str) and (not types or "string" in types) and not value.startswith("@"):
-            words.append("%s=%s" % (key, value))
-        else:
-            words.append("%s:=%s" % (key, json.dumps(value, ensure_ascii=False)))
-    return words
-
-
-def secret_header(name):
-    return name.lower() in ("authorization", "proxy-authorization", "cookie")
+        FieldScreen.fail(self, exc)
+        if isinstance(exc, TaskRequired):
+            self.app.say("Tool %s runs only as a task: press Ctrl+T for task mode, then execute." % exc.tool_name, True)
 
 
 class ResourceScreen(Screen):
@@ -4788,8 +5028,7 @@ class ResourceScreen(Screen):
                        lambda exc: self.view.set_text("Error: %s" % describe_failure(exc)))
 
     def show(self, result):
-        contents = [c for c in result.get("contents") or () if isinstance(c, dict)]
-        self.view.set_text("\n\n".join(render_resource_contents(c) for c in contents) or "(no contents)")
+        self.view.set_text(render_contents(result))
 
     def draw(self, canvas):
         self.view.draw(canvas)
@@ -4801,17 +5040,17 @@ class ResourceScreen(Screen):
         return self.view.on_key(key)
 
 
-class TemplateScreen(FormScreen):
+class TemplateScreen(FieldScreen):
     """A resource template: a field per variable, then resources/read of the expanded URI."""
 
     submit_label = "Read"
     output_title = "Contents"
 
     def __init__(self, app, template):
-        FormScreen.__init__(self, app, "Template %s" % template.get("uriTemplate"))
+        FieldScreen.__init__(self, app, "Template %s" % template.get("uriTemplate"))
         self.template = template
         fields = [TextField(name, name, required=True) for name in template_variables(template.get("uriTemplate", ""))]
-        self.form = Form(fields + [Button("Read", self.submit)])
+        self.field_list = FieldList(fields + [Button("Read", self.submit)])
 
     def title(self):
         return "Template: %s" % (self.template.get("title") or self.template.get("name"))
@@ -4825,8 +5064,7 @@ class TemplateScreen(FormScreen):
         self.start(lambda: session.request("resources/read", {"uri": uri}), self.show)
 
     def show(self, result):
-        contents = [c for c in result.get("contents") or () if isinstance(c, dict)]
-        self.output.set_text("\n\n".join(render_resource_contents(c) for c in contents) or "(no contents)")
+        self.output.set_text(render_contents(result))
 
 
 TEMPLATE_EXPRESSION = r"\{([+#./;?&]?)([^}]*)\}"
@@ -4864,19 +5102,19 @@ def expand_template(template, values):
     return re.sub(TEMPLATE_EXPRESSION, expand, template)
 
 
-class PromptScreen(FormScreen):
+class PromptScreen(FieldScreen):
     """A prompt's arguments, then prompts/get rendered as messages."""
 
     submit_label = "Get"
     output_title = "Messages"
 
     def __init__(self, app, prompt):
-        FormScreen.__init__(self, app, first_line(str(prompt.get("description") or "")))
+        FieldScreen.__init__(self, app, first_line(str(prompt.get("description") or "")))
         self.prompt = prompt
         arguments = [a for a in prompt.get("arguments") or () if isinstance(a, dict) and a.get("name")]
         fields = [TextField(a["name"], a["name"], required=bool(a.get("required")), description=a.get("description"))
                   for a in arguments]
-        self.form = Form(fields + [Button("Get prompt", self.submit)])
+        self.field_list = FieldList(fields + [Button("Get prompt", self.submit)])
         if not fields:
             self.submit()
 
@@ -4892,12 +5130,7 @@ class PromptScreen(FormScreen):
 
     def show(self, result):
         lines = [str(result["description"]), ""] if result.get("description") else []
-        for message in result.get("messages") or ():
-            if not isinstance(message, dict):
-                continue
-            blocks = [b for b in as_list(message.get("content")) if isinstance(b, dict)]
-            lines += ["[%s]" % message.get("role", "?")] + [render_content_block(b) for b in blocks] + [""]
-        self.output.set_text("\n".join(lines) or "(no messages)")
+        self.output.set_text("\n".join(lines) + render_messages(result.get("messages")) or "(no messages)")
 
 
 class TasksScreen(Screen):
@@ -5037,7 +5270,7 @@ def answer_task(app, row):
         app.say("Task %s has ended: %s." % (short_task_id(row.task.task_id), row.task.status))
         return
     app.say("Following task %s ..." % short_task_id(row.task.task_id))
-    app.follow_task(row.task.task_id)
+    app.follower.follow(row.task.task_id)
 
 
 class TaskDetailScreen(Screen):
@@ -5074,7 +5307,7 @@ class TaskDetailScreen(Screen):
         def done(task):
             self.app.task_seen(task)
             if task.terminal and row.result is None and not row.failure and not row.following:
-                self.app.follow_task(task_id, task.status)
+                self.app.follower.follow(task_id, task.status)
 
         self.app.spawn(lambda: tasks.get(task_id), done)
 
@@ -5084,25 +5317,10 @@ class TaskDetailScreen(Screen):
 
 
 def task_detail_text(row, now):
-    task, data = row.task, row.task.data
-    ttl = data.get("ttlMs")
-    lines = ["Task:      %s" % task.task_id,
-             "Tool:      %s" % (row.tool or "(listed by the server)"),
-             "Status:    %s" % task.status_line(),
-             "Created:   %s" % short_timestamp(data.get("createdAt")),
-             "Updated:   %s" % short_timestamp(data.get("lastUpdatedAt")),
-             "TTL:       %s" % ("%sms (%s left)" % (ttl, ttl_left(task, now)) if ttl is not None else "unlimited")]
-    if data.get("pollIntervalMs") is not None:
-        lines.append("Poll:      every %sms" % data["pollIntervalMs"])
+    task = row.task
+    lines = [describe_task(task, tool=row.tool or "(listed by the server)", now=now)]
     if task.status == "input_required":
-        requests = data.get("inputRequests") if isinstance(data.get("inputRequests"), dict) else {}
-        for key, item in sorted(requests.items()):
-            item = item if isinstance(item, dict) else {}
-            message = (item.get("params") or {}).get("message", "") if isinstance(item.get("params"), dict) else ""
-            lines.append("Input:     %s (%s) %s" % (key, item.get("method", "?"), message))
         lines.append("The task waits for input: press a to answer.")
-    if isinstance(data.get("error"), dict):
-        lines.append("Error:     %s %s" % (data["error"].get("code"), data["error"].get("message", "")))
     if row.following:
         lines += ["", "Following the task ..."]
     if row.failure:
@@ -5114,17 +5332,17 @@ def task_detail_text(row, now):
     return "\n".join(lines)
 
 
-class ElicitationScreen(FormScreen):
+class ElicitationScreen(FieldScreen):
     """A form elicitation: the server's message, a field per requested property (defaults
     filled in), then accept, decline or cancel."""
 
     submit_label = "Accept"
 
     def __init__(self, app, params, server_name, pending):
-        FormScreen.__init__(self, app, elicitation_intro(params, server_name))
+        FieldScreen.__init__(self, app, elicitation_intro(params, server_name))
         self.pending = pending
         self.schema = params.get("requestedSchema") if isinstance(params.get("requestedSchema"), dict) else {}
-        self.form = Form(schema_fields(self.schema, titles=True) + [
+        self.field_list = FieldList(schema_fields(self.schema, titles=True) + [
             Button("Accept", self.submit), Button("Decline", lambda: self.answer({"action": "decline"})),
             Button("Cancel", self.cancel)])
 
@@ -5161,7 +5379,7 @@ def elicitation_intro(params, server_name):
     return "\n".join(lines)
 
 
-class UrlElicitationScreen(FormScreen):
+class UrlElicitationScreen(FieldScreen):
     """A URL-mode elicitation: show the URL and its host, and open it only when asked."""
 
     submit_label = "Open"
@@ -5171,10 +5389,10 @@ class UrlElicitationScreen(FormScreen):
 
         self.url = str(params.get("url", ""))
         host = urlsplit(self.url).hostname or "(no host)"
-        FormScreen.__init__(self, app, "%s asks you to open a URL:\n%s\n\nURL:  %s\nHost: %s" % (
+        FieldScreen.__init__(self, app, "%s asks you to open a URL:\n%s\n\nURL:  %s\nHost: %s" % (
             server_name, params.get("message", ""), self.url, host))
         self.pending = pending
-        self.form = Form([Button("Open in browser", self.submit), Button("Decline", self.decline),
+        self.field_list = FieldList([Button("Open in browser", self.submit), Button("Decline", self.decline),
                           Button("Cancel", self.cancel)])
 
     def title(self):
@@ -5191,7 +5409,7 @@ class UrlElicitationScreen(FormScreen):
             self.app.copy_to_clipboard(self.url)
             self.app.say("URL copied to the clipboard (where the terminal allows).")
             return True
-        return FormScreen.on_key(self, key)
+        return FieldScreen.on_key(self, key)
 
     def submit(self):
         import webbrowser
@@ -5211,17 +5429,17 @@ class UrlElicitationScreen(FormScreen):
         self.app.say("Answered the URL request: %s." % action)
 
 
-class SamplingScreen(FormScreen):
+class SamplingScreen(FieldScreen):
     """A sampling request for review: its messages and limits; you reply as the model or
     reject it."""
 
     submit_label = "Send"
 
     def __init__(self, app, params, server_name, pending):
-        FormScreen.__init__(self, app, "%s asks the model (you review and answer):" % server_name)
+        FieldScreen.__init__(self, app, "%s asks the model (you review and answer):" % server_name)
         self.pending = pending
         self.reply = TextField("reply", "Reply", required=True, placeholder="the model's answer")
-        self.form = Form([self.reply, Button("Send", self.submit), Button("Reject", self.cancel)])
+        self.field_list = FieldList([self.reply, Button("Send", self.submit), Button("Reject", self.cancel)])
         self.output.set_text(sampling_text(params))
 
     def title(self):
@@ -5253,11 +5471,7 @@ def sampling_text(params):
     lines = []
     if params.get("systemPrompt"):
         lines += ["System prompt:", str(params["systemPrompt"]), ""]
-    for message in params.get("messages") or ():
-        if not isinstance(message, dict):
-            continue
-        blocks = [b for b in as_list(message.get("content")) if isinstance(b, dict)]
-        lines += ["[%s]" % message.get("role", "?")] + [render_content_block(b) for b in blocks] + [""]
+    lines += [render_messages(params.get("messages")), ""]
     for label, key in (("Max tokens", "maxTokens"), ("Temperature", "temperature"),
                        ("Include context", "includeContext"), ("Stop sequences", "stopSequences"),
                        ("Model preferences", "modelPreferences"), ("Tools", "tools")):
@@ -5296,9 +5510,9 @@ class DebugScreen(Screen):
         """The entries of a tab (this one by default), from the log or a snapshot of it."""
         tab = self.tab if tab is None else tab
         wanted = DEBUG_TAB_FILTERS[self.TABS[tab]]
-        chosen = [e for e in (log_entries or snapshot(self.app.log.entries)) if wanted(e)]
+        chosen = [e for e in (log_entries or self.app.log.select()) if wanted(e)]
         if self.TABS[tab] == "Notifications" and self.task_status_only:
-            chosen = [e for e in chosen if e.get("method") in TASK_STATUS_METHODS]
+            chosen = [e for e in chosen if is_task_status_notification(e.get("method"))]
         return chosen
 
     def on_key(self, key):
@@ -5327,7 +5541,7 @@ class DebugScreen(Screen):
         self.tab, self.tail = tab, True
 
     def draw(self, canvas):
-        log_entries = snapshot(self.app.log.entries)
+        log_entries = self.app.log.select()
         col = 0
         for index, name in enumerate(self.TABS):
             label = " %d %s (%d) " % (index + 1, name, len(self.entries(index, log_entries)))
@@ -5354,16 +5568,6 @@ DEBUG_TAB_FILTERS = {
 }
 
 
-def snapshot(entries):
-    """A copy of the log's ring; a worker may append while we copy, so try again then."""
-    for _ in range(5):
-        try:
-            return list(entries)
-        except RuntimeError:
-            continue
-    return []
-
-
 def full_entry_text(entry):
     if entry["type"] != "message":
         return format_log_entry(entry)
@@ -5385,10 +5589,10 @@ def help_text(screen):
     return "\n".join(lines)
 
 
-# -- widgets: text, lists, forms -----------------------------------------------------------
+# -- 8c. Widgets: text, lists, fields ------------------------------------------------------
 
 
-class KeyReader(object):
+class KeyReader:
     """get_wch() as readable names: a printable character stays itself; any other key is
     named, such as "ENTER", "UP", "PGDN", "^T" or "F12"."""
 
@@ -5418,7 +5622,7 @@ class KeyReader(object):
         return key
 
 
-class Style(object):
+class Style:
     """The attributes the screens use; colour where the terminal has it."""
 
     def __init__(self, curses):
@@ -5441,7 +5645,7 @@ class Style(object):
             self.status = curses.color_pair(3)
 
 
-class Canvas(object):
+class Canvas:
     """A rectangle of the window. Every write is clipped to it and cleaned of control
     sequences, so no server string can move the cursor or paint outside its pane."""
 
@@ -5467,7 +5671,7 @@ class Canvas(object):
         self.put(row, 0, " " * self.width, attr)
 
 
-class TextView(object):
+class TextView:
     """Text to scroll through, wrapped to the width it is drawn at."""
 
     def __init__(self, text=""):
@@ -5515,7 +5719,7 @@ class TextView(object):
         return True
 
 
-class Selection(object):
+class Selection:
     """Which row of a list is selected, and which row is at the top of the view."""
 
     def __init__(self):
@@ -5549,7 +5753,7 @@ class Selection(object):
         return range(self.top, min(count, self.top + height))
 
 
-class TextField(object):
+class TextField:
     """One line of text. The schema decides what it becomes (coerce_value), so numbers,
     booleans, arrays and objects typed as JSON all arrive as their JSON types."""
 
@@ -5607,7 +5811,7 @@ class TextField(object):
         canvas.put(0, cells(clean_line(self.text[start:self.cursor])), under, style.reverse)
 
 
-class ChoiceField(object):
+class ChoiceField:
     """One of a list: an enum, titled oneOf/anyOf constants, or a boolean. Optional fields
     (and required ones without a default) start at a "not set" entry."""
 
@@ -5661,7 +5865,7 @@ class ChoiceField(object):
         canvas.put(0, 0, text, style.reverse if focused else 0)
 
 
-class MultiChoiceField(object):
+class MultiChoiceField:
     """Several of a list (an array of enum or titled constants): Left/Right move, Space ticks."""
 
     def __init__(self, key, label, options, schema=None, required=False, default=None):
@@ -5699,7 +5903,7 @@ class MultiChoiceField(object):
             col += cells(item) + 2
 
 
-class Button(object):
+class Button:
     def __init__(self, label, action, row_of_its_own=False):
         self.label = label  # a string, or a callable for a label that changes
         self.action = action
@@ -5718,7 +5922,7 @@ class Button(object):
         return "Enter presses %s" % self.text()
 
 
-class Form(object):
+class FieldList:
     """Fields one per row, then buttons side by side; Tab or Up/Down move between them,
     Enter moves to the next field or presses a button."""
 
@@ -5892,72 +6096,7 @@ def constraint_problem(value, schema):
     return None
 
 
-# -- where servers are configured ----------------------------------------------------------
-
-
-class ConfigServer(object):
-    """One server entry from a config file, turned into a ConnectionSpec on demand (the
-    ${VAR} expansion may fail, and should fail only for the server the user picks)."""
-
-    def __init__(self, name, path, entry):
-        self.name, self.path, self.entry = name, path, entry
-        self.source = os.path.basename(path)
-
-    def describe(self):
-        entry = self.entry
-        if entry.get("url"):
-            return str(entry["url"])
-        return join_command([str(entry.get("command", "?"))] + [str(a) for a in entry.get("args") or ()])
-
-    def spec(self, protocol):
-        return spec_from_config_entry(load_config_server(self.path, self.name), protocol,
-                                      "server %r in %s" % (self.name, self.path))
-
-
-def config_paths(opts):
-    """--config, then the project's .mcp.json and .vscode/mcp.json, then Claude Desktop's and
-    VS Code's user files where each platform keeps them."""
-    home = os.path.expanduser("~")
-    if sys.platform == "darwin":
-        user = os.path.join(home, "Library", "Application Support")
-    elif sys.platform == "win32":
-        user = os.environ.get("APPDATA") or os.path.join(home, "AppData", "Roaming")
-    else:
-        user = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    paths = [opts.config] if opts.config else []
-    paths += [os.path.join(os.getcwd(), ".mcp.json"), os.path.join(os.getcwd(), ".vscode", "mcp.json"),
-              os.path.join(user, "Claude", "claude_desktop_config.json"),
-              os.path.join(user, "Code", "User", "mcp.json")]
-    unique = []
-    for path in paths:
-        if os.path.abspath(path) not in [os.path.abspath(p) for p in unique]:
-            unique.append(path)
-    return unique
-
-
-def known_servers(opts):
-    servers = []
-    for path in config_paths(opts):
-        try:
-            with open(path, "r", encoding="utf-8") as handle:
-                data = json.load(handle)
-        except (OSError, ValueError):
-            continue  # missing or not JSON: nothing to offer from it
-        if not isinstance(data, dict):
-            continue
-        entries = data.get("mcpServers") or data.get("servers") or (data.get("mcp") or {}).get("servers") or {}
-        if isinstance(entries, dict):
-            servers += [ConfigServer(name, path, entry) for name, entry in entries.items() if isinstance(entry, dict)]
-    return servers
-
-
-# -- text on a terminal --------------------------------------------------------------------
-
-
-def describe_failure(exc):
-    if isinstance(exc, McpTuiError):
-        return exc.message + (" (%s)" % exc.hint if exc.hint else "")
-    return "internal error: %s: %s" % (exc.__class__.__name__, exc)
+# -- 8d. Text on a terminal: one row, cells, clipping --------------------------------------
 
 
 def clean_line(text):
@@ -5970,23 +6109,27 @@ def clean_line(text):
     return "".join(c for c in text if unicodedata.category(c) != "Cf")
 
 
-def char_cells(char):
-    import unicodedata
-
+def char_cells(char, unicodedata):
     if unicodedata.combining(char):
         return 0
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
 def cells(text):
-    return sum(char_cells(c) for c in text)
+    import unicodedata
+
+    return len(text) if text.isascii() else sum(char_cells(c, unicodedata) for c in text)
 
 
 def clip(text, width):
     """The longest prefix of ``text`` that fits in ``width`` terminal cells."""
+    if text.isascii():
+        return text[:max(width, 0)]
+    import unicodedata
+
     used = 0
     for index, char in enumerate(text):
-        used += char_cells(char)
+        used += char_cells(char, unicodedata)
         if used > width:
             return text[:index]
     return text
@@ -6019,25 +6162,8 @@ def clock_time(text):
     return time.strftime("%H:%M:%S", time.localtime(epoch)) if epoch is not None else "-"
 
 
-def ttl_left(task, now):
-    expiry = task.expires_at()
-    if expiry is None:
-        return "unlimited" if task.data.get("ttlMs") is None else "?"
-    left = expiry - now
-    return duration_text(left) if left > 0 else "expired"
-
-
-def duration_text(seconds):
-    seconds = int(seconds)
-    if seconds >= 3600:
-        return "%dh%02dm" % (seconds // 3600, seconds % 3600 // 60)
-    if seconds >= 60:
-        return "%dm%02ds" % (seconds // 60, seconds % 60)
-    return "%ds" % seconds
-
-
 # ======================================================================================
-# 6. main
+# 10. main: options to a CLI run or the TUI, and every error to one line and an exit code
 # ======================================================================================
 
 
@@ -6053,6 +6179,8 @@ def main(argv=None):
         if opts.timeout <= 0:
             raise UsageError("--timeout must be more than 0 seconds")
         spec, words = spec_from_options(opts, opts.words)
+        if not words:
+            return run_tui(opts, spec)
         cli = Cli(opts, spec, words, output)
         return cli.run()
     except McpTuiError as exc:

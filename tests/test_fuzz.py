@@ -160,6 +160,7 @@ def test_decode_messages_of_deep_nesting_is_a_protocol_violation():
             continue
         except RecursionError:
             raise AssertionError("RecursionError escaped decode_messages (kills the reader thread)")
+        raise AssertionError("decode_messages read JSON nested %d deep without a protocol error" % text.count("["))
 
 
 def message_shapes():

@@ -79,7 +79,7 @@ def test_main_screen_lists_everything_with_counts_filters_and_quits_with_0(tui):
     screen.send("esc")
     screen.wait_for(" echo")
     screen.send("4")
-    screen.wait_all("Capabilities:", "Title:       mcp-tui test server")
+    screen.wait_all("Capabilities:", "Title:        mcp-tui test server")
     quit_from_main(screen)
 
 
@@ -177,13 +177,13 @@ def test_task_mode_follows_render_report_and_the_tasks_screen_cancels(tui, era):
     screen = tui(server_command("--page-ms", "120"), *ERAS[era])
     open_tool(screen, "render_report")
     screen.send("ctrl-t")
-    assert "[task mode]" in screen.wait_for("[task mode]").splitlines()[0]
+    screen.wait_for(lambda t: "[task mode]" in t.splitlines()[0], what="[task mode] in the title")
     screen.send("right", "right", "right")  # quarter: Q3
     screen.send("ctrl-x")
     screen.wait_for(lambda t: "working" in t.splitlines()[-1], what="a working task on the status line")
     screen.wait_for(lambda t: "Q3 revenue: $4.9M across 1,433 orders" in t and "completed" in t.splitlines()[-1],
                     what="the result, and completed on the status line")
-    assert era in screen.title_line()
+    screen.wait_for(lambda t: era in t.splitlines()[0], what="the era in the title")
 
     screen.send("down", "backspace", "backspace", "5", "0", "0")  # pages = 500: long enough to cancel
     screen.send("ctrl-x")
@@ -194,7 +194,7 @@ def test_task_mode_follows_render_report_and_the_tasks_screen_cancels(tui, era):
     screen.send("home", "c")  # the newest task is first
     screen.wait_for(lambda t: "cancelled" in t.splitlines()[3], what="the task cancelled")
     screen.send("down", "enter")
-    screen.wait_all("Q3 revenue", "TTL:", "Status:    completed")  # the detail fetches the finished task's result
+    screen.wait_all("Q3 revenue", "TTL:", "Status:   completed")  # the detail fetches the finished task's result
 
 
 @needs_pty

@@ -91,7 +91,7 @@ def test_task_created_then_listed_and_fetched_over_http(cli, http_url):
     task_id = re.match(r"^Task (\S+) created: ", created.out).group(1)
     # A fresh process: the legacy session is new, and the server keeps tasks per session,
     # so the honest answer may be "unknown task"; either way it is one clear line.
-    shown = cli("task", "get", task_id)
+    shown = cli("task", "get", "--", task_id)
     assert shown.code in (0, 1), shown
     if shown.code == 1:
         assert shown.err.startswith("mcp-tui: unknown or expired task task:")

@@ -67,7 +67,7 @@ def start_task(run_cli, conn, tool, *arguments):
 
 
 def task_json(run_cli, conn, task_id):
-    doc = json_output(ok(run_cli(*conn, "--format", "json", "task", "get", task_id)))
+    doc = json_output(ok(run_cli(*conn, "--format", "json", "task", "get", "--", task_id)))
     assert doc["form"] == "extension", doc
     assert doc["task"]["taskId"] == task_id, doc
     return doc["task"]
@@ -117,13 +117,13 @@ def test_always_task_tool_with_task_prints_the_three_lines(run_cli, http):
 
 def test_task_get_then_result(run_cli, http):
     task_id, _, _ = start_task(run_cli, http, "render_report", "quarter=Q3")
-    shown = ok(run_cli(*http, "task", "get", task_id))
+    shown = ok(run_cli(*http, "task", "get", "--", task_id))
     assert re.search(r"^Task:\s+%s$" % re.escape(task_id), shown.stdout, re.M), describe(shown)
     assert re.search(r"^Status:\s+(working|completed)\b", shown.stdout, re.M), describe(shown)
     assert re.search(r"^TTL:\s+900000ms$", shown.stdout, re.M), describe(shown)
     assert re.search(r"^Poll:\s+every 50ms$", shown.stdout, re.M), describe(shown)
 
-    result = ok(run_cli(*http, "task", "result", task_id))
+    result = ok(run_cli(*http, "task", "result", "--", task_id))
     body = tool_response(result.stdout)
     assert body is not None and body[:1] == ["Q3 revenue: $5.1M across 1,502 orders"], describe(result)
 
@@ -171,7 +171,7 @@ def test_optional_task_tool_direct_without_task(run_cli, http):
 
 def test_optional_task_tool_becomes_a_task_with_task(run_cli, http):
     task_id, _, _ = start_task(run_cli, http, "summarize", "text=a b")
-    result = ok(run_cli(*http, "task", "result", task_id))
+    result = ok(run_cli(*http, "task", "result", "--", task_id))
     body = tool_response(result.stdout)
     assert body is not None and body[:1] == ["Summary: 2 words"], describe(result)
 
@@ -208,7 +208,7 @@ def test_unknown_task_id_fails(run_cli, http):
 def test_input_required_shows_what_it_waits_on(run_cli, http):
     task_id, _, _ = start_task(run_cli, http, "ask_name")
     poll_until(run_cli, http, task_id, ("input_required",) + TERMINAL)
-    shown = ok(run_cli(*http, "task", "get", task_id))
+    shown = ok(run_cli(*http, "task", "get", "--", task_id))
     assert re.search(r"^Status:\s+input_required\b", shown.stdout, re.M), describe(shown)
     # fastmcp-tasks surfaces its own keys (<taskId>:<hex>), not the tool's "name".
     assert re.search(r"^Input:\s+\S+ \(elicitation/create\)$", shown.stdout, re.M), describe(shown)
@@ -216,7 +216,7 @@ def test_input_required_shows_what_it_waits_on(run_cli, http):
 
 def test_input_required_answered_by_task_result_with_elicit_stub(run_cli, http):
     task_id, _, _ = start_task(run_cli, http, "ask_name")
-    result = ok(run_cli(*http, "--elicit-stub", '{"name": "Luca"}', "task", "result", task_id))
+    result = ok(run_cli(*http, "--elicit-stub", '{"name": "Luca"}', "task", "result", "--", task_id))
     body = tool_response(result.stdout)
     assert body is not None and body[:1] == ["Hello, Luca!"], describe(result)
 
@@ -224,12 +224,12 @@ def test_input_required_answered_by_task_result_with_elicit_stub(run_cli, http):
 def test_input_required_answered_by_hand_with_task_update(run_cli, http):
     task_id, _, _ = start_task(run_cli, http, "ask_name")
     poll_until(run_cli, http, task_id, ("input_required",) + TERMINAL)
-    shown = ok(run_cli(*http, "task", "get", task_id))
+    shown = ok(run_cli(*http, "task", "get", "--", task_id))
     match = re.search(r"^Input:\s+(\S+) \(elicitation/create\)$", shown.stdout, re.M)
     assert match, describe(shown)
     answers = {match.group(1): {"action": "accept", "content": {"name": "Manual"}}}
     ok(run_cli(*http, "task", "update", task_id, "--input-responses", json.dumps(answers)))
-    result = ok(run_cli(*http, "task", "result", task_id))
+    result = ok(run_cli(*http, "task", "result", "--", task_id))
     body = tool_response(result.stdout)
     assert body is not None and body[:1] == ["Hello, Manual!"], describe(result)
 
@@ -251,7 +251,7 @@ def test_task_cancel(run_cli, http):
     assert expected in lines, describe(result)
     assert any(re.match(r"^Check: mcp-tui\b.*\btask get %s$" % re.escape(task_id), line) for line in lines), describe(result)
     assert poll_until(run_cli, http, task_id, TERMINAL)["status"] == "cancelled"
-    shown = ok(run_cli(*http, "task", "get", task_id))
+    shown = ok(run_cli(*http, "task", "get", "--", task_id))
     assert re.search(r"^Status:\s+cancelled\b", shown.stdout, re.M), describe(shown)
 
 

@@ -1,0 +1,54 @@
+"""Section 6 (views): the connection a user types becomes the same ConnectionSpec in the
+CLI and in the TUI's connection screen, and both front ends describe things in one way."""
+import os
+
+import pytest
+
+import mcp_tui
+from mcp_tui import ConnectScreen, Task, build_parser, describe_task, spec_from_options
+
+WINDOWS_COMMAND = r'"C:\Program Files\Python\python.exe" C:\srv\server.py --name "a b"'
+WINDOWS_ARGV = [r"C:\Program Files\Python\python.exe", r"C:\srv\server.py", "--name", "a b"]
+
+
+class App:
+    """What the connection screen asks of the app: the options."""
+
+    def __init__(self, argv):
+        self.opts = build_parser().parse_intermixed_args(argv)
+
+
+@pytest.fixture
+def on_windows(monkeypatch, tmp_path):
+    monkeypatch.setattr(os, "name", "nt")
+    monkeypatch.chdir(tmp_path)  # no .mcp.json from the checkout in the screen's server list
+    monkeypatch.setenv("HOME", str(tmp_path))
+
+
+def test_a_windows_command_typed_in_the_tui_is_split_like_the_cli_splits_it(on_windows):
+    cli_spec, words = spec_from_options(App([WINDOWS_COMMAND, "tool", "list"]).opts, [WINDOWS_COMMAND, "tool", "list"])
+    assert cli_spec.argv == WINDOWS_ARGV and words == ["tool", "list"]
+    screen = ConnectScreen(App([]), None)
+    screen.target.set_text(WINDOWS_COMMAND)
+    assert screen.spec_from_fields().argv == cli_spec.argv
+
+
+def test_the_tui_and_the_cli_refuse_the_same_mismatch(on_windows):
+    screen = ConnectScreen(App(["--transport", "stdio"]), None)
+    screen.target.set_text("http://127.0.0.1:9/mcp")
+    with pytest.raises(mcp_tui.UsageError) as tui_error:
+        screen.spec_from_fields()
+    with pytest.raises(mcp_tui.UsageError) as cli_error:
+        spec_from_options(App(["--transport", "stdio", "--url", "http://127.0.0.1:9/mcp"]).opts, ["tool", "list"])
+    assert tui_error.value.message == cli_error.value.message
+
+
+def test_describe_task_is_the_seed_block_and_the_tui_adds_the_tool_and_time_left():
+    task = Task.from_wire({"taskId": "report-1", "status": "working", "statusMessage": "Rendering page 3 of 12",
+                           "createdAt": "2026-09-24T18:33:17.048Z", "lastUpdatedAt": "2026-09-24T18:33:17.056Z",
+                           "ttlMs": 3600000, "pollIntervalMs": 5})
+    assert describe_task(task) == (
+        "Task:     report-1\nStatus:   working — Rendering page 3 of 12\nCreated:  2026-09-24T18:33:17Z\n"
+        "Updated:  2026-09-24T18:33:17Z\nTTL:      3600000ms\nPoll:     every 5ms")
+    tui_text = describe_task(task, tool="render_report", now=task.expires_at() - 90)
+    assert "Tool:     render_report" in tui_text and "TTL:      3600000ms (1m30s left)" in tui_text
