@@ -5,14 +5,18 @@ whose behaviour is itself pinned down here."""
 import base64
 import hashlib
 import http.client
+import http.server
 import json
+import os
 import re
 import secrets
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import uuid
+from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
@@ -78,10 +82,16 @@ class OAuth(object):
         self.origin = "http://127.0.0.1:%d" % self.port
         self.resource = self.origin + "/mcp"
 
+    def as_host(self, host):
+        """Talk to the server by another loopback name (the Host header); origin and resource follow."""
+        self.origin = "http://%s:%d" % (host, self.port)
+        self.resource = self.origin + "/mcp"
+        return self
+
     def request(self, verb, path, body=None, headers=None):
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT)
         try:
-            conn.request(verb, path, body=body, headers=headers or {})
+            conn.request(verb, path, body=body, headers=dict({"Host": self.origin[len("http://"):]}, **(headers or {})))
             resp = conn.getresponse()
             return Response(resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read())
         finally:
@@ -240,6 +250,19 @@ def test_the_origin_follows_the_host_the_client_used(oauth):
     assert challenge["resource_metadata"] == "http://%s%s" % (host, PRM_PATH)
     meta = server.request("GET", AS_PATH, headers={"Host": "evil.example:%d" % server.port}).json()
     assert meta["issuer"] == server.origin                  # a non-loopback Host is not believed
+
+
+def test_a_token_is_good_only_for_the_resource_it_was_issued_for(oauth):
+    server = oauth().as_host("localhost")
+    tokens = server.login()
+    assert server.server.auth_records("authorize")[0]["auth"]["params"]["resource"] == server.resource
+    assert server.mcp(token=tokens["access_token"]).status == 200
+    resp = server.as_host("127.0.0.1").mcp(token=tokens["access_token"])
+    assert resp.status == 401
+    assert resp.challenge()["error_description"] == "The access token was issued for another resource"
+    assert_oauth_error(server.token({"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"],
+                                     "client_id": server.server.auth_records("token")[0]["auth"]["client_id"]}),
+                       400, "invalid_target")
 
 
 def test_the_record_shows_what_each_endpoint_was_sent(oauth):
@@ -690,3 +713,47 @@ def test_es256_interoperates_with_openssl(tmp_path):
     r, s = int.from_bytes(body[2:2 + r_len], "big"), int.from_bytes(body[4 + r_len:], "big")
     raw = r.to_bytes(32, "big") + s.to_bytes(32, "big")
     assert testserver.es256_verify(p256_public_key(key.d), b"header.claims", raw)
+
+
+# =============================================================================================
+# The stand-in browser (tests/browser.py) that end-to-end tests give mcp-tui as $BROWSER
+# =============================================================================================
+
+def test_the_stand_in_browser_follows_authorize_into_a_loopback_callback(oauth, tmp_path):
+    callbacks = []
+
+    class Callback(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            callbacks.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    listener = http.server.HTTPServer(("127.0.0.1", 0), Callback)
+    threading.Thread(target=listener.serve_forever, daemon=True).start()
+    try:
+        server = oauth()
+        redirect = "http://127.0.0.1:%d/callback" % listener.server_address[1]
+        client_id = server.register(redirect_uris=[redirect])["client_id"]
+        verifier = secrets.token_urlsafe(32)
+        url = server.origin + "/authorize?" + urlencode({
+            "response_type": "code", "client_id": client_id, "redirect_uri": redirect, "state": "s1",
+            "code_challenge": s256(verifier), "code_challenge_method": "S256", "resource": server.resource})
+        log = tmp_path / "opened.txt"
+        browser = subprocess.run([sys.executable, str(Path(testserver.__file__).with_name("browser.py")), url],
+                                 capture_output=True, text=True, timeout=TIMEOUT,
+                                 env=dict(os.environ, MCP_TUI_TEST_BROWSER_LOG=str(log)))
+        assert (browser.returncode, browser.stdout, browser.stderr) == (0, "", "")
+        assert log.read_text().splitlines() == [url]
+    finally:
+        listener.shutdown()
+        listener.server_close()
+    path, = callbacks
+    answer = {k: v[0] for k, v in parse_qs(urlsplit(path).query).items()}
+    assert urlsplit(path).path == "/callback" and answer["state"] == "s1"
+    resp = server.token({"grant_type": "authorization_code", "code": answer["code"], "redirect_uri": redirect,
+                         "code_verifier": verifier, "client_id": client_id})
+    assert resp.status == 200, resp

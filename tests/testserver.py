@@ -3276,43 +3276,45 @@ class AuthServer(object):
     # --- the protected resource ----------------------------------------------------------------
 
     def check_bearer(self, h, verb, body):
+        """Lets an MCP request through with a token good for it; else 400, 401 or 403 with a challenge."""
         origin = self.origin(h)
-        entry = {"endpoint": "mcp", "http": self.frontend._http_info(h)}
-        required = list(self.default_scopes)
         tool = self._called_tool(verb, body)
+        required = list(self.default_scopes)
         required.extend(scope for scope in AUTH_TOOL_SCOPES.get(tool, ()) if scope not in required)
-        challenge = {"resource_metadata": origin + PRM_PATH, "scope": " ".join(required) or None}
-        status, error, description = 401, None, "No access token"
-        scheme, _, token = h.headers.get("Authorization", "").partition(" ")
-        if "access_token" in parse_qs(urlsplit(h.path).query):
-            status, error, description = 400, "invalid_request", "Access tokens go in the Authorization header, never in the URL"
-        elif scheme.lower() == "bearer":
-            with self.lock:
-                grant = self.tokens.get(token.strip())
-            error = "invalid_token"
-            if grant is None or grant["type"] != "access":
-                description = "Unknown access token"
-            elif not grant["active"]:
-                description = "The access token was revoked"
-            elif self.clock() >= grant["expires"]:
-                description = "The access token expired"
-            elif grant["resource"] != origin + "/mcp":
-                description = "The access token was issued for another resource"
-            elif any(scope not in grant["scopes"] for scope in required):
-                status, error = 403, "insufficient_scope"
-                description = "This request needs scope %s" % " ".join(required)
-            else:
-                entry.update(status=None, client_id=grant["client_id"], scopes=grant["scopes"], tool=tool)
-                self.record(entry)
-                return True
-            if status == 403 or grant is not None:
-                entry.update(client_id=grant["client_id"], scopes=grant["scopes"])
-        entry.update(status=status, error=error, description=description, tool=tool)
+        status, error, description, grant = self._judge_token(h, origin, required)
+        entry = {"endpoint": "mcp", "http": self.frontend._http_info(h), "status": status, "error": error,
+                 "description": description, "tool": tool}
+        if grant is not None:
+            entry.update(client_id=grant["client_id"], scopes=grant["scopes"])
         self.record(entry)
-        headers = {"WWW-Authenticate": bearer_challenge(error=error, error_description=description if error else None,
-                                                        **challenge)}
-        h.send_json(status, {"error": error or "invalid_token", "error_description": description}, headers)
+        if status is None:
+            return True
+        challenge = bearer_challenge(error=error, error_description=description if error else None,
+                                     scope=" ".join(required) or None, resource_metadata=origin + PRM_PATH)
+        h.send_json(status, {"error": error or "invalid_token", "error_description": description},
+                    {"WWW-Authenticate": challenge})
         return False
+
+    def _judge_token(self, h, origin, required):
+        """(status, error, description, grant); status None when the request may go through."""
+        if "access_token" in parse_qs(urlsplit(h.path).query):
+            return 400, "invalid_request", "Access tokens go in the Authorization header, never in the URL", None
+        scheme, _, token = h.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() != "bearer":
+            return 401, None, "No access token", None         # RFC 6750 §3.1: then no error code
+        with self.lock:
+            grant = self.tokens.get(token.strip())
+        if grant is None or grant["type"] != "access":
+            return 401, "invalid_token", "Unknown access token", None
+        if not grant["active"]:
+            return 401, "invalid_token", "The access token was revoked", grant
+        if self.clock() >= grant["expires"]:
+            return 401, "invalid_token", "The access token expired", grant
+        if grant["resource"] != origin + "/mcp":
+            return 401, "invalid_token", "The access token was issued for another resource", grant
+        if any(scope not in grant["scopes"] for scope in required):
+            return 403, "insufficient_scope", "This request needs scope %s" % " ".join(required), grant
+        return None, None, None, grant
 
     @staticmethod
     def _called_tool(verb, body):
