@@ -5,18 +5,14 @@ whose behaviour is itself pinned down here."""
 import base64
 import hashlib
 import http.client
-import http.server
 import json
-import os
 import re
 import secrets
 import shutil
 import subprocess
 import sys
-import threading
 import time
 import uuid
-from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
@@ -714,46 +710,3 @@ def test_es256_interoperates_with_openssl(tmp_path):
     raw = r.to_bytes(32, "big") + s.to_bytes(32, "big")
     assert testserver.es256_verify(p256_public_key(key.d), b"header.claims", raw)
 
-
-# =============================================================================================
-# The stand-in browser (tests/browser.py) that end-to-end tests give mcp-tui as $BROWSER
-# =============================================================================================
-
-def test_the_stand_in_browser_follows_authorize_into_a_loopback_callback(oauth, tmp_path):
-    callbacks = []
-
-    class Callback(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            callbacks.append(self.path)
-            self.send_response(200)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    listener = http.server.HTTPServer(("127.0.0.1", 0), Callback)
-    threading.Thread(target=listener.serve_forever, daemon=True).start()
-    try:
-        server = oauth()
-        redirect = "http://127.0.0.1:%d/callback" % listener.server_address[1]
-        client_id = server.register(redirect_uris=[redirect])["client_id"]
-        verifier = secrets.token_urlsafe(32)
-        url = server.origin + "/authorize?" + urlencode({
-            "response_type": "code", "client_id": client_id, "redirect_uri": redirect, "state": "s1",
-            "code_challenge": s256(verifier), "code_challenge_method": "S256", "resource": server.resource})
-        log = tmp_path / "opened.txt"
-        browser = subprocess.run([sys.executable, str(Path(testserver.__file__).with_name("browser.py")), url],
-                                 capture_output=True, text=True, timeout=TIMEOUT,
-                                 env=dict(os.environ, MCP_TUI_TEST_BROWSER_LOG=str(log)))
-        assert (browser.returncode, browser.stdout, browser.stderr) == (0, "", "")
-        assert log.read_text().splitlines() == [url]
-    finally:
-        listener.shutdown()
-        listener.server_close()
-    path, = callbacks
-    answer = {k: v[0] for k, v in parse_qs(urlsplit(path).query).items()}
-    assert urlsplit(path).path == "/callback" and answer["state"] == "s1"
-    resp = server.token({"grant_type": "authorization_code", "code": answer["code"], "redirect_uri": redirect,
-                         "code_verifier": verifier, "client_id": client_id})
-    assert resp.status == 200, resp
