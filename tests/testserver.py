@@ -20,16 +20,6 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
       --record FILE        append every JSON-RPC message received from the client as one JSON line
       --sse-responses      on HTTP, answer every request as an SSE stream
       --verbose            log one line per message to stderr
-      --auth               with --http: OAuth 2.1 (see Authorization below)
-      --token-ttl SECONDS  access token lifetime (default 3600; fractions allowed, e.g. 0.5)
-      --auth-scopes "A B"  scopes every MCP request needs and a client gets when it asks for none
-                           (default "mcp:basic"; "" for none)
-      --auth-client ID[:SECRET]   pre-registered client (repeatable): confidential with a secret
-                           (client_secret_basic or client_secret_post; may use client_credentials),
-                           public without
-      --auth-client-key ID:PEMFILE  pre-registered private_key_jwt client (repeatable), ES256; PEMFILE
-                           holds its P-256 public key or private key (PKCS#8 or SEC1)
-      --auth-no-dcr        no registration_endpoint      --auth-no-cimd  no URL client ids
 
 Eras
   2026-07-28 (modern): stateless. Every request carries params._meta with the protocol version
@@ -58,7 +48,18 @@ Tasks
   while a tasks/result for it is open, and a tool result with isError makes the task failed (as
   2025-11-25 says); under the extension it is completed with that result.
 
-Authorization (--auth)
+Authorization (--auth, with --http)
+      --auth               /mcp needs a bearer token, and the same origin is its authorization server
+      --token-ttl SECONDS  access token lifetime (default 3600; fractions allowed, e.g. 0.5)
+      --auth-scopes "A B"  scopes every MCP request needs and a client gets when it asks for none
+                           (default "mcp:basic"; "" for none)
+      --auth-client ID[:SECRET]   pre-registered client (repeatable): confidential with a secret
+                           (client_secret_basic or client_secret_post; may use client_credentials),
+                           public without
+      --auth-client-key ID:PEMFILE  pre-registered private_key_jwt client (repeatable), ES256; PEMFILE
+                           holds its P-256 public key or private key (PKCS#8 or SEC1)
+      --auth-no-dcr        no registration_endpoint
+      --auth-no-cimd       no URL client ids (client_id_metadata_document_supported false)
   /mcp is a protected resource: every request (POST, GET, DELETE) without a valid bearer token gets
   401 with WWW-Authenticate: Bearer resource_metadata="<origin>/.well-known/oauth-protected-resource/mcp",
   scope="<--auth-scopes>" (plus error="invalid_token" when a token was sent). A token lacking a
@@ -3717,19 +3718,7 @@ def _auth_option(parse):
     return parsed
 
 
-def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="testserver.py", description="mcp-tui's MCP test server "
-                                     "(2026-07-28 and 2025-11-25; stdio by default).")
-    parser.add_argument("--http", metavar="[HOST:]PORT", help="serve Streamable HTTP at /mcp instead of stdio")
-    parser.add_argument("--era", choices=ERA_CHOICES, default="both", help="protocol era(s) to speak")
-    parser.add_argument("--legacy-sse", action="store_true", help="serve the 2024-11-05 HTTP+SSE transport")
-    parser.add_argument("--page-size", type=_count(1), default=0, metavar="N", help="paginate lists")
-    parser.add_argument("--no-tasks", action="store_true", help="no tasks capability or extension")
-    parser.add_argument("--page-ms", type=_count(0), default=250, metavar="N", help="ms per report page")
-    parser.add_argument("--poll-ms", type=_count(0), default=5, metavar="N", help="poll interval hint")
-    parser.add_argument("--record", metavar="FILE", help="append every client message to FILE (JSON lines)")
-    parser.add_argument("--sse-responses", action="store_true", help="answer every HTTP request with SSE")
-    parser.add_argument("--verbose", action="store_true", help="log every message to stderr")
+def _add_auth_arguments(parser):
     auth = parser.add_argument_group("authorization (OAuth 2.1; see the module docstring)")
     auth.add_argument("--auth", action="store_true", help="with --http: /mcp needs a bearer token, and the same "
                       "origin is its authorization server")
@@ -3746,6 +3735,22 @@ def parse_args(argv):
                       "its P-256 public key, or its private key (the public half is used)")
     auth.add_argument("--auth-no-dcr", action="store_true", help="no registration_endpoint")
     auth.add_argument("--auth-no-cimd", action="store_true", help="refuse URL client ids (no CIMD)")
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="testserver.py", description="mcp-tui's MCP test server "
+                                     "(2026-07-28 and 2025-11-25; stdio by default).")
+    _add_auth_arguments(parser)
+    parser.add_argument("--http", metavar="[HOST:]PORT", help="serve Streamable HTTP at /mcp instead of stdio")
+    parser.add_argument("--era", choices=ERA_CHOICES, default="both", help="protocol era(s) to speak")
+    parser.add_argument("--legacy-sse", action="store_true", help="serve the 2024-11-05 HTTP+SSE transport")
+    parser.add_argument("--page-size", type=_count(1), default=0, metavar="N", help="paginate lists")
+    parser.add_argument("--no-tasks", action="store_true", help="no tasks capability or extension")
+    parser.add_argument("--page-ms", type=_count(0), default=250, metavar="N", help="ms per report page")
+    parser.add_argument("--poll-ms", type=_count(0), default=5, metavar="N", help="poll interval hint")
+    parser.add_argument("--record", metavar="FILE", help="append every client message to FILE (JSON lines)")
+    parser.add_argument("--sse-responses", action="store_true", help="answer every HTTP request with SSE")
+    parser.add_argument("--verbose", action="store_true", help="log every message to stderr")
     options = parser.parse_args(argv)
     if options.legacy_sse and not options.http:
         parser.error("--legacy-sse needs --http")
