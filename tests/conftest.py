@@ -71,6 +71,12 @@ class RunningServer(LoopbackServer):
 
         return check_recorded(self.record)
 
+    def auth_records(self, endpoint=None):
+        """With --auth: what the authorization server and /mcp's token check saw (schemas.auth_records)."""
+        from schemas import auth_records
+
+        return auth_records(self.record, endpoint)
+
 
 @pytest.fixture
 def start_server(tmp_path):

@@ -84,9 +84,20 @@ def message_era(message):
     return (params.get("_meta") or {}).get("io.modelcontextprotocol/protocolVersion")
 
 
+def read_records(path):
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def auth_records(path, endpoint=None):
+    """The --auth lines of a --record file ({"http", "auth"}), optionally for one endpoint only."""
+    return [record for record in read_records(path) if record.get("transport") == "auth"
+            and (endpoint is None or record["auth"]["endpoint"] == endpoint)]
+
+
 def check_recorded(path):
-    """Validate every client message a test server recorded (--record); return them."""
-    records = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    """Validate every client message a test server recorded (--record); return them (not the
+    "auth" lines of --auth: those are what the authorization server saw, see auth_records)."""
+    records = [record for record in read_records(path) if record.get("transport") != "auth"]
     for record in records:
         era = message_era(record["message"]) or record.get("era") or "2025-11-25"
         try:

@@ -48,6 +48,46 @@ Tasks
   while a tasks/result for it is open, and a tool result with isError makes the task failed (as
   2025-11-25 says); under the extension it is completed with that result.
 
+Authorization (--auth, with --http)
+      --auth               /mcp needs a bearer token, and the same origin is its authorization server
+      --token-ttl SECONDS  access token lifetime (default 3600; fractions allowed, e.g. 0.5)
+      --auth-scopes "A B"  scopes every MCP request needs and a client gets when it asks for none
+                           (default "mcp:basic"; "" for none)
+      --auth-client ID[:SECRET]   pre-registered client (repeatable): confidential with a secret
+                           (client_secret_basic or client_secret_post; may use client_credentials),
+                           public without
+      --auth-client-key ID:PEMFILE  pre-registered private_key_jwt client (repeatable), ES256; PEMFILE
+                           holds its P-256 public key or private key (PKCS#8 or SEC1)
+      --auth-no-dcr        no registration_endpoint
+      --auth-no-cimd       no URL client ids (client_id_metadata_document_supported false)
+  /mcp is a protected resource: every request (POST, GET, DELETE) without a valid bearer token gets
+  401 with WWW-Authenticate: Bearer resource_metadata="<origin>/.well-known/oauth-protected-resource/mcp",
+  scope="<--auth-scopes>" (plus error="invalid_token" when a token was sent). A token lacking a
+  scope the request needs gets 403 Bearer error="insufficient_scope", scope="<all it needs>": each
+  request needs --auth-scopes, and tools/call of admin_echo (listed only with --auth) also needs
+  admin. A token in the URL (access_token=) gets 400. The same origin is the authorization server
+  (its issuer; the origin follows the Host header, so localhost, 127.0.0.1 and [::1] all work):
+    GET  /.well-known/oauth-protected-resource/mcp  RFC 9728 (only the path-inserted URL; root is 404)
+    GET  /.well-known/oauth-authorization-server     RFC 8414: S256 only, none/client_secret_basic/
+                                                     client_secret_post/private_key_jwt (ES256), CIMD
+    POST /register   RFC 7591 DCR (JSON); none or client_secret_* clients with loopback/https redirect_uris
+    GET  /authorize  approves at once: 302 to redirect_uri with code, state (echoed) and iss (RFC 9207),
+                     or with error=...; needs response_type=code, an S256 code_challenge, resource and a
+                     known client_id: registered, or an https URL with a path (a CIMD client id, trusted
+                     and never fetched). A bad client_id or redirect_uri gets 400, not a redirect.
+    POST /token      authorization_code (PKCE S256 checked; single-use codes), refresh_token (rotated:
+                     a used refresh token is dead), client_credentials (confidential clients); client
+                     authentication by exactly one method; resource (RFC 8707) must be <origin>/mcp on
+                     every grant. A refresh token comes with code grants for clients whose grant_types
+                     list refresh_token (pre-registered and CIMD clients do).
+    POST /revoke     RFC 7009; revoking a refresh token also ends its access tokens.
+  private_key_jwt assertions: ES256 (raw r||s), iss = sub = client_id, aud = the issuer (a trailing
+  slash allowed), exp within 10 minutes (30 s leeway), a jti never seen before.
+  --record also gets one line per request to any of these paths or to /mcp:
+    {"transport": "auth", "http": {method, path, headers}, "auth": {"endpoint": name or null
+     (or "mcp"), "status": HTTP status (null when /mcp let it through), "error", "params" (query,
+     form or JSON), "client_id", "auth_method", "scopes", ...}}
+
 Task and session ids are secrets: they never appear raw in the log (only an 8-character
 sha256 prefix does).
 """
@@ -74,7 +114,7 @@ import wave
 import zlib
 from collections import OrderedDict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote_plus, urlencode, urlsplit
 
 
 # =============================================================================================
@@ -275,6 +315,14 @@ class Recorder(object):
         if http is not None:
             entry["http"] = http
         entry["message"] = message
+        self._write(entry)
+
+    def record_auth(self, entry, http):
+        """--auth: what one request to the authorization server or to /mcp carried, and its outcome."""
+        if self.file is not None:
+            self._write({"transport": "auth", "http": http, "auth": entry})
+
+    def _write(self, entry):
         line = json.dumps(entry, ensure_ascii=False)
         with self.lock:
             self.file.write(line + "\n")
@@ -395,6 +443,11 @@ TOOLS = (
 
 EXTRA_TOOL = _tool("extra", "Extra tool", "Exists only while toggle_extra_tool has added it.",
                    annotations=READ_ONLY)
+# With --auth only, listed after the others (before extra): a tool that needs scope admin, for step-up.
+AUTH_TOOLS = (
+    _tool("admin_echo", "Admin echo", "Returns the message it is given; needs the admin scope (--auth).",
+          {"message": {"type": "string", "description": "Text to echo back"}}, ["message"], annotations=READ_ONLY),
+)
 
 REPORTS = {
     "Q1": "Q1 revenue: $4.2M across 1,204 orders",
@@ -1263,7 +1316,8 @@ class Server(object):
 
     def tools(self):
         with self.lock:
-            return list(TOOLS) + ([EXTRA_TOOL] if self.extra_tool else [])
+            return (list(TOOLS) + (list(AUTH_TOOLS) if getattr(self.options, "auth", False) else [])
+                    + ([EXTRA_TOOL] if self.extra_tool else []))
 
     def find_tool(self, name):
         for tool in self.tools():
@@ -1329,6 +1383,8 @@ class Server(object):
 
     def tool_echo(self, call):
         return text_result(call.args["message"])
+
+    tool_admin_echo = tool_echo               # the same tool behind a scope (AUTH_TOOL_SCOPES)
 
     def tool_weather(self, call):
         days = call.args.get("days", 1)
@@ -2308,6 +2364,7 @@ class HttpFrontEnd(object):
         self.lock = threading.Lock()
         self.sessions = {}                    # legacy Streamable HTTP sessions
         self.sse_sessions = {}                # 2024-11-05 HTTP+SSE sessions
+        self.auth = None                      # an AuthServer with --auth (set once the port is known)
 
     # --- entry ---------------------------------------------------------------------------------
 
@@ -2324,6 +2381,8 @@ class HttpFrontEnd(object):
                                                               "message": "Forbidden: Origin not allowed"}})
                 return
             path = urlsplit(h.path).path
+            if self.auth is not None and not self.auth.admit(h, verb, path, body):
+                return
             if self.options.legacy_sse:
                 self.legacy_sse(h, verb, path, body)
             elif path != "/mcp":
@@ -2837,6 +2896,8 @@ def serve_http(server, address):
     server_class = _HTTPServer6 if ":" in host else _HTTPServer
     httpd = server_class((host, port), Handler)
     httpd.frontend = HttpFrontEnd(server)
+    if server.options.auth:
+        httpd.frontend.auth = AuthServer(httpd.frontend, httpd.server_address[1])
     shown_host = "[%s]" % host if ":" in host else host
     print("listening on http://%s:%d/mcp" % (shown_host, httpd.server_address[1]), flush=True)
     try:
@@ -2846,6 +2907,786 @@ def serve_http(server, address):
     finally:
         server.begin_shutdown()
         httpd.server_close()
+
+
+# =============================================================================================
+# ES256 (ECDSA on P-256 with SHA-256) for private_key_jwt client assertions
+# =============================================================================================
+# The standard library has no ECDSA, and the test server stays stdlib-only. This is affine
+# double-and-add: slow (milliseconds) and not constant-time, which is fine for checking test
+# clients on loopback. The tests sign with es256_sign too; both are checked against RFC 6979's
+# P-256/SHA-256 vectors.
+
+P256_P = 0xffffffff00000001000000000000000000000000ffffffffffffffffffffffff
+P256_A = P256_P - 3
+P256_B = 0x5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b
+P256_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551
+P256_G = (0x6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296,
+          0x4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5)
+OID_EC_PUBLIC_KEY = bytes.fromhex("2a8648ce3d0201")      # 1.2.840.10045.2.1
+OID_P256 = bytes.fromhex("2a8648ce3d030107")             # 1.2.840.10045.3.1.7
+# The fixed DER around a P-256 key: PKCS#8 (what `openssl genpkey` and jose write) and SubjectPublicKeyInfo.
+PKCS8_P256_HEAD = bytes.fromhex("308187020100301306072a8648ce3d020106082a8648ce3d030107046d306b0201010420")
+PKCS8_P256_MIDDLE = bytes.fromhex("a144034200")
+SPKI_P256_HEAD = bytes.fromhex("3059301306072a8648ce3d020106082a8648ce3d030107034200")
+
+
+def _p256_add(one, two):
+    """The sum of two affine points (None is the point at infinity)."""
+    if one is None:
+        return two
+    if two is None:
+        return one
+    (x1, y1), (x2, y2) = one, two
+    if x1 == x2:
+        if (y1 + y2) % P256_P == 0:
+            return None
+        slope = (3 * x1 * x1 + P256_A) * pow(2 * y1, -1, P256_P) % P256_P
+    else:
+        slope = (y2 - y1) * pow(x2 - x1, -1, P256_P) % P256_P
+    x3 = (slope * slope - x1 - x2) % P256_P
+    return x3, (slope * (x1 - x3) - y1) % P256_P
+
+
+def _p256_mul(k, point):
+    result = None
+    while k:
+        if k & 1:
+            result = _p256_add(result, point)
+        point = _p256_add(point, point)
+        k >>= 1
+    return result
+
+
+def p256_on_curve(point):
+    x, y = point
+    return 0 <= x < P256_P and 0 <= y < P256_P and (y * y - x * x * x - P256_A * x - P256_B) % P256_P == 0
+
+
+def p256_public_key(d):
+    return _p256_mul(d, P256_G)
+
+
+def _digest_int(message):
+    return int.from_bytes(hashlib.sha256(message).digest(), "big")
+
+
+def es256_sign(d, message, k=None):
+    """The JWS signature (r || s, 64 bytes) of `message` under private key d; k only for test vectors."""
+    z = _digest_int(message)
+    while True:
+        nonce = k or secrets.randbelow(P256_N - 1) + 1
+        r = _p256_mul(nonce, P256_G)[0] % P256_N
+        s = pow(nonce, -1, P256_N) * (z + r * d) % P256_N
+        if r and s:
+            return r.to_bytes(32, "big") + s.to_bytes(32, "big")
+
+
+def es256_verify(public, message, signature):
+    """True when `signature` (raw r || s, as JWS has it; DER is refused) signs `message`."""
+    if len(signature) != 64:
+        return False
+    r, s = int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big")
+    if not (0 < r < P256_N and 0 < s < P256_N):
+        return False
+    w = pow(s, -1, P256_N)
+    point = _p256_add(_p256_mul(_digest_int(message) * w % P256_N, P256_G), _p256_mul(r * w % P256_N, public))
+    return point is not None and point[0] % P256_N == r
+
+
+def _der_items(data):
+    """The (tag, value) pairs at one level of DER; ValueError when they do not add up."""
+    items, pos = [], 0
+    while pos < len(data):
+        if pos + 2 > len(data):
+            raise ValueError("truncated DER")
+        tag, length = data[pos], data[pos + 1]
+        pos += 2
+        if length & 0x80:
+            count = length & 0x7F
+            length = int.from_bytes(data[pos:pos + count], "big")
+            pos += count
+        if pos + length > len(data):
+            raise ValueError("truncated DER")
+        items.append((tag, data[pos:pos + length]))
+        pos += length
+    return items
+
+
+def _der_point(bits):
+    """An uncompressed point from a BIT STRING's contents (00 04 X Y)."""
+    if len(bits) != 66 or bits[:2] != b"\x00\x04":
+        raise ValueError("not an uncompressed P-256 point")
+    point = (int.from_bytes(bits[2:34], "big"), int.from_bytes(bits[34:], "big"))
+    if not p256_on_curve(point):
+        raise ValueError("the point is not on P-256")
+    return point
+
+
+def _check_p256_algorithm(algorithm):
+    oids = [value for tag, value in _der_items(algorithm) if tag == 0x06]
+    if oids != [OID_EC_PUBLIC_KEY, OID_P256]:
+        raise ValueError("not an EC P-256 key")
+
+
+def _sec1_private(der):
+    """(d, public point) from a SEC1 ECPrivateKey."""
+    fields = _der_items(_der_items(der)[0][1])
+    d = int.from_bytes(fields[1][1], "big")
+    for tag, value in fields[2:]:
+        if tag == 0xA0 and _der_items(value)[0][1] != OID_P256:
+            raise ValueError("not a P-256 key")
+    if not 0 < d < P256_N:
+        raise ValueError("bad private key")
+    return d, p256_public_key(d)
+
+
+def load_p256_key(pem):
+    """(d or None, public point) from a PEM public key (SPKI), PKCS#8 or SEC1 private key."""
+    lines = [line.strip() for line in pem.strip().splitlines() if line.strip()]
+    if len(lines) < 3 or not lines[0].startswith("-----BEGIN ") or not lines[-1].startswith("-----END "):
+        raise ValueError("not a PEM file")
+    label = lines[0][len("-----BEGIN "):].rstrip("-")
+    der = base64.b64decode("".join(lines[1:-1]), validate=True)
+    try:
+        if label == "EC PRIVATE KEY":
+            return _sec1_private(der)
+        fields = _der_items(_der_items(der)[0][1])
+        if label == "PUBLIC KEY":
+            _check_p256_algorithm(fields[0][1])
+            return None, _der_point(fields[1][1])
+        if label == "PRIVATE KEY":
+            _check_p256_algorithm(fields[1][1])
+            return _sec1_private(fields[2][1])
+    except IndexError:
+        raise ValueError("malformed %s" % label)
+    raise ValueError("unsupported PEM type %s" % label)
+
+
+def _pem(label, der):
+    body = base64.b64encode(der).decode("ascii")
+    lines = [body[i:i + 64] for i in range(0, len(body), 64)]
+    return "-----BEGIN %s-----\n%s\n-----END %s-----\n" % (label, "\n".join(lines), label)
+
+
+def _point_bytes(point):
+    return b"\x04" + point[0].to_bytes(32, "big") + point[1].to_bytes(32, "big")
+
+
+def p256_private_pem(d):
+    """PKCS#8 PEM of private key d (for tests that hand a key file to a client)."""
+    return _pem("PRIVATE KEY", PKCS8_P256_HEAD + d.to_bytes(32, "big") + PKCS8_P256_MIDDLE
+                + _point_bytes(p256_public_key(d)))
+
+
+def p256_public_pem(point):
+    return _pem("PUBLIC KEY", SPKI_P256_HEAD + _point_bytes(point))
+
+
+# =============================================================================================
+# Authorization (--auth): /mcp as an OAuth 2.1 protected resource, and the same origin as its
+# own authorization server (metadata, DCR, CIMD client ids, /authorize, /token, /revoke)
+# =============================================================================================
+# Strict like the rest of the server: what a careless OAuth client gets wrong is refused, and
+# every request is recorded (--record, "transport": "auth") so that tests can see what the
+# client sent where. Tokens are opaque random strings held in memory.
+
+PRM_PATH = "/.well-known/oauth-protected-resource/mcp"      # RFC 9728 path insertion for /mcp
+AS_METADATA_PATH = "/.well-known/oauth-authorization-server"
+ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+AUTH_TOOL_SCOPES = {"admin_echo": ("admin",)}                # scopes a tool needs beyond --auth-scopes
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+SECRET_METHODS = ("client_secret_basic", "client_secret_post")
+TOKEN_AUTH_METHODS = ("none",) + SECRET_METHODS + ("private_key_jwt",)
+ALL_GRANTS = ("authorization_code", "refresh_token", "client_credentials")
+CODE_TTL_S = 60
+ASSERTION_LEEWAY_S = 30
+ASSERTION_MAX_LIFETIME_S = 600
+PKCE_VERIFIER_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+class OAuthError(Exception):
+    """An OAuth error response: {"error", "error_description"} with its HTTP status."""
+
+    def __init__(self, error, description, status=400, headers=None):
+        Exception.__init__(self, description)
+        self.error = error
+        self.description = description
+        self.status = status
+        self.headers = headers or {}
+
+
+class RedirectError(Exception):
+    """An /authorize error that goes back to the (already validated) redirect_uri."""
+
+    def __init__(self, error, description):
+        Exception.__init__(self, description)
+        self.error = error
+        self.description = description
+
+
+class AuthClient(object):
+    """A client the authorization server knows, and how it may authenticate and what it may ask."""
+
+    def __init__(self, client_id, kind, methods, grants, secret=None, key=None, redirect_uris=None):
+        self.client_id = client_id
+        self.kind = kind                      # pre-registered, dcr or cimd
+        self.methods = methods                # token endpoint auth methods it may use
+        self.grants = grants
+        self.secret = secret
+        self.key = key                        # P-256 public point, for private_key_jwt
+        self.redirect_uris = redirect_uris    # None: any loopback http or https URI
+
+
+def parse_auth_client(text):
+    """--auth-client ID[:SECRET]: a pre-registered client (public without a secret)."""
+    client_id, colon, secret = text.partition(":")
+    if not client_id or (colon and not secret):
+        raise ValueError("--auth-client takes ID or ID:SECRET")
+    methods = SECRET_METHODS if secret else ("none",)
+    grants = ALL_GRANTS if secret else ALL_GRANTS[:2]
+    return AuthClient(client_id, "pre-registered", methods, grants, secret=secret or None)
+
+
+def parse_auth_client_key(text):
+    """--auth-client-key ID:PEMFILE: a pre-registered private_key_jwt client (ES256)."""
+    client_id, _, path = text.partition(":")
+    if not client_id or not path:
+        raise ValueError("--auth-client-key takes ID:PEMFILE")
+    with open(path, encoding="ascii") as pem:
+        _, public = load_p256_key(pem.read())
+    return AuthClient(client_id, "pre-registered", ("private_key_jwt",), ALL_GRANTS, key=public)
+
+
+def redirect_uri_allowed(uri):
+    """Loopback http (any port, RFC 8252) or https, absolute, without a fragment."""
+    try:
+        parts = urlsplit(uri)
+        parts.port
+    except ValueError:
+        return False
+    if not parts.hostname or parts.fragment or "#" in uri:
+        return False
+    return parts.scheme == "https" or (parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS)
+
+
+def redirect_uri_matches(uri, registered):
+    """RFC 8252 §7.3: a loopback redirect URI matches whatever its port; others match exactly."""
+    if uri == registered:
+        return True
+    one, two = urlsplit(uri), urlsplit(registered)
+    return (one.scheme == two.scheme == "http" and one.hostname == two.hostname and one.hostname in LOOPBACK_HOSTS
+            and one.path == two.path and one.query == two.query)
+
+
+def quoted(value):
+    """An RFC 7230 quoted-string."""
+    return '"%s"' % value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def bearer_challenge(**params):
+    """A WWW-Authenticate Bearer challenge; parameters with a None value are left out."""
+    return "Bearer " + ", ".join("%s=%s" % (name, quoted(value)) for name, value in params.items()
+                                 if value is not None)
+
+
+def pkce_s256(verifier):
+    return b64url(hashlib.sha256(verifier.encode("ascii")).digest())
+
+
+class AuthServer(object):
+    """The --auth side of the HTTP front end: admit() answers the authorization server's own
+    paths and refuses MCP requests that lack a token good for what they ask."""
+
+    def __init__(self, frontend, port):
+        options = frontend.options
+        self.frontend = frontend
+        self.recorder = frontend.recorder
+        self.port = port
+        self.ttl = options.token_ttl
+        self.default_scopes = options.auth_scopes.split()
+        self.all_scopes = list(self.default_scopes)
+        for scopes in AUTH_TOOL_SCOPES.values():
+            self.all_scopes.extend(scope for scope in scopes if scope not in self.all_scopes)
+        self.dcr = not options.auth_no_dcr
+        self.cimd = not options.auth_no_cimd
+        self.clients = {client.client_id: client for client in options.auth_client + options.auth_client_key}
+        self.lock = threading.Lock()
+        self.codes = {}                       # code -> what /authorize granted, until /token takes it
+        self.tokens = {}                      # access and refresh tokens -> their grant
+        self.assertion_ids = set()            # jti of every client assertion seen (no replays)
+        self.clock = time.time
+        self.routes = {PRM_PATH: ("protected_resource_metadata", "GET"),
+                       AS_METADATA_PATH: ("authorization_server_metadata", "GET"),
+                       "/authorize": ("authorize", "GET"), "/token": ("token", "POST"),
+                       "/revoke": ("revoke", "POST")}
+        if self.dcr:
+            self.routes["/register"] = ("register", "POST")
+
+    # --- entry ---------------------------------------------------------------------------------
+
+    def admit(self, h, verb, path, body):
+        """True when the request may go on to the MCP endpoint (or to its 404)."""
+        if path == "/mcp":
+            return self.check_bearer(h, verb, body)
+        entry = {"endpoint": None, "http": self.frontend._http_info(h)}
+        route = self.routes.get(path)
+        if route is None:
+            entry["status"] = 404
+            self.record(entry)
+            return True
+        name, allowed = route
+        entry["endpoint"] = name
+        status, payload, headers = 200, None, {}
+        try:
+            if verb != allowed:
+                raise OAuthError("invalid_request", "%s takes %s" % (path, allowed), 405, {"Allow": allowed})
+            status, payload, headers = getattr(self, "e_" + name)(h, body, entry)
+        except OAuthError as err:
+            status, payload, headers = err.status, {"error": err.error, "error_description": err.description}, \
+                err.headers
+        entry["status"] = status
+        if isinstance(payload, dict) and "error" in payload:
+            entry["error"] = payload["error"]
+        self.record(entry)
+        if name in ("token", "register"):
+            headers = dict(headers, **{"Cache-Control": "no-store", "Pragma": "no-cache"})
+        if payload is None:
+            h.send_status(status, headers)
+        else:
+            h.send_json(status, payload, headers)
+        return False
+
+    def record(self, entry):
+        self.recorder.record_auth(entry, entry.pop("http"))
+
+    def origin(self, h):
+        """This server as the client named it (localhost, 127.0.0.1 or [::1]); issuer and resource follow."""
+        host = h.headers.get("Host", "")
+        try:
+            parts = urlsplit("//" + host)
+            if parts.hostname in LOOPBACK_HOSTS and parts.port == self.port:
+                return "http://" + host.lower()
+        except ValueError:
+            pass
+        return "http://127.0.0.1:%d" % self.port
+
+    def resource(self, h):
+        return self.origin(h) + "/mcp"
+
+    # --- the protected resource ----------------------------------------------------------------
+
+    def check_bearer(self, h, verb, body):
+        """Lets an MCP request through with a token good for it; else 400, 401 or 403 with a challenge."""
+        origin = self.origin(h)
+        tool = self._called_tool(verb, body)
+        required = list(self.default_scopes)
+        required.extend(scope for scope in AUTH_TOOL_SCOPES.get(tool, ()) if scope not in required)
+        status, error, description, grant = self._judge_token(h, origin, required)
+        entry = {"endpoint": "mcp", "http": self.frontend._http_info(h), "status": status, "error": error,
+                 "description": description, "tool": tool}
+        if grant is not None:
+            entry.update(client_id=grant["client_id"], scopes=grant["scopes"])
+        self.record(entry)
+        if status is None:
+            return True
+        challenge = bearer_challenge(error=error, error_description=description if error else None,
+                                     scope=" ".join(required) or None, resource_metadata=origin + PRM_PATH)
+        h.send_json(status, {"error": error or "invalid_token", "error_description": description},
+                    {"WWW-Authenticate": challenge})
+        return False
+
+    def _judge_token(self, h, origin, required):
+        """(status, error, description, grant); status None when the request may go through."""
+        if "access_token" in parse_qs(urlsplit(h.path).query):
+            return 400, "invalid_request", "Access tokens go in the Authorization header, never in the URL", None
+        scheme, _, token = h.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() != "bearer":
+            return 401, None, "No access token", None         # RFC 6750 §3.1: then no error code
+        with self.lock:
+            grant = self.tokens.get(token.strip())
+        if grant is None or grant["type"] != "access":
+            return 401, "invalid_token", "Unknown access token", None
+        if not grant["active"]:
+            return 401, "invalid_token", "The access token was revoked", grant
+        if self.clock() >= grant["expires"]:
+            return 401, "invalid_token", "The access token expired", grant
+        if grant["resource"] != origin + "/mcp":
+            return 401, "invalid_token", "The access token was issued for another resource", grant
+        if any(scope not in grant["scopes"] for scope in required):
+            return 403, "insufficient_scope", "This request needs scope %s" % " ".join(required), grant
+        return None, None, None, grant
+
+    @staticmethod
+    def _called_tool(verb, body):
+        if verb != "POST" or not body:
+            return None
+        try:
+            message = json.loads(body.decode("utf-8"))
+        except ValueError:
+            return None
+        params = message.get("params") if isinstance(message, dict) else None
+        if message.get("method") == "tools/call" and isinstance(params, dict) and isinstance(params.get("name"), str):
+            return params["name"]
+        return None
+
+    def e_protected_resource_metadata(self, h, body, entry):
+        origin = self.origin(h)
+        metadata = {"resource": origin + "/mcp", "authorization_servers": [origin],
+                    "bearer_methods_supported": ["header"], "resource_name": SERVER_INFO["title"]}
+        if self.default_scopes:
+            metadata["scopes_supported"] = list(self.default_scopes)
+        return 200, metadata, {}
+
+    # --- the authorization server: metadata and registration -----------------------------------
+
+    def e_authorization_server_metadata(self, h, body, entry):
+        issuer = self.origin(h)
+        metadata = {
+            "issuer": issuer,
+            "authorization_endpoint": issuer + "/authorize",
+            "token_endpoint": issuer + "/token",
+            "revocation_endpoint": issuer + "/revoke",
+            "response_types_supported": ["code"],
+            "response_modes_supported": ["query"],
+            "grant_types_supported": list(ALL_GRANTS),
+            "code_challenge_methods_supported": ["S256"],
+            "token_endpoint_auth_methods_supported": list(TOKEN_AUTH_METHODS),
+            "token_endpoint_auth_signing_alg_values_supported": ["ES256"],
+            "revocation_endpoint_auth_methods_supported": list(TOKEN_AUTH_METHODS),
+            "scopes_supported": list(self.all_scopes),
+            "client_id_metadata_document_supported": self.cimd,
+            "authorization_response_iss_parameter_supported": True,
+        }
+        if self.dcr:
+            metadata["registration_endpoint"] = issuer + "/register"
+        return 200, metadata, {}
+
+    def e_register(self, h, body, entry):
+        """RFC 7591 dynamic client registration (public or client_secret_* clients)."""
+        if h.headers.get("Content-Type", "").split(";")[0].strip().lower() != "application/json":
+            raise OAuthError("invalid_client_metadata", "Content-Type must be application/json")
+        try:
+            metadata = json.loads((body or b"").decode("utf-8"))
+        except ValueError:
+            raise OAuthError("invalid_client_metadata", "the body is not JSON")
+        if not isinstance(metadata, dict):
+            raise OAuthError("invalid_client_metadata", "the body must be a JSON object")
+        entry["params"] = metadata
+        method = metadata.get("token_endpoint_auth_method", "client_secret_basic")     # RFC 7591's default
+        grants = metadata.get("grant_types", ["authorization_code"])
+        uris = metadata.get("redirect_uris")
+        if method not in ("none",) + SECRET_METHODS:
+            raise OAuthError("invalid_client_metadata", "token_endpoint_auth_method must be none, "
+                             "client_secret_basic or client_secret_post")
+        if (not isinstance(grants, list) or not grants or "authorization_code" not in grants
+                or any(grant not in ALL_GRANTS[:2] for grant in grants)):
+            raise OAuthError("invalid_client_metadata", "grant_types must list authorization_code "
+                             "(and may list refresh_token)")
+        if metadata.get("response_types", ["code"]) != ["code"]:
+            raise OAuthError("invalid_client_metadata", "response_types must be [\"code\"]")
+        if not isinstance(uris, list) or not uris or not all(isinstance(u, str) and redirect_uri_allowed(u)
+                                                             for u in uris):
+            raise OAuthError("invalid_redirect_uri", "redirect_uris must list loopback http or https URIs")
+        client = AuthClient("dcr-" + secrets.token_urlsafe(12), "dcr", (method,), tuple(grants),
+                            secret=None if method == "none" else secrets.token_urlsafe(24), redirect_uris=uris)
+        with self.lock:
+            self.clients[client.client_id] = client
+        answer = dict(metadata, client_id=client.client_id, client_id_issued_at=int(self.clock()),
+                      token_endpoint_auth_method=method, grant_types=grants, response_types=["code"])
+        if client.secret:
+            answer.update(client_secret=client.secret, client_secret_expires_at=0)
+        entry["client_id"] = client.client_id
+        return 201, answer, {}
+
+    def lookup_client(self, client_id):
+        """A registered client, or a Client ID Metadata Document URL taken on trust (never fetched)."""
+        if not isinstance(client_id, str) or not client_id:
+            return None
+        with self.lock:
+            client = self.clients.get(client_id)
+        if client is None and self.cimd and client_id.startswith("https://"):
+            parts = urlsplit(client_id)
+            if parts.hostname and parts.path not in ("", "/") and not parts.fragment and "#" not in client_id:
+                client = AuthClient(client_id, "cimd", ("none",), ALL_GRANTS[:2])
+        return client
+
+    # --- /authorize ----------------------------------------------------------------------------
+
+    def e_authorize(self, h, body, entry):
+        """Approves at once: a 302 to redirect_uri with a code (or an error), state and iss."""
+        params = self.single_params(urlsplit(h.path).query)
+        entry["params"] = params
+        client = self.lookup_client(params.get("client_id"))
+        if client is None:
+            raise OAuthError("invalid_client", "unknown client_id")
+        redirect_uri = params.get("redirect_uri")
+        if not redirect_uri or not redirect_uri_allowed(redirect_uri):
+            raise OAuthError("invalid_request", "redirect_uri must be a loopback http or an https URI")
+        if client.redirect_uris is not None and not any(redirect_uri_matches(redirect_uri, uri)
+                                                        for uri in client.redirect_uris):
+            raise OAuthError("invalid_request", "redirect_uri is not registered for this client")
+        answer = {"iss": self.origin(h)}
+        if "state" in params:
+            answer["state"] = params["state"]
+        try:
+            answer["code"] = self._grant_code(h, params, client, redirect_uri)
+            entry["client_id"] = client.client_id
+        except RedirectError as err:
+            answer.update(error=err.error, error_description=err.description)
+            entry["error"] = err.error
+        location = redirect_uri + ("&" if urlsplit(redirect_uri).query else "?") + urlencode(answer)
+        return 302, None, {"Location": location}
+
+    def _grant_code(self, h, params, client, redirect_uri):
+        if params.get("response_type") != "code":
+            raise RedirectError("unsupported_response_type", "response_type must be code")
+        if "authorization_code" not in client.grants:
+            raise RedirectError("unauthorized_client", "this client may not use the authorization code grant")
+        challenge = params.get("code_challenge", "")
+        if params.get("code_challenge_method") != "S256" or not 43 <= len(challenge) <= 128:
+            raise RedirectError("invalid_request", "PKCE is required: code_challenge with code_challenge_method S256")
+        scopes = self._scopes(params)
+        self._check_resource(h, params, RedirectError)
+        code = secrets.token_urlsafe(24)
+        with self.lock:
+            self.codes[code] = {"client_id": client.client_id, "redirect_uri": redirect_uri, "challenge": challenge,
+                                "resource": params["resource"], "scopes": scopes,
+                                "expires": self.clock() + CODE_TTL_S, "used": False, "family": None}
+        return code
+
+    def _scopes(self, params, allowed=None):
+        """The scopes a request asks for (--auth-scopes when it names none), all of them known."""
+        if "scope" not in params:
+            return list(self.default_scopes if allowed is None else allowed)
+        scopes = params["scope"].split()
+        unknown = [scope for scope in scopes if scope not in (self.all_scopes if allowed is None else allowed)]
+        if not scopes or unknown:
+            raise RedirectError("invalid_scope", "unknown scope %s" % " ".join(unknown) if unknown
+                                else "an empty scope parameter (leave it out instead)")
+        return scopes
+
+    def _check_resource(self, h, params, error_class):
+        """RFC 8707: every request names this MCP endpoint as its resource, exactly."""
+        resource = params.get("resource")
+        if resource != self.resource(h):
+            raise error_class("invalid_target", "resource must be %s, not %s" % (self.resource(h), resource)
+                              if resource else "resource is required (RFC 8707)")
+
+    # --- /token and /revoke --------------------------------------------------------------------
+
+    def e_token(self, h, body, entry):
+        params = self.form(h, body)
+        entry["params"] = params
+        client, method = self.authenticate(h, params)
+        entry.update(client_id=client.client_id, auth_method=method)
+        grant_type = params.get("grant_type")
+        if grant_type not in ALL_GRANTS:
+            raise OAuthError("unsupported_grant_type", "grant_type must be one of %s" % ", ".join(ALL_GRANTS))
+        if grant_type not in client.grants or (grant_type == "client_credentials" and method == "none"):
+            raise OAuthError("unauthorized_client", "this client may not use %s" % grant_type)
+        try:
+            self._check_resource(h, params, OAuthError)
+            with self.lock:
+                answer = getattr(self, "g_" + grant_type)(params, client)
+        except RedirectError as err:                   # from _scopes
+            raise OAuthError(err.error, err.description)
+        entry["scopes"] = answer.get("scope", "").split()
+        return 200, answer, {}
+
+    def g_authorization_code(self, params, client):
+        code = self.codes.get(params.get("code"))
+        if code is None or self.clock() >= code["expires"] or code["client_id"] != client.client_id:
+            raise OAuthError("invalid_grant", "unknown or expired code")
+        if code["used"]:
+            self._revoke_family(code["family"])        # OAuth 2.1 §4.1.3: a replayed code revokes its tokens
+            raise OAuthError("invalid_grant", "the code was already used")
+        if params.get("redirect_uri") != code["redirect_uri"]:
+            raise OAuthError("invalid_grant", "redirect_uri differs from the authorization request's")
+        verifier = params.get("code_verifier", "")
+        if not 43 <= len(verifier) <= 128 or not set(verifier) <= PKCE_VERIFIER_CHARS:
+            raise OAuthError("invalid_grant", "code_verifier is missing or malformed")
+        if not hmac.compare_digest(pkce_s256(verifier), code["challenge"]):
+            raise OAuthError("invalid_grant", "PKCE verification failed")
+        if params["resource"] != code["resource"]:
+            raise OAuthError("invalid_target", "resource differs from the authorization request's")
+        code["used"] = True
+        code["family"] = secrets.token_hex(8)
+        return self._issue(client, code["scopes"], code["resource"], code["family"])
+
+    def g_refresh_token(self, params, client):
+        grant = self.tokens.get(params.get("refresh_token"))
+        if grant is None or grant["type"] != "refresh" or grant["client_id"] != client.client_id:
+            raise OAuthError("invalid_grant", "unknown refresh token")
+        if not grant["active"]:
+            raise OAuthError("invalid_grant", "the refresh token was already used or revoked")
+        if params["resource"] != grant["resource"]:
+            raise OAuthError("invalid_target", "resource differs from the original grant's")
+        scopes = self._scopes(params, allowed=grant["scopes"])
+        grant["active"] = False                        # rotation: each refresh token works once
+        return self._issue(client, scopes, grant["resource"], grant["family"])
+
+    def g_client_credentials(self, params, client):
+        return self._issue(client, self._scopes(params), params["resource"], None)
+
+    def _issue(self, client, scopes, resource, family):
+        """A token response; a refresh token for code and refresh grants of clients that registered for it."""
+        now = self.clock()
+        access = "at-" + secrets.token_urlsafe(24)
+        self.tokens[access] = {"type": "access", "client_id": client.client_id, "scopes": scopes,
+                               "resource": resource, "family": family, "active": True, "expires": now + self.ttl}
+        answer = {"access_token": access, "token_type": "Bearer", "expires_in": max(1, int(-(-self.ttl // 1)))}
+        if scopes:
+            answer["scope"] = " ".join(scopes)
+        if family is not None and "refresh_token" in client.grants:
+            refresh = "rt-" + secrets.token_urlsafe(24)
+            self.tokens[refresh] = {"type": "refresh", "client_id": client.client_id, "scopes": scopes,
+                                    "resource": resource, "family": family, "active": True, "expires": None}
+            answer["refresh_token"] = refresh
+        return answer
+
+    def _revoke_family(self, family):
+        for grant in self.tokens.values():
+            if family is not None and grant["family"] == family:
+                grant["active"] = False
+
+    def e_revoke(self, h, body, entry):
+        """RFC 7009: 200 for any token the client may revoke (unknown ones too)."""
+        params = self.form(h, body)
+        entry["params"] = params
+        client, method = self.authenticate(h, params)
+        entry.update(client_id=client.client_id, auth_method=method)
+        if not params.get("token"):
+            raise OAuthError("invalid_request", "token is required")
+        with self.lock:
+            grant = self.tokens.get(params["token"])
+            if grant is not None:
+                if grant["client_id"] != client.client_id:
+                    raise OAuthError("unauthorized_client", "the token belongs to another client")
+                grant["active"] = False
+                if grant["type"] == "refresh":
+                    self._revoke_family(grant["family"])
+        entry["revoked"] = grant["type"] if grant is not None else None
+        return 200, None, {}
+
+    # --- requests: parameters and client authentication ----------------------------------------
+
+    @staticmethod
+    def single_params(query):
+        """Form or query parameters; a repeated one is an error (RFC 6749 §3.1)."""
+        params = {}
+        for name, values in parse_qs(query, keep_blank_values=True).items():
+            if len(values) > 1:
+                raise OAuthError("invalid_request", "parameter %s is repeated" % name)
+            params[name] = values[0]
+        return params
+
+    def form(self, h, body):
+        if h.headers.get("Content-Type", "").split(";")[0].strip().lower() != "application/x-www-form-urlencoded":
+            raise OAuthError("invalid_request", "Content-Type must be application/x-www-form-urlencoded")
+        try:
+            return self.single_params((body or b"").decode("ascii"))
+        except UnicodeDecodeError:
+            raise OAuthError("invalid_request", "the form body must be ASCII (percent-encoded)")
+
+    def authenticate(self, h, params):
+        """(client, method) at /token and /revoke: exactly one method, the one the client may use."""
+        header = h.headers.get("Authorization")
+        methods = [name for name, used in (("client_secret_basic", header is not None),
+                                           ("client_secret_post", "client_secret" in params),
+                                           ("private_key_jwt", "client_assertion" in params
+                                            or "client_assertion_type" in params)) if used]
+        if len(methods) > 1:
+            raise OAuthError("invalid_request", "one client authentication method, not %s" % " and ".join(methods))
+        method = methods[0] if methods else "none"
+        secret = None
+        if method == "client_secret_basic":
+            client_id, secret = self._basic_credentials(header)
+            if params.get("client_id", client_id) != client_id:
+                raise OAuthError("invalid_request", "client_id differs from the Basic credentials'")
+        elif method == "private_key_jwt":
+            client_id = self._assertion_subject(params)
+        else:
+            client_id = params.get("client_id")
+            secret = params.get("client_secret")
+            if not client_id:
+                raise OAuthError("invalid_client", "no client authentication and no client_id", 401)
+        client = self.lookup_client(client_id)
+        if client is None:
+            raise OAuthError("invalid_client", "unknown client", 401)
+        if method not in client.methods:
+            raise OAuthError("invalid_client", "this client authenticates with %s, not %s"
+                             % (" or ".join(client.methods), method), 401)
+        if method in SECRET_METHODS and not hmac.compare_digest(secret.encode("utf-8"), client.secret.encode("utf-8")):
+            raise OAuthError("invalid_client", "wrong client secret", 401)
+        if method == "private_key_jwt":
+            self._verify_assertion(h, params["client_assertion"], client)
+        return client, method
+
+    @staticmethod
+    def _basic_credentials(header):
+        """RFC 6749 §2.3.1: Basic base64(urlencoded id ":" urlencoded secret)."""
+        scheme, _, value = header.partition(" ")
+        try:
+            decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
+        except ValueError:
+            decoded = ""
+        client_id, colon, secret = decoded.partition(":")
+        if scheme.lower() != "basic" or not colon:
+            raise OAuthError("invalid_client", "Authorization must be Basic client credentials", 401,
+                             {"WWW-Authenticate": 'Basic realm="token"'})
+        return unquote_plus(client_id), unquote_plus(secret)
+
+    @staticmethod
+    def _jwt_parts(assertion):
+        try:
+            header, claims, signature = assertion.split(".")
+            decoded = json.loads(b64url_decode(header)), json.loads(b64url_decode(claims)), b64url_decode(signature)
+        except ValueError:
+            raise OAuthError("invalid_client", "client_assertion is not a JWS compact JWT", 401)
+        if not isinstance(decoded[0], dict) or not isinstance(decoded[1], dict):
+            raise OAuthError("invalid_client", "client_assertion is not a JWT", 401)
+        return decoded
+
+    def _assertion_subject(self, params):
+        if params.get("client_assertion_type") != ASSERTION_TYPE or not params.get("client_assertion"):
+            raise OAuthError("invalid_client", "client_assertion_type must be %s, with a client_assertion"
+                             % ASSERTION_TYPE, 401)
+        subject = self._jwt_parts(params["client_assertion"])[1].get("sub")
+        if params.get("client_id", subject) != subject:
+            raise OAuthError("invalid_client", "client_id differs from the assertion's sub", 401)
+        return subject
+
+    def _verify_assertion(self, h, assertion, client):
+        """RFC 7523 §3: an ES256 JWT by the client, for this issuer, current, and never seen before."""
+        header, claims, signature = self._jwt_parts(assertion)
+        signed = assertion.rsplit(".", 1)[0].encode("ascii")
+        issuer = self.origin(h)
+        audience = claims.get("aud")
+        audiences = audience if isinstance(audience, list) else [audience]
+        now = self.clock()
+        problem = None
+        if header.get("alg") != "ES256":
+            problem = "alg must be ES256"
+        elif not es256_verify(client.key, signed, signature):
+            problem = "the signature does not verify (ES256 wants raw r||s, not DER)"
+        elif claims.get("iss") != client.client_id or claims.get("sub") != client.client_id:
+            problem = "iss and sub must be the client_id"
+        elif not any(aud in (issuer, issuer + "/") for aud in audiences):
+            problem = "aud must be the issuer %s" % issuer
+        elif not isinstance(claims.get("exp"), (int, float)) or claims["exp"] < now - ASSERTION_LEEWAY_S:
+            problem = "exp is missing or past"
+        elif claims["exp"] > now + ASSERTION_MAX_LIFETIME_S:
+            problem = "exp is too far ahead"
+        elif not isinstance(claims.get("jti"), str) or not claims["jti"]:
+            problem = "jti is required"
+        else:
+            with self.lock:
+                if claims["jti"] in self.assertion_ids:
+                    problem = "the assertion was already used (jti replay)"
+                self.assertion_ids.add(claims["jti"])
+        if problem:
+            raise OAuthError("invalid_client", "client_assertion: " + problem, 401)
 
 
 # =============================================================================================
@@ -2861,9 +3702,45 @@ def _count(minimum):
     return parse
 
 
+def _seconds(text):
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def _auth_option(parse):
+    def parsed(text):
+        try:
+            return parse(text)
+        except (OSError, ValueError) as exc:
+            raise argparse.ArgumentTypeError(str(exc))
+    return parsed
+
+
+def _add_auth_arguments(parser):
+    auth = parser.add_argument_group("authorization (OAuth 2.1; see the module docstring)")
+    auth.add_argument("--auth", action="store_true", help="with --http: /mcp needs a bearer token, and the same "
+                      "origin is its authorization server")
+    auth.add_argument("--token-ttl", type=_seconds, default=3600.0, metavar="SECONDS",
+                      help="access token lifetime (default 3600; fractions allowed)")
+    auth.add_argument("--auth-scopes", default="mcp:basic", metavar='"A B"',
+                      help="scopes every MCP request needs, granted when a client asks for none "
+                           "(default mcp:basic; \"\" for none)")
+    auth.add_argument("--auth-client", type=_auth_option(parse_auth_client), action="append", default=[],
+                      metavar="ID[:SECRET]", help="a pre-registered client: with a secret, confidential "
+                      "(client_secret_basic or _post, also client_credentials); without, public")
+    auth.add_argument("--auth-client-key", type=_auth_option(parse_auth_client_key), action="append", default=[],
+                      metavar="ID:PEMFILE", help="a pre-registered private_key_jwt client (ES256); PEMFILE is "
+                      "its P-256 public key, or its private key (the public half is used)")
+    auth.add_argument("--auth-no-dcr", action="store_true", help="no registration_endpoint")
+    auth.add_argument("--auth-no-cimd", action="store_true", help="refuse URL client ids (no CIMD)")
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="testserver.py", description="mcp-tui's MCP test server "
                                      "(2026-07-28 and 2025-11-25; stdio by default).")
+    _add_auth_arguments(parser)
     parser.add_argument("--http", metavar="[HOST:]PORT", help="serve Streamable HTTP at /mcp instead of stdio")
     parser.add_argument("--era", choices=ERA_CHOICES, default="both", help="protocol era(s) to speak")
     parser.add_argument("--legacy-sse", action="store_true", help="serve the 2024-11-05 HTTP+SSE transport")
@@ -2877,6 +3754,8 @@ def parse_args(argv):
     options = parser.parse_args(argv)
     if options.legacy_sse and not options.http:
         parser.error("--legacy-sse needs --http")
+    if options.auth and (not options.http or options.legacy_sse):
+        parser.error("--auth needs --http (Streamable HTTP)")
     if options.http:
         try:
             parse_listen_address(options.http)
