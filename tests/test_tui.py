@@ -438,7 +438,7 @@ def test_forms_cover_every_elicitation_field_type():
     kinds = [type(f).__name__ for f in fields]
     assert kinds == ["TextField", "TextField", "ChoiceField", "ChoiceField", "ChoiceField", "MultiChoiceField",
                      "MultiChoiceField"]
-    form = mcp_tui.Form(fields)
+    form = mcp_tui.FieldList(fields)
     with pytest.raises(mcp_tui.UsageError, match="Name is required"):
         form.collect()
     fields[0].set_text("A")
