@@ -4235,8 +4235,9 @@ class Tui:
         self.stack = [home]
         self.window.clearok(True)
         home.reload()
-        self.say("Connected to %s (%s)." % (session.display_name(), self.connection_summary().split("  ", 1)[1]
-                                            .replace("  ", ", ")))
+        summary = session.summary()
+        self.say("Connected to %s (%s, %s)." % (session.display_name(), summary["protocolVersion"],
+                                                summary["transport"]))
 
     def on_notification(self, message):
         method = message.get("method") or ""
