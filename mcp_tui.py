@@ -837,6 +837,140 @@ class LegacySseTransport:
         self.http.close()
 
 
+class KeeperTransport:
+    """The command's end of a session that a background keeper holds (section 9): JSON
+    lines over a loopback socket. The first line is the keeper's token; the keeper answers
+    with what the server said at the handshake, then relays messages both ways. Its
+    ``name`` is the server's transport, so a request is framed exactly as it is directly."""
+
+    def __init__(self, session_name, port, token, log=None):
+        self.session_name = session_name
+        self.port = port
+        self.token = token
+        self.log = log
+        self.name = None  # the kept session's transport, from the keeper's hello
+        self.legacy_stream = False
+        self._socket = None
+        self._reader = None
+        self._write_lock = threading.Lock()
+        self._replies = None
+        self._channel = None
+
+    def hello(self, op="attach", timeout=10.0, **fields):
+        """Connect, present the token, ask ``op``; return the keeper's first answer."""
+        import queue
+        import socket
+
+        try:
+            self._socket = socket.create_connection(("127.0.0.1", self.port), timeout=timeout)
+        except OSError as exc:
+            raise KeeperGone("session %r is not running: %s" % (self.session_name, describe_os_error(exc)))
+        self._socket.settimeout(None)
+        self._reader = self._socket.makefile("rb")
+        self._replies = queue.Queue()
+        self._write(self.token)
+        self._write(dict(fields, op=op))
+        reply = self._read_line()
+        if reply is None:
+            raise KeeperGone("session %r refused the connection (a stale session file?)" % self.session_name)
+        if "error" in reply:
+            raise keeper_error(reply["error"])
+        self.name = reply.get("transport", self.name)
+        self.legacy_stream = bool(reply.get("legacyStream"))
+        return reply
+
+    def _write(self, value):
+        line = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        with self._write_lock:
+            try:
+                self._socket.sendall(line.encode("utf-8") + b"\n")
+            except OSError:
+                raise ConnectionFailed("the keeper of session %r went away" % self.session_name)
+
+    def _read_line(self):
+        try:
+            raw = self._reader.readline()
+        except OSError:
+            return None
+        if not raw:
+            return None
+        try:
+            value = json.loads(raw.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            return None
+        return value if isinstance(value, dict) else None
+
+    def start(self, channel):
+        self._channel = channel
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        while True:
+            item = self._read_line()
+            if item is None:
+                break
+            if "message" in item:
+                try:
+                    self._channel.deliver(item["message"])
+                except Exception as exc:  # a message we cannot handle must not end the session
+                    self._channel.anomaly("a message mcp-tui could not handle (%s: %s)" % (
+                        exc.__class__.__name__, exc))
+            elif "fail" in item:
+                self._channel.fail(item["fail"], keeper_error(item.get("error") or {}))
+            else:
+                self._replies.put(item)
+        self._replies.put({"error": {"message": "the keeper of session %r went away" % self.session_name}})
+        self._channel.closed(ConnectionFailed("the keeper of session %r went away" % self.session_name))
+
+    def send(self, message, headers=None):
+        self._write({"message": message, "headers": headers} if headers else {"message": message})
+
+    def abort(self, request_id):
+        try:
+            self._write({"abort": request_id})
+        except ConnectionFailed:
+            pass
+
+    def control(self, op, timeout=10.0, **fields):
+        """Ask the keeper something about the session itself (held tasks, its name)."""
+        import queue
+
+        self._write(dict(fields, op=op))
+        try:
+            reply = self._replies.get(timeout=timeout)
+        except queue.Empty:
+            raise RequestTimeout("the keeper of session %r did not answer %s" % (self.session_name, op))
+        if "error" in reply:
+            raise keeper_error(reply["error"])
+        return reply
+
+    def close(self):
+        if self._socket is not None:
+            try:
+                self._socket.shutdown(2)
+            except OSError:
+                pass
+            self._socket.close()
+
+
+class KeeperGone(ConnectionFailed):
+    """A session whose keeper no longer answers."""
+
+
+KEEPER_ERRORS = {"StreamCut": StreamCut, "RequestTimeout": RequestTimeout, "ProtocolViolation": ProtocolViolation,
+                 "UsageError": UsageError, "KeeperGone": KeeperGone}
+
+
+def keeper_error(data):
+    """An error the keeper met on the command's behalf, as the same class and words."""
+    cls = KEEPER_ERRORS.get(data.get("class"), ConnectionFailed)
+    return cls(str(data.get("message", "the session keeper failed")), hint=data.get("hint"))
+
+
+def keeper_error_data(exc):
+    return {"class": exc.__class__.__name__, "message": exc.message, "hint": exc.hint}
+
+
 def response_fault(message):
     """What is wrong with a JSON-RPC response, or None."""
     if message.get("jsonrpc") != "2.0":
@@ -879,6 +1013,7 @@ class RpcChannel:
         self._lock = threading.Lock()
         self._next_id = 0
         self._closed_error = None
+        self.on_closed = None  # called once the transport has ended (a keeper stops with its server)
         self.listeners = {}  # subscription id -> callback, for subscriptions/listen
         import collections
 
@@ -927,6 +1062,38 @@ class RpcChannel:
         if not isinstance(result, dict):
             raise ProtocolViolation("%s: the server's result is not an object" % method)
         return result
+
+    def forward(self, message, headers=None, request_id=None):
+        """Send a request another program wrote (a command a keeper relays) under a fresh
+        id of this channel (``next_id``). Returns the PendingRequest, whose event fires with
+        the raw response or an error; ``settle`` or ``abandon`` the id afterwards."""
+        request_id = self.next_id() if request_id is None else request_id
+        params = message.get("params")
+        token = ((params if isinstance(params, dict) else {}).get("_meta") or {}).get("progressToken")
+        pending = PendingRequest(message.get("method"), token)
+        with self._lock:
+            if self._closed_error:
+                raise self._closed_error
+            self._pending[request_id] = pending
+        message = dict(message, id=request_id)
+        if self.log:
+            self.log.message("out", message, self.transport.name)
+        try:
+            self.transport.send(message, headers)
+        except McpTuiError as exc:
+            self.fail(request_id, exc)
+        return pending
+
+    def settle(self, request_id):
+        with self._lock:
+            self._pending.pop(request_id, None)
+
+    def abandon(self, request_id):
+        """A forwarded request nobody waits for any more: cancel it the transport's way."""
+        with self._lock:
+            pending = self._pending.pop(request_id, None)
+        if pending is not None and not pending.event.is_set():
+            self._cancel(request_id, pending.method, True)
 
     def _wait(self, pending, method, timeout, max_time):
         started = time.monotonic()
@@ -1047,6 +1214,8 @@ class RpcChannel:
             if not item.event.is_set():
                 item.error = error
                 item.event.set()
+        if self.on_closed:
+            self.on_closed(error)
 
     def close(self):
         self.transport.close()
@@ -1073,8 +1242,9 @@ NAME_HEADER_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/rea
 class ConnectionSpec:
     """Where the server is and how to reach it, as the user gave it."""
 
-    def __init__(self, kind, url=None, argv=None, env=None, cwd=None, headers=None, protocol="auto"):
-        self.kind = kind  # "stdio" | "http" | "sse"
+    def __init__(self, kind, url=None, argv=None, env=None, cwd=None, headers=None, protocol="auto", name=None):
+        self.kind = kind  # "stdio" | "http" | "sse" | "session" (one a keeper holds, by ``name``)
+        self.name = name
         self.url = url
         self.argv = list(argv or [])
         self.env = dict(env or {})
@@ -1085,6 +1255,8 @@ class ConnectionSpec:
     def describe(self):
         if self.kind == "stdio":
             return join_command(self.argv)
+        if self.kind == "session":
+            return "@" + self.name
         return self.url
 
     def ledger_record(self):
@@ -1092,7 +1264,9 @@ class ConnectionSpec:
         from urllib.parse import urlsplit, urlunsplit
 
         record = {"kind": self.kind, "protocol": self.protocol}
-        if self.kind == "stdio":
+        if self.kind == "session":
+            record["name"] = self.name
+        elif self.kind == "stdio":
             record["argv"] = self.argv
             record["cwd"] = os.path.abspath(self.cwd or os.curdir)  # relative paths in argv stay valid
         else:
@@ -1104,7 +1278,7 @@ class ConnectionSpec:
     @classmethod
     def from_ledger(cls, record):
         return cls(record["kind"], url=record.get("url"), argv=record.get("argv"), cwd=record.get("cwd"),
-                   protocol=record.get("protocol", "auto"))
+                   protocol=record.get("protocol", "auto"), name=record.get("name"))
 
 
 def join_command(argv):
@@ -1259,9 +1433,34 @@ class Session:
         if self.log:
             self.log.event("session", "era chosen", era=self.era, protocol=self.protocol_version,
                            transport=self.transport.name)
+        return self._opened()
+
+    def _opened(self):
         if self.era == "legacy" and self.log_level and "logging" in self.capabilities:
             self.request("logging/setLevel", {"level": self.log_level})  # 2026-07-28 sends it in _meta
         return self
+
+    def handshake_state(self):
+        """What another process needs to carry on this session without a handshake of its
+        own (a keeper hands it to each command it serves; see ``adopt``)."""
+        return {"era": self.era, "protocolVersion": self.protocol_version, "serverInfo": self.server_info,
+                "capabilities": self.capabilities, "instructions": self.instructions,
+                "supportedVersions": self.supported_versions, "transport": self.transport.name,
+                "legacyStream": bool(getattr(self.transport, "legacy_stream", False))}
+
+    def adopt(self, transport, state):
+        """Carry on a session another process opened (``handshake_state``) over ``transport``
+        (a KeeperTransport): same era, version and server facts, no second handshake."""
+        self.era, self.protocol_version = state["era"], state["protocolVersion"]
+        self.server_info, self.capabilities = state["serverInfo"], state["capabilities"] or {}
+        self.instructions, self.supported_versions = state["instructions"], state["supportedVersions"]
+        self.transport = transport
+        self.channel = RpcChannel(transport, self.log, self._notification, self._server_request)
+        self.channel.start()
+        if self.log:
+            self.log.event("session", "adopted a kept session", era=self.era, protocol=self.protocol_version,
+                           transport=transport.name)
+        return self._opened()
 
     def _open_auto(self):
         """Probe with server/discover and fall back as the era-detection tables say."""
@@ -2464,13 +2663,7 @@ class TaskLedger:
             return {}
 
     def _save(self, data):
-        directory = os.path.dirname(self.path)
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        temporary = "%s.%d.tmp" % (self.path, os.getpid())
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=1, sort_keys=True)
-        os.replace(temporary, self.path)
+        write_private_json(self.path, data)
 
     def remember(self, task, tasks, tool_name):
         spec, form = tasks.session.spec, tasks.form
@@ -2489,6 +2682,17 @@ class TaskLedger:
         data = self._load()
         if data.pop(fingerprint(task_id), None) is not None:
             self._save(data)
+
+
+def write_private_json(path, data):
+    """Replace ``path`` with ``data`` atomically, 0600 in a 0700 directory."""
+    directory = os.path.dirname(path)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    temporary = "%s.%d.%d.tmp" % (path, os.getpid(), threading.get_ident())
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=1, sort_keys=True)
+    os.replace(temporary, path)
 
 
 def state_directory():
@@ -2847,10 +3051,25 @@ def spec_from_config_entry(entry, protocol, where):
 
 
 COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
-                 "rpc", "task", "tasks")
+                 "rpc", "task", "tasks", "session", "sessions")
+SESSION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+def check_session_name(name):
+    if not SESSION_NAME.match(name):
+        raise UsageError("%r is not a session name: letters, digits, '.', '_' and '-', up to 64" % name)
+    return name
+
 
 def spec_from_options(opts, words):
     """The connection the user gave on the command line, and the words left for the command."""
+    session = getattr(opts, "session", None)
+    if words and words[0].startswith("@") and len(words[0]) > 1:
+        session, words = words[0][1:], words[1:]
+    if session is not None:
+        if opts.url or opts.cmd or opts.config:
+            raise UsageError("a session (@%s) is already connected; leave out the connection flags" % session)
+        return ConnectionSpec("session", name=check_session_name(session)), words
     headers = option_headers(opts)
     env = dict(parse_env_option(e) for e in opts.env)
     if opts.config:
@@ -3255,6 +3474,61 @@ def make_log(options):
     return log
 
 
+class KeptSessions:
+    """The sessions keepers hold (section 9), by name: the keeper's port, its token and
+    what `session list` shows. One private file in the state directory."""
+
+    def __init__(self, path=None):
+        self.path = path or os.path.join(state_directory(), "sessions.json")
+        self._lock = threading.Lock()
+
+    def read(self):
+        try:
+            with open(self.path, "r", encoding="utf-8") as handle:
+                data = json.load(handle)
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def update(self, change):
+        """Run ``change(entries)``, write the entries back; return what it returned."""
+        with self._lock:
+            data = self.read()
+            outcome = change(data)
+            write_private_json(self.path, data)
+            return outcome
+
+    def get(self, name):
+        record = self.read().get(name)
+        return record if isinstance(record, dict) and isinstance(record.get("port"), int) else None
+
+    def remove(self, name, token=None):
+        """Drop ``name`` (only the keeper with ``token``, if given: a new one may own it now)."""
+        def change(data):
+            if name in data and (token is None or data[name].get("token") == token):
+                del data[name]
+        self.update(change)
+
+
+def attach_kept_session(name, log, timeout):
+    """(KeeperTransport, handshake state) for the session ``name``; a dead keeper's stale
+    record is removed, and the error says so."""
+    sessions = KeptSessions()
+    record = sessions.get(name)
+    if record is None:
+        raise ConnectionFailed("no session named %r" % name,
+                               hint="open it with: mcp-tui session open %s CONNECTION" % name)
+    transport = KeeperTransport(name, record["port"], record["token"], log)
+    try:
+        reply = transport.hello("attach", timeout=min(timeout, 10.0))
+    except KeeperGone:
+        transport.close()
+        sessions.remove(name, record["token"])
+        raise ConnectionFailed("session %r has ended: its keeper is no longer running (removed its stale record)"
+                               % name, hint="open it again with: mcp-tui session open %s CONNECTION" % name)
+    return transport, reply["state"]
+
+
 def connect(spec, options, responder, log, observers=()):
     """Open a session to ``spec`` as the options say: the one way the CLI, the TUI and the
     keeper connect. On failure the session is closed, and the error carries the server's
@@ -3264,7 +3538,10 @@ def connect(spec, options, responder, log, observers=()):
                       log_level=options.log_level)
     session.observers.extend(observers)
     try:
-        session.open()
+        if spec.kind == "session":
+            session.adopt(*attach_kept_session(spec.name, log, options.timeout))
+        else:
+            session.open()
     except BaseException as exc:
         exc.stderr_lines = list(getattr(session.transport, "stderr_tail", ()))
         session.close()
@@ -3291,11 +3568,14 @@ commands:
   rpc METHOD [JSON]              any request, as raw JSON
   task support | task get ID | task result ID | task cancel ID | task list
   task update ID --input-responses JSON
+  session open NAME [connection] | session list | session close NAME | --all
+                                 keep a server connected; then: mcp-tui @NAME COMMAND ...
 
 examples:
   mcp-tui "python3 tests/testserver.py" tool list
   mcp-tui --url http://127.0.0.1:8080/mcp tool call echo message=hello
   mcp-tui --url http://127.0.0.1:8080/mcp tool call render_report quarter=Q3 --task --wait
+  mcp-tui session open dev "python3 tests/testserver.py" && mcp-tui @dev tool list
 
 exit codes: 0 success (a tool result with isError is a result), 1 failure (server error,
 connection, timeout, failed task), 2 bad usage, 130 interrupted.
@@ -3446,6 +3726,11 @@ def build_parser():
                             help="how long a stdio server may stay silent to server/discover (default 5)")
     connection.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
     connection.add_argument("--ca-file", metavar="FILE", help="CA bundle for TLS")
+    sessions = parser.add_argument_group("sessions kept open between commands")
+    sessions.add_argument("--session", metavar="NAME", help="run the command through session NAME (same as @NAME)")
+    sessions.add_argument("--idle", type=float, default=30.0, metavar="MINUTES",
+                          help="session open: close the session after MINUTES unused (default 30)")
+    sessions.add_argument("--all", action="store_true", help="session close: every session")
     output = parser.add_argument_group("output")
     output.add_argument("--format", choices=("text", "json"), default="text")
     output.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
@@ -3749,6 +4034,7 @@ class TaskCommands:
             return self.cli.print_tool_result(outcome.result)
         task = outcome.task
         self.out.hide_in_errors(task.task_id)
+        self.kept_session("hold", task.task_id, expiresAt=task.expires_at())
         if self.ledger is not None:
             try:
                 self.ledger.remember(task, tasks, tool["name"])
@@ -3765,6 +4051,19 @@ class TaskCommands:
         self.out.progress("⏳ Task %s created; waiting for it to finish..." % task.task_id)
         return self.follow(tasks, task.task_id, task.status)
 
+    def kept_session(self, op, task_id, **fields):
+        """Tell a kept session which tasks it holds its server for (a session started for
+        a task ends once they are done, and takes its name from the first one)."""
+        session = self.cli.session
+        if session is None or session.spec.kind != "session":
+            return
+        try:
+            reply = session.transport.control(op, task=fingerprint(task_id), **fields)
+        except McpTuiError as exc:
+            self.out.notice("warning: the session keeper did not answer: %s" % exc.message)
+            return
+        session.spec.name = reply.get("name", session.spec.name)
+
     def task_command(self, action, task_id):
         """A runnable command line: the ledger supplies the connection when it is on."""
         import shlex
@@ -3772,7 +4071,7 @@ class TaskCommands:
         words = ["mcp-tui"]
         if self.ledger is None:
             spec = self.cli.session.spec
-            words += ([spec.describe()] if spec.kind == "stdio" else ["--url", spec.url])
+            words += ([spec.describe()] if spec.kind in ("stdio", "session") else ["--url", spec.url])
             if spec.kind == "sse":
                 words += ["--transport", "sse"]
             if spec.protocol != "auto":
@@ -3796,6 +4095,7 @@ class TaskCommands:
             if exc.code == INVALID_PARAMS and not isinstance(exc, TaskFailed):
                 raise McpTuiError("unknown or expired task %s: %s" % (task_id, exc.rpc_message))
             raise
+        self.kept_session("release", task_id)
         return self.cli.print_tool_result(result)
 
     def task_session(self, task_id):
@@ -6164,6 +6464,603 @@ def clock_time(text):
 
 
 # ======================================================================================
+# 9. Sessions keeper: one session held by a background process, reached over loopback
+#
+# Uses sections 1-7. `session open` starts a keeper: this same file, run with a private
+# flag, detached from the terminal. It connects the usual way (``connect``), listens on an
+# ephemeral 127.0.0.1 port and records the port and a 256-bit token in the state
+# directory. A command given @NAME attaches (KeeperTransport, Session.adopt) and its
+# requests are relayed under the keeper's own ids, so commands never collide; server
+# requests go back to the command whose request is in flight. The keeper stops on
+# `session close`, after --idle minutes unused, or when its server goes away.
+# ======================================================================================
+
+KEEPER_FLAG = "--run-session-keeper"
+KEEPER_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); import mcp_tui; sys.exit(mcp_tui.main(sys.argv[2:]))"
+AUTO_KEEPER_GRACE = 60.0  # an automatic keeper nobody attached to stops after this many seconds
+
+
+class KeeperClient:
+    """One attached command: its socket, and its requests in flight (its id -> ours)."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.inflight = {}
+        self.started = {}  # our id -> when, to find the command a server request belongs to
+        self.closed = False
+        self._lock = threading.Lock()
+
+    def send(self, item):
+        data = json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
+        with self._lock:
+            if self.closed:
+                return
+            try:
+                self.sock.sendall(data)
+            except OSError:
+                self.closed = True
+
+    def close(self):
+        self.closed = True
+        try:
+            self.sock.shutdown(2)
+        except OSError:
+            pass
+        self.sock.close()
+
+
+class Keeper:
+    """The background process's state: the session, the attached commands and the tasks
+    it holds the server for."""
+
+    def __init__(self, name, options, auto=False):
+        import secrets
+
+        self.name = name
+        self.options = options
+        self.auto = auto  # started for a task: it ends when its tasks do
+        self.token = secrets.token_hex(32)
+        self.sessions = KeptSessions()
+        self.session = None
+        self.log = None
+        self.listener = None
+        self.clients = []
+        self.routes = {}  # our request id -> (client, its id)
+        self.progress = {}  # our progress token -> (client, its token)
+        self.server_requests = {}  # the id a command answers -> (client, the server's id)
+        self.held = {}  # task fingerprint -> expiresAt (epoch seconds) or None
+        self.ever_attached = False
+        self.created = self.last_used = time.time()
+        self.stopping = threading.Event()
+        self.stop_reason = None
+        self._lock = threading.RLock()
+        self._counter = 0
+        self.answer_locally = None
+
+    # -- starting and stopping -----------------------------------------------------------
+
+    def start(self, spec):
+        import socket
+
+        self.log = make_log(self.options)
+        responder = InputResponder()  # a server request with no command to ask is declined
+        self.session = connect(spec, self.options, responder, self.log, [self.relay_notification])
+        channel = self.session.channel
+        self.answer_locally, channel.on_request = channel.on_request, self.relay_server_request
+        channel.on_closed = lambda error: self.stop("the server went away: %s" % error.message)
+        self.session.open_server_stream()
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.listener.settimeout(1.0)
+        summary = self.session.summary()
+        info = summary["serverInfo"] or {}
+        record = {"port": self.listener.getsockname()[1], "token": self.token, "pid": os.getpid(),
+                  "server": clean(str(info.get("name") or self.session.display_name())),
+                  "version": clean(str(info.get("version") or "?")), "era": summary["protocolVersion"],
+                  "transport": summary["transport"], "connection": connection_label(spec),
+                  "created": self.created, "auto": self.auto}
+        self.sessions.update(lambda data: data.__setitem__(self.name, record))
+        self.log.event("keeper", "session kept", session=self.name, port=record["port"])
+        return record
+
+    def stop(self, reason):
+        with self._lock:
+            if self.stop_reason is not None:
+                return
+            self.stop_reason = reason
+            clients, self.clients = list(self.clients), []
+        if self.log:
+            self.log.event("keeper", "stopping: %s" % reason, session=self.name)
+        try:
+            self.sessions.remove(self.name, self.token)
+        except OSError:
+            pass  # the state directory went away; nothing to clean up
+        for client in clients:
+            client.close()
+        if self.session is not None:
+            self.session.close()  # DELETE, or stdin closed, then SIGTERM, then SIGKILL
+        self.stopping.set()
+
+    def serve(self):
+        threading.Thread(target=self._watch, daemon=True).start()
+        while not self.stopping.is_set():
+            try:
+                sock, _ = self.listener.accept()
+            except OSError:  # the 1 s accept timeout: look at stopping again
+                continue
+            threading.Thread(target=self._serve_client, args=(sock,), daemon=True).start()
+        self.listener.close()
+
+    def _watch(self):
+        idle_limit = self.options.idle * 60.0
+        while not self.stopping.wait(1.0):
+            now = time.time()
+            with self._lock:
+                for key, expires in list(self.held.items()):
+                    if expires is not None and expires <= now:
+                        del self.held[key]  # the server has forgotten it too
+                attached, held = bool(self.clients), bool(self.held)
+            if attached or held:
+                continue
+            if now - self.last_used >= idle_limit:
+                self.stop("unused for %s" % duration_text(now - self.last_used))
+            elif self.auto and (self.ever_attached or now - self.created > AUTO_KEEPER_GRACE):
+                self.stop("its tasks are done")
+
+    # -- one connection ------------------------------------------------------------------
+
+    def _serve_client(self, sock):
+        import hmac
+
+        sock.settimeout(10.0)
+        reader = sock.makefile("rb")
+        try:
+            token = reader.readline(200).strip()
+            request = json.loads(reader.readline(4096).decode("utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError):
+            token, request = b"", None
+        if not hmac.compare_digest(token, self.token.encode("ascii")) or not isinstance(request, dict):
+            self.log.event("keeper", "refused a connection without the session's token")
+            sock.close()
+            return
+        sock.settimeout(None)
+        client = KeeperClient(sock)
+        op = request.get("op")
+        if op == "status":
+            client.send({"status": self.status()})
+        elif op == "close":
+            self.stop("closed by `session close`")
+            client.send({"closed": True})
+        elif op == "attach":
+            self.attach(client, reader)
+            return
+        else:
+            client.send({"error": {"class": "UsageError", "message": "the keeper does not know %r" % op}})
+        client.close()
+
+    def attach(self, client, reader):
+        state = self.session.handshake_state()
+        with self._lock:
+            if self.stop_reason is not None:
+                client.close()
+                return
+            self.clients.append(client)
+            self.ever_attached = True
+            self.last_used = time.time()
+        client.send({"state": state, "transport": state["transport"], "legacyStream": state["legacyStream"]})
+        try:
+            for raw in iter(reader.readline, b""):
+                try:
+                    item = json.loads(raw.decode("utf-8"))
+                except (ValueError, UnicodeDecodeError):
+                    continue
+                if isinstance(item, dict):
+                    self.from_client(client, item)
+        except OSError:
+            pass
+        self.detach(client)
+
+    def detach(self, client):
+        client.closed = True
+        with self._lock:
+            if client in self.clients:
+                self.clients.remove(client)
+            ours = list(client.inflight.values())
+            unanswered = [(key, server_id) for key, (owner, server_id) in self.server_requests.items()
+                          if owner is client]
+            for key, _ in unanswered:
+                del self.server_requests[key]
+            for token in [t for t, (owner, _) in self.progress.items() if owner is client]:
+                del self.progress[token]
+            self.last_used = time.time()
+        for request_id in ours:
+            self.session.channel.abandon(request_id)  # the command is gone; so is its interest
+        for _, server_id in unanswered:
+            self._respond(server_id, error={"code": -1, "message": "the command that was asked went away"})
+        client.close()
+
+    def from_client(self, client, item):
+        channel = self.session.channel
+        if "op" in item:
+            client.send(self.control(item))
+        elif "abort" in item:
+            ours = client.inflight.get(item["abort"])
+            abort = getattr(channel.transport, "abort", None)
+            if ours is not None and abort:
+                abort(ours)
+        elif isinstance(item.get("message"), dict):
+            message, headers = item["message"], item.get("headers")
+            if "method" in message and "id" in message:
+                threading.Thread(target=self.relay_request, args=(client, message, headers), daemon=True).start()
+            elif "method" in message:
+                params = message.get("params")
+                if message["method"] == "notifications/cancelled" and isinstance(params, dict):
+                    params = dict(params, requestId=client.inflight.get(params.get("requestId")))
+                    if params["requestId"] is None:
+                        return  # nothing of that command's is in flight any more
+                try:
+                    channel.notify(message["method"], params, headers)
+                except McpTuiError:
+                    pass
+            else:
+                with self._lock:
+                    owner, server_id = self.server_requests.pop(message.get("id"), (None, None))
+                if owner is not None:
+                    self._respond(server_id, message.get("result"), message.get("error"), headers)
+
+    def _respond(self, server_id, result=None, error=None, headers=None):
+        try:
+            self.session.channel.respond(server_id, result, error, headers)
+        except McpTuiError:
+            pass
+
+    def control(self, item):
+        """What a command asks about the session itself: the tasks it holds the server for."""
+        op = item.get("op")
+        task = item.get("task")
+        if op == "hold" and isinstance(task, str):
+            expires = item.get("expiresAt")
+            with self._lock:
+                self.held[task] = expires if isinstance(expires, (int, float)) else None
+            if self.auto and not self.name.startswith("task-"):
+                self.rename("task-" + task)
+            return {"name": self.name}
+        if op == "release" and isinstance(task, str):
+            with self._lock:
+                self.held.pop(task, None)
+            return {"name": self.name}
+        return {"error": {"class": "UsageError", "message": "the keeper does not know %r" % op}}
+
+    def rename(self, name):
+        def change(data):
+            record = data.pop(self.name, None)
+            if record is not None:
+                data[name] = record
+        self.sessions.update(change)
+        self.name = name
+
+    def status(self):
+        record = self.sessions.get(self.name) or {}
+        now = time.time()
+        with self._lock:
+            attached, held = len(self.clients), len(self.held)
+            idle = 0.0 if attached else now - self.last_used
+        return {"name": self.name, "server": record.get("server"), "version": record.get("version"),
+                "era": record.get("era"), "transport": record.get("transport"), "pid": os.getpid(),
+                "age": round(now - self.created, 3), "idle": round(idle, 3), "attached": attached,
+                "openTasks": held}
+
+    # -- relaying --------------------------------------------------------------------------
+
+    def _next(self, prefix):
+        with self._lock:
+            self._counter += 1
+            return "%s-%d" % (prefix, self._counter)
+
+    def relay_request(self, client, message, headers):
+        params = message.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        token = meta.get("progressToken") if isinstance(meta, dict) else None
+        if token is not None:  # two commands may pick the same token: give each its own
+            ours = self._next("keeper-progress")
+            with self._lock:
+                self.progress[ours] = (client, token)
+            message = dict(message, params=dict(params, _meta=dict(meta, progressToken=ours)))
+        channel = self.session.channel
+        theirs, request_id = message["id"], channel.next_id()
+        with self._lock:  # before it is sent: the server may ask something back at once
+            client.inflight[theirs] = request_id
+            client.started[request_id] = time.monotonic()
+            self.routes[request_id] = (client, theirs)
+            self.last_used = time.time()
+        try:
+            pending = channel.forward(message, headers, request_id)
+        except McpTuiError as exc:
+            pending = PendingRequest(message.get("method"))
+            pending.error = exc
+            pending.event.set()
+        while not pending.event.wait(1.0):
+            if client.closed:
+                break
+        channel.settle(request_id)
+        with self._lock:
+            client.inflight.pop(theirs, None)
+            client.started.pop(request_id, None)
+            self.routes.pop(request_id, None)
+            self.last_used = time.time()
+        if client.closed:
+            return
+        if pending.error is not None:
+            client.send({"fail": theirs, "error": keeper_error_data(pending.error)})
+        else:
+            client.send({"message": dict(pending.response, id=theirs)})
+
+    def relay_notification(self, message):
+        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        subscription = meta.get(META_PREFIX + "subscriptionId")
+        with self._lock:
+            if message.get("method") == "notifications/progress" and params.get("progressToken") in self.progress:
+                client, token = self.progress[params["progressToken"]]
+                targets, message = [client], dict(message, params=dict(params, progressToken=token))
+            elif subscription is not None and subscription in self.routes:
+                client, theirs = self.routes[subscription]
+                meta = dict(meta, **{META_PREFIX + "subscriptionId": theirs})
+                targets, message = [client], dict(message, params=dict(params, _meta=meta))
+            else:
+                targets = list(self.clients)
+        for client in targets:
+            client.send({"message": message})
+
+    def relay_server_request(self, message):
+        """Ask the command whose request went out last (the one the server is working on);
+        with none attached, answer as a command with no terminal would."""
+        with self._lock:
+            busy = [(max(c.started.values()), index, c) for index, c in enumerate(self.clients) if c.started]
+            client = max(busy)[2] if busy else None
+            if client is not None:
+                ours = self._next("keeper-request")
+                self.server_requests[ours] = (client, message.get("id"))
+        if client is None:
+            self.answer_locally(message)
+            return
+        client.send({"message": dict(message, id=ours)})
+
+
+def connection_label(spec):
+    """How `session list` names a connection: the command line or the URL, no secrets."""
+    record = spec.ledger_record()
+    return join_command(record["argv"]) if "argv" in record else record.get("url", spec.describe())
+
+
+def run_keeper():
+    """The keeper process: its orders on stdin, one line back on stdout once the session
+    is open (or the error), then it serves until it stops."""
+    config = json.loads(sys.stdin.readline())
+    opts = build_parser().parse_intermixed_args(config["argv"])
+    spec, _ = spec_from_options(opts, config["connection"])
+
+    def report(item):
+        sys.stdout.write(json.dumps(item) + "\n")
+        sys.stdout.flush()
+
+    keeper = Keeper(config["name"], opts, config.get("auto", False))
+    try:
+        record = keeper.start(spec)
+    except McpTuiError as exc:
+        stderr_hint(exc, getattr(exc, "stderr_lines", ()))
+        report({"error": exc.to_json()})
+        return exc.exit_code
+    except Exception as exc:  # a bug of ours: the command that started it reports it
+        report({"error": {"kind": "error", "exitCode": EXIT_FAILURE,
+                          "message": "internal error in the session keeper: %s: %s" % (exc.__class__.__name__, exc)}})
+        return EXIT_FAILURE
+    report({"ready": record})
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):  # nothing of the terminal's stays open; stray writes go nowhere
+        os.dup2(null, fd)
+    stop_on_terminate(keeper)
+    keeper.serve()
+    return EXIT_OK
+
+
+def stop_on_terminate(keeper):
+    """SIGTERM (or Ctrl+Break on Windows) stops the keeper the orderly way."""
+    import signal
+
+    def handler(signum, frame):
+        threading.Thread(target=keeper.stop, args=("terminated by a signal",), daemon=True).start()
+
+    for name in ("SIGTERM", "SIGBREAK", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), handler)
+
+
+def start_keeper(name, argv, connection, timeout, notice, auto=False):
+    """Start a detached keeper for ``name`` and wait until its session is open; returns
+    the record it wrote. ``argv`` goes to it on a pipe, never on its command line."""
+    import queue
+    import subprocess
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    options = {}
+    if os.name == "nt":
+        options["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
+    else:
+        options["start_new_session"] = True  # Ctrl+C and a closed terminal do not reach it
+    try:
+        process = subprocess.Popen([sys.executable, "-c", KEEPER_BOOT, here, KEEPER_FLAG], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True, **options)
+    except OSError as exc:
+        raise McpTuiError("cannot start the session keeper: %s" % exc)
+    process.stdin.write(json.dumps({"name": name, "argv": argv, "connection": connection, "auto": auto}).encode(
+        "utf-8") + b"\n")
+    process.stdin.close()
+    lines = queue.Queue()
+    threading.Thread(target=lambda: lines.put(process.stdout.readline()), daemon=True).start()
+    try:
+        line = lines.get(timeout=timeout * 2 + 10)  # the keeper bounds its own connect by --timeout
+    except queue.Empty:
+        process.kill()
+        raise RequestTimeout("the session keeper did not report within %gs" % (timeout * 2 + 10))
+    process.stdout.close()
+    try:
+        reply = json.loads(line.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        reply = {}
+    if "ready" in reply:
+        return reply["ready"]
+    process.wait()
+    error = reply.get("error") or {"message": "the session keeper exited (code %s)" % process.returncode}
+    failure = McpTuiError(error.get("message", "the session keeper failed"), error.get("hint"))
+    failure.kind, failure.exit_code = error.get("kind", "error"), error.get("exitCode", EXIT_FAILURE)
+    raise failure
+
+
+def open_line(name, record):
+    return "Session %s open: %s %s (%s, %s)" % (name, record["server"], record["version"], record["era"],
+                                                record["transport"])
+
+
+def keeper_status(name, record):
+    """The live keeper's status, or None when it is gone (its record is then removed)."""
+    transport = KeeperTransport(name, record["port"], record["token"])
+    try:
+        return transport.hello("status", timeout=5.0)["status"]
+    except KeeperGone:
+        KeptSessions().remove(name, record["token"])
+        return None
+    finally:
+        transport.close()
+
+
+def run_session_command(opts, spec, words, output, argv):
+    """`session open NAME [connection]`, `session list`, `session close NAME | --all`."""
+    action = words[0] if words else None
+    if action == "open":
+        return session_open(opts, spec, words[1:], output, argv)
+    if action == "list":
+        if len(words) != 1:
+            raise UsageError("usage: mcp-tui session list")
+        return session_list(output)
+    if action == "close":
+        names = words[1:]
+        if opts.all == bool(names) or len(names) > 1:
+            raise UsageError("usage: mcp-tui session close NAME | --all")
+        return session_close(names or None, output)
+    raise UsageError("usage: mcp-tui session open NAME [connection] | session list | session close NAME | --all")
+
+
+def session_open(opts, spec, words, output, argv):
+    if not words or len(words) > 2:
+        raise UsageError("usage: mcp-tui session open NAME [connection]")
+    name, connection = check_session_name(words[0]), words[1:]
+    if connection and spec is not None:
+        raise UsageError("give the connection once: %r or the connection flags" % connection[0])
+    if spec is None:
+        spec, _ = spec_from_options(opts, connection)
+    if spec is None or spec.kind == "session":
+        raise UsageError("session open %s needs a connection: a stdio command, --url URL or --config FILE" % name)
+    if opts.idle <= 0:
+        raise UsageError("--idle must be more than 0 minutes")
+    record = KeptSessions().get(name)
+    if record is not None:
+        if keeper_status(name, record) is not None:
+            raise McpTuiError("session %r is already open" % name,
+                              hint="use it as @%s, or close it first: mcp-tui session close %s" % (name, name))
+        output.notice("Session %s had ended (its keeper was gone); removed its stale record" % name)
+    record = start_keeper(name, argv, connection, opts.timeout, output.notice)
+    if output.json:
+        output.document({"session": dict(describe_record(name, record), opened=True)})
+    else:
+        output.text(open_line(name, record))
+    return EXIT_OK
+
+
+def describe_record(name, record, status=None):
+    item = {"name": name, "server": record.get("server"), "version": record.get("version"),
+            "era": record.get("era"), "transport": record.get("transport"), "connection": record.get("connection")}
+    if status is not None:
+        item.update(age=status["age"], idle=status["idle"], attached=status["attached"],
+                    openTasks=status["openTasks"], pid=status["pid"])
+    return item
+
+
+def session_list(output):
+    rows = []
+    for name, record in sorted(KeptSessions().read().items()):
+        if not isinstance(record, dict) or not isinstance(record.get("port"), int):
+            continue
+        status = keeper_status(name, record)
+        if status is None:
+            output.notice("Session %s had ended (its keeper was gone); removed its stale record" % name)
+            continue
+        rows.append(describe_record(name, record, status))
+    if output.json:
+        output.document({"sessions": rows})
+        return EXIT_OK
+    if not rows:
+        output.progress("No sessions. Open one: mcp-tui session open NAME CONNECTION")
+        return EXIT_OK
+    table = [("NAME", "SERVER", "ERA", "TRANSPORT", "AGE", "IDLE", "TASKS")]
+    for row in rows:
+        table.append((row["name"], "%s %s" % (row["server"], row["version"]), row["era"], row["transport"],
+                      duration_text(row["age"]), "in use" if row["attached"] else duration_text(row["idle"]),
+                      str(row["openTasks"])))
+    widths = [max(len(str(line[i])) for line in table) for i in range(len(table[0]))]
+    for line in table:
+        output.text("  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip())
+    return EXIT_OK
+
+
+def session_close(names, output):
+    sessions = KeptSessions()
+    records = sessions.read()
+    if names is None:
+        names = sorted(name for name, record in records.items() if isinstance(record, dict))
+    closed = []
+    for name in names:
+        record = sessions.get(name)
+        if record is None:
+            raise McpTuiError("no session named %r" % name, hint="mcp-tui session list shows the open ones")
+        transport = KeeperTransport(name, record["port"], record["token"])
+        try:
+            transport.hello("close", timeout=30.0)
+            state = "closed"
+        except KeeperGone:
+            sessions.remove(name, record["token"])
+            state = "stale"
+        finally:
+            transport.close()
+        closed.append({"name": name, "state": state})
+        if not output.json:
+            output.text("Session %s closed" % name if state == "closed" else
+                        "Session %s had already ended (its keeper was gone); removed its stale record" % name)
+    if output.json:
+        output.document({"closed": closed})
+    return EXIT_OK
+
+
+def wants_background_session(opts, spec, words):
+    """A stdio task started without --wait would die with the command: keep its server."""
+    command = ["tool" if w == "tools" else w for w in words[:2]]
+    return spec is not None and spec.kind == "stdio" and opts.task and not opts.wait and command == ["tool", "call"]
+
+
+def start_task_session(opts, argv, output):
+    """Start an automatic keeper for a stdio task; returns the spec that reaches it."""
+    import secrets
+
+    name = "pending-" + secrets.token_hex(4)  # renamed after the task's fingerprint once it exists
+    start_keeper(name, argv, list(opts.words), opts.timeout, output.notice, auto=True)
+    output.notice("A background session keeps the server running until its tasks end or --idle passes "
+                  "(mcp-tui session list)")
+    return ConnectionSpec("session", name=name)
+
+
+
+# ======================================================================================
 # 10. main: options to a CLI run or the TUI, and every error to one line and an exit code
 # ======================================================================================
 
@@ -6172,6 +7069,8 @@ def main(argv=None):
     if argv is None:  # an entry point; zipapp's generated __main__.py ignores what main() returns
         sys.exit(main(sys.argv[1:]))
     argv = list(argv)
+    if argv[:1] == [KEEPER_FLAG]:
+        return run_keeper()
     output = Output("json" if wants_json(argv) else "text")
     cli = None
     try:
@@ -6180,8 +7079,12 @@ def main(argv=None):
         if opts.timeout <= 0:
             raise UsageError("--timeout must be more than 0 seconds")
         spec, words = spec_from_options(opts, opts.words)
+        if words and words[0] in ("session", "sessions"):
+            return run_session_command(opts, spec, words[1:], output, argv)
         if not words:
             return run_tui(opts, spec)
+        if wants_background_session(opts, spec, words):
+            spec = start_task_session(opts, argv, output)
         cli = Cli(opts, spec, words, output)
         return cli.run()
     except McpTuiError as exc:

@@ -1,0 +1,255 @@
+"""Sessions kept by a background keeper (section 9): `session open/list/close`, commands
+through @NAME, the keeper's lifecycle (idle, the server dying, the keeper killed, a stale
+record), its token, relayed elicitation, and two commands at once through one session."""
+import json
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import MCP_TUI, ROOT, stdio_command
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="finds processes through os.kill(pid, 0)")
+
+
+def wait_until(condition, timeout=30.0, what="the condition"):
+    """Wait for a condition (not for a time): poll it until it holds or the generous timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting for %s" % what)
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    try:  # a zombie has exited; only its parent has not reaped it yet
+        with open("/proc/%d/stat" % pid) as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def pids_with(marker):
+    """The processes whose command line mentions ``marker`` (the server's --record file)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/cmdline" % entry, "rb") as handle:
+                    if marker.encode() in handle.read():
+                        found.append(int(entry))
+            except OSError:
+                continue
+    return [pid for pid in found if alive(pid)]
+
+
+def sessions_file(state_dir):
+    path = state_dir / "sessions.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+@pytest.fixture
+def kept(cli, state_dir, tmp_path):
+    """open(name, *connection_and_flags) -> the keeper's record; every session is closed after the test."""
+    opened = []
+
+    def open_session(name, *args):
+        result = cli("session", "open", name, *args)
+        assert result.code == 0, result
+        opened.append(name)
+        record = sessions_file(state_dir)[name]
+        record["line"] = result.out
+        return record
+
+    yield open_session
+    for name in opened:
+        record = sessions_file(state_dir).get(name)
+        if record:
+            try:
+                os.kill(record["pid"], signal.SIGKILL)
+            except OSError:
+                pass
+
+
+@pytest.fixture
+def server_record(tmp_path):
+    return tmp_path / "server-record.jsonl"
+
+
+def test_open_list_use_close_and_the_server_is_gone(cli, kept, state_dir, server_record):
+    record = kept("dev", stdio_command("--record", server_record))
+    assert record["line"] == "Session dev open: mcp-tui-testserver 0.1.0 (2026-07-28, stdio)\n"
+    assert stat.S_IMODE(os.stat(str(state_dir / "sessions.json")).st_mode) == 0o600
+    servers = pids_with(str(server_record))
+    assert len(servers) == 1
+
+    listed = cli("@dev", "tool", "list")
+    assert listed.code == 0, listed
+    assert listed.out == cli(stdio_command(), "tool", "list").out
+
+    text = cli("session", "list")
+    assert text.code == 0, text
+    header, row = text.out.splitlines()
+    assert header.split() == ["NAME", "SERVER", "ERA", "TRANSPORT", "AGE", "IDLE", "TASKS"]
+    assert row.split()[:5] == ["dev", "mcp-tui-testserver", "0.1.0", "2026-07-28", "stdio"]
+    document = cli("session", "list", "--format", "json").json()
+    (item,) = document["sessions"]
+    assert (item["name"], item["server"], item["era"], item["transport"], item["openTasks"]) == (
+        "dev", "mcp-tui-testserver", "2026-07-28", "stdio", 0)
+    assert item["age"] >= item["idle"] >= 0
+
+    closed = cli("session", "close", "dev")
+    assert closed.code == 0, closed
+    assert closed.out == "Session dev closed\n"
+    wait_until(lambda: not alive(record["pid"]), what="the keeper to exit")
+    wait_until(lambda: not pids_with(str(server_record)), what="the server to exit")
+    assert "dev" not in sessions_file(state_dir)
+    assert cli("session", "list").out == ""
+
+
+def test_a_fresh_state_directory_is_private(cli, tmp_path):
+    fresh = tmp_path / "fresh" / "state"
+    opened = cli("session", "open", "private", stdio_command(), env={"MCP_TUI_STATE_DIR": str(fresh)})
+    assert opened.code == 0, opened
+    try:
+        assert stat.S_IMODE(os.stat(str(fresh)).st_mode) == 0o700
+        assert stat.S_IMODE(os.stat(str(fresh / "sessions.json")).st_mode) == 0o600
+    finally:
+        assert cli("session", "close", "private", env={"MCP_TUI_STATE_DIR": str(fresh)}).code == 0
+
+
+def test_output_and_exit_codes_match_a_direct_connection(cli, kept):
+    kept("same", stdio_command(), "--protocol-version", "2025-11-25")
+    direct = [stdio_command(), "--protocol-version", "2025-11-25"]
+    for words in (["server"], ["tool", "list", "--format", "json"], ["tool", "call", "add", "a=2", "b=3"],
+                  ["tool", "call", "fail_tool", "--strict-errors"], ["tool", "call", "nosuch"],
+                  ["resource", "read", "test://static/hello.txt"], ["prompt", "get", "greeting", "name=Ann"],
+                  ["rpc", "tools/list", "{\"cursor\": 7}"], ["tool", "call", "render_report", "quarter=Q1"]):
+        through = cli("@same", *words)
+        expected = cli(*(direct + words))
+        assert (through.code, through.out, through.err) == (expected.code, expected.out, expected.err), words
+    assert cli("--session", "same", "tool", "call", "echo", "message=hi").out == "Tool response:\nhi\n"
+
+
+@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+def test_elicitation_is_answered_by_the_command_that_asked(cli, kept, protocol):
+    kept("ask", stdio_command(), "--protocol-version", protocol)
+    answered = cli("@ask", "tool", "call", "ask_name", "--elicit-stub", '{"name": "Ann"}')
+    assert answered.code == 0, answered
+    assert answered.out == "Tool response:\nHello, Ann!\n"
+    declined = cli("@ask", "tool", "call", "ask_name", input="")
+    assert declined.out == "Tool response:\nNo name given (decline)\n"
+    assert "no terminal; pass --elicit-stub JSON to answer" in declined.err
+    sampled = cli("@ask", "tool", "call", "ask_model", "question=why", "--sampling-stub", "because")
+    assert sampled.out == "Tool response:\nThe model said: because\n", sampled
+
+
+def test_two_commands_at_once_each_get_their_own_answers_and_progress(cli, kept, state_dir):
+    kept("busy", stdio_command(), "--protocol-version", "2025-11-25")
+    environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    slow = subprocess.Popen([sys.executable, str(MCP_TUI), "@busy", "tool", "call", "long_operation", "steps=4",
+                             "step_ms=400", "--elicit-stub", "{}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=environ, cwd=str(ROOT))
+    try:
+        wait_until(lambda: cli("session", "list", "--format", "json").json()["sessions"][0]["attached"] == 1,
+                   what="the slow command to attach")
+        quick = cli("@busy", "tool", "call", "ask_name", "--elicit-stub", '{"name": "Bo"}')
+        assert quick.out == "Tool response:\nHello, Bo!\n", quick
+        assert "progress" not in quick.err
+        out, err = slow.communicate(timeout=60)
+    finally:
+        if slow.poll() is None:
+            slow.kill()
+    assert slow.returncode == 0, err
+    assert out == "Tool response:\nDone after 4 steps\n"
+    assert "⏳ progress 4/4: Step 4 of 4" in err
+
+
+def test_open_fails_with_one_line_and_leaves_nothing(cli, state_dir):
+    result = cli("session", "open", "broken", "no-such-program-for-mcp-tui")
+    assert result.code == 1
+    assert result.out == ""
+    assert result.err == "mcp-tui: cannot start the server: no such program 'no-such-program-for-mcp-tui'\n"
+    assert "broken" not in sessions_file(state_dir)
+    unknown = cli("@nobody", "tool", "list")
+    assert unknown.code == 1 and unknown.err.startswith("mcp-tui: no session named 'nobody'")
+    again = cli("session", "open", "bad name", stdio_command())
+    assert again.code == 2
+
+
+def test_a_second_open_with_the_same_name_is_refused(cli, kept):
+    kept("twice", stdio_command())
+    result = cli("session", "open", "twice", stdio_command())
+    assert result.code == 1
+    assert "session 'twice' is already open" in result.err
+
+
+def test_a_connection_without_the_token_is_refused(cli, kept):
+    record = kept("guarded", stdio_command())
+    for first_line in (b"not-the-token\n", b"\n", record["token"][:-1].encode() + b"\n"):
+        with socket.create_connection(("127.0.0.1", record["port"]), timeout=10) as sock:
+            sock.sendall(first_line + b'{"op": "status"}\n')
+            assert sock.recv(100) == b""  # closed without a word
+    assert cli("@guarded", "ping").code == 0
+
+
+def test_the_keeper_stops_when_unused_for_idle_minutes(cli, kept, state_dir, server_record):
+    record = kept("sleepy", stdio_command("--record", server_record), "--idle", "0.02")
+    assert cli("@sleepy", "ping").code == 0
+    wait_until(lambda: not alive(record["pid"]), what="the idle keeper to exit")
+    wait_until(lambda: not pids_with(str(server_record)), what="its server to exit")
+    assert "sleepy" not in sessions_file(state_dir)
+
+
+def test_the_keeper_stops_when_its_server_dies(cli, kept, state_dir, server_record):
+    record = kept("fragile", stdio_command("--record", server_record))
+    (server,) = pids_with(str(server_record))
+    os.kill(server, signal.SIGKILL)
+    wait_until(lambda: not alive(record["pid"]), what="the keeper to notice")
+    assert "fragile" not in sessions_file(state_dir)
+    result = cli("@fragile", "tool", "list")
+    assert result.code == 1 and "no session named 'fragile'" in result.err
+
+
+def test_a_killed_keeper_leaves_a_stale_record_that_is_reported_and_cleaned(cli, kept, state_dir):
+    record = kept("stale", stdio_command())
+    os.kill(record["pid"], signal.SIGKILL)
+    wait_until(lambda: not alive(record["pid"]), what="the keeper to die")
+    used = cli("@stale", "tool", "list")
+    assert used.code == 1
+    assert used.err.startswith("mcp-tui: session 'stale' has ended: its keeper is no longer running")
+    assert "stale" not in sessions_file(state_dir)
+
+    record = kept("stale2", stdio_command())
+    os.kill(record["pid"], signal.SIGKILL)
+    wait_until(lambda: not alive(record["pid"]), what="the keeper to die")
+    listed = cli("session", "list")
+    assert listed.code == 0 and listed.out == ""
+    assert "Session stale2 had ended (its keeper was gone); removed its stale record" in listed.err
+    assert "stale2" not in sessions_file(state_dir)
+
+
+def test_close_all_over_http(cli, kept, start_server, state_dir):
+    server = start_server()
+    first = kept("web", "--url", server.url)
+    assert first["line"] == "Session web open: mcp-tui-testserver 0.1.0 (2026-07-28, streamable-http)\n"
+    second = kept("web-legacy", "--url", server.url, "--protocol-version", "2025-11-25")
+    assert cli("@web-legacy", "tool", "call", "echo", "message=hi").out == "Tool response:\nhi\n"
+    assert cli("@web", "tool", "call", "echo", "message=hi").out == "Tool response:\nhi\n"
+    closed = cli("session", "close", "--all")
+    assert closed.code == 0, closed
+    assert sorted(closed.out.splitlines()) == ["Session web closed", "Session web-legacy closed"]
+    for record in (first, second):
+        wait_until(lambda: not alive(record["pid"]), what="the keepers to exit")
+    assert sessions_file(state_dir) == {}
