@@ -4088,6 +4088,9 @@ class TaskCommands:
 
         try:
             result = tasks.wait(task_id, deadline, StatusReporter(on_status, last_status))
+        except TaskFailed:
+            self.kept_session("release", task_id)  # its outcome has been fetched: a failure
+            raise
         except KeyboardInterrupt:
             self.out.notice("Stopped waiting; the task keeps running: %s" % self.task_command("get", task_id))
             raise

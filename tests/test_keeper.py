@@ -253,3 +253,53 @@ def test_close_all_over_http(cli, kept, start_server, state_dir):
     for record in (first, second):
         wait_until(lambda: not alive(record["pid"]), what="the keepers to exit")
     assert sessions_file(state_dir) == {}
+
+
+@pytest.mark.parametrize("protocol", ["2026-07-28", "2025-11-25"])
+def test_a_stdio_task_without_wait_keeps_its_server_until_its_result_is_fetched(cli, state_dir, tmp_path,
+                                                                                  server_record, protocol):
+    started = cli(stdio_command("--record", server_record, "--page-ms", "200"), "--protocol-version", protocol,
+                  "tool", "call", "render_report", "quarter=Q2", "--task")
+    assert started.code == 0, started
+    assert started.err.count("A background session keeps the server running until its tasks end or --idle "
+                             "passes (mcp-tui session list)\n") == 1
+    created, poll, result_line = started.out.splitlines()
+    task_id = created.split()[1]
+    assert poll == "Poll:   mcp-tui task get %s" % task_id
+    assert result_line == "Result: mcp-tui task result %s" % task_id
+    (name,) = sessions_file(state_dir)
+    assert name.startswith("task-")
+    keeper = sessions_file(state_dir)[name]["pid"]
+    assert pids_with(str(server_record)), "the server outlives the command"
+    ledger = json.loads((state_dir / "tasks.json").read_text())
+    assert [entry["connection"] for entry in ledger.values()] == [{"kind": "session", "name": name,
+                                                                   "protocol": "auto"}]
+
+    elsewhere = tmp_path / "another-terminal"
+    elsewhere.mkdir()
+    got = cli(*poll.split()[2:], cwd=elsewhere)
+    assert got.code == 0, got
+    assert got.out.startswith("Task:     %s\nStatus:   " % task_id)
+    listed = cli("session", "list", "--format", "json").json()["sessions"]
+    assert [(s["name"], s["openTasks"]) for s in listed] == [(name, 1)]
+
+    fetched = cli(*result_line.split()[2:], cwd=elsewhere)
+    assert fetched.code == 0, fetched
+    assert fetched.out == "Tool response:\nQ2 revenue: $4.6M across 1,310 orders\n"
+    wait_until(lambda: not alive(keeper), what="the keeper to stop after the last result")
+    wait_until(lambda: not pids_with(str(server_record)), what="the server to exit")
+    assert sessions_file(state_dir) == {}
+
+
+def test_a_task_through_a_named_session_is_followed_through_it(cli, kept, state_dir):
+    record = kept("work", stdio_command("--page-ms", "100"))
+    started = cli("@work", "tool", "call", "fail_report", "mode=error", "--task")
+    assert started.code == 0, started
+    assert "background session" not in started.err
+    task_id = started.out.split()[1]
+    assert cli("session", "list", "--format", "json").json()["sessions"][0]["openTasks"] == 1
+    failed = cli("task", "result", task_id)
+    assert failed.code == 1
+    assert "Renderer crashed on page 7" in failed.err
+    assert cli("session", "list", "--format", "json").json()["sessions"][0]["openTasks"] == 0
+    assert alive(record["pid"]), "a named session stays open until it is closed or idle"

@@ -98,3 +98,34 @@ def test_task_created_then_listed_and_fetched_over_http(cli, http_url):
         assert task_id not in shown.err
     else:
         assert shown.out.startswith("Task:     %s\nStatus:   " % task_id)
+
+
+def test_a_kept_session_walk_against_everything(cli, stdio_server, state_dir):
+    """Issue 12's done-when walk: open, list tools, list sessions, a task, its status and
+    result without flags, close; the server process is gone afterwards."""
+    import json
+    import time
+
+    opened = cli("session", "open", "ev", stdio_server, timeout=90)
+    assert opened.code == 0, opened
+    assert re.match(r"^Session ev open: \S+ \S+ \(2025-11-25, stdio\)\n$", opened.out), opened.out
+    keeper = json.loads((state_dir / "sessions.json").read_text())["ev"]["pid"]
+    try:
+        listed = cli("@ev", "tool", "list")
+        assert listed.code == 0 and "simulate-research-query" in listed.out, listed
+        sessions = cli("session", "list")
+        assert sessions.code == 0 and sessions.out.splitlines()[1].split()[0] == "ev", sessions
+        created = cli("@ev", "tool", "call", "simulate-research-query", "topic=x", "--task")
+        assert created.code == 0, created
+        task_id = re.match(r"^Task (\S+) created: ", created.out).group(1)
+        shown = cli("task", "get", task_id)
+        assert shown.code == 0 and shown.out.startswith("Task:     %s\nStatus:   " % task_id), shown
+        result = cli("task", "result", task_id, timeout=90)
+        assert result.code == 0 and result.out.startswith("Tool response:\n# Research Report: x"), result
+    finally:
+        closed = cli("session", "close", "ev")
+    assert closed.code == 0 and closed.out == "Session ev closed\n", closed
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and os.path.exists("/proc/%d" % keeper):
+        time.sleep(0.05)  # waiting for a condition: the keeper's exit
+    assert not os.path.exists("/proc/%d" % keeper) or sys.platform != "linux"
