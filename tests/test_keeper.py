@@ -303,3 +303,21 @@ def test_a_task_through_a_named_session_is_followed_through_it(cli, kept, state_
     assert "Renderer crashed on page 7" in failed.err
     assert cli("session", "list", "--format", "json").json()["sessions"][0]["openTasks"] == 0
     assert alive(record["pid"]), "a named session stays open until it is closed or idle"
+
+
+def test_the_tui_attaches_to_a_session(cli, kept, state_dir):
+    pytest.importorskip("pyte")
+    from tui_helpers import TuiSession
+
+    record = kept("screen", stdio_command())
+    screen = TuiSession(["@screen"], env={"MCP_TUI_STATE_DIR": str(state_dir)})
+    try:
+        screen.wait_all("echo", "render_report", "Returns the message it is given.")
+        screen.send("4")
+        screen.wait_all("Connection:   @screen", "Title:        mcp-tui test server")
+        screen.send("q")
+        assert screen.wait_exit() == 0
+    finally:
+        screen.close()
+    assert alive(record["pid"]), "leaving the TUI leaves the session open"
+    assert cli("@screen", "ping").code == 0
