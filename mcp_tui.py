@@ -851,28 +851,30 @@ class KeeperTransport:
         self.name = None  # the kept session's transport, from the keeper's hello
         self.legacy_stream = False
         self._socket = None
-        self._reader = None
+        self._buffer = bytearray()
         self._write_lock = threading.Lock()
         self._replies = None
         self._channel = None
 
     def hello(self, op="attach", timeout=10.0, **fields):
         """Connect, present the token, ask ``op``; return the keeper's first answer."""
+        import _socket  # what socket.py wraps: a command skips its imports (selectors, enum, idna)
         import queue
-        import socket
 
+        self._socket = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+        self._socket.settimeout(timeout)
         try:
-            self._socket = socket.create_connection(("127.0.0.1", self.port), timeout=timeout)
+            self._socket.connect(("127.0.0.1", self.port))
         except OSError as exc:
+            self._socket.close()
             raise KeeperGone("session %r is not running: %s" % (self.session_name, describe_os_error(exc)))
-        self._socket.settimeout(None)
-        self._reader = self._socket.makefile("rb")
         self._replies = queue.Queue()
         self._write(self.token)
         self._write(dict(fields, op=op))
         reply = self._read_line()
         if reply is None:
             raise KeeperGone("session %r refused the connection (a stale session file?)" % self.session_name)
+        self._socket.settimeout(None)
         if "error" in reply:
             raise keeper_error(reply["error"])
         self.name = reply.get("transport", self.name)
@@ -889,11 +891,15 @@ class KeeperTransport:
 
     def _read_line(self):
         try:
-            raw = self._reader.readline()
+            while b"\n" not in self._buffer:
+                chunk = self._socket.recv(65536)
+                if not chunk:
+                    return None
+                self._buffer += chunk
         except OSError:
             return None
-        if not raw:
-            return None
+        end = self._buffer.index(b"\n")
+        raw, self._buffer = bytes(self._buffer[:end]), self._buffer[end + 1:]
         try:
             value = json.loads(raw.decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
