@@ -2661,12 +2661,7 @@ class TaskLedger:
         self.path = path or os.path.join(state_directory(), "tasks.json")
 
     def _load(self):
-        try:
-            with open(self.path, "r", encoding="utf-8") as handle:
-                data = json.load(handle)
-            return data if isinstance(data, dict) else {}
-        except (OSError, ValueError):
-            return {}
+        return read_json_object(self.path)
 
     def _save(self, data):
         write_private_json(self.path, data)
@@ -2688,6 +2683,16 @@ class TaskLedger:
         data = self._load()
         if data.pop(fingerprint(task_id), None) is not None:
             self._save(data)
+
+
+def read_json_object(path):
+    """A state file's object; {} when it is missing or not a JSON object."""
+    try:
+        with open(path, "r", encoding="utf-8") as handle:
+            data = json.load(handle)
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
 
 
 def write_private_json(path, data):
@@ -3489,12 +3494,7 @@ class KeptSessions:
         self._lock = threading.Lock()
 
     def read(self):
-        try:
-            with open(self.path, "r", encoding="utf-8") as handle:
-                data = json.load(handle)
-            return data if isinstance(data, dict) else {}
-        except (OSError, ValueError):
-            return {}
+        return read_json_object(self.path)
 
     def update(self, change):
         """Run ``change(entries)``, write the entries back; return what it returned."""
@@ -6558,10 +6558,14 @@ class Keeper:
         self.answer_locally, channel.on_request = channel.on_request, self.relay_server_request
         channel.on_closed = lambda error: self.stop("the server went away: %s" % error.message)
         self.session.open_server_stream()
-        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(16)
-        self.listener.settimeout(1.0)
+        try:
+            self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            self.listener.bind(("127.0.0.1", 0))
+            self.listener.listen(16)
+            self.listener.settimeout(1.0)
+        except OSError as exc:
+            self.session.close()
+            raise McpTuiError("the session keeper cannot listen on 127.0.0.1: %s" % exc)
         summary = self.session.summary()
         info = summary["serverInfo"] or {}
         record = {"port": self.listener.getsockname()[1], "token": self.token, "pid": os.getpid(),
