@@ -148,6 +148,270 @@ class RpcError(McpTuiError):
         return out
 
 
+# -- secrets, sizes and deadlines: what every later section relies on -------------------
+
+
+def fingerprint(secret):
+    import hashlib
+
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()[:8]
+
+
+class SecretRegistry(object):
+    """Values that must never be printed or written in clear. The bearer, every header value
+    the user gave, ${VAR} expansions, URL userinfo and query values (and, registered by their
+    owners, OAuth tokens) are added here; error lines, --debug, --trace, --log-file and the
+    state files pass through ``redact``, so a server that echoes a secret back does not get
+    it printed either. A child registry (the debug log's task IDs) redacts its own values,
+    then its parent's."""
+
+    def __init__(self, parent=None, min_length=4):
+        self.parent = parent
+        self.min_length = min_length  # shorter values would mask ordinary words
+        self._labels = {}  # a secret, or its JSON or URL-escaped form -> its label
+        self._longest_first = []
+        self._lock = threading.Lock()
+
+    def add(self, secret, kind="secret"):
+        """Register a secret and return the label that stands for it (kind:fingerprint)."""
+        if not isinstance(secret, str) or not secret:
+            return secret
+        label = "%s:%s" % (kind, fingerprint(secret))
+        if len(secret) < self.min_length:
+            return label
+        from urllib.parse import quote
+
+        forms = {secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1], quote(secret, safe="")}
+        with self._lock:
+            for form in forms:
+                self._labels.setdefault(form, label)
+            self._longest_first = sorted(self._labels, key=len, reverse=True)
+        return label
+
+    def label(self, secret):
+        with self._lock:
+            return self._labels.get(secret)
+
+    def redact(self, text):
+        if not isinstance(text, str):
+            return text
+        with self._lock:
+            forms, labels = self._longest_first, self._labels
+        for form in forms:
+            if form in text:
+                text = text.replace(form, labels[form])
+        return self.parent.redact(text) if self.parent is not None else text
+
+
+SECRETS = SecretRegistry()
+
+
+def register_header_secrets(headers):
+    """Every header value the user gave is a credential as far as output goes; for an
+    Authorization value, the credentials after the scheme word too."""
+    for name, value in (headers or {}).items():
+        SECRETS.add(value)
+        scheme, _, credentials = value.partition(" ")
+        if credentials and name.lower() in ("authorization", "proxy-authorization"):
+            SECRETS.add(credentials.strip())
+
+
+def register_url_secrets(url):
+    from urllib.parse import parse_qsl, urlsplit
+
+    parts = urlsplit(url)
+    userinfo = parts.netloc.rpartition("@")[0]
+    if userinfo:
+        SECRETS.add(userinfo)
+        for piece in userinfo.split(":"):
+            SECRETS.add(piece)
+    for _, value in parse_qsl(parts.query, keep_blank_values=True):
+        SECRETS.add(value, "q")
+
+
+def masked_url(url):
+    """A URL fit to print: no userinfo, and each query value as its fingerprint."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if not parts.query and "@" not in parts.netloc:
+        return url
+    query = urlencode([(k, "q:" + fingerprint(v)) for k, v in parse_qsl(parts.query, keep_blank_values=True)],
+                      safe=":")
+    netloc = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+DEFAULT_MAX_MESSAGE = 64 * 1024 * 1024
+STDERR_LINE_LIMIT = 64 * 1024
+SSE_READ_CHUNK = 64 * 1024
+BODY_READ_CHUNK = 1024 * 1024
+DELETE_TIMEOUT = 2.0  # closing a session at exit must not hold the user up
+
+
+def size_text(size):
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale and size % scale == 0:
+            return "%d %s" % (size // scale, unit)
+    return "%d bytes" % size
+
+
+class MessageTooLarge(ProtocolViolation):
+    def __init__(self, limit):
+        super().__init__("the server sent a message larger than %s, the --max-message-size limit" % size_text(limit),
+                         hint="raise --max-message-size if the server is right to send that much")
+
+
+def state_directory():
+    override = os.environ.get("MCP_TUI_STATE_DIR")
+    if override:
+        return override
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
+        return os.path.join(base, "mcp-tui")
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "mcp-tui")
+
+
+def private_directory(path):
+    """Create ``path`` 0700, or check the one there: state is refused a directory that
+    another user owns or that group or others may write to (they could swap its files)."""
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise McpTuiError("cannot create the state directory %s: %s" % (path, exc.strerror or exc))
+    if os.name != "nt":  # Windows: %LOCALAPPDATA% is private by its ACL
+        info = os.stat(path)
+        if info.st_uid != os.getuid() or info.st_mode & 0o022:
+            raise McpTuiError("the state directory %s is %s; mcp-tui keeps its state only where no one else can "
+                              "change it" % (path, "not yours" if info.st_uid != os.getuid() else "writable by others"),
+                              hint="chmod 700 %s, or point MCP_TUI_STATE_DIR elsewhere" % path)
+    return path
+
+
+def open_private(path):
+    """Open ``path`` to append text, readable by its owner alone (0600, even if it existed)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    if hasattr(os, "fchmod"):
+        try:
+            os.fchmod(fd, 0o600)
+        except OSError:
+            pass  # not ours to change: it was the user's choice of path
+    return os.fdopen(fd, "a", encoding="utf-8")
+
+
+class FileLock(object):
+    """An exclusive lock held through a ``.lock`` file beside the state file (the state file
+    itself is replaced on every write): fcntl.flock on POSIX, msvcrt.locking on Windows."""
+
+    def __init__(self, path):
+        self.path = path
+        self.fd = None
+
+    def __enter__(self):
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        self.msvcrt = None
+        try:
+            if os.name == "nt":
+                try:
+                    import msvcrt
+                except ImportError:  # not a real Windows Python: nothing to lock with
+                    return self
+                self.msvcrt = msvcrt
+                while True:
+                    try:
+                        msvcrt.locking(self.fd, msvcrt.LK_LOCK, 1)  # it retries for 10 s, then raises
+                        break
+                    except OSError:
+                        continue
+            else:
+                import fcntl
+
+                fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(self.fd)
+            raise
+        return self
+
+    def __exit__(self, *exc_info):
+        if self.msvcrt is not None:
+            os.lseek(self.fd, 0, 0)
+            self.msvcrt.locking(self.fd, self.msvcrt.LK_UNLCK, 1)
+        os.close(self.fd)  # closing releases an flock
+
+
+class JsonStateFile(object):
+    """A JSON object in a private file of the state directory (the task ledger, OAuth
+    tokens, sessions) that survives concurrent mcp-tui processes and hostile surroundings:
+    every read and read-modify-write holds an exclusive lock; a write goes to a fresh
+    temporary file (O_EXCL|O_NOFOLLOW, 0600) in the same directory and then replaces the
+    file atomically; a file that is not a JSON object is moved aside (NAME.corrupt-TIME)
+    with a warning; an entry that ``valid(key, value)`` refuses is skipped with a warning."""
+
+    def __init__(self, path, valid=None, warn=None):
+        self.path = path
+        self.valid = valid
+        self.warn = warn or (lambda text: None)
+
+    def read(self):
+        with self._locked():
+            return self._load()
+
+    def update(self, change):
+        """Run ``change(entries)`` on the entries under the lock, write them back, and return
+        what ``change`` returned."""
+        with self._locked():
+            data = self._load()
+            outcome = change(data)
+            self._save(data)
+            return outcome
+
+    def _locked(self):
+        private_directory(os.path.dirname(os.path.abspath(self.path)))
+        return FileLock(self.path + ".lock")
+
+    def _load(self):
+        try:
+            with open(self.path, "rb") as handle:
+                raw = handle.read()
+        except FileNotFoundError:
+            return {}
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            data = None
+        if not isinstance(data, dict):
+            aside = "%s.corrupt-%s" % (self.path, time.strftime("%Y%m%dT%H%M%S"))
+            os.replace(self.path, aside)
+            self.warn("warning: %s was not a JSON object; moved it aside to %s" % (self.path, aside))
+            return {}
+        bad = [key for key, value in data.items() if self.valid and not self.valid(key, value)]
+        for key in bad:
+            del data[key]
+        if bad:
+            self.warn("warning: skipped %d malformed entr%s in %s" % (len(bad), "y" if len(bad) == 1 else "ies",
+                                                                       self.path))
+        return data
+
+    def _save(self, data):
+        directory, name = os.path.split(os.path.abspath(self.path))
+        temporary = os.path.join(directory, ".%s.%d.%s.tmp" % (name, os.getpid(), os.urandom(6).hex()))
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(temporary, flags, 0o600)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(data, handle, indent=1, sort_keys=True)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, self.path)
+        except BaseException:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+            raise
+
+
 def encode_message(message):
     """One JSON-RPC message as compact UTF-8 with no embedded newline (stdio framing)."""
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
@@ -179,12 +443,16 @@ class SseEvent(object):
 
 class SseDecoder(object):
     """Incremental text/event-stream decoder: any chunking, CR, LF or CRLF line ends,
-    comments, ``retry`` and ``id``. Feed it text; it returns the completed events."""
+    comments, ``retry`` and ``id``. Feed it text; it returns the completed events. A line
+    or an event longer than ``limit`` characters raises MessageTooLarge as it grows."""
 
-    def __init__(self):
+    def __init__(self, limit=DEFAULT_MAX_MESSAGE):
+        self.limit = limit
         self._pending = []  # pieces of a line that has no end yet
+        self._pending_size = 0
         self._skip_lf = False
         self._data = []
+        self._data_size = 0
         self._event = ""
         self._id = None
         self.last_event_id = None
@@ -199,6 +467,9 @@ class SseDecoder(object):
         self._skip_lf = False
         if "\n" not in text and "\r" not in text:
             self._pending.append(text)  # no line end yet: keep the pieces, join them once
+            self._pending_size += len(text)
+            if self._pending_size > self.limit:
+                raise MessageTooLarge(self.limit)
             return events
         text = "".join(self._pending) + text
         start, length = 0, len(text)
@@ -219,6 +490,9 @@ class SseDecoder(object):
                 events.append(event)
             start = nxt
         self._pending = [text[start:]] if start < length else []
+        self._pending_size = length - start
+        if self._pending_size > self.limit:
+            raise MessageTooLarge(self.limit)
         return events
 
     def _line(self, line):
@@ -230,6 +504,9 @@ class SseDecoder(object):
         if value.startswith(" "):
             value = value[1:]
         if field == "data":
+            self._data_size += len(value) + 1
+            if self._data_size > self.limit:
+                raise MessageTooLarge(self.limit)
             self._data.append(value)
         elif field == "event":
             self._event = value
@@ -246,17 +523,18 @@ class SseDecoder(object):
             self._event = ""
             return None
         event = SseEvent(self._event or "message", "\n".join(self._data), self._id)
-        self._data, self._event, self._id = [], "", None
+        self._data, self._data_size, self._event, self._id = [], 0, "", None
         return event
 
 
 def iter_sse(response, decoder):
-    """Yield SSE events from an http.client response as the bytes arrive."""
+    """Yield SSE events from an http.client response as the bytes arrive. Lines are read in
+    bounded pieces, so an endless line ends at the decoder's limit, not in memory."""
     import codecs
 
     utf8 = codecs.getincrementaldecoder("utf-8")("replace")
     while True:
-        chunk = response.readline()
+        chunk = response.readline(SSE_READ_CHUNK)
         if not chunk:
             break
         for event in decoder.feed(utf8.decode(chunk)):
@@ -265,15 +543,35 @@ def iter_sse(response, decoder):
         yield event
 
 
+def read_body(response, limit):
+    """An HTTP body, with or without Content-Length, read in pieces up to ``limit`` bytes."""
+    if response.length is not None and response.length > limit:
+        raise MessageTooLarge(limit)
+    pieces, size = [], 0
+    while True:
+        piece = response.read(BODY_READ_CHUNK)
+        if not piece:
+            break
+        size += len(piece)
+        if size > limit:
+            raise MessageTooLarge(limit)
+        pieces.append(piece)
+    if response.length:  # read(n) returns short, where read() would raise, when the body is cut
+        raise ConnectionFailed("the server closed the connection in the middle of a response body")
+    return b"".join(pieces)
+
+
 class StdioTransport(object):
     """A server run as a child process, without a shell: newline-delimited JSON-RPC on
-    its stdin and stdout, and its stderr kept (and logged) for when something fails."""
+    its stdin and stdout, and its stderr kept (and logged) for when something fails. The
+    server runs in its own process group, so that stopping it stops its children too."""
 
     name = "stdio"
 
-    def __init__(self, argv, env=None, cwd=None, log=None, stderr_lines=200):
+    def __init__(self, argv, env=None, cwd=None, log=None, stderr_lines=200, max_message=DEFAULT_MAX_MESSAGE):
         import collections
 
+        self.max_message = max_message
         self.argv = list(argv)
         self.env = env
         self.cwd = cwd
@@ -290,10 +588,15 @@ class StdioTransport(object):
         self._channel = channel
         environ = dict(os.environ)
         environ.update(self.env or {})
+        new_group = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", None)  # Windows only
+        if new_group is not None:
+            group = {"creationflags": new_group}
+        else:
+            group = {"start_new_session": True} if os.name != "nt" else {}
         try:
             self.process = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=environ, cwd=self.cwd, bufsize=-1)
+                env=environ, cwd=self.cwd, bufsize=-1, **group)
         except FileNotFoundError:
             raise ConnectionFailed("cannot start the server: no such program %r" % self.argv[0])
         except (OSError, ValueError) as exc:
@@ -315,7 +618,12 @@ class StdioTransport(object):
 
     def _read_stdout(self):
         stream = self.process.stdout
-        for raw in iter(stream.readline, b""):
+        for raw in iter(lambda: stream.readline(self.max_message + 1), b""):
+            if len(raw) > self.max_message:
+                # No way to find the next message in the stream: the session ends here.
+                self._channel.closed(MessageTooLarge(self.max_message))
+                self.close()
+                return
             line = raw.strip()
             if not line:
                 continue
@@ -343,11 +651,32 @@ class StdioTransport(object):
         self._channel.closed(ConnectionFailed(self.exit_description()))
 
     def _read_stderr(self):
-        for raw in iter(self.process.stderr.readline, b""):
+        """Keep the tail of the server's stderr: lines capped at STDERR_LINE_LIMIT, and a run
+        of identical lines kept as one line and a count."""
+        stream = self.process.stderr
+        previous, repeats = None, 0
+        for raw in iter(lambda: stream.readline(STDERR_LINE_LIMIT), b""):
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            if len(raw) >= STDERR_LINE_LIMIT and not raw.endswith(b"\n"):
+                line += " … (cut at %s)" % size_text(STDERR_LINE_LIMIT)
+                while raw and not raw.endswith(b"\n"):
+                    raw = stream.readline(STDERR_LINE_LIMIT)  # the rest of the line goes unread
+            if line == previous:
+                repeats += 1
+                if repeats == 1:
+                    self.stderr_tail.append("")
+                self.stderr_tail[-1] = "… repeated %d times" % repeats
+                continue
+            self._log_repeats(repeats)
+            previous, repeats = line, 0
             self.stderr_tail.append(line)
             if self.log:
                 self.log.stderr(line)
+        self._log_repeats(repeats)
+
+    def _log_repeats(self, repeats):
+        if repeats and self.log:
+            self.log.stderr("… repeated %d times" % repeats)
 
     def exit_description(self):
         code = self.process.poll() if self.process else None
@@ -357,6 +686,8 @@ class StdioTransport(object):
         return text
 
     def close(self, grace=0.5):
+        """End of input first (a polite server exits on it), then the whole process group is
+        terminated, then killed: the server's own children go with it."""
         process = self.process
         if not process or process.poll() is not None:
             return
@@ -364,36 +695,107 @@ class StdioTransport(object):
             process.stdin.close()
         except OSError:
             pass
-        for action in (None, process.terminate, process.kill):
-            if action:
-                try:
-                    action()
-                except OSError:
-                    return
+        for final in (None, False, True):
+            if final is not None:
+                self._signal_group(final)
             try:
                 process.wait(grace)
-                return
             except Exception:  # subprocess.TimeoutExpired, without importing subprocess here
                 continue
+            if final is None:
+                self._signal_group(False)  # the server is gone; children it left behind are not
+            return
+
+    def _signal_group(self, kill):
+        import signal
+
+        try:
+            if os.name == "nt":
+                ctrl_break = getattr(signal, "CTRL_BREAK_EVENT", None)
+                if kill or ctrl_break is None:
+                    self.process.kill() if kill else self.process.terminate()
+                else:
+                    self.process.send_signal(ctrl_break)  # reaches the whole new process group
+            else:
+                os.killpg(self.process.pid, signal.SIGKILL if kill else signal.SIGTERM)
+        except (OSError, ValueError):
+            pass
+
+
+class Watchdog(object):
+    """Absolute deadlines for HTTP exchanges. A socket timeout restarts with every byte, so
+    a server that drips one byte a second could hold an exchange forever; when a deadline
+    here passes, the connection's socket is shut down and the reader sees the end."""
+
+    def __init__(self):
+        self._due = {}  # connection -> monotonic deadline
+        self._wake = threading.Condition()
+        self._thread = None
+
+    def arm(self, conn, deadline, seconds):
+        conn.mcp_expired, conn.mcp_budget = False, seconds
+        with self._wake:
+            self._due[conn] = deadline
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True)
+                self._thread.start()
+            self._wake.notify()
+
+    def disarm(self, conn):
+        """Stop watching ``conn``; True when its deadline had already passed."""
+        with self._wake:
+            self._due.pop(conn, None)
+        return getattr(conn, "mcp_expired", False)
+
+    def _run(self):
+        with self._wake:
+            while True:
+                now = time.monotonic()
+                for conn, deadline in list(self._due.items()):
+                    if deadline <= now:
+                        del self._due[conn]
+                        conn.mcp_expired = True
+                        shut_down(conn)
+                nearest = min(self._due.values()) if self._due else None
+                self._wake.wait(None if nearest is None else max(0.01, nearest - now))
+
+
+def shut_down(conn):
+    """Unblock whoever reads this connection, from another thread."""
+    sock = getattr(conn, "sock", None)
+    if sock is not None:
+        try:
+            sock.shutdown(2)
+        except OSError:
+            pass
 
 
 class HttpClient(object):
     """HTTP/1.1 requests over http.client with a small pool of kept-alive connections.
-    Headers from --header and --bearer go on every request, streams included."""
+    Headers from --header and --bearer go on every request, streams included, and are
+    registered as secrets. Bodies are bounded by ``max_message``; an exchange given a
+    deadline ends there however slowly the server sends (``deadline`` bounds them all)."""
 
-    def __init__(self, url, headers=None, timeout=60.0, insecure=False, ca_file=None, log=None):
+    def __init__(self, url, headers=None, timeout=60.0, insecure=False, ca_file=None, log=None,
+                 max_message=DEFAULT_MAX_MESSAGE, deadline=None):
         from urllib.parse import urlsplit
 
         self.url = url
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise UsageError("not an http(s) URL: %r" % url)
+            raise UsageError("not an http(s) URL: %r" % masked_url(url))
         self.parts = parts
         self.base_headers = dict(headers or {})
+        register_header_secrets(self.base_headers)
+        register_url_secrets(url)
+        self.display_url = masked_url(url)
         self.timeout = timeout
+        self.max_message = max_message
+        self.deadline = deadline
         self.insecure = insecure
         self.ca_file = ca_file
         self.log = log
+        self.watchdog = Watchdog()
         self._idle = []
         self._lock = threading.Lock()
         self._ssl_context = None
@@ -411,9 +813,23 @@ class HttpClient(object):
             self._ssl_context = make_tls_context(self.insecure, self.ca_file)
         return self._ssl_context
 
-    def open(self, method, url=None, body=None, headers=None):
-        """Send one request; return (connection, response). The caller reads the response
-        and then calls ``release`` (keep-alive) or ``discard``."""
+    def deadline_in(self, seconds):
+        """An absolute deadline ``seconds`` from now, never past the whole command's."""
+        deadline = time.monotonic() + seconds
+        return min(deadline, self.deadline) if self.deadline is not None else deadline
+
+    def timed_out(self, method, conn):
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            return RequestTimeout("HTTP %s %s: the --max-time limit was reached" % (method, self.display_url))
+        return RequestTimeout("HTTP %s %s: no complete answer within %gs" % (
+            method, self.display_url, getattr(conn, "mcp_budget", self.timeout)),
+            hint="the server is sending too slowly; raise --timeout if it needs longer")
+
+    def open(self, method, url=None, body=None, headers=None, seconds=None, stream=False):
+        """Send one request; return (connection, response). With ``seconds``, the exchange has
+        that long (all of it, or with ``stream`` until the headers); without, whoever waits for
+        it (the RpcChannel) ends it. The caller reads the response with ``read``, or reads a
+        stream and then calls ``release`` (keep-alive) or closes the connection."""
         from urllib.parse import urlsplit
 
         parts = urlsplit(url) if url else self.parts
@@ -423,6 +839,7 @@ class HttpClient(object):
             path += "?" + parts.query
         all_headers = dict(self.base_headers)
         all_headers.update(headers or {})
+        deadline = self.deadline_in(seconds) if seconds is not None else self.deadline
         conn = None
         if same_origin:
             with self._lock:
@@ -433,24 +850,69 @@ class HttpClient(object):
             try:
                 if fresh:
                     conn = self._connect(parts)
-                    conn.connect()
+                if deadline is not None:
+                    if deadline <= started:
+                        raise self.timed_out(method, conn)
+                    self.watchdog.arm(conn, deadline, seconds if seconds is not None else deadline - started)
+                if fresh:
+                    conn.connect()  # the TLS handshake included: the watchdog bounds it too
                 connected = time.monotonic()
                 conn.request(method, path, body=body, headers=all_headers)
                 response = conn.getresponse()
-            except (ConnectionError, OSError) as exc:
+            except (ConnectionError, OSError, ValueError) + http_errors() as exc:
                 if conn is not None:
+                    expired = self.watchdog.disarm(conn)
                     conn.close()
+                    if expired:
+                        raise self.timed_out(method, conn)
                 conn = None
                 if fresh or attempt:
-                    raise ConnectionFailed("cannot reach %s: %s" % (self.url, describe_os_error(exc)))
+                    raise ConnectionFailed("cannot reach %s: %s" % (self.display_url, describe_os_error(exc)))
                 continue
+            if stream and self.watchdog.disarm(conn):
+                conn.close()
+                raise self.timed_out(method, conn)
             if self.log:
                 self.log.http_exchange(method, url or self.url, all_headers, len(body or b""), response,
                                        (connected - started) * 1000 if fresh else None,
                                        (time.monotonic() - started) * 1000)
             return conn, response
 
+    def read(self, method, conn, response):
+        """The response body, bounded in size (and in time when the exchange has a deadline);
+        the connection goes back to the pool."""
+        try:
+            payload = read_body(response, self.max_message)
+        except MessageTooLarge:
+            self.discard(conn)
+            raise
+        except (McpTuiError, OSError, ValueError) + http_errors() as exc:
+            expired = self.watchdog.disarm(conn)
+            conn.close()
+            if expired:
+                raise self.timed_out(method, conn)
+            if isinstance(exc, McpTuiError):
+                raise
+            raise ConnectionFailed("the connection broke: %s" % describe_os_error(exc))
+        if self.watchdog.disarm(conn):
+            conn.close()
+            raise self.timed_out(method, conn)
+        self.release(conn, response)
+        return payload
+
+    def exchange(self, method, url=None, body=None, headers=None, seconds=None):
+        """One whole request and its body within ``seconds`` (--timeout unless told):
+        (response, payload)."""
+        seconds = self.timeout if seconds is None else seconds
+        conn, response = self.open(method, url, body, headers, seconds)
+        return response, self.read(method, conn, response)
+
+    def discard(self, conn):
+        self.watchdog.disarm(conn)
+        conn.close()
+
     def release(self, conn, response):
+        self.watchdog.disarm(conn)
         if response.will_close or (response.fp is not None and not response.isclosed()):
             conn.close()
             return
@@ -465,6 +927,12 @@ class HttpClient(object):
             idle, self._idle = self._idle, []
         for conn in idle:
             conn.close()
+
+
+def http_errors():
+    """http.client's own exceptions (a malformed status line, a cut chunk) as a tuple."""
+    http_client = sys.modules.get("http.client")
+    return (http_client.HTTPException,) if http_client else ()
 
 
 def import_http_client(tls):
@@ -574,24 +1042,17 @@ class StreamableHttpTransport(object):
         if "method" in message and "id" in message:
             threading.Thread(target=self._exchange, args=(message["id"], body, headers), daemon=True).start()
             return
-        conn, response = self.http.open("POST", body=body, headers=headers)
-        try:
-            payload = response.read()
-            if response.status >= 400:
-                raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
-        finally:
-            self.http.release(conn, response)
+        response, payload = self.http.exchange("POST", body=body, headers=headers)
+        if response.status >= 400:
+            raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
 
     def abort(self, request_id):
         """Closing the response stream is how HTTP cancels (2026-07-28)."""
         with self._lock:
             conn = self._open.pop(request_id, None)
         if conn is not None:
-            try:
-                conn.sock and conn.sock.shutdown(2)
-            except OSError:
-                pass
-            conn.close()
+            shut_down(conn)
+            self.http.discard(conn)
 
     def _exchange(self, request_id, body, headers):
         try:
@@ -621,11 +1082,12 @@ class StreamableHttpTransport(object):
                 self.log.event("transport", "session id minted", session=self.log.mask(session_id, "session"))
         content_type = headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type == "text/event-stream" and response.status < 300:
-            self._read_stream(request_id, response)
-            conn.close()
+            try:
+                self._read_stream(request_id, response)
+            finally:
+                self.http.discard(conn)
             return
-        payload = response.read()
-        self.http.release(conn, response)
+        payload = self.http.read("POST", conn, response)
         if response.status == 202:
             return  # the answer comes on another stream
         if 300 <= response.status < 400:
@@ -655,7 +1117,7 @@ class StreamableHttpTransport(object):
 
     def _read_stream(self, request_id, response, decoder=None):
         """Read an SSE stream; in the legacy era, resume it after a server-side close."""
-        decoder = decoder or SseDecoder()
+        decoder = decoder or SseDecoder(self.http.max_message)
         answered = False
         for event in iter_sse(response, decoder):
             if self.log:
@@ -678,15 +1140,16 @@ class StreamableHttpTransport(object):
         if self.log:
             self.log.event("transport", "resuming SSE stream", last_event_id=decoder.last_event_id)
         headers = self._headers({"Last-Event-ID": decoder.last_event_id}, accept="text/event-stream")
-        conn, response = self.http.open("GET", headers=headers)
+        conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True)
         with self._lock:
             self._open[request_id] = conn
         if response.status != 200:
-            payload = response.read()
-            conn.close()
+            payload = self.http.read("GET", conn, response)
             raise HttpStatusError(response.status, response.reason, payload, response_headers(response), "GET")
-        self._read_stream(request_id, response, decoder)
-        conn.close()
+        try:
+            self._read_stream(request_id, response, decoder)
+        finally:
+            self.http.discard(conn)
 
     def open_get_stream(self):
         """The legacy GET stream for server requests and notifications (405 is normal)."""
@@ -695,18 +1158,20 @@ class StreamableHttpTransport(object):
             self._get_thread.start()
 
     def _get_stream(self):
-        decoder = SseDecoder()
+        decoder = SseDecoder(self.http.max_message)
         while not self._closing:
             headers = self._headers({}, accept="text/event-stream")
             if decoder.last_event_id is not None:
                 headers["Last-Event-ID"] = decoder.last_event_id
             try:
-                conn, response = self.http.open("GET", headers=headers)
+                conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True)
             except McpTuiError:
                 return
             if response.status != 200:
-                response.read()
-                conn.close()
+                try:
+                    self.http.read("GET", conn, response)
+                except McpTuiError:
+                    pass
                 if self.log:
                     self.log.event("transport", "no GET stream (HTTP %d)" % response.status)
                 return
@@ -734,9 +1199,7 @@ class StreamableHttpTransport(object):
             conn.close()
         if self.session_id:
             try:
-                conn, response = self.http.open("DELETE", headers=self._headers({}))
-                response.read()
-                conn.close()
+                self.http.exchange("DELETE", headers=self._headers({}), seconds=DELETE_TIMEOUT)
             except (McpTuiError, OSError):
                 pass
         self.http.close()
@@ -760,11 +1223,11 @@ class LegacySseTransport(object):
 
     def start(self, channel):
         self._channel = channel
-        conn, response = self.http.open("GET", headers={"Accept": "text/event-stream"})
+        conn, response = self.http.open("GET", headers={"Accept": "text/event-stream"}, seconds=self.connect_timeout,
+                                        stream=True)
         content_type = response.getheader("content-type", "").split(";")[0].strip().lower()
         if response.status != 200 or content_type != "text/event-stream":
-            payload = response.read()
-            conn.close()
+            payload = self.http.read("GET", conn, response)
             if response.status == 200:
                 raise ConnectionFailed("GET %s answered %s, not an event stream: not an HTTP+SSE server" % (
                     self.http.url, content_type or "no content type"))
@@ -779,8 +1242,9 @@ class LegacySseTransport(object):
     def _read(self, response):
         from urllib.parse import urljoin, urlsplit
 
+        error = ConnectionFailed("the server closed the SSE stream")
         try:
-            for event in iter_sse(response, SseDecoder()):
+            for event in iter_sse(response, SseDecoder(self.http.max_message)):
                 if event.event == "endpoint" and self.endpoint is None:
                     endpoint = urljoin(self.http.url, event.data.strip())
                     a, b = urlsplit(endpoint), self.http.parts
@@ -791,18 +1255,20 @@ class LegacySseTransport(object):
                 elif event.data.strip():
                     for message in decode_messages(event.data):
                         self._channel.deliver(message)
+        except McpTuiError as exc:  # an oversized or invalid message: say so
+            error = exc
         except Exception:  # a cut stream ends the session either way
             pass
+        if self.endpoint is None:
+            self._error = self._error or error
         self._ready.set()
-        self._channel.closed(ConnectionFailed("the server closed the SSE stream"))
+        self._channel.closed(error)
 
     def send(self, message, headers=None):
         if self._error or not self.endpoint:
             raise self._error or ConnectionFailed("the SSE stream is closed")
         headers = dict(headers or {}, **{"Content-Type": "application/json"})
-        conn, response = self.http.open("POST", url=self.endpoint, body=encode_message(message), headers=headers)
-        payload = response.read()
-        self.http.release(conn, response)
+        response, payload = self.http.exchange("POST", url=self.endpoint, body=encode_message(message), headers=headers)
         if response.status >= 400:
             raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
 
@@ -811,10 +1277,7 @@ class LegacySseTransport(object):
 
     def close(self):
         if self._conn is not None:
-            try:
-                self._conn.sock and self._conn.sock.shutdown(2)
-            except OSError:
-                pass
+            shut_down(self._conn)
             self._conn.close()
         self.http.close()
 
@@ -847,13 +1310,20 @@ class PendingRequest(object):
         self.on_progress = on_progress
 
 
+SERVER_REQUEST_WORKERS = 4
+SERVER_REQUEST_BACKLOG = 64
+
+
 class RpcChannel(object):
     """JSON-RPC over one transport: request ids, waiting with timeouts that progress
-    restarts (under a hard cap), routing notifications, and handing server requests
-    to a handler on their own thread so a slow answer never blocks the reader."""
+    restarts (under a hard cap, and under ``deadline``, the whole command's), routing
+    notifications, and handing server requests to a few worker threads so a slow answer
+    never blocks the reader; a flood beyond the backlog is refused with an error."""
 
-    def __init__(self, transport, log=None, on_notification=None, on_request=None):
+    def __init__(self, transport, log=None, on_notification=None, on_request=None, deadline=None):
         self.transport = transport
+        self.deadline = deadline
+        self._requests = None  # the backlog of server requests, made on the first one
         self.log = log
         self.on_notification = on_notification
         self.on_request = on_request
@@ -913,6 +1383,8 @@ class RpcChannel(object):
     def _wait(self, pending, method, timeout, max_time):
         started = time.monotonic()
         cap = started + (max_time if max_time else timeout * 10)
+        if self.deadline is not None:
+            cap = min(cap, self.deadline)
         while True:
             deadline = min(pending.last_activity + timeout, cap)
             if pending.event.wait(max(0.0, min(deadline - time.monotonic(), 0.5))):
@@ -965,7 +1437,7 @@ class RpcChannel(object):
         if "method" in message:
             if "id" in message:
                 if self.on_request:
-                    threading.Thread(target=self.on_request, args=(message,), daemon=True).start()
+                    self._queue_request(message)
                 return
             self._notification(message)
             return
@@ -973,6 +1445,34 @@ class RpcChannel(object):
             self._response(message)
         elif self.log:
             self.log.event("protocol", "a message that is neither request, notification nor response")
+
+    def _queue_request(self, message):
+        import queue
+
+        with self._lock:
+            if self._requests is None:
+                self._requests = queue.Queue(SERVER_REQUEST_BACKLOG)
+                for _ in range(SERVER_REQUEST_WORKERS):
+                    threading.Thread(target=self._serve_requests, daemon=True).start()
+        try:
+            self._requests.put_nowait(message)
+            return
+        except queue.Full:
+            pass
+        self.anomaly("more requests at once than mcp-tui answers (%s refused)" % message.get("method"))
+        try:
+            self.respond(message.get("id"), error={"code": -32000, "message": "mcp-tui is busy: too many requests "
+                                                                               "from the server at once"})
+        except McpTuiError:
+            pass
+
+    def _serve_requests(self):
+        while True:
+            message = self._requests.get()
+            try:
+                self.on_request(message)
+            except Exception as exc:  # one bad request must not end the worker
+                self.anomaly("a request mcp-tui could not answer (%s: %s)" % (exc.__class__.__name__, exc))
 
     def _response(self, message):
         """Match a response to its request; a malformed one fails that request with a
@@ -1044,6 +1544,7 @@ class RpcChannel(object):
 # ======================================================================================
 
 MODERN_ERROR_CODES = (-32020, -32021, -32022)
+DEFAULT_MAX_PAGES = 1000
 MRTR_MAX_ROUNDS = 16
 INPUT_REQUIRED_METHODS = ("tools/call", "resources/read", "prompts/get")
 IDEMPOTENT_METHODS = ("server/discover", "tools/list", "resources/list", "resources/templates/list",
@@ -1055,7 +1556,7 @@ NAME_HEADER_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/rea
 class ConnectionSpec(object):
     """Where the server is and how to reach it, as the user gave it."""
 
-    def __init__(self, kind, url=None, argv=None, env=None, cwd=None, headers=None, protocol="auto"):
+    def __init__(self, kind, url=None, argv=None, env=None, cwd=None, headers=None, protocol="auto", source=None):
         self.kind = kind  # "stdio" | "http" | "sse"
         self.url = url
         self.argv = list(argv or [])
@@ -1063,6 +1564,7 @@ class ConnectionSpec(object):
         self.cwd = cwd
         self.headers = dict(headers or {})
         self.protocol = protocol
+        self.source = source  # (config file, server name) when it came from --config
 
     def describe(self):
         if self.kind == "stdio":
@@ -1070,21 +1572,40 @@ class ConnectionSpec(object):
         return self.url
 
     def ledger_record(self):
-        """What the task ledger keeps: never a header value, a token or an env value."""
-        from urllib.parse import urlsplit, urlunsplit
+        """What the task ledger keeps: never a header value, a token, an environment value,
+        URL userinfo or query values. A server from --config is kept as the file and the
+        server's name, so that its ${VAR}s are expanded afresh and never stored."""
+        from urllib.parse import urlsplit
 
         record = {"kind": self.kind, "protocol": self.protocol}
-        if self.kind == "stdio":
+        if self.source:
+            record["config"], record["server"] = self.source
+        elif self.kind == "stdio":
             record["argv"] = self.argv
             record["cwd"] = os.path.abspath(self.cwd or os.curdir)  # relative paths in argv stay valid
         else:
-            parts = urlsplit(self.url)
-            netloc = parts.hostname + (":%d" % parts.port if parts.port else "")
-            record["url"] = urlunsplit((parts.scheme, netloc, parts.path, parts.query, ""))
+            record["url"] = masked_url(self.url)
+            if urlsplit(self.url).query:
+                record["queryMasked"] = True
         return record
+
+    @staticmethod
+    def valid_record(record):
+        strings = lambda *names: all(isinstance(record.get(name), str) for name in names)
+        if record.get("kind") not in ("stdio", "http", "sse") or not strings("protocol"):
+            return False
+        if "config" in record:
+            return strings("config", "server")
+        if record["kind"] == "stdio":
+            argv = record.get("argv")
+            return isinstance(argv, list) and bool(argv) and all(isinstance(a, str) for a in argv) and (
+                record.get("cwd") is None or strings("cwd"))
+        return strings("url")
 
     @classmethod
     def from_ledger(cls, record):
+        if record.get("queryMasked"):
+            raise UsageError("the task ledger does not keep the URL's query values", hint="pass --url again")
         return cls(record["kind"], url=record.get("url"), argv=record.get("argv"), cwd=record.get("cwd"),
                    protocol=record.get("protocol", "auto"))
 
@@ -1176,8 +1697,12 @@ class Session(object):
     """One connection to one server, in whichever era it speaks."""
 
     def __init__(self, spec, responder=None, log=None, timeout=60.0, max_time=None, probe_timeout=5.0,
-                 insecure=False, ca_file=None, log_level=None):
+                 insecure=False, ca_file=None, log_level=None, max_message_size=DEFAULT_MAX_MESSAGE,
+                 max_pages=DEFAULT_MAX_PAGES, deadline=None):
         self.spec = spec
+        self.max_message_size = max_message_size
+        self.max_pages = max_pages
+        self.deadline = deadline  # monotonic: the end of the whole command (--max-time), if any
         self.responder = responder
         self.log = log
         self.timeout = timeout
@@ -1273,13 +1798,15 @@ class Session(object):
     def _start_transport(self, kind=None):
         kind = kind or self.spec.kind
         if kind == "stdio":
-            transport = StdioTransport(self.spec.argv, self.spec.env, self.spec.cwd, self.log)
+            transport = StdioTransport(self.spec.argv, self.spec.env, self.spec.cwd, self.log,
+                                       max_message=self.max_message_size)
         else:
-            http = HttpClient(self.spec.url, self.spec.headers, self.timeout, self.insecure, self.ca_file, self.log)
+            http = HttpClient(self.spec.url, self.spec.headers, self.timeout, self.insecure, self.ca_file, self.log,
+                              self.max_message_size, self.deadline)
             transport = (LegacySseTransport(http, self.log, self.timeout) if kind == "sse"
                          else StreamableHttpTransport(http, self.log))
         self.transport = transport
-        self.channel = RpcChannel(transport, self.log, self._notification, self._server_request)
+        self.channel = RpcChannel(transport, self.log, self._notification, self._server_request, self.deadline)
         self.channel.start()
 
     def _discover_modern(self, timeout):
@@ -1563,9 +2090,14 @@ class Subscription(object):
 
 
 def list_all(session, method, key, params=None):
-    """Every page of a paginated list, with a guard against cursor loops."""
+    """Every page of a paginated list, with guards against cursor loops and endless lists."""
     items, cursor, seen = [], None, set()
     while True:
+        if len(seen) >= session.max_pages:
+            error = McpTuiError("%s: the server has more than %d pages; stopping at the --max-pages limit" % (
+                method, session.max_pages), hint="raise --max-pages if the list really is that long")
+            error.partial = items
+            raise error
         page_params = dict(params or {})
         if cursor is not None:
             page_params["cursor"] = cursor
@@ -2291,55 +2823,45 @@ def tasks_for(session):
 class TaskLedger(object):
     """Which connection created which task, so that the printed `mcp-tui task get <id>`
     runs as printed. Keyed by the task's fingerprint, never by its ID; it holds no
-    header value, token or environment value; the file is private to the user."""
+    header value, token, environment value or expanded ${VAR} (a task from --config is
+    recorded as the file and the server's name); the file is private to the user."""
 
-    def __init__(self, path=None):
-        self.path = path or os.path.join(state_directory(), "tasks.json")
-
-    def _load(self):
-        try:
-            with open(self.path, "r", encoding="utf-8") as handle:
-                data = json.load(handle)
-            return data if isinstance(data, dict) else {}
-        except (OSError, ValueError):
-            return {}
-
-    def _save(self, data):
-        directory = os.path.dirname(self.path)
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        temporary = "%s.%d.tmp" % (self.path, os.getpid())
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=1, sort_keys=True)
-        os.replace(temporary, self.path)
+    def __init__(self, path=None, warn=None):
+        self.store = JsonStateFile(path or os.path.join(state_directory(), "tasks.json"), valid_ledger_entry, warn)
+        self.path = self.store.path
 
     def remember(self, task, spec, tool_name, form):
-        data = self._load()
         now = time.time()
-        data = {key: entry for key, entry in data.items()
-                if not isinstance(entry.get("expiresAt"), (int, float)) or entry["expiresAt"] > now}
-        data[fingerprint(task.task_id)] = {"connection": spec.ledger_record(), "tool": tool_name, "form": form,
-                                           "createdAt": task.data.get("createdAt"), "expiresAt": task.expires_at()}
-        self._save(data)
+        entry = {"connection": spec.ledger_record(), "tool": tool_name, "form": form,
+                 "createdAt": task.data.get("createdAt"), "expiresAt": task.expires_at()}
+
+        def change(data):
+            for key in [key for key, old in data.items() if is_number(old.get("expiresAt")) and old["expiresAt"] <= now]:
+                del data[key]
+            data[fingerprint(task.task_id)] = entry
+
+        self.store.update(change)
 
     def lookup(self, task_id):
-        return self._load().get(fingerprint(task_id))
+        return self.store.read().get(fingerprint(task_id))
 
     def forget(self, task_id):
-        data = self._load()
-        if data.pop(fingerprint(task_id), None) is not None:
-            self._save(data)
+        self.store.update(lambda data: data.pop(fingerprint(task_id), None))
 
 
-def state_directory():
-    override = os.environ.get("MCP_TUI_STATE_DIR")
-    if override:
-        return override
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
-        return os.path.join(base, "mcp-tui")
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(base, "mcp-tui")
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def valid_ledger_entry(key, entry):
+    """An entry this version can use: anything else (another version's, a hand edit, an
+    attack) is skipped rather than trusted."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("connection"), dict):
+        return False
+    if entry.get("expiresAt") is not None and not is_number(entry["expiresAt"]):
+        return False
+    return all(entry.get(name) is None or isinstance(entry[name], str) for name in ("tool", "form", "createdAt")) \
+        and ConnectionSpec.valid_record(entry["connection"])
 
 
 # ======================================================================================
@@ -2352,12 +2874,6 @@ def state_directory():
 
 
 TASK_STATUS_METHODS = ("notifications/tasks", "notifications/tasks/status")  # extension, 2025-11-25
-
-
-def fingerprint(secret):
-    import hashlib
-
-    return hashlib.sha256(secret.encode("utf-8")).hexdigest()[:8]
 
 
 def find_task_ids(value, found):
@@ -2388,25 +2904,16 @@ class DebugLog(object):
 
         self.entries = collections.deque(maxlen=capacity)
         self.sinks = []
-        self._secrets = {}  # raw value -> masked label
+        # Task IDs and session ids of this log, however short, then every registered secret.
+        self.secrets = SecretRegistry(parent=SECRETS, min_length=1)
         self._lock = threading.Lock()
 
     def mask(self, secret, kind="task"):
         """Register a secret and return the label that stands for it."""
-        if not secret:
-            return secret
-        label = "%s:%s" % (kind, fingerprint(secret))
-        with self._lock:
-            self._secrets[secret] = label
-        return label
+        return self.secrets.add(secret, kind)
 
     def redact(self, text):
-        with self._lock:
-            secrets = sorted(self._secrets.items(), key=lambda item: -len(item[0]))
-        for secret, label in secrets:
-            if secret in text:
-                text = text.replace(secret, label)
-        return text
+        return self.secrets.redact(text)
 
     def message(self, direction, message, transport):
         task_ids = find_task_ids(message, set())
@@ -2414,7 +2921,7 @@ class DebugLog(object):
             self.mask(task_id, "task")
         entry = {"type": "message", "direction": direction, "transport": transport, "kind": message_kind(message),
                  "method": message.get("method"), "id": message.get("id"),
-                 "body": self.redact(json.dumps(message, ensure_ascii=False, separators=(",", ":")))}
+                 "body": json.dumps(message, ensure_ascii=False, separators=(",", ":"))}  # _add redacts it
         if len(task_ids) == 1:
             entry["task"] = fingerprint(next(iter(task_ids)))
         self._add(entry)
@@ -2433,27 +2940,14 @@ class DebugLog(object):
             elif lower == "mcp-session-id":
                 masked[name] = self.mask(value, "session")
             elif lower == "mcp-name":
-                with self._lock:
-                    label = self._secrets.get(decode_header_value(value))
-                masked[name] = label or "name:" + fingerprint(value)
+                masked[name] = self.secrets.label(decode_header_value(value)) or "name:" + fingerprint(value)
             else:
                 masked[name] = self.redact(value)
         return masked
 
-    def mask_url(self, url):
-        from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
-
-        parts = urlsplit(url)
-        if not parts.query and "@" not in parts.netloc:
-            return url
-        query = urlencode([(k, "q:" + fingerprint(v)) for k, v in parse_qsl(parts.query, keep_blank_values=True)],
-                          safe=":")
-        netloc = parts.netloc.rpartition("@")[2]
-        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-
     def http_exchange(self, method, url, request_headers, sent_bytes, response, connect_ms, first_byte_ms):
         headers = response_headers(response)
-        self._add({"type": "http", "method": method, "url": self.mask_url(url), "status": response.status,
+        self._add({"type": "http", "method": method, "url": masked_url(url), "status": response.status,
                    "requestHeaders": self.mask_headers(request_headers), "responseHeaders": self.mask_headers(headers),
                    "contentType": headers.get("content-type", ""), "sentBytes": sent_bytes,
                    "connectMs": round(connect_ms, 2) if connect_ms is not None else None,
@@ -2486,9 +2980,9 @@ class DebugLog(object):
 
     def _add(self, entry):
         entry = dict(entry, time=time.time())
-        for key in ("text", "id"):
-            if isinstance(entry.get(key), str):
-                entry[key] = self.redact(entry[key])
+        for key, value in entry.items():
+            if isinstance(value, str):
+                entry[key] = self.redact(value)
         with self._lock:
             self.entries.append(entry)
             sinks = list(self.sinks)
@@ -2604,6 +3098,8 @@ class Output(object):
         self._lock = threading.Lock()
 
     def _write(self, stream, text):
+        if stream is self.stderr:
+            text = SECRETS.redact(text)  # errors, progress, --debug and --trace: a server may echo a secret
         with self._lock:
             if stream in self._gone:
                 return
@@ -2780,13 +3276,15 @@ def expand_config_value(value, where):
             name = name[4:]
         if name not in os.environ:
             raise UsageError("%s uses ${%s}, which is not set in the environment" % (where, match.group(1)))
+        SECRETS.add(os.environ[name], "env")  # config files put their keys in variables
         return os.environ[name]
 
     return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_:]*)\}", substitute, value)
 
 
 def load_config_server(path, name):
-    """Read a Claude Desktop / .mcp.json (mcpServers) or VS Code (servers) file."""
+    """Read a Claude Desktop / .mcp.json (mcpServers) or VS Code (servers) file: the
+    server's name (the only one when ``name`` is None) and its entry, ${VAR}s expanded."""
     try:
         with open(path, "r", encoding="utf-8") as handle:
             data = json.load(handle)
@@ -2804,21 +3302,23 @@ def load_config_server(path, name):
         name = next(iter(servers))
     if name not in servers:
         raise UsageError("--config %s has no server %r (it has: %s)" % (path, name, ", ".join(sorted(servers))))
-    return expand_config_value(servers[name], "server %r in %s" % (name, path))
+    return name, expand_config_value(servers[name], "server %r in %s" % (name, path))
 
 
 class ConfigChoiceNeeded(UsageError):
     """A config file lists several servers and --server did not pick one."""
 
 
-def spec_from_config_entry(entry, protocol, where):
-    """One mcpServers / servers entry as a ConnectionSpec (its env and headers applied)."""
+def spec_from_config_entry(entry, protocol, where, source=None):
+    """One mcpServers / servers entry as a ConnectionSpec (its env and headers applied);
+    ``source`` is (config file, server name), what the task ledger records."""
     if entry.get("url"):
         kind = "sse" if "sse" in (entry.get("type"), entry.get("transport")) else "http"
-        return ConnectionSpec(kind, url=entry["url"], headers=entry.get("headers") or {}, protocol=protocol)
+        return ConnectionSpec(kind, url=entry["url"], headers=entry.get("headers") or {}, protocol=protocol,
+                              source=source)
     if entry.get("command"):
         return ConnectionSpec("stdio", argv=[entry["command"]] + [str(a) for a in entry.get("args") or ()],
-                              env=entry.get("env") or {}, cwd=entry.get("cwd"), protocol=protocol)
+                              env=entry.get("env") or {}, cwd=entry.get("cwd"), protocol=protocol, source=source)
     raise UsageError("the %s has neither command nor url" % where)
 
 
@@ -2828,16 +3328,18 @@ def spec_from_options(opts, words):
     bearer = opts.bearer or os.environ.get("MCP_TUI_BEARER")
     if bearer:
         headers["Authorization"] = "Bearer " + bearer
+    register_header_secrets(headers)
     env = dict(parse_env_option(e) for e in opts.env)
     url, argv = opts.url, None
     if opts.config:
         try:
-            entry = load_config_server(opts.config, opts.server)
+            name, entry = load_config_server(opts.config, opts.server)
         except ConfigChoiceNeeded:
             if not words:
                 return None, words  # the TUI's connection screen lists the file's servers
             raise
-        spec = spec_from_config_entry(entry, opts.protocol_version, "server in %s" % opts.config)
+        spec = spec_from_config_entry(entry, opts.protocol_version, "server in %s" % opts.config,
+                                      (os.path.abspath(opts.config), name))
         spec.headers.update(headers)
         spec.env.update(env)
         spec.cwd = opts.cwd or spec.cwd
@@ -2886,6 +3388,16 @@ def split_command_line(text, windows=None):
             for word in shlex.split(text, posix=False)]
 
 
+def size_option(text):
+    """--max-message-size: bytes, or a number with K, M or G (powers of 1024)."""
+    import argparse
+
+    match = re.match(r"^\s*(\d+)\s*([kmg]?)(?:i?b)?\s*$", text, re.I)
+    if not match or int(match.group(1)) <= 0:
+        raise argparse.ArgumentTypeError("%r is not a size (try 64M)" % text)
+    return int(match.group(1)) << {"": 0, "k": 10, "m": 20, "g": 30}[match.group(2).lower()]
+
+
 def build_parser():
     import argparse
 
@@ -2924,7 +3436,12 @@ def build_parser():
     connection.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                             help="bound on every request and on --wait (default 60); progress restarts it")
     connection.add_argument("--max-time", type=float, metavar="SECONDS",
-                            help="hard cap on one request however much progress arrives (default 10x --timeout)")
+                            help="hard cap on the whole command, pagination and progress included (without it, "
+                                 "each request stops at 10x --timeout)")
+    connection.add_argument("--max-message-size", type=size_option, default=DEFAULT_MAX_MESSAGE, metavar="BYTES",
+                            help="largest message accepted from the server (default 64M; K, M, G suffixes)")
+    connection.add_argument("--max-pages", type=int, default=DEFAULT_MAX_PAGES, metavar="N",
+                            help="most pages read from one paginated list (default %d)" % DEFAULT_MAX_PAGES)
     connection.add_argument("--probe-timeout", type=float, default=5.0, metavar="SECONDS",
                             help="how long a stdio server may stay silent to server/discover (default 5)")
     connection.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
@@ -2962,7 +3479,9 @@ class Cli(object):
         self.out = output
         self.session = None
         self.log = None
-        self.ledger = None if opts.no_ledger else TaskLedger()
+        self.ledger = None if opts.no_ledger else TaskLedger(warn=output.notice)
+        # --max-time bounds the whole command, from here
+        self.deadline = time.monotonic() + opts.max_time if opts.max_time else None
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -2978,7 +3497,9 @@ class Cli(object):
                                    self.opts.root, ask, self.out.notice)
         session = Session(spec, responder, self.log, timeout=self.opts.timeout, max_time=self.opts.max_time,
                           probe_timeout=self.opts.probe_timeout, insecure=self.opts.insecure,
-                          ca_file=self.opts.ca_file, log_level=self.opts.log_level)
+                          ca_file=self.opts.ca_file, log_level=self.opts.log_level,
+                          max_message_size=self.opts.max_message_size, max_pages=self.opts.max_pages,
+                          deadline=self.deadline)
         session.observers.append(self.out.on_notification)
         self.session = session
         try:
@@ -3021,7 +3542,7 @@ class Cli(object):
             log.sinks.append(show)
         if self.opts.log_file:
             try:
-                handle = open(self.opts.log_file, "a", encoding="utf-8")
+                handle = open_private(self.opts.log_file)
             except OSError as exc:
                 raise UsageError("cannot open --log-file %s: %s" % (self.opts.log_file, exc.strerror or exc))
             lock = threading.Lock()
@@ -3239,8 +3760,9 @@ class Cli(object):
         if self.ledger is not None:
             try:
                 self.ledger.remember(task, session.spec, tool["name"], tasks.form)
-            except OSError as exc:
-                self.out.notice("warning: cannot record the task in the ledger: %s" % exc)
+            except Exception as exc:  # the task exists: nothing may keep its ID from being printed
+                self.out.notice("warning: cannot record the task in the ledger: %s" % (
+                    exc.message if isinstance(exc, McpTuiError) else describe_os_error(exc)))
         if not self.opts.wait:
             if self.out.json:
                 self.out.document({"form": tasks.form, "task": task.data})
@@ -3268,7 +3790,7 @@ class Cli(object):
         return " ".join(shlex.quote(w) for w in words)
 
     def follow(self, tasks, task_id, last_status=None):
-        deadline = time.monotonic() + self.opts.timeout
+        deadline = min(time.monotonic() + self.opts.timeout, self.deadline or float("inf"))
 
         def on_status(task):
             self.out.progress("⏳ task %s: %s" % (task.task_id, task.status_line()
@@ -3291,19 +3813,30 @@ class Cli(object):
         if spec is None and task_id is not None and self.ledger is not None:
             record = self.ledger.lookup(task_id)
             if record is not None:
-                spec = ConnectionSpec.from_ledger(record["connection"])
-                if self.opts.protocol_version != "auto":
-                    spec.protocol = self.opts.protocol_version
-                spec.headers = dict(parse_header_option(h) for h in self.opts.header)
-                bearer = self.opts.bearer or os.environ.get("MCP_TUI_BEARER")
-                if bearer:
-                    spec.headers["Authorization"] = "Bearer " + bearer
-                spec.env = dict(parse_env_option(e) for e in self.opts.env)
+                spec = self.spec_from_ledger(record["connection"])
         if spec is None:
             raise UsageError("no server given, and the task ledger does not know this task",
                              hint="pass the connection (a stdio command, --url or --config)")
         session = self.connect(spec)
         return session, tasks_for(session)
+
+    def spec_from_ledger(self, record):
+        """The ledger's connection, with this command's -H, --bearer and --env; a server
+        from --config is read from its file again (its ${VAR}s were never stored)."""
+        if "config" in record:
+            name, entry = load_config_server(record["config"], record["server"])
+            spec = spec_from_config_entry(entry, record["protocol"], "server %r in %s" % (name, record["config"]),
+                                          (record["config"], name))
+        else:
+            spec = ConnectionSpec.from_ledger(record)
+        if self.opts.protocol_version != "auto":
+            spec.protocol = self.opts.protocol_version
+        spec.headers.update(parse_header_option(h) for h in self.opts.header)
+        bearer = self.opts.bearer or os.environ.get("MCP_TUI_BEARER")
+        if bearer:
+            spec.headers["Authorization"] = "Bearer " + bearer
+        spec.env.update(parse_env_option(e) for e in self.opts.env)
+        return spec
 
     def cmd_task(self, args):
         action, rest = self.sub(args, ("support", "get", "result", "cancel", "list", "update"))
@@ -3804,7 +4337,7 @@ class Tui(object):
         opts = self.opts
         session = Session(spec, responder, self.log, timeout=opts.timeout, max_time=opts.max_time,
                           probe_timeout=opts.probe_timeout, insecure=opts.insecure, ca_file=opts.ca_file,
-                          log_level=opts.log_level)
+                          log_level=opts.log_level, max_message_size=opts.max_message_size, max_pages=opts.max_pages)
 
         def work():
             try:
@@ -3880,7 +4413,7 @@ class Tui(object):
         if self.cli.ledger is not None:
             try:
                 self.cli.ledger.remember(task, self.session.spec, tool_name, self.tasks.form)
-            except OSError as exc:
+            except (OSError, McpTuiError) as exc:
                 self.log.event("tui", "cannot record the task in the ledger: %s" % exc)
 
     def task_seen(self, task):
@@ -5910,8 +6443,9 @@ class ConfigServer(object):
         return join_command([str(entry.get("command", "?"))] + [str(a) for a in entry.get("args") or ()])
 
     def spec(self, protocol):
-        return spec_from_config_entry(load_config_server(self.path, self.name), protocol,
-                                      "server %r in %s" % (self.name, self.path))
+        return spec_from_config_entry(load_config_server(self.path, self.name)[1], protocol,
+                                      "server %r in %s" % (self.name, self.path),
+                                      (os.path.abspath(self.path), self.name))
 
 
 def config_paths(opts):
