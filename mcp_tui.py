@@ -98,7 +98,10 @@ class HttpStatusError(ConnectionFailed):
         self.status = status
         self.body = body
         self.headers = headers or {}
+        self.retry_after = retry_after_seconds(self.headers.get("retry-after")) if status in (429, 503) else None
         message = "HTTP %d %s" % (status, reason)
+        if self.retry_after is not None:
+            message += " (Retry-After: %gs)" % self.retry_after
         snippet = body_summary(body)
         if snippet:
             message += ": " + snippet
@@ -114,6 +117,21 @@ class HttpStatusError(ConnectionFailed):
             if challenge:
                 hint += " (WWW-Authenticate: %s)" % challenge
         super().__init__(message, hint)
+
+
+def retry_after_seconds(value):
+    """Retry-After as seconds from now: delta-seconds or an HTTP date; None if absent or odd."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    from email.utils import parsedate_to_datetime
+
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
 
 
 def body_summary(body):
@@ -1054,7 +1072,8 @@ class StreamableHttpTransport(object):
             shut_down(conn)
             self.http.discard(conn)
 
-    def _exchange(self, request_id, body, headers):
+    def _exchange(self, request_id, body, headers, retried=False):
+        started = time.monotonic()
         try:
             conn, response = self.http.open("POST", body=body, headers=headers)
         except McpTuiError as exc:
@@ -1064,6 +1083,17 @@ class StreamableHttpTransport(object):
             self._open[request_id] = conn
         try:
             self._read_response(request_id, conn, response)
+        except HttpStatusError as exc:
+            delay = exc.retry_after
+            if retried or delay is None or time.monotonic() + delay >= self.http.deadline_in(
+                    self.http.timeout - (time.monotonic() - started)):
+                self._channel.fail(request_id, exc)
+                return
+            if self.log:
+                self.log.event("transport", "HTTP %d with Retry-After: trying once more in %gs" % (exc.status, delay))
+            time.sleep(delay)
+            if self._channel.waiting_for(request_id):
+                self._exchange(request_id, body, headers, retried=True)
         except McpTuiError as exc:
             self._channel.fail(request_id, exc)
         except Exception as exc:  # http.client raises odd types when a stream is cut mid-read
@@ -1513,6 +1543,11 @@ class RpcChannel(object):
             listener(message)
         if self.on_notification:
             self.on_notification(message)
+
+    def waiting_for(self, request_id):
+        with self._lock:
+            pending = self._pending.get(request_id)
+        return pending is not None and not pending.event.is_set()
 
     def fail(self, request_id, error):
         with self._lock:
@@ -2416,10 +2451,12 @@ class InputResponder(object):
         return {"action": "accept", "content": normalise_elicited(content, schema)}
 
     def _elicit_url(self, params, server_name):
-        from urllib.parse import urlsplit
-
         url = params.get("url", "")
-        host = urlsplit(url).hostname or "(no host)"
+        try:
+            host = elicitation_url_host(url)
+        except ValueError as exc:
+            self.notice("%s asked you to open a URL; refused: %s." % (server_name, exc))
+            return {"action": "decline"}
         self.notice("%s asks you to open %s (host: %s): %s" % (server_name, url, host, params.get("message", "")))
         if self.ask is None:
             self.notice("Declined: opening a URL needs your consent on a terminal.")
@@ -2463,6 +2500,37 @@ class InputResponder(object):
         result["content"]["text"] = text
         result["model"] = "human"
         return result
+
+
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
+
+
+def elicitation_url_host(url):
+    """The host a URL elicitation's URL opens (with its port), or ValueError saying why the
+    URL is refused. Browsers and urllib disagree on odd URLs (a backslash ends the host for
+    one and not the other), so only a plain https URL (http on loopback) without userinfo,
+    whitespace, controls or non-ASCII characters is accepted, and it is opened exactly."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(url, str) or not url:
+        raise ValueError("there is no URL")
+    if any(ord(c) <= 0x20 or ord(c) >= 0x7F for c in url):
+        raise ValueError("the URL holds spaces, control or non-ASCII characters")
+    if "\\" in url:
+        raise ValueError("the URL holds a backslash, which browsers read differently")
+    parts = urlsplit(url)
+    scheme, host = parts.scheme.lower(), parts.hostname
+    if "@" in parts.netloc:
+        raise ValueError("the URL holds a user name (user@host), which disguises the host")
+    if not host:
+        raise ValueError("the URL names no host")
+    try:
+        port = parts.port
+    except ValueError:
+        raise ValueError("the URL's port is not a number")
+    if scheme != "https" and not (scheme == "http" and host in LOOPBACK_HOSTS):
+        raise ValueError("only https URLs are opened (http only on this machine), not %s:" % (scheme or "(none)"))
+    return host + (":%d" % port if port else "")
 
 
 def as_list(value):
@@ -3082,15 +3150,41 @@ def clean(text):
     return TERMINAL_CONTROLS.sub("", text)
 
 
+def shell_word(word):
+    """``word`` for a POSIX shell, exactly: shlex.quote, or $'...' with escapes when it holds
+    characters a terminal would not show (controls, bidi overrides), since cleaning them
+    out of a printed command would make it name something else."""
+    import shlex
+
+    if word.isprintable() and clean(word) == word:
+        return shlex.quote(word)
+    escaped = []
+    for char in word:
+        if char in "\\'":
+            escaped.append("\\" + char)
+        elif ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F:
+            escaped.append("\\x%02x" % ord(char))
+        elif not char.isprintable() or clean(char) != char:
+            escaped.append("\\u%04x" % ord(char))
+        else:
+            escaped.append(char)
+    return "$'" + "".join(escaped) + "'"
+
+
 class Output(object):
     """Results on stdout; progress, notices and errors on stderr; text or JSON."""
 
+    KEPT_NOTIFICATIONS = 1000  # --format json: the last ones, and a count of all by method
+
     def __init__(self, fmt="text", quiet=False, stdout=None, stderr=None):
+        import collections
+
         self.json = fmt == "json"
         self.quiet = quiet
         self.stdout = stdout or sys.stdout
         self.stderr = stderr or sys.stderr
-        self.notifications = []
+        self.notifications = collections.deque(maxlen=self.KEPT_NOTIFICATIONS)
+        self.notification_counts = collections.Counter()
         self.warnings = []
         self._announced = set()
         self._hidden = {}
@@ -3140,7 +3234,9 @@ class Output(object):
         if isinstance(value, dict):
             value = dict(value)
             if self.notifications:
-                value["notifications"] = self.notifications
+                value["notifications"] = list(self.notifications)
+            if sum(self.notification_counts.values()) > len(self.notifications):
+                value["notificationCounts"] = dict(self.notification_counts)  # the ones not kept are counted
             if self.warnings:
                 value["warnings"] = self.warnings
         self._write(self.stdout, terminal_json(value, indent=2) + "\n")
@@ -3170,6 +3266,7 @@ class Output(object):
             return
         if self.json:
             self.notifications.append(message)
+            self.notification_counts[method] += 1
             return
         if method == "notifications/progress":
             total = params.get("total")
@@ -3770,6 +3867,9 @@ class Cli(object):
             self.out.text("Task %s created: %s\nPoll:   %s\nResult: %s" % (
                 task.task_id, task.status_line(), self.task_command("get", task.task_id),
                 self.task_command("result", task.task_id)))
+            if shell_word(task.task_id).startswith("$'"):
+                self.out.notice("note: the task ID holds control characters; the commands above write them "
+                                "as $'...' escapes, exactly")
             return EXIT_OK
         self.out.progress("⏳ Task %s created; waiting for it to finish..." % task.task_id)
         return self.follow(tasks, task.task_id, task.status)
@@ -3786,8 +3886,10 @@ class Cli(object):
                 words += ["--transport", "sse"]
             if spec.protocol != "auto":
                 words += ["--protocol-version", spec.protocol]
-        words += ["task", action, task_id]
-        return " ".join(shlex.quote(w) for w in words)
+        words = [shlex.quote(w) for w in words] + ["task", action]
+        if task_id.startswith("-"):
+            words.append("--")  # or the ID would read as an option
+        return " ".join(words + [shell_word(task_id)])
 
     def follow(self, tasks, task_id, last_status=None):
         deadline = min(time.monotonic() + self.opts.timeout, self.deadline or float("inf"))
@@ -5700,15 +5802,16 @@ class UrlElicitationScreen(FormScreen):
     submit_label = "Open"
 
     def __init__(self, app, params, server_name, pending):
-        from urllib.parse import urlsplit
-
         self.url = str(params.get("url", ""))
-        host = urlsplit(self.url).hostname or "(no host)"
+        try:
+            host, refused = elicitation_url_host(self.url), None
+        except ValueError as exc:
+            host, refused = "(refused: %s)" % exc, exc
         FormScreen.__init__(self, app, "%s asks you to open a URL:\n%s\n\nURL:  %s\nHost: %s" % (
             server_name, params.get("message", ""), self.url, host))
         self.pending = pending
-        self.form = Form([Button("Open in browser", self.submit), Button("Decline", self.decline),
-                          Button("Cancel", self.cancel)])
+        buttons = [Button("Decline", self.decline), Button("Cancel", self.cancel)]
+        self.form = Form(buttons if refused else [Button("Open in browser", self.submit)] + buttons)
 
     def title(self):
         return "Open a URL?"
