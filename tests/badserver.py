@@ -578,9 +578,11 @@ class App(object):
 
     def echo(self, wire):
         """Everything a client may have put a secret in, as one string."""
-        seen = {"argv": sys.argv, "env": {k: v for k, v in os.environ.items() if k.startswith("MCP_TEST")}}
-        if isinstance(wire, HttpWire):
-            seen.update(path=wire.h.path, headers=dict(wire.h.headers.items()))
+        seen = {}
+        if isinstance(wire, HttpWire):  # first: a client may show only the start of an error body
+            headers = wire.h.headers
+            seen.update(path=wire.h.path, authorization=headers.get("Authorization"), key=headers.get("X-Api-Key"))
+        seen.update(env={k: v for k, v in os.environ.items() if k.startswith("MCP_TEST")}, argv=sys.argv)
         return json.dumps(seen)
 
     def floods(self, message, wire):
