@@ -3858,8 +3858,9 @@ class Cli(object):
             try:
                 self.ledger.remember(task, session.spec, tool["name"], tasks.form)
             except Exception as exc:  # the task exists: nothing may keep its ID from being printed
-                self.out.notice("warning: cannot record the task in the ledger: %s" % (
-                    exc.message if isinstance(exc, McpTuiError) else describe_os_error(exc)))
+                why = describe_os_error(exc) if not isinstance(exc, McpTuiError) else exc.message + (
+                    " (%s)" % exc.hint if exc.hint else "")
+                self.out.notice("warning: cannot record the task in the ledger: %s" % why)
         if not self.opts.wait:
             if self.out.json:
                 self.out.document({"form": tasks.form, "task": task.data})
