@@ -2520,6 +2520,8 @@ def elicitation_url_host(url):
         raise ValueError("the URL holds a backslash, which browsers read differently")
     parts = urlsplit(url)
     scheme, host = parts.scheme.lower(), parts.hostname
+    if scheme not in ("https", "http"):
+        raise ValueError("only https URLs are opened (http only on this machine), not %s:" % (scheme or "(none)"))
     if "@" in parts.netloc:
         raise ValueError("the URL holds a user name (user@host), which disguises the host")
     if not host:
@@ -2528,8 +2530,8 @@ def elicitation_url_host(url):
         port = parts.port
     except ValueError:
         raise ValueError("the URL's port is not a number")
-    if scheme != "https" and not (scheme == "http" and host in LOOPBACK_HOSTS):
-        raise ValueError("only https URLs are opened (http only on this machine), not %s:" % (scheme or "(none)"))
+    if scheme == "http" and host not in LOOPBACK_HOSTS:
+        raise ValueError("only https URLs are opened (http only on this machine), not http: to %s" % host)
     return host + (":%d" % port if port else "")
 
 
