@@ -9,7 +9,8 @@ experimental tasks and the 2026-07-28 ``io.modelcontextprotocol/tasks`` extensio
 
 One file, standard library only, Python 3.8+. The file reads in the order data flows:
 
-  1. wire          JSON-RPC framing and the transports (stdio, Streamable HTTP, HTTP+SSE)
+  1. wire          errors, secrets, limits and state files; JSON-RPC framing and the
+                   transports (stdio, Streamable HTTP, HTTP+SSE)
   2. session       choosing the era, the handshake or per-request _meta, headers, MRTR
   3. features      tools, resources, prompts, then tasks (one Task interface, two adapters)
   4. debug log     the bounded log of everything on the wire, with task fingerprints
@@ -41,6 +42,10 @@ EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 # ======================================================================================
 # 1. Wire: errors, JSON-RPC framing, the SSE decoder and the three transports
+#
+# First what every later section relies on: the errors, the registry of secrets that all
+# output is masked with, the limits on what a server may send, and the private, locked
+# JSON state files (the task ledger, OAuth tokens, sessions).
 #
 # A transport moves JSON-RPC messages and nothing else. It hands every message it
 # receives to ``deliver`` and reports a failure that belongs to one request (an HTTP
@@ -2052,7 +2057,8 @@ class Session(object):
 
     def display_name(self):
         info = self.server_info or {}
-        return info.get("title") or info.get("name") or self.spec.describe()
+        return info.get("title") or info.get("name") or (
+            masked_url(self.spec.url) if self.spec.url else self.spec.describe())
 
     def tools_by_name(self, refresh=False):
         if refresh or not self._tools_by_name:
