@@ -1359,6 +1359,7 @@ class RpcChannel(object):
         self.transport = transport
         self.deadline = deadline
         self._requests = None  # the backlog of server requests, made on the first one
+        self._workers = 0
         self.log = log
         self.on_notification = on_notification
         self.on_request = on_request
@@ -1482,18 +1483,22 @@ class RpcChannel(object):
             self.log.event("protocol", "a message that is neither request, notification nor response")
 
     def _queue_request(self, message):
+        """Up to SERVER_REQUEST_WORKERS threads answer; they end when the backlog is empty."""
         import queue
 
         with self._lock:
             if self._requests is None:
                 self._requests = queue.Queue(SERVER_REQUEST_BACKLOG)
-                for _ in range(SERVER_REQUEST_WORKERS):
-                    threading.Thread(target=self._serve_requests, daemon=True).start()
-        try:
-            self._requests.put_nowait(message)
+            try:
+                self._requests.put_nowait(message)
+                queued = True
+            except queue.Full:
+                queued = False
+            if queued and self._workers < SERVER_REQUEST_WORKERS:
+                self._workers += 1
+                threading.Thread(target=self._serve_requests, daemon=True).start()
+        if queued:
             return
-        except queue.Full:
-            pass
         self.anomaly("more requests at once than mcp-tui answers (%s refused)" % message.get("method"))
         try:
             self.respond(message.get("id"), error={"code": -32000, "message": "mcp-tui is busy: too many requests "
@@ -1502,8 +1507,15 @@ class RpcChannel(object):
             pass
 
     def _serve_requests(self):
+        import queue
+
         while True:
-            message = self._requests.get()
+            with self._lock:
+                try:
+                    message = self._requests.get_nowait()
+                except queue.Empty:
+                    self._workers -= 1
+                    return
             try:
                 self.on_request(message)
             except Exception as exc:  # one bad request must not end the worker

@@ -97,6 +97,7 @@ def test_server_requests_go_through_a_bounded_pool_and_the_excess_is_refused():
         with lock:
             running[0] -= 1
 
+    threads_before = threading.active_count()
     transport = SilentTransport()
     channel = mcp_tui.RpcChannel(transport, on_request=handler)
     total = 200
@@ -105,9 +106,9 @@ def test_server_requests_go_through_a_bounded_pool_and_the_excess_is_refused():
     refused = [m for m in transport.sent if m.get("error", {}).get("code") == -32000]
     accepted = mcp_tui.SERVER_REQUEST_WORKERS + mcp_tui.SERVER_REQUEST_BACKLOG
     assert total - len(refused) <= accepted and len(refused) >= total - accepted - mcp_tui.SERVER_REQUEST_WORKERS
+    assert threading.active_count() <= threads_before + mcp_tui.SERVER_REQUEST_WORKERS
     release.set()
     assert peak[0] <= mcp_tui.SERVER_REQUEST_WORKERS
-    assert threading.active_count() < 50
 
 
 def test_the_secret_registry_masks_every_form_of_a_secret():
