@@ -442,7 +442,7 @@ def encode_message(message):
 
 def decode_messages(payload):
     """Parse a body or a stdio line into messages; a 2025-03-26 peer may send a batch."""
-    if isinstance(payload, bytes):
+    if isinstance(payload, (bytes, bytearray)):
         payload = payload.decode("utf-8", "replace")
     try:
         value = json.loads(payload)
@@ -494,7 +494,8 @@ class SseDecoder(object):
             if self._pending_size > self.limit:
                 raise MessageTooLarge(self.limit)
             return events
-        text = "".join(self._pending) + text
+        self._pending.append(text)
+        text, self._pending = "".join(self._pending), []  # one copy, and the pieces freed at once
         start, length = 0, len(text)
         while start < length:
             cr, lf = text.find("\r", start), text.find("\n", start)
@@ -568,20 +569,18 @@ def iter_sse(response, decoder):
 
 def read_body(response, limit):
     """An HTTP body, with or without Content-Length, read in pieces up to ``limit`` bytes."""
-    if response.length is not None and response.length > limit:
-        raise MessageTooLarge(limit)
-    pieces, size = [], 0
+    if response.length is not None:
+        if response.length > limit:
+            raise MessageTooLarge(limit)
+        return response.read()  # exactly the announced length, in one piece
+    body = bytearray()  # grows in place: no list of pieces joined at the end
     while True:
         piece = response.read(BODY_READ_CHUNK)
         if not piece:
-            break
-        size += len(piece)
-        if size > limit:
+            return body
+        body += piece
+        if len(body) > limit:
             raise MessageTooLarge(limit)
-        pieces.append(piece)
-    if response.length:  # read(n) returns short, where read() would raise, when the body is cut
-        raise ConnectionFailed("the server closed the connection in the middle of a response body")
-    return b"".join(pieces)
 
 
 class StdioTransport(object):
@@ -2962,6 +2961,7 @@ def valid_ledger_entry(key, entry):
 
 
 TASK_STATUS_METHODS = ("notifications/tasks", "notifications/tasks/status")  # extension, 2025-11-25
+LOG_BODY_LIMIT = 64 * 1024
 
 
 def find_task_ids(value, found):
@@ -3007,9 +3007,11 @@ class DebugLog(object):
         task_ids = find_task_ids(message, set())
         for task_id in task_ids:
             self.mask(task_id, "task")
+        body = self.redact(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+        if len(body) > LOG_BODY_LIMIT:  # the ring keeps 5000 entries: a large message keeps only its start
+            body = body[:LOG_BODY_LIMIT] + "… (%d characters in all)" % len(body)
         entry = {"type": "message", "direction": direction, "transport": transport, "kind": message_kind(message),
-                 "method": message.get("method"), "id": message.get("id"),
-                 "body": json.dumps(message, ensure_ascii=False, separators=(",", ":"))}  # _add redacts it
+                 "method": message.get("method"), "id": message.get("id"), "body": body}
         if len(task_ids) == 1:
             entry["task"] = fingerprint(next(iter(task_ids)))
         self._add(entry)
