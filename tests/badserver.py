@@ -596,6 +596,9 @@ class App(object):
         else:
             for index in range(count):
                 wire.send({"jsonrpc": "2.0", "id": "flood-%d" % index, "method": "ping"})
+            with self.cond:  # the answer waits for every ping's answer (or refusal)
+                self.cond.wait_for(lambda: sum(key.startswith('"flood-') for key in self.client_responses) >= count,
+                                   60.0)
 
     def ask_url(self, message, wire):
         """Legacy: an elicitation/create in URL mode, then the answer it got as the result."""
