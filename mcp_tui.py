@@ -771,15 +771,16 @@ class Watchdog(object):
 
     def _run(self):
         with self._wake:
-            while True:
+            while self._due or self._wake.wait(5.0) and self._due:  # idle for 5 s: the thread ends
                 now = time.monotonic()
                 for conn, deadline in list(self._due.items()):
                     if deadline <= now:
                         del self._due[conn]
                         conn.mcp_expired = True
                         shut_down(conn)
-                nearest = min(self._due.values()) if self._due else None
-                self._wake.wait(None if nearest is None else max(0.01, nearest - now))
+                if self._due:
+                    self._wake.wait(max(0.01, min(self._due.values()) - now))
+            self._thread = None
 
 
 def shut_down(conn):
