@@ -1374,10 +1374,10 @@ class KeeperTransport:
         return reply
 
     def _write(self, value):
-        line = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        line = value.encode("utf-8") + b"\n" if isinstance(value, str) else keeper_line(value)
         with self._write_lock:
             try:
-                self._socket.sendall(line.encode("utf-8") + b"\n")
+                self._socket.sendall(line)
             except OSError:
                 raise ConnectionFailed("the keeper of session %r went away" % self.session_name)
 
@@ -1449,6 +1449,12 @@ class KeeperTransport:
             except OSError:
                 pass
             self._socket.close()
+
+
+def keeper_line(value):
+    """One line between a command and its keeper: ASCII JSON, because a server's string may
+    hold a lone surrogate, which UTF-8 cannot carry and a \\u escape can."""
+    return json.dumps(value, separators=(",", ":")).encode("ascii") + b"\n"
 
 
 class KeeperGone(ConnectionFailed):
@@ -7158,7 +7164,7 @@ class KeeperClient:
         self._lock = threading.Lock()
 
     def send(self, item):
-        data = json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
+        data = keeper_line(item)
         with self._lock:
             if self.closed:
                 return

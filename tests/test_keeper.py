@@ -321,3 +321,13 @@ def test_the_tui_attaches_to_a_session(cli, kept, state_dir):
         screen.close()
     assert alive(record["pid"]), "leaving the TUI leaves the session open"
     assert cli("@screen", "ping").code == 0
+
+
+def test_hostile_strings_pass_through_a_session_as_they_do_directly(cli, kept):
+    """Lone surrogates and escape sequences: the keeper's lines are ASCII JSON, and the
+    command cleans the text exactly as it does on a direct connection."""
+    hostile = " ".join([sys.executable, str(ROOT / "tests" / "badserver.py"), "--mode", "hostile"])
+    kept("hostile", hostile)
+    for words in (["tool", "list"], ["tool", "list", "--format", "json"], ["server"]):
+        through, direct = cli("@hostile", *words), cli(hostile, *words)
+        assert (through.code, through.out) == (direct.code, direct.out), words
