@@ -7278,11 +7278,11 @@ class Keeper:
                     if expires is not None and expires <= now:
                         del self.held[key]  # the server has forgotten it too
                 attached, held = bool(self.clients), bool(self.held)
-            if attached or held:
+            if attached:
                 continue
-            if now - self.last_used >= idle_limit:
+            if now - self.last_used >= idle_limit:  # held tasks or not: --idle is the promise
                 self.stop("unused for %s" % duration_text(now - self.last_used))
-            elif self.auto and (self.ever_attached or now - self.created > AUTO_KEEPER_GRACE):
+            elif self.auto and not held and (self.ever_attached or now - self.created > AUTO_KEEPER_GRACE):
                 self.stop("its tasks are done")
 
     # -- one connection ------------------------------------------------------------------

@@ -32,10 +32,14 @@ class CliResult(object):
 
 @pytest.fixture
 def state_dir(tmp_path):
-    """A private task-ledger directory for one test."""
+    """A private task-ledger directory for one test. Sessions a test left open (a stdio
+    task started without --wait keeps its server in a background keeper) are closed."""
     path = tmp_path / "state"
     path.mkdir()
-    return path
+    yield path
+    if (path / "sessions.json").exists():
+        subprocess.run([sys.executable, str(MCP_TUI), "session", "close", "--all"], capture_output=True, timeout=60,
+                       env=dict(os.environ, MCP_TUI_STATE_DIR=str(path)))
 
 
 @pytest.fixture
