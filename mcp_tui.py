@@ -538,6 +538,19 @@ def response_headers(response):
     return {name.lower(): value for name, value in response.getheaders()}
 
 
+def shut_down(conn):
+    """Close a connection another thread may be reading: shutdown() wakes that reader at
+    once, where close() alone would wait on its buffer until the server spoke or timed out."""
+    try:
+        conn.sock and conn.sock.shutdown(2)
+    except OSError:
+        pass
+    conn.close()
+
+
+SESSION_DELETE_SECONDS = 2.0  # ending a session must not hold the exit hostage
+
+
 class StreamableHttpTransport(object):
     """Streamable HTTP (2025-03-26 and later, and 2026-07-28): every message is its own
     POST; the answer is JSON or an SSE stream. In the legacy era it also keeps the
@@ -550,7 +563,9 @@ class StreamableHttpTransport(object):
         self.http = http
         self.log = log
         self.session_id = None
+        self.protocol_version = None  # legacy era: the negotiated version, named on every later request
         self.legacy_stream = False  # legacy era: resume streams, hold a GET stream
+        self.keep_session = False  # a later run resumes this session: no DELETE at close
         self._channel = None
         self._open = {}  # request id -> live connection, so a timeout can abort it
         self._lock = threading.Lock()
@@ -564,15 +579,27 @@ class StreamableHttpTransport(object):
         headers = {"Accept": accept}
         if self.session_id:
             headers["Mcp-Session-Id"] = self.session_id
+        if self.protocol_version:
+            headers["MCP-Protocol-Version"] = self.protocol_version
         headers.update(extra or {})
         return headers
+
+    def legacy_session(self, version, session_id=None):
+        """After initialize (or when resuming a recorded session): resume cut streams and
+        send the session id and the negotiated version on every request."""
+        self.legacy_stream = True
+        self.protocol_version = version
+        if session_id is not None:
+            self.session_id = session_id
 
     def send(self, message, headers=None):
         headers = self._headers(headers)
         headers["Content-Type"] = "application/json"
         body = encode_message(message)
         if "method" in message and "id" in message:
-            threading.Thread(target=self._exchange, args=(message["id"], body, headers), daemon=True).start()
+            adopt_session = message["method"] == "initialize"  # a discover probe's session id is no session
+            threading.Thread(target=self._exchange, args=(message["id"], body, headers, adopt_session),
+                             daemon=True).start()
             return
         conn, response = self.http.open("POST", body=body, headers=headers)
         try:
@@ -587,13 +614,9 @@ class StreamableHttpTransport(object):
         with self._lock:
             conn = self._open.pop(request_id, None)
         if conn is not None:
-            try:
-                conn.sock and conn.sock.shutdown(2)
-            except OSError:
-                pass
-            conn.close()
+            shut_down(conn)
 
-    def _exchange(self, request_id, body, headers):
+    def _exchange(self, request_id, body, headers, adopt_session=False):
         try:
             conn, response = self.http.open("POST", body=body, headers=headers)
         except McpTuiError as exc:
@@ -602,7 +625,7 @@ class StreamableHttpTransport(object):
         with self._lock:
             self._open[request_id] = conn
         try:
-            self._read_response(request_id, conn, response)
+            self._read_response(request_id, conn, response, adopt_session)
         except McpTuiError as exc:
             self._channel.fail(request_id, exc)
         except Exception as exc:  # http.client raises odd types when a stream is cut mid-read
@@ -612,10 +635,10 @@ class StreamableHttpTransport(object):
             with self._lock:
                 self._open.pop(request_id, None)
 
-    def _read_response(self, request_id, conn, response):
+    def _read_response(self, request_id, conn, response, adopt_session=False):
         headers = response_headers(response)
         session_id = headers.get("mcp-session-id")
-        if session_id and session_id != self.session_id:
+        if adopt_session and session_id and session_id != self.session_id:
             self.session_id = session_id
             if self.log:
                 self.log.event("transport", "session id minted", session=self.log.mask(session_id, "session"))
@@ -666,6 +689,8 @@ class StreamableHttpTransport(object):
                 if message.get("id") == request_id and ("result" in message or "error" in message):
                     answered = True
                 self._channel.deliver(message)
+            if answered:
+                break  # a resumed stream may stay open after the answer; nothing more is ours
         if answered or request_id is None or self._closing:
             return
         if self.legacy_stream and decoder.last_event_id is not None:
@@ -731,15 +756,17 @@ class StreamableHttpTransport(object):
         with self._lock:
             conns, self._open = list(self._open.values()), {}
         for conn in conns:
-            conn.close()
-        if self.session_id:
+            shut_down(conn)
+        self.http.close()
+        if self.session_id and not self.keep_session:
+            self.http.timeout = min(self.http.timeout, SESSION_DELETE_SECONDS)  # a fresh connection, bounded
             try:
                 conn, response = self.http.open("DELETE", headers=self._headers({}))
                 response.read()
                 conn.close()
             except (McpTuiError, OSError):
                 pass
-        self.http.close()
+            self.http.close()
 
 
 class LegacySseTransport(object):
@@ -811,11 +838,7 @@ class LegacySseTransport(object):
 
     def close(self):
         if self._conn is not None:
-            try:
-                self._conn.sock and self._conn.sock.shutdown(2)
-            except OSError:
-                pass
-            self._conn.close()
+            shut_down(self._conn)
         self.http.close()
 
 
@@ -898,7 +921,10 @@ class RpcChannel(object):
             self.transport.send(message, headers)
             response = self._wait(pending, method, timeout, max_time)
         except RequestTimeout:
-            self._cancel(request_id, method, cancel_notification)
+            self._cancel(request_id, method, cancel_notification, "timed out")
+            raise
+        except KeyboardInterrupt:  # Ctrl+C: the server should stop working for a client that left
+            self._cancel(request_id, method, cancel_notification and method != "initialize", "interrupted")
             raise
         finally:
             with self._lock:
@@ -928,13 +954,15 @@ class RpcChannel(object):
             raise pending.error
         return pending.response
 
-    def _cancel(self, request_id, method, notify):
+    def _cancel(self, request_id, method, notify, reason):
+        """Stdio and the legacy HTTP era cancel with notifications/cancelled; 2026-07-28
+        HTTP cancels by closing the response stream."""
         abort = getattr(self.transport, "abort", None)
         if abort:
             abort(request_id)
-        if notify and (self.transport.name == "stdio" or getattr(self.transport, "legacy_stream", False)):
+        if notify and (self.transport.name != "streamable-http" or self.transport.legacy_stream):
             try:
-                self.notify("notifications/cancelled", {"requestId": request_id, "reason": "timed out"})
+                self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
             except McpTuiError:
                 pass
 
@@ -1341,8 +1369,9 @@ class Session(object):
         self.server_info = result.get("serverInfo")
         self.instructions = result.get("instructions")
         if isinstance(self.transport, StreamableHttpTransport):
-            self.transport.legacy_stream = True
+            self.transport.legacy_session(negotiated)
         self.channel.notify("notifications/initialized", None, self._legacy_headers())
+        self.open_server_stream()  # roots, elicitation, sampling and pings may come on it at any time
 
     def _legacy_headers(self):
         if self.transport.name == "streamable-http" and self.protocol_version:
@@ -1466,25 +1495,31 @@ class Session(object):
                 self.log.event("protocol", "server request in the 2026-07-28 era ignored", method=method)
             return
         headers = self._legacy_headers()
-        params = message.get("params") or {}
+        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        result = error = None
         try:
             if method == "ping":
                 result = {}
             elif method in ("elicitation/create", "sampling/createMessage", "roots/list"):
                 result = self.responder.answer(method, params, self.display_name())
             else:
-                self.channel.respond(request_id, error={"code": -32601, "message": "Method not found: %s" % method},
-                                     headers=headers)
-                return
-            related = (params.get("_meta") or {}).get(META_PREFIX + "related-task")
-            if related:
-                result = dict(result, _meta={META_PREFIX + "related-task": related})
-            self.channel.respond(request_id, result, headers=headers)
+                error = {"code": -32601, "message": "Method not found: %s" % method}
+        except StubMismatch as exc:  # the server waits for an answer: decline at once, and say why
+            self.responder.notice("%s; declined" % exc.message)
+            result = {"action": "decline"}
         except InputDeclined as exc:
-            self.channel.respond(request_id, error={"code": exc.code, "message": exc.message}, headers=headers)
+            error = {"code": exc.code, "message": exc.message}
+        except McpTuiError as exc:  # every server request gets an answer, never silence
+            self.responder.notice("Could not answer %s's %s: %s" % (self.display_name(), method, exc.message))
+            error = {"code": -32603, "message": "mcp-tui could not answer %s: %s" % (method, exc.message)}
+        related = (params.get("_meta") or {}).get(META_PREFIX + "related-task")
+        if related and result is not None:
+            result = dict(result, _meta={META_PREFIX + "related-task": related})
+        try:
+            self.channel.respond(request_id, result, error, headers)
         except McpTuiError as exc:
             if self.log:
-                self.log.event("protocol", "could not answer %s: %s" % (method, exc.message))
+                self.log.event("protocol", "could not send the answer to %s: %s" % (method, exc.message))
 
     # -- facts about the server ---------------------------------------------------------
 
@@ -1808,6 +1843,67 @@ def normalise_elicited(content, schema):
     return out
 
 
+def constraint_problem(value, schema):
+    """What a value breaks among the simple JSON Schema limits the spec's forms use."""
+    if isinstance(value, str):
+        if isinstance(schema.get("minLength"), int) and len(value) < schema["minLength"]:
+            return "at least %d characters" % schema["minLength"]
+        if isinstance(schema.get("maxLength"), int) and len(value) > schema["maxLength"]:
+            return "at most %d characters" % schema["maxLength"]
+        if schema.get("format") == "email" and "@" not in value:
+            return "not an email address"
+        if schema.get("format") == "date" and not re.match(r"^\d{4}-\d\d-\d\d$", value):
+            return "not a date (YYYY-MM-DD)"
+        if schema.get("format") == "date-time" and parse_timestamp(value) is None:
+            return "not a date-time (ISO 8601)"
+        if schema.get("format") == "uri" and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:\S", value):
+            return "not a URI"
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(schema.get("minimum"), (int, float)) and value < schema["minimum"]:
+            return "at least %s" % schema["minimum"]
+        if isinstance(schema.get("maximum"), (int, float)) and value > schema["maximum"]:
+            return "at most %s" % schema["maximum"]
+    elif isinstance(value, list):
+        if isinstance(schema.get("minItems"), int) and len(value) < schema["minItems"]:
+            return "choose at least %d" % schema["minItems"]
+        if isinstance(schema.get("maxItems"), int) and len(value) > schema["maxItems"]:
+            return "choose at most %d" % schema["maxItems"]
+    return None
+
+
+class StubMismatch(UsageError):
+    """--elicit-stub cannot answer what the server asked for."""
+
+
+def elicited_problems(content, schema):
+    """What an answer breaks in a requestedSchema: missing required fields, values
+    outside an enum, and the simple limits (lengths, ranges, formats)."""
+    properties = schema.get("properties") or {}
+    problems = []
+    for key in schema.get("required") or ():
+        if key not in content:
+            prop = properties.get(key) or {}
+            label = prop.get("description") or prop.get("title")
+            problems.append("missing required field %r%s" % (key, " (%s)" % label if label else ""))
+    for key, value in content.items():
+        prop = properties.get(key)
+        if not prop:
+            continue
+        types = schema_types(prop)
+        kind = json_type(value)
+        if types and kind not in types and not (kind == "integer" and "number" in types):
+            problems.append("field %r must be %s, not %s" % (key, " or ".join(types), json.dumps(value)))
+            continue
+        choices = enum_choices(prop)
+        if choices and not isinstance(value, list) and str(value) not in choices:
+            problems.append("field %r must be one of %s, not %s" % (key, ", ".join(choices), json.dumps(value)))
+            continue
+        problem = constraint_problem(value, prop)
+        if problem:
+            problems.append("field %r: %s" % (key, problem))
+    return problems
+
+
 class InputResponder(object):
     """Answers elicitation/create, sampling/createMessage and roots/list, for direct
     server requests (legacy), MRTR rounds and task inputRequests alike: from the
@@ -1841,8 +1937,16 @@ class InputResponder(object):
                 return {"action": self.elicit_stub}
             content = schema_defaults(schema)
             content.update(self.elicit_stub)
-            check_required(content, schema, "the elicitation %r" % message)
-            return {"action": "accept", "content": normalise_elicited(content, schema)}
+            try:
+                content = normalise_elicited(content, schema)
+            except UsageError as exc:
+                problems = [exc.message]
+            else:
+                problems = elicited_problems(content, schema)
+            if problems:
+                raise StubMismatch("--elicit-stub cannot answer %s's request %r: %s" % (
+                    server_name, message, "; ".join(problems)), hint="pass the fields it asks for in --elicit-stub")
+            return {"action": "accept", "content": content}
         if self.ask is None:
             self.notice("Declined %s's request for input: %s (no terminal; pass --elicit-stub JSON to answer)"
                         % (server_name, message))
@@ -5868,28 +5972,6 @@ def join_hint(kind, description, schema):
     if "default" in schema:
         parts.append("default %s" % json.dumps(schema["default"], ensure_ascii=False))
     return "  ".join(parts)
-
-
-def constraint_problem(value, schema):
-    """What a value breaks among the simple JSON Schema limits the spec's forms use."""
-    if isinstance(value, str):
-        if isinstance(schema.get("minLength"), int) and len(value) < schema["minLength"]:
-            return "at least %d characters" % schema["minLength"]
-        if isinstance(schema.get("maxLength"), int) and len(value) > schema["maxLength"]:
-            return "at most %d characters" % schema["maxLength"]
-        if schema.get("format") == "email" and "@" not in value:
-            return "not an email address"
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        if isinstance(schema.get("minimum"), (int, float)) and value < schema["minimum"]:
-            return "at least %s" % schema["minimum"]
-        if isinstance(schema.get("maximum"), (int, float)) and value > schema["maximum"]:
-            return "at most %s" % schema["maximum"]
-    elif isinstance(value, list):
-        if isinstance(schema.get("minItems"), int) and len(value) < schema["minItems"]:
-            return "choose at least %d" % schema["minItems"]
-        if isinstance(schema.get("maxItems"), int) and len(value) > schema["maxItems"]:
-            return "choose at most %d" % schema["maxItems"]
-    return None
 
 
 # -- where servers are configured ----------------------------------------------------------
