@@ -98,3 +98,48 @@ def test_task_created_then_listed_and_fetched_over_http(cli, http_url):
         assert task_id not in shown.err
     else:
         assert shown.out.startswith("Task:     %s\nStatus:   " % task_id)
+
+
+# -- the 2025-11-25 Streamable HTTP session (issue 11's "Done when", as generous bounds) -----
+
+
+def test_roots_asked_on_the_get_stream_are_answered_over_http(cli, http_url, tmp_path):
+    """get-roots-list asks roots/list on the standalone GET stream: without one, the call
+    ran into --timeout."""
+    result = cli("--url", http_url, "--root", str(tmp_path), "--timeout", "30", "tool", "call", "get-roots-list",
+                 timeout=60)
+    assert result.code == 0, result
+    assert "Current MCP Roots (1 total)" in result.out and tmp_path.as_uri() in result.out
+
+
+def test_an_elicitation_the_stub_cannot_satisfy_ends_with_a_clear_message(cli, http_url):
+    result = cli("--url", http_url, "--elicit-stub", "{}", "--timeout", "30", "tool", "call",
+                 "trigger-elicitation-request", timeout=60)
+    assert result.code == 0, result
+    assert "missing required field 'name'" in result.err and "declined" in result.err, result.err
+    assert "declined" in result.out.lower()
+
+
+def test_task_wait_exits_soon_after_the_result_over_http(http_url, state_dir):
+    """The old client waited ~11 s at exit on the GET stream's buffer after the result."""
+    import time
+
+    from conftest import MCP_TUI
+
+    env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    proc = subprocess.Popen([sys.executable, str(MCP_TUI), "--url", http_url, "tool", "call",
+                             "simulate-research-query", "topic=ai", "--task", "--wait"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, encoding="utf-8", env=env)
+    try:
+        for line in proc.stderr:
+            if line.startswith("✅ Tool executed successfully"):
+                break
+        done = time.monotonic()
+        proc.stderr.read()
+        proc.wait(60)
+        assert time.monotonic() - done < 6, "exit took %.1fs after the result" % (time.monotonic() - done)
+        assert proc.returncode == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
