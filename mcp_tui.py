@@ -148,6 +148,13 @@ class RpcError(McpTuiError):
         return out
 
 
+def rpc_label(message):
+    """What a POST carried, for the trace: the method, or which id a response answers."""
+    if "method" in message:
+        return message["method"]
+    return "%s #%s" % ("error" if "error" in message else "result", message.get("id"))
+
+
 def encode_message(message):
     """One JSON-RPC message as compact UTF-8 with no embedded newline (stdio framing)."""
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
@@ -411,9 +418,10 @@ class HttpClient(object):
             self._ssl_context = make_tls_context(self.insecure, self.ca_file)
         return self._ssl_context
 
-    def open(self, method, url=None, body=None, headers=None):
+    def open(self, method, url=None, body=None, headers=None, carries=None):
         """Send one request; return (connection, response). The caller reads the response
-        and then calls ``release`` (keep-alive) or ``discard``."""
+        and then calls ``release`` (keep-alive) or ``discard``. ``carries`` names the
+        JSON-RPC message(s) in it, for the trace."""
         from urllib.parse import urlsplit
 
         parts = urlsplit(url) if url else self.parts
@@ -447,7 +455,7 @@ class HttpClient(object):
             if self.log:
                 self.log.http_exchange(method, url or self.url, all_headers, len(body or b""), response,
                                        (connected - started) * 1000 if fresh else None,
-                                       (time.monotonic() - started) * 1000)
+                                       (time.monotonic() - started) * 1000, carries)
             return conn, response
 
     def release(self, conn, response):
@@ -598,10 +606,10 @@ class StreamableHttpTransport(object):
         body = encode_message(message)
         if "method" in message and "id" in message:
             adopt_session = message["method"] == "initialize"  # a discover probe's session id is no session
-            threading.Thread(target=self._exchange, args=(message["id"], body, headers, adopt_session),
-                             daemon=True).start()
+            threading.Thread(target=self._exchange, args=(message["id"], body, headers, adopt_session,
+                                                          message["method"]), daemon=True).start()
             return
-        conn, response = self.http.open("POST", body=body, headers=headers)
+        conn, response = self.http.open("POST", body=body, headers=headers, carries=rpc_label(message))
         try:
             payload = response.read()
             if response.status >= 400:
@@ -616,9 +624,9 @@ class StreamableHttpTransport(object):
         if conn is not None:
             shut_down(conn)
 
-    def _exchange(self, request_id, body, headers, adopt_session=False):
+    def _exchange(self, request_id, body, headers, adopt_session, method):
         try:
-            conn, response = self.http.open("POST", body=body, headers=headers)
+            conn, response = self.http.open("POST", body=body, headers=headers, carries=method)
         except McpTuiError as exc:
             self._channel.fail(request_id, exc)
             return
@@ -703,7 +711,7 @@ class StreamableHttpTransport(object):
         if self.log:
             self.log.event("transport", "resuming SSE stream", last_event_id=decoder.last_event_id)
         headers = self._headers({"Last-Event-ID": decoder.last_event_id}, accept="text/event-stream")
-        conn, response = self.http.open("GET", headers=headers)
+        conn, response = self.http.open("GET", headers=headers, carries="(resuming the stream)")
         with self._lock:
             self._open[request_id] = conn
         if response.status != 200:
@@ -726,7 +734,7 @@ class StreamableHttpTransport(object):
             if decoder.last_event_id is not None:
                 headers["Last-Event-ID"] = decoder.last_event_id
             try:
-                conn, response = self.http.open("GET", headers=headers)
+                conn, response = self.http.open("GET", headers=headers, carries="(server stream)")
             except McpTuiError:
                 return
             if response.status != 200:
@@ -761,7 +769,7 @@ class StreamableHttpTransport(object):
         if self.session_id and not self.keep_session:
             self.http.timeout = min(self.http.timeout, SESSION_DELETE_SECONDS)  # a fresh connection, bounded
             try:
-                conn, response = self.http.open("DELETE", headers=self._headers({}))
+                conn, response = self.http.open("DELETE", headers=self._headers({}), carries="(end of session)")
                 response.read()
                 conn.close()
             except (McpTuiError, OSError):
@@ -787,7 +795,7 @@ class LegacySseTransport(object):
 
     def start(self, channel):
         self._channel = channel
-        conn, response = self.http.open("GET", headers={"Accept": "text/event-stream"})
+        conn, response = self.http.open("GET", headers={"Accept": "text/event-stream"}, carries="(server stream)")
         content_type = response.getheader("content-type", "").split(";")[0].strip().lower()
         if response.status != 200 or content_type != "text/event-stream":
             payload = response.read()
@@ -827,7 +835,8 @@ class LegacySseTransport(object):
         if self._error or not self.endpoint:
             raise self._error or ConnectionFailed("the SSE stream is closed")
         headers = dict(headers or {}, **{"Content-Type": "application/json"})
-        conn, response = self.http.open("POST", url=self.endpoint, body=encode_message(message), headers=headers)
+        conn, response = self.http.open("POST", url=self.endpoint, body=encode_message(message), headers=headers,
+                                        carries=rpc_label(message))
         payload = response.read()
         self.http.release(conn, response)
         if response.status >= 400:
@@ -2555,9 +2564,11 @@ class DebugLog(object):
         netloc = parts.netloc.rpartition("@")[2]
         return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
-    def http_exchange(self, method, url, request_headers, sent_bytes, response, connect_ms, first_byte_ms):
+    def http_exchange(self, method, url, request_headers, sent_bytes, response, connect_ms, first_byte_ms,
+                      carries=None):
         headers = response_headers(response)
-        self._add({"type": "http", "method": method, "url": self.mask_url(url), "status": response.status,
+        self._add({"type": "http", "method": method, "url": self.mask_url(url), "carries": carries,
+                   "status": response.status,
                    "requestHeaders": self.mask_headers(request_headers), "responseHeaders": self.mask_headers(headers),
                    "contentType": headers.get("content-type", ""), "sentBytes": sent_bytes,
                    "connectMs": round(connect_ms, 2) if connect_ms is not None else None,
@@ -2616,9 +2627,9 @@ def format_log_entry(entry):
         timing = "first byte %.1f ms" % entry["firstByteMs"]
         if entry["connectMs"] is not None:
             timing = "connect %.1f ms, %s" % (entry["connectMs"], timing)
-        lines = ["%s ⇄ HTTP %s %s -> %s %s (%s; sent %d bytes)" % (
-            stamp, entry["method"], entry["url"], entry["status"], entry["contentType"] or "-", timing,
-            entry["sentBytes"])]
+        lines = ["%s ⇄ HTTP %s %s%s -> %s %s (%s; sent %d bytes)" % (
+            stamp, entry["method"], entry["url"], " " + entry["carries"] if entry.get("carries") else "",
+            entry["status"], entry["contentType"] or "-", timing, entry["sentBytes"])]
         lines += ["      > %s: %s" % item for item in entry["requestHeaders"].items()]
         lines += ["      < %s: %s" % item for item in entry["responseHeaders"].items()]
         return "\n".join(lines)
