@@ -1232,6 +1232,8 @@ class Session(object):
         self.channel = None
         self.transport = None
         self.observers = []  # callables that see every notification
+        self.notice = lambda text: None  # what the user should know about the session itself
+        self.resumed = False
         self._tools_by_name = {}
 
     # -- opening ----------------------------------------------------------------------
@@ -1298,6 +1300,39 @@ class Session(object):
                 self.log.event("session", "initialize refused (HTTP %s); trying HTTP+SSE" % exc.status)
             self._restart_transport("sse")
             self._initialize(LEGACY_VERSIONS[0])
+
+    def resume(self, recorded):
+        """Continue a recorded 2025-11-25 HTTP session without initialize: servers such as
+        the everything server keep tasks per session, so a later command must come back to
+        it. If the server has forgotten it, the first request starts over (and says so)."""
+        self._start_transport()
+        self.transport.legacy_session(recorded["protocolVersion"], recorded["id"])
+        self.era, self.protocol_version = "legacy", recorded["protocolVersion"]
+        self.capabilities = recorded.get("capabilities") or {}
+        self.server_info = recorded.get("serverInfo")
+        self.resumed = True
+        self.open_server_stream()
+        if self.log:
+            self.log.event("session", "resumed a recorded session", protocol=self.protocol_version)
+        return self
+
+    def session_record(self):
+        """What a later run needs to resume this session, or None when nothing binds
+        follow-ups to it (stdio, 2026-07-28, a legacy server without session ids)."""
+        session_id = getattr(self.transport, "session_id", None)
+        if self.era != "legacy" or not session_id:
+            return None
+        return {"id": session_id, "protocolVersion": self.protocol_version, "capabilities": self.capabilities,
+                "serverInfo": self.server_info}
+
+    def outlives_process(self):
+        """Whether the server (and so a task) lives on after this process exits."""
+        return self.spec.kind != "stdio"
+
+    def keep_alive(self, keep):
+        """Keep the session for a later run (no DELETE at close), or end it as usual."""
+        if hasattr(self.transport, "keep_session"):
+            self.transport.keep_session = keep
 
     def _restart_transport(self, kind=None):
         self.channel.close()
@@ -1407,6 +1442,10 @@ class Session(object):
                 raise
         if self.log:
             self.log.event("session", "session lost; initializing again")
+        if self.resumed:
+            self.notice("The server no longer knows the session this task was created in; starting a new one "
+                        "and trying once more (a server that keeps tasks per session will not know the task).")
+            self.resumed = False
         self.transport.session_id = None
         self._initialize(self.protocol_version)
         return self._legacy_request(method, params, timeout, max_time, on_progress, None, True)
@@ -2426,22 +2465,60 @@ class TaskLedger(object):
             json.dump(data, handle, indent=1, sort_keys=True)
         os.replace(temporary, self.path)
 
-    def remember(self, task, spec, tool_name, form):
+    def remember(self, task, spec, tool_name, form, session=None):
+        """``session``: the legacy HTTP session the task lives in (Session.session_record)."""
         data = self._load()
         now = time.time()
         data = {key: entry for key, entry in data.items()
                 if not isinstance(entry.get("expiresAt"), (int, float)) or entry["expiresAt"] > now}
-        data[fingerprint(task.task_id)] = {"connection": spec.ledger_record(), "tool": tool_name, "form": form,
-                                           "createdAt": task.data.get("createdAt"), "expiresAt": task.expires_at()}
+        data = {key: entry for key, entry in data.items() if now - entry.get("unknownSince", now) < UNKNOWN_KEPT_SECONDS}
+        entry = {"connection": spec.ledger_record(), "tool": tool_name, "form": form, "status": task.status,
+                 "createdAt": task.data.get("createdAt"), "expiresAt": task.expires_at()}
+        if session is not None:
+            entry["session"] = session
+        data[fingerprint(task.task_id)] = entry
         self._save(data)
 
     def lookup(self, task_id):
         return self._load().get(fingerprint(task_id))
 
-    def forget(self, task_id):
+    def _change(self, task_id, **fields):
         data = self._load()
-        if data.pop(fingerprint(task_id), None) is not None:
+        entry = data.get(fingerprint(task_id))
+        if entry is not None and any(entry.get(key) != value for key, value in fields.items()):
+            entry.update(fields)
             self._save(data)
+
+    def note_status(self, task_id, status):
+        self._change(task_id, status=status)
+
+    def mark_unknown(self, task_id):
+        """The server said it does not know the task: keep the entry (the next try still
+        knows where to ask), marked, until UNKNOWN_KEPT_SECONDS have passed."""
+        data = self.lookup(task_id) or {}
+        self._change(task_id, unknownSince=data.get("unknownSince") or time.time())
+
+    def live_tasks_in(self, session_id):
+        """How many recorded tasks of a session may still be running."""
+        return sum(1 for entry in self._load().values()
+                   if (entry.get("session") or {}).get("id") == session_id and "unknownSince" not in entry
+                   and entry.get("status") not in TERMINAL_STATUSES)
+
+    def connections(self, form=None):
+        """The distinct (connection, session) pairs of recorded tasks, newest first."""
+        seen, found = set(), []
+        entries = sorted(self._load().values(), key=lambda entry: entry.get("createdAt") or "", reverse=True)
+        for entry in entries:
+            if form is not None and entry.get("form") != form:
+                continue
+            key = json.dumps([entry.get("connection"), (entry.get("session") or {}).get("id")], sort_keys=True)
+            if key not in seen:
+                seen.add(key)
+                found.append((entry["connection"], entry.get("session")))
+        return found
+
+
+UNKNOWN_KEPT_SECONDS = 86400.0
 
 
 def state_directory():
@@ -3081,7 +3158,8 @@ class Cli(object):
 
     # -- plumbing ---------------------------------------------------------------------
 
-    def connect(self, spec=None):
+    def connect(self, spec=None, resume=None):
+        """Open a session (or, with ``resume``, continue a recorded one)."""
         spec = spec or self.spec
         if spec is None:
             raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
@@ -3095,9 +3173,10 @@ class Cli(object):
                           probe_timeout=self.opts.probe_timeout, insecure=self.opts.insecure,
                           ca_file=self.opts.ca_file, log_level=self.opts.log_level)
         session.observers.append(self.out.on_notification)
+        session.notice = self.out.notice
         self.session = session
         try:
-            session.open()
+            session.resume(resume) if resume else session.open()
         except McpTuiError as exc:
             self._add_stderr_tail(exc)
             raise
@@ -3351,21 +3430,41 @@ class Cli(object):
             return self.print_tool_result(value)
         task = value
         self.out.hide_in_errors(task.task_id)
-        if self.ledger is not None:
+        recorded = session.session_record()
+        remembered = False
+        if self.ledger is not None and session.outlives_process():  # a stdio task ends with this command
             try:
-                self.ledger.remember(task, session.spec, tool["name"], tasks.form)
+                self.ledger.remember(task, session.spec, tool["name"], tasks.form, recorded)
+                remembered = True
             except OSError as exc:
                 self.out.notice("warning: cannot record the task in the ledger: %s" % exc)
         if not self.opts.wait:
+            follow_up = self.follow_up_problem(session, recorded, remembered)
+            if follow_up is None and recorded:
+                session.keep_alive(True)  # the task lives in this session: a later run resumes it
             if self.out.json:
                 self.out.document({"form": tasks.form, "task": task.data})
-                return EXIT_OK
-            self.out.text("Task %s created: %s\nPoll:   %s\nResult: %s" % (
-                task.task_id, task.status_line(), self.task_command("get", task.task_id),
-                self.task_command("result", task.task_id)))
+            elif follow_up is None:
+                self.out.text("Task %s created: %s\nPoll:   %s\nResult: %s" % (
+                    task.task_id, task.status_line(), self.task_command("get", task.task_id),
+                    self.task_command("result", task.task_id)))
+            else:
+                self.out.text("Task %s created: %s" % (task.task_id, task.status_line()))
+            if follow_up is not None:
+                self.out.notice(follow_up)
             return EXIT_OK
         self.out.progress("⏳ Task %s created; waiting for it to finish..." % task.task_id)
         return self.follow(tasks, task.task_id, task.status)
+
+    def follow_up_problem(self, session, recorded, remembered):
+        """Why no later command can follow this task, or None when `task get` will work."""
+        if not session.outlives_process():
+            return ("The task cannot outlive this command: a stdio server stops when mcp-tui exits. "
+                    "Use --wait to follow it to its result.")
+        if recorded and not remembered:
+            return ("The task lives in this HTTP session, which only the task ledger can resume "
+                    "(it is off or failed). Use --wait to follow it to its result.")
+        return None
 
     def task_command(self, action, task_id):
         """A runnable command line: the ledger supplies the connection when it is on."""
@@ -3386,39 +3485,73 @@ class Cli(object):
         deadline = time.monotonic() + self.opts.timeout
 
         def on_status(task):
+            self.note_task_status(task)
             self.out.progress("⏳ task %s: %s" % (task.task_id, task.status_line()
                                                    if task.status != "completed" else task.status))
 
         try:
             result = tasks.wait(task_id, deadline, on_status, last_status)
         except KeyboardInterrupt:
-            self.out.notice("Stopped waiting; the task keeps running: %s" % self.task_command("get", task_id))
+            session = self.session
+            recorded = session.session_record()
+            problem = self.follow_up_problem(session, recorded, self.ledger is not None
+                                             and self.ledger.lookup(task_id) is not None)
+            if problem is None:
+                session.keep_alive(bool(recorded))
+                self.out.notice("Stopped waiting; the task keeps running: %s" % self.task_command("get", task_id))
+            else:
+                self.out.notice("Stopped waiting. " + problem)
             raise
         except RpcError as exc:
             if exc.code == -32602 and not isinstance(exc, TaskFailed):
-                raise McpTuiError("unknown or expired task %s: %s" % (task_id, exc.rpc_message))
+                raise self.unknown_task(task_id, exc)
             raise
         return self.print_tool_result(result)
 
+    def note_task_status(self, task):
+        if self.ledger is not None:
+            try:
+                self.ledger.note_status(task.task_id, task.status)
+            except OSError:
+                pass
+
+    def spec_from_ledger(self, connection):
+        """A recorded connection, with this run's headers, bearer and env (never recorded)."""
+        spec = ConnectionSpec.from_ledger(connection)
+        if self.opts.protocol_version != "auto":
+            spec.protocol = self.opts.protocol_version
+        spec.headers = dict(parse_header_option(h) for h in self.opts.header)
+        bearer = self.opts.bearer or os.environ.get("MCP_TUI_BEARER")
+        if bearer:
+            spec.headers["Authorization"] = "Bearer " + bearer
+        spec.env = dict(parse_env_option(e) for e in self.opts.env)
+        return spec
+
     def task_session(self, task_id):
-        """Connect for a task command: explicit flags win, else the ledger's record."""
+        """Connect for a task command: explicit flags win, else the ledger's record. A task
+        recorded with its HTTP session resumes that session (same server only)."""
         spec = self.spec
-        if spec is None and task_id is not None and self.ledger is not None:
-            record = self.ledger.lookup(task_id)
-            if record is not None:
-                spec = ConnectionSpec.from_ledger(record["connection"])
-                if self.opts.protocol_version != "auto":
-                    spec.protocol = self.opts.protocol_version
-                spec.headers = dict(parse_header_option(h) for h in self.opts.header)
-                bearer = self.opts.bearer or os.environ.get("MCP_TUI_BEARER")
-                if bearer:
-                    spec.headers["Authorization"] = "Bearer " + bearer
-                spec.env = dict(parse_env_option(e) for e in self.opts.env)
+        record = self.ledger.lookup(task_id) if task_id is not None and self.ledger is not None else None
+        if spec is None and record is not None:
+            spec = self.spec_from_ledger(record["connection"])
         if spec is None:
             raise UsageError("no server given, and the task ledger does not know this task",
                              hint="pass the connection (a stdio command, --url or --config)")
-        session = self.connect(spec)
+        recorded = (record or {}).get("session")
+        same_server = record is not None and spec.ledger_record().get("url") == record["connection"].get("url")
+        session = self.connect(spec, recorded if recorded and same_server and spec.kind == "http" else None)
         return session, tasks_for(session)
+
+    def release_session(self):
+        """End a resumed or kept session once the ledger holds no running task of it."""
+        recorded = self.session.session_record() if self.session is not None else None
+        if recorded is None or self.ledger is None:
+            return
+        try:
+            live = self.ledger.live_tasks_in(recorded["id"])
+        except OSError:
+            live = 1
+        self.session.keep_alive(live > 0)
 
     def cmd_task(self, args):
         action, rest = self.sub(args, ("support", "get", "result", "cancel", "list", "update"))
@@ -3429,15 +3562,30 @@ class Cli(object):
             task_id, = self.expect(rest, 1, "task %s ID" % action)
         if task_id:
             self.out.hide_in_errors(task_id)
+        if action == "list" and self.spec is None:
+            return self.task_list_from_ledger()
         session, tasks = self.task_session(task_id)
         try:
             return getattr(self, "task_" + action)(tasks, task_id)
         except RpcError as exc:
             if exc.code == -32602 and task_id and not isinstance(exc, TaskFailed):
-                if self.ledger is not None:
-                    self.ledger.forget(task_id)
-                raise McpTuiError("unknown or expired task %s: %s" % (task_id, exc.rpc_message))
+                raise self.unknown_task(task_id, exc)
             raise
+        finally:
+            if task_id:
+                self.release_session()
+
+    def unknown_task(self, task_id, exc):
+        """The server does not know the task: mark it in the ledger (not erased: the next
+        try still knows where to ask) and say what happened."""
+        hint = None
+        if self.ledger is not None and self.ledger.lookup(task_id) is not None:
+            try:
+                self.ledger.mark_unknown(task_id)
+                hint = "marked in the task ledger as unknown to the server; its connection stays recorded"
+            except OSError:
+                pass
+        return McpTuiError("unknown or expired task %s: %s" % (task_id, exc.rpc_message), hint=hint)
 
     def task_support(self, tasks, _):
         support = tasks.support()
@@ -3455,6 +3603,7 @@ class Cli(object):
 
     def task_get(self, tasks, task_id):
         task = tasks.get(task_id)
+        self.note_task_status(task)
         if self.out.json:
             self.out.document({"form": tasks.form, "task": task.data})
             return
@@ -3485,7 +3634,25 @@ class Cli(object):
         return self.follow(tasks, task_id)
 
     def task_cancel(self, tasks, task_id):
-        task = tasks.cancel(task_id)
+        try:
+            task = tasks.cancel(task_id)
+        except RpcError as exc:
+            if exc.code != -32602:
+                raise
+            recorded = self.ledger.lookup(task_id) if self.ledger is not None else None
+            status = (recorded or {}).get("status")
+            try:
+                current = tasks.get(task_id)  # a terminal task cannot be cancelled; an unknown one is unknown
+                self.note_task_status(current)
+                status = current.status
+            except McpTuiError:
+                if status not in TERMINAL_STATUSES:
+                    raise exc
+            if status not in TERMINAL_STATUSES:
+                raise
+            raise McpTuiError("task %s is already %s; nothing to cancel" % (task_id, status))
+        if task is not None:
+            self.note_task_status(task)
         if task is None:
             if self.out.json:
                 self.out.document({"form": tasks.form, "taskId": task_id, "cancellationRequested": True})
@@ -3498,10 +3665,35 @@ class Cli(object):
             return
         self.out.text(self.describe_task(task))
 
+    def task_list_from_ledger(self):
+        """`task list` without a connection: ask every connection the ledger recorded
+        2025-11-25 tasks for (only that form has tasks/list)."""
+        connections = self.ledger.connections("2025-11-25") if self.ledger is not None else []
+        if not connections:
+            raise UsageError("task list needs a connection: the task ledger records no 2025-11-25 tasks",
+                             hint="pass the server: a stdio command, --url or --config")
+        listed, seen = [], set()
+        for connection, recorded in connections:
+            spec = self.spec_from_ledger(connection)
+            try:
+                session = self.connect(spec, recorded if spec.kind == "http" else None)
+                tasks = tasks_for(session)
+                listed.extend(task for task in tasks.list() if task.task_id not in seen)
+                seen.update(task.task_id for task in listed)
+            except McpTuiError as exc:
+                self.out.notice("warning: %s: %s" % (spec.describe(), exc.message))
+            finally:
+                self.release_session()
+                self.close()
+                self.session = None
+        return self.print_task_list("2025-11-25", listed)
+
     def task_list(self, tasks, _):
-        listed = tasks.list()
+        return self.print_task_list(tasks.form, tasks.list())
+
+    def print_task_list(self, form, listed):
         if self.out.json:
-            self.out.document({"form": tasks.form, "tasks": [task.data for task in listed]})
+            self.out.document({"form": form, "tasks": [task.data for task in listed]})
             return
         for task in listed:
             line = "%-16s%s  updated %s  %s" % (task.status, task.task_id,

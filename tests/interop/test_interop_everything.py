@@ -86,18 +86,30 @@ def test_required_task_tool_without_task_is_refused_before_sending(cli, stdio_se
 
 
 def test_task_created_then_listed_and_fetched_over_http(cli, http_url):
+    """The everything server keeps tasks per session: the printed Poll and Result commands
+    work in a later run because mcp-tui keeps that session and resumes it."""
     created = cli("--url", http_url, "tool", "call", "simulate-research-query", "topic=ml", "--task")
     assert created.code == 0, created
-    task_id = re.match(r"^Task (\S+) created: ", created.out).group(1)
-    # A fresh process: the legacy session is new, and the server keeps tasks per session,
-    # so the honest answer may be "unknown task"; either way it is one clear line.
+    match = re.match(r"^Task (\S+) created: .*\nPoll:   mcp-tui task get \1\nResult: mcp-tui task result \1\n$",
+                     created.out)
+    assert match, created
+    task_id = match.group(1)
     shown = cli("task", "get", task_id)
-    assert shown.code in (0, 1), shown
-    if shown.code == 1:
-        assert shown.err.startswith("mcp-tui: unknown or expired task task:")
-        assert task_id not in shown.err
-    else:
-        assert shown.out.startswith("Task:     %s\nStatus:   " % task_id)
+    assert shown.code == 0, shown
+    assert shown.out.startswith("Task:     %s\nStatus:   " % task_id)
+    listed = cli("task", "list")
+    assert listed.code == 0 and task_id in listed.out, listed
+    result = cli("task", "result", task_id, timeout=90)
+    assert result.code == 0, result
+    assert result.out.startswith("Tool response:\n# Research Report: ml")
+    cancel = cli("task", "cancel", task_id)
+    assert cancel.code == 1 and "already completed" in cancel.err, cancel
+
+
+def test_a_stdio_task_prints_no_follow_up_that_cannot_work(cli, stdio_server):
+    created = cli(stdio_server, "tool", "call", "simulate-research-query", "topic=ml", "--task")
+    assert created.code == 0, created
+    assert "Poll:" not in created.out and "--wait" in created.err
 
 
 # -- the 2025-11-25 Streamable HTTP session (issue 11's "Done when", as generous bounds) -----
