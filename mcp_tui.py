@@ -1585,6 +1585,19 @@ class Session(object):
         if self.era == "legacy" and isinstance(self.transport, StreamableHttpTransport):
             self.transport.open_get_stream()
 
+    def watch(self, uris, on_message):
+        """Change notifications (list changes, updates of ``uris``, and whatever else the
+        server sends unasked) go to ``on_message`` until the returned watch is closed."""
+        return ChangeWatch(self, uris, on_message)
+
+    def unsubscribe_resource(self, uri):
+        """resources/unsubscribe (2025-11-25). False under 2026-07-28, where a subscription
+        is the listen stream that made it and ends with it."""
+        if self.era == "modern":
+            return False
+        self.request("resources/unsubscribe", {"uri": uri})
+        return True
+
     def listen(self, filters, on_message, declare_tasks=False):
         """2026-07-28 subscriptions/listen: notifications for ``filters`` go to
         ``on_message`` until the returned subscription is closed."""
@@ -1601,6 +1614,7 @@ class Subscription(object):
         self.request_id = session.channel.next_id()
         self.acknowledged = threading.Event()
         self.accepted = None
+        self.error = None  # why the listen ended before its acknowledgement
         self._on_message = on_message
         session.channel.listeners[json.dumps(self.request_id)] = self._deliver
         params = {"notifications": filters}
@@ -1617,8 +1631,9 @@ class Subscription(object):
         try:
             self.session.request("subscriptions/listen", params, declare_tasks=declare_tasks,
                                  timeout=365 * 86400.0, max_time=365 * 86400.0, request_id=self.request_id)
-        except McpTuiError:
-            pass
+        except McpTuiError as exc:
+            if not self.acknowledged.is_set():
+                self.error = exc
         self.acknowledged.set()
 
     def close(self):
@@ -1632,6 +1647,67 @@ class Subscription(object):
         else:
             getattr(channel.transport, "abort", lambda _id: None)(self.request_id)
         channel.fail(self.request_id, ConnectionFailed("subscription closed"))
+
+
+LIST_CHANGE_FILTERS = {"tools": "toolsListChanged", "prompts": "promptsListChanged",
+                       "resources": "resourcesListChanged"}
+
+
+class ChangeWatch(object):
+    """Notifications until close(), in whichever era: 2025-11-25 holds the GET stream and
+    subscribes with resources/subscribe; 2026-07-28 keeps one subscriptions/listen open
+    and reports what its acknowledgement left out in ``refused``."""
+
+    def __init__(self, session, uris, on_message):
+        self.session = session
+        self.uris = list(uris)
+        self.refused = []
+        self._on_message = on_message
+        self._subscription = None
+        self._subscribed = []
+        if self.uris and not (session.capabilities.get("resources") or {}).get("subscribe"):
+            raise UsageError("the server does not offer resource subscriptions (no resources.subscribe "
+                             "capability); nothing was sent")
+        if session.era == "modern":
+            self._listen()
+            return
+        session.observers.append(self._deliver)
+        session.open_server_stream()
+        for uri in self.uris:
+            session.request("resources/subscribe", {"uri": uri})
+            self._subscribed.append(uri)
+
+    def _listen(self):
+        filters = {name: True for kind, name in sorted(LIST_CHANGE_FILTERS.items())
+                   if (self.session.capabilities.get(kind) or {}).get("listChanged")}
+        if self.uris:
+            filters["resourceSubscriptions"] = self.uris
+        subscription = self._subscription = self.session.listen(filters, self._deliver)
+        if not subscription.acknowledged.wait(self.session.timeout):
+            subscription.close()
+            raise RequestTimeout("no acknowledgement of subscriptions/listen within %gs" % self.session.timeout)
+        if subscription.error is not None:
+            raise subscription.error
+        accepted = subscription.accepted if isinstance(subscription.accepted, dict) else {}
+        kept = accepted.get("resourceSubscriptions") or ()
+        self.refused = [name for name in filters if name != "resourceSubscriptions" and not accepted.get(name)] + [
+            uri for uri in self.uris if uri not in kept]
+
+    def _deliver(self, message):
+        if message.get("method") != "notifications/subscriptions/acknowledged":
+            self._on_message(message)
+
+    def close(self):
+        if self._subscription is not None:
+            self._subscription.close()
+            return
+        if self._deliver in self.session.observers:
+            self.session.observers.remove(self._deliver)
+        for uri in self._subscribed:
+            try:
+                self.session.request("resources/unsubscribe", {"uri": uri}, timeout=SESSION_DELETE_SECONDS)
+            except McpTuiError:
+                pass  # the session ends next; its subscriptions with it
 
 
 # ======================================================================================
@@ -2734,6 +2810,8 @@ commands:
   ping
   tool list | tool describe NAME | tool call NAME [k=v | k:=JSON | k=@file | -] ...
   resource list | resource templates | resource read URI
+  resource subscribe URI [--for SECONDS]    resource unsubscribe URI
+  watch [--resource URI ...] [--for SECONDS]     print notifications as they arrive, until Ctrl+C
   prompt list | prompt get NAME [k=v ...]
   complete prompt NAME ARG=PARTIAL [k=v ...]    complete resource TEMPLATE VAR=PARTIAL
   rpc METHOD [JSON]              any request, as raw JSON
@@ -2858,6 +2936,36 @@ class Output(object):
         if exc.hint:
             line += " (%s)" % exc.hint
         self._write(self.stderr, clean(self._without_task_ids(line)) + "\n")
+
+    def notification_line(self, message):
+        """`watch`: one line per notification on stdout (one JSON object per line with --format json)."""
+        method, params = message.get("method"), message.get("params")
+        params = params if isinstance(params, dict) else {}
+        if self.json:
+            self._write(self.stdout, terminal_json({"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                                                    "method": method, "params": params}) + "\n")
+            return
+        stamp = time.strftime("%H:%M:%S")
+        if method == "notifications/resources/updated":
+            text = "resource updated: %s" % params.get("uri", "?")
+        elif isinstance(method, str) and method.endswith("/list_changed"):
+            text = "%s list changed" % method.split("/")[1]
+        elif method == "notifications/message":
+            data = params.get("data")
+            data = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+            text = "[%s]%s %s" % (params.get("level", "info"), " %s:" % params["logger"] if params.get("logger")
+                                  else "", data)
+        elif method == "notifications/progress":
+            text = "progress %s%s%s" % (params.get("progress"), "/%s" % params["total"] if params.get("total")
+                                        is not None else "", ": %s" % params["message"] if params.get("message")
+                                        else "")
+        elif method in TASK_STATUS_METHODS:
+            text = "task %s: %s%s" % (params.get("taskId", "?"), params.get("status", "?"), " — %s" % params[
+                "statusMessage"] if params.get("statusMessage") else "")
+        else:
+            shown = {key: value for key, value in params.items() if key != "_meta"}
+            text = "%s %s" % (method, json.dumps(shown, ensure_ascii=False)) if shown else str(method)
+        self.text("%s %s" % (stamp, text))
 
     def on_notification(self, message):
         method, params = message.get("method", ""), message.get("params")
@@ -3140,6 +3248,11 @@ def build_parser():
     calls.add_argument("--strict-errors", action="store_true", help="exit 1 when a tool result has isError")
     calls.add_argument("--input-responses", metavar="JSON", help="task update: the inputResponses object")
     calls.add_argument("--no-ledger", action="store_true", help="do not remember or look up task connections")
+    watching = parser.add_argument_group("watch and resource subscribe")
+    watching.add_argument("--resource", action="append", default=[], metavar="URI",
+                          help="watch: also subscribe to updates of URI (repeatable)")
+    watching.add_argument("--for", dest="watch_for", type=float, metavar="SECONDS",
+                          help="stop watching after SECONDS (default: until Ctrl+C)")
     parser.add_argument("words", nargs="*", help=argparse.SUPPRESS)
     return parser
 
@@ -3718,8 +3831,48 @@ class Cli(object):
 
     # -- resources, prompts, completion -------------------------------------------------
 
+    def cmd_watch(self, args):
+        self.expect(args, 0, "watch [--resource URI ...] [--for SECONDS]")
+        return self.watch(self.opts.resource)
+
+    def watch(self, uris):
+        """Print notifications as they arrive, one line each, until Ctrl+C or --for."""
+        if self.opts.watch_for is not None and self.opts.watch_for <= 0:
+            raise UsageError("--for must be more than 0 seconds")
+        session = self.connect()
+        session.observers.remove(self.out.on_notification)  # they go to stdout here, not to stderr
+        watch = session.watch(uris, self.out.notification_line)
+        try:
+            for item in watch.refused:
+                self.out.notice("warning: the server refused to send %s" % item)
+            self.out.progress("👀 Watching %s%s; Ctrl+C stops." % (session.display_name(), "".join(
+                "\n   and updates of %s" % uri for uri in uris)))
+            ends = time.monotonic() + self.opts.watch_for if self.opts.watch_for else None
+            stopped = threading.Event()
+            while ends is None or time.monotonic() < ends:
+                stopped.wait(0.5 if ends is None else max(0.0, min(0.5, ends - time.monotonic())))
+        except KeyboardInterrupt:
+            return EXIT_INTERRUPTED  # the way to stop a watch: no error line
+        finally:
+            watch.close()
+        return EXIT_OK
+
     def cmd_resource(self, args):
-        action, rest = self.sub(args, ("list", "templates", "read"))
+        action, rest = self.sub(args, ("list", "templates", "read", "subscribe", "unsubscribe"))
+        if action == "subscribe":
+            uri, = self.expect(rest, 1, "resource subscribe URI [--for SECONDS]")
+            return self.watch([uri] + [u for u in self.opts.resource if u != uri])
+        if action == "unsubscribe":
+            uri, = self.expect(rest, 1, "resource unsubscribe URI")
+            session = self.connect()
+            if not (session.capabilities.get("resources") or {}).get("subscribe"):
+                raise UsageError("the server does not offer resource subscriptions (no resources.subscribe "
+                                 "capability); nothing was sent")
+            if not session.unsubscribe_resource(uri):
+                raise UsageError("nothing to unsubscribe: under %s a subscription lasts as long as the "
+                                 "`resource subscribe` or `watch` that made it; stop that one" % session.protocol_version)
+            self.out.progress("Unsubscribed from %s (a subscription also ends with the session that made it)." % uri)
+            return EXIT_OK
         if action == "read":
             uri, = self.expect(rest, 1, "resource read URI")
             result = self.connect().request("resources/read", {"uri": uri})
