@@ -3352,6 +3352,7 @@ class Cli(object):
 
     def close(self):
         if self.session is not None:
+            self.release_session()
             self.session.close()
 
     def run(self):
@@ -3553,8 +3554,6 @@ class Cli(object):
                 self.out.notice("warning: cannot record the task in the ledger: %s" % exc)
         if not self.opts.wait:
             follow_up = self.follow_up_problem(session, recorded, remembered)
-            if follow_up is None and recorded:
-                session.keep_alive(True)  # the task lives in this session: a later run resumes it
             if self.out.json:
                 self.out.document({"form": tasks.form, "task": task.data})
             elif follow_up is None:
@@ -3610,7 +3609,6 @@ class Cli(object):
             problem = self.follow_up_problem(session, recorded, self.ledger is not None
                                              and self.ledger.lookup(task_id) is not None)
             if problem is None:
-                session.keep_alive(bool(recorded))
                 self.out.notice("Stopped waiting; the task keeps running: %s" % self.task_command("get", task_id))
             else:
                 self.out.notice("Stopped waiting. " + problem)
@@ -3656,7 +3654,8 @@ class Cli(object):
         return session, tasks_for(session)
 
     def release_session(self):
-        """End a resumed or kept session once the ledger holds no running task of it."""
+        """Keep the session for a later run while the ledger holds a running task of it (a
+        task created, resumed or left behind by Ctrl+C); end it as usual otherwise."""
         recorded = self.session.session_record() if self.session is not None else None
         if recorded is None or self.ledger is None:
             return
@@ -3684,9 +3683,6 @@ class Cli(object):
             if exc.code == -32602 and task_id and not isinstance(exc, TaskFailed):
                 raise self.unknown_task(task_id, exc)
             raise
-        finally:
-            if task_id:
-                self.release_session()
 
     def unknown_task(self, task_id, exc):
         """The server does not know the task: mark it in the ledger (not erased: the next
@@ -3796,7 +3792,6 @@ class Cli(object):
             except McpTuiError as exc:
                 self.out.notice("warning: %s: %s" % (spec.describe(), exc.message))
             finally:
-                self.release_session()
                 self.close()
                 self.session = None
         return self.print_task_list("2025-11-25", listed)
@@ -4339,13 +4334,16 @@ class Tui(object):
         self.task_book.update(task, tool_name, created_here=True)
         if self.cli.ledger is not None:
             try:
-                self.cli.ledger.remember(task, self.session.spec, tool_name, self.tasks.form)
+                self.cli.ledger.remember(task, self.session.spec, tool_name, self.tasks.form,
+                                         self.session.session_record())
             except OSError as exc:
                 self.log.event("tui", "cannot record the task in the ledger: %s" % exc)
 
     def task_seen(self, task):
         """A newer view of a task, from any source; a followed task's changes go to the status line."""
         row, changed = self.task_book.update(task)
+        if changed:
+            self.cli.note_task_status(task)  # a finished task no longer holds its session open at exit
         if changed and row.following:
             self.say("Task %s: %s" % (short_task_id(task.task_id), task.status_line()))
 

@@ -4,11 +4,16 @@ does), so mcp-tui keeps that session and resumes it; a stdio task cannot outlive
 server, so no follow-up command is printed; a refusal marks the ledger entry instead of
 erasing it."""
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
 import time
 
 import pytest
 
-from conftest import stdio_command
+from conftest import MCP_TUI, stdio_command
 from taskhelpers import created_task
 
 
@@ -115,3 +120,26 @@ def test_a_stdio_task_prints_no_command_that_cannot_work(cli, state_dir):
 def test_the_seed_output_stays_for_2026_http(cli, start_server):
     server = start_server()
     created_task(cli("--url", server.url, "tool", "call", "render_report", "quarter=Q3", "--task"))
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is POSIX")
+def test_ctrl_c_during_wait_keeps_the_session_for_the_printed_command(cli, server, state_dir):
+    env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    proc = subprocess.Popen([sys.executable, str(MCP_TUI)] + legacy(server) + [
+        "tool", "call", "render_report", "quarter=Q1", "pages=1000", "--task", "--wait"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8", env=env)
+    try:
+        wait_for(lambda: [r for r in server.records() if r["message"].get("method") == "tasks/result"])
+        proc.send_signal(signal.SIGINT)
+        err = proc.stderr.read()
+        assert proc.wait(30) == 130
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    task_id = re.search(r"Task (\S+) created", err).group(1)
+    assert "Stopped waiting; the task keeps running: mcp-tui task get %s" % task_id in err, err
+    assert not session_lines(server, "deleted"), server.stderr_lines
+    shown = cli("task", "get", task_id)
+    assert shown.code == 0, shown
+    assert shown.out.startswith("Task:     %s\nStatus:   working" % task_id)
