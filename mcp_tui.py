@@ -37,6 +37,7 @@ TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 META_PREFIX = "io.modelcontextprotocol/"
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")  # RFC 5424
 
 
 # ======================================================================================
@@ -47,6 +48,13 @@ EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 # status without a JSON-RPC body) to ``fail``. Matching responses to requests, timeouts
 # and answering server requests belong to the RpcChannel at the end of this section.
 # ======================================================================================
+
+
+def seconds_text(seconds):
+    """A duration as people read it: whole seconds, or tenths below ten ("8s", "2.5s")."""
+    if seconds >= 10 or abs(seconds - round(seconds)) < 0.05:
+        return "%ds" % round(seconds)
+    return "%.1fs" % seconds
 
 
 class McpTuiError(Exception):
@@ -807,7 +815,8 @@ class LegacySseTransport(object):
         self._conn = conn
         threading.Thread(target=self._read, args=(response,), daemon=True).start()
         if not self._ready.wait(self.connect_timeout):
-            raise RequestTimeout("the SSE stream sent no endpoint event within %gs" % self.connect_timeout)
+            raise RequestTimeout("the SSE stream sent no endpoint event within %s" % seconds_text(
+                self.connect_timeout))
         if self._error:
             raise self._error
 
@@ -957,7 +966,8 @@ class RpcChannel(object):
                 seen = list(self.anomalies) + list(getattr(self.transport, "junk", ()))
                 if seen:
                     hint = "meanwhile the server sent " + "; ".join(seen)
-                limit = "%gs" % timeout if time.monotonic() < cap else "%gs (the --max-time cap)" % (cap - started)
+                limit = seconds_text(timeout) if time.monotonic() < cap else "%s (the --max-time cap)" % seconds_text(
+                    cap - started)
                 raise RequestTimeout("no answer to %s within %s" % (method, limit), hint=hint)
         if pending.error is not None:
             raise pending.error
@@ -1284,6 +1294,11 @@ class Session(object):
             self._restart_transport()  # never mix eras on one stdio process
         try:
             self._initialize(LEGACY_VERSIONS[0])
+        except RequestTimeout as exc:
+            if timed_out:  # the wait was longer than --timeout says: name the probe's share
+                exc.message += ", after %s of server/discover (--probe-timeout)" % seconds_text(
+                    min(self.probe_timeout, self.timeout))
+            raise
         except RpcError as exc:
             if not (timed_out and exc.code in MODERN_ERROR_CODES):
                 raise
@@ -1556,6 +1571,7 @@ class Session(object):
             self.responder.notice("%s; declined" % exc.message)
             result = {"action": "decline"}
         except InputDeclined as exc:
+            self.responder.notice(exc.message)  # without a terminal, the user learns it only here
             error = {"code": exc.code, "message": exc.message}
         except McpTuiError as exc:  # every server request gets an answer, never silence
             self.responder.notice("Could not answer %s's %s: %s" % (self.display_name(), method, exc.message))
@@ -1685,7 +1701,8 @@ class ChangeWatch(object):
         subscription = self._subscription = self.session.listen(filters, self._deliver)
         if not subscription.acknowledged.wait(self.session.timeout):
             subscription.close()
-            raise RequestTimeout("no acknowledgement of subscriptions/listen within %gs" % self.session.timeout)
+            raise RequestTimeout("no acknowledgement of subscriptions/listen within %s" % seconds_text(
+                self.session.timeout))
         if subscription.error is not None:
             raise subscription.error
         accepted = subscription.accepted if isinstance(subscription.accepted, dict) else {}
@@ -1828,12 +1845,17 @@ def coerce_value(text, schema, key):
             try:
                 value = strict_json(text)
             except (ValueError, RecursionError):
-                if kind == "array":
-                    return [part.strip() for part in text.split(",")] if text else []
-                continue
+                value = None
             if json_type(value) == kind:
                 return value
-    raise UsageError("argument %r must be %s, got %r" % (key, " or ".join(types), text))
+            if kind == "array":  # a,b,c: each item as items.type says; one value is a one-item array
+                items = schema.get("items") if isinstance(schema.get("items"), dict) else None
+                try:
+                    return [coerce_value(part.strip(), items, key) for part in text.split(",")] if text else []
+                except UsageError:
+                    continue
+    raise UsageError("argument %r must be %s, got %r" % (key, " or ".join(types), text),
+                     hint="when in doubt, pass the JSON value itself: %s:=JSON" % key)
 
 
 def read_argument_file(path):
@@ -1901,6 +1923,45 @@ def split_key_value(word):
                 return word[:index - 1], ":=", word[index + 1:]
             return word[:index], "=", word[index + 1:]
     raise UsageError("expected key=value, key:=JSON or key=@file, got %r" % word)
+
+
+def check_names(arguments, known, what, strict=True):
+    """An argument name that is not declared: an error with "did you mean" (or, when not
+    ``strict``, only when a declared name is that close: the schema may allow others)."""
+    import difflib
+
+    for key in arguments:
+        if key in known:
+            continue
+        close = difflib.get_close_matches(key, list(known), 1)
+        if close or strict:
+            raise UsageError("unknown argument %r for %s" % (key, what), hint="did you mean %r?" % close[0] if close
+                             else "its arguments: %s" % (", ".join(known) or "none"))
+
+
+def check_tool_arguments(arguments, schema, name):
+    """Before sending: required arguments present, and no misspelt name."""
+    schema = schema if isinstance(schema, dict) else {}
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    check_names(arguments, sorted(properties), "tool %r" % name, strict=schema.get("additionalProperties") is False)
+    check_required(arguments, schema, "tool %r" % name)
+
+
+def find_prompt(session, name):
+    prompts = {prompt.get("name"): prompt for prompt in list_all(session, "prompts/list", "prompts")
+               if isinstance(prompt, dict)}
+    if name not in prompts:
+        raise UsageError("the server has no prompt named %r; nothing was sent" % name,
+                         hint="its prompts: %s" % (", ".join(sorted(p for p in prompts if isinstance(p, str)))
+                                                   or "none"))
+    return prompts[name]
+
+
+def check_prompt_arguments(prompt, arguments):
+    declared = [a for a in prompt.get("arguments") or () if isinstance(a, dict) and isinstance(a.get("name"), str)]
+    what = "prompt %r" % prompt["name"]
+    check_names(arguments, [a["name"] for a in declared], what)
+    check_required(arguments, {"required": [a["name"] for a in declared if a.get("required")]}, what)
 
 
 def check_required(arguments, schema, what):
@@ -2026,6 +2087,30 @@ def elicited_problems(content, schema):
         if problem:
             problems.append("field %r: %s" % (key, problem))
     return problems
+
+
+SAMPLING_STUB_FIELDS = ("text", "content", "model", "stopReason")
+
+
+def check_sampling_stub(value):
+    """--sampling-stub: a JSON object with text (or content), and optionally model and stopReason."""
+    usage = UsageError('--sampling-stub must be a JSON object with "text" (or "content"), and optionally "model" '
+                       'and "stopReason"', hint='e.g. --sampling-stub \'{"text":"Paris","model":"stub"}\'')
+    if not isinstance(value, dict) or ("text" in value) == ("content" in value):
+        raise usage
+    unknown = [key for key in value if key not in SAMPLING_STUB_FIELDS]
+    if unknown:
+        usage.message += "; %s is not one of them" % ", ".join(repr(key) for key in unknown)
+        raise usage
+    content = value.get("content")
+    blocks = content if isinstance(content, list) else [content] if "content" in value else []
+    if not all(isinstance(block, dict) and isinstance(block.get("type"), str) for block in blocks):
+        raise UsageError('--sampling-stub "content" must be a content block (or a list of them), e.g. '
+                         '{"type":"text","text":"Paris"}')
+    for key in ("text", "model", "stopReason"):
+        if key in value and not isinstance(value[key], str):
+            raise UsageError("--sampling-stub %r must be a string" % key)
+    return value
 
 
 class InputResponder(object):
@@ -2302,6 +2387,10 @@ class TaskForm(object):
                               else "the server did not declare it")
         return support
 
+    def absent_hint(self):
+        """What to try when the server declared no task support in this form."""
+        return None
+
     def get(self, task_id):
         self.require("tasks/get")
         result = self.session.request("tasks/get", {"taskId": task_id}, declare_tasks=True)
@@ -2409,6 +2498,12 @@ class ExperimentalTasks(TaskForm):
         methods = {"tasks/get": True, "tasks/result": True, "tasks/list": "list" in tasks,
                    "tasks/cancel": "cancel" in tasks, "tasks/update": False}
         return TaskSupport(self.form, self.label, tools_call, methods)
+
+    def absent_hint(self):
+        if self.session.spec.protocol in LEGACY_VERSIONS:
+            return ("servers that offer tasks only as the 2026-07-28 io.modelcontextprotocol/tasks extension "
+                    "declare none under %s: drop --protocol-version (or pass 2026-07-28)" % self.session.spec.protocol)
+        return None
 
     def call(self, tool, arguments, ttl_ms=None):
         support = self.support()
@@ -3039,6 +3134,17 @@ def check_tool_result(result):
             raise ProtocolViolation("tools/call: content block %d is a text block without string text" % index)
 
 
+MODERN_INPUT_UNAVAILABLE = re.compile(r"unavailable on 2026-07-28 connections", re.I)
+
+
+def result_hint(result):
+    """A tool error some servers give under 2026-07-28 only (FastMCP's ctx.elicit): the way out."""
+    texts = [block.get("text") for block in result.get("content") or () if isinstance(block, dict)]
+    if result.get("isError") and any(isinstance(t, str) and MODERN_INPUT_UNAVAILABLE.search(t) for t in texts):
+        return "the server asks for input in a way 2026-07-28 does not carry: try --protocol-version 2025-11-25"
+    return None
+
+
 def render_tool_result(result):
     blocks = [render_content_block(b) for b in result.get("content") or () if isinstance(b, dict)]
     lines = ["Error response from tool:" if result.get("isError") else "Tool response:"]
@@ -3235,7 +3341,8 @@ def build_parser():
     output.add_argument("--debug", action="store_true", help="print the debug log live on stderr")
     output.add_argument("--trace", action="store_true", help="print the HTTP trace on stderr (secrets masked)")
     output.add_argument("--log-file", metavar="PATH", help="write the debug log as JSON lines")
-    output.add_argument("--log-level", metavar="LEVEL", help="ask the server for log messages at LEVEL")
+    output.add_argument("--log-level", metavar="LEVEL", choices=LOG_LEVELS,
+                        help="ask the server for log messages at LEVEL: %s" % ", ".join(LOG_LEVELS))
     inputs = parser.add_argument_group("answers to the server's input requests")
     inputs.add_argument("--elicit-stub", metavar="JSON", help="accept elicitations with this content")
     inputs.add_argument("--sampling-stub", metavar="JSON", help="answer sampling/createMessage with this")
@@ -3301,13 +3408,16 @@ class Cli(object):
         """--elicit-stub / --sampling-stub text as the responder wants it."""
         if text is None:
             return None
+        if flag == "--sampling-stub":
+            try:
+                value = strict_json(text)
+            except (ValueError, RecursionError):
+                value = None  # the check says what is expected
+            return check_sampling_stub(value)
         if text in ("decline", "cancel"):
             return text
-        try:
-            value = json.loads(text)
-        except ValueError:
-            return text if flag == "--sampling-stub" else load_json_argument(text, flag)
-        if flag == "--elicit-stub" and not isinstance(value, dict):
+        value = load_json_argument(text, flag)
+        if not isinstance(value, dict):
             raise UsageError("--elicit-stub must be a JSON object (or decline / cancel)")
         return value
 
@@ -3455,7 +3565,11 @@ class Cli(object):
             self.out.document({"tools": tools})
             return
         self.print_tools(tools)
-        self.out.progress("%d tool%s" % (len(tools), "" if len(tools) == 1 else "s"))
+        self.count(tools, "tool")
+
+    def count(self, items, noun):
+        """"3 resources" on stderr after a list, as `tool list` does: 0 says it was empty."""
+        self.out.progress("%d %s%s" % (len(items), noun, "" if len(items) == 1 else "s"))
 
     def print_tools(self, tools):
         for tool in tools:
@@ -3496,12 +3610,12 @@ class Cli(object):
             self.out.progress("📝 Parsing arguments...")
         schema = tool.get("inputSchema") or {}
         arguments = parse_arguments(words, schema, self.opts.args_json)
-        check_required(arguments, schema, "tool %r" % name)
+        check_tool_arguments(arguments, schema, name)
         if self.opts.task:
             return self.call_as_task(tool, arguments)
         if (tool.get("execution") or {}).get("taskSupport") == "required" and session.era == "legacy":
-            raise McpTuiError("tool %r runs only as a task (execution.taskSupport: required); nothing was sent" % name,
-                              hint="add --task")
+            raise UsageError("tool %r runs only as a task (execution.taskSupport: required); nothing was sent" % name,
+                             hint="add --task")
         self.out.progress("🚀 Executing tool...")
         result = call_tool(session, name, arguments)
         return self.print_tool_result(result)
@@ -3510,6 +3624,8 @@ class Cli(object):
         check_tool_result(result)
         if result.get("isError"):
             self.out.progress("⚠️  The tool reported an error (isError: true)")
+            if result_hint(result):
+                self.out.notice("hint: " + result_hint(result))
         else:
             self.out.progress("✅ Tool executed successfully")
         if self.out.json:
@@ -3529,7 +3645,8 @@ class Cli(object):
         tasks = tasks_for(session)
         support = tasks.support()
         if support is None or not support.tools_call:
-            raise McpTuiError("the server declared no task support for tools/call; nothing was sent")
+            raise McpTuiError("the server declared no task support for tools/call; nothing was sent",
+                              hint=tasks.absent_hint())
         task_support = (tool.get("execution") or {}).get("taskSupport", "forbidden")
         if tasks.form == "2025-11-25" and task_support not in ("optional", "required"):
             self.out.notice("Tool '%s' does not run as a task (execution.taskSupport: %s); calling it directly."
@@ -3889,6 +4006,7 @@ class Cli(object):
             mime = " (%s)" % item["mimeType"] if item.get("mimeType") else ""
             description = first_line(item.get("description") or "")
             self.out.text("%s  %s%s%s" % (label, name, mime, "\n    " + description if description else ""))
+        self.count(items, "resource" if action == "list" else "resource template")
 
     def cmd_prompt(self, args):
         action, rest = self.sub(args, ("list", "get"))
@@ -3904,10 +4022,12 @@ class Cli(object):
                                       for a in prompt.get("arguments") or ())
                 description = first_line(prompt.get("description") or "")
                 self.out.text("%s(%s)%s" % (prompt["name"], arguments, "\n    " + description if description else ""))
+            self.count(prompts, "prompt")
             return
         if not rest:
             raise UsageError("usage: mcp-tui prompt get NAME [k=v ...]")
         arguments = parse_arguments(rest[1:], strings_only=True)
+        check_prompt_arguments(find_prompt(session, rest[0]), arguments)
         result = session.request("prompts/get", {"name": rest[0], "arguments": arguments})
         if self.out.json:
             self.out.document(result)
@@ -3930,7 +4050,11 @@ class Cli(object):
         params = {"ref": ref, "argument": {"name": argument_name, "value": value}}
         if context:
             params["context"] = {"arguments": context}
-        result = self.connect().request("completion/complete", params)
+        session = self.connect()
+        if "completions" not in session.capabilities:
+            raise UsageError("%s does not offer completions (no completions capability); nothing was sent"
+                             % session.display_name())
+        result = session.request("completion/complete", params)
         completion = result.get("completion") or {}
         if self.out.json:
             self.out.document(result)

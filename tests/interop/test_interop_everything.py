@@ -81,7 +81,7 @@ def test_elicitation_inside_a_task_against_everything(cli, stdio_server):
 
 def test_required_task_tool_without_task_is_refused_before_sending(cli, stdio_server):
     result = cli(stdio_server, "tool", "call", "simulate-research-query", "topic=ai")
-    assert result.code == 1, result
+    assert result.code == 2, result  # nothing was sent
     assert "runs only as a task" in result.err and "add --task" in result.err
 
 
