@@ -1102,8 +1102,10 @@ NAME_HEADER_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/rea
 class ConnectionSpec(object):
     """Where the server is and how to reach it, as the user gave it."""
 
-    def __init__(self, kind, url=None, argv=None, env=None, cwd=None, headers=None, protocol="auto"):
+    def __init__(self, kind, url=None, argv=None, env=None, cwd=None, headers=None, protocol="auto",
+                 sse_fallback=True):
         self.kind = kind  # "stdio" | "http" | "sse"
+        self.sse_fallback = sse_fallback  # False for --transport http: Streamable HTTP or nothing
         self.url = url
         self.argv = list(argv or [])
         self.env = dict(env or {})
@@ -1310,6 +1312,9 @@ class Session(object):
             self._discover_modern(self.timeout)
         except HttpStatusError as exc:
             if self.spec.kind != "http" or exc.status not in (400, 404, 405):
+                raise
+            if not self.spec.sse_fallback:
+                exc.hint = "--transport http does not fall back; the server may speak HTTP+SSE: try --transport sse"
                 raise
             if self.log:
                 self.log.event("session", "initialize refused (HTTP %s); trying HTTP+SSE" % exc.status)
@@ -3089,38 +3094,97 @@ class Output(object):
             self.progress("🔔 %s" % method)
 
 
-def render_content_block(block):
+def base64_bytes(data):
     import base64
 
+    try:
+        return base64.b64decode(data or "", validate=False)
+    except ValueError:
+        return None
+
+
+def render_content_block(block, saver=None):
     kind = block.get("type")
     if kind == "text":
-        return block.get("text", "")
-    if kind in ("image", "audio"):
-        try:
-            size = len(base64.b64decode(block.get("data", ""), validate=False))
-        except ValueError:
-            size = len(block.get("data", ""))
-        return "[%s: %s, %d bytes]" % (kind, block.get("mimeType", "?"), size)
-    if kind == "resource_link":
+        text = block.get("text", "")
+    elif kind in ("image", "audio"):
+        text = render_binary(kind, block.get("data", ""), block.get("mimeType"), None, saver)
+    elif kind == "resource_link":
         label = block.get("title") or block.get("name") or ""
-        text = "[resource link: %s%s]" % (block.get("uri", "?"), " — " + label if label else "")
-        return text + ("\n" + block["description"] if block.get("description") else "")
-    if kind == "resource":
-        return render_resource_contents(block.get("resource") or {})
-    return json.dumps(block, indent=2, ensure_ascii=False)
+        text = "[resource link: %s%s%s]" % (block.get("uri", "?"), " (%s)" % block["mimeType"] if block.get(
+            "mimeType") else "", " — " + label if label else "")
+        text += "\n" + block["description"] if block.get("description") else ""
+    elif kind == "resource":
+        text = render_resource_contents(block.get("resource") or {}, saver)
+    else:
+        text = json.dumps(block, indent=2, ensure_ascii=False)
+    return text + annotation_line(block.get("annotations"))
 
 
-def render_resource_contents(item):
-    import base64
+def annotation_line(annotations):
+    """Who a block is for and how much it matters, when the server says so."""
+    if not isinstance(annotations, dict):
+        return ""
+    parts = []
+    audience = annotations.get("audience")
+    if isinstance(audience, list) and audience:
+        parts.append("for %s" % ", ".join(str(a) for a in audience))
+    if isinstance(annotations.get("priority"), (int, float)) and not isinstance(annotations["priority"], bool):
+        parts.append("priority %s" % annotations["priority"])
+    if annotations.get("lastModified"):
+        parts.append("modified %s" % annotations["lastModified"])
+    return "\n(%s)" % "; ".join(parts) if parts else ""
 
+
+def render_binary(kind, data, mime, uri, saver):
+    """A base64 payload: its size, and with --save the file it went to."""
+    raw = base64_bytes(data)
+    size = len(raw) if raw is not None else len(data or "")
+    text = "[%s: %s, %d bytes" % (kind, mime or "?", size)
+    if saver is not None and raw is not None:
+        text += ", saved to %s" % saver.save(raw, uri, kind, mime)
+    return text + "]"
+
+
+def render_resource_contents(item, saver=None):
     header = "[resource %s%s]" % (item.get("uri", "?"), " (%s)" % item["mimeType"] if item.get("mimeType") else "")
     if "text" in item:
         return header + "\n" + item["text"]
-    try:
-        size = len(base64.b64decode(item.get("blob", ""), validate=False))
-    except ValueError:
-        size = len(item.get("blob", ""))
-    return header + "\n[binary, %d bytes]" % size
+    mime = item.get("mimeType") or ""
+    if mime.startswith("text/"):  # text sent as a blob is still text
+        raw = base64_bytes(item.get("blob"))
+        if raw is not None:
+            try:
+                return header + "\n" + raw.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+    return header + "\n" + render_binary("binary", item.get("blob", ""), mime or None, item.get("uri"), saver)
+
+
+class BlobSaver(object):
+    """--save DIR: binary contents go to files named after their URI (or their kind),
+    never over an existing file, never outside DIR."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        self.count = 0
+
+    def save(self, data, uri, kind, mime):
+        import mimetypes
+
+        os.makedirs(self.directory, exist_ok=True)
+        self.count += 1
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", (uri or "").rstrip("/").rsplit("/", 1)[-1]).lstrip(".")
+        if not name:
+            name = "%s-%d%s" % (kind, self.count, mimetypes.guess_extension(mime or "") or ".bin")
+        stem, dot, extension = name.rpartition(".") if "." in name else (name, "", "")
+        path, index = os.path.join(self.directory, name), 1
+        while os.path.exists(path):
+            path = os.path.join(self.directory, "%s-%d%s%s" % (stem, index, dot, extension))
+            index += 1
+        with open(path, "xb") as handle:
+            handle.write(data)
+        return path
 
 
 def check_tool_result(result):
@@ -3145,10 +3209,23 @@ def result_hint(result):
     return None
 
 
-def render_tool_result(result):
-    blocks = [render_content_block(b) for b in result.get("content") or () if isinstance(b, dict)]
+def repeats_structured(block, result):
+    """A text block that is the structured content again, as JSON (the spec asks servers to
+    send both): shown once."""
+    if "structuredContent" not in result or block.get("type") != "text":
+        return False
+    try:
+        return json.loads(block.get("text", "")) == result["structuredContent"]
+    except ValueError:
+        return False
+
+
+def render_tool_result(result, saver=None):
+    blocks = [render_content_block(b, saver) for b in result.get("content") or ()
+              if isinstance(b, dict) and not repeats_structured(b, result)]
     lines = ["Error response from tool:" if result.get("isError") else "Tool response:"]
-    lines.append("\n".join(blocks) if blocks else "(no content)")
+    if blocks or "structuredContent" not in result:
+        lines.append("\n".join(blocks) if blocks else "(no content)")
     if "structuredContent" in result:
         lines.append("Structured content:")
         lines.append(json.dumps(result["structuredContent"], indent=2, ensure_ascii=False))
@@ -3271,7 +3348,8 @@ def spec_from_options(opts, words):
         if opts.transport == "stdio":
             raise UsageError("--transport stdio needs a command, not a URL")
         kind = "sse" if opts.transport == "sse" else "http"
-        return ConnectionSpec(kind, url=url, headers=headers, protocol=opts.protocol_version), words
+        return ConnectionSpec(kind, url=url, headers=headers, protocol=opts.protocol_version,
+                              sse_fallback=opts.transport != "http"), words
     if argv:
         if opts.transport in ("http", "sse"):
             raise UsageError("--transport %s needs --url" % opts.transport)
@@ -3341,6 +3419,7 @@ def build_parser():
     output.add_argument("--debug", action="store_true", help="print the debug log live on stderr")
     output.add_argument("--trace", action="store_true", help="print the HTTP trace on stderr (secrets masked)")
     output.add_argument("--log-file", metavar="PATH", help="write the debug log as JSON lines")
+    output.add_argument("--save", metavar="DIR", help="save binary contents (images, audio, blobs) into DIR")
     output.add_argument("--log-level", metavar="LEVEL", choices=LOG_LEVELS,
                         help="ask the server for log messages at LEVEL: %s" % ", ".join(LOG_LEVELS))
     inputs = parser.add_argument_group("answers to the server's input requests")
@@ -3567,6 +3646,9 @@ class Cli(object):
         self.print_tools(tools)
         self.count(tools, "tool")
 
+    def blob_saver(self):
+        return BlobSaver(self.opts.save) if self.opts.save else None
+
     def count(self, items, noun):
         """"3 resources" on stderr after a list, as `tool list` does: 0 says it was empty."""
         self.out.progress("%d %s%s" % (len(items), noun, "" if len(items) == 1 else "s"))
@@ -3635,7 +3717,7 @@ class Cli(object):
             self.out.document(document)
         else:
             self.out.progress("")
-            self.out.text(render_tool_result(result))
+            self.out.text(render_tool_result(result, self.blob_saver()))
         return EXIT_FAILURE if result.get("isError") and self.opts.strict_errors else EXIT_OK
 
     # -- tasks ------------------------------------------------------------------------------
@@ -3991,7 +4073,8 @@ class Cli(object):
             if self.out.json:
                 self.out.document(result)
             else:
-                self.out.text("\n".join(render_resource_contents(item) for item in result.get("contents") or ()))
+                saver = self.blob_saver()
+                self.out.text("\n".join(render_resource_contents(item, saver) for item in result.get("contents") or ()))
             return
         self.expect(rest, 0, "resource %s" % action)
         method, key = (("resources/list", "resources") if action == "list"

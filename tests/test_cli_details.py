@@ -121,3 +121,47 @@ def test_timeouts_read_as_whole_or_tenth_seconds(cli, start_server, flags, step,
     result = cli("--url", server.url, *flags, "tool", "call", "long_operation", "steps=50", step, timeout=120)
     assert result.code == 1, result
     assert text in result.err, result.err
+
+
+def test_transport_http_is_strict_auto_falls_back_to_sse(cli, start_server):
+    server = start_server("--legacy-sse")
+    strict = cli("--url", server.url, "--transport", "http", "tool", "list")
+    assert strict.code == 1, strict
+    assert "--transport http does not fall back" in strict.err and "--transport sse" in strict.err
+    assert not [line for line in strict.out.splitlines() if line.startswith("echo")]
+    auto = cli("--url", server.url, "tool", "list")
+    assert auto.code == 0, auto
+
+
+def test_annotations_and_resource_link_targets_are_shown():
+    from mcp_tui import render_tool_result
+
+    text = render_tool_result({"content": [
+        {"type": "text", "text": "Careful", "annotations": {"audience": ["user"], "priority": 0.9}},
+        {"type": "resource_link", "uri": "file:///a.txt", "name": "a.txt", "mimeType": "text/plain"}]})
+    assert text == ("Tool response:\nCareful\n(for user; priority 0.9)\n"
+                    "[resource link: file:///a.txt (text/plain) — a.txt]")
+
+
+def test_structured_content_is_shown_once_when_the_text_repeats_it():
+    from mcp_tui import render_tool_result
+
+    text = render_tool_result({"content": [{"type": "text", "text": '{"sum": 3}'}], "structuredContent": {"sum": 3}})
+    assert text == 'Tool response:\nStructured content:\n{\n  "sum": 3\n}'
+
+
+def test_a_text_blob_is_decoded_and_other_blobs_are_saved(cli, tmp_path):
+    from mcp_tui import render_resource_contents
+
+    assert render_resource_contents({"uri": "x://t", "mimeType": "text/plain", "blob": "aGVsbG8="}) == \
+        "[resource x://t (text/plain)]\nhello"
+    saved = tmp_path / "saved"
+    result = cli(SERVER, "--save", saved, "resource", "read", "test://static/logo.png")
+    assert result.code == 0, result
+    assert result.out == "[resource test://static/logo.png (image/png)]\n[binary: image/png, 70 bytes, saved to " \
+                         "%s]\n" % (saved / "logo.png")
+    assert (saved / "logo.png").read_bytes().startswith(b"\x89PNG")
+    again = cli(SERVER, "--save", saved, "tool", "call", "get_image")
+    assert again.code == 0, again
+    assert "saved to %s" % (saved / "image-1.png") in again.out
+    assert len(list(saved.iterdir())) == 2

@@ -155,3 +155,12 @@ def test_task_wait_exits_soon_after_the_result_over_http(http_url, state_dir):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_annotations_and_text_blobs_against_everything(cli, http_url):
+    annotated = cli("--url", http_url, "tool", "call", "get-annotated-message", "messageType=error")
+    assert annotated.code == 0, annotated
+    assert "Error: Operation failed\n(for user, assistant; priority 1)" in annotated.out
+    blob = cli("--url", http_url, "resource", "read", "demo://resource/dynamic/blob/1")
+    assert blob.code == 0, blob
+    assert "Resource 1: This is a base64 blob" in blob.out
