@@ -165,3 +165,17 @@ def test_ctrl_c_closes_the_stream_under_2026_07_28_http(server, state_dir):
                                            server.records)
     assert code == 130, err
     assert not cancellations(record_of, call)  # no notifications on 2026-07-28 HTTP: closing is the cancel
+
+
+def test_stub_accept_includes_untouched_defaults_as_the_conformance_scenario_checks():
+    """elicitation-sep1034-client-defaults: an accepted form carries every default, typed."""
+    from mcp_tui import InputResponder
+
+    schema = {"type": "object", "required": [], "properties": {
+        "name": {"type": "string", "default": "John Doe"}, "age": {"type": "integer", "default": 30},
+        "score": {"type": "number", "default": 95.5},
+        "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+        "verified": {"type": "boolean", "default": True}}}
+    answer = InputResponder(elicit_stub={}).elicit({"message": "m", "requestedSchema": schema}, "server")
+    assert answer == {"action": "accept", "content": {"name": "John Doe", "age": 30, "score": 95.5,
+                                                       "status": "active", "verified": True}}
