@@ -20,15 +20,6 @@ def test_log_level_must_be_one_of_the_eight_levels(cli):
     assert "invalid choice: 'loud'" in result.err and "emergency" in result.err
 
 
-def test_a_task_only_tool_without_task_exits_2_having_sent_nothing(cli, start_server):
-    server = start_server()
-    result = cli("--url", server.url, "--protocol-version", "2025-11-25", "tool", "call", "render_report",
-                 "quarter=Q1")
-    assert result.code == 2, result
-    assert "runs only as a task" in result.err and "add --task" in result.err
-    assert not sent(server, "tools/call")
-
-
 @pytest.mark.parametrize("words,message", [
     (["greeting"], "missing required argument for prompt 'greeting': name"),
     (["greeting", "nmae=Luca"], "unknown argument 'nmae' for prompt 'greeting' (did you mean 'name'?)"),

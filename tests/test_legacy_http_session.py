@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import MCP_TUI, stdio_command
+from conftest import MCP_TUI, stdio_command, wait_for
 
 LEGACY = ["--protocol-version", "2025-11-25"]
 
@@ -98,14 +98,6 @@ def test_exit_does_not_wait_for_an_idle_get_stream(cli, server):
     assert time.monotonic() - started < 20
 
 
-def wait_for(predicate, timeout=30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("condition not met within %ss" % timeout)
 
 
 def records_of(path):

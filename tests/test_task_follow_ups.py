@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import MCP_TUI, stdio_command
+from conftest import MCP_TUI, stdio_command, wait_for
 from taskhelpers import created_task
 
 
@@ -30,14 +30,6 @@ def session_lines(server, word):
     return [line for line in server.stderr_lines if "HTTP session" in line and word in line]
 
 
-def wait_for(predicate, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("condition not met within %ss" % timeout)
 
 
 def test_the_printed_commands_work_in_a_later_run_in_the_same_session(cli, server):
