@@ -1,7 +1,8 @@
 """Section 5 (CLI): the details real servers exposed (issue 11, item 4): refusals before
 anything is sent, argument checks with "did you mean", arrays that follow items.type, the
 stub checks, what an empty list says, and readable timeouts."""
-import json
+import shlex
+import sys
 
 import pytest
 
@@ -156,3 +157,23 @@ def test_a_text_blob_is_decoded_and_other_blobs_are_saved(cli, tmp_path):
     assert again.code == 0, again
     assert "saved to %s" % (saved / "image-1.png") in again.out
     assert len(list(saved.iterdir())) == 2
+
+
+def test_the_stdio_probe_is_named_when_initialize_times_out_after_it(cli):
+    from conftest import ROOT
+
+    command = " ".join(shlex.quote(str(part)) for part in [
+        sys.executable, ROOT / "tests" / "badserver.py", "--era", "2025-11-25", "--mode", "hang", "--on",
+        "server/discover"])
+    result = cli(command, "--timeout", "2", "--probe-timeout", "1", "ping")
+    assert result.code == 1, result
+    assert "no answer to initialize within 2s, after 1s of server/discover (--probe-timeout)" in result.err
+
+
+def test_fastmcps_2026_elicitation_error_hints_at_2025_11_25():
+    from mcp_tui import result_hint
+
+    result = {"isError": True, "content": [{"type": "text", "text": "Error calling tool 'ask': elicitation via "
+                                            "server-initiated requests is unavailable on 2026-07-28 connections."}]}
+    assert "--protocol-version 2025-11-25" in result_hint(result)
+    assert result_hint({"isError": True, "content": [{"type": "text", "text": "boom"}]}) is None
