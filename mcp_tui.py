@@ -4064,7 +4064,7 @@ class Cli(object):
                                  "capability); nothing was sent")
             if not session.unsubscribe_resource(uri):
                 raise UsageError("nothing to unsubscribe: under %s a subscription lasts as long as the "
-                                 "`resource subscribe` or `watch` that made it; stop that one" % session.protocol_version)
+                                 "`resource subscribe` or `watch` that made it; stop that one" % MODERN_VERSION)
             self.out.progress("Unsubscribed from %s (a subscription also ends with the session that made it)." % uri)
             return EXIT_OK
         if action == "read":
