@@ -171,3 +171,14 @@ def test_stub_accept_includes_untouched_defaults_as_the_conformance_scenario_che
     answer = InputResponder(elicit_stub={}).elicit({"message": "m", "requestedSchema": schema}, "server")
     assert answer == {"action": "accept", "content": {"name": "John Doe", "age": 30, "score": 95.5,
                                                        "status": "active", "verified": True}}
+
+
+def test_the_session_id_comes_from_initialize_never_from_the_probe(cli, start_server):
+    """A legacy-only server that puts a session id on its refusal of server/discover: sending
+    that id with initialize gets 404 from the test server, as it would from a real one."""
+    server = start_server("--fidelity", "--era", "2025-11-25")
+    result = cli("--url", server.url, "tool", "call", "echo", "message=hi")
+    assert result.code == 0, result
+    assert result.out == "Tool response:\nhi\n"
+    initialize = [r for r in server.records() if r["message"].get("method") == "initialize"]
+    assert len(initialize) == 1 and "mcp-session-id" not in initialize[0]["http"]["headers"]

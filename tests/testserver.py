@@ -20,8 +20,9 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
       --record FILE        append every JSON-RPC message received from the client as one JSON line
       --sse-responses      on HTTP, answer every request as an SSE stream
       --verbose            log one line per message to stderr
-      --fidelity           behave like the reference everything server: legacy tasks are kept per
-                           session, and the tool ask_on_stream sends its request on the GET stream
+      --fidelity           behave like real servers do: legacy tasks are kept per session (as the
+                           everything server does), the tool ask_on_stream sends its request on the
+                           GET stream, and a refused request without a session still gets a session id
 
 Eras
   2026-07-28 (modern): stateless. Every request carries params._meta with the protocol version
@@ -2578,7 +2579,15 @@ class HttpFrontEnd(object):
         threading.Thread(target=work, daemon=True).start()
 
     def _legacy_refusal(self, h, status, code, text):
-        h.send_json(status, {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": text}})
+        h.send_json(status, {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": text}},
+                    self._probe_session_header(h, status))
+
+    def _probe_session_header(self, h, status):
+        """--fidelity: mint a session id even on a refused request without one, as some servers do;
+        a client must adopt a session id only from the initialize response."""
+        if self.options.fidelity and status == 400 and h.headers.get("Mcp-Session-Id") is None:
+            return {"Mcp-Session-Id": "probe-" + secrets.token_hex(8)}
+        return None
 
     def _session_for(self, h):
         """The request's legacy session, or None after answering 400/404 (and 400 on version)."""
