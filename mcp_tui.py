@@ -1556,11 +1556,17 @@ class Session(object):
             observer(message)
 
     def _server_request(self, message):
-        """Answer a server request (legacy era only; 2026-07-28 servers never send them)."""
+        """Answer a server request. 2026-07-28 has none (input goes through MRTR): a server
+        that sends one anyway gets an error rather than silence."""
         method, request_id = message.get("method"), message.get("id")
         if self.era == "modern":
             if self.log:
-                self.log.event("protocol", "server request in the 2026-07-28 era ignored", method=method)
+                self.log.event("protocol", "server request in the 2026-07-28 era refused", method=method)
+            try:
+                self.channel.respond(request_id, error={"code": -32601, "message": "%s: 2026-07-28 has no server "
+                                                        "requests; input goes through input_required" % method})
+            except McpTuiError:
+                pass
             return
         headers = self._legacy_headers()
         params = message.get("params") if isinstance(message.get("params"), dict) else {}

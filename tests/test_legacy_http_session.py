@@ -182,3 +182,26 @@ def test_the_session_id_comes_from_initialize_never_from_the_probe(cli, start_se
     assert result.out == "Tool response:\nhi\n"
     initialize = [r for r in server.records() if r["message"].get("method") == "initialize"]
     assert len(initialize) == 1 and "mcp-session-id" not in initialize[0]["http"]["headers"]
+
+
+MODERN_ASKER = r'''
+import json, sys, select
+request = json.loads(sys.stdin.readline())
+print(json.dumps({"jsonrpc": "2.0", "id": "s1", "method": "ping"}), flush=True)
+ready, _, _ = select.select([sys.stdin], [], [], 10)
+answer = json.loads(sys.stdin.readline()) if ready else {}
+name = "answered %s" % answer.get("error", {}).get("code") if answer.get("id") == "s1" else "silence"
+print(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": {
+    "supportedVersions": ["2026-07-28"], "capabilities": {},
+    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": name, "version": "1"}}}}), flush=True)
+sys.stdin.read()
+'''
+
+
+@pytest.mark.skipif(os.name == "nt", reason="select() on a pipe is POSIX")
+def test_a_server_request_under_2026_07_28_gets_an_error_not_silence(cli, tmp_path):
+    script = tmp_path / "asker.py"
+    script.write_text(MODERN_ASKER)
+    result = cli("%s %s" % (sys.executable, script), "--protocol-version", "2026-07-28", "server")
+    assert result.code == 0, result
+    assert result.out.startswith("Name:         answered -32601\n"), result
