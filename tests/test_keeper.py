@@ -151,7 +151,7 @@ def test_elicitation_is_answered_by_the_command_that_asked(cli, kept, protocol):
     declined = cli("@ask", "tool", "call", "ask_name", input="")
     assert declined.out == "Tool response:\nNo name given (decline)\n"
     assert "no terminal; pass --elicit-stub JSON to answer" in declined.err
-    sampled = cli("@ask", "tool", "call", "ask_model", "question=why", "--sampling-stub", "because")
+    sampled = cli("@ask", "tool", "call", "ask_model", "question=why", "--sampling-stub", '{"text": "because"}')
     assert sampled.out == "Tool response:\nThe model said: because\n", sampled
 
 
@@ -331,3 +331,27 @@ def test_hostile_strings_pass_through_a_session_as_they_do_directly(cli, kept):
     for words in (["tool", "list"], ["tool", "list", "--format", "json"], ["server"]):
         through, direct = cli("@hostile", *words), cli(hostile, *words)
         assert (through.code, through.out) == (direct.code, direct.out), words
+
+
+@pytest.mark.parametrize("protocol", ["2026-07-28", "2025-11-25"])
+def test_watch_through_a_session_sees_what_another_command_changes(cli, kept, state_dir, protocol):
+    kept("watched", stdio_command(), "--protocol-version", protocol)
+    environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    watch = subprocess.Popen([sys.executable, str(MCP_TUI), "@watched", "watch", "--resource", "test://static/hello.txt",
+                              "--for", "60"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             encoding="utf-8", env=environ, cwd=str(ROOT))
+    try:
+        for line in watch.stderr:
+            if line.startswith("👀 Watching"):
+                break
+        assert cli("@watched", "tool", "call", "toggle_extra_tool").code == 0
+        assert cli("@watched", "tool", "call", "touch_resource", "uri=test://static/hello.txt").code == 0
+        seen = []
+        for line in watch.stdout:
+            seen.append(line)
+            if "test://static/hello.txt" in line:
+                break
+        assert any("tools list changed" in line for line in seen), seen
+    finally:
+        watch.kill()
+        watch.wait()
