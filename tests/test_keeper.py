@@ -12,20 +12,9 @@ import time
 
 import pytest
 
-from conftest import MCP_TUI, ROOT, stdio_command
+from conftest import MCP_TUI, ROOT, stdio_command, wait_for
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="finds processes through os.kill(pid, 0)")
-
-
-def wait_until(condition, timeout=30.0, what="the condition"):
-    """Wait for a condition (not for a time): poll it until it holds or the generous timeout."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting for %s" % what)
 
 
 def alive(pid):
@@ -112,8 +101,8 @@ def test_open_list_use_close_and_the_server_is_gone(cli, kept, state_dir, server
     closed = cli("session", "close", "dev")
     assert closed.code == 0, closed
     assert closed.out == "Session dev closed\n"
-    wait_until(lambda: not alive(record["pid"]), what="the keeper to exit")
-    wait_until(lambda: not pids_with(str(server_record)), what="the server to exit")
+    wait_for(lambda: not alive(record["pid"]))
+    wait_for(lambda: not pids_with(str(server_record)))
     assert "dev" not in sessions_file(state_dir)
     assert cli("session", "list").out == ""
 
@@ -162,8 +151,7 @@ def test_two_commands_at_once_each_get_their_own_answers_and_progress(cli, kept,
                              "step_ms=400", "--elicit-stub", "{}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=environ, cwd=str(ROOT))
     try:
-        wait_until(lambda: cli("session", "list", "--format", "json").json()["sessions"][0]["attached"] == 1,
-                   what="the slow command to attach")
+        wait_for(lambda: cli("session", "list", "--format", "json").json()["sessions"][0]["attached"] == 1)
         quick = cli("@busy", "tool", "call", "ask_name", "--elicit-stub", '{"name": "Bo"}')
         assert quick.out == "Tool response:\nHello, Bo!\n", quick
         assert "progress" not in quick.err
@@ -207,8 +195,8 @@ def test_a_connection_without_the_token_is_refused(cli, kept):
 def test_the_keeper_stops_when_unused_for_idle_minutes(cli, kept, state_dir, server_record):
     record = kept("sleepy", stdio_command("--record", server_record), "--idle", "0.02")
     assert cli("@sleepy", "ping").code == 0
-    wait_until(lambda: not alive(record["pid"]), what="the idle keeper to exit")
-    wait_until(lambda: not pids_with(str(server_record)), what="its server to exit")
+    wait_for(lambda: not alive(record["pid"]))
+    wait_for(lambda: not pids_with(str(server_record)))
     assert "sleepy" not in sessions_file(state_dir)
 
 
@@ -216,7 +204,7 @@ def test_the_keeper_stops_when_its_server_dies(cli, kept, state_dir, server_reco
     record = kept("fragile", stdio_command("--record", server_record))
     (server,) = pids_with(str(server_record))
     os.kill(server, signal.SIGKILL)
-    wait_until(lambda: not alive(record["pid"]), what="the keeper to notice")
+    wait_for(lambda: not alive(record["pid"]))
     assert "fragile" not in sessions_file(state_dir)
     result = cli("@fragile", "tool", "list")
     assert result.code == 1 and "no session named 'fragile'" in result.err
@@ -225,7 +213,7 @@ def test_the_keeper_stops_when_its_server_dies(cli, kept, state_dir, server_reco
 def test_a_killed_keeper_leaves_a_stale_record_that_is_reported_and_cleaned(cli, kept, state_dir):
     record = kept("stale", stdio_command())
     os.kill(record["pid"], signal.SIGKILL)
-    wait_until(lambda: not alive(record["pid"]), what="the keeper to die")
+    wait_for(lambda: not alive(record["pid"]))
     used = cli("@stale", "tool", "list")
     assert used.code == 1
     assert used.err.startswith("mcp-tui: session 'stale' has ended: its keeper is no longer running")
@@ -233,7 +221,7 @@ def test_a_killed_keeper_leaves_a_stale_record_that_is_reported_and_cleaned(cli,
 
     record = kept("stale2", stdio_command())
     os.kill(record["pid"], signal.SIGKILL)
-    wait_until(lambda: not alive(record["pid"]), what="the keeper to die")
+    wait_for(lambda: not alive(record["pid"]))
     listed = cli("session", "list")
     assert listed.code == 0 and listed.out == ""
     assert "Session stale2 had ended (its keeper was gone); removed its stale record" in listed.err
@@ -251,7 +239,7 @@ def test_close_all_over_http(cli, kept, start_server, state_dir):
     assert closed.code == 0, closed
     assert sorted(closed.out.splitlines()) == ["Session web closed", "Session web-legacy closed"]
     for record in (first, second):
-        wait_until(lambda: not alive(record["pid"]), what="the keepers to exit")
+        wait_for(lambda: not alive(record["pid"]))
     assert sessions_file(state_dir) == {}
 
 
@@ -286,8 +274,8 @@ def test_a_stdio_task_without_wait_keeps_its_server_until_its_result_is_fetched(
     fetched = cli(*result_line.split()[2:], cwd=elsewhere)
     assert fetched.code == 0, fetched
     assert fetched.out == "Tool response:\nQ2 revenue: $4.6M across 1,310 orders\n"
-    wait_until(lambda: not alive(keeper), what="the keeper to stop after the last result")
-    wait_until(lambda: not pids_with(str(server_record)), what="the server to exit")
+    wait_for(lambda: not alive(keeper))
+    wait_for(lambda: not pids_with(str(server_record)))
     assert sessions_file(state_dir) == {}
 
 
