@@ -3651,7 +3651,12 @@ class TaskLedger:
             self.store.update(change)
 
     def note_status(self, task_id, status):
-        self._change(task_id, status=status)
+        """Best effort: the status lets the end of a run know whether a recorded session
+        still holds running tasks; failing to note it must not fail the command."""
+        try:
+            self._change(task_id, status=status)
+        except (OSError, McpTuiError):
+            pass
 
     def mark_unknown(self, task_id):
         """The server said it does not know the task: keep the entry (the next try still
@@ -5367,10 +5372,7 @@ class TaskCommands:
 
     def note_task_status(self, task):
         if self.ledger is not None:
-            try:
-                self.ledger.note_status(task.task_id, task.status)
-            except (OSError, McpTuiError):
-                pass  # the ledger is a convenience: the command's answer matters more
+            self.ledger.note_status(task.task_id, task.status)
 
     def unknown_task(self, task_id, exc):
         """The server does not know the task: mark it in the ledger (not erased: the next
@@ -5917,8 +5919,8 @@ class Tui:
     def task_seen(self, task):
         """A newer view of a task, from any source; a followed task's changes go to the status line."""
         row, changed = self.task_book.update(task)
-        if changed:
-            self.cli.note_task_status(task)  # a finished task no longer holds its session open at exit
+        if changed and self.ledger is not None:
+            self.ledger.note_status(task.task_id, task.status)  # a finished task no longer holds its session
         if changed and row.following:
             self.say("Task %s: %s" % (short_task_id(task.task_id), task.status_line()))
 
