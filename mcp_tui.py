@@ -7862,18 +7862,22 @@ class Keeper:
         self.created = self.last_used = time.time()
         self.stopping = threading.Event()
         self.stop_reason = None
+        self.notice = lambda text: None
         self._lock = threading.RLock()
         self._counter = 0
         self.answer_locally = None
 
     # -- starting and stopping -----------------------------------------------------------
 
-    def start(self, spec):
+    def start(self, spec, notice):
+        """Connect and listen; ``notice`` reaches the user of `session open` until it returns."""
         import socket
 
         self.log = make_log(self.options)
+        self.notice = notice
         responder = InputResponder()  # a server request with no command to ask is declined
-        self.session = connect(spec, self.options, responder, self.log, [self.relay_notification])
+        self.session = connect(spec, self.options, responder, self.log, [self.relay_notification],
+                               notice=lambda text: self.notice(text))
         channel = self.session.channel
         self.answer_locally, channel.on_request = channel.on_request, self.relay_server_request
         channel.on_closed = lambda error: self.stop("the server went away: %s" % error.message)
@@ -8180,7 +8184,7 @@ def run_keeper():
 
     keeper = Keeper(config["name"], opts, config.get("auto", False))
     try:
-        record = keeper.start(spec)
+        record = keeper.start(spec, lambda text: report({"notice": text}))
     except McpTuiError as exc:
         stderr_hint(exc, getattr(exc, "stderr_lines", ()))
         report({"error": exc.to_json()})
@@ -8190,6 +8194,7 @@ def run_keeper():
                           "message": "internal error in the session keeper: %s: %s" % (exc.__class__.__name__, exc)}})
         return EXIT_FAILURE
     report({"ready": record})
+    keeper.notice = lambda text: keeper.log.event("keeper", "notice: %s" % text)  # nobody reads stdout now
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # nothing of the terminal's stays open; stray writes go nowhere
         os.dup2(null, fd)
@@ -8231,17 +8236,23 @@ def start_keeper(name, argv, connection, timeout, notice, auto=False):
         "utf-8") + b"\n")
     process.stdin.close()
     lines = queue.Queue()
-    threading.Thread(target=lambda: lines.put(process.stdout.readline()), daemon=True).start()
-    try:
-        line = lines.get(timeout=timeout * 2 + 10)  # the keeper bounds its own connect by --timeout
-    except queue.Empty:
-        process.kill()
-        raise RequestTimeout("the session keeper did not report within %gs" % (timeout * 2 + 10))
+    threading.Thread(target=lambda: [lines.put(line) for line in iter(process.stdout.readline, b"")] + [
+        lines.put(b"")], daemon=True).start()
+    limit = timeout * 2 + 10  # the keeper bounds its own connect by --timeout; an OAuth login restarts it
+    while True:
+        try:
+            line = lines.get(timeout=limit)
+        except queue.Empty:
+            process.kill()
+            raise RequestTimeout("the session keeper did not report within %gs" % limit)
+        try:
+            reply = json.loads(line.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            reply = {}
+        if "notice" not in reply:
+            break
+        notice(str(reply["notice"]))  # e.g. where to log in
     process.stdout.close()
-    try:
-        reply = json.loads(line.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
-        reply = {}
     if "ready" in reply:
         return reply["ready"]
     process.wait()
