@@ -343,3 +343,15 @@ def test_watch_through_a_session_sees_what_another_command_changes(cli, kept, st
     finally:
         watch.kill()
         watch.wait()
+
+
+def test_the_keepers_log_masks_secrets_and_holds_no_token(cli, kept, start_server, tmp_path):
+    server = start_server()
+    log = tmp_path / "keeper.jsonl"
+    record = kept("logged", "--url", server.url, "--bearer", "sekrit-bearer-value", "--log-file", log)
+    assert cli("@logged", "tool", "call", "echo", "message=hi").code == 0
+    assert cli("session", "close", "logged").code == 0
+    text = log.read_text()
+    assert '"tools/call"' in text and "session kept" in text
+    assert "sekrit-bearer-value" not in text
+    assert record["token"] not in text
