@@ -5398,7 +5398,13 @@ class TaskCommands:
                              hint="pass the connection (a stdio command, --url or --config)")
         recorded = (record or {}).get("session")
         same_server = record is not None and spec.ledger_record().get("url") == record["connection"].get("url")
-        session = self.cli.connect(spec, recorded if recorded and same_server and spec.kind == "http" else None)
+        try:
+            session = self.cli.connect(spec, recorded if recorded and same_server and spec.kind == "http" else None)
+        except ConnectionFailed as exc:
+            if spec.kind == "session" and self.cli.spec is None:  # the ledger sent us there
+                exc.hint = ("the session that kept this task's server has ended (after its result was fetched, "
+                            "--idle or the task's TTL), and the task with it")
+            raise
         return session, tasks_for(session)
 
     def spec_from_ledger(self, record):

@@ -277,6 +277,10 @@ def test_a_stdio_task_without_wait_keeps_its_server_until_its_result_is_fetched(
     wait_for(lambda: not alive(keeper))
     wait_for(lambda: not pids_with(str(server_record)))
     assert sessions_file(state_dir) == {}
+    again = cli(*poll.split()[2:])
+    assert again.code == 1
+    assert "the session that kept this task's server has ended" in again.err
+    assert task_id not in again.err
 
 
 def test_a_task_through_a_named_session_is_followed_through_it(cli, kept, state_dir):
