@@ -3615,8 +3615,14 @@ class Authorizer(object):
             key = AuthStore.token_key(token["issuer"], token["resource"])
             self.store.update(lambda data: data["tokens"].pop(key, None))
 
-    def _expiring(self, token):
-        return isinstance(token.get("expiresAt"), (int, float)) and token["expiresAt"] - REFRESH_MARGIN <= time.time()
+    @staticmethod
+    def _expiring(token):
+        """Near its expiry: a minute before, or a quarter of the lifetime of a short-lived one."""
+        expires, obtained = token.get("expiresAt"), token.get("obtainedAt")
+        if not isinstance(expires, (int, float)):
+            return False
+        lifetime = expires - obtained if isinstance(obtained, (int, float)) else REFRESH_MARGIN * 4
+        return expires - min(REFRESH_MARGIN, max(lifetime, 0) / 4) <= time.time()
 
     def _refresh(self):
         """grant_type=refresh_token at the issuer that granted it; False when refused."""

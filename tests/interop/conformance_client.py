@@ -6,7 +6,8 @@ The suite appends the scenario's server URL as the last argument and passes the 
 in MCP_CONFORMANCE_SCENARIO, plus MCP_CONFORMANCE_CONTEXT (JSON) for the scenarios that
 hand the client credentials. Everything else is mcp-tui's ordinary options: this file
 holds no OAuth logic. The browser is fetch_url.py (BROWSER), the token store a fresh
-temporary directory (MCP_TUI_STATE_DIR) unless the caller set one.
+temporary directory (MCP_TUI_STATE_DIR) unless the caller set one, and
+MCP_TUI_CONFORMANCE_EXTRA adds options (the secret-leak test turns on every log).
 """
 import json
 import os
@@ -62,6 +63,7 @@ def main(argv):
             env["MCP_TUI_CLIENT_SECRET"] = context["client_secret"]  # off the command line
         command = [sys.executable, str(MCP_TUI), "--url", url, "--timeout", "20"]
         command += options_for(scenario, context, workdir)
+        command += shlex.split(os.environ.get("MCP_TUI_CONFORMANCE_EXTRA", ""))  # e.g. --debug --trace
         command += COMMANDS.get(scenario, ["tool", "call", "test-tool"])
         return subprocess.call(command, env=env)
 
