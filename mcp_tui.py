@@ -2330,6 +2330,11 @@ def write_private_json(path, data):
     never sees half a file and nobody else reads it at all."""
     directory = os.path.dirname(path)
     os.makedirs(directory, mode=0o700, exist_ok=True)
+    if os.name != "nt" and os.stat(directory).st_mode & 0o077:
+        try:
+            os.chmod(directory, 0o700)  # a directory made by someone else, e.g. for MCP_TUI_STATE_DIR
+        except OSError:
+            pass
     temporary = "%s.%d.%d.tmp" % (path, os.getpid(), threading.get_ident())
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
