@@ -3691,12 +3691,7 @@ class Authorizer(object):
             if prm is None:
                 raise AuthError("cannot read the resource metadata the server named (%s)" % url_origin(prm_url))
         else:
-            prm = None
-            for candidate in self._prm_candidates():
-                prm = self._get_metadata(candidate, "resource metadata")
-                if prm is not None:
-                    prm_url = candidate
-                    break
+            prm_url, prm = self._first_document(self._prm_candidates(), "resource metadata")
         discovery = self._from_prm(prm, prm_url) if prm is not None else self._legacy_discovery()
         self._discovery = discovery
         return discovery
@@ -3718,11 +3713,7 @@ class Authorizer(object):
             raise AuthError("the server's resource metadata lists no authorization server")
         issuer = servers[0]
         require_secure_url(issuer, "authorization server")
-        metadata = None
-        for candidate in self._as_metadata_candidates(issuer):
-            metadata = self._get_metadata(candidate, "authorization server metadata")
-            if metadata is not None:
-                break
+        metadata = self._first_document(self._as_metadata_candidates(issuer), "authorization server metadata")[1]
         if metadata is None:
             raise AuthError("the authorization server %s publishes no metadata" % issuer)
         if str(metadata.get("issuer", "")).rstrip("/") != issuer.rstrip("/"):
@@ -3749,11 +3740,7 @@ class Authorizer(object):
     def _legacy_discovery(self):
         """2025-03-26: metadata at the server's origin, else its default endpoints."""
         base = url_origin(self.url)
-        metadata = None
-        for candidate in self._as_metadata_candidates(base):
-            metadata = self._get_metadata(candidate, "authorization server metadata")
-            if metadata is not None:
-                break
+        metadata = self._first_document(self._as_metadata_candidates(base), "authorization server metadata")[1]
         if metadata is None:
             metadata = {"authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
                         "registration_endpoint": base + "/register", "code_challenge_methods_supported": ["S256"]}
@@ -3766,6 +3753,14 @@ class Authorizer(object):
         for name in ("authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"):
             if metadata.get(name) is not None:
                 require_secure_url(metadata[name], name.replace("_", " "))
+
+    def _first_document(self, candidates, what):
+        """The first candidate that serves the document, in order: (url, document) or (None, None)."""
+        for candidate in candidates:
+            document = self._get_metadata(candidate, what)
+            if document is not None:
+                return candidate, document
+        return None, None
 
     def _get_metadata(self, url, what):
         """A metadata document: the object on 2xx, None on 3xx/4xx (try the next one)."""
