@@ -3294,7 +3294,7 @@ class Authorizer(object):
                 attempt["renewed"] = attempt.get("renewed", 0) + 1
                 return True  # another request renewed the token meanwhile
             if status == 403:
-                return self._step_up(challenge, attempt)
+                return sent is not None and self._step_up(challenge, attempt)  # no token: nothing to step up
             if status != 401:
                 return False
             if self._token and self._token.get("refreshToken") and not attempt.get("refreshed"):
@@ -3341,12 +3341,12 @@ class Authorizer(object):
             discovery = self._discover(challenge)
             if scopes is None:
                 scopes = self._choose_scopes(challenge, discovery)
+            attempt["authorizations"] = attempt.get("authorizations", 0) + 1
             if self.settings.id_token:
                 response, client, method = self._cross_app(discovery, scopes)
             elif self.settings.grant == "client_credentials":
                 response, client, method = self._client_credentials(discovery, scopes)
             else:
-                attempt["authorizations"] = attempt.get("authorizations", 0) + 1
                 response, client, method = self._authorization_code(discovery, scopes)
             self._requested = scopes
             self._remember(discovery, response, scopes, client, method)

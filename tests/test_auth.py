@@ -368,6 +368,18 @@ def test_client_credentials_with_a_secret_opens_no_browser(cli, start_server):
 
 
 @needs_auth_server
+def test_oauth_settings_from_a_config_entry(cli, start_server, tmp_path):
+    server = start_server("--auth", "--auth-client", "robot:from-config-secret")
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"remote": {"url": server.url, "oauth": {
+        "grant": "client_credentials", "clientId": "robot", "client_secret": "${ROBOT_SECRET}"}}}}))
+    out = cli("--config", config, "tool", "list", env={"BROWSER": "false", "ROBOT_SECRET": "from-config-secret"})
+    assert out.code == 0, out
+    (grant,) = endpoint_hits(server, "token")
+    assert grant["client_id"] == "robot" and grant["params"]["grant_type"] == "client_credentials"
+
+
+@needs_auth_server
 def test_client_credentials_with_a_private_key(cli, start_server, tmp_path):
     key = tmp_path / "robot.pem"
     key.write_text(RFC6979_PKCS8)
@@ -458,3 +470,61 @@ def test_tool_list_on_an_open_server_loads_no_auth_machinery(http_server_url, tm
 @pytest.fixture
 def http_server_url(start_server):
     return start_server().url
+
+
+# -- the retry rules, without a network ------------------------------------------------------------
+
+
+def make_authorizer(tmp_path, **settings):
+    from mcp_tui import AuthSettings, AuthStore, Authorizer
+
+    return Authorizer("http://127.0.0.1:9/mcp", AuthSettings(**settings), store=AuthStore(str(tmp_path / "a.json")))
+
+
+def test_a_second_401_after_a_fresh_token_is_an_error_not_a_loop(tmp_path):
+    from mcp_tui import AuthError, Discovery
+
+    authorizer = make_authorizer(tmp_path, grant="client_credentials", client_id="robot", client_secret="s")
+    grants = []
+    authorizer._discover = lambda challenge: Discovery("http://127.0.0.1:9/mcp", "http://127.0.0.1:9", {})
+    authorizer._client_credentials = lambda discovery, scopes: (
+        grants.append(1) or {"access_token": "t%d" % len(grants)}, {"client_id": "robot"}, "client_secret_basic")
+    attempt = {}
+    assert authorizer.challenged(401, ['Bearer error="invalid_token"'], None, attempt) is True
+    with pytest.raises(AuthError, match="still answers 401"):
+        authorizer.challenged(401, ['Bearer error="invalid_token"'], "Bearer t1", attempt)
+    assert len(grants) == 1
+    assert authorizer.authorization() == "Bearer t1"  # and it was stored
+
+
+def test_step_up_asks_for_the_union_and_stops_when_granted(tmp_path):
+    authorizer = make_authorizer(tmp_path)
+    asked = []
+
+    def obtain(challenge, scopes, attempt):
+        attempt["authorizations"] = attempt.get("authorizations", 0) + 1
+        asked.append(scopes)
+        authorizer._token = {"accessToken": "t%d" % len(asked), "scope": " ".join(scopes)}
+
+    authorizer._obtain = obtain
+    authorizer._token, authorizer._requested = {"accessToken": "t0", "scope": "mcp:basic"}, ["mcp:basic"]
+    attempt = {}
+    challenge = ['Bearer error="insufficient_scope", scope="mcp:basic mcp:write"']
+    assert authorizer.challenged(403, challenge, "Bearer t0", attempt) is True
+    assert asked == [["mcp:basic", "mcp:write"]]
+    assert authorizer.challenged(403, challenge, "Bearer t1", attempt) is False  # granted: no new grant helps
+    assert authorizer.challenged(403, ['Bearer error="forbidden"'], "Bearer t1", {}) is False
+    assert len(asked) == 1
+
+
+def test_scope_precedence(tmp_path):
+    from mcp_tui import Discovery
+
+    authorizer = make_authorizer(tmp_path)
+    prm = Discovery("r", "i", {"scopes_supported": ["mcp:basic", "offline_access"]}, prm_scopes=["a", "b"])
+    assert authorizer._choose_scopes({"scope": "x y"}, prm) == ["x", "y", "offline_access"]
+    assert authorizer._choose_scopes({}, prm) == ["a", "b", "offline_access"]
+    bare = Discovery("r", "i", {"scopes_supported": ["mcp:basic"]})
+    assert authorizer._choose_scopes({}, bare) == []  # no source: no scope parameter
+    assert authorizer._choose_scopes({"scope": "x"}, bare) == ["x"]  # offline_access only where offered
+    assert make_authorizer(tmp_path, scope="mine")._choose_scopes({"scope": "x"}, bare) == ["mine"]
