@@ -410,6 +410,32 @@ def test_no_browser_prints_the_url_and_waits_on_the_listener(cli, start_server, 
 
 
 @needs_auth_server
+def test_the_browser_wait_is_bounded_by_the_timeout(cli, start_server):
+    server = start_server("--auth")
+    out = cli("--url", server.url, "--timeout", "3", "tool", "list", env={"BROWSER": "false"}, timeout=60)
+    assert out.code == 1, out
+    assert "no authorization response from the browser within" in out.err and "--timeout" in out.err
+    assert "Traceback" not in out.err
+
+
+@needs_auth_server
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child is POSIX")
+def test_ctrl_c_cancels_the_wait(start_server, tmp_path):
+    import signal
+
+    server = start_server("--auth")
+    env = dict(os.environ, MCP_TUI_STATE_DIR=str(tmp_path / "state"), BROWSER="false")
+    proc = subprocess.Popen([sys.executable, str(MCP_TUI), "--url", server.url, "--no-browser", "tool", "list"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    assert "open this URL in a browser" in proc.stderr.readline()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+
+
+@needs_auth_server
 def test_bearer_wins_over_oauth(cli, start_server, browser_env):
     server = start_server("--auth")
     out = cli("--url", server.url, "--bearer", "not-a-token", "tool", "list", env=browser_env)
