@@ -554,3 +554,28 @@ def test_scope_precedence(tmp_path):
     assert authorizer._choose_scopes({}, bare) == []  # no source: no scope parameter
     assert authorizer._choose_scopes({"scope": "x"}, bare) == ["x"]  # offline_access only where offered
     assert make_authorizer(tmp_path, scope="mine")._choose_scopes({"scope": "x"}, bare) == ["mine"]
+
+
+def test_the_listener_takes_one_matching_callback_and_a_pasted_redirect(monkeypatch):
+    import io
+    import urllib.error
+    import urllib.request
+
+    from mcp_tui import CallbackListener, read_pasted_redirects
+
+    listener = CallbackListener()
+    try:
+        assert re.match(r"http://127\.0\.0\.1:\d+/callback$", listener.redirect_uri)
+        listener.state = "expected-state"
+        for path, status in (("/other?code=c&state=expected-state", 404), ("/callback?code=c&state=forged", 400)):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(listener.redirect_uri.replace("/callback", path), timeout=30)
+            assert refused.value.code == status
+        assert listener.wait(0.1) is None
+        pasted = "%s?code=the-code&state=expected-state\n" % listener.redirect_uri
+        monkeypatch.setattr(sys, "stdin", io.StringIO("not a url\n" + pasted))
+        read_pasted_redirects(listener)
+        assert listener.wait(30) == {"code": "the-code", "state": "expected-state"}
+        assert not listener.offer("code=again&state=expected-state")  # one callback only
+    finally:
+        listener.close()
