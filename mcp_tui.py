@@ -3369,7 +3369,7 @@ class Authorizer(object):
             scopes.append("offline_access")  # a refresh token, where the AS says it grants one
         return scope_union(scopes)
 
-    def _authorization_code(self, discovery, scopes):
+    def _authorization_code(self, discovery, scopes, registered_again=False):
         import hashlib
         import secrets
 
@@ -3414,10 +3414,11 @@ class Authorizer(object):
         try:
             return self._token_request(metadata["token_endpoint"], issuer, client, method, fields), client, method
         except TokenEndpointError as exc:
-            if exc.error == "invalid_client" and client.get("registered"):
-                self.store.update(lambda data: data["registrations"].pop(issuer, None))
-                exc.hint = "mcp-tui dropped its registration there; run the command again to register anew"
-            raise
+            if exc.error != "invalid_client" or not client.get("registered") or registered_again:
+                raise
+        # The server forgot mcp-tui's registration: register again, once, and authorize with it.
+        self.store.update(lambda data: data["registrations"].pop(issuer, None))
+        return self._authorization_code(discovery, scopes, registered_again=True)
 
     @staticmethod
     def _port_of(redirect_uri):
@@ -3894,16 +3895,24 @@ def auth_command(args, opts, spec, output, log):
         return EXIT_OK
     revoker = Authorizer(spec.url if server else "http://localhost/", AuthSettings.from_options(opts),
                          log, output.stderr_line, opts.timeout, opts.insecure, opts.ca_file, store)
-    removed = store.update(lambda data: [data["tokens"].pop(key) for key, token in list(data["tokens"].items())
-                                         if server is None or (isinstance(token, dict) and token.get("server") == server)])
+
+    def mine(token):
+        return isinstance(token, dict) and (server is None or token.get("server") == server)
+
+    def forget(data):
+        """The tokens, and the registrations made for them: a server that forgot mcp-tui's
+        registration would otherwise refuse every new authorization."""
+        gone = [data["tokens"].pop(key) for key, token in list(data["tokens"].items()) if mine(token)]
+        for issuer in set(t.get("issuer") for t in gone) if server else list(data["registrations"]):
+            data["registrations"].pop(issuer, None)
+
     results = []
-    for token in removed:
-        if not isinstance(token, dict):
-            continue
+    for token in [t for t in store.load()["tokens"].values() if mine(t)]:  # revoked while the client is known
         revoker._mask(token.get("accessToken"))
         revoker._mask(token.get("refreshToken"))
         results.append({"server": token.get("server"), "issuer": token.get("issuer"),
                         "revoked": revoker.revoke(token)})
+    store.update(forget)
     if output.json:
         output.document({"loggedOut": results})
     elif not results:

@@ -302,6 +302,7 @@ def test_status_masks_and_logout_revokes(cli, start_server, state_dir, browser_e
     assert logout.json() == {"loggedOut": [{"server": server.url, "issuer": token["issuer"], "revoked": True}]}
     assert endpoint_hits(server, "revoke")
     assert cli("auth", "status", "--format", "json").json() == {"tokens": []}
+    assert json.loads((state_dir / "auth.json").read_text()) == {"registrations": {}, "tokens": {}}
     again = cli("--url", server.url, "tool", "list", env=browser_env)
     assert again.code == 0 and "authorizing at" in again.err, again
     assert len(endpoint_hits(server, "authorize")) == 2
