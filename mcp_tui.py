@@ -4198,6 +4198,7 @@ class CallbackListener:
         self.redirect_uri = "http://127.0.0.1:%d/callback" % self.server.server_address[1]
         self.state = None
         self.params = None
+        self.cancelled = False
         self.done = threading.Event()
         self._lock = threading.Lock()
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
@@ -4236,6 +4237,13 @@ class CallbackListener:
         request.end_headers()
         request.wfile.write(body)
 
+    def cancel(self):
+        """The user gave up (Esc on the TUI's authorization screen): the wait ends now."""
+        with self._lock:
+            if not self.done.is_set():
+                self.cancelled = True
+                self.done.set()
+
     def wait(self, timeout):
         deadline = time.monotonic() + timeout
         while not self.done.is_set():
@@ -4248,6 +4256,25 @@ class CallbackListener:
     def close(self):
         self.server.shutdown()
         self.server.server_close()
+
+
+class BrowserStep:
+    """What a front end shows while the user authorizes in a browser (the TUI's screen):
+    the authorization server's host, the URL, when the wait ends, and a way to give up."""
+
+    def __init__(self, host, url, deadline, listener):
+        self.host, self.url, self.deadline = host, url, deadline
+        self._listener = listener
+
+    def seconds_left(self):
+        return max(0.0, self.deadline - time.monotonic())
+
+    @property
+    def finished(self):
+        return self._listener.done.is_set()
+
+    def cancel(self):
+        self._listener.cancel()
 
 
 def launch_browser(url):
@@ -4339,6 +4366,7 @@ class Authorizer:
         self.ca_file = ca_file
         self.store = store or AuthStore()
         self.interactive = interactive
+        self.browser_step = None  # a front end's own view of the browser step: called with a BrowserStep
         self._lock = threading.RLock()
         self._token = None
         self._loaded = False
@@ -4347,6 +4375,11 @@ class Authorizer:
         self._failure = None
         for secret in settings.secrets():
             self._mask(secret)
+
+    def granted(self):
+        """The token in use (a copy, for the views to mask), or None before authorization."""
+        with self._lock:
+            return dict(self._token) if self._token else None
 
     # -- the HttpClient hook ----------------------------------------------------------------
 
@@ -4482,10 +4515,13 @@ class Authorizer:
             if scopes:
                 params.append(("scope", " ".join(scopes)))
             url = append_query(endpoint, params)
-            self._open_browser(url, listener, issuer)
-            response = listener.wait(self.timeout * 0.9)  # fail before the request's own timeout
+            seconds = self.timeout * 0.9  # fail before the request's own timeout
+            self._open_browser(url, listener, issuer, seconds)
+            response = listener.wait(seconds)
         finally:
             listener.close()
+        if listener.cancelled:
+            raise AuthError("authorization cancelled")
         if response is None:
             raise AuthError("no authorization response from the browser within %gs" % (self.timeout * 0.9),
                             hint="raise --timeout to allow longer; with --no-browser, open the printed URL yourself")
@@ -4515,10 +4551,15 @@ class Authorizer:
         except ValueError:
             return 0
 
-    def _open_browser(self, url, listener, issuer):
+    def _open_browser(self, url, listener, issuer, seconds):
         from urllib.parse import urlsplit
 
         host = urlsplit(issuer).netloc or issuer
+        if self.browser_step is not None:  # the front end shows the step (and offers to cancel it)
+            self.browser_step(BrowserStep(host, url, time.monotonic() + seconds, listener))
+            if not self.settings.no_browser:
+                launch_browser(url)
+            return
         if self.settings.no_browser:
             paste = self.interactive if self.interactive is not None else sys.stdin.isatty()
             self.announce("mcp-tui: to authorize at %s, open this URL in a browser%s: %s" % (
@@ -5411,6 +5452,10 @@ def describe_server(session, tasks=None):
              "Era:          %s" % session.era_label,
              "Protocol:     %s" % summary["protocolVersion"],
              "Transport:    %s" % summary["transport"]]
+    grant = session.spec.auth.granted() if session.spec.auth is not None else None
+    if grant is not None:
+        view = masked_token_view(grant)
+        lines.append("Authorized:   at %s, scope %s, %s" % (view["issuer"], view["scope"] or "-", describe_expiry(view)))
     if tasks is not None:
         support = tasks.support()
         lines += ["Connection:   %s" % session.spec.describe(),
@@ -5662,15 +5707,19 @@ def describe_expiry(view, now=None):
     return "expires in %dm%02ds%s" % (left // 60, left % 60, " (refreshable)" if view["refreshable"] else "")
 
 
-def connect(spec, options, responder, log, observers=(), deadline=None, resume=None, notice=None, tell=None):
+def connect(spec, options, responder, log, observers=(), deadline=None, resume=None, notice=None, tell=None,
+            browser_step=None):
     """Open a session to ``spec`` as the options say: the one way the CLI, the TUI and the
     keeper connect. ``deadline`` (time.monotonic) bounds everything the session does;
     ``resume`` is a recorded legacy HTTP session to continue instead of a handshake
     (Session.session_record); ``notice`` hears what the user should know about the session,
-    and ``tell`` what they must act on now (an authorization URL to open).
+    and ``tell`` what they must act on now (an authorization URL to open), unless
+    ``browser_step`` shows that step itself (Authorizer.browser_step).
     On failure the session is closed, and the error carries the server's last stderr lines
     (``stderr_lines``)."""
     spec.auth = spec.auth or authorizer_for(spec, options, log, tell or notice or (lambda text: None))
+    if spec.auth is not None and browser_step is not None:
+        spec.auth.browser_step = browser_step
     session = Session(spec, responder, log, timeout=options.timeout, max_time=options.max_time,
                       probe_timeout=options.probe_timeout, insecure=options.insecure, ca_file=options.ca_file,
                       log_level=options.log_level, max_message_size=options.max_message_size,
@@ -6927,7 +6976,8 @@ class Tui:
         responder = TuiResponder(self, self.stubs[0], self.stubs[1], self.opts.root)
 
         def work():
-            session = connect(spec, self.opts, responder, self.log, tell=lambda text: self.post(self.say, text))
+            session = connect(spec, self.opts, responder, self.log, tell=lambda text: self.post(self.say, text),
+                              browser_step=lambda step: self.post(self.open, AuthorizeScreen(self, step)))
             session.listen_for_list_changes()
             return session
 
@@ -8141,6 +8191,39 @@ class UrlElicitationScreen(FieldScreen):
         self.pending.give({"action": action})
         self.app.close_screen(self)
         self.app.say("Answered the URL request: %s." % action)
+
+
+class AuthorizeScreen(TextScreen):
+    """OAuth's browser step: the authorization server, the URL the browser was sent to, and
+    a countdown; Esc gives up (the connection then fails with "authorization cancelled")."""
+
+    def __init__(self, app, step):
+        TextScreen.__init__(self, app, "Authorize", "")
+        self.step = step
+
+    def hints(self):
+        return "Esc cancel  ^Y copy URL"
+
+    def draw(self, canvas):
+        if self.step.finished:
+            self.app.post(self.app.close_screen, self)
+        self.view.set_text("The server needs authorization at %s.\n\nA browser was sent to this URL; open it "
+                           "yourself if none appeared:\n%s\n\nWaiting %ds for the authorization..." % (
+                               clean(self.step.host), clean(self.step.url), int(self.step.seconds_left())),
+                           keep_position=True)
+        TextScreen.draw(self, canvas)
+
+    def on_key(self, key):
+        if key in ("ESC", "q"):
+            self.step.cancel()
+            self.app.close_screen(self)
+            self.app.say("Authorization cancelled.")
+            return True
+        if key == "^Y":
+            self.app.copy_to_clipboard(self.step.url)
+            self.app.say("URL copied to the clipboard (where the terminal allows).")
+            return True
+        return TextScreen.on_key(self, key)
 
 
 class SamplingScreen(FieldScreen):
