@@ -3,6 +3,7 @@ through @NAME, the keeper's lifecycle (idle, the server dying, the keeper killed
 record), its token, relayed elicitation, and two commands at once through one session."""
 import json
 import os
+import re
 import signal
 import socket
 import stat
@@ -194,7 +195,6 @@ def test_a_connection_without_the_token_is_refused(cli, kept):
 
 def test_the_keeper_stops_when_unused_for_idle_minutes(cli, kept, state_dir, server_record):
     record = kept("sleepy", stdio_command("--record", server_record), "--idle", "0.02")
-    assert cli("@sleepy", "ping").code == 0
     wait_for(lambda: not alive(record["pid"]))
     wait_for(lambda: not pids_with(str(server_record)))
     assert "sleepy" not in sessions_file(state_dir)
@@ -359,3 +359,24 @@ def test_the_keepers_log_masks_secrets_and_holds_no_token(cli, kept, start_serve
     assert '"tools/call"' in text and "session kept" in text
     assert "sekrit-bearer-value" not in text
     assert record["token"] not in text
+
+
+def test_session_open_authorizes_with_oauth_and_the_session_uses_the_token(cli, start_server, state_dir):
+    """The keeper runs the OAuth flow (browser step announced on session open's stderr);
+    commands through the session never see a token and need no second login."""
+    fetch_url = ROOT / "tests" / "interop" / "fetch_url.py"
+    server = start_server("--auth")
+    opened = cli("session", "open", "authed", "--url", server.url,
+                 env={"BROWSER": "%s %s %%s" % (sys.executable, fetch_url)})
+    try:
+        assert opened.code == 0, opened
+        assert opened.out.startswith("Session authed open: mcp-tui-testserver 0.1.0 (")
+        assert re.search(r"authoriz\w* .*http://127\.0\.0\.1:\d+/authorize\?", opened.err), opened.err
+        listed = cli("@authed", "tool", "list", env={"BROWSER": "false"})
+        assert listed.code == 0 and "echo (Echo)" in listed.out, listed
+        assert "authoriz" not in listed.err
+    finally:
+        cli("session", "close", "authed")
+    stored = json.loads((state_dir / "auth.json").read_text())
+    (token,) = stored["tokens"].values()
+    assert token["accessToken"] not in (state_dir / "sessions.json").read_text()
