@@ -1,7 +1,7 @@
 """Task follow-ups in a later run keep their promise: a 2025-11-25 HTTP task lives in its
 session (the test server's --fidelity keeps tasks per session, as the everything server
-does), so mcp-tui keeps that session and resumes it; a stdio task cannot outlive its
-server, so no follow-up command is printed; a refusal marks the ledger entry instead of
+does), so mcp-tui keeps that session and resumes it; a stdio task lives on in a background
+session (section 9); a refusal marks the ledger entry instead of
 erasing it."""
 import json
 import os
@@ -43,6 +43,17 @@ def test_the_printed_commands_work_in_a_later_run_in_the_same_session(cli, serve
     assert len(session_lines(server, "started")) == 1, server.stderr_lines  # resumed, never re-initialized
     assert len([r for r in server.records() if r["message"].get("method") == "initialize"]) == 1
     assert wait_for(lambda: session_lines(server, "deleted"))  # its last task ended: the session goes
+
+
+def test_a_finished_task_keeps_its_session_until_its_result_is_fetched(cli, server):
+    """`task get` after the task ended must not end the session: `task result` still needs it."""
+    task_id = created_task(cli(*legacy(server), "tool", "call", "render_report", "quarter=Q2", "pages=1", "--task"))
+    assert wait_for(lambda: "Status:   completed" in cli("task", "get", task_id).out)
+    assert not session_lines(server, "deleted"), server.stderr_lines
+    result = cli("task", "result", task_id)
+    assert result.code == 0, result
+    assert result.out == "Tool response:\nQ2 revenue: $4.6M across 1,310 orders\n"
+    assert wait_for(lambda: session_lines(server, "deleted"))  # fetched: now the session goes
 
 
 def test_the_session_stays_while_a_recorded_task_runs(cli, server):
@@ -100,13 +111,15 @@ def test_task_list_with_an_empty_ledger_says_what_to_pass(cli):
     assert "does not know this task" not in result.err
 
 
-def test_a_stdio_task_prints_no_command_that_cannot_work(cli, state_dir):
+def test_a_stdio_task_prints_commands_that_work_through_its_background_session(cli, state_dir):
+    """A stdio task outlives its command in a background session (issue 12, tests/test_keeper.py)."""
     result = cli(stdio_command(), "tool", "call", "render_report", "quarter=Q2", "--task")
     assert result.code == 0, result
-    assert "Poll:" not in result.out and "Result:" not in result.out
-    assert result.out.startswith("Task report-")
-    assert "Use --wait to follow it to its result" in result.err
-    assert not (state_dir / "tasks.json").exists() or "report" not in (state_dir / "tasks.json").read_text()
+    task_id = created_task(result)
+    assert "A background session keeps the server running" in result.err
+    assert "Use --wait" not in result.err
+    fetched = cli("task", "result", task_id)
+    assert fetched.code == 0 and "Q2 revenue" in fetched.out, fetched
 
 
 def test_the_seed_output_stays_for_2026_http(cli, start_server):
