@@ -1617,6 +1617,108 @@ NAME_HEADER_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/rea
                      "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 
 
+# CacheableResult (2026-07-28 §6.2): what mcp-tui keeps across commands, and the
+# notifications that make a kept list stale at once.
+CACHED_METHODS = ("server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list")
+LIST_CHANGED_METHODS = {"notifications/tools/list_changed": ("tools/list",),
+                        "notifications/prompts/list_changed": ("prompts/list",),
+                        "notifications/resources/list_changed": ("resources/list", "resources/templates/list")}
+
+
+def cache_digest(text):
+    """The cache's key for a server or a credential: URLs, commands and headers may hold
+    secrets, so none is stored in clear. blake2b from _blake2 costs ~0.3 ms to import where
+    hashlib (which loads OpenSSL) costs ~4 ms on every warm call."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # a Python without the private module
+        from hashlib import blake2b
+    return blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
+
+
+def valid_cache_entry(key, value):
+    return (isinstance(value, dict) and isinstance(value.get("expires"), (int, float))
+            and isinstance(value.get("result"), dict))
+
+
+class ResultCache:
+    """server/discover and list results kept across commands in cache.json of the state
+    directory, each page until its ttlMs runs out (2026-07-28 only: the Session decides).
+    The key is the server (its URL or command), the method and the cursor; a page the
+    server marked cacheScope "private" is also keyed by the credential, so that it is never
+    shared between authorization contexts. The file is a JsonStateFile (0600, locked)."""
+
+    def __init__(self, server, credential, path=None, clock=time.time):
+        self.server = cache_digest(server)
+        self.credential = cache_digest(credential)
+        self.path = path or os.path.join(state_directory(), "cache.json")
+        self.clock = clock
+        self._entries = None  # this server's entries, read once per session
+
+    def _store(self):
+        return JsonStateFile(self.path, valid_cache_entry)
+
+    def _keys(self, method, params):
+        """(the private key, the public key) of one page."""
+        public = "%s %s %s" % (self.server, method, (params or {}).get("cursor") or "")
+        return public + " " + self.credential, public
+
+    def entries(self):
+        if self._entries is None:
+            try:
+                entries = self._store().read()
+            except (OSError, McpTuiError):  # an unusable state directory: work without the cache
+                entries = {}
+            self._entries = {key: value for key, value in entries.items() if key.startswith(self.server + " ")}
+        return self._entries
+
+    def get(self, method, params=None):
+        """The kept result of this page while it is fresh, else None."""
+        now = self.clock()
+        for key in self._keys(method, params):
+            entry = self.entries().get(key)
+            if entry is not None and now < entry["expires"]:
+                return entry["result"]
+        return None
+
+    def put(self, method, params, result):
+        """Keep a result for its ttlMs. A missing, zero or negative ttlMs means stale at once
+        (older servers send none), so the page's old entry goes instead."""
+        ttl, scope = result.get("ttlMs"), result.get("cacheScope")
+        private, public = self._keys(method, params)
+        fresh = isinstance(ttl, int) and not isinstance(ttl, bool) and ttl > 0 and scope in ("public", "private")
+        entry = {"expires": self.clock() + ttl / 1000.0, "result": result} if fresh else None
+        key = private if scope == "private" else public
+
+        def change(entries):
+            now = self.clock()
+            for old in [k for k, v in entries.items() if v["expires"] <= now or k in (private, public)]:
+                del entries[old]
+            if entry is not None:
+                entries[key] = entry
+            return entries
+
+        self._write(change)
+
+    def drop(self, *methods):
+        """Forget every page of these methods for this server, whatever the credential."""
+        prefixes = tuple("%s %s " % (self.server, method) for method in methods)
+
+        def change(entries):
+            for old in [k for k in entries if k.startswith(prefixes)]:
+                del entries[old]
+            return entries
+
+        self._write(change)
+
+    def _write(self, change):
+        try:
+            entries = self._store().update(change)
+        except (OSError, McpTuiError):  # the cache is an optimisation: never a reason to fail
+            return
+        self._entries = {key: value for key, value in entries.items() if key.startswith(self.server + " ")}
+
+
 class ConnectionSpec:
     """Where the server is and how to reach it, as the user gave it."""
 
@@ -1788,7 +1890,7 @@ class Session:
 
     def __init__(self, spec, responder=None, log=None, timeout=60.0, max_time=None, probe_timeout=5.0,
                  insecure=False, ca_file=None, log_level=None, max_message_size=DEFAULT_MAX_MESSAGE,
-                 max_pages=DEFAULT_MAX_PAGES, deadline=None):
+                 max_pages=DEFAULT_MAX_PAGES, deadline=None, cache=False):
         self.spec = spec
         self.max_message_size = max_message_size
         self.max_pages = max_pages
@@ -1811,12 +1913,17 @@ class Session:
         self.transport = None
         self.observers = []  # callables that see every notification
         self.tools = None  # name -> tool, once listed (see tools_by_name)
+        # 2026-07-28 results kept across commands (ResultCache); None when off or not that era
+        self.cache = self._open_cache() if cache else None
+        self.cached = set()  # the methods this session answered from the cache
 
     # -- opening ----------------------------------------------------------------------
 
     def open(self):
         choice = self.spec.protocol
-        if self.spec.kind == "sse":
+        if self.cache is not None and self._open_from_cache():
+            pass
+        elif self.spec.kind == "sse":
             self._start_transport("sse")
             self._initialize(choice if choice in LEGACY_VERSIONS else LEGACY_VERSIONS[0])
         elif choice == MODERN_VERSION:
@@ -1832,7 +1939,52 @@ class Session:
                            transport=self.transport.name)
         if self.era == "legacy" and self.log_level and "logging" in self.capabilities:
             self.request("logging/setLevel", {"level": self.log_level})  # 2026-07-28 sends it in _meta
+        if self.era != "modern":
+            self.cache = None  # 2025-11-25 gives no hints: nothing is kept across commands
         return self
+
+    # -- the cache of CacheableResults (2026-07-28) -------------------------------------
+
+    def _open_cache(self):
+        """A ResultCache for this server, or None where no 2026-07-28 result can be asked for."""
+        if self.spec.kind == "sse" or self.spec.protocol not in ("auto", MODERN_VERSION):
+            return None
+        if self.spec.kind == "stdio":
+            server = json.dumps(["stdio", self.spec.argv, os.path.abspath(self.spec.cwd or os.curdir)])
+        else:
+            server = json.dumps(["http", self.spec.url])
+        credential = json.dumps([sorted((k.lower(), v) for k, v in self.spec.headers.items()),
+                                 sorted(self.spec.env.items())])
+        return ResultCache(server, credential)
+
+    def _open_from_cache(self):
+        """Adopt a fresh server/discover result kept by an earlier command: no probe is sent."""
+        result = self.cache.get("server/discover")
+        if result is None:
+            return False
+        self._start_transport()
+        self.era, self.protocol_version = "modern", MODERN_VERSION
+        self._adopt_discover(result)
+        self.cached.add("server/discover")
+        if self.log:
+            self.log.event("session", "server/discover answered from the cache (its ttlMs has not run out)")
+        return True
+
+    def answered_from_cache(self, method):
+        """Whether this session's answer to ``method`` came from an earlier command."""
+        return method in self.cached
+
+    def stale_tool_error(self, exc):
+        """Whether a tools/call error says the tool list it was built from is out of date:
+        -32020 (the x-mcp-header annotations changed) or an unknown tool. The kept list is
+        dropped then, and the caller lists again and retries once."""
+        stale = isinstance(exc, RpcError) and (exc.code == -32020 or (
+            exc.code == INVALID_PARAMS and re.search(r"unknown tool|tool .*not found|no such tool",
+                                                     exc.rpc_message or "", re.I)))
+        if stale and self.cache is not None:
+            self.cache.drop("tools/list")
+            self.cached.discard("tools/list")
+        return bool(stale)
 
     def _open_auto(self):
         """Probe with server/discover and fall back as the era-detection tables say."""
@@ -1926,7 +2078,12 @@ class Session:
         except McpTuiError:
             self.era = None
             raise
-        self.supported_versions = versions
+        self._adopt_discover(result)
+        if self.cache is not None:
+            self.cache.put("server/discover", {}, result)
+
+    def _adopt_discover(self, result):
+        self.supported_versions = result.get("supportedVersions")
         self.capabilities = result.get("capabilities") or {}
         self.instructions = result.get("instructions")
         self.server_info = (result.get("_meta") or {}).get(META_PREFIX + "serverInfo")
@@ -1971,19 +2128,54 @@ class Session:
     # -- requests ---------------------------------------------------------------------
 
     def request(self, method, params=None, declare_tasks=False, tool=None, timeout=None, max_time=None,
-                on_progress=None, request_id=None):
+                on_progress=None, request_id=None, cached=False):
         """Send one request in the session's era and return its final result: MRTR rounds
-        are answered here, and resultType is checked against what the request allows."""
+        are answered here, and resultType is checked against what the request allows.
+        With ``cached``, a fresh result an earlier command kept (2026-07-28) is the answer;
+        either way a cacheable result that arrives is kept."""
         if self.era != "modern":
             return self._legacy_request(method, params, timeout, max_time, on_progress, request_id)
+        keep = self.cache is not None and method in CACHED_METHODS
+        if keep and cached:
+            result = self.cache.get(method, params)
+            if result is not None:
+                self.cached.add(method)
+                return result
         try:
-            return self._modern_request(method, params or {}, declare_tasks, tool, timeout, max_time,
-                                        on_progress, request_id)
-        except RpcError as exc:
+            result = self._modern_request(method, params or {}, declare_tasks, tool, timeout, max_time,
+                                          on_progress, request_id)
+            if keep:
+                self.cache.put(method, params, result)
+                self.cached.discard(method)
+            return result
+        except (RpcError, HttpStatusError) as exc:
+            if "server/discover" in self.cached and self._refused_as_unknown_era(exc):
+                return self._probe_again(method, params, declare_tasks, tool, timeout, max_time, on_progress)
+            if not isinstance(exc, RpcError):
+                raise
             required = ((exc.data or {}).get("requiredCapabilities") or {}) if isinstance(exc.data, dict) else {}
             if method == "tools/call" and exc.code == -32021 and TASKS_EXTENSION in (required.get("extensions") or {}):
                 raise TaskRequired((params or {}).get("name"), exc.error)
             raise
+
+    @staticmethod
+    def _refused_as_unknown_era(exc):
+        """A refusal (nothing ran) that may mean the server no longer speaks what the
+        server/discover result an earlier command kept said."""
+        if isinstance(exc, HttpStatusError):
+            return exc.status in (400, 404, 405)
+        return exc.code in (-32022, -32600) or (exc.code in SERVER_ERRORS and re.search(
+            r"session|initiali[sz]", exc.rpc_message or "", re.I) is not None)  # a legacy server's "initialize first"
+
+    def _probe_again(self, method, params, declare_tasks, tool, timeout, max_time, on_progress):
+        """Forget what was kept about this server, open it afresh and send the request once more."""
+        if self.log:
+            self.log.event("session", "the server refused a request made from a kept discover; probing again")
+        self.cache.drop(*CACHED_METHODS)
+        self.cached.clear()
+        self.channel.close()
+        self.open()
+        return self.request(method, params, declare_tasks, tool, timeout, max_time, on_progress)
 
     def _legacy_request(self, method, params, timeout, max_time, on_progress, request_id, retried=False):
         try:
@@ -2080,6 +2272,9 @@ class Session:
     # -- what the server sends --------------------------------------------------------
 
     def _notification(self, message):
+        stale = LIST_CHANGED_METHODS.get(message.get("method"))
+        if stale and self.cache is not None:
+            self.cache.drop(*stale)
         for observer in list(self.observers):
             observer(message)
 
@@ -2228,8 +2423,9 @@ class Subscription:
 # -- 3a. Catalog and arguments: paginated lists, tools, k=v arguments coerced by schema ---
 
 
-def list_all(session, method, key, params=None):
-    """Every page of a paginated list, with guards against cursor loops and endless lists."""
+def list_all(session, method, key, params=None, cached=False):
+    """Every page of a paginated list, with guards against cursor loops and endless lists;
+    with ``cached``, pages an earlier command kept while they are fresh (Session.request)."""
     items, cursor, seen = [], None, set()
     while True:
         if len(seen) >= session.max_pages:
@@ -2241,7 +2437,7 @@ def list_all(session, method, key, params=None):
         if cursor is not None:
             page_params["cursor"] = cursor
         try:
-            result = session.request(method, page_params)
+            result = session.request(method, page_params, cached=cached)
         except McpTuiError as exc:
             exc.partial = items
             raise
@@ -2257,12 +2453,12 @@ def list_all(session, method, key, params=None):
         seen.add(cursor)
 
 
-def list_tools(session):
+def list_tools(session, cached=False):
     """The server's tools, and warnings for tools dropped because their x-mcp-header
     annotations are invalid (2026-07-28 over HTTP, where the headers are sent)."""
     tools, warnings = [], []
     check_headers = session.sends_param_headers()
-    for tool in list_all(session, "tools/list", "tools"):
+    for tool in list_all(session, "tools/list", "tools", cached=cached):
         if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
             raise ProtocolViolation("tools/list: a tool without a name")
         if check_headers:
@@ -2276,14 +2472,17 @@ def list_tools(session):
 
 
 def tools_by_name(session, refresh=False):
-    """The session's tools by name, listed once and kept for the session."""
+    """The session's tools by name, listed once and kept for the session (a fresh list an
+    earlier command kept will do, unless ``refresh``)."""
     if refresh or session.tools is None:
-        session.tools = {tool["name"]: tool for tool in list_tools(session)[0]}
+        session.tools = {tool["name"]: tool for tool in list_tools(session, cached=not refresh)[0]}
     return session.tools
 
 
 def find_tool(session, name):
     tool = tools_by_name(session).get(name)
+    if tool is None and session.answered_from_cache("tools/list"):
+        tool = tools_by_name(session, refresh=True).get(name)  # the kept list may predate the tool
     if tool is None:
         known = ", ".join(sorted(tools_by_name(session))) or "none"
         raise McpTuiError("the server has no tool named %r" % name, hint="its tools: %s" % known)
@@ -2438,12 +2637,20 @@ def check_required(arguments, schema, what):
 
 def call_tool(session, name, arguments, on_progress=None):
     """A plain tools/call (never a task). Returns the CallToolResult; raises TaskRequired
-    for a tool that runs only as a task."""
-    tool = find_tool(session, name)
-    session.check_direct_call(tool)
-    params = {"name": name, "arguments": arguments,
-              "_meta": {"progressToken": "mcp-tui-%d" % session.channel.next_id()}}
-    return session.request("tools/call", params, tool=tool, on_progress=on_progress)
+    for a tool that runs only as a task. When the tool came from a list an earlier command
+    kept and the server says that list is out of date, it lists again and calls once more."""
+    while True:
+        tool = find_tool(session, name)
+        session.check_direct_call(tool)
+        params = {"name": name, "arguments": arguments,
+                  "_meta": {"progressToken": "mcp-tui-%d" % session.channel.next_id()}}
+        from_cache = session.answered_from_cache("tools/list")
+        try:
+            return session.request("tools/call", params, tool=tool, on_progress=on_progress)
+        except RpcError as exc:
+            if not (from_cache and session.stale_tool_error(exc)):
+                raise
+        tools_by_name(session, refresh=True)
 
 
 # -- 3b. Input requests: the client's answers to elicitation, sampling and roots -------
@@ -3881,7 +4088,7 @@ def connect(spec, options, responder, log, observers=(), deadline=None):
     session = Session(spec, responder, log, timeout=options.timeout, max_time=options.max_time,
                       probe_timeout=options.probe_timeout, insecure=options.insecure, ca_file=options.ca_file,
                       log_level=options.log_level, max_message_size=options.max_message_size,
-                      max_pages=options.max_pages, deadline=deadline)
+                      max_pages=options.max_pages, deadline=deadline, cache=not options.no_cache)
     session.observers.extend(observers)
     try:
         session.open()
@@ -4088,6 +4295,9 @@ def build_parser():
     connection.add_argument("--probe-timeout", type=float, default=5.0, metavar="SECONDS",
                             help="how long a stdio server may stay silent to server/discover (default 5)")
     connection.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
+    connection.add_argument("--no-cache", action="store_true",
+                            help="ask the server every time: no server/discover or list result kept between "
+                                 "commands (2026-07-28 servers say how long one stays fresh)")
     connection.add_argument("--ca-file", metavar="FILE", help="CA bundle for TLS")
     output = parser.add_argument_group("output")
     output.add_argument("--format", choices=("text", "json"), default="text")

@@ -43,7 +43,8 @@ def test_help_does_not_import_the_tui_tls_or_network():
 # What `tool list` over HTTP may import beyond what the floor client (tests/bench/floor_client.py:
 # http.client, json, the same two POSTs) imports. A new module here is start-up time on the CLI's
 # common path: import it where it is used instead, or add it here on purpose.
-TOOL_LIST_EXTRA_MODULES = {"argparse", "gettext", "threading", "_weakrefset"}
+TOOL_LIST_EXTRA_MODULES = {"argparse", "gettext", "threading", "_weakrefset",
+                           "_blake2", "fcntl", "msvcrt"}  # the result cache: its key digest, its lock
 
 
 def imported_modules(argv, env):

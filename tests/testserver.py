@@ -20,6 +20,8 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
       --record FILE        append every JSON-RPC message received from the client as one JSON line
       --sse-responses      on HTTP, answer every request as an SSE stream
       --verbose            log one line per message to stderr
+      --cache-ttl-ms N     ttlMs of discover, list and read results (default 60000; 0 = do not cache)
+      --cache-scope public|private   their cacheScope (default public)
       --big-text MB        list one more tool, big_text, whose result is one text block of MB MiB
                            (80-character lines; for tests/bench/payload.py)
 
@@ -1267,10 +1269,9 @@ class Server(object):
         result["_meta"] = meta
         return result
 
-    @staticmethod
-    def _cacheable(result):
-        result["ttlMs"] = CACHE_TTL_MS
-        result["cacheScope"] = CACHE_SCOPE
+    def _cacheable(self, result):
+        result["ttlMs"] = getattr(self.options, "cache_ttl_ms", CACHE_TTL_MS)
+        result["cacheScope"] = getattr(self.options, "cache_scope", CACHE_SCOPE)
         return result
 
     # --- pagination ----------------------------------------------------------------------------
@@ -3772,6 +3773,10 @@ def parse_args(argv):
     parser.add_argument("--record", metavar="FILE", help="append every client message to FILE (JSON lines)")
     parser.add_argument("--sse-responses", action="store_true", help="answer every HTTP request with SSE")
     parser.add_argument("--verbose", action="store_true", help="log every message to stderr")
+    parser.add_argument("--cache-ttl-ms", type=_count(0), default=CACHE_TTL_MS, metavar="N",
+                        help="ttlMs of discover, list and read results (0: do not cache)")
+    parser.add_argument("--cache-scope", choices=("public", "private"), default=CACHE_SCOPE,
+                        help="cacheScope of discover, list and read results")
     parser.add_argument("--big-text", type=_count(1), default=0, metavar="MB",
                         help="list big_text, a tool whose result is one text block of MB MiB")
     options = parser.parse_args(argv)
