@@ -109,6 +109,8 @@ def main(argv):
     else:
         sys.exit(__doc__)
     try:
+        if command == "call":
+            return write_content(peer.request("tools/call", {"name": "echo", "arguments": {"message": "hi"}}))
         peer.request("server/discover", {})
         if command == "big":
             return write_content(peer.request("tools/call", {"name": "big_text", "arguments": {}}))

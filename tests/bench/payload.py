@@ -57,6 +57,10 @@ BODIES = (("JSON", []), ("SSE", ["--sse-responses"]))
 TIME_BIN = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
 
 
+class ChildFailed(Exception):
+    pass
+
+
 def run_child(argv, cwd=None, env=None):
     """(wall seconds, peak RSS in KiB, bytes on stdout) of one child, its stdout drained."""
     stamp = None
@@ -82,8 +86,7 @@ def run_child(argv, cwd=None, env=None):
     proc.stderr.close()
     code = os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcode") else status >> 8
     if code != 0:
-        raise SystemExit("payload: %s failed (exit %d):\n%s" % (" ".join(argv), code,
-                                                                 err[0].decode("utf-8", "replace")[-2000:]))
+        raise ChildFailed("%s failed (exit %d):\n%s" % (" ".join(argv), code, err[0].decode("utf-8", "replace")[-2000:]))
     if stamp:
         with open(stamp) as handle:
             peak = int(handle.read().split()[-1])
@@ -97,6 +100,7 @@ class Row(object):
     def __init__(self, body, label, argv, cwd=None, kind=None):
         self.body, self.label, self.argv, self.cwd, self.kind = body, label, argv, cwd, kind
         self.walls, self.peaks, self.out = [], [], 0
+        self.failed = None  # the last line of a failed run's stderr (the SDK's client may give up)
 
     def wall(self):
         return statistics.median(self.walls)
@@ -109,7 +113,16 @@ def measure(rows, runs, env, size):
     """Interleaved runs of every row, the first round thrown away (server warm-up, page cache)."""
     for round_ in range(runs + 1):
         for row in rows:
-            wall, peak, out = run_child(row.argv, row.cwd, env)
+            if row.failed:
+                continue
+            try:
+                wall, peak, out = run_child(row.argv, row.cwd, env)
+            except ChildFailed as exc:
+                if row.kind != "d":
+                    raise SystemExit("payload: %s" % exc)
+                lines = [line.strip(" |") for line in str(exc).splitlines()]
+                row.failed = ([line for line in lines if "rror" in line] or lines)[-1][:120]
+                continue
             if out < size:
                 raise SystemExit("payload: only %d bytes on stdout from %s" % (out, " ".join(row.argv)))
             if round_:
@@ -126,7 +139,7 @@ def big_result_rows(ways, mb, runs, env, sdk_python=None):
     server with --big-text MB, as a JSON body and as an SSE body: {body: [Row, ...]}."""
     measured = {}
     for body, flags in BODIES:
-        server = bench.start_http_server(["--big-text", str(mb)] + flags)
+        server = bench.start_http_server(["--big-text", str(mb)] + bench.CACHE_TTL + flags)
         try:
             rows = [Row(body, "floor", [PY, bench.FLOOR, "--url", server.url, "big"], kind="b")]
             for label, (prefix, cwd) in ways.items():
@@ -216,6 +229,9 @@ def print_rows(measured):
     for body, rows in measured.items():
         floor = next(r for r in rows if r.kind == "b")
         for row in rows:
+            if row.failed:
+                print("%-5s %-22s failed: %s" % (body, row.label, row.failed))
+                continue
             time_ratio, memory_ratio = row.wall() / floor.wall(), row.peak() / floor.peak()
             print("%-5s %-22s %9.0f %9.2f %10.1f %10.2f %10.1f" % (
                 body, row.label, row.wall() * 1000, time_ratio, row.peak() / 1024.0, memory_ratio, row.out / MB))
