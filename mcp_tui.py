@@ -228,6 +228,13 @@ class SecretRegistry:
         with self._lock:
             return self._labels.get(secret)
 
+    def longest(self):
+        """The length of the longest registered form, here or in the parent: a text cut that
+        far past a point still holds, whole, every secret that starts before the point."""
+        with self._lock:
+            own = len(self._longest_first[0]) if self._longest_first else 0
+        return max(own, self.parent.longest() if self.parent is not None else 0)
+
     def redact(self, text):
         if not isinstance(text, str):
             return text
@@ -454,11 +461,14 @@ def encode_message(message):
 
 
 def decode_messages(payload):
-    """Parse a body or a stdio line into messages; a 2025-03-26 peer may send a batch."""
-    if isinstance(payload, (bytes, bytearray)):
-        payload = payload.decode("utf-8", "replace")
+    """Parse a body or a stdio line into messages; a 2025-03-26 peer may send a batch.
+    Bytes go to json.loads as they are: it decodes UTF-8 itself, without a str copy of a
+    large body first. Only a body that is not valid UTF-8 is decoded with replacements."""
     try:
-        value = json.loads(payload)
+        try:
+            value = json.loads(payload)
+        except UnicodeDecodeError:
+            value = json.loads(bytes(payload).decode("utf-8", "replace"))
     except ValueError as exc:
         raise ProtocolViolation("the server sent invalid JSON: %s" % exc)
     except RecursionError:
@@ -522,7 +532,7 @@ class SseDecoder:
                     nxt = cr + 2 if text[cr + 1] == "\n" else cr + 1
             else:
                 end, nxt = lf, lf + 1
-            event = self._line(text[start:end])
+            event = self._line(text, start, end)
             if event is not None:
                 events.append(event)
             start = nxt
@@ -532,14 +542,19 @@ class SseDecoder:
             raise MessageTooLarge(self.limit)
         return events
 
-    def _line(self, line):
-        if not line:
+    def _line(self, text, start, end):
+        """One line, text[start:end]: its value is sliced out once (a data line may be a
+        whole 20 MB message)."""
+        if start == end:
             return self._dispatch()
-        if line.startswith(":"):
+        if text.startswith(":", start):
             return None
-        field, _, value = line.partition(":")
-        if value.startswith(" "):
-            value = value[1:]
+        colon = text.find(":", start, end)
+        if colon == -1:
+            field, value = text[start:end], ""
+        else:
+            field = text[start:colon]
+            value = text[colon + (2 if text.startswith(" ", colon + 1, end) else 1):end]
         if field == "data":
             self._data_size += len(value) + 1
             if self._data_size > self.limit:
@@ -565,13 +580,15 @@ class SseDecoder:
 
 
 def iter_sse(response, decoder):
-    """Yield SSE events from an http.client response as the bytes arrive. Lines are read in
-    bounded pieces, so an endless line ends at the decoder's limit, not in memory."""
+    """Yield SSE events from an http.client response as the bytes arrive. The body is read
+    in bounded pieces of whatever has arrived (read1: one socket read of up to 64 KiB, not
+    the 8 KiB a line-by-line read takes), so an endless line ends at the decoder's limit,
+    not in memory, and an event is handed on as soon as its end arrives."""
     import codecs
 
     utf8 = codecs.getincrementaldecoder("utf-8")("replace")
     while True:
-        chunk = response.readline(SSE_READ_CHUNK)
+        chunk = response.read1(SSE_READ_CHUNK)
         if not chunk:
             break
         for event in decoder.feed(utf8.decode(chunk)):
@@ -1156,6 +1173,7 @@ class StreamableHttpTransport:
         if messages is None:
             raise ProtocolViolation("HTTP %d with content type %r and no JSON-RPC message" % (
                 response.status, content_type or "(none)"))
+        del payload  # parsed: the raw body is not kept while the result is used
         for message in messages:
             if "error" in message and message.get("id") is None:
                 message = dict(message, id=request_id)  # an error for the request that got it
@@ -1169,9 +1187,10 @@ class StreamableHttpTransport:
         for event in iter_sse(response, decoder):
             if self.log:
                 self.log.sse_event(event)
-            if not event.data.strip():
+            if not event.data or event.data.isspace():
                 continue  # the priming event, or a keep-alive
-            for message in decode_messages(event.data):
+            messages, event = decode_messages(event.data), None  # the event's text is not kept
+            for message in messages:
                 if message.get("id") == request_id and ("result" in message or "error" in message):
                     answered = True
                 self._channel.deliver(message)
@@ -3347,6 +3366,20 @@ def message_kind(message):
     return "error" if "error" in message else "response"
 
 
+def cut_long_strings(value, limit):
+    """``value`` with every string longer than ``limit`` cut to its first ``limit``
+    characters; the value itself when nothing is that long."""
+    if isinstance(value, str):
+        return value[:limit] if len(value) > limit else value
+    if isinstance(value, dict):
+        items = [(key, cut_long_strings(item, limit)) for key, item in value.items()]
+        return value if all(new is value[key] for key, new in items) else dict(items)
+    if isinstance(value, list):
+        items = [cut_long_strings(item, limit) for item in value]
+        return value if all(new is old for new, old in zip(items, value)) else items
+    return value
+
+
 class DebugLog:
     def __init__(self, capacity=5000):
         import collections
@@ -3368,9 +3401,16 @@ class DebugLog:
         task_ids = find_task_ids(message, set())
         for task_id in task_ids:
             self.mask(task_id, "task")
-        body = self.redact(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
-        if len(body) > LOG_BODY_LIMIT:  # the ring keeps 5000 entries: a large message keeps only its start
-            body = body[:LOG_BODY_LIMIT] + "… (%d characters in all)" % len(body)
+        # The ring keeps 5000 entries: a large message keeps only its start. Strings are cut
+        # before encoding (a 20 MB result is not encoded again), far enough past the limit
+        # that a secret is redacted whole before the body is cut.
+        try:
+            kept = cut_long_strings(message, LOG_BODY_LIMIT + self.secrets.longest())
+        except RecursionError:
+            kept = message
+        body = self.redact(json.dumps(kept, ensure_ascii=False, separators=(",", ":")))
+        if len(body) > LOG_BODY_LIMIT or kept is not message:
+            body = body[:LOG_BODY_LIMIT] + "… (cut at %d characters)" % LOG_BODY_LIMIT
         entry = {"type": "message", "direction": direction, "transport": transport, "kind": message_kind(message),
                  "method": message.get("method"), "id": message.get("id"), "body": body}
         if len(task_ids) == 1:
@@ -3491,7 +3531,9 @@ JSON_TERMINAL_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202
                                   "\ud800-\udfff]")
 
 
-ASCII_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+# ASCII that reaches a terminal as is: what clean() deletes from a byte copy to find controls
+VISIBLE_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n"
+OUTPUT_CHUNK = 1024 * 1024  # characters of a large text cleaned and written at a time
 
 
 def terminal_json(value, **options):
@@ -3507,7 +3549,7 @@ def clean(text):
     """Strip ANSI/OSC escape sequences, C0/C1 controls (but newline and tab) and bidi
     overrides from a server's string before it reaches the terminal."""
     text = text if isinstance(text, str) else str(text)
-    if text.isascii() and not ASCII_CONTROLS.search(text):
+    if text.isascii() and not text.encode("ascii").translate(None, VISIBLE_ASCII):
         return text  # every sequence it strips starts with a control character: nothing to do
     return TERMINAL_CONTROLS.sub("", text)
 
@@ -4185,7 +4227,22 @@ class Output:
             self._write(self.stderr, clean(text) + "\n")
 
     def text(self, text):
-        self._write(self.stdout, clean(text).rstrip("\n") + "\n")
+        """``text`` cleaned, ending in one newline. A large one (a 20 MB tool result) is
+        cleaned and written a chunk at a time, cut after a newline where there is one, so
+        no cleaned, trimmed or encoded copy of the whole is made."""
+        length = len(text)
+        if length <= OUTPUT_CHUNK:
+            self._write(self.stdout, clean(text).rstrip("\n") + "\n")
+            return
+        start = 0
+        while start < length:
+            stop = min(start + OUTPUT_CHUNK, length)
+            if stop < length:
+                newline = text.rfind("\n", start, stop)
+                stop = newline + 1 if newline > start else stop
+            chunk = clean(text[start:stop])
+            start = stop
+            self._write(self.stdout, chunk if start < length else chunk.rstrip("\n") + "\n")
 
     def document(self, value):
         if isinstance(value, dict):

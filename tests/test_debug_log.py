@@ -106,3 +106,17 @@ def test_filters_by_kind_method_and_task():
     assert [e["method"] for e in log.select(task=fingerprint("t-1"))] == ["tasks/get", "notifications/tasks"]
     assert [e["type"] for e in log.select(kinds=("event",))] == ["event"]
     assert len(log.select(kinds=("request",))) == 1
+
+
+def test_a_large_message_keeps_its_start_and_no_secret_cut_in_half():
+    from mcp_tui import LOG_BODY_LIMIT
+
+    log = DebugLog()
+    secret = "Zq7-private-value-that-straddles-the-cut"
+    log.mask(secret, "secret")
+    text = "x" * (LOG_BODY_LIMIT - 40) + secret + "y" * (4 * 1024 * 1024)
+    log.message("in", {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": text}]}}, "http")
+    body = log.entries[-1]["body"]
+    assert body.startswith('{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"xxx')
+    assert len(body) < LOG_BODY_LIMIT + 100
+    assert secret[:6] not in body and "yyy" not in body
