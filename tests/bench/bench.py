@@ -76,7 +76,9 @@ OPS = {
 }
 CACHE_TTL = ["--cache-ttl-ms", "3600000"]  # the test server's ttlMs: an hour, so every measured run is warm
 UNWANTED = ("curses", "_curses", "ssl", "_ssl", "asyncio", "subprocess", "email", "http.client", "argparse",
-            "urllib.request", "zipfile", "tempfile", "hashlib", "base64", "shlex", "calendar", "datetime")
+            "urllib.request", "zipfile", "tempfile", "hashlib", "base64", "shlex", "calendar", "datetime",
+            # authorization's, which only a server that asks for OAuth may cost
+            "hmac", "secrets", "http.server", "webbrowser", "fcntl", "uuid")
 
 
 # -- processes ---------------------------------------------------------------------------------
