@@ -1756,12 +1756,14 @@ class ResultCache:
     """server/discover and list results kept across commands in cache.json of the state
     directory, each page until its ttlMs runs out (2026-07-28 only: the Session decides).
     The key is the server (its URL or command), the method and the cursor; a page the
-    server marked cacheScope "private" is also keyed by the credential, so that it is never
-    shared between authorization contexts. The file is a JsonStateFile (0600, locked)."""
+    server marked cacheScope "private" is also keyed by the credential (``credential()``
+    says what it is, when first needed), so that it is never shared between authorization
+    contexts. The file is a JsonStateFile (0600, locked)."""
 
     def __init__(self, server, credential, path=None, clock=time.time):
         self.server = cache_digest(server)
-        self.credential = cache_digest(credential)
+        self._credential = credential
+        self._credential_digest = None
         self.path = path or os.path.join(state_directory(), "cache.json")
         self.clock = clock
         self._entries = None  # this server's entries, read once per session
@@ -1769,10 +1771,13 @@ class ResultCache:
     def _store(self):
         return JsonStateFile(self.path, valid_cache_entry)
 
-    def _keys(self, method, params):
-        """(the private key, the public key) of one page."""
-        public = "%s %s %s" % (self.server, method, (params or {}).get("cursor") or "")
-        return public + " " + self.credential, public
+    def _public_key(self, method, params):
+        return "%s %s %s" % (self.server, method, (params or {}).get("cursor") or "")
+
+    def _private_key(self, method, params):
+        if self._credential_digest is None:
+            self._credential_digest = cache_digest(self._credential())
+        return self._public_key(method, params) + " " + self._credential_digest
 
     def entries(self):
         if self._entries is None:
@@ -1786,8 +1791,12 @@ class ResultCache:
     def get(self, method, params=None):
         """The kept result of this page while it is fresh, else None."""
         now = self.clock()
-        for key in self._keys(method, params):
-            entry = self.entries().get(key)
+        public = self._public_key(method, params)
+        entries = self.entries()
+        if public not in entries and not any(key.startswith(public + " ") for key in entries):
+            return None  # nothing kept for the page: no need to know the credential
+        for key in (public, self._private_key(method, params)):
+            entry = entries.get(key)
             if entry is not None and now < entry["expires"]:
                 return entry["result"]
         return None
@@ -1796,14 +1805,15 @@ class ResultCache:
         """Keep a result for its ttlMs. A missing, zero or negative ttlMs means stale at once
         (older servers send none), so the page's old entry goes instead."""
         ttl, scope = result.get("ttlMs"), result.get("cacheScope")
-        private, public = self._keys(method, params)
+        public = self._public_key(method, params)
         fresh = isinstance(ttl, int) and not isinstance(ttl, bool) and ttl > 0 and scope in ("public", "private")
         entry = {"expires": self.clock() + ttl / 1000.0, "result": result} if fresh else None
-        key = private if scope == "private" else public
+        key = self._private_key(method, params) if scope == "private" else public
+        private = public + " " + self._credential_digest if self._credential_digest else None
 
         def change(entries):
             now = self.clock()
-            for old in [k for k, v in entries.items() if v["expires"] <= now or k in (private, public)]:
+            for old in [k for k, v in entries.items() if v["expires"] <= now or k in (key, public, private)]:
                 del entries[old]
             if entry is not None:
                 entries[key] = entry
@@ -2076,9 +2086,16 @@ class Session:
             server = json.dumps(["stdio", self.spec.argv, os.path.abspath(self.spec.cwd or os.curdir)])
         else:
             server = json.dumps(["http", self.spec.url])
-        credential = json.dumps([sorted((k.lower(), v) for k, v in self.spec.headers.items()),
-                                 sorted(self.spec.env.items())])
-        return ResultCache(server, credential)
+        return ResultCache(server, self._credential)
+
+    def _credential(self):
+        """Who is asking, for results the server marked private: the headers, a stdio
+        server's environment, and the OAuth token the requests carry (asked only when a
+        private result is looked up or kept)."""
+        auth = getattr(self.spec, "auth", None)
+        token = auth.authorization() if auth is not None else None
+        return json.dumps([sorted((k.lower(), v) for k, v in self.spec.headers.items()),
+                           sorted(self.spec.env.items()), token])
 
     def _open_from_cache(self):
         """Adopt a fresh server/discover result kept by an earlier command: no probe is sent."""
