@@ -494,27 +494,31 @@ def print_summary(cases, transports, big, wait_cpu):
     ms and peak MiB for the large result, or CPU ms for the long --wait."""
     labels = {"floor": "(b) floor (stdlib)", "official SDK": "(d) official SDK"}
     columns = [c for c in SUMMARY_COLUMNS if c != "official SDK" or any(case.kind == "d" for case in cases)]
-    width = 19
+    width = 24
     heads = {"python -m mcp_tui": "-m mcp_tui", "zipapp (.pyz)": "zipapp", "python mcp_tui.py": "mcp_tui.py (src)",
              "official SDK": "SDK"}
-    print("\nSummary: median wall ms (x the floor); 20 MB rows also peak RSS MiB; the --wait row CPU ms")
+    print("\nSummary: median wall ms (x the floor) [CPU ms x the floor's: steadier on a busy machine]; "
+          "20 MB rows also peak RSS MiB; the --wait row CPU ms")
     print("%-26s" % "" + "".join("%*s" % (width, heads.get(c, c)) for c in columns))
     rows, failures = [], []
     for transport in transports:
         for op in ("tool list", "warm tool call"):
             group = "%s  %s" % (transport, op)
             values = {c: find(cases, group, labels.get(c, "(c) " + c)) for c in columns}
-            rows.append(("%s %s" % (transport, op), values, None))
+            cpus = {c: find(cases, group, labels.get(c, "(c) " + c), True) for c in columns}
+            rows.append(("%s %s" % (transport, op), values, cpus, None))
     for body, measured in (big or {}).items():
         by_label = {row.label: row for row in measured}
         values = {c: by_label[c].wall() * 1000 if c in by_label and not by_label[c].failed else None
                   for c in columns}
         peaks = {c: by_label[c].peak() / 1024.0 if c in by_label and not by_label[c].failed else None
                  for c in columns}
-        rows.append(("http 20 MB result, %s" % body, values, peaks))
+        cpus = {c: by_label[c].cpu() * 1000 if c in by_label and not by_label[c].failed else None
+                for c in columns}
+        rows.append(("http 20 MB result, %s" % body, values, cpus, peaks))
         failures.extend("%s %s: %s" % (body, row.label, row.failed) for row in measured if row.failed)
-    for label, values, peaks in rows:
-        floor = values.get("floor")
+    for label, values, cpus, peaks in rows:
+        floor, floor_cpu = values.get("floor"), cpus.get("floor")
         cells = []
         for column in columns:
             value = values.get(column)
@@ -522,6 +526,8 @@ def print_summary(cases, transports, big, wait_cpu):
                 cells.append("-")
                 continue
             cell = "%.0f" % value if column == "floor" or not floor else "%.0f (%.2f)" % (value, value / floor)
+            if column != "floor" and floor_cpu and cpus.get(column):
+                cell += " [%.2f]" % (cpus[column] / floor_cpu)
             if peaks and peaks.get(column) is not None:
                 cell += " %.0fM" % peaks[column]
             cells.append(cell)
