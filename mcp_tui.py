@@ -3998,6 +3998,7 @@ class Tui:
         self.stack = []
         self.status = ""
         self.status_is_error = False
+        self.question = None  # (text, on_yes) while a y/n question waits for its key
         self.session = None
         self.tasks = None  # the session's TaskForm
         self.task_book = TaskBook()
@@ -4022,6 +4023,7 @@ class Tui:
         except KeyboardInterrupt:
             self.exit_code = EXIT_INTERRUPTED
         finally:
+            self.bracketed_paste(False)
             self.closing.set()  # input requests still waiting get "cancel"
             if self.session is not None:
                 self.session.close()
@@ -4030,9 +4032,11 @@ class Tui:
     def prepare_terminal(self):
         curses = self.curses
         curses.raw()  # Ctrl+C, Ctrl+S and Ctrl+Q arrive as keys, not as signals or flow control
+        curses.nonl()  # Return arrives as itself: a pasted CR LF is one line break, not two
         self.window.keypad(True)
         self.window.timeout(TUI_TICK_MS)
         curses.typeahead(-1)  # finish every repaint even while keys are waiting: no half-drawn screens
+        self.bracketed_paste(True)
         try:
             curses.curs_set(0)
         except curses.error:
@@ -4087,6 +4091,20 @@ class Tui:
         self.status = first_line(clean(text)) if text else ""
         self.status_is_error = error
 
+    def ask(self, text, on_yes):
+        """A y/n question on the status line; the next key answers it (only y says yes)."""
+        self.question = (text, on_yes)
+        self.say("%s y/n" % text)
+
+    def answer_question(self, key):
+        text, on_yes = self.question
+        self.question = None
+        if key in ("y", "Y"):
+            self.say("")
+            on_yes()
+        else:
+            self.say("Kept.")
+
     # -- keys -----------------------------------------------------------------------------
 
     def dispatch(self, key):
@@ -4109,8 +4127,13 @@ class Tui:
             if key in ("q", "ESC"):
                 self.exit_code = EXIT_OK
             return
+        if self.question is not None:
+            self.answer_question(key)
+            return
         screen = self.stack[-1]
-        if not screen.on_key(key):
+        if isinstance(key, Paste):
+            screen.on_paste(key.text)
+        elif not screen.on_key(key):
             self.browse_key(key)
 
     def browse_key(self, key):
@@ -4189,26 +4212,37 @@ class Tui:
         summary = session.summary()
         return "%s  %s  %s" % (session.display_name(), summary["protocolVersion"], summary["transport"])
 
+    def bracketed_paste(self, on):
+        """The terminal marks pasted text (Esc [200~ ... Esc [201~), so a pasted newline is
+        text, not Enter; terminals without the mode ignore the request."""
+        self.write_terminal("\x1b[?2004%s" % ("h" if on else "l"))
+
+    def write_terminal(self, sequence):
+        """A control sequence for the terminal itself, sent between two curses refreshes."""
+        try:
+            sys.stdout.write(sequence)
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+
     def copy_to_clipboard(self, text):
         """OSC 52 asks the terminal to put ``text`` on the clipboard; terminals that do not
         support it ignore the sequence. It goes out between two curses refreshes."""
         import base64
 
         payload = base64.b64encode(text.encode("utf-8")).decode("ascii")
-        try:
-            sys.stdout.write("\x1b]52;c;%s\x07" % payload)
-            sys.stdout.flush()
-        except (OSError, ValueError):
-            pass
+        self.write_terminal("\x1b]52;c;%s\x07" % payload)
 
     def outside_curses(self, action):
         """Run ``action`` with the terminal given back (a console browser may take it)."""
         self.curses.def_prog_mode()
+        self.bracketed_paste(False)
         self.curses.endwin()
         try:
             return action()
         finally:
             self.curses.reset_prog_mode()
+            self.bracketed_paste(True)
             self.window.clear()
 
     # -- the session ----------------------------------------------------------------------
@@ -4432,6 +4466,11 @@ class Screen:
         """True when the screen used the key; otherwise the app's shared keys apply."""
         return False
 
+    def on_paste(self, text):
+        """Pasted text goes into a text field; a screen without one drops it (a paste is
+        never a run of key presses)."""
+        self.app.say("Nothing to paste into here.", True)
+
     def on_show(self):
         pass
 
@@ -4473,13 +4512,19 @@ class FieldScreen(Screen):
         self.started = None
         self.elapsed = None
         self.progress = ""
+        self.clean_state = None  # the fields as last opened or run: Esc asks before losing edits
 
     def hints(self):
         return "Tab/arrows move  Enter/^X %s  PgUp/PgDn scroll  F12 debug  Esc back" % self.submit_label.lower()
 
     def on_key(self, key):
+        if self.clean_state is None:
+            self.mark_clean()  # before the first key changes anything
         if key == "ESC":
-            self.cancel()
+            if self.changed():
+                self.app.ask("Discard your input?", self.discard)
+            else:
+                self.cancel()
             return True
         if key == "^X":
             self.submit()
@@ -4487,7 +4532,21 @@ class FieldScreen(Screen):
         if key in ("PGUP", "PGDN"):
             return self.output.on_key(key)
         self.field_list.on_key(key)
-        return True  # a form screen owns every key, so letters type
+        return True  # a form screen owns every key, so letters type (an unknown Alt key does nothing)
+
+    def on_paste(self, text):
+        if not self.field_list.paste(text):
+            self.app.say("Move to a text field to paste.", True)
+
+    def mark_clean(self):
+        self.clean_state = self.field_list.state()
+
+    def changed(self):
+        return self.clean_state is not None and self.field_list.state() != self.clean_state
+
+    def discard(self):
+        self.field_list.restore(self.clean_state)
+        self.cancel()
 
     def cancel(self):
         self.app.back()
@@ -4529,6 +4588,7 @@ class FieldScreen(Screen):
             self.app.say("Still running; wait for it to finish.", True)
             return
         self.running, self.started, self.elapsed, self.progress = True, time.monotonic(), None, ""
+        self.mark_clean()  # what was run is kept; Esc now leaves without asking
         self.output.set_text("")
         self.app.spawn(work, lambda value: self.finish(done, value), self.fail)
 
@@ -5580,8 +5640,18 @@ def full_entry_text(entry):
     return "%s\n%s" % (header.rstrip(), body)
 
 
+EDITING_HELP = [
+    "", "In a text field (as in readline):",
+    "Ctrl+A / Ctrl+E  start / end of the text        Alt+B / Alt+F  a word back / forward",
+    "Ctrl+W, Alt+Backspace  delete the word before   Alt+D  delete the word after",
+    "Ctrl+U  delete to the start    Ctrl+K  delete to the end    Ctrl+D, Delete  the character",
+    "A paste goes into the field: a JSON (object/array) field keeps its line breaks, others get spaces.",
+    "Esc on an edited form asks before it drops your input (y drops it; any other key keeps it)."]
+
+
 def help_text(screen):
-    lines = ["%s" % screen.title(), ""] + screen.help_lines() + [
+    editing = EDITING_HELP if isinstance(screen, FieldScreen) else []
+    lines = ["%s" % screen.title(), ""] + screen.help_lines() + editing + [
         "", "Everywhere:",
         "F12        debug screen (D too, outside forms)     T  tasks screen (outside forms)",
         "?          this help (outside forms)                Esc / q  back (q types itself in a form)",
@@ -5593,12 +5663,29 @@ def help_text(screen):
 # -- 8c. Widgets: text, lists, fields ------------------------------------------------------
 
 
+class Paste:
+    """Text the terminal delivered as one bracketed paste: it goes into a text field as
+    text, never as keys (a pasted newline is not Enter)."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return "Paste(%d chars)" % len(self.text)
+
+
 class KeyReader:
     """get_wch() as readable names: a printable character stays itself; any other key is
-    named, such as "ENTER", "UP", "PGDN", "^T" or "F12"."""
+    named, such as "ENTER", "UP", "PGDN", "^T", "F12", or "M-b" for Alt+b. An Esc that
+    arrives together with more input is decoded here: Alt+key (the terminal sends Esc
+    first), an escape sequence curses does not know, or a bracketed paste (a Paste)."""
 
     CHARACTER_NAMES = {"\n": "ENTER", "\r": "ENTER", "\t": "TAB", "\x1b": "ESC", "\x7f": "BACKSPACE",
                        "\x08": "BACKSPACE"}
+    SEQUENCES = {"[Z": "BTAB", "[3~": "DELETE", "[1~": "HOME", "[4~": "END", "[H": "HOME", "[F": "END",
+                 "OH": "HOME", "OF": "END"}
+    PASTE_START, PASTE_END = "[200~", "\x1b[201~"
+    PASTE_LIMIT = 1 << 20  # characters; a paste without its end marker stops here
 
     def __init__(self, window, curses):
         self.window = window
@@ -5610,10 +5697,27 @@ class KeyReader:
         self.codes = {getattr(curses, constant): name for constant, name in names.items() if hasattr(curses, constant)}
 
     def read(self):
+        key = self.next_key()
+        if key is None:
+            return None
+        name = self.name(key)
+        if name != "ESC":
+            return name
+        return self.after_escape()
+
+    def next_key(self, wait_ms=None):
+        """One get_wch(), or None when nothing arrives in time (the tick, or ``wait_ms``)."""
+        if wait_ms is not None:
+            self.window.timeout(wait_ms)
         try:
-            key = self.window.get_wch()
+            return self.window.get_wch()
         except self.curses.error:
-            return None  # no key within the tick
+            return None
+        finally:
+            if wait_ms is not None:
+                self.window.timeout(TUI_TICK_MS)
+
+    def name(self, key):
         if isinstance(key, int):
             return self.codes.get(key)
         if key in self.CHARACTER_NAMES:
@@ -5621,6 +5725,50 @@ class KeyReader:
         if ord(key) < 32:
             return "^" + chr(ord(key) + 64)
         return key
+
+    def after_escape(self):
+        """Esc alone is "ESC". Input already waiting behind it (curses waited ESCDELAY for it)
+        was sent with it: Alt+key, or a sequence such as a paste's start."""
+        follower = self.next_key(0)
+        if follower is None:
+            return "ESC"
+        if follower in ("[", "O"):
+            return self.sequence(follower)
+        name = self.name(follower)
+        if name is None:
+            return None
+        if name == "ESC":
+            self.curses.unget_wch(follower)  # Esc Esc: two presses
+            return "ESC"
+        return "BTAB" if name == "TAB" else "M-" + name
+
+    def sequence(self, text):
+        """The rest of a CSI or SS3 sequence curses did not decode: up to its final byte."""
+        while len(text) < 16:
+            char = self.next_key(50)  # the rest of a sequence is on its way
+            if not isinstance(char, str):
+                break
+            text += char
+            if len(text) > 1 and 0x40 <= ord(char) <= 0x7E:
+                break
+        if text == self.PASTE_START:
+            return self.paste()
+        return self.SEQUENCES.get(text, "M-" + text[0] if len(text) == 1 else None)
+
+    def paste(self):
+        chars = []
+        tail = len(self.PASTE_END)
+        while len(chars) < self.PASTE_LIMIT:
+            char = self.next_key(1000)
+            if char is None:
+                break  # the end marker never came: keep what arrived
+            if not isinstance(char, str):
+                continue  # a key code inside a paste is not text
+            chars.append(char)
+            if char == "~" and "".join(chars[-tail:]) == self.PASTE_END:
+                del chars[-tail:]
+                break
+        return Paste("".join(chars).replace("\r\n", "\n").replace("\r", "\n"))
 
 
 class Style:
@@ -5755,8 +5903,9 @@ class Selection:
 
 
 class TextField:
-    """One line of text. The schema decides what it becomes (coerce_value), so numbers,
-    booleans, arrays and objects typed as JSON all arrive as their JSON types."""
+    """One line of text, edited as in readline. The schema decides what it becomes
+    (coerce_value), so numbers, booleans, arrays and objects typed as JSON all arrive as
+    their JSON types. Object, array and untyped (JSON) fields keep pasted newlines."""
 
     def __init__(self, key, label, schema=None, required=False, text="", placeholder=None, description=None):
         self.key, self.label, self.required = key, label, required
@@ -5764,9 +5913,36 @@ class TextField:
         self.text, self.cursor = text, len(text)
         self.placeholder = placeholder or type_hint(self.schema)
         self.description = description if description is not None else self.schema.get("description")
+        types = schema_types(self.schema) if schema is not None else ["string"]
+        self.multiline = not types or "object" in types or "array" in types
 
     def set_text(self, text):
         self.text, self.cursor = text, len(text)
+
+    def insert(self, text):
+        """Pasted text at the cursor: newlines stay in a multi-line field, else become spaces."""
+        if not self.multiline:
+            text = text.replace("\n", " ")
+        text = "".join(c for c in text if c == "\n" or c >= " ")  # no control characters from a paste
+        self.text = self.text[:self.cursor] + text + self.text[self.cursor:]
+        self.cursor += len(text)
+
+    def word_start(self):
+        """Where the word before the cursor starts (readline's Alt+Backspace and Ctrl+W)."""
+        index = self.cursor
+        while index and not self.text[index - 1].isalnum():
+            index -= 1
+        while index and self.text[index - 1].isalnum():
+            index -= 1
+        return index
+
+    def word_end(self):
+        index, text = self.cursor, self.text
+        while index < len(text) and not text[index].isalnum():
+            index += 1
+        while index < len(text) and text[index].isalnum():
+            index += 1
+        return index
 
     def on_key(self, key):
         text, cursor = self.text, self.cursor
@@ -5776,18 +5952,27 @@ class TextField:
             self.text, self.cursor = text[:cursor - 1] + text[cursor:], cursor - 1
         elif key in ("DELETE", "^D"):
             self.text = text[:cursor] + text[cursor + 1:]
-        elif key == "LEFT":
+        elif key in ("LEFT", "^B"):
             self.cursor = max(0, cursor - 1)
-        elif key == "RIGHT":
+        elif key in ("RIGHT", "^F"):
             self.cursor = min(len(text), cursor + 1)
         elif key in ("HOME", "^A"):
             self.cursor = 0
         elif key in ("END", "^E"):
             self.cursor = len(text)
         elif key == "^U":
-            self.set_text("")
+            self.text, self.cursor = text[cursor:], 0
         elif key == "^K":
             self.text = text[:cursor]
+        elif key in ("^W", "M-BACKSPACE"):
+            start = self.word_start()
+            self.text, self.cursor = text[:start] + text[cursor:], start
+        elif key == "M-d":
+            self.text = text[:cursor] + text[self.word_end():]
+        elif key == "M-b":
+            self.cursor = self.word_start()
+        elif key == "M-f":
+            self.cursor = self.word_end()
         else:
             return False
         return True
@@ -5799,17 +5984,20 @@ class TextField:
         return True, coerce_value(self.text, self.schema, self.label)
 
     def hint(self):
-        return join_hint(type_hint(self.schema), self.description, self.schema)
+        lines = self.text.count("\n")
+        kind = type_hint(self.schema) + ("  %d lines" % (lines + 1) if lines else "")
+        return join_hint(kind, self.description, self.schema)
 
     def draw(self, canvas, focused, style):
+        shown = self.text.replace("\n", "\u21b5")  # a kept newline shows as a return arrow
         if not focused:
-            canvas.put(0, 0, self.text or self.placeholder, 0 if self.text else style.dim)
+            canvas.put(0, 0, shown or self.placeholder, 0 if self.text else style.dim)
             return
         start = max(0, self.cursor - canvas.width + 2)
         canvas.put(0, 0, " " * canvas.width, style.field)
-        canvas.put(0, 0, self.text[start:], style.field)
-        under = self.text[self.cursor] if self.cursor < len(self.text) else " "
-        canvas.put(0, cells(clean_line(self.text[start:self.cursor])), under, style.reverse)
+        canvas.put(0, 0, shown[start:], style.field)
+        under = shown[self.cursor] if self.cursor < len(shown) else " "
+        canvas.put(0, cells(clean_line(shown[start:self.cursor])), under, style.reverse)
 
 
 class ChoiceField:
@@ -5934,6 +6122,28 @@ class FieldList:
 
     def fields(self):
         return [item for item in self.items if not isinstance(item, Button)]
+
+    def paste(self, text):
+        """Pasted text into the focused text field; False when the focus is elsewhere."""
+        item = self.items[self.focus] if self.items else None
+        if not isinstance(item, TextField):
+            return False
+        item.insert(text)
+        return True
+
+    def state(self):
+        """What the user set, to tell an edited form from an untouched one."""
+        return [(item.text if isinstance(item, TextField) else item.index if isinstance(item, ChoiceField)
+                 else list(item.ticked)) for item in self.fields()]
+
+    def restore(self, state):
+        for item, value in zip(self.fields(), state or ()):
+            if isinstance(item, TextField):
+                item.set_text(value)
+            elif isinstance(item, ChoiceField):
+                item.index = value
+            else:
+                item.ticked = list(value)
 
     def on_key(self, key):
         if not self.items:

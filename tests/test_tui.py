@@ -11,57 +11,15 @@ import sys
 
 import pytest
 
-from tui_helpers import MCP_TUI, TESTSERVER, TuiSession, server_command
+from tui_helpers import (ERAS, MCP_TUI, TESTSERVER, needs_pty, open_tool, quit_from_main, server_command,  # noqa: F401
+                         tui, wait_for_form)  # tui: a fixture
 
 import mcp_tui
 import testserver
 
-ERAS = {"2026-07-28": [], "2025-11-25": ["--protocol-version", "2025-11-25"]}
 TOOLS_TAB = "Tools (%d)" % len(testserver.TOOLS)  # the test server grows; count what it has
 RESOURCES_TAB = "Resources (%d+%d)" % (len(testserver.RESOURCES), len(testserver.TEMPLATES))
 PROMPTS_TAB = "Prompts (%d)" % len(testserver.PROMPTS)
-needs_pty = pytest.mark.skipif(sys.platform == "win32", reason="the TUI tests drive a POSIX pseudo-terminal")
-
-
-@pytest.fixture
-def tui(tmp_path):
-    """tui(*args, columns=, rows=, cwd=, env=) -> a running TuiSession; all are closed after the test."""
-    pytest.importorskip("pyte")
-    started = []
-    state = tmp_path / "state"
-    state.mkdir()
-
-    def start(*args, **options):
-        env = dict(options.pop("env", None) or {}, MCP_TUI_STATE_DIR=str(state))
-        session = TuiSession(list(args), env=env, **options)
-        started.append(session)
-        return session
-
-    yield start
-    for session in started:
-        session.close()
-
-
-def open_tool(screen, name):
-    """From the main screen: filter the tools down to ``name`` and open its form."""
-    screen.wait_for("Tools (")
-    screen.send("/")
-    screen.type(name)
-    screen.send("enter")
-    screen.wait_for(lambda text: text.count("\n " + name) >= 1)
-    screen.send("enter")
-    screen.wait_for("Tool: %s" % name)
-
-
-def wait_for_form(screen, title, text):
-    """An input form is up: its title bar and its text (the status line may say the same
-    text earlier, e.g. a task's statusMessage, while no form is open yet)."""
-    screen.wait_for(lambda t: t.splitlines()[0].startswith(" " + title) and text in t, what="the %s form" % title)
-
-
-def quit_from_main(screen):
-    screen.send("q")
-    assert screen.wait_exit() == 0
 
 
 # -- main screen -------------------------------------------------------------------------------

