@@ -94,6 +94,12 @@ class RequestTimeout(McpTuiError):
     kind = "timeout"
 
 
+class RequestCancelled(McpTuiError):
+    """The user cancelled a request while it ran; the server was told."""
+
+    exit_code = EXIT_INTERRUPTED
+
+
 class ProtocolViolation(McpTuiError):
     """The server broke the protocol (bad JSON, wrong shapes, impossible answers)."""
 
@@ -956,6 +962,17 @@ class RpcChannel:
             except McpTuiError:
                 pass
 
+    def cancel(self, request_id, reason):
+        """Cancel a request in flight from another thread: the server is told as the transport
+        allows, and the waiting caller gets RequestCancelled. False if it had already ended."""
+        with self._lock:
+            pending = self._pending.get(request_id)
+        if pending is None or pending.event.is_set():
+            return False
+        self._cancel(request_id, pending.method, True)
+        self.fail(request_id, RequestCancelled("%s cancelled: %s" % (pending.method, reason)))
+        return True
+
     def notify(self, method, params=None, headers=None):
         message = {"jsonrpc": "2.0", "method": method}
         if params is not None:
@@ -1500,6 +1517,11 @@ class Session:
             answers[key] = self.responder.answer(item["method"], item.get("params") or {}, self.display_name())
         return answers
 
+    def cancel_request(self, request_id, reason="cancelled by the user"):
+        """Stop a request in flight (notifications/cancelled, or its stream closed under
+        2026-07-28 HTTP); its caller gets RequestCancelled. False if it had already ended."""
+        return self.channel.cancel(request_id, reason)
+
     def notify(self, method, params=None):
         headers = self._legacy_headers() if self.era == "legacy" else None
         self.channel.notify(method, params, headers)
@@ -1857,14 +1879,15 @@ def check_required(arguments, schema, what):
             "s" if len(missing) > 1 else "", what, ", ".join(missing)))
 
 
-def call_tool(session, name, arguments, on_progress=None):
+def call_tool(session, name, arguments, on_progress=None, request_id=None):
     """A plain tools/call (never a task). Returns the CallToolResult; raises TaskRequired
-    for a tool that runs only as a task."""
+    for a tool that runs only as a task. ``request_id``: to cancel it with
+    session.cancel_request."""
     tool = find_tool(session, name)
     session.check_direct_call(tool)
     params = {"name": name, "arguments": arguments,
               "_meta": {"progressToken": "mcp-tui-%d" % session.channel.next_id()}}
-    return session.request("tools/call", params, tool=tool, on_progress=on_progress)
+    return session.request("tools/call", params, tool=tool, on_progress=on_progress, request_id=request_id)
 
 
 # -- 3b. Input requests: the client's answers to elicitation, sampling and roots -------
@@ -4003,6 +4026,8 @@ class Tui:
         self.tasks = None  # the session's TaskForm
         self.task_book = TaskBook()
         self.follower = TaskFollower(self)
+        self.history = CallHistory()
+        self.tool_screens = {}  # tool name -> its ToolScreen, kept for the session
         self.exit_code = None
 
     # -- the loop -------------------------------------------------------------------------
@@ -4112,7 +4137,8 @@ class Tui:
             self.window.clear()  # repaint everything at the new size
             return
         if key == "^C":
-            self.exit_code = EXIT_INTERRUPTED
+            if not self.stack[-1].interrupt():
+                self.exit_code = EXIT_INTERRUPTED
             return
         if key == "^L":
             self.window.clear()
@@ -4144,6 +4170,8 @@ class Tui:
             self.open_debug()
         elif key == "T":
             self.open_tasks()
+        elif key == "H":
+            self.open(HistoryScreen(self))
         elif key == "?":
             self.open_help()
 
@@ -4167,6 +4195,14 @@ class Tui:
             self.stack.remove(screen)
             if on_top:
                 self.stack[-1].on_show()
+
+    def open_tool(self, tool):
+        """The tool's screen as it was left (arguments, result, a call still running), or a
+        new one when the tool is new or the server changed it."""
+        screen = self.tool_screens.get(tool.get("name"))
+        if screen is None or screen.tool != tool:
+            screen = self.tool_screens[tool.get("name")] = ToolScreen(self, tool)
+        self.open(screen)
 
     def open_debug(self):
         if not isinstance(self.stack[-1], DebugScreen):
@@ -4473,6 +4509,10 @@ class Screen:
 
     def on_show(self):
         pass
+
+    def interrupt(self):
+        """Ctrl+C: True when the screen stopped some work of its own; otherwise the app quits."""
+        return False
 
 
 class TextScreen(Screen):
@@ -4803,6 +4843,11 @@ class MainScreen(Screen):
             return self.selections[name].on_key(key, len(self.visible_entries()))
         return True
 
+    def on_paste(self, text):
+        if not self.filtering:
+            self.filtering = True  # pasting on the list filters it, as / then the text would
+        self.filter.insert(text)
+
     def filter_key(self, key):
         if key == "ENTER":
             self.filtering = False
@@ -4825,8 +4870,10 @@ class MainScreen(Screen):
         if not entries:
             return
         entry = entries[self.selections[self.TABS[self.tab]].index]
-        screen = {"tool": ToolScreen, "resource": ResourceScreen, "template": TemplateScreen,
-                  "prompt": PromptScreen}[entry.kind]
+        if entry.kind == "tool":
+            self.app.open_tool(entry.data)
+            return
+        screen = {"resource": ResourceScreen, "template": TemplateScreen, "prompt": PromptScreen}[entry.kind]
         self.app.open(screen(self.app, entry.data))
 
     # -- drawing --------------------------------------------------------------------------
@@ -4963,14 +5010,20 @@ def entry_detail(entry):
 
 class ToolScreen(FieldScreen):
     """A form built from the tool's inputSchema. Execute calls the tool, or with task mode
-    (Ctrl+T) calls it as a task and follows it to its result."""
+    (Ctrl+T) calls it as a task and follows it to its result. The app keeps one per tool
+    for the session: reopened, it shows the last arguments and result, and a call keeps
+    running while the screen is closed."""
 
     submit_label = "Execute"
 
     def __init__(self, app, tool):
         FieldScreen.__init__(self, app, first_line(str(tool.get("description") or "")))
         self.tool = tool
-        self.task_mode = False
+        execution = tool.get("execution") if isinstance(tool.get("execution"), dict) else {}
+        self.task_mode = execution.get("taskSupport") == "required"  # it runs only as a task
+        self.call = None  # the CallRecord of the call in flight
+        self.request_id = None  # a plain call's JSON-RPC id, to cancel it
+        self.task_id = None  # a task call's task, to cancel it
         schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
         self.field_list = FieldList(schema_fields(schema, titles=False) + [
             Button("Execute", self.submit),
@@ -4981,6 +5034,8 @@ class ToolScreen(FieldScreen):
         return "Tool: %s%s" % (self.tool.get("name"), " [task mode]" if self.task_mode else "")
 
     def hints(self):
+        if self.running:
+            return "^C cancel the call  Tab move  PgUp/PgDn result  Esc back (it keeps running)"
         return "^X execute  ^T task mode  ^Y copy command  Tab move  PgUp/PgDn result  Esc back"
 
     def help_lines(self):
@@ -4989,7 +5044,9 @@ class ToolScreen(FieldScreen):
                 "^X                         execute (required fields are checked first)",
                 "^T                         task mode: call the tool as a task and follow it",
                 "^Y                         copy the equivalent mcp-tui command (shell-quoted; OSC 52 clipboard)",
-                "PgUp/PgDn                  scroll the result          Esc  back to the list"]
+                "^C, or x on a button       cancel the running call (a task: asks, then tasks/cancel)",
+                "PgUp/PgDn                  scroll the result",
+                "Esc                        back to the list; a running call goes on, its result stays here"]
 
     def on_key(self, key):
         if key == "^T":
@@ -4998,6 +5055,8 @@ class ToolScreen(FieldScreen):
         if key == "^Y":
             self.copy_command()
             return True
+        if key == "x" and self.running and isinstance(self.field_list.items[self.field_list.focus], Button):
+            return self.interrupt()
         return FieldScreen.on_key(self, key)
 
     def toggle_task_mode(self):
@@ -5014,9 +5073,13 @@ class ToolScreen(FieldScreen):
         self.app.say("Copied: " + command)
 
     def submit(self):
+        if self.running:
+            self.app.say("Still running; ^C cancels it.", True)
+            return
         arguments = self.collect()
         if arguments is None:
             return
+        self.call = self.app.history.begin(self.tool["name"], arguments, self.task_mode)
         if self.task_mode:
             self.execute_as_task(arguments)
         else:
@@ -5026,17 +5089,31 @@ class ToolScreen(FieldScreen):
         session, name = self.app.session, self.tool["name"]
         self.app.say("Calling %s ..." % name)
         on_progress = lambda params: self.app.post(self.show_progress, params)
-        self.start(lambda: call_tool(session, name, arguments, on_progress), self.show_result)
+        request_id = self.request_id = session.channel.next_id()
+        self.start(lambda: call_tool(session, name, arguments, on_progress, request_id), self.show_result)
 
     def execute_as_task(self, arguments):
         tasks = self.app.tasks
         try:
             tasks.require_tools_call()
         except McpTuiError:
+            self.call.end("not sent", "The server declared no task support for tools/call.")
             self.app.say("The server declared no task support for tools/call; Ctrl+T turns task mode off.", True)
             return
         self.app.say("Calling %s as a task ..." % self.tool["name"])
         self.start(lambda: tasks.call(self.tool, arguments), self.task_started)
+
+    def interrupt(self):
+        """Ctrl+C (or x): cancel the running call; a task is cancelled after a question."""
+        if not self.running:
+            return False
+        if self.task_id is not None:
+            row = self.app.task_book.rows.get(self.task_id)
+            if row is not None:
+                self.app.ask("Cancel task %s?" % short_task_id(self.task_id), lambda: cancel_task(self.app, row))
+        elif self.request_id is not None and self.app.session.cancel_request(self.request_id):
+            self.app.say("Cancelling %s ..." % self.tool["name"])
+        return True
 
     def task_started(self, outcome):
         if outcome.task is None:
@@ -5045,6 +5122,7 @@ class ToolScreen(FieldScreen):
                 self.app.say(" ".join(outcome.notes))
             return
         task = outcome.task
+        self.task_id = task.task_id
         self.app.task_created(task, self.tool["name"])
         self.running, self.progress = True, "task %s" % short_task_id(task.task_id)
         self.app.say("Task %s created: %s" % (short_task_id(task.task_id), task.status_line()))
@@ -5052,20 +5130,114 @@ class ToolScreen(FieldScreen):
 
     def task_result(self, result):
         self.running, self.elapsed = False, time.monotonic() - self.started
-        self.output.set_text(clean(render_tool_result(result)))
+        self.show_result(result, quiet=True)
 
     def show_progress(self, params):
         self.progress = progress_text(params)
 
-    def show_result(self, result):
-        self.output.set_text(clean(render_tool_result(result)))
-        self.app.say("The tool reported an error (isError: true)." if result.get("isError")
-                     else "Tool executed successfully.", bool(result.get("isError")))
+    def show_result(self, result, quiet=False):
+        text = clean(render_tool_result(result))
+        self.output.set_text(text)
+        self.ended("tool error" if result.get("isError") else "ok", text)
+        if not quiet:
+            self.tell("The tool reported an error (isError: true)." if result.get("isError")
+                      else "Tool executed successfully.", bool(result.get("isError")))
 
     def fail(self, exc):
         FieldScreen.fail(self, exc)
+        self.ended("cancelled" if isinstance(exc, RequestCancelled) else "failed", self.output.text)
         if isinstance(exc, TaskRequired):
-            self.app.say("Tool %s runs only as a task: press Ctrl+T for task mode, then execute." % exc.tool_name, True)
+            self.tell("Tool %s runs only as a task: press Ctrl+T for task mode, then execute." % exc.tool_name, True)
+        elif not isinstance(exc, RequestCancelled):
+            self.tell(describe_failure(exc), True)
+
+    def ended(self, status, text):
+        if self.call is not None:
+            self.call.end(status, text)
+        self.request_id = self.task_id = None
+
+    def tell(self, text, error=False):
+        """The status line; a call that ends while its screen is closed names its tool."""
+        on_top = self.app.stack and self.app.stack[-1] is self
+        self.app.say(text if on_top else "%s: %s" % (self.tool.get("name"), text), error)
+
+
+class CallRecord:
+    """One tool call of this session, for the history screen."""
+
+    def __init__(self, tool, arguments, task_mode):
+        self.tool, self.arguments, self.task_mode = tool, arguments, task_mode
+        self.started_at = time.time()
+        self.started = time.monotonic()
+        self.duration = None
+        self.status = "running"
+        self.result = ""
+
+    def end(self, status, result):
+        self.duration = time.monotonic() - self.started
+        self.status, self.result = status, result
+
+    def cells(self):
+        duration = "%.2fs" % self.duration if self.duration is not None else "%.1fs" % (time.monotonic() - self.started)
+        return (time.strftime("%H:%M:%S", time.localtime(self.started_at)), self.tool + (" [task]" if self.task_mode
+                else ""), self.status, duration, json.dumps(self.arguments, ensure_ascii=False))
+
+    def text(self):
+        when, tool, status, duration, _ = self.cells()
+        return "\n".join(["Tool:      %s" % tool, "Started:   %s" % when, "Duration:  %s" % duration,
+                          "Status:    %s" % status, "Arguments:", json.dumps(self.arguments, indent=2, ensure_ascii=False),
+                          "", "Result:", self.result or "(none yet)"])
+
+
+class CallHistory:
+    def __init__(self):
+        self.calls = []
+
+    def begin(self, tool, arguments, task_mode):
+        record = CallRecord(tool, arguments, task_mode)
+        self.calls.append(record)
+        return record
+
+
+class HistoryScreen(Screen):
+    """Every tool call of the session, newest first: arguments, duration, status, result."""
+
+    COLUMNS = ("TIME", "TOOL", "STATUS", "TOOK", "ARGUMENTS")
+
+    def __init__(self, app):
+        Screen.__init__(self, app)
+        self.selection = Selection()
+
+    def title(self):
+        return "History"
+
+    def hints(self):
+        return "Enter the whole call  j/k move  q back"
+
+    def help_lines(self):
+        return ["j/k, arrows  move          Enter  the call: arguments, duration, status and its result"]
+
+    def calls(self):
+        return list(reversed(self.app.history.calls))
+
+    def on_key(self, key):
+        calls = self.calls()
+        if key == "ENTER" and calls:
+            record = calls[self.selection.index]
+            self.app.open(TextScreen(self.app, "Call: %s" % record.tool, record.text()))
+            return True
+        return self.selection.on_key(key, len(calls))
+
+    def draw(self, canvas):
+        calls = self.calls()
+        widths = [8, 18, 10, 8, max(10, canvas.width - 48)]
+        canvas.put(0, 0, format_columns(self.COLUMNS, widths), self.app.style.bold)
+        if not calls:
+            canvas.put(1, 0, "No calls yet: run a tool (Enter on it, then ^X).", self.app.style.dim)
+        for line, index in enumerate(self.selection.window(len(calls), canvas.height - 1)):
+            attr = self.app.style.reverse if index == self.selection.index else 0
+            canvas.fill(line + 1, attr)
+            canvas.put(line + 1, 0, format_columns(calls[index].cells(), widths), attr)
 
 
 class ResourceScreen(Screen):

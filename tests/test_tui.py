@@ -134,7 +134,8 @@ def test_copy_as_command_is_shell_safe_and_runs_as_copied(tui, tmp_path):
 def test_task_mode_follows_render_report_and_the_tasks_screen_cancels(tui, era):
     screen = tui(server_command("--page-ms", "120"), *ERAS[era])
     open_tool(screen, "render_report")
-    screen.send("ctrl-t")
+    if era == "2026-07-28":
+        screen.send("ctrl-t")  # a 2025-11-25 listing says taskSupport "required": the form opens in task mode
     screen.wait_for(lambda t: "[task mode]" in t.splitlines()[0], what="[task mode] in the title")
     screen.send("right", "right", "right")  # quarter: Q3
     screen.send("ctrl-x")

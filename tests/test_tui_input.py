@@ -86,3 +86,52 @@ def test_multi_line_fields_keep_pasted_newlines_others_turn_them_into_spaces():
     line = mcp_tui.TextField("s", "s", {"type": "string"})
     line.insert("a\nb\x1b[2Jc")
     assert line.text == "a b[2Jc"  # no control character survives a paste either
+
+
+@needs_pty
+def test_leaving_a_running_call_keeps_it_and_reopening_shows_arguments_and_result_then_history(tui):
+    screen = tui(server_command(), **SMALL)
+    open_tool(screen, "long_operation")
+    screen.send("backspace", "4", "tab", "backspace", "backspace", "300")  # 4 steps of 300 ms
+    screen.send("ctrl-x")
+    screen.wait_for("running")
+    screen.send("esc")  # back to the list while it runs
+    screen.wait_for(lambda t: "Tool: long_operation" not in screen.title_line(), what="the main screen")
+    screen.wait_for(lambda t: "long_operation: Tool executed successfully." in screen.status_line(),
+                    what="the result announced on the main screen")
+    screen.send("enter")  # the filter still selects long_operation
+    screen.wait_all("Tool: long_operation", "Done after 4 steps", "step_ms   300")
+    screen.send("esc")
+    screen.wait_for(lambda t: "Tool: long_operation" not in screen.title_line(), what="the main screen")
+    screen.send("H")
+    screen.wait_all("History", "long_operation", "ok", '{"steps": 4, "step_ms": 300}')
+    screen.send("enter")
+    screen.wait_all("Call: long_operation", "Status:    ok", "Done after 4 steps")
+
+
+@needs_pty
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_ctrl_c_cancels_a_running_call_and_the_server_is_told(tui, tmp_path, era):
+    record = tmp_path / "record.jsonl"
+    screen = tui(server_command("--record", record), *ERAS[era], **SMALL)
+    open_tool(screen, "long_operation")
+    screen.send("backspace", "1000", "tab", "backspace", "backspace", "500")  # far too long to wait
+    screen.send("ctrl-x")
+    screen.wait_for("progress 1/1000")
+    screen.send("ctrl-c")
+    screen.wait_for(lambda t: "cancelled" in t.split("-- Result")[1], what="the call cancelled")
+    assert "Tool: long_operation" in screen.title_line()  # Ctrl+C stopped the call, not the app
+
+    def cancelled_ids():
+        lines = record.read_text().splitlines() if record.exists() else []
+        messages = [json.loads(line).get("message") or {} for line in lines]
+        calls = [m["id"] for m in messages if m.get("method") == "tools/call"]
+        return calls, [m["params"]["requestId"] for m in messages if m.get("method") == "notifications/cancelled"]
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not cancelled_ids()[1]:
+        time.sleep(0.05)
+    calls, cancelled = cancelled_ids()
+    assert cancelled == calls[-1:], (calls, cancelled)
+    screen.send("ctrl-c")  # nothing runs now: Ctrl+C quits
+    assert screen.wait_exit() == 130
