@@ -1049,6 +1049,10 @@ class RpcChannel:
         if self.on_notification:
             self.on_notification(message)
 
+    def closed_error(self):
+        """Why the transport ended (a stdio server exited), or None while it is open."""
+        return self._closed_error
+
     def fail(self, request_id, error):
         with self._lock:
             pending = self._pending.get(request_id)
@@ -1255,6 +1259,7 @@ class Session:
         self.supported_versions = None
         self.channel = None
         self.transport = None
+        self.closed = False  # close() was called: a transport starting after it is closed at once
         self.observers = []  # callables that see every notification
         self.tools = None  # name -> tool, once listed (see tools_by_name)
 
@@ -1344,6 +1349,9 @@ class Session:
         self.transport = transport
         self.channel = RpcChannel(transport, self.log, self._notification, self._server_request)
         self.channel.start()
+        if self.closed:  # closed from another thread while it started: no server may outlive that
+            self.channel.close()
+            raise ConnectionFailed("the connection attempt was cancelled")
 
     def _discover_modern(self, timeout):
         """server/discover: the probe in auto mode, and the source of capabilities."""
@@ -1618,7 +1626,13 @@ class Session:
         ``on_message`` until the returned subscription is closed."""
         return Subscription(self, filters, on_message, declare_tasks)
 
+    def connection_lost(self):
+        """The error that ended the connection (a stdio server's exit), or None while it is up."""
+        return self.channel.closed_error() if self.channel is not None else None
+
     def close(self):
+        """Safe from any thread, also while open() runs on another one (that attempt fails)."""
+        self.closed = True
         if self.channel is not None:
             self.channel.close()
 
@@ -3278,14 +3292,17 @@ def make_log(options):
     return log
 
 
-def connect(spec, options, responder, log, observers=()):
+def connect(spec, options, responder, log, observers=(), started=None):
     """Open a session to ``spec`` as the options say: the one way the CLI, the TUI and the
     keeper connect. On failure the session is closed, and the error carries the server's
-    last stderr lines (``stderr_lines``)."""
+    last stderr lines (``stderr_lines``). ``started(session)`` sees the session before it
+    opens, so another thread can close it to abandon the attempt."""
     session = Session(spec, responder, log, timeout=options.timeout, max_time=options.max_time,
                       probe_timeout=options.probe_timeout, insecure=options.insecure, ca_file=options.ca_file,
                       log_level=options.log_level)
     session.observers.extend(observers)
+    if started is not None:
+        started(session)
     try:
         session.open()
     except BaseException as exc:
@@ -4024,6 +4041,8 @@ class Tui:
         self.question = None  # (text, on_yes) while a y/n question waits for its key
         self.session = None
         self.tasks = None  # the session's TaskForm
+        self.attempt = None  # the ConnectAttempt under way
+        self.disconnected = None  # why the connection ended, until a reconnect
         self.task_book = TaskBook()
         self.follower = TaskFollower(self)
         self.history = CallHistory()
@@ -4041,6 +4060,7 @@ class Tui:
         try:
             while self.exit_code is None:
                 self.run_posted()
+                self.notice_lost_connection()
                 self.draw()
                 key = self.keys.read()
                 if key is not None:
@@ -4050,6 +4070,8 @@ class Tui:
         finally:
             self.bracketed_paste(False)
             self.closing.set()  # input requests still waiting get "cancel"
+            if self.attempt is not None:
+                self.attempt.abandon(wait=True)  # a server being started must not outlive the app
             if self.session is not None:
                 self.session.close()
         return self.exit_code
@@ -4107,10 +4129,14 @@ class Tui:
                 if done is not None:
                     self.post(done, value)
 
-        threading.Thread(target=run, daemon=True).start()
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        return thread
 
     def report_failure(self, exc):
         self.say(describe_failure(exc), True)
+        if isinstance(exc, ConnectionFailed) and not isinstance(exc, HttpStatusError):
+            self.connection_ended(exc)  # an HTTP server is known gone only when a request fails
 
     def say(self, text, error=False):
         self.status = first_line(clean(text)) if text else ""
@@ -4146,6 +4172,9 @@ class Tui:
         if key == "F12":
             self.open_debug()
             return
+        if key == "^R" and self.session is not None:
+            self.reconnect()
+            return
         if key == "F1":
             self.open_help()
             return
@@ -4172,6 +4201,8 @@ class Tui:
             self.open_tasks()
         elif key == "H":
             self.open(HistoryScreen(self))
+        elif key == "C":
+            self.open(ConnectScreen(self, self.session.spec if self.session else self.spec))
         elif key == "?":
             self.open_help()
 
@@ -4237,16 +4268,27 @@ class Tui:
             canvas.put(0, 1, "%s  |  %s" % (screen.title(), self.connection_summary()), self.style.title)
             screen.draw(canvas.sub(1, 0, rows - 3, columns))
             canvas.put(rows - 2, 0, screen.hints(), self.style.dim)
-            canvas.put(rows - 1, 0, self.status, self.style.error if self.status_is_error else self.style.status)
+            self.draw_status(canvas.sub(rows - 1, 0, 1, columns))
         self.window.noutrefresh()
         self.curses.doupdate()
+
+    def draw_status(self, canvas):
+        """The status line; while the connection is down it says so (in its own style) until
+        a y/n question or a reconnect needs the line."""
+        if self.disconnected and self.question is None and not self.attempt:
+            canvas.fill(0, self.style.disconnected)
+            canvas.put(0, 0, "Disconnected: %s  (^R reconnects, C connects elsewhere)" % self.disconnected,
+                       self.style.disconnected)
+        else:
+            canvas.put(0, 0, self.status, self.style.error if self.status_is_error else self.style.status)
 
     def connection_summary(self):
         session = self.session
         if session is None:
             return "mcp-tui: not connected"
         summary = session.summary()
-        return "%s  %s  %s" % (session.display_name(), summary["protocolVersion"], summary["transport"])
+        return "%s  %s  %s%s" % (session.display_name(), summary["protocolVersion"], summary["transport"],
+                                 "  [disconnected]" if self.disconnected else "")
 
     def bracketed_paste(self, on):
         """The terminal marks pasted text (Esc [200~ ... Esc [201~), so a pasted newline is
@@ -4283,31 +4325,78 @@ class Tui:
 
     # -- the session ----------------------------------------------------------------------
 
-    def open_session(self, spec, on_failure):
-        """Connect on a worker; on success the main screen replaces the connection screen."""
+    def open_session(self, spec, on_failure, fresh=True):
+        """Connect on a worker. ``fresh``: a new server, whose main screen replaces every
+        screen; otherwise (a reconnect) the screens stay and refresh."""
+        if self.attempt is not None:
+            self.attempt.abandon()
         responder = TuiResponder(self, self.stubs[0], self.stubs[1], self.opts.root)
+        attempt = self.attempt = ConnectAttempt()
 
         def work():
-            session = connect(spec, self.opts, responder, self.log)
+            session = connect(spec, self.opts, responder, self.log, started=attempt.started)
+            if attempt.abandoned:
+                session.close()
+                raise ConnectionFailed("the connection attempt was cancelled")
             session.listen_for_list_changes()
             return session
 
-        self.spawn(work, self.connected, lambda exc: on_failure(exc, getattr(exc, "stderr_lines", [])))
+        def failed(exc):
+            if attempt is self.attempt:
+                self.attempt = None
+                on_failure(exc, getattr(exc, "stderr_lines", []))
 
-    def connected(self, session):
-        if self.exit_code is not None:
-            session.close()  # the user quit while it connected
+        attempt.thread = self.spawn(work, lambda session: self.connected(session, attempt, fresh), failed)
+
+    def cancel_connect(self):
+        """Esc while connecting: give up the attempt (its server is stopped) and stay."""
+        if self.attempt is not None:
+            self.attempt.abandon()
+            self.attempt = None
+
+    def connected(self, session, attempt, fresh):
+        if self.exit_code is not None or attempt is not self.attempt:
+            session.close()  # the user quit, or gave up on this attempt, while it connected
             return
-        self.session = session
+        self.attempt = None
+        old, self.session, self.disconnected = self.session, session, None
+        if old is not None:
+            threading.Thread(target=old.close, daemon=True).start()  # a slow goodbye must not freeze the UI
         self.tasks = tasks_for(session)
         session.observers.append(lambda message: self.post(self.on_notification, message))
-        home = MainScreen(self)
-        self.stack = [home]
-        self.window.clearok(True)
-        home.reload()
+        homes = [screen for screen in self.stack if isinstance(screen, MainScreen)]
+        if fresh or not homes:
+            self.tool_screens = {}
+            homes = [MainScreen(self)]
+            self.stack = homes[:]
+            self.window.clearok(True)
+        homes[0].reload()
         summary = session.summary()
-        self.say("Connected to %s (%s, %s)." % (session.display_name(), summary["protocolVersion"],
-                                                summary["transport"]))
+        self.say("%s to %s (%s, %s)." % ("Connected" if fresh else "Reconnected", session.display_name(),
+                                         summary["protocolVersion"], summary["transport"]))
+
+    def reconnect(self):
+        """Ctrl+R: the same server again (a stdio server is started afresh), the screens kept."""
+        spec = self.session.spec
+        self.say("Reconnecting to %s ..." % spec.describe())
+        threading.Thread(target=self.session.close, daemon=True).start()
+        self.open_session(spec, self.reconnect_failed, fresh=False)
+
+    def reconnect_failed(self, exc, stderr_lines):
+        self.disconnected = "reconnecting failed: %s" % describe_failure(exc)
+        self.say(self.disconnected, True)
+
+    def notice_lost_connection(self):
+        """A stdio server's exit shows at once, keypress or not (the loop ticks)."""
+        if self.session is not None and not self.disconnected:
+            lost = self.session.connection_lost()
+            if lost is not None:
+                self.connection_ended(lost)
+
+    def connection_ended(self, exc):
+        if self.session is not None and not self.disconnected and self.attempt is None:
+            self.disconnected = describe_failure(exc)
+            self.log.event("tui", "disconnected: %s" % self.disconnected)
 
     def on_notification(self, message):
         method = message.get("method") or ""
@@ -4368,6 +4457,35 @@ class PendingAnswer:
     def give(self, value):
         self.value = value
         self.event.set()
+
+
+class ConnectAttempt:
+    """One connection being opened on a worker, which the UI thread may abandon (Esc, quit,
+    another attempt): abandoning closes the session, and a session that opens afterwards
+    is closed at once, so no server process is left behind."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.session = None
+        self.abandoned = False
+        self.thread = None
+
+    def started(self, session):
+        with self.lock:
+            self.session = session
+            if self.abandoned:
+                raise ConnectionFailed("the connection attempt was cancelled")
+
+    def abandon(self, wait=False):
+        with self.lock:
+            self.abandoned = True
+            session = self.session
+        if session is not None:
+            threading.Thread(target=session.close, daemon=True).start()
+        if wait and self.thread is not None:
+            self.thread.join(5.0)  # the worker closes what it opened; then the process may exit
+            if self.session is not None:
+                self.session.close()
 
 
 class TuiResponder(InputResponder):
@@ -4684,7 +4802,19 @@ class ConnectScreen(FieldScreen):
         return "Connect"
 
     def hints(self):
-        return "Tab/arrows move  Enter/^X connect  F12 debug  Esc quit"
+        if self.running:
+            return "Esc cancel the attempt  F12 debug"
+        return "Tab/arrows move  Enter/^X connect  F12 debug  Esc %s" % ("back" if self.stacked() else "quit")
+
+    def stacked(self):
+        """Opened from the main screen (C), over a session that stays until a new one opens."""
+        return len(self.app.stack) > 1 and self.app.stack[-1] is self
+
+    def on_key(self, key):
+        if key == "ESC" and self.running:
+            self.cancel()
+            return True
+        return FieldScreen.on_key(self, key)
 
     def help_lines(self):
         return ["Type a URL or a stdio command line, pick the transport and protocol version, add headers",
@@ -4692,7 +4822,15 @@ class ConnectScreen(FieldScreen):
                 "the Claude Desktop, VS Code and .mcp.json files are listed as buttons: Enter connects."]
 
     def cancel(self):
-        self.app.exit_code = EXIT_OK
+        if self.running:
+            self.app.cancel_connect()
+            self.running, self.elapsed = False, time.monotonic() - self.started
+            self.output.set_text("Connection attempt cancelled.\n\n" + self.known_servers_text())
+            self.app.say("Connection attempt cancelled.")
+        elif self.stacked():
+            self.app.back()
+        else:
+            self.app.exit_code = EXIT_OK
 
     def known_servers_text(self):
         if not self.known:
@@ -4771,6 +4909,8 @@ class MainScreen(Screen):
         self.filtering = False
         self.detail = TextView("")
         self.detail_entry = None  # the entry the detail pane shows, to scroll back up on a new one
+        self.loading = set()  # the lists a reload still waits for
+        self.announce = False
         self.server_view = TextView("")
 
     def title(self):
@@ -4792,8 +4932,13 @@ class MainScreen(Screen):
 
     # -- loading --------------------------------------------------------------------------
 
-    def reload(self, kinds=None):
+    def reload(self, kinds=None, announce=False):
+        """Load the lists again; ``announce``: say so on the status line, and when it is done."""
         session = self.app.session
+        self.loading = set()
+        self.announce = announce
+        if announce:
+            self.app.say("Refreshing the lists ...")
         for kind in kinds or self.TABS[:3]:
             if kind not in self.catalogs:
                 continue
@@ -4802,6 +4947,7 @@ class MainScreen(Screen):
                 catalog.offered, catalog.entries = False, []
                 continue
             catalog.loading = True
+            self.loading.add(kind)
             self.app.spawn(lambda kind=kind: CATALOG_LOADERS[kind](session),
                            lambda entries, kind=kind: self.loaded(kind, entries),
                            lambda exc, kind=kind: self.load_failed(kind, exc))
@@ -4809,10 +4955,25 @@ class MainScreen(Screen):
     def loaded(self, kind, entries):
         catalog = self.catalogs[kind]
         catalog.entries, catalog.error, catalog.loading = entries, None, False
+        self.one_loaded(kind)
 
     def load_failed(self, kind, exc):
         catalog = self.catalogs[kind]
         catalog.error, catalog.loading = describe_failure(exc), False
+        self.one_loaded(kind)
+        if isinstance(exc, ConnectionFailed):
+            self.app.report_failure(exc)
+
+    def one_loaded(self, kind):
+        """The refresh's status line ends with the last list: how it went."""
+        self.loading.discard(kind)
+        if self.loading or not self.announce:
+            return
+        failed = [name for name, catalog in self.catalogs.items() if catalog.error]
+        if failed:
+            self.app.say("Refresh failed for %s: %s" % (", ".join(failed), self.catalogs[failed[0]].error), True)
+        else:
+            self.app.say("Lists refreshed.")
 
     # -- keys -----------------------------------------------------------------------------
 
@@ -4829,8 +4990,7 @@ class MainScreen(Screen):
         elif key == "/":
             self.filtering = True
         elif key == "r":
-            self.reload()
-            self.app.say("Refreshing the lists ...")
+            self.reload(announce=True)
         elif name == "server":
             return self.server_view.on_key(key)
         elif key == "ENTER":
@@ -5952,6 +6112,7 @@ class Style:
         self.status = curses.A_BOLD
         self.error = curses.A_BOLD
         self.field = curses.A_UNDERLINE
+        self.disconnected = curses.A_REVERSE | curses.A_BOLD
         if curses.has_colors():
             try:
                 curses.start_color()
@@ -5964,6 +6125,7 @@ class Style:
             self.title = curses.color_pair(1) | curses.A_BOLD
             self.error = curses.color_pair(2) | curses.A_BOLD
             self.status = curses.color_pair(3)
+            self.disconnected = curses.color_pair(2) | curses.A_REVERSE | curses.A_BOLD
 
 
 class Canvas:
