@@ -1588,6 +1588,13 @@ class Session:
         self.request("server/discover", {})
         return "server/discover"
 
+    def set_log_level(self, level):
+        """Server log messages from ``level`` up: logging/setLevel in the handshake era; in
+        2026-07-28 every request from now on carries the level in its _meta."""
+        if self.era == "legacy":
+            self.request("logging/setLevel", {"level": level})
+        self.log_level = level
+
     def sends_param_headers(self):
         """Whether x-mcp-header annotations become Mcp-Param-* headers (2026-07-28 over HTTP)."""
         return self.era == "modern" and self.transport.name == "streamable-http"
@@ -3971,6 +3978,8 @@ def terminal_prompt(prompt):
 # waits on an Event until the user answers it.
 
 TUI_TICK_MS = 100  # idle redraw period: elapsed times and TTLs count while no key is pressed
+TOAST_SECONDS = 5.0  # how long a server log line shows over the key hints
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")  # RFC 5424
 MIN_COLUMNS, MIN_ROWS = 40, 10
 
 
@@ -4039,6 +4048,7 @@ class Tui:
         self.status = ""
         self.status_is_error = False
         self.question = None  # (text, on_yes) while a y/n question waits for its key
+        self.toast = None  # (text, until): a server log line over the hints, leaving the status alone
         self.session = None
         self.tasks = None  # the session's TaskForm
         self.attempt = None  # the ConnectAttempt under way
@@ -4203,6 +4213,10 @@ class Tui:
             self.open(HistoryScreen(self))
         elif key == "C":
             self.open(ConnectScreen(self, self.session.spec if self.session else self.spec))
+        elif key == "p" and self.session is not None:
+            self.ping()
+        elif key == "L" and self.session is not None:
+            self.open(LogLevelScreen(self))
         elif key == "?":
             self.open_help()
 
@@ -4226,6 +4240,17 @@ class Tui:
             self.stack.remove(screen)
             if on_top:
                 self.stack[-1].on_show()
+
+    def ping(self):
+        session = self.session
+        self.say("Pinging %s ..." % session.display_name())
+
+        def work():
+            started = time.monotonic()
+            method = session.ping()
+            return method, time.monotonic() - started
+
+        self.spawn(work, lambda answer: self.say("Ping: %.1f ms round trip (%s)." % (answer[1] * 1000, answer[0])))
 
     def open_tool(self, tool):
         """The tool's screen as it was left (arguments, result, a call still running), or a
@@ -4267,7 +4292,10 @@ class Tui:
             canvas.fill(0, self.style.title)
             canvas.put(0, 1, "%s  |  %s" % (screen.title(), self.connection_summary()), self.style.title)
             screen.draw(canvas.sub(1, 0, rows - 3, columns))
-            canvas.put(rows - 2, 0, screen.hints(), self.style.dim)
+            if self.toast and time.monotonic() < self.toast[1]:
+                canvas.put(rows - 2, 0, self.toast[0], self.style.bold)
+            else:
+                canvas.put(rows - 2, 0, screen.hints(), self.style.dim)
             self.draw_status(canvas.sub(rows - 1, 0, 1, columns))
         self.window.noutrefresh()
         self.curses.doupdate()
@@ -4411,10 +4439,7 @@ class Tui:
                     screen.reload([kind])
             self.say("The server changed its %s list; refreshed." % kind)
         elif method == "notifications/message":
-            data = params.get("data")
-            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-            logger = params.get("logger")
-            self.say("[%s]%s %s" % (params.get("level", "info"), " " + str(logger) + ":" if logger else "", text))
+            self.toast = (first_line(clean(log_text(params))), time.monotonic() + TOAST_SECONDS)
         elif method == "notifications/resources/updated":
             self.say("Resource updated: %s" % params.get("uri", "?"))
 
@@ -5339,7 +5364,7 @@ class CallRecord:
 
     def cells(self):
         duration = "%.2fs" % self.duration if self.duration is not None else "%.1fs" % (time.monotonic() - self.started)
-        return (time.strftime("%H:%M:%S", time.localtime(self.started_at)), self.tool + (" [task]" if self.task_mode
+        return (clock_time_of(self.started_at), self.tool + (" [task]" if self.task_mode
                 else ""), self.status, duration, json.dumps(self.arguments, ensure_ascii=False))
 
     def text(self):
@@ -5524,6 +5549,43 @@ class PromptScreen(FieldScreen):
     def show(self, result):
         lines = [str(result["description"]), ""] if result.get("description") else []
         self.output.set_text("\n".join(lines) + render_messages(result.get("messages")) or "(no messages)")
+
+
+class LogLevelScreen(Screen):
+    """Pick the level from which the server sends log messages (they show as a toast and on
+    the debug screen's Logs tab)."""
+
+    def __init__(self, app):
+        Screen.__init__(self, app)
+        self.selection = Selection()
+        current = app.session.log_level
+        self.selection.index = LOG_LEVELS.index(current) if current in LOG_LEVELS else 1
+
+    def title(self):
+        return "Log level"
+
+    def hints(self):
+        return "Enter set  j/k move  q back"
+
+    def draw(self, canvas):
+        offered = "logging" in self.app.session.capabilities
+        canvas.put(0, 0, "Server log messages from this level up:" if offered else
+                   "The server declares no logging capability; it may ignore the level.", self.app.style.dim)
+        for line, index in enumerate(self.selection.window(len(LOG_LEVELS), canvas.height - 2)):
+            attr = self.app.style.reverse if index == self.selection.index else 0
+            mark = "*" if LOG_LEVELS[index] == self.app.session.log_level else " "
+            canvas.put(line + 2, 0, " %s %s " % (mark, LOG_LEVELS[index]), attr)
+
+    def on_key(self, key):
+        if key != "ENTER":
+            return self.selection.on_key(key, len(LOG_LEVELS))
+        level, session = LOG_LEVELS[self.selection.index], self.app.session
+        self.app.back()
+        self.app.say("Setting the log level to %s ..." % level)
+        self.app.spawn(lambda: session.set_log_level(level),
+                       lambda _: self.app.say("Log level: %s (server logs show over the key hints and on the "
+                                              "debug screen's Logs tab)." % level))
+        return True
 
 
 class TasksScreen(Screen):
@@ -5877,7 +5939,7 @@ class DebugScreen(Screen):
     """The debug log live: Protocol (every message), Notifications, HTTP trace and the
     server's stderr. Key 8 keeps only task status notifications."""
 
-    TABS = ("Protocol", "Notifications", "HTTP", "Stderr")
+    TABS = ("Protocol", "Notifications", "Logs", "HTTP", "Stderr")
 
     def __init__(self, app):
         Screen.__init__(self, app)
@@ -5890,10 +5952,11 @@ class DebugScreen(Screen):
         return "Debug: %s%s" % (self.TABS[self.tab], " [task status only]" if self.task_status_only else "")
 
     def hints(self):
-        return "1-4 tabs  8 task status filter  Enter full entry  j/k PgUp/PgDn  End follow  q back"
+        return "1-5 tabs  8 task status  Enter whole entry  j/k PgUp/PgDn  End follow  q back"
 
     def help_lines(self):
-        return ["1-4, Tab, Left/Right  Protocol, Notifications, HTTP trace, server stderr",
+        return ["1-5, Tab, Left/Right  Protocol, Notifications, Logs (the server's log messages), HTTP trace,",
+                "                      server stderr",
                 "8                     Notifications: only task status (notifications/tasks[/status]); again: all",
                 "Enter                 the whole entry (a message as indented JSON)",
                 "End                   follow the newest entry",
@@ -5910,7 +5973,7 @@ class DebugScreen(Screen):
 
     def on_key(self, key):
         count = len(self.entries())
-        if key in ("1", "2", "3", "4"):
+        if key in ("1", "2", "3", "4", "5"):
             self.switch(int(key) - 1)
         elif key in ("TAB", "RIGHT", "l"):
             self.switch((self.tab + 1) % len(self.TABS))
@@ -5950,15 +6013,28 @@ class DebugScreen(Screen):
         for line, index in enumerate(self.selection.window(len(entries), canvas.height - 1)):
             attr = self.app.style.reverse if index == self.selection.index else 0
             canvas.fill(line + 1, attr)
-            canvas.put(line + 1, 0, format_log_entry(entries[index]).split("\n")[0], attr)
+            canvas.put(line + 1, 0, debug_line(entries[index]), attr)
 
 
 DEBUG_TAB_FILTERS = {
     "Protocol": lambda e: e["type"] in ("message", "event"),
     "Notifications": lambda e: e["type"] == "message" and e.get("kind") == "notification",
+    "Logs": lambda e: e["type"] == "message" and e.get("method") == "notifications/message",
     "HTTP": lambda e: e["type"] in ("http", "sse"),
     "Stderr": lambda e: e["type"] == "stderr",
 }
+
+
+def debug_line(entry):
+    """An entry as one row; a server log message reads as its log line."""
+    if entry.get("method") == "notifications/message":
+        try:
+            params = json.loads(entry["body"]).get("params")
+        except (ValueError, AttributeError):
+            params = None
+        if isinstance(params, dict):
+            return "%s %s" % (clock_time_of(entry["time"]), log_text(params))
+    return format_log_entry(entry).split("\n")[0]
 
 
 def full_entry_text(entry):
@@ -6702,9 +6778,13 @@ def short_task_id(task_id):
     return task_id if len(task_id) <= 28 else task_id[:18] + "..." + task_id[-7:]
 
 
+def clock_time_of(epoch):
+    return time.strftime("%H:%M:%S", time.localtime(epoch))
+
+
 def clock_time(text):
     epoch = parse_timestamp(text)
-    return time.strftime("%H:%M:%S", time.localtime(epoch)) if epoch is not None else "-"
+    return clock_time_of(epoch) if epoch is not None else "-"
 
 
 # ======================================================================================
