@@ -5600,13 +5600,19 @@ class TasksScreen(Screen):
         return "Tasks"
 
     def hints(self):
-        return "Enter detail  c cancel  r refresh  a answer/follow  j/k move  q back"
+        row = self.selected()
+        if row is None:
+            return "o open a task by ID  r refresh  q back"
+        live = "" if row.task.terminal else "c cancel  a follow  "
+        return "Enter detail  %so open by ID  r refresh  j/k move  q back" % live
 
     def help_lines(self):
         return ["Enter   the task's detail (TTL, pending input, error) and its result",
-                "c       cancel the selected task (tasks/cancel)",
+                "c       cancel the selected task (asks first; tasks/cancel); not on a task that has ended",
                 "r       refresh every task from the server (and tasks/list where the server has it)",
-                "a       follow the task: answer its input requests in forms and wait for the result"]
+                "a       follow the task: answer its input requests in forms and wait for the result",
+                "o       open a task by its ID (one from an earlier run, or another client)",
+                "*       after a status: this screen follows the task (its input requests open forms)"]
 
     def on_show(self):
         self.refresh()
@@ -5625,9 +5631,11 @@ class TasksScreen(Screen):
         elif key == "ENTER" and row:
             self.app.open(TaskDetailScreen(self.app, row))
         elif key == "c" and row:
-            cancel_task(self.app, row)
+            ask_to_cancel(self.app, row)
         elif key == "a" and row:
             answer_task(self.app, row)
+        elif key == "o":
+            self.app.open(OpenTaskScreen(self.app))
         else:
             return self.selection.on_key(key, len(self.rows()))
         return True
@@ -5669,11 +5677,10 @@ class TasksScreen(Screen):
         if support is None:
             canvas.put(0, 0, "The server declared no task support.", self.app.style.dim)
             return
-        canvas.put(0, 0, "%s%s" % (support.label, "  (refreshing ...)" if self.refreshing else ""),
-                   self.app.style.dim)
+        canvas.put(0, 0, "%s%s  (* followed here)" % (support.label, "  (refreshing ...)" if self.refreshing
+                                                          else ""), self.app.style.dim)
         widths = task_columns(canvas.width)
-        canvas.put(1, 0, format_columns(("STATUS", "PROGRESS", "UPDATED", "CREATED", "TTL LEFT", "TOOL / TASK"),
-                                        widths), self.app.style.bold)
+        canvas.put(1, 0, format_columns(TASK_HEADINGS, widths), self.app.style.bold)
         rows = self.rows()
         if not rows:
             canvas.put(2, 0, "No tasks yet: run a tool in task mode (Ctrl+T in its form).", self.app.style.dim)
@@ -5685,23 +5692,35 @@ class TasksScreen(Screen):
             canvas.put(line + 2, 0, format_columns(task_cells(row, now), widths), attr)
 
 
+TASK_HEADINGS = ("STATUS", "TOOL / TASK", "UPDATED", "CREATED", "TTL LEFT", "PROGRESS")
+
+
 def task_columns(width):
-    fixed = [15, 0, 9, 9, 10]
-    rest = max(10, width - sum(fixed) - 6)
-    progress = rest * 3 // 5
-    return [15, progress, 9, 9, 10, rest - progress]
+    """Widths for TASK_HEADINGS: the task column comes right after the status, so it stays
+    whole at 80 columns; CREATED goes (width 0) when the terminal is narrow."""
+    if width < 110:
+        return [16, max(20, width - 45), 8, 0, 8, 8]
+    return [16, 40, 8, 8, 8, width - 85]
 
 
 def format_columns(values, widths):
-    return " ".join(pad(clean_line(str(v)), w) for v, w in zip(values, widths))
+    return " ".join(pad(clean_line(str(v)), w) for v, w in zip(values, widths) if w)
 
 
 def task_cells(row, now):
     task = row.task
     status = task.status + (" *" if row.following else "")
-    label = "%s  %s" % (row.tool, short_task_id(task.task_id)) if row.tool else task.task_id
-    return (status, task.message or "", clock_time(task.data.get("lastUpdatedAt")),
-            clock_time(task.data.get("createdAt")), ttl_left(task, now), label)
+    label = "%s  %s" % (short_task_id(task.task_id, 20), row.tool)  # the ID first: it must stay visible
+    return (status, label, clock_time(task.data.get("lastUpdatedAt")), clock_time(task.data.get("createdAt")),
+            ttl_left(task, now), task.message or "")
+
+
+def ask_to_cancel(app, row):
+    if row.task.terminal:
+        app.say("Task %s has ended (%s): nothing to cancel." % (short_task_id(row.task.task_id, 20),
+                                                              row.task.status))
+        return
+    app.ask("Cancel task %s?" % short_task_id(row.task.task_id), lambda: cancel_task(app, row))
 
 
 def cancel_task(app, row):
@@ -5741,13 +5760,13 @@ class TaskDetailScreen(Screen):
         return "Task %s" % short_task_id(self.row.task.task_id)
 
     def hints(self):
-        return "r refresh  c cancel  a answer/follow  j/k scroll  q back"
+        return "r refresh  %sj/k scroll  q back" % ("" if self.row.task.terminal else "c cancel  a follow  ")
 
     def on_key(self, key):
         if key == "r":
             self.fetch()
         elif key == "c":
-            cancel_task(self.app, self.row)
+            ask_to_cancel(self.app, self.row)
         elif key == "a":
             answer_task(self.app, self.row)
         else:
@@ -5769,6 +5788,37 @@ class TaskDetailScreen(Screen):
     def draw(self, canvas):
         self.view.set_text(task_detail_text(self.row, time.time()), keep_position=True)
         self.view.draw(canvas)
+
+
+class OpenTaskScreen(FieldScreen):
+    """A task by its ID: tasks/get, then its detail screen."""
+
+    submit_label = "Open"
+
+    def __init__(self, app):
+        FieldScreen.__init__(self, app, "The ID of a task on this server (from an earlier run, or another client):")
+        self.task_id = TextField("task", "Task ID", required=True)
+        self.field_list = FieldList([self.task_id, Button("Open", self.submit)])
+
+    def title(self):
+        return "Open a task"
+
+    def has_output(self):
+        return False
+
+    def submit(self):
+        task_id, tasks = self.task_id.text.strip(), self.app.tasks
+        if not task_id:
+            self.app.say("Type or paste a task ID.", True)
+            return
+        self.app.say("Getting task %s ..." % short_task_id(task_id))
+        self.app.spawn(lambda: tasks.get(task_id), self.opened)
+
+    def opened(self, task):
+        self.app.task_seen(task)
+        self.app.close_screen(self)
+        self.app.open(TaskDetailScreen(self.app, self.app.task_book.rows[task.task_id]))
+        self.app.say("Task %s: %s" % (short_task_id(task.task_id), task.status_line()))
 
 
 def task_detail_text(row, now):
@@ -6774,8 +6824,12 @@ def wrap_text(text, width):
     return rows
 
 
-def short_task_id(task_id):
-    return task_id if len(task_id) <= 28 else task_id[:18] + "..." + task_id[-7:]
+def short_task_id(task_id, width=28):
+    """A task ID cut in the middle to ``width`` characters: its start and end stay."""
+    if len(task_id) <= width:
+        return task_id
+    tail = max(3, width // 4)
+    return task_id[:width - tail - 3] + "..." + task_id[-tail:]
 
 
 def clock_time_of(epoch):

@@ -151,6 +151,9 @@ def test_task_mode_follows_render_report_and_the_tasks_screen_cancels(tui, era):
     screen.wait_for("TTL LEFT")
     screen.wait_for(lambda t: "working" in t and "completed" in t, what="both tasks listed")
     screen.send("home", "c")  # the newest task is first
+    screen.wait_for(lambda t: "Cancel task" in screen.status_line() and "y/n" in screen.status_line(),
+                    what="the question before cancelling")
+    screen.send("y")
     screen.wait_for(lambda t: "cancelled" in t.splitlines()[3], what="the task cancelled")
     screen.send("down", "enter")
     screen.wait_all("Q3 revenue", "TTL:", "Status:   completed")  # the detail fetches the finished task's result

@@ -1,5 +1,7 @@
 """What Inspector users look for in the TUI: ping, the log level with a log pane and a
 toast, the tasks screen's details. At 80x24, in a pseudo-terminal, in both eras."""
+import json
+
 import pytest
 
 from tui_helpers import ERAS, needs_pty, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
@@ -35,3 +37,29 @@ def test_log_level_brings_server_logs_as_a_toast_and_to_the_logs_tab(tui, era):
     screen.wait_for(lambda t: "Tool executed successfully." in screen.status_line(), what="the result's status kept")
     screen.send("f12", "3")
     screen.wait_all("Debug: Logs", "[warning] log_message: disk almost full")
+
+
+@needs_pty
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_tasks_screen_at_80_columns_shows_the_task_explains_the_star_and_opens_a_task_by_id(tui, tmp_path, era):
+    record = tmp_path / "record.jsonl"
+    screen = tui(server_command("--page-ms", "20", "--record", record), *ERAS[era], **SMALL)
+    open_tool(screen, "render_report")
+    if "[task mode]" not in screen.title_line():
+        screen.send("ctrl-t")
+    screen.send("right", "tab", "backspace", "backspace", "2", "ctrl-x")  # Q1, 2 pages
+    screen.wait_for("Q1 revenue")
+    screen.send("esc", "T")
+    screen.wait_all("* followed here", "TOOL / TASK", "render_report", "Tasks refreshed")
+    row = [line for line in screen.lines() if "render_report" in line][0]
+    assert row.split()[0] == "completed" and row.split()[1].startswith("report-")  # the task, at 80 columns
+    screen.send("c")  # an ended task: nothing to cancel, nothing asked
+    screen.wait_for(lambda t: "nothing to cancel" in screen.status_line(), what="no cancel on an ended task")
+    assert "c cancel" not in screen.lines()[-2]
+    task_ids = [json.loads(line)["message"]["params"]["taskId"] for line in record.read_text().splitlines()
+                if (json.loads(line).get("message") or {}).get("method") in ("tasks/get", "tasks/result")]
+    screen.send("o")
+    screen.wait_for("Open a task")
+    screen.paste(task_ids[-1])
+    screen.send("ctrl-x")
+    screen.wait_all("Status:   completed", "Q1 revenue")
