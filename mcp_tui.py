@@ -10,8 +10,9 @@ experimental tasks and the 2026-07-28 ``io.modelcontextprotocol/tasks`` extensio
 One file, standard library only, Python 3.8+. The file reads in the order data flows;
 each section may use only the sections above it (main uses them all):
 
-   1. wire          errors, JSON-RPC framing, SSE, the transports (stdio, Streamable HTTP,
-                    HTTP+SSE) and the RpcChannel that matches responses to requests
+   1. wire          errors, secrets, limits and state files; JSON-RPC framing, SSE, the
+                    transports (stdio, Streamable HTTP, HTTP+SSE) and the RpcChannel that
+                    matches responses to requests
    2. session       which era the server speaks, the handshake or per-request _meta, the
                     headers of each era, MRTR; the only place besides 3c that knows the era
    3. features      3a catalog and arguments, 3b input requests (elicitation, sampling,
@@ -54,6 +55,10 @@ SERVER_ERRORS = (-32000, -32001)  # implementation-defined; a lost session shows
 
 # ======================================================================================
 # 1. Wire: errors, JSON-RPC framing, the SSE decoder and the three transports
+#
+# First what every later section relies on: the errors, the registry of secrets that all
+# output is masked with, the limits on what a server may send, and the private, locked
+# JSON state files (the task ledger, OAuth tokens, sessions).
 #
 # A transport moves JSON-RPC messages and nothing else. It hands every message it
 # receives to ``deliver`` and reports a failure that belongs to one request (an HTTP
@@ -117,7 +122,10 @@ class HttpStatusError(ConnectionFailed):
         self.status = status
         self.body = body
         self.headers = headers or {}
+        self.retry_after = retry_after_seconds(self.headers.get("retry-after")) if status in (429, 503) else None
         message = "HTTP %d %s" % (status, reason)
+        if self.retry_after is not None:
+            message += " (Retry-After: %gs)" % self.retry_after
         snippet = body_summary(body)
         if snippet:
             message += ": " + snippet
@@ -133,6 +141,21 @@ class HttpStatusError(ConnectionFailed):
             if challenge:
                 hint += " (WWW-Authenticate: %s)" % challenge
         super().__init__(message, hint)
+
+
+def retry_after_seconds(value):
+    """Retry-After as seconds from now: delta-seconds or an HTTP date; None if absent or odd."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    from email.utils import parsedate_to_datetime
+
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
 
 
 def body_summary(body):
@@ -167,10 +190,268 @@ class RpcError(McpTuiError):
         return out
 
 
+# -- secrets, sizes and deadlines: what every later section relies on -------------------
+
+
 def fingerprint(secret):
     import hashlib
 
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()[:8]
+
+
+class SecretRegistry:
+    """Values that must never be printed or written in clear. The bearer, every header value
+    the user gave, ${VAR} expansions, URL userinfo and query values (and, registered by their
+    owners, OAuth tokens) are added here; error lines, --debug, --trace, --log-file and the
+    state files pass through ``redact``, so a server that echoes a secret back does not get
+    it printed either. A child registry (the debug log's task IDs) redacts its own values,
+    then its parent's."""
+
+    def __init__(self, parent=None, min_length=4):
+        self.parent = parent
+        self.min_length = min_length  # shorter values would mask ordinary words
+        self._labels = {}  # a secret, or its JSON or URL-escaped form -> its label
+        self._longest_first = []
+        self._lock = threading.Lock()
+
+    def add(self, secret, kind="secret"):
+        """Register a secret and return the label that stands for it (kind:fingerprint)."""
+        if not isinstance(secret, str) or not secret:
+            return secret
+        label = "%s:%s" % (kind, fingerprint(secret))
+        if len(secret) < self.min_length:
+            return label
+        from urllib.parse import quote
+
+        forms = {secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1], quote(secret, safe="")}
+        with self._lock:
+            for form in forms:
+                self._labels.setdefault(form, label)
+            self._longest_first = sorted(self._labels, key=len, reverse=True)
+        return label
+
+    def label(self, secret):
+        with self._lock:
+            return self._labels.get(secret)
+
+    def redact(self, text):
+        if not isinstance(text, str):
+            return text
+        with self._lock:
+            forms, labels = self._longest_first, self._labels
+        for form in forms:
+            if form in text:
+                text = text.replace(form, labels[form])
+        return self.parent.redact(text) if self.parent is not None else text
+
+
+SECRETS = SecretRegistry()
+
+
+def register_header_secrets(headers):
+    """Every header value the user gave is a credential as far as output goes; for an
+    Authorization value, the credentials after the scheme word too."""
+    for name, value in (headers or {}).items():
+        SECRETS.add(value)
+        scheme, _, credentials = value.partition(" ")
+        if credentials and name.lower() in ("authorization", "proxy-authorization"):
+            SECRETS.add(credentials.strip())
+
+
+def register_url_secrets(url):
+    from urllib.parse import parse_qsl, urlsplit
+
+    parts = urlsplit(url)
+    userinfo = parts.netloc.rpartition("@")[0]
+    if userinfo:
+        SECRETS.add(userinfo)
+        for piece in userinfo.split(":"):
+            SECRETS.add(piece)
+    for _, value in parse_qsl(parts.query, keep_blank_values=True):
+        SECRETS.add(value, "q")
+
+
+def masked_url(url):
+    """A URL fit to print: no userinfo, and each query value as its fingerprint."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if not parts.query and "@" not in parts.netloc:
+        return url
+    query = urlencode([(k, "q:" + fingerprint(v)) for k, v in parse_qsl(parts.query, keep_blank_values=True)],
+                      safe=":")
+    netloc = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+DEFAULT_MAX_MESSAGE = 64 * 1024 * 1024
+STDERR_LINE_LIMIT = 64 * 1024
+SSE_READ_CHUNK = 64 * 1024
+BODY_READ_CHUNK = 1024 * 1024
+DELETE_TIMEOUT = 2.0  # closing a session at exit must not hold the user up
+
+
+def size_text(size):
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale and size % scale == 0:
+            return "%d %s" % (size // scale, unit)
+    return "%d bytes" % size
+
+
+class MessageTooLarge(ProtocolViolation):
+    def __init__(self, limit):
+        super().__init__("the server sent a message larger than %s, the --max-message-size limit" % size_text(limit),
+                         hint="raise --max-message-size if the server is right to send that much")
+
+
+def state_directory():
+    override = os.environ.get("MCP_TUI_STATE_DIR")
+    if override:
+        return override
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
+        return os.path.join(base, "mcp-tui")
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "mcp-tui")
+
+
+def private_directory(path):
+    """Create ``path`` 0700, or check the one there: state is refused a directory that
+    another user owns or that group or others may write to (they could swap its files)."""
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise McpTuiError("cannot create the state directory %s: %s" % (path, exc.strerror or exc))
+    if os.name != "nt":  # Windows: %LOCALAPPDATA% is private by its ACL
+        info = os.stat(path)
+        if info.st_uid != os.getuid() or info.st_mode & 0o022:
+            raise McpTuiError("the state directory %s is %s; mcp-tui keeps its state only where no one else can "
+                              "change it" % (path, "not yours" if info.st_uid != os.getuid() else "writable by others"),
+                              hint="chmod 700 %s, or point MCP_TUI_STATE_DIR elsewhere" % path)
+    return path
+
+
+def open_private(path):
+    """Open ``path`` to append text, readable by its owner alone (0600, even if it existed)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    if hasattr(os, "fchmod"):
+        try:
+            os.fchmod(fd, 0o600)
+        except OSError:
+            pass  # not ours to change: it was the user's choice of path
+    return os.fdopen(fd, "a", encoding="utf-8")
+
+
+class FileLock:
+    """An exclusive lock held through a ``.lock`` file beside the state file (the state file
+    itself is replaced on every write): fcntl.flock on POSIX, msvcrt.locking on Windows."""
+
+    def __init__(self, path):
+        self.path = path
+        self.fd = None
+
+    def __enter__(self):
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        self.msvcrt = None
+        try:
+            if os.name == "nt":
+                try:
+                    import msvcrt
+                except ImportError:  # not a real Windows Python: nothing to lock with
+                    return self
+                self.msvcrt = msvcrt
+                while True:
+                    try:
+                        msvcrt.locking(self.fd, msvcrt.LK_LOCK, 1)  # it retries for 10 s, then raises
+                        break
+                    except OSError:
+                        continue
+            else:
+                import fcntl
+
+                fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(self.fd)
+            raise
+        return self
+
+    def __exit__(self, *exc_info):
+        if self.msvcrt is not None:
+            os.lseek(self.fd, 0, 0)
+            self.msvcrt.locking(self.fd, self.msvcrt.LK_UNLCK, 1)
+        os.close(self.fd)  # closing releases an flock
+
+
+class JsonStateFile:
+    """A JSON object in a private file of the state directory (the task ledger, OAuth
+    tokens, sessions) that survives concurrent mcp-tui processes and hostile surroundings:
+    every read and read-modify-write holds an exclusive lock; a write goes to a fresh
+    temporary file (O_EXCL|O_NOFOLLOW, 0600) in the same directory and then replaces the
+    file atomically; a file that is not a JSON object is moved aside (NAME.corrupt-TIME)
+    with a warning; an entry that ``valid(key, value)`` refuses is skipped with a warning."""
+
+    def __init__(self, path, valid=None, warn=None):
+        self.path = path
+        self.valid = valid
+        self.warn = warn or (lambda text: None)
+
+    def read(self):
+        with self._locked():
+            return self._load()
+
+    def update(self, change):
+        """Run ``change(entries)`` on the entries under the lock, write them back, and return
+        what ``change`` returned."""
+        with self._locked():
+            data = self._load()
+            outcome = change(data)
+            self._save(data)
+            return outcome
+
+    def _locked(self):
+        private_directory(os.path.dirname(os.path.abspath(self.path)))
+        return FileLock(self.path + ".lock")
+
+    def _load(self):
+        try:
+            with open(self.path, "rb") as handle:
+                raw = handle.read()
+        except FileNotFoundError:
+            return {}
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            data = None
+        if not isinstance(data, dict):
+            aside = "%s.corrupt-%s" % (self.path, time.strftime("%Y%m%dT%H%M%S"))
+            os.replace(self.path, aside)
+            self.warn("warning: %s was not a JSON object; moved it aside to %s" % (self.path, aside))
+            return {}
+        bad = [key for key, value in data.items() if self.valid and not self.valid(key, value)]
+        for key in bad:
+            del data[key]
+        if bad:
+            self.warn("warning: skipped %d malformed entr%s in %s" % (len(bad), "y" if len(bad) == 1 else "ies",
+                                                                       self.path))
+        return data
+
+    def _save(self, data):
+        directory, name = os.path.split(os.path.abspath(self.path))
+        temporary = os.path.join(directory, ".%s.%d.%s.tmp" % (name, os.getpid(), os.urandom(6).hex()))
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(temporary, flags, 0o600)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(data, handle, indent=1, sort_keys=True)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, self.path)
+        except BaseException:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+            raise
 
 
 def encode_message(message):
@@ -180,7 +461,7 @@ def encode_message(message):
 
 def decode_messages(payload):
     """Parse a body or a stdio line into messages; a 2025-03-26 peer may send a batch."""
-    if isinstance(payload, bytes):
+    if isinstance(payload, (bytes, bytearray)):
         payload = payload.decode("utf-8", "replace")
     try:
         value = json.loads(payload)
@@ -204,12 +485,16 @@ class SseEvent:
 
 class SseDecoder:
     """Incremental text/event-stream decoder: any chunking, CR, LF or CRLF line ends,
-    comments, ``retry`` and ``id``. Feed it text; it returns the completed events."""
+    comments, ``retry`` and ``id``. Feed it text; it returns the completed events. A line
+    or an event longer than ``limit`` characters raises MessageTooLarge as it grows."""
 
-    def __init__(self):
+    def __init__(self, limit=DEFAULT_MAX_MESSAGE):
+        self.limit = limit
         self._pending = []  # pieces of a line that has no end yet
+        self._pending_size = 0
         self._skip_lf = False
         self._data = []
+        self._data_size = 0
         self._event = ""
         self._id = None
         self.last_event_id = None
@@ -224,8 +509,12 @@ class SseDecoder:
         self._skip_lf = False
         if "\n" not in text and "\r" not in text:
             self._pending.append(text)  # no line end yet: keep the pieces, join them once
+            self._pending_size += len(text)
+            if self._pending_size > self.limit:
+                raise MessageTooLarge(self.limit)
             return events
-        text = "".join(self._pending) + text
+        self._pending.append(text)
+        text, self._pending = "".join(self._pending), []  # one copy, and the pieces freed at once
         start, length = 0, len(text)
         while start < length:
             cr, lf = text.find("\r", start), text.find("\n", start)
@@ -244,6 +533,9 @@ class SseDecoder:
                 events.append(event)
             start = nxt
         self._pending = [text[start:]] if start < length else []
+        self._pending_size = length - start
+        if self._pending_size > self.limit:
+            raise MessageTooLarge(self.limit)
         return events
 
     def _line(self, line):
@@ -255,6 +547,9 @@ class SseDecoder:
         if value.startswith(" "):
             value = value[1:]
         if field == "data":
+            self._data_size += len(value) + 1
+            if self._data_size > self.limit:
+                raise MessageTooLarge(self.limit)
             self._data.append(value)
         elif field == "event":
             self._event = value
@@ -271,17 +566,18 @@ class SseDecoder:
             self._event = ""
             return None
         event = SseEvent(self._event or "message", "\n".join(self._data), self._id)
-        self._data, self._event, self._id = [], "", None
+        self._data, self._data_size, self._event, self._id = [], 0, "", None
         return event
 
 
 def iter_sse(response, decoder):
-    """Yield SSE events from an http.client response as the bytes arrive."""
+    """Yield SSE events from an http.client response as the bytes arrive. Lines are read in
+    bounded pieces, so an endless line ends at the decoder's limit, not in memory."""
     import codecs
 
     utf8 = codecs.getincrementaldecoder("utf-8")("replace")
     while True:
-        chunk = response.readline()
+        chunk = response.readline(SSE_READ_CHUNK)
         if not chunk:
             break
         for event in decoder.feed(utf8.decode(chunk)):
@@ -290,15 +586,33 @@ def iter_sse(response, decoder):
         yield event
 
 
+def read_body(response, limit):
+    """An HTTP body, with or without Content-Length, read in pieces up to ``limit`` bytes."""
+    if response.length is not None:
+        if response.length > limit:
+            raise MessageTooLarge(limit)
+        return response.read()  # exactly the announced length, in one piece
+    body = bytearray()  # grows in place: no list of pieces joined at the end
+    while True:
+        piece = response.read(BODY_READ_CHUNK)
+        if not piece:
+            return body
+        body += piece
+        if len(body) > limit:
+            raise MessageTooLarge(limit)
+
+
 class StdioTransport:
     """A server run as a child process, without a shell: newline-delimited JSON-RPC on
-    its stdin and stdout, and its stderr kept (and logged) for when something fails."""
+    its stdin and stdout, and its stderr kept (and logged) for when something fails. The
+    server runs in its own process group, so that stopping it stops its children too."""
 
     name = "stdio"
 
-    def __init__(self, argv, env=None, cwd=None, log=None, stderr_lines=200):
+    def __init__(self, argv, env=None, cwd=None, log=None, stderr_lines=200, max_message=DEFAULT_MAX_MESSAGE):
         import collections
 
+        self.max_message = max_message
         self.argv = list(argv)
         self.env = env
         self.cwd = cwd
@@ -315,10 +629,15 @@ class StdioTransport:
         self._channel = channel
         environ = dict(os.environ)
         environ.update(self.env or {})
+        new_group = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", None)  # Windows only
+        if new_group is not None:
+            group = {"creationflags": new_group}
+        else:
+            group = {"start_new_session": True} if os.name != "nt" else {}
         try:
             self.process = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=environ, cwd=self.cwd, bufsize=-1)
+                env=environ, cwd=self.cwd, bufsize=-1, **group)
         except FileNotFoundError:
             raise ConnectionFailed("cannot start the server: no such program %r" % self.argv[0])
         except (OSError, ValueError) as exc:
@@ -340,7 +659,12 @@ class StdioTransport:
 
     def _read_stdout(self):
         stream = self.process.stdout
-        for raw in iter(stream.readline, b""):
+        for raw in iter(lambda: stream.readline(self.max_message + 1), b""):
+            if len(raw) > self.max_message:
+                # No way to find the next message in the stream: the session ends here.
+                self._channel.closed(MessageTooLarge(self.max_message))
+                self.close()
+                return
             line = raw.strip()
             if not line:
                 continue
@@ -368,11 +692,32 @@ class StdioTransport:
         self._channel.closed(ConnectionFailed(self.exit_description()))
 
     def _read_stderr(self):
-        for raw in iter(self.process.stderr.readline, b""):
+        """Keep the tail of the server's stderr: lines capped at STDERR_LINE_LIMIT, and a run
+        of identical lines kept as one line and a count."""
+        stream = self.process.stderr
+        previous, repeats = None, 0
+        for raw in iter(lambda: stream.readline(STDERR_LINE_LIMIT), b""):
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            if len(raw) >= STDERR_LINE_LIMIT and not raw.endswith(b"\n"):
+                line += " … (cut at %s)" % size_text(STDERR_LINE_LIMIT)
+                while raw and not raw.endswith(b"\n"):
+                    raw = stream.readline(STDERR_LINE_LIMIT)  # the rest of the line goes unread
+            if line == previous:
+                repeats += 1
+                if repeats == 1:
+                    self.stderr_tail.append("")
+                self.stderr_tail[-1] = "… repeated %d times" % repeats
+                continue
+            self._log_repeats(repeats)
+            previous, repeats = line, 0
             self.stderr_tail.append(line)
             if self.log:
                 self.log.stderr(line)
+        self._log_repeats(repeats)
+
+    def _log_repeats(self, repeats):
+        if repeats and self.log:
+            self.log.stderr("… repeated %d times" % repeats)
 
     def exit_description(self):
         code = self.process.poll() if self.process else None
@@ -382,6 +727,8 @@ class StdioTransport:
         return text
 
     def close(self, grace=0.5):
+        """End of input first (a polite server exits on it), then the whole process group is
+        terminated, then killed: the server's own children go with it."""
         process = self.process
         if not process or process.poll() is not None:
             return
@@ -389,36 +736,108 @@ class StdioTransport:
             process.stdin.close()
         except OSError:
             pass
-        for action in (None, process.terminate, process.kill):
-            if action:
-                try:
-                    action()
-                except OSError:
-                    return
+        for final in (None, False, True):
+            if final is not None:
+                self._signal_group(final)
             try:
                 process.wait(grace)
-                return
             except Exception:  # subprocess.TimeoutExpired, without importing subprocess here
                 continue
+            if final is None:
+                self._signal_group(False)  # the server is gone; children it left behind are not
+            return
+
+    def _signal_group(self, kill):
+        import signal
+
+        try:
+            if os.name == "nt":
+                ctrl_break = getattr(signal, "CTRL_BREAK_EVENT", None)
+                if kill or ctrl_break is None:
+                    self.process.kill() if kill else self.process.terminate()
+                else:
+                    self.process.send_signal(ctrl_break)  # reaches the whole new process group
+            else:
+                os.killpg(self.process.pid, signal.SIGKILL if kill else signal.SIGTERM)
+        except (OSError, ValueError):
+            pass
+
+
+class Watchdog:
+    """Absolute deadlines for HTTP exchanges. A socket timeout restarts with every byte, so
+    a server that drips one byte a second could hold an exchange forever; when a deadline
+    here passes, the connection's socket is shut down and the reader sees the end."""
+
+    def __init__(self):
+        self._due = {}  # connection -> monotonic deadline
+        self._wake = threading.Condition()
+        self._thread = None
+
+    def arm(self, conn, deadline, seconds):
+        conn.mcp_expired, conn.mcp_budget = False, seconds
+        with self._wake:
+            self._due[conn] = deadline
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True)
+                self._thread.start()
+            self._wake.notify()
+
+    def disarm(self, conn):
+        """Stop watching ``conn``; True when its deadline had already passed."""
+        with self._wake:
+            self._due.pop(conn, None)
+        return getattr(conn, "mcp_expired", False)
+
+    def _run(self):
+        with self._wake:
+            while self._due or self._wake.wait(5.0) and self._due:  # idle for 5 s: the thread ends
+                now = time.monotonic()
+                for conn, deadline in list(self._due.items()):
+                    if deadline <= now:
+                        del self._due[conn]
+                        conn.mcp_expired = True
+                        shut_down(conn)
+                if self._due:
+                    self._wake.wait(max(0.01, min(self._due.values()) - now))
+            self._thread = None
+
+
+def shut_down(conn):
+    """Unblock whoever reads this connection, from another thread."""
+    sock = getattr(conn, "sock", None)
+    if sock is not None:
+        try:
+            sock.shutdown(2)
+        except OSError:
+            pass
 
 
 class HttpClient:
     """HTTP/1.1 requests over http.client with a small pool of kept-alive connections.
-    Headers from --header and --bearer go on every request, streams included."""
+    Headers from --header and --bearer go on every request, streams included, and are
+    registered as secrets. Bodies are bounded by ``max_message``; an exchange given a
+    deadline ends there however slowly the server sends (``deadline`` bounds them all)."""
 
-    def __init__(self, url, headers=None, timeout=60.0, insecure=False, ca_file=None, log=None):
+    def __init__(self, url, headers=None, timeout=60.0, insecure=False, ca_file=None, log=None,
+                 max_message=DEFAULT_MAX_MESSAGE, deadline=None):
         from urllib.parse import urlsplit
 
         self.url = url
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise UsageError("not an http(s) URL: %r" % url)
+            raise UsageError("not an http(s) URL: %r" % masked_url(url))
         self.parts = parts
         self.base_headers = dict(headers or {})
+        register_header_secrets(self.base_headers)
+        register_url_secrets(url)
+        self.display_url = masked_url(url)
         self.timeout = timeout
+        self.max_message = max_message
+        self.deadline = deadline
         self.insecure = insecure
         self.ca_file = ca_file
         self.log = log
+        self.watchdog = Watchdog()
         self._idle = []
         self._lock = threading.Lock()
         self._ssl_context = None
@@ -436,9 +855,23 @@ class HttpClient:
             self._ssl_context = make_tls_context(self.insecure, self.ca_file)
         return self._ssl_context
 
-    def open(self, method, url=None, body=None, headers=None):
-        """Send one request; return (connection, response). The caller reads the response
-        and then calls ``release`` (keep-alive) or ``discard``."""
+    def deadline_in(self, seconds):
+        """An absolute deadline ``seconds`` from now, never past the whole command's."""
+        deadline = time.monotonic() + seconds
+        return min(deadline, self.deadline) if self.deadline is not None else deadline
+
+    def timed_out(self, method, conn):
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            return RequestTimeout("HTTP %s %s: the --max-time limit was reached" % (method, self.display_url))
+        return RequestTimeout("HTTP %s %s: no complete answer within %gs" % (
+            method, self.display_url, getattr(conn, "mcp_budget", self.timeout)),
+            hint="the server is sending too slowly; raise --timeout if it needs longer")
+
+    def open(self, method, url=None, body=None, headers=None, seconds=None, stream=False):
+        """Send one request; return (connection, response). With ``seconds``, the exchange has
+        that long (all of it, or with ``stream`` until the headers); without, whoever waits for
+        it (the RpcChannel) ends it. The caller reads the response with ``read``, or reads a
+        stream and then calls ``release`` (keep-alive) or closes the connection."""
         from urllib.parse import urlsplit
 
         parts = urlsplit(url) if url else self.parts
@@ -448,6 +881,7 @@ class HttpClient:
             path += "?" + parts.query
         all_headers = dict(self.base_headers)
         all_headers.update(headers or {})
+        deadline = self.deadline_in(seconds) if seconds is not None else self.deadline
         conn = None
         if same_origin:
             with self._lock:
@@ -458,24 +892,69 @@ class HttpClient:
             try:
                 if fresh:
                     conn = self._connect(parts)
-                    conn.connect()
+                if deadline is not None:
+                    if deadline <= started:
+                        raise self.timed_out(method, conn)
+                    self.watchdog.arm(conn, deadline, seconds if seconds is not None else deadline - started)
+                if fresh:
+                    conn.connect()  # the TLS handshake included: the watchdog bounds it too
                 connected = time.monotonic()
                 conn.request(method, path, body=body, headers=all_headers)
                 response = conn.getresponse()
-            except (ConnectionError, OSError) as exc:
+            except (ConnectionError, OSError, ValueError) + http_errors() as exc:
                 if conn is not None:
+                    expired = self.watchdog.disarm(conn)
                     conn.close()
+                    if expired:
+                        raise self.timed_out(method, conn)
                 conn = None
                 if fresh or attempt:
-                    raise ConnectionFailed("cannot reach %s: %s" % (self.url, describe_os_error(exc)))
+                    raise ConnectionFailed("cannot reach %s: %s" % (self.display_url, describe_os_error(exc)))
                 continue
+            if stream and self.watchdog.disarm(conn):
+                conn.close()
+                raise self.timed_out(method, conn)
             if self.log:
                 self.log.http_exchange(method, url or self.url, all_headers, len(body or b""), response,
                                        (connected - started) * 1000 if fresh else None,
                                        (time.monotonic() - started) * 1000)
             return conn, response
 
+    def read(self, method, conn, response):
+        """The response body, bounded in size (and in time when the exchange has a deadline);
+        the connection goes back to the pool."""
+        try:
+            payload = read_body(response, self.max_message)
+        except MessageTooLarge:
+            self.discard(conn)
+            raise
+        except (McpTuiError, OSError, ValueError) + http_errors() as exc:
+            expired = self.watchdog.disarm(conn)
+            conn.close()
+            if expired:
+                raise self.timed_out(method, conn)
+            if isinstance(exc, McpTuiError):
+                raise
+            raise ConnectionFailed("the connection broke: %s" % describe_os_error(exc))
+        if self.watchdog.disarm(conn):
+            conn.close()
+            raise self.timed_out(method, conn)
+        self.release(conn, response)
+        return payload
+
+    def exchange(self, method, url=None, body=None, headers=None, seconds=None):
+        """One whole request and its body within ``seconds`` (--timeout unless told):
+        (response, payload)."""
+        seconds = self.timeout if seconds is None else seconds
+        conn, response = self.open(method, url, body, headers, seconds)
+        return response, self.read(method, conn, response)
+
+    def discard(self, conn):
+        self.watchdog.disarm(conn)
+        conn.close()
+
     def release(self, conn, response):
+        self.watchdog.disarm(conn)
         if response.will_close or (response.fp is not None and not response.isclosed()):
             conn.close()
             return
@@ -490,6 +969,12 @@ class HttpClient:
             idle, self._idle = self._idle, []
         for conn in idle:
             conn.close()
+
+
+def http_errors():
+    """http.client's own exceptions (a malformed status line, a cut chunk) as a tuple."""
+    http_client = sys.modules.get("http.client")
+    return (http_client.HTTPException,) if http_client else ()
 
 
 def import_http_client(tls):
@@ -599,26 +1084,20 @@ class StreamableHttpTransport:
         if "method" in message and "id" in message:
             threading.Thread(target=self._exchange, args=(message["id"], body, headers), daemon=True).start()
             return
-        conn, response = self.http.open("POST", body=body, headers=headers)
-        try:
-            payload = response.read()
-            if response.status >= 400:
-                raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
-        finally:
-            self.http.release(conn, response)
+        response, payload = self.http.exchange("POST", body=body, headers=headers)
+        if response.status >= 400:
+            raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
 
     def abort(self, request_id):
         """Closing the response stream is how HTTP cancels (2026-07-28)."""
         with self._lock:
             conn = self._open.pop(request_id, None)
         if conn is not None:
-            try:
-                conn.sock and conn.sock.shutdown(2)
-            except OSError:
-                pass
-            conn.close()
+            shut_down(conn)
+            self.http.discard(conn)
 
-    def _exchange(self, request_id, body, headers):
+    def _exchange(self, request_id, body, headers, retried=False):
+        started = time.monotonic()
         try:
             conn, response = self.http.open("POST", body=body, headers=headers)
         except McpTuiError as exc:
@@ -628,6 +1107,17 @@ class StreamableHttpTransport:
             self._open[request_id] = conn
         try:
             self._read_response(request_id, conn, response)
+        except HttpStatusError as exc:
+            delay = exc.retry_after
+            if retried or delay is None or time.monotonic() + delay >= self.http.deadline_in(
+                    self.http.timeout - (time.monotonic() - started)):
+                self._channel.fail(request_id, exc)
+                return
+            if self.log:
+                self.log.event("transport", "HTTP %d with Retry-After: trying once more in %gs" % (exc.status, delay))
+            time.sleep(delay)
+            if self._channel.waiting_for(request_id):
+                self._exchange(request_id, body, headers, retried=True)
         except McpTuiError as exc:
             self._channel.fail(request_id, exc)
         except Exception as exc:  # http.client raises odd types when a stream is cut mid-read
@@ -646,11 +1136,12 @@ class StreamableHttpTransport:
                 self.log.event("transport", "session id minted", session=self.log.mask(session_id, "session"))
         content_type = headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type == "text/event-stream" and response.status < 300:
-            self._read_stream(request_id, response)
-            conn.close()
+            try:
+                self._read_stream(request_id, response)
+            finally:
+                self.http.discard(conn)
             return
-        payload = response.read()
-        self.http.release(conn, response)
+        payload = self.http.read("POST", conn, response)
         if response.status == 202:
             return  # the answer comes on another stream
         if 300 <= response.status < 400:
@@ -679,7 +1170,7 @@ class StreamableHttpTransport:
 
     def _read_stream(self, request_id, response, decoder=None):
         """Read an SSE stream; in the legacy era, resume it after a server-side close."""
-        decoder = decoder or SseDecoder()
+        decoder = decoder or SseDecoder(self.http.max_message)
         answered = False
         for event in iter_sse(response, decoder):
             if self.log:
@@ -702,15 +1193,16 @@ class StreamableHttpTransport:
         if self.log:
             self.log.event("transport", "resuming SSE stream", last_event_id=decoder.last_event_id)
         headers = self._headers({"Last-Event-ID": decoder.last_event_id}, accept="text/event-stream")
-        conn, response = self.http.open("GET", headers=headers)
+        conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True)
         with self._lock:
             self._open[request_id] = conn
         if response.status != 200:
-            payload = response.read()
-            conn.close()
+            payload = self.http.read("GET", conn, response)
             raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
-        self._read_stream(request_id, response, decoder)
-        conn.close()
+        try:
+            self._read_stream(request_id, response, decoder)
+        finally:
+            self.http.discard(conn)
 
     def open_get_stream(self):
         """The legacy GET stream for server requests and notifications (405 is normal)."""
@@ -719,18 +1211,20 @@ class StreamableHttpTransport:
             self._get_thread.start()
 
     def _get_stream(self):
-        decoder = SseDecoder()
+        decoder = SseDecoder(self.http.max_message)
         while not self._closing:
             headers = self._headers({}, accept="text/event-stream")
             if decoder.last_event_id is not None:
                 headers["Last-Event-ID"] = decoder.last_event_id
             try:
-                conn, response = self.http.open("GET", headers=headers)
+                conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True)
             except McpTuiError:
                 return
             if response.status != 200:
-                response.read()
-                conn.close()
+                try:
+                    self.http.read("GET", conn, response)
+                except McpTuiError:
+                    pass
                 if self.log:
                     self.log.event("transport", "no GET stream (HTTP %d)" % response.status)
                 return
@@ -758,9 +1252,7 @@ class StreamableHttpTransport:
             conn.close()
         if self.session_id:
             try:
-                conn, response = self.http.open("DELETE", headers=self._headers({}))
-                response.read()
-                conn.close()
+                self.http.exchange("DELETE", headers=self._headers({}), seconds=DELETE_TIMEOUT)
             except (McpTuiError, OSError):
                 pass
         self.http.close()
@@ -784,11 +1276,11 @@ class LegacySseTransport:
 
     def start(self, channel):
         self._channel = channel
-        conn, response = self.http.open("GET", headers={"Accept": "text/event-stream"})
+        conn, response = self.http.open("GET", headers={"Accept": "text/event-stream"}, seconds=self.connect_timeout,
+                                        stream=True)
         content_type = response.getheader("content-type", "").split(";")[0].strip().lower()
         if response.status != 200 or content_type != "text/event-stream":
-            payload = response.read()
-            conn.close()
+            payload = self.http.read("GET", conn, response)
             if response.status == 200:
                 raise ConnectionFailed("GET %s answered %s, not an event stream: not an HTTP+SSE server" % (
                     self.http.url, content_type or "no content type"))
@@ -803,8 +1295,9 @@ class LegacySseTransport:
     def _read(self, response):
         from urllib.parse import urljoin, urlsplit
 
+        error = ConnectionFailed("the server closed the SSE stream")
         try:
-            for event in iter_sse(response, SseDecoder()):
+            for event in iter_sse(response, SseDecoder(self.http.max_message)):
                 if event.event == "endpoint" and self.endpoint is None:
                     endpoint = urljoin(self.http.url, event.data.strip())
                     a, b = urlsplit(endpoint), self.http.parts
@@ -815,18 +1308,20 @@ class LegacySseTransport:
                 elif event.data.strip():
                     for message in decode_messages(event.data):
                         self._channel.deliver(message)
+        except McpTuiError as exc:  # an oversized or invalid message: say so
+            error = exc
         except Exception:  # a cut stream ends the session either way
             pass
+        if self.endpoint is None:
+            self._error = self._error or error
         self._ready.set()
-        self._channel.closed(ConnectionFailed("the server closed the SSE stream"))
+        self._channel.closed(error)
 
     def send(self, message, headers=None):
         if self._error or not self.endpoint:
             raise self._error or ConnectionFailed("the SSE stream is closed")
         headers = dict(headers or {}, **{"Content-Type": "application/json"})
-        conn, response = self.http.open("POST", url=self.endpoint, body=encode_message(message), headers=headers)
-        payload = response.read()
-        self.http.release(conn, response)
+        response, payload = self.http.exchange("POST", url=self.endpoint, body=encode_message(message), headers=headers)
         if response.status >= 400:
             raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
 
@@ -835,10 +1330,7 @@ class LegacySseTransport:
 
     def close(self):
         if self._conn is not None:
-            try:
-                self._conn.sock and self._conn.sock.shutdown(2)
-            except OSError:
-                pass
+            shut_down(self._conn)
             self._conn.close()
         self.http.close()
 
@@ -871,13 +1363,21 @@ class PendingRequest:
         self.on_progress = on_progress
 
 
+SERVER_REQUEST_WORKERS = 4
+SERVER_REQUEST_BACKLOG = 64
+
+
 class RpcChannel:
     """JSON-RPC over one transport: request ids, waiting with timeouts that progress
-    restarts (under a hard cap), routing notifications, and handing server requests
-    to a handler on their own thread so a slow answer never blocks the reader."""
+    restarts (under a hard cap, and under ``deadline``, the whole command's), routing
+    notifications, and handing server requests to a few worker threads so a slow answer
+    never blocks the reader; a flood beyond the backlog is refused with an error."""
 
-    def __init__(self, transport, log=None, on_notification=None, on_request=None):
+    def __init__(self, transport, log=None, on_notification=None, on_request=None, deadline=None):
         self.transport = transport
+        self.deadline = deadline
+        self._requests = None  # the backlog of server requests, made on the first one
+        self._workers = 0
         self.log = log
         self.on_notification = on_notification
         self.on_request = on_request
@@ -937,6 +1437,8 @@ class RpcChannel:
     def _wait(self, pending, method, timeout, max_time):
         started = time.monotonic()
         cap = started + (max_time if max_time else timeout * 10)
+        if self.deadline is not None:
+            cap = min(cap, self.deadline)
         while True:
             deadline = min(pending.last_activity + timeout, cap)
             if pending.event.wait(max(0.0, min(deadline - time.monotonic(), 0.5))):
@@ -1000,7 +1502,7 @@ class RpcChannel:
         if "method" in message:
             if "id" in message:
                 if self.on_request:
-                    threading.Thread(target=self.on_request, args=(message,), daemon=True).start()
+                    self._queue_request(message)
                 return
             self._notification(message)
             return
@@ -1008,6 +1510,45 @@ class RpcChannel:
             self._response(message)
         elif self.log:
             self.log.event("protocol", "a message that is neither request, notification nor response")
+
+    def _queue_request(self, message):
+        """Up to SERVER_REQUEST_WORKERS threads answer; they end when the backlog is empty."""
+        import queue
+
+        with self._lock:
+            if self._requests is None:
+                self._requests = queue.Queue(SERVER_REQUEST_BACKLOG)
+            try:
+                self._requests.put_nowait(message)
+                queued = True
+            except queue.Full:
+                queued = False
+            if queued and self._workers < SERVER_REQUEST_WORKERS:
+                self._workers += 1
+                threading.Thread(target=self._serve_requests, daemon=True).start()
+        if queued:
+            return
+        self.anomaly("more requests at once than mcp-tui answers (%s refused)" % message.get("method"))
+        try:
+            self.respond(message.get("id"), error={"code": -32000, "message": "mcp-tui is busy: too many requests "
+                                                                               "from the server at once"})
+        except McpTuiError:
+            pass
+
+    def _serve_requests(self):
+        import queue
+
+        while True:
+            with self._lock:
+                try:
+                    message = self._requests.get_nowait()
+                except queue.Empty:
+                    self._workers -= 1
+                    return
+            try:
+                self.on_request(message)
+            except Exception as exc:  # one bad request must not end the worker
+                self.anomaly("a request mcp-tui could not answer (%s: %s)" % (exc.__class__.__name__, exc))
 
     def _response(self, message):
         """Match a response to its request; a malformed one fails that request with a
@@ -1053,6 +1594,11 @@ class RpcChannel:
         """Why the transport ended (a stdio server exited), or None while it is open."""
         return self._closed_error
 
+    def waiting_for(self, request_id):
+        with self._lock:
+            pending = self._pending.get(request_id)
+        return pending is not None and not pending.event.is_set()
+
     def fail(self, request_id, error):
         with self._lock:
             pending = self._pending.get(request_id)
@@ -1083,6 +1629,7 @@ class RpcChannel:
 # ======================================================================================
 
 MODERN_ERROR_CODES = (-32020, -32021, -32022)
+DEFAULT_MAX_PAGES = 1000
 MRTR_MAX_ROUNDS = 16
 INPUT_REQUIRED_METHODS = ("tools/call", "resources/read", "prompts/get")
 IDEMPOTENT_METHODS = ("server/discover", "tools/list", "resources/list", "resources/templates/list",
@@ -1094,7 +1641,7 @@ NAME_HEADER_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/rea
 class ConnectionSpec:
     """Where the server is and how to reach it, as the user gave it."""
 
-    def __init__(self, kind, url=None, argv=None, env=None, cwd=None, headers=None, protocol="auto"):
+    def __init__(self, kind, url=None, argv=None, env=None, cwd=None, headers=None, protocol="auto", source=None):
         self.kind = kind  # "stdio" | "http" | "sse"
         self.url = url
         self.argv = list(argv or [])
@@ -1102,6 +1649,7 @@ class ConnectionSpec:
         self.cwd = cwd
         self.headers = dict(headers or {})
         self.protocol = protocol
+        self.source = source  # (config file, server name) when it came from --config
 
     def describe(self):
         if self.kind == "stdio":
@@ -1109,21 +1657,40 @@ class ConnectionSpec:
         return self.url
 
     def ledger_record(self):
-        """What the task ledger keeps: never a header value, a token or an env value."""
-        from urllib.parse import urlsplit, urlunsplit
+        """What the task ledger keeps: never a header value, a token, an environment value,
+        URL userinfo or query values. A server from --config is kept as the file and the
+        server's name, so that its ${VAR}s are expanded afresh and never stored."""
+        from urllib.parse import urlsplit
 
         record = {"kind": self.kind, "protocol": self.protocol}
-        if self.kind == "stdio":
+        if self.source:
+            record["config"], record["server"] = self.source
+        elif self.kind == "stdio":
             record["argv"] = self.argv
             record["cwd"] = os.path.abspath(self.cwd or os.curdir)  # relative paths in argv stay valid
         else:
-            parts = urlsplit(self.url)
-            netloc = parts.hostname + (":%d" % parts.port if parts.port else "")
-            record["url"] = urlunsplit((parts.scheme, netloc, parts.path, parts.query, ""))
+            record["url"] = masked_url(self.url)
+            if urlsplit(self.url).query:
+                record["queryMasked"] = True
         return record
+
+    @staticmethod
+    def valid_record(record):
+        strings = lambda *names: all(isinstance(record.get(name), str) for name in names)
+        if record.get("kind") not in ("stdio", "http", "sse") or not strings("protocol"):
+            return False
+        if "config" in record:
+            return strings("config", "server")
+        if record["kind"] == "stdio":
+            argv = record.get("argv")
+            return isinstance(argv, list) and bool(argv) and all(isinstance(a, str) for a in argv) and (
+                record.get("cwd") is None or strings("cwd"))
+        return strings("url")
 
     @classmethod
     def from_ledger(cls, record):
+        if record.get("queryMasked"):
+            raise UsageError("the task ledger does not keep the URL's query values", hint="pass --url again")
         return cls(record["kind"], url=record.get("url"), argv=record.get("argv"), cwd=record.get("cwd"),
                    protocol=record.get("protocol", "auto"))
 
@@ -1241,8 +1808,12 @@ class Session:
     """One connection to one server, in whichever era it speaks."""
 
     def __init__(self, spec, responder=None, log=None, timeout=60.0, max_time=None, probe_timeout=5.0,
-                 insecure=False, ca_file=None, log_level=None):
+                 insecure=False, ca_file=None, log_level=None, max_message_size=DEFAULT_MAX_MESSAGE,
+                 max_pages=DEFAULT_MAX_PAGES, deadline=None):
         self.spec = spec
+        self.max_message_size = max_message_size
+        self.max_pages = max_pages
+        self.deadline = deadline  # monotonic: the end of the whole command (--max-time), if any
         self.responder = responder
         self.log = log
         self.timeout = timeout
@@ -1341,13 +1912,15 @@ class Session:
     def _start_transport(self, kind=None):
         kind = kind or self.spec.kind
         if kind == "stdio":
-            transport = StdioTransport(self.spec.argv, self.spec.env, self.spec.cwd, self.log)
+            transport = StdioTransport(self.spec.argv, self.spec.env, self.spec.cwd, self.log,
+                                       max_message=self.max_message_size)
         else:
-            http = HttpClient(self.spec.url, self.spec.headers, self.timeout, self.insecure, self.ca_file, self.log)
+            http = HttpClient(self.spec.url, self.spec.headers, self.timeout, self.insecure, self.ca_file, self.log,
+                              self.max_message_size, self.deadline)
             transport = (LegacySseTransport(http, self.log, self.timeout) if kind == "sse"
                          else StreamableHttpTransport(http, self.log))
         self.transport = transport
-        self.channel = RpcChannel(transport, self.log, self._notification, self._server_request)
+        self.channel = RpcChannel(transport, self.log, self._notification, self._server_request, self.deadline)
         self.channel.start()
         if self.closed:  # closed from another thread while it started: no server may outlive that
             self.channel.close()
@@ -1621,7 +2194,8 @@ class Session:
 
     def display_name(self):
         info = self.server_info or {}
-        return info.get("title") or info.get("name") or self.spec.describe()
+        return info.get("title") or info.get("name") or (
+            masked_url(self.spec.url) if self.spec.url else self.spec.describe())
 
     def open_server_stream(self):
         """Legacy Streamable HTTP: hold the GET stream for notifications and requests."""
@@ -1698,9 +2272,14 @@ class Subscription:
 
 
 def list_all(session, method, key, params=None):
-    """Every page of a paginated list, with a guard against cursor loops."""
+    """Every page of a paginated list, with guards against cursor loops and endless lists."""
     items, cursor, seen = [], None, set()
     while True:
+        if len(seen) >= session.max_pages:
+            error = McpTuiError("%s: the server has more than %d pages; stopping at the --max-pages limit" % (
+                method, session.max_pages), hint="raise --max-pages if the list really is that long")
+            error.partial = items
+            raise error
         page_params = dict(params or {})
         if cursor is not None:
             page_params["cursor"] = cursor
@@ -2021,10 +2600,12 @@ class InputResponder:
         return {"action": "accept", "content": normalise_elicited(content, schema)}
 
     def _elicit_url(self, params, server_name):
-        from urllib.parse import urlsplit
-
         url = params.get("url", "")
-        host = urlsplit(url).hostname or "(no host)"
+        try:
+            host = elicitation_url_host(url)
+        except ValueError as exc:
+            self.notice("%s asked you to open a URL; refused: %s." % (server_name, exc))
+            return {"action": "decline"}
         self.notice("%s asks you to open %s (host: %s): %s" % (server_name, url, host, params.get("message", "")))
         if self.ask is None:
             self.notice("Declined: opening a URL needs your consent on a terminal.")
@@ -2068,6 +2649,39 @@ class InputResponder:
         result["content"]["text"] = text
         result["model"] = "human"
         return result
+
+
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
+
+
+def elicitation_url_host(url):
+    """The host a URL elicitation's URL opens (with its port), or ValueError saying why the
+    URL is refused. Browsers and urllib disagree on odd URLs (a backslash ends the host for
+    one and not the other), so only a plain https URL (http on loopback) without userinfo,
+    whitespace, controls or non-ASCII characters is accepted, and it is opened exactly."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(url, str) or not url:
+        raise ValueError("there is no URL")
+    if any(ord(c) <= 0x20 or ord(c) >= 0x7F for c in url):
+        raise ValueError("the URL holds spaces, control or non-ASCII characters")
+    if "\\" in url:
+        raise ValueError("the URL holds a backslash, which browsers read differently")
+    parts = urlsplit(url)
+    scheme, host = parts.scheme.lower(), parts.hostname
+    if scheme not in ("https", "http"):
+        raise ValueError("only https URLs are opened (http only on this machine), not %s:" % (scheme or "(none)"))
+    if "@" in parts.netloc:
+        raise ValueError("the URL holds a user name (user@host), which disguises the host")
+    if not host:
+        raise ValueError("the URL names no host")
+    try:
+        port = parts.port
+    except ValueError:
+        raise ValueError("the URL's port is not a number")
+    if scheme == "http" and host not in LOOPBACK_HOSTS:
+        raise ValueError("only https URLs are opened (http only on this machine), not http: to %s" % host)
+    return host + (":%d" % port if port else "")
 
 
 def as_list(value):
@@ -2494,56 +3108,46 @@ def tasks_for(session):
 class TaskLedger:
     """Which connection created which task, so that the printed `mcp-tui task get <id>`
     runs as printed. Keyed by the task's fingerprint, never by its ID; it holds no
-    header value, token or environment value; the file is private to the user."""
+    header value, token, environment value or expanded ${VAR} (a task from --config is
+    recorded as the file and the server's name); the file is private to the user."""
 
-    def __init__(self, path=None):
-        self.path = path or os.path.join(state_directory(), "tasks.json")
-
-    def _load(self):
-        try:
-            with open(self.path, "r", encoding="utf-8") as handle:
-                data = json.load(handle)
-            return data if isinstance(data, dict) else {}
-        except (OSError, ValueError):
-            return {}
-
-    def _save(self, data):
-        directory = os.path.dirname(self.path)
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        temporary = "%s.%d.tmp" % (self.path, os.getpid())
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=1, sort_keys=True)
-        os.replace(temporary, self.path)
+    def __init__(self, path=None, warn=None):
+        self.store = JsonStateFile(path or os.path.join(state_directory(), "tasks.json"), valid_ledger_entry, warn)
+        self.path = self.store.path
 
     def remember(self, task, tasks, tool_name):
         spec, form = tasks.session.spec, tasks.form
-        data = self._load()
         now = time.time()
-        data = {key: entry for key, entry in data.items()
-                if not isinstance(entry.get("expiresAt"), (int, float)) or entry["expiresAt"] > now}
-        data[fingerprint(task.task_id)] = {"connection": spec.ledger_record(), "tool": tool_name, "form": form,
-                                           "createdAt": task.data.get("createdAt"), "expiresAt": task.expires_at()}
-        self._save(data)
+        entry = {"connection": spec.ledger_record(), "tool": tool_name, "form": form,
+                 "createdAt": task.data.get("createdAt"), "expiresAt": task.expires_at()}
+
+        def change(data):
+            for key in [key for key, old in data.items() if is_number(old.get("expiresAt")) and old["expiresAt"] <= now]:
+                del data[key]
+            data[fingerprint(task.task_id)] = entry
+
+        self.store.update(change)
 
     def lookup(self, task_id):
-        return self._load().get(fingerprint(task_id))
+        return self.store.read().get(fingerprint(task_id))
 
     def forget(self, task_id):
-        data = self._load()
-        if data.pop(fingerprint(task_id), None) is not None:
-            self._save(data)
+        self.store.update(lambda data: data.pop(fingerprint(task_id), None))
 
 
-def state_directory():
-    override = os.environ.get("MCP_TUI_STATE_DIR")
-    if override:
-        return override
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
-        return os.path.join(base, "mcp-tui")
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(base, "mcp-tui")
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def valid_ledger_entry(key, entry):
+    """An entry this version can use: anything else (another version's, a hand edit, an
+    attack) is skipped rather than trusted."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("connection"), dict):
+        return False
+    if entry.get("expiresAt") is not None and not is_number(entry["expiresAt"]):
+        return False
+    return all(entry.get(name) is None or isinstance(entry[name], str) for name in ("tool", "form", "createdAt")) \
+        and ConnectionSpec.valid_record(entry["connection"])
 
 
 # ======================================================================================
@@ -2553,6 +3157,9 @@ def state_directory():
 # session ids and bearer tokens are masked the same way. Sinks (--debug on stderr,
 # --log-file as JSON lines, later the TUI's debug screen) see only masked entries.
 # ======================================================================================
+
+
+LOG_BODY_LIMIT = 64 * 1024
 
 
 def find_task_ids(value, found):
@@ -2583,33 +3190,26 @@ class DebugLog:
 
         self.entries = collections.deque(maxlen=capacity)
         self.sinks = []
-        self._secrets = {}  # raw value -> masked label
+        # Task IDs and session ids of this log, however short, then every registered secret.
+        self.secrets = SecretRegistry(parent=SECRETS, min_length=1)
         self._lock = threading.Lock()
 
     def mask(self, secret, kind="task"):
         """Register a secret and return the label that stands for it."""
-        if not secret:
-            return secret
-        label = "%s:%s" % (kind, fingerprint(secret))
-        with self._lock:
-            self._secrets[secret] = label
-        return label
+        return self.secrets.add(secret, kind)
 
     def redact(self, text):
-        with self._lock:
-            secrets = sorted(self._secrets.items(), key=lambda item: -len(item[0]))
-        for secret, label in secrets:
-            if secret in text:
-                text = text.replace(secret, label)
-        return text
+        return self.secrets.redact(text)
 
     def message(self, direction, message, transport):
         task_ids = find_task_ids(message, set())
         for task_id in task_ids:
             self.mask(task_id, "task")
+        body = self.redact(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+        if len(body) > LOG_BODY_LIMIT:  # the ring keeps 5000 entries: a large message keeps only its start
+            body = body[:LOG_BODY_LIMIT] + "… (%d characters in all)" % len(body)
         entry = {"type": "message", "direction": direction, "transport": transport, "kind": message_kind(message),
-                 "method": message.get("method"), "id": message.get("id"),
-                 "body": self.redact(json.dumps(message, ensure_ascii=False, separators=(",", ":")))}
+                 "method": message.get("method"), "id": message.get("id"), "body": body}
         if len(task_ids) == 1:
             entry["task"] = fingerprint(next(iter(task_ids)))
         self._add(entry)
@@ -2628,27 +3228,14 @@ class DebugLog:
             elif lower == "mcp-session-id":
                 masked[name] = self.mask(value, "session")
             elif lower == "mcp-name":
-                with self._lock:
-                    label = self._secrets.get(decode_header_value(value))
-                masked[name] = label or "name:" + fingerprint(value)
+                masked[name] = self.secrets.label(decode_header_value(value)) or "name:" + fingerprint(value)
             else:
                 masked[name] = self.redact(value)
         return masked
 
-    def mask_url(self, url):
-        from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
-
-        parts = urlsplit(url)
-        if not parts.query and "@" not in parts.netloc:
-            return url
-        query = urlencode([(k, "q:" + fingerprint(v)) for k, v in parse_qsl(parts.query, keep_blank_values=True)],
-                          safe=":")
-        netloc = parts.netloc.rpartition("@")[2]
-        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-
     def http_exchange(self, method, url, request_headers, sent_bytes, response, connect_ms, first_byte_ms):
         headers = response_headers(response)
-        self._add({"type": "http", "method": method, "url": self.mask_url(url), "status": response.status,
+        self._add({"type": "http", "method": method, "url": masked_url(url), "status": response.status,
                    "requestHeaders": self.mask_headers(request_headers), "responseHeaders": self.mask_headers(headers),
                    "contentType": headers.get("content-type", ""), "sentBytes": sent_bytes,
                    "connectMs": round(connect_ms, 2) if connect_ms is not None else None,
@@ -2681,9 +3268,9 @@ class DebugLog:
 
     def _add(self, entry):
         entry = dict(entry, time=time.time())
-        for key in ("text", "id"):
-            if isinstance(entry.get(key), str):
-                entry[key] = self.redact(entry[key])
+        for key, value in entry.items():
+            if isinstance(value, str):
+                entry[key] = self.redact(value)
         with self._lock:
             self.entries.append(entry)
             sinks = list(self.sinks)
@@ -2848,13 +3435,15 @@ def expand_config_value(value, where):
             name = name[4:]
         if name not in os.environ:
             raise UsageError("%s uses ${%s}, which is not set in the environment" % (where, match.group(1)))
+        SECRETS.add(os.environ[name], "env")  # config files put their keys in variables
         return os.environ[name]
 
     return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_:]*)\}", substitute, value)
 
 
 def load_config_server(path, name):
-    """Read a Claude Desktop / .mcp.json (mcpServers) or VS Code (servers) file."""
+    """Read a Claude Desktop / .mcp.json (mcpServers) or VS Code (servers) file: the
+    server's name (the only one when ``name`` is None) and its entry, ${VAR}s expanded."""
     try:
         with open(path, "r", encoding="utf-8") as handle:
             data = json.load(handle)
@@ -2872,21 +3461,23 @@ def load_config_server(path, name):
         name = next(iter(servers))
     if name not in servers:
         raise UsageError("--config %s has no server %r (it has: %s)" % (path, name, ", ".join(sorted(servers))))
-    return expand_config_value(servers[name], "server %r in %s" % (name, path))
+    return name, expand_config_value(servers[name], "server %r in %s" % (name, path))
 
 
 class ConfigChoiceNeeded(UsageError):
     """A config file lists several servers and --server did not pick one."""
 
 
-def spec_from_config_entry(entry, protocol, where):
-    """One mcpServers / servers entry as a ConnectionSpec (its env and headers applied)."""
+def spec_from_config_entry(entry, protocol, where, source=None):
+    """One mcpServers / servers entry as a ConnectionSpec (its env and headers applied);
+    ``source`` is (config file, server name), what the task ledger records."""
     if entry.get("url"):
         kind = "sse" if "sse" in (entry.get("type"), entry.get("transport")) else "http"
-        return ConnectionSpec(kind, url=entry["url"], headers=entry.get("headers") or {}, protocol=protocol)
+        return ConnectionSpec(kind, url=entry["url"], headers=entry.get("headers") or {}, protocol=protocol,
+                              source=source)
     if entry.get("command"):
         return ConnectionSpec("stdio", argv=[entry["command"]] + [str(a) for a in entry.get("args") or ()],
-                              env=entry.get("env") or {}, cwd=entry.get("cwd"), protocol=protocol)
+                              env=entry.get("env") or {}, cwd=entry.get("cwd"), protocol=protocol, source=source)
     raise UsageError("the %s has neither command nor url" % where)
 
 
@@ -2899,12 +3490,13 @@ def spec_from_options(opts, words):
     env = dict(parse_env_option(e) for e in opts.env)
     if opts.config:
         try:
-            entry = load_config_server(opts.config, opts.server)
+            name, entry = load_config_server(opts.config, opts.server)
         except ConfigChoiceNeeded:
             if not words:
                 return None, words  # the TUI's connection screen lists the file's servers
             raise
-        spec = spec_from_config_entry(entry, opts.protocol, "server in %s" % opts.config)
+        spec = spec_from_config_entry(entry, opts.protocol, "server in %s" % opts.config,
+                                      (os.path.abspath(opts.config), name))
         spec.headers.update(headers)
         spec.env.update(env)
         spec.cwd = opts.cwd or spec.cwd
@@ -2975,8 +3567,9 @@ class ConfigServer:
         return join_command([str(entry.get("command", "?"))] + [str(a) for a in entry.get("args") or ()])
 
     def spec(self, protocol):
-        return spec_from_config_entry(load_config_server(self.path, self.name), protocol,
-                                      "server %r in %s" % (self.name, self.path))
+        name, entry = load_config_server(self.path, self.name)
+        return spec_from_config_entry(entry, protocol, "server %r in %s" % (name, self.path),
+                                      (os.path.abspath(self.path), name))
 
 
 def config_paths(opts):
@@ -3014,6 +3607,27 @@ def known_servers(opts):
         if isinstance(entries, dict):
             servers += [ConfigServer(name, path, entry) for name, entry in entries.items() if isinstance(entry, dict)]
     return servers
+
+
+def shell_word(word):
+    """``word`` for a POSIX shell, exactly: shlex.quote, or $'...' with escapes when it holds
+    characters a terminal would not show (controls, bidi overrides), since cleaning them
+    out of a printed command would make it name something else."""
+    import shlex
+
+    if word.isprintable() and clean(word) == word:
+        return shlex.quote(word)
+    escaped = []
+    for char in word:
+        if char in "\\'":
+            escaped.append("\\" + char)
+        elif ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F:
+            escaped.append("\\x%02x" % ord(char))
+        elif not char.isprintable() or clean(char) != char:
+            escaped.append("\\u%04x" % ord(char))
+        else:
+            escaped.append(char)
+    return "$'" + "".join(escaped) + "'"
 
 
 def tool_call_command(spec, tool, arguments, task_mode):
@@ -3254,12 +3868,16 @@ def stderr_hint(exc, lines):
 def auth_headers(options):
     """The Authorization header the user gave: --bearer, or $MCP_TUI_BEARER."""
     bearer = options.bearer or os.environ.get("MCP_TUI_BEARER")
-    return {"Authorization": "Bearer " + bearer} if bearer else {}
+    headers = {"Authorization": "Bearer " + bearer} if bearer else {}
+    register_header_secrets(headers)
+    return headers
 
 
 def option_headers(options):
+    """Every header the user gave (-H, --bearer), each value registered as a secret."""
     headers = dict(parse_header_option(h) for h in options.header)
     headers.update(auth_headers(options))
+    register_header_secrets(headers)
     return headers
 
 
@@ -3285,7 +3903,7 @@ def make_log(options):
         log.mask(value.partition(" ")[2], "secret")
     if options.log_file:
         try:
-            handle = open(options.log_file, "a", encoding="utf-8")
+            handle = open_private(options.log_file)
         except OSError as exc:
             raise UsageError("cannot open --log-file %s: %s" % (options.log_file, exc.strerror or exc))
         lock = threading.Lock()
@@ -3299,14 +3917,16 @@ def make_log(options):
     return log
 
 
-def connect(spec, options, responder, log, observers=(), started=None):
+def connect(spec, options, responder, log, observers=(), deadline=None, started=None):
     """Open a session to ``spec`` as the options say: the one way the CLI, the TUI and the
-    keeper connect. On failure the session is closed, and the error carries the server's
-    last stderr lines (``stderr_lines``). ``started(session)`` sees the session before it
-    opens, so another thread can close it to abandon the attempt."""
+    keeper connect. ``deadline`` (time.monotonic) bounds everything the session does. On
+    failure the session is closed, and the error carries the server's last stderr lines
+    (``stderr_lines``). ``started(session)`` sees the session before it opens, so another
+    thread can close it to abandon the attempt."""
     session = Session(spec, responder, log, timeout=options.timeout, max_time=options.max_time,
                       probe_timeout=options.probe_timeout, insecure=options.insecure, ca_file=options.ca_file,
-                      log_level=options.log_level)
+                      log_level=options.log_level, max_message_size=options.max_message_size,
+                      max_pages=options.max_pages, deadline=deadline)
     session.observers.extend(observers)
     if started is not None:
         started(session)
@@ -3351,12 +3971,17 @@ connection, timeout, failed task), 2 bad usage, 130 interrupted.
 class Output:
     """Results on stdout; progress, notices and errors on stderr; text or JSON."""
 
+    KEPT_NOTIFICATIONS = 1000  # --format json: the last ones, and a count of all by method
+
     def __init__(self, fmt="text", quiet=False, stdout=None, stderr=None):
+        import collections
+
         self.json = fmt == "json"
         self.quiet = quiet
         self.stdout = stdout or sys.stdout
         self.stderr = stderr or sys.stderr
-        self.notifications = []
+        self.notifications = collections.deque(maxlen=self.KEPT_NOTIFICATIONS)
+        self.notification_counts = collections.Counter()
         self.warnings = []
         self._announced = set()
         self._hidden = {}
@@ -3364,6 +3989,8 @@ class Output:
         self._lock = threading.Lock()
 
     def _write(self, stream, text):
+        if stream is self.stderr:
+            text = SECRETS.redact(text)  # errors, progress, --debug and --trace: a server may echo a secret
         with self._lock:
             if stream in self._gone:
                 return
@@ -3404,7 +4031,9 @@ class Output:
         if isinstance(value, dict):
             value = dict(value)
             if self.notifications:
-                value["notifications"] = self.notifications
+                value["notifications"] = list(self.notifications)
+            if sum(self.notification_counts.values()) > len(self.notifications):
+                value["notificationCounts"] = dict(self.notification_counts)  # the ones not kept are counted
             if self.warnings:
                 value["warnings"] = self.warnings
         self._write(self.stdout, terminal_json(value, indent=2) + "\n")
@@ -3434,6 +4063,7 @@ class Output:
             return
         if self.json:
             self.notifications.append(message)
+            self.notification_counts[method] += 1
             return
         if method == "notifications/progress":
             self.progress("⏳ " + progress_text(params))
@@ -3447,6 +4077,14 @@ class Output:
                 self.progress("🔔 %s" % method[len("notifications/"):])
         else:
             self.progress("🔔 %s" % method)
+def size_option(text):
+    """--max-message-size: bytes, or a number with K, M or G (powers of 1024)."""
+    import argparse
+
+    match = re.match(r"^\s*(\d+)\s*([kmg]?)(?:i?b)?\s*$", text, re.I)
+    if not match or int(match.group(1)) <= 0:
+        raise argparse.ArgumentTypeError("%r is not a size (try 64M)" % text)
+    return int(match.group(1)) << {"": 0, "k": 10, "m": 20, "g": 30}[match.group(2).lower()]
 
 
 def build_parser():
@@ -3488,7 +4126,12 @@ def build_parser():
     connection.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                             help="bound on every request and on --wait (default 60); progress restarts it")
     connection.add_argument("--max-time", type=float, metavar="SECONDS",
-                            help="hard cap on one request however much progress arrives (default 10x --timeout)")
+                            help="hard cap on the whole command, pagination and progress included (without it, "
+                                 "each request stops at 10x --timeout)")
+    connection.add_argument("--max-message-size", type=size_option, default=DEFAULT_MAX_MESSAGE, metavar="BYTES",
+                            help="largest message accepted from the server (default 64M; K, M, G suffixes)")
+    connection.add_argument("--max-pages", type=int, default=DEFAULT_MAX_PAGES, metavar="N",
+                            help="most pages read from one paginated list (default %d)" % DEFAULT_MAX_PAGES)
     connection.add_argument("--probe-timeout", type=float, default=5.0, metavar="SECONDS",
                             help="how long a stdio server may stay silent to server/discover (default 5)")
     connection.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
@@ -3526,7 +4169,9 @@ class Cli:
         self.out = output
         self.session = None
         self.log = None
-        self.ledger = None if opts.no_ledger else TaskLedger()
+        self.ledger = None if opts.no_ledger else TaskLedger(warn=output.notice)
+        # --max-time bounds the whole command, from here
+        self.deadline = time.monotonic() + opts.max_time if opts.max_time else None
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -3541,7 +4186,7 @@ class Cli:
                                    load_stub("--sampling-stub", self.opts.sampling_stub),
                                    self.opts.root, ask, self.out.notice)
         try:
-            self.session = connect(spec, self.opts, responder, self.log, [self.out.on_notification])
+            self.session = connect(spec, self.opts, responder, self.log, [self.out.on_notification], self.deadline)
         except McpTuiError as exc:
             stderr_hint(exc, exc.stderr_lines)
             raise
@@ -3799,8 +4444,10 @@ class TaskCommands:
         if self.ledger is not None:
             try:
                 self.ledger.remember(task, tasks, tool["name"])
-            except OSError as exc:
-                self.out.notice("warning: cannot record the task in the ledger: %s" % exc)
+            except Exception as exc:  # the task exists: nothing may keep its ID from being printed
+                why = describe_os_error(exc) if not isinstance(exc, McpTuiError) else exc.message + (
+                    " (%s)" % exc.hint if exc.hint else "")
+                self.out.notice("warning: cannot record the task in the ledger: %s" % why)
         if not self.opts.wait:
             if self.out.json:
                 self.out.document(tasks.document(task=task.data))
@@ -3808,6 +4455,9 @@ class TaskCommands:
             self.out.text("Task %s created: %s\nPoll:   %s\nResult: %s" % (
                 task.task_id, task.status_line(), self.task_command("get", task.task_id),
                 self.task_command("result", task.task_id)))
+            if shell_word(task.task_id).startswith("$'"):
+                self.out.notice("note: the task ID holds control characters; the commands above write them "
+                                "as $'...' escapes, exactly")
             return EXIT_OK
         self.out.progress("⏳ Task %s created; waiting for it to finish..." % task.task_id)
         return self.follow(tasks, task.task_id, task.status)
@@ -3824,11 +4474,13 @@ class TaskCommands:
                 words += ["--transport", "sse"]
             if spec.protocol != "auto":
                 words += ["--protocol-version", spec.protocol]
-        words += ["task", action, task_id]
-        return " ".join(shlex.quote(w) for w in words)
+        words = [shlex.quote(w) for w in words] + ["task", action]
+        if task_id.startswith("-"):
+            words.append("--")  # or the ID would read as an option
+        return " ".join(words + [shell_word(task_id)])
 
     def follow(self, tasks, task_id, last_status=None):
-        deadline = time.monotonic() + self.opts.timeout
+        deadline = min(time.monotonic() + self.opts.timeout, self.cli.deadline or float("inf"))
 
         def on_status(task):
             self.out.progress("⏳ task %s: %s" % (task.task_id, task.status_line()
@@ -3851,16 +4503,27 @@ class TaskCommands:
         if spec is None and task_id is not None and self.ledger is not None:
             record = self.ledger.lookup(task_id)
             if record is not None:
-                spec = ConnectionSpec.from_ledger(record["connection"])
-                if self.opts.protocol != "auto":
-                    spec.protocol = self.opts.protocol
-                spec.headers = option_headers(self.opts)
-                spec.env = dict(parse_env_option(e) for e in self.opts.env)
+                spec = self.spec_from_ledger(record["connection"])
         if spec is None:
             raise UsageError("no server given, and the task ledger does not know this task",
                              hint="pass the connection (a stdio command, --url or --config)")
         session = self.cli.connect(spec)
         return session, tasks_for(session)
+
+    def spec_from_ledger(self, record):
+        """The ledger's connection, with this command's -H, --bearer and --env; a server
+        from --config is read from its file again (its ${VAR}s were never stored)."""
+        if "config" in record:
+            name, entry = load_config_server(record["config"], record["server"])
+            spec = spec_from_config_entry(entry, record["protocol"], "server %r in %s" % (name, record["config"]),
+                                          (record["config"], name))
+        else:
+            spec = ConnectionSpec.from_ledger(record)
+        if self.opts.protocol != "auto":
+            spec.protocol = self.opts.protocol
+        spec.headers.update(option_headers(self.opts))
+        spec.env.update(parse_env_option(e) for e in self.opts.env)
+        return spec
 
     def run(self, args):
         action, rest = self.cli.sub(args, ("support", "get", "result", "cancel", "list", "update"))
@@ -4450,7 +5113,7 @@ class Tui:
         if self.ledger is not None:
             try:
                 self.ledger.remember(task, self.tasks, tool_name)
-            except OSError as exc:
+            except (OSError, McpTuiError) as exc:
                 self.log.event("tui", "cannot record the task in the ledger: %s" % exc)
 
     def task_seen(self, task):
@@ -5890,15 +6553,16 @@ class UrlElicitationScreen(FieldScreen):
     submit_label = "Open"
 
     def __init__(self, app, params, server_name, pending):
-        from urllib.parse import urlsplit
-
         self.url = str(params.get("url", ""))
-        host = urlsplit(self.url).hostname or "(no host)"
+        try:
+            host, refused = elicitation_url_host(self.url), None
+        except ValueError as exc:
+            host, refused = "(refused: %s)" % exc, exc
         FieldScreen.__init__(self, app, "%s asks you to open a URL:\n%s\n\nURL:  %s\nHost: %s" % (
             server_name, params.get("message", ""), self.url, host))
         self.pending = pending
-        self.field_list = FieldList([Button("Open in browser", self.submit), Button("Decline", self.decline),
-                          Button("Cancel", self.cancel)])
+        buttons = [Button("Decline", self.decline), Button("Cancel", self.cancel)]
+        self.field_list = FieldList(buttons if refused else [Button("Open in browser", self.submit)] + buttons)
 
     def title(self):
         return "Open a URL?"

@@ -21,6 +21,11 @@ One file, standard library only, Python 3.8+.
       --delay-ms N           trickle: milliseconds between bytes (default 5)
       --retry-ms N           sse-cut: the SSE retry field (default 300)
       --ttl-ms N             task-ttl: the task's TTL (default 1000)
+      --count N              log-flood, request-flood, stderr-flood: how many (default 20000)
+      --status N             echo-secrets over HTTP: 0 (a JSON-RPC error, the default), 401 or 500
+      --task-id ID           odd-task-id: the task ID slow_task creates
+      --elicit-url URL       url-elicit: the URL the elicitation asks the client to open
+      --pid-file FILE        spawn-child: where the child's pid goes
 
 Apart from the one fault its mode selects it is a small, correct server with the tools
 echo(message) (with a progress and a log notification when the request asks for progress)
@@ -96,11 +101,30 @@ MODES = {
     "task-32602": "tasks/get and tasks/result answer -32602 for the task just created",
     "task-ttl": "the task stays working; past its TTL tasks/get and tasks/result answer -32602 'Task has expired'",
     "hostile": "every string the client may show holds escape sequences, controls and bidi overrides",
+    "endless-line": "the answer is one line that never ends (stdio), an SSE data line that never ends (HTTP)",
+    "endless-event": "HTTP: an SSE event of data lines that never ends",
+    "endless-body": "HTTP: a JSON body without Content-Length that never ends (the connection is the frame)",
+    "endless-chunked": "HTTP: a chunked JSON body that never ends",
+    "huge-length": "HTTP: a JSON body announced with Content-Length: 1 TB",
+    "drip": "HTTP: the response to --on (a method, notifications included, or GET or DELETE) drips its status "
+            "line one byte every --delay-ms, forever",
+    "endless-pages": "tools/list: every page has a fresh nextCursor",
+    "log-flood": "tools/call echo: --count log notifications before the answer",
+    "request-flood": "2025-11-25 stdio: --count ping requests before answering tools/call",
+    "stderr-flood": "stdio: the same stderr line --count times on the first handshake request, then exit 3",
+    "echo-secrets": "tools/list answers with every request header, the URL, argv and environment echoed "
+                    "(HTTP: --status says how)",
+    "retry-after": "HTTP: the first --times tools/list answer 429 with Retry-After: 1",
+    "odd-task-id": "slow_task creates the task --task-id",
+    "url-elicit": "2025-11-25: tools/call echo first asks the client to open --elicit-url",
+    "spawn-child": "stdio: start a child process that sleeps (its pid in --pid-file)",
 }
 
 DEFAULT_ON = {"crash-mid-response": "tools/call", "wrong-shape-call": "tools/call", "oversized": "tools/call",
-              "http-404-session": "tools/call", "http-404-session-empty": "tools/call"}
-DEFAULT_TIMES = {"http-404-session": 1, "http-404-session-empty": 1}
+              "http-404-session": "tools/call", "http-404-session-empty": "tools/call", "log-flood": "tools/call",
+              "request-flood": "tools/call", "url-elicit": "tools/call"}
+DEFAULT_TIMES = {"http-404-session": 1, "http-404-session-empty": 1, "retry-after": 1}
+ENDLESS = ("endless-line", "endless-event", "endless-body", "endless-chunked", "huge-length")
 HANDSHAKE = ("server/discover", "initialize")
 
 
@@ -158,6 +182,22 @@ class StdioWire(object):
     def hang(self):
         while True:
             time.sleep(3600)
+
+    def endless(self, mode, request_id):
+        with self.lock:
+            pour(sys.stdout.buffer, b'{"jsonrpc":"2.0","id":%s,"result":{"x":"' % json.dumps(request_id).encode())
+        os._exit(0)
+
+
+def pour(stream, head, piece=b"a" * 65536, between=b""):
+    """Write ``head``, then ``piece`` (and ``between``) until the reader goes away."""
+    try:
+        stream.write(head)
+        while True:
+            stream.write(piece + between)
+            stream.flush()
+    except (OSError, ValueError):
+        return
 
 
 class HttpWire(object):
@@ -248,6 +288,35 @@ class HttpWire(object):
     def hang(self):
         while True:
             time.sleep(3600)
+
+    def endless(self, mode, request_id):
+        h = self.h
+        self.done = True
+        h.close_connection = True
+        start = b'{"jsonrpc":"2.0","id":%s,"result":{"x":"' % json.dumps(request_id).encode()
+        if mode == "huge-length":
+            h.send_response(200)
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Content-Length", str(10 ** 12))
+            h.end_headers()
+            return pour(h.wfile, start)
+        if mode in ("endless-line", "endless-event"):
+            h.send_response(200)
+            h.send_header("Content-Type", "text/event-stream")
+            h.end_headers()
+            if mode == "endless-line":
+                return pour(h.wfile, b"data: " + start)
+            return pour(h.wfile, b"data: " + start, b"a" * 1000, b"\ndata: ")
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        if mode == "endless-chunked":
+            h.send_header("Transfer-Encoding", "chunked")
+            h.end_headers()
+            piece = b"a" * 65536
+            return pour(h.wfile, b"%x\r\n%s\r\n" % (len(start), start), b"%x\r\n%s\r\n" % (len(piece), piece))
+        h.send_header("Connection", "close")
+        h.end_headers()
+        return pour(h.wfile, start)
 
     def finish(self):
         if self.done:
@@ -358,6 +427,9 @@ class App(object):
             faulty = self.fire(message)
         if self.mode == "crash-initialize" and method in HANDSHAKE:
             wire.crash(3, "badserver: fatal: cannot read /etc/badserver.conf: permission denied")
+        if self.mode == "stderr-flood" and method in HANDSHAKE:
+            sys.stderr.write("badserver: retrying the database connection\n" * self.opts.count)
+            wire.crash(3, "badserver: giving up")
         if self.mode == "hang" and faulty:
             wire.hang()
         handler = getattr(self, "m_" + method.replace("/", "_"), None)
@@ -406,6 +478,8 @@ class App(object):
             wire.trickle(dumps(response) + b"\n", self.opts.delay_ms / 1000.0)
         elif mode == "never-answer":
             return
+        elif mode in ENDLESS:
+            wire.endless(mode, response.get("id"))
         elif mode == "crash-mid-response":
             text = dumps(response)
             wire.crash(1, "badserver: segmentation fault (core dumped)", text[:len(text) // 2])
@@ -492,17 +566,58 @@ class App(object):
     def m_tools_list(self, message, wire, faulty):
         tools = self.tools()
         cursor = (message.get("params") or {}).get("cursor")
+        if self.mode == "endless-pages":
+            return self.result(message["id"], {"tools": tools, "nextCursor": "page-%d" % self.next_number()})
+        if self.mode == "echo-secrets":
+            return self.error(message["id"], -32603, "I saw: " + self.echo(wire))
         if self.mode == "crash-mid-list":
             if cursor is None:
                 return self.result(message["id"], {"tools": tools[:1], "nextCursor": "page-2"})
             wire.crash(1, "badserver: out of memory while listing page 2")
         return self.result(message["id"], {"tools": tools})
 
+    def echo(self, wire):
+        """Everything a client may have put a secret in, as one string."""
+        seen = {}
+        if isinstance(wire, HttpWire):  # first: a client may show only the start of an error body
+            headers = wire.h.headers
+            seen.update(path=wire.h.path, authorization=headers.get("Authorization"), key=headers.get("X-Api-Key"))
+        seen.update(env={k: v for k, v in os.environ.items() if k.startswith("MCP_TEST")}, argv=sys.argv)
+        return json.dumps(seen)
+
+    def floods(self, message, wire):
+        count = self.opts.count
+        if isinstance(wire, HttpWire):
+            wire.start_stream()
+        if self.mode == "log-flood":
+            for index in range(count):
+                wire.send(notification("notifications/message", {"level": "info", "logger": "flood",
+                                                                  "data": "FLOOD %d %s" % (index, "x" * 1000)}))
+        else:
+            for index in range(count):
+                wire.send({"jsonrpc": "2.0", "id": "flood-%d" % index, "method": "ping"})
+            with self.cond:  # the answer waits for every ping's answer (or refusal)
+                self.cond.wait_for(lambda: sum(key.startswith('"flood-') for key in self.client_responses) >= count,
+                                   60.0)
+
+    def ask_url(self, message, wire):
+        """Legacy: an elicitation/create in URL mode, then the answer it got as the result."""
+        wire.send({"jsonrpc": "2.0", "id": "url-1", "method": "elicitation/create", "params": {
+            "mode": "url", "message": "Sign in", "url": self.opts.elicit_url, "elicitationId": "e-1"}})
+        with self.cond:
+            self.cond.wait_for(lambda: '"url-1"' in self.client_responses, 30.0)
+            answer = (self.client_responses.get('"url-1"') or {}).get("result") or {}
+        return self.result(message["id"], {"content": [{"type": "text", "text": "url answer: %s" % json.dumps(answer)}]})
+
     def m_tools_call(self, message, wire, faulty):
         params = message.get("params") or {}
         name, arguments = params.get("name"), params.get("arguments") or {}
         request_id = message["id"]
         token = (params.get("_meta") or {}).get("progressToken")
+        if name == "echo" and faulty and self.mode in ("log-flood", "request-flood"):
+            self.floods(message, wire)
+        if name == "echo" and faulty and self.mode == "url-elicit":
+            return self.ask_url(message, wire)
         if name == "echo":
             if token is not None:
                 wire.send(notification("notifications/progress", {"progressToken": token, "progress": 1, "total": 2,
@@ -586,6 +701,8 @@ class App(object):
         elif not isinstance(params.get("task"), dict):
             return self.error(request_id, -32601, "slow_task must be called as a task")
         task_id = "task-%d-%s" % (self.next_number(), os.urandom(6).hex())
+        if self.mode == "odd-task-id":
+            task_id = self.opts.task_id
         ttl = self.opts.ttl_ms if self.mode == "task-ttl" else 60000
         task = {"taskId": task_id, "created": time.time(), "ttl": ttl, "gets": 0, "message": status_message}
         with self.lock:
@@ -772,6 +889,10 @@ class App(object):
         if not isinstance(message, dict):
             return self.reply(h, 400, dumps(self.error(None, -32700, "Parse error")))
         method = message.get("method")
+        if mode == "drip" and method == self.fault_method:
+            return self.drip(h)
+        if mode == "echo-secrets" and self.opts.status and method == "tools/list":
+            return self.reply(h, self.opts.status, ("I saw: " + self.echo(HttpWire(self, h))).encode(), "text/plain")
         if not self.modern and method != "initialize":
             session = h.headers.get("Mcp-Session-Id")
             if session is None:
@@ -782,6 +903,8 @@ class App(object):
             self.handle(message, CaptureWire())
             return self.reply(h, 202, b"", None)
         faulty = self.fire(message)
+        if faulty and mode == "retry-after":
+            return self.reply(h, 429, b"slow down", "text/plain", {"Retry-After": "1"})
         if faulty and mode == "http-5xx":
             return self.reply(h, 503, b"<html><body><h1>503 Service Unavailable</h1>\n<p>upstream overloaded</p>"
                                       b"</body></html>", "text/html", {"Retry-After": "1"})
@@ -811,9 +934,22 @@ class App(object):
                 self.replay[last] = (wire.stream_name, response)
         # the connection closes here, before the response: the stream is cut
 
+    def drip(self, h):
+        """A status line and headers that never end, one byte at a time."""
+        h.close_connection = True
+        data = b"HTTP/1.1 200 OK\r\nX-Drip: "
+        index = 0
+        while True:
+            h.wfile.write(data[index:index + 1] if index < len(data) else b"a")
+            h.wfile.flush()
+            index += 1
+            time.sleep(self.opts.delay_ms / 1000.0)
+
     def http_get(self, h):
         path = urlsplit(h.path).path
         self.record(None, http={"method": "GET", "path": path, "headers": self.http_headers(h)})
+        if self.mode == "drip" and self.fault_method == "GET":
+            return self.drip(h)
         last = h.headers.get("Last-Event-ID")
         with self.lock:
             replay = self.replay.pop(last, None) if last else None
@@ -833,6 +969,8 @@ class App(object):
 
     def http_delete(self, h):
         self.record(None, http={"method": "DELETE", "path": urlsplit(h.path).path, "headers": self.http_headers(h)})
+        if self.mode == "drip" and self.fault_method == "DELETE":
+            return self.drip(h)
         if self.modern:
             return self.reply(h, 405, b"", None, {"Allow": "POST"})
         with self.lock:
@@ -846,6 +984,12 @@ class App(object):
 
 
 def serve_stdio(app):
+    if app.mode == "spawn-child":
+        import subprocess
+
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        with open(app.opts.pid_file, "w") as handle:
+            handle.write(str(child.pid))
     if app.mode == "stdout-logs":
         sys.stdout.buffer.write(b"badserver 1.0 starting (this line should have gone to stderr)\n\n")
         sys.stdout.buffer.flush()
@@ -924,6 +1068,11 @@ def main(argv=None):
     parser.add_argument("--delay-ms", type=float, default=5.0)
     parser.add_argument("--retry-ms", type=int, default=300)
     parser.add_argument("--ttl-ms", type=int, default=1000)
+    parser.add_argument("--count", type=int, default=20000)
+    parser.add_argument("--status", type=int, default=0)
+    parser.add_argument("--task-id", default="-rf")
+    parser.add_argument("--elicit-url", default="https://example.com/")
+    parser.add_argument("--pid-file")
     opts = parser.parse_args(argv)
     app = App(opts)
     if opts.http:

@@ -18,6 +18,7 @@ import time
 
 import pytest
 
+import mcp_tui
 from badserver import HOSTILE
 from conftest import MCP_TUI, ROOT, RunningServer
 
@@ -269,3 +270,70 @@ def test_elicitation_prompts_on_a_terminal_are_clean(state_dir, era):
     bad = sorted({"U+%04X" % ord(c) for c in FORBIDDEN.findall(text)})
     assert not bad, "the prompts carry %s raw: %r" % (", ".join(bad), text)
     assert "ASK-TITLE" in text and "ASK-MESSAGE" in text
+
+
+# -- URL elicitations: opened only when plain, and exactly as shown ------------------------------
+
+
+REFUSED_URLS = [
+    ("https://evil.example\\@accounts.google.com/", "backslash"),
+    ("https://evil.example@accounts.google.com/", "user name"),
+    ("javascript:alert(1)", "only https"),
+    ("file:///etc/passwd", "only https"),
+    ("http://example.com/login", "only https"),
+    ("https://example.com/\x1b]0;title\x07", "control"),
+    ("https://exa mple.com/", "spaces"),
+    ("https://examp\u0142e.com/", "non-ASCII"),
+]
+
+
+@pytest.mark.parametrize("url,why", REFUSED_URLS, ids=[why + "-%d" % i for i, (_, why) in enumerate(REFUSED_URLS)])
+def test_a_misleading_elicitation_url_is_refused(url, why):
+    with pytest.raises(ValueError, match=why):
+        mcp_tui.elicitation_url_host(url)
+
+
+@pytest.mark.parametrize("url,host", [("https://accounts.example.com/login?x=1", "accounts.example.com"),
+                                      ("https://EXAMPLE.com:8443/a", "example.com:8443"),
+                                      ("http://127.0.0.1:9000/cb", "127.0.0.1:9000"),
+                                      ("http://localhost/cb", "localhost")])
+def test_a_plain_elicitation_url_shows_the_host_it_opens(url, host):
+    assert mcp_tui.elicitation_url_host(url) == host
+
+
+def test_the_cli_refuses_a_misleading_url_and_says_why(run):
+    command = server_command(LEGACY, "--mode", "url-elicit", "--elicit-url", "https://evil.example\\@accounts.google.com/")
+    result = run(command, "tool", "call", "echo", "message=x")
+    assert result.code == 0, result
+    assert "refused: the URL holds a backslash" in result.err, result
+    assert "accounts.google.com" not in result.err.replace("\\@accounts.google.com", ""), result
+    assert '"action": "decline"' in result.out, result
+
+
+# -- printed commands name the task exactly -------------------------------------------------------
+
+
+def created_commands(result):
+    return {line.split(":", 1)[0]: line.split(":", 1)[1].strip() for line in result.out.splitlines()[1:]
+            if line.startswith(("Poll:", "Result:"))}
+
+
+@pytest.mark.skipif(os.name == "nt" or not os.path.exists("/bin/bash"), reason="runs the printed command in bash")
+@pytest.mark.parametrize("task_id", ["-rf", "--help", "a\x1b[31mb\x07c", "it's \u202eevil"])
+def test_a_printed_task_command_runs_as_printed(run, http_server, state_dir, task_id):
+    server = http_server(MODERN, "--mode", "odd-task-id", "--task-id=" + task_id)  # the last --mode wins
+    result = run("--url", server.url, "tool", "call", "slow_task", "--task")
+    assert result.code == 0, result
+    poll = created_commands(result)["Poll"]
+    if task_id.startswith("-"):
+        assert " -- " in poll, poll
+    if any(ord(c) < 32 or c == "\u202e" for c in task_id):
+        assert "$'" in poll and "control characters" in result.err, result
+    assert not FORBIDDEN.search(poll), poll
+    environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    environ.pop("MCP_TUI_BEARER", None)
+    program = " ".join(shlex.quote(p) for p in (sys.executable, str(MCP_TUI), "--format", "json"))
+    again = subprocess.run(["/bin/bash", "-c", poll.replace("mcp-tui", program, 1)], capture_output=True, env=environ,
+                           cwd=str(ROOT), timeout=60)
+    assert again.returncode == 0, again
+    assert json.loads(again.stdout.decode("utf-8"))["task"]["taskId"] == task_id

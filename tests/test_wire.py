@@ -1,4 +1,6 @@
 """Section 1 (wire): JSON-RPC framing and the SSE decoder."""
+import json
+
 import pytest
 
 import mcp_tui
@@ -57,3 +59,61 @@ def test_http_error_names_the_status_and_the_fix_for_401():
     error = mcp_tui.HttpStatusError(401, "Unauthorized", b"", {"www-authenticate": 'Bearer realm="x"'})
     assert error.message == "HTTP 401 Unauthorized"
     assert "--bearer" in error.hint and 'Bearer realm="x"' in error.hint
+
+
+@pytest.mark.parametrize("chunks", [["data: " + "x" * 2000], ["data: " + "x" * 600] * 4,
+                                    ["data: " + "x" * 300 + "\n"] * 8], ids=["one-line", "pieces", "many-lines"])
+def test_sse_refuses_a_line_or_an_event_over_the_limit_as_it_grows(chunks):
+    decoder = SseDecoder(limit=1000)
+    with pytest.raises(mcp_tui.MessageTooLarge, match="1000 bytes, the --max-message-size limit"):
+        for chunk in chunks:
+            decoder.feed(chunk)
+
+
+def test_sse_under_the_limit_is_one_event():
+    assert events(SseDecoder(limit=1000), "data: " + "x" * 900 + "\n\n") == [("message", "x" * 900, None)]
+
+
+class SilentTransport(object):
+    name = "stdio"
+
+    def __init__(self):
+        self.sent = []
+
+    def send(self, message, headers=None):
+        self.sent.append(message)
+
+
+def test_server_requests_go_through_a_bounded_pool_and_the_excess_is_refused():
+    import threading
+
+    release, running, peak, lock = threading.Event(), [0], [0], threading.Lock()
+
+    def handler(message):
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        release.wait(30)
+        with lock:
+            running[0] -= 1
+
+    threads_before = threading.active_count()
+    transport = SilentTransport()
+    channel = mcp_tui.RpcChannel(transport, on_request=handler)
+    total = 200
+    for index in range(total):
+        channel.deliver({"jsonrpc": "2.0", "id": index, "method": "ping"})
+    refused = [m for m in transport.sent if m.get("error", {}).get("code") == -32000]
+    accepted = mcp_tui.SERVER_REQUEST_WORKERS + mcp_tui.SERVER_REQUEST_BACKLOG
+    assert total - len(refused) <= accepted and len(refused) >= total - accepted - mcp_tui.SERVER_REQUEST_WORKERS
+    assert threading.active_count() <= threads_before + mcp_tui.SERVER_REQUEST_WORKERS
+    release.set()
+    assert peak[0] <= mcp_tui.SERVER_REQUEST_WORKERS
+
+
+def test_the_secret_registry_masks_every_form_of_a_secret():
+    registry = mcp_tui.SecretRegistry()
+    label = registry.add('tok"/é 1')
+    text = 'raw tok"/é 1, json %s, url %s' % (json.dumps('tok"/é 1'), "tok%22%2F%C3%A9%201")
+    assert registry.redact(text).count(label) == 3 and "tok" not in registry.redact(text)
+    assert registry.add("abc") and registry.redact("abc") == "abc"  # too short to mask safely

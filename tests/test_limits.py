@@ -1,0 +1,242 @@
+"""Limits and deadlines against a hostile server (tests/badserver.py): an endless message
+stops at --max-message-size with bounded memory, a server that drips one byte at a time
+cannot stretch an exchange past its deadline, --max-time bounds a whole command and
+--max-pages an endless list, and floods (log notifications, server requests, stderr
+lines) stay bounded. Memory is the mcp-tui process's peak RSS, read from the rusage
+that os.wait4 returns for it.
+"""
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from conftest import MCP_TUI, ROOT
+from test_reliability import LEGACY, MODERN, SLACK, bad, error_line  # noqa: F401 (bad is a fixture)
+
+needs_wait4 = pytest.mark.skipif(not hasattr(os, "wait4"), reason="peak RSS comes from os.wait4 (POSIX)")
+MiB = 1024 * 1024
+
+
+class Measured(object):
+    def __init__(self, code, out, err, elapsed, peak_rss):
+        self.code, self.out, self.err, self.elapsed, self.peak_rss = code, out, err, elapsed, peak_rss
+
+    def __repr__(self):
+        return "<exit %s in %.2fs, peak RSS %.0f MiB\n--- stdout\n%s\n--- stderr\n%s>" % (
+            self.code, self.elapsed, self.peak_rss / MiB, self.out[-3000:], self.err[-3000:])
+
+
+@pytest.fixture
+def measured(state_dir):
+    """measured(*args, guard=60) -> Measured: run mcp-tui and read its peak RSS."""
+
+    def run(*args, guard=60):
+        environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+        environ.pop("MCP_TUI_BEARER", None)
+        started = time.monotonic()
+        proc = subprocess.Popen([sys.executable, str(MCP_TUI)] + [str(a) for a in args], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=environ, cwd=str(ROOT))
+        captured = {}
+
+        def drain(name, pipe):
+            captured[name] = pipe.read().decode("utf-8", "replace")
+
+        readers = [threading.Thread(target=drain, args=item) for item in (("out", proc.stdout), ("err", proc.stderr))]
+        for reader in readers:
+            reader.start()
+        watchdog = threading.Timer(guard, proc.kill)  # only a guard against a hang
+        watchdog.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.monotonic() - started
+        watchdog.cancel()
+        proc.returncode = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
+        for reader in readers:
+            reader.join()
+        scale = 1 if sys.platform == "darwin" else 1024  # bytes on macOS, KiB on Linux
+        return Measured(proc.returncode, captured["out"], captured["err"], elapsed, usage.ru_maxrss * scale)
+
+    return run
+
+
+TIMEOUT = 5.0
+
+
+# -- one maximum message size, enforced while reading ------------------------------------------
+
+
+ENDLESS = [("stdio", "endless-line"), ("http", "endless-line"), ("http", "endless-event"),
+           ("http", "endless-body"), ("http", "endless-chunked"), ("http", "huge-length")]
+
+
+@needs_wait4
+@pytest.mark.parametrize("transport,mode", ENDLESS, ids=["-".join(item) for item in ENDLESS])
+def test_an_endless_message_stops_at_the_limit_with_bounded_memory(measured, bad, transport, mode):
+    target = bad(transport, MODERN, mode)
+    result = measured(*target.args, "--timeout", TIMEOUT, "--max-message-size", "8M", "tool", "list")
+    assert result.code == 1, result
+    line = error_line(result)
+    assert "larger than 8 MiB" in line and "--max-message-size" in line, result
+    assert result.elapsed < TIMEOUT + SLACK, result
+    assert result.peak_rss < 150 * MiB, result  # unbounded, it grows by ~450 MB/s until --timeout
+
+
+@needs_wait4
+def test_the_default_limit_is_64_mib_and_memory_a_small_multiple(measured, bad):
+    result = measured(*bad("stdio", MODERN, "endless-line").args, "--timeout", 20, "tool", "list")
+    assert result.code == 1 and "larger than 64 MiB" in error_line(result), result
+    assert result.peak_rss < 4 * 64 * MiB, result
+
+
+def test_a_message_under_the_limit_arrives_whole(cli, bad):
+    target = bad("http", MODERN, "oversized", "--size", 3 * MiB)
+    result = cli(*target.args, "-q", "--max-message-size", "4M", "tool", "call", "echo", "message=x")
+    assert result.code == 0 and result.out.count("B") == 3 * MiB, result.err
+
+
+def test_a_bad_size_is_a_usage_error(cli):
+    result = cli("--max-message-size", "lots", "--url", "http://127.0.0.1:9/mcp", "tool", "list")
+    assert result.code == 2 and "not a size" in result.err, result
+
+
+# -- absolute deadlines -----------------------------------------------------------------------
+
+
+DRIPS = [("notifications/initialized", []), ("GET", ["--transport", "sse"])]
+
+
+@pytest.mark.parametrize("on,flags", DRIPS, ids=["initialized-notification", "legacy-sse-get"])
+def test_a_dripping_server_cannot_stretch_an_exchange(measured, bad, on, flags):
+    target = bad("http", LEGACY, "drip", "--on", on, "--delay-ms", 200)
+    result = measured(*target.args, *flags, "--timeout", 2, "tool", "list")
+    assert result.code == 1, result
+    line = error_line(result)
+    assert "no complete answer within 2s" in line and "HTTP" in line, result
+    assert result.elapsed < 2 + SLACK, result
+
+
+def test_the_closing_delete_has_a_short_deadline_of_its_own(measured, bad):
+    target = bad("http", LEGACY, "drip", "--on", "DELETE", "--delay-ms", 200)
+    result = measured(*target.args, "--timeout", 30, "tool", "list")
+    assert result.code == 0 and result.out.startswith("echo"), result
+    assert result.elapsed < 2 + SLACK, result  # 2 s for the DELETE, whatever --timeout says
+    assert target.http("DELETE"), target.records()
+
+
+def test_max_time_bounds_the_whole_command_pagination_included(measured, bad):
+    result = measured(*bad("http", MODERN, "endless-pages").args, "--timeout", 10, "--max-time", 3,
+                      "--max-pages", 10 ** 6, "tool", "list")
+    assert result.code == 1, result
+    assert "--max-time" in error_line(result), result
+    assert result.elapsed < 3 + SLACK, result
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_max_pages_names_itself(cli, bad, transport):
+    result = cli(*bad(transport, MODERN, "endless-pages").args, "--max-pages", 40, "tool", "list")
+    assert result.code == 1, result
+    line = error_line(result)
+    assert "more than 40 pages" in line and "--max-pages" in line, result
+    assert result.out.count("echo") == 40, result  # what arrived is still shown
+
+
+# -- floods -----------------------------------------------------------------------------------
+
+
+@needs_wait4
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_json_output_keeps_the_last_notifications_and_counts_them_all(measured, bad, transport):
+    target = bad(transport, MODERN, "log-flood", "--count", 3000)
+    result = measured(*target.args, "--format", "json", "tool", "call", "echo", "message=hi")
+    assert result.code == 0, result
+    document = json.loads(result.out)
+    kept = document["notifications"]
+    assert len(kept) == 1000, len(kept)
+    floods = [n["params"]["data"] for n in kept if str(n["params"].get("data")).startswith("FLOOD ")]
+    assert floods[-1].startswith("FLOOD 2999 "), floods[-1][:20]  # the last ones are kept
+    counts = document["notificationCounts"]
+    assert counts["notifications/message"] >= 3000 and sum(counts.values()) > 1000, counts
+    assert result.peak_rss < 200 * MiB, result
+
+
+def test_a_request_flood_is_answered_by_a_bounded_pool(cli, bad):
+    target = bad("stdio", LEGACY, "request-flood", "--count", 1500)
+    result = cli(*target.args, "--timeout", 30, "tool", "call", "echo", "message=hi", timeout=120)
+    assert result.code == 0 and "echo: hi" in result.out, result
+    answers = [m for m in target.messages() if str(m.get("id", "")).startswith("flood-") and "method" not in m]
+    assert len(answers) == 1500, len(answers)  # every request answered: a result, or "busy"
+    for answer in answers:
+        assert "result" in answer or answer["error"]["code"] == -32000, answer
+
+
+def test_repeated_stderr_lines_are_collapsed(cli, bad):
+    result = cli(*bad("stdio", MODERN, "stderr-flood", "--count", 20000).args, "tool", "list")
+    line = error_line(result)
+    assert "badserver: retrying the database connection | … repeated 19999 times | badserver: giving up" in line, line
+
+
+def test_an_overlong_stderr_line_is_cut(tmp_path, cli):
+    script = tmp_path / "noisy.py"
+    script.write_text("import sys\nsys.stderr.write('E' * 300000 + '\\nlast words\\n')\nsys.exit(4)\n")
+    result = cli('%s %s' % (sys.executable, script), "tool", "list")
+    line = error_line(result)
+    assert "… (cut at 64 KiB)" in line and "last words" in line and line.count("E") < 70000, line[:200]
+
+
+# -- Retry-After ------------------------------------------------------------------------------
+
+
+def test_retry_after_is_honoured_once_within_the_deadline(cli, bad):
+    target = bad("http", MODERN, "retry-after")
+    result = cli(*target.args, "--timeout", 10, "tool", "list")
+    assert result.code == 0 and result.out.startswith("echo"), result
+    lists = [m for m in target.messages("tools/list")]
+    assert len(lists) == 2, target.records()
+
+
+def test_retry_after_is_shown_when_it_does_not_help(cli, bad):
+    target = bad("http", MODERN, "http-5xx")
+    result = cli(*target.args, "--timeout", 10, "tool", "list")
+    line = error_line(result)
+    assert "HTTP 503" in line and "Retry-After: 1s" in line, line
+    assert len(target.messages("tools/list")) == 2, target.records()  # one retry, then the error
+
+
+def test_retry_after_longer_than_the_timeout_is_not_waited_for(cli, bad):
+    target = bad("http", MODERN, "http-5xx")
+    result = cli(*target.args, "--timeout", 0.8, "tool", "list")
+    assert "Retry-After: 1s" in error_line(result), result
+    assert len(target.messages("tools/list")) == 1, target.records()
+
+
+# -- process groups ---------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX process groups")
+def test_stopping_a_stdio_server_stops_its_children(cli, bad, tmp_path):
+    pid_file = tmp_path / "child.pid"
+    result = cli(*bad("stdio", MODERN, "spawn-child", "--pid-file", pid_file).args, "tool", "list")
+    assert result.code == 0, result
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and alive(child):
+        time.sleep(0.05)
+    assert not alive(child), "the server's child %d outlived mcp-tui" % child
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as handle:
+            return handle.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:
+        pass
+    try:
+        os.kill(pid, 0)
+        return True
+    except OSError:
+        return False

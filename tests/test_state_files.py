@@ -1,0 +1,128 @@
+"""State files (the task ledger first): concurrent writers lose nothing, a corrupt file is
+moved aside with a warning, malformed entries are skipped, the state directory must be
+private, and the task ID is printed whatever happens to the ledger. The ledger's reader is
+fuzzed with arbitrary JSON.
+"""
+import json
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import types
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import mcp_tui
+from conftest import MCP_TUI, ROOT
+from test_reliability import MODERN, bad  # noqa: F401 (bad is a fixture)
+
+
+def create_task(cli, target, *flags, **options):
+    result = cli(*target.args, "tool", "call", "slow_task", "--task", *flags, **options)
+    assert result.code == 0 and result.out.startswith("Task "), result
+    return result, result.out.split()[1]
+
+
+def test_twenty_concurrent_writers_lose_no_entry(bad, state_dir):
+    target = bad("http", MODERN, "ok")
+    environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    procs = [subprocess.Popen([sys.executable, str(MCP_TUI), *target.args, "tool", "call", "slow_task", "--task"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environ, cwd=str(ROOT), text=True)
+             for _ in range(20)]
+    outputs = [proc.communicate(timeout=120) for proc in procs]
+    assert all(proc.returncode == 0 for proc in procs), outputs
+    ids = [out.split()[1] for out, _ in outputs]
+    ledger = json.loads((state_dir / "tasks.json").read_text(encoding="utf-8"))
+    assert sorted(ledger) == sorted(mcp_tui.fingerprint(task_id) for task_id in ids), ledger
+    assert not [name for name in os.listdir(state_dir) if name.endswith(".tmp")]
+
+
+def test_a_corrupt_ledger_is_moved_aside_with_a_warning(cli, bad, state_dir):
+    (state_dir / "tasks.json").write_text("{not json", encoding="utf-8")
+    result, task_id = create_task(cli, bad("http", MODERN, "ok"))
+    assert "was not a JSON object; moved it aside to" in result.err, result
+    aside = [name for name in os.listdir(state_dir) if name.startswith("tasks.json.corrupt-")]
+    assert len(aside) == 1 and (state_dir / aside[0]).read_text() == "{not json", aside
+    assert cli("task", "get", task_id).code == 0
+
+
+def test_malformed_entries_are_skipped_and_the_task_id_still_printed(cli, bad, state_dir):
+    (state_dir / "tasks.json").write_text(json.dumps({"a": [1, 2], "b": {"connection": "x"}, "c": None}))
+    result, task_id = create_task(cli, bad("http", MODERN, "ok"))
+    assert "skipped 3 malformed entries" in result.err, result
+    assert cli("task", "get", task_id).code == 0
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX modes")
+def test_a_state_directory_others_may_write_is_refused(cli, bad, state_dir):
+    state_dir.chmod(0o777)
+    result, task_id = create_task(cli, bad("http", MODERN, "ok"))
+    assert "writable by others" in result.err and "chmod 700" in result.err, result
+    assert not (state_dir / "tasks.json").exists()
+    looked_up = cli("task", "get", task_id)
+    assert looked_up.code == 1 and "writable by others" in looked_up.err, looked_up
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX modes")
+def test_the_state_directory_and_files_are_private(cli, bad, tmp_path):
+    state = tmp_path / "fresh" / "state"
+    create_task(cli, bad("http", MODERN, "ok"), env={"MCP_TUI_STATE_DIR": str(state)})
+    assert stat.S_IMODE(state.stat().st_mode) == 0o700
+    for name in os.listdir(state):
+        assert stat.S_IMODE((state / name).stat().st_mode) == 0o600, name
+
+
+def test_the_state_file_store_is_reusable(tmp_path):
+    """The piece the OAuth token store and the sessions file use: locked read-modify-write."""
+    store = mcp_tui.JsonStateFile(str(tmp_path / "state" / "auth.json"))
+
+    def add(index):
+        for step in range(10):
+            store.update(lambda data: data.__setitem__("%d-%d" % (index, step), step))
+
+    threads = [threading.Thread(target=add, args=(index,)) for index in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(store.read()) == 80
+
+
+class FakeTask(object):
+    task_id = "task-1"
+    data = {"createdAt": "2026-01-01T00:00:00Z"}
+
+    def expires_at(self):
+        return None
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                    max_leaves=25)
+ENTRY = st.fixed_dictionaries({"connection": JSON | st.fixed_dictionaries(
+    {"kind": st.sampled_from(["stdio", "http", "sse", "x"]), "protocol": JSON, "argv": JSON, "url": JSON,
+     "config": JSON, "server": JSON}), "expiresAt": JSON, "tool": JSON, "form": JSON})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(JSON, st.dictionaries(st.text(max_size=10), ENTRY | JSON, max_size=5)))
+def test_the_ledger_reader_survives_any_json(value):
+    with tempfile.TemporaryDirectory() as directory:
+        os.chmod(directory, 0o700)
+        path = os.path.join(directory, "tasks.json")
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(value, handle)
+        warnings = []
+        ledger = mcp_tui.TaskLedger(path, warn=warnings.append)
+        for entry in ledger.store.read().values():
+            assert mcp_tui.valid_ledger_entry(None, entry)
+            if "config" not in entry["connection"] and not entry["connection"].get("queryMasked"):
+                mcp_tui.ConnectionSpec.from_ledger(entry["connection"])
+        ledger.remember(FakeTask(), types.SimpleNamespace(session=types.SimpleNamespace(spec=mcp_tui.ConnectionSpec("stdio", argv=["server"])), form="extension"), "tool")
+        assert ledger.lookup("task-1")["connection"]["argv"] == ["server"]
+        if not isinstance(value, dict):
+            assert any("moved it aside" in warning for warning in warnings), warnings
