@@ -5593,8 +5593,7 @@ class MainScreen(Screen):
         self.tab = 0
         self.catalogs = {name: Catalog() for name in self.TABS[:3]}
         self.selections = {name: Selection() for name in self.TABS[:3]}
-        self.filter = TextField("filter", "Filter")
-        self.filtering = False
+        self.filter = SearchBar()
         self.detail = TextView("")
         self.detail_entry = None  # the entry the detail pane shows, to scroll back up on a new one
         self.loading = set()  # the lists a reload still waits for
@@ -5605,9 +5604,11 @@ class MainScreen(Screen):
         return "mcp-tui"
 
     def hints(self):
-        if self.filtering:
+        if self.filter.active:
             return "type to filter  Enter keep  Esc clear"
-        return "Enter open  / filter  r refresh  1-4 tabs  T tasks  D debug  ? help  q quit"
+        if self.TABS[self.tab] == "server":
+            return "j/k scroll  r refresh  p ping  L log level  T tasks  H history  ? help  q quit"
+        return "Enter open  / filter  r refresh  p ping  T tasks  H history  ? help  q quit"
 
     def help_lines(self):
         return ["1-4, Tab, Left/Right    switch tabs (Tools, Resources and templates, Prompts, Server)",
@@ -5666,8 +5667,8 @@ class MainScreen(Screen):
     # -- keys -----------------------------------------------------------------------------
 
     def on_key(self, key):
-        if self.filtering:
-            return self.filter_key(key)
+        if self.filter.active:
+            return self.filter.on_key(key)
         name = self.TABS[self.tab]
         if key in ("1", "2", "3", "4"):
             self.tab = int(key) - 1
@@ -5676,7 +5677,7 @@ class MainScreen(Screen):
         elif key in ("BTAB", "LEFT", "h"):
             self.tab = (self.tab - 1) % len(self.TABS)
         elif key == "/":
-            self.filtering = True
+            self.filter.active = True
         elif key == "r":
             self.reload(announce=True)
         elif name == "server":
@@ -5686,31 +5687,19 @@ class MainScreen(Screen):
         elif key in ("J", "K"):
             self.detail.on_key("DOWN" if key == "J" else "UP")
         elif key == "ESC":
-            self.filter.set_text("")  # Esc clears a filter; only q quits from here
+            self.filter.clear()  # Esc clears a filter; only q quits from here
         else:
             return self.selections[name].on_key(key, len(self.visible_entries()))
         return True
 
     def on_paste(self, text):
-        if not self.filtering:
-            self.filtering = True  # pasting on the list filters it, as / then the text would
-        self.filter.insert(text)
-
-    def filter_key(self, key):
-        if key == "ENTER":
-            self.filtering = False
-        elif key == "ESC":
-            self.filtering = False
-            self.filter.set_text("")
-        else:
-            self.filter.on_key(key)
-        return True
+        self.filter.paste(text)  # pasting on the list filters it, as / then the text would
 
     def visible_entries(self):
         name = self.TABS[self.tab]
         if name == "server":
             return []
-        needle = self.filter.text.lower()
+        needle = self.filter.needle()
         return [e for e in self.catalogs[name].entries if needle in e.search_text]
 
     def open_selected(self):
@@ -5762,7 +5751,7 @@ class MainScreen(Screen):
     def draw_list(self, canvas):
         name = self.TABS[self.tab]
         catalog = self.catalogs[name]
-        height = canvas.height - (1 if self.filtering or self.filter.text else 0)
+        height = canvas.height - (1 if self.filter.shown() else 0)
         entries = self.visible_entries()
         if not catalog.offered:
             canvas.put(0, 0, "The server offers no %s." % name, self.app.style.dim)
@@ -5771,15 +5760,13 @@ class MainScreen(Screen):
         elif catalog.loading and not catalog.entries:
             canvas.put(0, 0, "Loading ...", self.app.style.dim)
         elif not entries:
-            canvas.put(0, 0, "No match." if self.filter.text else "None.", self.app.style.dim)
+            canvas.put(0, 0, "No match." if self.filter.needle() else "None.", self.app.style.dim)
         selection = self.selections[name]
         for row, index in enumerate(selection.window(len(entries), height)):
             attr = self.app.style.reverse if index == selection.index else 0
             canvas.fill(row, attr)
             canvas.put(row, 1, entries[index].label, attr)
-        if self.filtering or self.filter.text:
-            canvas.put(canvas.height - 1, 0, "/", self.app.style.bold)
-            self.filter.draw(canvas.sub(canvas.height - 1, 2, 1, canvas.width - 2), self.filtering, self.app.style)
+        self.filter.draw(canvas.sub(canvas.height - 1, 0, 1, canvas.width), self.app.style)
 
     def draw_detail(self, canvas):
         entries = self.visible_entries()
@@ -6661,18 +6648,22 @@ class DebugScreen(Screen):
         self.task_status_only = False
         self.selection = Selection()
         self.tail = True  # keep the newest entry selected while new ones arrive
+        self.search = SearchBar()
 
     def title(self):
         return "Debug: %s%s" % (self.TABS[self.tab], " [task status only]" if self.task_status_only else "")
 
     def hints(self):
-        return "1-5 tabs  8 task status  Enter whole entry  j/k PgUp/PgDn  End follow  q back"
+        if self.search.active:
+            return "type to search  Enter keep  Esc clear"
+        return "1-5 tabs  8 task status  / search  Enter whole entry  j/k  End follow  q back"
 
     def help_lines(self):
         return ["1-5, Tab, Left/Right  Protocol, Notifications, Logs (the server's log messages), HTTP trace,",
                 "                      server stderr",
                 "8                     Notifications: only task status (notifications/tasks[/status]); again: all",
-                "Enter                 the whole entry (a message as indented JSON)",
+                "/                     search: only entries with the text (Enter keeps it, Esc clears it)",
+                "Enter                 the whole entry, however long (a message as indented JSON)",
                 "End                   follow the newest entry",
                 "Task IDs, session ids and tokens are masked exactly as in the CLI's --debug output."]
 
@@ -6683,11 +6674,24 @@ class DebugScreen(Screen):
         chosen = [e for e in (log_entries or self.app.log.select()) if wanted(e)]
         if self.TABS[tab] == "Notifications" and self.task_status_only:
             chosen = [e for e in chosen if is_task_status_notification(e.get("method"))]
+        needle = self.search.needle()
+        if needle:
+            chosen = [e for e in chosen if needle in (debug_line(e) + str(e.get("body", ""))).lower()]
         return chosen
 
+    def on_paste(self, text):
+        self.search.paste(text)
+
     def on_key(self, key):
+        if self.search.active:
+            self.tail = True
+            return self.search.on_key(key)
         count = len(self.entries())
-        if key in ("1", "2", "3", "4", "5"):
+        if key == "/":
+            self.search.active = True
+        elif key == "ESC" and self.search.needle():
+            self.search.clear()
+        elif key in ("1", "2", "3", "4", "5"):
             self.switch(int(key) - 1)
         elif key in ("TAB", "RIGHT", "l"):
             self.switch((self.tab + 1) % len(self.TABS))
@@ -6724,10 +6728,12 @@ class DebugScreen(Screen):
             self.selection.index = len(entries) - 1
         if not entries:
             canvas.put(2, 0, "Nothing here yet.", self.app.style.dim)
-        for line, index in enumerate(self.selection.window(len(entries), canvas.height - 1)):
+        rows = canvas.height - 1 - (1 if self.search.shown() else 0)
+        for line, index in enumerate(self.selection.window(len(entries), rows)):
             attr = self.app.style.reverse if index == self.selection.index else 0
             canvas.fill(line + 1, attr)
             canvas.put(line + 1, 0, debug_line(entries[index]), attr)
+        self.search.draw(canvas.sub(canvas.height - 1, 0, 1, canvas.width), self.app.style)
 
 
 DEBUG_TAB_FILTERS = {
@@ -7216,6 +7222,42 @@ class MultiChoiceField:
             col += cells(item) + 2
 
 
+class SearchBar:
+    """The / line under a list: typing narrows the list, Enter keeps the text, Esc clears it."""
+
+    def __init__(self):
+        self.field = TextField("search", "Search")
+        self.active = False
+
+    def needle(self):
+        return self.field.text.lower()
+
+    def shown(self):
+        return self.active or bool(self.field.text)
+
+    def clear(self):
+        self.active = False
+        self.field.set_text("")
+
+    def paste(self, text):
+        self.active = True
+        self.field.insert(text)
+
+    def on_key(self, key):
+        if key == "ENTER":
+            self.active = False
+        elif key == "ESC":
+            self.clear()
+        else:
+            self.field.on_key(key)
+        return True
+
+    def draw(self, canvas, style):
+        if self.shown():
+            canvas.put(0, 0, "/", style.bold)
+            self.field.draw(canvas.sub(0, 2, 1, canvas.width - 2), self.active, style)
+
+
 class Button:
     def __init__(self, label, action, row_of_its_own=False):
         self.label = label  # a string, or a callable for a label that changes
@@ -7476,14 +7518,20 @@ def pad(text, width):
 
 
 def wrap_text(text, width):
-    """Rows of at most ``width`` cells: lines split where they are too long."""
+    """Rows of at most ``width`` cells: a line too long breaks after its last space that
+    fits, or inside a word longer than the row."""
     rows = []
     for line in clean(text).split("\n"):
         line = clean_line(line)
         while cells(line) > width:
             head = clip(line, width) or line[:1]
-            rows.append(head)
+            space = head.rfind(" ")
+            if space > 0 and len(head) < len(line):
+                head = head[:space + 1]  # the space stays at the row's end, out of sight
+            rows.append(head.rstrip(" ") or head)
             line = line[len(head):]
+            if line.startswith(" ") and not head.endswith(" "):
+                line = line[1:]  # the break fell on a space: it belongs to neither row
         rows.append(line)
     return rows
 

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+import mcp_tui
 from tui_helpers import ERAS, needs_pty, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
 
 SMALL = {"columns": 80, "rows": 24}
@@ -63,3 +64,25 @@ def test_tasks_screen_at_80_columns_shows_the_task_explains_the_star_and_opens_a
     screen.paste(task_ids[-1])
     screen.send("ctrl-x")
     screen.wait_all("Status:   completed", "Q1 revenue")
+
+
+@needs_pty
+def test_debug_screen_searches_and_opens_a_long_entry_whole(tui):
+    screen = tui(server_command(), **SMALL)
+    open_tool(screen, "echo")
+    screen.type("needle-" + "x" * 150 + " end-of-it")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Tool executed successfully." in screen.status_line(), what="the call")
+    screen.send("f12")
+    screen.wait_for("Debug: Protocol")
+    screen.send("/")
+    screen.type("needle")
+    screen.send("enter")
+    screen.wait_for(lambda t: "/ needle" in t and "tools/list" not in t and "tools/call" in t, what="only the call")
+    screen.send("enter")
+    screen.wait_all("Debug entry", "end-of-it")  # the whole entry, wrapped, not cut at the row's end
+
+
+def test_text_wraps_at_word_boundaries():
+    assert mcp_tui.wrap_text("the quick brown fox jumps", 10) == ["the quick", "brown fox", "jumps"]
+    assert mcp_tui.wrap_text("a verylongwordhere ok", 8) == ["a", "verylong", "wordhere", "ok"]
