@@ -2479,6 +2479,16 @@ def check_required(arguments, schema, what):
             "s" if len(missing) > 1 else "", what, ", ".join(missing)))
 
 
+def complete_argument(session, ref, name, value, context=None):
+    """completion/complete for one argument of a prompt (ref/prompt) or a resource template
+    (ref/resource); ``context``: the other arguments already given. Returns the result; its
+    ``completion`` holds values, total and hasMore."""
+    params = {"ref": ref, "argument": {"name": name, "value": value}}
+    if context:
+        params["context"] = {"arguments": context}
+    return session.request("completion/complete", params)
+
+
 def call_tool(session, name, arguments, on_progress=None, request_id=None):
     """A plain tools/call (never a task). Returns the CallToolResult; raises TaskRequired
     for a tool that runs only as a task. ``request_id``: to cancel it with
@@ -4403,10 +4413,7 @@ class Cli:
         argument_name, _, value = split_key_value(args[2]) if "=" in args[2] else (args[2], "=", "")
         context = parse_arguments(args[3:], strings_only=True)
         ref = {"type": "ref/prompt", "name": target} if kind == "prompt" else {"type": "ref/resource", "uri": target}
-        params = {"ref": ref, "argument": {"name": argument_name, "value": value}}
-        if context:
-            params["context"] = {"arguments": context}
-        result = self.connect().request("completion/complete", params)
+        result = complete_argument(self.connect(), ref, argument_name, value, context)
         completion = result.get("completion") or {}
         if self.out.json:
             self.out.document(result)
@@ -5359,8 +5366,11 @@ class FieldScreen(Screen):
         self.elapsed = None
         self.progress = ""
         self.clean_state = None  # the fields as last opened or run: Esc asks before losing edits
+        self.completer = None  # a Completer where the server completes this form's values
 
     def hints(self):
+        if self.completer and self.completer.offered():
+            return "Tab complete  Up/Down move  Enter/^X %s  PgUp/PgDn scroll  Esc back" % self.submit_label.lower()
         return "Tab/arrows move  Enter/^X %s  PgUp/PgDn scroll  F12 debug  Esc back" % self.submit_label.lower()
 
     def on_key(self, key):
@@ -5377,6 +5387,10 @@ class FieldScreen(Screen):
             return True
         if key in ("PGUP", "PGDN"):
             return self.output.on_key(key)
+        focused = self.field_list.items[self.field_list.focus] if self.field_list.items else None
+        if key == "TAB" and self.completer and isinstance(focused, TextField) and self.completer.offered():
+            self.completer.complete(focused)
+            return True
         self.field_list.on_key(key)
         return True  # a form screen owns every key, so letters type (an unknown Alt key does nothing)
 
@@ -6119,6 +6133,7 @@ class TemplateScreen(FieldScreen):
         self.template = template
         fields = [TextField(name, name, required=True) for name in template_variables(template.get("uriTemplate", ""))]
         self.field_list = FieldList(fields + [Button("Read", self.submit)])
+        self.completer = Completer(self, {"type": "ref/resource", "uri": template.get("uriTemplate", "")})
 
     def title(self):
         return "Template: %s" % (self.template.get("title") or self.template.get("name"))
@@ -6133,6 +6148,50 @@ class TemplateScreen(FieldScreen):
 
     def show(self, result):
         self.output.set_text(render_contents(result))
+
+
+class Completer:
+    """Tab in a prompt argument or template variable asks the server (completion/complete)
+    for values that start with what is typed: one fills the field, several are listed in
+    the output pane and Tab again steps through them."""
+
+    def __init__(self, screen, ref):
+        self.screen = screen
+        self.ref = ref
+        self.field = None
+        self.typed = None  # what the field held when the values came
+        self.values = []
+        self.index = -1
+
+    def offered(self):
+        return "completions" in self.screen.app.session.capabilities
+
+    def complete(self, field):
+        if field is self.field and self.values and (field.text in self.values or field.text == self.typed):
+            self.index = (self.index + 1) % len(self.values)  # Tab again: the next value
+            field.set_text(self.values[self.index])
+            return
+        app, ref, value = self.screen.app, self.ref, field.text
+        context = {f.key: f.text for f in self.screen.field_list.fields() if f is not field and f.text}
+        app.say("Asking the server to complete %s ..." % field.label)
+        app.spawn(lambda: complete_argument(app.session, ref, field.key, value, context),
+                  lambda result: self.offer(field, result.get("completion")))
+
+    def offer(self, field, completion):
+        completion = completion if isinstance(completion, dict) else {}
+        values = [str(v) for v in completion.get("values") or () if isinstance(v, (str, int, float))]
+        self.field, self.values, self.index, self.typed = field, values, -1, field.text
+        app = self.screen.app
+        if not values:
+            app.say("No completions for %s." % field.label)
+        elif len(values) == 1:
+            field.set_text(values[0])
+            app.say("Completed %s." % field.label)
+        else:
+            more = "  (and more)" if completion.get("hasMore") else ""
+            self.screen.output.set_text("Completions for %s (Tab picks the next):\n%s%s" % (
+                field.label, "\n".join("  " + v for v in values), more))
+            app.say("%d values for %s: Tab steps through them." % (len(values), field.label))
 
 
 TEMPLATE_EXPRESSION = r"\{([+#./;?&]?)([^}]*)\}"
@@ -6183,6 +6242,7 @@ class PromptScreen(FieldScreen):
         fields = [TextField(a["name"], a["name"], required=bool(a.get("required")), description=a.get("description"))
                   for a in arguments]
         self.field_list = FieldList(fields + [Button("Get prompt", self.submit)])
+        self.completer = Completer(self, {"type": "ref/prompt", "name": prompt.get("name")})
         if not fields:
             self.submit()
 

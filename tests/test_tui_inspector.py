@@ -86,3 +86,35 @@ def test_debug_screen_searches_and_opens_a_long_entry_whole(tui):
 def test_text_wraps_at_word_boundaries():
     assert mcp_tui.wrap_text("the quick brown fox jumps", 10) == ["the quick", "brown fox", "jumps"]
     assert mcp_tui.wrap_text("a verylongwordhere ok", 8) == ["a", "verylong", "wordhere", "ok"]
+
+
+@needs_pty
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_tab_completes_prompt_arguments_and_template_variables(tui, era):
+    screen = tui(server_command(), *ERAS[era], **SMALL)
+    screen.wait_for("Prompts (")
+    screen.send("3", "end", "enter")  # code_review(language, code)
+    screen.wait_for("Prompt: code_review")
+    screen.type("r")
+    screen.send("tab")
+    screen.wait_all("Completions for language", "  rust", "  ruby")
+    screen.send("tab")
+    screen.wait_for("language*  rust")
+    screen.send("tab")
+    screen.wait_for("language*  ruby")
+    screen.send("ctrl-u")
+    screen.type("g")
+    screen.send("tab")
+    screen.wait_for(lambda t: "Completed language." in screen.status_line() and "language*  go" in t,
+                    what="the one value filled in")
+    screen.send("ctrl-x")
+    screen.wait_for("Please review my go code.")
+    screen.send("esc", "2", "end", "enter")  # the item template
+    screen.wait_for("Template: Item")
+    screen.type("2")
+    screen.send("tab")
+    screen.wait_all("Completions for id", "  20")
+    screen.send("tab", "tab")
+    screen.wait_for("id*  20")
+    screen.send("ctrl-x")
+    screen.wait_for("Item 20")
