@@ -1958,6 +1958,8 @@ class Session:
 
     def _client_capabilities(self, declare_tasks=False):
         capabilities = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
+        if self.era == "legacy":
+            capabilities["roots"] = {"listChanged": True}  # roots_changed() sends the notification
         if self.era == "modern" and declare_tasks:
             capabilities["extensions"] = {TASKS_EXTENSION: {}}
         return capabilities
@@ -2097,6 +2099,15 @@ class Session:
                 raise ProtocolViolation("input request %r has no method" % key)
             answers[key] = self.responder.answer(item["method"], item.get("params") or {}, self.display_name())
         return answers
+
+    def roots_changed(self):
+        """The client's roots changed. A handshake-era server is told (notifications/roots/
+        list_changed); a 2026-07-28 server asks for roots with each request that needs them.
+        Returns whether a notification went out."""
+        if self.era != "legacy":
+            return False
+        self.notify("notifications/roots/list_changed")
+        return True
 
     def cancel_request(self, request_id, reason="cancelled by the user"):
         """Stop a request in flight (notifications/cancelled, or its stream closed under
@@ -4726,6 +4737,7 @@ class Tui:
         self.task_book = TaskBook()
         self.follower = TaskFollower(self)
         self.history = CallHistory()
+        self.roots = list(options.root)  # the roots offered to servers; the roots screen (R) edits them
         self.tool_screens = {}  # tool name -> its ToolScreen, kept for the session
         self.exit_code = None
 
@@ -4887,6 +4899,8 @@ class Tui:
             self.ping()
         elif key == "L" and self.session is not None:
             self.open(LogLevelScreen(self))
+        elif key == "R":
+            self.open(RootsScreen(self))
         elif key == "?":
             self.open_help()
 
@@ -4921,6 +4935,15 @@ class Tui:
             return method, time.monotonic() - started
 
         self.spawn(work, lambda answer: self.say("Ping: %.1f ms round trip (%s)." % (answer[1] * 1000, answer[0])))
+
+    def roots_changed(self):
+        session = self.session
+        if session is None or self.disconnected:
+            self.say("Roots changed (%d); a server gets them when it asks." % len(self.roots))
+            return
+        self.spawn(session.roots_changed, lambda sent: self.say(
+            "Roots changed (%d); %s" % (len(self.roots), "the server was told (notifications/roots/list_changed)."
+                                        if sent else "the server gets them with its next request for them.")))
 
     def open_tool(self, tool):
         """The tool's screen as it was left (arguments, result, a call still running), or a
@@ -5028,7 +5051,7 @@ class Tui:
         screen; otherwise (a reconnect) the screens stay and refresh."""
         if self.attempt is not None:
             self.attempt.abandon()
-        responder = TuiResponder(self, self.stubs[0], self.stubs[1], self.opts.root)
+        responder = TuiResponder(self, self.stubs[0], self.stubs[1], self.roots)
         attempt = self.attempt = ConnectAttempt()
 
         def work():
@@ -5189,6 +5212,7 @@ class TuiResponder(InputResponder):
 
     def __init__(self, app, elicit_stub, sampling_stub, roots):
         InputResponder.__init__(self, elicit_stub, sampling_stub, roots)
+        self.roots = roots  # the app's own list: the roots screen's edits apply to the next answer
         self.app = app
 
     def elicit(self, params, server_name):
@@ -6259,6 +6283,77 @@ class PromptScreen(FieldScreen):
     def show(self, result):
         lines = [str(result["description"]), ""] if result.get("description") else []
         self.output.set_text("\n".join(lines) + render_messages(result.get("messages")) or "(no messages)")
+
+
+class RootsScreen(Screen):
+    """The roots (directories) offered to servers that ask (roots/list): add and remove."""
+
+    def __init__(self, app):
+        Screen.__init__(self, app)
+        self.selection = Selection()
+
+    def title(self):
+        return "Roots"
+
+    def hints(self):
+        return "a add  d remove  j/k move  q back" if self.app.roots else "a add a root  q back"
+
+    def help_lines(self):
+        return ["a   add a root: a directory path (shown to servers as a file:// URI)",
+                "d   remove the selected root (asks first)",
+                "A change is announced to a 2025-11-25 server (notifications/roots/list_changed); a",
+                "2026-07-28 server asks for roots with each request that needs them."]
+
+    def draw(self, canvas):
+        roots = self.app.roots
+        canvas.put(0, 0, "Roots offered to the server when it asks (roots/list):", self.app.style.dim)
+        if not roots:
+            canvas.put(2, 0, "None. Press a to add a directory.", self.app.style.dim)
+        for line, index in enumerate(self.selection.window(len(roots), canvas.height - 2)):
+            attr = self.app.style.reverse if index == self.selection.index else 0
+            canvas.fill(line + 2, attr)
+            entry = root_entry(roots[index])
+            canvas.put(line + 2, 1, "%s  %s" % (entry["name"], entry["uri"]), attr)  # the name: a long URI is cut
+
+    def on_key(self, key):
+        roots = self.app.roots
+        if key == "a":
+            self.app.open(AddRootScreen(self.app))
+        elif key == "d" and roots:
+            path = roots[self.selection.index]
+            self.app.ask("Remove root %s?" % path, lambda: self.remove(path))
+        else:
+            return self.selection.on_key(key, len(roots))
+        return True
+
+    def remove(self, path):
+        if path in self.app.roots:
+            self.app.roots.remove(path)
+            self.app.roots_changed()
+
+
+class AddRootScreen(FieldScreen):
+    submit_label = "Add"
+
+    def __init__(self, app):
+        FieldScreen.__init__(self, app, "A directory to offer to servers as a root:")
+        self.path = TextField("path", "Directory", required=True, placeholder="a path, e.g. ~/projects/app")
+        self.field_list = FieldList([self.path, Button("Add", self.submit)])
+
+    def title(self):
+        return "Add a root"
+
+    def has_output(self):
+        return False
+
+    def submit(self):
+        path = os.path.expanduser(self.path.text.strip())
+        if not os.path.isdir(path):
+            self.app.say("Not a directory: %s" % (path or "(empty)"), True)
+            return
+        self.app.roots.append(os.path.abspath(path))
+        self.app.close_screen(self)
+        self.app.roots_changed()
 
 
 class LogLevelScreen(Screen):

@@ -118,3 +118,31 @@ def test_tab_completes_prompt_arguments_and_template_variables(tui, era):
     screen.wait_for("id*  20")
     screen.send("ctrl-x")
     screen.wait_for("Item 20")
+
+
+@needs_pty
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_roots_editor_changes_what_the_server_gets_and_announces_it(tui, tmp_path, era):
+    record = tmp_path / "record.jsonl"
+    project = tmp_path / "project"
+    project.mkdir()
+    screen = tui(server_command("--record", record), *ERAS[era], **SMALL)
+    screen.wait_for("Tools (")
+    screen.send("R")
+    screen.wait_all("Roots offered", "None. Press a")
+    screen.send("a")
+    screen.wait_for("Add a root")
+    screen.paste(str(project))
+    screen.send("ctrl-x")
+    screen.wait_all("Roots changed (1)", "project  file:///")
+    announced = [line for line in record.read_text().splitlines() if "notifications/roots/list_changed" in line]
+    assert bool(announced) == (era == "2025-11-25")  # 2026-07-28 has no such notification
+    screen.send("q")
+    open_tool(screen, "list_roots")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: project.as_uri() in "".join(line.rstrip() for line in t.split("Tool response:")[-1]
+                                                           .splitlines()), what="the new root listed (wrapped)")
+    screen.send("esc", "R", "d")
+    screen.wait_for(lambda t: "Remove root" in screen.status_line(), what="the question")
+    screen.send("y")
+    screen.wait_for("Roots changed (0)")
