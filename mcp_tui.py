@@ -1804,6 +1804,16 @@ class TaskRequired(RpcError):
         return RpcError.to_json(self) if self.code is not None else McpTuiError.to_json(self)
 
 
+class UrlElicitationRequired(RpcError):
+    """-32042 (2025-11-25): the request needs the user to open URLs first (the URL-mode
+    elicitations in error.data), and then to send it again."""
+
+    def __init__(self, error, method):
+        RpcError.__init__(self, error, method)
+        data = error.get("data") if isinstance(error.get("data"), dict) else {}
+        self.elicitations = [item for item in data.get("elicitations") or () if isinstance(item, dict)]
+
+
 class Session:
     """One connection to one server, in whichever era it speaks."""
 
@@ -2002,7 +2012,12 @@ class Session:
         """Send one request in the session's era and return its final result: MRTR rounds
         are answered here, and resultType is checked against what the request allows."""
         if self.era != "modern":
-            return self._legacy_request(method, params, timeout, max_time, on_progress, request_id)
+            try:
+                return self._legacy_request(method, params, timeout, max_time, on_progress, request_id)
+            except RpcError as exc:
+                if exc.code == -32042:
+                    raise UrlElicitationRequired(exc.error, method)
+                raise
         try:
             return self._modern_request(method, params or {}, declare_tasks, tool, timeout, max_time,
                                         on_progress, request_id)
@@ -5177,6 +5192,16 @@ class PendingAnswer:
         self.event.set()
 
 
+class AnswerThen:
+    """Where a form's answer goes when no thread waits for it: to a function."""
+
+    def __init__(self, then):
+        self.then = then
+
+    def give(self, value):
+        self.then(value)
+
+
 class ConnectAttempt:
     """One connection being opened on a worker, which the UI thread may abandon (Esc, quit,
     another attempt): abandoning closes the session, and a session that opens afterwards
@@ -5485,6 +5510,19 @@ class FieldScreen(Screen):
         self.elapsed = time.monotonic() - self.started if self.started else None
         self.output.set_text("Error: %s" % describe_failure(exc))
         self.app.say(describe_failure(exc), True)
+        if isinstance(exc, UrlElicitationRequired):
+            self.offer_urls(exc)
+
+    def offer_urls(self, exc):
+        """-32042: each URL the server needs opened gets the URL-request screen (nothing opens
+        without consent); afterwards ^X sends the request again."""
+        server = self.app.session.display_name()
+        for params in reversed(exc.elicitations):
+            then = AnswerThen(lambda answer: self.app.say(
+                "URL request: %s. When you are done there, ^X sends the request again." % answer["action"]))
+            self.app.open(UrlElicitationScreen(self.app, dict(params, mode="url"), server, then))
+        self.output.set_text("Error: %s\n\nThe server needs %d URL(s) opened first; then press ^X to retry." % (
+            describe_failure(exc), len(exc.elicitations)))
 
     def collect(self, required=True):
         """The form's values, or None after saying what is wrong (and focusing that field)."""
@@ -6020,7 +6058,9 @@ class ToolScreen(FieldScreen):
         FieldScreen.fail(self, exc)
         self.ended("cancelled" if isinstance(exc, RequestCancelled) else "failed", self.output.text)
         if isinstance(exc, TaskRequired):
-            self.tell("Tool %s runs only as a task: press Ctrl+T for task mode, then execute." % exc.tool_name, True)
+            advice = "Tool %s runs only as a task: press Ctrl+T for task mode, then execute." % exc.tool_name
+            self.output.set_text(advice)  # not the CLI's "add --task"
+            self.tell(advice, True)
         elif not isinstance(exc, RequestCancelled):
             self.tell(describe_failure(exc), True)
 
@@ -6735,9 +6775,9 @@ class UrlElicitationScreen(FieldScreen):
         self.answer("cancel")
 
     def answer(self, action):
-        self.pending.give({"action": action})
         self.app.close_screen(self)
         self.app.say("Answered the URL request: %s." % action)
+        self.pending.give({"action": action})
 
 
 class SamplingScreen(FieldScreen):

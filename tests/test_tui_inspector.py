@@ -1,6 +1,8 @@
 """What Inspector users look for in the TUI: ping, the log level with a log pane and a
 toast, the tasks screen's details. At 80x24, in a pseudo-terminal, in both eras."""
 import json
+import shlex
+import sys
 
 import pytest
 
@@ -146,3 +148,45 @@ def test_roots_editor_changes_what_the_server_gets_and_announces_it(tui, tmp_pat
     screen.wait_for(lambda t: "Remove root" in screen.status_line(), what="the question")
     screen.send("y")
     screen.wait_for("Roots changed (0)")
+
+
+# A 2025-11-25 server whose one tool fails with -32042 until a URL was opened.
+URL_REQUIRED_SERVER = r"""
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+for line in iter(sys.stdin.readline, ""):
+    message = json.loads(line)
+    method = message.get("method")
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {"protocolVersion": "2025-11-25",
+              "capabilities": {"tools": {}}, "serverInfo": {"name": "url-required", "version": "1"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": [{"name": "fetch_mail",
+              "description": "Needs an authorised mailbox.", "inputSchema": {"type": "object"}}]}})
+    elif method == "tools/call":
+        send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32042,
+              "message": "This request requires more information.", "data": {"elicitations": [{
+              "mode": "url", "elicitationId": "e1", "url": "https://mail.example.com/authorize?x=1",
+              "message": "Authorize access to your mailbox."}]}}})
+"""
+
+
+@needs_pty
+def test_a_32042_error_shows_the_url_and_its_host_and_opens_nothing_without_consent(tui, tmp_path):
+    server = tmp_path / "url_required.py"
+    server.write_text(URL_REQUIRED_SERVER)
+    screen = tui(" ".join(shlex.quote(p) for p in [sys.executable, str(server)]), "--protocol-version", "2025-11-25",
+                 **SMALL)
+    screen.wait_for("Tools (1)")
+    screen.send("enter")
+    screen.wait_for("Tool: fetch_mail")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: screen.title_line().startswith(" Open a URL?"), what="the URL screen")
+    screen.wait_all("Authorize access to your mailbox.", "URL:  https://mail.example.com/authorize?x=1",
+                    "Host: mail.example.com")
+    screen.send("right", "enter")  # Decline
+    screen.wait_for(lambda t: "URL request: decline. When you are done there, ^X sends the request again."
+                    in screen.status_line(), what="the retry hint")
+    screen.wait_all("Tool: fetch_mail", "needs 1 URL(s) opened first")
