@@ -6976,9 +6976,11 @@ def help_text(screen):
     editing = EDITING_HELP if isinstance(screen, FieldScreen) else []
     lines = ["%s" % screen.title(), ""] + screen.help_lines() + editing + [
         "", "Everywhere:",
-        "F12        debug screen (D too, outside forms)     T  tasks screen (outside forms)",
-        "?          this help (outside forms)                Esc / q  back (q types itself in a form)",
-        "Ctrl+C     quit at once                             q on the main screen quits",
+        "F12        debug screen                     Ctrl+R  reconnect to the same server",
+        "Ctrl+C     cancel the running call (tool screen), else quit     q on the main screen quits",
+        "", "Outside forms:",
+        "?  help    D  debug    T  tasks    H  call history    C  connection screen (switch server)",
+        "p  ping    L  log level    R  roots    Esc / q  back (q types itself in a form)",
         "", "Every string a server sends is shown with terminal control sequences removed."]
     return "\n".join(lines)
 
