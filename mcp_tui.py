@@ -5933,6 +5933,7 @@ class ToolScreen(FieldScreen):
         execution = tool.get("execution") if isinstance(tool.get("execution"), dict) else {}
         self.task_mode = execution.get("taskSupport") == "required"  # it runs only as a task
         self.call = None  # the CallRecord of the call in flight
+        self.result = None  # the last result, for its resource links
         self.request_id = None  # a plain call's JSON-RPC id, to cancel it
         self.task_id = None  # a task call's task, to cancel it
         schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
@@ -5956,6 +5957,7 @@ class ToolScreen(FieldScreen):
                 "^T                         task mode: call the tool as a task and follow it",
                 "^Y                         copy the equivalent mcp-tui command (shell-quoted; OSC 52 clipboard)",
                 "^C, or x on a button       cancel the running call (a task: asks, then tasks/cancel)",
+                "^O                         open a resource the result links to (resource_link)",
                 "PgUp/PgDn                  scroll the result",
                 "Esc                        back to the list; a running call goes on, its result stays here"]
 
@@ -5965,6 +5967,9 @@ class ToolScreen(FieldScreen):
             return True
         if key == "^Y":
             self.copy_command()
+            return True
+        if key == "^O":
+            self.follow_link()
             return True
         if key == "x" and self.running and isinstance(self.field_list.items[self.field_list.focus], Button):
             return self.interrupt()
@@ -6046,7 +6051,20 @@ class ToolScreen(FieldScreen):
     def show_progress(self, params):
         self.progress = progress_text(params)
 
+    def follow_link(self):
+        """^O: read a resource the result links to (a resource_link block)."""
+        links = [block for block in (self.result or {}).get("content") or ()
+                 if isinstance(block, dict) and block.get("type") == "resource_link" and block.get("uri")]
+        if not links:
+            self.app.say("The result links to no resource.", True)
+        elif len(links) == 1:
+            self.app.open(ResourceScreen(self.app, links[0]))
+        else:
+            self.app.open(PickScreen(self.app, "Open a linked resource", [str(link["uri"]) for link in links],
+                                     lambda index: self.app.open(ResourceScreen(self.app, links[index]))))
+
     def show_result(self, result, quiet=False):
+        self.result = result
         text = clean(render_tool_result(result))
         self.output.set_text(text)
         self.ended("tool error" if result.get("isError") else "ok", text)
@@ -6073,6 +6091,34 @@ class ToolScreen(FieldScreen):
         """The status line; a call that ends while its screen is closed names its tool."""
         on_top = self.app.stack and self.app.stack[-1] is self
         self.app.say(text if on_top else "%s: %s" % (self.tool.get("name"), text), error)
+
+
+class PickScreen(Screen):
+    """Choose one of a few lines; Enter hands its index to ``on_pick``."""
+
+    def __init__(self, app, name, labels, on_pick):
+        Screen.__init__(self, app)
+        self.name, self.labels, self.on_pick = name, labels, on_pick
+        self.selection = Selection()
+
+    def title(self):
+        return self.name
+
+    def hints(self):
+        return "Enter choose  j/k move  q back"
+
+    def draw(self, canvas):
+        for line, index in enumerate(self.selection.window(len(self.labels), canvas.height)):
+            attr = self.app.style.reverse if index == self.selection.index else 0
+            canvas.fill(line, attr)
+            canvas.put(line, 1, self.labels[index], attr)
+
+    def on_key(self, key):
+        if key == "ENTER" and self.labels:
+            self.app.close_screen(self)
+            self.on_pick(self.selection.index)
+            return True
+        return self.selection.on_key(key, len(self.labels))
 
 
 class CallRecord:

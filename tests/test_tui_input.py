@@ -135,3 +135,15 @@ def test_ctrl_c_cancels_a_running_call_and_the_server_is_told(tui, tmp_path, era
     assert cancelled == calls[-1:], (calls, cancelled)
     screen.send("ctrl-c")  # nothing runs now: Ctrl+C quits
     assert screen.wait_exit() == 130
+
+
+@needs_pty
+def test_a_resource_link_in_a_result_opens_with_ctrl_o(tui):
+    screen = tui(server_command(), **SMALL)
+    open_tool(screen, "get_resource_link")
+    screen.send("ctrl-o")
+    screen.wait_for("The result links to no resource.")  # nothing run yet
+    screen.send("ctrl-x")
+    screen.wait_for("[resource link: test://static/hello.txt")
+    screen.send("ctrl-o")
+    screen.wait_all("Resource: test://static/hello.txt", "Hello, resource!")
