@@ -47,6 +47,7 @@ TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 META_PREFIX = "io.modelcontextprotocol/"
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")  # RFC 5424
 
 # JSON-RPC error codes mcp-tui sends or reads (the era-specific ones are MODERN_ERROR_CODES)
 METHOD_NOT_FOUND, INVALID_PARAMS = -32601, -32602
@@ -65,6 +66,13 @@ SERVER_ERRORS = (-32000, -32001)  # implementation-defined; a lost session shows
 # status without a JSON-RPC body) to ``fail``. Matching responses to requests, timeouts
 # and answering server requests belong to the RpcChannel at the end of this section.
 # ======================================================================================
+
+
+def seconds_text(seconds):
+    """A duration as people read it: whole seconds, or tenths below ten ("8s", "2.5s")."""
+    if seconds >= 10 or abs(seconds - round(seconds)) < 0.05:
+        return "%ds" % round(seconds)
+    return "%.1fs" % seconds
 
 
 class McpTuiError(Exception):
@@ -141,6 +149,25 @@ class HttpStatusError(ConnectionFailed):
             if challenge:
                 hint += " (WWW-Authenticate: %s)" % challenge
         super().__init__(message, hint)
+
+
+def parse_timestamp(text):
+    """ISO 8601 (any number of fractional digits, Z or an offset) -> epoch seconds."""
+    import calendar
+
+    if not isinstance(text, str):
+        return None
+    match = re.match(r"^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(\.\d+)?([Zz]|[+-]\d\d:?\d\d)?$", text)
+    if not match or not (1 <= int(match.group(2)) <= 12 and 1 <= int(match.group(3)) <= 31):
+        return None
+    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
+    epoch = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0)) + float(match.group(7) or 0)
+    zone = match.group(8)
+    if zone and zone not in "Zz":
+        sign = 1 if zone[0] == "+" else -1
+        digits = zone[1:].replace(":", "")
+        epoch -= sign * (int(digits[:2]) * 3600 + int(digits[2:]) * 60)
+    return epoch
 
 
 def retry_after_seconds(value):
@@ -452,6 +479,11 @@ class JsonStateFile:
             except OSError:
                 pass
             raise
+def rpc_label(message):
+    """What a POST carried, for the trace: the method, or which id a response answers."""
+    if "method" in message:
+        return message["method"]
+    return "%s #%s" % ("error" if "error" in message else "result", message.get("id"))
 
 
 def encode_message(message):
@@ -803,7 +835,8 @@ class Watchdog:
 
 
 def shut_down(conn):
-    """Unblock whoever reads this connection, from another thread."""
+    """Unblock whoever reads this connection, from another thread: shutdown() wakes that
+    reader at once, where close() alone would wait until the server spoke or timed out."""
     sock = getattr(conn, "sock", None)
     if sock is not None:
         try:
@@ -867,11 +900,12 @@ class HttpClient:
             method, self.display_url, getattr(conn, "mcp_budget", self.timeout)),
             hint="the server is sending too slowly; raise --timeout if it needs longer")
 
-    def open(self, method, url=None, body=None, headers=None, seconds=None, stream=False):
+    def open(self, method, url=None, body=None, headers=None, seconds=None, stream=False, carries=None):
         """Send one request; return (connection, response). With ``seconds``, the exchange has
         that long (all of it, or with ``stream`` until the headers); without, whoever waits for
         it (the RpcChannel) ends it. The caller reads the response with ``read``, or reads a
-        stream and then calls ``release`` (keep-alive) or closes the connection."""
+        stream and then calls ``release`` (keep-alive) or closes the connection. ``carries``
+        names the JSON-RPC message(s) in it, for the trace."""
         from urllib.parse import urlsplit
 
         parts = urlsplit(url) if url else self.parts
@@ -917,7 +951,7 @@ class HttpClient:
             if self.log:
                 self.log.http_exchange(method, url or self.url, all_headers, len(body or b""), response,
                                        (connected - started) * 1000 if fresh else None,
-                                       (time.monotonic() - started) * 1000)
+                                       (time.monotonic() - started) * 1000, carries)
             return conn, response
 
     def read(self, method, conn, response):
@@ -942,11 +976,11 @@ class HttpClient:
         self.release(conn, response)
         return payload
 
-    def exchange(self, method, url=None, body=None, headers=None, seconds=None):
+    def exchange(self, method, url=None, body=None, headers=None, seconds=None, carries=None):
         """One whole request and its body within ``seconds`` (--timeout unless told):
         (response, payload)."""
         seconds = self.timeout if seconds is None else seconds
-        conn, response = self.open(method, url, body, headers, seconds)
+        conn, response = self.open(method, url, body, headers, seconds, carries=carries)
         return response, self.read(method, conn, response)
 
     def discard(self, conn):
@@ -1060,7 +1094,9 @@ class StreamableHttpTransport:
         self.http = http
         self.log = log
         self.session_id = None
+        self.version_header = None  # legacy era: the negotiated version, named on every later request
         self.legacy_stream = False  # legacy era: resume streams, hold a GET stream
+        self.keep_session = False  # a later run resumes this session: no DELETE at close
         self._channel = None
         self._open = {}  # request id -> live connection, so a timeout can abort it
         self._lock = threading.Lock()
@@ -1074,17 +1110,29 @@ class StreamableHttpTransport:
         headers = {"Accept": accept}
         if self.session_id:
             headers["Mcp-Session-Id"] = self.session_id
+        if self.version_header:
+            headers["MCP-Protocol-Version"] = self.version_header
         headers.update(extra or {})
         return headers
+
+    def legacy_session(self, version, session_id=None):
+        """After initialize (or when resuming a recorded session): resume cut streams and
+        send the session id and the negotiated version on every request."""
+        self.legacy_stream = True
+        self.version_header = version
+        if session_id is not None:
+            self.session_id = session_id
 
     def send(self, message, headers=None):
         headers = self._headers(headers)
         headers["Content-Type"] = "application/json"
         body = encode_message(message)
         if "method" in message and "id" in message:
-            threading.Thread(target=self._exchange, args=(message["id"], body, headers), daemon=True).start()
+            adopt_session = message["method"] == "initialize"  # a discover probe's session id is no session
+            threading.Thread(target=self._exchange, args=(message["id"], body, headers, adopt_session,
+                                                          message["method"]), daemon=True).start()
             return
-        response, payload = self.http.exchange("POST", body=body, headers=headers)
+        response, payload = self.http.exchange("POST", body=body, headers=headers, carries=rpc_label(message))
         if response.status >= 400:
             raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
 
@@ -1096,17 +1144,17 @@ class StreamableHttpTransport:
             shut_down(conn)
             self.http.discard(conn)
 
-    def _exchange(self, request_id, body, headers, retried=False):
+    def _exchange(self, request_id, body, headers, adopt_session, method, retried=False):
         started = time.monotonic()
         try:
-            conn, response = self.http.open("POST", body=body, headers=headers)
+            conn, response = self.http.open("POST", body=body, headers=headers, carries=method)
         except McpTuiError as exc:
             self._channel.fail(request_id, exc)
             return
         with self._lock:
             self._open[request_id] = conn
         try:
-            self._read_response(request_id, conn, response)
+            self._read_response(request_id, conn, response, adopt_session)
         except HttpStatusError as exc:
             delay = exc.retry_after
             if retried or delay is None or time.monotonic() + delay >= self.http.deadline_in(
@@ -1117,7 +1165,7 @@ class StreamableHttpTransport:
                 self.log.event("transport", "HTTP %d with Retry-After: trying once more in %gs" % (exc.status, delay))
             time.sleep(delay)
             if self._channel.waiting_for(request_id):
-                self._exchange(request_id, body, headers, retried=True)
+                self._exchange(request_id, body, headers, adopt_session, method, retried=True)
         except McpTuiError as exc:
             self._channel.fail(request_id, exc)
         except Exception as exc:  # http.client raises odd types when a stream is cut mid-read
@@ -1127,10 +1175,10 @@ class StreamableHttpTransport:
             with self._lock:
                 self._open.pop(request_id, None)
 
-    def _read_response(self, request_id, conn, response):
+    def _read_response(self, request_id, conn, response, adopt_session=False):
         headers = response_headers(response)
         session_id = headers.get("mcp-session-id")
-        if session_id and session_id != self.session_id:
+        if adopt_session and session_id and session_id != self.session_id:
             self.session_id = session_id
             if self.log:
                 self.log.event("transport", "session id minted", session=self.log.mask(session_id, "session"))
@@ -1181,6 +1229,8 @@ class StreamableHttpTransport:
                 if message.get("id") == request_id and ("result" in message or "error" in message):
                     answered = True
                 self._channel.deliver(message)
+            if answered:
+                break  # a resumed stream may stay open after the answer; nothing more is ours
         if answered or request_id is None or self._closing:
             return
         if self.legacy_stream and decoder.last_event_id is not None:
@@ -1193,7 +1243,8 @@ class StreamableHttpTransport:
         if self.log:
             self.log.event("transport", "resuming SSE stream", last_event_id=decoder.last_event_id)
         headers = self._headers({"Last-Event-ID": decoder.last_event_id}, accept="text/event-stream")
-        conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True)
+        conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True,
+                                        carries="(resuming the stream)")
         with self._lock:
             self._open[request_id] = conn
         if response.status != 200:
@@ -1217,7 +1268,8 @@ class StreamableHttpTransport:
             if decoder.last_event_id is not None:
                 headers["Last-Event-ID"] = decoder.last_event_id
             try:
-                conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True)
+                conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True,
+                                                carries="(server stream)")
             except McpTuiError:
                 return
             if response.status != 200:
@@ -1249,13 +1301,16 @@ class StreamableHttpTransport:
         with self._lock:
             conns, self._open = list(self._open.values()), {}
         for conn in conns:
-            conn.close()
-        if self.session_id:
+            shut_down(conn)
+            self.http.discard(conn)
+        self.http.close()
+        if self.session_id and not self.keep_session:
             try:
-                self.http.exchange("DELETE", headers=self._headers({}), seconds=DELETE_TIMEOUT)
+                self.http.exchange("DELETE", headers=self._headers({}), seconds=DELETE_TIMEOUT,
+                                   carries="(end of session)")
             except (McpTuiError, OSError):
                 pass
-        self.http.close()
+            self.http.close()
 
 
 class LegacySseTransport:
@@ -1277,7 +1332,7 @@ class LegacySseTransport:
     def start(self, channel):
         self._channel = channel
         conn, response = self.http.open("GET", headers={"Accept": "text/event-stream"}, seconds=self.connect_timeout,
-                                        stream=True)
+                                        stream=True, carries="(server stream)")
         content_type = response.getheader("content-type", "").split(";")[0].strip().lower()
         if response.status != 200 or content_type != "text/event-stream":
             payload = self.http.read("GET", conn, response)
@@ -1288,7 +1343,8 @@ class LegacySseTransport:
         self._conn = conn
         threading.Thread(target=self._read, args=(response,), daemon=True).start()
         if not self._ready.wait(self.connect_timeout):
-            raise RequestTimeout("the SSE stream sent no endpoint event within %gs" % self.connect_timeout)
+            raise RequestTimeout("the SSE stream sent no endpoint event within %s" % seconds_text(
+                self.connect_timeout))
         if self._error:
             raise self._error
 
@@ -1321,7 +1377,8 @@ class LegacySseTransport:
         if self._error or not self.endpoint:
             raise self._error or ConnectionFailed("the SSE stream is closed")
         headers = dict(headers or {}, **{"Content-Type": "application/json"})
-        response, payload = self.http.exchange("POST", url=self.endpoint, body=encode_message(message), headers=headers)
+        response, payload = self.http.exchange("POST", url=self.endpoint, body=encode_message(message), headers=headers,
+                                            carries=rpc_label(message))
         if response.status >= 400:
             raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
 
@@ -1331,7 +1388,7 @@ class LegacySseTransport:
     def close(self):
         if self._conn is not None:
             shut_down(self._conn)
-            self._conn.close()
+            self.http.discard(self._conn)
         self.http.close()
 
 
@@ -1422,7 +1479,10 @@ class RpcChannel:
             self.transport.send(message, headers)
             response = self._wait(pending, method, timeout, max_time)
         except RequestTimeout:
-            self._cancel(request_id, method, cancel_notification)
+            self._cancel(request_id, method, cancel_notification, "timed out")
+            raise
+        except KeyboardInterrupt:  # Ctrl+C: the server should stop working for a client that left
+            self._cancel(request_id, method, cancel_notification and method != "initialize", "interrupted")
             raise
         finally:
             with self._lock:
@@ -1448,19 +1508,22 @@ class RpcChannel:
                 seen = list(self.anomalies) + list(getattr(self.transport, "junk", ()))
                 if seen:
                     hint = "meanwhile the server sent " + "; ".join(seen)
-                limit = "%gs" % timeout if time.monotonic() < cap else "%gs (the --max-time cap)" % (cap - started)
+                limit = seconds_text(timeout) if time.monotonic() < cap else "%s (the --max-time cap)" % seconds_text(
+                    max_time or cap - started)  # the whole command's limit, as the user gave it
                 raise RequestTimeout("no answer to %s within %s" % (method, limit), hint=hint)
         if pending.error is not None:
             raise pending.error
         return pending.response
 
-    def _cancel(self, request_id, method, notify):
+    def _cancel(self, request_id, method, notify, reason):
+        """Stdio and the legacy HTTP era cancel with notifications/cancelled; 2026-07-28
+        HTTP cancels by closing the response stream."""
         abort = getattr(self.transport, "abort", None)
         if abort:
             abort(request_id)
-        if notify and (self.transport.name == "stdio" or getattr(self.transport, "legacy_stream", False)):
+        if notify and (self.transport.name != "streamable-http" or self.transport.legacy_stream):
             try:
-                self.notify("notifications/cancelled", {"requestId": request_id, "reason": "timed out"})
+                self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
             except McpTuiError:
                 pass
 
@@ -1471,7 +1534,7 @@ class RpcChannel:
             pending = self._pending.get(request_id)
         if pending is None or pending.event.is_set():
             return False
-        self._cancel(request_id, pending.method, True)
+        self._cancel(request_id, pending.method, True, reason)
         self.fail(request_id, RequestCancelled("%s cancelled: %s" % (pending.method, reason)))
         return True
 
@@ -1641,8 +1704,10 @@ NAME_HEADER_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/rea
 class ConnectionSpec:
     """Where the server is and how to reach it, as the user gave it."""
 
-    def __init__(self, kind, url=None, argv=None, env=None, cwd=None, headers=None, protocol="auto", source=None):
+    def __init__(self, kind, url=None, argv=None, env=None, cwd=None, headers=None, protocol="auto", source=None,
+                 sse_fallback=True):
         self.kind = kind  # "stdio" | "http" | "sse"
+        self.sse_fallback = sse_fallback  # False for --transport http: Streamable HTTP or nothing
         self.url = url
         self.argv = list(argv or [])
         self.env = dict(env or {})
@@ -1778,6 +1843,10 @@ def param_header_values(tool, arguments):
     return headers
 
 
+class StubMismatch(UsageError):
+    """--elicit-stub cannot answer what the server asked for."""
+
+
 class InputDeclined(McpTuiError):
     """The user (or the lack of one) refused an input request."""
 
@@ -1795,6 +1864,7 @@ class TaskRequired(RpcError):
             McpTuiError.__init__(self, "tool %r runs only as a task (execution.taskSupport: required); "
                                        "nothing was sent" % tool_name, hint="add --task")
             self.code, self.rpc_message, self.error = None, "", {}
+            self.exit_code = EXIT_USAGE  # refused before sending, like any usage error
         else:
             RpcError.__init__(self, error, "tools/call")
             self.hint = "the server runs %r only as a task; add --task" % tool_name
@@ -1843,6 +1913,9 @@ class Session:
         self.closed = False  # close() was called: a transport starting after it is closed at once
         self.observers = []  # callables that see every notification
         self.tools = None  # name -> tool, once listed (see tools_by_name)
+        self.notice = lambda text: None  # what the user should know about the session itself
+        self.resumed = False
+        self._tools_by_name = {}
 
     # -- opening ----------------------------------------------------------------------
 
@@ -1894,6 +1967,11 @@ class Session:
             self._restart_transport()  # never mix eras on one stdio process
         try:
             self._initialize(LEGACY_VERSIONS[0])
+        except RequestTimeout as exc:
+            if timed_out:  # the wait was longer than --timeout says: name the probe's share
+                exc.message += ", after %s of server/discover (--probe-timeout)" % seconds_text(
+                    min(self.probe_timeout, self.timeout))
+            raise
         except RpcError as exc:
             if not (timed_out and exc.code in MODERN_ERROR_CODES):
                 raise
@@ -1906,10 +1984,46 @@ class Session:
         except HttpStatusError as exc:
             if self.spec.kind != "http" or exc.status not in (400, 404, 405):
                 raise
+            if not self.spec.sse_fallback:
+                exc.hint = "--transport http does not fall back; the server may speak HTTP+SSE: try --transport sse"
+                raise
             if self.log:
                 self.log.event("session", "initialize refused (HTTP %s); trying HTTP+SSE" % exc.status)
             self._restart_transport("sse")
             self._initialize(LEGACY_VERSIONS[0])
+
+    def resume(self, recorded):
+        """Continue a recorded 2025-11-25 HTTP session without initialize: servers such as
+        the everything server keep tasks per session, so a later command must come back to
+        it. If the server has forgotten it, the first request starts over (and says so)."""
+        self._start_transport()
+        self.transport.legacy_session(recorded["protocolVersion"], recorded["id"])
+        self.era, self.protocol_version = "legacy", recorded["protocolVersion"]
+        self.capabilities = recorded.get("capabilities") or {}
+        self.server_info = recorded.get("serverInfo")
+        self.resumed = True
+        self.open_server_stream()
+        if self.log:
+            self.log.event("session", "resumed a recorded session", protocol=self.protocol_version)
+        return self
+
+    def session_record(self):
+        """What a later run needs to resume this session, or None when nothing binds
+        follow-ups to it (stdio, 2026-07-28, a legacy server without session ids)."""
+        session_id = getattr(self.transport, "session_id", None)
+        if self.era != "legacy" or not session_id:
+            return None
+        return {"id": session_id, "protocolVersion": self.protocol_version, "capabilities": self.capabilities,
+                "serverInfo": self.server_info}
+
+    def outlives_process(self):
+        """Whether the server (and so a task) lives on after this process exits."""
+        return self.spec.kind != "stdio"
+
+    def keep_alive(self, keep):
+        """Keep the session for a later run (no DELETE at close), or end it as usual."""
+        if hasattr(self.transport, "keep_session"):
+            self.transport.keep_session = keep
 
     def _restart_transport(self, kind=None):
         self.channel.close()
@@ -1997,8 +2111,9 @@ class Session:
         self.server_info = result.get("serverInfo")
         self.instructions = result.get("instructions")
         if isinstance(self.transport, StreamableHttpTransport):
-            self.transport.legacy_stream = True
+            self.transport.legacy_session(negotiated)
         self.channel.notify("notifications/initialized", None, self._legacy_headers())
+        self.open_server_stream()  # roots, elicitation, sampling and pings may come on it at any time
 
     def _legacy_headers(self):
         if self.transport.name == "streamable-http" and self.protocol_version:
@@ -2036,6 +2151,10 @@ class Session:
                 raise
         if self.log:
             self.log.event("session", "session lost; initializing again")
+        if self.resumed:
+            self.notice("The server no longer knows the session this task was created in; starting a new one "
+                        "and trying once more (a server that keeps tasks per session will not know the task).")
+            self.resumed = False
         self.transport.session_id = None
         self._initialize(self.protocol_version)
         return self._legacy_request(method, params, timeout, max_time, on_progress, None, True)
@@ -2140,32 +2259,45 @@ class Session:
             observer(message)
 
     def _server_request(self, message):
-        """Answer a server request (legacy era only; 2026-07-28 servers never send them)."""
+        """Answer a server request. 2026-07-28 has none (input goes through MRTR): a server
+        that sends one anyway gets an error rather than silence."""
         method, request_id = message.get("method"), message.get("id")
         if self.era == "modern":
             if self.log:
-                self.log.event("protocol", "server request in the 2026-07-28 era ignored", method=method)
+                self.log.event("protocol", "server request in the 2026-07-28 era refused", method=method)
+            try:
+                self.channel.respond(request_id, error={"code": -32601, "message": "%s: 2026-07-28 has no server "
+                                                        "requests; input goes through input_required" % method})
+            except McpTuiError:
+                pass
             return
         headers = self._legacy_headers()
-        params = message.get("params") or {}
+        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        result = error = None
         try:
             if method == "ping":
                 result = {}
             elif method in ("elicitation/create", "sampling/createMessage", "roots/list"):
                 result = self.responder.answer(method, params, self.display_name())
             else:
-                self.channel.respond(request_id, error={"code": METHOD_NOT_FOUND, "message": "Method not found: %s" % method},
-                                     headers=headers)
-                return
-            related = (params.get("_meta") or {}).get(META_PREFIX + "related-task")
-            if related:
-                result = dict(result, _meta={META_PREFIX + "related-task": related})
-            self.channel.respond(request_id, result, headers=headers)
+                error = {"code": -32601, "message": "Method not found: %s" % method}
+        except StubMismatch as exc:  # the server waits for an answer: decline at once, and say why
+            self.responder.notice("%s; declined" % exc.message)
+            result = {"action": "decline"}
         except InputDeclined as exc:
-            self.channel.respond(request_id, error={"code": exc.code, "message": exc.message}, headers=headers)
+            self.responder.notice(exc.message)  # without a terminal, the user learns it only here
+            error = {"code": exc.code, "message": exc.message}
+        except McpTuiError as exc:  # every server request gets an answer, never silence
+            self.responder.notice("Could not answer %s's %s: %s" % (self.display_name(), method, exc.message))
+            error = {"code": -32603, "message": "mcp-tui could not answer %s: %s" % (method, exc.message)}
+        related = (params.get("_meta") or {}).get(META_PREFIX + "related-task")
+        if related and result is not None:
+            result = dict(result, _meta={META_PREFIX + "related-task": related})
+        try:
+            self.channel.respond(request_id, result, error, headers)
         except McpTuiError as exc:
             if self.log:
-                self.log.event("protocol", "could not answer %s: %s" % (method, exc.message))
+                self.log.event("protocol", "could not send the answer to %s: %s" % (method, exc.message))
 
     # -- facts about the server ---------------------------------------------------------
 
@@ -2228,6 +2360,19 @@ class Session:
         if self.era == "legacy" and isinstance(self.transport, StreamableHttpTransport):
             self.transport.open_get_stream()
 
+    def watch(self, uris, on_message):
+        """Change notifications (list changes, updates of ``uris``, and whatever else the
+        server sends unasked) go to ``on_message`` until the returned watch is closed."""
+        return ChangeWatch(self, uris, on_message)
+
+    def unsubscribe_resource(self, uri):
+        """resources/unsubscribe (2025-11-25). False under 2026-07-28, where a subscription
+        is the listen stream that made it and ends with it."""
+        if self.era == "modern":
+            return False
+        self.request("resources/unsubscribe", {"uri": uri})
+        return True
+
     def listen(self, filters, on_message, declare_tasks=False):
         """2026-07-28 subscriptions/listen: notifications for ``filters`` go to
         ``on_message`` until the returned subscription is closed."""
@@ -2250,6 +2395,7 @@ class Subscription:
         self.request_id = session.channel.next_id()
         self.acknowledged = threading.Event()
         self.accepted = None
+        self.error = None  # why the listen ended before its acknowledgement
         self._on_message = on_message
         session.channel.listeners[json.dumps(self.request_id)] = self._deliver
         params = {"notifications": filters}
@@ -2266,8 +2412,9 @@ class Subscription:
         try:
             self.session.request("subscriptions/listen", params, declare_tasks=declare_tasks,
                                  timeout=365 * 86400.0, max_time=365 * 86400.0, request_id=self.request_id)
-        except McpTuiError:
-            pass
+        except McpTuiError as exc:
+            if not self.acknowledged.is_set():
+                self.error = exc
         self.acknowledged.set()
 
     def close(self):
@@ -2281,6 +2428,68 @@ class Subscription:
         else:
             getattr(channel.transport, "abort", lambda _id: None)(self.request_id)
         channel.fail(self.request_id, ConnectionFailed("subscription closed"))
+
+
+LIST_CHANGE_FILTERS = {"tools": "toolsListChanged", "prompts": "promptsListChanged",
+                       "resources": "resourcesListChanged"}
+
+
+class ChangeWatch(object):
+    """Notifications until close(), in whichever era: 2025-11-25 holds the GET stream and
+    subscribes with resources/subscribe; 2026-07-28 keeps one subscriptions/listen open
+    and reports what its acknowledgement left out in ``refused``."""
+
+    def __init__(self, session, uris, on_message):
+        self.session = session
+        self.uris = list(uris)
+        self.refused = []
+        self._on_message = on_message
+        self._subscription = None
+        self._subscribed = []
+        if self.uris and not (session.capabilities.get("resources") or {}).get("subscribe"):
+            raise UsageError("the server does not offer resource subscriptions (no resources.subscribe "
+                             "capability); nothing was sent")
+        if session.era == "modern":
+            self._listen()
+            return
+        session.observers.append(self._deliver)
+        session.open_server_stream()
+        for uri in self.uris:
+            session.request("resources/subscribe", {"uri": uri})
+            self._subscribed.append(uri)
+
+    def _listen(self):
+        filters = {name: True for kind, name in sorted(LIST_CHANGE_FILTERS.items())
+                   if (self.session.capabilities.get(kind) or {}).get("listChanged")}
+        if self.uris:
+            filters["resourceSubscriptions"] = self.uris
+        subscription = self._subscription = self.session.listen(filters, self._deliver)
+        if not subscription.acknowledged.wait(self.session.timeout):
+            subscription.close()
+            raise RequestTimeout("no acknowledgement of subscriptions/listen within %s" % seconds_text(
+                self.session.timeout))
+        if subscription.error is not None:
+            raise subscription.error
+        accepted = subscription.accepted if isinstance(subscription.accepted, dict) else {}
+        kept = accepted.get("resourceSubscriptions") or ()
+        self.refused = [name for name in filters if name != "resourceSubscriptions" and not accepted.get(name)] + [
+            uri for uri in self.uris if uri not in kept]
+
+    def _deliver(self, message):
+        if message.get("method") != "notifications/subscriptions/acknowledged":
+            self._on_message(message)
+
+    def close(self):
+        if self._subscription is not None:
+            self._subscription.close()
+            return
+        if self._deliver in self.session.observers:
+            self.session.observers.remove(self._deliver)
+        for uri in self._subscribed:
+            try:
+                self.session.request("resources/unsubscribe", {"uri": uri}, timeout=DELETE_TIMEOUT)
+            except McpTuiError:
+                pass  # the session ends next; its subscriptions with it
 
 
 # ======================================================================================
@@ -2416,12 +2625,17 @@ def coerce_value(text, schema, key):
             try:
                 value = strict_json(text)
             except (ValueError, RecursionError):
-                if kind == "array":
-                    return [part.strip() for part in text.split(",")] if text else []
-                continue
+                value = None
             if json_type(value) == kind:
                 return value
-    raise UsageError("argument %r must be %s, got %r" % (key, " or ".join(types), text))
+            if kind == "array":  # a,b,c: each item as items.type says; one value is a one-item array
+                items = schema.get("items") if isinstance(schema.get("items"), dict) else None
+                try:
+                    return [coerce_value(part.strip(), items, key) for part in text.split(",")] if text else []
+                except UsageError:
+                    continue
+    raise UsageError("argument %r must be %s, got %r" % (key, " or ".join(types), text),
+                     hint="when in doubt, pass the JSON value itself: %s:=JSON" % key)
 
 
 def read_argument_file(path):
@@ -2497,6 +2711,45 @@ def split_key_value(word):
     raise UsageError("expected key=value, key:=JSON or key=@file, got %r" % word)
 
 
+def check_names(arguments, known, what, strict=True):
+    """An argument name that is not declared: an error with "did you mean" (or, when not
+    ``strict``, only when a declared name is that close: the schema may allow others)."""
+    import difflib
+
+    for key in arguments:
+        if key in known:
+            continue
+        close = difflib.get_close_matches(key, list(known), 1)
+        if close or strict:
+            raise UsageError("unknown argument %r for %s" % (key, what), hint="did you mean %r?" % close[0] if close
+                             else "its arguments: %s" % (", ".join(known) or "none"))
+
+
+def check_tool_arguments(arguments, schema, name):
+    """Before sending: required arguments present, and no misspelt name."""
+    schema = schema if isinstance(schema, dict) else {}
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    check_names(arguments, sorted(properties), "tool %r" % name, strict=schema.get("additionalProperties") is False)
+    check_required(arguments, schema, "tool %r" % name)
+
+
+def find_prompt(session, name):
+    prompts = {prompt.get("name"): prompt for prompt in list_all(session, "prompts/list", "prompts")
+               if isinstance(prompt, dict)}
+    if name not in prompts:
+        raise UsageError("the server has no prompt named %r; nothing was sent" % name,
+                         hint="its prompts: %s" % (", ".join(sorted(p for p in prompts if isinstance(p, str)))
+                                                   or "none"))
+    return prompts[name]
+
+
+def check_prompt_arguments(prompt, arguments):
+    declared = [a for a in prompt.get("arguments") or () if isinstance(a, dict) and isinstance(a.get("name"), str)]
+    what = "prompt %r" % prompt["name"]
+    check_names(arguments, [a["name"] for a in declared], what)
+    check_required(arguments, {"required": [a["name"] for a in declared if a.get("required")]}, what)
+
+
 def check_required(arguments, schema, what):
     required = schema.get("required") if isinstance(schema, dict) else None
     missing = [str(key) for key in (required if isinstance(required, list) else ()) if key not in arguments]
@@ -2560,6 +2813,87 @@ def normalise_elicited(content, schema):
     return out
 
 
+def constraint_problem(value, schema):
+    """What a value breaks among the simple JSON Schema limits the spec's forms use."""
+    if isinstance(value, str):
+        if isinstance(schema.get("minLength"), int) and len(value) < schema["minLength"]:
+            return "at least %d characters" % schema["minLength"]
+        if isinstance(schema.get("maxLength"), int) and len(value) > schema["maxLength"]:
+            return "at most %d characters" % schema["maxLength"]
+        if schema.get("format") == "email" and "@" not in value:
+            return "not an email address"
+        if schema.get("format") == "date" and not re.match(r"^\d{4}-\d\d-\d\d$", value):
+            return "not a date (YYYY-MM-DD)"
+        if schema.get("format") == "date-time" and parse_timestamp(value) is None:
+            return "not a date-time (ISO 8601)"
+        if schema.get("format") == "uri" and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:\S", value):
+            return "not a URI"
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(schema.get("minimum"), (int, float)) and value < schema["minimum"]:
+            return "at least %s" % schema["minimum"]
+        if isinstance(schema.get("maximum"), (int, float)) and value > schema["maximum"]:
+            return "at most %s" % schema["maximum"]
+    elif isinstance(value, list):
+        if isinstance(schema.get("minItems"), int) and len(value) < schema["minItems"]:
+            return "choose at least %d" % schema["minItems"]
+        if isinstance(schema.get("maxItems"), int) and len(value) > schema["maxItems"]:
+            return "choose at most %d" % schema["maxItems"]
+    return None
+
+
+def elicited_problems(content, schema):
+    """What an answer breaks in a requestedSchema: missing required fields, values
+    outside an enum, and the simple limits (lengths, ranges, formats)."""
+    properties = schema.get("properties") or {}
+    problems = []
+    for key in schema.get("required") or ():
+        if key not in content:
+            prop = properties.get(key) or {}
+            label = prop.get("description") or prop.get("title")
+            problems.append("missing required field %r%s" % (key, " (%s)" % label if label else ""))
+    for key, value in content.items():
+        prop = properties.get(key)
+        if not prop:
+            continue
+        types = schema_types(prop)
+        kind = json_type(value)
+        if types and kind not in types and not (kind == "integer" and "number" in types):
+            problems.append("field %r must be %s, not %s" % (key, " or ".join(types), json.dumps(value)))
+            continue
+        choices = enum_choices(prop)
+        if choices and not isinstance(value, list) and str(value) not in choices:
+            problems.append("field %r must be one of %s, not %s" % (key, ", ".join(choices), json.dumps(value)))
+            continue
+        problem = constraint_problem(value, prop)
+        if problem:
+            problems.append("field %r: %s" % (key, problem))
+    return problems
+
+
+SAMPLING_STUB_FIELDS = ("text", "content", "model", "stopReason")
+
+
+def check_sampling_stub(value):
+    """--sampling-stub: a JSON object with text (or content), and optionally model and stopReason."""
+    usage = UsageError('--sampling-stub must be a JSON object with "text" (or "content"), and optionally "model" '
+                       'and "stopReason"', hint='e.g. --sampling-stub \'{"text":"Paris","model":"stub"}\'')
+    if not isinstance(value, dict) or ("text" in value) == ("content" in value):
+        raise usage
+    unknown = [key for key in value if key not in SAMPLING_STUB_FIELDS]
+    if unknown:
+        usage.message += "; %s is not one of them" % ", ".join(repr(key) for key in unknown)
+        raise usage
+    content = value.get("content")
+    blocks = content if isinstance(content, list) else [content] if "content" in value else []
+    if not all(isinstance(block, dict) and isinstance(block.get("type"), str) for block in blocks):
+        raise UsageError('--sampling-stub "content" must be a content block (or a list of them), e.g. '
+                         '{"type":"text","text":"Paris"}')
+    for key in ("text", "model", "stopReason"):
+        if key in value and not isinstance(value[key], str):
+            raise UsageError("--sampling-stub %r must be a string" % key)
+    return value
+
+
 class InputResponder:
     """Answers elicitation/create, sampling/createMessage and roots/list, for direct
     server requests (legacy), MRTR rounds and task inputRequests alike: from the
@@ -2593,8 +2927,16 @@ class InputResponder:
                 return {"action": self.elicit_stub}
             content = schema_defaults(schema)
             content.update(self.elicit_stub)
-            check_required(content, schema, "the elicitation %r" % message)
-            return {"action": "accept", "content": normalise_elicited(content, schema)}
+            try:
+                content = normalise_elicited(content, schema)
+            except UsageError as exc:
+                problems = [exc.message]
+            else:
+                problems = elicited_problems(content, schema)
+            if problems:
+                raise StubMismatch("--elicit-stub cannot answer %s's request %r: %s" % (
+                    server_name, message, "; ".join(problems)), hint="pass the fields it asks for in --elicit-stub")
+            return {"action": "accept", "content": content}
         if self.ask is None:
             self.notice("Declined %s's request for input: %s (no terminal; pass --elicit-stub JSON to answer)"
                         % (server_name, message))
@@ -2743,25 +3085,6 @@ def root_entry(path):
 
 TASK_STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
 TERMINAL_STATUSES = ("completed", "failed", "cancelled")
-
-
-def parse_timestamp(text):
-    """ISO 8601 (any number of fractional digits, Z or an offset) -> epoch seconds."""
-    import calendar
-
-    if not isinstance(text, str):
-        return None
-    match = re.match(r"^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(\.\d+)?([Zz]|[+-]\d\d:?\d\d)?$", text)
-    if not match or not (1 <= int(match.group(2)) <= 12 and 1 <= int(match.group(3)) <= 31):
-        return None
-    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
-    epoch = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0)) + float(match.group(7) or 0)
-    zone = match.group(8)
-    if zone and zone not in "Zz":
-        sign = 1 if zone[0] == "+" else -1
-        digits = zone[1:].replace(":", "")
-        epoch -= sign * (int(digits[:2]) * 3600 + int(digits[2:]) * 60)
-    return epoch
 
 
 def short_timestamp(text):
@@ -2918,8 +3241,13 @@ class TaskForm:
     def require_tools_call(self):
         support = self.support()
         if support is None or not support.tools_call:
-            raise McpTuiError("the server declared no task support for tools/call; nothing was sent")
+            raise McpTuiError("the server declared no task support for tools/call; nothing was sent",
+                              hint=self.absent_hint())
         return support
+
+    def absent_hint(self):
+        """What to try when the server declared no task support in this form."""
+        return None
 
     def get(self, task_id):
         self.require("tasks/get")
@@ -3043,6 +3371,12 @@ class ExperimentalTasks(TaskForm):
                    "tasks/cancel": "cancel" in tasks, "tasks/update": False}
         return TaskSupport(self.form, self.label, tools_call, methods)
 
+    def absent_hint(self):
+        if self.session.spec.protocol in LEGACY_VERSIONS:
+            return ("servers that offer tasks only as the 2026-07-28 io.modelcontextprotocol/tasks extension "
+                    "declare none under %s: drop --protocol-version (or pass 2026-07-28)" % self.session.spec.protocol)
+        return None
+
     def call_notes(self, tool, ttl_ms):
         task_support = (tool.get("execution") or {}).get("taskSupport", "forbidden")
         if task_support not in ("optional", "required"):
@@ -3152,14 +3486,20 @@ class TaskLedger:
         self.path = self.store.path
 
     def remember(self, task, tasks, tool_name):
-        spec, form = tasks.session.spec, tasks.form
+        """Record a new task, with the legacy HTTP session it lives in when a later run must
+        resume that session (Session.session_record)."""
+        spec, form, session = tasks.session.spec, tasks.form, tasks.session.session_record()
         now = time.time()
-        entry = {"connection": spec.ledger_record(), "tool": tool_name, "form": form,
+        entry = {"connection": spec.ledger_record(), "tool": tool_name, "form": form, "status": task.status,
                  "createdAt": task.data.get("createdAt"), "expiresAt": task.expires_at()}
+        if session is not None:
+            entry["session"] = session
 
         def change(data):
-            for key in [key for key, old in data.items() if is_number(old.get("expiresAt")) and old["expiresAt"] <= now]:
-                del data[key]
+            for key, old in list(data.items()):
+                expired = is_number(old.get("expiresAt")) and old["expiresAt"] <= now
+                if expired or now - old.get("unknownSince", now) >= UNKNOWN_KEPT_SECONDS:
+                    del data[key]
             data[fingerprint(task.task_id)] = entry
 
         self.store.update(change)
@@ -3167,8 +3507,52 @@ class TaskLedger:
     def lookup(self, task_id):
         return self.store.read().get(fingerprint(task_id))
 
-    def forget(self, task_id):
-        self.store.update(lambda data: data.pop(fingerprint(task_id), None))
+    def _change(self, task_id, **fields):
+        def change(data):
+            entry = data.get(fingerprint(task_id))
+            if entry is not None:
+                entry.update(fields)
+
+        entry = self.lookup(task_id)
+        if entry is not None and any(entry.get(key) != value for key, value in fields.items()):
+            self.store.update(change)
+
+    def note_status(self, task_id, status):
+        """Best effort: the status lets the end of a run know whether a recorded session
+        still holds running tasks; failing to note it must not fail the command."""
+        try:
+            self._change(task_id, status=status)
+        except (OSError, McpTuiError):
+            pass
+
+    def mark_unknown(self, task_id):
+        """The server said it does not know the task: keep the entry (the next try still
+        knows where to ask), marked, until UNKNOWN_KEPT_SECONDS have passed."""
+        data = self.lookup(task_id) or {}
+        self._change(task_id, unknownSince=data.get("unknownSince") or time.time())
+
+    def live_tasks_in(self, session_id):
+        """How many recorded tasks of a session may still be running."""
+        return sum(1 for entry in self.store.read().values()
+                   if (entry.get("session") or {}).get("id") == session_id and "unknownSince" not in entry
+                   and entry.get("status") not in TERMINAL_STATUSES)
+
+    def listable_connections(self):
+        """The distinct (connection, session) pairs of recorded tasks in a form that has
+        tasks/list (2025-11-25), newest first."""
+        seen, found = set(), []
+        entries = sorted(self.store.read().values(), key=lambda entry: entry.get("createdAt") or "", reverse=True)
+        for entry in entries:
+            if entry.get("form") != ExperimentalTasks.form:
+                continue
+            key = json.dumps([entry.get("connection"), (entry.get("session") or {}).get("id")], sort_keys=True)
+            if key not in seen:
+                seen.add(key)
+                found.append((entry["connection"], entry.get("session")))
+        return found
+
+
+UNKNOWN_KEPT_SECONDS = 86400.0
 
 
 def is_number(value):
@@ -3180,10 +3564,13 @@ def valid_ledger_entry(key, entry):
     attack) is skipped rather than trusted."""
     if not isinstance(entry, dict) or not isinstance(entry.get("connection"), dict):
         return False
-    if entry.get("expiresAt") is not None and not is_number(entry["expiresAt"]):
+    if any(entry.get(name) is not None and not is_number(entry[name]) for name in ("expiresAt", "unknownSince")):
         return False
-    return all(entry.get(name) is None or isinstance(entry[name], str) for name in ("tool", "form", "createdAt")) \
-        and ConnectionSpec.valid_record(entry["connection"])
+    session = entry.get("session")
+    if session is not None and not (isinstance(session, dict) and isinstance(session.get("id"), str)):
+        return False
+    return all(entry.get(name) is None or isinstance(entry[name], str)
+               for name in ("tool", "form", "createdAt", "status")) and ConnectionSpec.valid_record(entry["connection"])
 
 
 # ======================================================================================
@@ -3269,9 +3656,11 @@ class DebugLog:
                 masked[name] = self.redact(value)
         return masked
 
-    def http_exchange(self, method, url, request_headers, sent_bytes, response, connect_ms, first_byte_ms):
+    def http_exchange(self, method, url, request_headers, sent_bytes, response, connect_ms, first_byte_ms,
+                      carries=None):
         headers = response_headers(response)
-        self._add({"type": "http", "method": method, "url": masked_url(url), "status": response.status,
+        self._add({"type": "http", "method": method, "url": masked_url(url), "carries": carries,
+                   "status": response.status,
                    "requestHeaders": self.mask_headers(request_headers), "responseHeaders": self.mask_headers(headers),
                    "contentType": headers.get("content-type", ""), "sentBytes": sent_bytes,
                    "connectMs": round(connect_ms, 2) if connect_ms is not None else None,
@@ -3330,9 +3719,9 @@ def format_log_entry(entry):
         timing = "first byte %.1f ms" % entry["firstByteMs"]
         if entry["connectMs"] is not None:
             timing = "connect %.1f ms, %s" % (entry["connectMs"], timing)
-        lines = ["%s ⇄ HTTP %s %s -> %s %s (%s; sent %d bytes)" % (
-            stamp, entry["method"], entry["url"], entry["status"], entry["contentType"] or "-", timing,
-            entry["sentBytes"])]
+        lines = ["%s ⇄ HTTP %s %s%s -> %s %s (%s; sent %d bytes)" % (
+            stamp, entry["method"], entry["url"], " " + entry["carries"] if entry.get("carries") else "",
+            entry["status"], entry["contentType"] or "-", timing, entry["sentBytes"])]
         lines += ["      > %s: %s" % item for item in entry["requestHeaders"].items()]
         lines += ["      < %s: %s" % item for item in entry["responseHeaders"].items()]
         return "\n".join(lines)
@@ -3385,38 +3774,97 @@ def clean(text):
     return TERMINAL_CONTROLS.sub("", text)
 
 
-def render_content_block(block):
+def base64_bytes(data):
     import base64
 
+    try:
+        return base64.b64decode(data or "", validate=False)
+    except ValueError:
+        return None
+
+
+def render_content_block(block, saver=None):
     kind = block.get("type")
     if kind == "text":
-        return block.get("text", "")
-    if kind in ("image", "audio"):
-        try:
-            size = len(base64.b64decode(block.get("data", ""), validate=False))
-        except ValueError:
-            size = len(block.get("data", ""))
-        return "[%s: %s, %d bytes]" % (kind, block.get("mimeType", "?"), size)
-    if kind == "resource_link":
+        text = block.get("text", "")
+    elif kind in ("image", "audio"):
+        text = render_binary(kind, block.get("data", ""), block.get("mimeType"), None, saver)
+    elif kind == "resource_link":
         label = block.get("title") or block.get("name") or ""
-        text = "[resource link: %s%s]" % (block.get("uri", "?"), " — " + label if label else "")
-        return text + ("\n" + block["description"] if block.get("description") else "")
-    if kind == "resource":
-        return render_resource_contents(block.get("resource") or {})
-    return json.dumps(block, indent=2, ensure_ascii=False)
+        text = "[resource link: %s%s%s]" % (block.get("uri", "?"), " (%s)" % block["mimeType"] if block.get(
+            "mimeType") else "", " — " + label if label else "")
+        text += "\n" + block["description"] if block.get("description") else ""
+    elif kind == "resource":
+        text = render_resource_contents(block.get("resource") or {}, saver)
+    else:
+        text = json.dumps(block, indent=2, ensure_ascii=False)
+    return text + annotation_line(block.get("annotations"))
 
 
-def render_resource_contents(item):
-    import base64
+def annotation_line(annotations):
+    """Who a block is for and how much it matters, when the server says so."""
+    if not isinstance(annotations, dict):
+        return ""
+    parts = []
+    audience = annotations.get("audience")
+    if isinstance(audience, list) and audience:
+        parts.append("for %s" % ", ".join(str(a) for a in audience))
+    if isinstance(annotations.get("priority"), (int, float)) and not isinstance(annotations["priority"], bool):
+        parts.append("priority %s" % annotations["priority"])
+    if annotations.get("lastModified"):
+        parts.append("modified %s" % annotations["lastModified"])
+    return "\n(%s)" % "; ".join(parts) if parts else ""
 
+
+def render_binary(kind, data, mime, uri, saver):
+    """A base64 payload: its size, and with --save the file it went to."""
+    raw = base64_bytes(data)
+    size = len(raw) if raw is not None else len(data or "")
+    text = "[%s: %s, %d bytes" % (kind, mime or "?", size)
+    if saver is not None and raw is not None:
+        text += ", saved to %s" % saver.save(raw, uri, kind, mime)
+    return text + "]"
+
+
+def render_resource_contents(item, saver=None):
     header = "[resource %s%s]" % (item.get("uri", "?"), " (%s)" % item["mimeType"] if item.get("mimeType") else "")
     if "text" in item:
         return header + "\n" + item["text"]
-    try:
-        size = len(base64.b64decode(item.get("blob", ""), validate=False))
-    except ValueError:
-        size = len(item.get("blob", ""))
-    return header + "\n[binary, %d bytes]" % size
+    mime = item.get("mimeType") or ""
+    if mime.startswith("text/"):  # text sent as a blob is still text
+        raw = base64_bytes(item.get("blob"))
+        if raw is not None:
+            try:
+                return header + "\n" + raw.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+    return header + "\n" + render_binary("binary", item.get("blob", ""), mime or None, item.get("uri"), saver)
+
+
+class BlobSaver(object):
+    """--save DIR: binary contents go to files named after their URI (or their kind),
+    never over an existing file, never outside DIR."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        self.count = 0
+
+    def save(self, data, uri, kind, mime):
+        import mimetypes
+
+        os.makedirs(self.directory, exist_ok=True)
+        self.count += 1
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", (uri or "").rstrip("/").rsplit("/", 1)[-1]).lstrip(".")
+        if not name:
+            name = "%s-%d%s" % (kind, self.count, mimetypes.guess_extension(mime or "") or ".bin")
+        stem, dot, extension = name.rpartition(".") if "." in name else (name, "", "")
+        path, index = os.path.join(self.directory, name), 1
+        while os.path.exists(path):
+            path = os.path.join(self.directory, "%s-%d%s%s" % (stem, index, dot, extension))
+            index += 1
+        with open(path, "xb") as handle:
+            handle.write(data)
+        return path
 
 
 def check_tool_result(result):
@@ -3430,10 +3878,34 @@ def check_tool_result(result):
             raise ProtocolViolation("tools/call: content block %d is a text block without string text" % index)
 
 
-def render_tool_result(result):
-    blocks = [render_content_block(b) for b in result.get("content") or () if isinstance(b, dict)]
+MODERN_INPUT_UNAVAILABLE = re.compile(r"unavailable on 2026-07-28 connections", re.I)
+
+
+def result_hint(result):
+    """A tool error some servers give under 2026-07-28 only (FastMCP's ctx.elicit): the way out."""
+    texts = [block.get("text") for block in result.get("content") or () if isinstance(block, dict)]
+    if result.get("isError") and any(isinstance(t, str) and MODERN_INPUT_UNAVAILABLE.search(t) for t in texts):
+        return "the server asks for input in a way 2026-07-28 does not carry: try --protocol-version 2025-11-25"
+    return None
+
+
+def repeats_structured(block, result):
+    """A text block that is the structured content again, as JSON (the spec asks servers to
+    send both): shown once."""
+    if "structuredContent" not in result or block.get("type") != "text":
+        return False
+    try:
+        return json.loads(block.get("text", "")) == result["structuredContent"]
+    except ValueError:
+        return False
+
+
+def render_tool_result(result, saver=None):
+    blocks = [render_content_block(b, saver) for b in result.get("content") or ()
+              if isinstance(b, dict) and not repeats_structured(b, result)]
     lines = ["Error response from tool:" if result.get("isError") else "Tool response:"]
-    lines.append("\n".join(blocks) if blocks else "(no content)")
+    if blocks or "structuredContent" not in result:
+        lines.append("\n".join(blocks) if blocks else "(no content)")
     if "structuredContent" in result:
         lines.append("Structured content:")
         lines.append(json.dumps(result["structuredContent"], indent=2, ensure_ascii=False))
@@ -3563,7 +4035,7 @@ def build_spec(target, transport="auto", protocol="auto", headers=None, env=None
         if transport == "stdio":
             raise UsageError("--transport stdio needs a command, not a URL")
         return ConnectionSpec("sse" if transport == "sse" else "http", url=target, headers=headers,
-                              protocol=protocol)
+                              protocol=protocol, sse_fallback=transport != "http")
     if transport in ("http", "sse"):
         raise UsageError("--transport %s needs --url" % transport)
     try:
@@ -3870,10 +4342,10 @@ def render_messages(messages):
     return "\n".join(lines).rstrip("\n")
 
 
-def render_contents(result):
-    """A resources/read result's contents."""
+def render_contents(result, saver=None):
+    """A resources/read result's contents (binary ones saved by ``saver``, when given)."""
     contents = [c for c in result.get("contents") or () if isinstance(c, dict)]
-    return "\n\n".join(render_resource_contents(c) for c in contents) or "(no contents)"
+    return "\n\n".join(render_resource_contents(c, saver) for c in contents) or "(no contents)"
 
 
 def progress_text(params):
@@ -3887,6 +4359,25 @@ def log_text(params):
     data = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
     logger = params.get("logger")
     return "[%s]%s %s" % (params.get("level", "info"), " %s:" % logger if logger else "", data)
+
+
+def notification_text(message):
+    """One notification as one line of text, for `watch`."""
+    method, params = message.get("method"), message.get("params")
+    params = params if isinstance(params, dict) else {}
+    if method == "notifications/resources/updated":
+        return "resource updated: %s" % params.get("uri", "?")
+    if isinstance(method, str) and method.endswith("/list_changed"):
+        return "%s list changed" % method.split("/")[1]
+    if method == "notifications/message":
+        return log_text(params)
+    if method == "notifications/progress":
+        return progress_text(params)
+    if is_task_status_notification(method):
+        return "task %s: %s%s" % (params.get("taskId", "?"), params.get("status", "?"),
+                                  " — %s" % params["statusMessage"] if params.get("statusMessage") else "")
+    shown = {key: value for key, value in params.items() if key != "_meta"}
+    return "%s %s" % (method, json.dumps(shown, ensure_ascii=False)) if shown else str(method)
 
 
 def stderr_hint(exc, lines):
@@ -3921,13 +4412,16 @@ def load_stub(flag, text):
     """--elicit-stub / --sampling-stub text as the responder wants it."""
     if text is None:
         return None
+    if flag == "--sampling-stub":
+        try:
+            value = strict_json(text)
+        except (ValueError, RecursionError):
+            value = None  # the check says what is expected
+        return check_sampling_stub(value)
     if text in ("decline", "cancel"):
         return text
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return text if flag == "--sampling-stub" else load_json_argument(text, flag)
-    if flag == "--elicit-stub" and not isinstance(value, dict):
+    value = load_json_argument(text, flag)
+    if not isinstance(value, dict):
         raise UsageError("--elicit-stub must be a JSON object (or decline / cancel)")
     return value
 
@@ -3953,21 +4447,25 @@ def make_log(options):
     return log
 
 
-def connect(spec, options, responder, log, observers=(), deadline=None, started=None):
+def connect(spec, options, responder, log, observers=(), deadline=None, resume=None, notice=None, started=None):
     """Open a session to ``spec`` as the options say: the one way the CLI, the TUI and the
-    keeper connect. ``deadline`` (time.monotonic) bounds everything the session does. On
-    failure the session is closed, and the error carries the server's last stderr lines
-    (``stderr_lines``). ``started(session)`` sees the session before it opens, so another
-    thread can close it to abandon the attempt."""
+    keeper connect. ``deadline`` (time.monotonic) bounds everything the session does;
+    ``resume`` is a recorded legacy HTTP session to continue instead of a handshake
+    (Session.session_record); ``notice`` hears what the user should know about the session;
+    ``started(session)`` sees the session before it opens, so another thread can close it
+    to abandon the attempt. On failure the session is closed, and the error carries the
+    server's last stderr lines (``stderr_lines``)."""
     session = Session(spec, responder, log, timeout=options.timeout, max_time=options.max_time,
                       probe_timeout=options.probe_timeout, insecure=options.insecure, ca_file=options.ca_file,
                       log_level=options.log_level, max_message_size=options.max_message_size,
                       max_pages=options.max_pages, deadline=deadline)
     session.observers.extend(observers)
+    if notice is not None:
+        session.notice = notice
     if started is not None:
         started(session)
     try:
-        session.open()
+        session.resume(resume) if resume else session.open()
     except BaseException as exc:
         exc.stderr_lines = list(getattr(session.transport, "stderr_tail", ()))
         session.close()
@@ -4092,6 +4590,16 @@ class Output:
             line += " (%s)" % exc.hint
         self._write(self.stderr, clean(self._without_task_ids(line)) + "\n")
 
+    def notification_line(self, message):
+        """`watch`: one line per notification on stdout (one JSON object per line with --format json)."""
+        if self.json:
+            params = message.get("params")
+            self._write(self.stdout, terminal_json({"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                                                    "method": message.get("method"),
+                                                    "params": params if isinstance(params, dict) else {}}) + "\n")
+            return
+        self.text("%s %s" % (time.strftime("%H:%M:%S"), notification_text(message)))
+
     def on_notification(self, message):
         method, params = message.get("method", ""), message.get("params")
         params = params if isinstance(params, dict) else {}
@@ -4178,7 +4686,9 @@ def build_parser():
     output.add_argument("--debug", action="store_true", help="print the debug log live on stderr")
     output.add_argument("--trace", action="store_true", help="print the HTTP trace on stderr (secrets masked)")
     output.add_argument("--log-file", metavar="PATH", help="write the debug log as JSON lines")
-    output.add_argument("--log-level", metavar="LEVEL", help="ask the server for log messages at LEVEL")
+    output.add_argument("--save", metavar="DIR", help="save binary contents (images, audio, blobs) into DIR")
+    output.add_argument("--log-level", metavar="LEVEL", choices=LOG_LEVELS,
+                        help="ask the server for log messages at LEVEL: %s" % ", ".join(LOG_LEVELS))
     inputs = parser.add_argument_group("answers to the server's input requests")
     inputs.add_argument("--elicit-stub", metavar="JSON", help="accept elicitations with this content")
     inputs.add_argument("--sampling-stub", metavar="JSON", help="answer sampling/createMessage with this")
@@ -4191,6 +4701,11 @@ def build_parser():
     calls.add_argument("--strict-errors", action="store_true", help="exit 1 when a tool result has isError")
     calls.add_argument("--input-responses", metavar="JSON", help="task update: the inputResponses object")
     calls.add_argument("--no-ledger", action="store_true", help="do not remember or look up task connections")
+    watching = parser.add_argument_group("watch and resource subscribe")
+    watching.add_argument("--resource", action="append", default=[], metavar="URI",
+                          help="watch: also subscribe to updates of URI (repeatable)")
+    watching.add_argument("--for", dest="watch_for", type=float, metavar="SECONDS",
+                          help="stop watching after SECONDS (default: until Ctrl+C)")
     parser.add_argument("words", nargs="*", help=argparse.SUPPRESS)
     return parser
 
@@ -4211,7 +4726,8 @@ class Cli:
 
     # -- plumbing ---------------------------------------------------------------------
 
-    def connect(self, spec=None):
+    def connect(self, spec=None, resume=None):
+        """Open a session (or, with ``resume``, continue a recorded one)."""
         spec = spec or self.spec
         if spec is None:
             raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
@@ -4222,7 +4738,8 @@ class Cli:
                                    load_stub("--sampling-stub", self.opts.sampling_stub),
                                    self.opts.root, ask, self.out.notice)
         try:
-            self.session = connect(spec, self.opts, responder, self.log, [self.out.on_notification], self.deadline)
+            self.session = connect(spec, self.opts, responder, self.log, [self.out.on_notification], self.deadline,
+                                   resume=resume, notice=self.out.notice)
         except McpTuiError as exc:
             stderr_hint(exc, exc.stderr_lines)
             raise
@@ -4243,7 +4760,20 @@ class Cli:
 
     def close(self):
         if self.session is not None:
+            self.release_session()
             self.session.close()
+
+    def release_session(self):
+        """Keep the session for a later run while the ledger holds a running task of it (a
+        task created, resumed or left behind by Ctrl+C); end it as usual otherwise."""
+        recorded = self.session.session_record()
+        if recorded is None or self.ledger is None:
+            return
+        try:
+            live = self.ledger.live_tasks_in(recorded["id"])
+        except (OSError, McpTuiError):
+            live = 1
+        self.session.keep_alive(live > 0)
 
     def run(self):
         words = self.words
@@ -4324,7 +4854,14 @@ class Cli:
             self.out.document({"tools": tools})
             return
         self.print_tools(tools)
-        self.out.progress("%d tool%s" % (len(tools), "" if len(tools) == 1 else "s"))
+        self.count(tools, "tool")
+
+    def blob_saver(self):
+        return BlobSaver(self.opts.save) if self.opts.save else None
+
+    def count(self, items, noun):
+        """"3 resources" on stderr after a list, as `tool list` does: 0 says it was empty."""
+        self.out.progress("%d %s%s" % (len(items), noun, "" if len(items) == 1 else "s"))
 
     def print_tools(self, tools):
         for tool in tools:
@@ -4354,7 +4891,7 @@ class Cli:
             self.out.progress("📝 Parsing arguments...")
         schema = tool.get("inputSchema") or {}
         arguments = parse_arguments(words, schema, self.opts.args_json)
-        check_required(arguments, schema, "tool %r" % name)
+        check_tool_arguments(arguments, schema, name)
         if self.opts.task:
             return TaskCommands(self).call_as_task(tool, arguments)
         self.out.progress("🚀 Executing tool...")
@@ -4365,6 +4902,8 @@ class Cli:
         check_tool_result(result)
         if result.get("isError"):
             self.out.progress("⚠️  The tool reported an error (isError: true)")
+            if result_hint(result):
+                self.out.notice("hint: " + result_hint(result))
         else:
             self.out.progress("✅ Tool executed successfully")
         if self.out.json:
@@ -4374,7 +4913,7 @@ class Cli:
             self.out.document(document)
         else:
             self.out.progress("")
-            self.out.text(render_tool_result(result))
+            self.out.text(render_tool_result(result, self.blob_saver()))
         return EXIT_FAILURE if result.get("isError") and self.opts.strict_errors else EXIT_OK
 
     def cmd_task(self, args):
@@ -4382,15 +4921,55 @@ class Cli:
 
     # -- resources, prompts, completion -------------------------------------------------
 
+    def cmd_watch(self, args):
+        self.expect(args, 0, "watch [--resource URI ...] [--for SECONDS]")
+        return self.watch(self.opts.resource)
+
+    def watch(self, uris):
+        """Print notifications as they arrive, one line each, until Ctrl+C or --for."""
+        if self.opts.watch_for is not None and self.opts.watch_for <= 0:
+            raise UsageError("--for must be more than 0 seconds")
+        session = self.connect()
+        session.observers.remove(self.out.on_notification)  # they go to stdout here, not to stderr
+        watch = session.watch(uris, self.out.notification_line)
+        try:
+            for item in watch.refused:
+                self.out.notice("warning: the server refused to send %s" % item)
+            self.out.progress("👀 Watching %s%s; Ctrl+C stops." % (session.display_name(), "".join(
+                "\n   and updates of %s" % uri for uri in uris)))
+            ends = time.monotonic() + self.opts.watch_for if self.opts.watch_for else None
+            stopped = threading.Event()
+            while ends is None or time.monotonic() < ends:
+                stopped.wait(0.5 if ends is None else max(0.0, min(0.5, ends - time.monotonic())))
+        except KeyboardInterrupt:
+            return EXIT_INTERRUPTED  # the way to stop a watch: no error line
+        finally:
+            watch.close()
+        return EXIT_OK
+
     def cmd_resource(self, args):
-        action, rest = self.sub(args, ("list", "templates", "read"))
+        action, rest = self.sub(args, ("list", "templates", "read", "subscribe", "unsubscribe"))
+        if action == "subscribe":
+            uri, = self.expect(rest, 1, "resource subscribe URI [--for SECONDS]")
+            return self.watch([uri] + [u for u in self.opts.resource if u != uri])
+        if action == "unsubscribe":
+            uri, = self.expect(rest, 1, "resource unsubscribe URI")
+            session = self.connect()
+            if not (session.capabilities.get("resources") or {}).get("subscribe"):
+                raise UsageError("the server does not offer resource subscriptions (no resources.subscribe "
+                                 "capability); nothing was sent")
+            if not session.unsubscribe_resource(uri):
+                raise UsageError("nothing to unsubscribe: under %s a subscription lasts as long as the "
+                                 "`resource subscribe` or `watch` that made it; stop that one" % MODERN_VERSION)
+            self.out.progress("Unsubscribed from %s (a subscription also ends with the session that made it)." % uri)
+            return EXIT_OK
         if action == "read":
             uri, = self.expect(rest, 1, "resource read URI")
             result = self.connect().request("resources/read", {"uri": uri})
             if self.out.json:
                 self.out.document(result)
             else:
-                self.out.text(render_contents(result))
+                self.out.text(render_contents(result, self.blob_saver()))
             return
         self.expect(rest, 0, "resource %s" % action)
         method, key = (("resources/list", "resources") if action == "list"
@@ -4405,6 +4984,7 @@ class Cli:
             mime = " (%s)" % item["mimeType"] if item.get("mimeType") else ""
             description = first_line(item.get("description") or "")
             self.out.text("%s  %s%s%s" % (label, name, mime, "\n    " + description if description else ""))
+        self.count(items, "resource" if action == "list" else "resource template")
 
     def cmd_prompt(self, args):
         action, rest = self.sub(args, ("list", "get"))
@@ -4420,10 +5000,12 @@ class Cli:
                                       for a in prompt.get("arguments") or ())
                 description = first_line(prompt.get("description") or "")
                 self.out.text("%s(%s)%s" % (prompt["name"], arguments, "\n    " + description if description else ""))
+            self.count(prompts, "prompt")
             return
         if not rest:
             raise UsageError("usage: mcp-tui prompt get NAME [k=v ...]")
         arguments = parse_arguments(rest[1:], strings_only=True)
+        check_prompt_arguments(find_prompt(session, rest[0]), arguments)
         result = session.request("prompts/get", {"name": rest[0], "arguments": arguments})
         if self.out.json:
             self.out.document(result)
@@ -4439,7 +5021,11 @@ class Cli:
         argument_name, _, value = split_key_value(args[2]) if "=" in args[2] else (args[2], "=", "")
         context = parse_arguments(args[3:], strings_only=True)
         ref = {"type": "ref/prompt", "name": target} if kind == "prompt" else {"type": "ref/resource", "uri": target}
-        result = complete_argument(self.connect(), ref, argument_name, value, context)
+        session = self.connect()
+        if "completions" not in session.capabilities:
+            raise UsageError("%s does not offer completions (no completions capability); nothing was sent"
+                             % session.display_name())
+        result = complete_argument(session, ref, argument_name, value, context)
         completion = result.get("completion") or {}
         if self.out.json:
             self.out.document(result)
@@ -4474,26 +5060,44 @@ class TaskCommands:
             return self.cli.print_tool_result(outcome.result)
         task = outcome.task
         self.out.hide_in_errors(task.task_id)
-        if self.ledger is not None:
+        session = self.cli.session
+        remembered = False
+        if self.ledger is not None and session.outlives_process():  # a stdio task ends with this command
             try:
                 self.ledger.remember(task, tasks, tool["name"])
+                remembered = True
             except Exception as exc:  # the task exists: nothing may keep its ID from being printed
                 why = describe_os_error(exc) if not isinstance(exc, McpTuiError) else exc.message + (
                     " (%s)" % exc.hint if exc.hint else "")
                 self.out.notice("warning: cannot record the task in the ledger: %s" % why)
         if not self.opts.wait:
+            follow_up = self.follow_up_problem(session, remembered)
             if self.out.json:
                 self.out.document(tasks.document(task=task.data))
-                return EXIT_OK
-            self.out.text("Task %s created: %s\nPoll:   %s\nResult: %s" % (
-                task.task_id, task.status_line(), self.task_command("get", task.task_id),
-                self.task_command("result", task.task_id)))
-            if shell_word(task.task_id).startswith("$'"):
-                self.out.notice("note: the task ID holds control characters; the commands above write them "
-                                "as $'...' escapes, exactly")
+            elif follow_up is None:
+                self.out.text("Task %s created: %s\nPoll:   %s\nResult: %s" % (
+                    task.task_id, task.status_line(), self.task_command("get", task.task_id),
+                    self.task_command("result", task.task_id)))
+                if shell_word(task.task_id).startswith("$'"):
+                    self.out.notice("note: the task ID holds control characters; the commands above write them "
+                                    "as $'...' escapes, exactly")
+            else:
+                self.out.text("Task %s created: %s" % (task.task_id, task.status_line()))
+            if follow_up is not None:
+                self.out.notice(follow_up)
             return EXIT_OK
         self.out.progress("⏳ Task %s created; waiting for it to finish..." % task.task_id)
         return self.follow(tasks, task.task_id, task.status)
+
+    def follow_up_problem(self, session, remembered):
+        """Why no later command can follow this task, or None when `task get` will work."""
+        if not session.outlives_process():
+            return ("The task cannot outlive this command: a stdio server stops when mcp-tui exits. "
+                    "Use --wait to follow it to its result.")
+        if session.session_record() and not remembered:
+            return ("The task lives in this HTTP session, which only the task ledger can resume "
+                    "(it is off or failed). Use --wait to follow it to its result.")
+        return None
 
     def task_command(self, action, task_id):
         """A runnable command line: the ledger supplies the connection when it is on."""
@@ -4516,31 +5120,55 @@ class TaskCommands:
         deadline = min(time.monotonic() + self.opts.timeout, self.cli.deadline or float("inf"))
 
         def on_status(task):
+            self.note_task_status(task)
             self.out.progress("⏳ task %s: %s" % (task.task_id, task.status_line()
                                                    if task.status != "completed" else task.status))
 
         try:
             result = tasks.wait(task_id, deadline, StatusReporter(on_status, last_status))
         except KeyboardInterrupt:
-            self.out.notice("Stopped waiting; the task keeps running: %s" % self.task_command("get", task_id))
+            problem = self.follow_up_problem(self.cli.session, self.ledger is not None
+                                             and self.ledger.lookup(task_id) is not None)
+            if problem is None:
+                self.out.notice("Stopped waiting; the task keeps running: %s" % self.task_command("get", task_id))
+            else:
+                self.out.notice("Stopped waiting. " + problem)
             raise
         except RpcError as exc:
             if exc.code == INVALID_PARAMS and not isinstance(exc, TaskFailed):
-                raise McpTuiError("unknown or expired task %s: %s" % (task_id, exc.rpc_message))
+                raise self.unknown_task(task_id, exc)
             raise
         return self.cli.print_tool_result(result)
 
+    def note_task_status(self, task):
+        if self.ledger is not None:
+            self.ledger.note_status(task.task_id, task.status)
+
+    def unknown_task(self, task_id, exc):
+        """The server does not know the task: mark it in the ledger (not erased: the next
+        try still knows where to ask) and say what happened."""
+        hint = None
+        if self.ledger is not None and self.ledger.lookup(task_id) is not None:
+            try:
+                self.ledger.mark_unknown(task_id)
+                hint = "marked in the task ledger as unknown to the server; its connection stays recorded"
+            except (OSError, McpTuiError):
+                pass
+        return McpTuiError("unknown or expired task %s: %s" % (task_id, exc.rpc_message), hint=hint)
+
     def task_session(self, task_id):
-        """Connect for a task command: explicit flags win, else the ledger's record."""
+        """Connect for a task command: explicit flags win, else the ledger's record. A task
+        recorded with its HTTP session resumes that session (same server only)."""
         spec = self.cli.spec
-        if spec is None and task_id is not None and self.ledger is not None:
-            record = self.ledger.lookup(task_id)
-            if record is not None:
-                spec = self.spec_from_ledger(record["connection"])
+        record = self.ledger.lookup(task_id) if task_id is not None and self.ledger is not None else None
+        if spec is None and record is not None:
+            spec = self.spec_from_ledger(record["connection"])
         if spec is None:
             raise UsageError("no server given, and the task ledger does not know this task",
                              hint="pass the connection (a stdio command, --url or --config)")
-        session = self.cli.connect(spec)
+        recorded = (record or {}).get("session")
+        same_server = record is not None and spec.ledger_record().get("url") == record["connection"].get("url")
+        session = self.cli.connect(spec, recorded if recorded and same_server and spec.kind == "http" else None)
         return session, tasks_for(session)
 
     def spec_from_ledger(self, record):
@@ -4567,14 +5195,14 @@ class TaskCommands:
             task_id, = self.cli.expect(rest, 1, "task %s ID" % action)
         if task_id:
             self.out.hide_in_errors(task_id)
+        if action == "list" and self.cli.spec is None:
+            return self.task_list_from_ledger()
         session, tasks = self.task_session(task_id)
         try:
             return getattr(self, "task_" + action)(tasks, task_id)
         except RpcError as exc:
             if exc.code == INVALID_PARAMS and task_id and not isinstance(exc, TaskFailed):
-                if self.ledger is not None:
-                    self.ledger.forget(task_id)
-                raise McpTuiError("unknown or expired task %s: %s" % (task_id, exc.rpc_message))
+                raise self.unknown_task(task_id, exc)
             raise
 
     def task_support(self, tasks, _):
@@ -4593,6 +5221,7 @@ class TaskCommands:
 
     def task_get(self, tasks, task_id):
         task = tasks.get(task_id)
+        self.note_task_status(task)
         if self.out.json:
             self.out.document(tasks.document(task=task.data))
             return
@@ -4610,7 +5239,25 @@ class TaskCommands:
         return self.follow(tasks, task_id)
 
     def task_cancel(self, tasks, task_id):
-        task = tasks.cancel(task_id)
+        try:
+            task = tasks.cancel(task_id)
+        except RpcError as exc:
+            if exc.code != INVALID_PARAMS:
+                raise
+            recorded = self.ledger.lookup(task_id) if self.ledger is not None else None
+            status = (recorded or {}).get("status")
+            try:
+                current = tasks.get(task_id)  # a terminal task cannot be cancelled; an unknown one is unknown
+                self.note_task_status(current)
+                status = current.status
+            except McpTuiError:
+                if status not in TERMINAL_STATUSES:
+                    raise exc
+            if status not in TERMINAL_STATUSES:
+                raise
+            raise McpTuiError("task %s is already %s; nothing to cancel" % (task_id, status))
+        if task is not None:
+            self.note_task_status(task)
         if task is None:
             if self.out.json:
                 self.out.document(tasks.document(taskId=task_id, cancellationRequested=True))
@@ -4623,10 +5270,37 @@ class TaskCommands:
             return
         self.out.text(self.describe_task(task))
 
+    def task_list_from_ledger(self):
+        """`task list` without a connection: ask every connection the ledger recorded tasks
+        for in a form that has tasks/list."""
+        connections = self.ledger.listable_connections() if self.ledger is not None else []
+        if not connections:
+            raise UsageError("task list needs a connection: the task ledger records no tasks that can be listed",
+                             hint="pass the server: a stdio command, --url or --config")
+        listed, seen, document = [], set(), dict
+        for connection, recorded in connections:
+            spec = self.spec_from_ledger(connection)
+            try:
+                session = self.cli.connect(spec, recorded if spec.kind == "http" else None)
+                tasks = tasks_for(session)
+                document = tasks.document
+                for task in tasks.list():
+                    if task.task_id not in seen:
+                        seen.add(task.task_id)
+                        listed.append(task)
+            except McpTuiError as exc:
+                self.out.notice("warning: %s: %s" % (spec.describe(), exc.message))
+            finally:
+                self.cli.close()
+                self.cli.session = None
+        return self.print_task_list(document, listed)
+
     def task_list(self, tasks, _):
-        listed = tasks.list()
+        return self.print_task_list(tasks.document, tasks.list())
+
+    def print_task_list(self, document, listed):
         if self.out.json:
-            self.out.document(tasks.document(tasks=[task.data for task in listed]))
+            self.out.document(document(tasks=[task.data for task in listed]))
             return
         for task in listed:
             line = "%-16s%s  updated %s  %s" % (task.status, task.task_id,
@@ -5164,6 +5838,8 @@ class Tui:
     def task_seen(self, task):
         """A newer view of a task, from any source; a followed task's changes go to the status line."""
         row, changed = self.task_book.update(task)
+        if changed and self.ledger is not None:
+            self.ledger.note_status(task.task_id, task.status)  # a finished task no longer holds its session
         if changed and row.following:
             self.say("Task %s: %s" % (short_task_id(task.task_id), task.status_line()))
 
@@ -5625,7 +6301,8 @@ class ConnectScreen(FieldScreen):
             return
         self.connect(spec)
 
-    def connect(self, spec=None):
+    def connect(self, spec=None, resume=None):
+        """Open a session (or, with ``resume``, continue a recorded legacy HTTP one)."""
         spec = spec or self.base_spec
         self.running, self.started, self.elapsed = True, time.monotonic(), None
         self.progress = "connecting to %s" % spec.describe()
@@ -7692,28 +8369,6 @@ def join_hint(kind, description, schema):
     if "default" in schema:
         parts.append("default %s" % json.dumps(schema["default"], ensure_ascii=False))
     return "  ".join(parts)
-
-
-def constraint_problem(value, schema):
-    """What a value breaks among the simple JSON Schema limits the spec's forms use."""
-    if isinstance(value, str):
-        if isinstance(schema.get("minLength"), int) and len(value) < schema["minLength"]:
-            return "at least %d characters" % schema["minLength"]
-        if isinstance(schema.get("maxLength"), int) and len(value) > schema["maxLength"]:
-            return "at most %d characters" % schema["maxLength"]
-        if schema.get("format") == "email" and "@" not in value:
-            return "not an email address"
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        if isinstance(schema.get("minimum"), (int, float)) and value < schema["minimum"]:
-            return "at least %s" % schema["minimum"]
-        if isinstance(schema.get("maximum"), (int, float)) and value > schema["maximum"]:
-            return "at most %s" % schema["maximum"]
-    elif isinstance(value, list):
-        if isinstance(schema.get("minItems"), int) and len(value) < schema["minItems"]:
-            return "choose at least %d" % schema["minItems"]
-        if isinstance(schema.get("maxItems"), int) and len(value) > schema["maxItems"]:
-            return "choose at most %d" % schema["maxItems"]
-    return None
 
 
 # -- 8d. Text on a terminal: one row, cells, clipping --------------------------------------

@@ -832,7 +832,8 @@ class App(object):
     def m_prompts_list(self, message, wire, faulty):
         return self.result(message["id"], {"prompts": [
             {"name": "p", "description": self.hostile("PROMPT-DESC"),
-             "arguments": [{"name": self.hostile("ARG"), "required": True}]}]})
+             # optional: mcp-tui refuses a prompt get that lacks a required argument before sending
+             "arguments": [{"name": self.hostile("ARG"), "required": False}]}]})
 
     def m_prompts_get(self, message, wire, faulty):
         return self.result(message["id"], {"description": self.hostile("PROMPT-GET-DESC"), "messages": [

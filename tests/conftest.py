@@ -17,6 +17,19 @@ sys.path.insert(0, str(ROOT / "tests"))
 from servers import LoopbackServer  # noqa: E402
 
 
+def wait_for(predicate, timeout=30.0):
+    """Poll ``predicate`` until it returns something truthy (returned), or fail after ``timeout``."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("condition not met within %ss" % timeout)
+
+
 class CliResult(object):
     def __init__(self, proc):
         self.code = proc.returncode

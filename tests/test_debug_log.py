@@ -1,5 +1,6 @@
 """Section 4 (debug log): everything on the wire is recorded, and no secret is written."""
 import json
+import re
 
 import pytest
 
@@ -106,3 +107,21 @@ def test_filters_by_kind_method_and_task():
     assert [e["method"] for e in log.select(task=fingerprint("t-1"))] == ["tasks/get", "notifications/tasks"]
     assert [e["type"] for e in log.select(kinds=("event",))] == ["event"]
     assert len(log.select(kinds=("request",))) == 1
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+def test_each_trace_line_names_the_json_rpc_method_it_carried(cli, start_server, era):
+    server = start_server("--fidelity")
+    result = cli("--url", server.url, "--protocol-version", era, "--trace", "--root", "/", "tool", "call",
+                 "ask_on_stream" if era == "2025-11-25" else "echo", "message=hi")
+    assert result.code == 0, result
+    lines = [line for line in result.err.splitlines() if "⇄ HTTP" in line]
+    assert all(re.search(r"⇄ HTTP (POST|GET|DELETE) \S+ \S.* -> \d{3} ", line) for line in lines), lines
+    assert [line for line in lines if " HTTP POST %s tools/call -> 200 " % server.url in line], lines
+    if era == "2025-11-25":
+        for carried in ("initialize -> 200", "notifications/initialized -> 202", "result #srv-1 -> 202"):
+            assert [line for line in lines if " HTTP POST %s %s" % (server.url, carried) in line], lines
+        assert [line for line in lines if " HTTP GET %s (server stream) -> 200" % server.url in line], lines
+        assert [line for line in lines if " HTTP DELETE %s (end of session) -> 200" % server.url in line], lines
+    else:
+        assert [line for line in lines if " HTTP POST %s server/discover -> 200" % server.url in line], lines

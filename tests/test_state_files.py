@@ -94,6 +94,7 @@ def test_the_state_file_store_is_reusable(tmp_path):
 
 class FakeTask(object):
     task_id = "task-1"
+    status = "working"
     data = {"createdAt": "2026-01-01T00:00:00Z"}
 
     def expires_at(self):
@@ -122,7 +123,7 @@ def test_the_ledger_reader_survives_any_json(value):
             assert mcp_tui.valid_ledger_entry(None, entry)
             if "config" not in entry["connection"] and not entry["connection"].get("queryMasked"):
                 mcp_tui.ConnectionSpec.from_ledger(entry["connection"])
-        ledger.remember(FakeTask(), types.SimpleNamespace(session=types.SimpleNamespace(spec=mcp_tui.ConnectionSpec("stdio", argv=["server"])), form="extension"), "tool")
+        ledger.remember(FakeTask(), types.SimpleNamespace(session=types.SimpleNamespace(spec=mcp_tui.ConnectionSpec("stdio", argv=["server"]), session_record=lambda: None), form="extension"), "tool")
         assert ledger.lookup("task-1")["connection"]["argv"] == ["server"]
         if not isinstance(value, dict):
             assert any("moved it aside" in warning for warning in warnings), warnings

@@ -76,7 +76,7 @@ def test_update_is_refused_with_the_reason(cli, server):
 
 def test_required_tool_without_task_is_refused_before_sending(cli, server):
     result = cli(*legacy(server), "tool", "call", "render_report", "quarter=Q3")
-    assert result.code == 1, result
+    assert result.code == 2, result  # nothing was sent
     assert "runs only as a task" in result.err and "add --task" in result.err
     assert not [r for r in server.records() if r["message"].get("method") == "tools/call"]
 

@@ -20,6 +20,9 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
       --record FILE        append every JSON-RPC message received from the client as one JSON line
       --sse-responses      on HTTP, answer every request as an SSE stream
       --verbose            log one line per message to stderr
+      --fidelity           behave like real servers do: legacy tasks are kept per session (as the
+                           everything server does), the tool ask_on_stream sends its request on the
+                           GET stream, and a refused request without a session still gets a session id
 
 Eras
   2026-07-28 (modern): stateless. Every request carries params._meta with the protocol version
@@ -440,6 +443,25 @@ TOOLS = (
           "Marks a resource as updated: subscribers get notifications/resources/updated.",
           {"uri": {"type": "string", "description": "URI of a resource of this server"}}, ["uri"]),
 )
+
+# With --fidelity: what real servers do that the default tool list does not show.
+FIDELITY_TOOLS = (
+    _tool("ask_on_stream", "Ask on the GET stream",
+          "Sends a server request unrelated to this call, on the session's standalone GET stream (stdout on "
+          "stdio), as the everything server's get-roots-list does; waits for the answer, which it returns.",
+          {"method": {"type": "string", "enum": ["roots/list", "ping", "elicitation/create",
+                                                 "sampling/createMessage"], "default": "roots/list",
+                      "description": "The request to send"}}),
+)
+STREAM_ASK_PARAMS = {
+    "roots/list": None,
+    "ping": None,
+    "elicitation/create": {"message": "Your name, please", "requestedSchema": {
+        "type": "object", "properties": {"name": {"type": "string", "description": "Your name"}},
+        "required": ["name"]}},
+    "sampling/createMessage": {"messages": [{"role": "user", "content": {"type": "text", "text": "Hi?"}}],
+                               "maxTokens": 10},
+}
 
 EXTRA_TOOL = _tool("extra", "Extra tool", "Exists only while toggle_extra_tool has added it.",
                    annotations=READ_ONLY)
@@ -1317,6 +1339,7 @@ class Server(object):
     def tools(self):
         with self.lock:
             return (list(TOOLS) + (list(AUTH_TOOLS) if getattr(self.options, "auth", False) else [])
+                    + list(FIDELITY_TOOLS if getattr(self.options, "fidelity", False) else ())
                     + ([EXTRA_TOOL] if self.extra_tool else []))
 
     def find_tool(self, name):
@@ -1467,6 +1490,27 @@ class Server(object):
             added = self.extra_tool
         self.broadcast_list_changed("tools", "toolsListChanged")
         return text_result("Added tool 'extra'" if added else "Removed tool 'extra'")
+
+    def tool_ask_on_stream(self, call):
+        peer = getattr(call, "exchange", None) and call.exchange.peer
+        if peer is None:
+            return text_result("ask_on_stream needs a legacy session (server requests do not exist in %s)"
+                               % MODERN_VERSION, True)
+        method = call.args["method"]
+        request_id, slot = peer.expect_response()
+        request = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if STREAM_ASK_PARAMS[method] is not None:
+            request["params"] = STREAM_ASK_PARAMS[method]
+        peer.send_unsolicited(request)       # lost when no GET stream is open, as with the SDK servers
+        while not slot.event.wait(0.05):
+            if call.exchange.cancelled.is_set() or peer.closed.is_set():
+                peer.forget(request_id)
+                raise Abandoned()
+        answer = slot.response
+        if "error" in answer:
+            return text_result("%s answered with error %s: %s" % (method, answer["error"].get("code"),
+                                                                   answer["error"].get("message")), True)
+        return text_result("%s answered: %s" % (method, dumps(answer.get("result"))))
 
     def tool_extra(self, call):
         return text_result("The extra tool was called")
@@ -1911,13 +1955,22 @@ class Server(object):
         return {}
 
     def _legacy_task(self, exchange):
-        return self.store.lookup(exchange.params.get("taskId"))
+        task = self.store.lookup(exchange.params.get("taskId"))
+        if not self._visible(task, exchange):
+            raise MCPError(INVALID_PARAMS, "Failed to retrieve task: Task not found")
+        return task
+
+    def _visible(self, task, exchange):
+        """--fidelity keeps tasks per session, as the everything server does."""
+        return not self.options.fidelity or task.owner is None or task.owner is exchange.peer
 
     def l_tasks_get(self, exchange):
         return self.store.view(self._legacy_task(exchange), "experimental")
 
     def l_tasks_list(self, exchange):
-        return self._paginate("tasks", self.store.all_views("experimental"), exchange.params, "tasks")
+        views = [view for view in self.store.all_views("experimental")
+                 if self._visible(self.store.lookup(view["taskId"]), exchange)]
+        return self._paginate("tasks", views, exchange.params, "tasks")
 
     def l_tasks_cancel(self, exchange):
         task = self._legacy_task(exchange)
@@ -2585,7 +2638,15 @@ class HttpFrontEnd(object):
         threading.Thread(target=work, daemon=True).start()
 
     def _legacy_refusal(self, h, status, code, text):
-        h.send_json(status, {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": text}})
+        h.send_json(status, {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": text}},
+                    self._probe_session_header(h, status))
+
+    def _probe_session_header(self, h, status):
+        """--fidelity: mint a session id even on a refused request without one, as some servers do;
+        a client must adopt a session id only from the initialize response."""
+        if self.options.fidelity and status == 400 and h.headers.get("Mcp-Session-Id") is None:
+            return {"Mcp-Session-Id": "probe-" + secrets.token_hex(8)}
+        return None
 
     def _session_for(self, h):
         """The request's legacy session, or None after answering 400/404 (and 400 on version)."""
@@ -3751,6 +3812,8 @@ def parse_args(argv):
     parser.add_argument("--record", metavar="FILE", help="append every client message to FILE (JSON lines)")
     parser.add_argument("--sse-responses", action="store_true", help="answer every HTTP request with SSE")
     parser.add_argument("--verbose", action="store_true", help="log every message to stderr")
+    parser.add_argument("--fidelity", action="store_true", help="behave like the everything server: tasks per "
+                        "session, and the ask_on_stream tool")
     options = parser.parse_args(argv)
     if options.legacy_sse and not options.http:
         parser.error("--legacy-sse needs --http")

@@ -81,20 +81,86 @@ def test_elicitation_inside_a_task_against_everything(cli, stdio_server):
 
 def test_required_task_tool_without_task_is_refused_before_sending(cli, stdio_server):
     result = cli(stdio_server, "tool", "call", "simulate-research-query", "topic=ai")
-    assert result.code == 1, result
+    assert result.code == 2, result  # nothing was sent
     assert "runs only as a task" in result.err and "add --task" in result.err
 
 
 def test_task_created_then_listed_and_fetched_over_http(cli, http_url):
+    """The everything server keeps tasks per session: the printed Poll and Result commands
+    work in a later run because mcp-tui keeps that session and resumes it."""
     created = cli("--url", http_url, "tool", "call", "simulate-research-query", "topic=ml", "--task")
     assert created.code == 0, created
-    task_id = re.match(r"^Task (\S+) created: ", created.out).group(1)
-    # A fresh process: the legacy session is new, and the server keeps tasks per session,
-    # so the honest answer may be "unknown task"; either way it is one clear line.
-    shown = cli("task", "get", "--", task_id)
-    assert shown.code in (0, 1), shown
-    if shown.code == 1:
-        assert shown.err.startswith("mcp-tui: unknown or expired task task:")
-        assert task_id not in shown.err
-    else:
-        assert shown.out.startswith("Task:     %s\nStatus:   " % task_id)
+    match = re.match(r"^Task (\S+) created: .*\nPoll:   mcp-tui task get \1\nResult: mcp-tui task result \1\n$",
+                     created.out)
+    assert match, created
+    task_id = match.group(1)
+    shown = cli("task", "get", task_id)
+    assert shown.code == 0, shown
+    assert shown.out.startswith("Task:     %s\nStatus:   " % task_id)
+    listed = cli("task", "list")
+    assert listed.code == 0 and task_id in listed.out, listed
+    result = cli("task", "result", task_id, timeout=90)
+    assert result.code == 0, result
+    assert result.out.startswith("Tool response:\n# Research Report: ml")
+    cancel = cli("task", "cancel", task_id)
+    assert cancel.code == 1 and "already completed" in cancel.err, cancel
+
+
+def test_a_stdio_task_prints_no_follow_up_that_cannot_work(cli, stdio_server):
+    created = cli(stdio_server, "tool", "call", "simulate-research-query", "topic=ml", "--task")
+    assert created.code == 0, created
+    assert "Poll:" not in created.out and "--wait" in created.err
+
+
+# -- the 2025-11-25 Streamable HTTP session (issue 11's "Done when", as generous bounds) -----
+
+
+def test_roots_asked_on_the_get_stream_are_answered_over_http(cli, http_url, tmp_path):
+    """get-roots-list asks roots/list on the standalone GET stream: without one, the call
+    ran into --timeout."""
+    result = cli("--url", http_url, "--root", str(tmp_path), "--timeout", "30", "tool", "call", "get-roots-list",
+                 timeout=60)
+    assert result.code == 0, result
+    assert "Current MCP Roots (1 total)" in result.out and tmp_path.as_uri() in result.out
+
+
+def test_an_elicitation_the_stub_cannot_satisfy_ends_with_a_clear_message(cli, http_url):
+    result = cli("--url", http_url, "--elicit-stub", "{}", "--timeout", "30", "tool", "call",
+                 "trigger-elicitation-request", timeout=60)
+    assert result.code == 0, result
+    assert "missing required field 'name'" in result.err and "declined" in result.err, result.err
+    assert "declined" in result.out.lower()
+
+
+def test_task_wait_exits_soon_after_the_result_over_http(http_url, state_dir):
+    """The old client waited ~11 s at exit on the GET stream's buffer after the result."""
+    import time
+
+    from conftest import MCP_TUI
+
+    env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    proc = subprocess.Popen([sys.executable, str(MCP_TUI), "--url", http_url, "tool", "call",
+                             "simulate-research-query", "topic=ai", "--task", "--wait"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, encoding="utf-8", env=env)
+    try:
+        for line in proc.stderr:
+            if line.startswith("✅ Tool executed successfully"):
+                break
+        done = time.monotonic()
+        proc.stderr.read()
+        proc.wait(60)
+        assert time.monotonic() - done < 6, "exit took %.1fs after the result" % (time.monotonic() - done)
+        assert proc.returncode == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_annotations_and_text_blobs_against_everything(cli, http_url):
+    annotated = cli("--url", http_url, "tool", "call", "get-annotated-message", "messageType=error")
+    assert annotated.code == 0, annotated
+    assert "Error: Operation failed\n(for user, assistant; priority 1)" in annotated.out
+    blob = cli("--url", http_url, "resource", "read", "demo://resource/dynamic/blob/1")
+    assert blob.code == 0, blob
+    assert "Resource 1: This is a base64 blob" in blob.out

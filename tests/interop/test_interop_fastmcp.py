@@ -284,3 +284,17 @@ def test_legacy_era_refuses_task_calls(run_cli, fastmcp_http):
                      "tool", "call", "render_report", "--task")
     assert result.returncode != 0, describe(result)
     assert not CREATED_RE.search(result.stdout), describe(result)
+
+
+def test_complete_without_the_completions_capability_sends_nothing(run_cli, http):
+    """FastMCP declares no completions here: mcp-tui says so instead of sending."""
+    result = run_cli(*http, "complete", "prompt", "any", "arg=x")
+    assert result.returncode == 2, describe(result)
+    assert "does not offer completions (no completions capability); nothing was sent" in result.stderr
+
+
+def test_forcing_2025_11_25_on_an_extension_only_server_names_the_extension(run_cli, http):
+    result = run_cli(*http, "--protocol-version", "2025-11-25", "tool", "call", "render_report", "--task")
+    assert result.returncode == 1, describe(result)
+    assert "declared no task support" in result.stderr
+    assert "2026-07-28 io.modelcontextprotocol/tasks extension" in result.stderr, describe(result)

@@ -1,0 +1,179 @@
+"""Section 5 (CLI): the details real servers exposed (issue 11, item 4): refusals before
+anything is sent, argument checks with "did you mean", arrays that follow items.type, the
+stub checks, what an empty list says, and readable timeouts."""
+import shlex
+import sys
+
+import pytest
+
+from conftest import stdio_command
+
+SERVER = stdio_command()
+
+
+def sent(server, method):
+    return [r for r in server.records() if r["message"].get("method") == method]
+
+
+def test_log_level_must_be_one_of_the_eight_levels(cli):
+    result = cli(SERVER, "--log-level", "loud", "ping")
+    assert result.code == 2, result
+    assert "invalid choice: 'loud'" in result.err and "emergency" in result.err
+
+
+@pytest.mark.parametrize("words,message", [
+    (["greeting"], "missing required argument for prompt 'greeting': name"),
+    (["greeting", "nmae=Luca"], "unknown argument 'nmae' for prompt 'greeting' (did you mean 'name'?)"),
+    (["code_review", "language=go", "colour=red"], "unknown argument 'colour' for prompt 'code_review' "
+                                                   "(its arguments: language, code)"),
+    (["greetin"], "the server has no prompt named 'greetin'; nothing was sent (its prompts: code_review, greeting)"),
+])
+def test_prompt_arguments_are_checked_before_sending(cli, start_server, words, message):
+    server = start_server()
+    result = cli("--url", server.url, "prompt", "get", *words)
+    assert result.code == 2, result
+    assert "mcp-tui: %s" % message in result.err, result.err
+    assert not sent(server, "prompts/get")
+
+
+def test_a_misspelt_tool_argument_gets_did_you_mean(cli, start_server):
+    server = start_server()
+    result = cli("--url", server.url, "tool", "call", "echo", "mesage=hi")
+    assert result.code == 2, result
+    assert "unknown argument 'mesage' for tool 'echo' (did you mean 'message'?)" in result.err
+    assert not sent(server, "tools/call")
+
+
+@pytest.mark.parametrize("text,schema,value", [
+    ("1,2,3", {"type": "array", "items": {"type": "integer"}}, [1, 2, 3]),
+    ("42", {"type": "array", "items": {"type": "string"}}, ["42"]),
+    ("42", {"type": "array", "items": {"type": "integer"}}, [42]),
+    ("a, b", {"type": "array"}, ["a", "b"]),
+    ("[1,2]", {"type": "array", "items": {"type": "integer"}}, [1, 2]),
+    ("", {"type": "array"}, []),
+])
+def test_arrays_from_key_value_follow_items_type(text, schema, value):
+    from mcp_tui import coerce_value
+
+    assert coerce_value(text, schema, "k") == value
+
+
+def test_an_array_item_of_the_wrong_type_suggests_json(text="1,x"):
+    from mcp_tui import UsageError, coerce_value
+
+    with pytest.raises(UsageError) as caught:
+        coerce_value(text, {"type": "array", "items": {"type": "integer"}}, "nums")
+    assert "nums:=JSON" in caught.value.hint
+
+
+@pytest.mark.parametrize("stub", ["Paris", '{"model":"x"}', '{"text":"a","content":{"type":"text","text":"b"}}',
+                                  '{"text":"a","temperature":1}', '{"text":5}', '{"content":"Paris"}'])
+def test_sampling_stub_must_be_an_object_with_text_or_content(cli, stub):
+    result = cli(SERVER, "--sampling-stub", stub, "tool", "call", "ask_model")
+    assert result.code == 2, result
+    assert "--sampling-stub" in result.err
+
+
+def test_a_good_sampling_stub_with_model_and_stop_reason(cli):
+    result = cli(SERVER, "--protocol-version", "2025-11-25", "--sampling-stub",
+                 '{"text":"Paris","model":"stub-1","stopReason":"endTurn"}', "tool", "call", "ask_model")
+    assert result.code == 0, result
+    assert result.out == "Tool response:\nThe model said: Paris\n"
+
+
+def test_a_declined_sampling_request_is_said_on_stderr(cli):
+    result = cli(SERVER, "--protocol-version", "2025-11-25", "tool", "call", "ask_model")
+    assert result.code == 0, result
+    assert "Declined mcp-tui test server's sampling request (no terminal" in result.err
+
+
+def test_an_elicit_stub_value_outside_the_schema_is_refused_before_answering_2026(cli):
+    """2026-07-28 (MRTR): the answer is not sent yet, so the refusal comes first."""
+    result = cli(SERVER, "--protocol-version", "2026-07-28", "--elicit-stub", '{"name": 5}', "tool", "call",
+                 "ask_name")
+    assert result.code == 2, result
+    assert "field 'name' must be string, not 5" in result.err
+
+
+@pytest.mark.parametrize("command,text", [(["resource", "list"], "6 resources"),
+                                          (["resource", "templates"], "1 resource template"),
+                                          (["prompt", "list"], "2 prompts"), (["tool", "list"], "tools")])
+def test_lists_say_their_count_on_stderr(cli, command, text):
+    result = cli(SERVER, *command)
+    assert result.code == 0, result
+    assert result.err.rstrip("\n").splitlines()[-1].endswith(text), result.err
+
+
+@pytest.mark.parametrize("flags,step,text", [
+    (["--timeout", "1.5"], "step_ms=5000", "within 1.5s ("),  # no progress: the plain timeout
+    (["--timeout", "0.8", "--max-time", "2"], "step_ms=300", "within 2s (the --max-time cap)"),
+])
+def test_timeouts_read_as_whole_or_tenth_seconds(cli, start_server, flags, step, text):
+    server = start_server()
+    result = cli("--url", server.url, *flags, "tool", "call", "long_operation", "steps=50", step, timeout=120)
+    assert result.code == 1, result
+    assert text in result.err, result.err
+
+
+def test_transport_http_is_strict_auto_falls_back_to_sse(cli, start_server):
+    server = start_server("--legacy-sse")
+    strict = cli("--url", server.url, "--transport", "http", "tool", "list")
+    assert strict.code == 1, strict
+    assert "--transport http does not fall back" in strict.err and "--transport sse" in strict.err
+    assert not [line for line in strict.out.splitlines() if line.startswith("echo")]
+    auto = cli("--url", server.url, "tool", "list")
+    assert auto.code == 0, auto
+
+
+def test_annotations_and_resource_link_targets_are_shown():
+    from mcp_tui import render_tool_result
+
+    text = render_tool_result({"content": [
+        {"type": "text", "text": "Careful", "annotations": {"audience": ["user"], "priority": 0.9}},
+        {"type": "resource_link", "uri": "file:///a.txt", "name": "a.txt", "mimeType": "text/plain"}]})
+    assert text == ("Tool response:\nCareful\n(for user; priority 0.9)\n"
+                    "[resource link: file:///a.txt (text/plain) — a.txt]")
+
+
+def test_structured_content_is_shown_once_when_the_text_repeats_it():
+    from mcp_tui import render_tool_result
+
+    text = render_tool_result({"content": [{"type": "text", "text": '{"sum": 3}'}], "structuredContent": {"sum": 3}})
+    assert text == 'Tool response:\nStructured content:\n{\n  "sum": 3\n}'
+
+
+def test_a_text_blob_is_decoded_and_other_blobs_are_saved(cli, tmp_path):
+    from mcp_tui import render_resource_contents
+
+    assert render_resource_contents({"uri": "x://t", "mimeType": "text/plain", "blob": "aGVsbG8="}) == \
+        "[resource x://t (text/plain)]\nhello"
+    saved = tmp_path / "saved"
+    result = cli(SERVER, "--save", saved, "resource", "read", "test://static/logo.png")
+    assert result.code == 0, result
+    assert result.out == "[resource test://static/logo.png (image/png)]\n[binary: image/png, 70 bytes, saved to " \
+                         "%s]\n" % (saved / "logo.png")
+    assert (saved / "logo.png").read_bytes().startswith(b"\x89PNG")
+    again = cli(SERVER, "--save", saved, "tool", "call", "get_image")
+    assert again.code == 0, again
+    assert "saved to %s" % (saved / "image-1.png") in again.out
+    assert len(list(saved.iterdir())) == 2
+
+
+def test_the_stdio_probe_is_named_when_initialize_times_out_after_it(cli):
+    from conftest import ROOT
+
+    command = " ".join(shlex.quote(str(part)) for part in [
+        sys.executable, ROOT / "tests" / "badserver.py", "--era", "2025-11-25", "--mode", "hang", "--on",
+        "server/discover"])
+    result = cli(command, "--timeout", "2", "--probe-timeout", "1", "ping")
+    assert result.code == 1, result
+    assert "no answer to initialize within 2s, after 1s of server/discover (--probe-timeout)" in result.err
+
+
+def test_fastmcps_2026_elicitation_error_hints_at_2025_11_25():
+    from mcp_tui import result_hint
+
+    result = {"isError": True, "content": [{"type": "text", "text": "Error calling tool 'ask': elicitation via "
+                                            "server-initiated requests is unavailable on 2026-07-28 connections."}]}
+    assert "--protocol-version 2025-11-25" in result_hint(result)
+    assert result_hint({"isError": True, "content": [{"type": "text", "text": "boom"}]}) is None

@@ -1,0 +1,137 @@
+"""Task follow-ups in a later run keep their promise: a 2025-11-25 HTTP task lives in its
+session (the test server's --fidelity keeps tasks per session, as the everything server
+does), so mcp-tui keeps that session and resumes it; a stdio task cannot outlive its
+server, so no follow-up command is printed; a refusal marks the ledger entry instead of
+erasing it."""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import MCP_TUI, stdio_command, wait_for
+from taskhelpers import created_task
+
+
+@pytest.fixture
+def server(start_server):
+    return start_server("--fidelity", "--verbose", "--page-ms", "100")
+
+
+def legacy(server):
+    return ["--url", server.url, "--protocol-version", "2025-11-25"]
+
+
+def session_lines(server, word):
+    return [line for line in server.stderr_lines if "HTTP session" in line and word in line]
+
+
+
+
+def test_the_printed_commands_work_in_a_later_run_in_the_same_session(cli, server):
+    task_id = created_task(cli(*legacy(server), "tool", "call", "render_report", "quarter=Q2", "pages=5", "--task"))
+    shown = cli("task", "get", task_id)
+    assert shown.code == 0, shown
+    assert shown.out.startswith("Task:     %s\nStatus:   " % task_id)
+    result = cli("task", "result", task_id)
+    assert result.code == 0, result
+    assert result.out == "Tool response:\nQ2 revenue: $4.6M across 1,310 orders\n"
+    assert len(session_lines(server, "started")) == 1, server.stderr_lines  # resumed, never re-initialized
+    assert len([r for r in server.records() if r["message"].get("method") == "initialize"]) == 1
+    assert wait_for(lambda: session_lines(server, "deleted"))  # its last task ended: the session goes
+
+
+def test_the_session_stays_while_a_recorded_task_runs(cli, server):
+    task_id = created_task(cli(*legacy(server), "tool", "call", "render_report", "quarter=Q2", "pages=1000",
+                               "--task"))
+    assert cli("task", "get", task_id).code == 0
+    assert not session_lines(server, "deleted"), server.stderr_lines  # the server logs it before answering
+    echo = cli(*legacy(server), "tool", "call", "echo", "message=hi")  # an unrelated session ends as usual
+    assert echo.code == 0, echo
+    wait_for(lambda: len(session_lines(server, "deleted")) == 1)
+    assert cli("task", "cancel", task_id).code == 0
+    wait_for(lambda: len(session_lines(server, "deleted")) == 2)
+    assert len(session_lines(server, "deleted")) == 2, server.stderr_lines
+
+
+def test_a_forgotten_session_is_explained_and_the_entry_marked_not_erased(cli, server, state_dir):
+    task_id = created_task(cli(*legacy(server), "tool", "call", "render_report", "quarter=Q2", "pages=1000",
+                               "--task"))
+    ledger = state_dir / "tasks.json"
+    data = json.loads(ledger.read_text())
+    for entry in data.values():
+        entry["session"]["id"] = "gone-" + entry["session"]["id"]
+    ledger.write_text(json.dumps(data))
+    for attempt in (1, 2):
+        shown = cli("task", "get", task_id)
+        assert shown.code == 1, shown
+        assert "unknown or expired task" in shown.err and "marked in the task ledger" in shown.err, shown
+        assert "no longer knows the session" in shown.err, shown
+        assert "does not know this task" not in shown.err
+        assert task_id not in shown.err
+
+
+def test_cancelling_a_finished_task_says_it_already_completed(cli, server):
+    task_id = created_task(cli(*legacy(server), "tool", "call", "render_report", "quarter=Q2", "pages=2",
+                               "--task"))
+    assert cli("task", "result", task_id).code == 0
+    result = cli(*legacy(server), "task", "cancel", task_id)
+    assert result.code == 1, result
+    assert "is already completed; nothing to cancel" in result.err, result
+    assert "unknown" not in result.err
+
+
+def test_task_list_without_a_connection_asks_the_ledgers_sessions(cli, server):
+    task_id = created_task(cli(*legacy(server), "tool", "call", "render_report", "quarter=Q2", "pages=1000",
+                               "--task"))
+    listed = cli("task", "list")
+    assert listed.code == 0, listed
+    assert [line for line in listed.out.splitlines() if task_id in line and line.startswith("working ")], listed
+
+
+def test_task_list_with_an_empty_ledger_says_what_to_pass(cli):
+    result = cli("task", "list")
+    assert result.code == 2, result
+    assert "task list needs a connection" in result.err and "--url" in result.err
+    assert "does not know this task" not in result.err
+
+
+def test_a_stdio_task_prints_no_command_that_cannot_work(cli, state_dir):
+    result = cli(stdio_command(), "tool", "call", "render_report", "quarter=Q2", "--task")
+    assert result.code == 0, result
+    assert "Poll:" not in result.out and "Result:" not in result.out
+    assert result.out.startswith("Task report-")
+    assert "Use --wait to follow it to its result" in result.err
+    assert not (state_dir / "tasks.json").exists() or "report" not in (state_dir / "tasks.json").read_text()
+
+
+def test_the_seed_output_stays_for_2026_http(cli, start_server):
+    server = start_server()
+    created_task(cli("--url", server.url, "tool", "call", "render_report", "quarter=Q3", "--task"))
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is POSIX")
+def test_ctrl_c_during_wait_keeps_the_session_for_the_printed_command(cli, server, state_dir):
+    env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    proc = subprocess.Popen([sys.executable, str(MCP_TUI)] + legacy(server) + [
+        "tool", "call", "render_report", "quarter=Q1", "pages=1000", "--task", "--wait"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8", env=env)
+    try:
+        wait_for(lambda: [r for r in server.records() if r["message"].get("method") == "tasks/result"])
+        proc.send_signal(signal.SIGINT)
+        err = proc.stderr.read()
+        assert proc.wait(30) == 130
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    task_id = re.search(r"Task (\S+) created", err).group(1)
+    assert "Stopped waiting; the task keeps running: mcp-tui task get %s" % task_id in err, err
+    assert not session_lines(server, "deleted"), server.stderr_lines
+    shown = cli("task", "get", task_id)
+    assert shown.code == 0, shown
+    assert shown.out.startswith("Task:     %s\nStatus:   working" % task_id)

@@ -1,0 +1,113 @@
+"""Section 5 (CLI): `watch` and `resource subscribe` print notifications as they arrive, one
+line each (one JSON object per line with --format json), in both eras; `resource
+unsubscribe` and the refusals say what they did."""
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from conftest import MCP_TUI
+
+HELLO = "test://static/hello.txt"
+
+
+class Watcher(object):
+    """mcp-tui watching in the background; its stdout lines arrive on a queue."""
+
+    def __init__(self, state_dir, *args):
+        env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+        self.proc = subprocess.Popen([sys.executable, str(MCP_TUI)] + [str(a) for a in args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
+                                     env=env)
+        self.lines = queue.Queue()
+        self.err = queue.Queue()
+        threading.Thread(target=lambda: [self.lines.put(l) for l in self.proc.stdout], daemon=True).start()
+        threading.Thread(target=lambda: [self.err.put(l) for l in self.proc.stderr], daemon=True).start()
+
+    def wait_err(self, text, timeout=30):
+        seen = []
+        while True:
+            line = self.err.get(timeout=timeout)
+            seen.append(line)
+            if text in line:
+                return seen
+
+    def next_line(self, timeout=30):
+        return self.lines.get(timeout=timeout).rstrip("\n")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(10)
+
+
+@pytest.fixture
+def watchers(state_dir):
+    started = []
+
+    def start(*args):
+        watcher = Watcher(state_dir, *args)
+        started.append(watcher)
+        return watcher
+
+    yield start
+    for watcher in started:
+        watcher.stop()
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("command", [["watch", "--resource", HELLO], ["resource", "subscribe", HELLO]])
+def test_watch_prints_resource_updates_and_list_changes(cli, start_server, watchers, era, command):
+    server = start_server()
+    watcher = watchers("--url", server.url, "--protocol-version", era, *command)
+    watcher.wait_err("Ctrl+C stops")
+    assert cli("--url", server.url, "tool", "call", "touch_resource", "uri=" + HELLO).code == 0
+    assert watcher.next_line().endswith(" resource updated: %s" % HELLO)
+    assert cli("--url", server.url, "tool", "call", "toggle_extra_tool").code == 0
+    assert watcher.next_line().endswith(" tools list changed")
+    if os.name != "nt":
+        watcher.proc.send_signal(signal.SIGINT)
+        assert watcher.proc.wait(30) == 130
+        assert "Traceback" not in "".join(list(watcher.err.queue))
+    subscribes = [r for r in server.records() if r["message"].get("method") in (
+        "resources/subscribe", "subscriptions/listen")]
+    assert subscribes, server.records()
+
+
+def test_watch_json_is_one_object_per_line_and_for_ends_it(cli, start_server, watchers):
+    server = start_server()
+    watcher = watchers("--url", server.url, "--protocol-version", "2025-11-25", "--format", "json", "watch",
+                       "--resource", HELLO, "--for", "5")
+    for _ in range(200):
+        assert cli("--url", server.url, "tool", "call", "touch_resource", "uri=" + HELLO).code == 0
+        try:
+            line = watcher.next_line(timeout=0.5)
+            break
+        except queue.Empty:
+            continue  # the watch may not have subscribed yet
+    event = json.loads(line)
+    assert event["method"] == "notifications/resources/updated" and event["params"]["uri"] == HELLO
+    assert watcher.proc.wait(60) == 0  # --for ends it, with exit 0
+
+
+def test_resource_unsubscribe_in_each_era(cli, start_server):
+    server = start_server()
+    legacy = cli("--url", server.url, "--protocol-version", "2025-11-25", "resource", "unsubscribe", HELLO)
+    assert legacy.code == 0, legacy
+    assert "Unsubscribed from %s" % HELLO in legacy.err
+    assert [r for r in server.records() if r["message"].get("method") == "resources/unsubscribe"]
+    modern = cli("--url", server.url, "resource", "unsubscribe", HELLO)
+    assert modern.code == 2, modern
+    assert "nothing to unsubscribe" in modern.err
+
+
+def test_watch_for_must_be_positive(cli, start_server):
+    server = start_server()
+    result = cli("--url", server.url, "watch", "--for", "0")
+    assert result.code == 2, result
+    assert "--for must be more than 0 seconds" in result.err
