@@ -114,3 +114,31 @@ def test_c_opens_the_connection_screen_and_esc_goes_back(tui):
     screen.send("ctrl-x")  # the same server again: a fresh session replaces the old one
     screen.wait_for(lambda t: "Connected to mcp-tui test server" in screen.status_line(), what="connected anew")
     screen.wait_for(lambda t: len(children(screen.pid)) == 1, what="only the new server process")
+
+
+@needs_pty
+def test_quitting_from_a_2025_11_25_http_server_is_quick(tui, start_server):
+    server = start_server()
+    screen = tui(server.url, "--protocol-version", "2025-11-25", **SMALL)
+    screen.wait_for(lambda t: "Tools (" in t and "2025-11-25" in screen.title_line(), what="a 2025-11-25 session")
+    started = time.monotonic()
+    screen.send("q")
+    assert screen.wait_exit() == 0
+    took = time.monotonic() - started
+    print("quit took %.2f s" % took)
+    assert took < 5.0  # 12 s before the exit was bounded; about 0.1 s on an idle machine
+
+
+@needs_pty
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_a_stopped_http_server_shows_as_disconnected_on_the_next_request_and_ctrl_r_comes_back(
+        tui, start_server, era):
+    server = start_server()
+    screen = tui(server.url, *ERAS[era], **SMALL)
+    screen.wait_for("Tools (")
+    server.stop()
+    screen.send("p")
+    screen.wait_for(lambda t: screen.status_line().startswith("Disconnected: "), what="Disconnected after a ping")
+    assert "[disconnected]" in screen.title_line()
+    screen.send("ctrl-r")
+    screen.wait_for(lambda t: "reconnecting failed" in screen.status_line(), what="the failed reconnect said")
