@@ -5348,7 +5348,7 @@ def terminal_prompt(prompt):
 # waits on an Event until the user answers it.
 
 TUI_TICK_MS = 100  # idle redraw period: elapsed times and TTLs count while no key is pressed
-TOAST_SECONDS = 5.0  # how long a server log line shows over the key hints
+TOAST_SECONDS = 5.0  # how long server news (a log line, a resource update) shows over the key hints
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")  # RFC 5424
 MIN_COLUMNS, MIN_ROWS = 40, 10
 
@@ -5427,6 +5427,8 @@ class Tui:
         self.follower = TaskFollower(self)
         self.history = CallHistory()
         self.roots = list(options.root)  # the roots offered to servers; the roots screen (R) edits them
+        self.subscriptions = {}  # resource URI -> its ChangeWatch (None while it is being set up)
+        self.changed = set()  # subscribed resources the server changed since they were last read
         self.tool_screens = {}  # tool name -> its ToolScreen, kept for the session
         self.exit_code = None
 
@@ -5522,6 +5524,11 @@ class Tui:
     def say(self, text, error=False):
         self.status = first_line(clean(text)) if text else ""
         self.status_is_error = error
+
+    def show_toast(self, text):
+        """News from the server for a few seconds over the key hints: the status line keeps
+        the outcome of what the user did."""
+        self.toast = (first_line(clean(text)), time.monotonic() + TOAST_SECONDS)
 
     def ask(self, text, on_yes):
         """A y/n question on the status line; the next key answers it (only y says yes)."""
@@ -5625,6 +5632,36 @@ class Tui:
 
         self.spawn(work, lambda answer: self.say("Ping: %.1f ms round trip (%s)." % (answer[1] * 1000, answer[0])))
 
+    def toggle_subscription(self, uri):
+        """s on a resource: subscribe to its updates, or end the subscription."""
+        if uri in self.subscriptions:
+            watch = self.subscriptions.pop(uri)
+            self.changed.discard(uri)
+            if watch is not None:
+                self.spawn(watch.close, lambda _: self.say("Unsubscribed from %s." % uri))
+            return
+        self.subscribe([uri])
+
+    def subscribe(self, uris):
+        session = self.session
+        for uri in uris:
+            self.subscriptions[uri] = None
+            self.say("Subscribing to %s ..." % uri)
+
+            def done(watch, uri=uri):
+                if session is not self.session or uri not in self.subscriptions:
+                    threading.Thread(target=watch.close, daemon=True).start()  # given up meanwhile
+                    return
+                self.subscriptions[uri] = watch
+                self.say("Subscribed to %s%s." % (uri, ": the server refused it" if uri in watch.refused else ""),
+                         uri in watch.refused)
+
+            def failed(exc, uri=uri):
+                self.subscriptions.pop(uri, None)
+                self.report_failure(exc)
+
+            self.spawn(lambda uri=uri: session.watch([uri], lambda message: None), done, failed)
+
     def roots_changed(self):
         session = self.session
         if session is None or self.disconnected:
@@ -5633,6 +5670,10 @@ class Tui:
         self.spawn(session.roots_changed, lambda sent: self.say(
             "Roots changed (%d); %s" % (len(self.roots), "the server was told (notifications/roots/list_changed)."
                                         if sent else "the server gets them with its next request for them.")))
+
+    def resource_mark(self, uri):
+        """* changed since read, + subscribed, else nothing."""
+        return "*" if uri in self.changed else "+" if uri in self.subscriptions else " "
 
     def open_tool(self, tool):
         """The tool's screen as it was left (arguments, result, a call still running), or a
@@ -5781,6 +5822,9 @@ class Tui:
             self.stack = homes[:]
             self.window.clearok(True)
         homes[0].reload()
+        uris, self.subscriptions = list(self.subscriptions) if not fresh else [], {}
+        self.changed = set() if fresh else self.changed
+        self.subscribe(uris)  # a reconnect subscribes again to what the old session had
         summary = session.summary()
         self.say("%s to %s (%s, %s)." % ("Connected" if fresh else "Reconnected", session.display_name(),
                                          summary["protocolVersion"], summary["transport"]))
@@ -5821,9 +5865,10 @@ class Tui:
                     screen.reload([kind])
             self.say("The server changed its %s list; refreshed." % kind)
         elif method == "notifications/message":
-            self.toast = (first_line(clean(log_text(params))), time.monotonic() + TOAST_SECONDS)
+            self.show_toast(log_text(params))
         elif method == "notifications/resources/updated":
-            self.say("Resource updated: %s" % params.get("uri", "?"))
+            self.changed.add(str(params.get("uri")))
+            self.show_toast("Resource updated: %s (marked * in the list)" % params.get("uri", "?"))
 
     # -- tasks ----------------------------------------------------------------------------
 
@@ -6518,6 +6563,7 @@ class MainScreen(Screen):
         for row, index in enumerate(selection.window(len(entries), height)):
             attr = self.app.style.reverse if index == selection.index else 0
             canvas.fill(row, attr)
+            canvas.put(row, 0, self.app.resource_mark(entries[index].data.get("uri")), attr)
             canvas.put(row, 1, entries[index].label, attr)
         self.filter.draw(canvas.sub(canvas.height - 1, 0, 1, canvas.width), self.app.style)
 
@@ -6635,6 +6681,7 @@ class ToolScreen(FieldScreen):
                 "^Y                         copy the equivalent mcp-tui command (shell-quoted; OSC 52 clipboard)",
                 "^C, or x on a button       cancel the running call (a task: asks, then tasks/cancel)",
                 "^O                         open a resource the result links to (resource_link)",
+                "^S                         save the result's contents (text, images, audio, blobs) to files",
                 "PgUp/PgDn                  scroll the result",
                 "Esc                        back to the list; a running call goes on, its result stays here"]
 
@@ -6647,6 +6694,9 @@ class ToolScreen(FieldScreen):
             return True
         if key == "^O":
             self.follow_link()
+            return True
+        if key == "^S":
+            open_save_screen(self.app, self.result)
             return True
         if key == "x" and self.running and isinstance(self.field_list.items[self.field_list.focus], Button):
             return self.interrupt()
@@ -6877,26 +6927,39 @@ class HistoryScreen(Screen):
 
 
 class ResourceScreen(Screen):
-    """A resource's contents, read on a worker, to scroll through."""
+    """A resource's contents, read on a worker, to scroll through; s subscribes to its
+    updates, w saves its contents."""
 
     def __init__(self, app, resource):
         Screen.__init__(self, app)
         self.resource = resource
-        self.view = TextView("Reading %s ..." % resource.get("uri"))
+        self.uri = str(resource.get("uri"))
+        self.result = None
+        self.view = TextView("Reading %s ..." % self.uri)
         self.read()
 
     def title(self):
-        return "Resource: %s" % self.resource.get("uri")
+        mark = {"*": "  [changed: r reads again]", "+": "  [subscribed]"}.get(self.app.resource_mark(self.uri), "")
+        return "Resource: %s%s" % (self.uri, mark)
 
     def hints(self):
-        return "j/k PgUp/PgDn Home/End scroll  r read again  %s  q back" % self.view.position()
+        subscribe = ("s unsubscribe  " if self.uri in self.app.subscriptions else "s subscribe  ") if (
+            self.app.session.capabilities.get("resources") or {}).get("subscribe") else ""
+        return "j/k scroll  r read again  %sw save  %s  q back" % (subscribe, self.view.position())
+
+    def help_lines(self):
+        return ["j/k, PgUp/PgDn, Home/End  scroll          r  read it again",
+                "s  subscribe to its updates (a changed resource is marked * in the list), again: unsubscribe",
+                "w  save its contents (text as UTF-8, blobs decoded) to files in a directory"]
 
     def read(self):
-        session, uri = self.app.session, self.resource.get("uri")
+        session, uri = self.app.session, self.uri
+        self.app.changed.discard(uri)
         self.app.spawn(lambda: session.request("resources/read", {"uri": uri}), self.show,
                        lambda exc: self.view.set_text("Error: %s" % describe_failure(exc)))
 
     def show(self, result):
+        self.result = result
         self.view.set_text(render_contents(result))
 
     def draw(self, canvas):
@@ -6905,8 +6968,72 @@ class ResourceScreen(Screen):
     def on_key(self, key):
         if key == "r":
             self.read()
-            return True
-        return self.view.on_key(key)
+        elif key == "s":
+            self.app.toggle_subscription(self.uri)
+        elif key == "w":
+            open_save_screen(self.app, self.result)
+        else:
+            return self.view.on_key(key)
+        return True
+
+
+def content_payloads(result):
+    """What a tool result or a resources/read result holds, as (bytes, uri, kind, mime):
+    text as UTF-8, base64 blobs, images and audio decoded; links have no bytes."""
+    items = []
+    for block in (result or {}).get("content") or (result or {}).get("contents") or ():
+        if not isinstance(block, dict):
+            continue
+        inner = block.get("resource") if isinstance(block.get("resource"), dict) else block
+        kind = block.get("type") or ("text" if "text" in inner else "blob")
+        if isinstance(inner.get("text"), str):
+            data = inner["text"].encode("utf-8")
+        elif isinstance(inner.get("blob") or block.get("data"), str):
+            data = base64_bytes(inner.get("blob") or block.get("data"))
+        else:
+            continue
+        if data is not None:
+            items.append((data, inner.get("uri"), kind, inner.get("mimeType") or block.get("mimeType")))
+    return items
+
+
+def open_save_screen(app, result):
+    payloads = content_payloads(result)
+    if not payloads:
+        app.say("Nothing to save yet." if result is None else "The result holds no content to save.", True)
+        return
+    app.open(SaveScreen(app, payloads))
+
+
+class SaveScreen(FieldScreen):
+    """Save every content of a result to files in a directory (named after the URI or the
+    kind; never over an existing file)."""
+
+    submit_label = "Save"
+
+    def __init__(self, app, payloads):
+        listing = "\n".join("  %s  %s, %d bytes" % (uri or kind, mime or "?", len(data))
+                            for data, uri, kind, mime in payloads)
+        FieldScreen.__init__(self, app, "Save %d content item(s):\n%s" % (len(payloads), listing))
+        self.payloads = payloads
+        self.directory = TextField("directory", "Directory", required=True, text=os.getcwd())
+        self.field_list = FieldList([self.directory, Button("Save", self.submit)])
+
+    def title(self):
+        return "Save contents"
+
+    def has_output(self):
+        return False
+
+    def submit(self):
+        saver = BlobSaver(os.path.expanduser(self.directory.text.strip()))
+        try:
+            paths = [saver.save(data, uri, kind, mime) for data, uri, kind, mime in self.payloads]
+        except OSError as exc:
+            self.app.say("Cannot save: %s" % describe_os_error(exc), True)
+            return
+        self.app.close_screen(self)
+        self.app.say("Saved %s" % ", ".join(paths))
 
 
 class TemplateScreen(FieldScreen):

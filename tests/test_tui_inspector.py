@@ -190,3 +190,51 @@ def test_a_32042_error_shows_the_url_and_its_host_and_opens_nothing_without_cons
     screen.wait_for(lambda t: "URL request: decline. When you are done there, ^X sends the request again."
                     in screen.status_line(), what="the retry hint")
     screen.wait_all("Tool: fetch_mail", "needs 1 URL(s) opened first")
+
+
+@needs_pty
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_a_subscribed_resource_is_marked_when_it_changes_and_its_contents_save(tui, tmp_path, era):
+    screen = tui(server_command(), *ERAS[era], **SMALL)
+    screen.wait_for("Resources (")
+    screen.send("2")
+    screen.wait_for("Hello text")
+    screen.send("enter")
+    screen.wait_for("Hello, resource!")
+    screen.send("s")
+    screen.wait_for(lambda t: "Subscribed to test://static/hello.txt." in screen.status_line(), what="subscribed")
+    assert "[subscribed]" in screen.title_line()
+    screen.send("w")
+    screen.wait_for("Save contents")
+    screen.send("ctrl-u")
+    screen.paste(str(tmp_path))
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Saved " in screen.status_line(), what="saved")
+    assert (tmp_path / "hello.txt").read_text() == "Hello, resource!"
+    screen.send("q", "1")
+    open_tool(screen, "touch_resource")
+    screen.type("test://static/hello.txt")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Tool executed successfully." in screen.status_line(), what="the tool's result")
+    screen.send("esc", "esc", "2")
+    screen.wait_for(lambda t: "*Hello text" in t, what="the * marker on the changed resource")
+    screen.send("enter")  # reading it again clears the mark
+    screen.wait_for("[subscribed]")
+    screen.send("s")
+    screen.wait_for(lambda t: "Unsubscribed from test://static/hello.txt." in screen.status_line(), what="ended")
+
+
+@needs_pty
+def test_a_tool_results_image_saves_decoded(tui, tmp_path):
+    screen = tui(server_command(), **SMALL)
+    open_tool(screen, "get_image")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Tool executed successfully." in screen.status_line(), what="the image")
+    screen.send("ctrl-s")
+    screen.wait_all("Save contents", "image/png")
+    screen.send("ctrl-u")
+    screen.paste(str(tmp_path / "out"))  # made when missing
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Saved " in screen.status_line(), what="saved")
+    saved = list((tmp_path / "out").iterdir())
+    assert len(saved) == 1 and saved[0].read_bytes().startswith(b"\x89PNG")
