@@ -6493,12 +6493,14 @@ class MainScreen(Screen):
     def on_paste(self, text):
         self.filter.paste(text)  # pasting on the list filters it, as / then the text would
 
-    def visible_entries(self):
-        name = self.TABS[self.tab]
+    def visible_entries(self, name=None):
+        """The entries of a tab (this one by default) that match the filter."""
+        name = name or self.TABS[self.tab]
         if name == "server":
             return []
         needle = self.filter.needle()
-        return [e for e in self.catalogs[name].entries if needle in e.search_text]
+        entries = self.catalogs[name].entries
+        return [e for e in entries if needle in e.search_text] if needle else entries
 
     def open_selected(self):
         entries = self.visible_entries()
@@ -6540,10 +6542,10 @@ class MainScreen(Screen):
         elif not catalog.offered:
             count = "-"
         elif name == "resources":
-            kinds = [e.kind for e in catalog.entries]
+            kinds = [e.kind for e in self.visible_entries(name)]  # counts follow the filter
             count = "%d+%d" % (kinds.count("resource"), kinds.count("template"))
         else:
-            count = str(len(catalog.entries))
+            count = str(len(self.visible_entries(name)))
         return "%s (%s)" % (name.capitalize(), count)
 
     def draw_list(self, canvas):
@@ -8481,12 +8483,23 @@ def choice_options(prop):
     return None
 
 
+FORMAT_HINTS = {"email": "email address", "uri": "URI, e.g. https://...", "date": "date YYYY-MM-DD",
+                "date-time": "date-time, e.g. 2026-07-28T09:30:00Z"}
+
+
 def type_hint(schema):
+    """The kind of text a field wants: its JSON types, an array's item type, and the format
+    that is checked before sending."""
     types = schema_types(schema)
     if not types:
         return "(text)"
-    names = {"array": "JSON array, or a,b,c", "object": "JSON object"}
-    return "(%s)" % " or ".join(names.get(t, t) for t in types)
+    items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+    item_types = " or ".join(schema_types(items)) or "values"
+    names = {"array": "JSON array, or a,b,c of %s" % item_types, "object": "JSON object"}
+    hint = " or ".join(names.get(t, t) for t in types)
+    if schema.get("format") in FORMAT_HINTS:
+        hint += ": " + FORMAT_HINTS[schema["format"]]
+    return "(%s)" % hint
 
 
 def join_hint(kind, description, schema):

@@ -147,3 +147,23 @@ def test_a_resource_link_in_a_result_opens_with_ctrl_o(tui):
     screen.wait_for("[resource link: test://static/hello.txt")
     screen.send("ctrl-o")
     screen.wait_all("Resource: test://static/hello.txt", "Hello, resource!")
+
+
+def test_form_fields_check_formats_and_say_them_in_the_hint():
+    schema = {"type": "object", "properties": {
+        "mail": {"type": "string", "format": "email"}, "site": {"type": "string", "format": "uri"},
+        "day": {"type": "string", "format": "date"}, "at": {"type": "string", "format": "date-time"},
+        "ids": {"type": "array", "items": {"type": "integer"}}}}
+    fields = mcp_tui.schema_fields(schema, titles=True)
+    assert [f.hint() for f in fields] == ["(string: email address)", "(string: URI, e.g. https://...)",
+                                          "(string: date YYYY-MM-DD)",
+                                          "(string: date-time, e.g. 2026-07-28T09:30:00Z)",
+                                          "(JSON array, or a,b,c of integer)"]
+    form = mcp_tui.FieldList(fields)
+    for field, bad, good in zip(fields, ["ada", "not a uri", "28.07.2026", "tomorrow", "1,x"],
+                                ["ada@example.com", "https://example.com", "2026-07-28", "2026-07-28T09:30:00Z", "1,2"]):
+        field.set_text(bad)
+        with pytest.raises(mcp_tui.UsageError):
+            form.collect()
+        field.set_text(good)
+    assert form.collect()["ids"] == [1, 2]
