@@ -1102,6 +1102,7 @@ class StreamableHttpTransport:
         self._lock = threading.Lock()
         self._get_thread = None
         self._closing = False
+        self.stream_lost = None  # why the GET stream could not be opened again after a cut
 
     def start(self, channel):
         self._channel = channel
@@ -1270,7 +1271,9 @@ class StreamableHttpTransport:
             try:
                 conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True,
                                                 carries="(server stream)")
-            except McpTuiError:
+            except McpTuiError as exc:
+                if not self._closing and decoder.last_event_id is not None:
+                    self.stream_lost = exc  # the stream was cut and the server is gone
                 return
             if response.status != 200:
                 try:
@@ -1911,6 +1914,7 @@ class Session:
         self.channel = None
         self.transport = None
         self.closed = False  # close() was called: a transport starting after it is closed at once
+        self.change_listener = None  # the listen stream of listen_for_list_changes (2026-07-28)
         self.observers = []  # callables that see every notification
         self.tools = None  # name -> tool, once listed (see tools_by_name)
         self.notice = lambda text: None  # what the user should know about the session itself
@@ -2348,7 +2352,7 @@ class Session:
             if (self.capabilities.get(capability) or {}).get("listChanged"):
                 flags[flag] = True
         if flags:
-            self.listen(flags, lambda message: None)
+            self.change_listener = self.listen(flags, lambda message: None)
 
     def display_name(self):
         info = self.server_info or {}
@@ -2379,8 +2383,14 @@ class Session:
         return Subscription(self, filters, on_message, declare_tasks)
 
     def connection_lost(self):
-        """The error that ended the connection (a stdio server's exit), or None while it is up."""
-        return self.channel.closed_error() if self.channel is not None else None
+        """The error that ended the connection, or None while it is up: a stdio server's exit,
+        the end of the listen stream (2026-07-28) or of the GET stream (2025-11-25 HTTP) that
+        could not be opened again."""
+        if self.closed or self.channel is None:
+            return None
+        listener = self.change_listener
+        return (self.channel.closed_error() or (listener.lost if listener is not None else None)
+                or getattr(self.transport, "stream_lost", None))
 
     def close(self):
         """Safe from any thread, also while open() runs on another one (that attempt fails)."""
@@ -2396,6 +2406,8 @@ class Subscription:
         self.acknowledged = threading.Event()
         self.accepted = None
         self.error = None  # why the listen ended before its acknowledgement
+        self.lost = None  # why the listen ended, when close() did not end it
+        self._closed = False
         self._on_message = on_message
         session.channel.listeners[json.dumps(self.request_id)] = self._deliver
         params = {"notifications": filters}
@@ -2409,15 +2421,20 @@ class Subscription:
         self._on_message(message)
 
     def _run(self, params, declare_tasks):
+        ended = ConnectionFailed("the server ended the subscriptions/listen stream")
         try:
             self.session.request("subscriptions/listen", params, declare_tasks=declare_tasks,
                                  timeout=365 * 86400.0, max_time=365 * 86400.0, request_id=self.request_id)
         except McpTuiError as exc:
             if not self.acknowledged.is_set():
                 self.error = exc
+            ended = exc
+        if not self._closed:
+            self.lost = ended
         self.acknowledged.set()
 
     def close(self):
+        self._closed = True
         channel = self.session.channel
         channel.listeners.pop(json.dumps(self.request_id), None)
         if channel.transport.name == "stdio":

@@ -142,3 +142,13 @@ def test_a_stopped_http_server_shows_as_disconnected_on_the_next_request_and_ctr
     assert "[disconnected]" in screen.title_line()
     screen.send("ctrl-r")
     screen.wait_for(lambda t: "reconnecting failed" in screen.status_line(), what="the failed reconnect said")
+
+
+@needs_pty
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_a_stopped_http_server_shows_as_disconnected_when_its_stream_ends_without_a_key(tui, start_server, era):
+    server = start_server()
+    screen = tui(server.url, *ERAS[era], **SMALL)
+    screen.wait_for("Tools (")
+    server.stop()
+    screen.wait_for(lambda t: screen.status_line().startswith("Disconnected: "), what="Disconnected, no key pressed")
