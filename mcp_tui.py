@@ -18,7 +18,8 @@ each section may use only the sections above it (main uses them all):
    3. features      3a catalog and arguments, 3b input requests (elicitation, sampling,
                     roots), 3c tasks: one Task model, one TaskForm interface, two adapters
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
-   5. auth          (reserved) OAuth for remote servers
+   5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
+                    credentials, cross-app access, the token store
    6. views         the text the CLI and the TUI share, connection specs, config files,
                     and ``connect``: the one way to open a session
    7. CLI           words in, one Session call, text or JSON out
@@ -26,7 +27,8 @@ each section may use only the sections above it (main uses them all):
    9. keeper        (reserved) sessions that outlive one command
   10. main          options to a CLI run or the TUI; every error to one line and an exit code
 
-Heavy modules (http.client, ssl, subprocess, curses) are imported where they are used,
+Heavy modules (http.client, ssl, subprocess, curses, and auth's hashlib, secrets,
+http.server and webbrowser) are imported where they are used,
 so ``mcp-tui --help`` and a CLI call pay only for what they touch.
 """
 
@@ -355,6 +357,11 @@ def private_directory(path):
             raise McpTuiError("the state directory %s is %s; mcp-tui keeps its state only where no one else can "
                               "change it" % (path, "not yours" if info.st_uid != os.getuid() else "writable by others"),
                               hint="chmod 700 %s, or point MCP_TUI_STATE_DIR elsewhere" % path)
+        if info.st_mode & 0o077:
+            try:
+                os.chmod(path, 0o700)  # ours but readable by others (made for MCP_TUI_STATE_DIR, say): close it
+            except OSError:
+                pass
     return path
 
 
@@ -871,6 +878,7 @@ class HttpClient:
         self.ca_file = ca_file
         self.log = log
         self.watchdog = Watchdog()
+        self.auth = None  # an Authorizer (section 5) when the server may ask for OAuth
         self._idle = []
         self._lock = threading.Lock()
         self._ssl_context = None
@@ -915,6 +923,29 @@ class HttpClient:
             path += "?" + parts.query
         all_headers = dict(self.base_headers)
         all_headers.update(headers or {})
+        auth = self.auth if same_origin else None  # a token goes to its own origin only
+        attempt = {}  # what the authorizer has tried for this request
+        while True:
+            credential = auth.authorization() if auth is not None else None
+            if credential:
+                all_headers["Authorization"] = credential
+            conn, response = self._send(method, url, parts, path, body, all_headers, same_origin, seconds, stream,
+                                        carries)
+            if auth is None or response.status not in (401, 403):
+                return conn, response
+            try:
+                retry = auth.challenged(response.status, response.msg.get_all("WWW-Authenticate") or [],
+                                        credential, attempt)
+            except BaseException:
+                self.discard(conn)
+                raise
+            if not retry:
+                return conn, response
+            self.read(method, conn, response)  # drained, so the connection can be reused
+
+    def _send(self, method, url, parts, path, body, all_headers, same_origin, seconds, stream, carries):
+        """One attempt on the wire (a pooled connection that went stale is retried once on a
+        fresh one), bounded by ``seconds`` or the command's deadline."""
         deadline = self.deadline_in(seconds) if seconds is not None else self.deadline
         conn = None
         if same_origin:
@@ -1718,6 +1749,8 @@ class ConnectionSpec:
         self.headers = dict(headers or {})
         self.protocol = protocol
         self.source = source  # (config file, server name) when it came from --config
+        self.oauth = None  # a --config entry's oauth object
+        self.auth = None  # the Authorizer (section 5) its HTTP requests go through
 
     def describe(self):
         if self.kind == "stdio":
@@ -2045,6 +2078,7 @@ class Session:
         else:
             http = HttpClient(self.spec.url, self.spec.headers, self.timeout, self.insecure, self.ca_file, self.log,
                               self.max_message_size, self.deadline)
+            http.auth = self.spec.auth
             transport = (LegacySseTransport(http, self.log, self.timeout) if kind == "sse"
                          else StreamableHttpTransport(http, self.log))
         self.transport = transport
@@ -2451,7 +2485,7 @@ LIST_CHANGE_FILTERS = {"tools": "toolsListChanged", "prompts": "promptsListChang
                        "resources": "resourcesListChanged"}
 
 
-class ChangeWatch(object):
+class ChangeWatch:
     """Notifications until close(), in whichever era: 2025-11-25 holds the GET stream and
     subscribes with resources/subscribe; 2026-07-28 keeps one subscriptions/listen open
     and reports what its acknowledgement left out in ``refused``."""
@@ -3750,6 +3784,1242 @@ def format_log_entry(entry):
 
 
 # ======================================================================================
+# 5. Auth: OAuth 2.1 for HTTP servers (authorization code + PKCE, client credentials,
+#    enterprise cross-app access), the token store, and the `auth` verbs
+#
+# Contract: an Authorizer hangs on the HttpClient (section 1) of one MCP endpoint. The
+# client asks it for the Authorization value before every request to that endpoint's
+# origin and reports every 401 / 403 to it; the Authorizer answers "retry" once it has
+# found, refreshed, obtained or stepped up a token, within per-request limits, or
+# raises AuthError. Its own requests (metadata, registration, token, revocation) go
+# through a fresh HttpClient each: no MCP token on them, no redirect followed. Every
+# secret it sees is registered with the debug log's masking (section 4), and tokens
+# live in auth.json next to the task ledger (state_directory(), section 3). Nothing
+# here runs until a server asks for authorization: hashlib, hmac, secrets, http.server
+# and webbrowser are imported inside the functions that use them.
+# ======================================================================================
+
+
+OAUTH_GRANTS = ("authorization_code", "client_credentials")
+TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"
+JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+ID_JAG_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id-jag"
+ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
+CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+MAX_AUTHORIZATIONS = 3  # authorization requests for one operation (more is a loop)
+MAX_STEP_UPS = 2
+REFRESH_MARGIN = 60  # seconds before expiry when a token counts as expired
+MAX_AUTH_BODY = 1 << 20
+
+
+class AuthError(McpTuiError):
+    kind = "auth"
+
+
+class TokenEndpointError(AuthError):
+    """An OAuth error answer (``error`` / ``error_description``) from a token endpoint."""
+
+    def __init__(self, message, error=None):
+        super().__init__(message)
+        self.error = error
+
+
+# -- WWW-Authenticate (RFC 7235 / 6750) -----------------------------------------------
+
+
+def parse_www_authenticate(values):
+    """Every challenge in one or more WWW-Authenticate values, as [(scheme, params)]:
+    schemes lower-cased, several challenges per value, parameters in any order with
+    spaces around "=" and ",", quoted strings with backslash escapes, and token68."""
+    challenges = []
+    for text in values:
+        i, n = 0, len(text)
+        current = None
+        while i < n:
+            while i < n and text[i] in " \t,":
+                i += 1
+            start = i
+            while i < n and text[i] not in " \t,=":
+                i += 1
+            word = text[start:i]
+            if not word:
+                i += 1  # a stray "=": skip it
+                continue
+            j = i
+            while j < n and text[j] in " \t":
+                j += 1
+            if current is not None and j < n and text[j] == "=":
+                k = j
+                while k < n and text[k] == "=":
+                    k += 1
+                rest = k
+                while rest < n and text[rest] in " \t":
+                    rest += 1
+                if k - j > 1 or rest >= n or text[rest] == ",":
+                    current[1].setdefault("token68", word + text[j:k])  # base64 padding, not a parameter
+                    i = rest
+                    continue
+                value, i = _challenge_value(text, rest)
+                current[1].setdefault(word.lower(), value)
+                continue
+            current = (word.lower(), {})
+            challenges.append(current)
+            i = j
+    return challenges
+
+
+def _challenge_value(text, i):
+    """A parameter value at ``text[i]``: a quoted string (with \\ escapes) or a token."""
+    n = len(text)
+    if i < n and text[i] == '"':
+        out, i = [], i + 1
+        while i < n and text[i] != '"':
+            if text[i] == "\\" and i + 1 < n:
+                i += 1
+            out.append(text[i])
+            i += 1
+        return "".join(out), i + 1
+    start = i
+    while i < n and text[i] not in " \t,":
+        i += 1
+    return text[start:i], i
+
+
+def bearer_challenge(values):
+    """The Bearer challenge's parameters ({} when the server sent none)."""
+    for scheme, params in parse_www_authenticate(values):
+        if scheme == "bearer":
+            return params
+    return {}
+
+
+# -- URLs ------------------------------------------------------------------------------
+
+
+def canonical_resource(url):
+    """RFC 8707 resource for an MCP URL: scheme and host lower-case, no fragment, no
+    trailing slash."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    netloc = parts.netloc.rpartition("@")[2].lower()
+    return urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), parts.query, ""))
+
+
+def url_origin(url):
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return "%s://%s" % (parts.scheme.lower(), parts.netloc.rpartition("@")[2].lower())
+
+
+def _effective_port(parts):
+    return parts.port or {"http": 80, "https": 443}.get(parts.scheme.lower())
+
+
+def resource_covers(resource, url):
+    """RFC 9728 resource check: same scheme, host and port, and the resource path a
+    segment-boundary prefix of the endpoint path (an origin covers every endpoint)."""
+    from urllib.parse import urlsplit
+
+    try:
+        a, b = urlsplit(resource), urlsplit(url)
+        if (a.scheme.lower(), (a.hostname or "").lower(), _effective_port(a)) != (
+                b.scheme.lower(), (b.hostname or "").lower(), _effective_port(b)):
+            return False
+    except ValueError:  # a port that is not a number
+        return False
+    prefix, path = a.path.rstrip("/"), b.path.rstrip("/")
+    return not prefix or path == prefix or path.startswith(prefix + "/")
+
+
+def is_loopback_host(host):
+    host = (host or "").lower().strip("[]")
+    return host in ("localhost", "::1") or host.startswith("127.") or host.endswith(".localhost")
+
+
+def require_secure_url(url, what):
+    """HTTPS for anything an authorization talks to, but plain HTTP on loopback."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url) if isinstance(url, str) else None
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise AuthError("the %s is not an absolute http(s) URL: %r" % (what, url))
+    if parts.scheme.lower() != "https" and not is_loopback_host(parts.hostname):
+        raise AuthError("the %s %s is not HTTPS; mcp-tui sends credentials only over HTTPS (or to loopback)" % (
+            what, url_origin(url)))
+    return url
+
+
+def append_query(url, params):
+    from urllib.parse import urlencode
+
+    return url + ("&" if "?" in url else "?") + urlencode(params)
+
+
+def b64url(data):
+    import base64
+
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+# -- JWT signing (ES256, RS256) for private_key_jwt --------------------------------------
+#
+# Pure Python, so that mcp-tui stays stdlib-only. ES256 uses a deterministic nonce
+# (RFC 6979) and RS256 is PKCS#1 v1.5. Neither is constant-time: fine for a CLI signing
+# a short-lived assertion on the user's own machine, not for a server.
+
+P256_P = 0xffffffff00000001000000000000000000000000ffffffffffffffffffffffff
+P256_B = 0x5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b
+P256_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551
+P256_G = (0x6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296,
+          0x4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5)
+OID_EC_PUBLIC_KEY = bytes.fromhex("2a8648ce3d0201")
+OID_P256 = bytes.fromhex("2a8648ce3d030107")
+OID_RSA = bytes.fromhex("2a864886f70d010101")
+SHA256_DIGEST_INFO = bytes.fromhex("3031300d060960864801650304020105000420")
+
+
+def p256_add(a, b):
+    """Affine point addition on P-256; None is the point at infinity."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    p = P256_P
+    if a[0] == b[0]:
+        if (a[1] + b[1]) % p == 0:
+            return None
+        slope = (3 * a[0] * a[0] - 3) * pow(2 * a[1], p - 2, p) % p
+    else:
+        slope = (b[1] - a[1]) * pow(b[0] - a[0], p - 2, p) % p
+    x = (slope * slope - a[0] - b[0]) % p
+    return x, (slope * (a[0] - x) - a[1]) % p
+
+
+def p256_multiply(k, point=P256_G):
+    result = None
+    while k:
+        if k & 1:
+            result = p256_add(result, point)
+        point = p256_add(point, point)
+        k >>= 1
+    return result
+
+
+def rfc6979_nonce(secret, digest, order=P256_N):
+    """The deterministic ECDSA nonce of RFC 6979 §3.2 (HMAC-SHA256, 256-bit order)."""
+    import hashlib
+    import hmac
+
+    size = 32
+    x = secret.to_bytes(size, "big")
+    h = (int.from_bytes(digest, "big") % order).to_bytes(size, "big")
+    v, key = b"\x01" * 32, b"\x00" * 32
+    key = hmac.new(key, v + b"\x00" + x + h, hashlib.sha256).digest()
+    v = hmac.new(key, v, hashlib.sha256).digest()
+    key = hmac.new(key, v + b"\x01" + x + h, hashlib.sha256).digest()
+    v = hmac.new(key, v, hashlib.sha256).digest()
+    while True:
+        v = hmac.new(key, v, hashlib.sha256).digest()
+        k = int.from_bytes(v, "big")
+        if 1 <= k < order:
+            return k
+        key = hmac.new(key, v + b"\x00", hashlib.sha256).digest()
+        v = hmac.new(key, v, hashlib.sha256).digest()
+
+
+def es256_sign(secret, message):
+    """ECDSA P-256 / SHA-256 over ``message``: r and s, 32 bytes each (JWS form, not DER)."""
+    import hashlib
+
+    digest = hashlib.sha256(message).digest()
+    z = int.from_bytes(digest, "big")
+    k = rfc6979_nonce(secret, digest)
+    r = p256_multiply(k)[0] % P256_N
+    s = pow(k, P256_N - 2, P256_N) * (z + r * secret) % P256_N
+    if not r or not s:
+        raise AuthError("cannot sign with this EC key")  # probability 2^-256: a broken key
+    return r.to_bytes(32, "big") + s.to_bytes(32, "big")
+
+
+def rs256_sign(modulus, exponent, message):
+    """RSASSA-PKCS1-v1_5 with SHA-256."""
+    import hashlib
+
+    size = (modulus.bit_length() + 7) // 8
+    encoded = SHA256_DIGEST_INFO + hashlib.sha256(message).digest()
+    if size < len(encoded) + 11:
+        raise AuthError("the RSA key is too short to sign with")
+    padded = b"\x00\x01" + b"\xff" * (size - len(encoded) - 3) + b"\x00" + encoded
+    return pow(int.from_bytes(padded, "big"), exponent, modulus).to_bytes(size, "big")
+
+
+def der_items(data):
+    """The TLVs of a DER string, as [(tag, value)] (definite lengths only)."""
+    items, i = [], 0
+    while i < len(data):
+        if i + 2 > len(data):
+            raise ValueError("truncated DER")
+        tag, length = data[i], data[i + 1]
+        i += 2
+        if length & 0x80:
+            count = length & 0x7f
+            if not count or count > 4 or i + count > len(data):
+                raise ValueError("bad DER length")
+            length = int.from_bytes(data[i:i + count], "big")
+            i += count
+        if i + length > len(data):
+            raise ValueError("truncated DER")
+        items.append((tag, data[i:i + length]))
+        i += length
+    return items
+
+
+class SigningKey:
+    """A private key from a PEM file, and the JWS algorithm it signs with."""
+
+    def __init__(self, alg, sign):
+        self.alg = alg
+        self._sign = sign
+
+    def sign(self, message):
+        return self._sign(message)
+
+
+def load_signing_key(pem):
+    """PEM PKCS#8 (EC P-256 or RSA), SEC1 "EC PRIVATE KEY" or PKCS#1 "RSA PRIVATE KEY"."""
+    import base64
+    import binascii
+
+    blocks = re.findall(r"-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END \1-----", pem, re.S)
+    for label, body in blocks:
+        if label == "EC PARAMETERS":
+            continue
+        if "ENCRYPTED" in label:
+            raise UsageError("the private key is encrypted; decrypt it first (openssl pkcs8 -nocrypt)")
+        try:
+            der = base64.b64decode("".join(line for line in body.splitlines() if ":" not in line))
+            if label == "PRIVATE KEY":
+                return _pkcs8_key(der)
+            if label == "EC PRIVATE KEY":
+                return _sec1_key(der, None)
+            if label == "RSA PRIVATE KEY":
+                return _pkcs1_key(der)
+        except (ValueError, IndexError, binascii.Error) as exc:
+            raise UsageError("the private key is not valid DER (%s)" % exc)
+        raise UsageError("unsupported PEM block %r; give a PKCS#8, SEC1 or PKCS#1 private key" % label)
+    raise UsageError("no PEM private key found (expected -----BEGIN PRIVATE KEY-----)")
+
+
+def _pkcs8_key(der):
+    version, algorithm, key = der_items(der_items(der)[0][1])[:3]
+    oids = [value for tag, value in der_items(algorithm[1])]
+    if oids[0] == OID_EC_PUBLIC_KEY:
+        return _sec1_key(key[1], oids[1] if len(oids) > 1 else None)
+    if oids[0] == OID_RSA:
+        return _pkcs1_key(key[1])
+    raise UsageError("the private key is neither EC P-256 nor RSA")
+
+
+def _sec1_key(der, curve):
+    fields = der_items(der_items(der)[0][1])
+    for tag, value in fields[2:]:
+        if tag == 0xa0:
+            curve = der_items(value)[0][1]
+    if curve is not None and curve != OID_P256:
+        raise UsageError("the EC key is not on P-256; ES256 needs a P-256 key")
+    secret = int.from_bytes(fields[1][1], "big")
+    if not 0 < secret < P256_N:
+        raise UsageError("the EC private key is out of range")
+    return SigningKey("ES256", lambda message: es256_sign(secret, message))
+
+
+def _pkcs1_key(der):
+    fields = der_items(der_items(der)[0][1])
+    modulus, exponent = int.from_bytes(fields[1][1], "big"), int.from_bytes(fields[3][1], "big")
+    if modulus.bit_length() < 2048:
+        raise UsageError("the RSA key has %d bits; RS256 wants at least 2048" % modulus.bit_length())
+    return SigningKey("RS256", lambda message: rs256_sign(modulus, exponent, message))
+
+
+def sign_jwt(key, claims, header=None):
+    head = dict({"alg": key.alg, "typ": "JWT"}, **(header or {}))
+    compact = {"separators": (",", ":")}
+    signing_input = "%s.%s" % (b64url(json.dumps(head, **compact).encode("utf-8")),
+                               b64url(json.dumps(claims, **compact).encode("utf-8")))
+    return signing_input + "." + b64url(key.sign(signing_input.encode("ascii")))
+
+
+# -- settings ---------------------------------------------------------------------------
+
+
+class AuthSettings:
+    """What the user told mcp-tui about its OAuth identity: options over the --config
+    entry's ``oauth`` object (camelCase or snake_case keys)."""
+
+    FIELDS = ("client_id", "client_secret", "client_metadata_url", "scope", "grant", "private_key", "id_token",
+              "idp_client_id", "idp_token_endpoint", "no_browser", "token_endpoint_auth_method")
+
+    def __init__(self, **values):
+        for field in self.FIELDS:
+            setattr(self, field, values.get(field))
+        self.grant = self.grant or "authorization_code"
+
+    @classmethod
+    def from_options(cls, opts, config=None):
+        values = {}
+        if isinstance(config, dict):
+            for key, value in config.items():
+                values[re.sub(r"(?<=[a-z])([A-Z])", r"_\1", key).lower().replace("-", "_")] = value
+        for field in cls.FIELDS:
+            option = getattr(opts, field, None)
+            if option not in (None, False):
+                values[field] = option
+        if not values.get("client_secret") and os.environ.get("MCP_TUI_CLIENT_SECRET"):
+            values["client_secret"] = os.environ["MCP_TUI_CLIENT_SECRET"]
+        settings = cls(**values)
+        settings.check()
+        return settings
+
+    def check(self):
+        if self.grant not in OAUTH_GRANTS:
+            raise UsageError("--grant must be one of %s" % ", ".join(OAUTH_GRANTS))
+        if self.grant == "client_credentials" and not (self.client_id and (self.client_secret or self.private_key)):
+            raise UsageError("--grant client_credentials needs --client-id and --client-secret or --private-key")
+        if self.id_token and not (self.idp_token_endpoint and self.client_id):
+            raise UsageError("--id-token needs --idp-token-endpoint and --client-id (the authorization server's)")
+        if self.client_metadata_url and not str(self.client_metadata_url).startswith("https://"):
+            raise UsageError("--client-metadata-url must be an https URL")
+
+    def secrets(self):
+        return [value for value in (self.client_secret, self.id_token) if isinstance(value, str) and value]
+
+    def signing_key(self):
+        try:
+            with open(self.private_key, "r", encoding="ascii", errors="replace") as handle:
+                return load_signing_key(handle.read())
+        except OSError as exc:
+            raise UsageError("cannot read --private-key %s: %s" % (self.private_key, exc.strerror or exc))
+
+    def read_id_token(self):
+        token = self.id_token
+        if token.startswith("@"):
+            try:
+                with open(token[1:], "r", encoding="utf-8") as handle:
+                    return handle.read().strip()
+            except OSError as exc:
+                raise UsageError("cannot read --id-token %s: %s" % (token, exc.strerror or exc))
+        return token
+
+
+def add_auth_options(parser):
+    group = parser.add_argument_group("authorization (OAuth, when an HTTP server asks for it; --bearer wins)")
+    group.add_argument("--client-id", metavar="ID", help="a client id registered with the authorization server")
+    group.add_argument("--client-secret", metavar="SECRET", help="its secret (or $MCP_TUI_CLIENT_SECRET)")
+    group.add_argument("--client-metadata-url", metavar="URL", help="a Client ID Metadata Document URL to use as the "
+                                                                    "client id")
+    group.add_argument("--scope", metavar="'A B'", help="the scopes to ask for (default: what the server says)")
+    group.add_argument("--grant", choices=OAUTH_GRANTS, help="authorization_code (default, a browser) or "
+                                                             "client_credentials (a machine identity)")
+    group.add_argument("--private-key", metavar="FILE", help="PEM key for private_key_jwt (EC P-256: ES256, RSA: RS256)")
+    group.add_argument("--id-token", metavar="TOKEN|@FILE", help="enterprise IdP ID token for cross-app access")
+    group.add_argument("--idp-client-id", metavar="ID", help="mcp-tui's client id at the IdP")
+    group.add_argument("--idp-token-endpoint", metavar="URL", help="the IdP's token endpoint (token exchange)")
+    group.add_argument("--no-browser", action="store_true", help="print the authorization URL instead of opening "
+                                                                 "a browser")
+    group.add_argument("--all", action="store_true", help="auth logout: every stored token")
+
+
+# -- the token store ---------------------------------------------------------------------
+
+
+class AuthStore:
+    """auth.json in the state directory: client registrations by issuer, tokens by
+    (issuer, resource). Never a code, verifier, state, ID token or ID-JAG. A JsonStateFile
+    (section 1): private, locked, and moved aside when it is not a JSON object."""
+
+    SECTIONS = ("registrations", "tokens")
+
+    def __init__(self, path=None, warn=None):
+        self.store = JsonStateFile(path or os.path.join(state_directory(), "auth.json"),
+                                   lambda key, value: key in self.SECTIONS and isinstance(value, dict), warn)
+        self.path = self.store.path
+
+    @classmethod
+    def _complete(cls, data):
+        for key in cls.SECTIONS:
+            data.setdefault(key, {})
+        return data
+
+    def load(self):
+        return self._complete(self.store.read())
+
+    def update(self, change):
+        """Read, change and write back under the lock: parallel runs lose no entry."""
+        return self.store.update(lambda data: change(self._complete(data)))
+
+    def tokens_for(self, server):
+        return [t for t in self.load()["tokens"].values() if isinstance(t, dict) and t.get("server") == server]
+
+    @staticmethod
+    def token_key(issuer, resource):
+        return "%s %s" % (issuer, resource)
+
+
+# -- the browser step ------------------------------------------------------------------
+
+
+class CallbackListener:
+    """The loopback redirect target: 127.0.0.1 only, one path, one accepted callback
+    whose ``state`` matches (compared in constant time)."""
+
+    def __init__(self, port=0):
+        import http.server
+
+        listener = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                listener._handle(self)
+
+            def log_message(self, *args):
+                pass  # the query holds the code: never on stderr
+
+        try:
+            self.server = http.server.HTTPServer(("127.0.0.1", port), Handler)
+        except OSError:
+            if not port:
+                raise
+            self.server = http.server.HTTPServer(("127.0.0.1", 0), Handler)  # the old port is taken
+        self.redirect_uri = "http://127.0.0.1:%d/callback" % self.server.server_address[1]
+        self.state = None
+        self.params = None
+        self.done = threading.Event()
+        self._lock = threading.Lock()
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
+
+    def offer(self, query):
+        """Take an authorization response (a query string); False if it is not ours."""
+        import hmac
+        from urllib.parse import parse_qsl
+
+        params = dict(parse_qsl(query, keep_blank_values=True))
+        state = params.get("state", "")
+        if not self.state or not hmac.compare_digest(state.encode("utf-8"), self.state.encode("utf-8")):
+            return False
+        with self._lock:
+            if self.done.is_set():
+                return False
+            self.params = params
+            self.done.set()
+        return True
+
+    def _handle(self, request):
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(request.path)
+        if parts.path != "/callback":
+            status, text = 404, "Not found."
+        elif self.offer(parts.query):
+            status, text = 200, "mcp-tui has the authorization response. You can close this tab."
+        else:
+            status, text = 400, "This is not the authorization response mcp-tui is waiting for."
+        body = ("<!doctype html><title>mcp-tui</title><p>%s</p>" % text).encode("utf-8")
+        request.send_response(status)
+        request.send_header("Content-Type", "text/html; charset=utf-8")
+        request.send_header("Content-Length", str(len(body)))
+        request.send_header("Cache-Control", "no-store")
+        request.end_headers()
+        request.wfile.write(body)
+
+    def wait(self, timeout):
+        deadline = time.monotonic() + timeout
+        while not self.done.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            self.done.wait(min(remaining, 0.5))  # short waits keep Ctrl+C responsive
+        return self.params
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def launch_browser(url):
+    """webbrowser.open (which honours $BROWSER) on its own thread: a console browser
+    command blocks until it exits."""
+
+    def run():
+        import webbrowser
+
+        try:
+            webbrowser.open(url)
+        except Exception:  # no usable browser: the printed URL is the way
+            pass
+
+    threading.Thread(target=run, daemon=True).start()
+
+
+def read_pasted_redirects(listener):
+    """On a terminal, a user without a loopback route pastes the final redirected URL."""
+    from urllib.parse import urlsplit
+
+    def run():
+        try:
+            for line in sys.stdin:
+                if listener.offer(urlsplit(line.strip()).query) or listener.done.is_set():
+                    return
+        except (OSError, ValueError):
+            pass
+
+    threading.Thread(target=run, daemon=True).start()
+
+
+# -- the authorizer ----------------------------------------------------------------------
+
+
+class Discovery:
+    """Where to authorize for one MCP endpoint: the resource, the issuer and its metadata."""
+
+    def __init__(self, resource, issuer, metadata, prm_url=None, prm_scopes=None, legacy=False):
+        self.resource = resource
+        self.issuer = issuer
+        self.metadata = metadata
+        self.prm_url = prm_url
+        self.prm_scopes = prm_scopes
+        self.legacy = legacy  # 2025-03-26: no resource metadata, endpoints at the server's origin
+
+
+def choose_token_auth_method(metadata, preferred, has_secret, has_key):
+    """How the client authenticates at the token endpoint (brief §1.8)."""
+    supported = metadata.get("token_endpoint_auth_methods_supported")
+    supported = supported if isinstance(supported, list) else None
+    if has_key:
+        return "private_key_jwt"
+    if preferred and (supported is None or preferred in supported):
+        return preferred
+    if supported is None:
+        return "client_secret_basic" if has_secret else "none"
+    if has_secret:
+        for method in ("client_secret_basic", "client_secret_post"):
+            if method in supported:
+                return method
+    if "none" in supported or not has_secret:
+        return "none"
+    return "client_secret_basic"
+
+
+def scope_union(*lists):
+    seen = []
+    for items in lists:
+        for item in items or ():
+            if item not in seen:
+                seen.append(item)
+    return seen
+
+
+class Authorizer:
+    """OAuth for one MCP endpoint: the HttpClient's hook (``authorization`` before a
+    request, ``challenged`` after a 401 / 403) and the engine behind `auth login`."""
+
+    def __init__(self, url, settings, log=None, announce=None, timeout=60.0, insecure=False, ca_file=None,
+                 store=None, interactive=None):
+        self.url = url
+        self.server = canonical_resource(url)
+        self.settings = settings
+        self.log = log
+        self.announce = announce or (lambda text: sys.stderr.write(text + "\n"))
+        self.timeout = timeout
+        self.insecure = insecure
+        self.ca_file = ca_file
+        self.store = store or AuthStore()
+        self.interactive = interactive
+        self._lock = threading.RLock()
+        self._token = None
+        self._loaded = False
+        self._discovery = None
+        self._requested = []
+        self._failure = None
+        for secret in settings.secrets():
+            self._mask(secret)
+
+    # -- the HttpClient hook ----------------------------------------------------------------
+
+    def authorization(self):
+        """The Authorization value for the next request, or None (no token yet)."""
+        with self._lock:
+            if not self._loaded:
+                self._loaded = True
+                stored = self.store.tokens_for(self.server) if os.path.exists(self.store.path) else []
+                if stored:
+                    self._token = max(stored, key=lambda t: t.get("obtainedAt") or 0)
+                    self._mask(self._token.get("accessToken"))
+                    self._mask(self._token.get("refreshToken"))
+                    self._requested = (self._token.get("scope") or "").split()
+            token = self._token
+            if token and self._expiring(token):
+                if not (token.get("refreshToken") and self._refresh()):
+                    return None  # the server's 401 starts a new authorization
+                token = self._token
+            return "Bearer " + token["accessToken"] if token else None
+
+    def challenged(self, status, challenge_values, sent, attempt):
+        """A 401 / 403 on a request that carried ``sent``: True to send it again (with a
+        new token), False to let the status stand. ``attempt`` counts for that request."""
+        with self._lock:
+            if self._failure is not None:
+                raise self._failure
+            challenge = bearer_challenge(challenge_values)
+            current = "Bearer " + self._token["accessToken"] if self._token else None
+            if current and current != sent and attempt.get("renewed", 0) < 2:
+                attempt["renewed"] = attempt.get("renewed", 0) + 1
+                return True  # another request renewed the token meanwhile
+            if status == 403:
+                return sent is not None and self._step_up(challenge, attempt)  # no token: nothing to step up
+            if status != 401:
+                return False
+            if self._token and self._token.get("refreshToken") and not attempt.get("refreshed"):
+                attempt["refreshed"] = True
+                if self._refresh():
+                    return True
+            if attempt.get("authorizations", 0) >= 1:
+                raise AuthError("%s still answers 401 after a new authorization" % self.server,
+                                hint=self._describe_challenge(challenge))
+            self._obtain(challenge, None, attempt)
+            return True
+
+    def _step_up(self, challenge, attempt):
+        if challenge.get("error") != "insufficient_scope":
+            return False  # a plain permission refusal: the 403 stands
+        needed = (challenge.get("scope") or "").split()
+        granted = set(((self._token or {}).get("scope") or "").split())
+        if not needed or set(needed) <= granted:
+            return False  # a new grant with the same scopes cannot help
+        if attempt.get("step_ups", 0) >= MAX_STEP_UPS or attempt.get("authorizations", 0) >= MAX_AUTHORIZATIONS:
+            return False
+        if self.settings.grant == "client_credentials" or self.settings.id_token:
+            return False  # a machine identity has the scopes it has (a MAY in the extension)
+        attempt["step_ups"] = attempt.get("step_ups", 0) + 1
+        self._obtain(challenge, scope_union(self._requested, needed), attempt)
+        return True
+
+    def _describe_challenge(self, challenge):
+        text = challenge.get("error_description") or challenge.get("error")
+        return "the server says: %s" % self._redact(text)[:200] if text else None
+
+    # -- login / logout ----------------------------------------------------------------------
+
+    def login(self):
+        """Authorize now, without waiting for a 401 (`auth login`)."""
+        with self._lock:
+            self._obtain({}, None, {})
+            return dict(self._token)
+
+    # -- obtaining a token -------------------------------------------------------------------
+
+    def _obtain(self, challenge, scopes, attempt):
+        try:
+            discovery = self._discover(challenge)
+            if scopes is None:
+                scopes = self._choose_scopes(challenge, discovery)
+            attempt["authorizations"] = attempt.get("authorizations", 0) + 1
+            if self.settings.id_token:
+                response, client, method = self._cross_app(discovery, scopes)
+            elif self.settings.grant == "client_credentials":
+                response, client, method = self._client_credentials(discovery, scopes)
+            else:
+                response, client, method = self._authorization_code(discovery, scopes)
+            self._requested = scopes
+            self._remember(discovery, response, scopes, client, method)
+        except AuthError as exc:
+            self._failure = exc  # later requests of this run fail the same way, without a new browser
+            raise
+
+    def _choose_scopes(self, challenge, discovery):
+        if self.settings.scope:
+            scopes = self.settings.scope.split()
+        elif challenge.get("scope"):
+            scopes = challenge["scope"].split()
+        elif discovery.prm_scopes:
+            scopes = list(discovery.prm_scopes)
+        else:
+            return []  # no source: leave the scope parameter out rather than guess
+        offered = discovery.metadata.get("scopes_supported")
+        if (self.settings.grant == "authorization_code" and isinstance(offered, list)
+                and "offline_access" in offered and "offline_access" not in scopes):
+            scopes.append("offline_access")  # a refresh token, where the AS says it grants one
+        return scope_union(scopes)
+
+    def _authorization_code(self, discovery, scopes, registered_again=False):
+        import hashlib
+        import secrets
+
+        metadata, issuer = discovery.metadata, discovery.issuer
+        methods = metadata.get("code_challenge_methods_supported")
+        if not isinstance(methods, list) or "S256" not in methods:
+            raise AuthError("the authorization server %s does not offer PKCE with S256; mcp-tui will not authorize "
+                            "without it" % issuer)
+        types = metadata.get("response_types_supported")
+        if isinstance(types, list) and "code" not in types:
+            raise AuthError("the authorization server %s does not offer the authorization code flow" % issuer)
+        endpoint = require_secure_url(metadata.get("authorization_endpoint"), "authorization endpoint")
+        registration = self.store.load()["registrations"].get(issuer) or {}
+        listener = CallbackListener(self._port_of(registration.get("redirectUri")))
+        try:
+            client = self._client(discovery, listener.redirect_uri, scopes)
+            verifier = secrets.token_urlsafe(32)
+            self._mask(verifier)
+            listener.state = secrets.token_urlsafe(32)
+            params = [("response_type", "code"), ("client_id", client["client_id"]),
+                      ("redirect_uri", listener.redirect_uri),
+                      ("code_challenge", b64url(hashlib.sha256(verifier.encode("ascii")).digest())),
+                      ("code_challenge_method", "S256"), ("state", listener.state), ("resource", discovery.resource)]
+            if scopes:
+                params.append(("scope", " ".join(scopes)))
+            url = append_query(endpoint, params)
+            self._open_browser(url, listener, issuer)
+            response = listener.wait(self.timeout * 0.9)  # fail before the request's own timeout
+        finally:
+            listener.close()
+        if response is None:
+            raise AuthError("no authorization response from the browser within %gs" % (self.timeout * 0.9),
+                            hint="raise --timeout to allow longer; with --no-browser, open the printed URL yourself")
+        self._check_callback(response, discovery)
+        code = response.get("code")
+        if not code:
+            raise AuthError("the authorization response has no code")
+        self._mask(code)
+        fields = {"grant_type": "authorization_code", "code": code, "redirect_uri": listener.redirect_uri,
+                  "code_verifier": verifier, "resource": discovery.resource}
+        method = self._method_for(metadata, client)
+        try:
+            return self._token_request(metadata["token_endpoint"], issuer, client, method, fields), client, method
+        except TokenEndpointError as exc:
+            if exc.error != "invalid_client" or not client.get("registered") or registered_again:
+                raise
+        # The server forgot mcp-tui's registration: register again, once, and authorize with it.
+        self.store.update(lambda data: data["registrations"].pop(issuer, None))
+        return self._authorization_code(discovery, scopes, registered_again=True)
+
+    @staticmethod
+    def _port_of(redirect_uri):
+        from urllib.parse import urlsplit
+
+        try:
+            return urlsplit(redirect_uri).port or 0 if redirect_uri else 0
+        except ValueError:
+            return 0
+
+    def _open_browser(self, url, listener, issuer):
+        from urllib.parse import urlsplit
+
+        host = urlsplit(issuer).netloc or issuer
+        if self.settings.no_browser:
+            paste = self.interactive if self.interactive is not None else sys.stdin.isatty()
+            self.announce("mcp-tui: to authorize at %s, open this URL in a browser%s: %s" % (
+                host, " (or paste the address it ends on here)" if paste else "", url))
+            if paste:
+                read_pasted_redirects(listener)
+            return
+        self.announce("mcp-tui: authorizing at %s in your browser: %s" % (host, url))
+        launch_browser(url)
+
+    def _check_callback(self, response, discovery):
+        iss = response.get("iss")
+        if not discovery.legacy:
+            if iss is not None and iss != discovery.issuer:
+                raise AuthError("the authorization response names another issuer; mcp-tui ignored it (mix-up)")
+            if iss is None and discovery.metadata.get("authorization_response_iss_parameter_supported") is True:
+                raise AuthError("the authorization response lacks the iss its server promised; mcp-tui ignored it")
+        if response.get("error"):
+            detail = response.get("error_description")
+            raise AuthError("the authorization server refused: %s%s" % (
+                self._redact(response["error"])[:100], " (%s)" % self._redact(detail)[:200] if detail else ""))
+
+    def _client(self, discovery, redirect_uri, scopes):
+        """Pre-registered id, else the metadata document URL, else a stored or new DCR."""
+        settings, metadata, issuer = self.settings, discovery.metadata, discovery.issuer
+        if settings.client_id:
+            return {"client_id": settings.client_id, "client_secret": settings.client_secret,
+                    "method": settings.token_endpoint_auth_method}
+        if settings.client_metadata_url and metadata.get("client_id_metadata_document_supported") is True:
+            return {"client_id": settings.client_metadata_url, "method": "none"}
+        stored = self.store.load()["registrations"].get(issuer)
+        if isinstance(stored, dict) and stored.get("redirectUri") == redirect_uri and stored.get("clientId") and (
+                not stored.get("clientSecretExpiresAt") or stored["clientSecretExpiresAt"] > time.time() + 60):
+            self._mask(stored.get("clientSecret"))
+            return {"client_id": stored["clientId"], "client_secret": stored.get("clientSecret"),
+                    "method": stored.get("method"), "registered": True}
+        endpoint = metadata.get("registration_endpoint")
+        if not endpoint:
+            raise AuthError("the authorization server %s has no client registration; pass --client-id (and "
+                            "--client-secret) of a client registered there" % issuer)
+        return self._register(require_secure_url(endpoint, "registration endpoint"), discovery, redirect_uri, scopes)
+
+    def _register(self, endpoint, discovery, redirect_uri, scopes):
+        supported = discovery.metadata.get("token_endpoint_auth_methods_supported")
+        method = "none"
+        if isinstance(supported, list) and supported and "none" not in supported:
+            method = next((m for m in ("client_secret_basic", "client_secret_post") if m in supported), "none")
+        body = {"client_name": "mcp-tui", "redirect_uris": [redirect_uri],
+                "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
+                "token_endpoint_auth_method": method, "application_type": "native"}
+        if scopes:
+            body["scope"] = " ".join(scopes)
+        status, answer = self._request("POST", endpoint, json_body=body)
+        if status not in (200, 201) or not answer or not isinstance(answer.get("client_id"), str):
+            raise AuthError("client registration at %s failed (HTTP %d)%s" % (
+                url_origin(endpoint), status, self._oauth_error_text(answer)))
+        secret = answer.get("client_secret") if isinstance(answer.get("client_secret"), str) else None
+        self._mask(secret)
+        registration = {"clientId": answer["client_id"], "redirectUri": redirect_uri, "registeredAt": time.time(),
+                        "method": answer.get("token_endpoint_auth_method") if isinstance(
+                            answer.get("token_endpoint_auth_method"), str) else method}
+        if secret:
+            registration["clientSecret"] = secret
+        if isinstance(answer.get("client_secret_expires_at"), (int, float)) and answer["client_secret_expires_at"]:
+            registration["clientSecretExpiresAt"] = answer["client_secret_expires_at"]
+
+        def save(data):
+            data["registrations"][discovery.issuer] = registration
+
+        self.store.update(save)
+        return {"client_id": registration["clientId"], "client_secret": secret, "method": registration["method"],
+                "registered": True}
+
+    def _client_credentials(self, discovery, scopes):
+        client = {"client_id": self.settings.client_id, "client_secret": self.settings.client_secret,
+                  "method": self.settings.token_endpoint_auth_method}
+        method = self._method_for(discovery.metadata, client)
+        fields = {"grant_type": "client_credentials", "resource": discovery.resource}
+        if scopes:
+            fields["scope"] = " ".join(scopes)
+        token_endpoint = discovery.metadata.get("token_endpoint")
+        return self._token_request(token_endpoint, discovery.issuer, client, method, fields), client, method
+
+    def _cross_app(self, discovery, scopes):
+        """Enterprise-managed authorization: trade the IdP's ID token for an ID-JAG at the
+        IdP (RFC 8693), then the ID-JAG for an access token at the AS (RFC 7523)."""
+        settings = self.settings
+        idp_endpoint = require_secure_url(settings.idp_token_endpoint, "IdP token endpoint")
+        id_token = settings.read_id_token()
+        self._mask(id_token)
+        fields = {"grant_type": TOKEN_EXCHANGE_GRANT, "requested_token_type": ID_JAG_TOKEN_TYPE,
+                  "audience": discovery.issuer, "resource": discovery.resource, "subject_token": id_token,
+                  "subject_token_type": ID_TOKEN_TYPE}
+        if settings.idp_client_id:
+            fields["client_id"] = settings.idp_client_id
+        if scopes:
+            fields["scope"] = " ".join(scopes)
+        status, answer = self._request("POST", idp_endpoint, fields=fields)
+        jag = (answer or {}).get("access_token")
+        if status != 200 or not isinstance(jag, str) or (answer.get("issued_token_type") not in (None, ID_JAG_TOKEN_TYPE)):
+            raise AuthError("the IdP's token exchange at %s failed (HTTP %d)%s" % (
+                url_origin(idp_endpoint), status, self._oauth_error_text(answer)))
+        self._mask(jag)
+        client = {"client_id": settings.client_id, "client_secret": settings.client_secret,
+                  "method": settings.token_endpoint_auth_method}
+        method = self._method_for(discovery.metadata, client)
+        fields = {"grant_type": JWT_BEARER_GRANT, "assertion": jag}
+        if scopes:
+            fields["scope"] = " ".join(scopes)
+        token_endpoint = discovery.metadata.get("token_endpoint")
+        return self._token_request(token_endpoint, discovery.issuer, client, method, fields), client, method
+
+    def _method_for(self, metadata, client):
+        return choose_token_auth_method(metadata, client.get("method"), bool(client.get("client_secret")),
+                                        bool(self.settings.private_key))
+
+    def _client_post(self, endpoint, issuer, client, method, fields):
+        """POST a form to the AS with the client's authentication (brief §1.8, §2)."""
+        from urllib.parse import quote
+
+        endpoint = require_secure_url(endpoint, "token endpoint")
+        fields, headers = dict(fields), {}
+        if method == "private_key_jwt":
+            import uuid
+
+            now = int(time.time())
+            assertion = sign_jwt(self.settings.signing_key(), {
+                "iss": client["client_id"], "sub": client["client_id"], "aud": issuer, "iat": now, "exp": now + 300,
+                "jti": str(uuid.uuid4())})
+            self._mask(assertion)
+            fields.update(client_assertion_type=CLIENT_ASSERTION_TYPE, client_assertion=assertion)
+        elif method == "client_secret_basic" and client.get("client_secret"):
+            import base64
+
+            pair = "%s:%s" % (quote(client["client_id"], safe=""), quote(client["client_secret"], safe=""))
+            headers["Authorization"] = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+        elif method == "client_secret_post" and client.get("client_secret"):
+            fields.update(client_id=client["client_id"], client_secret=client["client_secret"])
+        else:
+            fields["client_id"] = client["client_id"]
+        return self._request("POST", endpoint, fields=fields, headers=headers)
+
+    def _token_request(self, endpoint, issuer, client, method, fields):
+        """POST to a token endpoint with the client's authentication; the token response."""
+        status, answer = self._client_post(endpoint, issuer, client, method, fields)
+        token = (answer or {}).get("access_token")
+        if status != 200 or not isinstance(token, str) or not token:
+            error = (answer or {}).get("error")
+            raise TokenEndpointError("the token request to %s failed (HTTP %d)%s" % (
+                url_origin(endpoint), status, self._oauth_error_text(answer)),
+                error if isinstance(error, str) else None)
+        token_type = answer.get("token_type")
+        if isinstance(token_type, str) and token_type.lower() != "bearer":
+            raise AuthError("the token endpoint issued a %r token; mcp-tui sends only Bearer tokens" % token_type[:40])
+        self._mask(token)
+        self._mask(answer.get("refresh_token") if isinstance(answer.get("refresh_token"), str) else None)
+        return answer
+
+    def _remember(self, discovery, answer, scopes, client, method):
+        now = time.time()
+        expires_in = answer.get("expires_in")
+        scope = answer.get("scope") if isinstance(answer.get("scope"), str) else " ".join(scopes)
+        record = {"server": self.server, "issuer": discovery.issuer, "resource": discovery.resource,
+                  "accessToken": answer["access_token"], "scope": scope, "obtainedAt": now,
+                  "expiresAt": now + expires_in if isinstance(expires_in, (int, float)) and expires_in > 0 else None,
+                  "tokenEndpoint": discovery.metadata.get("token_endpoint"), "clientId": client["client_id"],
+                  "authMethod": method, "grant": "cross_app" if self.settings.id_token else self.settings.grant}
+        if isinstance(discovery.metadata.get("revocation_endpoint"), str):
+            record["revocationEndpoint"] = discovery.metadata["revocation_endpoint"]
+        if isinstance(answer.get("refresh_token"), str):
+            record["refreshToken"] = answer["refresh_token"]
+        self._token = record
+        self._save_token(record)
+
+    def _save_token(self, record):
+        key = AuthStore.token_key(record["issuer"], record["resource"])
+
+        def save(data):
+            data["tokens"][key] = record
+
+        self.store.update(save)
+
+    def _forget_token(self):
+        token, self._token = self._token, None
+        if token:
+            key = AuthStore.token_key(token["issuer"], token["resource"])
+            self.store.update(lambda data: data["tokens"].pop(key, None))
+
+    @staticmethod
+    def _expiring(token):
+        """Near its expiry: a minute before, or a quarter of the lifetime of a short-lived one."""
+        expires, obtained = token.get("expiresAt"), token.get("obtainedAt")
+        if not isinstance(expires, (int, float)):
+            return False
+        lifetime = expires - obtained if isinstance(obtained, (int, float)) else REFRESH_MARGIN * 4
+        return expires - min(REFRESH_MARGIN, max(lifetime, 0) / 4) <= time.time()
+
+    def _refresh(self):
+        """grant_type=refresh_token at the issuer that granted it; False when refused."""
+        token = self._token
+        fields = {"grant_type": "refresh_token", "refresh_token": token["refreshToken"], "resource": token["resource"]}
+        client = self._client_of(token)
+        try:
+            answer = self._token_request(token.get("tokenEndpoint"), token["issuer"], client,
+                                         token.get("authMethod") or "none", fields)
+        except TokenEndpointError as exc:
+            if self.log:
+                self.log.event("auth", "refresh refused: %s" % exc.message)
+            self._forget_token()
+            return False
+        record = dict(token, accessToken=answer["access_token"], obtainedAt=time.time())
+        if isinstance(answer.get("refresh_token"), str):
+            record["refreshToken"] = answer["refresh_token"]  # rotation: the old one is spent
+        expires_in = answer.get("expires_in")
+        record["expiresAt"] = time.time() + expires_in if isinstance(expires_in, (int, float)) and expires_in > 0 else None
+        if isinstance(answer.get("scope"), str):
+            record["scope"] = answer["scope"]
+        self._token = record
+        self._save_token(record)
+        return True
+
+    def _client_of(self, token):
+        """The client that owns a stored token, with its secret (from the options or the
+        stored registration of that issuer only)."""
+        secret = None
+        if self.settings.client_id and self.settings.client_id == token.get("clientId"):
+            secret = self.settings.client_secret
+        else:
+            registration = self.store.load()["registrations"].get(token["issuer"]) or {}
+            if registration.get("clientId") == token.get("clientId"):
+                secret = registration.get("clientSecret")
+        self._mask(secret)
+        return {"client_id": token.get("clientId"), "client_secret": secret, "method": token.get("authMethod")}
+
+    def revoke(self, token):
+        """RFC 7009, best effort: True when the server confirmed."""
+        endpoint = token.get("revocationEndpoint")
+        if not endpoint:
+            return False
+        value = token.get("refreshToken") or token.get("accessToken")
+        fields = {"token": value, "token_type_hint": "refresh_token" if token.get("refreshToken") else "access_token"}
+        try:
+            status, _ = self._client_post(endpoint, token["issuer"], self._client_of(token),
+                                          token.get("authMethod") or "none", fields)
+        except McpTuiError:
+            return False
+        return status == 200
+
+    # -- discovery -----------------------------------------------------------------------------
+
+    def _discover(self, challenge):
+        prm_url = challenge.get("resource_metadata")
+        if self._discovery is not None and (not prm_url or prm_url == self._discovery.prm_url):
+            return self._discovery
+        if prm_url:
+            prm = self._get_metadata(prm_url, "resource metadata")
+            if prm is None:
+                raise AuthError("cannot read the resource metadata the server named (%s)" % url_origin(prm_url))
+        else:
+            prm_url, prm = self._first_document(self._prm_candidates(), "resource metadata")
+        discovery = self._from_prm(prm, prm_url) if prm is not None else self._legacy_discovery()
+        self._discovery = discovery
+        return discovery
+
+    def _prm_candidates(self):
+        from urllib.parse import urlsplit
+
+        path = urlsplit(self.url).path.rstrip("/")
+        root = url_origin(self.url) + "/.well-known/oauth-protected-resource"
+        return [root + path, root] if path else [root]
+
+    def _from_prm(self, prm, prm_url):
+        resource = prm.get("resource")
+        servers = prm.get("authorization_servers")
+        if not isinstance(resource, str) or not resource_covers(resource, self.url):
+            raise AuthError("the server's resource metadata names %s, which is not this server (%s); mcp-tui will "
+                            "not authorize for it" % (self._redact(str(resource))[:200], self.server))
+        if not isinstance(servers, list) or not servers or not isinstance(servers[0], str):
+            raise AuthError("the server's resource metadata lists no authorization server")
+        issuer = servers[0]
+        require_secure_url(issuer, "authorization server")
+        metadata = self._first_document(self._as_metadata_candidates(issuer), "authorization server metadata")[1]
+        if metadata is None:
+            raise AuthError("the authorization server %s publishes no metadata" % issuer)
+        if str(metadata.get("issuer", "")).rstrip("/") != issuer.rstrip("/"):
+            raise AuthError("the authorization server metadata of %s names another issuer; mcp-tui will not use it"
+                            % issuer)
+        self._check_endpoints(metadata)
+        scopes = prm.get("scopes_supported")
+        scopes = [s for s in scopes if isinstance(s, str)] if isinstance(scopes, list) else None
+        return Discovery(resource, issuer, metadata, prm_url, scopes)
+
+    @staticmethod
+    def _as_metadata_candidates(issuer):
+        """RFC 8414 then OpenID discovery; a path issuer never gets the root URL."""
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(issuer)
+        origin, path = url_origin(issuer), parts.path[:-1] if parts.path.endswith("/") else parts.path
+        if path:
+            return [origin + "/.well-known/oauth-authorization-server" + path,
+                    origin + "/.well-known/openid-configuration" + path,
+                    origin + path + "/.well-known/openid-configuration"]
+        return [origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"]
+
+    def _legacy_discovery(self):
+        """2025-03-26: metadata at the server's origin, else its default endpoints."""
+        base = url_origin(self.url)
+        metadata = self._first_document(self._as_metadata_candidates(base), "authorization server metadata")[1]
+        if metadata is None:
+            metadata = {"authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
+                        "registration_endpoint": base + "/register", "code_challenge_methods_supported": ["S256"]}
+        self._check_endpoints(metadata)
+        issuer = metadata.get("issuer") if isinstance(metadata.get("issuer"), str) else base
+        return Discovery(self.server, issuer, metadata, legacy=True)
+
+    @staticmethod
+    def _check_endpoints(metadata):
+        for name in ("authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"):
+            if metadata.get(name) is not None:
+                require_secure_url(metadata[name], name.replace("_", " "))
+
+    def _first_document(self, candidates, what):
+        """The first candidate that serves the document, in order: (url, document) or (None, None)."""
+        for candidate in candidates:
+            document = self._get_metadata(candidate, what)
+            if document is not None:
+                return candidate, document
+        return None, None
+
+    def _get_metadata(self, url, what):
+        """A metadata document: the object on 2xx, None on 3xx/4xx (try the next one)."""
+        status, document = self._request("GET", url)
+        if 200 <= status < 300:
+            if document is None:
+                raise AuthError("the %s at %s is not a JSON object" % (what, url_origin(url)))
+            return document
+        if status >= 500:
+            raise AuthError("the %s at %s answered HTTP %d" % (what, url_origin(url), status))
+        return None
+
+    def _request(self, method, url, fields=None, json_body=None, headers=None):
+        """One request to an OAuth endpoint, with no MCP token and no redirect followed:
+        (status, JSON object or None)."""
+        from urllib.parse import urlencode
+
+        client = HttpClient(url, timeout=self.timeout, insecure=self.insecure, ca_file=self.ca_file, log=self.log)
+        request_headers = {"Accept": "application/json"}
+        body = None
+        if fields is not None:
+            body = urlencode(fields).encode("ascii")
+            request_headers["Content-Type"] = "application/x-www-form-urlencoded"
+        elif json_body is not None:
+            body = json.dumps(json_body).encode("utf-8")
+            request_headers["Content-Type"] = "application/json"
+        request_headers.update(headers or {})
+        try:
+            conn, response = client.open(method, body=body, headers=request_headers)
+            try:
+                payload = response.read(MAX_AUTH_BODY)
+            finally:
+                conn.close()
+        finally:
+            client.close()
+        try:
+            document = json.loads(payload.decode("utf-8")) if payload.strip() else None
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            document = None
+        return response.status, document if isinstance(document, dict) else None
+
+    # -- secrets ------------------------------------------------------------------------------
+
+    def _mask(self, secret):
+        """A token, secret or code: masked in every output (stderr, --debug, the log file),
+        even when a server echoes it back."""
+        if isinstance(secret, str) and secret:
+            SECRETS.add(secret)
+            if self.log:
+                self.log.mask(secret, "secret")
+
+    def _redact(self, text):
+        text = text if isinstance(text, str) else str(text)
+        return self.log.redact(text) if self.log else text
+
+    def _oauth_error_text(self, answer):
+        if not answer or not isinstance(answer.get("error"), str):
+            return ""
+        description = answer.get("error_description")
+        text = answer["error"][:100] + (": %s" % description[:200] if isinstance(description, str) else "")
+        return ": " + self._redact(text)
+
+
+def authorizer_for(spec, opts, log, announce):
+    """The Authorizer for an HTTP connection, or None (stdio, or --bearer / -H
+    Authorization given: the user's own credentials win)."""
+    if spec is None or spec.kind == "stdio" or not spec.url:
+        return None
+    if any(name.lower() == "authorization" for name in spec.headers):
+        return None
+    settings = AuthSettings.from_options(opts, getattr(spec, "oauth", None))
+    return Authorizer(spec.url, settings, log, announce, opts.timeout, opts.insecure, opts.ca_file)
+
+
+# ======================================================================================
 # 6. Views: the text the CLI and the TUI share, connection specs and config files, and
 #    the one way to open a session
 #
@@ -3858,7 +5128,7 @@ def render_resource_contents(item, saver=None):
     return header + "\n" + render_binary("binary", item.get("blob", ""), mime or None, item.get("uri"), saver)
 
 
-class BlobSaver(object):
+class BlobSaver:
     """--save DIR: binary contents go to files named after their URI (or their kind),
     never over an existing file, never outside DIR."""
 
@@ -3998,8 +5268,10 @@ def spec_from_config_entry(entry, protocol, where, source=None):
     ``source`` is (config file, server name), what the task ledger records."""
     if entry.get("url"):
         kind = "sse" if "sse" in (entry.get("type"), entry.get("transport")) else "http"
-        return ConnectionSpec(kind, url=entry["url"], headers=entry.get("headers") or {}, protocol=protocol,
+        spec = ConnectionSpec(kind, url=entry["url"], headers=entry.get("headers") or {}, protocol=protocol,
                               source=source)
+        spec.oauth = entry.get("oauth") if isinstance(entry.get("oauth"), dict) else None
+        return spec
     if entry.get("command"):
         return ConnectionSpec("stdio", argv=[entry["command"]] + [str(a) for a in entry.get("args") or ()],
                               env=entry.get("env") or {}, cwd=entry.get("cwd"), protocol=protocol, source=source)
@@ -4007,7 +5279,7 @@ def spec_from_config_entry(entry, protocol, where, source=None):
 
 
 COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
-                 "rpc", "task", "tasks")
+                 "rpc", "task", "tasks", "watch", "auth")
 
 def spec_from_options(opts, words):
     """The connection the user gave on the command line, and the words left for the command."""
@@ -4448,6 +5720,8 @@ def make_log(options):
     log = DebugLog()
     for value in auth_headers(options).values():
         log.mask(value.partition(" ")[2], "secret")
+    for secret in (options.client_secret, os.environ.get("MCP_TUI_CLIENT_SECRET"), options.id_token):
+        SECRETS.add(secret)  # OAuth credentials the user gave
     if options.log_file:
         try:
             handle = open_private(options.log_file)
@@ -4464,14 +5738,38 @@ def make_log(options):
     return log
 
 
-def connect(spec, options, responder, log, observers=(), deadline=None, resume=None, notice=None, started=None):
+def masked_token_view(token, now=None):
+    """What `auth status` shows of a stored token: never the token itself."""
+    now = time.time() if now is None else now
+    expires = token.get("expiresAt")
+    return {"server": token.get("server"), "issuer": token.get("issuer"), "resource": token.get("resource"),
+            "scope": token.get("scope") or "", "grant": token.get("grant"),
+            "token": "token:" + fingerprint(token.get("accessToken") or ""),
+            "refreshable": bool(token.get("refreshToken")),
+            "expiresAt": expires, "expired": isinstance(expires, (int, float)) and expires <= now}
+
+
+def describe_expiry(view, now=None):
+    expires = view["expiresAt"]
+    if not isinstance(expires, (int, float)):
+        return "no expiry given"
+    left = int(expires - (time.time() if now is None else now))
+    if left <= 0:
+        return "expired" + (" (refreshable)" if view["refreshable"] else "")
+    return "expires in %dm%02ds%s" % (left // 60, left % 60, " (refreshable)" if view["refreshable"] else "")
+
+
+def connect(spec, options, responder, log, observers=(), deadline=None, resume=None, notice=None, tell=None,
+            started=None):
     """Open a session to ``spec`` as the options say: the one way the CLI, the TUI and the
     keeper connect. ``deadline`` (time.monotonic) bounds everything the session does;
     ``resume`` is a recorded legacy HTTP session to continue instead of a handshake
-    (Session.session_record); ``notice`` hears what the user should know about the session;
-    ``started(session)`` sees the session before it opens, so another thread can close it
-    to abandon the attempt. On failure the session is closed, and the error carries the
-    server's last stderr lines (``stderr_lines``)."""
+    (Session.session_record); ``notice`` hears what the user should know about the session,
+    and ``tell`` what they must act on now (an authorization URL to open); ``started(session)``
+    sees the session before it opens, so another thread can close it to abandon the attempt.
+    On failure the session is closed, and the error carries the server's last stderr lines
+    (``stderr_lines``)."""
+    spec.auth = spec.auth or authorizer_for(spec, options, log, tell or notice or (lambda text: None))
     session = Session(spec, responder, log, timeout=options.timeout, max_time=options.max_time,
                       probe_timeout=options.probe_timeout, insecure=options.insecure, ca_file=options.ca_file,
                       log_level=options.log_level, max_message_size=options.max_message_size,
@@ -4504,11 +5802,14 @@ commands:
   ping
   tool list | tool describe NAME | tool call NAME [k=v | k:=JSON | k=@file | -] ...
   resource list | resource templates | resource read URI
+  resource subscribe URI [--for SECONDS]    resource unsubscribe URI
+  watch [--resource URI ...] [--for SECONDS]     print notifications as they arrive, until Ctrl+C
   prompt list | prompt get NAME [k=v ...]
   complete prompt NAME ARG=PARTIAL [k=v ...]    complete resource TEMPLATE VAR=PARTIAL
   rpc METHOD [JSON]              any request, as raw JSON
   task support | task get ID | task result ID | task cancel ID | task list
   task update ID --input-responses JSON
+  auth login | auth status | auth logout [--all]   OAuth tokens (stored in auth.json)
 
 examples:
   mcp-tui "python3 tests/testserver.py" tool list
@@ -4723,6 +6024,7 @@ def build_parser():
                           help="watch: also subscribe to updates of URI (repeatable)")
     watching.add_argument("--for", dest="watch_for", type=float, metavar="SECONDS",
                           help="stop watching after SECONDS (default: until Ctrl+C)")
+    add_auth_options(parser)
     parser.add_argument("words", nargs="*", help=argparse.SUPPRESS)
     return parser
 
@@ -4756,7 +6058,7 @@ class Cli:
                                    self.opts.root, ask, self.out.notice)
         try:
             self.session = connect(spec, self.opts, responder, self.log, [self.out.on_notification], self.deadline,
-                                   resume=resume, notice=self.out.notice)
+                                   resume=resume, notice=self.out.notice, tell=self.out.stderr_line)
         except McpTuiError as exc:
             stderr_hint(exc, exc.stderr_lines)
             raise
@@ -4825,6 +6127,10 @@ class Cli:
             self.out.document(session.summary())
             return
         self.out.text(describe_server(session))
+
+    def cmd_auth(self, args):
+        self.log = self.log or self.make_log()
+        return auth_command(args, self.opts, self.spec, self.out, self.log)
 
     def cmd_ping(self, args):
         self.expect(args, 0, "ping")
@@ -5341,6 +6647,73 @@ class TaskCommands:
             self.task_command("get", task_id)))
 
 
+def auth_command(args, opts, spec, output, log):
+    """`auth login | status | logout [--all]`; returns the exit code."""
+    action = args[0] if args else None
+    if action not in ("login", "status", "logout") or len(args) > 1:
+        raise UsageError("auth needs one of: login, status, logout", hint="e.g. mcp-tui --url URL auth login")
+    store = AuthStore()
+    if action == "status":
+        tokens = [t for t in store.load()["tokens"].values() if isinstance(t, dict)]
+        if spec is not None and spec.url:
+            tokens = [t for t in tokens if t.get("server") == canonical_resource(spec.url)]
+        views = [masked_token_view(t) for t in sorted(tokens, key=lambda t: (t.get("server") or "", t.get("issuer") or ""))]
+        if output.json:
+            output.document({"tokens": views})
+        elif not views:
+            output.text("no stored tokens")
+        for view in views if not output.json else ():
+            output.text("%s\n  issuer %s  scope %s  %s  %s" % (view["server"], view["issuer"], view["scope"] or "-",
+                                                            describe_expiry(view), view["token"]))
+        return EXIT_OK
+    if action == "logout" and opts.all:
+        server = None
+    else:
+        if spec is None or spec.kind == "stdio" or not spec.url:
+            raise UsageError("auth %s needs an HTTP server (--url URL)%s" % (
+                action, "; or auth logout --all" if action == "logout" else ""))
+        server = canonical_resource(spec.url)
+    if action == "login":
+        authorizer = authorizer_for(spec, opts, log, output.stderr_line)
+        if authorizer is None:
+            raise UsageError("an Authorization header is given (--bearer or -H); there is nothing to log in to")
+        view = masked_token_view(authorizer.login())
+        if output.json:
+            output.document(view)
+        else:
+            output.text("authorized at %s for %s (scope %s; %s)" % (view["issuer"], view["server"],
+                                                                 view["scope"] or "-", describe_expiry(view)))
+        return EXIT_OK
+    revoker = Authorizer(spec.url if server else "http://localhost/", AuthSettings.from_options(opts),
+                         log, output.stderr_line, opts.timeout, opts.insecure, opts.ca_file, store)
+
+    def mine(token):
+        return isinstance(token, dict) and (server is None or token.get("server") == server)
+
+    def forget(data):
+        """The tokens, and the registrations made for them: a server that forgot mcp-tui's
+        registration would otherwise refuse every new authorization."""
+        gone = [data["tokens"].pop(key) for key, token in list(data["tokens"].items()) if mine(token)]
+        for issuer in set(t.get("issuer") for t in gone) if server else list(data["registrations"]):
+            data["registrations"].pop(issuer, None)
+
+    results = []
+    for token in [t for t in store.load()["tokens"].values() if mine(t)]:  # revoked while the client is known
+        revoker._mask(token.get("accessToken"))
+        revoker._mask(token.get("refreshToken"))
+        results.append({"server": token.get("server"), "issuer": token.get("issuer"),
+                        "revoked": revoker.revoke(token)})
+    store.update(forget)
+    if output.json:
+        output.document({"loggedOut": results})
+    elif not results:
+        output.text("no stored tokens for %s" % (server or "any server"))
+    for result in results if not output.json else ():
+        output.text("logged out of %s (%s)" % (result["server"], "token revoked at %s" % result["issuer"]
+                                              if result["revoked"] else "token forgotten"))
+    return EXIT_OK
+
+
 def terminal_prompt(prompt):
     sys.stderr.write(clean(prompt))
     sys.stderr.flush()
@@ -5802,7 +7175,8 @@ class Tui:
         attempt = self.attempt = ConnectAttempt()
 
         def work():
-            session = connect(spec, self.opts, responder, self.log, started=attempt.started)
+            session = connect(spec, self.opts, responder, self.log, tell=lambda text: self.post(self.say, text),
+                              started=attempt.started)
             if attempt.abandoned:
                 session.close()
                 raise ConnectionFailed("the connection attempt was cancelled")

@@ -6,12 +6,13 @@
 It makes `.venv-test` (pytest, hypothesis, jsonschema, ...) and one virtualenv per
 interop peer under `.venv-peers/<name>` (each `tests/interop/peers/<name>.txt` is that
 peer's requirements; a `<name>.npm` file lists npm packages installed with npm under the
-same folder), reusing them while their requirements are unchanged. The peers' interpreters
+same folder, `SPEC ; platform=linux-x64` for one platform only), reusing them while their requirements are unchanged. The peers' interpreters
 (or npm prefixes) reach the tests as MCP_TUI_PEER_<NAME> environment variables.
 mcp_tui.py itself never needs any of this.
 """
 import hashlib
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -45,6 +46,18 @@ def peer_variable(path):
     return "MCP_TUI_PEER_" + path.stem.upper().replace("-", "_")
 
 
+def npm_spec(line):
+    """One line of a .npm file: a package spec, or None (a comment, or a package for another
+    platform: `SPEC ; platform=linux-x64` installs only on that platform)."""
+    spec, _, condition = line.split("#", 1)[0].partition(";")
+    if condition.strip().startswith("platform="):
+        machine = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64"}.get(platform.machine().lower(),
+                                                                          platform.machine().lower())
+        if condition.strip()[len("platform="):] != "%s-%s" % (sys.platform, machine):
+            return None
+    return spec.strip() or None
+
+
 def ensure_npm(prefix, packages):
     """Install an npm peer (one package spec a line) under `prefix`; None without npm."""
     npm = shutil.which("npm")
@@ -56,7 +69,7 @@ def ensure_npm(prefix, packages):
     if stamp.exists() and stamp.read_text() == digest:
         return prefix
     print("run_tests: preparing %s from %s" % (prefix.name, packages.relative_to(ROOT)), flush=True)
-    specs = [line.strip() for line in packages.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    specs = [spec for spec in map(npm_spec, packages.read_text().splitlines()) if spec]
     prefix.mkdir(parents=True, exist_ok=True)
     subprocess.check_call([npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(prefix)]
                           + specs)

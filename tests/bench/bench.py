@@ -72,7 +72,9 @@ OPS = {
     "task --wait": (["tool", "call", "render_report", "quarter=Q4", "--task", "--wait"], "task", "Q4 revenue"),
 }
 UNWANTED = ("curses", "_curses", "ssl", "_ssl", "asyncio", "subprocess", "email", "http.client", "argparse",
-            "urllib.request", "zipfile", "tempfile", "hashlib", "base64", "shlex", "calendar", "datetime")
+            "urllib.request", "zipfile", "tempfile", "hashlib", "base64", "shlex", "calendar", "datetime",
+            # authorization's, which only a server that asks for OAuth may cost
+            "hmac", "secrets", "http.server", "webbrowser", "fcntl", "uuid")
 
 
 # -- processes ---------------------------------------------------------------------------------
