@@ -9250,8 +9250,12 @@ class KeyReader:
 
     CHARACTER_NAMES = {"\n": "ENTER", "\r": "ENTER", "\t": "TAB", "\x1b": "ESC", "\x7f": "BACKSPACE",
                        "\x08": "BACKSPACE"}
-    SEQUENCES = {"[Z": "BTAB", "[3~": "DELETE", "[1~": "HOME", "[4~": "END", "[H": "HOME", "[F": "END",
-                 "OH": "HOME", "OF": "END"}
+    # Keys as xterm and the Linux console send them, for when a slow read splits a sequence
+    # and curses gives up on it (it then hands over Esc and the rest one by one).
+    SEQUENCES = {"[A": "UP", "[B": "DOWN", "[C": "RIGHT", "[D": "LEFT", "OA": "UP", "OB": "DOWN", "OC": "RIGHT",
+                 "OD": "LEFT", "[Z": "BTAB", "[3~": "DELETE", "[1~": "HOME", "[4~": "END", "[H": "HOME",
+                 "[F": "END", "OH": "HOME", "OF": "END", "[5~": "PGUP", "[6~": "PGDN", "[24~": "F12",
+                 "[11~": "F1", "OP": "F1", "[[A": "F1"}
     PASTE_START, PASTE_END = "[200~", "\x1b[201~"
     PASTE_LIMIT = 1 << 20  # characters; a paste without its end marker stops here
 

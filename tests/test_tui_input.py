@@ -167,3 +167,44 @@ def test_form_fields_check_formats_and_say_them_in_the_hint():
             form.collect()
         field.set_text(good)
     assert form.collect()["ids"] == [1, 2]
+
+
+class FakeWindow:
+    """get_wch() from a script: characters, then curses.error (nothing within the wait)."""
+
+    def __init__(self, keys):
+        self.keys = list(keys)
+
+    def get_wch(self):
+        if not self.keys:
+            raise FakeCurses.error()
+        return self.keys.pop(0)
+
+    def timeout(self, ms):
+        pass
+
+
+class FakeCurses:
+    class error(Exception):
+        pass
+
+    def unget_wch(self, key):
+        pass
+
+
+def read_all(keys):
+    window = FakeWindow(keys)
+    reader = mcp_tui.KeyReader(window, FakeCurses())
+    found = []
+    while window.keys:
+        key = reader.read()
+        found.append(key.text if isinstance(key, mcp_tui.Paste) else key)
+    return found
+
+
+def test_keys_after_esc_read_as_alt_sequences_or_a_paste():
+    assert read_all(["\x1b"]) == ["ESC"]
+    assert read_all(["\x1b", "b", "\x1b", "\x7f", "\x1b", "\t"]) == ["M-b", "M-BACKSPACE", "BTAB"]
+    assert read_all(["\x1b", "[", "C", "\x1b", "O", "A", "\x1b", "[", "6", "~"]) == ["RIGHT", "UP", "PGDN"]
+    paste = ["\x1b"] + list("[200~a\r\nb\x1b[201~") + ["x"]
+    assert read_all(paste) == ["a\nb", "x"]
