@@ -3588,6 +3588,12 @@ class TaskLedger:
                    if (entry.get("session") or {}).get("id") == session_id and "unknownSince" not in entry
                    and entry.get("status") not in TERMINAL_STATUSES)
 
+    def recorded_for(self, spec):
+        """(fingerprint, entry) of the recorded tasks of one connection, newest first."""
+        record = spec.ledger_record()
+        found = [(key, entry) for key, entry in self.store.read().items() if entry.get("connection") == record]
+        return sorted(found, key=lambda item: item[1].get("createdAt") or "", reverse=True)
+
     def listable_connections(self):
         """The distinct (connection, session) pairs of recorded tasks in a form that has
         tasks/list (2025-11-25), newest first."""
@@ -8683,6 +8689,7 @@ class TasksScreen(Screen):
         Screen.__init__(self, app)
         self.selection = Selection()
         self.refreshing = False
+        self.recorded = []  # (fingerprint, entry) of this server's tasks from earlier runs (the ledger)
 
     def title(self):
         return "Tasks"
@@ -8704,6 +8711,20 @@ class TasksScreen(Screen):
 
     def on_show(self):
         self.refresh()
+        self.recorded = self.earlier_tasks()
+
+    def earlier_tasks(self):
+        """The ledger's tasks of this server that this session has not seen: listed by
+        fingerprint (the ledger keeps no ID); o opens one by its ID."""
+        app = self.app
+        if app.ledger is None or not app.session.outlives_process():
+            return []  # a stdio server's tasks end with its process
+        try:
+            recorded = app.ledger.recorded_for(app.session.spec)
+        except (OSError, McpTuiError):
+            return []
+        seen = set(fingerprint(task_id) for task_id in app.task_book.rows)
+        return [(key, entry) for key, entry in recorded if key not in seen]
 
     def rows(self):
         return self.app.task_book.newest_first()
@@ -8751,6 +8772,7 @@ class TasksScreen(Screen):
             self.refreshing = False
             for task in found:
                 self.app.task_seen(task)
+            self.recorded = self.earlier_tasks()  # a listed task is no longer only in the ledger
             self.app.say("Tasks refreshed (%d)." % len(self.app.task_book.rows))
 
         def failed(exc):
@@ -8773,11 +8795,21 @@ class TasksScreen(Screen):
         if not rows:
             canvas.put(2, 0, "No tasks yet: run a tool in task mode (Ctrl+T in its form).", self.app.style.dim)
         now = time.time()
-        for line, index in enumerate(self.selection.window(len(rows), canvas.height - 2)):
+        earlier = canvas.height // 3 if self.recorded else 0  # rows kept for the ledger's tasks
+        shown = self.selection.window(len(rows), max(1, canvas.height - 2 - earlier))
+        for line, index in enumerate(shown):
             row = rows[index]
             attr = self.app.style.reverse if index == self.selection.index else 0
             canvas.fill(line + 2, attr)
             canvas.put(line + 2, 0, format_columns(task_cells(row, now), widths), attr)
+        if self.recorded:
+            top = 2 + max(1, len(shown))
+            canvas.put(top, 0, "From earlier runs (the ledger keeps no ID; o opens a task by its ID):",
+                       self.app.style.dim)
+            for line, (key, entry) in enumerate(self.recorded[:max(0, canvas.height - top - 1)]):
+                cells_ = (str(entry.get("status") or "?"), "fp %s  %s" % (key, entry.get("tool") or ""), "",
+                          clock_time(entry.get("createdAt")), "", "")
+                canvas.put(top + 1 + line, 0, format_columns(cells_, widths), self.app.style.dim)
 
 
 TASK_HEADINGS = ("STATUS", "TOOL / TASK", "UPDATED", "CREATED", "TTL LEFT", "PROGRESS")

@@ -238,3 +238,18 @@ def test_a_tool_results_image_saves_decoded(tui, tmp_path):
     screen.wait_for(lambda t: "Saved " in screen.status_line(), what="saved")
     saved = list((tmp_path / "out").iterdir())
     assert len(saved) == 1 and saved[0].read_bytes().startswith(b"\x89PNG")
+
+
+@needs_pty
+def test_the_tasks_screen_lists_this_servers_tasks_from_earlier_runs(tui, start_server):
+    server = start_server("--page-ms", "20")
+    first = tui(server.url, "--protocol-version", "2025-11-25", **SMALL)
+    open_tool(first, "render_report")  # taskSupport "required": the form opens in task mode
+    first.send("right", "tab", "backspace", "backspace", "2", "ctrl-x")
+    first.wait_for("Q1 revenue")
+    first.send("esc", "q")
+    assert first.wait_exit() == 0
+    second = tui(server.url, "--protocol-version", "2025-11-25", **SMALL)  # the same state directory
+    second.wait_for("Tools (")
+    second.send("T")
+    second.wait_all("From earlier runs", "fp ", "render_report")
