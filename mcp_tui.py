@@ -6744,6 +6744,7 @@ def terminal_prompt(prompt):
 # waits on an Event until the user answers it.
 
 TUI_TICK_MS = 100  # idle redraw period: elapsed times and TTLs count while no key is pressed
+INBOX_BUDGET = 0.05  # seconds of posted work per turn of the loop, between a redraw and a key
 TOAST_SECONDS = 5.0  # how long server news (a log line, a resource update) shows over the key hints
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")  # RFC 5424
 MIN_COLUMNS, MIN_ROWS = 40, 10
@@ -6869,9 +6870,12 @@ class Tui:
             pass  # a terminal without cursor visibility control: the reverse-video cursor still shows
 
     def run_posted(self):
+        """Run what the workers posted, for at most INBOX_BUDGET seconds: a server that floods
+        notifications must not keep the screen from being drawn or keys from being read."""
         import queue
 
-        while True:
+        until = time.monotonic() + INBOX_BUDGET
+        while time.monotonic() < until:
             try:
                 function, args = self.inbox.get_nowait()
             except queue.Empty:
