@@ -1,8 +1,11 @@
 """What Inspector users look for in the TUI: ping, the log level with a log pane and a
-toast, the tasks screen's details. At 80x24, in a pseudo-terminal, in both eras."""
+toast, completion, subscriptions and saving, roots, -32042, the tasks screen's details, the
+debug screen's search, and the scale bench. At 80x24, in a pseudo-terminal, in both eras."""
 import json
 import shlex
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -253,3 +256,12 @@ def test_the_tasks_screen_lists_this_servers_tasks_from_earlier_runs(tui, start_
     second.wait_for("Tools (")
     second.send("T")
     second.wait_all("From earlier runs", "fp ", "render_report")
+
+
+def test_the_scale_bench_runs_and_prints_its_figures():
+    bench = Path(__file__).resolve().parent / "bench" / "tui_scale.py"
+    result = subprocess.run([sys.executable, str(bench), "--tools", "300", "--rate", "300", "--seconds", "0.5"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "300 tools, 80x24:" in result.stdout and "target: at most 16 ms per key" in result.stdout
+    assert "0 still queued at the end" in result.stdout  # the loop keeps up with the flood
