@@ -8405,38 +8405,48 @@ def open_save_screen(app, result):
     if not payloads:
         app.say("Nothing to save yet." if result is None else "The result holds no content to save.", True)
         return
-    app.open(SaveScreen(app, payloads))
+    app.open(save_screen(app, payloads))
 
 
-class SaveScreen(FieldScreen):
+def save_screen(app, payloads):
     """Save every content of a result to files in a directory (named after the URI or the
     kind; never over an existing file)."""
 
-    submit_label = "Save"
+    def accept(directory):
+        saver = BlobSaver(os.path.expanduser(directory))
+        try:
+            paths = [saver.save(data, uri, kind, mime) for data, uri, kind, mime in payloads]
+        except OSError as exc:
+            app.say("Cannot save: %s" % describe_os_error(exc), True)
+            return False
+        app.say("Saved %s" % ", ".join(paths))
+        return True
 
-    def __init__(self, app, payloads):
-        listing = "\n".join("  %s  %s, %d bytes" % (uri or kind, mime or "?", len(data))
-                            for data, uri, kind, mime in payloads)
-        FieldScreen.__init__(self, app, "Save %d content item(s):\n%s" % (len(payloads), listing))
-        self.payloads = payloads
-        self.directory = TextField("directory", "Directory", required=True, text=os.getcwd())
-        self.field_list = FieldList([self.directory, Button("Save", self.submit)])
+    listing = "\n".join("  %s  %s, %d bytes" % (uri or kind, mime or "?", len(data))
+                        for data, uri, kind, mime in payloads)
+    return LineScreen(app, "Save contents", "Save %d content item(s):\n%s" % (len(payloads), listing),
+                      TextField("directory", "Directory", required=True, text=os.getcwd()), "Save", accept)
+
+
+class LineScreen(FieldScreen):
+    """One line to type (a task ID, a directory) and a button: ``accept(text)`` does the
+    work and says True when the screen is done."""
+
+    def __init__(self, app, name, intro, field, button, accept):
+        FieldScreen.__init__(self, app, intro)
+        self.name, self.line, self.accept = name, field, accept
+        self.submit_label = button
+        self.field_list = FieldList([field, Button(button, self.submit)])
 
     def title(self):
-        return "Save contents"
+        return self.name
 
     def has_output(self):
         return False
 
     def submit(self):
-        saver = BlobSaver(os.path.expanduser(self.directory.text.strip()))
-        try:
-            paths = [saver.save(data, uri, kind, mime) for data, uri, kind, mime in self.payloads]
-        except OSError as exc:
-            self.app.say("Cannot save: %s" % describe_os_error(exc), True)
-            return
-        self.app.close_screen(self)
-        self.app.say("Saved %s" % ", ".join(paths))
+        if self.accept(self.line.text.strip()):
+            self.app.close_screen(self)
 
 
 class TemplateScreen(FieldScreen):
@@ -8611,7 +8621,7 @@ class RootsScreen(Screen):
     def on_key(self, key):
         roots = self.app.roots
         if key == "a":
-            self.app.open(AddRootScreen(self.app))
+            self.app.open(add_root_screen(self.app))
         elif key == "d" and roots:
             path = roots[self.selection.index]
             self.app.ask("Remove root %s?" % path, lambda: self.remove(path))
@@ -8625,28 +8635,18 @@ class RootsScreen(Screen):
             self.app.roots_changed()
 
 
-class AddRootScreen(FieldScreen):
-    submit_label = "Add"
-
-    def __init__(self, app):
-        FieldScreen.__init__(self, app, "A directory to offer to servers as a root:")
-        self.path = TextField("path", "Directory", required=True, placeholder="a path, e.g. ~/projects/app")
-        self.field_list = FieldList([self.path, Button("Add", self.submit)])
-
-    def title(self):
-        return "Add a root"
-
-    def has_output(self):
-        return False
-
-    def submit(self):
-        path = os.path.expanduser(self.path.text.strip())
+def add_root_screen(app):
+    def accept(path):
+        path = os.path.expanduser(path)
         if not os.path.isdir(path):
-            self.app.say("Not a directory: %s" % (path or "(empty)"), True)
-            return
-        self.app.roots.append(os.path.abspath(path))
-        self.app.close_screen(self)
-        self.app.roots_changed()
+            app.say("Not a directory: %s" % (path or "(empty)"), True)
+            return False
+        app.roots.append(os.path.abspath(path))
+        app.roots_changed()
+        return True
+
+    return LineScreen(app, "Add a root", "A directory to offer to servers as a root:", TextField(
+        "path", "Directory", required=True, placeholder="a path, e.g. ~/projects/app"), "Add", accept)
 
 
 class LogLevelScreen(Screen):
@@ -8748,7 +8748,7 @@ class TasksScreen(Screen):
         elif key == "a" and row:
             answer_task(self.app, row)
         elif key == "o":
-            self.app.open(OpenTaskScreen(self.app))
+            self.app.open(open_task_screen(self.app))
         else:
             return self.selection.on_key(key, len(self.rows()))
         return True
@@ -8914,35 +8914,25 @@ class TaskDetailScreen(Screen):
         self.view.draw(canvas)
 
 
-class OpenTaskScreen(FieldScreen):
-    """A task by its ID: tasks/get, then its detail screen."""
+def open_task_screen(app):
+    """o: a task by its ID (tasks/get), then its detail screen."""
 
-    submit_label = "Open"
-
-    def __init__(self, app):
-        FieldScreen.__init__(self, app, "The ID of a task on this server (from an earlier run, or another client):")
-        self.task_id = TextField("task", "Task ID", required=True)
-        self.field_list = FieldList([self.task_id, Button("Open", self.submit)])
-
-    def title(self):
-        return "Open a task"
-
-    def has_output(self):
-        return False
-
-    def submit(self):
-        task_id, tasks = self.task_id.text.strip(), self.app.tasks
+    def accept(task_id):
         if not task_id:
-            self.app.say("Type or paste a task ID.", True)
-            return
-        self.app.say("Getting task %s ..." % short_task_id(task_id))
-        self.app.spawn(lambda: tasks.get(task_id), self.opened)
+            app.say("Type or paste a task ID.", True)
+            return False
+        tasks = app.tasks
+        app.say("Getting task %s ..." % short_task_id(task_id))
+        app.spawn(lambda: tasks.get(task_id), opened)
+        return True
 
-    def opened(self, task):
-        self.app.task_seen(task)
-        self.app.close_screen(self)
-        self.app.open(TaskDetailScreen(self.app, self.app.task_book.rows[task.task_id]))
-        self.app.say("Task %s: %s" % (short_task_id(task.task_id), task.status_line()))
+    def opened(task):
+        app.task_seen(task)
+        app.open(TaskDetailScreen(app, app.task_book.rows[task.task_id]))
+        app.say("Task %s: %s" % (short_task_id(task.task_id), task.status_line()))
+
+    return LineScreen(app, "Open a task", "The ID of a task on this server (from an earlier run, or another client):",
+                      TextField("task", "Task ID", required=True), "Open", accept)
 
 
 def task_detail_text(row, now):

@@ -49,6 +49,13 @@ def wait_until(condition, what, timeout=30.0):
         time.sleep(0.05)
 
 
+def connecting_to_a_silent_server(tui):
+    """A TUI stuck connecting to a server that never answers, and that server's pid."""
+    screen = tui(" ".join(shlex.quote(p) for p in SILENT_SERVER), **SMALL)
+    screen.wait_for("Connecting to")
+    return screen, server_pid(screen)
+
+
 def server_pid(screen):
     wait_until(lambda: children(screen.pid), "the server process")
     return children(screen.pid)[0]
@@ -77,9 +84,7 @@ def test_a_killed_stdio_server_shows_as_disconnected_at_once_and_ctrl_r_reconnec
 
 @needs_pty
 def test_quitting_while_connecting_leaves_no_server_process(tui):
-    screen = tui(" ".join(shlex.quote(p) for p in SILENT_SERVER), **SMALL)
-    screen.wait_for("Connecting to")
-    pid = server_pid(screen)
+    screen, pid = connecting_to_a_silent_server(tui)
     screen.send("ctrl-c")
     assert screen.wait_exit() == 130
     wait_until(lambda: not alive(pid), "the server process to be gone")
@@ -87,9 +92,7 @@ def test_quitting_while_connecting_leaves_no_server_process(tui):
 
 @needs_pty
 def test_esc_gives_up_a_connection_attempt_and_the_form_stays(tui):
-    screen = tui(" ".join(shlex.quote(p) for p in SILENT_SERVER), **SMALL)
-    screen.wait_for("Connecting to")
-    pid = server_pid(screen)
+    screen, pid = connecting_to_a_silent_server(tui)
     screen.send("esc")
     screen.wait_for(lambda t: "Connection attempt cancelled." in screen.status_line(), what="the attempt cancelled")
     wait_until(lambda: not alive(pid), "the server process to be gone")
