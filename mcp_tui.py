@@ -229,12 +229,12 @@ def fingerprint(secret):
 
 
 class SecretRegistry:
-    """Values that must never be printed or written in clear. The bearer, every header value
-    the user gave, ${VAR} expansions, URL userinfo and query values (and, registered by their
-    owners, OAuth tokens) are added here; error lines, --debug, --trace, --log-file and the
-    state files pass through ``redact``, so a server that echoes a secret back does not get
-    it printed either. A child registry (the debug log's task IDs) redacts its own values,
-    then its parent's."""
+    """Values that must never be printed or written in clear. One registry per run holds the
+    run's credentials: the bearer, every header value the user gave, ${VAR} expansions, URL
+    userinfo and query values and, registered by their owners, OAuth tokens. Error lines,
+    --debug, --trace and --log-file pass through ``redact``, so a server that echoes a secret
+    back does not get it printed either. A child registry (the debug log's task IDs)
+    redacts its own values, then its parent's."""
 
     def __init__(self, parent=None, min_length=4):
         self.parent = parent
@@ -274,30 +274,27 @@ class SecretRegistry:
         return self.parent.redact(text) if self.parent is not None else text
 
 
-SECRETS = SecretRegistry()
-
-
-def register_header_secrets(headers):
+def register_header_secrets(headers, registry):
     """Every header value the user gave is a credential as far as output goes; for an
     Authorization value, the credentials after the scheme word too."""
     for name, value in (headers or {}).items():
-        SECRETS.add(value)
+        registry.add(value)
         scheme, _, credentials = value.partition(" ")
         if credentials and name.lower() in ("authorization", "proxy-authorization"):
-            SECRETS.add(credentials.strip())
+            registry.add(credentials.strip())
 
 
-def register_url_secrets(url):
+def register_url_secrets(url, registry):
     from urllib.parse import parse_qsl, urlsplit
 
     parts = urlsplit(url)
     userinfo = parts.netloc.rpartition("@")[0]
     if userinfo:
-        SECRETS.add(userinfo)
+        registry.add(userinfo)
         for piece in userinfo.split(":"):
-            SECRETS.add(piece)
+            registry.add(piece)
     for _, value in parse_qsl(parts.query, keep_blank_values=True):
-        SECRETS.add(value, "q")
+        registry.add(value, "q")
 
 
 def masked_url(url):
@@ -868,8 +865,9 @@ class HttpClient:
             raise UsageError("not an http(s) URL: %r" % masked_url(url))
         self.parts = parts
         self.base_headers = dict(headers or {})
-        register_header_secrets(self.base_headers)
-        register_url_secrets(url)
+        if log is not None:
+            register_header_secrets(self.base_headers, log.credentials)
+            register_url_secrets(url, log.credentials)
         self.display_url = masked_url(url)
         self.timeout = timeout
         self.max_message = max_message
@@ -3665,13 +3663,14 @@ def message_kind(message):
 
 
 class DebugLog:
-    def __init__(self, capacity=5000):
+    def __init__(self, capacity=5000, credentials=None):
         import collections
 
         self.entries = collections.deque(maxlen=capacity)
         self.sinks = []
-        # Task IDs and session ids of this log, however short, then every registered secret.
-        self.secrets = SecretRegistry(parent=SECRETS, min_length=1)
+        self.credentials = credentials if credentials is not None else SecretRegistry()  # the run's
+        # Task IDs and session ids of this log, however short, then the run's credentials.
+        self.secrets = SecretRegistry(parent=self.credentials, min_length=1)
         self._lock = threading.Lock()
 
     def mask(self, secret, kind="task"):
@@ -4301,6 +4300,7 @@ class CallbackListener:
         self.redirect_uri = "http://127.0.0.1:%d/callback" % self.server.server_address[1]
         self.state = None
         self.params = None
+        self.cancelled = False
         self.done = threading.Event()
         self._lock = threading.Lock()
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
@@ -4339,6 +4339,13 @@ class CallbackListener:
         request.end_headers()
         request.wfile.write(body)
 
+    def cancel(self):
+        """The user gave up (Esc on the TUI's authorization screen): the wait ends now."""
+        with self._lock:
+            if not self.done.is_set():
+                self.cancelled = True
+                self.done.set()
+
     def wait(self, timeout):
         deadline = time.monotonic() + timeout
         while not self.done.is_set():
@@ -4351,6 +4358,25 @@ class CallbackListener:
     def close(self):
         self.server.shutdown()
         self.server.server_close()
+
+
+class BrowserStep:
+    """What a front end shows while the user authorizes in a browser (the TUI's screen):
+    the authorization server's host, the URL, when the wait ends, and a way to give up."""
+
+    def __init__(self, host, url, deadline, listener):
+        self.host, self.url, self.deadline = host, url, deadline
+        self._listener = listener
+
+    def seconds_left(self):
+        return max(0.0, self.deadline - time.monotonic())
+
+    @property
+    def finished(self):
+        return self._listener.done.is_set()
+
+    def cancel(self):
+        self._listener.cancel()
 
 
 def launch_browser(url):
@@ -4442,6 +4468,7 @@ class Authorizer:
         self.ca_file = ca_file
         self.store = store or AuthStore()
         self.interactive = interactive
+        self.browser_step = None  # a front end's own view of the browser step: called with a BrowserStep
         self._lock = threading.RLock()
         self._token = None
         self._loaded = False
@@ -4450,6 +4477,11 @@ class Authorizer:
         self._failure = None
         for secret in settings.secrets():
             self._mask(secret)
+
+    def granted(self):
+        """The token in use (a copy, for the views to mask), or None before authorization."""
+        with self._lock:
+            return dict(self._token) if self._token else None
 
     # -- the HttpClient hook ----------------------------------------------------------------
 
@@ -4585,10 +4617,13 @@ class Authorizer:
             if scopes:
                 params.append(("scope", " ".join(scopes)))
             url = append_query(endpoint, params)
-            self._open_browser(url, listener, issuer)
-            response = listener.wait(self.timeout * 0.9)  # fail before the request's own timeout
+            seconds = self.timeout * 0.9  # fail before the request's own timeout
+            self._open_browser(url, listener, issuer, seconds)
+            response = listener.wait(seconds)
         finally:
             listener.close()
+        if listener.cancelled:
+            raise AuthError("authorization cancelled")
         if response is None:
             raise AuthError("no authorization response from the browser within %gs" % (self.timeout * 0.9),
                             hint="raise --timeout to allow longer; with --no-browser, open the printed URL yourself")
@@ -4618,10 +4653,15 @@ class Authorizer:
         except ValueError:
             return 0
 
-    def _open_browser(self, url, listener, issuer):
+    def _open_browser(self, url, listener, issuer, seconds):
         from urllib.parse import urlsplit
 
         host = urlsplit(issuer).netloc or issuer
+        if self.browser_step is not None:  # the front end shows the step (and offers to cancel it)
+            self.browser_step(BrowserStep(host, url, time.monotonic() + seconds, listener))
+            if not self.settings.no_browser:
+                launch_browser(url)
+            return
         if self.settings.no_browser:
             paste = self.interactive if self.interactive is not None else sys.stdin.isatty()
             self.announce("mcp-tui: to authorize at %s, open this URL in a browser%s: %s" % (
@@ -4997,10 +5037,8 @@ class Authorizer:
     def _mask(self, secret):
         """A token, secret or code: masked in every output (stderr, --debug, the log file),
         even when a server echoes it back."""
-        if isinstance(secret, str) and secret:
-            SECRETS.add(secret)
-            if self.log:
-                self.log.mask(secret, "secret")
+        if isinstance(secret, str) and secret and self.log:
+            self.log.credentials.add(secret)
 
     def _redact(self, text):
         text = text if isinstance(text, str) else str(text)
@@ -5221,12 +5259,12 @@ def parse_env_option(text):
     return name, value
 
 
-def expand_config_value(value, where):
+def expand_config_value(value, where, registry):
     """${VAR} and ${env:VAR} from the environment, in strings, lists and objects."""
     if isinstance(value, dict):
-        return {k: expand_config_value(v, where) for k, v in value.items()}
+        return {k: expand_config_value(v, where, registry) for k, v in value.items()}
     if isinstance(value, list):
-        return [expand_config_value(v, where) for v in value]
+        return [expand_config_value(v, where, registry) for v in value]
     if not isinstance(value, str):
         return value
 
@@ -5236,13 +5274,13 @@ def expand_config_value(value, where):
             name = name[4:]
         if name not in os.environ:
             raise UsageError("%s uses ${%s}, which is not set in the environment" % (where, match.group(1)))
-        SECRETS.add(os.environ[name], "env")  # config files put their keys in variables
+        registry.add(os.environ[name], "env")  # config files put their keys in variables
         return os.environ[name]
 
     return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_:]*)\}", substitute, value)
 
 
-def load_config_server(path, name):
+def load_config_server(path, name, registry):
     """Read a Claude Desktop / .mcp.json (mcpServers) or VS Code (servers) file: the
     server's name (the only one when ``name`` is None) and its entry, ${VAR}s expanded."""
     try:
@@ -5262,7 +5300,7 @@ def load_config_server(path, name):
         name = next(iter(servers))
     if name not in servers:
         raise UsageError("--config %s has no server %r (it has: %s)" % (path, name, ", ".join(sorted(servers))))
-    return name, expand_config_value(servers[name], "server %r in %s" % (name, path))
+    return name, expand_config_value(servers[name], "server %r in %s" % (name, path), registry)
 
 
 class ConfigChoiceNeeded(UsageError):
@@ -5287,13 +5325,14 @@ def spec_from_config_entry(entry, protocol, where, source=None):
 COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
                  "rpc", "task", "tasks", "watch", "auth")
 
-def spec_from_options(opts, words):
-    """The connection the user gave on the command line, and the words left for the command."""
-    headers = option_headers(opts)
+def spec_from_options(opts, words, registry):
+    """The connection the user gave on the command line, and the words left for the command;
+    the credentials in it go to ``registry`` (the run's SecretRegistry)."""
+    headers = option_headers(opts, registry)
     env = dict(parse_env_option(e) for e in opts.env)
     if opts.config:
         try:
-            name, entry = load_config_server(opts.config, opts.server)
+            name, entry = load_config_server(opts.config, opts.server, registry)
         except ConfigChoiceNeeded:
             if not words:
                 return None, words  # the TUI's connection screen lists the file's servers
@@ -5369,8 +5408,8 @@ class ConfigServer:
             return str(entry["url"])
         return join_command([str(entry.get("command", "?"))] + [str(a) for a in entry.get("args") or ()])
 
-    def spec(self, protocol):
-        name, entry = load_config_server(self.path, self.name)
+    def spec(self, protocol, registry):
+        name, entry = load_config_server(self.path, self.name, registry)
         return spec_from_config_entry(entry, protocol, "server %r in %s" % (name, self.path),
                                       (os.path.abspath(self.path), name))
 
@@ -5514,6 +5553,10 @@ def describe_server(session, tasks=None):
              "Era:          %s" % session.era_label,
              "Protocol:     %s" % summary["protocolVersion"],
              "Transport:    %s" % summary["transport"]]
+    grant = session.spec.auth.granted() if session.spec.auth is not None else None
+    if grant is not None:
+        view = masked_token_view(grant)
+        lines.append("Authorized:   at %s, scope %s, %s" % (view["issuer"], view["scope"] or "-", describe_expiry(view)))
     if tasks is not None:
         support = tasks.support()
         lines += ["Connection:   %s" % session.spec.describe(),
@@ -5687,19 +5730,19 @@ def stderr_hint(exc, lines):
 # -- connecting: one path for the CLI, the TUI and the keeper ----------------------------
 
 
-def auth_headers(options):
+def auth_headers(options, registry):
     """The Authorization header the user gave: --bearer, or $MCP_TUI_BEARER."""
     bearer = options.bearer or os.environ.get("MCP_TUI_BEARER")
     headers = {"Authorization": "Bearer " + bearer} if bearer else {}
-    register_header_secrets(headers)
+    register_header_secrets(headers, registry)
     return headers
 
 
-def option_headers(options):
-    """Every header the user gave (-H, --bearer), each value registered as a secret."""
+def option_headers(options, registry):
+    """Every header the user gave (-H, --bearer), each value registered in ``registry``."""
     headers = dict(parse_header_option(h) for h in options.header)
-    headers.update(auth_headers(options))
-    register_header_secrets(headers)
+    headers.update(auth_headers(options, registry))
+    register_header_secrets(headers, registry)
     return headers
 
 
@@ -5721,13 +5764,13 @@ def load_stub(flag, text):
     return value
 
 
-def make_log(options):
-    """The debug log of one run: the user's secrets registered, --log-file attached."""
-    log = DebugLog()
-    for value in auth_headers(options).values():
-        log.mask(value.partition(" ")[2], "secret")
+def make_log(options, credentials):
+    """The debug log of one run, masking the run's ``credentials`` (a SecretRegistry, the
+    OAuth secrets the user gave added), with --log-file attached."""
+    log = DebugLog(credentials=credentials)
+    auth_headers(options, credentials)
     for secret in (options.client_secret, os.environ.get("MCP_TUI_CLIENT_SECRET"), options.id_token):
-        SECRETS.add(secret)  # OAuth credentials the user gave
+        credentials.add(secret)
     if options.log_file:
         try:
             handle = open_private(options.log_file)
@@ -5766,16 +5809,19 @@ def describe_expiry(view, now=None):
 
 
 def connect(spec, options, responder, log, observers=(), deadline=None, resume=None, notice=None, tell=None,
-            started=None):
+            browser_step=None, started=None):
     """Open a session to ``spec`` as the options say: the one way the CLI, the TUI and the
     keeper connect. ``deadline`` (time.monotonic) bounds everything the session does;
     ``resume`` is a recorded legacy HTTP session to continue instead of a handshake
     (Session.session_record); ``notice`` hears what the user should know about the session,
-    and ``tell`` what they must act on now (an authorization URL to open); ``started(session)``
+    and ``tell`` what they must act on now (an authorization URL to open), unless
+    ``browser_step`` shows that step itself (Authorizer.browser_step); ``started(session)``
     sees the session before it opens, so another thread can close it to abandon the attempt.
     On failure the session is closed, and the error carries the server's last stderr lines
     (``stderr_lines``)."""
     spec.auth = spec.auth or authorizer_for(spec, options, log, tell or notice or (lambda text: None))
+    if spec.auth is not None and browser_step is not None:
+        spec.auth.browser_step = browser_step
     session = Session(spec, responder, log, timeout=options.timeout, max_time=options.max_time,
                       probe_timeout=options.probe_timeout, insecure=options.insecure, ca_file=options.ca_file,
                       log_level=options.log_level, max_message_size=options.max_message_size,
@@ -5831,13 +5877,14 @@ class Output:
 
     KEPT_NOTIFICATIONS = 1000  # --format json: the last ones, and a count of all by method
 
-    def __init__(self, fmt="text", quiet=False, stdout=None, stderr=None):
+    def __init__(self, fmt="text", quiet=False, stdout=None, stderr=None, credentials=None):
         import collections
 
         self.json = fmt == "json"
         self.quiet = quiet
         self.stdout = stdout or sys.stdout
         self.stderr = stderr or sys.stderr
+        self.credentials = credentials if credentials is not None else SecretRegistry()  # the run's
         self.notifications = collections.deque(maxlen=self.KEPT_NOTIFICATIONS)
         self.notification_counts = collections.Counter()
         self.warnings = []
@@ -5848,7 +5895,7 @@ class Output:
 
     def _write(self, stream, text):
         if stream is self.stderr:
-            text = SECRETS.redact(text)  # errors, progress, --debug and --trace: a server may echo a secret
+            text = self.credentials.redact(text)  # errors, progress, --debug, --trace: a server may echo one
         with self._lock:
             if stream in self._gone:
                 return
@@ -6072,7 +6119,7 @@ class Cli:
 
     def make_log(self):
         """The debug log, with the --debug / --trace lines echoed on stderr."""
-        log = make_log(self.opts)
+        log = make_log(self.opts, self.out.credentials)
         if self.opts.debug or self.opts.trace:
             wanted = None if self.opts.debug else ("http", "sse")
 
@@ -6504,14 +6551,14 @@ class TaskCommands:
         """The ledger's connection, with this command's -H, --bearer and --env; a server
         from --config is read from its file again (its ${VAR}s were never stored)."""
         if "config" in record:
-            name, entry = load_config_server(record["config"], record["server"])
+            name, entry = load_config_server(record["config"], record["server"], self.out.credentials)
             spec = spec_from_config_entry(entry, record["protocol"], "server %r in %s" % (name, record["config"]),
                                           (record["config"], name))
         else:
             spec = ConnectionSpec.from_ledger(record)
         if self.opts.protocol != "auto":
             spec.protocol = self.opts.protocol
-        spec.headers.update(option_headers(self.opts))
+        spec.headers.update(option_headers(self.opts, self.out.credentials))
         spec.env.update(parse_env_option(e) for e in self.opts.env)
         return spec
 
@@ -6753,9 +6800,9 @@ MIN_COLUMNS, MIN_ROWS = 40, 10
 # -- 8a. The app: the loop, the inbox, the session and the tasks it follows ----------------
 
 
-def run_tui(options, spec):
+def run_tui(options, spec, credentials):
     """The TUI for ``mcp-tui [connection]`` with no command (``spec`` None: the connection
-    screen asks). Returns the exit code."""
+    screen asks); ``credentials`` is the run's SecretRegistry. Returns the exit code."""
     try:
         import curses
     except ImportError:
@@ -6766,7 +6813,7 @@ def run_tui(options, spec):
                          hint="see mcp-tui --help")
     # Everything that can fail on bad flags fails here, before curses takes the screen.
     stubs = (load_stub("--elicit-stub", options.elicit_stub), load_stub("--sampling-stub", options.sampling_stub))
-    log = make_log(options)  # no --debug echo: stderr lines would tear the curses screen
+    log = make_log(options, credentials)  # no --debug echo: stderr lines would tear the curses screen
     import locale
 
     try:
@@ -7186,6 +7233,7 @@ class Tui:
 
         def work():
             session = connect(spec, self.opts, responder, self.log, tell=lambda text: self.post(self.say, text),
+                              browser_step=lambda step: self.post(self.open, AuthorizeScreen(self, step)),
                               started=attempt.started)
             if attempt.abandoned:
                 session.close()
@@ -7727,7 +7775,7 @@ class ConnectScreen(FieldScreen):
     def choose(self, server):
         def connect():
             try:
-                spec = server.spec(self.protocol.current())
+                spec = server.spec(self.protocol.current(), self.app.log.credentials)
             except McpTuiError as exc:
                 self.app.say(describe_failure(exc), True)
                 return
@@ -7768,7 +7816,7 @@ class ConnectScreen(FieldScreen):
         text = self.target.text.strip()
         transport, protocol = self.transport.current(), self.protocol.current()
         headers = dict(parse_header_option(f.text) for f in self.headers if f.text.strip())
-        headers.update(auth_headers(self.app.opts))
+        headers.update(auth_headers(self.app.opts, self.app.log.credentials))
         base = self.base_spec
         if not text:
             raise UsageError("enter a URL or a command line")
@@ -9049,6 +9097,39 @@ class UrlElicitationScreen(FieldScreen):
         self.pending.give({"action": action})
 
 
+class AuthorizeScreen(TextScreen):
+    """OAuth's browser step: the authorization server, the URL the browser was sent to, and
+    a countdown; Esc gives up (the connection then fails with "authorization cancelled")."""
+
+    def __init__(self, app, step):
+        TextScreen.__init__(self, app, "Authorize", "")
+        self.step = step
+
+    def hints(self):
+        return "Esc cancel  ^Y copy URL"
+
+    def draw(self, canvas):
+        if self.step.finished:
+            self.app.post(self.app.close_screen, self)
+        self.view.set_text("The server needs authorization at %s.\n\nA browser was sent to this URL; open it "
+                           "yourself if none appeared:\n%s\n\nWaiting %ds for the authorization..." % (
+                               clean(self.step.host), clean(self.step.url), int(self.step.seconds_left())),
+                           keep_position=True)
+        TextScreen.draw(self, canvas)
+
+    def on_key(self, key):
+        if key in ("ESC", "q"):
+            self.step.cancel()
+            self.app.close_screen(self)
+            self.app.say("Authorization cancelled.")
+            return True
+        if key == "^Y":
+            self.app.copy_to_clipboard(self.step.url)
+            self.app.say("URL copied to the clipboard (where the terminal allows).")
+            return True
+        return TextScreen.on_key(self, key)
+
+
 class SamplingScreen(FieldScreen):
     """A sampling request for review: its messages and limits; you reply as the model or
     reject it."""
@@ -10028,9 +10109,9 @@ def main(argv=None):
         output = Output(opts.format, opts.quiet)
         if opts.timeout <= 0:
             raise UsageError("--timeout must be more than 0 seconds")
-        spec, words = spec_from_options(opts, opts.words)
+        spec, words = spec_from_options(opts, opts.words, output.credentials)
         if not words:
-            return run_tui(opts, spec)
+            return run_tui(opts, spec, output.credentials)
         cli = Cli(opts, spec, words, output)
         return cli.run()
     except McpTuiError as exc:

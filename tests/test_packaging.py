@@ -236,7 +236,7 @@ import mcp_tui
 report = {"state": mcp_tui.state_directory()}
 opts = mcp_tui.build_parser().parse_intermixed_args(
     ['"C:\\Program Files\\Python\\python.exe" C:\\srv\\server.py --flag', "tool", "list", "--timeout", "9"])
-spec, words = mcp_tui.spec_from_options(opts, opts.words)
+spec, words = mcp_tui.spec_from_options(opts, opts.words, mcp_tui.SecretRegistry())
 report["argv"], report["words"], report["timeout"] = spec.argv, words, opts.timeout
 server = ["--cmd", sys.executable, "--args", testserver, "--args=--page-ms", "--args=0"]
 report["stdio"] = mcp_tui.main(server + ["tool", "list"])

@@ -16,6 +16,7 @@ class App:
 
     def __init__(self, argv):
         self.opts = build_parser().parse_intermixed_args(argv)
+        self.log = mcp_tui.DebugLog()
 
 
 @pytest.fixture
@@ -26,7 +27,8 @@ def on_windows(monkeypatch, tmp_path):
 
 
 def test_a_windows_command_typed_in_the_tui_is_split_like_the_cli_splits_it(on_windows):
-    cli_spec, words = spec_from_options(App([WINDOWS_COMMAND, "tool", "list"]).opts, [WINDOWS_COMMAND, "tool", "list"])
+    cli_spec, words = spec_from_options(App([WINDOWS_COMMAND, "tool", "list"]).opts, [WINDOWS_COMMAND, "tool", "list"],
+                                        mcp_tui.SecretRegistry())
     assert cli_spec.argv == WINDOWS_ARGV and words == ["tool", "list"]
     screen = ConnectScreen(App([]), None)
     screen.target.set_text(WINDOWS_COMMAND)
@@ -39,7 +41,8 @@ def test_the_tui_and_the_cli_refuse_the_same_mismatch(on_windows):
     with pytest.raises(mcp_tui.UsageError) as tui_error:
         screen.spec_from_fields()
     with pytest.raises(mcp_tui.UsageError) as cli_error:
-        spec_from_options(App(["--transport", "stdio", "--url", "http://127.0.0.1:9/mcp"]).opts, ["tool", "list"])
+        spec_from_options(App(["--transport", "stdio", "--url", "http://127.0.0.1:9/mcp"]).opts, ["tool", "list"],
+                          mcp_tui.SecretRegistry())
     assert tui_error.value.message == cli_error.value.message
 
 
