@@ -2,6 +2,8 @@
 editing, the arguments and results kept per tool, the history screen, and cancelling a
 running call. Driven at 80x24 in a pseudo-terminal against tests/testserver.py."""
 import json
+import shlex
+import sys
 import time
 
 import pytest
@@ -208,3 +210,50 @@ def test_keys_after_esc_read_as_alt_sequences_or_a_paste():
     assert read_all(["\x1b", "[", "C", "\x1b", "O", "A", "\x1b", "[", "6", "~"]) == ["RIGHT", "UP", "PGDN"]
     paste = ["\x1b"] + list("[200~a\r\nb\x1b[201~") + ["x"]
     assert read_all(paste) == ["a\nb", "x"]
+
+
+# A 2025-11-25 server whose one tool asks for an email address (elicitation with a format).
+EMAIL_SERVER = r"""
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+call = {}
+for line in iter(sys.stdin.readline, ""):
+    message = json.loads(line)
+    method = message.get("method")
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {"protocolVersion": "2025-11-25",
+              "capabilities": {"tools": {}}, "serverInfo": {"name": "email-server", "version": "1"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": [{"name": "subscribe",
+              "description": "Asks for your email.", "inputSchema": {"type": "object"}}]}})
+    elif method == "tools/call":
+        call["id"] = message["id"]
+        send({"jsonrpc": "2.0", "id": "e-1", "method": "elicitation/create", "params": {
+              "mode": "form", "message": "Where should we write?", "requestedSchema": {"type": "object",
+              "properties": {"email": {"type": "string", "title": "Email", "format": "email"}},
+              "required": ["email"]}}})
+    elif message.get("id") == "e-1":
+        content = (message.get("result") or {}).get("content") or {}
+        send({"jsonrpc": "2.0", "id": call["id"], "result": {"content": [{"type": "text",
+              "text": "Subscribed " + str(content.get("email"))}]}})
+"""
+
+
+@needs_pty
+def test_an_elicitation_field_checks_its_format_and_says_it_in_the_hint(tui, tmp_path):
+    server = tmp_path / "email_server.py"
+    server.write_text(EMAIL_SERVER)
+    screen = tui(" ".join(shlex.quote(p) for p in [sys.executable, str(server)]), **SMALL)
+    screen.wait_for("Tools (1)")
+    screen.send("enter")
+    screen.wait_for("Tool: subscribe")
+    screen.send("ctrl-x")
+    screen.wait_all("Where should we write?", "(string: email address)")
+    screen.type("ada")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Email: not an email address" in screen.status_line(), what="the format refused")
+    screen.type("@example.com")
+    screen.send("ctrl-x")
+    screen.wait_for("Subscribed ada@example.com")
