@@ -3225,17 +3225,21 @@ class StatusReporter:
         self.on_status = on_status
         self.on_view = on_view
         self.last_status = last_status
+        # A notification (on the reader thread) and a poll may bring the same news at once:
+        # the first reports it, and the other waits until that report is out.
+        self._lock = threading.Lock()
 
     def see(self, task):
-        if self.last_status in TERMINAL_STATUSES and task.status != self.last_status:
-            raise ProtocolViolation("the server moved task %s from %s back to %s; a terminal status is final" % (
-                task.task_id, self.last_status, task.status))
-        if self.on_view:
-            self.on_view(task)
-        if task.status != self.last_status:
-            self.last_status = task.status
-            if self.on_status:
-                self.on_status(task)
+        with self._lock:
+            if self.last_status in TERMINAL_STATUSES and task.status != self.last_status:
+                raise ProtocolViolation("the server moved task %s from %s back to %s; a terminal status is final"
+                                        % (task.task_id, self.last_status, task.status))
+            if self.on_view:
+                self.on_view(task)
+            if task.status != self.last_status:
+                self.last_status = task.status
+                if self.on_status:
+                    self.on_status(task)
         return task
 
 
@@ -3580,11 +3584,20 @@ class TaskLedger:
         data = self.lookup(task_id) or {}
         self._change(task_id, unknownSince=data.get("unknownSince") or time.time())
 
+    def note_fetched(self, task_id):
+        """The task's outcome (result or failure) reached the user: its session need not be
+        kept for it any more. Best effort, like note_status."""
+        try:
+            self._change(task_id, fetched=True)
+        except (OSError, McpTuiError):
+            pass
+
     def live_tasks_in(self, session_id):
-        """How many recorded tasks of a session may still be running."""
+        """How many recorded tasks of a session still need it: running, or ended with an
+        outcome nobody has fetched yet (a cancelled task has none worth keeping it for)."""
         return sum(1 for entry in self.store.read().values()
                    if (entry.get("session") or {}).get("id") == session_id and "unknownSince" not in entry
-                   and entry.get("status") not in TERMINAL_STATUSES)
+                   and not entry.get("fetched") and entry.get("status") != "cancelled")
 
     def recorded_for(self, spec):
         """(fingerprint, entry) of the recorded tasks of one connection, newest first."""
@@ -3623,6 +3636,8 @@ def valid_ledger_entry(key, entry):
         return False
     session = entry.get("session")
     if session is not None and not (isinstance(session, dict) and isinstance(session.get("id"), str)):
+        return False
+    if not isinstance(entry.get("fetched", False), bool):
         return False
     return all(entry.get(name) is None or isinstance(entry[name], str)
                for name in ("tool", "form", "createdAt", "status")) and ConnectionSpec.valid_record(entry["connection"])
@@ -6513,7 +6528,11 @@ class TaskCommands:
         except RpcError as exc:
             if exc.code == INVALID_PARAMS and not isinstance(exc, TaskFailed):
                 raise self.unknown_task(task_id, exc)
+            if isinstance(exc, TaskFailed) and self.ledger is not None:
+                self.ledger.note_fetched(task_id)  # the failure is its outcome
             raise
+        if self.ledger is not None:
+            self.ledger.note_fetched(task_id)
         return self.cli.print_tool_result(result)
 
     def note_task_status(self, task):

@@ -45,6 +45,17 @@ def test_the_printed_commands_work_in_a_later_run_in_the_same_session(cli, serve
     assert wait_for(lambda: session_lines(server, "deleted"))  # its last task ended: the session goes
 
 
+def test_a_finished_task_keeps_its_session_until_its_result_is_fetched(cli, server):
+    """`task get` after the task ended must not end the session: `task result` still needs it."""
+    task_id = created_task(cli(*legacy(server), "tool", "call", "render_report", "quarter=Q2", "pages=1", "--task"))
+    assert wait_for(lambda: "Status:   completed" in cli("task", "get", task_id).out)
+    assert not session_lines(server, "deleted"), server.stderr_lines
+    result = cli("task", "result", task_id)
+    assert result.code == 0, result
+    assert result.out == "Tool response:\nQ2 revenue: $4.6M across 1,310 orders\n"
+    assert wait_for(lambda: session_lines(server, "deleted"))  # fetched: now the session goes
+
+
 def test_the_session_stays_while_a_recorded_task_runs(cli, server):
     task_id = created_task(cli(*legacy(server), "tool", "call", "render_report", "quarter=Q2", "pages=1000",
                                "--task"))
