@@ -8030,9 +8030,7 @@ class MainScreen(Screen):
         elif not entries:
             canvas.put(0, 0, "No match." if self.filter.needle() else "None.", self.app.style.dim)
         selection = self.selections[name]
-        for row, index in enumerate(selection.window(len(entries), height)):
-            attr = self.app.style.reverse if index == selection.index else 0
-            canvas.fill(row, attr)
+        for row, index, attr in list_rows(canvas, 0, height, selection, len(entries), self.app.style):
             canvas.put(row, 0, self.app.resource_mark(entries[index].data.get("uri")), attr)
             canvas.put(row, 1, entries[index].label, attr)
         self.filter.draw(canvas.sub(canvas.height - 1, 0, 1, canvas.width), self.app.style)
@@ -8305,10 +8303,8 @@ class PickScreen(Screen):
         return "Enter choose  j/k move  q back"
 
     def draw(self, canvas):
-        for line, index in enumerate(self.selection.window(len(self.labels), canvas.height)):
-            attr = self.app.style.reverse if index == self.selection.index else 0
-            canvas.fill(line, attr)
-            canvas.put(line, 1, self.labels[index], attr)
+        for row, index, attr in list_rows(canvas, 0, canvas.height, self.selection, len(self.labels), self.app.style):
+            canvas.put(row, 1, self.labels[index], attr)
 
     def on_key(self, key):
         if key == "ENTER" and self.labels:
@@ -8390,10 +8386,8 @@ class HistoryScreen(Screen):
         canvas.put(0, 0, format_columns(self.COLUMNS, widths), self.app.style.bold)
         if not calls:
             canvas.put(1, 0, "No calls yet: run a tool (Enter on it, then ^X).", self.app.style.dim)
-        for line, index in enumerate(self.selection.window(len(calls), canvas.height - 1)):
-            attr = self.app.style.reverse if index == self.selection.index else 0
-            canvas.fill(line + 1, attr)
-            canvas.put(line + 1, 0, format_columns(calls[index].cells(), widths), attr)
+        for row, index, attr in list_rows(canvas, 1, canvas.height - 1, self.selection, len(calls), self.app.style):
+            canvas.put(row, 0, format_columns(calls[index].cells(), widths), attr)
 
 
 class ResourceScreen(Screen):
@@ -8679,11 +8673,9 @@ class RootsScreen(Screen):
         canvas.put(0, 0, "Roots offered to the server when it asks (roots/list):", self.app.style.dim)
         if not roots:
             canvas.put(2, 0, "None. Press a to add a directory.", self.app.style.dim)
-        for line, index in enumerate(self.selection.window(len(roots), canvas.height - 2)):
-            attr = self.app.style.reverse if index == self.selection.index else 0
-            canvas.fill(line + 2, attr)
+        for row, index, attr in list_rows(canvas, 2, canvas.height - 2, self.selection, len(roots), self.app.style):
             entry = root_entry(roots[index])
-            canvas.put(line + 2, 1, "%s  %s" % (entry["name"], entry["uri"]), attr)  # the name: a long URI is cut
+            canvas.put(row, 1, "%s  %s" % (entry["name"], entry["uri"]), attr)  # the name: a long URI is cut
 
     def on_key(self, key):
         roots = self.app.roots
@@ -8736,10 +8728,10 @@ class LogLevelScreen(Screen):
         offered = "logging" in self.app.session.capabilities
         canvas.put(0, 0, "Server log messages from this level up:" if offered else
                    "The server declares no logging capability; it may ignore the level.", self.app.style.dim)
-        for line, index in enumerate(self.selection.window(len(LOG_LEVELS), canvas.height - 2)):
-            attr = self.app.style.reverse if index == self.selection.index else 0
+        for row, index, attr in list_rows(canvas, 2, canvas.height - 2, self.selection, len(LOG_LEVELS),
+                                          self.app.style):
             mark = "*" if LOG_LEVELS[index] == self.app.session.log_level else " "
-            canvas.put(line + 2, 0, " %s %s " % (mark, LOG_LEVELS[index]), attr)
+            canvas.put(row, 0, " %s %s " % (mark, LOG_LEVELS[index]), attr)
 
     def on_key(self, key):
         if key != "ENTER":
@@ -9293,10 +9285,8 @@ class DebugScreen(Screen):
         if not entries:
             canvas.put(2, 0, "Nothing here yet.", self.app.style.dim)
         rows = canvas.height - 1 - (1 if self.search.shown() else 0)
-        for line, index in enumerate(self.selection.window(len(entries), rows)):
-            attr = self.app.style.reverse if index == self.selection.index else 0
-            canvas.fill(line + 1, attr)
-            canvas.put(line + 1, 0, debug_line(entries[index]), attr)
+        for row, index, attr in list_rows(canvas, 1, rows, self.selection, len(entries), self.app.style):
+            canvas.put(row, 0, debug_line(entries[index]), attr)
         self.search.draw(canvas.sub(canvas.height - 1, 0, 1, canvas.width), self.app.style)
 
 
@@ -9600,6 +9590,15 @@ class Selection:
             self.top = self.index - height + 1
         self.top = max(0, min(self.top, count - height))
         return range(self.top, min(count, self.top + height))
+
+
+def list_rows(canvas, top, height, selection, count, style):
+    """(canvas row, index, attribute) of each list entry in view, from row ``top`` down for
+    ``height`` rows; the selected entry's row is filled in reverse video."""
+    for line, index in enumerate(selection.window(count, height)):
+        attr = style.reverse if index == selection.index else 0
+        canvas.fill(top + line, attr)
+        yield top + line, index, attr
 
 
 class TextField:

@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from tui_helpers import (ERAS, MCP_TUI, TESTSERVER, needs_pty, open_tool, quit_from_main, server_command,  # noqa: F401
-                         tui, wait_for_form)  # tui: a fixture
+from tui_helpers import (ERAS, MCP_TUI, TESTSERVER, needs_pty, one_tool_server, open_tool,  # noqa: F401
+                         quit_from_main, server_command, tui, wait_for_form)  # tui: a fixture
 
 import mcp_tui
 import testserver
@@ -200,22 +200,8 @@ def test_sampling_request_is_reviewed_and_answered(tui):
     screen.wait_for("The model said: Paris")
 
 
-# A server whose one tool asks, by URL-mode elicitation, to open a sign-in page.
-URL_SERVER = r"""
-import json, sys
-def send(message):
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
-call = {}
-for line in iter(sys.stdin.readline, ""):
-    message = json.loads(line)
-    method = message.get("method")
-    if method == "initialize":
-        send({"jsonrpc": "2.0", "id": message["id"], "result": {"protocolVersion": "2025-11-25",
-              "capabilities": {"tools": {}}, "serverInfo": {"name": "url-server", "version": "1"}}})
-    elif method == "tools/list":
-        send({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": [{"name": "connect_account",
-              "description": "Asks you to sign in.", "inputSchema": {"type": "object"}}]}})
+# The one tool asks, by URL-mode elicitation, to open a sign-in page.
+URL_HANDLERS = r"""
     elif method == "tools/call":
         call["id"] = message["id"]
         send({"jsonrpc": "2.0", "id": "url-1", "method": "elicitation/create", "params": {
@@ -230,9 +216,9 @@ for line in iter(sys.stdin.readline, ""):
 
 @needs_pty
 def test_url_elicitation_shows_the_url_and_opens_nothing_unless_asked(tui, tmp_path):
-    server = tmp_path / "url_server.py"
-    server.write_text(URL_SERVER)
-    screen = tui(" ".join(shlex.quote(p) for p in [sys.executable, str(server)]), "--protocol-version", "2025-11-25")
+    server = one_tool_server(tmp_path, {"name": "connect_account", "description": "Asks you to sign in.",
+                                        "inputSchema": {"type": "object"}}, URL_HANDLERS)
+    screen = tui(server, "--protocol-version", "2025-11-25")
     screen.wait_for("Tools (1)")
     screen.send("enter")
     screen.wait_for("Tool: connect_account")

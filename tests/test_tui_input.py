@@ -2,13 +2,11 @@
 editing, the arguments and results kept per tool, the history screen, and cancelling a
 running call. Driven at 80x24 in a pseudo-terminal against tests/testserver.py."""
 import json
-import shlex
-import sys
 import time
 
 import pytest
 
-from tui_helpers import ERAS, needs_pty, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
+from tui_helpers import ERAS, needs_pty, one_tool_server, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
 
 import mcp_tui
 
@@ -212,22 +210,8 @@ def test_keys_after_esc_read_as_alt_sequences_or_a_paste():
     assert read_all(paste) == ["a\nb", "x"]
 
 
-# A 2025-11-25 server whose one tool asks for an email address (elicitation with a format).
-EMAIL_SERVER = r"""
-import json, sys
-def send(message):
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
-call = {}
-for line in iter(sys.stdin.readline, ""):
-    message = json.loads(line)
-    method = message.get("method")
-    if method == "initialize":
-        send({"jsonrpc": "2.0", "id": message["id"], "result": {"protocolVersion": "2025-11-25",
-              "capabilities": {"tools": {}}, "serverInfo": {"name": "email-server", "version": "1"}}})
-    elif method == "tools/list":
-        send({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": [{"name": "subscribe",
-              "description": "Asks for your email.", "inputSchema": {"type": "object"}}]}})
+# The one tool asks for an email address (an elicitation field with a format).
+EMAIL_HANDLERS = r"""
     elif method == "tools/call":
         call["id"] = message["id"]
         send({"jsonrpc": "2.0", "id": "e-1", "method": "elicitation/create", "params": {
@@ -243,9 +227,9 @@ for line in iter(sys.stdin.readline, ""):
 
 @needs_pty
 def test_an_elicitation_field_checks_its_format_and_says_it_in_the_hint(tui, tmp_path):
-    server = tmp_path / "email_server.py"
-    server.write_text(EMAIL_SERVER)
-    screen = tui(" ".join(shlex.quote(p) for p in [sys.executable, str(server)]), **SMALL)
+    server = one_tool_server(tmp_path, {"name": "subscribe", "description": "Asks for your email.",
+                                        "inputSchema": {"type": "object"}}, EMAIL_HANDLERS)
+    screen = tui(server, **SMALL)
     screen.wait_for("Tools (1)")
     screen.send("enter")
     screen.wait_for("Tool: subscribe")

@@ -2,7 +2,6 @@
 toast, completion, subscriptions and saving, roots, -32042, the tasks screen's details, the
 debug screen's search, and the scale bench. At 80x24, in a pseudo-terminal, in both eras."""
 import json
-import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import mcp_tui
-from tui_helpers import ERAS, needs_pty, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
+from tui_helpers import ERAS, needs_pty, one_tool_server, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
 
 SMALL = {"columns": 80, "rows": 24}
 
@@ -153,21 +152,8 @@ def test_roots_editor_changes_what_the_server_gets_and_announces_it(tui, tmp_pat
     screen.wait_for("Roots changed (0)")
 
 
-# A 2025-11-25 server whose one tool fails with -32042 until a URL was opened.
-URL_REQUIRED_SERVER = r"""
-import json, sys
-def send(message):
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
-for line in iter(sys.stdin.readline, ""):
-    message = json.loads(line)
-    method = message.get("method")
-    if method == "initialize":
-        send({"jsonrpc": "2.0", "id": message["id"], "result": {"protocolVersion": "2025-11-25",
-              "capabilities": {"tools": {}}, "serverInfo": {"name": "url-required", "version": "1"}}})
-    elif method == "tools/list":
-        send({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": [{"name": "fetch_mail",
-              "description": "Needs an authorised mailbox.", "inputSchema": {"type": "object"}}]}})
+# The one tool fails with -32042: a URL must be opened first.
+URL_REQUIRED_HANDLERS = r"""
     elif method == "tools/call":
         send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32042,
               "message": "This request requires more information.", "data": {"elicitations": [{
@@ -178,10 +164,9 @@ for line in iter(sys.stdin.readline, ""):
 
 @needs_pty
 def test_a_32042_error_shows_the_url_and_its_host_and_opens_nothing_without_consent(tui, tmp_path):
-    server = tmp_path / "url_required.py"
-    server.write_text(URL_REQUIRED_SERVER)
-    screen = tui(" ".join(shlex.quote(p) for p in [sys.executable, str(server)]), "--protocol-version", "2025-11-25",
-                 **SMALL)
+    server = one_tool_server(tmp_path, {"name": "fetch_mail", "description": "Needs an authorised mailbox.",
+                                        "inputSchema": {"type": "object"}}, URL_REQUIRED_HANDLERS)
+    screen = tui(server, "--protocol-version", "2025-11-25", **SMALL)
     screen.wait_for("Tools (1)")
     screen.send("enter")
     screen.wait_for("Tool: fetch_mail")

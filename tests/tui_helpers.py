@@ -37,6 +37,34 @@ needs_pty = pytest.mark.skipif(sys.platform == "win32", reason="the TUI tests dr
 OSC52 = re.compile(rb"\x1b\]52;c;([A-Za-z0-9+/=]*)\x07")
 
 
+ONE_TOOL_SERVER = r"""
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+TOOL = %(tool)r
+call = {}
+for line in iter(sys.stdin.readline, ""):
+    message = json.loads(line)
+    method = message.get("method")
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {"protocolVersion": "2025-11-25",
+              "capabilities": {"tools": {}}, "serverInfo": {"name": TOOL["name"] + "-server", "version": "1"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": [TOOL]}})
+%(handlers)s
+"""
+
+
+def one_tool_server(directory, tool, handlers):
+    """A 2025-11-25 stdio server with one tool, written to ``directory``; ``handlers`` are its
+    own ``elif`` branches (indented by 4): tools/call, and the answers it waits for (``call``
+    keeps what it needs). Returns the command line that starts it."""
+    script = Path(str(directory)) / ("%s_server.py" % tool["name"])
+    script.write_text(ONE_TOOL_SERVER % {"tool": tool, "handlers": handlers.strip("\n")})
+    return " ".join(shlex.quote(p) for p in [sys.executable, str(script)])
+
+
 def server_command(*flags):
     """The test server as one stdio command line, the way a user types it."""
     return " ".join(shlex.quote(str(part)) for part in [sys.executable, str(TESTSERVER)] + list(flags))
