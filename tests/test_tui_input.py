@@ -241,3 +241,21 @@ def test_an_elicitation_field_checks_its_format_and_says_it_in_the_hint(tui, tmp
     screen.type("@example.com")
     screen.send("ctrl-x")
     screen.wait_for("Subscribed ada@example.com")
+
+
+@needs_pty
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_ctrl_c_cancels_a_call_over_http(tui, start_server, era):
+    server = start_server()
+    screen = tui(server.url, *ERAS[era], **SMALL)
+    open_tool(screen, "long_operation")
+    screen.send("backspace", "1000", "tab", "backspace", "backspace", "500")
+    screen.send("ctrl-x")
+    screen.wait_for("progress 1/1000")
+    screen.send("ctrl-c")
+    screen.wait_for(lambda t: "cancelled" in t.split("-- Result")[1], what="the call cancelled")
+    cancelled = [r for r in server.records() if (r.get("message") or {}).get("method") == "notifications/cancelled"]
+    # 2025-11-25 says so with notifications/cancelled; 2026-07-28 closes the call's stream instead.
+    assert bool(cancelled) == (era == "2025-11-25")
+    screen.send("esc", "p")  # the session goes on
+    screen.wait_for(lambda t: "ms round trip" in screen.status_line(), what="a ping after the cancel")
