@@ -263,6 +263,13 @@ class SecretRegistry:
         with self._lock:
             return self._labels.get(secret)
 
+    def longest(self):
+        """The length of the longest registered form, here or in the parent: a text cut that
+        far past a point still holds, whole, every secret that starts before the point."""
+        with self._lock:
+            own = len(self._longest_first[0]) if self._longest_first else 0
+        return max(own, self.parent.longest() if self.parent is not None else 0)
+
     def redact(self, text):
         if not isinstance(text, str):
             return text
@@ -496,11 +503,14 @@ def encode_message(message):
 
 
 def decode_messages(payload):
-    """Parse a body or a stdio line into messages; a 2025-03-26 peer may send a batch."""
-    if isinstance(payload, (bytes, bytearray)):
-        payload = payload.decode("utf-8", "replace")
+    """Parse a body or a stdio line into messages; a 2025-03-26 peer may send a batch.
+    Bytes go to json.loads as they are: it decodes UTF-8 itself, without a str copy of a
+    large body first. Only a body that is not valid UTF-8 is decoded with replacements."""
     try:
-        value = json.loads(payload)
+        try:
+            value = json.loads(payload)
+        except UnicodeDecodeError:
+            value = json.loads(bytes(payload).decode("utf-8", "replace"))
     except ValueError as exc:
         raise ProtocolViolation("the server sent invalid JSON: %s" % exc)
     except RecursionError:
@@ -564,7 +574,7 @@ class SseDecoder:
                     nxt = cr + 2 if text[cr + 1] == "\n" else cr + 1
             else:
                 end, nxt = lf, lf + 1
-            event = self._line(text[start:end])
+            event = self._line(text, start, end)
             if event is not None:
                 events.append(event)
             start = nxt
@@ -574,14 +584,19 @@ class SseDecoder:
             raise MessageTooLarge(self.limit)
         return events
 
-    def _line(self, line):
-        if not line:
+    def _line(self, text, start, end):
+        """One line, text[start:end]: its value is sliced out once (a data line may be a
+        whole 20 MB message)."""
+        if start == end:
             return self._dispatch()
-        if line.startswith(":"):
+        if text.startswith(":", start):
             return None
-        field, _, value = line.partition(":")
-        if value.startswith(" "):
-            value = value[1:]
+        colon = text.find(":", start, end)
+        if colon == -1:
+            field, value = text[start:end], ""
+        else:
+            field = text[start:colon]
+            value = text[colon + (2 if text.startswith(" ", colon + 1, end) else 1):end]
         if field == "data":
             self._data_size += len(value) + 1
             if self._data_size > self.limit:
@@ -607,13 +622,15 @@ class SseDecoder:
 
 
 def iter_sse(response, decoder):
-    """Yield SSE events from an http.client response as the bytes arrive. Lines are read in
-    bounded pieces, so an endless line ends at the decoder's limit, not in memory."""
+    """Yield SSE events from an http.client response as the bytes arrive. The body is read
+    in bounded pieces of whatever has arrived (read1: one socket read of up to 64 KiB, not
+    the 8 KiB a line-by-line read takes), so an endless line ends at the decoder's limit,
+    not in memory, and an event is handed on as soon as its end arrives."""
     import codecs
 
     utf8 = codecs.getincrementaldecoder("utf-8")("replace")
     while True:
-        chunk = response.readline(SSE_READ_CHUNK)
+        chunk = response.read1(SSE_READ_CHUNK)
         if not chunk:
             break
         for event in decoder.feed(utf8.decode(chunk)):
@@ -1240,6 +1257,7 @@ class StreamableHttpTransport:
         if messages is None:
             raise ProtocolViolation("HTTP %d with content type %r and no JSON-RPC message" % (
                 response.status, content_type or "(none)"))
+        del payload  # parsed: the raw body is not kept while the result is used
         for message in messages:
             if "error" in message and message.get("id") is None:
                 message = dict(message, id=request_id)  # an error for the request that got it
@@ -1253,9 +1271,10 @@ class StreamableHttpTransport:
         for event in iter_sse(response, decoder):
             if self.log:
                 self.log.sse_event(event)
-            if not event.data.strip():
+            if not event.data or event.data.isspace():
                 continue  # the priming event, or a keep-alive
-            for message in decode_messages(event.data):
+            messages, event = decode_messages(event.data), None  # the event's text is not kept
+            for message in messages:
                 if message.get("id") == request_id and ("result" in message or "error" in message):
                     answered = True
                 self._channel.deliver(message)
@@ -1733,6 +1752,118 @@ NAME_HEADER_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/rea
                      "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 
 
+# CacheableResult (2026-07-28 §6.2): what mcp-tui keeps across commands, and the
+# notifications that make a kept list stale at once.
+CACHED_METHODS = ("server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list")
+LIST_CHANGED_METHODS = {"notifications/tools/list_changed": ("tools/list",),
+                        "notifications/prompts/list_changed": ("prompts/list",),
+                        "notifications/resources/list_changed": ("resources/list", "resources/templates/list")}
+
+
+def cache_digest(text):
+    """The cache's key for a server or a credential: URLs, commands and headers may hold
+    secrets, so none is stored in clear. blake2b from _blake2 costs ~0.3 ms to import where
+    hashlib (which loads OpenSSL) costs ~4 ms on every warm call."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # a Python without the private module
+        from hashlib import blake2b
+    return blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
+
+
+def valid_cache_entry(key, value):
+    return (isinstance(value, dict) and isinstance(value.get("expires"), (int, float))
+            and isinstance(value.get("result"), dict))
+
+
+class ResultCache:
+    """server/discover and list results kept across commands in cache.json of the state
+    directory, each page until its ttlMs runs out (2026-07-28 only: the Session decides).
+    The key is the server (its URL or command), the method and the cursor; a page the
+    server marked cacheScope "private" is also keyed by the credential (``credential()``
+    says what it is, when first needed), so that it is never shared between authorization
+    contexts. The file is a JsonStateFile (0600, locked)."""
+
+    def __init__(self, server, credential, path=None, clock=time.time):
+        self.server = cache_digest(server)
+        self._credential = credential
+        self._credential_digest = None
+        self.path = path or os.path.join(state_directory(), "cache.json")
+        self.clock = clock
+        self._entries = None  # this server's entries, read once per session
+
+    def _store(self):
+        return JsonStateFile(self.path, valid_cache_entry)
+
+    def _public_key(self, method, params):
+        return "%s %s %s" % (self.server, method, (params or {}).get("cursor") or "")
+
+    def _private_key(self, method, params):
+        if self._credential_digest is None:
+            self._credential_digest = cache_digest(self._credential())
+        return self._public_key(method, params) + " " + self._credential_digest
+
+    def entries(self):
+        if self._entries is None:
+            try:
+                entries = self._store().read()
+            except (OSError, McpTuiError):  # an unusable state directory: work without the cache
+                entries = {}
+            self._entries = {key: value for key, value in entries.items() if key.startswith(self.server + " ")}
+        return self._entries
+
+    def get(self, method, params=None):
+        """The kept result of this page while it is fresh, else None."""
+        now = self.clock()
+        public = self._public_key(method, params)
+        entries = self.entries()
+        if public not in entries and not any(key.startswith(public + " ") for key in entries):
+            return None  # nothing kept for the page: no need to know the credential
+        for key in (public, self._private_key(method, params)):
+            entry = entries.get(key)
+            if entry is not None and now < entry["expires"]:
+                return entry["result"]
+        return None
+
+    def put(self, method, params, result):
+        """Keep a result for its ttlMs. A missing, zero or negative ttlMs means stale at once
+        (older servers send none), so the page's old entry goes instead."""
+        ttl, scope = result.get("ttlMs"), result.get("cacheScope")
+        public = self._public_key(method, params)
+        fresh = isinstance(ttl, int) and not isinstance(ttl, bool) and ttl > 0 and scope in ("public", "private")
+        entry = {"expires": self.clock() + ttl / 1000.0, "result": result} if fresh else None
+        key = self._private_key(method, params) if scope == "private" else public
+        private = public + " " + self._credential_digest if self._credential_digest else None
+
+        def change(entries):
+            now = self.clock()
+            for old in [k for k, v in entries.items() if v["expires"] <= now or k in (key, public, private)]:
+                del entries[old]
+            if entry is not None:
+                entries[key] = entry
+            return entries
+
+        self._write(change)
+
+    def drop(self, *methods):
+        """Forget every page of these methods for this server, whatever the credential."""
+        prefixes = tuple("%s %s " % (self.server, method) for method in methods)
+
+        def change(entries):
+            for old in [k for k in entries if k.startswith(prefixes)]:
+                del entries[old]
+            return entries
+
+        self._write(change)
+
+    def _write(self, change):
+        try:
+            entries = self._store().update(change)
+        except (OSError, McpTuiError):  # the cache is an optimisation: never a reason to fail
+            return
+        self._entries = {key: value for key, value in entries.items() if key.startswith(self.server + " ")}
+
+
 class ConnectionSpec:
     """Where the server is and how to reach it, as the user gave it."""
 
@@ -1923,7 +2054,7 @@ class Session:
 
     def __init__(self, spec, responder=None, log=None, timeout=60.0, max_time=None, probe_timeout=5.0,
                  insecure=False, ca_file=None, log_level=None, max_message_size=DEFAULT_MAX_MESSAGE,
-                 max_pages=DEFAULT_MAX_PAGES, deadline=None):
+                 max_pages=DEFAULT_MAX_PAGES, deadline=None, cache=False):
         self.spec = spec
         self.max_message_size = max_message_size
         self.max_pages = max_pages
@@ -1948,6 +2079,9 @@ class Session:
         self.change_listener = None  # the listen stream of listen_for_list_changes (2026-07-28)
         self.observers = []  # callables that see every notification
         self.tools = None  # name -> tool, once listed (see tools_by_name)
+        # 2026-07-28 results kept across commands (ResultCache); None when off or not that era
+        self.cache = self._open_cache() if cache else None
+        self.cached = set()  # the methods this session answered from the cache
         self.notice = lambda text: None  # what the user should know about the session itself
         self.resumed = False
         self._tools_by_name = {}
@@ -1956,7 +2090,9 @@ class Session:
 
     def open(self):
         choice = self.spec.protocol
-        if self.spec.kind == "sse":
+        if self.cache is not None and self._open_from_cache():
+            pass
+        elif self.spec.kind == "sse":
             self._start_transport("sse")
             self._initialize(choice if choice in LEGACY_VERSIONS else LEGACY_VERSIONS[0])
         elif choice == MODERN_VERSION:
@@ -1972,7 +2108,59 @@ class Session:
                            transport=self.transport.name)
         if self.era == "legacy" and self.log_level and "logging" in self.capabilities:
             self.request("logging/setLevel", {"level": self.log_level})  # 2026-07-28 sends it in _meta
+        if self.era != "modern":
+            self.cache = None  # 2025-11-25 gives no hints: nothing is kept across commands
         return self
+
+    # -- the cache of CacheableResults (2026-07-28) -------------------------------------
+
+    def _open_cache(self):
+        """A ResultCache for this server, or None where no 2026-07-28 result can be asked for."""
+        if self.spec.kind == "sse" or self.spec.protocol not in ("auto", MODERN_VERSION):
+            return None
+        if self.spec.kind == "stdio":
+            server = json.dumps(["stdio", self.spec.argv, os.path.abspath(self.spec.cwd or os.curdir)])
+        else:
+            server = json.dumps(["http", self.spec.url])
+        return ResultCache(server, self._credential)
+
+    def _credential(self):
+        """Who is asking, for results the server marked private: the headers, a stdio
+        server's environment, and the OAuth token the requests carry (asked only when a
+        private result is looked up or kept)."""
+        auth = getattr(self.spec, "auth", None)
+        token = auth.authorization() if auth is not None else None
+        return json.dumps([sorted((k.lower(), v) for k, v in self.spec.headers.items()),
+                           sorted(self.spec.env.items()), token])
+
+    def _open_from_cache(self):
+        """Adopt a fresh server/discover result kept by an earlier command: no probe is sent."""
+        result = self.cache.get("server/discover")
+        if result is None:
+            return False
+        self._start_transport()
+        self.era, self.protocol_version = "modern", MODERN_VERSION
+        self._adopt_discover(result)
+        self.cached.add("server/discover")
+        if self.log:
+            self.log.event("session", "server/discover answered from the cache (its ttlMs has not run out)")
+        return True
+
+    def answered_from_cache(self, method):
+        """Whether this session's answer to ``method`` came from an earlier command."""
+        return method in self.cached
+
+    def stale_tool_error(self, exc):
+        """Whether a tools/call error says the tool list it was built from is out of date:
+        -32020 (the x-mcp-header annotations changed) or an unknown tool. The kept list is
+        dropped then, and the caller lists again and retries once."""
+        stale = isinstance(exc, RpcError) and (exc.code == -32020 or (
+            exc.code == INVALID_PARAMS and re.search(r"unknown tool|tool .*not found|no such tool",
+                                                     exc.rpc_message or "", re.I)))
+        if stale and self.cache is not None:
+            self.cache.drop("tools/list")
+            self.cached.discard("tools/list")
+        return bool(stale)
 
     def _open_auto(self):
         """Probe with server/discover and fall back as the era-detection tables say."""
@@ -2034,6 +2222,7 @@ class Session:
         self._start_transport()
         self.transport.legacy_session(recorded["protocolVersion"], recorded["id"])
         self.era, self.protocol_version = "legacy", recorded["protocolVersion"]
+        self.cache = None  # a 2025-11-25 session keeps what it learned itself
         self.capabilities = recorded.get("capabilities") or {}
         self.server_info = recorded.get("serverInfo")
         self.resumed = True
@@ -2111,7 +2300,12 @@ class Session:
         except McpTuiError:
             self.era = None
             raise
-        self.supported_versions = versions
+        self._adopt_discover(result)
+        if self.cache is not None:
+            self.cache.put("server/discover", {}, result)
+
+    def _adopt_discover(self, result):
+        self.supported_versions = result.get("supportedVersions")
         self.capabilities = result.get("capabilities") or {}
         self.instructions = result.get("instructions")
         self.server_info = (result.get("_meta") or {}).get(META_PREFIX + "serverInfo")
@@ -2159,9 +2353,11 @@ class Session:
     # -- requests ---------------------------------------------------------------------
 
     def request(self, method, params=None, declare_tasks=False, tool=None, timeout=None, max_time=None,
-                on_progress=None, request_id=None):
+                on_progress=None, request_id=None, cached=False):
         """Send one request in the session's era and return its final result: MRTR rounds
-        are answered here, and resultType is checked against what the request allows."""
+        are answered here, and resultType is checked against what the request allows.
+        With ``cached``, a fresh result an earlier command kept (2026-07-28) is the answer;
+        either way a cacheable result that arrives is kept."""
         if self.era != "modern":
             try:
                 return self._legacy_request(method, params, timeout, max_time, on_progress, request_id)
@@ -2169,14 +2365,47 @@ class Session:
                 if exc.code == -32042:
                     raise UrlElicitationRequired(exc.error, method)
                 raise
+        keep = self.cache is not None and method in CACHED_METHODS
+        if keep and cached:
+            result = self.cache.get(method, params)
+            if result is not None:
+                self.cached.add(method)
+                return result
         try:
-            return self._modern_request(method, params or {}, declare_tasks, tool, timeout, max_time,
-                                        on_progress, request_id)
-        except RpcError as exc:
+            result = self._modern_request(method, params or {}, declare_tasks, tool, timeout, max_time,
+                                          on_progress, request_id)
+            if keep:
+                self.cache.put(method, params, result)
+                self.cached.discard(method)
+            return result
+        except (RpcError, HttpStatusError) as exc:
+            if "server/discover" in self.cached and self._refused_as_unknown_era(exc):
+                return self._probe_again(method, params, declare_tasks, tool, timeout, max_time, on_progress)
+            if not isinstance(exc, RpcError):
+                raise
             required = ((exc.data or {}).get("requiredCapabilities") or {}) if isinstance(exc.data, dict) else {}
             if method == "tools/call" and exc.code == -32021 and TASKS_EXTENSION in (required.get("extensions") or {}):
                 raise TaskRequired((params or {}).get("name"), exc.error)
             raise
+
+    @staticmethod
+    def _refused_as_unknown_era(exc):
+        """A refusal (nothing ran) that may mean the server no longer speaks what the
+        server/discover result an earlier command kept said."""
+        if isinstance(exc, HttpStatusError):
+            return exc.status in (400, 404, 405)
+        return exc.code in (-32022, -32600) or (exc.code in SERVER_ERRORS and re.search(
+            r"session|initiali[sz]", exc.rpc_message or "", re.I) is not None)  # a legacy server's "initialize first"
+
+    def _probe_again(self, method, params, declare_tasks, tool, timeout, max_time, on_progress):
+        """Forget what was kept about this server, open it afresh and send the request once more."""
+        if self.log:
+            self.log.event("session", "the server refused a request made from a kept discover; probing again")
+        self.cache.drop(*CACHED_METHODS)
+        self.cached.clear()
+        self.channel.close()
+        self.open()
+        return self.request(method, params, declare_tasks, tool, timeout, max_time, on_progress)
 
     def _legacy_request(self, method, params, timeout, max_time, on_progress, request_id, retried=False):
         try:
@@ -2291,6 +2520,9 @@ class Session:
     # -- what the server sends --------------------------------------------------------
 
     def _notification(self, message):
+        stale = LIST_CHANGED_METHODS.get(message.get("method"))
+        if stale and self.cache is not None:
+            self.cache.drop(*stale)
         for observer in list(self.observers):
             observer(message)
 
@@ -2555,8 +2787,9 @@ class ChangeWatch:
 # -- 3a. Catalog and arguments: paginated lists, tools, k=v arguments coerced by schema ---
 
 
-def list_all(session, method, key, params=None):
-    """Every page of a paginated list, with guards against cursor loops and endless lists."""
+def list_all(session, method, key, params=None, cached=False):
+    """Every page of a paginated list, with guards against cursor loops and endless lists;
+    with ``cached``, pages an earlier command kept while they are fresh (Session.request)."""
     items, cursor, seen = [], None, set()
     while True:
         if len(seen) >= session.max_pages:
@@ -2568,7 +2801,7 @@ def list_all(session, method, key, params=None):
         if cursor is not None:
             page_params["cursor"] = cursor
         try:
-            result = session.request(method, page_params)
+            result = session.request(method, page_params, cached=cached)
         except McpTuiError as exc:
             exc.partial = items
             raise
@@ -2584,12 +2817,12 @@ def list_all(session, method, key, params=None):
         seen.add(cursor)
 
 
-def list_tools(session):
+def list_tools(session, cached=False):
     """The server's tools, and warnings for tools dropped because their x-mcp-header
     annotations are invalid (2026-07-28 over HTTP, where the headers are sent)."""
     tools, warnings = [], []
     check_headers = session.sends_param_headers()
-    for tool in list_all(session, "tools/list", "tools"):
+    for tool in list_all(session, "tools/list", "tools", cached=cached):
         if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
             raise ProtocolViolation("tools/list: a tool without a name")
         if check_headers:
@@ -2603,14 +2836,17 @@ def list_tools(session):
 
 
 def tools_by_name(session, refresh=False):
-    """The session's tools by name, listed once and kept for the session."""
+    """The session's tools by name, listed once and kept for the session (a fresh list an
+    earlier command kept will do, unless ``refresh``)."""
     if refresh or session.tools is None:
-        session.tools = {tool["name"]: tool for tool in list_tools(session)[0]}
+        session.tools = {tool["name"]: tool for tool in list_tools(session, cached=not refresh)[0]}
     return session.tools
 
 
 def find_tool(session, name):
     tool = tools_by_name(session).get(name)
+    if tool is None and session.answered_from_cache("tools/list"):
+        tool = tools_by_name(session, refresh=True).get(name)  # the kept list may predate the tool
     if tool is None:
         known = ", ".join(sorted(tools_by_name(session))) or "none"
         raise McpTuiError("the server has no tool named %r" % name, hint="its tools: %s" % known)
@@ -2819,13 +3055,23 @@ def complete_argument(session, ref, name, value, context=None):
 
 def call_tool(session, name, arguments, on_progress=None, request_id=None):
     """A plain tools/call (never a task). Returns the CallToolResult; raises TaskRequired
-    for a tool that runs only as a task. ``request_id``: to cancel it with
-    session.cancel_request."""
-    tool = find_tool(session, name)
-    session.check_direct_call(tool)
-    params = {"name": name, "arguments": arguments,
-              "_meta": {"progressToken": "mcp-tui-%d" % session.channel.next_id()}}
-    return session.request("tools/call", params, tool=tool, on_progress=on_progress, request_id=request_id)
+    for a tool that runs only as a task. When the tool came from a list an earlier command
+    kept and the server says that list is out of date, it lists again and calls once more.
+    ``request_id``: to cancel the call with session.cancel_request (the second call, a new
+    request, gets a new id)."""
+    while True:
+        tool = find_tool(session, name)
+        session.check_direct_call(tool)
+        params = {"name": name, "arguments": arguments,
+                  "_meta": {"progressToken": "mcp-tui-%d" % session.channel.next_id()}}
+        from_cache = session.answered_from_cache("tools/list")
+        try:
+            return session.request("tools/call", params, tool=tool, on_progress=on_progress, request_id=request_id)
+        except RpcError as exc:
+            if not (from_cache and session.stale_tool_error(exc)):
+                raise
+        request_id = None
+        tools_by_name(session, refresh=True)
 
 
 # -- 3b. Input requests: the client's answers to elicitation, sampling and roots -------
@@ -3677,6 +3923,20 @@ def message_kind(message):
     return "error" if "error" in message else "response"
 
 
+def cut_long_strings(value, limit):
+    """``value`` with every string longer than ``limit`` cut to its first ``limit``
+    characters; the value itself when nothing is that long."""
+    if isinstance(value, str):
+        return value[:limit] if len(value) > limit else value
+    if isinstance(value, dict):
+        items = [(key, cut_long_strings(item, limit)) for key, item in value.items()]
+        return value if all(new is value[key] for key, new in items) else dict(items)
+    if isinstance(value, list):
+        items = [cut_long_strings(item, limit) for item in value]
+        return value if all(new is old for new, old in zip(items, value)) else items
+    return value
+
+
 class DebugLog:
     def __init__(self, capacity=5000, credentials=None):
         import collections
@@ -3699,9 +3959,16 @@ class DebugLog:
         task_ids = find_task_ids(message, set())
         for task_id in task_ids:
             self.mask(task_id, "task")
-        body = self.redact(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
-        if len(body) > LOG_BODY_LIMIT:  # the ring keeps 5000 entries: a large message keeps only its start
-            body = body[:LOG_BODY_LIMIT] + "… (%d characters in all)" % len(body)
+        # The ring keeps 5000 entries: a large message keeps only its start. Strings are cut
+        # before encoding (a 20 MB result is not encoded again), far enough past the limit
+        # that a secret is redacted whole before the body is cut.
+        try:
+            kept = cut_long_strings(message, LOG_BODY_LIMIT + self.secrets.longest())
+        except RecursionError:
+            kept = message
+        body = self.redact(json.dumps(kept, ensure_ascii=False, separators=(",", ":")))
+        if len(body) > LOG_BODY_LIMIT or kept is not message:
+            body = body[:LOG_BODY_LIMIT] + "… (cut at %d characters)" % LOG_BODY_LIMIT
         entry = {"type": "message", "direction": direction, "transport": transport, "kind": message_kind(message),
                  "method": message.get("method"), "id": message.get("id"), "body": body}
         if len(task_ids) == 1:
@@ -5099,7 +5366,9 @@ JSON_TERMINAL_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202
                                   "\ud800-\udfff]")
 
 
-ASCII_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+# ASCII that reaches a terminal as is: what clean() deletes from a byte copy to find controls
+VISIBLE_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n"
+OUTPUT_CHUNK = 1024 * 1024  # characters of a large text cleaned and written at a time
 
 
 def terminal_json(value, **options):
@@ -5115,7 +5384,7 @@ def clean(text):
     """Strip ANSI/OSC escape sequences, C0/C1 controls (but newline and tab) and bidi
     overrides from a server's string before it reaches the terminal."""
     text = text if isinstance(text, str) else str(text)
-    if text.isascii() and not ASCII_CONTROLS.search(text):
+    if text.isascii() and not text.encode("ascii").translate(None, VISIBLE_ASCII):
         return text  # every sequence it strips starts with a control character: nothing to do
     return TERMINAL_CONTROLS.sub("", text)
 
@@ -5840,7 +6109,7 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
     session = Session(spec, responder, log, timeout=options.timeout, max_time=options.max_time,
                       probe_timeout=options.probe_timeout, insecure=options.insecure, ca_file=options.ca_file,
                       log_level=options.log_level, max_message_size=options.max_message_size,
-                      max_pages=options.max_pages, deadline=deadline)
+                      max_pages=options.max_pages, deadline=deadline, cache=not options.no_cache)
     session.observers.extend(observers)
     if notice is not None:
         session.notice = notice
@@ -5945,7 +6214,22 @@ class Output:
             self._write(self.stderr, clean(text) + "\n")
 
     def text(self, text):
-        self._write(self.stdout, clean(text).rstrip("\n") + "\n")
+        """``text`` cleaned, ending in one newline. A large one (a 20 MB tool result) is
+        cleaned and written a chunk at a time, cut after a newline where there is one, so
+        no cleaned, trimmed or encoded copy of the whole is made."""
+        length = len(text)
+        if length <= OUTPUT_CHUNK:
+            self._write(self.stdout, clean(text).rstrip("\n") + "\n")
+            return
+        start = 0
+        while start < length:
+            stop = min(start + OUTPUT_CHUNK, length)
+            if stop < length:
+                newline = text.rfind("\n", start, stop)
+                stop = newline + 1 if newline > start else stop
+            chunk = clean(text[start:stop])
+            start = stop
+            self._write(self.stdout, chunk if start < length else chunk.rstrip("\n") + "\n")
 
     def document(self, value):
         if isinstance(value, dict):
@@ -6065,6 +6349,9 @@ def build_parser():
     connection.add_argument("--probe-timeout", type=float, default=5.0, metavar="SECONDS",
                             help="how long a stdio server may stay silent to server/discover (default 5)")
     connection.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
+    connection.add_argument("--no-cache", action="store_true",
+                            help="ask the server every time: no server/discover or list result kept between "
+                                 "commands (2026-07-28 servers say how long one stays fresh)")
     connection.add_argument("--ca-file", metavar="FILE", help="CA bundle for TLS")
     output = parser.add_argument_group("output")
     output.add_argument("--format", choices=("text", "json"), default="text")

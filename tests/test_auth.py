@@ -479,10 +479,11 @@ def test_secrets_stay_out_of_every_output_and_file(cli, start_server, state_dir,
 
 
 def test_tool_list_on_an_open_server_loads_no_auth_machinery(http_server_url, tmp_path):
-    """No 401, no cost: none of auth's modules is imported and no extra request is made."""
+    """No 401, no cost: none of auth's modules is imported and no extra request is made.
+    (fcntl is not auth's alone: the result cache locks its state file with it.)"""
     code = ("import sys, runpy; sys.argv = ['mcp-tui', '--url', %r, '--trace', 'tool', 'list']\n"
             "try:\n runpy.run_path(%r, run_name='__main__')\nexcept SystemExit: pass\n"
-            "heavy = ('hashlib', 'hmac', 'secrets', 'http.server', 'webbrowser', 'fcntl', 'uuid')\n"
+            "heavy = ('hashlib', 'hmac', 'secrets', 'http.server', 'webbrowser', 'uuid')\n"
             "sys.stderr.write('IMPORTED:' + ','.join(m for m in heavy if m in sys.modules) + '\\n')"
             % (http_server_url, str(MCP_TUI)))
     env = dict(os.environ, MCP_TUI_STATE_DIR=str(tmp_path / "state"))

@@ -109,6 +109,20 @@ def test_filters_by_kind_method_and_task():
     assert len(log.select(kinds=("request",))) == 1
 
 
+def test_a_large_message_keeps_its_start_and_no_secret_cut_in_half():
+    from mcp_tui import LOG_BODY_LIMIT
+
+    log = DebugLog()
+    secret = "Zq7-private-value-that-straddles-the-cut"
+    log.mask(secret, "secret")
+    text = "x" * (LOG_BODY_LIMIT - 40) + secret + "y" * (4 * 1024 * 1024)
+    log.message("in", {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": text}]}}, "http")
+    body = log.entries[-1]["body"]
+    assert body.startswith('{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"xxx')
+    assert len(body) < LOG_BODY_LIMIT + 100
+    assert secret[:6] not in body and "yyy" not in body
+
+
 @pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
 def test_each_trace_line_names_the_json_rpc_method_it_carried(cli, start_server, era):
     server = start_server("--fidelity")

@@ -337,3 +337,15 @@ def test_a_printed_task_command_runs_as_printed(run, http_server, state_dir, tas
                            cwd=str(ROOT), timeout=60)
     assert again.returncode == 0, again
     assert json.loads(again.stdout.decode("utf-8"))["task"]["taskId"] == task_id
+
+
+def test_a_large_text_is_cleaned_chunk_by_chunk_and_ends_in_one_newline():
+    import io
+
+    line = "ok \x1b[31mred\x1b[0m \x07bell \u202etext\n"
+    text = line * (3 * mcp_tui.OUTPUT_CHUNK // len(line)) + "x" * (mcp_tui.OUTPUT_CHUNK + 5) + "\n\n\n"
+    stdout = io.StringIO()
+    mcp_tui.Output(stdout=stdout, stderr=io.StringIO()).text(text)
+    written = stdout.getvalue()
+    assert not FORBIDDEN.search(written)
+    assert written == mcp_tui.clean(text).rstrip("\n") + "\n"  # the same text as one clean() would give

@@ -1,5 +1,6 @@
 """Portability: Python 3.8 syntax and stdlib only, and a cheap start-up."""
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -37,3 +38,29 @@ def test_help_does_not_import_the_tui_tls_or_network():
             "print('IMPORTED:' + ','.join(bad))" % str(MCP_TUI))
     proc = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, cwd=str(ROOT))
     assert "IMPORTED:\n" in proc.stdout, proc.stdout[-300:]
+
+
+# What `tool list` over HTTP may import beyond what the floor client (tests/bench/floor_client.py:
+# http.client, json, the same two POSTs) imports. A new module here is start-up time on the CLI's
+# common path: import it where it is used instead, or add it here on purpose.
+TOOL_LIST_EXTRA_MODULES = {"argparse", "gettext", "threading", "_weakrefset",
+                           "_blake2", "fcntl", "msvcrt"}  # the result cache: its key digest, its lock
+
+
+def imported_modules(argv, env):
+    """Every module a run imports, worker threads included (from -X importtime)."""
+    proc = subprocess.run([sys.executable, "-I", "-X", "importtime"] + argv, capture_output=True, text=True,
+                          cwd=str(ROOT), env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return set(re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)\s*$", proc.stderr, re.M))
+
+
+def test_tool_list_over_http_imports_little_beyond_the_floor_client(start_server, state_dir):
+    server = start_server()
+    env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir))
+    mcp_tui = imported_modules([str(MCP_TUI), "--url", server.url, "tool", "list"], env)
+    floor = imported_modules([str(ROOT / "tests" / "bench" / "floor_client.py"), "--url", server.url, "list"], env)
+    extra = mcp_tui - floor
+    assert "argparse" in extra  # the measurement sees mcp-tui's own imports
+    assert extra <= TOOL_LIST_EXTRA_MODULES, "new modules on the tool list path: %s" % sorted(
+        extra - TOOL_LIST_EXTRA_MODULES)

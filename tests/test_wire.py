@@ -117,3 +117,13 @@ def test_the_secret_registry_masks_every_form_of_a_secret():
     text = 'raw tok"/é 1, json %s, url %s' % (json.dumps('tok"/é 1'), "tok%22%2F%C3%A9%201")
     assert registry.redact(text).count(label) == 3 and "tok" not in registry.redact(text)
     assert registry.add("abc") and registry.redact("abc") == "abc"  # too short to mask safely
+
+
+@pytest.mark.parametrize("body", ["json", "sse"])
+def test_a_large_tool_result_arrives_whole(cli, start_server, body):
+    import testserver
+
+    server = start_server("--big-text", "3", *(["--sse-responses"] if body == "sse" else []))
+    result = cli("--url", server.url, "tool", "call", "big_text")
+    assert result.code == 0, result.err[-2000:]
+    assert result.out == "Tool response:\n" + testserver.big_text(3 * 1024 * 1024).rstrip("\n") + "\n"

@@ -20,6 +20,10 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
       --record FILE        append every JSON-RPC message received from the client as one JSON line
       --sse-responses      on HTTP, answer every request as an SSE stream
       --verbose            log one line per message to stderr
+      --cache-ttl-ms N     ttlMs of discover, list and read results (default 60000; 0 = do not cache)
+      --cache-scope public|private   their cacheScope (default public)
+      --big-text MB        list one more tool, big_text, whose result is one text block of MB MiB
+                           (80-character lines; for tests/bench/payload.py)
       --fidelity           behave like real servers do: legacy tasks are kept per session (as the
                            everything server does), the tool ask_on_stream sends its request on the
                            GET stream, and a refused request without a session still gets a session id
@@ -470,6 +474,17 @@ AUTH_TOOLS = (
     _tool("admin_echo", "Admin echo", "Returns the message it is given; needs the admin scope (--auth).",
           {"message": {"type": "string", "description": "Text to echo back"}}, ["message"], annotations=READ_ONLY),
 )
+
+# With --big-text MB only, listed after the others (before extra): one large text block (benchmarks).
+BIG_TEXT_TOOL = _tool("big_text", "Big text", "Returns one text block of --big-text MB (80-character lines).",
+                      annotations=READ_ONLY)
+
+
+def big_text(size):
+    """`size` characters of plain text in 80-character lines (a log, a file dump)."""
+    count = size // 80 + 1
+    return "".join(("payload line %08d " % i).ljust(79, "x") + "\n" for i in range(count))[:size]
+
 
 REPORTS = {
     "Q1": "Q1 revenue: $4.2M across 1,204 orders",
@@ -1173,6 +1188,7 @@ class Server(object):
         self.tasks_enabled = not options.no_tasks
         self.lock = threading.RLock()
         self.extra_tool = False
+        self.big_text = None                  # --big-text: built at the first call
         self.legacy_peers = set()
         self.subscriptions = []
         self.listens = threading.Condition(self.lock)
@@ -1275,10 +1291,9 @@ class Server(object):
         result["_meta"] = meta
         return result
 
-    @staticmethod
-    def _cacheable(result):
-        result["ttlMs"] = CACHE_TTL_MS
-        result["cacheScope"] = CACHE_SCOPE
+    def _cacheable(self, result):
+        result["ttlMs"] = getattr(self.options, "cache_ttl_ms", CACHE_TTL_MS)
+        result["cacheScope"] = getattr(self.options, "cache_scope", CACHE_SCOPE)
         return result
 
     # --- pagination ----------------------------------------------------------------------------
@@ -1339,6 +1354,7 @@ class Server(object):
     def tools(self):
         with self.lock:
             return (list(TOOLS) + (list(AUTH_TOOLS) if getattr(self.options, "auth", False) else [])
+                    + ([BIG_TEXT_TOOL] if getattr(self.options, "big_text", 0) else [])
                     + list(FIDELITY_TOOLS if getattr(self.options, "fidelity", False) else ())
                     + ([EXTRA_TOOL] if self.extra_tool else []))
 
@@ -1408,6 +1424,12 @@ class Server(object):
         return text_result(call.args["message"])
 
     tool_admin_echo = tool_echo               # the same tool behind a scope (AUTH_TOOL_SCOPES)
+
+    def tool_big_text(self, call):
+        with self.lock:
+            if self.big_text is None:         # built once: the benchmark measures the client, not this
+                self.big_text = big_text(self.options.big_text * 1024 * 1024)
+        return text_result(self.big_text)
 
     def tool_weather(self, call):
         days = call.args.get("days", 1)
@@ -3812,6 +3834,12 @@ def parse_args(argv):
     parser.add_argument("--record", metavar="FILE", help="append every client message to FILE (JSON lines)")
     parser.add_argument("--sse-responses", action="store_true", help="answer every HTTP request with SSE")
     parser.add_argument("--verbose", action="store_true", help="log every message to stderr")
+    parser.add_argument("--cache-ttl-ms", type=_count(0), default=CACHE_TTL_MS, metavar="N",
+                        help="ttlMs of discover, list and read results (0: do not cache)")
+    parser.add_argument("--cache-scope", choices=("public", "private"), default=CACHE_SCOPE,
+                        help="cacheScope of discover, list and read results")
+    parser.add_argument("--big-text", type=_count(1), default=0, metavar="MB",
+                        help="list big_text, a tool whose result is one text block of MB MiB")
     parser.add_argument("--fidelity", action="store_true", help="behave like the everything server: tasks per "
                         "session, and the ask_on_stream tool")
     options = parser.parse_args(argv)

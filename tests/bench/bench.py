@@ -66,11 +66,15 @@ NODELAY_SERVER = ("import sys; sys.path.insert(0, %r); import testserver; "
                   % os.path.dirname(TESTSERVER))
 
 OPS = {
-    # op: (mcp-tui words, floor/sdk command, a string stdout must contain)
-    "tool list": (["tool", "list"], "list", "render_report"),
-    "tool call echo": (["tool", "call", "echo", "message=hi"], "echo", "hi"),
-    "task --wait": (["tool", "call", "render_report", "quarter=Q4", "--task", "--wait"], "task", "Q4 revenue"),
+    # op: (mcp-tui words, floor command, SDK command, a string stdout must contain)
+    "tool list": (["tool", "list"], "list", "list", "render_report"),
+    # mcp-tui kept server/discover and tools/list from the warm-up run (the server's ttlMs is an
+    # hour here), so the floor is the one POST of tools/call; the SDK keeps nothing across runs.
+    "warm tool call": (["tool", "call", "echo", "message=hi"], "call", "echo", "hi"),
+    "task --wait": (["tool", "call", "render_report", "quarter=Q4", "--task", "--wait"], "task", "task",
+                    "Q4 revenue"),
 }
+CACHE_TTL = ["--cache-ttl-ms", "3600000"]  # the test server's ttlMs: an hour, so every measured run is warm
 UNWANTED = ("curses", "_curses", "ssl", "_ssl", "asyncio", "subprocess", "email", "http.client", "argparse",
             "urllib.request", "zipfile", "tempfile", "hashlib", "base64", "shlex", "calendar", "datetime",
             # authorization's, which only a server that asks for OAuth may cost
@@ -206,19 +210,19 @@ def build_cases(ways, source_pyz, sdk_python, http_url, transports):
     prefix, cwd = ways["python -m mcp_tui"]
     cases.append(Case("--help", "    python -S -m mcp_tui (no site)", [PY, "-S"] + prefix[1:] + ["--help"],
                       "usage: mcp-tui", cwd))
-    stdio_server = [PY, TESTSERVER, "--page-ms", "0"]
+    stdio_server = [PY, TESTSERVER, "--page-ms", "0"] + CACHE_TTL
     for transport in transports:
         if transport == "http":
             connection, peer = ["--url", http_url], ["--url", http_url]
         else:
             connection, peer = [" ".join(shlex.quote(a) for a in stdio_server)], ["--stdio"] + stdio_server + ["--"]
-        for op, (words, command, expect) in OPS.items():
+        for op, (words, command, sdk_command, expect) in OPS.items():
             group = "%s  %s" % (transport, op)
             cases.append(Case(group, "(b) floor (stdlib)", [PY, FLOOR] + peer + [command], expect, kind="b"))
             for label, (prefix, cwd) in ways.items():
                 cases.append(Case(group, "(c) " + label, prefix + connection + words, expect, cwd, "c"))
             if sdk_python:
-                cases.append(Case(group, "(d) official SDK", [sdk_python, SDK_CLIENT] + peer + [command], expect,
+                cases.append(Case(group, "(d) official SDK", [sdk_python, SDK_CLIENT] + peer + [sdk_command], expect,
                                   kind="d"))
     return cases
 
@@ -454,6 +458,87 @@ def wait_check(ways, env, as_is, seconds):
         server.stop()
 
 
+def task_wait_cpu(ways, sdk_python, env, as_is, seconds):
+    """{client label: CPU ms} of following one render_report task of `seconds` (12 pages) to
+    its end with --wait, every client at once against one server (each child's own rusage,
+    from os.wait4); 2026-07-28 with the tasks extension, pollIntervalMs 1000."""
+    server = start_http_server(["--page-ms", str(int(seconds * 1000 / 12)), "--poll-ms", "1000"], as_is)
+    argvs = {"floor": ([PY, FLOOR, "--url", server.url, "task"], None)}
+    for label, (prefix, cwd) in ways.items():
+        argvs[label] = (prefix + ["--url", server.url] + OPS["task --wait"][0], cwd)
+    if sdk_python:
+        argvs["official SDK"] = ([sdk_python, SDK_CLIENT, "--url", server.url, "task"], None)
+    try:
+        procs = {label: subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd, env=env)
+                 for label, (argv, cwd) in argvs.items()}
+        cpu = {}
+        for label, proc in procs.items():
+            out = proc.stdout.read()
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = status
+            proc.stdout.close()
+            if status != 0 or b"Q4 revenue" not in out:
+                raise Failed("%s: the task --wait run failed (status %d)" % (label, status))
+            cpu[label] = (usage.ru_utime + usage.ru_stime) * 1000
+        return cpu
+    finally:
+        server.stop()
+
+
+SUMMARY_COLUMNS = ("floor", "python -m mcp_tui", "console script", "zipapp (.pyz)", "python mcp_tui.py",
+                   "official SDK")
+
+
+def print_summary(cases, transports, big, wait_cpu):
+    """The one table: each row a job, each column a client; ms of wall time (medians), or
+    ms and peak MiB for the large result, or CPU ms for the long --wait."""
+    labels = {"floor": "(b) floor (stdlib)", "official SDK": "(d) official SDK"}
+    columns = [c for c in SUMMARY_COLUMNS if c != "official SDK" or any(case.kind == "d" for case in cases)]
+    width = 24
+    heads = {"python -m mcp_tui": "-m mcp_tui", "zipapp (.pyz)": "zipapp", "python mcp_tui.py": "mcp_tui.py (src)",
+             "official SDK": "SDK"}
+    print("\nSummary: median wall ms (x the floor) [CPU ms x the floor's: steadier on a busy machine]; "
+          "20 MB rows also peak RSS MiB; the --wait row CPU ms")
+    print("%-26s" % "" + "".join("%*s" % (width, heads.get(c, c)) for c in columns))
+    rows, failures = [], []
+    for transport in transports:
+        for op in ("tool list", "warm tool call"):
+            group = "%s  %s" % (transport, op)
+            values = {c: find(cases, group, labels.get(c, "(c) " + c)) for c in columns}
+            cpus = {c: find(cases, group, labels.get(c, "(c) " + c), True) for c in columns}
+            rows.append(("%s %s" % (transport, op), values, cpus, None))
+    for body, measured in (big or {}).items():
+        by_label = {row.label: row for row in measured}
+        values = {c: by_label[c].wall() * 1000 if c in by_label and not by_label[c].failed else None
+                  for c in columns}
+        peaks = {c: by_label[c].peak() / 1024.0 if c in by_label and not by_label[c].failed else None
+                 for c in columns}
+        cpus = {c: by_label[c].cpu() * 1000 if c in by_label and not by_label[c].failed else None
+                for c in columns}
+        rows.append(("http 20 MB result, %s" % body, values, cpus, peaks))
+        failures.extend("%s %s: %s" % (body, row.label, row.failed) for row in measured if row.failed)
+    for label, values, cpus, peaks in rows:
+        floor, floor_cpu = values.get("floor"), cpus.get("floor")
+        cells = []
+        for column in columns:
+            value = values.get(column)
+            if value is None:
+                cells.append("-")
+                continue
+            cell = "%.0f" % value if column == "floor" or not floor else "%.0f (%.2f)" % (value, value / floor)
+            if column != "floor" and floor_cpu and cpus.get(column):
+                cell += " [%.2f]" % (cpus[column] / floor_cpu)
+            if peaks and peaks.get(column) is not None:
+                cell += " %.0fM" % peaks[column]
+            cells.append(cell)
+        print("%-26s" % label + "".join("%*s" % (width, cell) for cell in cells))
+    if wait_cpu:
+        print("%-26s" % "http 10 s task --wait CPU" + "".join(
+            "%*s" % (width, "%.0f" % wait_cpu[c] if c in wait_cpu else "-") for c in columns))
+    for failure in failures:
+        print("  (-) failed: " + failure)
+
+
 # -- main ---------------------------------------------------------------------------------------------
 
 
@@ -469,6 +554,8 @@ def main():
     parser.add_argument("--no-profile", action="store_true", help="skip importtime and cProfile")
     parser.add_argument("--no-wait", action="store_true", help="skip the 10-second --wait CPU check")
     parser.add_argument("--wait-seconds", type=float, default=10.0)
+    parser.add_argument("--no-payload", action="store_true", help="skip the 20 MB result rows")
+    parser.add_argument("--mb", type=int, default=20, help="size of the large result (default 20)")
     options = parser.parse_args()
     runs = 5 if options.quick else max(1, options.runs)
     transports = [t for t in options.transports.split(",") if t]
@@ -480,7 +567,7 @@ def main():
     try:
         ways, source_pyz, module_dir, snapshot = mcp_tui_ways(work, env)
         sdk_python = find_sdk_python(options.sdk_python)
-        server = start_http_server(["--page-ms", "0"], options.server_as_is)
+        server = start_http_server(["--page-ms", "0"] + CACHE_TTL, options.server_as_is)
         load = os.getloadavg() if hasattr(os, "getloadavg") else None
         print("mcp-tui benchmark: %d runs per case, medians; %s" % (runs, time.strftime("%Y-%m-%d %H:%M")))
         print("interpreter  %s (Python %s, %s)" % (PY, platform.python_version(), platform.platform()))
@@ -524,6 +611,15 @@ def main():
                 print_profile(module_dir, server.url, env, work)
         if not options.no_wait:
             wait_check(ways, env, options.server_as_is, options.wait_seconds)
+        big = wait_cpu = None
+        summary_ways = {label: ways[label] for label in SUMMARY_COLUMNS if label in ways}
+        if not options.no_payload and "http" in transports:
+            import payload
+
+            big = payload.big_result_rows(summary_ways, options.mb, runs, env, sdk_python)
+        if not options.no_wait and "http" in transports:
+            wait_cpu = task_wait_cpu(summary_ways, sdk_python, env, options.server_as_is, options.wait_seconds)
+        print_summary(cases, transports, big, wait_cpu)
     except Failed as exc:
         sys.stderr.write("bench: a run failed:\n%s\n" % exc)
         return 1

@@ -55,7 +55,9 @@ class Http(object):
         response = self.conn.getresponse()
         payload = response.read()
         if response.getheader("Content-Type", "").startswith("text/event-stream"):
-            payload = [line[5:] for line in payload.splitlines() if line.startswith(b"data:")][-1]
+            # The response is the stream's last event, one data line (JSON has no raw newlines);
+            # one slice, no split of the whole body (the floor for a large SSE body).
+            payload = payload[payload.rindex(b"data:") + 5:]
         message = json.loads(payload)
         if "error" in message:
             sys.exit("error: %s" % message["error"])
@@ -91,6 +93,13 @@ class Stdio(object):
         self.proc.wait()
 
 
+def write_content(result):
+    for block in result.get("content", ()):
+        sys.stdout.write(block.get("text", ""))
+        sys.stdout.write("\n")
+    return 0
+
+
 def main(argv):
     if argv[:1] == ["--url"]:
         peer, command = Http(argv[1]), argv[2]
@@ -100,7 +109,11 @@ def main(argv):
     else:
         sys.exit(__doc__)
     try:
+        if command == "call":
+            return write_content(peer.request("tools/call", {"name": "echo", "arguments": {"message": "hi"}}))
         peer.request("server/discover", {})
+        if command == "big":
+            return write_content(peer.request("tools/call", {"name": "big_text", "arguments": {}}))
         tools = peer.request("tools/list", {})["tools"]
         if command == "list":
             sys.stdout.write("".join("%s\n" % tool["name"] for tool in tools))
@@ -121,8 +134,7 @@ def main(argv):
                 result = task["result"]
         else:
             sys.exit("unknown command %r" % command)
-        sys.stdout.write("".join(block.get("text", "") + "\n" for block in result.get("content", ())))
-        return 0
+        return write_content(result)
     finally:
         peer.close()
 

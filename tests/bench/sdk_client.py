@@ -3,7 +3,7 @@
     python sdk_client.py --url URL COMMAND
     python sdk_client.py --stdio PROGRAM [ARG ...] -- COMMAND
 
-COMMAND is `list`, `echo` or `task`, as in floor_client.py. Run it with an interpreter
+COMMAND is `list`, `echo`, `task` or `big`, as in floor_client.py. Run it with an interpreter
 that has `mcp` installed (the `sdk` interop peer venv, $MCP_TUI_PEER_SDK).
 
 `mcp.Client` negotiates the era itself (server/discover, falling back to initialize),
@@ -73,9 +73,13 @@ async def run(server, command):
             result = await client.call_tool("echo", {"message": "hi"})
         elif command == "task":
             result = await client.call_tool("render_report", {"quarter": "Q4"})
+        elif command == "big":
+            result = await client.call_tool("big_text", {})
         else:
             raise SystemExit("unknown command %r" % command)
-        sys.stdout.write("".join(getattr(block, "text", "") + "\n" for block in result.content))
+        for block in result.content:
+            sys.stdout.write(getattr(block, "text", ""))
+            sys.stdout.write("\n")
 
 
 def main(argv):
