@@ -109,6 +109,12 @@ class RequestTimeout(McpTuiError):
     kind = "timeout"
 
 
+class RequestCancelled(McpTuiError):
+    """The user cancelled a request while it ran; the server was told."""
+
+    exit_code = EXIT_INTERRUPTED
+
+
 class ProtocolViolation(McpTuiError):
     """The server broke the protocol (bad JSON, wrong shapes, impossible answers)."""
 
@@ -1142,6 +1148,7 @@ class StreamableHttpTransport:
         self._lock = threading.Lock()
         self._get_thread = None
         self._closing = False
+        self.stream_lost = None  # why the GET stream could not be opened again after a cut
 
     def start(self, channel):
         self._channel = channel
@@ -1312,7 +1319,9 @@ class StreamableHttpTransport:
             try:
                 conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True,
                                                 carries="(server stream)")
-            except McpTuiError:
+            except McpTuiError as exc:
+                if not self._closing and decoder.last_event_id is not None:
+                    self.stream_lost = exc  # the stream was cut and the server is gone
                 return
             if response.status != 200:
                 try:
@@ -1748,6 +1757,17 @@ class RpcChannel:
             except McpTuiError:
                 pass
 
+    def cancel(self, request_id, reason):
+        """Cancel a request in flight from another thread: the server is told as the transport
+        allows, and the waiting caller gets RequestCancelled. False if it had already ended."""
+        with self._lock:
+            pending = self._pending.get(request_id)
+        if pending is None or pending.event.is_set():
+            return False
+        self._cancel(request_id, pending.method, True, reason)
+        self.fail(request_id, RequestCancelled("%s cancelled: %s" % (pending.method, reason)))
+        return True
+
     def notify(self, method, params=None, headers=None):
         message = {"jsonrpc": "2.0", "method": method}
         if params is not None:
@@ -1862,6 +1882,10 @@ class RpcChannel:
             listener(message)
         if self.on_notification:
             self.on_notification(message)
+
+    def closed_error(self):
+        """Why the transport ended (a stdio server exited), or None while it is open."""
+        return self._closed_error
 
     def waiting_for(self, request_id):
         with self._lock:
@@ -2203,6 +2227,16 @@ class TaskRequired(RpcError):
         return RpcError.to_json(self) if self.code is not None else McpTuiError.to_json(self)
 
 
+class UrlElicitationRequired(RpcError):
+    """-32042 (2025-11-25): the request needs the user to open URLs first (the URL-mode
+    elicitations in error.data), and then to send it again."""
+
+    def __init__(self, error, method):
+        RpcError.__init__(self, error, method)
+        data = error.get("data") if isinstance(error.get("data"), dict) else {}
+        self.elicitations = [item for item in data.get("elicitations") or () if isinstance(item, dict)]
+
+
 class Session:
     """One connection to one server, in whichever era it speaks."""
 
@@ -2229,6 +2263,8 @@ class Session:
         self.supported_versions = None
         self.channel = None
         self.transport = None
+        self.closed = False  # close() was called: a transport starting after it is closed at once
+        self.change_listener = None  # the listen stream of listen_for_list_changes (2026-07-28)
         self.observers = []  # callables that see every notification
         self.tools = None  # name -> tool, once listed (see tools_by_name)
         # 2026-07-28 results kept across commands (ResultCache); None when off or not that era
@@ -2448,6 +2484,9 @@ class Session:
         self.transport = transport
         self.channel = RpcChannel(transport, self.log, self._notification, self._server_request, self.deadline)
         self.channel.start()
+        if self.closed:  # closed from another thread while it started: no server may outlive that
+            self.channel.close()
+            raise ConnectionFailed("the connection attempt was cancelled")
 
     def _discover_modern(self, timeout):
         """server/discover: the probe in auto mode, and the source of capabilities."""
@@ -2486,6 +2525,8 @@ class Session:
 
     def _client_capabilities(self, declare_tasks=False):
         capabilities = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
+        if self.era == "legacy":
+            capabilities["roots"] = {"listChanged": True}  # roots_changed() sends the notification
         if self.era == "modern" and declare_tasks:
             capabilities["extensions"] = {TASKS_EXTENSION: {}}
         return capabilities
@@ -2531,7 +2572,12 @@ class Session:
         With ``cached``, a fresh result an earlier command kept (2026-07-28) is the answer;
         either way a cacheable result that arrives is kept."""
         if self.era != "modern":
-            return self._legacy_request(method, params, timeout, max_time, on_progress, request_id)
+            try:
+                return self._legacy_request(method, params, timeout, max_time, on_progress, request_id)
+            except RpcError as exc:
+                if exc.code == -32042:
+                    raise UrlElicitationRequired(exc.error, method)
+                raise
         keep = self.cache is not None and method in CACHED_METHODS
         if keep and cached:
             result = self.cache.get(method, params)
@@ -2666,6 +2712,20 @@ class Session:
             answers[key] = self.responder.answer(item["method"], item.get("params") or {}, self.display_name())
         return answers
 
+    def roots_changed(self):
+        """The client's roots changed. A handshake-era server is told (notifications/roots/
+        list_changed); a 2026-07-28 server asks for roots with each request that needs them.
+        Returns whether a notification went out."""
+        if self.era != "legacy":
+            return False
+        self.notify("notifications/roots/list_changed")
+        return True
+
+    def cancel_request(self, request_id, reason="cancelled by the user"):
+        """Stop a request in flight (notifications/cancelled, or its stream closed under
+        2026-07-28 HTTP); its caller gets RequestCancelled. False if it had already ended."""
+        return self.channel.cancel(request_id, reason)
+
     def notify(self, method, params=None):
         headers = self._legacy_headers() if self.era == "legacy" else None
         self.channel.notify(method, params, headers)
@@ -2740,6 +2800,13 @@ class Session:
         self.request("server/discover", {})
         return "server/discover"
 
+    def set_log_level(self, level):
+        """Server log messages from ``level`` up: logging/setLevel in the handshake era; in
+        2026-07-28 every request from now on carries the level in its _meta."""
+        if self.era == "legacy":
+            self.request("logging/setLevel", {"level": level})
+        self.log_level = level
+
     def sends_param_headers(self):
         """Whether x-mcp-header annotations become Mcp-Param-* headers (2026-07-28 over HTTP)."""
         return self.era == "modern" and self.transport.name == "streamable-http"
@@ -2762,7 +2829,7 @@ class Session:
             if (self.capabilities.get(capability) or {}).get("listChanged"):
                 flags[flag] = True
         if flags:
-            self.listen(flags, lambda message: None)
+            self.change_listener = self.listen(flags, lambda message: None)
 
     def display_name(self):
         info = self.server_info or {}
@@ -2792,7 +2859,19 @@ class Session:
         ``on_message`` until the returned subscription is closed."""
         return Subscription(self, filters, on_message, declare_tasks)
 
+    def connection_lost(self):
+        """The error that ended the connection, or None while it is up: a stdio server's exit,
+        the end of the listen stream (2026-07-28) or of the GET stream (2025-11-25 HTTP) that
+        could not be opened again."""
+        if self.closed or self.channel is None:
+            return None
+        listener = self.change_listener
+        return (self.channel.closed_error() or (listener.lost if listener is not None else None)
+                or getattr(self.transport, "stream_lost", None))
+
     def close(self):
+        """Safe from any thread, also while open() runs on another one (that attempt fails)."""
+        self.closed = True
         if self.channel is not None:
             self.channel.close()
 
@@ -2804,6 +2883,8 @@ class Subscription:
         self.acknowledged = threading.Event()
         self.accepted = None
         self.error = None  # why the listen ended before its acknowledgement
+        self.lost = None  # why the listen ended, when close() did not end it
+        self._closed = False
         self._on_message = on_message
         session.channel.listeners[json.dumps(self.request_id)] = self._deliver
         params = {"notifications": filters}
@@ -2817,15 +2898,20 @@ class Subscription:
         self._on_message(message)
 
     def _run(self, params, declare_tasks):
+        ended = ConnectionFailed("the server ended the subscriptions/listen stream")
         try:
             self.session.request("subscriptions/listen", params, declare_tasks=declare_tasks,
                                  timeout=365 * 86400.0, max_time=365 * 86400.0, request_id=self.request_id)
         except McpTuiError as exc:
             if not self.acknowledged.is_set():
                 self.error = exc
+            ended = exc
+        if not self._closed:
+            self.lost = ended
         self.acknowledged.set()
 
     def close(self):
+        self._closed = True
         channel = self.session.channel
         channel.listeners.pop(json.dumps(self.request_id), None)
         if channel.transport.name == "stdio":
@@ -3170,10 +3256,22 @@ def check_required(arguments, schema, what):
             "s" if len(missing) > 1 else "", what, ", ".join(missing)))
 
 
-def call_tool(session, name, arguments, on_progress=None):
+def complete_argument(session, ref, name, value, context=None):
+    """completion/complete for one argument of a prompt (ref/prompt) or a resource template
+    (ref/resource); ``context``: the other arguments already given. Returns the result; its
+    ``completion`` holds values, total and hasMore."""
+    params = {"ref": ref, "argument": {"name": name, "value": value}}
+    if context:
+        params["context"] = {"arguments": context}
+    return session.request("completion/complete", params)
+
+
+def call_tool(session, name, arguments, on_progress=None, request_id=None):
     """A plain tools/call (never a task). Returns the CallToolResult; raises TaskRequired
     for a tool that runs only as a task. When the tool came from a list an earlier command
-    kept and the server says that list is out of date, it lists again and calls once more."""
+    kept and the server says that list is out of date, it lists again and calls once more.
+    ``request_id``: to cancel the call with session.cancel_request (the second call, a new
+    request, gets a new id)."""
     while True:
         tool = find_tool(session, name)
         session.check_direct_call(tool)
@@ -3181,10 +3279,11 @@ def call_tool(session, name, arguments, on_progress=None):
                   "_meta": {"progressToken": "mcp-tui-%d" % session.channel.next_id()}}
         from_cache = session.answered_from_cache("tools/list")
         try:
-            return session.request("tools/call", params, tool=tool, on_progress=on_progress)
+            return session.request("tools/call", params, tool=tool, on_progress=on_progress, request_id=request_id)
         except RpcError as exc:
             if not (from_cache and session.stale_tool_error(exc)):
                 raise
+        request_id = None
         tools_by_name(session, refresh=True)
 
 
@@ -3958,6 +4057,12 @@ class TaskLedger:
         return sum(1 for entry in self.store.read().values()
                    if (entry.get("session") or {}).get("id") == session_id and "unknownSince" not in entry
                    and not entry.get("fetched") and entry.get("status") != "cancelled")
+
+    def recorded_for(self, spec):
+        """(fingerprint, entry) of the recorded tasks of one connection, newest first."""
+        record = spec.ledger_record()
+        found = [(key, entry) for key, entry in self.store.read().items() if entry.get("connection") == record]
+        return sorted(found, key=lambda item: item[1].get("createdAt") or "", reverse=True)
 
     def listable_connections(self):
         """The distinct (connection, session) pairs of recorded tasks in a form that has
@@ -6268,13 +6373,14 @@ def describe_expiry(view, now=None):
 
 
 def connect(spec, options, responder, log, observers=(), deadline=None, resume=None, notice=None, tell=None,
-            browser_step=None):
+            browser_step=None, started=None):
     """Open a session to ``spec`` as the options say: the one way the CLI, the TUI and the
     keeper connect. ``deadline`` (time.monotonic) bounds everything the session does;
     ``resume`` is a recorded legacy HTTP session to continue instead of a handshake
     (Session.session_record); ``notice`` hears what the user should know about the session,
     and ``tell`` what they must act on now (an authorization URL to open), unless
-    ``browser_step`` shows that step itself (Authorizer.browser_step).
+    ``browser_step`` shows that step itself (Authorizer.browser_step); ``started(session)``
+    sees the session before it opens, so another thread can close it to abandon the attempt.
     On failure the session is closed, and the error carries the server's last stderr lines
     (``stderr_lines``)."""
     spec.auth = spec.auth or authorizer_for(spec, options, log, tell or notice or (lambda text: None))
@@ -6287,6 +6393,8 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
     session.observers.extend(observers)
     if notice is not None:
         session.notice = notice
+    if started is not None:
+        started(session)
     try:
         if spec.kind == "session":
             session.adopt(*attach_kept_session(spec.name, log, options.timeout))
@@ -6883,14 +6991,11 @@ class Cli:
         argument_name, _, value = split_key_value(args[2]) if "=" in args[2] else (args[2], "=", "")
         context = parse_arguments(args[3:], strings_only=True)
         ref = {"type": "ref/prompt", "name": target} if kind == "prompt" else {"type": "ref/resource", "uri": target}
-        params = {"ref": ref, "argument": {"name": argument_name, "value": value}}
-        if context:
-            params["context"] = {"arguments": context}
         session = self.connect()
         if "completions" not in session.capabilities:
             raise UsageError("%s does not offer completions (no completions capability); nothing was sent"
                              % session.display_name())
-        result = session.request("completion/complete", params)
+        result = complete_argument(session, ref, argument_name, value, context)
         completion = result.get("completion") or {}
         if self.out.json:
             self.out.document(result)
@@ -7310,6 +7415,9 @@ def terminal_prompt(prompt):
 # waits on an Event until the user answers it.
 
 TUI_TICK_MS = 100  # idle redraw period: elapsed times and TTLs count while no key is pressed
+INBOX_BUDGET = 0.05  # seconds of posted work per turn of the loop, between a redraw and a key
+TOAST_SECONDS = 5.0  # how long server news (a log line, a resource update) shows over the key hints
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")  # RFC 5424
 MIN_COLUMNS, MIN_ROWS = 40, 10
 
 
@@ -7377,10 +7485,19 @@ class Tui:
         self.stack = []
         self.status = ""
         self.status_is_error = False
+        self.question = None  # (text, on_yes) while a y/n question waits for its key
+        self.toast = None  # (text, until): a server log line over the hints, leaving the status alone
         self.session = None
         self.tasks = None  # the session's TaskForm
+        self.attempt = None  # the ConnectAttempt under way
+        self.disconnected = None  # why the connection ended, until a reconnect
         self.task_book = TaskBook()
         self.follower = TaskFollower(self)
+        self.history = CallHistory()
+        self.roots = list(options.root)  # the roots offered to servers; the roots screen (R) edits them
+        self.subscriptions = {}  # resource URI -> its ChangeWatch (None while it is being set up)
+        self.changed = set()  # subscribed resources the server changed since they were last read
+        self.tool_screens = {}  # tool name -> its ToolScreen, kept for the session
         self.exit_code = None
 
     # -- the loop -------------------------------------------------------------------------
@@ -7394,6 +7511,7 @@ class Tui:
         try:
             while self.exit_code is None:
                 self.run_posted()
+                self.notice_lost_connection()
                 self.draw()
                 key = self.keys.read()
                 if key is not None:
@@ -7401,7 +7519,10 @@ class Tui:
         except KeyboardInterrupt:
             self.exit_code = EXIT_INTERRUPTED
         finally:
+            self.bracketed_paste(False)
             self.closing.set()  # input requests still waiting get "cancel"
+            if self.attempt is not None:
+                self.attempt.abandon(wait=True)  # a server being started must not outlive the app
             if self.session is not None:
                 self.session.close()
         return self.exit_code
@@ -7409,18 +7530,23 @@ class Tui:
     def prepare_terminal(self):
         curses = self.curses
         curses.raw()  # Ctrl+C, Ctrl+S and Ctrl+Q arrive as keys, not as signals or flow control
+        curses.nonl()  # Return arrives as itself: a pasted CR LF is one line break, not two
         self.window.keypad(True)
         self.window.timeout(TUI_TICK_MS)
         curses.typeahead(-1)  # finish every repaint even while keys are waiting: no half-drawn screens
+        self.bracketed_paste(True)
         try:
             curses.curs_set(0)
         except curses.error:
             pass  # a terminal without cursor visibility control: the reverse-video cursor still shows
 
     def run_posted(self):
+        """Run what the workers posted, for at most INBOX_BUDGET seconds: a server that floods
+        notifications must not keep the screen from being drawn or keys from being read."""
         import queue
 
-        while True:
+        until = time.monotonic() + INBOX_BUDGET
+        while time.monotonic() < until:
             try:
                 function, args = self.inbox.get_nowait()
             except queue.Empty:
@@ -7457,14 +7583,37 @@ class Tui:
                 if done is not None:
                     self.post(done, value)
 
-        threading.Thread(target=run, daemon=True).start()
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        return thread
 
     def report_failure(self, exc):
         self.say(describe_failure(exc), True)
+        if isinstance(exc, ConnectionFailed) and not isinstance(exc, HttpStatusError):
+            self.connection_ended(exc)  # an HTTP server is known gone only when a request fails
 
     def say(self, text, error=False):
         self.status = first_line(clean(text)) if text else ""
         self.status_is_error = error
+
+    def show_toast(self, text):
+        """News from the server for a few seconds over the key hints: the status line keeps
+        the outcome of what the user did."""
+        self.toast = (first_line(clean(text)), time.monotonic() + TOAST_SECONDS)
+
+    def ask(self, text, on_yes):
+        """A y/n question on the status line; the next key answers it (only y says yes)."""
+        self.question = (text, on_yes)
+        self.say("%s y/n" % text)
+
+    def answer_question(self, key):
+        text, on_yes = self.question
+        self.question = None
+        if key in ("y", "Y"):
+            self.say("")
+            on_yes()
+        else:
+            self.say("Kept.")
 
     # -- keys -----------------------------------------------------------------------------
 
@@ -7473,13 +7622,17 @@ class Tui:
             self.window.clear()  # repaint everything at the new size
             return
         if key == "^C":
-            self.exit_code = EXIT_INTERRUPTED
+            if not self.stack[-1].interrupt():
+                self.exit_code = EXIT_INTERRUPTED
             return
         if key == "^L":
             self.window.clear()
             return
         if key == "F12":
             self.open_debug()
+            return
+        if key == "^R" and self.session is not None:
+            self.reconnect()
             return
         if key == "F1":
             self.open_help()
@@ -7488,8 +7641,13 @@ class Tui:
             if key in ("q", "ESC"):
                 self.exit_code = EXIT_OK
             return
+        if self.question is not None:
+            self.answer_question(key)
+            return
         screen = self.stack[-1]
-        if not screen.on_key(key):
+        if isinstance(key, Paste):
+            screen.on_paste(key.text)
+        elif not screen.on_key(key):
             self.browse_key(key)
 
     def browse_key(self, key):
@@ -7500,6 +7658,16 @@ class Tui:
             self.open_debug()
         elif key == "T":
             self.open_tasks()
+        elif key == "H":
+            self.open(HistoryScreen(self))
+        elif key == "C":
+            self.open(ConnectScreen(self, self.session.spec if self.session else self.spec))
+        elif key == "p" and self.session is not None:
+            self.ping()
+        elif key == "L" and self.session is not None:
+            self.open(LogLevelScreen(self))
+        elif key == "R":
+            self.open(RootsScreen(self))
         elif key == "?":
             self.open_help()
 
@@ -7523,6 +7691,68 @@ class Tui:
             self.stack.remove(screen)
             if on_top:
                 self.stack[-1].on_show()
+
+    def ping(self):
+        session = self.session
+        self.say("Pinging %s ..." % session.display_name())
+
+        def work():
+            started = time.monotonic()
+            method = session.ping()
+            return method, time.monotonic() - started
+
+        self.spawn(work, lambda answer: self.say("Ping: %.1f ms round trip (%s)." % (answer[1] * 1000, answer[0])))
+
+    def toggle_subscription(self, uri):
+        """s on a resource: subscribe to its updates, or end the subscription."""
+        if uri in self.subscriptions:
+            watch = self.subscriptions.pop(uri)
+            self.changed.discard(uri)
+            if watch is not None:
+                self.spawn(watch.close, lambda _: self.say("Unsubscribed from %s." % uri))
+            return
+        self.subscribe([uri])
+
+    def subscribe(self, uris):
+        session = self.session
+        for uri in uris:
+            self.subscriptions[uri] = None
+            self.say("Subscribing to %s ..." % uri)
+
+            def done(watch, uri=uri):
+                if session is not self.session or uri not in self.subscriptions:
+                    threading.Thread(target=watch.close, daemon=True).start()  # given up meanwhile
+                    return
+                self.subscriptions[uri] = watch
+                self.say("Subscribed to %s%s." % (uri, ": the server refused it" if uri in watch.refused else ""),
+                         uri in watch.refused)
+
+            def failed(exc, uri=uri):
+                self.subscriptions.pop(uri, None)
+                self.report_failure(exc)
+
+            self.spawn(lambda uri=uri: session.watch([uri], lambda message: None), done, failed)
+
+    def roots_changed(self):
+        session = self.session
+        if session is None or self.disconnected:
+            self.say("Roots changed (%d); a server gets them when it asks." % len(self.roots))
+            return
+        self.spawn(session.roots_changed, lambda sent: self.say(
+            "Roots changed (%d); %s" % (len(self.roots), "the server was told (notifications/roots/list_changed)."
+                                        if sent else "the server gets them with its next request for them.")))
+
+    def resource_mark(self, uri):
+        """* changed since read, + subscribed, else nothing."""
+        return "*" if uri in self.changed else "+" if uri in self.subscriptions else " "
+
+    def open_tool(self, tool):
+        """The tool's screen as it was left (arguments, result, a call still running), or a
+        new one when the tool is new or the server changed it."""
+        screen = self.tool_screens.get(tool.get("name"))
+        if screen is None or screen.tool != tool:
+            screen = self.tool_screens[tool.get("name")] = ToolScreen(self, tool)
+        self.open(screen)
 
     def open_debug(self):
         if not isinstance(self.stack[-1], DebugScreen):
@@ -7556,17 +7786,44 @@ class Tui:
             canvas.fill(0, self.style.title)
             canvas.put(0, 1, "%s  |  %s" % (screen.title(), self.connection_summary()), self.style.title)
             screen.draw(canvas.sub(1, 0, rows - 3, columns))
-            canvas.put(rows - 2, 0, screen.hints(), self.style.dim)
-            canvas.put(rows - 1, 0, self.status, self.style.error if self.status_is_error else self.style.status)
+            if self.toast and time.monotonic() < self.toast[1]:
+                canvas.put(rows - 2, 0, self.toast[0], self.style.bold)
+            else:
+                canvas.put(rows - 2, 0, screen.hints(), self.style.dim)
+            self.draw_status(canvas.sub(rows - 1, 0, 1, columns))
         self.window.noutrefresh()
         self.curses.doupdate()
+
+    def draw_status(self, canvas):
+        """The status line; while the connection is down it says so (in its own style) until
+        a y/n question or a reconnect needs the line."""
+        if self.disconnected and self.question is None and not self.attempt:
+            canvas.fill(0, self.style.disconnected)
+            canvas.put(0, 0, "Disconnected: %s  (^R reconnects, C connects elsewhere)" % self.disconnected,
+                       self.style.disconnected)
+        else:
+            canvas.put(0, 0, self.status, self.style.error if self.status_is_error else self.style.status)
 
     def connection_summary(self):
         session = self.session
         if session is None:
             return "mcp-tui: not connected"
         summary = session.summary()
-        return "%s  %s  %s" % (session.display_name(), summary["protocolVersion"], summary["transport"])
+        return "%s  %s  %s%s" % (session.display_name(), summary["protocolVersion"], summary["transport"],
+                                 "  [disconnected]" if self.disconnected else "")
+
+    def bracketed_paste(self, on):
+        """The terminal marks pasted text (Esc [200~ ... Esc [201~), so a pasted newline is
+        text, not Enter; terminals without the mode ignore the request."""
+        self.write_terminal("\x1b[?2004%s" % ("h" if on else "l"))
+
+    def write_terminal(self, sequence):
+        """A control sequence for the terminal itself, sent between two curses refreshes."""
+        try:
+            sys.stdout.write(sequence)
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
 
     def copy_to_clipboard(self, text):
         """OSC 52 asks the terminal to put ``text`` on the clipboard; terminals that do not
@@ -7574,50 +7831,99 @@ class Tui:
         import base64
 
         payload = base64.b64encode(text.encode("utf-8")).decode("ascii")
-        try:
-            sys.stdout.write("\x1b]52;c;%s\x07" % payload)
-            sys.stdout.flush()
-        except (OSError, ValueError):
-            pass
+        self.write_terminal("\x1b]52;c;%s\x07" % payload)
 
     def outside_curses(self, action):
         """Run ``action`` with the terminal given back (a console browser may take it)."""
         self.curses.def_prog_mode()
+        self.bracketed_paste(False)
         self.curses.endwin()
         try:
             return action()
         finally:
             self.curses.reset_prog_mode()
+            self.bracketed_paste(True)
             self.window.clear()
 
     # -- the session ----------------------------------------------------------------------
 
-    def open_session(self, spec, on_failure):
-        """Connect on a worker; on success the main screen replaces the connection screen."""
-        responder = TuiResponder(self, self.stubs[0], self.stubs[1], self.opts.root)
+    def open_session(self, spec, on_failure, fresh=True):
+        """Connect on a worker. ``fresh``: a new server, whose main screen replaces every
+        screen; otherwise (a reconnect) the screens stay and refresh."""
+        if self.attempt is not None:
+            self.attempt.abandon()
+        responder = TuiResponder(self, self.stubs[0], self.stubs[1], self.roots)
+        attempt = self.attempt = ConnectAttempt()
 
         def work():
             session = connect(spec, self.opts, responder, self.log, tell=lambda text: self.post(self.say, text),
-                              browser_step=lambda step: self.post(self.open, AuthorizeScreen(self, step)))
+                              browser_step=lambda step: self.post(self.open, AuthorizeScreen(self, step)),
+                              started=attempt.started)
+            if attempt.abandoned:
+                session.close()
+                raise ConnectionFailed("the connection attempt was cancelled")
             session.listen_for_list_changes()
             return session
 
-        self.spawn(work, self.connected, lambda exc: on_failure(exc, getattr(exc, "stderr_lines", [])))
+        def failed(exc):
+            if attempt is self.attempt:
+                self.attempt = None
+                on_failure(exc, getattr(exc, "stderr_lines", []))
 
-    def connected(self, session):
-        if self.exit_code is not None:
-            session.close()  # the user quit while it connected
+        attempt.thread = self.spawn(work, lambda session: self.connected(session, attempt, fresh), failed)
+
+    def cancel_connect(self):
+        """Esc while connecting: give up the attempt (its server is stopped) and stay."""
+        if self.attempt is not None:
+            self.attempt.abandon()
+            self.attempt = None
+
+    def connected(self, session, attempt, fresh):
+        if self.exit_code is not None or attempt is not self.attempt:
+            session.close()  # the user quit, or gave up on this attempt, while it connected
             return
-        self.session = session
+        self.attempt = None
+        old, self.session, self.disconnected = self.session, session, None
+        if old is not None:
+            threading.Thread(target=old.close, daemon=True).start()  # a slow goodbye must not freeze the UI
         self.tasks = tasks_for(session)
         session.observers.append(lambda message: self.post(self.on_notification, message))
-        home = MainScreen(self)
-        self.stack = [home]
-        self.window.clearok(True)
-        home.reload()
+        homes = [screen for screen in self.stack if isinstance(screen, MainScreen)]
+        if fresh or not homes:
+            self.tool_screens = {}
+            homes = [MainScreen(self)]
+            self.stack = homes[:]
+            self.window.clearok(True)
+        homes[0].reload()
+        uris, self.subscriptions = list(self.subscriptions) if not fresh else [], {}
+        self.changed = set() if fresh else self.changed
+        self.subscribe(uris)  # a reconnect subscribes again to what the old session had
         summary = session.summary()
-        self.say("Connected to %s (%s, %s)." % (session.display_name(), summary["protocolVersion"],
-                                                summary["transport"]))
+        self.say("%s to %s (%s, %s)." % ("Connected" if fresh else "Reconnected", session.display_name(),
+                                         summary["protocolVersion"], summary["transport"]))
+
+    def reconnect(self):
+        """Ctrl+R: the same server again (a stdio server is started afresh), the screens kept."""
+        spec = self.session.spec
+        self.say("Reconnecting to %s ..." % spec.describe())
+        threading.Thread(target=self.session.close, daemon=True).start()
+        self.open_session(spec, self.reconnect_failed, fresh=False)
+
+    def reconnect_failed(self, exc, stderr_lines):
+        self.disconnected = "reconnecting failed: %s" % describe_failure(exc)
+        self.say(self.disconnected, True)
+
+    def notice_lost_connection(self):
+        """A stdio server's exit shows at once, keypress or not (the loop ticks)."""
+        if self.session is not None and not self.disconnected:
+            lost = self.session.connection_lost()
+            if lost is not None:
+                self.connection_ended(lost)
+
+    def connection_ended(self, exc):
+        if self.session is not None and not self.disconnected and self.attempt is None:
+            self.disconnected = describe_failure(exc)
+            self.log.event("tui", "disconnected: %s" % self.disconnected)
 
     def on_notification(self, message):
         method = message.get("method") or ""
@@ -7632,12 +7938,10 @@ class Tui:
                     screen.reload([kind])
             self.say("The server changed its %s list; refreshed." % kind)
         elif method == "notifications/message":
-            data = params.get("data")
-            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-            logger = params.get("logger")
-            self.say("[%s]%s %s" % (params.get("level", "info"), " " + str(logger) + ":" if logger else "", text))
+            self.show_toast(log_text(params))
         elif method == "notifications/resources/updated":
-            self.say("Resource updated: %s" % params.get("uri", "?"))
+            self.changed.add(str(params.get("uri")))
+            self.show_toast("Resource updated: %s (marked * in the list)" % params.get("uri", "?"))
 
     # -- tasks ----------------------------------------------------------------------------
 
@@ -7682,12 +7986,52 @@ class PendingAnswer:
         self.event.set()
 
 
+class AnswerThen:
+    """Where a form's answer goes when no thread waits for it: to a function."""
+
+    def __init__(self, then):
+        self.then = then
+
+    def give(self, value):
+        self.then(value)
+
+
+class ConnectAttempt:
+    """One connection being opened on a worker, which the UI thread may abandon (Esc, quit,
+    another attempt): abandoning closes the session, and a session that opens afterwards
+    is closed at once, so no server process is left behind."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.session = None
+        self.abandoned = False
+        self.thread = None
+
+    def started(self, session):
+        with self.lock:
+            self.session = session
+            if self.abandoned:
+                raise ConnectionFailed("the connection attempt was cancelled")
+
+    def abandon(self, wait=False):
+        with self.lock:
+            self.abandoned = True
+            session = self.session
+        if session is not None:
+            threading.Thread(target=session.close, daemon=True).start()
+        if wait and self.thread is not None:
+            self.thread.join(5.0)  # the worker closes what it opened; then the process may exit
+            if self.session is not None:
+                self.session.close()
+
+
 class TuiResponder(InputResponder):
     """Elicitation and sampling answered on screen (direct requests, MRTR rounds and task
     input alike); --elicit-stub and --sampling-stub still win when given."""
 
     def __init__(self, app, elicit_stub, sampling_stub, roots):
         InputResponder.__init__(self, elicit_stub, sampling_stub, roots)
+        self.roots = roots  # the app's own list: the roots screen's edits apply to the next answer
         self.app = app
 
     def elicit(self, params, server_name):
@@ -7814,8 +8158,17 @@ class Screen:
         """True when the screen used the key; otherwise the app's shared keys apply."""
         return False
 
+    def on_paste(self, text):
+        """Pasted text goes into a text field; a screen without one drops it (a paste is
+        never a run of key presses)."""
+        self.app.say("Nothing to paste into here.", True)
+
     def on_show(self):
         pass
+
+    def interrupt(self):
+        """Ctrl+C: True when the screen stopped some work of its own; otherwise the app quits."""
+        return False
 
 
 class TextScreen(Screen):
@@ -7855,21 +8208,48 @@ class FieldScreen(Screen):
         self.started = None
         self.elapsed = None
         self.progress = ""
+        self.clean_state = None  # the fields as last opened or run: Esc asks before losing edits
+        self.completer = None  # a Completer where the server completes this form's values
 
     def hints(self):
+        if self.completer and self.completer.offered():
+            return "Tab complete  Up/Down move  Enter/^X %s  PgUp/PgDn scroll  Esc back" % self.submit_label.lower()
         return "Tab/arrows move  Enter/^X %s  PgUp/PgDn scroll  F12 debug  Esc back" % self.submit_label.lower()
 
     def on_key(self, key):
+        if self.clean_state is None:
+            self.mark_clean()  # before the first key changes anything
         if key == "ESC":
-            self.cancel()
+            if self.changed():
+                self.app.ask("Discard your input?", self.discard)
+            else:
+                self.cancel()
             return True
         if key == "^X":
             self.submit()
             return True
         if key in ("PGUP", "PGDN"):
             return self.output.on_key(key)
+        focused = self.field_list.items[self.field_list.focus] if self.field_list.items else None
+        if key == "TAB" and self.completer and isinstance(focused, TextField) and self.completer.offered():
+            self.completer.complete(focused)
+            return True
         self.field_list.on_key(key)
-        return True  # a form screen owns every key, so letters type
+        return True  # a form screen owns every key, so letters type (an unknown Alt key does nothing)
+
+    def on_paste(self, text):
+        if not self.field_list.paste(text):
+            self.app.say("Move to a text field to paste.", True)
+
+    def mark_clean(self):
+        self.clean_state = self.field_list.state()
+
+    def changed(self):
+        return self.clean_state is not None and self.field_list.state() != self.clean_state
+
+    def discard(self):
+        self.field_list.restore(self.clean_state)
+        self.cancel()
 
     def cancel(self):
         self.app.back()
@@ -7911,6 +8291,7 @@ class FieldScreen(Screen):
             self.app.say("Still running; wait for it to finish.", True)
             return
         self.running, self.started, self.elapsed, self.progress = True, time.monotonic(), None, ""
+        self.mark_clean()  # what was run is kept; Esc now leaves without asking
         self.output.set_text("")
         self.app.spawn(work, lambda value: self.finish(done, value), self.fail)
 
@@ -7923,6 +8304,19 @@ class FieldScreen(Screen):
         self.elapsed = time.monotonic() - self.started if self.started else None
         self.output.set_text("Error: %s" % describe_failure(exc))
         self.app.say(describe_failure(exc), True)
+        if isinstance(exc, UrlElicitationRequired):
+            self.offer_urls(exc)
+
+    def offer_urls(self, exc):
+        """-32042: each URL the server needs opened gets the URL-request screen (nothing opens
+        without consent); afterwards ^X sends the request again."""
+        server = self.app.session.display_name()
+        for params in reversed(exc.elicitations):
+            then = AnswerThen(lambda answer: self.app.say(
+                "URL request: %s. When you are done there, ^X sends the request again." % answer["action"]))
+            self.app.open(UrlElicitationScreen(self.app, dict(params, mode="url"), server, then))
+        self.output.set_text("Error: %s\n\nThe server needs %d URL(s) opened first; then press ^X to retry." % (
+            describe_failure(exc), len(exc.elicitations)))
 
     def collect(self, required=True):
         """The form's values, or None after saying what is wrong (and focusing that field)."""
@@ -7966,7 +8360,19 @@ class ConnectScreen(FieldScreen):
         return "Connect"
 
     def hints(self):
-        return "Tab/arrows move  Enter/^X connect  F12 debug  Esc quit"
+        if self.running:
+            return "Esc cancel the attempt  F12 debug"
+        return "Tab/arrows move  Enter/^X connect  F12 debug  Esc %s" % ("back" if self.stacked() else "quit")
+
+    def stacked(self):
+        """Opened from the main screen (C), over a session that stays until a new one opens."""
+        return len(self.app.stack) > 1 and self.app.stack[-1] is self
+
+    def on_key(self, key):
+        if key == "ESC" and self.running:
+            self.cancel()
+            return True
+        return FieldScreen.on_key(self, key)
 
     def help_lines(self):
         return ["Type a URL or a stdio command line, pick the transport and protocol version, add headers",
@@ -7974,7 +8380,15 @@ class ConnectScreen(FieldScreen):
                 "the Claude Desktop, VS Code and .mcp.json files are listed as buttons: Enter connects."]
 
     def cancel(self):
-        self.app.exit_code = EXIT_OK
+        if self.running:
+            self.app.cancel_connect()
+            self.running, self.elapsed = False, time.monotonic() - self.started
+            self.output.set_text("Connection attempt cancelled.\n\n" + self.known_servers_text())
+            self.app.say("Connection attempt cancelled.")
+        elif self.stacked():
+            self.app.back()
+        else:
+            self.app.exit_code = EXIT_OK
 
     def known_servers_text(self):
         if not self.known:
@@ -8050,19 +8464,22 @@ class MainScreen(Screen):
         self.tab = 0
         self.catalogs = {name: Catalog() for name in self.TABS[:3]}
         self.selections = {name: Selection() for name in self.TABS[:3]}
-        self.filter = TextField("filter", "Filter")
-        self.filtering = False
+        self.filter = SearchBar()
         self.detail = TextView("")
         self.detail_entry = None  # the entry the detail pane shows, to scroll back up on a new one
+        self.loading = set()  # the lists a reload still waits for
+        self.announce = False
         self.server_view = TextView("")
 
     def title(self):
         return "mcp-tui"
 
     def hints(self):
-        if self.filtering:
+        if self.filter.active:
             return "type to filter  Enter keep  Esc clear"
-        return "Enter open  / filter  r refresh  1-4 tabs  T tasks  D debug  ? help  q quit"
+        if self.TABS[self.tab] == "server":
+            return "j/k scroll  r refresh  p ping  L log level  T tasks  H history  ? help  q quit"
+        return "Enter open  / filter  r refresh  p ping  T tasks  H history  ? help  q quit"
 
     def help_lines(self):
         return ["1-4, Tab, Left/Right    switch tabs (Tools, Resources and templates, Prompts, Server)",
@@ -8075,8 +8492,13 @@ class MainScreen(Screen):
 
     # -- loading --------------------------------------------------------------------------
 
-    def reload(self, kinds=None):
+    def reload(self, kinds=None, announce=False):
+        """Load the lists again; ``announce``: say so on the status line, and when it is done."""
         session = self.app.session
+        self.loading = set()
+        self.announce = announce
+        if announce:
+            self.app.say("Refreshing the lists ...")
         for kind in kinds or self.TABS[:3]:
             if kind not in self.catalogs:
                 continue
@@ -8085,6 +8507,7 @@ class MainScreen(Screen):
                 catalog.offered, catalog.entries = False, []
                 continue
             catalog.loading = True
+            self.loading.add(kind)
             self.app.spawn(lambda kind=kind: CATALOG_LOADERS[kind](session),
                            lambda entries, kind=kind: self.loaded(kind, entries),
                            lambda exc, kind=kind: self.load_failed(kind, exc))
@@ -8092,16 +8515,31 @@ class MainScreen(Screen):
     def loaded(self, kind, entries):
         catalog = self.catalogs[kind]
         catalog.entries, catalog.error, catalog.loading = entries, None, False
+        self.one_loaded(kind)
 
     def load_failed(self, kind, exc):
         catalog = self.catalogs[kind]
         catalog.error, catalog.loading = describe_failure(exc), False
+        self.one_loaded(kind)
+        if isinstance(exc, ConnectionFailed):
+            self.app.report_failure(exc)
+
+    def one_loaded(self, kind):
+        """The refresh's status line ends with the last list: how it went."""
+        self.loading.discard(kind)
+        if self.loading or not self.announce:
+            return
+        failed = [name for name, catalog in self.catalogs.items() if catalog.error]
+        if failed:
+            self.app.say("Refresh failed for %s: %s" % (", ".join(failed), self.catalogs[failed[0]].error), True)
+        else:
+            self.app.say("Lists refreshed.")
 
     # -- keys -----------------------------------------------------------------------------
 
     def on_key(self, key):
-        if self.filtering:
-            return self.filter_key(key)
+        if self.filter.active:
+            return self.filter.on_key(key)
         name = self.TABS[self.tab]
         if key in ("1", "2", "3", "4"):
             self.tab = int(key) - 1
@@ -8110,10 +8548,9 @@ class MainScreen(Screen):
         elif key in ("BTAB", "LEFT", "h"):
             self.tab = (self.tab - 1) % len(self.TABS)
         elif key == "/":
-            self.filtering = True
+            self.filter.active = True
         elif key == "r":
-            self.reload()
-            self.app.say("Refreshing the lists ...")
+            self.reload(announce=True)
         elif name == "server":
             return self.server_view.on_key(key)
         elif key == "ENTER":
@@ -8121,35 +8558,32 @@ class MainScreen(Screen):
         elif key in ("J", "K"):
             self.detail.on_key("DOWN" if key == "J" else "UP")
         elif key == "ESC":
-            self.filter.set_text("")  # Esc clears a filter; only q quits from here
+            self.filter.clear()  # Esc clears a filter; only q quits from here
         else:
             return self.selections[name].on_key(key, len(self.visible_entries()))
         return True
 
-    def filter_key(self, key):
-        if key == "ENTER":
-            self.filtering = False
-        elif key == "ESC":
-            self.filtering = False
-            self.filter.set_text("")
-        else:
-            self.filter.on_key(key)
-        return True
+    def on_paste(self, text):
+        self.filter.paste(text)  # pasting on the list filters it, as / then the text would
 
-    def visible_entries(self):
-        name = self.TABS[self.tab]
+    def visible_entries(self, name=None):
+        """The entries of a tab (this one by default) that match the filter."""
+        name = name or self.TABS[self.tab]
         if name == "server":
             return []
-        needle = self.filter.text.lower()
-        return [e for e in self.catalogs[name].entries if needle in e.search_text]
+        needle = self.filter.needle()
+        entries = self.catalogs[name].entries
+        return [e for e in entries if needle in e.search_text] if needle else entries
 
     def open_selected(self):
         entries = self.visible_entries()
         if not entries:
             return
         entry = entries[self.selections[self.TABS[self.tab]].index]
-        screen = {"tool": ToolScreen, "resource": ResourceScreen, "template": TemplateScreen,
-                  "prompt": PromptScreen}[entry.kind]
+        if entry.kind == "tool":
+            self.app.open_tool(entry.data)
+            return
+        screen = {"resource": ResourceScreen, "template": TemplateScreen, "prompt": PromptScreen}[entry.kind]
         self.app.open(screen(self.app, entry.data))
 
     # -- drawing --------------------------------------------------------------------------
@@ -8181,16 +8615,16 @@ class MainScreen(Screen):
         elif not catalog.offered:
             count = "-"
         elif name == "resources":
-            kinds = [e.kind for e in catalog.entries]
+            kinds = [e.kind for e in self.visible_entries(name)]  # counts follow the filter
             count = "%d+%d" % (kinds.count("resource"), kinds.count("template"))
         else:
-            count = str(len(catalog.entries))
+            count = str(len(self.visible_entries(name)))
         return "%s (%s)" % (name.capitalize(), count)
 
     def draw_list(self, canvas):
         name = self.TABS[self.tab]
         catalog = self.catalogs[name]
-        height = canvas.height - (1 if self.filtering or self.filter.text else 0)
+        height = canvas.height - (1 if self.filter.shown() else 0)
         entries = self.visible_entries()
         if not catalog.offered:
             canvas.put(0, 0, "The server offers no %s." % name, self.app.style.dim)
@@ -8199,15 +8633,12 @@ class MainScreen(Screen):
         elif catalog.loading and not catalog.entries:
             canvas.put(0, 0, "Loading ...", self.app.style.dim)
         elif not entries:
-            canvas.put(0, 0, "No match." if self.filter.text else "None.", self.app.style.dim)
+            canvas.put(0, 0, "No match." if self.filter.needle() else "None.", self.app.style.dim)
         selection = self.selections[name]
-        for row, index in enumerate(selection.window(len(entries), height)):
-            attr = self.app.style.reverse if index == selection.index else 0
-            canvas.fill(row, attr)
+        for row, index, attr in list_rows(canvas, 0, height, selection, len(entries), self.app.style):
+            canvas.put(row, 0, self.app.resource_mark(entries[index].data.get("uri")), attr)
             canvas.put(row, 1, entries[index].label, attr)
-        if self.filtering or self.filter.text:
-            canvas.put(canvas.height - 1, 0, "/", self.app.style.bold)
-            self.filter.draw(canvas.sub(canvas.height - 1, 2, 1, canvas.width - 2), self.filtering, self.app.style)
+        self.filter.draw(canvas.sub(canvas.height - 1, 0, 1, canvas.width), self.app.style)
 
     def draw_detail(self, canvas):
         entries = self.visible_entries()
@@ -8286,14 +8717,21 @@ def entry_detail(entry):
 
 class ToolScreen(FieldScreen):
     """A form built from the tool's inputSchema. Execute calls the tool, or with task mode
-    (Ctrl+T) calls it as a task and follows it to its result."""
+    (Ctrl+T) calls it as a task and follows it to its result. The app keeps one per tool
+    for the session: reopened, it shows the last arguments and result, and a call keeps
+    running while the screen is closed."""
 
     submit_label = "Execute"
 
     def __init__(self, app, tool):
         FieldScreen.__init__(self, app, first_line(str(tool.get("description") or "")))
         self.tool = tool
-        self.task_mode = False
+        execution = tool.get("execution") if isinstance(tool.get("execution"), dict) else {}
+        self.task_mode = execution.get("taskSupport") == "required"  # it runs only as a task
+        self.call = None  # the CallRecord of the call in flight
+        self.result = None  # the last result, for its resource links
+        self.request_id = None  # a plain call's JSON-RPC id, to cancel it
+        self.task_id = None  # a task call's task, to cancel it
         schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
         self.field_list = FieldList(schema_fields(schema, titles=False) + [
             Button("Execute", self.submit),
@@ -8304,6 +8742,8 @@ class ToolScreen(FieldScreen):
         return "Tool: %s%s" % (self.tool.get("name"), " [task mode]" if self.task_mode else "")
 
     def hints(self):
+        if self.running:
+            return "^C cancel the call  Tab move  PgUp/PgDn result  Esc back (it keeps running)"
         return "^X execute  ^T task mode  ^Y copy command  Tab move  PgUp/PgDn result  Esc back"
 
     def help_lines(self):
@@ -8312,7 +8752,11 @@ class ToolScreen(FieldScreen):
                 "^X                         execute (required fields are checked first)",
                 "^T                         task mode: call the tool as a task and follow it",
                 "^Y                         copy the equivalent mcp-tui command (shell-quoted; OSC 52 clipboard)",
-                "PgUp/PgDn                  scroll the result          Esc  back to the list"]
+                "^C, or x on a button       cancel the running call (a task: asks, then tasks/cancel)",
+                "^O                         open a resource the result links to (resource_link)",
+                "^S                         save the result's contents (text, images, audio, blobs) to files",
+                "PgUp/PgDn                  scroll the result",
+                "Esc                        back to the list; a running call goes on, its result stays here"]
 
     def on_key(self, key):
         if key == "^T":
@@ -8321,6 +8765,14 @@ class ToolScreen(FieldScreen):
         if key == "^Y":
             self.copy_command()
             return True
+        if key == "^O":
+            self.follow_link()
+            return True
+        if key == "^S":
+            open_save_screen(self.app, self.result)
+            return True
+        if key == "x" and self.running and isinstance(self.field_list.items[self.field_list.focus], Button):
+            return self.interrupt()
         return FieldScreen.on_key(self, key)
 
     def toggle_task_mode(self):
@@ -8337,9 +8789,13 @@ class ToolScreen(FieldScreen):
         self.app.say("Copied: " + command)
 
     def submit(self):
+        if self.running:
+            self.app.say("Still running; ^C cancels it.", True)
+            return
         arguments = self.collect()
         if arguments is None:
             return
+        self.call = self.app.history.begin(self.tool["name"], arguments, self.task_mode)
         if self.task_mode:
             self.execute_as_task(arguments)
         else:
@@ -8349,17 +8805,31 @@ class ToolScreen(FieldScreen):
         session, name = self.app.session, self.tool["name"]
         self.app.say("Calling %s ..." % name)
         on_progress = lambda params: self.app.post(self.show_progress, params)
-        self.start(lambda: call_tool(session, name, arguments, on_progress), self.show_result)
+        request_id = self.request_id = session.channel.next_id()
+        self.start(lambda: call_tool(session, name, arguments, on_progress, request_id), self.show_result)
 
     def execute_as_task(self, arguments):
         tasks = self.app.tasks
         try:
             tasks.require_tools_call()
         except McpTuiError:
+            self.call.end("not sent", "The server declared no task support for tools/call.")
             self.app.say("The server declared no task support for tools/call; Ctrl+T turns task mode off.", True)
             return
         self.app.say("Calling %s as a task ..." % self.tool["name"])
         self.start(lambda: tasks.call(self.tool, arguments), self.task_started)
+
+    def interrupt(self):
+        """Ctrl+C (or x): cancel the running call; a task is cancelled after a question."""
+        if not self.running:
+            return False
+        if self.task_id is not None:
+            row = self.app.task_book.rows.get(self.task_id)
+            if row is not None:
+                self.app.ask("Cancel task %s?" % short_task_id(self.task_id), lambda: cancel_task(self.app, row))
+        elif self.request_id is not None and self.app.session.cancel_request(self.request_id):
+            self.app.say("Cancelling %s ..." % self.tool["name"])
+        return True
 
     def task_started(self, outcome):
         if outcome.task is None:
@@ -8368,6 +8838,7 @@ class ToolScreen(FieldScreen):
                 self.app.say(" ".join(outcome.notes))
             return
         task = outcome.task
+        self.task_id = task.task_id
         self.app.task_created(task, self.tool["name"])
         self.running, self.progress = True, "task %s" % short_task_id(task.task_id)
         self.app.say("Task %s created: %s" % (short_task_id(task.task_id), task.status_line()))
@@ -8375,43 +8846,189 @@ class ToolScreen(FieldScreen):
 
     def task_result(self, result):
         self.running, self.elapsed = False, time.monotonic() - self.started
-        self.output.set_text(clean(render_tool_result(result)))
+        self.show_result(result, quiet=True)
 
     def show_progress(self, params):
         self.progress = progress_text(params)
 
-    def show_result(self, result):
-        self.output.set_text(clean(render_tool_result(result)))
-        self.app.say("The tool reported an error (isError: true)." if result.get("isError")
-                     else "Tool executed successfully.", bool(result.get("isError")))
+    def follow_link(self):
+        """^O: read a resource the result links to (a resource_link block)."""
+        links = [block for block in (self.result or {}).get("content") or ()
+                 if isinstance(block, dict) and block.get("type") == "resource_link" and block.get("uri")]
+        if not links:
+            self.app.say("The result links to no resource.", True)
+        elif len(links) == 1:
+            self.app.open(ResourceScreen(self.app, links[0]))
+        else:
+            self.app.open(PickScreen(self.app, "Open a linked resource", [str(link["uri"]) for link in links],
+                                     lambda index: self.app.open(ResourceScreen(self.app, links[index]))))
+
+    def show_result(self, result, quiet=False):
+        self.result = result
+        text = clean(render_tool_result(result))
+        self.output.set_text(text)
+        self.ended("tool error" if result.get("isError") else "ok", text)
+        if not quiet:
+            self.tell("The tool reported an error (isError: true)." if result.get("isError")
+                      else "Tool executed successfully.", bool(result.get("isError")))
 
     def fail(self, exc):
         FieldScreen.fail(self, exc)
+        self.ended("cancelled" if isinstance(exc, RequestCancelled) else "failed", self.output.text)
         if isinstance(exc, TaskRequired):
-            self.app.say("Tool %s runs only as a task: press Ctrl+T for task mode, then execute." % exc.tool_name, True)
+            advice = "Tool %s runs only as a task: press Ctrl+T for task mode, then execute." % exc.tool_name
+            self.output.set_text(advice)  # not the CLI's "add --task"
+            self.tell(advice, True)
+        elif not isinstance(exc, RequestCancelled):
+            self.tell(describe_failure(exc), True)
+
+    def ended(self, status, text):
+        if self.call is not None:
+            self.call.end(status, text)
+        self.request_id = self.task_id = None
+
+    def tell(self, text, error=False):
+        """The status line; a call that ends while its screen is closed names its tool."""
+        on_top = self.app.stack and self.app.stack[-1] is self
+        self.app.say(text if on_top else "%s: %s" % (self.tool.get("name"), text), error)
+
+
+class PickScreen(Screen):
+    """Choose one of a few lines; Enter hands its index to ``on_pick``."""
+
+    def __init__(self, app, name, labels, on_pick):
+        Screen.__init__(self, app)
+        self.name, self.labels, self.on_pick = name, labels, on_pick
+        self.selection = Selection()
+
+    def title(self):
+        return self.name
+
+    def hints(self):
+        return "Enter choose  j/k move  q back"
+
+    def draw(self, canvas):
+        for row, index, attr in list_rows(canvas, 0, canvas.height, self.selection, len(self.labels), self.app.style):
+            canvas.put(row, 1, self.labels[index], attr)
+
+    def on_key(self, key):
+        if key == "ENTER" and self.labels:
+            self.app.close_screen(self)
+            self.on_pick(self.selection.index)
+            return True
+        return self.selection.on_key(key, len(self.labels))
+
+
+class CallRecord:
+    """One tool call of this session, for the history screen."""
+
+    def __init__(self, tool, arguments, task_mode):
+        self.tool, self.arguments, self.task_mode = tool, arguments, task_mode
+        self.started_at = time.time()
+        self.started = time.monotonic()
+        self.duration = None
+        self.status = "running"
+        self.result = ""
+
+    def end(self, status, result):
+        self.duration = time.monotonic() - self.started
+        self.status, self.result = status, result
+
+    def cells(self):
+        duration = "%.2fs" % self.duration if self.duration is not None else "%.1fs" % (time.monotonic() - self.started)
+        return (clock_time_of(self.started_at), self.tool + (" [task]" if self.task_mode
+                else ""), self.status, duration, json.dumps(self.arguments, ensure_ascii=False))
+
+    def text(self):
+        when, tool, status, duration, _ = self.cells()
+        return "\n".join(["Tool:      %s" % tool, "Started:   %s" % when, "Duration:  %s" % duration,
+                          "Status:    %s" % status, "Arguments:", json.dumps(self.arguments, indent=2, ensure_ascii=False),
+                          "", "Result:", self.result or "(none yet)"])
+
+
+class CallHistory:
+    def __init__(self):
+        self.calls = []
+
+    def begin(self, tool, arguments, task_mode):
+        record = CallRecord(tool, arguments, task_mode)
+        self.calls.append(record)
+        return record
+
+
+class HistoryScreen(Screen):
+    """Every tool call of the session, newest first: arguments, duration, status, result."""
+
+    COLUMNS = ("TIME", "TOOL", "STATUS", "TOOK", "ARGUMENTS")
+
+    def __init__(self, app):
+        Screen.__init__(self, app)
+        self.selection = Selection()
+
+    def title(self):
+        return "History"
+
+    def hints(self):
+        return "Enter the whole call  j/k move  q back"
+
+    def help_lines(self):
+        return ["j/k, arrows  move          Enter  the call: arguments, duration, status and its result"]
+
+    def calls(self):
+        return list(reversed(self.app.history.calls))
+
+    def on_key(self, key):
+        calls = self.calls()
+        if key == "ENTER" and calls:
+            record = calls[self.selection.index]
+            self.app.open(TextScreen(self.app, "Call: %s" % record.tool, record.text()))
+            return True
+        return self.selection.on_key(key, len(calls))
+
+    def draw(self, canvas):
+        calls = self.calls()
+        widths = [8, 18, 10, 8, max(10, canvas.width - 48)]
+        canvas.put(0, 0, format_columns(self.COLUMNS, widths), self.app.style.bold)
+        if not calls:
+            canvas.put(1, 0, "No calls yet: run a tool (Enter on it, then ^X).", self.app.style.dim)
+        for row, index, attr in list_rows(canvas, 1, canvas.height - 1, self.selection, len(calls), self.app.style):
+            canvas.put(row, 0, format_columns(calls[index].cells(), widths), attr)
 
 
 class ResourceScreen(Screen):
-    """A resource's contents, read on a worker, to scroll through."""
+    """A resource's contents, read on a worker, to scroll through; s subscribes to its
+    updates, w saves its contents."""
 
     def __init__(self, app, resource):
         Screen.__init__(self, app)
         self.resource = resource
-        self.view = TextView("Reading %s ..." % resource.get("uri"))
+        self.uri = str(resource.get("uri"))
+        self.result = None
+        self.view = TextView("Reading %s ..." % self.uri)
         self.read()
 
     def title(self):
-        return "Resource: %s" % self.resource.get("uri")
+        mark = {"*": "  [changed: r reads again]", "+": "  [subscribed]"}.get(self.app.resource_mark(self.uri), "")
+        return "Resource: %s%s" % (self.uri, mark)
 
     def hints(self):
-        return "j/k PgUp/PgDn Home/End scroll  r read again  %s  q back" % self.view.position()
+        subscribe = ("s unsubscribe  " if self.uri in self.app.subscriptions else "s subscribe  ") if (
+            self.app.session.capabilities.get("resources") or {}).get("subscribe") else ""
+        return "j/k scroll  r read again  %sw save  %s  q back" % (subscribe, self.view.position())
+
+    def help_lines(self):
+        return ["j/k, PgUp/PgDn, Home/End  scroll          r  read it again",
+                "s  subscribe to its updates (a changed resource is marked * in the list), again: unsubscribe",
+                "w  save its contents (text as UTF-8, blobs decoded) to files in a directory"]
 
     def read(self):
-        session, uri = self.app.session, self.resource.get("uri")
+        session, uri = self.app.session, self.uri
+        self.app.changed.discard(uri)
         self.app.spawn(lambda: session.request("resources/read", {"uri": uri}), self.show,
                        lambda exc: self.view.set_text("Error: %s" % describe_failure(exc)))
 
     def show(self, result):
+        self.result = result
         self.view.set_text(render_contents(result))
 
     def draw(self, canvas):
@@ -8420,8 +9037,82 @@ class ResourceScreen(Screen):
     def on_key(self, key):
         if key == "r":
             self.read()
-            return True
-        return self.view.on_key(key)
+        elif key == "s":
+            self.app.toggle_subscription(self.uri)
+        elif key == "w":
+            open_save_screen(self.app, self.result)
+        else:
+            return self.view.on_key(key)
+        return True
+
+
+def content_payloads(result):
+    """What a tool result or a resources/read result holds, as (bytes, uri, kind, mime):
+    text as UTF-8, base64 blobs, images and audio decoded; links have no bytes."""
+    items = []
+    for block in (result or {}).get("content") or (result or {}).get("contents") or ():
+        if not isinstance(block, dict):
+            continue
+        inner = block.get("resource") if isinstance(block.get("resource"), dict) else block
+        kind = block.get("type") or ("text" if "text" in inner else "blob")
+        if isinstance(inner.get("text"), str):
+            data = inner["text"].encode("utf-8")
+        elif isinstance(inner.get("blob") or block.get("data"), str):
+            data = base64_bytes(inner.get("blob") or block.get("data"))
+        else:
+            continue
+        if data is not None:
+            items.append((data, inner.get("uri"), kind, inner.get("mimeType") or block.get("mimeType")))
+    return items
+
+
+def open_save_screen(app, result):
+    payloads = content_payloads(result)
+    if not payloads:
+        app.say("Nothing to save yet." if result is None else "The result holds no content to save.", True)
+        return
+    app.open(save_screen(app, payloads))
+
+
+def save_screen(app, payloads):
+    """Save every content of a result to files in a directory (named after the URI or the
+    kind; never over an existing file)."""
+
+    def accept(directory):
+        saver = BlobSaver(os.path.expanduser(directory))
+        try:
+            paths = [saver.save(data, uri, kind, mime) for data, uri, kind, mime in payloads]
+        except OSError as exc:
+            app.say("Cannot save: %s" % describe_os_error(exc), True)
+            return False
+        app.say("Saved %s" % ", ".join(paths))
+        return True
+
+    listing = "\n".join("  %s  %s, %d bytes" % (uri or kind, mime or "?", len(data))
+                        for data, uri, kind, mime in payloads)
+    return LineScreen(app, "Save contents", "Save %d content item(s):\n%s" % (len(payloads), listing),
+                      TextField("directory", "Directory", required=True, text=os.getcwd()), "Save", accept)
+
+
+class LineScreen(FieldScreen):
+    """One line to type (a task ID, a directory) and a button: ``accept(text)`` does the
+    work and says True when the screen is done."""
+
+    def __init__(self, app, name, intro, field, button, accept):
+        FieldScreen.__init__(self, app, intro)
+        self.name, self.line, self.accept = name, field, accept
+        self.submit_label = button
+        self.field_list = FieldList([field, Button(button, self.submit)])
+
+    def title(self):
+        return self.name
+
+    def has_output(self):
+        return False
+
+    def submit(self):
+        if self.accept(self.line.text.strip()):
+            self.app.close_screen(self)
 
 
 class TemplateScreen(FieldScreen):
@@ -8435,6 +9126,7 @@ class TemplateScreen(FieldScreen):
         self.template = template
         fields = [TextField(name, name, required=True) for name in template_variables(template.get("uriTemplate", ""))]
         self.field_list = FieldList(fields + [Button("Read", self.submit)])
+        self.completer = Completer(self, {"type": "ref/resource", "uri": template.get("uriTemplate", "")})
 
     def title(self):
         return "Template: %s" % (self.template.get("title") or self.template.get("name"))
@@ -8449,6 +9141,50 @@ class TemplateScreen(FieldScreen):
 
     def show(self, result):
         self.output.set_text(render_contents(result))
+
+
+class Completer:
+    """Tab in a prompt argument or template variable asks the server (completion/complete)
+    for values that start with what is typed: one fills the field, several are listed in
+    the output pane and Tab again steps through them."""
+
+    def __init__(self, screen, ref):
+        self.screen = screen
+        self.ref = ref
+        self.field = None
+        self.typed = None  # what the field held when the values came
+        self.values = []
+        self.index = -1
+
+    def offered(self):
+        return "completions" in self.screen.app.session.capabilities
+
+    def complete(self, field):
+        if field is self.field and self.values and (field.text in self.values or field.text == self.typed):
+            self.index = (self.index + 1) % len(self.values)  # Tab again: the next value
+            field.set_text(self.values[self.index])
+            return
+        app, ref, value = self.screen.app, self.ref, field.text
+        context = {f.key: f.text for f in self.screen.field_list.fields() if f is not field and f.text}
+        app.say("Asking the server to complete %s ..." % field.label)
+        app.spawn(lambda: complete_argument(app.session, ref, field.key, value, context),
+                  lambda result: self.offer(field, result.get("completion")))
+
+    def offer(self, field, completion):
+        completion = completion if isinstance(completion, dict) else {}
+        values = [str(v) for v in completion.get("values") or () if isinstance(v, (str, int, float))]
+        self.field, self.values, self.index, self.typed = field, values, -1, field.text
+        app = self.screen.app
+        if not values:
+            app.say("No completions for %s." % field.label)
+        elif len(values) == 1:
+            field.set_text(values[0])
+            app.say("Completed %s." % field.label)
+        else:
+            more = "  (and more)" if completion.get("hasMore") else ""
+            self.screen.output.set_text("Completions for %s (Tab picks the next):\n%s%s" % (
+                field.label, "\n".join("  " + v for v in values), more))
+            app.say("%d values for %s: Tab steps through them." % (len(values), field.label))
 
 
 TEMPLATE_EXPRESSION = r"\{([+#./;?&]?)([^}]*)\}"
@@ -8499,6 +9235,7 @@ class PromptScreen(FieldScreen):
         fields = [TextField(a["name"], a["name"], required=bool(a.get("required")), description=a.get("description"))
                   for a in arguments]
         self.field_list = FieldList(fields + [Button("Get prompt", self.submit)])
+        self.completer = Completer(self, {"type": "ref/prompt", "name": prompt.get("name")})
         if not fields:
             self.submit()
 
@@ -8517,6 +9254,102 @@ class PromptScreen(FieldScreen):
         self.output.set_text("\n".join(lines) + render_messages(result.get("messages")) or "(no messages)")
 
 
+class RootsScreen(Screen):
+    """The roots (directories) offered to servers that ask (roots/list): add and remove."""
+
+    def __init__(self, app):
+        Screen.__init__(self, app)
+        self.selection = Selection()
+
+    def title(self):
+        return "Roots"
+
+    def hints(self):
+        return "a add  d remove  j/k move  q back" if self.app.roots else "a add a root  q back"
+
+    def help_lines(self):
+        return ["a   add a root: a directory path (shown to servers as a file:// URI)",
+                "d   remove the selected root (asks first)",
+                "A change is announced to a 2025-11-25 server (notifications/roots/list_changed); a",
+                "2026-07-28 server asks for roots with each request that needs them."]
+
+    def draw(self, canvas):
+        roots = self.app.roots
+        canvas.put(0, 0, "Roots offered to the server when it asks (roots/list):", self.app.style.dim)
+        if not roots:
+            canvas.put(2, 0, "None. Press a to add a directory.", self.app.style.dim)
+        for row, index, attr in list_rows(canvas, 2, canvas.height - 2, self.selection, len(roots), self.app.style):
+            entry = root_entry(roots[index])
+            canvas.put(row, 1, "%s  %s" % (entry["name"], entry["uri"]), attr)  # the name: a long URI is cut
+
+    def on_key(self, key):
+        roots = self.app.roots
+        if key == "a":
+            self.app.open(add_root_screen(self.app))
+        elif key == "d" and roots:
+            path = roots[self.selection.index]
+            self.app.ask("Remove root %s?" % path, lambda: self.remove(path))
+        else:
+            return self.selection.on_key(key, len(roots))
+        return True
+
+    def remove(self, path):
+        if path in self.app.roots:
+            self.app.roots.remove(path)
+            self.app.roots_changed()
+
+
+def add_root_screen(app):
+    def accept(path):
+        path = os.path.expanduser(path)
+        if not os.path.isdir(path):
+            app.say("Not a directory: %s" % (path or "(empty)"), True)
+            return False
+        app.roots.append(os.path.abspath(path))
+        app.roots_changed()
+        return True
+
+    return LineScreen(app, "Add a root", "A directory to offer to servers as a root:", TextField(
+        "path", "Directory", required=True, placeholder="a path, e.g. ~/projects/app"), "Add", accept)
+
+
+class LogLevelScreen(Screen):
+    """Pick the level from which the server sends log messages (they show as a toast and on
+    the debug screen's Logs tab)."""
+
+    def __init__(self, app):
+        Screen.__init__(self, app)
+        self.selection = Selection()
+        current = app.session.log_level
+        self.selection.index = LOG_LEVELS.index(current) if current in LOG_LEVELS else 1
+
+    def title(self):
+        return "Log level"
+
+    def hints(self):
+        return "Enter set  j/k move  q back"
+
+    def draw(self, canvas):
+        offered = "logging" in self.app.session.capabilities
+        canvas.put(0, 0, "Server log messages from this level up:" if offered else
+                   "The server declares no logging capability; it may ignore the level.", self.app.style.dim)
+        for row, index, attr in list_rows(canvas, 2, canvas.height - 2, self.selection, len(LOG_LEVELS),
+                                          self.app.style):
+            mark = "*" if LOG_LEVELS[index] == self.app.session.log_level else " "
+            canvas.put(row, 0, " %s %s " % (mark, LOG_LEVELS[index]), attr)
+
+    def on_key(self, key):
+        if key != "ENTER":
+            return self.selection.on_key(key, len(LOG_LEVELS))
+        level, session = LOG_LEVELS[self.selection.index], self.app.session
+        self.app.back()
+        self.app.say("Setting the log level to %s ..." % level)
+        self.app.spawn(lambda: session.set_log_level(level),
+                       lambda _: self.app.say("Log level: %s (server logs show over the key hints and on the "
+                                              "debug screen's Logs tab)." % level))
+        return True
+
+
 class TasksScreen(Screen):
     """Every task this session created, plus those a 2025-11-25 server lists."""
 
@@ -8524,21 +9357,42 @@ class TasksScreen(Screen):
         Screen.__init__(self, app)
         self.selection = Selection()
         self.refreshing = False
+        self.recorded = []  # (fingerprint, entry) of this server's tasks from earlier runs (the ledger)
 
     def title(self):
         return "Tasks"
 
     def hints(self):
-        return "Enter detail  c cancel  r refresh  a answer/follow  j/k move  q back"
+        row = self.selected()
+        if row is None:
+            return "o open a task by ID  r refresh  q back"
+        live = "" if row.task.terminal else "c cancel  a follow  "
+        return "Enter detail  %so open by ID  r refresh  j/k move  q back" % live
 
     def help_lines(self):
         return ["Enter   the task's detail (TTL, pending input, error) and its result",
-                "c       cancel the selected task (tasks/cancel)",
+                "c       cancel the selected task (asks first; tasks/cancel); not on a task that has ended",
                 "r       refresh every task from the server (and tasks/list where the server has it)",
-                "a       follow the task: answer its input requests in forms and wait for the result"]
+                "a       follow the task: answer its input requests in forms and wait for the result",
+                "o       open a task by its ID (one from an earlier run, or another client)",
+                "*       after a status: this screen follows the task (its input requests open forms)"]
 
     def on_show(self):
         self.refresh()
+        self.recorded = self.earlier_tasks()
+
+    def earlier_tasks(self):
+        """The ledger's tasks of this server that this session has not seen: listed by
+        fingerprint (the ledger keeps no ID); o opens one by its ID."""
+        app = self.app
+        if app.ledger is None or not app.session.outlives_process():
+            return []  # a stdio server's tasks end with its process
+        try:
+            recorded = app.ledger.recorded_for(app.session.spec)
+        except (OSError, McpTuiError):
+            return []
+        seen = set(fingerprint(task_id) for task_id in app.task_book.rows)
+        return [(key, entry) for key, entry in recorded if key not in seen]
 
     def rows(self):
         return self.app.task_book.newest_first()
@@ -8554,9 +9408,11 @@ class TasksScreen(Screen):
         elif key == "ENTER" and row:
             self.app.open(TaskDetailScreen(self.app, row))
         elif key == "c" and row:
-            cancel_task(self.app, row)
+            ask_to_cancel(self.app, row)
         elif key == "a" and row:
             answer_task(self.app, row)
+        elif key == "o":
+            self.app.open(open_task_screen(self.app))
         else:
             return self.selection.on_key(key, len(self.rows()))
         return True
@@ -8584,6 +9440,7 @@ class TasksScreen(Screen):
             self.refreshing = False
             for task in found:
                 self.app.task_seen(task)
+            self.recorded = self.earlier_tasks()  # a listed task is no longer only in the ledger
             self.app.say("Tasks refreshed (%d)." % len(self.app.task_book.rows))
 
         def failed(exc):
@@ -8598,39 +9455,60 @@ class TasksScreen(Screen):
         if support is None:
             canvas.put(0, 0, "The server declared no task support.", self.app.style.dim)
             return
-        canvas.put(0, 0, "%s%s" % (support.label, "  (refreshing ...)" if self.refreshing else ""),
-                   self.app.style.dim)
+        canvas.put(0, 0, "%s%s  (* followed here)" % (support.label, "  (refreshing ...)" if self.refreshing
+                                                          else ""), self.app.style.dim)
         widths = task_columns(canvas.width)
-        canvas.put(1, 0, format_columns(("STATUS", "PROGRESS", "UPDATED", "CREATED", "TTL LEFT", "TOOL / TASK"),
-                                        widths), self.app.style.bold)
+        canvas.put(1, 0, format_columns(TASK_HEADINGS, widths), self.app.style.bold)
         rows = self.rows()
         if not rows:
             canvas.put(2, 0, "No tasks yet: run a tool in task mode (Ctrl+T in its form).", self.app.style.dim)
         now = time.time()
-        for line, index in enumerate(self.selection.window(len(rows), canvas.height - 2)):
+        earlier = canvas.height // 3 if self.recorded else 0  # rows kept for the ledger's tasks
+        shown = self.selection.window(len(rows), max(1, canvas.height - 2 - earlier))
+        for line, index in enumerate(shown):
             row = rows[index]
             attr = self.app.style.reverse if index == self.selection.index else 0
             canvas.fill(line + 2, attr)
             canvas.put(line + 2, 0, format_columns(task_cells(row, now), widths), attr)
+        if self.recorded:
+            top = 2 + max(1, len(shown))
+            canvas.put(top, 0, "From earlier runs (the ledger keeps no ID; o opens a task by its ID):",
+                       self.app.style.dim)
+            for line, (key, entry) in enumerate(self.recorded[:max(0, canvas.height - top - 1)]):
+                cells_ = (str(entry.get("status") or "?"), "fp %s  %s" % (key, entry.get("tool") or ""), "",
+                          clock_time(entry.get("createdAt")), "", "")
+                canvas.put(top + 1 + line, 0, format_columns(cells_, widths), self.app.style.dim)
+
+
+TASK_HEADINGS = ("STATUS", "TOOL / TASK", "UPDATED", "CREATED", "TTL LEFT", "PROGRESS")
 
 
 def task_columns(width):
-    fixed = [15, 0, 9, 9, 10]
-    rest = max(10, width - sum(fixed) - 6)
-    progress = rest * 3 // 5
-    return [15, progress, 9, 9, 10, rest - progress]
+    """Widths for TASK_HEADINGS: the task column comes right after the status, so it stays
+    whole at 80 columns; CREATED goes (width 0) when the terminal is narrow."""
+    if width < 110:
+        return [16, max(20, width - 45), 8, 0, 8, 8]
+    return [16, 40, 8, 8, 8, width - 85]
 
 
 def format_columns(values, widths):
-    return " ".join(pad(clean_line(str(v)), w) for v, w in zip(values, widths))
+    return " ".join(pad(clean_line(str(v)), w) for v, w in zip(values, widths) if w)
 
 
 def task_cells(row, now):
     task = row.task
     status = task.status + (" *" if row.following else "")
-    label = "%s  %s" % (row.tool, short_task_id(task.task_id)) if row.tool else task.task_id
-    return (status, task.message or "", clock_time(task.data.get("lastUpdatedAt")),
-            clock_time(task.data.get("createdAt")), ttl_left(task, now), label)
+    label = "%s  %s" % (short_task_id(task.task_id, 20), row.tool)  # the ID first: it must stay visible
+    return (status, label, clock_time(task.data.get("lastUpdatedAt")), clock_time(task.data.get("createdAt")),
+            ttl_left(task, now), task.message or "")
+
+
+def ask_to_cancel(app, row):
+    if row.task.terminal:
+        app.say("Task %s has ended (%s): nothing to cancel." % (short_task_id(row.task.task_id, 20),
+                                                              row.task.status))
+        return
+    app.ask("Cancel task %s?" % short_task_id(row.task.task_id), lambda: cancel_task(app, row))
 
 
 def cancel_task(app, row):
@@ -8670,13 +9548,13 @@ class TaskDetailScreen(Screen):
         return "Task %s" % short_task_id(self.row.task.task_id)
 
     def hints(self):
-        return "r refresh  c cancel  a answer/follow  j/k scroll  q back"
+        return "r refresh  %sj/k scroll  q back" % ("" if self.row.task.terminal else "c cancel  a follow  ")
 
     def on_key(self, key):
         if key == "r":
             self.fetch()
         elif key == "c":
-            cancel_task(self.app, self.row)
+            ask_to_cancel(self.app, self.row)
         elif key == "a":
             answer_task(self.app, self.row)
         else:
@@ -8698,6 +9576,27 @@ class TaskDetailScreen(Screen):
     def draw(self, canvas):
         self.view.set_text(task_detail_text(self.row, time.time()), keep_position=True)
         self.view.draw(canvas)
+
+
+def open_task_screen(app):
+    """o: a task by its ID (tasks/get), then its detail screen."""
+
+    def accept(task_id):
+        if not task_id:
+            app.say("Type or paste a task ID.", True)
+            return False
+        tasks = app.tasks
+        app.say("Getting task %s ..." % short_task_id(task_id))
+        app.spawn(lambda: tasks.get(task_id), opened)
+        return True
+
+    def opened(task):
+        app.task_seen(task)
+        app.open(TaskDetailScreen(app, app.task_book.rows[task.task_id]))
+        app.say("Task %s: %s" % (short_task_id(task.task_id), task.status_line()))
+
+    return LineScreen(app, "Open a task", "The ID of a task on this server (from an earlier run, or another client):",
+                      TextField("task", "Task ID", required=True), "Open", accept)
 
 
 def task_detail_text(row, now):
@@ -8809,9 +9708,9 @@ class UrlElicitationScreen(FieldScreen):
         self.answer("cancel")
 
     def answer(self, action):
-        self.pending.give({"action": action})
         self.app.close_screen(self)
         self.app.say("Answered the URL request: %s." % action)
+        self.pending.give({"action": action})
 
 
 class AuthorizeScreen(TextScreen):
@@ -8902,7 +9801,7 @@ class DebugScreen(Screen):
     """The debug log live: Protocol (every message), Notifications, HTTP trace and the
     server's stderr. Key 8 keeps only task status notifications."""
 
-    TABS = ("Protocol", "Notifications", "HTTP", "Stderr")
+    TABS = ("Protocol", "Notifications", "Logs", "HTTP", "Stderr")
 
     def __init__(self, app):
         Screen.__init__(self, app)
@@ -8910,17 +9809,22 @@ class DebugScreen(Screen):
         self.task_status_only = False
         self.selection = Selection()
         self.tail = True  # keep the newest entry selected while new ones arrive
+        self.search = SearchBar()
 
     def title(self):
         return "Debug: %s%s" % (self.TABS[self.tab], " [task status only]" if self.task_status_only else "")
 
     def hints(self):
-        return "1-4 tabs  8 task status filter  Enter full entry  j/k PgUp/PgDn  End follow  q back"
+        if self.search.active:
+            return "type to search  Enter keep  Esc clear"
+        return "1-5 tabs  8 task status  / search  Enter whole entry  j/k  End follow  q back"
 
     def help_lines(self):
-        return ["1-4, Tab, Left/Right  Protocol, Notifications, HTTP trace, server stderr",
+        return ["1-5, Tab, Left/Right  Protocol, Notifications, Logs (the server's log messages), HTTP trace,",
+                "                      server stderr",
                 "8                     Notifications: only task status (notifications/tasks[/status]); again: all",
-                "Enter                 the whole entry (a message as indented JSON)",
+                "/                     search: only entries with the text (Enter keeps it, Esc clears it)",
+                "Enter                 the whole entry, however long (a message as indented JSON)",
                 "End                   follow the newest entry",
                 "Task IDs, session ids and tokens are masked exactly as in the CLI's --debug output."]
 
@@ -8931,11 +9835,24 @@ class DebugScreen(Screen):
         chosen = [e for e in (log_entries or self.app.log.select()) if wanted(e)]
         if self.TABS[tab] == "Notifications" and self.task_status_only:
             chosen = [e for e in chosen if is_task_status_notification(e.get("method"))]
+        needle = self.search.needle()
+        if needle:
+            chosen = [e for e in chosen if needle in (debug_line(e) + str(e.get("body", ""))).lower()]
         return chosen
 
+    def on_paste(self, text):
+        self.search.paste(text)
+
     def on_key(self, key):
+        if self.search.active:
+            self.tail = True
+            return self.search.on_key(key)
         count = len(self.entries())
-        if key in ("1", "2", "3", "4"):
+        if key == "/":
+            self.search.active = True
+        elif key == "ESC" and self.search.needle():
+            self.search.clear()
+        elif key in ("1", "2", "3", "4", "5"):
             self.switch(int(key) - 1)
         elif key in ("TAB", "RIGHT", "l"):
             self.switch((self.tab + 1) % len(self.TABS))
@@ -8972,18 +9889,31 @@ class DebugScreen(Screen):
             self.selection.index = len(entries) - 1
         if not entries:
             canvas.put(2, 0, "Nothing here yet.", self.app.style.dim)
-        for line, index in enumerate(self.selection.window(len(entries), canvas.height - 1)):
-            attr = self.app.style.reverse if index == self.selection.index else 0
-            canvas.fill(line + 1, attr)
-            canvas.put(line + 1, 0, format_log_entry(entries[index]).split("\n")[0], attr)
+        rows = canvas.height - 1 - (1 if self.search.shown() else 0)
+        for row, index, attr in list_rows(canvas, 1, rows, self.selection, len(entries), self.app.style):
+            canvas.put(row, 0, debug_line(entries[index]), attr)
+        self.search.draw(canvas.sub(canvas.height - 1, 0, 1, canvas.width), self.app.style)
 
 
 DEBUG_TAB_FILTERS = {
     "Protocol": lambda e: e["type"] in ("message", "event"),
     "Notifications": lambda e: e["type"] == "message" and e.get("kind") == "notification",
+    "Logs": lambda e: e["type"] == "message" and e.get("method") == "notifications/message",
     "HTTP": lambda e: e["type"] in ("http", "sse"),
     "Stderr": lambda e: e["type"] == "stderr",
 }
+
+
+def debug_line(entry):
+    """An entry as one row; a server log message reads as its log line."""
+    if entry.get("method") == "notifications/message":
+        try:
+            params = json.loads(entry["body"]).get("params")
+        except (ValueError, AttributeError):
+            params = None
+        if isinstance(params, dict):
+            return "%s %s" % (clock_time_of(entry["time"]), log_text(params))
+    return format_log_entry(entry).split("\n")[0]
 
 
 def full_entry_text(entry):
@@ -8997,12 +9927,24 @@ def full_entry_text(entry):
     return "%s\n%s" % (header.rstrip(), body)
 
 
+EDITING_HELP = [
+    "", "In a text field (as in readline):",
+    "Ctrl+A / Ctrl+E  start / end of the text        Alt+B / Alt+F  a word back / forward",
+    "Ctrl+W, Alt+Backspace  delete the word before   Alt+D  delete the word after",
+    "Ctrl+U  delete to the start    Ctrl+K  delete to the end    Ctrl+D, Delete  the character",
+    "A paste goes into the field: a JSON (object/array) field keeps its line breaks, others get spaces.",
+    "Esc on an edited form asks before it drops your input (y drops it; any other key keeps it)."]
+
+
 def help_text(screen):
-    lines = ["%s" % screen.title(), ""] + screen.help_lines() + [
+    editing = EDITING_HELP if isinstance(screen, FieldScreen) else []
+    lines = ["%s" % screen.title(), ""] + screen.help_lines() + editing + [
         "", "Everywhere:",
-        "F12        debug screen (D too, outside forms)     T  tasks screen (outside forms)",
-        "?          this help (outside forms)                Esc / q  back (q types itself in a form)",
-        "Ctrl+C     quit at once                             q on the main screen quits",
+        "F12        debug screen                     Ctrl+R  reconnect to the same server",
+        "Ctrl+C     cancel the running call (tool screen), else quit     q on the main screen quits",
+        "", "Outside forms:",
+        "?  help    D  debug    T  tasks    H  call history    C  connection screen (switch server)",
+        "p  ping    L  log level    R  roots    Esc / q  back (q types itself in a form)",
         "", "Every string a server sends is shown with terminal control sequences removed."]
     return "\n".join(lines)
 
@@ -9010,12 +9952,33 @@ def help_text(screen):
 # -- 8c. Widgets: text, lists, fields ------------------------------------------------------
 
 
+class Paste:
+    """Text the terminal delivered as one bracketed paste: it goes into a text field as
+    text, never as keys (a pasted newline is not Enter)."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return "Paste(%d chars)" % len(self.text)
+
+
 class KeyReader:
     """get_wch() as readable names: a printable character stays itself; any other key is
-    named, such as "ENTER", "UP", "PGDN", "^T" or "F12"."""
+    named, such as "ENTER", "UP", "PGDN", "^T", "F12", or "M-b" for Alt+b. An Esc that
+    arrives together with more input is decoded here: Alt+key (the terminal sends Esc
+    first), an escape sequence curses does not know, or a bracketed paste (a Paste)."""
 
     CHARACTER_NAMES = {"\n": "ENTER", "\r": "ENTER", "\t": "TAB", "\x1b": "ESC", "\x7f": "BACKSPACE",
                        "\x08": "BACKSPACE"}
+    # Keys as xterm and the Linux console send them, for when a slow read splits a sequence
+    # and curses gives up on it (it then hands over Esc and the rest one by one).
+    SEQUENCES = {"[A": "UP", "[B": "DOWN", "[C": "RIGHT", "[D": "LEFT", "OA": "UP", "OB": "DOWN", "OC": "RIGHT",
+                 "OD": "LEFT", "[Z": "BTAB", "[3~": "DELETE", "[1~": "HOME", "[4~": "END", "[H": "HOME",
+                 "[F": "END", "OH": "HOME", "OF": "END", "[5~": "PGUP", "[6~": "PGDN", "[24~": "F12",
+                 "[11~": "F1", "OP": "F1", "[[A": "F1"}
+    PASTE_START, PASTE_END = "[200~", "\x1b[201~"
+    PASTE_LIMIT = 1 << 20  # characters; a paste without its end marker stops here
 
     def __init__(self, window, curses):
         self.window = window
@@ -9027,10 +9990,27 @@ class KeyReader:
         self.codes = {getattr(curses, constant): name for constant, name in names.items() if hasattr(curses, constant)}
 
     def read(self):
+        key = self.next_key()
+        if key is None:
+            return None
+        name = self.name(key)
+        if name != "ESC":
+            return name
+        return self.after_escape()
+
+    def next_key(self, wait_ms=None):
+        """One get_wch(), or None when nothing arrives in time (the tick, or ``wait_ms``)."""
+        if wait_ms is not None:
+            self.window.timeout(wait_ms)
         try:
-            key = self.window.get_wch()
+            return self.window.get_wch()
         except self.curses.error:
-            return None  # no key within the tick
+            return None
+        finally:
+            if wait_ms is not None:
+                self.window.timeout(TUI_TICK_MS)
+
+    def name(self, key):
         if isinstance(key, int):
             return self.codes.get(key)
         if key in self.CHARACTER_NAMES:
@@ -9038,6 +10018,50 @@ class KeyReader:
         if ord(key) < 32:
             return "^" + chr(ord(key) + 64)
         return key
+
+    def after_escape(self):
+        """Esc alone is "ESC". Input already waiting behind it (curses waited ESCDELAY for it)
+        was sent with it: Alt+key, or a sequence such as a paste's start."""
+        follower = self.next_key(0)
+        if follower is None:
+            return "ESC"
+        if follower in ("[", "O"):
+            return self.sequence(follower)
+        name = self.name(follower)
+        if name is None:
+            return None
+        if name == "ESC":
+            self.curses.unget_wch(follower)  # Esc Esc: two presses
+            return "ESC"
+        return "BTAB" if name == "TAB" else "M-" + name
+
+    def sequence(self, text):
+        """The rest of a CSI or SS3 sequence curses did not decode: up to its final byte."""
+        while len(text) < 16:
+            char = self.next_key(50)  # the rest of a sequence is on its way
+            if not isinstance(char, str):
+                break
+            text += char
+            if len(text) > 1 and 0x40 <= ord(char) <= 0x7E:
+                break
+        if text == self.PASTE_START:
+            return self.paste()
+        return self.SEQUENCES.get(text, "M-" + text[0] if len(text) == 1 else None)
+
+    def paste(self):
+        chars = []
+        tail = len(self.PASTE_END)
+        while len(chars) < self.PASTE_LIMIT:
+            char = self.next_key(1000)
+            if char is None:
+                break  # the end marker never came: keep what arrived
+            if not isinstance(char, str):
+                continue  # a key code inside a paste is not text
+            chars.append(char)
+            if char == "~" and "".join(chars[-tail:]) == self.PASTE_END:
+                del chars[-tail:]
+                break
+        return Paste("".join(chars).replace("\r\n", "\n").replace("\r", "\n"))
 
 
 class Style:
@@ -9049,6 +10073,7 @@ class Style:
         self.status = curses.A_BOLD
         self.error = curses.A_BOLD
         self.field = curses.A_UNDERLINE
+        self.disconnected = curses.A_REVERSE | curses.A_BOLD
         if curses.has_colors():
             try:
                 curses.start_color()
@@ -9061,6 +10086,7 @@ class Style:
             self.title = curses.color_pair(1) | curses.A_BOLD
             self.error = curses.color_pair(2) | curses.A_BOLD
             self.status = curses.color_pair(3)
+            self.disconnected = curses.color_pair(2) | curses.A_REVERSE | curses.A_BOLD
 
 
 class Canvas:
@@ -9171,9 +10197,19 @@ class Selection:
         return range(self.top, min(count, self.top + height))
 
 
+def list_rows(canvas, top, height, selection, count, style):
+    """(canvas row, index, attribute) of each list entry in view, from row ``top`` down for
+    ``height`` rows; the selected entry's row is filled in reverse video."""
+    for line, index in enumerate(selection.window(count, height)):
+        attr = style.reverse if index == selection.index else 0
+        canvas.fill(top + line, attr)
+        yield top + line, index, attr
+
+
 class TextField:
-    """One line of text. The schema decides what it becomes (coerce_value), so numbers,
-    booleans, arrays and objects typed as JSON all arrive as their JSON types."""
+    """One line of text, edited as in readline. The schema decides what it becomes
+    (coerce_value), so numbers, booleans, arrays and objects typed as JSON all arrive as
+    their JSON types. Object, array and untyped (JSON) fields keep pasted newlines."""
 
     def __init__(self, key, label, schema=None, required=False, text="", placeholder=None, description=None):
         self.key, self.label, self.required = key, label, required
@@ -9181,9 +10217,36 @@ class TextField:
         self.text, self.cursor = text, len(text)
         self.placeholder = placeholder or type_hint(self.schema)
         self.description = description if description is not None else self.schema.get("description")
+        types = schema_types(self.schema) if schema is not None else ["string"]
+        self.multiline = not types or "object" in types or "array" in types
 
     def set_text(self, text):
         self.text, self.cursor = text, len(text)
+
+    def insert(self, text):
+        """Pasted text at the cursor: newlines stay in a multi-line field, else become spaces."""
+        if not self.multiline:
+            text = text.replace("\n", " ")
+        text = "".join(c for c in text if c == "\n" or c >= " ")  # no control characters from a paste
+        self.text = self.text[:self.cursor] + text + self.text[self.cursor:]
+        self.cursor += len(text)
+
+    def word_start(self):
+        """Where the word before the cursor starts (readline's Alt+Backspace and Ctrl+W)."""
+        index = self.cursor
+        while index and not self.text[index - 1].isalnum():
+            index -= 1
+        while index and self.text[index - 1].isalnum():
+            index -= 1
+        return index
+
+    def word_end(self):
+        index, text = self.cursor, self.text
+        while index < len(text) and not text[index].isalnum():
+            index += 1
+        while index < len(text) and text[index].isalnum():
+            index += 1
+        return index
 
     def on_key(self, key):
         text, cursor = self.text, self.cursor
@@ -9193,18 +10256,27 @@ class TextField:
             self.text, self.cursor = text[:cursor - 1] + text[cursor:], cursor - 1
         elif key in ("DELETE", "^D"):
             self.text = text[:cursor] + text[cursor + 1:]
-        elif key == "LEFT":
+        elif key in ("LEFT", "^B"):
             self.cursor = max(0, cursor - 1)
-        elif key == "RIGHT":
+        elif key in ("RIGHT", "^F"):
             self.cursor = min(len(text), cursor + 1)
         elif key in ("HOME", "^A"):
             self.cursor = 0
         elif key in ("END", "^E"):
             self.cursor = len(text)
         elif key == "^U":
-            self.set_text("")
+            self.text, self.cursor = text[cursor:], 0
         elif key == "^K":
             self.text = text[:cursor]
+        elif key in ("^W", "M-BACKSPACE"):
+            start = self.word_start()
+            self.text, self.cursor = text[:start] + text[cursor:], start
+        elif key == "M-d":
+            self.text = text[:cursor] + text[self.word_end():]
+        elif key == "M-b":
+            self.cursor = self.word_start()
+        elif key == "M-f":
+            self.cursor = self.word_end()
         else:
             return False
         return True
@@ -9216,17 +10288,20 @@ class TextField:
         return True, coerce_value(self.text, self.schema, self.label)
 
     def hint(self):
-        return join_hint(type_hint(self.schema), self.description, self.schema)
+        lines = self.text.count("\n")
+        kind = type_hint(self.schema) + ("  %d lines" % (lines + 1) if lines else "")
+        return join_hint(kind, self.description, self.schema)
 
     def draw(self, canvas, focused, style):
+        shown = self.text.replace("\n", "\u21b5")  # a kept newline shows as a return arrow
         if not focused:
-            canvas.put(0, 0, self.text or self.placeholder, 0 if self.text else style.dim)
+            canvas.put(0, 0, shown or self.placeholder, 0 if self.text else style.dim)
             return
         start = max(0, self.cursor - canvas.width + 2)
         canvas.put(0, 0, " " * canvas.width, style.field)
-        canvas.put(0, 0, self.text[start:], style.field)
-        under = self.text[self.cursor] if self.cursor < len(self.text) else " "
-        canvas.put(0, cells(clean_line(self.text[start:self.cursor])), under, style.reverse)
+        canvas.put(0, 0, shown[start:], style.field)
+        under = shown[self.cursor] if self.cursor < len(shown) else " "
+        canvas.put(0, cells(clean_line(shown[start:self.cursor])), under, style.reverse)
 
 
 class ChoiceField:
@@ -9321,6 +10396,42 @@ class MultiChoiceField:
             col += cells(item) + 2
 
 
+class SearchBar:
+    """The / line under a list: typing narrows the list, Enter keeps the text, Esc clears it."""
+
+    def __init__(self):
+        self.field = TextField("search", "Search")
+        self.active = False
+
+    def needle(self):
+        return self.field.text.lower()
+
+    def shown(self):
+        return self.active or bool(self.field.text)
+
+    def clear(self):
+        self.active = False
+        self.field.set_text("")
+
+    def paste(self, text):
+        self.active = True
+        self.field.insert(text)
+
+    def on_key(self, key):
+        if key == "ENTER":
+            self.active = False
+        elif key == "ESC":
+            self.clear()
+        else:
+            self.field.on_key(key)
+        return True
+
+    def draw(self, canvas, style):
+        if self.shown():
+            canvas.put(0, 0, "/", style.bold)
+            self.field.draw(canvas.sub(0, 2, 1, canvas.width - 2), self.active, style)
+
+
 class Button:
     def __init__(self, label, action, row_of_its_own=False):
         self.label = label  # a string, or a callable for a label that changes
@@ -9351,6 +10462,28 @@ class FieldList:
 
     def fields(self):
         return [item for item in self.items if not isinstance(item, Button)]
+
+    def paste(self, text):
+        """Pasted text into the focused text field; False when the focus is elsewhere."""
+        item = self.items[self.focus] if self.items else None
+        if not isinstance(item, TextField):
+            return False
+        item.insert(text)
+        return True
+
+    def state(self):
+        """What the user set, to tell an edited form from an untouched one."""
+        return [(item.text if isinstance(item, TextField) else item.index if isinstance(item, ChoiceField)
+                 else list(item.ticked)) for item in self.fields()]
+
+    def restore(self, state):
+        for item, value in zip(self.fields(), state or ()):
+            if isinstance(item, TextField):
+                item.set_text(value)
+            elif isinstance(item, ChoiceField):
+                item.index = value
+            else:
+                item.ticked = list(value)
 
     def on_key(self, key):
         if not self.items:
@@ -9475,12 +10608,23 @@ def choice_options(prop):
     return None
 
 
+FORMAT_HINTS = {"email": "email address", "uri": "URI, e.g. https://...", "date": "date YYYY-MM-DD",
+                "date-time": "date-time, e.g. 2026-07-28T09:30:00Z"}
+
+
 def type_hint(schema):
+    """The kind of text a field wants: its JSON types, an array's item type, and the format
+    that is checked before sending."""
     types = schema_types(schema)
     if not types:
         return "(text)"
-    names = {"array": "JSON array, or a,b,c", "object": "JSON object"}
-    return "(%s)" % " or ".join(names.get(t, t) for t in types)
+    items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+    item_types = " or ".join(schema_types(items)) or "values"
+    names = {"array": "JSON array, or a,b,c of %s" % item_types, "object": "JSON object"}
+    hint = " or ".join(names.get(t, t) for t in types)
+    if schema.get("format") in FORMAT_HINTS:
+        hint += ": " + FORMAT_HINTS[schema["format"]]
+    return "(%s)" % hint
 
 
 def join_hint(kind, description, schema):
@@ -9537,25 +10681,39 @@ def pad(text, width):
 
 
 def wrap_text(text, width):
-    """Rows of at most ``width`` cells: lines split where they are too long."""
+    """Rows of at most ``width`` cells: a line too long breaks after its last space that
+    fits, or inside a word longer than the row."""
     rows = []
     for line in clean(text).split("\n"):
         line = clean_line(line)
         while cells(line) > width:
             head = clip(line, width) or line[:1]
-            rows.append(head)
+            space = head.rfind(" ")
+            if space > 0 and len(head) < len(line):
+                head = head[:space + 1]  # the space stays at the row's end, out of sight
+            rows.append(head.rstrip(" ") or head)
             line = line[len(head):]
+            if line.startswith(" ") and not head.endswith(" "):
+                line = line[1:]  # the break fell on a space: it belongs to neither row
         rows.append(line)
     return rows
 
 
-def short_task_id(task_id):
-    return task_id if len(task_id) <= 28 else task_id[:18] + "..." + task_id[-7:]
+def short_task_id(task_id, width=28):
+    """A task ID cut in the middle to ``width`` characters: its start and end stay."""
+    if len(task_id) <= width:
+        return task_id
+    tail = max(3, width // 4)
+    return task_id[:width - tail - 3] + "..." + task_id[-tail:]
+
+
+def clock_time_of(epoch):
+    return time.strftime("%H:%M:%S", time.localtime(epoch))
 
 
 def clock_time(text):
     epoch = parse_timestamp(text)
-    return time.strftime("%H:%M:%S", time.localtime(epoch)) if epoch is not None else "-"
+    return clock_time_of(epoch) if epoch is not None else "-"
 
 
 # ======================================================================================

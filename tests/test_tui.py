@@ -11,57 +11,15 @@ import sys
 
 import pytest
 
-from tui_helpers import MCP_TUI, TESTSERVER, TuiSession, server_command
+from tui_helpers import (ERAS, MCP_TUI, TESTSERVER, needs_pty, one_tool_server, open_tool,  # noqa: F401
+                         quit_from_main, server_command, tui, wait_for_form)  # tui: a fixture
 
 import mcp_tui
 import testserver
 
-ERAS = {"2026-07-28": [], "2025-11-25": ["--protocol-version", "2025-11-25"]}
 TOOLS_TAB = "Tools (%d)" % len(testserver.TOOLS)  # the test server grows; count what it has
 RESOURCES_TAB = "Resources (%d+%d)" % (len(testserver.RESOURCES), len(testserver.TEMPLATES))
 PROMPTS_TAB = "Prompts (%d)" % len(testserver.PROMPTS)
-needs_pty = pytest.mark.skipif(sys.platform == "win32", reason="the TUI tests drive a POSIX pseudo-terminal")
-
-
-@pytest.fixture
-def tui(tmp_path):
-    """tui(*args, columns=, rows=, cwd=, env=) -> a running TuiSession; all are closed after the test."""
-    pytest.importorskip("pyte")
-    started = []
-    state = tmp_path / "state"
-    state.mkdir()
-
-    def start(*args, **options):
-        env = dict(options.pop("env", None) or {}, MCP_TUI_STATE_DIR=str(state))
-        session = TuiSession(list(args), env=env, **options)
-        started.append(session)
-        return session
-
-    yield start
-    for session in started:
-        session.close()
-
-
-def open_tool(screen, name):
-    """From the main screen: filter the tools down to ``name`` and open its form."""
-    screen.wait_for("Tools (")
-    screen.send("/")
-    screen.type(name)
-    screen.send("enter")
-    screen.wait_for(lambda text: text.count("\n " + name) >= 1)
-    screen.send("enter")
-    screen.wait_for("Tool: %s" % name)
-
-
-def wait_for_form(screen, title, text):
-    """An input form is up: its title bar and its text (the status line may say the same
-    text earlier, e.g. a task's statusMessage, while no form is open yet)."""
-    screen.wait_for(lambda t: t.splitlines()[0].startswith(" " + title) and text in t, what="the %s form" % title)
-
-
-def quit_from_main(screen):
-    screen.send("q")
-    assert screen.wait_exit() == 0
 
 
 # -- main screen -------------------------------------------------------------------------------
@@ -76,6 +34,7 @@ def test_main_screen_lists_everything_with_counts_filters_and_quits_with_0(tui):
     screen.type("report")
     screen.wait_for(lambda t: " echo" not in t and "render_report" in t and "fail_report" in t,
                     what="only the report tools")
+    screen.wait_all("Tools (3)", "Prompts (0)")  # the tab counts follow the filter (weather: "report")
     screen.send("esc")
     screen.wait_for(" echo")
     screen.send("4")
@@ -176,7 +135,8 @@ def test_copy_as_command_is_shell_safe_and_runs_as_copied(tui, tmp_path):
 def test_task_mode_follows_render_report_and_the_tasks_screen_cancels(tui, era):
     screen = tui(server_command("--page-ms", "120"), *ERAS[era])
     open_tool(screen, "render_report")
-    screen.send("ctrl-t")
+    if era == "2026-07-28":
+        screen.send("ctrl-t")  # a 2025-11-25 listing says taskSupport "required": the form opens in task mode
     screen.wait_for(lambda t: "[task mode]" in t.splitlines()[0], what="[task mode] in the title")
     screen.send("right", "right", "right")  # quarter: Q3
     screen.send("ctrl-x")
@@ -192,6 +152,9 @@ def test_task_mode_follows_render_report_and_the_tasks_screen_cancels(tui, era):
     screen.wait_for("TTL LEFT")
     screen.wait_for(lambda t: "working" in t and "completed" in t, what="both tasks listed")
     screen.send("home", "c")  # the newest task is first
+    screen.wait_for(lambda t: "Cancel task" in screen.status_line() and "y/n" in screen.status_line(),
+                    what="the question before cancelling")
+    screen.send("y")
     screen.wait_for(lambda t: "cancelled" in t.splitlines()[3], what="the task cancelled")
     screen.send("down", "enter")
     screen.wait_all("Q3 revenue", "TTL:", "Status:   completed")  # the detail fetches the finished task's result
@@ -237,22 +200,8 @@ def test_sampling_request_is_reviewed_and_answered(tui):
     screen.wait_for("The model said: Paris")
 
 
-# A server whose one tool asks, by URL-mode elicitation, to open a sign-in page.
-URL_SERVER = r"""
-import json, sys
-def send(message):
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
-call = {}
-for line in iter(sys.stdin.readline, ""):
-    message = json.loads(line)
-    method = message.get("method")
-    if method == "initialize":
-        send({"jsonrpc": "2.0", "id": message["id"], "result": {"protocolVersion": "2025-11-25",
-              "capabilities": {"tools": {}}, "serverInfo": {"name": "url-server", "version": "1"}}})
-    elif method == "tools/list":
-        send({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": [{"name": "connect_account",
-              "description": "Asks you to sign in.", "inputSchema": {"type": "object"}}]}})
+# The one tool asks, by URL-mode elicitation, to open a sign-in page.
+URL_HANDLERS = r"""
     elif method == "tools/call":
         call["id"] = message["id"]
         send({"jsonrpc": "2.0", "id": "url-1", "method": "elicitation/create", "params": {
@@ -267,9 +216,9 @@ for line in iter(sys.stdin.readline, ""):
 
 @needs_pty
 def test_url_elicitation_shows_the_url_and_opens_nothing_unless_asked(tui, tmp_path):
-    server = tmp_path / "url_server.py"
-    server.write_text(URL_SERVER)
-    screen = tui(" ".join(shlex.quote(p) for p in [sys.executable, str(server)]), "--protocol-version", "2025-11-25")
+    server = one_tool_server(tmp_path, {"name": "connect_account", "description": "Asks you to sign in.",
+                                        "inputSchema": {"type": "object"}}, URL_HANDLERS)
+    screen = tui(server, "--protocol-version", "2025-11-25")
     screen.wait_for("Tools (1)")
     screen.send("enter")
     screen.wait_for("Tool: connect_account")

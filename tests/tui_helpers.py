@@ -15,6 +15,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 MCP_TUI = ROOT / "mcp_tui.py"
 TESTSERVER = ROOT / "tests" / "testserver.py"
@@ -26,9 +28,41 @@ REPAINT_AFTER = 4.0  # seconds without the awaited text before asking for a full
 KEYS = {"enter": "\r", "tab": "\t", "shift-tab": "\x1b\t", "esc": "\x1b", "up": "\x1b[A", "down": "\x1b[B",
         "right": "\x1b[C", "left": "\x1b[D", "pgup": "\x1b[5~", "pgdn": "\x1b[6~", "home": "\x1b[1~",
         "end": "\x1b[4~", "backspace": "\x7f", "f12": "\x1b[24~", "ctrl-t": "\x14", "ctrl-x": "\x18",
-        "ctrl-y": "\x19", "ctrl-c": "\x03", "ctrl-l": "\x0c"}
+        "ctrl-y": "\x19", "ctrl-c": "\x03", "ctrl-l": "\x0c", "ctrl-r": "\x12", "ctrl-w": "\x17", "ctrl-u": "\x15",
+        "ctrl-a": "\x01", "ctrl-e": "\x05", "ctrl-o": "\x0f", "ctrl-s": "\x13", "alt-backspace": "\x1b\x7f"}
+LONE_ESC_PAUSE = 0.3  # seconds after Esc before the next key: sooner, a terminal's Esc+key is Alt+key
 
+ERAS = {"2026-07-28": [], "2025-11-25": ["--protocol-version", "2025-11-25"]}
+needs_pty = pytest.mark.skipif(sys.platform == "win32", reason="the TUI tests drive a POSIX pseudo-terminal")
 OSC52 = re.compile(rb"\x1b\]52;c;([A-Za-z0-9+/=]*)\x07")
+
+
+ONE_TOOL_SERVER = r"""
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+TOOL = %(tool)r
+call = {}
+for line in iter(sys.stdin.readline, ""):
+    message = json.loads(line)
+    method = message.get("method")
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {"protocolVersion": "2025-11-25",
+              "capabilities": {"tools": {}}, "serverInfo": {"name": TOOL["name"] + "-server", "version": "1"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": [TOOL]}})
+%(handlers)s
+"""
+
+
+def one_tool_server(directory, tool, handlers):
+    """A 2025-11-25 stdio server with one tool, written to ``directory``; ``handlers`` are its
+    own ``elif`` branches (indented by 4): tools/call, and the answers it waits for (``call``
+    keeps what it needs). Returns the command line that starts it."""
+    script = Path(str(directory)) / ("%s_server.py" % tool["name"])
+    script.write_text(ONE_TOOL_SERVER % {"tool": tool, "handlers": handlers.strip("\n")})
+    return " ".join(shlex.quote(p) for p in [sys.executable, str(script)])
 
 
 def server_command(*flags):
@@ -134,10 +168,26 @@ class TuiSession(object):
     def send(self, *keys):
         """Named keys (see KEYS) or literal text, in order."""
         for key in keys:
+            self._after_esc()
             os.write(self.fd, KEYS.get(key, key).encode("utf-8"))
+            self.esc_sent_at = time.monotonic() if key == "esc" else None
             time.sleep(0.01)  # let curses read one key sequence at a time, not to synchronise
 
+    def _after_esc(self):
+        """A person lifts a finger between Esc and the next key; a terminal sends Alt+key as Esc
+        and the key together, so a key right behind a lone Esc would read as Alt+key."""
+        sent_at = getattr(self, "esc_sent_at", None)
+        if sent_at is not None:
+            time.sleep(max(0.0, sent_at + LONE_ESC_PAUSE - time.monotonic()))
+
+    def paste(self, text):
+        """``text`` as a terminal sends a paste with bracketed paste mode on: one write."""
+        self._after_esc()
+        os.write(self.fd, ("\x1b[200~" + text + "\x1b[201~").encode("utf-8"))
+
     def type(self, text):
+        self._after_esc()
+        self.esc_sent_at = None
         for char in text:
             os.write(self.fd, char.encode("utf-8"))
 
@@ -173,6 +223,47 @@ class TuiSession(object):
             os.close(self.fd)
         except OSError:
             pass
+
+
+@pytest.fixture
+def tui(tmp_path):
+    """tui(*args, columns=, rows=, cwd=, env=) -> a running TuiSession; all are closed after the test."""
+    pytest.importorskip("pyte")
+    started = []
+    state = tmp_path / "state"
+    state.mkdir()
+
+    def start(*args, **options):
+        env = dict(options.pop("env", None) or {}, MCP_TUI_STATE_DIR=str(state))
+        session = TuiSession(list(args), env=env, **options)
+        started.append(session)
+        return session
+
+    yield start
+    for session in started:
+        session.close()
+
+
+def open_tool(screen, name):
+    """From the main screen: filter the tools down to ``name`` and open its form."""
+    screen.wait_for("Tools (")
+    screen.send("/")
+    screen.type(name)
+    screen.send("enter")
+    screen.wait_for(lambda text: text.count("\n " + name) >= 1)
+    screen.send("enter")
+    screen.wait_for("Tool: %s" % name)
+
+
+def wait_for_form(screen, title, text):
+    """An input form is up: its title bar and its text (the status line may say the same
+    text earlier, e.g. a task's statusMessage, while no form is open yet)."""
+    screen.wait_for(lambda t: t.splitlines()[0].startswith(" " + title) and text in t, what="the %s form" % title)
+
+
+def quit_from_main(screen):
+    screen.send("q")
+    assert screen.wait_exit() == 0
 
 
 def set_size(fd, columns, rows):

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""The TUI at scale: what one key costs with 10,000 tools, and whether a flood of 1,000
+notifications a second leaves the loop free to draw and read keys.
+
+    python3 tests/bench/tui_scale.py [--tools 10000] [--rate 1000] [--seconds 8]
+
+It runs the TUI's own code (mcp_tui.Tui, its screens and widgets) in this process over a
+window that draws nothing, so the figures are the TUI's work per key: handling the key and
+building the whole frame (the terminal's own repaint is not included). Targets from issue
+13: at most 16 ms per key with 10,000 tools; under the flood, every turn of the loop ends
+within a frame or two and the debug log stays at its capacity.
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+import mcp_tui  # noqa: E402
+
+
+class NullWindow:
+    """A curses window of 24x80 that keeps nothing."""
+
+    def __init__(self, rows=24, columns=80):
+        self.size = (rows, columns)
+
+    def getmaxyx(self):
+        return self.size
+
+    def addstr(self, *args):
+        pass
+
+    def __getattr__(self, name):  # erase, noutrefresh, clear, clearok, keypad, timeout ...
+        return lambda *args: None
+
+
+class NullCurses:
+    """What mcp_tui.Tui asks of the curses module, with nothing drawn."""
+
+    error = Exception
+    A_BOLD = A_DIM = A_REVERSE = A_UNDERLINE = 0
+
+    def has_colors(self):
+        return False
+
+    def doupdate(self):
+        pass
+
+
+def make_app(log=None):
+    options = mcp_tui.build_parser().parse_args([])
+    options.no_ledger = True
+    return mcp_tui.Tui(options, None, NullWindow(), NullCurses(), log or mcp_tui.DebugLog(), (None, None))
+
+
+def figures(name, samples, unit="keys"):
+    samples = sorted(samples)
+    p95 = samples[int(len(samples) * 0.95) - 1] if len(samples) >= 20 else samples[-1]
+    print("  %-34s median %6.2f ms   p95 %6.2f ms   max %6.2f ms   (%d %s)" % (
+        name, statistics.median(samples) * 1000, p95 * 1000, samples[-1] * 1000, len(samples), unit))
+    return p95
+
+
+def timed_keys(app, screen, keys):
+    samples = []
+    for key in keys:
+        started = time.perf_counter()
+        screen.on_key(key)
+        app.draw()
+        samples.append(time.perf_counter() - started)
+    return samples
+
+
+def bench_tools(count):
+    print("%d tools, 80x24:" % count)
+    app = make_app()
+    home = mcp_tui.MainScreen(app)
+    app.stack = [home]
+    app.session = None
+    app.connection_summary = lambda: "bench"
+    tools = [{"name": "tool_%05d" % n, "description": "Tool number %d, which does thing %d." % (n, n % 97),
+              "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}} for n in range(count)]
+    home.catalogs["tools"].entries = [mcp_tui.Entry("tool", tool) for tool in tools]
+    app.draw()
+    worst = figures("move (j, PgDn, End, Home)", timed_keys(app, home, ["j"] * 100 + ["PGDN"] * 50 + ["END", "HOME"]))
+    home.on_key("/")
+    worst = max(worst, figures("filter (type 'tool_0', erase)", timed_keys(
+        app, home, list("tool_0") + ["BACKSPACE"] * 6 + list("thing 42") + ["BACKSPACE"] * 8)))
+    home.on_key("ENTER")
+    worst = max(worst, figures("move in a filtered list", timed_keys(app, home, ["j"] * 100)))
+    print("  target: at most 16 ms per key: %s" % ("met" if worst <= 0.016 else "NOT met (p95 %.1f ms)" % (worst * 1000)))
+
+
+def bench_flood(rate, seconds):
+    print("%d notifications/s for %g s (server log messages and progress), debug screen open:" % (rate, seconds))
+    log = mcp_tui.DebugLog()
+    app = make_app(log)
+    app.connection_summary = lambda: "bench"
+    app.stack = [mcp_tui.MainScreen(app), mcp_tui.DebugScreen(app)]
+    turns, sent, started = [], 0, time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        due = int((time.perf_counter() - started) * rate)
+        while sent < due:  # what the transport's reader thread does per message
+            message = {"jsonrpc": "2.0", "method": "notifications/message",
+                       "params": {"level": "info", "logger": "flood", "data": "line %d" % sent}}
+            log.message("in", message, "stdio")
+            app.post(app.on_notification, message)
+            sent += 1
+        turn = time.perf_counter()
+        app.run_posted()  # one turn of the loop: posted work, then a frame
+        app.draw()
+        turns.append(time.perf_counter() - turn)
+        time.sleep(max(0.0, mcp_tui.TUI_TICK_MS / 1000.0 / 10))  # keys would be read here
+    figures("loop turn (inbox + frame)", turns, "turns")
+    print("  %d notifications sent, %d still queued at the end; debug log holds %d entries (capacity %d)" % (
+        sent, app.inbox.qsize(), len(log.select()), log.entries.maxlen))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tools", type=int, default=10000)
+    parser.add_argument("--rate", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=8.0)  # long enough to fill the debug log
+    options = parser.parse_args()
+    bench_tools(options.tools)
+    bench_flood(options.rate, options.seconds)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,157 @@
+"""The TUI survives the server: a stdio server's exit shows at once, Ctrl+R reconnects,
+C opens the connection screen, Esc gives up a connection attempt, and quitting at any
+moment leaves no server process behind. At 80x24, in a pseudo-terminal."""
+import os
+import shlex
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tui_helpers import ERAS, needs_pty, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
+
+SMALL = {"columns": 80, "rows": 24}
+SILENT_SERVER = [sys.executable, "-c", "import sys, time; sys.stdin.read(); time.sleep(60)"]  # never answers
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds child processes in /proc")
+
+
+def children(pid):
+    """Live (not zombie) processes whose parent is ``pid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+def alive(pid):
+    try:
+        state = Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def wait_until(condition, what, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting for " + what)
+        time.sleep(0.05)
+
+
+def connecting_to_a_silent_server(tui):
+    """A TUI stuck connecting to a server that never answers, and that server's pid."""
+    screen = tui(" ".join(shlex.quote(p) for p in SILENT_SERVER), **SMALL)
+    screen.wait_for("Connecting to")
+    return screen, server_pid(screen)
+
+
+def server_pid(screen):
+    wait_until(lambda: children(screen.pid), "the server process")
+    return children(screen.pid)[0]
+
+
+@needs_pty
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_a_killed_stdio_server_shows_as_disconnected_at_once_and_ctrl_r_reconnects(tui, era):
+    screen = tui(server_command(), *ERAS[era], **SMALL)
+    open_tool(screen, "echo")
+    screen.type("before")
+    pid = server_pid(screen)
+    os.kill(pid, signal.SIGKILL)
+    # No key is pressed: the TUI notices by itself.
+    screen.wait_for(lambda t: screen.status_line().startswith("Disconnected: the server process exited"),
+                    what="Disconnected on the status line", timeout=10)
+    assert "[disconnected]" in screen.title_line()
+    screen.send("ctrl-r")
+    screen.wait_for(lambda t: "Reconnected to mcp-tui test server" in screen.status_line(), what="reconnected")
+    assert "Tool: echo" in screen.title_line() and "before" in screen.text()  # the form is still there
+    assert not alive(pid) and server_pid(screen) != pid
+    screen.send("ctrl-x")
+    screen.wait_for("before", what="a call on the new connection")
+    screen.wait_for(lambda t: "Tool executed successfully." in screen.status_line(), what="the call answered")
+
+
+@needs_pty
+def test_quitting_while_connecting_leaves_no_server_process(tui):
+    screen, pid = connecting_to_a_silent_server(tui)
+    screen.send("ctrl-c")
+    assert screen.wait_exit() == 130
+    wait_until(lambda: not alive(pid), "the server process to be gone")
+
+
+@needs_pty
+def test_esc_gives_up_a_connection_attempt_and_the_form_stays(tui):
+    screen, pid = connecting_to_a_silent_server(tui)
+    screen.send("esc")
+    screen.wait_for(lambda t: "Connection attempt cancelled." in screen.status_line(), what="the attempt cancelled")
+    wait_until(lambda: not alive(pid), "the server process to be gone")
+    assert screen.title_line().startswith(" Connect")
+    screen.send("ctrl-u")
+    screen.type(server_command())
+    screen.send("ctrl-x")
+    screen.wait_for("Tools (")
+
+
+@needs_pty
+def test_c_opens_the_connection_screen_and_esc_goes_back(tui):
+    screen = tui(server_command(), **SMALL)
+    screen.wait_for("Tools (")
+    screen.send("C")
+    screen.wait_all("Connect to an MCP server", "testserver.py")  # the current server filled in
+    assert "Esc back" in screen.text()
+    screen.send("esc")
+    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui"), what="the main screen again")
+    screen.send("C")
+    screen.wait_for("Connect to an MCP server")
+    screen.send("ctrl-x")  # the same server again: a fresh session replaces the old one
+    screen.wait_for(lambda t: "Connected to mcp-tui test server" in screen.status_line(), what="connected anew")
+    screen.wait_for(lambda t: len(children(screen.pid)) == 1, what="only the new server process")
+
+
+@needs_pty
+def test_quitting_from_a_2025_11_25_http_server_is_quick(tui, start_server):
+    server = start_server()
+    screen = tui(server.url, "--protocol-version", "2025-11-25", **SMALL)
+    screen.wait_for(lambda t: "Tools (" in t and "2025-11-25" in screen.title_line(), what="a 2025-11-25 session")
+    started = time.monotonic()
+    screen.send("q")
+    assert screen.wait_exit() == 0
+    took = time.monotonic() - started
+    print("quit took %.2f s" % took)
+    assert took < 5.0  # 12 s before the exit was bounded; about 0.1 s on an idle machine
+
+
+@needs_pty
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_a_stopped_http_server_shows_as_disconnected_on_the_next_request_and_ctrl_r_comes_back(
+        tui, start_server, era):
+    server = start_server()
+    screen = tui(server.url, "--no-cache", *ERAS[era], **SMALL)  # a kept server/discover would answer Ctrl+R
+    screen.wait_for("Tools (")
+    server.stop()
+    screen.send("p")
+    screen.wait_for(lambda t: screen.status_line().startswith("Disconnected: "), what="Disconnected after a ping")
+    assert "[disconnected]" in screen.title_line()
+    screen.send("ctrl-r")
+    screen.wait_for(lambda t: "reconnecting failed" in screen.status_line(), what="the failed reconnect said")
+
+
+@needs_pty
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_a_stopped_http_server_shows_as_disconnected_when_its_stream_ends_without_a_key(tui, start_server, era):
+    server = start_server()
+    screen = tui(server.url, *ERAS[era], **SMALL)
+    screen.wait_for("Tools (")
+    server.stop()
+    screen.wait_for(lambda t: screen.status_line().startswith("Disconnected: "), what="Disconnected, no key pressed")
