@@ -97,7 +97,9 @@ def test_text_wraps_at_word_boundaries():
 def test_tab_completes_prompt_arguments_and_template_variables(tui, era):
     screen = tui(server_command(), *ERAS[era], **SMALL)
     screen.wait_for("Prompts (")
-    screen.send("3", "end", "enter")  # code_review(language, code)
+    screen.send("3")
+    screen.wait_for("code_review")  # the tab is filled: End can reach its last prompt
+    screen.send("end", "enter")  # code_review(language, code)
     screen.wait_for("Prompt: code_review")
     screen.type("r")
     screen.send("tab")
@@ -113,7 +115,9 @@ def test_tab_completes_prompt_arguments_and_template_variables(tui, era):
                     what="the one value filled in")
     screen.send("ctrl-x")
     screen.wait_for("Please review my go code.")
-    screen.send("esc", "2", "end", "enter")  # the item template
+    screen.send("esc", "2")
+    screen.wait_for(" Item")
+    screen.send("end", "enter")  # the item template
     screen.wait_for("Template: Item")
     screen.type("2")
     screen.send("tab")
