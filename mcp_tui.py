@@ -428,10 +428,12 @@ class JsonStateFile:
     file atomically; a file that is not a JSON object is moved aside (NAME.corrupt-TIME)
     with a warning; an entry that ``valid(key, value)`` refuses is skipped with a warning."""
 
-    def __init__(self, path, valid=None, warn=None):
+    def __init__(self, path, valid=None, warn=None, durable=True):
         self.path = path
         self.valid = valid
         self.warn = warn or (lambda text: None)
+        # A cache may lose its last write in a crash; the ledger, tokens and sessions may not.
+        self.durable = durable
 
     def read(self):
         with self._locked():
@@ -480,9 +482,12 @@ class JsonStateFile:
         fd = os.open(temporary, flags, 0o600)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(data, handle, indent=1, sort_keys=True)
-                handle.flush()
-                os.fsync(handle.fileno())
+                if self.durable:
+                    json.dump(data, handle, indent=1, sort_keys=True)  # small files people may read
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                else:
+                    handle.write(json.dumps(data, separators=(",", ":")))  # one pass of the C encoder
             os.replace(temporary, self.path)
         except BaseException:
             try:
@@ -1974,7 +1979,7 @@ class ResultCache:
         self._entries = None  # this server's entries, read once per session
 
     def _store(self):
-        return JsonStateFile(self.path, valid_cache_entry)
+        return JsonStateFile(self.path, valid_cache_entry, durable=False)
 
     def _public_key(self, method, params):
         return "%s %s %s" % (self.server, method, (params or {}).get("cursor") or "")
