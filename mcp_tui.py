@@ -2322,9 +2322,7 @@ class Session:
         self.era, self.protocol_version = state["era"], state["protocolVersion"]
         self.server_info, self.capabilities = state["serverInfo"], state["capabilities"] or {}
         self.instructions, self.supported_versions = state["instructions"], state["supportedVersions"]
-        self.transport = transport
-        self.channel = RpcChannel(transport, self.log, self._notification, self._server_request, self.deadline)
-        self.channel.start()
+        self._use_transport(transport)
         if self.log:
             self.log.event("session", "adopted a kept session", era=self.era, protocol=self.protocol_version,
                            transport=transport.name)
@@ -2486,6 +2484,10 @@ class Session:
             http.auth = self.spec.auth
             transport = (LegacySseTransport(http, self.log, self.timeout) if kind == "sse"
                          else StreamableHttpTransport(http, self.log))
+        self._use_transport(transport)
+
+    def _use_transport(self, transport):
+        """Start the RpcChannel over ``transport`` (a fresh one, or a kept session's)."""
         self.transport = transport
         self.channel = RpcChannel(transport, self.log, self._notification, self._server_request, self.deadline)
         self.channel.start()
@@ -5509,7 +5511,8 @@ class Authorizer:
         (status, JSON object or None)."""
         from urllib.parse import urlencode
 
-        client = HttpClient(url, timeout=self.timeout, insecure=self.insecure, ca_file=self.ca_file, log=self.log)
+        client = HttpClient(url, timeout=self.timeout, insecure=self.insecure, ca_file=self.ca_file, log=self.log,
+                            max_message=MAX_AUTH_BODY)
         request_headers = {"Accept": "application/json"}
         body = None
         if fields is not None:
@@ -5520,11 +5523,7 @@ class Authorizer:
             request_headers["Content-Type"] = "application/json"
         request_headers.update(headers or {})
         try:
-            conn, response = client.open(method, body=body, headers=request_headers)
-            try:
-                payload = response.read(MAX_AUTH_BODY)
-            finally:
-                conn.close()
+            response, payload = client.exchange(method, body=body, headers=request_headers)  # bounded in size and time
         finally:
             client.close()
         try:
@@ -6248,18 +6247,17 @@ def stderr_hint(exc, lines):
 # -- connecting: one path for the CLI, the TUI and the keeper ----------------------------
 
 
-def auth_headers(options, registry):
+def auth_headers(options):
     """The Authorization header the user gave: --bearer, or $MCP_TUI_BEARER."""
     bearer = options.bearer or os.environ.get("MCP_TUI_BEARER")
-    headers = {"Authorization": "Bearer " + bearer} if bearer else {}
-    register_header_secrets(headers, registry)
-    return headers
+    return {"Authorization": "Bearer " + bearer} if bearer else {}
 
 
 def option_headers(options, registry):
-    """Every header the user gave (-H, --bearer), each value registered in ``registry``."""
+    """Every header the user gave (-H, --bearer), each value registered in ``registry``
+    (the HttpClient registers them again for a spec built elsewhere: the TUI, the keeper)."""
     headers = dict(parse_header_option(h) for h in options.header)
-    headers.update(auth_headers(options, registry))
+    headers.update(auth_headers(options))
     register_header_secrets(headers, registry)
     return headers
 
@@ -6286,7 +6284,6 @@ def make_log(options, credentials):
     """The debug log of one run, masking the run's ``credentials`` (a SecretRegistry, the
     OAuth secrets the user gave added), with --log-file attached."""
     log = DebugLog(credentials=credentials)
-    auth_headers(options, credentials)
     for secret in (options.client_secret, os.environ.get("MCP_TUI_CLIENT_SECRET"), options.id_token):
         credentials.add(secret)
     if options.log_file:
@@ -7422,7 +7419,6 @@ def terminal_prompt(prompt):
 TUI_TICK_MS = 100  # idle redraw period: elapsed times and TTLs count while no key is pressed
 INBOX_BUDGET = 0.05  # seconds of posted work per turn of the loop, between a redraw and a key
 TOAST_SECONDS = 5.0  # how long server news (a log line, a resource update) shows over the key hints
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")  # RFC 5424
 MIN_COLUMNS, MIN_ROWS = 40, 10
 
 
@@ -8445,7 +8441,7 @@ class ConnectScreen(FieldScreen):
         text = self.target.text.strip()
         transport, protocol = self.transport.current(), self.protocol.current()
         headers = dict(parse_header_option(f.text) for f in self.headers if f.text.strip())
-        headers.update(auth_headers(self.app.opts, self.app.log.credentials))
+        headers.update(auth_headers(self.app.opts))
         base = self.base_spec
         if not text:
             raise UsageError("enter a URL or a command line")
@@ -10131,7 +10127,8 @@ class TextView:
         self._wrapped = (None, None, [])
 
     def set_text(self, text, keep_position=False):
-        self.text = text
+        if text != self.text:  # screens rebuild equal text per draw: keep the rows wrapped for it
+            self.text = text
         if not keep_position:
             self.top = 0
 
@@ -11099,6 +11096,8 @@ class Keeper:
 def connection_label(spec):
     """How `session list` names a connection: the command line or the URL, no secrets."""
     record = spec.ledger_record()
+    if "config" in record:  # its argv or URL may hold expanded ${VAR}s
+        return "%s in %s" % (record["server"], record["config"])
     return join_command(record["argv"]) if "argv" in record else record.get("url", spec.describe())
 
 

@@ -510,7 +510,7 @@ def make_authorizer(tmp_path, **settings):
 
 
 def test_a_second_401_after_a_fresh_token_is_an_error_not_a_loop(tmp_path):
-    from mcp_tui import AuthError, Discovery
+    from mcp_tui import AuthError, AuthStore, Discovery
 
     authorizer = make_authorizer(tmp_path, grant="client_credentials", client_id="robot", client_secret="s")
     grants = []
@@ -522,7 +522,9 @@ def test_a_second_401_after_a_fresh_token_is_an_error_not_a_loop(tmp_path):
     with pytest.raises(AuthError, match="still answers 401"):
         authorizer.challenged(401, ['Bearer error="invalid_token"'], "Bearer t1", attempt)
     assert len(grants) == 1
-    assert authorizer.authorization() == "Bearer t1"  # and it was stored
+    assert authorizer.authorization() == "Bearer t1"
+    stored = AuthStore(str(tmp_path / "a.json")).tokens_for("http://127.0.0.1:9/mcp")
+    assert [token["accessToken"] for token in stored] == ["t1"]  # and it was stored
 
 
 def test_step_up_asks_for_the_union_and_stops_when_granted(tmp_path):

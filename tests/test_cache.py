@@ -200,3 +200,18 @@ def test_list_changed_drops_the_kept_list(start_server, state_dir, monkeypatch):
         assert "extra" in {tool["name"] for tool in mcp_tui.list_tools(session, cached=True)[0]}
     finally:
         session.close()
+
+
+def test_a_kept_page_expires_with_its_ttl_and_a_private_one_stays_with_its_credential(tmp_path):
+    now = [1000.0]
+    path = str(tmp_path / "cache.json")
+    cache = mcp_tui.ResultCache("server", lambda: "alice", path=path, clock=lambda: now[0])
+    cache.put("tools/list", {}, {"tools": [], "ttlMs": 1000, "cacheScope": "public"})
+    cache.put("prompts/list", {}, {"prompts": [], "ttlMs": 5000, "cacheScope": "private"})
+    assert cache.get("tools/list") == {"tools": [], "ttlMs": 1000, "cacheScope": "public"}
+    other = mcp_tui.ResultCache("server", lambda: "bob", path=path, clock=lambda: now[0])
+    assert other.get("prompts/list") is None  # another credential never sees a private page
+    now[0] += 2
+    assert mcp_tui.ResultCache("server", lambda: "alice", path=path, clock=lambda: now[0]).get("tools/list") is None
+    assert mcp_tui.ResultCache("server", lambda: "alice", path=path, clock=lambda: now[0]).get(
+        "prompts/list") is not None

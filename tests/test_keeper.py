@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import MCP_TUI, ROOT, stdio_command, wait_for
+from conftest import MCP_TUI, ROOT, TESTSERVER, stdio_command, wait_for
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="finds processes through os.kill(pid, 0)")
 
@@ -117,6 +117,19 @@ def test_a_fresh_state_directory_is_private(cli, tmp_path):
         assert stat.S_IMODE(os.stat(str(fresh / "sessions.json")).st_mode) == 0o600
     finally:
         assert cli("session", "close", "private", env={"MCP_TUI_STATE_DIR": str(fresh)}).code == 0
+
+
+def test_a_config_servers_expanded_variables_stay_out_of_the_sessions_file(cli, kept, state_dir, tmp_path,
+                                                                          monkeypatch):
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"local": {
+        "command": sys.executable, "args": [str(TESTSERVER), "--page-ms", "${KEEPER_PAGE_SECRET}"]}}}))
+    monkeypatch.setenv("KEEPER_PAGE_SECRET", "987654321")
+    kept("cfg", "--config", str(config))
+    listed = cli("session", "list", "--format", "json")
+    assert listed.code == 0 and "local in %s" % config in listed.out, listed
+    assert "987654321" not in listed.out
+    assert "987654321" not in (state_dir / "sessions.json").read_text()
 
 
 def test_output_and_exit_codes_match_a_direct_connection(cli, kept):
