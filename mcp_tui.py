@@ -4968,7 +4968,7 @@ class Authorizer:
     def __init__(self, url, settings, log=None, announce=None, timeout=60.0, insecure=False, ca_file=None,
                  store=None, interactive=None):
         self.url = url
-        self.server = canonical_resource(url)
+        self.server = canonical_resource(url) if url else None  # None: every server (logout only)
         self.settings = settings
         self.log = log
         self.announce = announce or (lambda text: sys.stderr.write(text + "\n"))
@@ -5404,6 +5404,28 @@ class Authorizer:
                 secret = registration.get("clientSecret")
         self._mask(secret)
         return {"client_id": token.get("clientId"), "client_secret": secret, "method": token.get("authMethod")}
+
+    def logout(self):
+        """Revoke and forget the stored tokens of this server (of every server when the
+        Authorizer has no URL), and the registrations made for them: a server that forgot
+        mcp-tui's registration would otherwise refuse every new authorization. Returns one
+        {server, issuer, revoked} per token."""
+        def mine(token):
+            return isinstance(token, dict) and (self.server is None or token.get("server") == self.server)
+
+        def forget(data):
+            gone = [data["tokens"].pop(key) for key, token in list(data["tokens"].items()) if mine(token)]
+            for issuer in set(t.get("issuer") for t in gone) if self.server else list(data["registrations"]):
+                data["registrations"].pop(issuer, None)
+
+        results = []
+        for token in [t for t in self.store.load()["tokens"].values() if mine(t)]:  # revoked while the client is known
+            self._mask(token.get("accessToken"))
+            self._mask(token.get("refreshToken"))
+            results.append({"server": token.get("server"), "issuer": token.get("issuer"),
+                            "revoked": self.revoke(token)})
+        self.store.update(forget)
+        return results
 
     def revoke(self, token):
         """RFC 7009, best effort: True when the server confirmed."""
@@ -7462,26 +7484,8 @@ def auth_command(args, opts, spec, output, log):
             output.text("authorized at %s for %s (scope %s; %s)" % (view["issuer"], view["server"],
                                                                  view["scope"] or "-", describe_expiry(view)))
         return EXIT_OK
-    revoker = Authorizer(spec.url if server else "http://localhost/", AuthSettings.from_options(opts),
-                         log, output.stderr_line, opts.timeout, opts.insecure, opts.ca_file, store)
-
-    def mine(token):
-        return isinstance(token, dict) and (server is None or token.get("server") == server)
-
-    def forget(data):
-        """The tokens, and the registrations made for them: a server that forgot mcp-tui's
-        registration would otherwise refuse every new authorization."""
-        gone = [data["tokens"].pop(key) for key, token in list(data["tokens"].items()) if mine(token)]
-        for issuer in set(t.get("issuer") for t in gone) if server else list(data["registrations"]):
-            data["registrations"].pop(issuer, None)
-
-    results = []
-    for token in [t for t in store.load()["tokens"].values() if mine(t)]:  # revoked while the client is known
-        revoker._mask(token.get("accessToken"))
-        revoker._mask(token.get("refreshToken"))
-        results.append({"server": token.get("server"), "issuer": token.get("issuer"),
-                        "revoked": revoker.revoke(token)})
-    store.update(forget)
+    results = Authorizer(spec.url if server else None, AuthSettings.from_options(opts), log, output.stderr_line,
+                         opts.timeout, opts.insecure, opts.ca_file, store).logout()
     if output.json:
         output.document({"loggedOut": results})
     elif not results:
