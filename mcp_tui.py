@@ -6734,26 +6734,18 @@ def build_parser():
     return parser
 
 
-class CommandLine:
-    """The options and words of one command line (what argparse's Namespace holds)."""
-
-    def __init__(self, **values):
-        self.__dict__.update(values)
-
-    def __repr__(self):
-        return "CommandLine(%s)" % ", ".join("%s=%r" % item for item in sorted(vars(self).items()))
-
-
 def parse_command_line(argv):
     """Options and words, as argparse reads them (UsageError for a mistake)."""
     return parse_common_command_line(argv) or build_parser().parse_intermixed_args(argv)
 
 
 def parse_common_command_line(argv):
-    """The CommandLine of a command line made only of exact flags, their values and words,
-    or None: for anything else (-h, --version, --, a flag that is not in CLI_OPTIONS, a
-    value that starts with "-" or fails its type or choices) argparse decides, with its
-    messages. What this accepts, argparse reads the same way."""
+    """The options (a namespace, as argparse gives) of a command line made only of exact
+    flags, their values and words, or None: for anything else (-h, --version, --, a flag
+    that is not in CLI_OPTIONS, a value that starts with "-" or fails its type or choices)
+    argparse decides, with its messages. What this accepts, argparse reads the same way."""
+    from types import SimpleNamespace  # loaded already (by re)
+
     flags = {}
     values = {"words": []}
     for _, options in CLI_OPTIONS:
@@ -6796,7 +6788,7 @@ def parse_common_command_line(argv):
             values[destination].append(value)
         else:
             values[destination] = value
-    return CommandLine(**values)
+    return SimpleNamespace(**values)
 
 
 class Cli:
