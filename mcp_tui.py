@@ -7624,7 +7624,7 @@ class Tui:
             return
         if key == "^C":
             if not self.stack[-1].interrupt():
-                self.exit_code = EXIT_INTERRUPTED
+                self.quit_interrupted()
             return
         if key == "^L":
             self.window.clear()
@@ -7650,6 +7650,9 @@ class Tui:
             screen.on_paste(key.text)
         elif not screen.on_key(key):
             self.browse_key(key)
+
+    def quit_interrupted(self):
+        self.exit_code = EXIT_INTERRUPTED
 
     def browse_key(self, key):
         """Keys every screen without a text field shares."""
@@ -8193,6 +8196,9 @@ class TextScreen(Screen):
         return self.view.on_key(key)
 
 
+QUIT_QUESTION = "Discard your input and quit?"
+
+
 class FieldScreen(Screen):
     """A form over an output pane: connection, tool, template, prompt and input forms.
     Keys go to the form first, so ``q`` and every letter type themselves; Esc goes back."""
@@ -8239,8 +8245,18 @@ class FieldScreen(Screen):
         return True  # a form screen owns every key, so letters type (an unknown Alt key does nothing)
 
     def on_paste(self, text):
+        if self.clean_state is None:
+            self.mark_clean()  # a paste before any key is an edit too
         if not self.field_list.paste(text):
             self.app.say("Move to a text field to paste.", True)
+
+    def interrupt(self):
+        """Ctrl+C with nothing running quits, and quitting drops the input: on an edited form
+        it asks first, as Esc does. Ctrl+C again while it asks means yes."""
+        if self.running or not self.changed() or self.app.question == (QUIT_QUESTION, self.app.quit_interrupted):
+            return False
+        self.app.ask(QUIT_QUESTION, self.app.quit_interrupted)
+        return True
 
     def mark_clean(self):
         self.clean_state = self.field_list.state()
@@ -8823,7 +8839,7 @@ class ToolScreen(FieldScreen):
     def interrupt(self):
         """Ctrl+C (or x): cancel the running call; a task is cancelled after a question."""
         if not self.running:
-            return False
+            return FieldScreen.interrupt(self)
         if self.task_id is not None:
             row = self.app.task_book.rows.get(self.task_id)
             if row is not None:
@@ -9934,7 +9950,8 @@ EDITING_HELP = [
     "Ctrl+W, Alt+Backspace  delete the word before   Alt+D  delete the word after",
     "Ctrl+U  delete to the start    Ctrl+K  delete to the end    Ctrl+D, Delete  the character",
     "A paste goes into the field: a JSON (object/array) field keeps its line breaks, others get spaces.",
-    "Esc on an edited form asks before it drops your input (y drops it; any other key keeps it)."]
+    "Esc on an edited form asks before it drops your input (y drops it; any other key keeps it);",
+    "so does Ctrl+C, which then quits (Ctrl+C twice quits at once)."]
 
 
 def help_text(screen):
@@ -9942,7 +9959,8 @@ def help_text(screen):
     lines = ["%s" % screen.title(), ""] + screen.help_lines() + editing + [
         "", "Everywhere:",
         "F12        debug screen                     Ctrl+R  reconnect to the same server",
-        "Ctrl+C     cancel the running call (tool screen), else quit     q on the main screen quits",
+        "Ctrl+C     cancel the running call (tool screen), else quit (asks on an edited form)",
+        "q          on the main screen: quit",
         "", "Outside forms:",
         "?  help    D  debug    T  tasks    H  call history    C  connection screen (switch server)",
         "p  ping    L  log level    R  roots    Esc / q  back (q types itself in a form)",

@@ -55,6 +55,38 @@ def test_esc_on_an_edited_form_asks_before_discarding(tui):
 
 
 @needs_pty
+def test_ctrl_c_on_an_edited_form_asks_before_quitting(tui):
+    screen = tui(server_command(), **SMALL)
+    open_tool(screen, "echo")
+    screen.paste("draft")  # a paste before any key is an edit too
+    screen.wait_for("draft")
+    screen.send("ctrl-c")
+    screen.wait_for(lambda t: "Discard your input and quit? y/n" in screen.status_line(), what="the question")
+    screen.send("n")
+    screen.wait_for(lambda t: "Kept." in screen.status_line(), what="the form kept")
+    assert "Tool: echo" in screen.title_line() and "draft" in screen.text()
+    screen.send("ctrl-c")
+    screen.wait_for(lambda t: "Discard your input and quit? y/n" in screen.status_line(), what="the question again")
+    screen.send("y")
+    assert screen.wait_exit() == 130
+
+
+@needs_pty
+def test_ctrl_c_twice_quits_and_ctrl_c_on_an_untouched_form_quits_at_once(tui):
+    screen = tui(server_command(), **SMALL)
+    open_tool(screen, "echo")
+    screen.type("draft")
+    screen.send("ctrl-c")
+    screen.wait_for(lambda t: "Discard your input and quit? y/n" in screen.status_line(), what="the question")
+    screen.send("ctrl-c")
+    assert screen.wait_exit() == 130
+    screen = tui(server_command(), **SMALL)
+    open_tool(screen, "echo")
+    screen.send("ctrl-c")
+    assert screen.wait_exit() == 130
+
+
+@needs_pty
 def test_alt_keys_are_not_esc_and_fields_edit_as_in_readline(tui):
     screen = tui(server_command(), **SMALL)
     open_tool(screen, "echo")
