@@ -1316,7 +1316,12 @@ class StreamableHttpTransport:
             self._get_thread.start()
 
     def _get_stream(self):
+        """Hold the GET stream. The server may end it at any time: it is resumed from its last
+        event id, or opened afresh when it had none. A stream that cannot be opened again
+        (no answer, or 404: the session is gone) goes to ``stream_lost``."""
         decoder = SseDecoder(self.http.max_message)
+        opened = False
+        idle_ends = 0  # streams in a row that ended with no message in them
         while not self._closing:
             headers = self._headers({}, accept="text/event-stream")
             if decoder.last_event_id is not None:
@@ -1325,32 +1330,45 @@ class StreamableHttpTransport:
                 conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True,
                                                 carries="(server stream)")
             except McpTuiError as exc:
-                if not self._closing and decoder.last_event_id is not None:
-                    self.stream_lost = exc  # the stream was cut and the server is gone
+                if not self._closing and opened:
+                    self.stream_lost = exc  # the stream ended and the server is gone
                 return
             if response.status != 200:
                 try:
-                    self.http.read("GET", conn, response)
+                    payload = self.http.read("GET", conn, response)
                 except McpTuiError:
-                    pass
+                    payload = b""
                 if self.log:
                     self.log.event("transport", "no GET stream (HTTP %d)" % response.status)
+                if opened and response.status == 404 and not self._closing:
+                    self.stream_lost = HttpStatusError(response.status, response.reason, payload,
+                                                       response_headers(response))
                 return
+            opened = True
             with self._lock:
                 self._open["__get__"] = conn
             if self.log:
                 self.log.event("transport", "GET stream opened")
+            delivered = False
             try:
                 for event in iter_sse(response, decoder):
                     if event.data.strip():
                         for message in decode_messages(event.data):
+                            delivered = True
                             self._channel.deliver(message)
             except Exception:  # a cut stream is resumed below, or the session is closing
                 pass
             conn.close()
-            if self._closing or decoder.last_event_id is None:
+            if self._closing:
                 return
-            time.sleep((decoder.retry_ms if decoder.retry_ms is not None else 1000) / 1000.0)
+            idle_ends = 0 if delivered else idle_ends + 1
+            # The server's retry is obeyed to the letter; without one, back off from 1 s to 32 s
+            # while its streams keep ending empty.
+            pause = decoder.retry_ms / 1000.0 if decoder.retry_ms is not None else 2.0 ** min(idle_ends, 5)
+            if self.log:
+                self.log.event("transport", "the server ended the GET stream; %s in %.1f s" % (
+                    "resuming it" if decoder.last_event_id is not None else "opening a new one", pause))
+            time.sleep(pause)
 
     def close(self):
         self._closing = True
