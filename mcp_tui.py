@@ -7687,7 +7687,7 @@ class Tui:
         elif key == "p" and self.session is not None:
             self.ping()
         elif key == "L" and self.session is not None:
-            self.open(LogLevelScreen(self))
+            self.open(log_level_screen(self))
         elif key == "R":
             self.open(RootsScreen(self))
         elif key == "?":
@@ -8929,12 +8929,14 @@ class ToolScreen(FieldScreen):
 
 
 class PickScreen(Screen):
-    """Choose one of a few lines; Enter hands its index to ``on_pick``."""
+    """Choose one of a few lines (under an ``intro`` line, if given); Enter closes the screen
+    and hands the chosen index to ``on_pick``."""
 
-    def __init__(self, app, name, labels, on_pick):
+    def __init__(self, app, name, labels, on_pick, intro="", index=0):
         Screen.__init__(self, app)
-        self.name, self.labels, self.on_pick = name, labels, on_pick
+        self.name, self.labels, self.on_pick, self.intro = name, labels, on_pick, intro
         self.selection = Selection()
+        self.selection.index = index
 
     def title(self):
         return self.name
@@ -8943,7 +8945,11 @@ class PickScreen(Screen):
         return "Enter choose  j/k move  q back"
 
     def draw(self, canvas):
-        for row, index, attr in list_rows(canvas, 0, canvas.height, self.selection, len(self.labels), self.app.style):
+        top = 2 if self.intro else 0
+        if self.intro:
+            canvas.put(0, 0, self.intro, self.app.style.dim)
+        for row, index, attr in list_rows(canvas, top, canvas.height - top, self.selection, len(self.labels),
+                                          self.app.style):
             canvas.put(row, 1, self.labels[index], attr)
 
     def on_key(self, key):
@@ -9348,41 +9354,23 @@ def add_root_screen(app):
         "path", "Directory", required=True, placeholder="a path, e.g. ~/projects/app"), "Add", accept)
 
 
-class LogLevelScreen(Screen):
-    """Pick the level from which the server sends log messages (they show as a toast and on
-    the debug screen's Logs tab)."""
+def log_level_screen(app):
+    """L: the level from which the server sends log messages (they show as a toast and on the
+    debug screen's Logs tab); the current one is marked *."""
+    session = app.session
+    intro = ("Server log messages from this level up:" if "logging" in session.capabilities else
+             "The server declares no logging capability; it may ignore the level.")
+    labels = ["%s %s" % ("*" if level == session.log_level else " ", level) for level in LOG_LEVELS]
 
-    def __init__(self, app):
-        Screen.__init__(self, app)
-        self.selection = Selection()
-        current = app.session.log_level
-        self.selection.index = LOG_LEVELS.index(current) if current in LOG_LEVELS else 1
+    def pick(index):
+        level = LOG_LEVELS[index]
+        app.say("Setting the log level to %s ..." % level)
+        app.spawn(lambda: session.set_log_level(level),
+                  lambda _: app.say("Log level: %s (server logs show over the key hints and on the debug "
+                                    "screen's Logs tab)." % level))
 
-    def title(self):
-        return "Log level"
-
-    def hints(self):
-        return "Enter set  j/k move  q back"
-
-    def draw(self, canvas):
-        offered = "logging" in self.app.session.capabilities
-        canvas.put(0, 0, "Server log messages from this level up:" if offered else
-                   "The server declares no logging capability; it may ignore the level.", self.app.style.dim)
-        for row, index, attr in list_rows(canvas, 2, canvas.height - 2, self.selection, len(LOG_LEVELS),
-                                          self.app.style):
-            mark = "*" if LOG_LEVELS[index] == self.app.session.log_level else " "
-            canvas.put(row, 0, " %s %s " % (mark, LOG_LEVELS[index]), attr)
-
-    def on_key(self, key):
-        if key != "ENTER":
-            return self.selection.on_key(key, len(LOG_LEVELS))
-        level, session = LOG_LEVELS[self.selection.index], self.app.session
-        self.app.back()
-        self.app.say("Setting the log level to %s ..." % level)
-        self.app.spawn(lambda: session.set_log_level(level),
-                       lambda _: self.app.say("Log level: %s (server logs show over the key hints and on the "
-                                              "debug screen's Logs tab)." % level))
-        return True
+    current = LOG_LEVELS.index(session.log_level) if session.log_level in LOG_LEVELS else 1
+    return PickScreen(app, "Log level", labels, pick, intro=intro, index=current)
 
 
 class TasksScreen(Screen):
@@ -9499,14 +9487,13 @@ class TasksScreen(Screen):
             canvas.put(2, 0, "No tasks yet: run a tool in task mode (Ctrl+T in its form).", self.app.style.dim)
         now = time.time()
         earlier = canvas.height // 3 if self.recorded else 0  # rows kept for the ledger's tasks
-        shown = self.selection.window(len(rows), max(1, canvas.height - 2 - earlier))
-        for line, index in enumerate(shown):
-            row = rows[index]
-            attr = self.app.style.reverse if index == self.selection.index else 0
-            canvas.fill(line + 2, attr)
-            canvas.put(line + 2, 0, format_columns(task_cells(row, now), widths), attr)
+        shown = 0
+        for line, index, attr in list_rows(canvas, 2, canvas.height - 2 - earlier, self.selection, len(rows),
+                                           self.app.style):
+            canvas.put(line, 0, format_columns(task_cells(rows[index], now), widths), attr)
+            shown += 1
         if self.recorded:
-            top = 2 + max(1, len(shown))
+            top = 2 + max(1, shown)
             canvas.put(top, 0, "From earlier runs (the ledger keeps no ID; o opens a task by its ID):",
                        self.app.style.dim)
             for line, (key, entry) in enumerate(self.recorded[:max(0, canvas.height - top - 1)]):
