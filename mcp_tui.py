@@ -4175,11 +4175,58 @@ def cut_long_strings(value, limit):
     return value
 
 
+def log_entry_selected(entry, kinds=None, method_prefix=None, task=None):
+    """Whether DebugLog.select keeps ``entry``: by type or message kind, by method prefix,
+    by task fingerprint."""
+    return ((kinds is None or entry["type"] in kinds or entry.get("kind") in kinds)
+            and (method_prefix is None or (entry.get("method") or "").startswith(method_prefix))
+            and (task is None or entry.get("task") == task))
+
+
+def is_task_status_entry(entry):
+    return entry.get("kind") == "notification" and is_task_status_notification(entry.get("method"))
+
+
+class LogSelection:
+    """The entries of a DebugLog that ``keep`` accepts, kept up to date: refresh() looks only
+    at the entries added since the last refresh and forgets those the ring has dropped, so
+    following a full log costs nothing while it does not change."""
+
+    def __init__(self, log, keep):
+        import collections
+
+        self.log, self.keep = log, keep
+        self.seen = 0  # the log's count of added entries at the last refresh
+        self.numbers = collections.deque()  # each kept entry's place in the order of adding
+        self.entries = collections.deque()
+
+    def refresh(self):
+        added, held, fresh = self.log.since(self.seen)
+        number = added - len(fresh)
+        for entry in fresh:
+            if self.keep(entry):
+                self.numbers.append(number)
+                self.entries.append(entry)
+            number += 1
+        while self.numbers and self.numbers[0] < added - held:
+            self.numbers.popleft()
+            self.entries.popleft()
+        self.seen = added
+        return self
+
+    def __len__(self):
+        return len(self.entries)
+
+    def __getitem__(self, index):
+        return self.entries[index]
+
+
 class DebugLog:
     def __init__(self, capacity=5000, credentials=None):
         import collections
 
         self.entries = collections.deque(maxlen=capacity)
+        self.added = 0  # entries ever added, the ring's dropped ones included
         self.sinks = []
         self.credentials = credentials if credentials is not None else SecretRegistry()  # the run's
         # Task IDs and session ids of this log, however short, then the run's credentials.
@@ -4258,14 +4305,22 @@ class DebugLog:
         (what the TUI's debug tabs and its key 8 show)."""
         with self._lock:
             entries = list(self.entries)
-        return [e for e in entries
-                if (kinds is None or e["type"] in kinds or e.get("kind") in kinds)
-                and (method_prefix is None or (e.get("method") or "").startswith(method_prefix))
-                and (task is None or e.get("task") == task)]
+        return [e for e in entries if log_entry_selected(e, kinds, method_prefix, task)]
 
     def task_notifications(self):
         """Task status notifications in either form (what key 8 of the TUI's debug screen keeps)."""
-        return [e for e in self.select(kinds=("notification",)) if is_task_status_notification(e.get("method"))]
+        return [e for e in self.select(kinds=("notification",)) if is_task_status_entry(e)]
+
+    def since(self, count):
+        """For views that follow the log without reading it all again: how many entries were
+        ever added, how many of them the ring still holds, and those added after the first
+        ``count`` that it still holds, oldest first."""
+        import itertools
+
+        with self._lock:
+            held = len(self.entries)
+            fresh = max(0, min(self.added - count, held))
+            return self.added, held, list(itertools.islice(reversed(self.entries), fresh))[::-1]
 
     def _add(self, entry):
         entry = dict(entry, time=time.time())
@@ -4274,6 +4329,7 @@ class DebugLog:
                 entry[key] = self.redact(value)
         with self._lock:
             self.entries.append(entry)
+            self.added += 1
             sinks = list(self.sinks)
         for sink in sinks:
             try:
@@ -9819,11 +9875,20 @@ def sampling_text(params):
     return "\n".join(lines)
 
 
+DEBUG_TABS = (  # each tab and the DebugLog.select arguments that pick its entries
+    ("Protocol", {"kinds": ("message", "event")}),
+    ("Notifications", {"kinds": ("notification",)}),
+    ("Logs", {"kinds": ("notification",), "method_prefix": "notifications/message"}),
+    ("HTTP", {"kinds": ("http", "sse")}),
+    ("Stderr", {"kinds": ("stderr",)}),
+)
+
+
 class DebugScreen(Screen):
     """The debug log live: Protocol (every message), Notifications, HTTP trace and the
     server's stderr. Key 8 keeps only task status notifications."""
 
-    TABS = ("Protocol", "Notifications", "Logs", "HTTP", "Stderr")
+    TABS = tuple(name for name, _ in DEBUG_TABS)
 
     def __init__(self, app):
         Screen.__init__(self, app)
@@ -9832,6 +9897,7 @@ class DebugScreen(Screen):
         self.selection = Selection()
         self.tail = True  # keep the newest entry selected while new ones arrive
         self.search = SearchBar()
+        self.views, self.views_filter = [], None  # each tab's LogSelection, and the filters they apply
 
     def title(self):
         return "Debug: %s%s" % (self.TABS[self.tab], " [task status only]" if self.task_status_only else "")
@@ -9850,17 +9916,27 @@ class DebugScreen(Screen):
                 "End                   follow the newest entry",
                 "Task IDs, session ids and tokens are masked exactly as in the CLI's --debug output."]
 
-    def entries(self, tab=None, log_entries=None):
-        """The entries of a tab (this one by default), from the log or a snapshot of it."""
-        tab = self.tab if tab is None else tab
-        wanted = DEBUG_TAB_FILTERS[self.TABS[tab]]
-        chosen = [e for e in (log_entries or self.app.log.select()) if wanted(e)]
-        if self.TABS[tab] == "Notifications" and self.task_status_only:
-            chosen = [e for e in chosen if is_task_status_notification(e.get("method"))]
+    def tab_views(self):
+        """Each tab's entries under the search and key 8 (tab counts follow them): made again
+        when a filter changes, otherwise brought up to date with only the new entries."""
         needle = self.search.needle()
-        if needle:
-            chosen = [e for e in chosen if needle in (debug_line(e) + str(e.get("body", ""))).lower()]
-        return chosen
+        if self.views_filter != (needle, self.task_status_only):
+            self.views_filter = (needle, self.task_status_only)
+            self.views = [LogSelection(self.app.log, self.keeper(selector, needle, name == "Notifications"
+                                                                 and self.task_status_only))
+                          for name, selector in DEBUG_TABS]
+        return [view.refresh() for view in self.views]
+
+    @staticmethod
+    def keeper(selector, needle, task_status_only):
+        def keep(entry):
+            return (log_entry_selected(entry, **selector) and (not task_status_only or is_task_status_entry(entry))
+                    and (not needle or needle in (debug_line(entry) + str(entry.get("body", ""))).lower()))
+
+        return keep
+
+    def entries(self):
+        return self.tab_views()[self.tab]
 
     def on_paste(self, text):
         self.search.paste(text)
@@ -9898,15 +9974,15 @@ class DebugScreen(Screen):
         self.tab, self.tail = tab, True
 
     def draw(self, canvas):
-        log_entries = self.app.log.select()
+        views = self.tab_views()
         col = 0
         for index, name in enumerate(self.TABS):
-            label = " %d %s (%d) " % (index + 1, name, len(self.entries(index, log_entries)))
+            label = " %d %s (%d) " % (index + 1, name, len(views[index]))
             canvas.put(0, col, label, self.app.style.reverse if index == self.tab else self.app.style.dim)
             col += cells(label) + 1
         if self.task_status_only:
             canvas.put(0, col, " 8: task status only ", self.app.style.bold)
-        entries = self.entries(self.tab, log_entries)
+        entries = views[self.tab]
         if self.tail:
             self.selection.index = len(entries) - 1
         if not entries:
@@ -9915,15 +9991,6 @@ class DebugScreen(Screen):
         for row, index, attr in list_rows(canvas, 1, rows, self.selection, len(entries), self.app.style):
             canvas.put(row, 0, debug_line(entries[index]), attr)
         self.search.draw(canvas.sub(canvas.height - 1, 0, 1, canvas.width), self.app.style)
-
-
-DEBUG_TAB_FILTERS = {
-    "Protocol": lambda e: e["type"] in ("message", "event"),
-    "Notifications": lambda e: e["type"] == "message" and e.get("kind") == "notification",
-    "Logs": lambda e: e["type"] == "message" and e.get("method") == "notifications/message",
-    "HTTP": lambda e: e["type"] in ("http", "sse"),
-    "Stderr": lambda e: e["type"] == "stderr",
-}
 
 
 def debug_line(entry):
