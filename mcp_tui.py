@@ -153,6 +153,11 @@ class HttpStatusError(ConnectionFailed):
         super().__init__(message, hint)
 
 
+def is_number(value):
+    """A JSON number (json gives int or float; True is an int to Python, not a number here)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def parse_timestamp(text):
     """ISO 8601 (any number of fractional digits, Z or an offset) -> epoch seconds."""
     import calendar
@@ -1982,7 +1987,7 @@ def cache_digest(text):
 
 
 def valid_cache_entry(key, value):
-    return (isinstance(value, dict) and isinstance(value.get("expires"), (int, float))
+    return (isinstance(value, dict) and is_number(value.get("expires"))
             and isinstance(value.get("result"), dict))
 
 
@@ -3367,10 +3372,10 @@ def constraint_problem(value, schema):
             return "not a date-time (ISO 8601)"
         if schema.get("format") == "uri" and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:\S", value):
             return "not a URI"
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        if isinstance(schema.get("minimum"), (int, float)) and value < schema["minimum"]:
+    elif is_number(value):
+        if is_number(schema.get("minimum")) and value < schema["minimum"]:
             return "at least %s" % schema["minimum"]
-        if isinstance(schema.get("maximum"), (int, float)) and value > schema["maximum"]:
+        if is_number(schema.get("maximum")) and value > schema["maximum"]:
             return "at most %s" % schema["maximum"]
     elif isinstance(value, list):
         if isinstance(schema.get("minItems"), int) and len(value) < schema["minItems"]:
@@ -3665,12 +3670,12 @@ class Task:
 
     def poll_seconds(self, default=1.0):
         interval = self.data.get("pollIntervalMs")
-        return interval / 1000.0 if isinstance(interval, (int, float)) and interval >= 0 else default
+        return interval / 1000.0 if is_number(interval) and interval >= 0 else default
 
     def expires_at(self):
         """createdAt + ttlMs as epoch seconds; None when unlimited or unknown."""
         created, ttl = parse_timestamp(self.data.get("createdAt")), self.data.get("ttlMs")
-        if created is None or not isinstance(ttl, (int, float)):
+        if created is None or not is_number(ttl):
             return None
         return created + ttl / 1000.0
 
@@ -4111,10 +4116,6 @@ class TaskLedger:
 
 
 UNKNOWN_KEPT_SECONDS = 86400.0
-
-
-def is_number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def valid_ledger_entry(key, entry):
@@ -5041,7 +5042,7 @@ class Authorizer:
     def __init__(self, url, settings, log=None, announce=None, timeout=60.0, insecure=False, ca_file=None,
                  store=None, interactive=None):
         self.url = url
-        self.server = canonical_resource(url)
+        self.server = canonical_resource(url) if url else None  # None: every server (logout only)
         self.settings = settings
         self.log = log
         self.announce = announce or (lambda text: sys.stderr.write(text + "\n"))
@@ -5307,7 +5308,7 @@ class Authorizer:
                             answer.get("token_endpoint_auth_method"), str) else method}
         if secret:
             registration["clientSecret"] = secret
-        if isinstance(answer.get("client_secret_expires_at"), (int, float)) and answer["client_secret_expires_at"]:
+        if is_number(answer.get("client_secret_expires_at")) and answer["client_secret_expires_at"]:
             registration["clientSecretExpiresAt"] = answer["client_secret_expires_at"]
 
         def save(data):
@@ -5408,7 +5409,7 @@ class Authorizer:
         scope = answer.get("scope") if isinstance(answer.get("scope"), str) else " ".join(scopes)
         record = {"server": self.server, "issuer": discovery.issuer, "resource": discovery.resource,
                   "accessToken": answer["access_token"], "scope": scope, "obtainedAt": now,
-                  "expiresAt": now + expires_in if isinstance(expires_in, (int, float)) and expires_in > 0 else None,
+                  "expiresAt": now + expires_in if is_number(expires_in) and expires_in > 0 else None,
                   "tokenEndpoint": discovery.metadata.get("token_endpoint"), "clientId": client["client_id"],
                   "authMethod": method, "grant": "cross_app" if self.settings.id_token else self.settings.grant}
         if isinstance(discovery.metadata.get("revocation_endpoint"), str):
@@ -5436,9 +5437,9 @@ class Authorizer:
     def _expiring(token):
         """Near its expiry: a minute before, or a quarter of the lifetime of a short-lived one."""
         expires, obtained = token.get("expiresAt"), token.get("obtainedAt")
-        if not isinstance(expires, (int, float)):
+        if not is_number(expires):
             return False
-        lifetime = expires - obtained if isinstance(obtained, (int, float)) else REFRESH_MARGIN * 4
+        lifetime = expires - obtained if is_number(obtained) else REFRESH_MARGIN * 4
         return expires - min(REFRESH_MARGIN, max(lifetime, 0) / 4) <= time.time()
 
     def _refresh(self):
@@ -5458,7 +5459,7 @@ class Authorizer:
         if isinstance(answer.get("refresh_token"), str):
             record["refreshToken"] = answer["refresh_token"]  # rotation: the old one is spent
         expires_in = answer.get("expires_in")
-        record["expiresAt"] = time.time() + expires_in if isinstance(expires_in, (int, float)) and expires_in > 0 else None
+        record["expiresAt"] = time.time() + expires_in if is_number(expires_in) and expires_in > 0 else None
         if isinstance(answer.get("scope"), str):
             record["scope"] = answer["scope"]
         self._token = record
@@ -5477,6 +5478,28 @@ class Authorizer:
                 secret = registration.get("clientSecret")
         self._mask(secret)
         return {"client_id": token.get("clientId"), "client_secret": secret, "method": token.get("authMethod")}
+
+    def logout(self):
+        """Revoke and forget the stored tokens of this server (of every server when the
+        Authorizer has no URL), and the registrations made for them: a server that forgot
+        mcp-tui's registration would otherwise refuse every new authorization. Returns one
+        {server, issuer, revoked} per token."""
+        def mine(token):
+            return isinstance(token, dict) and (self.server is None or token.get("server") == self.server)
+
+        def forget(data):
+            gone = [data["tokens"].pop(key) for key, token in list(data["tokens"].items()) if mine(token)]
+            for issuer in set(t.get("issuer") for t in gone) if self.server else list(data["registrations"]):
+                data["registrations"].pop(issuer, None)
+
+        results = []
+        for token in [t for t in self.store.load()["tokens"].values() if mine(t)]:  # revoked while the client is known
+            self._mask(token.get("accessToken"))
+            self._mask(token.get("refreshToken"))
+            results.append({"server": token.get("server"), "issuer": token.get("issuer"),
+                            "revoked": self.revoke(token)})
+        self.store.update(forget)
+        return results
 
     def revoke(self, token):
         """RFC 7009, best effort: True when the server confirmed."""
@@ -5723,7 +5746,7 @@ def annotation_line(annotations):
     audience = annotations.get("audience")
     if isinstance(audience, list) and audience:
         parts.append("for %s" % ", ".join(str(a) for a in audience))
-    if isinstance(annotations.get("priority"), (int, float)) and not isinstance(annotations["priority"], bool):
+    if is_number(annotations.get("priority")):
         parts.append("priority %s" % annotations["priority"])
     if annotations.get("lastModified"):
         parts.append("modified %s" % annotations["lastModified"])
@@ -6442,12 +6465,12 @@ def masked_token_view(token, now=None):
             "scope": token.get("scope") or "", "grant": token.get("grant"),
             "token": "token:" + fingerprint(token.get("accessToken") or ""),
             "refreshable": bool(token.get("refreshToken")),
-            "expiresAt": expires, "expired": isinstance(expires, (int, float)) and expires <= now}
+            "expiresAt": expires, "expired": is_number(expires) and expires <= now}
 
 
 def describe_expiry(view, now=None):
     expires = view["expiresAt"]
-    if not isinstance(expires, (int, float)):
+    if not is_number(expires):
         return "no expiry given"
     left = int(expires - (time.time() if now is None else now))
     if left <= 0:
@@ -6785,26 +6808,18 @@ def build_parser():
     return parser
 
 
-class CommandLine:
-    """The options and words of one command line (what argparse's Namespace holds)."""
-
-    def __init__(self, **values):
-        self.__dict__.update(values)
-
-    def __repr__(self):
-        return "CommandLine(%s)" % ", ".join("%s=%r" % item for item in sorted(vars(self).items()))
-
-
 def parse_command_line(argv):
     """Options and words, as argparse reads them (UsageError for a mistake)."""
     return parse_common_command_line(argv) or build_parser().parse_intermixed_args(argv)
 
 
 def parse_common_command_line(argv):
-    """The CommandLine of a command line made only of exact flags, their values and words,
-    or None: for anything else (-h, --version, --, a flag that is not in CLI_OPTIONS, a
-    value that starts with "-" or fails its type or choices) argparse decides, with its
-    messages. What this accepts, argparse reads the same way."""
+    """The options (a namespace, as argparse gives) of a command line made only of exact
+    flags, their values and words, or None: for anything else (-h, --version, --, a flag
+    that is not in CLI_OPTIONS, a value that starts with "-" or fails its type or choices)
+    argparse decides, with its messages. What this accepts, argparse reads the same way."""
+    from types import SimpleNamespace  # loaded already (by re)
+
     flags = {}
     values = {"words": []}
     for _, options in CLI_OPTIONS:
@@ -6847,7 +6862,7 @@ def parse_common_command_line(argv):
             values[destination].append(value)
         else:
             values[destination] = value
-    return CommandLine(**values)
+    return SimpleNamespace(**values)
 
 
 class Cli:
@@ -7535,26 +7550,8 @@ def auth_command(args, opts, spec, output, log):
             output.text("authorized at %s for %s (scope %s; %s)" % (view["issuer"], view["server"],
                                                                  view["scope"] or "-", describe_expiry(view)))
         return EXIT_OK
-    revoker = Authorizer(spec.url if server else "http://localhost/", AuthSettings.from_options(opts),
-                         log, output.stderr_line, opts.timeout, opts.insecure, opts.ca_file, store)
-
-    def mine(token):
-        return isinstance(token, dict) and (server is None or token.get("server") == server)
-
-    def forget(data):
-        """The tokens, and the registrations made for them: a server that forgot mcp-tui's
-        registration would otherwise refuse every new authorization."""
-        gone = [data["tokens"].pop(key) for key, token in list(data["tokens"].items()) if mine(token)]
-        for issuer in set(t.get("issuer") for t in gone) if server else list(data["registrations"]):
-            data["registrations"].pop(issuer, None)
-
-    results = []
-    for token in [t for t in store.load()["tokens"].values() if mine(t)]:  # revoked while the client is known
-        revoker._mask(token.get("accessToken"))
-        revoker._mask(token.get("refreshToken"))
-        results.append({"server": token.get("server"), "issuer": token.get("issuer"),
-                        "revoked": revoker.revoke(token)})
-    store.update(forget)
+    results = Authorizer(spec.url if server else None, AuthSettings.from_options(opts), log, output.stderr_line,
+                         opts.timeout, opts.insecure, opts.ca_file, store).logout()
     if output.json:
         output.document({"loggedOut": results})
     elif not results:
