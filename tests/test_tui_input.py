@@ -60,25 +60,19 @@ def test_esc_on_an_edited_form_asks_before_discarding(tui):
 
 
 @needs_pty
-def test_ctrl_c_on_an_edited_form_asks_before_quitting(tui):
+@pytest.mark.parametrize("answer", ["y", "ctrl-c"])
+def test_ctrl_c_on_an_edited_form_asks_before_quitting_and_y_or_ctrl_c_again_quits(tui, answer):
     screen = tui(server_command(), **SMALL)
     open_tool(screen, "echo")
     screen.paste("draft")  # a paste before any key is an edit too
     screen.wait_for("draft")
     asks_then_keeps_the_form(screen, "ctrl-c", "Discard your input and quit? y/n")
-    screen.send("y")
+    screen.send(answer)
     assert screen.wait_exit() == 130
 
 
 @needs_pty
-def test_ctrl_c_twice_quits_and_ctrl_c_on_an_untouched_form_quits_at_once(tui):
-    screen = tui(server_command(), **SMALL)
-    open_tool(screen, "echo")
-    screen.type("draft")
-    screen.send("ctrl-c")
-    screen.wait_for(lambda t: "Discard your input and quit? y/n" in screen.status_line(), what="the question")
-    screen.send("ctrl-c")
-    assert screen.wait_exit() == 130
+def test_ctrl_c_on_an_untouched_form_quits_at_once(tui):
     screen = tui(server_command(), **SMALL)
     open_tool(screen, "echo")
     screen.send("ctrl-c")
