@@ -30,7 +30,7 @@ def test_log_level_brings_server_logs_as_a_toast_and_to_the_logs_tab(tui, era):
     screen = tui(server_command(), *ERAS[era], **SMALL)
     screen.wait_for("Tools (")
     screen.send("L")
-    screen.wait_all("Log level", "emergency")
+    screen.wait_all("Log level", "Server log messages from this level up:", "emergency")
     screen.send("home", "enter")  # debug: everything
     screen.wait_for(lambda t: "Log level: debug" in screen.status_line(), what="the level set")
     open_tool(screen, "log_message")
