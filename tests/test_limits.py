@@ -3,10 +3,11 @@ stops at --max-message-size with bounded memory, a server that drips one byte at
 cannot stretch an exchange past its deadline, --max-time bounds a whole command and
 --max-pages an endless list, and floods (log notifications, server requests, stderr
 lines) stay bounded. Memory is the mcp-tui process's peak RSS, read from the rusage
-that os.wait4 returns for it.
+that os.wait4 returns for it in a small launcher (see LAUNCHER).
 """
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -30,34 +31,39 @@ class Measured(object):
             self.code, self.elapsed, self.peak_rss / MiB, self.out[-3000:], self.err[-3000:])
 
 
+# Linux records the peak RSS of the memory a process leaves at exec() in the new program's
+# ru_maxrss: a child forked (or vforked) straight from this pytest worker would report the
+# worker's own peak, hundreds of MiB after a few large tests. So a small launcher starts
+# mcp-tui and reports the peak that wait4 gives for it: at most the launcher's ~10 MiB.
+LAUNCHER = ("import os, subprocess, sys\n"
+            "child = subprocess.Popen(sys.argv[2:])\n"
+            "_, status, usage = os.wait4(child.pid, 0)\n"
+            "with open(sys.argv[1], 'w') as out:\n"
+            "    out.write(str(usage.ru_maxrss))\n"
+            "sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 255)\n")
+
+
 @pytest.fixture
-def measured(state_dir):
+def measured(state_dir, tmp_path):
     """measured(*args, guard=60) -> Measured: run mcp-tui and read its peak RSS."""
 
     def run(*args, guard=60):
         environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
         environ.pop("MCP_TUI_BEARER", None)
+        peak_file = tmp_path / "peak-rss"
         started = time.monotonic()
-        proc = subprocess.Popen([sys.executable, str(MCP_TUI)] + [str(a) for a in args], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=environ, cwd=str(ROOT))
-        captured = {}
-
-        def drain(name, pipe):
-            captured[name] = pipe.read().decode("utf-8", "replace")
-
-        readers = [threading.Thread(target=drain, args=item) for item in (("out", proc.stdout), ("err", proc.stderr))]
-        for reader in readers:
-            reader.start()
-        watchdog = threading.Timer(guard, proc.kill)  # only a guard against a hang
+        proc = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(peak_file), sys.executable, str(MCP_TUI)]
+                                + [str(a) for a in args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=environ, cwd=str(ROOT), start_new_session=True)
+        watchdog = threading.Timer(guard, os.killpg, (proc.pid, signal.SIGKILL))  # only a guard against a hang
         watchdog.start()
-        _, status, usage = os.wait4(proc.pid, 0)
+        out, err = proc.communicate()
         elapsed = time.monotonic() - started
         watchdog.cancel()
-        proc.returncode = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
-        for reader in readers:
-            reader.join()
         scale = 1 if sys.platform == "darwin" else 1024  # bytes on macOS, KiB on Linux
-        return Measured(proc.returncode, captured["out"], captured["err"], elapsed, usage.ru_maxrss * scale)
+        peak_rss = int(peak_file.read_text()) * scale if peak_file.exists() else -1
+        return Measured(proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), elapsed,
+                        peak_rss)
 
     return run
 
