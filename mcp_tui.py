@@ -1151,7 +1151,9 @@ class StreamableHttpTransport:
         self._channel = None
         self._open = {}  # request id -> live connection, so a timeout can abort it
         self._lock = threading.Lock()
-        self._get_thread = None
+        self._get_running = False
+        self._get_sessions = set()  # the session ids a GET stream was opened for
+        self._get_moved = threading.Event()  # a new session wants the GET stream: no retry wait
         self._closing = False
         self.stream_lost = None  # why the GET stream could not be opened again after a cut
 
@@ -1310,12 +1312,34 @@ class StreamableHttpTransport:
             self.http.discard(conn)
 
     def open_get_stream(self):
-        """The legacy GET stream for server requests and notifications (405 is normal)."""
-        if self._get_thread is None:
-            self._get_thread = threading.Thread(target=self._get_stream, daemon=True)
-            self._get_thread.start()
+        """The legacy GET stream for server requests and notifications, once per session
+        (405 is normal)."""
+        with self._lock:
+            if self.session_id in self._get_sessions:
+                return
+            if self._get_running:  # still on a session the server forgot: move to this one now
+                self._get_moved.set()
+                stale = self._open.pop("__get__", None)
+            else:
+                self._get_running, stale = True, None
+                threading.Thread(target=self._get_stream, daemon=True).start()
+        if stale is not None:
+            shut_down(stale)
 
     def _get_stream(self):
+        while True:
+            with self._lock:
+                session_id = self.session_id
+                self._get_sessions.add(session_id)
+                self._get_moved.clear()
+            self._hold_get_stream(session_id)
+            with self._lock:  # one step with open_get_stream's check: one GET stream, and none missed
+                if self._closing or self.session_id in self._get_sessions:
+                    self._get_running = False
+                    return
+            # A new session began meanwhile (the server had forgotten ours): hold its stream too.
+
+    def _hold_get_stream(self, session_id):
         decoder = SseDecoder(self.http.max_message)
         while not self._closing:
             headers = self._headers({}, accept="text/event-stream")
@@ -1350,7 +1374,9 @@ class StreamableHttpTransport:
             conn.close()
             if self._closing or decoder.last_event_id is None:
                 return
-            time.sleep((decoder.retry_ms if decoder.retry_ms is not None else 1000) / 1000.0)
+            self._get_moved.wait((decoder.retry_ms if decoder.retry_ms is not None else 1000) / 1000.0)
+            if self.session_id != session_id:
+                return  # a new session began: _get_stream opens its stream
 
     def close(self):
         self._closing = True
@@ -1454,11 +1480,11 @@ class KeeperTransport:
     with what the server said at the handshake, then relays messages both ways. Its
     ``name`` is the server's transport, so a request is framed exactly as it is directly."""
 
-    def __init__(self, session_name, port, token, log=None):
+    def __init__(self, session_name, port, token):
         self.session_name = session_name
         self.port = port
         self.token = token
-        self.log = log
+        self.notice = lambda text: None  # what the keeper tells the user (Session.adopt: the session's notice)
         self.name = None  # the kept session's transport, from the keeper's hello
         self.legacy_stream = False
         self._socket = None
@@ -1534,6 +1560,8 @@ class KeeperTransport:
                         exc.__class__.__name__, exc))
             elif "fail" in item:
                 self._channel.fail(item["fail"], keeper_error(item.get("error") or {}))
+            elif "notice" in item:
+                self.notice(str(item["notice"]))
             else:
                 self._replies.put(item)
         self._replies.put({"error": {"message": "the keeper of session %r went away" % self.session_name}})
@@ -2277,6 +2305,7 @@ class Session:
         self.cached = set()  # the methods this session answered from the cache
         self.notice = lambda text: None  # what the user should know about the session itself
         self.resumed = False
+        self._start_over_lock = threading.Lock()  # one new session for the requests a forgotten one failed
         self._tools_by_name = {}
 
     # -- opening ----------------------------------------------------------------------
@@ -2322,6 +2351,7 @@ class Session:
         self.era, self.protocol_version = state["era"], state["protocolVersion"]
         self.server_info, self.capabilities = state["serverInfo"], state["capabilities"] or {}
         self.instructions, self.supported_versions = state["instructions"], state["supportedVersions"]
+        transport.notice = lambda text: self.notice(text)
         self._use_transport(transport)
         if self.log:
             self.log.event("session", "adopted a kept session", era=self.era, protocol=self.protocol_version,
@@ -2450,7 +2480,7 @@ class Session:
     def session_record(self):
         """What a later run needs to resume this session, or None when nothing binds
         follow-ups to it (stdio, 2026-07-28, a legacy server without session ids)."""
-        session_id = getattr(self.transport, "session_id", None)
+        session_id = self.http_session_id()
         if self.era != "legacy" or not session_id:
             return None
         return {"id": session_id, "protocolVersion": self.protocol_version, "capabilities": self.capabilities,
@@ -2628,24 +2658,40 @@ class Session:
         return self.request(method, params, declare_tasks, tool, timeout, max_time, on_progress)
 
     def _legacy_request(self, method, params, timeout, max_time, on_progress, request_id, retried=False):
+        sent_under = self.http_session_id()
         try:
             return self.channel.call(method, params, self._legacy_headers(), timeout or self.timeout,
                                      max_time or self.max_time, request_id, on_progress)
         except (HttpStatusError, RpcError) as exc:
-            if retried or not self._session_lost(exc):
+            if retried or not self.start_over_if_lost(exc, sent_under):
                 raise
-        if self.log:
-            self.log.event("session", "session lost; initializing again")
-        if self.resumed:
-            self.notice("The server no longer knows the session this task was created in; starting a new one "
-                        "and trying once more (a server that keeps tasks per session will not know the task).")
-            self.resumed = False
-        self.transport.session_id = None
-        self._initialize(self.protocol_version)
         return self._legacy_request(method, params, timeout, max_time, on_progress, None, True)
 
+    def http_session_id(self):
+        """The 2025-11-25 HTTP session id requests go out under now, or None."""
+        return getattr(self.transport, "session_id", None)
+
+    def start_over_if_lost(self, exc, sent_under):
+        """When ``exc`` says the server has forgotten the HTTP session a request was sent
+        under (``sent_under``, from http_session_id), initialize a new session, once however
+        many requests in flight ran into it. True when the request may be sent again."""
+        with self._start_over_lock:
+            if not self._session_lost(exc):
+                return False
+            if self.http_session_id() != sent_under:
+                return True  # a request that failed alongside it has already started the new one
+            if self.log:
+                self.log.event("session", "session lost; initializing again")
+            if self.resumed:
+                self.notice("The server no longer knows the session this task was created in; starting a new one "
+                            "and trying once more (a server that keeps tasks per session will not know the task).")
+                self.resumed = False
+            self.transport.session_id = None
+            self._initialize(self.protocol_version)
+            return True
+
     def _session_lost(self, exc):
-        if not getattr(self.transport, "session_id", None):
+        if not self.http_session_id():
             return False
         if isinstance(exc, HttpStatusError):
             return exc.status == 404 or (exc.status == 400 and b"session" in exc.body.lower())
@@ -6334,7 +6380,7 @@ def valid_session_record(name, record):
             and isinstance(record.get("token"), str) and is_number(record.get("pid")))
 
 
-def attach_kept_session(name, log, timeout):
+def attach_kept_session(name, timeout):
     """(KeeperTransport, handshake state) for the session ``name``; a dead keeper's stale
     record is removed, and the error says so."""
     sessions = KeptSessions()
@@ -6342,7 +6388,7 @@ def attach_kept_session(name, log, timeout):
     if record is None:
         raise ConnectionFailed("no session named %r" % name,
                                hint="open it with: mcp-tui session open %s CONNECTION" % name)
-    transport = KeeperTransport(name, record["port"], record["token"], log)
+    transport = KeeperTransport(name, record["port"], record["token"])
     try:
         reply = transport.hello("attach", timeout=min(timeout, 10.0))
     except KeeperGone:
@@ -6399,7 +6445,7 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
         started(session)
     try:
         if spec.kind == "session":
-            session.adopt(*attach_kept_session(spec.name, log, options.timeout))
+            session.adopt(*attach_kept_session(spec.name, options.timeout))
         elif resume:
             session.resume(resume)
         else:
@@ -11032,6 +11078,26 @@ class Keeper:
             with self._lock:
                 self.progress[ours] = (client, token)
             message = dict(message, params=dict(params, _meta=dict(meta, progressToken=ours)))
+        sent_under = self.session.http_session_id()
+        pending = self._forward(client, message, headers)
+        failure = pending.error or (RpcError(pending.response["error"], message.get("method"))
+                                    if "error" in pending.response else None)
+        if failure is not None and not client.closed and self.session.start_over_if_lost(failure, sent_under):
+            text = ("The server had forgotten session %s; the keeper initialized a new one and sent %s again "
+                    "(what the old one held, such as its tasks, is gone)" % (self.name, message.get("method")))
+            self.log.event("keeper", text)
+            client.send({"notice": clean(text)})
+            pending = self._forward(client, message, headers)
+        if client.closed:
+            return
+        if pending.error is not None:
+            client.send({"fail": message["id"], "error": keeper_error_data(pending.error)})
+        else:
+            client.send({"message": dict(pending.response, id=message["id"])})
+
+    def _forward(self, client, message, headers):
+        """Send one command's request under a fresh id of ours; wait until it is answered
+        or the command has gone. Returns the PendingRequest."""
         channel = self.session.channel
         theirs, request_id = message["id"], channel.next_id()
         with self._lock:  # before it is sent: the server may ask something back at once
@@ -11054,12 +11120,7 @@ class Keeper:
             client.started.pop(request_id, None)
             self.routes.pop(request_id, None)
             self.last_used = time.time()
-        if client.closed:
-            return
-        if pending.error is not None:
-            client.send({"fail": theirs, "error": keeper_error_data(pending.error)})
-        else:
-            client.send({"message": dict(pending.response, id=theirs)})
+        return pending
 
     def relay_notification(self, message):
         params = message.get("params") if isinstance(message.get("params"), dict) else {}

@@ -10,6 +10,7 @@ import stat
 import subprocess
 import sys
 import time
+import urllib.request
 
 import pytest
 
@@ -393,3 +394,26 @@ def test_session_open_authorizes_with_oauth_and_the_session_uses_the_token(cli, 
     stored = json.loads((state_dir / "auth.json").read_text())
     (token,) = stored["tokens"].values()
     assert token["accessToken"] not in (state_dir / "sessions.json").read_text()
+
+
+def test_a_keeper_starts_a_new_session_once_when_the_server_has_forgotten_its_own(cli, kept, start_server):
+    """A 2025-11-25 server that restarts forgets its sessions and answers 404 for their ids;
+    the keeper initializes again, says so once, and the command's request still gets through."""
+    server = start_server("--fidelity", "--forget-endpoint")
+    kept("amnesia", "--url", server.url, "--protocol-version", "2025-11-25")
+    assert cli("@amnesia", "tool", "call", "echo", "message=before").out == "Tool response:\nbefore\n"
+    forget = urllib.request.Request(server.url.rsplit("/", 1)[0] + "/forget", data=b"", method="POST")
+    with urllib.request.urlopen(forget, timeout=10) as answer:
+        assert json.loads(answer.read())["forgotten"] == 1
+
+    after = cli("@amnesia", "tool", "call", "echo", "message=after")
+    assert after.code == 0, after
+    assert after.out == "Tool response:\nafter\n"
+    told = [line for line in after.err.splitlines() if "forgotten" in line]
+    assert told == ["The server had forgotten session amnesia; the keeper initialized a new one and sent tools/list "
+                    "again (what the old one held, such as its tasks, is gone)"], after
+    again = cli("@amnesia", "--timeout", "20", "tool", "call", "ask_on_stream", "method=ping", timeout=60)
+    assert (again.code, again.out) == (0, "Tool response:\nping answered: {}\n"), again  # on the new GET stream
+    assert "forgotten" not in again.err
+    initializes = [r for r in server.records() if r["message"].get("method") == "initialize"]
+    assert len(initializes) == 2
