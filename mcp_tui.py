@@ -1698,16 +1698,8 @@ class RpcChannel:
         message = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
-        token = ((params or {}).get("_meta") or {}).get("progressToken")
-        pending = PendingRequest(method, token, on_progress)
-        with self._lock:
-            if self._closed_error:
-                raise self._closed_error
-            self._pending[request_id] = pending
-        if self.log:
-            self.log.message("out", message, self.transport.name)
         try:
-            self.transport.send(message, headers)
+            pending = self.forward(message, headers, request_id, on_progress)
             response = self._wait(pending, method, timeout, max_time)
         except RequestTimeout:
             self._cancel(request_id, method, cancel_notification, "timed out")
@@ -1716,8 +1708,7 @@ class RpcChannel:
             self._cancel(request_id, method, cancel_notification and method != "initialize", "interrupted")
             raise
         finally:
-            with self._lock:
-                self._pending.pop(request_id, None)
+            self.settle(request_id)
         if "error" in response:
             raise RpcError(response["error"], method)
         result = response.get("result")
@@ -1725,14 +1716,15 @@ class RpcChannel:
             raise ProtocolViolation("%s: the server's result is not an object" % method)
         return result
 
-    def forward(self, message, headers=None, request_id=None):
-        """Send a request another program wrote (a command a keeper relays) under a fresh
-        id of this channel (``next_id``). Returns the PendingRequest, whose event fires with
-        the raw response or an error; ``settle`` or ``abandon`` the id afterwards."""
+    def forward(self, message, headers=None, request_id=None, on_progress=None):
+        """Send a request (``call``'s, or one another program wrote: a command a keeper
+        relays) under a fresh id of this channel (``next_id``). Returns the PendingRequest,
+        whose event fires with the raw response or an error; ``settle`` or ``abandon`` the id
+        afterwards."""
         request_id = self.next_id() if request_id is None else request_id
         params = message.get("params")
         token = ((params if isinstance(params, dict) else {}).get("_meta") or {}).get("progressToken")
-        pending = PendingRequest(message.get("method"), token)
+        pending = PendingRequest(message.get("method"), token, on_progress)
         with self._lock:
             if self._closed_error:
                 raise self._closed_error
@@ -3771,6 +3763,7 @@ class TaskForm:
     require(method) -> TaskSupport    refuses locally, before sending, what was not declared
     call_notes(tool, ttl_ms) -> [str]  what to tell the user before calling ``tool`` as a task
     call(tool, arguments, ttl_ms) -> CallOutcome
+    created_task(result) -> Task or None   the task a tools/call result created (None: a direct answer)
     get(task_id) -> Task
     wait(task_id, deadline, reporter) -> CallToolResult   follows the task to its end, answering
                                 input requests; raises TaskFailed, RequestTimeout, McpTuiError
@@ -3857,9 +3850,13 @@ class ExtensionTasks(TaskForm):
         self.require_tools_call()
         params = {"name": tool["name"], "arguments": arguments}
         result = self.session.request("tools/call", params, declare_tasks=True, tool=tool)
-        if result.get("resultType") == "task":
-            return CallOutcome(task=Task.from_wire(result))
+        task = self.created_task(result)
+        if task is not None:
+            return CallOutcome(task=task)
         return CallOutcome(result=result, notes=["The server answered directly; no task was created."])
+
+    def created_task(self, result):
+        return Task.from_wire(result) if result.get("resultType") == "task" else None
 
     def cancel(self, task_id):
         self.require("tasks/cancel")
@@ -3956,11 +3953,17 @@ class ExperimentalTasks(TaskForm):
         if as_task:
             params["task"] = {"ttl": ttl_ms} if ttl_ms is not None else {}
         result = self.session.request("tools/call", params)
-        if isinstance(result.get("task"), dict) and "content" not in result:
-            return CallOutcome(task=Task.from_wire(result["task"], legacy=True))
+        task = self.created_task(result)
+        if task is not None:
+            return CallOutcome(task=task)
         # A tool that does not run as a task was called directly, as call_notes said.
         return CallOutcome(result=result, notes=["The server answered directly; no task was created."]
                            if as_task else [])
+
+    def created_task(self, result):
+        if isinstance(result.get("task"), dict) and "content" not in result:
+            return Task.from_wire(result["task"], legacy=True)
+        return None
 
     def cancel(self, task_id):
         self.require("tasks/cancel")
@@ -6724,6 +6727,14 @@ def build_parser():
     return parser
 
 
+COMMAND_ALIASES = {"tools": "tool", "resources": "resource", "prompts": "prompt", "tasks": "task"}
+
+
+def command_name(word):
+    """The command a word names: a plural is the same command."""
+    return COMMAND_ALIASES.get(word, word)
+
+
 class Cli:
     """One command-line invocation: its options, its output, and its session."""
 
@@ -6791,9 +6802,7 @@ class Cli:
 
     def run(self):
         words = self.words
-        command = {"tools": "tool", "resources": "resource", "prompts": "prompt", "tasks": "task"}.get(
-            words[0], words[0])
-        handler = getattr(self, "cmd_" + command, None)
+        handler = getattr(self, "cmd_" + command_name(words[0]), None)
         if handler is None:
             raise UsageError("unknown command %r" % words[0], hint="see mcp-tui --help")
         try:
@@ -10779,6 +10788,7 @@ def clock_time(text):
 KEEPER_FLAG = "--run-session-keeper"
 KEEPER_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); import mcp_tui; sys.exit(mcp_tui.main(sys.argv[2:]))"
 AUTO_KEEPER_GRACE = 60.0  # an automatic keeper nobody attached to stops after this many seconds
+KEEPER_PROGRESS_ROUTES = 256  # progress tokens of tasks it keeps routing (a request's own go with its answer)
 
 
 class KeeperClient:
@@ -10786,8 +10796,7 @@ class KeeperClient:
 
     def __init__(self, sock):
         self.sock = sock
-        self.inflight = {}
-        self.started = {}  # our id -> when, to find the command a server request belongs to
+        self.inflight = {}  # our ids rise with each request sent: the highest is its latest
         self.closed = False
         self._lock = threading.Lock()
 
@@ -10825,6 +10834,7 @@ class Keeper:
         self.credentials.add(self.token, "keeper-token")
         self.sessions = KeptSessions()
         self.session = None
+        self.record = {}
         self.log = None
         self.listener = None
         self.clients = []
@@ -10872,6 +10882,7 @@ class Keeper:
                   "transport": summary["transport"], "connection": connection_label(spec),
                   "created": self.created, "auto": self.auto}
         self.sessions.update(lambda data: data.__setitem__(self.name, record))
+        self.record = record  # what status tells: the keeper wrote it, so it need not read it back
         self.log.event("keeper", "session kept", session=self.name, port=record["port"])
         return record
 
@@ -11052,15 +11063,15 @@ class Keeper:
         self.name = name
 
     def status(self):
-        record = self.sessions.get(self.name) or {}
+        record = self.record
         now = time.time()
         with self._lock:
-            attached, held = len(self.clients), len(self.held)
+            attached, held, routes = len(self.clients), len(self.held), len(self.progress)
             idle = 0.0 if attached else now - self.last_used
         return {"name": self.name, "server": record.get("server"), "version": record.get("version"),
                 "era": record.get("era"), "transport": record.get("transport"), "pid": os.getpid(),
                 "age": round(now - self.created, 3), "idle": round(idle, 3), "attached": attached,
-                "openTasks": held}
+                "openTasks": held, "progressRoutes": routes}
 
     # -- relaying --------------------------------------------------------------------------
 
@@ -11073,10 +11084,13 @@ class Keeper:
         params = message.get("params")
         meta = params.get("_meta") if isinstance(params, dict) else None
         token = meta.get("progressToken") if isinstance(meta, dict) else None
+        ours = None
         if token is not None:  # two commands may pick the same token: give each its own
             ours = self._next("keeper-progress")
             with self._lock:
                 self.progress[ours] = (client, token)
+                while len(self.progress) > KEEPER_PROGRESS_ROUTES:
+                    del self.progress[next(iter(self.progress))]  # the oldest task's
             message = dict(message, params=dict(params, _meta=dict(meta, progressToken=ours)))
         sent_under = self.session.http_session_id()
         pending = self._forward(client, message, headers)
@@ -11088,12 +11102,26 @@ class Keeper:
             self.log.event("keeper", text)
             client.send({"notice": clean(text)})
             pending = self._forward(client, message, headers)
+        if ours is not None and not self._may_progress_on(message, pending):
+            with self._lock:
+                self.progress.pop(ours, None)
         if client.closed:
             return
         if pending.error is not None:
             client.send({"fail": message["id"], "error": keeper_error_data(pending.error)})
         else:
             client.send({"message": dict(pending.response, id=message["id"])})
+
+    def _may_progress_on(self, message, pending):
+        """Whether progress for a request may still come after its answer: only when that
+        answer created a task, whose progress keeps the request's token."""
+        result = (pending.response or {}).get("result")
+        if message.get("method") != "tools/call" or pending.error is not None or not isinstance(result, dict):
+            return False
+        try:
+            return tasks_for(self.session).created_task(result) is not None
+        except ProtocolViolation:
+            return True  # a malformed task: keep its token; KEEPER_PROGRESS_ROUTES bounds them
 
     def _forward(self, client, message, headers):
         """Send one command's request under a fresh id of ours; wait until it is answered
@@ -11102,7 +11130,6 @@ class Keeper:
         theirs, request_id = message["id"], channel.next_id()
         with self._lock:  # before it is sent: the server may ask something back at once
             client.inflight[theirs] = request_id
-            client.started[request_id] = time.monotonic()
             self.routes[request_id] = (client, theirs)
             self.last_used = time.time()
         try:
@@ -11117,7 +11144,6 @@ class Keeper:
         channel.settle(request_id)
         with self._lock:
             client.inflight.pop(theirs, None)
-            client.started.pop(request_id, None)
             self.routes.pop(request_id, None)
             self.last_used = time.time()
         return pending
@@ -11143,8 +11169,8 @@ class Keeper:
         """Ask the command whose request went out last (the one the server is working on);
         with none attached, answer as a command with no terminal would."""
         with self._lock:
-            busy = [(max(c.started.values()), index, c) for index, c in enumerate(self.clients) if c.started]
-            client = max(busy)[2] if busy else None
+            busy = [(max(c.inflight.values()), c) for c in self.clients if c.inflight]
+            client = max(busy, key=lambda item: item[0])[1] if busy else None
             if client is not None:
                 ours = self._next("keeper-request")
                 self.server_requests[ours] = (client, message.get("id"))
@@ -11356,7 +11382,7 @@ def session_close(names, output):
         names = sorted(name for name, record in records.items() if isinstance(record, dict))
     closed = []
     for name in names:
-        record = sessions.get(name)
+        record = records.get(name)
         if record is None:
             raise McpTuiError("no session named %r" % name, hint="mcp-tui session list shows the open ones")
         transport = KeeperTransport(name, record["port"], record["token"])
@@ -11379,8 +11405,8 @@ def session_close(names, output):
 
 def wants_background_session(opts, spec, words):
     """A stdio task started without --wait would die with the command: keep its server."""
-    command = ["tool" if w == "tools" else w for w in words[:2]]
-    return spec is not None and spec.kind == "stdio" and opts.task and not opts.wait and command == ["tool", "call"]
+    return (spec is not None and spec.kind == "stdio" and opts.task and not opts.wait
+            and command_name(words[0]) == "tool" and words[1:2] == ["call"])
 
 
 def start_task_session(opts, argv, output):

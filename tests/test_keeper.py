@@ -417,3 +417,45 @@ def test_a_keeper_starts_a_new_session_once_when_the_server_has_forgotten_its_ow
     assert "forgotten" not in again.err
     initializes = [r for r in server.records() if r["message"].get("method") == "initialize"]
     assert len(initializes) == 2
+
+
+def keeper_line(record, request):
+    """Talk to a keeper the way a command does: the token, then one request; its first answer."""
+    sock = socket.create_connection(("127.0.0.1", record["port"]), timeout=30)
+    sock.sendall(record["token"].encode() + b"\n" + json.dumps(request).encode() + b"\n")
+    return sock, sock.makefile("rb")
+
+
+def keeper_status(record):
+    sock, reader = keeper_line(record, {"op": "status"})
+    with sock, reader:
+        return json.loads(reader.readline())["status"]
+
+
+def test_progress_routes_go_with_each_answer_and_a_tasks_stays_while_its_command_is_attached(cli, kept):
+    """One command that stays attached (the TUI) makes many calls with progress tokens: the
+    keeper's table of them must not grow with every call, but a task's progress continues
+    after the tools/call that created it, so its token stays routable."""
+    record = kept("routes", stdio_command(), "--protocol-version", "2025-11-25")
+    sock, reader = keeper_line(record, {"op": "attach"})
+
+    def call(request_id, name, arguments, **extra):
+        params = dict(name=name, arguments=arguments, _meta={"progressToken": "p-%d" % request_id}, **extra)
+        sock.sendall(json.dumps({"message": {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                                             "params": params}}).encode() + b"\n")
+        while True:
+            item = json.loads(reader.readline())["message"]
+            if item.get("id") == request_id:
+                return item["result"]
+
+    with sock, reader:
+        assert "state" in json.loads(reader.readline())
+        for request_id in range(1, 41):
+            result = call(request_id, "long_operation", {"steps": 1, "step_ms": 0})
+            assert result["content"][0]["text"] == "Done after 1 steps"
+        assert keeper_status(record)["progressRoutes"] == 0
+        created = call(41, "render_report", {"quarter": "Q3", "pages": 1000}, task={})
+        assert created["task"]["status"] == "working"
+        assert keeper_status(record)["progressRoutes"] == 1
+    wait_for(lambda: keeper_status(record)["attached"] == 0)
+    assert keeper_status(record)["progressRoutes"] == 0
