@@ -10839,7 +10839,7 @@ class Keeper:
         self.listener = None
         self.clients = []
         self.routes = {}  # our request id -> (client, its id)
-        self.progress = {}  # our progress token -> (client, its token)
+        self.progress = {}  # our progress token -> (client, its token, the task it created or None)
         self.server_requests = {}  # the id a command answers -> (client, the server's id)
         self.held = {}  # task fingerprint -> expiresAt (epoch seconds) or None
         self.ever_attached = False
@@ -10993,7 +10993,7 @@ class Keeper:
                           if owner is client]
             for key, _ in unanswered:
                 del self.server_requests[key]
-            for token in [t for t, (owner, _) in self.progress.items() if owner is client]:
+            for token in [t for t, (owner, _, _) in self.progress.items() if owner is client]:
                 del self.progress[token]
             self.last_used = time.time()
         for request_id in ours:
@@ -11088,7 +11088,7 @@ class Keeper:
         if token is not None:  # two commands may pick the same token: give each its own
             ours = self._next("keeper-progress")
             with self._lock:
-                self.progress[ours] = (client, token)
+                self.progress[ours] = (client, token, None)
                 while len(self.progress) > KEEPER_PROGRESS_ROUTES:
                     del self.progress[next(iter(self.progress))]  # the oldest task's
             message = dict(message, params=dict(params, _meta=dict(meta, progressToken=ours)))
@@ -11102,9 +11102,13 @@ class Keeper:
             self.log.event("keeper", text)
             client.send({"notice": clean(text)})
             pending = self._forward(client, message, headers)
-        if ours is not None and not self._may_progress_on(message, pending):
+        if ours is not None:
+            task_id = self._task_created_by(message, pending)
             with self._lock:
-                self.progress.pop(ours, None)
+                if task_id is None:
+                    self.progress.pop(ours, None)
+                elif ours in self.progress:  # the task's progress keeps the token until it ends
+                    self.progress[ours] = self.progress[ours][:2] + (task_id,)
         if client.closed:
             return
         if pending.error is not None:
@@ -11112,16 +11116,17 @@ class Keeper:
         else:
             client.send({"message": dict(pending.response, id=message["id"])})
 
-    def _may_progress_on(self, message, pending):
-        """Whether progress for a request may still come after its answer: only when that
-        answer created a task, whose progress keeps the request's token."""
+    def _task_created_by(self, message, pending):
+        """The id of the task a request's answer created, or None (then no progress for it
+        can follow the answer)."""
         result = (pending.response or {}).get("result")
         if message.get("method") != "tools/call" or pending.error is not None or not isinstance(result, dict):
-            return False
+            return None
         try:
-            return tasks_for(self.session).created_task(result) is not None
+            task = tasks_for(self.session).created_task(result)
         except ProtocolViolation:
-            return True  # a malformed task: keep its token; KEEPER_PROGRESS_ROUTES bounds them
+            return ""  # a malformed task: keep its token; KEEPER_PROGRESS_ROUTES bounds them
+        return task.task_id if task is not None else None
 
     def _forward(self, client, message, headers):
         """Send one command's request under a fresh id of ours; wait until it is answered
@@ -11152,9 +11157,13 @@ class Keeper:
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         subscription = meta.get(META_PREFIX + "subscriptionId")
+        task = tasks_for(self.session).task_from_notification(message) if self.session is not None else None
         with self._lock:
+            if task is not None and task.terminal:  # no more progress for it
+                for key in [key for key, (_, _, task_id) in self.progress.items() if task_id == task.task_id]:
+                    del self.progress[key]
             if message.get("method") == "notifications/progress" and params.get("progressToken") in self.progress:
-                client, token = self.progress[params["progressToken"]]
+                client, token, _ = self.progress[params["progressToken"]]
                 targets, message = [client], dict(message, params=dict(params, progressToken=token))
             elif subscription is not None and subscription in self.routes:
                 client, theirs = self.routes[subscription]

@@ -432,7 +432,7 @@ def keeper_status(record):
         return json.loads(reader.readline())["status"]
 
 
-def test_progress_routes_go_with_each_answer_and_a_tasks_stays_while_its_command_is_attached(cli, kept):
+def test_progress_routes_go_with_each_answer_and_a_tasks_route_stays_until_it_ends(cli, kept):
     """One command that stays attached (the TUI) makes many calls with progress tokens: the
     keeper's table of them must not grow with every call, but a task's progress continues
     after the tools/call that created it, so its token stays routable."""
@@ -454,8 +454,12 @@ def test_progress_routes_go_with_each_answer_and_a_tasks_stays_while_its_command
             result = call(request_id, "long_operation", {"steps": 1, "step_ms": 0})
             assert result["content"][0]["text"] == "Done after 1 steps"
         assert keeper_status(record)["progressRoutes"] == 0
-        created = call(41, "render_report", {"quarter": "Q3", "pages": 1000}, task={})
-        assert created["task"]["status"] == "working"
-        assert keeper_status(record)["progressRoutes"] == 1
+        for request_id in (41, 42):
+            created = call(request_id, "render_report", {"quarter": "Q3", "pages": 1000}, task={})
+            assert created["task"]["status"] == "working"
+        assert keeper_status(record)["progressRoutes"] == 2
+        sock.sendall(json.dumps({"message": {"jsonrpc": "2.0", "id": 43, "method": "tasks/cancel", "params": {
+            "taskId": created["task"]["taskId"]}}}).encode() + b"\n")
+        wait_for(lambda: keeper_status(record)["progressRoutes"] == 1)  # its cancelled status ended its route
     wait_for(lambda: keeper_status(record)["attached"] == 0)
     assert keeper_status(record)["progressRoutes"] == 0
