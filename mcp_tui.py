@@ -11094,9 +11094,16 @@ class Keeper:
             message = dict(message, params=dict(params, _meta=dict(meta, progressToken=ours)))
         sent_under = self.session.http_session_id()
         pending = self._forward(client, message, headers)
-        failure = pending.error or (RpcError(pending.response["error"], message.get("method"))
-                                    if "error" in pending.response else None)
-        if failure is not None and not client.closed and self.session.start_over_if_lost(failure, sent_under):
+        answer = pending.response or {}  # none when the command left first
+        failure = pending.error or (RpcError(answer["error"], message.get("method")) if "error" in answer else None)
+        renewed = False
+        if failure is not None and not client.closed:
+            try:
+                renewed = self.session.start_over_if_lost(failure, sent_under)
+            except McpTuiError as exc:  # the server forgot the session and will not start another
+                self.log.event("keeper", "a new session failed: %s" % exc.message)
+                pending.error = exc
+        if renewed:
             text = ("The server had forgotten session %s; the keeper initialized a new one and sent %s again "
                     "(what the old one held, such as its tasks, is gone)" % (self.name, message.get("method")))
             self.log.event("keeper", text)
