@@ -222,10 +222,21 @@ class RpcError(McpTuiError):
 # -- secrets, sizes and deadlines: what every later section relies on -------------------
 
 
-def fingerprint(secret):
-    import hashlib
+def sha256_hex(text):
+    """SHA-256 of a string, in hex. Fingerprints and cache keys are taken on every call:
+    hashlib loads OpenSSL (3-6 ms of a ~70 ms command), the built-in module ~0.3 ms."""
+    try:
+        if sys.version_info >= (3, 12):
+            from _sha2 import sha256
+        else:
+            from _sha256 import sha256
+    except ImportError:  # a build without the private modules
+        from hashlib import sha256
+    return sha256(text.encode("utf-8")).hexdigest()
 
-    return hashlib.sha256(secret.encode("utf-8")).hexdigest()[:8]
+
+def fingerprint(secret):
+    return sha256_hex(secret)[:8]
 
 
 class SecretRegistry:
@@ -1968,13 +1979,8 @@ LIST_CHANGED_METHODS = {"notifications/tools/list_changed": ("tools/list",),
 
 def cache_digest(text):
     """The cache's key for a server or a credential: URLs, commands and headers may hold
-    secrets, so none is stored in clear. blake2b from _blake2 costs ~0.3 ms to import where
-    hashlib (which loads OpenSSL) costs ~4 ms on every warm call."""
-    try:
-        from _blake2 import blake2b
-    except ImportError:  # a Python without the private module
-        from hashlib import blake2b
-    return blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
+    secrets, so none is stored in clear."""
+    return sha256_hex(text)[:24]
 
 
 def valid_cache_entry(key, value):
@@ -2147,20 +2153,20 @@ def join_command(argv):
 def encode_header_value(value):
     """Send a header value as-is only when it is visible ASCII with no edge whitespace
     and does not look like the sentinel itself; otherwise use =?base64?...?=."""
-    import base64
-
     text = value if isinstance(value, str) else json.dumps(value)
     plain = (all(0x20 <= ord(c) <= 0x7E or c == "\t" for c in text) and text == text.strip()
              and not (text.startswith("=?base64?") and text.endswith("?=")))
     if plain:
         return text
+    import base64
+
     return "=?base64?" + base64.b64encode(text.encode("utf-8")).decode("ascii") + "?="
 
 
 def decode_header_value(value):
-    import base64
-
     if value.startswith("=?base64?") and value.endswith("?="):
+        import base64
+
         return base64.b64decode(value[9:-2]).decode("utf-8")
     return value
 
@@ -3257,11 +3263,11 @@ def split_key_value(word):
 def check_names(arguments, known, what, strict=True):
     """An argument name that is not declared: an error with "did you mean" (or, when not
     ``strict``, only when a declared name is that close: the schema may allow others)."""
-    import difflib
-
     for key in arguments:
         if key in known:
             continue
+        import difflib  # only for a name that is not declared (~1 ms)
+
         close = difflib.get_close_matches(key, list(known), 1)
         if close or strict:
             raise UsageError("unknown argument %r for %s" % (key, what), hint="did you mean %r?" % close[0] if close
@@ -4769,23 +4775,22 @@ class AuthSettings:
         return token
 
 
-def add_auth_options(parser):
-    group = parser.add_argument_group("authorization (OAuth, when an HTTP server asks for it; --bearer wins)")
-    group.add_argument("--client-id", metavar="ID", help="a client id registered with the authorization server")
-    group.add_argument("--client-secret", metavar="SECRET", help="its secret (or $MCP_TUI_CLIENT_SECRET)")
-    group.add_argument("--client-metadata-url", metavar="URL", help="a Client ID Metadata Document URL to use as the "
-                                                                    "client id")
-    group.add_argument("--scope", metavar="'A B'", help="the scopes to ask for (default: what the server says)")
-    group.add_argument("--grant", choices=OAUTH_GRANTS, help="authorization_code (default, a browser) or "
-                                                             "client_credentials (a machine identity)")
-    group.add_argument("--private-key", metavar="FILE", help="PEM key for private_key_jwt (EC P-256: ES256, RSA: RS256)")
-    group.add_argument("--id-token", metavar="TOKEN|@FILE", help="enterprise IdP ID token for cross-app access")
-    group.add_argument("--idp-client-id", metavar="ID", help="mcp-tui's client id at the IdP")
-    group.add_argument("--idp-token-endpoint", metavar="URL", help="the IdP's token endpoint (token exchange)")
-    group.add_argument("--no-browser", action="store_true", help="print the authorization URL instead of opening "
-                                                                 "a browser")
-    group.add_argument("--all", action="store_true", help="auth logout: every stored token; session close: every "
-                                                          "session")
+AUTH_OPTIONS = ("authorization (OAuth, when an HTTP server asks for it; --bearer wins)", (
+    (("--client-id",), dict(metavar="ID", help="a client id registered with the authorization server")),
+    (("--client-secret",), dict(metavar="SECRET", help="its secret (or $MCP_TUI_CLIENT_SECRET)")),
+    (("--client-metadata-url",), dict(metavar="URL", help="a Client ID Metadata Document URL to use as the client "
+                                                          "id")),
+    (("--scope",), dict(metavar="'A B'", help="the scopes to ask for (default: what the server says)")),
+    (("--grant",), dict(choices=OAUTH_GRANTS, help="authorization_code (default, a browser) or client_credentials "
+                                                   "(a machine identity)")),
+    (("--private-key",), dict(metavar="FILE", help="PEM key for private_key_jwt (EC P-256: ES256, RSA: RS256)")),
+    (("--id-token",), dict(metavar="TOKEN|@FILE", help="enterprise IdP ID token for cross-app access")),
+    (("--idp-client-id",), dict(metavar="ID", help="mcp-tui's client id at the IdP")),
+    (("--idp-token-endpoint",), dict(metavar="URL", help="the IdP's token endpoint (token exchange)")),
+    (("--no-browser",), dict(action="store_true", help="print the authorization URL instead of opening a "
+                                                       "browser")),
+    (("--all",), dict(action="store_true", help="auth logout: every stored token; session close: every session")),
+))  # the command line's option group (section 7 reads it)
 
 
 # -- the token store ---------------------------------------------------------------------
@@ -5623,13 +5628,15 @@ def authorizer_for(spec, opts, log, announce):
 # terminal would act on).
 # ======================================================================================
 
-TERMINAL_CONTROLS = re.compile(
+# The patterns below are compiled on first use (re keeps them): most commands print plain
+# text, and compiling them at import cost ~1 ms of every start.
+TERMINAL_CONTROLS = (
     "\x1b\\[[0-?]*[ -/]*[@-~]?|\x1b\\][^\x07\x1b\n]*(?:\x07|\x1b\\\\)?|\x1b[P^_X][^\x1b\n]*(?:\x1b\\\\)?"
     "|\x9b[0-?]*[ -/]*[@-~]?|\x9d[^\x07\x1b\x9c\n]*[\x07\x9c]?|\x1b[ -~]?"
     "|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-JSON_TERMINAL_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+JSON_TERMINAL_UNSAFE = ("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
                                   "\ud800-\udfff]")
 
 
@@ -5644,7 +5651,7 @@ def terminal_json(value, **options):
     text = json.dumps(value, ensure_ascii=False, **options)
     if text.isascii():  # all it rewrites is non-ASCII; skip a pass over a large document
         return text
-    return JSON_TERMINAL_UNSAFE.sub(lambda match: "\\u%04x" % ord(match.group()), text)
+    return re.sub(JSON_TERMINAL_UNSAFE, lambda match: "\\u%04x" % ord(match.group()), text)
 
 
 def clean(text):
@@ -5653,7 +5660,7 @@ def clean(text):
     text = text if isinstance(text, str) else str(text)
     if text.isascii() and not text.encode("ascii").translate(None, VISIBLE_ASCII):
         return text  # every sequence it strips starts with a control character: nothing to do
-    return TERMINAL_CONTROLS.sub("", text)
+    return re.sub(TERMINAL_CONTROLS, "", text)
 
 
 def base64_bytes(data):
@@ -5760,13 +5767,13 @@ def check_tool_result(result):
             raise ProtocolViolation("tools/call: content block %d is a text block without string text" % index)
 
 
-MODERN_INPUT_UNAVAILABLE = re.compile(r"unavailable on 2026-07-28 connections", re.I)
+MODERN_INPUT_UNAVAILABLE = "unavailable on 2026-07-28 connections"
 
 
 def result_hint(result):
     """A tool error some servers give under 2026-07-28 only (FastMCP's ctx.elicit): the way out."""
     texts = [block.get("text") for block in result.get("content") or () if isinstance(block, dict)]
-    if result.get("isError") and any(isinstance(t, str) and MODERN_INPUT_UNAVAILABLE.search(t) for t in texts):
+    if result.get("isError") and any(isinstance(t, str) and MODERN_INPUT_UNAVAILABLE in t.lower() for t in texts):
         return "the server asks for input in a way 2026-07-28 does not carry: try --protocol-version 2025-11-25"
     return None
 
@@ -5875,11 +5882,11 @@ def spec_from_config_entry(entry, protocol, where, source=None):
 
 COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
                  "rpc", "task", "tasks", "watch", "auth", "session", "sessions")
-SESSION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+SESSION_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # compiled on first use
 
 
 def check_session_name(name):
-    if not SESSION_NAME.match(name):
+    if not re.match(SESSION_NAME, name):
         raise UsageError("%r is not a session name: letters, digits, '.', '_' and '-', up to 64" % name)
     return name
 
@@ -6379,7 +6386,7 @@ class KeptSessions:
 
 def valid_session_record(name, record):
     """A record a keeper of this version wrote (anything else is skipped, not trusted)."""
-    return (isinstance(record, dict) and bool(SESSION_NAME.match(name)) and is_number(record.get("port"))
+    return (isinstance(record, dict) and bool(re.match(SESSION_NAME, name)) and is_number(record.get("port"))
             and isinstance(record.get("token"), str) and is_number(record.get("pid")))
 
 
@@ -6640,6 +6647,90 @@ def size_option(text):
     return int(match.group(1)) << {"": 0, "k": 10, "m": 20, "g": 30}[match.group(2).lower()]
 
 
+# The options, as data. argparse reads them to build the parser, which is only needed for
+# --help, --version and a command line with a mistake in it: importing and building it costs
+# ~9 ms of a ~70 ms command, so a common command line is read by parse_common_command_line
+# from the same table instead (tests/test_cli_parsing.py checks that both readers agree).
+CLI_OPTIONS = (
+    ("connection", (
+        (("--url",), dict(help="Streamable HTTP endpoint (or HTTP+SSE with --transport sse)")),
+        (("--transport",), dict(choices=("auto", "stdio", "http", "sse"), default="auto")),
+        (("--cmd",), dict(metavar="PROG", help="stdio server program (run without a shell)")),
+        (("--args",), dict(action="append", default=[], metavar="ARG", help="argument for --cmd")),
+        (("--env",), dict(action="append", default=[], metavar="K=V", help="environment for a stdio server")),
+        (("--cwd",), dict(metavar="DIR", help="working directory for a stdio server")),
+        (("-H", "--header"), dict(action="append", default=[], metavar="'NAME: VALUE'",
+                                  help="HTTP header on every request (repeatable)")),
+        (("--bearer",), dict(metavar="TOKEN", help="Authorization: Bearer TOKEN (or $MCP_TUI_BEARER)")),
+        (("--config",), dict(metavar="FILE", help="mcpServers / servers JSON file")),
+        (("--server",), dict(metavar="NAME", help="the server to use from --config")),
+        (("--protocol-version",), dict(dest="protocol", choices=PROTOCOL_CHOICES, default="auto", metavar="VERSION",
+                                       help="auto (default), %s" % ", ".join(PROTOCOL_CHOICES[1:]))),
+        (("--timeout",), dict(type=float, default=60.0, metavar="SECONDS",
+                              help="bound on every request and on --wait (default 60); progress restarts it")),
+        (("--max-time",), dict(type=float, metavar="SECONDS",
+                               help="hard cap on the whole command, pagination and progress included (without it, "
+                                    "each request stops at 10x --timeout)")),
+        (("--max-message-size",), dict(type=size_option, default=DEFAULT_MAX_MESSAGE, metavar="BYTES",
+                                       help="largest message accepted from the server (default 64M; K, M, G "
+                                            "suffixes)")),
+        (("--max-pages",), dict(type=int, default=DEFAULT_MAX_PAGES, metavar="N",
+                                help="most pages read from one paginated list (default %d)" % DEFAULT_MAX_PAGES)),
+        (("--probe-timeout",), dict(type=float, default=5.0, metavar="SECONDS",
+                                    help="how long a stdio server may stay silent to server/discover (default 5)")),
+        (("--insecure",), dict(action="store_true", help="do not verify TLS certificates")),
+        (("--no-cache",), dict(action="store_true",
+                               help="ask the server every time: no server/discover or list result kept between "
+                                    "commands (2026-07-28 servers say how long one stays fresh)")),
+        (("--ca-file",), dict(metavar="FILE", help="CA bundle for TLS")),
+    )),
+    ("sessions kept open between commands", (
+        (("--session",), dict(metavar="NAME", help="run the command through session NAME (same as @NAME)")),
+        (("--idle",), dict(type=float, default=30.0, metavar="MINUTES",
+                           help="session open: close the session after MINUTES unused (default 30)")),
+    )),
+    ("output", (
+        (("--format",), dict(choices=("text", "json"), default="text")),
+        (("-q", "--quiet"), dict(action="store_true", help="no progress lines on stderr")),
+        (("--debug",), dict(action="store_true", help="print the debug log live on stderr")),
+        (("--trace",), dict(action="store_true", help="print the HTTP trace on stderr (secrets masked)")),
+        (("--log-file",), dict(metavar="PATH", help="write the debug log as JSON lines")),
+        (("--save",), dict(metavar="DIR", help="save binary contents (images, audio, blobs) into DIR")),
+        (("--log-level",), dict(metavar="LEVEL", choices=LOG_LEVELS,
+                                help="ask the server for log messages at LEVEL: %s" % ", ".join(LOG_LEVELS))),
+    )),
+    ("answers to the server's input requests", (
+        (("--elicit-stub",), dict(metavar="JSON", help="accept elicitations with this content")),
+        (("--sampling-stub",), dict(metavar="JSON", help="answer sampling/createMessage with this")),
+        (("--root",), dict(action="append", default=[], metavar="PATH", help="answer roots/list (repeatable)")),
+    )),
+    ("tool calls and tasks", (
+        (("--args-json",), dict(metavar="JSON", help="the whole arguments object (- reads stdin)")),
+        (("--task",), dict(action="store_true", help="call the tool as a task")),
+        (("--ttl",), dict(type=int, metavar="MS", help="task lifetime to ask for (2025-11-25)")),
+        (("--wait",), dict(action="store_true", help="with --task: follow the task and print its result")),
+        (("--strict-errors",), dict(action="store_true", help="exit 1 when a tool result has isError")),
+        (("--input-responses",), dict(metavar="JSON", help="task update: the inputResponses object")),
+        (("--no-ledger",), dict(action="store_true", help="do not remember or look up task connections")),
+    )),
+    ("watch and resource subscribe", (
+        (("--resource",), dict(action="append", default=[], metavar="URI",
+                               help="watch: also subscribe to updates of URI (repeatable)")),
+        (("--for",), dict(dest="watch_for", type=float, metavar="SECONDS",
+                          help="stop watching after SECONDS (default: until Ctrl+C)")),
+    )),
+    AUTH_OPTIONS,
+)
+
+
+def option_destination(flags, settings):
+    """The attribute an option sets, named as argparse names it: its first long flag."""
+    if "dest" in settings:
+        return settings["dest"]
+    long_flags = [flag for flag in flags if flag.startswith("--")]
+    return (long_flags or flags)[0].lstrip("-").replace("-", "_")
+
+
 def build_parser():
     import argparse
 
@@ -6661,70 +6752,77 @@ def build_parser():
                     description="Inspect and drive any MCP server: a curl-like CLI, and a TUI when no command "
                                 "is given.", epilog=HELP_EPILOG)
     parser.add_argument("--version", action="version", version="mcp-tui " + __version__)
-    connection = parser.add_argument_group("connection")
-    connection.add_argument("--url", help="Streamable HTTP endpoint (or HTTP+SSE with --transport sse)")
-    connection.add_argument("--transport", choices=("auto", "stdio", "http", "sse"), default="auto")
-    connection.add_argument("--cmd", metavar="PROG", help="stdio server program (run without a shell)")
-    connection.add_argument("--args", action="append", default=[], metavar="ARG", help="argument for --cmd")
-    connection.add_argument("--env", action="append", default=[], metavar="K=V", help="environment for a stdio server")
-    connection.add_argument("--cwd", metavar="DIR", help="working directory for a stdio server")
-    connection.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'",
-                            help="HTTP header on every request (repeatable)")
-    connection.add_argument("--bearer", metavar="TOKEN", help="Authorization: Bearer TOKEN (or $MCP_TUI_BEARER)")
-    connection.add_argument("--config", metavar="FILE", help="mcpServers / servers JSON file")
-    connection.add_argument("--server", metavar="NAME", help="the server to use from --config")
-    connection.add_argument("--protocol-version", dest="protocol", choices=PROTOCOL_CHOICES, default="auto",
-                            metavar="VERSION",
-                            help="auto (default), %s" % ", ".join(PROTOCOL_CHOICES[1:]))
-    connection.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                            help="bound on every request and on --wait (default 60); progress restarts it")
-    connection.add_argument("--max-time", type=float, metavar="SECONDS",
-                            help="hard cap on the whole command, pagination and progress included (without it, "
-                                 "each request stops at 10x --timeout)")
-    connection.add_argument("--max-message-size", type=size_option, default=DEFAULT_MAX_MESSAGE, metavar="BYTES",
-                            help="largest message accepted from the server (default 64M; K, M, G suffixes)")
-    connection.add_argument("--max-pages", type=int, default=DEFAULT_MAX_PAGES, metavar="N",
-                            help="most pages read from one paginated list (default %d)" % DEFAULT_MAX_PAGES)
-    connection.add_argument("--probe-timeout", type=float, default=5.0, metavar="SECONDS",
-                            help="how long a stdio server may stay silent to server/discover (default 5)")
-    connection.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
-    connection.add_argument("--no-cache", action="store_true",
-                            help="ask the server every time: no server/discover or list result kept between "
-                                 "commands (2026-07-28 servers say how long one stays fresh)")
-    connection.add_argument("--ca-file", metavar="FILE", help="CA bundle for TLS")
-    sessions = parser.add_argument_group("sessions kept open between commands")
-    sessions.add_argument("--session", metavar="NAME", help="run the command through session NAME (same as @NAME)")
-    sessions.add_argument("--idle", type=float, default=30.0, metavar="MINUTES",
-                          help="session open: close the session after MINUTES unused (default 30)")
-    output = parser.add_argument_group("output")
-    output.add_argument("--format", choices=("text", "json"), default="text")
-    output.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
-    output.add_argument("--debug", action="store_true", help="print the debug log live on stderr")
-    output.add_argument("--trace", action="store_true", help="print the HTTP trace on stderr (secrets masked)")
-    output.add_argument("--log-file", metavar="PATH", help="write the debug log as JSON lines")
-    output.add_argument("--save", metavar="DIR", help="save binary contents (images, audio, blobs) into DIR")
-    output.add_argument("--log-level", metavar="LEVEL", choices=LOG_LEVELS,
-                        help="ask the server for log messages at LEVEL: %s" % ", ".join(LOG_LEVELS))
-    inputs = parser.add_argument_group("answers to the server's input requests")
-    inputs.add_argument("--elicit-stub", metavar="JSON", help="accept elicitations with this content")
-    inputs.add_argument("--sampling-stub", metavar="JSON", help="answer sampling/createMessage with this")
-    inputs.add_argument("--root", action="append", default=[], metavar="PATH", help="answer roots/list (repeatable)")
-    calls = parser.add_argument_group("tool calls and tasks")
-    calls.add_argument("--args-json", metavar="JSON", help="the whole arguments object (- reads stdin)")
-    calls.add_argument("--task", action="store_true", help="call the tool as a task")
-    calls.add_argument("--ttl", type=int, metavar="MS", help="task lifetime to ask for (2025-11-25)")
-    calls.add_argument("--wait", action="store_true", help="with --task: follow the task and print its result")
-    calls.add_argument("--strict-errors", action="store_true", help="exit 1 when a tool result has isError")
-    calls.add_argument("--input-responses", metavar="JSON", help="task update: the inputResponses object")
-    calls.add_argument("--no-ledger", action="store_true", help="do not remember or look up task connections")
-    watching = parser.add_argument_group("watch and resource subscribe")
-    watching.add_argument("--resource", action="append", default=[], metavar="URI",
-                          help="watch: also subscribe to updates of URI (repeatable)")
-    watching.add_argument("--for", dest="watch_for", type=float, metavar="SECONDS",
-                          help="stop watching after SECONDS (default: until Ctrl+C)")
-    add_auth_options(parser)
+    for title, options in CLI_OPTIONS:
+        group = parser.add_argument_group(title)
+        for flags, settings in options:
+            group.add_argument(*flags, **settings)
     parser.add_argument("words", nargs="*", help=argparse.SUPPRESS)
     return parser
+
+
+class CommandLine:
+    """The options and words of one command line (what argparse's Namespace holds)."""
+
+    def __init__(self, **values):
+        self.__dict__.update(values)
+
+    def __repr__(self):
+        return "CommandLine(%s)" % ", ".join("%s=%r" % item for item in sorted(vars(self).items()))
+
+
+def parse_command_line(argv):
+    """Options and words, as argparse reads them (UsageError for a mistake)."""
+    return parse_common_command_line(argv) or build_parser().parse_intermixed_args(argv)
+
+
+def parse_common_command_line(argv):
+    """The CommandLine of a command line made only of exact flags, their values and words,
+    or None: for anything else (-h, --version, --, a flag that is not in CLI_OPTIONS, a
+    value that starts with "-" or fails its type or choices) argparse decides, with its
+    messages. What this accepts, argparse reads the same way."""
+    flags = {}
+    values = {"words": []}
+    for _, options in CLI_OPTIONS:
+        for option_flags, settings in options:
+            destination = option_destination(option_flags, settings)
+            flags.update((flag, (destination, settings)) for flag in option_flags)
+            default = settings.get("default", False if settings.get("action") == "store_true" else None)
+            values[destination] = list(default) if isinstance(default, list) else default
+    position = 0
+    while position < len(argv):
+        word = argv[position]
+        position += 1
+        if not word.startswith("-"):
+            values["words"].append(word)
+            continue
+        flag, equals, value = word.partition("=") if word.startswith("--") else (word, "", "")
+        if flag not in flags:
+            return None
+        destination, settings = flags[flag]
+        action = settings.get("action")
+        if action == "store_true":
+            if equals:
+                return None
+            values[destination] = True
+            continue
+        if not equals:
+            if position == len(argv):
+                return None
+            value = argv[position]
+            position += 1
+        if value.startswith("-"):  # argparse has rules of its own for these ("--" is dropped)
+            return None
+        try:
+            value = settings.get("type", str)(value)
+        except Exception:  # argparse words the error
+            return None
+        if value not in settings.get("choices", (value,)):
+            return None
+        if action == "append":
+            values[destination].append(value)
+        else:
+            values[destination] = value
+    return CommandLine(**values)
 
 
 COMMAND_ALIASES = {"tools": "tool", "resources": "resource", "prompts": "prompt", "tasks": "task"}
@@ -11208,7 +11306,7 @@ def run_keeper():
     """The keeper process: its orders on stdin, one line back on stdout once the session
     is open (or the error), then it serves until it stops."""
     config = json.loads(sys.stdin.readline())
-    opts = build_parser().parse_intermixed_args(config["argv"])
+    opts = parse_command_line(config["argv"])
     keeper = Keeper(config["name"], opts, config.get("auto", False))
 
     def report(item):
@@ -11451,9 +11549,9 @@ def main(argv=None):
     output = Output("json" if wants_json(argv) else "text")
     cli = None
     try:
-        opts = build_parser().parse_intermixed_args(argv)
+        opts = parse_command_line(argv)
         output = Output(opts.format, opts.quiet)
-        if opts.timeout <= 0:
+        if not opts.timeout > 0:  # NaN too
             raise UsageError("--timeout must be more than 0 seconds")
         spec, words = spec_from_options(opts, opts.words, output.credentials)
         if words and words[0] in ("session", "sessions"):
