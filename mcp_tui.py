@@ -153,6 +153,11 @@ class HttpStatusError(ConnectionFailed):
         super().__init__(message, hint)
 
 
+def is_number(value):
+    """A JSON number (json gives int or float; True is an int to Python, not a number here)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def parse_timestamp(text):
     """ISO 8601 (any number of fractional digits, Z or an offset) -> epoch seconds."""
     import calendar
@@ -1984,7 +1989,7 @@ def cache_digest(text):
 
 
 def valid_cache_entry(key, value):
-    return (isinstance(value, dict) and isinstance(value.get("expires"), (int, float))
+    return (isinstance(value, dict) and is_number(value.get("expires"))
             and isinstance(value.get("result"), dict))
 
 
@@ -3387,10 +3392,10 @@ def constraint_problem(value, schema):
             return "not a date-time (ISO 8601)"
         if schema.get("format") == "uri" and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:\S", value):
             return "not a URI"
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        if isinstance(schema.get("minimum"), (int, float)) and value < schema["minimum"]:
+    elif is_number(value):
+        if is_number(schema.get("minimum")) and value < schema["minimum"]:
             return "at least %s" % schema["minimum"]
-        if isinstance(schema.get("maximum"), (int, float)) and value > schema["maximum"]:
+        if is_number(schema.get("maximum")) and value > schema["maximum"]:
             return "at most %s" % schema["maximum"]
     elif isinstance(value, list):
         if isinstance(schema.get("minItems"), int) and len(value) < schema["minItems"]:
@@ -3685,12 +3690,12 @@ class Task:
 
     def poll_seconds(self, default=1.0):
         interval = self.data.get("pollIntervalMs")
-        return interval / 1000.0 if isinstance(interval, (int, float)) and interval >= 0 else default
+        return interval / 1000.0 if is_number(interval) and interval >= 0 else default
 
     def expires_at(self):
         """createdAt + ttlMs as epoch seconds; None when unlimited or unknown."""
         created, ttl = parse_timestamp(self.data.get("createdAt")), self.data.get("ttlMs")
-        if created is None or not isinstance(ttl, (int, float)):
+        if created is None or not is_number(ttl):
             return None
         return created + ttl / 1000.0
 
@@ -4142,10 +4147,6 @@ class TaskLedger:
 
 
 UNKNOWN_KEPT_SECONDS = 86400.0
-
-
-def is_number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def valid_ledger_entry(key, entry):
@@ -5282,7 +5283,7 @@ class Authorizer:
                             answer.get("token_endpoint_auth_method"), str) else method}
         if secret:
             registration["clientSecret"] = secret
-        if isinstance(answer.get("client_secret_expires_at"), (int, float)) and answer["client_secret_expires_at"]:
+        if is_number(answer.get("client_secret_expires_at")) and answer["client_secret_expires_at"]:
             registration["clientSecretExpiresAt"] = answer["client_secret_expires_at"]
 
         def save(data):
@@ -5383,7 +5384,7 @@ class Authorizer:
         scope = answer.get("scope") if isinstance(answer.get("scope"), str) else " ".join(scopes)
         record = {"server": self.server, "issuer": discovery.issuer, "resource": discovery.resource,
                   "accessToken": answer["access_token"], "scope": scope, "obtainedAt": now,
-                  "expiresAt": now + expires_in if isinstance(expires_in, (int, float)) and expires_in > 0 else None,
+                  "expiresAt": now + expires_in if is_number(expires_in) and expires_in > 0 else None,
                   "tokenEndpoint": discovery.metadata.get("token_endpoint"), "clientId": client["client_id"],
                   "authMethod": method, "grant": "cross_app" if self.settings.id_token else self.settings.grant}
         if isinstance(discovery.metadata.get("revocation_endpoint"), str):
@@ -5411,9 +5412,9 @@ class Authorizer:
     def _expiring(token):
         """Near its expiry: a minute before, or a quarter of the lifetime of a short-lived one."""
         expires, obtained = token.get("expiresAt"), token.get("obtainedAt")
-        if not isinstance(expires, (int, float)):
+        if not is_number(expires):
             return False
-        lifetime = expires - obtained if isinstance(obtained, (int, float)) else REFRESH_MARGIN * 4
+        lifetime = expires - obtained if is_number(obtained) else REFRESH_MARGIN * 4
         return expires - min(REFRESH_MARGIN, max(lifetime, 0) / 4) <= time.time()
 
     def _refresh(self):
@@ -5433,7 +5434,7 @@ class Authorizer:
         if isinstance(answer.get("refresh_token"), str):
             record["refreshToken"] = answer["refresh_token"]  # rotation: the old one is spent
         expires_in = answer.get("expires_in")
-        record["expiresAt"] = time.time() + expires_in if isinstance(expires_in, (int, float)) and expires_in > 0 else None
+        record["expiresAt"] = time.time() + expires_in if is_number(expires_in) and expires_in > 0 else None
         if isinstance(answer.get("scope"), str):
             record["scope"] = answer["scope"]
         self._token = record
@@ -5698,7 +5699,7 @@ def annotation_line(annotations):
     audience = annotations.get("audience")
     if isinstance(audience, list) and audience:
         parts.append("for %s" % ", ".join(str(a) for a in audience))
-    if isinstance(annotations.get("priority"), (int, float)) and not isinstance(annotations["priority"], bool):
+    if is_number(annotations.get("priority")):
         parts.append("priority %s" % annotations["priority"])
     if annotations.get("lastModified"):
         parts.append("modified %s" % annotations["lastModified"])
@@ -6417,12 +6418,12 @@ def masked_token_view(token, now=None):
             "scope": token.get("scope") or "", "grant": token.get("grant"),
             "token": "token:" + fingerprint(token.get("accessToken") or ""),
             "refreshable": bool(token.get("refreshToken")),
-            "expiresAt": expires, "expired": isinstance(expires, (int, float)) and expires <= now}
+            "expiresAt": expires, "expired": is_number(expires) and expires <= now}
 
 
 def describe_expiry(view, now=None):
     expires = view["expiresAt"]
-    if not isinstance(expires, (int, float)):
+    if not is_number(expires):
         return "no expiry given"
     left = int(expires - (time.time() if now is None else now))
     if left <= 0:
