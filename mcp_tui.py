@@ -1333,6 +1333,7 @@ class StreamableHttpTransport:
         with self._lock:
             if self.session_id in self._get_sessions:
                 return
+            self.stream_lost = None  # a new session: the old one's lost stream is no loss of this one
             if self._get_running:  # still on a session the server forgot: move to this one now
                 self._get_moved.set()
                 stale = self._open.pop("__get__", None)
@@ -1356,7 +1357,13 @@ class StreamableHttpTransport:
             # A new session began meanwhile (the server had forgotten ours): hold its stream too.
 
     def _hold_get_stream(self, session_id):
+        """Hold the GET stream of ``session_id``. The server may end it at any time: it is
+        resumed from its last event id, or opened afresh when it had none. A stream that
+        cannot be opened again (no answer, or 404: the session is gone) goes to
+        ``stream_lost``. Returns when a new session begins (_get_stream opens its stream)."""
         decoder = SseDecoder(self.http.max_message)
+        opened = False
+        idle_ends = 0  # streams in a row that ended with no message in them
         while not self._closing:
             headers = self._headers({}, accept="text/event-stream")
             if decoder.last_event_id is not None:
@@ -1365,34 +1372,47 @@ class StreamableHttpTransport:
                 conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True,
                                                 carries="(server stream)")
             except McpTuiError as exc:
-                if not self._closing and decoder.last_event_id is not None:
-                    self.stream_lost = exc  # the stream was cut and the server is gone
+                if not self._closing and opened:
+                    self.stream_lost = exc  # the stream ended and the server is gone
                 return
             if response.status != 200:
                 try:
-                    self.http.read("GET", conn, response)
+                    payload = self.http.read("GET", conn, response)
                 except McpTuiError:
-                    pass
+                    payload = b""
                 if self.log:
                     self.log.event("transport", "no GET stream (HTTP %d)" % response.status)
+                if opened and response.status == 404 and not self._closing:
+                    self.stream_lost = HttpStatusError(response.status, response.reason, payload,
+                                                       response_headers(response))
                 return
+            opened = True
             with self._lock:
                 self._open["__get__"] = conn
             if self.log:
                 self.log.event("transport", "GET stream opened")
+            delivered = False
             try:
                 for event in iter_sse(response, decoder):
                     if event.data.strip():
                         for message in decode_messages(event.data):
+                            delivered = True
                             self._channel.deliver(message)
             except Exception:  # a cut stream is resumed below, or the session is closing
                 pass
             conn.close()
-            if self._closing or decoder.last_event_id is None:
+            if self._closing:
                 return
-            self._get_moved.wait((decoder.retry_ms if decoder.retry_ms is not None else 1000) / 1000.0)
+            idle_ends = 0 if delivered else idle_ends + 1
+            # The server's retry is obeyed to the letter; without one, back off from 1 s to 32 s
+            # while its streams keep ending empty.
+            pause = decoder.retry_ms / 1000.0 if decoder.retry_ms is not None else 2.0 ** min(idle_ends, 5)
+            if self.log:
+                self.log.event("transport", "the server ended the GET stream; %s in %.1f s" % (
+                    "resuming it" if decoder.last_event_id is not None else "opening a new one", pause))
+            self._get_moved.wait(pause)
             if self.session_id != session_id:
-                return  # a new session began: _get_stream opens its stream
+                return
 
     def close(self):
         self._closing = True
@@ -4213,11 +4233,58 @@ def cut_long_strings(value, limit):
     return value
 
 
+def log_entry_selected(entry, kinds=None, method_prefix=None, task=None):
+    """Whether DebugLog.select keeps ``entry``: by type or message kind, by method prefix,
+    by task fingerprint."""
+    return ((kinds is None or entry["type"] in kinds or entry.get("kind") in kinds)
+            and (method_prefix is None or (entry.get("method") or "").startswith(method_prefix))
+            and (task is None or entry.get("task") == task))
+
+
+def is_task_status_entry(entry):
+    return entry.get("kind") == "notification" and is_task_status_notification(entry.get("method"))
+
+
+class LogSelection:
+    """The entries of a DebugLog that ``keep`` accepts, kept up to date: refresh() looks only
+    at the entries added since the last refresh and forgets those the ring has dropped, so
+    following a full log costs nothing while it does not change."""
+
+    def __init__(self, log, keep):
+        import collections
+
+        self.log, self.keep = log, keep
+        self.seen = 0  # the log's count of added entries at the last refresh
+        self.numbers = collections.deque()  # each kept entry's place in the order of adding
+        self.entries = collections.deque()
+
+    def refresh(self):
+        added, held, fresh = self.log.since(self.seen)
+        number = added - len(fresh)
+        for entry in fresh:
+            if self.keep(entry):
+                self.numbers.append(number)
+                self.entries.append(entry)
+            number += 1
+        while self.numbers and self.numbers[0] < added - held:
+            self.numbers.popleft()
+            self.entries.popleft()
+        self.seen = added
+        return self
+
+    def __len__(self):
+        return len(self.entries)
+
+    def __getitem__(self, index):
+        return self.entries[index]
+
+
 class DebugLog:
     def __init__(self, capacity=5000, credentials=None):
         import collections
 
         self.entries = collections.deque(maxlen=capacity)
+        self.added = 0  # entries ever added, the ring's dropped ones included
         self.sinks = []
         self.credentials = credentials if credentials is not None else SecretRegistry()  # the run's
         # Task IDs and session ids of this log, however short, then the run's credentials.
@@ -4296,14 +4363,22 @@ class DebugLog:
         (what the TUI's debug tabs and its key 8 show)."""
         with self._lock:
             entries = list(self.entries)
-        return [e for e in entries
-                if (kinds is None or e["type"] in kinds or e.get("kind") in kinds)
-                and (method_prefix is None or (e.get("method") or "").startswith(method_prefix))
-                and (task is None or e.get("task") == task)]
+        return [e for e in entries if log_entry_selected(e, kinds, method_prefix, task)]
 
     def task_notifications(self):
         """Task status notifications in either form (what key 8 of the TUI's debug screen keeps)."""
-        return [e for e in self.select(kinds=("notification",)) if is_task_status_notification(e.get("method"))]
+        return [e for e in self.select(kinds=("notification",)) if is_task_status_entry(e)]
+
+    def since(self, count):
+        """For views that follow the log without reading it all again: how many entries were
+        ever added, how many of them the ring still holds, and those added after the first
+        ``count`` that it still holds, oldest first."""
+        import itertools
+
+        with self._lock:
+            held = len(self.entries)
+            fresh = max(0, min(self.added - count, held))
+            return self.added, held, list(itertools.islice(reversed(self.entries), fresh))[::-1]
 
     def _add(self, entry):
         entry = dict(entry, time=time.time())
@@ -4312,6 +4387,7 @@ class DebugLog:
                 entry[key] = self.redact(value)
         with self._lock:
             self.entries.append(entry)
+            self.added += 1
             sinks = list(self.sinks)
         for sink in sinks:
             try:
@@ -5017,7 +5093,7 @@ class Authorizer:
     def __init__(self, url, settings, log=None, announce=None, timeout=60.0, insecure=False, ca_file=None,
                  store=None, interactive=None):
         self.url = url
-        self.server = canonical_resource(url)
+        self.server = canonical_resource(url) if url else None  # None: every server (logout only)
         self.settings = settings
         self.log = log
         self.announce = announce or (lambda text: sys.stderr.write(text + "\n"))
@@ -5453,6 +5529,28 @@ class Authorizer:
                 secret = registration.get("clientSecret")
         self._mask(secret)
         return {"client_id": token.get("clientId"), "client_secret": secret, "method": token.get("authMethod")}
+
+    def logout(self):
+        """Revoke and forget the stored tokens of this server (of every server when the
+        Authorizer has no URL), and the registrations made for them: a server that forgot
+        mcp-tui's registration would otherwise refuse every new authorization. Returns one
+        {server, issuer, revoked} per token."""
+        def mine(token):
+            return isinstance(token, dict) and (self.server is None or token.get("server") == self.server)
+
+        def forget(data):
+            gone = [data["tokens"].pop(key) for key, token in list(data["tokens"].items()) if mine(token)]
+            for issuer in set(t.get("issuer") for t in gone) if self.server else list(data["registrations"]):
+                data["registrations"].pop(issuer, None)
+
+        results = []
+        for token in [t for t in self.store.load()["tokens"].values() if mine(t)]:  # revoked while the client is known
+            self._mask(token.get("accessToken"))
+            self._mask(token.get("refreshToken"))
+            results.append({"server": token.get("server"), "issuer": token.get("issuer"),
+                            "revoked": self.revoke(token)})
+        self.store.update(forget)
+        return results
 
     def revoke(self, token):
         """RFC 7009, best effort: True when the server confirmed."""
@@ -6761,26 +6859,18 @@ def build_parser():
     return parser
 
 
-class CommandLine:
-    """The options and words of one command line (what argparse's Namespace holds)."""
-
-    def __init__(self, **values):
-        self.__dict__.update(values)
-
-    def __repr__(self):
-        return "CommandLine(%s)" % ", ".join("%s=%r" % item for item in sorted(vars(self).items()))
-
-
 def parse_command_line(argv):
     """Options and words, as argparse reads them (UsageError for a mistake)."""
     return parse_common_command_line(argv) or build_parser().parse_intermixed_args(argv)
 
 
 def parse_common_command_line(argv):
-    """The CommandLine of a command line made only of exact flags, their values and words,
-    or None: for anything else (-h, --version, --, a flag that is not in CLI_OPTIONS, a
-    value that starts with "-" or fails its type or choices) argparse decides, with its
-    messages. What this accepts, argparse reads the same way."""
+    """The options (a namespace, as argparse gives) of a command line made only of exact
+    flags, their values and words, or None: for anything else (-h, --version, --, a flag
+    that is not in CLI_OPTIONS, a value that starts with "-" or fails its type or choices)
+    argparse decides, with its messages. What this accepts, argparse reads the same way."""
+    from types import SimpleNamespace  # loaded already (by re)
+
     flags = {}
     values = {"words": []}
     for _, options in CLI_OPTIONS:
@@ -6823,7 +6913,7 @@ def parse_common_command_line(argv):
             values[destination].append(value)
         else:
             values[destination] = value
-    return CommandLine(**values)
+    return SimpleNamespace(**values)
 
 
 COMMAND_ALIASES = {"tools": "tool", "resources": "resource", "prompts": "prompt", "tasks": "task"}
@@ -7517,26 +7607,8 @@ def auth_command(args, opts, spec, output, log):
             output.text("authorized at %s for %s (scope %s; %s)" % (view["issuer"], view["server"],
                                                                  view["scope"] or "-", describe_expiry(view)))
         return EXIT_OK
-    revoker = Authorizer(spec.url if server else "http://localhost/", AuthSettings.from_options(opts),
-                         log, output.stderr_line, opts.timeout, opts.insecure, opts.ca_file, store)
-
-    def mine(token):
-        return isinstance(token, dict) and (server is None or token.get("server") == server)
-
-    def forget(data):
-        """The tokens, and the registrations made for them: a server that forgot mcp-tui's
-        registration would otherwise refuse every new authorization."""
-        gone = [data["tokens"].pop(key) for key, token in list(data["tokens"].items()) if mine(token)]
-        for issuer in set(t.get("issuer") for t in gone) if server else list(data["registrations"]):
-            data["registrations"].pop(issuer, None)
-
-    results = []
-    for token in [t for t in store.load()["tokens"].values() if mine(t)]:  # revoked while the client is known
-        revoker._mask(token.get("accessToken"))
-        revoker._mask(token.get("refreshToken"))
-        results.append({"server": token.get("server"), "issuer": token.get("issuer"),
-                        "revoked": revoker.revoke(token)})
-    store.update(forget)
+    results = Authorizer(spec.url if server else None, AuthSettings.from_options(opts), log, output.stderr_line,
+                         opts.timeout, opts.insecure, opts.ca_file, store).logout()
     if output.json:
         output.document({"loggedOut": results})
     elif not results:
@@ -7778,7 +7850,7 @@ class Tui:
             return
         if key == "^C":
             if not self.stack[-1].interrupt():
-                self.exit_code = EXIT_INTERRUPTED
+                self.quit_interrupted()
             return
         if key == "^L":
             self.window.clear()
@@ -7805,6 +7877,9 @@ class Tui:
         elif not screen.on_key(key):
             self.browse_key(key)
 
+    def quit_interrupted(self):
+        self.exit_code = EXIT_INTERRUPTED
+
     def browse_key(self, key):
         """Keys every screen without a text field shares."""
         if key in ("q", "ESC"):
@@ -7820,7 +7895,7 @@ class Tui:
         elif key == "p" and self.session is not None:
             self.ping()
         elif key == "L" and self.session is not None:
-            self.open(LogLevelScreen(self))
+            self.open(log_level_screen(self))
         elif key == "R":
             self.open(RootsScreen(self))
         elif key == "?":
@@ -8347,6 +8422,9 @@ class TextScreen(Screen):
         return self.view.on_key(key)
 
 
+QUIT_QUESTION = "Discard your input and quit?"
+
+
 class FieldScreen(Screen):
     """A form over an output pane: connection, tool, template, prompt and input forms.
     Keys go to the form first, so ``q`` and every letter type themselves; Esc goes back."""
@@ -8393,8 +8471,18 @@ class FieldScreen(Screen):
         return True  # a form screen owns every key, so letters type (an unknown Alt key does nothing)
 
     def on_paste(self, text):
+        if self.clean_state is None:
+            self.mark_clean()  # a paste before any key is an edit too
         if not self.field_list.paste(text):
             self.app.say("Move to a text field to paste.", True)
+
+    def interrupt(self):
+        """Ctrl+C with nothing running quits, and quitting drops the input: on an edited form
+        it asks first, as Esc does. Ctrl+C again while it asks means yes."""
+        if self.running or not self.changed() or self.app.question == (QUIT_QUESTION, self.app.quit_interrupted):
+            return False
+        self.app.ask(QUIT_QUESTION, self.app.quit_interrupted)
+        return True
 
     def mark_clean(self):
         self.clean_state = self.field_list.state()
@@ -8977,7 +9065,7 @@ class ToolScreen(FieldScreen):
     def interrupt(self):
         """Ctrl+C (or x): cancel the running call; a task is cancelled after a question."""
         if not self.running:
-            return False
+            return FieldScreen.interrupt(self)
         if self.task_id is not None:
             row = self.app.task_book.rows.get(self.task_id)
             if row is not None:
@@ -9049,12 +9137,14 @@ class ToolScreen(FieldScreen):
 
 
 class PickScreen(Screen):
-    """Choose one of a few lines; Enter hands its index to ``on_pick``."""
+    """Choose one of a few lines (under an ``intro`` line, if given); Enter closes the screen
+    and hands the chosen index to ``on_pick``."""
 
-    def __init__(self, app, name, labels, on_pick):
+    def __init__(self, app, name, labels, on_pick, intro="", index=0):
         Screen.__init__(self, app)
-        self.name, self.labels, self.on_pick = name, labels, on_pick
+        self.name, self.labels, self.on_pick, self.intro = name, labels, on_pick, intro
         self.selection = Selection()
+        self.selection.index = index
 
     def title(self):
         return self.name
@@ -9063,7 +9153,11 @@ class PickScreen(Screen):
         return "Enter choose  j/k move  q back"
 
     def draw(self, canvas):
-        for row, index, attr in list_rows(canvas, 0, canvas.height, self.selection, len(self.labels), self.app.style):
+        top = 2 if self.intro else 0
+        if self.intro:
+            canvas.put(0, 0, self.intro, self.app.style.dim)
+        for row, index, attr in list_rows(canvas, top, canvas.height - top, self.selection, len(self.labels),
+                                          self.app.style):
             canvas.put(row, 1, self.labels[index], attr)
 
     def on_key(self, key):
@@ -9468,41 +9562,23 @@ def add_root_screen(app):
         "path", "Directory", required=True, placeholder="a path, e.g. ~/projects/app"), "Add", accept)
 
 
-class LogLevelScreen(Screen):
-    """Pick the level from which the server sends log messages (they show as a toast and on
-    the debug screen's Logs tab)."""
+def log_level_screen(app):
+    """L: the level from which the server sends log messages (they show as a toast and on the
+    debug screen's Logs tab); the current one is marked *."""
+    session = app.session
+    intro = ("Server log messages from this level up:" if "logging" in session.capabilities else
+             "The server declares no logging capability; it may ignore the level.")
+    labels = ["%s %s" % ("*" if level == session.log_level else " ", level) for level in LOG_LEVELS]
 
-    def __init__(self, app):
-        Screen.__init__(self, app)
-        self.selection = Selection()
-        current = app.session.log_level
-        self.selection.index = LOG_LEVELS.index(current) if current in LOG_LEVELS else 1
+    def pick(index):
+        level = LOG_LEVELS[index]
+        app.say("Setting the log level to %s ..." % level)
+        app.spawn(lambda: session.set_log_level(level),
+                  lambda _: app.say("Log level: %s (server logs show over the key hints and on the debug "
+                                    "screen's Logs tab)." % level))
 
-    def title(self):
-        return "Log level"
-
-    def hints(self):
-        return "Enter set  j/k move  q back"
-
-    def draw(self, canvas):
-        offered = "logging" in self.app.session.capabilities
-        canvas.put(0, 0, "Server log messages from this level up:" if offered else
-                   "The server declares no logging capability; it may ignore the level.", self.app.style.dim)
-        for row, index, attr in list_rows(canvas, 2, canvas.height - 2, self.selection, len(LOG_LEVELS),
-                                          self.app.style):
-            mark = "*" if LOG_LEVELS[index] == self.app.session.log_level else " "
-            canvas.put(row, 0, " %s %s " % (mark, LOG_LEVELS[index]), attr)
-
-    def on_key(self, key):
-        if key != "ENTER":
-            return self.selection.on_key(key, len(LOG_LEVELS))
-        level, session = LOG_LEVELS[self.selection.index], self.app.session
-        self.app.back()
-        self.app.say("Setting the log level to %s ..." % level)
-        self.app.spawn(lambda: session.set_log_level(level),
-                       lambda _: self.app.say("Log level: %s (server logs show over the key hints and on the "
-                                              "debug screen's Logs tab)." % level))
-        return True
+    current = LOG_LEVELS.index(session.log_level) if session.log_level in LOG_LEVELS else 1
+    return PickScreen(app, "Log level", labels, pick, intro=intro, index=current)
 
 
 class TasksScreen(Screen):
@@ -9619,14 +9695,13 @@ class TasksScreen(Screen):
             canvas.put(2, 0, "No tasks yet: run a tool in task mode (Ctrl+T in its form).", self.app.style.dim)
         now = time.time()
         earlier = canvas.height // 3 if self.recorded else 0  # rows kept for the ledger's tasks
-        shown = self.selection.window(len(rows), max(1, canvas.height - 2 - earlier))
-        for line, index in enumerate(shown):
-            row = rows[index]
-            attr = self.app.style.reverse if index == self.selection.index else 0
-            canvas.fill(line + 2, attr)
-            canvas.put(line + 2, 0, format_columns(task_cells(row, now), widths), attr)
+        shown = 0
+        for line, index, attr in list_rows(canvas, 2, canvas.height - 2 - earlier, self.selection, len(rows),
+                                           self.app.style):
+            canvas.put(line, 0, format_columns(task_cells(rows[index], now), widths), attr)
+            shown += 1
         if self.recorded:
-            top = 2 + max(1, len(shown))
+            top = 2 + max(1, shown)
             canvas.put(top, 0, "From earlier runs (the ledger keeps no ID; o opens a task by its ID):",
                        self.app.style.dim)
             for line, (key, entry) in enumerate(self.recorded[:max(0, canvas.height - top - 1)]):
@@ -9952,11 +10027,20 @@ def sampling_text(params):
     return "\n".join(lines)
 
 
+DEBUG_TABS = (  # each tab and the DebugLog.select arguments that pick its entries
+    ("Protocol", {"kinds": ("message", "event")}),
+    ("Notifications", {"kinds": ("notification",)}),
+    ("Logs", {"kinds": ("notification",), "method_prefix": "notifications/message"}),
+    ("HTTP", {"kinds": ("http", "sse")}),
+    ("Stderr", {"kinds": ("stderr",)}),
+)
+
+
 class DebugScreen(Screen):
     """The debug log live: Protocol (every message), Notifications, HTTP trace and the
     server's stderr. Key 8 keeps only task status notifications."""
 
-    TABS = ("Protocol", "Notifications", "Logs", "HTTP", "Stderr")
+    TABS = tuple(name for name, _ in DEBUG_TABS)
 
     def __init__(self, app):
         Screen.__init__(self, app)
@@ -9965,6 +10049,7 @@ class DebugScreen(Screen):
         self.selection = Selection()
         self.tail = True  # keep the newest entry selected while new ones arrive
         self.search = SearchBar()
+        self.views, self.views_filter = [], None  # each tab's LogSelection, and the filters they apply
 
     def title(self):
         return "Debug: %s%s" % (self.TABS[self.tab], " [task status only]" if self.task_status_only else "")
@@ -9983,17 +10068,27 @@ class DebugScreen(Screen):
                 "End                   follow the newest entry",
                 "Task IDs, session ids and tokens are masked exactly as in the CLI's --debug output."]
 
-    def entries(self, tab=None, log_entries=None):
-        """The entries of a tab (this one by default), from the log or a snapshot of it."""
-        tab = self.tab if tab is None else tab
-        wanted = DEBUG_TAB_FILTERS[self.TABS[tab]]
-        chosen = [e for e in (log_entries or self.app.log.select()) if wanted(e)]
-        if self.TABS[tab] == "Notifications" and self.task_status_only:
-            chosen = [e for e in chosen if is_task_status_notification(e.get("method"))]
+    def tab_views(self):
+        """Each tab's entries under the search and key 8 (tab counts follow them): made again
+        when a filter changes, otherwise brought up to date with only the new entries."""
         needle = self.search.needle()
-        if needle:
-            chosen = [e for e in chosen if needle in (debug_line(e) + str(e.get("body", ""))).lower()]
-        return chosen
+        if self.views_filter != (needle, self.task_status_only):
+            self.views_filter = (needle, self.task_status_only)
+            self.views = [LogSelection(self.app.log, self.keeper(selector, needle, name == "Notifications"
+                                                                 and self.task_status_only))
+                          for name, selector in DEBUG_TABS]
+        return [view.refresh() for view in self.views]
+
+    @staticmethod
+    def keeper(selector, needle, task_status_only):
+        def keep(entry):
+            return (log_entry_selected(entry, **selector) and (not task_status_only or is_task_status_entry(entry))
+                    and (not needle or needle in (debug_line(entry) + str(entry.get("body", ""))).lower()))
+
+        return keep
+
+    def entries(self):
+        return self.tab_views()[self.tab]
 
     def on_paste(self, text):
         self.search.paste(text)
@@ -10031,15 +10126,15 @@ class DebugScreen(Screen):
         self.tab, self.tail = tab, True
 
     def draw(self, canvas):
-        log_entries = self.app.log.select()
+        views = self.tab_views()
         col = 0
         for index, name in enumerate(self.TABS):
-            label = " %d %s (%d) " % (index + 1, name, len(self.entries(index, log_entries)))
+            label = " %d %s (%d) " % (index + 1, name, len(views[index]))
             canvas.put(0, col, label, self.app.style.reverse if index == self.tab else self.app.style.dim)
             col += cells(label) + 1
         if self.task_status_only:
             canvas.put(0, col, " 8: task status only ", self.app.style.bold)
-        entries = self.entries(self.tab, log_entries)
+        entries = views[self.tab]
         if self.tail:
             self.selection.index = len(entries) - 1
         if not entries:
@@ -10048,15 +10143,6 @@ class DebugScreen(Screen):
         for row, index, attr in list_rows(canvas, 1, rows, self.selection, len(entries), self.app.style):
             canvas.put(row, 0, debug_line(entries[index]), attr)
         self.search.draw(canvas.sub(canvas.height - 1, 0, 1, canvas.width), self.app.style)
-
-
-DEBUG_TAB_FILTERS = {
-    "Protocol": lambda e: e["type"] in ("message", "event"),
-    "Notifications": lambda e: e["type"] == "message" and e.get("kind") == "notification",
-    "Logs": lambda e: e["type"] == "message" and e.get("method") == "notifications/message",
-    "HTTP": lambda e: e["type"] in ("http", "sse"),
-    "Stderr": lambda e: e["type"] == "stderr",
-}
 
 
 def debug_line(entry):
@@ -10088,7 +10174,8 @@ EDITING_HELP = [
     "Ctrl+W, Alt+Backspace  delete the word before   Alt+D  delete the word after",
     "Ctrl+U  delete to the start    Ctrl+K  delete to the end    Ctrl+D, Delete  the character",
     "A paste goes into the field: a JSON (object/array) field keeps its line breaks, others get spaces.",
-    "Esc on an edited form asks before it drops your input (y drops it; any other key keeps it)."]
+    "Esc on an edited form asks before it drops your input (y drops it; any other key keeps it);",
+    "so does Ctrl+C, which then quits (Ctrl+C twice quits at once)."]
 
 
 def help_text(screen):
@@ -10096,7 +10183,8 @@ def help_text(screen):
     lines = ["%s" % screen.title(), ""] + screen.help_lines() + editing + [
         "", "Everywhere:",
         "F12        debug screen                     Ctrl+R  reconnect to the same server",
-        "Ctrl+C     cancel the running call (tool screen), else quit     q on the main screen quits",
+        "Ctrl+C     cancel the running call (tool screen), else quit (asks on an edited form)",
+        "q          on the main screen: quit",
         "", "Outside forms:",
         "?  help    D  debug    T  tasks    H  call history    C  connection screen (switch server)",
         "p  ping    L  log level    R  roots    Esc / q  back (q types itself in a form)",

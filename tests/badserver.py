@@ -94,6 +94,8 @@ MODES = {
     "sse-cut": "an SSE stream with ids and retry, cut before the response; 2025-11-25 replays it on a GET "
                "with Last-Event-ID, 2026-07-28 does not",
     "sse-cut-always": "as sse-cut, and every resumed stream is cut again",
+    "get-stream-ends": "2025-11-25 HTTP: every GET opens a stream without event ids that carries one log "
+                       "notification, 'GET stream N', and ends",
     "redirect": "POST /mcp: 307 to /mcp2 on the same origin, which serves normally",
     "redirect-cross-origin": "POST /mcp: 307 to http://localhost:PORT/mcp2 (another origin)",
     "task-unknown-status": 'tasks/get reports status "paused"',
@@ -360,6 +362,7 @@ class App(object):
         self.tasks = {}
         self.sessions = set()
         self.replay = {}  # last event id -> (wire stream name, response) for sse-cut
+        self.get_streams = 0  # get-stream-ends: how many GET streams were opened
         self.arrivals = 0
         self.second_answered = False
         self.client_responses = {}
@@ -952,6 +955,8 @@ class App(object):
         if self.mode == "drip" and self.fault_method == "GET":
             return self.drip(h)
         last = h.headers.get("Last-Event-ID")
+        if self.mode == "get-stream-ends" and not self.modern and not last:
+            return self.short_get_stream(h)
         with self.lock:
             replay = self.replay.pop(last, None) if last else None
         if self.modern or replay is None:
@@ -967,6 +972,16 @@ class App(object):
             return
         wire.start_stream()
         wire.send(response)
+
+    def short_get_stream(self, h):
+        with self.lock:
+            self.get_streams += 1
+            number = self.get_streams
+        wire = HttpWire(self, h)
+        wire.start_stream()
+        message = notification("notifications/message", {"level": "info", "logger": "badserver",
+                                                          "data": "GET stream %d" % number})
+        wire.event(dumps(message).decode("utf-8"), event_id=False)
 
     def http_delete(self, h):
         self.record(None, http={"method": "DELETE", "path": urlsplit(h.path).path, "headers": self.http_headers(h)})

@@ -109,6 +109,28 @@ def test_filters_by_kind_method_and_task():
     assert len(log.select(kinds=("request",))) == 1
 
 
+def test_a_log_selection_follows_the_ring_reading_only_what_is_new():
+    from mcp_tui import LogSelection
+
+    log = DebugLog(capacity=10)
+    read = []  # how many entries each refresh was handed
+    since = log.since
+    log.since = lambda count: read.append(len(since(count)[2])) or since(count)
+    odd = LogSelection(log, lambda entry: int(entry["text"]) % 2 == 1)
+    for number in range(7):
+        log.event("test", str(number))
+    assert [e["text"] for e in odd.refresh()] == ["1", "3", "5"]
+    assert since(7)[2] == [] and len(since(0)[2]) == 7
+    for number in range(7, 25):  # the ring keeps 15..24
+        log.event("test", str(number))
+        if number % 5 == 0:
+            odd.refresh()
+    assert [e["text"] for e in odd.refresh()] == ["15", "17", "19", "21", "23"]
+    assert read == [7, 4, 5, 5, 4]  # every entry was looked at once
+    assert [e["text"] for e in odd] == [e["text"] for e in log.select() if int(e["text"]) % 2 == 1]
+    assert len(odd) == 5 and odd[-1]["text"] == "23"
+
+
 def test_a_large_message_keeps_its_start_and_no_secret_cut_in_half():
     from mcp_tui import LOG_BODY_LIMIT
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ROOT, RunningServer
 from tui_helpers import ERAS, needs_pty, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
 
 SMALL = {"columns": 80, "rows": 24}
@@ -155,3 +156,20 @@ def test_a_stopped_http_server_shows_as_disconnected_when_its_stream_ends_withou
     screen.wait_for("Tools (")
     server.stop()
     screen.wait_for(lambda t: screen.status_line().startswith("Disconnected: "), what="Disconnected, no key pressed")
+
+
+@needs_pty
+def test_a_get_stream_the_server_ends_without_event_ids_is_opened_again_and_its_loss_shows_at_once(tui, tmp_path):
+    record = tmp_path / "bad.jsonl"
+    server = RunningServer(["--http", "127.0.0.1:0", "--mode", "get-stream-ends", "--era", "2025-11-25",
+                            "--record", str(record)], record, script=ROOT / "tests" / "badserver.py")
+    try:
+        screen = tui(server.url, "--protocol-version", "2025-11-25", **SMALL)
+        screen.wait_for("Tools (")
+        screen.wait_for("GET stream 2", what="a message on a GET stream opened after the first one ended")
+        server.stop()
+        screen.wait_for(lambda t: screen.status_line().startswith("Disconnected: "), what="Disconnected, no key pressed")
+        screen.send("D")
+        screen.wait_for("the server ended the GET stream; opening a new one", what="the stream's end in the debug log")
+    finally:
+        server.stop()

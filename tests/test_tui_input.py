@@ -33,18 +33,23 @@ def test_a_multi_line_paste_runs_nothing_and_lands_in_the_field_as_one_line(tui)
     screen.wait_for(lambda t: "first line second line third" in result_text(screen), what="the pasted text echoed")
 
 
+def asks_then_keeps_the_form(screen, key, question):
+    """``key`` on the edited echo form asks ``question``; n keeps the form; ``key`` asks again."""
+    screen.send(key)
+    screen.wait_for(lambda t: question in screen.status_line(), what="the question")
+    screen.send("n")
+    screen.wait_for(lambda t: "Kept." in screen.status_line(), what="the form kept")
+    assert "Tool: echo" in screen.title_line() and "draft" in screen.text()
+    screen.send(key)
+    screen.wait_for(lambda t: question in screen.status_line(), what="the question again")
+
+
 @needs_pty
 def test_esc_on_an_edited_form_asks_before_discarding(tui):
     screen = tui(server_command(), **SMALL)
     open_tool(screen, "echo")
     screen.type("draft")
-    screen.send("esc")
-    screen.wait_for(lambda t: "Discard your input? y/n" in screen.status_line(), what="the question")
-    screen.send("n")
-    screen.wait_for(lambda t: "Kept." in screen.status_line(), what="the form kept")
-    assert "Tool: echo" in screen.title_line() and "draft" in screen.text()
-    screen.send("esc")
-    screen.wait_for(lambda t: "Discard your input? y/n" in screen.status_line(), what="the question again")
+    asks_then_keeps_the_form(screen, "esc", "Discard your input? y/n")
     screen.send("y")
     screen.wait_for(lambda t: "Tool: echo" not in screen.title_line() and "Tools (" in t, what="the main screen")
     screen.send("enter")  # reopened: the discarded draft is gone
@@ -52,6 +57,26 @@ def test_esc_on_an_edited_form_asks_before_discarding(tui):
     assert "draft" not in screen.text()
     screen.send("esc")  # nothing typed: no question
     screen.wait_for(lambda t: "Tool: echo" not in screen.title_line(), what="back without a question")
+
+
+@needs_pty
+@pytest.mark.parametrize("answer", ["y", "ctrl-c"])
+def test_ctrl_c_on_an_edited_form_asks_before_quitting_and_y_or_ctrl_c_again_quits(tui, answer):
+    screen = tui(server_command(), **SMALL)
+    open_tool(screen, "echo")
+    screen.paste("draft")  # a paste before any key is an edit too
+    screen.wait_for("draft")
+    asks_then_keeps_the_form(screen, "ctrl-c", "Discard your input and quit? y/n")
+    screen.send(answer)
+    assert screen.wait_exit() == 130
+
+
+@needs_pty
+def test_ctrl_c_on_an_untouched_form_quits_at_once(tui):
+    screen = tui(server_command(), **SMALL)
+    open_tool(screen, "echo")
+    screen.send("ctrl-c")
+    assert screen.wait_exit() == 130
 
 
 @needs_pty

@@ -30,7 +30,7 @@ def test_log_level_brings_server_logs_as_a_toast_and_to_the_logs_tab(tui, era):
     screen = tui(server_command(), *ERAS[era], **SMALL)
     screen.wait_for("Tools (")
     screen.send("L")
-    screen.wait_all("Log level", "emergency")
+    screen.wait_all("Log level", "Server log messages from this level up:", "emergency")
     screen.send("home", "enter")  # debug: everything
     screen.wait_for(lambda t: "Log level: debug" in screen.status_line(), what="the level set")
     open_tool(screen, "log_message")
@@ -61,13 +61,24 @@ def test_tasks_screen_at_80_columns_shows_the_task_explains_the_star_and_opens_a
     screen.send("c")  # an ended task: nothing to cancel, nothing asked
     screen.wait_for(lambda t: "nothing to cancel" in screen.status_line(), what="no cancel on an ended task")
     assert "c cancel" not in screen.lines()[-2]
-    task_ids = [json.loads(line)["message"]["params"]["taskId"] for line in record.read_text().splitlines()
-                if (json.loads(line).get("message") or {}).get("method") in ("tasks/get", "tasks/result")]
+    task_ids = [task_id for line in record.read_text().splitlines() for task_id in task_ids_sent(json.loads(line))]
     screen.send("o")
     screen.wait_for("Open a task")
     screen.paste(task_ids[-1])
     screen.send("ctrl-x")
     screen.wait_all("Status:   completed", "Q1 revenue")
+
+
+def task_ids_sent(record):
+    """The task IDs a recorded client message names: a task followed by polls (tasks/get,
+    tasks/result) or, when its status came by notification, by subscriptions/listen."""
+    message = record.get("message") or {}
+    params = message.get("params") or {}
+    if message.get("method") in ("tasks/get", "tasks/result"):
+        return [params["taskId"]]
+    if message.get("method") == "subscriptions/listen":
+        return list((params.get("notifications") or {}).get("taskIds") or [])
+    return []
 
 
 @needs_pty
