@@ -1167,7 +1167,9 @@ class StreamableHttpTransport:
         self._channel = None
         self._open = {}  # request id -> live connection, so a timeout can abort it
         self._lock = threading.Lock()
-        self._get_thread = None
+        self._get_running = False
+        self._get_sessions = set()  # the session ids a GET stream was opened for
+        self._get_moved = threading.Event()  # a new session wants the GET stream: no retry wait
         self._closing = False
         self.stream_lost = None  # why the GET stream could not be opened again after a cut
 
@@ -1326,15 +1328,39 @@ class StreamableHttpTransport:
             self.http.discard(conn)
 
     def open_get_stream(self):
-        """The legacy GET stream for server requests and notifications (405 is normal)."""
-        if self._get_thread is None:
-            self._get_thread = threading.Thread(target=self._get_stream, daemon=True)
-            self._get_thread.start()
+        """The legacy GET stream for server requests and notifications, once per session
+        (405 is normal)."""
+        with self._lock:
+            if self.session_id in self._get_sessions:
+                return
+            self.stream_lost = None  # a new session: the old one's lost stream is no loss of this one
+            if self._get_running:  # still on a session the server forgot: move to this one now
+                self._get_moved.set()
+                stale = self._open.pop("__get__", None)
+            else:
+                self._get_running, stale = True, None
+                threading.Thread(target=self._get_stream, daemon=True).start()
+        if stale is not None:
+            shut_down(stale)
 
     def _get_stream(self):
-        """Hold the GET stream. The server may end it at any time: it is resumed from its last
-        event id, or opened afresh when it had none. A stream that cannot be opened again
-        (no answer, or 404: the session is gone) goes to ``stream_lost``."""
+        while True:
+            with self._lock:
+                session_id = self.session_id
+                self._get_sessions.add(session_id)
+                self._get_moved.clear()
+            self._hold_get_stream(session_id)
+            with self._lock:  # one step with open_get_stream's check: one GET stream, and none missed
+                if self._closing or self.session_id in self._get_sessions:
+                    self._get_running = False
+                    return
+            # A new session began meanwhile (the server had forgotten ours): hold its stream too.
+
+    def _hold_get_stream(self, session_id):
+        """Hold the GET stream of ``session_id``. The server may end it at any time: it is
+        resumed from its last event id, or opened afresh when it had none. A stream that
+        cannot be opened again (no answer, or 404: the session is gone) goes to
+        ``stream_lost``. Returns when a new session begins (_get_stream opens its stream)."""
         decoder = SseDecoder(self.http.max_message)
         opened = False
         idle_ends = 0  # streams in a row that ended with no message in them
@@ -1384,7 +1410,9 @@ class StreamableHttpTransport:
             if self.log:
                 self.log.event("transport", "the server ended the GET stream; %s in %.1f s" % (
                     "resuming it" if decoder.last_event_id is not None else "opening a new one", pause))
-            time.sleep(pause)
+            self._get_moved.wait(pause)
+            if self.session_id != session_id:
+                return
 
     def close(self):
         self._closing = True
@@ -1488,11 +1516,11 @@ class KeeperTransport:
     with what the server said at the handshake, then relays messages both ways. Its
     ``name`` is the server's transport, so a request is framed exactly as it is directly."""
 
-    def __init__(self, session_name, port, token, log=None):
+    def __init__(self, session_name, port, token):
         self.session_name = session_name
         self.port = port
         self.token = token
-        self.log = log
+        self.notice = lambda text: None  # what the keeper tells the user (Session.adopt: the session's notice)
         self.name = None  # the kept session's transport, from the keeper's hello
         self.legacy_stream = False
         self._socket = None
@@ -1568,6 +1596,8 @@ class KeeperTransport:
                         exc.__class__.__name__, exc))
             elif "fail" in item:
                 self._channel.fail(item["fail"], keeper_error(item.get("error") or {}))
+            elif "notice" in item:
+                self.notice(str(item["notice"]))
             else:
                 self._replies.put(item)
         self._replies.put({"error": {"message": "the keeper of session %r went away" % self.session_name}})
@@ -1704,16 +1734,8 @@ class RpcChannel:
         message = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
-        token = ((params or {}).get("_meta") or {}).get("progressToken")
-        pending = PendingRequest(method, token, on_progress)
-        with self._lock:
-            if self._closed_error:
-                raise self._closed_error
-            self._pending[request_id] = pending
-        if self.log:
-            self.log.message("out", message, self.transport.name)
         try:
-            self.transport.send(message, headers)
+            pending = self.forward(message, headers, request_id, on_progress)
             response = self._wait(pending, method, timeout, max_time)
         except RequestTimeout:
             self._cancel(request_id, method, cancel_notification, "timed out")
@@ -1722,8 +1744,7 @@ class RpcChannel:
             self._cancel(request_id, method, cancel_notification and method != "initialize", "interrupted")
             raise
         finally:
-            with self._lock:
-                self._pending.pop(request_id, None)
+            self.settle(request_id)
         if "error" in response:
             raise RpcError(response["error"], method)
         result = response.get("result")
@@ -1731,14 +1752,15 @@ class RpcChannel:
             raise ProtocolViolation("%s: the server's result is not an object" % method)
         return result
 
-    def forward(self, message, headers=None, request_id=None):
-        """Send a request another program wrote (a command a keeper relays) under a fresh
-        id of this channel (``next_id``). Returns the PendingRequest, whose event fires with
-        the raw response or an error; ``settle`` or ``abandon`` the id afterwards."""
+    def forward(self, message, headers=None, request_id=None, on_progress=None):
+        """Send a request (``call``'s, or one another program wrote: a command a keeper
+        relays) under a fresh id of this channel (``next_id``). Returns the PendingRequest,
+        whose event fires with the raw response or an error; ``settle`` or ``abandon`` the id
+        afterwards."""
         request_id = self.next_id() if request_id is None else request_id
         params = message.get("params")
         token = ((params if isinstance(params, dict) else {}).get("_meta") or {}).get("progressToken")
-        pending = PendingRequest(message.get("method"), token)
+        pending = PendingRequest(message.get("method"), token, on_progress)
         with self._lock:
             if self._closed_error:
                 raise self._closed_error
@@ -2306,6 +2328,7 @@ class Session:
         self.cached = set()  # the methods this session answered from the cache
         self.notice = lambda text: None  # what the user should know about the session itself
         self.resumed = False
+        self._start_over_lock = threading.Lock()  # one new session for the requests a forgotten one failed
         self._tools_by_name = {}
 
     # -- opening ----------------------------------------------------------------------
@@ -2351,6 +2374,7 @@ class Session:
         self.era, self.protocol_version = state["era"], state["protocolVersion"]
         self.server_info, self.capabilities = state["serverInfo"], state["capabilities"] or {}
         self.instructions, self.supported_versions = state["instructions"], state["supportedVersions"]
+        transport.notice = lambda text: self.notice(text)
         self._use_transport(transport)
         if self.log:
             self.log.event("session", "adopted a kept session", era=self.era, protocol=self.protocol_version,
@@ -2479,7 +2503,7 @@ class Session:
     def session_record(self):
         """What a later run needs to resume this session, or None when nothing binds
         follow-ups to it (stdio, 2026-07-28, a legacy server without session ids)."""
-        session_id = getattr(self.transport, "session_id", None)
+        session_id = self.http_session_id()
         if self.era != "legacy" or not session_id:
             return None
         return {"id": session_id, "protocolVersion": self.protocol_version, "capabilities": self.capabilities,
@@ -2657,24 +2681,40 @@ class Session:
         return self.request(method, params, declare_tasks, tool, timeout, max_time, on_progress)
 
     def _legacy_request(self, method, params, timeout, max_time, on_progress, request_id, retried=False):
+        sent_under = self.http_session_id()
         try:
             return self.channel.call(method, params, self._legacy_headers(), timeout or self.timeout,
                                      max_time or self.max_time, request_id, on_progress)
         except (HttpStatusError, RpcError) as exc:
-            if retried or not self._session_lost(exc):
+            if retried or not self.start_over_if_lost(exc, sent_under):
                 raise
-        if self.log:
-            self.log.event("session", "session lost; initializing again")
-        if self.resumed:
-            self.notice("The server no longer knows the session this task was created in; starting a new one "
-                        "and trying once more (a server that keeps tasks per session will not know the task).")
-            self.resumed = False
-        self.transport.session_id = None
-        self._initialize(self.protocol_version)
         return self._legacy_request(method, params, timeout, max_time, on_progress, None, True)
 
+    def http_session_id(self):
+        """The 2025-11-25 HTTP session id requests go out under now, or None."""
+        return getattr(self.transport, "session_id", None)
+
+    def start_over_if_lost(self, exc, sent_under):
+        """When ``exc`` says the server has forgotten the HTTP session a request was sent
+        under (``sent_under``, from http_session_id), initialize a new session, once however
+        many requests in flight ran into it. True when the request may be sent again."""
+        with self._start_over_lock:
+            if not self._session_lost(exc):
+                return False
+            if self.http_session_id() != sent_under:
+                return True  # a request that failed alongside it has already started the new one
+            if self.log:
+                self.log.event("session", "session lost; initializing again")
+            if self.resumed:
+                self.notice("The server no longer knows the session this task was created in; starting a new one "
+                            "and trying once more (a server that keeps tasks per session will not know the task).")
+                self.resumed = False
+            self.transport.session_id = None
+            self._initialize(self.protocol_version)
+            return True
+
     def _session_lost(self, exc):
-        if not getattr(self.transport, "session_id", None):
+        if not self.http_session_id():
             return False
         if isinstance(exc, HttpStatusError):
             return exc.status == 404 or (exc.status == 400 and b"session" in exc.body.lower())
@@ -3754,6 +3794,7 @@ class TaskForm:
     require(method) -> TaskSupport    refuses locally, before sending, what was not declared
     call_notes(tool, ttl_ms) -> [str]  what to tell the user before calling ``tool`` as a task
     call(tool, arguments, ttl_ms) -> CallOutcome
+    created_task(result) -> Task or None   the task a tools/call result created (None: a direct answer)
     get(task_id) -> Task
     wait(task_id, deadline, reporter) -> CallToolResult   follows the task to its end, answering
                                 input requests; raises TaskFailed, RequestTimeout, McpTuiError
@@ -3840,9 +3881,13 @@ class ExtensionTasks(TaskForm):
         self.require_tools_call()
         params = {"name": tool["name"], "arguments": arguments}
         result = self.session.request("tools/call", params, declare_tasks=True, tool=tool)
-        if result.get("resultType") == "task":
-            return CallOutcome(task=Task.from_wire(result))
+        task = self.created_task(result)
+        if task is not None:
+            return CallOutcome(task=task)
         return CallOutcome(result=result, notes=["The server answered directly; no task was created."])
+
+    def created_task(self, result):
+        return Task.from_wire(result) if result.get("resultType") == "task" else None
 
     def cancel(self, task_id):
         self.require("tasks/cancel")
@@ -3939,11 +3984,17 @@ class ExperimentalTasks(TaskForm):
         if as_task:
             params["task"] = {"ttl": ttl_ms} if ttl_ms is not None else {}
         result = self.session.request("tools/call", params)
-        if isinstance(result.get("task"), dict) and "content" not in result:
-            return CallOutcome(task=Task.from_wire(result["task"], legacy=True))
+        task = self.created_task(result)
+        if task is not None:
+            return CallOutcome(task=task)
         # A tool that does not run as a task was called directly, as call_notes said.
         return CallOutcome(result=result, notes=["The server answered directly; no task was created."]
                            if as_task else [])
+
+    def created_task(self, result):
+        if isinstance(result.get("task"), dict) and "content" not in result:
+            return Task.from_wire(result["task"], legacy=True)
+        return None
 
     def cancel(self, task_id):
         self.require("tasks/cancel")
@@ -6438,7 +6489,7 @@ def valid_session_record(name, record):
             and isinstance(record.get("token"), str) and is_number(record.get("pid")))
 
 
-def attach_kept_session(name, log, timeout):
+def attach_kept_session(name, timeout):
     """(KeeperTransport, handshake state) for the session ``name``; a dead keeper's stale
     record is removed, and the error says so."""
     sessions = KeptSessions()
@@ -6446,7 +6497,7 @@ def attach_kept_session(name, log, timeout):
     if record is None:
         raise ConnectionFailed("no session named %r" % name,
                                hint="open it with: mcp-tui session open %s CONNECTION" % name)
-    transport = KeeperTransport(name, record["port"], record["token"], log)
+    transport = KeeperTransport(name, record["port"], record["token"])
     try:
         reply = transport.hello("attach", timeout=min(timeout, 10.0))
     except KeeperGone:
@@ -6503,7 +6554,7 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
         started(session)
     try:
         if spec.kind == "session":
-            session.adopt(*attach_kept_session(spec.name, log, options.timeout))
+            session.adopt(*attach_kept_session(spec.name, options.timeout))
         elif resume:
             session.resume(resume)
         else:
@@ -6865,6 +6916,14 @@ def parse_common_command_line(argv):
     return SimpleNamespace(**values)
 
 
+COMMAND_ALIASES = {"tools": "tool", "resources": "resource", "prompts": "prompt", "tasks": "task"}
+
+
+def command_name(word):
+    """The command a word names: a plural is the same command."""
+    return COMMAND_ALIASES.get(word, word)
+
+
 class Cli:
     """One command-line invocation: its options, its output, and its session."""
 
@@ -6932,9 +6991,7 @@ class Cli:
 
     def run(self):
         words = self.words
-        command = {"tools": "tool", "resources": "resource", "prompts": "prompt", "tasks": "task"}.get(
-            words[0], words[0])
-        handler = getattr(self, "cmd_" + command, None)
+        handler = getattr(self, "cmd_" + command_name(words[0]), None)
         if handler is None:
             raise UsageError("unknown command %r" % words[0], hint="see mcp-tui --help")
         try:
@@ -10918,6 +10975,7 @@ def clock_time(text):
 KEEPER_FLAG = "--run-session-keeper"
 KEEPER_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); import mcp_tui; sys.exit(mcp_tui.main(sys.argv[2:]))"
 AUTO_KEEPER_GRACE = 60.0  # an automatic keeper nobody attached to stops after this many seconds
+KEEPER_PROGRESS_ROUTES = 256  # progress tokens of tasks it keeps routing (a request's own go with its answer)
 
 
 class KeeperClient:
@@ -10925,8 +10983,7 @@ class KeeperClient:
 
     def __init__(self, sock):
         self.sock = sock
-        self.inflight = {}
-        self.started = {}  # our id -> when, to find the command a server request belongs to
+        self.inflight = {}  # our ids rise with each request sent: the highest is its latest
         self.closed = False
         self._lock = threading.Lock()
 
@@ -10964,11 +11021,12 @@ class Keeper:
         self.credentials.add(self.token, "keeper-token")
         self.sessions = KeptSessions()
         self.session = None
+        self.record = {}
         self.log = None
         self.listener = None
         self.clients = []
         self.routes = {}  # our request id -> (client, its id)
-        self.progress = {}  # our progress token -> (client, its token)
+        self.progress = {}  # our progress token -> (client, its token, the task it created or None)
         self.server_requests = {}  # the id a command answers -> (client, the server's id)
         self.held = {}  # task fingerprint -> expiresAt (epoch seconds) or None
         self.ever_attached = False
@@ -11011,6 +11069,7 @@ class Keeper:
                   "transport": summary["transport"], "connection": connection_label(spec),
                   "created": self.created, "auto": self.auto}
         self.sessions.update(lambda data: data.__setitem__(self.name, record))
+        self.record = record  # what status tells: the keeper wrote it, so it need not read it back
         self.log.event("keeper", "session kept", session=self.name, port=record["port"])
         return record
 
@@ -11121,7 +11180,7 @@ class Keeper:
                           if owner is client]
             for key, _ in unanswered:
                 del self.server_requests[key]
-            for token in [t for t, (owner, _) in self.progress.items() if owner is client]:
+            for token in [t for t, (owner, _, _) in self.progress.items() if owner is client]:
                 del self.progress[token]
             self.last_used = time.time()
         for request_id in ours:
@@ -11191,15 +11250,15 @@ class Keeper:
         self.name = name
 
     def status(self):
-        record = self.sessions.get(self.name) or {}
+        record = self.record
         now = time.time()
         with self._lock:
-            attached, held = len(self.clients), len(self.held)
+            attached, held, routes = len(self.clients), len(self.held), len(self.progress)
             idle = 0.0 if attached else now - self.last_used
         return {"name": self.name, "server": record.get("server"), "version": record.get("version"),
                 "era": record.get("era"), "transport": record.get("transport"), "pid": os.getpid(),
                 "age": round(now - self.created, 3), "idle": round(idle, 3), "attached": attached,
-                "openTasks": held}
+                "openTasks": held, "progressRoutes": routes}
 
     # -- relaying --------------------------------------------------------------------------
 
@@ -11212,16 +11271,64 @@ class Keeper:
         params = message.get("params")
         meta = params.get("_meta") if isinstance(params, dict) else None
         token = meta.get("progressToken") if isinstance(meta, dict) else None
+        ours = None
         if token is not None:  # two commands may pick the same token: give each its own
             ours = self._next("keeper-progress")
             with self._lock:
-                self.progress[ours] = (client, token)
+                self.progress[ours] = (client, token, None)
+                while len(self.progress) > KEEPER_PROGRESS_ROUTES:
+                    del self.progress[next(iter(self.progress))]  # the oldest task's
             message = dict(message, params=dict(params, _meta=dict(meta, progressToken=ours)))
+        sent_under = self.session.http_session_id()
+        pending = self._forward(client, message, headers)
+        answer = pending.response or {}  # none when the command left first
+        failure = pending.error or (RpcError(answer["error"], message.get("method")) if "error" in answer else None)
+        renewed = False
+        if failure is not None and not client.closed:
+            try:
+                renewed = self.session.start_over_if_lost(failure, sent_under)
+            except McpTuiError as exc:  # the server forgot the session and will not start another
+                self.log.event("keeper", "a new session failed: %s" % exc.message)
+                pending.error = exc
+        if renewed:
+            text = ("The server had forgotten session %s; the keeper initialized a new one and sent %s again "
+                    "(what the old one held, such as its tasks, is gone)" % (self.name, message.get("method")))
+            self.log.event("keeper", text)
+            client.send({"notice": clean(text)})
+            pending = self._forward(client, message, headers)
+        if ours is not None:
+            task_id = self._task_created_by(message, pending)
+            with self._lock:
+                if task_id is None:
+                    self.progress.pop(ours, None)
+                elif ours in self.progress:  # the task's progress keeps the token until it ends
+                    self.progress[ours] = self.progress[ours][:2] + (task_id,)
+        if client.closed:
+            return
+        if pending.error is not None:
+            client.send({"fail": message["id"], "error": keeper_error_data(pending.error)})
+        else:
+            client.send({"message": dict(pending.response, id=message["id"])})
+
+    def _task_created_by(self, message, pending):
+        """The id of the task a request's answer created, or None (then no progress for it
+        can follow the answer)."""
+        result = (pending.response or {}).get("result")
+        if message.get("method") != "tools/call" or pending.error is not None or not isinstance(result, dict):
+            return None
+        try:
+            task = tasks_for(self.session).created_task(result)
+        except ProtocolViolation:
+            return ""  # a malformed task: keep its token; KEEPER_PROGRESS_ROUTES bounds them
+        return task.task_id if task is not None else None
+
+    def _forward(self, client, message, headers):
+        """Send one command's request under a fresh id of ours; wait until it is answered
+        or the command has gone. Returns the PendingRequest."""
         channel = self.session.channel
         theirs, request_id = message["id"], channel.next_id()
         with self._lock:  # before it is sent: the server may ask something back at once
             client.inflight[theirs] = request_id
-            client.started[request_id] = time.monotonic()
             self.routes[request_id] = (client, theirs)
             self.last_used = time.time()
         try:
@@ -11236,23 +11343,21 @@ class Keeper:
         channel.settle(request_id)
         with self._lock:
             client.inflight.pop(theirs, None)
-            client.started.pop(request_id, None)
             self.routes.pop(request_id, None)
             self.last_used = time.time()
-        if client.closed:
-            return
-        if pending.error is not None:
-            client.send({"fail": theirs, "error": keeper_error_data(pending.error)})
-        else:
-            client.send({"message": dict(pending.response, id=theirs)})
+        return pending
 
     def relay_notification(self, message):
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         subscription = meta.get(META_PREFIX + "subscriptionId")
+        task = tasks_for(self.session).task_from_notification(message) if self.session is not None else None
         with self._lock:
+            if task is not None and task.terminal:  # no more progress for it
+                for key in [key for key, (_, _, task_id) in self.progress.items() if task_id == task.task_id]:
+                    del self.progress[key]
             if message.get("method") == "notifications/progress" and params.get("progressToken") in self.progress:
-                client, token = self.progress[params["progressToken"]]
+                client, token, _ = self.progress[params["progressToken"]]
                 targets, message = [client], dict(message, params=dict(params, progressToken=token))
             elif subscription is not None and subscription in self.routes:
                 client, theirs = self.routes[subscription]
@@ -11267,8 +11372,8 @@ class Keeper:
         """Ask the command whose request went out last (the one the server is working on);
         with none attached, answer as a command with no terminal would."""
         with self._lock:
-            busy = [(max(c.started.values()), index, c) for index, c in enumerate(self.clients) if c.started]
-            client = max(busy)[2] if busy else None
+            busy = [(max(c.inflight.values()), c) for c in self.clients if c.inflight]
+            client = max(busy, key=lambda item: item[0])[1] if busy else None
             if client is not None:
                 ours = self._next("keeper-request")
                 self.server_requests[ours] = (client, message.get("id"))
@@ -11480,7 +11585,7 @@ def session_close(names, output):
         names = sorted(name for name, record in records.items() if isinstance(record, dict))
     closed = []
     for name in names:
-        record = sessions.get(name)
+        record = records.get(name)
         if record is None:
             raise McpTuiError("no session named %r" % name, hint="mcp-tui session list shows the open ones")
         transport = KeeperTransport(name, record["port"], record["token"])
@@ -11503,8 +11608,8 @@ def session_close(names, output):
 
 def wants_background_session(opts, spec, words):
     """A stdio task started without --wait would die with the command: keep its server."""
-    command = ["tool" if w == "tools" else w for w in words[:2]]
-    return spec is not None and spec.kind == "stdio" and opts.task and not opts.wait and command == ["tool", "call"]
+    return (spec is not None and spec.kind == "stdio" and opts.task and not opts.wait
+            and command_name(words[0]) == "tool" and words[1:2] == ["call"])
 
 
 def start_task_session(opts, argv, output):

@@ -10,6 +10,7 @@ import stat
 import subprocess
 import sys
 import time
+import urllib.request
 
 import pytest
 
@@ -393,3 +394,72 @@ def test_session_open_authorizes_with_oauth_and_the_session_uses_the_token(cli, 
     stored = json.loads((state_dir / "auth.json").read_text())
     (token,) = stored["tokens"].values()
     assert token["accessToken"] not in (state_dir / "sessions.json").read_text()
+
+
+def test_a_keeper_starts_a_new_session_once_when_the_server_has_forgotten_its_own(cli, kept, start_server):
+    """A 2025-11-25 server that restarts forgets its sessions and answers 404 for their ids;
+    the keeper initializes again, says so once, and the command's request still gets through."""
+    server = start_server("--fidelity", "--forget-endpoint")
+    kept("amnesia", "--url", server.url, "--protocol-version", "2025-11-25")
+    assert cli("@amnesia", "tool", "call", "echo", "message=before").out == "Tool response:\nbefore\n"
+    forget = urllib.request.Request(server.url.rsplit("/", 1)[0] + "/forget", data=b"", method="POST")
+    with urllib.request.urlopen(forget, timeout=10) as answer:
+        assert json.loads(answer.read())["forgotten"] == 1
+
+    after = cli("@amnesia", "tool", "call", "echo", "message=after")
+    assert after.code == 0, after
+    assert after.out == "Tool response:\nafter\n"
+    told = [line for line in after.err.splitlines() if "forgotten" in line]
+    assert told == ["The server had forgotten session amnesia; the keeper initialized a new one and sent tools/list "
+                    "again (what the old one held, such as its tasks, is gone)"], after
+    again = cli("@amnesia", "--timeout", "20", "tool", "call", "ask_on_stream", "method=ping", timeout=60)
+    assert (again.code, again.out) == (0, "Tool response:\nping answered: {}\n"), again  # on the new GET stream
+    assert "forgotten" not in again.err
+    initializes = [r for r in server.records() if r["message"].get("method") == "initialize"]
+    assert len(initializes) == 2
+
+
+def keeper_line(record, request):
+    """Talk to a keeper the way a command does: the token, then one request; its first answer."""
+    sock = socket.create_connection(("127.0.0.1", record["port"]), timeout=30)
+    sock.sendall(record["token"].encode() + b"\n" + json.dumps(request).encode() + b"\n")
+    return sock, sock.makefile("rb")
+
+
+def keeper_status(record):
+    sock, reader = keeper_line(record, {"op": "status"})
+    with sock, reader:
+        return json.loads(reader.readline())["status"]
+
+
+def test_progress_routes_go_with_each_answer_and_a_tasks_route_stays_until_it_ends(cli, kept):
+    """One command that stays attached (the TUI) makes many calls with progress tokens: the
+    keeper's table of them must not grow with every call, but a task's progress continues
+    after the tools/call that created it, so its token stays routable."""
+    record = kept("routes", stdio_command(), "--protocol-version", "2025-11-25")
+    sock, reader = keeper_line(record, {"op": "attach"})
+
+    def call(request_id, name, arguments, **extra):
+        params = dict(name=name, arguments=arguments, _meta={"progressToken": "p-%d" % request_id}, **extra)
+        sock.sendall(json.dumps({"message": {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                                             "params": params}}).encode() + b"\n")
+        while True:
+            item = json.loads(reader.readline())["message"]
+            if item.get("id") == request_id:
+                return item["result"]
+
+    with sock, reader:
+        assert "state" in json.loads(reader.readline())
+        for request_id in range(1, 41):
+            result = call(request_id, "long_operation", {"steps": 1, "step_ms": 0})
+            assert result["content"][0]["text"] == "Done after 1 steps"
+        assert keeper_status(record)["progressRoutes"] == 0
+        for request_id in (41, 42):
+            created = call(request_id, "render_report", {"quarter": "Q3", "pages": 1000}, task={})
+            assert created["task"]["status"] == "working"
+        assert keeper_status(record)["progressRoutes"] == 2
+        sock.sendall(json.dumps({"message": {"jsonrpc": "2.0", "id": 43, "method": "tasks/cancel", "params": {
+            "taskId": created["task"]["taskId"]}}}).encode() + b"\n")
+        wait_for(lambda: keeper_status(record)["progressRoutes"] == 1)  # its cancelled status ended its route
+    wait_for(lambda: keeper_status(record)["attached"] == 0)
+    assert keeper_status(record)["progressRoutes"] == 0

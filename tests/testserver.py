@@ -27,6 +27,8 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
       --fidelity           behave like real servers do: legacy tasks are kept per session (as the
                            everything server does), the tool ask_on_stream sends its request on the
                            GET stream, and a refused request without a session still gets a session id
+      --forget-endpoint    with --http: POST /forget drops every 2025-11-25 session and ends its streams,
+                           as a restarted server would; their ids then get 404 (for clients that start over)
 
 Eras
   2026-07-28 (modern): stateless. Every request carries params._meta with the protocol version
@@ -2460,6 +2462,8 @@ class HttpFrontEnd(object):
                 return
             if self.options.legacy_sse:
                 self.legacy_sse(h, verb, path, body)
+            elif self.options.forget_endpoint and path == "/forget" and verb == "POST":
+                self.forget_sessions(h)
             elif path != "/mcp":
                 h.send_json(404, {"jsonrpc": "2.0", "error": {"code": INVALID_REQUEST,
                                                               "message": "Not Found: the MCP endpoint is /mcp"}})
@@ -2769,6 +2773,16 @@ class HttpFrontEnd(object):
                 self.log.info("notifications/cancelled for a request that is not in flight")
         else:
             self.log.info("notification %s ignored", method)
+
+    def forget_sessions(self, h):
+        """--forget-endpoint: end every legacy session the way a restart would (no DELETE seen)."""
+        with self.lock:
+            sessions, self.sessions = list(self.sessions.values()), {}
+        for session in sessions:
+            session.close()
+            self.server.forget_peer(session)
+        self.log.info("forgot %d HTTP session(s)", len(sessions))
+        h.send_json(200, {"forgotten": len(sessions)})
 
     # --- GET and DELETE ------------------------------------------------------------------------
 
@@ -3842,6 +3856,8 @@ def parse_args(argv):
                         help="list big_text, a tool whose result is one text block of MB MiB")
     parser.add_argument("--fidelity", action="store_true", help="behave like the everything server: tasks per "
                         "session, and the ask_on_stream tool")
+    parser.add_argument("--forget-endpoint", action="store_true", help="with --http: POST /forget drops every "
+                        "2025-11-25 session, as a restarted server would")
     options = parser.parse_args(argv)
     if options.legacy_sse and not options.http:
         parser.error("--legacy-sse needs --http")
