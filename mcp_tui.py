@@ -1149,6 +1149,9 @@ def response_headers(response):
     return {name.lower(): value for name, value in response.getheaders()}
 
 
+GET_STREAM_WAIT = 2.0  # seconds a command waits for a 2025-11-25 server to answer its GET stream
+
+
 class StreamableHttpTransport:
     """Streamable HTTP (2025-03-26 and later, and 2026-07-28): every message is its own
     POST; the answer is JSON or an SSE stream. In the legacy era it also keeps the
@@ -1170,6 +1173,7 @@ class StreamableHttpTransport:
         self._get_running = False
         self._get_sessions = set()  # the session ids a GET stream was opened for
         self._get_moved = threading.Event()  # a new session wants the GET stream: no retry wait
+        self._get_answered = threading.Event()  # the server has answered this session's GET (or refused it)
         self._closing = False
         self.stream_lost = None  # why the GET stream could not be opened again after a cut
 
@@ -1329,11 +1333,14 @@ class StreamableHttpTransport:
 
     def open_get_stream(self):
         """The legacy GET stream for server requests and notifications, once per session
-        (405 is normal)."""
+        (405 is normal). Returns once the server has answered the GET (at most
+        GET_STREAM_WAIT): a server drops a request it sends while no GET stream is open,
+        so the command's next request must not overtake the stream."""
         with self._lock:
             if self.session_id in self._get_sessions:
                 return
             self.stream_lost = None  # a new session: the old one's lost stream is no loss of this one
+            self._get_answered.clear()
             if self._get_running:  # still on a session the server forgot: move to this one now
                 self._get_moved.set()
                 stale = self._open.pop("__get__", None)
@@ -1342,6 +1349,7 @@ class StreamableHttpTransport:
                 threading.Thread(target=self._get_stream, daemon=True).start()
         if stale is not None:
             shut_down(stale)
+        self._get_answered.wait(min(GET_STREAM_WAIT, self.http.timeout))
 
     def _get_stream(self):
         while True:
@@ -1372,9 +1380,11 @@ class StreamableHttpTransport:
                 conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True,
                                                 carries="(server stream)")
             except McpTuiError as exc:
+                self._get_answered.set()
                 if not self._closing and opened:
                     self.stream_lost = exc  # the stream ended and the server is gone
                 return
+            self._get_answered.set()
             if response.status != 200:
                 try:
                     payload = self.http.read("GET", conn, response)

@@ -72,6 +72,16 @@ def test_a_server_request_mcp_tui_cannot_answer_gets_an_error_not_silence(cli, s
     assert "sampling/createMessage answered with error -1: Declined" in result.out
 
 
+def test_a_command_waits_for_its_get_stream_before_a_request_can_make_the_server_ask(cli, start_server):
+    """A server drops a request it sends while no GET stream is open. The stream was opened
+    in the background, so a tools/call could overtake it: the ping below was lost, and the
+    call waited for its answer until --timeout."""
+    slow = start_server("--fidelity", "--get-delay-ms", "300")
+    result = cli(*legacy(slow), "--timeout", "10", "tool", "call", "ask_on_stream", "method=ping", timeout=60)
+    assert result.code == 0, result
+    assert "ping answered: {}" in result.out
+
+
 def session_lines(server, word):
     return [line for line in server.stderr_lines if "HTTP session" in line and word in line]
 

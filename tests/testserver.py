@@ -2813,6 +2813,7 @@ class HttpFrontEnd(object):
         if last_event_id:
             stream, start = session.find_event(last_event_id)
         if stream is None:
+            time.sleep(getattr(self.options, "get_delay_ms", 0) / 1000.0)  # a slow server: no stream meanwhile
             stream = session.open_get_stream()
             start = len(stream.events)
         with stream.cond:
@@ -3858,6 +3859,9 @@ def parse_args(argv):
                         "session, and the ask_on_stream tool")
     parser.add_argument("--forget-endpoint", action="store_true", help="with --http: POST /forget drops every "
                         "2025-11-25 session, as a restarted server would")
+    parser.add_argument("--get-delay-ms", type=_count(0), default=0, metavar="N",
+                        help="with --http: answer a new 2025-11-25 GET stream after N ms (what the session sends "
+                             "meanwhile is lost, as with the SDK servers)")
     options = parser.parse_args(argv)
     if options.legacy_sse and not options.http:
         parser.error("--legacy-sse needs --http")
