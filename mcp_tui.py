@@ -745,7 +745,9 @@ class StdioTransport:
             try:
                 messages = decode_messages(line)
             except ProtocolViolation as exc:
-                self.junk.append("%s: %r" % (exc.message, line[:60].decode("utf-8", "replace")))
+                # Said after "meanwhile the server sent" in a timeout's hint, so not twice.
+                self.junk.append("%r on stdout (%s)" % (line[:60].decode("utf-8", "replace"),
+                                                         re.sub(r"^the server sent ", "", exc.message)))
                 if self.log:
                     self.log.event("transport", "junk on the server's stdout: %s" % exc.message,
                                    line=line[:200].decode("utf-8", "replace"))
@@ -3142,14 +3144,27 @@ def tools_by_name(session, refresh=False):
     return session.tools
 
 
-def find_tool(session, name):
+def find_tool(session, name, after_call=False):
+    """The tool called ``name``. An unknown name is a usage error (exit 2: no call was
+    sent), unless ``after_call``: the server refused a call, and its new list agrees."""
     tool = tools_by_name(session).get(name)
     if tool is None and session.answered_from_cache("tools/list"):
         tool = tools_by_name(session, refresh=True).get(name)  # the kept list may predate the tool
     if tool is None:
-        known = ", ".join(sorted(tools_by_name(session))) or "none"
-        raise McpTuiError("the server has no tool named %r" % name, hint="its tools: %s" % known)
+        known = sorted(tools_by_name(session))
+        hint = did_you_mean(name, known, "its tools: %s" % (", ".join(known) or "none"))
+        if after_call:
+            raise McpTuiError("the server has no tool named %r" % name, hint=hint)
+        raise UsageError("the server has no tool named %r; nothing was sent" % name, hint=hint)
     return tool
+
+
+def did_you_mean(name, known, otherwise):
+    """"did you mean 'X'?" for the known name closest to a misspelt one, else ``otherwise``."""
+    import difflib  # only for a name that is not known (~1 ms)
+
+    close = difflib.get_close_matches(name, list(known), 1)
+    return "did you mean %r?" % close[0] if close else otherwise
 
 
 def schema_types(schema):
@@ -3301,12 +3316,10 @@ def check_names(arguments, known, what, strict=True):
     for key in arguments:
         if key in known:
             continue
-        import difflib  # only for a name that is not declared (~1 ms)
-
-        close = difflib.get_close_matches(key, list(known), 1)
-        if close or strict:
-            raise UsageError("unknown argument %r for %s" % (key, what), hint="did you mean %r?" % close[0] if close
-                             else "its arguments: %s" % (", ".join(known) or "none"))
+        listing = "its arguments: %s" % (", ".join(known) or "none")
+        hint = did_you_mean(key, known, listing)
+        if strict or hint != listing:
+            raise UsageError("unknown argument %r for %s" % (key, what), hint=hint)
 
 
 def check_tool_arguments(arguments, schema, name):
@@ -3321,9 +3334,9 @@ def find_prompt(session, name):
     prompts = {prompt.get("name"): prompt for prompt in list_all(session, "prompts/list", "prompts")
                if isinstance(prompt, dict)}
     if name not in prompts:
+        known = sorted(p for p in prompts if isinstance(p, str))
         raise UsageError("the server has no prompt named %r; nothing was sent" % name,
-                         hint="its prompts: %s" % (", ".join(sorted(p for p in prompts if isinstance(p, str)))
-                                                   or "none"))
+                         hint=did_you_mean(name, known, "its prompts: %s" % (", ".join(known) or "none")))
     return prompts[name]
 
 
@@ -3358,8 +3371,9 @@ def call_tool(session, name, arguments, on_progress=None, request_id=None):
     kept and the server says that list is out of date, it lists again and calls once more.
     ``request_id``: to cancel the call with session.cancel_request (the second call, a new
     request, gets a new id)."""
+    called = False
     while True:
-        tool = find_tool(session, name)
+        tool = find_tool(session, name, after_call=called)
         session.check_direct_call(tool)
         params = {"name": name, "arguments": arguments,
                   "_meta": {"progressToken": "mcp-tui-%d" % session.channel.next_id()}}
@@ -3369,7 +3383,7 @@ def call_tool(session, name, arguments, on_progress=None, request_id=None):
         except RpcError as exc:
             if not (from_cache and session.stale_tool_error(exc)):
                 raise
-        request_id = None
+        called, request_id = True, None
         tools_by_name(session, refresh=True)
 
 
@@ -5913,7 +5927,8 @@ def render_tool_result(result, saver=None):
 def parse_header_option(text):
     name, sep, value = text.partition(":")
     if not sep or not name.strip() or any(c in name.strip() for c in " \t"):
-        raise UsageError("--header needs 'Name: value', got %r" % text)
+        # Not echoed: a header without its colon is still likely to hold a token.
+        raise UsageError("--header needs 'Name: value' (a name without spaces, a colon, then the value)")
     if any(c in text for c in "\r\n\0"):
         raise UsageError("--header %r has a line break or NUL, which would inject another header" % name.strip())
     return name.strip(), value.strip()
@@ -5939,12 +5954,34 @@ def expand_config_value(value, where, registry):
         name = match.group(1)
         if name.startswith("env:"):
             name = name[4:]
+        elif name.startswith("input:"):
+            raise UsageError("%s uses ${%s}, a VS Code input, which mcp-tui does not prompt for" % (where, name),
+                             hint="put the value in an environment variable and write ${env:NAME} there")
         if name not in os.environ:
             raise UsageError("%s uses ${%s}, which is not set in the environment" % (where, match.group(1)))
         registry.add(os.environ[name], "env")  # config files put their keys in variables
         return os.environ[name]
 
-    return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_:]*)\}", substitute, value)
+    return re.sub(r"\$\{(input:[^}]*|[A-Za-z_][A-Za-z0-9_:]*)\}", substitute, value)  # input ids have dashes
+
+
+JSONC_COMMENT = r'("(?:[^"\\\n]|\\.)*")|//[^\n]*|/\*.*?\*/'  # a string (kept), or a comment
+JSONC_TRAILING_COMMA = r'("(?:[^"\\\n]|\\.)*")|,(\s*[}\]])'
+
+
+def load_jsonc(text):
+    """JSON, or JSON with comments and trailing commas: VS Code's mcp.json is JSONC, and
+    its own documented examples have comments. Strict JSON's error when neither reads."""
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        strict_error = exc
+    lenient = re.sub(JSONC_COMMENT, lambda m: m.group(1) or " ", text, flags=re.S)
+    lenient = re.sub(JSONC_TRAILING_COMMA, lambda m: m.group(1) or m.group(2), lenient)
+    try:
+        return json.loads(lenient)
+    except ValueError:
+        raise strict_error
 
 
 def load_config_server(path, name, registry):
@@ -5952,7 +5989,7 @@ def load_config_server(path, name, registry):
     server's name (the only one when ``name`` is None) and its entry, ${VAR}s expanded."""
     try:
         with open(path, "r", encoding="utf-8") as handle:
-            data = json.load(handle)
+            data = load_jsonc(handle.read())
     except OSError as exc:
         raise UsageError("cannot read --config %s: %s" % (path, exc.strerror or exc))
     except ValueError as exc:
@@ -6037,11 +6074,27 @@ def spec_from_options(opts, words, registry):
         argv = [opts.cmd] + list(opts.args)
         return ConnectionSpec("stdio", argv=argv, env=env, cwd=opts.cwd, protocol=opts.protocol), words
     target = opts.url
+    if target is not None:
+        check_url_option(target)
     if not target and words and words[0] not in COMMAND_WORDS:
         target, words = words[0], words[1:]
     if not target:
         return None, words
     return build_spec(target, opts.transport, opts.protocol, headers, env, opts.cwd), words
+
+
+def check_url_option(url):
+    """--url takes an http(s) URL: anything else would be run as a stdio program, and
+    fail as "no such program"."""
+    if url.startswith(("http://", "https://")):
+        return
+    if "://" in url:
+        raise UsageError("--url takes an http:// or https:// URL, not %s://" % url.partition("://")[0])
+    if not url.strip() or " " in url.strip():
+        hint = "a stdio server is given without --url, as one quoted command line"
+    else:
+        hint = "did you mean --url %s?" % masked_url("http://" + url)
+    raise UsageError("--url takes an http:// or https:// URL", hint=hint)
 
 
 def build_spec(target, transport="auto", protocol="auto", headers=None, env=None, cwd=None):
@@ -6122,7 +6175,7 @@ def known_servers(opts):
     for path in config_paths(opts):
         try:
             with open(path, "r", encoding="utf-8") as handle:
-                data = json.load(handle)
+                data = load_jsonc(handle.read())
         except (OSError, ValueError):
             continue  # missing or not JSON: nothing to offer from it
         if not isinstance(data, dict):
@@ -7003,13 +7056,24 @@ class Cli:
         words = self.words
         handler = getattr(self, "cmd_" + command_name(words[0]), None)
         if handler is None:
-            raise UsageError("unknown command %r" % words[0], hint="see mcp-tui --help")
+            raise UsageError("unknown command %r" % words[0], hint=self.unquoted_command_hint(words))
         try:
             return handler(words[1:]) or EXIT_OK
         except McpTuiError as exc:
             transport = self.session.transport if self.session else None
             stderr_hint(exc, list(getattr(transport, "stderr_tail", ())))
             raise
+
+    def unquoted_command_hint(self, words):
+        """`mcp-tui python3 server.py tool list`: the stdio server's command line was split
+        into words, so the first of them became the server and the second "the command"."""
+        spec = self.spec
+        command_at = next((i for i, word in enumerate(words) if word in COMMAND_WORDS), None)
+        if spec is None or spec.kind != "stdio" or self.opts.cmd or self.opts.config or command_at is None:
+            return "see mcp-tui --help"
+        server = " ".join(shell_word(word) for word in spec.argv + words[:command_at])
+        return "quote the server's whole command line as one argument: mcp-tui %s %s" % (
+            shell_word(server), " ".join(shell_word(word) for word in words[command_at:]))
 
     def sub(self, args, choices):
         if not args or args[0] not in choices:

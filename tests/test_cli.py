@@ -153,8 +153,8 @@ def test_missing_argument_is_caught_before_sending(cli, connection):
 
 def test_unknown_tool_is_caught_before_sending(cli, connection):
     result = cli(*connection.args, "tool", "call", "nope")
-    assert result.code == 1, result
-    assert "has no tool named 'nope'" in result.err
+    assert result.code == 2, result  # as README says: a usage error, no call sent
+    assert "has no tool named 'nope'; nothing was sent" in result.err
     assert len([line for line in result.err.splitlines() if line.startswith("mcp-tui:")]) == 1
 
 

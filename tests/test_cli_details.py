@@ -26,7 +26,8 @@ def test_log_level_must_be_one_of_the_eight_levels(cli):
     (["greeting", "nmae=Luca"], "unknown argument 'nmae' for prompt 'greeting' (did you mean 'name'?)"),
     (["code_review", "language=go", "colour=red"], "unknown argument 'colour' for prompt 'code_review' "
                                                    "(its arguments: language, code)"),
-    (["greetin"], "the server has no prompt named 'greetin'; nothing was sent (its prompts: code_review, greeting)"),
+    (["greetin"], "the server has no prompt named 'greetin'; nothing was sent (did you mean 'greeting'?)"),
+    (["weather"], "the server has no prompt named 'weather'; nothing was sent (its prompts: code_review, greeting)"),
 ])
 def test_prompt_arguments_are_checked_before_sending(cli, start_server, words, message):
     server = start_server()

@@ -1,6 +1,7 @@
 """Connection options: --config files, headers and bearer tokens on every request, the
 stdio server's environment and working directory, raw rpc, and the timeout clock."""
 import json
+import shlex
 import sys
 
 from conftest import TESTSERVER, stdio_command
@@ -105,3 +106,69 @@ def test_a_stdio_command_is_never_run_by_a_shell(cli, tmp_path):
     assert not marker.exists()
     assert result.code == 1, result
     assert "unrecognized arguments: ; touch" in result.err  # they reached the server as its own arguments
+
+
+def test_a_vs_code_file_with_comments_and_trailing_commas(cli, tmp_path):
+    """VS Code's mcp.json is JSONC: its documented examples have comments."""
+    config = tmp_path / "mcp.json"
+    config.write_text('{\n  // my servers\n  "servers": {\n    "t": {"type": "stdio", "command": %s,\n'
+                      '          "args": [%s], /* the test server */},\n  },\n}\n'
+                      % (json.dumps(sys.executable), json.dumps(str(TESTSERVER))))
+    result = cli("--config", config, "tool", "call", "echo", "message=jsonc // not a comment")
+    assert result.code == 0 and "jsonc // not a comment" in result.out, result
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"servers": {"t": ')
+    refused = cli("--config", broken, "tool", "list")
+    assert refused.code == 2 and "is not valid JSON" in refused.err, refused
+
+
+def test_a_vs_code_input_variable_is_named_as_such(cli, tmp_path):
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"servers": {"t": {"command": sys.executable, "args": [str(TESTSERVER)],
+                                                    "env": {"KEY": "${input:api-key}"}}},
+                                  "inputs": [{"type": "promptString", "id": "api-key", "password": True}]}))
+    result = cli("--config", config, "tool", "list")
+    assert result.code == 2, result
+    assert result.err == ("mcp-tui: server 't' in %s uses ${input:api-key}, a VS Code input, which mcp-tui does not "
+                          "prompt for (put the value in an environment variable and write ${env:NAME} there)\n"
+                          % config), result
+
+
+def test_a_url_without_its_scheme_is_not_run_as_a_program(cli, start_server):
+    server = start_server()
+    bare = server.url.split("://", 1)[1]
+    result = cli("--url", bare, "tool", "list")
+    assert result.code == 2, result
+    assert result.err == ("mcp-tui: --url takes an http:// or https:// URL (did you mean --url %s?)\n"
+                          % server.url), result
+    assert server.records() == []
+    other = cli("--url", "ftp://127.0.0.1/mcp", "tool", "list")
+    assert other.code == 2 and other.err == "mcp-tui: --url takes an http:// or https:// URL, not ftp://\n", other
+
+
+def test_an_unquoted_server_command_gets_the_quoted_one(cli):
+    result = cli(sys.executable, str(TESTSERVER), "tool", "call", "echo", "message=hi")
+    assert result.code == 2, result
+    assert result.err == ("mcp-tui: unknown command %r (quote the server's whole command line as one argument: "
+                          "mcp-tui %s tool call echo message=hi)\n"
+                          % (str(TESTSERVER), shlex.quote(stdio_command()))), result
+    typo = cli(stdio_command(), "tol", "list")
+    assert typo.code == 2 and typo.err == "mcp-tui: unknown command 'tol' (see mcp-tui --help)\n", typo
+
+
+def test_a_header_without_its_colon_is_not_echoed(cli, start_server):
+    server = start_server()
+    result = cli("--url", server.url, "-H", "Authorization Bearer tok-SECRET-42", "tool", "list")
+    assert result.code == 2, result
+    assert result.err == ("mcp-tui: --header needs 'Name: value' (a name without spaces, a colon, then the "
+                          "value)\n"), result
+    assert server.records() == []
+
+
+def test_a_silent_server_s_stdout_junk_is_quoted_in_the_timeout(cli):
+    chatty = "%s -c %s" % (shlex.quote(sys.executable),
+                           shlex.quote("import time; print('hello', flush=True); time.sleep(120)"))
+    result = cli(chatty, "--timeout", "1", "--probe-timeout", "1", "tool", "list")
+    assert result.code == 1, result
+    assert result.err.endswith("(meanwhile the server sent 'hello' on stdout (invalid JSON: Expecting value: line 1 "
+                               "column 1 (char 0)))\n"), result

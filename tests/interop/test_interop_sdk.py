@@ -127,6 +127,20 @@ def test_tool_describe_shows_the_schema(run_cli, sdk_auto):
     assert "integer" in result.stdout, describe(result)
 
 
+def test_a_misspelt_tool_or_prompt_is_a_usage_error_with_a_suggestion(run_cli, sdk_auto):
+    tool = run_cli(*sdk_auto.args, "--quiet", "tool", "call", "ech", "message=hi")
+    assert tool.returncode == 2, describe(tool)
+    assert tool.stderr == "mcp-tui: the server has no tool named 'ech'; nothing was sent (did you mean 'echo'?)\n"
+    prompt = run_cli(*sdk_auto.args, "prompt", "get", "gret", "name=Bob")
+    assert prompt.returncode == 2, describe(prompt)
+    assert prompt.stderr == "mcp-tui: the server has no prompt named 'gret'; nothing was sent (did you mean 'greet'?)\n"
+    unknown = run_cli(*sdk_auto.args, "--format", "json", "tool", "call", "nope")
+    assert unknown.returncode == 2, describe(unknown)
+    assert json.loads(unknown.stderr)["error"] == {
+        "kind": "usage", "message": "the server has no tool named 'nope'; nothing was sent", "exitCode": 2,
+        "hint": "its tools: add, ask_name, echo, fail, progress"}
+
+
 def test_tool_call_echo(run_cli, sdk):
     result = ok(run_cli(*sdk.args, "tool", "call", "echo", "message=hi"))
     body = tool_response(result.stdout)
