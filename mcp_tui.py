@@ -1152,6 +1152,7 @@ def response_headers(response):
 
 
 GET_STREAM_WAIT = 2.0  # seconds a command waits for a 2025-11-25 server to answer its GET stream
+EVENT_IDS_KEPT = 1024  # SSE event ids remembered per transport, to drop events a server replays twice
 
 
 class StreamableHttpTransport:
@@ -1178,6 +1179,9 @@ class StreamableHttpTransport:
         self._get_answered = threading.Event()  # the server has answered this session's GET (or refused it)
         self._closing = False
         self.stream_lost = None  # why the GET stream could not be opened again after a cut
+        import collections
+
+        self._delivered_ids = collections.OrderedDict()  # (session id, event id) of the latest events
 
     def start(self, channel):
         self._channel = channel
@@ -1293,6 +1297,21 @@ class StreamableHttpTransport:
             message.setdefault("_http_status", response.status)
             self._channel.deliver(message)
 
+    def _replayed(self, event):
+        """Whether this event was delivered already. Event ids are unique across a session's
+        streams, and a server may replay other streams' events on a resumed GET stream (the
+        reference TypeScript server does): progress, requests and answers would come twice."""
+        if not event.id:
+            return False
+        key = (self.session_id, event.id)
+        with self._lock:
+            if key in self._delivered_ids:
+                return True
+            self._delivered_ids[key] = True
+            if len(self._delivered_ids) > EVENT_IDS_KEPT:
+                self._delivered_ids.popitem(last=False)
+        return False
+
     def _read_stream(self, request_id, response, decoder=None):
         """Read an SSE stream; in the legacy era, resume it after a server-side close."""
         decoder = decoder or SseDecoder(self.http.max_message)
@@ -1300,8 +1319,8 @@ class StreamableHttpTransport:
         for event in iter_sse(response, decoder):
             if self.log:
                 self.log.sse_event(event)
-            if not event.data or event.data.isspace():
-                continue  # the priming event, or a keep-alive
+            if not event.data or event.data.isspace() or self._replayed(event):
+                continue  # the priming event, a keep-alive, or one the server sent before
             messages, event = decode_messages(event.data), None  # the event's text is not kept
             for message in messages:
                 if message.get("id") == request_id and ("result" in message or "error" in message):
@@ -1406,7 +1425,7 @@ class StreamableHttpTransport:
             delivered = False
             try:
                 for event in iter_sse(response, decoder):
-                    if event.data.strip():
+                    if event.data.strip() and not self._replayed(event):
                         for message in decode_messages(event.data):
                             delivered = True
                             self._channel.deliver(message)
