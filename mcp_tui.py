@@ -7449,11 +7449,13 @@ class TaskCommands:
 
         try:
             result = tasks.wait(task_id, deadline, StatusReporter(on_status, last_status))
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, RequestTimeout) as exc:  # with --quiet, this is where the user sees the task's ID
             problem = self.follow_up_problem(self.cli.session, self.ledger is not None
                                              and self.ledger.lookup(task_id) is not None)
             if problem is None:
                 self.out.notice("Stopped waiting; the task keeps running: %s" % self.task_command("get", task_id))
+            elif isinstance(exc, RequestTimeout):  # not "follow it later": nothing can
+                exc.hint = "raise --timeout for long tasks; no later command can follow this task"
             else:
                 self.out.notice("Stopped waiting. " + problem)
             raise
