@@ -1144,6 +1144,8 @@ def describe_os_error(exc):
             exc.verify_message or exc)
     if isinstance(exc, ConnectionRefusedError):
         return "connection refused"
+    if "socket" in sys.modules and isinstance(exc, sys.modules["socket"].gaierror):  # not "[Errno -2] ..."
+        return "the host name does not resolve (%s)" % (exc.strerror or exc)
     return str(exc) or exc.__class__.__name__
 
 

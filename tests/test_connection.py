@@ -172,3 +172,11 @@ def test_a_silent_server_s_stdout_junk_is_quoted_in_the_timeout(cli):
     assert result.code == 1, result
     assert result.err.endswith("(meanwhile the server sent 'hello' on stdout (invalid JSON: Expecting value: line 1 "
                                "column 1 (char 0)))\n"), result
+
+
+def test_a_host_that_does_not_resolve_is_said_in_words(cli):
+    result = cli("--url", "http://mcp-tui-test.invalid/mcp", "--timeout", "10", "tool", "list")  # RFC 6761
+    assert result.code == 1, result
+    assert result.err.startswith("mcp-tui: cannot reach http://mcp-tui-test.invalid/mcp: the host name does not "
+                                 "resolve ("), result
+    assert "Errno" not in result.err, result
