@@ -7485,12 +7485,15 @@ class TaskCommands:
         """The server does not know the task: mark it in the ledger (not erased: the next
         try still knows where to ask) and say what happened."""
         hint = None
-        if self.ledger is not None and self.ledger.lookup(task_id) is not None:
+        record = self.ledger.lookup(task_id) if self.ledger is not None else None
+        if record is not None:
             try:
                 self.ledger.mark_unknown(task_id)
                 hint = "marked in the task ledger as unknown to the server; its connection stays recorded"
             except (OSError, McpTuiError):
                 pass
+            if record.get("fetched") and record.get("session"):
+                hint = "the server kept it in an HTTP session, which ended once its result was fetched"
         return McpTuiError("unknown or expired task %s: %s" % (task_id, exc.rpc_message), hint=hint)
 
     def task_session(self, task_id):
@@ -7504,6 +7507,8 @@ class TaskCommands:
             raise UsageError("no server given, and the task ledger does not know this task",
                              hint="pass the connection (a stdio command, --url or --config)")
         recorded = (record or {}).get("session")
+        if recorded and record.get("fetched") and self.ledger.live_tasks_in(recorded.get("id")) == 0:
+            recorded = None  # mcp-tui ended that session once the outcomes it was kept for were fetched
         same_server = record is not None and spec.ledger_record().get("url") == record["connection"].get("url")
         try:
             session = self.cli.connect(spec, recorded if recorded and same_server and spec.kind == "http" else None)

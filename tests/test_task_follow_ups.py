@@ -69,6 +69,19 @@ def test_the_session_stays_while_a_recorded_task_runs(cli, server):
     assert len(session_lines(server, "deleted")) == 2, server.stderr_lines
 
 
+def test_a_task_asked_for_after_its_session_ended_says_why(cli, server):
+    """mcp-tui itself ended the session once the result was fetched: it says so, not that
+    the server "no longer knows the session"."""
+    task_id = created_task(cli(*legacy(server), "tool", "call", "render_report", "quarter=Q2", "pages=1", "--task"))
+    assert cli("task", "result", task_id).code == 0
+    assert wait_for(lambda: session_lines(server, "deleted"))
+    again = cli("task", "result", task_id)
+    assert again.code == 1, again
+    assert again.err.endswith(" (the server kept it in an HTTP session, which ended once its result was fetched)\n")
+    assert "no longer knows the session" not in again.err, again
+    assert task_id not in again.err.splitlines()[-1]
+
+
 def test_a_forgotten_session_is_explained_and_the_entry_marked_not_erased(cli, server, state_dir):
     task_id = created_task(cli(*legacy(server), "tool", "call", "render_report", "quarter=Q2", "pages=1000",
                                "--task"))
