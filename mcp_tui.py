@@ -3293,7 +3293,8 @@ def load_json_argument(text, what):
 
 def parse_arguments(words, schema=None, args_json=None, stdin=None, strings_only=False):
     """Build an arguments object from k=v, k:=JSON, k=@file, k:=@file, a lone ``-``
-    (a JSON object on stdin) and --args-json (JSON text, or - for stdin)."""
+    (a JSON object on stdin) and --args-json (JSON text, - for stdin, or @file as curl's -d
+    takes it: JSON text never starts with @)."""
     arguments = {}
 
     def merge_object(text, what):
@@ -3303,7 +3304,11 @@ def parse_arguments(words, schema=None, args_json=None, stdin=None, strings_only
         arguments.update(value)
 
     if args_json is not None:
-        merge_object((stdin or sys.stdin).read() if args_json == "-" else args_json, "--args-json")
+        if args_json == "-":
+            args_json = (stdin or sys.stdin).read()
+        elif args_json.startswith("@") and len(args_json) > 1:
+            args_json = read_argument_file(args_json[1:])
+        merge_object(args_json, "--args-json")
     properties = schema.get("properties") if isinstance(schema, dict) else None
     properties = properties if isinstance(properties, dict) else {}
     for word in words:
@@ -6888,7 +6893,7 @@ CLI_OPTIONS = (
         (("--root",), dict(action="append", default=[], metavar="PATH", help="answer roots/list (repeatable)")),
     )),
     ("tool calls and tasks", (
-        (("--args-json",), dict(metavar="JSON", help="the whole arguments object (- reads stdin)")),
+        (("--args-json",), dict(metavar="JSON", help="the whole arguments object (- reads stdin, @FILE a file)")),
         (("--task",), dict(action="store_true", help="call the tool as a task")),
         (("--ttl",), dict(type=int, metavar="MS", help="task lifetime to ask for (2025-11-25)")),
         (("--wait",), dict(action="store_true", help="with --task: follow the task and print its result")),
@@ -7137,9 +7142,9 @@ class Cli:
         params = None
         if len(args) == 2:
             text = sys.stdin.read() if args[1] == "-" else args[1]
-            params = load_json_argument(text, "the params")
+            params = load_json_argument(text, "the rpc params")
             if not isinstance(params, dict):
-                raise UsageError("the params must be a JSON object")
+                raise UsageError("the rpc params must be a JSON object")
         session = self.connect()
         result = session.request(args[0], params)
         self.out.document(result) if self.out.json else self.out.text(json.dumps(result, indent=2, ensure_ascii=False))

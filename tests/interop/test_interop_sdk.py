@@ -163,6 +163,17 @@ def test_tool_call_add_with_json_values_and_args_json(run_cli, sdk_auto):
     assert whole["result"]["structuredContent"] == {"result": 3}
 
 
+def test_args_json_from_a_file_as_curl_takes_it(run_cli, sdk_auto, tmp_path):
+    path = tmp_path / "args.json"
+    path.write_text('{"a": 40, "b": 2}')
+    whole = json_output(ok(run_cli(*sdk_auto.args, "--format", "json", "tool", "call", "add", "--args-json",
+                                   "@%s" % path)))
+    assert whole["result"]["structuredContent"] == {"result": 42}
+    missing = run_cli(*sdk_auto.args, "--quiet", "tool", "call", "add", "--args-json", "@%s" % (tmp_path / "nope"))
+    assert missing.returncode == 2, describe(missing)
+    assert missing.stderr == "mcp-tui: cannot read %s: No such file or directory\n" % (tmp_path / "nope")
+
+
 def test_elicitation_answered_with_stub(run_cli, sdk):
     # 2026-07-28: an MRTR round (input_required, then a retry with inputResponses);
     # legacy: a server-to-client elicitation/create request during the call.
