@@ -2373,8 +2373,13 @@ class Session:
         if self.cache is not None and self._open_from_cache():
             pass
         elif self.spec.kind == "sse":
-            self._start_transport("sse")
-            self._initialize(choice if choice in LEGACY_VERSIONS else LEGACY_VERSIONS[0])
+            try:
+                self._start_transport("sse")
+                self._initialize(choice if choice in LEGACY_VERSIONS else LEGACY_VERSIONS[0])
+            except HttpStatusError as exc:  # the mirror of --transport http's hint
+                if exc.status in (400, 404, 405) and not exc.hint:
+                    exc.hint = "the server may speak Streamable HTTP: leave out --transport sse"
+                raise
         elif choice == MODERN_VERSION:
             self._start_transport()
             self._discover_modern(self.timeout)

@@ -249,3 +249,13 @@ def test_stdio_probe_timeout_then_refused_initialize_respawns_modern(run_cli, sd
     assert re.search(r"^Protocol:\s+%s$" % MODERN, result.stdout, re.M), describe(result)
     echoed = ok(run_cli(sdk_stdio_cmd, "--probe-timeout", "0.01", "--timeout", "30", "tool", "call", "echo", "message=hi"))
     assert tool_response(echoed.stdout)[:1] == ["hi"], describe(echoed)
+
+
+# --------------------------------------------------------------------------- the wrong transport forced
+
+
+def test_transport_sse_against_streamable_http_says_to_leave_it_out(run_cli, sdk_http):
+    result = run_cli("--url", sdk_http.url, "--transport", "sse", "--timeout", "30", "tool", "list")
+    assert result.returncode == 1, describe(result)
+    assert result.stderr.startswith("mcp-tui: HTTP 400 Bad Request: "), describe(result)
+    assert result.stderr.endswith(" (the server may speak Streamable HTTP: leave out --transport sse)\n"), describe(result)
