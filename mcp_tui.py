@@ -7492,6 +7492,8 @@ class TaskCommands:
     def note_task_status(self, task):
         if self.ledger is not None:
             self.ledger.note_status(task.task_id, task.status)
+        if task.status == "cancelled":  # no outcome will be fetched: a keeper held for it may let its server go
+            self.kept_session("release", task.task_id)
 
     def unknown_task(self, task_id, exc):
         """The server does not know the task: mark it in the ledger (not erased: the next
@@ -7526,8 +7528,8 @@ class TaskCommands:
             session = self.cli.connect(spec, recorded if recorded and same_server and spec.kind == "http" else None)
         except ConnectionFailed as exc:
             if spec.kind == "session" and self.cli.spec is None:  # the ledger sent us there
-                exc.hint = ("the session that kept this task's server has ended (after its result was fetched, "
-                            "--idle or the task's TTL), and the task with it")
+                exc.hint = ("the session that kept this task's server has ended (after its result was fetched or "
+                            "it was cancelled, --idle or the task's TTL), and the task with it")
             raise
         return session, tasks_for(session)
 

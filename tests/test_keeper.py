@@ -297,6 +297,25 @@ def test_a_stdio_task_without_wait_keeps_its_server_until_its_result_is_fetched(
     assert task_id not in again.err
 
 
+def test_a_cancelled_stdio_task_lets_its_keeper_go(cli, state_dir, server_record):
+    """A cancelled task has no outcome to fetch: once a command sees it cancelled, the
+    keeper started for it stops, as it does after a result (not at the TTL or --idle)."""
+    started = cli(stdio_command("--record", server_record, "--page-ms", "200"), "tool", "call", "render_report",
+                  "quarter=Q2", "pages=1000", "--task")
+    assert started.code == 0, started
+    task_id = started.out.split()[1]
+    (name,) = sessions_file(state_dir)
+    keeper = sessions_file(state_dir)[name]["pid"]
+    assert cli("task", "cancel", task_id).code == 0
+    shown = wait_for(lambda: (lambda r: r if "Status:   cancelled" in r.out else None)(cli("task", "get", task_id)))
+    assert shown.code == 0, shown
+    wait_for(lambda: not alive(keeper))
+    wait_for(lambda: not pids_with(str(server_record)))
+    assert sessions_file(state_dir) == {}
+    again = cli("task", "get", task_id)
+    assert again.code == 1 and "after its result was fetched or it was cancelled" in again.err, again
+
+
 def test_a_task_through_a_named_session_is_followed_through_it(cli, kept, state_dir):
     record = kept("work", stdio_command("--page-ms", "100"))
     started = cli("@work", "tool", "call", "fail_report", "mode=error", "--task")
