@@ -101,7 +101,7 @@ TEXT_COMMANDS = [
     (["tool", "call", "fail"], 1, "ERROR", "err"),
     (["tool", "call", "iserror"], 0, "ISERROR", "out"),
     (["tool", "call", "crash"], 1, "STDERR", "err"),
-    (["tool", "call", "nope"], 1, "EVIL-NAME", "err"),
+    (["tool", "call", "nope"], 2, "EVIL-NAME", "err"),  # a usage error: no call sent
     (["tool", "call", "slow_task", "--task"], 0, "working on it", "out"),
     (["tool", "call", "slow_task", "--task", "--wait"], 0, "TASK-RESULT", "out"),
     (["resource", "list"], 0, "RES-DESC", "out"),

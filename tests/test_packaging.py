@@ -106,7 +106,7 @@ def test_zipapp_keeps_the_exit_codes(pyz, state, http_server):
     value main() returns, so main() itself must exit when it is called without argv."""
     usage = run([sys.executable, pyz, "--no-such-option"], state)
     assert usage.returncode == 2, show(usage)
-    failure = run([sys.executable, pyz, "--url", http_server.url, "tool", "call", "no_such_tool"], state)
+    failure = run([sys.executable, pyz, "--url", http_server.url, "rpc", "no/such_method", "{}"], state)
     assert failure.returncode == 1, show(failure)
 
 
