@@ -6080,6 +6080,11 @@ def spec_from_options(opts, words, registry):
         if opts.url or opts.cmd or opts.config:
             raise UsageError("a session (@%s) is already connected; leave out the connection flags" % session)
         return ConnectionSpec("session", name=check_session_name(session)), words
+    given = [flag for flag, value in (("--url", opts.url), ("--cmd", opts.cmd), ("--config", opts.config)) if value]
+    if given and words and words[0] not in COMMAND_WORDS and len(words[0].split()) > 1:
+        given.append("a stdio command line")  # or it would be "unknown command 'python3 server.py'"
+    if len(given) > 1:
+        raise UsageError("two connections given (%s); give one" % " and ".join(given[:2]))
     headers = option_headers(opts, registry)
     env = dict(parse_env_option(e) for e in opts.env)
     if opts.config:

@@ -180,3 +180,19 @@ def test_a_host_that_does_not_resolve_is_said_in_words(cli):
     assert result.err.startswith("mcp-tui: cannot reach http://mcp-tui-test.invalid/mcp: the host name does not "
                                  "resolve ("), result
     assert "Errno" not in result.err, result
+
+
+def test_two_connections_are_refused_not_one_silently_dropped(cli, start_server, tmp_path):
+    server = start_server()
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"servers": {"t": {"command": sys.executable, "args": [str(TESTSERVER)]}}}))
+    cases = [(["--config", config, "--url", server.url], "--url and --config"),
+             (["--cmd", sys.executable, "--args", str(TESTSERVER), "--url", server.url], "--url and --cmd"),
+             ([stdio_command(), "--url", server.url], "--url and a stdio command line")]
+    for connection, named in cases:
+        result = cli(*connection, "server")
+        assert result.code == 2, result
+        assert result.err == "mcp-tui: two connections given (%s); give one\n" % named, result
+    assert server.records() == []
+    typo = cli("--url", server.url, "tol", "list")
+    assert typo.code == 2 and typo.err == "mcp-tui: unknown command 'tol' (see mcp-tui --help)\n", typo
