@@ -3895,6 +3895,10 @@ class TaskForm:
         """What to try when the server declared no task support in this form."""
         return None
 
+    def calls_as_task(self, tool):
+        """Whether `tool call --task` asks for a task (the server may still answer directly)."""
+        return True
+
     def get(self, task_id):
         self.require("tasks/get")
         result = self.session.request("tasks/get", {"taskId": task_id}, declare_tasks=True)
@@ -4027,16 +4031,18 @@ class ExperimentalTasks(TaskForm):
                     "declare none under %s: drop --protocol-version (or pass 2026-07-28)" % self.session.spec.protocol)
         return None
 
+    def calls_as_task(self, tool):
+        return (tool.get("execution") or {}).get("taskSupport", "forbidden") in ("optional", "required")
+
     def call_notes(self, tool, ttl_ms):
-        task_support = (tool.get("execution") or {}).get("taskSupport", "forbidden")
-        if task_support not in ("optional", "required"):
+        if not self.calls_as_task(tool):
             return ["Tool '%s' does not run as a task (execution.taskSupport: %s); calling it directly."
-                    % (tool["name"], task_support)]
+                    % (tool["name"], (tool.get("execution") or {}).get("taskSupport", "forbidden"))]
         return []
 
     def call(self, tool, arguments, ttl_ms=None):
         self.require_tools_call()
-        as_task = (tool.get("execution") or {}).get("taskSupport", "forbidden") in ("optional", "required")
+        as_task = self.calls_as_task(tool)
         params = {"name": tool["name"], "arguments": arguments}
         if as_task:
             params["task"] = {"ttl": ttl_ms} if ttl_ms is not None else {}
@@ -7380,7 +7386,7 @@ class TaskCommands:
         tasks.require_tools_call()
         for note in tasks.call_notes(tool, self.opts.ttl):
             self.out.notice(note)
-        self.out.progress("🚀 Calling tool as a task...")
+        self.out.progress("🚀 Calling tool as a task..." if tasks.calls_as_task(tool) else "🚀 Executing tool...")
         outcome = tasks.call(tool, arguments, self.opts.ttl)
         for note in outcome.notes:
             self.out.notice(note)

@@ -213,3 +213,11 @@ def test_events_the_server_replays_on_a_resumed_stream_show_once(cli, http_url):
     assert "Long running operation completed" in result.out
     progress = [line for line in result.err.splitlines() if line.startswith("⏳ progress")]
     assert progress == ["⏳ progress %d/6" % step for step in range(1, 7)], result.err
+
+
+def test_task_on_a_tool_that_never_runs_as_one_says_it_calls_directly(cli, stdio_server):
+    result = cli(stdio_server, "tool", "call", "echo", "message=hi", "--task")
+    assert result.code == 0 and result.out == "Tool response:\nEcho: hi\n", result
+    assert ("Tool 'echo' does not run as a task (execution.taskSupport: forbidden); calling it directly.\n"
+            "🚀 Executing tool...\n") in result.err, result.err
+    assert "as a task..." not in result.err, result.err
