@@ -175,3 +175,14 @@ def test_stdio_task_round_trip(cli, record_file):
 
     server = stdio_command("--record", record_file, "--page-ms", "5")
     check_wait_output(cli(server, "tool", "call", "render_report", "quarter=Q4", "--task", "--wait"))
+
+
+def test_a_stdio_wait_that_times_out_does_not_offer_a_later_follow_up(cli):
+    """A stdio server stops with the command: no later `task result` can follow the task."""
+    from conftest import stdio_command
+
+    result = cli(stdio_command("--page-ms", "200"), "--timeout", "5", "--quiet", "tool", "call", "render_report",
+                 "quarter=Q3", "pages=1000", "--task", "--wait")
+    assert result.code == 1 and result.out == "", result
+    assert re.match(r"^mcp-tui: task task:\w{8} is still working; stopped waiting at --timeout \(raise --timeout for "
+                    r"long tasks; no later command can follow this task\)\n$", result.err), result
