@@ -168,7 +168,7 @@ def test_a_header_without_its_colon_is_not_echoed(cli, start_server):
 def test_a_silent_server_s_stdout_junk_is_quoted_in_the_timeout(cli):
     chatty = "%s -c %s" % (shlex.quote(sys.executable),
                            shlex.quote("import time; print('hello', flush=True); time.sleep(120)"))
-    result = cli(chatty, "--timeout", "1", "--probe-timeout", "1", "tool", "list")
+    result = cli(chatty, "--protocol-version", "2025-11-25", "--timeout", "5", "tool", "list")
     assert result.code == 1, result
     assert result.err.endswith("(meanwhile the server sent 'hello' on stdout (invalid JSON: Expecting value: line 1 "
                                "column 1 (char 0)))\n"), result

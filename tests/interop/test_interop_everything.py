@@ -203,16 +203,16 @@ def test_annotations_and_text_blobs_against_everything(cli, http_url):
 
 
 def test_events_the_server_replays_on_a_resumed_stream_show_once(cli, http_url):
-    """--timeout 2 ends the idle GET stream during a 6 s call, and mcp-tui resumes it with
+    """--timeout 3 ends the idle GET stream during an 8 s call, and mcp-tui resumes it with
     Last-Event-ID; the everything server then replays the call's progress events (sent on
     the POST stream) on the GET stream too. Event ids are unique in a session, so each
     progress line shows once, in order."""
-    result = cli("--url", http_url, "--timeout", "2", "tool", "call", "trigger-long-running-operation",
-                 "duration=6", "steps=6", timeout=90)
+    result = cli("--url", http_url, "--timeout", "3", "tool", "call", "trigger-long-running-operation",
+                 "duration=8", "steps=8", timeout=90)
     assert result.code == 0, result
     assert "Long running operation completed" in result.out
     progress = [line for line in result.err.splitlines() if line.startswith("⏳ progress")]
-    assert progress == ["⏳ progress %d/6" % step for step in range(1, 7)], result.err
+    assert progress == ["⏳ progress %d/8" % step for step in range(1, 9)], result.err
 
 
 def test_task_on_a_tool_that_never_runs_as_one_says_it_calls_directly(cli, stdio_server):
