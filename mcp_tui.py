@@ -6942,6 +6942,9 @@ def build_parser():
 
     class Parser(argparse.ArgumentParser):
         def error(self, message):
+            missing = re.match(r"argument (?:-\w/)?(--[a-z-]+): expected one argument$", message)
+            if missing:  # often a value that starts with "-", which argparse takes for an option
+                message += "; a value that starts with '-' is written %s=VALUE" % missing.group(1)
             raise UsageError(message, hint="see mcp-tui --help")
 
     def formatter(prog):

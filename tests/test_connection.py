@@ -196,3 +196,12 @@ def test_two_connections_are_refused_not_one_silently_dropped(cli, start_server,
     assert server.records() == []
     typo = cli("--url", server.url, "tol", "list")
     assert typo.code == 2 and typo.err == "mcp-tui: unknown command 'tol' (see mcp-tui --help)\n", typo
+
+
+def test_a_cmd_argument_that_starts_with_a_dash_gets_the_equals_form(cli):
+    refused = cli("--cmd", sys.executable, "--args", "-u", "--args", str(TESTSERVER), "tool", "list")
+    assert refused.code == 2, refused
+    assert refused.err == ("mcp-tui: argument --args: expected one argument; a value that starts with '-' is "
+                           "written --args=VALUE (see mcp-tui --help)\n"), refused
+    written = cli("--cmd", sys.executable, "--args=-u", "--args", str(TESTSERVER), "tool", "list")
+    assert written.code == 0 and "echo" in written.out, written
