@@ -8041,6 +8041,8 @@ class Tui:
             canvas.fill(0, self.style.disconnected)
             canvas.put(0, 0, "Disconnected: %s  (^R reconnects, C connects elsewhere)" % self.disconnected,
                        self.style.disconnected)
+        elif self.question is not None:  # news arriving meanwhile (a task's progress) must not hide it
+            canvas.put(0, 0, first_line(clean("%s y/n" % self.question[0])), self.style.status)
         else:
             canvas.put(0, 0, self.status, self.style.error if self.status_is_error else self.style.status)
 

@@ -5,6 +5,7 @@ shows (with a timeout), in both protocol eras where the flow differs between the
 The pure helpers behind the screens (quoting, forms, templates, text clipping) are tested
 directly at the end, without a terminal."""
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -158,6 +159,27 @@ def test_task_mode_follows_render_report_and_the_tasks_screen_cancels(tui, era):
     screen.wait_for(lambda t: "cancelled" in t.splitlines()[3], what="the task cancelled")
     screen.send("down", "enter")
     screen.wait_all("Q3 revenue", "TTL:", "Status:   completed")  # the detail fetches the finished task's result
+
+
+@needs_pty
+def test_a_cancel_question_stays_on_the_status_line_while_the_task_reports_progress(tui):
+    """The task keeps saying "Rendering page N" on the status line while the y/n question
+    waits; the question must stay readable until it is answered."""
+    screen = tui(server_command("--page-ms", "60"))
+    open_tool(screen, "render_report")
+    screen.send("ctrl-t", "right", "down", "backspace", "backspace", "5", "0", "0")  # Q1, 500 pages: a long task
+    screen.send("ctrl-x")
+    screen.wait_for("Rendering page")
+    screen.send("esc", "T")
+    screen.wait_for(lambda t: len(t.splitlines()) > 3 and "working" in t.splitlines()[3], what="the task listed")
+    screen.send("c")
+    screen.wait_for(lambda t: "Cancel task" in screen.status_line(), what="the question")
+    asked_at = re.search(r"Rendering page (\d+)", screen.lines()[3]).group(1)
+    screen.wait_for(lambda t: re.search(r"Rendering page (\d+)", t.splitlines()[3]).group(1) != asked_at,
+                    what="progress after the question")
+    assert "Cancel task" in screen.status_line() and "y/n" in screen.status_line()
+    screen.send("y")
+    screen.wait_for(lambda t: "cancelled" in t.splitlines()[3], what="the task cancelled")
 
 
 @needs_pty
