@@ -796,7 +796,14 @@ class StdioTransport:
     def exit_description(self):
         code = self.process.poll() if self.process else None
         text = "the server process exited" if code is not None else "the server closed its output"
-        if code is not None:
+        if code is not None and code < 0 and os.name != "nt":  # POSIX: -N is "killed by signal N"
+            import signal
+
+            try:
+                text += " on signal %d (%s)" % (-code, signal.Signals(-code).name)
+            except ValueError:
+                text += " on signal %d" % -code
+        elif code is not None:
             text += " with code %d" % code
         return text
 

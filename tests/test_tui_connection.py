@@ -73,6 +73,7 @@ def test_a_killed_stdio_server_shows_as_disconnected_at_once_and_ctrl_r_reconnec
     # No key is pressed: the TUI notices by itself.
     screen.wait_for(lambda t: screen.status_line().startswith("Disconnected: the server process exited"),
                     what="Disconnected on the status line", timeout=10)
+    assert "exited on signal 9 (SIGKILL)" in screen.status_line()  # not "with code -9"
     assert "[disconnected]" in screen.title_line()
     screen.send("ctrl-r")
     screen.wait_for(lambda t: "Reconnected to mcp-tui test server" in screen.status_line(), what="reconnected")
