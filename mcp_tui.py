@@ -9828,7 +9828,9 @@ class TaskDetailScreen(Screen):
 
 
 def open_task_screen(app):
-    """o: a task by its ID (tasks/get), then its detail screen."""
+    """o: a task by its ID (tasks/get), then its detail screen. The form stays until the
+    server answers: an unknown ID is said there, where the ID can be corrected (under it,
+    the tasks screen's own refresh would write over the error)."""
 
     def accept(task_id):
         if not task_id:
@@ -9837,15 +9839,17 @@ def open_task_screen(app):
         tasks = app.tasks
         app.say("Getting task %s ..." % short_task_id(task_id))
         app.spawn(lambda: tasks.get(task_id), opened)
-        return True
+        return False
 
     def opened(task):
         app.task_seen(task)
+        app.close_screen(screen)
         app.open(TaskDetailScreen(app, app.task_book.rows[task.task_id]))
         app.say("Task %s: %s" % (short_task_id(task.task_id), task.status_line()))
 
-    return LineScreen(app, "Open a task", "The ID of a task on this server (from an earlier run, or another client):",
-                      TextField("task", "Task ID", required=True), "Open", accept)
+    screen = LineScreen(app, "Open a task", "The ID of a task on this server (from an earlier run, or another "
+                        "client):", TextField("task", "Task ID", required=True), "Open", accept)
+    return screen
 
 
 def task_detail_text(row, now):

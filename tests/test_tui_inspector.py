@@ -69,6 +69,25 @@ def test_tasks_screen_at_80_columns_shows_the_task_explains_the_star_and_opens_a
     screen.wait_all("Status:   completed", "Q1 revenue")
 
 
+@needs_pty
+def test_opening_an_unknown_task_id_says_so_on_the_open_form(tui):
+    """The error stays readable and the ID editable: the tasks screen underneath refreshes
+    when it is shown again, and its "Tasks refreshed" used to write over the error."""
+    screen = tui(server_command(), **SMALL)
+    screen.wait_for("Tools (")
+    screen.send("T")
+    screen.wait_for("TOOL / TASK")
+    screen.send("o")
+    screen.wait_for("Open a task")
+    screen.type("no-such-task")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Task not found" in screen.status_line() and "Open a task" in screen.title_line(),
+                    what="the error, on the form that is still open")
+    screen.send("ctrl-u")
+    screen.type("still-editable")
+    screen.wait_for("still-editable")
+
+
 def task_ids_sent(record):
     """The task IDs a recorded client message names: a task followed by polls (tasks/get,
     tasks/result) or, when its status came by notification, by subscriptions/listen."""
