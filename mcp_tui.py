@@ -10656,11 +10656,19 @@ class MultiChoiceField:
         return join_hint("Left/Right move, Space ticks", self.description, self.schema)
 
     def draw(self, canvas, focused, style):
+        items = ["[%s] %s" % ("x" if ticked else " ", text) for (_, text), ticked in zip(self.options, self.ticked)]
+        first = 0  # options wider than the field scroll, so the one under the cursor is always seen
+        while first < self.cursor and sum(cells(item) + 2 for item in items[first:self.cursor + 1]) + 2 > canvas.width:
+            first += 1
         col = 0
-        for index, ((_, text), ticked) in enumerate(zip(self.options, self.ticked)):
-            item = "[%s] %s" % ("x" if ticked else " ", text)
-            canvas.put(0, col, item, style.reverse if focused and index == self.cursor else 0)
-            col += cells(item) + 2
+        if first:
+            canvas.put(0, 0, "\u2026", style.dim)  # more options to the left
+            col = 2
+        for index in range(first, len(items)):
+            canvas.put(0, col, items[index], style.reverse if focused and index == self.cursor else 0)
+            col += cells(items[index]) + 2
+        if col - 2 > canvas.width:
+            canvas.put(0, canvas.width - 1, "\u2026", style.dim)  # more to the right
 
 
 class SearchBar:
