@@ -1149,6 +1149,9 @@ def describe_os_error(exc):
             exc.verify_message or exc)
     if isinstance(exc, ConnectionRefusedError):
         return "connection refused"
+    http_client = sys.modules.get("http.client")
+    if http_client and isinstance(exc, http_client.IncompleteRead):  # its str is "IncompleteRead(0 bytes read)"
+        return "the server closed the connection in the middle of a response"
     return str(exc) or exc.__class__.__name__
 
 
