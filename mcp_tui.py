@@ -8991,8 +8991,7 @@ class ToolScreen(FieldScreen):
     def __init__(self, app, tool):
         FieldScreen.__init__(self, app, first_line(str(tool.get("description") or "")))
         self.tool = tool
-        execution = tool.get("execution") if isinstance(tool.get("execution"), dict) else {}
-        self.task_mode = execution.get("taskSupport") == "required"  # it runs only as a task
+        self.task_mode = self.tool_needs_a_task()
         self.call = None  # the CallRecord of the call in flight
         self.result = None  # the last result, for its resource links
         self.request_id = None  # a plain call's JSON-RPC id, to cancel it
@@ -9073,13 +9072,25 @@ class ToolScreen(FieldScreen):
         request_id = self.request_id = session.channel.next_id()
         self.start(lambda: call_tool(session, name, arguments, on_progress, request_id), self.show_result)
 
+    def tool_needs_a_task(self):
+        execution = self.tool.get("execution") if isinstance(self.tool.get("execution"), dict) else {}
+        return execution.get("taskSupport") == "required"  # its listing says it runs only as a task
+
+    def uncallable(self):
+        return ("Tool %s cannot be called here: it runs only as a task, and the server declared no task support "
+                "for tools/call." % self.tool["name"])
+
     def execute_as_task(self, arguments):
         tasks = self.app.tasks
         try:
             tasks.require_tools_call()
         except McpTuiError:
             self.call.end("not sent", "The server declared no task support for tools/call.")
-            self.app.say("The server declared no task support for tools/call; Ctrl+T turns task mode off.", True)
+            if self.tool_needs_a_task():  # Ctrl+T would only lead to "runs only as a task"
+                self.output.set_text(self.uncallable())
+                self.app.say(self.uncallable(), True)
+            else:
+                self.app.say("The server declared no task support for tools/call; Ctrl+T turns task mode off.", True)
             return
         self.app.say("Calling %s as a task ..." % self.tool["name"])
         self.start(lambda: tasks.call(self.tool, arguments), self.task_started)
@@ -9142,6 +9153,9 @@ class ToolScreen(FieldScreen):
         self.ended("cancelled" if isinstance(exc, RequestCancelled) else "failed", self.output.text)
         if isinstance(exc, TaskRequired):
             advice = "Tool %s runs only as a task: press Ctrl+T for task mode, then execute." % exc.tool_name
+            support = self.app.tasks.support()
+            if support is None or not support.tools_call:
+                advice = self.uncallable()  # task mode would be refused: say so, not "press Ctrl+T"
             self.output.set_text(advice)  # not the CLI's "add --task"
             self.tell(advice, True)
         elif not isinstance(exc, RequestCancelled):

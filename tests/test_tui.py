@@ -183,6 +183,26 @@ def test_a_cancel_question_stays_on_the_status_line_while_the_task_reports_progr
 
 
 @needs_pty
+def test_a_task_only_tool_on_a_server_without_tasks_says_it_cannot_be_called(tui, tmp_path):
+    """FastMCP under 2025-11-25 lists taskSupport "required" but declares no tasks capability.
+    Task mode is refused and a plain call is too: neither message may send the user to
+    the other ("Ctrl+T turns task mode off" / "press Ctrl+T for task mode")."""
+    server = one_tool_server(tmp_path, {"name": "render", "description": "Only as a task.", "inputSchema": {
+        "type": "object"}, "execution": {"taskSupport": "required"}}, "")
+    screen = tui(server, columns=120, rows=40)
+    screen.wait_for("Tools (1)")
+    screen.send("enter")
+    screen.wait_for(lambda t: "[task mode]" in screen.title_line(), what="the form, in task mode")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "cannot be called here" in screen.status_line(), what="task mode refused")
+    assert "Ctrl+T" not in screen.status_line()
+    screen.send("ctrl-t", "ctrl-x")
+    screen.wait_for(lambda t: "Task mode: off" in t and "cannot be called here" in screen.status_line(),
+                    what="the plain call refused")
+    assert "Ctrl+T" not in screen.text()
+
+
+@needs_pty
 @pytest.mark.parametrize("era", sorted(ERAS))
 def test_elicitation_form_answers_ask_name(tui, era):
     screen = tui(server_command(), *ERAS[era])
