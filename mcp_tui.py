@@ -1359,7 +1359,9 @@ class StreamableHttpTransport:
                 threading.Thread(target=self._get_stream, daemon=True).start()
         if stale is not None:
             shut_down(stale)
-        self._get_answered.wait(min(GET_STREAM_WAIT, self.http.timeout))
+        if not self._get_answered.wait(min(GET_STREAM_WAIT, self.http.timeout)) and self.log:
+            self.log.event("transport", "no answer to the GET stream within %g s; going on without waiting"
+                           % GET_STREAM_WAIT)
 
     def _get_stream(self):
         while True:
