@@ -9342,14 +9342,16 @@ def content_payloads(result):
             continue
         inner = block.get("resource") if isinstance(block.get("resource"), dict) else block
         kind = block.get("type") or ("text" if "text" in inner else "blob")
+        mime = inner.get("mimeType") or block.get("mimeType")
         if isinstance(inner.get("text"), str):
             data = inner["text"].encode("utf-8")
+            mime = mime or "text/plain"  # a text block rarely says so: saved as .txt, not .bin
         elif isinstance(inner.get("blob") or block.get("data"), str):
             data = base64_bytes(inner.get("blob") or block.get("data"))
         else:
             continue
         if data is not None:
-            items.append((data, inner.get("uri"), kind, inner.get("mimeType") or block.get("mimeType")))
+            items.append((data, inner.get("uri"), kind, mime))
     return items
 
 

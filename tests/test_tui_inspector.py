@@ -263,6 +263,23 @@ def test_a_tool_results_image_saves_decoded(tui, tmp_path):
 
 
 @needs_pty
+def test_a_text_result_saves_as_a_txt_file(tui, tmp_path):
+    """Text blocks seldom carry a mimeType; they are text all the same, not a .bin of unknown type."""
+    screen = tui(server_command(), **SMALL)
+    open_tool(screen, "echo")
+    screen.type("saved words")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Tool executed successfully." in screen.status_line(), what="the result")
+    screen.send("ctrl-s")
+    screen.wait_all("Save contents", "text  text/plain")
+    screen.send("ctrl-u")
+    screen.paste(str(tmp_path / "out"))
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Saved " in screen.status_line(), what="saved")
+    assert [(p.name, p.read_text()) for p in (tmp_path / "out").iterdir()] == [("text-1.txt", "saved words")]
+
+
+@needs_pty
 def test_the_tasks_screen_lists_this_servers_tasks_from_earlier_runs(tui, start_server):
     # 2026-07-28: no tasks/list, so only the ledger knows the first run's task (a 2025-11-25
     # server may list it again, and then it shows as one of the session's own).
