@@ -3826,6 +3826,7 @@ class TaskForm:
     list() -> [Task]            (2025-11-25 only)
     task_from_notification(message) -> Task or None   this form's status notification, parsed
     document(**fields) -> dict  a JSON document that names the form
+    unlisted_tool_support() -> str   what a tool listed without execution.taskSupport may do
     """
 
     form = None
@@ -3848,6 +3849,9 @@ class TaskForm:
             raise McpTuiError("%s is not available: the server speaks %s" % (method, support.label),
                               hint=reason.get(method, "the server did not declare it"))
         return support
+
+    def unlisted_tool_support(self):
+        return "forbidden"  # 2025-11-25: a listing without execution.taskSupport rules tasks out
 
     def require_tools_call(self):
         support = self.support()
@@ -3892,6 +3896,10 @@ class ExtensionTasks(TaskForm):
         methods = {"tasks/get": True, "tasks/result": False, "tasks/list": False, "tasks/cancel": True,
                    "tasks/update": True}
         return TaskSupport(self.form, self.label, True, methods)
+
+    def unlisted_tool_support(self):
+        # Listings carry no taskSupport here: a call made as a task lets the server choose.
+        return "the server decides per call" if self.support() is not None else "forbidden"
 
     def call_notes(self, tool, ttl_ms):
         # The extension has no TTL parameter on the call: the server sets it.
@@ -6267,14 +6275,16 @@ def describe_server(session, tasks=None):
     return "\n".join(line for line in lines if line is not None)
 
 
-def describe_tool(tool):
+def describe_tool(tool, tasks=None):
+    """``tasks``: the session's TaskForm, which knows what a listing without taskSupport means."""
     lines = ["Tool: %s" % tool.get("name")]
     if tool.get("title"):
         lines.append("Title: %s" % tool["title"])
     if tool.get("description"):
         lines += ["", str(tool["description"])]
     execution = tool.get("execution") if isinstance(tool.get("execution"), dict) else {}
-    lines += ["", "Task support: %s" % (execution.get("taskSupport") or "forbidden")]
+    unlisted = tasks.unlisted_tool_support() if tasks is not None else "forbidden"
+    lines += ["", "Task support: %s" % (execution.get("taskSupport") or unlisted)]
     schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
     required = set(schema.get("required") or ())
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
@@ -8912,7 +8922,7 @@ class MainScreen(Screen):
         if not entries:
             return
         entry = entries[self.selections[self.TABS[self.tab]].index]
-        self.detail.set_text(entry.detail(), keep_position=entry is self.detail_entry)
+        self.detail.set_text(entry.detail(self.app.tasks), keep_position=entry is self.detail_entry)
         self.detail_entry = entry
         self.detail.draw(canvas)
 
@@ -8949,8 +8959,8 @@ class Entry:
         fields = [data.get(k) for k in ("name", "description", "uri", "uriTemplate")] + [title]
         self.search_text = " ".join(str(f) for f in fields if f).lower()
 
-    def detail(self):
-        return entry_detail(self)
+    def detail(self, tasks):
+        return entry_detail(self, tasks)
 
 
 def load_tools(session):
@@ -8973,9 +8983,9 @@ def load_prompts(session):
 CATALOG_LOADERS = {"tools": load_tools, "resources": load_resources, "prompts": load_prompts}
 
 
-def entry_detail(entry):
+def entry_detail(entry, tasks):
     if entry.kind == "tool":
-        return describe_tool(entry.data)
+        return describe_tool(entry.data, tasks)
     if entry.kind == "prompt":
         return describe_prompt(entry.data)
     return describe_resource(entry.data) + "\n\nEnter %s." % (

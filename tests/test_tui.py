@@ -183,6 +183,20 @@ def test_a_cancel_question_stays_on_the_status_line_while_the_task_reports_progr
 
 
 @needs_pty
+@pytest.mark.parametrize("era,support", [("2026-07-28", "the server decides per call"), ("2025-11-25", "required")])
+def test_the_tool_detail_says_what_task_support_means_in_the_sessions_form(tui, era, support):
+    """Under the extension a listing carries no taskSupport and the server decides per call:
+    "forbidden" there sent users away from the task mode that render_report needs."""
+    screen = tui(server_command(), *ERAS[era])
+    screen.wait_for("Tools (")
+    screen.send("/")
+    screen.type("render_report")
+    screen.send("enter")
+    screen.wait_all("Tool: render_report", "Task support: %s" % support)
+    assert "Task support: forbidden" not in screen.text()
+
+
+@needs_pty
 def test_a_task_only_tool_on_a_server_without_tasks_says_it_cannot_be_called(tui, tmp_path):
     """FastMCP under 2025-11-25 lists taskSupport "required" but declares no tasks capability.
     Task mode is refused and a plain call is too: neither message may send the user to
