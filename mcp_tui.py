@@ -7708,6 +7708,8 @@ def run_tui(options, spec, credentials):
     try:
         return curses.wrapper(lambda window: Tui(options, spec, window, curses, log, stubs).run())
     except curses.error as exc:
+        if not sys.stdin.isatty():
+            return EXIT_INTERRUPTED  # the terminal hung up: curses cannot restore it, nobody reads an error
         raise McpTuiError("cannot run the TUI on this terminal: %s" % exc,
                           hint="$TERM is %s" % (os.environ.get("TERM") or "not set"))
 
@@ -7775,6 +7777,8 @@ class Tui:
                 key = self.keys.read()
                 if key is not None:
                     self.guarded(self.dispatch, key)
+                elif not sys.stdin.isatty():  # the terminal hung up, and SIGHUP was ignored (nohup):
+                    self.quit_interrupted()  # get_wch fails at once from now on; do not spin forever
         except KeyboardInterrupt:
             self.exit_code = EXIT_INTERRUPTED
         finally:

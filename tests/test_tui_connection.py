@@ -174,3 +174,19 @@ def test_a_get_stream_the_server_ends_without_event_ids_is_opened_again_and_its_
         screen.wait_for("the server ended the GET stream; opening a new one", what="the stream's end in the debug log")
     finally:
         server.stop()
+
+
+@needs_pty
+def test_a_terminal_that_hangs_up_ends_the_tui_and_its_server_even_when_sighup_is_ignored(tui):
+    """Under nohup (SIGHUP ignored) a closed terminal window leaves the TUI reading a dead
+    terminal: get_wch fails at once, forever. It must end, and take its server with it."""
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # inherited through fork and exec, as nohup does
+    try:
+        screen = tui(server_command(), **SMALL)
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+    screen.wait_for("Tools (")
+    pid = server_pid(screen)
+    os.close(screen.fd)  # the terminal window closes
+    assert screen.wait_exit() == 130
+    wait_until(lambda: not alive(pid), "the server to end")
