@@ -8608,6 +8608,9 @@ class FieldScreen(Screen):
             return None
 
 
+HOST_PORT_PATH = re.compile(r"^(localhost|[\w.-]+|\[[0-9A-Fa-f:]+\]):\d+(/\S*)?$")  # a URL without http://
+
+
 class ConnectScreen(FieldScreen):
     """Where to connect: a URL or a stdio command, transport, protocol version, headers, and
     the servers the usual config files list. A failure shows the reason and the server's
@@ -8619,7 +8622,7 @@ class ConnectScreen(FieldScreen):
     def __init__(self, app, spec):
         FieldScreen.__init__(self, app, "Connect to an MCP server: a URL (http://...) or a command line that "
                                        "starts a stdio server.")
-        self.base_spec = spec
+        self.base_spec = self.attempted = spec
         opts = app.opts
         headers = [(n, v) for n, v in (spec.headers.items() if spec else ()) if not secret_header(n)]
         self.target = TextField("target", "Server", text=spec.describe() if spec else "", required=True,
@@ -8702,7 +8705,7 @@ class ConnectScreen(FieldScreen):
 
     def connect(self, spec=None, resume=None):
         """Open a session (or, with ``resume``, continue a recorded legacy HTTP one)."""
-        spec = spec or self.base_spec
+        spec = self.attempted = spec or self.base_spec
         self.running, self.started, self.elapsed = True, time.monotonic(), None
         self.progress = "connecting to %s" % spec.describe()
         self.app.say("Connecting to %s ..." % spec.describe())
@@ -8714,8 +8717,14 @@ class ConnectScreen(FieldScreen):
                  "Edit the fields and press Enter to retry."]
         if stderr_lines:
             lines += ["", "The server's stderr (last %d lines):" % len(stderr_lines[-20:])] + stderr_lines[-20:]
+        # "localhost:8080/mcp" was taken for a program to start: say what was meant, first
+        url = "http://" + self.target.text.strip()
+        schemeless = self.attempted.kind == "stdio" and HOST_PORT_PATH.match(self.target.text.strip())
+        if schemeless:
+            lines[1:1] = ["", "A URL needs its scheme: did you mean %s?" % url]
         self.output.set_text("\n".join(lines))
-        self.app.say("Could not connect: %s" % describe_failure(exc), True)
+        self.app.say("Could not connect: did you mean %s? (a URL needs http://)" % url if schemeless
+                     else "Could not connect: %s" % describe_failure(exc), True)
 
     def spec_from_fields(self):
         text = self.target.text.strip()

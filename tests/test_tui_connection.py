@@ -190,3 +190,21 @@ def test_a_terminal_that_hangs_up_ends_the_tui_and_its_server_even_when_sighup_i
     os.close(screen.fd)  # the terminal window closes
     assert screen.wait_exit() == 130
     wait_until(lambda: not alive(pid), "the server to end")
+
+
+@needs_pty
+def test_an_address_typed_without_http_is_answered_with_the_url_that_was_meant(tui, start_server):
+    """"127.0.0.1:PORT/mcp" is a command line to the stdio transport: "no such program" alone
+    leaves a newcomer guessing."""
+    server = start_server()
+    address = server.url.split("://", 1)[1]
+    screen = tui(**SMALL)
+    screen.wait_for("Connect to")
+    screen.type(address)
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "did you mean %s?" % server.url in screen.status_line(), what="the URL suggested")
+    screen.wait_for("A URL needs its scheme")
+    screen.send("ctrl-a")
+    screen.type("http://")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Connected to mcp-tui test server" in screen.status_line(), what="connected")
