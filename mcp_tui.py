@@ -8208,8 +8208,10 @@ class Tui:
         elif method == "notifications/message":
             self.show_toast(log_text(params))
         elif method == "notifications/resources/updated":
-            self.changed.add(str(params.get("uri")))
-            self.show_toast("Resource updated: %s (marked * in the list)" % params.get("uri", "?"))
+            uri = str(params.get("uri"))
+            if uri not in self.changed:  # once until it is read again: a resource that changes every
+                self.changed.add(uri)  # few seconds would otherwise hide the key hints for good
+                self.show_toast("Resource updated: %s (marked * in the list)" % params.get("uri", "?"))
 
     # -- tasks ----------------------------------------------------------------------------
 

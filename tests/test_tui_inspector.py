@@ -247,6 +247,31 @@ def test_a_subscribed_resource_is_marked_when_it_changes_and_its_contents_save(t
 
 
 @needs_pty
+def test_a_resource_that_keeps_changing_is_announced_once_until_it_is_read_again(tui):
+    """The everything server updates a subscribed resource every 5 s: a toast for each, each
+    shown for 5 s, hid the key hints for as long as the subscription lasted."""
+    screen = tui(server_command(), "--protocol-version", "2025-11-25", **SMALL)  # stdio: the update comes first
+    screen.wait_for("Resources (")
+    screen.send("2")
+    screen.wait_for("Hello text")
+    screen.send("enter")
+    screen.wait_for("Hello, resource!")
+    screen.send("s")
+    screen.wait_for(lambda t: "Subscribed to test://static/hello.txt." in screen.status_line(), what="subscribed")
+    screen.send("q", "1")
+    open_tool(screen, "touch_resource")
+    screen.type("test://static/hello.txt")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Resource updated: test://static/hello.txt" in screen.lines()[-2], what="the toast")
+    screen.wait_for(lambda t: "Esc back" in screen.lines()[-2], what="the key hints back", timeout=60)
+    screen.send("ctrl-y")  # a status of its own, so that the next "Tool executed" is the second call's
+    screen.wait_for(lambda t: "Tool executed" not in screen.status_line(), what="another status")
+    screen.send("ctrl-x")  # the same resource changes again before anyone read it
+    screen.wait_for(lambda t: "Tool executed successfully." in screen.status_line(), what="the second call's result")
+    assert "Esc back" in screen.lines()[-2]
+
+
+@needs_pty
 def test_a_tool_results_image_saves_decoded(tui, tmp_path):
     screen = tui(server_command(), **SMALL)
     open_tool(screen, "get_image")
