@@ -1,6 +1,7 @@
 """The curses TUI against servers mcp-tui did not write: the official Python SDK, FastMCP
-and the reference everything server, driven in a pseudo-terminal as a newcomer would (see tests/tui_helpers.py).
-Each test skips when its peer is not installed, as the other interop tests do."""
+and the reference everything server, driven in a pseudo-terminal as a newcomer would
+(see tests/tui_helpers.py). Each test skips when its peer is not installed, as the other
+interop tests do."""
 from tui_helpers import needs_pty, open_tool, tui, wait_for_form  # noqa: F401 (tui: a fixture)
 
 from .conftest import _start_peer
