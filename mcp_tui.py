@@ -8154,6 +8154,11 @@ class Tui:
         old, self.session, self.disconnected = self.session, session, None
         if old is not None:
             threading.Thread(target=old.close, daemon=True).start()  # a slow goodbye must not freeze the UI
+        if old is not None and (fresh or not old.outlives_process()):
+            # Another server, or a new process of a stdio one: the old tasks are not this server's.
+            # Kept, the tasks screen would poll and cancel them here, sending their IDs (which a
+            # server may use as bearer tokens) to a server that never made them.
+            self.task_book = TaskBook()
         self.tasks = tasks_for(session)
         session.observers.append(lambda message: self.post(self.on_notification, message))
         homes = [screen for screen in self.stack if isinstance(screen, MainScreen)]

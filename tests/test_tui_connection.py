@@ -208,3 +208,25 @@ def test_an_address_typed_without_http_is_answered_with_the_url_that_was_meant(t
     screen.type("http://")
     screen.send("ctrl-x")
     screen.wait_for(lambda t: "Connected to mcp-tui test server" in screen.status_line(), what="connected")
+
+
+@needs_pty
+def test_tasks_of_the_previous_server_are_not_sent_to_the_next_one(tui, start_server):
+    """C to another server used to keep the old tasks on the tasks screen, whose refresh sent
+    tasks/get with their IDs (possibly bearer tokens) to the new server."""
+    other = start_server()
+    screen = tui(server_command("--page-ms", "200"), **SMALL)
+    open_tool(screen, "render_report")
+    screen.send("ctrl-t", "right", "down", "backspace", "backspace", "5", "0", "0")  # Q1, 500 pages
+    screen.send("ctrl-x")
+    screen.wait_for("Rendering page")
+    screen.send("esc", "esc", "C")
+    screen.wait_for("Connect to an MCP server")
+    screen.send("ctrl-u")
+    screen.paste(other.url)
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Connected to mcp-tui test server" in screen.status_line(), what="the other server")
+    screen.send("T")
+    screen.wait_all("No tasks yet", "Tasks refreshed (0)")
+    sent = [record["message"].get("method") for record in other.records()]  # what the client sent
+    assert not [method for method in sent if str(method).startswith("tasks/")], sent
