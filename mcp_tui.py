@@ -7705,6 +7705,7 @@ def run_tui(options, spec, credentials):
         pass  # a broken $LANG: curses still runs, with ASCII only
     os.environ.setdefault("ESCDELAY", "25")  # Esc means "back" at once, not after curses' default second
     forget_exported_size()
+    restore = quit_on_hangup()
     try:
         return curses.wrapper(lambda window: Tui(options, spec, window, curses, log, stubs).run())
     except curses.error as exc:
@@ -7712,6 +7713,26 @@ def run_tui(options, spec, credentials):
             return EXIT_INTERRUPTED  # the terminal hung up: curses cannot restore it, nobody reads an error
         raise McpTuiError("cannot run the TUI on this terminal: %s" % exc,
                           hint="$TERM is %s" % (os.environ.get("TERM") or "not set"))
+    finally:
+        restore()
+
+
+def quit_on_hangup():
+    """A closed terminal window (SIGHUP) or a kill (SIGTERM) quits the way Ctrl+C does, so the
+    session closes and a stdio server that ignores the end of its input (the everything
+    server) is stopped; dying at once left it running. An ignored signal (nohup) stays
+    ignored. Returns what puts the previous handlers back."""
+    import signal
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = {}
+    for name in ("SIGHUP", "SIGTERM"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+            previous[number] = signal.signal(number, interrupt)
+    return lambda: [signal.signal(number, handler) for number, handler in previous.items()]
 
 
 def forget_exported_size():

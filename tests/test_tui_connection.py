@@ -230,3 +230,20 @@ def test_tasks_of_the_previous_server_are_not_sent_to_the_next_one(tui, start_se
     screen.wait_all("No tasks yet", "Tasks refreshed (0)")
     sent = [record["message"].get("method") for record in other.records()]  # what the client sent
     assert not [method for method in sent if str(method).startswith("tasks/")], sent
+
+
+@needs_pty
+@pytest.mark.parametrize("how", ["terminal closed", "SIGTERM"])
+def test_a_closed_terminal_or_a_kill_stops_a_server_that_ignores_the_end_of_its_input(tui, how):
+    """The everything server (node) keeps running when its stdin closes; the TUI used to die
+    at once on SIGHUP or SIGTERM and leave it behind. Here: a shell that outlives the test
+    server by a minute, in the server's process group."""
+    screen = tui("sh -c %s" % shlex.quote(server_command() + "; sleep 60"), **SMALL)
+    screen.wait_for("Tools (")
+    pid = server_pid(screen)
+    if how == "SIGTERM":
+        os.kill(screen.pid, signal.SIGTERM)
+    else:
+        os.close(screen.fd)  # the kernel sends SIGHUP to the TUI
+    assert screen.wait_exit() == 130
+    wait_until(lambda: not alive(pid), "the server's shell to end")
