@@ -214,10 +214,8 @@ def test_a_32042_error_shows_the_url_and_its_host_and_opens_nothing_without_cons
     screen.wait_all("Tool: fetch_mail", "needs 1 URL(s) opened first")
 
 
-@needs_pty
-@pytest.mark.parametrize("era", sorted(ERAS))
-def test_a_subscribed_resource_is_marked_when_it_changes_and_its_contents_save(tui, tmp_path, era):
-    screen = tui(server_command(), *ERAS[era], **SMALL)
+def subscribe_to_hello(screen):
+    """From the main screen: open test://static/hello.txt and subscribe (s) to it."""
     screen.wait_for("Resources (")
     screen.send("2")
     screen.wait_for("Hello text")
@@ -225,6 +223,13 @@ def test_a_subscribed_resource_is_marked_when_it_changes_and_its_contents_save(t
     screen.wait_for("Hello, resource!")
     screen.send("s")
     screen.wait_for(lambda t: "Subscribed to test://static/hello.txt." in screen.status_line(), what="subscribed")
+
+
+@needs_pty
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_a_subscribed_resource_is_marked_when_it_changes_and_its_contents_save(tui, tmp_path, era):
+    screen = tui(server_command(), *ERAS[era], **SMALL)
+    subscribe_to_hello(screen)
     assert "[subscribed]" in screen.title_line()
     screen.send("w")
     screen.wait_for("Save contents")
@@ -251,13 +256,7 @@ def test_a_resource_that_keeps_changing_is_announced_once_until_it_is_read_again
     """The everything server updates a subscribed resource every 5 s: a toast for each, each
     shown for 5 s, hid the key hints for as long as the subscription lasted."""
     screen = tui(server_command(), "--protocol-version", "2025-11-25", **SMALL)  # stdio: the update comes first
-    screen.wait_for("Resources (")
-    screen.send("2")
-    screen.wait_for("Hello text")
-    screen.send("enter")
-    screen.wait_for("Hello, resource!")
-    screen.send("s")
-    screen.wait_for(lambda t: "Subscribed to test://static/hello.txt." in screen.status_line(), what="subscribed")
+    subscribe_to_hello(screen)
     screen.send("q", "1")
     open_tool(screen, "touch_resource")
     screen.type("test://static/hello.txt")
