@@ -798,7 +798,14 @@ class StdioTransport:
     def exit_description(self):
         code = self.process.poll() if self.process else None
         text = "the server process exited" if code is not None else "the server closed its output"
-        if code is not None:
+        if code is not None and code < 0 and os.name != "nt":  # POSIX: -N is "killed by signal N"
+            import signal
+
+            try:
+                text += " on signal %d (%s)" % (-code, signal.Signals(-code).name)
+            except ValueError:
+                text += " on signal %d" % -code
+        elif code is not None:
             text += " with code %d" % code
         return text
 
@@ -1146,6 +1153,9 @@ def describe_os_error(exc):
         return "connection refused"
     if "socket" in sys.modules and isinstance(exc, sys.modules["socket"].gaierror):  # not "[Errno -2] ..."
         return "the host name does not resolve (%s)" % (exc.strerror or exc)
+    http_client = sys.modules.get("http.client")
+    if http_client and isinstance(exc, http_client.IncompleteRead):  # its str is "IncompleteRead(0 bytes read)"
+        return "the server closed the connection in the middle of a response"
     return str(exc) or exc.__class__.__name__
 
 
@@ -3861,6 +3871,7 @@ class TaskForm:
     list() -> [Task]            (2025-11-25 only)
     task_from_notification(message) -> Task or None   this form's status notification, parsed
     document(**fields) -> dict  a JSON document that names the form
+    unlisted_tool_support() -> str   what a tool listed without execution.taskSupport may do
     """
 
     form = None
@@ -3883,6 +3894,9 @@ class TaskForm:
             raise McpTuiError("%s is not available: the server speaks %s" % (method, support.label),
                               hint=reason.get(method, "the server did not declare it"))
         return support
+
+    def unlisted_tool_support(self):
+        return "forbidden"  # 2025-11-25: a listing without execution.taskSupport rules tasks out
 
     def require_tools_call(self):
         support = self.support()
@@ -3931,6 +3945,10 @@ class ExtensionTasks(TaskForm):
         methods = {"tasks/get": True, "tasks/result": False, "tasks/list": False, "tasks/cancel": True,
                    "tasks/update": True}
         return TaskSupport(self.form, self.label, True, methods)
+
+    def unlisted_tool_support(self):
+        # Listings carry no taskSupport here: a call made as a task lets the server choose.
+        return "the server decides per call" if self.support() is not None else "forbidden"
 
     def call_notes(self, tool, ttl_ms):
         # The extension has no TTL parameter on the call: the server sets it.
@@ -6352,14 +6370,16 @@ def describe_server(session, tasks=None):
     return "\n".join(line for line in lines if line is not None)
 
 
-def describe_tool(tool):
+def describe_tool(tool, tasks=None):
+    """``tasks``: the session's TaskForm, which knows what a listing without taskSupport means."""
     lines = ["Tool: %s" % tool.get("name")]
     if tool.get("title"):
         lines.append("Title: %s" % tool["title"])
     if tool.get("description"):
         lines += ["", str(tool["description"])]
     execution = tool.get("execution") if isinstance(tool.get("execution"), dict) else {}
-    lines += ["", "Task support: %s" % (execution.get("taskSupport") or "forbidden")]
+    unlisted = tasks.unlisted_tool_support() if tasks is not None else "forbidden"
+    lines += ["", "Task support: %s" % (execution.get("taskSupport") or unlisted)]
     schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
     required = set(schema.get("required") or ())
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
@@ -7803,11 +7823,34 @@ def run_tui(options, spec, credentials):
         pass  # a broken $LANG: curses still runs, with ASCII only
     os.environ.setdefault("ESCDELAY", "25")  # Esc means "back" at once, not after curses' default second
     forget_exported_size()
+    restore = quit_on_hangup()
     try:
         return curses.wrapper(lambda window: Tui(options, spec, window, curses, log, stubs).run())
     except curses.error as exc:
+        if not sys.stdin.isatty():
+            return EXIT_INTERRUPTED  # the terminal hung up: curses cannot restore it, nobody reads an error
         raise McpTuiError("cannot run the TUI on this terminal: %s" % exc,
                           hint="$TERM is %s" % (os.environ.get("TERM") or "not set"))
+    finally:
+        restore()
+
+
+def quit_on_hangup():
+    """A closed terminal window (SIGHUP) or a kill (SIGTERM) quits the way Ctrl+C does, so the
+    session closes and a stdio server that ignores the end of its input (the everything
+    server) is stopped; dying at once left it running. An ignored signal (nohup) stays
+    ignored. Returns what puts the previous handlers back."""
+    import signal
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = {}
+    for name in ("SIGHUP", "SIGTERM"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+            previous[number] = signal.signal(number, interrupt)
+    return lambda: [signal.signal(number, handler) for number, handler in previous.items()]
 
 
 def forget_exported_size():
@@ -7873,6 +7916,8 @@ class Tui:
                 key = self.keys.read()
                 if key is not None:
                     self.guarded(self.dispatch, key)
+                elif not sys.stdin.isatty():  # the terminal hung up, and SIGHUP was ignored (nohup):
+                    self.quit_interrupted()  # get_wch fails at once from now on; do not spin forever
         except KeyboardInterrupt:
             self.exit_code = EXIT_INTERRUPTED
         finally:
@@ -8161,6 +8206,8 @@ class Tui:
             canvas.fill(0, self.style.disconnected)
             canvas.put(0, 0, "Disconnected: %s  (^R reconnects, C connects elsewhere)" % self.disconnected,
                        self.style.disconnected)
+        elif self.question is not None:  # news arriving meanwhile (a task's progress) must not hide it
+            canvas.put(0, 0, first_line(clean("%s y/n" % self.question[0])), self.style.status)
         else:
             canvas.put(0, 0, self.status, self.style.error if self.status_is_error else self.style.status)
 
@@ -8246,6 +8293,11 @@ class Tui:
         old, self.session, self.disconnected = self.session, session, None
         if old is not None:
             threading.Thread(target=old.close, daemon=True).start()  # a slow goodbye must not freeze the UI
+        if old is not None and (fresh or not old.outlives_process()):
+            # Another server, or a new process of a stdio one: the old tasks are not this server's.
+            # Kept, the tasks screen would poll and cancel them here, sending their IDs (which a
+            # server may use as bearer tokens) to a server that never made them.
+            self.task_book = TaskBook()
         self.tasks = tasks_for(session)
         session.observers.append(lambda message: self.post(self.on_notification, message))
         homes = [screen for screen in self.stack if isinstance(screen, MainScreen)]
@@ -8300,8 +8352,10 @@ class Tui:
         elif method == "notifications/message":
             self.show_toast(log_text(params))
         elif method == "notifications/resources/updated":
-            self.changed.add(str(params.get("uri")))
-            self.show_toast("Resource updated: %s (marked * in the list)" % params.get("uri", "?"))
+            uri = str(params.get("uri"))
+            if uri not in self.changed:  # once until it is read again: a resource that changes every
+                self.changed.add(uri)  # few seconds would otherwise hide the key hints for good
+                self.show_toast("Resource updated: %s (marked * in the list)" % params.get("uri", "?"))
 
     # -- tasks ----------------------------------------------------------------------------
 
@@ -8700,6 +8754,9 @@ class FieldScreen(Screen):
             return None
 
 
+HOST_PORT_PATH = re.compile(r"^(localhost|[\w.-]+|\[[0-9A-Fa-f:]+\]):\d+(/\S*)?$")  # a URL without http://
+
+
 class ConnectScreen(FieldScreen):
     """Where to connect: a URL or a stdio command, transport, protocol version, headers, and
     the servers the usual config files list. A failure shows the reason and the server's
@@ -8711,7 +8768,7 @@ class ConnectScreen(FieldScreen):
     def __init__(self, app, spec):
         FieldScreen.__init__(self, app, "Connect to an MCP server: a URL (http://...) or a command line that "
                                        "starts a stdio server.")
-        self.base_spec = spec
+        self.base_spec = self.attempted = spec
         opts = app.opts
         headers = [(n, v) for n, v in (spec.headers.items() if spec else ()) if not secret_header(n)]
         self.target = TextField("target", "Server", text=spec.describe() if spec else "", required=True,
@@ -8794,7 +8851,7 @@ class ConnectScreen(FieldScreen):
 
     def connect(self, spec=None, resume=None):
         """Open a session (or, with ``resume``, continue a recorded legacy HTTP one)."""
-        spec = spec or self.base_spec
+        spec = self.attempted = spec or self.base_spec
         self.running, self.started, self.elapsed = True, time.monotonic(), None
         self.progress = "connecting to %s" % spec.describe()
         self.app.say("Connecting to %s ..." % spec.describe())
@@ -8806,8 +8863,14 @@ class ConnectScreen(FieldScreen):
                  "Edit the fields and press Enter to retry."]
         if stderr_lines:
             lines += ["", "The server's stderr (last %d lines):" % len(stderr_lines[-20:])] + stderr_lines[-20:]
+        # "localhost:8080/mcp" was taken for a program to start: say what was meant, first
+        url = "http://" + self.target.text.strip()
+        schemeless = self.attempted.kind == "stdio" and HOST_PORT_PATH.match(self.target.text.strip())
+        if schemeless:
+            lines[1:1] = ["", "A URL needs its scheme: did you mean %s?" % url]
         self.output.set_text("\n".join(lines))
-        self.app.say("Could not connect: %s" % describe_failure(exc), True)
+        self.app.say("Could not connect: did you mean %s? (a URL needs http://)" % url if schemeless
+                     else "Could not connect: %s" % describe_failure(exc), True)
 
     def spec_from_fields(self):
         text = self.target.text.strip()
@@ -9018,7 +9081,7 @@ class MainScreen(Screen):
         if not entries:
             return
         entry = entries[self.selections[self.TABS[self.tab]].index]
-        self.detail.set_text(entry.detail(), keep_position=entry is self.detail_entry)
+        self.detail.set_text(entry.detail(self.app.tasks), keep_position=entry is self.detail_entry)
         self.detail_entry = entry
         self.detail.draw(canvas)
 
@@ -9055,8 +9118,8 @@ class Entry:
         fields = [data.get(k) for k in ("name", "description", "uri", "uriTemplate")] + [title]
         self.search_text = " ".join(str(f) for f in fields if f).lower()
 
-    def detail(self):
-        return entry_detail(self)
+    def detail(self, tasks):
+        return entry_detail(self, tasks)
 
 
 def load_tools(session):
@@ -9079,9 +9142,9 @@ def load_prompts(session):
 CATALOG_LOADERS = {"tools": load_tools, "resources": load_resources, "prompts": load_prompts}
 
 
-def entry_detail(entry):
+def entry_detail(entry, tasks):
     if entry.kind == "tool":
-        return describe_tool(entry.data)
+        return describe_tool(entry.data, tasks)
     if entry.kind == "prompt":
         return describe_prompt(entry.data)
     return describe_resource(entry.data) + "\n\nEnter %s." % (
@@ -9099,8 +9162,7 @@ class ToolScreen(FieldScreen):
     def __init__(self, app, tool):
         FieldScreen.__init__(self, app, first_line(str(tool.get("description") or "")))
         self.tool = tool
-        execution = tool.get("execution") if isinstance(tool.get("execution"), dict) else {}
-        self.task_mode = execution.get("taskSupport") == "required"  # it runs only as a task
+        self.task_mode = self.tool_needs_a_task()
         self.call = None  # the CallRecord of the call in flight
         self.result = None  # the last result, for its resource links
         self.request_id = None  # a plain call's JSON-RPC id, to cancel it
@@ -9181,13 +9243,25 @@ class ToolScreen(FieldScreen):
         request_id = self.request_id = session.channel.next_id()
         self.start(lambda: call_tool(session, name, arguments, on_progress, request_id), self.show_result)
 
+    def tool_needs_a_task(self):
+        execution = self.tool.get("execution") if isinstance(self.tool.get("execution"), dict) else {}
+        return execution.get("taskSupport") == "required"  # its listing says it runs only as a task
+
+    def uncallable(self):
+        return ("Tool %s cannot be called here: it runs only as a task, and the server declared no task support "
+                "for tools/call." % self.tool["name"])
+
     def execute_as_task(self, arguments):
         tasks = self.app.tasks
         try:
             tasks.require_tools_call()
         except McpTuiError:
             self.call.end("not sent", "The server declared no task support for tools/call.")
-            self.app.say("The server declared no task support for tools/call; Ctrl+T turns task mode off.", True)
+            if self.tool_needs_a_task():  # Ctrl+T would only lead to "runs only as a task"
+                self.output.set_text(self.uncallable())
+                self.app.say(self.uncallable(), True)
+            else:
+                self.app.say("The server declared no task support for tools/call; Ctrl+T turns task mode off.", True)
             return
         self.app.say("Calling %s as a task ..." % self.tool["name"])
         self.start(lambda: tasks.call(self.tool, arguments), self.task_started)
@@ -9250,6 +9324,9 @@ class ToolScreen(FieldScreen):
         self.ended("cancelled" if isinstance(exc, RequestCancelled) else "failed", self.output.text)
         if isinstance(exc, TaskRequired):
             advice = "Tool %s runs only as a task: press Ctrl+T for task mode, then execute." % exc.tool_name
+            support = self.app.tasks.support()
+            if support is None or not support.tools_call:
+                advice = self.uncallable()  # task mode would be refused: say so, not "press Ctrl+T"
             self.output.set_text(advice)  # not the CLI's "add --task"
             self.tell(advice, True)
         elif not isinstance(exc, RequestCancelled):
@@ -9434,14 +9511,16 @@ def content_payloads(result):
             continue
         inner = block.get("resource") if isinstance(block.get("resource"), dict) else block
         kind = block.get("type") or ("text" if "text" in inner else "blob")
+        mime = inner.get("mimeType") or block.get("mimeType")
         if isinstance(inner.get("text"), str):
             data = inner["text"].encode("utf-8")
+            mime = mime or "text/plain"  # a text block rarely says so: saved as .txt, not .bin
         elif isinstance(inner.get("blob") or block.get("data"), str):
             data = base64_bytes(inner.get("blob") or block.get("data"))
         else:
             continue
         if data is not None:
-            items.append((data, inner.get("uri"), kind, inner.get("mimeType") or block.get("mimeType")))
+            items.append((data, inner.get("uri"), kind, mime))
     return items
 
 
@@ -9939,7 +10018,9 @@ class TaskDetailScreen(Screen):
 
 
 def open_task_screen(app):
-    """o: a task by its ID (tasks/get), then its detail screen."""
+    """o: a task by its ID (tasks/get), then its detail screen. The form stays until the
+    server answers: an unknown ID is said there, where the ID can be corrected (under it,
+    the tasks screen's own refresh would write over the error)."""
 
     def accept(task_id):
         if not task_id:
@@ -9948,15 +10029,17 @@ def open_task_screen(app):
         tasks = app.tasks
         app.say("Getting task %s ..." % short_task_id(task_id))
         app.spawn(lambda: tasks.get(task_id), opened)
-        return True
+        return False
 
     def opened(task):
         app.task_seen(task)
+        app.close_screen(screen)
         app.open(TaskDetailScreen(app, app.task_book.rows[task.task_id]))
         app.say("Task %s: %s" % (short_task_id(task.task_id), task.status_line()))
 
-    return LineScreen(app, "Open a task", "The ID of a task on this server (from an earlier run, or another client):",
-                      TextField("task", "Task ID", required=True), "Open", accept)
+    screen = LineScreen(app, "Open a task", "The ID of a task on this server (from an earlier run, or another "
+                        "client):", TextField("task", "Task ID", required=True), "Open", accept)
+    return screen
 
 
 def task_detail_text(row, now):
@@ -10763,11 +10846,19 @@ class MultiChoiceField:
         return join_hint("Left/Right move, Space ticks", self.description, self.schema)
 
     def draw(self, canvas, focused, style):
+        items = ["[%s] %s" % ("x" if ticked else " ", text) for (_, text), ticked in zip(self.options, self.ticked)]
+        first = 0  # options wider than the field scroll, so the one under the cursor is always seen
+        while first < self.cursor and sum(cells(item) + 2 for item in items[first:self.cursor + 1]) + 2 > canvas.width:
+            first += 1
         col = 0
-        for index, ((_, text), ticked) in enumerate(zip(self.options, self.ticked)):
-            item = "[%s] %s" % ("x" if ticked else " ", text)
-            canvas.put(0, col, item, style.reverse if focused and index == self.cursor else 0)
-            col += cells(item) + 2
+        if first:
+            canvas.put(0, 0, "\u2026", style.dim)  # more options to the left
+            col = 2
+        for index in range(first, len(items)):
+            canvas.put(0, col, items[index], style.reverse if focused and index == self.cursor else 0)
+            col += cells(items[index]) + 2
+        if col - 2 > canvas.width:
+            canvas.put(0, canvas.width - 1, "\u2026", style.dim)  # more to the right
 
 
 class SearchBar:

@@ -5,6 +5,7 @@ shows (with a timeout), in both protocol eras where the flow differs between the
 The pure helpers behind the screens (quoting, forms, templates, text clipping) are tested
 directly at the end, without a terminal."""
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -158,6 +159,65 @@ def test_task_mode_follows_render_report_and_the_tasks_screen_cancels(tui, era):
     screen.wait_for(lambda t: "cancelled" in t.splitlines()[3], what="the task cancelled")
     screen.send("down", "enter")
     screen.wait_all("Q3 revenue", "TTL:", "Status:   completed")  # the detail fetches the finished task's result
+
+
+@needs_pty
+def test_a_cancel_question_stays_on_the_status_line_while_the_task_reports_progress(tui):
+    """The task keeps saying "Rendering page N" on the status line while the y/n question
+    waits; the question must stay readable until it is answered."""
+    screen = tui(server_command("--page-ms", "60"))
+    open_tool(screen, "render_report")
+    screen.send("ctrl-t", "right", "down", "backspace", "backspace", "5", "0", "0")  # Q1, 500 pages: a long task
+    screen.send("ctrl-x")
+    screen.wait_for("Rendering page")
+    screen.send("esc", "T")
+    screen.wait_for(lambda t: len(t.splitlines()) > 3 and "working" in t.splitlines()[3], what="the task listed")
+    screen.send("c")
+    screen.wait_for(lambda t: "Cancel task" in screen.status_line(), what="the question")
+
+    def page(text):  # the task row's progress; None while a frame is half drawn
+        found = re.search(r"Rendering page (\d+)", text.splitlines()[3])
+        return found and found.group(1)
+
+    asked_at = page(screen.wait_for(page, what="the task's page"))
+    screen.wait_for(lambda t: page(t) not in (None, asked_at), what="progress after the question")
+    assert "Cancel task" in screen.status_line() and "y/n" in screen.status_line()
+    screen.send("y")
+    screen.wait_for(lambda t: "cancelled" in t.splitlines()[3], what="the task cancelled")
+
+
+@needs_pty
+@pytest.mark.parametrize("era,support", [("2026-07-28", "the server decides per call"), ("2025-11-25", "required")])
+def test_the_tool_detail_says_what_task_support_means_in_the_sessions_form(tui, era, support):
+    """Under the extension a listing carries no taskSupport and the server decides per call:
+    "forbidden" there sent users away from the task mode that render_report needs."""
+    screen = tui(server_command(), *ERAS[era])
+    screen.wait_for("Tools (")
+    screen.send("/")
+    screen.type("render_report")
+    screen.send("enter")
+    screen.wait_all("Tool: render_report", "Task support: %s" % support)
+    assert "Task support: forbidden" not in screen.text()
+
+
+@needs_pty
+def test_a_task_only_tool_on_a_server_without_tasks_says_it_cannot_be_called(tui, tmp_path):
+    """FastMCP under 2025-11-25 lists taskSupport "required" but declares no tasks capability.
+    Task mode is refused and a plain call is too: neither message may send the user to
+    the other ("Ctrl+T turns task mode off" / "press Ctrl+T for task mode")."""
+    server = one_tool_server(tmp_path, {"name": "render", "description": "Only as a task.", "inputSchema": {
+        "type": "object"}, "execution": {"taskSupport": "required"}}, "")
+    screen = tui(server, columns=120, rows=40)
+    screen.wait_for("Tools (1)")
+    screen.send("enter")
+    screen.wait_for(lambda t: "[task mode]" in screen.title_line(), what="the form, in task mode")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "cannot be called here" in screen.status_line(), what="task mode refused")
+    assert "Ctrl+T" not in screen.status_line()
+    screen.send("ctrl-t", "ctrl-x")
+    screen.wait_for(lambda t: "Task mode: off" in t and "cannot be called here" in screen.status_line(),
+                    what="the plain call refused")
+    assert "Ctrl+T" not in screen.text()
 
 
 @needs_pty

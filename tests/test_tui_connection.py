@@ -73,6 +73,7 @@ def test_a_killed_stdio_server_shows_as_disconnected_at_once_and_ctrl_r_reconnec
     # No key is pressed: the TUI notices by itself.
     screen.wait_for(lambda t: screen.status_line().startswith("Disconnected: the server process exited"),
                     what="Disconnected on the status line", timeout=10)
+    assert "exited on signal 9 (SIGKILL)" in screen.status_line()  # not "with code -9"
     assert "[disconnected]" in screen.title_line()
     screen.send("ctrl-r")
     screen.wait_for(lambda t: "Reconnected to mcp-tui test server" in screen.status_line(), what="reconnected")
@@ -173,3 +174,76 @@ def test_a_get_stream_the_server_ends_without_event_ids_is_opened_again_and_its_
         screen.wait_for("the server ended the GET stream; opening a new one", what="the stream's end in the debug log")
     finally:
         server.stop()
+
+
+@needs_pty
+def test_a_terminal_that_hangs_up_ends_the_tui_and_its_server_even_when_sighup_is_ignored(tui):
+    """Under nohup (SIGHUP ignored) a closed terminal window leaves the TUI reading a dead
+    terminal: get_wch fails at once, forever. It must end, and take its server with it."""
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # inherited through fork and exec, as nohup does
+    try:
+        screen = tui(server_command(), **SMALL)
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+    screen.wait_for("Tools (")
+    pid = server_pid(screen)
+    os.close(screen.fd)  # the terminal window closes
+    assert screen.wait_exit() == 130
+    wait_until(lambda: not alive(pid), "the server to end")
+
+
+@needs_pty
+def test_an_address_typed_without_http_is_answered_with_the_url_that_was_meant(tui, start_server):
+    """"127.0.0.1:PORT/mcp" is a command line to the stdio transport: "no such program" alone
+    leaves a newcomer guessing."""
+    server = start_server()
+    address = server.url.split("://", 1)[1]
+    screen = tui(**SMALL)
+    screen.wait_for("Connect to")
+    screen.type(address)
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "did you mean %s?" % server.url in screen.status_line(), what="the URL suggested")
+    screen.wait_for("A URL needs its scheme")
+    screen.send("ctrl-a")
+    screen.type("http://")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Connected to mcp-tui test server" in screen.status_line(), what="connected")
+
+
+@needs_pty
+def test_tasks_of_the_previous_server_are_not_sent_to_the_next_one(tui, start_server):
+    """C to another server used to keep the old tasks on the tasks screen, whose refresh sent
+    tasks/get with their IDs (possibly bearer tokens) to the new server."""
+    other = start_server()
+    screen = tui(server_command("--page-ms", "200"), **SMALL)
+    open_tool(screen, "render_report")
+    screen.send("ctrl-t", "right", "down", "backspace", "backspace", "5", "0", "0")  # Q1, 500 pages
+    screen.send("ctrl-x")
+    screen.wait_for("Rendering page")
+    screen.send("esc", "esc", "C")
+    screen.wait_for("Connect to an MCP server")
+    screen.send("ctrl-u")
+    screen.paste(other.url)
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Connected to mcp-tui test server" in screen.status_line(), what="the other server")
+    screen.send("T")
+    screen.wait_all("No tasks yet", "Tasks refreshed (0)")
+    sent = [record["message"].get("method") for record in other.records()]  # what the client sent
+    assert not [method for method in sent if str(method).startswith("tasks/")], sent
+
+
+@needs_pty
+@pytest.mark.parametrize("how", ["terminal closed", "SIGTERM"])
+def test_a_closed_terminal_or_a_kill_stops_a_server_that_ignores_the_end_of_its_input(tui, how):
+    """The everything server (node) keeps running when its stdin closes; the TUI used to die
+    at once on SIGHUP or SIGTERM and leave it behind. Here: a shell that outlives the test
+    server by a minute, in the server's process group."""
+    screen = tui("sh -c %s" % shlex.quote(server_command() + "; sleep 60"), **SMALL)
+    screen.wait_for("Tools (")
+    pid = server_pid(screen)
+    if how == "SIGTERM":
+        os.kill(screen.pid, signal.SIGTERM)
+    else:
+        os.close(screen.fd)  # the kernel sends SIGHUP to the TUI
+    assert screen.wait_exit() == 130
+    wait_until(lambda: not alive(pid), "the server's shell to end")

@@ -284,3 +284,29 @@ def test_ctrl_c_cancels_a_call_over_http(tui, start_server, era):
     assert bool(cancelled) == (era == "2025-11-25")
     screen.send("esc", "p")  # the session goes on
     screen.wait_for(lambda t: "ms round trip" in screen.status_line(), what="a ping after the cancel")
+
+
+ECHO_ARGUMENTS_HANDLERS = r"""
+    elif method == "tools/call":
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {"content": [{"type": "text",
+              "text": "Got " + json.dumps(message["params"].get("arguments"))}]}})
+"""
+PAINTS = ["alabaster", "burnt-sienna", "cadmium-yellow", "cerulean", "indigo", "lamp-black", "prussian-blue",
+          "raw-umber", "viridian", "zinc-white"]
+
+
+@needs_pty
+def test_a_multi_select_wider_than_the_screen_scrolls_to_the_option_under_the_cursor(tui, tmp_path):
+    server = one_tool_server(tmp_path, {"name": "mix", "description": "Mixes paints.", "inputSchema": {
+        "type": "object", "properties": {"paints": {"type": "array", "items": {"enum": PAINTS}}}}},
+        ECHO_ARGUMENTS_HANDLERS)
+    screen = tui(server, **SMALL)
+    screen.wait_for("Tools (1)")
+    screen.send("enter")
+    screen.wait_all("Tool: mix", "[ ] alabaster")
+    assert "zinc-white" not in screen.text()  # ten options do not fit in 80 columns
+    screen.send(*["right"] * (len(PAINTS) - 1))
+    screen.send(" ")  # ticks the last one: the user must see what the cursor is on
+    screen.wait_for("[x] zinc-white", what="the last option, ticked, on screen")
+    screen.send("ctrl-x")
+    screen.wait_for('Got {"paints": ["zinc-white"]}')

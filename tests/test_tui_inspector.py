@@ -69,6 +69,25 @@ def test_tasks_screen_at_80_columns_shows_the_task_explains_the_star_and_opens_a
     screen.wait_all("Status:   completed", "Q1 revenue")
 
 
+@needs_pty
+def test_opening_an_unknown_task_id_says_so_on_the_open_form(tui):
+    """The error stays readable and the ID editable: the tasks screen underneath refreshes
+    when it is shown again, and its "Tasks refreshed" used to write over the error."""
+    screen = tui(server_command(), **SMALL)
+    screen.wait_for("Tools (")
+    screen.send("T")
+    screen.wait_for("TOOL / TASK")
+    screen.send("o")
+    screen.wait_for("Open a task")
+    screen.type("no-such-task")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Task not found" in screen.status_line() and "Open a task" in screen.title_line(),
+                    what="the error, on the form that is still open")
+    screen.send("ctrl-u")
+    screen.type("still-editable")
+    screen.wait_for("still-editable")
+
+
 def task_ids_sent(record):
     """The task IDs a recorded client message names: a task followed by polls (tasks/get,
     tasks/result) or, when its status came by notification, by subscriptions/listen."""
@@ -195,10 +214,8 @@ def test_a_32042_error_shows_the_url_and_its_host_and_opens_nothing_without_cons
     screen.wait_all("Tool: fetch_mail", "needs 1 URL(s) opened first")
 
 
-@needs_pty
-@pytest.mark.parametrize("era", sorted(ERAS))
-def test_a_subscribed_resource_is_marked_when_it_changes_and_its_contents_save(tui, tmp_path, era):
-    screen = tui(server_command(), *ERAS[era], **SMALL)
+def subscribe_to_hello(screen):
+    """From the main screen: open test://static/hello.txt and subscribe (s) to it."""
     screen.wait_for("Resources (")
     screen.send("2")
     screen.wait_for("Hello text")
@@ -206,6 +223,13 @@ def test_a_subscribed_resource_is_marked_when_it_changes_and_its_contents_save(t
     screen.wait_for("Hello, resource!")
     screen.send("s")
     screen.wait_for(lambda t: "Subscribed to test://static/hello.txt." in screen.status_line(), what="subscribed")
+
+
+@needs_pty
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_a_subscribed_resource_is_marked_when_it_changes_and_its_contents_save(tui, tmp_path, era):
+    screen = tui(server_command(), *ERAS[era], **SMALL)
+    subscribe_to_hello(screen)
     assert "[subscribed]" in screen.title_line()
     screen.send("w")
     screen.wait_for("Save contents")
@@ -228,6 +252,25 @@ def test_a_subscribed_resource_is_marked_when_it_changes_and_its_contents_save(t
 
 
 @needs_pty
+def test_a_resource_that_keeps_changing_is_announced_once_until_it_is_read_again(tui):
+    """The everything server updates a subscribed resource every 5 s: a toast for each, each
+    shown for 5 s, hid the key hints for as long as the subscription lasted."""
+    screen = tui(server_command(), "--protocol-version", "2025-11-25", **SMALL)  # stdio: the update comes first
+    subscribe_to_hello(screen)
+    screen.send("q", "1")
+    open_tool(screen, "touch_resource")
+    screen.type("test://static/hello.txt")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Resource updated: test://static/hello.txt" in screen.lines()[-2], what="the toast")
+    screen.wait_for(lambda t: "Esc back" in screen.lines()[-2], what="the key hints back", timeout=60)
+    screen.send("ctrl-y")  # a status of its own, so that the next "Tool executed" is the second call's
+    screen.wait_for(lambda t: "Tool executed" not in screen.status_line(), what="another status")
+    screen.send("ctrl-x")  # the same resource changes again before anyone read it
+    screen.wait_for(lambda t: "Tool executed successfully." in screen.status_line(), what="the second call's result")
+    assert "Esc back" in screen.lines()[-2]
+
+
+@needs_pty
 def test_a_tool_results_image_saves_decoded(tui, tmp_path):
     screen = tui(server_command(), **SMALL)
     open_tool(screen, "get_image")
@@ -241,6 +284,23 @@ def test_a_tool_results_image_saves_decoded(tui, tmp_path):
     screen.wait_for(lambda t: "Saved " in screen.status_line(), what="saved")
     saved = list((tmp_path / "out").iterdir())
     assert len(saved) == 1 and saved[0].read_bytes().startswith(b"\x89PNG")
+
+
+@needs_pty
+def test_a_text_result_saves_as_a_txt_file(tui, tmp_path):
+    """Text blocks seldom carry a mimeType; they are text all the same, not a .bin of unknown type."""
+    screen = tui(server_command(), **SMALL)
+    open_tool(screen, "echo")
+    screen.type("saved words")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Tool executed successfully." in screen.status_line(), what="the result")
+    screen.send("ctrl-s")
+    screen.wait_all("Save contents", "text  text/plain")
+    screen.send("ctrl-u")
+    screen.paste(str(tmp_path / "out"))
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Saved " in screen.status_line(), what="saved")
+    assert [(p.name, p.read_text()) for p in (tmp_path / "out").iterdir()] == [("text-1.txt", "saved words")]
 
 
 @needs_pty

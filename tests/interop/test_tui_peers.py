@@ -1,0 +1,74 @@
+"""The curses TUI against servers mcp-tui did not write: the official Python SDK, FastMCP
+and the reference everything server, driven in a pseudo-terminal as a newcomer would
+(see tests/tui_helpers.py). Each test skips when its peer is not installed, as the other
+interop tests do."""
+from tui_helpers import needs_pty, open_tool, tui, wait_for_form  # noqa: F401 (tui: a fixture)
+
+from .conftest import _start_peer
+from .interop_helpers import SDK_SERVER
+from .test_interop_everything import everything_bin
+
+SMALL = {"columns": 80, "rows": 24}
+
+
+@needs_pty
+def test_an_sdk_http_server_that_stops_mid_session_is_described_in_words(tui, sdk_python, peer_log_dir):
+    """uvicorn cuts the open listen stream mid-chunk when it stops; http.client's
+    IncompleteRead must not reach the status line as "IncompleteRead(0 bytes read)"."""
+    peer = _start_peer(sdk_python, SDK_SERVER, "streamable-http", "sdk-http-stops", peer_log_dir)
+    try:
+        screen = tui("--url", peer.url, **SMALL)
+        screen.wait_for("Tools (5)")
+        open_tool(screen, "echo")
+        screen.type("kept")
+        peer.stop()
+        screen.wait_for(lambda t: screen.status_line().startswith("Disconnected: "), what="Disconnected")
+        assert "IncompleteRead" not in screen.status_line()
+        assert "[disconnected]" in screen.title_line() and "kept" in screen.text()
+    finally:
+        peer.stop()
+
+
+@needs_pty
+def test_fastmcp_tasks_from_the_tui(tui, fastmcp_stdio_cmd):
+    """A task-only tool: the plain call points at Ctrl+T, task mode follows it to its result,
+    an input request inside a task opens a form, and the tasks screen cancels a slow job."""
+    screen = tui(fastmcp_stdio_cmd, **SMALL)
+    screen.wait_for("Tools (7)")
+    open_tool(screen, "render_report")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "press Ctrl+T for task mode" in t, what="the advice")
+    screen.send("ctrl-t", "ctrl-x")
+    screen.wait_for("Q3 revenue: $5.1M across 1,502 orders")
+    screen.send("esc", "esc")  # back to the list, and clear its filter
+    open_tool(screen, "ask_name")
+    screen.send("ctrl-t", "ctrl-x")
+    wait_for_form(screen, "Input requested", "Please enter your name.")
+    screen.type("Zoë")
+    screen.send("ctrl-x")
+    screen.wait_for("Hello, Zoë!")
+    screen.send("esc", "esc")
+    open_tool(screen, "slow_job")
+    screen.send("ctrl-t", "ctrl-x")
+    screen.wait_for("Working: step")
+    screen.send("esc", "T")
+    screen.wait_for(lambda t: "slow_job" in t.splitlines()[3] and "working" in t.splitlines()[3], what="the job")
+    screen.send("c")
+    screen.wait_for(lambda t: "Cancel task" in screen.status_line() and "y/n" in screen.status_line(),
+                    what="the question, kept while the job reports progress")
+    screen.send("y")
+    screen.wait_for(lambda t: "cancelled" in t.splitlines()[3], what="the job cancelled")
+
+
+@needs_pty
+def test_everything_elicitation_form_with_every_field_type(tui):
+    """The reference server's elicitation asks for strings with formats, a boolean, numbers
+    and single and multiple choices; the form takes them all at 80x24."""
+    screen = tui("%s stdio" % everything_bin(), **SMALL)
+    screen.wait_for("Tools (")
+    open_tool(screen, "trigger-elicitation-request")
+    screen.send("ctrl-x")
+    wait_for_form(screen, "Input requested", "Untitled Multiple Select")
+    screen.type("Ada")
+    screen.send("ctrl-x")
+    screen.wait_all("User provided the requested information", "Name: Ada", '"untitledMultipleSelectEnum"')
