@@ -61,8 +61,8 @@ def start_task(run_cli, conn, tool, *arguments):
     task_id = match.group(1)
     lines = result.stdout.splitlines()
     at = lines.index(match.group(0))
-    assert re.match(r"^Poll:   mcp-tui\b.*\btask get %s$" % re.escape(task_id), lines[at + 1]), describe(result)
-    assert re.match(r"^Result: mcp-tui\b.*\btask result %s$" % re.escape(task_id), lines[at + 2]), describe(result)
+    assert re.match(r"^Poll:   mcp-tui\b.*\btask get (?:-- )?%s$" % re.escape(task_id), lines[at + 1]), describe(result)
+    assert re.match(r"^Result: mcp-tui\b.*\btask result (?:-- )?%s$" % re.escape(task_id), lines[at + 2]), describe(result)
     return task_id, match.group(2), match.group(3)
 
 
@@ -249,7 +249,7 @@ def test_task_cancel(run_cli, http):
     lines = result.stdout.splitlines()
     expected = ("Cancellation requested for task %s. The server acknowledges it; the task may still finish." % task_id)
     assert expected in lines, describe(result)
-    assert any(re.match(r"^Check: mcp-tui\b.*\btask get %s$" % re.escape(task_id), line) for line in lines), describe(result)
+    assert any(re.match(r"^Check: mcp-tui\b.*\btask get (?:-- )?%s$" % re.escape(task_id), line) for line in lines), describe(result)
     assert poll_until(run_cli, http, task_id, TERMINAL)["status"] == "cancelled"
     shown = ok(run_cli(*http, "task", "get", "--", task_id))
     assert re.search(r"^Status:\s+cancelled\b", shown.stdout, re.M), describe(shown)
