@@ -228,7 +228,7 @@ def test_input_required_answered_by_hand_with_task_update(run_cli, http):
     match = re.search(r"^Input:\s+(\S+) \(elicitation/create\)$", shown.stdout, re.M)
     assert match, describe(shown)
     answers = {match.group(1): {"action": "accept", "content": {"name": "Manual"}}}
-    ok(run_cli(*http, "task", "update", task_id, "--input-responses", json.dumps(answers)))
+    ok(run_cli(*http, "task", "update", "--input-responses", json.dumps(answers), "--", task_id))  # IDs may start with -
     result = ok(run_cli(*http, "task", "result", "--", task_id))
     body = tool_response(result.stdout)
     assert body is not None and body[:1] == ["Hello, Manual!"], describe(result)
