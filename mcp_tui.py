@@ -7252,7 +7252,17 @@ class Cli:
         if self.opts.task:
             return TaskCommands(self).call_as_task(tool, arguments)
         self.out.progress("🚀 Executing tool...")
-        result = call_tool(session, name, arguments)
+        try:
+            result = call_tool(session, name, arguments)
+        except TaskRequired as exc:
+            if exc.code is None:  # refused before sending: "add --task" only where --task would be let through
+                try:
+                    tasks_for(session).require_tools_call()
+                except McpTuiError as refusal:
+                    raise UsageError("tool %r cannot be called here: it runs only as a task, and the server "
+                                     "declared no task support for tools/call; nothing was sent" % name,
+                                     hint=refusal.hint)
+            raise
         return self.print_tool_result(result)
 
     def print_tool_result(self, result, task=None):

@@ -311,3 +311,15 @@ def test_forcing_2025_11_25_on_an_extension_only_server_names_the_extension(run_
     assert result.returncode == 1, describe(result)
     assert "declared no task support" in result.stderr
     assert "2026-07-28 io.modelcontextprotocol/tasks extension" in result.stderr, describe(result)
+
+
+def test_a_task_only_tool_where_tasks_are_off_is_not_sent_round_in_circles(run_cli, any_transport):
+    """FastMCP lists render_report with taskSupport required under 2025-11-25 but declares no
+    tasks there: the plain call said "add --task", and --task then said "no task support"."""
+    result = run_cli(*any_transport, "--protocol-version", "2025-11-25", "tool", "call", "render_report",
+                     "quarter=Q4")
+    assert result.returncode == 2, describe(result)
+    assert ("mcp-tui: tool 'render_report' cannot be called here: it runs only as a task, and the server declared "
+            "no task support for tools/call; nothing was sent") in result.stderr, describe(result)
+    assert "add --task" not in result.stderr
+    assert "drop --protocol-version" in result.stderr
