@@ -7399,6 +7399,8 @@ class Cli:
             return
         for item in completion.get("values") or ():
             self.out.text(str(item))
+        if not completion.get("values"):
+            self.out.progress("(no completions)")  # on stderr: stdout stays empty for a script
         if completion.get("hasMore"):
             self.out.progress("(more values exist%s)" % (
                 ": %s in all" % completion["total"] if completion.get("total") is not None else ""))

@@ -129,6 +129,8 @@ def test_resources_prompts_completion(cli, connection):
     assert prompt.code == 0 and "Hello, Luca! How are you today?" in prompt.out, prompt
     completed = cli(*connection.args, "complete", "prompt", "code_review", "language=py")
     assert completed.code == 0 and completed.out.split() == ["python"], completed
+    nothing = cli(*connection.args, "complete", "prompt", "code_review", "language=zz")
+    assert nothing.code == 0 and nothing.out == "" and "(no completions)" in nothing.err, nothing
     connection.check()
 
 
