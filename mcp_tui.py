@@ -6991,7 +6991,24 @@ def build_parser():
 
 def parse_command_line(argv):
     """Options and words, as argparse reads them (UsageError for a mistake)."""
-    return parse_common_command_line(argv) or build_parser().parse_intermixed_args(argv)
+    options = parse_common_command_line(argv)
+    if options is not None:
+        return options
+    try:
+        return build_parser().parse_intermixed_args(argv)
+    except UsageError as exc:
+        # `mcp-tui npx -y server tool list`: the server's own flags reached argparse
+        command_at = next((i for i, word in enumerate(argv) if word in COMMAND_WORDS), None)
+        if exc.message.startswith("unrecognized arguments") and command_at and not argv[0].startswith(("-", "@")):
+            exc.hint = quote_server_hint(argv[:command_at], argv[command_at:])
+        raise
+
+
+def quote_server_hint(server_words, command_words):
+    """A stdio server's command line split into words: how to give it as one."""
+    server = " ".join(shell_word(word) for word in server_words)
+    return "quote the server's whole command line as one argument: mcp-tui %s %s" % (
+        shell_word(server), " ".join(shell_word(word) for word in command_words))
 
 
 def parse_common_command_line(argv):
@@ -7138,9 +7155,7 @@ class Cli:
         command_at = next((i for i, word in enumerate(words) if word in COMMAND_WORDS), None)
         if spec is None or spec.kind != "stdio" or self.opts.cmd or self.opts.config or command_at is None:
             return "see mcp-tui --help"
-        server = " ".join(shell_word(word) for word in spec.argv + words[:command_at])
-        return "quote the server's whole command line as one argument: mcp-tui %s %s" % (
-            shell_word(server), " ".join(shell_word(word) for word in words[command_at:]))
+        return quote_server_hint(spec.argv + words[:command_at], words[command_at:])
 
     def sub(self, args, choices):
         if not args or args[0] not in choices:

@@ -99,3 +99,11 @@ def test_help_and_version_still_come_from_argparse():
     version = subprocess.run([sys.executable, os.path.join(ROOT, "mcp_tui.py"), "--version"], capture_output=True,
                              text=True, timeout=30).stdout
     assert re.match(r"^mcp-tui \d+\.\d+", version)
+
+
+def test_a_server_command_line_with_flags_left_unquoted_gets_the_quoted_one():
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "mcp_tui.py"), "npx", "-y", "@scope/server", "tool",
+                           "list"], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.rstrip().endswith("(quote the server's whole command line as one argument: "
+                                         "mcp-tui 'npx -y @scope/server' tool list)"), proc.stderr
