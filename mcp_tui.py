@@ -2309,6 +2309,14 @@ class InputDeclined(McpTuiError):
         self.code = code
 
 
+def listed_task_support(tool):
+    """A tool listing's execution.taskSupport ("forbidden", "optional" or "required"), or None
+    where the listing says nothing (or says it in a shape that is not the spec's)."""
+    execution = tool.get("execution") if isinstance(tool, dict) else None
+    support = execution.get("taskSupport") if isinstance(execution, dict) else None
+    return support if isinstance(support, str) else None
+
+
 class TaskRequired(RpcError):
     """The tool runs only as a task: the server said so (-32021 under 2026-07-28), or its
     2025-11-25 listing did and nothing was sent. The hint is the CLI's; the TUI says its own."""
@@ -2940,7 +2948,7 @@ class Session:
     def check_direct_call(self, tool):
         """Refuse, before sending, a plain call of a tool that runs only as a task: a 2025-11-25
         tool says so in its listing, while a 2026-07-28 server decides per call (-32021)."""
-        if self.era == "legacy" and (tool.get("execution") or {}).get("taskSupport") == "required":
+        if self.era == "legacy" and listed_task_support(tool) == "required":
             raise TaskRequired(tool["name"])
 
     def listen_for_list_changes(self):
@@ -3872,6 +3880,7 @@ class TaskForm:
     task_from_notification(message) -> Task or None   this form's status notification, parsed
     document(**fields) -> dict  a JSON document that names the form
     unlisted_tool_support() -> str   what a tool listed without execution.taskSupport may do
+    tools_call_refusal() -> McpTuiError or None   why a tools/call cannot be made as a task here
     """
 
     form = None
@@ -3898,12 +3907,19 @@ class TaskForm:
     def unlisted_tool_support(self):
         return "forbidden"  # 2025-11-25: a listing without execution.taskSupport rules tasks out
 
-    def require_tools_call(self):
+    def tools_call_refusal(self):
+        """Why tools/call cannot be made as a task here (an McpTuiError), or None when it can."""
         support = self.support()
         if support is None or not support.tools_call:
-            raise McpTuiError("the server declared no task support for tools/call; nothing was sent",
-                              hint=self.absent_hint())
-        return support
+            return McpTuiError("the server declared no task support for tools/call; nothing was sent",
+                               hint=self.absent_hint())
+        return None
+
+    def require_tools_call(self):
+        refusal = self.tools_call_refusal()
+        if refusal is not None:
+            raise refusal
+        return self.support()
 
     def absent_hint(self):
         """What to try when the server declared no task support in this form."""
@@ -4050,12 +4066,12 @@ class ExperimentalTasks(TaskForm):
         return None
 
     def calls_as_task(self, tool):
-        return (tool.get("execution") or {}).get("taskSupport", "forbidden") in ("optional", "required")
+        return listed_task_support(tool) in ("optional", "required")
 
     def call_notes(self, tool, ttl_ms):
         if not self.calls_as_task(tool):
             return ["Tool '%s' does not run as a task (execution.taskSupport: %s); calling it directly."
-                    % (tool["name"], (tool.get("execution") or {}).get("taskSupport", "forbidden"))]
+                    % (tool["name"], listed_task_support(tool) or "forbidden")]
         return []
 
     def call(self, tool, arguments, ttl_ms=None):
@@ -6377,9 +6393,8 @@ def describe_tool(tool, tasks=None):
         lines.append("Title: %s" % tool["title"])
     if tool.get("description"):
         lines += ["", str(tool["description"])]
-    execution = tool.get("execution") if isinstance(tool.get("execution"), dict) else {}
     unlisted = tasks.unlisted_tool_support() if tasks is not None else "forbidden"
-    lines += ["", "Task support: %s" % (execution.get("taskSupport") or unlisted)]
+    lines += ["", "Task support: %s" % (listed_task_support(tool) or unlisted)]
     schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
     required = set(schema.get("required") or ())
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
@@ -7237,7 +7252,7 @@ class Cli:
 
     def print_tools(self, tools):
         for tool in tools:
-            task = (tool.get("execution") or {}).get("taskSupport")
+            task = listed_task_support(tool)
             tag = " [task: %s]" % task if task and task != "forbidden" else ""
             title = tool.get("title") or (tool.get("annotations") or {}).get("title")
             description = first_line(tool.get("description") or "")
@@ -7270,13 +7285,10 @@ class Cli:
         try:
             result = call_tool(session, name, arguments)
         except TaskRequired as exc:
-            if exc.code is None:  # refused before sending: "add --task" only where --task would be let through
-                try:
-                    tasks_for(session).require_tools_call()
-                except McpTuiError as refusal:
-                    raise UsageError("tool %r cannot be called here: it runs only as a task, and the server "
-                                     "declared no task support for tools/call; nothing was sent" % name,
-                                     hint=refusal.hint)
+            refusal = tasks_for(session).tools_call_refusal() if exc.code is None else None
+            if refusal is not None:  # refused before sending, and --task would be refused too: not "add --task"
+                raise UsageError("tool %r cannot be called here: it runs only as a task, and the server declared "
+                                 "no task support for tools/call; nothing was sent" % name, hint=refusal.hint)
             raise
         return self.print_tool_result(result)
 
@@ -8781,7 +8793,7 @@ class FieldScreen(Screen):
             return None
 
 
-HOST_PORT_PATH = re.compile(r"^(localhost|[\w.-]+|\[[0-9A-Fa-f:]+\]):\d+(/\S*)?$")  # a URL without http://
+HOST_PORT_PATH = r"^(localhost|[\w.-]+|\[[0-9A-Fa-f:]+\]):\d+(/\S*)?$"  # a URL without http:// (compiled on use)
 
 
 class ConnectScreen(FieldScreen):
@@ -8892,7 +8904,7 @@ class ConnectScreen(FieldScreen):
             lines += ["", "The server's stderr (last %d lines):" % len(stderr_lines[-20:])] + stderr_lines[-20:]
         # "localhost:8080/mcp" was taken for a program to start: say what was meant, first
         url = "http://" + self.target.text.strip()
-        schemeless = self.attempted.kind == "stdio" and HOST_PORT_PATH.match(self.target.text.strip())
+        schemeless = self.attempted.kind == "stdio" and re.match(HOST_PORT_PATH, self.target.text.strip())
         if schemeless:
             lines[1:1] = ["", "A URL needs its scheme: did you mean %s?" % url]
         self.output.set_text("\n".join(lines))
@@ -9133,9 +9145,7 @@ class Entry:
         annotations = data.get("annotations") if isinstance(data.get("annotations"), dict) else {}
         title = data.get("title") or annotations.get("title") or ""
         if kind == "tool":
-            support = (data.get("execution") or {}).get("taskSupport") if isinstance(data.get("execution"),
-                                                                                    dict) else None
-            self.label = name + (" [task]" if support in ("optional", "required") else "")
+            self.label = name + (" [task]" if listed_task_support(data) in ("optional", "required") else "")
         elif kind in ("resource", "template"):
             self.label = ("template: " if kind == "template" else "") + str(
                 data.get("title") or data.get("name") or data.get("uri") or data.get("uriTemplate"))
@@ -9271,8 +9281,7 @@ class ToolScreen(FieldScreen):
         self.start(lambda: call_tool(session, name, arguments, on_progress, request_id), self.show_result)
 
     def tool_needs_a_task(self):
-        execution = self.tool.get("execution") if isinstance(self.tool.get("execution"), dict) else {}
-        return execution.get("taskSupport") == "required"  # its listing says it runs only as a task
+        return listed_task_support(self.tool) == "required"  # its listing says it runs only as a task
 
     def uncallable(self):
         return ("Tool %s cannot be called here: it runs only as a task, and the server declared no task support "
@@ -9280,9 +9289,7 @@ class ToolScreen(FieldScreen):
 
     def execute_as_task(self, arguments):
         tasks = self.app.tasks
-        try:
-            tasks.require_tools_call()
-        except McpTuiError:
+        if tasks.tools_call_refusal() is not None:
             self.call.end("not sent", "The server declared no task support for tools/call.")
             if self.tool_needs_a_task():  # Ctrl+T would only lead to "runs only as a task"
                 self.output.set_text(self.uncallable())
@@ -9351,8 +9358,7 @@ class ToolScreen(FieldScreen):
         self.ended("cancelled" if isinstance(exc, RequestCancelled) else "failed", self.output.text)
         if isinstance(exc, TaskRequired):
             advice = "Tool %s runs only as a task: press Ctrl+T for task mode, then execute." % exc.tool_name
-            support = self.app.tasks.support()
-            if support is None or not support.tools_call:
+            if self.app.tasks.tools_call_refusal() is not None:
                 advice = self.uncallable()  # task mode would be refused: say so, not "press Ctrl+T"
             self.output.set_text(advice)  # not the CLI's "add --task"
             self.tell(advice, True)
