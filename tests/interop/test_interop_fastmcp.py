@@ -245,7 +245,7 @@ def test_input_required_answered_during_task_wait(run_cli, any_transport):
 
 def test_task_cancel(run_cli, http):
     task_id, _, _ = start_task(run_cli, http, "slow_job", "seconds:=30")
-    result = ok(run_cli(*http, "task", "cancel", task_id))
+    result = ok(run_cli(*http, "task", "cancel", "--", task_id))
     lines = result.stdout.splitlines()
     expected = ("Cancellation requested for task %s. The server acknowledges it; the task may still finish." % task_id)
     assert expected in lines, describe(result)
@@ -261,11 +261,12 @@ def test_a_wait_that_times_out_names_the_task_even_with_quiet(run_cli, fastmcp_h
                      "seconds:=120", "--task", "--wait")
     assert waited.returncode == 1 and waited.stdout == "", describe(waited)
     first, last = waited.stderr.splitlines()
-    match = re.match(r"^Stopped waiting; the task keeps running: mcp-tui task get (\S+)$", first)
+    # FastMCP's IDs are random and may start with "-", which the printed command guards with "--".
+    match = re.match(r"^Stopped waiting; the task keeps running: mcp-tui task get (?:-- )?(\S+)$", first)
     assert match, describe(waited)
     assert re.match(r"^mcp-tui: task task:\w{8} is still working; stopped waiting at --timeout \(raise --timeout for "
                     r"long tasks, or follow it later with `task result`\)$", last), describe(waited)
-    ok(run_cli("--url", fastmcp_http.url, "task", "cancel", match.group(1)))
+    ok(run_cli("--url", fastmcp_http.url, "task", "cancel", "--", match.group(1)))
 
 
 # --------------------------------------------------------------------------- a stdio probe that times out
