@@ -2776,6 +2776,8 @@ class Session:
             return False
         if isinstance(exc, HttpStatusError):
             return exc.status == 404 or (exc.status == 400 and b"session" in exc.body.lower())
+        if not isinstance(exc, RpcError):  # unreachable, cut, timed out: not a forgotten session
+            return False
         return "session" in exc.rpc_message.lower() and exc.code in SERVER_ERRORS
 
     def modern_params(self, params, declare_tasks=False):

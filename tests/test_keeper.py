@@ -438,6 +438,18 @@ def test_a_keeper_starts_a_new_session_once_when_the_server_has_forgotten_its_ow
     assert len(initializes) == 2
 
 
+def test_a_2025_11_25_http_server_that_died_under_a_session_is_reported_at_once(cli, kept, start_server):
+    """The keeper's request fails to connect; that is no forgotten session, and the command
+    says the server cannot be reached instead of waiting for --timeout."""
+    server = start_server()
+    kept("dead", "--url", server.url, "--protocol-version", "2025-11-25")
+    server.stop()
+    result = cli("@dead", "--timeout", "30", "tool", "list")
+    assert result.code == 1, result
+    assert result.out == ""
+    assert result.err.startswith("mcp-tui: cannot reach %s" % server.url), result.err
+
+
 def keeper_line(record, request):
     """Talk to a keeper the way a command does: the token, then one request; its first answer."""
     sock = socket.create_connection(("127.0.0.1", record["port"]), timeout=30)
