@@ -6069,7 +6069,7 @@ def load_config_server(path, name, registry):
         raise UsageError("cannot read --config %s: %s" % (path, exc.strerror or exc))
     except ValueError as exc:
         raise UsageError("--config %s is not valid JSON: %s" % (path, exc))
-    servers = data.get("mcpServers") or data.get("servers") or (data.get("mcp") or {}).get("servers") or {}
+    servers = config_entries(data)
     if not isinstance(servers, dict) or not servers:
         raise UsageError("--config %s lists no servers (mcpServers or servers)" % path)
     if name is None:
@@ -6082,13 +6082,44 @@ def load_config_server(path, name, registry):
     return name, expand_config_value(servers[name], "server %r in %s" % (name, path), registry)
 
 
+def config_entries(data):
+    """The servers a config file's JSON lists (Claude Desktop's mcpServers, VS Code's servers
+    or its settings' mcp.servers), by name; anything else is no list of servers."""
+    if not isinstance(data, dict):
+        return None
+    mcp = data.get("mcp") if isinstance(data.get("mcp"), dict) else {}
+    return data.get("mcpServers") or data.get("servers") or mcp.get("servers")
+
+
 class ConfigChoiceNeeded(UsageError):
     """A config file lists several servers and --server did not pick one."""
+
+
+CONFIG_ENTRY_FIELDS = (("url", str), ("command", str), ("cwd", str), ("type", str), ("transport", str),
+                       ("args", list), ("env", dict), ("headers", dict))
+
+
+def check_config_entry(entry, where):
+    """A hand-written entry of the wrong shape is a usage error naming the field, not a crash."""
+    def a(value):
+        kind = json_type(value)
+        return ("an " if kind[0] in "aeiou" else "a ") + kind
+
+    if not isinstance(entry, dict):
+        raise UsageError("the %s is %s, not an object (command and args, or url)" % (where, a(entry)))
+    for key, kind in CONFIG_ENTRY_FIELDS:
+        if entry.get(key) is not None and not isinstance(entry[key], kind):
+            raise UsageError("the %s: %s is %s, not %s" % (where, key, a(entry[key]), a(kind())))
+    for key in ("env", "headers"):
+        for name, value in (entry.get(key) or {}).items():
+            if not isinstance(value, str):
+                raise UsageError("the %s: %s %r is %s, not a string" % (where, key, name, a(value)))
 
 
 def spec_from_config_entry(entry, protocol, where, source=None):
     """One mcpServers / servers entry as a ConnectionSpec (its env and headers applied);
     ``source`` is (config file, server name), what the task ledger records."""
+    check_config_entry(entry, where)
     if entry.get("url"):
         kind = "sse" if "sse" in (entry.get("type"), entry.get("transport")) else "http"
         spec = ConnectionSpec(kind, url=entry["url"], headers=entry.get("headers") or {}, protocol=protocol,
@@ -6136,7 +6167,7 @@ def spec_from_options(opts, words, registry):
             if not words:
                 return None, words  # the TUI's connection screen lists the file's servers
             raise
-        spec = spec_from_config_entry(entry, opts.protocol, "server in %s" % opts.config,
+        spec = spec_from_config_entry(entry, opts.protocol, "server %r in %s" % (name, opts.config),
                                       (os.path.abspath(opts.config), name))
         spec.headers.update(headers)
         spec.env.update(env)
@@ -6258,9 +6289,7 @@ def known_servers(opts):
                 data = load_jsonc(handle.read())
         except (OSError, ValueError):
             continue  # missing or not JSON: nothing to offer from it
-        if not isinstance(data, dict):
-            continue
-        entries = data.get("mcpServers") or data.get("servers") or (data.get("mcp") or {}).get("servers") or {}
+        entries = config_entries(data)
         if isinstance(entries, dict):
             servers += [ConfigServer(name, path, entry) for name, entry in entries.items() if isinstance(entry, dict)]
     return servers

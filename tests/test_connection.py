@@ -5,6 +5,8 @@ import re
 import shlex
 import sys
 
+import pytest
+
 from conftest import TESTSERVER, stdio_command
 
 
@@ -34,6 +36,34 @@ def test_vs_code_servers_file(cli, tmp_path):
                                                     "args": [str(TESTSERVER)]}}}))
     result = cli("--config", config, "tool", "call", "echo", "message=vscode")
     assert result.code == 0 and "vscode" in result.out, result
+
+
+@pytest.mark.parametrize("body, error", [
+    ([{"command": "x"}], "--config {path} lists no servers (mcpServers or servers)"),
+    ({"mcp": 5}, "--config {path} lists no servers (mcpServers or servers)"),
+    ({"mcpServers": {"s": "python3 server.py"}},
+     "the server 's' in {path} is a string, not an object (command and args, or url)"),
+    ({"mcpServers": {"s": {"command": 5}}}, "the server 's' in {path}: command is an integer, not a string"),
+    ({"mcpServers": {"s": {"command": "python3", "args": "server.py"}}},
+     "the server 's' in {path}: args is a string, not an array"),
+    ({"mcpServers": {"s": {"command": "python3", "env": ["A=1"]}}},
+     "the server 's' in {path}: env is an array, not an object"),
+    ({"mcpServers": {"s": {"command": "python3", "env": {"N": 5}}}},
+     "the server 's' in {path}: env 'N' is an integer, not a string"),
+    ({"mcpServers": {"s": {"url": "http://127.0.0.1:9/mcp", "headers": {"X-N": 5}}}},
+     "the server 's' in {path}: headers 'X-N' is an integer, not a string"),
+    ({"mcpServers": {"s": {"url": 5}}}, "the server 's' in {path}: url is an integer, not a string"),
+    ({"mcpServers": {"s": {"command": "python3", "cwd": 5}}}, "the server 's' in {path}: cwd is an integer, not a string"),
+    ({"mcpServers": {"s": {}}}, "the server 's' in {path} has neither command nor url"),
+])
+def test_a_config_entry_of_the_wrong_shape_is_one_usage_line(cli, tmp_path, body, error):
+    """A hand-edited file with a string where an array goes: exit 2 and the field named,
+    never an internal error (nor args split into characters)."""
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps(body))
+    result = cli("--config", config, "--server", "s", "tool", "list")
+    assert (result.code, result.out) == (2, ""), result
+    assert result.err == "mcp-tui: %s\n" % error.format(path=config)
 
 
 def test_header_and_bearer_go_on_every_request(cli, start_server):
