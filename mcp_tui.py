@@ -6876,6 +6876,7 @@ class Output:
         line = "mcp-tui: " + exc.message
         if exc.hint:
             line += " (%s)" % exc.hint
+        line = " ".join(part.strip() for part in line.splitlines() if part.strip())  # a server's pretty JSON too
         self._write(self.stderr, clean(self._without_task_ids(line)) + "\n")
 
     def notification_line(self, message):

@@ -190,6 +190,17 @@ def test_errors_are_json_with_format_json(cli):
     assert error["kind"] == "connection" and error["exitCode"] == 1
 
 
+def test_a_server_error_message_with_line_breaks_is_still_one_line(cli):
+    """The everything server's errors are pretty-printed JSON (zod issues); text mode joins
+    the lines, --format json keeps the message as the server sent it."""
+    params = json.dumps({"uri": "test://nope\n  [\n    {\"path\": \"uri\"}\n  ]"})
+    result = cli(stdio_command(), "rpc", "resources/read", params)
+    assert result.code == 1, result
+    assert result.err == 'mcp-tui: resources/read failed: -32602 Resource not found: test://nope [ {"path": "uri"} ]\n'
+    document = cli(stdio_command(), "--format", "json", "rpc", "resources/read", params)
+    assert json.loads(document.err)["error"]["message"].endswith('test://nope\n  [\n    {"path": "uri"}\n  ]')
+
+
 def test_a_silent_server_times_out_within_the_timeout(cli):
     silent = "%s -c \"import time; time.sleep(60)\"" % sys.executable
     result = cli(silent, "--timeout", "1", "tool", "list", timeout=20)
