@@ -7046,8 +7046,15 @@ def parse_command_line(argv):
     except UsageError as exc:
         # `mcp-tui npx -y server tool list`: the server's own flags reached argparse
         command_at = next((i for i, word in enumerate(argv) if word in COMMAND_WORDS), None)
-        if exc.message.startswith("unrecognized arguments") and command_at and not argv[0].startswith(("-", "@")):
+        prefix = "unrecognized arguments: "
+        unknown = exc.message[len(prefix):].split() if exc.message.startswith(prefix) else ()
+        # Only when a word it did not know stands between the server's first word and the
+        # command: a mistyped flag after a quoted server is just that (argparse's line says it).
+        if command_at and not argv[0].startswith(("-", "@")) and any(w in unknown for w in argv[1:command_at]):
             exc.hint = quote_server_hint(argv[:command_at], argv[command_at:])
+        elif unknown and unknown[0].startswith("--"):  # --fromat: did you mean --format?
+            known = [flag for _, options in CLI_OPTIONS for flags, _ in options for flag in flags]
+            exc.hint = did_you_mean(unknown[0].partition("=")[0], known, exc.hint)
         raise
 
 

@@ -77,7 +77,7 @@ def test_common_command_lines_skip_argparse_and_read_as_argparse_reads_them(argv
     (["--format", "yaml", "tool", "list"], "mcp-tui: argument --format: invalid choice: 'yaml'"),
     (["--args", "-y", "tool", "list"], "mcp-tui: argument --args: expected one argument"),
     (["--no-cache=1", "tool", "list"], "mcp-tui: argument --no-cache: ignored explicit argument '1'"),
-    (["--urll", "x", "tool", "list"], "mcp-tui: unrecognized arguments: --urll"),
+    (["--zzzz", "x", "tool", "list"], "mcp-tui: unrecognized arguments: --zzzz"),  # --urll: did you mean
 ])
 def test_a_mistake_is_still_worded_by_argparse(argv, message):
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "mcp_tui.py")] + argv, capture_output=True,
@@ -107,3 +107,20 @@ def test_a_server_command_line_with_flags_left_unquoted_gets_the_quoted_one():
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.rstrip().endswith("(quote the server's whole command line as one argument: "
                                          "mcp-tui 'npx -y @scope/server' tool list)"), proc.stderr
+
+
+@pytest.mark.parametrize("args, hint", [
+    (["tool", "list", "--fromat", "json"], "(did you mean '--format'?)"),
+    (["tool", "list", "--fromat=json"], "(did you mean '--format'?)"),
+    (["--timeout", "5", "tool", "call", "echo", "message=hi", "--wiat"], "(did you mean '--wait'?)"),
+    (["tool", "list", "--zzzzz"], "(see mcp-tui --help)"),
+])
+def test_a_mistyped_flag_after_a_quoted_server_gets_the_closest_flag_not_a_quoting_hint(args, hint):
+    """The server's command line is one argument already; the hint names the flag meant."""
+    server = "%s %s" % (sys.executable, os.path.join(ROOT, "tests", "testserver.py"))
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "mcp_tui.py"), server] + args, capture_output=True,
+                          text=True, timeout=30)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("mcp-tui: unrecognized arguments: "), proc.stderr
+    assert proc.stderr.rstrip().endswith(hint), proc.stderr
+    assert "quote the server" not in proc.stderr
