@@ -7207,7 +7207,9 @@ class Cli:
         into words, so the first of them became the server and the second "the command"."""
         spec = self.spec
         command_at = next((i for i, word in enumerate(words) if word in COMMAND_WORDS), None)
-        if spec is None or spec.kind != "stdio" or self.opts.cmd or self.opts.config or command_at is None:
+        if command_at is None:  # `tol list`: a command mistyped
+            return did_you_mean(words[0], COMMAND_WORDS, "see mcp-tui --help")
+        if spec is None or spec.kind != "stdio" or self.opts.cmd or self.opts.config:
             return "see mcp-tui --help"
         return quote_server_hint(spec.argv + words[:command_at], words[command_at:])
 

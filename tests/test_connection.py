@@ -188,7 +188,9 @@ def test_an_unquoted_server_command_gets_the_quoted_one(cli):
                           "mcp-tui %s tool call echo message=hi)\n"
                           % (str(TESTSERVER), shlex.quote(stdio_command()))), result
     typo = cli(stdio_command(), "tol", "list")
-    assert typo.code == 2 and typo.err == "mcp-tui: unknown command 'tol' (see mcp-tui --help)\n", typo
+    assert typo.code == 2 and typo.err == "mcp-tui: unknown command 'tol' (did you mean 'tool'?)\n", typo
+    other = cli(stdio_command(), "xyzzy")
+    assert other.code == 2 and other.err == "mcp-tui: unknown command 'xyzzy' (see mcp-tui --help)\n", other
 
 
 def test_a_header_without_its_colon_is_not_echoed(cli, start_server):
@@ -230,7 +232,7 @@ def test_two_connections_are_refused_not_one_silently_dropped(cli, start_server,
         assert result.err == "mcp-tui: two connections given (%s); give one\n" % named, result
     assert server.records() == []
     typo = cli("--url", server.url, "tol", "list")
-    assert typo.code == 2 and typo.err == "mcp-tui: unknown command 'tol' (see mcp-tui --help)\n", typo
+    assert typo.code == 2 and typo.err == "mcp-tui: unknown command 'tol' (did you mean 'tool'?)\n", typo
 
 
 def test_a_cmd_argument_that_starts_with_a_dash_gets_the_equals_form(cli):
