@@ -11935,8 +11935,12 @@ def main(argv=None):
     try:
         opts = parse_command_line(argv)
         output = Output(opts.format, opts.quiet)
-        if not opts.timeout > 0:  # NaN too
-            raise UsageError("--timeout must be more than 0 seconds")
+        for flag, seconds in (("--timeout", opts.timeout), ("--max-time", opts.max_time),
+                              ("--probe-timeout", opts.probe_timeout)):
+            if seconds is not None and not seconds > 0:  # NaN too
+                raise UsageError("%s must be more than 0 seconds" % flag)
+        if opts.max_pages < 1:
+            raise UsageError("--max-pages must be at least 1")
         spec, words = spec_from_options(opts, opts.words, output.credentials)
         if words and words[0] in ("session", "sessions"):
             return run_session_command(opts, spec, words[1:], output, argv)

@@ -183,6 +183,22 @@ def test_bad_input_is_one_line_and_an_exit_code(cli, args, code, text):
     assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
 
 
+@pytest.mark.parametrize("flags, error", [
+    (["--max-time", "0"], "--max-time must be more than 0 seconds"),
+    (["--max-time", "-1"], "--max-time must be more than 0 seconds"),
+    (["--max-time", "nan"], "--max-time must be more than 0 seconds"),
+    (["--probe-timeout", "0"], "--probe-timeout must be more than 0 seconds"),
+    (["--max-pages", "0"], "--max-pages must be at least 1"),
+])
+def test_a_limit_that_cannot_be_met_is_bad_usage_and_nothing_is_sent(cli, tmp_path, flags, error):
+    """--max-time 0 was taken as no cap at all, -1 as an instant timeout, --probe-timeout 0
+    as a failed probe, and --max-pages 0 as a list too long: each is a mistake in the command."""
+    record = tmp_path / "record.jsonl"
+    result = cli(stdio_command("--record", record), "tool", "list", *flags)
+    assert (result.code, result.out, result.err) == (2, "", "mcp-tui: %s\n" % error), result
+    assert not record.exists()
+
+
 def test_errors_are_json_with_format_json(cli):
     result = cli("--format", "json", "--url", "http://127.0.0.1:9/mcp", "tool", "list")
     assert result.code == 1
