@@ -11698,7 +11698,8 @@ def run_keeper():
         sys.stdout.flush()
 
     try:
-        spec, _ = spec_from_options(opts, config["connection"], keeper.credentials)
+        # The connection after NAME, or the one before `session` (`mcp-tui "python3 s.py" session open dev`)
+        spec, _ = spec_from_options(opts, config["connection"] or opts.words, keeper.credentials)
         record = keeper.start(spec, lambda text: report({"notice": text}))
     except McpTuiError as exc:
         stderr_hint(exc, getattr(exc, "stderr_lines", ()))

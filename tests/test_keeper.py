@@ -191,6 +191,17 @@ def test_open_fails_with_one_line_and_leaves_nothing(cli, state_dir):
     assert again.code == 2
 
 
+def test_the_connection_may_come_before_session_open_as_with_every_other_command(cli, state_dir):
+    """`mcp-tui "python3 server.py" session open dev`: the keeper connects to that server
+    (it crashed with an internal error, having been given no connection)."""
+    opened = cli(stdio_command(), "session", "open", "first")
+    assert (opened.code, opened.out) == (0, "Session first open: mcp-tui-testserver 0.1.0 (2026-07-28, stdio)\n"), \
+        opened
+    used = cli("@first", "tool", "call", "echo", "message=hi")
+    assert (used.code, used.out) == (0, "Tool response:\nhi\n"), used
+    assert cli("session", "close", "first").code == 0
+
+
 def test_a_second_open_with_the_same_name_is_refused(cli, kept):
     kept("twice", stdio_command())
     result = cli("session", "open", "twice", stdio_command())
