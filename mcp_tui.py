@@ -1629,6 +1629,7 @@ class KeeperTransport:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
+        ended = "the keeper of session %r went away" % self.session_name  # unless it says why it stops
         while True:
             item = self._read_line()
             if item is None:
@@ -1643,10 +1644,12 @@ class KeeperTransport:
                 self._channel.fail(item["fail"], keeper_error(item.get("error") or {}))
             elif "notice" in item:
                 self.notice(str(item["notice"]))
+            elif "ended" in item:
+                ended = "session %r ended: %s" % (self.session_name, item["ended"])
             else:
                 self._replies.put(item)
-        self._replies.put({"error": {"message": "the keeper of session %r went away" % self.session_name}})
-        self._channel.closed(ConnectionFailed("the keeper of session %r went away" % self.session_name))
+        self._replies.put({"error": {"message": ended}})
+        self._channel.closed(ConnectionFailed(ended))
 
     def send(self, message, headers=None):
         self._write({"message": message, "headers": headers} if headers else {"message": message})
@@ -3108,6 +3111,11 @@ class ChangeWatch:
     def _deliver(self, message):
         if message.get("method") != "notifications/subscriptions/acknowledged":
             self._on_message(message)
+
+    def lost(self):
+        """Why nothing more can arrive (the server, its session or its stream went away), or None."""
+        subscription = self._subscription
+        return self.session.connection_lost() or (subscription.lost if subscription is not None else None)
 
     def close(self):
         if self._subscription is not None:
@@ -6669,7 +6677,8 @@ def attach_kept_session(name, timeout):
     record = sessions.get(name)
     if record is None:
         raise ConnectionFailed("no session named %r" % name,
-                               hint="open it with: mcp-tui session open %s CONNECTION" % name)
+                               hint="a session ends with `session close`, after --idle minutes unused, or when its "
+                                    "server exits; open it with: mcp-tui session open %s CONNECTION" % name)
     transport = KeeperTransport(name, record["port"], record["token"])
     try:
         reply = transport.hello("attach", timeout=min(timeout, 10.0))
@@ -7376,6 +7385,9 @@ class Cli:
             stopped = threading.Event()
             while ends is None or time.monotonic() < ends:
                 stopped.wait(0.5 if ends is None else max(0.0, min(0.5, ends - time.monotonic())))
+                lost = watch.lost()
+                if lost is not None:  # nothing more can arrive: say so, rather than watch nothing
+                    raise lost
         except KeyboardInterrupt:
             return EXIT_INTERRUPTED  # the way to stop a watch: no error line
         finally:
@@ -11381,6 +11393,7 @@ class Keeper:
         except OSError:
             pass  # the state directory went away; nothing to clean up
         for client in clients:
+            client.send({"ended": clean(reason)})  # what the command says, instead of "went away"
             client.close()
         if self.session is not None:
             self.session.close()  # DELETE, or stdin closed, then SIGTERM, then SIGKILL

@@ -393,6 +393,29 @@ def test_watch_through_a_session_sees_what_another_command_changes(cli, kept, st
         watch.wait()
 
 
+@pytest.mark.parametrize("protocol", ["2026-07-28", "2025-11-25"])
+def test_a_command_attached_when_the_session_ends_is_told_why(cli, kept, state_dir, server_record, protocol):
+    """The keeper tells its attached commands why it stops, so a watch through a session
+    ends with that reason (it said nothing and watched on, and a request said only that
+    "the keeper went away")."""
+    kept("brief", stdio_command("--record", server_record), "--protocol-version", protocol)
+    environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    watch = subprocess.Popen([sys.executable, str(MCP_TUI), "@brief", "watch"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, encoding="utf-8", env=environ, cwd=str(ROOT))
+    try:
+        for line in watch.stderr:
+            if line.startswith("👀 Watching"):
+                break
+        assert cli("session", "close", "brief").code == 0
+        assert watch.wait(30) == 1
+        assert watch.stderr.read() == "mcp-tui: session 'brief' ended: closed by `session close`\n"
+        assert watch.stdout.read() == ""
+    finally:
+        if watch.poll() is None:
+            watch.kill()
+        watch.wait()
+
+
 def test_the_keepers_log_masks_secrets_and_holds_no_token(cli, kept, start_server, tmp_path):
     server = start_server()
     log = tmp_path / "keeper.jsonl"

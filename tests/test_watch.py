@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from conftest import MCP_TUI
+from conftest import MCP_TUI, stdio_command, wait_for
 
 HELLO = "test://static/hello.txt"
 
@@ -111,3 +111,26 @@ def test_watch_for_must_be_positive(cli, start_server):
     result = cli("--url", server.url, "watch", "--for", "0")
     assert result.code == 2, result
     assert "--for must be more than 0 seconds" in result.err
+
+
+def children_of(pid):
+    """The processes ``pid`` started (Linux /proc), e.g. mcp-tui's stdio server."""
+    found = []
+    for task in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/children" % (pid, task)) as handle:
+            found += [int(child) for child in handle.read().split()]
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the server through /proc")
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+def test_a_watch_whose_server_dies_says_so_and_exits_1(watchers, era):
+    """Nothing can arrive once the server is gone: watch went on watching nothing (until
+    --for, or forever); now it ends with the reason, exit 1."""
+    watcher = watchers(stdio_command(), "--protocol-version", era, "watch")
+    watcher.wait_err("Ctrl+C stops")
+    wait_for(lambda: children_of(watcher.proc.pid))
+    for server in children_of(watcher.proc.pid):
+        os.kill(server, signal.SIGKILL)
+    assert watcher.proc.wait(30) == 1
+    assert watcher.wait_err("mcp-tui: ")[-1] == "mcp-tui: the server process exited on signal 9 (SIGKILL)\n"
