@@ -7408,7 +7408,11 @@ class Cli:
             if not session.unsubscribe_resource(uri):
                 raise UsageError("nothing to unsubscribe: under %s a subscription lasts as long as the "
                                  "`resource subscribe` or `watch` that made it; stop that one" % MODERN_VERSION)
-            self.out.progress("Unsubscribed from %s (a subscription also ends with the session that made it)." % uri)
+            if self.out.json:
+                self.out.document({"unsubscribed": uri})
+            else:
+                self.out.progress("Unsubscribed from %s (a subscription also ends with the session that made it)."
+                                  % uri)
             return EXIT_OK
         if action == "read":
             uri, = self.expect(rest, 1, "resource read URI")

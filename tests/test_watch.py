@@ -101,6 +101,9 @@ def test_resource_unsubscribe_in_each_era(cli, start_server):
     assert legacy.code == 0, legacy
     assert "Unsubscribed from %s" % HELLO in legacy.err
     assert [r for r in server.records() if r["message"].get("method") == "resources/unsubscribe"]
+    document = cli("--url", server.url, "--protocol-version", "2025-11-25", "--format", "json", "resource",
+                   "unsubscribe", HELLO)
+    assert document.code == 0 and document.json() == {"unsubscribed": HELLO}, document  # it printed nothing
     modern = cli("--url", server.url, "resource", "unsubscribe", HELLO)
     assert modern.code == 2, modern
     assert "nothing to unsubscribe" in modern.err
