@@ -1847,8 +1847,14 @@ class RpcChannel:
                 seen = list(self.anomalies) + list(getattr(self.transport, "junk", ()))
                 if seen:
                     hint = "meanwhile the server sent " + "; ".join(seen)
-                limit = seconds_text(timeout) if time.monotonic() < cap else "%s (the --max-time cap)" % seconds_text(
-                    max_time or cap - started)  # the whole command's limit, as the user gave it
+                if time.monotonic() < cap:
+                    limit = seconds_text(timeout)
+                elif max_time or self.deadline is not None:
+                    limit = "%s (the --max-time cap)" % seconds_text(max_time or cap - started)  # as the user gave it
+                else:  # progress kept it going until the cap no flag named
+                    limit = "%s (ten times --timeout, however much progress came)" % seconds_text(cap - started)
+                    if not seen:
+                        hint = "raise --timeout, or give --max-time for the whole command, if the server needs longer"
                 raise RequestTimeout("no answer to %s within %s" % (method, limit), hint=hint)
         if pending.error is not None:
             raise pending.error

@@ -108,6 +108,10 @@ def test_lists_say_their_count_on_stderr(cli, command, text):
 @pytest.mark.parametrize("flags,step,text", [
     (["--timeout", "1.5"], "step_ms=5000", "within 1.5s ("),  # no progress: the plain timeout
     (["--timeout", "0.8", "--max-time", "2"], "step_ms=300", "within 2s (the --max-time cap)"),
+    # progress up to the cap no flag named: it said "(the --max-time cap)" without a --max-time
+    (["--timeout", "0.3"], "step_ms=100", "within 3s (ten times --timeout, however much progress came) (raise "
+                                          "--timeout, or give --max-time for the whole command, if the server "
+                                          "needs longer)"),
 ])
 def test_timeouts_read_as_whole_or_tenth_seconds(cli, start_server, flags, step, text):
     server = start_server()
