@@ -3259,6 +3259,12 @@ def json_type(value):
     return {str: "string", list: "array", dict: "object"}.get(type(value), "string")
 
 
+def a_json_type(value):
+    """"an integer", "a string": the JSON type of ``value`` in a sentence."""
+    kind = json_type(value)
+    return ("an " if kind[0] in "aeiou" else "a ") + kind
+
+
 def coerce_value(text, schema, key):
     """k=v: a string, unless the schema says the property is something else."""
 
@@ -3365,6 +3371,10 @@ def parse_arguments(words, schema=None, args_json=None, stdin=None, strings_only
             arguments[key] = value
         else:
             arguments[key] = coerce_value(value, properties.get(key), key)
+    for key, value in arguments.items() if strings_only else ():  # prompt and completion arguments
+        if not isinstance(value, str):
+            raise UsageError("argument %r must be a string, not %s (prompt and completion arguments are strings: "
+                             "write %s=VALUE)" % (key, a_json_type(value), key))
     return arguments
 
 
@@ -6115,19 +6125,15 @@ CONFIG_ENTRY_FIELDS = (("url", str), ("command", str), ("cwd", str), ("type", st
 
 def check_config_entry(entry, where):
     """A hand-written entry of the wrong shape is a usage error naming the field, not a crash."""
-    def a(value):
-        kind = json_type(value)
-        return ("an " if kind[0] in "aeiou" else "a ") + kind
-
     if not isinstance(entry, dict):
-        raise UsageError("the %s is %s, not an object (command and args, or url)" % (where, a(entry)))
+        raise UsageError("the %s is %s, not an object (command and args, or url)" % (where, a_json_type(entry)))
     for key, kind in CONFIG_ENTRY_FIELDS:
         if entry.get(key) is not None and not isinstance(entry[key], kind):
-            raise UsageError("the %s: %s is %s, not %s" % (where, key, a(entry[key]), a(kind())))
+            raise UsageError("the %s: %s is %s, not %s" % (where, key, a_json_type(entry[key]), a_json_type(kind())))
     for key in ("env", "headers"):
         for name, value in (entry.get(key) or {}).items():
             if not isinstance(value, str):
-                raise UsageError("the %s: %s %r is %s, not a string" % (where, key, name, a(value)))
+                raise UsageError("the %s: %s %r is %s, not a string" % (where, key, name, a_json_type(value)))
 
 
 def spec_from_config_entry(entry, protocol, where, source=None):
@@ -7461,7 +7467,7 @@ class Cli:
             return
         if not rest:
             raise UsageError("usage: mcp-tui prompt get NAME [k=v ...]")
-        arguments = parse_arguments(rest[1:], strings_only=True)
+        arguments = parse_arguments(rest[1:], args_json=self.opts.args_json, strings_only=True)
         check_prompt_arguments(find_prompt(session, rest[0]), arguments)
         result = session.request("prompts/get", {"name": rest[0], "arguments": arguments})
         if self.out.json:

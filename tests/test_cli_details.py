@@ -28,6 +28,10 @@ def test_log_level_must_be_one_of_the_eight_levels(cli):
                                                    "(its arguments: language, code)"),
     (["greetin"], "the server has no prompt named 'greetin'; nothing was sent (did you mean 'greeting'?)"),
     (["weather"], "the server has no prompt named 'weather'; nothing was sent (its prompts: code_review, greeting)"),
+    # prompt arguments are strings: a JSON number went out and the server called it missing
+    (["greeting", "name:=5"], "argument 'name' must be a string, not an integer (prompt and completion arguments "
+                              "are strings: write name=VALUE)"),
+    (["greeting", "--args-json", '{"name": true}'], "argument 'name' must be a string, not a boolean"),
 ])
 def test_prompt_arguments_are_checked_before_sending(cli, start_server, words, message):
     server = start_server()
@@ -35,6 +39,14 @@ def test_prompt_arguments_are_checked_before_sending(cli, start_server, words, m
     assert result.code == 2, result
     assert "mcp-tui: %s" % message in result.err, result.err
     assert not sent(server, "prompts/get")
+
+
+def test_prompt_get_takes_args_json_as_tool_call_does(cli, start_server):
+    """--args-json was ignored by prompt get, which then said the argument was missing."""
+    server = start_server()
+    result = cli("--url", server.url, "prompt", "get", "greeting", "--args-json", '{"name": "Luca"}')
+    assert (result.code, result.out) == (0, "Greets someone by name\n[user]\nHello, Luca! How are you today?\n"), \
+        result
 
 
 def test_a_misspelt_tool_argument_gets_did_you_mean(cli, start_server):
