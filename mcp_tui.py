@@ -3417,11 +3417,19 @@ def find_prompt(session, name):
     return prompts[name]
 
 
-def check_prompt_arguments(prompt, arguments):
-    declared = [a for a in prompt.get("arguments") or () if isinstance(a, dict) and isinstance(a.get("name"), str)]
+def prompt_arguments(prompt):
+    """The arguments a prompt's listing declares (the ones with a name)."""
+    return [a for a in prompt.get("arguments") or () if isinstance(a, dict) and isinstance(a.get("name"), str)]
+
+
+def check_prompt_arguments(prompt, arguments, complete=False):
+    """Before sending: no misspelt name, and (unless ``complete``: the values given so far to
+    complete one) the required ones present."""
+    declared = prompt_arguments(prompt)
     what = "prompt %r" % prompt["name"]
     check_names(arguments, [a["name"] for a in declared], what)
-    check_required(arguments, {"required": [a["name"] for a in declared if a.get("required")]}, what)
+    if not complete:
+        check_required(arguments, {"required": [a["name"] for a in declared if a.get("required")]}, what)
 
 
 def check_required(arguments, schema, what):
@@ -7488,6 +7496,8 @@ class Cli:
         if "completions" not in session.capabilities:
             raise UsageError("%s does not offer completions (no completions capability); nothing was sent"
                              % session.display_name())
+        if kind == "prompt":  # a misspelt prompt or argument would only get "(no completions)"
+            check_prompt_arguments(find_prompt(session, target), dict(context, **{argument_name: value}), complete=True)
         result = complete_argument(session, ref, argument_name, value, context)
         completion = result.get("completion") or {}
         if self.out.json:

@@ -41,6 +41,23 @@ def test_prompt_arguments_are_checked_before_sending(cli, start_server, words, m
     assert not sent(server, "prompts/get")
 
 
+@pytest.mark.parametrize("words,message", [
+    (["code_review", "lang=py"], "unknown argument 'lang' for prompt 'code_review' (did you mean 'language'?)"),
+    (["code_review", "language=py", "colour=red"], "unknown argument 'colour' for prompt 'code_review' "
+                                                   "(its arguments: language, code)"),
+    (["code_revie", "language=py"], "the server has no prompt named 'code_revie'; nothing was sent (did you mean "
+                                    "'code_review'?)"),
+])
+def test_complete_checks_the_prompt_and_its_argument_names_before_sending(cli, start_server, words, message):
+    """A misspelt name only got "(no completions)" back, exit 0."""
+    server = start_server()
+    result = cli("--url", server.url, "complete", "prompt", *words)
+    assert (result.code, result.out, result.err) == (2, "", "mcp-tui: %s\n" % message), result
+    assert not sent(server, "completion/complete")
+    fine = cli("--url", server.url, "complete", "prompt", "code_review", "language=py")  # code is not required here
+    assert (fine.code, fine.out) == (0, "python\n"), fine
+
+
 def test_prompt_get_takes_args_json_as_tool_call_does(cli, start_server):
     """--args-json was ignored by prompt get, which then said the argument was missing."""
     server = start_server()
