@@ -1288,7 +1288,9 @@ class StreamableHttpTransport:
             raise ConnectionFailed("the server redirected %s to %s (HTTP %d); mcp-tui does not follow redirects" % (
                 self.http.url, headers.get("location", "(no Location)"), response.status),
                 hint="if you trust it, pass that URL with --url")
-        if response.status in (401, 403):
+        if response.status in (401, 403) or (response.status == 404 and self.legacy_stream and self.session_id):
+            # 404 to a session id: the session is gone (2025-11-25), whatever error the body holds (the Python
+            # SDK's is -32600 "Session not found"); the status is what says to start a new one
             raise HttpStatusError(response.status, response.reason, payload, headers)
         messages = None
         if payload.strip() and content_type in ("application/json", ""):

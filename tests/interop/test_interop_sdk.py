@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from .interop_helpers import describe, json_output, tool_response
+from .conftest import PeerProcess
+from .interop_helpers import SDK_SERVER, describe, json_output, tool_response
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
@@ -259,3 +260,31 @@ def test_transport_sse_against_streamable_http_says_to_leave_it_out(run_cli, sdk
     assert result.returncode == 1, describe(result)
     assert result.stderr.startswith("mcp-tui: HTTP 400 Bad Request: "), describe(result)
     assert result.stderr.endswith(" (the server may speak Streamable HTTP: leave out --transport sse)\n"), describe(result)
+
+
+def test_a_kept_2025_11_25_session_survives_a_restart_of_the_sdk_server(run_cli, sdk_python, peer_log_dir):
+    """The Python SDK answers a session id it does not know with HTTP 404 and a -32600
+    "Session not found" body; the keeper took that for the command's answer and every
+    @NAME command failed with it. The 404 is what says the session is gone: start anew."""
+    import socket
+
+    with socket.socket() as probe:  # one port for both lives of the server, as a restart keeps it
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    argv = [sdk_python, SDK_SERVER, "--transport", "streamable-http", "--port", port]
+    first = PeerProcess(argv, "sdk-restart-1", peer_log_dir).start()
+    second = None
+    try:
+        opened = run_cli("session", "open", "restarted", "--url", first.url, "--protocol-version", LEGACY)
+        assert opened.returncode == 0, describe(opened)
+        assert tool_response(ok(run_cli("@restarted", "tool", "call", "echo", "message=before")).stdout) == ["before"]
+        first.stop()
+        second = PeerProcess(argv, "sdk-restart-2", peer_log_dir).start()
+        after = ok(run_cli("@restarted", "tool", "call", "echo", "message=after"))
+        assert tool_response(after.stdout) == ["after"], describe(after)
+        assert "The server had forgotten session restarted; the keeper initialized a new one" in after.stderr
+    finally:
+        run_cli("session", "close", "restarted")
+        first.stop()
+        if second is not None:
+            second.stop()
