@@ -6840,7 +6840,11 @@ class Output:
 
     def error(self, exc):
         if self.json:
-            self._write(self.stderr, self._without_task_ids(terminal_json({"error": exc.to_json()})) + "\n")
+            # The notices come along unmasked, as text output shows them: one may be the
+            # `task get` command of a --wait that stopped, the only place a script finds the ID.
+            notices = ', "warnings": ' + terminal_json(self.warnings) if self.warnings else ""
+            self._write(self.stderr, '{"error": %s%s}\n' % (self._without_task_ids(terminal_json(exc.to_json())),
+                                                              notices))
             return
         line = "mcp-tui: " + exc.message
         if exc.hint:
@@ -8389,7 +8393,11 @@ class Tui:
                     screen.reload([kind])
             self.say("The server changed its %s list; refreshed." % kind)
         elif method == "notifications/message":
-            self.show_toast(log_text(params))
+            chosen = self.session.log_level if self.session is not None else None
+            if chosen in LOG_LEVELS and params.get("level") in LOG_LEVELS[LOG_LEVELS.index(chosen):]:
+                self.show_toast(log_text(params))
+            # else only the debug screen's Logs tab has it: logs the user did not ask for (the
+            # everything server's, every few seconds) would hide the key hints for good
         elif method == "notifications/resources/updated":
             uri = str(params.get("uri"))
             if uri not in self.changed:  # once until it is read again: a resource that changes every
