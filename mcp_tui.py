@@ -896,14 +896,104 @@ def shut_down(conn):
             pass
 
 
+class NetworkOptions:
+    """How HTTP requests reach a server: TLS verification (--insecure, --ca-file) and the
+    proxy. One per run, shared by the MCP connection and the OAuth requests, so the TLS
+    context is made once. The proxy is --proxy URL ("" for none), else the environment as
+    curl reads it: http_proxy (lower case only, as curl: a CGI request can set HTTP_PROXY),
+    https_proxy, all_proxy (either case), and no_proxy's hosts, domains and addresses."""
+
+    def __init__(self, insecure=False, ca_file=None, proxy=None, environ=None):
+        self.insecure = insecure
+        self.ca_file = ca_file
+        self.proxy = proxy
+        self.environ = os.environ if environ is None else environ
+        self._tls_context = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_options(cls, opts):
+        return cls(opts.insecure, opts.ca_file, getattr(opts, "proxy", None))
+
+    def tls_context(self):
+        with self._lock:
+            if self._tls_context is None:
+                self._tls_context = make_tls_context(self.insecure, self.ca_file)
+            return self._tls_context
+
+    def proxy_for(self, parts):
+        """The proxy URL for a request to ``parts`` (a urlsplit result), or None: straight there."""
+        if self.proxy is not None:
+            return self.proxy or None
+        names = ["http_proxy"] if parts.scheme == "http" else ["https_proxy", "HTTPS_PROXY"]
+        for name in names + ["all_proxy", "ALL_PROXY"]:
+            value = self.environ.get(name, "").strip()
+            if value:
+                break
+        else:
+            return None
+        no_proxy = self.environ.get("no_proxy") or self.environ.get("NO_PROXY") or ""
+        return None if bypasses_proxy(parts.hostname, no_proxy) else value
+
+
+def bypasses_proxy(host, no_proxy):
+    """Whether ``host`` is in a no_proxy list: ``*``, a host or its domain (``.example.com``
+    or ``example.com`` covers ``api.example.com``), or an address or network (10.0.0.0/8)."""
+    host = host.lower().rstrip(".")
+    for entry in re.split(r"[\s,]+", no_proxy.lower()):
+        if entry.startswith("["):  # [::1] or [::1]:8080
+            entry = entry[1:].partition("]")[0]
+        elif entry.count(":") == 1:  # host:8080; curl ignores the port
+            entry = entry.partition(":")[0]
+        entry = entry.rstrip(".")
+        if not entry:
+            continue
+        if entry == "*" or host == entry.lstrip(".") or host.endswith("." + entry.lstrip(".")):
+            return True
+        if "/" in entry:
+            import ipaddress
+
+            try:
+                if ipaddress.ip_address(host) in ipaddress.ip_network(entry, strict=False):
+                    return True
+            except ValueError:
+                pass
+    return False
+
+
+def proxy_endpoint(proxy_url, credentials=None):
+    """(host, port, Proxy-Authorization headers) of an http:// proxy URL; ``host:port``
+    means http://. Its user and password (percent-encoded in the URL) are run secrets."""
+    from urllib.parse import unquote, urlsplit
+
+    parts = urlsplit(proxy_url if "://" in proxy_url else "http://" + proxy_url)
+    if parts.scheme != "http" or not parts.hostname:
+        raise UsageError("cannot use the proxy %s: mcp-tui speaks to http:// proxies only" % masked_url(proxy_url),
+                         hint="give it as http://HOST:PORT (the proxy tunnels https:// requests with CONNECT)")
+    try:
+        port = parts.port or 1080  # curl's default
+    except ValueError:
+        raise UsageError("cannot use the proxy %s: its port is not a number" % masked_url(proxy_url))
+    headers = {}
+    if parts.username is not None:
+        import base64
+
+        pair = "%s:%s" % (unquote(parts.username), unquote(parts.password or ""))
+        headers["Proxy-Authorization"] = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+        if credentials is not None:
+            register_url_secrets(proxy_url, credentials)
+            credentials.add(headers["Proxy-Authorization"])
+    return parts.hostname, port, headers
+
+
 class HttpClient:
     """HTTP/1.1 requests over http.client with a small pool of kept-alive connections.
     Headers from --header and --bearer go on every request, streams included, and are
     registered as secrets. Bodies are bounded by ``max_message``; an exchange given a
     deadline ends there however slowly the server sends (``deadline`` bounds them all)."""
 
-    def __init__(self, url, headers=None, timeout=60.0, insecure=False, ca_file=None, log=None,
-                 max_message=DEFAULT_MAX_MESSAGE, deadline=None):
+    def __init__(self, url, headers=None, timeout=60.0, network=None, log=None, max_message=DEFAULT_MAX_MESSAGE,
+                 deadline=None):
         from urllib.parse import urlsplit
 
         self.url = url
@@ -919,27 +1009,34 @@ class HttpClient:
         self.timeout = timeout
         self.max_message = max_message
         self.deadline = deadline
-        self.insecure = insecure
-        self.ca_file = ca_file
+        self.network = network or NetworkOptions()
         self.log = log
         self.watchdog = Watchdog()
         self.auth = None  # an Authorizer (section 5) when the server may ask for OAuth
         self._idle = []
         self._lock = threading.Lock()
-        self._ssl_context = None
 
     def _connect(self, parts):
+        """A connection for ``parts``: to the server, or to the proxy, which tunnels an https://
+        one (CONNECT) and takes a plain one's requests with absolute URLs (``mcp_via``)."""
         http_client = import_http_client(tls=parts.scheme == "https")
-        port = parts.port
+        proxy = self.network.proxy_for(parts)
+        host, port, proxy_headers = parts.hostname, parts.port, {}
+        if proxy is not None:
+            host, port, proxy_headers = proxy_endpoint(proxy, self.log.credentials if self.log else None)
+            if self.log:
+                self.log.event("http", "to %s://%s through the proxy %s" % (parts.scheme, parts.netloc.rpartition(
+                    "@")[2], masked_url(proxy if "://" in proxy else "http://" + proxy)))
         if parts.scheme == "https":
-            return https_connection(http_client)(parts.hostname, port, timeout=self.timeout,
-                                                 context=self._tls_context())
-        return http_client.HTTPConnection(parts.hostname, port, timeout=self.timeout)
-
-    def _tls_context(self):
-        if self._ssl_context is None:
-            self._ssl_context = make_tls_context(self.insecure, self.ca_file)
-        return self._ssl_context
+            conn = https_connection(http_client)(host, port, timeout=self.timeout, context=self.network.tls_context())
+            if proxy is not None:
+                conn.set_tunnel(parts.hostname, parts.port or 443, headers=proxy_headers)
+        else:
+            conn = http_client.HTTPConnection(host, port, timeout=self.timeout)
+            if proxy is not None:
+                conn.mcp_via = ("http://" + parts.netloc.rpartition("@")[2], proxy_headers)
+        conn.mcp_proxy = proxy
+        return conn
 
     def deadline_in(self, seconds):
         """An absolute deadline ``seconds`` from now, never past the whole command's."""
@@ -1009,9 +1106,14 @@ class HttpClient:
                 if fresh:
                     conn.connect()  # the TLS handshake included: the watchdog bounds it too
                 connected = time.monotonic()
-                conn.request(method, path, body=body, headers=all_headers)
+                via = getattr(conn, "mcp_via", None)  # a plain http:// request through a proxy
+                if via is None:
+                    conn.request(method, path, body=body, headers=all_headers)
+                else:
+                    conn.request(method, via[0] + path, body=body, headers=dict(all_headers, **via[1]))
                 response = conn.getresponse()
             except (ConnectionError, OSError, ValueError) + http_errors() as exc:
+                proxy = getattr(conn, "mcp_proxy", None)
                 if conn is not None:
                     expired = self.watchdog.disarm(conn)
                     conn.close()
@@ -1019,8 +1121,11 @@ class HttpClient:
                         raise self.timed_out(method, conn)
                 conn = None
                 if fresh or attempt:
-                    raise ConnectionFailed("cannot reach %s: %s" % (self.display_url, describe_os_error(exc)))
+                    raise unreachable(self.display_url, proxy, exc)
                 continue
+            if response.status == 407 and getattr(conn, "mcp_via", None):
+                self.discard(conn)
+                raise unreachable(self.display_url, conn.mcp_proxy, OSError("407 Proxy Authentication Required"))
             if stream and self.watchdog.disarm(conn):
                 conn.close()
                 raise self.timed_out(method, conn)
@@ -1081,6 +1186,24 @@ class HttpClient:
             conn.close()
 
 
+def unreachable(url, proxy, exc):
+    """The ConnectionFailed for a request that got no answer, naming the proxy it went through."""
+    if proxy is None:
+        return ConnectionFailed("cannot reach %s: %s" % (url, describe_os_error(exc)))
+    shown = masked_url(proxy if "://" in proxy else "http://" + proxy)
+    reason = describe_os_error(exc)
+    if reason.startswith("Tunnel connection failed: "):  # http.client's words for a refused CONNECT
+        reason = "the proxy refused: " + reason[len("Tunnel connection failed: "):]
+    hint = None
+    if "407" in reason:
+        hint = "the proxy wants credentials: give them in its URL, http://USER:PASSWORD@HOST:PORT"
+    elif isinstance(exc, ConnectionRefusedError) or "socket" in sys.modules and isinstance(
+            exc, sys.modules["socket"].gaierror):
+        hint = ("the proxy comes from --proxy or from https_proxy, http_proxy or all_proxy; --proxy '' goes "
+                "without one, no_proxy lists the hosts that do")
+    return ConnectionFailed("cannot reach %s through the proxy %s: %s" % (url, shown, reason), hint=hint)
+
+
 def http_errors():
     """http.client's own exceptions (a malformed status line, a cut chunk) as a tuple."""
     http_client = sys.modules.get("http.client")
@@ -1118,7 +1241,7 @@ def https_connection(http_client):
 
         def connect(self):
             super().connect()
-            self.sock = self._context.wrap_socket(self.sock, server_hostname=self.host)
+            self.sock = self._context.wrap_socket(self.sock, server_hostname=self._tunnel_host or self.host)
 
     return HTTPSConnection
 
@@ -2350,7 +2473,7 @@ class Session:
     """One connection to one server, in whichever era it speaks."""
 
     def __init__(self, spec, responder=None, log=None, timeout=60.0, max_time=None, probe_timeout=5.0,
-                 insecure=False, ca_file=None, log_level=None, max_message_size=DEFAULT_MAX_MESSAGE,
+                 network=None, log_level=None, max_message_size=DEFAULT_MAX_MESSAGE,
                  max_pages=DEFAULT_MAX_PAGES, deadline=None, cache=False):
         self.spec = spec
         self.max_message_size = max_message_size
@@ -2361,8 +2484,7 @@ class Session:
         self.timeout = timeout
         self.max_time = max_time
         self.probe_timeout = probe_timeout
-        self.insecure = insecure
-        self.ca_file = ca_file
+        self.network = network or NetworkOptions()
         self.log_level = log_level
         self.era = None  # "modern" | "legacy"
         self.protocol_version = None
@@ -2590,7 +2712,7 @@ class Session:
             transport = StdioTransport(self.spec.argv, self.spec.env, self.spec.cwd, self.log,
                                        max_message=self.max_message_size)
         else:
-            http = HttpClient(self.spec.url, self.spec.headers, self.timeout, self.insecure, self.ca_file, self.log,
+            http = HttpClient(self.spec.url, self.spec.headers, self.timeout, self.network, self.log,
                               self.max_message_size, self.deadline)
             http.auth = self.spec.auth
             transport = (LegacySseTransport(http, self.log, self.timeout) if kind == "sse"
@@ -5187,16 +5309,15 @@ class Authorizer:
     """OAuth for one MCP endpoint: the HttpClient's hook (``authorization`` before a
     request, ``challenged`` after a 401 / 403) and the engine behind `auth login`."""
 
-    def __init__(self, url, settings, log=None, announce=None, timeout=60.0, insecure=False, ca_file=None,
-                 store=None, interactive=None):
+    def __init__(self, url, settings, log=None, announce=None, timeout=60.0, network=None, store=None,
+                 interactive=None):
         self.url = url
         self.server = canonical_resource(url) if url else None  # None: every server (logout only)
         self.settings = settings
         self.log = log
         self.announce = announce or (lambda text: sys.stderr.write(text + "\n"))
         self.timeout = timeout
-        self.insecure = insecure
-        self.ca_file = ca_file
+        self.network = network or NetworkOptions()
         self.store = store or AuthStore()
         self.interactive = interactive
         self.browser_step = None  # a front end's own view of the browser step: called with a BrowserStep
@@ -5761,7 +5882,7 @@ class Authorizer:
         (status, JSON object or None)."""
         from urllib.parse import urlencode
 
-        client = HttpClient(url, timeout=self.timeout, insecure=self.insecure, ca_file=self.ca_file, log=self.log,
+        client = HttpClient(url, timeout=self.timeout, network=self.network, log=self.log,
                             max_message=MAX_AUTH_BODY)
         request_headers = {"Accept": "application/json"}
         body = None
@@ -5802,7 +5923,7 @@ class Authorizer:
         return ": " + self._redact(text)
 
 
-def authorizer_for(spec, opts, log, announce):
+def authorizer_for(spec, opts, log, announce, network=None):
     """The Authorizer for an HTTP connection, or None (stdio, or --bearer / -H
     Authorization given: the user's own credentials win)."""
     if spec is None or spec.kind == "stdio" or not spec.url:
@@ -5810,7 +5931,7 @@ def authorizer_for(spec, opts, log, announce):
     if any(name.lower() == "authorization" for name in spec.headers):
         return None
     settings = AuthSettings.from_options(opts, getattr(spec, "oauth", None))
-    return Authorizer(spec.url, settings, log, announce, opts.timeout, opts.insecure, opts.ca_file)
+    return Authorizer(spec.url, settings, log, announce, opts.timeout, network or NetworkOptions.from_options(opts))
 
 
 # ======================================================================================
@@ -6682,11 +6803,12 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
     sees the session before it opens, so another thread can close it to abandon the attempt.
     On failure the session is closed, and the error carries the server's last stderr lines
     (``stderr_lines``)."""
-    spec.auth = spec.auth or authorizer_for(spec, options, log, tell or notice or (lambda text: None))
+    network = NetworkOptions.from_options(options)
+    spec.auth = spec.auth or authorizer_for(spec, options, log, tell or notice or (lambda text: None), network)
     if spec.auth is not None and browser_step is not None:
         spec.auth.browser_step = browser_step
     session = Session(spec, responder, log, timeout=options.timeout, max_time=options.max_time,
-                      probe_timeout=options.probe_timeout, insecure=options.insecure, ca_file=options.ca_file,
+                      probe_timeout=options.probe_timeout, network=network,
                       log_level=options.log_level, max_message_size=options.max_message_size,
                       max_pages=options.max_pages, deadline=deadline, cache=not options.no_cache)
     session.observers.extend(observers)
@@ -6928,6 +7050,9 @@ CLI_OPTIONS = (
                                help="ask the server every time: no server/discover or list result kept between "
                                     "commands (2026-07-28 servers say how long one stays fresh)")),
         (("--ca-file",), dict(metavar="FILE", help="CA bundle for TLS")),
+        (("--proxy",), dict(metavar="URL", help="HTTP proxy for every request, http://[USER:PASSWORD@]HOST:PORT "
+                                                "('' for none; default: https_proxy, http_proxy, all_proxy and "
+                                                "no_proxy, as curl reads them)")),
     )),
     ("sessions kept open between commands", (
         (("--session",), dict(metavar="NAME", help="run the command through session NAME (same as @NAME)")),
@@ -7801,7 +7926,7 @@ def auth_command(args, opts, spec, output, log):
                                                                  view["scope"] or "-", describe_expiry(view)))
         return EXIT_OK
     results = Authorizer(spec.url if server else None, AuthSettings.from_options(opts), log, output.stderr_line,
-                         opts.timeout, opts.insecure, opts.ca_file, store).logout()
+                         opts.timeout, NetworkOptions.from_options(opts), store).logout()
     if output.json:
         output.document({"loggedOut": results})
     elif not results:

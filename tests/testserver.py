@@ -28,6 +28,7 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
                            everything server does), the tool ask_on_stream sends its request on the
                            GET stream, a refused request without a session still gets a session id,
                            and log_message logs even when the client set no log level
+      --tls CERT[:KEY]     with --http: serve https with this PEM certificate (and key file)
       --forget-endpoint    with --http: POST /forget drops every 2025-11-25 session and ends its streams,
                            as a restarted server would; their ids then get 404 (for clients that start over)
 
@@ -2998,8 +2999,17 @@ def serve_http(server, address):
     httpd.frontend = HttpFrontEnd(server)
     if server.options.auth:
         httpd.frontend.auth = AuthServer(httpd.frontend, httpd.server_address[1])
+    scheme = "http"
+    if getattr(server.options, "tls", None):
+        import ssl
+
+        cert, _, key = server.options.tls.partition(":")
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key or None)
+        httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+        scheme = "https"
     shown_host = "[%s]" % host if ":" in host else host
-    print("listening on http://%s:%d/mcp" % (shown_host, httpd.server_address[1]), flush=True)
+    print("listening on %s://%s:%d/mcp" % (scheme, shown_host, httpd.server_address[1]), flush=True)
     try:
         httpd.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:
@@ -3861,6 +3871,8 @@ def parse_args(argv):
                         "session, and the ask_on_stream tool")
     parser.add_argument("--forget-endpoint", action="store_true", help="with --http: POST /forget drops every "
                         "2025-11-25 session, as a restarted server would")
+    parser.add_argument("--tls", metavar="CERT[:KEY]", help="with --http: serve https with this PEM certificate "
+                        "(and key)")
     parser.add_argument("--get-delay-ms", type=_count(0), default=0, metavar="N",
                         help="with --http: answer a new 2025-11-25 GET stream after N ms (what the session sends "
                              "meanwhile is lost, as with the SDK servers)")
