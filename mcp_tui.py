@@ -676,6 +676,18 @@ def read_body(response, limit):
             raise MessageTooLarge(limit)
 
 
+def windows_program(argv, environ):
+    """``argv`` with its program found on PATH as Windows finds it (PATHEXT): Windows starts
+    only .exe files by a bare name, so `npx` (npx.cmd), the way most MCP servers start, would
+    be "no such program". Elsewhere, and for a path, ``argv`` as it is."""
+    if os.name != "nt" or os.path.dirname(argv[0]):
+        return argv
+    import shutil
+
+    found = shutil.which(argv[0], path=environ.get("PATH"))
+    return [found] + list(argv[1:]) if found else argv
+
+
 class StdioTransport:
     """A server run as a child process, without a shell: newline-delimited JSON-RPC on
     its stdin and stdout, and its stderr kept (and logged) for when something fails. The
@@ -710,8 +722,8 @@ class StdioTransport:
             group = {"start_new_session": True} if os.name != "nt" else {}
         try:
             self.process = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=environ, cwd=self.cwd, bufsize=-1, **group)
+                windows_program(self.argv, environ), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, env=environ, cwd=self.cwd, bufsize=-1, **group)
         except FileNotFoundError:
             raise ConnectionFailed("cannot start the server: no such program %r" % self.argv[0])
         except (OSError, ValueError) as exc:
