@@ -11898,11 +11898,12 @@ def keeper_status(name, record):
         transport.close()
 
 
-def run_session_command(opts, spec, words, output, argv):
-    """`session open NAME [connection]`, `session list`, `session close NAME | --all`."""
+def run_session_command(opts, spec, words, output, argv, given=()):
+    """`session open NAME [connection]`, `session list`, `session close NAME | --all`;
+    ``given``: the connection words that came before `session` (they made ``spec``)."""
     action = words[0] if words else None
     if action == "open":
-        return session_open(opts, spec, words[1:], output, argv)
+        return session_open(opts, spec, words[1:], output, argv, list(given))
     if action == "list":
         if len(words) != 1:
             raise UsageError("usage: mcp-tui session list")
@@ -11915,12 +11916,13 @@ def run_session_command(opts, spec, words, output, argv):
     raise UsageError("usage: mcp-tui session open NAME [connection] | session list | session close NAME | --all")
 
 
-def session_open(opts, spec, words, output, argv):
+def session_open(opts, spec, words, output, argv, given=()):
     if not words or len(words) > 2:
         raise UsageError("usage: mcp-tui session open NAME [connection]")
     name, connection = check_session_name(words[0]), words[1:]
     if connection and spec is not None:
         raise UsageError("give the connection once: %r or the connection flags" % connection[0])
+    connection = connection or given  # the keeper reads the connection from the same words
     if spec is None:
         spec, _ = spec_from_options(opts, connection, output.credentials)
     if spec is None or spec.kind == "session":
@@ -12043,7 +12045,8 @@ def main(argv=None):
             raise UsageError("--timeout must be more than 0 seconds")
         spec, words = spec_from_options(opts, opts.words, output.credentials)
         if words and words[0] in ("session", "sessions"):
-            return run_session_command(opts, spec, words[1:], output, argv)
+            given = opts.words[:len(opts.words) - len(words)]  # a stdio command line before `session`
+            return run_session_command(opts, spec, words[1:], output, argv, given)
         if not words:
             return run_tui(opts, spec, output.credentials)
         if wants_background_session(opts, spec, words):
