@@ -121,6 +121,15 @@ class ProtocolViolation(McpTuiError):
     kind = "protocol"
 
 
+class Withheld(Exception):
+    """--dry-run: the command's request, built and not sent. ``preview`` is the transport's
+    view of it (HttpClient.preview or the stdio framing): where it would go, and how."""
+
+    def __init__(self, preview):
+        super().__init__("withheld")
+        self.preview = preview
+
+
 class StreamCut(ConnectionFailed):
     """A response stream that ended before the response."""
 
@@ -676,6 +685,13 @@ def read_body(response, limit):
             raise MessageTooLarge(limit)
 
 
+def join_command(argv):
+    """A command line a POSIX shell reads back as ``argv``."""
+    import shlex
+
+    return " ".join(shlex.quote(a) for a in argv)
+
+
 def windows_program(argv, environ):
     """``argv`` with its program found on PATH as Windows finds it (PATHEXT): Windows starts
     only .exe files by a bare name, so `npx` (npx.cmd), the way most MCP servers start, would
@@ -733,6 +749,11 @@ class StdioTransport:
         self._stderr_thread = threading.Thread(target=self._read_stderr, daemon=True)
         self._stderr_thread.start()
         threading.Thread(target=self._read_stdout, daemon=True).start()
+
+    def preview(self, message, headers=None):
+        """--dry-run: one line on the server's stdin."""
+        return {"transport": self.name, "request": "stdin of %s" % join_command(self.argv), "headers": {},
+                "message": message}
 
     def send(self, message, headers=None):
         data = encode_message(message) + b"\n"
@@ -1050,6 +1071,17 @@ class HttpClient:
         conn.mcp_proxy = proxy
         return conn
 
+    def preview(self, message, headers, url=None):
+        """--dry-run: the POST that ``open`` would send, with the headers it adds (-H, --bearer,
+        a stored OAuth token); http.client's own (Host, Content-Length) are left out."""
+        all_headers = dict(self.base_headers)
+        all_headers.update(headers)
+        credential = self.auth.authorization() if self.auth is not None else None
+        if credential:
+            all_headers["Authorization"] = credential
+        return {"transport": None, "request": "POST %s" % masked_url(url or self.url), "headers": all_headers,
+                "message": message}
+
     def deadline_in(self, seconds):
         """An absolute deadline ``seconds`` from now, never past the whole command's."""
         deadline = time.monotonic() + seconds
@@ -1349,6 +1381,11 @@ class StreamableHttpTransport:
         self.version_header = version
         if session_id is not None:
             self.session_id = session_id
+
+    def preview(self, message, headers=None):
+        headers = self._headers(headers)
+        headers["Content-Type"] = "application/json"
+        return dict(self.http.preview(message, headers), transport=self.name)
 
     def send(self, message, headers=None):
         headers = self._headers(headers)
@@ -1671,6 +1708,10 @@ class LegacySseTransport:
         self._ready.set()
         self._channel.closed(error)
 
+    def preview(self, message, headers=None):
+        headers = dict(headers or {}, **{"Content-Type": "application/json"})
+        return dict(self.http.preview(message, headers, self.endpoint), transport=self.name)
+
     def send(self, message, headers=None):
         if self._error or not self.endpoint:
             raise self._error or ConnectionFailed("the SSE stream is closed")
@@ -1708,6 +1749,11 @@ class KeeperTransport:
         self._write_lock = threading.Lock()
         self._replies = None
         self._channel = None
+
+    def preview(self, message, headers=None):
+        """--dry-run: the keeper would send it as the session's transport does."""
+        return {"transport": self.name, "request": "through session %s" % self.session_name,
+                "headers": dict(headers or {}), "message": message}
 
     def hello(self, op="attach", timeout=10.0, **fields):
         """Connect, present the token, ask ``op``; return the keeper's first answer."""
@@ -1876,9 +1922,10 @@ class RpcChannel:
     notifications, and handing server requests to a few worker threads so a slow answer
     never blocks the reader; a flood beyond the backlog is refused with an error."""
 
-    def __init__(self, transport, log=None, on_notification=None, on_request=None, deadline=None):
+    def __init__(self, transport, log=None, on_notification=None, on_request=None, deadline=None, withheld=()):
         self.transport = transport
         self.deadline = deadline
+        self.withheld = withheld  # methods built and not sent (--dry-run): call raises Withheld
         self._requests = None  # the backlog of server requests, made on the first one
         self._workers = 0
         self.log = log
@@ -1914,6 +1961,8 @@ class RpcChannel:
         message = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
+        if method in self.withheld:
+            raise Withheld(self.transport.preview(message, headers))
         try:
             pending = self.forward(message, headers, request_id, on_progress)
             response = self._wait(pending, method, timeout, max_time)
@@ -2349,12 +2398,6 @@ class ConnectionSpec:
                    protocol=record.get("protocol", "auto"), name=record.get("name"))
 
 
-def join_command(argv):
-    import shlex
-
-    return " ".join(shlex.quote(a) for a in argv)
-
-
 def encode_header_value(value):
     """Send a header value as-is only when it is visible ASCII with no edge whitespace
     and does not look like the sentinel itself; otherwise use =?base64?...?=."""
@@ -2491,6 +2534,7 @@ class Session:
         self.max_message_size = max_message_size
         self.max_pages = max_pages
         self.deadline = deadline  # monotonic: the end of the whole command (--max-time), if any
+        self.withheld = frozenset()  # --dry-run: methods built and not sent (RpcChannel.call)
         self.responder = responder
         self.log = log
         self.timeout = timeout
@@ -2731,10 +2775,17 @@ class Session:
                          else StreamableHttpTransport(http, self.log))
         self._use_transport(transport)
 
+    def withhold(self, methods):
+        """--dry-run: requests of these methods raise Withheld instead of going out; what the
+        command needs to build them (discover, initialize, lists) is still sent."""
+        self.withheld = frozenset(methods)
+        self.channel.withheld = self.withheld
+
     def _use_transport(self, transport):
         """Start the RpcChannel over ``transport`` (a fresh one, or a kept session's)."""
         self.transport = transport
-        self.channel = RpcChannel(transport, self.log, self._notification, self._server_request, self.deadline)
+        self.channel = RpcChannel(transport, self.log, self._notification, self._server_request, self.deadline,
+                                  self.withheld)
         self.channel.start()
         if self.closed:  # closed from another thread while it started: no server may outlive that
             self.channel.close()
@@ -7080,6 +7131,9 @@ CLI_OPTIONS = (
         (("--save",), dict(metavar="DIR", help="save binary contents (images, audio, blobs) into DIR")),
         (("--log-level",), dict(metavar="LEVEL", choices=LOG_LEVELS,
                                 help="ask the server for log messages at LEVEL: %s" % ", ".join(LOG_LEVELS))),
+        (("--dry-run",), dict(action="store_true",
+                              help="print the request that tool call, prompt get, resource read, complete or rpc "
+                                   "would send, with its HTTP headers, and do not send it")),
     )),
     ("answers to the server's input requests", (
         (("--elicit-stub",), dict(metavar="JSON", help="accept elicitations with this content")),
@@ -7238,6 +7292,7 @@ class Cli:
         self.session = None
         self.log = None
         self.ledger = None if opts.no_ledger else TaskLedger(warn=output.notice)
+        self.withheld = ()  # --dry-run: the command's own request
         # --max-time bounds the whole command, from here
         self.deadline = time.monotonic() + opts.max_time if opts.max_time else None
 
@@ -7260,6 +7315,8 @@ class Cli:
         except McpTuiError as exc:
             stderr_hint(exc, exc.stderr_lines)
             raise
+        if self.withheld:
+            self.session.withhold(self.withheld)
         return self.session
 
     def make_log(self):
@@ -7297,12 +7354,43 @@ class Cli:
         handler = getattr(self, "cmd_" + command_name(words[0]), None)
         if handler is None:
             raise UsageError("unknown command %r" % words[0], hint=self.unquoted_command_hint(words))
+        if self.opts.dry_run:
+            self.withheld = (self.dry_run_method(words),)
         try:
             return handler(words[1:]) or EXIT_OK
+        except Withheld as held:
+            self.print_withheld(held.preview)
+            return EXIT_OK
         except McpTuiError as exc:
             transport = self.session.transport if self.session else None
             stderr_hint(exc, list(getattr(transport, "stderr_tail", ())))
             raise
+
+    DRY_RUN_METHODS = {("tool", "call"): "tools/call", ("prompt", "get"): "prompts/get",
+                       ("resource", "read"): "resources/read", ("complete",): "completion/complete"}
+
+    def dry_run_method(self, words):
+        """The method --dry-run withholds for this command, or a usage error."""
+        command = command_name(words[0])
+        if command == "rpc" and len(words) > 1:
+            return words[1]
+        method = self.DRY_RUN_METHODS.get((command,)) or self.DRY_RUN_METHODS.get((command,) + tuple(words[1:2]))
+        if method is None:
+            raise UsageError("--dry-run previews the request of tool call, prompt get, resource read, complete or "
+                             "rpc, not of %r" % " ".join(words[:2]))
+        return method
+
+    def print_withheld(self, preview):
+        """--dry-run's answer: where the request would go, its headers (credentials masked) and
+        the JSON-RPC message itself."""
+        headers = {name: self.out.credentials.redact(str(value)) for name, value in preview["headers"].items()}
+        if self.out.json:
+            self.out.document({"dryRun": True, "transport": preview["transport"], "request": preview["request"],
+                               "headers": headers, "message": preview["message"]})
+            return
+        lines = [preview["request"]] + ["%s: %s" % item for item in headers.items()]
+        self.out.text("\n".join(lines) + "\n\n" + json.dumps(preview["message"], indent=2, ensure_ascii=False))
+        self.out.progress("(--dry-run: %s was not sent)" % preview["message"]["method"])
 
     def unquoted_command_hint(self, words):
         """`mcp-tui python3 server.py tool list`: the stdio server's command line was split
