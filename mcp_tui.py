@@ -6466,7 +6466,8 @@ class ConfigServer:
         entry = self.entry
         if entry.get("url"):
             return str(entry["url"])
-        return join_command([str(entry.get("command", "?"))] + [str(a) for a in entry.get("args") or ()])
+        args = entry.get("args") if isinstance(entry.get("args"), list) else []  # a wrong one says so on connect
+        return join_command([str(entry.get("command", "?"))] + [str(a) for a in args])
 
     def spec(self, protocol, registry):
         name, entry = load_config_server(self.path, self.name, registry)

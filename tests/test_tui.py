@@ -357,6 +357,22 @@ def test_connection_screen_lists_config_servers_shows_failures_and_retries(tui, 
 
 
 @needs_pty
+def test_a_config_entry_of_the_wrong_shape_is_listed_as_written_and_refused_in_one_line(tui, tmp_path):
+    """"args" written as a string was listed split into characters (p y t h o n ...)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"odd": {"command": "python3",
+                                                                          "args": "server.py"}}}))
+    screen = tui(cwd=project, env={"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")},
+                 columns=250)  # the status line holds the whole path
+    screen.wait_for("  odd: python3  [")
+    assert "s e r v e r" not in screen.text()
+    screen.send(*["tab"] * 7 + ["enter"])  # past the fields and Connect, onto "odd"
+    screen.wait_for(lambda t: t.splitlines()[-1].rstrip().endswith(".mcp.json: args is a string, not an array"),
+                    what="the one-line refusal on the status line")
+
+
+@needs_pty
 def test_typed_connection_and_version_choice(tui):
     screen = tui()
     screen.wait_for("Connect")
