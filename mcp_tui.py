@@ -12176,6 +12176,8 @@ def session_close(names, output):
                         "Session %s had already ended (its keeper was gone); removed its stale record" % name)
     if output.json:
         output.document({"closed": closed})
+    elif not closed:
+        output.progress("No sessions to close.")  # --all with none open: not silence
     return EXIT_OK
 
 

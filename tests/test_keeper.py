@@ -279,6 +279,8 @@ def test_close_all_over_http(cli, kept, start_server, state_dir):
     for record in (first, second):
         wait_for(lambda: not alive(record["pid"]))
     assert sessions_file(state_dir) == {}
+    none = cli("session", "close", "--all")  # it said nothing at all
+    assert (none.code, none.out, none.err) == (0, "", "No sessions to close.\n"), none
 
 
 @pytest.mark.parametrize("protocol", ["2026-07-28", "2025-11-25"])
