@@ -6244,18 +6244,21 @@ def expand_config_value(value, where, registry):
         return value
 
     def substitute(match):
-        name = match.group(1)
+        name, default = match.group(1), match.group(2)
         if name.startswith("env:"):
             name = name[4:]
         elif name.startswith("input:"):
             raise UsageError("%s uses ${%s}, a VS Code input, which mcp-tui does not prompt for" % (where, name),
                              hint="put the value in an environment variable and write ${env:NAME} there")
         if name not in os.environ:
+            if default is not None:  # ${VAR:-default}, as Claude Code's .mcp.json has it: the default when unset
+                return default
             raise UsageError("%s uses ${%s}, which is not set in the environment" % (where, match.group(1)))
         registry.add(os.environ[name], "env")  # config files put their keys in variables
         return os.environ[name]
 
-    return re.sub(r"\$\{(input:[^}]*|[A-Za-z_][A-Za-z0-9_:]*)\}", substitute, value)  # input ids have dashes
+    # ${input:ID} (ids have dashes), or ${VAR} / ${env:VAR}, either with an optional :-default
+    return re.sub(r"\$\{(input:[^}]*|[A-Za-z_][A-Za-z0-9_:]*?)(?::-([^}]*))?\}", substitute, value)
 
 
 JSONC_COMMENT = r'("(?:[^"\\\n]|\\.)*")|//[^\n]*|/\*.*?\*/'  # a string (kept), or a comment

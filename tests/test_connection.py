@@ -30,6 +30,22 @@ def test_config_file_with_env_substitution_and_headers(cli, start_server, tmp_pa
     assert missing.code == 2 and "${TEAM}, which is not set" in missing.err
 
 
+def test_config_defaults_as_claude_code_writes_them(cli, start_server, tmp_path):
+    """${VAR:-default} (Claude Code's .mcp.json) was left as it stands: the URL's port was
+    '${PORT:-8080}'. The default applies when the variable is unset; a set one wins."""
+    server = start_server()
+    port = server.url.split(":")[2].split("/")[0]
+    config = tmp_path / ".mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"web": {
+        "url": "http://127.0.0.1:${MCP_TUI_TEST_PORT:-%s}/mcp" % port, "headers": {"X-Team": "${TEAM:-red}"}}}}))
+    result = cli("--config", config, "tool", "call", "echo", "message=hi")
+    assert (result.code, result.out) == (0, "Tool response:\nhi\n"), result
+    assert all(r["http"]["headers"].get("x-team") == "red" for r in server.records())
+    blue = cli("--config", config, "tool", "call", "echo", "message=hi", env={"TEAM": "blue"})
+    assert blue.code == 0, blue
+    assert server.records()[-1]["http"]["headers"].get("x-team") == "blue"
+
+
 def test_vs_code_servers_file(cli, tmp_path):
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"servers": {"t": {"type": "stdio", "command": sys.executable,
