@@ -7640,6 +7640,9 @@ class Cli:
             stopped = threading.Event()
             while ends is None or time.monotonic() < ends:
                 stopped.wait(0.5 if ends is None else max(0.0, min(0.5, ends - time.monotonic())))
+                if self.deadline is not None and time.monotonic() >= self.deadline:  # in either era
+                    raise RequestTimeout("the --max-time limit (%s) ended the watch" % seconds_text(self.opts.max_time),
+                                         hint="--for SECONDS ends a watch with exit 0")
                 lost = watch.lost()
                 if lost is not None:  # nothing more can arrive: say so, rather than watch nothing
                     raise lost

@@ -137,3 +137,13 @@ def test_a_watch_whose_server_dies_says_so_and_exits_1(watchers, era):
         os.kill(server, signal.SIGKILL)
     assert watcher.proc.wait(30) == 1
     assert watcher.wait_err("mcp-tui: ")[-1] == "mcp-tui: the server process exited on signal 9 (SIGKILL)\n"
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+def test_max_time_ends_a_watch_in_either_era(cli, era):
+    """Under 2025-11-25 --max-time was never looked at (the watch went on for ever); under
+    2026-07-28 it ended with "no answer to subscriptions/listen within 31536000s"."""
+    result = cli(stdio_command(), "--protocol-version", era, "watch", "--max-time", "1.5", timeout=60)
+    assert (result.code, result.out) == (1, ""), result
+    assert result.err.splitlines()[-1] == ("mcp-tui: the --max-time limit (1.5s) ended the watch (--for SECONDS ends "
+                                           "a watch with exit 0)"), result
