@@ -1019,6 +1019,19 @@ def proxy_endpoint(proxy_url, credentials=None):
     return parts.hostname, port, headers
 
 
+def split_http_url(url):
+    """urlsplit, with a URL it cannot read ("Invalid IPv6 URL") or a port that is out of range
+    or not a number as a usage error (the URL not shown: it may hold secrets), not a crash."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # raises for a bad port here, not at the first request
+    except ValueError as exc:
+        raise UsageError("cannot use the URL: %s" % exc)
+    return parts
+
+
 class HttpClient:
     """HTTP/1.1 requests over http.client with a small pool of kept-alive connections.
     Headers from --header and --bearer go on every request, streams included, and are
@@ -1027,10 +1040,8 @@ class HttpClient:
 
     def __init__(self, url, headers=None, timeout=60.0, network=None, log=None, max_message=DEFAULT_MAX_MESSAGE,
                  deadline=None):
-        from urllib.parse import urlsplit
-
         self.url = url
-        parts = urlsplit(url)
+        parts = split_http_url(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise UsageError("not an http(s) URL: %r" % masked_url(url))
         self.parts = parts
@@ -6933,6 +6944,8 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
     On failure the session is closed, and the error carries the server's last stderr lines
     (``stderr_lines``)."""
     network = NetworkOptions.from_options(options)
+    if spec.url:
+        split_http_url(spec.url)  # before anything reads it (the authorizer first)
     spec.auth = spec.auth or authorizer_for(spec, options, log, tell or notice or (lambda text: None), network)
     if spec.auth is not None and browser_step is not None:
         spec.auth.browser_step = browser_step
@@ -7387,7 +7400,7 @@ class Cli:
             self.session = connect(spec, self.opts, responder, self.log, [self.out.on_notification], self.deadline,
                                    resume=resume, notice=self.out.notice, tell=self.out.stderr_line)
         except McpTuiError as exc:
-            stderr_hint(exc, exc.stderr_lines)
+            stderr_hint(exc, getattr(exc, "stderr_lines", ()))  # none when it failed before starting a server
             raise
         if self.withheld:
             self.session.withhold(self.withheld)

@@ -209,6 +209,21 @@ def test_an_unquoted_server_command_gets_the_quoted_one(cli):
     assert other.code == 2 and other.err == "mcp-tui: unknown command 'xyzzy' (see mcp-tui --help)\n", other
 
 
+@pytest.mark.parametrize("flags, error", [
+    (["--url", "http://[::1/mcp"], "cannot use the URL: Invalid IPv6 URL"),
+    (["--url", "http://127.0.0.1:99999/mcp"], "cannot use the URL: Port out of range 0-65535"),
+    # the OAuth options are checked before connecting: each was an internal error (no stderr_lines)
+    (["--url", "http://127.0.0.1:9/mcp", "--grant", "client_credentials"],
+     "--grant client_credentials needs --client-id and --client-secret or --private-key"),
+    (["--url", "http://127.0.0.1:9/mcp", "--client-metadata-url", "http://x"],
+     "--client-metadata-url must be an https URL"),
+])
+def test_a_url_or_oauth_option_that_cannot_work_is_bad_usage(cli, flags, error):
+    result = cli(*flags, "tool", "list")
+    assert (result.code, result.out) == (2, ""), result
+    assert result.err.startswith("mcp-tui: %s" % error), result
+
+
 def test_a_header_without_its_colon_is_not_echoed(cli, start_server):
     server = start_server()
     result = cli("--url", server.url, "-H", "Authorization Bearer tok-SECRET-42", "tool", "list")
