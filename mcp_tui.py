@@ -994,28 +994,36 @@ def bypasses_proxy(host, no_proxy):
     return False
 
 
-def proxy_endpoint(proxy_url, credentials=None):
-    """(host, port, Proxy-Authorization headers) of an http:// proxy URL; ``host:port``
-    means http://. Its user and password (percent-encoded in the URL) are run secrets."""
+def proxy_url(proxy):
+    """A proxy as given (``host:port`` means http://) as a URL."""
+    return proxy if "://" in proxy else "http://" + proxy
+
+
+def proxy_endpoint(proxy, credentials=None):
+    """(host, port, Proxy-Authorization headers) of an http:// proxy; its user and password
+    are run secrets, in the URL's percent-encoded form and as sent."""
     from urllib.parse import unquote, urlsplit
 
-    parts = urlsplit(proxy_url if "://" in proxy_url else "http://" + proxy_url)
+    url = proxy_url(proxy)
+    parts = urlsplit(url)
     if parts.scheme != "http" or not parts.hostname:
-        raise UsageError("cannot use the proxy %s: mcp-tui speaks to http:// proxies only" % masked_url(proxy_url),
+        raise UsageError("cannot use the proxy %s: mcp-tui speaks to http:// proxies only" % masked_url(url),
                          hint="give it as http://HOST:PORT (the proxy tunnels https:// requests with CONNECT)")
     try:
         port = parts.port or 1080  # curl's default
     except ValueError:
-        raise UsageError("cannot use the proxy %s: its port is not a number" % masked_url(proxy_url))
+        raise UsageError("cannot use the proxy %s: its port is not a number" % masked_url(url))
     headers = {}
     if parts.username is not None:
         import base64
 
-        pair = "%s:%s" % (unquote(parts.username), unquote(parts.password or ""))
-        headers["Proxy-Authorization"] = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+        user, password = unquote(parts.username), unquote(parts.password or "")
+        headers["Proxy-Authorization"] = "Basic " + base64.b64encode(
+            ("%s:%s" % (user, password)).encode("utf-8")).decode("ascii")
         if credentials is not None:
-            register_url_secrets(proxy_url, credentials)
-            credentials.add(headers["Proxy-Authorization"])
+            register_url_secrets(url, credentials)
+            for secret in (password, headers["Proxy-Authorization"]):
+                credentials.add(secret)
     return parts.hostname, port, headers
 
 
@@ -1069,8 +1077,8 @@ class HttpClient:
         if proxy is not None:
             host, port, proxy_headers = proxy_endpoint(proxy, self.log.credentials if self.log else None)
             if self.log:
-                self.log.event("http", "to %s://%s through the proxy %s" % (parts.scheme, parts.netloc.rpartition(
-                    "@")[2], masked_url(proxy if "://" in proxy else "http://" + proxy)))
+                self.log.event("http", "to %s://%s through the proxy %s" % (
+                    parts.scheme, parts.netloc.rpartition("@")[2], masked_url(proxy_url(proxy))))
         if parts.scheme == "https":
             conn = https_connection(http_client)(host, port, timeout=self.timeout, context=self.network.tls_context())
             if proxy is not None:
@@ -1245,7 +1253,7 @@ def unreachable(url, proxy, exc):
     """The ConnectionFailed for a request that got no answer, naming the proxy it went through."""
     if proxy is None:
         return ConnectionFailed("cannot reach %s: %s" % (url, describe_os_error(exc)))
-    shown = masked_url(proxy if "://" in proxy else "http://" + proxy)
+    shown = masked_url(proxy_url(proxy))
     reason = describe_os_error(exc)
     if reason.startswith("Tunnel connection failed: "):  # http.client's words for a refused CONNECT
         reason = "the proxy refused: " + reason[len("Tunnel connection failed: "):]
@@ -11617,6 +11625,7 @@ class Keeper:
         self.progress = {}  # our progress token -> (client, its token, the task it created or None)
         self.server_requests = {}  # the id a command answers -> (client, the server's id)
         self.held = {}  # task fingerprint -> expiresAt (epoch seconds) or None
+        self.subscribed = {}  # resource URI -> the attached commands subscribed to it (2025-11-25)
         self.ever_attached = False
         self.created = self.last_used = time.time()
         self.stopping = threading.Event()
@@ -11771,6 +11780,10 @@ class Keeper:
                 del self.server_requests[key]
             for token in [t for t, (owner, _, _) in self.progress.items() if owner is client]:
                 del self.progress[token]
+            for uri in list(self.subscribed):
+                self.subscribed[uri].discard(client)
+                if not self.subscribed[uri]:
+                    del self.subscribed[uri]
             self.last_used = time.time()
         for request_id in ours:
             self.session.channel.abandon(request_id)  # the command is gone; so is its interest
@@ -11884,7 +11897,9 @@ class Keeper:
                     "(what the old one held, such as its tasks, is gone)" % (self.name, message.get("method")))
             self.log.event("keeper", text)
             client.send({"notice": clean(text)})
+            self.subscribe_again()  # first: what the request does may already be news for a watch
             pending = self._forward(client, message, headers)
+        self.note_subscription(client, message, pending)
         if ours is not None:
             task_id = self._task_created_by(message, pending)
             with self._lock:
@@ -11898,6 +11913,39 @@ class Keeper:
             client.send({"fail": message["id"], "error": keeper_error_data(pending.error)})
         else:
             client.send({"message": dict(pending.response, id=message["id"])})
+
+    def note_subscription(self, client, message, pending):
+        """Keep track of the resources attached commands (a `watch`) are subscribed to, so
+        that a new server session gets their subscriptions too."""
+        method = message.get("method")
+        uri = (message.get("params") or {}).get("uri") if isinstance(message.get("params"), dict) else None
+        if method not in ("resources/subscribe", "resources/unsubscribe") or not isinstance(uri, str):
+            return
+        answer = pending.response
+        if pending.error is not None or not answer or "error" in answer:
+            return
+        with self._lock:
+            if method == "resources/subscribe" and not client.closed:
+                self.subscribed.setdefault(uri, set()).add(client)
+            elif uri in self.subscribed:
+                self.subscribed[uri].discard(client)
+                if not self.subscribed[uri]:
+                    del self.subscribed[uri]
+
+    def subscribe_again(self):
+        """After a new server session: the subscriptions the old one held, made again."""
+        with self._lock:
+            uris = sorted(self.subscribed)
+        for uri in uris:
+            try:
+                self.session.request("resources/subscribe", {"uri": uri})
+                self.log.event("keeper", "subscribed again to %s in the new session" % uri)
+            except McpTuiError as exc:
+                self.log.event("keeper", "could not subscribe again to %s: %s" % (uri, exc.message))
+                with self._lock:
+                    for client in self.subscribed.pop(uri, ()):
+                        client.send({"notice": clean("The new session refused the subscription to %s: %s" % (
+                            uri, exc.message))})
 
     def _task_created_by(self, message, pending):
         """The id of the task a request's answer created, or None (then no progress for it
@@ -11992,8 +12040,7 @@ def run_keeper():
         sys.stdout.flush()
 
     try:
-        # The connection after NAME, or the one before `session` (`mcp-tui "python3 s.py" session open dev`)
-        spec, _ = spec_from_options(opts, config["connection"] or opts.words, keeper.credentials)
+        spec, _ = spec_from_options(opts, config["connection"], keeper.credentials)
         record = keeper.start(spec, lambda text: report({"notice": text}))
     except McpTuiError as exc:
         stderr_hint(exc, getattr(exc, "stderr_lines", ()))

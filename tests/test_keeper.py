@@ -204,17 +204,6 @@ def test_open_fails_with_one_line_and_leaves_nothing(cli, state_dir):
     assert again.code == 2
 
 
-def test_the_connection_may_come_before_session_open_as_with_every_other_command(cli, state_dir):
-    """`mcp-tui "python3 server.py" session open dev`: the keeper connects to that server
-    (it crashed with an internal error, having been given no connection)."""
-    opened = cli(stdio_command(), "session", "open", "first")
-    assert (opened.code, opened.out) == (0, "Session first open: mcp-tui-testserver 0.1.0 (2026-07-28, stdio)\n"), \
-        opened
-    used = cli("@first", "tool", "call", "echo", "message=hi")
-    assert (used.code, used.out) == (0, "Tool response:\nhi\n"), used
-    assert cli("session", "close", "first").code == 0
-
-
 def test_a_second_open_with_the_same_name_is_refused(cli, kept):
     kept("twice", stdio_command())
     result = cli("session", "open", "twice", stdio_command())
@@ -497,6 +486,33 @@ def test_a_2025_11_25_http_server_that_died_under_a_session_is_reported_at_once(
     assert result.code == 1, result
     assert result.out == ""
     assert result.err.startswith("mcp-tui: cannot reach %s" % server.url), result.err
+
+
+def test_a_watch_keeps_its_subscription_when_the_keeper_starts_a_new_session(cli, kept, start_server, state_dir):
+    """The new session the keeper starts for a forgotten one gets the subscriptions of the
+    attached `watch` commands again, before the request that found the loss is sent again."""
+    server = start_server("--fidelity", "--forget-endpoint")
+    kept("restarted", "--url", server.url, "--protocol-version", "2025-11-25")
+    environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    watch = subprocess.Popen([sys.executable, str(MCP_TUI), "@restarted", "watch", "--resource",
+                              "test://static/hello.txt", "--for", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, encoding="utf-8", env=environ, cwd=str(ROOT))
+    try:
+        for line in watch.stderr:
+            if line.startswith("👀 Watching"):
+                break
+        forget = urllib.request.Request(server.url.rsplit("/", 1)[0] + "/forget", data=b"", method="POST")
+        with urllib.request.urlopen(forget, timeout=10) as answer:
+            assert json.loads(answer.read())["forgotten"] == 1
+        touched = cli("@restarted", "tool", "call", "touch_resource", "uri=test://static/hello.txt")
+        assert touched.code == 0 and "had forgotten session restarted" in touched.err, touched
+        seen = next((line for line in watch.stdout if "test://static/hello.txt" in line), None)  # --for bounds it
+        assert seen is not None and "resource updated: test://static/hello.txt" in seen, seen
+    finally:
+        watch.kill()
+        watch.wait()
+    subscribes = [r for r in server.records() if r["message"].get("method") == "resources/subscribe"]
+    assert len(subscribes) == 2, subscribes
 
 
 def keeper_line(record, request):
