@@ -1040,6 +1040,22 @@ def split_http_url(url):
     return parts
 
 
+HTTP_TOKEN = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"  # a header name (RFC 9110 token)
+
+
+def check_header(name, value):
+    """A header http.client can send: a token for a name, a Latin-1 value (the value is
+    never shown: it may be a credential). Else a usage error, before anything is sent."""
+    if not re.match(HTTP_TOKEN, name):
+        raise UsageError("the header name %r is not an HTTP token (ASCII letters, digits and !#$%%&'*+-.^_`|~)"
+                         % clean(name))
+    try:
+        value.encode("latin-1")
+    except UnicodeEncodeError:
+        raise UsageError("the value of header %r has a character HTTP headers cannot carry (they are Latin-1)"
+                         % name, hint="percent-encode or Base64 it, as the server expects")
+
+
 class HttpClient:
     """HTTP/1.1 requests over http.client with a small pool of kept-alive connections.
     Headers from --header and --bearer go on every request, streams included, and are
@@ -1054,6 +1070,8 @@ class HttpClient:
             raise UsageError("not an http(s) URL: %r" % masked_url(url))
         self.parts = parts
         self.base_headers = dict(headers or {})
+        for name, value in self.base_headers.items():
+            check_header(name, value)
         if log is not None:
             register_header_secrets(self.base_headers, log.credentials)
             register_url_secrets(url, log.credentials)

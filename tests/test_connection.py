@@ -212,6 +212,12 @@ def test_an_unquoted_server_command_gets_the_quoted_one(cli):
 @pytest.mark.parametrize("flags, error", [
     (["--url", "http://[::1/mcp"], "cannot use the URL: Invalid IPv6 URL"),
     (["--url", "http://127.0.0.1:99999/mcp"], "cannot use the URL: Port out of range 0-65535"),
+    # http.client cannot encode these: "cannot reach ...: 'ascii' codec can't encode", exit 1
+    (["--url", "http://127.0.0.1:9/mcp", "-H", "X-Équipe: bleu"],
+     "the header name 'X-Équipe' is not an HTTP token (ASCII letters, digits and !#$%&'*+-.^_`|~)"),
+    (["--url", "http://127.0.0.1:9/mcp", "--bearer", "tøken-世界"],
+     "the value of header 'Authorization' has a character HTTP headers cannot carry (they are Latin-1) "
+     "(percent-encode or Base64 it, as the server expects)"),
     # the OAuth options are checked before connecting: each was an internal error (no stderr_lines)
     (["--url", "http://127.0.0.1:9/mcp", "--grant", "client_credentials"],
      "--grant client_credentials needs --client-id and --client-secret or --private-key"),
