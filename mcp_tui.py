@@ -12305,6 +12305,8 @@ def main(argv=None):
                 raise UsageError("%s must be more than 0 seconds" % flag)
         if opts.max_pages < 1:
             raise UsageError("--max-pages must be at least 1")
+        if opts.save and os.path.exists(opts.save) and not os.path.isdir(opts.save):
+            raise UsageError("--save %s is a file: give a directory (it is made if missing)" % opts.save)
         spec, words = spec_from_options(opts, opts.words, output.credentials)
         if words and words[0] in ("session", "sessions"):
             given = opts.words[:len(opts.words) - len(words)]  # a stdio command line before `session`

@@ -189,12 +189,14 @@ def test_bad_input_is_one_line_and_an_exit_code(cli, args, code, text):
     (["--max-time", "nan"], "--max-time must be more than 0 seconds"),
     (["--probe-timeout", "0"], "--probe-timeout must be more than 0 seconds"),
     (["--max-pages", "0"], "--max-pages must be at least 1"),
+    (["--save", __file__], "--save %s is a file: give a directory (it is made if missing)" % __file__),  # crashed
 ])
-def test_a_limit_that_cannot_be_met_is_bad_usage_and_nothing_is_sent(cli, tmp_path, flags, error):
+def test_an_option_value_that_cannot_work_is_bad_usage_and_nothing_is_sent(cli, tmp_path, flags, error):
     """--max-time 0 was taken as no cap at all, -1 as an instant timeout, --probe-timeout 0
-    as a failed probe, and --max-pages 0 as a list too long: each is a mistake in the command."""
+    as a failed probe, --max-pages 0 as a list too long, and --save FILE crashed after the
+    call: each is a mistake in the command."""
     record = tmp_path / "record.jsonl"
-    result = cli(stdio_command("--record", record), "tool", "list", *flags)
+    result = cli(stdio_command("--record", record), "tool", "call", "get_image", *flags)
     assert (result.code, result.out, result.err) == (2, "", "mcp-tui: %s\n" % error), result
     assert not record.exists()
 
