@@ -7417,6 +7417,9 @@ class Cli:
         if spec is None:
             raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
                              hint="see mcp-tui --help")
+        if spec.kind == "session" and self.opts.trace:  # or --trace would print nothing, and say nothing
+            self.out.notice("--trace: session %s's keeper makes the HTTP requests; its trace goes to the "
+                            "--log-file given to `session open`" % spec.name)
         self.log = self.log or self.make_log()
         ask = terminal_prompt if (sys.stdin.isatty() and sys.stderr.isatty()) else None
         responder = InputResponder(load_stub("--elicit-stub", self.opts.elicit_stub),

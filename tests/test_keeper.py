@@ -122,6 +122,16 @@ def test_a_stdio_command_line_given_first_opens_a_session_as_any_command_takes_i
         cli("session", "close", "first")
 
 
+def test_trace_through_a_session_says_where_the_trace_is(cli, kept, start_server):
+    """The keeper makes the HTTP requests, so --trace on @NAME printed nothing, silently."""
+    server = start_server()
+    kept("traced", "--url", server.url)
+    result = cli("@traced", "--trace", "tool", "call", "echo", "message=hi")
+    assert (result.code, result.out) == (0, "Tool response:\nhi\n"), result
+    assert ("--trace: session traced's keeper makes the HTTP requests; its trace goes to the --log-file given to "
+            "`session open`") in result.err.splitlines(), result
+
+
 def test_a_fresh_state_directory_is_private(cli, tmp_path):
     fresh = tmp_path / "fresh" / "state"
     opened = cli("session", "open", "private", stdio_command(), env={"MCP_TUI_STATE_DIR": str(fresh)})
