@@ -1048,7 +1048,7 @@ def check_header(name, value):
     never shown: it may be a credential). Else a usage error, before anything is sent."""
     if not re.match(HTTP_TOKEN, name):
         raise UsageError("the header name %r is not an HTTP token (ASCII letters, digits and !#$%%&'*+-.^_`|~)"
-                         % clean(name))
+                         % name)  # %r: a control character shows as an escape
     try:
         value.encode("latin-1")
     except UnicodeEncodeError:
@@ -3662,6 +3662,20 @@ def check_required(arguments, schema, what):
     if missing:
         raise UsageError("missing required argument%s for %s: %s" % (
             "s" if len(missing) > 1 else "", what, ", ".join(missing)))
+
+
+TEMPLATE_EXPRESSION = r"\{([+#./;?&]?)([^}]*)\}"
+
+
+def template_variables(template):
+    """The variables of an RFC 6570 URI template, in order ({id}, {+path}, {?a,b*})."""
+    names = []
+    for _, body in re.findall(TEMPLATE_EXPRESSION, template):
+        for name in body.split(","):
+            name = name.split(":")[0].rstrip("*").strip()
+            if name and name not in names:
+                names.append(name)
+    return names
 
 
 def complete_argument(session, ref, name, value, context=None):
@@ -7776,8 +7790,11 @@ class Cli:
         if "completions" not in session.capabilities:
             raise UsageError("%s does not offer completions (no completions capability); nothing was sent"
                              % session.display_name())
+        given = dict(context, **{argument_name: value})
         if kind == "prompt":  # a misspelt prompt or argument would only get "(no completions)"
-            check_prompt_arguments(find_prompt(session, target), dict(context, **{argument_name: value}), complete=True)
+            check_prompt_arguments(find_prompt(session, target), given, complete=True)
+        elif template_variables(target):  # a template names its own variables
+            check_names(given, template_variables(target), "resource template %r" % target)
         result = complete_argument(session, ref, argument_name, value, context)
         completion = result.get("completion") or {}
         if self.out.json:
@@ -10039,21 +10056,6 @@ class Completer:
             self.screen.output.set_text("Completions for %s (Tab picks the next):\n%s%s" % (
                 field.label, "\n".join("  " + v for v in values), more))
             app.say("%d values for %s: Tab steps through them." % (len(values), field.label))
-
-
-TEMPLATE_EXPRESSION = r"\{([+#./;?&]?)([^}]*)\}"
-
-
-def template_variables(template):
-    import re
-
-    names = []
-    for _, body in re.findall(TEMPLATE_EXPRESSION, template):
-        for name in body.split(","):
-            name = name.split(":")[0].rstrip("*").strip()
-            if name and name not in names:
-                names.append(name)
-    return names
 
 
 def expand_template(template, values):

@@ -58,6 +58,14 @@ def test_complete_checks_the_prompt_and_its_argument_names_before_sending(cli, s
     assert (fine.code, fine.out) == (0, "python\n"), fine
 
 
+def test_complete_checks_a_templates_variable_names_before_sending(cli, start_server):
+    server = start_server()
+    result = cli("--url", server.url, "complete", "resource", "test://items/{id}", "item=4")
+    assert (result.code, result.out, result.err) == (
+        2, "", "mcp-tui: unknown argument 'item' for resource template 'test://items/{id}' (its arguments: id)\n"), result
+    assert not sent(server, "completion/complete")
+
+
 def test_prompt_get_takes_args_json_as_tool_call_does(cli, start_server):
     """--args-json was ignored by prompt get, which then said the argument was missing."""
     server = start_server()
