@@ -7535,7 +7535,11 @@ class Cli:
 
     def sub(self, args, choices):
         if not args or args[0] not in choices:
-            raise UsageError("expected one of: %s" % ", ".join(choices))
+            command = command_name(self.words[0])
+            if not args:
+                raise UsageError("%s needs one of: %s" % (command, ", ".join(choices)))
+            raise UsageError("unknown %s command %r: expected one of: %s" % (command, args[0], ", ".join(choices)),
+                             hint=did_you_mean(args[0], choices, "see mcp-tui --help"))
         return args[0], args[1:]
 
     def expect(self, args, count, usage):

@@ -66,6 +66,18 @@ def test_complete_checks_a_templates_variable_names_before_sending(cli, start_se
     assert not sent(server, "completion/complete")
 
 
+@pytest.mark.parametrize("words,message", [
+    (["tool", "lst"], "unknown tool command 'lst': expected one of: list, describe, call (did you mean 'list'?)"),
+    (["resources", "raed", "x"], "unknown resource command 'raed': expected one of: list, templates, read, "
+                                 "subscribe, unsubscribe (did you mean 'read'?)"),
+    (["prompt"], "prompt needs one of: list, get"),
+])
+def test_a_mistyped_subcommand_is_named_with_the_closest_one(cli, words, message):
+    """It said only "expected one of: list, describe, call", naming neither the word nor the command."""
+    result = cli(SERVER, *words)
+    assert (result.code, result.out, result.err) == (2, "", "mcp-tui: %s\n" % message), result
+
+
 def test_prompt_get_takes_args_json_as_tool_call_does(cli, start_server):
     """--args-json was ignored by prompt get, which then said the argument was missing."""
     server = start_server()
