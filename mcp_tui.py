@@ -6940,6 +6940,10 @@ def attach_kept_session(name, timeout):
         raise ConnectionFailed("no session named %r" % name,
                                hint="a session ends with `session close`, after --idle minutes unused, or when its "
                                     "server exits; open it with: mcp-tui session open %s CONNECTION" % name)
+    if "ended" in record:  # said once, then forgotten
+        sessions.remove(name, record["token"])
+        raise ConnectionFailed("session %r has ended: %s" % (name, record["ended"]),
+                               hint="open it again with: mcp-tui session open %s CONNECTION" % name)
     transport = KeeperTransport(name, record["port"], record["token"])
     try:
         reply = transport.hello("attach", timeout=min(timeout, 10.0))
@@ -11697,7 +11701,9 @@ class Keeper:
         self.log.event("keeper", "session kept", session=self.name, port=record["port"])
         return record
 
-    def stop(self, reason):
+    def stop(self, reason, unasked=True):
+        """Stop for ``reason``; one nobody asked for (the server went away, --idle passed) stays
+        in the record, so the next command that names the session says why it ended."""
         with self._lock:
             if self.stop_reason is not None:
                 return
@@ -11705,8 +11711,15 @@ class Keeper:
             clients, self.clients = list(self.clients), []
         if self.log:
             self.log.event("keeper", "stopping: %s" % reason, session=self.name)
+
+        def end(data):
+            if self.name in data and data[self.name].get("token") == self.token:
+                if unasked:
+                    data[self.name] = dict(data[self.name], ended=clean(reason))
+                else:
+                    del data[self.name]
         try:
-            self.sessions.remove(self.name, self.token)
+            self.sessions.update(end)
         except OSError:
             pass  # the state directory went away; nothing to clean up
         for client in clients:
@@ -11740,7 +11753,7 @@ class Keeper:
             if now - self.last_used >= idle_limit:  # held tasks or not: --idle is the promise
                 self.stop("unused for %s" % duration_text(now - self.last_used))
             elif self.auto and not held and (self.ever_attached or now - self.created > AUTO_KEEPER_GRACE):
-                self.stop("its tasks are done")
+                self.stop("its tasks are done", unasked=False)
 
     # -- one connection ------------------------------------------------------------------
 
@@ -11764,7 +11777,7 @@ class Keeper:
         if op == "status":
             client.send({"status": self.status()})
         elif op == "close":
-            self.stop("closed by `session close`")
+            self.stop("closed by `session close`", unasked=False)
             client.send({"closed": True})
         elif op == "attach":
             self.attach(client, reader)
@@ -12153,6 +12166,9 @@ def open_line(name, record):
 
 def keeper_status(name, record):
     """The live keeper's status, or None when it is gone (its record is then removed)."""
+    if "ended" in record:  # it stopped unasked and said why (Keeper.stop)
+        KeptSessions().remove(name, record["token"])
+        return None
     transport = KeeperTransport(name, record["port"], record["token"])
     try:
         return transport.hello("status", timeout=5.0)["status"]
@@ -12161,6 +12177,13 @@ def keeper_status(name, record):
         return None
     finally:
         transport.close()
+
+
+def gone_text(name, record):
+    """What a command says of a session it found ended: why, when the keeper said so."""
+    if "ended" in record:
+        return "Session %s had ended: %s; removed its record" % (name, record["ended"])
+    return "Session %s had ended (its keeper was gone); removed its stale record" % name
 
 
 def run_session_command(opts, spec, words, output, argv, given=()):
@@ -12199,7 +12222,7 @@ def session_open(opts, spec, words, output, argv, given=()):
         if keeper_status(name, record) is not None:
             raise McpTuiError("session %r is already open" % name,
                               hint="use it as @%s, or close it first: mcp-tui session close %s" % (name, name))
-        output.notice("Session %s had ended (its keeper was gone); removed its stale record" % name)
+        output.notice(gone_text(name, record))
     record = start_keeper(name, argv, connection, opts.timeout, output.notice)
     if output.json:
         output.document({"session": dict(describe_record(name, record), opened=True)})
@@ -12224,7 +12247,7 @@ def session_list(output):
             continue
         status = keeper_status(name, record)
         if status is None:
-            output.notice("Session %s had ended (its keeper was gone); removed its stale record" % name)
+            output.notice(gone_text(name, record))
             continue
         rows.append(describe_record(name, record, status))
     if output.json:
@@ -12254,19 +12277,21 @@ def session_close(names, output):
         record = records.get(name)
         if record is None:
             raise McpTuiError("no session named %r" % name, hint="mcp-tui session list shows the open ones")
-        transport = KeeperTransport(name, record["port"], record["token"])
-        try:
-            transport.hello("close", timeout=30.0)
-            state = "closed"
-        except KeeperGone:
+        state = "stale" if "ended" in record else "closed"
+        if state == "stale":  # it stopped by itself and said why: only the record is left
             sessions.remove(name, record["token"])
-            state = "stale"
-        finally:
-            transport.close()
+        else:
+            transport = KeeperTransport(name, record["port"], record["token"])
+            try:
+                transport.hello("close", timeout=30.0)
+            except KeeperGone:
+                sessions.remove(name, record["token"])
+                state = "stale"
+            finally:
+                transport.close()
         closed.append({"name": name, "state": state})
         if not output.json:
-            output.text("Session %s closed" % name if state == "closed" else
-                        "Session %s had already ended (its keeper was gone); removed its stale record" % name)
+            output.text("Session %s closed" % name if state == "closed" else gone_text(name, record))
     if output.json:
         output.document({"closed": closed})
     elif not closed:

@@ -234,6 +234,10 @@ def test_the_keeper_stops_when_unused_for_idle_minutes(cli, kept, state_dir, ser
     record = kept("sleepy", stdio_command("--record", server_record), "--idle", "0.02")
     wait_for(lambda: not alive(record["pid"]))
     wait_for(lambda: not pids_with(str(server_record)))
+    assert sessions_file(state_dir)["sleepy"]["ended"].startswith("unused for ")  # kept to say why, once
+    listed = cli("session", "list")
+    assert listed.code == 0 and listed.out == "", listed
+    assert re.search(r"^Session sleepy had ended: unused for \S+; removed its record$", listed.err, re.M), listed
     assert "sleepy" not in sessions_file(state_dir)
 
 
@@ -242,9 +246,14 @@ def test_the_keeper_stops_when_its_server_dies(cli, kept, state_dir, server_reco
     (server,) = pids_with(str(server_record))
     os.kill(server, signal.SIGKILL)
     wait_for(lambda: not alive(record["pid"]))
-    assert "fragile" not in sessions_file(state_dir)
+    # The next command says why (it said only "no session named 'fragile'"), once
     result = cli("@fragile", "tool", "list")
-    assert result.code == 1 and "no session named 'fragile'" in result.err
+    assert (result.code, result.err) == (1, "mcp-tui: session 'fragile' has ended: the server went away: the server "
+                                            "process exited on signal 9 (SIGKILL) (open it again with: mcp-tui "
+                                            "session open fragile CONNECTION)\n"), result
+    assert "fragile" not in sessions_file(state_dir)
+    again = cli("@fragile", "tool", "list")
+    assert again.code == 1 and "no session named 'fragile'" in again.err
 
 
 def test_a_killed_keeper_leaves_a_stale_record_that_is_reported_and_cleaned(cli, kept, state_dir):
