@@ -7449,6 +7449,9 @@ class Cli:
         except McpTuiError as exc:
             stderr_hint(exc, getattr(exc, "stderr_lines", ()))  # none when it failed before starting a server
             raise
+        if self.opts.log_level and "logging" not in self.session.capabilities:  # else it asks for nothing, silently
+            self.out.notice("warning: %s does not offer logging (no logging capability); --log-level has no effect"
+                            % self.session.display_name())
         if self.withheld:
             self.session.withhold(self.withheld)
         return self.session

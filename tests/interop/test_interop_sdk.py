@@ -288,3 +288,11 @@ def test_a_kept_2025_11_25_session_survives_a_restart_of_the_sdk_server(run_cli,
         first.stop()
         if second is not None:
             second.stop()
+
+
+def test_log_level_on_a_server_without_logging_says_it_has_no_effect(run_cli, sdk_auto):
+    """The SDK peer offers no logging capability: --log-level was dropped without a word."""
+    result = ok(run_cli(*sdk_auto.args, "--log-level", "debug", "tool", "call", "echo", "message=hi"))
+    assert tool_response(result.stdout) == ["hi"], describe(result)
+    assert ("warning: mcp-tui-sdk-peer does not offer logging (no logging capability); --log-level has no effect"
+            in result.stderr.splitlines()), describe(result)
