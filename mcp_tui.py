@@ -9499,7 +9499,7 @@ class MainScreen(Screen):
         elif catalog.loading and not catalog.entries:
             canvas.put(0, 0, "Loading ...", self.app.style.dim)
         elif not entries:
-            canvas.put(0, 0, "No match." if self.filter.needle() else "None.", self.app.style.dim)
+            canvas.put(0, 0, "No match." if self.filter.needle() else "The server lists none.", self.app.style.dim)
         selection = self.selections[name]
         for row, index, attr in list_rows(canvas, 0, height, selection, len(entries), self.app.style):
             canvas.put(row, 0, self.app.resource_mark(entries[index].data.get("uri")), attr)

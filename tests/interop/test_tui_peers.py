@@ -30,6 +30,19 @@ def test_an_sdk_http_server_that_stops_mid_session_is_described_in_words(tui, sd
 
 
 @needs_pty
+def test_empty_lists_say_so_in_words(tui, fastmcp_stdio_cmd):
+    """FastMCP offers resources and prompts and lists none: the tabs said "None.", which
+    reads as a leaked Python None."""
+    screen = tui(fastmcp_stdio_cmd, **SMALL)
+    screen.wait_for("Tools (7)")
+    screen.send("2")
+    screen.wait_all("Resources (0+0)", "The server lists none.")
+    screen.send("3")
+    screen.wait_all("Prompts (0)", "The server lists none.")
+    assert "None." not in screen.text()
+
+
+@needs_pty
 def test_fastmcp_tasks_from_the_tui(tui, fastmcp_stdio_cmd):
     """A task-only tool: the plain call points at Ctrl+T, task mode follows it to its result,
     an input request inside a task opens a form, and the tasks screen cancels a slow job."""
