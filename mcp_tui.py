@@ -8168,6 +8168,9 @@ def auth_command(args, opts, spec, output, log):
     if action == "logout" and opts.all:
         server = None
     else:
+        if spec is not None and spec.kind == "session":  # the keeper holds the connection, and its token
+            raise UsageError("auth %s takes the server's URL, not a session (@%s)" % (action, spec.name),
+                             hint="mcp-tui --url URL auth %s" % action)
         if spec is None or spec.kind == "stdio" or not spec.url:
             raise UsageError("auth %s needs an HTTP server (--url URL)%s" % (
                 action, "; or auth logout --all" if action == "logout" else ""))

@@ -132,6 +132,16 @@ def test_trace_through_a_session_says_where_the_trace_is(cli, kept, start_server
             "`session open`") in result.err.splitlines(), result
 
 
+def test_auth_through_a_session_asks_for_the_url(cli, kept, start_server):
+    """It said "auth login needs an HTTP server (--url URL)" of a session on an HTTP server."""
+    server = start_server()
+    kept("authed", "--url", server.url)
+    result = cli("@authed", "auth", "login")
+    assert (result.code, result.out, result.err) == (
+        2, "", "mcp-tui: auth login takes the server's URL, not a session (@authed) (mcp-tui --url URL auth login)\n"), \
+        result
+
+
 def test_a_fresh_state_directory_is_private(cli, tmp_path):
     fresh = tmp_path / "fresh" / "state"
     opened = cli("session", "open", "private", stdio_command(), env={"MCP_TUI_STATE_DIR": str(fresh)})
