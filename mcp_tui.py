@@ -12295,7 +12295,7 @@ def session_close(names, output):
                 state = "stale"
             finally:
                 transport.close()
-        closed.append({"name": name, "state": state})
+        closed.append(dict({"name": name, "state": state}, **({"ended": record["ended"]} if "ended" in record else {})))
         if not output.json:
             output.text("Session %s closed" % name if state == "closed" else gone_text(name, record))
     if output.json:

@@ -264,6 +264,14 @@ def test_the_keeper_stops_when_its_server_dies(cli, kept, state_dir, server_reco
     assert "fragile" not in sessions_file(state_dir)
     again = cli("@fragile", "tool", "list")
     assert again.code == 1 and "no session named 'fragile'" in again.err
+    record = kept("fragile", stdio_command("--record", server_record))
+    (server,) = pids_with(str(server_record))
+    os.kill(server, signal.SIGKILL)
+    wait_for(lambda: not alive(record["pid"]))
+    closed = cli("session", "close", "fragile", "--format", "json")
+    assert closed.code == 0 and closed.json() == {"closed": [{
+        "name": "fragile", "state": "stale",
+        "ended": "the server went away: the server process exited on signal 9 (SIGKILL)"}]}, closed
 
 
 def test_a_killed_keeper_leaves_a_stale_record_that_is_reported_and_cleaned(cli, kept, state_dir):
