@@ -6420,6 +6420,14 @@ def spec_from_options(opts, words, registry):
     if session is not None:
         if opts.url or opts.cmd or opts.config:
             raise UsageError("a session (@%s) is already connected; leave out the connection flags" % session)
+        ignored = [flag for flag, given in (
+            ("--protocol-version", opts.protocol != "auto"), ("--transport", opts.transport != "auto"),
+            ("--header", opts.header), ("--bearer", opts.bearer), ("--env", opts.env), ("--cwd", opts.cwd),
+            ("--args", opts.args), ("--server", opts.server), ("--insecure", opts.insecure),
+            ("--ca-file", opts.ca_file), ("--proxy", getattr(opts, "proxy", None) is not None)) if given]
+        if ignored:  # the keeper connected once, with its own: these would be dropped without a word
+            raise UsageError("session %s is connected already; %s would change nothing here" % (
+                session, ", ".join(ignored)), hint="give the connection's options to `session open`")
         return ConnectionSpec("session", name=check_session_name(session)), words
     given = [flag for flag, value in (("--url", opts.url), ("--cmd", opts.cmd), ("--config", opts.config)) if value]
     if given and words and words[0] not in COMMAND_WORDS and len(words[0].split()) > 1:

@@ -142,6 +142,18 @@ def test_auth_through_a_session_asks_for_the_url(cli, kept, start_server):
         result
 
 
+def test_connection_options_given_with_a_session_are_refused_not_dropped(cli, kept):
+    """`@dev --protocol-version 2025-11-25 server` answered from the 2026-07-28 session, and -H,
+    --env or --bearer went nowhere, without a word."""
+    kept("fixed", stdio_command())
+    for flags, named in ((["--protocol-version", "2025-11-25"], "--protocol-version"),
+                         (["-H", "X-Team: blue", "--env", "A=1"], "--header, --env"), (["--bearer", "tok"], "--bearer")):
+        result = cli("@fixed", *flags, "server")
+        assert (result.code, result.out, result.err) == (2, "", "mcp-tui: session fixed is connected already; %s "
+                                                                "would change nothing here (give the connection's "
+                                                                "options to `session open`)\n" % named), result
+
+
 def test_a_fresh_state_directory_is_private(cli, tmp_path):
     fresh = tmp_path / "fresh" / "state"
     opened = cli("session", "open", "private", stdio_command(), env={"MCP_TUI_STATE_DIR": str(fresh)})
