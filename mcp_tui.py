@@ -6367,8 +6367,14 @@ class ConfigChoiceNeeded(UsageError):
     """A config file lists several servers and --server did not pick one."""
 
 
-CONFIG_ENTRY_FIELDS = (("url", str), ("command", str), ("cwd", str), ("type", str), ("transport", str),
-                       ("args", list), ("env", dict), ("headers", dict))
+CONFIG_URL_KEYS = ("url", "httpUrl", "serverUrl")  # Claude and VS Code; Gemini CLI's streamable HTTP; Windsurf
+CONFIG_ENTRY_FIELDS = tuple((key, str) for key in CONFIG_URL_KEYS) + (
+    ("command", str), ("cwd", str), ("type", str), ("transport", str), ("args", list), ("env", dict), ("headers", dict))
+
+
+def config_url(entry):
+    """An entry's server URL, under whichever key its client's file format uses."""
+    return next((entry[key] for key in CONFIG_URL_KEYS if entry.get(key)), None)
 
 
 def check_config_entry(entry, where):
@@ -6388,9 +6394,9 @@ def spec_from_config_entry(entry, protocol, where, source=None):
     """One mcpServers / servers entry as a ConnectionSpec (its env and headers applied);
     ``source`` is (config file, server name), what the task ledger records."""
     check_config_entry(entry, where)
-    if entry.get("url"):
+    if config_url(entry):
         kind = "sse" if "sse" in (entry.get("type"), entry.get("transport")) else "http"
-        spec = ConnectionSpec(kind, url=entry["url"], headers=entry.get("headers") or {}, protocol=protocol,
+        spec = ConnectionSpec(kind, url=config_url(entry), headers=entry.get("headers") or {}, protocol=protocol,
                               source=source)
         spec.oauth = entry.get("oauth") if isinstance(entry.get("oauth"), dict) else None
         return spec
@@ -6526,8 +6532,8 @@ class ConfigServer:
 
     def describe(self):
         entry = self.entry
-        if entry.get("url"):
-            return str(entry["url"])
+        if config_url(entry):
+            return str(config_url(entry))
         args = entry.get("args") if isinstance(entry.get("args"), list) else []  # a wrong one says so on connect
         return join_command([str(entry.get("command", "?"))] + [str(a) for a in args])
 

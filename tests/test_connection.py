@@ -46,6 +46,17 @@ def test_config_defaults_as_claude_code_writes_them(cli, start_server, tmp_path)
     assert server.records()[-1]["http"]["headers"].get("x-team") == "blue"
 
 
+@pytest.mark.parametrize("key", ["httpUrl", "serverUrl"])
+def test_config_urls_as_gemini_cli_and_windsurf_write_them(cli, start_server, tmp_path, key):
+    """Gemini CLI's settings.json names a streamable HTTP server's URL httpUrl, Windsurf's
+    mcp_config.json serverUrl: both were "the server ... has neither command nor url"."""
+    server = start_server()
+    config = tmp_path / "settings.json"
+    config.write_text(json.dumps({"mcpServers": {"remote": {key: server.url}}}))
+    result = cli("--config", config, "tool", "call", "echo", "message=hi")
+    assert (result.code, result.out) == (0, "Tool response:\nhi\n"), result
+
+
 def test_vs_code_servers_file(cli, tmp_path):
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"servers": {"t": {"type": "stdio", "command": sys.executable,
