@@ -7596,6 +7596,8 @@ class Cli:
     def cmd_rpc(self, args):
         if len(args) not in (1, 2):
             raise UsageError("usage: mcp-tui rpc METHOD [JSON]")
+        if args[0].startswith("notifications/"):  # sent with an id, the server calls it an unknown method
+            raise UsageError("rpc sends requests, and %s is a notification; nothing was sent" % args[0])
         params = None
         if len(args) == 2:
             text = sys.stdin.read() if args[1] == "-" else args[1]

@@ -135,6 +135,10 @@ def test_rpc_sends_any_request(cli):
     assert result.json()["content"][0]["text"] == "raw"
     bad = cli(stdio_command(), "rpc", "tools/call", "{nope")
     assert bad.code == 2 and "not valid JSON" in bad.err
+    # it went out with an id, and the server answered "-32601 Method not found"
+    note = cli(stdio_command(), "rpc", "notifications/initialized")
+    assert (note.code, note.out, note.err) == (2, "", "mcp-tui: rpc sends requests, and notifications/initialized is "
+                                                      "a notification; nothing was sent\n"), note
 
 
 def test_progress_restarts_the_clock_but_the_hard_cap_holds(cli):
