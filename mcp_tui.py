@@ -5529,6 +5529,9 @@ class Authorizer:
 
             pair = "%s:%s" % (quote(client["client_id"], safe=""), quote(client["client_secret"], safe=""))
             headers["Authorization"] = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+            # client_id in the body too (RFC 6749 3.2.1 allows it; the official Python SDK's and
+            # FastMCP's token and revocation endpoints refuse a Basic request without it)
+            fields["client_id"] = client["client_id"]
         elif method == "client_secret_post" and client.get("client_secret"):
             fields.update(client_id=client["client_id"], client_secret=client["client_secret"])
         else:
