@@ -5439,7 +5439,9 @@ class Authorizer:
         supported = discovery.metadata.get("token_endpoint_auth_methods_supported")
         method = "none"
         if isinstance(supported, list) and supported and "none" not in supported:
-            method = next((m for m in ("client_secret_basic", "client_secret_post") if m in supported), "none")
+            # the server's own order: the official Python SDK lists client_secret_post first, and its
+            # revocation endpoint refuses a client_secret_basic client (it wants client_secret in the form)
+            method = next((m for m in supported if m in ("client_secret_basic", "client_secret_post")), "none")
         body = {"client_name": "mcp-tui", "redirect_uris": [redirect_uri],
                 "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
                 "token_endpoint_auth_method": method, "application_type": "native"}

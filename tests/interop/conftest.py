@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from .interop_helpers import FASTMCP_SERVER, INTEROP_DIR, MCP_TUI, REPO_ROOT, SDK_SERVER, text_of
+from .interop_helpers import FASTMCP_AUTH_SERVER, FASTMCP_SERVER, INTEROP_DIR, MCP_TUI, REPO_ROOT, SDK_SERVER, text_of
 
 STARTUP_TIMEOUT = float(os.environ.get("MCP_TUI_PEER_STARTUP_TIMEOUT", "90"))
 LISTENING_PREFIX = "listening on "
@@ -189,6 +189,15 @@ def fastmcp_http(fastmcp_python, peer_log_dir):
     peer.stop()
 
 
+@pytest.fixture(scope="session")
+def fastmcp_auth_http(fastmcp_python, peer_log_dir):
+    """FastMCP behind its InMemoryOAuthProvider (fastmcp_auth_server.py); `.url` is
+    http://127.0.0.1:PORT/mcp, and the authorization server shares its origin."""
+    peer = _start_peer(fastmcp_python, FASTMCP_AUTH_SERVER, "streamable-http", "fastmcp-auth", peer_log_dir)
+    yield peer
+    peer.stop()
+
+
 # --------------------------------------------------------------------------- the CLI
 
 
@@ -197,10 +206,7 @@ def cli_home(tmp_path_factory):
     """A private HOME/XDG tree and state dir for mcp-tui, so task ledgers and configs
     never leak in or out (shared by the session: a task created by one invocation is
     looked up by the next)."""
-    path = tmp_path_factory.mktemp("cli-home")
-    for sub in ("config", "state", "data", "cache"):
-        (path / sub).mkdir()
-    return path
+    return make_cli_home(tmp_path_factory.mktemp("cli-home"))
 
 
 def _cli_env(home):
@@ -220,17 +226,27 @@ def _cli_env(home):
     return env
 
 
-@pytest.fixture(scope="session")
-def run_cli(cli_home):
-    """run_cli(*args, input=None, timeout=60) -> CompletedProcess of `python mcp_tui.py ARGS`.
+def make_cli_home(path):
+    """A private HOME/XDG tree under `path` for mcp-tui (see cli_home)."""
+    for sub in ("config", "state", "data", "cache"):
+        (path / sub).mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def cli_runner(home, **extra_env):
+    """run(*args, input=None, timeout=60, env=None) -> CompletedProcess of `python mcp_tui.py ARGS`
+    with HOME and the state dir under `home`, plus `extra_env` and the call's own `env`.
 
     Text mode, stdout and stderr captured; never raises on a non-zero exit.
     """
 
-    def run(*args, input=None, timeout=60):
+    def run(*args, input=None, timeout=60, env=None):
         if not MCP_TUI.exists():
             pytest.fail("%s does not exist (yet)" % MCP_TUI, pytrace=False)
         argv = [sys.executable, str(MCP_TUI)] + [str(a) for a in args]
+        full_env = _cli_env(home)
+        full_env.update(extra_env)
+        full_env.update(env or {})
         try:
             return subprocess.run(
                 argv,
@@ -242,7 +258,7 @@ def run_cli(cli_home):
                 errors="replace",
                 timeout=timeout,
                 cwd=str(REPO_ROOT),
-                env=_cli_env(cli_home),
+                env=full_env,
             )
         except subprocess.TimeoutExpired as exc:
             pytest.fail(
@@ -252,3 +268,12 @@ def run_cli(cli_home):
             )
 
     return run
+
+
+@pytest.fixture(scope="session")
+def run_cli(cli_home):
+    """run_cli(*args, input=None, timeout=60) -> CompletedProcess of `python mcp_tui.py ARGS`.
+
+    Text mode, stdout and stderr captured; never raises on a non-zero exit.
+    """
+    return cli_runner(cli_home)

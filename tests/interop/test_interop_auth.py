@@ -1,0 +1,232 @@
+"""mcp-tui's OAuth client against third-party authorization servers, run as a user runs it.
+
+The FastMCP peer (fastmcp_auth_server.py) is FastMCP 4.1.4 behind its own
+InMemoryOAuthProvider: protected resource metadata, RFC 8414 metadata, dynamic client
+registration, authorization code + PKCE, refresh with rotation, revocation. Its
+authorization endpoint answers at once with a redirect (a signed-in user who consents),
+so the stand-in browser (fetch_url.py, through $BROWSER as in tests/test_auth.py) lands on
+mcp-tui's loopback listener. Each test gets its own HOME and state dir (its own auth.json);
+the peer is shared, so tests compare its counters (/peer/stats) before and after.
+"""
+import json
+import re
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from .conftest import _cli_env, cli_runner, make_cli_home
+from .interop_helpers import INTEROP_DIR, MCP_TUI, REPO_ROOT, describe, json_output, tool_response
+
+FETCH_URL = INTEROP_DIR / "fetch_url.py"
+BROWSER = "%s %s %%s" % (sys.executable, FETCH_URL)
+NO_BROWSER = {"BROWSER": "false"}  # a run that tries to open a browser fails its authorization
+AUTHORIZING_RE = re.compile(
+    r"^mcp-tui: authorizing at 127\.0\.0\.1:\d+ in your browser: http://127\.0\.0\.1:\d+/authorize\?\S+$", re.M)
+
+
+@pytest.fixture
+def home(tmp_path):
+    return make_cli_home(tmp_path / "home")
+
+
+@pytest.fixture
+def cli(home):
+    """mcp-tui with a private state dir and the stand-in browser."""
+    return cli_runner(home, BROWSER=BROWSER)
+
+
+@pytest.fixture
+def peer(fastmcp_auth_http):
+    return fastmcp_auth_http
+
+
+def conn(peer, *extra):
+    return ["--url", peer.url, "--timeout", "30"] + list(extra)
+
+
+def ok(result):
+    assert result.returncode == 0, describe(result)
+    return result
+
+
+def origin(peer):
+    return peer.url[: -len("/mcp")]
+
+
+def stats(peer):
+    with urllib.request.urlopen(origin(peer) + "/peer/stats", timeout=10) as response:
+        return json.loads(response.read())
+
+
+def forget_access_tokens(peer):
+    request = urllib.request.Request(origin(peer) + "/peer/forget", data=b"", method="POST")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())["forgotten"]
+
+
+def state_file(home):
+    return home / "state" / "mcp-tui" / "auth.json"
+
+
+def age_stored_token(home):
+    """Move the stored token's expiry into the past, as time would (no waiting)."""
+    data = json.loads(state_file(home).read_text())
+    for token in data["tokens"].values():
+        token["obtainedAt"] -= 7200
+        token["expiresAt"] = token["obtainedAt"] + 3600
+    state_file(home).write_text(json.dumps(data))
+
+
+def stored(home):
+    """auth.json of this test's state dir: (the one token record, the registrations)."""
+    data = json.loads(state_file(home).read_text())
+    tokens = list(data["tokens"].values())
+    assert len(tokens) == 1, data
+    return tokens[0], data["registrations"]
+
+
+def secrets_of(home):
+    token, registrations = stored(home)
+    values = [token["accessToken"], token.get("refreshToken")]
+    values += [r.get("clientSecret") for r in registrations.values()]
+    return [v for v in values if v]
+
+
+def assert_no_secret(result, secrets):
+    shown = result.stdout + result.stderr
+    for secret in secrets:
+        assert secret not in shown, "a credential reached the output\n" + describe(result)
+
+
+def delta(before, after):
+    return {key: after[key] - before[key] for key in before if isinstance(before[key], int)}
+
+
+# --------------------------------------------------------------------------- FastMCP
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+def test_first_command_authorizes_then_the_stored_token_is_used(cli, home, peer, era):
+    before = stats(peer)
+    first = ok(cli(*conn(peer, "--protocol-version", era), "tool", "list"))
+    names = [line.split()[0] for line in first.stdout.splitlines() if line and not line.startswith(" ")]
+    assert names == ["whoami", "add"], describe(first)
+    assert len(AUTHORIZING_RE.findall(first.stderr)) == 1, describe(first)
+    assert delta(before, stats(peer)) == dict(registrations=1, authorizations=1, codeExchanges=1, refreshes=0,
+                                              revocations=0, liveAccessTokens=1)
+    token, registrations = stored(home)
+    assert token["server"] == peer.url and token["resource"] == peer.url
+    assert token["issuer"].rstrip("/") == origin(peer)
+    (registration,) = registrations.values()
+    assert registration["clientId"] == token["clientId"]
+
+    middle = stats(peer)
+    second = ok(cli(*conn(peer, "--protocol-version", era), "tool", "call", "whoami", env=NO_BROWSER))
+    assert "authoriz" not in second.stderr, describe(second)
+    assert tool_response(second.stdout)[:1] == ["client %s scopes -" % token["clientId"]], describe(second)
+    doc = json_output(ok(cli(*conn(peer, "--protocol-version", era), "--format", "json", "tool", "call", "add",
+                             "a=2", "b=40", env=NO_BROWSER)))
+    assert doc["result"]["structuredContent"] == {"result": 42}, doc
+    assert delta(middle, stats(peer))["authorizations"] == 0
+
+
+def test_server_and_auth_status_show_the_grant_masked(cli, home, peer):
+    ok(cli(*conn(peer), "tool", "list"))
+    secrets = secrets_of(home)
+    server = ok(cli(*conn(peer), "server", env=NO_BROWSER))
+    assert re.search(r"^Authorized:\s+at %s/?, scope -, expires in \d+m\d\ds \(refreshable\)$" % re.escape(
+        origin(peer)), server.stdout, re.M), describe(server)
+    status = ok(cli("auth", "status"))
+    assert status.stdout.splitlines()[0] == peer.url, describe(status)
+    assert re.search(r"token:[0-9a-f]{8}", status.stdout), describe(status)
+    doc = json_output(ok(cli("auth", "status", "--format", "json")))
+    (view,) = doc["tokens"]
+    assert view["server"] == peer.url and view["refreshable"] is True and view["expired"] is False, doc
+    for result in (server, status):
+        assert_no_secret(result, secrets)
+    assert not any(secret in json.dumps(doc) for secret in secrets)
+
+
+def test_logout_revokes_the_token_at_the_server(cli, home, peer):
+    ok(cli(*conn(peer), "auth", "login"))
+    token, _ = stored(home)
+    before = stats(peer)
+    logout = ok(cli(*conn(peer), "--format", "json", "auth", "logout"))
+    assert json_output(logout) == {"loggedOut": [{"server": peer.url, "issuer": token["issuer"], "revoked": True}]}
+    assert delta(before, stats(peer))["revocations"] == 1
+    assert json_output(ok(cli("auth", "status", "--format", "json"))) == {"tokens": []}
+    # the server agrees: the old token (sent by hand, so mcp-tui cannot renew it) is refused
+    stale = cli(*conn(peer, "--bearer", token["accessToken"]), "tool", "list", env=NO_BROWSER)
+    assert stale.returncode == 1, describe(stale)
+    assert token["accessToken"] not in stale.stdout + stale.stderr
+    assert len(stale.stderr.strip().splitlines()) <= 2, describe(stale)  # one line (and a hint), no traceback
+
+
+def test_an_expired_token_is_refreshed_before_use_without_a_browser(cli, home, peer):
+    ok(cli(*conn(peer), "tool", "list"))
+    old, _ = stored(home)
+    age_stored_token(home)
+    assert json_output(ok(cli("auth", "status", "--format", "json")))["tokens"][0]["expired"] is True
+    before = stats(peer)
+    again = ok(cli(*conn(peer), "tool", "call", "add", "a=1", "b=1", env=NO_BROWSER))
+    assert tool_response(again.stdout)[:1] == ["2"], describe(again)
+    assert "authoriz" not in again.stderr, describe(again)
+    assert delta(before, stats(peer))["refreshes"] == 1
+    new, _ = stored(home)
+    assert new["accessToken"] != old["accessToken"]
+    assert new["refreshToken"] != old["refreshToken"]  # FastMCP rotates; the spent one is not kept
+    assert new["expiresAt"] > new["obtainedAt"]
+
+
+def test_a_token_the_server_no_longer_knows_is_refreshed_on_its_401(cli, home, peer):
+    ok(cli(*conn(peer), "tool", "list"))
+    old, _ = stored(home)
+    assert forget_access_tokens(peer) >= 1
+    before = stats(peer)
+    again = ok(cli(*conn(peer), "tool", "call", "add", "a=2", "b=2", env=NO_BROWSER))
+    assert tool_response(again.stdout)[:1] == ["4"], describe(again)
+    assert "authoriz" not in again.stderr, describe(again)
+    assert delta(before, stats(peer))["refreshes"] == 1
+    assert stored(home)[0]["accessToken"] != old["accessToken"]
+
+
+def test_no_credential_reaches_the_output_or_the_debug_log(cli, home, peer, tmp_path):
+    log_file = tmp_path / "debug.log"
+    first = ok(cli(*conn(peer), "--debug", "--log-file", log_file, "tool", "call", "whoami"))
+    code = stats(peer)["lastCode"]
+    secrets = secrets_of(home) + [code]
+    assert_no_secret(first, secrets)
+    text = log_file.read_text(encoding="utf-8", errors="replace")
+    assert "/token" in text and "/register" in text  # the log covers the authorization requests
+    for secret in secrets:
+        assert secret not in text
+    age_stored_token(home)
+    refreshed = ok(cli(*conn(peer), "--debug", "tool", "call", "whoami", env=NO_BROWSER))
+    assert_no_secret(refreshed, secrets + secrets_of(home))
+
+
+def test_login_with_no_browser_prints_the_url_and_waits(home, peer):
+    """`auth login --no-browser`: one line with the URL on stderr; the user opens it
+    (here: fetch_url.py, as a browser elsewhere would) and the login completes."""
+    env = _cli_env(home)
+    env["BROWSER"] = "false"
+    argv = [sys.executable, str(MCP_TUI)] + conn(peer) + ["--no-browser", "auth", "login"]
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=str(REPO_ROOT), env=env)
+    try:
+        line = proc.stderr.readline()  # bounded: mcp-tui gives up after --timeout
+        match = re.match(r"^mcp-tui: to authorize at 127\.0\.0\.1:\d+, open this URL in a browser: (\S+)$", line)
+        assert match, "unexpected first stderr line: %r" % line
+        assert subprocess.run([sys.executable, str(FETCH_URL), match.group(1)], timeout=60).returncode == 0
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, (out, err)
+    assert re.match(r"^authorized at %s/? for %s \(scope -; expires in \d+m\d\ds \(refreshable\)\)$" % (
+        re.escape(origin(peer)), re.escape(peer.url)), out), (out, err)
+    assert_no_secret(subprocess.CompletedProcess(argv, 0, out, err), secrets_of(home))
