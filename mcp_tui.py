@@ -5359,6 +5359,11 @@ class Authorizer:
             raise AuthError("no authorization response from the browser within %gs" % (self.timeout * 0.9),
                             hint="raise --timeout to allow longer; with --no-browser, open the printed URL yourself")
         self._check_callback(response, discovery)
+        if response.get("error") == "invalid_scope" and client.get("registered") and not registered_again:
+            # A server may hold a client to the scope it registered with (RFC 7591; the official
+            # Python SDK's does), and a step-up asks for more: register again, once, for it.
+            return self._register_again(discovery, scopes)
+        self._check_refusal(response)
         code = response.get("code")
         if not code:
             raise AuthError("the authorization response has no code")
@@ -5371,8 +5376,11 @@ class Authorizer:
         except TokenEndpointError as exc:
             if exc.error != "invalid_client" or not client.get("registered") or registered_again:
                 raise
-        # The server forgot mcp-tui's registration: register again, once, and authorize with it.
-        self.store.update(lambda data: data["registrations"].pop(issuer, None))
+        return self._register_again(discovery, scopes)  # the server forgot mcp-tui's registration
+
+    def _register_again(self, discovery, scopes):
+        """Drop the stored registration at this issuer and authorize once more with a new one."""
+        self.store.update(lambda data: data["registrations"].pop(discovery.issuer, None))
         return self._authorization_code(discovery, scopes, registered_again=True)
 
     @staticmethod
@@ -5410,6 +5418,8 @@ class Authorizer:
                 raise AuthError("the authorization response names another issuer; mcp-tui ignored it (mix-up)")
             if iss is None and discovery.metadata.get("authorization_response_iss_parameter_supported") is True:
                 raise AuthError("the authorization response lacks the iss its server promised; mcp-tui ignored it")
+
+    def _check_refusal(self, response):
         if response.get("error"):
             detail = response.get("error_description")
             raise AuthError("the authorization server refused: %s%s" % (

@@ -137,8 +137,8 @@ def peer_log_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("peers")
 
 
-def _start_peer(python, script, transport, label, log_dir):
-    peer = PeerProcess([python, script, "--transport", transport, "--port", "0"], label, log_dir)
+def _start_peer(python, script, transport, label, log_dir, *extra):
+    peer = PeerProcess([python, script, "--transport", transport, "--port", "0"] + list(extra), label, log_dir)
     peer.start()
     return peer
 
@@ -194,6 +194,15 @@ def fastmcp_auth_http(fastmcp_python, peer_log_dir):
     """FastMCP behind its InMemoryOAuthProvider (fastmcp_auth_server.py); `.url` is
     http://127.0.0.1:PORT/mcp, and the authorization server shares its origin."""
     peer = _start_peer(fastmcp_python, FASTMCP_AUTH_SERVER, "streamable-http", "fastmcp-auth", peer_log_dir)
+    yield peer
+    peer.stop()
+
+
+@pytest.fixture(scope="session")
+def fastmcp_auth_scoped_http(fastmcp_python, peer_log_dir):
+    """The same, where every token needs the scopes mcp:read and mcp:write."""
+    peer = _start_peer(fastmcp_python, FASTMCP_AUTH_SERVER, "streamable-http", "fastmcp-auth-scoped", peer_log_dir,
+                       "--scope", "mcp:read", "--scope", "mcp:write")
     yield peer
     peer.stop()
 

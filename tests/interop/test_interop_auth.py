@@ -230,3 +230,30 @@ def test_login_with_no_browser_prints_the_url_and_waits(home, peer):
     assert re.match(r"^authorized at %s/? for %s \(scope -; expires in \d+m\d\ds \(refreshable\)\)$" % (
         re.escape(origin(peer)), re.escape(peer.url)), out), (out, err)
     assert_no_secret(subprocess.CompletedProcess(argv, 0, out, err), secrets_of(home))
+
+
+def test_scopes_from_the_challenge_are_asked_for_and_granted(cli, home, fastmcp_auth_scoped_http):
+    peer = fastmcp_auth_scoped_http
+    result = ok(cli(*conn(peer), "tool", "call", "whoami"))
+    assert "&scope=mcp%3Aread+mcp%3Awrite" in result.stderr, describe(result)
+    token, _ = stored(home)
+    assert tool_response(result.stdout)[:1] == ["client %s scopes mcp:read mcp:write" % token["clientId"]]
+    assert token["scope"] == "mcp:read mcp:write"
+
+
+def test_a_step_up_beyond_the_registered_scope_registers_again(cli, home, fastmcp_auth_scoped_http):
+    """--scope asks for less than the server needs: its 403 insufficient_scope starts a
+    step-up, which the SDK's authorization endpoint refuses with invalid_scope because the
+    client was registered for the smaller scope (RFC 7591 lets it hold a client to that);
+    mcp-tui registers again for the union, once, and the call goes through."""
+    peer = fastmcp_auth_scoped_http
+    before = stats(peer)
+    result = ok(cli(*conn(peer), "--scope", "mcp:read", "tool", "call", "whoami"))
+    token, registrations = stored(home)
+    assert tool_response(result.stdout)[:1] == ["client %s scopes mcp:read mcp:write" % token["clientId"]], \
+        describe(result)
+    assert [r["clientId"] for r in registrations.values()] == [token["clientId"]]
+    moved = delta(before, stats(peer))
+    assert moved["registrations"] == 2 and moved["codeExchanges"] == 2, moved
+    again = ok(cli(*conn(peer), "--scope", "mcp:read", "tool", "call", "add", "a=1", "b=2", env=NO_BROWSER))
+    assert "authoriz" not in again.stderr, describe(again)
