@@ -5263,6 +5263,10 @@ class Authorizer:
         if challenge.get("error") != "insufficient_scope":
             return False  # a plain permission refusal: the 403 stands
         needed = (challenge.get("scope") or "").split()
+        if not needed:
+            # No scope in the challenge (the official Python SDK's server sends none): the next
+            # source of the scope selection strategy, the resource metadata's scopes_supported.
+            needed = list(self._discover(challenge).prm_scopes or [])
         granted = set(((self._token or {}).get("scope") or "").split())
         if not needed or set(needed) <= granted:
             return False  # a new grant with the same scopes cannot help

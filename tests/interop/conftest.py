@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from .interop_helpers import FASTMCP_AUTH_SERVER, FASTMCP_SERVER, INTEROP_DIR, MCP_TUI, REPO_ROOT, SDK_SERVER, text_of
+from .interop_helpers import (
+    FASTMCP_AUTH_SERVER, FASTMCP_SERVER, INTEROP_DIR, MCP_TUI, REPO_ROOT, SDK_AUTH_SERVER, SDK_SERVER, text_of,
+)
 
 STARTUP_TIMEOUT = float(os.environ.get("MCP_TUI_PEER_STARTUP_TIMEOUT", "90"))
 LISTENING_PREFIX = "listening on "
@@ -185,6 +187,24 @@ def sdk_sse(sdk_python, peer_log_dir):
 def fastmcp_http(fastmcp_python, peer_log_dir):
     """The FastMCP tasks peer on streamable HTTP; `.url` is http://127.0.0.1:PORT/mcp."""
     peer = _start_peer(fastmcp_python, FASTMCP_SERVER, "streamable-http", "fastmcp-http", peer_log_dir)
+    yield peer
+    peer.stop()
+
+
+@pytest.fixture(scope="session")
+def sdk_auth_http(sdk_python, peer_log_dir):
+    """An SDK MCPServer that is its own authorization server (sdk_auth_server.py); `.url`
+    is http://127.0.0.1:PORT/mcp."""
+    peer = _start_peer(sdk_python, SDK_AUTH_SERVER, "streamable-http", "sdk-auth", peer_log_dir)
+    yield peer
+    peer.stop()
+
+
+@pytest.fixture(scope="session")
+def sdk_auth_scoped_http(sdk_python, peer_log_dir):
+    """The same, where every token needs the scopes mcp:read and mcp:write."""
+    peer = _start_peer(sdk_python, SDK_AUTH_SERVER, "streamable-http", "sdk-auth-scoped", peer_log_dir,
+                       "--scope", "mcp:read", "--scope", "mcp:write")
     yield peer
     peer.stop()
 

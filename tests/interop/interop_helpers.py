@@ -18,6 +18,7 @@ MCP_TUI = REPO_ROOT / "mcp_tui.py"
 SDK_SERVER = INTEROP_DIR / "sdk_server.py"
 FASTMCP_SERVER = INTEROP_DIR / "fastmcp_tasks_server.py"
 FASTMCP_AUTH_SERVER = INTEROP_DIR / "fastmcp_auth_server.py"
+SDK_AUTH_SERVER = INTEROP_DIR / "sdk_auth_server.py"
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"

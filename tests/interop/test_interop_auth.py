@@ -1,19 +1,22 @@
 """mcp-tui's OAuth client against third-party authorization servers, run as a user runs it.
 
-The FastMCP peer (fastmcp_auth_server.py) is FastMCP 4.1.4 behind its own
-InMemoryOAuthProvider: protected resource metadata, RFC 8414 metadata, dynamic client
-registration, authorization code + PKCE, refresh with rotation, revocation. Its
-authorization endpoint answers at once with a redirect (a signed-in user who consents),
-so the stand-in browser (fetch_url.py, through $BROWSER as in tests/test_auth.py) lands on
-mcp-tui's loopback listener. Each test gets its own HOME and state dir (its own auth.json);
-the peer is shared, so tests compare its counters (/peer/stats) before and after.
+Two peers, each an MCP server that is its own authorization server on the same origin:
+- FastMCP 4.1.4 behind its InMemoryOAuthProvider (fastmcp_auth_server.py);
+- the official SDK's MCPServer with `mcp.server.auth` over a minimal in-memory provider
+  (sdk_auth_server.py), which also binds tokens to the resource and takes the SEP-990
+  identity-assertion grant.
+Both: protected resource metadata, RFC 8414 metadata, dynamic client registration,
+authorization code + PKCE, refresh with rotation, revocation. Their authorization endpoints
+answer at once with a redirect (a signed-in user who consents), so the stand-in browser
+(fetch_url.py, through $BROWSER as in tests/test_auth.py) lands on mcp-tui's loopback
+listener. Each test gets its own HOME and state dir (its own auth.json); a peer is shared by
+the tests of one worker, one at a time, so tests compare its counters (/peer/stats).
 """
 import json
 import re
 import subprocess
 import sys
 import urllib.request
-from pathlib import Path
 
 import pytest
 
@@ -25,6 +28,7 @@ BROWSER = "%s %s %%s" % (sys.executable, FETCH_URL)
 NO_BROWSER = {"BROWSER": "false"}  # a run that tries to open a browser fails its authorization
 AUTHORIZING_RE = re.compile(
     r"^mcp-tui: authorizing at 127\.0\.0\.1:\d+ in your browser: http://127\.0\.0\.1:\d+/authorize\?\S+$", re.M)
+COUNTERS = ("registrations", "authorizations", "codeExchanges", "refreshes", "revocations", "liveAccessTokens")
 
 
 @pytest.fixture
@@ -38,9 +42,14 @@ def cli(home):
     return cli_runner(home, BROWSER=BROWSER)
 
 
-@pytest.fixture
-def peer(fastmcp_auth_http):
-    return fastmcp_auth_http
+@pytest.fixture(params=["fastmcp", "sdk"])
+def peer(request):
+    return request.getfixturevalue("%s_auth_http" % request.param)
+
+
+@pytest.fixture(params=["fastmcp", "sdk"])
+def scoped_peer(request):
+    return request.getfixturevalue("%s_auth_scoped_http" % request.param)
 
 
 def conn(peer, *extra):
@@ -102,10 +111,21 @@ def assert_no_secret(result, secrets):
 
 
 def delta(before, after):
-    return {key: after[key] - before[key] for key in before if isinstance(before[key], int)}
+    return {key: after[key] - before[key] for key in COUNTERS}
 
 
-# --------------------------------------------------------------------------- FastMCP
+def whoami_line(client_id, scopes="-"):
+    """The first line of the peers' whoami answer (the SDK peer adds the token's resource)."""
+    return re.compile(r"^client %s scopes %s( resource \S+)?$" % (re.escape(client_id), re.escape(scopes)))
+
+
+def whoami(result):
+    body = tool_response(result.stdout)
+    assert body, describe(result)
+    return body[0]
+
+
+# --------------------------------------------------------------------------- both peers
 
 
 @pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
@@ -119,14 +139,14 @@ def test_first_command_authorizes_then_the_stored_token_is_used(cli, home, peer,
                                               revocations=0, liveAccessTokens=1)
     token, registrations = stored(home)
     assert token["server"] == peer.url and token["resource"] == peer.url
-    assert token["issuer"].rstrip("/") == origin(peer)
+    assert token["issuer"].rstrip("/") == origin(peer)  # FastMCP's issuer ends in "/", the SDK's does not
     (registration,) = registrations.values()
     assert registration["clientId"] == token["clientId"]
 
     middle = stats(peer)
     second = ok(cli(*conn(peer, "--protocol-version", era), "tool", "call", "whoami", env=NO_BROWSER))
     assert "authoriz" not in second.stderr, describe(second)
-    assert tool_response(second.stdout)[:1] == ["client %s scopes -" % token["clientId"]], describe(second)
+    assert whoami_line(token["clientId"]).match(whoami(second)), describe(second)
     doc = json_output(ok(cli(*conn(peer, "--protocol-version", era), "--format", "json", "tool", "call", "add",
                              "a=2", "b=40", env=NO_BROWSER)))
     assert doc["result"]["structuredContent"] == {"result": 42}, doc
@@ -232,28 +252,67 @@ def test_login_with_no_browser_prints_the_url_and_waits(home, peer):
     assert_no_secret(subprocess.CompletedProcess(argv, 0, out, err), secrets_of(home))
 
 
-def test_scopes_from_the_challenge_are_asked_for_and_granted(cli, home, fastmcp_auth_scoped_http):
-    peer = fastmcp_auth_scoped_http
+def test_scopes_from_the_challenge_are_asked_for_and_granted(cli, home, scoped_peer):
+    peer = scoped_peer
     result = ok(cli(*conn(peer), "tool", "call", "whoami"))
     assert "&scope=mcp%3Aread+mcp%3Awrite" in result.stderr, describe(result)
     token, _ = stored(home)
-    assert tool_response(result.stdout)[:1] == ["client %s scopes mcp:read mcp:write" % token["clientId"]]
+    assert whoami_line(token["clientId"], "mcp:read mcp:write").match(whoami(result)), describe(result)
     assert token["scope"] == "mcp:read mcp:write"
 
 
-def test_a_step_up_beyond_the_registered_scope_registers_again(cli, home, fastmcp_auth_scoped_http):
+def test_a_step_up_beyond_the_registered_scope_registers_again(cli, home, scoped_peer):
     """--scope asks for less than the server needs: its 403 insufficient_scope starts a
-    step-up, which the SDK's authorization endpoint refuses with invalid_scope because the
-    client was registered for the smaller scope (RFC 7591 lets it hold a client to that);
+    step-up, which the SDK's authorization endpoint (FastMCP's too) refuses with invalid_scope
+    because the client was registered for the smaller scope (RFC 7591 lets it hold a client to that);
     mcp-tui registers again for the union, once, and the call goes through."""
-    peer = fastmcp_auth_scoped_http
+    peer = scoped_peer
     before = stats(peer)
     result = ok(cli(*conn(peer), "--scope", "mcp:read", "tool", "call", "whoami"))
     token, registrations = stored(home)
-    assert tool_response(result.stdout)[:1] == ["client %s scopes mcp:read mcp:write" % token["clientId"]], \
-        describe(result)
+    assert whoami_line(token["clientId"], "mcp:read mcp:write").match(whoami(result)), describe(result)
     assert [r["clientId"] for r in registrations.values()] == [token["clientId"]]
     moved = delta(before, stats(peer))
     assert moved["registrations"] == 2 and moved["codeExchanges"] == 2, moved
     again = ok(cli(*conn(peer), "--scope", "mcp:read", "tool", "call", "add", "a=1", "b=2", env=NO_BROWSER))
     assert "authoriz" not in again.stderr, describe(again)
+
+
+# --------------------------------------------------------------------------- the SDK peer only
+
+
+def provision_client(peer, **body):
+    """A confidential client an administrator set up at the SDK peer: (client_id, secret)."""
+    request = urllib.request.Request(origin(peer) + "/peer/clients", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        answer = json.loads(response.read())
+    return answer["client_id"], answer["client_secret"]
+
+
+def test_the_token_is_bound_to_this_server(cli, sdk_auth_http):
+    """The SDK peer refuses tokens whose RFC 8707 resource is not its /mcp: mcp-tui's
+    resource parameter reaches the token, and the calls go through."""
+    peer = sdk_auth_http
+    result = ok(cli(*conn(peer), "tool", "call", "whoami"))
+    assert whoami(result).endswith(" resource %s" % peer.url), describe(result)
+
+
+def test_cross_app_access_trades_an_id_token_without_a_browser(cli, home, sdk_auth_http):
+    """SEP-990: the IdP's ID token becomes an ID-JAG at the IdP (here a stand-in on the same
+    origin), which the SDK's token endpoint trades for an access token (jwt-bearer)."""
+    peer = sdk_auth_http
+    client_id, secret = provision_client(peer, grant_types=["urn:ietf:params:oauth:grant-type:jwt-bearer"])
+    id_token = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.c2ln"
+    options = conn(peer, "--client-id", client_id, "--client-secret", secret, "--id-token", id_token,
+                   "--idp-token-endpoint", origin(peer) + "/idp/token")
+    before = stats(peer)
+    result = ok(cli(*options, "tool", "call", "whoami", env=NO_BROWSER))
+    assert whoami(result) == "client %s scopes - resource %s" % (client_id, peer.url), describe(result)
+    after = stats(peer)
+    assert after["assertions"] - before["assertions"] == 1
+    assert delta(before, after)["authorizations"] == 0 and delta(before, after)["registrations"] == 0
+    for secret_value in [secret, id_token] + secrets_of(home):
+        assert secret_value not in result.stdout + result.stderr, describe(result)
+    (view,) = json_output(ok(cli("auth", "status", "--format", "json")))["tokens"]
+    assert view["grant"] == "cross_app" and view["refreshable"] is False, view
