@@ -7136,7 +7136,7 @@ class Cli:
             self.session = connect(spec, self.opts, responder, self.log, [self.out.on_notification], self.deadline,
                                    resume=resume, notice=self.out.notice, tell=self.out.stderr_line)
         except McpTuiError as exc:
-            stderr_hint(exc, exc.stderr_lines)
+            stderr_hint(exc, getattr(exc, "stderr_lines", []))  # none: refused before the session (bad --grant)
             raise
         return self.session
 

@@ -410,6 +410,17 @@ def test_no_browser_prints_the_url_and_waits_on_the_listener(cli, start_server, 
     assert "echo (Echo)" in out
 
 
+@pytest.mark.parametrize("options,message", [
+    (["--client-metadata-url", "http://example.com/client.json"], "--client-metadata-url must be an https URL"),
+    (["--grant", "client_credentials"], "--grant client_credentials needs --client-id and --client-secret"),
+])
+def test_bad_oauth_settings_are_usage_errors(cli, options, message):
+    """One line and exit 2, nothing sent (it was an internal error: AttributeError)."""
+    out = cli("--url", "http://127.0.0.1:9/mcp", *options, "tool", "list")
+    assert out.code == 2, out
+    assert out.err.startswith("mcp-tui: " + message) and len(out.err.strip().splitlines()) == 1, out
+
+
 @needs_auth_server
 def test_the_browser_wait_is_bounded_by_the_timeout(cli, start_server):
     server = start_server("--auth")
