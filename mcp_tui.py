@@ -4895,7 +4895,7 @@ class AuthSettings:
     entry's ``oauth`` object (camelCase or snake_case keys)."""
 
     FIELDS = ("client_id", "client_secret", "client_metadata_url", "scope", "grant", "private_key", "id_token",
-              "idp_client_id", "idp_token_endpoint", "no_browser", "token_endpoint_auth_method")
+              "idp_client_id", "idp_token_endpoint", "no_browser", "token_endpoint_auth_method", "callback_port")
 
     def __init__(self, **values):
         for field in self.FIELDS:
@@ -4927,6 +4927,13 @@ class AuthSettings:
             raise UsageError("--id-token needs --idp-token-endpoint and --client-id (the authorization server's)")
         if self.client_metadata_url and not str(self.client_metadata_url).startswith("https://"):
             raise UsageError("--client-metadata-url must be an https URL")
+        if self.callback_port is not None:
+            port = self.callback_port
+            if isinstance(port, str) and port.isdigit():
+                port = int(port)
+            if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
+                raise UsageError("--callback-port must be a port number (1-65535)")
+            self.callback_port = port
 
     def secrets(self):
         return [value for value in (self.client_secret, self.id_token) if isinstance(value, str) and value]
@@ -4963,6 +4970,8 @@ AUTH_OPTIONS = ("authorization (OAuth, when an HTTP server asks for it; --bearer
     (("--idp-token-endpoint",), dict(metavar="URL", help="the IdP's token endpoint (token exchange)")),
     (("--no-browser",), dict(action="store_true", help="print the authorization URL instead of opening a "
                                                        "browser")),
+    (("--callback-port",), dict(type=int, metavar="PORT", help="the port of the redirect URI "
+                                                               "http://127.0.0.1:PORT/callback (default: any free one)")),
     (("--all",), dict(action="store_true", help="auth logout: every stored token; session close: every session")),
 ))  # the command line's option group (section 7 reads it)
 
@@ -5010,7 +5019,9 @@ class CallbackListener:
     """The loopback redirect target: 127.0.0.1 only, one path, one accepted callback
     whose ``state`` matches (compared in constant time)."""
 
-    def __init__(self, port=0):
+    def __init__(self, port=0, fixed=False):
+        """Listen on ``port`` (0: any); a port that is taken gives way to any free one,
+        unless it is ``fixed`` (the user's --callback-port): then AuthError."""
         import http.server
 
         listener = self
@@ -5024,7 +5035,10 @@ class CallbackListener:
 
         try:
             self.server = http.server.HTTPServer(("127.0.0.1", port), Handler)
-        except OSError:
+        except OSError as exc:
+            if fixed:
+                raise AuthError("cannot listen on 127.0.0.1:%d for the authorization response: %s" % (
+                    port, exc.strerror or exc), hint="free that port, or choose another with --callback-port")
             if not port:
                 raise
             self.server = http.server.HTTPServer(("127.0.0.1", 0), Handler)  # the old port is taken
@@ -5339,7 +5353,10 @@ class Authorizer:
             raise AuthError("the authorization server %s does not offer the authorization code flow" % issuer)
         endpoint = require_secure_url(metadata.get("authorization_endpoint"), "authorization endpoint")
         registration = self.store.load()["registrations"].get(issuer) or {}
-        listener = CallbackListener(self._port_of(registration.get("redirectUri")))
+        if self.settings.callback_port:
+            listener = CallbackListener(self.settings.callback_port, fixed=True)
+        else:
+            listener = CallbackListener(self._port_of(registration.get("redirectUri")))
         try:
             client = self._client(discovery, listener.redirect_uri, scopes)
             verifier = secrets.token_urlsafe(32)
@@ -5374,9 +5391,8 @@ class Authorizer:
         self._mask(code)
         fields = {"grant_type": "authorization_code", "code": code, "redirect_uri": listener.redirect_uri,
                   "code_verifier": verifier, "resource": discovery.resource}
-        method = self._method_for(metadata, client)
         try:
-            return self._token_request(metadata["token_endpoint"], issuer, client, method, fields), client, method
+            return self._grant(discovery, client, fields)
         except TokenEndpointError as exc:
             if exc.error != "invalid_client" or not client.get("registered") or registered_again:
                 raise
@@ -5485,12 +5501,10 @@ class Authorizer:
     def _client_credentials(self, discovery, scopes):
         client = {"client_id": self.settings.client_id, "client_secret": self.settings.client_secret,
                   "method": self.settings.token_endpoint_auth_method}
-        method = self._method_for(discovery.metadata, client)
         fields = {"grant_type": "client_credentials", "resource": discovery.resource}
         if scopes:
             fields["scope"] = " ".join(scopes)
-        token_endpoint = discovery.metadata.get("token_endpoint")
-        return self._token_request(token_endpoint, discovery.issuer, client, method, fields), client, method
+        return self._grant(discovery, client, fields)
 
     def _cross_app(self, discovery, scopes):
         """Enterprise-managed authorization: trade the IdP's ID token for an ID-JAG at the
@@ -5514,12 +5528,17 @@ class Authorizer:
         self._mask(jag)
         client = {"client_id": settings.client_id, "client_secret": settings.client_secret,
                   "method": settings.token_endpoint_auth_method}
-        method = self._method_for(discovery.metadata, client)
         fields = {"grant_type": JWT_BEARER_GRANT, "assertion": jag}
         if scopes:
             fields["scope"] = " ".join(scopes)
-        token_endpoint = discovery.metadata.get("token_endpoint")
-        return self._token_request(token_endpoint, discovery.issuer, client, method, fields), client, method
+        return self._grant(discovery, client, fields)
+
+    def _grant(self, discovery, client, fields):
+        """The token request of a grant, with the client authentication the metadata and the
+        client call for: (token response, client, method)."""
+        metadata, endpoint = discovery.metadata, discovery.metadata.get("token_endpoint")
+        method = self._method_for(metadata, client)
+        return self._token_request(endpoint, discovery.issuer, client, method, fields), client, method
 
     def _method_for(self, metadata, client):
         return choose_token_auth_method(metadata, client.get("method"), bool(client.get("client_secret")),

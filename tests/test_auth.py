@@ -410,7 +410,45 @@ def test_no_browser_prints_the_url_and_waits_on_the_listener(cli, start_server, 
     assert "echo (Echo)" in out
 
 
+def free_port():
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@needs_auth_server
+def test_callback_port_fixes_the_redirect_uri(cli, start_server, state_dir, browser_env):
+    server = start_server("--auth")
+    port = free_port()
+    out = cli("--url", server.url, "--callback-port", port, "tool", "list", env=browser_env)
+    assert out.code == 0, out
+    (authorize,) = endpoint_hits(server, "authorize")
+    assert authorize["params"]["redirect_uri"] == "http://127.0.0.1:%d/callback" % port
+    (registration,) = json.loads((state_dir / "auth.json").read_text())["registrations"].values()
+    assert registration["redirectUri"] == "http://127.0.0.1:%d/callback" % port
+
+
+@needs_auth_server
+def test_a_callback_port_in_use_is_one_line_and_exit_1(cli, start_server, browser_env):
+    import socket
+
+    server = start_server("--auth")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        out = cli("--url", server.url, "--callback-port", port, "tool", "list", env=browser_env)
+    assert out.code == 1, out
+    assert out.err.strip().splitlines()[-1] == (
+        "mcp-tui: cannot listen on 127.0.0.1:%d for the authorization response: Address already in use "
+        "(free that port, or choose another with --callback-port)" % port), out
+    assert not endpoint_hits(server, "authorize")
+
+
 @pytest.mark.parametrize("options,message", [
+    (["--callback-port", "70000"], "--callback-port must be a port number (1-65535)"),
     (["--client-metadata-url", "http://example.com/client.json"], "--client-metadata-url must be an https URL"),
     (["--grant", "client_credentials"], "--grant client_credentials needs --client-id and --client-secret"),
 ])

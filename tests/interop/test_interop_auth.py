@@ -278,6 +278,44 @@ def test_a_step_up_beyond_the_registered_scope_registers_again(cli, home, scoped
     assert "authoriz" not in again.stderr, describe(again)
 
 
+def free_port():
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def register_client(peer, method, redirect_uri):
+    """A client registered by hand (as an administrator would, for --client-id and
+    --client-secret), with one exact redirect URI."""
+    body = json.dumps({"client_name": "by hand", "redirect_uris": [redirect_uri], "token_endpoint_auth_method": method,
+                       "grant_types": ["authorization_code", "refresh_token"]}).encode()
+    request = urllib.request.Request(origin(peer) + "/register", data=body,
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        answer = json.loads(response.read())
+    return answer["client_id"], answer["client_secret"]
+
+
+@pytest.mark.parametrize("method", ["client_secret_basic"])
+def test_a_pre_registered_client_with_its_exact_redirect_uri(cli, home, peer, method):
+    """Both peers compare redirect URIs exactly (no RFC 8252 loopback port leniency), so a
+    client registered elsewhere needs --callback-port; the SDK's token endpoint wants the
+    Basic client's client_id in the form as well (RFC 6749 3.2.1 allows it)."""
+    port = free_port()
+    client_id, secret = register_client(peer, method, "http://127.0.0.1:%d/callback" % port)
+    before = stats(peer)
+    options = conn(peer, "--client-id", client_id, "--client-secret", secret, "--callback-port", port)
+    result = ok(cli(*options, "tool", "call", "whoami"))
+    assert whoami_line(client_id).match(whoami(result)), describe(result)
+    assert delta(before, stats(peer))["registrations"] == 0
+    assert secret not in result.stdout + result.stderr
+    if method == "client_secret_post":  # Basic cannot be revoked at the SDK: it wants client_secret in the form
+        logout = ok(cli(*options, "--format", "json", "auth", "logout"))
+        assert json_output(logout)["loggedOut"][0]["revoked"] is True, describe(logout)
+
+
 # --------------------------------------------------------------------------- the SDK peer only
 
 
