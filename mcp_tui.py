@@ -5535,10 +5535,22 @@ class Authorizer:
 
     def _grant(self, discovery, client, fields):
         """The token request of a grant, with the client authentication the metadata and the
-        client call for: (token response, client, method)."""
+        client call for: (token response, client, method). A client registered elsewhere, with
+        a secret and no known method, that the server refuses as invalid_client, is tried once
+        more with the other secret method the server lists: servers hold a client to the one it
+        registered with (the official Python SDK's does), which mcp-tui cannot know."""
         metadata, endpoint = discovery.metadata, discovery.metadata.get("token_endpoint")
         method = self._method_for(metadata, client)
-        return self._token_request(endpoint, discovery.issuer, client, method, fields), client, method
+        try:
+            return self._token_request(endpoint, discovery.issuer, client, method, fields), client, method
+        except TokenEndpointError as exc:
+            other = {"client_secret_basic": "client_secret_post", "client_secret_post": "client_secret_basic"}.get(
+                method)
+            supported = metadata.get("token_endpoint_auth_methods_supported")
+            if (exc.error != "invalid_client" or other is None or client.get("registered") or client.get("method")
+                    or (isinstance(supported, list) and other not in supported)):
+                raise
+        return self._token_request(endpoint, discovery.issuer, client, other, fields), client, other
 
     def _method_for(self, metadata, client):
         return choose_token_auth_method(metadata, client.get("method"), bool(client.get("client_secret")),

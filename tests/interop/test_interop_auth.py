@@ -298,7 +298,7 @@ def register_client(peer, method, redirect_uri):
     return answer["client_id"], answer["client_secret"]
 
 
-@pytest.mark.parametrize("method", ["client_secret_basic"])
+@pytest.mark.parametrize("method", ["client_secret_basic", "client_secret_post"])
 def test_a_pre_registered_client_with_its_exact_redirect_uri(cli, home, peer, method):
     """Both peers compare redirect URIs exactly (no RFC 8252 loopback port leniency), so a
     client registered elsewhere needs --callback-port; the SDK's token endpoint wants the
