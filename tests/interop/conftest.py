@@ -191,40 +191,27 @@ def fastmcp_http(fastmcp_python, peer_log_dir):
     peer.stop()
 
 
-@pytest.fixture(scope="session")
-def sdk_auth_http(sdk_python, peer_log_dir):
-    """An SDK MCPServer that is its own authorization server (sdk_auth_server.py); `.url`
-    is http://127.0.0.1:PORT/mcp."""
-    peer = _start_peer(sdk_python, SDK_AUTH_SERVER, "streamable-http", "sdk-auth", peer_log_dir)
-    yield peer
-    peer.stop()
+def _auth_peer(name, python_fixture, script, *extra):
+    """A session fixture `name`: an MCP server that is its own authorization server on one
+    origin (`.url` is http://127.0.0.1:PORT/mcp), run with `extra` arguments."""
+
+    @pytest.fixture(scope="session", name=name)
+    def fixture(request, peer_log_dir):
+        python = request.getfixturevalue(python_fixture)
+        peer = _start_peer(python, script, "streamable-http", name.replace("_", "-"), peer_log_dir, *extra)
+        yield peer
+        peer.stop()
+
+    return fixture
 
 
-@pytest.fixture(scope="session")
-def sdk_auth_scoped_http(sdk_python, peer_log_dir):
-    """The same, where every token needs the scopes mcp:read and mcp:write."""
-    peer = _start_peer(sdk_python, SDK_AUTH_SERVER, "streamable-http", "sdk-auth-scoped", peer_log_dir,
-                       "--scope", "mcp:read", "--scope", "mcp:write")
-    yield peer
-    peer.stop()
-
-
-@pytest.fixture(scope="session")
-def fastmcp_auth_http(fastmcp_python, peer_log_dir):
-    """FastMCP behind its InMemoryOAuthProvider (fastmcp_auth_server.py); `.url` is
-    http://127.0.0.1:PORT/mcp, and the authorization server shares its origin."""
-    peer = _start_peer(fastmcp_python, FASTMCP_AUTH_SERVER, "streamable-http", "fastmcp-auth", peer_log_dir)
-    yield peer
-    peer.stop()
-
-
-@pytest.fixture(scope="session")
-def fastmcp_auth_scoped_http(fastmcp_python, peer_log_dir):
-    """The same, where every token needs the scopes mcp:read and mcp:write."""
-    peer = _start_peer(fastmcp_python, FASTMCP_AUTH_SERVER, "streamable-http", "fastmcp-auth-scoped", peer_log_dir,
-                       "--scope", "mcp:read", "--scope", "mcp:write")
-    yield peer
-    peer.stop()
+SCOPED = ("--scope", "mcp:read", "--scope", "mcp:write")  # every token needs both
+# FastMCP behind its InMemoryOAuthProvider (fastmcp_auth_server.py)
+fastmcp_auth_http = _auth_peer("fastmcp_auth_http", "fastmcp_python", FASTMCP_AUTH_SERVER)
+fastmcp_auth_scoped_http = _auth_peer("fastmcp_auth_scoped_http", "fastmcp_python", FASTMCP_AUTH_SERVER, *SCOPED)
+# an SDK MCPServer with mcp.server.auth over a small provider (sdk_auth_server.py)
+sdk_auth_http = _auth_peer("sdk_auth_http", "sdk_python", SDK_AUTH_SERVER)
+sdk_auth_scoped_http = _auth_peer("sdk_auth_scoped_http", "sdk_python", SDK_AUTH_SERVER, *SCOPED)
 
 
 # --------------------------------------------------------------------------- the CLI
