@@ -191,14 +191,14 @@ def fastmcp_http(fastmcp_python, peer_log_dir):
     peer.stop()
 
 
-def _auth_peer(name, python_fixture, script, *extra):
+def _auth_peer(name, python_fixture, script, *extra, transport="streamable-http"):
     """A session fixture `name`: an MCP server that is its own authorization server on one
-    origin (`.url` is http://127.0.0.1:PORT/mcp), run with `extra` arguments."""
+    origin (`.url` is http://127.0.0.1:PORT/mcp, or /sse), run with `extra` arguments."""
 
     @pytest.fixture(scope="session", name=name)
     def fixture(request, peer_log_dir):
         python = request.getfixturevalue(python_fixture)
-        peer = _start_peer(python, script, "streamable-http", name.replace("_", "-"), peer_log_dir, *extra)
+        peer = _start_peer(python, script, transport, name.replace("_", "-"), peer_log_dir, *extra)
         yield peer
         peer.stop()
 
@@ -212,6 +212,7 @@ fastmcp_auth_scoped_http = _auth_peer("fastmcp_auth_scoped_http", "fastmcp_pytho
 # an SDK MCPServer with mcp.server.auth over a small provider (sdk_auth_server.py)
 sdk_auth_http = _auth_peer("sdk_auth_http", "sdk_python", SDK_AUTH_SERVER)
 sdk_auth_scoped_http = _auth_peer("sdk_auth_scoped_http", "sdk_python", SDK_AUTH_SERVER, *SCOPED)
+sdk_auth_sse = _auth_peer("sdk_auth_sse", "sdk_python", SDK_AUTH_SERVER, transport="sse")  # legacy HTTP+SSE
 
 
 # --------------------------------------------------------------------------- the CLI

@@ -6,6 +6,7 @@ handlers and bearer middleware), over a minimal in-memory provider written here.
 Run it with the interpreter of the `sdk` peer venv (env var MCP_TUI_PEER_SDK):
 
     python sdk_auth_server.py --transport streamable-http --port 0 [--scope mcp:read]
+    python sdk_auth_server.py --transport sse --port 0
 
 It binds 127.0.0.1 only and prints one line `listening on http://127.0.0.1:PORT/mcp`
 (flushed) once uvicorn accepts connections. The SDK's own settings are used as a server
@@ -142,11 +143,11 @@ class MemoryProvider:
         return self._issue(client.client_id, params.scopes or [], grant[1], refresh=False)
 
 
-def build(base_url: str, scopes: list[str]) -> MCPServer:
+def build(base_url: str, scopes: list[str], path: str = "/mcp") -> MCPServer:
     provider = MemoryProvider()
     auth = AuthSettings(
         issuer_url=base_url,
-        resource_server_url=base_url + "/mcp",
+        resource_server_url=base_url + path,
         validate_token_resource=True,
         client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=scopes or None),
         revocation_options=RevocationOptions(enabled=True),
@@ -208,15 +209,16 @@ def build(base_url: str, scopes: list[str]) -> MCPServer:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--transport", choices=["streamable-http"], default="streamable-http")
+    parser.add_argument("--transport", choices=["streamable-http", "sse"], default="streamable-http")
     parser.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0 picks a free one)")
     parser.add_argument("--scope", action="append", default=[],
                         help="a scope every token must carry (repeatable; none by default)")
     args = parser.parse_args(argv)
 
-    sock, url = bind_loopback(args.port, "/mcp")
-    app = build(url[: -len("/mcp")], args.scope).streamable_http_app()
-    serve_http(app, args.port, "/mcp", sock=sock)
+    path = "/mcp" if args.transport == "streamable-http" else "/sse"
+    sock, url = bind_loopback(args.port, path)
+    mcp = build(url[: -len(path)], args.scope, path)
+    serve_http(mcp.streamable_http_app() if path == "/mcp" else mcp.sse_app(), args.port, path, sock=sock)
     return 0
 
 

@@ -62,7 +62,7 @@ def ok(result):
 
 
 def origin(peer):
-    return peer.url[: -len("/mcp")]
+    return peer.url.rsplit("/", 1)[0]  # the peers serve /mcp (or /sse) at the root
 
 
 def stats(peer):
@@ -334,6 +334,18 @@ def test_the_token_is_bound_to_this_server(cli, sdk_auth_http):
     peer = sdk_auth_http
     result = ok(cli(*conn(peer), "tool", "call", "whoami"))
     assert whoami(result).endswith(" resource %s" % peer.url), describe(result)
+
+
+def test_the_legacy_sse_transport_is_authorized_too(cli, home, sdk_auth_sse):
+    """The 2024-11-05 HTTP+SSE transport: the 401 comes on the GET of the stream; the token
+    then goes on that GET and on every POST to the endpoint the stream names."""
+    peer = sdk_auth_sse
+    first = ok(cli("--url", peer.url, "--timeout", "30", "tool", "call", "whoami"))
+    assert len(AUTHORIZING_RE.findall(first.stderr)) == 1, describe(first)
+    token, _ = stored(home)
+    assert whoami(first) == "client %s scopes - resource %s" % (token["clientId"], peer.url), describe(first)
+    second = ok(cli("--url", peer.url, "--timeout", "30", "tool", "call", "add", "a=3", "b=4", env=NO_BROWSER))
+    assert tool_response(second.stdout)[:1] == ["7"] and "authoriz" not in second.stderr, describe(second)
 
 
 def test_cross_app_access_trades_an_id_token_without_a_browser(cli, home, sdk_auth_http):
