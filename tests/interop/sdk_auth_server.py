@@ -23,6 +23,7 @@ Test hooks, outside the MCP endpoint and without authentication (loopback only):
                       "refreshes", "revocations", "assertions", "liveAccessTokens"}, and
                       "lastCode", the authorization code issued last
 - POST /peer/forget  forget every access token (refresh tokens stay valid)
+- POST /peer/deny    the user refuses the next authorization (access_denied)
 - POST /peer/clients {"token_endpoint_auth_method", "grant_types", "redirect_uris", "scope"}
                       -> {"client_id", "client_secret"}: a confidential client provisioned
                       by an administrator (the SDK's DCR never grants jwt-bearer)
@@ -68,6 +69,7 @@ class MemoryProvider:
         self.pairs = {}  # refresh token <-> access token, both ways
         self.id_jags = {}  # ID-JAG -> (audience, resource), from /idp/token
         self.last_code = None
+        self.deny_next = False  # /peer/deny: the user refuses the next authorization
         self.counts = dict(registrations=0, authorizations=0, codeExchanges=0, refreshes=0, revocations=0,
                            assertions=0)
 
@@ -80,6 +82,9 @@ class MemoryProvider:
 
     async def authorize(self, client, params):
         self.counts["authorizations"] += 1
+        if self.deny_next:
+            self.deny_next = False
+            raise AuthorizeError(error="access_denied", error_description="The user did not approve the request")
         if client.client_id not in self.clients:
             raise AuthorizeError(error="unauthorized_client", error_description="unknown client")
         code = self.last_code = "code-" + secrets.token_hex(16)
@@ -177,6 +182,11 @@ def build(base_url: str, scopes: list[str], path: str = "/mcp") -> MCPServer:
         forgotten = len(provider.access)
         provider.access.clear()
         return JSONResponse({"forgotten": forgotten})
+
+    @mcp.custom_route("/peer/deny", methods=["POST"])
+    async def deny(request: Request) -> JSONResponse:
+        provider.deny_next = True
+        return JSONResponse({"denyNext": True})
 
     @mcp.custom_route("/peer/clients", methods=["POST"])
     async def provision(request: Request) -> JSONResponse:

@@ -336,6 +336,30 @@ def test_the_token_is_bound_to_this_server(cli, sdk_auth_http):
     assert whoami(result).endswith(" resource %s" % peer.url), describe(result)
 
 
+def deny_next_authorization(peer):
+    request = urllib.request.Request(origin(peer) + "/peer/deny", data=b"", method="POST")
+    urllib.request.urlopen(request, timeout=10).close()
+
+
+def test_a_refused_authorization_is_one_line_and_exit_1(cli, home, sdk_auth_http):
+    """The user says no at the authorization server: its access_denied, in one line."""
+    peer = sdk_auth_http
+    deny_next_authorization(peer)
+    refused = cli(*conn(peer), "tool", "list")
+    assert refused.returncode == 1, describe(refused)
+    assert refused.stderr.strip().splitlines()[-1] == (
+        "mcp-tui: the authorization server refused: access_denied (The user did not approve the request)"), \
+        describe(refused)
+    assert refused.stdout == ""
+    deny_next_authorization(peer)
+    as_json = cli(*conn(peer), "--format", "json", "auth", "login")
+    assert as_json.returncode == 1, describe(as_json)
+    error = json.loads(as_json.stderr.strip().splitlines()[-1])["error"]
+    assert error["kind"] == "auth" and error["exitCode"] == 1, error
+    assert error["message"] == "the authorization server refused: access_denied (The user did not approve the request)"
+    assert not state_file(home).exists() or not json.loads(state_file(home).read_text())["tokens"]
+
+
 def test_the_legacy_sse_transport_is_authorized_too(cli, home, sdk_auth_sse):
     """The 2024-11-05 HTTP+SSE transport: the 401 comes on the GET of the stream; the token
     then goes on that GET and on every POST to the endpoint the stream names."""
