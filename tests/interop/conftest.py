@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from .interop_helpers import (
-    FASTMCP_AUTH_SERVER, FASTMCP_SERVER, INTEROP_DIR, MCP_TUI, REPO_ROOT, SDK_AUTH_SERVER, SDK_SERVER, text_of,
+    FASTMCP_AUTH_SERVER, FASTMCP_PROXY_SERVER, FASTMCP_SERVER, INTEROP_DIR, MCP_TUI, REPO_ROOT, SDK_AUTH_SERVER, SDK_SERVER, text_of,
 )
 
 STARTUP_TIMEOUT = float(os.environ.get("MCP_TUI_PEER_STARTUP_TIMEOUT", "90"))
@@ -209,6 +209,8 @@ SCOPED = ("--scope", "mcp:read", "--scope", "mcp:write")  # every token needs bo
 # FastMCP behind its InMemoryOAuthProvider (fastmcp_auth_server.py)
 fastmcp_auth_http = _auth_peer("fastmcp_auth_http", "fastmcp_python", FASTMCP_AUTH_SERVER)
 fastmcp_auth_scoped_http = _auth_peer("fastmcp_auth_scoped_http", "fastmcp_python", FASTMCP_AUTH_SERVER, *SCOPED)
+# FastMCP's OAuthProxy in front of an upstream identity provider (fastmcp_proxy_server.py)
+fastmcp_proxy_http = _auth_peer("fastmcp_proxy_http", "fastmcp_python", FASTMCP_PROXY_SERVER)
 # an SDK MCPServer with mcp.server.auth over a small provider (sdk_auth_server.py)
 sdk_auth_http = _auth_peer("sdk_auth_http", "sdk_python", SDK_AUTH_SERVER)
 sdk_auth_scoped_http = _auth_peer("sdk_auth_scoped_http", "sdk_python", SDK_AUTH_SERVER, *SCOPED)

@@ -19,6 +19,7 @@ SDK_SERVER = INTEROP_DIR / "sdk_server.py"
 FASTMCP_SERVER = INTEROP_DIR / "fastmcp_tasks_server.py"
 FASTMCP_AUTH_SERVER = INTEROP_DIR / "fastmcp_auth_server.py"
 SDK_AUTH_SERVER = INTEROP_DIR / "sdk_auth_server.py"
+FASTMCP_PROXY_SERVER = INTEROP_DIR / "fastmcp_proxy_server.py"
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"

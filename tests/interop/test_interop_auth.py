@@ -390,3 +390,32 @@ def test_cross_app_access_trades_an_id_token_without_a_browser(cli, home, sdk_au
         assert secret_value not in result.stdout + result.stderr, describe(result)
     (view,) = json_output(ok(cli("auth", "status", "--format", "json")))["tokens"]
     assert view["grant"] == "cross_app" and view["refreshable"] is False, view
+
+
+# --------------------------------------------------------------------------- FastMCP's OAuthProxy
+
+
+def test_through_fastmcp_s_oauth_proxy(cli, home, fastmcp_proxy_http):
+    """The proxy registers mcp-tui, sends the browser on to the upstream identity provider,
+    takes its answer on its own callback, and hands mcp-tui a code (with the RFC 9207 iss
+    its metadata promises) for its own token; refresh goes through it to the upstream too."""
+    peer = fastmcp_proxy_http
+    before = stats(peer)
+    first = ok(cli(*conn(peer), "tool", "call", "whoami"))
+    assert whoami(first) == "client the-proxy scopes -", describe(first)  # the upstream's view
+    assert len(AUTHORIZING_RE.findall(first.stderr)) == 1, describe(first)
+    after = stats(peer)
+    assert after["upstreamAuthorizations"] - before["upstreamAuthorizations"] == 1
+    assert after["upstreamCodeExchanges"] - before["upstreamCodeExchanges"] == 1
+    token, _ = stored(home)
+    assert token["authMethod"] == "none"  # the proxy's clients are public
+    again = ok(cli(*conn(peer), "tool", "call", "add", "a=5", "b=6", env=NO_BROWSER))
+    assert tool_response(again.stdout)[:1] == ["11"] and "authoriz" not in again.stderr, describe(again)
+    age_stored_token(home)
+    refreshed = ok(cli(*conn(peer), "tool", "call", "add", "a=1", "b=6", env=NO_BROWSER))
+    assert tool_response(refreshed.stdout)[:1] == ["7"] and "authoriz" not in refreshed.stderr, describe(refreshed)
+    assert stats(peer)["upstreamRefreshes"] - after["upstreamRefreshes"] == 1
+    assert stored(home)[0]["accessToken"] != token["accessToken"]
+    assert_no_secret(refreshed, [token["accessToken"], token["refreshToken"]])
+    logout = ok(cli(*conn(peer), "auth", "logout"))  # the proxy has no revocation endpoint
+    assert logout.stdout.strip() == "logged out of %s (token forgotten)" % peer.url, describe(logout)
