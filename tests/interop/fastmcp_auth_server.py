@@ -69,14 +69,8 @@ class CountingProvider(InMemoryOAuthProvider):
         return await super().revoke_token(token)
 
 
-def build(base_url: str, scopes: list[str]) -> FastMCP:
-    provider = CountingProvider(
-        base_url=base_url,
-        client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=scopes or None),
-        revocation_options=RevocationOptions(enabled=True),
-        required_scopes=scopes or None,
-    )
-    mcp = FastMCP("mcp-tui-fastmcp-auth-peer", version="1.0.0", auth=provider)
+def add_tools(mcp: FastMCP) -> None:
+    """The two tools of the FastMCP authorization peers (fastmcp_proxy_server.py too)."""
 
     @mcp.tool(description="Who the server thinks you are: your client id and scopes.")
     def whoami() -> str:
@@ -88,6 +82,17 @@ def build(base_url: str, scopes: list[str]) -> FastMCP:
     @mcp.tool(description="Add two integers.")
     def add(a: int, b: int) -> int:
         return a + b
+
+
+def build(base_url: str, scopes: list[str]) -> FastMCP:
+    provider = CountingProvider(
+        base_url=base_url,
+        client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=scopes or None),
+        revocation_options=RevocationOptions(enabled=True),
+        required_scopes=scopes or None,
+    )
+    mcp = FastMCP("mcp-tui-fastmcp-auth-peer", version="1.0.0", auth=provider)
+    add_tools(mcp)
 
     @mcp.custom_route("/peer/stats", methods=["GET"])
     async def stats(request: Request) -> JSONResponse:

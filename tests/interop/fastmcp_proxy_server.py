@@ -18,7 +18,7 @@ client -> /authorize (proxy) -> /upstream/authorize -> /auth/callback (proxy) ->
 
 Tools: whoami() -> "client <upstream client id> scopes <a b>"; add(a, b) -> the sum.
 Test hook: GET /peer/stats {"upstreamAuthorizations", "upstreamCodeExchanges",
-"upstreamRefreshes"}, counted at the upstream provider.
+"upstreamRefreshes", ...}, counted at the upstream provider.
 """
 from __future__ import annotations
 
@@ -29,36 +29,15 @@ import sys
 from fastmcp import FastMCP
 from fastmcp.server.auth.auth import ClientRegistrationOptions, TokenVerifier
 from fastmcp.server.auth.oauth_proxy import OAuthProxy
-from fastmcp.server.auth.providers.in_memory import InMemoryOAuthProvider
-from fastmcp.server.dependencies import get_access_token
 from key_value.aio.stores.memory import MemoryStore
 from mcp.shared.auth import OAuthClientInformationFull
-from peer_http import bind_loopback, serve_http  # beside this script
+from fastmcp_auth_server import CountingProvider, add_tools  # beside this script
+from peer_http import bind_loopback, serve_http
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Router
 
 UPSTREAM_CLIENT_ID = "the-proxy"
-
-
-class Upstream(InMemoryOAuthProvider):
-    """The identity provider: InMemoryOAuthProvider, counting what the proxy did there."""
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self.counts = dict(upstreamAuthorizations=0, upstreamCodeExchanges=0, upstreamRefreshes=0)
-
-    async def authorize(self, client, params):
-        self.counts["upstreamAuthorizations"] += 1
-        return await super().authorize(client, params)
-
-    async def exchange_authorization_code(self, client, authorization_code):
-        self.counts["upstreamCodeExchanges"] += 1
-        return await super().exchange_authorization_code(client, authorization_code)
-
-    async def exchange_refresh_token(self, client, refresh_token, scopes):
-        self.counts["upstreamRefreshes"] += 1
-        return await super().exchange_refresh_token(client, refresh_token, scopes)
 
 
 class UpstreamVerifier(TokenVerifier):
@@ -73,7 +52,7 @@ class UpstreamVerifier(TokenVerifier):
 
 
 def build(base_url: str) -> FastMCP:
-    upstream = Upstream(base_url=base_url + "/upstream",
+    upstream = CountingProvider(base_url=base_url + "/upstream",
                         client_registration_options=ClientRegistrationOptions(enabled=False))
     secret = secrets.token_hex(16)
     upstream.clients[UPSTREAM_CLIENT_ID] = OAuthClientInformationFull(
@@ -95,21 +74,11 @@ def build(base_url: str) -> FastMCP:
         enable_cimd=False,
     )
     mcp = FastMCP("mcp-tui-fastmcp-proxy-peer", version="1.0.0", auth=proxy)
-
-    @mcp.tool(description="Who the server thinks you are.")
-    def whoami() -> str:
-        token = get_access_token()
-        if token is None:
-            return "anonymous"
-        return "client %s scopes %s" % (token.client_id, " ".join(sorted(token.scopes)) or "-")
-
-    @mcp.tool(description="Add two integers.")
-    def add(a: int, b: int) -> int:
-        return a + b
+    add_tools(mcp)
 
     @mcp.custom_route("/peer/stats", methods=["GET"])
     async def stats(request: Request) -> JSONResponse:
-        return JSONResponse(upstream.counts)
+        return JSONResponse({"upstream" + key[0].upper() + key[1:]: value for key, value in upstream.counts.items()})
 
     mcp.upstream = upstream
     return mcp
