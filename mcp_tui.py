@@ -121,6 +121,15 @@ class ProtocolViolation(McpTuiError):
     kind = "protocol"
 
 
+class Withheld(Exception):
+    """--dry-run: the command's request, built and not sent. ``preview`` is the transport's
+    view of it (HttpClient.preview or the stdio framing): where it would go, and how."""
+
+    def __init__(self, preview):
+        super().__init__("withheld")
+        self.preview = preview
+
+
 class StreamCut(ConnectionFailed):
     """A response stream that ended before the response."""
 
@@ -676,6 +685,25 @@ def read_body(response, limit):
             raise MessageTooLarge(limit)
 
 
+def join_command(argv):
+    """A command line a POSIX shell reads back as ``argv``."""
+    import shlex
+
+    return " ".join(shlex.quote(a) for a in argv)
+
+
+def windows_program(argv, environ):
+    """``argv`` with its program found on PATH as Windows finds it (PATHEXT): Windows starts
+    only .exe files by a bare name, so `npx` (npx.cmd), the way most MCP servers start, would
+    be "no such program". Elsewhere, and for a path, ``argv`` as it is."""
+    if os.name != "nt" or os.path.dirname(argv[0]):
+        return argv
+    import shutil
+
+    found = shutil.which(argv[0], path=environ.get("PATH"))
+    return [found] + list(argv[1:]) if found else argv
+
+
 class StdioTransport:
     """A server run as a child process, without a shell: newline-delimited JSON-RPC on
     its stdin and stdout, and its stderr kept (and logged) for when something fails. The
@@ -710,8 +738,8 @@ class StdioTransport:
             group = {"start_new_session": True} if os.name != "nt" else {}
         try:
             self.process = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=environ, cwd=self.cwd, bufsize=-1, **group)
+                windows_program(self.argv, environ), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, env=environ, cwd=self.cwd, bufsize=-1, **group)
         except FileNotFoundError:
             raise ConnectionFailed("cannot start the server: no such program %r" % self.argv[0])
         except (OSError, ValueError) as exc:
@@ -721,6 +749,11 @@ class StdioTransport:
         self._stderr_thread = threading.Thread(target=self._read_stderr, daemon=True)
         self._stderr_thread.start()
         threading.Thread(target=self._read_stdout, daemon=True).start()
+
+    def preview(self, message, headers=None):
+        """--dry-run: one line on the server's stdin."""
+        return {"transport": self.name, "request": "stdin of %s" % join_command(self.argv), "headers": {},
+                "message": message}
 
     def send(self, message, headers=None):
         data = encode_message(message) + b"\n"
@@ -896,14 +929,104 @@ def shut_down(conn):
             pass
 
 
+class NetworkOptions:
+    """How HTTP requests reach a server: TLS verification (--insecure, --ca-file) and the
+    proxy. One per run, shared by the MCP connection and the OAuth requests, so the TLS
+    context is made once. The proxy is --proxy URL ("" for none), else the environment as
+    curl reads it: http_proxy (lower case only, as curl: a CGI request can set HTTP_PROXY),
+    https_proxy, all_proxy (either case), and no_proxy's hosts, domains and addresses."""
+
+    def __init__(self, insecure=False, ca_file=None, proxy=None, environ=None):
+        self.insecure = insecure
+        self.ca_file = ca_file
+        self.proxy = proxy
+        self.environ = os.environ if environ is None else environ
+        self._tls_context = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_options(cls, opts):
+        return cls(opts.insecure, opts.ca_file, getattr(opts, "proxy", None))
+
+    def tls_context(self):
+        with self._lock:
+            if self._tls_context is None:
+                self._tls_context = make_tls_context(self.insecure, self.ca_file)
+            return self._tls_context
+
+    def proxy_for(self, parts):
+        """The proxy URL for a request to ``parts`` (a urlsplit result), or None: straight there."""
+        if self.proxy is not None:
+            return self.proxy or None
+        names = ["http_proxy"] if parts.scheme == "http" else ["https_proxy", "HTTPS_PROXY"]
+        for name in names + ["all_proxy", "ALL_PROXY"]:
+            value = self.environ.get(name, "").strip()
+            if value:
+                break
+        else:
+            return None
+        no_proxy = self.environ.get("no_proxy") or self.environ.get("NO_PROXY") or ""
+        return None if bypasses_proxy(parts.hostname, no_proxy) else value
+
+
+def bypasses_proxy(host, no_proxy):
+    """Whether ``host`` is in a no_proxy list: ``*``, a host or its domain (``.example.com``
+    or ``example.com`` covers ``api.example.com``), or an address or network (10.0.0.0/8)."""
+    host = host.lower().rstrip(".")
+    for entry in re.split(r"[\s,]+", no_proxy.lower()):
+        if entry.startswith("["):  # [::1] or [::1]:8080
+            entry = entry[1:].partition("]")[0]
+        elif entry.count(":") == 1:  # host:8080; curl ignores the port
+            entry = entry.partition(":")[0]
+        entry = entry.rstrip(".")
+        if not entry:
+            continue
+        if entry == "*" or host == entry.lstrip(".") or host.endswith("." + entry.lstrip(".")):
+            return True
+        if "/" in entry:
+            import ipaddress
+
+            try:
+                if ipaddress.ip_address(host) in ipaddress.ip_network(entry, strict=False):
+                    return True
+            except ValueError:
+                pass
+    return False
+
+
+def proxy_endpoint(proxy_url, credentials=None):
+    """(host, port, Proxy-Authorization headers) of an http:// proxy URL; ``host:port``
+    means http://. Its user and password (percent-encoded in the URL) are run secrets."""
+    from urllib.parse import unquote, urlsplit
+
+    parts = urlsplit(proxy_url if "://" in proxy_url else "http://" + proxy_url)
+    if parts.scheme != "http" or not parts.hostname:
+        raise UsageError("cannot use the proxy %s: mcp-tui speaks to http:// proxies only" % masked_url(proxy_url),
+                         hint="give it as http://HOST:PORT (the proxy tunnels https:// requests with CONNECT)")
+    try:
+        port = parts.port or 1080  # curl's default
+    except ValueError:
+        raise UsageError("cannot use the proxy %s: its port is not a number" % masked_url(proxy_url))
+    headers = {}
+    if parts.username is not None:
+        import base64
+
+        pair = "%s:%s" % (unquote(parts.username), unquote(parts.password or ""))
+        headers["Proxy-Authorization"] = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+        if credentials is not None:
+            register_url_secrets(proxy_url, credentials)
+            credentials.add(headers["Proxy-Authorization"])
+    return parts.hostname, port, headers
+
+
 class HttpClient:
     """HTTP/1.1 requests over http.client with a small pool of kept-alive connections.
     Headers from --header and --bearer go on every request, streams included, and are
     registered as secrets. Bodies are bounded by ``max_message``; an exchange given a
     deadline ends there however slowly the server sends (``deadline`` bounds them all)."""
 
-    def __init__(self, url, headers=None, timeout=60.0, insecure=False, ca_file=None, log=None,
-                 max_message=DEFAULT_MAX_MESSAGE, deadline=None):
+    def __init__(self, url, headers=None, timeout=60.0, network=None, log=None, max_message=DEFAULT_MAX_MESSAGE,
+                 deadline=None):
         from urllib.parse import urlsplit
 
         self.url = url
@@ -919,27 +1042,45 @@ class HttpClient:
         self.timeout = timeout
         self.max_message = max_message
         self.deadline = deadline
-        self.insecure = insecure
-        self.ca_file = ca_file
+        self.network = network or NetworkOptions()
         self.log = log
         self.watchdog = Watchdog()
         self.auth = None  # an Authorizer (section 5) when the server may ask for OAuth
         self._idle = []
         self._lock = threading.Lock()
-        self._ssl_context = None
 
     def _connect(self, parts):
+        """A connection for ``parts``: to the server, or to the proxy, which tunnels an https://
+        one (CONNECT) and takes a plain one's requests with absolute URLs (``mcp_via``)."""
         http_client = import_http_client(tls=parts.scheme == "https")
-        port = parts.port
+        proxy = self.network.proxy_for(parts)
+        host, port, proxy_headers = parts.hostname, parts.port, {}
+        if proxy is not None:
+            host, port, proxy_headers = proxy_endpoint(proxy, self.log.credentials if self.log else None)
+            if self.log:
+                self.log.event("http", "to %s://%s through the proxy %s" % (parts.scheme, parts.netloc.rpartition(
+                    "@")[2], masked_url(proxy if "://" in proxy else "http://" + proxy)))
         if parts.scheme == "https":
-            return https_connection(http_client)(parts.hostname, port, timeout=self.timeout,
-                                                 context=self._tls_context())
-        return http_client.HTTPConnection(parts.hostname, port, timeout=self.timeout)
+            conn = https_connection(http_client)(host, port, timeout=self.timeout, context=self.network.tls_context())
+            if proxy is not None:
+                conn.set_tunnel(parts.hostname, parts.port or 443, headers=proxy_headers)
+        else:
+            conn = http_client.HTTPConnection(host, port, timeout=self.timeout)
+            if proxy is not None:
+                conn.mcp_via = ("http://" + parts.netloc.rpartition("@")[2], proxy_headers)
+        conn.mcp_proxy = proxy
+        return conn
 
-    def _tls_context(self):
-        if self._ssl_context is None:
-            self._ssl_context = make_tls_context(self.insecure, self.ca_file)
-        return self._ssl_context
+    def preview(self, message, headers, url=None):
+        """--dry-run: the POST that ``open`` would send, with the headers it adds (-H, --bearer,
+        a stored OAuth token); http.client's own (Host, Content-Length) are left out."""
+        all_headers = dict(self.base_headers)
+        all_headers.update(headers)
+        credential = self.auth.authorization() if self.auth is not None else None
+        if credential:
+            all_headers["Authorization"] = credential
+        return {"transport": None, "request": "POST %s" % masked_url(url or self.url), "headers": all_headers,
+                "message": message}
 
     def deadline_in(self, seconds):
         """An absolute deadline ``seconds`` from now, never past the whole command's."""
@@ -1009,9 +1150,14 @@ class HttpClient:
                 if fresh:
                     conn.connect()  # the TLS handshake included: the watchdog bounds it too
                 connected = time.monotonic()
-                conn.request(method, path, body=body, headers=all_headers)
+                via = getattr(conn, "mcp_via", None)  # a plain http:// request through a proxy
+                if via is None:
+                    conn.request(method, path, body=body, headers=all_headers)
+                else:
+                    conn.request(method, via[0] + path, body=body, headers=dict(all_headers, **via[1]))
                 response = conn.getresponse()
             except (ConnectionError, OSError, ValueError) + http_errors() as exc:
+                proxy = getattr(conn, "mcp_proxy", None)
                 if conn is not None:
                     expired = self.watchdog.disarm(conn)
                     conn.close()
@@ -1019,8 +1165,11 @@ class HttpClient:
                         raise self.timed_out(method, conn)
                 conn = None
                 if fresh or attempt:
-                    raise ConnectionFailed("cannot reach %s: %s" % (self.display_url, describe_os_error(exc)))
+                    raise unreachable(self.display_url, proxy, exc)
                 continue
+            if response.status == 407 and getattr(conn, "mcp_via", None):
+                self.discard(conn)
+                raise unreachable(self.display_url, conn.mcp_proxy, OSError("407 Proxy Authentication Required"))
             if stream and self.watchdog.disarm(conn):
                 conn.close()
                 raise self.timed_out(method, conn)
@@ -1081,6 +1230,24 @@ class HttpClient:
             conn.close()
 
 
+def unreachable(url, proxy, exc):
+    """The ConnectionFailed for a request that got no answer, naming the proxy it went through."""
+    if proxy is None:
+        return ConnectionFailed("cannot reach %s: %s" % (url, describe_os_error(exc)))
+    shown = masked_url(proxy if "://" in proxy else "http://" + proxy)
+    reason = describe_os_error(exc)
+    if reason.startswith("Tunnel connection failed: "):  # http.client's words for a refused CONNECT
+        reason = "the proxy refused: " + reason[len("Tunnel connection failed: "):]
+    hint = None
+    if "407" in reason:
+        hint = "the proxy wants credentials: give them in its URL, http://USER:PASSWORD@HOST:PORT"
+    elif isinstance(exc, ConnectionRefusedError) or "socket" in sys.modules and isinstance(
+            exc, sys.modules["socket"].gaierror):
+        hint = ("the proxy comes from --proxy or from https_proxy, http_proxy or all_proxy; --proxy '' goes "
+                "without one, no_proxy lists the hosts that do")
+    return ConnectionFailed("cannot reach %s through the proxy %s: %s" % (url, shown, reason), hint=hint)
+
+
 def http_errors():
     """http.client's own exceptions (a malformed status line, a cut chunk) as a tuple."""
     http_client = sys.modules.get("http.client")
@@ -1118,7 +1285,7 @@ def https_connection(http_client):
 
         def connect(self):
             super().connect()
-            self.sock = self._context.wrap_socket(self.sock, server_hostname=self.host)
+            self.sock = self._context.wrap_socket(self.sock, server_hostname=self._tunnel_host or self.host)
 
     return HTTPSConnection
 
@@ -1214,6 +1381,11 @@ class StreamableHttpTransport:
         self.version_header = version
         if session_id is not None:
             self.session_id = session_id
+
+    def preview(self, message, headers=None):
+        headers = self._headers(headers)
+        headers["Content-Type"] = "application/json"
+        return dict(self.http.preview(message, headers), transport=self.name)
 
     def send(self, message, headers=None):
         headers = self._headers(headers)
@@ -1536,6 +1708,10 @@ class LegacySseTransport:
         self._ready.set()
         self._channel.closed(error)
 
+    def preview(self, message, headers=None):
+        headers = dict(headers or {}, **{"Content-Type": "application/json"})
+        return dict(self.http.preview(message, headers, self.endpoint), transport=self.name)
+
     def send(self, message, headers=None):
         if self._error or not self.endpoint:
             raise self._error or ConnectionFailed("the SSE stream is closed")
@@ -1573,6 +1749,11 @@ class KeeperTransport:
         self._write_lock = threading.Lock()
         self._replies = None
         self._channel = None
+
+    def preview(self, message, headers=None):
+        """--dry-run: the keeper would send it as the session's transport does."""
+        return {"transport": self.name, "request": "through session %s" % self.session_name,
+                "headers": dict(headers or {}), "message": message}
 
     def hello(self, op="attach", timeout=10.0, **fields):
         """Connect, present the token, ask ``op``; return the keeper's first answer."""
@@ -1741,9 +1922,10 @@ class RpcChannel:
     notifications, and handing server requests to a few worker threads so a slow answer
     never blocks the reader; a flood beyond the backlog is refused with an error."""
 
-    def __init__(self, transport, log=None, on_notification=None, on_request=None, deadline=None):
+    def __init__(self, transport, log=None, on_notification=None, on_request=None, deadline=None, withheld=()):
         self.transport = transport
         self.deadline = deadline
+        self.withheld = withheld  # methods built and not sent (--dry-run): call raises Withheld
         self._requests = None  # the backlog of server requests, made on the first one
         self._workers = 0
         self.log = log
@@ -1779,6 +1961,8 @@ class RpcChannel:
         message = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
+        if method in self.withheld:
+            raise Withheld(self.transport.preview(message, headers))
         try:
             pending = self.forward(message, headers, request_id, on_progress)
             response = self._wait(pending, method, timeout, max_time)
@@ -2214,12 +2398,6 @@ class ConnectionSpec:
                    protocol=record.get("protocol", "auto"), name=record.get("name"))
 
 
-def join_command(argv):
-    import shlex
-
-    return " ".join(shlex.quote(a) for a in argv)
-
-
 def encode_header_value(value):
     """Send a header value as-is only when it is visible ASCII with no edge whitespace
     and does not look like the sentinel itself; otherwise use =?base64?...?=."""
@@ -2350,19 +2528,19 @@ class Session:
     """One connection to one server, in whichever era it speaks."""
 
     def __init__(self, spec, responder=None, log=None, timeout=60.0, max_time=None, probe_timeout=5.0,
-                 insecure=False, ca_file=None, log_level=None, max_message_size=DEFAULT_MAX_MESSAGE,
+                 network=None, log_level=None, max_message_size=DEFAULT_MAX_MESSAGE,
                  max_pages=DEFAULT_MAX_PAGES, deadline=None, cache=False):
         self.spec = spec
         self.max_message_size = max_message_size
         self.max_pages = max_pages
         self.deadline = deadline  # monotonic: the end of the whole command (--max-time), if any
+        self.withheld = frozenset()  # --dry-run: methods built and not sent (RpcChannel.call)
         self.responder = responder
         self.log = log
         self.timeout = timeout
         self.max_time = max_time
         self.probe_timeout = probe_timeout
-        self.insecure = insecure
-        self.ca_file = ca_file
+        self.network = network or NetworkOptions()
         self.log_level = log_level
         self.era = None  # "modern" | "legacy"
         self.protocol_version = None
@@ -2590,17 +2768,24 @@ class Session:
             transport = StdioTransport(self.spec.argv, self.spec.env, self.spec.cwd, self.log,
                                        max_message=self.max_message_size)
         else:
-            http = HttpClient(self.spec.url, self.spec.headers, self.timeout, self.insecure, self.ca_file, self.log,
+            http = HttpClient(self.spec.url, self.spec.headers, self.timeout, self.network, self.log,
                               self.max_message_size, self.deadline)
             http.auth = self.spec.auth
             transport = (LegacySseTransport(http, self.log, self.timeout) if kind == "sse"
                          else StreamableHttpTransport(http, self.log))
         self._use_transport(transport)
 
+    def withhold(self, methods):
+        """--dry-run: requests of these methods raise Withheld instead of going out; what the
+        command needs to build them (discover, initialize, lists) is still sent."""
+        self.withheld = frozenset(methods)
+        self.channel.withheld = self.withheld
+
     def _use_transport(self, transport):
         """Start the RpcChannel over ``transport`` (a fresh one, or a kept session's)."""
         self.transport = transport
-        self.channel = RpcChannel(transport, self.log, self._notification, self._server_request, self.deadline)
+        self.channel = RpcChannel(transport, self.log, self._notification, self._server_request, self.deadline,
+                                  self.withheld)
         self.channel.start()
         if self.closed:  # closed from another thread while it started: no server may outlive that
             self.channel.close()
@@ -5201,16 +5386,15 @@ class Authorizer:
     """OAuth for one MCP endpoint: the HttpClient's hook (``authorization`` before a
     request, ``challenged`` after a 401 / 403) and the engine behind `auth login`."""
 
-    def __init__(self, url, settings, log=None, announce=None, timeout=60.0, insecure=False, ca_file=None,
-                 store=None, interactive=None):
+    def __init__(self, url, settings, log=None, announce=None, timeout=60.0, network=None, store=None,
+                 interactive=None):
         self.url = url
         self.server = canonical_resource(url) if url else None  # None: every server (logout only)
         self.settings = settings
         self.log = log
         self.announce = announce or (lambda text: sys.stderr.write(text + "\n"))
         self.timeout = timeout
-        self.insecure = insecure
-        self.ca_file = ca_file
+        self.network = network or NetworkOptions()
         self.store = store or AuthStore()
         self.interactive = interactive
         self.browser_step = None  # a front end's own view of the browser step: called with a BrowserStep
@@ -5811,7 +5995,7 @@ class Authorizer:
         (status, JSON object or None)."""
         from urllib.parse import urlencode
 
-        client = HttpClient(url, timeout=self.timeout, insecure=self.insecure, ca_file=self.ca_file, log=self.log,
+        client = HttpClient(url, timeout=self.timeout, network=self.network, log=self.log,
                             max_message=MAX_AUTH_BODY)
         request_headers = {"Accept": "application/json"}
         body = None
@@ -5852,7 +6036,7 @@ class Authorizer:
         return ": " + self._redact(text)
 
 
-def authorizer_for(spec, opts, log, announce):
+def authorizer_for(spec, opts, log, announce, network=None):
     """The Authorizer for an HTTP connection, or None (stdio, or --bearer / -H
     Authorization given: the user's own credentials win)."""
     if spec is None or spec.kind == "stdio" or not spec.url:
@@ -5860,7 +6044,7 @@ def authorizer_for(spec, opts, log, announce):
     if any(name.lower() == "authorization" for name in spec.headers):
         return None
     settings = AuthSettings.from_options(opts, getattr(spec, "oauth", None))
-    return Authorizer(spec.url, settings, log, announce, opts.timeout, opts.insecure, opts.ca_file)
+    return Authorizer(spec.url, settings, log, announce, opts.timeout, network or NetworkOptions.from_options(opts))
 
 
 # ======================================================================================
@@ -6732,11 +6916,12 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
     sees the session before it opens, so another thread can close it to abandon the attempt.
     On failure the session is closed, and the error carries the server's last stderr lines
     (``stderr_lines``)."""
-    spec.auth = spec.auth or authorizer_for(spec, options, log, tell or notice or (lambda text: None))
+    network = NetworkOptions.from_options(options)
+    spec.auth = spec.auth or authorizer_for(spec, options, log, tell or notice or (lambda text: None), network)
     if spec.auth is not None and browser_step is not None:
         spec.auth.browser_step = browser_step
     session = Session(spec, responder, log, timeout=options.timeout, max_time=options.max_time,
-                      probe_timeout=options.probe_timeout, insecure=options.insecure, ca_file=options.ca_file,
+                      probe_timeout=options.probe_timeout, network=network,
                       log_level=options.log_level, max_message_size=options.max_message_size,
                       max_pages=options.max_pages, deadline=deadline, cache=not options.no_cache)
     session.observers.extend(observers)
@@ -6890,7 +7075,11 @@ class Output:
 
     def error(self, exc):
         if self.json:
-            self._write(self.stderr, self._without_task_ids(terminal_json({"error": exc.to_json()})) + "\n")
+            # The notices come along unmasked, as text output shows them: one may be the
+            # `task get` command of a --wait that stopped, the only place a script finds the ID.
+            notices = ', "warnings": ' + terminal_json(self.warnings) if self.warnings else ""
+            self._write(self.stderr, '{"error": %s%s}\n' % (self._without_task_ids(terminal_json(exc.to_json())),
+                                                              notices))
             return
         line = "mcp-tui: " + exc.message
         if exc.hint:
@@ -6974,6 +7163,9 @@ CLI_OPTIONS = (
                                help="ask the server every time: no server/discover or list result kept between "
                                     "commands (2026-07-28 servers say how long one stays fresh)")),
         (("--ca-file",), dict(metavar="FILE", help="CA bundle for TLS")),
+        (("--proxy",), dict(metavar="URL", help="HTTP proxy for every request, http://[USER:PASSWORD@]HOST:PORT "
+                                                "('' for none; default: https_proxy, http_proxy, all_proxy and "
+                                                "no_proxy, as curl reads them)")),
     )),
     ("sessions kept open between commands", (
         (("--session",), dict(metavar="NAME", help="run the command through session NAME (same as @NAME)")),
@@ -6989,6 +7181,9 @@ CLI_OPTIONS = (
         (("--save",), dict(metavar="DIR", help="save binary contents (images, audio, blobs) into DIR")),
         (("--log-level",), dict(metavar="LEVEL", choices=LOG_LEVELS,
                                 help="ask the server for log messages at LEVEL: %s" % ", ".join(LOG_LEVELS))),
+        (("--dry-run",), dict(action="store_true",
+                              help="print the request that tool call, prompt get, resource read, complete or rpc "
+                                   "would send, with its HTTP headers, and do not send it")),
     )),
     ("answers to the server's input requests", (
         (("--elicit-stub",), dict(metavar="JSON", help="accept elicitations with this content")),
@@ -7147,6 +7342,7 @@ class Cli:
         self.session = None
         self.log = None
         self.ledger = None if opts.no_ledger else TaskLedger(warn=output.notice)
+        self.withheld = ()  # --dry-run: the command's own request
         # --max-time bounds the whole command, from here
         self.deadline = time.monotonic() + opts.max_time if opts.max_time else None
 
@@ -7169,6 +7365,8 @@ class Cli:
         except McpTuiError as exc:
             stderr_hint(exc, getattr(exc, "stderr_lines", []))  # none: refused before the session (bad --grant)
             raise
+        if self.withheld:
+            self.session.withhold(self.withheld)
         return self.session
 
     def make_log(self):
@@ -7206,12 +7404,43 @@ class Cli:
         handler = getattr(self, "cmd_" + command_name(words[0]), None)
         if handler is None:
             raise UsageError("unknown command %r" % words[0], hint=self.unquoted_command_hint(words))
+        if self.opts.dry_run:
+            self.withheld = (self.dry_run_method(words),)
         try:
             return handler(words[1:]) or EXIT_OK
+        except Withheld as held:
+            self.print_withheld(held.preview)
+            return EXIT_OK
         except McpTuiError as exc:
             transport = self.session.transport if self.session else None
             stderr_hint(exc, list(getattr(transport, "stderr_tail", ())))
             raise
+
+    DRY_RUN_METHODS = {("tool", "call"): "tools/call", ("prompt", "get"): "prompts/get",
+                       ("resource", "read"): "resources/read", ("complete",): "completion/complete"}
+
+    def dry_run_method(self, words):
+        """The method --dry-run withholds for this command, or a usage error."""
+        command = command_name(words[0])
+        if command == "rpc" and len(words) > 1:
+            return words[1]
+        method = self.DRY_RUN_METHODS.get((command,)) or self.DRY_RUN_METHODS.get((command,) + tuple(words[1:2]))
+        if method is None:
+            raise UsageError("--dry-run previews the request of tool call, prompt get, resource read, complete or "
+                             "rpc, not of %r" % " ".join(words[:2]))
+        return method
+
+    def print_withheld(self, preview):
+        """--dry-run's answer: where the request would go, its headers (credentials masked) and
+        the JSON-RPC message itself."""
+        headers = {name: self.out.credentials.redact(str(value)) for name, value in preview["headers"].items()}
+        if self.out.json:
+            self.out.document({"dryRun": True, "transport": preview["transport"], "request": preview["request"],
+                               "headers": headers, "message": preview["message"]})
+            return
+        lines = [preview["request"]] + ["%s: %s" % item for item in headers.items()]
+        self.out.text("\n".join(lines) + "\n\n" + json.dumps(preview["message"], indent=2, ensure_ascii=False))
+        self.out.progress("(--dry-run: %s was not sent)" % preview["message"]["method"])
 
     def unquoted_command_hint(self, words):
         """`mcp-tui python3 server.py tool list`: the stdio server's command line was split
@@ -7847,7 +8076,7 @@ def auth_command(args, opts, spec, output, log):
                                                                  view["scope"] or "-", describe_expiry(view)))
         return EXIT_OK
     results = Authorizer(spec.url if server else None, AuthSettings.from_options(opts), log, output.stderr_line,
-                         opts.timeout, opts.insecure, opts.ca_file, store).logout()
+                         opts.timeout, NetworkOptions.from_options(opts), store).logout()
     if output.json:
         output.document({"loggedOut": results})
     elif not results:
@@ -8439,7 +8668,11 @@ class Tui:
                     screen.reload([kind])
             self.say("The server changed its %s list; refreshed." % kind)
         elif method == "notifications/message":
-            self.show_toast(log_text(params))
+            chosen = self.session.log_level if self.session is not None else None
+            if chosen in LOG_LEVELS and params.get("level") in LOG_LEVELS[LOG_LEVELS.index(chosen):]:
+                self.show_toast(log_text(params))
+            # else only the debug screen's Logs tab has it: logs the user did not ask for (the
+            # everything server's, every few seconds) would hide the key hints for good
         elif method == "notifications/resources/updated":
             uri = str(params.get("uri"))
             if uri not in self.changed:  # once until it is read again: a resource that changes every
@@ -11803,11 +12036,12 @@ def keeper_status(name, record):
         transport.close()
 
 
-def run_session_command(opts, spec, words, output, argv):
-    """`session open NAME [connection]`, `session list`, `session close NAME | --all`."""
+def run_session_command(opts, spec, words, output, argv, given=()):
+    """`session open NAME [connection]`, `session list`, `session close NAME | --all`;
+    ``given``: the connection words that came before `session` (they made ``spec``)."""
     action = words[0] if words else None
     if action == "open":
-        return session_open(opts, spec, words[1:], output, argv)
+        return session_open(opts, spec, words[1:], output, argv, list(given))
     if action == "list":
         if len(words) != 1:
             raise UsageError("usage: mcp-tui session list")
@@ -11820,12 +12054,13 @@ def run_session_command(opts, spec, words, output, argv):
     raise UsageError("usage: mcp-tui session open NAME [connection] | session list | session close NAME | --all")
 
 
-def session_open(opts, spec, words, output, argv):
+def session_open(opts, spec, words, output, argv, given=()):
     if not words or len(words) > 2:
         raise UsageError("usage: mcp-tui session open NAME [connection]")
     name, connection = check_session_name(words[0]), words[1:]
     if connection and spec is not None:
         raise UsageError("give the connection once: %r or the connection flags" % connection[0])
+    connection = connection or given  # the keeper reads the connection from the same words
     if spec is None:
         spec, _ = spec_from_options(opts, connection, output.credentials)
     if spec is None or spec.kind == "session":
@@ -11948,7 +12183,8 @@ def main(argv=None):
             raise UsageError("--timeout must be more than 0 seconds")
         spec, words = spec_from_options(opts, opts.words, output.credentials)
         if words and words[0] in ("session", "sessions"):
-            return run_session_command(opts, spec, words[1:], output, argv)
+            given = opts.words[:len(opts.words) - len(words)]  # a stdio command line before `session`
+            return run_session_command(opts, spec, words[1:], output, argv, given)
         if not words:
             return run_tui(opts, spec, output.credentials)
         if wants_background_session(opts, spec, words):

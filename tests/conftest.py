@@ -16,6 +16,12 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from servers import LoopbackServer  # noqa: E402
 
+# The servers under test are on loopback: a proxy of the machine's (which mcp-tui honours, as
+# curl does) must not stand in between. tests/test_proxy.py sets these where it means to.
+for _name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy",
+              "NO_PROXY"):
+    os.environ.pop(_name, None)
+
 
 def wait_for(predicate, timeout=30.0):
     """Poll ``predicate`` until it returns something truthy (returned), or fail after ``timeout``."""

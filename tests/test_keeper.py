@@ -109,6 +109,19 @@ def test_open_list_use_close_and_the_server_is_gone(cli, kept, state_dir, server
     assert cli("session", "list").out == ""
 
 
+def test_a_stdio_command_line_given_first_opens_a_session_as_any_command_takes_it(cli, state_dir, server_record):
+    """`mcp-tui "python3 server.py" session open dev`: the connection first, as every other command
+    writes it. The keeper used to get no connection at all ("internal error ... 'NoneType'")."""
+    opened = cli(stdio_command("--record", server_record), "session", "open", "first")
+    try:
+        assert opened.code == 0, opened
+        assert opened.out == "Session first open: mcp-tui-testserver 0.1.0 (2026-07-28, stdio)\n", opened
+        called = cli("@first", "tool", "call", "echo", "message=kept")
+        assert called.code == 0 and "kept" in called.out, called
+    finally:
+        cli("session", "close", "first")
+
+
 def test_a_fresh_state_directory_is_private(cli, tmp_path):
     fresh = tmp_path / "fresh" / "state"
     opened = cli("session", "open", "private", stdio_command(), env={"MCP_TUI_STATE_DIR": str(fresh)})

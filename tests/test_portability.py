@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import MCP_TUI, ROOT
 
 
@@ -65,3 +67,13 @@ def test_tool_list_over_http_imports_little_beyond_the_floor_client(start_server
     assert "argparse" not in mcp_tui  # a common command line is read without it (section 7)
     assert extra <= TOOL_LIST_EXTRA_MODULES, "new modules on the tool list path: %s" % sorted(
         extra - TOOL_LIST_EXTRA_MODULES)
+
+
+@pytest.mark.skipif(os.name != "nt", reason="Windows finds a bare program name's .cmd only through PATHEXT")
+def test_a_stdio_server_started_by_a_cmd_file_is_found_on_windows(cli, tmp_path):
+    """`npx` is npx.cmd on Windows; without a shell, CreateProcess finds only .exe files."""
+    launcher = tmp_path / "fakeserver.cmd"
+    launcher.write_text('@echo off\r\n"%s" "%s" %%*\r\n' % (sys.executable, ROOT / "tests" / "testserver.py"))
+    env = {"PATH": str(tmp_path) + os.pathsep + os.environ.get("PATH", "")}
+    result = cli("fakeserver", "tool", "list", env=env)
+    assert result.code == 0 and "echo (Echo)" in result.out, result

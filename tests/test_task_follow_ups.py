@@ -161,3 +161,18 @@ def test_ctrl_c_during_wait_keeps_the_session_for_the_printed_command(cli, serve
     shown = cli("task", "get", task_id)
     assert shown.code == 0, shown
     assert shown.out.startswith("Task:     %s\nStatus:   working" % task_id)
+
+
+def test_a_json_wait_that_stops_at_timeout_gives_the_follow_up_command(cli, server):
+    """With --format json --quiet nothing else names the task: the error line carries the
+    `task get` command (the error itself names the task by its fingerprint only)."""
+    stopped = cli("--url", server.url, "--format", "json", "--quiet", "--timeout", "1",
+                  "tool", "call", "render_report", "quarter=Q1", "pages=1000", "--task", "--wait")
+    assert stopped.code == 1 and stopped.out == "", stopped
+    document = json.loads(stopped.err)
+    assert document["error"]["kind"] == "timeout", stopped.err
+    assert re.match(r"^task task:\w{8} is still working", document["error"]["message"]), stopped.err
+    (follow_up,) = document["warnings"]
+    task_id = re.match(r"^Stopped waiting; the task keeps running: mcp-tui task get (\S+)$", follow_up).group(1)
+    shown = cli("--format", "json", "task", "get", task_id)
+    assert shown.code == 0 and shown.json()["task"]["taskId"] == task_id, shown

@@ -167,11 +167,12 @@ def test_a_get_stream_the_server_ends_without_event_ids_is_opened_again_and_its_
     try:
         screen = tui(server.url, "--protocol-version", "2025-11-25", **SMALL)
         screen.wait_for("Tools (")
+        screen.send("D", "3")  # the Logs tab: the server's log messages (no level was asked for: no toast)
         screen.wait_for("GET stream 2", what="a message on a GET stream opened after the first one ended")
+        screen.send("1")
+        screen.wait_for("the server ended the GET stream; opening a new one", what="the stream's end in the debug log")
         server.stop()
         screen.wait_for(lambda t: screen.status_line().startswith("Disconnected: "), what="Disconnected, no key pressed")
-        screen.send("D")
-        screen.wait_for("the server ended the GET stream; opening a new one", what="the stream's end in the debug log")
     finally:
         server.stop()
 

@@ -46,6 +46,23 @@ def test_log_level_brings_server_logs_as_a_toast_and_to_the_logs_tab(tui, era):
 
 @needs_pty
 @pytest.mark.parametrize("era", sorted(ERAS))
+def test_logs_sent_before_a_level_is_set_keep_the_key_hints_and_reach_the_logs_tab(tui, era):
+    """The everything server logs every few seconds unasked: as toasts, they would cover the key hints for good."""
+    screen = tui(server_command("--fidelity"), *ERAS[era], **SMALL)  # --fidelity: log_message logs unasked
+    open_tool(screen, "log_message")
+    hints = screen.lines()[-2]
+    assert "^X execute" in hints, screen.text()
+    screen.send("right", "right", "tab")  # level: warning
+    screen.type("disk almost full")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Tool executed successfully." in screen.status_line(), what="the call's result")
+    assert screen.lines()[-2] == hints, screen.text()  # the log came first, on the same stream
+    screen.send("f12", "3")
+    screen.wait_all("Debug: Logs", "[warning] log_message: disk almost full")
+
+
+@needs_pty
+@pytest.mark.parametrize("era", sorted(ERAS))
 def test_tasks_screen_at_80_columns_shows_the_task_explains_the_star_and_opens_a_task_by_id(tui, tmp_path, era):
     record = tmp_path / "record.jsonl"
     screen = tui(server_command("--page-ms", "20", "--record", record), *ERAS[era], **SMALL)

@@ -26,7 +26,9 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
                            (80-character lines; for tests/bench/payload.py)
       --fidelity           behave like real servers do: legacy tasks are kept per session (as the
                            everything server does), the tool ask_on_stream sends its request on the
-                           GET stream, and a refused request without a session still gets a session id
+                           GET stream, a refused request without a session still gets a session id,
+                           and log_message logs even when the client set no log level
+      --tls CERT[:KEY]     with --http: serve https with this PEM certificate (and key file)
       --forget-endpoint    with --http: POST /forget drops every 2025-11-25 session and ends its streams,
                            as a restarted server would; their ids then get 404 (for clients that start over)
 
@@ -1024,8 +1026,8 @@ class Exchange(object):
             threshold = self.peer.log_level if self.peer is not None else None
         return threshold in LOG_LEVELS and LOG_LEVELS.index(level) >= LOG_LEVELS.index(threshold)
 
-    def log(self, level, data, logger="testserver"):
-        if self.log_enabled(level):
+    def log(self, level, data, logger="testserver", unsolicited=False):
+        if unsolicited or self.log_enabled(level):
             self.send(notification("notifications/message", {"level": level, "logger": logger,
                                                              "data": data}))
 
@@ -1110,7 +1112,7 @@ class ToolCall(object):
     def progress(self, progress, total, message):
         pass
 
-    def log(self, level, data, logger):
+    def log(self, level, data, logger, unsolicited=False):
         pass
 
 
@@ -1143,8 +1145,8 @@ class DirectCall(ToolCall):
     def progress(self, progress, total, message):
         self.exchange.progress(progress, total, message)
 
-    def log(self, level, data, logger):
-        self.exchange.log(level, data, logger)
+    def log(self, level, data, logger, unsolicited=False):
+        self.exchange.log(level, data, logger, unsolicited)
 
 
 class TaskCall(ToolCall):
@@ -1505,7 +1507,8 @@ class Server(object):
         return text_result("Something went wrong", True)
 
     def tool_log_message(self, call):
-        call.log(call.args["level"], call.args["message"], "log_message")
+        # --fidelity: logged whether or not a level was set, as the everything server's simulated logs are
+        call.log(call.args["level"], call.args["message"], "log_message", getattr(self.options, "fidelity", False))
         return text_result("Logged")
 
     def tool_toggle_extra_tool(self, call):
@@ -2996,8 +2999,17 @@ def serve_http(server, address):
     httpd.frontend = HttpFrontEnd(server)
     if server.options.auth:
         httpd.frontend.auth = AuthServer(httpd.frontend, httpd.server_address[1])
+    scheme = "http"
+    if getattr(server.options, "tls", None):
+        import ssl
+
+        cert, _, key = server.options.tls.partition(":")
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key or None)
+        httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+        scheme = "https"
     shown_host = "[%s]" % host if ":" in host else host
-    print("listening on http://%s:%d/mcp" % (shown_host, httpd.server_address[1]), flush=True)
+    print("listening on %s://%s:%d/mcp" % (scheme, shown_host, httpd.server_address[1]), flush=True)
     try:
         httpd.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:
@@ -3859,6 +3871,8 @@ def parse_args(argv):
                         "session, and the ask_on_stream tool")
     parser.add_argument("--forget-endpoint", action="store_true", help="with --http: POST /forget drops every "
                         "2025-11-25 session, as a restarted server would")
+    parser.add_argument("--tls", metavar="CERT[:KEY]", help="with --http: serve https with this PEM certificate "
+                        "(and key)")
     parser.add_argument("--get-delay-ms", type=_count(0), default=0, metavar="N",
                         help="with --http: answer a new 2025-11-25 GET stream after N ms (what the session sends "
                              "meanwhile is lost, as with the SDK servers)")
