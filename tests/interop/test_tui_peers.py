@@ -92,3 +92,17 @@ def test_the_tui_authorizes_at_third_party_authorization_servers(tui, request, n
     screen.wait_for(lambda t: re.search(r"client \S+ scopes -", t), what="whoami's answer")
     screen.send("esc", "esc", "4")
     screen.wait_for("Authorized:   at http://127.0.0.1:")
+
+
+@needs_pty
+@pytest.mark.parametrize("name", ["fastmcp_auth_scoped_http", "sdk_auth_scoped_http"])
+def test_the_tui_steps_up_when_the_token_lacks_a_scope(tui, request, name):
+    """--scope asks for less than the server needs: the 403 starts a step-up (the SDK's names
+    no scope; its resource metadata does), the server refuses the first registration's scope,
+    mcp-tui registers again, and the call shows its answer, all without a key pressed."""
+    peer = request.getfixturevalue(name)
+    screen = tui("--url", peer.url, "--scope", "mcp:read", env={"BROWSER": BROWSER}, **SMALL)
+    screen.wait_for("Tools (2)")
+    open_tool(screen, "whoami")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: re.search(r"client \S+ scopes mcp:read mcp:write", t), what="whoami's answer")
