@@ -11797,6 +11797,16 @@ class Keeper:
                 "age": round(now - self.created, 3), "idle": round(idle, 3), "attached": attached,
                 "openTasks": held, "progressRoutes": routes}
 
+    def tell_attached(self, text):
+        """What the user must know while the keeper serves (the URL of a new authorization, when
+        the server refuses the token and it cannot be refreshed): to the commands waiting on the
+        server (else every attached one), and to the log."""
+        self.log.event("keeper", "notice: %s" % text)
+        with self._lock:
+            clients = [client for client in self.clients if client.inflight] or list(self.clients)
+        for client in clients:
+            client.send({"notice": clean(text)})
+
     # -- relaying --------------------------------------------------------------------------
 
     def _next(self, prefix):
@@ -11951,7 +11961,7 @@ def run_keeper():
                           "message": "internal error in the session keeper: %s: %s" % (exc.__class__.__name__, exc)}})
         return EXIT_FAILURE
     report({"ready": record})
-    keeper.notice = lambda text: keeper.log.event("keeper", "notice: %s" % text)  # nobody reads stdout now
+    keeper.notice = keeper.tell_attached  # nobody reads stdout now
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # nothing of the terminal's stays open; stray writes go nowhere
         os.dup2(null, fd)

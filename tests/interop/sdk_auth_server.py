@@ -22,7 +22,8 @@ Test hooks, outside the MCP endpoint and without authentication (loopback only):
 - GET  /peer/stats   counters {"registrations", "authorizations", "codeExchanges",
                       "refreshes", "revocations", "assertions", "liveAccessTokens"}, and
                       "lastCode", the authorization code issued last
-- POST /peer/forget  forget every access token (refresh tokens stay valid)
+- POST /peer/forget  forget every access token (refresh tokens stay valid; with ?all=1
+                      the refresh tokens too, so only a new authorization helps)
 - POST /peer/deny    the user refuses the next authorization (access_denied)
 - POST /peer/clients {"token_endpoint_auth_method", "grant_types", "redirect_uris", "scope"}
                       -> {"client_id", "client_secret"}: a confidential client provisioned
@@ -181,6 +182,8 @@ def build(base_url: str, scopes: list[str], path: str = "/mcp") -> MCPServer:
     async def forget(request: Request) -> JSONResponse:
         forgotten = len(provider.access)
         provider.access.clear()
+        if request.query_params.get("all"):
+            provider.refresh.clear()
         return JSONResponse({"forgotten": forgotten})
 
     @mcp.custom_route("/peer/deny", methods=["POST"])

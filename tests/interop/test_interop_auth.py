@@ -360,6 +360,25 @@ def test_a_refused_authorization_is_one_line_and_exit_1(cli, home, sdk_auth_http
     assert not state_file(home).exists() or not json.loads(state_file(home).read_text())["tokens"]
 
 
+def test_a_kept_session_that_must_authorize_again_tells_the_command(cli, home, sdk_auth_http):
+    """`session open` authorizes in the foreground; when the server later refuses the token
+    and its refresh token, the keeper authorizes again, and the command waiting on it shows
+    the browser line (the keeper's own stderr goes nowhere)."""
+    peer = sdk_auth_http
+    opened = ok(cli(*conn(peer), "session", "open", "auth-kept"))
+    try:
+        assert len(AUTHORIZING_RE.findall(opened.stderr)) == 1, describe(opened)
+        request = urllib.request.Request(origin(peer) + "/peer/forget?all=1", data=b"", method="POST")
+        urllib.request.urlopen(request, timeout=10).close()
+        before = stats(peer)
+        again = ok(cli("@auth-kept", "tool", "call", "add", "a=20", "b=22"))
+        assert tool_response(again.stdout)[:1] == ["42"], describe(again)
+        assert len(AUTHORIZING_RE.findall(again.stderr)) == 1, describe(again)
+        assert delta(before, stats(peer))["authorizations"] == 1
+    finally:
+        cli("session", "close", "auth-kept")
+
+
 def test_the_legacy_sse_transport_is_authorized_too(cli, home, sdk_auth_sse):
     """The 2024-11-05 HTTP+SSE transport: the 401 comes on the GET of the stream; the token
     then goes on that GET and on every POST to the endpoint the stream names."""
