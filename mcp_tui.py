@@ -5809,12 +5809,6 @@ class Authorizer:
 
         self.store.update(save)
 
-    def _forget_token(self):
-        token, self._token = self._token, None
-        if token:
-            key = AuthStore.token_key(token["issuer"], token["resource"])
-            self.store.update(lambda data: data["tokens"].pop(key, None))
-
     @staticmethod
     def _expiring(token):
         """Near its expiry: a minute before, or a quarter of the lifetime of a short-lived one."""
@@ -5825,27 +5819,50 @@ class Authorizer:
         return expires - min(REFRESH_MARGIN, max(lifetime, 0) / 4) <= time.time()
 
     def _refresh(self):
-        """grant_type=refresh_token at the issuer that granted it; False when refused."""
+        """grant_type=refresh_token at the issuer that granted it; False when refused. It runs
+        under the store's lock, so that parallel runs refresh once: a rotated refresh token
+        works only once, and a run that finds the token renewed by another takes that one."""
         token = self._token
-        fields = {"grant_type": "refresh_token", "refresh_token": token["refreshToken"], "resource": token["resource"]}
-        client = self._client_of(token)
-        try:
-            answer = self._token_request(token.get("tokenEndpoint"), token["issuer"], client,
-                                         token.get("authMethod") or "none", fields)
-        except TokenEndpointError as exc:
-            if self.log:
-                self.log.event("auth", "refresh refused: %s" % exc.message)
-            self._forget_token()
+        key = AuthStore.token_key(token["issuer"], token["resource"])
+        client = self._client_of(token)  # before the lock: it reads the store
+
+        def refresh(data):
+            current = data["tokens"].get(key)
+            if not isinstance(current, dict) or current.get("accessToken") == token["accessToken"]:
+                current = token  # nobody else renewed it (or it was forgotten meanwhile)
+            elif not self._expiring(current) or current.get("clientId") != token.get("clientId"):
+                return current, None  # another run renewed it: take theirs (or let a 401 decide)
+            if not isinstance(current.get("refreshToken"), str):
+                return None, None
+            fields = {"grant_type": "refresh_token", "refresh_token": current["refreshToken"],
+                      "resource": current["resource"]}
+            try:
+                answer = self._token_request(current.get("tokenEndpoint"), current["issuer"], client,
+                                             current.get("authMethod") or "none", fields)
+            except TokenEndpointError as exc:
+                if data["tokens"].get(key) is not None and data["tokens"][key].get("accessToken") in (
+                        token["accessToken"], current["accessToken"]):
+                    del data["tokens"][key]  # spent or revoked, and still ours: forget it
+                return None, exc
+            record = dict(current, accessToken=answer["access_token"], obtainedAt=time.time())
+            if isinstance(answer.get("refresh_token"), str):
+                record["refreshToken"] = answer["refresh_token"]  # rotation: the old one is spent
+            expires_in = answer.get("expires_in")
+            record["expiresAt"] = time.time() + expires_in if is_number(expires_in) and expires_in > 0 else None
+            if isinstance(answer.get("scope"), str):
+                record["scope"] = answer["scope"]
+            data["tokens"][key] = record
+            return record, None
+
+        record, refused = self.store.update(refresh)
+        if record is None:
+            if refused is not None and self.log:
+                self.log.event("auth", "refresh refused: %s" % refused.message)
+            self._token = None
             return False
-        record = dict(token, accessToken=answer["access_token"], obtainedAt=time.time())
-        if isinstance(answer.get("refresh_token"), str):
-            record["refreshToken"] = answer["refresh_token"]  # rotation: the old one is spent
-        expires_in = answer.get("expires_in")
-        record["expiresAt"] = time.time() + expires_in if is_number(expires_in) and expires_in > 0 else None
-        if isinstance(answer.get("scope"), str):
-            record["scope"] = answer["scope"]
+        self._mask(record.get("accessToken"))
+        self._mask(record.get("refreshToken"))
         self._token = record
-        self._save_token(record)
         return True
 
     def _client_of(self, token):

@@ -201,6 +201,27 @@ def test_an_expired_token_is_refreshed_before_use_without_a_browser(cli, home, p
     assert new["expiresAt"] > new["obtainedAt"]
 
 
+def test_parallel_runs_refresh_an_expired_token_once(cli, home, peer):
+    """Several commands started together after the token expired: one refreshes, the others
+    take its token from the store. The refresh token rotates, so a second refresh with the
+    old one would be refused, and that run used to forget the new token and open a browser."""
+    ok(cli(*conn(peer), "tool", "list"))
+    age_stored_token(home)
+    before = stats(peer)
+    env = _cli_env(home)
+    env["BROWSER"] = "false"
+    runs = [subprocess.Popen([sys.executable, str(MCP_TUI)] + conn(peer) + ["tool", "call", "add", "a=%d" % n, "b=1"],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             cwd=str(REPO_ROOT), env=env) for n in range(6)]
+    outputs = [run.communicate(timeout=90) for run in runs]  # bounded: each gives up after --timeout
+    for n, (run, (out, err)) in enumerate(zip(runs, outputs)):
+        done = subprocess.CompletedProcess(run.args, run.returncode, out, err)
+        assert done.returncode == 0 and "authoriz" not in err, describe(done)
+        assert tool_response(out)[:1] == [str(n + 1)], describe(done)
+    assert delta(before, stats(peer))["refreshes"] == 1
+    assert stored(home)[0]["expiresAt"] > stored(home)[0]["obtainedAt"]
+
+
 def test_a_token_the_server_no_longer_knows_is_refreshed_on_its_401(cli, home, peer):
     ok(cli(*conn(peer), "tool", "list"))
     old, _ = stored(home)
