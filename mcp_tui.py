@@ -2559,6 +2559,7 @@ class Session:
         self.cached = set()  # the methods this session answered from the cache
         self.notice = lambda text: None  # what the user should know about the session itself
         self.resumed = False
+        self.kept_grant = None  # adopt: the keeper's grant, masked
         self._start_over_lock = threading.Lock()  # one new session for the requests a forgotten one failed
         self._tools_by_name = {}
 
@@ -2610,6 +2611,7 @@ class Session:
         self.era, self.protocol_version = state["era"], state["protocolVersion"]
         self.server_info, self.capabilities = state["serverInfo"], state["capabilities"] or {}
         self.instructions, self.supported_versions = state["instructions"], state["supportedVersions"]
+        self.kept_grant = state.get("grant")  # the keeper's authorization, as masked_token_view shows it
         transport.notice = lambda text: self.notice(text)
         self._use_transport(transport)
         if self.log:
@@ -6618,8 +6620,8 @@ def describe_server(session, tasks=None):
              "Protocol:     %s" % summary["protocolVersion"],
              "Transport:    %s" % summary["transport"]]
     grant = session.spec.auth.granted() if session.spec.auth is not None else None
-    if grant is not None:
-        view = masked_token_view(grant)
+    view = masked_token_view(grant) if grant is not None else session.kept_grant
+    if isinstance(view, dict):
         lines.append("Authorized:   at %s, scope %s, %s" % (view["issuer"], view["scope"] or "-", describe_expiry(view)))
     if tasks is not None:
         support = tasks.support()
@@ -11704,6 +11706,9 @@ class Keeper:
 
     def attach(self, client, reader):
         state = self.session.handshake_state()
+        grant = self.session.spec.auth.granted() if self.session.spec.auth is not None else None
+        if grant is not None:  # what `server` shows of it: masked, never the token
+            state["grant"] = masked_token_view(grant)
         with self._lock:
             if self.stop_reason is not None:
                 client.close()

@@ -396,6 +396,10 @@ def test_a_kept_session_that_must_authorize_again_tells_the_command(cli, home, s
         assert tool_response(again.stdout)[:1] == ["42"], describe(again)
         assert len(AUTHORIZING_RE.findall(again.stderr)) == 1, describe(again)
         assert delta(before, stats(peer))["authorizations"] == 1
+        server = ok(cli("@auth-kept", "server"))  # the keeper's grant, as a direct `server` shows it
+        assert re.search(r"^Authorized:\s+at %s, scope -, expires in \d+m\d\ds \(refreshable\)$" % re.escape(
+            origin(peer)), server.stdout, re.M), describe(server)
+        assert_no_secret(server, secrets_of(home))
     finally:
         cli("session", "close", "auth-kept")
 
