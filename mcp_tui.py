@@ -11585,6 +11585,7 @@ class Keeper:
         self.progress = {}  # our progress token -> (client, its token, the task it created or None)
         self.server_requests = {}  # the id a command answers -> (client, the server's id)
         self.held = {}  # task fingerprint -> expiresAt (epoch seconds) or None
+        self.subscribed = {}  # resource URI -> the attached commands subscribed to it (2025-11-25)
         self.ever_attached = False
         self.created = self.last_used = time.time()
         self.stopping = threading.Event()
@@ -11741,6 +11742,10 @@ class Keeper:
                 del self.server_requests[key]
             for token in [t for t, (owner, _, _) in self.progress.items() if owner is client]:
                 del self.progress[token]
+            for uri in list(self.subscribed):
+                self.subscribed[uri].discard(client)
+                if not self.subscribed[uri]:
+                    del self.subscribed[uri]
             self.last_used = time.time()
         for request_id in ours:
             self.session.channel.abandon(request_id)  # the command is gone; so is its interest
@@ -11864,7 +11869,9 @@ class Keeper:
                     "(what the old one held, such as its tasks, is gone)" % (self.name, message.get("method")))
             self.log.event("keeper", text)
             client.send({"notice": clean(text)})
+            self.subscribe_again()  # first: what the request does may already be news for a watch
             pending = self._forward(client, message, headers)
+        self.note_subscription(client, message, pending)
         if ours is not None:
             task_id = self._task_created_by(message, pending)
             with self._lock:
@@ -11878,6 +11885,39 @@ class Keeper:
             client.send({"fail": message["id"], "error": keeper_error_data(pending.error)})
         else:
             client.send({"message": dict(pending.response, id=message["id"])})
+
+    def note_subscription(self, client, message, pending):
+        """Keep track of the resources attached commands (a `watch`) are subscribed to, so
+        that a new server session gets their subscriptions too."""
+        method = message.get("method")
+        uri = (message.get("params") or {}).get("uri") if isinstance(message.get("params"), dict) else None
+        if method not in ("resources/subscribe", "resources/unsubscribe") or not isinstance(uri, str):
+            return
+        answer = pending.response
+        if pending.error is not None or not answer or "error" in answer:
+            return
+        with self._lock:
+            if method == "resources/subscribe" and not client.closed:
+                self.subscribed.setdefault(uri, set()).add(client)
+            elif uri in self.subscribed:
+                self.subscribed[uri].discard(client)
+                if not self.subscribed[uri]:
+                    del self.subscribed[uri]
+
+    def subscribe_again(self):
+        """After a new server session: the subscriptions the old one held, made again."""
+        with self._lock:
+            uris = sorted(self.subscribed)
+        for uri in uris:
+            try:
+                self.session.request("resources/subscribe", {"uri": uri})
+                self.log.event("keeper", "subscribed again to %s in the new session" % uri)
+            except McpTuiError as exc:
+                self.log.event("keeper", "could not subscribe again to %s: %s" % (uri, exc.message))
+                with self._lock:
+                    for client in self.subscribed.pop(uri, ()):
+                        client.send({"notice": clean("The new session refused the subscription to %s: %s" % (
+                            uri, exc.message))})
 
     def _task_created_by(self, message, pending):
         """The id of the task a request's answer created, or None (then no progress for it

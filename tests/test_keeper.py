@@ -451,6 +451,33 @@ def test_a_keeper_starts_a_new_session_once_when_the_server_has_forgotten_its_ow
     assert len(initializes) == 2
 
 
+def test_a_watch_keeps_its_subscription_when_the_keeper_starts_a_new_session(cli, kept, start_server, state_dir):
+    """The new session the keeper starts for a forgotten one gets the subscriptions of the
+    attached `watch` commands again, before the request that found the loss is sent again."""
+    server = start_server("--fidelity", "--forget-endpoint")
+    kept("restarted", "--url", server.url, "--protocol-version", "2025-11-25")
+    environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    watch = subprocess.Popen([sys.executable, str(MCP_TUI), "@restarted", "watch", "--resource",
+                              "test://static/hello.txt", "--for", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, encoding="utf-8", env=environ, cwd=str(ROOT))
+    try:
+        for line in watch.stderr:
+            if line.startswith("👀 Watching"):
+                break
+        forget = urllib.request.Request(server.url.rsplit("/", 1)[0] + "/forget", data=b"", method="POST")
+        with urllib.request.urlopen(forget, timeout=10) as answer:
+            assert json.loads(answer.read())["forgotten"] == 1
+        touched = cli("@restarted", "tool", "call", "touch_resource", "uri=test://static/hello.txt")
+        assert touched.code == 0 and "had forgotten session restarted" in touched.err, touched
+        seen = next((line for line in watch.stdout if "test://static/hello.txt" in line), None)  # --for bounds it
+        assert seen is not None and "resource updated: test://static/hello.txt" in seen, seen
+    finally:
+        watch.kill()
+        watch.wait()
+    subscribes = [r for r in server.records() if r["message"].get("method") == "resources/subscribe"]
+    assert len(subscribes) == 2, subscribes
+
+
 def keeper_line(record, request):
     """Talk to a keeper the way a command does: the token, then one request; its first answer."""
     sock = socket.create_connection(("127.0.0.1", record["port"]), timeout=30)
