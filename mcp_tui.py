@@ -5347,13 +5347,14 @@ def read_pasted_redirects(listener):
 class Discovery:
     """Where to authorize for one MCP endpoint: the resource, the issuer and its metadata."""
 
-    def __init__(self, resource, issuer, metadata, prm_url=None, prm_scopes=None, legacy=False):
+    def __init__(self, resource, issuer, metadata, prm_url=None, prm_scopes=None, legacy=False, guessed=False):
         self.resource = resource
         self.issuer = issuer
         self.metadata = metadata
         self.prm_url = prm_url
         self.prm_scopes = prm_scopes
         self.legacy = legacy  # 2025-03-26: no resource metadata, endpoints at the server's origin
+        self.guessed = guessed  # no metadata at all: 2025-03-26's default endpoints
 
 
 def choose_token_auth_method(metadata, preferred, has_secret, has_key):
@@ -5487,6 +5488,9 @@ class Authorizer:
     def login(self):
         """Authorize now, without waiting for a 401 (`auth login`)."""
         with self._lock:
+            if self._discover({}).guessed:  # the defaults are for a server that asked (a 401), not a guess
+                raise AuthError("%s publishes no authorization metadata; it does not seem to use OAuth" % self.server,
+                                hint="mcp-tui authorizes by itself when a server answers 401")
             self._obtain({}, None, {})
             return dict(self._token)
 
@@ -5977,12 +5981,13 @@ class Authorizer:
         """2025-03-26: metadata at the server's origin, else its default endpoints."""
         base = url_origin(self.url)
         metadata = self._first_document(self._as_metadata_candidates(base), "authorization server metadata")[1]
-        if metadata is None:
+        guessed = metadata is None
+        if guessed:
             metadata = {"authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
                         "registration_endpoint": base + "/register", "code_challenge_methods_supported": ["S256"]}
         self._check_endpoints(metadata)
         issuer = metadata.get("issuer") if isinstance(metadata.get("issuer"), str) else base
-        return Discovery(self.server, issuer, metadata, legacy=True)
+        return Discovery(self.server, issuer, metadata, legacy=True, guessed=guessed)
 
     @staticmethod
     def _check_endpoints(metadata):

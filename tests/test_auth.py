@@ -459,6 +459,16 @@ def test_bad_oauth_settings_are_usage_errors(cli, options, message):
     assert out.err.startswith("mcp-tui: " + message) and len(out.err.strip().splitlines()) == 1, out
 
 
+def test_login_at_a_server_without_oauth_says_so(cli, start_server):
+    """No resource or authorization server metadata and no 401: `auth login` says the server
+    does not seem to use OAuth (it reported a failed registration at a guessed /register)."""
+    server = start_server()
+    out = cli("--url", server.url, "auth", "login", env={"BROWSER": "false"})
+    assert out.code == 1, out
+    assert out.err.strip() == ("mcp-tui: %s publishes no authorization metadata; it does not seem to use OAuth "
+                               "(mcp-tui authorizes by itself when a server answers 401)" % server.url), out
+
+
 @needs_auth_server
 def test_the_browser_wait_is_bounded_by_the_timeout(cli, start_server):
     server = start_server("--auth")
