@@ -456,10 +456,10 @@ def test_through_fastmcp_s_oauth_proxy(cli, home, fastmcp_proxy_http):
     again = ok(cli(*conn(peer), "tool", "call", "add", "a=5", "b=6", env=NO_BROWSER))
     assert tool_response(again.stdout)[:1] == ["11"] and "authoriz" not in again.stderr, describe(again)
     age_stored_token(home)
-    refreshed = ok(cli(*conn(peer), "tool", "call", "add", "a=1", "b=6", env=NO_BROWSER))
+    refreshed = ok(cli(*conn(peer), "--debug", "tool", "call", "add", "a=1", "b=6", env=NO_BROWSER))
     assert tool_response(refreshed.stdout)[:1] == ["7"] and "authoriz" not in refreshed.stderr, describe(refreshed)
     assert stats(peer)["upstreamRefreshes"] - after["upstreamRefreshes"] == 1
     assert stored(home)[0]["accessToken"] != token["accessToken"]
-    assert_no_secret(refreshed, [token["accessToken"], token["refreshToken"]])
+    assert_no_secret(refreshed, [token["accessToken"], token["refreshToken"]] + secrets_of(home))  # JWTs, masked
     logout = ok(cli(*conn(peer), "auth", "logout"))  # the proxy has no revocation endpoint
     assert logout.stdout.strip() == "logged out of %s (token forgotten)" % peer.url, describe(logout)
