@@ -5668,6 +5668,10 @@ class Authorizer:
         if scopes:
             body["scope"] = " ".join(scopes)
         status, answer = self._request("POST", endpoint, json_body=body)
+        if discovery.guessed and status == 404:  # no metadata, and not 2025-03-26's /register either
+            raise AuthError("%s asks for a token but publishes no authorization metadata: there is no OAuth to "
+                            "follow" % self.server, hint="pass a token it takes with --bearer TOKEN or "
+                                                         "--header 'Authorization: ...'")
         if status not in (200, 201) or not answer or not isinstance(answer.get("client_id"), str):
             raise AuthError("client registration at %s failed (HTTP %d)%s" % (
                 url_origin(endpoint), status, self._oauth_error_text(answer)))

@@ -209,6 +209,9 @@ SCOPED = ("--scope", "mcp:read", "--scope", "mcp:write")  # every token needs bo
 # FastMCP behind its InMemoryOAuthProvider (fastmcp_auth_server.py)
 fastmcp_auth_http = _auth_peer("fastmcp_auth_http", "fastmcp_python", FASTMCP_AUTH_SERVER)
 fastmcp_auth_scoped_http = _auth_peer("fastmcp_auth_scoped_http", "fastmcp_python", FASTMCP_AUTH_SERVER, *SCOPED)
+# FastMCP with a static bearer token (an API key) and no OAuth at all
+fastmcp_static_token_http = _auth_peer("fastmcp_static_token_http", "fastmcp_python", FASTMCP_AUTH_SERVER,
+                                       "--static-token", "dev-key-4f1c")
 # FastMCP's OAuthProxy in front of an upstream identity provider (fastmcp_proxy_server.py)
 fastmcp_proxy_http = _auth_peer("fastmcp_proxy_http", "fastmcp_python", FASTMCP_PROXY_SERVER)
 # an SDK MCPServer with mcp.server.auth over a small provider (sdk_auth_server.py)

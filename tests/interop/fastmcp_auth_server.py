@@ -7,6 +7,7 @@ revocation, protected resource metadata), all on one origin.
 Run it with the interpreter of the `fastmcp` peer venv (env var MCP_TUI_PEER_FASTMCP):
 
     python fastmcp_auth_server.py --transport streamable-http --port 0 [--scope mcp:read]
+    python fastmcp_auth_server.py --transport streamable-http --port 0 --static-token KEY
 
 It binds 127.0.0.1 only and prints one line `listening on http://127.0.0.1:PORT/mcp`
 (flushed) once uvicorn accepts connections. The authorization endpoint has no login
@@ -32,6 +33,7 @@ from urllib.parse import parse_qs, urlsplit
 from fastmcp import FastMCP
 from fastmcp.server.auth.auth import ClientRegistrationOptions, RevocationOptions
 from fastmcp.server.auth.providers.in_memory import InMemoryOAuthProvider
+from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
 from fastmcp.server.dependencies import get_access_token
 from peer_http import bind_loopback, serve_http  # beside this script
 from starlette.requests import Request
@@ -116,11 +118,19 @@ def main(argv=None) -> int:
     parser.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0 picks a free one)")
     parser.add_argument("--scope", action="append", default=[],
                         help="a scope every token must carry (repeatable; none by default)")
+    parser.add_argument("--static-token", metavar="TOKEN",
+                        help="no OAuth: FastMCP's StaticTokenVerifier takes this one token (an API key)")
     args = parser.parse_args(argv)
 
     sock, url = bind_loopback(args.port, "/mcp")
     base_url = url[: -len("/mcp")]
-    app = build(base_url, args.scope).http_app(transport="http", path="/mcp")
+    if args.static_token:
+        mcp = FastMCP("mcp-tui-fastmcp-static-token-peer", version="1.0.0", auth=StaticTokenVerifier(
+            tokens={args.static_token: {"client_id": "holder-of-the-key", "scopes": []}}))
+        add_tools(mcp)
+    else:
+        mcp = build(base_url, args.scope)
+    app = mcp.http_app(transport="http", path="/mcp")
     serve_http(app, args.port, "/mcp", sock=sock, lifespan="on")
     return 0
 

@@ -436,6 +436,22 @@ def test_cross_app_access_trades_an_id_token_without_a_browser(cli, home, sdk_au
     assert view["grant"] == "cross_app" and view["refreshable"] is False, view
 
 
+# --------------------------------------------------------------------------- FastMCP with an API key
+
+
+def test_a_bearer_only_server_asks_for_the_token_in_one_line(cli, home, fastmcp_static_token_http):
+    """FastMCP behind StaticTokenVerifier answers 401 `Bearer` with no metadata: mcp-tui tries
+    2025-03-26's default endpoints, finds no /register, and says to pass the token."""
+    peer = fastmcp_static_token_http
+    refused = cli(*conn(peer), "tool", "list", env=NO_BROWSER)
+    assert refused.returncode == 1, describe(refused)
+    assert refused.stderr.strip() == (
+        "mcp-tui: %s asks for a token but publishes no authorization metadata: there is no OAuth to follow "
+        "(pass a token it takes with --bearer TOKEN or --header 'Authorization: ...')" % peer.url), describe(refused)
+    listed = ok(cli(*conn(peer, "--bearer", "dev-key-4f1c"), "tool", "list", env=NO_BROWSER))
+    assert "whoami" in listed.stdout and "dev-key-4f1c" not in listed.stdout + listed.stderr, describe(listed)
+
+
 # --------------------------------------------------------------------------- FastMCP's OAuthProxy
 
 
