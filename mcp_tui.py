@@ -149,9 +149,10 @@ class HttpStatusError(ConnectionFailed):
         if snippet:
             message += ": " + snippet
         hint = None
-        if status == 401:
+        if status == 401:  # with no credentials given, mcp-tui would have authorized (section 5) instead
             challenge = self.headers.get("www-authenticate")
-            hint = "the server wants credentials; pass --bearer TOKEN or --header 'Authorization: ...'"
+            hint = ("the server refused the credentials given with --bearer or --header 'Authorization: ...'; "
+                    "without them, mcp-tui authorizes by itself where the server offers OAuth")
             if challenge:
                 hint += " (WWW-Authenticate: %s)" % challenge
         elif status == 403:
