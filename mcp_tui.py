@@ -995,28 +995,36 @@ def bypasses_proxy(host, no_proxy):
     return False
 
 
-def proxy_endpoint(proxy_url, credentials=None):
-    """(host, port, Proxy-Authorization headers) of an http:// proxy URL; ``host:port``
-    means http://. Its user and password (percent-encoded in the URL) are run secrets."""
+def proxy_url(proxy):
+    """A proxy as given (``host:port`` means http://) as a URL."""
+    return proxy if "://" in proxy else "http://" + proxy
+
+
+def proxy_endpoint(proxy, credentials=None):
+    """(host, port, Proxy-Authorization headers) of an http:// proxy; its user and password
+    are run secrets, in the URL's percent-encoded form and as sent."""
     from urllib.parse import unquote, urlsplit
 
-    parts = urlsplit(proxy_url if "://" in proxy_url else "http://" + proxy_url)
+    url = proxy_url(proxy)
+    parts = urlsplit(url)
     if parts.scheme != "http" or not parts.hostname:
-        raise UsageError("cannot use the proxy %s: mcp-tui speaks to http:// proxies only" % masked_url(proxy_url),
+        raise UsageError("cannot use the proxy %s: mcp-tui speaks to http:// proxies only" % masked_url(url),
                          hint="give it as http://HOST:PORT (the proxy tunnels https:// requests with CONNECT)")
     try:
         port = parts.port or 1080  # curl's default
     except ValueError:
-        raise UsageError("cannot use the proxy %s: its port is not a number" % masked_url(proxy_url))
+        raise UsageError("cannot use the proxy %s: its port is not a number" % masked_url(url))
     headers = {}
     if parts.username is not None:
         import base64
 
-        pair = "%s:%s" % (unquote(parts.username), unquote(parts.password or ""))
-        headers["Proxy-Authorization"] = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+        user, password = unquote(parts.username), unquote(parts.password or "")
+        headers["Proxy-Authorization"] = "Basic " + base64.b64encode(
+            ("%s:%s" % (user, password)).encode("utf-8")).decode("ascii")
         if credentials is not None:
-            register_url_secrets(proxy_url, credentials)
-            credentials.add(headers["Proxy-Authorization"])
+            register_url_secrets(url, credentials)
+            for secret in (password, headers["Proxy-Authorization"]):
+                credentials.add(secret)
     return parts.hostname, port, headers
 
 
@@ -1059,8 +1067,8 @@ class HttpClient:
         if proxy is not None:
             host, port, proxy_headers = proxy_endpoint(proxy, self.log.credentials if self.log else None)
             if self.log:
-                self.log.event("http", "to %s://%s through the proxy %s" % (parts.scheme, parts.netloc.rpartition(
-                    "@")[2], masked_url(proxy if "://" in proxy else "http://" + proxy)))
+                self.log.event("http", "to %s://%s through the proxy %s" % (
+                    parts.scheme, parts.netloc.rpartition("@")[2], masked_url(proxy_url(proxy))))
         if parts.scheme == "https":
             conn = https_connection(http_client)(host, port, timeout=self.timeout, context=self.network.tls_context())
             if proxy is not None:
@@ -1235,7 +1243,7 @@ def unreachable(url, proxy, exc):
     """The ConnectionFailed for a request that got no answer, naming the proxy it went through."""
     if proxy is None:
         return ConnectionFailed("cannot reach %s: %s" % (url, describe_os_error(exc)))
-    shown = masked_url(proxy if "://" in proxy else "http://" + proxy)
+    shown = masked_url(proxy_url(proxy))
     reason = describe_os_error(exc)
     if reason.startswith("Tunnel connection failed: "):  # http.client's words for a refused CONNECT
         reason = "the proxy refused: " + reason[len("Tunnel connection failed: "):]
