@@ -5862,6 +5862,13 @@ class Authorizer:
                 if data["tokens"].get(key) is not None and data["tokens"][key].get("accessToken") in (
                         token["accessToken"], current["accessToken"]):
                     del data["tokens"][key]  # spent or revoked, and still ours: forget it
+                registration = data["registrations"].get(current["issuer"])
+                if exc.error in ("invalid_client", "unauthorized_client") and isinstance(registration, dict) and (
+                        registration.get("clientId") == current.get("clientId")):
+                    # The server no longer knows mcp-tui's registration (a restarted in-memory one; the SDK
+                    # says unauthorized_client): without it, the next authorization registers anew instead
+                    # of sending the browser to an error page.
+                    del data["registrations"][current["issuer"]]
                 return None, exc
             record = dict(current, accessToken=answer["access_token"], obtainedAt=time.time())
             if isinstance(answer.get("refresh_token"), str):

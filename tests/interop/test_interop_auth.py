@@ -20,8 +20,10 @@ import urllib.request
 
 import pytest
 
-from .conftest import _cli_env, cli_runner, make_cli_home
-from .interop_helpers import INTEROP_DIR, MCP_TUI, REPO_ROOT, describe, json_output, tool_response
+from .conftest import PeerProcess, _cli_env, cli_runner, make_cli_home
+from .interop_helpers import (
+    FASTMCP_AUTH_SERVER, INTEROP_DIR, MCP_TUI, REPO_ROOT, SDK_AUTH_SERVER, describe, json_output, tool_response,
+)
 
 FETCH_URL = INTEROP_DIR / "fetch_url.py"
 BROWSER = "%s %s %%s" % (sys.executable, FETCH_URL)
@@ -234,6 +236,32 @@ def test_a_token_the_server_no_longer_knows_is_refreshed_on_its_401(cli, home, p
     assert "authoriz" not in again.stderr, describe(again)
     assert delta(before, stats(peer))["refreshes"] == 1
     assert stored(home)[0]["accessToken"] != old["accessToken"]
+
+
+@pytest.mark.parametrize("name,python", [("fastmcp", "fastmcp_python"), ("sdk", "sdk_python")])
+def test_a_restarted_server_that_forgot_the_client_gets_a_new_registration(cli, home, request, peer_log_dir,
+                                                                             name, python):
+    """An in-memory authorization server restarts (on the same port) and forgets mcp-tui's
+    client and tokens: the refresh is refused as an unknown client, so mcp-tui drops that
+    registration and authorizes with a new one (it sent the browser to the server's error
+    page for the old client id, and waited out --timeout, on every run)."""
+    script = FASTMCP_AUTH_SERVER if name == "fastmcp" else SDK_AUTH_SERVER
+    port = free_port()
+    argv = [request.getfixturevalue(python), script, "--transport", "streamable-http", "--port", port]
+    first = PeerProcess(argv, "%s-auth-restart" % name, peer_log_dir).start()
+    try:
+        ok(cli(*conn(first), "tool", "list"))
+    finally:
+        first.stop()
+    again = PeerProcess(argv, "%s-auth-restarted" % name, peer_log_dir).start()
+    try:
+        result = ok(cli(*conn(again), "tool", "call", "add", "a=1", "b=2"))
+        assert tool_response(result.stdout)[:1] == ["3"], describe(result)
+        assert len(AUTHORIZING_RE.findall(result.stderr)) == 1, describe(result)
+        counts = stats(again)
+        assert counts["registrations"] == 1 and counts["codeExchanges"] == 1, counts
+    finally:
+        again.stop()
 
 
 def test_no_credential_reaches_the_output_or_the_debug_log(cli, home, peer, tmp_path):
