@@ -11,6 +11,8 @@ answer at once with a redirect (a signed-in user who consents), so the stand-in 
 (fetch_url.py, through $BROWSER as in tests/test_auth.py) lands on mcp-tui's loopback
 listener. Each test gets its own HOME and state dir (its own auth.json); a peer is shared by
 the tests of one worker, one at a time, so tests compare its counters (/peer/stats).
+Also: FastMCP's OAuthProxy in front of an upstream identity provider (fastmcp_proxy_server.py),
+and FastMCP behind a static API key with no OAuth at all (fastmcp_auth_server.py --static-token).
 """
 import json
 import re
