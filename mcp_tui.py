@@ -5632,8 +5632,12 @@ class Authorizer:
 
     def _check_callback(self, response, discovery):
         iss = response.get("iss")
+        # RFC 9207: the issuer of the metadata (the resource metadata may name it with or without
+        # a trailing slash, as FastMCP's pydantic URLs add one; discovery accepted either)
+        issuer = discovery.metadata.get("issuer")
+        issuer = issuer if isinstance(issuer, str) else discovery.issuer
         if not discovery.legacy:
-            if iss is not None and iss != discovery.issuer:
+            if iss is not None and iss != issuer:
                 raise AuthError("the authorization response names another issuer; mcp-tui ignored it (mix-up)")
             if iss is None and discovery.metadata.get("authorization_response_iss_parameter_supported") is True:
                 raise AuthError("the authorization response lacks the iss its server promised; mcp-tui ignored it")
