@@ -1,0 +1,68 @@
+"""Any command line a user can put together, in any order, ends the documented way: exit 0,
+1 or 2, one readable line on stderr when it fails (one JSON line with --format json), never a
+traceback, an 'internal error' or a hang. Hypothesis combines connections, commands, flags and
+their values against the real test server (HTTP and stdio, both eras)."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import MCP_TUI, stdio_command
+
+COMMANDS = [
+    ["server"], ["ping"], ["tool", "list"], ["tool", "describe", "add"], ["tool", "describe"], ["tool"],
+    ["tool", "call", "add", "a=1", "b=2"], ["tool", "call", "add", "a=x"], ["tool", "call", "nosuch"], ["tool", "call"],
+    ["tool", "call", "render_report", "quarter=Q1", "--task"], ["tool", "call", "fail_tool"], ["tool", "call", "ask_name"],
+    ["resource", "list"], ["resource", "templates"], ["resource", "read", "test://static/hello.txt"], ["resource", "read"],
+    ["resource", "read", "nosuch://x"], ["resource", "unsubscribe", "test://static/hello.txt"],
+    ["prompt", "list"], ["prompt", "get", "greeting", "name=A"], ["prompt", "get", "greeting"], ["prompt", "get"],
+    ["complete", "prompt", "code_review", "language=py"], ["complete"], ["complete", "prompt"],
+    ["rpc", "ping"], ["rpc", "tools/list", "{}"], ["rpc", "nosuch/method"], ["rpc", "tools/list", "[1]"], ["rpc"],
+    ["task", "list"], ["task", "get", "nosuch"], ["task", "get"], ["task", "result", "nosuch"], ["task", "cancel", "x"],
+    ["task", "support"], ["task", "update", "x"], ["task"], ["session", "list"], ["session", "close", "nosuch"],
+    ["session", "open"], ["session"], ["auth", "status"], ["auth"], ["nosuchcommand"], [], ["tools", "list"],
+]
+FLAGS = [
+    [], ["--format", "json"], ["-q"], ["--timeout", "5"], ["--max-time", "8"], ["--no-cache"], ["--debug"], ["--dry-run"],
+    ["--strict-errors"], ["--elicit-stub", '{"name": "Z"}'], ["--elicit-stub", "notjson"], ["--log-level", "debug"],
+    ["--args-json", '{"a": 1}'], ["--no-ledger"], ["--all"], ["--ttl", "1000"], ["--wait"], ["--task"], ["-H", "X: y"],
+    ["--bearer", "tok-0123456789"], ["--proxy", ""], ["--max-pages", "1"], ["--trace"], ["--input-responses", "{}"],
+    ["--timeout", "-1"], ["--protocol-version", "2024-11-05"], ["--format", "yaml"], ["--idle", "0"],
+]
+
+
+@pytest.fixture(scope="module")
+def http_server(tmp_path_factory):
+    from conftest import RunningServer
+
+    record = tmp_path_factory.mktemp("robust") / "record.jsonl"
+    server = RunningServer(["--http", "127.0.0.1:0", "--record", str(record)], record)
+    yield server
+    server.stop()
+
+
+@settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(connection=st.integers(0, 4), command=st.sampled_from(COMMANDS), flags=st.lists(st.sampled_from(FLAGS), max_size=2),
+       flag_first=st.booleans())
+def test_every_command_line_ends_the_documented_way(http_server, tmp_path, connection, command, flags, flag_first):
+    connections = [["--url", http_server.url], ["--url", http_server.url, "--protocol-version", "2025-11-25"],
+                   [stdio_command()], ["@nosuch"], ["--url", "http://127.0.0.1:9/mcp"]]
+    extra = [word for flag in flags for word in flag]
+    argv = connections[connection] + (extra + command if flag_first else command + extra)
+    env = dict(os.environ, MCP_TUI_STATE_DIR=str(tmp_path / "state"), PYTHONIOENCODING="utf-8")
+    proc = subprocess.run([sys.executable, str(MCP_TUI)] + argv, capture_output=True, text=True, encoding="utf-8",
+                          stdin=subprocess.DEVNULL, env=env, timeout=30)
+    shown = "mcp-tui %s -> exit %d\n%s" % (" ".join(argv), proc.returncode, proc.stderr[-2000:])
+    assert proc.returncode in (0, 1, 2), shown
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, shown
+    if proc.returncode and "--debug" not in argv and "--trace" not in argv:
+        lines = [line for line in proc.stderr.splitlines() if line.strip()]
+        assert lines, shown
+        if "--format" in argv and argv[argv.index("--format") + 1] == "json" and "--help" not in argv:
+            assert "error" in json.loads(lines[-1]), shown  # the last line is the error document
+        else:
+            assert lines[-1].startswith(("mcp-tui: ", "usage: ", "  ")), shown
