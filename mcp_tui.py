@@ -762,8 +762,8 @@ class StdioTransport:
             try:
                 self.process.stdin.write(data)
                 self.process.stdin.flush()
-            except (OSError, ValueError):
-                raise ConnectionFailed(self.exit_description())
+            except (OSError, ValueError):  # the server is gone (a broken pipe): say why, as at EOF
+                raise ConnectionFailed(self.ended_description())
 
     def _read_stdout(self):
         stream = self.process.stdout
@@ -792,14 +792,26 @@ class StdioTransport:
                 except Exception as exc:  # a message we cannot handle must not end the session
                     self._channel.anomaly("a message mcp-tui could not handle (%s: %s)" % (
                         exc.__class__.__name__, exc))
-        self.process.wait()
-        self._stderr_thread.join(1.0)  # its last lines explain the exit
+        description = self.ended_description()
         for pipe in (self.process.stdout, self.process.stderr):
             try:
                 pipe.close()  # two descriptors per closed session otherwise linger until GC
             except OSError:
                 pass
-        self._channel.closed(ConnectionFailed(self.exit_description()))
+        self._channel.closed(ConnectionFailed(description))
+
+    def ended_description(self):
+        """Why the server is gone, once its exit status and its last stderr lines (which
+        explain the exit) are in: each wait is bounded, for a server that closed its
+        output but lives on, or a child that keeps its stderr open."""
+        import subprocess
+
+        try:
+            self.process.wait(2.0)
+        except subprocess.TimeoutExpired:
+            pass
+        self._stderr_thread.join(2.0)
+        return self.exit_description()
 
     def _read_stderr(self):
         """Keep the tail of the server's stderr: lines capped at STDERR_LINE_LIMIT, and a run
