@@ -149,9 +149,10 @@ class HttpStatusError(ConnectionFailed):
         if snippet:
             message += ": " + snippet
         hint = None
-        if status == 401:
+        if status == 401:  # with no credentials given, mcp-tui would have authorized (section 5) instead
             challenge = self.headers.get("www-authenticate")
-            hint = "the server wants credentials; pass --bearer TOKEN or --header 'Authorization: ...'"
+            hint = ("the server refused the credentials given with --bearer or --header 'Authorization: ...'; "
+                    "without them, mcp-tui authorizes by itself where the server offers OAuth")
             if challenge:
                 hint += " (WWW-Authenticate: %s)" % challenge
         elif status == 403:
@@ -761,8 +762,8 @@ class StdioTransport:
             try:
                 self.process.stdin.write(data)
                 self.process.stdin.flush()
-            except (OSError, ValueError):
-                raise ConnectionFailed(self.exit_description())
+            except (OSError, ValueError):  # the server is gone (a broken pipe): say why, as at EOF
+                raise ConnectionFailed(self.ended_description())
 
     def _read_stdout(self):
         stream = self.process.stdout
@@ -791,14 +792,26 @@ class StdioTransport:
                 except Exception as exc:  # a message we cannot handle must not end the session
                     self._channel.anomaly("a message mcp-tui could not handle (%s: %s)" % (
                         exc.__class__.__name__, exc))
-        self.process.wait()
-        self._stderr_thread.join(1.0)  # its last lines explain the exit
+        description = self.ended_description()
         for pipe in (self.process.stdout, self.process.stderr):
             try:
                 pipe.close()  # two descriptors per closed session otherwise linger until GC
             except OSError:
                 pass
-        self._channel.closed(ConnectionFailed(self.exit_description()))
+        self._channel.closed(ConnectionFailed(description))
+
+    def ended_description(self):
+        """Why the server is gone, once its exit status and its last stderr lines (which
+        explain the exit) are in: each wait is bounded, for a server that closed its
+        output but lives on, or a child that keeps its stderr open."""
+        import subprocess
+
+        try:
+            self.process.wait(2.0)
+        except subprocess.TimeoutExpired:
+            pass
+        self._stderr_thread.join(2.0)
+        return self.exit_description()
 
     def _read_stderr(self):
         """Keep the tail of the server's stderr: lines capped at STDERR_LINE_LIMIT, and a run
@@ -2607,6 +2620,7 @@ class Session:
         self.cached = set()  # the methods this session answered from the cache
         self.notice = lambda text: None  # what the user should know about the session itself
         self.resumed = False
+        self.kept_grant = None  # adopt: the keeper's grant, masked
         self._start_over_lock = threading.Lock()  # one new session for the requests a forgotten one failed
         self._tools_by_name = {}
 
@@ -2658,6 +2672,7 @@ class Session:
         self.era, self.protocol_version = state["era"], state["protocolVersion"]
         self.server_info, self.capabilities = state["serverInfo"], state["capabilities"] or {}
         self.instructions, self.supported_versions = state["instructions"], state["supportedVersions"]
+        self.kept_grant = state.get("grant")  # the keeper's authorization, as masked_token_view shows it
         transport.notice = lambda text: self.notice(text)
         self._use_transport(transport)
         if self.log:
@@ -5167,7 +5182,7 @@ class AuthSettings:
     entry's ``oauth`` object (camelCase or snake_case keys)."""
 
     FIELDS = ("client_id", "client_secret", "client_metadata_url", "scope", "grant", "private_key", "id_token",
-              "idp_client_id", "idp_token_endpoint", "no_browser", "token_endpoint_auth_method")
+              "idp_client_id", "idp_token_endpoint", "no_browser", "token_endpoint_auth_method", "callback_port")
 
     def __init__(self, **values):
         for field in self.FIELDS:
@@ -5199,6 +5214,13 @@ class AuthSettings:
             raise UsageError("--id-token needs --idp-token-endpoint and --client-id (the authorization server's)")
         if self.client_metadata_url and not str(self.client_metadata_url).startswith("https://"):
             raise UsageError("--client-metadata-url must be an https URL")
+        if self.callback_port is not None:
+            port = self.callback_port
+            if isinstance(port, str) and port.isdigit():
+                port = int(port)
+            if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
+                raise UsageError("--callback-port must be a port number (1-65535)")
+            self.callback_port = port
 
     def secrets(self):
         return [value for value in (self.client_secret, self.id_token) if isinstance(value, str) and value]
@@ -5235,6 +5257,8 @@ AUTH_OPTIONS = ("authorization (OAuth, when an HTTP server asks for it; --bearer
     (("--idp-token-endpoint",), dict(metavar="URL", help="the IdP's token endpoint (token exchange)")),
     (("--no-browser",), dict(action="store_true", help="print the authorization URL instead of opening a "
                                                        "browser")),
+    (("--callback-port",), dict(type=int, metavar="PORT", help="the port of the redirect URI "
+                                                               "http://127.0.0.1:PORT/callback (default: any free one)")),
     (("--all",), dict(action="store_true", help="auth logout: every stored token; session close: every session")),
 ))  # the command line's option group (section 7 reads it)
 
@@ -5282,7 +5306,9 @@ class CallbackListener:
     """The loopback redirect target: 127.0.0.1 only, one path, one accepted callback
     whose ``state`` matches (compared in constant time)."""
 
-    def __init__(self, port=0):
+    def __init__(self, port=0, fixed=False):
+        """Listen on ``port`` (0: any); a port that is taken gives way to any free one,
+        unless it is ``fixed`` (the user's --callback-port): then AuthError."""
         import http.server
 
         listener = self
@@ -5296,7 +5322,10 @@ class CallbackListener:
 
         try:
             self.server = http.server.HTTPServer(("127.0.0.1", port), Handler)
-        except OSError:
+        except OSError as exc:
+            if fixed:
+                raise AuthError("cannot listen on 127.0.0.1:%d for the authorization response: %s" % (
+                    port, exc.strerror or exc), hint="free that port, or choose another with --callback-port")
             if not port:
                 raise
             self.server = http.server.HTTPServer(("127.0.0.1", 0), Handler)  # the old port is taken
@@ -5418,13 +5447,14 @@ def read_pasted_redirects(listener):
 class Discovery:
     """Where to authorize for one MCP endpoint: the resource, the issuer and its metadata."""
 
-    def __init__(self, resource, issuer, metadata, prm_url=None, prm_scopes=None, legacy=False):
+    def __init__(self, resource, issuer, metadata, prm_url=None, prm_scopes=None, legacy=False, guessed=False):
         self.resource = resource
         self.issuer = issuer
         self.metadata = metadata
         self.prm_url = prm_url
         self.prm_scopes = prm_scopes
         self.legacy = legacy  # 2025-03-26: no resource metadata, endpoints at the server's origin
+        self.guessed = guessed  # no metadata at all: 2025-03-26's default endpoints
 
 
 def choose_token_auth_method(metadata, preferred, has_secret, has_key):
@@ -5534,6 +5564,10 @@ class Authorizer:
         if challenge.get("error") != "insufficient_scope":
             return False  # a plain permission refusal: the 403 stands
         needed = (challenge.get("scope") or "").split()
+        if not needed:
+            # No scope in the challenge (the official Python SDK's server sends none): the next
+            # source of the scope selection strategy, the resource metadata's scopes_supported.
+            needed = list(self._discover(challenge).prm_scopes or [])
         granted = set(((self._token or {}).get("scope") or "").split())
         if not needed or set(needed) <= granted:
             return False  # a new grant with the same scopes cannot help
@@ -5554,6 +5588,9 @@ class Authorizer:
     def login(self):
         """Authorize now, without waiting for a 401 (`auth login`)."""
         with self._lock:
+            if self._discover({}).guessed:  # the defaults are for a server that asked (a 401), not a guess
+                raise AuthError("%s publishes no authorization metadata; it does not seem to use OAuth" % self.server,
+                                hint="mcp-tui authorizes by itself when a server answers 401")
             self._obtain({}, None, {})
             return dict(self._token)
 
@@ -5606,7 +5643,10 @@ class Authorizer:
             raise AuthError("the authorization server %s does not offer the authorization code flow" % issuer)
         endpoint = require_secure_url(metadata.get("authorization_endpoint"), "authorization endpoint")
         registration = self.store.load()["registrations"].get(issuer) or {}
-        listener = CallbackListener(self._port_of(registration.get("redirectUri")))
+        if self.settings.callback_port:
+            listener = CallbackListener(self.settings.callback_port, fixed=True)
+        else:
+            listener = CallbackListener(self._port_of(registration.get("redirectUri")))
         try:
             client = self._client(discovery, listener.redirect_uri, scopes)
             verifier = secrets.token_urlsafe(32)
@@ -5630,20 +5670,27 @@ class Authorizer:
             raise AuthError("no authorization response from the browser within %gs" % (self.timeout * 0.9),
                             hint="raise --timeout to allow longer; with --no-browser, open the printed URL yourself")
         self._check_callback(response, discovery)
+        if response.get("error") == "invalid_scope" and client.get("registered") and not registered_again:
+            # A server may hold a client to the scope it registered with (RFC 7591; the official
+            # Python SDK's does), and a step-up asks for more: register again, once, for it.
+            return self._register_again(discovery, scopes)
+        self._check_refusal(response)
         code = response.get("code")
         if not code:
             raise AuthError("the authorization response has no code")
         self._mask(code)
         fields = {"grant_type": "authorization_code", "code": code, "redirect_uri": listener.redirect_uri,
                   "code_verifier": verifier, "resource": discovery.resource}
-        method = self._method_for(metadata, client)
         try:
-            return self._token_request(metadata["token_endpoint"], issuer, client, method, fields), client, method
+            return self._grant(discovery, client, fields)
         except TokenEndpointError as exc:
             if exc.error != "invalid_client" or not client.get("registered") or registered_again:
                 raise
-        # The server forgot mcp-tui's registration: register again, once, and authorize with it.
-        self.store.update(lambda data: data["registrations"].pop(issuer, None))
+        return self._register_again(discovery, scopes)  # the server forgot mcp-tui's registration
+
+    def _register_again(self, discovery, scopes):
+        """Drop the stored registration at this issuer and authorize once more with a new one."""
+        self.store.update(lambda data: data["registrations"].pop(discovery.issuer, None))
         return self._authorization_code(discovery, scopes, registered_again=True)
 
     @staticmethod
@@ -5676,11 +5723,17 @@ class Authorizer:
 
     def _check_callback(self, response, discovery):
         iss = response.get("iss")
+        # RFC 9207: the issuer of the metadata (the resource metadata may name it with or without
+        # a trailing slash, as FastMCP's pydantic URLs add one; discovery accepted either)
+        issuer = discovery.metadata.get("issuer")
+        issuer = issuer if isinstance(issuer, str) else discovery.issuer
         if not discovery.legacy:
-            if iss is not None and iss != discovery.issuer:
+            if iss is not None and iss != issuer:
                 raise AuthError("the authorization response names another issuer; mcp-tui ignored it (mix-up)")
             if iss is None and discovery.metadata.get("authorization_response_iss_parameter_supported") is True:
                 raise AuthError("the authorization response lacks the iss its server promised; mcp-tui ignored it")
+
+    def _check_refusal(self, response):
         if response.get("error"):
             detail = response.get("error_description")
             raise AuthError("the authorization server refused: %s%s" % (
@@ -5710,13 +5763,19 @@ class Authorizer:
         supported = discovery.metadata.get("token_endpoint_auth_methods_supported")
         method = "none"
         if isinstance(supported, list) and supported and "none" not in supported:
-            method = next((m for m in ("client_secret_basic", "client_secret_post") if m in supported), "none")
+            # the server's own order: the official Python SDK lists client_secret_post first, and its
+            # revocation endpoint refuses a client_secret_basic client (it wants client_secret in the form)
+            method = next((m for m in supported if m in ("client_secret_basic", "client_secret_post")), "none")
         body = {"client_name": "mcp-tui", "redirect_uris": [redirect_uri],
                 "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
                 "token_endpoint_auth_method": method, "application_type": "native"}
         if scopes:
             body["scope"] = " ".join(scopes)
         status, answer = self._request("POST", endpoint, json_body=body)
+        if discovery.guessed and status == 404:  # no metadata, and not 2025-03-26's /register either
+            raise AuthError("%s asks for a token but publishes no authorization metadata: there is no OAuth to "
+                            "follow" % self.server, hint="pass a token it takes with --bearer TOKEN or "
+                                                         "--header 'Authorization: ...'")
         if status not in (200, 201) or not answer or not isinstance(answer.get("client_id"), str):
             raise AuthError("client registration at %s failed (HTTP %d)%s" % (
                 url_origin(endpoint), status, self._oauth_error_text(answer)))
@@ -5740,12 +5799,10 @@ class Authorizer:
     def _client_credentials(self, discovery, scopes):
         client = {"client_id": self.settings.client_id, "client_secret": self.settings.client_secret,
                   "method": self.settings.token_endpoint_auth_method}
-        method = self._method_for(discovery.metadata, client)
         fields = {"grant_type": "client_credentials", "resource": discovery.resource}
         if scopes:
             fields["scope"] = " ".join(scopes)
-        token_endpoint = discovery.metadata.get("token_endpoint")
-        return self._token_request(token_endpoint, discovery.issuer, client, method, fields), client, method
+        return self._grant(discovery, client, fields)
 
     def _cross_app(self, discovery, scopes):
         """Enterprise-managed authorization: trade the IdP's ID token for an ID-JAG at the
@@ -5769,12 +5826,29 @@ class Authorizer:
         self._mask(jag)
         client = {"client_id": settings.client_id, "client_secret": settings.client_secret,
                   "method": settings.token_endpoint_auth_method}
-        method = self._method_for(discovery.metadata, client)
         fields = {"grant_type": JWT_BEARER_GRANT, "assertion": jag}
         if scopes:
             fields["scope"] = " ".join(scopes)
-        token_endpoint = discovery.metadata.get("token_endpoint")
-        return self._token_request(token_endpoint, discovery.issuer, client, method, fields), client, method
+        return self._grant(discovery, client, fields)
+
+    def _grant(self, discovery, client, fields):
+        """The token request of a grant, with the client authentication the metadata and the
+        client call for: (token response, client, method). A client registered elsewhere, with
+        a secret and no known method, that the server refuses as invalid_client, is tried once
+        more with the other secret method the server lists: servers hold a client to the one it
+        registered with (the official Python SDK's does), which mcp-tui cannot know."""
+        metadata, endpoint = discovery.metadata, discovery.metadata.get("token_endpoint")
+        method = self._method_for(metadata, client)
+        try:
+            return self._token_request(endpoint, discovery.issuer, client, method, fields), client, method
+        except TokenEndpointError as exc:
+            other = {"client_secret_basic": "client_secret_post", "client_secret_post": "client_secret_basic"}.get(
+                method)
+            supported = metadata.get("token_endpoint_auth_methods_supported")
+            if (exc.error != "invalid_client" or other is None or client.get("registered") or client.get("method")
+                    or (isinstance(supported, list) and other not in supported)):
+                raise
+        return self._token_request(endpoint, discovery.issuer, client, other, fields), client, other
 
     def _method_for(self, metadata, client):
         return choose_token_auth_method(metadata, client.get("method"), bool(client.get("client_secret")),
@@ -5800,6 +5874,9 @@ class Authorizer:
 
             pair = "%s:%s" % (quote(client["client_id"], safe=""), quote(client["client_secret"], safe=""))
             headers["Authorization"] = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+            # client_id in the body too (RFC 6749 3.2.1 allows it; the official Python SDK's and
+            # FastMCP's token and revocation endpoints refuse a Basic request without it)
+            fields["client_id"] = client["client_id"]
         elif method == "client_secret_post" and client.get("client_secret"):
             fields.update(client_id=client["client_id"], client_secret=client["client_secret"])
         else:
@@ -5846,12 +5923,6 @@ class Authorizer:
 
         self.store.update(save)
 
-    def _forget_token(self):
-        token, self._token = self._token, None
-        if token:
-            key = AuthStore.token_key(token["issuer"], token["resource"])
-            self.store.update(lambda data: data["tokens"].pop(key, None))
-
     @staticmethod
     def _expiring(token):
         """Near its expiry: a minute before, or a quarter of the lifetime of a short-lived one."""
@@ -5862,27 +5933,57 @@ class Authorizer:
         return expires - min(REFRESH_MARGIN, max(lifetime, 0) / 4) <= time.time()
 
     def _refresh(self):
-        """grant_type=refresh_token at the issuer that granted it; False when refused."""
+        """grant_type=refresh_token at the issuer that granted it; False when refused. It runs
+        under the store's lock, so that parallel runs refresh once: a rotated refresh token
+        works only once, and a run that finds the token renewed by another takes that one."""
         token = self._token
-        fields = {"grant_type": "refresh_token", "refresh_token": token["refreshToken"], "resource": token["resource"]}
-        client = self._client_of(token)
-        try:
-            answer = self._token_request(token.get("tokenEndpoint"), token["issuer"], client,
-                                         token.get("authMethod") or "none", fields)
-        except TokenEndpointError as exc:
-            if self.log:
-                self.log.event("auth", "refresh refused: %s" % exc.message)
-            self._forget_token()
+        key = AuthStore.token_key(token["issuer"], token["resource"])
+        client = self._client_of(token)  # before the lock: it reads the store
+
+        def refresh(data):
+            current = data["tokens"].get(key)
+            if not isinstance(current, dict) or current.get("accessToken") == token["accessToken"]:
+                current = token  # nobody else renewed it (or it was forgotten meanwhile)
+            elif not self._expiring(current) or current.get("clientId") != token.get("clientId"):
+                return current, None  # another run renewed it: take theirs (or let a 401 decide)
+            if not isinstance(current.get("refreshToken"), str):
+                return None, None
+            fields = {"grant_type": "refresh_token", "refresh_token": current["refreshToken"],
+                      "resource": current["resource"]}
+            try:
+                answer = self._token_request(current.get("tokenEndpoint"), current["issuer"], client,
+                                             current.get("authMethod") or "none", fields)
+            except TokenEndpointError as exc:
+                if data["tokens"].get(key) is not None and data["tokens"][key].get("accessToken") in (
+                        token["accessToken"], current["accessToken"]):
+                    del data["tokens"][key]  # spent or revoked, and still ours: forget it
+                registration = data["registrations"].get(current["issuer"])
+                if exc.error in ("invalid_client", "unauthorized_client") and isinstance(registration, dict) and (
+                        registration.get("clientId") == current.get("clientId")):
+                    # The server no longer knows mcp-tui's registration (a restarted in-memory one; the SDK
+                    # says unauthorized_client): without it, the next authorization registers anew instead
+                    # of sending the browser to an error page.
+                    del data["registrations"][current["issuer"]]
+                return None, exc
+            record = dict(current, accessToken=answer["access_token"], obtainedAt=time.time())
+            if isinstance(answer.get("refresh_token"), str):
+                record["refreshToken"] = answer["refresh_token"]  # rotation: the old one is spent
+            expires_in = answer.get("expires_in")
+            record["expiresAt"] = time.time() + expires_in if is_number(expires_in) and expires_in > 0 else None
+            if isinstance(answer.get("scope"), str):
+                record["scope"] = answer["scope"]
+            data["tokens"][key] = record
+            return record, None
+
+        record, refused = self.store.update(refresh)
+        if record is None:
+            if refused is not None and self.log:
+                self.log.event("auth", "refresh refused: %s" % refused.message)
+            self._token = None
             return False
-        record = dict(token, accessToken=answer["access_token"], obtainedAt=time.time())
-        if isinstance(answer.get("refresh_token"), str):
-            record["refreshToken"] = answer["refresh_token"]  # rotation: the old one is spent
-        expires_in = answer.get("expires_in")
-        record["expiresAt"] = time.time() + expires_in if is_number(expires_in) and expires_in > 0 else None
-        if isinstance(answer.get("scope"), str):
-            record["scope"] = answer["scope"]
+        self._mask(record.get("accessToken"))
+        self._mask(record.get("refreshToken"))
         self._token = record
-        self._save_token(record)
         return True
 
     def _client_of(self, token):
@@ -5995,12 +6096,13 @@ class Authorizer:
         """2025-03-26: metadata at the server's origin, else its default endpoints."""
         base = url_origin(self.url)
         metadata = self._first_document(self._as_metadata_candidates(base), "authorization server metadata")[1]
-        if metadata is None:
+        guessed = metadata is None
+        if guessed:
             metadata = {"authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
                         "registration_endpoint": base + "/register", "code_challenge_methods_supported": ["S256"]}
         self._check_endpoints(metadata)
         issuer = metadata.get("issuer") if isinstance(metadata.get("issuer"), str) else base
-        return Discovery(self.server, issuer, metadata, legacy=True)
+        return Discovery(self.server, issuer, metadata, legacy=True, guessed=guessed)
 
     @staticmethod
     def _check_endpoints(metadata):
@@ -6681,8 +6783,8 @@ def describe_server(session, tasks=None):
              "Protocol:     %s" % summary["protocolVersion"],
              "Transport:    %s" % summary["transport"]]
     grant = session.spec.auth.granted() if session.spec.auth is not None else None
-    if grant is not None:
-        view = masked_token_view(grant)
+    view = masked_token_view(grant) if grant is not None else session.kept_grant
+    if isinstance(view, dict):
         lines.append("Authorized:   at %s, scope %s, %s" % (view["issuer"], view["scope"] or "-", describe_expiry(view)))
     if tasks is not None:
         support = tasks.support()
@@ -7461,7 +7563,7 @@ class Cli:
             self.session = connect(spec, self.opts, responder, self.log, [self.out.on_notification], self.deadline,
                                    resume=resume, notice=self.out.notice, tell=self.out.stderr_line)
         except McpTuiError as exc:
-            stderr_hint(exc, getattr(exc, "stderr_lines", ()))  # none when it failed before starting a server
+            stderr_hint(exc, getattr(exc, "stderr_lines", []))  # none: refused before the session (bad --grant)
             raise
         if self.opts.log_level and "logging" not in self.session.capabilities:  # else it asks for nothing, silently
             self.out.notice("warning: %s does not offer logging (no logging capability); --log-level has no effect"
@@ -11810,6 +11912,9 @@ class Keeper:
 
     def attach(self, client, reader):
         state = self.session.handshake_state()
+        grant = self.session.spec.auth.granted() if self.session.spec.auth is not None else None
+        if grant is not None:  # what `server` shows of it: masked, never the token
+            state["grant"] = masked_token_view(grant)
         with self._lock:
             if self.stop_reason is not None:
                 client.close()
@@ -11923,6 +12028,16 @@ class Keeper:
                 "era": record.get("era"), "transport": record.get("transport"), "pid": os.getpid(),
                 "age": round(now - self.created, 3), "idle": round(idle, 3), "attached": attached,
                 "openTasks": held, "progressRoutes": routes}
+
+    def tell_attached(self, text):
+        """What the user must know while the keeper serves (the URL of a new authorization, when
+        the server refuses the token and it cannot be refreshed): to the commands waiting on the
+        server (else every attached one), and to the log."""
+        self.log.event("keeper", "notice: %s" % text)
+        with self._lock:
+            clients = [client for client in self.clients if client.inflight] or list(self.clients)
+        for client in clients:
+            client.send({"notice": clean(text)})
 
     # -- relaying --------------------------------------------------------------------------
 
@@ -12113,7 +12228,7 @@ def run_keeper():
                           "message": "internal error in the session keeper: %s: %s" % (exc.__class__.__name__, exc)}})
         return EXIT_FAILURE
     report({"ready": record})
-    keeper.notice = lambda text: keeper.log.event("keeper", "notice: %s" % text)  # nobody reads stdout now
+    keeper.notice = keeper.tell_attached  # nobody reads stdout now
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # nothing of the terminal's stays open; stray writes go nowhere
         os.dup2(null, fd)

@@ -87,6 +87,21 @@ def test_token_endpoint_auth_method_choice():
     assert choose_token_auth_method(basic_only, None, False, True) == "private_key_jwt"
 
 
+def test_the_callback_iss_is_the_metadata_issuer_exactly(tmp_path):
+    """RFC 9207: `iss` is compared with the issuer of the authorization server's metadata, which
+    may differ from the resource metadata's entry by the trailing slash discovery tolerates
+    (FastMCP's RemoteAuthProvider adds one); anything else is a mix-up."""
+    from mcp_tui import AuthError, Authorizer, AuthSettings, AuthStore, Discovery
+
+    auth = Authorizer("http://127.0.0.1:9/mcp", AuthSettings(), store=AuthStore(str(tmp_path / "auth.json")))
+    discovery = Discovery("http://127.0.0.1:9/mcp", "https://as.example.com/", {
+        "issuer": "https://as.example.com", "authorization_response_iss_parameter_supported": True})
+    auth._check_callback({"iss": "https://as.example.com", "code": "c"}, discovery)
+    for wrong in ("https://as.example.com/", "https://evil.example.com"):
+        with pytest.raises(AuthError, match="names another issuer"):
+            auth._check_callback({"iss": wrong, "code": "c"}, discovery)
+
+
 # -- signers ------------------------------------------------------------------------------------
 
 # RFC 6979 A.2.5: ECDSA P-256 with SHA-256, message "sample".
@@ -408,6 +423,65 @@ def test_no_browser_prints_the_url_and_waits_on_the_listener(cli, start_server, 
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert "echo (Echo)" in out
+
+
+def free_port():
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@needs_auth_server
+def test_callback_port_fixes_the_redirect_uri(cli, start_server, state_dir, browser_env):
+    server = start_server("--auth")
+    port = free_port()
+    out = cli("--url", server.url, "--callback-port", port, "tool", "list", env=browser_env)
+    assert out.code == 0, out
+    (authorize,) = endpoint_hits(server, "authorize")
+    assert authorize["params"]["redirect_uri"] == "http://127.0.0.1:%d/callback" % port
+    (registration,) = json.loads((state_dir / "auth.json").read_text())["registrations"].values()
+    assert registration["redirectUri"] == "http://127.0.0.1:%d/callback" % port
+
+
+@needs_auth_server
+def test_a_callback_port_in_use_is_one_line_and_exit_1(cli, start_server, browser_env):
+    import socket
+
+    server = start_server("--auth")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        out = cli("--url", server.url, "--callback-port", port, "tool", "list", env=browser_env)
+    assert out.code == 1, out
+    assert out.err.strip().splitlines()[-1] == (
+        "mcp-tui: cannot listen on 127.0.0.1:%d for the authorization response: Address already in use "
+        "(free that port, or choose another with --callback-port)" % port), out
+    assert not endpoint_hits(server, "authorize")
+
+
+@pytest.mark.parametrize("options,message", [
+    (["--callback-port", "70000"], "--callback-port must be a port number (1-65535)"),
+    (["--client-metadata-url", "http://example.com/client.json"], "--client-metadata-url must be an https URL"),
+    (["--grant", "client_credentials"], "--grant client_credentials needs --client-id and --client-secret"),
+])
+def test_bad_oauth_settings_are_usage_errors(cli, options, message):
+    """One line and exit 2, nothing sent (it was an internal error: AttributeError)."""
+    out = cli("--url", "http://127.0.0.1:9/mcp", *options, "tool", "list")
+    assert out.code == 2, out
+    assert out.err.startswith("mcp-tui: " + message) and len(out.err.strip().splitlines()) == 1, out
+
+
+def test_login_at_a_server_without_oauth_says_so(cli, start_server):
+    """No resource or authorization server metadata and no 401: `auth login` says the server
+    does not seem to use OAuth (it reported a failed registration at a guessed /register)."""
+    server = start_server()
+    out = cli("--url", server.url, "auth", "login", env={"BROWSER": "false"})
+    assert out.code == 1, out
+    assert out.err.strip() == ("mcp-tui: %s publishes no authorization metadata; it does not seem to use OAuth "
+                               "(mcp-tui authorizes by itself when a server answers 401)" % server.url), out
 
 
 @needs_auth_server

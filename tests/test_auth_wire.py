@@ -118,6 +118,8 @@ def test_client_credentials_on_the_wire(cli, start_server):
     assert not seen(server, "authorize") and not seen(server, "register")
     (grant,) = [r["auth"] for r in seen(server, "token")]
     assert grant["params"]["grant_type"] == "client_credentials" and grant["auth_method"] == "client_secret_basic"
+    # named in the form too, as RFC 6749 3.2.1 allows: the official Python SDK's token endpoint requires it
+    assert grant["params"]["client_id"] == "robot" and "client_secret" not in grant["params"]
     assert grant["params"]["scope"] == "mcp:basic admin" and grant["params"]["resource"] == server.url
     assert [r["auth"]["status"] for r in seen(server, "mcp")][-1] is None
     assert "s3cret" not in out.out + out.err

@@ -233,6 +233,24 @@ def test_server_stderr_is_shown_when_it_crashes(cli):
     assert "exited with code 3" in result.err and "boom: missing API_KEY" in result.err
 
 
+def test_a_server_that_closes_its_stdin_and_exits_is_explained_with_its_exit_and_stderr(cli, tmp_path):
+    """The next request's write fails (a broken pipe) while the server is still on its way out:
+    the error waits for its exit code and its last stderr line, as at the end of its output."""
+    script = tmp_path / "leaving.py"
+    script.write_text(
+        "import json, os, sys, time\n"
+        "first = json.loads(sys.stdin.readline())\n"
+        "os.close(0)\n"  # from here on, every write to this server fails
+        "sys.stderr.write('boom: missing API_KEY\\n'); sys.stderr.flush()\n"
+        "print(json.dumps({'jsonrpc': '2.0', 'id': first['id'], 'error': {'code': -32601, 'message': 'no'}}), "
+        "flush=True)\n"
+        "time.sleep(0.5)\n"
+        "sys.exit(3)\n")
+    result = cli("%s %s" % (sys.executable, script), "tool", "list")
+    assert result.code == 1, result
+    assert "exited with code 3" in result.err and "boom: missing API_KEY" in result.err, result
+
+
 def test_x_mcp_header_arguments_travel_as_mcp_param_headers(cli, start_server):
     server = start_server()
     result = cli("--url", server.url, "tool", "call", "weather", "region=Zürich", "days=3")

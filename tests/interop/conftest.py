@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from .interop_helpers import FASTMCP_SERVER, INTEROP_DIR, MCP_TUI, REPO_ROOT, SDK_SERVER, text_of
+from .interop_helpers import (
+    FASTMCP_AUTH_SERVER, FASTMCP_PROXY_SERVER, FASTMCP_SERVER, INTEROP_DIR, MCP_TUI, REPO_ROOT, SDK_AUTH_SERVER, SDK_SERVER, text_of,
+)
 
 STARTUP_TIMEOUT = float(os.environ.get("MCP_TUI_PEER_STARTUP_TIMEOUT", "90"))
 LISTENING_PREFIX = "listening on "
@@ -137,8 +139,8 @@ def peer_log_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("peers")
 
 
-def _start_peer(python, script, transport, label, log_dir):
-    peer = PeerProcess([python, script, "--transport", transport, "--port", "0"], label, log_dir)
+def _start_peer(python, script, transport, label, log_dir, *extra):
+    peer = PeerProcess([python, script, "--transport", transport, "--port", "0"] + list(extra), label, log_dir)
     peer.start()
     return peer
 
@@ -189,6 +191,35 @@ def fastmcp_http(fastmcp_python, peer_log_dir):
     peer.stop()
 
 
+def _auth_peer(name, python_fixture, script, *extra, transport="streamable-http"):
+    """A session fixture `name`: an MCP server that is its own authorization server on one
+    origin (`.url` is http://127.0.0.1:PORT/mcp, or /sse), run with `extra` arguments."""
+
+    @pytest.fixture(scope="session", name=name)
+    def fixture(request, peer_log_dir):
+        python = request.getfixturevalue(python_fixture)
+        peer = _start_peer(python, script, transport, name.replace("_", "-"), peer_log_dir, *extra)
+        yield peer
+        peer.stop()
+
+    return fixture
+
+
+SCOPED = ("--scope", "mcp:read", "--scope", "mcp:write")  # every token needs both
+# FastMCP behind its InMemoryOAuthProvider (fastmcp_auth_server.py)
+fastmcp_auth_http = _auth_peer("fastmcp_auth_http", "fastmcp_python", FASTMCP_AUTH_SERVER)
+fastmcp_auth_scoped_http = _auth_peer("fastmcp_auth_scoped_http", "fastmcp_python", FASTMCP_AUTH_SERVER, *SCOPED)
+# FastMCP with a static bearer token (an API key) and no OAuth at all
+fastmcp_static_token_http = _auth_peer("fastmcp_static_token_http", "fastmcp_python", FASTMCP_AUTH_SERVER,
+                                       "--static-token", "dev-key-4f1c")
+# FastMCP's OAuthProxy in front of an upstream identity provider (fastmcp_proxy_server.py)
+fastmcp_proxy_http = _auth_peer("fastmcp_proxy_http", "fastmcp_python", FASTMCP_PROXY_SERVER)
+# an SDK MCPServer with mcp.server.auth over a small provider (sdk_auth_server.py)
+sdk_auth_http = _auth_peer("sdk_auth_http", "sdk_python", SDK_AUTH_SERVER)
+sdk_auth_scoped_http = _auth_peer("sdk_auth_scoped_http", "sdk_python", SDK_AUTH_SERVER, *SCOPED)
+sdk_auth_sse = _auth_peer("sdk_auth_sse", "sdk_python", SDK_AUTH_SERVER, transport="sse")  # legacy HTTP+SSE
+
+
 # --------------------------------------------------------------------------- the CLI
 
 
@@ -197,10 +228,7 @@ def cli_home(tmp_path_factory):
     """A private HOME/XDG tree and state dir for mcp-tui, so task ledgers and configs
     never leak in or out (shared by the session: a task created by one invocation is
     looked up by the next)."""
-    path = tmp_path_factory.mktemp("cli-home")
-    for sub in ("config", "state", "data", "cache"):
-        (path / sub).mkdir()
-    return path
+    return make_cli_home(tmp_path_factory.mktemp("cli-home"))
 
 
 def _cli_env(home):
@@ -220,17 +248,27 @@ def _cli_env(home):
     return env
 
 
-@pytest.fixture(scope="session")
-def run_cli(cli_home):
-    """run_cli(*args, input=None, timeout=60) -> CompletedProcess of `python mcp_tui.py ARGS`.
+def make_cli_home(path):
+    """A private HOME/XDG tree under `path` for mcp-tui (see cli_home)."""
+    for sub in ("config", "state", "data", "cache"):
+        (path / sub).mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def cli_runner(home, **extra_env):
+    """run(*args, input=None, timeout=60, env=None) -> CompletedProcess of `python mcp_tui.py ARGS`
+    with HOME and the state dir under `home`, plus `extra_env` and the call's own `env`.
 
     Text mode, stdout and stderr captured; never raises on a non-zero exit.
     """
 
-    def run(*args, input=None, timeout=60):
+    def run(*args, input=None, timeout=60, env=None):
         if not MCP_TUI.exists():
             pytest.fail("%s does not exist (yet)" % MCP_TUI, pytrace=False)
         argv = [sys.executable, str(MCP_TUI)] + [str(a) for a in args]
+        full_env = _cli_env(home)
+        full_env.update(extra_env)
+        full_env.update(env or {})
         try:
             return subprocess.run(
                 argv,
@@ -242,7 +280,7 @@ def run_cli(cli_home):
                 errors="replace",
                 timeout=timeout,
                 cwd=str(REPO_ROOT),
-                env=_cli_env(cli_home),
+                env=full_env,
             )
         except subprocess.TimeoutExpired as exc:
             pytest.fail(
@@ -252,3 +290,12 @@ def run_cli(cli_home):
             )
 
     return run
+
+
+@pytest.fixture(scope="session")
+def run_cli(cli_home):
+    """run_cli(*args, input=None, timeout=60) -> CompletedProcess of `python mcp_tui.py ARGS`.
+
+    Text mode, stdout and stderr captured; never raises on a non-zero exit.
+    """
+    return cli_runner(cli_home)

@@ -17,6 +17,9 @@ REPO_ROOT = INTEROP_DIR.parent.parent
 MCP_TUI = REPO_ROOT / "mcp_tui.py"
 SDK_SERVER = INTEROP_DIR / "sdk_server.py"
 FASTMCP_SERVER = INTEROP_DIR / "fastmcp_tasks_server.py"
+FASTMCP_AUTH_SERVER = INTEROP_DIR / "fastmcp_auth_server.py"
+SDK_AUTH_SERVER = INTEROP_DIR / "sdk_auth_server.py"
+FASTMCP_PROXY_SERVER = INTEROP_DIR / "fastmcp_proxy_server.py"
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"

@@ -2,10 +2,14 @@
 and the reference everything server, driven in a pseudo-terminal as a newcomer would
 (see tests/tui_helpers.py). Each test skips when its peer is not installed, as the other
 interop tests do."""
+import re
+
+import pytest
 from tui_helpers import needs_pty, open_tool, tui, wait_for_form  # noqa: F401 (tui: a fixture)
 
 from .conftest import _start_peer
 from .interop_helpers import SDK_SERVER
+from .test_interop_auth import BROWSER
 from .test_interop_everything import everything_bin
 
 SMALL = {"columns": 80, "rows": 24}
@@ -85,3 +89,33 @@ def test_everything_elicitation_form_with_every_field_type(tui):
     screen.type("Ada")
     screen.send("ctrl-x")
     screen.wait_all("User provided the requested information", "Name: Ada", '"untitledMultipleSelectEnum"')
+
+
+@needs_pty
+@pytest.mark.parametrize("name", ["fastmcp_auth_http", "sdk_auth_http", "fastmcp_proxy_http"])
+def test_the_tui_authorizes_at_third_party_authorization_servers(tui, request, name):
+    """FastMCP's InMemoryOAuthProvider, its OAuthProxy and the SDK's mcp.server.auth: the
+    browser step (the stand-in browser follows the redirects), a tool call with the token,
+    and the grant on the server tab."""
+    peer = request.getfixturevalue(name)
+    screen = tui("--url", peer.url, env={"BROWSER": BROWSER}, **SMALL)
+    screen.wait_for("Tools (2)")
+    open_tool(screen, "whoami")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: re.search(r"client \S+ scopes -", t), what="whoami's answer")
+    screen.send("esc", "esc", "4")
+    screen.wait_for("Authorized:   at http://127.0.0.1:")
+
+
+@needs_pty
+@pytest.mark.parametrize("name", ["fastmcp_auth_scoped_http", "sdk_auth_scoped_http"])
+def test_the_tui_steps_up_when_the_token_lacks_a_scope(tui, request, name):
+    """--scope asks for less than the server needs: the 403 starts a step-up (the SDK's names
+    no scope; its resource metadata does), the server refuses the first registration's scope,
+    mcp-tui registers again, and the call shows its answer, all without a key pressed."""
+    peer = request.getfixturevalue(name)
+    screen = tui("--url", peer.url, "--scope", "mcp:read", env={"BROWSER": BROWSER}, **SMALL)
+    screen.wait_for("Tools (2)")
+    open_tool(screen, "whoami")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: re.search(r"client \S+ scopes mcp:read mcp:write", t), what="whoami's answer")
