@@ -3500,8 +3500,14 @@ def json_type(value):
 
 def a_json_type(value):
     """"an integer", "a string": the JSON type of ``value`` in a sentence."""
-    kind = json_type(value)
-    return ("an " if kind[0] in "aeiou" else "a ") + kind
+    return a_type(json_type(value))
+
+
+def a_type(kind):
+    """A JSON Schema type in a sentence: "an integer", "a string", "null"."""
+    if kind == "null":
+        return kind
+    return ("an " if kind[:1] in ("a", "e", "i", "o", "u") else "a ") + kind
 
 
 def coerce_value(text, schema, key):
@@ -3540,7 +3546,7 @@ def coerce_value(text, schema, key):
                     return [coerce_value(part.strip(), items, key) for part in text.split(",")] if text else []
                 except UsageError:
                     continue
-    raise UsageError("argument %r must be %s, got %r" % (key, " or ".join(types), text),
+    raise UsageError("argument %r must be %s, got %r" % (key, " or ".join(a_type(kind) for kind in types), text),
                      hint="when in doubt, pass the JSON value itself: %s:=JSON" % key)
 
 
@@ -3804,7 +3810,8 @@ def elicited_problems(content, schema):
         types = schema_types(prop)
         kind = json_type(value)
         if types and kind not in types and not (kind == "integer" and "number" in types):
-            problems.append("field %r must be %s, not %s" % (key, " or ".join(types), json.dumps(value)))
+            problems.append("field %r must be %s, not %s" % (key, " or ".join(a_type(kind) for kind in types),
+                                                              json.dumps(value)))
             continue
         choices = enum_choices(prop)
         if choices and not isinstance(value, list) and str(value) not in choices:

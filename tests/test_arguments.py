@@ -39,6 +39,17 @@ def test_bad_words_are_usage_errors(word):
         parse_arguments([word], SCHEMA)
 
 
+@pytest.mark.parametrize("schema, word, message", [
+    ({"type": "integer"}, "n=five", "argument 'n' must be an integer, got 'five'"),
+    ({"type": ["number", "null"]}, "n=x", "argument 'n' must be a number or null, got 'x'"),
+    ({"type": "boolean"}, "n=maybe", "argument 'n' must be a boolean, got 'maybe'"),
+])
+def test_a_value_of_the_wrong_type_is_named_in_a_sentence(schema, word, message):
+    with pytest.raises(UsageError) as info:
+        parse_arguments([word], {"type": "object", "properties": {"n": schema}})
+    assert info.value.message == message
+
+
 def test_missing_required_argument_is_caught_before_sending():
     with pytest.raises(UsageError) as info:
         check_required({}, SCHEMA, "tool 'echo'")

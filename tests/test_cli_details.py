@@ -142,7 +142,7 @@ def test_an_elicit_stub_value_outside_the_schema_is_refused_before_answering_202
     result = cli(SERVER, "--protocol-version", "2026-07-28", "--elicit-stub", '{"name": 5}', "tool", "call",
                  "ask_name")
     assert result.code == 2, result
-    assert "field 'name' must be string, not 5" in result.err
+    assert "field 'name' must be a string, not 5" in result.err
 
 
 @pytest.mark.parametrize("command,text", [(["resource", "list"], "6 resources"),
