@@ -835,8 +835,9 @@ class App(object):
     def m_prompts_list(self, message, wire, faulty):
         return self.result(message["id"], {"prompts": [
             {"name": "p", "description": self.hostile("PROMPT-DESC"),
-             # optional: mcp-tui refuses a prompt get that lacks a required argument before sending
-             "arguments": [{"name": self.hostile("ARG"), "required": False}]}]})
+             # optional: mcp-tui refuses a prompt get that lacks a required argument before sending;
+             # "a" is one a command line can name (`complete prompt p a=x`: names are checked first)
+             "arguments": [{"name": self.hostile("ARG"), "required": False}, {"name": "a", "required": False}]}]})
 
     def m_prompts_get(self, message, wire, faulty):
         return self.result(message["id"], {"description": self.hostile("PROMPT-GET-DESC"), "messages": [
