@@ -62,7 +62,7 @@ def test_an_elicitation_value_outside_the_schema_is_declined(cli, server):
                  "ask_on_stream", "method=elicitation/create", timeout=60)
     assert result.code == 0, result
     assert 'answered: {"action":"decline"}' in result.out
-    assert "field 'name' must be string, not 42; declined" in result.err, result.err
+    assert "field 'name' must be a string, not 42; declined" in result.err, result.err
 
 
 def test_a_server_request_mcp_tui_cannot_answer_gets_an_error_not_silence(cli, server):
