@@ -10,9 +10,9 @@ experimental tasks and the 2026-07-28 ``io.modelcontextprotocol/tasks`` extensio
 One file, standard library only, Python 3.8+. The file reads in the order data flows;
 each section may use only the sections above it (main uses them all):
 
-   1. wire          errors, secrets, limits and state files; JSON-RPC framing, SSE, the
-                    transports (stdio, Streamable HTTP, HTTP+SSE) and the RpcChannel that
-                    matches responses to requests
+   1. wire          errors, secrets, limits and state files; how requests reach a server
+                    (TLS, proxies); JSON-RPC framing, SSE, the transports (stdio, Streamable
+                    HTTP, HTTP+SSE) and the RpcChannel that matches responses to requests
    2. session       which era the server speaks, the handshake or per-request _meta, the
                     headers of each era, MRTR; the only place besides 3c that knows the era
    3. features      3a catalog and arguments, 3b input requests (elicitation, sampling,
@@ -24,7 +24,7 @@ each section may use only the sections above it (main uses them all):
                     and ``connect``: the one way to open a session
    7. CLI           words in, one Session call, text or JSON out
    8. TUI           8a the app, 8b screens, 8c widgets, 8d terminal text
-   9. keeper        (reserved) sessions that outlive one command
+   9. keeper        sessions that outlive one command, held by a background process
   10. main          options to a CLI run or the TUI; every error to one line and an exit code
 
 Heavy modules (http.client, ssl, subprocess, curses, and auth's hashlib, secrets,
