@@ -10032,12 +10032,16 @@ class ResourceScreen(Screen):
     def read(self):
         session, uri = self.app.session, self.uri
         self.app.changed.discard(uri)
-        self.app.spawn(lambda: session.request("resources/read", {"uri": uri}), self.show,
-                       lambda exc: self.view.set_text("Error: %s" % describe_failure(exc)))
+        self.app.spawn(lambda: session.request("resources/read", {"uri": uri}), self.show, self.fail)
 
     def show(self, result):
         self.result = result
         self.view.set_text(render_contents(result))
+        self.app.say("Read %s." % self.uri)
+
+    def fail(self, exc):
+        self.view.set_text("Error: %s" % describe_failure(exc))
+        self.app.say(describe_failure(exc), True)
 
     def draw(self, canvas):
         self.view.draw(canvas)
@@ -10147,10 +10151,12 @@ class TemplateScreen(FieldScreen):
             return
         uri = expand_template(self.template.get("uriTemplate", ""), values)
         session = self.app.session
-        self.start(lambda: session.request("resources/read", {"uri": uri}), self.show)
+        self.start(lambda: session.request("resources/read", {"uri": uri}),
+                   lambda result: self.show(uri, result))
 
-    def show(self, result):
+    def show(self, uri, result):
         self.output.set_text(render_contents(result))
+        self.app.say("Read %s." % uri)  # not the completion's news any more
 
 
 class Completer:
@@ -10247,6 +10253,7 @@ class PromptScreen(FieldScreen):
     def show(self, result):
         lines = [str(result["description"]), ""] if result.get("description") else []
         self.output.set_text("\n".join(lines) + render_messages(result.get("messages")) or "(no messages)")
+        self.app.say("Got prompt %s." % self.prompt.get("name"))  # not the completion's news any more
 
 
 class RootsScreen(Screen):

@@ -162,6 +162,7 @@ def test_tab_completes_prompt_arguments_and_template_variables(tui, era):
                     what="the one value filled in")
     screen.send("ctrl-x")
     screen.wait_for("Please review my go code.")
+    screen.wait_for(lambda t: screen.status_line().startswith("Got prompt code_review."), what="the prompt's status")
     screen.send("esc", "2")
     screen.wait_for(" Item")
     screen.send("end", "enter")  # the item template
@@ -173,6 +174,7 @@ def test_tab_completes_prompt_arguments_and_template_variables(tui, era):
     screen.wait_for("id*  20")
     screen.send("ctrl-x")
     screen.wait_for("Item 20")
+    screen.wait_for(lambda t: screen.status_line().startswith("Read test://items/20."), what="the read's status")
 
 
 @needs_pty
