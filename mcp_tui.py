@@ -3688,12 +3688,16 @@ def check_required(arguments, schema, what):
 TEMPLATE_EXPRESSION = r"\{([+#./;?&]?)([^}]*)\}"
 
 
+def expression_variables(body):
+    """The variable names of one template expression's body ("a,b*,c:3" -> a, b, c)."""
+    return [spec.split(":")[0].rstrip("*").strip() for spec in body.split(",")]
+
+
 def template_variables(template):
     """The variables of an RFC 6570 URI template, in order ({id}, {+path}, {?a,b*})."""
     names = []
     for _, body in re.findall(TEMPLATE_EXPRESSION, template):
-        for name in body.split(","):
-            name = name.split(":")[0].rstrip("*").strip()
+        for name in expression_variables(body):
             if name and name not in names:
                 names.append(name)
     return names
@@ -7927,10 +7931,11 @@ class Cli:
             raise UsageError("%s does not offer completions (no completions capability); nothing was sent"
                              % session.display_name())
         given = dict(context, **{argument_name: value})
+        variables = template_variables(target) if kind != "prompt" else ()
         if kind == "prompt":  # a misspelt prompt or argument would only get "(no completions)"
             check_prompt_arguments(find_prompt(session, target), given, complete=True)
-        elif template_variables(target):  # a template names its own variables
-            check_names(given, template_variables(target), "resource template %r" % target)
+        elif variables:  # a template names its own variables
+            check_names(given, variables, "resource template %r" % target)
         result = complete_argument(session, ref, argument_name, value, context)
         completion = result.get("completion") or {}
         if self.out.json:
@@ -10205,12 +10210,11 @@ class Completer:
 
 def expand_template(template, values):
     """RFC 6570 for the common operators: {var}, {+var}, {#var}, {/var}, {.var}, {?a,b}, {&a}."""
-    import re
     from urllib.parse import quote
 
     def expand(match):
         operator, body = match.group(1), match.group(2)
-        names = [n.split(":")[0].rstrip("*").strip() for n in body.split(",")]
+        names = expression_variables(body)
         present = [(n, str(values[n])) for n in names if n in values]
         safe = ":/?#[]@!$&'()*+,;=" if operator in ("+", "#") else ""
         if operator in ("?", "&"):
@@ -10232,9 +10236,8 @@ class PromptScreen(FieldScreen):
     def __init__(self, app, prompt):
         FieldScreen.__init__(self, app, first_line(str(prompt.get("description") or "")))
         self.prompt = prompt
-        arguments = [a for a in prompt.get("arguments") or () if isinstance(a, dict) and a.get("name")]
         fields = [TextField(a["name"], a["name"], required=bool(a.get("required")), description=a.get("description"))
-                  for a in arguments]
+                  for a in prompt_arguments(prompt) if a["name"]]
         self.field_list = FieldList(fields + [Button("Get prompt", self.submit)])
         self.completer = Completer(self, {"type": "ref/prompt", "name": prompt.get("name")})
         if not fields:
@@ -11962,9 +11965,7 @@ class Keeper:
             for token in [t for t, (owner, _, _) in self.progress.items() if owner is client]:
                 del self.progress[token]
             for uri in list(self.subscribed):
-                self.subscribed[uri].discard(client)
-                if not self.subscribed[uri]:
-                    del self.subscribed[uri]
+                self._unsubscribed(uri, client)
             self.last_used = time.time()
         for request_id in ours:
             self.session.channel.abandon(request_id)  # the command is gone; so is its interest
@@ -12118,10 +12119,16 @@ class Keeper:
         with self._lock:
             if method == "resources/subscribe" and not client.closed:
                 self.subscribed.setdefault(uri, set()).add(client)
-            elif uri in self.subscribed:
-                self.subscribed[uri].discard(client)
-                if not self.subscribed[uri]:
-                    del self.subscribed[uri]
+            else:
+                self._unsubscribed(uri, client)
+
+    def _unsubscribed(self, uri, client):
+        """``client`` no longer wants ``uri``'s updates (it unsubscribed, or left); under the lock."""
+        clients = self.subscribed.get(uri)
+        if clients is not None:
+            clients.discard(client)
+            if not clients:
+                del self.subscribed[uri]
 
     def subscribe_again(self):
         """After a new server session: the subscriptions the old one held, made again."""
@@ -12428,7 +12435,8 @@ def session_close(names, output):
         record = records.get(name)
         if record is None:
             raise McpTuiError("no session named %r" % name, hint="mcp-tui session list shows the open ones")
-        state = "stale" if "ended" in record else "closed"
+        ended = record.get("ended")
+        state = "stale" if ended is not None else "closed"
         if state == "stale":  # it stopped by itself and said why: only the record is left
             sessions.remove(name, record["token"])
         else:
@@ -12440,7 +12448,7 @@ def session_close(names, output):
                 state = "stale"
             finally:
                 transport.close()
-        closed.append(dict({"name": name, "state": state}, **({"ended": record["ended"]} if "ended" in record else {})))
+        closed.append(dict({"name": name, "state": state}, **({"ended": ended} if ended is not None else {})))
         if not output.json:
             output.text("Session %s closed" % name if state == "closed" else gone_text(name, record))
     if output.json:

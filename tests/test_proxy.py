@@ -111,6 +111,10 @@ def test_the_environment_chooses_the_proxy_as_curl_does(cli, start_server, varia
         assert "--proxy ''" in result.err, result
     else:
         assert result.code == 0 and "echo (Echo)" in result.out, result
+        # the control: the same dead proxy under a name that is read is used, so the case above
+        # went straight there because of the rule it tests, not for want of proxy support
+        control = cli("--url", server.url, "tool", "list", env={"http_proxy": dead})
+        assert control.code == 1 and "through the proxy %s" % dead in control.err, control
 
 
 def test_an_empty_proxy_flag_goes_straight_there(cli, start_server):
