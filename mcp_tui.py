@@ -1783,16 +1783,20 @@ class LegacySseTransport:
         self.http.close()
 
 
+KEEPER_HELLO_LIMIT = 4096  # bytes of one line before both ends have proved they know the token
+
+
 class KeeperTransport:
     """The command's end of a session that a background keeper holds (section 9): JSON
-    lines over a loopback socket. The first line is the keeper's token; the keeper answers
-    with what the server said at the handshake, then relays messages both ways. Its
-    ``name`` is the server's transport, so a request is framed exactly as it is directly."""
+    lines over a Unix socket in the state directory, or a loopback port. Before anything of
+    value is sent, both ends prove they know the session's token (KEEPER_ROLES); the keeper
+    then answers with what the server said at the handshake and relays messages both ways.
+    Its ``name`` is the server's transport, so a request is framed exactly as it is directly."""
 
-    def __init__(self, session_name, port, token):
+    def __init__(self, session_name, record):
         self.session_name = session_name
-        self.port = port
-        self.token = token
+        self.record = record  # what the keeper wrote: its address, token and process id
+        self.token = record["token"]
         self.notice = lambda text: None  # what the keeper tells the user (Session.adopt: the session's notice)
         self.name = None  # the kept session's transport, from the keeper's hello
         self.legacy_stream = False
@@ -1808,20 +1812,35 @@ class KeeperTransport:
                 "headers": dict(headers or {}), "message": message}
 
     def hello(self, op="attach", timeout=10.0, **fields):
-        """Connect, present the token, ask ``op``; return the keeper's first answer."""
+        """Connect, prove the token both ways, ask ``op``; return the keeper's first answer.
+        KeeperGone when its process has exited or what answers cannot prove it is the keeper:
+        nothing of the session's (the token, a request) has gone to it then."""
         import _socket  # what socket.py wraps: a command skips its imports (selectors, enum, idna)
         import queue
 
-        self._socket = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+        pid = self.record.get("pid")
+        if not process_running(pid):
+            raise KeeperGone("session %r is not running: its keeper (process %s) has exited" % (self.session_name,
+                                                                                                 pid))
+        self._socket = keeper_socket(self.record)
         self._socket.settimeout(timeout)
         try:
-            self._socket.connect(("127.0.0.1", self.port))
+            self._socket.connect(keeper_address(self.record))
         except OSError as exc:
             self._socket.close()
             raise KeeperGone("session %r is not running: %s" % (self.session_name, describe_os_error(exc)))
         self._replies = queue.Queue()
-        self._write(self.token)
-        self._write(dict(fields, op=op))
+        ours = os.urandom(32).hex()
+        self._write({"nonce": ours})
+        reply = self._read_line(KEEPER_HELLO_LIMIT) or {}
+        theirs = reply.get("nonce")
+        import hmac
+
+        if not (isinstance(theirs, str) and isinstance(reply.get("proof"), str) and reply.get("pid") == pid
+                and hmac.compare_digest(reply["proof"], keeper_proof(self.token, "keeper", ours, theirs, pid))):
+            raise KeeperGone("session %r is not running: what answers at its keeper's address cannot prove it is "
+                             "the keeper" % self.session_name)
+        self._write(dict(fields, op=op, proof=keeper_proof(self.token, "command", theirs, ours)))
         reply = self._read_line()
         if reply is None:
             raise KeeperGone("session %r refused the connection (a stale session file?)" % self.session_name)
@@ -1833,16 +1852,18 @@ class KeeperTransport:
         return reply
 
     def _write(self, value):
-        line = value.encode("utf-8") + b"\n" if isinstance(value, str) else keeper_line(value)
+        line = keeper_line(value)
         with self._write_lock:
             try:
                 self._socket.sendall(line)
             except OSError:
                 raise ConnectionFailed("the keeper of session %r went away" % self.session_name)
 
-    def _read_line(self):
+    def _read_line(self, limit=None):
         try:
             while b"\n" not in self._buffer:
+                if limit is not None and len(self._buffer) > limit:
+                    return None  # no keeper's line: what answers may not make the command keep it all
                 chunk = self._socket.recv(65536)
                 if not chunk:
                     return None
@@ -1923,6 +1944,49 @@ def keeper_line(value):
 
 class KeeperGone(ConnectionFailed):
     """A session whose keeper no longer answers."""
+
+
+def process_running(pid):
+    """Whether ``pid`` is a running process of this user. Another user's process is not
+    (a recorded keeper's number may have been reused); Windows cannot ask without killing
+    (os.kill), so there the keeper's proof alone decides."""
+    if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0:  # 0 and -1 would name process groups
+        return False
+    if os.name == "nt":
+        return True
+    try:
+        os.kill(pid, 0)
+    except (OSError, OverflowError):  # gone, or not ours (EPERM)
+        return False
+    return True
+
+
+def keeper_address(record):
+    """Where a keeper listens: its Unix socket, always in the private state directory (no
+    other user can put one there), or a loopback port."""
+    if "socket" in record:
+        return os.path.join(state_directory(), os.path.basename(str(record["socket"])))
+    return ("127.0.0.1", int(record["port"]))
+
+
+def keeper_socket(record):
+    """An unconnected socket of the kind ``keeper_address(record)`` needs."""
+    import _socket
+
+    family = getattr(_socket, "AF_UNIX", None) if "socket" in record else _socket.AF_INET
+    if family is None:
+        raise KeeperGone("this system has no Unix sockets, which the session's keeper listens on")
+    return _socket.socket(family, _socket.SOCK_STREAM)
+
+
+def keeper_proof(token, role, *parts):
+    """HMAC-SHA256 under the session's token over a role and both ends' nonces: each end
+    shows that it knows the token without sending it, so a process that took over a dead
+    keeper's address learns nothing, and cannot pass one end's proof off as the other's."""
+    import hmac
+
+    message = json.dumps([role] + list(parts))  # unambiguous, whatever a nonce holds
+    return hmac.new(token.encode("utf-8"), message.encode("utf-8"), "sha256").hexdigest()
 
 
 KEEPER_ERRORS = {"StreamCut": StreamCut, "RequestTimeout": RequestTimeout, "ProtocolViolation": ProtocolViolation,
@@ -2062,12 +2126,15 @@ class RpcChannel:
         with self._lock:
             self._pending.pop(request_id, None)
 
-    def abandon(self, request_id):
-        """A forwarded request nobody waits for any more: cancel it the transport's way."""
+    def abandon(self, request_id, reason):
+        """A forwarded request nobody waits for any more: cancel it the transport's way
+        (never initialize). False if it had already ended or been abandoned."""
         with self._lock:
             pending = self._pending.pop(request_id, None)
-        if pending is not None and not pending.event.is_set():
-            self._cancel(request_id, pending.method, True)
+        if pending is None or pending.event.is_set():
+            return False
+        self._cancel(request_id, pending.method, pending.method != "initialize", reason)
+        return True
 
     def _wait(self, pending, method, timeout, max_time):
         started = time.monotonic()
@@ -2673,6 +2740,9 @@ class Session:
         self.server_info, self.capabilities = state["serverInfo"], state["capabilities"] or {}
         self.instructions, self.supported_versions = state["instructions"], state["supportedVersions"]
         self.kept_grant = state.get("grant")  # the keeper's authorization, as masked_token_view shows it
+        roots = state.get("roots")
+        if isinstance(roots, list) and not self.responder.roots:  # `session open --root`, unless it has its own
+            self.responder.roots.extend(str(path) for path in roots)
         transport.notice = lambda text: self.notice(text)
         self._use_transport(transport)
         if self.log:
@@ -7027,8 +7097,10 @@ def make_log(options, credentials):
 
 
 class KeptSessions:
-    """The sessions keepers hold (section 9), by name: the keeper's port, its token and
-    what `session list` shows. One private file in the state directory."""
+    """The sessions keepers hold (section 9), by name: the keeper's address (a Unix socket
+    beside this file, or a loopback port), its token, its process and what `session list`
+    shows; while `session open` starts a keeper, a record {"opening": true} with the same
+    token holds the name. One private file in the state directory."""
 
     def __init__(self, path=None, warn=None):
         self.store = JsonStateFile(path or os.path.join(state_directory(), "sessions.json"), valid_session_record,
@@ -7045,17 +7117,30 @@ class KeptSessions:
         return self.read().get(name)
 
     def remove(self, name, token=None):
-        """Drop ``name`` (only the keeper with ``token``, if given: a new one may own it now)."""
+        """Drop ``name`` (only the keeper with ``token``, if given: a new one may own it now),
+        and the socket a killed keeper left behind."""
         def change(data):
             if name in data and (token is None or data[name].get("token") == token):
-                del data[name]
-        self.update(change)
+                return data.pop(name)
+            return None
+        removed = self.update(change)
+        if removed is not None and "socket" in removed:
+            try:
+                os.unlink(keeper_address(removed))
+            except OSError:
+                pass  # its keeper removed it when it stopped
 
 
 def valid_session_record(name, record):
     """A record a keeper of this version wrote (anything else is skipped, not trusted)."""
-    return (isinstance(record, dict) and bool(re.match(SESSION_NAME, name)) and is_number(record.get("port"))
-            and isinstance(record.get("token"), str) and is_number(record.get("pid")))
+    return (isinstance(record, dict) and bool(re.match(SESSION_NAME, name)) and isinstance(record.get("token"), str)
+            and is_number(record.get("pid")) and (is_number(record.get("port")) or isinstance(record.get("socket"), str)
+                                                  or record.get("opening") is True))
+
+
+def still_opening(record):
+    """A name held by a `session open` that is still starting its keeper (not one that was killed)."""
+    return bool(record.get("opening")) and process_running(record["pid"])
 
 
 def attach_kept_session(name, timeout):
@@ -7063,6 +7148,12 @@ def attach_kept_session(name, timeout):
     record is removed, and the error says so."""
     sessions = KeptSessions()
     record = sessions.get(name)
+    if record is not None and record.get("opening"):  # a `session open` holds the name
+        if still_opening(record):
+            raise ConnectionFailed("session %r is still opening" % name,
+                                   hint="use it once `mcp-tui session open %s` has finished" % name)
+        sessions.remove(name, record["token"])  # that `session open` was killed
+        record = None
     if record is None:
         raise ConnectionFailed("no session named %r" % name,
                                hint="a session ends with `session close`, after --idle minutes unused, or when its "
@@ -7071,7 +7162,7 @@ def attach_kept_session(name, timeout):
         sessions.remove(name, record["token"])
         raise ConnectionFailed("session %r has ended: %s" % (name, record["ended"]),
                                hint="open it again with: mcp-tui session open %s CONNECTION" % name)
-    transport = KeeperTransport(name, record["port"], record["token"])
+    transport = KeeperTransport(name, record)
     try:
         reply = transport.hello("attach", timeout=min(timeout, 10.0))
     except KeeperGone:
@@ -11729,19 +11820,41 @@ def clock_time(text):
 
 
 # ======================================================================================
-# 9. Sessions keeper: one session held by a background process, reached over loopback
+# 9. Sessions keeper: one session held by a background process, reached over a local socket
 #
-# Uses sections 1-7. `session open` starts a keeper: this same file, run with a private
-# flag, detached from the terminal. It connects the usual way (``connect``), listens on an
-# ephemeral 127.0.0.1 port and records the port and a 256-bit token in the state
-# directory. A command given @NAME attaches (KeeperTransport, Session.adopt) and its
-# requests are relayed under the keeper's own ids, so commands never collide; server
-# requests go back to the command whose request is in flight. The keeper stops on
-# `session close`, after --idle minutes unused, or when its server goes away.
+# Uses sections 1-7. `session open` starts a keeper: this same file, run in Python's
+# isolated mode (nothing from the working directory or PYTHON* variables) with a private
+# flag, detached from the terminal. It connects the usual way (``connect``), listens on a
+# Unix socket in the private state directory (an ephemeral 127.0.0.1 port where there is
+# none) and records the address, its process id and a 256-bit token there; the name is held
+# under the sessions file's lock from the start, so two opens cannot both win. A command
+# given @NAME proves it knows the token, and the keeper proves it too, before anything of
+# value is sent (KeeperTransport); it attaches (Session.adopt) and its requests are relayed
+# under the keeper's own ids, so commands never collide; server requests go back to the
+# command whose request is in flight. What a command leaves behind when it goes away, the
+# keeper finishes: it declines the server's questions to it and cancels its requests. The
+# keeper stops on `session close`, after --idle minutes unused, or when its server goes away.
 # ======================================================================================
 
 KEEPER_FLAG = "--run-session-keeper"
-KEEPER_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); import mcp_tui; sys.exit(mcp_tui.main(sys.argv[2:]))"
+# Run with -I: sys.path holds neither the working directory nor PYTHONPATH. mcp_tui itself is
+# loaded from its own directory (or zipapp) alone, which is not put on sys.path either.
+KEEPER_BOOT = """if True:
+    import sys
+    from importlib.machinery import PathFinder
+    spec = PathFinder.find_spec("mcp_tui", [sys.argv[1]])
+    if spec is None:
+        sys.exit("mcp_tui is not in %s" % sys.argv[1])
+    if hasattr(spec.loader, "exec_module"):
+        from importlib.util import module_from_spec
+        module = sys.modules["mcp_tui"] = module_from_spec(spec)
+        spec.loader.exec_module(module)
+    else:  # zipimport before Python 3.10
+        module = spec.loader.load_module("mcp_tui")
+    sys.exit(module.main(sys.argv[2:]))
+"""
+KEEPER_TCP_VARIABLE = "MCP_TUI_KEEPER_TCP"  # 1: a loopback port even where Unix sockets exist
+KEEPER_COMMAND_GONE = "the mcp-tui command it was for went away"
 AUTO_KEEPER_GRACE = 60.0  # an automatic keeper nobody attached to stops after this many seconds
 KEEPER_PROGRESS_ROUTES = 256  # progress tokens of tasks it keeps routing (a request's own go with its answer)
 
@@ -11778,13 +11891,15 @@ class Keeper:
     """The background process's state: the session, the attached commands and the tasks
     it holds the server for."""
 
-    def __init__(self, name, options, auto=False):
+    def __init__(self, name, options, auto=False, token=None):
         import secrets
 
         self.name = name
         self.options = options
         self.auto = auto  # started for a task: it ends when its tasks do
-        self.token = secrets.token_hex(32)
+        self.token = token or secrets.token_hex(32)  # `session open` holds the name under this token
+        self.roots = [os.path.abspath(os.path.expanduser(path)) for path in options.root]  # as the opener meant them
+        self.socket_path = None  # its Unix socket, removed when it stops
         self.credentials = SecretRegistry()  # the connection's secrets and the token, masked in the log
         self.credentials.add(self.token, "keeper-token")
         self.sessions = KeptSessions()
@@ -11815,7 +11930,7 @@ class Keeper:
 
         self.log = make_log(self.options, self.credentials)
         self.notice = notice
-        responder = InputResponder()  # a server request with no command to ask is declined
+        responder = InputResponder(roots=self.roots)  # a server request with no command to ask is declined
         self.session = connect(spec, self.options, responder, self.log, [self.relay_notification],
                                notice=lambda text: self.notice(text), tell=lambda text: self.notice(text))
         channel = self.session.channel
@@ -11823,24 +11938,73 @@ class Keeper:
         channel.on_closed = lambda error: self.stop("the server went away: %s" % error.message)
         self.session.open_server_stream()
         try:
-            self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            self.listener.bind(("127.0.0.1", 0))
-            self.listener.listen(16)
-            self.listener.settimeout(1.0)
+            address = self.listen()
         except OSError as exc:
             self.session.close()
-            raise McpTuiError("the session keeper cannot listen on 127.0.0.1: %s" % exc)
+            raise McpTuiError("the session keeper cannot listen: %s" % describe_os_error(exc))
         summary = self.session.summary()
         info = summary["serverInfo"] or {}
-        record = {"port": self.listener.getsockname()[1], "token": self.token, "pid": os.getpid(),
-                  "server": clean(str(info.get("name") or self.session.display_name())),
-                  "version": clean(str(info.get("version") or "?")), "era": summary["protocolVersion"],
-                  "transport": summary["transport"], "connection": connection_label(spec),
-                  "created": self.created, "auto": self.auto}
-        self.sessions.update(lambda data: data.__setitem__(self.name, record))
+        record = dict(address, token=self.token, pid=os.getpid(),
+                      server=clean(str(info.get("name") or self.session.display_name())),
+                      version=clean(str(info.get("version") or "?")), era=summary["protocolVersion"],
+                      transport=summary["transport"], connection=connection_label(spec), created=self.created,
+                      auto=self.auto)
+
+        def claim(data):
+            held = data.get(self.name)
+            if held is not None and held.get("token") != self.token:  # another `session open` took the name
+                raise McpTuiError("session %r is already open" % self.name, hint=name_taken_hint(self.name))
+            data[self.name] = record
+        try:
+            self.sessions.update(claim)
+        except BaseException:
+            self.close_listener()
+            self.session.close()
+            raise
         self.record = record  # what status tells: the keeper wrote it, so it need not read it back
-        self.log.event("keeper", "session kept", session=self.name, port=record["port"])
+        self.log.event("keeper", "session kept", session=self.name, **address)
         return record
+
+    def listen(self):
+        """Listen on a Unix socket in the private state directory, where no other user can
+        reach or replace it, or else (Windows, a path too long for a socket, a filesystem
+        without them, MCP_TUI_KEEPER_TCP=1) on an ephemeral 127.0.0.1 port. Returns what
+        the record says of the address."""
+        import socket
+
+        address = None
+        if hasattr(socket, "AF_UNIX") and os.environ.get(KEEPER_TCP_VARIABLE) != "1":
+            name = "keeper-%s.sock" % os.urandom(8).hex()
+            path = os.path.join(private_directory(state_directory()), name)
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                listener.bind(path)
+                os.chmod(path, 0o600)
+            except OSError as exc:
+                listener.close()
+                self.log.event("keeper", "no Unix socket (%s); listening on 127.0.0.1 instead" % exc)
+            else:
+                self.socket_path, address = path, {"socket": name}
+        if address is None:
+            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            listener.bind(("127.0.0.1", 0))
+            address = {"port": listener.getsockname()[1]}
+        listener.listen(16)
+        listener.settimeout(1.0)
+        self.listener = listener
+        return address
+
+    def close_listener(self):
+        self.listener.close()
+        self.remove_socket()
+
+    def remove_socket(self):
+        """No command finds this keeper any more (serve() closes the listener itself)."""
+        if self.socket_path is not None:
+            try:
+                os.unlink(self.socket_path)
+            except OSError:
+                pass
 
     def stop(self, reason, unasked=True):
         """Stop for ``reason``; one nobody asked for (the server went away, --idle passed) stays
@@ -11866,6 +12030,7 @@ class Keeper:
         for client in clients:
             client.send({"ended": clean(reason)})  # what the command says, instead of "went away"
             client.close()
+        self.remove_socket()
         if self.session is not None:
             self.session.close()  # DELETE, or stdin closed, then SIGTERM, then SIGKILL
         self.stopping.set()
@@ -11899,17 +12064,11 @@ class Keeper:
     # -- one connection ------------------------------------------------------------------
 
     def _serve_client(self, sock):
-        import hmac
-
         sock.settimeout(10.0)
         reader = sock.makefile("rb")
-        try:
-            token = reader.readline(200).strip()
-            request = json.loads(reader.readline(4096).decode("utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError):
-            token, request = b"", None
-        if not hmac.compare_digest(token, self.token.encode("ascii")) or not isinstance(request, dict):
-            self.log.event("keeper", "refused a connection without the session's token")
+        request = self._handshake(sock, reader)
+        if request is None:
+            self.log.event("keeper", "refused a connection that did not prove it knows the session's token")
             sock.close()
             return
         sock.settimeout(None)
@@ -11927,8 +12086,29 @@ class Keeper:
             client.send({"error": {"class": "UsageError", "message": "the keeper does not know %r" % op}})
         client.close()
 
+    def _handshake(self, sock, reader):
+        """The command's first request once both ends have proved they know the token (see
+        KeeperTransport.hello), else None."""
+        import hmac
+
+        try:
+            hello = json.loads(reader.readline(KEEPER_HELLO_LIMIT).decode("utf-8"))
+            theirs = hello["nonce"]
+            ours, pid = os.urandom(32).hex(), os.getpid()
+            sock.sendall(keeper_line({"nonce": ours, "pid": pid,
+                                      "proof": keeper_proof(self.token, "keeper", theirs, ours, pid)}))
+            request = json.loads(reader.readline(KEEPER_HELLO_LIMIT).decode("utf-8"))
+            proof = request.pop("proof")
+        except (OSError, ValueError, UnicodeDecodeError, TypeError, KeyError, AttributeError):
+            return None
+        if not isinstance(proof, str) or not hmac.compare_digest(proof, keeper_proof(self.token, "command", ours,
+                                                                                    theirs)):
+            return None
+        return request
+
     def attach(self, client, reader):
         state = self.session.handshake_state()
+        state["roots"] = self.roots  # a command that gives no --root of its own answers with these
         grant = self.session.spec.auth.granted() if self.session.spec.auth is not None else None
         if grant is not None:  # what `server` shows of it: masked, never the token
             state["grant"] = masked_token_view(grant)
@@ -11953,13 +12133,15 @@ class Keeper:
         self.detach(client)
 
     def detach(self, client):
+        """A command went away (it ended, was killed or interrupted): what it left unfinished
+        is finished here. The server's questions to it are declined, and its requests still
+        in flight are cancelled, so the server neither waits nor works for nobody."""
         client.closed = True
         with self._lock:
             if client in self.clients:
                 self.clients.remove(client)
             ours = list(client.inflight.values())
-            unanswered = [(key, server_id) for key, (owner, server_id) in self.server_requests.items()
-                          if owner is client]
+            unanswered = [(key, asked) for key, (owner, asked) in self.server_requests.items() if owner is client]
             for key, _ in unanswered:
                 del self.server_requests[key]
             for token in [t for t, (owner, _, _) in self.progress.items() if owner is client]:
@@ -11967,11 +12149,30 @@ class Keeper:
             for uri in list(self.subscribed):
                 self._unsubscribed(uri, client)
             self.last_used = time.time()
+        for _, asked in unanswered:
+            self.answer_for_the_gone(asked)
         for request_id in ours:
-            self.session.channel.abandon(request_id)  # the command is gone; so is its interest
-        for _, server_id in unanswered:
-            self._respond(server_id, error={"code": -1, "message": "the command that was asked went away"})
+            self.abandon(request_id)
         client.close()
+
+    def answer_for_the_gone(self, message):
+        """Answer a server request whose command went away: an elicitation is declined and
+        sampling refused (the reason goes to the log, and with the refusal); roots/list and
+        ping get the answers the keeper gives with no command attached."""
+        method = message.get("method")
+        self.log.event("keeper", "answered %s: %s" % (method, KEEPER_COMMAND_GONE))
+        if method == "elicitation/create":
+            self._respond(message.get("id"), {"action": "decline"})
+        elif method in ("roots/list", "ping"):
+            self.answer_locally(message)
+        else:
+            self._respond(message.get("id"), error={"code": -1, "message": KEEPER_COMMAND_GONE})
+
+    def abandon(self, request_id):
+        """Cancel at the server a request of a command that went away (as the session cancels:
+        notifications/cancelled, or its HTTP stream closed under 2026-07-28)."""
+        if self.session.channel.abandon(request_id, KEEPER_COMMAND_GONE):
+            self.log.event("keeper", "cancelled request %s: %s" % (request_id, KEEPER_COMMAND_GONE))
 
     def from_client(self, client, item):
         channel = self.session.channel
@@ -11998,9 +12199,9 @@ class Keeper:
                     pass
             else:
                 with self._lock:
-                    owner, server_id = self.server_requests.pop(message.get("id"), (None, None))
+                    owner, asked = self.server_requests.pop(message.get("id"), (None, None))
                 if owner is not None:
-                    self._respond(server_id, message.get("result"), message.get("error"), headers)
+                    self._respond(asked.get("id"), message.get("result"), message.get("error"), headers)
 
     def _respond(self, server_id, result=None, error=None, headers=None):
         try:
@@ -12175,7 +12376,10 @@ class Keeper:
         while not pending.event.wait(1.0):
             if client.closed:
                 break
-        channel.settle(request_id)
+        if pending.event.is_set():
+            channel.settle(request_id)
+        else:  # the command went away before its answer came
+            self.abandon(request_id)
         with self._lock:
             client.inflight.pop(theirs, None)
             self.routes.pop(request_id, None)
@@ -12211,7 +12415,7 @@ class Keeper:
             client = max(busy, key=lambda item: item[0])[1] if busy else None
             if client is not None:
                 ours = self._next("keeper-request")
-                self.server_requests[ours] = (client, message.get("id"))
+                self.server_requests[ours] = (client, message)
         if client is None:
             self.answer_locally(message)
             return
@@ -12231,7 +12435,7 @@ def run_keeper():
     is open (or the error), then it serves until it stops."""
     config = json.loads(sys.stdin.readline())
     opts = parse_command_line(config["argv"])
-    keeper = Keeper(config["name"], opts, config.get("auto", False))
+    keeper = Keeper(config["name"], opts, config.get("auto", False), config.get("token"))
 
     def report(item):
         sys.stdout.write(json.dumps(item) + "\n")
@@ -12270,9 +12474,10 @@ def stop_on_terminate(keeper):
             signal.signal(getattr(signal, name), handler)
 
 
-def start_keeper(name, argv, connection, timeout, notice, auto=False):
+def start_keeper(name, argv, connection, timeout, notice, auto=False, token=None):
     """Start a detached keeper for ``name`` and wait until its session is open; returns
-    the record it wrote. ``argv`` goes to it on a pipe, never on its command line."""
+    the record it wrote. ``argv`` and ``token`` (the one a `session open` holds the name
+    with) go to it on a pipe, never on its command line."""
     import queue
     import subprocess
 
@@ -12283,12 +12488,13 @@ def start_keeper(name, argv, connection, timeout, notice, auto=False):
     else:
         options["start_new_session"] = True  # Ctrl+C and a closed terminal do not reach it
     try:
-        process = subprocess.Popen([sys.executable, "-c", KEEPER_BOOT, here, KEEPER_FLAG], stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True, **options)
+        process = subprocess.Popen([sys.executable, "-I", "-c", KEEPER_BOOT, here, KEEPER_FLAG],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   close_fds=True, **options)
     except OSError as exc:
         raise McpTuiError("cannot start the session keeper: %s" % exc)
-    process.stdin.write(json.dumps({"name": name, "argv": argv, "connection": connection, "auto": auto}).encode(
-        "utf-8") + b"\n")
+    process.stdin.write(json.dumps({"name": name, "argv": argv, "connection": connection, "auto": auto,
+                                    "token": token}).encode("utf-8") + b"\n")
     process.stdin.close()
     lines = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in iter(process.stdout.readline, b"")] + [
@@ -12327,7 +12533,7 @@ def keeper_status(name, record):
     if "ended" in record:  # it stopped unasked and said why (Keeper.stop)
         KeptSessions().remove(name, record["token"])
         return None
-    transport = KeeperTransport(name, record["port"], record["token"])
+    transport = KeeperTransport(name, record)
     try:
         return transport.hello("status", timeout=5.0)["status"]
     except KeeperGone:
@@ -12376,17 +12582,54 @@ def session_open(opts, spec, words, output, argv, given=()):
     if opts.idle <= 0:
         raise UsageError("--idle must be more than 0 minutes")
     record = KeptSessions().get(name)
-    if record is not None:
+    if record is not None and not record.get("opening"):
         if keeper_status(name, record) is not None:
-            raise McpTuiError("session %r is already open" % name,
-                              hint="use it as @%s, or close it first: mcp-tui session close %s" % (name, name))
+            raise McpTuiError("session %r is already open" % name, hint=name_taken_hint(name))
         output.notice(gone_text(name, record))
-    record = start_keeper(name, argv, connection, opts.timeout, output.notice)
+    token = hold_session_name(name)
+    try:
+        record = start_keeper(name, argv, connection, opts.timeout, output.notice, token=token)
+    except BaseException:
+        release_session_name(name, token)
+        raise
     if output.json:
         output.document({"session": dict(describe_record(name, record), opened=True)})
     else:
         output.text(open_line(name, record))
     return EXIT_OK
+
+
+def name_taken_hint(name):
+    return "use it as @%s, or close it first: mcp-tui session close %s" % (name, name)
+
+
+def hold_session_name(name):
+    """Hold ``name`` for the keeper about to start, under the sessions file's lock, so that
+    of two `session open`s one wins and the other starts nothing; returns the token the
+    keeper will own the name with. Taken: a running keeper's name, or one that another
+    `session open` is still starting a keeper for."""
+    import secrets
+
+    token = secrets.token_hex(32)
+
+    def hold(data):
+        held = data.get(name)
+        if held is not None and "ended" not in held and process_running(held.get("pid")):
+            return held
+        data[name] = {"opening": True, "token": token, "pid": os.getpid(), "created": time.time()}
+        return None
+    if KeptSessions().update(hold) is not None:
+        raise McpTuiError("session %r is already open" % name, hint=name_taken_hint(name))
+    return token
+
+
+def release_session_name(name, token):
+    """A `session open` that failed lets the name go (unless its keeper took it after all)."""
+    def release(data):
+        held = data.get(name)
+        if held is not None and held.get("opening") and held.get("token") == token:
+            del data[name]
+    KeptSessions().update(release)
 
 
 def describe_record(name, record, status=None):
@@ -12401,7 +12644,7 @@ def describe_record(name, record, status=None):
 def session_list(output):
     rows = []
     for name, record in sorted(KeptSessions().read().items()):
-        if not isinstance(record, dict) or not isinstance(record.get("port"), int):
+        if not isinstance(record, dict) or record.get("opening"):  # no session yet: a keeper is starting
             continue
         status = keeper_status(name, record)
         if status is None:
@@ -12429,18 +12672,22 @@ def session_close(names, output):
     sessions = KeptSessions()
     records = sessions.read()
     if names is None:
-        names = sorted(name for name, record in records.items() if isinstance(record, dict))
+        names = sorted(name for name, record in records.items() if isinstance(record, dict)
+                       and not still_opening(record))
     closed = []
     for name in names:
         record = records.get(name)
         if record is None:
             raise McpTuiError("no session named %r" % name, hint="mcp-tui session list shows the open ones")
+        if still_opening(record):
+            raise McpTuiError("session %r is still opening" % name,
+                              hint="close it once `mcp-tui session open %s` has finished" % name)
         ended = record.get("ended")
-        state = "stale" if ended is not None else "closed"
+        state = "stale" if ended is not None or record.get("opening") else "closed"  # a killed open's hold
         if state == "stale":  # it stopped by itself and said why: only the record is left
             sessions.remove(name, record["token"])
         else:
-            transport = KeeperTransport(name, record["port"], record["token"])
+            transport = KeeperTransport(name, record)
             try:
                 transport.hello("close", timeout=30.0)
             except KeeperGone:
