@@ -12190,9 +12190,10 @@ class Keeper:
             elif "method" in message:
                 params = message.get("params")
                 if message["method"] == "notifications/cancelled" and isinstance(params, dict):
-                    params = dict(params, requestId=client.inflight.get(params.get("requestId")))
-                    if params["requestId"] is None:
-                        return  # nothing of that command's is in flight any more
+                    ours = client.inflight.get(params.get("requestId"))
+                    if ours is not None:  # else nothing of that command's is in flight any more
+                        channel.cancel(ours, str(params.get("reason") or "cancelled"))  # once, not again as it leaves
+                    return
                 try:
                     channel.notify(message["method"], params, headers)
                 except McpTuiError:
