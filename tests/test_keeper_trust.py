@@ -85,10 +85,14 @@ class Impostor:
         self.connections = 0
         self.pid = pid
         self.listener = socket.socket(family, socket.SOCK_STREAM)
-        if family == socket.AF_INET:
-            self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind(address)
-        self.listener.listen(8)
+        try:
+            if family == socket.AF_INET:
+                self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            self.listener.bind(address)
+            self.listener.listen(8)
+        except OSError:
+            self.listener.close()
+            raise
         threading.Thread(target=self.serve, daemon=True).start()
 
     def serve(self):
@@ -110,6 +114,14 @@ class Impostor:
         self.listener.close()
 
 
+def squat(address):
+    """An Impostor on ``address``, or None while another socket still holds that port."""
+    try:
+        return Impostor(socket.AF_INET, address, os.getpid())
+    except OSError:
+        return None
+
+
 def test_a_killed_keepers_port_taken_by_another_process_gets_nothing(cli, state_dir):
     """After kill -9 of a keeper on a loopback port, a listener on that port got the 64-hex token,
     tools/list and the arguments, and its made-up answer was printed with exit 0."""
@@ -119,7 +131,7 @@ def test_a_killed_keepers_port_taken_by_another_process_gets_nothing(cli, state_
     assert isinstance(record["port"], int) and "socket" not in record
     os.kill(record["pid"], signal.SIGKILL)
     wait_for(lambda: not alive(record["pid"]))
-    impostor = Impostor(socket.AF_INET, ("127.0.0.1", record["port"]), os.getpid())
+    impostor = wait_for(lambda: squat(("127.0.0.1", record["port"])))  # another process may have it a moment
     try:
         result = cli("@web", "tool", "call", "echo", "message=secret-argument")
     finally:
@@ -139,11 +151,8 @@ def test_what_answers_for_a_live_process_without_the_token_gets_no_request(cli, 
     keeper did: it gets a nonce and nothing else, and its answer is never printed."""
     token = os.urandom(32).hex()
     if where == "port":
-        probe = socket.socket()
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-        probe.close()
-        impostor, address = Impostor(socket.AF_INET, ("127.0.0.1", port), os.getpid()), {"port": port}
+        impostor = Impostor(socket.AF_INET, ("127.0.0.1", 0), os.getpid())
+        address = {"port": impostor.listener.getsockname()[1]}
     else:
         impostor = Impostor(socket.AF_UNIX, str(state_dir / "keeper-0123456789abcdef.sock"), os.getpid())
         address = {"socket": "keeper-0123456789abcdef.sock"}
