@@ -933,13 +933,31 @@ class Watchdog:
 
 def shut_down(conn):
     """Unblock whoever reads this connection, from another thread: shutdown() wakes that
-    reader at once, where close() alone would wait until the server spoke or timed out."""
+    reader at once, where close() alone would wait until the server spoke or timed out.
+    A response that ends with its connection (a stream without keep-alive) has taken the
+    socket: http.client set conn.sock to None, so it is reached through the response."""
     sock = getattr(conn, "sock", None)
     if sock is not None:
         try:
             sock.shutdown(2)
         except OSError:
             pass
+        return
+    response = getattr(conn, "mcp_response", None)
+    if response is None:
+        return
+    import _socket
+
+    try:
+        sock = _socket.socket(fileno=_socket.dup(response.fileno()))  # a second handle on the same connection
+    except (OSError, ValueError):  # the response is closed: nobody reads it
+        return
+    try:
+        sock.shutdown(2)
+    except OSError:
+        pass
+    finally:
+        sock.close()
 
 
 class NetworkOptions:
@@ -1167,6 +1185,7 @@ class HttpClient:
                 all_headers["Authorization"] = credential
             conn, response = self._send(method, url, parts, path, body, all_headers, same_origin, seconds, stream,
                                         carries)
+            conn.mcp_response = response  # shut_down reaches the socket through it once the response owns it
             if auth is None or response.status not in (401, 403):
                 return conn, response
             try:
@@ -12399,6 +12418,8 @@ class Keeper:
             if message.get("method") == "notifications/progress" and params.get("progressToken") in self.progress:
                 client, token, _ = self.progress[params["progressToken"]]
                 targets, message = [client], dict(message, params=dict(params, progressToken=token))
+            elif message.get("method") == "notifications/progress":  # of a command that went away: no one's
+                targets = []
             elif subscription is not None and subscription in self.routes:
                 client, theirs = self.routes[subscription]
                 meta = dict(meta, **{META_PREFIX + "subscriptionId": theirs})

@@ -203,24 +203,38 @@ def test_two_opens_of_one_name_at_once_one_wins_and_the_other_starts_nothing(cli
 # -- 4. the keeper finishes what a command that went away started ------------------------------------------------
 
 
-@pytest.mark.parametrize("protocol", ["2026-07-28", "2025-11-25"])
-def test_a_call_whose_command_is_killed_is_cancelled_at_the_server(cli, kept, state_dir, server_record, protocol):
+@pytest.mark.parametrize("transport,protocol", [("stdio", "2026-07-28"), ("stdio", "2025-11-25"),
+                                                ("http", "2025-11-25")])
+def test_a_call_whose_command_is_killed_is_cancelled_at_the_server(cli, kept, state_dir, server_record, start_server,
+                                                                   transport, protocol):
     """kill -9 of `@NAME tool call` mid-call: the keeper tells the server (the call ran to its end,
-    and the keeper logged "a response to id 4, which mcp-tui never sent")."""
-    kept("slow", stdio_command("--record", server_record), "--protocol-version", protocol)
+    and the keeper logged "a response to id 4, which mcp-tui never sent"). Under 2026-07-28 HTTP
+    the keeper closes the call's stream instead, which the server does not record."""
+    if transport == "stdio":
+        kept("slow", stdio_command("--record", server_record), "--protocol-version", protocol)
+
+        def messages():
+            return recorded(server_record)
+    else:
+        server = start_server()
+        kept("slow", "--url", server.url, "--protocol-version", protocol)
+
+        def messages():
+            return [record["message"] for record in server.records()]
     proc = subprocess.Popen([sys.executable, str(MCP_TUI), "@slow", "tool", "call", "long_operation", "steps=600",
                              "step_ms=100"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env=environ(state_dir), cwd=str(ROOT))
     try:
-        call = wait_for(lambda: next((m for m in recorded(server_record) if m.get("method") == "tools/call"), None))
+        call = wait_for(lambda: next((m for m in messages() if m.get("method") == "tools/call"), None))
     finally:
         proc.kill()
         proc.wait()
-    cancelled = wait_for(lambda: [m for m in recorded(server_record) if m.get("method") == "notifications/cancelled"])
+    cancelled = wait_for(lambda: [m for m in messages() if m.get("method") == "notifications/cancelled"])
     assert [m["params"] for m in cancelled] == [{"requestId": call["id"],
                                                  "reason": "the mcp-tui command it was for went away"}]
     pinged = cli("@slow", "ping")
     assert pinged.code == 0 and pinged.out.startswith("pong from mcp-tui test server"), pinged
+    assert "progress" not in pinged.err, pinged  # the killed call's progress is nobody's
     called = cli("@slow", "tool", "call", "echo", "message=next")
     assert (called.code, called.out) == (0, "Tool response:\nnext\n"), called
 
