@@ -208,8 +208,7 @@ def test_two_opens_of_one_name_at_once_one_wins_and_the_other_starts_nothing(cli
 def test_a_call_whose_command_is_killed_is_cancelled_at_the_server(cli, kept, state_dir, server_record, start_server,
                                                                    transport, protocol):
     """kill -9 of `@NAME tool call` mid-call: the keeper tells the server (the call ran to its end,
-    and the keeper logged "a response to id 4, which mcp-tui never sent"). Under 2026-07-28 HTTP
-    the keeper closes the call's stream instead, which the server does not record."""
+    and the keeper logged "a response to id 4, which mcp-tui never sent")."""
     if transport == "stdio":
         kept("slow", stdio_command("--record", server_record), "--protocol-version", protocol)
 
@@ -235,6 +234,29 @@ def test_a_call_whose_command_is_killed_is_cancelled_at_the_server(cli, kept, st
     pinged = cli("@slow", "ping")
     assert pinged.code == 0 and pinged.out.startswith("pong from mcp-tui test server"), pinged
     assert "progress" not in pinged.err, pinged  # the killed call's progress is nobody's
+    called = cli("@slow", "tool", "call", "echo", "message=next")
+    assert (called.code, called.out) == (0, "Tool response:\nnext\n"), called
+
+
+def test_a_call_whose_command_is_killed_is_cancelled_at_a_2026_07_28_http_server(cli, kept, state_dir, start_server):
+    """Under 2026-07-28 HTTP a call is cancelled by closing its response stream: the keeper's
+    did not close (http.client had handed the socket to the response), and the server ran on."""
+    server = start_server("--verbose")
+    kept("slow", "--url", server.url, "--protocol-version", "2026-07-28")
+    proc = subprocess.Popen([sys.executable, str(MCP_TUI), "@slow", "tool", "call", "long_operation", "steps=600",
+                             "step_ms=100"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env=environ(state_dir), cwd=str(ROOT))
+    try:
+        assert any("progress 1/600" in line for line in proc.stderr), "the call never ran"  # it runs: kill it
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stderr.close()
+    call = next(r["message"] for r in server.records() if r["message"].get("method") == "tools/call")
+    wait_for(lambda: "testserver: HTTP tools/call id %s: the client closed its stream; cancelled\n" % call["id"]
+             in server.stderr_lines)
+    pinged = cli("@slow", "ping")
+    assert pinged.code == 0 and "progress" not in pinged.err, pinged
     called = cli("@slow", "tool", "call", "echo", "message=next")
     assert (called.code, called.out) == (0, "Tool response:\nnext\n"), called
 
