@@ -950,7 +950,7 @@ def shut_down(conn):
 
     try:
         sock = _socket.socket(fileno=_socket.dup(response.fileno()))  # a second handle on the same connection
-    except (OSError, ValueError):  # the response is closed: nobody reads it
+    except (OSError, ValueError, AttributeError):  # the response is closed (its fp None): nobody reads it
         return
     try:
         sock.shutdown(2)
@@ -1808,7 +1808,7 @@ KEEPER_HELLO_LIMIT = 4096  # bytes of one line before both ends have proved they
 class KeeperTransport:
     """The command's end of a session that a background keeper holds (section 9): JSON
     lines over a Unix socket in the state directory, or a loopback port. Before anything of
-    value is sent, both ends prove they know the session's token (KEEPER_ROLES); the keeper
+    value is sent, both ends prove they know the session's token (keeper_proof); the keeper
     then answers with what the server said at the handshake and relays messages both ways.
     Its ``name`` is the server's transport, so a request is framed exactly as it is directly."""
 
@@ -1834,7 +1834,7 @@ class KeeperTransport:
         """Connect, prove the token both ways, ask ``op``; return the keeper's first answer.
         KeeperGone when its process has exited or what answers cannot prove it is the keeper:
         nothing of the session's (the token, a request) has gone to it then."""
-        import _socket  # what socket.py wraps: a command skips its imports (selectors, enum, idna)
+        import hmac
         import queue
 
         pid = self.record.get("pid")
@@ -1853,8 +1853,6 @@ class KeeperTransport:
         self._write({"nonce": ours})
         reply = self._read_line(KEEPER_HELLO_LIMIT) or {}
         theirs = reply.get("nonce")
-        import hmac
-
         if not (isinstance(theirs, str) and isinstance(reply.get("proof"), str) and reply.get("pid") == pid
                 and hmac.compare_digest(reply["proof"], keeper_proof(self.token, "keeper", ours, theirs, pid))):
             raise KeeperGone("session %r is not running: what answers at its keeper's address cannot prove it is "
@@ -1990,7 +1988,7 @@ def keeper_address(record):
 
 def keeper_socket(record):
     """An unconnected socket of the kind ``keeper_address(record)`` needs."""
-    import _socket
+    import _socket  # what socket.py wraps: a command skips its imports (selectors, enum, idna)
 
     family = getattr(_socket, "AF_UNIX", None) if "socket" in record else _socket.AF_INET
     if family is None:
