@@ -24,8 +24,8 @@ PLANTED = ("secrets", "json", "socket", "hmac", "hashlib", "subprocess", "select
            "threading", "importlib_metadata", "sitecustomize", "usercustomize", "mcp_tui", "re", "base64", "struct")
 
 
-def environ(state_dir, **extra):
-    return dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8", **extra)
+def environ(state_dir):
+    return dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
 
 
 def recorded(path):
@@ -38,7 +38,7 @@ def recorded(path):
 # -- 1. the keeper runs only its own code ------------------------------------------------------------------------
 
 
-def test_modules_planted_in_the_working_directory_are_never_imported(cli, kept, state_dir, tmp_path):
+def test_modules_planted_in_the_working_directory_are_never_imported(cli, state_dir, tmp_path):
     """`session open` started the keeper with `python -c`, which puts the working directory first
     on sys.path: a secrets.py there ran inside the keeper with the user's rights."""
     work, markers = tmp_path / "shared-dir", tmp_path / "markers"
