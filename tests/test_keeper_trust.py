@@ -280,8 +280,7 @@ def test_an_elicitation_whose_command_went_away_is_declined(cli, kept, state_dir
         proc.send_signal(getattr(signal, how))
         code = proc.wait(30)
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        proc.kill()  # nothing once it has exited and been waited for
         proc.wait()
         proc.stdout.close()
         os.close(master)
