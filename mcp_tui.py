@@ -1007,6 +1007,24 @@ def bypasses_proxy(host, no_proxy):
     return False
 
 
+def is_loopback_host(host):
+    """Whether a URL's host (urlsplit's hostname) is this machine: an address in 127.0.0.0/8,
+    ::1 (IPv4-mapped ::ffff:127.x too) or the name localhost. Decided from the parsed
+    address, never a prefix: 127.0.0.1.evil.example is a name anyone can point anywhere,
+    and plain HTTP to it would carry OAuth codes and secrets off this machine. The one
+    place that decides what may go over plain HTTP."""
+    import ipaddress
+
+    host = (host or "").lower().strip("[]")
+    if (host[:-1] if host.endswith(".") else host) == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host.partition("%")[0])  # fe80::1%eth0: Python 3.8 reads no zone
+    except ValueError:
+        return False
+    return (getattr(address, "ipv4_mapped", None) or address).is_loopback
+
+
 def proxy_url(proxy):
     """A proxy as given (``host:port`` means http://) as a URL."""
     return proxy if "://" in proxy else "http://" + proxy
@@ -3986,9 +4004,6 @@ class InputResponder:
         return result
 
 
-LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
-
-
 def elicitation_url_host(url):
     """The host a URL elicitation's URL opens (with its port), or ValueError saying why the
     URL is refused. Browsers and urllib disagree on odd URLs (a backslash ends the host for
@@ -4014,7 +4029,7 @@ def elicitation_url_host(url):
         port = parts.port
     except ValueError:
         raise ValueError("the URL's port is not a number")
-    if scheme == "http" and host not in LOOPBACK_HOSTS:
+    if scheme == "http" and not is_loopback_host(host):
         raise ValueError("only https URLs are opened (http only on this machine), not http: to %s" % host)
     return host + (":%d" % port if port else "")
 
@@ -4965,11 +4980,6 @@ def resource_covers(resource, url):
         return False
     prefix, path = a.path.rstrip("/"), b.path.rstrip("/")
     return not prefix or path == prefix or path.startswith(prefix + "/")
-
-
-def is_loopback_host(host):
-    host = (host or "").lower().strip("[]")
-    return host in ("localhost", "::1") or host.startswith("127.") or host.endswith(".localhost")
 
 
 def require_secure_url(url, what):

@@ -123,3 +123,85 @@ def test_client_credentials_on_the_wire(cli, start_server):
     assert grant["params"]["scope"] == "mcp:basic admin" and grant["params"]["resource"] == server.url
     assert [r["auth"]["status"] for r in seen(server, "mcp")][-1] is None
     assert "s3cret" not in out.out + out.err
+
+
+class LookalikeHost(object):
+    """A host whose name only looks like loopback (127.0.0.1.evil.example), reached through an
+    HTTP proxy as such a name would be (the proxy resolves it, wherever it points): this stands
+    in for the proxy and for the MCP server and authorization server behind it, and records
+    every request it gets. Its metadata is consistent, so only the loopback check can stop a
+    client from sending a registration or a client secret to it over plain HTTP."""
+
+    def __init__(self):
+        import http.server
+        import threading
+
+        self.requests = []
+        host = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                self.answer()
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.answer()
+
+            def answer(self):
+                parts = urlsplit(self.path)
+                host.requests.append((self.command, self.path))
+                origin = "http://" + parts.netloc
+                if parts.path == "/mcp":
+                    metadata = origin + PRM_PATH
+                    return self.send(401, {}, {"WWW-Authenticate": 'Bearer resource_metadata="%s"' % metadata})
+                if parts.path == PRM_PATH:
+                    return self.send(200, {"resource": origin + "/mcp", "authorization_servers": [origin]})
+                if parts.path == "/.well-known/oauth-authorization-server":
+                    return self.send(200, {"issuer": origin, "authorization_endpoint": origin + "/authorize",
+                                           "token_endpoint": origin + "/token",
+                                           "registration_endpoint": origin + "/register",
+                                           "code_challenge_methods_supported": ["S256"]})
+                self.send(400 if self.command == "POST" else 404, {"error": "invalid_request"})
+
+            def send(self, status, document, headers=None):
+                body = json.dumps(document).encode()
+                self.send_response(status)
+                for name, value in dict(headers or {}, **{"Content-Type": "application/json"}).items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.proxy = "http://127.0.0.1:%d" % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def lookalike():
+    host = LookalikeHost()
+    yield host
+    host.stop()
+
+
+@pytest.mark.parametrize("name", ["127.0.0.1.evil.example", "127.evil.example"])
+@pytest.mark.parametrize("grant", ["authorization_code", "client_credentials"])
+def test_a_host_that_only_looks_like_loopback_gets_no_credentials_over_plain_http(cli, lookalike, name, grant):
+    url = "http://%s:%s/mcp" % (name, lookalike.proxy.rsplit(":", 1)[1])
+    flags = ["--client-id", "robot", "--client-secret", "s3cret-of-robot"] if grant == "client_credentials" else []
+    out = cli("--url", url, "--proxy", lookalike.proxy, "--grant", grant, "--no-browser", "--timeout", "10", *flags,
+              "tool", "list", env={"BROWSER": "false"})
+    assert out.code == 1, out
+    assert ("POST", url) in lookalike.requests  # the proxy did carry the run there
+    assert not [r for r in lookalike.requests if r[0] == "POST" and not r[1].endswith("/mcp")], lookalike.requests
+    lines = [line for line in out.err.splitlines() if line.startswith("mcp-tui:")]
+    assert lines == ["mcp-tui: the authorization server http://%s:%s is not HTTPS; mcp-tui sends credentials only "
+                     "over HTTPS (or to loopback)" % (name, lookalike.proxy.rsplit(":", 1)[1])], out
+    assert "s3cret-of-robot" not in out.out + out.err
