@@ -7185,8 +7185,66 @@ examples:
   mcp-tui session open dev "python3 tests/testserver.py" && mcp-tui @dev tool list
 
 exit codes: 0 success (a tool result with isError is a result), 1 failure (server error,
-connection, timeout, failed task), 2 bad usage, 130 interrupted.
+connection, timeout, failed task), 2 bad usage, 130 interrupted (Ctrl+C), 143 SIGTERM,
+129 SIGHUP.
 """
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where Ctrl+C raises KeyboardInterrupt, so that the same
+    clean-up runs: the request in flight is cancelled, a task's follow-up line is printed
+    and the stdio server's process group is stopped."""
+
+    def __init__(self, signum, name):
+        super().__init__(name)
+        self.signum = signum
+        self.name = name
+
+
+class TerminationSignals:
+    """SIGTERM (a kill, `timeout`, a service manager) and SIGHUP (a closed terminal or SSH
+    session) end a CLI run the way Ctrl+C does; dying at once left a stdio server running
+    under PID 1. Only the first one interrupts, and none once the run is closing: a second
+    must not cut the clean-up short. An ignored signal (nohup) stays ignored; Windows has
+    no SIGHUP. A run that got one exits 128 + N, as the shell reports a death by signal N."""
+
+    def __init__(self):
+        self.received = None
+        self.interrupting = True
+        self._previous = {}
+
+    def install(self):
+        import signal
+
+        for name in ("SIGTERM",) if os.name == "nt" else ("SIGTERM", "SIGHUP"):
+            number = getattr(signal, name, None)
+            try:
+                if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+                    self._previous[number] = signal.signal(number, self._interrupt)
+            except ValueError:  # not the main thread: whoever runs main() there owns the signals
+                return
+
+    def _interrupt(self, signum, frame):
+        if self.received is None:
+            self.received = signum
+            if self.interrupting:
+                import signal
+
+                raise Terminated(signum, signal.Signals(signum).name)
+
+    def closing(self):
+        self.interrupting = False
+
+    def restore(self):
+        import signal
+
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
+        self._previous.clear()
+
+    def exit_code(self, code):
+        return code if self.received is None else 128 + self.received
+
 
 class Output:
     """Results on stdout; progress, notices and errors on stderr; text or JSON."""
@@ -12499,6 +12557,7 @@ def main(argv=None):
         return run_keeper()
     output = Output("json" if wants_json(argv) else "text")
     cli = None
+    signals = TerminationSignals()
     try:
         opts = parse_command_line(argv)
         output = Output(opts.format, opts.quiet)
@@ -12511,21 +12570,23 @@ def main(argv=None):
         if opts.save and os.path.exists(opts.save) and not os.path.isdir(opts.save):
             raise UsageError("--save %s is a file: give a directory (it is made if missing)" % opts.save)
         spec, words = spec_from_options(opts, opts.words, output.credentials)
+        if words:
+            signals.install()  # the TUI quits on them its own way (quit_on_hangup)
         if words and words[0] in ("session", "sessions"):
             given = opts.words[:len(opts.words) - len(words)]  # a stdio command line before `session`
-            return run_session_command(opts, spec, words[1:], output, argv, given)
+            return signals.exit_code(run_session_command(opts, spec, words[1:], output, argv, given))
         if not words:
             return run_tui(opts, spec, output.credentials)
         if wants_background_session(opts, spec, words):
             spec = start_task_session(opts, argv, output)
         cli = Cli(opts, spec, words, output)
-        return cli.run()
+        return signals.exit_code(cli.run())
     except McpTuiError as exc:
         output.error(exc)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        output.error(McpTuiError("interrupted"))
-        return EXIT_INTERRUPTED
+        return signals.exit_code(exc.exit_code)
+    except KeyboardInterrupt as exc:
+        output.error(McpTuiError("terminated by %s" % exc.name if isinstance(exc, Terminated) else "interrupted"))
+        return signals.exit_code(EXIT_INTERRUPTED)
     except Exception as exc:  # a bug of ours: still one line, and the traceback only with --debug
         if "--debug" in argv:
             import traceback
@@ -12533,10 +12594,12 @@ def main(argv=None):
             traceback.print_exc()
         output.error(McpTuiError("internal error: %s: %s" % (exc.__class__.__name__, exc),
                                  hint="run with --debug for the traceback, and please report it"))
-        return EXIT_FAILURE
+        return signals.exit_code(EXIT_FAILURE)
     finally:
+        signals.closing()
         if cli is not None:
             cli.close()
+        signals.restore()
 
 
 def wants_json(argv):
