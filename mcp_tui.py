@@ -533,15 +533,30 @@ def encode_message(message):
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
+def strict_json(text):
+    """json.loads without NaN and Infinity, which are not JSON: from a server they would be
+    printed into --format json output that is then not JSON, or stored in a state file."""
+    def refuse(name):
+        raise ValueError("%s is not JSON" % name)
+
+    def finite(literal):
+        value = float(literal)
+        if value in (float("inf"), float("-inf")):
+            raise ValueError("%s is too large for a number" % literal)
+        return value
+
+    return json.loads(text, parse_constant=refuse, parse_float=finite)
+
+
 def decode_messages(payload):
     """Parse a body or a stdio line into messages; a 2025-03-26 peer may send a batch.
     Bytes go to json.loads as they are: it decodes UTF-8 itself, without a str copy of a
     large body first. Only a body that is not valid UTF-8 is decoded with replacements."""
     try:
         try:
-            value = json.loads(payload)
+            value = strict_json(payload)
         except UnicodeDecodeError:
-            value = json.loads(bytes(payload).decode("utf-8", "replace"))
+            value = strict_json(bytes(payload).decode("utf-8", "replace"))
     except ValueError as exc:
         raise ProtocolViolation("the server sent invalid JSON: %s" % exc)
     except RecursionError:
@@ -1511,6 +1526,9 @@ class StreamableHttpTransport:
         headers = response_headers(response)
         session_id = headers.get("mcp-session-id")
         if adopt_session and session_id and session_id != self.session_id:
+            if not all("\x21" <= c <= "\x7e" for c in session_id):  # the spec's visible ASCII, sent back in a header
+                raise ProtocolViolation("the server sent a session id (Mcp-Session-Id) with characters outside "
+                                        "visible ASCII (0x21-0x7E); mcp-tui will not send it back")
             self.session_id = session_id
             if self.log:
                 self.log.event("transport", "session id minted", session=self.log.mask(session_id, "session"))
@@ -1577,7 +1595,7 @@ class StreamableHttpTransport:
                 continue  # the priming event, a keep-alive, or one the server sent before
             messages, event = decode_messages(event.data), None  # the event's text is not kept
             for message in messages:
-                if message.get("id") == request_id and ("result" in message or "error" in message):
+                if same_id(message.get("id"), request_id) and ("result" in message or "error" in message):
                     answered = True
                 self._channel.deliver(message)
             if answered:
@@ -1870,7 +1888,7 @@ class KeeperTransport:
         end = self._buffer.index(b"\n")
         raw, self._buffer = bytes(self._buffer[:end]), self._buffer[end + 1:]
         try:
-            value = json.loads(raw.decode("utf-8"))
+            value = strict_json(raw.decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
             return None
         return value if isinstance(value, dict) else None
@@ -1970,6 +1988,12 @@ def response_fault(message):
                                    and not isinstance(error.get("code"), bool)):
         return "its error is not an object with an integer code"
     return None
+
+
+def same_id(received, sent):
+    """JSON-RPC ids compared by exact JSON type: 3.0 and true are not 3 and 1, though Python
+    says they are (the SDK tells them apart too)."""
+    return type(received) is type(sent) and received == sent
 
 
 class PendingRequest:
@@ -2216,11 +2240,16 @@ class RpcChannel:
         """Match a response to its request; a malformed one fails that request with a
         message that says what the server did wrong, instead of a silent timeout."""
         request_id = message.get("id")
-        hashable = isinstance(request_id, (str, int, float)) or request_id is None  # a list would not hash
+        if request_id is None and "error" in message:  # a parse error the server could not place: the SDK ignores it
+            if self.log:
+                self.log.event("protocol", "an error with id null, ignored: %s" % json.dumps(message["error"])[:200])
+            return
+        # Exactly the JSON type sent: 3.0 and true are not 3 and 1, though Python's dict says they are.
+        exact = type(request_id) in (str, int) or request_id is None  # a list would not hash
         with self._lock:
-            pending = self._pending.get(request_id) if hashable else None
+            pending = self._pending.get(request_id) if exact else None
             if pending is None and request_id is None and len(self._pending) == 1:
-                pending = next(iter(self._pending.values()))  # an error about the only request in flight
+                pending = next(iter(self._pending.values()))  # a result without an id: the only request in flight
         if pending is None:
             self.anomaly("a response without an id" if request_id is None else
                          "a response to id %s, which mcp-tui never sent" % json.dumps(request_id))
@@ -2603,6 +2632,18 @@ class UrlElicitationRequired(RpcError):
         self.elicitations = [item for item in data.get("elicitations") or () if isinstance(item, dict)]
 
 
+def handshake_shapes(method, capabilities, server_info):
+    """A handshake's capabilities and serverInfo as objects (a missing serverInfo is None):
+    any other JSON there would fail far from the cause, as an "internal error"."""
+    if capabilities is not None and not isinstance(capabilities, dict):
+        raise ProtocolViolation("the server broke the protocol answering %s: its capabilities are not an object"
+                                % method)
+    if server_info is not None and not isinstance(server_info, dict):
+        raise ProtocolViolation("the server broke the protocol answering %s: its serverInfo is not an object"
+                                % method)
+    return capabilities or {}, server_info
+
+
 class Session:
     """One connection to one server, in whichever era it speaks."""
 
@@ -2757,8 +2798,8 @@ class Session:
             self._discover_modern(min(self.probe_timeout, self.timeout) if stdio else self.timeout)
             return
         except RequestTimeout:
-            if not stdio:
-                raise
+            if not stdio or (self.deadline is not None and time.monotonic() >= self.deadline):
+                raise  # --max-time ended the probe: nothing is left for initialize, and the probe is what waited
             timed_out, fresh = True, False  # a silent legacy stdio server: initialize on the same process
         except RpcError as exc:
             if exc.code in (-32020, -32021) or (exc.code == -32022 and not self._legacy_overlap(exc)):
@@ -2769,6 +2810,8 @@ class Session:
                 raise
             fresh = False
         except ProtocolViolation:
+            if self.era == "modern":  # the server answered server/discover as a modern one, wrongly: no fallback
+                raise
             fresh = True
         if self.log:
             self.log.event("session", "the probe says legacy; sending initialize")
@@ -2777,9 +2820,10 @@ class Session:
         try:
             self._initialize(LEGACY_VERSIONS[0])
         except RequestTimeout as exc:
-            if timed_out:  # the wait was longer than --timeout says: name the probe's share
-                exc.message += ", after %s of server/discover (--probe-timeout)" % seconds_text(
-                    min(self.probe_timeout, self.timeout))
+            if timed_out:  # the wait was longer than --timeout says: name the probe's share and its bound
+                exc.message += ", after %s of server/discover (%s)" % (
+                    seconds_text(min(self.probe_timeout, self.timeout)),
+                    "--probe-timeout" if self.probe_timeout < self.timeout else "--timeout")
             raise
         except RpcError as exc:
             if not (timed_out and exc.code in MODERN_ERROR_CODES):
@@ -2882,7 +2926,7 @@ class Session:
             result = self.channel.call("server/discover", params, self.modern_headers("server/discover", params),
                                        timeout, self.max_time, cancel_notification=False)
             versions = result.get("supportedVersions")
-            if not isinstance(versions, list) or not isinstance(result.get("capabilities"), dict):
+            if not isinstance(versions, list) or "capabilities" not in result:
                 raise ProtocolViolation("server/discover answered without supportedVersions and capabilities")
             if MODERN_VERSION not in versions:
                 raise RpcError({"code": -32022, "message": "server/discover lists no version mcp-tui speaks",
@@ -2902,10 +2946,12 @@ class Session:
             self.cache.put("server/discover", {}, result)
 
     def _adopt_discover(self, result):
+        meta = result.get("_meta")
         self.supported_versions = result.get("supportedVersions")
-        self.capabilities = result.get("capabilities") or {}
+        self.capabilities, self.server_info = handshake_shapes(
+            "server/discover", result.get("capabilities"), meta.get(META_PREFIX + "serverInfo")
+            if isinstance(meta, dict) else None)
         self.instructions = result.get("instructions")
-        self.server_info = (result.get("_meta") or {}).get(META_PREFIX + "serverInfo")
 
     def _client_capabilities(self, declare_tasks=False):
         capabilities = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
@@ -2934,8 +2980,8 @@ class Session:
             raise ProtocolViolation("the server chose protocol version %r, which mcp-tui does not speak" % negotiated,
                                     hint="mcp-tui speaks %s" % ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
         self.protocol_version = negotiated
-        self.capabilities = result.get("capabilities") or {}
-        self.server_info = result.get("serverInfo")
+        self.capabilities, self.server_info = handshake_shapes("initialize", result.get("capabilities"),
+                                                               result.get("serverInfo"))
         self.instructions = result.get("instructions")
         if isinstance(self.transport, StreamableHttpTransport):
             self.transport.legacy_session(negotiated)
@@ -3576,20 +3622,6 @@ def read_argument_file(path):
         raise UsageError("cannot read %s: %s" % (path, exc.strerror or exc))
     except UnicodeDecodeError:
         raise UsageError("%s is not UTF-8 text" % path)
-
-
-def strict_json(text):
-    """json.loads without NaN and Infinity, which are not JSON and no server can read."""
-    def refuse(name):
-        raise ValueError("%s is not JSON" % name)
-
-    def finite(literal):
-        value = float(literal)
-        if value in (float("inf"), float("-inf")):
-            raise ValueError("%s is too large for a number" % literal)
-        return value
-
-    return json.loads(text, parse_constant=refuse, parse_float=finite)
 
 
 def load_json_argument(text, what):
@@ -5913,6 +5945,9 @@ class Authorizer:
             raise TokenEndpointError("the token request to %s failed (HTTP %d)%s" % (
                 url_origin(endpoint), status, self._oauth_error_text(answer)),
                 error if isinstance(error, str) else None)
+        if re.search(r"[\x00-\x20\x7f]", token):  # sent as is in a header: a line break would fold or inject one
+            raise AuthError("the token endpoint %s issued an access token with a space, line break or control "
+                            "character; mcp-tui will not send it in a header" % url_origin(endpoint))
         token_type = answer.get("token_type")
         if isinstance(token_type, str) and token_type.lower() != "bearer":
             raise AuthError("the token endpoint issued a %r token; mcp-tui sends only Bearer tokens" % token_type[:40])
@@ -6168,10 +6203,13 @@ class Authorizer:
         request_headers.update(headers or {})
         try:
             response, payload = client.exchange(method, body=body, headers=request_headers)  # bounded in size and time
+        except MessageTooLarge:  # not --max-message-size's: that one governs MCP messages
+            raise AuthError("the answer from %s is larger than %s, mcp-tui's fixed limit on OAuth responses" % (
+                url_origin(url), size_text(MAX_AUTH_BODY)))
         finally:
             client.close()
         try:
-            document = json.loads(payload.decode("utf-8")) if payload.strip() else None
+            document = strict_json(payload.decode("utf-8")) if payload.strip() else None
         except (ValueError, UnicodeDecodeError, RecursionError):
             document = None
         return response.status, document if isinstance(document, dict) else None
@@ -6237,8 +6275,9 @@ OUTPUT_CHUNK = 1024 * 1024  # characters of a large text cleaned and written at 
 
 def terminal_json(value, **options):
     """json.dumps for a terminal: the same JSON, with C1, bidi controls and lone surrogates
-    written as \\u escapes (they can only occur inside strings)."""
-    text = json.dumps(value, ensure_ascii=False, **options)
+    written as \\u escapes (they can only occur inside strings). Strict: NaN and Infinity
+    are refused (ValueError), never printed as the non-JSON words Python writes for them."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, **options)
     if text.isascii():  # all it rewrites is non-ASCII; skip a pass over a large document
         return text
     return re.sub(JSON_TERMINAL_UNSAFE, lambda match: "\\u%04x" % ord(match.group()), text)
@@ -6984,6 +7023,9 @@ def stderr_hint(exc, lines):
 def auth_headers(options):
     """The Authorization header the user gave: --bearer, or $MCP_TUI_BEARER."""
     bearer = options.bearer or os.environ.get("MCP_TUI_BEARER")
+    if bearer and any(c in bearer for c in "\r\n\0"):  # not echoed: it is a credential
+        raise UsageError("%s has a line break or NUL, which would inject another header" % (
+            "--bearer" if options.bearer else "$MCP_TUI_BEARER"))
     return {"Authorization": "Bearer " + bearer} if bearer else {}
 
 

@@ -162,6 +162,29 @@ def test_header_values_with_line_breaks_are_refused(cli, start_server):
     assert server.records() == []  # nothing was sent
 
 
+@pytest.mark.parametrize("source", ["--bearer", "$MCP_TUI_BEARER"])
+def test_a_bearer_token_with_a_line_break_is_refused(cli, start_server, source):
+    server = start_server()
+    token = "tok-SECRET\r\nX-Injected: yes"
+    flags, env = (["--bearer", token], None) if source == "--bearer" else ([], {"MCP_TUI_BEARER": token})
+    result = cli("--url", server.url, *flags, "tool", "list", env=env)
+    assert (result.code, result.out) == (2, ""), result
+    assert result.err == "mcp-tui: %s has a line break or NUL, which would inject another header\n" % source
+    assert server.records() == []  # nothing was sent
+
+
+def test_a_probe_ended_by_max_time_names_max_time(cli):
+    """A silent stdio server: --max-time 2 ended the run while server/discover waited; the
+    message used to blame '5s of server/discover (--probe-timeout)'."""
+    silent = "%s -c %s" % (shlex.quote(sys.executable), shlex.quote("import time; time.sleep(60)"))
+    capped = cli(silent, "--max-time", "2", "tool", "list")
+    assert capped.code == 1, capped
+    assert capped.err.startswith("mcp-tui: no answer to server/discover within 2s (the --max-time cap)"), capped
+    assert "5s" not in capped.err and "--probe-timeout" not in capped.err
+    probed = cli(silent, "--timeout", "1", "tool", "list")  # the probe waits min(--probe-timeout, --timeout)
+    assert "after 1s of server/discover (--timeout)" in probed.err, probed
+
+
 def test_bearer_token_is_in_no_error_and_not_in_help(cli):
     result = cli("--url", "http://127.0.0.1:9/mcp", "--bearer", "tok-SECRET-42", "tool", "list")
     assert result.code == 1 and "tok-SECRET-42" not in result.err
