@@ -5943,7 +5943,8 @@ class Authorizer:
         if status != 200 or not isinstance(token, str) or not token:
             error = (answer or {}).get("error")
             raise TokenEndpointError("the token request to %s failed (HTTP %d)%s" % (
-                url_origin(endpoint), status, self._oauth_error_text(answer)),
+                url_origin(endpoint), status, self._oauth_error_text(answer) if answer is not None
+                else ": the answer is not a JSON object"),
                 error if isinstance(error, str) else None)
         if re.search(r"[\x00-\x20\x7f]", token):  # sent as is in a header: a line break would fold or inject one
             raise AuthError("the token endpoint %s issued an access token with a space, line break or control "
