@@ -6475,8 +6475,10 @@ def expand_config_value(value, where, registry):
     return re.sub(r"\$\{(input:[^}]*|[A-Za-z_][A-Za-z0-9_:]*?)(?::-([^}]*))?\}", substitute, value)
 
 
-JSONC_COMMENT = r'("(?:[^"\\\n]|\\.)*")|//[^\n]*|/\*.*?\*/'  # a string (kept), or a comment
-JSONC_TRAILING_COMMA = r'("(?:[^"\\\n]|\\.)*")|,(\s*[}\]])'
+# A string (kept), or a comment. An unclosed string or comment runs to the end of its line or
+# of the text, matched once: retried at every later quote or "/*", it made a 120 KB file quadratic.
+JSONC_COMMENT = r'("(?:[^"\\\n]|\\.)*"?)|//[^\n]*|/\*(?:.*?\*/|.*)'
+JSONC_TRAILING_COMMA = r'("(?:[^"\\\n]|\\.)*"?)|,(\s*[}\]])'
 
 
 def load_jsonc(text):

@@ -214,6 +214,18 @@ def test_a_vs_code_file_with_comments_and_trailing_commas(cli, tmp_path):
     assert refused.code == 2 and "is not valid JSON" in refused.err, refused
 
 
+@pytest.mark.parametrize("body", ["/* " * 200000, '{"servers": "' + '\\"' * 200000])
+def test_a_config_of_unclosed_comments_or_strings_is_one_line_at_once(cli, tmp_path, body):
+    """The comment stripper retried an unclosed /* (or string) at every later one: 120 KB took
+    15 s of CPU; these 600 KB would take half an hour and overrun the run's guard."""
+    config = tmp_path / "mcp.json"
+    config.write_text(body)
+    result = cli("--config", config, "tool", "list", timeout=60)
+    assert (result.code, result.out) == (2, ""), result
+    assert result.err.startswith("mcp-tui: --config %s is not valid JSON: " % config), result
+    assert len(result.err.splitlines()) == 1, result
+
+
 def test_a_vs_code_input_variable_is_named_as_such(cli, tmp_path):
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"servers": {"t": {"command": sys.executable, "args": [str(TESTSERVER)],
