@@ -462,17 +462,29 @@ class JsonStateFile:
         self.durable = durable
 
     def read(self):
-        with self._locked():
-            return self._load()
+        try:
+            with self._locked():
+                return self._load()
+        except OSError as exc:
+            raise self._unusable(exc)
 
     def update(self, change):
         """Run ``change(entries)`` on the entries under the lock, write them back, and return
         what ``change`` returned."""
-        with self._locked():
-            data = self._load()
-            outcome = change(data)
-            self._save(data)
-            return outcome
+        try:
+            with self._locked():
+                data = self._load()
+                outcome = change(data)
+                self._save(data)
+                return outcome
+        except OSError as exc:
+            raise self._unusable(exc)
+
+    def _unusable(self, exc):
+        """A lock that is a dangling symlink, a state file that is a directory: one line that
+        names the file, not a traceback (from whichever thread met it)."""
+        return McpTuiError("cannot use the state file %s: %s" % (exc.filename or self.path, exc.strerror or exc),
+                           hint="move it away, or point MCP_TUI_STATE_DIR elsewhere")
 
     def _locked(self):
         private_directory(os.path.dirname(os.path.abspath(self.path)))
@@ -1497,6 +1509,9 @@ class StreamableHttpTransport:
             conn, response = self.http.open("POST", body=body, headers=headers, carries=method)
         except McpTuiError as exc:
             self._channel.fail(request_id, exc)
+            return
+        except Exception as exc:  # a bug of ours: the waiting command says so at once, not after --timeout
+            self._channel.fail(request_id, McpTuiError("internal error: %s: %s" % (exc.__class__.__name__, exc)))
             return
         with self._lock:
             self._open[request_id] = conn
