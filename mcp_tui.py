@@ -4905,6 +4905,7 @@ CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 MAX_AUTHORIZATIONS = 3  # authorization requests for one operation (more is a loop)
 MAX_STEP_UPS = 2
 REFRESH_MARGIN = 60  # seconds before expiry when a token counts as expired
+CALLBACK_IDLE_SECONDS = 10  # a connection to the redirect listener that sends no request in time is dropped
 MAX_AUTH_BODY = 1 << 20
 
 
@@ -5372,7 +5373,10 @@ class AuthStore:
 
 class CallbackListener:
     """The loopback redirect target: 127.0.0.1 only, one path, one accepted callback
-    whose ``state`` matches (compared in constant time)."""
+    whose ``state`` matches (compared in constant time). Connections are served side by
+    side and an idle one is dropped after CALLBACK_IDLE_SECONDS: served one at a time, a
+    connection that sends nothing (a browser's preconnect, a local prank) held back the real
+    redirect until the whole wait ran out."""
 
     def __init__(self, port=0, fixed=False):
         """Listen on ``port`` (0: any); a port that is taken gives way to any free one,
@@ -5382,6 +5386,8 @@ class CallbackListener:
         listener = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
+            timeout = CALLBACK_IDLE_SECONDS  # on the socket: a request that does not come in time ends it
+
             def do_GET(self):
                 listener._handle(self)
 
@@ -5389,14 +5395,14 @@ class CallbackListener:
                 pass  # the query holds the code: never on stderr
 
         try:
-            self.server = http.server.HTTPServer(("127.0.0.1", port), Handler)
+            self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
         except OSError as exc:
             if fixed:
                 raise AuthError("cannot listen on 127.0.0.1:%d for the authorization response: %s" % (
                     port, exc.strerror or exc), hint="free that port, or choose another with --callback-port")
             if not port:
                 raise
-            self.server = http.server.HTTPServer(("127.0.0.1", 0), Handler)  # the old port is taken
+            self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)  # the old port is taken
         self.redirect_uri = "http://127.0.0.1:%d/callback" % self.server.server_address[1]
         self.state = None
         self.params = None
