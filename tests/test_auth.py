@@ -495,7 +495,8 @@ def test_the_browser_wait_is_bounded_by_the_timeout(cli, start_server):
 
 @needs_auth_server
 @pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child is POSIX")
-def test_ctrl_c_cancels_the_wait(start_server, tmp_path):
+@pytest.mark.parametrize("name,code,said", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated by SIGTERM")])
+def test_ctrl_c_cancels_the_wait(start_server, tmp_path, name, code, said):
     import signal
 
     server = start_server("--auth")
@@ -504,10 +505,10 @@ def test_ctrl_c_cancels_the_wait(start_server, tmp_path):
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env)
     assert "open this URL in a browser" in proc.stderr.readline()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(getattr(signal, name))
     out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, err
-    assert "interrupted" in err and "Traceback" not in err
+    assert proc.returncode == code, err
+    assert said in err and "Traceback" not in err
 
 
 @needs_auth_server
