@@ -12648,12 +12648,15 @@ def main(argv=None):
         cli = Cli(opts, spec, words, output)
         return signals.exit_code(cli.run())
     except McpTuiError as exc:
+        signals.closing()  # a signal now must not cut the error line short
         output.error(exc)
         return signals.exit_code(exc.exit_code)
     except KeyboardInterrupt as exc:
+        signals.closing()
         output.error(McpTuiError("terminated by %s" % exc.name if isinstance(exc, Terminated) else "interrupted"))
         return signals.exit_code(EXIT_INTERRUPTED)
     except Exception as exc:  # a bug of ours: still one line, and the traceback only with --debug
+        signals.closing()
         if "--debug" in argv:
             import traceback
 
