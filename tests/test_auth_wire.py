@@ -134,7 +134,7 @@ class LookalikeHost(object):
     directly, it is a hostile authorization server on loopback: ``token_body`` is what its token
     endpoint answers (raw), ``padding`` bytes make its resource metadata that much larger."""
 
-    def __init__(self, token_body=None, padding=0):
+    def __init__(self, token_body=None, padding=0, address="127.0.0.1"):
         import http.server
         import threading
 
@@ -180,8 +180,8 @@ class LookalikeHost(object):
                 self.end_headers()
                 self.wfile.write(body)
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.proxy = "http://127.0.0.1:%d" % self.server.server_address[1]
+        self.server = http.server.ThreadingHTTPServer((address, 0), Handler)
+        self.proxy = "http://%s:%d" % (address, self.server.server_address[1])
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def stop(self):
@@ -249,3 +249,38 @@ def test_an_infinite_expiry_is_invalid_json_and_never_stored(cli, state_dir):
     stored = state_dir / "auth.json"
     assert not stored.exists() or "Infinity" not in stored.read_text()
     assert not [r for r in requests if (r[2] or "").startswith("Bearer")], requests  # no token went anywhere
+
+
+def outward_address():
+    """This machine's address on its way out (not loopback), or None."""
+    import socket
+
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks the route
+        address = probe.getsockname()[0]
+    except OSError:
+        return None
+    finally:
+        probe.close()
+    return None if address.startswith("127.") or address == "0.0.0.0" else address
+
+
+def test_plain_http_to_loopback_is_not_carried_off_the_machine_by_a_proxy(cli):
+    """A loopback authorization server is reached over plain HTTP; through a proxy on another
+    address, the client secret would cross the network in clear to be 'loopback' there."""
+    address = outward_address()
+    if address is None:
+        pytest.skip("this machine has no address but loopback")
+    proxy = LookalikeHost(address=address)
+    try:
+        out = cli("--url", "http://127.0.0.1:9/mcp", "--proxy", proxy.proxy, "--grant", "client_credentials",
+                  "--client-id", "robot", "--client-secret", "s3cret-of-robot", "--timeout", "10", "tool", "list")
+    finally:
+        proxy.stop()
+    assert out.code == 1, out
+    assert ("POST", "http://127.0.0.1:9/mcp", None) in proxy.requests  # the MCP request did go that way
+    assert not [r for r in proxy.requests if r[0] == "POST" and not r[1].endswith("/mcp")], proxy.requests
+    assert out.err == ("mcp-tui: http://127.0.0.1:9 is plain HTTP on loopback, but the proxy %s would carry it off "
+                       "this machine; mcp-tui sends credentials only over HTTPS (or straight to loopback) (add the "
+                       "host to no_proxy, or pass --proxy '')\n" % proxy.proxy), out
