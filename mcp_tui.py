@@ -462,17 +462,29 @@ class JsonStateFile:
         self.durable = durable
 
     def read(self):
-        with self._locked():
-            return self._load()
+        try:
+            with self._locked():
+                return self._load()
+        except OSError as exc:
+            raise self._unusable(exc)
 
     def update(self, change):
         """Run ``change(entries)`` on the entries under the lock, write them back, and return
         what ``change`` returned."""
-        with self._locked():
-            data = self._load()
-            outcome = change(data)
-            self._save(data)
-            return outcome
+        try:
+            with self._locked():
+                data = self._load()
+                outcome = change(data)
+                self._save(data)
+                return outcome
+        except OSError as exc:
+            raise self._unusable(exc)
+
+    def _unusable(self, exc):
+        """A lock that is a dangling symlink, a state file that is a directory: one line that
+        names the file, not a traceback (from whichever thread met it)."""
+        return McpTuiError("cannot use the state file %s: %s" % (exc.filename or self.path, exc.strerror or exc),
+                           hint="move it away, or point MCP_TUI_STATE_DIR elsewhere")
 
     def _locked(self):
         private_directory(os.path.dirname(os.path.abspath(self.path)))
@@ -533,15 +545,30 @@ def encode_message(message):
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
+def strict_json(text):
+    """json.loads without NaN and Infinity, which are not JSON: from a server they would be
+    printed into --format json output that is then not JSON, or stored in a state file."""
+    def refuse(name):
+        raise ValueError("%s is not JSON" % name)
+
+    def finite(literal):
+        value = float(literal)
+        if value in (float("inf"), float("-inf")):
+            raise ValueError("%s is too large for a number" % literal)
+        return value
+
+    return json.loads(text, parse_constant=refuse, parse_float=finite)
+
+
 def decode_messages(payload):
     """Parse a body or a stdio line into messages; a 2025-03-26 peer may send a batch.
     Bytes go to json.loads as they are: it decodes UTF-8 itself, without a str copy of a
     large body first. Only a body that is not valid UTF-8 is decoded with replacements."""
     try:
         try:
-            value = json.loads(payload)
+            value = strict_json(payload)
         except UnicodeDecodeError:
-            value = json.loads(bytes(payload).decode("utf-8", "replace"))
+            value = strict_json(bytes(payload).decode("utf-8", "replace"))
     except ValueError as exc:
         raise ProtocolViolation("the server sent invalid JSON: %s" % exc)
     except RecursionError:
@@ -1025,6 +1052,24 @@ def bypasses_proxy(host, no_proxy):
     return False
 
 
+def is_loopback_host(host):
+    """Whether a URL's host (urlsplit's hostname) is this machine: an address in 127.0.0.0/8,
+    ::1 (IPv4-mapped ::ffff:127.x too) or the name localhost. Decided from the parsed
+    address, never a prefix: 127.0.0.1.evil.example is a name anyone can point anywhere,
+    and plain HTTP to it would carry OAuth codes and secrets off this machine. The one
+    place that decides what may go over plain HTTP."""
+    import ipaddress
+
+    host = (host or "").lower().strip("[]")
+    if (host[:-1] if host.endswith(".") else host) == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host.partition("%")[0])  # fe80::1%eth0: Python 3.8 reads no zone
+    except ValueError:
+        return False
+    return (getattr(address, "ipv4_mapped", None) or address).is_loopback
+
+
 def proxy_url(proxy):
     """A proxy as given (``host:port`` means http://) as a URL."""
     return proxy if "://" in proxy else "http://" + proxy
@@ -1484,6 +1529,9 @@ class StreamableHttpTransport:
         except McpTuiError as exc:
             self._channel.fail(request_id, exc)
             return
+        except Exception as exc:  # a bug of ours: the waiting command says so at once, not after --timeout
+            self._channel.fail(request_id, McpTuiError("internal error: %s: %s" % (exc.__class__.__name__, exc)))
+            return
         with self._lock:
             self._open[request_id] = conn
         try:
@@ -1512,6 +1560,9 @@ class StreamableHttpTransport:
         headers = response_headers(response)
         session_id = headers.get("mcp-session-id")
         if adopt_session and session_id and session_id != self.session_id:
+            if not all("\x21" <= c <= "\x7e" for c in session_id):  # the spec's visible ASCII, sent back in a header
+                raise ProtocolViolation("the server sent a session id (Mcp-Session-Id) with characters outside "
+                                        "visible ASCII (0x21-0x7E); mcp-tui will not send it back")
             self.session_id = session_id
             if self.log:
                 self.log.event("transport", "session id minted", session=self.log.mask(session_id, "session"))
@@ -1578,7 +1629,7 @@ class StreamableHttpTransport:
                 continue  # the priming event, a keep-alive, or one the server sent before
             messages, event = decode_messages(event.data), None  # the event's text is not kept
             for message in messages:
-                if message.get("id") == request_id and ("result" in message or "error" in message):
+                if same_id(message.get("id"), request_id) and ("result" in message or "error" in message):
                     answered = True
                 self._channel.deliver(message)
             if answered:
@@ -1890,7 +1941,7 @@ class KeeperTransport:
         end = self._buffer.index(b"\n")
         raw, self._buffer = bytes(self._buffer[:end]), self._buffer[end + 1:]
         try:
-            value = json.loads(raw.decode("utf-8"))
+            value = strict_json(raw.decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
             return None
         return value if isinstance(value, dict) else None
@@ -2033,6 +2084,12 @@ def response_fault(message):
                                    and not isinstance(error.get("code"), bool)):
         return "its error is not an object with an integer code"
     return None
+
+
+def same_id(received, sent):
+    """JSON-RPC ids compared by exact JSON type: 3.0 and true are not 3 and 1, though Python
+    says they are (the SDK tells them apart too)."""
+    return type(received) is type(sent) and received == sent
 
 
 class PendingRequest:
@@ -2282,11 +2339,16 @@ class RpcChannel:
         """Match a response to its request; a malformed one fails that request with a
         message that says what the server did wrong, instead of a silent timeout."""
         request_id = message.get("id")
-        hashable = isinstance(request_id, (str, int, float)) or request_id is None  # a list would not hash
+        if request_id is None and "error" in message:  # a parse error the server could not place: the SDK ignores it
+            if self.log:
+                self.log.event("protocol", "an error with id null, ignored: %s" % json.dumps(message["error"])[:200])
+            return
+        # Exactly the JSON type sent: 3.0 and true are not 3 and 1, though Python's dict says they are.
+        exact = type(request_id) in (str, int) or request_id is None  # a list would not hash
         with self._lock:
-            pending = self._pending.get(request_id) if hashable else None
+            pending = self._pending.get(request_id) if exact else None
             if pending is None and request_id is None and len(self._pending) == 1:
-                pending = next(iter(self._pending.values()))  # an error about the only request in flight
+                pending = next(iter(self._pending.values()))  # a result without an id: the only request in flight
         if pending is None:
             self.anomaly("a response without an id" if request_id is None else
                          "a response to id %s, which mcp-tui never sent" % json.dumps(request_id))
@@ -2669,6 +2731,18 @@ class UrlElicitationRequired(RpcError):
         self.elicitations = [item for item in data.get("elicitations") or () if isinstance(item, dict)]
 
 
+def handshake_shapes(method, capabilities, server_info):
+    """A handshake's capabilities and serverInfo as objects (a missing serverInfo is None):
+    any other JSON there would fail far from the cause, as an "internal error"."""
+    if capabilities is not None and not isinstance(capabilities, dict):
+        raise ProtocolViolation("the server broke the protocol answering %s: its capabilities are not an object"
+                                % method)
+    if server_info is not None and not isinstance(server_info, dict):
+        raise ProtocolViolation("the server broke the protocol answering %s: its serverInfo is not an object"
+                                % method)
+    return capabilities or {}, server_info
+
+
 class Session:
     """One connection to one server, in whichever era it speaks."""
 
@@ -2826,8 +2900,8 @@ class Session:
             self._discover_modern(min(self.probe_timeout, self.timeout) if stdio else self.timeout)
             return
         except RequestTimeout:
-            if not stdio:
-                raise
+            if not stdio or (self.deadline is not None and time.monotonic() >= self.deadline):
+                raise  # --max-time ended the probe: nothing is left for initialize, and the probe is what waited
             timed_out, fresh = True, False  # a silent legacy stdio server: initialize on the same process
         except RpcError as exc:
             if exc.code in (-32020, -32021) or (exc.code == -32022 and not self._legacy_overlap(exc)):
@@ -2838,6 +2912,8 @@ class Session:
                 raise
             fresh = False
         except ProtocolViolation:
+            if self.era == "modern":  # the server answered server/discover as a modern one, wrongly: no fallback
+                raise
             fresh = True
         if self.log:
             self.log.event("session", "the probe says legacy; sending initialize")
@@ -2846,9 +2922,10 @@ class Session:
         try:
             self._initialize(LEGACY_VERSIONS[0])
         except RequestTimeout as exc:
-            if timed_out:  # the wait was longer than --timeout says: name the probe's share
-                exc.message += ", after %s of server/discover (--probe-timeout)" % seconds_text(
-                    min(self.probe_timeout, self.timeout))
+            if timed_out:  # the wait was longer than --timeout says: name the probe's share and its bound
+                exc.message += ", after %s of server/discover (%s)" % (
+                    seconds_text(min(self.probe_timeout, self.timeout)),
+                    "--probe-timeout" if self.probe_timeout < self.timeout else "--timeout")
             raise
         except RpcError as exc:
             if not (timed_out and exc.code in MODERN_ERROR_CODES):
@@ -2951,7 +3028,7 @@ class Session:
             result = self.channel.call("server/discover", params, self.modern_headers("server/discover", params),
                                        timeout, self.max_time, cancel_notification=False)
             versions = result.get("supportedVersions")
-            if not isinstance(versions, list) or not isinstance(result.get("capabilities"), dict):
+            if not isinstance(versions, list) or "capabilities" not in result:
                 raise ProtocolViolation("server/discover answered without supportedVersions and capabilities")
             if MODERN_VERSION not in versions:
                 raise RpcError({"code": -32022, "message": "server/discover lists no version mcp-tui speaks",
@@ -2971,10 +3048,12 @@ class Session:
             self.cache.put("server/discover", {}, result)
 
     def _adopt_discover(self, result):
+        meta = result.get("_meta")
         self.supported_versions = result.get("supportedVersions")
-        self.capabilities = result.get("capabilities") or {}
+        self.capabilities, self.server_info = handshake_shapes(
+            "server/discover", result.get("capabilities"), meta.get(META_PREFIX + "serverInfo")
+            if isinstance(meta, dict) else None)
         self.instructions = result.get("instructions")
-        self.server_info = (result.get("_meta") or {}).get(META_PREFIX + "serverInfo")
 
     def _client_capabilities(self, declare_tasks=False):
         capabilities = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
@@ -3003,8 +3082,8 @@ class Session:
             raise ProtocolViolation("the server chose protocol version %r, which mcp-tui does not speak" % negotiated,
                                     hint="mcp-tui speaks %s" % ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
         self.protocol_version = negotiated
-        self.capabilities = result.get("capabilities") or {}
-        self.server_info = result.get("serverInfo")
+        self.capabilities, self.server_info = handshake_shapes("initialize", result.get("capabilities"),
+                                                               result.get("serverInfo"))
         self.instructions = result.get("instructions")
         if isinstance(self.transport, StreamableHttpTransport):
             self.transport.legacy_session(negotiated)
@@ -3647,20 +3726,6 @@ def read_argument_file(path):
         raise UsageError("%s is not UTF-8 text" % path)
 
 
-def strict_json(text):
-    """json.loads without NaN and Infinity, which are not JSON and no server can read."""
-    def refuse(name):
-        raise ValueError("%s is not JSON" % name)
-
-    def finite(literal):
-        value = float(literal)
-        if value in (float("inf"), float("-inf")):
-            raise ValueError("%s is too large for a number" % literal)
-        return value
-
-    return json.loads(text, parse_constant=refuse, parse_float=finite)
-
-
 def load_json_argument(text, what):
     try:
         return strict_json(text)
@@ -4073,9 +4138,6 @@ class InputResponder:
         return result
 
 
-LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
-
-
 def elicitation_url_host(url):
     """The host a URL elicitation's URL opens (with its port), or ValueError saying why the
     URL is refused. Browsers and urllib disagree on odd URLs (a backslash ends the host for
@@ -4101,7 +4163,7 @@ def elicitation_url_host(url):
         port = parts.port
     except ValueError:
         raise ValueError("the URL's port is not a number")
-    if scheme == "http" and host not in LOOPBACK_HOSTS:
+    if scheme == "http" and not is_loopback_host(host):
         raise ValueError("only https URLs are opened (http only on this machine), not http: to %s" % host)
     return host + (":%d" % port if port else "")
 
@@ -4930,6 +4992,7 @@ CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 MAX_AUTHORIZATIONS = 3  # authorization requests for one operation (more is a loop)
 MAX_STEP_UPS = 2
 REFRESH_MARGIN = 60  # seconds before expiry when a token counts as expired
+CALLBACK_IDLE_SECONDS = 10  # a connection to the redirect listener that sends no request in time is dropped
 MAX_AUTH_BODY = 1 << 20
 
 
@@ -5052,11 +5115,6 @@ def resource_covers(resource, url):
         return False
     prefix, path = a.path.rstrip("/"), b.path.rstrip("/")
     return not prefix or path == prefix or path.startswith(prefix + "/")
-
-
-def is_loopback_host(host):
-    host = (host or "").lower().strip("[]")
-    return host in ("localhost", "::1") or host.startswith("127.") or host.endswith(".localhost")
 
 
 def require_secure_url(url, what):
@@ -5402,7 +5460,10 @@ class AuthStore:
 
 class CallbackListener:
     """The loopback redirect target: 127.0.0.1 only, one path, one accepted callback
-    whose ``state`` matches (compared in constant time)."""
+    whose ``state`` matches (compared in constant time). Connections are served side by
+    side and an idle one is dropped after CALLBACK_IDLE_SECONDS: served one at a time, a
+    connection that sends nothing (a browser's preconnect, a local prank) held back the real
+    redirect until the whole wait ran out."""
 
     def __init__(self, port=0, fixed=False):
         """Listen on ``port`` (0: any); a port that is taken gives way to any free one,
@@ -5412,6 +5473,8 @@ class CallbackListener:
         listener = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
+            timeout = CALLBACK_IDLE_SECONDS  # on the socket: a request that does not come in time ends it
+
             def do_GET(self):
                 listener._handle(self)
 
@@ -5419,14 +5482,14 @@ class CallbackListener:
                 pass  # the query holds the code: never on stderr
 
         try:
-            self.server = http.server.HTTPServer(("127.0.0.1", port), Handler)
+            self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
         except OSError as exc:
             if fixed:
                 raise AuthError("cannot listen on 127.0.0.1:%d for the authorization response: %s" % (
                     port, exc.strerror or exc), hint="free that port, or choose another with --callback-port")
             if not port:
                 raise
-            self.server = http.server.HTTPServer(("127.0.0.1", 0), Handler)  # the old port is taken
+            self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)  # the old port is taken
         self.redirect_uri = "http://127.0.0.1:%d/callback" % self.server.server_address[1]
         self.state = None
         self.params = None
@@ -5988,8 +6051,12 @@ class Authorizer:
         if status != 200 or not isinstance(token, str) or not token:
             error = (answer or {}).get("error")
             raise TokenEndpointError("the token request to %s failed (HTTP %d)%s" % (
-                url_origin(endpoint), status, self._oauth_error_text(answer)),
+                url_origin(endpoint), status, self._oauth_error_text(answer) if answer is not None
+                else ": the answer is not a JSON object"),
                 error if isinstance(error, str) else None)
+        if re.search(r"[\x00-\x20\x7f]", token):  # sent as is in a header: a line break would fold or inject one
+            raise AuthError("the token endpoint %s issued an access token with a space, line break or control "
+                            "character; mcp-tui will not send it in a header" % url_origin(endpoint))
         token_type = answer.get("token_type")
         if isinstance(token_type, str) and token_type.lower() != "bearer":
             raise AuthError("the token endpoint issued a %r token; mcp-tui sends only Bearer tokens" % token_type[:40])
@@ -6229,9 +6296,17 @@ class Authorizer:
 
     def _request(self, method, url, fields=None, json_body=None, headers=None):
         """One request to an OAuth endpoint, with no MCP token and no redirect followed:
-        (status, JSON object or None)."""
-        from urllib.parse import urlencode
+        (status, JSON object or None). Plain HTTP (loopback only) never goes through a proxy
+        that is not on loopback too: that would carry codes and secrets off this machine."""
+        from urllib.parse import urlencode, urlsplit
 
+        parts = urlsplit(url)
+        proxy = self.network.proxy_for(parts) if parts.scheme.lower() == "http" else None
+        if proxy and not is_loopback_host(urlsplit(proxy_url(proxy)).hostname):
+            raise AuthError("%s is plain HTTP on loopback, but the proxy %s would carry it off this machine; "
+                            "mcp-tui sends credentials only over HTTPS (or straight to loopback)" % (
+                                url_origin(url), url_origin(proxy_url(proxy))),
+                            hint="add the host to no_proxy, or pass --proxy ''")
         client = HttpClient(url, timeout=self.timeout, network=self.network, log=self.log,
                             max_message=MAX_AUTH_BODY)
         request_headers = {"Accept": "application/json"}
@@ -6245,10 +6320,13 @@ class Authorizer:
         request_headers.update(headers or {})
         try:
             response, payload = client.exchange(method, body=body, headers=request_headers)  # bounded in size and time
+        except MessageTooLarge:  # not --max-message-size's: that one governs MCP messages
+            raise AuthError("the answer from %s is larger than %s, mcp-tui's fixed limit on OAuth responses" % (
+                url_origin(url), size_text(MAX_AUTH_BODY)))
         finally:
             client.close()
         try:
-            document = json.loads(payload.decode("utf-8")) if payload.strip() else None
+            document = strict_json(payload.decode("utf-8")) if payload.strip() else None
         except (ValueError, UnicodeDecodeError, RecursionError):
             document = None
         return response.status, document if isinstance(document, dict) else None
@@ -6314,8 +6392,9 @@ OUTPUT_CHUNK = 1024 * 1024  # characters of a large text cleaned and written at 
 
 def terminal_json(value, **options):
     """json.dumps for a terminal: the same JSON, with C1, bidi controls and lone surrogates
-    written as \\u escapes (they can only occur inside strings)."""
-    text = json.dumps(value, ensure_ascii=False, **options)
+    written as \\u escapes (they can only occur inside strings). Strict: NaN and Infinity
+    are refused (ValueError), never printed as the non-JSON words Python writes for them."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, **options)
     if text.isascii():  # all it rewrites is non-ASCII; skip a pass over a large document
         return text
     return re.sub(JSON_TERMINAL_UNSAFE, lambda match: "\\u%04x" % ord(match.group()), text)
@@ -6512,8 +6591,10 @@ def expand_config_value(value, where, registry):
     return re.sub(r"\$\{(input:[^}]*|[A-Za-z_][A-Za-z0-9_:]*?)(?::-([^}]*))?\}", substitute, value)
 
 
-JSONC_COMMENT = r'("(?:[^"\\\n]|\\.)*")|//[^\n]*|/\*.*?\*/'  # a string (kept), or a comment
-JSONC_TRAILING_COMMA = r'("(?:[^"\\\n]|\\.)*")|,(\s*[}\]])'
+# A string (kept), or a comment. An unclosed string or comment runs to the end of its line or
+# of the text, matched once: retried at every later quote or "/*", it made a 120 KB file quadratic.
+JSONC_COMMENT = r'("(?:[^"\\\n]|\\.)*"?)|//[^\n]*|/\*(?:.*?\*/|.*)'
+JSONC_TRAILING_COMMA = r'("(?:[^"\\\n]|\\.)*"?)|,(\s*[}\]])'
 
 
 def load_jsonc(text):
@@ -7061,6 +7142,9 @@ def stderr_hint(exc, lines):
 def auth_headers(options):
     """The Authorization header the user gave: --bearer, or $MCP_TUI_BEARER."""
     bearer = options.bearer or os.environ.get("MCP_TUI_BEARER")
+    if bearer and any(c in bearer for c in "\r\n\0"):  # not echoed: it is a credential
+        raise UsageError("%s has a line break or NUL, which would inject another header" % (
+            "--bearer" if options.bearer else "$MCP_TUI_BEARER"))
     return {"Authorization": "Bearer " + bearer} if bearer else {}
 
 
@@ -7283,8 +7367,66 @@ examples:
   mcp-tui session open dev "python3 tests/testserver.py" && mcp-tui @dev tool list
 
 exit codes: 0 success (a tool result with isError is a result), 1 failure (server error,
-connection, timeout, failed task), 2 bad usage, 130 interrupted.
+connection, timeout, failed task), 2 bad usage, 130 interrupted (Ctrl+C), 143 SIGTERM,
+129 SIGHUP.
 """
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where Ctrl+C raises KeyboardInterrupt, so that the same
+    clean-up runs: the request in flight is cancelled, a task's follow-up line is printed
+    and the stdio server's process group is stopped."""
+
+    def __init__(self, signum, name):
+        super().__init__(name)
+        self.signum = signum
+        self.name = name
+
+
+class TerminationSignals:
+    """SIGTERM (a kill, `timeout`, a service manager) and SIGHUP (a closed terminal or SSH
+    session) end a CLI run the way Ctrl+C does; dying at once left a stdio server running
+    under PID 1. Only the first one interrupts, and none once the run is closing: a second
+    must not cut the clean-up short. An ignored signal (nohup) stays ignored; Windows has
+    no SIGHUP. A run that got one exits 128 + N, as the shell reports a death by signal N."""
+
+    def __init__(self):
+        self.received = None
+        self.interrupting = True
+        self._previous = {}
+
+    def install(self):
+        import signal
+
+        for name in ("SIGTERM",) if os.name == "nt" else ("SIGTERM", "SIGHUP"):
+            number = getattr(signal, name, None)
+            try:
+                if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+                    self._previous[number] = signal.signal(number, self._interrupt)
+            except ValueError:  # not the main thread: whoever runs main() there owns the signals
+                return
+
+    def _interrupt(self, signum, frame):
+        if self.received is None:
+            self.received = signum
+            if self.interrupting:
+                import signal
+
+                raise Terminated(signum, signal.Signals(signum).name)
+
+    def closing(self):
+        self.interrupting = False
+
+    def restore(self):
+        import signal
+
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
+        self._previous.clear()
+
+    def exit_code(self, code):
+        return code if self.received is None else 128 + self.received
+
 
 class Output:
     """Results on stdout; progress, notices and errors on stderr; text or JSON."""
@@ -12756,6 +12898,7 @@ def main(argv=None):
         return run_keeper()
     output = Output("json" if wants_json(argv) else "text")
     cli = None
+    signals = TerminationSignals()
     try:
         opts = parse_command_line(argv)
         output = Output(opts.format, opts.quiet)
@@ -12768,32 +12911,39 @@ def main(argv=None):
         if opts.save and os.path.exists(opts.save) and not os.path.isdir(opts.save):
             raise UsageError("--save %s is a file: give a directory (it is made if missing)" % opts.save)
         spec, words = spec_from_options(opts, opts.words, output.credentials)
+        if words:
+            signals.install()  # the TUI quits on them its own way (quit_on_hangup)
         if words and words[0] in ("session", "sessions"):
             given = opts.words[:len(opts.words) - len(words)]  # a stdio command line before `session`
-            return run_session_command(opts, spec, words[1:], output, argv, given)
+            return signals.exit_code(run_session_command(opts, spec, words[1:], output, argv, given))
         if not words:
             return run_tui(opts, spec, output.credentials)
         if wants_background_session(opts, spec, words):
             spec = start_task_session(opts, argv, output)
         cli = Cli(opts, spec, words, output)
-        return cli.run()
+        return signals.exit_code(cli.run())
     except McpTuiError as exc:
+        signals.closing()  # a signal now must not cut the error line short
         output.error(exc)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        output.error(McpTuiError("interrupted"))
-        return EXIT_INTERRUPTED
+        return signals.exit_code(exc.exit_code)
+    except KeyboardInterrupt as exc:
+        signals.closing()
+        output.error(McpTuiError("terminated by %s" % exc.name if isinstance(exc, Terminated) else "interrupted"))
+        return signals.exit_code(EXIT_INTERRUPTED)
     except Exception as exc:  # a bug of ours: still one line, and the traceback only with --debug
+        signals.closing()
         if "--debug" in argv:
             import traceback
 
             traceback.print_exc()
         output.error(McpTuiError("internal error: %s: %s" % (exc.__class__.__name__, exc),
                                  hint="run with --debug for the traceback, and please report it"))
-        return EXIT_FAILURE
+        return signals.exit_code(EXIT_FAILURE)
     finally:
+        signals.closing()
         if cli is not None:
             cli.close()
+        signals.restore()
 
 
 def wants_json(argv):
