@@ -344,7 +344,16 @@ def masked_url(url):
 
 
 DEFAULT_MAX_MESSAGE = 64 * 1024 * 1024
-STDERR_LINE_LIMIT = 64 * 1024
+STDERR_LINE_LIMIT = 64 * 1024  # read at a time; a longer line is read to its end and dropped
+# One budget for what a server can make a run keep, whatever it sends: strings are cut where
+# they are kept (saying how much went), and each collection is bounded in bytes as well as
+# in count: the debug log's ring (section 4), the notifications a --format json document
+# carries (section 7) and the server's stderr tail (here). A paginated list as a whole is
+# bounded by --max-message-size, as one message is (list_all, section 3).
+KEPT_FIELD_LIMIT = 4 * 1024  # characters of one kept string: a method name, a stderr line, a log field
+KEPT_LOG_BYTES = 32 * 1024 * 1024
+KEPT_NOTIFICATION_BYTES = 16 * 1024 * 1024
+KEPT_STDERR_BYTES = 256 * 1024
 SSE_READ_CHUNK = 64 * 1024
 BODY_READ_CHUNK = 1024 * 1024
 DELETE_TIMEOUT = 2.0  # closing a session at exit must not hold the user up
@@ -355,6 +364,78 @@ def size_text(size):
         if size >= scale and size % scale == 0:
             return "%d %s" % (size // scale, unit)
     return "%d bytes" % size
+
+
+def cut_note(limit, total, unit="characters"):
+    return "… (cut at %d of %d %s)" % (limit, total, unit)
+
+
+def cut_text(text, limit, total=None):
+    """``text`` cut to its first ``limit`` characters, saying how many there were (``total``,
+    when some went before ``text`` was made); ``text`` itself when it fits."""
+    total = len(text) if total is None else total
+    return text if total <= limit else text[:limit] + cut_note(limit, total)
+
+
+def kept_size(value):
+    """About what ``value`` (strings, numbers, lists and dicts of them) holds in memory, in
+    bytes: what the bounded collections above count."""
+    if isinstance(value, str):
+        return sys.getsizeof(value)
+    if isinstance(value, dict):
+        return 64 + sum(kept_size(key) + kept_size(item) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return 64 + sum(kept_size(item) for item in value)
+    return 32
+
+
+class KeptTail:
+    """The newest items of a stream: at most ``count`` of them, and the oldest dropped while
+    they hold more than ``size`` bytes (kept_size; the newest item stays). Its owner locks."""
+
+    def __init__(self, count, size):
+        import collections
+
+        self.items = collections.deque(maxlen=count)
+        self.sizes = collections.deque()
+        self.size, self.bytes = size, 0
+
+    @property
+    def maxlen(self):
+        return self.items.maxlen
+
+    def append(self, item):
+        if len(self.items) == self.items.maxlen:
+            self.popleft()
+        try:
+            size = kept_size(item)
+        except RecursionError:
+            size = self.size  # nested that deep: as much as the whole budget
+        self.items.append(item)
+        self.sizes.append(size)
+        self.bytes += size
+        while len(self.items) > 1 and self.bytes > self.size:
+            self.popleft()
+
+    def popleft(self):
+        self.bytes -= self.sizes.popleft()
+        return self.items.popleft()
+
+    def pop(self):
+        self.bytes -= self.sizes.pop()
+        return self.items.pop()
+
+    def __len__(self):
+        return len(self.items)
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def __reversed__(self):
+        return reversed(self.items)
+
+    def __getitem__(self, index):
+        return self.items[index]
 
 
 class MessageTooLarge(ProtocolViolation):
@@ -720,7 +801,7 @@ class StdioTransport:
         self.env = env
         self.cwd = cwd
         self.log = log
-        self.stderr_tail = collections.deque(maxlen=stderr_lines)
+        self.stderr_tail = KeptTail(stderr_lines, KEPT_STDERR_BYTES)
         self.junk = collections.deque(maxlen=3)  # lines on stdout that were not JSON-RPC
         self.process = None
         self._write_lock = threading.Lock()
@@ -814,21 +895,24 @@ class StdioTransport:
         return self.exit_description()
 
     def _read_stderr(self):
-        """Keep the tail of the server's stderr: lines capped at STDERR_LINE_LIMIT, and a run
-        of identical lines kept as one line and a count."""
+        """Keep the tail of the server's stderr (KEPT_STDERR_BYTES): lines cut at
+        KEPT_FIELD_LIMIT bytes, and a run of identical lines kept as one line and a count."""
         stream = self.process.stderr
         previous, repeats = None, 0
         for raw in iter(lambda: stream.readline(STDERR_LINE_LIMIT), b""):
-            line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            if len(raw) >= STDERR_LINE_LIMIT and not raw.endswith(b"\n"):
-                line += " … (cut at %s)" % size_text(STDERR_LINE_LIMIT)
+            first, size = raw, len(raw.rstrip(b"\r\n"))
+            if len(raw) >= STDERR_LINE_LIMIT:
                 while raw and not raw.endswith(b"\n"):
-                    raw = stream.readline(STDERR_LINE_LIMIT)  # the rest of the line goes unread
+                    raw = stream.readline(STDERR_LINE_LIMIT)  # the rest of the line is only counted
+                    size += len(raw.rstrip(b"\r\n"))
+            line = first[:KEPT_FIELD_LIMIT].decode("utf-8", "replace").rstrip("\r\n")
+            if size > KEPT_FIELD_LIMIT:
+                line += " " + cut_note(KEPT_FIELD_LIMIT, size, "bytes")
             if line == previous:
                 repeats += 1
-                if repeats == 1:
-                    self.stderr_tail.append("")
-                self.stderr_tail[-1] = "… repeated %d times" % repeats
+                if repeats > 1:
+                    self.stderr_tail.pop()
+                self.stderr_tail.append("… repeated %d times" % repeats)
                 continue
             self._log_repeats(repeats)
             previous, repeats = line, 0
@@ -3147,13 +3231,13 @@ class Session:
             else:
                 error = {"code": -32601, "message": "Method not found: %s" % method}
         except StubMismatch as exc:  # the server waits for an answer: decline at once, and say why
-            self.responder.notice("%s; declined" % exc.message)
+            self.responder.declined("%s; declined" % exc.message)
             result = {"action": "decline"}
         except InputDeclined as exc:
-            self.responder.notice(exc.message)  # without a terminal, the user learns it only here
+            self.responder.declined(exc.message)  # without a terminal, the user learns it only here
             error = {"code": exc.code, "message": exc.message}
         except McpTuiError as exc:  # every server request gets an answer, never silence
-            self.responder.notice("Could not answer %s's %s: %s" % (self.display_name(), method, exc.message))
+            self.responder.declined("Could not answer %s's %s: %s" % (self.display_name(), method, exc.message))
             error = {"code": -32603, "message": "mcp-tui could not answer %s: %s" % (method, exc.message)}
         related = (params.get("_meta") or {}).get(META_PREFIX + "related-task")
         if related and result is not None:
@@ -3391,8 +3475,10 @@ class ChangeWatch:
 
 def list_all(session, method, key, params=None, cached=False):
     """Every page of a paginated list, with guards against cursor loops and endless lists;
-    with ``cached``, pages an earlier command kept while they are fresh (Session.request)."""
-    items, cursor, seen = [], None, set()
+    with ``cached``, pages an earlier command kept while they are fresh (Session.request).
+    The pages together may hold no more than one message may (--max-message-size), counted
+    as their items' JSON: many pages just under the limit would otherwise pile up."""
+    items, cursor, seen, size = [], None, set(), 0
     while True:
         if len(seen) >= session.max_pages:
             error = McpTuiError("%s: the server has more than %d pages; stopping at the --max-pages limit" % (
@@ -3410,6 +3496,17 @@ def list_all(session, method, key, params=None, cached=False):
         page = result.get(key)
         if not isinstance(page, list):
             raise ProtocolViolation("%s: the result has no %r list" % (method, key))
+        try:
+            size += len(json.dumps(page, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+        except RecursionError:  # items nested that deep were read, and are counted as one message
+            size += session.max_message_size // 2
+        if size > session.max_message_size:
+            error = McpTuiError("%s: the server's %d pages add up to more than %s, the --max-message-size "
+                                      "limit on a whole list" % (method, len(seen) + 1, size_text(
+                                          session.max_message_size)),
+                                      hint="raise --max-message-size if the list really is that long")
+            error.partial = items
+            raise error
         items.extend(page)
         cursor = result.get("nextCursor")
         if not cursor:
@@ -3854,14 +3951,17 @@ def check_sampling_stub(value):
 class InputResponder:
     """Answers elicitation/create, sampling/createMessage and roots/list, for direct
     server requests (legacy), MRTR rounds and task inputRequests alike: from the
-    --elicit-stub / --sampling-stub / --root flags, else on a terminal, else declined."""
+    --elicit-stub / --sampling-stub / --root flags, else on a terminal, else declined.
+    ``declined`` hears each request declined (a server may send thousands: the CLI's
+    Output.decline collapses repeats); ``notice`` everything else the user should see."""
 
-    def __init__(self, elicit_stub=None, sampling_stub=None, roots=(), ask=None, notice=None):
+    def __init__(self, elicit_stub=None, sampling_stub=None, roots=(), ask=None, notice=None, declined=None):
         self.elicit_stub = elicit_stub
         self.sampling_stub = sampling_stub
         self.roots = list(roots)
         self.ask = ask  # callable(prompt) -> str, or None when there is no terminal
         self.notice = notice or (lambda text: None)
+        self.declined = declined or self.notice
         self._lock = threading.Lock()  # one question on the terminal at a time
 
     def answer(self, method, params, server_name):
@@ -3895,8 +3995,8 @@ class InputResponder:
                     server_name, message, "; ".join(problems)), hint="pass the fields it asks for in --elicit-stub")
             return {"action": "accept", "content": content}
         if self.ask is None:
-            self.notice("Declined %s's request for input: %s (no terminal; pass --elicit-stub JSON to answer)"
-                        % (server_name, message))
+            self.declined("Declined %s's request for input: %s (no terminal; pass --elicit-stub JSON to answer)"
+                          % (server_name, message))
             return {"action": "decline"}
         return self._elicit_on_terminal(message, schema, server_name)
 
@@ -3943,7 +4043,7 @@ class InputResponder:
             return {"action": "decline"}
         self.notice("%s asks you to open %s (host: %s): %s" % (server_name, url, host, params.get("message", "")))
         if self.ask is None:
-            self.notice("Declined: opening a URL needs your consent on a terminal.")
+            self.declined("Declined: opening a URL needs your consent on a terminal.")
             return {"action": "decline"}
         try:
             answer = self.ask("Open it in your browser? [y/N]: ").strip().lower()
@@ -4614,16 +4714,21 @@ def message_kind(message):
     return "error" if "error" in message else "response"
 
 
-def cut_long_strings(value, limit):
+def cut_long_strings(value, limit, cut=None):
     """``value`` with every string longer than ``limit`` cut to its first ``limit``
-    characters; the value itself when nothing is that long."""
+    characters; the value itself when nothing is that long. ``cut`` (a one-item list)
+    adds up the characters that went."""
     if isinstance(value, str):
-        return value[:limit] if len(value) > limit else value
+        if len(value) <= limit:
+            return value
+        if cut is not None:
+            cut[0] += len(value) - limit
+        return value[:limit]
     if isinstance(value, dict):
-        items = [(key, cut_long_strings(item, limit)) for key, item in value.items()]
+        items = [(key, cut_long_strings(item, limit, cut)) for key, item in value.items()]
         return value if all(new is value[key] for key, new in items) else dict(items)
     if isinstance(value, list):
-        items = [cut_long_strings(item, limit) for item in value]
+        items = [cut_long_strings(item, limit, cut) for item in value]
         return value if all(new is old for new, old in zip(items, value)) else items
     return value
 
@@ -4675,10 +4780,11 @@ class LogSelection:
 
 
 class DebugLog:
-    def __init__(self, capacity=5000, credentials=None):
-        import collections
+    """The ring of the run's debug entries: at most ``capacity`` of them and about ``size``
+    bytes, every field cut (a message's body at LOG_BODY_LIMIT, the rest at KEPT_FIELD_LIMIT)."""
 
-        self.entries = collections.deque(maxlen=capacity)
+    def __init__(self, capacity=5000, credentials=None, size=KEPT_LOG_BYTES):
+        self.entries = KeptTail(capacity, size)
         self.added = 0  # entries ever added, the ring's dropped ones included
         self.sinks = []
         self.credentials = credentials if credentials is not None else SecretRegistry()  # the run's
@@ -4697,16 +4803,16 @@ class DebugLog:
         task_ids = find_task_ids(message, set())
         for task_id in task_ids:
             self.mask(task_id, "task")
-        # The ring keeps 5000 entries: a large message keeps only its start. Strings are cut
-        # before encoding (a 20 MB result is not encoded again), far enough past the limit
-        # that a secret is redacted whole before the body is cut.
+        # A large message keeps only its start. Strings are cut before encoding (a 20 MB
+        # result is not encoded again), far enough past the limit that a secret is redacted
+        # whole before the body is cut; the note counts what went.
+        cut = [0]
         try:
-            kept = cut_long_strings(message, LOG_BODY_LIMIT + self.secrets.longest())
+            kept = cut_long_strings(message, LOG_BODY_LIMIT + self.secrets.longest(), cut)
         except RecursionError:
             kept = message
         body = self.redact(json.dumps(kept, ensure_ascii=False, separators=(",", ":")))
-        if len(body) > LOG_BODY_LIMIT or kept is not message:
-            body = body[:LOG_BODY_LIMIT] + "… (cut at %d characters)" % LOG_BODY_LIMIT
+        body = cut_text(body, LOG_BODY_LIMIT, len(body) + cut[0])
         entry = {"type": "message", "direction": direction, "transport": transport, "kind": message_kind(message),
                  "method": message.get("method"), "id": message.get("id"), "body": body}
         if len(task_ids) == 1:
@@ -4775,11 +4881,27 @@ class DebugLog:
             fresh = max(0, min(self.added - count, held))
             return self.added, held, list(itertools.islice(reversed(self.entries), fresh))[::-1]
 
+    def kept(self, value):
+        """A field as the ring keeps it: masked, a string (a header's value too) cut at
+        KEPT_FIELD_LIMIT, anything but a number, a bool or None as its cut JSON text. As
+        with a body, a string is cut far enough past the limit to mask a secret whole."""
+        spare = KEPT_FIELD_LIMIT + self.secrets.longest()
+        if isinstance(value, str):
+            text = self.redact(value[:spare])
+            return cut_text(text, KEPT_FIELD_LIMIT, len(text) + max(0, len(value) - spare))
+        if value is None or isinstance(value, (bool, int, float)):
+            return value
+        if isinstance(value, dict) and all(isinstance(item, str) for item in value.values()):
+            return {self.kept(str(key)): self.kept(item) for key, item in value.items()}
+        try:
+            return self.kept(json.dumps(cut_long_strings(value, spare), ensure_ascii=False))
+        except (TypeError, ValueError, RecursionError):
+            return self.kept(repr(type(value)))
+
     def _add(self, entry):
         entry = dict(entry, time=time.time())
         for key, value in entry.items():
-            if isinstance(value, str):
-                entry[key] = self.redact(value)
+            entry[key] = self.redact(value) if key == "body" else self.kept(value)  # a body is cut already
         with self._lock:
             self.entries.append(entry)
             self.added += 1
@@ -7181,7 +7303,8 @@ connection, timeout, failed task), 2 bad usage, 130 interrupted.
 class Output:
     """Results on stdout; progress, notices and errors on stderr; text or JSON."""
 
-    KEPT_NOTIFICATIONS = 1000  # --format json: the last ones, and a count of all by method
+    KEPT_NOTIFICATIONS = 1000  # --format json: the last ones (KEPT_NOTIFICATION_BYTES), and a count of all by method
+    OTHER_METHODS = "(other methods)"  # where the counts go past KEPT_NOTIFICATIONS different methods
 
     def __init__(self, fmt="text", quiet=False, stdout=None, stderr=None, credentials=None):
         import collections
@@ -7191,9 +7314,11 @@ class Output:
         self.stdout = stdout or sys.stdout
         self.stderr = stderr or sys.stderr
         self.credentials = credentials if credentials is not None else SecretRegistry()  # the run's
-        self.notifications = collections.deque(maxlen=self.KEPT_NOTIFICATIONS)
+        self.notifications = KeptTail(self.KEPT_NOTIFICATIONS, KEPT_NOTIFICATION_BYTES)
         self.notification_counts = collections.Counter()
         self.warnings = []
+        self._declined = [None, 0]  # the last decline said, and how many times it came again since
+        self._declines_lock = threading.Lock()
         self._announced = set()
         self._hidden = {}
         self._gone = set()  # streams whose reader has gone away
@@ -7228,6 +7353,26 @@ class Output:
         if not (self.quiet or self.json):
             self._write(self.stderr, clean(text) + "\n")
 
+    def decline(self, text):
+        """A server request declined: said once, its repeats counted and said in one line when
+        another decline comes or the output ends (end_declines); nothing with --quiet."""
+        if self.quiet:
+            return
+        with self._declines_lock:
+            if text == self._declined[0]:
+                self._declined[1] += 1
+                return
+        self.end_declines()
+        with self._declines_lock:
+            self._declined = [text, 0]
+        self.notice(text)
+
+    def end_declines(self):
+        with self._declines_lock:
+            repeats, self._declined[1] = self._declined[1], 0
+        if repeats:
+            self.notice("… repeated %d times" % repeats)
+
     def notice(self, text):
         """A note the user should see even with --quiet (kept in JSON documents)."""
         if self.json:
@@ -7239,6 +7384,7 @@ class Output:
         """``text`` cleaned, ending in one newline. A large one (a 20 MB tool result) is
         cleaned and written a chunk at a time, cut after a newline where there is one, so
         no cleaned, trimmed or encoded copy of the whole is made."""
+        self.end_declines()
         length = len(text)
         if length <= OUTPUT_CHUNK:
             self._write(self.stdout, clean(text).rstrip("\n") + "\n")
@@ -7254,6 +7400,7 @@ class Output:
             self._write(self.stdout, chunk if start < length else chunk.rstrip("\n") + "\n")
 
     def document(self, value):
+        self.end_declines()
         if isinstance(value, dict):
             value = dict(value)
             if self.notifications:
@@ -7274,6 +7421,7 @@ class Output:
         return text
 
     def error(self, exc):
+        self.end_declines()
         if self.json:
             # The notices come along unmasked, as text output shows them: one may be the
             # `task get` command of a --wait that stopped, the only place a script finds the ID.
@@ -7302,9 +7450,11 @@ class Output:
         params = params if isinstance(params, dict) else {}
         if not isinstance(method, str) or method == "notifications/subscriptions/acknowledged":
             return
+        method = cut_text(method, KEPT_FIELD_LIMIT)
         if self.json:
             self.notifications.append(message)
-            self.notification_counts[method] += 1
+            counts = self.notification_counts
+            counts[method if method in counts or len(counts) < self.KEPT_NOTIFICATIONS else self.OTHER_METHODS] += 1
             return
         if method == "notifications/progress":
             self.progress("⏳ " + progress_text(params))
@@ -7313,8 +7463,8 @@ class Output:
         elif method.startswith("notifications/tasks"):
             return  # the task waiter reports status changes itself
         elif method.endswith("/list_changed"):
-            if method not in self._announced:  # servers often send bursts; one line says it
-                self._announced.add(method)
+            if method not in self._announced and len(self._announced) < self.KEPT_NOTIFICATIONS:
+                self._announced.add(method)  # servers often send bursts; one line says it
                 self.progress("🔔 %s" % method[len("notifications/"):])
         else:
             self.progress("🔔 %s" % method)
@@ -7569,7 +7719,7 @@ class Cli:
         ask = terminal_prompt if (sys.stdin.isatty() and sys.stderr.isatty()) else None
         responder = InputResponder(load_stub("--elicit-stub", self.opts.elicit_stub),
                                    load_stub("--sampling-stub", self.opts.sampling_stub),
-                                   self.opts.root, ask, self.out.notice)
+                                   self.opts.root, ask, self.out.notice, self.out.decline)
         try:
             self.session = connect(spec, self.opts, responder, self.log, [self.out.on_notification], self.deadline,
                                    resume=resume, notice=self.out.notice, tell=self.out.stderr_line)
@@ -7597,6 +7747,7 @@ class Cli:
         return log
 
     def close(self):
+        self.out.end_declines()
         if self.session is not None:
             self.release_session()
             self.session.close()
