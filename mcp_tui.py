@@ -4885,18 +4885,18 @@ class DebugLog:
         """A field as the ring keeps it: masked, a string (a header's value too) cut at
         KEPT_FIELD_LIMIT, anything but a number, a bool or None as its cut JSON text. As
         with a body, a string is cut far enough past the limit to mask a secret whole."""
-        spare = KEPT_FIELD_LIMIT + self.secrets.longest()
-        if isinstance(value, str):
-            text = self.redact(value[:spare])
-            return cut_text(text, KEPT_FIELD_LIMIT, len(text) + max(0, len(value) - spare))
+        spare, cut = KEPT_FIELD_LIMIT + self.secrets.longest(), [0]
         if value is None or isinstance(value, (bool, int, float)):
             return value
         if isinstance(value, dict) and all(isinstance(item, str) for item in value.values()):
             return {self.kept(str(key)): self.kept(item) for key, item in value.items()}
-        try:
-            return self.kept(json.dumps(cut_long_strings(value, spare), ensure_ascii=False))
-        except (TypeError, ValueError, RecursionError):
-            return self.kept(repr(type(value)))
+        if not isinstance(value, str):
+            try:
+                value = json.dumps(cut_long_strings(value, spare, cut), ensure_ascii=False)
+            except (TypeError, ValueError, RecursionError):
+                value = repr(type(value))
+        text = self.redact(value[:spare])
+        return cut_text(text, KEPT_FIELD_LIMIT, len(text) + max(0, len(value) - spare) + cut[0])
 
     def _add(self, entry):
         entry = dict(entry, time=time.time())

@@ -17,6 +17,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -25,8 +26,12 @@ BADSERVER = os.path.join(ROOT, "tests", "badserver.py")
 PY = sys.executable
 MB = 1000 * 1000
 
-LAUNCHER = ("import os, subprocess, sys\n"
-            "child = subprocess.Popen(sys.argv[2:])\n"
+# The child runs with its address space capped (MEMORY_CAP), so that a copy without the bounds
+# (a before/after) fails with MemoryError instead of taking the machine's memory.
+MEMORY_CAP = 4 * 1024 ** 3
+LAUNCHER = ("import os, resource, subprocess, sys\n"
+            "cap = lambda: resource.setrlimit(resource.RLIMIT_AS, (%d, %d))\n"
+            "child = subprocess.Popen(sys.argv[2:], preexec_fn=cap)\n" % (MEMORY_CAP, MEMORY_CAP) +
             "_, status, usage = os.wait4(child.pid, 0)\n"
             "with open(sys.argv[1], 'w') as out:\n"
             "    out.write(str(usage.ru_maxrss))\n"
@@ -58,19 +63,39 @@ def run_case(mcp_tui, server_flags, words, guard):
         environ = dict(os.environ, MCP_TUI_STATE_DIR=os.path.join(scratch, "state"), PYTHONIOENCODING="utf-8")
         started = time.monotonic()
         proc = subprocess.Popen([PY, "-c", LAUNCHER, peak_file, PY, mcp_tui, server, "--timeout", "300"] + words,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environ, cwd=scratch)
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=environ, cwd=scratch)
+        err = StderrSummary(proc.stderr)  # stderr can be gigabytes: only its lines are counted
         try:
-            out, err = proc.communicate(timeout=guard)
+            proc.wait(timeout=guard)
         except subprocess.TimeoutExpired:
             proc.kill()
-            out, err = proc.communicate()
+            proc.wait()
+        err.thread.join()
         elapsed = time.monotonic() - started
         try:
             with open(peak_file) as handle:
                 peak_kb = int(handle.read())
         except (OSError, ValueError):
             peak_kb = None
-    return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), elapsed, peak_kb
+    return proc.returncode, err, elapsed, peak_kb
+
+
+class StderrSummary(object):
+    """How many lines a stream had, its last line (its first 200 bytes) and whether it held a traceback."""
+
+    def __init__(self, stream):
+        self.lines, self.last, self.traceback = 0, b"", False
+        self.thread = threading.Thread(target=self.read, args=(stream,), daemon=True)
+        self.thread.start()
+
+    def read(self, stream):
+        start = True
+        for chunk in iter(lambda: stream.readline(1 << 20), b""):
+            if start and chunk.strip():
+                self.last = chunk[:200]
+                self.traceback = self.traceback or chunk.startswith(b"Traceback")
+            start = chunk.endswith(b"\n")
+            self.lines += start
 
 
 def main():
@@ -85,13 +110,13 @@ def main():
     print("%-18s %10s %6s %8s  %s" % ("case", "peak MB", "exit", "seconds", "stderr (last line, and lines)"))
     for name in opts.only or CASES:
         server_flags, words, limit, what = CASES[name]
-        code, out, err, elapsed, peak_kb = run_case(opts.mcp_tui, server_flags, words, opts.guard)
+        code, err, elapsed, peak_kb = run_case(opts.mcp_tui, server_flags, words, opts.guard)
         peak = peak_kb * 1024 / MB if peak_kb is not None else float("nan")
-        lines = err.splitlines()
-        ok = peak_kb is not None and peak < limit and "Traceback" not in err
+        ok = peak_kb is not None and peak < limit and not err.traceback
         missed += not ok
-        print("%-18s %10.0f %6s %8.1f  %s (%d lines)%s" % (name, peak, code, elapsed, (lines[-1] if lines else "")[:110],
-                                                         len(lines), "" if ok else "   <- MISSED (limit %d MB)" % limit))
+        print("%-18s %10.0f %6s %8.1f  %s (%d lines)%s" % (
+            name, peak, code, elapsed, err.last.decode("utf-8", "replace").rstrip()[:110], err.lines,
+            "" if ok else "   <- MISSED (limit %d MB)" % limit))
         print("%18s %s" % ("", what))
         sys.stdout.flush()
     sys.exit(1 if missed else 0)
