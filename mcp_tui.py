@@ -3497,7 +3497,7 @@ def list_all(session, method, key, params=None, cached=False):
         if not isinstance(page, list):
             raise ProtocolViolation("%s: the result has no %r list" % (method, key))
         try:
-            size += len(json.dumps(page, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+            size += len(json.dumps(page, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
         except RecursionError:  # items nested that deep were read, and are counted as one message
             size += session.max_message_size // 2
         if size > session.max_message_size:
@@ -6351,7 +6351,7 @@ def terminal_json(value, **options):
     """json.dumps for a terminal: the same JSON, with C1, bidi controls and lone surrogates
     written as \\u escapes (they can only occur inside strings)."""
     text = json.dumps(value, ensure_ascii=False, **options)
-    if text.isascii():  # all it rewrites is non-ASCII; skip a pass over a large document
+    if text.isascii() and "\x7f" not in text:  # all it rewrites is DEL and non-ASCII: skip a pass
         return text
     return re.sub(JSON_TERMINAL_UNSAFE, lambda match: "\\u%04x" % ord(match.group()), text)
 
@@ -7140,8 +7140,9 @@ def make_log(options, credentials):
         lock = threading.Lock()
 
         def write(entry):
+            line = terminal_json(entry)  # controls escaped: a `cat` or `tail -f` of the file stays safe
             with lock:
-                handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+                handle.write(line + "\n")
                 handle.flush()
 
         log.sinks.append(write)
