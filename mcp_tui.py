@@ -6834,17 +6834,25 @@ def shell_word(word):
     return "$'" + "".join(escaped) + "'"
 
 
-def tool_call_command(spec, tool, arguments, task_mode):
-    """The mcp-tui command line that makes the same call, every word quoted with shlex.quote."""
-    import shlex
+def command_line(options, command, operands):
+    """``mcp-tui OPTIONS COMMAND OPERANDS`` for a POSIX shell, every word as shell_word writes
+    it, and ``--`` before the operands when one starts with a dash (it would read as an option)."""
+    words = ["mcp-tui"] + list(options) + list(command)
+    if any(word.startswith("-") for word in operands):
+        words.append("--")
+    return " ".join(shell_word(word) for word in words + list(operands))
 
+
+def tool_call_command(spec, tool, arguments, task_mode):
+    """The mcp-tui command line that makes the same call, as the CLI writes its own (command_line)."""
     schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    words = ["mcp-tui"] + connection_words(spec) + ["tool", "call", tool["name"]]
-    words += argument_words(arguments, properties)
+    options, operands = connection_words(spec), argument_words(arguments, properties)
+    if operands[:1] == ["--args-json"]:
+        options, operands = options + operands, []
     if task_mode:
-        words += ["--task", "--wait"]
-    return " ".join(shlex.quote(word) for word in words)
+        options = options + ["--task", "--wait"]
+    return command_line(options, ["tool", "call"], [tool["name"]] + operands)
 
 
 def connection_words(spec):
@@ -8180,9 +8188,7 @@ class TaskCommands:
 
     def task_command(self, action, task_id):
         """A runnable command line: the ledger supplies the connection when it is on."""
-        import shlex
-
-        words = ["mcp-tui"]
+        words = []
         if self.ledger is None:
             spec = self.cli.session.spec
             words += ([spec.describe()] if spec.kind in ("stdio", "session") else ["--url", spec.url])
@@ -8190,10 +8196,7 @@ class TaskCommands:
                 words += ["--transport", "sse"]
             if spec.protocol != "auto":
                 words += ["--protocol-version", spec.protocol]
-        words = [shlex.quote(w) for w in words] + ["task", action]
-        if task_id.startswith("-"):
-            words.append("--")  # or the ID would read as an option
-        return " ".join(words + [shell_word(task_id)])
+        return command_line(words, ["task", action], [task_id])
 
     def follow(self, tasks, task_id, last_status=None):
         deadline = min(time.monotonic() + self.opts.timeout, self.cli.deadline or float("inf"))
