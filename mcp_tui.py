@@ -2490,10 +2490,13 @@ class ConnectionSpec:
         self.headers = dict(headers or {})
         self.protocol = protocol
         self.source = source  # (config file, server name) when it came from --config
+        self.shown = None  # from --config: the same spec with the file's ${VAR}s unexpanded, what is shown
         self.oauth = None  # a --config entry's oauth object
         self.auth = None  # the Authorizer (section 5) its HTTP requests go through
 
     def describe(self):
+        if self.shown is not None:
+            return self.shown.describe()  # ${VAR}s as the config file has them, never their values
         if self.kind == "stdio":
             return join_command(self.argv)
         if self.kind == "session":
@@ -6566,9 +6569,22 @@ def load_jsonc(text):
         raise strict_error
 
 
-def load_config_server(path, name, registry):
-    """Read a Claude Desktop / .mcp.json (mcpServers) or VS Code (servers) file: the
-    server's name (the only one when ``name`` is None) and its entry, ${VAR}s expanded."""
+def config_server_spec(path, name, protocol, registry):
+    """A server of a Claude Desktop / .mcp.json (mcpServers) or VS Code (servers) file (the
+    only one when ``name`` is None) as a ConnectionSpec, its ${VAR}s expanded. Each expanded
+    value and each header value is registered in ``registry`` here, once; the spec's ``shown``
+    twin keeps the ${VAR}s as the file has them, for what the TUI shows and copies."""
+    name, entry = read_config_server(path, name)
+    where = "server %r in %s" % (name, path)
+    spec = spec_from_config_entry(expand_config_value(entry, where, registry), protocol, where,
+                                  (os.path.abspath(path), name))
+    register_header_secrets(spec.headers, registry)
+    spec.shown = spec_from_config_entry(entry, protocol, where)
+    return spec
+
+
+def read_config_server(path, name):
+    """The server's name and its entry as the file has it."""
     try:
         with open(path, "r", encoding="utf-8") as handle:
             data = load_jsonc(handle.read())
@@ -6586,7 +6602,7 @@ def load_config_server(path, name, registry):
         name = next(iter(servers))
     if name not in servers:
         raise UsageError("--config %s has no server %r (it has: %s)" % (path, name, ", ".join(sorted(servers))))
-    return name, expand_config_value(servers[name], "server %r in %s" % (name, path), registry)
+    return name, servers[name]
 
 
 def config_entries(data):
@@ -6679,13 +6695,11 @@ def spec_from_options(opts, words, registry):
     env = dict(parse_env_option(e) for e in opts.env)
     if opts.config:
         try:
-            name, entry = load_config_server(opts.config, opts.server, registry)
+            spec = config_server_spec(opts.config, opts.server, opts.protocol, registry)
         except ConfigChoiceNeeded:
             if not words:
                 return None, words  # the TUI's connection screen lists the file's servers
             raise
-        spec = spec_from_config_entry(entry, opts.protocol, "server %r in %s" % (name, opts.config),
-                                      (os.path.abspath(opts.config), name))
         spec.headers.update(headers)
         spec.env.update(env)
         spec.cwd = opts.cwd or spec.cwd
@@ -6773,9 +6787,7 @@ class ConfigServer:
         return join_command([str(entry.get("command", "?"))] + [str(a) for a in args])
 
     def spec(self, protocol, registry):
-        name, entry = load_config_server(self.path, self.name, registry)
-        return spec_from_config_entry(entry, protocol, "server %r in %s" % (name, self.path),
-                                      (os.path.abspath(self.path), name))
+        return config_server_spec(self.path, self.name, protocol, registry)
 
 
 def config_paths(opts):
@@ -6834,13 +6846,37 @@ def shell_word(word):
     return "$'" + "".join(escaped) + "'"
 
 
+class ConfigWord(str):
+    """A word from a config file: its ${VAR}s are for the shell to expand (shell_config_word)."""
+
+
+CONFIG_VARIABLE = r'\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(:-[^}$`\\"]*)?\}'  # one a shell reads the same
+
+
+def shell_config_word(word):
+    """``word`` for a POSIX shell with its ${VAR} and ${VAR:-default} (and ${env:VAR}, as ${VAR})
+    left for the shell to expand, in double quotes, and the rest as shell_word writes it: a
+    copied command shows the config's placeholders, never their values, and still runs."""
+    pieces, start = [], 0
+    for match in re.finditer(CONFIG_VARIABLE, word):
+        if match.start() > start:
+            pieces.append(shell_word(word[start:match.start()]))
+        pieces.append('"${%s%s}"' % (match.group(1), match.group(2) or ""))
+        start = match.end()
+    if start < len(word) or not pieces:
+        pieces.append(shell_word(word[start:]))
+    return "".join(pieces)
+
+
 def command_line(options, command, operands):
     """``mcp-tui OPTIONS COMMAND OPERANDS`` for a POSIX shell, every word as shell_word writes
-    it, and ``--`` before the operands when one starts with a dash (it would read as an option)."""
+    it (a ConfigWord as shell_config_word does), and ``--`` before the operands when one starts
+    with a dash (it would read as an option)."""
     words = ["mcp-tui"] + list(options) + list(command)
     if any(word.startswith("-") for word in operands):
         words.append("--")
-    return " ".join(shell_word(word) for word in words + list(operands))
+    return " ".join(shell_config_word(word) if isinstance(word, ConfigWord) else shell_word(word)
+                    for word in words + list(operands))
 
 
 def tool_call_command(spec, tool, arguments, task_mode):
@@ -6857,15 +6893,20 @@ def tool_call_command(spec, tool, arguments, task_mode):
 
 def connection_words(spec):
     """The connection as flags. Secrets stay out: no Authorization or cookie header and no
-    environment values (they would land on the clipboard and in shell history)."""
+    environment values (they would land on the clipboard and in shell history); from a config
+    file, the ${VAR}s as it has them (ConfigWord), and none of its header values but those."""
+    shown = spec.shown or spec
+    config_headers = spec.shown.headers if spec.shown is not None else {}
     if spec.kind == "stdio":
-        words = [join_command(spec.argv)]
+        words = [ConfigWord(join_command(shown.argv))]
         if spec.cwd:
             words += ["--cwd", spec.cwd]
     else:
-        words = ["--url", spec.url] + (["--transport", "sse"] if spec.kind == "sse" else [])
+        words = ["--url", ConfigWord(shown.url)] + (["--transport", "sse"] if spec.kind == "sse" else [])
         for name, value in spec.headers.items():
-            if not secret_header(name):
+            if name in config_headers and re.search(CONFIG_VARIABLE, config_headers[name]):
+                words += ["--header", ConfigWord("%s: %s" % (name, config_headers[name]))]
+            elif not secret_header(name) and name not in config_headers:
                 words += ["--header", "%s: %s" % (name, value)]
     if spec.protocol != "auto":
         words += ["--protocol-version", spec.protocol]
@@ -7809,10 +7850,11 @@ class Cli:
         the JSON-RPC message itself."""
         headers = {name: self.out.credentials.redact(str(value)) for name, value in preview["headers"].items()}
         if self.out.json:
-            self.out.document({"dryRun": True, "transport": preview["transport"], "request": preview["request"],
+            self.out.document({"dryRun": True, "transport": preview["transport"],
+                               "request": self.out.credentials.redact(preview["request"]),
                                "headers": headers, "message": preview["message"]})
             return
-        lines = [preview["request"]] + ["%s: %s" % item for item in headers.items()]
+        lines = [self.out.credentials.redact(preview["request"])] + ["%s: %s" % item for item in headers.items()]
         self.out.text("\n".join(lines) + "\n\n" + json.dumps(preview["message"], indent=2, ensure_ascii=False))
         self.out.progress("(--dry-run: %s was not sent)" % preview["message"]["method"])
 
@@ -8282,9 +8324,7 @@ class TaskCommands:
         """The ledger's connection, with this command's -H, --bearer and --env; a server
         from --config is read from its file again (its ${VAR}s were never stored)."""
         if "config" in record:
-            name, entry = load_config_server(record["config"], record["server"], self.out.credentials)
-            spec = spec_from_config_entry(entry, record["protocol"], "server %r in %s" % (name, record["config"]),
-                                          (record["config"], name))
+            spec = config_server_spec(record["config"], record["server"], record["protocol"], self.out.credentials)
         else:
             spec = ConnectionSpec.from_ledger(record)
         if self.opts.protocol != "auto":
@@ -8709,7 +8749,7 @@ class Tui:
             self.connection_ended(exc)  # an HTTP server is known gone only when a request fails
 
     def say(self, text, error=False):
-        self.status = first_line(clean(text)) if text else ""
+        self.status = first_line(clean(self.log.credentials.redact(text))) if text else ""
         self.status_is_error = error
 
     def show_toast(self, text):
@@ -9488,7 +9528,7 @@ class ConnectScreen(FieldScreen):
                                        "starts a stdio server.")
         self.base_spec = self.attempted = spec
         opts = app.opts
-        headers = [(n, v) for n, v in (spec.headers.items() if spec else ()) if not secret_header(n)]
+        headers = self.header_fields(spec)
         self.target = TextField("target", "Server", text=spec.describe() if spec else "", required=True,
                                 placeholder="URL or command line")
         self.transport = ChoiceField("transport", "Transport", [(k, k) for k in ("auto", "stdio", "http", "sse")],
@@ -9503,6 +9543,20 @@ class ConnectScreen(FieldScreen):
                     for server in self.known]
         self.field_list = FieldList([self.target, self.transport, self.protocol] + self.headers + buttons)
         self.output.set_text(self.known_servers_text())
+
+    @staticmethod
+    def header_fields(spec):
+        """The headers the fields show: not a credential, and from a config file only as a
+        ${VAR} placeholder (a value written in the file stays with the spec, unseen)."""
+        config_headers = spec.shown.headers if spec is not None and spec.shown is not None else {}
+        shown = []
+        for name, value in (spec.headers.items() if spec else ()):
+            if name in config_headers:
+                if re.search(CONFIG_VARIABLE, config_headers[name]):
+                    shown.append((name, config_headers[name]))
+            elif not secret_header(name):
+                shown.append((name, value))
+        return shown
 
     def title(self):
         return "Connect"
@@ -9586,7 +9640,7 @@ class ConnectScreen(FieldScreen):
         schemeless = self.attempted.kind == "stdio" and re.match(HOST_PORT_PATH, self.target.text.strip())
         if schemeless:
             lines[1:1] = ["", "A URL needs its scheme: did you mean %s?" % url]
-        self.output.set_text("\n".join(lines))
+        self.output.set_text(self.app.log.credentials.redact("\n".join(lines)))
         self.app.say("Could not connect: did you mean %s? (a URL needs http://)" % url if schemeless
                      else "Could not connect: %s" % describe_failure(exc), True)
 
@@ -9600,9 +9654,14 @@ class ConnectScreen(FieldScreen):
             raise UsageError("enter a URL or a command line")
         if base is not None and text == base.describe():
             kind = transport if base.kind != "stdio" and transport in ("http", "sse") else base.kind
-            secrets = {n: v for n, v in base.headers.items() if secret_header(n)}
-            return ConnectionSpec(kind, url=base.url, argv=base.argv, env=base.env, cwd=base.cwd,
-                                  headers=dict(secrets, **headers), protocol=protocol)
+            shown = dict(self.header_fields(base))  # a field still showing a placeholder stands for its value
+            kept = {n: v for n, v in base.headers.items() if n not in shown and n not in headers and (
+                secret_header(n) or base.shown is not None and n in base.shown.headers)}
+            headers = {n: base.headers[n] if shown.get(n) == v else v for n, v in headers.items()}
+            spec = ConnectionSpec(kind, url=base.url, argv=base.argv, env=base.env, cwd=base.cwd,
+                                  headers=dict(kept, **headers), protocol=protocol, source=base.source)
+            spec.shown = base.shown
+            return spec
         env = dict(parse_env_option(e) for e in self.app.opts.env)
         return build_spec(text, transport, protocol, headers, env, self.app.opts.cwd)
 
