@@ -354,6 +354,7 @@ KEPT_FIELD_LIMIT = 4 * 1024  # characters of one kept string: a method name, a s
 KEPT_LOG_BYTES = 32 * 1024 * 1024
 KEPT_NOTIFICATION_BYTES = 16 * 1024 * 1024
 KEPT_STDERR_BYTES = 256 * 1024
+KEPT_CHANGED_RESOURCES = 1000  # the TUI's marks of resources updated since they were read
 SSE_READ_CHUNK = 64 * 1024
 BODY_READ_CHUNK = 1024 * 1024
 DELETE_TIMEOUT = 2.0  # closing a session at exit must not hold the user up
@@ -4884,15 +4885,16 @@ class DebugLog:
             fresh = max(0, min(self.added - count, held))
             return self.added, held, list(itertools.islice(reversed(self.entries), fresh))[::-1]
 
-    def kept(self, value):
+    def kept(self, value, longest):
         """A field as the ring keeps it: masked, a string (a header's value too) cut at
         KEPT_FIELD_LIMIT, anything but a number, a bool or None as its cut JSON text. As
-        with a body, a string is cut far enough past the limit to mask a secret whole."""
-        spare, cut = KEPT_FIELD_LIMIT + self.secrets.longest(), [0]
+        with a body, a string is cut ``longest`` characters (the longest secret) past the
+        limit first, so that a secret is masked whole."""
+        spare, cut = KEPT_FIELD_LIMIT + longest, [0]
         if value is None or isinstance(value, (bool, int, float)):
             return value
         if isinstance(value, dict) and all(isinstance(item, str) for item in value.values()):
-            return {self.kept(str(key)): self.kept(item) for key, item in value.items()}
+            return {self.kept(str(key), longest): self.kept(item, longest) for key, item in value.items()}
         if not isinstance(value, str):
             try:
                 value = json.dumps(cut_long_strings(value, spare, cut), ensure_ascii=False)
@@ -4902,9 +4904,9 @@ class DebugLog:
         return cut_text(text, KEPT_FIELD_LIMIT, len(text) + max(0, len(value) - spare) + cut[0])
 
     def _add(self, entry):
-        entry = dict(entry, time=time.time())
+        entry, spare = dict(entry, time=time.time()), self.secrets.longest()
         for key, value in entry.items():
-            entry[key] = self.redact(value) if key == "body" else self.kept(value)  # a body is cut already
+            entry[key] = self.redact(value) if key == "body" else self.kept(value, spare)  # a body is cut already
         with self._lock:
             self.entries.append(entry)
             self.added += 1
@@ -9111,8 +9113,8 @@ class Tui:
             # everything server's, every few seconds) would hide the key hints for good
         elif method == "notifications/resources/updated":
             uri = str(params.get("uri"))
-            if uri not in self.changed:  # once until it is read again: a resource that changes every
-                self.changed.add(uri)  # few seconds would otherwise hide the key hints for good
+            if uri not in self.changed and len(self.changed) < KEPT_CHANGED_RESOURCES:  # once until it is read
+                self.changed.add(uri)  # again: one that changes every few seconds would hide the key hints
                 self.show_toast("Resource updated: %s (marked * in the list)" % params.get("uri", "?"))
 
     # -- tasks ----------------------------------------------------------------------------
