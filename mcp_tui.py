@@ -6897,14 +6897,14 @@ def connection_words(spec):
     """The connection as flags. Secrets stay out: no Authorization or cookie header and no
     environment values (they would land on the clipboard and in shell history); from a config
     file, the ${VAR}s as it has them (ConfigWord), and none of its header values but those."""
-    shown = spec.shown or spec
-    config_headers = spec.shown.headers if spec.shown is not None else {}
+    shown, word = (spec.shown, ConfigWord) if spec.shown is not None else (spec, str)
+    config_headers = shown.headers if spec.shown is not None else {}
     if spec.kind == "stdio":
-        words = [ConfigWord(join_command(shown.argv))]
+        words = [word(join_command(shown.argv))]
         if spec.cwd:
             words += ["--cwd", spec.cwd]
     else:
-        words = ["--url", ConfigWord(shown.url)] + (["--transport", "sse"] if spec.kind == "sse" else [])
+        words = ["--url", word(shown.url)] + (["--transport", "sse"] if spec.kind == "sse" else [])
         for name, value in spec.headers.items():
             if name in config_headers and re.search(CONFIG_VARIABLE, config_headers[name]):
                 words += ["--header", ConfigWord("%s: %s" % (name, config_headers[name]))]
