@@ -3506,9 +3506,8 @@ def list_all(session, method, key, params=None, cached=False):
             size += session.max_message_size // 2
         if size > session.max_message_size:
             error = McpTuiError("%s: the server's %d pages add up to more than %s, the --max-message-size "
-                                      "limit on a whole list" % (method, len(seen) + 1, size_text(
-                                          session.max_message_size)),
-                                      hint="raise --max-message-size if the list really is that long")
+                                "limit on a whole list" % (method, len(seen) + 1, size_text(session.max_message_size)),
+                                hint="raise --max-message-size if the list really is that long")
             error.partial = items
             raise error
         items.extend(page)
@@ -7414,9 +7413,9 @@ class Output:
             if text == self._declined[0]:
                 self._declined[1] += 1
                 return
-        self.end_declines()
-        with self._declines_lock:
-            self._declined = [text, 0]
+            repeats, self._declined = self._declined[1], [text, 0]
+        if repeats:
+            self.notice("… repeated %d times" % repeats)
         self.notice(text)
 
     def end_declines(self):
@@ -8235,8 +8234,11 @@ class TaskCommands:
         words = []
         if self.ledger is None:
             spec = self.cli.session.spec
-            words += ([spec.describe()] if spec.kind in ("stdio", "session") else ["--url", spec.url])
-            if spec.kind == "sse":
+            if spec.source:  # from --config: the file and the server, so that no ${VAR}'s value is printed
+                words += ["--config", spec.source[0], "--server", spec.source[1]]
+            else:
+                words += ([spec.describe()] if spec.kind in ("stdio", "session") else ["--url", spec.url])
+            if spec.kind == "sse" and not spec.source:
                 words += ["--transport", "sse"]
             if spec.protocol != "auto":
                 words += ["--protocol-version", spec.protocol]
