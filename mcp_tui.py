@@ -7548,6 +7548,7 @@ class Cli:
         self.words = words
         self.out = output
         self.session = None
+        self.responder = None
         self.log = None
         self.ledger = None if opts.no_ledger else TaskLedger(warn=output.notice)
         self.withheld = ()  # --dry-run: the command's own request
@@ -7567,9 +7568,9 @@ class Cli:
                             "--log-file given to `session open`" % spec.name)
         self.log = self.log or self.make_log()
         ask = terminal_prompt if (sys.stdin.isatty() and sys.stderr.isatty()) else None
-        responder = InputResponder(load_stub("--elicit-stub", self.opts.elicit_stub),
-                                   load_stub("--sampling-stub", self.opts.sampling_stub),
-                                   self.opts.root, ask, self.out.notice)
+        responder = self.responder = InputResponder(load_stub("--elicit-stub", self.opts.elicit_stub),
+                                                    load_stub("--sampling-stub", self.opts.sampling_stub),
+                                                    self.opts.root, ask, self.out.notice)
         try:
             self.session = connect(spec, self.opts, responder, self.log, [self.out.on_notification], self.deadline,
                                    resume=resume, notice=self.out.notice, tell=self.out.stderr_line)
@@ -7628,7 +7629,19 @@ class Cli:
         except McpTuiError as exc:
             transport = self.session.transport if self.session else None
             stderr_hint(exc, list(getattr(transport, "stderr_tail", ())))
+            if isinstance(exc, UrlElicitationRequired) and not self.out.json:  # JSON has them in error.data
+                self.offer_urls(exc)
             raise
+
+    def offer_urls(self, exc):
+        """-32042: each URL the server needs opened is shown, and opened, as a URL elicitation
+        is (its host named; only with consent on a terminal); then the command can run again."""
+        answers = [self.responder.elicit(dict(params, mode="url"), self.session.display_name())["action"]
+                   for params in exc.elicitations]
+        if "accept" in answers:
+            exc.hint = "when you are done in the browser, run the command again"
+        elif answers:
+            exc.hint = "the server needs the URL%s above opened first" % ("s" if len(answers) > 1 else "")
 
     DRY_RUN_METHODS = {("tool", "call"): "tools/call", ("prompt", "get"): "prompts/get",
                        ("resource", "read"): "resources/read", ("complete",): "completion/complete"}

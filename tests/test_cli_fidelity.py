@@ -1,0 +1,48 @@
+"""Section 7 (CLI): what real servers showed in issue 22 (items 2, 3, 8-12): a -32042 URL
+on a terminal, `watch` on a server that announces nothing, structured content only when it
+adds something (and checked against outputSchema), `tool describe`'s details, one JSON
+envelope for every verb, no list_changed lost to --log-level, and the messages."""
+import shlex
+import sys
+
+import pytest
+
+from conftest import ROOT, stdio_command
+
+BADSERVER = ROOT / "tests" / "badserver.py"
+LEGACY = "2025-11-25"
+MODERN = "2026-07-28"
+
+
+def bad_server(era, *flags):
+    return " ".join(shlex.quote(str(p)) for p in [sys.executable, BADSERVER, "--era", era] + list(flags))
+
+
+# -- 2. a -32042 error shows its URL and message, as a URL elicitation does -------------------
+
+
+def test_a_32042_error_shows_the_url_and_its_message_on_a_terminal(cli):
+    server = bad_server(LEGACY, "--mode", "url-required", "--elicit-url", "https://mail.example.com/authorize?x=1")
+    result = cli(server, "tool", "call", "echo", "message=x")
+    assert result.code == 1, result
+    assert "https://mail.example.com/authorize?x=1 (host: mail.example.com): Sign in to Example Mail" in result.err, \
+        result
+    assert "\x1b" not in result.err, result
+    assert "Declined: opening a URL needs your consent on a terminal." in result.err, result
+    assert "This request requires browser-based authorization. (the server needs the URL above opened first)" \
+        in result.err, result
+
+
+def test_a_32042_error_refuses_a_misleading_url_as_a_url_elicitation_does(cli):
+    server = bad_server(LEGACY, "--mode", "url-required", "--elicit-url", "https://evil.example@accounts.google.com/")
+    result = cli(server, "tool", "call", "echo", "message=x")
+    assert result.code == 1, result
+    assert "refused: the URL holds a user name" in result.err, result
+
+
+def test_a_32042_error_keeps_its_urls_in_json(cli):
+    server = bad_server(LEGACY, "--mode", "url-required", "--elicit-url", "https://mail.example.com/a")
+    result = cli("--format", "json", server, "tool", "call", "echo", "message=x")
+    assert result.code == 1, result
+    error = __import__("json").loads(result.err)["error"]
+    assert error["data"]["elicitations"][0]["url"] == "https://mail.example.com/a", result
