@@ -3321,6 +3321,7 @@ class ChangeWatch:
         self.session = session
         self.uris = list(uris)
         self.refused = []
+        self.nothing_to_listen_for = False  # 2026-07-28: the server announced no list changes (and no URIs)
         self._on_message = on_message
         self._subscription = None
         self._subscribed = []
@@ -3341,6 +3342,9 @@ class ChangeWatch:
                    if (self.session.capabilities.get(kind) or {}).get("listChanged")}
         if self.uris:
             filters["resourceSubscriptions"] = self.uris
+        if not filters:  # a listen for nothing: servers that announce nothing answer it -32601
+            self.nothing_to_listen_for = True
+            return
         subscription = self._subscription = self.session.listen(filters, self._deliver)
         if not subscription.acknowledged.wait(self.session.timeout):
             subscription.close()
@@ -7843,6 +7847,10 @@ class Cli:
         try:
             for item in watch.refused:
                 self.out.notice("warning: the server refused to send %s" % item)
+            if watch.nothing_to_listen_for:
+                self.out.notice("%s announces nothing to listen for (no listChanged capability), so nothing "
+                                "will arrive; the watch waits for Ctrl+C, --for or the server's end"
+                                % session.display_name())
             self.out.progress("👀 Watching %s%s; Ctrl+C stops." % (session.display_name(), "".join(
                 "\n   and updates of %s" % uri for uri in uris)))
             ends = time.monotonic() + self.opts.watch_for if self.opts.watch_for else None

@@ -46,3 +46,22 @@ def test_a_32042_error_keeps_its_urls_in_json(cli):
     assert result.code == 1, result
     error = __import__("json").loads(result.err)["error"]
     assert error["data"]["elicitations"][0]["url"] == "https://mail.example.com/a", result
+
+
+# -- 3. watch on a 2026-07-28 server that announces nothing to listen for ----------------------
+
+
+def test_watch_on_a_server_that_announces_nothing_says_so_and_waits(cli, start_server):
+    server = start_server("--era", MODERN, "--no-listen")
+    result = cli("--url", server.url, "watch", "--for", "1")
+    assert result.code == 0, result
+    assert "announces nothing to listen for (no listChanged capability)" in result.err, result
+    assert "Method not found" not in result.err, result
+    assert not [r for r in server.records() if r["message"].get("method") == "subscriptions/listen"]
+
+
+def test_watch_with_a_resource_on_such_a_server_is_refused_before_sending(cli, start_server):
+    server = start_server("--era", MODERN, "--no-listen")
+    result = cli("--url", server.url, "watch", "--resource", "test://static/hello.txt", "--for", "1")
+    assert result.code == 2, result
+    assert "no resources.subscribe capability" in result.err, result

@@ -1648,6 +1648,8 @@ class Server(object):
 
     def handle_modern(self, exchange):
         name = self.MODERN_METHODS.get(exchange.method)
+        if self.options.no_listen and exchange.method == "subscriptions/listen":
+            name = None
         if name is None or (exchange.method.startswith("tasks/") and not self.tasks_enabled):
             raise MCPError(METHOD_NOT_FOUND, "Method not found: %s%s"
                            % (exchange.method, self.MODERN_HINTS.get(exchange.method, "")))
@@ -1656,6 +1658,8 @@ class Server(object):
     def m_discover(self, exchange):
         capabilities = {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True},
                         "prompts": {"listChanged": True}, "completions": {}, "logging": {}}
+        if self.options.no_listen:
+            capabilities = {"tools": {}, "resources": {}, "prompts": {}, "completions": {}, "logging": {}}
         if self.tasks_enabled:
             capabilities["extensions"] = {TASKS_EXT: {}}
         return self._cacheable({"supportedVersions": self.supported_versions(), "capabilities": capabilities,
@@ -3856,6 +3860,8 @@ def parse_args(argv):
     parser.add_argument("--legacy-sse", action="store_true", help="serve the 2024-11-05 HTTP+SSE transport")
     parser.add_argument("--page-size", type=_count(1), default=0, metavar="N", help="paginate lists")
     parser.add_argument("--no-tasks", action="store_true", help="no tasks capability or extension")
+    parser.add_argument("--no-listen", action="store_true", help="2026-07-28: announce nothing to listen for (no "
+                        "listChanged, no subscribe) and answer subscriptions/listen -32601, as mcp-server-time does")
     parser.add_argument("--page-ms", type=_count(0), default=250, metavar="N", help="ms per report page")
     parser.add_argument("--poll-ms", type=_count(0), default=5, metavar="N", help="poll interval hint")
     parser.add_argument("--record", metavar="FILE", help="append every client message to FILE (JSON lines)")
