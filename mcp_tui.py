@@ -3801,6 +3801,42 @@ def constraint_problem(value, schema):
     return None
 
 
+def schema_violation(value, schema, path="$"):
+    """The first place ``value`` breaks ``schema`` as (JSON path, what is wrong), or None: the
+    types, enums, required properties and simple limits the argument and form checks read,
+    followed into properties and array items (a tool's outputSchema)."""
+    if not isinstance(schema, dict):
+        return None
+    types, kind = schema_types(schema), json_type(value)
+    if types and kind not in types and not (kind == "integer" and "number" in types):
+        return path, "must be %s, not %s" % (" or ".join(a_type(t) for t in types), a_json_type(value))
+    if isinstance(schema.get("enum"), list) and value not in schema["enum"]:
+        return path, "must be one of %s" % ", ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+    problem = constraint_problem(value, schema)
+    if problem:
+        return path, problem
+    if isinstance(value, dict):
+        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        for key in schema.get("required") if isinstance(schema.get("required"), list) else ():
+            if key not in value:
+                return "%s.%s" % (path, key), "is required and missing"
+        for key, item in value.items():
+            if key in properties:
+                found = schema_violation(item, properties[key], "%s.%s" % (path, key))
+            elif schema.get("additionalProperties") is False:
+                found = "%s.%s" % (path, key), "is not declared (additionalProperties: false)"
+            else:
+                found = schema_violation(item, schema.get("additionalProperties"), "%s.%s" % (path, key))
+            if found:
+                return found
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for index, item in enumerate(value):
+            found = schema_violation(item, schema["items"], "%s[%d]" % (path, index))
+            if found:
+                return found
+    return None
+
+
 def elicited_problems(content, schema):
     """What an answer breaks in a requestedSchema: missing required fields, values
     outside an enum, and the simple limits (lengths, ranges, formats)."""
@@ -6373,13 +6409,43 @@ def repeats_structured(block, result):
         return False
 
 
+def structured_wraps_text(result):
+    """Structured content that only wraps the one text block in one key: FastMCP's
+    {"result": 3} beside "3", the filesystem server's {"content": TEXT} beside TEXT. It adds
+    nothing to the text, which is shown alone."""
+    structured = result.get("structuredContent")
+    texts = [b.get("text") for b in result.get("content") or () if isinstance(b, dict) and b.get("type") == "text"]
+    if not (isinstance(structured, dict) and len(structured) == 1 and len(texts) == 1):
+        return False
+    value = next(iter(structured.values()))
+    if value == texts[0]:
+        return True
+    try:
+        return strict_json(texts[0]) == value
+    except (ValueError, RecursionError):
+        return False
+
+
+def structured_content_problem(result, tool):
+    """A warning when the structured content breaks the tool's outputSchema (naming where),
+    or None."""
+    schema = tool.get("outputSchema") if isinstance(tool, dict) else None
+    if not isinstance(schema, dict) or "structuredContent" not in result or result.get("isError"):
+        return None
+    found = schema_violation(result["structuredContent"], schema)
+    if found is None:
+        return None
+    return "warning: the structured content does not match the outputSchema of tool %r: %s %s" % (
+        tool.get("name"), found[0], found[1])
+
+
 def render_tool_result(result, saver=None):
     blocks = [render_content_block(b, saver) for b in result.get("content") or ()
               if isinstance(b, dict) and not repeats_structured(b, result)]
     lines = ["Error response from tool:" if result.get("isError") else "Tool response:"]
     if blocks or "structuredContent" not in result:
         lines.append("\n".join(blocks) if blocks else "(no content)")
-    if "structuredContent" in result:
+    if "structuredContent" in result and not structured_wraps_text(result):
         lines.append("Structured content:")
         lines.append(json.dumps(result["structuredContent"], indent=2, ensure_ascii=False))
     return "\n".join(lines)
@@ -6817,6 +6883,20 @@ def describe_server(session, tasks=None):
     return "\n".join(line for line in lines if line is not None)
 
 
+def argument_type_text(prop):
+    """An argument's type as `tool describe` lists it: "string, one of red, green",
+    "array of integer"."""
+    types = schema_types(prop)
+    text = "/".join(types) or "any"
+    items = prop.get("items")
+    if "array" in types and isinstance(items, dict) and items:
+        text += " of " + argument_type_text(items)
+    if isinstance(prop.get("enum"), list) and prop["enum"]:
+        text += ", one of " + ", ".join(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+                                        for value in prop["enum"])
+    return text
+
+
 def describe_tool(tool, tasks=None):
     """``tasks``: the session's TaskForm, which knows what a listing without taskSupport means."""
     lines = ["Tool: %s" % tool.get("name")]
@@ -6833,13 +6913,13 @@ def describe_tool(tool, tasks=None):
         lines += ["", "Arguments (* required):"]
         for key, prop in properties.items():
             prop = prop if isinstance(prop, dict) else {}
-            kind = "/".join(schema_types(prop)) or "any"
             extra = " (default %s)" % json.dumps(prop["default"], ensure_ascii=False) if "default" in prop else ""
-            lines.append("  %s%s: %s%s%s" % (key, "*" if key in required else "", kind, extra,
+            lines.append("  %s%s: %s%s%s" % (key, "*" if key in required else "", argument_type_text(prop), extra,
                                              " - " + str(prop["description"]) if prop.get("description") else ""))
-    if isinstance(tool.get("annotations"), dict) and tool["annotations"]:
-        lines += ["", "Annotations:"] + ["  %s: %s" % (k, json.dumps(v, ensure_ascii=False))
-                                         for k, v in tool["annotations"].items()]
+    for label, key in (("Annotations", "annotations"), ("Meta", "_meta")):
+        if isinstance(tool.get(key), dict) and tool[key]:
+            lines += ["", label + ":"] + ["  %s: %s" % (k, json.dumps(v, ensure_ascii=False))
+                                          for k, v in tool[key].items()]
     lines += ["", "Input schema:", json.dumps(schema, indent=2, ensure_ascii=False)]
     if tool.get("outputSchema"):
         lines += ["", "Output schema:", json.dumps(tool["outputSchema"], indent=2, ensure_ascii=False)]
@@ -7808,10 +7888,14 @@ class Cli:
                 raise UsageError("tool %r cannot be called here: it runs only as a task, and the server declared "
                                  "no task support for tools/call; nothing was sent" % name, hint=refusal.hint)
             raise
-        return self.print_tool_result(result)
+        return self.print_tool_result(result, tool=tool)
 
-    def print_tool_result(self, result, task=None):
+    def print_tool_result(self, result, task=None, tool=None):
+        """``tool``: its listing, whose outputSchema the structured content is checked against."""
         check_tool_result(result)
+        problem = structured_content_problem(result, tool)
+        if problem:
+            self.out.notice(problem)
         if result.get("isError"):
             self.out.progress("⚠️  The tool reported an error (isError: true)")
             if result_hint(result):
@@ -7991,7 +8075,7 @@ class TaskCommands:
         for note in outcome.notes:
             self.out.notice(note)
         if outcome.task is None:
-            return self.cli.print_tool_result(outcome.result)
+            return self.cli.print_tool_result(outcome.result, tool=tool)
         task = outcome.task
         self.out.hide_in_errors(task.task_id)
         self.kept_session("hold", task.task_id, expiresAt=task.expires_at())

@@ -65,3 +65,57 @@ def test_watch_with_a_resource_on_such_a_server_is_refused_before_sending(cli, s
     result = cli("--url", server.url, "watch", "--resource", "test://static/hello.txt", "--for", "1")
     assert result.code == 2, result
     assert "no resources.subscribe capability" in result.err, result
+
+
+# -- 8. structured content: shown only when it adds something; checked against outputSchema ------
+
+
+SCHEMA_SERVER = stdio_command("--schema-tools")
+
+
+def test_structured_content_that_breaks_the_output_schema_is_warned_about_with_its_path(cli):
+    result = cli(SCHEMA_SERVER, "tool", "call", "measure", "text=abc", "broken:=true")
+    assert result.code == 0, result
+    assert ("warning: the structured content does not match the outputSchema of tool 'measure': "
+            "$.length must be an integer, not a string\n") in result.err, result
+    assert '"length": "3"' in result.out, result
+
+
+def test_structured_content_that_matches_the_output_schema_gets_no_warning(cli):
+    result = cli(SCHEMA_SERVER, "tool", "call", "measure", "text=abc")
+    assert result.code == 0, result
+    assert "warning" not in result.err, result
+    assert result.out == 'Tool response:\n3 characters\nStructured content:\n{\n  "length": 3\n}\n', result
+
+
+def test_the_output_schema_warning_is_kept_in_json(cli):
+    result = cli("--format", "json", SCHEMA_SERVER, "tool", "call", "measure", "text=abc", "broken:=true")
+    assert result.code == 0, result
+    assert any("$.length must be an integer" in w for w in result.json()["warnings"]), result
+
+
+@pytest.mark.parametrize("structured,text", [({"result": 3}, "3"), ({"content": "a.txt\nb.txt"}, "a.txt\nb.txt"),
+                                             ({"result": [1, 2]}, "[1, 2]")])
+def test_structured_content_that_only_wraps_the_text_is_not_printed(structured, text):
+    from mcp_tui import render_tool_result
+
+    shown = render_tool_result({"content": [{"type": "text", "text": text}], "structuredContent": structured})
+    assert shown == "Tool response:\n" + text
+
+
+def test_structured_content_that_adds_to_the_text_is_printed():
+    from mcp_tui import render_tool_result
+
+    shown = render_tool_result({"content": [{"type": "text", "text": "3"}], "structuredContent": {"sum": 3, "of": 2}})
+    assert shown == 'Tool response:\n3\nStructured content:\n{\n  "sum": 3,\n  "of": 2\n}'
+
+
+# -- 9. tool describe: enum values, array item types and _meta ----------------------------------
+
+
+def test_tool_describe_shows_enum_values_item_types_and_meta(cli):
+    result = cli(SCHEMA_SERVER, "tool", "describe", "paint")
+    assert result.code == 0, result
+    assert "  color*: string, one of red, green, blue - Colour\n" in result.out, result
+    assert "  sizes*: array of integer - Box sizes\n" in result.out, result
+    assert 'Meta:\n  example.com/owner: "paint-team"\n' in result.out, result

@@ -461,6 +461,18 @@ FIDELITY_TOOLS = (
                                                  "sampling/createMessage"], "default": "roots/list",
                       "description": "The request to send"}}),
 )
+# With --schema-tools: tools whose schemas hold what real servers list (enum values, array
+# items, _meta) and one whose structured content can break its outputSchema.
+SCHEMA_TOOLS = (
+    dict(_tool("paint", "Paint", "Paints boxes of the given sizes in one colour.",
+               {"color": {"type": "string", "enum": ["red", "green", "blue"], "description": "Colour"},
+                "sizes": {"type": "array", "items": {"type": "integer"}, "description": "Box sizes"}},
+               ["color", "sizes"]),
+         _meta={"example.com/owner": "paint-team"}),
+    _tool("measure", "Measure", "The length of a text, as structuredContent; broken=true breaks its outputSchema.",
+          {"text": {"type": "string"}, "broken": {"type": "boolean", "default": False}}, ["text"],
+          output_schema={"type": "object", "properties": {"length": {"type": "integer"}}, "required": ["length"]}),
+)
 STREAM_ASK_PARAMS = {
     "roots/list": None,
     "ping": None,
@@ -1360,6 +1372,7 @@ class Server(object):
             return (list(TOOLS) + (list(AUTH_TOOLS) if getattr(self.options, "auth", False) else [])
                     + ([BIG_TEXT_TOOL] if getattr(self.options, "big_text", 0) else [])
                     + list(FIDELITY_TOOLS if getattr(self.options, "fidelity", False) else ())
+                    + list(SCHEMA_TOOLS if getattr(self.options, "schema_tools", False) else ())
                     + ([EXTRA_TOOL] if self.extra_tool else []))
 
     def find_tool(self, name):
@@ -1438,6 +1451,15 @@ class Server(object):
     def tool_weather(self, call):
         days = call.args.get("days", 1)
         return text_result("Sunny in %s for %s day%s" % (call.args["region"], days, "" if days == 1 else "s"))
+
+    def tool_paint(self, call):
+        return text_result("Painted %s box(es) %s" % (len(call.args["sizes"]), call.args["color"]))
+
+    def tool_measure(self, call):
+        length = len(call.args["text"])
+        result = text_result("%d characters" % length)
+        result["structuredContent"] = {"length": str(length) if call.args.get("broken") else length}
+        return result
 
     def tool_add(self, call):
         total = call.args["a"] + call.args["b"]
@@ -3860,6 +3882,8 @@ def parse_args(argv):
     parser.add_argument("--legacy-sse", action="store_true", help="serve the 2024-11-05 HTTP+SSE transport")
     parser.add_argument("--page-size", type=_count(1), default=0, metavar="N", help="paginate lists")
     parser.add_argument("--no-tasks", action="store_true", help="no tasks capability or extension")
+    parser.add_argument("--schema-tools", action="store_true", help="also list paint (enum, array items, _meta) "
+                        "and measure (outputSchema; broken=true breaks it)")
     parser.add_argument("--no-listen", action="store_true", help="2026-07-28: announce nothing to listen for (no "
                         "listChanged, no subscribe) and answer subscriptions/listen -32601, as mcp-server-time does")
     parser.add_argument("--page-ms", type=_count(0), default=250, metavar="N", help="ms per report page")

@@ -221,3 +221,16 @@ def test_task_on_a_tool_that_never_runs_as_one_says_it_calls_directly(cli, stdio
     assert ("Tool 'echo' does not run as a task (execution.taskSupport: forbidden); calling it directly.\n"
             "🚀 Executing tool...\n") in result.err, result.err
     assert "as a task..." not in result.err, result.err
+
+
+def test_tool_describe_lists_enum_values_against_everything(cli, stdio_server):
+    result = cli(stdio_server, "tool", "describe", "get-structured-content")
+    assert result.code == 0, result
+    assert "  location*: string, one of New York, Chicago, Los Angeles - Choose city\n" in result.out, result
+
+
+def test_structured_content_that_matches_its_output_schema_against_everything(cli, stdio_server):
+    result = cli(stdio_server, "tool", "call", "get-structured-content", "location=Chicago")
+    assert result.code == 0, result
+    assert "outputSchema" not in result.err, result
+    assert "Structured content:" in result.out and '"conditions"' in result.out, result

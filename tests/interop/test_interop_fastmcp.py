@@ -336,3 +336,9 @@ def test_watch_on_a_server_that_announces_nothing_to_listen_for_waits(run_cli, h
     assert result.returncode == 0, describe(result)
     assert "announces nothing to listen for" in result.stderr, describe(result)
     assert "Method not found" not in result.stderr, describe(result)
+
+
+def test_structured_content_that_only_wraps_the_text_is_printed_once(run_cli, http):
+    """FastMCP wraps a str return as {"result": "hi"} beside the text "hi" (issue 22, item 8)."""
+    result = ok(run_cli(*http, "tool", "call", "echo", "message=hi"))
+    assert result.stdout == "Tool response:\nhi\n", describe(result)
