@@ -7816,7 +7816,10 @@ class Cli:
                 raise UsageError("the rpc params must be a JSON object")
         session = self.connect()
         result = session.request(args[0], params)
-        self.out.document(result) if self.out.json else self.out.text(json.dumps(result, indent=2, ensure_ascii=False))
+        if self.out.json:
+            self.out.document({"result": result})
+        else:
+            self.out.text(json.dumps(result, indent=2, ensure_ascii=False))
 
     # -- tools ----------------------------------------------------------------------------
 
@@ -7836,7 +7839,7 @@ class Cli:
         for warning in warnings:
             self.out.notice("warning: " + warning)
         if self.out.json:
-            self.out.document({"tools": tools})
+            self.out.document({"result": {"tools": tools}})
             return
         self.print_tools(tools)
         self.count(tools, "tool")
@@ -7861,7 +7864,7 @@ class Cli:
         name, = self.expect(args, 1, "tool describe NAME")
         tool = find_tool(self.connect(), name)
         if self.out.json:
-            self.out.document(tool)
+            self.out.document({"result": tool})
             return
         self.out.text(describe_tool(tool))
 
@@ -7977,7 +7980,7 @@ class Cli:
             uri, = self.expect(rest, 1, "resource read URI")
             result = self.connect().request("resources/read", {"uri": uri})
             if self.out.json:
-                self.out.document(result)
+                self.out.document({"result": result})
             else:
                 self.out.text(render_contents(result, self.blob_saver()))
             return
@@ -7986,7 +7989,7 @@ class Cli:
                        else ("resources/templates/list", "resourceTemplates"))
         items = list_all(self.connect(), method, key)
         if self.out.json:
-            self.out.document({key: items})
+            self.out.document({"result": {key: items}})
             return
         for item in items:
             label = item.get("uri") or item.get("uriTemplate")
@@ -8003,7 +8006,7 @@ class Cli:
             self.expect(rest, 0, "prompt list")
             prompts = list_all(session, "prompts/list", "prompts")
             if self.out.json:
-                self.out.document({"prompts": prompts})
+                self.out.document({"result": {"prompts": prompts}})
                 return
             for prompt in prompts:
                 arguments = ", ".join(a.get("name", "?") + ("*" if a.get("required") else "")
@@ -8018,7 +8021,7 @@ class Cli:
         check_prompt_arguments(find_prompt(session, rest[0]), arguments)
         result = session.request("prompts/get", {"name": rest[0], "arguments": arguments})
         if self.out.json:
-            self.out.document(result)
+            self.out.document({"result": result})
             return
         lines = [str(result["description"]), ""] if result.get("description") else []
         self.out.text("\n".join(lines) + render_messages(result.get("messages")))
@@ -8044,7 +8047,7 @@ class Cli:
         result = complete_argument(session, ref, argument_name, value, context)
         completion = result.get("completion") or {}
         if self.out.json:
-            self.out.document(result)
+            self.out.document({"result": result})
             return
         for item in completion.get("values") or ():
             self.out.text(str(item))

@@ -119,3 +119,28 @@ def test_tool_describe_shows_enum_values_item_types_and_meta(cli):
     assert "  color*: string, one of red, green, blue - Colour\n" in result.out, result
     assert "  sizes*: array of integer - Box sizes\n" in result.out, result
     assert 'Meta:\n  example.com/owner: "paint-team"\n' in result.out, result
+
+
+# -- 10. one JSON envelope for every verb --------------------------------------------------------
+
+
+@pytest.mark.parametrize("words,path", [
+    (["tool", "list"], ["tools"]),
+    (["tool", "describe", "echo"], ["inputSchema"]),
+    (["prompt", "list"], ["prompts"]),
+    (["prompt", "get", "greeting", "name=Ann"], ["messages"]),
+    (["resource", "list"], ["resources"]),
+    (["resource", "templates"], ["resourceTemplates"]),
+    (["resource", "read", "test://static/hello.txt"], ["contents"]),
+    (["complete", "prompt", "code_review", "language=py"], ["completion", "values"]),
+    (["rpc", "tools/list"], ["tools"]),
+])
+def test_every_verb_puts_what_the_server_answered_under_result(cli, words, path):
+    result = cli(stdio_command(), "--format", "json", "--log-level", "debug", *words)
+    assert result.code == 0, result
+    document = result.json()
+    assert set(document) <= {"result", "notifications", "notificationCounts", "warnings"}, document
+    value = document["result"]
+    for key in path:
+        value = value[key]
+    assert "notifications" not in document["result"], document

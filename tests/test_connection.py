@@ -132,7 +132,7 @@ def test_rpc_sends_any_request(cli):
     result = cli(stdio_command(), "--format", "json", "rpc", "tools/call",
                  '{"name": "echo", "arguments": {"message": "raw"}}')
     assert result.code == 0, result
-    assert result.json()["content"][0]["text"] == "raw"
+    assert result.json()["result"]["content"][0]["text"] == "raw"
     bad = cli(stdio_command(), "rpc", "tools/call", "{nope")
     assert bad.code == 2 and "not valid JSON" in bad.err
     # it went out with an id, and the server answered "-32601 Method not found"

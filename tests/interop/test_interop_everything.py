@@ -234,3 +234,26 @@ def test_structured_content_that_matches_its_output_schema_against_everything(cl
     assert result.code == 0, result
     assert "outputSchema" not in result.err, result
     assert "Structured content:" in result.out and '"conditions"' in result.out, result
+
+
+ENVELOPE_KEYS = {"result", "notifications", "notificationCounts", "warnings"}
+
+
+@pytest.mark.parametrize("words,key", [
+    (["tool", "call", "echo", "message=hi"], "content"),
+    (["prompt", "get", "simple-prompt"], "messages"),
+    (["resource", "read", "demo://resource/static/document/architecture.md"], "contents"),
+    (["complete", "prompt", "completable-prompt", "department=Eng"], "completion"),
+    (["tool", "list"], "tools"),
+    (["prompt", "list"], "prompts"),
+    (["rpc", "tools/list"], "tools"),
+])
+def test_one_json_envelope_for_every_verb_against_everything(cli, stdio_server, words, key):
+    """The everything server announces list changes as a session starts: they come beside the
+    result, never inside the server's own (issue 22, item 10)."""
+    result = cli(stdio_server, "--format", "json", *words)
+    assert result.code == 0, result
+    document = result.json()
+    assert set(document) <= ENVELOPE_KEYS and key in document["result"], document
+    assert "notifications" not in document["result"], document
+    assert any(n["method"].endswith("/list_changed") for n in document["notifications"]), document
