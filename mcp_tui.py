@@ -3225,10 +3225,11 @@ class Session:
         if self.era == "legacy" and isinstance(self.transport, StreamableHttpTransport):
             self.transport.open_get_stream()
 
-    def watch(self, uris, on_message):
+    def watch(self, uris, on_message, held=None):
         """Change notifications (list changes, updates of ``uris``, and whatever else the
-        server sends unasked) go to ``on_message`` until the returned watch is closed."""
-        return ChangeWatch(self, uris, on_message)
+        server sends unasked) go to ``on_message`` until the returned watch is closed;
+        ``held``: a HeldNotifications observer, whose notifications come first."""
+        return ChangeWatch(self, uris, on_message, held)
 
     def unsubscribe_resource(self, uri):
         """resources/unsubscribe (2025-11-25). False under 2026-07-28, where a subscription
@@ -3312,26 +3313,61 @@ LIST_CHANGE_FILTERS = {"tools": "toolsListChanged", "prompts": "promptsListChang
                        "resources": "resourcesListChanged"}
 
 
+class HeldNotifications:
+    """A session observer that keeps what arrives until ``release(sink)``, then hands the kept
+    notifications and every later one to ``sink``, in order: `watch` misses none of those
+    that come while the session opens (a 2025-11-25 server's list changes during
+    logging/setLevel)."""
+
+    def __init__(self):
+        self._held = []
+        self._sink = None
+        self._lock = threading.Lock()
+
+    def __call__(self, message):
+        with self._lock:  # a release() under way finishes first: the order stays
+            if self._sink is None:
+                self._held.append(message)
+                return
+        self._sink(message)
+
+    def release(self, sink):
+        with self._lock:
+            held, self._held = self._held, []
+            for message in held:
+                sink(message)
+            self._sink = sink
+
+
 class ChangeWatch:
     """Notifications until close(), in whichever era: 2025-11-25 holds the GET stream and
     subscribes with resources/subscribe; 2026-07-28 keeps one subscriptions/listen open
-    and reports what its acknowledgement left out in ``refused``."""
+    and reports what its acknowledgement left out in ``refused``. ``held``: the session's
+    HeldNotifications since it opened, whose notifications come first (2025-11-25; under
+    2026-07-28 change notifications come only on the listen stream)."""
 
-    def __init__(self, session, uris, on_message):
+    def __init__(self, session, uris, on_message, held=None):
         self.session = session
         self.uris = list(uris)
         self.refused = []
         self.nothing_to_listen_for = False  # 2026-07-28: the server announced no list changes (and no URIs)
         self._on_message = on_message
+        self._observer = None  # what the session's observers hold for this watch (2025-11-25)
         self._subscription = None
         self._subscribed = []
         if self.uris and not (session.capabilities.get("resources") or {}).get("subscribe"):
             raise UsageError("the server does not offer resource subscriptions (no resources.subscribe "
                              "capability); nothing was sent")
         if session.era == "modern":
+            if held in session.observers:
+                session.observers.remove(held)
             self._listen()
             return
-        session.observers.append(self._deliver)
+        self._observer = held or self._deliver
+        if held is None:
+            session.observers.append(self._deliver)
+        else:
+            held.release(self._deliver)
         session.open_server_stream()
         for uri in self.uris:
             session.request("resources/subscribe", {"uri": uri})
@@ -3370,8 +3406,8 @@ class ChangeWatch:
         if self._subscription is not None:
             self._subscription.close()
             return
-        if self._deliver in self.session.observers:
-            self.session.observers.remove(self._deliver)
+        if self._observer in self.session.observers:
+            self.session.observers.remove(self._observer)
         for uri in self._subscribed:
             try:
                 self.session.request("resources/unsubscribe", {"uri": uri}, timeout=DELETE_TIMEOUT)
@@ -7641,8 +7677,9 @@ class Cli:
 
     # -- plumbing ---------------------------------------------------------------------
 
-    def connect(self, spec=None, resume=None):
-        """Open a session (or, with ``resume``, continue a recorded one)."""
+    def connect(self, spec=None, resume=None, observer=None):
+        """Open a session (or, with ``resume``, continue a recorded one). ``observer`` sees
+        its notifications instead of the progress lines on stderr."""
         spec = spec or self.spec
         if spec is None:
             raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
@@ -7656,8 +7693,8 @@ class Cli:
                                                     load_stub("--sampling-stub", self.opts.sampling_stub),
                                                     self.opts.root, ask, self.out.notice)
         try:
-            self.session = connect(spec, self.opts, responder, self.log, [self.out.on_notification], self.deadline,
-                                   resume=resume, notice=self.out.notice, tell=self.out.stderr_line)
+            self.session = connect(spec, self.opts, responder, self.log, [observer or self.out.on_notification],
+                                   self.deadline, resume=resume, notice=self.out.notice, tell=self.out.stderr_line)
         except McpTuiError as exc:
             stderr_hint(exc, getattr(exc, "stderr_lines", []))  # none: refused before the session (bad --grant)
             raise
@@ -7928,9 +7965,9 @@ class Cli:
         """Print notifications as they arrive, one line each, until Ctrl+C or --for."""
         if self.opts.watch_for is not None and self.opts.watch_for <= 0:
             raise UsageError("--for must be more than 0 seconds")
-        session = self.connect()
-        session.observers.remove(self.out.on_notification)  # they go to stdout here, not to stderr
-        watch = session.watch(uris, self.out.notification_line)
+        held = HeldNotifications()  # they go to stdout here, not to stderr; none lost while the session opens
+        session = self.connect(observer=held)
+        watch = session.watch(uris, self.out.notification_line, held)
         try:
             for item in watch.refused:
                 self.out.notice("warning: the server refused to send %s" % item)

@@ -144,3 +144,24 @@ def test_every_verb_puts_what_the_server_answered_under_result(cli, words, path)
     for key in path:
         value = value[key]
     assert "notifications" not in document["result"], document
+
+
+# -- 11. watch --log-level loses no list change that arrives while the session opens -------------
+
+
+def test_watch_prints_the_list_changes_that_arrive_during_set_level(cli):
+    server = stdio_command("--changes-on-set-level")
+    result = cli(server, "--protocol-version", LEGACY, "--log-level", "debug", "watch", "--for", "1")
+    assert result.code == 0, result
+    lines = [line.split(" ", 1)[1] for line in result.out.splitlines()]
+    assert lines == ["tools list changed", "prompts list changed", "resources list changed"], result
+    assert "🔔" not in result.err, result
+
+
+def test_watch_json_has_them_too(cli):
+    server = stdio_command("--changes-on-set-level")
+    result = cli(server, "--format", "json", "--protocol-version", LEGACY, "--log-level", "debug", "watch", "--for",
+                 "1")
+    assert result.code == 0, result
+    methods = [__import__("json").loads(line)["method"] for line in result.out.splitlines()]
+    assert methods == ["notifications/%s/list_changed" % kind for kind in ("tools", "prompts", "resources")], result

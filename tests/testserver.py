@@ -2005,6 +2005,9 @@ class Server(object):
         if level not in LOG_LEVELS:
             raise MCPError(INVALID_PARAMS, "Invalid log level: %s" % level)
         exchange.peer.log_level = level
+        if self.options.changes_on_set_level:  # as the everything server's start does, before the answer
+            for kind in ("tools", "prompts", "resources"):
+                exchange.peer.send_unsolicited(notification("notifications/%s/list_changed" % kind))
         return {}
 
     def _legacy_task(self, exchange):
@@ -3884,6 +3887,8 @@ def parse_args(argv):
     parser.add_argument("--no-tasks", action="store_true", help="no tasks capability or extension")
     parser.add_argument("--schema-tools", action="store_true", help="also list paint (enum, array items, _meta) "
                         "and measure (outputSchema; broken=true breaks it)")
+    parser.add_argument("--changes-on-set-level", action="store_true", help="2025-11-25 stdio: announce tool, "
+                        "prompt and resource list changes while answering logging/setLevel")
     parser.add_argument("--no-listen", action="store_true", help="2026-07-28: announce nothing to listen for (no "
                         "listChanged, no subscribe) and answer subscriptions/listen -32601, as mcp-server-time does")
     parser.add_argument("--page-ms", type=_count(0), default=250, metavar="N", help="ms per report page")

@@ -257,3 +257,11 @@ def test_one_json_envelope_for_every_verb_against_everything(cli, stdio_server, 
     assert set(document) <= ENVELOPE_KEYS and key in document["result"], document
     assert "notifications" not in document["result"], document
     assert any(n["method"].endswith("/list_changed") for n in document["notifications"]), document
+
+
+def test_watch_with_log_level_loses_no_list_change_against_everything(cli, stdio_server):
+    """The everything server announces its list changes as the session starts, while
+    logging/setLevel is under way: the watch prints them (issue 22, item 11)."""
+    result = cli(stdio_server, "--log-level", "debug", "watch", "--for", "2")
+    assert result.code == 0, result
+    assert "list changed" in result.out, result
