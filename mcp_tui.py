@@ -780,8 +780,8 @@ class StdioTransport:
                 messages = decode_messages(line)
             except ProtocolViolation as exc:
                 # Said after "meanwhile the server sent" in a timeout's hint, so not twice.
-                self.junk.append("%r on stdout (%s)" % (line[:60].decode("utf-8", "replace"),
-                                                         re.sub(r"^the server sent ", "", exc.message)))
+                self.junk.append('"%s" on stdout (%s)' % (line[:60].decode("utf-8", "replace"),  # not repr: you\'re
+                                                           re.sub(r"^the server sent ", "", exc.message)))
                 if self.log:
                     self.log.event("transport", "junk on the server's stdout: %s" % exc.message,
                                    line=line[:200].decode("utf-8", "replace"))
@@ -853,6 +853,8 @@ class StdioTransport:
                 text += " on signal %d" % -code
         elif code is not None:
             text += " with code %d" % code
+        if self.junk:  # a server that logs to stdout, where only JSON-RPC may go, often says why there
+            text += "; before that it wrote %s" % "; ".join(self.junk)
         return text
 
     def close(self, grace=0.5):
@@ -7318,6 +7320,7 @@ class Output:
         self._hidden = {}
         self._gone = set()  # streams whose reader has gone away
         self._lock = threading.Lock()
+        self._progress_ended = False  # the command's last word is said: no "⏳ progress" after "interrupted"
 
     def _write(self, stream, text):
         if stream is self.stderr:
@@ -7345,8 +7348,12 @@ class Output:
         self._write(self.stderr, clean(text) + "\n")
 
     def progress(self, text):
-        if not (self.quiet or self.json):
+        if not (self.quiet or self.json or self._progress_ended):
             self._write(self.stderr, clean(text) + "\n")
+
+    def end_progress(self):
+        """The command has ended (or failed): what still arrives while it closes is not shown."""
+        self._progress_ended = True
 
     def notice(self, text):
         """A note the user should see even with --quiet (kept in JSON documents)."""
@@ -7668,6 +7675,7 @@ class Cli:
         self.words = words
         self.out = output
         self.session = None
+        self.background_session = False  # an automatic keeper holds a stdio task's server (main)
         self.responder = None
         self.log = None
         self.ledger = None if opts.no_ledger else TaskLedger(warn=output.notice)
@@ -7687,6 +7695,9 @@ class Cli:
         if spec.kind == "session" and self.opts.trace:  # or --trace would print nothing, and say nothing
             self.out.notice("--trace: session %s's keeper makes the HTTP requests; its trace goes to the "
                             "--log-file given to `session open`" % spec.name)
+        elif spec.kind == "stdio" and self.opts.trace and not self.opts.debug and self.log is None:
+            self.out.notice("--trace shows HTTP requests and SSE events, and a stdio server has none; "
+                            "--debug shows every message")
         self.log = self.log or self.make_log()
         ask = terminal_prompt if (sys.stdin.isatty() and sys.stderr.isatty()) else None
         responder = self.responder = InputResponder(load_stub("--elicit-stub", self.opts.elicit_stub),
@@ -8117,6 +8128,9 @@ class TaskCommands:
         if outcome.task is None:
             return self.cli.print_tool_result(outcome.result, tool=tool)
         task = outcome.task
+        if self.cli.background_session:  # only now: a refused or direct call kept nothing
+            self.out.notice("A background session keeps the server running until its tasks end or --idle passes "
+                            "(mcp-tui session list)")
         self.out.hide_in_errors(task.task_id)
         self.kept_session("hold", task.task_id, expiresAt=task.expires_at())
         session = self.cli.session
@@ -12615,9 +12629,7 @@ def start_task_session(opts, argv, output):
 
     name = "pending-" + secrets.token_hex(4)  # renamed after the task's fingerprint once it exists
     start_keeper(name, argv, list(opts.words), opts.timeout, output.notice, auto=True)
-    output.notice("A background session keeps the server running until its tasks end or --idle passes "
-                  "(mcp-tui session list)")
-    return ConnectionSpec("session", name=name)
+    return ConnectionSpec("session", name=name)  # the command says so once it has created a task
 
 
 
@@ -12651,14 +12663,18 @@ def main(argv=None):
             return run_session_command(opts, spec, words[1:], output, argv, given)
         if not words:
             return run_tui(opts, spec, output.credentials)
-        if wants_background_session(opts, spec, words):
+        background = wants_background_session(opts, spec, words)
+        if background:
             spec = start_task_session(opts, argv, output)
         cli = Cli(opts, spec, words, output)
+        cli.background_session = background
         return cli.run()
     except McpTuiError as exc:
+        output.end_progress()
         output.error(exc)
         return exc.exit_code
     except KeyboardInterrupt:
+        output.end_progress()
         output.error(McpTuiError("interrupted"))
         return EXIT_INTERRUPTED
     except Exception as exc:  # a bug of ours: still one line, and the traceback only with --debug
@@ -12670,6 +12686,7 @@ def main(argv=None):
                                  hint="run with --debug for the traceback, and please report it"))
         return EXIT_FAILURE
     finally:
+        output.end_progress()
         if cli is not None:
             cli.close()
 

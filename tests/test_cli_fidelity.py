@@ -165,3 +165,67 @@ def test_watch_json_has_them_too(cli):
     assert result.code == 0, result
     methods = [__import__("json").loads(line)["method"] for line in result.out.splitlines()]
     assert methods == ["notifications/%s/list_changed" % kind for kind in ("tools", "prompts", "resources")], result
+
+
+# -- 12. messages ----------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(__import__("os").name == "nt", reason="SIGINT to a child process is POSIX")
+def test_no_progress_line_follows_interrupted(state_dir):
+    """A server that goes on after the cancellation (the everything server's long-running
+    operation) sends progress while mcp-tui closes: none of it is printed after the last word."""
+    import os
+    import queue
+    import signal
+    import subprocess
+    import threading
+
+    from conftest import MCP_TUI, wait_for
+
+    server = [stdio_command("--ignore-cancel")]
+    env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    proc = subprocess.Popen([sys.executable, str(MCP_TUI)] + server + [
+        "tool", "call", "long_operation", "steps=1000", "step_ms=5"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8", env=env)
+    lines = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(line) for line in proc.stderr], daemon=True)
+    reader.start()
+    seen = []
+    try:
+        wait_for(lambda: seen.append(lines.get(timeout=30)) or seen[-1].startswith("⏳"))
+        proc.send_signal(signal.SIGINT)
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    reader.join(30)
+    while not lines.empty():
+        seen.append(lines.get())
+    assert proc.returncode == 130, seen
+    at = seen.index("mcp-tui: interrupted\n")
+    assert not [line for line in seen[at:] if line.startswith("⏳")], seen[at:]
+
+
+def test_the_background_session_notice_only_follows_a_created_task(cli):
+    refused = cli(stdio_command(), "tool", "call", "nosuch", "--task")
+    assert refused.code == 2, refused
+    assert "background session" not in refused.err, refused
+    created = cli(stdio_command(), "tool", "call", "render_report", "quarter=Q1", "--task")
+    assert created.code == 0, created
+    assert created.err.count("A background session keeps the server running") == 1, created
+
+
+def test_trace_on_stdio_says_once_that_it_covers_http(cli):
+    result = cli(stdio_command(), "--trace", "ping")
+    assert result.code == 0, result
+    assert result.err.count("--trace shows HTTP requests and SSE events, and a stdio server has none") == 1, result
+
+
+def test_stdout_junk_of_a_server_that_exits_is_named_without_python_quoting(cli):
+    chatty = "%s -c %s" % (shlex.quote(sys.executable), shlex.quote(
+        "import sys; print(\"Starting... you're early\", flush=True); sys.exit(3)"))
+    result = cli(chatty, "tool", "list")
+    assert result.code == 1, result
+    assert "exited with code 3; before that it wrote \"Starting... you're early\" on stdout" in result.err, result
+    assert "\\'" not in result.err, result

@@ -259,7 +259,7 @@ def test_a_silent_server_s_stdout_junk_is_quoted_in_the_timeout(cli):
                            shlex.quote("import time; print('hello', flush=True); time.sleep(120)"))
     result = cli(chatty, "--protocol-version", "2025-11-25", "--timeout", "5", "tool", "list")
     assert result.code == 1, result
-    assert result.err.endswith("(meanwhile the server sent 'hello' on stdout (invalid JSON: Expecting value: line 1 "
+    assert result.err.endswith('(meanwhile the server sent "hello" on stdout (invalid JSON: Expecting value: line 1 '
                                "column 1 (char 0)))\n"), result
 
 

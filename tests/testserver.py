@@ -2240,7 +2240,9 @@ class StdioTransport(object):
     def _notification(self, message):
         method = message.get("method")
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
-        if method == "notifications/cancelled":
+        if method == "notifications/cancelled" and self.server.options.ignore_cancel:
+            self.log.info("notifications/cancelled ignored (--ignore-cancel)")
+        elif method == "notifications/cancelled":
             if not self.peer.cancel_request(params.get("requestId")):
                 self.log.info("notifications/cancelled for a request that is not in flight")
         elif method == "notifications/initialized":
@@ -3889,6 +3891,8 @@ def parse_args(argv):
                         "and measure (outputSchema; broken=true breaks it)")
     parser.add_argument("--changes-on-set-level", action="store_true", help="2025-11-25 stdio: announce tool, "
                         "prompt and resource list changes while answering logging/setLevel")
+    parser.add_argument("--ignore-cancel", action="store_true", help="stdio: ignore notifications/cancelled, as the "
+                        "everything server's long-running operation does (its progress goes on)")
     parser.add_argument("--no-listen", action="store_true", help="2026-07-28: announce nothing to listen for (no "
                         "listChanged, no subscribe) and answer subscriptions/listen -32601, as mcp-server-time does")
     parser.add_argument("--page-ms", type=_count(0), default=250, metavar="N", help="ms per report page")
