@@ -137,7 +137,9 @@ class StreamCut(ConnectionFailed):
 class HttpStatusError(ConnectionFailed):
     """An HTTP status with no JSON-RPC error in its body."""
 
-    def __init__(self, status, reason, body=b"", headers=None):
+    def __init__(self, status, reason, body=b"", headers=None, session=None):
+        """``session``: the 2025-11-25 session id the request named (a 404 then says the
+        session is gone, not that the URL is wrong)."""
         self.status = status
         self.body = body
         self.headers = headers or {}
@@ -146,20 +148,25 @@ class HttpStatusError(ConnectionFailed):
         if self.retry_after is not None:
             message += " (Retry-After: %gs)" % self.retry_after
         snippet = body_summary(body)
+        snippet = "" if snippet.lower().rstrip(".") == str(reason).lower() else snippet  # "404 Not Found: Not Found"
         if snippet:
             message += ": " + snippet
+        elif status == 404 and not session:  # a web server's page, or nothing: no MCP server at this path
+            message += ": not an MCP endpoint"
         hint = None
-        if status == 401:  # with no credentials given, mcp-tui would have authorized (section 5) instead
-            challenge = self.headers.get("www-authenticate")
+        challenge = self.headers.get("www-authenticate")
+        if status == 404 and not snippet and not session:
+            hint = "check the URL's path; MCP servers often serve /mcp"
+        elif status == 401:  # with no credentials given, mcp-tui would have authorized (section 5) instead
             hint = ("the server refused the credentials given with --bearer or --header 'Authorization: ...'; "
                     "without them, mcp-tui authorizes by itself where the server offers OAuth")
-            if challenge:
-                hint += " (WWW-Authenticate: %s)" % challenge
         elif status == 403:
             hint = "the server refused access (403)"
-            challenge = self.headers.get("www-authenticate")
-            if challenge:
-                hint += " (WWW-Authenticate: %s)" % challenge
+        if challenge and status in (401, 403):
+            # Its parameters tell where to authorize, but not its error_description: the body says it already
+            scheme, _, parameters = challenge.partition(" ")
+            parameters = re.sub(r'(?i)(^|,)\s*error_description=("(?:[^"\\]|\\.)*"|[^,]*)', "", parameters)
+            hint += " (WWW-Authenticate: %s)" % " ".join(part for part in (scheme, parameters.strip(" ,")) if part)
         super().__init__(message, hint)
 
 
@@ -203,14 +210,34 @@ def retry_after_seconds(value):
 
 
 def body_summary(body):
-    """A short readable account of an HTTP error body: its JSON-RPC error message if it has one."""
+    """A short readable account of an HTTP error body: its JSON-RPC error message if it has
+    one, an OAuth error (RFC 6750: error and error_description), else its text cut after a
+    sentence or a word; nothing for an HTML page (a web server's 404)."""
     try:
-        error = json.loads(body.decode("utf-8")).get("error")
+        document = json.loads(body.decode("utf-8"))
+        error = document.get("error")
         if isinstance(error, dict) and error.get("message"):
             return "%s%s" % ("%s " % error["code"] if isinstance(error.get("code"), int) else "", error["message"])
+        if isinstance(error, str):
+            description = document.get("error_description")
+            return error + (": " + first_sentences(str(description)) if description else "")
     except (ValueError, AttributeError, UnicodeDecodeError):
         pass
-    return " ".join(body[:200].decode("utf-8", "replace").split())
+    text = " ".join(body[:1000].decode("utf-8", "replace").split())
+    if re.match(r"(?i)<(!doctype|html|head|body|\?xml)", text):
+        return ""
+    return first_sentences(text)
+
+
+def first_sentences(text, limit=200):
+    """``text`` up to ``limit`` characters, cut after its last whole sentence (or word) there."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    end = max(cut.rfind(". "), cut.rfind("! "), cut.rfind("? "))
+    if end >= limit // 3:
+        return cut[:end + 1] + " …"
+    return cut.rsplit(" ", 1)[0] + " …"
 
 
 class RpcError(McpTuiError):
@@ -1370,6 +1397,9 @@ def describe_os_error(exc):
             exc.verify_message or exc)
     if isinstance(exc, ConnectionRefusedError):
         return "connection refused"
+    if "ssl" in sys.modules and isinstance(exc, sys.modules["ssl"].SSLError) and getattr(exc, "reason", None) in (
+            "WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "PACKET_LENGTH_TOO_LONG"):  # not "[SSL: ...]"
+        return "the server answered in plain HTTP, not TLS: try the URL with http://"
     if "socket" in sys.modules and isinstance(exc, sys.modules["socket"].gaierror):  # not "[Errno -2] ..."
         return "the host name does not resolve (%s)" % (exc.strerror or exc)
     http_client = sys.modules.get("http.client")
@@ -1450,7 +1480,8 @@ class StreamableHttpTransport:
             return
         response, payload = self.http.exchange("POST", body=body, headers=headers, carries=rpc_label(message))
         if response.status >= 400:
-            raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
+            raise HttpStatusError(response.status, response.reason, payload, response_headers(response),
+                                  self.session_id)
 
     def abort(self, request_id):
         """Closing the response stream is how HTTP cancels (2026-07-28)."""
@@ -1515,7 +1546,7 @@ class StreamableHttpTransport:
         if response.status in (401, 403) or (response.status == 404 and self.legacy_stream and self.session_id):
             # 404 to a session id: the session is gone (2025-11-25), whatever error the body holds (the Python
             # SDK's is -32600 "Session not found"); the status is what says to start a new one
-            raise HttpStatusError(response.status, response.reason, payload, headers)
+            raise HttpStatusError(response.status, response.reason, payload, headers, self.session_id)
         messages = None
         if payload.strip() and content_type in ("application/json", ""):
             try:
@@ -1524,7 +1555,7 @@ class StreamableHttpTransport:
                 if response.status < 300:
                     raise
         if response.status >= 400 and not any(isinstance(m.get("error"), dict) for m in messages or ()):
-            raise HttpStatusError(response.status, response.reason, payload, headers)
+            raise HttpStatusError(response.status, response.reason, payload, headers, self.session_id)
         if messages is None:
             raise ProtocolViolation("HTTP %d with content type %r and no JSON-RPC message" % (
                 response.status, content_type or "(none)"))
@@ -1584,7 +1615,8 @@ class StreamableHttpTransport:
             self._open[request_id] = conn
         if response.status != 200:
             payload = self.http.read("GET", conn, response)
-            raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
+            raise HttpStatusError(response.status, response.reason, payload, response_headers(response),
+                                  self.session_id)
         try:
             self._read_stream(request_id, response, decoder)
         finally:
@@ -1655,7 +1687,7 @@ class StreamableHttpTransport:
                     self.log.event("transport", "no GET stream (HTTP %d)" % response.status)
                 if opened and response.status == 404 and not self._closing:
                     self.stream_lost = HttpStatusError(response.status, response.reason, payload,
-                                                       response_headers(response))
+                                                       response_headers(response), self.session_id)
                 return
             opened = True
             with self._lock:

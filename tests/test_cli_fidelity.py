@@ -229,3 +229,68 @@ def test_stdout_junk_of_a_server_that_exits_is_named_without_python_quoting(cli)
     assert result.code == 1, result
     assert "exited with code 3; before that it wrote \"Starting... you're early\" on stdout" in result.err, result
     assert "\\'" not in result.err, result
+
+
+@pytest.fixture
+def web_server():
+    """A plain web server on loopback that answers every path with an HTML 404 page."""
+    import http.server
+    import threading
+
+    class NotFound(http.server.BaseHTTPRequestHandler):
+        def answer(self):
+            page = b"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1>" \
+                   b"<p>The requested URL was not found on this server.</p></body></html>"
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        do_GET = do_POST = do_DELETE = answer
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NotFound)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield "http://127.0.0.1:%d/mcp" % server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_wrong_path_says_it_is_not_an_mcp_endpoint_without_the_page(cli, web_server):
+    result = cli("--url", web_server, "tool", "list")
+    assert result.code == 1, result
+    assert result.err.startswith("mcp-tui: HTTP 404 Not Found: not an MCP endpoint (check the URL's path"), result
+    assert "<" not in result.err, result
+
+
+@pytest.mark.parametrize("body,summary", [
+    (b"<!DOCTYPE html><html><body><h1>404</h1><p>The page is gone</p></body></html>", ""),
+    (b'{"error": "invalid_token", "error_description": "' + b"Token expired. " * 30 + b'"}',
+     "invalid_token: " + "Token expired. " * 12 + "Token expired. …"),
+    (b"word " * 100, ("word " * 40).strip() + " …"),
+])
+def test_an_error_body_is_summed_up_in_whole_sentences(body, summary):
+    from mcp_tui import body_summary
+
+    assert body_summary(body) == summary
+
+
+def test_a_rejected_bearer_names_the_challenge_once(cli, start_server):
+    server = start_server("--auth")
+    result = cli("--url", server.url, "--bearer", "wrong-token", "tool", "list")
+    assert result.code == 1, result
+    line = result.err.strip()
+    assert line.count("Unknown access token") == 1 and "error_description" not in line, result
+    assert '(WWW-Authenticate: Bearer error="invalid_token", scope="mcp:basic", resource_metadata=' in line, result
+    assert "wrong-token" not in line, result
+
+
+def test_https_to_a_plain_http_port_says_so(cli, start_server):
+    server = start_server()
+    result = cli("--url", server.url.replace("http://", "https://"), "tool", "list")
+    assert result.code == 1, result
+    assert "the server answered in plain HTTP, not TLS: try the URL with http://" in result.err, result
+    assert "SSL" not in result.err, result
