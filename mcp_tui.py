@@ -2674,7 +2674,15 @@ class Session:
                 raise
         elif choice == MODERN_VERSION:
             self._start_transport()
-            self._discover_modern(self.timeout)
+            try:
+                self._discover_modern(self.timeout)
+            except (RpcError, HttpStatusError) as exc:
+                # "Method not found", "Server not initialized", HTTP 400: a server of the handshake era
+                refused = self._refused_as_unknown_era(exc) or getattr(exc, "code", None) == METHOD_NOT_FOUND
+                if refused and not exc.hint:
+                    exc.hint = ("the server refused server/discover, so it seems to speak only %s or older; "
+                                "--protocol-version auto uses what it speaks" % LEGACY_VERSIONS[0])
+                raise
         elif choice in LEGACY_VERSIONS:
             self._start_transport()
             self._initialize(choice)
@@ -3708,7 +3716,9 @@ def split_key_value(word):
 
 def check_names(arguments, known, what, strict=True):
     """An argument name that is not declared: an error with "did you mean" (or, when not
-    ``strict``, only when a declared name is that close: the schema may allow others)."""
+    ``strict``, only when a declared name is that close: the schema may allow others).
+    Returns the undeclared names it let through."""
+    undeclared = []
     for key in arguments:
         if key in known:
             continue
@@ -3716,14 +3726,23 @@ def check_names(arguments, known, what, strict=True):
         hint = did_you_mean(key, known, listing)
         if strict or hint != listing:
             raise UsageError("unknown argument %r for %s" % (key, what), hint=hint)
+        undeclared.append(key)
+    return undeclared
 
 
 def check_tool_arguments(arguments, schema, name):
-    """Before sending: required arguments present, and no misspelt name."""
+    """Before sending: required arguments present, and no misspelt name. Returns a warning
+    for the undeclared names the schema lets through (it does not forbid other properties),
+    or None."""
     schema = schema if isinstance(schema, dict) else {}
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    check_names(arguments, sorted(properties), "tool %r" % name, strict=schema.get("additionalProperties") is False)
+    undeclared = check_names(arguments, sorted(properties), "tool %r" % name,
+                             strict=schema.get("additionalProperties") is False)
     check_required(arguments, schema, "tool %r" % name)
+    if not undeclared:
+        return None
+    return "warning: tool %r does not declare %s (its arguments: %s); sent anyway, as its schema allows others" % (
+        name, ", ".join(repr(key) for key in undeclared), ", ".join(sorted(properties)) or "none")
 
 
 def find_prompt(session, name):
@@ -7959,7 +7978,9 @@ class Cli:
             self.out.progress("📝 Parsing arguments...")
         schema = tool.get("inputSchema") or {}
         arguments = parse_arguments(words, schema, self.opts.args_json)
-        check_tool_arguments(arguments, schema, name)
+        undeclared = check_tool_arguments(arguments, schema, name)
+        if undeclared:
+            self.out.notice(undeclared)
         if self.opts.task:
             return TaskCommands(self).call_as_task(tool, arguments)
         self.out.progress("🚀 Executing tool...")

@@ -294,3 +294,20 @@ def test_https_to_a_plain_http_port_says_so(cli, start_server):
     assert result.code == 1, result
     assert "the server answered in plain HTTP, not TLS: try the URL with http://" in result.err, result
     assert "SSL" not in result.err, result
+
+
+def test_an_undeclared_argument_the_schema_allows_is_sent_with_a_warning(cli, start_server):
+    server = start_server()
+    result = cli("--url", server.url, "tool", "call", "echo", "message=hi", "volume=11")
+    assert result.code == 0, result
+    assert ("warning: tool 'echo' does not declare 'volume' (its arguments: message); sent anyway, as its schema "
+            "allows others") in result.err, result
+    calls = [r["message"] for r in server.records() if r["message"].get("method") == "tools/call"]
+    assert calls[0]["params"]["arguments"] == {"message": "hi", "volume": "11"}
+
+
+def test_forcing_2026_on_a_2025_only_server_hints_at_the_versions(cli):
+    result = cli(stdio_command("--era", LEGACY), "--protocol-version", MODERN, "tool", "list")
+    assert result.code == 1, result
+    assert ("(the server refused server/discover, so it seems to speak only 2025-11-25 or older; --protocol-version "
+            "auto uses what it speaks)") in result.err, result

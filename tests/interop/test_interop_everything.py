@@ -265,3 +265,11 @@ def test_watch_with_log_level_loses_no_list_change_against_everything(cli, stdio
     result = cli(stdio_server, "--log-level", "debug", "watch", "--for", "2")
     assert result.code == 0, result
     assert "list changed" in result.out, result
+
+
+def test_forcing_2026_on_everything_over_http_hints_at_the_versions(cli, http_url):
+    """The everything server answers a server/discover without a session "Server not
+    initialized" (HTTP 400): the hint names the versions to try (issue 22, item 12)."""
+    result = cli("--url", http_url, "--protocol-version", "2026-07-28", "tool", "list")
+    assert result.code == 1, result
+    assert "seems to speak only 2025-11-25 or older; --protocol-version auto" in result.err, result
