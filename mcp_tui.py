@@ -8356,9 +8356,7 @@ class TaskCommands:
             self.cli.expect(rest, 0, "task %s" % action)
             task_id = None
         else:
-            task_id, = self.cli.expect(rest, 1, "task %s ID" % action)
-        if task_id:
-            self.out.hide_in_errors(task_id)
+            task_id, = self.cli.expect(rest, 1, "task %s ID" % action)  # errors name it as typed: the user's own
         if action == "list" and self.cli.spec is None:
             return self.task_list_from_ledger()
         session, tasks = self.task_session(task_id)
