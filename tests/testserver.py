@@ -31,6 +31,13 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
       --tls CERT[:KEY]     with --http: serve https with this PEM certificate (and key file)
       --forget-endpoint    with --http: POST /forget drops every 2025-11-25 session and ends its streams,
                            as a restarted server would; their ids then get 404 (for clients that start over)
+      --schema-tools       list two more tools: paint (an enum, an array of integers, _meta) and measure
+                           (an outputSchema its structured content breaks with broken=true)
+      --changes-on-set-level   2025-11-25 stdio: tool, prompt and resource list changes while answering
+                           logging/setLevel (as the everything server's start sends them)
+      --ignore-cancel      stdio: notifications/cancelled is ignored and the call goes on
+      --no-listen          2026-07-28: announce nothing to listen for (no listChanged, no subscribe) and
+                           answer subscriptions/listen -32601 (mcp-server-time, FastMCP)
 
 Eras
   2026-07-28 (modern): stateless. Every request carries params._meta with the protocol version
