@@ -4080,6 +4080,288 @@ def call_tool(session, name, arguments, on_progress=None, request_id=None):
         tools_by_name(session, refresh=True)
 
 
+# -- 3a'. Surface: a server's tools, prompts and resources as a snapshot, and what changed --
+
+
+SNAPSHOT_FORMAT = 1
+SURFACE_KINDS = (("tools", "name", "tool"), ("prompts", "name", "prompt"), ("resources", "uri", "resource"),
+                 ("resourceTemplates", "uriTemplate", "resource template"))
+SURFACE_LISTS = {"tools": ("tools", "tools/list"), "prompts": ("prompts", "prompts/list"),
+                 "resources": ("resources", "resources/list"),
+                 "resourceTemplates": ("resources", "resources/templates/list")}
+# Fields that differ between two listings of the same server: left out of a snapshot.
+VOLATILE_FIELDS = ("_meta", "lastModified", "size")
+CHANGE_CLASSES = ("breaking", "additive", "cosmetic")
+
+
+def without_volatile(value):
+    """``value`` with VOLATILE_FIELDS left out at every depth."""
+    if isinstance(value, dict):
+        return {key: without_volatile(item) for key, item in value.items() if key not in VOLATILE_FIELDS}
+    if isinstance(value, list):
+        return [without_volatile(item) for item in value]
+    return value
+
+
+def surface_snapshot(session):
+    """The server's surface as `snapshot` writes it: every page of every list the server
+    declares, each item keyed and sorted, volatile fields left out."""
+    summary = session.summary()
+    capabilities = summary["capabilities"] or {}
+    info = summary["serverInfo"] if isinstance(summary["serverInfo"], dict) else {}
+    snapshot = {"snapshotFormat": SNAPSHOT_FORMAT, "era": summary["era"], "protocolVersion": summary["protocolVersion"],
+                "server": without_volatile({key: info[key] for key in ("name", "title", "version") if key in info}),
+                "capabilities": without_volatile(capabilities)}
+    for kind, key, _ in SURFACE_KINDS:
+        capability, method = SURFACE_LISTS[kind]
+        if capability not in capabilities:
+            snapshot[kind] = []
+            continue
+        items = list_tools(session)[0] if kind == "tools" else list_all(session, method, kind)
+        items = [without_volatile(item) for item in items if isinstance(item, dict) and isinstance(item.get(key), str)]
+        snapshot[kind] = sorted(items, key=lambda item: item[key])
+    return snapshot
+
+
+def check_snapshot(value, where):
+    """A snapshot read from a file, or a UsageError naming the file."""
+    if not isinstance(value, dict) or not isinstance(value.get("snapshotFormat"), int):
+        raise UsageError("%s is not an mcp-tui snapshot (no snapshotFormat)" % where,
+                         hint="make one with: mcp-tui CONNECTION snapshot -o FILE")
+    if value["snapshotFormat"] > SNAPSHOT_FORMAT:
+        raise UsageError("%s is a snapshot of format %d; this mcp-tui reads format %d" % (
+            where, value["snapshotFormat"], SNAPSHOT_FORMAT))
+    for kind, key, _ in SURFACE_KINDS:
+        items = value.get(kind, [])
+        if not isinstance(items, list) or not all(isinstance(i, dict) and isinstance(i.get(key), str) for i in items):
+            raise UsageError("%s: %r must be a list of objects with a %r" % (where, kind, key))
+    return value
+
+
+def pointer(*parts):
+    """A JSON pointer to a place in a snapshot (RFC 6901 escapes)."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in parts)
+
+
+class SurfaceDiff:
+    """The changes between two snapshots, each classified: breaking (a client that worked
+    may now fail), additive (something new) or cosmetic (words only)."""
+
+    # Input schema keywords that say nothing about what is accepted.
+    WORDS = ("title", "description", "default", "examples", "$comment")
+
+    def __init__(self, old, new):
+        self.changes = []
+        self.item = None
+        self.compare_server(old, new)
+        for kind, key, label in SURFACE_KINDS:
+            self.compare_items(kind, key, label, old.get(kind) or [], new.get(kind) or [])
+
+    def add(self, kind, path, text, old=None, new=None, **values):
+        change = {"class": kind, "item": self.item, "path": pointer(*path), "change": text}
+        if old is not None:
+            change["old"] = old
+        if new is not None:
+            change["new"] = new
+        change.update(values)
+        self.changes.append(change)
+
+    def compare_server(self, old, new):
+        self.item = "server"
+        for key in ("era", "protocolVersion"):
+            if old.get(key) != new.get(key):
+                self.add("additive", (key,), "%s changed" % key, old.get(key), new.get(key))
+        old_info, new_info = old.get("server") or {}, new.get("server") or {}
+        for key in sorted(set(old_info) | set(new_info)):
+            if old_info.get(key) != new_info.get(key):
+                self.add("cosmetic", ("server", key), "server %s changed" % key, old_info.get(key), new_info.get(key))
+        self.item = "capabilities"
+        self.compare_capabilities(old.get("capabilities") or {}, new.get("capabilities") or {}, ("capabilities",))
+
+    def compare_capabilities(self, old, new, path):
+        for key in sorted(set(old) | set(new)):
+            here = path + (key,)
+            name = "/".join(here[1:])
+            if key not in new:
+                self.add("breaking", here, "capability %s dropped" % name, old[key])
+            elif key not in old:
+                self.add("additive", here, "capability %s added" % name, None, new[key])
+            elif isinstance(old[key], dict) and isinstance(new[key], dict):
+                self.compare_capabilities(old[key], new[key], here)
+            elif old[key] != new[key]:
+                kind = "breaking" if old[key] and not new[key] else "additive"
+                self.add(kind, here, "capability %s changed" % name, old[key], new[key])
+
+    def compare_items(self, kind, key, label, old_items, new_items):
+        old_by_key = {item[key]: item for item in old_items}
+        new_by_key = {item[key]: item for item in new_items}
+        for name in sorted(set(old_by_key) | set(new_by_key)):
+            self.item = "%s %s" % (label, name)
+            path = (kind, name)
+            if name not in new_by_key:
+                self.add("breaking", path, "%s removed" % label, name)
+            elif name not in old_by_key:
+                self.add("additive", path, "new %s" % label, None, name)
+            else:
+                getattr(self, "compare_" + kind)(old_by_key[name], new_by_key[name], path)
+
+    def compare_words(self, old, new, path, keys):
+        for key in keys:
+            if old.get(key) != new.get(key):
+                self.add("cosmetic", path + (key,), "%s changed" % key, old.get(key), new.get(key))
+
+    def compare_rest(self, old, new, path, known, kind="cosmetic"):
+        """Fields no rule above names: a change to them is ``kind``."""
+        for key in sorted((set(old) | set(new)) - set(known)):
+            if old.get(key) != new.get(key):
+                self.add(kind, path + (key,), "%s changed" % key, old.get(key), new.get(key))
+
+    def compare_tools(self, old, new, path):
+        self.compare_words(old, new, path, ("title", "description"))
+        old_hints, new_hints = old.get("annotations") or {}, new.get("annotations") or {}
+        if isinstance(old_hints, dict) and isinstance(new_hints, dict):
+            self.compare_words(old_hints, new_hints, path + ("annotations",), sorted(set(old_hints) | set(new_hints)))
+        self.compare_input(old.get("inputSchema"), new.get("inputSchema"), path + ("inputSchema",), "argument")
+        self.compare_output(old.get("outputSchema"), new.get("outputSchema"), path + ("outputSchema",))
+        old_support, new_support = listed_task_support(old) or "forbidden", listed_task_support(new) or "forbidden"
+        if old_support != new_support:
+            kind = "additive" if new_support == "optional" else "breaking"
+            self.add(kind, path + ("execution", "taskSupport"), "task support changed", old_support, new_support)
+        self.compare_rest(old, new, path, ("name", "title", "description", "annotations", "inputSchema",
+                                           "outputSchema", "execution"))
+
+    def compare_input(self, old, new, path, what):
+        """An input schema: what a client sends. Narrowing what is accepted breaks clients."""
+        old, new = old if isinstance(old, dict) else {}, new if isinstance(new, dict) else {}
+        old_types, new_types = schema_types(old), schema_types(new)
+        if old_types and new_types:
+            lost = [t for t in old_types if not types_accept(new_types, t)]
+            gained = [t for t in new_types if not types_accept(old_types, t)]
+            if lost:
+                self.add("breaking", path + ("type",), "type narrowed", old.get("type"), new.get("type"))
+            elif gained:
+                self.add("additive", path + ("type",), "type widened", old.get("type"), new.get("type"))
+        self.compare_enum(old, new, path, lost_kind="breaking", new_kind="additive")
+        old_props, new_props = properties_of(old), properties_of(new)
+        old_required, new_required = required_of(old), required_of(new)
+        for name in sorted(set(old_props) | set(new_props)):
+            here = path + ("properties", name)
+            if name not in new_props:
+                self.add("breaking", here, "%s %s removed" % (what, name), old_props[name])
+            elif name not in old_props:
+                required = name in new_required
+                self.add("breaking" if required else "additive", here,
+                         "new %s %s %s" % ("required" if required else "optional", what, name), None, new_props[name])
+            else:
+                if name in new_required and name not in old_required:
+                    self.add("breaking", here, "%s %s is now required" % (what, name))
+                elif name in old_required and name not in new_required:
+                    self.add("additive", here, "%s %s is now optional" % (what, name))
+                self.compare_input(old_props[name], new_props[name], here, "property")
+        if isinstance(old.get("items"), dict) or isinstance(new.get("items"), dict):
+            self.compare_input(old.get("items"), new.get("items"), path + ("items",), "property")
+        self.compare_words(old, new, path, [key for key in self.WORDS if key in old or key in new])
+        known = self.WORDS + ("type", "enum", "properties", "required", "items")
+        for key in sorted((set(old) | set(new)) - set(known)):
+            if old.get(key) != new.get(key):  # a constraint added or changed narrows; one dropped widens
+                kind = "additive" if key not in new else "breaking"
+                self.add(kind, path + (key,), "%s changed" % key, old.get(key), new.get(key))
+
+    def compare_output(self, old, new, path):
+        """An output schema: what a client reads. A field no longer promised breaks clients."""
+        if not isinstance(old, dict) and not isinstance(new, dict):
+            return
+        if not isinstance(new, dict):
+            self.add("breaking", path, "output schema removed", old)
+            return
+        if not isinstance(old, dict):
+            self.add("additive", path, "output schema added", None, new)
+            return
+        old_types, new_types = schema_types(old), schema_types(new)
+        if old_types and new_types and any(not types_accept(old_types, t) for t in new_types):
+            self.add("breaking", path + ("type",), "type changed", old.get("type"), new.get("type"))
+        self.compare_enum(old, new, path, lost_kind="additive", new_kind="breaking")
+        old_props, new_props = properties_of(old), properties_of(new)
+        old_required, new_required = required_of(old), required_of(new)
+        for name in sorted(set(old_props) | set(new_props)):
+            here = path + ("properties", name)
+            if name not in new_props:
+                self.add("breaking", here, "field %s no longer provided" % name, old_props[name])
+            elif name not in old_props:
+                self.add("additive", here, "new field %s" % name, None, new_props[name])
+            else:
+                if name in old_required and name not in new_required:
+                    self.add("breaking", here, "field %s is no longer always provided" % name)
+                self.compare_output(old_props[name], new_props[name], here)
+        if isinstance(old.get("items"), dict) or isinstance(new.get("items"), dict):
+            self.compare_output(old.get("items"), new.get("items"), path + ("items",))
+        self.compare_words(old, new, path, [key for key in self.WORDS if key in old or key in new])
+
+    def compare_enum(self, old, new, path, lost_kind, new_kind):
+        old_values, new_values = old.get("enum"), new.get("enum")
+        if not isinstance(old_values, list) or not isinstance(new_values, list):
+            if isinstance(new_values, list) != isinstance(old_values, list):  # one side accepts anything
+                kind = lost_kind if isinstance(old_values, list) else new_kind
+                self.add(kind, path + ("enum",), "enum %s" % ("dropped" if kind == lost_kind else "added"),
+                         old_values, new_values)
+            return
+        for value in old_values:
+            if value not in new_values:
+                self.add(lost_kind, path + ("enum",), "enum value %s removed" % json.dumps(value), value)
+        for value in new_values:
+            if value not in old_values:
+                self.add(new_kind, path + ("enum",), "new enum value %s" % json.dumps(value), None, value)
+
+    def compare_prompts(self, old, new, path):
+        self.compare_words(old, new, path, ("title", "description"))
+        old_args, new_args = prompt_arguments(old), prompt_arguments(new)
+        old_by_name = {a.get("name"): a for a in old_args if isinstance(a, dict)}
+        new_by_name = {a.get("name"): a for a in new_args if isinstance(a, dict)}
+        for name in sorted(set(old_by_name) | set(new_by_name), key=str):
+            here = path + ("arguments", name)
+            old_arg, new_arg = old_by_name.get(name), new_by_name.get(name)
+            if new_arg is None:
+                self.add("breaking", here, "argument %s removed" % name, old_arg)
+            elif old_arg is None:
+                required = bool(new_arg.get("required"))
+                self.add("breaking" if required else "additive", here,
+                         "new %s argument %s" % ("required" if required else "optional", name), None, new_arg)
+            else:
+                if new_arg.get("required") and not old_arg.get("required"):
+                    self.add("breaking", here, "argument %s is now required" % name)
+                elif old_arg.get("required") and not new_arg.get("required"):
+                    self.add("additive", here, "argument %s is now optional" % name)
+                self.compare_rest(old_arg, new_arg, here, ("name", "required"))
+        self.compare_rest(old, new, path, ("name", "title", "description", "arguments"))
+
+    def compare_resources(self, old, new, path):
+        self.compare_words(old, new, path, ("name", "title", "description"))
+        if old.get("mimeType") != new.get("mimeType"):
+            self.add("breaking", path + ("mimeType",), "mimeType changed", old.get("mimeType"), new.get("mimeType"))
+        self.compare_rest(old, new, path, ("uri", "uriTemplate", "name", "title", "description", "mimeType"))
+
+    compare_resourceTemplates = compare_resources
+
+    def counts(self):
+        return {kind: sum(1 for change in self.changes if change["class"] == kind) for kind in CHANGE_CLASSES}
+
+
+def types_accept(types, kind):
+    """Whether a schema of ``types`` accepts a value of JSON type ``kind`` (a number
+    schema accepts integers)."""
+    return kind in types or (kind == "integer" and "number" in types)
+
+
+def properties_of(schema):
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    return properties if isinstance(properties, dict) else {}
+
+
+def required_of(schema):
+    required = schema.get("required") if isinstance(schema, dict) else None
+    return {name for name in required if isinstance(name, str)} if isinstance(required, list) else set()
+
+
 # -- 3b. Input requests: the client's answers to elicitation, sampling and roots -------
 
 
@@ -6986,7 +7268,7 @@ def spec_from_config_entry(entry, protocol, where, source=None):
 
 
 COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
-                 "rpc", "task", "tasks", "watch", "auth", "session", "sessions")
+                 "rpc", "task", "tasks", "watch", "auth", "session", "sessions", "snapshot", "diff")
 SESSION_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # compiled on first use
 
 
@@ -7481,6 +7763,51 @@ def stderr_hint(exc, lines):
         exc.hint = ((exc.hint + "; ") if exc.hint else "") + "server stderr: " + " | ".join(lines[-5:])
 
 
+# -- snapshots and their differences, as text ------------------------------------------
+
+
+def snapshot_text(snapshot):
+    """A snapshot as `snapshot` writes it: keys sorted and indented, so that two snapshots of
+    one server are the same bytes and a change is a few lines of `git diff`."""
+    return terminal_json(snapshot, indent=2, sort_keys=True) + "\n"
+
+
+def read_snapshot(path):
+    """The snapshot in the file at ``path`` (a UsageError naming it otherwise)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            value = strict_json(handle.read())
+    except OSError as exc:
+        raise UsageError("cannot read snapshot %s: %s" % (path, exc.strerror or exc))
+    except (ValueError, RecursionError) as exc:
+        raise UsageError("snapshot %s is not JSON: %s" % (path, exc))
+    return check_snapshot(value, path)
+
+
+def change_value_text(value):
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def surface_diff_text(changes, counts):
+    """`diff`'s text: the changes grouped by item, each with its class, the old value on a
+    ``-`` line and the new one on a ``+`` line; then the counts."""
+    if not changes:
+        return "no changes"
+    lines, item = [], None
+    for change in changes:
+        if change["item"] != item:
+            item = change["item"]
+            lines.append(item)
+        lines.append("  %-9s %s" % (change["class"], change["change"]))
+        if "old" in change:
+            lines.append("    - %s" % change_value_text(change["old"]))
+        if "new" in change:
+            lines.append("    + %s" % change_value_text(change["new"]))
+    lines += ["", "%d change%s: %s" % (len(changes), "" if len(changes) == 1 else "s",
+                                       ", ".join("%d %s" % (counts[kind], kind) for kind in CHANGE_CLASSES))]
+    return "\n".join(lines)
+
+
 # -- connecting: one path for the CLI, the TUI and the keeper ----------------------------
 
 
@@ -7705,6 +8032,8 @@ commands:
   session open NAME [connection] | session list | session close NAME | --all
                                  keep a server connected; then: mcp-tui @NAME COMMAND ...
   auth login | auth status | auth logout [--all]   OAuth tokens (stored in auth.json)
+  snapshot [-o FILE]             the server's tools, prompts and resources as JSON, to keep in git
+  diff SNAPSHOT | diff OLD.json NEW.json   breaking, additive and cosmetic changes (exit 1 on breaking)
 
 examples:
   mcp-tui "python3 tests/testserver.py" tool list
@@ -8028,6 +8357,11 @@ CLI_OPTIONS = (
         (("--strict-errors",), dict(action="store_true", help="exit 1 when a tool result has isError")),
         (("--input-responses",), dict(metavar="JSON", help="task update: the inputResponses object")),
         (("--no-ledger",), dict(action="store_true", help="do not remember or look up task connections")),
+    )),
+    ("snapshot, diff, record and replay", (
+        (("-o", "--output"), dict(metavar="FILE", help="snapshot: write the snapshot to FILE")),
+        (("--fail-on",), dict(choices=("breaking", "additive"), default="breaking",
+                              help="diff: exit 1 on breaking changes (default), or on additive ones too")),
     )),
     ("watch and resource subscribe", (
         (("--resource",), dict(action="append", default=[], metavar="URI",
@@ -8611,6 +8945,40 @@ class Cli:
             self.out.progress("(more values exist%s)" % (
                 ": %s in all" % completion["total"] if completion.get("total") is not None else ""))
 
+
+    # -- snapshot and diff ----------------------------------------------------------------
+
+    def cmd_snapshot(self, args):
+        self.expect(args, 0, "CONNECTION snapshot [-o FILE]")
+        text = snapshot_text(surface_snapshot(self.connect()))
+        if self.opts.output:
+            try:
+                with open(self.opts.output, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+            except OSError as exc:
+                raise McpTuiError("cannot write %s: %s" % (self.opts.output, exc.strerror or exc))
+            self.out.progress("snapshot written to %s" % self.opts.output)
+            return
+        self.out.text(text)
+
+    def cmd_diff(self, args):
+        if len(args) == 2:
+            if self.spec is not None:
+                raise UsageError("diff OLD.json NEW.json compares two files; leave out the connection")
+            old, new = read_snapshot(args[0]), read_snapshot(args[1])
+        elif len(args) == 1:
+            old = read_snapshot(args[0])
+            new = surface_snapshot(self.connect())
+        else:
+            raise UsageError("usage: mcp-tui CONNECTION diff SNAPSHOT | mcp-tui diff OLD.json NEW.json")
+        diff = SurfaceDiff(old, new)
+        counts = diff.counts()
+        failing = ("breaking", "additive") if self.opts.fail_on == "additive" else ("breaking",)
+        if self.out.json:
+            self.out.document({"changes": diff.changes, "summary": counts})
+        else:
+            self.out.text(surface_diff_text(diff.changes, counts))
+        return EXIT_FAILURE if any(counts[kind] for kind in failing) else EXIT_OK
 
 class TaskCommands:
     """`task ...` and `tool call --task`: the CLI's side of the Task interface. It prints
