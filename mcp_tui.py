@@ -5342,6 +5342,57 @@ class LogSelection:
         return self.entries[index]
 
 
+RECORDING_FORMAT = 1
+# The request that opens a session says its era before the session has chosen one.
+ERA_OPENERS = {"initialize": "legacy", "server/discover": "modern"}
+
+
+def masked_strings(value, registry):
+    """``value`` with every string in it (keys too) passed through ``registry.redact``."""
+    if isinstance(value, str):
+        return registry.redact(value)
+    if isinstance(value, dict):
+        return {registry.redact(key): masked_strings(item, registry) for key, item in value.items()}
+    if isinstance(value, list):
+        return [masked_strings(item, registry) for item in value]
+    return value
+
+
+class MessageRecorder:
+    """--record: every JSON-RPC message of the run, both ways and whole, one JSON line each
+    with its direction, seconds since the recording began, era and transport. The run's
+    credentials are masked as in the debug log; task IDs are kept (a replay follows them),
+    which is why the file is private. Each run appends a line that starts its part."""
+
+    def __init__(self, handle, credentials):
+        self.handle, self.credentials = handle, credentials
+        self.started = time.monotonic()
+        self.labelled_era = None  # a label on each line, never a decision: the session decides
+        self._lock = threading.Lock()
+        self._write({"recording": RECORDING_FORMAT, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+
+    def see(self, entry):
+        """A sink of the debug log: its session events say which era was chosen."""
+        if entry.get("type") == "event" and entry.get("era") in ("modern", "legacy"):
+            self.labelled_era = entry["era"]
+
+    def message(self, direction, message, transport):
+        if direction == "out" and message.get("method") in ERA_OPENERS:
+            self.labelled_era = ERA_OPENERS[message["method"]]
+        try:
+            kept = masked_strings(message, self.credentials)
+        except RecursionError:
+            kept = {"unrecorded": "nested too deeply to record"}
+        self._write({"t": round(time.monotonic() - self.started, 6), "direction": direction, "era": self.labelled_era,
+                     "transport": transport, "message": kept})
+
+    def _write(self, record):
+        line = json.dumps(record, sort_keys=True)  # ASCII: a `cat` of the file is safe on a terminal
+        with self._lock:
+            self.handle.write(line + "\n")
+            self.handle.flush()
+
+
 class DebugLog:
     """The ring of the run's debug entries: at most ``capacity`` of them and about ``size``
     bytes, every field cut (a message's body at LOG_BODY_LIMIT, the rest at KEPT_FIELD_LIMIT)."""
@@ -5350,6 +5401,7 @@ class DebugLog:
         self.entries = KeptTail(capacity, size)
         self.added = 0  # entries ever added, the ring's dropped ones included
         self.sinks = []
+        self.recorders = []  # MessageRecorders: each message whole, before it is masked and cut for the ring
         self.credentials = credentials if credentials is not None else SecretRegistry()  # the run's
         # Task IDs and session ids of this log, however short, then the run's credentials.
         self.secrets = SecretRegistry(parent=self.credentials, min_length=1)
@@ -5363,6 +5415,11 @@ class DebugLog:
         return self.secrets.redact(text)
 
     def message(self, direction, message, transport):
+        for recorder in self.recorders:
+            try:
+                recorder.message(direction, message, transport)
+            except Exception:  # as with a sink: a full disk must never break the session
+                pass
         task_ids = find_task_ids(message, set())
         for task_id in task_ids:
             self.mask(task_id, "task")
@@ -7867,6 +7924,13 @@ def make_log(options, credentials):
                 handle.flush()
 
         log.sinks.append(write)
+    if getattr(options, "record", None):
+        try:
+            recorder = MessageRecorder(open_private(options.record), credentials)
+        except OSError as exc:
+            raise UsageError("cannot open --record %s: %s" % (options.record, exc.strerror or exc))
+        log.recorders.append(recorder)
+        log.sinks.append(recorder.see)
     return log
 
 
@@ -8360,6 +8424,8 @@ CLI_OPTIONS = (
     )),
     ("snapshot, diff, record and replay", (
         (("-o", "--output"), dict(metavar="FILE", help="snapshot: write the snapshot to FILE")),
+        (("--record",), dict(metavar="FILE", help="append every JSON-RPC message, both ways, to FILE as JSON lines "
+                                                  "(credentials masked; the file is private)")),
         (("--fail-on",), dict(choices=("breaking", "additive"), default="breaking",
                               help="diff: exit 1 on breaking changes (default), or on additive ones too")),
     )),
