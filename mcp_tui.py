@@ -5393,6 +5393,177 @@ class MessageRecorder:
             self.handle.flush()
 
 
+# Requests a replay leaves to the session: it opens its own, with its own handshake.
+OPENING_METHODS = ("initialize", "server/discover")
+# Fields that differ between two answers of one server by nature: left out of a comparison.
+VARYING_KEYS = ("_meta", "createdAt", "lastUpdatedAt", "sessionId")
+TIMESTAMP = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?$"
+
+
+class Recording:
+    """A --record file read back: the client's requests in order, each with the answer it got
+    (the last round's, when the server asked for input on the way), and the client's answers
+    to the server's requests by method."""
+
+    def __init__(self, lines, where):
+        self.exchanges, self.answers, self.client_methods = [], {}, set()
+        pending, server_requests, last = {}, {}, None
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                record = strict_json(line)
+            except (ValueError, RecursionError):
+                raise UsageError("%s: line %d is not JSON" % (where, number))
+            if not isinstance(record, dict):
+                raise UsageError("%s: line %d is not a recorded message" % (where, number))
+            if "recording" in record:  # a run starts: its ids are its own
+                pending, server_requests, last = {}, {}, None
+                continue
+            message, direction = record.get("message"), record.get("direction")
+            if not isinstance(message, dict) or direction not in ("in", "out"):
+                raise UsageError("%s: line %d is not a recorded message" % (where, number))
+            method, message_id = message.get("method"), message.get("id")
+            params = message.get("params") if isinstance(message.get("params"), dict) else {}
+            if direction == "out" and isinstance(method, str) and message_id is not None:
+                self.client_methods.add(method)
+                if last is not None and last["method"] == method and (
+                        "inputResponses" in params or "requestState" in params):
+                    self.note_input_answers(last, params)  # a round of the request before, not a request
+                    pending[message_id] = last
+                    continue
+                last = {"method": method, "params": params, "response": None}
+                pending[message_id] = last
+                if method not in OPENING_METHODS:
+                    self.exchanges.append(last)
+            elif direction == "in" and method is None and message_id in pending:
+                pending.pop(message_id)["response"] = response_outcome(message)
+            elif direction == "in" and isinstance(method, str) and message_id is not None:
+                server_requests[message_id] = method
+            elif direction == "out" and method is None and message_id in server_requests:
+                self.answers.setdefault(server_requests.pop(message_id), []).append(response_outcome(message))
+        self.exchanges = [exchange for exchange in self.exchanges if exchange["response"] is not None]
+
+    def note_input_answers(self, exchange, params):
+        """2026-07-28: the answers to an input_required round travel in the next round's params."""
+        result = (exchange["response"] or {}).get("result") or {}
+        requests = result.get("inputRequests") if isinstance(result.get("inputRequests"), dict) else {}
+        responses = params.get("inputResponses") if isinstance(params.get("inputResponses"), dict) else {}
+        for key, answer in responses.items():
+            request = requests.get(key)
+            if isinstance(request, dict) and isinstance(request.get("method"), str):
+                self.answers.setdefault(request["method"], []).append({"result": answer})
+
+
+def response_outcome(message):
+    return {"error": message["error"]} if "error" in message else {"result": message.get("result")}
+
+
+class RecordedResponder:
+    """Answers the server's requests during a replay as the recording answered them, in
+    order by method (the last answer again once they run out); declines what it never saw."""
+
+    def __init__(self, answers, notice):
+        self.answers = {method: list(outcomes) for method, outcomes in answers.items()}
+        self.declined = notice
+        self._lock = threading.Lock()
+
+    def answer(self, method, params, server_name):
+        with self._lock:
+            outcomes = self.answers.get(method) or []
+            outcome = (outcomes.pop(0) if len(outcomes) > 1 else outcomes[0]) if outcomes else None
+        if outcome is None:
+            raise InputDeclined("the recording never answered %s" % method, METHOD_NOT_FOUND)
+        if "error" in outcome:
+            error = outcome["error"] if isinstance(outcome["error"], dict) else {}
+            raise InputDeclined(str(error.get("message", "declined")), error.get("code", -1))
+        return outcome["result"]
+
+
+def with_task_ids(value, task_ids):
+    """``value`` with each recorded task ID in it replaced by the one the replay got."""
+    if isinstance(value, str):
+        return task_ids.get(value, value)
+    if isinstance(value, dict):
+        return {key: with_task_ids(item, task_ids) for key, item in value.items()}
+    if isinstance(value, list):
+        return [with_task_ids(item, task_ids) for item in value]
+    return value
+
+
+def comparable(value, ignored, path=()):
+    """An answer as a replay compares it: fields that vary by nature (VARYING_KEYS, task
+    IDs, timestamps) and the ``ignored`` paths (tuples of keys, "*" for any) left out."""
+    if any(len(pattern) == len(path) and all(p in ("*", str(k)) for p, k in zip(pattern, path))
+           for pattern in ignored):
+        return None
+    if isinstance(value, dict):
+        kept = {}
+        for key, item in value.items():
+            if key in VARYING_KEYS:
+                continue
+            if key == "taskId" and isinstance(item, str):
+                item = "(task ID)"
+            kept[key] = comparable(item, ignored, path + (key,))
+        return {key: item for key, item in kept.items() if item is not None or value[key] is None}
+    if isinstance(value, list):
+        return [comparable(item, ignored, path + (index,)) for index, item in enumerate(value)]
+    if isinstance(value, str) and re.match(TIMESTAMP, value):
+        return "(time)"
+    return value
+
+
+ABSENT = "(absent)"
+
+
+def differences(old, new, path=()):
+    """(JSON pointer, recorded, replayed) for each place two comparable answers differ."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        found = []
+        for key in sorted(set(old) | set(new), key=str):
+            found += differences(old.get(key, ABSENT), new.get(key, ABSENT), path + (key,))
+        return found
+    if isinstance(old, list) and isinstance(new, list):
+        found = []
+        for index in range(max(len(old), len(new))):
+            found += differences(old[index] if index < len(old) else ABSENT,
+                                 new[index] if index < len(new) else ABSENT, path + (index,))
+        return found
+    if old == new and type(old) is type(new):
+        return []
+    return [("".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path), old, new)]
+
+
+def ignore_pattern(text):
+    """--ignore /result/content/0/text: a JSON pointer into the answer; "*" stands for any key."""
+    if not text.startswith("/"):
+        raise UsageError("--ignore %s: a path starts with / (like /result/content/0/text)" % text)
+    return tuple(part.replace("~1", "/").replace("~0", "~") for part in text[1:].split("/"))
+
+
+def replay(session, recording, ignored, on_compared):
+    """Send the recording's requests to ``session`` in order, and call ``on_compared(index,
+    exchange, differences)`` for each once its answer has come. Returns the count that differ."""
+    task_ids, different = {}, 0
+    for index, exchange in enumerate(recording.exchanges, 1):
+        params = with_task_ids(exchange["params"], task_ids)
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        capabilities = meta.get(META_PREFIX + "clientCapabilities") or {}
+        declare_tasks = TASKS_EXTENSION in ((capabilities.get("extensions") or {}) if isinstance(
+            capabilities, dict) else {})
+        try:
+            outcome = {"result": session.request(exchange["method"], params, declare_tasks=declare_tasks)}
+        except RpcError as exc:
+            outcome = {"error": exc.error}
+        old_ids, new_ids = find_task_ids(exchange["response"], set()), find_task_ids(outcome, set())
+        if len(old_ids) == 1 and len(new_ids) == 1:
+            task_ids[old_ids.pop()] = new_ids.pop()
+        found = differences(comparable(exchange["response"], ignored), comparable(outcome, ignored))
+        different += bool(found)
+        on_compared(index, exchange, found)
+    return different
+
+
 class DebugLog:
     """The ring of the run's debug entries: at most ``capacity`` of them and about ``size``
     bytes, every field cut (a message's body at LOG_BODY_LIMIT, the rest at KEPT_FIELD_LIMIT)."""
@@ -7325,7 +7496,8 @@ def spec_from_config_entry(entry, protocol, where, source=None):
 
 
 COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
-                 "rpc", "task", "tasks", "watch", "auth", "session", "sessions", "snapshot", "diff")
+                 "rpc", "task", "tasks", "watch", "auth", "session", "sessions", "snapshot", "diff",
+                 "replay")
 SESSION_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # compiled on first use
 
 
@@ -7865,6 +8037,20 @@ def surface_diff_text(changes, counts):
     return "\n".join(lines)
 
 
+def replay_text(index, exchange, found):
+    """One replayed request whose answer differs: each place, recorded (-) and replayed (+)."""
+    params = exchange["params"]
+    name = params.get("name", params.get("uri"))
+    lines = ["request %d: %s%s: different" % (index, exchange["method"], " %s" % name if isinstance(name, str) else "")]
+    for path, old, new in found:
+        lines += ["  %s" % (path or "/"), "    - %s" % change_value_text(old), "    + %s" % change_value_text(new)]
+    return "\n".join(lines)
+
+
+def replay_summary(count, different):
+    return "%d request%s: %d same, %d different" % (count, "" if count == 1 else "s", count - different, different)
+
+
 # -- connecting: one path for the CLI, the TUI and the keeper ----------------------------
 
 
@@ -8098,6 +8284,7 @@ commands:
   auth login | auth status | auth logout [--all]   OAuth tokens (stored in auth.json)
   snapshot [-o FILE]             the server's tools, prompts and resources as JSON, to keep in git
   diff SNAPSHOT | diff OLD.json NEW.json   breaking, additive and cosmetic changes (exit 1 on breaking)
+  replay FILE [--ignore PATH]    send a --record FILE's requests again and compare the answers (exit 1 on any)
 
 examples:
   mcp-tui "python3 tests/testserver.py" tool list
@@ -8426,6 +8613,9 @@ CLI_OPTIONS = (
         (("-o", "--output"), dict(metavar="FILE", help="snapshot: write the snapshot to FILE")),
         (("--record",), dict(metavar="FILE", help="append every JSON-RPC message, both ways, to FILE as JSON lines "
                                                   "(credentials masked; the file is private)")),
+        (("--ignore",), dict(action="append", default=[], metavar="PATH",
+                             help="replay: leave this field out of the comparison, a JSON pointer into the answer "
+                                  "(/result/content/0/text; * for any key; repeatable)")),
         (("--fail-on",), dict(choices=("breaking", "additive"), default="breaking",
                               help="diff: exit 1 on breaking changes (default), or on additive ones too")),
     )),
@@ -8587,9 +8777,10 @@ class Cli:
 
     # -- plumbing ---------------------------------------------------------------------
 
-    def connect(self, spec=None, resume=None, observer=None):
+    def connect(self, spec=None, resume=None, observer=None, responder=None):
         """Open a session (or, with ``resume``, continue a recorded one). ``observer`` sees
-        its notifications instead of the progress lines on stderr."""
+        its notifications instead of the progress lines on stderr; ``responder`` answers the
+        server's requests instead of the flags and the terminal."""
         spec = spec or self.spec
         if spec is None:
             raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
@@ -8602,9 +8793,9 @@ class Cli:
                             "--debug shows every message")
         self.log = self.log or self.make_log()
         ask = terminal_prompt if (sys.stdin.isatty() and sys.stderr.isatty()) else None
-        responder = self.responder = InputResponder(load_stub("--elicit-stub", self.opts.elicit_stub),
-                                                    load_stub("--sampling-stub", self.opts.sampling_stub),
-                                                    self.opts.root, ask, self.out.notice, self.out.decline)
+        responder = self.responder = responder or InputResponder(
+            load_stub("--elicit-stub", self.opts.elicit_stub), load_stub("--sampling-stub", self.opts.sampling_stub),
+            self.opts.root, ask, self.out.notice, self.out.decline)
         try:
             self.session = connect(spec, self.opts, responder, self.log, [observer or self.out.on_notification],
                                    self.deadline, resume=resume, notice=self.out.notice, tell=self.out.stderr_line)
@@ -9045,6 +9236,37 @@ class Cli:
         else:
             self.out.text(surface_diff_text(diff.changes, counts))
         return EXIT_FAILURE if any(counts[kind] for kind in failing) else EXIT_OK
+
+    def cmd_replay(self, args):
+        path, = self.expect(args, 1, "CONNECTION replay FILE [--ignore PATH ...]")
+        ignored = [ignore_pattern(text) for text in self.opts.ignore]
+        try:
+            with open(path, encoding="utf-8") as handle:
+                recording = Recording(handle.read().splitlines(), path)
+        except OSError as exc:
+            raise UsageError("cannot read recording %s: %s" % (path, exc.strerror or exc))
+        except UnicodeDecodeError:
+            raise UsageError("%s is not a recording (not UTF-8 text)" % path)
+        if not recording.exchanges:
+            raise UsageError("%s holds no request with its answer to replay" % path,
+                             hint="record one with: mcp-tui CONNECTION --record FILE COMMAND")
+        session = self.connect(responder=RecordedResponder(recording.answers, self.out.notice))
+        compared = []
+
+        def report(index, exchange, found):
+            compared.append({"request": index, "method": exchange["method"], "same": not found,
+                             "differences": [{"path": where, "recorded": old, "replayed": new}
+                                             for where, old, new in found]})
+            if found and not self.out.json:
+                self.out.text(replay_text(index, exchange, found))
+
+        different = replay(session, recording, ignored, report)
+        if self.out.json:
+            self.out.document({"requests": compared, "summary": {
+                "requests": len(compared), "same": len(compared) - different, "different": different}})
+        else:
+            self.out.text(replay_summary(len(compared), different))
+        return EXIT_FAILURE if different else EXIT_OK
 
 class TaskCommands:
     """`task ...` and `tool call --task`: the CLI's side of the Task interface. It prints

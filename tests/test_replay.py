@@ -2,9 +2,15 @@
 run's credentials masked, and a recording sent again to a server, its answers compared."""
 import json
 import os
+import shlex
 import stat
+import sys
 
-from conftest import stdio_command
+import pytest
+
+from conftest import ROOT, stdio_command
+
+SURFACE_SERVER = ROOT / "tests" / "surfaceserver.py"
 
 BEARER = "record-bearer-0123456789"
 HEADER = "record-header-abcdefghij"
@@ -76,3 +82,83 @@ def test_a_recording_keeps_task_ids_and_says_the_legacy_era(cli, tmp_path):
     assert created, messages
     gets = [line for line in messages if line["message"].get("method") in ("tasks/get", "tasks/result")]
     assert gets and all(line["message"]["params"]["taskId"] == created[0] for line in gets)
+
+
+def surface_server(tmp_path, name, answer):
+    """tests/surfaceserver.py with one tool, echo, that answers ``answer``."""
+    path = tmp_path / (name + ".json")
+    path.write_text(json.dumps({
+        "serverInfo": {"name": "surface", "version": "1"}, "capabilities": {"tools": {}},
+        "tools": [{"name": "echo", "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}}}],
+        "answers": {"echo": {"content": [{"type": "text", "text": answer}], "isError": False}}}))
+    return " ".join(shlex.quote(str(p)) for p in (sys.executable, SURFACE_SERVER, path))
+
+
+def test_a_recorded_tool_call_replays_clean_against_the_same_server(cli, tmp_path):
+    recording = tmp_path / "call.jsonl"
+    result = cli(stdio_command(), "--record", recording, "tool", "call", "echo", "message=hello")
+    assert result.code == 0, result
+    replayed = cli(stdio_command(), "replay", recording)
+    assert (replayed.code, replayed.out) == (0, "2 requests: 2 same, 0 different\n"), replayed
+    as_json = cli(stdio_command(), "replay", recording, "--format", "json")
+    assert as_json.code == 0, as_json
+    assert [(r["method"], r["same"]) for r in as_json.json()["requests"]] == [("tools/list", True),
+                                                                              ("tools/call", True)]
+
+
+def test_a_tool_that_now_answers_differently_is_reported(cli, tmp_path):
+    recording = tmp_path / "call.jsonl"
+    result = cli(surface_server(tmp_path, "old", "hello"), "--record", recording, "tool", "call", "echo",
+                 "message=hello")
+    assert result.code == 0, result
+    new = surface_server(tmp_path, "new", "HELLO")
+    replayed = cli(new, "replay", recording)
+    assert replayed.code == 1, replayed
+    assert replayed.out == ("request 2: tools/call echo: different\n"
+                            "  /result/content/0/text\n"
+                            "    - hello\n"
+                            "    + HELLO\n"
+                            "2 requests: 1 same, 1 different\n"), replayed
+    as_json = cli(new, "replay", recording, "--format", "json")
+    assert as_json.code == 1, as_json
+    assert as_json.json()["requests"][1]["differences"] == [
+        {"path": "/result/content/0/text", "recorded": "hello", "replayed": "HELLO"}]
+    assert as_json.json()["summary"] == {"requests": 2, "same": 1, "different": 1}
+    ignored = cli(new, "replay", recording, "--ignore", "/result/content/*/text")
+    assert (ignored.code, ignored.out) == (0, "2 requests: 2 same, 0 different\n"), ignored
+
+
+@pytest.mark.parametrize("era", ["both", "2025-11-25"])
+def test_the_servers_requests_are_answered_as_recorded(cli, tmp_path, era):
+    """ask_name elicits a name: without --elicit-stub it is declined, but a replay answers
+    as the recording did (a server request in 2025-11-25, an input_required round in 2026)."""
+    recording = tmp_path / "ask.jsonl"
+    server = stdio_command("--era", era)
+    result = cli(server, "--record", recording, "--elicit-stub", '{"name": "Ada"}', "tool", "call", "ask_name")
+    assert (result.code, result.out) == (0, "Tool response:\nHello, Ada!\n"), result
+    replayed = cli(server, "replay", recording)
+    assert (replayed.code, replayed.out) == (0, "2 requests: 2 same, 0 different\n"), replayed
+
+
+def test_a_replay_sends_only_what_the_recording_sent(cli, tmp_path, record_file):
+    recording = tmp_path / "list.jsonl"
+    result = cli(stdio_command(), "--record", recording, "prompt", "list")
+    assert result.code == 0, result
+    replayed = cli(stdio_command("--record", record_file), "replay", recording)
+    assert (replayed.code, replayed.out) == (0, "1 request: 1 same, 0 different\n"), replayed
+    sent = {json.loads(line)["message"].get("method") for line in record_file.read_text().splitlines()}
+    recorded_methods = {line["message"].get("method") for line in recorded(recording) if line.get("direction") == "out"}
+    assert sent <= recorded_methods, sent - recorded_methods
+
+
+def test_a_file_that_is_not_a_recording_is_a_usage_error(cli, tmp_path):
+    other = tmp_path / "other.jsonl"
+    other.write_text("not json\n")
+    result = cli(stdio_command(), "replay", other)
+    assert (result.code, result.err) == (2, "mcp-tui: %s: line 1 is not JSON\n" % other), result
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    result = cli(stdio_command(), "replay", empty)
+    assert result.code == 2 and "holds no request" in result.err, result
+    bad = cli(stdio_command(), "replay", empty, "--ignore", "result")
+    assert bad.code == 2 and "--ignore result: a path starts with /" in bad.err, bad
