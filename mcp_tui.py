@@ -5534,6 +5534,14 @@ def differences(old, new, path=()):
     return [("".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path), old, new)]
 
 
+REPLAY_POLL_SECONDS = 0.1
+
+
+def task_working(outcome):
+    result = outcome.get("result")
+    return isinstance(result, dict) and result.get("status") == "working"
+
+
 def ignore_pattern(text):
     """--ignore /result/content/0/text: a JSON pointer into the answer; "*" stands for any key."""
     if not text.startswith("/"):
@@ -5551,14 +5559,23 @@ def replay(session, recording, ignored, on_compared):
         capabilities = meta.get(META_PREFIX + "clientCapabilities") or {}
         declare_tasks = TASKS_EXTENSION in ((capabilities.get("extensions") or {}) if isinstance(
             capabilities, dict) else {})
-        try:
-            outcome = {"result": session.request(exchange["method"], params, declare_tasks=declare_tasks)}
-        except RpcError as exc:
-            outcome = {"error": exc.error}
+        recorded = comparable(exchange["response"], ignored)
+        deadline = time.monotonic() + session.timeout
+        while True:
+            try:
+                outcome = {"result": session.request(exchange["method"], params, declare_tasks=declare_tasks)}
+            except RpcError as exc:
+                outcome = {"error": exc.error}
+            found = differences(recorded, comparable(outcome, ignored))
+            # A task polled sooner than in the recording: poll again (as the recorded client
+            # did) while it is still working, until its answer matches or time is up.
+            if not (found and exchange["method"] == "tasks/get" and task_working(outcome)
+                    and time.monotonic() < deadline):
+                break
+            time.sleep(REPLAY_POLL_SECONDS)
         old_ids, new_ids = find_task_ids(exchange["response"], set()), find_task_ids(outcome, set())
         if len(old_ids) == 1 and len(new_ids) == 1:
             task_ids[old_ids.pop()] = new_ids.pop()
-        found = differences(comparable(exchange["response"], ignored), comparable(outcome, ignored))
         different += bool(found)
         on_compared(index, exchange, found)
     return different

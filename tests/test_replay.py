@@ -162,3 +162,21 @@ def test_a_file_that_is_not_a_recording_is_a_usage_error(cli, tmp_path):
     assert result.code == 2 and "holds no request" in result.err, result
     bad = cli(stdio_command(), "replay", empty, "--ignore", "result")
     assert bad.code == 2 and "--ignore result: a path starts with /" in bad.err, bad
+
+
+@pytest.mark.parametrize("era", ["both", "2025-11-25"])
+def test_a_replayed_task_is_followed_by_its_new_id(cli, tmp_path, era):
+    """The replay's task has an ID of its own: the recorded tasks/get and tasks/result go to
+    it (with the recorded ID the server would answer "unknown task"). How far the task has
+    got when it is polled is timing, left out with --ignore."""
+    recording = tmp_path / "task.jsonl"
+    server = stdio_command("--era", era, "--page-ms", "1")
+    result = cli(server, "--record", recording, "tool", "call", "render_report", "quarter=Q3", "pages=2", "--task",
+                 "--wait")
+    assert result.code == 0, result
+    replayed = cli(server, "replay", recording, "--format", "json", "--ignore", "/result/status",
+                   "--ignore", "/result/statusMessage", "--ignore", "/result/result")
+    assert replayed.code == 0, replayed
+    methods = [r["method"] for r in replayed.json()["requests"]]
+    assert "tools/call" in methods and "tasks/get" in methods, methods
+    assert all(r["same"] for r in replayed.json()["requests"]), replayed
