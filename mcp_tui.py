@@ -5466,6 +5466,7 @@ class RecordedResponder:
     def __init__(self, answers, notice):
         self.answers = {method: list(outcomes) for method, outcomes in answers.items()}
         self.declined = notice
+        self.roots = []  # as InputResponder has (a session adds a keeper's to it); roots/list is answered as recorded
         self._lock = threading.Lock()
 
     def answer(self, method, params, server_name):

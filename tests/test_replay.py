@@ -180,3 +180,14 @@ def test_a_replayed_task_is_followed_by_its_new_id(cli, tmp_path, era):
     methods = [r["method"] for r in replayed.json()["requests"]]
     assert "tools/call" in methods and "tasks/get" in methods, methods
     assert all(r["same"] for r in replayed.json()["requests"]), replayed
+
+
+def test_record_and_replay_through_a_kept_session(cli, tmp_path):
+    opened = cli("session", "open", "kept", stdio_command())
+    assert opened.code == 0, opened
+    recording = tmp_path / "kept.jsonl"
+    result = cli("@kept", "--record", recording, "tool", "call", "echo", "message=hello")
+    assert result.code == 0, result
+    assert any(line.get("message", {}).get("method") == "tools/call" for line in recorded(recording))
+    replayed = cli("@kept", "replay", recording)
+    assert (replayed.code, replayed.out) == (0, "2 requests: 2 same, 0 different\n"), replayed
