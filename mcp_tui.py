@@ -4131,6 +4131,9 @@ def check_snapshot(value, where):
     if value["snapshotFormat"] > SNAPSHOT_FORMAT:
         raise UsageError("%s is a snapshot of format %d; this mcp-tui reads format %d" % (
             where, value["snapshotFormat"], SNAPSHOT_FORMAT))
+    for key in ("server", "capabilities"):
+        if not isinstance(value.get(key, {}), dict):
+            raise UsageError("%s: %r must be an object" % (where, key))
     for kind, key, _ in SURFACE_KINDS:
         items = value.get(kind, [])
         if not isinstance(items, list) or not all(isinstance(i, dict) and isinstance(i.get(key), str) for i in items):
@@ -4314,7 +4317,7 @@ class SurfaceDiff:
 
     def compare_prompts(self, old, new, path):
         self.compare_words(old, new, path, ("title", "description"))
-        old_args, new_args = prompt_arguments(old), prompt_arguments(new)
+        old_args, new_args = [prompt_arguments(p) if isinstance(p.get("arguments"), list) else [] for p in (old, new)]
         old_by_name = {a.get("name"): a for a in old_args if isinstance(a, dict)}
         new_by_name = {a.get("name"): a for a in new_args if isinstance(a, dict)}
         for name in sorted(set(old_by_name) | set(new_by_name), key=str):
@@ -5424,6 +5427,8 @@ class Recording:
             if not isinstance(message, dict) or direction not in ("in", "out"):
                 raise UsageError("%s: line %d is not a recorded message" % (where, number))
             method, message_id = message.get("method"), message.get("id")
+            if not isinstance(message_id, (str, int, type(None))):  # not a JSON-RPC id: not an exchange
+                continue
             params = message.get("params") if isinstance(message.get("params"), dict) else {}
             if direction == "out" and isinstance(method, str) and message_id is not None:
                 self.client_methods.add(method)
@@ -5443,6 +5448,13 @@ class Recording:
             elif direction == "out" and method is None and message_id in server_requests:
                 self.answers.setdefault(server_requests.pop(message_id), []).append(response_outcome(message))
         self.exchanges = [exchange for exchange in self.exchanges if exchange["response"] is not None]
+        self.tools = {}  # the tools the recording listed, by name: a replayed call sends their x-mcp-header headers
+        for exchange in self.exchanges:
+            result = exchange["response"].get("result") if exchange["method"] == "tools/list" else None
+            listed = result.get("tools") if isinstance(result, dict) else None
+            for tool in listed if isinstance(listed, list) else ():
+                if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                    self.tools[tool["name"]] = tool
 
     def note_input_answers(self, exchange, params):
         """2026-07-28: the answers to an input_required round travel in the next round's params."""
@@ -5561,10 +5573,12 @@ def replay(session, recording, ignored, on_compared):
         declare_tasks = TASKS_EXTENSION in ((capabilities.get("extensions") or {}) if isinstance(
             capabilities, dict) else {})
         recorded = comparable(exchange["response"], ignored)
+        tool = recording.tools.get(params.get("name")) if exchange["method"] == "tools/call" else None
         deadline = time.monotonic() + session.timeout
         while True:
             try:
-                outcome = {"result": session.request(exchange["method"], params, declare_tasks=declare_tasks)}
+                result = session.request(exchange["method"], params, declare_tasks=declare_tasks, tool=tool)
+                outcome = {"result": result}
             except RpcError as exc:
                 outcome = {"error": exc.error}
             found = differences(recorded, comparable(outcome, ignored))

@@ -191,3 +191,16 @@ def test_record_and_replay_through_a_kept_session(cli, tmp_path):
     assert any(line.get("message", {}).get("method") == "tools/call" for line in recorded(recording))
     replayed = cli("@kept", "replay", recording)
     assert (replayed.code, replayed.out) == (0, "2 requests: 2 same, 0 different\n"), replayed
+
+
+def test_a_replayed_call_sends_the_recorded_tools_parameter_headers(cli, start_server, tmp_path):
+    """2026-07-28 over HTTP: weather's region travels as Mcp-Param-Region too, as the tool
+    list says; the replay takes the list from the recording and sends it again."""
+    server = start_server()
+    recording = tmp_path / "weather.jsonl"
+    result = cli("--url", server.url, "--record", recording, "tool", "call", "weather", "region=north")
+    assert result.code == 0, result
+    replayed = cli("--url", server.url, "replay", recording)
+    assert (replayed.code, replayed.out) == (0, "2 requests: 2 same, 0 different\n"), replayed
+    calls = [r for r in server.records() if r["message"].get("method") == "tools/call"]
+    assert [r["http"]["headers"].get("mcp-param-region") for r in calls] == ["north", "north"], calls
