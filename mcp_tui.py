@@ -11213,7 +11213,8 @@ def list_rows(canvas, top, height, selection, count, style):
 class TextField:
     """One line of text, edited as in readline. The schema decides what it becomes
     (coerce_value), so numbers, booleans, arrays and objects typed as JSON all arrive as
-    their JSON types. Object, array and untyped (JSON) fields keep pasted newlines."""
+    their JSON types. Object, array and untyped (JSON) fields keep pasted newlines. A field
+    whose schema allows null is empty (left out) until the user sets it; ^N sends JSON null."""
 
     def __init__(self, key, label, schema=None, required=False, text="", placeholder=None, description=None):
         self.key, self.label, self.required = key, label, required
@@ -11223,8 +11224,13 @@ class TextField:
         self.description = description if description is not None else self.schema.get("description")
         types = schema_types(self.schema) if schema is not None else ["string"]
         self.multiline = not types or "object" in types or "array" in types
+        self.nullable = "null" in types
+        self.null = False  # the user chose JSON null (^N), which the text cannot say for a string
 
     def set_text(self, text):
+        """``None``: JSON null (what state() reports for a field set to null)."""
+        self.null = text is None
+        text = text or ""
         self.text, self.cursor = text, len(text)
 
     def insert(self, text):
@@ -11254,6 +11260,13 @@ class TextField:
 
     def on_key(self, key):
         text, cursor = self.text, self.cursor
+        if key == "^N" and self.nullable:
+            self.set_text(None if not self.null else "")
+            return True
+        if self.null and (len(key) == 1 or key in ("BACKSPACE", "DELETE", "^D", "^U", "^W", "M-BACKSPACE")):
+            self.null = False  # typing replaces the null
+            if len(key) != 1:
+                return True
         if len(key) == 1:
             self.text, self.cursor = text[:cursor] + key + text[cursor:], cursor + 1
         elif key == "BACKSPACE" and cursor:
@@ -11287,6 +11300,8 @@ class TextField:
 
     def value(self):
         """(present, value); raises UsageError when the text is not what the schema wants."""
+        if self.null:
+            return True, None
         if not self.text:
             return False, None
         return True, coerce_value(self.text, self.schema, self.label)
@@ -11294,9 +11309,14 @@ class TextField:
     def hint(self):
         lines = self.text.count("\n")
         kind = type_hint(self.schema) + ("  %d lines" % (lines + 1) if lines else "")
+        if self.nullable:
+            kind += "  ^N null" if not self.null else "  ^N clears the null"
         return join_hint(kind, self.description, self.schema)
 
     def draw(self, canvas, focused, style):
+        if self.null:
+            canvas.put(0, 0, "null (JSON null)", style.reverse if focused else style.bold)
+            return
         shown = self.text.replace("\n", "\u21b5")  # a kept newline shows as a return arrow
         if not focused:
             canvas.put(0, 0, shown or self.placeholder, 0 if self.text else style.dim)
@@ -11485,7 +11505,7 @@ class FieldList:
 
     def state(self):
         """What the user set, to tell an edited form from an untouched one."""
-        return [(item.text if isinstance(item, TextField) else item.index if isinstance(item, ChoiceField)
+        return [((None if item.null else item.text) if isinstance(item, TextField) else item.index if isinstance(item, ChoiceField)
                  else list(item.ticked)) for item in self.fields()]
 
     def restore(self, state):
@@ -11599,7 +11619,8 @@ def field_for(key, label, prop, required):
         return ChoiceField(key, label, [(True, "true"), (False, "false")], prop, required, default, has_default)
     if types == ["array"] and choice_options(prop.get("items") if isinstance(prop.get("items"), dict) else {}):
         return MultiChoiceField(key, label, choice_options(prop["items"]), prop, required, default)
-    text = "" if not has_default else default if isinstance(default, str) else json.dumps(default)
+    # a null default means "left out": the field starts empty, never as the text "null"
+    text = "" if default is None else default if isinstance(default, str) else json.dumps(default)
     return TextField(key, label, prop, required, text=text)
 
 
