@@ -5521,6 +5521,12 @@ class Authorizer:
         for secret in settings.secrets():
             self._mask(secret)
 
+    def try_again(self):
+        """The user asks to connect again (the TUI's Ctrl+R): a failure of an earlier attempt,
+        such as a cancelled authorization, no longer stands for the next request."""
+        with self._lock:
+            self._failure = None
+
     def granted(self):
         """The token in use (a copy, for the views to mask), or None before authorization."""
         with self._lock:
@@ -8818,12 +8824,14 @@ class Tui:
         screen; otherwise (a reconnect) the screens stay and refresh."""
         if self.attempt is not None:
             self.attempt.abandon()
+        if spec.auth is not None:
+            spec.auth.try_again()  # a cancelled authorization asks again, not fails at once
         responder = TuiResponder(self, self.stubs[0], self.stubs[1], self.roots)
         attempt = self.attempt = ConnectAttempt()
 
         def work():
             session = connect(spec, self.opts, responder, self.log, tell=lambda text: self.post(self.say, text),
-                              browser_step=lambda step: self.post(self.open, AuthorizeScreen(self, step)),
+                              browser_step=lambda step: self.post(self.authorize, step),
                               started=attempt.started)
             if attempt.abandoned:
                 session.close()
@@ -8837,6 +8845,11 @@ class Tui:
                 on_failure(exc, getattr(exc, "stderr_lines", []))
 
         attempt.thread = self.spawn(work, lambda session: self.connected(session, attempt, fresh), failed)
+
+    def authorize(self, step):
+        """The browser step of OAuth: its screen, and the status line says what is awaited."""
+        self.open(AuthorizeScreen(self, step))
+        self.say("Waiting for the authorization at %s (Esc cancels) ..." % clean(step.host))
 
     def cancel_connect(self):
         """Esc while connecting: give up the attempt (its server is stopped) and stay."""
@@ -9355,7 +9368,8 @@ class ConnectScreen(FieldScreen):
     def hints(self):
         if self.running:
             return "Esc cancel the attempt  F12 debug"
-        return "Tab/arrows move  Enter/^X connect  F12 debug  Esc %s" % ("back" if self.stacked() else "quit")
+        return "Tab/arrows move  Enter/^X connect%s  F12 debug  Esc %s" % (
+            "  ^R retry" if self.attempted is not None else "", "back" if self.stacked() else "quit")
 
     def stacked(self):
         """Opened from the main screen (C), over a session that stays until a new one opens."""
@@ -9365,12 +9379,16 @@ class ConnectScreen(FieldScreen):
         if key == "ESC" and self.running:
             self.cancel()
             return True
+        if key == "^R" and not self.running and self.attempted is not None:
+            self.connect(self.attempted)  # the last attempt again (an authorization asks again)
+            return True
         return FieldScreen.on_key(self, key)
 
     def help_lines(self):
         return ["Type a URL or a stdio command line, pick the transport and protocol version, add headers",
                 "('Name: value'), then Enter on Connect (or ^X anywhere). Servers found in --config and in",
-                "the Claude Desktop, VS Code and .mcp.json files are listed as buttons: Enter connects."]
+                "the Claude Desktop, VS Code and .mcp.json files are listed as buttons: Enter connects.",
+                "^R tries the last attempt again (a cancelled authorization asks again)."]
 
     def cancel(self):
         if self.running:
@@ -10717,6 +10735,8 @@ class AuthorizeScreen(TextScreen):
     def draw(self, canvas):
         if self.step.finished:
             self.app.post(self.app.close_screen, self)
+            if self.app.status.startswith("Waiting for the authorization"):
+                self.app.say("Authorization received.")  # the wait is over (a connect then says more)
         self.view.set_text("The server needs authorization at %s.\n\nA browser was sent to this URL; open it "
                            "yourself if none appeared:\n%s\n\nWaiting %ds for the authorization..." % (
                                clean(self.step.host), clean(self.step.url), int(self.step.seconds_left())),
