@@ -4540,6 +4540,18 @@ class TaskLedger:
                    if (entry.get("session") or {}).get("id") == session_id and "unknownSince" not in entry
                    and not entry.get("fetched") and entry.get("status") != "cancelled")
 
+    def session_to_resume(self, task_id, spec):
+        """The recorded HTTP session a task lives in, for a connection to ``spec`` to resume
+        (same server only), or None: none recorded, another server, or mcp-tui ended that
+        session once the outcomes it was kept for were fetched."""
+        record = self.lookup(task_id)
+        recorded = (record or {}).get("session")
+        if not recorded or spec.kind != "http" or spec.ledger_record().get("url") != record["connection"].get("url"):
+            return None
+        if record.get("fetched") and self.live_tasks_in(recorded.get("id")) == 0:
+            return None
+        return recorded
+
     def recorded_for(self, spec):
         """(fingerprint, entry) of the recorded tasks of one connection, newest first."""
         record = spec.ledger_record()
@@ -8116,12 +8128,9 @@ class TaskCommands:
         if spec is None:
             raise UsageError("no server given, and the task ledger does not know this task",
                              hint="pass the connection (a stdio command, --url or --config)")
-        recorded = (record or {}).get("session")
-        if recorded and record.get("fetched") and self.ledger.live_tasks_in(recorded.get("id")) == 0:
-            recorded = None  # mcp-tui ended that session once the outcomes it was kept for were fetched
-        same_server = record is not None and spec.ledger_record().get("url") == record["connection"].get("url")
+        recorded = self.ledger.session_to_resume(task_id, spec) if record is not None else None
         try:
-            session = self.cli.connect(spec, recorded if recorded and same_server and spec.kind == "http" else None)
+            session = self.cli.connect(spec, recorded)
         except ConnectionFailed as exc:
             if spec.kind == "session" and self.cli.spec is None:  # the ledger sent us there
                 exc.hint = ("the session that kept this task's server has ended (after its result was fetched or "
@@ -8463,6 +8472,7 @@ class Tui:
         self.subscriptions = {}  # resource URI -> its ChangeWatch (None while it is being set up)
         self.changed = set()  # subscribed resources the server changed since they were last read
         self.tool_screens = {}  # tool name -> its ToolScreen, kept for the session
+        self.resumed_sessions = []  # earlier runs' HTTP sessions resumed for their tasks (o on the tasks screen)
         self.exit_code = None
 
     # -- the loop -------------------------------------------------------------------------
@@ -8492,6 +8502,7 @@ class Tui:
                 self.attempt.abandon(wait=True)  # a server being started must not outlive the app
             if self.session is not None:
                 self.session.close()
+            self.close_resumed_sessions()
         return self.exit_code
 
     def prepare_terminal(self):
@@ -8870,6 +8881,7 @@ class Tui:
             # Kept, the tasks screen would poll and cancel them here, sending their IDs (which a
             # server may use as bearer tokens) to a server that never made them.
             self.task_book = TaskBook()
+            self.close_resumed_sessions()
         self.tasks = tasks_for(session)
         session.observers.append(lambda message: self.post(self.on_notification, message))
         homes = [screen for screen in self.stack if isinstance(screen, MainScreen)]
@@ -8950,6 +8962,29 @@ class Tui:
             self.ledger.note_status(task.task_id, task.status)  # a finished task no longer holds its session
         if changed and row.following:
             self.say("Task %s: %s" % (short_task_id(task.task_id), task.status_line()))
+
+    def tasks_holding(self, task_id):
+        """(On a worker.) The tasks of the session a task lives in: the HTTP session of an
+        earlier run that the ledger recorded for it, resumed as `task get` resumes it, when
+        that is not this session; else this session's."""
+        session, ledger = self.session, self.ledger
+        recorded = ledger.session_to_resume(task_id, session.spec) if ledger is not None else None
+        if recorded is None or recorded.get("id") == (session.session_record() or {}).get("id"):
+            return self.tasks
+        responder = TuiResponder(self, self.stubs[0], self.stubs[1], self.roots)
+        resumed = connect(session.spec, self.opts, responder, self.log, resume=recorded)
+        self.resumed_sessions.append(resumed)
+        return tasks_for(resumed)
+
+    def close_resumed_sessions(self):
+        """A resumed session stays on the server while the ledger holds a task that needs it."""
+        sessions, self.resumed_sessions = self.resumed_sessions, []
+        for session in sessions:
+            try:
+                session.keep_alive(self.ledger.live_tasks_in(session.session_record()["id"]) > 0)
+            except (OSError, McpTuiError, TypeError):
+                session.keep_alive(True)
+            threading.Thread(target=session.close, daemon=True).start()
 
     # -- input requests from the server (called on other threads) --------------------------
 
@@ -9048,6 +9083,11 @@ class TaskRow:
         self.following = False
         self.result = None
         self.failure = None
+        self.tasks = None  # the TaskForm of a resumed session the task lives in; None: the app's
+
+
+def row_tasks(app, row):
+    return row.tasks or app.tasks
 
 
 class TaskBook:
@@ -9100,7 +9140,7 @@ class TaskFollower:
             app.say("Already following task %s." % short_task_id(task_id) if row else "Unknown task.")
             return
         row.following = True
-        tasks = app.tasks
+        tasks = row_tasks(app, row)
         deadline = time.monotonic() + app.opts.timeout
         reporter = StatusReporter(None, last_status, on_view=lambda task: app.post(app.task_seen, task))
 
@@ -10427,16 +10467,17 @@ class TasksScreen(Screen):
         support = tasks.support() if tasks else None
         if support is None or self.refreshing:
             return
-        known = [task_id for task_id, row in self.app.task_book.rows.items() if not row.task.terminal]
+        known = [(task_id, row_tasks(self.app, row)) for task_id, row in self.app.task_book.rows.items()
+                 if not row.task.terminal]
         self.refreshing = True
 
         def work():
             found = tasks.list() if support.methods.get("tasks/list") else []
             listed = set(task.task_id for task in found)
-            for task_id in known:
+            for task_id, holder in known:
                 if task_id not in listed:
                     try:
-                        found.append(tasks.get(task_id))
+                        found.append(holder.get(task_id))
                     except RpcError:
                         pass  # expired or unknown: the row keeps what was last seen
             return found
@@ -10516,7 +10557,7 @@ def ask_to_cancel(app, row):
 
 
 def cancel_task(app, row):
-    tasks, task_id = app.tasks, row.task.task_id
+    tasks, task_id = row_tasks(app, row), row.task.task_id
     app.say("Cancelling task %s ..." % short_task_id(task_id))
 
     def work():
@@ -10567,7 +10608,7 @@ class TaskDetailScreen(Screen):
 
     def fetch(self):
         """tasks/get, and the result too once the task has ended."""
-        tasks, row = self.app.tasks, self.row
+        tasks, row = row_tasks(self.app, self.row), self.row
         task_id = row.task.task_id
 
         def done(task):
@@ -10591,15 +10632,25 @@ def open_task_screen(app):
         if not task_id:
             app.say("Type or paste a task ID.", True)
             return False
-        tasks = app.tasks
         app.say("Getting task %s ..." % short_task_id(task_id))
-        app.spawn(lambda: tasks.get(task_id), opened)
+        app.spawn(lambda: get(task_id), opened)
         return False
 
-    def opened(task):
+    def get(task_id):
+        """tasks/get where the task lives (a session of an earlier run is resumed), and the
+        tool the ledger recorded for it."""
+        tasks = app.tasks_holding(task_id)
+        recorded = app.ledger.lookup(task_id) if app.ledger is not None else None
+        return tasks, tasks.get(task_id), (recorded or {}).get("tool")
+
+    def opened(found):
+        tasks, task, tool = found
         app.task_seen(task)
+        row = app.task_book.rows[task.task_id]
+        row.tool = row.tool or tool or ""  # not "(listed by the server)": the ledger knows it
+        row.tasks = tasks if tasks is not app.tasks else row.tasks
         app.close_screen(screen)
-        app.open(TaskDetailScreen(app, app.task_book.rows[task.task_id]))
+        app.open(TaskDetailScreen(app, row))
         app.say("Task %s: %s" % (short_task_id(task.task_id), task.status_line()))
 
     screen = LineScreen(app, "Open a task", "The ID of a task on this server (from an earlier run, or another "

@@ -41,3 +41,30 @@ def test_a_null_default_is_left_out_and_ctrl_n_sends_json_null(tui, tmp_path):
     screen.type("null")
     screen.send("ctrl-x")
     screen.wait_for('Got {"note": "null", "text": "hi"}')
+
+
+@needs_pty
+def test_a_session_bound_task_from_an_earlier_cli_run_opens_with_its_tool(cli, start_server, state_dir):
+    """--fidelity keeps 2025-11-25 tasks per HTTP session, as the everything server does: the
+    TUI resumes the session the ledger recorded, as `task get` does."""
+    from taskhelpers import created_task
+    from tui_helpers import TuiSession
+
+    pytest.importorskip("pyte")
+    server = start_server("--fidelity")
+    legacy = ["--url", server.url, "--protocol-version", "2025-11-25"]
+    task_id = created_task(cli(*legacy, "tool", "call", "render_report", "quarter=Q2", "pages=1", "--task"))
+    screen = TuiSession(legacy, env={"MCP_TUI_STATE_DIR": str(state_dir)}, **SMALL)
+    try:
+        screen.wait_for("Tools (")
+        screen.send("T")
+        screen.wait_all("TOOL / TASK", "From earlier runs")
+        screen.send("o")
+        screen.wait_for("Open a task")
+        screen.paste(task_id)
+        screen.send("ctrl-x")
+        screen.wait_all("Status:   ", "Tool:     render_report")
+        assert "Task not found" not in screen.text()
+        screen.wait_for("Q2 revenue: $4.6M")  # its result, fetched in that session
+    finally:
+        screen.close()
