@@ -6698,15 +6698,22 @@ def config_paths(opts):
 def known_servers(opts):
     servers = []
     for path in config_paths(opts):
-        try:
-            with open(path, "r", encoding="utf-8") as handle:
-                data = load_jsonc(handle.read())
-        except (OSError, ValueError):
-            continue  # missing or not JSON: nothing to offer from it
-        entries = config_entries(data)
-        if isinstance(entries, dict):
-            servers += [ConfigServer(name, path, entry) for name, entry in entries.items() if isinstance(entry, dict)]
+        servers += config_file_servers(path) or []
     return servers
+
+
+def config_file_servers(path):
+    """The servers a config file lists, or None when it is not one (missing, not JSON, no
+    server entries)."""
+    try:
+        with open(path, "r", encoding="utf-8") as handle:
+            data = load_jsonc(handle.read())
+    except (OSError, ValueError):
+        return None
+    entries = config_entries(data)
+    if not isinstance(entries, dict):
+        return None
+    return [ConfigServer(name, path, entry) for name, entry in entries.items() if isinstance(entry, dict)]
 
 
 def shell_word(word):
@@ -9395,7 +9402,11 @@ class ConnectScreen(FieldScreen):
                                     default=spec.protocol if spec else opts.protocol)
         self.headers = [TextField("header%d" % i, "Header", placeholder="Name: value",
                                   text="%s: %s" % headers[i] if i < len(headers) else "") for i in range(3)]
-        self.known = known_servers(opts)
+        self.list_servers(known_servers(opts))
+
+    def list_servers(self, servers):
+        """The form's fields, then Connect, then a button for each server from config files."""
+        self.known = servers
         buttons = [Button("Connect", self.submit)]
         buttons += [Button("%s (%s)" % (server.name, server.source), self.choose(server), row_of_its_own=True)
                     for server in self.known]
@@ -9422,12 +9433,17 @@ class ConnectScreen(FieldScreen):
         if key == "^R" and not self.running and self.attempted is not None:
             self.connect(self.attempted)  # the last attempt again (an authorization asks again)
             return True
+        focused = self.field_list.items[self.field_list.focus]
+        if key == "ENTER" and not isinstance(focused, Button):
+            self.submit()  # as the footer says: Enter connects from any field
+            return True
         return FieldScreen.on_key(self, key)
 
     def help_lines(self):
         return ["Type a URL or a stdio command line, pick the transport and protocol version, add headers",
-                "('Name: value'), then Enter on Connect (or ^X anywhere). Servers found in --config and in",
-                "the Claude Desktop, VS Code and .mcp.json files are listed as buttons: Enter connects.",
+                "('Name: value'), then Enter (or ^X) anywhere in the form connects. Servers found in --config and",
+                "in the Claude Desktop, VS Code and .mcp.json files are listed as buttons: Enter connects.",
+                "A config file's path typed into Server lists that file's servers instead.",
                 "^R tries the last attempt again (a cancelled authorization asks again)."]
 
     def cancel(self):
@@ -9463,12 +9479,35 @@ class ConnectScreen(FieldScreen):
     def submit(self):
         if self.running:
             return
+        servers = self.config_file_typed()
+        if servers is not None:
+            self.open_config_file(servers)
+            return
         try:
             spec = self.spec_from_fields()
         except McpTuiError as exc:
-            self.app.say(describe_failure(exc), True)
+            self.app.say(in_connect_words(describe_failure(exc)), True)
             return
         self.connect(spec)
+
+    def config_file_typed(self):
+        """The servers of a config file typed (or pasted) into Server, which is no program to
+        run; None when Server holds something else."""
+        text = self.target.text.strip()
+        path = os.path.expanduser(text[1:-1] if text[:1] == text[-1:] and text[:1] in "'\"" else text)
+        if not text or not os.path.isfile(path) or (os.access(path, os.X_OK) and not path.endswith(".json")):
+            return None
+        return config_file_servers(path)
+
+    def open_config_file(self, servers):
+        path = servers[0].path if servers else self.target.text.strip()
+        self.list_servers(servers)
+        if servers:
+            self.field_list.focus = len(self.field_list.fields()) + 1  # past Connect: the first server
+            self.app.say("%d server%s in %s: Enter on one connects." % (len(servers), "" if len(servers) == 1 else "s",
+                                                                        path))
+        else:
+            self.app.say("%s is a config file that lists no servers." % path, True)
 
     def connect(self, spec=None, resume=None):
         """Open a session (or, with ``resume``, continue a recorded legacy HTTP one)."""
@@ -9489,9 +9528,9 @@ class ConnectScreen(FieldScreen):
         schemeless = self.attempted.kind == "stdio" and re.match(HOST_PORT_PATH, self.target.text.strip())
         if schemeless:
             lines[1:1] = ["", "A URL needs its scheme: did you mean %s?" % url]
-        self.output.set_text("\n".join(lines))
+        self.output.set_text(in_connect_words("\n".join(lines)))
         self.app.say("Could not connect: did you mean %s? (a URL needs http://)" % url if schemeless
-                     else "Could not connect: %s" % describe_failure(exc), True)
+                     else in_connect_words("Could not connect: %s" % describe_failure(exc)), True)
 
     def spec_from_fields(self):
         text = self.target.text.strip()
@@ -9501,6 +9540,12 @@ class ConnectScreen(FieldScreen):
         base = self.base_spec
         if not text:
             raise UsageError("enter a URL or a command line")
+        url = text.startswith(("http://", "https://"))
+        if url and transport == "stdio":
+            raise UsageError("Transport stdio starts a command line; Server holds a URL: choose Transport auto, "
+                             "http or sse")
+        if not url and transport in ("http", "sse"):
+            raise UsageError("Transport %s needs a URL (http://...) in Server" % transport)
         if base is not None and text == base.describe():
             kind = transport if base.kind != "stdio" and transport in ("http", "sse") else base.kind
             secrets = {n: v for n, v in base.headers.items() if secret_header(n)}
@@ -9508,6 +9553,20 @@ class ConnectScreen(FieldScreen):
                                   headers=dict(secrets, **headers), protocol=protocol)
         env = dict(parse_env_option(e) for e in self.app.opts.env)
         return build_spec(text, transport, protocol, headers, env, self.app.opts.cwd)
+
+
+CONNECT_WORDS = ((r"leave out --transport sse", "choose Transport auto"), (r"try --transport sse", "choose Transport sse"),
+                 (r"--transport (\w+)", r"Transport \1"), (r"drop --protocol-version", "choose Protocol auto"),
+                 (r"try --protocol-version", "choose Protocol"), (r"--protocol-version", "Protocol"),
+                 (r"--header", "Header"), (r"--url", "Server"), (r"--env", "the environment"))
+
+
+def in_connect_words(text):
+    """A message written for the command line, in the connect screen's words: its fields, not
+    the CLI's options."""
+    for pattern, words in CONNECT_WORDS:
+        text = re.sub(pattern, words, text)
+    return text
 
 
 class MainScreen(Screen):
