@@ -3769,32 +3769,89 @@ def normalise_elicited(content, schema):
     return out
 
 
-def constraint_problem(value, schema):
-    """What a value breaks among the simple JSON Schema limits the spec's forms use."""
+def constraint_problem(value, schema, depth=0):
+    """What a value breaks among JSON Schema's limits: lengths, patterns, formats (date,
+    date-time, time, email, uri), ranges and item counts, at every depth of an object or
+    array (a nested problem starts with its path: ".zip: at most 99999", "[2].name: ...")."""
+    schema = schema if isinstance(schema, dict) else {}
+    if depth:  # at the top the form's field (or elicited_problems) has checked type and choice
+        types = schema_types(schema)
+        kind = json_type(value)
+        if types and kind not in types and not (kind == "integer" and "number" in types):
+            return "must be %s, not %s" % (" or ".join(a_type(t) for t in types), json.dumps(value))
+        if isinstance(schema.get("enum"), list) and value not in schema["enum"]:
+            return "must be one of %s" % ", ".join(json.dumps(v) for v in schema["enum"])
     if isinstance(value, str):
         if isinstance(schema.get("minLength"), int) and len(value) < schema["minLength"]:
             return "at least %d characters" % schema["minLength"]
         if isinstance(schema.get("maxLength"), int) and len(value) > schema["maxLength"]:
             return "at most %d characters" % schema["maxLength"]
-        if schema.get("format") == "email" and "@" not in value:
-            return "not an email address"
-        if schema.get("format") == "date" and not re.match(r"^\d{4}-\d\d-\d\d$", value):
-            return "not a date (YYYY-MM-DD)"
-        if schema.get("format") == "date-time" and parse_timestamp(value) is None:
-            return "not a date-time (ISO 8601)"
-        if schema.get("format") == "uri" and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:\S", value):
-            return "not a URI"
-    elif is_number(value):
+        if isinstance(schema.get("pattern"), str):
+            try:
+                if not re.search(schema["pattern"], value):
+                    return "does not match the pattern %s" % schema["pattern"]
+            except re.error:
+                pass  # a pattern Python cannot read (ECMA-only syntax): the server checks it
+        return format_problem(value, schema.get("format"))
+    if is_number(value):
         if is_number(schema.get("minimum")) and value < schema["minimum"]:
             return "at least %s" % schema["minimum"]
         if is_number(schema.get("maximum")) and value > schema["maximum"]:
             return "at most %s" % schema["maximum"]
+        if is_number(schema.get("exclusiveMinimum")) and value <= schema["exclusiveMinimum"]:
+            return "more than %s" % schema["exclusiveMinimum"]
+        if is_number(schema.get("exclusiveMaximum")) and value >= schema["exclusiveMaximum"]:
+            return "less than %s" % schema["exclusiveMaximum"]
     elif isinstance(value, list):
         if isinstance(schema.get("minItems"), int) and len(value) < schema["minItems"]:
             return "choose at least %d" % schema["minItems"]
         if isinstance(schema.get("maxItems"), int) and len(value) > schema["maxItems"]:
             return "choose at most %d" % schema["maxItems"]
+        items = schema.get("items")
+        for index, item in enumerate(value if isinstance(items, dict) else ()):
+            problem = constraint_problem(item, items, depth + 1)
+            if problem:
+                return at_path("[%d]" % index, problem)
+    elif isinstance(value, dict):
+        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        required = schema.get("required") if isinstance(schema.get("required"), list) else []
+        missing = [str(key) for key in required if key not in value]
+        if missing:
+            return "missing %s" % ", ".join(missing)
+        for key, item in value.items():
+            problem = constraint_problem(item, properties.get(key), depth + 1) if key in properties else None
+            if problem:
+                return at_path(".%s" % key, problem)
     return None
+
+
+def at_path(where, problem):
+    """A nested problem under ``where`` (a field, ".key" or "[index]"): "address.zip: at most 5"."""
+    return where + (problem if problem.startswith(("[", ".")) else ": " + problem)
+
+
+def format_problem(text, kind):
+    """What a string breaks in a JSON Schema format the forms check (RFC 3339 dates and times,
+    email, URI); None for other formats, which are the server's to check."""
+    import calendar
+
+    if kind == "email" and not re.match(r"^[^@\s]+@[^@\s]+$", text):
+        return "not an email address"
+    if kind == "uri" and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$", text):
+        return "not a URI"
+    if kind not in ("date", "date-time", "time"):
+        return None
+    date = r"(\d{4})-(\d\d)-(\d\d)"
+    clock = r"([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)"
+    pattern = {"date": date, "time": clock, "date-time": date + "[Tt]" + clock}[kind]
+    match = re.match("^%s$" % pattern, text)
+    if match and kind != "time":
+        year, month, day = (int(part) for part in match.groups()[:3])
+        match = match if 1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1] else None
+    if match:
+        return None
+    return {"date": "not a date (YYYY-MM-DD)", "time": "not a time (HH:MM:SS with Z or an offset)",
+            "date-time": "not a date-time (e.g. 2026-07-28T09:30:00Z)"}[kind]
 
 
 def elicited_problems(content, schema):
@@ -11679,7 +11736,7 @@ class FieldList:
             problem = constraint_problem(value, item.schema)
             if problem and required:
                 self.focus_on(item)
-                raise UsageError("%s: %s" % (item.label, problem))
+                raise UsageError(at_path(item.label, problem))
             values[item.key] = value
         return values
 
@@ -11772,7 +11829,7 @@ def choice_options(prop):
 
 
 FORMAT_HINTS = {"email": "email address", "uri": "URI, e.g. https://...", "date": "date YYYY-MM-DD",
-                "date-time": "date-time, e.g. 2026-07-28T09:30:00Z"}
+                "date-time": "date-time, e.g. 2026-07-28T09:30:00Z", "time": "time, e.g. 09:30:00Z"}
 
 
 def type_hint(schema):

@@ -3,6 +3,8 @@
 holds newlines and tabs. Driven in a pseudo-terminal against small stdio servers."""
 import pytest
 
+import mcp_tui
+
 from tui_helpers import needs_pty, one_tool_server, tui  # noqa: F401 (tui: a fixture)
 
 SMALL = {"columns": 80, "rows": 24}
@@ -68,3 +70,54 @@ def test_a_session_bound_task_from_an_earlier_cli_run_opens_with_its_tool(cli, s
         screen.wait_for("Q2 revenue: $4.6M")  # its result, fetched in that session
     finally:
         screen.close()
+
+
+@needs_pty
+def test_formats_and_limits_are_checked_at_every_depth_before_sending(tui, tmp_path):
+    server = one_tool_server(tmp_path, {"name": "ship", "inputSchema": {"type": "object", "properties": {
+        "when": {"type": "string", "format": "date"},
+        "address": {"type": "object", "properties": {"zip": {"type": "integer", "maximum": 99999},
+                                                     "code": {"type": "string", "pattern": "^[A-Z]{2}$"}}}}}},
+        ECHO_ARGUMENTS_HANDLERS)
+    screen = tui(server, **SMALL)
+    open_only_tool(screen, "ship")
+    screen.type("2024-02-30")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "when: not a date (YYYY-MM-DD)" in screen.status_line(), what="February 30 refused")
+    screen.send("ctrl-u")
+    screen.type("2024-02-29")
+    screen.send("tab")
+    screen.paste('{"zip": 100000, "code": "DE"}')
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "address.zip: at most 99999" in screen.status_line(), what="the nested limit")
+    screen.send("ctrl-u")
+    screen.paste('{"zip": 12345, "code": "de"}')
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "address.code: does not match the pattern ^[A-Z]{2}$" in screen.status_line(),
+                    what="the nested pattern")
+    screen.send("ctrl-u")
+    screen.paste('{"zip": 12345, "code": "DE"}')
+    screen.send("ctrl-x")
+    screen.wait_for('Got {"address": {"code": "DE", "zip": 12345}, "when": "2024-02-29"}')
+
+
+@pytest.mark.parametrize("value, schema, problem", [
+    ("2024-13-45", {"format": "date"}, "not a date (YYYY-MM-DD)"),
+    ("2024-02-30", {"format": "date"}, "not a date (YYYY-MM-DD)"),
+    ("2024-02-29", {"format": "date"}, None),
+    ("2024-02-29T24:00:00Z", {"format": "date-time"}, "not a date-time (e.g. 2026-07-28T09:30:00Z)"),
+    ("2024-02-29T09:30:00+02:00", {"format": "date-time"}, None),
+    ("9:30", {"format": "time"}, "not a time (HH:MM:SS with Z or an offset)"),
+    ("09:30:00.5Z", {"format": "time"}, None),
+    ("ada at example.com", {"format": "email"}, "not an email address"),
+    ("no scheme", {"format": "uri"}, "not a URI"),
+    ("abc", {"pattern": "^[a-z]{2}$"}, "does not match the pattern ^[a-z]{2}$"),
+    (5, {"exclusiveMaximum": 5}, "less than 5"),
+    ({"a": {"b": [1, 2, 30]}}, {"properties": {"a": {"properties": {"b": {"items": {"maximum": 9}}}}}},
+     ".a.b[2]: at most 9"),
+    ({"a": {"zip": "x"}}, {"properties": {"a": {"properties": {"zip": {"type": "integer"}}}}},
+     '.a.zip: must be an integer, not "x"'),
+    ({"a": {}}, {"properties": {"a": {"required": ["zip"]}}}, ".a: missing zip"),
+])
+def test_the_shared_checker_knows_formats_and_limits_at_every_depth(value, schema, problem):
+    assert mcp_tui.constraint_problem(value, schema) == problem
