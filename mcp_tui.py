@@ -9331,6 +9331,9 @@ class FieldScreen(Screen):
         if key == "TAB" and self.completer and isinstance(focused, TextField) and self.completer.offered():
             self.completer.complete(focused)
             return True
+        if key == "^E" and isinstance(focused, TextField) and focused.cursor == len(focused.text):
+            self.app.open(TextAreaScreen(self.app, focused))  # ^E at the end of the line: the text area
+            return True
         self.field_list.on_key(key)
         return True  # a form screen owns every key, so letters type (an unknown Alt key does nothing)
 
@@ -10072,6 +10075,124 @@ class ToolScreen(FieldScreen):
         """The status line; a call that ends while its screen is closed names its tool."""
         on_top = self.app.stack and self.app.stack[-1] is self
         self.app.say(text if on_top else "%s: %s" % (self.tool.get("name"), text), error)
+
+
+class TextAreaScreen(Screen):
+    """A field's text in a small editor (^E at the end of a field): Enter breaks the line,
+    Tab and a paste keep their tabs; ^X puts the text back into the field, Esc leaves it as
+    it was (asking first when edited)."""
+
+    def __init__(self, app, field):
+        Screen.__init__(self, app)
+        self.field = field
+        self.text, self.cursor = field.text, len(field.text)
+        self.top = 0
+        self.height = 10  # rows on screen, as last drawn (PgUp/PgDn move by it)
+
+    def title(self):
+        return "Edit: %s" % self.field.label
+
+    def hints(self):
+        return "^X done  Enter new line  Tab tab  arrows move  Esc cancel"
+
+    def help_lines(self):
+        return ["Enter                      a new line (the field keeps it: a string is sent with its newlines)",
+                "Tab                        a tab character; a paste keeps its tabs and newlines",
+                "arrows, Home/End, PgUp/PgDn move; Backspace/Delete remove a character",
+                "^X                         done: the text goes back into the field %s" % self.field.label,
+                "Esc                        cancel (asks first when the text was edited)"]
+
+    def line_start(self, index):
+        return self.text.rfind("\n", 0, index) + 1
+
+    def line_end(self, index):
+        end = self.text.find("\n", index)
+        return len(self.text) if end < 0 else end
+
+    def move_lines(self, count):
+        """Up or down ``count`` lines, to the same column where the line is long enough."""
+        index = self.cursor
+        column = index - self.line_start(index)
+        for _ in range(abs(count)):
+            start = self.line_start(index)
+            if count < 0:
+                if not start:
+                    break
+                index = self.line_start(start - 1)
+            else:
+                end = self.line_end(index)
+                if end == len(self.text):
+                    break
+                index = end + 1
+        self.cursor = min(index + column, self.line_end(index))
+
+    def insert(self, text):
+        self.text = self.text[:self.cursor] + text + self.text[self.cursor:]
+        self.cursor += len(text)
+
+    def on_key(self, key):
+        text, cursor = self.text, self.cursor
+        if key == "^X":
+            self.field.set_text(text)
+            self.field.cursor = len(text)
+            self.app.back()
+        elif key == "ESC":
+            if text != self.field.text:
+                self.app.ask("Discard your edits?", self.app.back)
+            else:
+                self.app.back()
+        elif key == "ENTER":
+            self.insert("\n")
+        elif key == "TAB":
+            self.insert("\t")
+        elif len(key) == 1:
+            self.insert(key)
+        elif key == "BACKSPACE" and cursor:
+            self.text, self.cursor = text[:cursor - 1] + text[cursor:], cursor - 1
+        elif key in ("DELETE", "^D"):
+            self.text = text[:cursor] + text[cursor + 1:]
+        elif key == "LEFT":
+            self.cursor = max(0, cursor - 1)
+        elif key == "RIGHT":
+            self.cursor = min(len(text), cursor + 1)
+        elif key in ("HOME", "^A"):
+            self.cursor = self.line_start(cursor)
+        elif key in ("END", "^E"):
+            self.cursor = self.line_end(cursor)
+        elif key in ("UP", "DOWN", "PGUP", "PGDN"):
+            page = max(1, self.height - 1)
+            self.move_lines({"UP": -1, "DOWN": 1, "PGUP": -page, "PGDN": page}[key])
+        return True  # every other key is the editor's too (nothing behind it may act)
+
+    def on_paste(self, text):
+        self.insert("".join(c for c in text if c in "\n\t" or c >= " "))
+
+    def draw(self, canvas):
+        self.height = canvas.height
+        lines = self.text.split("\n")
+        row = self.text.count("\n", 0, self.cursor)
+        column = self.cursor - self.line_start(self.cursor)
+        self.top = max(min(self.top, row), row - canvas.height + 1)
+        style = self.app.style
+        for line, text in enumerate(lines[self.top:self.top + canvas.height]):
+            shown = text.replace("\t", "\u2192   ")  # a tab shows as an arrow and spaces
+            if self.top + line != row:
+                canvas.put(line, 0, shown)
+                continue
+            before = cells(text[:column].replace("\t", "\u2192   "))
+            start = max(0, before - canvas.width + 2)  # a long line scrolls to keep the cursor seen
+            canvas.put(line, 0, clip_from(shown, start))
+            under = text[column] if column < len(text) else " "
+            canvas.put(line, before - start, "\u2192" if under == "\t" else under, style.reverse)
+
+
+def clip_from(text, start_cell):
+    """``text`` without its first ``start_cell`` cells."""
+    index, used = 0, 0
+    while index < len(text) and used < start_cell:
+        used += cells(text[index])
+        index += 1
+    return text[index:]
 
 
 class PickScreen(Screen):
@@ -11421,10 +11542,12 @@ class TextField:
         self.text, self.cursor = text, len(text)
 
     def insert(self, text):
-        """Pasted text at the cursor: newlines stay in a multi-line field, else become spaces."""
+        """Pasted text at the cursor: newlines stay in a multi-line field, else become spaces;
+        tabs stay (the text area, ^E, shows and edits both)."""
         if not self.multiline:
             text = text.replace("\n", " ")
-        text = "".join(c for c in text if c == "\n" or c >= " ")  # no control characters from a paste
+        text = "".join(c for c in text if c in "\n\t" or c >= " ")  # no other control characters from a paste
+        self.null = False
         self.text = self.text[:self.cursor] + text + self.text[self.cursor:]
         self.cursor += len(text)
 

@@ -121,3 +121,35 @@ def test_formats_and_limits_are_checked_at_every_depth_before_sending(tui, tmp_p
 ])
 def test_the_shared_checker_knows_formats_and_limits_at_every_depth(value, schema, problem):
     assert mcp_tui.constraint_problem(value, schema) == problem
+
+
+@needs_pty
+def test_ctrl_e_opens_a_text_area_that_keeps_newlines_and_tabs(tui, tmp_path):
+    server = one_tool_server(tmp_path, {"name": "jot", "inputSchema": {"type": "object", "properties": {
+        "text": {"type": "string"}}}}, ECHO_ARGUMENTS_HANDLERS)
+    screen = tui(server, **SMALL)
+    open_only_tool(screen, "jot")
+    screen.type("first")
+    screen.send("ctrl-e")  # at the end of the line: the text area
+    screen.wait_all("Edit: text", "^X done  Enter new line")
+    screen.send("enter")
+    screen.type("second")
+    screen.send("tab")
+    screen.type("third")
+    screen.paste("\nfourth\tfifth")
+    screen.wait_all("first", "second\u2192   third", "fourth\u2192   fifth")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Tool: jot" in screen.title_line(), what="back on the form")
+    screen.send("ctrl-x")
+    screen.wait_for('Got {"text": "first\\nsecond\\tthird\\nfourth\\tfifth"}')
+
+
+@needs_pty
+def test_a_tab_pasted_into_a_string_field_is_kept(tui, tmp_path):
+    server = one_tool_server(tmp_path, {"name": "jot", "inputSchema": {"type": "object", "properties": {
+        "text": {"type": "string"}}}}, ECHO_ARGUMENTS_HANDLERS)
+    screen = tui(server, **SMALL)
+    open_only_tool(screen, "jot")
+    screen.paste("a\tb")
+    screen.send("ctrl-x")
+    screen.wait_for('Got {"text": "a\\tb"}')
