@@ -8538,6 +8538,7 @@ class Tui:
         self.tool_screens = {}  # tool name -> its ToolScreen, kept for the session
         self.resumed_sessions = []  # earlier runs' HTTP sessions resumed for their tasks (o on the tasks screen)
         self.exit_code = None
+        log.sinks.append(self.watch_answers)
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -8979,6 +8980,24 @@ class Tui:
             lost = self.session.connection_lost()
             if lost is not None:
                 self.connection_ended(lost)
+
+    def watch_answers(self, entry):
+        """(Any thread.) An answer from the server while the connection counts as lost: an HTTP
+        server that came back (a restarted one gets a new session) is connected again."""
+        if self.disconnected and entry.get("type") == "message" and entry.get("direction") == "in" and entry.get(
+                "kind") in ("response", "error"):
+            self.post(self.server_back)
+
+    def server_back(self):
+        session = self.session
+        if not self.disconnected or session is None or session.spec.kind == "stdio" or session.connection_lost():
+            return
+        self.disconnected = None
+        self.log.event("tui", "the server answers again")
+        for screen in self.stack:
+            if isinstance(screen, MainScreen):
+                screen.reload()
+        self.say("%s answers again; its lists were refreshed." % session.display_name())
 
     def connection_ended(self, exc):
         if self.session is not None and not self.disconnected and self.attempt is None:

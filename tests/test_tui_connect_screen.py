@@ -2,6 +2,7 @@
 from any field, its errors name its fields (not the CLI's options), a transport that does
 not fit the Server field is refused, and a config file typed there lists its servers."""
 import json
+import re
 import sys
 
 from tui_helpers import TESTSERVER, needs_pty, server_command, tui  # noqa: F401 (tui: a fixture)
@@ -72,3 +73,26 @@ def test_a_config_file_typed_into_server_lists_its_servers(tui, tmp_path):
     assert "Errno" not in screen.text()
     screen.send("enter")
     screen.wait_for(lambda t: "Connected to mcp-tui test server" in screen.status_line(), what="connected")
+
+
+@needs_pty
+def test_an_http_server_that_comes_back_clears_disconnected_and_refreshes_the_lists(tui, start_server, tmp_path):
+    """2025-11-25: the restarted server has forgotten the session; the next request starts a
+    new one, and the title and the lists follow."""
+    from conftest import RunningServer
+
+    server = start_server()
+    port = int(server.url.split(":")[2].split("/")[0])
+    screen = tui(server.url, "--protocol-version", "2025-11-25", **SMALL)
+    text = screen.wait_for(lambda t: re.search(r"Tools \((\d+)\)", t), what="the tools listed")
+    before = int(re.search(r"Tools \((\d+)\)", text).group(1))
+    server.stop()
+    screen.wait_for(lambda t: "[disconnected]" in screen.title_line(), what="the loss noticed")
+    again = RunningServer(["--http", "127.0.0.1:%d" % port, "--record", str(tmp_path / "again.jsonl"),
+                           "--big-text", "1"], tmp_path / "again.jsonl")  # one more tool: big_text
+    try:
+        screen.send("p")
+        screen.wait_for(lambda t: "[disconnected]" not in screen.title_line() and "Tools (%d)" % (before + 1) in t,
+                        what="connected again, with the lists refreshed")
+    finally:
+        again.stop()
