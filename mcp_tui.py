@@ -8523,6 +8523,7 @@ class Tui:
         self.stack = []
         self.status = ""
         self.status_is_error = False
+        self.status_screen = None  # the screen on top when the status was said: it goes with that screen
         self.question = None  # (text, on_yes) while a y/n question waits for its key
         self.toast = None  # (text, until): a server log line over the hints, leaving the status alone
         self.session = None
@@ -8638,6 +8639,12 @@ class Tui:
     def say(self, text, error=False):
         self.status = first_line(clean(text)) if text else ""
         self.status_is_error = error
+        self.status_screen = self.stack[-1] if self.stack else None
+
+    def forget_status_of(self, screen):
+        """A closed screen's news does not stay on the status line under the next one."""
+        if self.status_screen is screen and self.question is None:
+            self.say("")
 
     def show_toast(self, text):
         """News from the server for a few seconds over the key hints: the status line keeps
@@ -8719,11 +8726,25 @@ class Tui:
 
     def back(self):
         if len(self.stack) > 1:
-            self.stack.pop()
+            self.forget_status_of(self.stack.pop())
             self.window.clearok(True)  # a new screen is painted whole, not diffed against the old one
             self.stack[-1].on_show()
+        elif self.work_running() and self.question is None:
+            self.ask("%s still running; quit anyway?" % self.work_running(), self.quit)
         else:
-            self.exit_code = EXIT_OK
+            self.quit()
+
+    def quit(self):
+        self.exit_code = EXIT_OK
+
+    def work_running(self):
+        """What quitting would abandon: tool calls under way, and tasks followed here."""
+        calls = sum(1 for screen in self.tool_screens.values() if screen.running and screen.task_id is None)
+        tasks = sum(1 for row in self.task_book.rows.values() if row.following or (
+            row.created_here and not row.task.terminal))
+        parts = (["%d call%s" % (calls, "" if calls == 1 else "s")] if calls else []) + (
+            ["%d task%s" % (tasks, "" if tasks == 1 else "s")] if tasks else [])
+        return " and ".join(parts)
 
     def open(self, screen):
         self.stack.append(screen)
@@ -9659,12 +9680,17 @@ class MainScreen(Screen):
         self.tab = 0
         self.catalogs = {name: Catalog() for name in self.TABS[:3]}
         self.selections = {name: Selection() for name in self.TABS[:3]}
-        self.filter = SearchBar()
+        self.filters = {name: SearchBar() for name in self.TABS}  # each tab its own: a filter stays on its tab
+        self.matches = {}  # tab -> (needle, entries, the entries that match): keys must not filter 10,000 again
         self.detail = TextView("")
         self.detail_entry = None  # the entry the detail pane shows, to scroll back up on a new one
         self.loading = set()  # the lists a reload still waits for
         self.announce = False
         self.server_view = TextView("")
+
+    @property
+    def filter(self):
+        return self.filters[self.TABS[self.tab]]
 
     def title(self):
         return "mcp-tui"
@@ -9743,6 +9769,7 @@ class MainScreen(Screen):
         elif key in ("BTAB", "LEFT", "h"):
             self.tab = (self.tab - 1) % len(self.TABS)
         elif key == "/":
+            self.filter.clear()  # a new filter, not more text behind the last one
             self.filter.active = True
         elif key == "r":
             self.reload(announce=True)
@@ -9766,9 +9793,16 @@ class MainScreen(Screen):
         name = name or self.TABS[self.tab]
         if name == "server":
             return []
-        needle = self.filter.needle()
+        needle = self.filters[name].needle()
         entries = self.catalogs[name].entries
-        return [e for e in entries if needle in e.search_text] if needle else entries
+        if not needle:
+            return entries
+        kept = self.matches.get(name)
+        if kept is None or kept[0] != needle or kept[1] is not entries:
+            narrower = kept is not None and kept[1] is entries and needle.startswith(kept[0])
+            kept = self.matches[name] = (needle, entries, [e for e in (kept[2] if narrower else entries)
+                                                           if needle in e.search_text])
+        return kept[2]
 
     def open_selected(self):
         entries = self.visible_entries()
@@ -10296,10 +10330,12 @@ class HistoryScreen(Screen):
         return "History"
 
     def hints(self):
-        return "Enter the whole call  j/k move  q back"
+        return "Enter the whole call  e edit in the form  r run again  j/k move  q back"
 
     def help_lines(self):
-        return ["j/k, arrows  move          Enter  the call: arguments, duration, status and its result"]
+        return ["j/k, arrows  move          Enter  the call: arguments, duration, status and its result",
+                "e            the tool's form with the call's arguments, to edit and run",
+                "r            run the call again (the same arguments and task mode)"]
 
     def calls(self):
         return list(reversed(self.app.history.calls))
@@ -10310,7 +10346,30 @@ class HistoryScreen(Screen):
             record = calls[self.selection.index]
             self.app.open(TextScreen(self.app, "Call: %s" % record.tool, record.text()))
             return True
+        if key in ("e", "r") and calls:
+            self.load(calls[self.selection.index], run=key == "r")
+            return True
         return self.selection.on_key(key, len(calls))
+
+    def load(self, record, run):
+        """The call's tool form, its arguments and task mode filled in; ``run``: execute it."""
+        homes = [screen for screen in self.app.stack if isinstance(screen, MainScreen)]
+        tools = [e.data for e in homes[0].catalogs["tools"].entries if e.data.get("name") == record.tool] if homes else []
+        if not tools:
+            self.app.say("The server no longer lists the tool %s." % record.tool, True)
+            return
+        self.app.open_tool(tools[0])
+        screen = self.app.stack[-1]
+        if screen.running:
+            self.app.say("%s is still running; ^C cancels it." % record.tool, True)
+            return
+        screen.field_list.fill(record.arguments)
+        screen.task_mode = record.task_mode
+        if run:
+            screen.submit()
+        else:
+            self.app.say("The arguments of the call at %s are in the form: ^X runs it." % clock_time_of(
+                record.started_at))
 
     def draw(self, canvas):
         calls = self.calls()
@@ -11909,8 +11968,8 @@ class FieldList:
             return
         labels = [cells(item.label) for item in self.fields()]
         label_width = min(max(labels) + 3 if labels else 0, max(10, canvas.width // 3))
-        focus_row = places[self.focus][0]
-        self.top = min(self.top, focus_row)
+        focus_row, total = places[self.focus][0], places[-1][0] + 1
+        self.top = min(self.top, focus_row, max(0, total - canvas.height))  # a taller window shows more again
         self.top = max(self.top, focus_row - canvas.height + 1)
         for index, item in enumerate(self.items):
             row, col = places[index][0] - self.top, places[index][1]
@@ -11923,6 +11982,24 @@ class FieldList:
             label = item.label + ("*" if item.required else "")
             canvas.put(row, 0, clip(label, label_width - 1), style.bold if focused else 0)
             item.draw(canvas.sub(row, label_width, 1, canvas.width - label_width), focused, style)
+        for row, shown, text in ((0, self.top > 0, " \u2191 more above "),
+                                 (canvas.height - 1, total - self.top > canvas.height, " \u2193 more below ")):
+            if shown and canvas.height > 1:
+                canvas.put(row, canvas.width - cells(text), text, style.reverse)
+
+    def fill(self, arguments):
+        """Set the fields to ``arguments`` (a call's, from the history); the others are cleared."""
+        for item in self.fields():
+            present, value = item.key in arguments, arguments.get(item.key)
+            if isinstance(item, TextField):
+                item.set_text(None if present and value is None else "" if not present
+                              else value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+            elif isinstance(item, ChoiceField):
+                item.index = next((index for index, (set_, option, _) in enumerate(item.options)
+                                   if set_ == present and (not present or (option == value and type(option) == type(
+                                       value)))), item.index)
+            else:
+                item.ticked = [present and isinstance(value, list) and option in value for option, _ in item.options]
 
 
 def schema_fields(schema, titles):
