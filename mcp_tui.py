@@ -9351,7 +9351,15 @@ class FieldScreen(Screen):
     def hints(self):
         if self.completer and self.completer.offered():
             return "Tab complete  Up/Down move  Enter/^X %s  PgUp/PgDn scroll  Esc back" % self.submit_label.lower()
-        return "Tab/arrows move  Enter/^X %s  PgUp/PgDn scroll  F12 debug  Esc back" % self.submit_label.lower()
+        return "Tab/arrows move  Enter/^X %s  %sPgUp/PgDn scroll  F12 debug  Esc back" % (
+            self.submit_label.lower(), self.field_keys())
+
+    def field_keys(self):
+        """The focused text field's own keys, for the footer: ^E text area, ^N null."""
+        focused = self.field_list.items[self.field_list.focus] if self.field_list.items else None
+        if not isinstance(focused, TextField):
+            return ""
+        return "^E text area  " + ("^N null  " if focused.nullable else "")
 
     def on_key(self, key):
         if self.clean_state is None:
@@ -9970,12 +9978,14 @@ class ToolScreen(FieldScreen):
     def hints(self):
         if self.running:
             return "^C cancel the call  Tab move  PgUp/PgDn result  Esc back (it keeps running)"
-        return "^X execute  ^T task mode  ^Y copy command  Tab move  PgUp/PgDn result  Esc back"
+        return "^X execute  ^T task mode  ^Y copy command  %sTab move  PgUp/PgDn result  Esc back" % self.field_keys()
 
     def help_lines(self):
         return ["Tab/Shift-Tab or Up/Down   move between fields and buttons; Enter moves on, or presses a button",
                 "Left/Right/Space           choose in a choice field; Space ticks in a multi-select",
-                "^X                         execute (required fields are checked first)",
+                "^X                         execute (required fields, formats and limits are checked first)",
+                "^E                         at the end of a text field: a text area (newlines and tabs)",
+                "^N                         on a field whose schema allows null: send JSON null (again: clear)",
                 "^T                         task mode: call the tool as a task and follow it",
                 "^Y                         copy the equivalent mcp-tui command (shell-quoted; OSC 52 clipboard)",
                 "^C, or x on a button       cancel the running call (a task: asks, then tasks/cancel)",
@@ -11319,7 +11329,10 @@ EDITING_HELP = [
     "Ctrl+A / Ctrl+E  start / end of the text        Alt+B / Alt+F  a word back / forward",
     "Ctrl+W, Alt+Backspace  delete the word before   Alt+D  delete the word after",
     "Ctrl+U  delete to the start    Ctrl+K  delete to the end    Ctrl+D, Delete  the character",
-    "A paste goes into the field: a JSON (object/array) field keeps its line breaks, others get spaces.",
+    "Ctrl+E at the end of the text  a text area: Enter a new line, Tab a tab, ^X done, Esc cancel",
+    "Ctrl+N  JSON null, on a field whose schema allows null (empty fields are left out)",
+    "A paste goes into the field: a JSON (object/array) field keeps its line breaks, others get spaces;",
+    "tabs stay.",
     "Esc on an edited form asks before it drops your input (y drops it; any other key keeps it);",
     "so does Ctrl+C, which then quits (Ctrl+C twice quits at once)."]
 
@@ -11330,7 +11343,7 @@ def help_text(screen):
         "", "Everywhere:",
         "F12        debug screen                     Ctrl+R  reconnect to the same server",
         "Ctrl+C     cancel the running call (tool screen), else quit (asks on an edited form)",
-        "q          on the main screen: quit",
+        "q          on the main screen: quit (asks while calls or followed tasks run)",
         "", "Outside forms:",
         "?  help    D  debug    T  tasks    H  call history    C  connection screen (switch server)",
         "p  ping    L  log level    R  roots    Esc / q  back (q types itself in a form)",
