@@ -3830,6 +3830,28 @@ def at_path(where, problem):
     return where + (problem if problem.startswith(("[", ".")) else ": " + problem)
 
 
+def output_schema_problems(tool, structured):
+    """What a result's structuredContent breaks in the tool's outputSchema, as (path,
+    message) pairs ("" is the whole value): missing required properties, and for each
+    property its first wrong type, value, format or limit (constraint_problem's checks)."""
+    schema = tool.get("outputSchema") if isinstance(tool, dict) else None
+    if not isinstance(schema, dict):
+        return []
+    if not isinstance(structured, dict):
+        return [("", "missing structuredContent, which the tool's outputSchema promises" if structured is None
+                 else "must be an object, not %s" % a_json_type(structured))]
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    problems = [("", "missing required property %r" % key) for key in required if key not in structured]
+    for key, value in structured.items():
+        problem = constraint_problem(value, properties[key], 1) if key in properties else None
+        if problem:
+            path, _, message = at_path(str(key), problem).partition(": ") if problem[:1] in "[." else (
+                str(key), "", problem)
+            problems.append((path, message))
+    return problems
+
+
 def format_problem(text, kind):
     """What a string breaks in a JSON Schema format the forms check (RFC 3339 dates and times,
     email, URI); None for other formats, which are the server's to check."""
@@ -10111,9 +10133,17 @@ class ToolScreen(FieldScreen):
     def show_result(self, result, quiet=False):
         self.result = result
         text = clean(render_tool_result(result))
+        problems = [] if result.get("isError") else output_schema_problems(self.tool, result.get("structuredContent"))
+        if problems:  # as the Inspector does: the result is shown, and what breaks the promise above it
+            text = "\n".join(["Structured content does not match the tool's outputSchema:"] + [
+                "  %s: %s" % (path or "(the whole value)", clean(message)) for path, message in problems] + [
+                "", text])
         self.output.set_text(text)
         self.ended("tool error" if result.get("isError") else "ok", text)
-        if not quiet:
+        if problems:
+            self.tell("The result does not match the outputSchema: %s: %s" % (problems[0][0] or "(the whole value)",
+                                                                               problems[0][1]), True)
+        elif not quiet:
             self.tell("The tool reported an error (isError: true)." if result.get("isError")
                       else "Tool executed successfully.", bool(result.get("isError")))
 
