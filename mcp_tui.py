@@ -8866,7 +8866,7 @@ class Tui:
     def draw(self):
         rows, columns = self.window.getmaxyx()
         self.window.erase()
-        canvas = Canvas(self.window, 0, 0, rows, columns, self.curses.error)
+        canvas = Canvas(self.window, 0, 0, rows, columns, self.curses.error, self.style)
         if self.too_small():
             canvas.put(0, 0, "Terminal too small (%dx%d);" % (columns, rows), self.style.bold)
             canvas.put(1, 0, "mcp-tui needs %dx%d. q quits." % (MIN_COLUMNS, MIN_ROWS))
@@ -10138,7 +10138,7 @@ class ToolScreen(FieldScreen):
             text = "\n".join(["Structured content does not match the tool's outputSchema:"] + [
                 "  %s: %s" % (path or "(the whole value)", clean(message)) for path, message in problems] + [
                 "", text])
-        self.output.set_text(text)
+        self.output.set_text(self.with_pictures(result, text))
         self.ended("tool error" if result.get("isError") else "ok", text)
         if problems:
             self.tell("The result does not match the outputSchema: %s: %s" % (problems[0][0] or "(the whole value)",
@@ -10146,6 +10146,33 @@ class ToolScreen(FieldScreen):
         elif not quiet:
             self.tell("The tool reported an error (isError: true)." if result.get("isError")
                       else "Tool executed successfully.", bool(result.get("isError")))
+
+    def with_pictures(self, result, text):
+        """PNG images drawn under their [image: ...] line with half blocks, where the terminal
+        has colours; other images keep the line (^S saves them)."""
+        self.output.pictures = []
+        columns = max(8, min(80, self.app.window.getmaxyx()[1] - 2))
+        for block in result.get("content") or ():
+            if not (isinstance(block, dict) and block.get("type") == "image"):
+                continue
+            line = render_content_block(block).split("\n")[0]
+            raw = base64_bytes(block.get("data", ""))
+            picture = picture_cells(decode_png(raw), columns, 20) if block.get("mimeType") == "image/png" and raw \
+                else None
+            at = text.find(line + "\n") if (line + "\n") in text else text.find(line) if text.endswith(line) else -1
+            if at < 0:
+                continue
+            end = at + len(line)
+            if picture is None or not self.app.style.colours:
+                note = "(not drawn: %s; ^S saves it)" % ("the terminal has no colours" if picture is not None
+                                                        else "only PNG images are drawn")
+                text = text[:end] + "\n" + note + text[end:]
+                continue
+            self.output.pictures.append(picture)
+            marks = "".join("\n%s%d:%d" % (PICTURE_MARK, len(self.output.pictures) - 1, row)
+                            for row in range(len(picture)))
+            text = text[:end] + marks + text[end:]
+        return text
 
     def fail(self, exc):
         FieldScreen.fail(self, exc)
@@ -11499,7 +11526,12 @@ class KeyReader:
 class Style:
     """The attributes the screens use; colour where the terminal has it."""
 
+    FIRST_PICTURE_PAIR = 16  # the pairs below are the screens' own
+
     def __init__(self, curses):
+        self.curses = curses
+        self.colours = 0  # how many the terminal has, once colour is on (pictures need 8 or more)
+        self.pairs = {}  # (foreground, background) colour numbers -> a colour pair made for a picture
         self.bold, self.dim, self.reverse = curses.A_BOLD, curses.A_DIM, curses.A_REVERSE
         self.title = curses.A_REVERSE | curses.A_BOLD
         self.status = curses.A_BOLD
@@ -11515,24 +11547,57 @@ class Style:
                 curses.init_pair(3, curses.COLOR_CYAN, -1)
             except curses.error:
                 return
+            self.colours = curses.COLORS if curses.COLORS >= 8 else 0
             self.title = curses.color_pair(1) | curses.A_BOLD
             self.error = curses.color_pair(2) | curses.A_BOLD
             self.status = curses.color_pair(3)
             self.disconnected = curses.color_pair(2) | curses.A_REVERSE | curses.A_BOLD
+
+    def pair(self, foreground, background):
+        """A colour pair for two RGB colours, made on first use; when the terminal's pairs run
+        out, the nearest pair already made stands in."""
+        key = (terminal_colour(foreground, self.colours), terminal_colour(background, self.colours))
+        if key not in self.pairs:
+            number = self.FIRST_PICTURE_PAIR + len(self.pairs)
+            try:
+                if number >= self.curses.COLOR_PAIRS:
+                    raise self.curses.error("no colour pairs left")
+                self.curses.init_pair(number, key[0], key[1])
+                self.pairs[key] = self.curses.color_pair(number)
+            except (self.curses.error, ValueError, OverflowError):
+                return next(iter(self.pairs.values()), 0)
+        return self.pairs[key]
+
+
+BASIC_COLOURS = ((0, 0, 0), (205, 0, 0), (0, 205, 0), (205, 205, 0), (0, 0, 238), (205, 0, 205), (0, 205, 205),
+                 (229, 229, 229))  # curses' COLOR_BLACK ... COLOR_WHITE, as xterm shows them
+
+
+def terminal_colour(rgb, colours):
+    """The terminal's colour number nearest to ``rgb``: the 6x6x6 cube of a 256-colour
+    terminal, else one of the eight basic colours."""
+    if colours >= 256:
+        return 16 + sum(int(round(channel / 255.0 * 5)) * weight for channel, weight in zip(rgb, (36, 6, 1)))
+    return min(range(8), key=lambda index: sum((a - b) ** 2 for a, b in zip(rgb, BASIC_COLOURS[index])))
 
 
 class Canvas:
     """A rectangle of the window. Every write is clipped to it and cleaned of control
     sequences, so no server string can move the cursor or paint outside its pane."""
 
-    def __init__(self, window, top, left, height, width, error):
+    def __init__(self, window, top, left, height, width, error, style=None):
         self.window, self.top, self.left = window, top, left
         self.height, self.width = max(0, height), max(0, width)
         self.error = error
+        self.style = style
 
     def sub(self, top, left, height, width):
         return Canvas(self.window, self.top + top, self.left + left, min(height, self.height - top),
-                      min(width, self.width - left), self.error)
+                      min(width, self.width - left), self.error, self.style)
+
+    def colour(self, foreground, background):
+        """The attribute for two RGB colours (a picture's cell), as near as the terminal has them."""
+        return self.style.pair(foreground, background) if self.style is not None else 0
 
     def put(self, row, col, text, attr=0):
         if not (0 <= row < self.height and 0 <= col < self.width):
@@ -11556,6 +11621,7 @@ class TextView:
         self.height = 1
         self.total = 0
         self._wrapped = (None, None, [])
+        self.pictures = []  # rows of (top, bottom) RGB cells, drawn where a PICTURE_MARK row says
 
     def set_text(self, text, keep_position=False):
         if text != self.text:  # screens rebuild equal text per draw: keep the rows wrapped for it
@@ -11575,7 +11641,16 @@ class TextView:
         self.height, self.total = max(1, canvas.height), len(rows)
         self.top = max(0, min(self.top, len(rows) - self.height))
         for line, text in enumerate(rows[self.top:self.top + self.height]):
+            if text.startswith(PICTURE_MARK) and self.pictures:
+                self.draw_picture_row(canvas, line, text[len(PICTURE_MARK):])
+                continue
             canvas.put(line, 0, text, attr)
+
+    def draw_picture_row(self, canvas, line, where):
+        picture, row = (int(part) for part in where.split(":"))
+        if picture < len(self.pictures) and row < len(self.pictures[picture]):
+            for col, (top, bottom) in enumerate(self.pictures[picture][row]):
+                canvas.put(line, col, "\u2580", canvas.colour(top, bottom))  # upper half block: top on bottom
 
     def position(self):
         if self.total <= self.height:
@@ -12119,6 +12194,101 @@ def join_hint(kind, description, schema):
 
 
 # -- 8d. Text on a terminal: one row, cells, clipping --------------------------------------
+
+PICTURE_MARK = "\ue000picture "  # a TextView row that stands for a row of a picture (private use: no server text)
+
+
+def decode_png(data, max_pixels=16 << 20):
+    """A PNG's pixels as rows of (r, g, b), alpha blended over black, or None when it is not a
+    PNG this reads (interlaced, damaged, or larger than ``max_pixels``). zlib only."""
+    import struct
+    import zlib
+
+    if not data or data[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    position, header, palette, compressed = 8, None, [], []
+    try:
+        while position + 8 <= len(data):
+            length, kind = struct.unpack(">I4s", data[position:position + 8])
+            body = data[position + 8:position + 8 + length]
+            position += 12 + length
+            if kind == b"IHDR":
+                header = struct.unpack(">IIBBBBB", body)
+            elif kind == b"PLTE":
+                palette = [tuple(body[i:i + 3]) for i in range(0, len(body) - 2, 3)]
+            elif kind == b"IDAT":
+                compressed.append(body)
+            elif kind == b"IEND":
+                break
+        width, height, depth, colour, _, _, interlace = header
+        channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[colour]
+        if interlace or not width or not height or width * height > max_pixels or depth not in (1, 2, 4, 8, 16) \
+                or (depth < 8 and colour not in (0, 3)) or (colour == 3 and not palette):
+            return None
+        stride = (width * channels * depth + 7) // 8
+        raw = zlib.decompressobj().decompress(b"".join(compressed), (stride + 1) * height)
+    except (TypeError, ValueError, KeyError, struct.error, zlib.error):
+        return None
+    if len(raw) < (stride + 1) * height:
+        return None
+    step = max(1, channels * depth // 8)
+    rows, previous = [], bytearray(stride)
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride if kind else 0):
+            left = line[i - step] if i >= step else 0
+            up, corner = previous[i], previous[i - step] if i >= step else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 255
+            elif kind == 2:
+                line[i] = (line[i] + up) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 255
+            elif kind == 4:
+                guess = left + up - corner
+                near = min((abs(guess - left), 0, left), (abs(guess - up), 1, up), (abs(guess - corner), 2, corner))
+                line[i] = (line[i] + near[2]) & 255
+        previous = line
+        rows.append(png_row(line, width, depth, colour, palette))
+    return rows
+
+
+def png_row(line, width, depth, colour, palette):
+    """One unfiltered PNG row as (r, g, b) pixels."""
+    if depth < 8:  # grey or palette indices packed into bytes
+        per_byte = 8 // depth
+        values = [(line[x // per_byte] >> (8 - depth * (x % per_byte + 1))) & ((1 << depth) - 1) for x in range(width)]
+        if colour == 3:
+            return [palette[v] if v < len(palette) else (0, 0, 0) for v in values]
+        return [(v * 255 // ((1 << depth) - 1),) * 3 for v in values]
+    size = depth // 8  # 16-bit samples: the high byte is enough for a terminal
+    samples = line[::size]
+    channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[colour]
+    pixels = []
+    for x in range(width):
+        sample = samples[x * channels:(x + 1) * channels]
+        if colour == 3:
+            pixels.append(palette[sample[0]] if sample[0] < len(palette) else (0, 0, 0))
+            continue
+        rgb = (sample[0],) * 3 if colour in (0, 4) else tuple(sample[:3])
+        alpha = sample[-1] if colour in (4, 6) else 255
+        pixels.append(tuple(c * alpha // 255 for c in rgb))
+    return pixels
+
+
+def picture_cells(pixels, max_columns, max_rows):
+    """Pixels scaled (nearest neighbour) to at most ``max_columns`` by ``max_rows`` cells, two
+    pixel rows a cell (the upper half block's colour over its background): rows of (top,
+    bottom) colours. A tiny image is drawn at least 16 cells wide, to be seen."""
+    if not pixels:
+        return None
+    height, width = len(pixels), len(pixels[0])
+    columns = min(max_columns, max(width, 16))
+    rows = max(1, int(round(columns * height / float(width) / 2)))
+    if rows > max_rows:
+        rows, columns = max_rows, max(1, int(round(max_rows * 2 * width / float(height))))
+    sample = lambda x, y: pixels[min(height - 1, y * height // (rows * 2))][min(width - 1, x * width // columns)]
+    return [[(sample(x, 2 * y), sample(x, 2 * y + 1)) for x in range(columns)] for y in range(rows)]
 
 
 def clean_line(text):
