@@ -11195,29 +11195,58 @@ class SamplingScreen(FieldScreen):
 
     submit_label = "Send"
 
+    STOP_REASONS = ("endTurn", "stopSequence", "maxTokens", "toolUse")
+
     def __init__(self, app, params, server_name, pending):
         FieldScreen.__init__(self, app, "%s asks the model (you review and answer):" % server_name)
         self.pending = pending
-        self.reply = TextField("reply", "Reply", required=True, placeholder="the model's answer")
-        self.field_list = FieldList([self.reply, Button("Send", self.submit), Button("Reject", self.cancel)])
+        self.reply = TextField("reply", "Reply", placeholder="the model's answer (^E: several lines)")
+        self.model = TextField("model", "Model", text="human", placeholder="the model that answered")
+        self.stop = ChoiceField("stopReason", "Stop reason", [(r, r) for r in self.STOP_REASONS], required=True,
+                                default="endTurn")
+        self.whole = TextField("result", "Result", {"type": "object"}, placeholder='or the whole result as JSON: '
+                               '{"content": {"type": "text", "text": "..."}, "model": "...", "stopReason": "..."}')
+        self.field_list = FieldList([self.reply, self.model, self.stop, self.whole, Button("Send", self.submit),
+                                     Button("Reject", self.cancel)])
         self.output.set_text(sampling_text(params))
 
     def title(self):
         return "Sampling request"
 
+    def help_lines(self):
+        return ["Reply, Model, Stop reason  the result sent back: type the reply and ^X (the model is 'human')",
+                "Result                     or the whole result as JSON (content blocks, model, stopReason);",
+                "                           what it leaves out comes from the fields above",
+                "^X send    Esc or Reject   reject the request"]
+
     def hints(self):
-        return "type the reply  ^X send  Esc reject  PgUp/PgDn scroll the request"
+        return "type the reply  %s^X send  Esc reject  PgUp/PgDn scroll the request" % self.field_keys()
 
     def output_heading(self, width):
         heading = "-- Request %s " % self.output.position()
         return heading + "-" * max(0, width - cells(heading))
 
     def submit(self):
-        if not self.reply.text:
-            self.app.say("Type a reply, or choose Reject.", True)
+        result = {"role": "assistant", "content": {"type": "text", "text": self.reply.text},
+                  "model": self.model.text or "human", "stopReason": self.stop.current()}
+        if self.whole.text.strip():  # the whole result, as the Inspector edits it; the fields fill what it leaves out
+            try:
+                whole = load_json_argument(self.whole.text, "Result")
+            except UsageError as exc:
+                self.app.say(exc.message, True)
+                return
+            blocks = whole.get("content") if isinstance(whole, dict) else None
+            if not all(isinstance(block, dict) and isinstance(block.get("type"), str) for block in as_list(blocks)) \
+                    or not blocks:
+                self.field_list.focus_on(self.whole)
+                self.app.say('Result must be a JSON object with "content": a content block (or a list of them), '
+                             'e.g. {"type": "text", "text": "Paris"}', True)
+                return
+            result.update(whole)
+        elif not self.reply.text:
+            self.app.say("Type a reply (or the whole Result), or choose Reject.", True)
             return
-        self.pending.give({"role": "assistant", "content": {"type": "text", "text": self.reply.text},
-                           "model": "human", "stopReason": "endTurn"})
+        self.pending.give(result)
         self.app.close_screen(self)
         self.app.say("Sent the reply to the sampling request.")
 

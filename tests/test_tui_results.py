@@ -125,3 +125,37 @@ def test_png_rows_with_every_filter_type_decode_to_their_pixels():
             + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
     assert mcp_tui.decode_png(data) == [[pixel[:3] for pixel in row] for row in pixels]
     assert mcp_tui.decode_png(data[:40]) is None and mcp_tui.decode_png(b"GIF89a") is None
+
+
+@needs_pty
+def test_a_sampling_reply_is_edited_as_a_whole_result(tui, tmp_path):
+    import json
+
+    from tui_helpers import open_tool, server_command, wait_for_form
+
+    record = tmp_path / "record.jsonl"
+    screen = tui(server_command("--record", record), "--protocol-version", "2025-11-25", columns=120, rows=40)
+    open_tool(screen, "ask_model")  # 2025-11-25: the reply goes back as the response to sampling/createMessage
+    screen.send("ctrl-x")
+    wait_for_form(screen, "Sampling request", "Max tokens: 100")
+    screen.type("Paris")
+    screen.send("tab", "ctrl-u")
+    screen.type("atlas-1")  # the model
+    screen.send("tab", "right")  # stopReason: stopSequence
+    screen.wait_for("< stopSequence >")
+    screen.send("ctrl-x")
+    screen.wait_for("The model said: Paris")
+    answers = [json.loads(line)["message"] for line in record.read_text().splitlines()]
+    sent = [m["result"] for m in answers if isinstance(m.get("result"), dict) and "stopReason" in m["result"]]
+    assert sent[-1] == {"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "atlas-1",
+                        "stopReason": "stopSequence"}
+    screen.send("ctrl-x")  # again, now with the whole result as JSON
+    wait_for_form(screen, "Sampling request", "Max tokens: 100")
+    screen.send("tab", "tab", "tab")
+    screen.paste('{"content": [{"type": "text", "text": "Lyon"}], "stopReason": "maxTokens"}')
+    screen.send("ctrl-x")
+    screen.wait_for("The model said: Lyon")
+    answers = [json.loads(line)["message"] for line in record.read_text().splitlines()]
+    sent = [m["result"] for m in answers if isinstance(m.get("result"), dict) and "stopReason" in m["result"]]
+    assert sent[-1] == {"role": "assistant", "content": [{"type": "text", "text": "Lyon"}], "model": "human",
+                        "stopReason": "maxTokens"}
