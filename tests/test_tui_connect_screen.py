@@ -16,6 +16,17 @@ def connect_screen(tui, **options):
     return screen
 
 
+def refused_with_transport(screen, url, transport, refusal):
+    """``url`` in Server, ``transport`` chosen, Enter: the status line says ``refusal``."""
+    screen.wait_for("Connect to an MCP server")
+    screen.paste(url)
+    screen.send("tab", *["right"] * ["auto", "stdio", "http", "sse"].index(transport))
+    screen.wait_for("< %s >" % transport)
+    screen.send("enter")
+    screen.wait_for(lambda t: refusal in screen.status_line(), what="the refusal")
+    return screen
+
+
 @needs_pty
 def test_enter_in_the_server_field_connects(tui):
     screen = connect_screen(tui)
@@ -38,13 +49,8 @@ def test_a_header_without_its_colon_is_refused_in_the_screens_words(tui):
 @needs_pty
 def test_transport_stdio_with_a_url_is_refused_not_ignored(tui, start_server):
     server = start_server()
-    screen = connect_screen(tui)
-    screen.paste(server.url)
-    screen.send("tab", "right")  # Transport: stdio
-    screen.wait_for("< stdio >")
-    screen.send("enter")
-    screen.wait_for(lambda t: "Transport stdio starts a command line; Server holds a URL" in screen.status_line(),
-                    what="the refusal")
+    screen = refused_with_transport(tui(**SMALL), server.url, "stdio",
+                                    "Transport stdio starts a command line; Server holds a URL")
     screen.send("left", "enter")  # auto
     screen.wait_for(lambda t: "Connected to mcp-tui test server" in screen.status_line(), what="connected")
 
@@ -52,12 +58,7 @@ def test_transport_stdio_with_a_url_is_refused_not_ignored(tui, start_server):
 @needs_pty
 def test_an_sse_failure_is_explained_with_the_transport_field(tui, start_server):
     server = start_server()
-    screen = connect_screen(tui, columns=250)  # the status line holds the whole reason
-    screen.paste(server.url)
-    screen.send("tab", "right", "right", "right")  # Transport: sse
-    screen.wait_for("< sse >")
-    screen.send("enter")
-    screen.wait_for(lambda t: "choose Transport auto" in screen.status_line(), what="the field's words")
+    screen = refused_with_transport(tui(columns=250), server.url, "sse", "choose Transport auto")  # the whole reason
     assert "--transport" not in screen.text()
 
 

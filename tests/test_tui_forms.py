@@ -123,12 +123,18 @@ def test_the_shared_checker_knows_formats_and_limits_at_every_depth(value, schem
     assert mcp_tui.constraint_problem(value, schema) == problem
 
 
-@needs_pty
-def test_ctrl_e_opens_a_text_area_that_keeps_newlines_and_tabs(tui, tmp_path):
+def jot_form(tui, tmp_path):
+    """The form of a tool with one string argument, ``text``, that echoes its arguments."""
     server = one_tool_server(tmp_path, {"name": "jot", "inputSchema": {"type": "object", "properties": {
         "text": {"type": "string"}}}}, ECHO_ARGUMENTS_HANDLERS)
     screen = tui(server, **SMALL)
     open_only_tool(screen, "jot")
+    return screen
+
+
+@needs_pty
+def test_ctrl_e_opens_a_text_area_that_keeps_newlines_and_tabs(tui, tmp_path):
+    screen = jot_form(tui, tmp_path)
     screen.type("first")
     screen.send("ctrl-e")  # at the end of the line: the text area
     screen.wait_all("Edit: text", "^X done  Enter new line")
@@ -146,10 +152,7 @@ def test_ctrl_e_opens_a_text_area_that_keeps_newlines_and_tabs(tui, tmp_path):
 
 @needs_pty
 def test_a_tab_pasted_into_a_string_field_is_kept(tui, tmp_path):
-    server = one_tool_server(tmp_path, {"name": "jot", "inputSchema": {"type": "object", "properties": {
-        "text": {"type": "string"}}}}, ECHO_ARGUMENTS_HANDLERS)
-    screen = tui(server, **SMALL)
-    open_only_tool(screen, "jot")
+    screen = jot_form(tui, tmp_path)
     screen.paste("a\tb")
     screen.send("ctrl-x")
     screen.wait_for('Got {"text": "a\\tb"}')
