@@ -9373,15 +9373,16 @@ class FieldScreen(Screen):
     def hints(self):
         if self.completer and self.completer.offered():
             return "Tab complete  Up/Down move  Enter/^X %s  PgUp/PgDn scroll  Esc back" % self.submit_label.lower()
-        return "Tab/arrows move  Enter/^X %s  %sPgUp/PgDn scroll  F12 debug  Esc back" % (
-            self.submit_label.lower(), self.field_keys())
+        keys = self.field_keys()
+        return "Tab/arrows move  Enter/^X %s  %sPgUp/PgDn scroll  %sEsc back" % (
+            self.submit_label.lower(), keys, "" if keys else "F12 debug  ")
 
     def field_keys(self):
-        """The focused text field's own keys, for the footer: ^E text area, ^N null."""
-        focused = self.field_list.items[self.field_list.focus] if self.field_list.items else None
-        if not isinstance(focused, TextField):
-            return ""
-        return "^E text area  " + ("^N null  " if focused.nullable else "")
+        """The keys of the form's text fields, for the footer: ^E edit (the text area), and
+        ^N null where a field allows null. The same for the whole form: a footer that changed
+        from field to field would look like news."""
+        texts = [item for item in self.field_list.items if isinstance(item, TextField)]
+        return ("^E edit  " if texts else "") + ("^N null  " if any(item.nullable for item in texts) else "")
 
     def on_key(self, key):
         if self.clean_state is None:
@@ -9658,9 +9659,10 @@ class ConnectScreen(FieldScreen):
         schemeless = self.attempted.kind == "stdio" and re.match(HOST_PORT_PATH, self.target.text.strip())
         if schemeless:
             lines[1:1] = ["", "A URL needs its scheme: did you mean %s?" % url]
-        self.output.set_text(in_connect_words("\n".join(lines)))
+        lines[0] = in_connect_words(lines[0])  # mcp-tui's words; the server's stderr stays as it was written
+        self.output.set_text("\n".join(lines))
         self.app.say("Could not connect: did you mean %s? (a URL needs http://)" % url if schemeless
-                     else in_connect_words("Could not connect: %s" % describe_failure(exc)), True)
+                     else lines[0], True)
 
     def spec_from_fields(self):
         text = self.target.text.strip()
@@ -10000,7 +10002,9 @@ class ToolScreen(FieldScreen):
     def hints(self):
         if self.running:
             return "^C cancel the call  Tab move  PgUp/PgDn result  Esc back (it keeps running)"
-        return "^X execute  ^T task mode  ^Y copy command  %sTab move  PgUp/PgDn result  Esc back" % self.field_keys()
+        keys = self.field_keys()  # 80 columns hold them: "^N null" takes the place of "Tab move"
+        return "^X execute  ^T task mode  ^Y copy  %s%sPgUp/PgDn result  Esc back" % (
+            keys, "" if "^N" in keys else "Tab move  ")
 
     def help_lines(self):
         return ["Tab/Shift-Tab or Up/Down   move between fields and buttons; Enter moves on, or presses a button",
@@ -10286,6 +10290,13 @@ class TextAreaScreen(Screen):
 
     def on_paste(self, text):
         self.insert("".join(c for c in text if c in "\n\t" or c >= " "))
+
+    def interrupt(self):
+        """Ctrl+C quits, and asks first when the text was edited (as a form does)."""
+        if self.text == self.field.text or self.app.question == (QUIT_QUESTION, self.app.quit_interrupted):
+            return False
+        self.app.ask(QUIT_QUESTION, self.app.quit_interrupted)
+        return True
 
     def draw(self, canvas):
         self.height = canvas.height
@@ -11676,8 +11687,9 @@ class TextView:
             canvas.put(line, 0, text, attr)
 
     def draw_picture_row(self, canvas, line, where):
-        picture, row = (int(part) for part in where.split(":"))
-        if picture < len(self.pictures) and row < len(self.pictures[picture]):
+        picture, _, row = where.partition(":")
+        picture, row = int(picture or 0), int(row) if row.isdigit() else -1  # -1: a mark cut by a narrow pane
+        if picture < len(self.pictures) and 0 <= row < len(self.pictures[picture]):
             for col, (top, bottom) in enumerate(self.pictures[picture][row]):
                 canvas.put(line, col, "\u2580", canvas.colour(top, bottom))  # upper half block: top on bottom
 
