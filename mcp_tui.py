@@ -3844,7 +3844,10 @@ def output_schema_problems(tool, structured):
     required = schema.get("required") if isinstance(schema.get("required"), list) else []
     problems = [("", "missing required property %r" % key) for key in required if key not in structured]
     for key, value in structured.items():
-        problem = constraint_problem(value, properties[key], 1) if key in properties else None
+        try:
+            problem = constraint_problem(value, properties[key], 1) if key in properties else None
+        except RecursionError:
+            problem = "nested too deeply to check"
         if problem:
             path, _, message = at_path(str(key), problem).partition(": ") if problem[:1] in "[." else (
                 str(key), "", problem)
