@@ -9741,10 +9741,10 @@ class MainScreen(Screen):
         return ["1-4, Tab, Left/Right    switch tabs (Tools, Resources and templates, Prompts, Server)",
                 "j/k, arrows, PgUp/PgDn  move in the list; Home/End first/last",
                 "J/K                     scroll the detail pane (schema, annotations)",
-                "/                       filter the list (Enter keeps the filter, Esc clears it)",
+                "/                       a new filter for this tab's list (Enter keeps it, Esc clears it)",
                 "Enter                   open: a tool's form, a resource's contents, a prompt",
                 "r                       refresh the lists (list_changed notifications do it too)",
-                "T / D (or F12) / q      tasks screen / debug screen / quit"]
+                "T / D (or F12) / q      tasks screen / debug screen / quit (asks while calls or tasks run)"]
 
     # -- loading --------------------------------------------------------------------------
 
