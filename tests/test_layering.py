@@ -235,7 +235,7 @@ def docstring_map(tree):
 
 def places(tree):
     """(top-level node, place, node) for every node of the file; the place is "Class.method",
-    "Class" (its bases and class-level statements), "function", or "" at module level."""
+    "Class" (its bases and class-level statements), a function's name, or "" at module level."""
     for top in tree.body:
         if isinstance(top, ast.ClassDef):
             for part in top.bases + top.keywords + top.decorator_list + top.body:
@@ -254,11 +254,15 @@ def top_level_classes(tree, sections):
 
 
 def map_problems(text):
-    """Where the docstring map disagrees with the banners or with where its classes and its
-    ``names`` are defined."""
+    """Where the docstring map disagrees with the banners, or with where the classes and the
+    ``names`` it lists are defined."""
     tree, sections = ast.parse(text), read_sections(text)
-    banners, first_lines = banner_names(sections), {key: line for line, key, _ in sections}
     documented = docstring_map(tree)
+    return map_section_problems(documented, sections) + map_name_problems(documented, tree, sections)
+
+
+def map_section_problems(documented, sections):
+    banners, first_lines = banner_names(sections), {key: line for line, key, _ in sections}
     problems = []
     for key, name, _, _ in documented:
         if key not in banners:
@@ -275,11 +279,14 @@ def map_problems(text):
     if in_both != [key for key in banners if key in listed]:
         problems.append("the docstring map lists the sections in another order than the banners: %s" % (
             " ".join(key_text(key) for key in in_both)))
+    return problems
+
+
+def map_name_problems(documented, tree, sections):
     classes, defined = top_level_classes(tree, sections), top_level_names(tree, sections)
-    seen = set()
+    problems = []
     for key, name, description, listed_classes in documented:
         for cls in listed_classes:
-            seen.add(cls)
             if cls not in classes:
                 problems.append("the docstring map lists class %s under %s. %s; the file has no class %s" % (
                     cls, key_text(key), name, cls))
@@ -287,13 +294,32 @@ def map_problems(text):
                 problems.append("the docstring map lists class %s under %s. %s; it is in section %s (line %d)" % (
                     cls, key_text(key), name, key_text(classes[cls][0]), classes[cls][1]))
         for mentioned in re.findall(r"``(\w+)``", description):
-            if defined.get(mentioned, key) != key:
-                problems.append("the docstring map puts %s under %s. %s; it is in section %s" % (
-                    mentioned, key_text(key), name, key_text(defined[mentioned])))
+            owner = defined.get(mentioned, key)
+            if owner != key:
+                problems.append("the docstring map puts %s under %s. %s; it is in %s" % (
+                    mentioned, key_text(key), name, "section " + key_text(owner) if owner else "the preamble"))
+    seen = set(cls for _, _, _, listed_classes in documented for cls in listed_classes)
     for cls, (key, line, _) in sorted(classes.items(), key=lambda item: item[1][1]):
         if cls not in seen and key is not None:
             problems.append("class %s (section %s, line %d) is missing from the docstring map" % (
                 cls, key_text(key), line))
+    return problems
+
+
+def banner_use_problems(text):
+    """Where a banner's "Uses sections A-B" disagrees with MAY_USE."""
+    lines = text.split("\n")
+    problems = []
+    for first, key, _ in read_sections(text):
+        block = []
+        for line in lines[first:]:
+            if not line.startswith("#") or line.startswith("# ===="):
+                break
+            block.append(line)
+        said = re.search(r"Uses sections (\d+)-(\d+)", " ".join(block))
+        if said and set(range(int(said.group(1)), int(said.group(2)) + 1)) != MAY_USE[key[0]]:
+            problems.append("the banner of section %s (line %d) says it uses sections %s-%s; MAY_USE says %s" % (
+                key_text(key), first, said.group(1), said.group(2), sorted(MAY_USE[key[0]])))
     return problems
 
 
@@ -397,7 +423,8 @@ def big_classes(text):
 
 
 def test_the_docstring_map_matches_the_banners_and_the_classes():
-    problems = map_problems(SOURCE.read_text(encoding="utf-8"))
+    text = SOURCE.read_text(encoding="utf-8")
+    problems = map_problems(text) + banner_use_problems(text)
     assert not problems, "\n".join(problems)
 
 
@@ -482,6 +509,9 @@ def test_the_map_checker_sees_the_docstring_map_disagree_with_the_banners():
         "the docstring map lists class Gone under 1. wire; the file has no class Gone",
         "the docstring map puts login under 2. keeper; it is in section 4",
         "class Session (section 2, line 19) is missing from the docstring map"]
+    said = banner(8, "TUI: screens\n#\n# Uses sections 1-7 (and the CLI's parser)") + "def draw():\n    pass\n"
+    assert banner_use_problems(said) == [
+        "the banner of section 8 (line 2) says it uses sections 1-7; MAY_USE says [1, 2, 3, 4, 5, 6]"]
 
 
 def test_the_map_checker_sees_an_era_decision_outside_the_era_classes():
