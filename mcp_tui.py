@@ -385,7 +385,17 @@ def masked_url(url):
 
 
 DEFAULT_MAX_MESSAGE = 64 * 1024 * 1024
-STDERR_LINE_LIMIT = 64 * 1024
+STDERR_LINE_LIMIT = 64 * 1024  # read at a time; a longer line is read to its end and dropped
+# One budget for what a server can make a run keep, whatever it sends: strings are cut where
+# they are kept (saying how much went), and each collection is bounded in bytes as well as
+# in count: the debug log's ring (section 4), the notifications a --format json document
+# carries (section 7) and the server's stderr tail (here). A paginated list as a whole is
+# bounded by --max-message-size, as one message is (list_all, section 3).
+KEPT_FIELD_LIMIT = 4 * 1024  # characters of one kept string: a method name, a stderr line, a log field
+KEPT_LOG_BYTES = 32 * 1024 * 1024
+KEPT_NOTIFICATION_BYTES = 16 * 1024 * 1024
+KEPT_STDERR_BYTES = 256 * 1024
+KEPT_CHANGED_RESOURCES = 1000  # the TUI's marks of resources updated since they were read
 SSE_READ_CHUNK = 64 * 1024
 BODY_READ_CHUNK = 1024 * 1024
 DELETE_TIMEOUT = 2.0  # closing a session at exit must not hold the user up
@@ -396,6 +406,78 @@ def size_text(size):
         if size >= scale and size % scale == 0:
             return "%d %s" % (size // scale, unit)
     return "%d bytes" % size
+
+
+def cut_note(limit, total, unit="characters"):
+    return "… (cut at %d of %d %s)" % (limit, total, unit)
+
+
+def cut_text(text, limit, total=None):
+    """``text`` cut to its first ``limit`` characters, saying how many there were (``total``,
+    when some went before ``text`` was made); ``text`` itself when it fits."""
+    total = len(text) if total is None else total
+    return text if total <= limit else text[:limit] + cut_note(limit, total)
+
+
+def kept_size(value):
+    """About what ``value`` (strings, numbers, lists and dicts of them) holds in memory, in
+    bytes: what the bounded collections above count."""
+    if isinstance(value, str):
+        return sys.getsizeof(value)
+    if isinstance(value, dict):
+        return 64 + sum(kept_size(key) + kept_size(item) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return 64 + sum(kept_size(item) for item in value)
+    return 32
+
+
+class KeptTail:
+    """The newest items of a stream: at most ``count`` of them, and the oldest dropped while
+    they hold more than ``size`` bytes (kept_size; the newest item stays). Its owner locks."""
+
+    def __init__(self, count, size):
+        import collections
+
+        self.items = collections.deque(maxlen=count)
+        self.sizes = collections.deque()
+        self.size, self.bytes = size, 0
+
+    @property
+    def maxlen(self):
+        return self.items.maxlen
+
+    def append(self, item):
+        if len(self.items) == self.items.maxlen:
+            self.popleft()
+        try:
+            size = kept_size(item)
+        except RecursionError:
+            size = self.size  # nested that deep: as much as the whole budget
+        self.items.append(item)
+        self.sizes.append(size)
+        self.bytes += size
+        while len(self.items) > 1 and self.bytes > self.size:
+            self.popleft()
+
+    def popleft(self):
+        self.bytes -= self.sizes.popleft()
+        return self.items.popleft()
+
+    def pop(self):
+        self.bytes -= self.sizes.pop()
+        return self.items.pop()
+
+    def __len__(self):
+        return len(self.items)
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def __reversed__(self):
+        return reversed(self.items)
+
+    def __getitem__(self, index):
+        return self.items[index]
 
 
 class MessageTooLarge(ProtocolViolation):
@@ -503,17 +585,29 @@ class JsonStateFile:
         self.durable = durable
 
     def read(self):
-        with self._locked():
-            return self._load()
+        try:
+            with self._locked():
+                return self._load()
+        except OSError as exc:
+            raise self._unusable(exc)
 
     def update(self, change):
         """Run ``change(entries)`` on the entries under the lock, write them back, and return
         what ``change`` returned."""
-        with self._locked():
-            data = self._load()
-            outcome = change(data)
-            self._save(data)
-            return outcome
+        try:
+            with self._locked():
+                data = self._load()
+                outcome = change(data)
+                self._save(data)
+                return outcome
+        except OSError as exc:
+            raise self._unusable(exc)
+
+    def _unusable(self, exc):
+        """A lock that is a dangling symlink, a state file that is a directory: one line that
+        names the file, not a traceback (from whichever thread met it)."""
+        return McpTuiError("cannot use the state file %s: %s" % (exc.filename or self.path, exc.strerror or exc),
+                           hint="move it away, or point MCP_TUI_STATE_DIR elsewhere")
 
     def _locked(self):
         private_directory(os.path.dirname(os.path.abspath(self.path)))
@@ -574,15 +668,30 @@ def encode_message(message):
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
+def strict_json(text):
+    """json.loads without NaN and Infinity, which are not JSON: from a server they would be
+    printed into --format json output that is then not JSON, or stored in a state file."""
+    def refuse(name):
+        raise ValueError("%s is not JSON" % name)
+
+    def finite(literal):
+        value = float(literal)
+        if value in (float("inf"), float("-inf")):
+            raise ValueError("%s is too large for a number" % literal)
+        return value
+
+    return json.loads(text, parse_constant=refuse, parse_float=finite)
+
+
 def decode_messages(payload):
     """Parse a body or a stdio line into messages; a 2025-03-26 peer may send a batch.
     Bytes go to json.loads as they are: it decodes UTF-8 itself, without a str copy of a
     large body first. Only a body that is not valid UTF-8 is decoded with replacements."""
     try:
         try:
-            value = json.loads(payload)
+            value = strict_json(payload)
         except UnicodeDecodeError:
-            value = json.loads(bytes(payload).decode("utf-8", "replace"))
+            value = strict_json(bytes(payload).decode("utf-8", "replace"))
     except ValueError as exc:
         raise ProtocolViolation("the server sent invalid JSON: %s" % exc)
     except RecursionError:
@@ -761,7 +870,7 @@ class StdioTransport:
         self.env = env
         self.cwd = cwd
         self.log = log
-        self.stderr_tail = collections.deque(maxlen=stderr_lines)
+        self.stderr_tail = KeptTail(stderr_lines, KEPT_STDERR_BYTES)
         self.junk = collections.deque(maxlen=3)  # lines on stdout that were not JSON-RPC
         self.process = None
         self._write_lock = threading.Lock()
@@ -855,21 +964,24 @@ class StdioTransport:
         return self.exit_description()
 
     def _read_stderr(self):
-        """Keep the tail of the server's stderr: lines capped at STDERR_LINE_LIMIT, and a run
-        of identical lines kept as one line and a count."""
+        """Keep the tail of the server's stderr (KEPT_STDERR_BYTES): lines cut at
+        KEPT_FIELD_LIMIT bytes, and a run of identical lines kept as one line and a count."""
         stream = self.process.stderr
         previous, repeats = None, 0
         for raw in iter(lambda: stream.readline(STDERR_LINE_LIMIT), b""):
-            line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            if len(raw) >= STDERR_LINE_LIMIT and not raw.endswith(b"\n"):
-                line += " … (cut at %s)" % size_text(STDERR_LINE_LIMIT)
+            first, size = raw, len(raw.rstrip(b"\r\n"))
+            if len(raw) >= STDERR_LINE_LIMIT:
                 while raw and not raw.endswith(b"\n"):
-                    raw = stream.readline(STDERR_LINE_LIMIT)  # the rest of the line goes unread
+                    raw = stream.readline(STDERR_LINE_LIMIT)  # the rest of the line is only counted
+                    size += len(raw.rstrip(b"\r\n"))
+            line = first[:KEPT_FIELD_LIMIT].decode("utf-8", "replace").rstrip("\r\n")
+            if size > KEPT_FIELD_LIMIT:
+                line += " " + cut_note(KEPT_FIELD_LIMIT, size, "bytes")
             if line == previous:
                 repeats += 1
-                if repeats == 1:
-                    self.stderr_tail.append("")
-                self.stderr_tail[-1] = "… repeated %d times" % repeats
+                if repeats > 1:
+                    self.stderr_tail.pop()
+                self.stderr_tail.append("… repeated %d times" % repeats)
                 continue
             self._log_repeats(repeats)
             previous, repeats = line, 0
@@ -1064,6 +1176,24 @@ def bypasses_proxy(host, no_proxy):
             except ValueError:
                 pass
     return False
+
+
+def is_loopback_host(host):
+    """Whether a URL's host (urlsplit's hostname) is this machine: an address in 127.0.0.0/8,
+    ::1 (IPv4-mapped ::ffff:127.x too) or the name localhost. Decided from the parsed
+    address, never a prefix: 127.0.0.1.evil.example is a name anyone can point anywhere,
+    and plain HTTP to it would carry OAuth codes and secrets off this machine. The one
+    place that decides what may go over plain HTTP."""
+    import ipaddress
+
+    host = (host or "").lower().strip("[]")
+    if (host[:-1] if host.endswith(".") else host) == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host.partition("%")[0])  # fe80::1%eth0: Python 3.8 reads no zone
+    except ValueError:
+        return False
+    return (getattr(address, "ipv4_mapped", None) or address).is_loopback
 
 
 def proxy_url(proxy):
@@ -1525,6 +1655,9 @@ class StreamableHttpTransport:
         except McpTuiError as exc:
             self._channel.fail(request_id, exc)
             return
+        except Exception as exc:  # a bug of ours: the waiting command says so at once, not after --timeout
+            self._channel.fail(request_id, McpTuiError("internal error: %s: %s" % (exc.__class__.__name__, exc)))
+            return
         with self._lock:
             self._open[request_id] = conn
         try:
@@ -1553,6 +1686,9 @@ class StreamableHttpTransport:
         headers = response_headers(response)
         session_id = headers.get("mcp-session-id")
         if adopt_session and session_id and session_id != self.session_id:
+            if not all("\x21" <= c <= "\x7e" for c in session_id):  # the spec's visible ASCII, sent back in a header
+                raise ProtocolViolation("the server sent a session id (Mcp-Session-Id) with characters outside "
+                                        "visible ASCII (0x21-0x7E); mcp-tui will not send it back")
             self.session_id = session_id
             if self.log:
                 self.log.event("transport", "session id minted", session=self.log.mask(session_id, "session"))
@@ -1619,7 +1755,7 @@ class StreamableHttpTransport:
                 continue  # the priming event, a keep-alive, or one the server sent before
             messages, event = decode_messages(event.data), None  # the event's text is not kept
             for message in messages:
-                if message.get("id") == request_id and ("result" in message or "error" in message):
+                if same_id(message.get("id"), request_id) and ("result" in message or "error" in message):
                     answered = True
                 self._channel.deliver(message)
             if answered:
@@ -1931,7 +2067,7 @@ class KeeperTransport:
         end = self._buffer.index(b"\n")
         raw, self._buffer = bytes(self._buffer[:end]), self._buffer[end + 1:]
         try:
-            value = json.loads(raw.decode("utf-8"))
+            value = strict_json(raw.decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
             return None
         return value if isinstance(value, dict) else None
@@ -2074,6 +2210,12 @@ def response_fault(message):
                                    and not isinstance(error.get("code"), bool)):
         return "its error is not an object with an integer code"
     return None
+
+
+def same_id(received, sent):
+    """JSON-RPC ids compared by exact JSON type: 3.0 and true are not 3 and 1, though Python
+    says they are (the SDK tells them apart too)."""
+    return type(received) is type(sent) and received == sent
 
 
 class PendingRequest:
@@ -2323,11 +2465,16 @@ class RpcChannel:
         """Match a response to its request; a malformed one fails that request with a
         message that says what the server did wrong, instead of a silent timeout."""
         request_id = message.get("id")
-        hashable = isinstance(request_id, (str, int, float)) or request_id is None  # a list would not hash
+        if request_id is None and "error" in message:  # a parse error the server could not place: the SDK ignores it
+            if self.log:
+                self.log.event("protocol", "an error with id null, ignored: %s" % json.dumps(message["error"])[:200])
+            return
+        # Exactly the JSON type sent: 3.0 and true are not 3 and 1, though Python's dict says they are.
+        exact = type(request_id) in (str, int) or request_id is None  # a list would not hash
         with self._lock:
-            pending = self._pending.get(request_id) if hashable else None
+            pending = self._pending.get(request_id) if exact else None
             if pending is None and request_id is None and len(self._pending) == 1:
-                pending = next(iter(self._pending.values()))  # an error about the only request in flight
+                pending = next(iter(self._pending.values()))  # a result without an id: the only request in flight
         if pending is None:
             self.anomaly("a response without an id" if request_id is None else
                          "a response to id %s, which mcp-tui never sent" % json.dumps(request_id))
@@ -2531,10 +2678,13 @@ class ConnectionSpec:
         self.headers = dict(headers or {})
         self.protocol = protocol
         self.source = source  # (config file, server name) when it came from --config
+        self.shown = None  # from --config: the same spec with the file's ${VAR}s unexpanded, what is shown
         self.oauth = None  # a --config entry's oauth object
         self.auth = None  # the Authorizer (section 5) its HTTP requests go through
 
     def describe(self):
+        if self.shown is not None:
+            return self.shown.describe()  # ${VAR}s as the config file has them, never their values
         if self.kind == "stdio":
             return join_command(self.argv)
         if self.kind == "session":
@@ -2710,6 +2860,18 @@ class UrlElicitationRequired(RpcError):
         self.elicitations = [item for item in data.get("elicitations") or () if isinstance(item, dict)]
 
 
+def handshake_shapes(method, capabilities, server_info):
+    """A handshake's capabilities and serverInfo as objects (a missing serverInfo is None):
+    any other JSON there would fail far from the cause, as an "internal error"."""
+    if capabilities is not None and not isinstance(capabilities, dict):
+        raise ProtocolViolation("the server broke the protocol answering %s: its capabilities are not an object"
+                                % method)
+    if server_info is not None and not isinstance(server_info, dict):
+        raise ProtocolViolation("the server broke the protocol answering %s: its serverInfo is not an object"
+                                % method)
+    return capabilities or {}, server_info
+
+
 class Session:
     """One connection to one server, in whichever era it speaks."""
 
@@ -2867,8 +3029,8 @@ class Session:
             self._discover_modern(min(self.probe_timeout, self.timeout) if stdio else self.timeout)
             return
         except RequestTimeout:
-            if not stdio:
-                raise
+            if not stdio or (self.deadline is not None and time.monotonic() >= self.deadline):
+                raise  # --max-time ended the probe: nothing is left for initialize, and the probe is what waited
             timed_out, fresh = True, False  # a silent legacy stdio server: initialize on the same process
         except RpcError as exc:
             if exc.code in (-32020, -32021) or (exc.code == -32022 and not self._legacy_overlap(exc)):
@@ -2879,6 +3041,8 @@ class Session:
                 raise
             fresh = False
         except ProtocolViolation:
+            if self.era == "modern":  # the server answered server/discover as a modern one, wrongly: no fallback
+                raise
             fresh = True
         if self.log:
             self.log.event("session", "the probe says legacy; sending initialize")
@@ -2887,9 +3051,10 @@ class Session:
         try:
             self._initialize(LEGACY_VERSIONS[0])
         except RequestTimeout as exc:
-            if timed_out:  # the wait was longer than --timeout says: name the probe's share
-                exc.message += ", after %s of server/discover (--probe-timeout)" % seconds_text(
-                    min(self.probe_timeout, self.timeout))
+            if timed_out:  # the wait was longer than --timeout says: name the probe's share and its bound
+                exc.message += ", after %s of server/discover (%s)" % (
+                    seconds_text(min(self.probe_timeout, self.timeout)),
+                    "--probe-timeout" if self.probe_timeout < self.timeout else "--timeout")
             raise
         except RpcError as exc:
             if not (timed_out and exc.code in MODERN_ERROR_CODES):
@@ -2992,7 +3157,7 @@ class Session:
             result = self.channel.call("server/discover", params, self.modern_headers("server/discover", params),
                                        timeout, self.max_time, cancel_notification=False)
             versions = result.get("supportedVersions")
-            if not isinstance(versions, list) or not isinstance(result.get("capabilities"), dict):
+            if not isinstance(versions, list) or "capabilities" not in result:
                 raise ProtocolViolation("server/discover answered without supportedVersions and capabilities")
             if MODERN_VERSION not in versions:
                 raise RpcError({"code": -32022, "message": "server/discover lists no version mcp-tui speaks",
@@ -3012,10 +3177,12 @@ class Session:
             self.cache.put("server/discover", {}, result)
 
     def _adopt_discover(self, result):
+        meta = result.get("_meta")
         self.supported_versions = result.get("supportedVersions")
-        self.capabilities = result.get("capabilities") or {}
+        self.capabilities, self.server_info = handshake_shapes(
+            "server/discover", result.get("capabilities"), meta.get(META_PREFIX + "serverInfo")
+            if isinstance(meta, dict) else None)
         self.instructions = result.get("instructions")
-        self.server_info = (result.get("_meta") or {}).get(META_PREFIX + "serverInfo")
 
     def _client_capabilities(self, declare_tasks=False):
         capabilities = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
@@ -3044,8 +3211,8 @@ class Session:
             raise ProtocolViolation("the server chose protocol version %r, which mcp-tui does not speak" % negotiated,
                                     hint="mcp-tui speaks %s" % ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
         self.protocol_version = negotiated
-        self.capabilities = result.get("capabilities") or {}
-        self.server_info = result.get("serverInfo")
+        self.capabilities, self.server_info = handshake_shapes("initialize", result.get("capabilities"),
+                                                               result.get("serverInfo"))
         self.instructions = result.get("instructions")
         if isinstance(self.transport, StreamableHttpTransport):
             self.transport.legacy_session(negotiated)
@@ -3275,13 +3442,13 @@ class Session:
             else:
                 error = {"code": -32601, "message": "Method not found: %s" % method}
         except StubMismatch as exc:  # the server waits for an answer: decline at once, and say why
-            self.responder.notice("%s; declined" % exc.message)
+            self.responder.declined("%s; declined" % exc.message)
             result = {"action": "decline"}
         except InputDeclined as exc:
-            self.responder.notice(exc.message)  # without a terminal, the user learns it only here
+            self.responder.declined(exc.message)  # without a terminal, the user learns it only here
             error = {"code": exc.code, "message": exc.message}
         except McpTuiError as exc:  # every server request gets an answer, never silence
-            self.responder.notice("Could not answer %s's %s: %s" % (self.display_name(), method, exc.message))
+            self.responder.declined("Could not answer %s's %s: %s" % (self.display_name(), method, exc.message))
             error = {"code": -32603, "message": "mcp-tui could not answer %s: %s" % (method, exc.message)}
         related = (params.get("_meta") or {}).get(META_PREFIX + "related-task")
         if related and result is not None:
@@ -3519,8 +3686,10 @@ class ChangeWatch:
 
 def list_all(session, method, key, params=None, cached=False):
     """Every page of a paginated list, with guards against cursor loops and endless lists;
-    with ``cached``, pages an earlier command kept while they are fresh (Session.request)."""
-    items, cursor, seen = [], None, set()
+    with ``cached``, pages an earlier command kept while they are fresh (Session.request).
+    The pages together may hold no more than one message may (--max-message-size), counted
+    as their items' JSON: many pages just under the limit would otherwise pile up."""
+    items, cursor, seen, size = [], None, set(), 0
     while True:
         if len(seen) >= session.max_pages:
             error = McpTuiError("%s: the server has more than %d pages; stopping at the --max-pages limit" % (
@@ -3538,6 +3707,16 @@ def list_all(session, method, key, params=None, cached=False):
         page = result.get(key)
         if not isinstance(page, list):
             raise ProtocolViolation("%s: the result has no %r list" % (method, key))
+        try:
+            size += len(json.dumps(page, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
+        except RecursionError:  # items nested that deep were read, and are counted as one message
+            size += session.max_message_size // 2
+        if size > session.max_message_size:
+            error = McpTuiError("%s: the server's %d pages add up to more than %s, the --max-message-size "
+                                "limit on a whole list" % (method, len(seen) + 1, size_text(session.max_message_size)),
+                                hint="raise --max-message-size if the list really is that long")
+            error.partial = items
+            raise error
         items.extend(page)
         cursor = result.get("nextCursor")
         if not cursor:
@@ -3686,20 +3865,6 @@ def read_argument_file(path):
         raise UsageError("cannot read %s: %s" % (path, exc.strerror or exc))
     except UnicodeDecodeError:
         raise UsageError("%s is not UTF-8 text" % path)
-
-
-def strict_json(text):
-    """json.loads without NaN and Infinity, which are not JSON and no server can read."""
-    def refuse(name):
-        raise ValueError("%s is not JSON" % name)
-
-    def finite(literal):
-        value = float(literal)
-        if value in (float("inf"), float("-inf")):
-            raise ValueError("%s is too large for a number" % literal)
-        return value
-
-    return json.loads(text, parse_constant=refuse, parse_float=finite)
 
 
 def load_json_argument(text, what):
@@ -3982,14 +4147,17 @@ def check_sampling_stub(value):
 class InputResponder:
     """Answers elicitation/create, sampling/createMessage and roots/list, for direct
     server requests (legacy), MRTR rounds and task inputRequests alike: from the
-    --elicit-stub / --sampling-stub / --root flags, else on a terminal, else declined."""
+    --elicit-stub / --sampling-stub / --root flags, else on a terminal, else declined.
+    ``declined`` hears each request declined (a server may send thousands: the CLI's
+    Output.decline collapses repeats); ``notice`` everything else the user should see."""
 
-    def __init__(self, elicit_stub=None, sampling_stub=None, roots=(), ask=None, notice=None):
+    def __init__(self, elicit_stub=None, sampling_stub=None, roots=(), ask=None, notice=None, declined=None):
         self.elicit_stub = elicit_stub
         self.sampling_stub = sampling_stub
         self.roots = list(roots)
         self.ask = ask  # callable(prompt) -> str, or None when there is no terminal
         self.notice = notice or (lambda text: None)
+        self.declined = declined or self.notice
         self._lock = threading.Lock()  # one question on the terminal at a time
 
     def answer(self, method, params, server_name):
@@ -4023,8 +4191,8 @@ class InputResponder:
                     server_name, message, "; ".join(problems)), hint="pass the fields it asks for in --elicit-stub")
             return {"action": "accept", "content": content}
         if self.ask is None:
-            self.notice("Declined %s's request for input: %s (no terminal; pass --elicit-stub JSON to answer)"
-                        % (server_name, message))
+            self.declined("Declined %s's request for input: %s (no terminal; pass --elicit-stub JSON to answer)"
+                          % (server_name, message))
             return {"action": "decline"}
         return self._elicit_on_terminal(message, schema, server_name)
 
@@ -4071,7 +4239,7 @@ class InputResponder:
             return {"action": "decline"}
         self.notice("%s asks you to open %s (host: %s): %s" % (server_name, url, host, params.get("message", "")))
         if self.ask is None:
-            self.notice("Declined: opening a URL needs your consent on a terminal.")
+            self.declined("Declined: opening a URL needs your consent on a terminal.")
             return {"action": "decline"}
         try:
             answer = self.ask("Open it in your browser? [y/N]: ").strip().lower()
@@ -4114,9 +4282,6 @@ class InputResponder:
         return result
 
 
-LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
-
-
 def elicitation_url_host(url):
     """The host a URL elicitation's URL opens (with its port), or ValueError saying why the
     URL is refused. Browsers and urllib disagree on odd URLs (a backslash ends the host for
@@ -4142,7 +4307,7 @@ def elicitation_url_host(url):
         port = parts.port
     except ValueError:
         raise ValueError("the URL's port is not a number")
-    if scheme == "http" and host not in LOOPBACK_HOSTS:
+    if scheme == "http" and not is_loopback_host(host):
         raise ValueError("only https URLs are opened (http only on this machine), not http: to %s" % host)
     return host + (":%d" % port if port else "")
 
@@ -4742,16 +4907,21 @@ def message_kind(message):
     return "error" if "error" in message else "response"
 
 
-def cut_long_strings(value, limit):
+def cut_long_strings(value, limit, cut=None):
     """``value`` with every string longer than ``limit`` cut to its first ``limit``
-    characters; the value itself when nothing is that long."""
+    characters; the value itself when nothing is that long. ``cut`` (a one-item list)
+    adds up the characters that went."""
     if isinstance(value, str):
-        return value[:limit] if len(value) > limit else value
+        if len(value) <= limit:
+            return value
+        if cut is not None:
+            cut[0] += len(value) - limit
+        return value[:limit]
     if isinstance(value, dict):
-        items = [(key, cut_long_strings(item, limit)) for key, item in value.items()]
+        items = [(key, cut_long_strings(item, limit, cut)) for key, item in value.items()]
         return value if all(new is value[key] for key, new in items) else dict(items)
     if isinstance(value, list):
-        items = [cut_long_strings(item, limit) for item in value]
+        items = [cut_long_strings(item, limit, cut) for item in value]
         return value if all(new is old for new, old in zip(items, value)) else items
     return value
 
@@ -4803,10 +4973,11 @@ class LogSelection:
 
 
 class DebugLog:
-    def __init__(self, capacity=5000, credentials=None):
-        import collections
+    """The ring of the run's debug entries: at most ``capacity`` of them and about ``size``
+    bytes, every field cut (a message's body at LOG_BODY_LIMIT, the rest at KEPT_FIELD_LIMIT)."""
 
-        self.entries = collections.deque(maxlen=capacity)
+    def __init__(self, capacity=5000, credentials=None, size=KEPT_LOG_BYTES):
+        self.entries = KeptTail(capacity, size)
         self.added = 0  # entries ever added, the ring's dropped ones included
         self.sinks = []
         self.credentials = credentials if credentials is not None else SecretRegistry()  # the run's
@@ -4825,16 +4996,16 @@ class DebugLog:
         task_ids = find_task_ids(message, set())
         for task_id in task_ids:
             self.mask(task_id, "task")
-        # The ring keeps 5000 entries: a large message keeps only its start. Strings are cut
-        # before encoding (a 20 MB result is not encoded again), far enough past the limit
-        # that a secret is redacted whole before the body is cut.
+        # A large message keeps only its start. Strings are cut before encoding (a 20 MB
+        # result is not encoded again), far enough past the limit that a secret is redacted
+        # whole before the body is cut; the note counts what went.
+        cut = [0]
         try:
-            kept = cut_long_strings(message, LOG_BODY_LIMIT + self.secrets.longest())
+            kept = cut_long_strings(message, LOG_BODY_LIMIT + self.secrets.longest(), cut)
         except RecursionError:
             kept = message
         body = self.redact(json.dumps(kept, ensure_ascii=False, separators=(",", ":")))
-        if len(body) > LOG_BODY_LIMIT or kept is not message:
-            body = body[:LOG_BODY_LIMIT] + "… (cut at %d characters)" % LOG_BODY_LIMIT
+        body = cut_text(body, LOG_BODY_LIMIT, len(body) + cut[0])
         entry = {"type": "message", "direction": direction, "transport": transport, "kind": message_kind(message),
                  "method": message.get("method"), "id": message.get("id"), "body": body}
         if len(task_ids) == 1:
@@ -4903,11 +5074,28 @@ class DebugLog:
             fresh = max(0, min(self.added - count, held))
             return self.added, held, list(itertools.islice(reversed(self.entries), fresh))[::-1]
 
+    def kept(self, value, longest):
+        """A field as the ring keeps it: masked, a string (a header's value too) cut at
+        KEPT_FIELD_LIMIT, anything but a number, a bool or None as its cut JSON text. As
+        with a body, a string is cut ``longest`` characters (the longest secret) past the
+        limit first, so that a secret is masked whole."""
+        spare, cut = KEPT_FIELD_LIMIT + longest, [0]
+        if value is None or isinstance(value, (bool, int, float)):
+            return value
+        if isinstance(value, dict) and all(isinstance(item, str) for item in value.values()):
+            return {self.kept(str(key), longest): self.kept(item, longest) for key, item in value.items()}
+        if not isinstance(value, str):
+            try:
+                value = json.dumps(cut_long_strings(value, spare, cut), ensure_ascii=False)
+            except (TypeError, ValueError, RecursionError):
+                value = repr(type(value))
+        text = self.redact(value[:spare])
+        return cut_text(text, KEPT_FIELD_LIMIT, len(text) + max(0, len(value) - spare) + cut[0])
+
     def _add(self, entry):
-        entry = dict(entry, time=time.time())
+        entry, spare = dict(entry, time=time.time()), self.secrets.longest()
         for key, value in entry.items():
-            if isinstance(value, str):
-                entry[key] = self.redact(value)
+            entry[key] = self.redact(value) if key == "body" else self.kept(value, spare)  # a body is cut already
         with self._lock:
             self.entries.append(entry)
             self.added += 1
@@ -4971,6 +5159,7 @@ CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 MAX_AUTHORIZATIONS = 3  # authorization requests for one operation (more is a loop)
 MAX_STEP_UPS = 2
 REFRESH_MARGIN = 60  # seconds before expiry when a token counts as expired
+CALLBACK_IDLE_SECONDS = 10  # a connection to the redirect listener that sends no request in time is dropped
 MAX_AUTH_BODY = 1 << 20
 
 
@@ -5093,11 +5282,6 @@ def resource_covers(resource, url):
         return False
     prefix, path = a.path.rstrip("/"), b.path.rstrip("/")
     return not prefix or path == prefix or path.startswith(prefix + "/")
-
-
-def is_loopback_host(host):
-    host = (host or "").lower().strip("[]")
-    return host in ("localhost", "::1") or host.startswith("127.") or host.endswith(".localhost")
 
 
 def require_secure_url(url, what):
@@ -5443,7 +5627,10 @@ class AuthStore:
 
 class CallbackListener:
     """The loopback redirect target: 127.0.0.1 only, one path, one accepted callback
-    whose ``state`` matches (compared in constant time)."""
+    whose ``state`` matches (compared in constant time). Connections are served side by
+    side and an idle one is dropped after CALLBACK_IDLE_SECONDS: served one at a time, a
+    connection that sends nothing (a browser's preconnect, a local prank) held back the real
+    redirect until the whole wait ran out."""
 
     def __init__(self, port=0, fixed=False):
         """Listen on ``port`` (0: any); a port that is taken gives way to any free one,
@@ -5453,6 +5640,8 @@ class CallbackListener:
         listener = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
+            timeout = CALLBACK_IDLE_SECONDS  # on the socket: a request that does not come in time ends it
+
             def do_GET(self):
                 listener._handle(self)
 
@@ -5460,14 +5649,14 @@ class CallbackListener:
                 pass  # the query holds the code: never on stderr
 
         try:
-            self.server = http.server.HTTPServer(("127.0.0.1", port), Handler)
+            self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
         except OSError as exc:
             if fixed:
                 raise AuthError("cannot listen on 127.0.0.1:%d for the authorization response: %s" % (
                     port, exc.strerror or exc), hint="free that port, or choose another with --callback-port")
             if not port:
                 raise
-            self.server = http.server.HTTPServer(("127.0.0.1", 0), Handler)  # the old port is taken
+            self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)  # the old port is taken
         self.redirect_uri = "http://127.0.0.1:%d/callback" % self.server.server_address[1]
         self.state = None
         self.params = None
@@ -6029,8 +6218,12 @@ class Authorizer:
         if status != 200 or not isinstance(token, str) or not token:
             error = (answer or {}).get("error")
             raise TokenEndpointError("the token request to %s failed (HTTP %d)%s" % (
-                url_origin(endpoint), status, self._oauth_error_text(answer)),
+                url_origin(endpoint), status, self._oauth_error_text(answer) if answer is not None
+                else ": the answer is not a JSON object"),
                 error if isinstance(error, str) else None)
+        if re.search(r"[\x00-\x20\x7f]", token):  # sent as is in a header: a line break would fold or inject one
+            raise AuthError("the token endpoint %s issued an access token with a space, line break or control "
+                            "character; mcp-tui will not send it in a header" % url_origin(endpoint))
         token_type = answer.get("token_type")
         if isinstance(token_type, str) and token_type.lower() != "bearer":
             raise AuthError("the token endpoint issued a %r token; mcp-tui sends only Bearer tokens" % token_type[:40])
@@ -6270,9 +6463,17 @@ class Authorizer:
 
     def _request(self, method, url, fields=None, json_body=None, headers=None):
         """One request to an OAuth endpoint, with no MCP token and no redirect followed:
-        (status, JSON object or None)."""
-        from urllib.parse import urlencode
+        (status, JSON object or None). Plain HTTP (loopback only) never goes through a proxy
+        that is not on loopback too: that would carry codes and secrets off this machine."""
+        from urllib.parse import urlencode, urlsplit
 
+        parts = urlsplit(url)
+        proxy = self.network.proxy_for(parts) if parts.scheme.lower() == "http" else None
+        if proxy and not is_loopback_host(urlsplit(proxy_url(proxy)).hostname):
+            raise AuthError("%s is plain HTTP on loopback, but the proxy %s would carry it off this machine; "
+                            "mcp-tui sends credentials only over HTTPS (or straight to loopback)" % (
+                                url_origin(url), url_origin(proxy_url(proxy))),
+                            hint="add the host to no_proxy, or pass --proxy ''")
         client = HttpClient(url, timeout=self.timeout, network=self.network, log=self.log,
                             max_message=MAX_AUTH_BODY)
         request_headers = {"Accept": "application/json"}
@@ -6286,10 +6487,13 @@ class Authorizer:
         request_headers.update(headers or {})
         try:
             response, payload = client.exchange(method, body=body, headers=request_headers)  # bounded in size and time
+        except MessageTooLarge:  # not --max-message-size's: that one governs MCP messages
+            raise AuthError("the answer from %s is larger than %s, mcp-tui's fixed limit on OAuth responses" % (
+                url_origin(url), size_text(MAX_AUTH_BODY)))
         finally:
             client.close()
         try:
-            document = json.loads(payload.decode("utf-8")) if payload.strip() else None
+            document = strict_json(payload.decode("utf-8")) if payload.strip() else None
         except (ValueError, UnicodeDecodeError, RecursionError):
             document = None
         return response.status, document if isinstance(document, dict) else None
@@ -6355,9 +6559,10 @@ OUTPUT_CHUNK = 1024 * 1024  # characters of a large text cleaned and written at 
 
 def terminal_json(value, **options):
     """json.dumps for a terminal: the same JSON, with C1, bidi controls and lone surrogates
-    written as \\u escapes (they can only occur inside strings)."""
-    text = json.dumps(value, ensure_ascii=False, **options)
-    if text.isascii():  # all it rewrites is non-ASCII; skip a pass over a large document
+    written as \\u escapes (they can only occur inside strings). Strict: NaN and Infinity
+    are refused (ValueError), never printed as the non-JSON words Python writes for them."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, **options)
+    if text.isascii() and "\x7f" not in text:  # all it rewrites is DEL and non-ASCII: skip a pass
         return text
     return re.sub(JSON_TERMINAL_UNSAFE, lambda match: "\\u%04x" % ord(match.group()), text)
 
@@ -6553,8 +6758,10 @@ def expand_config_value(value, where, registry):
     return re.sub(r"\$\{(input:[^}]*|[A-Za-z_][A-Za-z0-9_:]*?)(?::-([^}]*))?\}", substitute, value)
 
 
-JSONC_COMMENT = r'("(?:[^"\\\n]|\\.)*")|//[^\n]*|/\*.*?\*/'  # a string (kept), or a comment
-JSONC_TRAILING_COMMA = r'("(?:[^"\\\n]|\\.)*")|,(\s*[}\]])'
+# A string (kept), or a comment. An unclosed string or comment runs to the end of its line or
+# of the text, matched once: retried at every later quote or "/*", it made a 120 KB file quadratic.
+JSONC_COMMENT = r'("(?:[^"\\\n]|\\.)*"?)|//[^\n]*|/\*(?:.*?\*/|.*)'
+JSONC_TRAILING_COMMA = r'("(?:[^"\\\n]|\\.)*"?)|,(\s*[}\]])'
 
 
 def load_jsonc(text):
@@ -6572,9 +6779,22 @@ def load_jsonc(text):
         raise strict_error
 
 
-def load_config_server(path, name, registry):
-    """Read a Claude Desktop / .mcp.json (mcpServers) or VS Code (servers) file: the
-    server's name (the only one when ``name`` is None) and its entry, ${VAR}s expanded."""
+def config_server_spec(path, name, protocol, registry):
+    """A server of a Claude Desktop / .mcp.json (mcpServers) or VS Code (servers) file (the
+    only one when ``name`` is None) as a ConnectionSpec, its ${VAR}s expanded. Each expanded
+    value and each header value is registered in ``registry`` here, once; the spec's ``shown``
+    twin keeps the ${VAR}s as the file has them, for what the TUI shows and copies."""
+    name, entry = read_config_server(path, name)
+    where = "server %r in %s" % (name, path)
+    spec = spec_from_config_entry(expand_config_value(entry, where, registry), protocol, where,
+                                  (os.path.abspath(path), name))
+    register_header_secrets(spec.headers, registry)
+    spec.shown = spec_from_config_entry(entry, protocol, where)
+    return spec
+
+
+def read_config_server(path, name):
+    """The server's name and its entry as the file has it."""
     try:
         with open(path, "r", encoding="utf-8") as handle:
             data = load_jsonc(handle.read())
@@ -6592,7 +6812,7 @@ def load_config_server(path, name, registry):
         name = next(iter(servers))
     if name not in servers:
         raise UsageError("--config %s has no server %r (it has: %s)" % (path, name, ", ".join(sorted(servers))))
-    return name, expand_config_value(servers[name], "server %r in %s" % (name, path), registry)
+    return name, servers[name]
 
 
 def config_entries(data):
@@ -6685,13 +6905,11 @@ def spec_from_options(opts, words, registry):
     env = dict(parse_env_option(e) for e in opts.env)
     if opts.config:
         try:
-            name, entry = load_config_server(opts.config, opts.server, registry)
+            spec = config_server_spec(opts.config, opts.server, opts.protocol, registry)
         except ConfigChoiceNeeded:
             if not words:
                 return None, words  # the TUI's connection screen lists the file's servers
             raise
-        spec = spec_from_config_entry(entry, opts.protocol, "server %r in %s" % (name, opts.config),
-                                      (os.path.abspath(opts.config), name))
         spec.headers.update(headers)
         spec.env.update(env)
         spec.cwd = opts.cwd or spec.cwd
@@ -6779,9 +6997,7 @@ class ConfigServer:
         return join_command([str(entry.get("command", "?"))] + [str(a) for a in args])
 
     def spec(self, protocol, registry):
-        name, entry = load_config_server(self.path, self.name, registry)
-        return spec_from_config_entry(entry, protocol, "server %r in %s" % (name, self.path),
-                                      (os.path.abspath(self.path), name))
+        return config_server_spec(self.path, self.name, protocol, registry)
 
 
 def config_paths(opts):
@@ -6840,30 +7056,67 @@ def shell_word(word):
     return "$'" + "".join(escaped) + "'"
 
 
-def tool_call_command(spec, tool, arguments, task_mode):
-    """The mcp-tui command line that makes the same call, every word quoted with shlex.quote."""
-    import shlex
+class ConfigWord(str):
+    """A word from a config file: its ${VAR}s are for the shell to expand (shell_config_word)."""
 
+
+CONFIG_VARIABLE = r'\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(:-[^}$`\\"]*)?\}'  # one a shell reads the same
+
+
+def shell_config_word(word):
+    """``word`` for a POSIX shell with its ${VAR} and ${VAR:-default} (and ${env:VAR}, as ${VAR})
+    left for the shell to expand, in double quotes, and the rest as shell_word writes it: a
+    copied command shows the config's placeholders, never their values, and still runs."""
+    pieces, start = [], 0
+    for match in re.finditer(CONFIG_VARIABLE, word):
+        if match.start() > start:
+            pieces.append(shell_word(word[start:match.start()]))
+        pieces.append('"${%s%s}"' % (match.group(1), match.group(2) or ""))
+        start = match.end()
+    if start < len(word) or not pieces:
+        pieces.append(shell_word(word[start:]))
+    return "".join(pieces)
+
+
+def command_line(options, command, operands):
+    """``mcp-tui OPTIONS COMMAND OPERANDS`` for a POSIX shell, every word as shell_word writes
+    it (a ConfigWord as shell_config_word does), and ``--`` before the operands when one starts
+    with a dash (it would read as an option)."""
+    words = ["mcp-tui"] + list(options) + list(command)
+    if any(word.startswith("-") for word in operands):
+        words.append("--")
+    return " ".join(shell_config_word(word) if isinstance(word, ConfigWord) else shell_word(word)
+                    for word in words + list(operands))
+
+
+def tool_call_command(spec, tool, arguments, task_mode):
+    """The mcp-tui command line that makes the same call, as the CLI writes its own (command_line)."""
     schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    words = ["mcp-tui"] + connection_words(spec) + ["tool", "call", tool["name"]]
-    words += argument_words(arguments, properties)
+    options, operands = connection_words(spec), argument_words(arguments, properties)
+    if operands[:1] == ["--args-json"]:
+        options, operands = options + operands, []
     if task_mode:
-        words += ["--task", "--wait"]
-    return " ".join(shlex.quote(word) for word in words)
+        options = options + ["--task", "--wait"]
+    return command_line(options, ["tool", "call"], [tool["name"]] + operands)
 
 
 def connection_words(spec):
     """The connection as flags. Secrets stay out: no Authorization or cookie header and no
-    environment values (they would land on the clipboard and in shell history)."""
+    environment values (they would land on the clipboard and in shell history); from a config
+    file, the ${VAR}s as it has them (ConfigWord), and none of its header values but those."""
+    shown, word = (spec.shown, ConfigWord) if spec.shown is not None else (spec, str)
+    config_headers = shown.headers if spec.shown is not None else {}
     if spec.kind == "stdio":
-        words = [join_command(spec.argv)]
+        words = [word(join_command(shown.argv))]
         if spec.cwd:
             words += ["--cwd", spec.cwd]
     else:
-        words = ["--url", spec.url] + (["--transport", "sse"] if spec.kind == "sse" else [])
+        words = ["--url", word(shown.url)] + (["--transport", "sse"] if spec.kind == "sse" else [])
         for name, value in spec.headers.items():
-            if not secret_header(name):
+            if name in config_headers and re.search(CONFIG_VARIABLE, config_headers[name]):
+                words += ["--header", ConfigWord("%s: %s" % (name, config_headers[name]))]
+            elif not secret_header(name) and name not in config_headers:
                 words += ["--header", "%s: %s" % (name, value)]
     if spec.protocol != "auto":
         words += ["--protocol-version", spec.protocol]
@@ -7102,6 +7355,9 @@ def stderr_hint(exc, lines):
 def auth_headers(options):
     """The Authorization header the user gave: --bearer, or $MCP_TUI_BEARER."""
     bearer = options.bearer or os.environ.get("MCP_TUI_BEARER")
+    if bearer and any(c in bearer for c in "\r\n\0"):  # not echoed: it is a credential
+        raise UsageError("%s has a line break or NUL, which would inject another header" % (
+            "--bearer" if options.bearer else "$MCP_TUI_BEARER"))
     return {"Authorization": "Bearer " + bearer} if bearer else {}
 
 
@@ -7146,8 +7402,9 @@ def make_log(options, credentials):
         lock = threading.Lock()
 
         def write(entry):
+            line = terminal_json(entry)  # controls escaped: a `cat` or `tail -f` of the file stays safe
             with lock:
-                handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+                handle.write(line + "\n")
                 handle.flush()
 
         log.sinks.append(write)
@@ -7324,13 +7581,72 @@ examples:
   mcp-tui session open dev "python3 tests/testserver.py" && mcp-tui @dev tool list
 
 exit codes: 0 success (a tool result with isError is a result), 1 failure (server error,
-connection, timeout, failed task), 2 bad usage, 130 interrupted.
+connection, timeout, failed task), 2 bad usage, 130 interrupted (Ctrl+C), 143 SIGTERM,
+129 SIGHUP.
 """
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where Ctrl+C raises KeyboardInterrupt, so that the same
+    clean-up runs: the request in flight is cancelled, a task's follow-up line is printed
+    and the stdio server's process group is stopped."""
+
+    def __init__(self, signum, name):
+        super().__init__(name)
+        self.signum = signum
+        self.name = name
+
+
+class TerminationSignals:
+    """SIGTERM (a kill, `timeout`, a service manager) and SIGHUP (a closed terminal or SSH
+    session) end a CLI run the way Ctrl+C does; dying at once left a stdio server running
+    under PID 1. Only the first one interrupts, and none once the run is closing: a second
+    must not cut the clean-up short. An ignored signal (nohup) stays ignored; Windows has
+    no SIGHUP. A run that got one exits 128 + N, as the shell reports a death by signal N."""
+
+    def __init__(self):
+        self.received = None
+        self.interrupting = True
+        self._previous = {}
+
+    def install(self):
+        import signal
+
+        for name in ("SIGTERM",) if os.name == "nt" else ("SIGTERM", "SIGHUP"):
+            number = getattr(signal, name, None)
+            try:
+                if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+                    self._previous[number] = signal.signal(number, self._interrupt)
+            except ValueError:  # not the main thread: whoever runs main() there owns the signals
+                return
+
+    def _interrupt(self, signum, frame):
+        if self.received is None:
+            self.received = signum
+            if self.interrupting:
+                import signal
+
+                raise Terminated(signum, signal.Signals(signum).name)
+
+    def closing(self):
+        self.interrupting = False
+
+    def restore(self):
+        import signal
+
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
+        self._previous.clear()
+
+    def exit_code(self, code):
+        return code if self.received is None else 128 + self.received
+
 
 class Output:
     """Results on stdout; progress, notices and errors on stderr; text or JSON."""
 
-    KEPT_NOTIFICATIONS = 1000  # --format json: the last ones, and a count of all by method
+    KEPT_NOTIFICATIONS = 1000  # --format json: the last ones (KEPT_NOTIFICATION_BYTES), and a count of all by method
+    OTHER_METHODS = "(other methods)"  # where the counts go past KEPT_NOTIFICATIONS different methods
 
     def __init__(self, fmt="text", quiet=False, stdout=None, stderr=None, credentials=None):
         import collections
@@ -7340,9 +7656,11 @@ class Output:
         self.stdout = stdout or sys.stdout
         self.stderr = stderr or sys.stderr
         self.credentials = credentials if credentials is not None else SecretRegistry()  # the run's
-        self.notifications = collections.deque(maxlen=self.KEPT_NOTIFICATIONS)
+        self.notifications = KeptTail(self.KEPT_NOTIFICATIONS, KEPT_NOTIFICATION_BYTES)
         self.notification_counts = collections.Counter()
         self.warnings = []
+        self._declined = [None, 0]  # the last decline said, and how many times it came again since
+        self._declines_lock = threading.Lock()
         self._announced = set()
         self._hidden = {}
         self._gone = set()  # streams whose reader has gone away
@@ -7377,6 +7695,26 @@ class Output:
         if not (self.quiet or self.json):
             self._write(self.stderr, clean(text) + "\n")
 
+    def decline(self, text):
+        """A server request declined: said once, its repeats counted and said in one line when
+        another decline comes or the output ends (end_declines); nothing with --quiet."""
+        if self.quiet:
+            return
+        with self._declines_lock:
+            if text == self._declined[0]:
+                self._declined[1] += 1
+                return
+            repeats, self._declined = self._declined[1], [text, 0]
+        if repeats:
+            self.notice("… repeated %d times" % repeats)
+        self.notice(text)
+
+    def end_declines(self):
+        with self._declines_lock:
+            repeats, self._declined[1] = self._declined[1], 0
+        if repeats:
+            self.notice("… repeated %d times" % repeats)
+
     def notice(self, text):
         """A note the user should see even with --quiet (kept in JSON documents)."""
         if self.json:
@@ -7388,6 +7726,7 @@ class Output:
         """``text`` cleaned, ending in one newline. A large one (a 20 MB tool result) is
         cleaned and written a chunk at a time, cut after a newline where there is one, so
         no cleaned, trimmed or encoded copy of the whole is made."""
+        self.end_declines()
         length = len(text)
         if length <= OUTPUT_CHUNK:
             self._write(self.stdout, clean(text).rstrip("\n") + "\n")
@@ -7403,6 +7742,7 @@ class Output:
             self._write(self.stdout, chunk if start < length else chunk.rstrip("\n") + "\n")
 
     def document(self, value):
+        self.end_declines()
         if isinstance(value, dict):
             value = dict(value)
             if self.notifications:
@@ -7423,6 +7763,7 @@ class Output:
         return text
 
     def error(self, exc):
+        self.end_declines()
         if self.json:
             # The notices come along unmasked, as text output shows them: one may be the
             # `task get` command of a --wait that stopped, the only place a script finds the ID.
@@ -7451,9 +7792,11 @@ class Output:
         params = params if isinstance(params, dict) else {}
         if not isinstance(method, str) or method == "notifications/subscriptions/acknowledged":
             return
+        method = cut_text(method, KEPT_FIELD_LIMIT)
         if self.json:
             self.notifications.append(message)
-            self.notification_counts[method] += 1
+            counts = self.notification_counts
+            counts[method if method in counts or len(counts) < self.KEPT_NOTIFICATIONS else self.OTHER_METHODS] += 1
             return
         if method == "notifications/progress":
             self.progress("⏳ " + progress_text(params))
@@ -7462,8 +7805,8 @@ class Output:
         elif method.startswith("notifications/tasks"):
             return  # the task waiter reports status changes itself
         elif method.endswith("/list_changed"):
-            if method not in self._announced:  # servers often send bursts; one line says it
-                self._announced.add(method)
+            if method not in self._announced and len(self._announced) < self.KEPT_NOTIFICATIONS:
+                self._announced.add(method)  # servers often send bursts; one line says it
                 self.progress("🔔 %s" % method[len("notifications/"):])
         else:
             self.progress("🔔 %s" % method)
@@ -7718,7 +8061,7 @@ class Cli:
         ask = terminal_prompt if (sys.stdin.isatty() and sys.stderr.isatty()) else None
         responder = InputResponder(load_stub("--elicit-stub", self.opts.elicit_stub),
                                    load_stub("--sampling-stub", self.opts.sampling_stub),
-                                   self.opts.root, ask, self.out.notice)
+                                   self.opts.root, ask, self.out.notice, self.out.decline)
         try:
             self.session = connect(spec, self.opts, responder, self.log, [self.out.on_notification], self.deadline,
                                    resume=resume, notice=self.out.notice, tell=self.out.stderr_line)
@@ -7746,6 +8089,7 @@ class Cli:
         return log
 
     def close(self):
+        self.out.end_declines()
         if self.session is not None:
             self.release_session()
             self.session.close()
@@ -7798,10 +8142,11 @@ class Cli:
         the JSON-RPC message itself."""
         headers = {name: self.out.credentials.redact(str(value)) for name, value in preview["headers"].items()}
         if self.out.json:
-            self.out.document({"dryRun": True, "transport": preview["transport"], "request": preview["request"],
+            self.out.document({"dryRun": True, "transport": preview["transport"],
+                               "request": self.out.credentials.redact(preview["request"]),
                                "headers": headers, "message": preview["message"]})
             return
-        lines = [preview["request"]] + ["%s: %s" % item for item in headers.items()]
+        lines = [self.out.credentials.redact(preview["request"])] + ["%s: %s" % item for item in headers.items()]
         self.out.text("\n".join(lines) + "\n\n" + json.dumps(preview["message"], indent=2, ensure_ascii=False))
         self.out.progress("(--dry-run: %s was not sent)" % preview["message"]["method"])
 
@@ -8177,20 +8522,18 @@ class TaskCommands:
 
     def task_command(self, action, task_id):
         """A runnable command line: the ledger supplies the connection when it is on."""
-        import shlex
-
-        words = ["mcp-tui"]
+        words = []
         if self.ledger is None:
             spec = self.cli.session.spec
-            words += ([spec.describe()] if spec.kind in ("stdio", "session") else ["--url", spec.url])
-            if spec.kind == "sse":
+            if spec.source:  # from --config: the file and the server, so that no ${VAR}'s value is printed
+                words += ["--config", spec.source[0], "--server", spec.source[1]]
+            else:
+                words += ([spec.describe()] if spec.kind in ("stdio", "session") else ["--url", spec.url])
+            if spec.kind == "sse" and not spec.source:
                 words += ["--transport", "sse"]
             if spec.protocol != "auto":
                 words += ["--protocol-version", spec.protocol]
-        words = [shlex.quote(w) for w in words] + ["task", action]
-        if task_id.startswith("-"):
-            words.append("--")  # or the ID would read as an option
-        return " ".join(words + [shell_word(task_id)])
+        return command_line(words, ["task", action], [task_id])
 
     def follow(self, tasks, task_id, last_status=None):
         deadline = min(time.monotonic() + self.opts.timeout, self.cli.deadline or float("inf"))
@@ -8276,9 +8619,7 @@ class TaskCommands:
         """The ledger's connection, with this command's -H, --bearer and --env; a server
         from --config is read from its file again (its ${VAR}s were never stored)."""
         if "config" in record:
-            name, entry = load_config_server(record["config"], record["server"], self.out.credentials)
-            spec = spec_from_config_entry(entry, record["protocol"], "server %r in %s" % (name, record["config"]),
-                                          (record["config"], name))
+            spec = config_server_spec(record["config"], record["server"], record["protocol"], self.out.credentials)
         else:
             spec = ConnectionSpec.from_ledger(record)
         if self.opts.protocol != "auto":
@@ -8703,7 +9044,7 @@ class Tui:
             self.connection_ended(exc)  # an HTTP server is known gone only when a request fails
 
     def say(self, text, error=False):
-        self.status = first_line(clean(text)) if text else ""
+        self.status = first_line(clean(self.log.credentials.redact(text))) if text else ""
         self.status_is_error = error
 
     def show_toast(self, text):
@@ -9065,8 +9406,8 @@ class Tui:
             # everything server's, every few seconds) would hide the key hints for good
         elif method == "notifications/resources/updated":
             uri = str(params.get("uri"))
-            if uri not in self.changed:  # once until it is read again: a resource that changes every
-                self.changed.add(uri)  # few seconds would otherwise hide the key hints for good
+            if uri not in self.changed and len(self.changed) < KEPT_CHANGED_RESOURCES:  # once until it is read
+                self.changed.add(uri)  # again: one that changes every few seconds would hide the key hints
                 self.show_toast("Resource updated: %s (marked * in the list)" % params.get("uri", "?"))
 
     # -- tasks ----------------------------------------------------------------------------
@@ -9482,7 +9823,7 @@ class ConnectScreen(FieldScreen):
                                        "starts a stdio server.")
         self.base_spec = self.attempted = spec
         opts = app.opts
-        headers = [(n, v) for n, v in (spec.headers.items() if spec else ()) if not secret_header(n)]
+        headers = self.header_fields(spec)
         self.target = TextField("target", "Server", text=spec.describe() if spec else "", required=True,
                                 placeholder="URL or command line")
         self.transport = ChoiceField("transport", "Transport", [(k, k) for k in ("auto", "stdio", "http", "sse")],
@@ -9497,6 +9838,20 @@ class ConnectScreen(FieldScreen):
                     for server in self.known]
         self.field_list = FieldList([self.target, self.transport, self.protocol] + self.headers + buttons)
         self.output.set_text(self.known_servers_text())
+
+    @staticmethod
+    def header_fields(spec):
+        """The headers the fields show: not a credential, and from a config file only as a
+        ${VAR} placeholder (a value written in the file stays with the spec, unseen)."""
+        config_headers = spec.shown.headers if spec is not None and spec.shown is not None else {}
+        shown = []
+        for name, value in (spec.headers.items() if spec else ()):
+            if name in config_headers:
+                if re.search(CONFIG_VARIABLE, config_headers[name]):
+                    shown.append((name, config_headers[name]))
+            elif not secret_header(name):
+                shown.append((name, value))
+        return shown
 
     def title(self):
         return "Connect"
@@ -9580,7 +9935,7 @@ class ConnectScreen(FieldScreen):
         schemeless = self.attempted.kind == "stdio" and re.match(HOST_PORT_PATH, self.target.text.strip())
         if schemeless:
             lines[1:1] = ["", "A URL needs its scheme: did you mean %s?" % url]
-        self.output.set_text("\n".join(lines))
+        self.output.set_text(self.app.log.credentials.redact("\n".join(lines)))
         self.app.say("Could not connect: did you mean %s? (a URL needs http://)" % url if schemeless
                      else "Could not connect: %s" % describe_failure(exc), True)
 
@@ -9594,9 +9949,14 @@ class ConnectScreen(FieldScreen):
             raise UsageError("enter a URL or a command line")
         if base is not None and text == base.describe():
             kind = transport if base.kind != "stdio" and transport in ("http", "sse") else base.kind
-            secrets = {n: v for n, v in base.headers.items() if secret_header(n)}
-            return ConnectionSpec(kind, url=base.url, argv=base.argv, env=base.env, cwd=base.cwd,
-                                  headers=dict(secrets, **headers), protocol=protocol)
+            shown = dict(self.header_fields(base))  # a field still showing a placeholder stands for its value
+            kept = {n: v for n, v in base.headers.items() if n not in shown and n not in headers and (
+                secret_header(n) or base.shown is not None and n in base.shown.headers)}
+            headers = {n: base.headers[n] if shown.get(n) == v else v for n, v in headers.items()}
+            spec = ConnectionSpec(kind, url=base.url, argv=base.argv, env=base.env, cwd=base.cwd,
+                                  headers=dict(kept, **headers), protocol=protocol, source=base.source)
+            spec.shown = base.shown
+            return spec
         env = dict(parse_env_option(e) for e in self.app.opts.env)
         return build_spec(text, transport, protocol, headers, env, self.app.opts.cwd)
 
@@ -12798,6 +13158,7 @@ def main(argv=None):
         return run_keeper()
     output = Output("json" if wants_json(argv) else "text")
     cli = None
+    signals = TerminationSignals()
     try:
         opts = parse_command_line(argv)
         output = Output(opts.format, opts.quiet)
@@ -12810,32 +13171,39 @@ def main(argv=None):
         if opts.save and os.path.exists(opts.save) and not os.path.isdir(opts.save):
             raise UsageError("--save %s is a file: give a directory (it is made if missing)" % opts.save)
         spec, words = spec_from_options(opts, opts.words, output.credentials)
+        if words:
+            signals.install()  # the TUI quits on them its own way (quit_on_hangup)
         if words and words[0] in ("session", "sessions"):
             given = opts.words[:len(opts.words) - len(words)]  # a stdio command line before `session`
-            return run_session_command(opts, spec, words[1:], output, argv, given)
+            return signals.exit_code(run_session_command(opts, spec, words[1:], output, argv, given))
         if not words:
             return run_tui(opts, spec, output.credentials)
         if wants_background_session(opts, spec, words):
             spec = start_task_session(opts, argv, output)
         cli = Cli(opts, spec, words, output)
-        return cli.run()
+        return signals.exit_code(cli.run())
     except McpTuiError as exc:
+        signals.closing()  # a signal now must not cut the error line short
         output.error(exc)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        output.error(McpTuiError("interrupted"))
-        return EXIT_INTERRUPTED
+        return signals.exit_code(exc.exit_code)
+    except KeyboardInterrupt as exc:
+        signals.closing()
+        output.error(McpTuiError("terminated by %s" % exc.name if isinstance(exc, Terminated) else "interrupted"))
+        return signals.exit_code(EXIT_INTERRUPTED)
     except Exception as exc:  # a bug of ours: still one line, and the traceback only with --debug
+        signals.closing()
         if "--debug" in argv:
             import traceback
 
             traceback.print_exc()
         output.error(McpTuiError("internal error: %s: %s" % (exc.__class__.__name__, exc),
                                  hint="run with --debug for the traceback, and please report it"))
-        return EXIT_FAILURE
+        return signals.exit_code(EXIT_FAILURE)
     finally:
+        signals.closing()
         if cli is not None:
             cli.close()
+        signals.restore()
 
 
 def wants_json(argv):

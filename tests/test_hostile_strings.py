@@ -349,3 +349,21 @@ def test_a_large_text_is_cleaned_chunk_by_chunk_and_ends_in_one_newline():
     written = stdout.getvalue()
     assert not FORBIDDEN.search(written)
     assert written == mcp_tui.clean(text).rstrip("\n") + "\n"  # the same text as one clean() would give
+
+
+@ERAS
+def test_the_log_file_escapes_controls_and_keeps_them(run, era, tmp_path):
+    """--log-file: ESC, DEL, C1 and bidi controls written as \\u escapes (a `cat` or `tail -f` of
+    the file is safe), and the JSON lines decode to the very strings the server sent."""
+    log = tmp_path / "run.jsonl"
+    result = run(server_command(era), "--log-file", log, "tool", "call", "evil")
+    assert result.code == 0, result
+    raw = log.read_bytes().decode("utf-8")
+    bad = sorted({"U+%04X" % ord(c) for c in TERMINAL_UNSAFE_IN_JSON.findall(raw) + FORBIDDEN.findall(raw)
+                  if c != "\n"})
+    assert not bad, "the log file carries %s raw" % ", ".join(bad)
+    entries = [json.loads(line) for line in raw.splitlines()]
+    bodies = "".join(entry.get("body", "") for entry in entries)
+    stderr_lines = [entry["text"] for entry in entries if entry["type"] == "stderr"]
+    assert json.dumps(HOSTILE, ensure_ascii=False)[1:-1] in bodies  # the message as the server sent it
+    assert any(HOSTILE in line for line in stderr_lines), stderr_lines

@@ -7,6 +7,7 @@ that os.wait4 returns for it in a small launcher (see LAUNCHER).
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -168,6 +169,58 @@ def test_json_output_keeps_the_last_notifications_and_counts_them_all(measured, 
     assert result.peak_rss < 200 * MiB, result
 
 
+def test_json_output_keeps_notifications_within_a_byte_budget_and_few_method_counts():
+    import io
+
+    import mcp_tui
+
+    out = io.StringIO()
+    output = mcp_tui.Output("json", stdout=out, stderr=io.StringIO())
+    for n in range(60):  # 400 KB each in memory: the budget holds a few dozen
+        output.on_notification({"jsonrpc": "2.0", "method": "notifications/message",
+                                "params": {"level": "info", "data": "%d %s" % (n, "\U0001F600" * 100000)}})
+    for n in range(3000):  # as many different methods, long ones
+        output.on_notification({"jsonrpc": "2.0", "method": "notifications/%d/%s" % (n, "m" * 5000)})
+    output.document({"ok": True})
+    document = json.loads(out.getvalue())
+    kept, counts = document["notifications"], document["notificationCounts"]
+    assert len(kept) == 1000 and kept[-1]["method"].startswith("notifications/2999/mmm"), len(kept)
+    assert len(counts) == 1000 + 1 and sum(counts.values()) == 3060, len(counts)
+    assert counts["(other methods)"] == 3000 - 999 and counts["notifications/message"] == 60
+    assert all(re.search(r"^notifications/\d+/m{4070,4080}… \(cut at 4096 of 50\d\d characters\)$", method)
+               for method in counts if method.startswith("notifications/1"))
+    output = mcp_tui.Output("json", stdout=io.StringIO(), stderr=io.StringIO())
+    for n in range(60):
+        output.on_notification({"jsonrpc": "2.0", "method": "notifications/message",
+                                "params": {"level": "info", "data": "%d %s" % (n, "\U0001F600" * 100000)}})
+    assert 30 <= len(output.notifications) < 60 and output.notifications.bytes <= mcp_tui.KEPT_NOTIFICATION_BYTES
+
+
+def test_pages_that_add_up_past_the_message_limit_stop_with_one_line(cli, bad):
+    result = cli(*bad("stdio", MODERN, "big-pages", "--size", 3000).args, "--max-message-size", "10K", "tool", "list")
+    assert result.code == 1, result
+    line = error_line(result)
+    assert "tools/list: the server's 4 pages add up to more than 10 KiB, the --max-message-size limit on a whole " \
+           "list (raise --max-message-size if the list really is that long)" in line, line
+    assert result.out.count("big_") == 3, result  # what arrived within the limit is still shown
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_declined_server_requests_are_said_once_with_a_count(cli, bad, quiet):
+    target = bad("stdio", LEGACY, "sampling-flood", "--count", 300)
+    result = cli(*target.args, *(["--quiet"] if quiet else []), "tool", "call", "echo", "message=hi", timeout=120)
+    assert result.code == 0 and "echo: hi" in result.out, result
+    declines = [line for line in result.err.splitlines() if "Declined" in line or "repeated" in line]
+    if quiet:
+        assert declines == [], result
+    else:
+        repeats = re.match(r"… repeated (\d+) times$", declines[-1])
+        assert len(declines) == 2 and 100 < int(repeats.group(1)) <= 299, result  # the rest were "busy"
+        assert declines[0] == "Declined badserver's sampling request (no terminal; pass --sampling-stub JSON to answer)"
+    answers = [m for m in target.messages() if str(m.get("id", "")).startswith("flood-") and "method" not in m]
+    assert len(answers) == 300  # each one declined all the same
+
+
 def test_a_request_flood_is_answered_by_a_bounded_pool(cli, bad):
     target = bad("stdio", LEGACY, "request-flood", "--count", 1500)
     result = cli(*target.args, "--timeout", 30, "tool", "call", "echo", "message=hi", timeout=120)
@@ -189,7 +242,7 @@ def test_an_overlong_stderr_line_is_cut(tmp_path, cli):
     script.write_text("import sys\nsys.stderr.write('E' * 300000 + '\\nlast words\\n')\nsys.exit(4)\n")
     result = cli('%s %s' % (sys.executable, script), "tool", "list")
     line = error_line(result)
-    assert "… (cut at 64 KiB)" in line and "last words" in line and line.count("E") < 70000, line[:200]
+    assert "… (cut at 4096 of 300000 bytes)" in line and "last words" in line and line.count("E") == 4096, line[:200]
 
 
 # -- Retry-After ------------------------------------------------------------------------------

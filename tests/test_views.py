@@ -55,3 +55,15 @@ def test_describe_task_is_the_seed_block_and_the_tui_adds_the_tool_and_time_left
         "Updated:  2026-09-24T18:33:17Z\nTTL:      3600000ms\nPoll:     every 5ms")
     tui_text = describe_task(task, tool="render_report", now=task.expires_at() - 90)
     assert "Tool:     render_report" in tui_text and "TTL:      3600000ms (1m30s left)" in tui_text
+
+
+def test_a_config_word_leaves_its_placeholders_for_the_shell_and_quotes_the_rest():
+    import subprocess
+
+    word = mcp_tui.ConfigWord("http://h/mcp?key=${env:KEY}&b=${B:-d e}&c=${C:-$(touch x)}&d='q'")
+    line = mcp_tui.command_line(["--url", word], ["tool", "call"], ["-rf"])
+    assert line == ("mcp-tui --url 'http://h/mcp?key='\"${KEY}\"'&b='\"${B:-d e}\"'&c=${C:-$(touch x)}&d='\"'\"'q'\"'\"'' "
+                    "tool call -- -rf"), line
+    echoed = subprocess.run(["bash", "-c", "printf '%s\\n' " + line[len("mcp-tui "):]], capture_output=True, text=True,
+                            env={"KEY": "k 1", "PATH": "/usr/bin:/bin"}).stdout.splitlines()
+    assert echoed[1] == "http://h/mcp?key=k 1&b=d e&c=${C:-$(touch x)}&d='q'", echoed
