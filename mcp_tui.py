@@ -19,8 +19,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     to requests
                     classes: McpTuiError UsageError ConnectionFailed RequestTimeout
                     RequestCancelled ProtocolViolation Withheld StreamCut HttpStatusError
-                    RpcError SecretRegistry MessageTooLarge FileLock JsonStateFile SseEvent
-                    SseDecoder StdioTransport Watchdog NetworkOptions HttpClient
+                    RpcError SecretRegistry KeptTail MessageTooLarge FileLock JsonStateFile
+                    SseEvent SseDecoder StdioTransport Watchdog NetworkOptions HttpClient
                     StreamableHttpTransport LegacySseTransport KeeperTransport KeeperGone
                     PendingRequest RpcChannel
    2. session       which era the server speaks, the handshake or per-request _meta, the
@@ -45,10 +45,10 @@ tests/test_layering.py checks this map against the banners and the code.
    6. views         the text the CLI and the TUI share; a ConnectionSpec built from
                     options and config files (``spec_from_options``), and ``connect``:
                     the one way to open a session
-                    classes: BlobSaver ConfigChoiceNeeded ConfigServer KeptSessions
+                    classes: BlobSaver ConfigChoiceNeeded ConfigServer ConfigWord KeptSessions
    7. CLI           words in, one Session call, text or JSON out; the `auth` verbs
                     (``auth_command``)
-                    classes: Output Cli TaskCommands
+                    classes: Terminated TerminationSignals Output Cli TaskCommands
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the session and the tasks it follows
                     classes: Tui PendingAnswer AnswerThen ConnectAttempt TuiResponder TaskRow
