@@ -178,7 +178,9 @@ class StreamCut(ConnectionFailed):
 class HttpStatusError(ConnectionFailed):
     """An HTTP status with no JSON-RPC error in its body."""
 
-    def __init__(self, status, reason, body=b"", headers=None):
+    def __init__(self, status, reason, body=b"", headers=None, session=None):
+        """``session``: the 2025-11-25 session id the request named (a 404 then says the
+        session is gone, not that the URL is wrong)."""
         self.status = status
         self.body = body
         self.headers = headers or {}
@@ -187,20 +189,25 @@ class HttpStatusError(ConnectionFailed):
         if self.retry_after is not None:
             message += " (Retry-After: %gs)" % self.retry_after
         snippet = body_summary(body)
+        snippet = "" if snippet.lower().rstrip(".") == str(reason).lower() else snippet  # "404 Not Found: Not Found"
         if snippet:
             message += ": " + snippet
+        elif status == 404 and not session:  # a web server's page, or nothing: no MCP server at this path
+            message += ": not an MCP endpoint"
         hint = None
-        if status == 401:  # with no credentials given, mcp-tui would have authorized (section 5) instead
-            challenge = self.headers.get("www-authenticate")
+        challenge = self.headers.get("www-authenticate")
+        if status == 404 and not snippet and not session:
+            hint = "check the URL's path; MCP servers often serve /mcp"
+        elif status == 401:  # with no credentials given, mcp-tui would have authorized (section 5) instead
             hint = ("the server refused the credentials given with --bearer or --header 'Authorization: ...'; "
                     "without them, mcp-tui authorizes by itself where the server offers OAuth")
-            if challenge:
-                hint += " (WWW-Authenticate: %s)" % challenge
         elif status == 403:
             hint = "the server refused access (403)"
-            challenge = self.headers.get("www-authenticate")
-            if challenge:
-                hint += " (WWW-Authenticate: %s)" % challenge
+        if challenge and status in (401, 403):
+            # Its parameters tell where to authorize, but not its error_description: the body says it already
+            scheme, _, parameters = challenge.partition(" ")
+            parameters = re.sub(r'(?i)(^|,)\s*error_description=("(?:[^"\\]|\\.)*"|[^,]*)', "", parameters)
+            hint += " (WWW-Authenticate: %s)" % " ".join(part for part in (scheme, parameters.strip(" ,")) if part)
         super().__init__(message, hint)
 
 
@@ -244,14 +251,34 @@ def retry_after_seconds(value):
 
 
 def body_summary(body):
-    """A short readable account of an HTTP error body: its JSON-RPC error message if it has one."""
+    """A short readable account of an HTTP error body: its JSON-RPC error message if it has
+    one, an OAuth error (RFC 6750: error and error_description), else its text cut after a
+    sentence or a word; nothing for an HTML page (a web server's 404)."""
     try:
-        error = json.loads(body.decode("utf-8")).get("error")
+        document = json.loads(body.decode("utf-8"))
+        error = document.get("error")
         if isinstance(error, dict) and error.get("message"):
             return "%s%s" % ("%s " % error["code"] if isinstance(error.get("code"), int) else "", error["message"])
+        if isinstance(error, str):
+            description = document.get("error_description")
+            return error + (": " + first_sentences(str(description)) if description else "")
     except (ValueError, AttributeError, UnicodeDecodeError):
         pass
-    return " ".join(body[:200].decode("utf-8", "replace").split())
+    text = " ".join(body[:1000].decode("utf-8", "replace").split())
+    if re.match(r"(?i)<(!doctype|html|head|body|\?xml)", text):
+        return ""
+    return first_sentences(text)
+
+
+def first_sentences(text, limit=200):
+    """``text`` up to ``limit`` characters, cut after its last whole sentence (or word) there."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    end = max(cut.rfind(". "), cut.rfind("! "), cut.rfind("? "))
+    if end >= limit // 3:
+        return cut[:end + 1] + " …"
+    return cut.rsplit(" ", 1)[0] + " …"
 
 
 class RpcError(McpTuiError):
@@ -930,8 +957,8 @@ class StdioTransport:
                 messages = decode_messages(line)
             except ProtocolViolation as exc:
                 # Said after "meanwhile the server sent" in a timeout's hint, so not twice.
-                self.junk.append("%r on stdout (%s)" % (line[:60].decode("utf-8", "replace"),
-                                                         re.sub(r"^the server sent ", "", exc.message)))
+                self.junk.append('"%s" on stdout (%s)' % (line[:60].decode("utf-8", "replace"),  # not repr: you\'re
+                                                           re.sub(r"^the server sent ", "", exc.message)))
                 if self.log:
                     self.log.event("transport", "junk on the server's stdout: %s" % exc.message,
                                    line=line[:200].decode("utf-8", "replace"))
@@ -1006,6 +1033,8 @@ class StdioTransport:
                 text += " on signal %d" % -code
         elif code is not None:
             text += " with code %d" % code
+        if self.junk:  # a server that logs to stdout, where only JSON-RPC may go, often says why there
+            text += "; before that it wrote %s" % "; ".join(self.junk)
         return text
 
     def close(self, grace=0.5):
@@ -1558,6 +1587,9 @@ def describe_os_error(exc):
             exc.verify_message or exc)
     if isinstance(exc, ConnectionRefusedError):
         return "connection refused"
+    if "ssl" in sys.modules and isinstance(exc, sys.modules["ssl"].SSLError) and getattr(exc, "reason", None) in (
+            "WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "PACKET_LENGTH_TOO_LONG"):  # not "[SSL: ...]"
+        return "the server answered in plain HTTP, not TLS: try the URL with http://"
     if "socket" in sys.modules and isinstance(exc, sys.modules["socket"].gaierror):  # not "[Errno -2] ..."
         return "the host name does not resolve (%s)" % (exc.strerror or exc)
     http_client = sys.modules.get("http.client")
@@ -1638,7 +1670,8 @@ class StreamableHttpTransport:
             return
         response, payload = self.http.exchange("POST", body=body, headers=headers, carries=rpc_label(message))
         if response.status >= 400:
-            raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
+            raise HttpStatusError(response.status, response.reason, payload, response_headers(response),
+                                  self.session_id)
 
     def abort(self, request_id):
         """Closing the response stream is how HTTP cancels (2026-07-28)."""
@@ -1709,7 +1742,7 @@ class StreamableHttpTransport:
         if response.status in (401, 403) or (response.status == 404 and self.legacy_stream and self.session_id):
             # 404 to a session id: the session is gone (2025-11-25), whatever error the body holds (the Python
             # SDK's is -32600 "Session not found"); the status is what says to start a new one
-            raise HttpStatusError(response.status, response.reason, payload, headers)
+            raise HttpStatusError(response.status, response.reason, payload, headers, self.session_id)
         messages = None
         if payload.strip() and content_type in ("application/json", ""):
             try:
@@ -1718,7 +1751,7 @@ class StreamableHttpTransport:
                 if response.status < 300:
                     raise
         if response.status >= 400 and not any(isinstance(m.get("error"), dict) for m in messages or ()):
-            raise HttpStatusError(response.status, response.reason, payload, headers)
+            raise HttpStatusError(response.status, response.reason, payload, headers, self.session_id)
         if messages is None:
             raise ProtocolViolation("HTTP %d with content type %r and no JSON-RPC message" % (
                 response.status, content_type or "(none)"))
@@ -1778,7 +1811,8 @@ class StreamableHttpTransport:
             self._open[request_id] = conn
         if response.status != 200:
             payload = self.http.read("GET", conn, response)
-            raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
+            raise HttpStatusError(response.status, response.reason, payload, response_headers(response),
+                                  self.session_id)
         try:
             self._read_stream(request_id, response, decoder)
         finally:
@@ -1849,7 +1883,7 @@ class StreamableHttpTransport:
                     self.log.event("transport", "no GET stream (HTTP %d)" % response.status)
                 if opened and response.status == 404 and not self._closing:
                     self.stream_lost = HttpStatusError(response.status, response.reason, payload,
-                                                       response_headers(response))
+                                                       response_headers(response), self.session_id)
                 return
             opened = True
             with self._lock:
@@ -2927,7 +2961,15 @@ class Session:
                 raise
         elif choice == MODERN_VERSION:
             self._start_transport()
-            self._discover_modern(self.timeout)
+            try:
+                self._discover_modern(self.timeout)
+            except (RpcError, HttpStatusError) as exc:
+                # "Method not found", "Server not initialized", HTTP 400: a server of the handshake era
+                refused = self._refused_as_unknown_era(exc) or getattr(exc, "code", None) == METHOD_NOT_FOUND
+                if refused and not exc.hint:
+                    exc.hint = ("the server refused server/discover, so it seems to speak only %s or older; "
+                                "--protocol-version auto uses what it speaks" % LEGACY_VERSIONS[0])
+                raise
         elif choice in LEGACY_VERSIONS:
             self._start_transport()
             self._initialize(choice)
@@ -3520,10 +3562,11 @@ class Session:
         if self.era == "legacy" and isinstance(self.transport, StreamableHttpTransport):
             self.transport.open_get_stream()
 
-    def watch(self, uris, on_message):
+    def watch(self, uris, on_message, held=None):
         """Change notifications (list changes, updates of ``uris``, and whatever else the
-        server sends unasked) go to ``on_message`` until the returned watch is closed."""
-        return ChangeWatch(self, uris, on_message)
+        server sends unasked) go to ``on_message`` until the returned watch is closed;
+        ``held``: a HeldNotifications observer, whose notifications come first."""
+        return ChangeWatch(self, uris, on_message, held)
 
     def unsubscribe_resource(self, uri):
         """resources/unsubscribe (2025-11-25). False under 2026-07-28, where a subscription
@@ -3607,25 +3650,61 @@ LIST_CHANGE_FILTERS = {"tools": "toolsListChanged", "prompts": "promptsListChang
                        "resources": "resourcesListChanged"}
 
 
+class HeldNotifications:
+    """A session observer that keeps what arrives until ``release(sink)``, then hands the kept
+    notifications and every later one to ``sink``, in order: `watch` misses none of those
+    that come while the session opens (a 2025-11-25 server's list changes during
+    logging/setLevel)."""
+
+    def __init__(self):
+        self._held = []
+        self._sink = None
+        self._lock = threading.Lock()
+
+    def __call__(self, message):
+        with self._lock:  # a release() under way finishes first: the order stays
+            if self._sink is None:
+                self._held.append(message)
+                return
+        self._sink(message)
+
+    def release(self, sink):
+        with self._lock:
+            held, self._held = self._held, []
+            for message in held:
+                sink(message)
+            self._sink = sink
+
+
 class ChangeWatch:
     """Notifications until close(), in whichever era: 2025-11-25 holds the GET stream and
     subscribes with resources/subscribe; 2026-07-28 keeps one subscriptions/listen open
-    and reports what its acknowledgement left out in ``refused``."""
+    and reports what its acknowledgement left out in ``refused``. ``held``: the session's
+    HeldNotifications since it opened, whose notifications come first (2025-11-25; under
+    2026-07-28 change notifications come only on the listen stream)."""
 
-    def __init__(self, session, uris, on_message):
+    def __init__(self, session, uris, on_message, held=None):
         self.session = session
         self.uris = list(uris)
         self.refused = []
+        self.nothing_to_listen_for = False  # 2026-07-28: the server announced no list changes (and no URIs)
         self._on_message = on_message
+        self._observer = None  # what the session's observers hold for this watch (2025-11-25)
         self._subscription = None
         self._subscribed = []
         if self.uris and not (session.capabilities.get("resources") or {}).get("subscribe"):
             raise UsageError("the server does not offer resource subscriptions (no resources.subscribe "
                              "capability); nothing was sent")
         if session.era == "modern":
+            if held in session.observers:
+                session.observers.remove(held)
             self._listen()
             return
-        session.observers.append(self._deliver)
+        self._observer = held or self._deliver
+        if held is None:
+            session.observers.append(self._deliver)
+        else:
+            held.release(self._deliver)
         session.open_server_stream()
         for uri in self.uris:
             session.request("resources/subscribe", {"uri": uri})
@@ -3636,6 +3715,9 @@ class ChangeWatch:
                    if (self.session.capabilities.get(kind) or {}).get("listChanged")}
         if self.uris:
             filters["resourceSubscriptions"] = self.uris
+        if not filters:  # a listen for nothing: servers that announce nothing answer it -32601
+            self.nothing_to_listen_for = True
+            return
         subscription = self._subscription = self.session.listen(filters, self._deliver)
         if not subscription.acknowledged.wait(self.session.timeout):
             subscription.close()
@@ -3661,8 +3743,8 @@ class ChangeWatch:
         if self._subscription is not None:
             self._subscription.close()
             return
-        if self._deliver in self.session.observers:
-            self.session.observers.remove(self._deliver)
+        if self._observer in self.session.observers:
+            self.session.observers.remove(self._observer)
         for uri in self._subscribed:
             try:
                 self.session.request("resources/unsubscribe", {"uri": uri}, timeout=DELETE_TIMEOUT)
@@ -3927,7 +4009,9 @@ def split_key_value(word):
 
 def check_names(arguments, known, what, strict=True):
     """An argument name that is not declared: an error with "did you mean" (or, when not
-    ``strict``, only when a declared name is that close: the schema may allow others)."""
+    ``strict``, only when a declared name is that close: the schema may allow others).
+    Returns the undeclared names it let through."""
+    undeclared = []
     for key in arguments:
         if key in known:
             continue
@@ -3935,14 +4019,23 @@ def check_names(arguments, known, what, strict=True):
         hint = did_you_mean(key, known, listing)
         if strict or hint != listing:
             raise UsageError("unknown argument %r for %s" % (key, what), hint=hint)
+        undeclared.append(key)
+    return undeclared
 
 
 def check_tool_arguments(arguments, schema, name):
-    """Before sending: required arguments present, and no misspelt name."""
+    """Before sending: required arguments present, and no misspelt name. Returns a warning
+    for the undeclared names the schema lets through (it does not forbid other properties),
+    or None."""
     schema = schema if isinstance(schema, dict) else {}
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    check_names(arguments, sorted(properties), "tool %r" % name, strict=schema.get("additionalProperties") is False)
+    undeclared = check_names(arguments, sorted(properties), "tool %r" % name,
+                             strict=schema.get("additionalProperties") is False)
     check_required(arguments, schema, "tool %r" % name)
+    if not undeclared:
+        return None
+    return "warning: tool %r does not declare %s (its arguments: %s); sent anyway, as its schema allows others" % (
+        name, ", ".join(repr(key) for key in undeclared), ", ".join(sorted(properties)) or "none")
 
 
 def find_prompt(session, name):
@@ -4087,6 +4180,42 @@ def constraint_problem(value, schema):
             return "choose at least %d" % schema["minItems"]
         if isinstance(schema.get("maxItems"), int) and len(value) > schema["maxItems"]:
             return "choose at most %d" % schema["maxItems"]
+    return None
+
+
+def schema_violation(value, schema, path="$"):
+    """The first place ``value`` breaks ``schema`` as (JSON path, what is wrong), or None: the
+    types, enums, required properties and simple limits the argument and form checks read,
+    followed into properties and array items (a tool's outputSchema)."""
+    if not isinstance(schema, dict):
+        return None
+    types, kind = schema_types(schema), json_type(value)
+    if types and kind not in types and not (kind == "integer" and "number" in types):
+        return path, "must be %s, not %s" % (" or ".join(a_type(t) for t in types), a_json_type(value))
+    if isinstance(schema.get("enum"), list) and value not in schema["enum"]:
+        return path, "must be one of %s" % ", ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+    problem = constraint_problem(value, schema)
+    if problem:
+        return path, problem
+    if isinstance(value, dict):
+        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        for key in schema.get("required") if isinstance(schema.get("required"), list) else ():
+            if key not in value:
+                return "%s.%s" % (path, key), "is required and missing"
+        for key, item in value.items():
+            if key in properties:
+                found = schema_violation(item, properties[key], "%s.%s" % (path, key))
+            elif schema.get("additionalProperties") is False:
+                found = "%s.%s" % (path, key), "is not declared (additionalProperties: false)"
+            else:
+                found = schema_violation(item, schema.get("additionalProperties"), "%s.%s" % (path, key))
+            if found:
+                return found
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for index, item in enumerate(value):
+            found = schema_violation(item, schema["items"], "%s[%d]" % (path, index))
+            if found:
+                return found
     return None
 
 
@@ -6702,13 +6831,43 @@ def repeats_structured(block, result):
         return False
 
 
+def structured_wraps_text(result):
+    """Structured content that only wraps the one text block in one key: FastMCP's
+    {"result": 3} beside "3", the filesystem server's {"content": TEXT} beside TEXT. It adds
+    nothing to the text, which is shown alone."""
+    structured = result.get("structuredContent")
+    texts = [b.get("text") for b in result.get("content") or () if isinstance(b, dict) and b.get("type") == "text"]
+    if not (isinstance(structured, dict) and len(structured) == 1 and len(texts) == 1):
+        return False
+    value = next(iter(structured.values()))
+    if value == texts[0]:
+        return True
+    try:
+        return strict_json(texts[0]) == value
+    except (ValueError, RecursionError):
+        return False
+
+
+def structured_content_problem(result, tool):
+    """A warning when the structured content breaks the tool's outputSchema (naming where),
+    or None."""
+    schema = tool.get("outputSchema") if isinstance(tool, dict) else None
+    if not isinstance(schema, dict) or "structuredContent" not in result or result.get("isError"):
+        return None
+    found = schema_violation(result["structuredContent"], schema)
+    if found is None:
+        return None
+    return "warning: the structured content does not match the outputSchema of tool %r: %s %s" % (
+        tool.get("name"), found[0], found[1])
+
+
 def render_tool_result(result, saver=None):
     blocks = [render_content_block(b, saver) for b in result.get("content") or ()
               if isinstance(b, dict) and not repeats_structured(b, result)]
     lines = ["Error response from tool:" if result.get("isError") else "Tool response:"]
     if blocks or "structuredContent" not in result:
         lines.append("\n".join(blocks) if blocks else "(no content)")
-    if "structuredContent" in result:
+    if "structuredContent" in result and not structured_wraps_text(result):
         lines.append("Structured content:")
         lines.append(json.dumps(result["structuredContent"], indent=2, ensure_ascii=False))
     return "\n".join(lines)
@@ -7194,6 +7353,20 @@ def describe_server(session, tasks=None):
     return "\n".join(line for line in lines if line is not None)
 
 
+def argument_type_text(prop):
+    """An argument's type as `tool describe` lists it: "string, one of red, green",
+    "array of integer"."""
+    types = schema_types(prop)
+    text = "/".join(types) or "any"
+    items = prop.get("items")
+    if "array" in types and isinstance(items, dict) and items:
+        text += " of " + argument_type_text(items)
+    if isinstance(prop.get("enum"), list) and prop["enum"]:
+        text += ", one of " + ", ".join(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+                                        for value in prop["enum"])
+    return text
+
+
 def describe_tool(tool, tasks=None):
     """``tasks``: the session's TaskForm, which knows what a listing without taskSupport means."""
     lines = ["Tool: %s" % tool.get("name")]
@@ -7210,13 +7383,13 @@ def describe_tool(tool, tasks=None):
         lines += ["", "Arguments (* required):"]
         for key, prop in properties.items():
             prop = prop if isinstance(prop, dict) else {}
-            kind = "/".join(schema_types(prop)) or "any"
             extra = " (default %s)" % json.dumps(prop["default"], ensure_ascii=False) if "default" in prop else ""
-            lines.append("  %s%s: %s%s%s" % (key, "*" if key in required else "", kind, extra,
+            lines.append("  %s%s: %s%s%s" % (key, "*" if key in required else "", argument_type_text(prop), extra,
                                              " - " + str(prop["description"]) if prop.get("description") else ""))
-    if isinstance(tool.get("annotations"), dict) and tool["annotations"]:
-        lines += ["", "Annotations:"] + ["  %s: %s" % (k, json.dumps(v, ensure_ascii=False))
-                                         for k, v in tool["annotations"].items()]
+    for label, key in (("Annotations", "annotations"), ("Meta", "_meta")):
+        if isinstance(tool.get(key), dict) and tool[key]:
+            lines += ["", label + ":"] + ["  %s: %s" % (k, json.dumps(v, ensure_ascii=False))
+                                          for k, v in tool[key].items()]
     lines += ["", "Input schema:", json.dumps(schema, indent=2, ensure_ascii=False)]
     if tool.get("outputSchema"):
         lines += ["", "Output schema:", json.dumps(tool["outputSchema"], indent=2, ensure_ascii=False)]
@@ -7665,6 +7838,7 @@ class Output:
         self._hidden = {}
         self._gone = set()  # streams whose reader has gone away
         self._lock = threading.Lock()
+        self._progress_ended = False  # the command's last word is said: no "⏳ progress" after "interrupted"
 
     def _write(self, stream, text):
         if stream is self.stderr:
@@ -7692,7 +7866,7 @@ class Output:
         self._write(self.stderr, clean(text) + "\n")
 
     def progress(self, text):
-        if not (self.quiet or self.json):
+        if not (self.quiet or self.json or self._progress_ended):
             self._write(self.stderr, clean(text) + "\n")
 
     def decline(self, text):
@@ -7714,6 +7888,10 @@ class Output:
             repeats, self._declined[1] = self._declined[1], 0
         if repeats:
             self.notice("… repeated %d times" % repeats)
+
+    def end_progress(self):
+        """The command has ended (or failed): what still arrives while it closes is not shown."""
+        self._progress_ended = True
 
     def notice(self, text):
         """A note the user should see even with --quiet (kept in JSON documents)."""
@@ -8040,6 +8218,8 @@ class Cli:
         self.words = words
         self.out = output
         self.session = None
+        self.background_session = False  # an automatic keeper holds a stdio task's server (main)
+        self.responder = None
         self.log = None
         self.ledger = None if opts.no_ledger else TaskLedger(warn=output.notice)
         self.withheld = ()  # --dry-run: the command's own request
@@ -8048,8 +8228,9 @@ class Cli:
 
     # -- plumbing ---------------------------------------------------------------------
 
-    def connect(self, spec=None, resume=None):
-        """Open a session (or, with ``resume``, continue a recorded one)."""
+    def connect(self, spec=None, resume=None, observer=None):
+        """Open a session (or, with ``resume``, continue a recorded one). ``observer`` sees
+        its notifications instead of the progress lines on stderr."""
         spec = spec or self.spec
         if spec is None:
             raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
@@ -8057,14 +8238,17 @@ class Cli:
         if spec.kind == "session" and self.opts.trace:  # or --trace would print nothing, and say nothing
             self.out.notice("--trace: session %s's keeper makes the HTTP requests; its trace goes to the "
                             "--log-file given to `session open`" % spec.name)
+        elif spec.kind == "stdio" and self.opts.trace and not self.opts.debug and self.log is None:
+            self.out.notice("--trace shows HTTP requests and SSE events, and a stdio server has none; "
+                            "--debug shows every message")
         self.log = self.log or self.make_log()
         ask = terminal_prompt if (sys.stdin.isatty() and sys.stderr.isatty()) else None
-        responder = InputResponder(load_stub("--elicit-stub", self.opts.elicit_stub),
-                                   load_stub("--sampling-stub", self.opts.sampling_stub),
-                                   self.opts.root, ask, self.out.notice, self.out.decline)
+        responder = self.responder = InputResponder(load_stub("--elicit-stub", self.opts.elicit_stub),
+                                                    load_stub("--sampling-stub", self.opts.sampling_stub),
+                                                    self.opts.root, ask, self.out.notice, self.out.decline)
         try:
-            self.session = connect(spec, self.opts, responder, self.log, [self.out.on_notification], self.deadline,
-                                   resume=resume, notice=self.out.notice, tell=self.out.stderr_line)
+            self.session = connect(spec, self.opts, responder, self.log, [observer or self.out.on_notification],
+                                   self.deadline, resume=resume, notice=self.out.notice, tell=self.out.stderr_line)
         except McpTuiError as exc:
             stderr_hint(exc, getattr(exc, "stderr_lines", []))  # none: refused before the session (bad --grant)
             raise
@@ -8121,7 +8305,19 @@ class Cli:
         except McpTuiError as exc:
             transport = self.session.transport if self.session else None
             stderr_hint(exc, list(getattr(transport, "stderr_tail", ())))
+            if isinstance(exc, UrlElicitationRequired) and not self.out.json:  # JSON has them in error.data
+                self.offer_urls(exc)
             raise
+
+    def offer_urls(self, exc):
+        """-32042: each URL the server needs opened is shown, and opened, as a URL elicitation
+        is (its host named; only with consent on a terminal); then the command can run again."""
+        answers = [self.responder.elicit(dict(params, mode="url"), self.session.display_name())["action"]
+                   for params in exc.elicitations]
+        if "accept" in answers:
+            exc.hint = "when you are done in the browser, run the command again"
+        elif answers:
+            exc.hint = "the server needs the URL%s above opened first" % ("s" if len(answers) > 1 else "")
 
     DRY_RUN_METHODS = {("tool", "call"): "tools/call", ("prompt", "get"): "prompts/get",
                        ("resource", "read"): "resources/read", ("complete",): "completion/complete"}
@@ -8213,7 +8409,10 @@ class Cli:
                 raise UsageError("the rpc params must be a JSON object")
         session = self.connect()
         result = session.request(args[0], params)
-        self.out.document(result) if self.out.json else self.out.text(json.dumps(result, indent=2, ensure_ascii=False))
+        if self.out.json:
+            self.out.document({"result": result})
+        else:
+            self.out.text(json.dumps(result, indent=2, ensure_ascii=False))
 
     # -- tools ----------------------------------------------------------------------------
 
@@ -8233,7 +8432,7 @@ class Cli:
         for warning in warnings:
             self.out.notice("warning: " + warning)
         if self.out.json:
-            self.out.document({"tools": tools})
+            self.out.document({"result": {"tools": tools}})
             return
         self.print_tools(tools)
         self.count(tools, "tool")
@@ -8258,7 +8457,7 @@ class Cli:
         name, = self.expect(args, 1, "tool describe NAME")
         tool = find_tool(self.connect(), name)
         if self.out.json:
-            self.out.document(tool)
+            self.out.document({"result": tool})
             return
         self.out.text(describe_tool(tool))
 
@@ -8273,7 +8472,9 @@ class Cli:
             self.out.progress("📝 Parsing arguments...")
         schema = tool.get("inputSchema") or {}
         arguments = parse_arguments(words, schema, self.opts.args_json)
-        check_tool_arguments(arguments, schema, name)
+        undeclared = check_tool_arguments(arguments, schema, name)
+        if undeclared:
+            self.out.notice(undeclared)
         if self.opts.task:
             return TaskCommands(self).call_as_task(tool, arguments)
         self.out.progress("🚀 Executing tool...")
@@ -8285,10 +8486,14 @@ class Cli:
                 raise UsageError("tool %r cannot be called here: it runs only as a task, and the server declared "
                                  "no task support for tools/call; nothing was sent" % name, hint=refusal.hint)
             raise
-        return self.print_tool_result(result)
+        return self.print_tool_result(result, tool=tool)
 
-    def print_tool_result(self, result, task=None):
+    def print_tool_result(self, result, task=None, tool=None):
+        """``tool``: its listing, whose outputSchema the structured content is checked against."""
         check_tool_result(result)
+        problem = structured_content_problem(result, tool)
+        if problem:
+            self.out.notice(problem)
         if result.get("isError"):
             self.out.progress("⚠️  The tool reported an error (isError: true)")
             if result_hint(result):
@@ -8318,12 +8523,16 @@ class Cli:
         """Print notifications as they arrive, one line each, until Ctrl+C or --for."""
         if self.opts.watch_for is not None and self.opts.watch_for <= 0:
             raise UsageError("--for must be more than 0 seconds")
-        session = self.connect()
-        session.observers.remove(self.out.on_notification)  # they go to stdout here, not to stderr
-        watch = session.watch(uris, self.out.notification_line)
+        held = HeldNotifications()  # they go to stdout here, not to stderr; none lost while the session opens
+        session = self.connect(observer=held)
+        watch = session.watch(uris, self.out.notification_line, held)
         try:
             for item in watch.refused:
                 self.out.notice("warning: the server refused to send %s" % item)
+            if watch.nothing_to_listen_for:
+                self.out.notice("%s announces nothing to listen for (no listChanged capability), so nothing "
+                                "will arrive; the watch waits for Ctrl+C, --for or the server's end"
+                                % session.display_name())
             self.out.progress("👀 Watching %s%s; Ctrl+C stops." % (session.display_name(), "".join(
                 "\n   and updates of %s" % uri for uri in uris)))
             ends = time.monotonic() + self.opts.watch_for if self.opts.watch_for else None
@@ -8366,7 +8575,7 @@ class Cli:
             uri, = self.expect(rest, 1, "resource read URI")
             result = self.connect().request("resources/read", {"uri": uri})
             if self.out.json:
-                self.out.document(result)
+                self.out.document({"result": result})
             else:
                 self.out.text(render_contents(result, self.blob_saver()))
             return
@@ -8375,7 +8584,7 @@ class Cli:
                        else ("resources/templates/list", "resourceTemplates"))
         items = list_all(self.connect(), method, key)
         if self.out.json:
-            self.out.document({key: items})
+            self.out.document({"result": {key: items}})
             return
         for item in items:
             label = item.get("uri") or item.get("uriTemplate")
@@ -8392,7 +8601,7 @@ class Cli:
             self.expect(rest, 0, "prompt list")
             prompts = list_all(session, "prompts/list", "prompts")
             if self.out.json:
-                self.out.document({"prompts": prompts})
+                self.out.document({"result": {"prompts": prompts}})
                 return
             for prompt in prompts:
                 arguments = ", ".join(a.get("name", "?") + ("*" if a.get("required") else "")
@@ -8407,7 +8616,7 @@ class Cli:
         check_prompt_arguments(find_prompt(session, rest[0]), arguments)
         result = session.request("prompts/get", {"name": rest[0], "arguments": arguments})
         if self.out.json:
-            self.out.document(result)
+            self.out.document({"result": result})
             return
         lines = [str(result["description"]), ""] if result.get("description") else []
         self.out.text("\n".join(lines) + render_messages(result.get("messages")))
@@ -8433,7 +8642,7 @@ class Cli:
         result = complete_argument(session, ref, argument_name, value, context)
         completion = result.get("completion") or {}
         if self.out.json:
-            self.out.document(result)
+            self.out.document({"result": result})
             return
         for item in completion.get("values") or ():
             self.out.text(str(item))
@@ -8464,8 +8673,11 @@ class TaskCommands:
         for note in outcome.notes:
             self.out.notice(note)
         if outcome.task is None:
-            return self.cli.print_tool_result(outcome.result)
+            return self.cli.print_tool_result(outcome.result, tool=tool)
         task = outcome.task
+        if self.cli.background_session:  # only now: a refused or direct call kept nothing
+            self.out.notice("A background session keeps the server running until its tasks end or --idle passes "
+                            "(mcp-tui session list)")
         self.out.hide_in_errors(task.task_id)
         self.kept_session("hold", task.task_id, expiresAt=task.expires_at())
         session = self.cli.session
@@ -8634,9 +8846,7 @@ class TaskCommands:
             self.cli.expect(rest, 0, "task %s" % action)
             task_id = None
         else:
-            task_id, = self.cli.expect(rest, 1, "task %s ID" % action)
-        if task_id:
-            self.out.hide_in_errors(task_id)
+            task_id, = self.cli.expect(rest, 1, "task %s ID" % action)  # errors name it as typed: the user's own
         if action == "list" and self.cli.spec is None:
             return self.task_list_from_ledger()
         session, tasks = self.task_session(task_id)
@@ -13139,9 +13349,7 @@ def start_task_session(opts, argv, output):
 
     name = "pending-" + secrets.token_hex(4)  # renamed after the task's fingerprint once it exists
     start_keeper(name, argv, list(opts.words), opts.timeout, output.notice, auto=True)
-    output.notice("A background session keeps the server running until its tasks end or --idle passes "
-                  "(mcp-tui session list)")
-    return ConnectionSpec("session", name=name)
+    return ConnectionSpec("session", name=name)  # the command says so once it has created a task
 
 
 
@@ -13178,16 +13386,20 @@ def main(argv=None):
             return signals.exit_code(run_session_command(opts, spec, words[1:], output, argv, given))
         if not words:
             return run_tui(opts, spec, output.credentials)
-        if wants_background_session(opts, spec, words):
+        background = wants_background_session(opts, spec, words)
+        if background:
             spec = start_task_session(opts, argv, output)
         cli = Cli(opts, spec, words, output)
+        cli.background_session = background
         return signals.exit_code(cli.run())
     except McpTuiError as exc:
         signals.closing()  # a signal now must not cut the error line short
+        output.end_progress()
         output.error(exc)
         return signals.exit_code(exc.exit_code)
     except KeyboardInterrupt as exc:
         signals.closing()
+        output.end_progress()
         output.error(McpTuiError("terminated by %s" % exc.name if isinstance(exc, Terminated) else "interrupted"))
         return signals.exit_code(EXIT_INTERRUPTED)
     except Exception as exc:  # a bug of ours: still one line, and the traceback only with --debug
@@ -13201,6 +13413,7 @@ def main(argv=None):
         return signals.exit_code(EXIT_FAILURE)
     finally:
         signals.closing()
+        output.end_progress()
         if cli is not None:
             cli.close()
         signals.restore()

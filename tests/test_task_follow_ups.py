@@ -79,7 +79,7 @@ def test_a_task_asked_for_after_its_session_ended_says_why(cli, server):
     assert again.code == 1, again
     assert again.err.endswith(" (the server kept it in an HTTP session, which ended once its result was fetched)\n")
     assert "no longer knows the session" not in again.err, again
-    assert task_id not in again.err.splitlines()[-1]
+    assert again.err.splitlines()[-1].startswith("mcp-tui: unknown or expired task %s: " % task_id)  # as typed
 
 
 def test_a_forgotten_session_is_explained_and_the_entry_marked_not_erased(cli, server, state_dir):
@@ -96,7 +96,7 @@ def test_a_forgotten_session_is_explained_and_the_entry_marked_not_erased(cli, s
         assert "unknown or expired task" in shown.err and "marked in the task ledger" in shown.err, shown
         assert "no longer knows the session" in shown.err, shown
         assert "does not know this task" not in shown.err
-        assert task_id not in shown.err
+        assert "unknown or expired task %s: " % task_id in shown.err  # as the user typed it
 
 
 def test_cancelling_a_finished_task_says_it_already_completed(cli, server):

@@ -221,3 +221,55 @@ def test_task_on_a_tool_that_never_runs_as_one_says_it_calls_directly(cli, stdio
     assert ("Tool 'echo' does not run as a task (execution.taskSupport: forbidden); calling it directly.\n"
             "🚀 Executing tool...\n") in result.err, result.err
     assert "as a task..." not in result.err, result.err
+
+
+def test_tool_describe_lists_enum_values_against_everything(cli, stdio_server):
+    result = cli(stdio_server, "tool", "describe", "get-structured-content")
+    assert result.code == 0, result
+    assert "  location*: string, one of New York, Chicago, Los Angeles - Choose city\n" in result.out, result
+
+
+def test_structured_content_that_matches_its_output_schema_against_everything(cli, stdio_server):
+    result = cli(stdio_server, "tool", "call", "get-structured-content", "location=Chicago")
+    assert result.code == 0, result
+    assert "outputSchema" not in result.err, result
+    assert "Structured content:" in result.out and '"conditions"' in result.out, result
+
+
+ENVELOPE_KEYS = {"result", "notifications", "notificationCounts", "warnings"}
+
+
+@pytest.mark.parametrize("words,key", [
+    (["tool", "call", "echo", "message=hi"], "content"),
+    (["prompt", "get", "simple-prompt"], "messages"),
+    (["resource", "read", "demo://resource/static/document/architecture.md"], "contents"),
+    (["complete", "prompt", "completable-prompt", "department=Eng"], "completion"),
+    (["tool", "list"], "tools"),
+    (["prompt", "list"], "prompts"),
+    (["rpc", "tools/list"], "tools"),
+])
+def test_one_json_envelope_for_every_verb_against_everything(cli, stdio_server, words, key):
+    """The everything server announces list changes as a session starts: they come beside the
+    result, never inside the server's own (issue 22, item 10)."""
+    result = cli(stdio_server, "--format", "json", *words)
+    assert result.code == 0, result
+    document = result.json()
+    assert set(document) <= ENVELOPE_KEYS and key in document["result"], document
+    assert "notifications" not in document["result"], document
+    assert any(n["method"].endswith("/list_changed") for n in document["notifications"]), document
+
+
+def test_watch_with_log_level_loses_no_list_change_against_everything(cli, stdio_server):
+    """The everything server announces its list changes as the session starts, while
+    logging/setLevel is under way: the watch prints them (issue 22, item 11)."""
+    result = cli(stdio_server, "--log-level", "debug", "watch", "--for", "2")
+    assert result.code == 0, result
+    assert "list changed" in result.out, result
+
+
+def test_forcing_2026_on_everything_over_http_hints_at_the_versions(cli, http_url):
+    """The everything server answers a server/discover without a session "Server not
+    initialized" (HTTP 400): the hint names the versions to try (issue 22, item 12)."""
+    result = cli("--url", http_url, "--protocol-version", "2026-07-28", "tool", "list")
+    assert result.code == 1, result
+    assert "seems to speak only 2025-11-25 or older; --protocol-version auto" in result.err, result

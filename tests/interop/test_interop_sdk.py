@@ -117,7 +117,7 @@ def test_tool_list_names_every_tool(run_cli, sdk):
 
 def test_tool_list_json(run_cli, sdk_auto):
     doc = json_output(ok(run_cli(*sdk_auto.args, "--format", "json", "tool", "list")))
-    tools = {tool["name"]: tool for tool in doc["tools"]}
+    tools = {tool["name"]: tool for tool in doc["result"]["tools"]}
     assert set(SDK_TOOLS) <= set(tools)
     assert tools["add"]["inputSchema"]["properties"]["a"]["type"] == "integer"
 
