@@ -27,7 +27,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     headers of each era, MRTR, the result cache, the ConnectionSpec, and
                     watching for list changes; the only place besides 3c that knows the era
                     classes: ResultCache ConnectionSpec StubMismatch InputDeclined TaskRequired
-                    UrlElicitationRequired Session Subscription ChangeWatch
+                    UrlElicitationRequired Session Subscription ChangeWatch HeldNotifications
    3. features      what a client asks of a server, in three parts:
      3a. catalog and arguments  paginated lists, tools, k=v arguments coerced by schema
      3b. input requests  the client's answers to elicitation, sampling and roots
