@@ -7,6 +7,12 @@ defined in that section or an earlier one (only ``main`` may reach forward), and
 code outside section 2 (session) and 3c (tasks) may decide by era: read ``.era``,
 ``.form`` or ``.protocol_version``, compare with a protocol version, or test the
 era-specific error codes -32020, -32021 and -32042.
+
+Issue 23's map, checked: the module docstring's map must match the banners and name each
+class where it is; a declared table (MAY_USE) says which sections each section may use
+(the TUI never the CLI); the CLI and the TUI never reach into a session's channel or
+transport; only the era classes, the task adapters and the choice of era compare eras.
+Today's breaches are listed, each by name, in KNOWN_EXCEPTIONS: the to-do of the code moves.
 """
 import ast
 import re
