@@ -8,23 +8,64 @@ legacy HTTP+SSE transport, and it follows tasks in both forms: the 2025-11-25
 experimental tasks and the 2026-07-28 ``io.modelcontextprotocol/tasks`` extension.
 
 One file, standard library only, Python 3.8+. The file reads in the order data flows;
-each section may use only the sections above it (main uses them all):
+each section may use only the sections above it (main uses them all), and the TUI never
+uses the CLI. Each section below is listed with its classes, in the file's order;
+tests/test_layering.py checks this map against the banners and the code.
 
-   1. wire          errors, secrets, limits and state files; how requests reach a server
-                    (TLS, proxies); JSON-RPC framing, SSE, the transports (stdio, Streamable
-                    HTTP, HTTP+SSE) and the RpcChannel that matches responses to requests
+   1. wire          errors, secrets, limits and the private, locked state files
+                    (``state_directory``); how requests reach a server (TLS, proxies);
+                    JSON-RPC framing, SSE, the transports (stdio, Streamable HTTP, HTTP+SSE,
+                    and a kept session's socket) and the RpcChannel that matches responses
+                    to requests
+                    classes: McpTuiError UsageError ConnectionFailed RequestTimeout
+                    RequestCancelled ProtocolViolation Withheld StreamCut HttpStatusError
+                    RpcError SecretRegistry KeptTail MessageTooLarge FileLock JsonStateFile
+                    SseEvent SseDecoder StdioTransport Watchdog NetworkOptions HttpClient
+                    StreamableHttpTransport LegacySseTransport KeeperTransport KeeperGone
+                    PendingRequest RpcChannel
    2. session       which era the server speaks, the handshake or per-request _meta, the
-                    headers of each era, MRTR; the only place besides 3c that knows the era
-   3. features      3a catalog and arguments, 3b input requests (elicitation, sampling,
-                    roots), 3c tasks: one Task model, one TaskForm interface, two adapters
+                    headers of each era, MRTR, the result cache, the ConnectionSpec, and
+                    watching for list changes; the only place besides 3c that knows the era
+                    classes: ResultCache ConnectionSpec StubMismatch InputDeclined TaskRequired
+                    UrlElicitationRequired Session Subscription ChangeWatch HeldNotifications
+   3. features      what a client asks of a server, in three parts:
+     3a. catalog and arguments  paginated lists, tools, k=v arguments coerced by schema
+     3b. input requests  the client's answers to elicitation, sampling and roots
+                    classes: InputResponder
+     3c. tasks      one Task model, one TaskForm interface, two adapters (``tasks_for``
+                    picks one by era), the task ledger
+                    classes: Task TaskFailed TaskSupport CallOutcome StatusReporter TaskForm
+                    ExtensionTasks ExperimentalTasks TaskLedger
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
+                    classes: LogSelection DebugLog
    5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
-                    credentials, cross-app access, the token store
-   6. views         the text the CLI and the TUI share, connection specs, config files,
-                    and ``connect``: the one way to open a session
-   7. CLI           words in, one Session call, text or JSON out
-   8. TUI           8a the app, 8b screens, 8c widgets, 8d terminal text
-   9. keeper        sessions that outlive one command, held by a background process
+                    credentials, cross-app access, the token store (``authorizer_for``)
+                    classes: AuthError TokenEndpointError SigningKey AuthSettings AuthStore
+                    CallbackListener BrowserStep Discovery Authorizer
+   6. views         the text the CLI and the TUI share; a ConnectionSpec built from
+                    options and config files (``spec_from_options``), and ``connect``:
+                    the one way to open a session
+                    classes: BlobSaver ConfigChoiceNeeded ConfigServer ConfigWord KeptSessions
+   7. CLI           words in, one Session call, text or JSON out; the `auth` verbs
+                    (``auth_command``)
+                    classes: Terminated TerminationSignals Output Cli TaskCommands
+   8. TUI           the curses front end, in four parts:
+     8a. the app    the loop, the inbox, the session and the tasks it follows
+                    classes: Tui PendingAnswer AnswerThen ConnectAttempt TuiResponder TaskRow
+                    TaskBook TaskFollower
+     8b. screens    connection, main, tool form, tasks, input requests, debug
+                    classes: Screen TextScreen FieldScreen ConnectScreen MainScreen Catalog
+                    Entry ToolScreen PickScreen CallRecord CallHistory HistoryScreen
+                    ResourceScreen LineScreen TemplateScreen Completer PromptScreen
+                    RootsScreen TasksScreen TaskDetailScreen ElicitationScreen
+                    UrlElicitationScreen AuthorizeScreen SamplingScreen DebugScreen
+     8c. widgets    text, lists, fields
+                    classes: Paste KeyReader Style Canvas TextView Selection TextField
+                    ChoiceField MultiChoiceField SearchBar Button FieldList
+     8d. text on a terminal  one row, cells, clipping
+   9. sessions keeper  sessions that outlive one command, held by a background process;
+                    the `session` verbs (``run_session_command``), which main hands over
+                    classes: KeeperClient Keeper
   10. main          options to a CLI run or the TUI; every error to one line and an exit code
 
 Heavy modules (http.client, ssl, subprocess, curses, and auth's hashlib, secrets,
@@ -3717,8 +3758,8 @@ class ChangeWatch:
 #
 # Tasks have one model (Task, in the extension's field names) and one interface
 # (TaskForm). ExtensionTasks speaks io.modelcontextprotocol/tasks (2026-07-28);
-# ExperimentalTasks speaks the 2025-11-25 form. ``tasks_for(session)`` is the only
-# place that looks at the era; the CLI and the TUI talk to the interface.
+# ExperimentalTasks speaks the 2025-11-25 form. ``tasks_for(session)`` picks the
+# adapter by the session's era; the CLI and the TUI talk to the interface.
 # ======================================================================================
 
 
@@ -5317,7 +5358,7 @@ def format_log_entry(entry):
 
 # ======================================================================================
 # 5. Auth: OAuth 2.1 for HTTP servers (authorization code + PKCE, client credentials,
-#    enterprise cross-app access), the token store, and the `auth` verbs
+#    enterprise cross-app access) and the token store; the `auth` verbs are the CLI's (7)
 #
 # Contract: an Authorizer hangs on the HttpClient (section 1) of one MCP endpoint. The
 # client asks it for the Authorization value before every request to that endpoint's
@@ -5326,7 +5367,7 @@ def format_log_entry(entry):
 # raises AuthError. Its own requests (metadata, registration, token, revocation) go
 # through a fresh HttpClient each: no MCP token on them, no redirect followed. Every
 # secret it sees is registered with the debug log's masking (section 4), and tokens
-# live in auth.json next to the task ledger (state_directory(), section 3). Nothing
+# live in auth.json next to the task ledger (state_directory(), section 1). Nothing
 # here runs until a server asks for authorization: hashlib, hmac, secrets, http.server
 # and webbrowser are imported inside the functions that use them.
 # ======================================================================================
@@ -13105,6 +13146,7 @@ def clock_time(text):
 # command whose request is in flight. What a command leaves behind when it goes away, the
 # keeper finishes: it declines the server's questions to it and cancels its requests. The
 # keeper stops on `session close`, after --idle minutes unused, or when its server goes away.
+# The `session` verbs (open, list, close: run_session_command) live here; main hands them over.
 # ======================================================================================
 
 KEEPER_FLAG = "--run-session-keeper"
