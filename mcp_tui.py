@@ -4164,9 +4164,9 @@ def constraint_problem(value, schema, depth=0):
         types = schema_types(schema)
         kind = json_type(value)
         if types and kind not in types and not (kind == "integer" and "number" in types):
-            return "must be %s, not %s" % (" or ".join(a_type(t) for t in types), json.dumps(value))
+            return "must be %s, not %s" % (" or ".join(a_type(t) for t in types), a_json_type(value))
         if isinstance(schema.get("enum"), list) and value not in schema["enum"]:
-            return "must be one of %s" % ", ".join(json.dumps(v) for v in schema["enum"])
+            return "must be one of %s" % ", ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
     if isinstance(value, str):
         if isinstance(schema.get("minLength"), int) and len(value) < schema["minLength"]:
             return "at least %d characters" % schema["minLength"]
@@ -4204,47 +4204,32 @@ def constraint_problem(value, schema, depth=0):
         missing = [str(key) for key in required if key not in value]
         if missing:
             return "missing %s" % ", ".join(missing)
+        extra = schema.get("additionalProperties")
         for key, item in value.items():
-            problem = constraint_problem(item, properties.get(key), depth + 1) if key in properties else None
+            if key in properties:
+                problem = constraint_problem(item, properties[key], depth + 1)
+            elif extra is False:
+                problem = "is not declared (additionalProperties: false)"
+            else:
+                problem = constraint_problem(item, extra, depth + 1) if isinstance(extra, dict) else None
             if problem:
                 return at_path(".%s" % key, problem)
     return None
 
 
 def schema_violation(value, schema, path="$"):
-    """The first place ``value`` breaks ``schema`` as (JSON path, what is wrong), or None: the
-    types, enums, required properties and simple limits the argument and form checks read,
-    followed into properties and array items (a tool's outputSchema)."""
+    """The first place ``value`` breaks ``schema`` as (JSON path, what is wrong), or None:
+    constraint_problem's checks from the top, types and enums included (a tool's outputSchema)."""
     if not isinstance(schema, dict):
         return None
-    types, kind = schema_types(schema), json_type(value)
-    if types and kind not in types and not (kind == "integer" and "number" in types):
-        return path, "must be %s, not %s" % (" or ".join(a_type(t) for t in types), a_json_type(value))
-    if isinstance(schema.get("enum"), list) and value not in schema["enum"]:
-        return path, "must be one of %s" % ", ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
-    problem = constraint_problem(value, schema)
-    if problem:
-        return path, problem
-    if isinstance(value, dict):
-        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-        for key in schema.get("required") if isinstance(schema.get("required"), list) else ():
-            if key not in value:
-                return "%s.%s" % (path, key), "is required and missing"
-        for key, item in value.items():
-            if key in properties:
-                found = schema_violation(item, properties[key], "%s.%s" % (path, key))
-            elif schema.get("additionalProperties") is False:
-                found = "%s.%s" % (path, key), "is not declared (additionalProperties: false)"
-            else:
-                found = schema_violation(item, schema.get("additionalProperties"), "%s.%s" % (path, key))
-            if found:
-                return found
-    if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for index, item in enumerate(value):
-            found = schema_violation(item, schema["items"], "%s[%d]" % (path, index))
-            if found:
-                return found
-    return None
+    try:
+        problem = constraint_problem(value, schema, 1)
+    except RecursionError:
+        return path, "nested too deeply to check"
+    if problem is None:
+        return None
+    where, _, message = at_path(path, problem).partition(": ")
+    return where, message
 
 
 def at_path(where, problem):

@@ -116,8 +116,10 @@ def test_formats_and_limits_are_checked_at_every_depth_before_sending(tui, tmp_p
     ({"a": {"b": [1, 2, 30]}}, {"properties": {"a": {"properties": {"b": {"items": {"maximum": 9}}}}}},
      ".a.b[2]: at most 9"),
     ({"a": {"zip": "x"}}, {"properties": {"a": {"properties": {"zip": {"type": "integer"}}}}},
-     '.a.zip: must be an integer, not "x"'),
+     ".a.zip: must be an integer, not a string"),
     ({"a": {}}, {"properties": {"a": {"required": ["zip"]}}}, ".a: missing zip"),
+    ({"a": {"zip": 1, "plus4": 2}}, {"properties": {"a": {"properties": {"zip": {}}, "additionalProperties": False}}},
+     ".a.plus4: is not declared (additionalProperties: false)"),
 ])
 def test_the_shared_checker_knows_formats_and_limits_at_every_depth(value, schema, problem):
     assert mcp_tui.constraint_problem(value, schema) == problem

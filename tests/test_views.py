@@ -69,3 +69,14 @@ def test_a_config_word_leaves_its_placeholders_for_the_shell_and_quotes_the_rest
     echoed = subprocess.run(["bash", "-c", "printf '%s\\n' " + line[len("mcp-tui "):]], capture_output=True, text=True,
                             env={"KEY": "k 1", "PATH": "/usr/bin:/bin"}).stdout.splitlines()
     assert echoed[1] == "http://h/mcp?key=k 1&b=d e&c=${C:-$(touch x)}&d='q'", echoed
+
+
+def test_schema_violation_names_the_first_path_and_what_is_wrong():
+    schema = {"type": "object", "required": ["unit"], "properties": {
+        "length": {"type": "integer"}, "items": {"type": "array", "items": {"maximum": 3}}}}
+    assert mcp_tui.schema_violation({"unit": "m", "length": 2, "items": [1, 2]}, schema) is None
+    assert mcp_tui.schema_violation({"unit": "m", "length": "2"}, schema) == (
+        "$.length", "must be an integer, not a string")
+    assert mcp_tui.schema_violation({"length": 2}, schema) == ("$", "missing unit")
+    assert mcp_tui.schema_violation({"unit": "m", "items": [1, 9]}, schema) == ("$.items[1]", "at most 3")
+    assert mcp_tui.schema_violation([], schema) == ("$", "must be an object, not an array")
