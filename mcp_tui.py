@@ -942,6 +942,26 @@ def shut_down(conn):
             pass
 
 
+def dropped(conn):
+    """Whether the server closed a kept-alive connection while it sat idle: its socket reads
+    (the end, or bytes nobody asked for). Found before a request is written, a fresh
+    connection takes the request and nothing went out twice."""
+    import select
+
+    sock = getattr(conn, "sock", None)
+    if sock is None:
+        return True
+    try:
+        return bool(select.select([sock], [], [], 0)[0])
+    except (OSError, ValueError):
+        return True
+
+
+# Requests that change what the server holds: sent at most once, even when the connection
+# failed while they were being written (HttpClient._send).
+NEVER_RESENT = ("tools/call", "tasks/cancel", "tasks/update")
+
+
 class NetworkOptions:
     """How HTTP requests reach a server: TLS verification (--insecure, --ca-file) and the
     proxy. One per run, shared by the MCP connection and the OAuth requests, so the TLS
@@ -1144,12 +1164,15 @@ class HttpClient:
             method, self.display_url, getattr(conn, "mcp_budget", self.timeout)),
             hint="the server is sending too slowly; raise --timeout if it needs longer")
 
-    def open(self, method, url=None, body=None, headers=None, seconds=None, stream=False, carries=None):
+    def open(self, method, url=None, body=None, headers=None, seconds=None, stream=False, carries=None,
+             resendable=True, on_connection=None):
         """Send one request; return (connection, response). With ``seconds``, the exchange has
         that long (all of it, or with ``stream`` until the headers); without, whoever waits for
-        it (the RpcChannel) ends it. The caller reads the response with ``read``, or reads a
-        stream and then calls ``release`` (keep-alive) or closes the connection. ``carries``
-        names the JSON-RPC message(s) in it, for the trace."""
+        it (the RpcChannel) ends it: ``on_connection`` gets the connection before the request is
+        written, so that a timeout or a cancel can close it while the headers are awaited. The
+        caller reads the response with ``read``, or reads a stream and then calls ``release``
+        (keep-alive) or closes the connection. ``carries`` names the JSON-RPC message(s) in it,
+        for the trace; ``resendable`` False (a tools/call, a task's change) is never sent twice."""
         from urllib.parse import urlsplit
 
         parts = urlsplit(url) if url else self.parts
@@ -1166,7 +1189,7 @@ class HttpClient:
             if credential:
                 all_headers["Authorization"] = credential
             conn, response = self._send(method, url, parts, path, body, all_headers, same_origin, seconds, stream,
-                                        carries)
+                                        carries, resendable, on_connection)
             if auth is None or response.status not in (401, 403):
                 return conn, response
             try:
@@ -1179,20 +1202,30 @@ class HttpClient:
                 return conn, response
             self.read(method, conn, response)  # drained, so the connection can be reused
 
-    def _send(self, method, url, parts, path, body, all_headers, same_origin, seconds, stream, carries):
-        """One attempt on the wire (a pooled connection that went stale is retried once on a
-        fresh one), bounded by ``seconds`` or the command's deadline."""
+    def _send(self, method, url, parts, path, body, all_headers, same_origin, seconds, stream, carries, resendable,
+              on_connection):
+        """One attempt on the wire, bounded by ``seconds`` or the command's deadline. At most
+        once: a request goes again on a fresh connection only when it provably never left (a
+        kept-alive connection failed while it was being written: the server had closed it),
+        never once it was written (the server may be running it; a timeout or a cancel closes
+        the connection while the answer is awaited), and never when it is not ``resendable``."""
         deadline = self.deadline_in(seconds) if seconds is not None else self.deadline
         conn = None
         if same_origin:
             with self._lock:
                 conn = self._idle.pop() if self._idle else None
+        if conn is not None and dropped(conn):
+            conn.close()  # the server closed it while it was idle: nothing was sent on it
+            conn = None
         for attempt in (0, 1):
             fresh = conn is None
             started = time.monotonic()
+            written = False
             try:
                 if fresh:
                     conn = self._connect(parts)
+                if on_connection is not None:
+                    on_connection(conn)
                 if deadline is not None:
                     if deadline <= started:
                         raise self.timed_out(method, conn)
@@ -1205,16 +1238,25 @@ class HttpClient:
                     conn.request(method, path, body=body, headers=all_headers)
                 else:
                     conn.request(method, via[0] + path, body=body, headers=dict(all_headers, **via[1]))
+                written = True
                 response = conn.getresponse()
             except (ConnectionError, OSError, ValueError) + http_errors() as exc:
                 proxy = getattr(conn, "mcp_proxy", None)
                 if conn is not None:
                     expired = self.watchdog.disarm(conn)
+                    closed_here = getattr(conn, "mcp_aborted", False)
                     conn.close()
                     if expired:
                         raise self.timed_out(method, conn)
+                    if closed_here:
+                        raise RequestCancelled("HTTP %s %s: ended before the server answered" % (
+                            method, self.display_url))
                 conn = None
-                if fresh or attempt:
+                if written:
+                    raise ConnectionFailed("the connection to %s broke before the server answered: %s" % (
+                        self.display_url, describe_os_error(exc)),
+                        hint="the server may have received the request; mcp-tui does not send it twice")
+                if fresh or attempt or not resendable:
                     raise unreachable(self.display_url, proxy, exc)
                 continue
             if response.status == 407 and getattr(conn, "mcp_via", None):
@@ -1251,11 +1293,11 @@ class HttpClient:
         self.release(conn, response)
         return payload
 
-    def exchange(self, method, url=None, body=None, headers=None, seconds=None, carries=None):
+    def exchange(self, method, url=None, body=None, headers=None, seconds=None, carries=None, resendable=True):
         """One whole request and its body within ``seconds`` (--timeout unless told):
         (response, payload)."""
         seconds = self.timeout if seconds is None else seconds
-        conn, response = self.open(method, url, body, headers, seconds, carries=carries)
+        conn, response = self.open(method, url, body, headers, seconds, carries=carries, resendable=resendable)
         return response, self.read(method, conn, response)
 
     def discard(self, conn):
@@ -1455,18 +1497,25 @@ class StreamableHttpTransport:
         with self._lock:
             conn = self._open.pop(request_id, None)
         if conn is not None:
+            conn.mcp_aborted = True  # whatever the close breaks is not sent again
             shut_down(conn)
             self.http.discard(conn)
 
     def _exchange(self, request_id, body, headers, adopt_session, method, retried=False):
         started = time.monotonic()
+
+        def in_flight(conn):  # from before the request is written: a timeout or cancel can close it
+            with self._lock:
+                self._open[request_id] = conn
+
+        if not self._channel.waiting_for(request_id):
+            return  # timed out or cancelled already (while a Retry-After was waited out)
         try:
-            conn, response = self.http.open("POST", body=body, headers=headers, carries=method)
+            conn, response = self.http.open("POST", body=body, headers=headers, carries=method,
+                                            resendable=method not in NEVER_RESENT, on_connection=in_flight)
         except McpTuiError as exc:
             self._channel.fail(request_id, exc)
             return
-        with self._lock:
-            self._open[request_id] = conn
         try:
             self._read_response(request_id, conn, response, adopt_session)
         except HttpStatusError as exc:
@@ -1769,7 +1818,8 @@ class LegacySseTransport:
             raise self._error or ConnectionFailed("the SSE stream is closed")
         headers = dict(headers or {}, **{"Content-Type": "application/json"})
         response, payload = self.http.exchange("POST", url=self.endpoint, body=encode_message(message), headers=headers,
-                                            carries=rpc_label(message))
+                                            carries=rpc_label(message),
+                                            resendable=message.get("method") not in NEVER_RESENT)
         if response.status >= 400:
             raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
 
@@ -2021,8 +2071,8 @@ class RpcChannel:
         try:
             pending = self.forward(message, headers, request_id, on_progress)
             response = self._wait(pending, method, timeout, max_time)
-        except RequestTimeout:
-            self._cancel(request_id, method, cancel_notification, "timed out")
+        except RequestTimeout:  # initialize is never cancelled (the spec forbids it): its connection just ends
+            self._cancel(request_id, method, cancel_notification and method != "initialize", "timed out")
             raise
         except KeyboardInterrupt:  # Ctrl+C: the server should stop working for a client that left
             self._cancel(request_id, method, cancel_notification and method != "initialize", "interrupted")
@@ -2115,7 +2165,7 @@ class RpcChannel:
             pending = self._pending.get(request_id)
         if pending is None or pending.event.is_set():
             return False
-        self._cancel(request_id, pending.method, True, reason)
+        self._cancel(request_id, pending.method, pending.method != "initialize", reason)
         self.fail(request_id, RequestCancelled("%s cancelled: %s" % (pending.method, reason)))
         return True
 

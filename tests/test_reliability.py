@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, RunningServer
+from conftest import ROOT, TESTSERVER, RunningServer, stdio_command
 
 BADSERVER = ROOT / "tests" / "badserver.py"
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
@@ -269,6 +269,68 @@ def test_never_answering(cli, bad, transport, era):
 def test_a_hung_server(cli, bad, transport, era):
     result = run(cli, bad(transport, era, "hang"), "tool", "list")
     assert_fault(result, r"no answer to tools/list within")
+
+
+@pytest.mark.parametrize("transport,era", [("stdio", LEGACY), ("http", LEGACY)], ids=["stdio-2025", "http-2025"])
+def test_a_timed_out_initialize_is_not_cancelled(cli, bad, transport, era):
+    """The spec forbids cancelling initialize: the connection just ends."""
+    target = bad(transport, era, "never-answer", "--on", "initialize")
+    result = run(cli, target, "tool", "list", timeout=1)
+    assert_fault(result, r"no answer to initialize within 1s", timeout=1)
+    assert target.messages("initialize"), target.records()
+    assert not target.messages("notifications/cancelled"), target.messages()
+
+
+# -- at most once -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def recording_server(tmp_path):
+    """recording_server(transport, *flags) -> Target: the test server (stdio or HTTP) with --record."""
+    servers = []
+
+    def make(transport, *flags):
+        record = tmp_path / ("testserver-%d.jsonl" % len(servers))
+        argv = ["--record", str(record)] + [str(f) for f in flags]
+        if transport == "stdio":
+            servers.append(None)
+            return Target([stdio_command(*argv)], record)
+        server = RunningServer(["--http", "127.0.0.1:0"] + argv, record, script=TESTSERVER)
+        servers.append(server)
+        return Target(["--url", server.url], record, server.url)
+
+    yield make
+    for server in servers:
+        if server is not None:
+            server.stop()
+
+
+@combos
+def test_a_call_past_the_timeout_reaches_the_server_once(cli, recording_server, transport, era):
+    """Timed out, the call is cancelled (or its connection closed), never posted again: the
+    2025-11-25 session's end (DELETE) used to break the connection awaiting the answer, and
+    the broken connection sent the tools/call once more."""
+    target = recording_server(transport)
+    runs = 3
+    for _ in range(runs):
+        result = run(cli, target, "--protocol-version", era, "tool", "call", "long_operation", "steps=2",
+                     "step_ms=4000", timeout=1)
+        assert_fault(result, r"no answer to tools/call within 1s", timeout=1)
+    assert run(cli, target, "--protocol-version", era, "tool", "list").code == 0  # after what the runs sent
+    calls = target.messages("tools/call")
+    assert len(calls) == runs, calls
+
+
+@http_eras
+def test_a_call_whose_connection_breaks_before_the_answer_is_not_sent_again(cli, recording_server, transport, era):
+    """A kept-alive connection (tools/list went first on it) closed while the call awaits its
+    headers: the server may be running the tool, so the call is not posted again."""
+    target = recording_server(transport, "--hang-up-calls")
+    result = run(cli, target, "--protocol-version", era, "--no-cache", "tool", "call", "echo", "message=once")
+    line = assert_fault(result, r"the connection to .* broke before the server answered")
+    assert "does not send it twice" in line, line
+    assert target.messages("tools/list"), target.records()
+    assert len(target.messages("tools/call")) == 1, target.messages()
 
 
 @transports
