@@ -2039,6 +2039,8 @@ class RpcChannel:
         self._pending = {}
         self._lock = threading.Lock()
         self._next_id = 0
+        self._id_limit = None  # the last id of the block share_ids handed this channel
+        self._reserve_ids = None
         self._closed_error = None
         self.on_closed = None  # called once the transport has ended (a keeper stops with its server)
         self.listeners = {}  # subscription id -> callback, for subscriptions/listen
@@ -2056,8 +2058,22 @@ class RpcChannel:
 
     def next_id(self):
         with self._lock:
+            if self._id_limit is not None and self._next_id >= self._id_limit:
+                first, self._id_limit = self._reserve_ids()
+                self._next_id = max(self._next_id, first - 1)
             self._next_id += 1
             return self._next_id
+
+    def share_ids(self, reserve):
+        """This session goes on in other commands too (a recorded 2025-11-25 HTTP session
+        that follow-ups resume), and an id must never come twice in a session: from now on
+        ids come from blocks that ``reserve()`` -> (first, last) hands out, above every id
+        this channel has used. Once is enough: a second call changes nothing."""
+        with self._lock:
+            if self._reserve_ids is not None:
+                return
+            first, last = reserve()
+            self._next_id, self._id_limit, self._reserve_ids = max(self._next_id, first - 1), last, reserve
 
     def call(self, method, params, headers=None, timeout=60.0, max_time=None, request_id=None,
              on_progress=None, cancel_notification=True):
@@ -4547,6 +4563,38 @@ class TaskLedger:
             data[fingerprint(task.task_id)] = entry
 
         self.store.update(change)
+        if session is not None:
+            self.share_ids(tasks.session)
+
+    # A recorded session's ids are reserved in blocks, the highest id given out kept beside
+    # the session id ("lastId") under the ledger's lock. Chosen over ids that merely cannot
+    # collide (a random per-process prefix): a block is certain, not likely, to be unused, two
+    # follow-ups that run at once get different blocks, and ids stay small integers, which every
+    # server takes. Resuming needs the ledger anyway, so the mark is wherever a resume is.
+    ID_BLOCK = 1 << 20
+
+    def share_ids(self, session):
+        """Make ``session`` (created here or resumed from the ledger) take its ids from the
+        blocks of its recorded session, when it has one."""
+        recorded = session.session_record()
+        if recorded is not None:
+            session.channel.share_ids(lambda: self.reserve_ids(recorded["id"]))
+
+    def reserve_ids(self, session_id):
+        """The next block of JSON-RPC ids in a recorded session: (first, last), above every
+        id any command has been given in it."""
+        def change(data):
+            entries = [entry for entry in data.values() if (entry.get("session") or {}).get("id") == session_id]
+            top = max([entry["session"].get("lastId", 0) for entry in entries] + [0])
+            for entry in entries:
+                entry["session"]["lastId"] = top + self.ID_BLOCK
+            return top + 1, top + self.ID_BLOCK
+
+        try:
+            return self.store.update(change)
+        except OSError as exc:  # no block, no request: an id must not come twice
+            raise McpTuiError("cannot reserve request ids in the task ledger %s: %s" % (
+                self.path, describe_os_error(exc)))
 
     def lookup(self, task_id):
         return self.store.read().get(fingerprint(task_id))
@@ -4623,6 +4671,8 @@ def valid_ledger_entry(key, entry):
         return False
     session = entry.get("session")
     if session is not None and not (isinstance(session, dict) and isinstance(session.get("id"), str)):
+        return False
+    if session is not None and not isinstance(session.get("lastId", 0), int):
         return False
     if not isinstance(entry.get("fetched", False), bool):
         return False
@@ -7626,6 +7676,8 @@ class Cli:
         except McpTuiError as exc:
             stderr_hint(exc, getattr(exc, "stderr_lines", []))  # none: refused before the session (bad --grant)
             raise
+        if resume and self.ledger is not None:  # follow-ups of one session never repeat each other's ids
+            self.ledger.share_ids(self.session)
         if self.opts.log_level and "logging" not in self.session.capabilities:  # else it asks for nothing, silently
             self.out.notice("warning: %s does not offer logging (no logging capability); --log-level has no effect"
                             % self.session.display_name())

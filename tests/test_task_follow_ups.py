@@ -45,6 +45,24 @@ def test_the_printed_commands_work_in_a_later_run_in_the_same_session(cli, serve
     assert wait_for(lambda: session_lines(server, "deleted"))  # its last task ended: the session goes
 
 
+def test_no_id_comes_twice_in_a_session_across_the_creating_command_and_its_follow_ups(cli, server):
+    """Each follow-up resumes the session the task was created in; the spec forbids reusing an
+    id in a session, so they go on above every id the session has seen (the ledger's mark)."""
+    task_id = created_task(cli(*legacy(server), "tool", "call", "render_report", "quarter=Q2", "pages=2", "--task"))
+    for _ in range(3):
+        assert cli("task", "get", task_id).code == 0
+    listed = cli("task", "list")
+    assert listed.code == 0 and task_id in listed.out, listed
+    assert cli("task", "result", task_id).code == 0
+    requests = [record for record in server.records() if "id" in record["message"] and "method" in record["message"]]
+    sessions = set(record["http"]["headers"].get("mcp-session-id") for record in requests) - {None}
+    assert len(sessions) == 1, sessions  # one session (initialize's request has no id yet): every follow-up resumed it
+    sent = [(record["message"]["id"], record["message"]["method"]) for record in requests]
+    assert [method for _, method in sent].count("tasks/get") >= 3, sent
+    ids = [request_id for request_id, _ in sent]
+    assert len(ids) == len(set(ids)), sent
+
+
 def test_a_finished_task_keeps_its_session_until_its_result_is_fetched(cli, server):
     """`task get` after the task ended must not end the session: `task result` still needs it."""
     task_id = created_task(cli(*legacy(server), "tool", "call", "render_report", "quarter=Q2", "pages=1", "--task"))
