@@ -4221,6 +4221,13 @@ def ttl_passed(task_id, status):
     return McpTuiError("task %s is still %s after its TTL (createdAt + ttl); giving up" % (task_id, status))
 
 
+def stopped_waiting(task_id, status, bound):
+    """The wait ran out: ``bound`` names the flag that set its end (--timeout, or --max-time
+    when the whole command's cap came first)."""
+    return RequestTimeout("task %s is still %s; stopped waiting at %s" % (task_id, status or "working", bound),
+                          hint="raise %s for long tasks, or follow it later with `task result`" % bound)
+
+
 # -- tasks: one interface, two adapters ------------------------------------------------
 
 
@@ -4360,9 +4367,10 @@ class ExtensionTasks(TaskForm):
     def list(self):
         self.require("tasks/list")
 
-    def wait(self, task_id, deadline, reporter):
+    def wait(self, task_id, deadline, reporter, bound="--timeout"):
         """Poll tasks/get at the server's interval, wake early on notifications/tasks, and
-        answer each input request once with tasks/update."""
+        answer each input request once with tasks/update. ``bound`` names the flag that set
+        ``deadline``."""
         self.require("tasks/get")
         woken = threading.Event()
         pushed = []
@@ -4401,7 +4409,7 @@ class ExtensionTasks(TaskForm):
                 interval = task.poll_seconds()
                 if subscription.accepted and task_id in (subscription.accepted.get("taskIds") or ()):
                     interval = max(interval, 2.0)  # notifications flow; polling is only a safety net
-                sleep_until(task, deadline, interval, woken)
+                sleep_until(task, deadline, interval, woken, bound)
         finally:
             subscription.close()
 
@@ -4468,9 +4476,10 @@ class ExperimentalTasks(TaskForm):
         self.require("tasks/list")
         return [Task.from_wire(raw, legacy=True) for raw in list_all(self.session, "tasks/list", "tasks")]
 
-    def wait(self, task_id, deadline, reporter):
+    def wait(self, task_id, deadline, reporter, bound="--timeout"):
         """Hold tasks/result open until the task ends; elicitation and sampling arrive
-        meanwhile as server requests, which the session answers."""
+        meanwhile as server requests, which the session answers. ``bound`` names the flag
+        that set ``deadline``."""
         self.require("tasks/result")
 
         def on_notification(message):
@@ -4493,7 +4502,7 @@ class ExperimentalTasks(TaskForm):
             except RequestTimeout:
                 if limit < deadline:
                     raise ttl_passed(task_id, reporter.last_status)
-                raise
+                raise stopped_waiting(task_id, reporter.last_status, bound)
             except RpcError as exc:
                 final = self._final(task_id, reporter)
                 if final is not None and final.status == "cancelled":
@@ -4518,15 +4527,14 @@ def is_task_status_notification(method):
     return any(form.status_method == method for form in TASK_FORMS)
 
 
-def sleep_until(task, deadline, interval, woken):
+def sleep_until(task, deadline, interval, woken, bound):
     """Wait one poll interval, or less when woken; give up past --timeout or the TTL."""
     now = time.monotonic()
     expiry = task.expires_at()
     if expiry is not None and time.time() > expiry:
         raise ttl_passed(task.task_id, task.status)
     if now >= deadline:
-        raise RequestTimeout("task %s is still %s; stopped waiting at --timeout" % (task.task_id, task.status),
-                             hint="raise --timeout for long tasks, or follow it later with `task result`")
+        raise stopped_waiting(task.task_id, task.status, bound)
     woken.wait(min(interval, deadline - now))
 
 
@@ -8147,6 +8155,7 @@ class TaskCommands:
 
     def follow(self, tasks, task_id, last_status=None):
         deadline = min(time.monotonic() + self.opts.timeout, self.cli.deadline or float("inf"))
+        bound = "--max-time" if self.cli.deadline is not None and deadline == self.cli.deadline else "--timeout"
 
         def on_status(task):
             self.note_task_status(task)
@@ -8154,14 +8163,14 @@ class TaskCommands:
                                                    if task.status != "completed" else task.status))
 
         try:
-            result = tasks.wait(task_id, deadline, StatusReporter(on_status, last_status))
+            result = tasks.wait(task_id, deadline, StatusReporter(on_status, last_status), bound)
         except (KeyboardInterrupt, RequestTimeout) as exc:  # with --quiet, this is where the user sees the task's ID
             problem = self.follow_up_problem(self.cli.session, self.ledger is not None
                                              and self.ledger.lookup(task_id) is not None)
             if problem is None:
                 self.out.notice("Stopped waiting; the task keeps running: %s" % self.task_command("get", task_id))
             elif isinstance(exc, RequestTimeout):  # not "follow it later": nothing can
-                exc.hint = "raise --timeout for long tasks; no later command can follow this task"
+                exc.hint = "raise %s for long tasks; no later command can follow this task" % bound
             else:
                 self.out.notice("Stopped waiting. " + problem)
             raise
