@@ -4641,10 +4641,27 @@ class TaskLedger:
 
     def live_tasks_in(self, session_id):
         """How many recorded tasks of a session still need it: running, or ended with an
-        outcome nobody has fetched yet (a cancelled task has none worth keeping it for)."""
+        outcome nobody has fetched yet. A cancelled task's outcome is its status: the session
+        stays until a later command has shown it, or `task get` after `task cancel` would
+        find the task gone with its session."""
         return sum(1 for entry in self.store.read().values()
                    if (entry.get("session") or {}).get("id") == session_id and "unknownSince" not in entry
-                   and not entry.get("fetched") and entry.get("status") != "cancelled")
+                   and not entry.get("fetched"))
+
+    def forget_done(self, connection):
+        """Drop the entries of ``connection`` when all of them are done (outcome fetched, or
+        ended): True when dropped. For a kept session that has ended: an automatic stdio task
+        session stops once its tasks' outcomes were fetched, and no later `task list` should
+        warn about it; one that ended with a task still to fetch stays, and the warning says so."""
+        def change(data):
+            mine = [key for key, entry in data.items() if entry.get("connection") == connection]
+            if not all(data[key].get("fetched") or data[key].get("status") in TERMINAL_STATUSES for key in mine):
+                return False
+            for key in mine:
+                del data[key]
+            return True
+
+        return self.store.update(change)
 
     def recorded_for(self, spec):
         """(fingerprint, entry) of the recorded tasks of one connection, newest first."""
@@ -8159,6 +8176,7 @@ class TaskCommands:
 
         def on_status(task):
             self.note_task_status(task)
+            self.cancellation_shown(task)
             self.out.progress("⏳ task %s: %s" % (task.task_id, task.status_line()
                                                    if task.status != "completed" else task.status))
 
@@ -8190,6 +8208,12 @@ class TaskCommands:
             self.ledger.note_fetched(task_id)
         self.kept_session("release", task_id)
 
+    def cancellation_shown(self, task):
+        """The task is shown cancelled: that is its outcome, fetched, and the session kept for
+        it may end. `task cancel` keeps the session: a `task get` after it must find the task."""
+        if task.status == "cancelled" and self.ledger is not None:
+            self.ledger.note_fetched(task.task_id)
+
     def note_task_status(self, task):
         if self.ledger is not None:
             self.ledger.note_status(task.task_id, task.status)
@@ -8208,7 +8232,8 @@ class TaskCommands:
             except (OSError, McpTuiError):
                 pass
             if record.get("fetched") and record.get("session"):
-                hint = "the server kept it in an HTTP session, which ended once its result was fetched"
+                hint = "the server kept it in an HTTP session, which ended once %s" % (
+                    "it was shown cancelled" if record.get("status") == "cancelled" else "its result was fetched")
         return McpTuiError("unknown or expired task %s: %s" % (task_id, exc.rpc_message), hint=hint)
 
     def task_session(self, task_id):
@@ -8258,8 +8283,8 @@ class TaskCommands:
             task_id, = self.cli.expect(rest, 1, "task %s ID" % action)
         if task_id:
             self.out.hide_in_errors(task_id)
-        if action == "list" and self.cli.spec is None:
-            return self.task_list_from_ledger()
+        if action == "list" and (self.cli.spec is None or self.recorded_sessions_on(self.cli.spec)):
+            return self.task_list_from_ledger(self.cli.spec)
         session, tasks = self.task_session(task_id)
         try:
             return getattr(self, "task_" + action)(tasks, task_id)
@@ -8285,6 +8310,7 @@ class TaskCommands:
     def task_get(self, tasks, task_id):
         task = tasks.get(task_id)
         self.note_task_status(task)
+        self.cancellation_shown(task)
         if self.out.json:
             self.out.document(tasks.document(task=task.data))
             return
@@ -8333,16 +8359,36 @@ class TaskCommands:
             return
         self.out.text(self.describe_task(task))
 
-    def task_list_from_ledger(self):
+    def recorded_sessions_on(self, spec):
+        """The HTTP sessions the ledger recorded tasks in on the server ``spec`` names."""
+        if self.ledger is None or spec.kind != "http":
+            return []
+        url = spec.ledger_record().get("url")
+        return [recorded for connection, recorded in self.ledger.listable_connections()
+                if recorded is not None and connection.get("url") == url]
+
+    def ended_with_its_tasks(self, connection):
+        """A kept session the ledger names that is gone, its tasks all done: its entries are
+        dropped, and it is not asked (nor warned about)."""
+        return (connection.get("kind") == "session" and KeptSessions().get(connection.get("name")) is None
+                and self.ledger.forget_done(connection))
+
+    def task_list_from_ledger(self, spec=None):
         """`task list` without a connection: ask every connection the ledger recorded tasks
-        for in a form that has tasks/list."""
-        connections = self.ledger.listable_connections() if self.ledger is not None else []
-        if not connections:
-            raise UsageError("task list needs a connection: the task ledger records no tasks that can be listed",
-                             hint="pass the server: a stdio command, --url or --config")
+        for in a form that has tasks/list. With ``spec`` (`task list --url URL`): that server's
+        own list, and the sessions the ledger recorded tasks in there, resumed (a server such
+        as the everything server lists a session's tasks in that session only)."""
+        if spec is not None:
+            asked = [(spec, None)] + [(spec, recorded) for recorded in self.recorded_sessions_on(spec)]
+        else:
+            connections = self.ledger.listable_connections() if self.ledger is not None else []
+            if not connections:
+                raise UsageError("task list needs a connection: the task ledger records no tasks that can be "
+                                 "listed", hint="pass the server: a stdio command, --url or --config")
+            asked = [(self.spec_from_ledger(connection), recorded) for connection, recorded in connections
+                     if not self.ended_with_its_tasks(connection)]
         listed, seen, document = [], set(), dict
-        for connection, recorded in connections:
-            spec = self.spec_from_ledger(connection)
+        for spec, recorded in asked:
             try:
                 session = self.cli.connect(spec, recorded if spec.kind == "http" else None)
                 tasks = tasks_for(session)
@@ -8352,6 +8398,8 @@ class TaskCommands:
                         seen.add(task.task_id)
                         listed.append(task)
             except McpTuiError as exc:
+                if recorded is None and spec is self.cli.spec:
+                    raise  # the server the user named
                 self.out.notice("warning: %s: %s" % (spec.describe(), exc.message))
             finally:
                 self.cli.close()
