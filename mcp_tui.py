@@ -2153,6 +2153,8 @@ class RpcChannel:
                     limit = seconds_text(timeout)
                 elif max_time or self.deadline is not None:
                     limit = "%s (the --max-time cap)" % seconds_text(max_time or cap - started)  # as the user gave it
+                    if not seen:
+                        hint = "raise --max-time if the server needs longer"
                 else:  # progress kept it going until the cap no flag named
                     limit = "%s (ten times --timeout, however much progress came)" % seconds_text(cap - started)
                     if not seen:
