@@ -1210,6 +1210,7 @@ class HttpClient:
         never once it was written (the server may be running it; a timeout or a cancel closes
         the connection while the answer is awaited), and never when it is not ``resendable``."""
         deadline = self.deadline_in(seconds) if seconds is not None else self.deadline
+        waited_for = seconds is None and on_connection is not None  # a timeout or cancel of its waiter closes it
         conn = None
         if same_origin:
             with self._lock:
@@ -1239,7 +1240,12 @@ class HttpClient:
                 else:
                     conn.request(method, via[0] + path, body=body, headers=dict(all_headers, **via[1]))
                 written = True
+                sock = conn.sock
+                if waited_for:  # no socket timeout: mid-wait it would end a request its waiter still waits for
+                    sock.settimeout(None)
                 response = conn.getresponse()
+                if waited_for:
+                    sock.settimeout(self.timeout)
             except (ConnectionError, OSError, ValueError) + http_errors() as exc:
                 proxy = getattr(conn, "mcp_proxy", None)
                 if conn is not None:

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, TESTSERVER, RunningServer, stdio_command
+from conftest import ROOT, TESTSERVER, RunningServer
 
 BADSERVER = ROOT / "tests" / "badserver.py"
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
@@ -51,26 +51,37 @@ class Target(object):
         return [r for r in self.records() if r.get("http") and (verb is None or r["http"]["method"] == verb)]
 
 
-@pytest.fixture
-def bad(tmp_path):
-    """bad(transport, era, mode, *flags) -> Target: a stdio command or a running HTTP server."""
+def serving(tmp_path, script, prefix):
+    """make(transport, *flags) -> Target: ``script`` with --record, as a stdio command or a
+    running HTTP server; and the list of what it started, to stop."""
     servers = []
 
-    def make(transport, era, mode, *flags):
-        record = tmp_path / ("bad-%d.jsonl" % len(servers))
-        argv = ["--mode", mode, "--era", era, "--record", str(record)] + [str(f) for f in flags]
+    def make(transport, *flags):
+        record = tmp_path / ("%s-%d.jsonl" % (prefix, len(servers)))
+        argv = ["--record", str(record)] + [str(f) for f in flags]
         if transport == "stdio":
             servers.append(None)
-            command = " ".join(shlex.quote(p) for p in [sys.executable, str(BADSERVER)] + argv)
+            command = " ".join(shlex.quote(str(p)) for p in [sys.executable, script] + argv)
             return Target([command], record)
-        server = RunningServer(["--http", "127.0.0.1:0"] + argv, record, script=BADSERVER)
+        server = RunningServer(["--http", "127.0.0.1:0"] + argv, record, script=script)
         servers.append(server)
         return Target(["--url", server.url], record, server.url)
 
-    yield make
+    return make, servers
+
+
+def stop(servers):
     for server in servers:
         if server is not None:
             server.stop()
+
+
+@pytest.fixture
+def bad(tmp_path):
+    """bad(transport, era, mode, *flags) -> Target: a stdio command or a running HTTP server."""
+    make, servers = serving(tmp_path, BADSERVER, "bad")
+    yield lambda transport, era, mode, *flags: make(transport, "--mode", mode, "--era", era, *flags)
+    stop(servers)
 
 
 def run(cli, target, *words, timeout=TIMEOUT):
@@ -287,22 +298,9 @@ def test_a_timed_out_initialize_is_not_cancelled(cli, bad, transport, era):
 @pytest.fixture
 def recording_server(tmp_path):
     """recording_server(transport, *flags) -> Target: the test server (stdio or HTTP) with --record."""
-    servers = []
-
-    def make(transport, *flags):
-        record = tmp_path / ("testserver-%d.jsonl" % len(servers))
-        argv = ["--record", str(record)] + [str(f) for f in flags]
-        if transport == "stdio":
-            servers.append(None)
-            return Target([stdio_command(*argv)], record)
-        server = RunningServer(["--http", "127.0.0.1:0"] + argv, record, script=TESTSERVER)
-        servers.append(server)
-        return Target(["--url", server.url], record, server.url)
-
+    make, servers = serving(tmp_path, TESTSERVER, "testserver")
     yield make
-    for server in servers:
-        if server is not None:
-            server.stop()
+    stop(servers)
 
 
 @combos
