@@ -4658,12 +4658,12 @@ class TaskLedger:
 
     def forget_done(self, connection):
         """Drop the entries of ``connection`` when all of them are done (outcome fetched, or
-        ended): True when dropped. For a kept session that has ended: an automatic stdio task
-        session stops once its tasks' outcomes were fetched, and no later `task list` should
-        warn about it; one that ended with a task still to fetch stays, and the warning says so."""
+        cancelled): True when dropped. For a kept session that has ended: an automatic stdio
+        task session stops once its tasks are done so, and no later `task list` should warn
+        about it; one that ended with a task still to fetch stays, and the warning says so."""
         def change(data):
             mine = [key for key, entry in data.items() if entry.get("connection") == connection]
-            if not all(data[key].get("fetched") or data[key].get("status") in TERMINAL_STATUSES for key in mine):
+            if not all(data[key].get("fetched") or data[key].get("status") == "cancelled" for key in mine):
                 return False
             for key in mine:
                 del data[key]
@@ -8378,16 +8378,20 @@ class TaskCommands:
     def ended_with_its_tasks(self, connection):
         """A kept session the ledger names that is gone, its tasks all done: its entries are
         dropped, and it is not asked (nor warned about)."""
-        return (connection.get("kind") == "session" and KeptSessions().get(connection.get("name")) is None
-                and self.ledger.forget_done(connection))
+        if connection.get("kind") != "session":
+            return False
+        try:
+            return KeptSessions().get(connection.get("name")) is None and self.ledger.forget_done(connection)
+        except (OSError, McpTuiError):
+            return False  # then it is asked, and the warning says what became of it
 
-    def task_list_from_ledger(self, spec=None):
+    def task_list_from_ledger(self, given=None):
         """`task list` without a connection: ask every connection the ledger recorded tasks
-        for in a form that has tasks/list. With ``spec`` (`task list --url URL`): that server's
+        for in a form that has tasks/list. With ``given`` (`task list --url URL`): that server's
         own list, and the sessions the ledger recorded tasks in there, resumed (a server such
         as the everything server lists a session's tasks in that session only)."""
-        if spec is not None:
-            asked = [(spec, None)] + [(spec, recorded) for recorded in self.recorded_sessions_on(spec)]
+        if given is not None:
+            asked = [(given, None)] + [(given, recorded) for recorded in self.recorded_sessions_on(given)]
         else:
             connections = self.ledger.listable_connections() if self.ledger is not None else []
             if not connections:
@@ -8406,7 +8410,7 @@ class TaskCommands:
                         seen.add(task.task_id)
                         listed.append(task)
             except McpTuiError as exc:
-                if recorded is None and spec is self.cli.spec:
+                if recorded is None and spec is given:
                     raise  # the server the user named
                 self.out.notice("warning: %s: %s" % (spec.describe(), exc.message))
             finally:
