@@ -462,17 +462,29 @@ class JsonStateFile:
         self.durable = durable
 
     def read(self):
-        with self._locked():
-            return self._load()
+        try:
+            with self._locked():
+                return self._load()
+        except OSError as exc:
+            raise self._unusable(exc)
 
     def update(self, change):
         """Run ``change(entries)`` on the entries under the lock, write them back, and return
         what ``change`` returned."""
-        with self._locked():
-            data = self._load()
-            outcome = change(data)
-            self._save(data)
-            return outcome
+        try:
+            with self._locked():
+                data = self._load()
+                outcome = change(data)
+                self._save(data)
+                return outcome
+        except OSError as exc:
+            raise self._unusable(exc)
+
+    def _unusable(self, exc):
+        """A lock that is a dangling symlink, a state file that is a directory: one line that
+        names the file, not a traceback (from whichever thread met it)."""
+        return McpTuiError("cannot use the state file %s: %s" % (exc.filename or self.path, exc.strerror or exc),
+                           hint="move it away, or point MCP_TUI_STATE_DIR elsewhere")
 
     def _locked(self):
         private_directory(os.path.dirname(os.path.abspath(self.path)))
@@ -533,15 +545,30 @@ def encode_message(message):
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
+def strict_json(text):
+    """json.loads without NaN and Infinity, which are not JSON: from a server they would be
+    printed into --format json output that is then not JSON, or stored in a state file."""
+    def refuse(name):
+        raise ValueError("%s is not JSON" % name)
+
+    def finite(literal):
+        value = float(literal)
+        if value in (float("inf"), float("-inf")):
+            raise ValueError("%s is too large for a number" % literal)
+        return value
+
+    return json.loads(text, parse_constant=refuse, parse_float=finite)
+
+
 def decode_messages(payload):
     """Parse a body or a stdio line into messages; a 2025-03-26 peer may send a batch.
     Bytes go to json.loads as they are: it decodes UTF-8 itself, without a str copy of a
     large body first. Only a body that is not valid UTF-8 is decoded with replacements."""
     try:
         try:
-            value = json.loads(payload)
+            value = strict_json(payload)
         except UnicodeDecodeError:
-            value = json.loads(bytes(payload).decode("utf-8", "replace"))
+            value = strict_json(bytes(payload).decode("utf-8", "replace"))
     except ValueError as exc:
         raise ProtocolViolation("the server sent invalid JSON: %s" % exc)
     except RecursionError:
@@ -933,13 +960,31 @@ class Watchdog:
 
 def shut_down(conn):
     """Unblock whoever reads this connection, from another thread: shutdown() wakes that
-    reader at once, where close() alone would wait until the server spoke or timed out."""
+    reader at once, where close() alone would wait until the server spoke or timed out.
+    A response that ends with its connection (a stream without keep-alive) has taken the
+    socket: http.client set conn.sock to None, so it is reached through the response."""
     sock = getattr(conn, "sock", None)
     if sock is not None:
         try:
             sock.shutdown(2)
         except OSError:
             pass
+        return
+    response = getattr(conn, "mcp_response", None)
+    if response is None:
+        return
+    import _socket
+
+    try:
+        sock = _socket.socket(fileno=_socket.dup(response.fileno()))  # a second handle on the same connection
+    except (OSError, ValueError, AttributeError):  # the response is closed (its fp None): nobody reads it
+        return
+    try:
+        sock.shutdown(2)
+    except OSError:
+        pass
+    finally:
+        sock.close()
 
 
 def dropped(conn):
@@ -1025,6 +1070,24 @@ def bypasses_proxy(host, no_proxy):
             except ValueError:
                 pass
     return False
+
+
+def is_loopback_host(host):
+    """Whether a URL's host (urlsplit's hostname) is this machine: an address in 127.0.0.0/8,
+    ::1 (IPv4-mapped ::ffff:127.x too) or the name localhost. Decided from the parsed
+    address, never a prefix: 127.0.0.1.evil.example is a name anyone can point anywhere,
+    and plain HTTP to it would carry OAuth codes and secrets off this machine. The one
+    place that decides what may go over plain HTTP."""
+    import ipaddress
+
+    host = (host or "").lower().strip("[]")
+    if (host[:-1] if host.endswith(".") else host) == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host.partition("%")[0])  # fe80::1%eth0: Python 3.8 reads no zone
+    except ValueError:
+        return False
+    return (getattr(address, "ipv4_mapped", None) or address).is_loopback
 
 
 def proxy_url(proxy):
@@ -1190,6 +1253,7 @@ class HttpClient:
                 all_headers["Authorization"] = credential
             conn, response = self._send(method, url, parts, path, body, all_headers, same_origin, seconds, stream,
                                         carries, resendable, on_connection)
+            conn.mcp_response = response  # shut_down reaches the socket through it once the response owns it
             if auth is None or response.status not in (401, 403):
                 return conn, response
             try:
@@ -1522,6 +1586,9 @@ class StreamableHttpTransport:
         except McpTuiError as exc:
             self._channel.fail(request_id, exc)
             return
+        except Exception as exc:  # a bug of ours: the waiting command says so at once, not after --timeout
+            self._channel.fail(request_id, McpTuiError("internal error: %s: %s" % (exc.__class__.__name__, exc)))
+            return
         try:
             self._read_response(request_id, conn, response, adopt_session)
         except HttpStatusError as exc:
@@ -1548,6 +1615,9 @@ class StreamableHttpTransport:
         headers = response_headers(response)
         session_id = headers.get("mcp-session-id")
         if adopt_session and session_id and session_id != self.session_id:
+            if not all("\x21" <= c <= "\x7e" for c in session_id):  # the spec's visible ASCII, sent back in a header
+                raise ProtocolViolation("the server sent a session id (Mcp-Session-Id) with characters outside "
+                                        "visible ASCII (0x21-0x7E); mcp-tui will not send it back")
             self.session_id = session_id
             if self.log:
                 self.log.event("transport", "session id minted", session=self.log.mask(session_id, "session"))
@@ -1614,7 +1684,7 @@ class StreamableHttpTransport:
                 continue  # the priming event, a keep-alive, or one the server sent before
             messages, event = decode_messages(event.data), None  # the event's text is not kept
             for message in messages:
-                if message.get("id") == request_id and ("result" in message or "error" in message):
+                if same_id(message.get("id"), request_id) and ("result" in message or "error" in message):
                     answered = True
                 self._channel.deliver(message)
             if answered:
@@ -1839,16 +1909,20 @@ class LegacySseTransport:
         self.http.close()
 
 
+KEEPER_HELLO_LIMIT = 4096  # bytes of one line before both ends have proved they know the token
+
+
 class KeeperTransport:
     """The command's end of a session that a background keeper holds (section 9): JSON
-    lines over a loopback socket. The first line is the keeper's token; the keeper answers
-    with what the server said at the handshake, then relays messages both ways. Its
-    ``name`` is the server's transport, so a request is framed exactly as it is directly."""
+    lines over a Unix socket in the state directory, or a loopback port. Before anything of
+    value is sent, both ends prove they know the session's token (keeper_proof); the keeper
+    then answers with what the server said at the handshake and relays messages both ways.
+    Its ``name`` is the server's transport, so a request is framed exactly as it is directly."""
 
-    def __init__(self, session_name, port, token):
+    def __init__(self, session_name, record):
         self.session_name = session_name
-        self.port = port
-        self.token = token
+        self.record = record  # what the keeper wrote: its address, token and process id
+        self.token = record["token"]
         self.notice = lambda text: None  # what the keeper tells the user (Session.adopt: the session's notice)
         self.name = None  # the kept session's transport, from the keeper's hello
         self.legacy_stream = False
@@ -1864,20 +1938,33 @@ class KeeperTransport:
                 "headers": dict(headers or {}), "message": message}
 
     def hello(self, op="attach", timeout=10.0, **fields):
-        """Connect, present the token, ask ``op``; return the keeper's first answer."""
-        import _socket  # what socket.py wraps: a command skips its imports (selectors, enum, idna)
+        """Connect, prove the token both ways, ask ``op``; return the keeper's first answer.
+        KeeperGone when its process has exited or what answers cannot prove it is the keeper:
+        nothing of the session's (the token, a request) has gone to it then."""
+        import hmac
         import queue
 
-        self._socket = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+        pid = self.record.get("pid")
+        if not process_running(pid):
+            raise KeeperGone("session %r is not running: its keeper (process %s) has exited" % (self.session_name,
+                                                                                                 pid))
+        self._socket = keeper_socket(self.record)
         self._socket.settimeout(timeout)
         try:
-            self._socket.connect(("127.0.0.1", self.port))
+            self._socket.connect(keeper_address(self.record))
         except OSError as exc:
             self._socket.close()
             raise KeeperGone("session %r is not running: %s" % (self.session_name, describe_os_error(exc)))
         self._replies = queue.Queue()
-        self._write(self.token)
-        self._write(dict(fields, op=op))
+        ours = os.urandom(32).hex()
+        self._write({"nonce": ours})
+        reply = self._read_line(KEEPER_HELLO_LIMIT) or {}
+        theirs = reply.get("nonce")
+        if not (isinstance(theirs, str) and isinstance(reply.get("proof"), str) and reply.get("pid") == pid
+                and hmac.compare_digest(reply["proof"], keeper_proof(self.token, "keeper", ours, theirs, pid))):
+            raise KeeperGone("session %r is not running: what answers at its keeper's address cannot prove it is "
+                             "the keeper" % self.session_name)
+        self._write(dict(fields, op=op, proof=keeper_proof(self.token, "command", theirs, ours)))
         reply = self._read_line()
         if reply is None:
             raise KeeperGone("session %r refused the connection (a stale session file?)" % self.session_name)
@@ -1889,16 +1976,18 @@ class KeeperTransport:
         return reply
 
     def _write(self, value):
-        line = value.encode("utf-8") + b"\n" if isinstance(value, str) else keeper_line(value)
+        line = keeper_line(value)
         with self._write_lock:
             try:
                 self._socket.sendall(line)
             except OSError:
                 raise ConnectionFailed("the keeper of session %r went away" % self.session_name)
 
-    def _read_line(self):
+    def _read_line(self, limit=None):
         try:
             while b"\n" not in self._buffer:
+                if limit is not None and len(self._buffer) > limit:
+                    return None  # no keeper's line: what answers may not make the command keep it all
                 chunk = self._socket.recv(65536)
                 if not chunk:
                     return None
@@ -1908,7 +1997,7 @@ class KeeperTransport:
         end = self._buffer.index(b"\n")
         raw, self._buffer = bytes(self._buffer[:end]), self._buffer[end + 1:]
         try:
-            value = json.loads(raw.decode("utf-8"))
+            value = strict_json(raw.decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
             return None
         return value if isinstance(value, dict) else None
@@ -1981,6 +2070,49 @@ class KeeperGone(ConnectionFailed):
     """A session whose keeper no longer answers."""
 
 
+def process_running(pid):
+    """Whether ``pid`` is a running process of this user. Another user's process is not
+    (a recorded keeper's number may have been reused); Windows cannot ask without killing
+    (os.kill), so there the keeper's proof alone decides."""
+    if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0:  # 0 and -1 would name process groups
+        return False
+    if os.name == "nt":
+        return True
+    try:
+        os.kill(pid, 0)
+    except (OSError, OverflowError):  # gone, or not ours (EPERM)
+        return False
+    return True
+
+
+def keeper_address(record):
+    """Where a keeper listens: its Unix socket, always in the private state directory (no
+    other user can put one there), or a loopback port."""
+    if "socket" in record:
+        return os.path.join(state_directory(), os.path.basename(str(record["socket"])))
+    return ("127.0.0.1", int(record["port"]))
+
+
+def keeper_socket(record):
+    """An unconnected socket of the kind ``keeper_address(record)`` needs."""
+    import _socket  # what socket.py wraps: a command skips its imports (selectors, enum, idna)
+
+    family = getattr(_socket, "AF_UNIX", None) if "socket" in record else _socket.AF_INET
+    if family is None:
+        raise KeeperGone("this system has no Unix sockets, which the session's keeper listens on")
+    return _socket.socket(family, _socket.SOCK_STREAM)
+
+
+def keeper_proof(token, role, *parts):
+    """HMAC-SHA256 under the session's token over a role and both ends' nonces: each end
+    shows that it knows the token without sending it, so a process that took over a dead
+    keeper's address learns nothing, and cannot pass one end's proof off as the other's."""
+    import hmac
+
+    message = json.dumps([role] + list(parts))  # unambiguous, whatever a nonce holds
+    return hmac.new(token.encode("utf-8"), message.encode("utf-8"), "sha256").hexdigest()
+
+
 KEEPER_ERRORS = {"StreamCut": StreamCut, "RequestTimeout": RequestTimeout, "ProtocolViolation": ProtocolViolation,
                  "UsageError": UsageError, "KeeperGone": KeeperGone}
 
@@ -2008,6 +2140,12 @@ def response_fault(message):
                                    and not isinstance(error.get("code"), bool)):
         return "its error is not an object with an integer code"
     return None
+
+
+def same_id(received, sent):
+    """JSON-RPC ids compared by exact JSON type: 3.0 and true are not 3 and 1, though Python
+    says they are (the SDK tells them apart too)."""
+    return type(received) is type(sent) and received == sent
 
 
 class PendingRequest:
@@ -2134,12 +2272,15 @@ class RpcChannel:
         with self._lock:
             self._pending.pop(request_id, None)
 
-    def abandon(self, request_id):
-        """A forwarded request nobody waits for any more: cancel it the transport's way."""
+    def abandon(self, request_id, reason):
+        """A forwarded request nobody waits for any more: cancel it the transport's way
+        (never initialize). False if it had already ended or been abandoned."""
         with self._lock:
             pending = self._pending.pop(request_id, None)
-        if pending is not None and not pending.event.is_set():
-            self._cancel(request_id, pending.method, True)
+        if pending is None or pending.event.is_set():
+            return False
+        self._cancel(request_id, pending.method, pending.method != "initialize", reason)
+        return True
 
     def _wait(self, pending, method, timeout, max_time):
         started = time.monotonic()
@@ -2272,11 +2413,16 @@ class RpcChannel:
         """Match a response to its request; a malformed one fails that request with a
         message that says what the server did wrong, instead of a silent timeout."""
         request_id = message.get("id")
-        hashable = isinstance(request_id, (str, int, float)) or request_id is None  # a list would not hash
+        if request_id is None and "error" in message:  # a parse error the server could not place: the SDK ignores it
+            if self.log:
+                self.log.event("protocol", "an error with id null, ignored: %s" % json.dumps(message["error"])[:200])
+            return
+        # Exactly the JSON type sent: 3.0 and true are not 3 and 1, though Python's dict says they are.
+        exact = type(request_id) in (str, int) or request_id is None  # a list would not hash
         with self._lock:
-            pending = self._pending.get(request_id) if hashable else None
+            pending = self._pending.get(request_id) if exact else None
             if pending is None and request_id is None and len(self._pending) == 1:
-                pending = next(iter(self._pending.values()))  # an error about the only request in flight
+                pending = next(iter(self._pending.values()))  # a result without an id: the only request in flight
         if pending is None:
             self.anomaly("a response without an id" if request_id is None else
                          "a response to id %s, which mcp-tui never sent" % json.dumps(request_id))
@@ -2659,6 +2805,18 @@ class UrlElicitationRequired(RpcError):
         self.elicitations = [item for item in data.get("elicitations") or () if isinstance(item, dict)]
 
 
+def handshake_shapes(method, capabilities, server_info):
+    """A handshake's capabilities and serverInfo as objects (a missing serverInfo is None):
+    any other JSON there would fail far from the cause, as an "internal error"."""
+    if capabilities is not None and not isinstance(capabilities, dict):
+        raise ProtocolViolation("the server broke the protocol answering %s: its capabilities are not an object"
+                                % method)
+    if server_info is not None and not isinstance(server_info, dict):
+        raise ProtocolViolation("the server broke the protocol answering %s: its serverInfo is not an object"
+                                % method)
+    return capabilities or {}, server_info
+
+
 class Session:
     """One connection to one server, in whichever era it speaks."""
 
@@ -2747,6 +2905,9 @@ class Session:
         self.server_info, self.capabilities = state["serverInfo"], state["capabilities"] or {}
         self.instructions, self.supported_versions = state["instructions"], state["supportedVersions"]
         self.kept_grant = state.get("grant")  # the keeper's authorization, as masked_token_view shows it
+        roots = state.get("roots")
+        if isinstance(roots, list) and not self.responder.roots:  # `session open --root`, unless it has its own
+            self.responder.roots.extend(str(path) for path in roots)
         transport.notice = lambda text: self.notice(text)
         self._use_transport(transport)
         if self.log:
@@ -2813,8 +2974,8 @@ class Session:
             self._discover_modern(min(self.probe_timeout, self.timeout) if stdio else self.timeout)
             return
         except RequestTimeout:
-            if not stdio:
-                raise
+            if not stdio or (self.deadline is not None and time.monotonic() >= self.deadline):
+                raise  # --max-time ended the probe: nothing is left for initialize, and the probe is what waited
             timed_out, fresh = True, False  # a silent legacy stdio server: initialize on the same process
         except RpcError as exc:
             if exc.code in (-32020, -32021) or (exc.code == -32022 and not self._legacy_overlap(exc)):
@@ -2825,6 +2986,8 @@ class Session:
                 raise
             fresh = False
         except ProtocolViolation:
+            if self.era == "modern":  # the server answered server/discover as a modern one, wrongly: no fallback
+                raise
             fresh = True
         if self.log:
             self.log.event("session", "the probe says legacy; sending initialize")
@@ -2833,9 +2996,10 @@ class Session:
         try:
             self._initialize(LEGACY_VERSIONS[0])
         except RequestTimeout as exc:
-            if timed_out:  # the wait was longer than --timeout says: name the probe's share
-                exc.message += ", after %s of server/discover (--probe-timeout)" % seconds_text(
-                    min(self.probe_timeout, self.timeout))
+            if timed_out:  # the wait was longer than --timeout says: name the probe's share and its bound
+                exc.message += ", after %s of server/discover (%s)" % (
+                    seconds_text(min(self.probe_timeout, self.timeout)),
+                    "--probe-timeout" if self.probe_timeout < self.timeout else "--timeout")
             raise
         except RpcError as exc:
             if not (timed_out and exc.code in MODERN_ERROR_CODES):
@@ -2938,7 +3102,7 @@ class Session:
             result = self.channel.call("server/discover", params, self.modern_headers("server/discover", params),
                                        timeout, self.max_time, cancel_notification=False)
             versions = result.get("supportedVersions")
-            if not isinstance(versions, list) or not isinstance(result.get("capabilities"), dict):
+            if not isinstance(versions, list) or "capabilities" not in result:
                 raise ProtocolViolation("server/discover answered without supportedVersions and capabilities")
             if MODERN_VERSION not in versions:
                 raise RpcError({"code": -32022, "message": "server/discover lists no version mcp-tui speaks",
@@ -2958,10 +3122,12 @@ class Session:
             self.cache.put("server/discover", {}, result)
 
     def _adopt_discover(self, result):
+        meta = result.get("_meta")
         self.supported_versions = result.get("supportedVersions")
-        self.capabilities = result.get("capabilities") or {}
+        self.capabilities, self.server_info = handshake_shapes(
+            "server/discover", result.get("capabilities"), meta.get(META_PREFIX + "serverInfo")
+            if isinstance(meta, dict) else None)
         self.instructions = result.get("instructions")
-        self.server_info = (result.get("_meta") or {}).get(META_PREFIX + "serverInfo")
 
     def _client_capabilities(self, declare_tasks=False):
         capabilities = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
@@ -2990,8 +3156,8 @@ class Session:
             raise ProtocolViolation("the server chose protocol version %r, which mcp-tui does not speak" % negotiated,
                                     hint="mcp-tui speaks %s" % ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
         self.protocol_version = negotiated
-        self.capabilities = result.get("capabilities") or {}
-        self.server_info = result.get("serverInfo")
+        self.capabilities, self.server_info = handshake_shapes("initialize", result.get("capabilities"),
+                                                               result.get("serverInfo"))
         self.instructions = result.get("instructions")
         if isinstance(self.transport, StreamableHttpTransport):
             self.transport.legacy_session(negotiated)
@@ -3634,20 +3800,6 @@ def read_argument_file(path):
         raise UsageError("%s is not UTF-8 text" % path)
 
 
-def strict_json(text):
-    """json.loads without NaN and Infinity, which are not JSON and no server can read."""
-    def refuse(name):
-        raise ValueError("%s is not JSON" % name)
-
-    def finite(literal):
-        value = float(literal)
-        if value in (float("inf"), float("-inf")):
-            raise ValueError("%s is too large for a number" % literal)
-        return value
-
-    return json.loads(text, parse_constant=refuse, parse_float=finite)
-
-
 def load_json_argument(text, what):
     try:
         return strict_json(text)
@@ -4060,9 +4212,6 @@ class InputResponder:
         return result
 
 
-LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
-
-
 def elicitation_url_host(url):
     """The host a URL elicitation's URL opens (with its port), or ValueError saying why the
     URL is refused. Browsers and urllib disagree on odd URLs (a backslash ends the host for
@@ -4088,7 +4237,7 @@ def elicitation_url_host(url):
         port = parts.port
     except ValueError:
         raise ValueError("the URL's port is not a number")
-    if scheme == "http" and host not in LOOPBACK_HOSTS:
+    if scheme == "http" and not is_loopback_host(host):
         raise ValueError("only https URLs are opened (http only on this machine), not http: to %s" % host)
     return host + (":%d" % port if port else "")
 
@@ -4976,6 +5125,7 @@ CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 MAX_AUTHORIZATIONS = 3  # authorization requests for one operation (more is a loop)
 MAX_STEP_UPS = 2
 REFRESH_MARGIN = 60  # seconds before expiry when a token counts as expired
+CALLBACK_IDLE_SECONDS = 10  # a connection to the redirect listener that sends no request in time is dropped
 MAX_AUTH_BODY = 1 << 20
 
 
@@ -5098,11 +5248,6 @@ def resource_covers(resource, url):
         return False
     prefix, path = a.path.rstrip("/"), b.path.rstrip("/")
     return not prefix or path == prefix or path.startswith(prefix + "/")
-
-
-def is_loopback_host(host):
-    host = (host or "").lower().strip("[]")
-    return host in ("localhost", "::1") or host.startswith("127.") or host.endswith(".localhost")
 
 
 def require_secure_url(url, what):
@@ -5448,7 +5593,10 @@ class AuthStore:
 
 class CallbackListener:
     """The loopback redirect target: 127.0.0.1 only, one path, one accepted callback
-    whose ``state`` matches (compared in constant time)."""
+    whose ``state`` matches (compared in constant time). Connections are served side by
+    side and an idle one is dropped after CALLBACK_IDLE_SECONDS: served one at a time, a
+    connection that sends nothing (a browser's preconnect, a local prank) held back the real
+    redirect until the whole wait ran out."""
 
     def __init__(self, port=0, fixed=False):
         """Listen on ``port`` (0: any); a port that is taken gives way to any free one,
@@ -5458,6 +5606,8 @@ class CallbackListener:
         listener = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
+            timeout = CALLBACK_IDLE_SECONDS  # on the socket: a request that does not come in time ends it
+
             def do_GET(self):
                 listener._handle(self)
 
@@ -5465,14 +5615,14 @@ class CallbackListener:
                 pass  # the query holds the code: never on stderr
 
         try:
-            self.server = http.server.HTTPServer(("127.0.0.1", port), Handler)
+            self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
         except OSError as exc:
             if fixed:
                 raise AuthError("cannot listen on 127.0.0.1:%d for the authorization response: %s" % (
                     port, exc.strerror or exc), hint="free that port, or choose another with --callback-port")
             if not port:
                 raise
-            self.server = http.server.HTTPServer(("127.0.0.1", 0), Handler)  # the old port is taken
+            self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)  # the old port is taken
         self.redirect_uri = "http://127.0.0.1:%d/callback" % self.server.server_address[1]
         self.state = None
         self.params = None
@@ -6034,8 +6184,12 @@ class Authorizer:
         if status != 200 or not isinstance(token, str) or not token:
             error = (answer or {}).get("error")
             raise TokenEndpointError("the token request to %s failed (HTTP %d)%s" % (
-                url_origin(endpoint), status, self._oauth_error_text(answer)),
+                url_origin(endpoint), status, self._oauth_error_text(answer) if answer is not None
+                else ": the answer is not a JSON object"),
                 error if isinstance(error, str) else None)
+        if re.search(r"[\x00-\x20\x7f]", token):  # sent as is in a header: a line break would fold or inject one
+            raise AuthError("the token endpoint %s issued an access token with a space, line break or control "
+                            "character; mcp-tui will not send it in a header" % url_origin(endpoint))
         token_type = answer.get("token_type")
         if isinstance(token_type, str) and token_type.lower() != "bearer":
             raise AuthError("the token endpoint issued a %r token; mcp-tui sends only Bearer tokens" % token_type[:40])
@@ -6275,9 +6429,17 @@ class Authorizer:
 
     def _request(self, method, url, fields=None, json_body=None, headers=None):
         """One request to an OAuth endpoint, with no MCP token and no redirect followed:
-        (status, JSON object or None)."""
-        from urllib.parse import urlencode
+        (status, JSON object or None). Plain HTTP (loopback only) never goes through a proxy
+        that is not on loopback too: that would carry codes and secrets off this machine."""
+        from urllib.parse import urlencode, urlsplit
 
+        parts = urlsplit(url)
+        proxy = self.network.proxy_for(parts) if parts.scheme.lower() == "http" else None
+        if proxy and not is_loopback_host(urlsplit(proxy_url(proxy)).hostname):
+            raise AuthError("%s is plain HTTP on loopback, but the proxy %s would carry it off this machine; "
+                            "mcp-tui sends credentials only over HTTPS (or straight to loopback)" % (
+                                url_origin(url), url_origin(proxy_url(proxy))),
+                            hint="add the host to no_proxy, or pass --proxy ''")
         client = HttpClient(url, timeout=self.timeout, network=self.network, log=self.log,
                             max_message=MAX_AUTH_BODY)
         request_headers = {"Accept": "application/json"}
@@ -6291,10 +6453,13 @@ class Authorizer:
         request_headers.update(headers or {})
         try:
             response, payload = client.exchange(method, body=body, headers=request_headers)  # bounded in size and time
+        except MessageTooLarge:  # not --max-message-size's: that one governs MCP messages
+            raise AuthError("the answer from %s is larger than %s, mcp-tui's fixed limit on OAuth responses" % (
+                url_origin(url), size_text(MAX_AUTH_BODY)))
         finally:
             client.close()
         try:
-            document = json.loads(payload.decode("utf-8")) if payload.strip() else None
+            document = strict_json(payload.decode("utf-8")) if payload.strip() else None
         except (ValueError, UnicodeDecodeError, RecursionError):
             document = None
         return response.status, document if isinstance(document, dict) else None
@@ -6360,8 +6525,9 @@ OUTPUT_CHUNK = 1024 * 1024  # characters of a large text cleaned and written at 
 
 def terminal_json(value, **options):
     """json.dumps for a terminal: the same JSON, with C1, bidi controls and lone surrogates
-    written as \\u escapes (they can only occur inside strings)."""
-    text = json.dumps(value, ensure_ascii=False, **options)
+    written as \\u escapes (they can only occur inside strings). Strict: NaN and Infinity
+    are refused (ValueError), never printed as the non-JSON words Python writes for them."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, **options)
     if text.isascii():  # all it rewrites is non-ASCII; skip a pass over a large document
         return text
     return re.sub(JSON_TERMINAL_UNSAFE, lambda match: "\\u%04x" % ord(match.group()), text)
@@ -6558,8 +6724,10 @@ def expand_config_value(value, where, registry):
     return re.sub(r"\$\{(input:[^}]*|[A-Za-z_][A-Za-z0-9_:]*?)(?::-([^}]*))?\}", substitute, value)
 
 
-JSONC_COMMENT = r'("(?:[^"\\\n]|\\.)*")|//[^\n]*|/\*.*?\*/'  # a string (kept), or a comment
-JSONC_TRAILING_COMMA = r'("(?:[^"\\\n]|\\.)*")|,(\s*[}\]])'
+# A string (kept), or a comment. An unclosed string or comment runs to the end of its line or
+# of the text, matched once: retried at every later quote or "/*", it made a 120 KB file quadratic.
+JSONC_COMMENT = r'("(?:[^"\\\n]|\\.)*"?)|//[^\n]*|/\*(?:.*?\*/|.*)'
+JSONC_TRAILING_COMMA = r'("(?:[^"\\\n]|\\.)*"?)|,(\s*[}\]])'
 
 
 def load_jsonc(text):
@@ -7107,6 +7275,9 @@ def stderr_hint(exc, lines):
 def auth_headers(options):
     """The Authorization header the user gave: --bearer, or $MCP_TUI_BEARER."""
     bearer = options.bearer or os.environ.get("MCP_TUI_BEARER")
+    if bearer and any(c in bearer for c in "\r\n\0"):  # not echoed: it is a credential
+        raise UsageError("%s has a line break or NUL, which would inject another header" % (
+            "--bearer" if options.bearer else "$MCP_TUI_BEARER"))
     return {"Authorization": "Bearer " + bearer} if bearer else {}
 
 
@@ -7160,8 +7331,10 @@ def make_log(options, credentials):
 
 
 class KeptSessions:
-    """The sessions keepers hold (section 9), by name: the keeper's port, its token and
-    what `session list` shows. One private file in the state directory."""
+    """The sessions keepers hold (section 9), by name: the keeper's address (a Unix socket
+    beside this file, or a loopback port), its token, its process and what `session list`
+    shows; while `session open` starts a keeper, a record {"opening": true} with the same
+    token holds the name. One private file in the state directory."""
 
     def __init__(self, path=None, warn=None):
         self.store = JsonStateFile(path or os.path.join(state_directory(), "sessions.json"), valid_session_record,
@@ -7178,17 +7351,30 @@ class KeptSessions:
         return self.read().get(name)
 
     def remove(self, name, token=None):
-        """Drop ``name`` (only the keeper with ``token``, if given: a new one may own it now)."""
+        """Drop ``name`` (only the keeper with ``token``, if given: a new one may own it now),
+        and the socket a killed keeper left behind."""
         def change(data):
             if name in data and (token is None or data[name].get("token") == token):
-                del data[name]
-        self.update(change)
+                return data.pop(name)
+            return None
+        removed = self.update(change)
+        if removed is not None and "socket" in removed:
+            try:
+                os.unlink(keeper_address(removed))
+            except OSError:
+                pass  # its keeper removed it when it stopped
 
 
 def valid_session_record(name, record):
     """A record a keeper of this version wrote (anything else is skipped, not trusted)."""
-    return (isinstance(record, dict) and bool(re.match(SESSION_NAME, name)) and is_number(record.get("port"))
-            and isinstance(record.get("token"), str) and is_number(record.get("pid")))
+    return (isinstance(record, dict) and bool(re.match(SESSION_NAME, name)) and isinstance(record.get("token"), str)
+            and is_number(record.get("pid")) and (is_number(record.get("port")) or isinstance(record.get("socket"), str)
+                                                  or record.get("opening") is True))
+
+
+def still_opening(record):
+    """A name held by a `session open` that is still starting its keeper (not one that was killed)."""
+    return bool(record.get("opening")) and process_running(record["pid"])
 
 
 def attach_kept_session(name, timeout):
@@ -7196,6 +7382,12 @@ def attach_kept_session(name, timeout):
     record is removed, and the error says so."""
     sessions = KeptSessions()
     record = sessions.get(name)
+    if record is not None and record.get("opening"):  # a `session open` holds the name
+        if still_opening(record):
+            raise ConnectionFailed("session %r is still opening" % name,
+                                   hint="use it once `mcp-tui session open %s` has finished" % name)
+        sessions.remove(name, record["token"])  # that `session open` was killed
+        record = None
     if record is None:
         raise ConnectionFailed("no session named %r" % name,
                                hint="a session ends with `session close`, after --idle minutes unused, or when its "
@@ -7204,7 +7396,7 @@ def attach_kept_session(name, timeout):
         sessions.remove(name, record["token"])
         raise ConnectionFailed("session %r has ended: %s" % (name, record["ended"]),
                                hint="open it again with: mcp-tui session open %s CONNECTION" % name)
-    transport = KeeperTransport(name, record["port"], record["token"])
+    transport = KeeperTransport(name, record)
     try:
         reply = transport.hello("attach", timeout=min(timeout, 10.0))
     except KeeperGone:
@@ -7308,8 +7500,66 @@ examples:
   mcp-tui session open dev "python3 tests/testserver.py" && mcp-tui @dev tool list
 
 exit codes: 0 success (a tool result with isError is a result), 1 failure (server error,
-connection, timeout, failed task), 2 bad usage, 130 interrupted.
+connection, timeout, failed task), 2 bad usage, 130 interrupted (Ctrl+C), 143 SIGTERM,
+129 SIGHUP.
 """
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where Ctrl+C raises KeyboardInterrupt, so that the same
+    clean-up runs: the request in flight is cancelled, a task's follow-up line is printed
+    and the stdio server's process group is stopped."""
+
+    def __init__(self, signum, name):
+        super().__init__(name)
+        self.signum = signum
+        self.name = name
+
+
+class TerminationSignals:
+    """SIGTERM (a kill, `timeout`, a service manager) and SIGHUP (a closed terminal or SSH
+    session) end a CLI run the way Ctrl+C does; dying at once left a stdio server running
+    under PID 1. Only the first one interrupts, and none once the run is closing: a second
+    must not cut the clean-up short. An ignored signal (nohup) stays ignored; Windows has
+    no SIGHUP. A run that got one exits 128 + N, as the shell reports a death by signal N."""
+
+    def __init__(self):
+        self.received = None
+        self.interrupting = True
+        self._previous = {}
+
+    def install(self):
+        import signal
+
+        for name in ("SIGTERM",) if os.name == "nt" else ("SIGTERM", "SIGHUP"):
+            number = getattr(signal, name, None)
+            try:
+                if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+                    self._previous[number] = signal.signal(number, self._interrupt)
+            except ValueError:  # not the main thread: whoever runs main() there owns the signals
+                return
+
+    def _interrupt(self, signum, frame):
+        if self.received is None:
+            self.received = signum
+            if self.interrupting:
+                import signal
+
+                raise Terminated(signum, signal.Signals(signum).name)
+
+    def closing(self):
+        self.interrupting = False
+
+    def restore(self):
+        import signal
+
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
+        self._previous.clear()
+
+    def exit_code(self, code):
+        return code if self.received is None else 128 + self.received
+
 
 class Output:
     """Results on stdout; progress, notices and errors on stderr; text or JSON."""
@@ -11900,19 +12150,41 @@ def clock_time(text):
 
 
 # ======================================================================================
-# 9. Sessions keeper: one session held by a background process, reached over loopback
+# 9. Sessions keeper: one session held by a background process, reached over a local socket
 #
-# Uses sections 1-7. `session open` starts a keeper: this same file, run with a private
-# flag, detached from the terminal. It connects the usual way (``connect``), listens on an
-# ephemeral 127.0.0.1 port and records the port and a 256-bit token in the state
-# directory. A command given @NAME attaches (KeeperTransport, Session.adopt) and its
-# requests are relayed under the keeper's own ids, so commands never collide; server
-# requests go back to the command whose request is in flight. The keeper stops on
-# `session close`, after --idle minutes unused, or when its server goes away.
+# Uses sections 1-7. `session open` starts a keeper: this same file, run in Python's
+# isolated mode (nothing from the working directory or PYTHON* variables) with a private
+# flag, detached from the terminal. It connects the usual way (``connect``), listens on a
+# Unix socket in the private state directory (an ephemeral 127.0.0.1 port where there is
+# none) and records the address, its process id and a 256-bit token there; the name is held
+# under the sessions file's lock from the start, so two opens cannot both win. A command
+# given @NAME proves it knows the token, and the keeper proves it too, before anything of
+# value is sent (KeeperTransport); it attaches (Session.adopt) and its requests are relayed
+# under the keeper's own ids, so commands never collide; server requests go back to the
+# command whose request is in flight. What a command leaves behind when it goes away, the
+# keeper finishes: it declines the server's questions to it and cancels its requests. The
+# keeper stops on `session close`, after --idle minutes unused, or when its server goes away.
 # ======================================================================================
 
 KEEPER_FLAG = "--run-session-keeper"
-KEEPER_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); import mcp_tui; sys.exit(mcp_tui.main(sys.argv[2:]))"
+# Run with -I: sys.path holds neither the working directory nor PYTHONPATH. mcp_tui itself is
+# loaded from its own directory (or zipapp) alone, which is not put on sys.path either.
+KEEPER_BOOT = """if True:
+    import sys
+    from importlib.machinery import PathFinder
+    spec = PathFinder.find_spec("mcp_tui", [sys.argv[1]])
+    if spec is None:
+        sys.exit("mcp_tui is not in %s" % sys.argv[1])
+    if hasattr(spec.loader, "exec_module"):
+        from importlib.util import module_from_spec
+        module = sys.modules["mcp_tui"] = module_from_spec(spec)
+        spec.loader.exec_module(module)
+    else:  # zipimport before Python 3.10
+        module = spec.loader.load_module("mcp_tui")
+    sys.exit(module.main(sys.argv[2:]))
+"""
+KEEPER_TCP_VARIABLE = "MCP_TUI_KEEPER_TCP"  # 1: a loopback port even where Unix sockets exist
+KEEPER_COMMAND_GONE = "the mcp-tui command it was for went away"
 AUTO_KEEPER_GRACE = 60.0  # an automatic keeper nobody attached to stops after this many seconds
 KEEPER_PROGRESS_ROUTES = 256  # progress tokens of tasks it keeps routing (a request's own go with its answer)
 
@@ -11949,13 +12221,15 @@ class Keeper:
     """The background process's state: the session, the attached commands and the tasks
     it holds the server for."""
 
-    def __init__(self, name, options, auto=False):
+    def __init__(self, name, options, auto=False, token=None):
         import secrets
 
         self.name = name
         self.options = options
         self.auto = auto  # started for a task: it ends when its tasks do
-        self.token = secrets.token_hex(32)
+        self.token = token or secrets.token_hex(32)  # `session open` holds the name under this token
+        self.roots = [os.path.abspath(os.path.expanduser(path)) for path in options.root]  # as the opener meant them
+        self.socket_path = None  # its Unix socket, removed when it stops
         self.credentials = SecretRegistry()  # the connection's secrets and the token, masked in the log
         self.credentials.add(self.token, "keeper-token")
         self.sessions = KeptSessions()
@@ -11986,7 +12260,7 @@ class Keeper:
 
         self.log = make_log(self.options, self.credentials)
         self.notice = notice
-        responder = InputResponder()  # a server request with no command to ask is declined
+        responder = InputResponder(roots=self.roots)  # a server request with no command to ask is declined
         self.session = connect(spec, self.options, responder, self.log, [self.relay_notification],
                                notice=lambda text: self.notice(text), tell=lambda text: self.notice(text))
         channel = self.session.channel
@@ -11994,24 +12268,73 @@ class Keeper:
         channel.on_closed = lambda error: self.stop("the server went away: %s" % error.message)
         self.session.open_server_stream()
         try:
-            self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            self.listener.bind(("127.0.0.1", 0))
-            self.listener.listen(16)
-            self.listener.settimeout(1.0)
+            address = self.listen()
         except OSError as exc:
             self.session.close()
-            raise McpTuiError("the session keeper cannot listen on 127.0.0.1: %s" % exc)
+            raise McpTuiError("the session keeper cannot listen: %s" % describe_os_error(exc))
         summary = self.session.summary()
         info = summary["serverInfo"] or {}
-        record = {"port": self.listener.getsockname()[1], "token": self.token, "pid": os.getpid(),
-                  "server": clean(str(info.get("name") or self.session.display_name())),
-                  "version": clean(str(info.get("version") or "?")), "era": summary["protocolVersion"],
-                  "transport": summary["transport"], "connection": connection_label(spec),
-                  "created": self.created, "auto": self.auto}
-        self.sessions.update(lambda data: data.__setitem__(self.name, record))
+        record = dict(address, token=self.token, pid=os.getpid(),
+                      server=clean(str(info.get("name") or self.session.display_name())),
+                      version=clean(str(info.get("version") or "?")), era=summary["protocolVersion"],
+                      transport=summary["transport"], connection=connection_label(spec), created=self.created,
+                      auto=self.auto)
+
+        def claim(data):
+            held = data.get(self.name)
+            if held is not None and held.get("token") != self.token:  # another `session open` took the name
+                raise McpTuiError("session %r is already open" % self.name, hint=name_taken_hint(self.name))
+            data[self.name] = record
+        try:
+            self.sessions.update(claim)
+        except BaseException:
+            self.close_listener()
+            self.session.close()
+            raise
         self.record = record  # what status tells: the keeper wrote it, so it need not read it back
-        self.log.event("keeper", "session kept", session=self.name, port=record["port"])
+        self.log.event("keeper", "session kept", session=self.name, **address)
         return record
+
+    def listen(self):
+        """Listen on a Unix socket in the private state directory, where no other user can
+        reach or replace it, or else (Windows, a path too long for a socket, a filesystem
+        without them, MCP_TUI_KEEPER_TCP=1) on an ephemeral 127.0.0.1 port. Returns what
+        the record says of the address."""
+        import socket
+
+        address = None
+        if hasattr(socket, "AF_UNIX") and os.environ.get(KEEPER_TCP_VARIABLE) != "1":
+            name = "keeper-%s.sock" % os.urandom(8).hex()
+            path = os.path.join(private_directory(state_directory()), name)
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                listener.bind(path)
+                os.chmod(path, 0o600)
+            except OSError as exc:
+                listener.close()
+                self.log.event("keeper", "no Unix socket (%s); listening on 127.0.0.1 instead" % exc)
+            else:
+                self.socket_path, address = path, {"socket": name}
+        if address is None:
+            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            listener.bind(("127.0.0.1", 0))
+            address = {"port": listener.getsockname()[1]}
+        listener.listen(16)
+        listener.settimeout(1.0)
+        self.listener = listener
+        return address
+
+    def close_listener(self):
+        self.listener.close()
+        self.remove_socket()
+
+    def remove_socket(self):
+        """No command finds this keeper any more (serve() closes the listener itself)."""
+        if self.socket_path is not None:
+            try:
+                os.unlink(self.socket_path)
+            except OSError:
+                pass
 
     def stop(self, reason, unasked=True):
         """Stop for ``reason``; one nobody asked for (the server went away, --idle passed) stays
@@ -12037,6 +12360,7 @@ class Keeper:
         for client in clients:
             client.send({"ended": clean(reason)})  # what the command says, instead of "went away"
             client.close()
+        self.remove_socket()
         if self.session is not None:
             self.session.close()  # DELETE, or stdin closed, then SIGTERM, then SIGKILL
         self.stopping.set()
@@ -12070,17 +12394,11 @@ class Keeper:
     # -- one connection ------------------------------------------------------------------
 
     def _serve_client(self, sock):
-        import hmac
-
         sock.settimeout(10.0)
         reader = sock.makefile("rb")
-        try:
-            token = reader.readline(200).strip()
-            request = json.loads(reader.readline(4096).decode("utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError):
-            token, request = b"", None
-        if not hmac.compare_digest(token, self.token.encode("ascii")) or not isinstance(request, dict):
-            self.log.event("keeper", "refused a connection without the session's token")
+        request = self._handshake(sock, reader)
+        if request is None:
+            self.log.event("keeper", "refused a connection that did not prove it knows the session's token")
             sock.close()
             return
         sock.settimeout(None)
@@ -12098,8 +12416,29 @@ class Keeper:
             client.send({"error": {"class": "UsageError", "message": "the keeper does not know %r" % op}})
         client.close()
 
+    def _handshake(self, sock, reader):
+        """The command's first request once both ends have proved they know the token (see
+        KeeperTransport.hello), else None."""
+        import hmac
+
+        try:
+            hello = json.loads(reader.readline(KEEPER_HELLO_LIMIT).decode("utf-8"))
+            theirs = hello["nonce"]
+            ours, pid = os.urandom(32).hex(), os.getpid()
+            sock.sendall(keeper_line({"nonce": ours, "pid": pid,
+                                      "proof": keeper_proof(self.token, "keeper", theirs, ours, pid)}))
+            request = json.loads(reader.readline(KEEPER_HELLO_LIMIT).decode("utf-8"))
+            proof = request.pop("proof")
+        except (OSError, ValueError, UnicodeDecodeError, TypeError, KeyError, AttributeError):
+            return None
+        if not isinstance(proof, str) or not hmac.compare_digest(proof, keeper_proof(self.token, "command", ours,
+                                                                                    theirs)):
+            return None
+        return request
+
     def attach(self, client, reader):
         state = self.session.handshake_state()
+        state["roots"] = self.roots  # a command that gives no --root of its own answers with these
         grant = self.session.spec.auth.granted() if self.session.spec.auth is not None else None
         if grant is not None:  # what `server` shows of it: masked, never the token
             state["grant"] = masked_token_view(grant)
@@ -12124,13 +12463,15 @@ class Keeper:
         self.detach(client)
 
     def detach(self, client):
+        """A command went away (it ended, was killed or interrupted): what it left unfinished
+        is finished here. The server's questions to it are declined, and its requests still
+        in flight are cancelled, so the server neither waits nor works for nobody."""
         client.closed = True
         with self._lock:
             if client in self.clients:
                 self.clients.remove(client)
             ours = list(client.inflight.values())
-            unanswered = [(key, server_id) for key, (owner, server_id) in self.server_requests.items()
-                          if owner is client]
+            unanswered = [(key, asked) for key, (owner, asked) in self.server_requests.items() if owner is client]
             for key, _ in unanswered:
                 del self.server_requests[key]
             for token in [t for t, (owner, _, _) in self.progress.items() if owner is client]:
@@ -12138,11 +12479,30 @@ class Keeper:
             for uri in list(self.subscribed):
                 self._unsubscribed(uri, client)
             self.last_used = time.time()
+        for _, asked in unanswered:
+            self.answer_for_the_gone(asked)
         for request_id in ours:
-            self.session.channel.abandon(request_id)  # the command is gone; so is its interest
-        for _, server_id in unanswered:
-            self._respond(server_id, error={"code": -1, "message": "the command that was asked went away"})
+            self.abandon(request_id)
         client.close()
+
+    def answer_for_the_gone(self, message):
+        """Answer a server request whose command went away: an elicitation is declined and
+        sampling refused (the reason goes to the log, and with the refusal); roots/list and
+        ping get the answers the keeper gives with no command attached."""
+        method = message.get("method")
+        self.log.event("keeper", "answered %s: %s" % (method, KEEPER_COMMAND_GONE))
+        if method == "elicitation/create":
+            self._respond(message.get("id"), {"action": "decline"})
+        elif method in ("roots/list", "ping"):
+            self.answer_locally(message)
+        else:
+            self._respond(message.get("id"), error={"code": -1, "message": KEEPER_COMMAND_GONE})
+
+    def abandon(self, request_id):
+        """Cancel at the server a request of a command that went away (as the session cancels:
+        notifications/cancelled, or its HTTP stream closed under 2026-07-28)."""
+        if self.session.channel.abandon(request_id, KEEPER_COMMAND_GONE):
+            self.log.event("keeper", "cancelled request %s: %s" % (request_id, KEEPER_COMMAND_GONE))
 
     def from_client(self, client, item):
         channel = self.session.channel
@@ -12160,18 +12520,19 @@ class Keeper:
             elif "method" in message:
                 params = message.get("params")
                 if message["method"] == "notifications/cancelled" and isinstance(params, dict):
-                    params = dict(params, requestId=client.inflight.get(params.get("requestId")))
-                    if params["requestId"] is None:
-                        return  # nothing of that command's is in flight any more
+                    ours = client.inflight.get(params.get("requestId"))
+                    if ours is not None:  # else nothing of that command's is in flight any more
+                        channel.cancel(ours, str(params.get("reason") or "cancelled"))  # once, not again as it leaves
+                    return
                 try:
                     channel.notify(message["method"], params, headers)
                 except McpTuiError:
                     pass
             else:
                 with self._lock:
-                    owner, server_id = self.server_requests.pop(message.get("id"), (None, None))
+                    owner, asked = self.server_requests.pop(message.get("id"), (None, None))
                 if owner is not None:
-                    self._respond(server_id, message.get("result"), message.get("error"), headers)
+                    self._respond(asked.get("id"), message.get("result"), message.get("error"), headers)
 
     def _respond(self, server_id, result=None, error=None, headers=None):
         try:
@@ -12346,7 +12707,10 @@ class Keeper:
         while not pending.event.wait(1.0):
             if client.closed:
                 break
-        channel.settle(request_id)
+        if pending.event.is_set():
+            channel.settle(request_id)
+        else:  # the command went away before its answer came
+            self.abandon(request_id)
         with self._lock:
             client.inflight.pop(theirs, None)
             self.routes.pop(request_id, None)
@@ -12365,6 +12729,8 @@ class Keeper:
             if message.get("method") == "notifications/progress" and params.get("progressToken") in self.progress:
                 client, token, _ = self.progress[params["progressToken"]]
                 targets, message = [client], dict(message, params=dict(params, progressToken=token))
+            elif message.get("method") == "notifications/progress":  # of a command that went away: no one's
+                targets = []
             elif subscription is not None and subscription in self.routes:
                 client, theirs = self.routes[subscription]
                 meta = dict(meta, **{META_PREFIX + "subscriptionId": theirs})
@@ -12382,7 +12748,7 @@ class Keeper:
             client = max(busy, key=lambda item: item[0])[1] if busy else None
             if client is not None:
                 ours = self._next("keeper-request")
-                self.server_requests[ours] = (client, message.get("id"))
+                self.server_requests[ours] = (client, message)
         if client is None:
             self.answer_locally(message)
             return
@@ -12402,7 +12768,7 @@ def run_keeper():
     is open (or the error), then it serves until it stops."""
     config = json.loads(sys.stdin.readline())
     opts = parse_command_line(config["argv"])
-    keeper = Keeper(config["name"], opts, config.get("auto", False))
+    keeper = Keeper(config["name"], opts, config.get("auto", False), config.get("token"))
 
     def report(item):
         sys.stdout.write(json.dumps(item) + "\n")
@@ -12441,9 +12807,10 @@ def stop_on_terminate(keeper):
             signal.signal(getattr(signal, name), handler)
 
 
-def start_keeper(name, argv, connection, timeout, notice, auto=False):
+def start_keeper(name, argv, connection, timeout, notice, auto=False, token=None):
     """Start a detached keeper for ``name`` and wait until its session is open; returns
-    the record it wrote. ``argv`` goes to it on a pipe, never on its command line."""
+    the record it wrote. ``argv`` and ``token`` (the one a `session open` holds the name
+    with) go to it on a pipe, never on its command line."""
     import queue
     import subprocess
 
@@ -12454,12 +12821,13 @@ def start_keeper(name, argv, connection, timeout, notice, auto=False):
     else:
         options["start_new_session"] = True  # Ctrl+C and a closed terminal do not reach it
     try:
-        process = subprocess.Popen([sys.executable, "-c", KEEPER_BOOT, here, KEEPER_FLAG], stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True, **options)
+        process = subprocess.Popen([sys.executable, "-I", "-c", KEEPER_BOOT, here, KEEPER_FLAG],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   close_fds=True, **options)
     except OSError as exc:
         raise McpTuiError("cannot start the session keeper: %s" % exc)
-    process.stdin.write(json.dumps({"name": name, "argv": argv, "connection": connection, "auto": auto}).encode(
-        "utf-8") + b"\n")
+    process.stdin.write(json.dumps({"name": name, "argv": argv, "connection": connection, "auto": auto,
+                                    "token": token}).encode("utf-8") + b"\n")
     process.stdin.close()
     lines = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in iter(process.stdout.readline, b"")] + [
@@ -12498,7 +12866,7 @@ def keeper_status(name, record):
     if "ended" in record:  # it stopped unasked and said why (Keeper.stop)
         KeptSessions().remove(name, record["token"])
         return None
-    transport = KeeperTransport(name, record["port"], record["token"])
+    transport = KeeperTransport(name, record)
     try:
         return transport.hello("status", timeout=5.0)["status"]
     except KeeperGone:
@@ -12547,17 +12915,54 @@ def session_open(opts, spec, words, output, argv, given=()):
     if opts.idle <= 0:
         raise UsageError("--idle must be more than 0 minutes")
     record = KeptSessions().get(name)
-    if record is not None:
+    if record is not None and not record.get("opening"):
         if keeper_status(name, record) is not None:
-            raise McpTuiError("session %r is already open" % name,
-                              hint="use it as @%s, or close it first: mcp-tui session close %s" % (name, name))
+            raise McpTuiError("session %r is already open" % name, hint=name_taken_hint(name))
         output.notice(gone_text(name, record))
-    record = start_keeper(name, argv, connection, opts.timeout, output.notice)
+    token = hold_session_name(name)
+    try:
+        record = start_keeper(name, argv, connection, opts.timeout, output.notice, token=token)
+    except BaseException:
+        release_session_name(name, token)
+        raise
     if output.json:
         output.document({"session": dict(describe_record(name, record), opened=True)})
     else:
         output.text(open_line(name, record))
     return EXIT_OK
+
+
+def name_taken_hint(name):
+    return "use it as @%s, or close it first: mcp-tui session close %s" % (name, name)
+
+
+def hold_session_name(name):
+    """Hold ``name`` for the keeper about to start, under the sessions file's lock, so that
+    of two `session open`s one wins and the other starts nothing; returns the token the
+    keeper will own the name with. Taken: a running keeper's name, or one that another
+    `session open` is still starting a keeper for."""
+    import secrets
+
+    token = secrets.token_hex(32)
+
+    def hold(data):
+        held = data.get(name)
+        if held is not None and "ended" not in held and process_running(held.get("pid")):
+            return held
+        data[name] = {"opening": True, "token": token, "pid": os.getpid(), "created": time.time()}
+        return None
+    if KeptSessions().update(hold) is not None:
+        raise McpTuiError("session %r is already open" % name, hint=name_taken_hint(name))
+    return token
+
+
+def release_session_name(name, token):
+    """A `session open` that failed lets the name go (unless its keeper took it after all)."""
+    def release(data):
+        held = data.get(name)
+        if held is not None and held.get("opening") and held.get("token") == token:
+            del data[name]
+    KeptSessions().update(release)
 
 
 def describe_record(name, record, status=None):
@@ -12572,7 +12977,7 @@ def describe_record(name, record, status=None):
 def session_list(output):
     rows = []
     for name, record in sorted(KeptSessions().read().items()):
-        if not isinstance(record, dict) or not isinstance(record.get("port"), int):
+        if not isinstance(record, dict) or record.get("opening"):  # no session yet: a keeper is starting
             continue
         status = keeper_status(name, record)
         if status is None:
@@ -12600,18 +13005,22 @@ def session_close(names, output):
     sessions = KeptSessions()
     records = sessions.read()
     if names is None:
-        names = sorted(name for name, record in records.items() if isinstance(record, dict))
+        names = sorted(name for name, record in records.items() if isinstance(record, dict)
+                       and not still_opening(record))
     closed = []
     for name in names:
         record = records.get(name)
         if record is None:
             raise McpTuiError("no session named %r" % name, hint="mcp-tui session list shows the open ones")
+        if still_opening(record):
+            raise McpTuiError("session %r is still opening" % name,
+                              hint="close it once `mcp-tui session open %s` has finished" % name)
         ended = record.get("ended")
-        state = "stale" if ended is not None else "closed"
+        state = "stale" if ended is not None or record.get("opening") else "closed"  # a killed open's hold
         if state == "stale":  # it stopped by itself and said why: only the record is left
             sessions.remove(name, record["token"])
         else:
-            transport = KeeperTransport(name, record["port"], record["token"])
+            transport = KeeperTransport(name, record)
             try:
                 transport.hello("close", timeout=30.0)
             except KeeperGone:
@@ -12660,6 +13069,7 @@ def main(argv=None):
         return run_keeper()
     output = Output("json" if wants_json(argv) else "text")
     cli = None
+    signals = TerminationSignals()
     try:
         opts = parse_command_line(argv)
         output = Output(opts.format, opts.quiet)
@@ -12672,32 +13082,39 @@ def main(argv=None):
         if opts.save and os.path.exists(opts.save) and not os.path.isdir(opts.save):
             raise UsageError("--save %s is a file: give a directory (it is made if missing)" % opts.save)
         spec, words = spec_from_options(opts, opts.words, output.credentials)
+        if words:
+            signals.install()  # the TUI quits on them its own way (quit_on_hangup)
         if words and words[0] in ("session", "sessions"):
             given = opts.words[:len(opts.words) - len(words)]  # a stdio command line before `session`
-            return run_session_command(opts, spec, words[1:], output, argv, given)
+            return signals.exit_code(run_session_command(opts, spec, words[1:], output, argv, given))
         if not words:
             return run_tui(opts, spec, output.credentials)
         if wants_background_session(opts, spec, words):
             spec = start_task_session(opts, argv, output)
         cli = Cli(opts, spec, words, output)
-        return cli.run()
+        return signals.exit_code(cli.run())
     except McpTuiError as exc:
+        signals.closing()  # a signal now must not cut the error line short
         output.error(exc)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        output.error(McpTuiError("interrupted"))
-        return EXIT_INTERRUPTED
+        return signals.exit_code(exc.exit_code)
+    except KeyboardInterrupt as exc:
+        signals.closing()
+        output.error(McpTuiError("terminated by %s" % exc.name if isinstance(exc, Terminated) else "interrupted"))
+        return signals.exit_code(EXIT_INTERRUPTED)
     except Exception as exc:  # a bug of ours: still one line, and the traceback only with --debug
+        signals.closing()
         if "--debug" in argv:
             import traceback
 
             traceback.print_exc()
         output.error(McpTuiError("internal error: %s: %s" % (exc.__class__.__name__, exc),
                                  hint="run with --debug for the traceback, and please report it"))
-        return EXIT_FAILURE
+        return signals.exit_code(EXIT_FAILURE)
     finally:
+        signals.closing()
         if cli is not None:
             cli.close()
+        signals.restore()
 
 
 def wants_json(argv):

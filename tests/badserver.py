@@ -120,11 +120,19 @@ MODES = {
     "odd-task-id": "slow_task creates the task --task-id",
     "url-elicit": "2025-11-25: tools/call echo first asks the client to open --elicit-url",
     "spawn-child": "stdio: start a child process that sleeps (its pid in --pid-file)",
+    "float-id": "first an impostor answer (a tool IMPOSTOR) with the id as a float (3 -> 3.0), then the real one",
+    "true-id": "on the handshake (request 1): first an impostor answer (server IMPOSTOR) with id true, then the "
+               "real one",
+    "null-id-error": "first an error with id null (a parse error the server could not place), then the answer",
+    "nan": "tools/call echo answers NaN and Infinity in structuredContent",
+    "capabilities-not-object": "the handshake answers capabilities that are a list",
+    "server-info-not-object": "the handshake answers a serverInfo that is a string",
+    "session-id-controls": "2025-11-25 HTTP: the session id holds a control byte (0x01)",
 }
 
 DEFAULT_ON = {"crash-mid-response": "tools/call", "wrong-shape-call": "tools/call", "oversized": "tools/call",
               "http-404-session": "tools/call", "http-404-session-empty": "tools/call", "log-flood": "tools/call",
-              "request-flood": "tools/call", "url-elicit": "tools/call"}
+              "request-flood": "tools/call", "url-elicit": "tools/call", "nan": "tools/call"}
 DEFAULT_TIMES = {"http-404-session": 1, "http-404-session-empty": 1, "retry-after": 1}
 ENDLESS = ("endless-line", "endless-event", "endless-body", "endless-chunked", "huge-length")
 HANDSHAKE = ("server/discover", "initialize")
@@ -419,6 +427,9 @@ class App(object):
         if not isinstance(message, dict):
             return
         method, request_id = message.get("method"), message.get("id")
+        if self.mode == "true-id" and method in HANDSHAKE and request_id == 1:
+            impostor = self.handle_quietly(message)
+            wire.send(dict(json.loads(dumps(impostor).replace(b'"badserver"', b'"IMPOSTOR"')), id=True))
         if method is None:
             with self.cond:
                 self.client_responses[json.dumps(request_id)] = message
@@ -442,6 +453,11 @@ class App(object):
             response = handler(message, wire, faulty)
         if response is not None:
             self.deliver(message, wire, response, faulty)
+
+    def handle_quietly(self, message):
+        """The response ``handle`` would send, without sending it."""
+        handler = getattr(self, "m_" + message["method"].replace("/", "_"))
+        return handler(message, CaptureWire(), False)
 
     def deliver(self, message, wire, response, faulty):
         """Send ``response``, broken the way the mode says when the fault hits."""
@@ -469,6 +485,15 @@ class App(object):
             wire.send(response)
         elif mode == "wrong-id":
             wire.send(dict(response, id=987654))
+        elif mode == "float-id" and isinstance(response.get("id"), int):
+            wire.send(dict(json.loads(dumps(response).replace(b'"echo"', b'"IMPOSTOR"')), id=float(response["id"])))
+            wire.send(response)
+        elif mode == "null-id-error":
+            wire.send(self.error(None, -32700, "Parse error"))
+            wire.send(response)
+        elif mode == "nan" and "result" in response:
+            wire.raw(dumps(dict(response, result=dict(response["result"], structuredContent={"x": "NAN"})))
+                     .replace(b'{"x":"NAN"}', b'{"x":NaN,"y":Infinity,"z":-Infinity}') + b"\n")
         elif mode == "wrong-shape" and "result" in response:
             wire.send(dict(response, result=dict(response["result"], tools="echo")))
         elif mode == "wrong-shape-result":
@@ -508,6 +533,8 @@ class App(object):
             self.early(wire)
         capabilities = {"tools": {}, "resources": {}, "prompts": {}, "completions": {},
                         "extensions": {TASKS_EXTENSION: {}}}
+        if self.mode == "capabilities-not-object":
+            capabilities = sorted(capabilities)
         result = {"supportedVersions": [MODERN], "capabilities": capabilities, "ttlMs": 0, "cacheScope": "private",
                   "_meta": {META + "serverInfo": self.server_info()}}
         if self.mode == "hostile":
@@ -515,6 +542,8 @@ class App(object):
         return self.result(message["id"], result)
 
     def server_info(self):
+        if self.mode == "server-info-not-object":
+            return "badserver 1.0"
         if self.mode == "hostile":
             return {"name": self.hostile("NAME"), "title": self.hostile("TITLE"), "version": self.hostile("1.0")}
         return {"name": "badserver", "version": "1.0"}
@@ -525,6 +554,8 @@ class App(object):
                                                      "send server/discover)" % MODERN)
         if isinstance(wire, HttpWire):
             session = "sess-%d-%s" % (self.next_number(), os.urandom(4).hex())
+            if self.mode == "session-id-controls":
+                session += "\x01"
             with self.lock:
                 self.sessions.add(session)
             wire.headers["Mcp-Session-Id"] = session
@@ -532,6 +563,8 @@ class App(object):
             self.early(wire)
         capabilities = {"tools": {}, "resources": {}, "prompts": {}, "completions": {}, "logging": {},
                         "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}
+        if self.mode == "capabilities-not-object":
+            capabilities = sorted(capabilities)
         result = {"protocolVersion": LEGACY, "capabilities": capabilities, "serverInfo": self.server_info()}
         if self.mode == "hostile":
             result["instructions"] = self.hostile("INSTRUCTIONS")

@@ -495,7 +495,8 @@ def test_the_browser_wait_is_bounded_by_the_timeout(cli, start_server):
 
 @needs_auth_server
 @pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child is POSIX")
-def test_ctrl_c_cancels_the_wait(start_server, tmp_path):
+@pytest.mark.parametrize("name,code,said", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated by SIGTERM")])
+def test_ctrl_c_cancels_the_wait(start_server, tmp_path, name, code, said):
     import signal
 
     server = start_server("--auth")
@@ -504,10 +505,10 @@ def test_ctrl_c_cancels_the_wait(start_server, tmp_path):
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env)
     assert "open this URL in a browser" in proc.stderr.readline()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(getattr(signal, name))
     out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, err
-    assert "interrupted" in err and "Traceback" not in err
+    assert proc.returncode == code, err
+    assert said in err and "Traceback" not in err
 
 
 @needs_auth_server
@@ -657,3 +658,32 @@ def test_the_listener_takes_one_matching_callback_and_a_pasted_redirect(monkeypa
         assert not listener.offer("code=again&state=expected-state")  # one callback only
     finally:
         listener.close()
+
+
+# A browser that first opens three connections to the redirect port that never send a byte,
+# then follows the authorization URL; if that fails it holds the idle ones past mcp-tui's wait
+# (its output goes nowhere, so that mcp-tui's own end is not held up by it).
+IDLE_FIRST = """\
+import os, socket, subprocess, sys, time
+from urllib.parse import parse_qs, urlsplit
+quiet = os.open(os.devnull, os.O_WRONLY)
+os.dup2(quiet, 1)
+os.dup2(quiet, 2)
+redirect = urlsplit(parse_qs(urlsplit(sys.argv[1]).query)["redirect_uri"][0])
+idle = [socket.create_connection(("127.0.0.1", redirect.port)) for _ in range(3)]
+if subprocess.call([sys.executable, %r, sys.argv[1]]) != 0:
+    time.sleep(60)
+"""
+
+
+@needs_auth_server
+def test_idle_connections_to_the_callback_do_not_hold_back_the_redirect(cli, start_server, tmp_path):
+    """A browser's preconnect, or another local user, opens connections to the redirect port
+    and sends nothing; served one at a time, they kept the real redirect waiting until the
+    authorization wait ran out (then 'no answer to server/discover')."""
+    browser = tmp_path / "idle_first.py"
+    browser.write_text(IDLE_FIRST % str(FETCH_URL))
+    server = start_server("--auth")
+    out = cli("--url", server.url, "--timeout", "30", "tool", "list",
+              env={"BROWSER": "%s %s %%s" % (sys.executable, browser)}, timeout=90)
+    assert out.code == 0 and "echo" in out.out, out

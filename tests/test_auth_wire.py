@@ -123,3 +123,164 @@ def test_client_credentials_on_the_wire(cli, start_server):
     assert grant["params"]["scope"] == "mcp:basic admin" and grant["params"]["resource"] == server.url
     assert [r["auth"]["status"] for r in seen(server, "mcp")][-1] is None
     assert "s3cret" not in out.out + out.err
+
+
+class LookalikeHost(object):
+    """A host whose name only looks like loopback (127.0.0.1.evil.example), reached through an
+    HTTP proxy as such a name would be (the proxy resolves it, wherever it points): this stands
+    in for the proxy and for the MCP server and authorization server behind it, and records
+    every request it gets. Its metadata is consistent, so only the loopback check can stop a
+    client from sending a registration or a client secret to it over plain HTTP. Reached
+    directly, it is a hostile authorization server on loopback: ``token_body`` is what its token
+    endpoint answers (raw), ``padding`` bytes make its resource metadata that much larger."""
+
+    def __init__(self, token_body=None, padding=0, address="127.0.0.1"):
+        import http.server
+        import threading
+
+        self.requests = []
+        host = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                self.answer()
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.answer()
+
+            def answer(self):
+                parts = urlsplit(self.path)
+                host.requests.append((self.command, self.path, self.headers.get("Authorization")))
+                origin = "http://" + (parts.netloc or self.headers["Host"])
+                if parts.path == "/mcp":
+                    metadata = origin + PRM_PATH
+                    return self.send(401, {}, {"WWW-Authenticate": 'Bearer resource_metadata="%s"' % metadata})
+                if parts.path == PRM_PATH:
+                    return self.send(200, {"resource": origin + "/mcp", "authorization_servers": [origin],
+                                           "padding": "x" * padding})
+                if parts.path == "/token" and token_body is not None:
+                    return self.send(200, None, raw=token_body)
+                if parts.path == "/.well-known/oauth-authorization-server":
+                    return self.send(200, {"issuer": origin, "authorization_endpoint": origin + "/authorize",
+                                           "token_endpoint": origin + "/token",
+                                           "registration_endpoint": origin + "/register",
+                                           "code_challenge_methods_supported": ["S256"]})
+                self.send(400 if self.command == "POST" else 404, {"error": "invalid_request"})
+
+            def send(self, status, document, headers=None, raw=None):
+                body = json.dumps(document).encode() if raw is None else raw
+                self.send_response(status)
+                for name, value in dict(headers or {}, **{"Content-Type": "application/json"}).items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = http.server.ThreadingHTTPServer((address, 0), Handler)
+        self.proxy = "http://%s:%d" % (address, self.server.server_address[1])
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def lookalike():
+    host = LookalikeHost()
+    yield host
+    host.stop()
+
+
+@pytest.mark.parametrize("name", ["127.0.0.1.evil.example", "127.evil.example"])
+@pytest.mark.parametrize("grant", ["authorization_code", "client_credentials"])
+def test_a_host_that_only_looks_like_loopback_gets_no_credentials_over_plain_http(cli, lookalike, name, grant):
+    url = "http://%s:%s/mcp" % (name, lookalike.proxy.rsplit(":", 1)[1])
+    flags = ["--client-id", "robot", "--client-secret", "s3cret-of-robot"] if grant == "client_credentials" else []
+    out = cli("--url", url, "--proxy", lookalike.proxy, "--grant", grant, "--no-browser", "--timeout", "10", *flags,
+              "tool", "list", env={"BROWSER": "false"})
+    assert out.code == 1, out
+    assert ("POST", url, None) in lookalike.requests  # the proxy did carry the run there
+    assert not [r for r in lookalike.requests if r[0] == "POST" and not r[1].endswith("/mcp")], lookalike.requests
+    lines = [line for line in out.err.splitlines() if line.startswith("mcp-tui:")]
+    assert lines == ["mcp-tui: the authorization server http://%s:%s is not HTTPS; mcp-tui sends credentials only "
+                     "over HTTPS (or to loopback)" % (name, lookalike.proxy.rsplit(":", 1)[1])], out
+    assert "s3cret-of-robot" not in out.out + out.err
+
+
+def hostile_authorization(cli, state_dir, **behaviour):
+    host = LookalikeHost(**behaviour)
+    try:
+        url = host.proxy + "/mcp"  # straight there: a loopback server, plain HTTP allowed
+        out = cli("--url", url, "--grant", "client_credentials", "--client-id", "robot", "--client-secret", "s3cret",
+                  "--timeout", "10", "tool", "list")
+        return out, host.requests
+    finally:
+        host.stop()
+
+
+def test_oauth_answers_over_the_fixed_limit_name_that_limit(cli, state_dir):
+    out, _ = hostile_authorization(cli, state_dir, padding=2 << 20)
+    assert out.code == 1, out
+    assert out.err.startswith("mcp-tui: the answer from http://127.0.0.1:"), out
+    assert "is larger than 1 MiB, mcp-tui's fixed limit on OAuth responses" in out.err
+    assert "--max-message-size" not in out.err  # it does not govern these
+
+
+def test_an_issued_token_with_a_line_break_is_never_sent(cli, state_dir):
+    body = b'{"access_token": "at-1\\r\\nX-Injected: yes", "token_type": "Bearer", "expires_in": 60}'
+    out, requests = hostile_authorization(cli, state_dir, token_body=body)
+    assert out.code == 1, out
+    assert "issued an access token with a space, line break or control character" in out.err, out
+    assert len(out.err.strip().splitlines()) == 1, out
+    assert [r for r in requests if r[1] == "/mcp"] == [("POST", "/mcp", None)]  # tried once, never with it
+    assert "at-1" not in (state_dir / "auth.json").read_text() if (state_dir / "auth.json").exists() else True
+
+
+def test_an_infinite_expiry_is_invalid_json_and_never_stored(cli, state_dir):
+    body = b'{"access_token": "at-1", "token_type": "Bearer", "expires_in": Infinity}'
+    out, requests = hostile_authorization(cli, state_dir, token_body=body)
+    assert out.code == 1, out
+    assert out.err.endswith("failed (HTTP 200): the answer is not a JSON object\n"), out
+    stored = state_dir / "auth.json"
+    assert not stored.exists() or "Infinity" not in stored.read_text()
+    assert not [r for r in requests if (r[2] or "").startswith("Bearer")], requests  # no token went anywhere
+
+
+def outward_address():
+    """This machine's address on its way out (not loopback), or None."""
+    import socket
+
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks the route
+        address = probe.getsockname()[0]
+    except OSError:
+        return None
+    finally:
+        probe.close()
+    return None if address.startswith("127.") or address == "0.0.0.0" else address
+
+
+def test_plain_http_to_loopback_is_not_carried_off_the_machine_by_a_proxy(cli):
+    """A loopback authorization server is reached over plain HTTP; through a proxy on another
+    address, the client secret would cross the network in clear to be 'loopback' there."""
+    address = outward_address()
+    if address is None:
+        pytest.skip("this machine has no address but loopback")
+    proxy = LookalikeHost(address=address)
+    try:
+        out = cli("--url", "http://127.0.0.1:9/mcp", "--proxy", proxy.proxy, "--grant", "client_credentials",
+                  "--client-id", "robot", "--client-secret", "s3cret-of-robot", "--timeout", "10", "tool", "list")
+    finally:
+        proxy.stop()
+    assert out.code == 1, out
+    assert ("POST", "http://127.0.0.1:9/mcp", None) in proxy.requests  # the MCP request did go that way
+    assert not [r for r in proxy.requests if r[0] == "POST" and not r[1].endswith("/mcp")], proxy.requests
+    assert out.err == ("mcp-tui: http://127.0.0.1:9 is plain HTTP on loopback, but the proxy %s would carry it off "
+                       "this machine; mcp-tui sends credentials only over HTTPS (or straight to loopback) (add the "
+                       "host to no_proxy, or pass --proxy '')\n" % proxy.proxy), out

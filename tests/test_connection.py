@@ -1,13 +1,16 @@
 """Connection options: --config files, headers and bearer tokens on every request, the
 stdio server's environment and working directory, raw rpc, and the timeout clock."""
 import json
+import os
 import re
 import shlex
+import signal
+import subprocess
 import sys
 
 import pytest
 
-from conftest import TESTSERVER, stdio_command
+from conftest import MCP_TUI, TESTSERVER, stdio_command, wait_for
 
 
 def test_config_file_with_env_substitution_and_headers(cli, start_server, tmp_path):
@@ -159,6 +162,29 @@ def test_header_values_with_line_breaks_are_refused(cli, start_server):
     assert server.records() == []  # nothing was sent
 
 
+@pytest.mark.parametrize("source", ["--bearer", "$MCP_TUI_BEARER"])
+def test_a_bearer_token_with_a_line_break_is_refused(cli, start_server, source):
+    server = start_server()
+    token = "tok-SECRET\r\nX-Injected: yes"
+    flags, env = (["--bearer", token], None) if source == "--bearer" else ([], {"MCP_TUI_BEARER": token})
+    result = cli("--url", server.url, *flags, "tool", "list", env=env)
+    assert (result.code, result.out) == (2, ""), result
+    assert result.err == "mcp-tui: %s has a line break or NUL, which would inject another header\n" % source
+    assert server.records() == []  # nothing was sent
+
+
+def test_a_probe_ended_by_max_time_names_max_time(cli):
+    """A silent stdio server: --max-time 2 ended the run while server/discover waited; the
+    message used to blame '5s of server/discover (--probe-timeout)'."""
+    silent = "%s -c %s" % (shlex.quote(sys.executable), shlex.quote("import time; time.sleep(60)"))
+    capped = cli(silent, "--max-time", "2", "tool", "list")
+    assert capped.code == 1, capped
+    assert capped.err.startswith("mcp-tui: no answer to server/discover within 2s (the --max-time cap)"), capped
+    assert "5s" not in capped.err and "--probe-timeout" not in capped.err
+    probed = cli(silent, "--timeout", "1", "tool", "list")  # the probe waits min(--probe-timeout, --timeout)
+    assert "after 1s of server/discover (--timeout)" in probed.err, probed
+
+
 def test_bearer_token_is_in_no_error_and_not_in_help(cli):
     result = cli("--url", "http://127.0.0.1:9/mcp", "--bearer", "tok-SECRET-42", "tool", "list")
     assert result.code == 1 and "tok-SECRET-42" not in result.err
@@ -186,6 +212,18 @@ def test_a_vs_code_file_with_comments_and_trailing_commas(cli, tmp_path):
     broken.write_text('{"servers": {"t": ')
     refused = cli("--config", broken, "tool", "list")
     assert refused.code == 2 and "is not valid JSON" in refused.err, refused
+
+
+@pytest.mark.parametrize("body", ["/* " * 200000, '{"servers": "' + '\\"' * 200000])
+def test_a_config_of_unclosed_comments_or_strings_is_one_line_at_once(cli, tmp_path, body):
+    """The comment stripper retried an unclosed /* (or string) at every later one: 120 KB took
+    15 s of CPU; these 600 KB would take half an hour and overrun the run's guard."""
+    config = tmp_path / "mcp.json"
+    config.write_text(body)
+    result = cli("--config", config, "tool", "list", timeout=60)
+    assert (result.code, result.out) == (2, ""), result
+    assert result.err.startswith("mcp-tui: --config %s is not valid JSON: " % config), result
+    assert len(result.err.splitlines()) == 1, result
 
 
 def test_a_vs_code_input_variable_is_named_as_such(cli, tmp_path):
@@ -294,3 +332,51 @@ def test_a_cmd_argument_that_starts_with_a_dash_gets_the_equals_form(cli):
                            "written --args=VALUE (see mcp-tui --help)\n"), refused
     written = cli("--cmd", sys.executable, "--args=-u", "--args", str(TESTSERVER), "tool", "list")
     assert written.code == 0 and "echo" in written.out, written
+
+
+def group_alive(pgid):
+    """Whether any process of the group lives (zombies waiting for a reaper do not count)."""
+    from pathlib import Path
+
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
+posix_signals = pytest.mark.skipif(not os.path.isdir("/proc") or not hasattr(signal, "SIGHUP"),
+                                   reason="SIGHUP and /proc are POSIX (Linux)")
+
+
+@posix_signals
+@pytest.mark.parametrize("name,code", [("SIGTERM", 143), ("SIGHUP", 129)])
+@pytest.mark.parametrize("phase", ["connect", "call"])
+def test_sigterm_and_sighup_stop_the_stdio_server_as_ctrl_c_does(state_dir, tmp_path, name, code, phase):
+    """`timeout`, a closed SSH session or a service manager: mcp-tui used to die at once and
+    leave its stdio server under PID 1. Here the server is a shell that outlives its end of
+    input (as the everything server does), in its own process group: the group must go."""
+    pid_file, record = tmp_path / "server.pid", tmp_path / "record.jsonl"
+    server = "%s; sleep 60" % stdio_command("--record", record) if phase == "call" else "sleep 60"  # never answers
+    command = "sh -c %s" % shlex.quote("echo $$ > %s; %s" % (shlex.quote(str(pid_file)), server))
+    env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    proc = subprocess.Popen([sys.executable, str(MCP_TUI), command, "--timeout", "60", "tool", "call",
+                             "long_operation", "steps=1", "step_ms=60000"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        group = int(wait_for(lambda: pid_file.exists() and pid_file.read_text().strip()))
+        if phase == "call":
+            wait_for(lambda: record.exists() and '"tools/call"' in record.read_text())
+        proc.send_signal(getattr(signal, name))
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == code, (out, err)
+    assert err.splitlines()[-1] == "mcp-tui: terminated by %s" % name, err
+    assert "Traceback" not in err
+    wait_for(lambda: not group_alive(group), timeout=15)

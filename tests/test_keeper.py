@@ -1,6 +1,7 @@
 """Sessions kept by a background keeper (section 9): `session open/list/close`, commands
 through @NAME, the keeper's lifecycle (idle, the server dying, the keeper killed, a stale
 record), its token, relayed elicitation, and two commands at once through one session."""
+import hmac
 import json
 import os
 import re
@@ -43,6 +44,21 @@ def pids_with(marker):
             except OSError:
                 continue
     return [pid for pid in found if alive(pid)]
+
+
+def keeper_socket(state_dir, record):
+    """A socket connected to a keeper's address: its Unix socket in the state directory, or its port."""
+    if "socket" in record:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(30)
+        sock.connect(str(state_dir / record["socket"]))
+        return sock
+    return socket.create_connection(("127.0.0.1", record["port"]), timeout=30)
+
+
+def proof(token, role, *parts):
+    """What each end of a keeper connection proves it knows the token with (mcp_tui.keeper_proof)."""
+    return hmac.new(token.encode(), json.dumps([role] + list(parts)).encode(), "sha256").hexdigest()
 
 
 def sessions_file(state_dir):
@@ -243,12 +259,23 @@ def test_a_second_open_with_the_same_name_is_refused(cli, kept):
     assert "session 'twice' is already open" in result.err
 
 
-def test_a_connection_without_the_token_is_refused(cli, kept):
+def test_a_connection_that_cannot_prove_the_token_is_refused(cli, kept, state_dir):
+    """The keeper answers a request only after the command proved it knows the token (an
+    HMAC over both ends' nonces); the token itself, as older commands sent it, is no proof."""
     record = kept("guarded", stdio_command())
-    for first_line in (b"not-the-token\n", b"\n", record["token"][:-1].encode() + b"\n"):
-        with socket.create_connection(("127.0.0.1", record["port"]), timeout=10) as sock:
-            sock.sendall(first_line + b'{"op": "status"}\n')
-            assert sock.recv(100) == b""  # closed without a word
+    assert "socket" in record and "port" not in record
+    with keeper_socket(state_dir, record) as sock:
+        sock.sendall(record["token"].encode() + b'\n{"op": "status"}\n')
+        assert sock.recv(100) == b""  # closed without a word
+    wrong = {"proof": proof("0" * 64, "command", "x", "y")}
+    for request in (dict(wrong, op="status"), {"op": "status"}, {"op": "status", "proof": None}):
+        with keeper_socket(state_dir, record) as sock:
+            reader = sock.makefile("rb")
+            sock.sendall(json.dumps({"nonce": os.urandom(32).hex()}).encode() + b"\n")
+            assert set(json.loads(reader.readline())) == {"nonce", "pid", "proof"}
+            sock.sendall(json.dumps(request).encode() + b"\n")
+            assert reader.read() == b""  # closed without a word
+            reader.close()
     assert cli("@guarded", "ping").code == 0
 
 
@@ -564,25 +591,33 @@ def test_a_watch_keeps_its_subscription_when_the_keeper_starts_a_new_session(cli
     assert len(subscribes) == 2, subscribes
 
 
-def keeper_line(record, request):
-    """Talk to a keeper the way a command does: the token, then one request; its first answer."""
-    sock = socket.create_connection(("127.0.0.1", record["port"]), timeout=30)
-    sock.sendall(record["token"].encode() + b"\n" + json.dumps(request).encode() + b"\n")
-    return sock, sock.makefile("rb")
+def keeper_line(record, request, state_dir):
+    """Talk to a keeper the way a command does: prove the token both ways, then one request."""
+    sock = keeper_socket(state_dir, record)
+    reader = sock.makefile("rb")
+    ours = os.urandom(32).hex()
+    sock.sendall(json.dumps({"nonce": ours}).encode() + b"\n")
+    hello = json.loads(reader.readline())
+    assert hello["pid"] == record["pid"]
+    assert hmac.compare_digest(hello["proof"], proof(record["token"], "keeper", ours, hello["nonce"], record["pid"]))
+    request = dict(request, proof=proof(record["token"], "command", hello["nonce"], ours))
+    sock.sendall(json.dumps(request).encode() + b"\n")
+    return sock, reader
 
 
 def keeper_status(record):
-    sock, reader = keeper_line(record, {"op": "status"})
+    sock, reader = keeper_line(record, {"op": "status"}, record["state_dir"])
     with sock, reader:
         return json.loads(reader.readline())["status"]
 
 
-def test_progress_routes_go_with_each_answer_and_a_tasks_route_stays_until_it_ends(cli, kept):
+def test_progress_routes_go_with_each_answer_and_a_tasks_route_stays_until_it_ends(cli, kept, state_dir):
     """One command that stays attached (the TUI) makes many calls with progress tokens: the
     keeper's table of them must not grow with every call, but a task's progress continues
     after the tools/call that created it, so its token stays routable."""
     record = kept("routes", stdio_command(), "--protocol-version", "2025-11-25")
-    sock, reader = keeper_line(record, {"op": "attach"})
+    record["state_dir"] = state_dir
+    sock, reader = keeper_line(record, {"op": "attach"}, state_dir)
 
     def call(request_id, name, arguments, **extra):
         params = dict(name=name, arguments=arguments, _meta={"progressToken": "p-%d" % request_id}, **extra)

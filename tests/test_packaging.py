@@ -110,6 +110,28 @@ def test_zipapp_keeps_the_exit_codes(pyz, state, http_server):
     assert failure.returncode == 1, show(failure)
 
 
+def keeps_a_session(launcher, name, state, cwd=None):
+    """`session open` through ``launcher``, a command through it, `session close`: the keeper,
+    run in isolated mode, loads mcp_tui from where ``launcher`` has it; returns the keeper's argv."""
+    opened = run(launcher + ["session", "open", name] + stdio_words(), state, cwd=cwd)
+    assert opened.returncode == 0, show(opened)
+    record = json.loads((Path(str(state)) / "sessions.json").read_text())[name]
+    try:
+        with open("/proc/%d/cmdline" % record["pid"], "rb") as handle:
+            argv = [part.decode() for part in handle.read().split(b"\0")]
+    except OSError:  # no /proc (macOS)
+        argv = None
+    called = run(launcher + ["@" + name, "tool", "call", "echo", "message=kept"], state, cwd=cwd)
+    assert (called.returncode, called.stdout) == (0, "Tool response:\nkept\n"), show(called)
+    assert run(launcher + ["session", "close", name], state, cwd=cwd).returncode == 0
+    return argv
+
+
+def test_zipapp_keeps_a_session(pyz, state):
+    argv = keeps_a_session([sys.executable, pyz], "zipped-" + pyz.parent.name, state)
+    assert argv is None or (argv[1] == "-I" and str(pyz) in argv), argv
+
+
 # -- the console script -------------------------------------------------------------------------------
 
 
@@ -163,6 +185,11 @@ def test_console_script_lists_tools_and_calls_echo(venv, state, http_server):
     assert echoed.stdout == "Tool response:\nhi\n"
     usage = run([script, "--no-such-option"], state, cwd=venv)
     assert usage.returncode == 2, show(usage)
+
+
+def test_console_script_keeps_a_session(venv, state):
+    argv = keeps_a_session([venv / BIN / ("mcp-tui" + EXE)], "installed", state, cwd=venv)
+    assert argv is None or (argv[1] == "-I" and any(str(Path(venv).resolve()) in part for part in argv)), argv
 
 
 def test_installed_metadata_says_python_3_8_and_windows_curses_on_windows_only(venv, state):

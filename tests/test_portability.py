@@ -46,7 +46,8 @@ def test_help_does_not_import_the_tui_tls_or_network():
 # http.client, json, the same two POSTs) imports. A new module here is start-up time on the CLI's
 # common path: import it where it is used instead, or add it here on purpose.
 TOOL_LIST_EXTRA_MODULES = {"threading", "_weakrefset",
-                           "_sha256", "_sha2", "fcntl", "msvcrt"}  # fingerprints and cache keys; the cache's lock
+                           "_sha256", "_sha2", "fcntl", "msvcrt",  # fingerprints and cache keys; the cache's lock
+                           "signal"}  # SIGTERM and SIGHUP end a run as Ctrl+C does (a wrapper of the builtin _signal)
 
 
 def imported_modules(argv, env):

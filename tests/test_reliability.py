@@ -208,9 +208,47 @@ def test_a_result_of_the_wrong_shape_is_not_an_internal_error(cli, bad, transpor
 
 
 @combos
-@pytest.mark.parametrize("mode", ["duplicate-response", "unknown-id"])
+@pytest.mark.parametrize("mode", ["duplicate-response", "unknown-id", "float-id", "null-id-error"])
 def test_stray_responses_do_not_disturb_the_real_one(cli, bad, transport, era, mode):
+    """float-id: 3.0 is not the id 3 mcp-tui sent (JSON types match exactly, as in the SDK);
+    null-id-error: an error the server could not place is not the answer to the request in flight."""
     assert_listed(run(cli, bad(transport, era, mode), "tool", "list"))
+
+
+@combos
+def test_an_answer_with_id_true_is_not_the_answer_to_request_1(cli, bad, transport, era):
+    result = run(cli, bad(transport, era, "true-id"), "server")
+    assert result.code == 0 and "badserver" in result.out, result
+    assert "IMPOSTOR" not in result.out, result
+
+
+@combos
+def test_an_error_with_id_null_is_a_debug_note(cli, bad, transport, era, tmp_path):
+    log = tmp_path / "log.jsonl"
+    assert_listed(run(cli, bad(transport, era, "null-id-error"), "--log-file", log, "tool", "list"))
+    assert "an error with id null" in log.read_text(encoding="utf-8")
+
+
+@combos
+@pytest.mark.parametrize("mode,pattern", [("capabilities-not-object", r"capabilities are not an object"),
+                                          ("server-info-not-object", r"serverInfo is not an object")])
+def test_handshake_fields_of_the_wrong_shape_are_a_protocol_error(cli, bad, transport, era, mode, pattern):
+    assert_fault(run(cli, bad(transport, era, mode), "server"), pattern)
+
+
+@combos
+def test_nan_and_infinity_from_a_server_are_invalid_json(cli, bad, transport, era):
+    result = run(cli, bad(transport, era, "nan"), "--format", "json", "tool", "call", "echo", "message=x")
+    assert result.code == 1 and result.out == "", result
+    error = json.loads(result.err)["error"]  # strict JSON, as all --format json output
+    assert re.search(r"invalid JSON.*(NaN|Infinity)", error["message"] + error.get("hint", "")), result
+
+
+def test_a_session_id_with_control_bytes_is_refused(cli, bad):
+    target = bad("http", LEGACY, "session-id-controls")
+    line = assert_fault(run(cli, target, "tool", "list"), r"session id")
+    assert "\x01" not in line
+    assert not target.messages("tools/list")  # it was never sent back
 
 
 # -- ordering -------------------------------------------------------------------------------

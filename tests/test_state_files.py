@@ -127,3 +127,21 @@ def test_the_ledger_reader_survives_any_json(value):
         assert ledger.lookup("task-1")["connection"]["argv"] == ["server"]
         if not isinstance(value, dict):
             assert any("moved it aside" in warning for warning in warnings), warnings
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a dangling symlink is POSIX")
+@pytest.mark.parametrize("trap", ["auth.json.lock is a dangling symlink", "auth.json is a directory"])
+def test_an_unusable_token_store_is_one_line_at_once(cli, start_server, state_dir, trap):
+    """The token store is first read on the transport's thread, during the authorization:
+    its OSError was a thread's traceback, then a wait for the whole --timeout."""
+    if trap.startswith("auth.json.lock"):
+        os.symlink(str(state_dir / "nowhere" / "x"), str(state_dir / "auth.json.lock"))
+        name = "auth.json.lock"
+    else:
+        (state_dir / "auth.json").mkdir()
+        name = "auth.json"
+    server = start_server("--auth")
+    result = cli("--url", server.url, "--timeout", "60", "tool", "list", env={"BROWSER": "false"}, timeout=50)
+    assert (result.code, result.out) == (1, ""), result
+    assert result.err.startswith("mcp-tui: cannot use the state file %s: " % (state_dir / name)), result
+    assert len(result.err.splitlines()) == 1 and "Traceback" not in result.err, result

@@ -206,16 +206,17 @@ def test_the_seed_output_stays_for_2026_http(cli, start_server):
 
 
 @pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is POSIX")
-def test_ctrl_c_during_wait_keeps_the_session_for_the_printed_command(cli, server, state_dir):
+@pytest.mark.parametrize("name,code", [("SIGINT", 130), ("SIGTERM", 143)])  # Ctrl+C, or a kill or `timeout`
+def test_ctrl_c_during_wait_keeps_the_session_for_the_printed_command(cli, server, state_dir, name, code):
     env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
     proc = subprocess.Popen([sys.executable, str(MCP_TUI)] + legacy(server) + [
         "tool", "call", "render_report", "quarter=Q1", "pages=1000", "--task", "--wait"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8", env=env)
     try:
         wait_for(lambda: [r for r in server.records() if r["message"].get("method") == "tasks/result"])
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(getattr(signal, name))
         err = proc.stderr.read()
-        assert proc.wait(30) == 130
+        assert proc.wait(30) == code
     finally:
         if proc.poll() is None:
             proc.kill()

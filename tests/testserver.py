@@ -2657,7 +2657,12 @@ class HttpFrontEnd(object):
         stream = OutStream()
         exchange = Exchange(message, "modern", version, caps, stream.put, None, "http")
         self._run(exchange, stream, self.modern_status)
-        self.drain(h, stream, prefer_json=not self.options.sse_responses, on_gone=exchange.cancelled.set)
+
+        def gone():  # how a 2026-07-28 client cancels: --verbose says so
+            self.log.info("HTTP %s id %s: the client closed its stream; cancelled", message.get("method"),
+                          json.dumps(message.get("id")))
+            exchange.cancelled.set()
+        self.drain(h, stream, prefer_json=not self.options.sse_responses, on_gone=gone)
 
     def _run(self, exchange, stream, status_of, peer=None):
         def work():
