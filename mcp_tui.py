@@ -1142,6 +1142,26 @@ def shut_down(conn):
         sock.close()
 
 
+def dropped(conn):
+    """Whether the server closed a kept-alive connection while it sat idle: its socket reads
+    (the end, or bytes nobody asked for). Found before a request is written, a fresh
+    connection takes the request and nothing went out twice."""
+    import select
+
+    sock = getattr(conn, "sock", None)
+    if sock is None:
+        return True
+    try:
+        return bool(select.select([sock], [], [], 0)[0])
+    except (OSError, ValueError):
+        return True
+
+
+# Requests that change what the server holds: sent at most once, even when the connection
+# failed while they were being written (HttpClient._send).
+NEVER_RESENT = ("tools/call", "tasks/cancel", "tasks/update")
+
+
 class NetworkOptions:
     """How HTTP requests reach a server: TLS verification (--insecure, --ca-file) and the
     proxy. One per run, shared by the MCP connection and the OAuth requests, so the TLS
@@ -1362,12 +1382,15 @@ class HttpClient:
             method, self.display_url, getattr(conn, "mcp_budget", self.timeout)),
             hint="the server is sending too slowly; raise --timeout if it needs longer")
 
-    def open(self, method, url=None, body=None, headers=None, seconds=None, stream=False, carries=None):
+    def open(self, method, url=None, body=None, headers=None, seconds=None, stream=False, carries=None,
+             resendable=True, on_connection=None):
         """Send one request; return (connection, response). With ``seconds``, the exchange has
         that long (all of it, or with ``stream`` until the headers); without, whoever waits for
-        it (the RpcChannel) ends it. The caller reads the response with ``read``, or reads a
-        stream and then calls ``release`` (keep-alive) or closes the connection. ``carries``
-        names the JSON-RPC message(s) in it, for the trace."""
+        it (the RpcChannel) ends it: ``on_connection`` gets the connection before the request is
+        written, so that a timeout or a cancel can close it while the headers are awaited. The
+        caller reads the response with ``read``, or reads a stream and then calls ``release``
+        (keep-alive) or closes the connection. ``carries`` names the JSON-RPC message(s) in it,
+        for the trace; ``resendable`` False (a tools/call, a task's change) is never sent twice."""
         from urllib.parse import urlsplit
 
         parts = urlsplit(url) if url else self.parts
@@ -1384,7 +1407,7 @@ class HttpClient:
             if credential:
                 all_headers["Authorization"] = credential
             conn, response = self._send(method, url, parts, path, body, all_headers, same_origin, seconds, stream,
-                                        carries)
+                                        carries, resendable, on_connection)
             conn.mcp_response = response  # shut_down reaches the socket through it once the response owns it
             if auth is None or response.status not in (401, 403):
                 return conn, response
@@ -1398,20 +1421,31 @@ class HttpClient:
                 return conn, response
             self.read(method, conn, response)  # drained, so the connection can be reused
 
-    def _send(self, method, url, parts, path, body, all_headers, same_origin, seconds, stream, carries):
-        """One attempt on the wire (a pooled connection that went stale is retried once on a
-        fresh one), bounded by ``seconds`` or the command's deadline."""
+    def _send(self, method, url, parts, path, body, all_headers, same_origin, seconds, stream, carries, resendable,
+              on_connection):
+        """One attempt on the wire, bounded by ``seconds`` or the command's deadline. At most
+        once: a request goes again on a fresh connection only when it provably never left (a
+        kept-alive connection failed while it was being written: the server had closed it),
+        never once it was written (the server may be running it; a timeout or a cancel closes
+        the connection while the answer is awaited), and never when it is not ``resendable``."""
         deadline = self.deadline_in(seconds) if seconds is not None else self.deadline
+        waited_for = seconds is None and on_connection is not None  # a timeout or cancel of its waiter closes it
         conn = None
         if same_origin:
             with self._lock:
                 conn = self._idle.pop() if self._idle else None
+        if conn is not None and dropped(conn):
+            conn.close()  # the server closed it while it was idle: nothing was sent on it
+            conn = None
         for attempt in (0, 1):
             fresh = conn is None
             started = time.monotonic()
+            written = False
             try:
                 if fresh:
                     conn = self._connect(parts)
+                if on_connection is not None:
+                    on_connection(conn)
                 if deadline is not None:
                     if deadline <= started:
                         raise self.timed_out(method, conn)
@@ -1424,16 +1458,30 @@ class HttpClient:
                     conn.request(method, path, body=body, headers=all_headers)
                 else:
                     conn.request(method, via[0] + path, body=body, headers=dict(all_headers, **via[1]))
+                written = True
+                sock = conn.sock
+                if waited_for:  # no socket timeout: mid-wait it would end a request its waiter still waits for
+                    sock.settimeout(None)
                 response = conn.getresponse()
+                if waited_for:
+                    sock.settimeout(self.timeout)
             except (ConnectionError, OSError, ValueError) + http_errors() as exc:
                 proxy = getattr(conn, "mcp_proxy", None)
                 if conn is not None:
                     expired = self.watchdog.disarm(conn)
+                    closed_here = getattr(conn, "mcp_aborted", False)
                     conn.close()
                     if expired:
                         raise self.timed_out(method, conn)
+                    if closed_here:
+                        raise RequestCancelled("HTTP %s %s: ended before the server answered" % (
+                            method, self.display_url))
                 conn = None
-                if fresh or attempt:
+                if written:
+                    raise ConnectionFailed("the connection to %s broke before the server answered: %s" % (
+                        self.display_url, describe_os_error(exc)),
+                        hint="the server may have received the request; mcp-tui does not send it twice")
+                if fresh or attempt or not resendable:
                     raise unreachable(self.display_url, proxy, exc)
                 continue
             if response.status == 407 and getattr(conn, "mcp_via", None):
@@ -1470,11 +1518,11 @@ class HttpClient:
         self.release(conn, response)
         return payload
 
-    def exchange(self, method, url=None, body=None, headers=None, seconds=None, carries=None):
+    def exchange(self, method, url=None, body=None, headers=None, seconds=None, carries=None, resendable=True):
         """One whole request and its body within ``seconds`` (--timeout unless told):
         (response, payload)."""
         seconds = self.timeout if seconds is None else seconds
-        conn, response = self.open(method, url, body, headers, seconds, carries=carries)
+        conn, response = self.open(method, url, body, headers, seconds, carries=carries, resendable=resendable)
         return response, self.read(method, conn, response)
 
     def discard(self, conn):
@@ -1678,21 +1726,28 @@ class StreamableHttpTransport:
         with self._lock:
             conn = self._open.pop(request_id, None)
         if conn is not None:
+            conn.mcp_aborted = True  # whatever the close breaks is not sent again
             shut_down(conn)
             self.http.discard(conn)
 
     def _exchange(self, request_id, body, headers, adopt_session, method, retried=False):
         started = time.monotonic()
+
+        def in_flight(conn):  # from before the request is written: a timeout or cancel can close it
+            with self._lock:
+                self._open[request_id] = conn
+
+        if not self._channel.waiting_for(request_id):
+            return  # timed out or cancelled already (while a Retry-After was waited out)
         try:
-            conn, response = self.http.open("POST", body=body, headers=headers, carries=method)
+            conn, response = self.http.open("POST", body=body, headers=headers, carries=method,
+                                            resendable=method not in NEVER_RESENT, on_connection=in_flight)
         except McpTuiError as exc:
             self._channel.fail(request_id, exc)
             return
         except Exception as exc:  # a bug of ours: the waiting command says so at once, not after --timeout
             self._channel.fail(request_id, McpTuiError("internal error: %s: %s" % (exc.__class__.__name__, exc)))
             return
-        with self._lock:
-            self._open[request_id] = conn
         try:
             self._read_response(request_id, conn, response, adopt_session)
         except HttpStatusError as exc:
@@ -1999,7 +2054,8 @@ class LegacySseTransport:
             raise self._error or ConnectionFailed("the SSE stream is closed")
         headers = dict(headers or {}, **{"Content-Type": "application/json"})
         response, payload = self.http.exchange("POST", url=self.endpoint, body=encode_message(message), headers=headers,
-                                            carries=rpc_label(message))
+                                            carries=rpc_label(message),
+                                            resendable=message.get("method") not in NEVER_RESENT)
         if response.status >= 400:
             raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
 
@@ -2287,6 +2343,8 @@ class RpcChannel:
         self._pending = {}
         self._lock = threading.Lock()
         self._next_id = 0
+        self._id_limit = None  # the last id of the block share_ids handed this channel
+        self._reserve_ids = None
         self._closed_error = None
         self.on_closed = None  # called once the transport has ended (a keeper stops with its server)
         self.listeners = {}  # subscription id -> callback, for subscriptions/listen
@@ -2304,8 +2362,22 @@ class RpcChannel:
 
     def next_id(self):
         with self._lock:
+            if self._id_limit is not None and self._next_id >= self._id_limit:
+                first, self._id_limit = self._reserve_ids()
+                self._next_id = max(self._next_id, first - 1)
             self._next_id += 1
             return self._next_id
+
+    def share_ids(self, reserve):
+        """This session goes on in other commands too (a recorded 2025-11-25 HTTP session
+        that follow-ups resume), and an id must never come twice in a session: from now on
+        ids come from blocks that ``reserve()`` -> (first, last) hands out, above every id
+        this channel has used. Once is enough: a second call changes nothing."""
+        with self._lock:
+            if self._reserve_ids is not None:
+                return
+            first, last = reserve()
+            self._next_id, self._id_limit, self._reserve_ids = max(self._next_id, first - 1), last, reserve
 
     def call(self, method, params, headers=None, timeout=60.0, max_time=None, request_id=None,
              on_progress=None, cancel_notification=True):
@@ -2319,8 +2391,8 @@ class RpcChannel:
         try:
             pending = self.forward(message, headers, request_id, on_progress)
             response = self._wait(pending, method, timeout, max_time)
-        except RequestTimeout:
-            self._cancel(request_id, method, cancel_notification, "timed out")
+        except RequestTimeout:  # initialize is never cancelled (the spec forbids it): its connection just ends
+            self._cancel(request_id, method, cancel_notification and method != "initialize", "timed out")
             raise
         except KeyboardInterrupt:  # Ctrl+C: the server should stop working for a client that left
             self._cancel(request_id, method, cancel_notification and method != "initialize", "interrupted")
@@ -2388,6 +2460,8 @@ class RpcChannel:
                     limit = seconds_text(timeout)
                 elif max_time or self.deadline is not None:
                     limit = "%s (the --max-time cap)" % seconds_text(max_time or cap - started)  # as the user gave it
+                    if not seen:
+                        hint = "raise --max-time if the server needs longer"
                 else:  # progress kept it going until the cap no flag named
                     limit = "%s (ten times --timeout, however much progress came)" % seconds_text(cap - started)
                     if not seen:
@@ -2416,7 +2490,7 @@ class RpcChannel:
             pending = self._pending.get(request_id)
         if pending is None or pending.event.is_set():
             return False
-        self._cancel(request_id, pending.method, True, reason)
+        self._cancel(request_id, pending.method, pending.method != "initialize", reason)
         self.fail(request_id, RequestCancelled("%s cancelled: %s" % (pending.method, reason)))
         return True
 
@@ -4644,6 +4718,13 @@ def ttl_passed(task_id, status):
     return McpTuiError("task %s is still %s after its TTL (createdAt + ttl); giving up" % (task_id, status))
 
 
+def stopped_waiting(task_id, status, bound):
+    """The wait ran out: ``bound`` names the flag that set its end (--timeout, or --max-time
+    when the whole command's cap came first)."""
+    return RequestTimeout("task %s is still %s; stopped waiting at %s" % (task_id, status or "working", bound),
+                          hint="raise %s for long tasks, or follow it later with `task result`" % bound)
+
+
 # -- tasks: one interface, two adapters ------------------------------------------------
 
 
@@ -4783,9 +4864,10 @@ class ExtensionTasks(TaskForm):
     def list(self):
         self.require("tasks/list")
 
-    def wait(self, task_id, deadline, reporter):
+    def wait(self, task_id, deadline, reporter, bound="--timeout"):
         """Poll tasks/get at the server's interval, wake early on notifications/tasks, and
-        answer each input request once with tasks/update."""
+        answer each input request once with tasks/update. ``bound`` names the flag that set
+        ``deadline``."""
         self.require("tasks/get")
         woken = threading.Event()
         pushed = []
@@ -4824,7 +4906,7 @@ class ExtensionTasks(TaskForm):
                 interval = task.poll_seconds()
                 if subscription.accepted and task_id in (subscription.accepted.get("taskIds") or ()):
                     interval = max(interval, 2.0)  # notifications flow; polling is only a safety net
-                sleep_until(task, deadline, interval, woken)
+                sleep_until(task, deadline, interval, woken, bound)
         finally:
             subscription.close()
 
@@ -4891,9 +4973,10 @@ class ExperimentalTasks(TaskForm):
         self.require("tasks/list")
         return [Task.from_wire(raw, legacy=True) for raw in list_all(self.session, "tasks/list", "tasks")]
 
-    def wait(self, task_id, deadline, reporter):
+    def wait(self, task_id, deadline, reporter, bound="--timeout"):
         """Hold tasks/result open until the task ends; elicitation and sampling arrive
-        meanwhile as server requests, which the session answers."""
+        meanwhile as server requests, which the session answers. ``bound`` names the flag
+        that set ``deadline``."""
         self.require("tasks/result")
 
         def on_notification(message):
@@ -4916,7 +4999,7 @@ class ExperimentalTasks(TaskForm):
             except RequestTimeout:
                 if limit < deadline:
                     raise ttl_passed(task_id, reporter.last_status)
-                raise
+                raise stopped_waiting(task_id, reporter.last_status, bound)
             except RpcError as exc:
                 final = self._final(task_id, reporter)
                 if final is not None and final.status == "cancelled":
@@ -4941,15 +5024,14 @@ def is_task_status_notification(method):
     return any(form.status_method == method for form in TASK_FORMS)
 
 
-def sleep_until(task, deadline, interval, woken):
+def sleep_until(task, deadline, interval, woken, bound):
     """Wait one poll interval, or less when woken; give up past --timeout or the TTL."""
     now = time.monotonic()
     expiry = task.expires_at()
     if expiry is not None and time.time() > expiry:
         raise ttl_passed(task.task_id, task.status)
     if now >= deadline:
-        raise RequestTimeout("task %s is still %s; stopped waiting at --timeout" % (task.task_id, task.status),
-                             hint="raise --timeout for long tasks, or follow it later with `task result`")
+        raise stopped_waiting(task.task_id, task.status, bound)
     woken.wait(min(interval, deadline - now))
 
 
@@ -4986,6 +5068,38 @@ class TaskLedger:
             data[fingerprint(task.task_id)] = entry
 
         self.store.update(change)
+        if session is not None:
+            self.share_ids(tasks.session)
+
+    # A recorded session's ids are reserved in blocks, the highest id given out kept beside
+    # the session id ("lastId") under the ledger's lock. Chosen over ids that merely cannot
+    # collide (a random per-process prefix): a block is certain, not likely, to be unused, two
+    # follow-ups that run at once get different blocks, and ids stay small integers, which every
+    # server takes. Resuming needs the ledger anyway, so the mark is wherever a resume is.
+    ID_BLOCK = 1 << 20
+
+    def share_ids(self, session):
+        """Make ``session`` (created here or resumed from the ledger) take its ids from the
+        blocks of its recorded session, when it has one."""
+        recorded = session.session_record()
+        if recorded is not None:
+            session.channel.share_ids(lambda: self.reserve_ids(recorded["id"]))
+
+    def reserve_ids(self, session_id):
+        """The next block of JSON-RPC ids in a recorded session: (first, last), above every
+        id any command has been given in it."""
+        def change(data):
+            entries = [entry for entry in data.values() if (entry.get("session") or {}).get("id") == session_id]
+            top = max([entry["session"].get("lastId", 0) for entry in entries] + [0])
+            for entry in entries:
+                entry["session"]["lastId"] = top + self.ID_BLOCK
+            return top + 1, top + self.ID_BLOCK
+
+        try:
+            return self.store.update(change)
+        except OSError as exc:  # no block, no request: an id must not come twice
+            raise McpTuiError("cannot reserve request ids in the task ledger %s: %s" % (
+                self.path, describe_os_error(exc)))
 
     def lookup(self, task_id):
         return self.store.read().get(fingerprint(task_id))
@@ -5024,10 +5138,27 @@ class TaskLedger:
 
     def live_tasks_in(self, session_id):
         """How many recorded tasks of a session still need it: running, or ended with an
-        outcome nobody has fetched yet (a cancelled task has none worth keeping it for)."""
+        outcome nobody has fetched yet. A cancelled task's outcome is its status: the session
+        stays until a later command has shown it, or `task get` after `task cancel` would
+        find the task gone with its session."""
         return sum(1 for entry in self.store.read().values()
                    if (entry.get("session") or {}).get("id") == session_id and "unknownSince" not in entry
-                   and not entry.get("fetched") and entry.get("status") != "cancelled")
+                   and not entry.get("fetched"))
+
+    def forget_done(self, connection):
+        """Drop the entries of ``connection`` when all of them are done (outcome fetched, or
+        cancelled): True when dropped. For a kept session that has ended: an automatic stdio
+        task session stops once its tasks are done so, and no later `task list` should warn
+        about it; one that ended with a task still to fetch stays, and the warning says so."""
+        def change(data):
+            mine = [key for key, entry in data.items() if entry.get("connection") == connection]
+            if not all(data[key].get("fetched") or data[key].get("status") == "cancelled" for key in mine):
+                return False
+            for key in mine:
+                del data[key]
+            return True
+
+        return self.store.update(change)
 
     def session_to_resume(self, task_id, spec):
         """The recorded HTTP session a task lives in, for a connection to ``spec`` to resume
@@ -5074,6 +5205,8 @@ def valid_ledger_entry(key, entry):
         return False
     session = entry.get("session")
     if session is not None and not (isinstance(session, dict) and isinstance(session.get("id"), str)):
+        return False
+    if session is not None and not isinstance(session.get("lastId", 0), int):
         return False
     if not isinstance(entry.get("fetched", False), bool):
         return False
@@ -8344,6 +8477,8 @@ class Cli:
         except McpTuiError as exc:
             stderr_hint(exc, getattr(exc, "stderr_lines", []))  # none: refused before the session (bad --grant)
             raise
+        if resume and self.ledger is not None:  # follow-ups of one session never repeat each other's ids
+            self.ledger.share_ids(self.session)
         if self.opts.log_level and "logging" not in self.session.capabilities:  # else it asks for nothing, silently
             self.out.notice("warning: %s does not offer logging (no logging capability); --log-level has no effect"
                             % self.session.display_name())
@@ -8841,21 +8976,23 @@ class TaskCommands:
 
     def follow(self, tasks, task_id, last_status=None):
         deadline = min(time.monotonic() + self.opts.timeout, self.cli.deadline or float("inf"))
+        bound = "--max-time" if self.cli.deadline is not None and deadline == self.cli.deadline else "--timeout"
 
         def on_status(task):
             self.note_task_status(task)
+            self.cancellation_shown(task)
             self.out.progress("⏳ task %s: %s" % (task.task_id, task.status_line()
                                                    if task.status != "completed" else task.status))
 
         try:
-            result = tasks.wait(task_id, deadline, StatusReporter(on_status, last_status))
+            result = tasks.wait(task_id, deadline, StatusReporter(on_status, last_status), bound)
         except (KeyboardInterrupt, RequestTimeout) as exc:  # with --quiet, this is where the user sees the task's ID
             problem = self.follow_up_problem(self.cli.session, self.ledger is not None
                                              and self.ledger.lookup(task_id) is not None)
             if problem is None:
                 self.out.notice("Stopped waiting; the task keeps running: %s" % self.task_command("get", task_id))
             elif isinstance(exc, RequestTimeout):  # not "follow it later": nothing can
-                exc.hint = "raise --timeout for long tasks; no later command can follow this task"
+                exc.hint = "raise %s for long tasks; no later command can follow this task" % bound
             else:
                 self.out.notice("Stopped waiting. " + problem)
             raise
@@ -8875,6 +9012,12 @@ class TaskCommands:
             self.ledger.note_fetched(task_id)
         self.kept_session("release", task_id)
 
+    def cancellation_shown(self, task):
+        """The task is shown cancelled: that is its outcome, fetched, and the session kept for
+        it may end. `task cancel` keeps the session: a `task get` after it must find the task."""
+        if task.status == "cancelled" and self.ledger is not None:
+            self.ledger.note_fetched(task.task_id)
+
     def note_task_status(self, task):
         if self.ledger is not None:
             self.ledger.note_status(task.task_id, task.status)
@@ -8893,7 +9036,8 @@ class TaskCommands:
             except (OSError, McpTuiError):
                 pass
             if record.get("fetched") and record.get("session"):
-                hint = "the server kept it in an HTTP session, which ended once its result was fetched"
+                hint = "the server kept it in an HTTP session, which ended once %s" % (
+                    "it was shown cancelled" if record.get("status") == "cancelled" else "its result was fetched")
         return McpTuiError("unknown or expired task %s: %s" % (task_id, exc.rpc_message), hint=hint)
 
     def task_session(self, task_id):
@@ -8936,8 +9080,8 @@ class TaskCommands:
             task_id = None
         else:
             task_id, = self.cli.expect(rest, 1, "task %s ID" % action)  # errors name it as typed: the user's own
-        if action == "list" and self.cli.spec is None:
-            return self.task_list_from_ledger()
+        if action == "list" and (self.cli.spec is None or self.recorded_sessions_on(self.cli.spec)):
+            return self.task_list_from_ledger(self.cli.spec)
         session, tasks = self.task_session(task_id)
         try:
             return getattr(self, "task_" + action)(tasks, task_id)
@@ -8963,6 +9107,7 @@ class TaskCommands:
     def task_get(self, tasks, task_id):
         task = tasks.get(task_id)
         self.note_task_status(task)
+        self.cancellation_shown(task)
         if self.out.json:
             self.out.document(tasks.document(task=task.data))
             return
@@ -9011,16 +9156,40 @@ class TaskCommands:
             return
         self.out.text(self.describe_task(task))
 
-    def task_list_from_ledger(self):
+    def recorded_sessions_on(self, spec):
+        """The HTTP sessions the ledger recorded tasks in on the server ``spec`` names."""
+        if self.ledger is None or spec.kind != "http":
+            return []
+        url = spec.ledger_record().get("url")
+        return [recorded for connection, recorded in self.ledger.listable_connections()
+                if recorded is not None and connection.get("url") == url]
+
+    def ended_with_its_tasks(self, connection):
+        """A kept session the ledger names that is gone, its tasks all done: its entries are
+        dropped, and it is not asked (nor warned about)."""
+        if connection.get("kind") != "session":
+            return False
+        try:
+            return KeptSessions().get(connection.get("name")) is None and self.ledger.forget_done(connection)
+        except (OSError, McpTuiError):
+            return False  # then it is asked, and the warning says what became of it
+
+    def task_list_from_ledger(self, given=None):
         """`task list` without a connection: ask every connection the ledger recorded tasks
-        for in a form that has tasks/list."""
-        connections = self.ledger.listable_connections() if self.ledger is not None else []
-        if not connections:
-            raise UsageError("task list needs a connection: the task ledger records no tasks that can be listed",
-                             hint="pass the server: a stdio command, --url or --config")
+        for in a form that has tasks/list. With ``given`` (`task list --url URL`): that server's
+        own list, and the sessions the ledger recorded tasks in there, resumed (a server such
+        as the everything server lists a session's tasks in that session only)."""
+        if given is not None:
+            asked = [(given, None)] + [(given, recorded) for recorded in self.recorded_sessions_on(given)]
+        else:
+            connections = self.ledger.listable_connections() if self.ledger is not None else []
+            if not connections:
+                raise UsageError("task list needs a connection: the task ledger records no tasks that can be "
+                                 "listed", hint="pass the server: a stdio command, --url or --config")
+            asked = [(self.spec_from_ledger(connection), recorded) for connection, recorded in connections
+                     if not self.ended_with_its_tasks(connection)]
         listed, seen, document = [], set(), dict
-        for connection, recorded in connections:
-            spec = self.spec_from_ledger(connection)
+        for spec, recorded in asked:
             try:
                 session = self.cli.connect(spec, recorded if spec.kind == "http" else None)
                 tasks = tasks_for(session)
@@ -9030,6 +9199,8 @@ class TaskCommands:
                         seen.add(task.task_id)
                         listed.append(task)
             except McpTuiError as exc:
+                if recorded is None and spec is given:
+                    raise  # the server the user named
                 self.out.notice("warning: %s: %s" % (spec.describe(), exc.message))
             finally:
                 self.cli.close()
