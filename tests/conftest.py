@@ -1,5 +1,12 @@
-"""Shared fixtures: run mcp-tui as a user would (a subprocess), and start the real
-test server on loopback over stdio or HTTP."""
+"""Shared fixtures: run mcp-tui as a user would (in this process by default, see
+tests/inprocess.py, or as a subprocess), and start the real test server on loopback over
+stdio or HTTP.
+
+``cli(...)`` runs ``mcp_tui.main`` in-process with its own streams, environment, working
+directory and state directory. A test that needs a real process (signals, exit hangs, the
+keeper, start-up) says so: ``cli(..., process=True)`` for one call, ``@pytest.mark.process``
+for a test (``pytestmark = pytest.mark.process`` for a file). MCP_TUI_TEST_SUBPROCESS=1 runs
+every call as a subprocess, to compare the two modes."""
 import json
 import os
 import shlex
@@ -13,8 +20,13 @@ ROOT = Path(__file__).resolve().parent.parent
 MCP_TUI = ROOT / "mcp_tui.py"
 TESTSERVER = ROOT / "tests" / "testserver.py"
 sys.path.insert(0, str(ROOT / "tests"))
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # mcp_tui, for the in-process runs
 
+from inprocess import Leftovers, run_main  # noqa: E402
 from servers import LoopbackServer  # noqa: E402
+
+ALWAYS_A_PROCESS = os.environ.get("MCP_TUI_TEST_SUBPROCESS") == "1"
 
 # The servers under test are on loopback: a proxy of the machine's (which mcp-tui honours, as
 # curl does) must not stand in between. tests/test_proxy.py sets these where it means to.
@@ -61,15 +73,37 @@ def state_dir(tmp_path):
                        env=dict(os.environ, MCP_TUI_STATE_DIR=str(path)))
 
 
-@pytest.fixture
-def cli(state_dir):
-    """Run mcp_tui.py with arguments; returns a CliResult (exit code, stdout, stderr)."""
+def pytest_configure(config):
+    config.addinivalue_line("markers", "process: the cli fixture runs mcp-tui as a subprocess in this test "
+                                       "(signals, exit hangs, the keeper, start-up), not in-process")
 
-    def run(*args, input=None, timeout=60, env=None, cwd=None):
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item):
+    """After the fixtures (servers stopped, sessions closed): nothing an in-process run started
+    may still be running."""
+    leftovers = getattr(item, "mcp_tui_leftovers", None)
+    if leftovers is not None:
+        leftovers.check(item.nodeid)
+
+
+@pytest.fixture
+def cli(state_dir, request):
+    """Run mcp-tui with arguments; returns a CliResult (exit code, stdout, stderr). In this
+    process unless ``process=True``, the test is marked ``process`` or MCP_TUI_TEST_SUBPROCESS=1."""
+    marked = request.node.get_closest_marker("process") is not None
+
+    def run(*args, input=None, timeout=60, env=None, cwd=None, process=False):
         environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
         environ.pop("MCP_TUI_BEARER", None)
         environ.update(env or {})
-        proc = subprocess.run([sys.executable, str(MCP_TUI)] + [str(a) for a in args], input=input,
+        args = [str(a) for a in args]
+        if not (process or marked or ALWAYS_A_PROCESS):
+            if not hasattr(request.node, "mcp_tui_leftovers"):
+                request.node.mcp_tui_leftovers = Leftovers()
+            code, out, err = run_main(args, input=input, timeout=timeout, environ=environ, cwd=cwd or ROOT)
+            return CliResult(subprocess.CompletedProcess(args, code, out, err))
+        proc = subprocess.run([sys.executable, str(MCP_TUI)] + args, input=input,
                               capture_output=True, text=True, encoding="utf-8", timeout=timeout, env=environ,
                               cwd=str(cwd or ROOT))
         return CliResult(proc)
