@@ -115,6 +115,19 @@ class Saved(object):
             os.environ.clear()
             os.environ.update(self.environ)
         os.umask(self.umask)
+        forget_cached_environment()
+
+
+def forget_cached_environment():
+    """The standard library's caches of the environment, which a process reads afresh: the
+    browsers webbrowser found from $BROWSER on its first use, and tempfile's $TMPDIR."""
+    webbrowser = sys.modules.get("webbrowser")
+    if webbrowser is not None and hasattr(webbrowser, "_tryorder"):
+        with getattr(webbrowser, "_lock", threading.Lock()):
+            webbrowser._browsers, webbrowser._tryorder = {}, None
+    import tempfile
+
+    tempfile.tempdir = None
 
 
 def run_main(args, input=None, timeout=60, environ=None, cwd=None):
@@ -132,6 +145,7 @@ def run_main(args, input=None, timeout=60, environ=None, cwd=None):
     try:
         os.environ.clear()
         os.environ.update(environ)
+        forget_cached_environment()
         os.chdir(str(cwd) if cwd else saved.cwd)
         sys.argv[:] = [mcp_tui.__file__] + list(args)
         sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
