@@ -10,6 +10,7 @@ every call as a subprocess, to compare the two modes."""
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -35,7 +36,7 @@ for _name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_pro
     os.environ.pop(_name, None)
 
 
-def wait_for(predicate, timeout=30.0):
+def wait_for(predicate, timeout=30.0, what="condition", interval=0.05):
     """Poll ``predicate`` until it returns something truthy (returned), or fail after ``timeout``."""
     import time
 
@@ -44,8 +45,8 @@ def wait_for(predicate, timeout=30.0):
         value = predicate()
         if value:
             return value
-        time.sleep(0.05)
-    raise AssertionError("condition not met within %ss" % timeout)
+        time.sleep(interval)
+    raise AssertionError("%s not met within %ss" % (what, timeout))
 
 
 class CliResult(object):
@@ -71,6 +72,35 @@ def state_dir(tmp_path):
     if (path / "sessions.json").exists():
         subprocess.run([sys.executable, str(MCP_TUI), "session", "close", "--all"], capture_output=True, timeout=60,
                        env=dict(os.environ, MCP_TUI_STATE_DIR=str(path)))
+
+
+def pytest_addoption(parser, pluginmanager):
+    """pyproject's ``timeout = 120`` is pytest-timeout's (tests/requirements.txt). A pytest
+    without that plugin still reads it: the limit below keeps a hang from lasting forever."""
+    if not pluginmanager.hasplugin("timeout"):
+        parser.addini("timeout", "seconds a test may take (pytest-timeout's option; kept by conftest without it)")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item):
+    """The per-test limit without pytest-timeout: SIGALRM over setup, call and teardown, as
+    the plugin's signal method does. Where there is no SIGALRM there is no limit."""
+    limit = 0.0
+    if not item.config.pluginmanager.hasplugin("timeout") and hasattr(signal, "setitimer"):
+        limit = float(item.config.getini("timeout") or 0)
+
+    def expire(signum, frame):
+        pytest.fail("Timeout (>%gs) from conftest: pytest-timeout is not installed" % limit, pytrace=True)
+
+    if limit > 0:
+        previous = signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        yield
+    finally:
+        if limit > 0:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
 
 
 def pytest_configure(config):
