@@ -12,7 +12,8 @@ module gives exactly that, and makes the run look to main() as a child process d
   are put back afterwards;
 - the exit code is what ``sys.exit(main(argv))`` gives a process: main()'s return value or
   a SystemExit's code (None is 0, a string is printed and is 1), and an exception that
-  escapes main() prints its traceback and is 1, as the interpreter does;
+  escapes main() prints its traceback and is 1, as the interpreter does (main() itself
+  turns every Exception and KeyboardInterrupt into one line and a code);
 - ``timeout`` ends the run with subprocess.TimeoutExpired, as subprocess.run does.
 
 What a process would clean up by exiting must be gone by the end of the test (its servers
@@ -39,14 +40,14 @@ class RunTimedOut(BaseException):
     turn it into an 'internal error' line."""
 
 
-def child_pids():
-    """Live (not zombie) children of this process, from /proc; an empty set where there is none."""
-    me = os.getpid()
-    found = set()
+def child_pids(zombies=True):
+    """Children of this process, from /proc (zombies too unless told: they were not reaped),
+    sorted; None where there is no /proc."""
+    me, found = os.getpid(), []
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return found
+        return None
     for entry in entries:
         if not entry.isdigit():
             continue
@@ -55,10 +56,10 @@ def child_pids():
                 stat = handle.read()
         except OSError:
             continue
-        fields = stat[stat.rfind(")") + 2:].split()  # after "pid (comm) ": state ppid ...
-        if len(fields) > 1 and fields[0] != "Z" and int(fields[1]) == me:
-            found.add(int(entry))
-    return found
+        fields = stat.rsplit(")", 1)[1].split()  # after "pid (comm)": state, ppid, ...
+        if int(fields[1]) == me and (zombies or fields[0] != "Z"):
+            found.append(int(entry))
+    return sorted(found)
 
 
 def stream_settings(environ):
@@ -157,12 +158,11 @@ def run_main(args, input=None, timeout=60, environ=None, cwd=None):
             code = exit_code(exc.code, stderr)
         except RunTimedOut:
             raise subprocess.TimeoutExpired([sys.executable, mcp_tui.__file__] + list(args), timeout)
-        except KeyboardInterrupt:
-            traceback.print_exc(file=stderr)
-            code = -signal.SIGINT  # the interpreter re-raises SIGINT on itself
-        except BaseException:  # what the interpreter does with an exception that escapes main()
+        except Exception:  # what the interpreter does with an exception that escapes main()
             traceback.print_exc(file=stderr)
             code = 1
+        # Any other BaseException goes on: pytest's own (a test's time limit), or a Ctrl+C
+        # that main() did not see.
         finally:
             alarm.stop()
         try:
@@ -222,14 +222,14 @@ class Leftovers(object):
 
     def __init__(self):
         self.threads = set(threading.enumerate())
-        self.children = child_pids()
+        self.children = set(child_pids(zombies=False) or ())
 
     def check(self, what):
         deadline = time.monotonic() + LINGER
         while True:
             threads = [t for t in threading.enumerate()
                        if t not in self.threads and t.is_alive() and not idle_watchdog(t)]
-            children = child_pids() - self.children
+            children = set(child_pids(zombies=False) or ()) - self.children
             if not threads and not children:
                 return
             if time.monotonic() > deadline:
