@@ -24,10 +24,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # mcp_tui, for the in-process runs
 
-from inprocess import Leftovers, run_main  # noqa: E402
+import inprocess  # noqa: E402
+from inprocess import ALWAYS_A_PROCESS, run_main  # noqa: E402
 from servers import LoopbackServer  # noqa: E402
 
-ALWAYS_A_PROCESS = os.environ.get("MCP_TUI_TEST_SUBPROCESS") == "1"
 
 # The servers under test are on loopback: a proxy of the machine's (which mcp-tui honours, as
 # curl does) must not stand in between. tests/test_proxy.py sets these where it means to.
@@ -108,10 +108,16 @@ def pytest_configure(config):
                                        "(signals, exit hangs, the keeper, start-up), not in-process")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    inprocess.current_test = item  # run_main notes what threads and children there were before its first run
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item):
     """After the fixtures (servers stopped, sessions closed): nothing an in-process run started
     may still be running."""
+    inprocess.current_test = None
     leftovers = getattr(item, "mcp_tui_leftovers", None)
     if leftovers is not None:
         leftovers.check(item.nodeid)
@@ -129,8 +135,6 @@ def cli(state_dir, request):
         environ.update(env or {})
         args = [str(a) for a in args]
         if not (process or marked or ALWAYS_A_PROCESS):
-            if not hasattr(request.node, "mcp_tui_leftovers"):
-                request.node.mcp_tui_leftovers = Leftovers()
             code, out, err = run_main(args, input=input, timeout=timeout, environ=environ, cwd=cwd or ROOT)
             return CliResult(subprocess.CompletedProcess(args, code, out, err))
         proc = subprocess.run([sys.executable, str(MCP_TUI)] + args, input=input,

@@ -32,6 +32,7 @@ import threading
 import time
 import traceback
 
+ALWAYS_A_PROCESS = os.environ.get("MCP_TUI_TEST_SUBPROCESS") == "1"  # compare: every run a process
 LINGER = 10.0  # seconds a thread or child may take to finish after main() returned
 
 
@@ -72,9 +73,9 @@ def stream_settings(environ):
     return encoding, errors or "strict", errors or "backslashreplace"
 
 
-def decode(data):
-    """Bytes a child wrote, as subprocess.run(text=True, encoding="utf-8") returns them."""
-    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").read()
+def decode(data, errors="strict"):
+    """Bytes a child wrote, as subprocess.run(text=True, encoding="utf-8", errors=...) returns them."""
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors=errors).read()
 
 
 def exit_code(code, stderr):
@@ -131,9 +132,16 @@ def forget_cached_environment():
     tempfile.tempdir = None
 
 
-def run_main(args, input=None, timeout=60, environ=None, cwd=None):
-    """Run mcp_tui.main(args) in this process; returns (exit code, stdout text, stderr text)."""
+current_test = None  # the pytest item running now (conftest sets it): its Leftovers are checked at teardown
+
+
+def run_main(args, input=None, timeout=60, environ=None, cwd=None, text=True):
+    """Run mcp_tui.main(args) in this process; returns (exit code, stdout, stderr), as text
+    (or the bytes written, with ``text=False``)."""
     import mcp_tui
+
+    if current_test is not None and not hasattr(current_test, "mcp_tui_leftovers"):
+        current_test.mcp_tui_leftovers = Leftovers()
 
     environ = dict(os.environ if environ is None else environ)
     encoding, out_errors, err_errors = stream_settings(environ)
@@ -171,6 +179,8 @@ def run_main(args, input=None, timeout=60, environ=None, cwd=None):
             pass
     finally:
         saved.restore()
+    if not text:
+        return code, out.getvalue(), err.getvalue()
     return code, decode(out.getvalue()), decode(err.getvalue())
 
 
