@@ -3,10 +3,11 @@ tests/inprocess.py, or as a subprocess), and start the real test server on loopb
 stdio or HTTP.
 
 ``cli(...)`` runs ``mcp_tui.main`` in-process with its own streams, environment, working
-directory and state directory. A test that needs a real process (signals, exit hangs, the
-keeper, start-up) says so: ``cli(..., process=True)`` for one call, ``@pytest.mark.process``
-for a test (``pytestmark = pytest.mark.process`` for a file). MCP_TUI_TEST_SUBPROCESS=1 runs
-every call as a subprocess, to compare the two modes."""
+directory and state directory (``session open`` always runs as a process). A test that
+needs a real process (signals, exit hangs, start-up, imports) says so: ``cli(...,
+process=True)`` for one call, ``@pytest.mark.process`` for a test (``pytestmark =
+pytest.mark.process`` for a file). MCP_TUI_TEST_SUBPROCESS=1 runs every call as a
+subprocess, to compare the two modes."""
 import json
 import os
 import shlex
@@ -123,6 +124,12 @@ def pytest_runtest_teardown(item):
         leftovers.check(item.nodeid)
 
 
+def opens_a_session(args):
+    """`session open` starts the background keeper the way a user's shell does: from a real
+    command process (the keeper itself is always one)."""
+    return any(a in ("session", "sessions") and b == "open" for a, b in zip(args, args[1:]))
+
+
 @pytest.fixture
 def cli(state_dir, request):
     """Run mcp-tui with arguments; returns a CliResult (exit code, stdout, stderr). In this
@@ -134,7 +141,7 @@ def cli(state_dir, request):
         environ.pop("MCP_TUI_BEARER", None)
         environ.update(env or {})
         args = [str(a) for a in args]
-        if not (process or marked or ALWAYS_A_PROCESS):
+        if not (process or marked or ALWAYS_A_PROCESS or opens_a_session(args)):
             code, out, err = run_main(args, input=input, timeout=timeout, environ=environ, cwd=cwd or ROOT)
             return CliResult(subprocess.CompletedProcess(args, code, out, err))
         proc = subprocess.run([sys.executable, str(MCP_TUI)] + args, input=input,
