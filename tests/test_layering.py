@@ -580,6 +580,35 @@ def test_the_guard_sees_an_era_decision(tmp_path):
     assert forward_references(ast.parse(forward), read_sections(forward)) == [(5, "late", (2, ""))]
 
 
+SENDERS = {"request", "call", "notify"}  # Session.request/notify, RpcChannel.call/notify: the method comes first
+
+
+def sends_of(tree, method):
+    """Lines of the code that sends ``method``: a sender called with its name as the first
+    argument, or a message built by hand ({"method": name, ...})."""
+    found = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SENDERS
+                and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value == method):
+            found.append(node.lineno)
+        elif isinstance(node, ast.Dict) and any(
+                isinstance(k, ast.Constant) and k.value == "method" and isinstance(v, ast.Constant) and v.value == method
+                for k, v in zip(node.keys, node.values)):
+            found.append(node.lineno)
+    return sorted(found)
+
+
 def test_one_place_sends_tasks_get():
-    text = SOURCE.read_text(encoding="utf-8")
-    assert text.count('"tasks/get", {') == 1
+    """Polling a task is the task adapters' job (3c): a second sender would poll its own way."""
+    tree, sections = load()
+    lines = sends_of(tree, "tasks/get")
+    assert len(lines) == 1, "tasks/get is sent at mcp_tui.py lines %s" % lines
+    assert section_of(lines[0], sections) == (3, "c")
+
+
+def test_the_sender_search_sees_every_spelling():
+    source = ('def a(s, i):\n    return s.request("tasks/get", {"taskId": i})\n'
+              'def b(s, i):\n    return s.channel.call(\n        "tasks/get", dict(taskId=i))\n'
+              'def c(t, i):\n    t.send({"jsonrpc": "2.0", "id": 1, "method": "tasks/get"})\n'
+              'def d(s):\n    return s.request("tasks/list", {}), ("tasks/get",)\n')
+    assert sends_of(ast.parse(source), "tasks/get") == [2, 4, 7]

@@ -13,7 +13,6 @@ import json
 import re
 import shlex
 import sys
-import time
 
 import pytest
 
@@ -85,10 +84,9 @@ def bad(tmp_path):
 
 
 def run(cli, target, *words, timeout=TIMEOUT):
-    """Run the CLI against ``target`` with --timeout; the subprocess timeout is only a guard."""
-    started = time.monotonic()
-    result = cli(*target.args, "--timeout", "%g" % timeout, *words, timeout=timeout + 60)
-    result.elapsed = time.monotonic() - started
+    """Run the CLI against ``target`` with --timeout. A run that outlasts it by SLACK is a hang:
+    the guard ends it (subprocess.TimeoutExpired fails the test)."""
+    result = cli(*target.args, "--timeout", "%g" % timeout, *words, timeout=timeout + SLACK)
     return result
 
 
@@ -101,12 +99,12 @@ def error_line(result):
     return lines[0]
 
 
-def assert_fault(result, pattern, timeout=TIMEOUT):
-    """Exit 1, one line matching ``pattern`` (what the server did wrong), within the timeout."""
+def assert_fault(result, pattern):
+    """Exit 1, one line matching ``pattern`` (what the server did wrong); run()'s guard saw it
+    end within the timeout."""
     assert result.code == 1, result
     line = error_line(result)
     assert re.search(pattern, line, re.I), "%r does not match %r\n%r" % (line, pattern, result)
-    assert result.elapsed < timeout + SLACK, "took %.2fs with --timeout %g: %r" % (result.elapsed, timeout, result)
     return line
 
 
@@ -285,7 +283,6 @@ def test_an_oversized_result_arrives_whole_and_in_time(cli, bad, transport):
                  "message=x", timeout=15)
     assert result.code == 0, result.err
     assert result.out.startswith("Tool response:\nBBBB") and len(result.out) >= size, len(result.out)
-    assert result.elapsed < 15
 
 
 @combos
@@ -507,5 +504,4 @@ def test_a_fresh_task_the_server_does_not_know(cli, bad, transport, era):
 @combos
 def test_a_task_that_expires_while_waited_for(cli, bad, transport, era):
     result = run(cli, bad(transport, era, "task-ttl", "--ttl-ms", 1000), *TASK_CALL, timeout=60)
-    assert_fault(result, r"TTL|expired", timeout=60)
-    assert result.elapsed < 30, "the TTL (1s), not --timeout (60s), should end the wait: %.2fs" % result.elapsed
+    assert_fault(result, r"TTL|expired")  # the TTL (1s) ended the wait, not --timeout (60s): that says 'no answer'
