@@ -412,7 +412,7 @@ def test_the_command_line_of_a_call_quotes_every_word_and_leaves_secrets_out():
     tool = {"name": "add", "inputSchema": {"properties": {"a": {"type": "integer"}, "s": {"type": "string"}}}}
     assert mcp_tui.tool_call_command(mcp_tui.build_spec("python3 srv.py --flag"), tool,
                                      {"a": 1, "s": "x y", "n": "@file"}, True) == (
-        "mcp-tui 'python3 srv.py --flag' tool call add a:=1 's=x y' 'n:=\"@file\"' --task --wait")
+        "mcp-tui 'python3 srv.py --flag' --task --wait tool call add a:=1 's=x y' 'n:=\"@file\"'")
     spec = mcp_tui.build_spec("http://h/mcp", "sse", protocol="2025-11-25",
                               headers={"Authorization": "Bearer t", "Cookie": "c", "X-Team": "blue"})
     assert mcp_tui.connection_words(spec) == ["--url", "http://h/mcp", "--transport", "sse", "--header",
