@@ -38,6 +38,8 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
       --ignore-cancel      stdio: notifications/cancelled is ignored and the call goes on
       --no-listen          2026-07-28: announce nothing to listen for (no listChanged, no subscribe) and
                            answer subscriptions/listen -32601 (mcp-server-time, FastMCP)
+      --hang-up-calls      with --http: a tools/call is recorded, then its connection is closed with no
+                           answer, as a server that crashes mid-call does (a client that sends it again shows)
 
 Eras
   2026-07-28 (modern): stateless. Every request carries params._meta with the protocol version
@@ -2559,7 +2561,13 @@ class HttpFrontEnd(object):
             h.send_json(400, {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message":
                               "Invalid Request: one JSON-RPC 2.0 object per POST (no batches)"}})
             return
-        if self._is_modern(h, message):
+        modern = self._is_modern(h, message)
+        if self.options.hang_up_calls and message.get("method") == "tools/call":
+            self.recorder.record("http", MODERN_VERSION if modern else h.headers.get("MCP-Protocol-Version"), message,
+                                 self._http_info(h))
+            h.close_connection = True  # no status line: the client waits for headers and sees the end
+            return
+        if modern:
             self.modern_post(h, message)
         else:
             self.legacy_post(h, message)
@@ -3922,6 +3930,8 @@ def parse_args(argv):
                         "session, and the ask_on_stream tool")
     parser.add_argument("--forget-endpoint", action="store_true", help="with --http: POST /forget drops every "
                         "2025-11-25 session, as a restarted server would")
+    parser.add_argument("--hang-up-calls", action="store_true", help="with --http: close a tools/call's "
+                        "connection with no answer")
     parser.add_argument("--tls", metavar="CERT[:KEY]", help="with --http: serve https with this PEM certificate "
                         "(and key)")
     parser.add_argument("--get-delay-ms", type=_count(0), default=0, metavar="N",

@@ -102,7 +102,11 @@ def test_server_json_names_the_era(run_cli, sdk):
 
 
 def test_ping(run_cli, sdk):
-    ok(run_cli(*sdk.args, "ping"))
+    """The reply names the server and the method that asked: 2026-07-28 has no ping of its own."""
+    result = ok(run_cli(*sdk.args, "ping"))
+    method = "server/discover" if sdk.modern else "ping"
+    assert re.fullmatch(r"pong from mcp-tui-sdk-peer in \d+\.\d ms \(%s\)\n" % re.escape(method), result.stdout), \
+        describe(result)
 
 
 # --------------------------------------------------------------------------- tools
