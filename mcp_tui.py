@@ -29,7 +29,9 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: ResultCache ConnectionSpec StubMismatch InputDeclined TaskRequired
                     UrlElicitationRequired Session Subscription ChangeWatch HeldNotifications
    3. features      what a client asks of a server, in three parts:
-     3a. catalog and arguments  paginated lists, tools, k=v arguments coerced by schema
+     3a. catalog and arguments  paginated lists, tools, k=v arguments coerced by schema; a
+                    server's surface as a snapshot, and the changes between two
+                    classes: SurfaceDiff
      3b. input requests  the client's answers to elicitation, sampling and roots
                     classes: InputResponder
      3c. tasks      one Task model, one TaskForm interface, two adapters (``tasks_for``
@@ -37,7 +39,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: Task TaskFailed TaskSupport CallOutcome StatusReporter TaskForm
                     ExtensionTasks ExperimentalTasks TaskLedger
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
-                    classes: LogSelection DebugLog
+                    (and whole, credentials masked, in a --record file, which ``replay`` reads)
+                    classes: LogSelection MessageRecorder Recording RecordedResponder DebugLog
    5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
                     credentials, cross-app access, the token store (``authorizer_for``)
                     classes: AuthError TokenEndpointError SigningKey AuthSettings AuthStore
@@ -48,7 +51,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: BlobSaver ConfigChoiceNeeded ConfigServer ConfigWord KeptSessions
    7. CLI           words in, one Session call, text or JSON out; the `auth` verbs
                     (``auth_command``)
-                    classes: Terminated TerminationSignals Output Cli TaskCommands
+                    classes: Terminated TerminationSignals Output Cli TaskCommands SurfaceCommands
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the session and the tasks it follows
                     classes: Tui PendingAnswer AnswerThen ConnectAttempt TuiResponder TaskRow
@@ -4195,7 +4198,7 @@ def call_tool(session, name, arguments, on_progress=None, request_id=None):
         tools_by_name(session, refresh=True)
 
 
-# -- 3a'. Surface: a server's tools, prompts and resources as a snapshot, and what changed --
+# -- surface: a server's tools, prompts and resources as a snapshot, and what changed ---
 
 
 SNAPSHOT_FORMAT = 1
@@ -9503,70 +9506,16 @@ class Cli:
                 ": %s in all" % completion["total"] if completion.get("total") is not None else ""))
 
 
-    # -- snapshot and diff ----------------------------------------------------------------
+    # -- snapshot, diff and replay ---------------------------------------------------------
 
     def cmd_snapshot(self, args):
-        self.expect(args, 0, "CONNECTION snapshot [-o FILE]")
-        text = snapshot_text(surface_snapshot(self.connect()))
-        if self.opts.output:
-            try:
-                with open(self.opts.output, "w", encoding="utf-8") as handle:
-                    handle.write(text)
-            except OSError as exc:
-                raise McpTuiError("cannot write %s: %s" % (self.opts.output, exc.strerror or exc))
-            self.out.progress("snapshot written to %s" % self.opts.output)
-            return
-        self.out.text(text)
+        return SurfaceCommands(self).snapshot(args)
 
     def cmd_diff(self, args):
-        if len(args) == 2:
-            if self.spec is not None:
-                raise UsageError("diff OLD.json NEW.json compares two files; leave out the connection")
-            old, new = read_snapshot(args[0]), read_snapshot(args[1])
-        elif len(args) == 1:
-            old = read_snapshot(args[0])
-            new = surface_snapshot(self.connect())
-        else:
-            raise UsageError("usage: mcp-tui CONNECTION diff SNAPSHOT | mcp-tui diff OLD.json NEW.json")
-        diff = SurfaceDiff(old, new)
-        counts = diff.counts()
-        failing = ("breaking", "additive") if self.opts.fail_on == "additive" else ("breaking",)
-        if self.out.json:
-            self.out.document({"changes": diff.changes, "summary": counts})
-        else:
-            self.out.text(surface_diff_text(diff.changes, counts))
-        return EXIT_FAILURE if any(counts[kind] for kind in failing) else EXIT_OK
+        return SurfaceCommands(self).diff(args)
 
     def cmd_replay(self, args):
-        path, = self.expect(args, 1, "CONNECTION replay FILE [--ignore PATH ...]")
-        ignored = [ignore_pattern(text) for text in self.opts.ignore]
-        try:
-            with open(path, encoding="utf-8") as handle:
-                recording = Recording(handle.read().splitlines(), path)
-        except OSError as exc:
-            raise UsageError("cannot read recording %s: %s" % (path, exc.strerror or exc))
-        except UnicodeDecodeError:
-            raise UsageError("%s is not a recording (not UTF-8 text)" % path)
-        if not recording.exchanges:
-            raise UsageError("%s holds no request with its answer to replay" % path,
-                             hint="record one with: mcp-tui CONNECTION --record FILE COMMAND")
-        session = self.connect(responder=RecordedResponder(recording.answers, self.out.notice))
-        compared = []
-
-        def report(index, exchange, found):
-            compared.append({"request": index, "method": exchange["method"], "same": not found,
-                             "differences": [{"path": where, "recorded": old, "replayed": new}
-                                             for where, old, new in found]})
-            if found and not self.out.json:
-                self.out.text(replay_text(index, exchange, found))
-
-        different = replay(session, recording, ignored, report)
-        if self.out.json:
-            self.out.document({"requests": compared, "summary": {
-                "requests": len(compared), "same": len(compared) - different, "different": different}})
-        else:
-            self.out.text(replay_summary(len(compared), different))
-        return EXIT_FAILURE if different else EXIT_OK
+        return SurfaceCommands(self).replay(args)
 
 class TaskCommands:
     """`task ...` and `tool call --task`: the CLI's side of the Task interface. It prints
@@ -9922,6 +9871,79 @@ class TaskCommands:
         self.out.text("Sent %d answer%s to task %s: %s\nCheck: %s" % (
             len(responses), "" if len(responses) == 1 else "s", task_id, ", ".join(sorted(responses)),
             self.task_command("get", task_id)))
+
+
+class SurfaceCommands:
+    """`snapshot`, `diff` and `replay`: a server's surface kept and compared, and a --record
+    file sent again and its answers compared."""
+
+    def __init__(self, cli):
+        self.cli = cli
+        self.out = cli.out
+        self.opts = cli.opts
+
+    def snapshot(self, args):
+        self.cli.expect(args, 0, "CONNECTION snapshot [-o FILE]")
+        text = snapshot_text(surface_snapshot(self.cli.connect()))
+        if self.opts.output:
+            try:
+                with open(self.opts.output, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+            except OSError as exc:
+                raise McpTuiError("cannot write %s: %s" % (self.opts.output, exc.strerror or exc))
+            self.out.progress("snapshot written to %s" % self.opts.output)
+            return
+        self.out.text(text)
+
+    def diff(self, args):
+        if len(args) == 2:
+            if self.cli.spec is not None:
+                raise UsageError("diff OLD.json NEW.json compares two files; leave out the connection")
+            old, new = read_snapshot(args[0]), read_snapshot(args[1])
+        elif len(args) == 1:
+            old = read_snapshot(args[0])
+            new = surface_snapshot(self.cli.connect())
+        else:
+            raise UsageError("usage: mcp-tui CONNECTION diff SNAPSHOT | mcp-tui diff OLD.json NEW.json")
+        diff = SurfaceDiff(old, new)
+        counts = diff.counts()
+        failing = ("breaking", "additive") if self.opts.fail_on == "additive" else ("breaking",)
+        if self.out.json:
+            self.out.document({"changes": diff.changes, "summary": counts})
+        else:
+            self.out.text(surface_diff_text(diff.changes, counts))
+        return EXIT_FAILURE if any(counts[kind] for kind in failing) else EXIT_OK
+
+    def replay(self, args):
+        path, = self.cli.expect(args, 1, "CONNECTION replay FILE [--ignore PATH ...]")
+        ignored = [ignore_pattern(text) for text in self.opts.ignore]
+        try:
+            with open(path, encoding="utf-8") as handle:
+                recording = Recording(handle.read().splitlines(), path)
+        except OSError as exc:
+            raise UsageError("cannot read recording %s: %s" % (path, exc.strerror or exc))
+        except UnicodeDecodeError:
+            raise UsageError("%s is not a recording (not UTF-8 text)" % path)
+        if not recording.exchanges:
+            raise UsageError("%s holds no request with its answer to replay" % path,
+                             hint="record one with: mcp-tui CONNECTION --record FILE COMMAND")
+        session = self.cli.connect(responder=RecordedResponder(recording.answers, self.out.notice))
+        compared = []
+
+        def report(index, exchange, found):
+            compared.append({"request": index, "method": exchange["method"], "same": not found,
+                             "differences": [{"path": where, "recorded": old, "replayed": new}
+                                             for where, old, new in found]})
+            if found and not self.out.json:
+                self.out.text(replay_text(index, exchange, found))
+
+        different = replay(session, recording, ignored, report)
+        if self.out.json:
+            self.out.document({"requests": compared, "summary": {
+                "requests": len(compared), "same": len(compared) - different, "different": different}})
+        else:
+            self.out.text(replay_summary(len(compared), different))
+        return EXIT_FAILURE if different else EXIT_OK
 
 
 def auth_command(args, opts, spec, output, log):
