@@ -51,8 +51,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: Terminated TerminationSignals Output Cli TaskCommands
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the session and the tasks it follows
-                    classes: Tui PendingAnswer AnswerThen ConnectAttempt TuiResponder TaskRow
-                    TaskBook TaskFollower
+                    classes: Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
+                    TaskRow TaskBook TaskFollower
      8b. screens    connection, main, tool form, tasks, input requests, debug
                     classes: Screen TextScreen FieldScreen ConnectScreen MainScreen Catalog
                     Entry ToolScreen TextAreaScreen PickScreen CallRecord CallHistory HistoryScreen
@@ -9249,7 +9249,8 @@ class Tui:
         self.tool_screens = {}  # tool name -> its ToolScreen, kept for the session
         self.resumed_sessions = []  # earlier runs' HTTP sessions resumed for their tasks (o on the tasks screen)
         self.exit_code = None
-        log.sinks.append(self.watch_answers)
+        self.connection = TuiConnection(self)  # connecting, reconnecting, the server lost and back
+        log.sinks.append(self.connection.watch_answers)
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -9262,7 +9263,7 @@ class Tui:
         try:
             while self.exit_code is None:
                 self.run_posted()
-                self.notice_lost_connection()
+                self.connection.notice_lost_connection()
                 self.draw()
                 key = self.keys.read()
                 if key is not None:
@@ -9344,7 +9345,7 @@ class Tui:
     def report_failure(self, exc):
         self.say(describe_failure(exc), True)
         if isinstance(exc, ConnectionFailed) and not isinstance(exc, HttpStatusError):
-            self.connection_ended(exc)  # an HTTP server is known gone only when a request fails
+            self.connection.connection_ended(exc)  # an HTTP server is known gone only when a request fails
 
     def say(self, text, error=False):
         self.status = first_line(clean(self.log.credentials.redact(text))) if text else ""
@@ -9392,7 +9393,7 @@ class Tui:
             self.open_debug()
             return
         if key == "^R" and self.session is not None:
-            self.reconnect()
+            self.connection.reconnect()
             return
         if key == "F1":
             self.open_help()
@@ -9624,117 +9625,6 @@ class Tui:
             self.bracketed_paste(True)
             self.window.clear()
 
-    # -- the session ----------------------------------------------------------------------
-
-    def open_session(self, spec, on_failure, fresh=True):
-        """Connect on a worker. ``fresh``: a new server, whose main screen replaces every
-        screen; otherwise (a reconnect) the screens stay and refresh."""
-        if self.attempt is not None:
-            self.attempt.abandon()
-        if spec.auth is not None:
-            spec.auth.try_again()  # a cancelled authorization asks again, not fails at once
-        responder = TuiResponder(self, self.stubs[0], self.stubs[1], self.roots)
-        attempt = self.attempt = ConnectAttempt()
-
-        def work():
-            session = connect(spec, self.opts, responder, self.log, tell=lambda text: self.post(self.say, text),
-                              browser_step=lambda step: self.post(self.authorize, step),
-                              started=attempt.started)
-            if attempt.abandoned:
-                session.close()
-                raise ConnectionFailed("the connection attempt was cancelled")
-            session.listen_for_list_changes()
-            return session
-
-        def failed(exc):
-            if attempt is self.attempt:
-                self.attempt = None
-                on_failure(exc, getattr(exc, "stderr_lines", []))
-
-        attempt.thread = self.spawn(work, lambda session: self.connected(session, attempt, fresh), failed)
-
-    def authorize(self, step):
-        """The browser step of OAuth: its screen, and the status line says what is awaited."""
-        self.open(AuthorizeScreen(self, step))
-        self.say("Waiting for the authorization at %s (Esc cancels) ..." % clean(step.host))
-
-    def cancel_connect(self):
-        """Esc while connecting: give up the attempt (its server is stopped) and stay."""
-        if self.attempt is not None:
-            self.attempt.abandon()
-            self.attempt = None
-
-    def connected(self, session, attempt, fresh):
-        if self.exit_code is not None or attempt is not self.attempt:
-            session.close()  # the user quit, or gave up on this attempt, while it connected
-            return
-        self.attempt = None
-        old, self.session, self.disconnected = self.session, session, None
-        if old is not None:
-            threading.Thread(target=old.close, daemon=True).start()  # a slow goodbye must not freeze the UI
-        if old is not None and (fresh or not old.outlives_process()):
-            # Another server, or a new process of a stdio one: the old tasks are not this server's.
-            # Kept, the tasks screen would poll and cancel them here, sending their IDs (which a
-            # server may use as bearer tokens) to a server that never made them.
-            self.task_book = TaskBook()
-            self.close_resumed_sessions()
-        self.tasks = tasks_for(session)
-        session.observers.append(lambda message: self.post(self.on_notification, message))
-        homes = [screen for screen in self.stack if isinstance(screen, MainScreen)]
-        if fresh or not homes:
-            self.tool_screens = {}
-            homes = [MainScreen(self)]
-            self.stack = homes[:]
-            self.window.clearok(True)
-        homes[0].reload()
-        uris, self.subscriptions = list(self.subscriptions) if not fresh else [], {}
-        self.changed = set() if fresh else self.changed
-        self.subscribe(uris)  # a reconnect subscribes again to what the old session had
-        summary = session.summary()
-        self.say("%s to %s (%s, %s)." % ("Connected" if fresh else "Reconnected", session.display_name(),
-                                         summary["protocolVersion"], summary["transport"]))
-
-    def reconnect(self):
-        """Ctrl+R: the same server again (a stdio server is started afresh), the screens kept."""
-        spec = self.session.spec
-        self.say("Reconnecting to %s ..." % spec.describe())
-        threading.Thread(target=self.session.close, daemon=True).start()
-        self.open_session(spec, self.reconnect_failed, fresh=False)
-
-    def reconnect_failed(self, exc, stderr_lines):
-        self.disconnected = "reconnecting failed: %s" % describe_failure(exc)
-        self.say(self.disconnected, True)
-
-    def notice_lost_connection(self):
-        """A stdio server's exit shows at once, keypress or not (the loop ticks)."""
-        if self.session is not None and not self.disconnected:
-            lost = self.session.connection_lost()
-            if lost is not None:
-                self.connection_ended(lost)
-
-    def watch_answers(self, entry):
-        """(Any thread.) An answer from the server while the connection counts as lost: an HTTP
-        server that came back (a restarted one gets a new session) is connected again."""
-        if self.disconnected and entry.get("type") == "message" and entry.get("direction") == "in" and entry.get(
-                "kind") in ("response", "error"):
-            self.post(self.server_back)
-
-    def server_back(self):
-        session = self.session
-        if not self.disconnected or session is None or session.spec.kind == "stdio" or session.connection_lost():
-            return
-        self.disconnected = None
-        self.log.event("tui", "the server answers again")
-        for screen in self.stack:
-            if isinstance(screen, MainScreen):
-                screen.reload()
-        self.say("%s answers again; its lists were refreshed." % session.display_name())
-
-    def connection_ended(self, exc):
-        if self.session is not None and not self.disconnected and self.attempt is None:
-            self.disconnected = describe_failure(exc)
-            self.log.event("tui", "disconnected: %s" % self.disconnected)
-
     def on_notification(self, message):
         method = message.get("method") or ""
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
@@ -9811,6 +9701,134 @@ class Tui:
             if self.closing.is_set():
                 return None
         return pending.value
+
+
+class TuiConnection:
+    """The session's life in the TUI: connecting on a worker (the main screen replaces the
+    others), reconnecting (the screens stay), noticing the server gone and back. The session
+    itself stays on the app, which every screen reads."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def open_session(self, spec, on_failure, fresh=True):
+        """Connect on a worker. ``fresh``: a new server, whose main screen replaces every
+        screen; otherwise (a reconnect) the screens stay and refresh."""
+        app = self.app
+        if app.attempt is not None:
+            app.attempt.abandon()
+        if spec.auth is not None:
+            spec.auth.try_again()  # a cancelled authorization asks again, not fails at once
+        responder = TuiResponder(app, app.stubs[0], app.stubs[1], app.roots)
+        attempt = app.attempt = ConnectAttempt()
+
+        def work():
+            session = connect(spec, app.opts, responder, app.log, tell=lambda text: app.post(app.say, text),
+                              browser_step=lambda step: app.post(self.authorize, step),
+                              started=attempt.started)
+            if attempt.abandoned:
+                session.close()
+                raise ConnectionFailed("the connection attempt was cancelled")
+            session.listen_for_list_changes()
+            return session
+
+        def failed(exc):
+            if attempt is app.attempt:
+                app.attempt = None
+                on_failure(exc, getattr(exc, "stderr_lines", []))
+
+        attempt.thread = app.spawn(work, lambda session: self.connected(session, attempt, fresh), failed)
+
+    def authorize(self, step):
+        """The browser step of OAuth: its screen, and the status line says what is awaited."""
+        app = self.app
+        app.open(AuthorizeScreen(app, step))
+        app.say("Waiting for the authorization at %s (Esc cancels) ..." % clean(step.host))
+
+    def cancel_connect(self):
+        """Esc while connecting: give up the attempt (its server is stopped) and stay."""
+        app = self.app
+        if app.attempt is not None:
+            app.attempt.abandon()
+            app.attempt = None
+
+    def connected(self, session, attempt, fresh):
+        app = self.app
+        if app.exit_code is not None or attempt is not app.attempt:
+            session.close()  # the user quit, or gave up on this attempt, while it connected
+            return
+        app.attempt = None
+        old, app.session, app.disconnected = app.session, session, None
+        if old is not None:
+            threading.Thread(target=old.close, daemon=True).start()  # a slow goodbye must not freeze the UI
+        if old is not None and (fresh or not old.outlives_process()):
+            # Another server, or a new process of a stdio one: the old tasks are not this server's.
+            # Kept, the tasks screen would poll and cancel them here, sending their IDs (which a
+            # server may use as bearer tokens) to a server that never made them.
+            app.task_book = TaskBook()
+            app.close_resumed_sessions()
+        app.tasks = tasks_for(session)
+        session.observers.append(lambda message: app.post(app.on_notification, message))
+        homes = [screen for screen in app.stack if isinstance(screen, MainScreen)]
+        if fresh or not homes:
+            app.tool_screens = {}
+            homes = [MainScreen(app)]
+            app.stack = homes[:]
+            app.window.clearok(True)
+        homes[0].reload()
+        uris, app.subscriptions = list(app.subscriptions) if not fresh else [], {}
+        app.changed = set() if fresh else app.changed
+        app.subscribe(uris)  # a reconnect subscribes again to what the old session had
+        summary = session.summary()
+        app.say("%s to %s (%s, %s)." % ("Connected" if fresh else "Reconnected", session.display_name(),
+                                        summary["protocolVersion"], summary["transport"]))
+
+    def reconnect(self):
+        """Ctrl+R: the same server again (a stdio server is started afresh), the screens kept."""
+        app = self.app
+        spec = app.session.spec
+        app.say("Reconnecting to %s ..." % spec.describe())
+        threading.Thread(target=app.session.close, daemon=True).start()
+        self.open_session(spec, self.reconnect_failed, fresh=False)
+
+    def reconnect_failed(self, exc, stderr_lines):
+        app = self.app
+        app.disconnected = "reconnecting failed: %s" % describe_failure(exc)
+        app.say(app.disconnected, True)
+
+    def notice_lost_connection(self):
+        """A stdio server's exit shows at once, keypress or not (the loop ticks)."""
+        app = self.app
+        if app.session is not None and not app.disconnected:
+            lost = app.session.connection_lost()
+            if lost is not None:
+                self.connection_ended(lost)
+
+    def watch_answers(self, entry):
+        """(Any thread.) An answer from the server while the connection counts as lost: an HTTP
+        server that came back (a restarted one gets a new session) is connected again."""
+        app = self.app
+        if app.disconnected and entry.get("type") == "message" and entry.get("direction") == "in" and entry.get(
+                "kind") in ("response", "error"):
+            app.post(self.server_back)
+
+    def server_back(self):
+        app = self.app
+        session = app.session
+        if not app.disconnected or session is None or session.spec.kind == "stdio" or session.connection_lost():
+            return
+        app.disconnected = None
+        app.log.event("tui", "the server answers again")
+        for screen in app.stack:
+            if isinstance(screen, MainScreen):
+                screen.reload()
+        app.say("%s answers again; its lists were refreshed." % session.display_name())
+
+    def connection_ended(self, exc):
+        app = self.app
+        if app.session is not None and not app.disconnected and app.attempt is None:
+            app.disconnected = describe_failure(exc)
+            app.log.event("tui", "disconnected: %s" % app.disconnected)
 
 
 class PendingAnswer:
@@ -9979,9 +9997,47 @@ class TaskFollower:
 # -- 8b. Screens ---------------------------------------------------------------------------
 
 
+class Binding:
+    """One key of a screen, written once: its footer hint, its help line and what it does.
+    ``key`` is the key as the footer, the help and the README show it; ``codes`` the key
+    names it answers (none: a key the screen's widget or the app handles, listed here so the
+    footer and the help say it); ``hint`` the footer's word for it, or a function of the
+    screen where the word changes ("": not in the footer); ``help`` its help line, after
+    ``help_key`` (default ``key``); ``action(screen, key)`` what it does, False when it did
+    not use the key (None: the app's shared key); ``when(screen)``: whether it applies now."""
+
+    def __init__(self, key, hint="", help="", action=None, codes=None, when=None, help_key=None):
+        self.key, self.hint, self.help, self.action = key, hint, help, action
+        self.codes = codes if codes is not None else (key,) if action is not None else ()
+        self.when, self.help_key = when, help_key or key
+
+    def applies(self, screen):
+        return self.when is None or self.when(screen)
+
+    def hint_text(self, screen):
+        hint = self.hint(screen) if callable(self.hint) else self.hint
+        return ("%s %s" % (self.key, hint) if hint else "").strip()
+
+    def help_line(self, width):
+        """The help screen's line: the keys in a column ``width`` wide (a longer key gets two
+        spaces), the text after them; a line break in the text continues under the text."""
+        column = self.help_key.ljust(width - 2) + "  "
+        return column + self.help.replace("\n", "\n" + " " * len(column))
+
+
+def bound(action):
+    """A binding's action that uses every key it is given (most do): ``action(screen)``."""
+    return lambda screen, key: action(screen) or True
+
+
 class Screen:
     """One full-window view. The app draws the title bar, the hints and the status line,
-    and offers every key to the top screen first."""
+    and offers every key to the top screen first. A screen's keys are its ``BINDINGS``
+    (a table of Binding): they drive ``on_key``, the footer hints and the help screen."""
+
+    BINDINGS = (Binding("q", "back"), Binding("?", "help"))
+    HELP_COLUMN = 2  # the width of the help screen's key column
+    HELP_NOTES = ()  # help lines after the keys
 
     def __init__(self, app):
         self.app = app
@@ -9990,16 +10046,25 @@ class Screen:
         return ""
 
     def hints(self):
-        return "q back  ? help"
+        return "  ".join(filter(None, (binding.hint_text(self) for binding in self.BINDINGS
+                                       if binding.applies(self))))
 
     def help_lines(self):
-        return []
+        return [binding.help_line(self.HELP_COLUMN) for binding in self.BINDINGS if binding.help] + list(
+            self.HELP_NOTES)
 
     def draw(self, canvas):
         pass
 
     def on_key(self, key):
         """True when the screen used the key; otherwise the app's shared keys apply."""
+        for binding in self.BINDINGS:
+            if key in binding.codes and binding.applies(self):
+                return binding.action is not None and binding.action(self, key) is not False
+        return self.other_key(key)
+
+    def other_key(self, key):
+        """A key no binding answers: the screen's list or text view may use it (True)."""
         return False
 
     def on_paste(self, text):
@@ -10018,6 +10083,9 @@ class Screen:
 class TextScreen(Screen):
     """Long text to read: help, a message's JSON, a resource's contents."""
 
+    BINDINGS = (Binding("j/k PgUp/PgDn Home/End", "scroll"), Binding("", lambda screen: screen.view.position()),
+                Binding("q", "back"))
+
     def __init__(self, app, title, text):
         Screen.__init__(self, app)
         self.name = title
@@ -10026,13 +10094,10 @@ class TextScreen(Screen):
     def title(self):
         return self.name
 
-    def hints(self):
-        return "j/k PgUp/PgDn Home/End scroll  %s  q back" % self.view.position()
-
     def draw(self, canvas):
         self.view.draw(canvas)
 
-    def on_key(self, key):
+    def other_key(self, key):
         return self.view.on_key(key)
 
 
@@ -10281,7 +10346,7 @@ class ConnectScreen(FieldScreen):
 
     def cancel(self):
         if self.running:
-            self.app.cancel_connect()
+            self.app.connection.cancel_connect()
             self.running, self.elapsed = False, time.monotonic() - self.started
             self.output.set_text("Connection attempt cancelled.\n\n" + self.known_servers_text())
             self.app.say("Connection attempt cancelled.")
@@ -10348,7 +10413,7 @@ class ConnectScreen(FieldScreen):
         self.running, self.started, self.elapsed = True, time.monotonic(), None
         self.progress = "connecting to %s" % spec.describe()
         self.app.say("Connecting to %s ..." % spec.describe())
-        self.app.open_session(spec, self.failed)
+        self.app.connection.open_session(spec, self.failed)
 
     def failed(self, exc, stderr_lines):
         self.running, self.elapsed = False, time.monotonic() - self.started
@@ -11043,11 +11108,11 @@ class PickScreen(Screen):
         self.selection = Selection()
         self.selection.index = index
 
+    BINDINGS = (Binding("Enter", "choose", action=lambda screen, key: screen.pick(), codes=("ENTER",)),
+                Binding("j/k", "move"), Binding("q", "back"))
+
     def title(self):
         return self.name
-
-    def hints(self):
-        return "Enter choose  j/k move  q back"
 
     def draw(self, canvas):
         top = 2 if self.intro else 0
@@ -11057,11 +11122,13 @@ class PickScreen(Screen):
                                           self.app.style):
             canvas.put(row, 1, self.labels[index], attr)
 
-    def on_key(self, key):
-        if key == "ENTER" and self.labels:
+    def pick(self):
+        if self.labels:
             self.app.close_screen(self)
             self.on_pick(self.selection.index)
-            return True
+        return bool(self.labels)
+
+    def other_key(self, key):
         return self.selection.on_key(key, len(self.labels))
 
 
@@ -11106,6 +11173,16 @@ class HistoryScreen(Screen):
     """Every tool call of the session, newest first: arguments, duration, status, result."""
 
     COLUMNS = ("TIME", "TOOL", "STATUS", "TOOK", "ARGUMENTS")
+    BINDINGS = (
+        Binding("Enter", "the whole call", "the call: arguments, duration, status and its result",
+                lambda screen, key: screen.show_selected(), codes=("ENTER",)),
+        Binding("e", "edit in the form", "the tool's form with the call's arguments, to edit and run",
+                lambda screen, key: screen.load_selected(run=False)),
+        Binding("r", "run again", "run the call again (the same arguments and task mode)",
+                lambda screen, key: screen.load_selected(run=True)),
+        Binding("j/k", "move", "move", help_key="j/k, arrows"),
+        Binding("q", "back"))
+    HELP_COLUMN = 13
 
     def __init__(self, app):
         Screen.__init__(self, app)
@@ -11114,27 +11191,25 @@ class HistoryScreen(Screen):
     def title(self):
         return "History"
 
-    def hints(self):
-        return "Enter the whole call  e edit in the form  r run again  j/k move  q back"
-
-    def help_lines(self):
-        return ["j/k, arrows  move          Enter  the call: arguments, duration, status and its result",
-                "e            the tool's form with the call's arguments, to edit and run",
-                "r            run the call again (the same arguments and task mode)"]
-
     def calls(self):
         return list(reversed(self.app.history.calls))
 
-    def on_key(self, key):
+    def show_selected(self):
+        """Enter: the selected call whole; False (the key unused) with no call."""
         calls = self.calls()
-        if key == "ENTER" and calls:
+        if calls:
             record = calls[self.selection.index]
             self.app.open(TextScreen(self.app, "Call: %s" % record.tool, record.text()))
-            return True
-        if key in ("e", "r") and calls:
-            self.load(calls[self.selection.index], run=key == "r")
-            return True
-        return self.selection.on_key(key, len(calls))
+        return bool(calls)
+
+    def load_selected(self, run):
+        calls = self.calls()
+        if calls:
+            self.load(calls[self.selection.index], run)
+        return bool(calls)
+
+    def other_key(self, key):
+        return self.selection.on_key(key, len(self.calls()))
 
     def load(self, record, run):
         """The call's tool form, its arguments and task mode filled in; ``run``: execute it."""
@@ -11170,6 +11245,18 @@ class ResourceScreen(Screen):
     """A resource's contents, read on a worker, to scroll through; s subscribes to its
     updates, w saves its contents."""
 
+    BINDINGS = (
+        Binding("j/k", "scroll", "scroll", help_key="j/k, PgUp/PgDn, Home/End"),
+        Binding("r", "read again", "read it again", bound(lambda screen: screen.read())),
+        Binding("s", lambda screen: screen.subscribe_hint(),
+                "subscribe to its updates (a changed resource is marked * in the list), again: unsubscribe",
+                bound(lambda screen: screen.app.toggle_subscription(screen.uri))),
+        Binding("w", "save", "save its contents (text as UTF-8, blobs decoded) to files in a directory",
+                bound(lambda screen: open_save_screen(screen.app, screen.result))),
+        Binding("", lambda screen: screen.view.position()),
+        Binding("q", "back"))
+    HELP_COLUMN = 3
+
     def __init__(self, app, resource):
         Screen.__init__(self, app)
         self.resource = resource
@@ -11182,15 +11269,11 @@ class ResourceScreen(Screen):
         mark = {"*": "  [changed: r reads again]", "+": "  [subscribed]"}.get(self.app.resource_mark(self.uri), "")
         return "Resource: %s%s" % (self.uri, mark)
 
-    def hints(self):
-        subscribe = ("s unsubscribe  " if self.uri in self.app.subscriptions else "s subscribe  ") if (
-            self.app.session.capabilities.get("resources") or {}).get("subscribe") else ""
-        return "j/k scroll  r read again  %sw save  %s  q back" % (subscribe, self.view.position())
-
-    def help_lines(self):
-        return ["j/k, PgUp/PgDn, Home/End  scroll          r  read it again",
-                "s  subscribe to its updates (a changed resource is marked * in the list), again: unsubscribe",
-                "w  save its contents (text as UTF-8, blobs decoded) to files in a directory"]
+    def subscribe_hint(self):
+        """The footer offers s where the server takes subscriptions (the key works anyway)."""
+        if not (self.app.session.capabilities.get("resources") or {}).get("subscribe"):
+            return ""
+        return "unsubscribe" if self.uri in self.app.subscriptions else "subscribe"
 
     def read(self):
         session, uri = self.app.session, self.uri
@@ -11209,16 +11292,8 @@ class ResourceScreen(Screen):
     def draw(self, canvas):
         self.view.draw(canvas)
 
-    def on_key(self, key):
-        if key == "r":
-            self.read()
-        elif key == "s":
-            self.app.toggle_subscription(self.uri)
-        elif key == "w":
-            open_save_screen(self.app, self.result)
-        else:
-            return self.view.on_key(key)
-        return True
+    def other_key(self, key):
+        return self.view.on_key(key)
 
 
 def content_payloads(result):
@@ -11424,17 +11499,20 @@ class RootsScreen(Screen):
         Screen.__init__(self, app)
         self.selection = Selection()
 
+    BINDINGS = (
+        Binding("a", lambda screen: "add" if screen.app.roots else "add a root",
+                "add a root: a directory path (shown to servers as a file:// URI)",
+                bound(lambda screen: screen.app.open(add_root_screen(screen.app)))),
+        Binding("d", "remove", "remove the selected root (asks first)", bound(lambda screen: screen.ask_to_remove()),
+                when=lambda screen: screen.app.roots),
+        Binding("j/k", "move", when=lambda screen: screen.app.roots),
+        Binding("q", "back"))
+    HELP_COLUMN = 4
+    HELP_NOTES = ("A change is announced to a 2025-11-25 server (notifications/roots/list_changed); a",
+                  "2026-07-28 server asks for roots with each request that needs them.")
+
     def title(self):
         return "Roots"
-
-    def hints(self):
-        return "a add  d remove  j/k move  q back" if self.app.roots else "a add a root  q back"
-
-    def help_lines(self):
-        return ["a   add a root: a directory path (shown to servers as a file:// URI)",
-                "d   remove the selected root (asks first)",
-                "A change is announced to a 2025-11-25 server (notifications/roots/list_changed); a",
-                "2026-07-28 server asks for roots with each request that needs them."]
 
     def draw(self, canvas):
         roots = self.app.roots
@@ -11445,16 +11523,12 @@ class RootsScreen(Screen):
             entry = root_entry(roots[index])
             canvas.put(row, 1, "%s  %s" % (entry["name"], entry["uri"]), attr)  # the name: a long URI is cut
 
-    def on_key(self, key):
-        roots = self.app.roots
-        if key == "a":
-            self.app.open(add_root_screen(self.app))
-        elif key == "d" and roots:
-            path = roots[self.selection.index]
-            self.app.ask("Remove root %s?" % path, lambda: self.remove(path))
-        else:
-            return self.selection.on_key(key, len(roots))
-        return True
+    def other_key(self, key):
+        return self.selection.on_key(key, len(self.app.roots))
+
+    def ask_to_remove(self):
+        path = self.app.roots[self.selection.index]
+        self.app.ask("Remove root %s?" % path, lambda: self.remove(path))
 
     def remove(self, path):
         if path in self.app.roots:
@@ -11504,23 +11578,29 @@ class TasksScreen(Screen):
         self.refreshing = False
         self.recorded = []  # (fingerprint, entry) of this server's tasks from earlier runs (the ledger)
 
+    BINDINGS = (
+        Binding("Enter", "detail", "the task's detail (TTL, pending input, error) and its result",
+                bound(lambda screen: screen.app.open(TaskDetailScreen(screen.app, screen.selected()))),
+                codes=("ENTER",), when=lambda screen: screen.selected()),
+        Binding("c", lambda screen: "" if screen.selected().task.terminal else "cancel",
+                "cancel the selected task (asks first; tasks/cancel); not on a task that has ended",
+                bound(lambda screen: ask_to_cancel(screen.app, screen.selected())),
+                when=lambda screen: screen.selected()),
+        Binding("a", lambda screen: "" if screen.selected().task.terminal else "follow",
+                "follow the task: answer its input requests in forms and wait for the result",
+                bound(lambda screen: answer_task(screen.app, screen.selected())), when=lambda screen: screen.selected()),
+        Binding("o", lambda screen: "open by ID" if screen.selected() else "open a task by ID",
+                "open a task by its ID (one from an earlier run, or another client)",
+                bound(lambda screen: screen.app.open(open_task_screen(screen.app)))),
+        Binding("r", "refresh", "refresh every task from the server (and tasks/list where the server has it)",
+                bound(lambda screen: screen.refresh())),
+        Binding("j/k", "move", when=lambda screen: screen.selected()),
+        Binding("q", "back"))
+    HELP_COLUMN = 8
+    HELP_NOTES = ("*       after a status: this screen follows the task (its input requests open forms)",)
+
     def title(self):
         return "Tasks"
-
-    def hints(self):
-        row = self.selected()
-        if row is None:
-            return "o open a task by ID  r refresh  q back"
-        live = "" if row.task.terminal else "c cancel  a follow  "
-        return "Enter detail  %so open by ID  r refresh  j/k move  q back" % live
-
-    def help_lines(self):
-        return ["Enter   the task's detail (TTL, pending input, error) and its result",
-                "c       cancel the selected task (asks first; tasks/cancel); not on a task that has ended",
-                "r       refresh every task from the server (and tasks/list where the server has it)",
-                "a       follow the task: answer its input requests in forms and wait for the result",
-                "o       open a task by its ID (one from an earlier run, or another client)",
-                "*       after a status: this screen follows the task (its input requests open forms)"]
 
     def on_show(self):
         self.refresh()
@@ -11546,21 +11626,8 @@ class TasksScreen(Screen):
         rows = self.rows()
         return rows[self.selection.index] if rows else None
 
-    def on_key(self, key):
-        row = self.selected()
-        if key == "r":
-            self.refresh()
-        elif key == "ENTER" and row:
-            self.app.open(TaskDetailScreen(self.app, row))
-        elif key == "c" and row:
-            ask_to_cancel(self.app, row)
-        elif key == "a" and row:
-            answer_task(self.app, row)
-        elif key == "o":
-            self.app.open(open_task_screen(self.app))
-        else:
-            return self.selection.on_key(key, len(self.rows()))
-        return True
+    def other_key(self, key):
+        return self.selection.on_key(key, len(self.rows()))
 
     def refresh(self):
         tasks = self.app.tasks
@@ -11683,6 +11750,15 @@ def answer_task(app, row):
 class TaskDetailScreen(Screen):
     """One task: status, times, TTL, pending input, error, and the result once fetched."""
 
+    BINDINGS = (
+        Binding("r", "refresh", action=bound(lambda screen: screen.fetch())),
+        Binding("c", lambda screen: "" if screen.row.task.terminal else "cancel",
+                action=bound(lambda screen: ask_to_cancel(screen.app, screen.row))),
+        Binding("a", lambda screen: "" if screen.row.task.terminal else "follow",
+                action=bound(lambda screen: answer_task(screen.app, screen.row))),
+        Binding("j/k", "scroll"),
+        Binding("q", "back"))
+
     def __init__(self, app, row):
         Screen.__init__(self, app)
         self.row = row
@@ -11692,19 +11768,8 @@ class TaskDetailScreen(Screen):
     def title(self):
         return "Task %s" % short_task_id(self.row.task.task_id)
 
-    def hints(self):
-        return "r refresh  %sj/k scroll  q back" % ("" if self.row.task.terminal else "c cancel  a follow  ")
-
-    def on_key(self, key):
-        if key == "r":
-            self.fetch()
-        elif key == "c":
-            ask_to_cancel(self.app, self.row)
-        elif key == "a":
-            answer_task(self.app, self.row)
-        else:
-            return self.view.on_key(key)
-        return True
+    def other_key(self, key):
+        return self.view.on_key(key)
 
     def fetch(self):
         """tasks/get, and the result too once the task has ended."""
