@@ -51,7 +51,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: Terminated TerminationSignals Output Cli TaskCommands
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the session and the tasks it follows
-                    classes: Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
+                    classes: Binding Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
                     TaskRow TaskBook TaskFollower
      8b. screens    connection, main, tool form, tasks, input requests, debug
                     classes: Screen TextScreen FieldScreen ConnectScreen MainScreen Catalog
@@ -9212,6 +9212,49 @@ def forget_exported_size():
         os.environ.pop(name, None)
 
 
+class Binding:
+    """One key of a screen, written once: its footer hint, its help line and what it does.
+    ``key`` is the key as the footer, the help and the README show it; ``codes`` the key
+    names it answers (none: a key the screen's widget or the app handles, listed here so the
+    footer and the help say it); ``hint`` the footer's word for it, or a function of the
+    screen where the word changes ("": not in the footer; True: the key alone); ``help`` its help line, after
+    ``help_key`` (default ``key``); ``action(screen, key)`` what it does, False when it did
+    not use the key (None: the app's shared key); ``when(screen)``: whether it applies now."""
+
+    def __init__(self, key, hint="", help="", action=None, codes=None, when=None, help_key=None):
+        self.key, self.hint, self.help, self.action = key, hint, help, action
+        self.codes = codes if codes is not None else (key,) if action is not None else ()
+        self.when, self.help_key = when, help_key or key
+
+    def applies(self, screen):
+        return self.when is None or self.when(screen)
+
+    def hint_text(self, screen):
+        """The footer's part for this key: "KEY word", the key alone (``hint`` True), or ""."""
+        hint = self.hint(screen) if callable(self.hint) else self.hint
+        return self.key if hint is True else ("%s %s" % (self.key, hint) if hint else "").strip()
+
+    def help_line(self, width):
+        """The help screen's line: the keys in a column ``width`` wide (a longer key gets two
+        spaces), the text after them; a line break in the text continues under the text."""
+        column = self.help_key.ljust(width - 2) + "  "
+        return column + self.help.replace("\n", "\n" + " " * len(column))
+
+
+def press(bindings, owner, key):
+    """Run the binding of ``key`` that applies now: None when none answers it; else whether
+    it used the key (an app's shared key, shown by a screen, is not used there)."""
+    for binding in bindings:
+        if key in binding.codes and binding.applies(owner):
+            return binding.action is not None and binding.action(owner, key) is not False
+    return None
+
+
+def bound(action):
+    """A binding's action that uses every key it is given (most do): ``action(screen)``."""
+    return lambda screen, key: action(screen) or True
+
+
 class Tui:
     """The app: a stack of screens over one session, the tasks it knows, and the inbox that
     brings worker results to the UI thread."""
@@ -9415,25 +9458,8 @@ class Tui:
         self.exit_code = EXIT_INTERRUPTED
 
     def browse_key(self, key):
-        """Keys every screen without a text field shares."""
-        if key in ("q", "ESC"):
-            self.back()
-        elif key == "D":
-            self.open_debug()
-        elif key == "T":
-            self.open_tasks()
-        elif key == "H":
-            self.open(HistoryScreen(self))
-        elif key == "C":
-            self.open(ConnectScreen(self, self.session.spec if self.session else self.spec))
-        elif key == "p" and self.session is not None:
-            self.ping()
-        elif key == "L" and self.session is not None:
-            self.open(log_level_screen(self))
-        elif key == "R":
-            self.open(RootsScreen(self))
-        elif key == "?":
-            self.open_help()
+        """Keys every screen without a text field shares (BROWSE_KEYS)."""
+        press(BROWSE_KEYS, self, key)
 
     def back(self):
         if len(self.stack) > 1:
@@ -9701,6 +9727,23 @@ class Tui:
             if self.closing.is_set():
                 return None
         return pending.value
+
+
+def connected_app(app):
+    return app.session is not None
+
+
+BROWSE_KEYS = (  # the app's keys on every screen without a text field (README: "Screens without a text field")
+    Binding("?", "help", action=bound(lambda app: app.open_help())),
+    Binding("D", "debug", action=bound(lambda app: app.open_debug())),
+    Binding("T", "tasks", action=bound(lambda app: app.open_tasks())),
+    Binding("H", "history", action=bound(lambda app: app.open(HistoryScreen(app)))),
+    Binding("C", "connection screen", action=bound(lambda app: app.open(ConnectScreen(
+        app, app.session.spec if app.session else app.spec)))),
+    Binding("p", "ping", action=bound(lambda app: app.ping()), when=connected_app),
+    Binding("L", "log level", action=bound(lambda app: app.open(log_level_screen(app))), when=connected_app),
+    Binding("R", "roots", action=bound(lambda app: app.open(RootsScreen(app)))),
+    Binding("q", "back", action=bound(lambda app: app.back()), codes=("q", "ESC")))
 
 
 class TuiConnection:
@@ -9997,37 +10040,14 @@ class TaskFollower:
 # -- 8b. Screens ---------------------------------------------------------------------------
 
 
-class Binding:
-    """One key of a screen, written once: its footer hint, its help line and what it does.
-    ``key`` is the key as the footer, the help and the README show it; ``codes`` the key
-    names it answers (none: a key the screen's widget or the app handles, listed here so the
-    footer and the help say it); ``hint`` the footer's word for it, or a function of the
-    screen where the word changes ("": not in the footer); ``help`` its help line, after
-    ``help_key`` (default ``key``); ``action(screen, key)`` what it does, False when it did
-    not use the key (None: the app's shared key); ``when(screen)``: whether it applies now."""
-
-    def __init__(self, key, hint="", help="", action=None, codes=None, when=None, help_key=None):
-        self.key, self.hint, self.help, self.action = key, hint, help, action
-        self.codes = codes if codes is not None else (key,) if action is not None else ()
-        self.when, self.help_key = when, help_key or key
-
-    def applies(self, screen):
-        return self.when is None or self.when(screen)
-
-    def hint_text(self, screen):
-        hint = self.hint(screen) if callable(self.hint) else self.hint
-        return ("%s %s" % (self.key, hint) if hint else "").strip()
-
-    def help_line(self, width):
-        """The help screen's line: the keys in a column ``width`` wide (a longer key gets two
-        spaces), the text after them; a line break in the text continues under the text."""
-        column = self.help_key.ljust(width - 2) + "  "
-        return column + self.help.replace("\n", "\n" + " " * len(column))
+TAB_KEYS = ("TAB", "RIGHT", "l", "BTAB", "LEFT", "h")
 
 
-def bound(action):
-    """A binding's action that uses every key it is given (most do): ``action(screen)``."""
-    return lambda screen, key: action(screen) or True
+def tab_chosen(key, tab, count):
+    """The tab a key chooses on a screen with ``count`` tabs: a digit its tab (1 the first);
+    Tab, Right, l the next; Shift-Tab, Left, h the one before."""
+    step = {"TAB": 1, "RIGHT": 1, "l": 1, "BTAB": -1, "LEFT": -1, "h": -1}
+    return (tab + step[key]) % count if key in step else int(key) - 1
 
 
 class Screen:
@@ -10058,10 +10078,8 @@ class Screen:
 
     def on_key(self, key):
         """True when the screen used the key; otherwise the app's shared keys apply."""
-        for binding in self.BINDINGS:
-            if key in binding.codes and binding.applies(self):
-                return binding.action is not None and binding.action(self, key) is not False
-        return self.other_key(key)
+        used = press(self.BINDINGS, self, key)
+        return self.other_key(key) if used is None else used
 
     def other_key(self, key):
         """A key no binding answers: the screen's list or text view may use it (True)."""
@@ -10478,6 +10496,27 @@ class MainScreen(Screen):
     detail pane."""
 
     TABS = ("tools", "resources", "prompts", "server")
+    BINDINGS = (
+        Binding("1-4", help="switch tabs (Tools, Resources and templates, Prompts, Server)",
+                action=lambda screen, key: screen.switch_tab(key), help_key="1-4, Tab, Left/Right",
+                codes=("1", "2", "3", "4") + TAB_KEYS),
+        Binding("j/k", "scroll", when=lambda screen: screen.on_server_tab()),
+        Binding("j/k", help="move in the list; Home/End first/last", help_key="j/k, arrows, PgUp/PgDn"),
+        Binding("J/K", help="scroll the detail pane (schema, annotations)", codes=("J", "K"),
+                action=lambda screen, key: screen.scroll_detail(key), when=lambda screen: not screen.on_server_tab()),
+        Binding("Enter", "open", "open: a tool's form, a resource's contents, a prompt", codes=("ENTER",),
+                action=bound(lambda screen: screen.open_selected()), when=lambda screen: not screen.on_server_tab()),
+        Binding("/", lambda screen: "" if screen.on_server_tab() else "filter",
+                "a new filter for this tab's list (Enter keeps it, Esc clears it)",
+                bound(lambda screen: screen.new_filter())),
+        Binding("r", "refresh", "refresh the lists (list_changed notifications do it too)",
+                bound(lambda screen: screen.reload(announce=True))),
+        Binding("p", "ping"), Binding("L", "log level", when=lambda screen: screen.on_server_tab()),
+        Binding("T", "tasks"), Binding("H", "history"), Binding("?", "help"), Binding("q", "quit"),
+        Binding("Esc", codes=("ESC",), action=bound(lambda screen: screen.filter.clear()),  # only q quits here
+                when=lambda screen: not screen.on_server_tab()),
+        Binding("T / D (or F12) / q", help="tasks screen / debug screen / quit (asks while calls or tasks run)"))
+    HELP_COLUMN = 24
 
     def __init__(self, app):
         Screen.__init__(self, app)
@@ -10500,20 +10539,10 @@ class MainScreen(Screen):
         return "mcp-tui"
 
     def hints(self):
-        if self.filter.active:
-            return "type to filter  Enter keep  Esc clear"
-        if self.TABS[self.tab] == "server":
-            return "j/k scroll  r refresh  p ping  L log level  T tasks  H history  ? help  q quit"
-        return "Enter open  / filter  r refresh  p ping  T tasks  H history  ? help  q quit"
+        return "type to filter  Enter keep  Esc clear" if self.filter.active else Screen.hints(self)
 
-    def help_lines(self):
-        return ["1-4, Tab, Left/Right    switch tabs (Tools, Resources and templates, Prompts, Server)",
-                "j/k, arrows, PgUp/PgDn  move in the list; Home/End first/last",
-                "J/K                     scroll the detail pane (schema, annotations)",
-                "/                       a new filter for this tab's list (Enter keeps it, Esc clears it)",
-                "Enter                   open: a tool's form, a resource's contents, a prompt",
-                "r                       refresh the lists (list_changed notifications do it too)",
-                "T / D (or F12) / q      tasks screen / debug screen / quit (asks while calls or tasks run)"]
+    def on_server_tab(self):
+        return self.TABS[self.tab] == "server"
 
     # -- loading --------------------------------------------------------------------------
 
@@ -10563,31 +10592,22 @@ class MainScreen(Screen):
     # -- keys -----------------------------------------------------------------------------
 
     def on_key(self, key):
-        if self.filter.active:
-            return self.filter.on_key(key)
-        name = self.TABS[self.tab]
-        if key in ("1", "2", "3", "4"):
-            self.tab = int(key) - 1
-        elif key in ("TAB", "RIGHT", "l"):
-            self.tab = (self.tab + 1) % len(self.TABS)
-        elif key in ("BTAB", "LEFT", "h"):
-            self.tab = (self.tab - 1) % len(self.TABS)
-        elif key == "/":
-            self.filter.clear()  # a new filter, not more text behind the last one
-            self.filter.active = True
-        elif key == "r":
-            self.reload(announce=True)
-        elif name == "server":
+        return self.filter.on_key(key) if self.filter.active else Screen.on_key(self, key)
+
+    def other_key(self, key):
+        if self.on_server_tab():
             return self.server_view.on_key(key)
-        elif key == "ENTER":
-            self.open_selected()
-        elif key in ("J", "K"):
-            self.detail.on_key("DOWN" if key == "J" else "UP")
-        elif key == "ESC":
-            self.filter.clear()  # Esc clears a filter; only q quits from here
-        else:
-            return self.selections[name].on_key(key, len(self.visible_entries()))
-        return True
+        return self.selections[self.TABS[self.tab]].on_key(key, len(self.visible_entries()))
+
+    def switch_tab(self, key):
+        self.tab = tab_chosen(key, self.tab, len(self.TABS))
+
+    def new_filter(self):
+        self.filter.clear()  # a new filter, not more text behind the last one
+        self.filter.active = True
+
+    def scroll_detail(self, key):
+        self.detail.on_key("DOWN" if key == "J" else "UP")
 
     def on_paste(self, text):
         self.filter.paste(text)  # pasting on the list filters it, as / then the text would
@@ -11588,7 +11608,8 @@ class TasksScreen(Screen):
                 when=lambda screen: screen.selected()),
         Binding("a", lambda screen: "" if screen.selected().task.terminal else "follow",
                 "follow the task: answer its input requests in forms and wait for the result",
-                bound(lambda screen: answer_task(screen.app, screen.selected())), when=lambda screen: screen.selected()),
+                bound(lambda screen: answer_task(screen.app, screen.selected())),
+                when=lambda screen: screen.selected()),
         Binding("o", lambda screen: "open by ID" if screen.selected() else "open a task by ID",
                 "open a task by its ID (one from an earlier run, or another client)",
                 bound(lambda screen: screen.app.open(open_task_screen(screen.app)))),
@@ -12066,6 +12087,23 @@ class DebugScreen(Screen):
     server's stderr. Key 8 keeps only task status notifications."""
 
     TABS = tuple(name for name, _ in DEBUG_TABS)
+    BINDINGS = (
+        Binding("1-5", "tabs", "Protocol, Notifications, Logs (the server's log messages), HTTP trace,\nserver stderr",
+                lambda screen, key: screen.switch_tab(key), help_key="1-5, Tab, Left/Right",
+                codes=("1", "2", "3", "4", "5") + TAB_KEYS),
+        Binding("8", "task status", "Notifications: only task status (notifications/tasks[/status]); again: all",
+                bound(lambda screen: screen.toggle_task_status_only())),
+        Binding("/", "search", "search: only entries with the text (Enter keeps it, Esc clears it)",
+                bound(lambda screen: setattr(screen.search, "active", True))),
+        Binding("Esc", codes=("ESC",), action=bound(lambda screen: screen.search.clear()),
+                when=lambda screen: screen.search.needle()),
+        Binding("Enter", "whole entry", "the whole entry, however long (a message as indented JSON)",
+                bound(lambda screen: screen.open_entry()), codes=("ENTER",)),
+        Binding("j/k", True),
+        Binding("End", "follow", "follow the newest entry"),
+        Binding("q", "back"))
+    HELP_COLUMN = 22
+    HELP_NOTES = ("Task IDs, session ids and tokens are masked exactly as in the CLI's --debug output.",)
 
     def __init__(self, app):
         Screen.__init__(self, app)
@@ -12080,18 +12118,7 @@ class DebugScreen(Screen):
         return "Debug: %s%s" % (self.TABS[self.tab], " [task status only]" if self.task_status_only else "")
 
     def hints(self):
-        if self.search.active:
-            return "type to search  Enter keep  Esc clear"
-        return "1-5 tabs  8 task status  / search  Enter whole entry  j/k  End follow  q back"
-
-    def help_lines(self):
-        return ["1-5, Tab, Left/Right  Protocol, Notifications, Logs (the server's log messages), HTTP trace,",
-                "                      server stderr",
-                "8                     Notifications: only task status (notifications/tasks[/status]); again: all",
-                "/                     search: only entries with the text (Enter keeps it, Esc clears it)",
-                "Enter                 the whole entry, however long (a message as indented JSON)",
-                "End                   follow the newest entry",
-                "Task IDs, session ids and tokens are masked exactly as in the CLI's --debug output."]
+        return "type to search  Enter keep  Esc clear" if self.search.active else Screen.hints(self)
 
     def tab_views(self):
         """Each tab's entries under the search and key 8 (tab counts follow them): made again
@@ -12122,30 +12149,26 @@ class DebugScreen(Screen):
         if self.search.active:
             self.tail = True
             return self.search.on_key(key)
+        return Screen.on_key(self, key)
+
+    def other_key(self, key):
         count = len(self.entries())
-        if key == "/":
-            self.search.active = True
-        elif key == "ESC" and self.search.needle():
-            self.search.clear()
-        elif key in ("1", "2", "3", "4", "5"):
-            self.switch(int(key) - 1)
-        elif key in ("TAB", "RIGHT", "l"):
-            self.switch((self.tab + 1) % len(self.TABS))
-        elif key in ("BTAB", "LEFT", "h"):
-            self.switch((self.tab - 1) % len(self.TABS))
-        elif key == "8":
-            self.task_status_only = not self.task_status_only
-            self.switch(1)
-        elif key == "ENTER":
-            entries = self.entries()
-            if entries:
-                entry = entries[self.selection.index]
-                self.app.open(TextScreen(self.app, "Debug entry", full_entry_text(entry)))
-        elif self.selection.on_key(key, count):
-            self.tail = self.selection.index >= count - 1
-        else:
+        if not self.selection.on_key(key, count):
             return False
+        self.tail = self.selection.index >= count - 1
         return True
+
+    def switch_tab(self, key):
+        self.switch(tab_chosen(key, self.tab, len(self.TABS)))
+
+    def toggle_task_status_only(self):
+        self.task_status_only = not self.task_status_only
+        self.switch(1)
+
+    def open_entry(self):
+        entries = self.entries()
+        if entries:
+            self.app.open(TextScreen(self.app, "Debug entry", full_entry_text(entries[self.selection.index])))
 
     def switch(self, tab):
         self.tab, self.tail = tab, True
