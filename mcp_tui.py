@@ -9217,8 +9217,8 @@ class Binding:
     ``key`` is the key as the footer, the help and the README show it; ``codes`` the key
     names it answers (none: a key the screen's widget or the app handles, listed here so the
     footer and the help say it); ``hint`` the footer's word for it, or a function of the
-    screen where the word changes ("": not in the footer; True: the key alone); ``help`` its help line, after
-    ``help_key`` (default ``key``); ``action(screen, key)`` what it does, False when it did
+    screen where the word changes ("": not in the footer; True: the key alone); ``help`` its help line
+    (or a function of the screen), after ``help_key`` (default ``key``); ``action(screen, key)`` what it does, False when it did
     not use the key (None: the app's shared key); ``when(screen)``: whether it applies now."""
 
     def __init__(self, key, hint="", help="", action=None, codes=None, when=None, help_key=None):
@@ -9234,20 +9234,24 @@ class Binding:
         hint = self.hint(screen) if callable(self.hint) else self.hint
         return self.key if hint is True else ("%s %s" % (self.key, hint) if hint else "").strip()
 
-    def help_line(self, width):
+    def help_line(self, width, screen):
         """The help screen's line: the keys in a column ``width`` wide (a longer key gets two
         spaces), the text after them; a line break in the text continues under the text."""
         column = self.help_key.ljust(width - 2) + "  "
-        return column + self.help.replace("\n", "\n" + " " * len(column))
+        text = self.help(screen) if callable(self.help) else self.help
+        return column + text.replace("\n", "\n" + " " * len(column))
 
 
 def press(bindings, owner, key):
-    """Run the binding of ``key`` that applies now: None when none answers it; else whether
-    it used the key (an app's shared key, shown by a screen, is not used there)."""
+    """Run the binding of ``key`` that applies now: None when none used it; else whether it
+    used the key (an app's shared key, shown by a screen, is not used there: False)."""
     for binding in bindings:
         if key in binding.codes and binding.applies(owner):
-            return binding.action is not None and binding.action(owner, key) is not False
-    return None
+            if binding.action is None:
+                return False
+            if binding.action(owner, key) is not False:
+                return True
+    return None  # an action that returns False leaves the key to the next binding, then to the screen
 
 
 def bound(action):
@@ -10070,7 +10074,7 @@ class Screen:
                                        if binding.applies(self))))
 
     def help_lines(self):
-        return [binding.help_line(self.HELP_COLUMN) for binding in self.BINDINGS if binding.help] + list(
+        return [binding.help_line(self.HELP_COLUMN, self) for binding in self.BINDINGS if binding.help] + list(
             self.HELP_NOTES)
 
     def draw(self, canvas):
@@ -10773,6 +10777,33 @@ class ToolScreen(FieldScreen):
     running while the screen is closed."""
 
     submit_label = "Execute"
+    BINDINGS = (
+        Binding("^C", "cancel the call", "cancel the running call (a task: asks, then tasks/cancel)",
+                lambda screen, key: screen.cancel_on_button(), codes=("x",), help_key="^C, or x on a button",
+                when=lambda screen: screen.running),
+        Binding("^X", lambda screen: "" if screen.running else "execute",
+                "execute (required fields, formats and limits are checked first)"),
+        Binding("^T", lambda screen: "" if screen.running else "task mode",
+                "task mode: call the tool as a task and follow it", bound(lambda screen: screen.toggle_task_mode())),
+        Binding("^Y", lambda screen: "" if screen.running else "copy",
+                "copy the equivalent mcp-tui command (shell-quoted; OSC 52 clipboard)",
+                bound(lambda screen: screen.copy_command())),
+        Binding("^E", lambda screen: "" if screen.running or "^E" not in screen.field_keys() else "edit",
+                "at the end of a text field: a text area (newlines and tabs)"),
+        Binding("^N", lambda screen: "" if screen.running or "^N" not in screen.field_keys() else "null",
+                "on a field whose schema allows null: send JSON null (again: clear)"),
+        Binding("Tab", lambda screen: "move" if screen.running or "^N" not in screen.field_keys() else "",
+                "move between fields and buttons; Enter moves on, or presses a button",
+                help_key="Tab/Shift-Tab or Up/Down"),  # 80 columns hold the hints: "^N null" takes its place
+        Binding("Left/Right/Space", help="choose in a choice field; Space ticks in a multi-select"),
+        Binding("^O", help="open a resource the result links to (resource_link)",
+                action=bound(lambda screen: screen.follow_link())),
+        Binding("^S", help="save the result's contents (text, images, audio, blobs) to files",
+                action=bound(lambda screen: open_save_screen(screen.app, screen.result))),
+        Binding("PgUp/PgDn", "result", "scroll the result"),
+        Binding("Esc", lambda screen: "back (it keeps running)" if screen.running else "back",
+                "back to the list; a running call goes on, its result stays here"))
+    HELP_COLUMN = 27
 
     def __init__(self, app, tool):
         FieldScreen.__init__(self, app, first_line(str(tool.get("description") or "")))
@@ -10791,43 +10822,14 @@ class ToolScreen(FieldScreen):
     def title(self):
         return "Tool: %s%s" % (self.tool.get("name"), " [task mode]" if self.task_mode else "")
 
-    def hints(self):
-        if self.running:
-            return "^C cancel the call  Tab move  PgUp/PgDn result  Esc back (it keeps running)"
-        keys = self.field_keys()  # 80 columns hold them: "^N null" takes the place of "Tab move"
-        return "^X execute  ^T task mode  ^Y copy  %s%sPgUp/PgDn result  Esc back" % (
-            keys, "" if "^N" in keys else "Tab move  ")
+    hints, on_key = Screen.hints, Screen.on_key  # the table's, not the form's: its keys come first
 
-    def help_lines(self):
-        return ["Tab/Shift-Tab or Up/Down   move between fields and buttons; Enter moves on, or presses a button",
-                "Left/Right/Space           choose in a choice field; Space ticks in a multi-select",
-                "^X                         execute (required fields, formats and limits are checked first)",
-                "^E                         at the end of a text field: a text area (newlines and tabs)",
-                "^N                         on a field whose schema allows null: send JSON null (again: clear)",
-                "^T                         task mode: call the tool as a task and follow it",
-                "^Y                         copy the equivalent mcp-tui command (shell-quoted; OSC 52 clipboard)",
-                "^C, or x on a button       cancel the running call (a task: asks, then tasks/cancel)",
-                "^O                         open a resource the result links to (resource_link)",
-                "^S                         save the result's contents (text, images, audio, blobs) to files",
-                "PgUp/PgDn                  scroll the result",
-                "Esc                        back to the list; a running call goes on, its result stays here"]
-
-    def on_key(self, key):
-        if key == "^T":
-            self.toggle_task_mode()
-            return True
-        if key == "^Y":
-            self.copy_command()
-            return True
-        if key == "^O":
-            self.follow_link()
-            return True
-        if key == "^S":
-            open_save_screen(self.app, self.result)
-            return True
-        if key == "x" and self.running and isinstance(self.field_list.items[self.field_list.focus], Button):
-            return self.interrupt()
+    def other_key(self, key):
         return FieldScreen.on_key(self, key)
+
+    def cancel_on_button(self):
+        """x with the focus on a button cancels the running call; in a text field it types."""
+        return isinstance(self.field_list.items[self.field_list.focus], Button) and self.interrupt()
 
     def toggle_task_mode(self):
         self.task_mode = not self.task_mode
@@ -10998,6 +11000,18 @@ class TextAreaScreen(Screen):
     Tab and a paste keep their tabs; ^X puts the text back into the field, Esc leaves it as
     it was (asking first when edited)."""
 
+    BINDINGS = (
+        Binding("^X", "done", lambda screen: "done: the text goes back into the field %s" % screen.field.label,
+                bound(lambda screen: screen.done())),
+        Binding("Enter", "new line", "a new line (the field keeps it: a string is sent with its newlines)",
+                bound(lambda screen: screen.insert("\n")), codes=("ENTER",)),
+        Binding("Tab", "tab", "a tab character; a paste keeps its tabs and newlines",
+                bound(lambda screen: screen.insert("\t")), codes=("TAB",)),
+        Binding("arrows", "move", "move; Backspace/Delete remove a character", help_key="arrows, Home/End, PgUp/PgDn"),
+        Binding("Esc", "cancel", "cancel (asks first when the text was edited)", bound(lambda screen: screen.cancel()),
+                codes=("ESC",)))
+    HELP_COLUMN = 27
+
     def __init__(self, app, field):
         Screen.__init__(self, app)
         self.field = field
@@ -11008,15 +11022,6 @@ class TextAreaScreen(Screen):
     def title(self):
         return "Edit: %s" % self.field.label
 
-    def hints(self):
-        return "^X done  Enter new line  Tab tab  arrows move  Esc cancel"
-
-    def help_lines(self):
-        return ["Enter                      a new line (the field keeps it: a string is sent with its newlines)",
-                "Tab                        a tab character; a paste keeps its tabs and newlines",
-                "arrows, Home/End, PgUp/PgDn move; Backspace/Delete remove a character",
-                "^X                         done: the text goes back into the field %s" % self.field.label,
-                "Esc                        cancel (asks first when the text was edited)"]
 
     def line_start(self, index):
         return self.text.rfind("\n", 0, index) + 1
@@ -11046,22 +11051,20 @@ class TextAreaScreen(Screen):
         self.text = self.text[:self.cursor] + text + self.text[self.cursor:]
         self.cursor += len(text)
 
-    def on_key(self, key):
-        text, cursor = self.text, self.cursor
-        if key == "^X":
-            self.field.set_text(text)
-            self.field.cursor = len(text)
+    def done(self):
+        self.field.set_text(self.text)
+        self.field.cursor = len(self.text)
+        self.app.back()
+
+    def cancel(self):
+        if self.text != self.field.text:
+            self.app.ask("Discard your edits?", self.app.back)
+        else:
             self.app.back()
-        elif key == "ESC":
-            if text != self.field.text:
-                self.app.ask("Discard your edits?", self.app.back)
-            else:
-                self.app.back()
-        elif key == "ENTER":
-            self.insert("\n")
-        elif key == "TAB":
-            self.insert("\t")
-        elif len(key) == 1:
+
+    def other_key(self, key):
+        text, cursor = self.text, self.cursor
+        if len(key) == 1:
             self.insert(key)
         elif key == "BACKSPACE" and cursor:
             self.text, self.cursor = text[:cursor - 1] + text[cursor:], cursor - 1
@@ -11962,12 +11965,13 @@ class AuthorizeScreen(TextScreen):
     """OAuth's browser step: the authorization server, the URL the browser was sent to, and
     a countdown; Esc gives up (the connection then fails with "authorization cancelled")."""
 
+    BINDINGS = (Binding("Esc", "cancel", action=bound(lambda screen: screen.cancel()), codes=("ESC", "q")),
+                Binding("^Y", "copy URL", action=bound(lambda screen: screen.copy_url())))
+
     def __init__(self, app, step):
         TextScreen.__init__(self, app, "Authorize", "")
         self.step = step
 
-    def hints(self):
-        return "Esc cancel  ^Y copy URL"
 
     def draw(self, canvas):
         if self.step.finished:
@@ -11980,17 +11984,14 @@ class AuthorizeScreen(TextScreen):
                            keep_position=True)
         TextScreen.draw(self, canvas)
 
-    def on_key(self, key):
-        if key in ("ESC", "q"):
-            self.step.cancel()
-            self.app.close_screen(self)
-            self.app.say("Authorization cancelled.")
-            return True
-        if key == "^Y":
-            self.app.copy_to_clipboard(self.step.url)
-            self.app.say("URL copied to the clipboard (where the terminal allows).")
-            return True
-        return TextScreen.on_key(self, key)
+    def cancel(self):
+        self.step.cancel()
+        self.app.close_screen(self)
+        self.app.say("Authorization cancelled.")
+
+    def copy_url(self):
+        self.app.copy_to_clipboard(self.step.url)
+        self.app.say("URL copied to the clipboard (where the terminal allows).")
 
 
 class SamplingScreen(FieldScreen):
