@@ -10126,12 +10126,39 @@ class TextScreen(Screen):
 QUIT_QUESTION = "Discard your input and quit?"
 
 
+def form_keys(*bindings):
+    """A form's table: its own bindings (what the footer and the help show), then the keys
+    every form has, not shown again: ^X submits, Esc goes back (asking on an edited form),
+    PgUp/PgDn scroll the output, Tab completes where the server offers values, ^E at the end
+    of a text field opens the text area. Every other key goes to the fields."""
+    return bindings + (
+        Binding("^X", action=bound(lambda screen: screen.submit())),
+        Binding("Esc", action=bound(lambda screen: screen.escape()), codes=("ESC",)),
+        Binding("PgUp/PgDn", action=lambda screen, key: screen.output.on_key(key), codes=("PGUP", "PGDN")),
+        Binding("Tab", action=lambda screen, key: screen.complete(), codes=("TAB",)),
+        Binding("^E", action=lambda screen, key: screen.open_text_area()))
+
+
+def completing(screen):
+    return screen.completer is not None and screen.completer.offered()
+
+
 class FieldScreen(Screen):
     """A form over an output pane: connection, tool, template, prompt and input forms.
     Keys go to the form first, so ``q`` and every letter type themselves; Esc goes back."""
 
     submit_label = "Run"
     output_title = "Result"
+    BINDINGS = form_keys(
+        Binding("Tab", lambda screen: "complete" if completing(screen) else ""),
+        Binding("Up/Down", lambda screen: "move" if completing(screen) else ""),
+        Binding("Tab/arrows", lambda screen: "" if completing(screen) else "move"),
+        Binding("Enter/^X", lambda screen: screen.submit_label.lower()),
+        Binding("^E", lambda screen: "" if completing(screen) or "^E" not in screen.field_keys() else "edit"),
+        Binding("^N", lambda screen: "" if completing(screen) or "^N" not in screen.field_keys() else "null"),
+        Binding("PgUp/PgDn", "scroll"),
+        Binding("F12", lambda screen: "" if completing(screen) or screen.field_keys() else "debug"),
+        Binding("Esc", "back"))
 
     def __init__(self, app, intro=""):
         Screen.__init__(self, app)
@@ -10145,13 +10172,6 @@ class FieldScreen(Screen):
         self.clean_state = None  # the fields as last opened or run: Esc asks before losing edits
         self.completer = None  # a Completer where the server completes this form's values
 
-    def hints(self):
-        if self.completer and self.completer.offered():
-            return "Tab complete  Up/Down move  Enter/^X %s  PgUp/PgDn scroll  Esc back" % self.submit_label.lower()
-        keys = self.field_keys()
-        return "Tab/arrows move  Enter/^X %s  %sPgUp/PgDn scroll  %sEsc back" % (
-            self.submit_label.lower(), keys, "" if keys else "F12 debug  ")
-
     def field_keys(self):
         """The keys of the form's text fields, for the footer: ^E edit (the text area), and
         ^N null where a field allows null. The same for the whole form: a footer that changed
@@ -10162,26 +10182,35 @@ class FieldScreen(Screen):
     def on_key(self, key):
         if self.clean_state is None:
             self.mark_clean()  # before the first key changes anything
-        if key == "ESC":
-            if self.changed():
-                self.app.ask("Discard your input?", self.discard)
-            else:
-                self.cancel()
-            return True
-        if key == "^X":
-            self.submit()
-            return True
-        if key in ("PGUP", "PGDN"):
-            return self.output.on_key(key)
-        focused = self.field_list.items[self.field_list.focus] if self.field_list.items else None
-        if key == "TAB" and self.completer and isinstance(focused, TextField) and self.completer.offered():
-            self.completer.complete(focused)
-            return True
-        if key == "^E" and isinstance(focused, TextField) and focused.cursor == len(focused.text):
-            self.app.open(TextAreaScreen(self.app, focused))  # ^E at the end of the line: the text area
-            return True
+        return Screen.on_key(self, key)
+
+    def other_key(self, key):
         self.field_list.on_key(key)
         return True  # a form screen owns every key, so letters type (an unknown Alt key does nothing)
+
+    def escape(self):
+        if self.changed():
+            self.app.ask("Discard your input?", self.discard)
+        else:
+            self.cancel()
+
+    def focused_text(self):
+        focused = self.field_list.items[self.field_list.focus] if self.field_list.items else None
+        return focused if isinstance(focused, TextField) else None
+
+    def complete(self):
+        """Tab in a text field the server completes; False: Tab moves on."""
+        focused = self.focused_text()
+        if focused is None or not completing(self):
+            return False
+        self.completer.complete(focused)
+
+    def open_text_area(self):
+        """^E at the end of a text field; False elsewhere (^E: the end of the line)."""
+        focused = self.focused_text()
+        if focused is None or focused.cursor != len(focused.text):
+            return False
+        self.app.open(TextAreaScreen(self.app, focused))
 
     def on_paste(self, text):
         if self.clean_state is None:
@@ -10293,6 +10322,22 @@ class ConnectScreen(FieldScreen):
 
     submit_label = "Connect"
     output_title = "Connection"
+    BINDINGS = form_keys(
+        Binding("Esc", "cancel the attempt", action=bound(lambda screen: screen.cancel()), codes=("ESC",),
+                when=lambda screen: screen.running),
+        Binding("Tab/arrows", "move", when=lambda screen: not screen.running),
+        Binding("Enter/^X", "connect", action=lambda screen, key: screen.connect_from_field(), codes=("ENTER",),
+                when=lambda screen: not screen.running),
+        Binding("^R", "retry", action=bound(lambda screen: screen.connect(screen.attempted)),  # asks again
+                when=lambda screen: not screen.running and screen.attempted is not None),
+        Binding("F12", "debug"),
+        Binding("Esc", lambda screen: "back" if screen.stacked() else "quit", when=lambda screen: not screen.running))
+    HELP_NOTES = (
+        "Type a URL or a stdio command line, pick the transport and protocol version, add headers",
+        "('Name: value'), then Enter (or ^X) anywhere in the form connects. Servers found in --config and",
+        "in the Claude Desktop, VS Code and .mcp.json files are listed as buttons: Enter connects.",
+        "A config file's path typed into Server lists that file's servers instead.",
+        "^R tries the last attempt again (a cancelled authorization asks again).")
 
     def __init__(self, app, spec):
         FieldScreen.__init__(self, app, "Connect to an MCP server: a URL (http://...) or a command line that "
@@ -10336,35 +10381,15 @@ class ConnectScreen(FieldScreen):
     def title(self):
         return "Connect"
 
-    def hints(self):
-        if self.running:
-            return "Esc cancel the attempt  F12 debug"
-        return "Tab/arrows move  Enter/^X connect%s  F12 debug  Esc %s" % (
-            "  ^R retry" if self.attempted is not None else "", "back" if self.stacked() else "quit")
-
     def stacked(self):
         """Opened from the main screen (C), over a session that stays until a new one opens."""
         return len(self.app.stack) > 1 and self.app.stack[-1] is self
 
-    def on_key(self, key):
-        if key == "ESC" and self.running:
-            self.cancel()
-            return True
-        if key == "^R" and not self.running and self.attempted is not None:
-            self.connect(self.attempted)  # the last attempt again (an authorization asks again)
-            return True
-        focused = self.field_list.items[self.field_list.focus]
-        if key == "ENTER" and not isinstance(focused, Button):
-            self.submit()  # as the footer says: Enter connects from any field
-            return True
-        return FieldScreen.on_key(self, key)
-
-    def help_lines(self):
-        return ["Type a URL or a stdio command line, pick the transport and protocol version, add headers",
-                "('Name: value'), then Enter (or ^X) anywhere in the form connects. Servers found in --config and",
-                "in the Claude Desktop, VS Code and .mcp.json files are listed as buttons: Enter connects.",
-                "A config file's path typed into Server lists that file's servers instead.",
-                "^R tries the last attempt again (a cancelled authorization asks again)."]
+    def connect_from_field(self):
+        """As the footer says: Enter connects from any field; on a button it presses it (False)."""
+        if isinstance(self.field_list.items[self.field_list.focus], Button):
+            return False
+        self.submit()
 
     def cancel(self):
         if self.running:
@@ -10803,6 +10828,7 @@ class ToolScreen(FieldScreen):
         Binding("PgUp/PgDn", "result", "scroll the result"),
         Binding("Esc", lambda screen: "back (it keeps running)" if screen.running else "back",
                 "back to the list; a running call goes on, its result stays here"))
+    BINDINGS = form_keys(*BINDINGS)
     HELP_COLUMN = 27
 
     def __init__(self, app, tool):
@@ -10821,11 +10847,6 @@ class ToolScreen(FieldScreen):
 
     def title(self):
         return "Tool: %s%s" % (self.tool.get("name"), " [task mode]" if self.task_mode else "")
-
-    hints, on_key = Screen.hints, Screen.on_key  # the table's, not the form's: its keys come first
-
-    def other_key(self, key):
-        return FieldScreen.on_key(self, key)
 
     def cancel_on_button(self):
         """x with the focus on a button cancels the running call; in a text field it types."""
@@ -11868,6 +11889,8 @@ class ElicitationScreen(FieldScreen):
     filled in), then accept, decline or cancel."""
 
     submit_label = "Accept"
+    BINDINGS = form_keys(Binding("Tab", "move"), Binding("^X", "accept"), Binding("Esc", "cancel"),
+                         Binding("", "(Decline is a button)"), Binding("F12", "debug"))
 
     def __init__(self, app, params, server_name, pending):
         FieldScreen.__init__(self, app, elicitation_intro(params, server_name))
@@ -11880,8 +11903,6 @@ class ElicitationScreen(FieldScreen):
     def title(self):
         return "Input requested"
 
-    def hints(self):
-        return "Tab move  ^X accept  Esc cancel  (Decline is a button)  F12 debug"
 
     def has_output(self):
         return False
@@ -11914,6 +11935,10 @@ class UrlElicitationScreen(FieldScreen):
     """A URL-mode elicitation: show the URL and its host, and open it only when asked."""
 
     submit_label = "Open"
+    BINDINGS = form_keys(
+        Binding("Enter", "press button"),
+        Binding("^Y", "copy URL", action=bound(lambda screen: screen.copy_url())),
+        Binding("Esc", "cancel"), Binding("", "(nothing opens unless you choose Open)"))
 
     def __init__(self, app, params, server_name, pending):
         self.url = str(params.get("url", ""))
@@ -11930,18 +11955,12 @@ class UrlElicitationScreen(FieldScreen):
     def title(self):
         return "Open a URL?"
 
-    def hints(self):
-        return "Enter press button  ^Y copy URL  Esc cancel  (nothing opens unless you choose Open)"
-
     def has_output(self):
         return False
 
-    def on_key(self, key):
-        if key == "^Y":
-            self.app.copy_to_clipboard(self.url)
-            self.app.say("URL copied to the clipboard (where the terminal allows).")
-            return True
-        return FieldScreen.on_key(self, key)
+    def copy_url(self):
+        self.app.copy_to_clipboard(self.url)
+        self.app.say("URL copied to the clipboard (where the terminal allows).")
 
     def submit(self):
         import webbrowser
@@ -11999,6 +12018,15 @@ class SamplingScreen(FieldScreen):
     reject it."""
 
     submit_label = "Send"
+    BINDINGS = form_keys(
+        Binding("", "type the reply"),
+        Binding("^E", lambda screen: "edit" if "^E" in screen.field_keys() else ""),
+        Binding("^N", lambda screen: "null" if "^N" in screen.field_keys() else ""),
+        Binding("^X", "send"), Binding("Esc", "reject"), Binding("PgUp/PgDn", "scroll the request"))
+    HELP_NOTES = ("Reply, Model, Stop reason  the result sent back: type the reply and ^X (the model is 'human')",
+                  "Result                     or the whole result as JSON (content blocks, model, stopReason);",
+                  "                           what it leaves out comes from the fields above",
+                  "^X send    Esc or Reject   reject the request")
 
     STOP_REASONS = ("endTurn", "stopSequence", "maxTokens", "toolUse")
 
@@ -12017,15 +12045,6 @@ class SamplingScreen(FieldScreen):
 
     def title(self):
         return "Sampling request"
-
-    def help_lines(self):
-        return ["Reply, Model, Stop reason  the result sent back: type the reply and ^X (the model is 'human')",
-                "Result                     or the whole result as JSON (content blocks, model, stopReason);",
-                "                           what it leaves out comes from the fields above",
-                "^X send    Esc or Reject   reject the request"]
-
-    def hints(self):
-        return "type the reply  %s^X send  Esc reject  PgUp/PgDn scroll the request" % self.field_keys()
 
     def output_heading(self, width):
         heading = "-- Request %s " % self.output.position()

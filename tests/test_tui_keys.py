@@ -23,6 +23,9 @@ ROWS = {
     "ToolScreen": "Tool screen",
     "TextAreaScreen": "Text area (Ctrl+E in a field)",
     "AuthorizeScreen": "Authorize screen",
+    "PromptScreen": "Prompt and template screens",
+    "TemplateScreen": "Prompt and template screens",
+    "ConnectScreen": "Connection screen",
 }
 SHARED = ("Any screen", "Screens without a text field")
 FORMS = "Any form (tool, prompt, template, connection, input requests)"  # shared by every FieldScreen
@@ -59,7 +62,7 @@ def backticked_keys(keys_cell):
     """The keys a README row writes in backticks: `r`, `j`/`k` (j/k), `1`-`4` (1-4), `/`, `?`;
     marks such as `*` and words such as `stdio` are not keys."""
     found = []
-    for match in re.finditer(r"`([\w/?])`(?:([/-])`([\w])`)?", keys_cell):
+    for match in re.finditer(r"(?<![\w`])`([\w/?])`(?:([/-])`([\w])`)?(?![\w`])", keys_cell):
         first, joint, second = match.groups()
         if len(first) == 1:
             found.append(first + joint + second if joint else first)
@@ -98,7 +101,7 @@ def problems(text):
                         screen.__name__, token, binding.key, where))
             if isinstance(binding.hint, str) and binding.hint and binding.key:
                 words = "%s %s" % (binding.key, binding.hint)
-                if words not in (browse if shown_by_app else row):
+                if words not in (browse if shown_by_app else place):
                     found.append("%s: the footer says %r; the README's row %r does not" % (
                         screen.__name__, words, where))
         for key in backticked_keys(rows[where]):
