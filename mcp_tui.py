@@ -9215,11 +9215,13 @@ def forget_exported_size():
 class Binding:
     """One key of a screen, written once: its footer hint, its help line and what it does.
     ``key`` is the key as the footer, the help and the README show it; ``codes`` the key
-    names it answers (none: a key the screen's widget or the app handles, listed here so the
-    footer and the help say it); ``hint`` the footer's word for it, or a function of the
-    screen where the word changes ("": not in the footer; True: the key alone); ``help`` its help line
-    (or a function of the screen), after ``help_key`` (default ``key``); ``action(screen, key)`` what it does, False when it did
-    not use the key (None: the app's shared key); ``when(screen)``: whether it applies now."""
+    names it answers (default: ``key`` where there is an action; none: a key the screen's
+    widget or the app handles, listed so that the footer and the help say it); ``hint`` the
+    footer's word for it, or a function of the screen where the word changes ("": not in
+    the footer; True: the key alone); ``help`` its help line (or a function of the screen),
+    after ``help_key`` (default ``key``); ``action(screen, key)`` what it does, returning
+    False when it leaves the key to others (None: the app's shared key, which the screen
+    only shows); ``when(screen)``: whether the binding applies now."""
 
     def __init__(self, key, hint="", help="", action=None, codes=None, when=None, help_key=None):
         self.key, self.hint, self.help, self.action = key, hint, help, action

@@ -26,6 +26,11 @@ ROWS = {
     "PromptScreen": "Prompt and template screens",
     "TemplateScreen": "Prompt and template screens",
     "ConnectScreen": "Connection screen",
+    "FieldScreen": "Any form (tool, prompt, template, connection, input requests)",
+    "LineScreen": "Any form (tool, prompt, template, connection, input requests)",
+    "ElicitationScreen": "Input request (elicitation)",
+    "UrlElicitationScreen": "URL request (URL elicitation)",
+    "SamplingScreen": "Sampling review",
 }
 SHARED = ("Any screen", "Screens without a text field")
 FORMS = "Any form (tool, prompt, template, connection, input requests)"  # shared by every FieldScreen
@@ -134,3 +139,9 @@ def test_no_screen_with_a_table_writes_its_keys_again():
         assert "help_lines" not in screen.__dict__, "%s writes its help by hand" % screen.__name__
         for binding in screen.BINDINGS:
             assert binding.codes == () or binding.action is not None, (screen.__name__, binding.key)
+
+
+def test_every_screen_with_a_key_table_has_a_readme_row():
+    tables = set(name for name, value in vars(mcp_tui).items() if isinstance(value, type)
+                 and issubclass(value, mcp_tui.Screen) and value is not mcp_tui.Screen and "BINDINGS" in vars(value))
+    assert tables - set(ROWS) == set()
