@@ -9428,24 +9428,7 @@ class Tui:
     # -- keys -----------------------------------------------------------------------------
 
     def dispatch(self, key):
-        if key == "RESIZE":
-            self.window.clear()  # repaint everything at the new size
-            return
-        if key == "^C":
-            if not self.stack[-1].interrupt():
-                self.quit_interrupted()
-            return
-        if key == "^L":
-            self.window.clear()
-            return
-        if key == "F12":
-            self.open_debug()
-            return
-        if key == "^R" and self.session is not None:
-            self.connection.reconnect()
-            return
-        if key == "F1":
-            self.open_help()
+        if press(GLOBAL_KEYS, self, key) is not None:
             return
         if self.too_small():
             if key in ("q", "ESC"):
@@ -9459,6 +9442,11 @@ class Tui:
             screen.on_paste(key.text)
         elif not screen.on_key(key):
             self.browse_key(key)
+
+    def interrupt(self):
+        """Ctrl+C: the top screen stops its own work, or the app quits."""
+        if not self.stack[-1].interrupt():
+            self.quit_interrupted()
 
     def quit_interrupted(self):
         self.exit_code = EXIT_INTERRUPTED
@@ -9738,6 +9726,14 @@ class Tui:
 def connected_app(app):
     return app.session is not None
 
+
+GLOBAL_KEYS = (  # the app's keys on every screen, before the screen sees them (README: "Any screen")
+    Binding("", action=bound(lambda app: app.window.clear()), codes=("RESIZE",)),  # repaint at the new size
+    Binding("F1", "help", action=bound(lambda app: app.open_help())),
+    Binding("F12", "debug screen", action=bound(lambda app: app.open_debug())),
+    Binding("^R", "reconnect", action=bound(lambda app: app.connection.reconnect()), when=connected_app),
+    Binding("^C", action=bound(lambda app: app.interrupt())),
+    Binding("^L", "redraw", action=bound(lambda app: app.window.clear())))
 
 BROWSE_KEYS = (  # the app's keys on every screen without a text field (README: "Screens without a text field")
     Binding("?", "help", action=bound(lambda app: app.open_help())),
