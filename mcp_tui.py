@@ -54,8 +54,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: Terminated TerminationSignals Output Cli TaskCommands SurfaceCommands
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the session and the tasks it follows
-                    classes: Tui PendingAnswer AnswerThen ConnectAttempt TuiResponder TaskRow
-                    TaskBook TaskFollower
+                    classes: Binding Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
+                    TaskRow TaskBook TaskFollower
      8b. screens    connection, main, tool form, tasks, input requests, debug
                     classes: Screen TextScreen FieldScreen ConnectScreen MainScreen Catalog
                     Entry ToolScreen TextAreaScreen PickScreen CallRecord CallHistory HistoryScreen
@@ -10093,6 +10093,55 @@ def forget_exported_size():
         os.environ.pop(name, None)
 
 
+class Binding:
+    """One key of a screen, written once: its footer hint, its help line and what it does.
+    ``key`` is the key as the footer, the help and the README show it; ``codes`` the key
+    names it answers (default: ``key`` where there is an action; none: a key the screen's
+    widget or the app handles, listed so that the footer and the help say it); ``hint`` the
+    footer's word for it, or a function of the screen where the word changes ("": not in
+    the footer; True: the key alone); ``help`` its help line (or a function of the screen),
+    after ``help_key`` (default ``key``); ``action(screen, key)`` what it does, returning
+    False when it leaves the key to others (None: the app's shared key, which the screen
+    only shows); ``when(screen)``: whether the binding applies now."""
+
+    def __init__(self, key, hint="", help="", action=None, codes=None, when=None, help_key=None):
+        self.key, self.hint, self.help, self.action = key, hint, help, action
+        self.codes = codes if codes is not None else (key,) if action is not None else ()
+        self.when, self.help_key = when, help_key or key
+
+    def applies(self, screen):
+        return self.when is None or self.when(screen)
+
+    def hint_text(self, screen):
+        """The footer's part for this key: "KEY word", the key alone (``hint`` True), or ""."""
+        hint = self.hint(screen) if callable(self.hint) else self.hint
+        return self.key if hint is True else ("%s %s" % (self.key, hint) if hint else "").strip()
+
+    def help_line(self, width, screen):
+        """The help screen's line: the keys in a column ``width`` wide (a longer key gets two
+        spaces), the text after them; a line break in the text continues under the text."""
+        column = self.help_key.ljust(width - 2) + "  "
+        text = self.help(screen) if callable(self.help) else self.help
+        return column + text.replace("\n", "\n" + " " * len(column))
+
+
+def press(bindings, owner, key):
+    """Run the binding of ``key`` that applies now: None when none used it; else whether it
+    used the key (an app's shared key, shown by a screen, is not used there: False)."""
+    for binding in bindings:
+        if key in binding.codes and binding.applies(owner):
+            if binding.action is None:
+                return False
+            if binding.action(owner, key) is not False:
+                return True
+    return None  # an action that returns False leaves the key to the next binding, then to the screen
+
+
+def bound(action):
+    """A binding's action that uses every key it is given (most do): ``action(screen)``."""
+    return lambda screen, key: action(screen) or True
+
+
 class Tui:
     """The app: a stack of screens over one session, the tasks it knows, and the inbox that
     brings worker results to the UI thread."""
@@ -10130,7 +10179,8 @@ class Tui:
         self.tool_screens = {}  # tool name -> its ToolScreen, kept for the session
         self.resumed_sessions = []  # earlier runs' HTTP sessions resumed for their tasks (o on the tasks screen)
         self.exit_code = None
-        log.sinks.append(self.watch_answers)
+        self.connection = TuiConnection(self)  # connecting, reconnecting, the server lost and back
+        log.sinks.append(self.connection.watch_answers)
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -10143,7 +10193,7 @@ class Tui:
         try:
             while self.exit_code is None:
                 self.run_posted()
-                self.notice_lost_connection()
+                self.connection.notice_lost_connection()
                 self.draw()
                 key = self.keys.read()
                 if key is not None:
@@ -10225,7 +10275,7 @@ class Tui:
     def report_failure(self, exc):
         self.say(describe_failure(exc), True)
         if isinstance(exc, ConnectionFailed) and not isinstance(exc, HttpStatusError):
-            self.connection_ended(exc)  # an HTTP server is known gone only when a request fails
+            self.connection.connection_ended(exc)  # an HTTP server is known gone only when a request fails
 
     def say(self, text, error=False):
         self.status = first_line(clean(self.log.credentials.redact(text))) if text else ""
@@ -10259,24 +10309,7 @@ class Tui:
     # -- keys -----------------------------------------------------------------------------
 
     def dispatch(self, key):
-        if key == "RESIZE":
-            self.window.clear()  # repaint everything at the new size
-            return
-        if key == "^C":
-            if not self.stack[-1].interrupt():
-                self.quit_interrupted()
-            return
-        if key == "^L":
-            self.window.clear()
-            return
-        if key == "F12":
-            self.open_debug()
-            return
-        if key == "^R" and self.session is not None:
-            self.reconnect()
-            return
-        if key == "F1":
-            self.open_help()
+        if press(GLOBAL_KEYS, self, key) is not None:
             return
         if self.too_small():
             if key in ("q", "ESC"):
@@ -10291,29 +10324,17 @@ class Tui:
         elif not screen.on_key(key):
             self.browse_key(key)
 
+    def interrupt(self):
+        """Ctrl+C: the top screen stops its own work, or the app quits."""
+        if not self.stack[-1].interrupt():
+            self.quit_interrupted()
+
     def quit_interrupted(self):
         self.exit_code = EXIT_INTERRUPTED
 
     def browse_key(self, key):
-        """Keys every screen without a text field shares."""
-        if key in ("q", "ESC"):
-            self.back()
-        elif key == "D":
-            self.open_debug()
-        elif key == "T":
-            self.open_tasks()
-        elif key == "H":
-            self.open(HistoryScreen(self))
-        elif key == "C":
-            self.open(ConnectScreen(self, self.session.spec if self.session else self.spec))
-        elif key == "p" and self.session is not None:
-            self.ping()
-        elif key == "L" and self.session is not None:
-            self.open(log_level_screen(self))
-        elif key == "R":
-            self.open(RootsScreen(self))
-        elif key == "?":
-            self.open_help()
+        """Keys every screen without a text field shares (BROWSE_KEYS)."""
+        press(BROWSE_KEYS, self, key)
 
     def back(self):
         if len(self.stack) > 1:
@@ -10505,117 +10526,6 @@ class Tui:
             self.bracketed_paste(True)
             self.window.clear()
 
-    # -- the session ----------------------------------------------------------------------
-
-    def open_session(self, spec, on_failure, fresh=True):
-        """Connect on a worker. ``fresh``: a new server, whose main screen replaces every
-        screen; otherwise (a reconnect) the screens stay and refresh."""
-        if self.attempt is not None:
-            self.attempt.abandon()
-        if spec.auth is not None:
-            spec.auth.try_again()  # a cancelled authorization asks again, not fails at once
-        responder = TuiResponder(self, self.stubs[0], self.stubs[1], self.roots)
-        attempt = self.attempt = ConnectAttempt()
-
-        def work():
-            session = connect(spec, self.opts, responder, self.log, tell=lambda text: self.post(self.say, text),
-                              browser_step=lambda step: self.post(self.authorize, step),
-                              started=attempt.started)
-            if attempt.abandoned:
-                session.close()
-                raise ConnectionFailed("the connection attempt was cancelled")
-            session.listen_for_list_changes()
-            return session
-
-        def failed(exc):
-            if attempt is self.attempt:
-                self.attempt = None
-                on_failure(exc, getattr(exc, "stderr_lines", []))
-
-        attempt.thread = self.spawn(work, lambda session: self.connected(session, attempt, fresh), failed)
-
-    def authorize(self, step):
-        """The browser step of OAuth: its screen, and the status line says what is awaited."""
-        self.open(AuthorizeScreen(self, step))
-        self.say("Waiting for the authorization at %s (Esc cancels) ..." % clean(step.host))
-
-    def cancel_connect(self):
-        """Esc while connecting: give up the attempt (its server is stopped) and stay."""
-        if self.attempt is not None:
-            self.attempt.abandon()
-            self.attempt = None
-
-    def connected(self, session, attempt, fresh):
-        if self.exit_code is not None or attempt is not self.attempt:
-            session.close()  # the user quit, or gave up on this attempt, while it connected
-            return
-        self.attempt = None
-        old, self.session, self.disconnected = self.session, session, None
-        if old is not None:
-            threading.Thread(target=old.close, daemon=True).start()  # a slow goodbye must not freeze the UI
-        if old is not None and (fresh or not old.outlives_process()):
-            # Another server, or a new process of a stdio one: the old tasks are not this server's.
-            # Kept, the tasks screen would poll and cancel them here, sending their IDs (which a
-            # server may use as bearer tokens) to a server that never made them.
-            self.task_book = TaskBook()
-            self.close_resumed_sessions()
-        self.tasks = tasks_for(session)
-        session.observers.append(lambda message: self.post(self.on_notification, message))
-        homes = [screen for screen in self.stack if isinstance(screen, MainScreen)]
-        if fresh or not homes:
-            self.tool_screens = {}
-            homes = [MainScreen(self)]
-            self.stack = homes[:]
-            self.window.clearok(True)
-        homes[0].reload()
-        uris, self.subscriptions = list(self.subscriptions) if not fresh else [], {}
-        self.changed = set() if fresh else self.changed
-        self.subscribe(uris)  # a reconnect subscribes again to what the old session had
-        summary = session.summary()
-        self.say("%s to %s (%s, %s)." % ("Connected" if fresh else "Reconnected", session.display_name(),
-                                         summary["protocolVersion"], summary["transport"]))
-
-    def reconnect(self):
-        """Ctrl+R: the same server again (a stdio server is started afresh), the screens kept."""
-        spec = self.session.spec
-        self.say("Reconnecting to %s ..." % spec.describe())
-        threading.Thread(target=self.session.close, daemon=True).start()
-        self.open_session(spec, self.reconnect_failed, fresh=False)
-
-    def reconnect_failed(self, exc, stderr_lines):
-        self.disconnected = "reconnecting failed: %s" % describe_failure(exc)
-        self.say(self.disconnected, True)
-
-    def notice_lost_connection(self):
-        """A stdio server's exit shows at once, keypress or not (the loop ticks)."""
-        if self.session is not None and not self.disconnected:
-            lost = self.session.connection_lost()
-            if lost is not None:
-                self.connection_ended(lost)
-
-    def watch_answers(self, entry):
-        """(Any thread.) An answer from the server while the connection counts as lost: an HTTP
-        server that came back (a restarted one gets a new session) is connected again."""
-        if self.disconnected and entry.get("type") == "message" and entry.get("direction") == "in" and entry.get(
-                "kind") in ("response", "error"):
-            self.post(self.server_back)
-
-    def server_back(self):
-        session = self.session
-        if not self.disconnected or session is None or session.spec.kind == "stdio" or session.connection_lost():
-            return
-        self.disconnected = None
-        self.log.event("tui", "the server answers again")
-        for screen in self.stack:
-            if isinstance(screen, MainScreen):
-                screen.reload()
-        self.say("%s answers again; its lists were refreshed." % session.display_name())
-
-    def connection_ended(self, exc):
-        if self.session is not None and not self.disconnected and self.attempt is None:
-            self.disconnected = describe_failure(exc)
-            self.log.event("tui", "disconnected: %s" % self.disconnected)
-
     def on_notification(self, message):
         method = message.get("method") or ""
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
@@ -10692,6 +10602,159 @@ class Tui:
             if self.closing.is_set():
                 return None
         return pending.value
+
+
+def connected_app(app):
+    return app.session is not None
+
+
+GLOBAL_KEYS = (  # the app's keys on every screen, before the screen sees them (README: "Any screen")
+    Binding("", action=bound(lambda app: app.window.clear()), codes=("RESIZE",)),  # repaint at the new size
+    Binding("F1", "help", action=bound(lambda app: app.open_help())),
+    Binding("F12", "debug screen", action=bound(lambda app: app.open_debug())),
+    Binding("^R", "reconnect", action=bound(lambda app: app.connection.reconnect()), when=connected_app),
+    Binding("^C", action=bound(lambda app: app.interrupt())),
+    Binding("^L", "redraw", action=bound(lambda app: app.window.clear())))
+
+BROWSE_KEYS = (  # the app's keys on every screen without a text field (README: "Screens without a text field")
+    Binding("?", "help", action=bound(lambda app: app.open_help())),
+    Binding("D", "debug", action=bound(lambda app: app.open_debug())),
+    Binding("T", "tasks", action=bound(lambda app: app.open_tasks())),
+    Binding("H", "history", action=bound(lambda app: app.open(HistoryScreen(app)))),
+    Binding("C", "connection screen", action=bound(lambda app: app.open(ConnectScreen(
+        app, app.session.spec if app.session else app.spec)))),
+    Binding("p", "ping", action=bound(lambda app: app.ping()), when=connected_app),
+    Binding("L", "log level", action=bound(lambda app: app.open(log_level_screen(app))), when=connected_app),
+    Binding("R", "roots", action=bound(lambda app: app.open(RootsScreen(app)))),
+    Binding("q", "back", action=bound(lambda app: app.back()), codes=("q", "ESC")))
+
+
+class TuiConnection:
+    """The session's life in the TUI: connecting on a worker (the main screen replaces the
+    others), reconnecting (the screens stay), noticing the server gone and back. The session
+    itself stays on the app, which every screen reads."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def open_session(self, spec, on_failure, fresh=True):
+        """Connect on a worker. ``fresh``: a new server, whose main screen replaces every
+        screen; otherwise (a reconnect) the screens stay and refresh."""
+        app = self.app
+        if app.attempt is not None:
+            app.attempt.abandon()
+        if spec.auth is not None:
+            spec.auth.try_again()  # a cancelled authorization asks again, not fails at once
+        responder = TuiResponder(app, app.stubs[0], app.stubs[1], app.roots)
+        attempt = app.attempt = ConnectAttempt()
+
+        def work():
+            session = connect(spec, app.opts, responder, app.log, tell=lambda text: app.post(app.say, text),
+                              browser_step=lambda step: app.post(self.authorize, step),
+                              started=attempt.started)
+            if attempt.abandoned:
+                session.close()
+                raise ConnectionFailed("the connection attempt was cancelled")
+            session.listen_for_list_changes()
+            return session
+
+        def failed(exc):
+            if attempt is app.attempt:
+                app.attempt = None
+                on_failure(exc, getattr(exc, "stderr_lines", []))
+
+        attempt.thread = app.spawn(work, lambda session: self.connected(session, attempt, fresh), failed)
+
+    def authorize(self, step):
+        """The browser step of OAuth: its screen, and the status line says what is awaited."""
+        app = self.app
+        app.open(AuthorizeScreen(app, step))
+        app.say("Waiting for the authorization at %s (Esc cancels) ..." % clean(step.host))
+
+    def cancel_connect(self):
+        """Esc while connecting: give up the attempt (its server is stopped) and stay."""
+        app = self.app
+        if app.attempt is not None:
+            app.attempt.abandon()
+            app.attempt = None
+
+    def connected(self, session, attempt, fresh):
+        app = self.app
+        if app.exit_code is not None or attempt is not app.attempt:
+            session.close()  # the user quit, or gave up on this attempt, while it connected
+            return
+        app.attempt = None
+        old, app.session, app.disconnected = app.session, session, None
+        if old is not None:
+            threading.Thread(target=old.close, daemon=True).start()  # a slow goodbye must not freeze the UI
+        if old is not None and (fresh or not old.outlives_process()):
+            # Another server, or a new process of a stdio one: the old tasks are not this server's.
+            # Kept, the tasks screen would poll and cancel them here, sending their IDs (which a
+            # server may use as bearer tokens) to a server that never made them.
+            app.task_book = TaskBook()
+            app.close_resumed_sessions()
+        app.tasks = tasks_for(session)
+        session.observers.append(lambda message: app.post(app.on_notification, message))
+        homes = [screen for screen in app.stack if isinstance(screen, MainScreen)]
+        if fresh or not homes:
+            app.tool_screens = {}
+            homes = [MainScreen(app)]
+            app.stack = homes[:]
+            app.window.clearok(True)
+        homes[0].reload()
+        uris, app.subscriptions = list(app.subscriptions) if not fresh else [], {}
+        app.changed = set() if fresh else app.changed
+        app.subscribe(uris)  # a reconnect subscribes again to what the old session had
+        summary = session.summary()
+        app.say("%s to %s (%s, %s)." % ("Connected" if fresh else "Reconnected", session.display_name(),
+                                        summary["protocolVersion"], summary["transport"]))
+
+    def reconnect(self):
+        """Ctrl+R: the same server again (a stdio server is started afresh), the screens kept."""
+        app = self.app
+        spec = app.session.spec
+        app.say("Reconnecting to %s ..." % spec.describe())
+        threading.Thread(target=app.session.close, daemon=True).start()
+        self.open_session(spec, self.reconnect_failed, fresh=False)
+
+    def reconnect_failed(self, exc, stderr_lines):
+        app = self.app
+        app.disconnected = "reconnecting failed: %s" % describe_failure(exc)
+        app.say(app.disconnected, True)
+
+    def notice_lost_connection(self):
+        """A stdio server's exit shows at once, keypress or not (the loop ticks)."""
+        app = self.app
+        if app.session is not None and not app.disconnected:
+            lost = app.session.connection_lost()
+            if lost is not None:
+                self.connection_ended(lost)
+
+    def watch_answers(self, entry):
+        """(Any thread.) An answer from the server while the connection counts as lost: an HTTP
+        server that came back (a restarted one gets a new session) is connected again."""
+        app = self.app
+        if app.disconnected and entry.get("type") == "message" and entry.get("direction") == "in" and entry.get(
+                "kind") in ("response", "error"):
+            app.post(self.server_back)
+
+    def server_back(self):
+        app = self.app
+        session = app.session
+        if not app.disconnected or session is None or session.spec.kind == "stdio" or session.connection_lost():
+            return
+        app.disconnected = None
+        app.log.event("tui", "the server answers again")
+        for screen in app.stack:
+            if isinstance(screen, MainScreen):
+                screen.reload()
+        app.say("%s answers again; its lists were refreshed." % session.display_name())
+
+    def connection_ended(self, exc):
+        app = self.app
+        if app.session is not None and not app.disconnected and app.attempt is None:
+            app.disconnected = describe_failure(exc)
+            app.log.event("tui", "disconnected: %s" % app.disconnected)
 
 
 class PendingAnswer:
@@ -10860,9 +10923,24 @@ class TaskFollower:
 # -- 8b. Screens ---------------------------------------------------------------------------
 
 
+TAB_KEYS = ("TAB", "RIGHT", "l", "BTAB", "LEFT", "h")
+
+
+def tab_chosen(key, tab, count):
+    """The tab a key chooses on a screen with ``count`` tabs: a digit its tab (1 the first);
+    Tab, Right, l the next; Shift-Tab, Left, h the one before."""
+    step = {"TAB": 1, "RIGHT": 1, "l": 1, "BTAB": -1, "LEFT": -1, "h": -1}
+    return (tab + step[key]) % count if key in step else int(key) - 1
+
+
 class Screen:
     """One full-window view. The app draws the title bar, the hints and the status line,
-    and offers every key to the top screen first."""
+    and offers every key to the top screen first. A screen's keys are its ``BINDINGS``
+    (a table of Binding): they drive ``on_key``, the footer hints and the help screen."""
+
+    BINDINGS = (Binding("q", "back"), Binding("?", "help"))
+    HELP_COLUMN = 2  # the width of the help screen's key column
+    HELP_NOTES = ()  # help lines after the keys
 
     def __init__(self, app):
         self.app = app
@@ -10871,16 +10949,23 @@ class Screen:
         return ""
 
     def hints(self):
-        return "q back  ? help"
+        return "  ".join(filter(None, (binding.hint_text(self) for binding in self.BINDINGS
+                                       if binding.applies(self))))
 
     def help_lines(self):
-        return []
+        return [binding.help_line(self.HELP_COLUMN, self) for binding in self.BINDINGS if binding.help] + list(
+            self.HELP_NOTES)
 
     def draw(self, canvas):
         pass
 
     def on_key(self, key):
         """True when the screen used the key; otherwise the app's shared keys apply."""
+        used = press(self.BINDINGS, self, key)
+        return self.other_key(key) if used is None else used
+
+    def other_key(self, key):
+        """A key no binding answers: the screen's list or text view may use it (True)."""
         return False
 
     def on_paste(self, text):
@@ -10899,6 +10984,9 @@ class Screen:
 class TextScreen(Screen):
     """Long text to read: help, a message's JSON, a resource's contents."""
 
+    BINDINGS = (Binding("j/k PgUp/PgDn Home/End", "scroll"), Binding("", lambda screen: screen.view.position()),
+                Binding("q", "back"))
+
     def __init__(self, app, title, text):
         Screen.__init__(self, app)
         self.name = title
@@ -10907,17 +10995,31 @@ class TextScreen(Screen):
     def title(self):
         return self.name
 
-    def hints(self):
-        return "j/k PgUp/PgDn Home/End scroll  %s  q back" % self.view.position()
-
     def draw(self, canvas):
         self.view.draw(canvas)
 
-    def on_key(self, key):
+    def other_key(self, key):
         return self.view.on_key(key)
 
 
 QUIT_QUESTION = "Discard your input and quit?"
+
+
+def form_keys(*bindings):
+    """A form's table: its own bindings (what the footer and the help show), then the keys
+    every form has, not shown again: ^X submits, Esc goes back (asking on an edited form),
+    PgUp/PgDn scroll the output, Tab completes where the server offers values, ^E at the end
+    of a text field opens the text area. Every other key goes to the fields."""
+    return bindings + (
+        Binding("^X", action=bound(lambda screen: screen.submit())),
+        Binding("Esc", action=bound(lambda screen: screen.escape()), codes=("ESC",)),
+        Binding("PgUp/PgDn", action=lambda screen, key: screen.output.on_key(key), codes=("PGUP", "PGDN")),
+        Binding("Tab", action=lambda screen, key: screen.complete(), codes=("TAB",)),
+        Binding("^E", action=lambda screen, key: screen.open_text_area()))
+
+
+def completing(screen):
+    return screen.completer is not None and screen.completer.offered()
 
 
 class FieldScreen(Screen):
@@ -10926,6 +11028,16 @@ class FieldScreen(Screen):
 
     submit_label = "Run"
     output_title = "Result"
+    BINDINGS = form_keys(
+        Binding("Tab", lambda screen: "complete" if completing(screen) else ""),
+        Binding("Up/Down", lambda screen: "move" if completing(screen) else ""),
+        Binding("Tab/arrows", lambda screen: "" if completing(screen) else "move"),
+        Binding("Enter/^X", lambda screen: screen.submit_label.lower()),
+        Binding("^E", lambda screen: "" if completing(screen) or "^E" not in screen.field_keys() else "edit"),
+        Binding("^N", lambda screen: "" if completing(screen) or "^N" not in screen.field_keys() else "null"),
+        Binding("PgUp/PgDn", "scroll"),
+        Binding("F12", lambda screen: "" if completing(screen) or screen.field_keys() else "debug"),
+        Binding("Esc", "back"))
 
     def __init__(self, app, intro=""):
         Screen.__init__(self, app)
@@ -10939,13 +11051,6 @@ class FieldScreen(Screen):
         self.clean_state = None  # the fields as last opened or run: Esc asks before losing edits
         self.completer = None  # a Completer where the server completes this form's values
 
-    def hints(self):
-        if self.completer and self.completer.offered():
-            return "Tab complete  Up/Down move  Enter/^X %s  PgUp/PgDn scroll  Esc back" % self.submit_label.lower()
-        keys = self.field_keys()
-        return "Tab/arrows move  Enter/^X %s  %sPgUp/PgDn scroll  %sEsc back" % (
-            self.submit_label.lower(), keys, "" if keys else "F12 debug  ")
-
     def field_keys(self):
         """The keys of the form's text fields, for the footer: ^E edit (the text area), and
         ^N null where a field allows null. The same for the whole form: a footer that changed
@@ -10956,26 +11061,35 @@ class FieldScreen(Screen):
     def on_key(self, key):
         if self.clean_state is None:
             self.mark_clean()  # before the first key changes anything
-        if key == "ESC":
-            if self.changed():
-                self.app.ask("Discard your input?", self.discard)
-            else:
-                self.cancel()
-            return True
-        if key == "^X":
-            self.submit()
-            return True
-        if key in ("PGUP", "PGDN"):
-            return self.output.on_key(key)
-        focused = self.field_list.items[self.field_list.focus] if self.field_list.items else None
-        if key == "TAB" and self.completer and isinstance(focused, TextField) and self.completer.offered():
-            self.completer.complete(focused)
-            return True
-        if key == "^E" and isinstance(focused, TextField) and focused.cursor == len(focused.text):
-            self.app.open(TextAreaScreen(self.app, focused))  # ^E at the end of the line: the text area
-            return True
+        return Screen.on_key(self, key)
+
+    def other_key(self, key):
         self.field_list.on_key(key)
         return True  # a form screen owns every key, so letters type (an unknown Alt key does nothing)
+
+    def escape(self):
+        if self.changed():
+            self.app.ask("Discard your input?", self.discard)
+        else:
+            self.cancel()
+
+    def focused_text(self):
+        focused = self.field_list.items[self.field_list.focus] if self.field_list.items else None
+        return focused if isinstance(focused, TextField) else None
+
+    def complete(self):
+        """Tab in a text field the server completes; False: Tab moves on."""
+        focused = self.focused_text()
+        if focused is None or not completing(self):
+            return False
+        self.completer.complete(focused)
+
+    def open_text_area(self):
+        """^E at the end of a text field; False elsewhere (^E: the end of the line)."""
+        focused = self.focused_text()
+        if focused is None or focused.cursor != len(focused.text):
+            return False
+        self.app.open(TextAreaScreen(self.app, focused))
 
     def on_paste(self, text):
         if self.clean_state is None:
@@ -11087,6 +11201,22 @@ class ConnectScreen(FieldScreen):
 
     submit_label = "Connect"
     output_title = "Connection"
+    BINDINGS = form_keys(
+        Binding("Esc", "cancel the attempt", action=bound(lambda screen: screen.cancel()), codes=("ESC",),
+                when=lambda screen: screen.running),
+        Binding("Tab/arrows", "move", when=lambda screen: not screen.running),
+        Binding("Enter/^X", "connect", action=lambda screen, key: screen.connect_from_field(), codes=("ENTER",),
+                when=lambda screen: not screen.running),
+        Binding("^R", "retry", action=bound(lambda screen: screen.connect(screen.attempted)),  # asks again
+                when=lambda screen: not screen.running and screen.attempted is not None),
+        Binding("F12", "debug"),
+        Binding("Esc", lambda screen: "back" if screen.stacked() else "quit", when=lambda screen: not screen.running))
+    HELP_NOTES = (
+        "Type a URL or a stdio command line, pick the transport and protocol version, add headers",
+        "('Name: value'), then Enter (or ^X) anywhere in the form connects. Servers found in --config and",
+        "in the Claude Desktop, VS Code and .mcp.json files are listed as buttons: Enter connects.",
+        "A config file's path typed into Server lists that file's servers instead.",
+        "^R tries the last attempt again (a cancelled authorization asks again).")
 
     def __init__(self, app, spec):
         FieldScreen.__init__(self, app, "Connect to an MCP server: a URL (http://...) or a command line that "
@@ -11130,39 +11260,19 @@ class ConnectScreen(FieldScreen):
     def title(self):
         return "Connect"
 
-    def hints(self):
-        if self.running:
-            return "Esc cancel the attempt  F12 debug"
-        return "Tab/arrows move  Enter/^X connect%s  F12 debug  Esc %s" % (
-            "  ^R retry" if self.attempted is not None else "", "back" if self.stacked() else "quit")
-
     def stacked(self):
         """Opened from the main screen (C), over a session that stays until a new one opens."""
         return len(self.app.stack) > 1 and self.app.stack[-1] is self
 
-    def on_key(self, key):
-        if key == "ESC" and self.running:
-            self.cancel()
-            return True
-        if key == "^R" and not self.running and self.attempted is not None:
-            self.connect(self.attempted)  # the last attempt again (an authorization asks again)
-            return True
-        focused = self.field_list.items[self.field_list.focus]
-        if key == "ENTER" and not isinstance(focused, Button):
-            self.submit()  # as the footer says: Enter connects from any field
-            return True
-        return FieldScreen.on_key(self, key)
-
-    def help_lines(self):
-        return ["Type a URL or a stdio command line, pick the transport and protocol version, add headers",
-                "('Name: value'), then Enter (or ^X) anywhere in the form connects. Servers found in --config and",
-                "in the Claude Desktop, VS Code and .mcp.json files are listed as buttons: Enter connects.",
-                "A config file's path typed into Server lists that file's servers instead.",
-                "^R tries the last attempt again (a cancelled authorization asks again)."]
+    def connect_from_field(self):
+        """As the footer says: Enter connects from any field; on a button it presses it (False)."""
+        if isinstance(self.field_list.items[self.field_list.focus], Button):
+            return False
+        self.submit()
 
     def cancel(self):
         if self.running:
-            self.app.cancel_connect()
+            self.app.connection.cancel_connect()
             self.running, self.elapsed = False, time.monotonic() - self.started
             self.output.set_text("Connection attempt cancelled.\n\n" + self.known_servers_text())
             self.app.say("Connection attempt cancelled.")
@@ -11229,7 +11339,7 @@ class ConnectScreen(FieldScreen):
         self.running, self.started, self.elapsed = True, time.monotonic(), None
         self.progress = "connecting to %s" % spec.describe()
         self.app.say("Connecting to %s ..." % spec.describe())
-        self.app.open_session(spec, self.failed)
+        self.app.connection.open_session(spec, self.failed)
 
     def failed(self, exc, stderr_lines):
         self.running, self.elapsed = False, time.monotonic() - self.started
@@ -11294,6 +11404,27 @@ class MainScreen(Screen):
     detail pane."""
 
     TABS = ("tools", "resources", "prompts", "server")
+    BINDINGS = (
+        Binding("1-4", help="switch tabs (Tools, Resources and templates, Prompts, Server)",
+                action=lambda screen, key: screen.switch_tab(key), help_key="1-4, Tab, Left/Right",
+                codes=("1", "2", "3", "4") + TAB_KEYS),
+        Binding("j/k", "scroll", when=lambda screen: screen.on_server_tab()),
+        Binding("j/k", help="move in the list; Home/End first/last", help_key="j/k, arrows, PgUp/PgDn"),
+        Binding("J/K", help="scroll the detail pane (schema, annotations)", codes=("J", "K"),
+                action=lambda screen, key: screen.scroll_detail(key), when=lambda screen: not screen.on_server_tab()),
+        Binding("Enter", "open", "open: a tool's form, a resource's contents, a prompt", codes=("ENTER",),
+                action=bound(lambda screen: screen.open_selected()), when=lambda screen: not screen.on_server_tab()),
+        Binding("/", lambda screen: "" if screen.on_server_tab() else "filter",
+                "a new filter for this tab's list (Enter keeps it, Esc clears it)",
+                bound(lambda screen: screen.new_filter())),
+        Binding("r", "refresh", "refresh the lists (list_changed notifications do it too)",
+                bound(lambda screen: screen.reload(announce=True))),
+        Binding("p", "ping"), Binding("L", "log level", when=lambda screen: screen.on_server_tab()),
+        Binding("T", "tasks"), Binding("H", "history"), Binding("?", "help"), Binding("q", "quit"),
+        Binding("Esc", codes=("ESC",), action=bound(lambda screen: screen.filter.clear()),  # only q quits here
+                when=lambda screen: not screen.on_server_tab()),
+        Binding("T / D (or F12) / q", help="tasks screen / debug screen / quit (asks while calls or tasks run)"))
+    HELP_COLUMN = 24
 
     def __init__(self, app):
         Screen.__init__(self, app)
@@ -11316,20 +11447,10 @@ class MainScreen(Screen):
         return "mcp-tui"
 
     def hints(self):
-        if self.filter.active:
-            return "type to filter  Enter keep  Esc clear"
-        if self.TABS[self.tab] == "server":
-            return "j/k scroll  r refresh  p ping  L log level  T tasks  H history  ? help  q quit"
-        return "Enter open  / filter  r refresh  p ping  T tasks  H history  ? help  q quit"
+        return "type to filter  Enter keep  Esc clear" if self.filter.active else Screen.hints(self)
 
-    def help_lines(self):
-        return ["1-4, Tab, Left/Right    switch tabs (Tools, Resources and templates, Prompts, Server)",
-                "j/k, arrows, PgUp/PgDn  move in the list; Home/End first/last",
-                "J/K                     scroll the detail pane (schema, annotations)",
-                "/                       a new filter for this tab's list (Enter keeps it, Esc clears it)",
-                "Enter                   open: a tool's form, a resource's contents, a prompt",
-                "r                       refresh the lists (list_changed notifications do it too)",
-                "T / D (or F12) / q      tasks screen / debug screen / quit (asks while calls or tasks run)"]
+    def on_server_tab(self):
+        return self.TABS[self.tab] == "server"
 
     # -- loading --------------------------------------------------------------------------
 
@@ -11379,31 +11500,22 @@ class MainScreen(Screen):
     # -- keys -----------------------------------------------------------------------------
 
     def on_key(self, key):
-        if self.filter.active:
-            return self.filter.on_key(key)
-        name = self.TABS[self.tab]
-        if key in ("1", "2", "3", "4"):
-            self.tab = int(key) - 1
-        elif key in ("TAB", "RIGHT", "l"):
-            self.tab = (self.tab + 1) % len(self.TABS)
-        elif key in ("BTAB", "LEFT", "h"):
-            self.tab = (self.tab - 1) % len(self.TABS)
-        elif key == "/":
-            self.filter.clear()  # a new filter, not more text behind the last one
-            self.filter.active = True
-        elif key == "r":
-            self.reload(announce=True)
-        elif name == "server":
+        return self.filter.on_key(key) if self.filter.active else Screen.on_key(self, key)
+
+    def other_key(self, key):
+        if self.on_server_tab():
             return self.server_view.on_key(key)
-        elif key == "ENTER":
-            self.open_selected()
-        elif key in ("J", "K"):
-            self.detail.on_key("DOWN" if key == "J" else "UP")
-        elif key == "ESC":
-            self.filter.clear()  # Esc clears a filter; only q quits from here
-        else:
-            return self.selections[name].on_key(key, len(self.visible_entries()))
-        return True
+        return self.selections[self.TABS[self.tab]].on_key(key, len(self.visible_entries()))
+
+    def switch_tab(self, key):
+        self.tab = tab_chosen(key, self.tab, len(self.TABS))
+
+    def new_filter(self):
+        self.filter.clear()  # a new filter, not more text behind the last one
+        self.filter.active = True
+
+    def scroll_detail(self, key):
+        self.detail.on_key("DOWN" if key == "J" else "UP")
 
     def on_paste(self, text):
         self.filter.paste(text)  # pasting on the list filters it, as / then the text would
@@ -11569,6 +11681,34 @@ class ToolScreen(FieldScreen):
     running while the screen is closed."""
 
     submit_label = "Execute"
+    BINDINGS = (
+        Binding("^C", "cancel the call", "cancel the running call (a task: asks, then tasks/cancel)",
+                lambda screen, key: screen.cancel_on_button(), codes=("x",), help_key="^C, or x on a button",
+                when=lambda screen: screen.running),
+        Binding("^X", lambda screen: "" if screen.running else "execute",
+                "execute (required fields, formats and limits are checked first)"),
+        Binding("^T", lambda screen: "" if screen.running else "task mode",
+                "task mode: call the tool as a task and follow it", bound(lambda screen: screen.toggle_task_mode())),
+        Binding("^Y", lambda screen: "" if screen.running else "copy",
+                "copy the equivalent mcp-tui command (shell-quoted; OSC 52 clipboard)",
+                bound(lambda screen: screen.copy_command())),
+        Binding("^E", lambda screen: "" if screen.running or "^E" not in screen.field_keys() else "edit",
+                "at the end of a text field: a text area (newlines and tabs)"),
+        Binding("^N", lambda screen: "" if screen.running or "^N" not in screen.field_keys() else "null",
+                "on a field whose schema allows null: send JSON null (again: clear)"),
+        Binding("Tab", lambda screen: "move" if screen.running or "^N" not in screen.field_keys() else "",
+                "move between fields and buttons; Enter moves on, or presses a button",
+                help_key="Tab/Shift-Tab or Up/Down"),  # 80 columns hold the hints: "^N null" takes its place
+        Binding("Left/Right/Space", help="choose in a choice field; Space ticks in a multi-select"),
+        Binding("^O", help="open a resource the result links to (resource_link)",
+                action=bound(lambda screen: screen.follow_link())),
+        Binding("^S", help="save the result's contents (text, images, audio, blobs) to files",
+                action=bound(lambda screen: open_save_screen(screen.app, screen.result))),
+        Binding("PgUp/PgDn", "result", "scroll the result"),
+        Binding("Esc", lambda screen: "back (it keeps running)" if screen.running else "back",
+                "back to the list; a running call goes on, its result stays here"))
+    BINDINGS = form_keys(*BINDINGS)
+    HELP_COLUMN = 27
 
     def __init__(self, app, tool):
         FieldScreen.__init__(self, app, first_line(str(tool.get("description") or "")))
@@ -11587,43 +11727,9 @@ class ToolScreen(FieldScreen):
     def title(self):
         return "Tool: %s%s" % (self.tool.get("name"), " [task mode]" if self.task_mode else "")
 
-    def hints(self):
-        if self.running:
-            return "^C cancel the call  Tab move  PgUp/PgDn result  Esc back (it keeps running)"
-        keys = self.field_keys()  # 80 columns hold them: "^N null" takes the place of "Tab move"
-        return "^X execute  ^T task mode  ^Y copy  %s%sPgUp/PgDn result  Esc back" % (
-            keys, "" if "^N" in keys else "Tab move  ")
-
-    def help_lines(self):
-        return ["Tab/Shift-Tab or Up/Down   move between fields and buttons; Enter moves on, or presses a button",
-                "Left/Right/Space           choose in a choice field; Space ticks in a multi-select",
-                "^X                         execute (required fields, formats and limits are checked first)",
-                "^E                         at the end of a text field: a text area (newlines and tabs)",
-                "^N                         on a field whose schema allows null: send JSON null (again: clear)",
-                "^T                         task mode: call the tool as a task and follow it",
-                "^Y                         copy the equivalent mcp-tui command (shell-quoted; OSC 52 clipboard)",
-                "^C, or x on a button       cancel the running call (a task: asks, then tasks/cancel)",
-                "^O                         open a resource the result links to (resource_link)",
-                "^S                         save the result's contents (text, images, audio, blobs) to files",
-                "PgUp/PgDn                  scroll the result",
-                "Esc                        back to the list; a running call goes on, its result stays here"]
-
-    def on_key(self, key):
-        if key == "^T":
-            self.toggle_task_mode()
-            return True
-        if key == "^Y":
-            self.copy_command()
-            return True
-        if key == "^O":
-            self.follow_link()
-            return True
-        if key == "^S":
-            open_save_screen(self.app, self.result)
-            return True
-        if key == "x" and self.running and isinstance(self.field_list.items[self.field_list.focus], Button):
-            return self.interrupt()
-        return FieldScreen.on_key(self, key)
+    def cancel_on_button(self):
+        """x with the focus on a button cancels the running call; in a text field it types."""
+        return isinstance(self.field_list.items[self.field_list.focus], Button) and self.interrupt()
 
     def toggle_task_mode(self):
         self.task_mode = not self.task_mode
@@ -11794,6 +11900,18 @@ class TextAreaScreen(Screen):
     Tab and a paste keep their tabs; ^X puts the text back into the field, Esc leaves it as
     it was (asking first when edited)."""
 
+    BINDINGS = (
+        Binding("^X", "done", lambda screen: "done: the text goes back into the field %s" % screen.field.label,
+                bound(lambda screen: screen.done())),
+        Binding("Enter", "new line", "a new line (the field keeps it: a string is sent with its newlines)",
+                bound(lambda screen: screen.insert("\n")), codes=("ENTER",)),
+        Binding("Tab", "tab", "a tab character; a paste keeps its tabs and newlines",
+                bound(lambda screen: screen.insert("\t")), codes=("TAB",)),
+        Binding("arrows", "move", "move; Backspace/Delete remove a character", help_key="arrows, Home/End, PgUp/PgDn"),
+        Binding("Esc", "cancel", "cancel (asks first when the text was edited)", bound(lambda screen: screen.cancel()),
+                codes=("ESC",)))
+    HELP_COLUMN = 27
+
     def __init__(self, app, field):
         Screen.__init__(self, app)
         self.field = field
@@ -11804,15 +11922,6 @@ class TextAreaScreen(Screen):
     def title(self):
         return "Edit: %s" % self.field.label
 
-    def hints(self):
-        return "^X done  Enter new line  Tab tab  arrows move  Esc cancel"
-
-    def help_lines(self):
-        return ["Enter                      a new line (the field keeps it: a string is sent with its newlines)",
-                "Tab                        a tab character; a paste keeps its tabs and newlines",
-                "arrows, Home/End, PgUp/PgDn move; Backspace/Delete remove a character",
-                "^X                         done: the text goes back into the field %s" % self.field.label,
-                "Esc                        cancel (asks first when the text was edited)"]
 
     def line_start(self, index):
         return self.text.rfind("\n", 0, index) + 1
@@ -11842,22 +11951,20 @@ class TextAreaScreen(Screen):
         self.text = self.text[:self.cursor] + text + self.text[self.cursor:]
         self.cursor += len(text)
 
-    def on_key(self, key):
-        text, cursor = self.text, self.cursor
-        if key == "^X":
-            self.field.set_text(text)
-            self.field.cursor = len(text)
+    def done(self):
+        self.field.set_text(self.text)
+        self.field.cursor = len(self.text)
+        self.app.back()
+
+    def cancel(self):
+        if self.text != self.field.text:
+            self.app.ask("Discard your edits?", self.app.back)
+        else:
             self.app.back()
-        elif key == "ESC":
-            if text != self.field.text:
-                self.app.ask("Discard your edits?", self.app.back)
-            else:
-                self.app.back()
-        elif key == "ENTER":
-            self.insert("\n")
-        elif key == "TAB":
-            self.insert("\t")
-        elif len(key) == 1:
+
+    def other_key(self, key):
+        text, cursor = self.text, self.cursor
+        if len(key) == 1:
             self.insert(key)
         elif key == "BACKSPACE" and cursor:
             self.text, self.cursor = text[:cursor - 1] + text[cursor:], cursor - 1
@@ -11924,11 +12031,11 @@ class PickScreen(Screen):
         self.selection = Selection()
         self.selection.index = index
 
+    BINDINGS = (Binding("Enter", "choose", action=lambda screen, key: screen.pick(), codes=("ENTER",)),
+                Binding("j/k", "move"), Binding("q", "back"))
+
     def title(self):
         return self.name
-
-    def hints(self):
-        return "Enter choose  j/k move  q back"
 
     def draw(self, canvas):
         top = 2 if self.intro else 0
@@ -11938,11 +12045,13 @@ class PickScreen(Screen):
                                           self.app.style):
             canvas.put(row, 1, self.labels[index], attr)
 
-    def on_key(self, key):
-        if key == "ENTER" and self.labels:
+    def pick(self):
+        if self.labels:
             self.app.close_screen(self)
             self.on_pick(self.selection.index)
-            return True
+        return bool(self.labels)
+
+    def other_key(self, key):
         return self.selection.on_key(key, len(self.labels))
 
 
@@ -11987,6 +12096,16 @@ class HistoryScreen(Screen):
     """Every tool call of the session, newest first: arguments, duration, status, result."""
 
     COLUMNS = ("TIME", "TOOL", "STATUS", "TOOK", "ARGUMENTS")
+    BINDINGS = (
+        Binding("Enter", "the whole call", "the call: arguments, duration, status and its result",
+                lambda screen, key: screen.show_selected(), codes=("ENTER",)),
+        Binding("e", "edit in the form", "the tool's form with the call's arguments, to edit and run",
+                lambda screen, key: screen.load_selected(run=False)),
+        Binding("r", "run again", "run the call again (the same arguments and task mode)",
+                lambda screen, key: screen.load_selected(run=True)),
+        Binding("j/k", "move", "move", help_key="j/k, arrows"),
+        Binding("q", "back"))
+    HELP_COLUMN = 13
 
     def __init__(self, app):
         Screen.__init__(self, app)
@@ -11995,27 +12114,25 @@ class HistoryScreen(Screen):
     def title(self):
         return "History"
 
-    def hints(self):
-        return "Enter the whole call  e edit in the form  r run again  j/k move  q back"
-
-    def help_lines(self):
-        return ["j/k, arrows  move          Enter  the call: arguments, duration, status and its result",
-                "e            the tool's form with the call's arguments, to edit and run",
-                "r            run the call again (the same arguments and task mode)"]
-
     def calls(self):
         return list(reversed(self.app.history.calls))
 
-    def on_key(self, key):
+    def show_selected(self):
+        """Enter: the selected call whole; False (the key unused) with no call."""
         calls = self.calls()
-        if key == "ENTER" and calls:
+        if calls:
             record = calls[self.selection.index]
             self.app.open(TextScreen(self.app, "Call: %s" % record.tool, record.text()))
-            return True
-        if key in ("e", "r") and calls:
-            self.load(calls[self.selection.index], run=key == "r")
-            return True
-        return self.selection.on_key(key, len(calls))
+        return bool(calls)
+
+    def load_selected(self, run):
+        calls = self.calls()
+        if calls:
+            self.load(calls[self.selection.index], run)
+        return bool(calls)
+
+    def other_key(self, key):
+        return self.selection.on_key(key, len(self.calls()))
 
     def load(self, record, run):
         """The call's tool form, its arguments and task mode filled in; ``run``: execute it."""
@@ -12051,6 +12168,18 @@ class ResourceScreen(Screen):
     """A resource's contents, read on a worker, to scroll through; s subscribes to its
     updates, w saves its contents."""
 
+    BINDINGS = (
+        Binding("j/k", "scroll", "scroll", help_key="j/k, PgUp/PgDn, Home/End"),
+        Binding("r", "read again", "read it again", bound(lambda screen: screen.read())),
+        Binding("s", lambda screen: screen.subscribe_hint(),
+                "subscribe to its updates (a changed resource is marked * in the list), again: unsubscribe",
+                bound(lambda screen: screen.app.toggle_subscription(screen.uri))),
+        Binding("w", "save", "save its contents (text as UTF-8, blobs decoded) to files in a directory",
+                bound(lambda screen: open_save_screen(screen.app, screen.result))),
+        Binding("", lambda screen: screen.view.position()),
+        Binding("q", "back"))
+    HELP_COLUMN = 3
+
     def __init__(self, app, resource):
         Screen.__init__(self, app)
         self.resource = resource
@@ -12063,15 +12192,11 @@ class ResourceScreen(Screen):
         mark = {"*": "  [changed: r reads again]", "+": "  [subscribed]"}.get(self.app.resource_mark(self.uri), "")
         return "Resource: %s%s" % (self.uri, mark)
 
-    def hints(self):
-        subscribe = ("s unsubscribe  " if self.uri in self.app.subscriptions else "s subscribe  ") if (
-            self.app.session.capabilities.get("resources") or {}).get("subscribe") else ""
-        return "j/k scroll  r read again  %sw save  %s  q back" % (subscribe, self.view.position())
-
-    def help_lines(self):
-        return ["j/k, PgUp/PgDn, Home/End  scroll          r  read it again",
-                "s  subscribe to its updates (a changed resource is marked * in the list), again: unsubscribe",
-                "w  save its contents (text as UTF-8, blobs decoded) to files in a directory"]
+    def subscribe_hint(self):
+        """The footer offers s where the server takes subscriptions (the key works anyway)."""
+        if not (self.app.session.capabilities.get("resources") or {}).get("subscribe"):
+            return ""
+        return "unsubscribe" if self.uri in self.app.subscriptions else "subscribe"
 
     def read(self):
         session, uri = self.app.session, self.uri
@@ -12090,16 +12215,8 @@ class ResourceScreen(Screen):
     def draw(self, canvas):
         self.view.draw(canvas)
 
-    def on_key(self, key):
-        if key == "r":
-            self.read()
-        elif key == "s":
-            self.app.toggle_subscription(self.uri)
-        elif key == "w":
-            open_save_screen(self.app, self.result)
-        else:
-            return self.view.on_key(key)
-        return True
+    def other_key(self, key):
+        return self.view.on_key(key)
 
 
 def content_payloads(result):
@@ -12305,17 +12422,20 @@ class RootsScreen(Screen):
         Screen.__init__(self, app)
         self.selection = Selection()
 
+    BINDINGS = (
+        Binding("a", lambda screen: "add" if screen.app.roots else "add a root",
+                "add a root: a directory path (shown to servers as a file:// URI)",
+                bound(lambda screen: screen.app.open(add_root_screen(screen.app)))),
+        Binding("d", "remove", "remove the selected root (asks first)", bound(lambda screen: screen.ask_to_remove()),
+                when=lambda screen: screen.app.roots),
+        Binding("j/k", "move", when=lambda screen: screen.app.roots),
+        Binding("q", "back"))
+    HELP_COLUMN = 4
+    HELP_NOTES = ("A change is announced to a 2025-11-25 server (notifications/roots/list_changed); a",
+                  "2026-07-28 server asks for roots with each request that needs them.")
+
     def title(self):
         return "Roots"
-
-    def hints(self):
-        return "a add  d remove  j/k move  q back" if self.app.roots else "a add a root  q back"
-
-    def help_lines(self):
-        return ["a   add a root: a directory path (shown to servers as a file:// URI)",
-                "d   remove the selected root (asks first)",
-                "A change is announced to a 2025-11-25 server (notifications/roots/list_changed); a",
-                "2026-07-28 server asks for roots with each request that needs them."]
 
     def draw(self, canvas):
         roots = self.app.roots
@@ -12326,16 +12446,12 @@ class RootsScreen(Screen):
             entry = root_entry(roots[index])
             canvas.put(row, 1, "%s  %s" % (entry["name"], entry["uri"]), attr)  # the name: a long URI is cut
 
-    def on_key(self, key):
-        roots = self.app.roots
-        if key == "a":
-            self.app.open(add_root_screen(self.app))
-        elif key == "d" and roots:
-            path = roots[self.selection.index]
-            self.app.ask("Remove root %s?" % path, lambda: self.remove(path))
-        else:
-            return self.selection.on_key(key, len(roots))
-        return True
+    def other_key(self, key):
+        return self.selection.on_key(key, len(self.app.roots))
+
+    def ask_to_remove(self):
+        path = self.app.roots[self.selection.index]
+        self.app.ask("Remove root %s?" % path, lambda: self.remove(path))
 
     def remove(self, path):
         if path in self.app.roots:
@@ -12385,23 +12501,30 @@ class TasksScreen(Screen):
         self.refreshing = False
         self.recorded = []  # (fingerprint, entry) of this server's tasks from earlier runs (the ledger)
 
+    BINDINGS = (
+        Binding("Enter", "detail", "the task's detail (TTL, pending input, error) and its result",
+                bound(lambda screen: screen.app.open(TaskDetailScreen(screen.app, screen.selected()))),
+                codes=("ENTER",), when=lambda screen: screen.selected()),
+        Binding("c", lambda screen: "" if screen.selected().task.terminal else "cancel",
+                "cancel the selected task (asks first; tasks/cancel); not on a task that has ended",
+                bound(lambda screen: ask_to_cancel(screen.app, screen.selected())),
+                when=lambda screen: screen.selected()),
+        Binding("a", lambda screen: "" if screen.selected().task.terminal else "follow",
+                "follow the task: answer its input requests in forms and wait for the result",
+                bound(lambda screen: answer_task(screen.app, screen.selected())),
+                when=lambda screen: screen.selected()),
+        Binding("o", lambda screen: "open by ID" if screen.selected() else "open a task by ID",
+                "open a task by its ID (one from an earlier run, or another client)",
+                bound(lambda screen: screen.app.open(open_task_screen(screen.app)))),
+        Binding("r", "refresh", "refresh every task from the server (and tasks/list where the server has it)",
+                bound(lambda screen: screen.refresh())),
+        Binding("j/k", "move", when=lambda screen: screen.selected()),
+        Binding("q", "back"))
+    HELP_COLUMN = 8
+    HELP_NOTES = ("*       after a status: this screen follows the task (its input requests open forms)",)
+
     def title(self):
         return "Tasks"
-
-    def hints(self):
-        row = self.selected()
-        if row is None:
-            return "o open a task by ID  r refresh  q back"
-        live = "" if row.task.terminal else "c cancel  a follow  "
-        return "Enter detail  %so open by ID  r refresh  j/k move  q back" % live
-
-    def help_lines(self):
-        return ["Enter   the task's detail (TTL, pending input, error) and its result",
-                "c       cancel the selected task (asks first; tasks/cancel); not on a task that has ended",
-                "r       refresh every task from the server (and tasks/list where the server has it)",
-                "a       follow the task: answer its input requests in forms and wait for the result",
-                "o       open a task by its ID (one from an earlier run, or another client)",
-                "*       after a status: this screen follows the task (its input requests open forms)"]
 
     def on_show(self):
         self.refresh()
@@ -12427,21 +12550,8 @@ class TasksScreen(Screen):
         rows = self.rows()
         return rows[self.selection.index] if rows else None
 
-    def on_key(self, key):
-        row = self.selected()
-        if key == "r":
-            self.refresh()
-        elif key == "ENTER" and row:
-            self.app.open(TaskDetailScreen(self.app, row))
-        elif key == "c" and row:
-            ask_to_cancel(self.app, row)
-        elif key == "a" and row:
-            answer_task(self.app, row)
-        elif key == "o":
-            self.app.open(open_task_screen(self.app))
-        else:
-            return self.selection.on_key(key, len(self.rows()))
-        return True
+    def other_key(self, key):
+        return self.selection.on_key(key, len(self.rows()))
 
     def refresh(self):
         tasks = self.app.tasks
@@ -12564,6 +12674,15 @@ def answer_task(app, row):
 class TaskDetailScreen(Screen):
     """One task: status, times, TTL, pending input, error, and the result once fetched."""
 
+    BINDINGS = (
+        Binding("r", "refresh", action=bound(lambda screen: screen.fetch())),
+        Binding("c", lambda screen: "" if screen.row.task.terminal else "cancel",
+                action=bound(lambda screen: ask_to_cancel(screen.app, screen.row))),
+        Binding("a", lambda screen: "" if screen.row.task.terminal else "follow",
+                action=bound(lambda screen: answer_task(screen.app, screen.row))),
+        Binding("j/k", "scroll"),
+        Binding("q", "back"))
+
     def __init__(self, app, row):
         Screen.__init__(self, app)
         self.row = row
@@ -12573,19 +12692,8 @@ class TaskDetailScreen(Screen):
     def title(self):
         return "Task %s" % short_task_id(self.row.task.task_id)
 
-    def hints(self):
-        return "r refresh  %sj/k scroll  q back" % ("" if self.row.task.terminal else "c cancel  a follow  ")
-
-    def on_key(self, key):
-        if key == "r":
-            self.fetch()
-        elif key == "c":
-            ask_to_cancel(self.app, self.row)
-        elif key == "a":
-            answer_task(self.app, self.row)
-        else:
-            return self.view.on_key(key)
-        return True
+    def other_key(self, key):
+        return self.view.on_key(key)
 
     def fetch(self):
         """tasks/get, and the result too once the task has ended."""
@@ -12660,6 +12768,8 @@ class ElicitationScreen(FieldScreen):
     filled in), then accept, decline or cancel."""
 
     submit_label = "Accept"
+    BINDINGS = form_keys(Binding("Tab", "move"), Binding("^X", "accept"), Binding("Esc", "cancel"),
+                         Binding("", "(Decline is a button)"), Binding("F12", "debug"))
 
     def __init__(self, app, params, server_name, pending):
         FieldScreen.__init__(self, app, elicitation_intro(params, server_name))
@@ -12672,8 +12782,6 @@ class ElicitationScreen(FieldScreen):
     def title(self):
         return "Input requested"
 
-    def hints(self):
-        return "Tab move  ^X accept  Esc cancel  (Decline is a button)  F12 debug"
 
     def has_output(self):
         return False
@@ -12706,6 +12814,10 @@ class UrlElicitationScreen(FieldScreen):
     """A URL-mode elicitation: show the URL and its host, and open it only when asked."""
 
     submit_label = "Open"
+    BINDINGS = form_keys(
+        Binding("Enter", "press button"),
+        Binding("^Y", "copy URL", action=bound(lambda screen: screen.copy_url())),
+        Binding("Esc", "cancel"), Binding("", "(nothing opens unless you choose Open)"))
 
     def __init__(self, app, params, server_name, pending):
         self.url = str(params.get("url", ""))
@@ -12722,18 +12834,12 @@ class UrlElicitationScreen(FieldScreen):
     def title(self):
         return "Open a URL?"
 
-    def hints(self):
-        return "Enter press button  ^Y copy URL  Esc cancel  (nothing opens unless you choose Open)"
-
     def has_output(self):
         return False
 
-    def on_key(self, key):
-        if key == "^Y":
-            self.app.copy_to_clipboard(self.url)
-            self.app.say("URL copied to the clipboard (where the terminal allows).")
-            return True
-        return FieldScreen.on_key(self, key)
+    def copy_url(self):
+        self.app.copy_to_clipboard(self.url)
+        self.app.say("URL copied to the clipboard (where the terminal allows).")
 
     def submit(self):
         import webbrowser
@@ -12757,12 +12863,13 @@ class AuthorizeScreen(TextScreen):
     """OAuth's browser step: the authorization server, the URL the browser was sent to, and
     a countdown; Esc gives up (the connection then fails with "authorization cancelled")."""
 
+    BINDINGS = (Binding("Esc", "cancel", action=bound(lambda screen: screen.cancel()), codes=("ESC", "q")),
+                Binding("^Y", "copy URL", action=bound(lambda screen: screen.copy_url())))
+
     def __init__(self, app, step):
         TextScreen.__init__(self, app, "Authorize", "")
         self.step = step
 
-    def hints(self):
-        return "Esc cancel  ^Y copy URL"
 
     def draw(self, canvas):
         if self.step.finished:
@@ -12775,17 +12882,14 @@ class AuthorizeScreen(TextScreen):
                            keep_position=True)
         TextScreen.draw(self, canvas)
 
-    def on_key(self, key):
-        if key in ("ESC", "q"):
-            self.step.cancel()
-            self.app.close_screen(self)
-            self.app.say("Authorization cancelled.")
-            return True
-        if key == "^Y":
-            self.app.copy_to_clipboard(self.step.url)
-            self.app.say("URL copied to the clipboard (where the terminal allows).")
-            return True
-        return TextScreen.on_key(self, key)
+    def cancel(self):
+        self.step.cancel()
+        self.app.close_screen(self)
+        self.app.say("Authorization cancelled.")
+
+    def copy_url(self):
+        self.app.copy_to_clipboard(self.step.url)
+        self.app.say("URL copied to the clipboard (where the terminal allows).")
 
 
 class SamplingScreen(FieldScreen):
@@ -12793,6 +12897,15 @@ class SamplingScreen(FieldScreen):
     reject it."""
 
     submit_label = "Send"
+    BINDINGS = form_keys(
+        Binding("", "type the reply"),
+        Binding("^E", lambda screen: "edit" if "^E" in screen.field_keys() else ""),
+        Binding("^N", lambda screen: "null" if "^N" in screen.field_keys() else ""),
+        Binding("^X", "send"), Binding("Esc", "reject"), Binding("PgUp/PgDn", "scroll the request"))
+    HELP_NOTES = ("Reply, Model, Stop reason  the result sent back: type the reply and ^X (the model is 'human')",
+                  "Result                     or the whole result as JSON (content blocks, model, stopReason);",
+                  "                           what it leaves out comes from the fields above",
+                  "^X send    Esc or Reject   reject the request")
 
     STOP_REASONS = ("endTurn", "stopSequence", "maxTokens", "toolUse")
 
@@ -12811,15 +12924,6 @@ class SamplingScreen(FieldScreen):
 
     def title(self):
         return "Sampling request"
-
-    def help_lines(self):
-        return ["Reply, Model, Stop reason  the result sent back: type the reply and ^X (the model is 'human')",
-                "Result                     or the whole result as JSON (content blocks, model, stopReason);",
-                "                           what it leaves out comes from the fields above",
-                "^X send    Esc or Reject   reject the request"]
-
-    def hints(self):
-        return "type the reply  %s^X send  Esc reject  PgUp/PgDn scroll the request" % self.field_keys()
 
     def output_heading(self, width):
         heading = "-- Request %s " % self.output.position()
@@ -12882,6 +12986,23 @@ class DebugScreen(Screen):
     server's stderr. Key 8 keeps only task status notifications."""
 
     TABS = tuple(name for name, _ in DEBUG_TABS)
+    BINDINGS = (
+        Binding("1-5", "tabs", "Protocol, Notifications, Logs (the server's log messages), HTTP trace,\nserver stderr",
+                lambda screen, key: screen.switch_tab(key), help_key="1-5, Tab, Left/Right",
+                codes=("1", "2", "3", "4", "5") + TAB_KEYS),
+        Binding("8", "task status", "Notifications: only task status (notifications/tasks[/status]); again: all",
+                bound(lambda screen: screen.toggle_task_status_only())),
+        Binding("/", "search", "search: only entries with the text (Enter keeps it, Esc clears it)",
+                bound(lambda screen: setattr(screen.search, "active", True))),
+        Binding("Esc", codes=("ESC",), action=bound(lambda screen: screen.search.clear()),
+                when=lambda screen: screen.search.needle()),
+        Binding("Enter", "whole entry", "the whole entry, however long (a message as indented JSON)",
+                bound(lambda screen: screen.open_entry()), codes=("ENTER",)),
+        Binding("j/k", True),
+        Binding("End", "follow", "follow the newest entry"),
+        Binding("q", "back"))
+    HELP_COLUMN = 22
+    HELP_NOTES = ("Task IDs, session ids and tokens are masked exactly as in the CLI's --debug output.",)
 
     def __init__(self, app):
         Screen.__init__(self, app)
@@ -12896,18 +13017,7 @@ class DebugScreen(Screen):
         return "Debug: %s%s" % (self.TABS[self.tab], " [task status only]" if self.task_status_only else "")
 
     def hints(self):
-        if self.search.active:
-            return "type to search  Enter keep  Esc clear"
-        return "1-5 tabs  8 task status  / search  Enter whole entry  j/k  End follow  q back"
-
-    def help_lines(self):
-        return ["1-5, Tab, Left/Right  Protocol, Notifications, Logs (the server's log messages), HTTP trace,",
-                "                      server stderr",
-                "8                     Notifications: only task status (notifications/tasks[/status]); again: all",
-                "/                     search: only entries with the text (Enter keeps it, Esc clears it)",
-                "Enter                 the whole entry, however long (a message as indented JSON)",
-                "End                   follow the newest entry",
-                "Task IDs, session ids and tokens are masked exactly as in the CLI's --debug output."]
+        return "type to search  Enter keep  Esc clear" if self.search.active else Screen.hints(self)
 
     def tab_views(self):
         """Each tab's entries under the search and key 8 (tab counts follow them): made again
@@ -12938,30 +13048,26 @@ class DebugScreen(Screen):
         if self.search.active:
             self.tail = True
             return self.search.on_key(key)
+        return Screen.on_key(self, key)
+
+    def other_key(self, key):
         count = len(self.entries())
-        if key == "/":
-            self.search.active = True
-        elif key == "ESC" and self.search.needle():
-            self.search.clear()
-        elif key in ("1", "2", "3", "4", "5"):
-            self.switch(int(key) - 1)
-        elif key in ("TAB", "RIGHT", "l"):
-            self.switch((self.tab + 1) % len(self.TABS))
-        elif key in ("BTAB", "LEFT", "h"):
-            self.switch((self.tab - 1) % len(self.TABS))
-        elif key == "8":
-            self.task_status_only = not self.task_status_only
-            self.switch(1)
-        elif key == "ENTER":
-            entries = self.entries()
-            if entries:
-                entry = entries[self.selection.index]
-                self.app.open(TextScreen(self.app, "Debug entry", full_entry_text(entry)))
-        elif self.selection.on_key(key, count):
-            self.tail = self.selection.index >= count - 1
-        else:
+        if not self.selection.on_key(key, count):
             return False
+        self.tail = self.selection.index >= count - 1
         return True
+
+    def switch_tab(self, key):
+        self.switch(tab_chosen(key, self.tab, len(self.TABS)))
+
+    def toggle_task_status_only(self):
+        self.task_status_only = not self.task_status_only
+        self.switch(1)
+
+    def open_entry(self):
+        entries = self.entries()
+        if entries:
+            self.app.open(TextScreen(self.app, "Debug entry", full_entry_text(entries[self.selection.index])))
 
     def switch(self, tab):
         self.tab, self.tail = tab, True
