@@ -10137,7 +10137,7 @@ def press(bindings, owner, key):
     return None  # an action that returns False leaves the key to the next binding, then to the screen
 
 
-def bound(action):
+def key_action(action):
     """A binding's action that uses every key it is given (most do): ``action(screen)``."""
     return lambda screen, key: action(screen) or True
 
@@ -10609,24 +10609,24 @@ def connected_app(app):
 
 
 GLOBAL_KEYS = (  # the app's keys on every screen, before the screen sees them (README: "Any screen")
-    Binding("", action=bound(lambda app: app.window.clear()), codes=("RESIZE",)),  # repaint at the new size
-    Binding("F1", "help", action=bound(lambda app: app.open_help())),
-    Binding("F12", "debug screen", action=bound(lambda app: app.open_debug())),
-    Binding("^R", "reconnect", action=bound(lambda app: app.connection.reconnect()), when=connected_app),
-    Binding("^C", action=bound(lambda app: app.interrupt())),
-    Binding("^L", "redraw", action=bound(lambda app: app.window.clear())))
+    Binding("", action=key_action(lambda app: app.window.clear()), codes=("RESIZE",)),  # repaint at the new size
+    Binding("F1", "help", action=key_action(lambda app: app.open_help())),
+    Binding("F12", "debug screen", action=key_action(lambda app: app.open_debug())),
+    Binding("^R", "reconnect", action=key_action(lambda app: app.connection.reconnect()), when=connected_app),
+    Binding("^C", action=key_action(lambda app: app.interrupt())),
+    Binding("^L", "redraw", action=key_action(lambda app: app.window.clear())))
 
 BROWSE_KEYS = (  # the app's keys on every screen without a text field (README: "Screens without a text field")
-    Binding("?", "help", action=bound(lambda app: app.open_help())),
-    Binding("D", "debug", action=bound(lambda app: app.open_debug())),
-    Binding("T", "tasks", action=bound(lambda app: app.open_tasks())),
-    Binding("H", "history", action=bound(lambda app: app.open(HistoryScreen(app)))),
-    Binding("C", "connection screen", action=bound(lambda app: app.open(ConnectScreen(
+    Binding("?", "help", action=key_action(lambda app: app.open_help())),
+    Binding("D", "debug", action=key_action(lambda app: app.open_debug())),
+    Binding("T", "tasks", action=key_action(lambda app: app.open_tasks())),
+    Binding("H", "history", action=key_action(lambda app: app.open(HistoryScreen(app)))),
+    Binding("C", "connection screen", action=key_action(lambda app: app.open(ConnectScreen(
         app, app.session.spec if app.session else app.spec)))),
-    Binding("p", "ping", action=bound(lambda app: app.ping()), when=connected_app),
-    Binding("L", "log level", action=bound(lambda app: app.open(log_level_screen(app))), when=connected_app),
-    Binding("R", "roots", action=bound(lambda app: app.open(RootsScreen(app)))),
-    Binding("q", "back", action=bound(lambda app: app.back()), codes=("q", "ESC")))
+    Binding("p", "ping", action=key_action(lambda app: app.ping()), when=connected_app),
+    Binding("L", "log level", action=key_action(lambda app: app.open(log_level_screen(app))), when=connected_app),
+    Binding("R", "roots", action=key_action(lambda app: app.open(RootsScreen(app)))),
+    Binding("q", "back", action=key_action(lambda app: app.back()), codes=("q", "ESC")))
 
 
 class TuiConnection:
@@ -11011,8 +11011,8 @@ def form_keys(*bindings):
     PgUp/PgDn scroll the output, Tab completes where the server offers values, ^E at the end
     of a text field opens the text area. Every other key goes to the fields."""
     return bindings + (
-        Binding("^X", action=bound(lambda screen: screen.submit())),
-        Binding("Esc", action=bound(lambda screen: screen.escape()), codes=("ESC",)),
+        Binding("^X", action=key_action(lambda screen: screen.submit())),
+        Binding("Esc", action=key_action(lambda screen: screen.escape()), codes=("ESC",)),
         Binding("PgUp/PgDn", action=lambda screen, key: screen.output.on_key(key), codes=("PGUP", "PGDN")),
         Binding("Tab", action=lambda screen, key: screen.complete(), codes=("TAB",)),
         Binding("^E", action=lambda screen, key: screen.open_text_area()))
@@ -11202,12 +11202,12 @@ class ConnectScreen(FieldScreen):
     submit_label = "Connect"
     output_title = "Connection"
     BINDINGS = form_keys(
-        Binding("Esc", "cancel the attempt", action=bound(lambda screen: screen.cancel()), codes=("ESC",),
+        Binding("Esc", "cancel the attempt", action=key_action(lambda screen: screen.cancel()), codes=("ESC",),
                 when=lambda screen: screen.running),
         Binding("Tab/arrows", "move", when=lambda screen: not screen.running),
         Binding("Enter/^X", "connect", action=lambda screen, key: screen.connect_from_field(), codes=("ENTER",),
                 when=lambda screen: not screen.running),
-        Binding("^R", "retry", action=bound(lambda screen: screen.connect(screen.attempted)),  # asks again
+        Binding("^R", "retry", action=key_action(lambda screen: screen.connect(screen.attempted)),  # asks again
                 when=lambda screen: not screen.running and screen.attempted is not None),
         Binding("F12", "debug"),
         Binding("Esc", lambda screen: "back" if screen.stacked() else "quit", when=lambda screen: not screen.running))
@@ -11413,15 +11413,15 @@ class MainScreen(Screen):
         Binding("J/K", help="scroll the detail pane (schema, annotations)", codes=("J", "K"),
                 action=lambda screen, key: screen.scroll_detail(key), when=lambda screen: not screen.on_server_tab()),
         Binding("Enter", "open", "open: a tool's form, a resource's contents, a prompt", codes=("ENTER",),
-                action=bound(lambda screen: screen.open_selected()), when=lambda screen: not screen.on_server_tab()),
+                action=key_action(lambda screen: screen.open_selected()), when=lambda screen: not screen.on_server_tab()),
         Binding("/", lambda screen: "" if screen.on_server_tab() else "filter",
                 "a new filter for this tab's list (Enter keeps it, Esc clears it)",
-                bound(lambda screen: screen.new_filter())),
+                key_action(lambda screen: screen.new_filter())),
         Binding("r", "refresh", "refresh the lists (list_changed notifications do it too)",
-                bound(lambda screen: screen.reload(announce=True))),
+                key_action(lambda screen: screen.reload(announce=True))),
         Binding("p", "ping"), Binding("L", "log level", when=lambda screen: screen.on_server_tab()),
         Binding("T", "tasks"), Binding("H", "history"), Binding("?", "help"), Binding("q", "quit"),
-        Binding("Esc", codes=("ESC",), action=bound(lambda screen: screen.filter.clear()),  # only q quits here
+        Binding("Esc", codes=("ESC",), action=key_action(lambda screen: screen.filter.clear()),  # only q quits here
                 when=lambda screen: not screen.on_server_tab()),
         Binding("T / D (or F12) / q", help="tasks screen / debug screen / quit (asks while calls or tasks run)"))
     HELP_COLUMN = 24
@@ -11688,10 +11688,10 @@ class ToolScreen(FieldScreen):
         Binding("^X", lambda screen: "" if screen.running else "execute",
                 "execute (required fields, formats and limits are checked first)"),
         Binding("^T", lambda screen: "" if screen.running else "task mode",
-                "task mode: call the tool as a task and follow it", bound(lambda screen: screen.toggle_task_mode())),
+                "task mode: call the tool as a task and follow it", key_action(lambda screen: screen.toggle_task_mode())),
         Binding("^Y", lambda screen: "" if screen.running else "copy",
                 "copy the equivalent mcp-tui command (shell-quoted; OSC 52 clipboard)",
-                bound(lambda screen: screen.copy_command())),
+                key_action(lambda screen: screen.copy_command())),
         Binding("^E", lambda screen: "" if screen.running or "^E" not in screen.field_keys() else "edit",
                 "at the end of a text field: a text area (newlines and tabs)"),
         Binding("^N", lambda screen: "" if screen.running or "^N" not in screen.field_keys() else "null",
@@ -11701,9 +11701,9 @@ class ToolScreen(FieldScreen):
                 help_key="Tab/Shift-Tab or Up/Down"),  # 80 columns hold the hints: "^N null" takes its place
         Binding("Left/Right/Space", help="choose in a choice field; Space ticks in a multi-select"),
         Binding("^O", help="open a resource the result links to (resource_link)",
-                action=bound(lambda screen: screen.follow_link())),
+                action=key_action(lambda screen: screen.follow_link())),
         Binding("^S", help="save the result's contents (text, images, audio, blobs) to files",
-                action=bound(lambda screen: open_save_screen(screen.app, screen.result))),
+                action=key_action(lambda screen: open_save_screen(screen.app, screen.result))),
         Binding("PgUp/PgDn", "result", "scroll the result"),
         Binding("Esc", lambda screen: "back (it keeps running)" if screen.running else "back",
                 "back to the list; a running call goes on, its result stays here"))
@@ -11902,13 +11902,13 @@ class TextAreaScreen(Screen):
 
     BINDINGS = (
         Binding("^X", "done", lambda screen: "done: the text goes back into the field %s" % screen.field.label,
-                bound(lambda screen: screen.done())),
+                key_action(lambda screen: screen.done())),
         Binding("Enter", "new line", "a new line (the field keeps it: a string is sent with its newlines)",
-                bound(lambda screen: screen.insert("\n")), codes=("ENTER",)),
+                key_action(lambda screen: screen.insert("\n")), codes=("ENTER",)),
         Binding("Tab", "tab", "a tab character; a paste keeps its tabs and newlines",
-                bound(lambda screen: screen.insert("\t")), codes=("TAB",)),
+                key_action(lambda screen: screen.insert("\t")), codes=("TAB",)),
         Binding("arrows", "move", "move; Backspace/Delete remove a character", help_key="arrows, Home/End, PgUp/PgDn"),
-        Binding("Esc", "cancel", "cancel (asks first when the text was edited)", bound(lambda screen: screen.cancel()),
+        Binding("Esc", "cancel", "cancel (asks first when the text was edited)", key_action(lambda screen: screen.cancel()),
                 codes=("ESC",)))
     HELP_COLUMN = 27
 
@@ -12170,12 +12170,12 @@ class ResourceScreen(Screen):
 
     BINDINGS = (
         Binding("j/k", "scroll", "scroll", help_key="j/k, PgUp/PgDn, Home/End"),
-        Binding("r", "read again", "read it again", bound(lambda screen: screen.read())),
+        Binding("r", "read again", "read it again", key_action(lambda screen: screen.read())),
         Binding("s", lambda screen: screen.subscribe_hint(),
                 "subscribe to its updates (a changed resource is marked * in the list), again: unsubscribe",
-                bound(lambda screen: screen.app.toggle_subscription(screen.uri))),
+                key_action(lambda screen: screen.app.toggle_subscription(screen.uri))),
         Binding("w", "save", "save its contents (text as UTF-8, blobs decoded) to files in a directory",
-                bound(lambda screen: open_save_screen(screen.app, screen.result))),
+                key_action(lambda screen: open_save_screen(screen.app, screen.result))),
         Binding("", lambda screen: screen.view.position()),
         Binding("q", "back"))
     HELP_COLUMN = 3
@@ -12425,8 +12425,8 @@ class RootsScreen(Screen):
     BINDINGS = (
         Binding("a", lambda screen: "add" if screen.app.roots else "add a root",
                 "add a root: a directory path (shown to servers as a file:// URI)",
-                bound(lambda screen: screen.app.open(add_root_screen(screen.app)))),
-        Binding("d", "remove", "remove the selected root (asks first)", bound(lambda screen: screen.ask_to_remove()),
+                key_action(lambda screen: screen.app.open(add_root_screen(screen.app)))),
+        Binding("d", "remove", "remove the selected root (asks first)", key_action(lambda screen: screen.ask_to_remove()),
                 when=lambda screen: screen.app.roots),
         Binding("j/k", "move", when=lambda screen: screen.app.roots),
         Binding("q", "back"))
@@ -12503,21 +12503,21 @@ class TasksScreen(Screen):
 
     BINDINGS = (
         Binding("Enter", "detail", "the task's detail (TTL, pending input, error) and its result",
-                bound(lambda screen: screen.app.open(TaskDetailScreen(screen.app, screen.selected()))),
+                key_action(lambda screen: screen.app.open(TaskDetailScreen(screen.app, screen.selected()))),
                 codes=("ENTER",), when=lambda screen: screen.selected()),
         Binding("c", lambda screen: "" if screen.selected().task.terminal else "cancel",
                 "cancel the selected task (asks first; tasks/cancel); not on a task that has ended",
-                bound(lambda screen: ask_to_cancel(screen.app, screen.selected())),
+                key_action(lambda screen: ask_to_cancel(screen.app, screen.selected())),
                 when=lambda screen: screen.selected()),
         Binding("a", lambda screen: "" if screen.selected().task.terminal else "follow",
                 "follow the task: answer its input requests in forms and wait for the result",
-                bound(lambda screen: answer_task(screen.app, screen.selected())),
+                key_action(lambda screen: answer_task(screen.app, screen.selected())),
                 when=lambda screen: screen.selected()),
         Binding("o", lambda screen: "open by ID" if screen.selected() else "open a task by ID",
                 "open a task by its ID (one from an earlier run, or another client)",
-                bound(lambda screen: screen.app.open(open_task_screen(screen.app)))),
+                key_action(lambda screen: screen.app.open(open_task_screen(screen.app)))),
         Binding("r", "refresh", "refresh every task from the server (and tasks/list where the server has it)",
-                bound(lambda screen: screen.refresh())),
+                key_action(lambda screen: screen.refresh())),
         Binding("j/k", "move", when=lambda screen: screen.selected()),
         Binding("q", "back"))
     HELP_COLUMN = 8
@@ -12675,11 +12675,11 @@ class TaskDetailScreen(Screen):
     """One task: status, times, TTL, pending input, error, and the result once fetched."""
 
     BINDINGS = (
-        Binding("r", "refresh", action=bound(lambda screen: screen.fetch())),
+        Binding("r", "refresh", action=key_action(lambda screen: screen.fetch())),
         Binding("c", lambda screen: "" if screen.row.task.terminal else "cancel",
-                action=bound(lambda screen: ask_to_cancel(screen.app, screen.row))),
+                action=key_action(lambda screen: ask_to_cancel(screen.app, screen.row))),
         Binding("a", lambda screen: "" if screen.row.task.terminal else "follow",
-                action=bound(lambda screen: answer_task(screen.app, screen.row))),
+                action=key_action(lambda screen: answer_task(screen.app, screen.row))),
         Binding("j/k", "scroll"),
         Binding("q", "back"))
 
@@ -12816,7 +12816,7 @@ class UrlElicitationScreen(FieldScreen):
     submit_label = "Open"
     BINDINGS = form_keys(
         Binding("Enter", "press button"),
-        Binding("^Y", "copy URL", action=bound(lambda screen: screen.copy_url())),
+        Binding("^Y", "copy URL", action=key_action(lambda screen: screen.copy_url())),
         Binding("Esc", "cancel"), Binding("", "(nothing opens unless you choose Open)"))
 
     def __init__(self, app, params, server_name, pending):
@@ -12863,8 +12863,8 @@ class AuthorizeScreen(TextScreen):
     """OAuth's browser step: the authorization server, the URL the browser was sent to, and
     a countdown; Esc gives up (the connection then fails with "authorization cancelled")."""
 
-    BINDINGS = (Binding("Esc", "cancel", action=bound(lambda screen: screen.cancel()), codes=("ESC", "q")),
-                Binding("^Y", "copy URL", action=bound(lambda screen: screen.copy_url())))
+    BINDINGS = (Binding("Esc", "cancel", action=key_action(lambda screen: screen.cancel()), codes=("ESC", "q")),
+                Binding("^Y", "copy URL", action=key_action(lambda screen: screen.copy_url())))
 
     def __init__(self, app, step):
         TextScreen.__init__(self, app, "Authorize", "")
@@ -12991,13 +12991,13 @@ class DebugScreen(Screen):
                 lambda screen, key: screen.switch_tab(key), help_key="1-5, Tab, Left/Right",
                 codes=("1", "2", "3", "4", "5") + TAB_KEYS),
         Binding("8", "task status", "Notifications: only task status (notifications/tasks[/status]); again: all",
-                bound(lambda screen: screen.toggle_task_status_only())),
+                key_action(lambda screen: screen.toggle_task_status_only())),
         Binding("/", "search", "search: only entries with the text (Enter keeps it, Esc clears it)",
-                bound(lambda screen: setattr(screen.search, "active", True))),
-        Binding("Esc", codes=("ESC",), action=bound(lambda screen: screen.search.clear()),
+                key_action(lambda screen: setattr(screen.search, "active", True))),
+        Binding("Esc", codes=("ESC",), action=key_action(lambda screen: screen.search.clear()),
                 when=lambda screen: screen.search.needle()),
         Binding("Enter", "whole entry", "the whole entry, however long (a message as indented JSON)",
-                bound(lambda screen: screen.open_entry()), codes=("ENTER",)),
+                key_action(lambda screen: screen.open_entry()), codes=("ENTER",)),
         Binding("j/k", True),
         Binding("End", "follow", "follow the newest entry"),
         Binding("q", "back"))
