@@ -2252,6 +2252,7 @@ class RpcChannel:
         import collections
 
         self.anomalies = collections.deque(maxlen=3)  # what the server got wrong, for a timeout's hint
+        self.watchers = ()  # callables that see every message as it arrived (`check` reads the framing)
 
     def anomaly(self, text):
         self.anomalies.append(text)
@@ -2403,6 +2404,8 @@ class RpcChannel:
         message.pop("_http_status", None)
         if self.log:
             self.log.message("in", message, self.transport.name)
+        for watch in self.watchers:
+            watch(message)
         if "method" in message:
             if "id" in message:
                 if self.on_request:
@@ -2894,6 +2897,7 @@ class Session:
         self.closed = False  # close() was called: a transport starting after it is closed at once
         self.change_listener = None  # the listen stream of listen_for_list_changes (2026-07-28)
         self.observers = []  # callables that see every notification
+        self.wire_observers = []  # callables that see every message from the server (RpcChannel.watchers)
         self.tools = None  # name -> tool, once listed (see tools_by_name)
         # 2026-07-28 results kept across commands (ResultCache); None when off or not that era
         self.cache = self._open_cache() if cache else None
@@ -3143,6 +3147,7 @@ class Session:
         self.transport = transport
         self.channel = RpcChannel(transport, self.log, self._notification, self._server_request, self.deadline,
                                   self.withheld)
+        self.channel.watchers = self.wire_observers
         self.channel.start()
         if self.closed:  # closed from another thread while it started: no server may outlive that
             self.channel.close()
@@ -3472,13 +3477,12 @@ class Session:
                 "transport": self.transport.name, "supportedVersions": self.supported_versions,
                 "capabilities": self.capabilities, "instructions": self.instructions}
 
-    def ping(self):
-        """Ask the server for a sign of life; returns the method that asked (2026-07-28 has no ping)."""
-        if self.era == "legacy":
-            self.request("ping")
-            return "ping"
-        self.request("server/discover", {})
-        return "server/discover"
+    def ping(self, timeout=None):
+        """Ask the server for a sign of life; returns the method that asked (2026-07-28 has no ping).
+        ``timeout`` bounds the wait, progress or not."""
+        method = "ping" if self.era == "legacy" else "server/discover"
+        self.request(method, None if method == "ping" else {}, timeout=timeout, max_time=timeout)
+        return method
 
     def set_log_level(self, level):
         """Server log messages from ``level`` up: logging/setLevel in the handshake era; in
@@ -4959,6 +4963,488 @@ def valid_ledger_entry(key, entry):
         return False
     return all(entry.get(name) is None or isinstance(entry[name], str)
                for name in ("tool", "form", "createdAt", "status")) and ConnectionSpec.valid_record(entry["connection"])
+
+
+# -- 3d. Check: the rules a server is held to, as data, and the probes that apply them ----
+#
+# `mcp-tui check` runs every rule that applies to what the server declares, without side
+# effects: it lists, reads, gets, pings, completes and probes, and calls a tool only when
+# told. A rule is data (its id, group, severity, what it asks and why, and the fix); the
+# ServerCheck below records which rules it ran and what it found (views print the report).
+
+CHECK_RULES = (
+    # (id, severity, what is asked and why, how to fix it); the group is the id's first word
+    ("lifecycle.handshake", "error", "the server opens a session in the era it claims",
+     "answer initialize (2025-11-25) or server/discover (2026-07-28) with a well-formed result"),
+    ("lifecycle.offered-version", "error", "the negotiated protocol version is one the client offered",
+     "answer with the version the client asked for, or with another version it listed"),
+    ("lifecycle.jsonrpc", "error", 'every message carries "jsonrpc": "2.0" (JSON-RPC 2.0 says so)',
+     'write "jsonrpc": "2.0" into every request, response and notification'),
+    ("lifecycle.ids-echoed", "error", "every response carries the id of the request it answers, exactly",
+     "copy the request's id (same JSON type) into its response"),
+    ("lifecycle.notification-id", "error", "a notification carries no id (with one it is a request)",
+     "send notifications without an id"),
+    ("lifecycle.stdout-clean", "error", "a stdio server writes only JSON-RPC messages on stdout",
+     "send logs to stderr (or as notifications/message), never to stdout"),
+    ("lifecycle.ping", "error", "ping is answered promptly (clients use it to tell a live server from a hung one)",
+     "answer ping with an empty result at once, even while other requests are running"),
+    ("capabilities.declared-answer", "error", "every declared capability's methods answer",
+     "implement the methods of each capability you declare, or stop declaring it"),
+    ("capabilities.undeclared-refused", "warning", "a method of an undeclared capability is refused (-32601)",
+     "declare the capability you serve, or answer its methods with -32601 Method not found"),
+    ("tools.unique-names", "error", "tool names are unique (a client calls a tool by its name)",
+     "give every tool its own name"),
+    ("tools.valid-names", "warning", "tool names are 1-128 characters of A-Z a-z 0-9 _ - . (the spec's naming rule)",
+     "rename the tool with letters, digits, '_', '-' and '.' only"),
+    ("tools.input-schema", "error", 'inputSchema is a JSON Schema object of type "object"',
+     'give every tool an inputSchema like {"type": "object", "properties": {...}}'),
+    ("tools.output-schema", "error", 'an outputSchema is a JSON Schema object of type "object"',
+     'declare outputSchema as {"type": "object", ...}, or leave it out'),
+    ("tools.annotations", "warning", "annotations are well-formed: the hints are booleans, the title a string",
+     "write readOnlyHint, destructiveHint, idempotentHint and openWorldHint as true or false"),
+    ("tools.task-support", "error", 'execution.taskSupport is "forbidden", "optional" or "required"',
+     "use one of the three values, or leave execution out"),
+    ("tools.unknown-tool", "error", "a call of a tool that does not exist is an error, not a success",
+     "answer an unknown tool name with an error (-32602, or a result with isError: true)"),
+    ("tools.call", "warning", "a tool called with --call (or --call-readonly) answers with a result",
+     "see the server's error; check the arguments given with --call"),
+    ("tools.structured-content", "error", "a called tool's structuredContent matches its outputSchema",
+     "return structuredContent that validates against the outputSchema the tool declares"),
+    ("pagination.cursor-progress", "error", "cursors make progress: a list ends, and no cursor comes twice",
+     "return a new nextCursor for each page and none on the last page"),
+    ("resources.uri-scheme", "error", "resource URIs are absolute: they start with a scheme (file:, https:, ...)",
+     "give every resource a URI with a scheme, e.g. file:///path or myapp://item/1"),
+    ("resources.template-syntax", "error", "resource templates are valid RFC 6570 URI templates",
+     "write expressions as {name}, {+name}, {?a,b} and so on, with balanced braces"),
+    ("resources.read-back", "error", "every listed resource reads back with contents of text or blob",
+     "answer resources/read for each listed URI with contents [{uri, text}] or [{uri, blob}]"),
+    ("resources.blob-base64", "error", "a blob is base64 (clients decode it)",
+     "encode binary contents with standard base64"),
+    ("prompts.well-formed", "error", "prompts have a name, and their arguments are objects with a name",
+     'list prompts as {"name": ..., "arguments": [{"name": ..., "required": true}]}'),
+    ("prompts.get", "error", "a prompt without required arguments answers prompts/get with messages",
+     "answer prompts/get with {messages: [{role, content}]}"),
+    ("completion.answers", "error", "completion/complete answers when completions are declared",
+     "answer completion/complete with {completion: {values: [...]}} (empty when there is nothing)"),
+    ("logging.set-level", "error", "logging/setLevel is accepted when logging is declared",
+     "answer logging/setLevel with an empty result"),
+    ("tasks.coherent", "warning", "a tool's task support agrees with the tasks capability the server declares",
+     "declare task support for tools/call, or list the tools with taskSupport forbidden"),
+    ("tasks.list", "error", "tasks/list answers when the tasks capability declares it",
+     "implement tasks/list, or leave tasks.list out of the capability"),
+)
+CHECK_RULE_INDEX = {rule[0]: rule for rule in CHECK_RULES}
+TOOL_NAME = r"^[A-Za-z0-9_.-]{1,128}$"
+URI_SCHEME = r"^[A-Za-z][A-Za-z0-9+.-]*:"
+TEMPLATE_VARSPEC = r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*(?::[1-9][0-9]{0,3}|\*)?"
+VALID_TEMPLATE_EXPRESSION = r"\{[+#./;?&]?%s(?:,%s)*\}" % (TEMPLATE_VARSPEC, TEMPLATE_VARSPEC)
+TOOL_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+TASK_SUPPORT_VALUES = ("forbidden", "optional", "required")
+CHECK_PING_SECONDS = 5.0  # "promptly": a ping that waits longer than this is a finding, not a wait
+CHECK_READ_LIMIT = 100  # resources read back (and prompts got) at most: a server may list thousands
+
+
+def template_problem(template):
+    """What makes ``template`` an invalid RFC 6570 URI template, or None."""
+    rest = re.sub(VALID_TEMPLATE_EXPRESSION, "", template)
+    if "{" in rest or "}" in rest:
+        bad = re.search(r"\{[^}]*\}?|\}", rest).group()
+        return "%r is not a valid expression" % bad
+    return None
+
+
+class ServerCheck:
+    """The findings of one `check` run: ``ran`` holds the ids of the rules applied, and
+    ``findings`` what broke them ({"rule", "severity", "message", "fix", "where"}).
+    ``watch`` sees every message from the server (Session.wire_observers)."""
+
+    def __init__(self, calls=(), call_readonly=False, progress=None):
+        self.calls = list(calls)  # (tool name, argument words) to call
+        self.call_readonly = call_readonly
+        self.progress = progress or (lambda text: None)
+        self.ran = []
+        self.findings = []
+        self.session = None
+        self.tools, self.prompts, self.templates = [], [], []  # as listed, for the rules that follow
+        self._lock = threading.Lock()
+
+    # -- recording ---------------------------------------------------------------------
+
+    def apply(self, *rule_ids):
+        for rule_id in rule_ids:
+            if rule_id not in self.ran:
+                self.ran.append(rule_id)
+
+    def found(self, rule_id, message, where=""):
+        _, severity, _, fix = CHECK_RULE_INDEX[rule_id]
+        finding = {"rule": rule_id, "severity": severity, "message": message, "fix": fix, "where": where}
+        with self._lock:
+            self.apply(rule_id)
+            if finding not in self.findings and len(self.findings) < 1000:
+                self.findings.append(finding)
+
+    def watch(self, message):
+        """Framing, as the message arrived: jsonrpc on each, no id on a notification."""
+        method = message.get("method")
+        where = method if isinstance(method, str) else "the response to id %s" % json.dumps(message.get("id"))
+        if message.get("jsonrpc") != "2.0":
+            self.found("lifecycle.jsonrpc", "a message has jsonrpc %s, not \"2.0\"" % json.dumps(
+                message.get("jsonrpc")), where)
+        if isinstance(method, str) and method.startswith("notifications/") and "id" in message:
+            self.found("lifecycle.notification-id", "the notification %s carries the id %s" % (
+                method, json.dumps(message.get("id"))), where)
+
+    # -- running -----------------------------------------------------------------------
+
+    def connect_failed(self, exc):
+        """The session did not open: what the handshake got wrong is the finding."""
+        self.apply("lifecycle.handshake", "lifecycle.jsonrpc", "lifecycle.notification-id")
+        if "protocol version" in exc.message or getattr(exc, "code", None) == -32022:
+            self.found("lifecycle.offered-version", exc.message, "handshake")
+        else:
+            self.found("lifecycle.handshake", "the session did not open: %s" % exc.message, "handshake")
+
+    def run(self, session):
+        self.session = session
+        self.apply("lifecycle.handshake", "lifecycle.offered-version", "lifecycle.jsonrpc",
+                   "lifecycle.notification-id")
+        steps = [("ping", self.check_ping), ("capabilities", self.check_capabilities)]
+        declared = session.capabilities
+        if "tools" in declared:
+            steps.append(("tools", self.check_tools))
+        if "resources" in declared:
+            steps.append(("resources", self.check_resources))
+        if "prompts" in declared:
+            steps.append(("prompts", self.check_prompts))
+        if "completions" in declared:
+            steps.append(("completion", self.check_completion))
+        steps.append(("tasks", self.check_tasks))
+        if "logging" in declared:  # last: under 2026-07-28 the level rides on every request after it
+            steps.append(("logging", self.check_logging))
+        for name, step in steps:
+            if session.channel.closed_error() is not None:
+                break
+            self.progress("checking %s..." % name)
+            step()
+        self.check_wire()
+
+    def check_wire(self):
+        """What the channel and the transport noticed along the way."""
+        session = self.session
+        self.apply("lifecycle.ids-echoed")
+        for anomaly in session.channel.anomalies:
+            if "id" in anomaly:
+                self.found("lifecycle.ids-echoed", "the server sent %s" % anomaly, "responses")
+        if session.transport is not None and session.transport.name == "stdio":
+            self.apply("lifecycle.stdout-clean")
+            for junk in getattr(session.transport, "junk", ()):
+                self.found("lifecycle.stdout-clean", "the server wrote %s" % junk, "stdout")
+        closed = session.channel.closed_error()
+        if closed is not None:
+            self.found("lifecycle.handshake", "the connection ended during the check: %s" % closed.message,
+                       "connection")
+
+    def request(self, rule_id, method, params=None, where=None, **options):
+        """``method``'s result, or None with the failure recorded under ``rule_id``."""
+        self.apply(rule_id)
+        try:
+            return self.session.request(method, params, **options)
+        except McpTuiError as exc:
+            self.failed(rule_id, exc, where or method)
+            return None
+
+    def failed(self, rule_id, exc, where):
+        if isinstance(exc, RpcError) and exc.code == METHOD_NOT_FOUND and rule_id.endswith(".list"):
+            rule_id = "capabilities.declared-answer"
+        if isinstance(exc, ProtocolViolation) and "repeated a cursor" in exc.message:
+            rule_id = "pagination.cursor-progress"
+        elif "--max-pages" in exc.message:
+            rule_id = "pagination.cursor-progress"
+        self.found(rule_id, exc.message, where)
+
+    def list_of(self, method, key):
+        """Every item of a declared list, or None with why it failed recorded."""
+        self.apply("capabilities.declared-answer", "pagination.cursor-progress")
+        try:
+            items = list_all(self.session, method, key)
+        except McpTuiError as exc:
+            if isinstance(exc, RpcError) and exc.code == METHOD_NOT_FOUND:
+                self.found("capabilities.declared-answer", "%s says -32601 Method not found, though the server "
+                           "declares the %s capability" % (method, method.split("/")[0]), method)
+            else:
+                self.failed("capabilities.declared-answer", exc, method)
+            return None
+        return [item for item in items if isinstance(item, dict)]
+
+    def check_ping(self):
+        self.apply("lifecycle.ping")
+        try:
+            self.session.ping(min(CHECK_PING_SECONDS, self.session.timeout))
+        except McpTuiError as exc:
+            self.failed("lifecycle.ping", exc, "ping")
+
+    def check_capabilities(self):
+        """A capability the server does not declare should be refused (-32601), not served."""
+        self.apply("capabilities.undeclared-refused")
+        for capability, method in (("tools", "tools/list"), ("resources", "resources/list"),
+                                   ("prompts", "prompts/list")):
+            if capability in self.session.capabilities:
+                continue
+            try:
+                self.session.request(method, {})
+            except RpcError:
+                continue
+            except McpTuiError as exc:
+                self.found("capabilities.undeclared-refused", "%s failed: %s" % (method, exc.message), method)
+                continue
+            self.found("capabilities.undeclared-refused", "%s answered, though the server does not declare the %s "
+                       "capability" % (method, capability), method)
+
+    def check_tools(self):
+        tools = self.list_of("tools/list", "tools")
+        if tools is None:
+            return
+        self.tools = tools
+        self.apply("tools.unique-names", "tools.valid-names", "tools.input-schema", "tools.output-schema",
+                   "tools.annotations", "tools.task-support")
+        seen = set()
+        for tool in tools:
+            name = tool.get("name")
+            where = "tool %s" % json.dumps(name, ensure_ascii=False)
+            if name in seen:
+                self.found("tools.unique-names", "two tools are named %s" % json.dumps(name, ensure_ascii=False),
+                           where)
+            if isinstance(name, str):
+                seen.add(name)
+            if not isinstance(name, str) or not re.match(TOOL_NAME, name):
+                self.found("tools.valid-names", "the name %s breaks the naming rule" % json.dumps(
+                    name, ensure_ascii=False), where)
+            schema = tool.get("inputSchema")
+            if not isinstance(schema, dict) or schema.get("type") != "object":
+                self.found("tools.input-schema", "its inputSchema is %s, not an object schema of type \"object\""
+                           % cut_text(json.dumps(schema, ensure_ascii=False), 80), where)
+            if "outputSchema" in tool and not (isinstance(tool["outputSchema"], dict)
+                                               and tool["outputSchema"].get("type") == "object"):
+                self.found("tools.output-schema", "its outputSchema is %s" % cut_text(
+                    json.dumps(tool["outputSchema"], ensure_ascii=False), 80), where)
+            annotations = tool.get("annotations")
+            if annotations is not None and not isinstance(annotations, dict):
+                self.found("tools.annotations", "its annotations are not an object", where)
+            elif annotations:
+                for hint in TOOL_HINTS:
+                    if hint in annotations and not isinstance(annotations[hint], bool):
+                        self.found("tools.annotations", "%s is %s, not true or false" % (
+                            hint, json.dumps(annotations[hint])), where)
+                if "title" in annotations and not isinstance(annotations["title"], str):
+                    self.found("tools.annotations", "its annotations' title is not a string", where)
+            execution = tool.get("execution")
+            support = execution.get("taskSupport") if isinstance(execution, dict) else None
+            if support is not None and support not in TASK_SUPPORT_VALUES:
+                self.found("tools.task-support", "taskSupport is %s" % json.dumps(support), where)
+        self.probe_unknown_tool(seen)
+        self.call_tools(tools)
+
+    def probe_unknown_tool(self, names):
+        name = "mcp-tui-check-no-such-tool-%s" % os.urandom(4).hex()
+        while name in names:
+            name += "-x"
+        self.apply("tools.unknown-tool")
+        try:
+            result = self.session.request("tools/call", {"name": name, "arguments": {}})
+        except RpcError:
+            return  # the error expected
+        except McpTuiError as exc:
+            self.failed("tools.unknown-tool", exc, "tools/call")
+            return
+        if not result.get("isError"):
+            self.found("tools.unknown-tool", "a call of the unknown tool %r was answered as a success" % name,
+                       "tools/call")
+
+    def call_tools(self, tools):
+        """--call NAME k=v ..., and with --call-readonly every tool annotated readOnlyHint: true
+        that needs no arguments; each result is checked against the tool's outputSchema."""
+        by_name = dict((tool.get("name"), tool) for tool in tools)
+        wanted = list(self.calls)
+        if self.call_readonly:
+            named = set(name for name, _ in wanted)
+            for tool in tools:
+                annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+                schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
+                if (annotations.get("readOnlyHint") is True and tool.get("name") not in named
+                        and not schema.get("required") and listed_task_support(tool) != "required"):
+                    wanted.append((tool.get("name"), []))
+        for name, words in wanted:
+            tool = by_name.get(name)
+            if tool is None:
+                raise UsageError("--call: the server has no tool named %r; nothing was called" % name,
+                                 hint=did_you_mean(name, [n for n in by_name if isinstance(n, str)], "see tool list"))
+            arguments = parse_arguments(words, tool.get("inputSchema") or {})
+            self.call_one(tool, arguments)
+
+    def call_one(self, tool, arguments):
+        where = "tool %s" % json.dumps(tool.get("name"), ensure_ascii=False)
+        self.apply("tools.call", "tools.structured-content")
+        self.progress("calling %s..." % where)
+        try:
+            result = call_tool(self.session, tool["name"], arguments)
+        except McpTuiError as exc:
+            self.found("tools.call", "the call failed: %s" % exc.message, where)
+            return
+        if result.get("isError"):
+            self.found("tools.call", "the tool answered with isError: true", where)
+            return
+        schema = tool.get("outputSchema")
+        if not isinstance(schema, dict):
+            return
+        if "structuredContent" not in result:
+            self.found("tools.structured-content", "the tool declares an outputSchema and its result has no "
+                       "structuredContent", where)
+            return
+        violation = schema_violation(result["structuredContent"], schema)
+        if violation:
+            self.found("tools.structured-content", "structuredContent breaks the outputSchema: %s %s" % violation,
+                       where)
+
+    def check_resources(self):
+        resources = self.list_of("resources/list", "resources")
+        self.apply("resources.uri-scheme", "resources.template-syntax")
+        for resource in resources or ():
+            uri = resource.get("uri")
+            if not isinstance(uri, str) or not re.match(URI_SCHEME, uri):
+                self.found("resources.uri-scheme", "the URI %s has no scheme" % json.dumps(uri, ensure_ascii=False),
+                           "resource %s" % json.dumps(resource.get("name"), ensure_ascii=False))
+        try:
+            templates = list_all(self.session, "resources/templates/list", "resourceTemplates")
+        except RpcError as exc:
+            templates = []
+            if exc.code != METHOD_NOT_FOUND:  # a server without templates may not have the method
+                self.failed("capabilities.declared-answer", exc, "resources/templates/list")
+        except McpTuiError as exc:
+            templates = []
+            self.failed("capabilities.declared-answer", exc, "resources/templates/list")
+        self.templates = [template for template in templates if isinstance(template, dict)]
+        for template in templates:
+            text = template.get("uriTemplate") if isinstance(template, dict) else None
+            where = "template %s" % json.dumps(text, ensure_ascii=False)
+            problem = template_problem(text) if isinstance(text, str) else "it has no uriTemplate"
+            if problem:
+                self.found("resources.template-syntax", problem, where)
+            elif not text.startswith("{") and not re.match(URI_SCHEME, text):
+                self.found("resources.uri-scheme", "the template %s has no scheme" % json.dumps(text), where)
+        self.apply("resources.read-back", "resources.blob-base64")
+        for resource in (resources or ())[:CHECK_READ_LIMIT]:
+            uri = resource.get("uri")
+            if isinstance(uri, str):
+                result = self.request("resources.read-back", "resources/read", {"uri": uri}, "resource %s" % uri)
+                if result is not None:
+                    self.check_contents(uri, result)
+
+    def check_contents(self, uri, result):
+        import base64
+        import binascii
+
+        where = "resource %s" % uri
+        contents = result.get("contents")
+        if not isinstance(contents, list):
+            self.found("resources.read-back", "resources/read answered without a contents list", where)
+            return
+        for item in contents:
+            if not isinstance(item, dict) or not isinstance(item.get("uri"), str):
+                self.found("resources.read-back", "a content item has no uri", where)
+            elif isinstance(item.get("text"), str):
+                continue
+            elif not isinstance(item.get("blob"), str):
+                self.found("resources.read-back", "a content item has neither text nor blob", where)
+            else:
+                try:
+                    base64.b64decode(item["blob"], validate=True)
+                except (binascii.Error, ValueError):
+                    self.found("resources.blob-base64", "its blob is not base64 (%s)" % cut_text(item["blob"], 40),
+                               where)
+
+    def check_prompts(self):
+        prompts = self.list_of("prompts/list", "prompts")
+        self.apply("prompts.well-formed", "prompts.get")
+        self.prompts = prompts or []
+        got = 0
+        for prompt in prompts or ():
+            name = prompt.get("name")
+            where = "prompt %s" % json.dumps(name, ensure_ascii=False)
+            arguments = prompt.get("arguments", [])
+            if not isinstance(name, str):
+                self.found("prompts.well-formed", "a prompt has no name", where)
+                continue
+            if not isinstance(arguments, list) or not all(
+                    isinstance(a, dict) and isinstance(a.get("name"), str)
+                    and isinstance(a.get("required", False), bool) for a in arguments):
+                self.found("prompts.well-formed", "its arguments are not a list of {name, required}", where)
+                continue
+            if any(a.get("required") for a in arguments) or got >= CHECK_READ_LIMIT:
+                continue
+            got += 1
+            result = self.request("prompts.get", "prompts/get", {"name": name, "arguments": {}}, where)
+            messages = result.get("messages") if result is not None else []
+            if not isinstance(messages, list) or not all(
+                    isinstance(m, dict) and m.get("role") in ("user", "assistant") and isinstance(m.get("content"), dict)
+                    for m in messages):
+                self.found("prompts.get", "its messages are not a list of {role, content}", where)
+
+    def check_completion(self):
+        """One completion, of the first prompt argument or template variable there is."""
+        self.apply("completion.answers")
+        ref = argument = None
+        for prompt in self.prompts:
+            names = [a.get("name") for a in prompt.get("arguments") or () if isinstance(a, dict)]
+            if isinstance(prompt.get("name"), str) and names and isinstance(names[0], str):
+                ref, argument = {"type": "ref/prompt", "name": prompt["name"]}, names[0]
+                break
+        if ref is None:
+            for template in self.templates:
+                text = template.get("uriTemplate")
+                variables = template_variables(text) if isinstance(text, str) and not template_problem(text) else ()
+                if variables:
+                    ref, argument = {"type": "ref/resource", "uri": text}, variables[0]
+                    break
+        if ref is None:
+            return
+        where = "completion of %s" % argument
+        try:
+            result = complete_argument(self.session, ref, argument, "")
+        except RpcError as exc:
+            if exc.code == METHOD_NOT_FOUND:
+                self.found("completion.answers", "completion/complete says -32601 Method not found, though the "
+                           "server declares completions", where)
+            return  # another refusal may be this argument's: not the method's
+        except McpTuiError as exc:
+            self.failed("completion.answers", exc, where)
+            return
+        completion = result.get("completion")
+        if not isinstance(completion, dict) or not isinstance(completion.get("values"), list):
+            self.found("completion.answers", "the result has no completion.values list", where)
+
+    def check_logging(self):
+        self.apply("logging.set-level")
+        try:
+            self.session.set_log_level(self.session.log_level or "info")
+        except McpTuiError as exc:
+            self.failed("logging.set-level", exc, "logging/setLevel")
+
+    def check_tasks(self):
+        """A tool's taskSupport against the task support the session's form declares, and
+        tasks/list when the form has it and the server declares it (2025-11-25)."""
+        form = tasks_for(self.session)
+        self.apply("tasks.coherent")
+        for tool in self.tools:
+            if listed_task_support(tool) in ("optional", "required") and form.tools_call_refusal() is not None:
+                self.found("tasks.coherent", "taskSupport is %s, and the server declares no task support for "
+                           "tools/call" % listed_task_support(tool), "tool %s" % json.dumps(tool.get("name")))
+        support = form.support()
+        if support is not None and support.methods.get("tasks/list"):
+            self.apply("tasks.list")
+            try:
+                form.list()
+            except McpTuiError as exc:
+                self.failed("tasks.list", exc, "tasks/list")
 
 
 # ======================================================================================
@@ -6986,7 +7472,7 @@ def spec_from_config_entry(entry, protocol, where, source=None):
 
 
 COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
-                 "rpc", "task", "tasks", "watch", "auth", "session", "sessions")
+                 "rpc", "task", "tasks", "watch", "auth", "session", "sessions", "check")
 SESSION_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # compiled on first use
 
 
@@ -7279,6 +7765,75 @@ def describe_capabilities(capabilities):
             value, dict) else []
         parts.append("%s (%s)" % (name, ", ".join(flags)) if flags else name)
     return ", ".join(parts) or "none"
+
+
+CHECK_MARKS = {"pass": "✓", "warning": "⚠", "error": "✗"}
+
+
+def check_failures(check, strict=False):
+    """The findings that fail a check: the errors, and with --strict the warnings too."""
+    return [f for f in check.findings if f["severity"] == "error" or strict]
+
+
+def check_summary(check, elapsed, strict=False):
+    failed_rules = set(f["rule"] for f in check.findings)
+    return {"rules": len(check.ran), "passed": len([r for r in check.ran if r not in failed_rules]),
+            "errors": len([f for f in check.findings if f["severity"] == "error"]),
+            "warnings": len([f for f in check.findings if f["severity"] == "warning"]),
+            "failed": bool(check_failures(check, strict)), "strict": strict, "elapsedMs": round(elapsed * 1000, 1)}
+
+
+def check_report_text(check, server, elapsed, strict=False):
+    """`check`'s report: the rules it ran grouped by area, a ✓ for each that held and a line
+    (and its fix) for each finding; then the totals and the time it took."""
+    lines = ["Checked %s" % server]
+    width = max([len(rule) for rule in check.ran] or [0])
+    for group in sorted(set(rule.split(".")[0] for rule in check.ran), key=lambda g: [
+            r[0].split(".")[0] for r in CHECK_RULES].index(g)):
+        lines.append("")
+        lines.append(group)
+        for rule in [r[0] for r in CHECK_RULES if r[0] in check.ran and r[0].split(".")[0] == group]:
+            findings = [f for f in check.findings if f["rule"] == rule]
+            if not findings:
+                lines.append("  %s %-*s  %s" % (CHECK_MARKS["pass"], width, rule, CHECK_RULE_INDEX[rule][2]))
+            for finding in findings:
+                where = "%s: " % finding["where"] if finding["where"] else ""
+                lines.append("  %s %-*s  %s%s" % (CHECK_MARKS[finding["severity"]], width, rule, where,
+                                                   finding["message"]))
+                lines.append("  %s  fix: %s" % (" " * (width + 2), finding["fix"]))
+    summary = check_summary(check, elapsed, strict)
+    lines.append("")
+    lines.append("%d rules: %d passed, %d warning%s, %d error%s%s; %.1f s" % (
+        summary["rules"], summary["passed"], summary["warnings"], "" if summary["warnings"] == 1 else "s",
+        summary["errors"], "" if summary["errors"] == 1 else "s", " (--strict: warnings fail)" if strict else "",
+        elapsed))
+    return "\n".join(lines)
+
+
+def check_junit(check, server, elapsed, strict=False):
+    """JUnit XML for CI: one test case per rule run, a failure for each finding that fails
+    the check, and a skipped-free ``system-out`` line for a warning that does not."""
+    from xml.sax.saxutils import quoteattr, escape
+
+    failures = check_failures(check, strict)
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
+             '<testsuite name=%s tests="%d" failures="%d" errors="0" time="%.3f">' % (
+                 quoteattr("mcp-tui check " + clean(server)), len(check.ran), len(set(f["rule"] for f in failures)),
+                 elapsed)]
+    for rule in check.ran:
+        findings = [f for f in check.findings if f["rule"] == rule]
+        lines.append('  <testcase classname=%s name=%s>' % (quoteattr(rule.split(".")[0]), quoteattr(rule)))
+        for finding in findings:
+            text = clean("%s%s (fix: %s)" % ("%s: " % finding["where"] if finding["where"] else "",
+                                            finding["message"], finding["fix"]))
+            if finding in failures:
+                lines.append('    <failure type=%s message=%s>%s</failure>' % (
+                    quoteattr(finding["severity"]), quoteattr(text), escape(text)))
+            else:
+                lines.append('    <system-out>%s</system-out>' % escape("warning: " + text))
+        lines.append('  </testcase>')
+    lines.append('</testsuite>')
+    return "\n".join(lines) + "\n"
 
 
 def describe_server(session, tasks=None):
@@ -7705,6 +8260,8 @@ commands:
   session open NAME [connection] | session list | session close NAME | --all
                                  keep a server connected; then: mcp-tui @NAME COMMAND ...
   auth login | auth status | auth logout [--all]   OAuth tokens (stored in auth.json)
+  check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]
+                                 check the server against the spec's rules, without side effects
 
 examples:
   mcp-tui "python3 tests/testserver.py" tool list
@@ -8035,6 +8592,15 @@ CLI_OPTIONS = (
         (("--for",), dict(dest="watch_for", type=float, metavar="SECONDS",
                           help="stop watching after SECONDS (default: until Ctrl+C)")),
     )),
+    ("check", (
+        (("--call",), dict(action="append", default=[], metavar="'NAME k=v ...'",
+                           help="check: also call this tool with these arguments (repeatable)")),
+        (("--call-readonly",), dict(action="store_true",
+                                    help="check: also call every tool annotated readOnlyHint: true that needs no "
+                                         "arguments")),
+        (("--junit",), dict(metavar="FILE", help="check: write the findings as JUnit XML into FILE")),
+        (("--strict",), dict(action="store_true", help="check: warnings fail the check too (exit 1)")),
+    )),
     AUTH_OPTIONS,
 )
 
@@ -8187,9 +8753,10 @@ class Cli:
 
     # -- plumbing ---------------------------------------------------------------------
 
-    def connect(self, spec=None, resume=None, observer=None):
+    def connect(self, spec=None, resume=None, observer=None, started=None):
         """Open a session (or, with ``resume``, continue a recorded one). ``observer`` sees
-        its notifications instead of the progress lines on stderr."""
+        its notifications instead of the progress lines on stderr; ``started`` the session
+        before it opens."""
         spec = spec or self.spec
         if spec is None:
             raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
@@ -8207,7 +8774,8 @@ class Cli:
                                                     self.opts.root, ask, self.out.notice, self.out.decline)
         try:
             self.session = connect(spec, self.opts, responder, self.log, [observer or self.out.on_notification],
-                                   self.deadline, resume=resume, notice=self.out.notice, tell=self.out.stderr_line)
+                                   self.deadline, resume=resume, notice=self.out.notice, tell=self.out.stderr_line,
+                                   started=started)
         except McpTuiError as exc:
             stderr_hint(exc, getattr(exc, "stderr_lines", []))  # none: refused before the session (bad --grant)
             raise
@@ -8372,6 +8940,49 @@ class Cli:
             self.out.document({"result": result})
         else:
             self.out.text(json.dumps(result, indent=2, ensure_ascii=False))
+
+    def cmd_check(self, args):
+        """Every rule that applies to what the server declares; exit 1 on a finding that fails."""
+        self.expect(args, 0, "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]")
+        import shlex
+
+        calls = []
+        for text in self.opts.call:
+            try:
+                words = shlex.split(text)
+            except ValueError as exc:
+                raise UsageError("--call %r: %s" % (text, exc))
+            if not words:
+                raise UsageError("--call needs a tool name: --call 'NAME k=v ...'")
+            calls.append((words[0], words[1:]))
+        self.opts.no_cache = True  # a check asks the server, never an answer an earlier command kept
+        check = ServerCheck(calls, self.opts.call_readonly, self.out.progress)
+        started = time.monotonic()
+        try:
+            session = self.connect(started=lambda opening: opening.wire_observers.append(check.watch))
+        except UsageError:
+            raise
+        except McpTuiError as exc:
+            check.connect_failed(exc)
+            server, document = masked_url(self.spec.url) if self.spec.url else self.spec.describe(), None
+        else:
+            document = session.summary()
+            server = "%s (%s, %s)" % (session.display_name(), document["protocolVersion"], document["transport"])
+            check.run(session)
+        elapsed = time.monotonic() - started
+        strict = self.opts.strict
+        if self.opts.junit:
+            try:
+                with open(self.opts.junit, "w", encoding="utf-8") as junit:
+                    junit.write(check_junit(check, server, elapsed, strict))
+            except OSError as exc:
+                raise McpTuiError("cannot write --junit %s: %s" % (self.opts.junit, describe_os_error(exc)))
+        if self.out.json:
+            self.out.document({"server": document or {"connection": server}, "findings": check.findings,
+                               "summary": check_summary(check, elapsed, strict)})
+        else:
+            self.out.text(check_report_text(check, server, elapsed, strict))
+        return EXIT_FAILURE if check_failures(check, strict) else EXIT_OK
 
     # -- tools ----------------------------------------------------------------------------
 
