@@ -3481,7 +3481,7 @@ class Session:
         """Ask the server for a sign of life; returns the method that asked (2026-07-28 has no ping).
         ``timeout`` bounds the wait, progress or not."""
         method = "ping" if self.era == "legacy" else "server/discover"
-        self.request(method, None if method == "ping" else {}, timeout=timeout, max_time=timeout)
+        self.request(method, None if method == "ping" else {}, timeout=timeout)
         return method
 
     def set_log_level(self, level):
@@ -7798,6 +7798,7 @@ def check_report_text(check, server, elapsed, strict=False):
                 lines.append("  %s %-*s  %s" % (CHECK_MARKS["pass"], width, rule, CHECK_RULE_INDEX[rule][2]))
             for finding in findings:
                 where = "%s: " % finding["where"] if finding["where"] else ""
+                where = "" if finding["message"].startswith(where) else where
                 lines.append("  %s %-*s  %s%s" % (CHECK_MARKS[finding["severity"]], width, rule, where,
                                                    finding["message"]))
                 lines.append("  %s  fix: %s" % (" " * (width + 2), finding["fix"]))
