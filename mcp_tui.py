@@ -4978,6 +4978,8 @@ CHECK_RULES = (
      "answer initialize (2025-11-25) or server/discover (2026-07-28) with a well-formed result"),
     ("lifecycle.offered-version", "error", "the negotiated protocol version is one the client offered",
      "answer with the version the client asked for, or with another version it listed"),
+    ("lifecycle.each-era", "error", "each era the server lists in supportedVersions opens a session",
+     "answer initialize for every 2025-11-25-era version server/discover lists, or stop listing them"),
     ("lifecycle.jsonrpc", "error", 'every message carries "jsonrpc": "2.0" (JSON-RPC 2.0 says so)',
      'write "jsonrpc": "2.0" into every request, response and notification'),
     ("lifecycle.ids-echoed", "error", "every response carries the id of the request it answers, exactly",
@@ -4998,6 +5000,8 @@ CHECK_RULES = (
      "rename the tool with letters, digits, '_', '-' and '.' only"),
     ("tools.input-schema", "error", 'inputSchema is a JSON Schema object of type "object"',
      'give every tool an inputSchema like {"type": "object", "properties": {...}}'),
+    ("tools.portable-schema", "warning", "inputSchema avoids top-level features common hosts reject",
+     "flatten the top level to one object schema with properties (no $ref, anyOf, oneOf, allOf, not, if)"),
     ("tools.output-schema", "error", 'an outputSchema is a JSON Schema object of type "object"',
      'declare outputSchema as {"type": "object", ...}, or leave it out'),
     ("tools.annotations", "warning", "annotations are well-formed: the hints are booleans, the title a string",
@@ -5038,6 +5042,7 @@ TOOL_NAME = r"^[A-Za-z0-9_.-]{1,128}$"
 URI_SCHEME = r"^[A-Za-z][A-Za-z0-9+.-]*:"
 TEMPLATE_VARSPEC = r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*(?::[1-9][0-9]{0,3}|\*)?"
 VALID_TEMPLATE_EXPRESSION = r"\{[+#./;?&]?%s(?:,%s)*\}" % (TEMPLATE_VARSPEC, TEMPLATE_VARSPEC)
+UNPORTABLE_SCHEMA_KEYWORDS = ("$ref", "anyOf", "oneOf", "allOf", "not", "if", "then", "else", "dependentSchemas")
 TOOL_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 TASK_SUPPORT_VALUES = ("forbidden", "optional", "required")
 CHECK_PING_SECONDS = 5.0  # "promptly": a ping that waits longer than this is a finding, not a wait
@@ -5128,6 +5133,19 @@ class ServerCheck:
             step()
         self.check_wire()
 
+    def other_era(self, summary):
+        """The 2025-11-25-era version to open a second session in, when a 2026-07-28 server
+        lists one in supportedVersions (its claim is checked too), or None."""
+        versions = summary.get("supportedVersions") if summary.get("era") == "modern" else None
+        listed = [v for v in LEGACY_VERSIONS if isinstance(versions, list) and v in versions]
+        return listed[0] if listed else None
+
+    def other_era_opened(self, version, exc=None):
+        self.apply("lifecycle.each-era")
+        if exc is not None:
+            self.found("lifecycle.each-era", "server/discover lists %s, and a session in it did not open: %s" % (
+                version, exc.message), "initialize")
+
     def check_wire(self):
         """What the channel and the transport noticed along the way."""
         session = self.session
@@ -5205,7 +5223,8 @@ class ServerCheck:
         if tools is None:
             return
         self.tools = tools
-        self.apply("tools.unique-names", "tools.valid-names", "tools.input-schema", "tools.output-schema",
+        self.apply("tools.unique-names", "tools.valid-names", "tools.input-schema", "tools.portable-schema",
+                   "tools.output-schema",
                    "tools.annotations", "tools.task-support")
         seen = set()
         for tool in tools:
@@ -5223,6 +5242,10 @@ class ServerCheck:
             if not isinstance(schema, dict) or schema.get("type") != "object":
                 self.found("tools.input-schema", "its inputSchema is %s, not an object schema of type \"object\""
                            % cut_text(json.dumps(schema, ensure_ascii=False), 80), where)
+            unportable = [key for key in UNPORTABLE_SCHEMA_KEYWORDS if isinstance(schema, dict) and key in schema]
+            if unportable:
+                self.found("tools.portable-schema", "its inputSchema uses %s at the top level" % ", ".join(unportable),
+                           where)
             if "outputSchema" in tool and not (isinstance(tool["outputSchema"], dict)
                                                and tool["outputSchema"].get("type") == "object"):
                 self.found("tools.output-schema", "its outputSchema is %s" % cut_text(
@@ -8970,6 +8993,7 @@ class Cli:
             document = session.summary()
             server = "%s (%s, %s)" % (session.display_name(), document["protocolVersion"], document["transport"])
             check.run(session)
+            self.check_other_era(check, document)
         elapsed = time.monotonic() - started
         strict = self.opts.strict
         if self.opts.junit:
@@ -8984,6 +9008,28 @@ class Cli:
         else:
             self.out.text(check_report_text(check, server, elapsed, strict))
         return EXIT_FAILURE if check_failures(check, strict) else EXIT_OK
+
+    def check_other_era(self, check, summary):
+        """A server that lists 2025-11-25-era versions beside 2026-07-28 is opened a second
+        time in the newest of them, as a client of that era would: the claim must hold."""
+        version = check.other_era(summary)
+        if version is None or self.spec.kind == "session" or self.opts.protocol != "auto":
+            return
+        import copy
+
+        self.out.progress("checking the %s handshake..." % version)
+        spec = copy.copy(self.spec)
+        spec.protocol = version
+        first, self.session = self.session, None
+        first.close()  # one server process at a time, as a user would run them
+        try:
+            self.connect(spec)
+        except UsageError:
+            raise
+        except McpTuiError as exc:
+            check.other_era_opened(version, exc)
+            return
+        check.other_era_opened(version)
 
     # -- tools ----------------------------------------------------------------------------
 

@@ -31,6 +31,7 @@ FAULTS = {
     "stdout-logs": "log lines on stdout before each response",
     "notification-with-id": "a notifications/message carrying an id, sent before the tools/list response",
     "blob-not-base64": "the PNG resource's blob is not base64",
+    "unportable-schema": "echo's inputSchema has anyOf at its top level (a warning, not an error)",
 }
 
 TOOLS = [
@@ -85,6 +86,8 @@ class Server:
         tools = [dict(tool) for tool in TOOLS]
         if self.fault == "input-schema-not-object":
             tools[0]["inputSchema"] = {"type": "string"}
+        if self.fault == "unportable-schema":
+            tools[0]["inputSchema"] = dict(tools[0]["inputSchema"], anyOf=[{"required": ["message"]}])
         if self.fault == "duplicate-tools":
             tools.append(dict(TOOLS[0], description="Echo a message, again."))
         result = {"tools": tools}

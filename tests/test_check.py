@@ -111,3 +111,20 @@ def test_usage_errors_exit_2(cli):
     assert empty.code == 2 and "--call needs a tool name" in empty.err, empty
     json_usage = cli(stdio_command(), "check", "now", "--format", "json")
     assert json_usage.code == 2 and json.loads(json_usage.err)["error"], json_usage
+
+
+def test_a_false_claim_of_the_other_era_fails(cli):
+    result = cli(stdio_command("--era", "2026-07-28", "--claim-legacy"), "check")
+    assert result.code == 1, result
+    assert "✗ lifecycle.each-era" in result.out and "2025-11-25" in result.out, result
+    honest = cli(stdio_command("--era", "2026-07-28"), "check")
+    assert honest.code == 0 and "lifecycle.each-era" not in honest.out, honest
+
+
+def test_an_unportable_schema_is_a_warning_that_strict_fails(cli):
+    result = cli(faulty("unportable-schema"), "check")
+    assert result.code == 0, result
+    assert "⚠ tools.portable-schema" in result.out and "anyOf" in result.out, result
+    assert "1 warning, 0 errors" in result.out.splitlines()[-1]
+    strict = cli(faulty("unportable-schema"), "check", "--strict")
+    assert strict.code == 1, strict
