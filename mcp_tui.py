@@ -4965,7 +4965,7 @@ def valid_ledger_entry(key, entry):
                for name in ("tool", "form", "createdAt", "status")) and ConnectionSpec.valid_record(entry["connection"])
 
 
-# -- 3d. Check: the rules a server is held to, as data, and the probes that apply them ----
+# -- 3d. Check and load: the rules a server is held to, the probes that apply them, and --load
 #
 # `mcp-tui check` runs every rule that applies to what the server declares, without side
 # effects: it lists, reads, gets, pings, completes and probes, and calls a tool only when
@@ -5468,6 +5468,152 @@ class ServerCheck:
                 form.list()
             except McpTuiError as exc:
                 self.failed("tasks.list", exc, "tasks/list")
+
+
+class LatencyHistogram:
+    """Latencies in buckets 1% apart (from a microsecond up), so that a long --load run keeps
+    a fixed amount of memory however many calls it makes; a percentile is read to within 1%
+    (the bucket's upper bound, never above the largest latency seen). Min, max and mean are exact."""
+
+    RATIO = 1.01
+    FLOOR = 1e-6
+
+    def __init__(self):
+        import collections
+        import math
+
+        self._log_ratio = math.log(self.RATIO)
+        self.counts = collections.Counter()  # bucket -> calls; at most a few thousand buckets
+        self.count, self.total, self.low, self.high = 0, 0.0, None, None
+
+    def add(self, seconds):
+        import math
+
+        bucket = max(0, int(math.ceil(math.log(max(seconds, self.FLOOR) / self.FLOOR) / self._log_ratio)))
+        self.counts[bucket] += 1
+        self.count += 1
+        self.total += seconds
+        self.low = seconds if self.low is None else min(self.low, seconds)
+        self.high = seconds if self.high is None else max(self.high, seconds)
+
+    def percentile(self, fraction):
+        import math
+
+        if not self.count:
+            return None
+        rank, seen = max(1, int(math.ceil(fraction * self.count))), 0
+        for bucket in sorted(self.counts):
+            seen += self.counts[bucket]
+            if seen >= rank:
+                return min(self.high, max(self.low, self.FLOOR * self.RATIO ** bucket))
+        return self.high
+
+    def summary_ms(self):
+        """{min, mean, p50, p90, p99, max} in milliseconds (None each before any call)."""
+        def ms(value):
+            return None if value is None else round(value * 1000, 3)
+
+        return {"min": ms(self.low), "mean": ms(self.total / self.count if self.count else None),
+                "p50": ms(self.percentile(0.5)), "p90": ms(self.percentile(0.9)), "p99": ms(self.percentile(0.99)),
+                "max": ms(self.high)}
+
+
+class ToolLoad:
+    """`tool call NAME --load`: one tool called again and again by ``concurrency`` threads over
+    the one session (HTTP: each call on a pooled connection; stdio: calls pipelined on the
+    pipe), until ``requests`` calls were made or ``duration`` seconds passed, started no faster
+    than ``rate`` a second. What it keeps does not grow with the calls: counts, a latency
+    histogram and the first KEPT_ERRORS distinct error messages."""
+
+    KEPT_ERRORS = 20
+
+    def __init__(self, session, name, arguments, requests=None, duration=None, concurrency=10, rate=None):
+        import collections
+
+        self.session, self.name, self.arguments = session, name, arguments
+        self.requests, self.duration, self.concurrency, self.rate = requests, duration, concurrency, rate
+        self.latency = LatencyHistogram()
+        self.issued = self.ok = self.tool_errors = self.errors = 0
+        self.error_messages = collections.OrderedDict()  # message -> count
+        self.started = self.ended = None
+        self.stopped = threading.Event()
+        self._lock = threading.Lock()
+
+    def run(self, on_tick=None):
+        """Make the calls; ``on_tick`` (the running totals) is called about once a second."""
+        self.started = time.monotonic()
+        workers = [threading.Thread(target=self._work, daemon=True) for _ in range(self.concurrency)]
+        for worker in workers:
+            worker.start()
+        try:
+            for worker in workers:
+                while worker.is_alive():
+                    worker.join(1.0)
+                    if on_tick and worker.is_alive():
+                        on_tick(self)
+        except KeyboardInterrupt:
+            self.stopped.set()  # no new calls; the ones in flight end with the session
+            raise
+        finally:
+            self.ended = time.monotonic()
+
+    def _ticket(self):
+        """When the next call may start (monotonic), or None when the run is over."""
+        with self._lock:
+            now = time.monotonic()
+            if self.stopped.is_set() or (self.requests is not None and self.issued >= self.requests) or (
+                    self.duration is not None and now - self.started >= self.duration):
+                return None
+            if self.session.channel.closed_error() is not None:
+                return None  # the server is gone: every further call would fail at once
+            start_at = self.started + self.issued / self.rate if self.rate else now
+            if self.duration is not None and start_at - self.started >= self.duration:
+                return None  # its turn would come after the end
+            self.issued += 1
+            return start_at
+
+    def _work(self):
+        while True:
+            start_at = self._ticket()
+            if start_at is None:
+                return
+            if start_at > time.monotonic() and self.stopped.wait(start_at - time.monotonic()):
+                return
+            began = time.monotonic()
+            message = None
+            try:
+                result = call_tool(self.session, self.name, self.arguments)
+                outcome = "toolError" if result.get("isError") else "ok"
+            except McpTuiError as exc:
+                outcome, message = "error", exc.message
+            self._record(time.monotonic() - began, outcome, message)
+
+    def _record(self, seconds, outcome, message):
+        with self._lock:
+            self.latency.add(seconds)
+            if outcome == "ok":
+                self.ok += 1
+            elif outcome == "toolError":
+                self.tool_errors += 1
+            else:
+                self.errors += 1
+                if message in self.error_messages or len(self.error_messages) < self.KEPT_ERRORS:
+                    self.error_messages[message] = self.error_messages.get(message, 0) + 1
+
+    def summary(self):
+        """The Inspector's --load keys, so that a user can switch: requests, ok, toolErrors,
+        errors, errorRate, elapsedMs, throughput (calls a second), latencyMs; and the
+        distinct error messages with their counts."""
+        with self._lock:
+            done = self.ok + self.tool_errors + self.errors
+            elapsed = (self.ended or time.monotonic()) - self.started
+            return {"requests": done, "ok": self.ok, "toolErrors": self.tool_errors, "errors": self.errors,
+                    "errorRate": round(self.errors / done, 4) if done else 0.0,
+                    "elapsedMs": round(elapsed * 1000, 1),
+                    "throughput": round(done / elapsed, 1) if elapsed > 0 else 0.0,
+                    "latencyMs": self.latency.summary_ms(),
+                    "errorMessages": [{"message": text, "count": count}
+                                      for text, count in self.error_messages.items()]}
 
 
 # ======================================================================================
@@ -7860,6 +8006,26 @@ def check_junit(check, server, elapsed, strict=False):
     return "\n".join(lines) + "\n"
 
 
+def load_report_text(summary):
+    """`tool call --load`'s report: counts, rates, elapsed time and latencies, then the
+    distinct error messages."""
+    latency = summary["latencyMs"]
+
+    def ms(value):
+        return "-" if value is None else "%.2f" % value
+
+    lines = ["requests     %d" % summary["requests"], "ok           %d" % summary["ok"],
+             "tool errors  %d" % summary["toolErrors"], "errors       %d" % summary["errors"],
+             "error rate   %.2f%%" % (summary["errorRate"] * 100),
+             "elapsed      %.2f s" % (summary["elapsedMs"] / 1000), "throughput   %.1f calls/s" % summary["throughput"],
+             "latency ms   " + "  ".join("%s %s" % (key, ms(latency[key]))
+                                         for key in ("min", "mean", "p50", "p90", "p99", "max"))]
+    if summary["errorMessages"]:
+        lines.append("errors seen:")
+        lines.extend("  %d× %s" % (item["count"], item["message"]) for item in summary["errorMessages"])
+    return "\n".join(lines)
+
+
 def describe_server(session, tasks=None):
     """The server as `mcp-tui server` prints it. With ``tasks`` (the TUI's server tab) it
     adds the connection, the task form and the capabilities in full."""
@@ -8625,6 +8791,16 @@ CLI_OPTIONS = (
         (("--junit",), dict(metavar="FILE", help="check: write the findings as JUnit XML into FILE")),
         (("--strict",), dict(action="store_true", help="check: warnings fail the check too (exit 1)")),
     )),
+    ("tool call --load: the same call, concurrently, with latency percentiles", (
+        (("--load",), dict(action="store_true", help="call the tool again and again over one connection and "
+                                                     "report throughput and latencies")),
+        (("--load-requests",), dict(type=int, metavar="N", help="--load: stop after N calls (default 100 when "
+                                                                "--load-duration is not given)")),
+        (("--load-duration",), dict(type=float, metavar="SECONDS", help="--load: stop after SECONDS")),
+        (("--load-concurrency",), dict(type=int, default=10, metavar="C", help="--load: calls in flight at once "
+                                                                               "(default 10)")),
+        (("--load-rate",), dict(type=float, metavar="R", help="--load: start at most R calls a second")),
+    )),
     AUTH_OPTIONS,
 )
 
@@ -9082,6 +9258,7 @@ class Cli:
         if not args:
             raise UsageError("usage: mcp-tui tool call NAME [k=v ...]")
         name, words = args[0], args[1:]
+        self.load_options()  # a bad --load bound is a usage error before anything is sent
         self.out.progress("🛠️  Preparing to call tool '%s'..." % name)
         session = self.connect()
         tool = find_tool(session, name)
@@ -9094,6 +9271,8 @@ class Cli:
             self.out.notice(undeclared)
         if self.opts.task:
             return TaskCommands(self).call_as_task(tool, arguments)
+        if self.opts.load:
+            return self.tool_load(session, tool, arguments)
         self.out.progress("🚀 Executing tool...")
         try:
             result = call_tool(session, name, arguments)
@@ -9104,6 +9283,48 @@ class Cli:
                                  "no task support for tools/call; nothing was sent" % name, hint=refusal.hint)
             raise
         return self.print_tool_result(result, tool=tool)
+
+    def load_options(self):
+        """--load's bounds, checked: (requests, duration, concurrency, rate)."""
+        opts = self.opts
+        given = [flag for flag, value in (("--load-requests", opts.load_requests), ("--load-duration",
+                 opts.load_duration), ("--load-rate", opts.load_rate)) if value is not None]
+        if not opts.load:
+            if given or opts.load_concurrency != 10:
+                raise UsageError("%s works with --load" % (given or ["--load-concurrency"])[0])
+            return None
+        if opts.task or opts.dry_run:
+            raise UsageError("--load makes the calls: leave out %s" % ("--task" if opts.task else "--dry-run"))
+        for flag, value in (("--load-requests", opts.load_requests), ("--load-duration", opts.load_duration),
+                            ("--load-concurrency", opts.load_concurrency), ("--load-rate", opts.load_rate)):
+            if value is not None and value <= 0:
+                raise UsageError("%s must be more than 0" % flag)
+        requests = opts.load_requests if opts.load_requests or opts.load_duration else 100
+        return requests, opts.load_duration, opts.load_concurrency, opts.load_rate
+
+    def tool_load(self, session, tool, arguments):
+        """--load: the report of many concurrent calls; exit 1 when a call failed (a tool
+        result with isError counts as a tool error, and fails only with --strict-errors)."""
+        requests, duration, concurrency, rate = self.load_options()
+        load = ToolLoad(session, tool["name"], arguments, requests, duration, concurrency, rate)
+        self.out.progress("🚀 Calling %s with %d at a time%s..." % (tool["name"], concurrency, "".join(
+            part for part in (" for %d calls" % requests if requests else "",
+                              " for %s" % seconds_text(duration) if duration else "",
+                              " at most %g a second" % rate if rate else ""))))
+        on_tick = None
+        if self.out.stderr.isatty() and not self.out.quiet:
+            def on_tick(running):
+                now = running.summary()
+                self.out.progress("⏳ %d calls, %d errors, %.1f calls/s" % (now["requests"], now["errors"],
+                                                                          now["throughput"]))
+        load.run(on_tick)
+        summary = load.summary()
+        if self.out.json:
+            self.out.document(summary)
+        else:
+            self.out.text(load_report_text(summary))
+        failed = summary["errors"] or (summary["toolErrors"] and self.opts.strict_errors)
+        return EXIT_FAILURE if failed else EXIT_OK
 
     def print_tool_result(self, result, task=None, tool=None):
         """``tool``: its listing, whose outputSchema the structured content is checked against."""
