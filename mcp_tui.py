@@ -5014,6 +5014,10 @@ CHECK_RULES = (
      "see the server's error; check the arguments given with --call"),
     ("tools.structured-content", "error", "a called tool's structuredContent matches its outputSchema",
      "return structuredContent that validates against the outputSchema the tool declares"),
+    ("http.unknown-session", "error", "a request under a session id the server never issued gets HTTP 404",
+     "answer an unknown or ended Mcp-Session-Id with 404 Not Found (the client then starts a new session)"),
+    ("http.origin", "warning", "a request from a foreign Origin is refused (DNS-rebinding protection)",
+     "check the Origin header and answer 403 to origins you do not serve, at least on a local server"),
     ("pagination.cursor-progress", "error", "cursors make progress: a list ends, and no cursor comes twice",
      "return a new nextCursor for each page and none on the last page"),
     ("resources.uri-scheme", "error", "resource URIs are absolute: they start with a scheme (file:, https:, ...)",
@@ -5124,6 +5128,8 @@ class ServerCheck:
         if "completions" in declared:
             steps.append(("completion", self.check_completion))
         steps.append(("tasks", self.check_tasks))
+        if getattr(session.transport, "http", None) is not None and session.transport.name == "streamable-http":
+            steps.append(("HTTP", self.check_http))
         if "logging" in declared:  # last: under 2026-07-28 the level rides on every request after it
             steps.append(("logging", self.check_logging))
         for name, step in steps:
@@ -5451,6 +5457,48 @@ class ServerCheck:
             self.session.set_log_level(self.session.log_level or "info")
         except McpTuiError as exc:
             self.failed("logging.set-level", exc, "logging/setLevel")
+
+    def http_probe(self, headers, method):
+        """One JSON-RPC request sent straight over the session's HTTP client, outside the
+        channel (under a fresh id of it): its HTTP status, or None if it got no answer."""
+        http = self.session.transport.http
+        message = {"jsonrpc": "2.0", "id": self.session.channel.next_id(), "method": method, "params": {}}
+        headers = dict(headers, **{"Accept": "application/json, text/event-stream", "Content-Type": "application/json"})
+        try:
+            conn, response = http.open("POST", body=encode_message(message), headers=headers, stream=True,
+                                       seconds=min(CHECK_PING_SECONDS, self.session.timeout), carries=method)
+        except McpTuiError:
+            return None
+        http.discard(conn)  # only the status matters; an SSE answer is not read to its end
+        return response.status
+
+    def check_http(self):
+        """The Streamable HTTP transport's own rules, each judged against a control request
+        the server accepts: a session id it never issued, and a foreign Origin."""
+        summary = self.session.summary()
+        headers = {"MCP-Protocol-Version": summary["protocolVersion"]}
+        session_id = self.session.http_session_id()
+        if session_id:
+            headers["Mcp-Session-Id"] = session_id
+        for method in ("ping", "server/discover"):  # whichever the server takes without a session's _meta
+            control = self.http_probe(dict(headers, **{"Mcp-Method": method}), method)
+            if control is not None and 200 <= control < 300:
+                headers["Mcp-Method"] = method
+                break
+        else:
+            return  # a plain request is not accepted this way: nothing to compare with
+        if session_id:
+            self.apply("http.unknown-session")
+            unknown = self.http_probe(dict(headers, **{"Mcp-Session-Id": "mcp-tui-check-%s" % os.urandom(8).hex()}),
+                                      method)
+            if unknown is not None and unknown not in (400, 404):
+                self.found("http.unknown-session", "a request under a session id it never issued got HTTP %d"
+                           % unknown, "Mcp-Session-Id")
+        self.apply("http.origin")
+        foreign = self.http_probe(dict(headers, Origin="http://mcp-tui-check.invalid"), method)
+        if foreign is not None and 200 <= foreign < 300:
+            self.found("http.origin", "a request with Origin: http://mcp-tui-check.invalid was accepted (HTTP %d)"
+                       % foreign, "Origin")
 
     def check_tasks(self):
         """A tool's taskSupport against the task support the session's form declares, and

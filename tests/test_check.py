@@ -85,6 +85,22 @@ def test_the_test_server_passes_over_http(cli, start_server, protocol):
     assert "✗" not in result.out
     assert "✓ lifecycle.ping" in result.out and "✓ tools.unknown-tool" in result.out
     assert "streamable-http" in result.out.splitlines()[0]
+    if protocol == "2025-11-25":  # a session id to probe with, and a control request the server takes
+        assert "✓ http.unknown-session" in result.out and "✓ http.origin" in result.out, result
+
+
+def test_a_server_that_takes_any_origin_gets_a_warning(cli):
+    from servers import LoopbackServer
+
+    server = LoopbackServer([sys.executable, ROOT / "tests" / "badserver.py", "--mode", "ok", "--era", "2025-11-25",
+                             "--http", "127.0.0.1:0"])
+    try:
+        result = cli("--url", server.url, "check", "--format", "json")
+    finally:
+        server.stop()
+    origin = [f for f in result.json()["findings"] if f["rule"] == "http.origin"]
+    assert len(origin) == 1 and origin[0]["severity"] == "warning", result
+    assert "mcp-tui-check.invalid" in origin[0]["message"]
 
 
 def test_strict_fails_on_a_warning_and_junit_records_it(cli, tmp_path):
