@@ -5107,7 +5107,7 @@ class ServerCheck:
 
     def connect_failed(self, exc):
         """The session did not open: what the handshake got wrong is the finding."""
-        self.apply("lifecycle.handshake", "lifecycle.jsonrpc", "lifecycle.notification-id")
+        # Only the rule that failed is reported: the framing rules count if a message came (watch).
         if "protocol version" in exc.message or getattr(exc, "code", None) == -32022:
             self.found("lifecycle.offered-version", exc.message, "handshake")
         else:
@@ -9220,17 +9220,17 @@ class Cli:
             self.check_other_era(check, document)
         elapsed = time.monotonic() - started
         strict = self.opts.strict
-        if self.opts.junit:
-            try:
-                with open(self.opts.junit, "w", encoding="utf-8") as junit:
-                    junit.write(check_junit(check, server, elapsed, strict))
-            except OSError as exc:
-                raise McpTuiError("cannot write --junit %s: %s" % (self.opts.junit, describe_os_error(exc)))
         if self.out.json:
             self.out.document({"server": document or {"connection": server}, "findings": check.findings,
                                "summary": check_summary(check, elapsed, strict)})
         else:
             self.out.text(check_report_text(check, server, elapsed, strict))
+        if self.opts.junit:  # after the report, which a file that cannot be written must not cost
+            try:
+                with open(self.opts.junit, "w", encoding="utf-8") as junit:
+                    junit.write(check_junit(check, server, elapsed, strict))
+            except OSError as exc:
+                raise McpTuiError("cannot write --junit %s: %s" % (self.opts.junit, exc.strerror or exc))
         return EXIT_FAILURE if check_failures(check, strict) else EXIT_OK
 
     def check_other_era(self, check, summary):
