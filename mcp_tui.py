@@ -2354,6 +2354,7 @@ class RpcChannel:
         import collections
 
         self.anomalies = collections.deque(maxlen=3)  # what the server got wrong, for a timeout's hint
+        self.watchers = ()  # callables that see every message as it arrived (`check` reads the framing)
 
     def anomaly(self, text):
         self.anomalies.append(text)
@@ -2521,6 +2522,8 @@ class RpcChannel:
         message.pop("_http_status", None)
         if self.log:
             self.log.message("in", message, self.transport.name)
+        for watch in self.watchers:
+            watch(message)
         if "method" in message:
             if "id" in message:
                 if self.on_request:
@@ -3012,6 +3015,7 @@ class Session:
         self.closed = False  # close() was called: a transport starting after it is closed at once
         self.change_listener = None  # the listen stream of listen_for_list_changes (2026-07-28)
         self.observers = []  # callables that see every notification
+        self.wire_observers = []  # callables that see every message from the server (RpcChannel.watchers)
         self.tools = None  # name -> tool, once listed (see tools_by_name)
         # 2026-07-28 results kept across commands (ResultCache); None when off or not that era
         self.cache = self._open_cache() if cache else None
@@ -3261,6 +3265,7 @@ class Session:
         self.transport = transport
         self.channel = RpcChannel(transport, self.log, self._notification, self._server_request, self.deadline,
                                   self.withheld)
+        self.channel.watchers = self.wire_observers
         self.channel.start()
         if self.closed:  # closed from another thread while it started: no server may outlive that
             self.channel.close()
@@ -3590,13 +3595,12 @@ class Session:
                 "transport": self.transport.name, "supportedVersions": self.supported_versions,
                 "capabilities": self.capabilities, "instructions": self.instructions}
 
-    def ping(self):
-        """Ask the server for a sign of life; returns the method that asked (2026-07-28 has no ping)."""
-        if self.era == "legacy":
-            self.request("ping")
-            return "ping"
-        self.request("server/discover", {})
-        return "server/discover"
+    def ping(self, timeout=None):
+        """Ask the server for a sign of life; returns the method that asked (2026-07-28 has no ping).
+        ``timeout`` bounds the wait, progress or not."""
+        method = "ping" if self.era == "legacy" else "server/discover"
+        self.request(method, None if method == "ping" else {}, timeout=timeout)
+        return method
 
     def set_log_level(self, level):
         """Server log messages from ``level`` up: logging/setLevel in the handshake era; in
@@ -5500,6 +5504,705 @@ def valid_ledger_entry(key, entry):
         return False
     return all(entry.get(name) is None or isinstance(entry[name], str)
                for name in ("tool", "form", "createdAt", "status")) and ConnectionSpec.valid_record(entry["connection"])
+
+
+# -- 3d. Check and load: the rules a server is held to, the probes that apply them, and --load
+#
+# `mcp-tui check` runs every rule that applies to what the server declares, without side
+# effects: it lists, reads, gets, pings, completes and probes, and calls a tool only when
+# told. A rule is data (its id, group, severity, what it asks and why, and the fix); the
+# ServerCheck below records which rules it ran and what it found (views print the report).
+
+CHECK_RULES = (
+    # (id, severity, what is asked and why, how to fix it); the group is the id's first word
+    ("lifecycle.handshake", "error", "the server opens a session in the era it claims",
+     "answer initialize (2025-11-25) or server/discover (2026-07-28) with a well-formed result"),
+    ("lifecycle.offered-version", "error", "the negotiated protocol version is one the client offered",
+     "answer with the version the client asked for, or with another version it listed"),
+    ("lifecycle.each-era", "error", "each era the server lists in supportedVersions opens a session",
+     "answer initialize for every 2025-11-25-era version server/discover lists, or stop listing them"),
+    ("lifecycle.jsonrpc", "error", 'every message carries "jsonrpc": "2.0" (JSON-RPC 2.0 says so)',
+     'write "jsonrpc": "2.0" into every request, response and notification'),
+    ("lifecycle.ids-echoed", "error", "every response carries the id of the request it answers, exactly",
+     "copy the request's id (same JSON type) into its response"),
+    ("lifecycle.notification-id", "error", "a notification carries no id (with one it is a request)",
+     "send notifications without an id"),
+    ("lifecycle.stdout-clean", "error", "a stdio server writes only JSON-RPC messages on stdout",
+     "send logs to stderr (or as notifications/message), never to stdout"),
+    ("lifecycle.ping", "error", "ping is answered promptly (clients use it to tell a live server from a hung one)",
+     "answer ping with an empty result at once, even while other requests are running"),
+    ("capabilities.declared-answer", "error", "every declared capability's methods answer",
+     "implement the methods of each capability you declare, or stop declaring it"),
+    ("capabilities.undeclared-refused", "warning", "a method of an undeclared capability is refused (-32601)",
+     "declare the capability you serve, or answer its methods with -32601 Method not found"),
+    ("tools.unique-names", "error", "tool names are unique (a client calls a tool by its name)",
+     "give every tool its own name"),
+    ("tools.valid-names", "warning", "tool names are 1-128 characters of A-Z a-z 0-9 _ - . (the spec's naming rule)",
+     "rename the tool with letters, digits, '_', '-' and '.' only"),
+    ("tools.input-schema", "error", 'inputSchema is a JSON Schema object of type "object"',
+     'give every tool an inputSchema like {"type": "object", "properties": {...}}'),
+    ("tools.portable-schema", "warning", "inputSchema avoids top-level features common hosts reject",
+     "flatten the top level to one object schema with properties (no $ref, anyOf, oneOf, allOf, not, if)"),
+    ("tools.output-schema", "error", 'an outputSchema is a JSON Schema object of type "object"',
+     'declare outputSchema as {"type": "object", ...}, or leave it out'),
+    ("tools.annotations", "warning", "annotations are well-formed: the hints are booleans, the title a string",
+     "write readOnlyHint, destructiveHint, idempotentHint and openWorldHint as true or false"),
+    ("tools.task-support", "error", 'execution.taskSupport is "forbidden", "optional" or "required"',
+     "use one of the three values, or leave execution out"),
+    ("tools.unknown-tool", "error", "a call of a tool that does not exist is an error, not a success",
+     "answer an unknown tool name with an error (-32602, or a result with isError: true)"),
+    ("tools.call", "warning", "a tool called with --call (or --call-readonly) answers with a result",
+     "see the server's error; check the arguments given with --call"),
+    ("tools.structured-content", "error", "a called tool's structuredContent matches its outputSchema",
+     "return structuredContent that validates against the outputSchema the tool declares"),
+    ("http.unknown-session", "error", "a request under a session id the server never issued gets HTTP 404",
+     "answer an unknown or ended Mcp-Session-Id with 404 Not Found (the client then starts a new session)"),
+    ("http.origin", "warning", "a request from a foreign Origin is refused (DNS-rebinding protection)",
+     "check the Origin header and answer 403 to origins you do not serve, at least on a local server"),
+    ("pagination.cursor-progress", "error", "cursors make progress: a list ends, and no cursor comes twice",
+     "return a new nextCursor for each page and none on the last page"),
+    ("resources.uri-scheme", "error", "resource URIs are absolute: they start with a scheme (file:, https:, ...)",
+     "give every resource a URI with a scheme, e.g. file:///path or myapp://item/1"),
+    ("resources.template-syntax", "error", "resource templates are valid RFC 6570 URI templates",
+     "write expressions as {name}, {+name}, {?a,b} and so on, with balanced braces"),
+    ("resources.read-back", "error", "every listed resource reads back with contents of text or blob",
+     "answer resources/read for each listed URI with contents [{uri, text}] or [{uri, blob}]"),
+    ("resources.blob-base64", "error", "a blob is base64 (clients decode it)",
+     "encode binary contents with standard base64"),
+    ("prompts.well-formed", "error", "prompts have a name, and their arguments are objects with a name",
+     'list prompts as {"name": ..., "arguments": [{"name": ..., "required": true}]}'),
+    ("prompts.get", "error", "a prompt without required arguments answers prompts/get with messages",
+     "answer prompts/get with {messages: [{role, content}]}"),
+    ("completion.answers", "error", "completion/complete answers when completions are declared",
+     "answer completion/complete with {completion: {values: [...]}} (empty when there is nothing)"),
+    ("logging.set-level", "error", "logging/setLevel is accepted when logging is declared",
+     "answer logging/setLevel with an empty result"),
+    ("tasks.coherent", "warning", "a tool's task support agrees with the tasks capability the server declares",
+     "declare task support for tools/call, or list the tools with taskSupport forbidden"),
+    ("tasks.list", "error", "tasks/list answers when the tasks capability declares it",
+     "implement tasks/list, or leave tasks.list out of the capability"),
+)
+CHECK_RULE_INDEX = {rule[0]: rule for rule in CHECK_RULES}
+TOOL_NAME = r"^[A-Za-z0-9_.-]{1,128}$"
+URI_SCHEME = r"^[A-Za-z][A-Za-z0-9+.-]*:"
+TEMPLATE_VARSPEC = r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*(?::[1-9][0-9]{0,3}|\*)?"
+VALID_TEMPLATE_EXPRESSION = r"\{[+#./;?&]?%s(?:,%s)*\}" % (TEMPLATE_VARSPEC, TEMPLATE_VARSPEC)
+UNPORTABLE_SCHEMA_KEYWORDS = ("$ref", "anyOf", "oneOf", "allOf", "not", "if", "then", "else", "dependentSchemas")
+TOOL_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+TASK_SUPPORT_VALUES = ("forbidden", "optional", "required")
+CHECK_PING_SECONDS = 5.0  # "promptly": a ping that waits longer than this is a finding, not a wait
+CHECK_READ_LIMIT = 100  # resources read back (and prompts got) at most: a server may list thousands
+
+
+def template_problem(template):
+    """What makes ``template`` an invalid RFC 6570 URI template, or None."""
+    rest = re.sub(VALID_TEMPLATE_EXPRESSION, "", template)
+    if "{" in rest or "}" in rest:
+        bad = re.search(r"\{[^}]*\}?|\}", rest).group()
+        return "%r is not a valid expression" % bad
+    return None
+
+
+class ServerCheck:
+    """The findings of one `check` run: ``ran`` holds the ids of the rules applied, and
+    ``findings`` what broke them ({"rule", "severity", "message", "fix", "where"}).
+    ``watch`` sees every message from the server (Session.wire_observers)."""
+
+    def __init__(self, calls=(), call_readonly=False, progress=None):
+        self.calls = list(calls)  # (tool name, argument words) to call
+        self.call_readonly = call_readonly
+        self.progress = progress or (lambda text: None)
+        self.ran = []
+        self.findings = []
+        self.session = None
+        self.tools, self.prompts, self.templates = [], [], []  # as listed, for the rules that follow
+        self._lock = threading.Lock()
+
+    # -- recording ---------------------------------------------------------------------
+
+    def apply(self, *rule_ids):
+        for rule_id in rule_ids:
+            if rule_id not in self.ran:
+                self.ran.append(rule_id)
+
+    def found(self, rule_id, message, where=""):
+        _, severity, _, fix = CHECK_RULE_INDEX[rule_id]
+        finding = {"rule": rule_id, "severity": severity, "message": message, "fix": fix, "where": where}
+        with self._lock:
+            self.apply(rule_id)
+            if finding not in self.findings and len(self.findings) < 1000:
+                self.findings.append(finding)
+
+    def watch(self, message):
+        """Framing, as the message arrived: jsonrpc on each, no id on a notification."""
+        method = message.get("method")
+        where = method if isinstance(method, str) else "the response to id %s" % json.dumps(message.get("id"))
+        if message.get("jsonrpc") != "2.0":
+            self.found("lifecycle.jsonrpc", "a message has jsonrpc %s, not \"2.0\"" % json.dumps(
+                message.get("jsonrpc")), where)
+        if isinstance(method, str) and method.startswith("notifications/") and "id" in message:
+            self.found("lifecycle.notification-id", "the notification %s carries the id %s" % (
+                method, json.dumps(message.get("id"))), where)
+
+    # -- running -----------------------------------------------------------------------
+
+    def connect_failed(self, exc):
+        """The session did not open: what the handshake got wrong is the finding."""
+        # Only the rule that failed is reported: the framing rules count if a message came (watch).
+        if "protocol version" in exc.message or getattr(exc, "code", None) == -32022:
+            self.found("lifecycle.offered-version", exc.message, "handshake")
+        else:
+            self.found("lifecycle.handshake", "the session did not open: %s" % exc.message, "handshake")
+
+    def run(self, session):
+        self.session = session
+        self.apply("lifecycle.handshake", "lifecycle.offered-version", "lifecycle.jsonrpc",
+                   "lifecycle.notification-id")
+        steps = [("ping", self.check_ping), ("capabilities", self.check_capabilities)]
+        declared = session.capabilities
+        if "tools" in declared:
+            steps.append(("tools", self.check_tools))
+        if "resources" in declared:
+            steps.append(("resources", self.check_resources))
+        if "prompts" in declared:
+            steps.append(("prompts", self.check_prompts))
+        if "completions" in declared:
+            steps.append(("completion", self.check_completion))
+        steps.append(("tasks", self.check_tasks))
+        if getattr(session.transport, "http", None) is not None and session.transport.name == "streamable-http":
+            steps.append(("HTTP", self.check_http))
+        if "logging" in declared:  # last: under 2026-07-28 the level rides on every request after it
+            steps.append(("logging", self.check_logging))
+        for name, step in steps:
+            if session.channel.closed_error() is not None:
+                break
+            self.progress("checking %s..." % name)
+            step()
+        self.check_wire()
+
+    def other_era(self, summary):
+        """The 2025-11-25-era version to open a second session in, when a 2026-07-28 server
+        lists one in supportedVersions (its claim is checked too), or None."""
+        versions = summary.get("supportedVersions") if summary.get("era") == "modern" else None
+        listed = [v for v in LEGACY_VERSIONS if isinstance(versions, list) and v in versions]
+        return listed[0] if listed else None
+
+    def other_era_opened(self, version, exc=None):
+        self.apply("lifecycle.each-era")
+        if exc is not None:
+            self.found("lifecycle.each-era", "server/discover lists %s, and a session in it did not open: %s" % (
+                version, exc.message), "initialize")
+
+    def check_wire(self):
+        """What the channel and the transport noticed along the way."""
+        session = self.session
+        self.apply("lifecycle.ids-echoed")
+        for anomaly in session.channel.anomalies:
+            if "id" in anomaly:
+                self.found("lifecycle.ids-echoed", "the server sent %s" % anomaly, "responses")
+        if session.transport is not None and session.transport.name == "stdio":
+            self.apply("lifecycle.stdout-clean")
+            for junk in getattr(session.transport, "junk", ()):
+                self.found("lifecycle.stdout-clean", "the server wrote %s" % junk, "stdout")
+        closed = session.channel.closed_error()
+        if closed is not None:
+            self.found("lifecycle.handshake", "the connection ended during the check: %s" % closed.message,
+                       "connection")
+
+    def request(self, rule_id, method, params=None, where=None, **options):
+        """``method``'s result, or None with the failure recorded under ``rule_id``."""
+        self.apply(rule_id)
+        try:
+            return self.session.request(method, params, **options)
+        except McpTuiError as exc:
+            self.failed(rule_id, exc, where or method)
+            return None
+
+    def failed(self, rule_id, exc, where):
+        if isinstance(exc, RpcError) and exc.code == METHOD_NOT_FOUND and rule_id.endswith(".list"):
+            rule_id = "capabilities.declared-answer"
+        if isinstance(exc, ProtocolViolation) and "repeated a cursor" in exc.message:
+            rule_id = "pagination.cursor-progress"
+        elif "--max-pages" in exc.message:
+            rule_id = "pagination.cursor-progress"
+        self.found(rule_id, exc.message, where)
+
+    def list_of(self, method, key):
+        """Every item of a declared list, or None with why it failed recorded."""
+        self.apply("capabilities.declared-answer", "pagination.cursor-progress")
+        try:
+            items = list_all(self.session, method, key)
+        except McpTuiError as exc:
+            if isinstance(exc, RpcError) and exc.code == METHOD_NOT_FOUND:
+                self.found("capabilities.declared-answer", "%s says -32601 Method not found, though the server "
+                           "declares the %s capability" % (method, method.split("/")[0]), method)
+            else:
+                self.failed("capabilities.declared-answer", exc, method)
+            return None
+        return [item for item in items if isinstance(item, dict)]
+
+    def check_ping(self):
+        self.apply("lifecycle.ping")
+        try:
+            self.session.ping(min(CHECK_PING_SECONDS, self.session.timeout))
+        except McpTuiError as exc:
+            self.failed("lifecycle.ping", exc, "ping")
+
+    def check_capabilities(self):
+        """A capability the server does not declare should be refused (-32601), not served."""
+        self.apply("capabilities.undeclared-refused")
+        for capability, method in (("tools", "tools/list"), ("resources", "resources/list"),
+                                   ("prompts", "prompts/list")):
+            if capability in self.session.capabilities:
+                continue
+            try:
+                self.session.request(method, {})
+            except RpcError:
+                continue
+            except McpTuiError as exc:
+                self.found("capabilities.undeclared-refused", "%s failed: %s" % (method, exc.message), method)
+                continue
+            self.found("capabilities.undeclared-refused", "%s answered, though the server does not declare the %s "
+                       "capability" % (method, capability), method)
+
+    def check_tools(self):
+        tools = self.list_of("tools/list", "tools")
+        if tools is None:
+            return
+        self.tools = tools
+        self.apply("tools.unique-names", "tools.valid-names", "tools.input-schema", "tools.portable-schema",
+                   "tools.output-schema",
+                   "tools.annotations", "tools.task-support")
+        seen = set()
+        for tool in tools:
+            name = tool.get("name")
+            where = "tool %s" % json.dumps(name, ensure_ascii=False)
+            if name in seen:
+                self.found("tools.unique-names", "two tools are named %s" % json.dumps(name, ensure_ascii=False),
+                           where)
+            if isinstance(name, str):
+                seen.add(name)
+            if not isinstance(name, str) or not re.match(TOOL_NAME, name):
+                self.found("tools.valid-names", "the name %s breaks the naming rule" % json.dumps(
+                    name, ensure_ascii=False), where)
+            schema = tool.get("inputSchema")
+            if not isinstance(schema, dict) or schema.get("type") != "object":
+                self.found("tools.input-schema", "its inputSchema is %s, not an object schema of type \"object\""
+                           % cut_text(json.dumps(schema, ensure_ascii=False), 80), where)
+            unportable = [key for key in UNPORTABLE_SCHEMA_KEYWORDS if isinstance(schema, dict) and key in schema]
+            if unportable:
+                self.found("tools.portable-schema", "its inputSchema uses %s at the top level" % ", ".join(unportable),
+                           where)
+            if "outputSchema" in tool and not (isinstance(tool["outputSchema"], dict)
+                                               and tool["outputSchema"].get("type") == "object"):
+                self.found("tools.output-schema", "its outputSchema is %s" % cut_text(
+                    json.dumps(tool["outputSchema"], ensure_ascii=False), 80), where)
+            annotations = tool.get("annotations")
+            if annotations is not None and not isinstance(annotations, dict):
+                self.found("tools.annotations", "its annotations are not an object", where)
+            elif annotations:
+                for hint in TOOL_HINTS:
+                    if hint in annotations and not isinstance(annotations[hint], bool):
+                        self.found("tools.annotations", "%s is %s, not true or false" % (
+                            hint, json.dumps(annotations[hint])), where)
+                if "title" in annotations and not isinstance(annotations["title"], str):
+                    self.found("tools.annotations", "its annotations' title is not a string", where)
+            execution = tool.get("execution")
+            support = execution.get("taskSupport") if isinstance(execution, dict) else None
+            if support is not None and support not in TASK_SUPPORT_VALUES:
+                self.found("tools.task-support", "taskSupport is %s" % json.dumps(support), where)
+        self.probe_unknown_tool(seen)
+        self.call_tools(tools)
+
+    def probe_unknown_tool(self, names):
+        name = "mcp-tui-check-no-such-tool-%s" % os.urandom(4).hex()
+        while name in names:
+            name += "-x"
+        self.apply("tools.unknown-tool")
+        try:
+            result = self.session.request("tools/call", {"name": name, "arguments": {}})
+        except RpcError:
+            return  # the error expected
+        except McpTuiError as exc:
+            self.failed("tools.unknown-tool", exc, "tools/call")
+            return
+        if not result.get("isError"):
+            self.found("tools.unknown-tool", "a call of the unknown tool %r was answered as a success" % name,
+                       "tools/call")
+
+    def call_tools(self, tools):
+        """--call NAME k=v ..., and with --call-readonly every tool annotated readOnlyHint: true
+        that needs no arguments; each result is checked against the tool's outputSchema."""
+        by_name = dict((tool.get("name"), tool) for tool in tools)
+        wanted = list(self.calls)
+        if self.call_readonly:
+            named = set(name for name, _ in wanted)
+            for tool in tools:
+                annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+                schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
+                if (annotations.get("readOnlyHint") is True and tool.get("name") not in named
+                        and not schema.get("required") and listed_task_support(tool) != "required"):
+                    wanted.append((tool.get("name"), []))
+        for name, words in wanted:
+            tool = by_name.get(name)
+            if tool is None:
+                raise UsageError("--call: the server has no tool named %r; nothing was called" % name,
+                                 hint=did_you_mean(name, [n for n in by_name if isinstance(n, str)], "see tool list"))
+            arguments = parse_arguments(words, tool.get("inputSchema") or {})
+            self.call_one(tool, arguments)
+
+    def call_one(self, tool, arguments):
+        where = "tool %s" % json.dumps(tool.get("name"), ensure_ascii=False)
+        self.apply("tools.call", "tools.structured-content")
+        self.progress("calling %s..." % where)
+        try:
+            result = call_tool(self.session, tool["name"], arguments)
+        except McpTuiError as exc:
+            self.found("tools.call", "the call failed: %s" % exc.message, where)
+            return
+        if result.get("isError"):
+            self.found("tools.call", "the tool answered with isError: true", where)
+            return
+        schema = tool.get("outputSchema")
+        if not isinstance(schema, dict):
+            return
+        if "structuredContent" not in result:
+            self.found("tools.structured-content", "the tool declares an outputSchema and its result has no "
+                       "structuredContent", where)
+            return
+        violation = schema_violation(result["structuredContent"], schema)
+        if violation:
+            self.found("tools.structured-content", "structuredContent breaks the outputSchema: %s %s" % violation,
+                       where)
+
+    def check_resources(self):
+        resources = self.list_of("resources/list", "resources")
+        self.apply("resources.uri-scheme", "resources.template-syntax")
+        for resource in resources or ():
+            uri = resource.get("uri")
+            if not isinstance(uri, str) or not re.match(URI_SCHEME, uri):
+                self.found("resources.uri-scheme", "the URI %s has no scheme" % json.dumps(uri, ensure_ascii=False),
+                           "resource %s" % json.dumps(resource.get("name"), ensure_ascii=False))
+        try:
+            templates = list_all(self.session, "resources/templates/list", "resourceTemplates")
+        except RpcError as exc:
+            templates = []
+            if exc.code != METHOD_NOT_FOUND:  # a server without templates may not have the method
+                self.failed("capabilities.declared-answer", exc, "resources/templates/list")
+        except McpTuiError as exc:
+            templates = []
+            self.failed("capabilities.declared-answer", exc, "resources/templates/list")
+        self.templates = [template for template in templates if isinstance(template, dict)]
+        for template in templates:
+            text = template.get("uriTemplate") if isinstance(template, dict) else None
+            where = "template %s" % json.dumps(text, ensure_ascii=False)
+            problem = template_problem(text) if isinstance(text, str) else "it has no uriTemplate"
+            if problem:
+                self.found("resources.template-syntax", problem, where)
+            elif not text.startswith("{") and not re.match(URI_SCHEME, text):
+                self.found("resources.uri-scheme", "the template %s has no scheme" % json.dumps(text), where)
+        self.apply("resources.read-back", "resources.blob-base64")
+        for resource in (resources or ())[:CHECK_READ_LIMIT]:
+            uri = resource.get("uri")
+            if isinstance(uri, str):
+                result = self.request("resources.read-back", "resources/read", {"uri": uri}, "resource %s" % uri)
+                if result is not None:
+                    self.check_contents(uri, result)
+
+    def check_contents(self, uri, result):
+        import base64
+        import binascii
+
+        where = "resource %s" % uri
+        contents = result.get("contents")
+        if not isinstance(contents, list):
+            self.found("resources.read-back", "resources/read answered without a contents list", where)
+            return
+        for item in contents:
+            if not isinstance(item, dict) or not isinstance(item.get("uri"), str):
+                self.found("resources.read-back", "a content item has no uri", where)
+            elif isinstance(item.get("text"), str):
+                continue
+            elif not isinstance(item.get("blob"), str):
+                self.found("resources.read-back", "a content item has neither text nor blob", where)
+            else:
+                try:
+                    base64.b64decode(item["blob"], validate=True)
+                except (binascii.Error, ValueError):
+                    self.found("resources.blob-base64", "its blob is not base64 (%s)" % cut_text(item["blob"], 40),
+                               where)
+
+    def check_prompts(self):
+        prompts = self.list_of("prompts/list", "prompts")
+        self.apply("prompts.well-formed", "prompts.get")
+        self.prompts = prompts or []
+        got = 0
+        for prompt in prompts or ():
+            name = prompt.get("name")
+            where = "prompt %s" % json.dumps(name, ensure_ascii=False)
+            arguments = prompt.get("arguments", [])
+            if not isinstance(name, str):
+                self.found("prompts.well-formed", "a prompt has no name", where)
+                continue
+            if not isinstance(arguments, list) or not all(
+                    isinstance(a, dict) and isinstance(a.get("name"), str)
+                    and isinstance(a.get("required", False), bool) for a in arguments):
+                self.found("prompts.well-formed", "its arguments are not a list of {name, required}", where)
+                continue
+            if any(a.get("required") for a in arguments) or got >= CHECK_READ_LIMIT:
+                continue
+            got += 1
+            result = self.request("prompts.get", "prompts/get", {"name": name, "arguments": {}}, where)
+            messages = result.get("messages") if result is not None else []
+            if not isinstance(messages, list) or not all(
+                    isinstance(m, dict) and m.get("role") in ("user", "assistant") and isinstance(m.get("content"), dict)
+                    for m in messages):
+                self.found("prompts.get", "its messages are not a list of {role, content}", where)
+
+    def check_completion(self):
+        """One completion, of the first prompt argument or template variable there is."""
+        self.apply("completion.answers")
+        ref = argument = None
+        for prompt in self.prompts:
+            names = [a.get("name") for a in prompt.get("arguments") or () if isinstance(a, dict)]
+            if isinstance(prompt.get("name"), str) and names and isinstance(names[0], str):
+                ref, argument = {"type": "ref/prompt", "name": prompt["name"]}, names[0]
+                break
+        if ref is None:
+            for template in self.templates:
+                text = template.get("uriTemplate")
+                variables = template_variables(text) if isinstance(text, str) and not template_problem(text) else ()
+                if variables:
+                    ref, argument = {"type": "ref/resource", "uri": text}, variables[0]
+                    break
+        if ref is None:
+            return
+        where = "completion of %s" % argument
+        try:
+            result = complete_argument(self.session, ref, argument, "")
+        except RpcError as exc:
+            if exc.code == METHOD_NOT_FOUND:
+                self.found("completion.answers", "completion/complete says -32601 Method not found, though the "
+                           "server declares completions", where)
+            return  # another refusal may be this argument's: not the method's
+        except McpTuiError as exc:
+            self.failed("completion.answers", exc, where)
+            return
+        completion = result.get("completion")
+        if not isinstance(completion, dict) or not isinstance(completion.get("values"), list):
+            self.found("completion.answers", "the result has no completion.values list", where)
+
+    def check_logging(self):
+        self.apply("logging.set-level")
+        try:
+            self.session.set_log_level(self.session.log_level or "info")
+        except McpTuiError as exc:
+            self.failed("logging.set-level", exc, "logging/setLevel")
+
+    def http_probe(self, headers, method):
+        """One JSON-RPC request sent straight over the session's HTTP client, outside the
+        channel (under a fresh id of it): its HTTP status, or None if it got no answer."""
+        http = self.session.transport.http
+        message = {"jsonrpc": "2.0", "id": self.session.channel.next_id(), "method": method, "params": {}}
+        headers = dict(headers, **{"Accept": "application/json, text/event-stream", "Content-Type": "application/json"})
+        try:
+            conn, response = http.open("POST", body=encode_message(message), headers=headers, stream=True,
+                                       seconds=min(CHECK_PING_SECONDS, self.session.timeout), carries=method)
+        except McpTuiError:
+            return None
+        http.discard(conn)  # only the status matters; an SSE answer is not read to its end
+        return response.status
+
+    def check_http(self):
+        """The Streamable HTTP transport's own rules, each judged against a control request
+        the server accepts: a session id it never issued, and a foreign Origin."""
+        summary = self.session.summary()
+        headers = {"MCP-Protocol-Version": summary["protocolVersion"]}
+        session_id = self.session.http_session_id()
+        if session_id:
+            headers["Mcp-Session-Id"] = session_id
+        for method in ("ping", "server/discover"):  # whichever the server takes without a session's _meta
+            control = self.http_probe(dict(headers, **{"Mcp-Method": method}), method)
+            if control is not None and 200 <= control < 300:
+                headers["Mcp-Method"] = method
+                break
+        else:
+            return  # a plain request is not accepted this way: nothing to compare with
+        if session_id:
+            self.apply("http.unknown-session")
+            unknown = self.http_probe(dict(headers, **{"Mcp-Session-Id": "mcp-tui-check-%s" % os.urandom(8).hex()}),
+                                      method)
+            if unknown is not None and unknown not in (400, 404):
+                self.found("http.unknown-session", "a request under a session id it never issued got HTTP %d"
+                           % unknown, "Mcp-Session-Id")
+        self.apply("http.origin")
+        foreign = self.http_probe(dict(headers, Origin="http://mcp-tui-check.invalid"), method)
+        if foreign is not None and 200 <= foreign < 300:
+            self.found("http.origin", "a request with Origin: http://mcp-tui-check.invalid was accepted (HTTP %d)"
+                       % foreign, "Origin")
+
+    def check_tasks(self):
+        """A tool's taskSupport against the task support the session's form declares, and
+        tasks/list when the form has it and the server declares it (2025-11-25)."""
+        form = tasks_for(self.session)
+        self.apply("tasks.coherent")
+        for tool in self.tools:
+            if listed_task_support(tool) in ("optional", "required") and form.tools_call_refusal() is not None:
+                self.found("tasks.coherent", "taskSupport is %s, and the server declares no task support for "
+                           "tools/call" % listed_task_support(tool), "tool %s" % json.dumps(tool.get("name")))
+        support = form.support()
+        if support is not None and support.methods.get("tasks/list"):
+            self.apply("tasks.list")
+            try:
+                form.list()
+            except McpTuiError as exc:
+                self.failed("tasks.list", exc, "tasks/list")
+
+
+class LatencyHistogram:
+    """Latencies in buckets 1% apart (from a microsecond up), so that a long --load run keeps
+    a fixed amount of memory however many calls it makes; a percentile is read to within 1%
+    (the bucket's upper bound, never above the largest latency seen). Min, max and mean are exact."""
+
+    RATIO = 1.01
+    FLOOR = 1e-6
+
+    def __init__(self):
+        import collections
+        import math
+
+        self._log_ratio = math.log(self.RATIO)
+        self.counts = collections.Counter()  # bucket -> calls; at most a few thousand buckets
+        self.count, self.total, self.low, self.high = 0, 0.0, None, None
+
+    def add(self, seconds):
+        import math
+
+        bucket = max(0, int(math.ceil(math.log(max(seconds, self.FLOOR) / self.FLOOR) / self._log_ratio)))
+        self.counts[bucket] += 1
+        self.count += 1
+        self.total += seconds
+        self.low = seconds if self.low is None else min(self.low, seconds)
+        self.high = seconds if self.high is None else max(self.high, seconds)
+
+    def percentile(self, fraction):
+        import math
+
+        if not self.count:
+            return None
+        rank, seen = max(1, int(math.ceil(fraction * self.count))), 0
+        for bucket in sorted(self.counts):
+            seen += self.counts[bucket]
+            if seen >= rank:
+                return min(self.high, max(self.low, self.FLOOR * self.RATIO ** bucket))
+        return self.high
+
+    def summary_ms(self):
+        """{min, mean, p50, p90, p99, max} in milliseconds (None each before any call)."""
+        def ms(value):
+            return None if value is None else round(value * 1000, 3)
+
+        return {"min": ms(self.low), "mean": ms(self.total / self.count if self.count else None),
+                "p50": ms(self.percentile(0.5)), "p90": ms(self.percentile(0.9)), "p99": ms(self.percentile(0.99)),
+                "max": ms(self.high)}
+
+
+class ToolLoad:
+    """`tool call NAME --load`: one tool called again and again by ``concurrency`` threads over
+    the one session (HTTP: each call on a pooled connection; stdio: calls pipelined on the
+    pipe), until ``requests`` calls were made or ``duration`` seconds passed, started no faster
+    than ``rate`` a second. What it keeps does not grow with the calls: counts, a latency
+    histogram and the first KEPT_ERRORS distinct error messages."""
+
+    KEPT_ERRORS = 20
+
+    def __init__(self, session, name, arguments, requests=None, duration=None, concurrency=10, rate=None):
+        import collections
+
+        self.session, self.name, self.arguments = session, name, arguments
+        self.requests, self.duration, self.concurrency, self.rate = requests, duration, concurrency, rate
+        self.latency = LatencyHistogram()
+        self.issued = self.ok = self.tool_errors = self.errors = 0
+        self.error_messages = collections.OrderedDict()  # message -> count
+        self.started = self.ended = None
+        self.stopped = threading.Event()
+        self._lock = threading.Lock()
+
+    def run(self, on_tick=None):
+        """Make the calls; ``on_tick`` (the running totals) is called about once a second."""
+        self.started = time.monotonic()
+        workers = [threading.Thread(target=self._work, daemon=True) for _ in range(self.concurrency)]
+        for worker in workers:
+            worker.start()
+        try:
+            for worker in workers:
+                while worker.is_alive():
+                    worker.join(1.0)
+                    if on_tick and worker.is_alive():
+                        on_tick(self)
+        except KeyboardInterrupt:
+            self.stopped.set()  # no new calls; the ones in flight end with the session
+            raise
+        finally:
+            self.ended = time.monotonic()
+
+    def _ticket(self):
+        """When the next call may start (monotonic), or None when the run is over."""
+        with self._lock:
+            now = time.monotonic()
+            if self.stopped.is_set() or (self.requests is not None and self.issued >= self.requests) or (
+                    self.duration is not None and now - self.started >= self.duration):
+                return None
+            if self.session.channel.closed_error() is not None:
+                return None  # the server is gone: every further call would fail at once
+            start_at = self.started + self.issued / self.rate if self.rate else now
+            if self.duration is not None and start_at - self.started >= self.duration:
+                return None  # its turn would come after the end
+            self.issued += 1
+            return start_at
+
+    def _work(self):
+        while True:
+            start_at = self._ticket()
+            if start_at is None:
+                return
+            if start_at > time.monotonic() and self.stopped.wait(start_at - time.monotonic()):
+                return
+            began = time.monotonic()
+            message = None
+            try:
+                result = call_tool(self.session, self.name, self.arguments)
+                outcome = "toolError" if result.get("isError") else "ok"
+            except McpTuiError as exc:
+                outcome, message = "error", exc.message
+            self._record(time.monotonic() - began, outcome, message)
+
+    def _record(self, seconds, outcome, message):
+        with self._lock:
+            self.latency.add(seconds)
+            if outcome == "ok":
+                self.ok += 1
+            elif outcome == "toolError":
+                self.tool_errors += 1
+            else:
+                self.errors += 1
+                if message in self.error_messages or len(self.error_messages) < self.KEPT_ERRORS:
+                    self.error_messages[message] = self.error_messages.get(message, 0) + 1
+
+    def summary(self):
+        """The Inspector's --load keys, so that a user can switch: requests, ok, toolErrors,
+        errors, errorRate, elapsedMs, throughput (calls a second), latencyMs; and the
+        distinct error messages with their counts."""
+        with self._lock:
+            done = self.ok + self.tool_errors + self.errors
+            elapsed = (self.ended or time.monotonic()) - self.started
+            return {"requests": done, "ok": self.ok, "toolErrors": self.tool_errors, "errors": self.errors,
+                    "errorRate": round(self.errors / done, 4) if done else 0.0,
+                    "elapsedMs": round(elapsed * 1000, 1),
+                    "throughput": round(done / elapsed, 1) if elapsed > 0 else 0.0,
+                    "latencyMs": self.latency.summary_ms(),
+                    "errorMessages": [{"message": text, "count": count}
+                                      for text, count in self.error_messages.items()]}
 
 
 # ======================================================================================
@@ -7791,7 +8494,7 @@ def spec_from_config_entry(entry, protocol, where, source=None):
 
 COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
                  "rpc", "task", "tasks", "watch", "auth", "session", "sessions", "snapshot", "diff",
-                 "replay")
+                 "replay", "check")
 SESSION_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # compiled on first use
 
 
@@ -8091,6 +8794,96 @@ def describe_capabilities(capabilities):
             value, dict) else []
         parts.append("%s (%s)" % (name, ", ".join(flags)) if flags else name)
     return ", ".join(parts) or "none"
+
+
+CHECK_MARKS = {"pass": "✓", "warning": "⚠", "error": "✗"}
+
+
+def check_failures(check, strict=False):
+    """The findings that fail a check: the errors, and with --strict the warnings too."""
+    return [f for f in check.findings if f["severity"] == "error" or strict]
+
+
+def check_summary(check, elapsed, strict=False):
+    failed_rules = set(f["rule"] for f in check.findings)
+    return {"rules": len(check.ran), "passed": len([r for r in check.ran if r not in failed_rules]),
+            "errors": len([f for f in check.findings if f["severity"] == "error"]),
+            "warnings": len([f for f in check.findings if f["severity"] == "warning"]),
+            "failed": bool(check_failures(check, strict)), "strict": strict, "elapsedMs": round(elapsed * 1000, 1)}
+
+
+def check_report_text(check, server, elapsed, strict=False):
+    """`check`'s report: the rules it ran grouped by area, a ✓ for each that held and a line
+    (and its fix) for each finding; then the totals and the time it took."""
+    lines = ["Checked %s" % server]
+    width = max([len(rule) for rule in check.ran] or [0])
+    for group in sorted(set(rule.split(".")[0] for rule in check.ran), key=lambda g: [
+            r[0].split(".")[0] for r in CHECK_RULES].index(g)):
+        lines.append("")
+        lines.append(group)
+        for rule in [r[0] for r in CHECK_RULES if r[0] in check.ran and r[0].split(".")[0] == group]:
+            findings = [f for f in check.findings if f["rule"] == rule]
+            if not findings:
+                lines.append("  %s %-*s  %s" % (CHECK_MARKS["pass"], width, rule, CHECK_RULE_INDEX[rule][2]))
+            for finding in findings:
+                where = "%s: " % finding["where"] if finding["where"] else ""
+                where = "" if finding["message"].startswith(where) else where
+                lines.append("  %s %-*s  %s%s" % (CHECK_MARKS[finding["severity"]], width, rule, where,
+                                                   finding["message"]))
+                lines.append("  %s  fix: %s" % (" " * (width + 2), finding["fix"]))
+    summary = check_summary(check, elapsed, strict)
+    lines.append("")
+    lines.append("%d rules: %d passed, %d warning%s, %d error%s%s; %.1f s" % (
+        summary["rules"], summary["passed"], summary["warnings"], "" if summary["warnings"] == 1 else "s",
+        summary["errors"], "" if summary["errors"] == 1 else "s", " (--strict: warnings fail)" if strict else "",
+        elapsed))
+    return "\n".join(lines)
+
+
+def check_junit(check, server, elapsed, strict=False):
+    """JUnit XML for CI: one test case per rule run, a failure for each finding that fails
+    the check, and a skipped-free ``system-out`` line for a warning that does not."""
+    from xml.sax.saxutils import quoteattr, escape
+
+    failures = check_failures(check, strict)
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
+             '<testsuite name=%s tests="%d" failures="%d" errors="0" time="%.3f">' % (
+                 quoteattr("mcp-tui check " + clean(server)), len(check.ran), len(set(f["rule"] for f in failures)),
+                 elapsed)]
+    for rule in check.ran:
+        findings = [f for f in check.findings if f["rule"] == rule]
+        lines.append('  <testcase classname=%s name=%s>' % (quoteattr(rule.split(".")[0]), quoteattr(rule)))
+        for finding in findings:
+            text = clean("%s%s (fix: %s)" % ("%s: " % finding["where"] if finding["where"] else "",
+                                            finding["message"], finding["fix"]))
+            if finding in failures:
+                lines.append('    <failure type=%s message=%s>%s</failure>' % (
+                    quoteattr(finding["severity"]), quoteattr(text), escape(text)))
+            else:
+                lines.append('    <system-out>%s</system-out>' % escape("warning: " + text))
+        lines.append('  </testcase>')
+    lines.append('</testsuite>')
+    return "\n".join(lines) + "\n"
+
+
+def load_report_text(summary):
+    """`tool call --load`'s report: counts, rates, elapsed time and latencies, then the
+    distinct error messages."""
+    latency = summary["latencyMs"]
+
+    def ms(value):
+        return "-" if value is None else "%.2f" % value
+
+    lines = ["requests     %d" % summary["requests"], "ok           %d" % summary["ok"],
+             "tool errors  %d" % summary["toolErrors"], "errors       %d" % summary["errors"],
+             "error rate   %.2f%%" % (summary["errorRate"] * 100),
+             "elapsed      %.2f s" % (summary["elapsedMs"] / 1000), "throughput   %.1f calls/s" % summary["throughput"],
+             "latency ms   " + "  ".join("%s %s" % (key, ms(latency[key]))
+                                         for key in ("min", "mean", "p50", "p90", "p99", "max"))]
+    if summary["errorMessages"]:
+        lines.append("errors seen:")
+        lines.extend("  %d× %s" % (item["count"], item["message"]) for item in summary["errorMessages"])
+    return "\n".join(lines)
 
 
 def describe_server(session, tasks=None):
@@ -8586,6 +9379,8 @@ commands:
   snapshot [-o FILE]             the server's tools, prompts and resources as JSON, to keep in git
   diff SNAPSHOT | diff OLD.json NEW.json   breaking, additive and cosmetic changes (exit 1 on breaking)
   replay FILE [--ignore PATH]    send a --record FILE's requests again and compare the answers (exit 1 on any)
+  check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]
+                                 check the server against the spec's rules, without side effects
 
 examples:
   mcp-tui "python3 tests/testserver.py" tool list
@@ -8926,6 +9721,25 @@ CLI_OPTIONS = (
         (("--for",), dict(dest="watch_for", type=float, metavar="SECONDS",
                           help="stop watching after SECONDS (default: until Ctrl+C)")),
     )),
+    ("check", (
+        (("--call",), dict(action="append", default=[], metavar="'NAME k=v ...'",
+                           help="check: also call this tool with these arguments (repeatable)")),
+        (("--call-readonly",), dict(action="store_true",
+                                    help="check: also call every tool annotated readOnlyHint: true that needs no "
+                                         "arguments")),
+        (("--junit",), dict(metavar="FILE", help="check: write the findings as JUnit XML into FILE")),
+        (("--strict",), dict(action="store_true", help="check: warnings fail the check too (exit 1)")),
+    )),
+    ("tool call --load: the same call, concurrently, with latency percentiles", (
+        (("--load",), dict(action="store_true", help="call the tool again and again over one connection and "
+                                                     "report throughput and latencies")),
+        (("--load-requests",), dict(type=int, metavar="N", help="--load: stop after N calls (default 100 when "
+                                                                "--load-duration is not given)")),
+        (("--load-duration",), dict(type=float, metavar="SECONDS", help="--load: stop after SECONDS")),
+        (("--load-concurrency",), dict(type=int, default=10, metavar="C", help="--load: calls in flight at once "
+                                                                               "(default 10)")),
+        (("--load-rate",), dict(type=float, metavar="R", help="--load: start at most R calls a second")),
+    )),
     AUTH_OPTIONS,
 )
 
@@ -9078,10 +9892,11 @@ class Cli:
 
     # -- plumbing ---------------------------------------------------------------------
 
-    def connect(self, spec=None, resume=None, observer=None, responder=None):
+    def connect(self, spec=None, resume=None, observer=None, responder=None, started=None):
         """Open a session (or, with ``resume``, continue a recorded one). ``observer`` sees
         its notifications instead of the progress lines on stderr; ``responder`` answers the
-        server's requests instead of the flags and the terminal."""
+        server's requests instead of the flags and the terminal; ``started`` sees the session
+        before it opens."""
         spec = spec or self.spec
         if spec is None:
             raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
@@ -9099,7 +9914,8 @@ class Cli:
             self.opts.root, ask, self.out.notice, self.out.decline)
         try:
             self.session = connect(spec, self.opts, responder, self.log, [observer or self.out.on_notification],
-                                   self.deadline, resume=resume, notice=self.out.notice, tell=self.out.stderr_line)
+                                   self.deadline, resume=resume, notice=self.out.notice, tell=self.out.stderr_line,
+                                   started=started)
         except McpTuiError as exc:
             stderr_hint(exc, getattr(exc, "stderr_lines", []))  # none: refused before the session (bad --grant)
             raise
@@ -9267,6 +10083,72 @@ class Cli:
         else:
             self.out.text(json.dumps(result, indent=2, ensure_ascii=False))
 
+    def cmd_check(self, args):
+        """Every rule that applies to what the server declares; exit 1 on a finding that fails."""
+        self.expect(args, 0, "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]")
+        import shlex
+
+        calls = []
+        for text in self.opts.call:
+            try:
+                words = shlex.split(text)
+            except ValueError as exc:
+                raise UsageError("--call %r: %s" % (text, exc))
+            if not words:
+                raise UsageError("--call needs a tool name: --call 'NAME k=v ...'")
+            calls.append((words[0], words[1:]))
+        self.opts.no_cache = True  # a check asks the server, never an answer an earlier command kept
+        check = ServerCheck(calls, self.opts.call_readonly, self.out.progress)
+        started = time.monotonic()
+        try:
+            session = self.connect(started=lambda opening: opening.wire_observers.append(check.watch))
+        except UsageError:
+            raise
+        except McpTuiError as exc:
+            check.connect_failed(exc)
+            server, document = masked_url(self.spec.url) if self.spec.url else self.spec.describe(), None
+        else:
+            document = session.summary()
+            server = "%s (%s, %s)" % (session.display_name(), document["protocolVersion"], document["transport"])
+            check.run(session)
+            self.check_other_era(check, document)
+        elapsed = time.monotonic() - started
+        strict = self.opts.strict
+        if self.out.json:
+            self.out.document({"server": document or {"connection": server}, "findings": check.findings,
+                               "summary": check_summary(check, elapsed, strict)})
+        else:
+            self.out.text(check_report_text(check, server, elapsed, strict))
+        if self.opts.junit:  # after the report, which a file that cannot be written must not cost
+            try:
+                with open(self.opts.junit, "w", encoding="utf-8") as junit:
+                    junit.write(check_junit(check, server, elapsed, strict))
+            except OSError as exc:
+                raise McpTuiError("cannot write --junit %s: %s" % (self.opts.junit, exc.strerror or exc))
+        return EXIT_FAILURE if check_failures(check, strict) else EXIT_OK
+
+    def check_other_era(self, check, summary):
+        """A server that lists 2025-11-25-era versions beside 2026-07-28 is opened a second
+        time in the newest of them, as a client of that era would: the claim must hold."""
+        version = check.other_era(summary)
+        if version is None or self.spec.kind == "session" or self.opts.protocol != "auto":
+            return
+        import copy
+
+        self.out.progress("checking the %s handshake..." % version)
+        spec = copy.copy(self.spec)
+        spec.protocol = version
+        first, self.session = self.session, None
+        first.close()  # one server process at a time, as a user would run them
+        try:
+            self.connect(spec)
+        except UsageError:
+            raise
+        except McpTuiError as exc:
+            check.other_era_opened(version, exc)
+            return
+        check.other_era_opened(version)
+
     # -- tools ----------------------------------------------------------------------------
 
     def cmd_tool(self, args):
@@ -9318,6 +10200,7 @@ class Cli:
         if not args:
             raise UsageError("usage: mcp-tui tool call NAME [k=v ...]")
         name, words = args[0], args[1:]
+        self.load_options()  # a bad --load bound is a usage error before anything is sent
         self.out.progress("🛠️  Preparing to call tool '%s'..." % name)
         session = self.connect()
         tool = find_tool(session, name)
@@ -9330,6 +10213,8 @@ class Cli:
             self.out.notice(undeclared)
         if self.opts.task:
             return TaskCommands(self).call_as_task(tool, arguments)
+        if self.opts.load:
+            return self.tool_load(session, tool, arguments)
         self.out.progress("🚀 Executing tool...")
         try:
             result = call_tool(session, name, arguments)
@@ -9340,6 +10225,48 @@ class Cli:
                                  "no task support for tools/call; nothing was sent" % name, hint=refusal.hint)
             raise
         return self.print_tool_result(result, tool=tool)
+
+    def load_options(self):
+        """--load's bounds, checked: (requests, duration, concurrency, rate)."""
+        opts = self.opts
+        given = [flag for flag, value in (("--load-requests", opts.load_requests), ("--load-duration",
+                 opts.load_duration), ("--load-rate", opts.load_rate)) if value is not None]
+        if not opts.load:
+            if given or opts.load_concurrency != 10:
+                raise UsageError("%s works with --load" % (given or ["--load-concurrency"])[0])
+            return None
+        if opts.task or opts.dry_run:
+            raise UsageError("--load makes the calls: leave out %s" % ("--task" if opts.task else "--dry-run"))
+        for flag, value in (("--load-requests", opts.load_requests), ("--load-duration", opts.load_duration),
+                            ("--load-concurrency", opts.load_concurrency), ("--load-rate", opts.load_rate)):
+            if value is not None and value <= 0:
+                raise UsageError("%s must be more than 0" % flag)
+        requests = opts.load_requests if opts.load_requests or opts.load_duration else 100
+        return requests, opts.load_duration, opts.load_concurrency, opts.load_rate
+
+    def tool_load(self, session, tool, arguments):
+        """--load: the report of many concurrent calls; exit 1 when a call failed (a tool
+        result with isError counts as a tool error, and fails only with --strict-errors)."""
+        requests, duration, concurrency, rate = self.load_options()
+        load = ToolLoad(session, tool["name"], arguments, requests, duration, concurrency, rate)
+        self.out.progress("🚀 Calling %s with %d at a time%s..." % (tool["name"], concurrency, "".join(
+            part for part in (" for %d calls" % requests if requests else "",
+                              " for %s" % seconds_text(duration) if duration else "",
+                              " at most %g a second" % rate if rate else ""))))
+        on_tick = None
+        if self.out.stderr.isatty() and not self.out.quiet:
+            def on_tick(running):
+                now = running.summary()
+                self.out.progress("⏳ %d calls, %d errors, %.1f calls/s" % (now["requests"], now["errors"],
+                                                                          now["throughput"]))
+        load.run(on_tick)
+        summary = load.summary()
+        if self.out.json:
+            self.out.document(summary)
+        else:
+            self.out.text(load_report_text(summary))
+        failed = summary["errors"] or (summary["toolErrors"] and self.opts.strict_errors)
+        return EXIT_FAILURE if failed else EXIT_OK
 
     def print_tool_result(self, result, task=None, tool=None):
         """``tool``: its listing, whose outputSchema the structured content is checked against."""
