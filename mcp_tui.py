@@ -5646,6 +5646,123 @@ def scope_union(*lists):
     return seen
 
 
+class OAuthRequests:
+    """How mcp-tui talks to authorization servers: each call is one request through a fresh
+    HttpClient (no MCP token, no redirect followed, a bounded answer, and plain HTTP never
+    through a proxy off this machine), a token endpoint call carries the client's
+    authentication and its answer is checked before use, and every secret these requests
+    carry or get back is registered with the debug log's masking."""
+
+    def __init__(self, settings, log, timeout, network):
+        self.settings = settings
+        self.log = log
+        self.timeout = timeout
+        self.network = network
+
+    def mask(self, secret):
+        """A token, secret or code: masked in every output (stderr, --debug, the log file),
+        even when a server echoes it back."""
+        if isinstance(secret, str) and secret and self.log:
+            self.log.credentials.add(secret)
+
+    def redact(self, text):
+        text = text if isinstance(text, str) else str(text)
+        return self.log.redact(text) if self.log else text
+
+    def oauth_error_text(self, answer):
+        if not answer or not isinstance(answer.get("error"), str):
+            return ""
+        description = answer.get("error_description")
+        text = answer["error"][:100] + (": %s" % description[:200] if isinstance(description, str) else "")
+        return ": " + self.redact(text)
+
+    def request(self, method, url, fields=None, json_body=None, headers=None):
+        """One request to an OAuth endpoint, with no MCP token and no redirect followed:
+        (status, JSON object or None). Plain HTTP (loopback only) never goes through a proxy
+        that is not on loopback too: that would carry codes and secrets off this machine."""
+        from urllib.parse import urlencode, urlsplit
+
+        parts = urlsplit(url)
+        proxy = self.network.proxy_for(parts) if parts.scheme.lower() == "http" else None
+        if proxy and not is_loopback_host(urlsplit(proxy_url(proxy)).hostname):
+            raise AuthError("%s is plain HTTP on loopback, but the proxy %s would carry it off this machine; "
+                            "mcp-tui sends credentials only over HTTPS (or straight to loopback)" % (
+                                url_origin(url), url_origin(proxy_url(proxy))),
+                            hint="add the host to no_proxy, or pass --proxy ''")
+        client = HttpClient(url, timeout=self.timeout, network=self.network, log=self.log,
+                            max_message=MAX_AUTH_BODY)
+        request_headers = {"Accept": "application/json"}
+        body = None
+        if fields is not None:
+            body = urlencode(fields).encode("ascii")
+            request_headers["Content-Type"] = "application/x-www-form-urlencoded"
+        elif json_body is not None:
+            body = json.dumps(json_body).encode("utf-8")
+            request_headers["Content-Type"] = "application/json"
+        request_headers.update(headers or {})
+        try:
+            response, payload = client.exchange(method, body=body, headers=request_headers)  # bounded in size and time
+        except MessageTooLarge:  # not --max-message-size's: that one governs MCP messages
+            raise AuthError("the answer from %s is larger than %s, mcp-tui's fixed limit on OAuth responses" % (
+                url_origin(url), size_text(MAX_AUTH_BODY)))
+        finally:
+            client.close()
+        try:
+            document = strict_json(payload.decode("utf-8")) if payload.strip() else None
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            document = None
+        return response.status, document if isinstance(document, dict) else None
+
+    def client_post(self, endpoint, issuer, client, method, fields):
+        """POST a form to the AS with the client's authentication (brief §1.8, §2)."""
+        from urllib.parse import quote
+
+        endpoint = require_secure_url(endpoint, "token endpoint")
+        fields, headers = dict(fields), {}
+        if method == "private_key_jwt":
+            import uuid
+
+            now = int(time.time())
+            assertion = sign_jwt(self.settings.signing_key(), {
+                "iss": client["client_id"], "sub": client["client_id"], "aud": issuer, "iat": now, "exp": now + 300,
+                "jti": str(uuid.uuid4())})
+            self.mask(assertion)
+            fields.update(client_assertion_type=CLIENT_ASSERTION_TYPE, client_assertion=assertion)
+        elif method == "client_secret_basic" and client.get("client_secret"):
+            import base64
+
+            pair = "%s:%s" % (quote(client["client_id"], safe=""), quote(client["client_secret"], safe=""))
+            headers["Authorization"] = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+            # client_id in the body too (RFC 6749 3.2.1 allows it; the official Python SDK's and
+            # FastMCP's token and revocation endpoints refuse a Basic request without it)
+            fields["client_id"] = client["client_id"]
+        elif method == "client_secret_post" and client.get("client_secret"):
+            fields.update(client_id=client["client_id"], client_secret=client["client_secret"])
+        else:
+            fields["client_id"] = client["client_id"]
+        return self.request("POST", endpoint, fields=fields, headers=headers)
+
+    def token_request(self, endpoint, issuer, client, method, fields):
+        """POST to a token endpoint with the client's authentication; the token response."""
+        status, answer = self.client_post(endpoint, issuer, client, method, fields)
+        token = (answer or {}).get("access_token")
+        if status != 200 or not isinstance(token, str) or not token:
+            error = (answer or {}).get("error")
+            raise TokenEndpointError("the token request to %s failed (HTTP %d)%s" % (
+                url_origin(endpoint), status, self.oauth_error_text(answer) if answer is not None
+                else ": the answer is not a JSON object"),
+                error if isinstance(error, str) else None)
+        if re.search(r"[\x00-\x20\x7f]", token):  # sent as is in a header: a line break would fold or inject one
+            raise AuthError("the token endpoint %s issued an access token with a space, line break or control "
+                            "character; mcp-tui will not send it in a header" % url_origin(endpoint))
+        token_type = answer.get("token_type")
+        if isinstance(token_type, str) and token_type.lower() != "bearer":
+            raise AuthError("the token endpoint issued a %r token; mcp-tui sends only Bearer tokens" % token_type[:40])
+        self.mask(token)
+        self.mask(answer.get("refresh_token") if isinstance(answer.get("refresh_token"), str) else None)
+        return answer
+
+
 class Authorizer:
     """OAuth for one MCP endpoint: the HttpClient's hook (``authorization`` before a
     request, ``challenged`` after a 401 / 403) and the engine behind `auth login`."""
@@ -5668,6 +5785,7 @@ class Authorizer:
         self._discovery = None
         self._requested = []
         self._failure = None
+        self.requests = OAuthRequests(settings, log, timeout, self.network)
         for secret in settings.secrets():
             self._mask(secret)
 
@@ -5932,14 +6050,14 @@ class Authorizer:
                 "token_endpoint_auth_method": method, "application_type": "native"}
         if scopes:
             body["scope"] = " ".join(scopes)
-        status, answer = self._request("POST", endpoint, json_body=body)
+        status, answer = self.requests.request("POST", endpoint, json_body=body)
         if discovery.guessed and status == 404:  # no metadata, and not 2025-03-26's /register either
             raise AuthError("%s asks for a token but publishes no authorization metadata: there is no OAuth to "
                             "follow" % self.server, hint="pass a token it takes with --bearer TOKEN or "
                                                          "--header 'Authorization: ...'")
         if status not in (200, 201) or not answer or not isinstance(answer.get("client_id"), str):
             raise AuthError("client registration at %s failed (HTTP %d)%s" % (
-                url_origin(endpoint), status, self._oauth_error_text(answer)))
+                url_origin(endpoint), status, self.requests.oauth_error_text(answer)))
         secret = answer.get("client_secret") if isinstance(answer.get("client_secret"), str) else None
         self._mask(secret)
         registration = {"clientId": answer["client_id"], "redirectUri": redirect_uri, "registeredAt": time.time(),
@@ -5979,11 +6097,11 @@ class Authorizer:
             fields["client_id"] = settings.idp_client_id
         if scopes:
             fields["scope"] = " ".join(scopes)
-        status, answer = self._request("POST", idp_endpoint, fields=fields)
+        status, answer = self.requests.request("POST", idp_endpoint, fields=fields)
         jag = (answer or {}).get("access_token")
         if status != 200 or not isinstance(jag, str) or (answer.get("issued_token_type") not in (None, ID_JAG_TOKEN_TYPE)):
             raise AuthError("the IdP's token exchange at %s failed (HTTP %d)%s" % (
-                url_origin(idp_endpoint), status, self._oauth_error_text(answer)))
+                url_origin(idp_endpoint), status, self.requests.oauth_error_text(answer)))
         self._mask(jag)
         client = {"client_id": settings.client_id, "client_secret": settings.client_secret,
                   "method": settings.token_endpoint_auth_method}
@@ -6016,53 +6134,10 @@ class Authorizer:
                                         bool(self.settings.private_key))
 
     def _client_post(self, endpoint, issuer, client, method, fields):
-        """POST a form to the AS with the client's authentication (brief §1.8, §2)."""
-        from urllib.parse import quote
-
-        endpoint = require_secure_url(endpoint, "token endpoint")
-        fields, headers = dict(fields), {}
-        if method == "private_key_jwt":
-            import uuid
-
-            now = int(time.time())
-            assertion = sign_jwt(self.settings.signing_key(), {
-                "iss": client["client_id"], "sub": client["client_id"], "aud": issuer, "iat": now, "exp": now + 300,
-                "jti": str(uuid.uuid4())})
-            self._mask(assertion)
-            fields.update(client_assertion_type=CLIENT_ASSERTION_TYPE, client_assertion=assertion)
-        elif method == "client_secret_basic" and client.get("client_secret"):
-            import base64
-
-            pair = "%s:%s" % (quote(client["client_id"], safe=""), quote(client["client_secret"], safe=""))
-            headers["Authorization"] = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
-            # client_id in the body too (RFC 6749 3.2.1 allows it; the official Python SDK's and
-            # FastMCP's token and revocation endpoints refuse a Basic request without it)
-            fields["client_id"] = client["client_id"]
-        elif method == "client_secret_post" and client.get("client_secret"):
-            fields.update(client_id=client["client_id"], client_secret=client["client_secret"])
-        else:
-            fields["client_id"] = client["client_id"]
-        return self._request("POST", endpoint, fields=fields, headers=headers)
+        return self.requests.client_post(endpoint, issuer, client, method, fields)
 
     def _token_request(self, endpoint, issuer, client, method, fields):
-        """POST to a token endpoint with the client's authentication; the token response."""
-        status, answer = self._client_post(endpoint, issuer, client, method, fields)
-        token = (answer or {}).get("access_token")
-        if status != 200 or not isinstance(token, str) or not token:
-            error = (answer or {}).get("error")
-            raise TokenEndpointError("the token request to %s failed (HTTP %d)%s" % (
-                url_origin(endpoint), status, self._oauth_error_text(answer) if answer is not None
-                else ": the answer is not a JSON object"),
-                error if isinstance(error, str) else None)
-        if re.search(r"[\x00-\x20\x7f]", token):  # sent as is in a header: a line break would fold or inject one
-            raise AuthError("the token endpoint %s issued an access token with a space, line break or control "
-                            "character; mcp-tui will not send it in a header" % url_origin(endpoint))
-        token_type = answer.get("token_type")
-        if isinstance(token_type, str) and token_type.lower() != "bearer":
-            raise AuthError("the token endpoint issued a %r token; mcp-tui sends only Bearer tokens" % token_type[:40])
-        self._mask(token)
-        self._mask(answer.get("refresh_token") if isinstance(answer.get("refresh_token"), str) else None)
-        return answer
+        return self.requests.token_request(endpoint, issuer, client, method, fields)
 
     def _remember(self, discovery, answer, scopes, client, method):
         now = time.time()
@@ -6285,7 +6360,7 @@ class Authorizer:
 
     def _get_metadata(self, url, what):
         """A metadata document: the object on 2xx, None on 3xx/4xx (try the next one)."""
-        status, document = self._request("GET", url)
+        status, document = self.requests.request("GET", url)
         if 200 <= status < 300:
             if document is None:
                 raise AuthError("the %s at %s is not a JSON object" % (what, url_origin(url)))
@@ -6294,61 +6369,14 @@ class Authorizer:
             raise AuthError("the %s at %s answered HTTP %d" % (what, url_origin(url), status))
         return None
 
-    def _request(self, method, url, fields=None, json_body=None, headers=None):
-        """One request to an OAuth endpoint, with no MCP token and no redirect followed:
-        (status, JSON object or None). Plain HTTP (loopback only) never goes through a proxy
-        that is not on loopback too: that would carry codes and secrets off this machine."""
-        from urllib.parse import urlencode, urlsplit
-
-        parts = urlsplit(url)
-        proxy = self.network.proxy_for(parts) if parts.scheme.lower() == "http" else None
-        if proxy and not is_loopback_host(urlsplit(proxy_url(proxy)).hostname):
-            raise AuthError("%s is plain HTTP on loopback, but the proxy %s would carry it off this machine; "
-                            "mcp-tui sends credentials only over HTTPS (or straight to loopback)" % (
-                                url_origin(url), url_origin(proxy_url(proxy))),
-                            hint="add the host to no_proxy, or pass --proxy ''")
-        client = HttpClient(url, timeout=self.timeout, network=self.network, log=self.log,
-                            max_message=MAX_AUTH_BODY)
-        request_headers = {"Accept": "application/json"}
-        body = None
-        if fields is not None:
-            body = urlencode(fields).encode("ascii")
-            request_headers["Content-Type"] = "application/x-www-form-urlencoded"
-        elif json_body is not None:
-            body = json.dumps(json_body).encode("utf-8")
-            request_headers["Content-Type"] = "application/json"
-        request_headers.update(headers or {})
-        try:
-            response, payload = client.exchange(method, body=body, headers=request_headers)  # bounded in size and time
-        except MessageTooLarge:  # not --max-message-size's: that one governs MCP messages
-            raise AuthError("the answer from %s is larger than %s, mcp-tui's fixed limit on OAuth responses" % (
-                url_origin(url), size_text(MAX_AUTH_BODY)))
-        finally:
-            client.close()
-        try:
-            document = strict_json(payload.decode("utf-8")) if payload.strip() else None
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            document = None
-        return response.status, document if isinstance(document, dict) else None
-
     # -- secrets ------------------------------------------------------------------------------
 
     def _mask(self, secret):
-        """A token, secret or code: masked in every output (stderr, --debug, the log file),
-        even when a server echoes it back."""
-        if isinstance(secret, str) and secret and self.log:
-            self.log.credentials.add(secret)
+        self.requests.mask(secret)
 
     def _redact(self, text):
-        text = text if isinstance(text, str) else str(text)
-        return self.log.redact(text) if self.log else text
+        return self.requests.redact(text)
 
-    def _oauth_error_text(self, answer):
-        if not answer or not isinstance(answer.get("error"), str):
-            return ""
-        description = answer.get("error_description")
-        text = answer["error"][:100] + (": %s" % description[:200] if isinstance(description, str) else "")
-        return ": " + self._redact(text)
 
 
 def authorizer_for(spec, opts, log, announce, network=None):
