@@ -5763,6 +5763,111 @@ class OAuthRequests:
         return answer
 
 
+class Discoverer:
+    """Finds where to authorize for one MCP endpoint: its protected resource metadata (the
+    URL a challenge names, else the well-known ones), then the authorization server's
+    metadata (RFC 8414, then OpenID discovery), or 2025-03-26's documents and defaults at the
+    server's origin. It refuses documents that name another resource or issuer, or insecure
+    endpoints, and keeps the Discovery until a challenge names other resource metadata."""
+
+    def __init__(self, url, requests):
+        self.url = url
+        self.server = canonical_resource(url) if url else None
+        self.requests = requests
+        self.found = None
+
+    def discover(self, challenge):
+        prm_url = challenge.get("resource_metadata")
+        if self.found is not None and (not prm_url or prm_url == self.found.prm_url):
+            return self.found
+        if prm_url:
+            prm = self._get_metadata(prm_url, "resource metadata")
+            if prm is None:
+                raise AuthError("cannot read the resource metadata the server named (%s)" % url_origin(prm_url))
+        else:
+            prm_url, prm = self._first_document(self._prm_candidates(), "resource metadata")
+        self.found = self._from_prm(prm, prm_url) if prm is not None else self._legacy_discovery()
+        return self.found
+
+    def _prm_candidates(self):
+        from urllib.parse import urlsplit
+
+        path = urlsplit(self.url).path.rstrip("/")
+        root = url_origin(self.url) + "/.well-known/oauth-protected-resource"
+        return [root + path, root] if path else [root]
+
+    def _from_prm(self, prm, prm_url):
+        resource = prm.get("resource")
+        servers = prm.get("authorization_servers")
+        if not isinstance(resource, str) or not resource_covers(resource, self.url):
+            raise AuthError("the server's resource metadata names %s, which is not this server (%s); mcp-tui will "
+                            "not authorize for it" % (self.requests.redact(str(resource))[:200], self.server))
+        if not isinstance(servers, list) or not servers or not isinstance(servers[0], str):
+            raise AuthError("the server's resource metadata lists no authorization server")
+        issuer = servers[0]
+        require_secure_url(issuer, "authorization server")
+        metadata = self._first_document(self._as_metadata_candidates(issuer), "authorization server metadata")[1]
+        if metadata is None:
+            raise AuthError("the authorization server %s publishes no metadata" % issuer)
+        if str(metadata.get("issuer", "")).rstrip("/") != issuer.rstrip("/"):
+            raise AuthError("the authorization server metadata of %s names another issuer; mcp-tui will not use it"
+                            % issuer)
+        self._check_endpoints(metadata)
+        scopes = prm.get("scopes_supported")
+        scopes = [s for s in scopes if isinstance(s, str)] if isinstance(scopes, list) else None
+        return Discovery(resource, issuer, metadata, prm_url, scopes)
+
+    @staticmethod
+    def _as_metadata_candidates(issuer):
+        """RFC 8414 then OpenID discovery; a path issuer never gets the root URL."""
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(issuer)
+        origin, path = url_origin(issuer), parts.path[:-1] if parts.path.endswith("/") else parts.path
+        if path:
+            return [origin + "/.well-known/oauth-authorization-server" + path,
+                    origin + "/.well-known/openid-configuration" + path,
+                    origin + path + "/.well-known/openid-configuration"]
+        return [origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"]
+
+    def _legacy_discovery(self):
+        """2025-03-26: metadata at the server's origin, else its default endpoints."""
+        base = url_origin(self.url)
+        metadata = self._first_document(self._as_metadata_candidates(base), "authorization server metadata")[1]
+        guessed = metadata is None
+        if guessed:
+            metadata = {"authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
+                        "registration_endpoint": base + "/register", "code_challenge_methods_supported": ["S256"]}
+        self._check_endpoints(metadata)
+        issuer = metadata.get("issuer") if isinstance(metadata.get("issuer"), str) else base
+        return Discovery(self.server, issuer, metadata, legacy=True, guessed=guessed)
+
+    @staticmethod
+    def _check_endpoints(metadata):
+        for name in ("authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"):
+            if metadata.get(name) is not None:
+                require_secure_url(metadata[name], name.replace("_", " "))
+
+    def _first_document(self, candidates, what):
+        """The first candidate that serves the document, in order: (url, document) or (None, None)."""
+        for candidate in candidates:
+            document = self._get_metadata(candidate, what)
+            if document is not None:
+                return candidate, document
+        return None, None
+
+    def _get_metadata(self, url, what):
+        """A metadata document: the object on 2xx, None on 3xx/4xx (try the next one)."""
+        status, document = self.requests.request("GET", url)
+        if 200 <= status < 300:
+            if document is None:
+                raise AuthError("the %s at %s is not a JSON object" % (what, url_origin(url)))
+            return document
+        if status >= 500:
+            raise AuthError("the %s at %s answered HTTP %d" % (what, url_origin(url), status))
+        return None
+
+
 class Authorizer:
     """OAuth for one MCP endpoint: the HttpClient's hook (``authorization`` before a
     request, ``challenged`` after a 401 / 403) and the engine behind `auth login`."""
@@ -5782,10 +5887,10 @@ class Authorizer:
         self._lock = threading.RLock()
         self._token = None
         self._loaded = False
-        self._discovery = None
         self._requested = []
         self._failure = None
         self.requests = OAuthRequests(settings, log, timeout, self.network)
+        self.discoverer = Discoverer(url, self.requests)
         for secret in settings.secrets():
             self._mask(secret)
 
@@ -6278,96 +6383,7 @@ class Authorizer:
     # -- discovery -----------------------------------------------------------------------------
 
     def _discover(self, challenge):
-        prm_url = challenge.get("resource_metadata")
-        if self._discovery is not None and (not prm_url or prm_url == self._discovery.prm_url):
-            return self._discovery
-        if prm_url:
-            prm = self._get_metadata(prm_url, "resource metadata")
-            if prm is None:
-                raise AuthError("cannot read the resource metadata the server named (%s)" % url_origin(prm_url))
-        else:
-            prm_url, prm = self._first_document(self._prm_candidates(), "resource metadata")
-        discovery = self._from_prm(prm, prm_url) if prm is not None else self._legacy_discovery()
-        self._discovery = discovery
-        return discovery
-
-    def _prm_candidates(self):
-        from urllib.parse import urlsplit
-
-        path = urlsplit(self.url).path.rstrip("/")
-        root = url_origin(self.url) + "/.well-known/oauth-protected-resource"
-        return [root + path, root] if path else [root]
-
-    def _from_prm(self, prm, prm_url):
-        resource = prm.get("resource")
-        servers = prm.get("authorization_servers")
-        if not isinstance(resource, str) or not resource_covers(resource, self.url):
-            raise AuthError("the server's resource metadata names %s, which is not this server (%s); mcp-tui will "
-                            "not authorize for it" % (self._redact(str(resource))[:200], self.server))
-        if not isinstance(servers, list) or not servers or not isinstance(servers[0], str):
-            raise AuthError("the server's resource metadata lists no authorization server")
-        issuer = servers[0]
-        require_secure_url(issuer, "authorization server")
-        metadata = self._first_document(self._as_metadata_candidates(issuer), "authorization server metadata")[1]
-        if metadata is None:
-            raise AuthError("the authorization server %s publishes no metadata" % issuer)
-        if str(metadata.get("issuer", "")).rstrip("/") != issuer.rstrip("/"):
-            raise AuthError("the authorization server metadata of %s names another issuer; mcp-tui will not use it"
-                            % issuer)
-        self._check_endpoints(metadata)
-        scopes = prm.get("scopes_supported")
-        scopes = [s for s in scopes if isinstance(s, str)] if isinstance(scopes, list) else None
-        return Discovery(resource, issuer, metadata, prm_url, scopes)
-
-    @staticmethod
-    def _as_metadata_candidates(issuer):
-        """RFC 8414 then OpenID discovery; a path issuer never gets the root URL."""
-        from urllib.parse import urlsplit
-
-        parts = urlsplit(issuer)
-        origin, path = url_origin(issuer), parts.path[:-1] if parts.path.endswith("/") else parts.path
-        if path:
-            return [origin + "/.well-known/oauth-authorization-server" + path,
-                    origin + "/.well-known/openid-configuration" + path,
-                    origin + path + "/.well-known/openid-configuration"]
-        return [origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"]
-
-    def _legacy_discovery(self):
-        """2025-03-26: metadata at the server's origin, else its default endpoints."""
-        base = url_origin(self.url)
-        metadata = self._first_document(self._as_metadata_candidates(base), "authorization server metadata")[1]
-        guessed = metadata is None
-        if guessed:
-            metadata = {"authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
-                        "registration_endpoint": base + "/register", "code_challenge_methods_supported": ["S256"]}
-        self._check_endpoints(metadata)
-        issuer = metadata.get("issuer") if isinstance(metadata.get("issuer"), str) else base
-        return Discovery(self.server, issuer, metadata, legacy=True, guessed=guessed)
-
-    @staticmethod
-    def _check_endpoints(metadata):
-        for name in ("authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"):
-            if metadata.get(name) is not None:
-                require_secure_url(metadata[name], name.replace("_", " "))
-
-    def _first_document(self, candidates, what):
-        """The first candidate that serves the document, in order: (url, document) or (None, None)."""
-        for candidate in candidates:
-            document = self._get_metadata(candidate, what)
-            if document is not None:
-                return candidate, document
-        return None, None
-
-    def _get_metadata(self, url, what):
-        """A metadata document: the object on 2xx, None on 3xx/4xx (try the next one)."""
-        status, document = self.requests.request("GET", url)
-        if 200 <= status < 300:
-            if document is None:
-                raise AuthError("the %s at %s is not a JSON object" % (what, url_origin(url)))
-            return document
-        if status >= 500:
-            raise AuthError("the %s at %s answered HTTP %d" % (what, url_origin(url), status))
-        return None
+        return self.discoverer.discover(challenge)
 
     # -- secrets ------------------------------------------------------------------------------
 
