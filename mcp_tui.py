@@ -5868,6 +5868,97 @@ class Discoverer:
         return None
 
 
+class ClientRegistration:
+    """Which client mcp-tui is at an authorization server: the pre-registered --client-id,
+    else the client ID metadata document URL where the server takes one, else a dynamic
+    registration (RFC 7591) kept in auth.json by issuer and reused while its redirect URI and
+    secret hold. It also names the client (with its secret) that owns a stored token, and
+    forgets a registration the server no longer knows."""
+
+    def __init__(self, server, settings, store, requests):
+        self.server = server
+        self.settings = settings
+        self.store = store
+        self.requests = requests
+
+    def stored_redirect_uri(self, issuer):
+        """The redirect URI of the registration stored for ``issuer``, or None."""
+        return (self.store.load()["registrations"].get(issuer) or {}).get("redirectUri")
+
+    def forget(self, issuer):
+        self.store.update(lambda data: data["registrations"].pop(issuer, None))
+
+    def client(self, discovery, redirect_uri, scopes):
+        """Pre-registered id, else the metadata document URL, else a stored or new DCR."""
+        settings, metadata, issuer = self.settings, discovery.metadata, discovery.issuer
+        if settings.client_id:
+            return {"client_id": settings.client_id, "client_secret": settings.client_secret,
+                    "method": settings.token_endpoint_auth_method}
+        if settings.client_metadata_url and metadata.get("client_id_metadata_document_supported") is True:
+            return {"client_id": settings.client_metadata_url, "method": "none"}
+        stored = self.store.load()["registrations"].get(issuer)
+        if isinstance(stored, dict) and stored.get("redirectUri") == redirect_uri and stored.get("clientId") and (
+                not stored.get("clientSecretExpiresAt") or stored["clientSecretExpiresAt"] > time.time() + 60):
+            self.requests.mask(stored.get("clientSecret"))
+            return {"client_id": stored["clientId"], "client_secret": stored.get("clientSecret"),
+                    "method": stored.get("method"), "registered": True}
+        endpoint = metadata.get("registration_endpoint")
+        if not endpoint:
+            raise AuthError("the authorization server %s has no client registration; pass --client-id (and "
+                            "--client-secret) of a client registered there" % issuer)
+        return self._register(require_secure_url(endpoint, "registration endpoint"), discovery, redirect_uri, scopes)
+
+    def _register(self, endpoint, discovery, redirect_uri, scopes):
+        supported = discovery.metadata.get("token_endpoint_auth_methods_supported")
+        method = "none"
+        if isinstance(supported, list) and supported and "none" not in supported:
+            # the server's own order: the official Python SDK lists client_secret_post first, and its
+            # revocation endpoint refuses a client_secret_basic client (it wants client_secret in the form)
+            method = next((m for m in supported if m in ("client_secret_basic", "client_secret_post")), "none")
+        body = {"client_name": "mcp-tui", "redirect_uris": [redirect_uri],
+                "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
+                "token_endpoint_auth_method": method, "application_type": "native"}
+        if scopes:
+            body["scope"] = " ".join(scopes)
+        status, answer = self.requests.request("POST", endpoint, json_body=body)
+        if discovery.guessed and status == 404:  # no metadata, and not 2025-03-26's /register either
+            raise AuthError("%s asks for a token but publishes no authorization metadata: there is no OAuth to "
+                            "follow" % self.server, hint="pass a token it takes with --bearer TOKEN or "
+                                                         "--header 'Authorization: ...'")
+        if status not in (200, 201) or not answer or not isinstance(answer.get("client_id"), str):
+            raise AuthError("client registration at %s failed (HTTP %d)%s" % (
+                url_origin(endpoint), status, self.requests.oauth_error_text(answer)))
+        secret = answer.get("client_secret") if isinstance(answer.get("client_secret"), str) else None
+        self.requests.mask(secret)
+        registration = {"clientId": answer["client_id"], "redirectUri": redirect_uri, "registeredAt": time.time(),
+                        "method": answer.get("token_endpoint_auth_method") if isinstance(
+                            answer.get("token_endpoint_auth_method"), str) else method}
+        if secret:
+            registration["clientSecret"] = secret
+        if is_number(answer.get("client_secret_expires_at")) and answer["client_secret_expires_at"]:
+            registration["clientSecretExpiresAt"] = answer["client_secret_expires_at"]
+
+        def save(data):
+            data["registrations"][discovery.issuer] = registration
+
+        self.store.update(save)
+        return {"client_id": registration["clientId"], "client_secret": secret, "method": registration["method"],
+                "registered": True}
+
+    def client_of(self, token):
+        """The client that owns a stored token, with its secret (from the options or the
+        stored registration of that issuer only)."""
+        secret = None
+        if self.settings.client_id and self.settings.client_id == token.get("clientId"):
+            secret = self.settings.client_secret
+        else:
+            registration = self.store.load()["registrations"].get(token["issuer"]) or {}
+            if registration.get("clientId") == token.get("clientId"):
+                secret = registration.get("clientSecret")
+        self.requests.mask(secret)
+        return {"client_id": token.get("clientId"), "client_secret": secret, "method": token.get("authMethod")}
+
+
 class Authorizer:
     """OAuth for one MCP endpoint: the HttpClient's hook (``authorization`` before a
     request, ``challenged`` after a 401 / 403) and the engine behind `auth login`."""
@@ -5891,6 +5982,7 @@ class Authorizer:
         self._failure = None
         self.requests = OAuthRequests(settings, log, timeout, self.network)
         self.discoverer = Discoverer(url, self.requests)
+        self.registration = ClientRegistration(self.server, settings, self.store, self.requests)
         for secret in settings.secrets():
             self._mask(secret)
 
@@ -6026,13 +6118,13 @@ class Authorizer:
         if isinstance(types, list) and "code" not in types:
             raise AuthError("the authorization server %s does not offer the authorization code flow" % issuer)
         endpoint = require_secure_url(metadata.get("authorization_endpoint"), "authorization endpoint")
-        registration = self.store.load()["registrations"].get(issuer) or {}
+        stored_redirect_uri = self.registration.stored_redirect_uri(issuer)
         if self.settings.callback_port:
             listener = CallbackListener(self.settings.callback_port, fixed=True)
         else:
-            listener = CallbackListener(self._port_of(registration.get("redirectUri")))
+            listener = CallbackListener(self._port_of(stored_redirect_uri))
         try:
-            client = self._client(discovery, listener.redirect_uri, scopes)
+            client = self.registration.client(discovery, listener.redirect_uri, scopes)
             verifier = secrets.token_urlsafe(32)
             self._mask(verifier)
             listener.state = secrets.token_urlsafe(32)
@@ -6074,7 +6166,7 @@ class Authorizer:
 
     def _register_again(self, discovery, scopes):
         """Drop the stored registration at this issuer and authorize once more with a new one."""
-        self.store.update(lambda data: data["registrations"].pop(discovery.issuer, None))
+        self.registration.forget(discovery.issuer)
         return self._authorization_code(discovery, scopes, registered_again=True)
 
     @staticmethod
@@ -6122,63 +6214,6 @@ class Authorizer:
             detail = response.get("error_description")
             raise AuthError("the authorization server refused: %s%s" % (
                 self._redact(response["error"])[:100], " (%s)" % self._redact(detail)[:200] if detail else ""))
-
-    def _client(self, discovery, redirect_uri, scopes):
-        """Pre-registered id, else the metadata document URL, else a stored or new DCR."""
-        settings, metadata, issuer = self.settings, discovery.metadata, discovery.issuer
-        if settings.client_id:
-            return {"client_id": settings.client_id, "client_secret": settings.client_secret,
-                    "method": settings.token_endpoint_auth_method}
-        if settings.client_metadata_url and metadata.get("client_id_metadata_document_supported") is True:
-            return {"client_id": settings.client_metadata_url, "method": "none"}
-        stored = self.store.load()["registrations"].get(issuer)
-        if isinstance(stored, dict) and stored.get("redirectUri") == redirect_uri and stored.get("clientId") and (
-                not stored.get("clientSecretExpiresAt") or stored["clientSecretExpiresAt"] > time.time() + 60):
-            self._mask(stored.get("clientSecret"))
-            return {"client_id": stored["clientId"], "client_secret": stored.get("clientSecret"),
-                    "method": stored.get("method"), "registered": True}
-        endpoint = metadata.get("registration_endpoint")
-        if not endpoint:
-            raise AuthError("the authorization server %s has no client registration; pass --client-id (and "
-                            "--client-secret) of a client registered there" % issuer)
-        return self._register(require_secure_url(endpoint, "registration endpoint"), discovery, redirect_uri, scopes)
-
-    def _register(self, endpoint, discovery, redirect_uri, scopes):
-        supported = discovery.metadata.get("token_endpoint_auth_methods_supported")
-        method = "none"
-        if isinstance(supported, list) and supported and "none" not in supported:
-            # the server's own order: the official Python SDK lists client_secret_post first, and its
-            # revocation endpoint refuses a client_secret_basic client (it wants client_secret in the form)
-            method = next((m for m in supported if m in ("client_secret_basic", "client_secret_post")), "none")
-        body = {"client_name": "mcp-tui", "redirect_uris": [redirect_uri],
-                "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
-                "token_endpoint_auth_method": method, "application_type": "native"}
-        if scopes:
-            body["scope"] = " ".join(scopes)
-        status, answer = self.requests.request("POST", endpoint, json_body=body)
-        if discovery.guessed and status == 404:  # no metadata, and not 2025-03-26's /register either
-            raise AuthError("%s asks for a token but publishes no authorization metadata: there is no OAuth to "
-                            "follow" % self.server, hint="pass a token it takes with --bearer TOKEN or "
-                                                         "--header 'Authorization: ...'")
-        if status not in (200, 201) or not answer or not isinstance(answer.get("client_id"), str):
-            raise AuthError("client registration at %s failed (HTTP %d)%s" % (
-                url_origin(endpoint), status, self.requests.oauth_error_text(answer)))
-        secret = answer.get("client_secret") if isinstance(answer.get("client_secret"), str) else None
-        self._mask(secret)
-        registration = {"clientId": answer["client_id"], "redirectUri": redirect_uri, "registeredAt": time.time(),
-                        "method": answer.get("token_endpoint_auth_method") if isinstance(
-                            answer.get("token_endpoint_auth_method"), str) else method}
-        if secret:
-            registration["clientSecret"] = secret
-        if is_number(answer.get("client_secret_expires_at")) and answer["client_secret_expires_at"]:
-            registration["clientSecretExpiresAt"] = answer["client_secret_expires_at"]
-
-        def save(data):
-            data["registrations"][discovery.issuer] = registration
-
-        self.store.update(save)
-        return {"client_id": registration["clientId"], "client_secret": secret, "method": registration["method"],
-                "registered": True}
 
     def _client_credentials(self, discovery, scopes):
         client = {"client_id": self.settings.client_id, "client_secret": self.settings.client_secret,
@@ -6283,7 +6318,7 @@ class Authorizer:
         works only once, and a run that finds the token renewed by another takes that one."""
         token = self._token
         key = AuthStore.token_key(token["issuer"], token["resource"])
-        client = self._client_of(token)  # before the lock: it reads the store
+        client = self.registration.client_of(token)  # before the lock: it reads the store
 
         def refresh(data):
             current = data["tokens"].get(key)
@@ -6331,19 +6366,6 @@ class Authorizer:
         self._token = record
         return True
 
-    def _client_of(self, token):
-        """The client that owns a stored token, with its secret (from the options or the
-        stored registration of that issuer only)."""
-        secret = None
-        if self.settings.client_id and self.settings.client_id == token.get("clientId"):
-            secret = self.settings.client_secret
-        else:
-            registration = self.store.load()["registrations"].get(token["issuer"]) or {}
-            if registration.get("clientId") == token.get("clientId"):
-                secret = registration.get("clientSecret")
-        self._mask(secret)
-        return {"client_id": token.get("clientId"), "client_secret": secret, "method": token.get("authMethod")}
-
     def logout(self):
         """Revoke and forget the stored tokens of this server (of every server when the
         Authorizer has no URL), and the registrations made for them: a server that forgot
@@ -6374,7 +6396,7 @@ class Authorizer:
         value = token.get("refreshToken") or token.get("accessToken")
         fields = {"token": value, "token_type_hint": "refresh_token" if token.get("refreshToken") else "access_token"}
         try:
-            status, _ = self._client_post(endpoint, token["issuer"], self._client_of(token),
+            status, _ = self._client_post(endpoint, token["issuer"], self.registration.client_of(token),
                                           token.get("authMethod") or "none", fields)
         except McpTuiError:
             return False
