@@ -5959,6 +5959,193 @@ class ClientRegistration:
         return {"client_id": token.get("clientId"), "client_secret": secret, "method": token.get("authMethod")}
 
 
+class Grants:
+    """The three ways to a token response for a discovered authorization server: the
+    authorization code with PKCE through the user's browser (a loopback listener, the RFC 9207
+    issuer check, and one new registration when the server forgot mcp-tui's or holds it to a
+    narrower scope), client credentials, and enterprise cross-app access. Each token request
+    carries the client authentication that the metadata and the client call for."""
+
+    def __init__(self, settings, registration, requests, announce, timeout, interactive):
+        self.settings = settings
+        self.registration = registration
+        self.requests = requests
+        self.announce = announce
+        self.timeout = timeout
+        self.interactive = interactive
+        self.browser_step = None  # a front end's own view of the browser step: called with a BrowserStep
+
+    def authorization_code(self, discovery, scopes, registered_again=False):
+        import hashlib
+        import secrets
+
+        metadata, issuer = discovery.metadata, discovery.issuer
+        methods = metadata.get("code_challenge_methods_supported")
+        if not isinstance(methods, list) or "S256" not in methods:
+            raise AuthError("the authorization server %s does not offer PKCE with S256; mcp-tui will not authorize "
+                            "without it" % issuer)
+        types = metadata.get("response_types_supported")
+        if isinstance(types, list) and "code" not in types:
+            raise AuthError("the authorization server %s does not offer the authorization code flow" % issuer)
+        endpoint = require_secure_url(metadata.get("authorization_endpoint"), "authorization endpoint")
+        stored_redirect_uri = self.registration.stored_redirect_uri(issuer)
+        if self.settings.callback_port:
+            listener = CallbackListener(self.settings.callback_port, fixed=True)
+        else:
+            listener = CallbackListener(self._port_of(stored_redirect_uri))
+        try:
+            client = self.registration.client(discovery, listener.redirect_uri, scopes)
+            verifier = secrets.token_urlsafe(32)
+            self.requests.mask(verifier)
+            listener.state = secrets.token_urlsafe(32)
+            params = [("response_type", "code"), ("client_id", client["client_id"]),
+                      ("redirect_uri", listener.redirect_uri),
+                      ("code_challenge", b64url(hashlib.sha256(verifier.encode("ascii")).digest())),
+                      ("code_challenge_method", "S256"), ("state", listener.state), ("resource", discovery.resource)]
+            if scopes:
+                params.append(("scope", " ".join(scopes)))
+            url = append_query(endpoint, params)
+            seconds = self.timeout * 0.9  # fail before the request's own timeout
+            self._open_browser(url, listener, issuer, seconds)
+            response = listener.wait(seconds)
+        finally:
+            listener.close()
+        if listener.cancelled:
+            raise AuthError("authorization cancelled")
+        if response is None:
+            raise AuthError("no authorization response from the browser within %gs" % (self.timeout * 0.9),
+                            hint="raise --timeout to allow longer; with --no-browser, open the printed URL yourself")
+        self.check_callback(response, discovery)
+        if response.get("error") == "invalid_scope" and client.get("registered") and not registered_again:
+            # A server may hold a client to the scope it registered with (RFC 7591; the official
+            # Python SDK's does), and a step-up asks for more: register again, once, for it.
+            return self._register_again(discovery, scopes)
+        self._check_refusal(response)
+        code = response.get("code")
+        if not code:
+            raise AuthError("the authorization response has no code")
+        self.requests.mask(code)
+        fields = {"grant_type": "authorization_code", "code": code, "redirect_uri": listener.redirect_uri,
+                  "code_verifier": verifier, "resource": discovery.resource}
+        try:
+            return self._grant(discovery, client, fields)
+        except TokenEndpointError as exc:
+            if exc.error != "invalid_client" or not client.get("registered") or registered_again:
+                raise
+        return self._register_again(discovery, scopes)  # the server forgot mcp-tui's registration
+
+    def _register_again(self, discovery, scopes):
+        """Drop the stored registration at this issuer and authorize once more with a new one."""
+        self.registration.forget(discovery.issuer)
+        return self.authorization_code(discovery, scopes, registered_again=True)
+
+    @staticmethod
+    def _port_of(redirect_uri):
+        from urllib.parse import urlsplit
+
+        try:
+            return urlsplit(redirect_uri).port or 0 if redirect_uri else 0
+        except ValueError:
+            return 0
+
+    def _open_browser(self, url, listener, issuer, seconds):
+        from urllib.parse import urlsplit
+
+        host = urlsplit(issuer).netloc or issuer
+        if self.browser_step is not None:  # the front end shows the step (and offers to cancel it)
+            self.browser_step(BrowserStep(host, url, time.monotonic() + seconds, listener))
+            if not self.settings.no_browser:
+                launch_browser(url)
+            return
+        if self.settings.no_browser:
+            paste = self.interactive if self.interactive is not None else sys.stdin.isatty()
+            self.announce("mcp-tui: to authorize at %s, open this URL in a browser%s: %s" % (
+                host, " (or paste the address it ends on here)" if paste else "", url))
+            if paste:
+                read_pasted_redirects(listener)
+            return
+        self.announce("mcp-tui: authorizing at %s in your browser: %s" % (host, url))
+        launch_browser(url)
+
+    @staticmethod
+    def check_callback(response, discovery):
+        iss = response.get("iss")
+        # RFC 9207: the issuer of the metadata (the resource metadata may name it with or without
+        # a trailing slash, as FastMCP's pydantic URLs add one; discovery accepted either)
+        issuer = discovery.metadata.get("issuer")
+        issuer = issuer if isinstance(issuer, str) else discovery.issuer
+        if not discovery.legacy:
+            if iss is not None and iss != issuer:
+                raise AuthError("the authorization response names another issuer; mcp-tui ignored it (mix-up)")
+            if iss is None and discovery.metadata.get("authorization_response_iss_parameter_supported") is True:
+                raise AuthError("the authorization response lacks the iss its server promised; mcp-tui ignored it")
+
+    def _check_refusal(self, response):
+        if response.get("error"):
+            detail = response.get("error_description")
+            raise AuthError("the authorization server refused: %s%s" % (
+                self.requests.redact(response["error"])[:100],
+                " (%s)" % self.requests.redact(detail)[:200] if detail else ""))
+
+    def client_credentials(self, discovery, scopes):
+        client = {"client_id": self.settings.client_id, "client_secret": self.settings.client_secret,
+                  "method": self.settings.token_endpoint_auth_method}
+        fields = {"grant_type": "client_credentials", "resource": discovery.resource}
+        if scopes:
+            fields["scope"] = " ".join(scopes)
+        return self._grant(discovery, client, fields)
+
+    def cross_app(self, discovery, scopes):
+        """Enterprise-managed authorization: trade the IdP's ID token for an ID-JAG at the
+        IdP (RFC 8693), then the ID-JAG for an access token at the AS (RFC 7523)."""
+        settings = self.settings
+        idp_endpoint = require_secure_url(settings.idp_token_endpoint, "IdP token endpoint")
+        id_token = settings.read_id_token()
+        self.requests.mask(id_token)
+        fields = {"grant_type": TOKEN_EXCHANGE_GRANT, "requested_token_type": ID_JAG_TOKEN_TYPE,
+                  "audience": discovery.issuer, "resource": discovery.resource, "subject_token": id_token,
+                  "subject_token_type": ID_TOKEN_TYPE}
+        if settings.idp_client_id:
+            fields["client_id"] = settings.idp_client_id
+        if scopes:
+            fields["scope"] = " ".join(scopes)
+        status, answer = self.requests.request("POST", idp_endpoint, fields=fields)
+        jag = (answer or {}).get("access_token")
+        if status != 200 or not isinstance(jag, str) or (answer.get("issued_token_type") not in (None, ID_JAG_TOKEN_TYPE)):
+            raise AuthError("the IdP's token exchange at %s failed (HTTP %d)%s" % (
+                url_origin(idp_endpoint), status, self.requests.oauth_error_text(answer)))
+        self.requests.mask(jag)
+        client = {"client_id": settings.client_id, "client_secret": settings.client_secret,
+                  "method": settings.token_endpoint_auth_method}
+        fields = {"grant_type": JWT_BEARER_GRANT, "assertion": jag}
+        if scopes:
+            fields["scope"] = " ".join(scopes)
+        return self._grant(discovery, client, fields)
+
+    def _grant(self, discovery, client, fields):
+        """The token request of a grant, with the client authentication the metadata and the
+        client call for: (token response, client, method). A client registered elsewhere, with
+        a secret and no known method, that the server refuses as invalid_client, is tried once
+        more with the other secret method the server lists: servers hold a client to the one it
+        registered with (the official Python SDK's does), which mcp-tui cannot know."""
+        metadata, endpoint = discovery.metadata, discovery.metadata.get("token_endpoint")
+        method = self._method_for(metadata, client)
+        try:
+            return self.requests.token_request(endpoint, discovery.issuer, client, method, fields), client, method
+        except TokenEndpointError as exc:
+            other = {"client_secret_basic": "client_secret_post", "client_secret_post": "client_secret_basic"}.get(
+                method)
+            supported = metadata.get("token_endpoint_auth_methods_supported")
+            if (exc.error != "invalid_client" or other is None or client.get("registered") or client.get("method")
+                    or (isinstance(supported, list) and other not in supported)):
+                raise
+        return self.requests.token_request(endpoint, discovery.issuer, client, other, fields), client, other
+
+    def _method_for(self, metadata, client):
+        return choose_token_auth_method(metadata, client.get("method"), bool(client.get("client_secret")),
+                                        bool(self.settings.private_key))
+
+
 class Authorizer:
     """OAuth for one MCP endpoint: the HttpClient's hook (``authorization`` before a
     request, ``challenged`` after a 401 / 403) and the engine behind `auth login`."""
@@ -5974,7 +6161,6 @@ class Authorizer:
         self.network = network or NetworkOptions()
         self.store = store or AuthStore()
         self.interactive = interactive
-        self.browser_step = None  # a front end's own view of the browser step: called with a BrowserStep
         self._lock = threading.RLock()
         self._token = None
         self._loaded = False
@@ -5983,8 +6169,19 @@ class Authorizer:
         self.requests = OAuthRequests(settings, log, timeout, self.network)
         self.discoverer = Discoverer(url, self.requests)
         self.registration = ClientRegistration(self.server, settings, self.store, self.requests)
+        self.grants = Grants(settings, self.registration, self.requests, self.announce, timeout, interactive)
         for secret in settings.secrets():
             self._mask(secret)
+
+    @property
+    def browser_step(self):
+        """A front end's own view of the browser step: called with a BrowserStep (None: mcp-tui
+        prints the URL and opens the browser itself)."""
+        return self.grants.browser_step
+
+    @browser_step.setter
+    def browser_step(self, show):
+        self.grants.browser_step = show
 
     def granted(self):
         """The token in use (a copy, for the views to mask), or None before authorization."""
@@ -6105,179 +6302,26 @@ class Authorizer:
             scopes.append("offline_access")  # a refresh token, where the AS says it grants one
         return scope_union(scopes)
 
-    def _authorization_code(self, discovery, scopes, registered_again=False):
-        import hashlib
-        import secrets
+    # The grants and discovery by the names the rest of the class calls them: a test stands
+    # in for an authorization server by replacing one of these on an Authorizer.
 
-        metadata, issuer = discovery.metadata, discovery.issuer
-        methods = metadata.get("code_challenge_methods_supported")
-        if not isinstance(methods, list) or "S256" not in methods:
-            raise AuthError("the authorization server %s does not offer PKCE with S256; mcp-tui will not authorize "
-                            "without it" % issuer)
-        types = metadata.get("response_types_supported")
-        if isinstance(types, list) and "code" not in types:
-            raise AuthError("the authorization server %s does not offer the authorization code flow" % issuer)
-        endpoint = require_secure_url(metadata.get("authorization_endpoint"), "authorization endpoint")
-        stored_redirect_uri = self.registration.stored_redirect_uri(issuer)
-        if self.settings.callback_port:
-            listener = CallbackListener(self.settings.callback_port, fixed=True)
-        else:
-            listener = CallbackListener(self._port_of(stored_redirect_uri))
-        try:
-            client = self.registration.client(discovery, listener.redirect_uri, scopes)
-            verifier = secrets.token_urlsafe(32)
-            self._mask(verifier)
-            listener.state = secrets.token_urlsafe(32)
-            params = [("response_type", "code"), ("client_id", client["client_id"]),
-                      ("redirect_uri", listener.redirect_uri),
-                      ("code_challenge", b64url(hashlib.sha256(verifier.encode("ascii")).digest())),
-                      ("code_challenge_method", "S256"), ("state", listener.state), ("resource", discovery.resource)]
-            if scopes:
-                params.append(("scope", " ".join(scopes)))
-            url = append_query(endpoint, params)
-            seconds = self.timeout * 0.9  # fail before the request's own timeout
-            self._open_browser(url, listener, issuer, seconds)
-            response = listener.wait(seconds)
-        finally:
-            listener.close()
-        if listener.cancelled:
-            raise AuthError("authorization cancelled")
-        if response is None:
-            raise AuthError("no authorization response from the browser within %gs" % (self.timeout * 0.9),
-                            hint="raise --timeout to allow longer; with --no-browser, open the printed URL yourself")
-        self._check_callback(response, discovery)
-        if response.get("error") == "invalid_scope" and client.get("registered") and not registered_again:
-            # A server may hold a client to the scope it registered with (RFC 7591; the official
-            # Python SDK's does), and a step-up asks for more: register again, once, for it.
-            return self._register_again(discovery, scopes)
-        self._check_refusal(response)
-        code = response.get("code")
-        if not code:
-            raise AuthError("the authorization response has no code")
-        self._mask(code)
-        fields = {"grant_type": "authorization_code", "code": code, "redirect_uri": listener.redirect_uri,
-                  "code_verifier": verifier, "resource": discovery.resource}
-        try:
-            return self._grant(discovery, client, fields)
-        except TokenEndpointError as exc:
-            if exc.error != "invalid_client" or not client.get("registered") or registered_again:
-                raise
-        return self._register_again(discovery, scopes)  # the server forgot mcp-tui's registration
+    def _discover(self, challenge):
+        return self.discoverer.discover(challenge)
 
-    def _register_again(self, discovery, scopes):
-        """Drop the stored registration at this issuer and authorize once more with a new one."""
-        self.registration.forget(discovery.issuer)
-        return self._authorization_code(discovery, scopes, registered_again=True)
-
-    @staticmethod
-    def _port_of(redirect_uri):
-        from urllib.parse import urlsplit
-
-        try:
-            return urlsplit(redirect_uri).port or 0 if redirect_uri else 0
-        except ValueError:
-            return 0
-
-    def _open_browser(self, url, listener, issuer, seconds):
-        from urllib.parse import urlsplit
-
-        host = urlsplit(issuer).netloc or issuer
-        if self.browser_step is not None:  # the front end shows the step (and offers to cancel it)
-            self.browser_step(BrowserStep(host, url, time.monotonic() + seconds, listener))
-            if not self.settings.no_browser:
-                launch_browser(url)
-            return
-        if self.settings.no_browser:
-            paste = self.interactive if self.interactive is not None else sys.stdin.isatty()
-            self.announce("mcp-tui: to authorize at %s, open this URL in a browser%s: %s" % (
-                host, " (or paste the address it ends on here)" if paste else "", url))
-            if paste:
-                read_pasted_redirects(listener)
-            return
-        self.announce("mcp-tui: authorizing at %s in your browser: %s" % (host, url))
-        launch_browser(url)
-
-    def _check_callback(self, response, discovery):
-        iss = response.get("iss")
-        # RFC 9207: the issuer of the metadata (the resource metadata may name it with or without
-        # a trailing slash, as FastMCP's pydantic URLs add one; discovery accepted either)
-        issuer = discovery.metadata.get("issuer")
-        issuer = issuer if isinstance(issuer, str) else discovery.issuer
-        if not discovery.legacy:
-            if iss is not None and iss != issuer:
-                raise AuthError("the authorization response names another issuer; mcp-tui ignored it (mix-up)")
-            if iss is None and discovery.metadata.get("authorization_response_iss_parameter_supported") is True:
-                raise AuthError("the authorization response lacks the iss its server promised; mcp-tui ignored it")
-
-    def _check_refusal(self, response):
-        if response.get("error"):
-            detail = response.get("error_description")
-            raise AuthError("the authorization server refused: %s%s" % (
-                self._redact(response["error"])[:100], " (%s)" % self._redact(detail)[:200] if detail else ""))
+    def _authorization_code(self, discovery, scopes):
+        return self.grants.authorization_code(discovery, scopes)
 
     def _client_credentials(self, discovery, scopes):
-        client = {"client_id": self.settings.client_id, "client_secret": self.settings.client_secret,
-                  "method": self.settings.token_endpoint_auth_method}
-        fields = {"grant_type": "client_credentials", "resource": discovery.resource}
-        if scopes:
-            fields["scope"] = " ".join(scopes)
-        return self._grant(discovery, client, fields)
+        return self.grants.client_credentials(discovery, scopes)
 
     def _cross_app(self, discovery, scopes):
-        """Enterprise-managed authorization: trade the IdP's ID token for an ID-JAG at the
-        IdP (RFC 8693), then the ID-JAG for an access token at the AS (RFC 7523)."""
-        settings = self.settings
-        idp_endpoint = require_secure_url(settings.idp_token_endpoint, "IdP token endpoint")
-        id_token = settings.read_id_token()
-        self._mask(id_token)
-        fields = {"grant_type": TOKEN_EXCHANGE_GRANT, "requested_token_type": ID_JAG_TOKEN_TYPE,
-                  "audience": discovery.issuer, "resource": discovery.resource, "subject_token": id_token,
-                  "subject_token_type": ID_TOKEN_TYPE}
-        if settings.idp_client_id:
-            fields["client_id"] = settings.idp_client_id
-        if scopes:
-            fields["scope"] = " ".join(scopes)
-        status, answer = self.requests.request("POST", idp_endpoint, fields=fields)
-        jag = (answer or {}).get("access_token")
-        if status != 200 or not isinstance(jag, str) or (answer.get("issued_token_type") not in (None, ID_JAG_TOKEN_TYPE)):
-            raise AuthError("the IdP's token exchange at %s failed (HTTP %d)%s" % (
-                url_origin(idp_endpoint), status, self.requests.oauth_error_text(answer)))
-        self._mask(jag)
-        client = {"client_id": settings.client_id, "client_secret": settings.client_secret,
-                  "method": settings.token_endpoint_auth_method}
-        fields = {"grant_type": JWT_BEARER_GRANT, "assertion": jag}
-        if scopes:
-            fields["scope"] = " ".join(scopes)
-        return self._grant(discovery, client, fields)
+        return self.grants.cross_app(discovery, scopes)
 
-    def _grant(self, discovery, client, fields):
-        """The token request of a grant, with the client authentication the metadata and the
-        client call for: (token response, client, method). A client registered elsewhere, with
-        a secret and no known method, that the server refuses as invalid_client, is tried once
-        more with the other secret method the server lists: servers hold a client to the one it
-        registered with (the official Python SDK's does), which mcp-tui cannot know."""
-        metadata, endpoint = discovery.metadata, discovery.metadata.get("token_endpoint")
-        method = self._method_for(metadata, client)
-        try:
-            return self._token_request(endpoint, discovery.issuer, client, method, fields), client, method
-        except TokenEndpointError as exc:
-            other = {"client_secret_basic": "client_secret_post", "client_secret_post": "client_secret_basic"}.get(
-                method)
-            supported = metadata.get("token_endpoint_auth_methods_supported")
-            if (exc.error != "invalid_client" or other is None or client.get("registered") or client.get("method")
-                    or (isinstance(supported, list) and other not in supported)):
-                raise
-        return self._token_request(endpoint, discovery.issuer, client, other, fields), client, other
-
-    def _method_for(self, metadata, client):
-        return choose_token_auth_method(metadata, client.get("method"), bool(client.get("client_secret")),
-                                        bool(self.settings.private_key))
+    def _check_callback(self, response, discovery):
+        self.grants.check_callback(response, discovery)
 
     def _client_post(self, endpoint, issuer, client, method, fields):
         return self.requests.client_post(endpoint, issuer, client, method, fields)
-
-    def _token_request(self, endpoint, issuer, client, method, fields):
-        return self.requests.token_request(endpoint, issuer, client, method, fields)
 
     def _remember(self, discovery, answer, scopes, client, method):
         now = time.time()
@@ -6331,8 +6375,8 @@ class Authorizer:
             fields = {"grant_type": "refresh_token", "refresh_token": current["refreshToken"],
                       "resource": current["resource"]}
             try:
-                answer = self._token_request(current.get("tokenEndpoint"), current["issuer"], client,
-                                             current.get("authMethod") or "none", fields)
+                answer = self.requests.token_request(current.get("tokenEndpoint"), current["issuer"], client,
+                                                     current.get("authMethod") or "none", fields)
             except TokenEndpointError as exc:
                 if data["tokens"].get(key) is not None and data["tokens"][key].get("accessToken") in (
                         token["accessToken"], current["accessToken"]):
@@ -6402,11 +6446,6 @@ class Authorizer:
             return False
         return status == 200
 
-    # -- discovery -----------------------------------------------------------------------------
-
-    def _discover(self, challenge):
-        return self.discoverer.discover(challenge)
-
     # -- secrets ------------------------------------------------------------------------------
 
     def _mask(self, secret):
@@ -6414,7 +6453,6 @@ class Authorizer:
 
     def _redact(self, text):
         return self.requests.redact(text)
-
 
 
 def authorizer_for(spec, opts, log, announce, network=None):
