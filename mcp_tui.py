@@ -5454,6 +5454,26 @@ class AuthStore:
     def token_key(issuer, resource):
         return "%s %s" % (issuer, resource)
 
+    def refresh_lock(self):
+        """The lock one refresh holds from reading a token to storing its successor
+        (TokenKeeper.refresh): a file beside auth.json's own lock, which it leaves free."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def held():
+            self.load()  # the private directory exists, or one line says why the store is unusable
+            lock = FileLock(self.path + ".refresh.lock")
+            try:
+                lock.__enter__()
+            except OSError as exc:
+                raise self.store._unusable(exc)
+            try:
+                yield lock
+            finally:
+                lock.__exit__(None, None, None)
+
+        return held()
+
 
 # -- the browser step ------------------------------------------------------------------
 
@@ -6146,9 +6166,181 @@ class Grants:
                                         bool(self.settings.private_key))
 
 
+class TokenKeeper:
+    """The tokens of one MCP endpoint in auth.json: the newest one stored, a new one recorded
+    with where it came from (issuer, resource, endpoints, client), whether one is near its
+    expiry, its refresh (a request built from the stored token, then the reply handled: the
+    successor stored, or a refused token forgotten), and logout with revocation (RFC 7009)."""
+
+    def __init__(self, server, store, registration, requests, log):
+        self.server = server  # None: every server (logout only)
+        self.store = store
+        self.registration = registration
+        self.requests = requests
+        self.log = log
+
+    def newest(self):
+        """The newest stored token of this server, or None."""
+        stored = self.store.tokens_for(self.server) if os.path.exists(self.store.path) else []
+        if not stored:
+            return None
+        token = max(stored, key=lambda t: t.get("obtainedAt") or 0)
+        self._mask(token)
+        return token
+
+    def record_for(self, discovery, answer, scopes, client, method, grant):
+        """The record of the token a grant answered with, for save()."""
+        now = time.time()
+        expires_in = answer.get("expires_in")
+        scope = answer.get("scope") if isinstance(answer.get("scope"), str) else " ".join(scopes)
+        record = {"server": self.server, "issuer": discovery.issuer, "resource": discovery.resource,
+                  "accessToken": answer["access_token"], "scope": scope, "obtainedAt": now,
+                  "expiresAt": now + expires_in if is_number(expires_in) and expires_in > 0 else None,
+                  "tokenEndpoint": discovery.metadata.get("token_endpoint"), "clientId": client["client_id"],
+                  "authMethod": method, "grant": grant}
+        if isinstance(discovery.metadata.get("revocation_endpoint"), str):
+            record["revocationEndpoint"] = discovery.metadata["revocation_endpoint"]
+        if isinstance(answer.get("refresh_token"), str):
+            record["refreshToken"] = answer["refresh_token"]
+        return record
+
+    def save(self, record, key=None):
+        key = key or AuthStore.token_key(record["issuer"], record["resource"])
+
+        def save(data):
+            data["tokens"][key] = record
+
+        self.store.update(save)
+
+    def _mask(self, token):
+        self.requests.mask(token.get("accessToken"))
+        self.requests.mask(token.get("refreshToken"))
+
+    @staticmethod
+    def expiring(token):
+        """Near its expiry: a minute before, or a quarter of the lifetime of a short-lived one."""
+        expires, obtained = token.get("expiresAt"), token.get("obtainedAt")
+        if not is_number(expires):
+            return False
+        lifetime = expires - obtained if is_number(obtained) else REFRESH_MARGIN * 4
+        return expires - min(REFRESH_MARGIN, max(lifetime, 0) / 4) <= time.time()
+
+    # -- refresh --------------------------------------------------------------------------------
+
+    def refresh(self, token):
+        """grant_type=refresh_token at the issuer that granted ``token``: the token to use from
+        now on (the successor, or one another run renewed meanwhile), or None when refused."""
+        key = AuthStore.token_key(token["issuer"], token["resource"])
+        client = self.registration.client_of(token)
+        # Two runs that find one token expiring must refresh it once: a rotated refresh token
+        # works only once, so the second request would be refused (and may cost the whole grant).
+        # The refresh lock, a file beside auth.json's own lock, is held from reading the stored
+        # token to storing its successor: the second run waits there, then reads the first run's
+        # successor and takes it without a request. auth.json's own lock is held only to read and
+        # to write, so a slow token endpoint holds up no other use of the store meanwhile.
+        with self.store.refresh_lock():
+            current = self.store.load()["tokens"].get(key)
+            if not isinstance(current, dict) or current.get("accessToken") == token["accessToken"]:
+                current = token  # nobody else renewed it (or it was forgotten meanwhile)
+            elif not self.expiring(current) or current.get("clientId") != token.get("clientId"):
+                self._mask(current)
+                return current  # another run renewed it: take theirs (or let a 401 decide)
+            request = self.refresh_request(current, client)
+            if request is None:
+                return None
+            try:
+                answer = self.requests.token_request(*request)
+            except TokenEndpointError as exc:
+                self.refused(key, token, current, exc)
+                return None
+            return self.refreshed(key, current, answer)
+
+    @staticmethod
+    def refresh_request(token, client):
+        """The token request that refreshes ``token``, as token_request's arguments (None: it
+        has no refresh token)."""
+        if not isinstance(token.get("refreshToken"), str):
+            return None
+        fields = {"grant_type": "refresh_token", "refresh_token": token["refreshToken"],
+                  "resource": token["resource"]}
+        return token.get("tokenEndpoint"), token["issuer"], client, token.get("authMethod") or "none", fields
+
+    def refreshed(self, key, token, answer):
+        """The reply to a refresh of ``token``: its successor, stored under ``key``."""
+        record = dict(token, accessToken=answer["access_token"], obtainedAt=time.time())
+        if isinstance(answer.get("refresh_token"), str):
+            record["refreshToken"] = answer["refresh_token"]  # rotation: the old one is spent
+        expires_in = answer.get("expires_in")
+        record["expiresAt"] = time.time() + expires_in if is_number(expires_in) and expires_in > 0 else None
+        if isinstance(answer.get("scope"), str):
+            record["scope"] = answer["scope"]
+        self.save(record, key)
+        self._mask(record)
+        return record
+
+    def refused(self, key, token, current, refusal):
+        """The token endpoint refused to refresh ``current`` (stored under ``key``, or ``token``
+        this run held): forget it where it is still stored, and a registration the server no
+        longer knows."""
+        def forget(data):
+            if data["tokens"].get(key) is not None and data["tokens"][key].get("accessToken") in (
+                    token["accessToken"], current["accessToken"]):
+                del data["tokens"][key]  # spent or revoked, and still ours: forget it
+            registration = data["registrations"].get(current["issuer"])
+            if refusal.error in ("invalid_client", "unauthorized_client") and isinstance(registration, dict) and (
+                    registration.get("clientId") == current.get("clientId")):
+                # The server no longer knows mcp-tui's registration (a restarted in-memory one; the SDK
+                # says unauthorized_client): without it, the next authorization registers anew instead
+                # of sending the browser to an error page.
+                del data["registrations"][current["issuer"]]
+
+        self.store.update(forget)
+        if self.log:
+            self.log.event("auth", "refresh refused: %s" % refusal.message)
+
+    # -- logout -----------------------------------------------------------------------------------
+
+    def logout(self):
+        """Revoke and forget the stored tokens of this server (of every server when it has
+        none), and the registrations made for them: a server that forgot mcp-tui's
+        registration would otherwise refuse every new authorization. Returns one
+        {server, issuer, revoked} per token."""
+        def mine(token):
+            return isinstance(token, dict) and (self.server is None or token.get("server") == self.server)
+
+        def forget(data):
+            gone = [data["tokens"].pop(key) for key, token in list(data["tokens"].items()) if mine(token)]
+            for issuer in set(t.get("issuer") for t in gone) if self.server else list(data["registrations"]):
+                data["registrations"].pop(issuer, None)
+
+        results = []
+        for token in [t for t in self.store.load()["tokens"].values() if mine(t)]:  # revoked while the client is known
+            self._mask(token)
+            results.append({"server": token.get("server"), "issuer": token.get("issuer"),
+                            "revoked": self.revoke(token)})
+        self.store.update(forget)
+        return results
+
+    def revoke(self, token):
+        """RFC 7009, best effort: True when the server confirmed."""
+        endpoint = token.get("revocationEndpoint")
+        if not endpoint:
+            return False
+        value = token.get("refreshToken") or token.get("accessToken")
+        fields = {"token": value, "token_type_hint": "refresh_token" if token.get("refreshToken") else "access_token"}
+        try:
+            status, _ = self.requests.client_post(endpoint, token["issuer"], self.registration.client_of(token),
+                                                  token.get("authMethod") or "none", fields)
+        except McpTuiError:
+            return False
+        return status == 200
+
+
 class Authorizer:
     """OAuth for one MCP endpoint: the HttpClient's hook (``authorization`` before a
-    request, ``challenged`` after a 401 / 403) and the engine behind `auth login`."""
+    request, ``challenged`` after a 401 / 403) and the engine behind `auth login`. It holds
+    the token in use and decides when to refresh, obtain or step up; the work is done by its
+    parts: Discoverer, ClientRegistration, Grants and TokenKeeper, over OAuthRequests."""
 
     def __init__(self, url, settings, log=None, announce=None, timeout=60.0, network=None, store=None,
                  interactive=None):
@@ -6161,15 +6353,16 @@ class Authorizer:
         self.network = network or NetworkOptions()
         self.store = store or AuthStore()
         self.interactive = interactive
+        self.requests = OAuthRequests(settings, log, timeout, self.network)
+        self.discoverer = Discoverer(url, self.requests)
+        self.registration = ClientRegistration(self.server, settings, self.store, self.requests)
+        self.grants = Grants(settings, self.registration, self.requests, self.announce, timeout, interactive)
+        self.keeper = TokenKeeper(self.server, self.store, self.registration, self.requests, log)
         self._lock = threading.RLock()
         self._token = None
         self._loaded = False
         self._requested = []
         self._failure = None
-        self.requests = OAuthRequests(settings, log, timeout, self.network)
-        self.discoverer = Discoverer(url, self.requests)
-        self.registration = ClientRegistration(self.server, settings, self.store, self.requests)
-        self.grants = Grants(settings, self.registration, self.requests, self.announce, timeout, interactive)
         for secret in settings.secrets():
             self._mask(secret)
 
@@ -6195,14 +6388,12 @@ class Authorizer:
         with self._lock:
             if not self._loaded:
                 self._loaded = True
-                stored = self.store.tokens_for(self.server) if os.path.exists(self.store.path) else []
+                stored = self.keeper.newest()
                 if stored:
-                    self._token = max(stored, key=lambda t: t.get("obtainedAt") or 0)
-                    self._mask(self._token.get("accessToken"))
-                    self._mask(self._token.get("refreshToken"))
+                    self._token = stored
                     self._requested = (self._token.get("scope") or "").split()
             token = self._token
-            if token and self._expiring(token):
+            if token and self.keeper.expiring(token):
                 if not (token.get("refreshToken") and self._refresh()):
                     return None  # the server's 401 starts a new authorization
                 token = self._token
@@ -6282,7 +6473,9 @@ class Authorizer:
             else:
                 response, client, method = self._authorization_code(discovery, scopes)
             self._requested = scopes
-            self._remember(discovery, response, scopes, client, method)
+            grant = "cross_app" if self.settings.id_token else self.settings.grant
+            self._token = self.keeper.record_for(discovery, response, scopes, client, method, grant)
+            self.keeper.save(self._token)
         except AuthError as exc:
             self._failure = exc  # later requests of this run fail the same way, without a new browser
             raise
@@ -6320,131 +6513,24 @@ class Authorizer:
     def _check_callback(self, response, discovery):
         self.grants.check_callback(response, discovery)
 
-    def _client_post(self, endpoint, issuer, client, method, fields):
-        return self.requests.client_post(endpoint, issuer, client, method, fields)
-
-    def _remember(self, discovery, answer, scopes, client, method):
-        now = time.time()
-        expires_in = answer.get("expires_in")
-        scope = answer.get("scope") if isinstance(answer.get("scope"), str) else " ".join(scopes)
-        record = {"server": self.server, "issuer": discovery.issuer, "resource": discovery.resource,
-                  "accessToken": answer["access_token"], "scope": scope, "obtainedAt": now,
-                  "expiresAt": now + expires_in if is_number(expires_in) and expires_in > 0 else None,
-                  "tokenEndpoint": discovery.metadata.get("token_endpoint"), "clientId": client["client_id"],
-                  "authMethod": method, "grant": "cross_app" if self.settings.id_token else self.settings.grant}
-        if isinstance(discovery.metadata.get("revocation_endpoint"), str):
-            record["revocationEndpoint"] = discovery.metadata["revocation_endpoint"]
-        if isinstance(answer.get("refresh_token"), str):
-            record["refreshToken"] = answer["refresh_token"]
-        self._token = record
-        self._save_token(record)
-
-    def _save_token(self, record):
-        key = AuthStore.token_key(record["issuer"], record["resource"])
-
-        def save(data):
-            data["tokens"][key] = record
-
-        self.store.update(save)
-
-    @staticmethod
-    def _expiring(token):
-        """Near its expiry: a minute before, or a quarter of the lifetime of a short-lived one."""
-        expires, obtained = token.get("expiresAt"), token.get("obtainedAt")
-        if not is_number(expires):
-            return False
-        lifetime = expires - obtained if is_number(obtained) else REFRESH_MARGIN * 4
-        return expires - min(REFRESH_MARGIN, max(lifetime, 0) / 4) <= time.time()
+    # -- refresh, logout ------------------------------------------------------------------------
 
     def _refresh(self):
-        """grant_type=refresh_token at the issuer that granted it; False when refused. It runs
-        under the store's lock, so that parallel runs refresh once: a rotated refresh token
-        works only once, and a run that finds the token renewed by another takes that one."""
-        token = self._token
-        key = AuthStore.token_key(token["issuer"], token["resource"])
-        client = self.registration.client_of(token)  # before the lock: it reads the store
-
-        def refresh(data):
-            current = data["tokens"].get(key)
-            if not isinstance(current, dict) or current.get("accessToken") == token["accessToken"]:
-                current = token  # nobody else renewed it (or it was forgotten meanwhile)
-            elif not self._expiring(current) or current.get("clientId") != token.get("clientId"):
-                return current, None  # another run renewed it: take theirs (or let a 401 decide)
-            if not isinstance(current.get("refreshToken"), str):
-                return None, None
-            fields = {"grant_type": "refresh_token", "refresh_token": current["refreshToken"],
-                      "resource": current["resource"]}
-            try:
-                answer = self.requests.token_request(current.get("tokenEndpoint"), current["issuer"], client,
-                                                     current.get("authMethod") or "none", fields)
-            except TokenEndpointError as exc:
-                if data["tokens"].get(key) is not None and data["tokens"][key].get("accessToken") in (
-                        token["accessToken"], current["accessToken"]):
-                    del data["tokens"][key]  # spent or revoked, and still ours: forget it
-                registration = data["registrations"].get(current["issuer"])
-                if exc.error in ("invalid_client", "unauthorized_client") and isinstance(registration, dict) and (
-                        registration.get("clientId") == current.get("clientId")):
-                    # The server no longer knows mcp-tui's registration (a restarted in-memory one; the SDK
-                    # says unauthorized_client): without it, the next authorization registers anew instead
-                    # of sending the browser to an error page.
-                    del data["registrations"][current["issuer"]]
-                return None, exc
-            record = dict(current, accessToken=answer["access_token"], obtainedAt=time.time())
-            if isinstance(answer.get("refresh_token"), str):
-                record["refreshToken"] = answer["refresh_token"]  # rotation: the old one is spent
-            expires_in = answer.get("expires_in")
-            record["expiresAt"] = time.time() + expires_in if is_number(expires_in) and expires_in > 0 else None
-            if isinstance(answer.get("scope"), str):
-                record["scope"] = answer["scope"]
-            data["tokens"][key] = record
-            return record, None
-
-        record, refused = self.store.update(refresh)
-        if record is None:
-            if refused is not None and self.log:
-                self.log.event("auth", "refresh refused: %s" % refused.message)
-            self._token = None
-            return False
-        self._mask(record.get("accessToken"))
-        self._mask(record.get("refreshToken"))
-        self._token = record
-        return True
+        """Refresh the token in use (TokenKeeper.refresh): False when refused, and then no
+        token is in use."""
+        self._token = self.keeper.refresh(self._token)
+        return self._token is not None
 
     def logout(self):
         """Revoke and forget the stored tokens of this server (of every server when the
         Authorizer has no URL), and the registrations made for them: a server that forgot
         mcp-tui's registration would otherwise refuse every new authorization. Returns one
         {server, issuer, revoked} per token."""
-        def mine(token):
-            return isinstance(token, dict) and (self.server is None or token.get("server") == self.server)
-
-        def forget(data):
-            gone = [data["tokens"].pop(key) for key, token in list(data["tokens"].items()) if mine(token)]
-            for issuer in set(t.get("issuer") for t in gone) if self.server else list(data["registrations"]):
-                data["registrations"].pop(issuer, None)
-
-        results = []
-        for token in [t for t in self.store.load()["tokens"].values() if mine(t)]:  # revoked while the client is known
-            self._mask(token.get("accessToken"))
-            self._mask(token.get("refreshToken"))
-            results.append({"server": token.get("server"), "issuer": token.get("issuer"),
-                            "revoked": self.revoke(token)})
-        self.store.update(forget)
-        return results
+        return self.keeper.logout()
 
     def revoke(self, token):
         """RFC 7009, best effort: True when the server confirmed."""
-        endpoint = token.get("revocationEndpoint")
-        if not endpoint:
-            return False
-        value = token.get("refreshToken") or token.get("accessToken")
-        fields = {"token": value, "token_type_hint": "refresh_token" if token.get("refreshToken") else "access_token"}
-        try:
-            status, _ = self._client_post(endpoint, token["issuer"], self.registration.client_of(token),
-                                          token.get("authMethod") or "none", fields)
-        except McpTuiError:
-            return False
-        return status == 200
+        return self.keeper.revoke(token)
 
     # -- secrets ------------------------------------------------------------------------------
 
