@@ -5674,10 +5674,7 @@ class OAuthRequests:
     carry or get back is registered with the debug log's masking."""
 
     def __init__(self, settings, log, timeout, network):
-        self.settings = settings
-        self.log = log
-        self.timeout = timeout
-        self.network = network
+        self.settings, self.log, self.timeout, self.network = settings, log, timeout, network
 
     def mask(self, secret):
         """A token, secret or code: masked in every output (stderr, --debug, the log file),
@@ -5987,12 +5984,8 @@ class Grants:
     carries the client authentication that the metadata and the client call for."""
 
     def __init__(self, settings, registration, requests, announce, timeout, interactive):
-        self.settings = settings
-        self.registration = registration
-        self.requests = requests
-        self.announce = announce
-        self.timeout = timeout
-        self.interactive = interactive
+        self.settings, self.registration, self.requests = settings, registration, requests
+        self.announce, self.timeout, self.interactive = announce, timeout, interactive
         self.browser_step = None  # a front end's own view of the browser step: called with a BrowserStep
 
     def authorization_code(self, discovery, scopes, registered_again=False):
