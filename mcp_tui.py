@@ -6229,8 +6229,9 @@ class TokenKeeper:
         # works only once, so the second request would be refused (and may cost the whole grant).
         # The refresh lock, a file beside auth.json's own lock, is held from reading the stored
         # token to storing its successor: the second run waits there, then reads the first run's
-        # successor and takes it without a request. auth.json's own lock is held only to read and
-        # to write, so a slow token endpoint holds up no other use of the store meanwhile.
+        # successor and takes it without a request (logout takes the refresh lock too, so no
+        # successor is stored after it). auth.json's own lock is held only to read and to write,
+        # so a slow token endpoint holds up no other use of the store meanwhile.
         with self.store.refresh_lock():
             current = self.store.load()["tokens"].get(key)
             if not isinstance(current, dict) or current.get("accessToken") == token["accessToken"]:
@@ -6307,11 +6308,13 @@ class TokenKeeper:
                 data["registrations"].pop(issuer, None)
 
         results = []
-        for token in [t for t in self.store.load()["tokens"].values() if mine(t)]:  # revoked while the client is known
-            self._mask(token)
-            results.append({"server": token.get("server"), "issuer": token.get("issuer"),
-                            "revoked": self.revoke(token)})
-        self.store.update(forget)
+        with self.store.refresh_lock():  # a refresh in flight stores its successor before this, not after
+            # revoked before forget() drops the registration that holds the client's secret
+            for token in [t for t in self.store.load()["tokens"].values() if mine(t)]:
+                self._mask(token)
+                results.append({"server": token.get("server"), "issuer": token.get("issuer"),
+                                "revoked": self.revoke(token)})
+            self.store.update(forget)
         return results
 
     def revoke(self, token):
