@@ -16,15 +16,17 @@ One file, standard library only, Python 3.8+.
       --times N              how many times the fault fires (0: every time; default per mode)
       --record FILE          append one JSON line per message received, and per HTTP request
                              (with its headers and the time), so that tests can check the client
-      --size BYTES           oversized: the size of the text (default 30 MB)
+      --size BYTES           oversized: the size of the text (default 30 MB); method-flood,
+                             emoji-flood, big-pages, stderr-lines: the size of each
       --depth N              deep-nesting: the nesting depth (default 100000)
       --delay-ms N           trickle: milliseconds between bytes (default 5)
       --retry-ms N           sse-cut: the SSE retry field (default 300)
       --ttl-ms N             task-ttl: the task's TTL (default 1000)
-      --count N              log-flood, request-flood, stderr-flood: how many (default 20000)
+      --count N              the floods (log-, request-, sampling-, method-, emoji-, stderr-flood,
+                             stderr-lines): how many (default 20000)
       --status N             echo-secrets over HTTP: 0 (a JSON-RPC error, the default), 401 or 500
       --task-id ID           odd-task-id: the task ID slow_task creates
-      --elicit-url URL       url-elicit: the URL the elicitation asks the client to open
+      --elicit-url URL       url-elicit, url-required: the URL the elicitation asks the client to open
       --pid-file FILE        spawn-child: where the child's pid goes
 
 Apart from the one fault its mode selects it is a small, correct server with the tools
@@ -114,11 +116,17 @@ MODES = {
     "log-flood": "tools/call echo: --count log notifications before the answer",
     "request-flood": "2025-11-25 stdio: --count ping requests before answering tools/call",
     "stderr-flood": "stdio: the same stderr line --count times on the first handshake request, then exit 3",
+    "sampling-flood": "2025-11-25 stdio: --count sampling/createMessage requests before answering tools/call",
+    "method-flood": "tools/call echo: --count notifications whose method is --size characters, before the answer",
+    "emoji-flood": "tools/call echo: --count log notifications of --size emoji each, before the answer",
+    "big-pages": "tools/list: every page has a fresh nextCursor and a tool whose description is --size bytes",
+    "stderr-lines": "stdio: --count different stderr lines of --size bytes each before answering tools/call echo",
     "echo-secrets": "tools/list answers with every request header, the URL, argv and environment echoed "
                     "(HTTP: --status says how)",
     "retry-after": "HTTP: the first --times tools/list answer 429 with Retry-After: 1",
     "odd-task-id": "slow_task creates the task --task-id",
     "url-elicit": "2025-11-25: tools/call echo first asks the client to open --elicit-url",
+    "url-required": "2025-11-25: tools/call echo fails with -32042, whose data asks to open --elicit-url",
     "spawn-child": "stdio: start a child process that sleeps (its pid in --pid-file)",
     "float-id": "first an impostor answer (a tool IMPOSTOR) with the id as a float (3 -> 3.0), then the real one",
     "true-id": "on the handshake (request 1): first an impostor answer (server IMPOSTOR) with id true, then the "
@@ -132,7 +140,10 @@ MODES = {
 
 DEFAULT_ON = {"crash-mid-response": "tools/call", "wrong-shape-call": "tools/call", "oversized": "tools/call",
               "http-404-session": "tools/call", "http-404-session-empty": "tools/call", "log-flood": "tools/call",
-              "request-flood": "tools/call", "url-elicit": "tools/call", "nan": "tools/call"}
+              "request-flood": "tools/call", "url-elicit": "tools/call", "nan": "tools/call",
+              "sampling-flood": "tools/call", "method-flood": "tools/call", "emoji-flood": "tools/call",
+              "stderr-lines": "tools/call", "url-required": "tools/call"}
+FLOODS = ("log-flood", "request-flood", "sampling-flood", "method-flood", "emoji-flood", "stderr-lines")
 DEFAULT_TIMES = {"http-404-session": 1, "http-404-session-empty": 1, "retry-after": 1}
 ENDLESS = ("endless-line", "endless-event", "endless-body", "endless-chunked", "huge-length")
 HANDSHAKE = ("server/discover", "initialize")
@@ -602,7 +613,9 @@ class App(object):
     def m_tools_list(self, message, wire, faulty):
         tools = self.tools()
         cursor = (message.get("params") or {}).get("cursor")
-        if self.mode == "endless-pages":
+        if self.mode == "big-pages":
+            tools = [dict(tools[0], name="big_%d" % self.next_number(), description="d" * self.opts.size)]
+        if self.mode in ("endless-pages", "big-pages"):
             return self.result(message["id"], {"tools": tools, "nextCursor": "page-%d" % self.next_number()})
         if self.mode == "echo-secrets":
             return self.error(message["id"], -32603, "I saw: " + self.echo(wire))
@@ -629,9 +642,25 @@ class App(object):
             for index in range(count):
                 wire.send(notification("notifications/message", {"level": "info", "logger": "flood",
                                                                   "data": "FLOOD %d %s" % (index, "x" * 1000)}))
-        else:
+        elif self.mode == "method-flood":
             for index in range(count):
-                wire.send({"jsonrpc": "2.0", "id": "flood-%d" % index, "method": "ping"})
+                wire.send(notification("notifications/%d/%s" % (index, "m" * self.opts.size), {}))
+        elif self.mode == "emoji-flood":
+            emoji = "\U0001F600" * self.opts.size
+            for index in range(count):
+                wire.send(notification("notifications/message", {"level": "info", "logger": "flood",
+                                                                  "data": "%d %s" % (index, emoji)}))
+        elif self.mode == "stderr-lines":
+            filler = "e" * self.opts.size
+            for index in range(count):
+                sys.stderr.write("%d %s\n" % (index, filler))
+            sys.stderr.flush()
+        else:
+            sampling = {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5}
+            for index in range(count):
+                wire.send({"jsonrpc": "2.0", "id": "flood-%d" % index, "method": "ping"} if self.mode == "request-flood"
+                          else {"jsonrpc": "2.0", "id": "flood-%d" % index, "method": "sampling/createMessage",
+                                "params": sampling})
             with self.cond:  # the answer waits for every ping's answer (or refusal)
                 self.cond.wait_for(lambda: sum(key.startswith('"flood-') for key in self.client_responses) >= count,
                                    60.0)
@@ -650,10 +679,14 @@ class App(object):
         name, arguments = params.get("name"), params.get("arguments") or {}
         request_id = message["id"]
         token = (params.get("_meta") or {}).get("progressToken")
-        if name == "echo" and faulty and self.mode in ("log-flood", "request-flood"):
+        if name == "echo" and faulty and self.mode in FLOODS:
             self.floods(message, wire)
         if name == "echo" and faulty and self.mode == "url-elicit":
             return self.ask_url(message, wire)
+        if name == "echo" and faulty and self.mode == "url-required":
+            return self.error(request_id, -32042, "This request requires browser-based authorization.", {
+                "elicitations": [{"mode": "url", "elicitationId": "e-1", "url": self.opts.elicit_url,
+                                  "message": "Sign in to Example \x1b[31mMail\x1b[0m"}]})
         if name == "echo":
             if token is not None:
                 wire.send(notification("notifications/progress", {"progressToken": token, "progress": 1, "total": 2,

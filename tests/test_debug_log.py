@@ -75,6 +75,44 @@ def test_the_ring_stays_bounded_under_a_flood():
     assert json.loads(log.entries[-1]["body"])["params"]["progress"] == 9999
 
 
+def test_long_fields_are_cut_saying_how_much_went():
+    from mcp_tui import KEPT_FIELD_LIMIT, LOG_BODY_LIMIT
+
+    log = DebugLog()
+    secret = "Zq7-private-value-that-straddles-the-cut"
+    log.mask(secret, "secret")
+    method = "notifications/" + "m" * (KEPT_FIELD_LIMIT - 30) + secret + "m" * 10000000  # a 10 MB method name
+    log.message("in", {"jsonrpc": "2.0", "method": method, "params": {}}, "stdio")
+    log.stderr("e" * 50000)
+    log.event("protocol", "refused", method=method, scopes=["s" * 9000])
+    message, line, event = log.entries
+    label = "secret:" + fingerprint(secret)
+    assert message["method"] == ("notifications/" + "m" * (KEPT_FIELD_LIMIT - 30) + label + "m")[:KEPT_FIELD_LIMIT] + (
+        "… (cut at %d of %d characters)" % (KEPT_FIELD_LIMIT, len(method) - len(secret) + len(label)))
+    assert secret[:6] not in message["method"] and secret[:6] not in message["body"]
+    cut = re.search(r"… \(cut at (\d+) of (\d+) characters\)$", message["body"])
+    assert int(cut.group(1)) == LOG_BODY_LIMIT and int(cut.group(2)) > 10000000, message["body"][-80:]
+    assert line["text"] == "e" * KEPT_FIELD_LIMIT + "… (cut at %d of 50000 characters)" % KEPT_FIELD_LIMIT
+    assert event["method"] == message["method"]
+    assert event["scopes"].startswith('["sss') and event["scopes"].endswith("of 9004 characters)")
+
+
+def test_the_ring_is_capped_in_bytes_as_well_as_in_entries():
+    from mcp_tui import LogSelection
+
+    log = DebugLog(capacity=5000, size=1024 * 1024)
+    every = LogSelection(log, lambda entry: True)
+    for n in range(2000):  # each holds a 64K-character body of emoji: 256 KB in memory
+        log.message("in", {"jsonrpc": "2.0", "method": "notifications/message",
+                           "params": {"n": n, "data": "\U0001F600" * 100000}}, "stdio")
+    assert 1 <= len(log.entries) <= 4 and log.entries.bytes <= 1024 * 1024 + 300 * 1024
+    assert json.loads(log.entries[-1]["body"].split("… (cut")[0] + '"}}')["params"]["n"] == 1999
+    assert log.added == 2000 and [e["body"] for e in every.refresh()] == [e["body"] for e in log.entries]
+    for n in range(100):  # small entries fill the ring up to its count again
+        log.event("test", str(n))
+    assert len(log.entries) >= 100 and log.entries[-1]["text"] == "99" and log.entries.bytes <= 1024 * 1024
+
+
 def test_task_ids_are_replaced_by_fingerprints_in_bodies():
     log = DebugLog()
     log.message("in", {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "task", "taskId": "tok-123456"}}, "http")

@@ -74,3 +74,22 @@ def test_a_command_with_nothing_of_its_own_to_preview_is_refused(cli, start_serv
     assert result.err == ("mcp-tui: --dry-run previews the request of tool call, prompt get, resource read, complete "
                           "or rpc, not of 'tool list'\n"), result
     assert sent_methods(server) == []
+
+
+def test_values_from_a_config_are_masked_in_a_stdio_preview(cli, tmp_path):
+    import sys
+
+    from conftest import TESTSERVER
+
+    secret = "dry-run-config-secret-0123"
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"local": {
+        "command": sys.executable, "args": [str(TESTSERVER), "--record", str(tmp_path / "r-${MCP_TEST_SECRET}.jsonl")],
+        "env": {"MCP_TEST_TOKEN": "${MCP_TEST_SECRET}"}}}}))
+    for fmt in ("text", "json"):
+        result = cli("--config", config, "--format", fmt, "tool", "call", "add", "a=1", "b=2", "--dry-run",
+                     env={"MCP_TEST_SECRET": secret})
+        assert result.code == 0, result
+        assert secret not in result.out + result.err, result
+        request = result.json()["request"] if fmt == "json" else result.out.splitlines()[0]
+        assert request.startswith("stdin of ") and "r-env:" in request, request

@@ -156,7 +156,7 @@ def by_name(items, name):
 def test_json_keeps_tool_strings_exact(run, era):
     result = run(server_command(era), "--format", "json", "tool", "list")
     assert result.code == 0, result
-    tools = result.json()["tools"]
+    tools = result.json()["result"]["tools"]
     evil = by_name(tools, "evil")
     assert evil["description"] == "TOOL-DESC " + HOSTILE
     assert evil["title"] == "TOOL-TITLE " + HOSTILE
@@ -194,7 +194,7 @@ def test_json_keeps_server_info_and_prompts_exact(run, era):
     server = run(server_command(era), "--format", "json", "server").json()
     assert server["serverInfo"]["name"] == "NAME " + HOSTILE and server["instructions"] == "INSTRUCTIONS " + HOSTILE
     prompt = run(server_command(era), "--format", "json", "prompt", "get", "p").json()
-    assert prompt["messages"][0]["content"]["text"] == "PROMPT-TEXT " + HOSTILE
+    assert prompt["result"]["messages"][0]["content"]["text"] == "PROMPT-TEXT " + HOSTILE
 
 
 @ERAS
@@ -349,3 +349,21 @@ def test_a_large_text_is_cleaned_chunk_by_chunk_and_ends_in_one_newline():
     written = stdout.getvalue()
     assert not FORBIDDEN.search(written)
     assert written == mcp_tui.clean(text).rstrip("\n") + "\n"  # the same text as one clean() would give
+
+
+@ERAS
+def test_the_log_file_escapes_controls_and_keeps_them(run, era, tmp_path):
+    """--log-file: ESC, DEL, C1 and bidi controls written as \\u escapes (a `cat` or `tail -f` of
+    the file is safe), and the JSON lines decode to the very strings the server sent."""
+    log = tmp_path / "run.jsonl"
+    result = run(server_command(era), "--log-file", log, "tool", "call", "evil")
+    assert result.code == 0, result
+    raw = log.read_bytes().decode("utf-8")
+    bad = sorted({"U+%04X" % ord(c) for c in TERMINAL_UNSAFE_IN_JSON.findall(raw) + FORBIDDEN.findall(raw)
+                  if c != "\n"})
+    assert not bad, "the log file carries %s raw" % ", ".join(bad)
+    entries = [json.loads(line) for line in raw.splitlines()]
+    bodies = "".join(entry.get("body", "") for entry in entries)
+    stderr_lines = [entry["text"] for entry in entries if entry["type"] == "stderr"]
+    assert json.dumps(HOSTILE, ensure_ascii=False)[1:-1] in bodies  # the message as the server sent it
+    assert any(HOSTILE in line for line in stderr_lines), stderr_lines

@@ -7,6 +7,7 @@ that os.wait4 returns for it in a small launcher (see LAUNCHER).
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import time
 
 import pytest
 
-from conftest import MCP_TUI, ROOT
+from conftest import MCP_TUI, ROOT, wait_for
 from test_reliability import LEGACY, MODERN, SLACK, bad, error_line  # noqa: F401 (bad is a fixture)
 
 needs_wait4 = pytest.mark.skipif(not hasattr(os, "wait4"), reason="peak RSS comes from os.wait4 (POSIX)")
@@ -23,8 +24,9 @@ MiB = 1024 * 1024
 
 
 class Measured(object):
-    def __init__(self, code, out, err, elapsed, peak_rss):
+    def __init__(self, code, out, err, elapsed, peak_rss, guard):
         self.code, self.out, self.err, self.elapsed, self.peak_rss = code, out, err, elapsed, peak_rss
+        assert code != -signal.SIGKILL, "mcp-tui still ran after the %gs guard (a hang): %r" % (guard, self)
 
     def __repr__(self):
         return "<exit %s in %.2fs, peak RSS %.0f MiB\n--- stdout\n%s\n--- stderr\n%s>" % (
@@ -45,7 +47,8 @@ LAUNCHER = ("import os, subprocess, sys\n"
 
 @pytest.fixture
 def measured(state_dir, tmp_path):
-    """measured(*args, guard=60) -> Measured: run mcp-tui and read its peak RSS."""
+    """measured(*args, guard=60) -> Measured: run mcp-tui and read its peak RSS; a run that
+    outlasts ``guard`` is killed and fails the test as a hang."""
 
     def run(*args, guard=60):
         environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
@@ -63,7 +66,7 @@ def measured(state_dir, tmp_path):
         scale = 1 if sys.platform == "darwin" else 1024  # bytes on macOS, KiB on Linux
         peak_rss = int(peak_file.read_text()) * scale if peak_file.exists() else -1
         return Measured(proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), elapsed,
-                        peak_rss)
+                        peak_rss, guard)
 
     return run
 
@@ -82,11 +85,11 @@ ENDLESS = [("stdio", "endless-line"), ("http", "endless-line"), ("http", "endles
 @pytest.mark.parametrize("transport,mode", ENDLESS, ids=["-".join(item) for item in ENDLESS])
 def test_an_endless_message_stops_at_the_limit_with_bounded_memory(measured, bad, transport, mode):
     target = bad(transport, MODERN, mode)
-    result = measured(*target.args, "--timeout", TIMEOUT, "--max-message-size", "8M", "tool", "list")
+    result = measured(*target.args, "--timeout", TIMEOUT, "--max-message-size", "8M", "tool", "list",
+                      guard=TIMEOUT + SLACK)
     assert result.code == 1, result
     line = error_line(result)
     assert "larger than 8 MiB" in line and "--max-message-size" in line, result
-    assert result.elapsed < TIMEOUT + SLACK, result
     assert result.peak_rss < 150 * MiB, result  # unbounded, it grows by ~450 MB/s until --timeout
 
 
@@ -117,27 +120,24 @@ DRIPS = [("notifications/initialized", []), ("GET", ["--transport", "sse"])]
 @pytest.mark.parametrize("on,flags", DRIPS, ids=["initialized-notification", "legacy-sse-get"])
 def test_a_dripping_server_cannot_stretch_an_exchange(measured, bad, on, flags):
     target = bad("http", LEGACY, "drip", "--on", on, "--delay-ms", 200)
-    result = measured(*target.args, *flags, "--timeout", 2, "tool", "list")
+    result = measured(*target.args, *flags, "--timeout", 2, "tool", "list", guard=2 + SLACK)
     assert result.code == 1, result
     line = error_line(result)
     assert "no complete answer within 2s" in line and "HTTP" in line, result
-    assert result.elapsed < 2 + SLACK, result
 
 
 def test_the_closing_delete_has_a_short_deadline_of_its_own(measured, bad):
     target = bad("http", LEGACY, "drip", "--on", "DELETE", "--delay-ms", 200)
-    result = measured(*target.args, "--timeout", 30, "tool", "list")
+    result = measured(*target.args, "--timeout", 30, "tool", "list", guard=2 + SLACK)  # 2 s for the DELETE
     assert result.code == 0 and result.out.startswith("echo"), result
-    assert result.elapsed < 2 + SLACK, result  # 2 s for the DELETE, whatever --timeout says
     assert target.http("DELETE"), target.records()
 
 
 def test_max_time_bounds_the_whole_command_pagination_included(measured, bad):
     result = measured(*bad("http", MODERN, "endless-pages").args, "--timeout", 10, "--max-time", 3,
-                      "--max-pages", 10 ** 6, "tool", "list")
+                      "--max-pages", 10 ** 6, "tool", "list", guard=3 + SLACK)
     assert result.code == 1, result
     assert "--max-time" in error_line(result), result
-    assert result.elapsed < 3 + SLACK, result
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
@@ -168,6 +168,58 @@ def test_json_output_keeps_the_last_notifications_and_counts_them_all(measured, 
     assert result.peak_rss < 200 * MiB, result
 
 
+def test_json_output_keeps_notifications_within_a_byte_budget_and_few_method_counts():
+    import io
+
+    import mcp_tui
+
+    out = io.StringIO()
+    output = mcp_tui.Output("json", stdout=out, stderr=io.StringIO())
+    for n in range(60):  # 400 KB each in memory: the budget holds a few dozen
+        output.on_notification({"jsonrpc": "2.0", "method": "notifications/message",
+                                "params": {"level": "info", "data": "%d %s" % (n, "\U0001F600" * 100000)}})
+    for n in range(3000):  # as many different methods, long ones
+        output.on_notification({"jsonrpc": "2.0", "method": "notifications/%d/%s" % (n, "m" * 5000)})
+    output.document({"ok": True})
+    document = json.loads(out.getvalue())
+    kept, counts = document["notifications"], document["notificationCounts"]
+    assert len(kept) == 1000 and kept[-1]["method"].startswith("notifications/2999/mmm"), len(kept)
+    assert len(counts) == 1000 + 1 and sum(counts.values()) == 3060, len(counts)
+    assert counts["(other methods)"] == 3000 - 999 and counts["notifications/message"] == 60
+    assert all(re.search(r"^notifications/\d+/m{4070,4080}… \(cut at 4096 of 50\d\d characters\)$", method)
+               for method in counts if method.startswith("notifications/1"))
+    output = mcp_tui.Output("json", stdout=io.StringIO(), stderr=io.StringIO())
+    for n in range(60):
+        output.on_notification({"jsonrpc": "2.0", "method": "notifications/message",
+                                "params": {"level": "info", "data": "%d %s" % (n, "\U0001F600" * 100000)}})
+    assert 30 <= len(output.notifications) < 60 and output.notifications.bytes <= mcp_tui.KEPT_NOTIFICATION_BYTES
+
+
+def test_pages_that_add_up_past_the_message_limit_stop_with_one_line(cli, bad):
+    result = cli(*bad("stdio", MODERN, "big-pages", "--size", 3000).args, "--max-message-size", "10K", "tool", "list")
+    assert result.code == 1, result
+    line = error_line(result)
+    assert "tools/list: the server's 4 pages add up to more than 10 KiB, the --max-message-size limit on a whole " \
+           "list (raise --max-message-size if the list really is that long)" in line, line
+    assert result.out.count("big_") == 3, result  # what arrived within the limit is still shown
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_declined_server_requests_are_said_once_with_a_count(cli, bad, quiet):
+    target = bad("stdio", LEGACY, "sampling-flood", "--count", 300)
+    result = cli(*target.args, *(["--quiet"] if quiet else []), "tool", "call", "echo", "message=hi", timeout=120)
+    assert result.code == 0 and "echo: hi" in result.out, result
+    declines = [line for line in result.err.splitlines() if "Declined" in line or "repeated" in line]
+    if quiet:
+        assert declines == [], result
+    else:
+        repeats = re.match(r"… repeated (\d+) times$", declines[-1])
+        assert len(declines) == 2 and 100 < int(repeats.group(1)) <= 299, result  # the rest were "busy"
+        assert declines[0] == "Declined badserver's sampling request (no terminal; pass --sampling-stub JSON to answer)"
+    answers = [m for m in target.messages() if str(m.get("id", "")).startswith("flood-") and "method" not in m]
+    assert len(answers) == 300  # each one declined all the same
+
+
 def test_a_request_flood_is_answered_by_a_bounded_pool(cli, bad):
     target = bad("stdio", LEGACY, "request-flood", "--count", 1500)
     result = cli(*target.args, "--timeout", 30, "tool", "call", "echo", "message=hi", timeout=120)
@@ -189,7 +241,7 @@ def test_an_overlong_stderr_line_is_cut(tmp_path, cli):
     script.write_text("import sys\nsys.stderr.write('E' * 300000 + '\\nlast words\\n')\nsys.exit(4)\n")
     result = cli('%s %s' % (sys.executable, script), "tool", "list")
     line = error_line(result)
-    assert "… (cut at 64 KiB)" in line and "last words" in line and line.count("E") < 70000, line[:200]
+    assert "… (cut at 4096 of 300000 bytes)" in line and "last words" in line and line.count("E") == 4096, line[:200]
 
 
 # -- Retry-After ------------------------------------------------------------------------------
@@ -227,10 +279,7 @@ def test_stopping_a_stdio_server_stops_its_children(cli, bad, tmp_path):
     result = cli(*bad("stdio", MODERN, "spawn-child", "--pid-file", pid_file).args, "tool", "list")
     assert result.code == 0, result
     child = int(pid_file.read_text())
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and alive(child):
-        time.sleep(0.05)
-    assert not alive(child), "the server's child %d outlived mcp-tui" % child
+    wait_for(lambda: not alive(child), what="the end of the server's child %d" % child)
 
 
 def alive(pid):

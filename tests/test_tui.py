@@ -35,7 +35,7 @@ def test_main_screen_lists_everything_with_counts_filters_and_quits_with_0(tui):
     screen.type("report")
     screen.wait_for(lambda t: " echo" not in t and "render_report" in t and "fail_report" in t,
                     what="only the report tools")
-    screen.wait_all("Tools (3)", "Prompts (0)")  # the tab counts follow the filter (weather: "report")
+    screen.wait_all("Tools (3)", PROMPTS_TAB)  # the tab's count follows its filter (weather: "report"); not others
     screen.send("esc")
     screen.wait_for(" echo")
     screen.send("4")
@@ -198,6 +198,33 @@ def test_the_tool_detail_says_what_task_support_means_in_the_sessions_form(tui, 
     screen.send("enter")
     screen.wait_all("Tool: render_report", "Task support: %s" % support)
     assert "Task support: forbidden" not in screen.text()
+
+
+@needs_pty
+def test_copy_as_command_quotes_a_dash_leading_name_and_its_controls_as_the_cli_does(tui, tmp_path):
+    name = "-rf\x1b]0;TITLE\x07x\u202eevil"
+    server = one_tool_server(tmp_path, {"name": name, "description": "Odd name.", "inputSchema": {
+        "type": "object", "properties": {"m": {"type": "string"}}}}, """
+    elif method == "tools/call":
+        params = message["params"]
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {"content": [
+            {"type": "text", "text": "called " + json.dumps([params["name"], params["arguments"]])}]}})
+""")
+    screen = tui(server)
+    screen.wait_for("Tools (1)")
+    screen.send("enter")
+    screen.wait_for("Tool: -rfxevil")  # the title shows the name cleaned
+    screen.type("-v")
+    screen.send("ctrl-y")
+    screen.wait_for(lambda _: screen.clipboard() is not None, what="the OSC 52 clipboard sequence")
+    command = screen.clipboard()
+    assert command == mcp_tui.command_line([server], ["tool", "call"], [name, "m=-v"])  # what the CLI writes
+    assert command.endswith(" tool call -- $'-rf\\x1b]0;TITLE\\x07x\\u202eevil' m=-v"), command
+    assert not re.search("[\x00-\x1f\x7f-\x9f\u202a-\u202e]", command), command
+    runnable = " ".join(shlex.quote(p) for p in (sys.executable, str(MCP_TUI))) + command[len("mcp-tui"):]
+    result = subprocess.run(["bash", "-c", runnable], capture_output=True, text=True, timeout=30, cwd=str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.split("called ", 1)[1]) == [name, {"m": "-v"}]
 
 
 @needs_pty
@@ -444,8 +471,8 @@ def test_copied_command_uses_key_value_only_where_the_cli_reads_it_back():
     assert "s3cret" not in command
     assert words[:7] == ["mcp-tui", "--url", "http://127.0.0.1:1/mcp", "--header", "X-Team: a b",
                          "--protocol-version", "2025-11-25"]
-    assert words[7:] == ["tool", "call", "t", "s=x y", "n:=3", 'at:="@etc/passwd"', 'o:={"k": [1]}', "--task", "--wait"]
-    assert mcp_tui.parse_arguments(words[10:14], tool["inputSchema"]) == {
+    assert words[7:] == ["--task", "--wait", "tool", "call", "t", "s=x y", "n:=3", 'at:="@etc/passwd"', 'o:={"k": [1]}']
+    assert mcp_tui.parse_arguments(words[12:16], tool["inputSchema"]) == {
         "s": "x y", "n": 3, "at": "@etc/passwd", "o": {"k": [1]}}
 
 

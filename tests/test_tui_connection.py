@@ -5,12 +5,11 @@ import os
 import shlex
 import signal
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, RunningServer
+from conftest import ROOT, RunningServer, wait_for
 from tui_helpers import ERAS, needs_pty, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
 
 SMALL = {"columns": 80, "rows": 24}
@@ -43,11 +42,7 @@ def alive(pid):
 
 
 def wait_until(condition, what, timeout=30.0):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for " + what)
-        time.sleep(0.05)
+    wait_for(condition, timeout, what=what)
 
 
 def connecting_to_a_silent_server(tui):
@@ -126,12 +121,8 @@ def test_quitting_from_a_2025_11_25_http_server_is_quick(tui, start_server):
     server = start_server()
     screen = tui(server.url, "--protocol-version", "2025-11-25", **SMALL)
     screen.wait_for(lambda t: "Tools (" in t and "2025-11-25" in screen.title_line(), what="a 2025-11-25 session")
-    started = time.monotonic()
     screen.send("q")
-    assert screen.wait_exit() == 0
-    took = time.monotonic() - started
-    print("quit took %.2f s" % took)
-    assert took < 5.0  # 12 s before the exit was bounded; about 0.1 s on an idle machine
+    assert screen.wait_exit(timeout=5.0) == 0  # a guard: 12 s before the exit was bounded; about 0.1 s idle
 
 
 @needs_pty
@@ -248,3 +239,57 @@ def test_a_closed_terminal_or_a_kill_stops_a_server_that_ignores_the_end_of_its_
         os.close(screen.fd)  # the kernel sends SIGHUP to the TUI
     assert screen.wait_exit() == 130
     wait_until(lambda: not alive(pid), "the server's shell to end")
+
+
+@needs_pty
+def test_values_from_a_config_are_never_shown_or_copied(tui, start_server, tmp_path):
+    """A URL query ${VAR}, a header ${VAR} and a header value written in the config: the
+    connection screen, the status line and Ctrl+Y show the placeholders, never the values,
+    and Connect there still sends the values."""
+    import json
+    import subprocess
+
+    from tui_helpers import MCP_TUI
+
+    secret, literal = "tui-config-secret-0123", "written-in-the-file-4567"
+    server = start_server()
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"plain": {
+        "url": server.url + "?key=${MCP_TEST_SECRET}", "headers": {"X-Key": "${MCP_TEST_SECRET}", "X-Team": literal}}}}))
+    screen = tui("--config", config, "--server", "plain", env={"MCP_TEST_SECRET": secret}, columns=160)
+    seen = []  # every screen the test waited on
+
+    def shows(text):
+        seen.append(screen.text())
+        return text in seen[-1]
+
+    screen.wait_for(lambda t: shows("Tools ("), what="the main screen")
+    open_tool(screen, "echo")
+    screen.type("hi")
+    screen.send("ctrl-y")
+    screen.wait_for(lambda _: screen.clipboard() is not None, what="the OSC 52 clipboard sequence")
+    command = screen.clipboard()
+    assert secret not in command and literal not in command, command
+    assert "--url '%s?key='\"${MCP_TEST_SECRET}\"" % server.url in command, command
+    assert "--header 'X-Key: '\"${MCP_TEST_SECRET}\"" in command and "X-Team" not in command, command
+    screen.wait_for(lambda t: shows("Copied: mcp-tui"), what="the status line")
+    screen.send("esc")
+    screen.wait_for(lambda t: "y/n" in screen.status_line(), what="leave the form?")
+    screen.send("y")
+    screen.wait_for(lambda t: shows("Tools ("), what="the main screen")
+    screen.send("C")
+    screen.wait_for(lambda t: shows("Connect to an MCP server") and shows("?key=${MCP_TEST_SECRET}")
+                    and shows("X-Key: ${MCP_TEST_SECRET}"), what="the placeholders on the connection screen")
+    screen.send("ctrl-x")  # the same server again, from the fields
+    screen.wait_for(lambda t: shows("Connected to") and shows("?key=${MCP_TEST_SECRET}") or shows("Tools ("),
+                    what="connected anew")
+    assert not any(secret in text or literal in text for text in seen + [screen.text()])
+    raw = bytes(screen.raw).decode("utf-8", "replace")
+    assert secret not in raw and literal not in raw  # nor in anything drawn and overdrawn
+    requests = [r["http"] for r in server.records() if r.get("http")]
+    assert len(requests) > 2 and all(r["headers"].get("x-key") == secret and r["headers"].get("x-team") == literal
+                                     and r["path"].endswith("?key=" + secret) for r in requests), requests[-1]
+    runnable = " ".join(shlex.quote(p) for p in (sys.executable, str(MCP_TUI))) + command[len("mcp-tui"):]
+    result = subprocess.run(["bash", "-c", runnable], capture_output=True, text=True, timeout=30,
+                            env=dict(os.environ, MCP_TEST_SECRET=secret))
+    assert result.returncode == 0 and "hi" in result.stdout, result.stderr
