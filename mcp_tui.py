@@ -46,7 +46,8 @@ tests/test_layering.py checks this map against the banners and the code.
    5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
                     credentials, cross-app access, the token store (``authorizer_for``)
                     classes: AuthError TokenEndpointError SigningKey AuthSettings AuthStore
-                    CallbackListener BrowserStep Discovery Authorizer
+                    CallbackListener BrowserStep Discovery OAuthRequests Discoverer
+                    ClientRegistration Grants TokenKeeper Authorizer
    6. views         the text the CLI and the TUI share; a ConnectionSpec built from
                     options and config files (``spec_from_options``), and ``connect``:
                     the one way to open a session
@@ -7212,6 +7213,26 @@ class AuthStore:
     def token_key(issuer, resource):
         return "%s %s" % (issuer, resource)
 
+    def refresh_lock(self):
+        """The lock one refresh holds from reading a token to storing its successor
+        (TokenKeeper.refresh): a file beside auth.json's own lock, which it leaves free."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def held():
+            self.load()  # the private directory exists, or one line says why the store is unusable
+            lock = FileLock(self.path + ".refresh.lock")
+            try:
+                lock.__enter__()
+            except OSError as exc:
+                raise self.store._unusable(exc)
+            try:
+                yield lock
+            finally:
+                lock.__exit__(None, None, None)
+
+        return held()
+
 
 # -- the browser step ------------------------------------------------------------------
 
@@ -7404,9 +7425,677 @@ def scope_union(*lists):
     return seen
 
 
+class OAuthRequests:
+    """How mcp-tui talks to authorization servers: each call is one request through a fresh
+    HttpClient (no MCP token, no redirect followed, a bounded answer, and plain HTTP never
+    through a proxy off this machine), a token endpoint call carries the client's
+    authentication and its answer is checked before use, and every secret these requests
+    carry or get back is registered with the debug log's masking."""
+
+    def __init__(self, settings, log, timeout, network):
+        self.settings, self.log, self.timeout, self.network = settings, log, timeout, network
+
+    def mask(self, secret):
+        """A token, secret or code: masked in every output (stderr, --debug, the log file),
+        even when a server echoes it back."""
+        if isinstance(secret, str) and secret and self.log:
+            self.log.credentials.add(secret)
+
+    def redact(self, text):
+        text = text if isinstance(text, str) else str(text)
+        return self.log.redact(text) if self.log else text
+
+    def oauth_error_text(self, answer):
+        if not answer or not isinstance(answer.get("error"), str):
+            return ""
+        description = answer.get("error_description")
+        text = answer["error"][:100] + (": %s" % description[:200] if isinstance(description, str) else "")
+        return ": " + self.redact(text)
+
+    def request(self, method, url, fields=None, json_body=None, headers=None):
+        """One request to an OAuth endpoint, with no MCP token and no redirect followed:
+        (status, JSON object or None). Plain HTTP (loopback only) never goes through a proxy
+        that is not on loopback too: that would carry codes and secrets off this machine."""
+        from urllib.parse import urlencode, urlsplit
+
+        parts = urlsplit(url)
+        proxy = self.network.proxy_for(parts) if parts.scheme.lower() == "http" else None
+        if proxy and not is_loopback_host(urlsplit(proxy_url(proxy)).hostname):
+            raise AuthError("%s is plain HTTP on loopback, but the proxy %s would carry it off this machine; "
+                            "mcp-tui sends credentials only over HTTPS (or straight to loopback)" % (
+                                url_origin(url), url_origin(proxy_url(proxy))),
+                            hint="add the host to no_proxy, or pass --proxy ''")
+        client = HttpClient(url, timeout=self.timeout, network=self.network, log=self.log,
+                            max_message=MAX_AUTH_BODY)
+        request_headers = {"Accept": "application/json"}
+        body = None
+        if fields is not None:
+            body = urlencode(fields).encode("ascii")
+            request_headers["Content-Type"] = "application/x-www-form-urlencoded"
+        elif json_body is not None:
+            body = json.dumps(json_body).encode("utf-8")
+            request_headers["Content-Type"] = "application/json"
+        request_headers.update(headers or {})
+        try:
+            response, payload = client.exchange(method, body=body, headers=request_headers)  # bounded in size and time
+        except MessageTooLarge:  # not --max-message-size's: that one governs MCP messages
+            raise AuthError("the answer from %s is larger than %s, mcp-tui's fixed limit on OAuth responses" % (
+                url_origin(url), size_text(MAX_AUTH_BODY)))
+        finally:
+            client.close()
+        try:
+            document = strict_json(payload.decode("utf-8")) if payload.strip() else None
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            document = None
+        return response.status, document if isinstance(document, dict) else None
+
+    def client_post(self, endpoint, issuer, client, method, fields):
+        """POST a form to the AS with the client's authentication (brief §1.8, §2)."""
+        from urllib.parse import quote
+
+        endpoint = require_secure_url(endpoint, "token endpoint")
+        fields, headers = dict(fields), {}
+        if method == "private_key_jwt":
+            import uuid
+
+            now = int(time.time())
+            assertion = sign_jwt(self.settings.signing_key(), {
+                "iss": client["client_id"], "sub": client["client_id"], "aud": issuer, "iat": now, "exp": now + 300,
+                "jti": str(uuid.uuid4())})
+            self.mask(assertion)
+            fields.update(client_assertion_type=CLIENT_ASSERTION_TYPE, client_assertion=assertion)
+        elif method == "client_secret_basic" and client.get("client_secret"):
+            import base64
+
+            pair = "%s:%s" % (quote(client["client_id"], safe=""), quote(client["client_secret"], safe=""))
+            headers["Authorization"] = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+            # client_id in the body too (RFC 6749 3.2.1 allows it; the official Python SDK's and
+            # FastMCP's token and revocation endpoints refuse a Basic request without it)
+            fields["client_id"] = client["client_id"]
+        elif method == "client_secret_post" and client.get("client_secret"):
+            fields.update(client_id=client["client_id"], client_secret=client["client_secret"])
+        else:
+            fields["client_id"] = client["client_id"]
+        return self.request("POST", endpoint, fields=fields, headers=headers)
+
+    def token_request(self, endpoint, issuer, client, method, fields):
+        """POST to a token endpoint with the client's authentication; the token response."""
+        status, answer = self.client_post(endpoint, issuer, client, method, fields)
+        token = (answer or {}).get("access_token")
+        if status != 200 or not isinstance(token, str) or not token:
+            error = (answer or {}).get("error")
+            raise TokenEndpointError("the token request to %s failed (HTTP %d)%s" % (
+                url_origin(endpoint), status, self.oauth_error_text(answer) if answer is not None
+                else ": the answer is not a JSON object"),
+                error if isinstance(error, str) else None)
+        if re.search(r"[\x00-\x20\x7f]", token):  # sent as is in a header: a line break would fold or inject one
+            raise AuthError("the token endpoint %s issued an access token with a space, line break or control "
+                            "character; mcp-tui will not send it in a header" % url_origin(endpoint))
+        token_type = answer.get("token_type")
+        if isinstance(token_type, str) and token_type.lower() != "bearer":
+            raise AuthError("the token endpoint issued a %r token; mcp-tui sends only Bearer tokens" % token_type[:40])
+        self.mask(token)
+        self.mask(answer.get("refresh_token") if isinstance(answer.get("refresh_token"), str) else None)
+        return answer
+
+
+class Discoverer:
+    """Finds where to authorize for one MCP endpoint: its protected resource metadata (the
+    URL a challenge names, else the well-known ones), then the authorization server's
+    metadata (RFC 8414, then OpenID discovery), or 2025-03-26's documents and defaults at the
+    server's origin. It refuses documents that name another resource or issuer, or insecure
+    endpoints, and keeps the Discovery until a challenge names other resource metadata."""
+
+    def __init__(self, url, requests):
+        self.url = url
+        self.server = canonical_resource(url) if url else None
+        self.requests = requests
+        self.found = None
+
+    def discover(self, challenge):
+        prm_url = challenge.get("resource_metadata")
+        if self.found is not None and (not prm_url or prm_url == self.found.prm_url):
+            return self.found
+        if prm_url:
+            prm = self._get_metadata(prm_url, "resource metadata")
+            if prm is None:
+                raise AuthError("cannot read the resource metadata the server named (%s)" % url_origin(prm_url))
+        else:
+            prm_url, prm = self._first_document(self._prm_candidates(), "resource metadata")
+        self.found = self._from_prm(prm, prm_url) if prm is not None else self._legacy_discovery()
+        return self.found
+
+    def _prm_candidates(self):
+        from urllib.parse import urlsplit
+
+        path = urlsplit(self.url).path.rstrip("/")
+        root = url_origin(self.url) + "/.well-known/oauth-protected-resource"
+        return [root + path, root] if path else [root]
+
+    def _from_prm(self, prm, prm_url):
+        resource = prm.get("resource")
+        servers = prm.get("authorization_servers")
+        if not isinstance(resource, str) or not resource_covers(resource, self.url):
+            raise AuthError("the server's resource metadata names %s, which is not this server (%s); mcp-tui will "
+                            "not authorize for it" % (self.requests.redact(str(resource))[:200], self.server))
+        if not isinstance(servers, list) or not servers or not isinstance(servers[0], str):
+            raise AuthError("the server's resource metadata lists no authorization server")
+        issuer = servers[0]
+        require_secure_url(issuer, "authorization server")
+        metadata = self._first_document(self._as_metadata_candidates(issuer), "authorization server metadata")[1]
+        if metadata is None:
+            raise AuthError("the authorization server %s publishes no metadata" % issuer)
+        if str(metadata.get("issuer", "")).rstrip("/") != issuer.rstrip("/"):
+            raise AuthError("the authorization server metadata of %s names another issuer; mcp-tui will not use it"
+                            % issuer)
+        self._check_endpoints(metadata)
+        scopes = prm.get("scopes_supported")
+        scopes = [s for s in scopes if isinstance(s, str)] if isinstance(scopes, list) else None
+        return Discovery(resource, issuer, metadata, prm_url, scopes)
+
+    @staticmethod
+    def _as_metadata_candidates(issuer):
+        """RFC 8414 then OpenID discovery; a path issuer never gets the root URL."""
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(issuer)
+        origin, path = url_origin(issuer), parts.path[:-1] if parts.path.endswith("/") else parts.path
+        if path:
+            return [origin + "/.well-known/oauth-authorization-server" + path,
+                    origin + "/.well-known/openid-configuration" + path,
+                    origin + path + "/.well-known/openid-configuration"]
+        return [origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"]
+
+    def _legacy_discovery(self):
+        """2025-03-26: metadata at the server's origin, else its default endpoints."""
+        base = url_origin(self.url)
+        metadata = self._first_document(self._as_metadata_candidates(base), "authorization server metadata")[1]
+        guessed = metadata is None
+        if guessed:
+            metadata = {"authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
+                        "registration_endpoint": base + "/register", "code_challenge_methods_supported": ["S256"]}
+        self._check_endpoints(metadata)
+        issuer = metadata.get("issuer") if isinstance(metadata.get("issuer"), str) else base
+        return Discovery(self.server, issuer, metadata, legacy=True, guessed=guessed)
+
+    @staticmethod
+    def _check_endpoints(metadata):
+        for name in ("authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"):
+            if metadata.get(name) is not None:
+                require_secure_url(metadata[name], name.replace("_", " "))
+
+    def _first_document(self, candidates, what):
+        """The first candidate that serves the document, in order: (url, document) or (None, None)."""
+        for candidate in candidates:
+            document = self._get_metadata(candidate, what)
+            if document is not None:
+                return candidate, document
+        return None, None
+
+    def _get_metadata(self, url, what):
+        """A metadata document: the object on 2xx, None on 3xx/4xx (try the next one)."""
+        status, document = self.requests.request("GET", url)
+        if 200 <= status < 300:
+            if document is None:
+                raise AuthError("the %s at %s is not a JSON object" % (what, url_origin(url)))
+            return document
+        if status >= 500:
+            raise AuthError("the %s at %s answered HTTP %d" % (what, url_origin(url), status))
+        return None
+
+
+class ClientRegistration:
+    """Which client mcp-tui is at an authorization server: the pre-registered --client-id,
+    else the client ID metadata document URL where the server takes one, else a dynamic
+    registration (RFC 7591) kept in auth.json by issuer and reused while its redirect URI and
+    secret hold. It also names the client (with its secret) that owns a stored token, and
+    forgets a registration the server no longer knows."""
+
+    def __init__(self, server, settings, store, requests):
+        self.server = server
+        self.settings = settings
+        self.store = store
+        self.requests = requests
+
+    def stored_redirect_uri(self, issuer):
+        """The redirect URI of the registration stored for ``issuer``, or None."""
+        return (self.store.load()["registrations"].get(issuer) or {}).get("redirectUri")
+
+    def forget(self, issuer):
+        self.store.update(lambda data: data["registrations"].pop(issuer, None))
+
+    def client(self, discovery, redirect_uri, scopes):
+        """Pre-registered id, else the metadata document URL, else a stored or new DCR."""
+        settings, metadata, issuer = self.settings, discovery.metadata, discovery.issuer
+        if settings.client_id:
+            return {"client_id": settings.client_id, "client_secret": settings.client_secret,
+                    "method": settings.token_endpoint_auth_method}
+        if settings.client_metadata_url and metadata.get("client_id_metadata_document_supported") is True:
+            return {"client_id": settings.client_metadata_url, "method": "none"}
+        stored = self.store.load()["registrations"].get(issuer)
+        if isinstance(stored, dict) and stored.get("redirectUri") == redirect_uri and stored.get("clientId") and (
+                not stored.get("clientSecretExpiresAt") or stored["clientSecretExpiresAt"] > time.time() + 60):
+            self.requests.mask(stored.get("clientSecret"))
+            return {"client_id": stored["clientId"], "client_secret": stored.get("clientSecret"),
+                    "method": stored.get("method"), "registered": True}
+        endpoint = metadata.get("registration_endpoint")
+        if not endpoint:
+            raise AuthError("the authorization server %s has no client registration; pass --client-id (and "
+                            "--client-secret) of a client registered there" % issuer)
+        return self._register(require_secure_url(endpoint, "registration endpoint"), discovery, redirect_uri, scopes)
+
+    def _register(self, endpoint, discovery, redirect_uri, scopes):
+        supported = discovery.metadata.get("token_endpoint_auth_methods_supported")
+        method = "none"
+        if isinstance(supported, list) and supported and "none" not in supported:
+            # the server's own order: the official Python SDK lists client_secret_post first, and its
+            # revocation endpoint refuses a client_secret_basic client (it wants client_secret in the form)
+            method = next((m for m in supported if m in ("client_secret_basic", "client_secret_post")), "none")
+        body = {"client_name": "mcp-tui", "redirect_uris": [redirect_uri],
+                "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
+                "token_endpoint_auth_method": method, "application_type": "native"}
+        if scopes:
+            body["scope"] = " ".join(scopes)
+        status, answer = self.requests.request("POST", endpoint, json_body=body)
+        if discovery.guessed and status == 404:  # no metadata, and not 2025-03-26's /register either
+            raise AuthError("%s asks for a token but publishes no authorization metadata: there is no OAuth to "
+                            "follow" % self.server, hint="pass a token it takes with --bearer TOKEN or "
+                                                         "--header 'Authorization: ...'")
+        if status not in (200, 201) or not answer or not isinstance(answer.get("client_id"), str):
+            raise AuthError("client registration at %s failed (HTTP %d)%s" % (
+                url_origin(endpoint), status, self.requests.oauth_error_text(answer)))
+        secret = answer.get("client_secret") if isinstance(answer.get("client_secret"), str) else None
+        self.requests.mask(secret)
+        registration = {"clientId": answer["client_id"], "redirectUri": redirect_uri, "registeredAt": time.time(),
+                        "method": answer.get("token_endpoint_auth_method") if isinstance(
+                            answer.get("token_endpoint_auth_method"), str) else method}
+        if secret:
+            registration["clientSecret"] = secret
+        if is_number(answer.get("client_secret_expires_at")) and answer["client_secret_expires_at"]:
+            registration["clientSecretExpiresAt"] = answer["client_secret_expires_at"]
+
+        def save(data):
+            data["registrations"][discovery.issuer] = registration
+
+        self.store.update(save)
+        return {"client_id": registration["clientId"], "client_secret": secret, "method": registration["method"],
+                "registered": True}
+
+    def client_of(self, token):
+        """The client that owns a stored token, with its secret (from the options or the
+        stored registration of that issuer only)."""
+        secret = None
+        if self.settings.client_id and self.settings.client_id == token.get("clientId"):
+            secret = self.settings.client_secret
+        else:
+            registration = self.store.load()["registrations"].get(token["issuer"]) or {}
+            if registration.get("clientId") == token.get("clientId"):
+                secret = registration.get("clientSecret")
+        self.requests.mask(secret)
+        return {"client_id": token.get("clientId"), "client_secret": secret, "method": token.get("authMethod")}
+
+
+class Grants:
+    """The three ways to a token response for a discovered authorization server: the
+    authorization code with PKCE through the user's browser (a loopback listener, the RFC 9207
+    issuer check, and one new registration when the server forgot mcp-tui's or holds it to a
+    narrower scope), client credentials, and enterprise cross-app access. Each token request
+    carries the client authentication that the metadata and the client call for."""
+
+    def __init__(self, settings, registration, requests, announce, timeout, interactive):
+        self.settings, self.registration, self.requests = settings, registration, requests
+        self.announce, self.timeout, self.interactive = announce, timeout, interactive
+        self.browser_step = None  # a front end's own view of the browser step: called with a BrowserStep
+
+    def authorization_code(self, discovery, scopes, registered_again=False):
+        import hashlib
+        import secrets
+
+        metadata, issuer = discovery.metadata, discovery.issuer
+        methods = metadata.get("code_challenge_methods_supported")
+        if not isinstance(methods, list) or "S256" not in methods:
+            raise AuthError("the authorization server %s does not offer PKCE with S256; mcp-tui will not authorize "
+                            "without it" % issuer)
+        types = metadata.get("response_types_supported")
+        if isinstance(types, list) and "code" not in types:
+            raise AuthError("the authorization server %s does not offer the authorization code flow" % issuer)
+        endpoint = require_secure_url(metadata.get("authorization_endpoint"), "authorization endpoint")
+        stored_redirect_uri = self.registration.stored_redirect_uri(issuer)
+        if self.settings.callback_port:
+            listener = CallbackListener(self.settings.callback_port, fixed=True)
+        else:
+            listener = CallbackListener(self._port_of(stored_redirect_uri))
+        try:
+            client = self.registration.client(discovery, listener.redirect_uri, scopes)
+            verifier = secrets.token_urlsafe(32)
+            self.requests.mask(verifier)
+            listener.state = secrets.token_urlsafe(32)
+            params = [("response_type", "code"), ("client_id", client["client_id"]),
+                      ("redirect_uri", listener.redirect_uri),
+                      ("code_challenge", b64url(hashlib.sha256(verifier.encode("ascii")).digest())),
+                      ("code_challenge_method", "S256"), ("state", listener.state), ("resource", discovery.resource)]
+            if scopes:
+                params.append(("scope", " ".join(scopes)))
+            url = append_query(endpoint, params)
+            seconds = self.timeout * 0.9  # fail before the request's own timeout
+            self._open_browser(url, listener, issuer, seconds)
+            response = listener.wait(seconds)
+        finally:
+            listener.close()
+        if listener.cancelled:
+            raise AuthError("authorization cancelled")
+        if response is None:
+            raise AuthError("no authorization response from the browser within %gs" % (self.timeout * 0.9),
+                            hint="raise --timeout to allow longer; with --no-browser, open the printed URL yourself")
+        self.check_callback(response, discovery)
+        if response.get("error") == "invalid_scope" and client.get("registered") and not registered_again:
+            # A server may hold a client to the scope it registered with (RFC 7591; the official
+            # Python SDK's does), and a step-up asks for more: register again, once, for it.
+            return self._register_again(discovery, scopes)
+        self._check_refusal(response)
+        code = response.get("code")
+        if not code:
+            raise AuthError("the authorization response has no code")
+        self.requests.mask(code)
+        fields = {"grant_type": "authorization_code", "code": code, "redirect_uri": listener.redirect_uri,
+                  "code_verifier": verifier, "resource": discovery.resource}
+        try:
+            return self._grant(discovery, client, fields)
+        except TokenEndpointError as exc:
+            if exc.error != "invalid_client" or not client.get("registered") or registered_again:
+                raise
+        return self._register_again(discovery, scopes)  # the server forgot mcp-tui's registration
+
+    def _register_again(self, discovery, scopes):
+        """Drop the stored registration at this issuer and authorize once more with a new one."""
+        self.registration.forget(discovery.issuer)
+        return self.authorization_code(discovery, scopes, registered_again=True)
+
+    @staticmethod
+    def _port_of(redirect_uri):
+        from urllib.parse import urlsplit
+
+        try:
+            return urlsplit(redirect_uri).port or 0 if redirect_uri else 0
+        except ValueError:
+            return 0
+
+    def _open_browser(self, url, listener, issuer, seconds):
+        from urllib.parse import urlsplit
+
+        host = urlsplit(issuer).netloc or issuer
+        if self.browser_step is not None:  # the front end shows the step (and offers to cancel it)
+            self.browser_step(BrowserStep(host, url, time.monotonic() + seconds, listener))
+            if not self.settings.no_browser:
+                launch_browser(url)
+            return
+        if self.settings.no_browser:
+            paste = self.interactive if self.interactive is not None else sys.stdin.isatty()
+            self.announce("mcp-tui: to authorize at %s, open this URL in a browser%s: %s" % (
+                host, " (or paste the address it ends on here)" if paste else "", url))
+            if paste:
+                read_pasted_redirects(listener)
+            return
+        self.announce("mcp-tui: authorizing at %s in your browser: %s" % (host, url))
+        launch_browser(url)
+
+    @staticmethod
+    def check_callback(response, discovery):
+        iss = response.get("iss")
+        # RFC 9207: the issuer of the metadata (the resource metadata may name it with or without
+        # a trailing slash, as FastMCP's pydantic URLs add one; discovery accepted either)
+        issuer = discovery.metadata.get("issuer")
+        issuer = issuer if isinstance(issuer, str) else discovery.issuer
+        if not discovery.legacy:
+            if iss is not None and iss != issuer:
+                raise AuthError("the authorization response names another issuer; mcp-tui ignored it (mix-up)")
+            if iss is None and discovery.metadata.get("authorization_response_iss_parameter_supported") is True:
+                raise AuthError("the authorization response lacks the iss its server promised; mcp-tui ignored it")
+
+    def _check_refusal(self, response):
+        if response.get("error"):
+            detail = response.get("error_description")
+            raise AuthError("the authorization server refused: %s%s" % (
+                self.requests.redact(response["error"])[:100],
+                " (%s)" % self.requests.redact(detail)[:200] if detail else ""))
+
+    def client_credentials(self, discovery, scopes):
+        client = {"client_id": self.settings.client_id, "client_secret": self.settings.client_secret,
+                  "method": self.settings.token_endpoint_auth_method}
+        fields = {"grant_type": "client_credentials", "resource": discovery.resource}
+        if scopes:
+            fields["scope"] = " ".join(scopes)
+        return self._grant(discovery, client, fields)
+
+    def cross_app(self, discovery, scopes):
+        """Enterprise-managed authorization: trade the IdP's ID token for an ID-JAG at the
+        IdP (RFC 8693), then the ID-JAG for an access token at the AS (RFC 7523)."""
+        settings = self.settings
+        idp_endpoint = require_secure_url(settings.idp_token_endpoint, "IdP token endpoint")
+        id_token = settings.read_id_token()
+        self.requests.mask(id_token)
+        fields = {"grant_type": TOKEN_EXCHANGE_GRANT, "requested_token_type": ID_JAG_TOKEN_TYPE,
+                  "audience": discovery.issuer, "resource": discovery.resource, "subject_token": id_token,
+                  "subject_token_type": ID_TOKEN_TYPE}
+        if settings.idp_client_id:
+            fields["client_id"] = settings.idp_client_id
+        if scopes:
+            fields["scope"] = " ".join(scopes)
+        status, answer = self.requests.request("POST", idp_endpoint, fields=fields)
+        jag = (answer or {}).get("access_token")
+        if status != 200 or not isinstance(jag, str) or (answer.get("issued_token_type") not in (None, ID_JAG_TOKEN_TYPE)):
+            raise AuthError("the IdP's token exchange at %s failed (HTTP %d)%s" % (
+                url_origin(idp_endpoint), status, self.requests.oauth_error_text(answer)))
+        self.requests.mask(jag)
+        client = {"client_id": settings.client_id, "client_secret": settings.client_secret,
+                  "method": settings.token_endpoint_auth_method}
+        fields = {"grant_type": JWT_BEARER_GRANT, "assertion": jag}
+        if scopes:
+            fields["scope"] = " ".join(scopes)
+        return self._grant(discovery, client, fields)
+
+    def _grant(self, discovery, client, fields):
+        """The token request of a grant, with the client authentication the metadata and the
+        client call for: (token response, client, method). A client registered elsewhere, with
+        a secret and no known method, that the server refuses as invalid_client, is tried once
+        more with the other secret method the server lists: servers hold a client to the one it
+        registered with (the official Python SDK's does), which mcp-tui cannot know."""
+        metadata, endpoint = discovery.metadata, discovery.metadata.get("token_endpoint")
+        method = self._method_for(metadata, client)
+        try:
+            return self.requests.token_request(endpoint, discovery.issuer, client, method, fields), client, method
+        except TokenEndpointError as exc:
+            other = {"client_secret_basic": "client_secret_post", "client_secret_post": "client_secret_basic"}.get(
+                method)
+            supported = metadata.get("token_endpoint_auth_methods_supported")
+            if (exc.error != "invalid_client" or other is None or client.get("registered") or client.get("method")
+                    or (isinstance(supported, list) and other not in supported)):
+                raise
+        return self.requests.token_request(endpoint, discovery.issuer, client, other, fields), client, other
+
+    def _method_for(self, metadata, client):
+        return choose_token_auth_method(metadata, client.get("method"), bool(client.get("client_secret")),
+                                        bool(self.settings.private_key))
+
+
+class TokenKeeper:
+    """The tokens of one MCP endpoint in auth.json: the newest one stored, a new one recorded
+    with where it came from (issuer, resource, endpoints, client), whether one is near its
+    expiry, its refresh (a request built from the stored token, then the reply handled: the
+    successor stored, or a refused token forgotten), and logout with revocation (RFC 7009)."""
+
+    def __init__(self, server, store, registration, requests, log):
+        self.server = server  # None: every server (logout only)
+        self.store = store
+        self.registration = registration
+        self.requests = requests
+        self.log = log
+
+    def newest(self):
+        """The newest stored token of this server, or None."""
+        stored = self.store.tokens_for(self.server) if os.path.exists(self.store.path) else []
+        if not stored:
+            return None
+        token = max(stored, key=lambda t: t.get("obtainedAt") or 0)
+        self._mask(token)
+        return token
+
+    def record_for(self, discovery, answer, scopes, client, method, grant):
+        """The record of the token a grant answered with, for save()."""
+        now = time.time()
+        expires_in = answer.get("expires_in")
+        scope = answer.get("scope") if isinstance(answer.get("scope"), str) else " ".join(scopes)
+        record = {"server": self.server, "issuer": discovery.issuer, "resource": discovery.resource,
+                  "accessToken": answer["access_token"], "scope": scope, "obtainedAt": now,
+                  "expiresAt": now + expires_in if is_number(expires_in) and expires_in > 0 else None,
+                  "tokenEndpoint": discovery.metadata.get("token_endpoint"), "clientId": client["client_id"],
+                  "authMethod": method, "grant": grant}
+        if isinstance(discovery.metadata.get("revocation_endpoint"), str):
+            record["revocationEndpoint"] = discovery.metadata["revocation_endpoint"]
+        if isinstance(answer.get("refresh_token"), str):
+            record["refreshToken"] = answer["refresh_token"]
+        return record
+
+    def save(self, record, key=None):
+        key = key or AuthStore.token_key(record["issuer"], record["resource"])
+
+        def save(data):
+            data["tokens"][key] = record
+
+        self.store.update(save)
+
+    def _mask(self, token):
+        self.requests.mask(token.get("accessToken"))
+        self.requests.mask(token.get("refreshToken"))
+
+    @staticmethod
+    def expiring(token):
+        """Near its expiry: a minute before, or a quarter of the lifetime of a short-lived one."""
+        expires, obtained = token.get("expiresAt"), token.get("obtainedAt")
+        if not is_number(expires):
+            return False
+        lifetime = expires - obtained if is_number(obtained) else REFRESH_MARGIN * 4
+        return expires - min(REFRESH_MARGIN, max(lifetime, 0) / 4) <= time.time()
+
+    # -- refresh --------------------------------------------------------------------------------
+
+    def refresh(self, token):
+        """grant_type=refresh_token at the issuer that granted ``token``: the token to use from
+        now on (the successor, or one another run renewed meanwhile), or None when refused."""
+        key = AuthStore.token_key(token["issuer"], token["resource"])
+        client = self.registration.client_of(token)
+        # Two runs that find one token expiring must refresh it once: a rotated refresh token
+        # works only once, so the second request would be refused (and may cost the whole grant).
+        # The refresh lock, a file beside auth.json's own lock, is held from reading the stored
+        # token to storing its successor: the second run waits there, then reads the first run's
+        # successor and takes it without a request (logout takes the refresh lock too, so no
+        # successor is stored after it). auth.json's own lock is held only to read and to write,
+        # so a slow token endpoint holds up no other use of the store meanwhile.
+        with self.store.refresh_lock():
+            current = self.store.load()["tokens"].get(key)
+            if not isinstance(current, dict) or current.get("accessToken") == token["accessToken"]:
+                current = token  # nobody else renewed it (or it was forgotten meanwhile)
+            elif not self.expiring(current) or current.get("clientId") != token.get("clientId"):
+                self._mask(current)
+                return current  # another run renewed it: take theirs (or let a 401 decide)
+            request = self.refresh_request(current, client)
+            if request is None:
+                return None
+            try:
+                answer = self.requests.token_request(*request)
+            except TokenEndpointError as exc:
+                self.refused(key, token, current, exc)
+                return None
+            return self.refreshed(key, current, answer)
+
+    @staticmethod
+    def refresh_request(token, client):
+        """The token request that refreshes ``token``, as token_request's arguments (None: it
+        has no refresh token)."""
+        if not isinstance(token.get("refreshToken"), str):
+            return None
+        fields = {"grant_type": "refresh_token", "refresh_token": token["refreshToken"],
+                  "resource": token["resource"]}
+        return token.get("tokenEndpoint"), token["issuer"], client, token.get("authMethod") or "none", fields
+
+    def refreshed(self, key, token, answer):
+        """The reply to a refresh of ``token``: its successor, stored under ``key``."""
+        record = dict(token, accessToken=answer["access_token"], obtainedAt=time.time())
+        if isinstance(answer.get("refresh_token"), str):
+            record["refreshToken"] = answer["refresh_token"]  # rotation: the old one is spent
+        expires_in = answer.get("expires_in")
+        record["expiresAt"] = time.time() + expires_in if is_number(expires_in) and expires_in > 0 else None
+        if isinstance(answer.get("scope"), str):
+            record["scope"] = answer["scope"]
+        self.save(record, key)
+        self._mask(record)
+        return record
+
+    def refused(self, key, token, current, refusal):
+        """The token endpoint refused to refresh ``current`` (stored under ``key``, or ``token``
+        this run held): forget it where it is still stored, and a registration the server no
+        longer knows."""
+        def forget(data):
+            if data["tokens"].get(key) is not None and data["tokens"][key].get("accessToken") in (
+                    token["accessToken"], current["accessToken"]):
+                del data["tokens"][key]  # spent or revoked, and still ours: forget it
+            registration = data["registrations"].get(current["issuer"])
+            if refusal.error in ("invalid_client", "unauthorized_client") and isinstance(registration, dict) and (
+                    registration.get("clientId") == current.get("clientId")):
+                # The server no longer knows mcp-tui's registration (a restarted in-memory one; the SDK
+                # says unauthorized_client): without it, the next authorization registers anew instead
+                # of sending the browser to an error page.
+                del data["registrations"][current["issuer"]]
+
+        self.store.update(forget)
+        if self.log:
+            self.log.event("auth", "refresh refused: %s" % refusal.message)
+
+    # -- logout -----------------------------------------------------------------------------------
+
+    def logout(self):
+        """Revoke and forget the stored tokens of this server (of every server when it has
+        none), and the registrations made for them: a server that forgot mcp-tui's
+        registration would otherwise refuse every new authorization. Returns one
+        {server, issuer, revoked} per token."""
+        def mine(token):
+            return isinstance(token, dict) and (self.server is None or token.get("server") == self.server)
+
+        def forget(data):
+            gone = [data["tokens"].pop(key) for key, token in list(data["tokens"].items()) if mine(token)]
+            for issuer in set(t.get("issuer") for t in gone) if self.server else list(data["registrations"]):
+                data["registrations"].pop(issuer, None)
+
+        results = []
+        with self.store.refresh_lock():  # a refresh in flight stores its successor before this, not after
+            # revoked before forget() drops the registration that holds the client's secret
+            for token in [t for t in self.store.load()["tokens"].values() if mine(t)]:
+                self._mask(token)
+                results.append({"server": token.get("server"), "issuer": token.get("issuer"),
+                                "revoked": self.revoke(token)})
+            self.store.update(forget)
+        return results
+
+    def revoke(self, token):
+        """RFC 7009, best effort: True when the server confirmed."""
+        endpoint = token.get("revocationEndpoint")
+        if not endpoint:
+            return False
+        value = token.get("refreshToken") or token.get("accessToken")
+        fields = {"token": value, "token_type_hint": "refresh_token" if token.get("refreshToken") else "access_token"}
+        try:
+            status, _ = self.requests.client_post(endpoint, token["issuer"], self.registration.client_of(token),
+                                                  token.get("authMethod") or "none", fields)
+        except McpTuiError:
+            return False
+        return status == 200
+
+
 class Authorizer:
     """OAuth for one MCP endpoint: the HttpClient's hook (``authorization`` before a
-    request, ``challenged`` after a 401 / 403) and the engine behind `auth login`."""
+    request, ``challenged`` after a 401 / 403) and the engine behind `auth login`. It holds
+    the token in use and decides when to refresh, obtain or step up; the work is done by its
+    parts: Discoverer, ClientRegistration, Grants and TokenKeeper, over OAuthRequests."""
 
     def __init__(self, url, settings, log=None, announce=None, timeout=60.0, network=None, store=None,
                  interactive=None):
@@ -7419,15 +8108,28 @@ class Authorizer:
         self.network = network or NetworkOptions()
         self.store = store or AuthStore()
         self.interactive = interactive
-        self.browser_step = None  # a front end's own view of the browser step: called with a BrowserStep
+        self.requests = OAuthRequests(settings, log, timeout, self.network)
+        self.discoverer = Discoverer(url, self.requests)
+        self.registration = ClientRegistration(self.server, settings, self.store, self.requests)
+        self.grants = Grants(settings, self.registration, self.requests, self.announce, timeout, interactive)
+        self.keeper = TokenKeeper(self.server, self.store, self.registration, self.requests, log)
         self._lock = threading.RLock()
         self._token = None
         self._loaded = False
-        self._discovery = None
         self._requested = []
         self._failure = None
         for secret in settings.secrets():
             self._mask(secret)
+
+    @property
+    def browser_step(self):
+        """A front end's own view of the browser step: called with a BrowserStep (None: mcp-tui
+        prints the URL and opens the browser itself)."""
+        return self.grants.browser_step
+
+    @browser_step.setter
+    def browser_step(self, show):
+        self.grants.browser_step = show
 
     def try_again(self):
         """The user asks to connect again (the TUI's Ctrl+R): a failure of an earlier attempt,
@@ -7447,14 +8149,12 @@ class Authorizer:
         with self._lock:
             if not self._loaded:
                 self._loaded = True
-                stored = self.store.tokens_for(self.server) if os.path.exists(self.store.path) else []
+                stored = self.keeper.newest()
                 if stored:
-                    self._token = max(stored, key=lambda t: t.get("obtainedAt") or 0)
-                    self._mask(self._token.get("accessToken"))
-                    self._mask(self._token.get("refreshToken"))
+                    self._token = stored
                     self._requested = (self._token.get("scope") or "").split()
             token = self._token
-            if token and self._expiring(token):
+            if token and self.keeper.expiring(token):
                 if not (token.get("refreshToken") and self._refresh()):
                     return None  # the server's 401 starts a new authorization
                 token = self._token
@@ -7534,7 +8234,9 @@ class Authorizer:
             else:
                 response, client, method = self._authorization_code(discovery, scopes)
             self._requested = scopes
-            self._remember(discovery, response, scopes, client, method)
+            grant = "cross_app" if self.settings.id_token else self.settings.grant
+            self._token = self.keeper.record_for(discovery, response, scopes, client, method, grant)
+            self.keeper.save(self._token)
         except AuthError as exc:
             self._failure = exc  # later requests of this run fail the same way, without a new browser
             raise
@@ -7554,565 +8256,50 @@ class Authorizer:
             scopes.append("offline_access")  # a refresh token, where the AS says it grants one
         return scope_union(scopes)
 
-    def _authorization_code(self, discovery, scopes, registered_again=False):
-        import hashlib
-        import secrets
+    # The grants and discovery by the names the rest of the class calls them: a test stands
+    # in for an authorization server by replacing one of these on an Authorizer.
 
-        metadata, issuer = discovery.metadata, discovery.issuer
-        methods = metadata.get("code_challenge_methods_supported")
-        if not isinstance(methods, list) or "S256" not in methods:
-            raise AuthError("the authorization server %s does not offer PKCE with S256; mcp-tui will not authorize "
-                            "without it" % issuer)
-        types = metadata.get("response_types_supported")
-        if isinstance(types, list) and "code" not in types:
-            raise AuthError("the authorization server %s does not offer the authorization code flow" % issuer)
-        endpoint = require_secure_url(metadata.get("authorization_endpoint"), "authorization endpoint")
-        registration = self.store.load()["registrations"].get(issuer) or {}
-        if self.settings.callback_port:
-            listener = CallbackListener(self.settings.callback_port, fixed=True)
-        else:
-            listener = CallbackListener(self._port_of(registration.get("redirectUri")))
-        try:
-            client = self._client(discovery, listener.redirect_uri, scopes)
-            verifier = secrets.token_urlsafe(32)
-            self._mask(verifier)
-            listener.state = secrets.token_urlsafe(32)
-            params = [("response_type", "code"), ("client_id", client["client_id"]),
-                      ("redirect_uri", listener.redirect_uri),
-                      ("code_challenge", b64url(hashlib.sha256(verifier.encode("ascii")).digest())),
-                      ("code_challenge_method", "S256"), ("state", listener.state), ("resource", discovery.resource)]
-            if scopes:
-                params.append(("scope", " ".join(scopes)))
-            url = append_query(endpoint, params)
-            seconds = self.timeout * 0.9  # fail before the request's own timeout
-            self._open_browser(url, listener, issuer, seconds)
-            response = listener.wait(seconds)
-        finally:
-            listener.close()
-        if listener.cancelled:
-            raise AuthError("authorization cancelled")
-        if response is None:
-            raise AuthError("no authorization response from the browser within %gs" % (self.timeout * 0.9),
-                            hint="raise --timeout to allow longer; with --no-browser, open the printed URL yourself")
-        self._check_callback(response, discovery)
-        if response.get("error") == "invalid_scope" and client.get("registered") and not registered_again:
-            # A server may hold a client to the scope it registered with (RFC 7591; the official
-            # Python SDK's does), and a step-up asks for more: register again, once, for it.
-            return self._register_again(discovery, scopes)
-        self._check_refusal(response)
-        code = response.get("code")
-        if not code:
-            raise AuthError("the authorization response has no code")
-        self._mask(code)
-        fields = {"grant_type": "authorization_code", "code": code, "redirect_uri": listener.redirect_uri,
-                  "code_verifier": verifier, "resource": discovery.resource}
-        try:
-            return self._grant(discovery, client, fields)
-        except TokenEndpointError as exc:
-            if exc.error != "invalid_client" or not client.get("registered") or registered_again:
-                raise
-        return self._register_again(discovery, scopes)  # the server forgot mcp-tui's registration
+    def _discover(self, challenge):
+        return self.discoverer.discover(challenge)
 
-    def _register_again(self, discovery, scopes):
-        """Drop the stored registration at this issuer and authorize once more with a new one."""
-        self.store.update(lambda data: data["registrations"].pop(discovery.issuer, None))
-        return self._authorization_code(discovery, scopes, registered_again=True)
-
-    @staticmethod
-    def _port_of(redirect_uri):
-        from urllib.parse import urlsplit
-
-        try:
-            return urlsplit(redirect_uri).port or 0 if redirect_uri else 0
-        except ValueError:
-            return 0
-
-    def _open_browser(self, url, listener, issuer, seconds):
-        from urllib.parse import urlsplit
-
-        host = urlsplit(issuer).netloc or issuer
-        if self.browser_step is not None:  # the front end shows the step (and offers to cancel it)
-            self.browser_step(BrowserStep(host, url, time.monotonic() + seconds, listener))
-            if not self.settings.no_browser:
-                launch_browser(url)
-            return
-        if self.settings.no_browser:
-            paste = self.interactive if self.interactive is not None else sys.stdin.isatty()
-            self.announce("mcp-tui: to authorize at %s, open this URL in a browser%s: %s" % (
-                host, " (or paste the address it ends on here)" if paste else "", url))
-            if paste:
-                read_pasted_redirects(listener)
-            return
-        self.announce("mcp-tui: authorizing at %s in your browser: %s" % (host, url))
-        launch_browser(url)
-
-    def _check_callback(self, response, discovery):
-        iss = response.get("iss")
-        # RFC 9207: the issuer of the metadata (the resource metadata may name it with or without
-        # a trailing slash, as FastMCP's pydantic URLs add one; discovery accepted either)
-        issuer = discovery.metadata.get("issuer")
-        issuer = issuer if isinstance(issuer, str) else discovery.issuer
-        if not discovery.legacy:
-            if iss is not None and iss != issuer:
-                raise AuthError("the authorization response names another issuer; mcp-tui ignored it (mix-up)")
-            if iss is None and discovery.metadata.get("authorization_response_iss_parameter_supported") is True:
-                raise AuthError("the authorization response lacks the iss its server promised; mcp-tui ignored it")
-
-    def _check_refusal(self, response):
-        if response.get("error"):
-            detail = response.get("error_description")
-            raise AuthError("the authorization server refused: %s%s" % (
-                self._redact(response["error"])[:100], " (%s)" % self._redact(detail)[:200] if detail else ""))
-
-    def _client(self, discovery, redirect_uri, scopes):
-        """Pre-registered id, else the metadata document URL, else a stored or new DCR."""
-        settings, metadata, issuer = self.settings, discovery.metadata, discovery.issuer
-        if settings.client_id:
-            return {"client_id": settings.client_id, "client_secret": settings.client_secret,
-                    "method": settings.token_endpoint_auth_method}
-        if settings.client_metadata_url and metadata.get("client_id_metadata_document_supported") is True:
-            return {"client_id": settings.client_metadata_url, "method": "none"}
-        stored = self.store.load()["registrations"].get(issuer)
-        if isinstance(stored, dict) and stored.get("redirectUri") == redirect_uri and stored.get("clientId") and (
-                not stored.get("clientSecretExpiresAt") or stored["clientSecretExpiresAt"] > time.time() + 60):
-            self._mask(stored.get("clientSecret"))
-            return {"client_id": stored["clientId"], "client_secret": stored.get("clientSecret"),
-                    "method": stored.get("method"), "registered": True}
-        endpoint = metadata.get("registration_endpoint")
-        if not endpoint:
-            raise AuthError("the authorization server %s has no client registration; pass --client-id (and "
-                            "--client-secret) of a client registered there" % issuer)
-        return self._register(require_secure_url(endpoint, "registration endpoint"), discovery, redirect_uri, scopes)
-
-    def _register(self, endpoint, discovery, redirect_uri, scopes):
-        supported = discovery.metadata.get("token_endpoint_auth_methods_supported")
-        method = "none"
-        if isinstance(supported, list) and supported and "none" not in supported:
-            # the server's own order: the official Python SDK lists client_secret_post first, and its
-            # revocation endpoint refuses a client_secret_basic client (it wants client_secret in the form)
-            method = next((m for m in supported if m in ("client_secret_basic", "client_secret_post")), "none")
-        body = {"client_name": "mcp-tui", "redirect_uris": [redirect_uri],
-                "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
-                "token_endpoint_auth_method": method, "application_type": "native"}
-        if scopes:
-            body["scope"] = " ".join(scopes)
-        status, answer = self._request("POST", endpoint, json_body=body)
-        if discovery.guessed and status == 404:  # no metadata, and not 2025-03-26's /register either
-            raise AuthError("%s asks for a token but publishes no authorization metadata: there is no OAuth to "
-                            "follow" % self.server, hint="pass a token it takes with --bearer TOKEN or "
-                                                         "--header 'Authorization: ...'")
-        if status not in (200, 201) or not answer or not isinstance(answer.get("client_id"), str):
-            raise AuthError("client registration at %s failed (HTTP %d)%s" % (
-                url_origin(endpoint), status, self._oauth_error_text(answer)))
-        secret = answer.get("client_secret") if isinstance(answer.get("client_secret"), str) else None
-        self._mask(secret)
-        registration = {"clientId": answer["client_id"], "redirectUri": redirect_uri, "registeredAt": time.time(),
-                        "method": answer.get("token_endpoint_auth_method") if isinstance(
-                            answer.get("token_endpoint_auth_method"), str) else method}
-        if secret:
-            registration["clientSecret"] = secret
-        if is_number(answer.get("client_secret_expires_at")) and answer["client_secret_expires_at"]:
-            registration["clientSecretExpiresAt"] = answer["client_secret_expires_at"]
-
-        def save(data):
-            data["registrations"][discovery.issuer] = registration
-
-        self.store.update(save)
-        return {"client_id": registration["clientId"], "client_secret": secret, "method": registration["method"],
-                "registered": True}
+    def _authorization_code(self, discovery, scopes):
+        return self.grants.authorization_code(discovery, scopes)
 
     def _client_credentials(self, discovery, scopes):
-        client = {"client_id": self.settings.client_id, "client_secret": self.settings.client_secret,
-                  "method": self.settings.token_endpoint_auth_method}
-        fields = {"grant_type": "client_credentials", "resource": discovery.resource}
-        if scopes:
-            fields["scope"] = " ".join(scopes)
-        return self._grant(discovery, client, fields)
+        return self.grants.client_credentials(discovery, scopes)
 
     def _cross_app(self, discovery, scopes):
-        """Enterprise-managed authorization: trade the IdP's ID token for an ID-JAG at the
-        IdP (RFC 8693), then the ID-JAG for an access token at the AS (RFC 7523)."""
-        settings = self.settings
-        idp_endpoint = require_secure_url(settings.idp_token_endpoint, "IdP token endpoint")
-        id_token = settings.read_id_token()
-        self._mask(id_token)
-        fields = {"grant_type": TOKEN_EXCHANGE_GRANT, "requested_token_type": ID_JAG_TOKEN_TYPE,
-                  "audience": discovery.issuer, "resource": discovery.resource, "subject_token": id_token,
-                  "subject_token_type": ID_TOKEN_TYPE}
-        if settings.idp_client_id:
-            fields["client_id"] = settings.idp_client_id
-        if scopes:
-            fields["scope"] = " ".join(scopes)
-        status, answer = self._request("POST", idp_endpoint, fields=fields)
-        jag = (answer or {}).get("access_token")
-        if status != 200 or not isinstance(jag, str) or (answer.get("issued_token_type") not in (None, ID_JAG_TOKEN_TYPE)):
-            raise AuthError("the IdP's token exchange at %s failed (HTTP %d)%s" % (
-                url_origin(idp_endpoint), status, self._oauth_error_text(answer)))
-        self._mask(jag)
-        client = {"client_id": settings.client_id, "client_secret": settings.client_secret,
-                  "method": settings.token_endpoint_auth_method}
-        fields = {"grant_type": JWT_BEARER_GRANT, "assertion": jag}
-        if scopes:
-            fields["scope"] = " ".join(scopes)
-        return self._grant(discovery, client, fields)
+        return self.grants.cross_app(discovery, scopes)
 
-    def _grant(self, discovery, client, fields):
-        """The token request of a grant, with the client authentication the metadata and the
-        client call for: (token response, client, method). A client registered elsewhere, with
-        a secret and no known method, that the server refuses as invalid_client, is tried once
-        more with the other secret method the server lists: servers hold a client to the one it
-        registered with (the official Python SDK's does), which mcp-tui cannot know."""
-        metadata, endpoint = discovery.metadata, discovery.metadata.get("token_endpoint")
-        method = self._method_for(metadata, client)
-        try:
-            return self._token_request(endpoint, discovery.issuer, client, method, fields), client, method
-        except TokenEndpointError as exc:
-            other = {"client_secret_basic": "client_secret_post", "client_secret_post": "client_secret_basic"}.get(
-                method)
-            supported = metadata.get("token_endpoint_auth_methods_supported")
-            if (exc.error != "invalid_client" or other is None or client.get("registered") or client.get("method")
-                    or (isinstance(supported, list) and other not in supported)):
-                raise
-        return self._token_request(endpoint, discovery.issuer, client, other, fields), client, other
+    def _check_callback(self, response, discovery):
+        self.grants.check_callback(response, discovery)
 
-    def _method_for(self, metadata, client):
-        return choose_token_auth_method(metadata, client.get("method"), bool(client.get("client_secret")),
-                                        bool(self.settings.private_key))
-
-    def _client_post(self, endpoint, issuer, client, method, fields):
-        """POST a form to the AS with the client's authentication (brief §1.8, §2)."""
-        from urllib.parse import quote
-
-        endpoint = require_secure_url(endpoint, "token endpoint")
-        fields, headers = dict(fields), {}
-        if method == "private_key_jwt":
-            import uuid
-
-            now = int(time.time())
-            assertion = sign_jwt(self.settings.signing_key(), {
-                "iss": client["client_id"], "sub": client["client_id"], "aud": issuer, "iat": now, "exp": now + 300,
-                "jti": str(uuid.uuid4())})
-            self._mask(assertion)
-            fields.update(client_assertion_type=CLIENT_ASSERTION_TYPE, client_assertion=assertion)
-        elif method == "client_secret_basic" and client.get("client_secret"):
-            import base64
-
-            pair = "%s:%s" % (quote(client["client_id"], safe=""), quote(client["client_secret"], safe=""))
-            headers["Authorization"] = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
-            # client_id in the body too (RFC 6749 3.2.1 allows it; the official Python SDK's and
-            # FastMCP's token and revocation endpoints refuse a Basic request without it)
-            fields["client_id"] = client["client_id"]
-        elif method == "client_secret_post" and client.get("client_secret"):
-            fields.update(client_id=client["client_id"], client_secret=client["client_secret"])
-        else:
-            fields["client_id"] = client["client_id"]
-        return self._request("POST", endpoint, fields=fields, headers=headers)
-
-    def _token_request(self, endpoint, issuer, client, method, fields):
-        """POST to a token endpoint with the client's authentication; the token response."""
-        status, answer = self._client_post(endpoint, issuer, client, method, fields)
-        token = (answer or {}).get("access_token")
-        if status != 200 or not isinstance(token, str) or not token:
-            error = (answer or {}).get("error")
-            raise TokenEndpointError("the token request to %s failed (HTTP %d)%s" % (
-                url_origin(endpoint), status, self._oauth_error_text(answer) if answer is not None
-                else ": the answer is not a JSON object"),
-                error if isinstance(error, str) else None)
-        if re.search(r"[\x00-\x20\x7f]", token):  # sent as is in a header: a line break would fold or inject one
-            raise AuthError("the token endpoint %s issued an access token with a space, line break or control "
-                            "character; mcp-tui will not send it in a header" % url_origin(endpoint))
-        token_type = answer.get("token_type")
-        if isinstance(token_type, str) and token_type.lower() != "bearer":
-            raise AuthError("the token endpoint issued a %r token; mcp-tui sends only Bearer tokens" % token_type[:40])
-        self._mask(token)
-        self._mask(answer.get("refresh_token") if isinstance(answer.get("refresh_token"), str) else None)
-        return answer
-
-    def _remember(self, discovery, answer, scopes, client, method):
-        now = time.time()
-        expires_in = answer.get("expires_in")
-        scope = answer.get("scope") if isinstance(answer.get("scope"), str) else " ".join(scopes)
-        record = {"server": self.server, "issuer": discovery.issuer, "resource": discovery.resource,
-                  "accessToken": answer["access_token"], "scope": scope, "obtainedAt": now,
-                  "expiresAt": now + expires_in if is_number(expires_in) and expires_in > 0 else None,
-                  "tokenEndpoint": discovery.metadata.get("token_endpoint"), "clientId": client["client_id"],
-                  "authMethod": method, "grant": "cross_app" if self.settings.id_token else self.settings.grant}
-        if isinstance(discovery.metadata.get("revocation_endpoint"), str):
-            record["revocationEndpoint"] = discovery.metadata["revocation_endpoint"]
-        if isinstance(answer.get("refresh_token"), str):
-            record["refreshToken"] = answer["refresh_token"]
-        self._token = record
-        self._save_token(record)
-
-    def _save_token(self, record):
-        key = AuthStore.token_key(record["issuer"], record["resource"])
-
-        def save(data):
-            data["tokens"][key] = record
-
-        self.store.update(save)
-
-    @staticmethod
-    def _expiring(token):
-        """Near its expiry: a minute before, or a quarter of the lifetime of a short-lived one."""
-        expires, obtained = token.get("expiresAt"), token.get("obtainedAt")
-        if not is_number(expires):
-            return False
-        lifetime = expires - obtained if is_number(obtained) else REFRESH_MARGIN * 4
-        return expires - min(REFRESH_MARGIN, max(lifetime, 0) / 4) <= time.time()
+    # -- refresh, logout ------------------------------------------------------------------------
 
     def _refresh(self):
-        """grant_type=refresh_token at the issuer that granted it; False when refused. It runs
-        under the store's lock, so that parallel runs refresh once: a rotated refresh token
-        works only once, and a run that finds the token renewed by another takes that one."""
-        token = self._token
-        key = AuthStore.token_key(token["issuer"], token["resource"])
-        client = self._client_of(token)  # before the lock: it reads the store
-
-        def refresh(data):
-            current = data["tokens"].get(key)
-            if not isinstance(current, dict) or current.get("accessToken") == token["accessToken"]:
-                current = token  # nobody else renewed it (or it was forgotten meanwhile)
-            elif not self._expiring(current) or current.get("clientId") != token.get("clientId"):
-                return current, None  # another run renewed it: take theirs (or let a 401 decide)
-            if not isinstance(current.get("refreshToken"), str):
-                return None, None
-            fields = {"grant_type": "refresh_token", "refresh_token": current["refreshToken"],
-                      "resource": current["resource"]}
-            try:
-                answer = self._token_request(current.get("tokenEndpoint"), current["issuer"], client,
-                                             current.get("authMethod") or "none", fields)
-            except TokenEndpointError as exc:
-                if data["tokens"].get(key) is not None and data["tokens"][key].get("accessToken") in (
-                        token["accessToken"], current["accessToken"]):
-                    del data["tokens"][key]  # spent or revoked, and still ours: forget it
-                registration = data["registrations"].get(current["issuer"])
-                if exc.error in ("invalid_client", "unauthorized_client") and isinstance(registration, dict) and (
-                        registration.get("clientId") == current.get("clientId")):
-                    # The server no longer knows mcp-tui's registration (a restarted in-memory one; the SDK
-                    # says unauthorized_client): without it, the next authorization registers anew instead
-                    # of sending the browser to an error page.
-                    del data["registrations"][current["issuer"]]
-                return None, exc
-            record = dict(current, accessToken=answer["access_token"], obtainedAt=time.time())
-            if isinstance(answer.get("refresh_token"), str):
-                record["refreshToken"] = answer["refresh_token"]  # rotation: the old one is spent
-            expires_in = answer.get("expires_in")
-            record["expiresAt"] = time.time() + expires_in if is_number(expires_in) and expires_in > 0 else None
-            if isinstance(answer.get("scope"), str):
-                record["scope"] = answer["scope"]
-            data["tokens"][key] = record
-            return record, None
-
-        record, refused = self.store.update(refresh)
-        if record is None:
-            if refused is not None and self.log:
-                self.log.event("auth", "refresh refused: %s" % refused.message)
-            self._token = None
-            return False
-        self._mask(record.get("accessToken"))
-        self._mask(record.get("refreshToken"))
-        self._token = record
-        return True
-
-    def _client_of(self, token):
-        """The client that owns a stored token, with its secret (from the options or the
-        stored registration of that issuer only)."""
-        secret = None
-        if self.settings.client_id and self.settings.client_id == token.get("clientId"):
-            secret = self.settings.client_secret
-        else:
-            registration = self.store.load()["registrations"].get(token["issuer"]) or {}
-            if registration.get("clientId") == token.get("clientId"):
-                secret = registration.get("clientSecret")
-        self._mask(secret)
-        return {"client_id": token.get("clientId"), "client_secret": secret, "method": token.get("authMethod")}
+        """Refresh the token in use (TokenKeeper.refresh): False when refused, and then no
+        token is in use."""
+        self._token = self.keeper.refresh(self._token)
+        return self._token is not None
 
     def logout(self):
         """Revoke and forget the stored tokens of this server (of every server when the
         Authorizer has no URL), and the registrations made for them: a server that forgot
         mcp-tui's registration would otherwise refuse every new authorization. Returns one
         {server, issuer, revoked} per token."""
-        def mine(token):
-            return isinstance(token, dict) and (self.server is None or token.get("server") == self.server)
-
-        def forget(data):
-            gone = [data["tokens"].pop(key) for key, token in list(data["tokens"].items()) if mine(token)]
-            for issuer in set(t.get("issuer") for t in gone) if self.server else list(data["registrations"]):
-                data["registrations"].pop(issuer, None)
-
-        results = []
-        for token in [t for t in self.store.load()["tokens"].values() if mine(t)]:  # revoked while the client is known
-            self._mask(token.get("accessToken"))
-            self._mask(token.get("refreshToken"))
-            results.append({"server": token.get("server"), "issuer": token.get("issuer"),
-                            "revoked": self.revoke(token)})
-        self.store.update(forget)
-        return results
+        return self.keeper.logout()
 
     def revoke(self, token):
         """RFC 7009, best effort: True when the server confirmed."""
-        endpoint = token.get("revocationEndpoint")
-        if not endpoint:
-            return False
-        value = token.get("refreshToken") or token.get("accessToken")
-        fields = {"token": value, "token_type_hint": "refresh_token" if token.get("refreshToken") else "access_token"}
-        try:
-            status, _ = self._client_post(endpoint, token["issuer"], self._client_of(token),
-                                          token.get("authMethod") or "none", fields)
-        except McpTuiError:
-            return False
-        return status == 200
-
-    # -- discovery -----------------------------------------------------------------------------
-
-    def _discover(self, challenge):
-        prm_url = challenge.get("resource_metadata")
-        if self._discovery is not None and (not prm_url or prm_url == self._discovery.prm_url):
-            return self._discovery
-        if prm_url:
-            prm = self._get_metadata(prm_url, "resource metadata")
-            if prm is None:
-                raise AuthError("cannot read the resource metadata the server named (%s)" % url_origin(prm_url))
-        else:
-            prm_url, prm = self._first_document(self._prm_candidates(), "resource metadata")
-        discovery = self._from_prm(prm, prm_url) if prm is not None else self._legacy_discovery()
-        self._discovery = discovery
-        return discovery
-
-    def _prm_candidates(self):
-        from urllib.parse import urlsplit
-
-        path = urlsplit(self.url).path.rstrip("/")
-        root = url_origin(self.url) + "/.well-known/oauth-protected-resource"
-        return [root + path, root] if path else [root]
-
-    def _from_prm(self, prm, prm_url):
-        resource = prm.get("resource")
-        servers = prm.get("authorization_servers")
-        if not isinstance(resource, str) or not resource_covers(resource, self.url):
-            raise AuthError("the server's resource metadata names %s, which is not this server (%s); mcp-tui will "
-                            "not authorize for it" % (self._redact(str(resource))[:200], self.server))
-        if not isinstance(servers, list) or not servers or not isinstance(servers[0], str):
-            raise AuthError("the server's resource metadata lists no authorization server")
-        issuer = servers[0]
-        require_secure_url(issuer, "authorization server")
-        metadata = self._first_document(self._as_metadata_candidates(issuer), "authorization server metadata")[1]
-        if metadata is None:
-            raise AuthError("the authorization server %s publishes no metadata" % issuer)
-        if str(metadata.get("issuer", "")).rstrip("/") != issuer.rstrip("/"):
-            raise AuthError("the authorization server metadata of %s names another issuer; mcp-tui will not use it"
-                            % issuer)
-        self._check_endpoints(metadata)
-        scopes = prm.get("scopes_supported")
-        scopes = [s for s in scopes if isinstance(s, str)] if isinstance(scopes, list) else None
-        return Discovery(resource, issuer, metadata, prm_url, scopes)
-
-    @staticmethod
-    def _as_metadata_candidates(issuer):
-        """RFC 8414 then OpenID discovery; a path issuer never gets the root URL."""
-        from urllib.parse import urlsplit
-
-        parts = urlsplit(issuer)
-        origin, path = url_origin(issuer), parts.path[:-1] if parts.path.endswith("/") else parts.path
-        if path:
-            return [origin + "/.well-known/oauth-authorization-server" + path,
-                    origin + "/.well-known/openid-configuration" + path,
-                    origin + path + "/.well-known/openid-configuration"]
-        return [origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"]
-
-    def _legacy_discovery(self):
-        """2025-03-26: metadata at the server's origin, else its default endpoints."""
-        base = url_origin(self.url)
-        metadata = self._first_document(self._as_metadata_candidates(base), "authorization server metadata")[1]
-        guessed = metadata is None
-        if guessed:
-            metadata = {"authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
-                        "registration_endpoint": base + "/register", "code_challenge_methods_supported": ["S256"]}
-        self._check_endpoints(metadata)
-        issuer = metadata.get("issuer") if isinstance(metadata.get("issuer"), str) else base
-        return Discovery(self.server, issuer, metadata, legacy=True, guessed=guessed)
-
-    @staticmethod
-    def _check_endpoints(metadata):
-        for name in ("authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"):
-            if metadata.get(name) is not None:
-                require_secure_url(metadata[name], name.replace("_", " "))
-
-    def _first_document(self, candidates, what):
-        """The first candidate that serves the document, in order: (url, document) or (None, None)."""
-        for candidate in candidates:
-            document = self._get_metadata(candidate, what)
-            if document is not None:
-                return candidate, document
-        return None, None
-
-    def _get_metadata(self, url, what):
-        """A metadata document: the object on 2xx, None on 3xx/4xx (try the next one)."""
-        status, document = self._request("GET", url)
-        if 200 <= status < 300:
-            if document is None:
-                raise AuthError("the %s at %s is not a JSON object" % (what, url_origin(url)))
-            return document
-        if status >= 500:
-            raise AuthError("the %s at %s answered HTTP %d" % (what, url_origin(url), status))
-        return None
-
-    def _request(self, method, url, fields=None, json_body=None, headers=None):
-        """One request to an OAuth endpoint, with no MCP token and no redirect followed:
-        (status, JSON object or None). Plain HTTP (loopback only) never goes through a proxy
-        that is not on loopback too: that would carry codes and secrets off this machine."""
-        from urllib.parse import urlencode, urlsplit
-
-        parts = urlsplit(url)
-        proxy = self.network.proxy_for(parts) if parts.scheme.lower() == "http" else None
-        if proxy and not is_loopback_host(urlsplit(proxy_url(proxy)).hostname):
-            raise AuthError("%s is plain HTTP on loopback, but the proxy %s would carry it off this machine; "
-                            "mcp-tui sends credentials only over HTTPS (or straight to loopback)" % (
-                                url_origin(url), url_origin(proxy_url(proxy))),
-                            hint="add the host to no_proxy, or pass --proxy ''")
-        client = HttpClient(url, timeout=self.timeout, network=self.network, log=self.log,
-                            max_message=MAX_AUTH_BODY)
-        request_headers = {"Accept": "application/json"}
-        body = None
-        if fields is not None:
-            body = urlencode(fields).encode("ascii")
-            request_headers["Content-Type"] = "application/x-www-form-urlencoded"
-        elif json_body is not None:
-            body = json.dumps(json_body).encode("utf-8")
-            request_headers["Content-Type"] = "application/json"
-        request_headers.update(headers or {})
-        try:
-            response, payload = client.exchange(method, body=body, headers=request_headers)  # bounded in size and time
-        except MessageTooLarge:  # not --max-message-size's: that one governs MCP messages
-            raise AuthError("the answer from %s is larger than %s, mcp-tui's fixed limit on OAuth responses" % (
-                url_origin(url), size_text(MAX_AUTH_BODY)))
-        finally:
-            client.close()
-        try:
-            document = strict_json(payload.decode("utf-8")) if payload.strip() else None
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            document = None
-        return response.status, document if isinstance(document, dict) else None
+        return self.keeper.revoke(token)
 
     # -- secrets ------------------------------------------------------------------------------
 
     def _mask(self, secret):
-        """A token, secret or code: masked in every output (stderr, --debug, the log file),
-        even when a server echoes it back."""
-        if isinstance(secret, str) and secret and self.log:
-            self.log.credentials.add(secret)
+        self.requests.mask(secret)
 
     def _redact(self, text):
-        text = text if isinstance(text, str) else str(text)
-        return self.log.redact(text) if self.log else text
-
-    def _oauth_error_text(self, answer):
-        if not answer or not isinstance(answer.get("error"), str):
-            return ""
-        description = answer.get("error_description")
-        text = answer["error"][:100] + (": %s" % description[:200] if isinstance(description, str) else "")
-        return ": " + self._redact(text)
+        return self.requests.redact(text)
 
 
 def authorizer_for(spec, opts, log, announce, network=None):
