@@ -7701,6 +7701,10 @@ class Output:
             self._write(self.stdout, chunk if start < length else chunk.rstrip("\n") + "\n")
 
     def document(self, value):
+        self._write(self.stdout, self.document_text(value))
+
+    def document_text(self, value):
+        """The JSON document of a result, with the run's notifications and warnings in it."""
         self.end_declines()
         if isinstance(value, dict):
             value = dict(value)
@@ -7710,7 +7714,7 @@ class Output:
                 value["notificationCounts"] = dict(self.notification_counts)  # the ones not kept are counted
             if self.warnings:
                 value["warnings"] = self.warnings
-        self._write(self.stdout, terminal_json(value, indent=2) + "\n")
+        return terminal_json(value, indent=2) + "\n"
 
     def hide_in_errors(self, task_id):
         """Task IDs may be bearer tokens: an error names the task by its fingerprint."""
@@ -7831,6 +7835,10 @@ CLI_OPTIONS = (
         (("--trace",), dict(action="store_true", help="print the HTTP trace on stderr (secrets masked)")),
         (("--log-file",), dict(metavar="PATH", help="write the debug log as JSON lines")),
         (("--save",), dict(metavar="DIR", help="save binary contents (images, audio, blobs) into DIR")),
+        (("-o", "--output"), dict(metavar="FILE",
+                                  help="tool call, resource read, prompt get, rpc: write the result to FILE (the "
+                                       "text, the bytes of a single image/audio/blob, or the JSON with --format "
+                                       "json) instead of stdout")),
         (("--log-level",), dict(metavar="LEVEL", choices=LOG_LEVELS,
                                 help="ask the server for log messages at LEVEL: %s" % ", ".join(LOG_LEVELS))),
         (("--dry-run",), dict(action="store_true",
@@ -7982,6 +7990,32 @@ def parse_common_command_line(argv):
     return SimpleNamespace(**values)
 
 
+def output_file_payload(method, result, render):
+    """-o FILE: the bytes that go in the file, and what they are. The text of a text result
+    as the server sent it (it is not going to a terminal, so nothing is cleaned); the decoded
+    bytes of a result that is one image, audio or blob; otherwise ``render()``, the text
+    stdout would have shown."""
+    items = []
+    if method == "tools/call":
+        blocks = [block for block in result.get("content") or () if isinstance(block, dict)]
+        if blocks and all(block.get("type") == "text" for block in blocks):
+            return "\n".join(block["text"] for block in blocks).encode("utf-8"), "text"
+        if len(blocks) == 1 and blocks[0].get("type") in ("image", "audio"):
+            items = [dict(blocks[0], blob=blocks[0].get("data"))]
+        elif len(blocks) == 1 and blocks[0].get("type") == "resource" and isinstance(blocks[0].get("resource"), dict):
+            items = [blocks[0]["resource"]]
+    elif method == "resources/read":
+        items = [item for item in result.get("contents") or () if isinstance(item, dict)]
+    if len(items) == 1:
+        mime = items[0].get("mimeType") if isinstance(items[0].get("mimeType"), str) else None
+        if isinstance(items[0].get("text"), str):
+            return items[0]["text"].encode("utf-8"), mime or "text"
+        raw = base64_bytes(items[0].get("blob")) if isinstance(items[0].get("blob"), str) else None
+        if raw is not None:
+            return raw, mime or "binary"
+    return render().encode("utf-8"), "JSON" if method not in ("tools/call", "resources/read", "prompts/get") else "text"
+
+
 COMMAND_ALIASES = {"tools": "tool", "resources": "resource", "prompts": "prompt", "tasks": "task"}
 
 
@@ -8072,6 +8106,10 @@ class Cli:
             raise UsageError("unknown command %r" % words[0], hint=self.unquoted_command_hint(words))
         if self.opts.dry_run:
             self.withheld = (self.dry_run_method(words),)
+        if self.opts.output not in (None, "-") and (command_name(words[0]),) + tuple(words[1:2]) not in (
+                ("tool", "call"), ("resource", "read"), ("prompt", "get")) and command_name(words[0]) != "rpc":
+            raise UsageError("-o FILE writes the result of tool call, resource read, prompt get or rpc, not of %r"
+                             % " ".join(words[:2]))
         try:
             return handler(words[1:]) or EXIT_OK
         except Withheld as held:
@@ -8172,7 +8210,7 @@ class Cli:
                 raise UsageError("the rpc params must be a JSON object")
         session = self.connect()
         result = session.request(args[0], params)
-        self.out.document(result) if self.out.json else self.out.text(json.dumps(result, indent=2, ensure_ascii=False))
+        self.show_result(args[0], result, result, lambda: json.dumps(result, indent=2, ensure_ascii=False))
 
     # -- tools ----------------------------------------------------------------------------
 
@@ -8199,6 +8237,24 @@ class Cli:
 
     def blob_saver(self):
         return BlobSaver(self.opts.save) if self.opts.save else None
+
+    def show_result(self, method, result, document, render):
+        """A command's result on stdout (``document`` with --format json, else ``render()``), or
+        with -o FILE in that file, and one line on stderr that says what went there."""
+        if self.opts.output in (None, "-"):
+            self.out.document(document) if self.out.json else self.out.text(render())
+            return
+        if self.out.json:
+            data, what = self.out.document_text(document).encode("utf-8"), "JSON"
+        else:
+            data, what = output_file_payload(method, result, render)
+        try:
+            with open(self.opts.output, "wb") as handle:  # an existing file is replaced, as curl -o does
+                handle.write(data)
+        except OSError as exc:
+            raise McpTuiError("cannot write %s: %s" % (self.opts.output, exc.strerror or exc))
+        if not self.opts.quiet:
+            self.out.stderr_line("Wrote %d bytes (%s) to %s" % (len(data), what, self.opts.output))
 
     def count(self, items, noun):
         """"3 resources" on stderr after a list, as `tool list` does: 0 says it was empty."""
@@ -8254,14 +8310,12 @@ class Cli:
                 self.out.notice("hint: " + result_hint(result))
         else:
             self.out.progress("✅ Tool executed successfully")
-        if self.out.json:
-            document = {"result": result}
-            if task is not None:
-                document["task"] = task.data
-            self.out.document(document)
-        else:
+        document = {"result": result}
+        if task is not None:
+            document["task"] = task.data
+        if not self.out.json and self.opts.output in (None, "-"):
             self.out.progress("")
-            self.out.text(render_tool_result(result, self.blob_saver()))
+        self.show_result("tools/call", result, document, lambda: render_tool_result(result, self.blob_saver()))
         return EXIT_FAILURE if result.get("isError") and self.opts.strict_errors else EXIT_OK
 
     def cmd_task(self, args):
@@ -8324,10 +8378,7 @@ class Cli:
         if action == "read":
             uri, = self.expect(rest, 1, "resource read URI")
             result = self.connect().request("resources/read", {"uri": uri})
-            if self.out.json:
-                self.out.document(result)
-            else:
-                self.out.text(render_contents(result, self.blob_saver()))
+            self.show_result("resources/read", result, result, lambda: render_contents(result, self.blob_saver()))
             return
         self.expect(rest, 0, "resource %s" % action)
         method, key = (("resources/list", "resources") if action == "list"
@@ -8365,11 +8416,9 @@ class Cli:
         arguments = parse_arguments(rest[1:], args_json=self.opts.args_json, strings_only=True)
         check_prompt_arguments(find_prompt(session, rest[0]), arguments)
         result = session.request("prompts/get", {"name": rest[0], "arguments": arguments})
-        if self.out.json:
-            self.out.document(result)
-            return
         lines = [str(result["description"]), ""] if result.get("description") else []
-        self.out.text("\n".join(lines) + render_messages(result.get("messages")))
+        self.show_result("prompts/get", result, result,
+                         lambda: "\n".join(lines) + render_messages(result.get("messages")))
 
     def cmd_complete(self, args):
         if len(args) < 3 or args[0] not in ("prompt", "resource"):
@@ -13128,6 +13177,8 @@ def main(argv=None):
             raise UsageError("--max-pages must be at least 1")
         if opts.save and os.path.exists(opts.save) and not os.path.isdir(opts.save):
             raise UsageError("--save %s is a file: give a directory (it is made if missing)" % opts.save)
+        if opts.output not in (None, "-") and os.path.isdir(opts.output):
+            raise UsageError("-o %s is a directory: give a file name" % opts.output)
         spec, words = spec_from_options(opts, opts.words, output.credentials)
         if words:
             signals.install()  # the TUI quits on them its own way (quit_on_hangup)

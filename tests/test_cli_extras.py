@@ -1,0 +1,95 @@
+"""What users of curl and of the Inspector CLI expect of the CLI: -o FILE, --meta, CI-safe
+auth (--stored-auth-only, a browser that cannot start), shell completion, and output that
+keeps its data when the pipe closes or the encoding is not UTF-8. mcp_tui.py runs as a
+subprocess against tests/testserver.py."""
+import base64
+import json
+
+import pytest
+
+from conftest import stdio_command
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+# -- -o FILE / --output FILE ---------------------------------------------------------------
+
+def test_output_file_gets_the_text_of_a_text_result_and_stdout_stays_empty(cli, tmp_path):
+    target = tmp_path / "out.txt"
+    result = cli(stdio_command(), "tool", "call", "echo", "message=hello 🙂", "-o", target)
+    assert result.code == 0, result
+    assert result.out == ""
+    assert target.read_bytes() == "hello 🙂".encode("utf-8")
+    assert "Wrote %d bytes (text) to %s" % (len("hello 🙂".encode("utf-8")), target) in result.err
+
+
+def test_output_file_gets_the_decoded_bytes_of_a_single_image(cli, tmp_path):
+    target = tmp_path / "x.png"
+    result = cli(stdio_command(), "tool", "call", "get_image", "--output", target)
+    assert result.code == 0, result
+    assert result.out == ""
+    data = target.read_bytes()
+    assert data.startswith(PNG_MAGIC)
+    assert "Wrote %d bytes (image/png) to %s" % (len(data), target) in result.err.splitlines()
+
+
+def test_output_file_replaces_an_existing_file_as_curl_does(cli, tmp_path):
+    target = tmp_path / "x.png"
+    target.write_bytes(b"old contents, longer than the new ones would be if they were appended" * 10)
+    result = cli(stdio_command(), "tool", "call", "get_image", "-o", target)
+    assert result.code == 0, result
+    assert target.read_bytes().startswith(PNG_MAGIC)
+
+
+def test_output_file_with_format_json_gets_the_json_document(cli, tmp_path):
+    target = tmp_path / "result.json"
+    result = cli(stdio_command(), "tool", "call", "echo", "message=中文", "--format", "json", "-o", target)
+    assert result.code == 0, result
+    assert result.out == ""
+    document = json.loads(target.read_text(encoding="utf-8"))
+    assert document["result"]["content"][0]["text"] == "中文"
+
+
+def test_resource_read_writes_a_blob_decoded_and_rpc_writes_json(cli, tmp_path):
+    listed = cli(stdio_command(), "resource", "list", "--format", "json").json()["resources"]
+    png = next(r for r in listed if r.get("mimeType") == "image/png")
+    target = tmp_path / "logo.png"
+    result = cli(stdio_command(), "resource", "read", png["uri"], "-o", target)
+    assert result.code == 0, result
+    assert result.out == ""
+    served = cli(stdio_command(), "resource", "read", png["uri"], "--format", "json").json()["contents"][0]
+    assert target.read_bytes() == base64.b64decode(served["blob"])
+
+    rpc_target = tmp_path / "tools.json"
+    result = cli(stdio_command(), "rpc", "tools/list", "-o", rpc_target)
+    assert result.code == 0, result
+    assert result.out == ""
+    assert "echo" in [tool["name"] for tool in json.loads(rpc_target.read_text(encoding="utf-8"))["tools"]]
+
+
+def test_prompt_get_writes_the_text_stdout_would_show(cli, tmp_path):
+    shown = cli(stdio_command(), "prompt", "get", "greeting", "name=Ada")
+    assert "Ada" in shown.out, shown
+    target = tmp_path / "prompt.txt"
+    result = cli(stdio_command(), "prompt", "get", "greeting", "name=Ada", "-o", target)
+    assert result.code == 0, result
+    assert result.out == ""
+    assert target.read_text(encoding="utf-8").strip() == shown.out.strip()
+
+
+def test_output_file_refuses_a_directory_and_commands_without_a_result(cli, tmp_path):
+    result = cli(stdio_command(), "tool", "call", "echo", "message=x", "-o", tmp_path)
+    assert result.code == 2, result
+    assert result.err.strip() == "mcp-tui: -o %s is a directory: give a file name" % tmp_path
+    result = cli(stdio_command(), "tool", "list", "-o", tmp_path / "tools.txt")
+    assert result.code == 2, result
+    assert "-o FILE writes the result of tool call, resource read, prompt get or rpc" in result.err
+    assert not (tmp_path / "tools.txt").exists()
+
+
+def test_a_failed_call_leaves_an_existing_output_file_alone(cli, tmp_path):
+    target = tmp_path / "keep.txt"
+    target.write_text("kept")
+    result = cli(stdio_command(), "rpc", "no/such/method", "-o", target)
+    assert result.code == 1, result
+    assert target.read_text() == "kept"
