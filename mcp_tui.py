@@ -2204,6 +2204,7 @@ class RpcChannel:
         self.transport = transport
         self.deadline = deadline
         self.withheld = withheld  # methods built and not sent (--dry-run): call raises Withheld
+        self.added_meta = ({}, {})  # the user's _meta keys (--meta) for every request, and (--tool-meta) tools/call's
         self._requests = None  # the backlog of server requests, made on the first one
         self._workers = 0
         self.log = log
@@ -2236,6 +2237,10 @@ class RpcChannel:
              on_progress=None, cancel_notification=True):
         """Send a request and wait for its response; return the result object."""
         request_id = self.next_id() if request_id is None else request_id
+        added = dict(self.added_meta[0], **(self.added_meta[1] if method == "tools/call" else {}))
+        if added:  # merged under what the request has (the era's keys, a progress token): never over them
+            meta = (params or {}).get("_meta")
+            params = dict(params or {}, _meta=dict(added, **meta) if isinstance(meta, dict) else added)
         message = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
@@ -2842,6 +2847,7 @@ class Session:
         self.max_pages = max_pages
         self.deadline = deadline  # monotonic: the end of the whole command (--max-time), if any
         self.withheld = frozenset()  # --dry-run: methods built and not sent (RpcChannel.call)
+        self.added_meta = ({}, {})  # --meta and --tool-meta (RpcChannel.added_meta)
         self.responder = responder
         self.log = log
         self.timeout = timeout
@@ -3101,6 +3107,7 @@ class Session:
         self.transport = transport
         self.channel = RpcChannel(transport, self.log, self._notification, self._server_request, self.deadline,
                                   self.withheld)
+        self.channel.added_meta = self.added_meta
         self.channel.start()
         if self.closed:  # closed from another thread while it started: no server may outlive that
             self.channel.close()
@@ -7468,6 +7475,25 @@ def describe_expiry(view, now=None):
     return "expires in %dm%02ds%s" % (left // 60, left % 60, " (refreshable)" if view["refreshable"] else "")
 
 
+def added_request_meta(options):
+    """--meta and --tool-meta, read as tool arguments are (KEY=VALUE, KEY:=JSON, KEY=@FILE):
+    the _meta keys for every request and for tools/call. The names MCP reserves for itself
+    (a prefix whose second label is modelcontextprotocol or mcp) are refused."""
+    added = []
+    for flag, words in (("--meta", getattr(options, "meta", ())), ("--tool-meta", getattr(options, "tool_meta", ()))):
+        try:
+            meta = parse_arguments(words or ())
+        except UsageError as exc:
+            raise UsageError("%s: %s" % (flag, exc.message), hint=exc.hint)
+        for key in meta:
+            labels = key.rpartition("/")[0].split(".") if "/" in key else ()
+            if len(labels) > 1 and labels[1] in ("modelcontextprotocol", "mcp"):
+                raise UsageError("%s %s: names under %s/ are reserved for MCP itself" % (flag, key, key.split("/")[0]),
+                                 hint="choose a name of your own, such as trace_id or com.example/trace_id")
+        added.append(meta)
+    return tuple(added)
+
+
 def connect(spec, options, responder, log, observers=(), deadline=None, resume=None, notice=None, tell=None,
             browser_step=None, started=None):
     """Open a session to ``spec`` as the options say: the one way the CLI, the TUI and the
@@ -7489,6 +7515,7 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
                       probe_timeout=options.probe_timeout, network=network,
                       log_level=options.log_level, max_message_size=options.max_message_size,
                       max_pages=options.max_pages, deadline=deadline, cache=not options.no_cache)
+    session.added_meta = added_request_meta(options)
     session.observers.extend(observers)
     if notice is not None:
         session.notice = notice
@@ -7841,6 +7868,10 @@ CLI_OPTIONS = (
                                        "json) instead of stdout")),
         (("--log-level",), dict(metavar="LEVEL", choices=LOG_LEVELS,
                                 help="ask the server for log messages at LEVEL: %s" % ", ".join(LOG_LEVELS))),
+        (("--meta",), dict(action="append", default=[], metavar="KEY=VALUE",
+                           help="add KEY to the _meta of every request (repeatable; KEY:=JSON for a JSON value)")),
+        (("--tool-meta",), dict(action="append", default=[], metavar="KEY=VALUE",
+                                help="the same, for tools/call requests only")),
         (("--dry-run",), dict(action="store_true",
                               help="print the request that tool call, prompt get, resource read, complete or rpc "
                                    "would send, with its HTTP headers, and do not send it")),
@@ -13177,6 +13208,7 @@ def main(argv=None):
             raise UsageError("--max-pages must be at least 1")
         if opts.save and os.path.exists(opts.save) and not os.path.isdir(opts.save):
             raise UsageError("--save %s is a file: give a directory (it is made if missing)" % opts.save)
+        added_request_meta(opts)  # a malformed or reserved --meta: exit 2 before anything starts
         if opts.output not in (None, "-") and os.path.isdir(opts.output):
             raise UsageError("-o %s is a directory: give a file name" % opts.output)
         spec, words = spec_from_options(opts, opts.words, output.credentials)

@@ -93,3 +93,45 @@ def test_a_failed_call_leaves_an_existing_output_file_alone(cli, tmp_path):
     result = cli(stdio_command(), "rpc", "no/such/method", "-o", target)
     assert result.code == 1, result
     assert target.read_text() == "kept"
+
+
+# -- --meta and --tool-meta ------------------------------------------------------------------
+
+def recorded_requests(record):
+    return [json.loads(line)["message"] for line in record.read_text().splitlines()
+            if "id" in json.loads(line)["message"] and "method" in json.loads(line)["message"]]
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+def test_meta_reaches_the_server_in_every_request_beside_mcp_tuis_own_keys(cli, record_file, era):
+    result = cli(stdio_command("--record", record_file), "--protocol-version", era, "tool", "call", "echo",
+                 "message=hi", "--meta", "trace_id=abc123", "--meta", "sample:=0.5", "--meta", "progressToken=mine",
+                 "--tool-meta", "com.example/tool:={\"n\": 1}")
+    assert result.code == 0, result
+    requests = recorded_requests(record_file)
+    assert {r["method"] for r in requests} >= {"tools/list", "tools/call"}
+    for request in requests:
+        meta = request["params"]["_meta"]
+        assert meta["trace_id"] == "abc123" and meta["sample"] == 0.5, request
+        assert ("com.example/tool" in meta) == (request["method"] == "tools/call"), request
+        if era == "2026-07-28":  # the era's own keys are all still there
+            assert meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+            assert "io.modelcontextprotocol/clientInfo" in meta
+    call = next(r for r in requests if r["method"] == "tools/call")
+    assert call["params"]["_meta"]["com.example/tool"] == {"n": 1}
+    assert call["params"]["_meta"]["progressToken"] != "mine"  # mcp-tui's own token is never overwritten
+
+
+@pytest.mark.parametrize("flag, key", [("--meta", "io.modelcontextprotocol/protocolVersion"),
+                                       ("--tool-meta", "dev.mcp/x"), ("--meta", "io.modelcontextprotocol/related")])
+def test_reserved_meta_names_are_refused_before_anything_is_sent(cli, record_file, flag, key):
+    result = cli(stdio_command("--record", record_file), "tool", "call", "echo", "message=hi", flag, key + "=x")
+    assert result.code == 2, result
+    assert "reserved for MCP itself" in result.err and key in result.err
+    assert not record_file.exists()
+
+
+def test_a_malformed_meta_is_a_usage_error_naming_the_flag(cli):
+    result = cli(stdio_command(), "ping", "--meta", "trace_id")
+    assert result.code == 2, result
+    assert result.err.startswith("mcp-tui: --meta: expected key=value")
