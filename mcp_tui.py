@@ -5471,7 +5471,8 @@ class AuthSettings:
     entry's ``oauth`` object (camelCase or snake_case keys)."""
 
     FIELDS = ("client_id", "client_secret", "client_metadata_url", "scope", "grant", "private_key", "id_token",
-              "idp_client_id", "idp_token_endpoint", "no_browser", "token_endpoint_auth_method", "callback_port")
+              "idp_client_id", "idp_token_endpoint", "no_browser", "token_endpoint_auth_method", "callback_port",
+              "stored_auth_only")
 
     def __init__(self, **values):
         for field in self.FIELDS:
@@ -5548,6 +5549,8 @@ AUTH_OPTIONS = ("authorization (OAuth, when an HTTP server asks for it; --bearer
                                                        "browser")),
     (("--callback-port",), dict(type=int, metavar="PORT", help="the port of the redirect URI "
                                                                "http://127.0.0.1:PORT/callback (default: any free one)")),
+    (("--stored-auth-only",), dict(action="store_true", help="use a stored (or refreshable) token, and fail at once "
+                                                             "rather than open a browser (for CI)")),
     (("--all",), dict(action="store_true", help="auth logout: every stored token; session close: every session")),
 ))  # the command line's option group (section 7 reads it)
 
@@ -5892,6 +5895,10 @@ class Authorizer:
 
     def _obtain(self, challenge, scopes, attempt):
         try:
+            if self.settings.stored_auth_only and self.settings.grant == "authorization_code" and not (
+                    self.settings.id_token):  # the grant that needs a browser and a person: CI has neither
+                raise AuthError("authorization required: run `mcp-tui auth login --url %s`" % self.url,
+                                hint="--stored-auth-only uses only a stored or refreshable token")
             discovery = self._discover(challenge)
             if scopes is None:
                 scopes = self._choose_scopes(challenge, discovery)
@@ -8835,6 +8842,8 @@ def auth_command(args, opts, spec, output, log):
                 action, "; or auth logout --all" if action == "logout" else ""))
         server = canonical_resource(spec.url)
     if action == "login":
+        if opts.stored_auth_only:
+            raise UsageError("auth login authorizes anew, which --stored-auth-only forbids")
         authorizer = authorizer_for(spec, opts, log, output.stderr_line)
         if authorizer is None:
             raise UsageError("an Authorization header is given (--bearer or -H); there is nothing to log in to")

@@ -4,10 +4,15 @@ keeps its data when the pipe closes or the encoding is not UTF-8. mcp_tui.py run
 subprocess against tests/testserver.py."""
 import base64
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
-from conftest import stdio_command
+from conftest import ROOT, stdio_command
+
+FETCH_URL = ROOT / "tests" / "interop" / "fetch_url.py"
+BROWSER = "%s %s %%s" % (sys.executable, FETCH_URL)  # a "browser" that follows the authorization URL
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -135,3 +140,39 @@ def test_a_malformed_meta_is_a_usage_error_naming_the_flag(cli):
     result = cli(stdio_command(), "ping", "--meta", "trace_id")
     assert result.code == 2, result
     assert result.err.startswith("mcp-tui: --meta: expected key=value")
+
+
+# -- --stored-auth-only ------------------------------------------------------------------------
+
+def auth_endpoint_hits(server, name):
+    lines = [json.loads(line) for line in Path(server.record).read_text().splitlines() if line.strip()]
+    return [line["auth"] for line in lines if line.get("transport") == "auth" and line["auth"].get("endpoint") == name]
+
+
+def test_stored_auth_only_without_a_token_fails_at_once_with_the_login_hint(cli, start_server):
+    server = start_server("--auth")
+    out = cli("--url", server.url, "--stored-auth-only", "--timeout", "60", "tool", "list",
+              env={"BROWSER": BROWSER}, timeout=30)
+    assert out.code == 1, out
+    assert out.err.strip() == ("mcp-tui: authorization required: run `mcp-tui auth login --url %s` "
+                               "(--stored-auth-only uses only a stored or refreshable token)" % server.url), out
+    assert "authorizing" not in out.err
+    assert not auth_endpoint_hits(server, "authorize")
+    json_out = cli("--url", server.url, "--stored-auth-only", "--format", "json", "tool", "list",
+                   env={"BROWSER": BROWSER}, timeout=30)
+    assert json_out.code == 1 and json.loads(json_out.err)["error"]["message"].startswith("authorization required")
+
+
+def test_stored_auth_only_uses_a_stored_token(cli, start_server):
+    server = start_server("--auth")
+    assert cli("--url", server.url, "auth", "login", env={"BROWSER": BROWSER}).code == 0
+    out = cli("--url", server.url, "--stored-auth-only", "tool", "list", env={"BROWSER": "false"})
+    assert out.code == 0, out
+    assert "echo (Echo)" in out.out
+    assert len(auth_endpoint_hits(server, "authorize")) == 1  # the login's only
+
+
+def test_auth_login_with_stored_auth_only_is_a_usage_error(cli):
+    out = cli("--url", "http://127.0.0.1:9/mcp", "--stored-auth-only", "auth", "login")
+    assert out.code == 2, out
+    assert "--stored-auth-only" in out.err
