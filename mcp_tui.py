@@ -5708,19 +5708,28 @@ class BrowserStep:
         self._listener.cancel()
 
 
+BROWSER_START_SECONDS = 1.0  # a browser command that cannot start ($BROWSER=/bin/false, no display) fails sooner
+
+
 def launch_browser(url):
     """webbrowser.open (which honours $BROWSER) on its own thread: a console browser
-    command blocks until it exits."""
+    command blocks until it exits. Returns failed_within(seconds): True when within that
+    time webbrowser.open said no browser started (a $BROWSER command that exits non-zero,
+    none at all) or failed; False once it started one, or while it is still running."""
+    ended = threading.Event()
+    opened = []
 
     def run():
         import webbrowser
 
         try:
-            webbrowser.open(url)
+            opened.append(webbrowser.open(url))
         except Exception:  # no usable browser: the printed URL is the way
-            pass
+            opened.append(False)
+        ended.set()
 
     threading.Thread(target=run, daemon=True).start()
+    return lambda seconds: ended.wait(seconds) and not opened[0]
 
 
 def read_pasted_redirects(listener):
@@ -5961,8 +5970,9 @@ class Authorizer:
                 params.append(("scope", " ".join(scopes)))
             url = append_query(endpoint, params)
             seconds = self.timeout * 0.9  # fail before the request's own timeout
+            waits_until = time.monotonic() + seconds
             self._open_browser(url, listener, issuer, seconds)
-            response = listener.wait(seconds)
+            response = listener.wait(max(0.0, waits_until - time.monotonic()))
         finally:
             listener.close()
         if listener.cancelled:
@@ -6020,7 +6030,14 @@ class Authorizer:
                 read_pasted_redirects(listener)
             return
         self.announce("mcp-tui: authorizing at %s in your browser: %s" % (host, url))
-        launch_browser(url)
+        if not launch_browser(url)(BROWSER_START_SECONDS):
+            return  # started, or still starting (a console browser runs until it exits)
+        line = "the browser did not start; to authorize at %s, open this URL in a browser: %s" % (host, url)
+        advice = "without a browser, use --no-browser, and --callback-port PORT to forward the callback over SSH"
+        if not (self.interactive if self.interactive is not None else sys.stdin.isatty() and sys.stderr.isatty()):
+            raise AuthError(line, hint=advice)  # nobody to open it: waiting out --timeout helps no one
+        self.announce("mcp-tui: %s (or paste the address it ends on here; %s)" % (line, advice))
+        read_pasted_redirects(listener)
 
     def _check_callback(self, response, discovery):
         iss = response.get("iss")

@@ -176,3 +176,19 @@ def test_auth_login_with_stored_auth_only_is_a_usage_error(cli):
     out = cli("--url", "http://127.0.0.1:9/mcp", "--stored-auth-only", "auth", "login")
     assert out.code == 2, out
     assert "--stored-auth-only" in out.err
+
+
+# -- a browser that cannot start ------------------------------------------------------------------
+
+@pytest.mark.parametrize("browser", ["/bin/false", "false %s"])
+def test_a_browser_that_fails_to_start_ends_the_run_with_the_url_and_advice(cli, start_server, browser):
+    """No terminal (stdin and stderr are pipes here): nobody could open the URL, so the run
+    ends with it at once rather than after --timeout 60 (the subprocess timeout guards that)."""
+    server = start_server("--auth")
+    out = cli("--url", server.url, "--timeout", "60", "tool", "list", env={"BROWSER": browser}, timeout=30)
+    assert out.code == 1, out
+    last = out.err.strip().splitlines()[-1]
+    assert last.startswith("mcp-tui: the browser did not start; to authorize at 127.0.0.1:"), out
+    assert "open this URL in a browser: http://127.0.0.1:" in last and "/authorize?" in last
+    assert "--no-browser" in last and "--callback-port" in last
+    assert len(auth_endpoint_hits(server, "authorize")) == 0  # nobody opened it
