@@ -6858,7 +6858,7 @@ def spec_from_config_entry(entry, protocol, where, source=None):
 
 
 COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
-                 "rpc", "task", "tasks", "watch", "auth", "session", "sessions")
+                 "rpc", "task", "tasks", "watch", "auth", "session", "sessions", "completion")
 SESSION_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # compiled on first use
 
 
@@ -7583,6 +7583,7 @@ commands:
   session open NAME [connection] | session list | session close NAME | --all
                                  keep a server connected; then: mcp-tui @NAME COMMAND ...
   auth login | auth status | auth logout [--all]   OAuth tokens (stored in auth.json)
+  completion bash|zsh|fish       a shell completion script (source <(mcp-tui completion bash))
 
 examples:
   mcp-tui "python3 tests/testserver.py" tool list
@@ -8071,6 +8072,160 @@ def output_file_payload(method, result, render):
     return render().encode("utf-8"), "JSON" if method not in ("tools/call", "resources/read", "prompts/get") else "text"
 
 
+SUBCOMMANDS = {  # what follows a command word (the handlers and the shell completion read this)
+    "tool": ("list", "describe", "call"),
+    "resource": ("list", "templates", "read", "subscribe", "unsubscribe"),
+    "prompt": ("list", "get"),
+    "complete": ("prompt", "resource"),
+    "task": ("support", "get", "result", "cancel", "list", "update"),
+    "session": ("open", "list", "close"),
+    "auth": ("login", "status", "logout"),
+    "completion": ("bash", "zsh", "fish"),
+}
+FILE_METAVARS = ("FILE", "DIR", "PATH")  # an option whose value the shell completes as a file name
+
+
+def completion_words():
+    """What a completion script offers: the commands, the subcommands of each, the flags,
+    the values of a flag with choices, and the flags whose value is a file."""
+    commands = [word for word in COMMAND_WORDS if not (word.endswith("s") and word[:-1] in COMMAND_WORDS)]
+    flags, choices, files, valued = [], {}, [], []
+    for _, options in CLI_OPTIONS:
+        for option_flags, settings in options:
+            flags.extend(option_flags)
+            if settings.get("action") == "store_true":
+                continue
+            valued.extend(option_flags)
+            if settings.get("choices"):
+                choices.update((flag, [str(c) for c in settings["choices"]]) for flag in option_flags)
+            elif settings.get("metavar") in FILE_METAVARS:
+                files.extend(option_flags)
+    return commands, flags, choices, files, valued
+
+
+def completion_script(shell):
+    """`completion bash|zsh|fish`: the script, made from CLI_OPTIONS, COMMAND_WORDS and
+    SUBCOMMANDS; tool names after `tool call` come from `completion tool-names` at TAB time."""
+    commands, flags, choices, files, valued = completion_words()
+    if shell == "fish":
+        lines = ["# mcp-tui completion for fish: mcp-tui completion fish > ~/.config/fish/completions/mcp-tui.fish",
+                 "complete -c mcp-tui -f",
+                 "complete -c mcp-tui -n __fish_use_subcommand -a '%s'" % " ".join(commands)]
+        for command, words in sorted(SUBCOMMANDS.items()):
+            lines.append("complete -c mcp-tui -n '__fish_seen_subcommand_from %s; and not __fish_seen_subcommand_from"
+                         " %s' -a '%s'" % (command, " ".join(words), " ".join(words)))
+        lines.append("complete -c mcp-tui -n '__fish_seen_subcommand_from call' -a '(mcp-tui completion tool-names "
+                     "2>/dev/null)'")
+        for _, options in CLI_OPTIONS:
+            for option_flags, settings in options:
+                spec = " ".join("-l %s" % f[2:] if f.startswith("--") else "-s %s" % f[1:] for f in option_flags)
+                if settings.get("choices"):
+                    spec += " -x -a '%s'" % " ".join(choices[option_flags[0]])
+                elif option_flags[0] in files:
+                    spec += " -r -F"
+                elif settings.get("action") != "store_true":
+                    spec += " -x"
+                lines.append("complete -c mcp-tui %s" % spec)
+        return "\n".join(lines) + "\n"
+    cases = "".join("        %s) reply=(%s);;\n" % ("|".join(flag for flag in choices if choices[flag] == values),
+                                                    " ".join(values))
+                    for values in {tuple(v): list(v) for v in choices.values()}.values())
+    body = COMPLETION_FUNCTION % dict(
+        commands=" ".join(commands), flags=" ".join(flags), valued=" ".join(valued),
+        files="|".join(files), choice_cases=cases,
+        command_cases="".join("                %s) command=%s;;\n" % (
+            "|".join(word for word in COMMAND_WORDS if word in (command, command + "s")), command) for command in commands),
+        subcommand_cases="".join("        %s) reply=(%s);;\n" % (command, " ".join(words))
+                                 for command, words in sorted(SUBCOMMANDS.items())))
+    if shell == "zsh":
+        return ("#compdef mcp-tui\n# mcp-tui completion for zsh: source <(mcp-tui completion zsh)\n" + body +
+                ZSH_COMPLETION_TAIL)
+    return "# mcp-tui completion for bash: source <(mcp-tui completion bash)\n" + body + BASH_COMPLETION_TAIL
+
+
+# One function for bash and zsh: it reads the words before the cursor into `reply`, which
+# each shell's tail turns into its own completions (compgen -W / compadd).
+COMPLETION_FUNCTION = r"""
+_mcp_tui_reply() {
+    # $1: the word being completed; the words before it are in _mcp_tui_words
+    local cur="$1" prev="" command="" sub="" named="" skip="" w
+    reply=()
+    for w in "${_mcp_tui_words[@]}"; do
+        if [ -n "$skip" ]; then skip=""; prev="$w"; continue; fi
+        case " %(valued)s " in *" $w "*) skip=1; prev="$w"; continue;; esac
+        case "$w" in -*) prev="$w"; continue;; esac
+        if [ -z "$command" ]; then
+            case "$w" in
+%(command_cases)s            esac
+        elif [ -z "$sub" ]; then sub="$w"
+        elif [ -z "$named" ]; then named="$w"
+        fi
+        prev="$w"
+    done
+    if [ -n "$skip" ]; then
+        case "$prev" in
+%(choice_cases)s        %(files)s) _mcp_tui_files=1;;
+        esac
+        return
+    fi
+    case "$cur" in -*) reply=(%(flags)s); return;; esac
+    if [ -z "$command" ]; then reply=(%(commands)s); return; fi
+    if [ -z "$sub" ]; then
+        case "$command" in
+%(subcommand_cases)s        esac
+        return
+    fi
+    if [ "$command $sub" = "tool call" ] && [ -z "$named" ]; then
+        reply=($("$_mcp_tui_program" completion tool-names 2>/dev/null))
+    fi
+}
+"""
+BASH_COMPLETION_TAIL = r"""
+_mcp_tui() {
+    local reply _mcp_tui_files="" _mcp_tui_program="${COMP_WORDS[0]}"
+    local _mcp_tui_words=("${COMP_WORDS[@]:1:COMP_CWORD-1}")
+    _mcp_tui_reply "${COMP_WORDS[COMP_CWORD]}"
+    if [ -n "$_mcp_tui_files" ]; then
+        COMPREPLY=($(compgen -f -- "${COMP_WORDS[COMP_CWORD]}"))
+    else
+        COMPREPLY=($(compgen -W "${reply[*]}" -- "${COMP_WORDS[COMP_CWORD]}"))
+    fi
+}
+complete -F _mcp_tui mcp-tui
+"""
+ZSH_COMPLETION_TAIL = r"""
+_mcp_tui() {
+    local -a reply _mcp_tui_words
+    local _mcp_tui_files="" _mcp_tui_program="${words[1]}"
+    _mcp_tui_words=("${(@)words[2,CURRENT-1]}")
+    _mcp_tui_reply "${words[CURRENT]}"
+    if [ -n "$_mcp_tui_files" ]; then
+        _files
+    else
+        compadd -- "${reply[@]}"
+    fi
+}
+compdef _mcp_tui mcp-tui
+"""
+
+
+def cached_tool_names():
+    """The tool names of the server whose tools/list a command kept last in cache.json
+    (2026-07-28 servers that say how long a list stays fresh; stale ones still name tools)."""
+    try:
+        entries = JsonStateFile(os.path.join(state_directory(), "cache.json"), valid_cache_entry,
+                                durable=False).read()
+    except (OSError, McpTuiError):
+        return []
+    lists = [(key.split(" ")[0], entry) for key, entry in entries.items() if key.split(" ")[1:2] == ["tools/list"]]
+    if not lists:
+        return []
+    server = max(lists, key=lambda item: item[1]["expires"])[0]
+    return sorted({tool["name"] for key, entry in lists if key == server for tool in entry["result"].get("tools") or ()
+                   if isinstance(tool, dict) and isinstance(tool.get("name"), str) and tool["name"].strip()
+                   and not any(c.isspace() for c in tool["name"])})
+
+
 COMMAND_ALIASES = {"tools": "tool", "resources": "resource", "prompts": "prompt", "tasks": "task"}
 
 
@@ -8237,6 +8392,16 @@ class Cli:
             return
         self.out.text(describe_server(session))
 
+    def cmd_completion(self, args):
+        shell, rest = self.sub(args, SUBCOMMANDS["completion"] + ("tool-names",))
+        self.expect(rest, 0, "completion bash|zsh|fish")
+        if shell == "tool-names":  # what the scripts call at TAB after `tool call`
+            for name in cached_tool_names():
+                self.out.text(name)
+            return EXIT_OK
+        self.out.text(completion_script(shell))
+        return EXIT_OK
+
     def cmd_auth(self, args):
         self.log = self.log or self.make_log()
         return auth_command(args, self.opts, self.spec, self.out, self.log)
@@ -8270,7 +8435,7 @@ class Cli:
     # -- tools ----------------------------------------------------------------------------
 
     def cmd_tool(self, args):
-        action, rest = self.sub(args, ("list", "describe", "call"))
+        action, rest = self.sub(args, SUBCOMMANDS["tool"])
         return getattr(self, "tool_" + action)(rest)
 
     def tool_list(self, args):
@@ -8411,7 +8576,7 @@ class Cli:
         return EXIT_OK
 
     def cmd_resource(self, args):
-        action, rest = self.sub(args, ("list", "templates", "read", "subscribe", "unsubscribe"))
+        action, rest = self.sub(args, SUBCOMMANDS["resource"])
         if action == "subscribe":
             uri, = self.expect(rest, 1, "resource subscribe URI [--for SECONDS]")
             return self.watch([uri] + [u for u in self.opts.resource if u != uri])
@@ -8451,7 +8616,7 @@ class Cli:
         self.count(items, "resource" if action == "list" else "resource template")
 
     def cmd_prompt(self, args):
-        action, rest = self.sub(args, ("list", "get"))
+        action, rest = self.sub(args, SUBCOMMANDS["prompt"])
         session = self.connect()
         if action == "list":
             self.expect(rest, 0, "prompt list")
@@ -8692,7 +8857,7 @@ class TaskCommands:
         return spec
 
     def run(self, args):
-        action, rest = self.cli.sub(args, ("support", "get", "result", "cancel", "list", "update"))
+        action, rest = self.cli.sub(args, SUBCOMMANDS["task"])
         if action in ("support", "list"):
             self.cli.expect(rest, 0, "task %s" % action)
             task_id = None

@@ -192,3 +192,76 @@ def test_a_browser_that_fails_to_start_ends_the_run_with_the_url_and_advice(cli,
     assert "open this URL in a browser: http://127.0.0.1:" in last and "/authorize?" in last
     assert "--no-browser" in last and "--callback-port" in last
     assert len(auth_endpoint_hits(server, "authorize")) == 0  # nobody opened it
+
+
+# -- completion bash|zsh|fish -----------------------------------------------------------------------
+
+def bash_completions(state_dir, *words):
+    """What `source <(mcp-tui completion bash)` offers for the last of ``words`` (COMP_WORDS
+    and COMP_CWORD set as bash sets them on TAB)."""
+    import os
+    import shlex
+    import subprocess
+
+    script = "\n".join([
+        "mcp-tui() { %s %s \"$@\"; }" % (shlex.quote(sys.executable), shlex.quote(str(ROOT / "mcp_tui.py"))),
+        "source <(mcp-tui completion bash) || exit 3",
+        "COMP_WORDS=(mcp-tui %s); COMP_CWORD=%d" % (" ".join(shlex.quote(w) for w in words), len(words)),
+        "_mcp_tui",
+        "printf '%s\\n' \"${COMPREPLY[@]}\"",
+    ])
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir)))
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def test_bash_completion_completes_commands_subcommands_flags_and_values(state_dir):
+    assert bash_completions(state_dir, "to") == ["tool"]
+    assert bash_completions(state_dir, "python3 server.py", "tool", "") == ["list", "describe", "call"]
+    assert bash_completions(state_dir, "resources", "t") == ["templates"]
+    assert bash_completions(state_dir, "--fo") == ["--format", "--for"]
+    assert bash_completions(state_dir, "--stored") == ["--stored-auth-only"]  # every flag of CLI_OPTIONS
+    assert bash_completions(state_dir, "--format", "") == ["text", "json"]
+    assert bash_completions(state_dir, "completion", "") == ["bash", "zsh", "fish"]
+
+
+def test_bash_completion_offers_the_tool_names_of_the_last_connection(cli, state_dir):
+    assert bash_completions(state_dir, "tool", "call", "") == []  # nothing kept yet
+    assert cli(stdio_command(), "--protocol-version", "2026-07-28", "tool", "list").code == 0
+    names = bash_completions(state_dir, "tool", "call", "")
+    assert "echo" in names and "get_image" in names
+    assert bash_completions(state_dir, "--url", "http://127.0.0.1:9/mcp", "tool", "call", "get_i") == ["get_image"]
+    assert bash_completions(state_dir, "tool", "call", "echo", "") == []  # the arguments are the tool's
+
+
+@pytest.mark.parametrize("shell", ["zsh", "fish"])
+def test_zsh_and_fish_scripts_are_printed_and_parse(cli, shell, tmp_path):
+    import shutil
+    import subprocess
+
+    out = cli("completion", shell)
+    assert out.code == 0, out
+    assert "mcp-tui" in out.out and "--stored-auth-only" in out.out.replace("-l stored-auth-only", "--stored-auth-only")
+    if shutil.which(shell) is None:
+        pytest.skip("%s is not installed here" % shell)
+    script = tmp_path / ("completion." + shell)
+    script.write_text(out.out, encoding="utf-8")
+    checked = subprocess.run([shell, "-n", str(script)], capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 0, checked.stderr
+    if shell == "fish":  # fish completes a command line itself
+        driven = 'source %s; complete -C"mcp-tui to"; echo SEP; complete -C"mcp-tui tool "' % script
+    else:  # zsh: the completion function with compadd standing in (it filters by the prefix itself)
+        driven = ('compdef() { :; }; compadd() { shift; print -l -- "$@"; }; source %s; '
+                  'words=(mcp-tui to); CURRENT=2; _mcp_tui; echo SEP; words=(mcp-tui tool ""); CURRENT=3; _mcp_tui'
+                  % script)
+    done = subprocess.run([shell, "-c", driven], capture_output=True, text=True, timeout=60)
+    commands, subcommands = done.stdout.split("SEP\n")
+    assert "tool" in commands.split(), done
+    assert sorted(subcommands.split()) == ["call", "describe", "list"], done
+
+
+def test_completion_needs_a_known_shell(cli):
+    out = cli("completion", "tcsh")
+    assert out.code == 2, out
+    assert "unknown completion command 'tcsh'" in out.err
