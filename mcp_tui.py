@@ -7689,14 +7689,33 @@ class Output:
             except UnicodeEncodeError:
                 stream.write(text.encode(stream.encoding or "ascii", "replace").decode(stream.encoding or "ascii"))
                 stream.flush()
-            except BrokenPipeError:
-                # The reader went away (`mcp-tui ... | head`): stop writing there, quietly, and
-                # point the descriptor at devnull so that the flush at exit does not fail either.
+            except OSError as exc:
+                import errno
+
+                if not isinstance(exc, BrokenPipeError) and exc.errno != errno.EINVAL:
+                    raise
+                # The reader went away (`mcp-tui ... | head`; Windows says EINVAL for a closed
+                # pipe): stop writing there, quietly, and point the descriptor at devnull so
+                # that the flush at exit does not fail either.
                 self._gone.add(stream)
                 try:
                     os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
                 except (OSError, ValueError):
                     pass
+
+    def _write_json(self, stream, text):
+        """JSON text as the stream can carry it: on a stream that is not UTF-8 (a Windows code
+        page, PYTHONIOENCODING=cp1252) every non-ASCII character goes as a \\u escape, so
+        the JSON says the same and nothing becomes "?"."""
+        import codecs
+
+        try:
+            utf = codecs.lookup(getattr(stream, "encoding", None) or "ascii").name.startswith("utf")
+        except LookupError:
+            utf = False
+        if not utf and not text.isascii():
+            text = re.sub(r"[^\x00-\x7f]", lambda match: json.dumps(match.group()).strip('"'), text)
+        self._write(stream, text)
 
     def stderr_line(self, text):
         """A line on stderr whatever the format (the --debug and --trace streams)."""
@@ -7753,7 +7772,7 @@ class Output:
             self._write(self.stdout, chunk if start < length else chunk.rstrip("\n") + "\n")
 
     def document(self, value):
-        self._write(self.stdout, self.document_text(value))
+        self._write_json(self.stdout, self.document_text(value))
 
     def document_text(self, value):
         """The JSON document of a result, with the run's notifications and warnings in it."""
@@ -7783,8 +7802,8 @@ class Output:
             # The notices come along unmasked, as text output shows them: one may be the
             # `task get` command of a --wait that stopped, the only place a script finds the ID.
             notices = ', "warnings": ' + terminal_json(self.warnings) if self.warnings else ""
-            self._write(self.stderr, '{"error": %s%s}\n' % (self._without_task_ids(terminal_json(exc.to_json())),
-                                                              notices))
+            self._write_json(self.stderr, '{"error": %s%s}\n' % (
+                self._without_task_ids(terminal_json(exc.to_json())), notices))
             return
         line = "mcp-tui: " + exc.message
         if exc.hint:
@@ -7796,7 +7815,7 @@ class Output:
         """`watch`: one line per notification on stdout (one JSON object per line with --format json)."""
         if self.json:
             params = message.get("params")
-            self._write(self.stdout, terminal_json({"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            self._write_json(self.stdout, terminal_json({"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                                                     "method": message.get("method"),
                                                     "params": params if isinstance(params, dict) else {}}) + "\n")
             return
@@ -13379,10 +13398,25 @@ def start_task_session(opts, argv, output):
 # ======================================================================================
 
 
+def utf8_when_redirected(streams):
+    """Windows writes a redirected stdout or stderr in the ANSI code page (cp1252) with
+    "replace": `🙂 中文` became `? ??` in a file. There, a stream that is not a terminal is
+    written in UTF-8, unless PYTHONIOENCODING says otherwise (a terminal keeps its own)."""
+    if os.name != "nt" or os.environ.get("PYTHONIOENCODING"):
+        return
+    for stream in streams:
+        try:
+            if not stream.isatty() and stream.encoding.lower().replace("-", "").replace("_", "") != "utf8":
+                stream.reconfigure(encoding="utf-8")
+        except (AttributeError, ValueError, OSError):  # not a TextIOWrapper, or closed: leave it
+            pass
+
+
 def main(argv=None):
     if argv is None:  # an entry point; zipapp's generated __main__.py ignores what main() returns
         sys.exit(main(sys.argv[1:]))
     argv = list(argv)
+    utf8_when_redirected((sys.stdout, sys.stderr))
     if argv[:1] == [KEEPER_FLAG]:
         return run_keeper()
     output = Output("json" if wants_json(argv) else "text")

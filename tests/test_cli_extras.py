@@ -265,3 +265,76 @@ def test_completion_needs_a_known_shell(cli):
     out = cli("completion", "tcsh")
     assert out.code == 2, out
     assert "unknown completion command 'tcsh'" in out.err
+
+
+# -- output that keeps its data: a closed pipe as Windows reports it, and non-UTF-8 streams -------------
+
+IN_PROCESS = r"""
+import io, os, sys
+root, testserver, case = sys.argv[1:4]
+sys.path.insert(0, root)
+import mcp_tui
+
+server = ["--cmd", sys.executable, "--args", testserver]
+if case == "einval":
+    class ClosedPipeOnWindows(io.TextIOBase):
+        # how Windows reports a reader that went away (`| head -1`): OSError EINVAL, not EPIPE
+        encoding = "utf-8"
+        lines = 0
+
+        def write(self, text):
+            if self.lines:
+                raise OSError(22, "Invalid argument")
+            self.lines += 1
+            sys.__stdout__.write(text)
+            return len(text)
+
+        def fileno(self):
+            raise io.UnsupportedOperation("fileno")
+
+    sys.stdout = ClosedPipeOnWindows()
+    code = mcp_tui.main(server + ["resource", "list", "-q"])
+else:  # a redirected stdout as Windows makes it: the ANSI code page, with "replace"
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="cp1252", errors="replace")
+    os.environ.pop("PYTHONIOENCODING", None)
+    os.name = "nt"
+    code = mcp_tui.main(server + ["-q", "tool", "call", "echo", "message=\U0001f642 \u4e2d\u6587"])
+    os.name = "posix"
+    sys.stdout.flush()
+sys.stderr.write("exit=%d\n" % code)
+"""
+
+
+def run_in_process(case):
+    import subprocess
+
+    from conftest import TESTSERVER
+
+    return subprocess.run([sys.executable, "-c", IN_PROCESS, str(ROOT), str(TESTSERVER), case], capture_output=True,
+                          timeout=60)
+
+
+def test_einval_on_stdout_is_a_reader_that_went_away_not_an_internal_error():
+    done = run_in_process("einval")
+    err = done.stderr.decode("utf-8", "replace")
+    assert "internal error" not in err and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == "exit=0", err
+    assert done.stdout.decode("utf-8").startswith("test://static/hello.txt")  # the line before the pipe closed
+
+
+def test_a_redirected_stdout_on_windows_is_written_in_utf8():
+    done = run_in_process("windows")
+    assert done.stderr.decode("utf-8", "replace").strip().splitlines()[-1] == "exit=0", done.stderr
+    assert "🙂 中文".encode("utf-8") in done.stdout, done.stdout
+
+
+def test_json_keeps_every_character_on_a_stream_that_is_not_utf8(cli):
+    """PYTHONIOENCODING=cp1252 (as on a Windows console): JSON escapes what the encoding
+    cannot carry, on stdout and in the error line on stderr, instead of writing "?"."""
+    cp1252 = {"PYTHONIOENCODING": "cp1252"}
+    out = cli(stdio_command(), "tool", "call", "echo", "message=🙂 中文 é", "--format", "json", env=cp1252)
+    assert out.code == 0, out
+    assert out.json()["result"]["content"][0]["text"] == "🙂 中文 é"
+    error = cli(stdio_command(), "tool", "call", "no_such_🙂", "--format", "json", env=cp1252)
+    assert error.code == 2, error
+    assert "no_such_🙂" in json.loads(error.err)["error"]["message"]
