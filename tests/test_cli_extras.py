@@ -175,7 +175,7 @@ def test_stored_auth_only_uses_a_stored_token(cli, start_server):
 def test_auth_login_with_stored_auth_only_is_a_usage_error(cli):
     out = cli("--url", "http://127.0.0.1:9/mcp", "--stored-auth-only", "auth", "login")
     assert out.code == 2, out
-    assert "--stored-auth-only" in out.err
+    assert out.err.strip() == "mcp-tui: auth login authorizes anew, which --stored-auth-only forbids", out
 
 
 # -- a browser that cannot start ------------------------------------------------------------------
