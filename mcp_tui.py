@@ -8,23 +8,64 @@ legacy HTTP+SSE transport, and it follows tasks in both forms: the 2025-11-25
 experimental tasks and the 2026-07-28 ``io.modelcontextprotocol/tasks`` extension.
 
 One file, standard library only, Python 3.8+. The file reads in the order data flows;
-each section may use only the sections above it (main uses them all):
+each section may use only the sections above it (main uses them all), and the TUI never
+uses the CLI. Each section below is listed with its classes, in the file's order;
+tests/test_layering.py checks this map against the banners and the code.
 
-   1. wire          errors, secrets, limits and state files; how requests reach a server
-                    (TLS, proxies); JSON-RPC framing, SSE, the transports (stdio, Streamable
-                    HTTP, HTTP+SSE) and the RpcChannel that matches responses to requests
+   1. wire          errors, secrets, limits and the private, locked state files
+                    (``state_directory``); how requests reach a server (TLS, proxies);
+                    JSON-RPC framing, SSE, the transports (stdio, Streamable HTTP, HTTP+SSE,
+                    and a kept session's socket) and the RpcChannel that matches responses
+                    to requests
+                    classes: McpTuiError UsageError ConnectionFailed RequestTimeout
+                    RequestCancelled ProtocolViolation Withheld StreamCut HttpStatusError
+                    RpcError SecretRegistry KeptTail MessageTooLarge FileLock JsonStateFile
+                    SseEvent SseDecoder StdioTransport Watchdog NetworkOptions HttpClient
+                    StreamableHttpTransport LegacySseTransport KeeperTransport KeeperGone
+                    PendingRequest RpcChannel
    2. session       which era the server speaks, the handshake or per-request _meta, the
-                    headers of each era, MRTR; the only place besides 3c that knows the era
-   3. features      3a catalog and arguments, 3b input requests (elicitation, sampling,
-                    roots), 3c tasks: one Task model, one TaskForm interface, two adapters
+                    headers of each era, MRTR, the result cache, the ConnectionSpec, and
+                    watching for list changes; the only place besides 3c that knows the era
+                    classes: ResultCache ConnectionSpec StubMismatch InputDeclined TaskRequired
+                    UrlElicitationRequired Session Subscription ChangeWatch HeldNotifications
+   3. features      what a client asks of a server, in three parts:
+     3a. catalog and arguments  paginated lists, tools, k=v arguments coerced by schema
+     3b. input requests  the client's answers to elicitation, sampling and roots
+                    classes: InputResponder
+     3c. tasks      one Task model, one TaskForm interface, two adapters (``tasks_for``
+                    picks one by era), the task ledger
+                    classes: Task TaskFailed TaskSupport CallOutcome StatusReporter TaskForm
+                    ExtensionTasks ExperimentalTasks TaskLedger
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
+                    classes: LogSelection DebugLog
    5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
-                    credentials, cross-app access, the token store
-   6. views         the text the CLI and the TUI share, connection specs, config files,
-                    and ``connect``: the one way to open a session
-   7. CLI           words in, one Session call, text or JSON out
-   8. TUI           8a the app, 8b screens, 8c widgets, 8d terminal text
-   9. keeper        sessions that outlive one command, held by a background process
+                    credentials, cross-app access, the token store (``authorizer_for``)
+                    classes: AuthError TokenEndpointError SigningKey AuthSettings AuthStore
+                    CallbackListener BrowserStep Discovery Authorizer
+   6. views         the text the CLI and the TUI share; a ConnectionSpec built from
+                    options and config files (``spec_from_options``), and ``connect``:
+                    the one way to open a session
+                    classes: BlobSaver ConfigChoiceNeeded ConfigServer ConfigWord KeptSessions
+   7. CLI           words in, one Session call, text or JSON out; the `auth` verbs
+                    (``auth_command``)
+                    classes: Terminated TerminationSignals Output Cli TaskCommands
+   8. TUI           the curses front end, in four parts:
+     8a. the app    the loop, the inbox, the session and the tasks it follows
+                    classes: Tui PendingAnswer AnswerThen ConnectAttempt TuiResponder TaskRow
+                    TaskBook TaskFollower
+     8b. screens    connection, main, tool form, tasks, input requests, debug
+                    classes: Screen TextScreen FieldScreen ConnectScreen MainScreen Catalog
+                    Entry ToolScreen TextAreaScreen PickScreen CallRecord CallHistory HistoryScreen
+                    ResourceScreen LineScreen TemplateScreen Completer PromptScreen
+                    RootsScreen TasksScreen TaskDetailScreen ElicitationScreen
+                    UrlElicitationScreen AuthorizeScreen SamplingScreen DebugScreen
+     8c. widgets    text, lists, fields
+                    classes: Paste KeyReader Style Canvas TextView Selection TextField
+                    ChoiceField MultiChoiceField SearchBar Button FieldList
+     8d. text on a terminal  one row, cells, clipping
+   9. sessions keeper  sessions that outlive one command, held by a background process;
+                    the `session` verbs (``run_session_command``), which main hands over
+                    classes: KeeperClient Keeper
   10. main          options to a CLI run or the TUI; every error to one line and an exit code
 
 Heavy modules (http.client, ssl, subprocess, curses, and auth's hashlib, secrets,
@@ -137,7 +178,9 @@ class StreamCut(ConnectionFailed):
 class HttpStatusError(ConnectionFailed):
     """An HTTP status with no JSON-RPC error in its body."""
 
-    def __init__(self, status, reason, body=b"", headers=None):
+    def __init__(self, status, reason, body=b"", headers=None, session=None):
+        """``session``: the 2025-11-25 session id the request named (a 404 then says the
+        session is gone, not that the URL is wrong)."""
         self.status = status
         self.body = body
         self.headers = headers or {}
@@ -146,20 +189,25 @@ class HttpStatusError(ConnectionFailed):
         if self.retry_after is not None:
             message += " (Retry-After: %gs)" % self.retry_after
         snippet = body_summary(body)
+        snippet = "" if snippet.lower().rstrip(".") == str(reason).lower() else snippet  # "404 Not Found: Not Found"
         if snippet:
             message += ": " + snippet
+        elif status == 404 and not session:  # a web server's page, or nothing: no MCP server at this path
+            message += ": not an MCP endpoint"
         hint = None
-        if status == 401:  # with no credentials given, mcp-tui would have authorized (section 5) instead
-            challenge = self.headers.get("www-authenticate")
+        challenge = self.headers.get("www-authenticate")
+        if status == 404 and not snippet and not session:
+            hint = "check the URL's path; MCP servers often serve /mcp"
+        elif status == 401:  # with no credentials given, mcp-tui would have authorized (section 5) instead
             hint = ("the server refused the credentials given with --bearer or --header 'Authorization: ...'; "
                     "without them, mcp-tui authorizes by itself where the server offers OAuth")
-            if challenge:
-                hint += " (WWW-Authenticate: %s)" % challenge
         elif status == 403:
             hint = "the server refused access (403)"
-            challenge = self.headers.get("www-authenticate")
-            if challenge:
-                hint += " (WWW-Authenticate: %s)" % challenge
+        if challenge and status in (401, 403):
+            # Its parameters tell where to authorize, but not its error_description: the body says it already
+            scheme, _, parameters = challenge.partition(" ")
+            parameters = re.sub(r'(?i)(^|,)\s*error_description=("(?:[^"\\]|\\.)*"|[^,]*)', "", parameters)
+            hint += " (WWW-Authenticate: %s)" % " ".join(part for part in (scheme, parameters.strip(" ,")) if part)
         super().__init__(message, hint)
 
 
@@ -203,14 +251,34 @@ def retry_after_seconds(value):
 
 
 def body_summary(body):
-    """A short readable account of an HTTP error body: its JSON-RPC error message if it has one."""
+    """A short readable account of an HTTP error body: its JSON-RPC error message if it has
+    one, an OAuth error (RFC 6750: error and error_description), else its text cut after a
+    sentence or a word; nothing for an HTML page (a web server's 404)."""
     try:
-        error = json.loads(body.decode("utf-8")).get("error")
+        document = json.loads(body.decode("utf-8"))
+        error = document.get("error")
         if isinstance(error, dict) and error.get("message"):
             return "%s%s" % ("%s " % error["code"] if isinstance(error.get("code"), int) else "", error["message"])
+        if isinstance(error, str):
+            description = document.get("error_description")
+            return error + (": " + first_sentences(str(description)) if description else "")
     except (ValueError, AttributeError, UnicodeDecodeError):
         pass
-    return " ".join(body[:200].decode("utf-8", "replace").split())
+    text = " ".join(body[:1000].decode("utf-8", "replace").split())
+    if re.match(r"(?i)<(!doctype|html|head|body|\?xml)", text):
+        return ""
+    return first_sentences(text)
+
+
+def first_sentences(text, limit=200):
+    """``text`` up to ``limit`` characters, cut after its last whole sentence (or word) there."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    end = max(cut.rfind(". "), cut.rfind("! "), cut.rfind("? "))
+    if end >= limit // 3:
+        return cut[:end + 1] + " …"
+    return cut.rsplit(" ", 1)[0] + " …"
 
 
 class RpcError(McpTuiError):
@@ -889,8 +957,8 @@ class StdioTransport:
                 messages = decode_messages(line)
             except ProtocolViolation as exc:
                 # Said after "meanwhile the server sent" in a timeout's hint, so not twice.
-                self.junk.append("%r on stdout (%s)" % (line[:60].decode("utf-8", "replace"),
-                                                         re.sub(r"^the server sent ", "", exc.message)))
+                self.junk.append('"%s" on stdout (%s)' % (line[:60].decode("utf-8", "replace"),  # not repr: you\'re
+                                                           re.sub(r"^the server sent ", "", exc.message)))
                 if self.log:
                     self.log.event("transport", "junk on the server's stdout: %s" % exc.message,
                                    line=line[:200].decode("utf-8", "replace"))
@@ -965,6 +1033,8 @@ class StdioTransport:
                 text += " on signal %d" % -code
         elif code is not None:
             text += " with code %d" % code
+        if self.junk:  # a server that logs to stdout, where only JSON-RPC may go, often says why there
+            text += "; before that it wrote %s" % "; ".join(self.junk)
         return text
 
     def close(self, grace=0.5):
@@ -1070,6 +1140,26 @@ def shut_down(conn):
         pass
     finally:
         sock.close()
+
+
+def dropped(conn):
+    """Whether the server closed a kept-alive connection while it sat idle: its socket reads
+    (the end, or bytes nobody asked for). Found before a request is written, a fresh
+    connection takes the request and nothing went out twice."""
+    import select
+
+    sock = getattr(conn, "sock", None)
+    if sock is None:
+        return True
+    try:
+        return bool(select.select([sock], [], [], 0)[0])
+    except (OSError, ValueError):
+        return True
+
+
+# Requests that change what the server holds: sent at most once, even when the connection
+# failed while they were being written (HttpClient._send).
+NEVER_RESENT = ("tools/call", "tasks/cancel", "tasks/update")
 
 
 class NetworkOptions:
@@ -1292,12 +1382,15 @@ class HttpClient:
             method, self.display_url, getattr(conn, "mcp_budget", self.timeout)),
             hint="the server is sending too slowly; raise --timeout if it needs longer")
 
-    def open(self, method, url=None, body=None, headers=None, seconds=None, stream=False, carries=None):
+    def open(self, method, url=None, body=None, headers=None, seconds=None, stream=False, carries=None,
+             resendable=True, on_connection=None):
         """Send one request; return (connection, response). With ``seconds``, the exchange has
         that long (all of it, or with ``stream`` until the headers); without, whoever waits for
-        it (the RpcChannel) ends it. The caller reads the response with ``read``, or reads a
-        stream and then calls ``release`` (keep-alive) or closes the connection. ``carries``
-        names the JSON-RPC message(s) in it, for the trace."""
+        it (the RpcChannel) ends it: ``on_connection`` gets the connection before the request is
+        written, so that a timeout or a cancel can close it while the headers are awaited. The
+        caller reads the response with ``read``, or reads a stream and then calls ``release``
+        (keep-alive) or closes the connection. ``carries`` names the JSON-RPC message(s) in it,
+        for the trace; ``resendable`` False (a tools/call, a task's change) is never sent twice."""
         from urllib.parse import urlsplit
 
         parts = urlsplit(url) if url else self.parts
@@ -1314,7 +1407,7 @@ class HttpClient:
             if credential:
                 all_headers["Authorization"] = credential
             conn, response = self._send(method, url, parts, path, body, all_headers, same_origin, seconds, stream,
-                                        carries)
+                                        carries, resendable, on_connection)
             conn.mcp_response = response  # shut_down reaches the socket through it once the response owns it
             if auth is None or response.status not in (401, 403):
                 return conn, response
@@ -1328,20 +1421,31 @@ class HttpClient:
                 return conn, response
             self.read(method, conn, response)  # drained, so the connection can be reused
 
-    def _send(self, method, url, parts, path, body, all_headers, same_origin, seconds, stream, carries):
-        """One attempt on the wire (a pooled connection that went stale is retried once on a
-        fresh one), bounded by ``seconds`` or the command's deadline."""
+    def _send(self, method, url, parts, path, body, all_headers, same_origin, seconds, stream, carries, resendable,
+              on_connection):
+        """One attempt on the wire, bounded by ``seconds`` or the command's deadline. At most
+        once: a request goes again on a fresh connection only when it provably never left (a
+        kept-alive connection failed while it was being written: the server had closed it),
+        never once it was written (the server may be running it; a timeout or a cancel closes
+        the connection while the answer is awaited), and never when it is not ``resendable``."""
         deadline = self.deadline_in(seconds) if seconds is not None else self.deadline
+        waited_for = seconds is None and on_connection is not None  # a timeout or cancel of its waiter closes it
         conn = None
         if same_origin:
             with self._lock:
                 conn = self._idle.pop() if self._idle else None
+        if conn is not None and dropped(conn):
+            conn.close()  # the server closed it while it was idle: nothing was sent on it
+            conn = None
         for attempt in (0, 1):
             fresh = conn is None
             started = time.monotonic()
+            written = False
             try:
                 if fresh:
                     conn = self._connect(parts)
+                if on_connection is not None:
+                    on_connection(conn)
                 if deadline is not None:
                     if deadline <= started:
                         raise self.timed_out(method, conn)
@@ -1354,16 +1458,30 @@ class HttpClient:
                     conn.request(method, path, body=body, headers=all_headers)
                 else:
                     conn.request(method, via[0] + path, body=body, headers=dict(all_headers, **via[1]))
+                written = True
+                sock = conn.sock
+                if waited_for:  # no socket timeout: mid-wait it would end a request its waiter still waits for
+                    sock.settimeout(None)
                 response = conn.getresponse()
+                if waited_for:
+                    sock.settimeout(self.timeout)
             except (ConnectionError, OSError, ValueError) + http_errors() as exc:
                 proxy = getattr(conn, "mcp_proxy", None)
                 if conn is not None:
                     expired = self.watchdog.disarm(conn)
+                    closed_here = getattr(conn, "mcp_aborted", False)
                     conn.close()
                     if expired:
                         raise self.timed_out(method, conn)
+                    if closed_here:
+                        raise RequestCancelled("HTTP %s %s: ended before the server answered" % (
+                            method, self.display_url))
                 conn = None
-                if fresh or attempt:
+                if written:
+                    raise ConnectionFailed("the connection to %s broke before the server answered: %s" % (
+                        self.display_url, describe_os_error(exc)),
+                        hint="the server may have received the request; mcp-tui does not send it twice")
+                if fresh or attempt or not resendable:
                     raise unreachable(self.display_url, proxy, exc)
                 continue
             if response.status == 407 and getattr(conn, "mcp_via", None):
@@ -1400,11 +1518,11 @@ class HttpClient:
         self.release(conn, response)
         return payload
 
-    def exchange(self, method, url=None, body=None, headers=None, seconds=None, carries=None):
+    def exchange(self, method, url=None, body=None, headers=None, seconds=None, carries=None, resendable=True):
         """One whole request and its body within ``seconds`` (--timeout unless told):
         (response, payload)."""
         seconds = self.timeout if seconds is None else seconds
-        conn, response = self.open(method, url, body, headers, seconds, carries=carries)
+        conn, response = self.open(method, url, body, headers, seconds, carries=carries, resendable=resendable)
         return response, self.read(method, conn, response)
 
     def discard(self, conn):
@@ -1517,6 +1635,9 @@ def describe_os_error(exc):
             exc.verify_message or exc)
     if isinstance(exc, ConnectionRefusedError):
         return "connection refused"
+    if "ssl" in sys.modules and isinstance(exc, sys.modules["ssl"].SSLError) and getattr(exc, "reason", None) in (
+            "WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "PACKET_LENGTH_TOO_LONG"):  # not "[SSL: ...]"
+        return "the server answered in plain HTTP, not TLS: try the URL with http://"
     if "socket" in sys.modules and isinstance(exc, sys.modules["socket"].gaierror):  # not "[Errno -2] ..."
         return "the host name does not resolve (%s)" % (exc.strerror or exc)
     http_client = sys.modules.get("http.client")
@@ -1597,28 +1718,36 @@ class StreamableHttpTransport:
             return
         response, payload = self.http.exchange("POST", body=body, headers=headers, carries=rpc_label(message))
         if response.status >= 400:
-            raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
+            raise HttpStatusError(response.status, response.reason, payload, response_headers(response),
+                                  self.session_id)
 
     def abort(self, request_id):
         """Closing the response stream is how HTTP cancels (2026-07-28)."""
         with self._lock:
             conn = self._open.pop(request_id, None)
         if conn is not None:
+            conn.mcp_aborted = True  # whatever the close breaks is not sent again
             shut_down(conn)
             self.http.discard(conn)
 
     def _exchange(self, request_id, body, headers, adopt_session, method, retried=False):
         started = time.monotonic()
+
+        def in_flight(conn):  # from before the request is written: a timeout or cancel can close it
+            with self._lock:
+                self._open[request_id] = conn
+
+        if not self._channel.waiting_for(request_id):
+            return  # timed out or cancelled already (while a Retry-After was waited out)
         try:
-            conn, response = self.http.open("POST", body=body, headers=headers, carries=method)
+            conn, response = self.http.open("POST", body=body, headers=headers, carries=method,
+                                            resendable=method not in NEVER_RESENT, on_connection=in_flight)
         except McpTuiError as exc:
             self._channel.fail(request_id, exc)
             return
         except Exception as exc:  # a bug of ours: the waiting command says so at once, not after --timeout
             self._channel.fail(request_id, McpTuiError("internal error: %s: %s" % (exc.__class__.__name__, exc)))
             return
-        with self._lock:
-            self._open[request_id] = conn
         try:
             self._read_response(request_id, conn, response, adopt_session)
         except HttpStatusError as exc:
@@ -1668,7 +1797,7 @@ class StreamableHttpTransport:
         if response.status in (401, 403) or (response.status == 404 and self.legacy_stream and self.session_id):
             # 404 to a session id: the session is gone (2025-11-25), whatever error the body holds (the Python
             # SDK's is -32600 "Session not found"); the status is what says to start a new one
-            raise HttpStatusError(response.status, response.reason, payload, headers)
+            raise HttpStatusError(response.status, response.reason, payload, headers, self.session_id)
         messages = None
         if payload.strip() and content_type in ("application/json", ""):
             try:
@@ -1677,7 +1806,7 @@ class StreamableHttpTransport:
                 if response.status < 300:
                     raise
         if response.status >= 400 and not any(isinstance(m.get("error"), dict) for m in messages or ()):
-            raise HttpStatusError(response.status, response.reason, payload, headers)
+            raise HttpStatusError(response.status, response.reason, payload, headers, self.session_id)
         if messages is None:
             raise ProtocolViolation("HTTP %d with content type %r and no JSON-RPC message" % (
                 response.status, content_type or "(none)"))
@@ -1737,7 +1866,8 @@ class StreamableHttpTransport:
             self._open[request_id] = conn
         if response.status != 200:
             payload = self.http.read("GET", conn, response)
-            raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
+            raise HttpStatusError(response.status, response.reason, payload, response_headers(response),
+                                  self.session_id)
         try:
             self._read_stream(request_id, response, decoder)
         finally:
@@ -1808,7 +1938,7 @@ class StreamableHttpTransport:
                     self.log.event("transport", "no GET stream (HTTP %d)" % response.status)
                 if opened and response.status == 404 and not self._closing:
                     self.stream_lost = HttpStatusError(response.status, response.reason, payload,
-                                                       response_headers(response))
+                                                       response_headers(response), self.session_id)
                 return
             opened = True
             with self._lock:
@@ -1924,7 +2054,8 @@ class LegacySseTransport:
             raise self._error or ConnectionFailed("the SSE stream is closed")
         headers = dict(headers or {}, **{"Content-Type": "application/json"})
         response, payload = self.http.exchange("POST", url=self.endpoint, body=encode_message(message), headers=headers,
-                                            carries=rpc_label(message))
+                                            carries=rpc_label(message),
+                                            resendable=message.get("method") not in NEVER_RESENT)
         if response.status >= 400:
             raise HttpStatusError(response.status, response.reason, payload, response_headers(response))
 
@@ -2213,6 +2344,8 @@ class RpcChannel:
         self._pending = {}
         self._lock = threading.Lock()
         self._next_id = 0
+        self._id_limit = None  # the last id of the block share_ids handed this channel
+        self._reserve_ids = None
         self._closed_error = None
         self.on_closed = None  # called once the transport has ended (a keeper stops with its server)
         self.listeners = {}  # subscription id -> callback, for subscriptions/listen
@@ -2230,8 +2363,22 @@ class RpcChannel:
 
     def next_id(self):
         with self._lock:
+            if self._id_limit is not None and self._next_id >= self._id_limit:
+                first, self._id_limit = self._reserve_ids()
+                self._next_id = max(self._next_id, first - 1)
             self._next_id += 1
             return self._next_id
+
+    def share_ids(self, reserve):
+        """This session goes on in other commands too (a recorded 2025-11-25 HTTP session
+        that follow-ups resume), and an id must never come twice in a session: from now on
+        ids come from blocks that ``reserve()`` -> (first, last) hands out, above every id
+        this channel has used. Once is enough: a second call changes nothing."""
+        with self._lock:
+            if self._reserve_ids is not None:
+                return
+            first, last = reserve()
+            self._next_id, self._id_limit, self._reserve_ids = max(self._next_id, first - 1), last, reserve
 
     def call(self, method, params, headers=None, timeout=60.0, max_time=None, request_id=None,
              on_progress=None, cancel_notification=True):
@@ -2249,8 +2396,8 @@ class RpcChannel:
         try:
             pending = self.forward(message, headers, request_id, on_progress)
             response = self._wait(pending, method, timeout, max_time)
-        except RequestTimeout:
-            self._cancel(request_id, method, cancel_notification, "timed out")
+        except RequestTimeout:  # initialize is never cancelled (the spec forbids it): its connection just ends
+            self._cancel(request_id, method, cancel_notification and method != "initialize", "timed out")
             raise
         except KeyboardInterrupt:  # Ctrl+C: the server should stop working for a client that left
             self._cancel(request_id, method, cancel_notification and method != "initialize", "interrupted")
@@ -2318,6 +2465,8 @@ class RpcChannel:
                     limit = seconds_text(timeout)
                 elif max_time or self.deadline is not None:
                     limit = "%s (the --max-time cap)" % seconds_text(max_time or cap - started)  # as the user gave it
+                    if not seen:
+                        hint = "raise --max-time if the server needs longer"
                 else:  # progress kept it going until the cap no flag named
                     limit = "%s (ten times --timeout, however much progress came)" % seconds_text(cap - started)
                     if not seen:
@@ -2346,7 +2495,7 @@ class RpcChannel:
             pending = self._pending.get(request_id)
         if pending is None or pending.event.is_set():
             return False
-        self._cancel(request_id, pending.method, True, reason)
+        self._cancel(request_id, pending.method, pending.method != "initialize", reason)
         self.fail(request_id, RequestCancelled("%s cancelled: %s" % (pending.method, reason)))
         return True
 
@@ -2892,7 +3041,15 @@ class Session:
                 raise
         elif choice == MODERN_VERSION:
             self._start_transport()
-            self._discover_modern(self.timeout)
+            try:
+                self._discover_modern(self.timeout)
+            except (RpcError, HttpStatusError) as exc:
+                # "Method not found", "Server not initialized", HTTP 400: a server of the handshake era
+                refused = self._refused_as_unknown_era(exc) or getattr(exc, "code", None) == METHOD_NOT_FOUND
+                if refused and not exc.hint:
+                    exc.hint = ("the server refused server/discover, so it seems to speak only %s or older; "
+                                "--protocol-version auto uses what it speaks" % LEGACY_VERSIONS[0])
+                raise
         elif choice in LEGACY_VERSIONS:
             self._start_transport()
             self._initialize(choice)
@@ -3486,10 +3643,11 @@ class Session:
         if self.era == "legacy" and isinstance(self.transport, StreamableHttpTransport):
             self.transport.open_get_stream()
 
-    def watch(self, uris, on_message):
+    def watch(self, uris, on_message, held=None):
         """Change notifications (list changes, updates of ``uris``, and whatever else the
-        server sends unasked) go to ``on_message`` until the returned watch is closed."""
-        return ChangeWatch(self, uris, on_message)
+        server sends unasked) go to ``on_message`` until the returned watch is closed;
+        ``held``: a HeldNotifications observer, whose notifications come first."""
+        return ChangeWatch(self, uris, on_message, held)
 
     def unsubscribe_resource(self, uri):
         """resources/unsubscribe (2025-11-25). False under 2026-07-28, where a subscription
@@ -3573,25 +3731,61 @@ LIST_CHANGE_FILTERS = {"tools": "toolsListChanged", "prompts": "promptsListChang
                        "resources": "resourcesListChanged"}
 
 
+class HeldNotifications:
+    """A session observer that keeps what arrives until ``release(sink)``, then hands the kept
+    notifications and every later one to ``sink``, in order: `watch` misses none of those
+    that come while the session opens (a 2025-11-25 server's list changes during
+    logging/setLevel)."""
+
+    def __init__(self):
+        self._held = []
+        self._sink = None
+        self._lock = threading.Lock()
+
+    def __call__(self, message):
+        with self._lock:  # a release() under way finishes first: the order stays
+            if self._sink is None:
+                self._held.append(message)
+                return
+        self._sink(message)
+
+    def release(self, sink):
+        with self._lock:
+            held, self._held = self._held, []
+            for message in held:
+                sink(message)
+            self._sink = sink
+
+
 class ChangeWatch:
     """Notifications until close(), in whichever era: 2025-11-25 holds the GET stream and
     subscribes with resources/subscribe; 2026-07-28 keeps one subscriptions/listen open
-    and reports what its acknowledgement left out in ``refused``."""
+    and reports what its acknowledgement left out in ``refused``. ``held``: the session's
+    HeldNotifications since it opened, whose notifications come first (2025-11-25; under
+    2026-07-28 change notifications come only on the listen stream)."""
 
-    def __init__(self, session, uris, on_message):
+    def __init__(self, session, uris, on_message, held=None):
         self.session = session
         self.uris = list(uris)
         self.refused = []
+        self.nothing_to_listen_for = False  # 2026-07-28: the server announced no list changes (and no URIs)
         self._on_message = on_message
+        self._observer = None  # what the session's observers hold for this watch (2025-11-25)
         self._subscription = None
         self._subscribed = []
         if self.uris and not (session.capabilities.get("resources") or {}).get("subscribe"):
             raise UsageError("the server does not offer resource subscriptions (no resources.subscribe "
                              "capability); nothing was sent")
         if session.era == "modern":
+            if held in session.observers:
+                session.observers.remove(held)
             self._listen()
             return
-        session.observers.append(self._deliver)
+        self._observer = held or self._deliver
+        if held is None:
+            session.observers.append(self._deliver)
+        else:
+            held.release(self._deliver)
         session.open_server_stream()
         for uri in self.uris:
             session.request("resources/subscribe", {"uri": uri})
@@ -3602,6 +3796,9 @@ class ChangeWatch:
                    if (self.session.capabilities.get(kind) or {}).get("listChanged")}
         if self.uris:
             filters["resourceSubscriptions"] = self.uris
+        if not filters:  # a listen for nothing: servers that announce nothing answer it -32601
+            self.nothing_to_listen_for = True
+            return
         subscription = self._subscription = self.session.listen(filters, self._deliver)
         if not subscription.acknowledged.wait(self.session.timeout):
             subscription.close()
@@ -3627,8 +3824,8 @@ class ChangeWatch:
         if self._subscription is not None:
             self._subscription.close()
             return
-        if self._deliver in self.session.observers:
-            self.session.observers.remove(self._deliver)
+        if self._observer in self.session.observers:
+            self.session.observers.remove(self._observer)
         for uri in self._subscribed:
             try:
                 self.session.request("resources/unsubscribe", {"uri": uri}, timeout=DELETE_TIMEOUT)
@@ -3642,8 +3839,8 @@ class ChangeWatch:
 #
 # Tasks have one model (Task, in the extension's field names) and one interface
 # (TaskForm). ExtensionTasks speaks io.modelcontextprotocol/tasks (2026-07-28);
-# ExperimentalTasks speaks the 2025-11-25 form. ``tasks_for(session)`` is the only
-# place that looks at the era; the CLI and the TUI talk to the interface.
+# ExperimentalTasks speaks the 2025-11-25 form. ``tasks_for(session)`` picks the
+# adapter by the session's era; the CLI and the TUI talk to the interface.
 # ======================================================================================
 
 
@@ -3893,7 +4090,9 @@ def split_key_value(word):
 
 def check_names(arguments, known, what, strict=True):
     """An argument name that is not declared: an error with "did you mean" (or, when not
-    ``strict``, only when a declared name is that close: the schema may allow others)."""
+    ``strict``, only when a declared name is that close: the schema may allow others).
+    Returns the undeclared names it let through."""
+    undeclared = []
     for key in arguments:
         if key in known:
             continue
@@ -3901,14 +4100,23 @@ def check_names(arguments, known, what, strict=True):
         hint = did_you_mean(key, known, listing)
         if strict or hint != listing:
             raise UsageError("unknown argument %r for %s" % (key, what), hint=hint)
+        undeclared.append(key)
+    return undeclared
 
 
 def check_tool_arguments(arguments, schema, name):
-    """Before sending: required arguments present, and no misspelt name."""
+    """Before sending: required arguments present, and no misspelt name. Returns a warning
+    for the undeclared names the schema lets through (it does not forbid other properties),
+    or None."""
     schema = schema if isinstance(schema, dict) else {}
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    check_names(arguments, sorted(properties), "tool %r" % name, strict=schema.get("additionalProperties") is False)
+    undeclared = check_names(arguments, sorted(properties), "tool %r" % name,
+                             strict=schema.get("additionalProperties") is False)
     check_required(arguments, schema, "tool %r" % name)
+    if not undeclared:
+        return None
+    return "warning: tool %r does not declare %s (its arguments: %s); sent anyway, as its schema allows others" % (
+        name, ", ".join(repr(key) for key in undeclared), ", ".join(sorted(properties)) or "none")
 
 
 def find_prompt(session, name):
@@ -4028,32 +4236,135 @@ def normalise_elicited(content, schema):
     return out
 
 
-def constraint_problem(value, schema):
-    """What a value breaks among the simple JSON Schema limits the spec's forms use."""
+def constraint_problem(value, schema, depth=0):
+    """What a value breaks among JSON Schema's limits: lengths, patterns, formats (date,
+    date-time, time, email, uri), ranges and item counts, at every depth of an object or
+    array (a nested problem starts with its path: ".zip: at most 99999", "[2].name: ...")."""
+    schema = schema if isinstance(schema, dict) else {}
+    if depth:  # at the top the form's field (or elicited_problems) has checked type and choice
+        types = schema_types(schema)
+        kind = json_type(value)
+        if types and kind not in types and not (kind == "integer" and "number" in types):
+            return "must be %s, not %s" % (" or ".join(a_type(t) for t in types), a_json_type(value))
+        if isinstance(schema.get("enum"), list) and value not in schema["enum"]:
+            return "must be one of %s" % ", ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
     if isinstance(value, str):
         if isinstance(schema.get("minLength"), int) and len(value) < schema["minLength"]:
             return "at least %d characters" % schema["minLength"]
         if isinstance(schema.get("maxLength"), int) and len(value) > schema["maxLength"]:
             return "at most %d characters" % schema["maxLength"]
-        if schema.get("format") == "email" and "@" not in value:
-            return "not an email address"
-        if schema.get("format") == "date" and not re.match(r"^\d{4}-\d\d-\d\d$", value):
-            return "not a date (YYYY-MM-DD)"
-        if schema.get("format") == "date-time" and parse_timestamp(value) is None:
-            return "not a date-time (ISO 8601)"
-        if schema.get("format") == "uri" and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:\S", value):
-            return "not a URI"
-    elif is_number(value):
+        if isinstance(schema.get("pattern"), str):
+            try:
+                if not re.search(schema["pattern"], value):
+                    return "does not match the pattern %s" % schema["pattern"]
+            except re.error:
+                pass  # a pattern Python cannot read (ECMA-only syntax): the server checks it
+        return format_problem(value, schema.get("format"))
+    if is_number(value):
         if is_number(schema.get("minimum")) and value < schema["minimum"]:
             return "at least %s" % schema["minimum"]
         if is_number(schema.get("maximum")) and value > schema["maximum"]:
             return "at most %s" % schema["maximum"]
+        if is_number(schema.get("exclusiveMinimum")) and value <= schema["exclusiveMinimum"]:
+            return "more than %s" % schema["exclusiveMinimum"]
+        if is_number(schema.get("exclusiveMaximum")) and value >= schema["exclusiveMaximum"]:
+            return "less than %s" % schema["exclusiveMaximum"]
     elif isinstance(value, list):
         if isinstance(schema.get("minItems"), int) and len(value) < schema["minItems"]:
             return "choose at least %d" % schema["minItems"]
         if isinstance(schema.get("maxItems"), int) and len(value) > schema["maxItems"]:
             return "choose at most %d" % schema["maxItems"]
+        items = schema.get("items")
+        for index, item in enumerate(value if isinstance(items, dict) else ()):
+            problem = constraint_problem(item, items, depth + 1)
+            if problem:
+                return at_path("[%d]" % index, problem)
+    elif isinstance(value, dict):
+        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        required = schema.get("required") if isinstance(schema.get("required"), list) else []
+        missing = [str(key) for key in required if key not in value]
+        if missing:
+            return "missing %s" % ", ".join(missing)
+        extra = schema.get("additionalProperties")
+        for key, item in value.items():
+            if key in properties:
+                problem = constraint_problem(item, properties[key], depth + 1)
+            elif extra is False:
+                problem = "is not declared (additionalProperties: false)"
+            else:
+                problem = constraint_problem(item, extra, depth + 1) if isinstance(extra, dict) else None
+            if problem:
+                return at_path(".%s" % key, problem)
     return None
+
+
+def schema_violation(value, schema, path="$"):
+    """The first place ``value`` breaks ``schema`` as (JSON path, what is wrong), or None:
+    constraint_problem's checks from the top, types and enums included (a tool's outputSchema)."""
+    if not isinstance(schema, dict):
+        return None
+    try:
+        problem = constraint_problem(value, schema, 1)
+    except RecursionError:
+        return path, "nested too deeply to check"
+    if problem is None:
+        return None
+    where, _, message = at_path(path, problem).partition(": ")
+    return where, message
+
+
+def at_path(where, problem):
+    """A nested problem under ``where`` (a field, ".key" or "[index]"): "address.zip: at most 5"."""
+    return where + (problem if problem.startswith(("[", ".")) else ": " + problem)
+
+
+def output_schema_problems(tool, structured):
+    """What a result's structuredContent breaks in the tool's outputSchema, as (path,
+    message) pairs ("" is the whole value): missing required properties, and for each
+    property its first wrong type, value, format or limit (constraint_problem's checks)."""
+    schema = tool.get("outputSchema") if isinstance(tool, dict) else None
+    if not isinstance(schema, dict):
+        return []
+    if not isinstance(structured, dict):
+        return [("", "missing structuredContent, which the tool's outputSchema promises" if structured is None
+                 else "must be an object, not %s" % a_json_type(structured))]
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    problems = [("", "missing required property %r" % key) for key in required if key not in structured]
+    for key, value in structured.items():
+        try:
+            problem = constraint_problem(value, properties[key], 1) if key in properties else None
+        except RecursionError:
+            problem = "nested too deeply to check"
+        if problem:
+            path, _, message = at_path(str(key), problem).partition(": ") if problem[:1] in "[." else (
+                str(key), "", problem)
+            problems.append((path, message))
+    return problems
+
+
+def format_problem(text, kind):
+    """What a string breaks in a JSON Schema format the forms check (RFC 3339 dates and times,
+    email, URI); None for other formats, which are the server's to check."""
+    import calendar
+
+    if kind == "email" and not re.match(r"^[^@\s]+@[^@\s]+$", text):
+        return "not an email address"
+    if kind == "uri" and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$", text):
+        return "not a URI"
+    if kind not in ("date", "date-time", "time"):
+        return None
+    date = r"(\d{4})-(\d\d)-(\d\d)"
+    clock = r"([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)"
+    pattern = {"date": date, "time": clock, "date-time": date + "[Tt]" + clock}[kind]
+    match = re.match("^%s$" % pattern, text)
+    if match and kind != "time":
+        year, month, day = (int(part) for part in match.groups()[:3])
+        match = match if 1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1] else None
+    if match:
+        return None
+    return {"date": "not a date (YYYY-MM-DD)", "time": "not a time (HH:MM:SS with Z or an offset)",
+            "date-time": "not a date-time (e.g. 2026-07-28T09:30:00Z)"}[kind]
 
 
 def elicited_problems(content, schema):
@@ -4414,6 +4725,13 @@ def ttl_passed(task_id, status):
     return McpTuiError("task %s is still %s after its TTL (createdAt + ttl); giving up" % (task_id, status))
 
 
+def stopped_waiting(task_id, status, bound):
+    """The wait ran out: ``bound`` names the flag that set its end (--timeout, or --max-time
+    when the whole command's cap came first)."""
+    return RequestTimeout("task %s is still %s; stopped waiting at %s" % (task_id, status or "working", bound),
+                          hint="raise %s for long tasks, or follow it later with `task result`" % bound)
+
+
 # -- tasks: one interface, two adapters ------------------------------------------------
 
 
@@ -4553,9 +4871,10 @@ class ExtensionTasks(TaskForm):
     def list(self):
         self.require("tasks/list")
 
-    def wait(self, task_id, deadline, reporter):
+    def wait(self, task_id, deadline, reporter, bound="--timeout"):
         """Poll tasks/get at the server's interval, wake early on notifications/tasks, and
-        answer each input request once with tasks/update."""
+        answer each input request once with tasks/update. ``bound`` names the flag that set
+        ``deadline``."""
         self.require("tasks/get")
         woken = threading.Event()
         pushed = []
@@ -4594,7 +4913,7 @@ class ExtensionTasks(TaskForm):
                 interval = task.poll_seconds()
                 if subscription.accepted and task_id in (subscription.accepted.get("taskIds") or ()):
                     interval = max(interval, 2.0)  # notifications flow; polling is only a safety net
-                sleep_until(task, deadline, interval, woken)
+                sleep_until(task, deadline, interval, woken, bound)
         finally:
             subscription.close()
 
@@ -4661,9 +4980,10 @@ class ExperimentalTasks(TaskForm):
         self.require("tasks/list")
         return [Task.from_wire(raw, legacy=True) for raw in list_all(self.session, "tasks/list", "tasks")]
 
-    def wait(self, task_id, deadline, reporter):
+    def wait(self, task_id, deadline, reporter, bound="--timeout"):
         """Hold tasks/result open until the task ends; elicitation and sampling arrive
-        meanwhile as server requests, which the session answers."""
+        meanwhile as server requests, which the session answers. ``bound`` names the flag
+        that set ``deadline``."""
         self.require("tasks/result")
 
         def on_notification(message):
@@ -4686,7 +5006,7 @@ class ExperimentalTasks(TaskForm):
             except RequestTimeout:
                 if limit < deadline:
                     raise ttl_passed(task_id, reporter.last_status)
-                raise
+                raise stopped_waiting(task_id, reporter.last_status, bound)
             except RpcError as exc:
                 final = self._final(task_id, reporter)
                 if final is not None and final.status == "cancelled":
@@ -4711,15 +5031,14 @@ def is_task_status_notification(method):
     return any(form.status_method == method for form in TASK_FORMS)
 
 
-def sleep_until(task, deadline, interval, woken):
+def sleep_until(task, deadline, interval, woken, bound):
     """Wait one poll interval, or less when woken; give up past --timeout or the TTL."""
     now = time.monotonic()
     expiry = task.expires_at()
     if expiry is not None and time.time() > expiry:
         raise ttl_passed(task.task_id, task.status)
     if now >= deadline:
-        raise RequestTimeout("task %s is still %s; stopped waiting at --timeout" % (task.task_id, task.status),
-                             hint="raise --timeout for long tasks, or follow it later with `task result`")
+        raise stopped_waiting(task.task_id, task.status, bound)
     woken.wait(min(interval, deadline - now))
 
 
@@ -4756,6 +5075,38 @@ class TaskLedger:
             data[fingerprint(task.task_id)] = entry
 
         self.store.update(change)
+        if session is not None:
+            self.share_ids(tasks.session)
+
+    # A recorded session's ids are reserved in blocks, the highest id given out kept beside
+    # the session id ("lastId") under the ledger's lock. Chosen over ids that merely cannot
+    # collide (a random per-process prefix): a block is certain, not likely, to be unused, two
+    # follow-ups that run at once get different blocks, and ids stay small integers, which every
+    # server takes. Resuming needs the ledger anyway, so the mark is wherever a resume is.
+    ID_BLOCK = 1 << 20
+
+    def share_ids(self, session):
+        """Make ``session`` (created here or resumed from the ledger) take its ids from the
+        blocks of its recorded session, when it has one."""
+        recorded = session.session_record()
+        if recorded is not None:
+            session.channel.share_ids(lambda: self.reserve_ids(recorded["id"]))
+
+    def reserve_ids(self, session_id):
+        """The next block of JSON-RPC ids in a recorded session: (first, last), above every
+        id any command has been given in it."""
+        def change(data):
+            entries = [entry for entry in data.values() if (entry.get("session") or {}).get("id") == session_id]
+            top = max([entry["session"].get("lastId", 0) for entry in entries] + [0])
+            for entry in entries:
+                entry["session"]["lastId"] = top + self.ID_BLOCK
+            return top + 1, top + self.ID_BLOCK
+
+        try:
+            return self.store.update(change)
+        except OSError as exc:  # no block, no request: an id must not come twice
+            raise McpTuiError("cannot reserve request ids in the task ledger %s: %s" % (
+                self.path, describe_os_error(exc)))
 
     def lookup(self, task_id):
         return self.store.read().get(fingerprint(task_id))
@@ -4794,10 +5145,39 @@ class TaskLedger:
 
     def live_tasks_in(self, session_id):
         """How many recorded tasks of a session still need it: running, or ended with an
-        outcome nobody has fetched yet (a cancelled task has none worth keeping it for)."""
+        outcome nobody has fetched yet. A cancelled task's outcome is its status: the session
+        stays until a later command has shown it, or `task get` after `task cancel` would
+        find the task gone with its session."""
         return sum(1 for entry in self.store.read().values()
                    if (entry.get("session") or {}).get("id") == session_id and "unknownSince" not in entry
-                   and not entry.get("fetched") and entry.get("status") != "cancelled")
+                   and not entry.get("fetched"))
+
+    def forget_done(self, connection):
+        """Drop the entries of ``connection`` when all of them are done (outcome fetched, or
+        cancelled): True when dropped. For a kept session that has ended: an automatic stdio
+        task session stops once its tasks are done so, and no later `task list` should warn
+        about it; one that ended with a task still to fetch stays, and the warning says so."""
+        def change(data):
+            mine = [key for key, entry in data.items() if entry.get("connection") == connection]
+            if not all(data[key].get("fetched") or data[key].get("status") == "cancelled" for key in mine):
+                return False
+            for key in mine:
+                del data[key]
+            return True
+
+        return self.store.update(change)
+
+    def session_to_resume(self, task_id, spec):
+        """The recorded HTTP session a task lives in, for a connection to ``spec`` to resume
+        (same server only), or None: none recorded, another server, or mcp-tui ended that
+        session once the outcomes it was kept for were fetched."""
+        record = self.lookup(task_id)
+        recorded = (record or {}).get("session")
+        if not recorded or spec.kind != "http" or spec.ledger_record().get("url") != record["connection"].get("url"):
+            return None
+        if record.get("fetched") and self.live_tasks_in(recorded.get("id")) == 0:
+            return None
+        return recorded
 
     def recorded_for(self, spec):
         """(fingerprint, entry) of the recorded tasks of one connection, newest first."""
@@ -4832,6 +5212,8 @@ def valid_ledger_entry(key, entry):
         return False
     session = entry.get("session")
     if session is not None and not (isinstance(session, dict) and isinstance(session.get("id"), str)):
+        return False
+    if session is not None and not isinstance(session.get("lastId", 0), int):
         return False
     if not isinstance(entry.get("fetched", False), bool):
         return False
@@ -5101,7 +5483,7 @@ def format_log_entry(entry):
 
 # ======================================================================================
 # 5. Auth: OAuth 2.1 for HTTP servers (authorization code + PKCE, client credentials,
-#    enterprise cross-app access), the token store, and the `auth` verbs
+#    enterprise cross-app access) and the token store; the `auth` verbs are the CLI's (7)
 #
 # Contract: an Authorizer hangs on the HttpClient (section 1) of one MCP endpoint. The
 # client asks it for the Authorization value before every request to that endpoint's
@@ -5110,7 +5492,7 @@ def format_log_entry(entry):
 # raises AuthError. Its own requests (metadata, registration, token, revocation) go
 # through a fresh HttpClient each: no MCP token on them, no redirect followed. Every
 # secret it sees is registered with the debug log's masking (section 4), and tokens
-# live in auth.json next to the task ledger (state_directory(), section 3). Nothing
+# live in auth.json next to the task ledger (state_directory(), section 1). Nothing
 # here runs until a server asks for authorization: hashlib, hmac, secrets, http.server
 # and webbrowser are imported inside the functions that use them.
 # ======================================================================================
@@ -5815,6 +6197,12 @@ class Authorizer:
         self._failure = None
         for secret in settings.secrets():
             self._mask(secret)
+
+    def try_again(self):
+        """The user asks to connect again (the TUI's Ctrl+R): a failure of an earlier attempt,
+        such as a cancelled authorization, no longer stands for the next request."""
+        with self._lock:
+            self._failure = None
 
     def granted(self):
         """The token in use (a copy, for the views to mask), or None before authorization."""
@@ -6692,13 +7080,43 @@ def repeats_structured(block, result):
         return False
 
 
+def structured_wraps_text(result):
+    """Structured content that only wraps the one text block in one key: FastMCP's
+    {"result": 3} beside "3", the filesystem server's {"content": TEXT} beside TEXT. It adds
+    nothing to the text, which is shown alone."""
+    structured = result.get("structuredContent")
+    texts = [b.get("text") for b in result.get("content") or () if isinstance(b, dict) and b.get("type") == "text"]
+    if not (isinstance(structured, dict) and len(structured) == 1 and len(texts) == 1):
+        return False
+    value = next(iter(structured.values()))
+    if value == texts[0]:
+        return True
+    try:
+        return strict_json(texts[0]) == value
+    except (ValueError, RecursionError):
+        return False
+
+
+def structured_content_problem(result, tool):
+    """A warning when the structured content breaks the tool's outputSchema (naming where),
+    or None."""
+    schema = tool.get("outputSchema") if isinstance(tool, dict) else None
+    if not isinstance(schema, dict) or "structuredContent" not in result or result.get("isError"):
+        return None
+    found = schema_violation(result["structuredContent"], schema)
+    if found is None:
+        return None
+    return "warning: the structured content does not match the outputSchema of tool %r: %s %s" % (
+        tool.get("name"), found[0], found[1])
+
+
 def render_tool_result(result, saver=None):
     blocks = [render_content_block(b, saver) for b in result.get("content") or ()
               if isinstance(b, dict) and not repeats_structured(b, result)]
     lines = ["Error response from tool:" if result.get("isError") else "Tool response:"]
     if blocks or "structuredContent" not in result:
         lines.append("\n".join(blocks) if blocks else "(no content)")
-    if "structuredContent" in result:
+    if "structuredContent" in result and not structured_wraps_text(result):
         lines.append("Structured content:")
         lines.append(json.dumps(result["structuredContent"], indent=2, ensure_ascii=False))
     return "\n".join(lines)
@@ -7014,15 +7432,22 @@ def config_paths(opts):
 def known_servers(opts):
     servers = []
     for path in config_paths(opts):
-        try:
-            with open(path, "r", encoding="utf-8") as handle:
-                data = load_jsonc(handle.read())
-        except (OSError, ValueError):
-            continue  # missing or not JSON: nothing to offer from it
-        entries = config_entries(data)
-        if isinstance(entries, dict):
-            servers += [ConfigServer(name, path, entry) for name, entry in entries.items() if isinstance(entry, dict)]
+        servers += config_file_servers(path) or []
     return servers
+
+
+def config_file_servers(path):
+    """The servers a config file lists, or None when it is not one (missing, not JSON, no
+    server entries)."""
+    try:
+        with open(path, "r", encoding="utf-8") as handle:
+            data = load_jsonc(handle.read())
+    except (OSError, ValueError):
+        return None
+    entries = config_entries(data)
+    if not isinstance(entries, dict):
+        return None
+    return [ConfigServer(name, path, entry) for name, entry in entries.items() if isinstance(entry, dict)]
 
 
 def shell_word(word):
@@ -7184,6 +7609,20 @@ def describe_server(session, tasks=None):
     return "\n".join(line for line in lines if line is not None)
 
 
+def argument_type_text(prop):
+    """An argument's type as `tool describe` lists it: "string, one of red, green",
+    "array of integer"."""
+    types = schema_types(prop)
+    text = "/".join(types) or "any"
+    items = prop.get("items")
+    if "array" in types and isinstance(items, dict) and items:
+        text += " of " + argument_type_text(items)
+    if isinstance(prop.get("enum"), list) and prop["enum"]:
+        text += ", one of " + ", ".join(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+                                        for value in prop["enum"])
+    return text
+
+
 def describe_tool(tool, tasks=None):
     """``tasks``: the session's TaskForm, which knows what a listing without taskSupport means."""
     lines = ["Tool: %s" % tool.get("name")]
@@ -7200,13 +7639,13 @@ def describe_tool(tool, tasks=None):
         lines += ["", "Arguments (* required):"]
         for key, prop in properties.items():
             prop = prop if isinstance(prop, dict) else {}
-            kind = "/".join(schema_types(prop)) or "any"
             extra = " (default %s)" % json.dumps(prop["default"], ensure_ascii=False) if "default" in prop else ""
-            lines.append("  %s%s: %s%s%s" % (key, "*" if key in required else "", kind, extra,
+            lines.append("  %s%s: %s%s%s" % (key, "*" if key in required else "", argument_type_text(prop), extra,
                                              " - " + str(prop["description"]) if prop.get("description") else ""))
-    if isinstance(tool.get("annotations"), dict) and tool["annotations"]:
-        lines += ["", "Annotations:"] + ["  %s: %s" % (k, json.dumps(v, ensure_ascii=False))
-                                         for k, v in tool["annotations"].items()]
+    for label, key in (("Annotations", "annotations"), ("Meta", "_meta")):
+        if isinstance(tool.get(key), dict) and tool[key]:
+            lines += ["", label + ":"] + ["  %s: %s" % (k, json.dumps(v, ensure_ascii=False))
+                                          for k, v in tool[key].items()]
     lines += ["", "Input schema:", json.dumps(schema, indent=2, ensure_ascii=False)]
     if tool.get("outputSchema"):
         lines += ["", "Output schema:", json.dumps(tool["outputSchema"], indent=2, ensure_ascii=False)]
@@ -7676,6 +8115,7 @@ class Output:
         self._hidden = {}
         self._gone = set()  # streams whose reader has gone away
         self._lock = threading.Lock()
+        self._progress_ended = False  # the command's last word is said: no "⏳ progress" after "interrupted"
 
     def _write(self, stream, text):
         if stream is self.stderr:
@@ -7722,7 +8162,7 @@ class Output:
         self._write(self.stderr, clean(text) + "\n")
 
     def progress(self, text):
-        if not (self.quiet or self.json):
+        if not (self.quiet or self.json or self._progress_ended):
             self._write(self.stderr, clean(text) + "\n")
 
     def decline(self, text):
@@ -7744,6 +8184,10 @@ class Output:
             repeats, self._declined[1] = self._declined[1], 0
         if repeats:
             self.notice("… repeated %d times" % repeats)
+
+    def end_progress(self):
+        """The command has ended (or failed): what still arrives while it closes is not shown."""
+        self._progress_ended = True
 
     def notice(self, text):
         """A note the user should see even with --quiet (kept in JSON documents)."""
@@ -8262,6 +8706,8 @@ class Cli:
         self.words = words
         self.out = output
         self.session = None
+        self.background_session = False  # an automatic keeper holds a stdio task's server (main)
+        self.responder = None
         self.log = None
         self.ledger = None if opts.no_ledger else TaskLedger(warn=output.notice)
         self.withheld = ()  # --dry-run: the command's own request
@@ -8270,8 +8716,9 @@ class Cli:
 
     # -- plumbing ---------------------------------------------------------------------
 
-    def connect(self, spec=None, resume=None):
-        """Open a session (or, with ``resume``, continue a recorded one)."""
+    def connect(self, spec=None, resume=None, observer=None):
+        """Open a session (or, with ``resume``, continue a recorded one). ``observer`` sees
+        its notifications instead of the progress lines on stderr."""
         spec = spec or self.spec
         if spec is None:
             raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
@@ -8279,17 +8726,22 @@ class Cli:
         if spec.kind == "session" and self.opts.trace:  # or --trace would print nothing, and say nothing
             self.out.notice("--trace: session %s's keeper makes the HTTP requests; its trace goes to the "
                             "--log-file given to `session open`" % spec.name)
+        elif spec.kind == "stdio" and self.opts.trace and not self.opts.debug and self.log is None:
+            self.out.notice("--trace shows HTTP requests and SSE events, and a stdio server has none; "
+                            "--debug shows every message")
         self.log = self.log or self.make_log()
         ask = terminal_prompt if (sys.stdin.isatty() and sys.stderr.isatty()) else None
-        responder = InputResponder(load_stub("--elicit-stub", self.opts.elicit_stub),
-                                   load_stub("--sampling-stub", self.opts.sampling_stub),
-                                   self.opts.root, ask, self.out.notice, self.out.decline)
+        responder = self.responder = InputResponder(load_stub("--elicit-stub", self.opts.elicit_stub),
+                                                    load_stub("--sampling-stub", self.opts.sampling_stub),
+                                                    self.opts.root, ask, self.out.notice, self.out.decline)
         try:
-            self.session = connect(spec, self.opts, responder, self.log, [self.out.on_notification], self.deadline,
-                                   resume=resume, notice=self.out.notice, tell=self.out.stderr_line)
+            self.session = connect(spec, self.opts, responder, self.log, [observer or self.out.on_notification],
+                                   self.deadline, resume=resume, notice=self.out.notice, tell=self.out.stderr_line)
         except McpTuiError as exc:
             stderr_hint(exc, getattr(exc, "stderr_lines", []))  # none: refused before the session (bad --grant)
             raise
+        if resume and self.ledger is not None:  # follow-ups of one session never repeat each other's ids
+            self.ledger.share_ids(self.session)
         if self.opts.log_level and "logging" not in self.session.capabilities:  # else it asks for nothing, silently
             self.out.notice("warning: %s does not offer logging (no logging capability); --log-level has no effect"
                             % self.session.display_name())
@@ -8347,7 +8799,19 @@ class Cli:
         except McpTuiError as exc:
             transport = self.session.transport if self.session else None
             stderr_hint(exc, list(getattr(transport, "stderr_tail", ())))
+            if isinstance(exc, UrlElicitationRequired) and not self.out.json:  # JSON has them in error.data
+                self.offer_urls(exc)
             raise
+
+    def offer_urls(self, exc):
+        """-32042: each URL the server needs opened is shown, and opened, as a URL elicitation
+        is (its host named; only with consent on a terminal); then the command can run again."""
+        answers = [self.responder.elicit(dict(params, mode="url"), self.session.display_name())["action"]
+                   for params in exc.elicitations]
+        if "accept" in answers:
+            exc.hint = "when you are done in the browser, run the command again"
+        elif answers:
+            exc.hint = "the server needs the URL%s above opened first" % ("s" if len(answers) > 1 else "")
 
     DRY_RUN_METHODS = {("tool", "call"): "tools/call", ("prompt", "get"): "prompts/get",
                        ("resource", "read"): "resources/read", ("complete",): "completion/complete"}
@@ -8449,7 +8913,7 @@ class Cli:
                 raise UsageError("the rpc params must be a JSON object")
         session = self.connect()
         result = session.request(args[0], params)
-        self.show_result(args[0], result, result, lambda: json.dumps(result, indent=2, ensure_ascii=False))
+        self.show_result(args[0], result, {"result": result}, lambda: json.dumps(result, indent=2, ensure_ascii=False))
 
     # -- tools ----------------------------------------------------------------------------
 
@@ -8469,7 +8933,7 @@ class Cli:
         for warning in warnings:
             self.out.notice("warning: " + warning)
         if self.out.json:
-            self.out.document({"tools": tools})
+            self.out.document({"result": {"tools": tools}})
             return
         self.print_tools(tools)
         self.count(tools, "tool")
@@ -8512,7 +8976,7 @@ class Cli:
         name, = self.expect(args, 1, "tool describe NAME")
         tool = find_tool(self.connect(), name)
         if self.out.json:
-            self.out.document(tool)
+            self.out.document({"result": tool})
             return
         self.out.text(describe_tool(tool))
 
@@ -8527,7 +8991,9 @@ class Cli:
             self.out.progress("📝 Parsing arguments...")
         schema = tool.get("inputSchema") or {}
         arguments = parse_arguments(words, schema, self.opts.args_json)
-        check_tool_arguments(arguments, schema, name)
+        undeclared = check_tool_arguments(arguments, schema, name)
+        if undeclared:
+            self.out.notice(undeclared)
         if self.opts.task:
             return TaskCommands(self).call_as_task(tool, arguments)
         self.out.progress("🚀 Executing tool...")
@@ -8539,10 +9005,14 @@ class Cli:
                 raise UsageError("tool %r cannot be called here: it runs only as a task, and the server declared "
                                  "no task support for tools/call; nothing was sent" % name, hint=refusal.hint)
             raise
-        return self.print_tool_result(result)
+        return self.print_tool_result(result, tool=tool)
 
-    def print_tool_result(self, result, task=None):
+    def print_tool_result(self, result, task=None, tool=None):
+        """``tool``: its listing, whose outputSchema the structured content is checked against."""
         check_tool_result(result)
+        problem = structured_content_problem(result, tool)
+        if problem:
+            self.out.notice(problem)
         if result.get("isError"):
             self.out.progress("⚠️  The tool reported an error (isError: true)")
             if result_hint(result):
@@ -8570,12 +9040,16 @@ class Cli:
         """Print notifications as they arrive, one line each, until Ctrl+C or --for."""
         if self.opts.watch_for is not None and self.opts.watch_for <= 0:
             raise UsageError("--for must be more than 0 seconds")
-        session = self.connect()
-        session.observers.remove(self.out.on_notification)  # they go to stdout here, not to stderr
-        watch = session.watch(uris, self.out.notification_line)
+        held = HeldNotifications()  # they go to stdout here, not to stderr; none lost while the session opens
+        session = self.connect(observer=held)
+        watch = session.watch(uris, self.out.notification_line, held)
         try:
             for item in watch.refused:
                 self.out.notice("warning: the server refused to send %s" % item)
+            if watch.nothing_to_listen_for:
+                self.out.notice("%s announces nothing to listen for (no listChanged capability), so nothing "
+                                "will arrive; the watch waits for Ctrl+C, --for or the server's end"
+                                % session.display_name())
             self.out.progress("👀 Watching %s%s; Ctrl+C stops." % (session.display_name(), "".join(
                 "\n   and updates of %s" % uri for uri in uris)))
             ends = time.monotonic() + self.opts.watch_for if self.opts.watch_for else None
@@ -8617,14 +9091,15 @@ class Cli:
         if action == "read":
             uri, = self.expect(rest, 1, "resource read URI")
             result = self.connect().request("resources/read", {"uri": uri})
-            self.show_result("resources/read", result, result, lambda: render_contents(result, self.blob_saver()))
+            self.show_result("resources/read", result, {"result": result},
+                             lambda: render_contents(result, self.blob_saver()))
             return
         self.expect(rest, 0, "resource %s" % action)
         method, key = (("resources/list", "resources") if action == "list"
                        else ("resources/templates/list", "resourceTemplates"))
         items = list_all(self.connect(), method, key)
         if self.out.json:
-            self.out.document({key: items})
+            self.out.document({"result": {key: items}})
             return
         for item in items:
             label = item.get("uri") or item.get("uriTemplate")
@@ -8641,7 +9116,7 @@ class Cli:
             self.expect(rest, 0, "prompt list")
             prompts = list_all(session, "prompts/list", "prompts")
             if self.out.json:
-                self.out.document({"prompts": prompts})
+                self.out.document({"result": {"prompts": prompts}})
                 return
             for prompt in prompts:
                 arguments = ", ".join(a.get("name", "?") + ("*" if a.get("required") else "")
@@ -8656,7 +9131,7 @@ class Cli:
         check_prompt_arguments(find_prompt(session, rest[0]), arguments)
         result = session.request("prompts/get", {"name": rest[0], "arguments": arguments})
         lines = [str(result["description"]), ""] if result.get("description") else []
-        self.show_result("prompts/get", result, result,
+        self.show_result("prompts/get", result, {"result": result},
                          lambda: "\n".join(lines) + render_messages(result.get("messages")))
 
     def cmd_complete(self, args):
@@ -8680,7 +9155,7 @@ class Cli:
         result = complete_argument(session, ref, argument_name, value, context)
         completion = result.get("completion") or {}
         if self.out.json:
-            self.out.document(result)
+            self.out.document({"result": result})
             return
         for item in completion.get("values") or ():
             self.out.text(str(item))
@@ -8711,8 +9186,11 @@ class TaskCommands:
         for note in outcome.notes:
             self.out.notice(note)
         if outcome.task is None:
-            return self.cli.print_tool_result(outcome.result)
+            return self.cli.print_tool_result(outcome.result, tool=tool)
         task = outcome.task
+        if self.cli.background_session:  # only now: a refused or direct call kept nothing
+            self.out.notice("A background session keeps the server running until its tasks end or --idle passes "
+                            "(mcp-tui session list)")
         self.out.hide_in_errors(task.task_id)
         self.kept_session("hold", task.task_id, expiresAt=task.expires_at())
         session = self.cli.session
@@ -8784,21 +9262,23 @@ class TaskCommands:
 
     def follow(self, tasks, task_id, last_status=None):
         deadline = min(time.monotonic() + self.opts.timeout, self.cli.deadline or float("inf"))
+        bound = "--max-time" if self.cli.deadline is not None and deadline == self.cli.deadline else "--timeout"
 
         def on_status(task):
             self.note_task_status(task)
+            self.cancellation_shown(task)
             self.out.progress("⏳ task %s: %s" % (task.task_id, task.status_line()
                                                    if task.status != "completed" else task.status))
 
         try:
-            result = tasks.wait(task_id, deadline, StatusReporter(on_status, last_status))
+            result = tasks.wait(task_id, deadline, StatusReporter(on_status, last_status), bound)
         except (KeyboardInterrupt, RequestTimeout) as exc:  # with --quiet, this is where the user sees the task's ID
             problem = self.follow_up_problem(self.cli.session, self.ledger is not None
                                              and self.ledger.lookup(task_id) is not None)
             if problem is None:
                 self.out.notice("Stopped waiting; the task keeps running: %s" % self.task_command("get", task_id))
             elif isinstance(exc, RequestTimeout):  # not "follow it later": nothing can
-                exc.hint = "raise --timeout for long tasks; no later command can follow this task"
+                exc.hint = "raise %s for long tasks; no later command can follow this task" % bound
             else:
                 self.out.notice("Stopped waiting. " + problem)
             raise
@@ -8818,6 +9298,12 @@ class TaskCommands:
             self.ledger.note_fetched(task_id)
         self.kept_session("release", task_id)
 
+    def cancellation_shown(self, task):
+        """The task is shown cancelled: that is its outcome, fetched, and the session kept for
+        it may end. `task cancel` keeps the session: a `task get` after it must find the task."""
+        if task.status == "cancelled" and self.ledger is not None:
+            self.ledger.note_fetched(task.task_id)
+
     def note_task_status(self, task):
         if self.ledger is not None:
             self.ledger.note_status(task.task_id, task.status)
@@ -8836,7 +9322,8 @@ class TaskCommands:
             except (OSError, McpTuiError):
                 pass
             if record.get("fetched") and record.get("session"):
-                hint = "the server kept it in an HTTP session, which ended once its result was fetched"
+                hint = "the server kept it in an HTTP session, which ended once %s" % (
+                    "it was shown cancelled" if record.get("status") == "cancelled" else "its result was fetched")
         return McpTuiError("unknown or expired task %s: %s" % (task_id, exc.rpc_message), hint=hint)
 
     def task_session(self, task_id):
@@ -8849,12 +9336,9 @@ class TaskCommands:
         if spec is None:
             raise UsageError("no server given, and the task ledger does not know this task",
                              hint="pass the connection (a stdio command, --url or --config)")
-        recorded = (record or {}).get("session")
-        if recorded and record.get("fetched") and self.ledger.live_tasks_in(recorded.get("id")) == 0:
-            recorded = None  # mcp-tui ended that session once the outcomes it was kept for were fetched
-        same_server = record is not None and spec.ledger_record().get("url") == record["connection"].get("url")
+        recorded = self.ledger.session_to_resume(task_id, spec) if record is not None else None
         try:
-            session = self.cli.connect(spec, recorded if recorded and same_server and spec.kind == "http" else None)
+            session = self.cli.connect(spec, recorded)
         except ConnectionFailed as exc:
             if spec.kind == "session" and self.cli.spec is None:  # the ledger sent us there
                 exc.hint = ("the session that kept this task's server has ended (after its result was fetched or "
@@ -8881,11 +9365,9 @@ class TaskCommands:
             self.cli.expect(rest, 0, "task %s" % action)
             task_id = None
         else:
-            task_id, = self.cli.expect(rest, 1, "task %s ID" % action)
-        if task_id:
-            self.out.hide_in_errors(task_id)
-        if action == "list" and self.cli.spec is None:
-            return self.task_list_from_ledger()
+            task_id, = self.cli.expect(rest, 1, "task %s ID" % action)  # errors name it as typed: the user's own
+        if action == "list" and (self.cli.spec is None or self.recorded_sessions_on(self.cli.spec)):
+            return self.task_list_from_ledger(self.cli.spec)
         session, tasks = self.task_session(task_id)
         try:
             return getattr(self, "task_" + action)(tasks, task_id)
@@ -8911,6 +9393,7 @@ class TaskCommands:
     def task_get(self, tasks, task_id):
         task = tasks.get(task_id)
         self.note_task_status(task)
+        self.cancellation_shown(task)
         if self.out.json:
             self.out.document(tasks.document(task=task.data))
             return
@@ -8959,16 +9442,40 @@ class TaskCommands:
             return
         self.out.text(self.describe_task(task))
 
-    def task_list_from_ledger(self):
+    def recorded_sessions_on(self, spec):
+        """The HTTP sessions the ledger recorded tasks in on the server ``spec`` names."""
+        if self.ledger is None or spec.kind != "http":
+            return []
+        url = spec.ledger_record().get("url")
+        return [recorded for connection, recorded in self.ledger.listable_connections()
+                if recorded is not None and connection.get("url") == url]
+
+    def ended_with_its_tasks(self, connection):
+        """A kept session the ledger names that is gone, its tasks all done: its entries are
+        dropped, and it is not asked (nor warned about)."""
+        if connection.get("kind") != "session":
+            return False
+        try:
+            return KeptSessions().get(connection.get("name")) is None and self.ledger.forget_done(connection)
+        except (OSError, McpTuiError):
+            return False  # then it is asked, and the warning says what became of it
+
+    def task_list_from_ledger(self, given=None):
         """`task list` without a connection: ask every connection the ledger recorded tasks
-        for in a form that has tasks/list."""
-        connections = self.ledger.listable_connections() if self.ledger is not None else []
-        if not connections:
-            raise UsageError("task list needs a connection: the task ledger records no tasks that can be listed",
-                             hint="pass the server: a stdio command, --url or --config")
+        for in a form that has tasks/list. With ``given`` (`task list --url URL`): that server's
+        own list, and the sessions the ledger recorded tasks in there, resumed (a server such
+        as the everything server lists a session's tasks in that session only)."""
+        if given is not None:
+            asked = [(given, None)] + [(given, recorded) for recorded in self.recorded_sessions_on(given)]
+        else:
+            connections = self.ledger.listable_connections() if self.ledger is not None else []
+            if not connections:
+                raise UsageError("task list needs a connection: the task ledger records no tasks that can be "
+                                 "listed", hint="pass the server: a stdio command, --url or --config")
+            asked = [(self.spec_from_ledger(connection), recorded) for connection, recorded in connections
+                     if not self.ended_with_its_tasks(connection)]
         listed, seen, document = [], set(), dict
-        for connection, recorded in connections:
-            spec = self.spec_from_ledger(connection)
+        for spec, recorded in asked:
             try:
                 session = self.cli.connect(spec, recorded if spec.kind == "http" else None)
                 tasks = tasks_for(session)
@@ -8978,6 +9485,8 @@ class TaskCommands:
                         seen.add(task.task_id)
                         listed.append(task)
             except McpTuiError as exc:
+                if recorded is None and spec is given:
+                    raise  # the server the user named
                 self.out.notice("warning: %s: %s" % (spec.describe(), exc.message))
             finally:
                 self.cli.close()
@@ -9183,6 +9692,7 @@ class Tui:
         self.stack = []
         self.status = ""
         self.status_is_error = False
+        self.status_screen = None  # the screen on top when the status was said: it goes with that screen
         self.question = None  # (text, on_yes) while a y/n question waits for its key
         self.toast = None  # (text, until): a server log line over the hints, leaving the status alone
         self.session = None
@@ -9196,7 +9706,9 @@ class Tui:
         self.subscriptions = {}  # resource URI -> its ChangeWatch (None while it is being set up)
         self.changed = set()  # subscribed resources the server changed since they were last read
         self.tool_screens = {}  # tool name -> its ToolScreen, kept for the session
+        self.resumed_sessions = []  # earlier runs' HTTP sessions resumed for their tasks (o on the tasks screen)
         self.exit_code = None
+        log.sinks.append(self.watch_answers)
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -9225,6 +9737,7 @@ class Tui:
                 self.attempt.abandon(wait=True)  # a server being started must not outlive the app
             if self.session is not None:
                 self.session.close()
+            self.close_resumed_sessions()
         return self.exit_code
 
     def prepare_terminal(self):
@@ -9295,6 +9808,12 @@ class Tui:
     def say(self, text, error=False):
         self.status = first_line(clean(self.log.credentials.redact(text))) if text else ""
         self.status_is_error = error
+        self.status_screen = self.stack[-1] if self.stack else None
+
+    def forget_status_of(self, screen):
+        """A closed screen's news does not stay on the status line under the next one."""
+        if self.status_screen is screen and self.question is None:
+            self.say("")
 
     def show_toast(self, text):
         """News from the server for a few seconds over the key hints: the status line keeps
@@ -9376,11 +9895,25 @@ class Tui:
 
     def back(self):
         if len(self.stack) > 1:
-            self.stack.pop()
+            self.forget_status_of(self.stack.pop())
             self.window.clearok(True)  # a new screen is painted whole, not diffed against the old one
             self.stack[-1].on_show()
+        elif self.work_running() and self.question is None:
+            self.ask("%s still running; quit anyway?" % self.work_running(), self.quit)
         else:
-            self.exit_code = EXIT_OK
+            self.quit()
+
+    def quit(self):
+        self.exit_code = EXIT_OK
+
+    def work_running(self):
+        """What quitting would abandon: tool calls under way, and tasks followed here."""
+        calls = sum(1 for screen in self.tool_screens.values() if screen.running and screen.task_id is None)
+        tasks = sum(1 for row in self.task_book.rows.values() if row.following or (
+            row.created_here and not row.task.terminal))
+        parts = (["%d call%s" % (calls, "" if calls == 1 else "s")] if calls else []) + (
+            ["%d task%s" % (tasks, "" if tasks == 1 else "s")] if tasks else [])
+        return " and ".join(parts)
 
     def open(self, screen):
         self.stack.append(screen)
@@ -9480,7 +10013,7 @@ class Tui:
     def draw(self):
         rows, columns = self.window.getmaxyx()
         self.window.erase()
-        canvas = Canvas(self.window, 0, 0, rows, columns, self.curses.error)
+        canvas = Canvas(self.window, 0, 0, rows, columns, self.curses.error, self.style)
         if self.too_small():
             canvas.put(0, 0, "Terminal too small (%dx%d);" % (columns, rows), self.style.bold)
             canvas.put(1, 0, "mcp-tui needs %dx%d. q quits." % (MIN_COLUMNS, MIN_ROWS))
@@ -9557,12 +10090,14 @@ class Tui:
         screen; otherwise (a reconnect) the screens stay and refresh."""
         if self.attempt is not None:
             self.attempt.abandon()
+        if spec.auth is not None:
+            spec.auth.try_again()  # a cancelled authorization asks again, not fails at once
         responder = TuiResponder(self, self.stubs[0], self.stubs[1], self.roots)
         attempt = self.attempt = ConnectAttempt()
 
         def work():
             session = connect(spec, self.opts, responder, self.log, tell=lambda text: self.post(self.say, text),
-                              browser_step=lambda step: self.post(self.open, AuthorizeScreen(self, step)),
+                              browser_step=lambda step: self.post(self.authorize, step),
                               started=attempt.started)
             if attempt.abandoned:
                 session.close()
@@ -9576,6 +10111,11 @@ class Tui:
                 on_failure(exc, getattr(exc, "stderr_lines", []))
 
         attempt.thread = self.spawn(work, lambda session: self.connected(session, attempt, fresh), failed)
+
+    def authorize(self, step):
+        """The browser step of OAuth: its screen, and the status line says what is awaited."""
+        self.open(AuthorizeScreen(self, step))
+        self.say("Waiting for the authorization at %s (Esc cancels) ..." % clean(step.host))
 
     def cancel_connect(self):
         """Esc while connecting: give up the attempt (its server is stopped) and stay."""
@@ -9596,6 +10136,7 @@ class Tui:
             # Kept, the tasks screen would poll and cancel them here, sending their IDs (which a
             # server may use as bearer tokens) to a server that never made them.
             self.task_book = TaskBook()
+            self.close_resumed_sessions()
         self.tasks = tasks_for(session)
         session.observers.append(lambda message: self.post(self.on_notification, message))
         homes = [screen for screen in self.stack if isinstance(screen, MainScreen)]
@@ -9629,6 +10170,24 @@ class Tui:
             lost = self.session.connection_lost()
             if lost is not None:
                 self.connection_ended(lost)
+
+    def watch_answers(self, entry):
+        """(Any thread.) An answer from the server while the connection counts as lost: an HTTP
+        server that came back (a restarted one gets a new session) is connected again."""
+        if self.disconnected and entry.get("type") == "message" and entry.get("direction") == "in" and entry.get(
+                "kind") in ("response", "error"):
+            self.post(self.server_back)
+
+    def server_back(self):
+        session = self.session
+        if not self.disconnected or session is None or session.spec.kind == "stdio" or session.connection_lost():
+            return
+        self.disconnected = None
+        self.log.event("tui", "the server answers again")
+        for screen in self.stack:
+            if isinstance(screen, MainScreen):
+                screen.reload()
+        self.say("%s answers again; its lists were refreshed." % session.display_name())
 
     def connection_ended(self, exc):
         if self.session is not None and not self.disconnected and self.attempt is None:
@@ -9676,6 +10235,29 @@ class Tui:
             self.ledger.note_status(task.task_id, task.status)  # a finished task no longer holds its session
         if changed and row.following:
             self.say("Task %s: %s" % (short_task_id(task.task_id), task.status_line()))
+
+    def tasks_holding(self, task_id):
+        """(On a worker.) The tasks of the session a task lives in: the HTTP session of an
+        earlier run that the ledger recorded for it, resumed as `task get` resumes it, when
+        that is not this session; else this session's."""
+        session, ledger = self.session, self.ledger
+        recorded = ledger.session_to_resume(task_id, session.spec) if ledger is not None else None
+        if recorded is None or recorded.get("id") == (session.session_record() or {}).get("id"):
+            return self.tasks
+        responder = TuiResponder(self, self.stubs[0], self.stubs[1], self.roots)
+        resumed = connect(session.spec, self.opts, responder, self.log, resume=recorded)
+        self.resumed_sessions.append(resumed)
+        return tasks_for(resumed)
+
+    def close_resumed_sessions(self):
+        """A resumed session stays on the server while the ledger holds a task that needs it."""
+        sessions, self.resumed_sessions = self.resumed_sessions, []
+        for session in sessions:
+            try:
+                session.keep_alive(self.ledger.live_tasks_in(session.session_record()["id"]) > 0)
+            except (OSError, McpTuiError, TypeError):
+                session.keep_alive(True)
+            threading.Thread(target=session.close, daemon=True).start()
 
     # -- input requests from the server (called on other threads) --------------------------
 
@@ -9774,6 +10356,11 @@ class TaskRow:
         self.following = False
         self.result = None
         self.failure = None
+        self.tasks = None  # the TaskForm of a resumed session the task lives in; None: the app's
+
+
+def row_tasks(app, row):
+    return row.tasks or app.tasks
 
 
 class TaskBook:
@@ -9826,7 +10413,7 @@ class TaskFollower:
             app.say("Already following task %s." % short_task_id(task_id) if row else "Unknown task.")
             return
         row.following = True
-        tasks = app.tasks
+        tasks = row_tasks(app, row)
         deadline = time.monotonic() + app.opts.timeout
         reporter = StatusReporter(None, last_status, on_view=lambda task: app.post(app.task_seen, task))
 
@@ -9933,7 +10520,16 @@ class FieldScreen(Screen):
     def hints(self):
         if self.completer and self.completer.offered():
             return "Tab complete  Up/Down move  Enter/^X %s  PgUp/PgDn scroll  Esc back" % self.submit_label.lower()
-        return "Tab/arrows move  Enter/^X %s  PgUp/PgDn scroll  F12 debug  Esc back" % self.submit_label.lower()
+        keys = self.field_keys()
+        return "Tab/arrows move  Enter/^X %s  %sPgUp/PgDn scroll  %sEsc back" % (
+            self.submit_label.lower(), keys, "" if keys else "F12 debug  ")
+
+    def field_keys(self):
+        """The keys of the form's text fields, for the footer: ^E edit (the text area), and
+        ^N null where a field allows null. The same for the whole form: a footer that changed
+        from field to field would look like news."""
+        texts = [item for item in self.field_list.items if isinstance(item, TextField)]
+        return ("^E edit  " if texts else "") + ("^N null  " if any(item.nullable for item in texts) else "")
 
     def on_key(self, key):
         if self.clean_state is None:
@@ -9952,6 +10548,9 @@ class FieldScreen(Screen):
         focused = self.field_list.items[self.field_list.focus] if self.field_list.items else None
         if key == "TAB" and self.completer and isinstance(focused, TextField) and self.completer.offered():
             self.completer.complete(focused)
+            return True
+        if key == "^E" and isinstance(focused, TextField) and focused.cursor == len(focused.text):
+            self.app.open(TextAreaScreen(self.app, focused))  # ^E at the end of the line: the text area
             return True
         self.field_list.on_key(key)
         return True  # a form screen owns every key, so letters type (an unknown Alt key does nothing)
@@ -10081,7 +10680,11 @@ class ConnectScreen(FieldScreen):
                                     default=spec.protocol if spec else opts.protocol)
         self.headers = [TextField("header%d" % i, "Header", placeholder="Name: value",
                                   text="%s: %s" % headers[i] if i < len(headers) else "") for i in range(3)]
-        self.known = known_servers(opts)
+        self.list_servers(known_servers(opts))
+
+    def list_servers(self, servers):
+        """The form's fields, then Connect, then a button for each server from config files."""
+        self.known = servers
         buttons = [Button("Connect", self.submit)]
         buttons += [Button("%s (%s)" % (server.name, server.source), self.choose(server), row_of_its_own=True)
                     for server in self.known]
@@ -10108,7 +10711,8 @@ class ConnectScreen(FieldScreen):
     def hints(self):
         if self.running:
             return "Esc cancel the attempt  F12 debug"
-        return "Tab/arrows move  Enter/^X connect  F12 debug  Esc %s" % ("back" if self.stacked() else "quit")
+        return "Tab/arrows move  Enter/^X connect%s  F12 debug  Esc %s" % (
+            "  ^R retry" if self.attempted is not None else "", "back" if self.stacked() else "quit")
 
     def stacked(self):
         """Opened from the main screen (C), over a session that stays until a new one opens."""
@@ -10118,12 +10722,21 @@ class ConnectScreen(FieldScreen):
         if key == "ESC" and self.running:
             self.cancel()
             return True
+        if key == "^R" and not self.running and self.attempted is not None:
+            self.connect(self.attempted)  # the last attempt again (an authorization asks again)
+            return True
+        focused = self.field_list.items[self.field_list.focus]
+        if key == "ENTER" and not isinstance(focused, Button):
+            self.submit()  # as the footer says: Enter connects from any field
+            return True
         return FieldScreen.on_key(self, key)
 
     def help_lines(self):
         return ["Type a URL or a stdio command line, pick the transport and protocol version, add headers",
-                "('Name: value'), then Enter on Connect (or ^X anywhere). Servers found in --config and in",
-                "the Claude Desktop, VS Code and .mcp.json files are listed as buttons: Enter connects."]
+                "('Name: value'), then Enter (or ^X) anywhere in the form connects. Servers found in --config and",
+                "in the Claude Desktop, VS Code and .mcp.json files are listed as buttons: Enter connects.",
+                "A config file's path typed into Server lists that file's servers instead.",
+                "^R tries the last attempt again (a cancelled authorization asks again)."]
 
     def cancel(self):
         if self.running:
@@ -10158,12 +10771,35 @@ class ConnectScreen(FieldScreen):
     def submit(self):
         if self.running:
             return
+        servers = self.config_file_typed()
+        if servers is not None:
+            self.open_config_file(servers)
+            return
         try:
             spec = self.spec_from_fields()
         except McpTuiError as exc:
-            self.app.say(describe_failure(exc), True)
+            self.app.say(in_connect_words(describe_failure(exc)), True)
             return
         self.connect(spec)
+
+    def config_file_typed(self):
+        """The servers of a config file typed (or pasted) into Server, which is no program to
+        run; None when Server holds something else."""
+        text = self.target.text.strip()
+        path = os.path.expanduser(text[1:-1] if text[:1] == text[-1:] and text[:1] in "'\"" else text)
+        if not text or not os.path.isfile(path) or (os.access(path, os.X_OK) and not path.endswith(".json")):
+            return None
+        return config_file_servers(path)
+
+    def open_config_file(self, servers):
+        path = servers[0].path if servers else self.target.text.strip()
+        self.list_servers(servers)
+        if servers:
+            self.field_list.focus = len(self.field_list.fields()) + 1  # past Connect: the first server
+            self.app.say("%d server%s in %s: Enter on one connects." % (len(servers), "" if len(servers) == 1 else "s",
+                                                                        path))
+        else:
+            self.app.say("%s is a config file that lists no servers." % path, True)
 
     def connect(self, spec=None, resume=None):
         """Open a session (or, with ``resume``, continue a recorded legacy HTTP one)."""
@@ -10184,9 +10820,10 @@ class ConnectScreen(FieldScreen):
         schemeless = self.attempted.kind == "stdio" and re.match(HOST_PORT_PATH, self.target.text.strip())
         if schemeless:
             lines[1:1] = ["", "A URL needs its scheme: did you mean %s?" % url]
+        lines[0] = in_connect_words(lines[0])  # mcp-tui's words; the server's stderr stays as it was written
         self.output.set_text(self.app.log.credentials.redact("\n".join(lines)))
         self.app.say("Could not connect: did you mean %s? (a URL needs http://)" % url if schemeless
-                     else "Could not connect: %s" % describe_failure(exc), True)
+                     else lines[0], True)
 
     def spec_from_fields(self):
         text = self.target.text.strip()
@@ -10196,6 +10833,12 @@ class ConnectScreen(FieldScreen):
         base = self.base_spec
         if not text:
             raise UsageError("enter a URL or a command line")
+        url = text.startswith(("http://", "https://"))
+        if url and transport == "stdio":
+            raise UsageError("Transport stdio starts a command line; Server holds a URL: choose Transport auto, "
+                             "http or sse")
+        if not url and transport in ("http", "sse"):
+            raise UsageError("Transport %s needs a URL (http://...) in Server" % transport)
         if base is not None and text == base.describe():
             kind = transport if base.kind != "stdio" and transport in ("http", "sse") else base.kind
             shown = dict(self.header_fields(base))  # a field still showing a placeholder stands for its value
@@ -10210,6 +10853,20 @@ class ConnectScreen(FieldScreen):
         return build_spec(text, transport, protocol, headers, env, self.app.opts.cwd)
 
 
+CONNECT_WORDS = ((r"leave out --transport sse", "choose Transport auto"), (r"try --transport sse", "choose Transport sse"),
+                 (r"--transport (\w+)", r"Transport \1"), (r"drop --protocol-version", "choose Protocol auto"),
+                 (r"try --protocol-version", "choose Protocol"), (r"--protocol-version", "Protocol"),
+                 (r"--header", "Header"), (r"--url", "Server"), (r"--env", "the environment"))
+
+
+def in_connect_words(text):
+    """A message written for the command line, in the connect screen's words: its fields, not
+    the CLI's options."""
+    for pattern, words in CONNECT_WORDS:
+        text = re.sub(pattern, words, text)
+    return text
+
+
 class MainScreen(Screen):
     """Tabs for tools, resources (and templates), prompts and the server; a list with a
     detail pane."""
@@ -10221,12 +10878,17 @@ class MainScreen(Screen):
         self.tab = 0
         self.catalogs = {name: Catalog() for name in self.TABS[:3]}
         self.selections = {name: Selection() for name in self.TABS[:3]}
-        self.filter = SearchBar()
+        self.filters = {name: SearchBar() for name in self.TABS}  # each tab its own: a filter stays on its tab
+        self.matches = {}  # tab -> (needle, entries, the entries that match): keys must not filter 10,000 again
         self.detail = TextView("")
         self.detail_entry = None  # the entry the detail pane shows, to scroll back up on a new one
         self.loading = set()  # the lists a reload still waits for
         self.announce = False
         self.server_view = TextView("")
+
+    @property
+    def filter(self):
+        return self.filters[self.TABS[self.tab]]
 
     def title(self):
         return "mcp-tui"
@@ -10242,10 +10904,10 @@ class MainScreen(Screen):
         return ["1-4, Tab, Left/Right    switch tabs (Tools, Resources and templates, Prompts, Server)",
                 "j/k, arrows, PgUp/PgDn  move in the list; Home/End first/last",
                 "J/K                     scroll the detail pane (schema, annotations)",
-                "/                       filter the list (Enter keeps the filter, Esc clears it)",
+                "/                       a new filter for this tab's list (Enter keeps it, Esc clears it)",
                 "Enter                   open: a tool's form, a resource's contents, a prompt",
                 "r                       refresh the lists (list_changed notifications do it too)",
-                "T / D (or F12) / q      tasks screen / debug screen / quit"]
+                "T / D (or F12) / q      tasks screen / debug screen / quit (asks while calls or tasks run)"]
 
     # -- loading --------------------------------------------------------------------------
 
@@ -10305,6 +10967,7 @@ class MainScreen(Screen):
         elif key in ("BTAB", "LEFT", "h"):
             self.tab = (self.tab - 1) % len(self.TABS)
         elif key == "/":
+            self.filter.clear()  # a new filter, not more text behind the last one
             self.filter.active = True
         elif key == "r":
             self.reload(announce=True)
@@ -10328,9 +10991,16 @@ class MainScreen(Screen):
         name = name or self.TABS[self.tab]
         if name == "server":
             return []
-        needle = self.filter.needle()
+        needle = self.filters[name].needle()
         entries = self.catalogs[name].entries
-        return [e for e in entries if needle in e.search_text] if needle else entries
+        if not needle:
+            return entries
+        kept = self.matches.get(name)
+        if kept is None or kept[0] != needle or kept[1] is not entries:
+            narrower = kept is not None and kept[1] is entries and needle.startswith(kept[0])
+            kept = self.matches[name] = (needle, entries, [e for e in (kept[2] if narrower else entries)
+                                                           if needle in e.search_text])
+        return kept[2]
 
     def open_selected(self):
         entries = self.visible_entries()
@@ -10498,12 +11168,16 @@ class ToolScreen(FieldScreen):
     def hints(self):
         if self.running:
             return "^C cancel the call  Tab move  PgUp/PgDn result  Esc back (it keeps running)"
-        return "^X execute  ^T task mode  ^Y copy command  Tab move  PgUp/PgDn result  Esc back"
+        keys = self.field_keys()  # 80 columns hold them: "^N null" takes the place of "Tab move"
+        return "^X execute  ^T task mode  ^Y copy  %s%sPgUp/PgDn result  Esc back" % (
+            keys, "" if "^N" in keys else "Tab move  ")
 
     def help_lines(self):
         return ["Tab/Shift-Tab or Up/Down   move between fields and buttons; Enter moves on, or presses a button",
                 "Left/Right/Space           choose in a choice field; Space ticks in a multi-select",
-                "^X                         execute (required fields are checked first)",
+                "^X                         execute (required fields, formats and limits are checked first)",
+                "^E                         at the end of a text field: a text area (newlines and tabs)",
+                "^N                         on a field whose schema allows null: send JSON null (again: clear)",
                 "^T                         task mode: call the tool as a task and follow it",
                 "^Y                         copy the equivalent mcp-tui command (shell-quoted; OSC 52 clipboard)",
                 "^C, or x on a button       cancel the running call (a task: asks, then tasks/cancel)",
@@ -10629,11 +11303,46 @@ class ToolScreen(FieldScreen):
     def show_result(self, result, quiet=False):
         self.result = result
         text = clean(render_tool_result(result))
-        self.output.set_text(text)
+        problems = [] if result.get("isError") else output_schema_problems(self.tool, result.get("structuredContent"))
+        if problems:  # as the Inspector does: the result is shown, and what breaks the promise above it
+            text = "\n".join(["Structured content does not match the tool's outputSchema:"] + [
+                "  %s: %s" % (path or "(the whole value)", clean(message)) for path, message in problems] + [
+                "", text])
+        self.output.set_text(self.with_pictures(result, text))
         self.ended("tool error" if result.get("isError") else "ok", text)
-        if not quiet:
+        if problems:
+            self.tell("The result does not match the outputSchema: %s: %s" % (problems[0][0] or "(the whole value)",
+                                                                               problems[0][1]), True)
+        elif not quiet:
             self.tell("The tool reported an error (isError: true)." if result.get("isError")
                       else "Tool executed successfully.", bool(result.get("isError")))
+
+    def with_pictures(self, result, text):
+        """PNG images drawn under their [image: ...] line with half blocks, where the terminal
+        has colours; other images keep the line (^S saves them)."""
+        self.output.pictures = []
+        columns = max(8, min(80, self.app.window.getmaxyx()[1] - 2))
+        for block in result.get("content") or ():
+            if not (isinstance(block, dict) and block.get("type") == "image"):
+                continue
+            line = render_content_block(block).split("\n")[0]
+            raw = base64_bytes(block.get("data", ""))
+            picture = picture_cells(decode_png(raw), columns, 20) if block.get("mimeType") == "image/png" and raw \
+                else None
+            at = text.find(line + "\n") if (line + "\n") in text else text.find(line) if text.endswith(line) else -1
+            if at < 0:
+                continue
+            end = at + len(line)
+            if picture is None or not self.app.style.colours:
+                note = "(not drawn: %s; ^S saves it)" % ("the terminal has no colours" if picture is not None
+                                                        else "only PNG images are drawn")
+                text = text[:end] + "\n" + note + text[end:]
+                continue
+            self.output.pictures.append(picture)
+            marks = "".join("\n%s%d:%d" % (PICTURE_MARK, len(self.output.pictures) - 1, row)
+                            for row in range(len(picture)))
+            text = text[:end] + marks + text[end:]
+        return text
 
     def fail(self, exc):
         FieldScreen.fail(self, exc)
@@ -10656,6 +11365,131 @@ class ToolScreen(FieldScreen):
         """The status line; a call that ends while its screen is closed names its tool."""
         on_top = self.app.stack and self.app.stack[-1] is self
         self.app.say(text if on_top else "%s: %s" % (self.tool.get("name"), text), error)
+
+
+class TextAreaScreen(Screen):
+    """A field's text in a small editor (^E at the end of a field): Enter breaks the line,
+    Tab and a paste keep their tabs; ^X puts the text back into the field, Esc leaves it as
+    it was (asking first when edited)."""
+
+    def __init__(self, app, field):
+        Screen.__init__(self, app)
+        self.field = field
+        self.text, self.cursor = field.text, len(field.text)
+        self.top = 0
+        self.height = 10  # rows on screen, as last drawn (PgUp/PgDn move by it)
+
+    def title(self):
+        return "Edit: %s" % self.field.label
+
+    def hints(self):
+        return "^X done  Enter new line  Tab tab  arrows move  Esc cancel"
+
+    def help_lines(self):
+        return ["Enter                      a new line (the field keeps it: a string is sent with its newlines)",
+                "Tab                        a tab character; a paste keeps its tabs and newlines",
+                "arrows, Home/End, PgUp/PgDn move; Backspace/Delete remove a character",
+                "^X                         done: the text goes back into the field %s" % self.field.label,
+                "Esc                        cancel (asks first when the text was edited)"]
+
+    def line_start(self, index):
+        return self.text.rfind("\n", 0, index) + 1
+
+    def line_end(self, index):
+        end = self.text.find("\n", index)
+        return len(self.text) if end < 0 else end
+
+    def move_lines(self, count):
+        """Up or down ``count`` lines, to the same column where the line is long enough."""
+        index = self.cursor
+        column = index - self.line_start(index)
+        for _ in range(abs(count)):
+            start = self.line_start(index)
+            if count < 0:
+                if not start:
+                    break
+                index = self.line_start(start - 1)
+            else:
+                end = self.line_end(index)
+                if end == len(self.text):
+                    break
+                index = end + 1
+        self.cursor = min(index + column, self.line_end(index))
+
+    def insert(self, text):
+        self.text = self.text[:self.cursor] + text + self.text[self.cursor:]
+        self.cursor += len(text)
+
+    def on_key(self, key):
+        text, cursor = self.text, self.cursor
+        if key == "^X":
+            self.field.set_text(text)
+            self.field.cursor = len(text)
+            self.app.back()
+        elif key == "ESC":
+            if text != self.field.text:
+                self.app.ask("Discard your edits?", self.app.back)
+            else:
+                self.app.back()
+        elif key == "ENTER":
+            self.insert("\n")
+        elif key == "TAB":
+            self.insert("\t")
+        elif len(key) == 1:
+            self.insert(key)
+        elif key == "BACKSPACE" and cursor:
+            self.text, self.cursor = text[:cursor - 1] + text[cursor:], cursor - 1
+        elif key in ("DELETE", "^D"):
+            self.text = text[:cursor] + text[cursor + 1:]
+        elif key == "LEFT":
+            self.cursor = max(0, cursor - 1)
+        elif key == "RIGHT":
+            self.cursor = min(len(text), cursor + 1)
+        elif key in ("HOME", "^A"):
+            self.cursor = self.line_start(cursor)
+        elif key in ("END", "^E"):
+            self.cursor = self.line_end(cursor)
+        elif key in ("UP", "DOWN", "PGUP", "PGDN"):
+            page = max(1, self.height - 1)
+            self.move_lines({"UP": -1, "DOWN": 1, "PGUP": -page, "PGDN": page}[key])
+        return True  # every other key is the editor's too (nothing behind it may act)
+
+    def on_paste(self, text):
+        self.insert("".join(c for c in text if c in "\n\t" or c >= " "))
+
+    def interrupt(self):
+        """Ctrl+C quits, and asks first when the text was edited (as a form does)."""
+        if self.text == self.field.text or self.app.question == (QUIT_QUESTION, self.app.quit_interrupted):
+            return False
+        self.app.ask(QUIT_QUESTION, self.app.quit_interrupted)
+        return True
+
+    def draw(self, canvas):
+        self.height = canvas.height
+        lines = self.text.split("\n")
+        row = self.text.count("\n", 0, self.cursor)
+        column = self.cursor - self.line_start(self.cursor)
+        self.top = max(min(self.top, row), row - canvas.height + 1)
+        style = self.app.style
+        for line, text in enumerate(lines[self.top:self.top + canvas.height]):
+            shown = text.replace("\t", "\u2192   ")  # a tab shows as an arrow and spaces
+            if self.top + line != row:
+                canvas.put(line, 0, shown)
+                continue
+            before = cells(text[:column].replace("\t", "\u2192   "))
+            start = max(0, before - canvas.width + 2)  # a long line scrolls to keep the cursor seen
+            canvas.put(line, 0, clip_from(shown, start))
+            under = text[column] if column < len(text) else " "
+            canvas.put(line, before - start, "\u2192" if under == "\t" else under, style.reverse)
+
+
+def clip_from(text, start_cell):
+    """``text`` without its first ``start_cell`` cells."""
+    index, used = 0, 0
+    while index < len(text) and used < start_cell:
+        used += cells(text[index])
+        index += 1
+    return text[index:]
 
 
 class PickScreen(Screen):
@@ -10740,10 +11574,12 @@ class HistoryScreen(Screen):
         return "History"
 
     def hints(self):
-        return "Enter the whole call  j/k move  q back"
+        return "Enter the whole call  e edit in the form  r run again  j/k move  q back"
 
     def help_lines(self):
-        return ["j/k, arrows  move          Enter  the call: arguments, duration, status and its result"]
+        return ["j/k, arrows  move          Enter  the call: arguments, duration, status and its result",
+                "e            the tool's form with the call's arguments, to edit and run",
+                "r            run the call again (the same arguments and task mode)"]
 
     def calls(self):
         return list(reversed(self.app.history.calls))
@@ -10754,7 +11590,30 @@ class HistoryScreen(Screen):
             record = calls[self.selection.index]
             self.app.open(TextScreen(self.app, "Call: %s" % record.tool, record.text()))
             return True
+        if key in ("e", "r") and calls:
+            self.load(calls[self.selection.index], run=key == "r")
+            return True
         return self.selection.on_key(key, len(calls))
+
+    def load(self, record, run):
+        """The call's tool form, its arguments and task mode filled in; ``run``: execute it."""
+        homes = [screen for screen in self.app.stack if isinstance(screen, MainScreen)]
+        tools = [e.data for e in homes[0].catalogs["tools"].entries if e.data.get("name") == record.tool] if homes else []
+        if not tools:
+            self.app.say("The server no longer lists the tool %s." % record.tool, True)
+            return
+        self.app.open_tool(tools[0])
+        screen = self.app.stack[-1]
+        if screen.running:
+            self.app.say("%s is still running; ^C cancels it." % record.tool, True)
+            return
+        screen.field_list.fill(record.arguments)
+        screen.task_mode = record.task_mode
+        if run:
+            screen.submit()
+        else:
+            self.app.say("The arguments of the call at %s are in the form: ^X runs it." % clock_time_of(
+                record.started_at))
 
     def draw(self, canvas):
         calls = self.calls()
@@ -11167,16 +12026,17 @@ class TasksScreen(Screen):
         support = tasks.support() if tasks else None
         if support is None or self.refreshing:
             return
-        known = [task_id for task_id, row in self.app.task_book.rows.items() if not row.task.terminal]
+        known = [(task_id, row_tasks(self.app, row)) for task_id, row in self.app.task_book.rows.items()
+                 if not row.task.terminal]
         self.refreshing = True
 
         def work():
             found = tasks.list() if support.methods.get("tasks/list") else []
             listed = set(task.task_id for task in found)
-            for task_id in known:
+            for task_id, holder in known:
                 if task_id not in listed:
                     try:
-                        found.append(tasks.get(task_id))
+                        found.append(holder.get(task_id))
                     except RpcError:
                         pass  # expired or unknown: the row keeps what was last seen
             return found
@@ -11256,7 +12116,7 @@ def ask_to_cancel(app, row):
 
 
 def cancel_task(app, row):
-    tasks, task_id = app.tasks, row.task.task_id
+    tasks, task_id = row_tasks(app, row), row.task.task_id
     app.say("Cancelling task %s ..." % short_task_id(task_id))
 
     def work():
@@ -11307,7 +12167,7 @@ class TaskDetailScreen(Screen):
 
     def fetch(self):
         """tasks/get, and the result too once the task has ended."""
-        tasks, row = self.app.tasks, self.row
+        tasks, row = row_tasks(self.app, self.row), self.row
         task_id = row.task.task_id
 
         def done(task):
@@ -11331,15 +12191,25 @@ def open_task_screen(app):
         if not task_id:
             app.say("Type or paste a task ID.", True)
             return False
-        tasks = app.tasks
         app.say("Getting task %s ..." % short_task_id(task_id))
-        app.spawn(lambda: tasks.get(task_id), opened)
+        app.spawn(lambda: get(task_id), opened)
         return False
 
-    def opened(task):
+    def get(task_id):
+        """tasks/get where the task lives (a session of an earlier run is resumed), and the
+        tool the ledger recorded for it."""
+        tasks = app.tasks_holding(task_id)
+        recorded = app.ledger.lookup(task_id) if app.ledger is not None else None
+        return tasks, tasks.get(task_id), (recorded or {}).get("tool")
+
+    def opened(found):
+        tasks, task, tool = found
         app.task_seen(task)
+        row = app.task_book.rows[task.task_id]
+        row.tool = row.tool or tool or ""  # not "(listed by the server)": the ledger knows it
+        row.tasks = tasks if tasks is not app.tasks else row.tasks
         app.close_screen(screen)
-        app.open(TaskDetailScreen(app, app.task_book.rows[task.task_id]))
+        app.open(TaskDetailScreen(app, row))
         app.say("Task %s: %s" % (short_task_id(task.task_id), task.status_line()))
 
     screen = LineScreen(app, "Open a task", "The ID of a task on this server (from an earlier run, or another "
@@ -11475,6 +12345,8 @@ class AuthorizeScreen(TextScreen):
     def draw(self, canvas):
         if self.step.finished:
             self.app.post(self.app.close_screen, self)
+            if self.app.status.startswith("Waiting for the authorization"):
+                self.app.say("Authorization received.")  # the wait is over (a connect then says more)
         self.view.set_text("The server needs authorization at %s.\n\nA browser was sent to this URL; open it "
                            "yourself if none appeared:\n%s\n\nWaiting %ds for the authorization..." % (
                                clean(self.step.host), clean(self.step.url), int(self.step.seconds_left())),
@@ -11500,29 +12372,58 @@ class SamplingScreen(FieldScreen):
 
     submit_label = "Send"
 
+    STOP_REASONS = ("endTurn", "stopSequence", "maxTokens", "toolUse")
+
     def __init__(self, app, params, server_name, pending):
         FieldScreen.__init__(self, app, "%s asks the model (you review and answer):" % server_name)
         self.pending = pending
-        self.reply = TextField("reply", "Reply", required=True, placeholder="the model's answer")
-        self.field_list = FieldList([self.reply, Button("Send", self.submit), Button("Reject", self.cancel)])
+        self.reply = TextField("reply", "Reply", placeholder="the model's answer (^E: several lines)")
+        self.model = TextField("model", "Model", text="human", placeholder="the model that answered")
+        self.stop = ChoiceField("stopReason", "Stop reason", [(r, r) for r in self.STOP_REASONS], required=True,
+                                default="endTurn")
+        self.whole = TextField("result", "Result", {"type": "object"}, placeholder='or the whole result as JSON: '
+                               '{"content": {"type": "text", "text": "..."}, "model": "...", "stopReason": "..."}')
+        self.field_list = FieldList([self.reply, self.model, self.stop, self.whole, Button("Send", self.submit),
+                                     Button("Reject", self.cancel)])
         self.output.set_text(sampling_text(params))
 
     def title(self):
         return "Sampling request"
 
+    def help_lines(self):
+        return ["Reply, Model, Stop reason  the result sent back: type the reply and ^X (the model is 'human')",
+                "Result                     or the whole result as JSON (content blocks, model, stopReason);",
+                "                           what it leaves out comes from the fields above",
+                "^X send    Esc or Reject   reject the request"]
+
     def hints(self):
-        return "type the reply  ^X send  Esc reject  PgUp/PgDn scroll the request"
+        return "type the reply  %s^X send  Esc reject  PgUp/PgDn scroll the request" % self.field_keys()
 
     def output_heading(self, width):
         heading = "-- Request %s " % self.output.position()
         return heading + "-" * max(0, width - cells(heading))
 
     def submit(self):
-        if not self.reply.text:
-            self.app.say("Type a reply, or choose Reject.", True)
+        result = {"role": "assistant", "content": {"type": "text", "text": self.reply.text},
+                  "model": self.model.text or "human", "stopReason": self.stop.current()}
+        if self.whole.text.strip():  # the whole result, as the Inspector edits it; the fields fill what it leaves out
+            try:
+                whole = load_json_argument(self.whole.text, "Result")
+            except UsageError as exc:
+                self.app.say(exc.message, True)
+                return
+            blocks = whole.get("content") if isinstance(whole, dict) else None
+            if not all(isinstance(block, dict) and isinstance(block.get("type"), str) for block in as_list(blocks)) \
+                    or not blocks:
+                self.field_list.focus_on(self.whole)
+                self.app.say('Result must be a JSON object with "content": a content block (or a list of them), '
+                             'e.g. {"type": "text", "text": "Paris"}', True)
+                return
+            result.update(whole)
+        elif not self.reply.text:
+            self.app.say("Type a reply (or the whole Result), or choose Reject.", True)
             return
-        self.pending.give({"role": "assistant", "content": {"type": "text", "text": self.reply.text},
-                           "model": "human", "stopReason": "endTurn"})
+        self.pending.give(result)
         self.app.close_screen(self)
         self.app.say("Sent the reply to the sampling request.")
 
@@ -11691,7 +12592,10 @@ EDITING_HELP = [
     "Ctrl+A / Ctrl+E  start / end of the text        Alt+B / Alt+F  a word back / forward",
     "Ctrl+W, Alt+Backspace  delete the word before   Alt+D  delete the word after",
     "Ctrl+U  delete to the start    Ctrl+K  delete to the end    Ctrl+D, Delete  the character",
-    "A paste goes into the field: a JSON (object/array) field keeps its line breaks, others get spaces.",
+    "Ctrl+E at the end of the text  a text area: Enter a new line, Tab a tab, ^X done, Esc cancel",
+    "Ctrl+N  JSON null, on a field whose schema allows null (empty fields are left out)",
+    "A paste goes into the field: a JSON (object/array) field keeps its line breaks, others get spaces;",
+    "tabs stay.",
     "Esc on an edited form asks before it drops your input (y drops it; any other key keeps it);",
     "so does Ctrl+C, which then quits (Ctrl+C twice quits at once)."]
 
@@ -11702,7 +12606,7 @@ def help_text(screen):
         "", "Everywhere:",
         "F12        debug screen                     Ctrl+R  reconnect to the same server",
         "Ctrl+C     cancel the running call (tool screen), else quit (asks on an edited form)",
-        "q          on the main screen: quit",
+        "q          on the main screen: quit (asks while calls or followed tasks run)",
         "", "Outside forms:",
         "?  help    D  debug    T  tasks    H  call history    C  connection screen (switch server)",
         "p  ping    L  log level    R  roots    Esc / q  back (q types itself in a form)",
@@ -11828,7 +12732,12 @@ class KeyReader:
 class Style:
     """The attributes the screens use; colour where the terminal has it."""
 
+    FIRST_PICTURE_PAIR = 16  # the pairs below are the screens' own
+
     def __init__(self, curses):
+        self.curses = curses
+        self.colours = 0  # how many the terminal has, once colour is on (pictures need 8 or more)
+        self.pairs = {}  # (foreground, background) colour numbers -> a colour pair made for a picture
         self.bold, self.dim, self.reverse = curses.A_BOLD, curses.A_DIM, curses.A_REVERSE
         self.title = curses.A_REVERSE | curses.A_BOLD
         self.status = curses.A_BOLD
@@ -11844,24 +12753,57 @@ class Style:
                 curses.init_pair(3, curses.COLOR_CYAN, -1)
             except curses.error:
                 return
+            self.colours = curses.COLORS if curses.COLORS >= 8 else 0
             self.title = curses.color_pair(1) | curses.A_BOLD
             self.error = curses.color_pair(2) | curses.A_BOLD
             self.status = curses.color_pair(3)
             self.disconnected = curses.color_pair(2) | curses.A_REVERSE | curses.A_BOLD
+
+    def pair(self, foreground, background):
+        """A colour pair for two RGB colours, made on first use; when the terminal's pairs run
+        out, the nearest pair already made stands in."""
+        key = (terminal_colour(foreground, self.colours), terminal_colour(background, self.colours))
+        if key not in self.pairs:
+            number = self.FIRST_PICTURE_PAIR + len(self.pairs)
+            try:
+                if number >= self.curses.COLOR_PAIRS:
+                    raise self.curses.error("no colour pairs left")
+                self.curses.init_pair(number, key[0], key[1])
+                self.pairs[key] = self.curses.color_pair(number)
+            except (self.curses.error, ValueError, OverflowError):
+                return next(iter(self.pairs.values()), 0)
+        return self.pairs[key]
+
+
+BASIC_COLOURS = ((0, 0, 0), (205, 0, 0), (0, 205, 0), (205, 205, 0), (0, 0, 238), (205, 0, 205), (0, 205, 205),
+                 (229, 229, 229))  # curses' COLOR_BLACK ... COLOR_WHITE, as xterm shows them
+
+
+def terminal_colour(rgb, colours):
+    """The terminal's colour number nearest to ``rgb``: the 6x6x6 cube of a 256-colour
+    terminal, else one of the eight basic colours."""
+    if colours >= 256:
+        return 16 + sum(int(round(channel / 255.0 * 5)) * weight for channel, weight in zip(rgb, (36, 6, 1)))
+    return min(range(8), key=lambda index: sum((a - b) ** 2 for a, b in zip(rgb, BASIC_COLOURS[index])))
 
 
 class Canvas:
     """A rectangle of the window. Every write is clipped to it and cleaned of control
     sequences, so no server string can move the cursor or paint outside its pane."""
 
-    def __init__(self, window, top, left, height, width, error):
+    def __init__(self, window, top, left, height, width, error, style=None):
         self.window, self.top, self.left = window, top, left
         self.height, self.width = max(0, height), max(0, width)
         self.error = error
+        self.style = style
 
     def sub(self, top, left, height, width):
         return Canvas(self.window, self.top + top, self.left + left, min(height, self.height - top),
-                      min(width, self.width - left), self.error)
+                      min(width, self.width - left), self.error, self.style)
+
+    def colour(self, foreground, background):
+        """The attribute for two RGB colours (a picture's cell), as near as the terminal has them."""
+        return self.style.pair(foreground, background) if self.style is not None else 0
 
     def put(self, row, col, text, attr=0):
         if not (0 <= row < self.height and 0 <= col < self.width):
@@ -11885,6 +12827,7 @@ class TextView:
         self.height = 1
         self.total = 0
         self._wrapped = (None, None, [])
+        self.pictures = []  # rows of (top, bottom) RGB cells, drawn where a PICTURE_MARK row says
 
     def set_text(self, text, keep_position=False):
         if text != self.text:  # screens rebuild equal text per draw: keep the rows wrapped for it
@@ -11904,7 +12847,17 @@ class TextView:
         self.height, self.total = max(1, canvas.height), len(rows)
         self.top = max(0, min(self.top, len(rows) - self.height))
         for line, text in enumerate(rows[self.top:self.top + self.height]):
+            if text.startswith(PICTURE_MARK) and self.pictures:
+                self.draw_picture_row(canvas, line, text[len(PICTURE_MARK):])
+                continue
             canvas.put(line, 0, text, attr)
+
+    def draw_picture_row(self, canvas, line, where):
+        picture, _, row = where.partition(":")
+        picture, row = int(picture or 0), int(row) if row.isdigit() else -1  # -1: a mark cut by a narrow pane
+        if picture < len(self.pictures) and 0 <= row < len(self.pictures[picture]):
+            for col, (top, bottom) in enumerate(self.pictures[picture][row]):
+                canvas.put(line, col, "\u2580", canvas.colour(top, bottom))  # upper half block: top on bottom
 
     def position(self):
         if self.total <= self.height:
@@ -11971,7 +12924,8 @@ def list_rows(canvas, top, height, selection, count, style):
 class TextField:
     """One line of text, edited as in readline. The schema decides what it becomes
     (coerce_value), so numbers, booleans, arrays and objects typed as JSON all arrive as
-    their JSON types. Object, array and untyped (JSON) fields keep pasted newlines."""
+    their JSON types. Object, array and untyped (JSON) fields keep pasted newlines. A field
+    whose schema allows null is empty (left out) until the user sets it; ^N sends JSON null."""
 
     def __init__(self, key, label, schema=None, required=False, text="", placeholder=None, description=None):
         self.key, self.label, self.required = key, label, required
@@ -11981,15 +12935,22 @@ class TextField:
         self.description = description if description is not None else self.schema.get("description")
         types = schema_types(self.schema) if schema is not None else ["string"]
         self.multiline = not types or "object" in types or "array" in types
+        self.nullable = "null" in types
+        self.null = False  # the user chose JSON null (^N), which the text cannot say for a string
 
     def set_text(self, text):
+        """``None``: JSON null (what state() reports for a field set to null)."""
+        self.null = text is None
+        text = text or ""
         self.text, self.cursor = text, len(text)
 
     def insert(self, text):
-        """Pasted text at the cursor: newlines stay in a multi-line field, else become spaces."""
+        """Pasted text at the cursor: newlines stay in a multi-line field, else become spaces;
+        tabs stay (the text area, ^E, shows and edits both)."""
         if not self.multiline:
             text = text.replace("\n", " ")
-        text = "".join(c for c in text if c == "\n" or c >= " ")  # no control characters from a paste
+        text = "".join(c for c in text if c in "\n\t" or c >= " ")  # no other control characters from a paste
+        self.null = False
         self.text = self.text[:self.cursor] + text + self.text[self.cursor:]
         self.cursor += len(text)
 
@@ -12012,6 +12973,13 @@ class TextField:
 
     def on_key(self, key):
         text, cursor = self.text, self.cursor
+        if key == "^N" and self.nullable:
+            self.set_text(None if not self.null else "")
+            return True
+        if self.null and (len(key) == 1 or key in ("BACKSPACE", "DELETE", "^D", "^U", "^W", "M-BACKSPACE")):
+            self.null = False  # typing replaces the null
+            if len(key) != 1:
+                return True
         if len(key) == 1:
             self.text, self.cursor = text[:cursor] + key + text[cursor:], cursor + 1
         elif key == "BACKSPACE" and cursor:
@@ -12045,6 +13013,8 @@ class TextField:
 
     def value(self):
         """(present, value); raises UsageError when the text is not what the schema wants."""
+        if self.null:
+            return True, None
         if not self.text:
             return False, None
         return True, coerce_value(self.text, self.schema, self.label)
@@ -12052,9 +13022,14 @@ class TextField:
     def hint(self):
         lines = self.text.count("\n")
         kind = type_hint(self.schema) + ("  %d lines" % (lines + 1) if lines else "")
+        if self.nullable:
+            kind += "  ^N null" if not self.null else "  ^N clears the null"
         return join_hint(kind, self.description, self.schema)
 
     def draw(self, canvas, focused, style):
+        if self.null:
+            canvas.put(0, 0, "null (JSON null)", style.reverse if focused else style.bold)
+            return
         shown = self.text.replace("\n", "\u21b5")  # a kept newline shows as a return arrow
         if not focused:
             canvas.put(0, 0, shown or self.placeholder, 0 if self.text else style.dim)
@@ -12243,7 +13218,7 @@ class FieldList:
 
     def state(self):
         """What the user set, to tell an edited form from an untouched one."""
-        return [(item.text if isinstance(item, TextField) else item.index if isinstance(item, ChoiceField)
+        return [((None if item.null else item.text) if isinstance(item, TextField) else item.index if isinstance(item, ChoiceField)
                  else list(item.ticked)) for item in self.fields()]
 
     def restore(self, state):
@@ -12287,7 +13262,7 @@ class FieldList:
             problem = constraint_problem(value, item.schema)
             if problem and required:
                 self.focus_on(item)
-                raise UsageError("%s: %s" % (item.label, problem))
+                raise UsageError(at_path(item.label, problem))
             values[item.key] = value
         return values
 
@@ -12318,8 +13293,8 @@ class FieldList:
             return
         labels = [cells(item.label) for item in self.fields()]
         label_width = min(max(labels) + 3 if labels else 0, max(10, canvas.width // 3))
-        focus_row = places[self.focus][0]
-        self.top = min(self.top, focus_row)
+        focus_row, total = places[self.focus][0], places[-1][0] + 1
+        self.top = min(self.top, focus_row, max(0, total - canvas.height))  # a taller window shows more again
         self.top = max(self.top, focus_row - canvas.height + 1)
         for index, item in enumerate(self.items):
             row, col = places[index][0] - self.top, places[index][1]
@@ -12332,6 +13307,24 @@ class FieldList:
             label = item.label + ("*" if item.required else "")
             canvas.put(row, 0, clip(label, label_width - 1), style.bold if focused else 0)
             item.draw(canvas.sub(row, label_width, 1, canvas.width - label_width), focused, style)
+        for row, shown, text in ((0, self.top > 0, " \u2191 more above "),
+                                 (canvas.height - 1, total - self.top > canvas.height, " \u2193 more below ")):
+            if shown and canvas.height > 1:
+                canvas.put(row, canvas.width - cells(text), text, style.reverse)
+
+    def fill(self, arguments):
+        """Set the fields to ``arguments`` (a call's, from the history); the others are cleared."""
+        for item in self.fields():
+            present, value = item.key in arguments, arguments.get(item.key)
+            if isinstance(item, TextField):
+                item.set_text(None if present and value is None else "" if not present
+                              else value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+            elif isinstance(item, ChoiceField):
+                item.index = next((index for index, (set_, option, _) in enumerate(item.options)
+                                   if set_ == present and (not present or (option == value and type(option) == type(
+                                       value)))), item.index)
+            else:
+                item.ticked = [present and isinstance(value, list) and option in value for option, _ in item.options]
 
 
 def schema_fields(schema, titles):
@@ -12357,7 +13350,8 @@ def field_for(key, label, prop, required):
         return ChoiceField(key, label, [(True, "true"), (False, "false")], prop, required, default, has_default)
     if types == ["array"] and choice_options(prop.get("items") if isinstance(prop.get("items"), dict) else {}):
         return MultiChoiceField(key, label, choice_options(prop["items"]), prop, required, default)
-    text = "" if not has_default else default if isinstance(default, str) else json.dumps(default)
+    # a null default means "left out": the field starts empty, never as the text "null"
+    text = "" if default is None else default if isinstance(default, str) else json.dumps(default)
     return TextField(key, label, prop, required, text=text)
 
 
@@ -12379,7 +13373,7 @@ def choice_options(prop):
 
 
 FORMAT_HINTS = {"email": "email address", "uri": "URI, e.g. https://...", "date": "date YYYY-MM-DD",
-                "date-time": "date-time, e.g. 2026-07-28T09:30:00Z"}
+                "date-time": "date-time, e.g. 2026-07-28T09:30:00Z", "time": "time, e.g. 09:30:00Z"}
 
 
 def type_hint(schema):
@@ -12407,6 +13401,101 @@ def join_hint(kind, description, schema):
 
 
 # -- 8d. Text on a terminal: one row, cells, clipping --------------------------------------
+
+PICTURE_MARK = "\ue000picture "  # a TextView row that stands for a row of a picture (private use: no server text)
+
+
+def decode_png(data, max_pixels=16 << 20):
+    """A PNG's pixels as rows of (r, g, b), alpha blended over black, or None when it is not a
+    PNG this reads (interlaced, damaged, or larger than ``max_pixels``). zlib only."""
+    import struct
+    import zlib
+
+    if not data or data[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    position, header, palette, compressed = 8, None, [], []
+    try:
+        while position + 8 <= len(data):
+            length, kind = struct.unpack(">I4s", data[position:position + 8])
+            body = data[position + 8:position + 8 + length]
+            position += 12 + length
+            if kind == b"IHDR":
+                header = struct.unpack(">IIBBBBB", body)
+            elif kind == b"PLTE":
+                palette = [tuple(body[i:i + 3]) for i in range(0, len(body) - 2, 3)]
+            elif kind == b"IDAT":
+                compressed.append(body)
+            elif kind == b"IEND":
+                break
+        width, height, depth, colour, _, _, interlace = header
+        channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[colour]
+        if interlace or not width or not height or width * height > max_pixels or depth not in (1, 2, 4, 8, 16) \
+                or (depth < 8 and colour not in (0, 3)) or (colour == 3 and not palette):
+            return None
+        stride = (width * channels * depth + 7) // 8
+        raw = zlib.decompressobj().decompress(b"".join(compressed), (stride + 1) * height)
+    except (TypeError, ValueError, KeyError, struct.error, zlib.error):
+        return None
+    if len(raw) < (stride + 1) * height:
+        return None
+    step = max(1, channels * depth // 8)
+    rows, previous = [], bytearray(stride)
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride if kind else 0):
+            left = line[i - step] if i >= step else 0
+            up, corner = previous[i], previous[i - step] if i >= step else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 255
+            elif kind == 2:
+                line[i] = (line[i] + up) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 255
+            elif kind == 4:
+                guess = left + up - corner
+                near = min((abs(guess - left), 0, left), (abs(guess - up), 1, up), (abs(guess - corner), 2, corner))
+                line[i] = (line[i] + near[2]) & 255
+        previous = line
+        rows.append(png_row(line, width, depth, colour, palette))
+    return rows
+
+
+def png_row(line, width, depth, colour, palette):
+    """One unfiltered PNG row as (r, g, b) pixels."""
+    if depth < 8:  # grey or palette indices packed into bytes
+        per_byte = 8 // depth
+        values = [(line[x // per_byte] >> (8 - depth * (x % per_byte + 1))) & ((1 << depth) - 1) for x in range(width)]
+        if colour == 3:
+            return [palette[v] if v < len(palette) else (0, 0, 0) for v in values]
+        return [(v * 255 // ((1 << depth) - 1),) * 3 for v in values]
+    size = depth // 8  # 16-bit samples: the high byte is enough for a terminal
+    samples = line[::size]
+    channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[colour]
+    pixels = []
+    for x in range(width):
+        sample = samples[x * channels:(x + 1) * channels]
+        if colour == 3:
+            pixels.append(palette[sample[0]] if sample[0] < len(palette) else (0, 0, 0))
+            continue
+        rgb = (sample[0],) * 3 if colour in (0, 4) else tuple(sample[:3])
+        alpha = sample[-1] if colour in (4, 6) else 255
+        pixels.append(tuple(c * alpha // 255 for c in rgb))
+    return pixels
+
+
+def picture_cells(pixels, max_columns, max_rows):
+    """Pixels scaled (nearest neighbour) to at most ``max_columns`` by ``max_rows`` cells, two
+    pixel rows a cell (the upper half block's colour over its background): rows of (top,
+    bottom) colours. A tiny image is drawn at least 16 cells wide, to be seen."""
+    if not pixels:
+        return None
+    height, width = len(pixels), len(pixels[0])
+    columns = min(max_columns, max(width, 16))
+    rows = max(1, int(round(columns * height / float(width) / 2)))
+    if rows > max_rows:
+        rows, columns = max_rows, max(1, int(round(max_rows * 2 * width / float(height))))
+    sample = lambda x, y: pixels[min(height - 1, y * height // (rows * 2))][min(width - 1, x * width // columns)]
+    return [[(sample(x, 2 * y), sample(x, 2 * y + 1)) for x in range(columns)] for y in range(rows)]
 
 
 def clean_line(text):
@@ -12501,6 +13590,7 @@ def clock_time(text):
 # command whose request is in flight. What a command leaves behind when it goes away, the
 # keeper finishes: it declines the server's questions to it and cancels its requests. The
 # keeper stops on `session close`, after --idle minutes unused, or when its server goes away.
+# The `session` verbs (open, list, close: run_session_command) live here; main hands them over.
 # ======================================================================================
 
 KEEPER_FLAG = "--run-session-keeper"
@@ -13387,9 +14477,7 @@ def start_task_session(opts, argv, output):
 
     name = "pending-" + secrets.token_hex(4)  # renamed after the task's fingerprint once it exists
     start_keeper(name, argv, list(opts.words), opts.timeout, output.notice, auto=True)
-    output.notice("A background session keeps the server running until its tasks end or --idle passes "
-                  "(mcp-tui session list)")
-    return ConnectionSpec("session", name=name)
+    return ConnectionSpec("session", name=name)  # the command says so once it has created a task
 
 
 
@@ -13444,16 +14532,20 @@ def main(argv=None):
             return signals.exit_code(run_session_command(opts, spec, words[1:], output, argv, given))
         if not words:
             return run_tui(opts, spec, output.credentials)
-        if wants_background_session(opts, spec, words):
+        background = wants_background_session(opts, spec, words)
+        if background:
             spec = start_task_session(opts, argv, output)
         cli = Cli(opts, spec, words, output)
+        cli.background_session = background
         return signals.exit_code(cli.run())
     except McpTuiError as exc:
         signals.closing()  # a signal now must not cut the error line short
+        output.end_progress()
         output.error(exc)
         return signals.exit_code(exc.exit_code)
     except KeyboardInterrupt as exc:
         signals.closing()
+        output.end_progress()
         output.error(McpTuiError("terminated by %s" % exc.name if isinstance(exc, Terminated) else "interrupted"))
         return signals.exit_code(EXIT_INTERRUPTED)
     except Exception as exc:  # a bug of ours: still one line, and the traceback only with --debug
@@ -13467,6 +14559,7 @@ def main(argv=None):
         return signals.exit_code(EXIT_FAILURE)
     finally:
         signals.closing()
+        output.end_progress()
         if cli is not None:
             cli.close()
         signals.restore()

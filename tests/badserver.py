@@ -26,7 +26,7 @@ One file, standard library only, Python 3.8+.
                              stderr-lines): how many (default 20000)
       --status N             echo-secrets over HTTP: 0 (a JSON-RPC error, the default), 401 or 500
       --task-id ID           odd-task-id: the task ID slow_task creates
-      --elicit-url URL       url-elicit: the URL the elicitation asks the client to open
+      --elicit-url URL       url-elicit, url-required: the URL the elicitation asks the client to open
       --pid-file FILE        spawn-child: where the child's pid goes
 
 Apart from the one fault its mode selects it is a small, correct server with the tools
@@ -126,6 +126,7 @@ MODES = {
     "retry-after": "HTTP: the first --times tools/list answer 429 with Retry-After: 1",
     "odd-task-id": "slow_task creates the task --task-id",
     "url-elicit": "2025-11-25: tools/call echo first asks the client to open --elicit-url",
+    "url-required": "2025-11-25: tools/call echo fails with -32042, whose data asks to open --elicit-url",
     "spawn-child": "stdio: start a child process that sleeps (its pid in --pid-file)",
     "float-id": "first an impostor answer (a tool IMPOSTOR) with the id as a float (3 -> 3.0), then the real one",
     "true-id": "on the handshake (request 1): first an impostor answer (server IMPOSTOR) with id true, then the "
@@ -141,7 +142,7 @@ DEFAULT_ON = {"crash-mid-response": "tools/call", "wrong-shape-call": "tools/cal
               "http-404-session": "tools/call", "http-404-session-empty": "tools/call", "log-flood": "tools/call",
               "request-flood": "tools/call", "url-elicit": "tools/call", "nan": "tools/call",
               "sampling-flood": "tools/call", "method-flood": "tools/call", "emoji-flood": "tools/call",
-              "stderr-lines": "tools/call"}
+              "stderr-lines": "tools/call", "url-required": "tools/call"}
 FLOODS = ("log-flood", "request-flood", "sampling-flood", "method-flood", "emoji-flood", "stderr-lines")
 DEFAULT_TIMES = {"http-404-session": 1, "http-404-session-empty": 1, "retry-after": 1}
 ENDLESS = ("endless-line", "endless-event", "endless-body", "endless-chunked", "huge-length")
@@ -682,6 +683,10 @@ class App(object):
             self.floods(message, wire)
         if name == "echo" and faulty and self.mode == "url-elicit":
             return self.ask_url(message, wire)
+        if name == "echo" and faulty and self.mode == "url-required":
+            return self.error(request_id, -32042, "This request requires browser-based authorization.", {
+                "elicitations": [{"mode": "url", "elicitationId": "e-1", "url": self.opts.elicit_url,
+                                  "message": "Sign in to Example \x1b[31mMail\x1b[0m"}]})
         if name == "echo":
             if token is not None:
                 wire.send(notification("notifications/progress", {"progressToken": token, "progress": 1, "total": 2,

@@ -1,8 +1,17 @@
-"""Shared fixtures: run mcp-tui as a user would (a subprocess), and start the real
-test server on loopback over stdio or HTTP."""
+"""Shared fixtures: run mcp-tui as a user would (in this process by default, see
+tests/inprocess.py, or as a subprocess), and start the real test server on loopback over
+stdio or HTTP.
+
+``cli(...)`` runs ``mcp_tui.main`` in-process with its own streams, environment, working
+directory and state directory (``session open`` always runs as a process). A test that
+needs a real process (signals, exit hangs, start-up, imports) says so: ``cli(...,
+process=True)`` for one call, ``@pytest.mark.process`` for a test (``pytestmark =
+pytest.mark.process`` for a file). MCP_TUI_TEST_SUBPROCESS=1 runs every call as a
+subprocess, to compare the two modes."""
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +22,13 @@ ROOT = Path(__file__).resolve().parent.parent
 MCP_TUI = ROOT / "mcp_tui.py"
 TESTSERVER = ROOT / "tests" / "testserver.py"
 sys.path.insert(0, str(ROOT / "tests"))
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # mcp_tui, for the in-process runs
 
+import inprocess  # noqa: E402
+from inprocess import ALWAYS_A_PROCESS, run_main  # noqa: E402
 from servers import LoopbackServer  # noqa: E402
+
 
 # The servers under test are on loopback: a proxy of the machine's (which mcp-tui honours, as
 # curl does) must not stand in between. tests/test_proxy.py sets these where it means to.
@@ -23,7 +37,7 @@ for _name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_pro
     os.environ.pop(_name, None)
 
 
-def wait_for(predicate, timeout=30.0):
+def wait_for(predicate, timeout=30.0, what="condition", interval=0.05):
     """Poll ``predicate`` until it returns something truthy (returned), or fail after ``timeout``."""
     import time
 
@@ -32,8 +46,8 @@ def wait_for(predicate, timeout=30.0):
         value = predicate()
         if value:
             return value
-        time.sleep(0.05)
-    raise AssertionError("condition not met within %ss" % timeout)
+        time.sleep(interval)
+    raise AssertionError("%s not met within %ss" % (what, timeout))
 
 
 class CliResult(object):
@@ -61,15 +75,76 @@ def state_dir(tmp_path):
                        env=dict(os.environ, MCP_TUI_STATE_DIR=str(path)))
 
 
-@pytest.fixture
-def cli(state_dir):
-    """Run mcp_tui.py with arguments; returns a CliResult (exit code, stdout, stderr)."""
+def pytest_addoption(parser, pluginmanager):
+    """pyproject's ``timeout = 120`` is pytest-timeout's (tests/requirements.txt). A pytest
+    without that plugin still reads it: the limit below keeps a hang from lasting forever."""
+    if not pluginmanager.hasplugin("timeout"):
+        parser.addini("timeout", "seconds a test may take (pytest-timeout's option; kept by conftest without it)")
 
-    def run(*args, input=None, timeout=60, env=None, cwd=None):
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item):
+    """The per-test limit without pytest-timeout: SIGALRM over setup, call and teardown, as
+    the plugin's signal method does. Where there is no SIGALRM there is no limit."""
+    limit = 0.0
+    if not item.config.pluginmanager.hasplugin("timeout") and hasattr(signal, "setitimer"):
+        limit = float(item.config.getini("timeout") or 0)
+
+    def expire(signum, frame):
+        pytest.fail("Timeout (>%gs) from conftest: pytest-timeout is not installed" % limit, pytrace=True)
+
+    if limit > 0:
+        previous = signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        yield
+    finally:
+        if limit > 0:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "process: the cli fixture runs mcp-tui as a subprocess in this test "
+                                       "(signals, exit hangs, the keeper, start-up), not in-process")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    inprocess.current_test = item  # run_main notes what threads and children there were before its first run
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item):
+    """After the fixtures (servers stopped, sessions closed): nothing an in-process run started
+    may still be running."""
+    inprocess.current_test = None
+    leftovers = getattr(item, "mcp_tui_leftovers", None)
+    if leftovers is not None:
+        leftovers.check(item.nodeid)
+
+
+def opens_a_session(args):
+    """`session open` starts the background keeper the way a user's shell does: from a real
+    command process (the keeper itself is always one)."""
+    return any(a in ("session", "sessions") and b == "open" for a, b in zip(args, args[1:]))
+
+
+@pytest.fixture
+def cli(state_dir, request):
+    """Run mcp-tui with arguments; returns a CliResult (exit code, stdout, stderr). In this
+    process unless ``process=True``, the test is marked ``process`` or MCP_TUI_TEST_SUBPROCESS=1."""
+    marked = request.node.get_closest_marker("process") is not None
+
+    def run(*args, input=None, timeout=60, env=None, cwd=None, process=False):
         environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
         environ.pop("MCP_TUI_BEARER", None)
         environ.update(env or {})
-        proc = subprocess.run([sys.executable, str(MCP_TUI)] + [str(a) for a in args], input=input,
+        args = [str(a) for a in args]
+        if not (process or marked or ALWAYS_A_PROCESS or opens_a_session(args)):
+            code, out, err = run_main(args, input=input, timeout=timeout, environ=environ, cwd=cwd or ROOT)
+            return CliResult(subprocess.CompletedProcess(args, code, out, err))
+        proc = subprocess.run([sys.executable, str(MCP_TUI)] + args, input=input,
                               capture_output=True, text=True, encoding="utf-8", timeout=timeout, env=environ,
                               cwd=str(cwd or ROOT))
         return CliResult(proc)

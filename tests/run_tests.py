@@ -6,8 +6,10 @@
 It makes `.venv-test` (pytest, hypothesis, jsonschema, ...) and one virtualenv per
 interop peer under `.venv-peers/<name>` (each `tests/interop/peers/<name>.txt` is that
 peer's requirements; a `<name>.npm` file lists npm packages installed with npm under the
-same folder, `SPEC ; platform=linux-x64` for one platform only), reusing them while their requirements are unchanged. The peers' interpreters
-(or npm prefixes) reach the tests as MCP_TUI_PEER_<NAME> environment variables.
+same folder, `SPEC ; platform=linux-x64` for one platform only), reusing them while their requirements are unchanged; they are made side by side, and with
+this interpreter's pip where it can install elsewhere (no ensurepip in each). The peers'
+interpreters (or npm prefixes) reach the tests as MCP_TUI_PEER_<NAME> environment variables.
+MCP_TUI_TEST_WORKERS sets the number of pytest-xdist workers (3 unless told).
 mcp_tui.py itself never needs any of this.
 """
 import hashlib
@@ -26,6 +28,16 @@ def venv_python(venv):
     return venv / BIN / ("python.exe" if os.name == "nt" else "python")
 
 
+def own_pip_can_install_elsewhere():
+    """This interpreter's pip, if it can install into another environment (--python, pip
+    22.3): then a new virtualenv needs no pip of its own, which ensurepip makes slowly."""
+    try:
+        from pip import __version__
+    except ImportError:
+        return False
+    return tuple(int(part) for part in __version__.split(".")[:2] if part.isdigit()) >= (22, 3)
+
+
 def ensure_venv(venv, requirements):
     """Create `venv` with `requirements` installed, unless a stamp says it is current."""
     digest = hashlib.sha256(requirements.read_bytes()).hexdigest()
@@ -33,10 +45,15 @@ def ensure_venv(venv, requirements):
     if stamp.exists() and stamp.read_text() == digest and venv_python(venv).exists():
         return venv_python(venv)
     print("run_tests: preparing %s from %s" % (venv.name, requirements.relative_to(ROOT)), flush=True)
-    subprocess.check_call([sys.executable, "-m", "venv", "--clear", str(venv)])
     python = venv_python(venv)
-    pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    subprocess.check_call(pip + ["--upgrade", "pip"])
+    options = ["install", "--quiet", "--disable-pip-version-check", "--prefer-binary"]
+    if own_pip_can_install_elsewhere():
+        subprocess.check_call([sys.executable, "-m", "venv", "--clear", "--without-pip", str(venv)])
+        pip = [sys.executable, "-m", "pip", "--python", str(python)] + options
+    else:
+        subprocess.check_call([sys.executable, "-m", "venv", "--clear", str(venv)])
+        pip = [str(python), "-m", "pip"] + options
+        subprocess.check_call(pip + ["--upgrade", "pip"])
     subprocess.check_call(pip + ["-r", str(requirements)])
     stamp.write_text(digest)
     return python
@@ -77,25 +94,38 @@ def ensure_npm(prefix, packages):
     return prefix
 
 
+def prepare():
+    """Every virtualenv and npm prefix, made side by side (mostly downloads and disk): the
+    test interpreter and the environment variables that name the peers."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    peers = ROOT / "tests" / "interop" / "peers"
+    jobs = {"test": (ensure_venv, ROOT / ".venv-test", ROOT / "tests" / "requirements.txt")}
+    for requirements in sorted(peers.glob("*.txt")):
+        jobs[peer_variable(requirements)] = (ensure_venv, ROOT / ".venv-peers" / requirements.stem, requirements)
+    for packages in sorted(peers.glob("*.npm")):
+        jobs[peer_variable(packages)] = (ensure_npm, ROOT / ".venv-peers" / packages.stem, packages)
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        futures = {name: pool.submit(*job) for name, job in jobs.items()}
+        made = {name: future.result() for name, future in futures.items()}
+    return made.pop("test"), {name: str(path) for name, path in made.items() if path}
+
+
 def main():
     env = dict(os.environ)
-    test_python = ensure_venv(ROOT / ".venv-test", ROOT / "tests" / "requirements.txt")
-    peers = ROOT / "tests" / "interop" / "peers"
-    for requirements in sorted(peers.glob("*.txt")):
-        python = ensure_venv(ROOT / ".venv-peers" / requirements.stem, requirements)
-        env[peer_variable(requirements)] = str(python)
-    for packages in sorted(peers.glob("*.npm")):
-        prefix = ensure_npm(ROOT / ".venv-peers" / packages.stem, packages)
-        if prefix:
-            env[peer_variable(packages)] = str(prefix)
+    test_python, peers = prepare()
+    env.update(peers)
     pytest = [str(test_python), "-m", "pytest", "-q"]
+    # Most tests wait on servers and timeouts more than they compute: one worker more than
+    # the two CPUs CI has. MCP_TUI_TEST_WORKERS sets it on a machine shared with others.
+    workers = os.environ.get("MCP_TUI_TEST_WORKERS", "3")
     if sys.argv[1:]:
-        phases = [pytest + ["-n", "3"] + sys.argv[1:]]
+        phases = [pytest + ["-n", workers] + sys.argv[1:]]
     else:
         # The TUI tests read a terminal emulator's screen; they get the machine to themselves.
         tui = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "tests").glob("test_tui*.py"))
-        phases = [pytest + ["-n", "3", "tests"] + ["--ignore=" + path for path in tui],
-                  pytest + ["-n", "2"] + tui]
+        phases = [pytest + ["-n", workers, "tests"] + ["--ignore=" + path for path in tui],
+                  pytest + ["-n", str(min(int(workers), 2))] + tui]
     status = 0
     for cmd in phases:
         print("run_tests: " + " ".join(cmd), flush=True)

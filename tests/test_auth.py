@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MCP_TUI, ROOT, TESTSERVER
+from conftest import MCP_TUI, ROOT, TESTSERVER, wait_for
 from mcp_tui import (
     SHA256_DIGEST_INFO, bearer_challenge, canonical_resource, choose_token_auth_method, es256_sign,
     load_signing_key, p256_multiply, parse_www_authenticate, resource_covers, rfc6979_nonce, sign_jwt,
@@ -343,12 +343,8 @@ def test_refreshes_an_expired_token_without_a_browser(cli, start_server, browser
     refreshes_before = [r for r in endpoint_hits(server, "token") if (r.get("params") or {}).get(
         "grant_type") == "refresh_token"]
     # the token lives one second; waiting on the store's own expiry time, not a fixed sleep
-    import time
-
-    deadline = time.time() + 30
-    while time.time() < deadline and cli("auth", "status", "--format", "json").json()["tokens"][0][
-            "expired"] is False:
-        time.sleep(0.2)
+    wait_for(lambda: cli("auth", "status", "--format", "json").json()["tokens"][0]["expired"] is not False,
+             what="the stored token's expiry")
     again = cli("--url", server.url, "tool", "list", env={"BROWSER": "false"})
     assert again.code == 0, again
     assert "authoriz" not in again.err

@@ -6,13 +6,12 @@ import base64
 import hashlib
 import json
 import sys
-import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-from conftest import MCP_TUI, ROOT
+from conftest import MCP_TUI, ROOT, wait_for
 
 BROWSER = "%s %s %%s" % (sys.executable, ROOT / "tests" / "interop" / "fetch_url.py")
 PRM_PATH = "/.well-known/oauth-protected-resource/mcp"
@@ -35,13 +34,12 @@ def s256(verifier):
 
 def wait_until_expired(cli, timeout=30.0):
     """Poll `auth status` until the stored token counts as expired."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+
+    def expired():
         tokens = cli("auth", "status", "--format", "json").json()["tokens"]
-        if tokens and all(token["expired"] for token in tokens):
-            return
-        time.sleep(0.1)
-    raise AssertionError("the stored token never expired")
+        return tokens and all(token["expired"] for token in tokens)
+
+    wait_for(expired, timeout, what="the stored token's expiry")
 
 
 @pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])

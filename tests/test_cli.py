@@ -164,7 +164,7 @@ def test_pagination_is_followed(cli, start_server):
     server = start_server("--page-size", "2")
     result = cli("--url", server.url, "--format", "json", "tool", "list")
     assert result.code == 0, result
-    assert len(result.json()["tools"]) >= 12
+    assert len(result.json()["result"]["tools"]) >= 12
     cursors = [r["message"]["params"].get("cursor") for r in server.records()
                if r["message"].get("method") == "tools/list"]
     assert len(cursors) >= 6 and cursors[0] is None and all(cursors[1:])

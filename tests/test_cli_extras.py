@@ -56,13 +56,13 @@ def test_output_file_with_format_json_gets_the_json_document(cli, tmp_path):
 
 
 def test_resource_read_writes_a_blob_decoded_and_rpc_writes_json(cli, tmp_path):
-    listed = cli(stdio_command(), "resource", "list", "--format", "json").json()["resources"]
+    listed = cli(stdio_command(), "resource", "list", "--format", "json").json()["result"]["resources"]
     png = next(r for r in listed if r.get("mimeType") == "image/png")
     target = tmp_path / "logo.png"
     result = cli(stdio_command(), "resource", "read", png["uri"], "-o", target)
     assert result.code == 0, result
     assert result.out == ""
-    served = cli(stdio_command(), "resource", "read", png["uri"], "--format", "json").json()["contents"][0]
+    served = cli(stdio_command(), "resource", "read", png["uri"], "--format", "json").json()["result"]["contents"][0]
     assert target.read_bytes() == base64.b64decode(served["blob"])
 
     rpc_target = tmp_path / "tools.json"

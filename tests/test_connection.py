@@ -135,7 +135,7 @@ def test_rpc_sends_any_request(cli):
     result = cli(stdio_command(), "--format", "json", "rpc", "tools/call",
                  '{"name": "echo", "arguments": {"message": "raw"}}')
     assert result.code == 0, result
-    assert result.json()["content"][0]["text"] == "raw"
+    assert result.json()["result"]["content"][0]["text"] == "raw"
     bad = cli(stdio_command(), "rpc", "tools/call", "{nope")
     assert bad.code == 2 and "not valid JSON" in bad.err
     # it went out with an id, and the server answered "-32601 Method not found"
@@ -297,7 +297,7 @@ def test_a_silent_server_s_stdout_junk_is_quoted_in_the_timeout(cli):
                            shlex.quote("import time; print('hello', flush=True); time.sleep(120)"))
     result = cli(chatty, "--protocol-version", "2025-11-25", "--timeout", "5", "tool", "list")
     assert result.code == 1, result
-    assert result.err.endswith("(meanwhile the server sent 'hello' on stdout (invalid JSON: Expecting value: line 1 "
+    assert result.err.endswith('(meanwhile the server sent "hello" on stdout (invalid JSON: Expecting value: line 1 '
                                "column 1 (char 0)))\n"), result
 
 

@@ -156,7 +156,7 @@ def by_name(items, name):
 def test_json_keeps_tool_strings_exact(run, era):
     result = run(server_command(era), "--format", "json", "tool", "list")
     assert result.code == 0, result
-    tools = result.json()["tools"]
+    tools = result.json()["result"]["tools"]
     evil = by_name(tools, "evil")
     assert evil["description"] == "TOOL-DESC " + HOSTILE
     assert evil["title"] == "TOOL-TITLE " + HOSTILE
@@ -194,7 +194,7 @@ def test_json_keeps_server_info_and_prompts_exact(run, era):
     server = run(server_command(era), "--format", "json", "server").json()
     assert server["serverInfo"]["name"] == "NAME " + HOSTILE and server["instructions"] == "INSTRUCTIONS " + HOSTILE
     prompt = run(server_command(era), "--format", "json", "prompt", "get", "p").json()
-    assert prompt["messages"][0]["content"]["text"] == "PROMPT-TEXT " + HOSTILE
+    assert prompt["result"]["messages"][0]["content"]["text"] == "PROMPT-TEXT " + HOSTILE
 
 
 @ERAS

@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -90,9 +89,7 @@ def test_the_session_ends_with_a_delete_that_names_the_version(cli, server):
     """The test server refuses a DELETE (or GET) without MCP-Protocol-Version with 400."""
     result = cli(*legacy(server), "tool", "call", "echo", "message=hi")
     assert result.code == 0, result
-    deadline = time.monotonic() + 10
-    while not session_lines(server, "deleted") and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_for(lambda: session_lines(server, "deleted"), 10, what="the server's 'deleted' line")
     assert len(session_lines(server, "deleted")) == 1, server.stderr_lines
     notifications = [r for r in server.records() if r["message"].get("method") == "notifications/initialized"]
     assert notifications[0]["http"]["headers"].get("mcp-protocol-version") == "2025-11-25"
@@ -100,12 +97,10 @@ def test_the_session_ends_with_a_delete_that_names_the_version(cli, server):
 
 def test_exit_does_not_wait_for_an_idle_get_stream(cli, server):
     """The old client waited on the GET stream's buffer at exit until the server spoke or the
-    connection timed out (--timeout); a generous bound still catches that."""
-    started = time.monotonic()
+    connection timed out (--timeout 40); a guard at half of it still catches that."""
     result = cli(*legacy(server), "--timeout", "40", "tool", "call", "render_report", "quarter=Q4", "pages=2",
-                 "--task", "--wait", timeout=120)
+                 "--task", "--wait", timeout=20)
     assert result.code == 0, result
-    assert time.monotonic() - started < 20
 
 
 

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from conftest import MCP_TUI, ROOT
+from conftest import MCP_TUI, ROOT, wait_for
 from test_reliability import LEGACY, MODERN, SLACK, bad, error_line  # noqa: F401 (bad is a fixture)
 
 needs_wait4 = pytest.mark.skipif(not hasattr(os, "wait4"), reason="peak RSS comes from os.wait4 (POSIX)")
@@ -24,8 +24,9 @@ MiB = 1024 * 1024
 
 
 class Measured(object):
-    def __init__(self, code, out, err, elapsed, peak_rss):
+    def __init__(self, code, out, err, elapsed, peak_rss, guard):
         self.code, self.out, self.err, self.elapsed, self.peak_rss = code, out, err, elapsed, peak_rss
+        assert code != -signal.SIGKILL, "mcp-tui still ran after the %gs guard (a hang): %r" % (guard, self)
 
     def __repr__(self):
         return "<exit %s in %.2fs, peak RSS %.0f MiB\n--- stdout\n%s\n--- stderr\n%s>" % (
@@ -46,7 +47,8 @@ LAUNCHER = ("import os, subprocess, sys\n"
 
 @pytest.fixture
 def measured(state_dir, tmp_path):
-    """measured(*args, guard=60) -> Measured: run mcp-tui and read its peak RSS."""
+    """measured(*args, guard=60) -> Measured: run mcp-tui and read its peak RSS; a run that
+    outlasts ``guard`` is killed and fails the test as a hang."""
 
     def run(*args, guard=60):
         environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
@@ -64,7 +66,7 @@ def measured(state_dir, tmp_path):
         scale = 1 if sys.platform == "darwin" else 1024  # bytes on macOS, KiB on Linux
         peak_rss = int(peak_file.read_text()) * scale if peak_file.exists() else -1
         return Measured(proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), elapsed,
-                        peak_rss)
+                        peak_rss, guard)
 
     return run
 
@@ -83,11 +85,11 @@ ENDLESS = [("stdio", "endless-line"), ("http", "endless-line"), ("http", "endles
 @pytest.mark.parametrize("transport,mode", ENDLESS, ids=["-".join(item) for item in ENDLESS])
 def test_an_endless_message_stops_at_the_limit_with_bounded_memory(measured, bad, transport, mode):
     target = bad(transport, MODERN, mode)
-    result = measured(*target.args, "--timeout", TIMEOUT, "--max-message-size", "8M", "tool", "list")
+    result = measured(*target.args, "--timeout", TIMEOUT, "--max-message-size", "8M", "tool", "list",
+                      guard=TIMEOUT + SLACK)
     assert result.code == 1, result
     line = error_line(result)
     assert "larger than 8 MiB" in line and "--max-message-size" in line, result
-    assert result.elapsed < TIMEOUT + SLACK, result
     assert result.peak_rss < 150 * MiB, result  # unbounded, it grows by ~450 MB/s until --timeout
 
 
@@ -118,27 +120,24 @@ DRIPS = [("notifications/initialized", []), ("GET", ["--transport", "sse"])]
 @pytest.mark.parametrize("on,flags", DRIPS, ids=["initialized-notification", "legacy-sse-get"])
 def test_a_dripping_server_cannot_stretch_an_exchange(measured, bad, on, flags):
     target = bad("http", LEGACY, "drip", "--on", on, "--delay-ms", 200)
-    result = measured(*target.args, *flags, "--timeout", 2, "tool", "list")
+    result = measured(*target.args, *flags, "--timeout", 2, "tool", "list", guard=2 + SLACK)
     assert result.code == 1, result
     line = error_line(result)
     assert "no complete answer within 2s" in line and "HTTP" in line, result
-    assert result.elapsed < 2 + SLACK, result
 
 
 def test_the_closing_delete_has_a_short_deadline_of_its_own(measured, bad):
     target = bad("http", LEGACY, "drip", "--on", "DELETE", "--delay-ms", 200)
-    result = measured(*target.args, "--timeout", 30, "tool", "list")
+    result = measured(*target.args, "--timeout", 30, "tool", "list", guard=2 + SLACK)  # 2 s for the DELETE
     assert result.code == 0 and result.out.startswith("echo"), result
-    assert result.elapsed < 2 + SLACK, result  # 2 s for the DELETE, whatever --timeout says
     assert target.http("DELETE"), target.records()
 
 
 def test_max_time_bounds_the_whole_command_pagination_included(measured, bad):
     result = measured(*bad("http", MODERN, "endless-pages").args, "--timeout", 10, "--max-time", 3,
-                      "--max-pages", 10 ** 6, "tool", "list")
+                      "--max-pages", 10 ** 6, "tool", "list", guard=3 + SLACK)
     assert result.code == 1, result
     assert "--max-time" in error_line(result), result
-    assert result.elapsed < 3 + SLACK, result
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
@@ -280,10 +279,7 @@ def test_stopping_a_stdio_server_stops_its_children(cli, bad, tmp_path):
     result = cli(*bad("stdio", MODERN, "spawn-child", "--pid-file", pid_file).args, "tool", "list")
     assert result.code == 0, result
     child = int(pid_file.read_text())
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and alive(child):
-        time.sleep(0.05)
-    assert not alive(child), "the server's child %d outlived mcp-tui" % child
+    wait_for(lambda: not alive(child), what="the end of the server's child %d" % child)
 
 
 def alive(pid):

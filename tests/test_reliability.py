@@ -13,11 +13,10 @@ import json
 import re
 import shlex
 import sys
-import time
 
 import pytest
 
-from conftest import ROOT, RunningServer
+from conftest import ROOT, TESTSERVER, RunningServer
 
 BADSERVER = ROOT / "tests" / "badserver.py"
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
@@ -51,33 +50,43 @@ class Target(object):
         return [r for r in self.records() if r.get("http") and (verb is None or r["http"]["method"] == verb)]
 
 
-@pytest.fixture
-def bad(tmp_path):
-    """bad(transport, era, mode, *flags) -> Target: a stdio command or a running HTTP server."""
+def serving(tmp_path, script, prefix):
+    """make(transport, *flags) -> Target: ``script`` with --record, as a stdio command or a
+    running HTTP server; and the list of what it started, to stop."""
     servers = []
 
-    def make(transport, era, mode, *flags):
-        record = tmp_path / ("bad-%d.jsonl" % len(servers))
-        argv = ["--mode", mode, "--era", era, "--record", str(record)] + [str(f) for f in flags]
+    def make(transport, *flags):
+        record = tmp_path / ("%s-%d.jsonl" % (prefix, len(servers)))
+        argv = ["--record", str(record)] + [str(f) for f in flags]
         if transport == "stdio":
             servers.append(None)
-            command = " ".join(shlex.quote(p) for p in [sys.executable, str(BADSERVER)] + argv)
+            command = " ".join(shlex.quote(str(p)) for p in [sys.executable, script] + argv)
             return Target([command], record)
-        server = RunningServer(["--http", "127.0.0.1:0"] + argv, record, script=BADSERVER)
+        server = RunningServer(["--http", "127.0.0.1:0"] + argv, record, script=script)
         servers.append(server)
         return Target(["--url", server.url], record, server.url)
 
-    yield make
+    return make, servers
+
+
+def stop(servers):
     for server in servers:
         if server is not None:
             server.stop()
 
 
+@pytest.fixture
+def bad(tmp_path):
+    """bad(transport, era, mode, *flags) -> Target: a stdio command or a running HTTP server."""
+    make, servers = serving(tmp_path, BADSERVER, "bad")
+    yield lambda transport, era, mode, *flags: make(transport, "--mode", mode, "--era", era, *flags)
+    stop(servers)
+
+
 def run(cli, target, *words, timeout=TIMEOUT):
-    """Run the CLI against ``target`` with --timeout; the subprocess timeout is only a guard."""
-    started = time.monotonic()
-    result = cli(*target.args, "--timeout", "%g" % timeout, *words, timeout=timeout + 60)
-    result.elapsed = time.monotonic() - started
+    """Run the CLI against ``target`` with --timeout. A run that outlasts it by SLACK is a hang:
+    the guard ends it (subprocess.TimeoutExpired fails the test)."""
+    result = cli(*target.args, "--timeout", "%g" % timeout, *words, timeout=timeout + SLACK)
     return result
 
 
@@ -90,12 +99,12 @@ def error_line(result):
     return lines[0]
 
 
-def assert_fault(result, pattern, timeout=TIMEOUT):
-    """Exit 1, one line matching ``pattern`` (what the server did wrong), within the timeout."""
+def assert_fault(result, pattern):
+    """Exit 1, one line matching ``pattern`` (what the server did wrong); run()'s guard saw it
+    end within the timeout."""
     assert result.code == 1, result
     line = error_line(result)
     assert re.search(pattern, line, re.I), "%r does not match %r\n%r" % (line, pattern, result)
-    assert result.elapsed < timeout + SLACK, "took %.2fs with --timeout %g: %r" % (result.elapsed, timeout, result)
     return line
 
 
@@ -274,7 +283,6 @@ def test_an_oversized_result_arrives_whole_and_in_time(cli, bad, transport):
                  "message=x", timeout=15)
     assert result.code == 0, result.err
     assert result.out.startswith("Tool response:\nBBBB") and len(result.out) >= size, len(result.out)
-    assert result.elapsed < 15
 
 
 @combos
@@ -307,6 +315,55 @@ def test_never_answering(cli, bad, transport, era):
 def test_a_hung_server(cli, bad, transport, era):
     result = run(cli, bad(transport, era, "hang"), "tool", "list")
     assert_fault(result, r"no answer to tools/list within")
+
+
+@pytest.mark.parametrize("transport,era", [("stdio", LEGACY), ("http", LEGACY)], ids=["stdio-2025", "http-2025"])
+def test_a_timed_out_initialize_is_not_cancelled(cli, bad, transport, era):
+    """The spec forbids cancelling initialize: the connection just ends."""
+    target = bad(transport, era, "never-answer", "--on", "initialize")
+    result = run(cli, target, "tool", "list", timeout=1)
+    assert_fault(result, r"no answer to initialize within 1s", timeout=1)
+    assert target.messages("initialize"), target.records()
+    assert not target.messages("notifications/cancelled"), target.messages()
+
+
+# -- at most once -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def recording_server(tmp_path):
+    """recording_server(transport, *flags) -> Target: the test server (stdio or HTTP) with --record."""
+    make, servers = serving(tmp_path, TESTSERVER, "testserver")
+    yield make
+    stop(servers)
+
+
+@combos
+def test_a_call_past_the_timeout_reaches_the_server_once(cli, recording_server, transport, era):
+    """Timed out, the call is cancelled (or its connection closed), never posted again: the
+    2025-11-25 session's end (DELETE) used to break the connection awaiting the answer, and
+    the broken connection sent the tools/call once more."""
+    target = recording_server(transport)
+    runs = 3
+    for _ in range(runs):
+        result = run(cli, target, "--protocol-version", era, "tool", "call", "long_operation", "steps=2",
+                     "step_ms=4000", timeout=1)
+        assert_fault(result, r"no answer to tools/call within 1s", timeout=1)
+    assert run(cli, target, "--protocol-version", era, "tool", "list").code == 0  # after what the runs sent
+    calls = target.messages("tools/call")
+    assert len(calls) == runs, calls
+
+
+@http_eras
+def test_a_call_whose_connection_breaks_before_the_answer_is_not_sent_again(cli, recording_server, transport, era):
+    """A kept-alive connection (tools/list went first on it) closed while the call awaits its
+    headers: the server may be running the tool, so the call is not posted again."""
+    target = recording_server(transport, "--hang-up-calls")
+    result = run(cli, target, "--protocol-version", era, "--no-cache", "tool", "call", "echo", "message=once")
+    line = assert_fault(result, r"the connection to .* broke before the server answered")
+    assert "does not send it twice" in line, line
+    assert target.messages("tools/list"), target.records()
+    assert len(target.messages("tools/call")) == 1, target.messages()
 
 
 @transports
@@ -447,5 +504,4 @@ def test_a_fresh_task_the_server_does_not_know(cli, bad, transport, era):
 @combos
 def test_a_task_that_expires_while_waited_for(cli, bad, transport, era):
     result = run(cli, bad(transport, era, "task-ttl", "--ttl-ms", 1000), *TASK_CALL, timeout=60)
-    assert_fault(result, r"TTL|expired", timeout=60)
-    assert result.elapsed < 30, "the TTL (1s), not --timeout (60s), should end the wait: %.2fs" % result.elapsed
+    assert_fault(result, r"TTL|expired")  # the TTL (1s) ended the wait, not --timeout (60s): that says 'no answer'

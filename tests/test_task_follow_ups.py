@@ -45,6 +45,24 @@ def test_the_printed_commands_work_in_a_later_run_in_the_same_session(cli, serve
     assert wait_for(lambda: session_lines(server, "deleted"))  # its last task ended: the session goes
 
 
+def test_no_id_comes_twice_in_a_session_across_the_creating_command_and_its_follow_ups(cli, server):
+    """Each follow-up resumes the session the task was created in; the spec forbids reusing an
+    id in a session, so they go on above every id the session has seen (the ledger's mark)."""
+    task_id = created_task(cli(*legacy(server), "tool", "call", "render_report", "quarter=Q2", "pages=2", "--task"))
+    for _ in range(3):
+        assert cli("task", "get", task_id).code == 0
+    listed = cli("task", "list")
+    assert listed.code == 0 and task_id in listed.out, listed
+    assert cli("task", "result", task_id).code == 0
+    requests = [record for record in server.records() if "id" in record["message"] and "method" in record["message"]]
+    sessions = set(record["http"]["headers"].get("mcp-session-id") for record in requests) - {None}
+    assert len(sessions) == 1, sessions  # one session (initialize's request has no id yet): every follow-up resumed it
+    sent = [(record["message"]["id"], record["message"]["method"]) for record in requests]
+    assert [method for _, method in sent].count("tasks/get") >= 3, sent
+    ids = [request_id for request_id, _ in sent]
+    assert len(ids) == len(set(ids)), sent
+
+
 def test_a_finished_task_keeps_its_session_until_its_result_is_fetched(cli, server):
     """`task get` after the task ended must not end the session: `task result` still needs it."""
     task_id = created_task(cli(*legacy(server), "tool", "call", "render_report", "quarter=Q2", "pages=1", "--task"))
@@ -65,8 +83,26 @@ def test_the_session_stays_while_a_recorded_task_runs(cli, server):
     assert echo.code == 0, echo
     wait_for(lambda: len(session_lines(server, "deleted")) == 1)
     assert cli("task", "cancel", task_id).code == 0
+    assert cli("task", "get", task_id).code == 0  # the cancelled task's outcome, shown: its session may go
     wait_for(lambda: len(session_lines(server, "deleted")) == 2)
     assert len(session_lines(server, "deleted")) == 2, server.stderr_lines
+
+
+def test_a_cancelled_task_is_still_found_in_its_session(cli, server):
+    """`task cancel` keeps the session the task lives in: a `task get` after it reads
+    "cancelled", where it said the server no longer knew the session (mcp-tui had ended it)."""
+    task_id = created_task(cli(*legacy(server), "tool", "call", "render_report", "quarter=Q2", "pages=1000",
+                               "--task"))
+    cancelled = cli("task", "cancel", task_id)
+    assert cancelled.code == 0 and cancelled.out.startswith("Task:     %s\nStatus:   cancelled" % task_id), cancelled
+    assert not session_lines(server, "deleted"), server.stderr_lines
+    shown = cli("task", "get", task_id)
+    assert shown.code == 0, shown
+    assert shown.out.startswith("Task:     %s\nStatus:   cancelled" % task_id), shown
+    assert wait_for(lambda: session_lines(server, "deleted"))  # shown cancelled: its outcome, fetched
+    again = cli("task", "get", task_id)
+    assert again.code == 1, again
+    assert again.err.endswith(" (the server kept it in an HTTP session, which ended once it was shown cancelled)\n")
 
 
 def test_a_task_asked_for_after_its_session_ended_says_why(cli, server):
@@ -79,7 +115,7 @@ def test_a_task_asked_for_after_its_session_ended_says_why(cli, server):
     assert again.code == 1, again
     assert again.err.endswith(" (the server kept it in an HTTP session, which ended once its result was fetched)\n")
     assert "no longer knows the session" not in again.err, again
-    assert task_id not in again.err.splitlines()[-1]
+    assert again.err.splitlines()[-1].startswith("mcp-tui: unknown or expired task %s: " % task_id)  # as typed
 
 
 def test_a_forgotten_session_is_explained_and_the_entry_marked_not_erased(cli, server, state_dir):
@@ -96,7 +132,7 @@ def test_a_forgotten_session_is_explained_and_the_entry_marked_not_erased(cli, s
         assert "unknown or expired task" in shown.err and "marked in the task ledger" in shown.err, shown
         assert "no longer knows the session" in shown.err, shown
         assert "does not know this task" not in shown.err
-        assert task_id not in shown.err
+        assert "unknown or expired task %s: " % task_id in shown.err  # as the user typed it
 
 
 def test_cancelling_a_finished_task_says_it_already_completed(cli, server):
@@ -115,6 +151,35 @@ def test_task_list_without_a_connection_asks_the_ledgers_sessions(cli, server):
     listed = cli("task", "list")
     assert listed.code == 0, listed
     assert [line for line in listed.out.splitlines() if task_id in line and line.startswith("working ")], listed
+
+
+def test_task_list_with_a_url_shows_the_tasks_of_the_sessions_recorded_there(cli, server, start_server):
+    """The server lists a session's tasks in that session only: `task list --url` merges its
+    own list with the ledger's sessions on that server (resumed), where it said "No tasks."."""
+    task_id = created_task(cli(*legacy(server), "tool", "call", "render_report", "quarter=Q2", "pages=1000",
+                               "--task"))
+    listed = cli(*legacy(server), "task", "list")
+    assert listed.code == 0, listed
+    assert [line for line in listed.out.splitlines() if task_id in line and line.startswith("working ")], listed
+    assert "No tasks." not in listed.err and "warning" not in listed.err, listed
+    other = start_server("--fidelity")  # another server: the ledger's sessions are not its own
+    elsewhere = cli(*legacy(other), "task", "list")
+    assert elsewhere.code == 0 and elsewhere.out == "" and "No tasks." in elsewhere.err, elsewhere
+
+
+def test_task_list_says_nothing_of_a_stdio_task_session_that_ended_with_its_task(cli, state_dir):
+    """An automatic stdio task session stops once its task's result was fetched: `task list`
+    then neither asks it nor warns "no session named ..." (every time, as it did)."""
+    task_id = created_task(cli(stdio_command(), "--protocol-version", "2025-11-25", "tool", "call", "render_report",
+                               "quarter=Q2", "pages=1", "--task"))
+    fetched = cli("task", "result", task_id)
+    assert fetched.code == 0 and "Q2 revenue" in fetched.out, fetched
+    sessions = state_dir / "sessions.json"
+    wait_for(lambda: not sessions.exists() or "task-" not in sessions.read_text())  # the keeper stopped
+    for _ in range(2):
+        listed = cli("task", "list")
+        assert "warning" not in listed.err and "no session named" not in listed.err, listed
+        assert listed.out == "", listed
 
 
 def test_task_list_with_an_empty_ledger_says_what_to_pass(cli):

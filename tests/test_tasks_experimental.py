@@ -85,3 +85,20 @@ def test_failed_task(cli, server):
     result = cli(*legacy(server), "tool", "call", "fail_report", "mode=error", "--task", "--wait")
     assert result.code == 1, result
     assert "-32603 Renderer crashed on page 7" in result.err
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("flags,bound", [(["--timeout", "2"], "--timeout"), (["--timeout", "60", "--max-time", "2"],
+                                                                              "--max-time")],
+                         ids=["timeout", "max-time"])
+def test_a_wait_that_runs_out_names_the_flag_that_bounded_it(cli, server, era, flags, bound):
+    """Without --max-time, the wait was said to end "within 2s (the --max-time cap)"."""
+    result = cli("--url", server.url, "--protocol-version", era, *flags, "tool", "call", "render_report",
+                 "quarter=Q2", "pages=1000", "--task", "--wait")
+    assert result.code == 1, result
+    line = result.err.splitlines()[-1]
+    if "is still working" in line:  # else the cap came while a tasks/get was on its way, and says so
+        assert "; stopped waiting at %s (raise %s for long tasks, or follow it later with `task result`)" % (
+            bound, bound) in line, result
+    other = "--max-time" if bound == "--timeout" else "--timeout"
+    assert line.startswith("mcp-tui: ") and bound in line and other not in line, line

@@ -12,13 +12,14 @@ import re
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
+
+from conftest import wait_for
 
 HERE = Path(__file__).resolve().parent
 SERVER = HERE / "testserver.py"
@@ -160,16 +161,9 @@ def text_of(result):
     return "\n".join(block["text"] for block in result["content"] if block["type"] == "text")
 
 
-def wait_until(predicate, timeout=TIMEOUT, interval=0.01):
+def wait_until(predicate, timeout=TIMEOUT):
     """Poll `predicate` until it returns something truthy; that value is returned."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met within %.1fs" % timeout)
-        time.sleep(interval)
+    return wait_for(predicate, timeout, interval=0.01)
 
 
 def same_id(a, b):

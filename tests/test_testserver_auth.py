@@ -20,6 +20,8 @@ import pytest
 import testserver
 from testserver import es256_sign, load_p256_key, p256_private_pem, p256_public_key, p256_public_pem
 
+from conftest import wait_for
+
 TIMEOUT = 10.0
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
@@ -168,16 +170,6 @@ def assert_oauth_error(resp, status, error, text=None):
     assert body["error"] == error, body
     if text:
         assert text in body["error_description"], body
-
-
-def wait_for(probe, done, timeout=30.0):
-    """probe() until done(its result) or the timeout; the last result."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = probe()
-        if done(result) or time.monotonic() > deadline:
-            return result
-        time.sleep(0.05)
 
 
 def text_of(resp):
@@ -469,8 +461,8 @@ def test_access_tokens_expire_after_token_ttl_and_refresh_brings_a_new_one(oauth
     server = oauth("--token-ttl", "1")
     tokens = server.login()
     assert tokens["expires_in"] == 1
-    resp = wait_for(lambda: server.mcp(token=tokens["access_token"]), lambda resp: resp.status == 401)
-    assert resp.status == 401, resp
+    resp = wait_for(lambda: [r for r in [server.mcp(token=tokens["access_token"])] if r.status == 401],
+                    what="a 401 for the expired token")[0]
     assert resp.challenge()["error"] == "invalid_token"
     assert resp.challenge()["error_description"] == "The access token expired"
     fresh = server.token({"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"],

@@ -57,3 +57,18 @@ def test_esc_on_the_authorization_screen_cancels_the_connection(tui, start_serve
     screen.wait_all("Authorize", "The server needs authorization at 127.0.0.1:", "/authorize?", "Waiting ")
     screen.send("esc")
     screen.wait_for("authorization cancelled")
+
+
+@needs_pty
+def test_ctrl_r_after_a_cancelled_authorization_asks_again(tui, start_server):
+    server = start_server("--auth")
+    screen = tui("--url", server.url, env={"BROWSER": "false"})
+    screen.wait_all("Authorize", "Waiting ")
+    assert "Waiting for the authorization at 127.0.0.1:" in screen.status_line()  # not "Connected"
+    screen.send("esc")
+    screen.wait_for("authorization cancelled")
+    screen.wait_for("^R retry")
+    screen.send("ctrl-r")  # the same attempt again: the browser step is shown again, not the old failure
+    screen.wait_all("Authorize", "The server needs authorization at 127.0.0.1:", "Waiting ")
+    screen.send("esc")
+    screen.wait_for("authorization cancelled")

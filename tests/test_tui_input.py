@@ -2,10 +2,10 @@
 editing, the arguments and results kept per tool, the history screen, and cancelling a
 running call. Driven at 80x24 in a pseudo-terminal against tests/testserver.py."""
 import json
-import time
 
 import pytest
 
+from conftest import wait_for
 from tui_helpers import ERAS, needs_pty, one_tool_server, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
 
 import mcp_tui
@@ -153,9 +153,7 @@ def test_ctrl_c_cancels_a_running_call_and_the_server_is_told(tui, tmp_path, era
         calls = [m["id"] for m in messages if m.get("method") == "tools/call"]
         return calls, [m["params"]["requestId"] for m in messages if m.get("method") == "notifications/cancelled"]
 
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not cancelled_ids()[1]:
-        time.sleep(0.05)
+    wait_for(lambda: cancelled_ids()[1], what="notifications/cancelled")
     calls, cancelled = cancelled_ids()
     assert cancelled == calls[-1:], (calls, cancelled)
     screen.send("ctrl-c")  # nothing runs now: Ctrl+C quits

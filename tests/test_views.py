@@ -1,5 +1,6 @@
 """Section 6 (views): the connection a user types becomes the same ConnectionSpec in the
 CLI and in the TUI's connection screen, and both front ends describe things in one way."""
+import json
 import os
 
 import pytest
@@ -35,7 +36,7 @@ def test_a_windows_command_typed_in_the_tui_is_split_like_the_cli_splits_it(on_w
     assert screen.spec_from_fields().argv == cli_spec.argv
 
 
-def test_the_tui_and_the_cli_refuse_the_same_mismatch(on_windows):
+def test_the_tui_and_the_cli_refuse_the_same_mismatch_each_in_its_own_words(on_windows):
     screen = ConnectScreen(App(["--transport", "stdio"]), None)
     screen.target.set_text("http://127.0.0.1:9/mcp")
     with pytest.raises(mcp_tui.UsageError) as tui_error:
@@ -43,7 +44,9 @@ def test_the_tui_and_the_cli_refuse_the_same_mismatch(on_windows):
     with pytest.raises(mcp_tui.UsageError) as cli_error:
         spec_from_options(App(["--transport", "stdio", "--url", "http://127.0.0.1:9/mcp"]).opts, ["tool", "list"],
                           mcp_tui.SecretRegistry())
-    assert tui_error.value.message == cli_error.value.message
+    tui_message, cli_message = tui_error.value.message, cli_error.value.message  # plain str: os.name is "nt" here
+    assert "--transport stdio" in cli_message
+    assert tui_message.startswith("Transport stdio starts a command line") and "--" not in tui_message
 
 
 def test_describe_task_is_the_seed_block_and_the_tui_adds_the_tool_and_time_left():
@@ -67,3 +70,352 @@ def test_a_config_word_leaves_its_placeholders_for_the_shell_and_quotes_the_rest
     echoed = subprocess.run(["bash", "-c", "printf '%s\\n' " + line[len("mcp-tui "):]], capture_output=True, text=True,
                             env={"KEY": "k 1", "PATH": "/usr/bin:/bin"}).stdout.splitlines()
     assert echoed[1] == "http://h/mcp?key=k 1&b=d e&c=${C:-$(touch x)}&d='q'", echoed
+
+
+def test_schema_violation_names_the_first_path_and_what_is_wrong():
+    schema = {"type": "object", "required": ["unit"], "properties": {
+        "length": {"type": "integer"}, "items": {"type": "array", "items": {"maximum": 3}}}}
+    assert mcp_tui.schema_violation({"unit": "m", "length": 2, "items": [1, 2]}, schema) is None
+    assert mcp_tui.schema_violation({"unit": "m", "length": "2"}, schema) == (
+        "$.length", "must be an integer, not a string")
+    assert mcp_tui.schema_violation({"length": 2}, schema) == ("$", "missing unit")
+    assert mcp_tui.schema_violation({"unit": "m", "items": [1, 9]}, schema) == ("$.items[1]", "at most 3")
+    assert mcp_tui.schema_violation([], schema) == ("$", "must be an object, not an array")
+
+
+# -- the text both front ends print, function by function -------------------------------------
+# Exact strings: a change of wording shows up here first, and in the CLI and the TUI alike.
+
+
+def test_clean_strips_what_a_terminal_would_act_on_and_keeps_tabs_and_newlines():
+    assert mcp_tui.clean("a\x1b[31mred\x1b[0m\x07b\u202ec\td\n\x9b1m\x1b]0;title\x07") == "aredbc\td\n"
+    assert mcp_tui.clean(42) == "42"
+
+
+def test_terminal_json_escapes_only_what_a_terminal_would_act_on():
+    assert mcp_tui.terminal_json({"k": "a\u202eb\x85 é"}) == '{"k": "a\\u202eb\\u0085 é"}'
+    assert mcp_tui.terminal_json([1, "plain"], indent=None) == '[1, "plain"]'
+
+
+@pytest.mark.parametrize("block,text", [
+    ({"type": "text", "text": "hi", "annotations": {"audience": ["user", "assistant"], "priority": 0.5,
+                                                     "lastModified": "2026-01-01"}},
+     "hi\n(for user, assistant; priority 0.5; modified 2026-01-01)"),
+    ({"type": "text", "text": "hi", "annotations": "junk"}, "hi"),
+    ({"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"}, "[image: image/png, 5 bytes]"),
+    ({"type": "audio", "data": "aGk="}, "[audio: ?, 2 bytes]"),
+    ({"type": "resource_link", "uri": "file:///a.txt", "mimeType": "text/plain", "name": "a", "description": "the a"},
+     "[resource link: file:///a.txt (text/plain) — a]\nthe a"),
+    ({"type": "resource_link", "uri": "file:///b"}, "[resource link: file:///b]"),
+    ({"type": "resource", "resource": {"uri": "test://x", "text": "hello"}}, "[resource test://x]\nhello"),
+    ({"type": "resource", "resource": {"uri": "test://x", "mimeType": "text/plain", "blob": "aGVsbG8="}},
+     "[resource test://x (text/plain)]\nhello"),
+    ({"type": "resource", "resource": {"uri": "test://y", "mimeType": "application/octet-stream", "blob": "AAEC"}},
+     "[resource test://y (application/octet-stream)]\n[binary: application/octet-stream, 3 bytes]"),
+    ({"type": "widget", "x": 1}, '{\n  "type": "widget",\n  "x": 1\n}'),
+], ids=["text-annotated", "bad-annotations", "image", "audio", "link", "bare-link", "resource-text", "text-blob",
+        "binary-blob", "unknown-type"])
+def test_render_content_block(block, text):
+    assert mcp_tui.render_content_block(block) == text
+
+
+def test_render_tool_result_shows_structured_content_once_and_says_when_there_is_none():
+    assert mcp_tui.render_tool_result({"content": [{"type": "text", "text": '{"a": 1}'}], "structuredContent": {"a": 1}}) \
+        == 'Tool response:\nStructured content:\n{\n  "a": 1\n}'
+    assert mcp_tui.render_tool_result({"content": [{"type": "text", "text": "x"}], "structuredContent": {"a": 2}}) \
+        == 'Tool response:\nx\nStructured content:\n{\n  "a": 2\n}'
+    assert mcp_tui.render_tool_result({"content": [], "isError": True}) == "Error response from tool:\n(no content)"
+    assert mcp_tui.render_tool_result({"content": [{"type": "text", "text": "x"}, "junk"]}) == "Tool response:\nx"
+
+
+def test_render_contents_and_messages():
+    assert mcp_tui.render_contents({"contents": [{"uri": "a://1", "text": "one"},
+                                                 {"uri": "a://2", "mimeType": "text/plain", "text": "two"}]}) \
+        == "[resource a://1]\none\n\n[resource a://2 (text/plain)]\ntwo"
+    assert mcp_tui.render_contents({}) == "(no contents)"
+    assert mcp_tui.render_messages([{"role": "user", "content": {"type": "text", "text": "hi"}},
+                                    {"role": "assistant", "content": [{"type": "text", "text": "a"},
+                                                                      {"type": "text", "text": "b"}]}, "junk"]) \
+        == "[user]\nhi\n\n[assistant]\na\nb"
+
+
+def test_the_blob_saver_names_files_after_the_uri_inside_its_directory_and_never_overwrites(tmp_path):
+    saver = mcp_tui.BlobSaver(str(tmp_path / "out"))
+    paths = [saver.save(b"x", "file:///etc/../.hidden/pic.png", "image", "image/png"),
+             saver.save(b"y", "file:///x/pic.png", "image", "image/png"),
+             saver.save(b"z", None, "audio", None),
+             saver.save(b"w", "test://dir/../..", "image", None)]
+    assert [os.path.relpath(p, str(tmp_path)) for p in paths] == [
+        os.path.join("out", name) for name in ("pic.png", "pic-1.png", "audio-3.bin", "image-4.bin")]
+    assert [open(p, "rb").read() for p in paths] == [b"x", b"y", b"z", b"w"]
+    block = {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"}
+    assert mcp_tui.render_content_block(block, saver) == "[image: image/png, 5 bytes, saved to %s]" % os.path.join(
+        str(tmp_path), "out", "image-5.png")
+
+
+@pytest.mark.parametrize("result,message", [
+    ({"content": {}}, "tools/call: the result's content is not a list"),
+    ({"content": [1]}, "tools/call: content block 0 is not an object with a type"),
+    ({"content": [{"type": "text", "text": "ok"}, {"type": "text"}]},
+     "tools/call: content block 1 is a text block without string text"),
+])
+def test_check_tool_result_names_the_bad_block(result, message):
+    with pytest.raises(mcp_tui.ProtocolViolation) as error:
+        mcp_tui.check_tool_result(result)
+    assert error.value.message == message
+
+
+def test_result_hint_points_a_modern_input_refusal_at_the_older_era():
+    refusal = {"isError": True, "content": [{"type": "text", "text": "Elicitation is Unavailable on 2026-07-28 "
+                                                                     "connections"}]}
+    assert mcp_tui.result_hint(refusal) == ("the server asks for input in a way 2026-07-28 does not carry: "
+                                            "try --protocol-version 2025-11-25")
+    assert mcp_tui.result_hint(dict(refusal, isError=False)) is None
+
+
+def test_progress_log_and_notification_lines():
+    assert mcp_tui.progress_text({"progress": 3, "total": 10, "message": "Rendering"}) == "progress 3/10: Rendering"
+    assert mcp_tui.progress_text({"progress": 0.5}) == "progress 0.5"
+    assert mcp_tui.log_text({"level": "warning", "logger": "db", "data": {"rows": 2}}) == '[warning] db: {"rows": 2}'
+    assert mcp_tui.log_text({"data": "plain"}) == "[info] plain"
+    lines = [mcp_tui.notification_text(message) for message in [
+        {"method": "notifications/resources/updated", "params": {"uri": "test://r"}},
+        {"method": "notifications/tools/list_changed"},
+        {"method": "notifications/message", "params": {"level": "error", "data": "boom"}},
+        {"method": "notifications/progress", "params": {"progress": 1, "total": 2}},
+        {"method": "notifications/tasks/status", "params": {"taskId": "t1", "status": "working",
+                                                            "statusMessage": "half"}},
+        {"method": "notifications/custom", "params": {"_meta": {"x": 1}, "k": "v"}},
+        {"method": "notifications/custom", "params": {"_meta": {}}}]]
+    assert lines == ["resource updated: test://r", "tools list changed", "[error] boom", "progress 1/2",
+                     "task t1: working — half", 'notifications/custom {"k": "v"}', "notifications/custom"]
+
+
+def test_duration_text():
+    assert [mcp_tui.duration_text(s) for s in (0, 59.9, 60, 3599, 3600, 7322)] == [
+        "0s", "59s", "1m00s", "59m59s", "1h00m", "2h02m"]
+
+
+def test_describe_tool_in_full_and_bare():
+    tool = {"name": "render", "title": "Render", "description": "Renders.", "annotations": {"readOnlyHint": True},
+            "inputSchema": {"required": ["q"], "properties": {
+                "q": {"type": ["string", "null"], "description": "quarter"}, "pages": {"type": "integer", "default": 2},
+                "x": "junk"}},
+            "outputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}}
+    assert mcp_tui.describe_tool(tool) == "\n".join([
+        "Tool: render", "Title: Render", "", "Renders.", "", "Task support: optional", "",
+        "Arguments (* required):", "  q*: string/null - quarter", "  pages: integer (default 2)", "  x: any", "",
+        "Annotations:", "  readOnlyHint: true", "",
+        "Input schema:", json.dumps(tool["inputSchema"], indent=2), "",
+        "Output schema:", '{\n  "type": "object"\n}'])
+    assert mcp_tui.describe_tool({"name": "bare"}) == "Tool: bare\n\nTask support: forbidden\n\nInput schema:\n{}"
+
+
+def test_describe_resource_and_prompt():
+    assert mcp_tui.describe_resource({"uri": "test://a", "name": "a", "mimeType": "text/plain", "size": 0,
+                                      "description": "desc", "annotations": {"priority": 1}}) == (
+        "URI: test://a\nName: a\nMIME type: text/plain\nSize: 0\n\ndesc\n\nAnnotations: {\"priority\": 1}")
+    assert mcp_tui.describe_resource({"uriTemplate": "test://items/{id}", "title": "Item"}) == (
+        "URI template: test://items/{id}\nTitle: Item")
+    prompt = {"name": "code_review", "title": "Review", "description": "Reviews code.",
+              "arguments": [{"name": "code", "required": True, "description": "the code"}, {"name": "lang"}, "junk"]}
+    assert mcp_tui.describe_prompt(prompt) == (
+        "Prompt: code_review\nTitle: Review\n\nReviews code.\n\nArguments (* required):\n  code* - the code\n  lang")
+
+
+def test_describe_task_lists_the_input_requests_and_the_error():
+    waiting = Task.from_wire({"taskId": "t-1", "status": "input_required", "createdAt": "2026-09-24T18:33:17Z",
+                              "lastUpdatedAt": "2026-09-24T18:33:17Z", "ttlMs": None,
+                              "inputRequests": {"b": {"method": "sampling/createMessage"},
+                                                "a": {"method": "elicitation/create"}}})
+    assert describe_task(waiting) == (
+        "Task:     t-1\nStatus:   input_required\nCreated:  2026-09-24T18:33:17Z\nUpdated:  2026-09-24T18:33:17Z\n"
+        "TTL:      unlimited\nInput:    a (elicitation/create)\n          b (sampling/createMessage)")
+    failed = Task.from_wire({"taskId": "t-2", "status": "failed", "createdAt": "2026-09-24T18:33:17Z",
+                             "lastUpdatedAt": "2026-09-24T18:33:18Z", "ttlMs": 1000,
+                             "error": {"code": -32603, "message": "boom"}})
+    assert describe_task(failed).splitlines()[-2:] == ["TTL:      1000ms", "Error:    -32603 boom"]
+    expiry = failed.expires_at()
+    assert [mcp_tui.ttl_left(failed, expiry + 1), mcp_tui.ttl_left(failed, expiry - 3700),
+            mcp_tui.ttl_left(waiting, 0)] == ["expired", "1h01m", "unlimited"]
+
+
+class ServerSession(object):
+    """What describe_server reads of a session."""
+
+    era_label = "2025-11-25 (initialize handshake)"
+    kept_grant = {"issuer": "http://127.0.0.1:9", "scope": "", "expiresAt": None, "refreshable": False}
+
+    def __init__(self, summary):
+        self.spec = mcp_tui.build_spec("http://127.0.0.1:9/mcp")
+        self._summary = summary
+
+    def summary(self):
+        return self._summary
+
+
+class DeclaredTasks(object):
+    """What describe_server reads of a session's tasks: the support's label."""
+
+    label = "experimental"
+
+    def support(self):
+        return self
+
+
+def test_describe_server_for_the_cli_and_for_the_tuis_server_tab():
+    capabilities = {"tools": {"listChanged": True}, "extensions": {"io.x/y": {}}}
+    session = ServerSession({"serverInfo": {"name": "srv", "title": "The Server", "version": "1.2"},
+                             "protocolVersion": "2025-11-25", "transport": "http", "capabilities": capabilities,
+                             "instructions": "Be nice."})
+    head = ["Name:         srv", "Title:        The Server", "Version:      1.2",
+            "Era:          2025-11-25 (initialize handshake)", "Protocol:     2025-11-25", "Transport:    http",
+            "Authorized:   at http://127.0.0.1:9, scope -, no expiry given"]
+    tail = ["Capabilities: tools (listChanged)", "Extensions:   io.x/y", "Instructions: Be nice."]
+    assert mcp_tui.describe_server(session) == "\n".join(head + tail)
+    assert mcp_tui.describe_server(session, DeclaredTasks()) == "\n".join(
+        head + ["Connection:   http://127.0.0.1:9/mcp", "Tasks:        experimental"] + tail
+        + ["", "Capabilities as declared:", json.dumps(capabilities, indent=2)])
+    session = ServerSession({"serverInfo": None, "protocolVersion": "2026-07-28", "transport": "stdio",
+                             "capabilities": {}, "instructions": None})
+    session.kept_grant = None
+    assert mcp_tui.describe_server(session).splitlines()[:2] + mcp_tui.describe_server(session).splitlines()[-1:] == [
+        "Name:         (not reported by the server)", "Version:      (not reported by the server)",
+        "Capabilities: none"]
+
+
+def test_describe_capabilities_and_failures():
+    assert mcp_tui.describe_capabilities({"tools": {"listChanged": True}, "logging": {}, "extensions": {"x": {}},
+                                          "resources": {"subscribe": True, "listChanged": False}}) == (
+        "logging, resources (subscribe), tools (listChanged)")
+    assert mcp_tui.describe_capabilities({}) == "none"
+    assert mcp_tui.describe_failure(mcp_tui.UsageError("bad", hint="try x")) == "bad (try x)"
+    assert mcp_tui.describe_failure(KeyError("k")) == "internal error: KeyError: 'k'"
+
+
+def test_a_stored_token_is_shown_masked_with_its_expiry():
+    view = mcp_tui.masked_token_view({"server": "http://h/mcp", "issuer": "http://h", "accessToken": "tok-SECRET",
+                                      "refreshToken": "r", "expiresAt": 1000, "scope": "mcp"}, now=900)
+    assert view == {"server": "http://h/mcp", "issuer": "http://h", "resource": None, "scope": "mcp", "grant": None,
+                    "token": "token:" + mcp_tui.fingerprint("tok-SECRET"), "refreshable": True, "expiresAt": 1000,
+                    "expired": False}
+    assert "tok-SECRET" not in json.dumps(view)
+    assert [mcp_tui.describe_expiry(view, now=900), mcp_tui.describe_expiry(view, now=1000),
+            mcp_tui.describe_expiry(dict(view, expiresAt=None)),
+            mcp_tui.describe_expiry(dict(view, refreshable=False), now=0)] == [
+        "expires in 1m40s (refreshable)", "expired (refreshable)", "no expiry given", "expires in 16m40s"]
+
+
+def test_stderr_hint_quotes_the_last_five_lines_once_and_only_on_connection_faults():
+    failure = mcp_tui.ConnectionFailed("the server exited")
+    mcp_tui.stderr_hint(failure, ["l1", "l2", "l3", "l4", "l5", "l6"])
+    mcp_tui.stderr_hint(failure, ["again"])
+    assert failure.hint == "server stderr: l2 | l3 | l4 | l5 | l6"
+    usage = mcp_tui.UsageError("u")
+    mcp_tui.stderr_hint(usage, ["x"])
+    assert usage.hint is None
+
+
+# -- connection specs and config files ---------------------------------------------------------
+
+
+def test_header_and_env_options():
+    assert mcp_tui.parse_header_option(" X-Team :  blue ") == ("X-Team", "blue")
+    assert mcp_tui.parse_env_option("K=a=b") == ("K", "a=b")
+    for text, message in [("NoColon", "--header needs 'Name: value' (a name without spaces, a colon, then the value)"),
+                          ("Bad Name: x", "--header needs 'Name: value' (a name without spaces, a colon, then the "
+                                          "value)"),
+                          ("X: a\r\nEvil: 1", "--header 'X' has a line break or NUL, which would inject another "
+                                              "header")]:
+        with pytest.raises(mcp_tui.UsageError) as error:
+            mcp_tui.parse_header_option(text)
+        assert error.value.message == message
+    with pytest.raises(mcp_tui.UsageError) as error:
+        mcp_tui.parse_env_option("=x")
+    assert error.value.message == "--env needs K=V, got '=x'"
+
+
+def test_config_values_expand_from_the_environment_and_register_as_secrets(monkeypatch):
+    monkeypatch.setenv("VIEW_TEST_KEY", "secret-v")
+    monkeypatch.delenv("VIEW_TEST_UNSET", raising=False)
+    registry = mcp_tui.SecretRegistry()
+    assert mcp_tui.expand_config_value({"a": ["${VIEW_TEST_KEY}", "${env:VIEW_TEST_KEY}x"], "n": 3,
+                                        "d": "${VIEW_TEST_UNSET:-fallback}"}, "W", registry) == {
+        "a": ["secret-v", "secret-vx"], "n": 3, "d": "fallback"}
+    assert "secret-v" not in registry.redact("the key is secret-v")
+    with pytest.raises(mcp_tui.UsageError) as error:
+        mcp_tui.expand_config_value("${input:api-key}", "server 'a' in f.json", registry)
+    assert (error.value.message, error.value.hint) == (
+        "server 'a' in f.json uses ${input:api-key}, a VS Code input, which mcp-tui does not prompt for",
+        "put the value in an environment variable and write ${env:NAME} there")
+    with pytest.raises(mcp_tui.UsageError) as error:
+        mcp_tui.expand_config_value("${VIEW_TEST_UNSET}", "server 'a' in f.json", registry)
+    assert error.value.message == "server 'a' in f.json uses ${VIEW_TEST_UNSET}, which is not set in the environment"
+
+
+def test_jsonc_comments_and_trailing_commas_but_not_inside_strings():
+    assert mcp_tui.load_jsonc('{"a": "http://x//y", /* c */ "b": [1, 2,], // t\n}') == {"a": "http://x//y",
+                                                                                         "b": [1, 2]}
+    with pytest.raises(ValueError) as error:
+        mcp_tui.load_jsonc('{"a": }')
+    assert str(error.value) == "Expecting value: line 1 column 7 (char 6)"  # strict JSON's own message
+    assert mcp_tui.config_entries({"mcp": {"servers": {"a": {}}}}) == {"a": {}}
+    assert mcp_tui.config_entries([1]) is None
+
+
+def test_config_entries_become_specs():
+    http = mcp_tui.spec_from_config_entry({"url": "http://h/mcp", "type": "sse", "headers": {"X": "1"}}, "auto", "W")
+    assert (http.kind, http.url, http.headers) == ("sse", "http://h/mcp", {"X": "1"})
+    assert mcp_tui.spec_from_config_entry({"httpUrl": "https://h/mcp"}, "auto", "W").kind == "http"
+    stdio = mcp_tui.spec_from_config_entry({"command": "srv", "args": ["-v", 3], "env": {"A": "1"}, "cwd": "/tmp"},
+                                           "auto", "W")
+    assert (stdio.kind, stdio.argv, stdio.env, stdio.cwd) == ("stdio", ["srv", "-v", "3"], {"A": "1"}, "/tmp")
+    for entry, message in [([1], "the server 'a' in f.json is an array, not an object (command and args, or url)"),
+                           ({"command": 5}, "the server 'a' in f.json: command is an integer, not a string"),
+                           ({"env": {"A": 1}}, "the server 'a' in f.json: env 'A' is an integer, not a string"),
+                           ({}, "the server 'a' in f.json has neither command nor url")]:
+        with pytest.raises(mcp_tui.UsageError) as error:
+            mcp_tui.spec_from_config_entry(entry, "auto", "server 'a' in f.json")
+        assert error.value.message == message
+
+
+def test_what_the_user_typed_becomes_a_spec_or_one_usage_error():
+    assert [(s.kind, s.url, s.sse_fallback) for s in (mcp_tui.build_spec("http://h/mcp", t)
+                                                       for t in ("auto", "sse", "http"))] == [
+        ("http", "http://h/mcp", True), ("sse", "http://h/mcp", True), ("http", "http://h/mcp", False)]
+    assert mcp_tui.build_spec("python3 s.py --name 'a b'").argv == ["python3", "s.py", "--name", "a b"]
+    for target, transport, message in [
+            ("http://h/mcp", "stdio", "--transport stdio needs a command, not a URL"),
+            ("srv", "http", "--transport http needs --url"),
+            ("'unclosed", "auto", "cannot split the server command \"'unclosed\": No closing quotation"),
+            ("   ", "auto", "the server command is empty")]:
+        with pytest.raises(mcp_tui.UsageError) as error:
+            mcp_tui.build_spec(target, transport)
+        assert error.value.message == message
+    assert mcp_tui.split_command_line("a 'b c' d\\ e", windows=False) == ["a", "b c", "d e"]
+
+
+@pytest.mark.parametrize("url,message,hint", [
+    ("ftp://x", "--url takes an http:// or https:// URL, not ftp://", None),
+    ("localhost:3000/mcp", "--url takes an http:// or https:// URL", "did you mean --url http://localhost:3000/mcp?"),
+    ("", "--url takes an http:// or https:// URL", "a stdio server is given without --url, as one quoted command line"),
+])
+def test_check_url_option(url, message, hint):
+    with pytest.raises(mcp_tui.UsageError) as error:
+        mcp_tui.check_url_option(url)
+    assert (error.value.message, error.value.hint) == (message, hint)
+
+
+def test_the_command_line_of_a_call_quotes_every_word_and_leaves_secrets_out():
+    assert [mcp_tui.shell_word(w) for w in ["plain", "a b", "it's", "red\x1b[31m", "rtl\u202eevil", ""]] == [
+        "plain", "'a b'", "'it'\"'\"'s'", "$'red\\x1b[31m'", "$'rtl\\u202eevil'", "''"]
+    tool = {"name": "add", "inputSchema": {"properties": {"a": {"type": "integer"}, "s": {"type": "string"}}}}
+    assert mcp_tui.tool_call_command(mcp_tui.build_spec("python3 srv.py --flag"), tool,
+                                     {"a": 1, "s": "x y", "n": "@file"}, True) == (
+        "mcp-tui 'python3 srv.py --flag' --task --wait tool call add a:=1 's=x y' 'n:=\"@file\"'")
+    spec = mcp_tui.build_spec("http://h/mcp", "sse", protocol="2025-11-25",
+                              headers={"Authorization": "Bearer t", "Cookie": "c", "X-Team": "blue"})
+    assert mcp_tui.connection_words(spec) == ["--url", "http://h/mcp", "--transport", "sse", "--header",
+                                              "X-Team: blue", "--protocol-version", "2025-11-25"]
+    assert mcp_tui.argument_words({"a=b": 1}, {}) == ["--args-json", '{"a=b": 1}']
+    assert mcp_tui.argument_words({"s": "1", "o": {"k": [1]}}, {"s": {"type": "string"}}) == ["s=1", 'o:={"k": [1]}']

@@ -127,3 +127,36 @@ def test_a_large_tool_result_arrives_whole(cli, start_server, body):
     result = cli("--url", server.url, "tool", "call", "big_text")
     assert result.code == 0, result.err[-2000:]
     assert result.out == "Tool response:\n" + testserver.big_text(3 * 1024 * 1024).rstrip("\n") + "\n"
+
+
+def test_a_kept_alive_connection_the_server_closed_while_idle_is_replaced_before_sending():
+    """The one resend that is safe: the server closed a pooled connection while it was idle,
+    which shows before the request is written; a fresh connection carries the request, once."""
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    requests, closed = [], threading.Event()
+
+    def serve():
+        for _ in range(2):  # one request per connection, though the answer says keep-alive
+            conn, _ = listener.accept()
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(4096)
+            requests.append(data.split(b"\r\n")[0])
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+            conn.close()
+            closed.set()
+
+    threading.Thread(target=serve, daemon=True).start()
+    client = mcp_tui.HttpClient("http://127.0.0.1:%d/mcp" % listener.getsockname()[1], timeout=10)
+    try:
+        assert client.exchange("POST", body=b"{}", carries="first")[1] == b"{}"
+        assert closed.wait(10)  # the pooled connection's server end is closed now
+        response, payload = client.exchange("POST", body=b"{}", carries="tools/call", resendable=False)
+        assert (response.status, payload) == (200, b"{}")
+        assert requests == [b"POST /mcp HTTP/1.1"] * 2
+    finally:
+        client.close()
+        listener.close()

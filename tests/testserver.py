@@ -31,6 +31,15 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
       --tls CERT[:KEY]     with --http: serve https with this PEM certificate (and key file)
       --forget-endpoint    with --http: POST /forget drops every 2025-11-25 session and ends its streams,
                            as a restarted server would; their ids then get 404 (for clients that start over)
+      --schema-tools       list two more tools: paint (an enum, an array of integers, _meta) and measure
+                           (an outputSchema its structured content breaks with broken=true)
+      --changes-on-set-level   2025-11-25 stdio: tool, prompt and resource list changes while answering
+                           logging/setLevel (as the everything server's start sends them)
+      --ignore-cancel      stdio: notifications/cancelled is ignored and the call goes on
+      --no-listen          2026-07-28: announce nothing to listen for (no listChanged, no subscribe) and
+                           answer subscriptions/listen -32601 (mcp-server-time, FastMCP)
+      --hang-up-calls      with --http: a tools/call is recorded, then its connection is closed with no
+                           answer, as a server that crashes mid-call does (a client that sends it again shows)
 
 Eras
   2026-07-28 (modern): stateless. Every request carries params._meta with the protocol version
@@ -460,6 +469,18 @@ FIDELITY_TOOLS = (
           {"method": {"type": "string", "enum": ["roots/list", "ping", "elicitation/create",
                                                  "sampling/createMessage"], "default": "roots/list",
                       "description": "The request to send"}}),
+)
+# With --schema-tools: tools whose schemas hold what real servers list (enum values, array
+# items, _meta) and one whose structured content can break its outputSchema.
+SCHEMA_TOOLS = (
+    dict(_tool("paint", "Paint", "Paints boxes of the given sizes in one colour.",
+               {"color": {"type": "string", "enum": ["red", "green", "blue"], "description": "Colour"},
+                "sizes": {"type": "array", "items": {"type": "integer"}, "description": "Box sizes"}},
+               ["color", "sizes"]),
+         _meta={"example.com/owner": "paint-team"}),
+    _tool("measure", "Measure", "The length of a text, as structuredContent; broken=true breaks its outputSchema.",
+          {"text": {"type": "string"}, "broken": {"type": "boolean", "default": False}}, ["text"],
+          output_schema={"type": "object", "properties": {"length": {"type": "integer"}}, "required": ["length"]}),
 )
 STREAM_ASK_PARAMS = {
     "roots/list": None,
@@ -1360,6 +1381,7 @@ class Server(object):
             return (list(TOOLS) + (list(AUTH_TOOLS) if getattr(self.options, "auth", False) else [])
                     + ([BIG_TEXT_TOOL] if getattr(self.options, "big_text", 0) else [])
                     + list(FIDELITY_TOOLS if getattr(self.options, "fidelity", False) else ())
+                    + list(SCHEMA_TOOLS if getattr(self.options, "schema_tools", False) else ())
                     + ([EXTRA_TOOL] if self.extra_tool else []))
 
     def find_tool(self, name):
@@ -1438,6 +1460,15 @@ class Server(object):
     def tool_weather(self, call):
         days = call.args.get("days", 1)
         return text_result("Sunny in %s for %s day%s" % (call.args["region"], days, "" if days == 1 else "s"))
+
+    def tool_paint(self, call):
+        return text_result("Painted %s box(es) %s" % (len(call.args["sizes"]), call.args["color"]))
+
+    def tool_measure(self, call):
+        length = len(call.args["text"])
+        result = text_result("%d characters" % length)
+        result["structuredContent"] = {"length": str(length) if call.args.get("broken") else length}
+        return result
 
     def tool_add(self, call):
         total = call.args["a"] + call.args["b"]
@@ -1648,6 +1679,8 @@ class Server(object):
 
     def handle_modern(self, exchange):
         name = self.MODERN_METHODS.get(exchange.method)
+        if self.options.no_listen and exchange.method == "subscriptions/listen":
+            name = None
         if name is None or (exchange.method.startswith("tasks/") and not self.tasks_enabled):
             raise MCPError(METHOD_NOT_FOUND, "Method not found: %s%s"
                            % (exchange.method, self.MODERN_HINTS.get(exchange.method, "")))
@@ -1656,6 +1689,8 @@ class Server(object):
     def m_discover(self, exchange):
         capabilities = {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True},
                         "prompts": {"listChanged": True}, "completions": {}, "logging": {}}
+        if self.options.no_listen:
+            capabilities = {"tools": {}, "resources": {}, "prompts": {}, "completions": {}, "logging": {}}
         if self.tasks_enabled:
             capabilities["extensions"] = {TASKS_EXT: {}}
         return self._cacheable({"supportedVersions": self.supported_versions(), "capabilities": capabilities,
@@ -1979,6 +2014,9 @@ class Server(object):
         if level not in LOG_LEVELS:
             raise MCPError(INVALID_PARAMS, "Invalid log level: %s" % level)
         exchange.peer.log_level = level
+        if self.options.changes_on_set_level:  # as the everything server's start does, before the answer
+            for kind in ("tools", "prompts", "resources"):
+                exchange.peer.send_unsolicited(notification("notifications/%s/list_changed" % kind))
         return {}
 
     def _legacy_task(self, exchange):
@@ -2211,7 +2249,9 @@ class StdioTransport(object):
     def _notification(self, message):
         method = message.get("method")
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
-        if method == "notifications/cancelled":
+        if method == "notifications/cancelled" and self.server.options.ignore_cancel:
+            self.log.info("notifications/cancelled ignored (--ignore-cancel)")
+        elif method == "notifications/cancelled":
             if not self.peer.cancel_request(params.get("requestId")):
                 self.log.info("notifications/cancelled for a request that is not in flight")
         elif method == "notifications/initialized":
@@ -2521,7 +2561,13 @@ class HttpFrontEnd(object):
             h.send_json(400, {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message":
                               "Invalid Request: one JSON-RPC 2.0 object per POST (no batches)"}})
             return
-        if self._is_modern(h, message):
+        modern = self._is_modern(h, message)
+        if self.options.hang_up_calls and message.get("method") == "tools/call":
+            self.recorder.record("http", MODERN_VERSION if modern else h.headers.get("MCP-Protocol-Version"), message,
+                                 self._http_info(h))
+            h.close_connection = True  # no status line: the client waits for headers and sees the end
+            return
+        if modern:
             self.modern_post(h, message)
         else:
             self.legacy_post(h, message)
@@ -3861,6 +3907,14 @@ def parse_args(argv):
     parser.add_argument("--legacy-sse", action="store_true", help="serve the 2024-11-05 HTTP+SSE transport")
     parser.add_argument("--page-size", type=_count(1), default=0, metavar="N", help="paginate lists")
     parser.add_argument("--no-tasks", action="store_true", help="no tasks capability or extension")
+    parser.add_argument("--schema-tools", action="store_true", help="also list paint (enum, array items, _meta) "
+                        "and measure (outputSchema; broken=true breaks it)")
+    parser.add_argument("--changes-on-set-level", action="store_true", help="2025-11-25 stdio: announce tool, "
+                        "prompt and resource list changes while answering logging/setLevel")
+    parser.add_argument("--ignore-cancel", action="store_true", help="stdio: ignore notifications/cancelled, as the "
+                        "everything server's long-running operation does (its progress goes on)")
+    parser.add_argument("--no-listen", action="store_true", help="2026-07-28: announce nothing to listen for (no "
+                        "listChanged, no subscribe) and answer subscriptions/listen -32601, as mcp-server-time does")
     parser.add_argument("--page-ms", type=_count(0), default=250, metavar="N", help="ms per report page")
     parser.add_argument("--poll-ms", type=_count(0), default=5, metavar="N", help="poll interval hint")
     parser.add_argument("--record", metavar="FILE", help="append every client message to FILE (JSON lines)")
@@ -3876,6 +3930,8 @@ def parse_args(argv):
                         "session, and the ask_on_stream tool")
     parser.add_argument("--forget-endpoint", action="store_true", help="with --http: POST /forget drops every "
                         "2025-11-25 session, as a restarted server would")
+    parser.add_argument("--hang-up-calls", action="store_true", help="with --http: close a tools/call's "
+                        "connection with no answer")
     parser.add_argument("--tls", metavar="CERT[:KEY]", help="with --http: serve https with this PEM certificate "
                         "(and key)")
     parser.add_argument("--get-delay-ms", type=_count(0), default=0, metavar="N",

@@ -252,7 +252,8 @@ def open_tool(screen, name):
     screen.send("enter")
     screen.wait_for(lambda text: text.count("\n " + name) >= 1)
     screen.send("enter")
-    screen.wait_for("Tool: %s" % name)
+    screen.wait_for(lambda text: screen.title_line().startswith(" Tool: %s " % name),  # not the detail pane's line
+                    what="the form of %s" % name)
 
 
 def wait_for_form(screen, title, text):

@@ -36,6 +36,7 @@ PY = sys.executable
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.dirname(TESTSERVER))
 import mcp_tui  # noqa: E402
+from inprocess import child_pids  # noqa: E402
 from servers import LoopbackServer  # noqa: E402
 
 SAMPLE_EVERY = 200
@@ -81,27 +82,6 @@ def fd_targets():
         except OSError:
             pass
     return out
-
-
-def child_pids():
-    """Live children of this process (zombies count: they were not reaped)."""
-    me, found = os.getpid(), []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return None
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % entry) as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[1]) == me:
-            found.append(int(entry))
-    return sorted(found)
 
 
 class Sampler(object):

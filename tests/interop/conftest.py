@@ -23,6 +23,8 @@ from .interop_helpers import (
     FASTMCP_AUTH_SERVER, FASTMCP_PROXY_SERVER, FASTMCP_SERVER, INTEROP_DIR, MCP_TUI, REPO_ROOT, SDK_AUTH_SERVER, SDK_SERVER, text_of,
 )
 
+from inprocess import ALWAYS_A_PROCESS, decode, run_main  # noqa: E402 (tests/ is on sys.path: tests/conftest.py)
+
 STARTUP_TIMEOUT = float(os.environ.get("MCP_TUI_PEER_STARTUP_TIMEOUT", "90"))
 LISTENING_PREFIX = "listening on "
 
@@ -270,6 +272,10 @@ def cli_runner(home, **extra_env):
         full_env.update(extra_env)
         full_env.update(env or {})
         try:
+            if not ALWAYS_A_PROCESS:  # in this process, as tests/conftest.py's cli fixture runs it
+                code, out, err = run_main(argv[2:], input=input, timeout=timeout, environ=full_env, cwd=REPO_ROOT,
+                                          text=False)
+                return subprocess.CompletedProcess(argv, code, decode(out, "replace"), decode(err, "replace"))
             return subprocess.run(
                 argv,
                 input=input,

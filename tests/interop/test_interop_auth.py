@@ -484,6 +484,18 @@ def test_a_bearer_only_server_asks_for_the_token_in_one_line(cli, home, fastmcp_
     assert "whoami" in listed.stdout and "dev-key-4f1c" not in listed.stdout + listed.stderr, describe(listed)
 
 
+def test_a_rejected_bearer_is_said_in_whole_sentences_and_once(cli, home, fastmcp_static_token_http):
+    """FastMCP's 401 body and its WWW-Authenticate carry the same long description: it is cut
+    after a sentence, and the challenge is named by its scheme and error (issue 22, item 12)."""
+    peer = fastmcp_static_token_http
+    refused = cli(*conn(peer, "--bearer", "wrong-key"), "tool", "list", env=NO_BROWSER)
+    assert refused.returncode == 1, describe(refused)
+    line = refused.stderr.strip()
+    assert line.startswith("mcp-tui: HTTP 401 Unauthorized: invalid_token: Authentication failed."), describe(refused)
+    assert "(WWW-Authenticate: Bearer error=\"invalid_token\")" in line, describe(refused)
+    assert line.count("Authentication failed") == 1 and " in (" not in line, describe(refused)
+
+
 # --------------------------------------------------------------------------- FastMCP's OAuthProxy
 
 

@@ -324,3 +324,21 @@ def test_a_task_only_tool_where_tasks_are_off_is_not_sent_round_in_circles(run_c
             "no task support for tools/call; nothing was sent") in result.stderr, describe(result)
     assert "add --task" not in result.stderr
     assert "drop --protocol-version" in result.stderr
+
+
+# --------------------------------------------------------------------------- watch
+
+
+def test_watch_on_a_server_that_announces_nothing_to_listen_for_waits(run_cli, http):
+    """FastMCP announces no listChanged under 2026-07-28 and answers subscriptions/listen
+    -32601: the watch sends none, says so, and ends with --for (issue 22, item 3)."""
+    result = run_cli(*http, "watch", "--for", "1")
+    assert result.returncode == 0, describe(result)
+    assert "announces nothing to listen for" in result.stderr, describe(result)
+    assert "Method not found" not in result.stderr, describe(result)
+
+
+def test_structured_content_that_only_wraps_the_text_is_printed_once(run_cli, http):
+    """FastMCP wraps a str return as {"result": "hi"} beside the text "hi" (issue 22, item 8)."""
+    result = ok(run_cli(*http, "tool", "call", "echo", "message=hi"))
+    assert result.stdout == "Tool response:\nhi\n", describe(result)

@@ -102,7 +102,11 @@ def test_server_json_names_the_era(run_cli, sdk):
 
 
 def test_ping(run_cli, sdk):
-    ok(run_cli(*sdk.args, "ping"))
+    """The reply names the server and the method that asked: 2026-07-28 has no ping of its own."""
+    result = ok(run_cli(*sdk.args, "ping"))
+    method = "server/discover" if sdk.modern else "ping"
+    assert re.fullmatch(r"pong from mcp-tui-sdk-peer in \d+\.\d ms \(%s\)\n" % re.escape(method), result.stdout), \
+        describe(result)
 
 
 # --------------------------------------------------------------------------- tools
@@ -117,7 +121,7 @@ def test_tool_list_names_every_tool(run_cli, sdk):
 
 def test_tool_list_json(run_cli, sdk_auto):
     doc = json_output(ok(run_cli(*sdk_auto.args, "--format", "json", "tool", "list")))
-    tools = {tool["name"]: tool for tool in doc["tools"]}
+    tools = {tool["name"]: tool for tool in doc["result"]["tools"]}
     assert set(SDK_TOOLS) <= set(tools)
     assert tools["add"]["inputSchema"]["properties"]["a"]["type"] == "integer"
 

@@ -1,0 +1,106 @@
+"""The TUI's small things: a long form says there is more below, and scrolls back after a
+resize; / starts a new filter that stays on its tab; a status goes with its screen; the
+history re-runs a call or loads it back into the form; q asks while calls run."""
+import re
+
+from tui_helpers import needs_pty, one_tool_server, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
+
+SMALL = {"columns": 80, "rows": 24}
+MANY = {"name": "many", "inputSchema": {"type": "object", "properties": {
+    "field%02d" % index: {"type": "string"} for index in range(1, 19)}}}
+ECHO_HANDLERS = r"""
+    elif method == "tools/call":
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {"content": [{"type": "text", "text": "ok"}]}})
+"""
+
+
+@needs_pty
+def test_a_long_form_marks_the_fields_off_screen_and_scrolls_back_after_a_resize(tui, tmp_path):
+    screen = tui(one_tool_server(tmp_path, MANY, ECHO_HANDLERS), **SMALL)
+    screen.wait_for("Tools (1)")
+    screen.send("enter")
+    screen.wait_for(lambda t: "Tool: many" in screen.title_line(), what="the form")
+    screen.wait_for("\u2193 more below")
+    assert "\u2191 more above" not in screen.text()
+    screen.send(*["tab"] * 17)  # onto field18, the last
+    screen.wait_for(lambda t: "field18" in t and "\u2191 more above" in t, what="scrolled down, more above")
+    assert "field01" not in screen.text()
+    screen.resize(120, 50)  # room for every field: the form shows from the top again
+    screen.wait_for(lambda t: "field01" in t and "field18" in t and "more above" not in t, what="re-scrolled")
+
+
+@needs_pty
+def test_slash_starts_a_new_filter_and_a_filter_stays_on_its_tab(tui):
+    screen = tui(server_command(), **SMALL)
+    screen.wait_for("Tools (")
+    listed = screen.wait_for(lambda t: re.search(r"Resources \(\d+\+\d+\)", t), what="the resources listed")
+    resources = re.search(r"Resources \(\d+\+\d+\)", listed).group(0)
+    screen.send("/")
+    screen.type("report")
+    screen.send("enter")
+    screen.wait_for("Tools (3)")
+    screen.send("/")  # a new filter: "echo", not "reportecho"
+    screen.type("echo")
+    screen.send("enter")
+    screen.wait_for(lambda t: "Tools (1)" in t and " echo" in t and "No match" not in t, what="echo alone")
+    assert resources in screen.text()  # the Tools filter does not narrow the other tabs
+    screen.send("2")
+    screen.wait_for(lambda t: "No match" not in t and "/ echo" not in t, what="the resources unfiltered")
+
+
+@needs_pty
+def test_a_status_goes_with_its_screen(tui):
+    screen = tui(server_command(), **SMALL)
+    open_tool(screen, "echo")
+    screen.type("hi")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Tool executed successfully." in screen.status_line(), what="the call's status")
+    screen.send("esc")
+    screen.wait_for(lambda t: "Tool: echo" not in screen.title_line(), what="the main screen")
+    screen.wait_for(lambda t: "Tool executed successfully." not in screen.status_line(), what="the status gone")
+
+
+@needs_pty
+def test_history_loads_a_call_back_into_the_form_and_runs_it_again(tui):
+    screen = tui(server_command(), **SMALL)
+    open_tool(screen, "echo")
+    screen.type("first words")
+    screen.send("ctrl-x")
+    screen.wait_for("Tool response:")
+    screen.send("ctrl-u")  # the form no longer holds them
+    screen.send("esc")
+    screen.send("y")  # discard the edit
+    screen.wait_for(lambda t: "Tool: echo" not in screen.title_line(), what="the main screen")
+    screen.send("H")
+    screen.wait_all("History", '{"message": "first words"}')
+    screen.send("e")
+    screen.wait_for(lambda t: "Tool: echo" in screen.title_line() and "first words" in t and "^X runs it" in t,
+                    what="the arguments back in the form")
+    screen.send("esc")
+    screen.wait_for(lambda t: "Tool: echo" not in screen.title_line(), what="back")
+    screen.send("H")
+    screen.wait_for("History")
+    screen.send("r")  # run again, as it was
+    screen.wait_for(lambda t: "Tool: echo" in screen.title_line() and "Tool executed successfully." in t,
+                    what="run again")
+    screen.send("esc", "H")
+    screen.wait_for(lambda t: t.count('{"message": "first words"}') == 2, what="two calls in the history")
+
+
+@needs_pty
+def test_q_asks_before_quitting_while_a_call_runs(tui):
+    screen = tui(server_command(), **SMALL)
+    open_tool(screen, "long_operation")
+    screen.send("backspace", "1000", "tab", "backspace", "backspace", "500")
+    screen.send("ctrl-x")
+    screen.wait_for("progress 1/1000")
+    screen.send("esc")  # the call goes on
+    screen.wait_for(lambda t: "Tool: long_operation" not in screen.title_line(), what="the main screen")
+    screen.send("q")
+    screen.wait_for(lambda t: "1 call still running; quit anyway? y/n" in screen.status_line(), what="the question")
+    screen.send("n")
+    screen.wait_for(lambda t: "Kept." in screen.status_line(), what="still here")
+    screen.send("q")
+    screen.wait_for(lambda t: "quit anyway?" in screen.status_line(), what="asked again")
+    screen.send("y")
+    assert screen.wait_exit() == 0
