@@ -8259,9 +8259,10 @@ class Output:
         """`watch`: one line per notification on stdout (one JSON object per line with --format json)."""
         if self.json:
             params = message.get("params")
-            self._write_json(self.stdout, terminal_json({"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                                                    "method": message.get("method"),
-                                                    "params": params if isinstance(params, dict) else {}}) + "\n")
+            line = terminal_json({"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                                  "method": message.get("method"),
+                                  "params": params if isinstance(params, dict) else {}})
+            self._write_json(self.stdout, line + "\n")
             return
         self.text("%s %s" % (time.strftime("%H:%M:%S"), notification_text(message)))
 
@@ -8597,7 +8598,8 @@ def completion_script(shell):
         commands=" ".join(commands), flags=" ".join(flags), valued=" ".join(valued),
         files="|".join(files), choice_cases=cases,
         command_cases="".join("                %s) command=%s;;\n" % (
-            "|".join(word for word in COMMAND_WORDS if word in (command, command + "s")), command) for command in commands),
+            "|".join(word for word in COMMAND_WORDS if word in (command, command + "s")), command)
+            for command in commands),
         subcommand_cases="".join("        %s) reply=(%s);;\n" % (command, " ".join(words))
                                  for command, words in sorted(SUBCOMMANDS.items())))
     if shell == "zsh":
