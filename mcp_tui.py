@@ -29,7 +29,9 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: ResultCache ConnectionSpec StubMismatch InputDeclined TaskRequired
                     UrlElicitationRequired Session Subscription ChangeWatch HeldNotifications
    3. features      what a client asks of a server, in three parts:
-     3a. catalog and arguments  paginated lists, tools, k=v arguments coerced by schema
+     3a. catalog and arguments  paginated lists, tools, k=v arguments coerced by schema; a
+                    server's surface as a snapshot, and the changes between two
+                    classes: SurfaceDiff
      3b. input requests  the client's answers to elicitation, sampling and roots
                     classes: InputResponder
      3c. tasks      one Task model, one TaskForm interface, two adapters (``tasks_for``
@@ -37,7 +39,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: Task TaskFailed TaskSupport CallOutcome StatusReporter TaskForm
                     ExtensionTasks ExperimentalTasks TaskLedger
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
-                    classes: LogSelection DebugLog
+                    (and whole, credentials masked, in a --record file, which ``replay`` reads)
+                    classes: LogSelection MessageRecorder Recording RecordedResponder DebugLog
    5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
                     credentials, cross-app access, the token store (``authorizer_for``)
                     classes: AuthError TokenEndpointError SigningKey AuthSettings AuthStore
@@ -48,11 +51,11 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: BlobSaver ConfigChoiceNeeded ConfigServer ConfigWord KeptSessions
    7. CLI           words in, one Session call, text or JSON out; the `auth` verbs
                     (``auth_command``)
-                    classes: Terminated TerminationSignals Output Cli TaskCommands
+                    classes: Terminated TerminationSignals Output Cli TaskCommands SurfaceCommands
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the session and the tasks it follows
-                    classes: Tui PendingAnswer AnswerThen ConnectAttempt TuiResponder TaskRow
-                    TaskBook TaskFollower
+                    classes: Binding Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
+                    TaskRow TaskBook TaskFollower
      8b. screens    connection, main, tool form, tasks, input requests, debug
                     classes: Screen TextScreen FieldScreen ConnectScreen MainScreen Catalog
                     Entry ToolScreen TextAreaScreen PickScreen CallRecord CallHistory HistoryScreen
@@ -2352,6 +2355,7 @@ class RpcChannel:
         import collections
 
         self.anomalies = collections.deque(maxlen=3)  # what the server got wrong, for a timeout's hint
+        self.watchers = ()  # callables that see every message as it arrived (`check` reads the framing)
 
     def anomaly(self, text):
         self.anomalies.append(text)
@@ -2523,6 +2527,8 @@ class RpcChannel:
         message.pop("_http_status", None)
         if self.log:
             self.log.message("in", message, self.transport.name)
+        for watch in self.watchers:
+            watch(message)
         if "method" in message:
             if "id" in message:
                 if self.on_request:
@@ -3015,6 +3021,7 @@ class Session:
         self.closed = False  # close() was called: a transport starting after it is closed at once
         self.change_listener = None  # the listen stream of listen_for_list_changes (2026-07-28)
         self.observers = []  # callables that see every notification
+        self.wire_observers = []  # callables that see every message from the server (RpcChannel.watchers)
         self.tools = None  # name -> tool, once listed (see tools_by_name)
         # 2026-07-28 results kept across commands (ResultCache); None when off or not that era
         self.cache = self._open_cache() if cache else None
@@ -3265,6 +3272,7 @@ class Session:
         self.channel = RpcChannel(transport, self.log, self._notification, self._server_request, self.deadline,
                                   self.withheld)
         self.channel.added_meta = self.added_meta
+        self.channel.watchers = self.wire_observers
         self.channel.start()
         if self.closed:  # closed from another thread while it started: no server may outlive that
             self.channel.close()
@@ -3594,13 +3602,12 @@ class Session:
                 "transport": self.transport.name, "supportedVersions": self.supported_versions,
                 "capabilities": self.capabilities, "instructions": self.instructions}
 
-    def ping(self):
-        """Ask the server for a sign of life; returns the method that asked (2026-07-28 has no ping)."""
-        if self.era == "legacy":
-            self.request("ping")
-            return "ping"
-        self.request("server/discover", {})
-        return "server/discover"
+    def ping(self, timeout=None):
+        """Ask the server for a sign of life; returns the method that asked (2026-07-28 has no ping).
+        ``timeout`` bounds the wait, progress or not."""
+        method = "ping" if self.era == "legacy" else "server/discover"
+        self.request(method, None if method == "ping" else {}, timeout=timeout)
+        return method
 
     def set_log_level(self, level):
         """Server log messages from ``level`` up: logging/setLevel in the handshake era; in
@@ -4200,6 +4207,291 @@ def call_tool(session, name, arguments, on_progress=None, request_id=None):
                 raise
         called, request_id = True, None
         tools_by_name(session, refresh=True)
+
+
+# -- surface: a server's tools, prompts and resources as a snapshot, and what changed ---
+
+
+SNAPSHOT_FORMAT = 1
+SURFACE_KINDS = (("tools", "name", "tool"), ("prompts", "name", "prompt"), ("resources", "uri", "resource"),
+                 ("resourceTemplates", "uriTemplate", "resource template"))
+SURFACE_LISTS = {"tools": ("tools", "tools/list"), "prompts": ("prompts", "prompts/list"),
+                 "resources": ("resources", "resources/list"),
+                 "resourceTemplates": ("resources", "resources/templates/list")}
+# Fields that differ between two listings of the same server: left out of a snapshot.
+VOLATILE_FIELDS = ("_meta", "lastModified", "size")
+CHANGE_CLASSES = ("breaking", "additive", "cosmetic")
+
+
+def without_volatile(value):
+    """``value`` with VOLATILE_FIELDS left out at every depth."""
+    if isinstance(value, dict):
+        return {key: without_volatile(item) for key, item in value.items() if key not in VOLATILE_FIELDS}
+    if isinstance(value, list):
+        return [without_volatile(item) for item in value]
+    return value
+
+
+def surface_snapshot(session):
+    """The server's surface as `snapshot` writes it: every page of every list the server
+    declares, each item keyed and sorted, volatile fields left out."""
+    summary = session.summary()
+    capabilities = summary["capabilities"] or {}
+    info = summary["serverInfo"] if isinstance(summary["serverInfo"], dict) else {}
+    snapshot = {"snapshotFormat": SNAPSHOT_FORMAT, "era": summary["era"], "protocolVersion": summary["protocolVersion"],
+                "server": without_volatile({key: info[key] for key in ("name", "title", "version") if key in info}),
+                "capabilities": without_volatile(capabilities)}
+    for kind, key, _ in SURFACE_KINDS:
+        capability, method = SURFACE_LISTS[kind]
+        if capability not in capabilities:
+            snapshot[kind] = []
+            continue
+        items = list_tools(session)[0] if kind == "tools" else list_all(session, method, kind)
+        items = [without_volatile(item) for item in items if isinstance(item, dict) and isinstance(item.get(key), str)]
+        snapshot[kind] = sorted(items, key=lambda item: item[key])
+    return snapshot
+
+
+def check_snapshot(value, where):
+    """A snapshot read from a file, or a UsageError naming the file."""
+    if not isinstance(value, dict) or not isinstance(value.get("snapshotFormat"), int):
+        raise UsageError("%s is not an mcp-tui snapshot (no snapshotFormat)" % where,
+                         hint="make one with: mcp-tui CONNECTION snapshot -o FILE")
+    if value["snapshotFormat"] > SNAPSHOT_FORMAT:
+        raise UsageError("%s is a snapshot of format %d; this mcp-tui reads format %d" % (
+            where, value["snapshotFormat"], SNAPSHOT_FORMAT))
+    for key in ("server", "capabilities"):
+        if not isinstance(value.get(key, {}), dict):
+            raise UsageError("%s: %r must be an object" % (where, key))
+    for kind, key, _ in SURFACE_KINDS:
+        items = value.get(kind, [])
+        if not isinstance(items, list) or not all(isinstance(i, dict) and isinstance(i.get(key), str) for i in items):
+            raise UsageError("%s: %r must be a list of objects with a %r" % (where, kind, key))
+    return value
+
+
+def pointer(*parts):
+    """A JSON pointer to a place in a snapshot (RFC 6901 escapes)."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in parts)
+
+
+class SurfaceDiff:
+    """The changes between two snapshots, each classified: breaking (a client that worked
+    may now fail), additive (something new) or cosmetic (words only)."""
+
+    # Input schema keywords that say nothing about what is accepted.
+    WORDS = ("title", "description", "default", "examples", "$comment")
+
+    def __init__(self, old, new):
+        self.changes = []
+        self.item = None
+        self.compare_server(old, new)
+        for kind, key, label in SURFACE_KINDS:
+            self.compare_items(kind, key, label, old.get(kind) or [], new.get(kind) or [])
+
+    def add(self, kind, path, text, old=None, new=None, **values):
+        change = {"class": kind, "item": self.item, "path": pointer(*path), "change": text}
+        if old is not None:
+            change["old"] = old
+        if new is not None:
+            change["new"] = new
+        change.update(values)
+        self.changes.append(change)
+
+    def compare_server(self, old, new):
+        self.item = "server"
+        for key in ("era", "protocolVersion"):
+            if old.get(key) != new.get(key):
+                self.add("additive", (key,), "%s changed" % key, old.get(key), new.get(key))
+        old_info, new_info = old.get("server") or {}, new.get("server") or {}
+        for key in sorted(set(old_info) | set(new_info)):
+            if old_info.get(key) != new_info.get(key):
+                self.add("cosmetic", ("server", key), "server %s changed" % key, old_info.get(key), new_info.get(key))
+        self.item = "capabilities"
+        self.compare_capabilities(old.get("capabilities") or {}, new.get("capabilities") or {}, ("capabilities",))
+
+    def compare_capabilities(self, old, new, path):
+        for key in sorted(set(old) | set(new)):
+            here = path + (key,)
+            name = "/".join(here[1:])
+            if key not in new:
+                self.add("breaking", here, "capability %s dropped" % name, old[key])
+            elif key not in old:
+                self.add("additive", here, "capability %s added" % name, None, new[key])
+            elif isinstance(old[key], dict) and isinstance(new[key], dict):
+                self.compare_capabilities(old[key], new[key], here)
+            elif old[key] != new[key]:
+                kind = "breaking" if old[key] and not new[key] else "additive"
+                self.add(kind, here, "capability %s changed" % name, old[key], new[key])
+
+    def compare_items(self, kind, key, label, old_items, new_items):
+        old_by_key = {item[key]: item for item in old_items}
+        new_by_key = {item[key]: item for item in new_items}
+        for name in sorted(set(old_by_key) | set(new_by_key)):
+            self.item = "%s %s" % (label, name)
+            path = (kind, name)
+            if name not in new_by_key:
+                self.add("breaking", path, "%s removed" % label, name)
+            elif name not in old_by_key:
+                self.add("additive", path, "new %s" % label, None, name)
+            else:
+                getattr(self, "compare_" + kind)(old_by_key[name], new_by_key[name], path)
+
+    def compare_words(self, old, new, path, keys):
+        for key in keys:
+            if old.get(key) != new.get(key):
+                self.add("cosmetic", path + (key,), "%s changed" % key, old.get(key), new.get(key))
+
+    def compare_rest(self, old, new, path, known, kind="cosmetic"):
+        """Fields no rule above names: a change to them is ``kind``."""
+        for key in sorted((set(old) | set(new)) - set(known)):
+            if old.get(key) != new.get(key):
+                self.add(kind, path + (key,), "%s changed" % key, old.get(key), new.get(key))
+
+    def compare_tools(self, old, new, path):
+        self.compare_words(old, new, path, ("title", "description"))
+        old_hints, new_hints = old.get("annotations") or {}, new.get("annotations") or {}
+        if isinstance(old_hints, dict) and isinstance(new_hints, dict):
+            self.compare_words(old_hints, new_hints, path + ("annotations",), sorted(set(old_hints) | set(new_hints)))
+        self.compare_input(old.get("inputSchema"), new.get("inputSchema"), path + ("inputSchema",), "argument")
+        self.compare_output(old.get("outputSchema"), new.get("outputSchema"), path + ("outputSchema",))
+        old_support, new_support = listed_task_support(old) or "forbidden", listed_task_support(new) or "forbidden"
+        if old_support != new_support:
+            kind = "additive" if new_support == "optional" else "breaking"
+            self.add(kind, path + ("execution", "taskSupport"), "task support changed", old_support, new_support)
+        self.compare_rest(old, new, path, ("name", "title", "description", "annotations", "inputSchema",
+                                           "outputSchema", "execution"))
+
+    def compare_input(self, old, new, path, what):
+        """An input schema: what a client sends. Narrowing what is accepted breaks clients."""
+        old, new = old if isinstance(old, dict) else {}, new if isinstance(new, dict) else {}
+        old_types, new_types = schema_types(old), schema_types(new)
+        if old_types and new_types:
+            lost = [t for t in old_types if not types_accept(new_types, t)]
+            gained = [t for t in new_types if not types_accept(old_types, t)]
+            if lost:
+                self.add("breaking", path + ("type",), "type narrowed", old.get("type"), new.get("type"))
+            elif gained:
+                self.add("additive", path + ("type",), "type widened", old.get("type"), new.get("type"))
+        self.compare_enum(old, new, path, lost_kind="breaking", new_kind="additive")
+        old_props, new_props = properties_of(old), properties_of(new)
+        old_required, new_required = required_of(old), required_of(new)
+        for name in sorted(set(old_props) | set(new_props)):
+            here = path + ("properties", name)
+            if name not in new_props:
+                self.add("breaking", here, "%s %s removed" % (what, name), old_props[name])
+            elif name not in old_props:
+                required = name in new_required
+                self.add("breaking" if required else "additive", here,
+                         "new %s %s %s" % ("required" if required else "optional", what, name), None, new_props[name])
+            else:
+                if name in new_required and name not in old_required:
+                    self.add("breaking", here, "%s %s is now required" % (what, name))
+                elif name in old_required and name not in new_required:
+                    self.add("additive", here, "%s %s is now optional" % (what, name))
+                self.compare_input(old_props[name], new_props[name], here, "property")
+        if isinstance(old.get("items"), dict) or isinstance(new.get("items"), dict):
+            self.compare_input(old.get("items"), new.get("items"), path + ("items",), "property")
+        self.compare_words(old, new, path, [key for key in self.WORDS if key in old or key in new])
+        known = self.WORDS + ("type", "enum", "properties", "required", "items")
+        for key in sorted((set(old) | set(new)) - set(known)):
+            if old.get(key) != new.get(key):  # a constraint added or changed narrows; one dropped widens
+                kind = "additive" if key not in new else "breaking"
+                self.add(kind, path + (key,), "%s changed" % key, old.get(key), new.get(key))
+
+    def compare_output(self, old, new, path):
+        """An output schema: what a client reads. A field no longer promised breaks clients."""
+        if not isinstance(old, dict) and not isinstance(new, dict):
+            return
+        if not isinstance(new, dict):
+            self.add("breaking", path, "output schema removed", old)
+            return
+        if not isinstance(old, dict):
+            self.add("additive", path, "output schema added", None, new)
+            return
+        old_types, new_types = schema_types(old), schema_types(new)
+        if old_types and new_types and any(not types_accept(old_types, t) for t in new_types):
+            self.add("breaking", path + ("type",), "type changed", old.get("type"), new.get("type"))
+        self.compare_enum(old, new, path, lost_kind="additive", new_kind="breaking")
+        old_props, new_props = properties_of(old), properties_of(new)
+        old_required, new_required = required_of(old), required_of(new)
+        for name in sorted(set(old_props) | set(new_props)):
+            here = path + ("properties", name)
+            if name not in new_props:
+                self.add("breaking", here, "field %s no longer provided" % name, old_props[name])
+            elif name not in old_props:
+                self.add("additive", here, "new field %s" % name, None, new_props[name])
+            else:
+                if name in old_required and name not in new_required:
+                    self.add("breaking", here, "field %s is no longer always provided" % name)
+                self.compare_output(old_props[name], new_props[name], here)
+        if isinstance(old.get("items"), dict) or isinstance(new.get("items"), dict):
+            self.compare_output(old.get("items"), new.get("items"), path + ("items",))
+        self.compare_words(old, new, path, [key for key in self.WORDS if key in old or key in new])
+
+    def compare_enum(self, old, new, path, lost_kind, new_kind):
+        old_values, new_values = old.get("enum"), new.get("enum")
+        if not isinstance(old_values, list) or not isinstance(new_values, list):
+            if isinstance(new_values, list) != isinstance(old_values, list):  # one side accepts anything
+                kind = lost_kind if isinstance(old_values, list) else new_kind
+                self.add(kind, path + ("enum",), "enum %s" % ("dropped" if kind == lost_kind else "added"),
+                         old_values, new_values)
+            return
+        for value in old_values:
+            if value not in new_values:
+                self.add(lost_kind, path + ("enum",), "enum value %s removed" % json.dumps(value), value)
+        for value in new_values:
+            if value not in old_values:
+                self.add(new_kind, path + ("enum",), "new enum value %s" % json.dumps(value), None, value)
+
+    def compare_prompts(self, old, new, path):
+        self.compare_words(old, new, path, ("title", "description"))
+        old_args, new_args = [prompt_arguments(p) if isinstance(p.get("arguments"), list) else [] for p in (old, new)]
+        old_by_name = {a.get("name"): a for a in old_args if isinstance(a, dict)}
+        new_by_name = {a.get("name"): a for a in new_args if isinstance(a, dict)}
+        for name in sorted(set(old_by_name) | set(new_by_name), key=str):
+            here = path + ("arguments", name)
+            old_arg, new_arg = old_by_name.get(name), new_by_name.get(name)
+            if new_arg is None:
+                self.add("breaking", here, "argument %s removed" % name, old_arg)
+            elif old_arg is None:
+                required = bool(new_arg.get("required"))
+                self.add("breaking" if required else "additive", here,
+                         "new %s argument %s" % ("required" if required else "optional", name), None, new_arg)
+            else:
+                if new_arg.get("required") and not old_arg.get("required"):
+                    self.add("breaking", here, "argument %s is now required" % name)
+                elif old_arg.get("required") and not new_arg.get("required"):
+                    self.add("additive", here, "argument %s is now optional" % name)
+                self.compare_rest(old_arg, new_arg, here, ("name", "required"))
+        self.compare_rest(old, new, path, ("name", "title", "description", "arguments"))
+
+    def compare_resources(self, old, new, path):
+        self.compare_words(old, new, path, ("name", "title", "description"))
+        if old.get("mimeType") != new.get("mimeType"):
+            self.add("breaking", path + ("mimeType",), "mimeType changed", old.get("mimeType"), new.get("mimeType"))
+        self.compare_rest(old, new, path, ("uri", "uriTemplate", "name", "title", "description", "mimeType"))
+
+    compare_resourceTemplates = compare_resources
+
+    def counts(self):
+        return {kind: sum(1 for change in self.changes if change["class"] == kind) for kind in CHANGE_CLASSES}
+
+
+def types_accept(types, kind):
+    """Whether a schema of ``types`` accepts a value of JSON type ``kind`` (a number
+    schema accepts integers)."""
+    return kind in types or (kind == "integer" and "number" in types)
+
+
+def properties_of(schema):
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    return properties if isinstance(properties, dict) else {}
+
+
+def required_of(schema):
+    required = schema.get("required") if isinstance(schema, dict) else None
+    return {name for name in required if isinstance(name, str)} if isinstance(required, list) else set()
 
 
 # -- 3b. Input requests: the client's answers to elicitation, sampling and roots -------
@@ -5221,6 +5513,705 @@ def valid_ledger_entry(key, entry):
                for name in ("tool", "form", "createdAt", "status")) and ConnectionSpec.valid_record(entry["connection"])
 
 
+# -- 3d. Check and load: the rules a server is held to, the probes that apply them, and --load
+#
+# `mcp-tui check` runs every rule that applies to what the server declares, without side
+# effects: it lists, reads, gets, pings, completes and probes, and calls a tool only when
+# told. A rule is data (its id, group, severity, what it asks and why, and the fix); the
+# ServerCheck below records which rules it ran and what it found (views print the report).
+
+CHECK_RULES = (
+    # (id, severity, what is asked and why, how to fix it); the group is the id's first word
+    ("lifecycle.handshake", "error", "the server opens a session in the era it claims",
+     "answer initialize (2025-11-25) or server/discover (2026-07-28) with a well-formed result"),
+    ("lifecycle.offered-version", "error", "the negotiated protocol version is one the client offered",
+     "answer with the version the client asked for, or with another version it listed"),
+    ("lifecycle.each-era", "error", "each era the server lists in supportedVersions opens a session",
+     "answer initialize for every 2025-11-25-era version server/discover lists, or stop listing them"),
+    ("lifecycle.jsonrpc", "error", 'every message carries "jsonrpc": "2.0" (JSON-RPC 2.0 says so)',
+     'write "jsonrpc": "2.0" into every request, response and notification'),
+    ("lifecycle.ids-echoed", "error", "every response carries the id of the request it answers, exactly",
+     "copy the request's id (same JSON type) into its response"),
+    ("lifecycle.notification-id", "error", "a notification carries no id (with one it is a request)",
+     "send notifications without an id"),
+    ("lifecycle.stdout-clean", "error", "a stdio server writes only JSON-RPC messages on stdout",
+     "send logs to stderr (or as notifications/message), never to stdout"),
+    ("lifecycle.ping", "error", "ping is answered promptly (clients use it to tell a live server from a hung one)",
+     "answer ping with an empty result at once, even while other requests are running"),
+    ("capabilities.declared-answer", "error", "every declared capability's methods answer",
+     "implement the methods of each capability you declare, or stop declaring it"),
+    ("capabilities.undeclared-refused", "warning", "a method of an undeclared capability is refused (-32601)",
+     "declare the capability you serve, or answer its methods with -32601 Method not found"),
+    ("tools.unique-names", "error", "tool names are unique (a client calls a tool by its name)",
+     "give every tool its own name"),
+    ("tools.valid-names", "warning", "tool names are 1-128 characters of A-Z a-z 0-9 _ - . (the spec's naming rule)",
+     "rename the tool with letters, digits, '_', '-' and '.' only"),
+    ("tools.input-schema", "error", 'inputSchema is a JSON Schema object of type "object"',
+     'give every tool an inputSchema like {"type": "object", "properties": {...}}'),
+    ("tools.portable-schema", "warning", "inputSchema avoids top-level features common hosts reject",
+     "flatten the top level to one object schema with properties (no $ref, anyOf, oneOf, allOf, not, if)"),
+    ("tools.output-schema", "error", 'an outputSchema is a JSON Schema object of type "object"',
+     'declare outputSchema as {"type": "object", ...}, or leave it out'),
+    ("tools.annotations", "warning", "annotations are well-formed: the hints are booleans, the title a string",
+     "write readOnlyHint, destructiveHint, idempotentHint and openWorldHint as true or false"),
+    ("tools.task-support", "error", 'execution.taskSupport is "forbidden", "optional" or "required"',
+     "use one of the three values, or leave execution out"),
+    ("tools.unknown-tool", "error", "a call of a tool that does not exist is an error, not a success",
+     "answer an unknown tool name with an error (-32602, or a result with isError: true)"),
+    ("tools.call", "warning", "a tool called with --call (or --call-readonly) answers with a result",
+     "see the server's error; check the arguments given with --call"),
+    ("tools.structured-content", "error", "a called tool's structuredContent matches its outputSchema",
+     "return structuredContent that validates against the outputSchema the tool declares"),
+    ("http.unknown-session", "error", "a request under a session id the server never issued gets HTTP 404",
+     "answer an unknown or ended Mcp-Session-Id with 404 Not Found (the client then starts a new session)"),
+    ("http.origin", "warning", "a request from a foreign Origin is refused (DNS-rebinding protection)",
+     "check the Origin header and answer 403 to origins you do not serve, at least on a local server"),
+    ("pagination.cursor-progress", "error", "cursors make progress: a list ends, and no cursor comes twice",
+     "return a new nextCursor for each page and none on the last page"),
+    ("resources.uri-scheme", "error", "resource URIs are absolute: they start with a scheme (file:, https:, ...)",
+     "give every resource a URI with a scheme, e.g. file:///path or myapp://item/1"),
+    ("resources.template-syntax", "error", "resource templates are valid RFC 6570 URI templates",
+     "write expressions as {name}, {+name}, {?a,b} and so on, with balanced braces"),
+    ("resources.read-back", "error", "every listed resource reads back with contents of text or blob",
+     "answer resources/read for each listed URI with contents [{uri, text}] or [{uri, blob}]"),
+    ("resources.blob-base64", "error", "a blob is base64 (clients decode it)",
+     "encode binary contents with standard base64"),
+    ("prompts.well-formed", "error", "prompts have a name, and their arguments are objects with a name",
+     'list prompts as {"name": ..., "arguments": [{"name": ..., "required": true}]}'),
+    ("prompts.get", "error", "a prompt without required arguments answers prompts/get with messages",
+     "answer prompts/get with {messages: [{role, content}]}"),
+    ("completion.answers", "error", "completion/complete answers when completions are declared",
+     "answer completion/complete with {completion: {values: [...]}} (empty when there is nothing)"),
+    ("logging.set-level", "error", "logging/setLevel is accepted when logging is declared",
+     "answer logging/setLevel with an empty result"),
+    ("tasks.coherent", "warning", "a tool's task support agrees with the tasks capability the server declares",
+     "declare task support for tools/call, or list the tools with taskSupport forbidden"),
+    ("tasks.list", "error", "tasks/list answers when the tasks capability declares it",
+     "implement tasks/list, or leave tasks.list out of the capability"),
+)
+CHECK_RULE_INDEX = {rule[0]: rule for rule in CHECK_RULES}
+TOOL_NAME = r"^[A-Za-z0-9_.-]{1,128}$"
+URI_SCHEME = r"^[A-Za-z][A-Za-z0-9+.-]*:"
+TEMPLATE_VARSPEC = r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*(?::[1-9][0-9]{0,3}|\*)?"
+VALID_TEMPLATE_EXPRESSION = r"\{[+#./;?&]?%s(?:,%s)*\}" % (TEMPLATE_VARSPEC, TEMPLATE_VARSPEC)
+UNPORTABLE_SCHEMA_KEYWORDS = ("$ref", "anyOf", "oneOf", "allOf", "not", "if", "then", "else", "dependentSchemas")
+TOOL_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+TASK_SUPPORT_VALUES = ("forbidden", "optional", "required")
+CHECK_PING_SECONDS = 5.0  # "promptly": a ping that waits longer than this is a finding, not a wait
+CHECK_READ_LIMIT = 100  # resources read back (and prompts got) at most: a server may list thousands
+
+
+def template_problem(template):
+    """What makes ``template`` an invalid RFC 6570 URI template, or None."""
+    rest = re.sub(VALID_TEMPLATE_EXPRESSION, "", template)
+    if "{" in rest or "}" in rest:
+        bad = re.search(r"\{[^}]*\}?|\}", rest).group()
+        return "%r is not a valid expression" % bad
+    return None
+
+
+class ServerCheck:
+    """The findings of one `check` run: ``ran`` holds the ids of the rules applied, and
+    ``findings`` what broke them ({"rule", "severity", "message", "fix", "where"}).
+    ``watch`` sees every message from the server (Session.wire_observers)."""
+
+    def __init__(self, calls=(), call_readonly=False, progress=None):
+        self.calls = list(calls)  # (tool name, argument words) to call
+        self.call_readonly = call_readonly
+        self.progress = progress or (lambda text: None)
+        self.ran = []
+        self.findings = []
+        self.session = None
+        self.tools, self.prompts, self.templates = [], [], []  # as listed, for the rules that follow
+        self._lock = threading.Lock()
+
+    # -- recording ---------------------------------------------------------------------
+
+    def apply(self, *rule_ids):
+        for rule_id in rule_ids:
+            if rule_id not in self.ran:
+                self.ran.append(rule_id)
+
+    def found(self, rule_id, message, where=""):
+        _, severity, _, fix = CHECK_RULE_INDEX[rule_id]
+        finding = {"rule": rule_id, "severity": severity, "message": message, "fix": fix, "where": where}
+        with self._lock:
+            self.apply(rule_id)
+            if finding not in self.findings and len(self.findings) < 1000:
+                self.findings.append(finding)
+
+    def watch(self, message):
+        """Framing, as the message arrived: jsonrpc on each, no id on a notification."""
+        method = message.get("method")
+        where = method if isinstance(method, str) else "the response to id %s" % json.dumps(message.get("id"))
+        if message.get("jsonrpc") != "2.0":
+            self.found("lifecycle.jsonrpc", "a message has jsonrpc %s, not \"2.0\"" % json.dumps(
+                message.get("jsonrpc")), where)
+        if isinstance(method, str) and method.startswith("notifications/") and "id" in message:
+            self.found("lifecycle.notification-id", "the notification %s carries the id %s" % (
+                method, json.dumps(message.get("id"))), where)
+
+    # -- running -----------------------------------------------------------------------
+
+    def connect_failed(self, exc):
+        """The session did not open: what the handshake got wrong is the finding."""
+        # Only the rule that failed is reported: the framing rules count if a message came (watch).
+        if "protocol version" in exc.message or getattr(exc, "code", None) == -32022:
+            self.found("lifecycle.offered-version", exc.message, "handshake")
+        else:
+            self.found("lifecycle.handshake", "the session did not open: %s" % exc.message, "handshake")
+
+    def run(self, session):
+        self.session = session
+        self.apply("lifecycle.handshake", "lifecycle.offered-version", "lifecycle.jsonrpc",
+                   "lifecycle.notification-id")
+        steps = [("ping", self.check_ping), ("capabilities", self.check_capabilities)]
+        declared = session.capabilities
+        if "tools" in declared:
+            steps.append(("tools", self.check_tools))
+        if "resources" in declared:
+            steps.append(("resources", self.check_resources))
+        if "prompts" in declared:
+            steps.append(("prompts", self.check_prompts))
+        if "completions" in declared:
+            steps.append(("completion", self.check_completion))
+        steps.append(("tasks", self.check_tasks))
+        if getattr(session.transport, "http", None) is not None and session.transport.name == "streamable-http":
+            steps.append(("HTTP", self.check_http))
+        if "logging" in declared:  # last: under 2026-07-28 the level rides on every request after it
+            steps.append(("logging", self.check_logging))
+        for name, step in steps:
+            if session.channel.closed_error() is not None:
+                break
+            self.progress("checking %s..." % name)
+            step()
+        self.check_wire()
+
+    def other_era(self, summary):
+        """The 2025-11-25-era version to open a second session in, when a 2026-07-28 server
+        lists one in supportedVersions (its claim is checked too), or None."""
+        versions = summary.get("supportedVersions") if summary.get("era") == "modern" else None
+        listed = [v for v in LEGACY_VERSIONS if isinstance(versions, list) and v in versions]
+        return listed[0] if listed else None
+
+    def other_era_opened(self, version, exc=None):
+        self.apply("lifecycle.each-era")
+        if exc is not None:
+            self.found("lifecycle.each-era", "server/discover lists %s, and a session in it did not open: %s" % (
+                version, exc.message), "initialize")
+
+    def check_wire(self):
+        """What the channel and the transport noticed along the way."""
+        session = self.session
+        self.apply("lifecycle.ids-echoed")
+        for anomaly in session.channel.anomalies:
+            if "id" in anomaly:
+                self.found("lifecycle.ids-echoed", "the server sent %s" % anomaly, "responses")
+        if session.transport is not None and session.transport.name == "stdio":
+            self.apply("lifecycle.stdout-clean")
+            for junk in getattr(session.transport, "junk", ()):
+                self.found("lifecycle.stdout-clean", "the server wrote %s" % junk, "stdout")
+        closed = session.channel.closed_error()
+        if closed is not None:
+            self.found("lifecycle.handshake", "the connection ended during the check: %s" % closed.message,
+                       "connection")
+
+    def request(self, rule_id, method, params=None, where=None, **options):
+        """``method``'s result, or None with the failure recorded under ``rule_id``."""
+        self.apply(rule_id)
+        try:
+            return self.session.request(method, params, **options)
+        except McpTuiError as exc:
+            self.failed(rule_id, exc, where or method)
+            return None
+
+    def failed(self, rule_id, exc, where):
+        if isinstance(exc, RpcError) and exc.code == METHOD_NOT_FOUND and rule_id.endswith(".list"):
+            rule_id = "capabilities.declared-answer"
+        if isinstance(exc, ProtocolViolation) and "repeated a cursor" in exc.message:
+            rule_id = "pagination.cursor-progress"
+        elif "--max-pages" in exc.message:
+            rule_id = "pagination.cursor-progress"
+        self.found(rule_id, exc.message, where)
+
+    def list_of(self, method, key):
+        """Every item of a declared list, or None with why it failed recorded."""
+        self.apply("capabilities.declared-answer", "pagination.cursor-progress")
+        try:
+            items = list_all(self.session, method, key)
+        except McpTuiError as exc:
+            if isinstance(exc, RpcError) and exc.code == METHOD_NOT_FOUND:
+                self.found("capabilities.declared-answer", "%s says -32601 Method not found, though the server "
+                           "declares the %s capability" % (method, method.split("/")[0]), method)
+            else:
+                self.failed("capabilities.declared-answer", exc, method)
+            return None
+        return [item for item in items if isinstance(item, dict)]
+
+    def check_ping(self):
+        self.apply("lifecycle.ping")
+        try:
+            self.session.ping(min(CHECK_PING_SECONDS, self.session.timeout))
+        except McpTuiError as exc:
+            self.failed("lifecycle.ping", exc, "ping")
+
+    def check_capabilities(self):
+        """A capability the server does not declare should be refused (-32601), not served."""
+        self.apply("capabilities.undeclared-refused")
+        for capability, method in (("tools", "tools/list"), ("resources", "resources/list"),
+                                   ("prompts", "prompts/list")):
+            if capability in self.session.capabilities:
+                continue
+            try:
+                self.session.request(method, {})
+            except RpcError:
+                continue
+            except McpTuiError as exc:
+                self.found("capabilities.undeclared-refused", "%s failed: %s" % (method, exc.message), method)
+                continue
+            self.found("capabilities.undeclared-refused", "%s answered, though the server does not declare the %s "
+                       "capability" % (method, capability), method)
+
+    def check_tools(self):
+        tools = self.list_of("tools/list", "tools")
+        if tools is None:
+            return
+        self.tools = tools
+        self.apply("tools.unique-names", "tools.valid-names", "tools.input-schema", "tools.portable-schema",
+                   "tools.output-schema",
+                   "tools.annotations", "tools.task-support")
+        seen = set()
+        for tool in tools:
+            name = tool.get("name")
+            where = "tool %s" % json.dumps(name, ensure_ascii=False)
+            if name in seen:
+                self.found("tools.unique-names", "two tools are named %s" % json.dumps(name, ensure_ascii=False),
+                           where)
+            if isinstance(name, str):
+                seen.add(name)
+            if not isinstance(name, str) or not re.match(TOOL_NAME, name):
+                self.found("tools.valid-names", "the name %s breaks the naming rule" % json.dumps(
+                    name, ensure_ascii=False), where)
+            schema = tool.get("inputSchema")
+            if not isinstance(schema, dict) or schema.get("type") != "object":
+                self.found("tools.input-schema", "its inputSchema is %s, not an object schema of type \"object\""
+                           % cut_text(json.dumps(schema, ensure_ascii=False), 80), where)
+            unportable = [key for key in UNPORTABLE_SCHEMA_KEYWORDS if isinstance(schema, dict) and key in schema]
+            if unportable:
+                self.found("tools.portable-schema", "its inputSchema uses %s at the top level" % ", ".join(unportable),
+                           where)
+            if "outputSchema" in tool and not (isinstance(tool["outputSchema"], dict)
+                                               and tool["outputSchema"].get("type") == "object"):
+                self.found("tools.output-schema", "its outputSchema is %s" % cut_text(
+                    json.dumps(tool["outputSchema"], ensure_ascii=False), 80), where)
+            annotations = tool.get("annotations")
+            if annotations is not None and not isinstance(annotations, dict):
+                self.found("tools.annotations", "its annotations are not an object", where)
+            elif annotations:
+                for hint in TOOL_HINTS:
+                    if hint in annotations and not isinstance(annotations[hint], bool):
+                        self.found("tools.annotations", "%s is %s, not true or false" % (
+                            hint, json.dumps(annotations[hint])), where)
+                if "title" in annotations and not isinstance(annotations["title"], str):
+                    self.found("tools.annotations", "its annotations' title is not a string", where)
+            execution = tool.get("execution")
+            support = execution.get("taskSupport") if isinstance(execution, dict) else None
+            if support is not None and support not in TASK_SUPPORT_VALUES:
+                self.found("tools.task-support", "taskSupport is %s" % json.dumps(support), where)
+        self.probe_unknown_tool(seen)
+        self.call_tools(tools)
+
+    def probe_unknown_tool(self, names):
+        name = "mcp-tui-check-no-such-tool-%s" % os.urandom(4).hex()
+        while name in names:
+            name += "-x"
+        self.apply("tools.unknown-tool")
+        try:
+            result = self.session.request("tools/call", {"name": name, "arguments": {}})
+        except RpcError:
+            return  # the error expected
+        except McpTuiError as exc:
+            self.failed("tools.unknown-tool", exc, "tools/call")
+            return
+        if not result.get("isError"):
+            self.found("tools.unknown-tool", "a call of the unknown tool %r was answered as a success" % name,
+                       "tools/call")
+
+    def call_tools(self, tools):
+        """--call NAME k=v ..., and with --call-readonly every tool annotated readOnlyHint: true
+        that needs no arguments; each result is checked against the tool's outputSchema."""
+        by_name = dict((tool.get("name"), tool) for tool in tools)
+        wanted = list(self.calls)
+        if self.call_readonly:
+            named = set(name for name, _ in wanted)
+            for tool in tools:
+                annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+                schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
+                if (annotations.get("readOnlyHint") is True and tool.get("name") not in named
+                        and not schema.get("required") and listed_task_support(tool) != "required"):
+                    wanted.append((tool.get("name"), []))
+        for name, words in wanted:
+            tool = by_name.get(name)
+            if tool is None:
+                raise UsageError("--call: the server has no tool named %r; nothing was called" % name,
+                                 hint=did_you_mean(name, [n for n in by_name if isinstance(n, str)], "see tool list"))
+            arguments = parse_arguments(words, tool.get("inputSchema") or {})
+            self.call_one(tool, arguments)
+
+    def call_one(self, tool, arguments):
+        where = "tool %s" % json.dumps(tool.get("name"), ensure_ascii=False)
+        self.apply("tools.call", "tools.structured-content")
+        self.progress("calling %s..." % where)
+        try:
+            result = call_tool(self.session, tool["name"], arguments)
+        except McpTuiError as exc:
+            self.found("tools.call", "the call failed: %s" % exc.message, where)
+            return
+        if result.get("isError"):
+            self.found("tools.call", "the tool answered with isError: true", where)
+            return
+        schema = tool.get("outputSchema")
+        if not isinstance(schema, dict):
+            return
+        if "structuredContent" not in result:
+            self.found("tools.structured-content", "the tool declares an outputSchema and its result has no "
+                       "structuredContent", where)
+            return
+        violation = schema_violation(result["structuredContent"], schema)
+        if violation:
+            self.found("tools.structured-content", "structuredContent breaks the outputSchema: %s %s" % violation,
+                       where)
+
+    def check_resources(self):
+        resources = self.list_of("resources/list", "resources")
+        self.apply("resources.uri-scheme", "resources.template-syntax")
+        for resource in resources or ():
+            uri = resource.get("uri")
+            if not isinstance(uri, str) or not re.match(URI_SCHEME, uri):
+                self.found("resources.uri-scheme", "the URI %s has no scheme" % json.dumps(uri, ensure_ascii=False),
+                           "resource %s" % json.dumps(resource.get("name"), ensure_ascii=False))
+        try:
+            templates = list_all(self.session, "resources/templates/list", "resourceTemplates")
+        except RpcError as exc:
+            templates = []
+            if exc.code != METHOD_NOT_FOUND:  # a server without templates may not have the method
+                self.failed("capabilities.declared-answer", exc, "resources/templates/list")
+        except McpTuiError as exc:
+            templates = []
+            self.failed("capabilities.declared-answer", exc, "resources/templates/list")
+        self.templates = [template for template in templates if isinstance(template, dict)]
+        for template in templates:
+            text = template.get("uriTemplate") if isinstance(template, dict) else None
+            where = "template %s" % json.dumps(text, ensure_ascii=False)
+            problem = template_problem(text) if isinstance(text, str) else "it has no uriTemplate"
+            if problem:
+                self.found("resources.template-syntax", problem, where)
+            elif not text.startswith("{") and not re.match(URI_SCHEME, text):
+                self.found("resources.uri-scheme", "the template %s has no scheme" % json.dumps(text), where)
+        self.apply("resources.read-back", "resources.blob-base64")
+        for resource in (resources or ())[:CHECK_READ_LIMIT]:
+            uri = resource.get("uri")
+            if isinstance(uri, str):
+                result = self.request("resources.read-back", "resources/read", {"uri": uri}, "resource %s" % uri)
+                if result is not None:
+                    self.check_contents(uri, result)
+
+    def check_contents(self, uri, result):
+        import base64
+        import binascii
+
+        where = "resource %s" % uri
+        contents = result.get("contents")
+        if not isinstance(contents, list):
+            self.found("resources.read-back", "resources/read answered without a contents list", where)
+            return
+        for item in contents:
+            if not isinstance(item, dict) or not isinstance(item.get("uri"), str):
+                self.found("resources.read-back", "a content item has no uri", where)
+            elif isinstance(item.get("text"), str):
+                continue
+            elif not isinstance(item.get("blob"), str):
+                self.found("resources.read-back", "a content item has neither text nor blob", where)
+            else:
+                try:
+                    base64.b64decode(item["blob"], validate=True)
+                except (binascii.Error, ValueError):
+                    self.found("resources.blob-base64", "its blob is not base64 (%s)" % cut_text(item["blob"], 40),
+                               where)
+
+    def check_prompts(self):
+        prompts = self.list_of("prompts/list", "prompts")
+        self.apply("prompts.well-formed", "prompts.get")
+        self.prompts = prompts or []
+        got = 0
+        for prompt in prompts or ():
+            name = prompt.get("name")
+            where = "prompt %s" % json.dumps(name, ensure_ascii=False)
+            arguments = prompt.get("arguments", [])
+            if not isinstance(name, str):
+                self.found("prompts.well-formed", "a prompt has no name", where)
+                continue
+            if not isinstance(arguments, list) or not all(
+                    isinstance(a, dict) and isinstance(a.get("name"), str)
+                    and isinstance(a.get("required", False), bool) for a in arguments):
+                self.found("prompts.well-formed", "its arguments are not a list of {name, required}", where)
+                continue
+            if any(a.get("required") for a in arguments) or got >= CHECK_READ_LIMIT:
+                continue
+            got += 1
+            result = self.request("prompts.get", "prompts/get", {"name": name, "arguments": {}}, where)
+            messages = result.get("messages") if result is not None else []
+            if not isinstance(messages, list) or not all(
+                    isinstance(m, dict) and m.get("role") in ("user", "assistant") and isinstance(m.get("content"), dict)
+                    for m in messages):
+                self.found("prompts.get", "its messages are not a list of {role, content}", where)
+
+    def check_completion(self):
+        """One completion, of the first prompt argument or template variable there is."""
+        self.apply("completion.answers")
+        ref = argument = None
+        for prompt in self.prompts:
+            names = [a.get("name") for a in prompt.get("arguments") or () if isinstance(a, dict)]
+            if isinstance(prompt.get("name"), str) and names and isinstance(names[0], str):
+                ref, argument = {"type": "ref/prompt", "name": prompt["name"]}, names[0]
+                break
+        if ref is None:
+            for template in self.templates:
+                text = template.get("uriTemplate")
+                variables = template_variables(text) if isinstance(text, str) and not template_problem(text) else ()
+                if variables:
+                    ref, argument = {"type": "ref/resource", "uri": text}, variables[0]
+                    break
+        if ref is None:
+            return
+        where = "completion of %s" % argument
+        try:
+            result = complete_argument(self.session, ref, argument, "")
+        except RpcError as exc:
+            if exc.code == METHOD_NOT_FOUND:
+                self.found("completion.answers", "completion/complete says -32601 Method not found, though the "
+                           "server declares completions", where)
+            return  # another refusal may be this argument's: not the method's
+        except McpTuiError as exc:
+            self.failed("completion.answers", exc, where)
+            return
+        completion = result.get("completion")
+        if not isinstance(completion, dict) or not isinstance(completion.get("values"), list):
+            self.found("completion.answers", "the result has no completion.values list", where)
+
+    def check_logging(self):
+        self.apply("logging.set-level")
+        try:
+            self.session.set_log_level(self.session.log_level or "info")
+        except McpTuiError as exc:
+            self.failed("logging.set-level", exc, "logging/setLevel")
+
+    def http_probe(self, headers, method):
+        """One JSON-RPC request sent straight over the session's HTTP client, outside the
+        channel (under a fresh id of it): its HTTP status, or None if it got no answer."""
+        http = self.session.transport.http
+        message = {"jsonrpc": "2.0", "id": self.session.channel.next_id(), "method": method, "params": {}}
+        headers = dict(headers, **{"Accept": "application/json, text/event-stream", "Content-Type": "application/json"})
+        try:
+            conn, response = http.open("POST", body=encode_message(message), headers=headers, stream=True,
+                                       seconds=min(CHECK_PING_SECONDS, self.session.timeout), carries=method)
+        except McpTuiError:
+            return None
+        http.discard(conn)  # only the status matters; an SSE answer is not read to its end
+        return response.status
+
+    def check_http(self):
+        """The Streamable HTTP transport's own rules, each judged against a control request
+        the server accepts: a session id it never issued, and a foreign Origin."""
+        summary = self.session.summary()
+        headers = {"MCP-Protocol-Version": summary["protocolVersion"]}
+        session_id = self.session.http_session_id()
+        if session_id:
+            headers["Mcp-Session-Id"] = session_id
+        for method in ("ping", "server/discover"):  # whichever the server takes without a session's _meta
+            control = self.http_probe(dict(headers, **{"Mcp-Method": method}), method)
+            if control is not None and 200 <= control < 300:
+                headers["Mcp-Method"] = method
+                break
+        else:
+            return  # a plain request is not accepted this way: nothing to compare with
+        if session_id:
+            self.apply("http.unknown-session")
+            unknown = self.http_probe(dict(headers, **{"Mcp-Session-Id": "mcp-tui-check-%s" % os.urandom(8).hex()}),
+                                      method)
+            if unknown is not None and unknown not in (400, 404):
+                self.found("http.unknown-session", "a request under a session id it never issued got HTTP %d"
+                           % unknown, "Mcp-Session-Id")
+        self.apply("http.origin")
+        foreign = self.http_probe(dict(headers, Origin="http://mcp-tui-check.invalid"), method)
+        if foreign is not None and 200 <= foreign < 300:
+            self.found("http.origin", "a request with Origin: http://mcp-tui-check.invalid was accepted (HTTP %d)"
+                       % foreign, "Origin")
+
+    def check_tasks(self):
+        """A tool's taskSupport against the task support the session's form declares, and
+        tasks/list when the form has it and the server declares it (2025-11-25)."""
+        form = tasks_for(self.session)
+        self.apply("tasks.coherent")
+        for tool in self.tools:
+            if listed_task_support(tool) in ("optional", "required") and form.tools_call_refusal() is not None:
+                self.found("tasks.coherent", "taskSupport is %s, and the server declares no task support for "
+                           "tools/call" % listed_task_support(tool), "tool %s" % json.dumps(tool.get("name")))
+        support = form.support()
+        if support is not None and support.methods.get("tasks/list"):
+            self.apply("tasks.list")
+            try:
+                form.list()
+            except McpTuiError as exc:
+                self.failed("tasks.list", exc, "tasks/list")
+
+
+class LatencyHistogram:
+    """Latencies in buckets 1% apart (from a microsecond up), so that a long --load run keeps
+    a fixed amount of memory however many calls it makes; a percentile is read to within 1%
+    (the bucket's upper bound, never above the largest latency seen). Min, max and mean are exact."""
+
+    RATIO = 1.01
+    FLOOR = 1e-6
+
+    def __init__(self):
+        import collections
+        import math
+
+        self._log_ratio = math.log(self.RATIO)
+        self.counts = collections.Counter()  # bucket -> calls; at most a few thousand buckets
+        self.count, self.total, self.low, self.high = 0, 0.0, None, None
+
+    def add(self, seconds):
+        import math
+
+        bucket = max(0, int(math.ceil(math.log(max(seconds, self.FLOOR) / self.FLOOR) / self._log_ratio)))
+        self.counts[bucket] += 1
+        self.count += 1
+        self.total += seconds
+        self.low = seconds if self.low is None else min(self.low, seconds)
+        self.high = seconds if self.high is None else max(self.high, seconds)
+
+    def percentile(self, fraction):
+        import math
+
+        if not self.count:
+            return None
+        rank, seen = max(1, int(math.ceil(fraction * self.count))), 0
+        for bucket in sorted(self.counts):
+            seen += self.counts[bucket]
+            if seen >= rank:
+                return min(self.high, max(self.low, self.FLOOR * self.RATIO ** bucket))
+        return self.high
+
+    def summary_ms(self):
+        """{min, mean, p50, p90, p99, max} in milliseconds (None each before any call)."""
+        def ms(value):
+            return None if value is None else round(value * 1000, 3)
+
+        return {"min": ms(self.low), "mean": ms(self.total / self.count if self.count else None),
+                "p50": ms(self.percentile(0.5)), "p90": ms(self.percentile(0.9)), "p99": ms(self.percentile(0.99)),
+                "max": ms(self.high)}
+
+
+class ToolLoad:
+    """`tool call NAME --load`: one tool called again and again by ``concurrency`` threads over
+    the one session (HTTP: each call on a pooled connection; stdio: calls pipelined on the
+    pipe), until ``requests`` calls were made or ``duration`` seconds passed, started no faster
+    than ``rate`` a second. What it keeps does not grow with the calls: counts, a latency
+    histogram and the first KEPT_ERRORS distinct error messages."""
+
+    KEPT_ERRORS = 20
+
+    def __init__(self, session, name, arguments, requests=None, duration=None, concurrency=10, rate=None):
+        import collections
+
+        self.session, self.name, self.arguments = session, name, arguments
+        self.requests, self.duration, self.concurrency, self.rate = requests, duration, concurrency, rate
+        self.latency = LatencyHistogram()
+        self.issued = self.ok = self.tool_errors = self.errors = 0
+        self.error_messages = collections.OrderedDict()  # message -> count
+        self.started = self.ended = None
+        self.stopped = threading.Event()
+        self._lock = threading.Lock()
+
+    def run(self, on_tick=None):
+        """Make the calls; ``on_tick`` (the running totals) is called about once a second."""
+        self.started = time.monotonic()
+        workers = [threading.Thread(target=self._work, daemon=True) for _ in range(self.concurrency)]
+        for worker in workers:
+            worker.start()
+        try:
+            for worker in workers:
+                while worker.is_alive():
+                    worker.join(1.0)
+                    if on_tick and worker.is_alive():
+                        on_tick(self)
+        except KeyboardInterrupt:
+            self.stopped.set()  # no new calls; the ones in flight end with the session
+            raise
+        finally:
+            self.ended = time.monotonic()
+
+    def _ticket(self):
+        """When the next call may start (monotonic), or None when the run is over."""
+        with self._lock:
+            now = time.monotonic()
+            if self.stopped.is_set() or (self.requests is not None and self.issued >= self.requests) or (
+                    self.duration is not None and now - self.started >= self.duration):
+                return None
+            if self.session.channel.closed_error() is not None:
+                return None  # the server is gone: every further call would fail at once
+            start_at = self.started + self.issued / self.rate if self.rate else now
+            if self.duration is not None and start_at - self.started >= self.duration:
+                return None  # its turn would come after the end
+            self.issued += 1
+            return start_at
+
+    def _work(self):
+        while True:
+            start_at = self._ticket()
+            if start_at is None:
+                return
+            if start_at > time.monotonic() and self.stopped.wait(start_at - time.monotonic()):
+                return
+            began = time.monotonic()
+            message = None
+            try:
+                result = call_tool(self.session, self.name, self.arguments)
+                outcome = "toolError" if result.get("isError") else "ok"
+            except McpTuiError as exc:
+                outcome, message = "error", exc.message
+            self._record(time.monotonic() - began, outcome, message)
+
+    def _record(self, seconds, outcome, message):
+        with self._lock:
+            self.latency.add(seconds)
+            if outcome == "ok":
+                self.ok += 1
+            elif outcome == "toolError":
+                self.tool_errors += 1
+            else:
+                self.errors += 1
+                if message in self.error_messages or len(self.error_messages) < self.KEPT_ERRORS:
+                    self.error_messages[message] = self.error_messages.get(message, 0) + 1
+
+    def summary(self):
+        """The Inspector's --load keys, so that a user can switch: requests, ok, toolErrors,
+        errors, errorRate, elapsedMs, throughput (calls a second), latencyMs; and the
+        distinct error messages with their counts."""
+        with self._lock:
+            done = self.ok + self.tool_errors + self.errors
+            elapsed = (self.ended or time.monotonic()) - self.started
+            return {"requests": done, "ok": self.ok, "toolErrors": self.tool_errors, "errors": self.errors,
+                    "errorRate": round(self.errors / done, 4) if done else 0.0,
+                    "elapsedMs": round(elapsed * 1000, 1),
+                    "throughput": round(done / elapsed, 1) if elapsed > 0 else 0.0,
+                    "latencyMs": self.latency.summary_ms(),
+                    "errorMessages": [{"message": text, "count": count}
+                                      for text, count in self.error_messages.items()]}
+
+
 # ======================================================================================
 # 4. Debug log: every message and transport event in a bounded ring, with secrets masked
 #
@@ -5320,6 +6311,257 @@ class LogSelection:
         return self.entries[index]
 
 
+RECORDING_FORMAT = 1
+# The request that opens a session says its era before the session has chosen one.
+ERA_OPENERS = {"initialize": "legacy", "server/discover": "modern"}
+
+
+def masked_strings(value, registry):
+    """``value`` with every string in it (keys too) passed through ``registry.redact``."""
+    if isinstance(value, str):
+        return registry.redact(value)
+    if isinstance(value, dict):
+        return {registry.redact(key): masked_strings(item, registry) for key, item in value.items()}
+    if isinstance(value, list):
+        return [masked_strings(item, registry) for item in value]
+    return value
+
+
+class MessageRecorder:
+    """--record: every JSON-RPC message of the run, both ways and whole, one JSON line each
+    with its direction, seconds since the recording began, era and transport. The run's
+    credentials are masked as in the debug log; task IDs are kept (a replay follows them),
+    which is why the file is private. Each run appends a line that starts its part."""
+
+    def __init__(self, handle, credentials):
+        self.handle, self.credentials = handle, credentials
+        self.started = time.monotonic()
+        self.labelled_era = None  # a label on each line, never a decision: the session decides
+        self._lock = threading.Lock()
+        self._write({"recording": RECORDING_FORMAT, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+
+    def see(self, entry):
+        """A sink of the debug log: its session events say which era was chosen."""
+        if entry.get("type") == "event" and entry.get("era") in ("modern", "legacy"):
+            self.labelled_era = entry["era"]
+
+    def message(self, direction, message, transport):
+        if direction == "out" and message.get("method") in ERA_OPENERS:
+            self.labelled_era = ERA_OPENERS[message["method"]]
+        try:
+            kept = masked_strings(message, self.credentials)
+        except RecursionError:
+            kept = {"unrecorded": "nested too deeply to record"}
+        self._write({"t": round(time.monotonic() - self.started, 6), "direction": direction, "era": self.labelled_era,
+                     "transport": transport, "message": kept})
+
+    def _write(self, record):
+        line = json.dumps(record, sort_keys=True)  # ASCII: a `cat` of the file is safe on a terminal
+        with self._lock:
+            self.handle.write(line + "\n")
+            self.handle.flush()
+
+
+# Requests a replay leaves to the session: it opens its own, with its own handshake.
+OPENING_METHODS = ("initialize", "server/discover")
+# Fields that differ between two answers of one server by nature: left out of a comparison.
+VARYING_KEYS = ("_meta", "createdAt", "lastUpdatedAt", "sessionId")
+TIMESTAMP = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?$"
+
+
+class Recording:
+    """A --record file read back: the client's requests in order, each with the answer it got
+    (the last round's, when the server asked for input on the way), and the client's answers
+    to the server's requests by method."""
+
+    def __init__(self, lines, where):
+        self.exchanges, self.answers, self.client_methods = [], {}, set()
+        pending, server_requests, last = {}, {}, None
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                record = strict_json(line)
+            except (ValueError, RecursionError):
+                raise UsageError("%s: line %d is not JSON" % (where, number))
+            if not isinstance(record, dict):
+                raise UsageError("%s: line %d is not a recorded message" % (where, number))
+            if "recording" in record:  # a run starts: its ids are its own
+                pending, server_requests, last = {}, {}, None
+                continue
+            message, direction = record.get("message"), record.get("direction")
+            if not isinstance(message, dict) or direction not in ("in", "out"):
+                raise UsageError("%s: line %d is not a recorded message" % (where, number))
+            method, message_id = message.get("method"), message.get("id")
+            if not isinstance(message_id, (str, int, type(None))):  # not a JSON-RPC id: not an exchange
+                continue
+            params = message.get("params") if isinstance(message.get("params"), dict) else {}
+            if direction == "out" and isinstance(method, str) and message_id is not None:
+                self.client_methods.add(method)
+                if last is not None and last["method"] == method and (
+                        "inputResponses" in params or "requestState" in params):
+                    self.note_input_answers(last, params)  # a round of the request before, not a request
+                    pending[message_id] = last
+                    continue
+                last = {"method": method, "params": params, "response": None}
+                pending[message_id] = last
+                if method not in OPENING_METHODS:
+                    self.exchanges.append(last)
+            elif direction == "in" and method is None and message_id in pending:
+                pending.pop(message_id)["response"] = response_outcome(message)
+            elif direction == "in" and isinstance(method, str) and message_id is not None:
+                server_requests[message_id] = method
+            elif direction == "out" and method is None and message_id in server_requests:
+                self.answers.setdefault(server_requests.pop(message_id), []).append(response_outcome(message))
+        self.exchanges = [exchange for exchange in self.exchanges if exchange["response"] is not None]
+        self.tools = {}  # the tools the recording listed, by name: a replayed call sends their x-mcp-header headers
+        for exchange in self.exchanges:
+            result = exchange["response"].get("result") if exchange["method"] == "tools/list" else None
+            listed = result.get("tools") if isinstance(result, dict) else None
+            for tool in listed if isinstance(listed, list) else ():
+                if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                    self.tools[tool["name"]] = tool
+
+    def note_input_answers(self, exchange, params):
+        """2026-07-28: the answers to an input_required round travel in the next round's params."""
+        result = (exchange["response"] or {}).get("result") or {}
+        requests = result.get("inputRequests") if isinstance(result.get("inputRequests"), dict) else {}
+        responses = params.get("inputResponses") if isinstance(params.get("inputResponses"), dict) else {}
+        for key, answer in responses.items():
+            request = requests.get(key)
+            if isinstance(request, dict) and isinstance(request.get("method"), str):
+                self.answers.setdefault(request["method"], []).append({"result": answer})
+
+
+def response_outcome(message):
+    return {"error": message["error"]} if "error" in message else {"result": message.get("result")}
+
+
+class RecordedResponder:
+    """Answers the server's requests during a replay as the recording answered them, in
+    order by method (the last answer again once they run out); declines what it never saw."""
+
+    def __init__(self, answers, notice):
+        self.answers = {method: list(outcomes) for method, outcomes in answers.items()}
+        self.declined = notice
+        self.roots = []  # as InputResponder has (a session adds a keeper's to it); roots/list is answered as recorded
+        self._lock = threading.Lock()
+
+    def answer(self, method, params, server_name):
+        with self._lock:
+            outcomes = self.answers.get(method) or []
+            outcome = (outcomes.pop(0) if len(outcomes) > 1 else outcomes[0]) if outcomes else None
+        if outcome is None:
+            raise InputDeclined("the recording never answered %s" % method, METHOD_NOT_FOUND)
+        if "error" in outcome:
+            error = outcome["error"] if isinstance(outcome["error"], dict) else {}
+            raise InputDeclined(str(error.get("message", "declined")), error.get("code", -1))
+        return outcome["result"]
+
+
+def with_task_ids(value, task_ids):
+    """``value`` with each recorded task ID in it replaced by the one the replay got."""
+    if isinstance(value, str):
+        return task_ids.get(value, value)
+    if isinstance(value, dict):
+        return {key: with_task_ids(item, task_ids) for key, item in value.items()}
+    if isinstance(value, list):
+        return [with_task_ids(item, task_ids) for item in value]
+    return value
+
+
+def comparable(value, ignored, path=()):
+    """An answer as a replay compares it: fields that vary by nature (VARYING_KEYS, task
+    IDs, timestamps) and the ``ignored`` paths (tuples of keys, "*" for any) left out."""
+    if any(len(pattern) == len(path) and all(p in ("*", str(k)) for p, k in zip(pattern, path))
+           for pattern in ignored):
+        return None
+    if isinstance(value, dict):
+        kept = {}
+        for key, item in value.items():
+            if key in VARYING_KEYS:
+                continue
+            if key == "taskId" and isinstance(item, str):
+                item = "(task ID)"
+            kept[key] = comparable(item, ignored, path + (key,))
+        return {key: item for key, item in kept.items() if item is not None or value[key] is None}
+    if isinstance(value, list):
+        return [comparable(item, ignored, path + (index,)) for index, item in enumerate(value)]
+    if isinstance(value, str) and re.match(TIMESTAMP, value):
+        return "(time)"
+    return value
+
+
+ABSENT = "(absent)"
+
+
+def differences(old, new, path=()):
+    """(JSON pointer, recorded, replayed) for each place two comparable answers differ."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        found = []
+        for key in sorted(set(old) | set(new), key=str):
+            found += differences(old.get(key, ABSENT), new.get(key, ABSENT), path + (key,))
+        return found
+    if isinstance(old, list) and isinstance(new, list):
+        found = []
+        for index in range(max(len(old), len(new))):
+            found += differences(old[index] if index < len(old) else ABSENT,
+                                 new[index] if index < len(new) else ABSENT, path + (index,))
+        return found
+    if old == new and type(old) is type(new):
+        return []
+    return [("".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path), old, new)]
+
+
+REPLAY_POLL_SECONDS = 0.1
+
+
+def task_working(outcome):
+    result = outcome.get("result")
+    return isinstance(result, dict) and result.get("status") == "working"
+
+
+def ignore_pattern(text):
+    """--ignore /result/content/0/text: a JSON pointer into the answer; "*" stands for any key."""
+    if not text.startswith("/"):
+        raise UsageError("--ignore %s: a path starts with / (like /result/content/0/text)" % text)
+    return tuple(part.replace("~1", "/").replace("~0", "~") for part in text[1:].split("/"))
+
+
+def replay(session, recording, ignored, on_compared):
+    """Send the recording's requests to ``session`` in order, and call ``on_compared(index,
+    exchange, differences)`` for each once its answer has come. Returns the count that differ."""
+    task_ids, different = {}, 0
+    for index, exchange in enumerate(recording.exchanges, 1):
+        params = with_task_ids(exchange["params"], task_ids)
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        capabilities = meta.get(META_PREFIX + "clientCapabilities") or {}
+        declare_tasks = TASKS_EXTENSION in ((capabilities.get("extensions") or {}) if isinstance(
+            capabilities, dict) else {})
+        recorded = comparable(exchange["response"], ignored)
+        tool = recording.tools.get(params.get("name")) if exchange["method"] == "tools/call" else None
+        deadline = time.monotonic() + session.timeout
+        while True:
+            try:
+                result = session.request(exchange["method"], params, declare_tasks=declare_tasks, tool=tool)
+                outcome = {"result": result}
+            except RpcError as exc:
+                outcome = {"error": exc.error}
+            found = differences(recorded, comparable(outcome, ignored))
+            # A task polled sooner than in the recording: poll again (as the recorded client
+            # did) while it is still working, until its answer matches or time is up.
+            if not (found and exchange["method"] == "tasks/get" and task_working(outcome)
+                    and time.monotonic() < deadline):
+                break
+            time.sleep(REPLAY_POLL_SECONDS)
+        old_ids, new_ids = find_task_ids(exchange["response"], set()), find_task_ids(outcome, set())
+        if len(old_ids) == 1 and len(new_ids) == 1:
+            task_ids[old_ids.pop()] = new_ids.pop()
+        different += bool(found)
+        on_compared(index, exchange, found)
+    return different
+
+
 class DebugLog:
     """The ring of the run's debug entries: at most ``capacity`` of them and about ``size``
     bytes, every field cut (a message's body at LOG_BODY_LIMIT, the rest at KEPT_FIELD_LIMIT)."""
@@ -5328,6 +6570,7 @@ class DebugLog:
         self.entries = KeptTail(capacity, size)
         self.added = 0  # entries ever added, the ring's dropped ones included
         self.sinks = []
+        self.recorders = []  # MessageRecorders: each message whole, before it is masked and cut for the ring
         self.credentials = credentials if credentials is not None else SecretRegistry()  # the run's
         # Task IDs and session ids of this log, however short, then the run's credentials.
         self.secrets = SecretRegistry(parent=self.credentials, min_length=1)
@@ -5341,6 +6584,11 @@ class DebugLog:
         return self.secrets.redact(text)
 
     def message(self, direction, message, transport):
+        for recorder in self.recorders:
+            try:
+                recorder.message(direction, message, transport)
+            except Exception:  # as with a sink: a full disk must never break the session
+                pass
         task_ids = find_task_ids(message, set())
         for task_id in task_ids:
             self.mask(task_id, "task")
@@ -7276,7 +8524,8 @@ def spec_from_config_entry(entry, protocol, where, source=None):
 
 
 COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
-                 "rpc", "task", "tasks", "watch", "auth", "session", "sessions", "completion")
+                 "rpc", "task", "tasks", "watch", "auth", "session", "sessions", "snapshot", "diff",
+                 "replay", "check", "completion")
 SESSION_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # compiled on first use
 
 
@@ -7578,6 +8827,96 @@ def describe_capabilities(capabilities):
     return ", ".join(parts) or "none"
 
 
+CHECK_MARKS = {"pass": "✓", "warning": "⚠", "error": "✗"}
+
+
+def check_failures(check, strict=False):
+    """The findings that fail a check: the errors, and with --strict the warnings too."""
+    return [f for f in check.findings if f["severity"] == "error" or strict]
+
+
+def check_summary(check, elapsed, strict=False):
+    failed_rules = set(f["rule"] for f in check.findings)
+    return {"rules": len(check.ran), "passed": len([r for r in check.ran if r not in failed_rules]),
+            "errors": len([f for f in check.findings if f["severity"] == "error"]),
+            "warnings": len([f for f in check.findings if f["severity"] == "warning"]),
+            "failed": bool(check_failures(check, strict)), "strict": strict, "elapsedMs": round(elapsed * 1000, 1)}
+
+
+def check_report_text(check, server, elapsed, strict=False):
+    """`check`'s report: the rules it ran grouped by area, a ✓ for each that held and a line
+    (and its fix) for each finding; then the totals and the time it took."""
+    lines = ["Checked %s" % server]
+    width = max([len(rule) for rule in check.ran] or [0])
+    for group in sorted(set(rule.split(".")[0] for rule in check.ran), key=lambda g: [
+            r[0].split(".")[0] for r in CHECK_RULES].index(g)):
+        lines.append("")
+        lines.append(group)
+        for rule in [r[0] for r in CHECK_RULES if r[0] in check.ran and r[0].split(".")[0] == group]:
+            findings = [f for f in check.findings if f["rule"] == rule]
+            if not findings:
+                lines.append("  %s %-*s  %s" % (CHECK_MARKS["pass"], width, rule, CHECK_RULE_INDEX[rule][2]))
+            for finding in findings:
+                where = "%s: " % finding["where"] if finding["where"] else ""
+                where = "" if finding["message"].startswith(where) else where
+                lines.append("  %s %-*s  %s%s" % (CHECK_MARKS[finding["severity"]], width, rule, where,
+                                                   finding["message"]))
+                lines.append("  %s  fix: %s" % (" " * (width + 2), finding["fix"]))
+    summary = check_summary(check, elapsed, strict)
+    lines.append("")
+    lines.append("%d rules: %d passed, %d warning%s, %d error%s%s; %.1f s" % (
+        summary["rules"], summary["passed"], summary["warnings"], "" if summary["warnings"] == 1 else "s",
+        summary["errors"], "" if summary["errors"] == 1 else "s", " (--strict: warnings fail)" if strict else "",
+        elapsed))
+    return "\n".join(lines)
+
+
+def check_junit(check, server, elapsed, strict=False):
+    """JUnit XML for CI: one test case per rule run, a failure for each finding that fails
+    the check, and a skipped-free ``system-out`` line for a warning that does not."""
+    from xml.sax.saxutils import quoteattr, escape
+
+    failures = check_failures(check, strict)
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
+             '<testsuite name=%s tests="%d" failures="%d" errors="0" time="%.3f">' % (
+                 quoteattr("mcp-tui check " + clean(server)), len(check.ran), len(set(f["rule"] for f in failures)),
+                 elapsed)]
+    for rule in check.ran:
+        findings = [f for f in check.findings if f["rule"] == rule]
+        lines.append('  <testcase classname=%s name=%s>' % (quoteattr(rule.split(".")[0]), quoteattr(rule)))
+        for finding in findings:
+            text = clean("%s%s (fix: %s)" % ("%s: " % finding["where"] if finding["where"] else "",
+                                            finding["message"], finding["fix"]))
+            if finding in failures:
+                lines.append('    <failure type=%s message=%s>%s</failure>' % (
+                    quoteattr(finding["severity"]), quoteattr(text), escape(text)))
+            else:
+                lines.append('    <system-out>%s</system-out>' % escape("warning: " + text))
+        lines.append('  </testcase>')
+    lines.append('</testsuite>')
+    return "\n".join(lines) + "\n"
+
+
+def load_report_text(summary):
+    """`tool call --load`'s report: counts, rates, elapsed time and latencies, then the
+    distinct error messages."""
+    latency = summary["latencyMs"]
+
+    def ms(value):
+        return "-" if value is None else "%.2f" % value
+
+    lines = ["requests     %d" % summary["requests"], "ok           %d" % summary["ok"],
+             "tool errors  %d" % summary["toolErrors"], "errors       %d" % summary["errors"],
+             "error rate   %.2f%%" % (summary["errorRate"] * 100),
+             "elapsed      %.2f s" % (summary["elapsedMs"] / 1000), "throughput   %.1f calls/s" % summary["throughput"],
+             "latency ms   " + "  ".join("%s %s" % (key, ms(latency[key]))
+                                         for key in ("min", "mean", "p50", "p90", "p99", "max"))]
+    if summary["errorMessages"]:
+        lines.append("errors seen:")
+        lines.extend("  %d× %s" % (item["count"], item["message"]) for item in summary["errorMessages"])
+    return "\n".join(lines)
+
+
 def describe_server(session, tasks=None):
     """The server as `mcp-tui server` prints it. With ``tasks`` (the TUI's server tab) it
     adds the connection, the task form and the capabilities in full."""
@@ -7778,6 +9117,65 @@ def stderr_hint(exc, lines):
         exc.hint = ((exc.hint + "; ") if exc.hint else "") + "server stderr: " + " | ".join(lines[-5:])
 
 
+# -- snapshots and their differences, as text ------------------------------------------
+
+
+def snapshot_text(snapshot):
+    """A snapshot as `snapshot` writes it: keys sorted and indented, so that two snapshots of
+    one server are the same bytes and a change is a few lines of `git diff`."""
+    return terminal_json(snapshot, indent=2, sort_keys=True) + "\n"
+
+
+def read_snapshot(path):
+    """The snapshot in the file at ``path`` (a UsageError naming it otherwise)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            value = strict_json(handle.read())
+    except OSError as exc:
+        raise UsageError("cannot read snapshot %s: %s" % (path, exc.strerror or exc))
+    except (ValueError, RecursionError) as exc:
+        raise UsageError("snapshot %s is not JSON: %s" % (path, exc))
+    return check_snapshot(value, path)
+
+
+def change_value_text(value):
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def surface_diff_text(changes, counts):
+    """`diff`'s text: the changes grouped by item, each with its class, the old value on a
+    ``-`` line and the new one on a ``+`` line; then the counts."""
+    if not changes:
+        return "no changes"
+    lines, item = [], None
+    for change in changes:
+        if change["item"] != item:
+            item = change["item"]
+            lines.append(item)
+        lines.append("  %-9s %s" % (change["class"], change["change"]))
+        if "old" in change:
+            lines.append("    - %s" % change_value_text(change["old"]))
+        if "new" in change:
+            lines.append("    + %s" % change_value_text(change["new"]))
+    lines += ["", "%d change%s: %s" % (len(changes), "" if len(changes) == 1 else "s",
+                                       ", ".join("%d %s" % (counts[kind], kind) for kind in CHANGE_CLASSES))]
+    return "\n".join(lines)
+
+
+def replay_text(index, exchange, found):
+    """One replayed request whose answer differs: each place, recorded (-) and replayed (+)."""
+    params = exchange["params"]
+    name = params.get("name", params.get("uri"))
+    lines = ["request %d: %s%s: different" % (index, exchange["method"], " %s" % name if isinstance(name, str) else "")]
+    for path, old, new in found:
+        lines += ["  %s" % (path or "/"), "    - %s" % change_value_text(old), "    + %s" % change_value_text(new)]
+    return "\n".join(lines)
+
+
+def replay_summary(count, different):
+    return "%d request%s: %d same, %d different" % (count, "" if count == 1 else "s", count - different, different)
+
+
 # -- connecting: one path for the CLI, the TUI and the keeper ----------------------------
 
 
@@ -7837,6 +9235,13 @@ def make_log(options, credentials):
                 handle.flush()
 
         log.sinks.append(write)
+    if getattr(options, "record", None):
+        try:
+            recorder = MessageRecorder(open_private(options.record), credentials)
+        except OSError as exc:
+            raise UsageError("cannot open --record %s: %s" % (options.record, exc.strerror or exc))
+        log.recorders.append(recorder)
+        log.sinks.append(recorder.see)
     return log
 
 
@@ -8022,6 +9427,11 @@ commands:
   session open NAME [connection] | session list | session close NAME | --all
                                  keep a server connected; then: mcp-tui @NAME COMMAND ...
   auth login | auth status | auth logout [--all]   OAuth tokens (stored in auth.json)
+  snapshot [-o FILE]             the server's tools, prompts and resources as JSON, to keep in git
+  diff SNAPSHOT | diff OLD.json NEW.json   breaking, additive and cosmetic changes (exit 1 on breaking)
+  replay FILE [--ignore PATH]    send a --record FILE's requests again and compare the answers (exit 1 on any)
+  check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]
+                                 check the server against the spec's rules, without side effects
   completion bash|zsh|fish       a shell completion script (source <(mcp-tui completion bash))
 
 examples:
@@ -8354,7 +9764,7 @@ CLI_OPTIONS = (
         (("-o", "--output"), dict(metavar="FILE",
                                   help="tool call, resource read, prompt get, rpc: write the result to FILE (the "
                                        "text, the bytes of a single image/audio/blob, or the JSON with --format "
-                                       "json) instead of stdout")),
+                                       "json) instead of stdout; snapshot: write the snapshot to FILE")),
         (("--log-level",), dict(metavar="LEVEL", choices=LOG_LEVELS,
                                 help="ask the server for log messages at LEVEL: %s" % ", ".join(LOG_LEVELS))),
         (("--meta",), dict(action="append", default=[], metavar="KEY=VALUE",
@@ -8379,11 +9789,39 @@ CLI_OPTIONS = (
         (("--input-responses",), dict(metavar="JSON", help="task update: the inputResponses object")),
         (("--no-ledger",), dict(action="store_true", help="do not remember or look up task connections")),
     )),
+    ("snapshot, diff, record and replay", (
+        (("--record",), dict(metavar="FILE", help="append every JSON-RPC message, both ways, to FILE as JSON lines "
+                                                  "(credentials masked; the file is private)")),
+        (("--ignore",), dict(action="append", default=[], metavar="PATH",
+                             help="replay: leave this field out of the comparison, a JSON pointer into the answer "
+                                  "(/result/content/0/text; * for any key; repeatable)")),
+        (("--fail-on",), dict(choices=("breaking", "additive"), default="breaking",
+                              help="diff: exit 1 on breaking changes (default), or on additive ones too")),
+    )),
     ("watch and resource subscribe", (
         (("--resource",), dict(action="append", default=[], metavar="URI",
                                help="watch: also subscribe to updates of URI (repeatable)")),
         (("--for",), dict(dest="watch_for", type=float, metavar="SECONDS",
                           help="stop watching after SECONDS (default: until Ctrl+C)")),
+    )),
+    ("check", (
+        (("--call",), dict(action="append", default=[], metavar="'NAME k=v ...'",
+                           help="check: also call this tool with these arguments (repeatable)")),
+        (("--call-readonly",), dict(action="store_true",
+                                    help="check: also call every tool annotated readOnlyHint: true that needs no "
+                                         "arguments")),
+        (("--junit",), dict(metavar="FILE", help="check: write the findings as JUnit XML into FILE")),
+        (("--strict",), dict(action="store_true", help="check: warnings fail the check too (exit 1)")),
+    )),
+    ("tool call --load: the same call, concurrently, with latency percentiles", (
+        (("--load",), dict(action="store_true", help="call the tool again and again over one connection and "
+                                                     "report throughput and latencies")),
+        (("--load-requests",), dict(type=int, metavar="N", help="--load: stop after N calls (default 100 when "
+                                                                "--load-duration is not given)")),
+        (("--load-duration",), dict(type=float, metavar="SECONDS", help="--load: stop after SECONDS")),
+        (("--load-concurrency",), dict(type=int, default=10, metavar="C", help="--load: calls in flight at once "
+                                                                               "(default 10)")),
+        (("--load-rate",), dict(type=float, metavar="R", help="--load: start at most R calls a second")),
     )),
     AUTH_OPTIONS,
 )
@@ -8508,6 +9946,15 @@ def parse_common_command_line(argv):
         else:
             values[destination] = value
     return SimpleNamespace(**values)
+
+
+def write_output_file(path, data):
+    """-o FILE: ``data`` (bytes) into FILE, an existing file replaced, as curl -o does."""
+    try:
+        with open(path, "wb") as handle:
+            handle.write(data)
+    except OSError as exc:
+        raise McpTuiError("cannot write %s: %s" % (path, exc.strerror or exc))
 
 
 def output_file_payload(method, result, render):
@@ -8718,9 +10165,11 @@ class Cli:
 
     # -- plumbing ---------------------------------------------------------------------
 
-    def connect(self, spec=None, resume=None, observer=None):
+    def connect(self, spec=None, resume=None, observer=None, responder=None, started=None):
         """Open a session (or, with ``resume``, continue a recorded one). ``observer`` sees
-        its notifications instead of the progress lines on stderr."""
+        its notifications instead of the progress lines on stderr; ``responder`` answers the
+        server's requests instead of the flags and the terminal; ``started`` sees the session
+        before it opens."""
         spec = spec or self.spec
         if spec is None:
             raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
@@ -8733,12 +10182,13 @@ class Cli:
                             "--debug shows every message")
         self.log = self.log or self.make_log()
         ask = terminal_prompt if (sys.stdin.isatty() and sys.stderr.isatty()) else None
-        responder = self.responder = InputResponder(load_stub("--elicit-stub", self.opts.elicit_stub),
-                                                    load_stub("--sampling-stub", self.opts.sampling_stub),
-                                                    self.opts.root, ask, self.out.notice, self.out.decline)
+        responder = self.responder = responder or InputResponder(
+            load_stub("--elicit-stub", self.opts.elicit_stub), load_stub("--sampling-stub", self.opts.sampling_stub),
+            self.opts.root, ask, self.out.notice, self.out.decline)
         try:
             self.session = connect(spec, self.opts, responder, self.log, [observer or self.out.on_notification],
-                                   self.deadline, resume=resume, notice=self.out.notice, tell=self.out.stderr_line)
+                                   self.deadline, resume=resume, notice=self.out.notice, tell=self.out.stderr_line,
+                                   started=started)
         except McpTuiError as exc:
             stderr_hint(exc, getattr(exc, "stderr_lines", []))  # none: refused before the session (bad --grant)
             raise
@@ -8790,9 +10240,9 @@ class Cli:
         if self.opts.dry_run:
             self.withheld = (self.dry_run_method(words),)
         if self.opts.output not in (None, "-") and (command_name(words[0]),) + tuple(words[1:2]) not in (
-                ("tool", "call"), ("resource", "read"), ("prompt", "get")) and command_name(words[0]) != "rpc":
-            raise UsageError("-o FILE writes the result of tool call, resource read, prompt get or rpc, not of %r"
-                             % " ".join(words[:2]))
+                ("tool", "call"), ("resource", "read"), ("prompt", "get")) and words[0] not in ("rpc", "snapshot"):
+            raise UsageError("-o FILE writes the result of tool call, resource read, prompt get, rpc or snapshot, "
+                             "not of %r" % " ".join(words[:2]))
         try:
             return handler(words[1:]) or EXIT_OK
         except Withheld as held:
@@ -8917,6 +10367,72 @@ class Cli:
         result = session.request(args[0], params)
         self.show_result(args[0], result, {"result": result}, lambda: json.dumps(result, indent=2, ensure_ascii=False))
 
+    def cmd_check(self, args):
+        """Every rule that applies to what the server declares; exit 1 on a finding that fails."""
+        self.expect(args, 0, "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]")
+        import shlex
+
+        calls = []
+        for text in self.opts.call:
+            try:
+                words = shlex.split(text)
+            except ValueError as exc:
+                raise UsageError("--call %r: %s" % (text, exc))
+            if not words:
+                raise UsageError("--call needs a tool name: --call 'NAME k=v ...'")
+            calls.append((words[0], words[1:]))
+        self.opts.no_cache = True  # a check asks the server, never an answer an earlier command kept
+        check = ServerCheck(calls, self.opts.call_readonly, self.out.progress)
+        started = time.monotonic()
+        try:
+            session = self.connect(started=lambda opening: opening.wire_observers.append(check.watch))
+        except UsageError:
+            raise
+        except McpTuiError as exc:
+            check.connect_failed(exc)
+            server, document = masked_url(self.spec.url) if self.spec.url else self.spec.describe(), None
+        else:
+            document = session.summary()
+            server = "%s (%s, %s)" % (session.display_name(), document["protocolVersion"], document["transport"])
+            check.run(session)
+            self.check_other_era(check, document)
+        elapsed = time.monotonic() - started
+        strict = self.opts.strict
+        if self.out.json:
+            self.out.document({"server": document or {"connection": server}, "findings": check.findings,
+                               "summary": check_summary(check, elapsed, strict)})
+        else:
+            self.out.text(check_report_text(check, server, elapsed, strict))
+        if self.opts.junit:  # after the report, which a file that cannot be written must not cost
+            try:
+                with open(self.opts.junit, "w", encoding="utf-8") as junit:
+                    junit.write(check_junit(check, server, elapsed, strict))
+            except OSError as exc:
+                raise McpTuiError("cannot write --junit %s: %s" % (self.opts.junit, exc.strerror or exc))
+        return EXIT_FAILURE if check_failures(check, strict) else EXIT_OK
+
+    def check_other_era(self, check, summary):
+        """A server that lists 2025-11-25-era versions beside 2026-07-28 is opened a second
+        time in the newest of them, as a client of that era would: the claim must hold."""
+        version = check.other_era(summary)
+        if version is None or self.spec.kind == "session" or self.opts.protocol != "auto":
+            return
+        import copy
+
+        self.out.progress("checking the %s handshake..." % version)
+        spec = copy.copy(self.spec)
+        spec.protocol = version
+        first, self.session = self.session, None
+        first.close()  # one server process at a time, as a user would run them
+        try:
+            self.connect(spec)
+        except UsageError:
+            raise
+        except McpTuiError as exc:
+            check.other_era_opened(version, exc)
+            return
+        check.other_era_opened(version)
+
     # -- tools ----------------------------------------------------------------------------
 
     def cmd_tool(self, args):
@@ -8953,11 +10469,7 @@ class Cli:
             data, what = self.out.document_text(document).encode("utf-8"), "JSON"
         else:
             data, what = output_file_payload(method, result, render)
-        try:
-            with open(self.opts.output, "wb") as handle:  # an existing file is replaced, as curl -o does
-                handle.write(data)
-        except OSError as exc:
-            raise McpTuiError("cannot write %s: %s" % (self.opts.output, exc.strerror or exc))
+        write_output_file(self.opts.output, data)
         if not self.opts.quiet:
             self.out.stderr_line("Wrote %d bytes (%s) to %s" % (len(data), what, self.opts.output))
 
@@ -8986,6 +10498,7 @@ class Cli:
         if not args:
             raise UsageError("usage: mcp-tui tool call NAME [k=v ...]")
         name, words = args[0], args[1:]
+        self.load_options()  # a bad --load bound is a usage error before anything is sent
         self.out.progress("🛠️  Preparing to call tool '%s'..." % name)
         session = self.connect()
         tool = find_tool(session, name)
@@ -8998,6 +10511,8 @@ class Cli:
             self.out.notice(undeclared)
         if self.opts.task:
             return TaskCommands(self).call_as_task(tool, arguments)
+        if self.opts.load:
+            return self.tool_load(session, tool, arguments)
         self.out.progress("🚀 Executing tool...")
         try:
             result = call_tool(session, name, arguments)
@@ -9008,6 +10523,48 @@ class Cli:
                                  "no task support for tools/call; nothing was sent" % name, hint=refusal.hint)
             raise
         return self.print_tool_result(result, tool=tool)
+
+    def load_options(self):
+        """--load's bounds, checked: (requests, duration, concurrency, rate)."""
+        opts = self.opts
+        given = [flag for flag, value in (("--load-requests", opts.load_requests), ("--load-duration",
+                 opts.load_duration), ("--load-rate", opts.load_rate)) if value is not None]
+        if not opts.load:
+            if given or opts.load_concurrency != 10:
+                raise UsageError("%s works with --load" % (given or ["--load-concurrency"])[0])
+            return None
+        if opts.task or opts.dry_run:
+            raise UsageError("--load makes the calls: leave out %s" % ("--task" if opts.task else "--dry-run"))
+        for flag, value in (("--load-requests", opts.load_requests), ("--load-duration", opts.load_duration),
+                            ("--load-concurrency", opts.load_concurrency), ("--load-rate", opts.load_rate)):
+            if value is not None and value <= 0:
+                raise UsageError("%s must be more than 0" % flag)
+        requests = opts.load_requests if opts.load_requests or opts.load_duration else 100
+        return requests, opts.load_duration, opts.load_concurrency, opts.load_rate
+
+    def tool_load(self, session, tool, arguments):
+        """--load: the report of many concurrent calls; exit 1 when a call failed (a tool
+        result with isError counts as a tool error, and fails only with --strict-errors)."""
+        requests, duration, concurrency, rate = self.load_options()
+        load = ToolLoad(session, tool["name"], arguments, requests, duration, concurrency, rate)
+        self.out.progress("🚀 Calling %s with %d at a time%s..." % (tool["name"], concurrency, "".join(
+            part for part in (" for %d calls" % requests if requests else "",
+                              " for %s" % seconds_text(duration) if duration else "",
+                              " at most %g a second" % rate if rate else ""))))
+        on_tick = None
+        if self.out.stderr.isatty() and not self.out.quiet:
+            def on_tick(running):
+                now = running.summary()
+                self.out.progress("⏳ %d calls, %d errors, %.1f calls/s" % (now["requests"], now["errors"],
+                                                                          now["throughput"]))
+        load.run(on_tick)
+        summary = load.summary()
+        if self.out.json:
+            self.out.document(summary)
+        else:
+            self.out.text(load_report_text(summary))
+        failed = summary["errors"] or (summary["toolErrors"] and self.opts.strict_errors)
+        return EXIT_FAILURE if failed else EXIT_OK
 
     def print_tool_result(self, result, task=None, tool=None):
         """``tool``: its listing, whose outputSchema the structured content is checked against."""
@@ -9167,6 +10724,17 @@ class Cli:
             self.out.progress("(more values exist%s)" % (
                 ": %s in all" % completion["total"] if completion.get("total") is not None else ""))
 
+
+    # -- snapshot, diff and replay ---------------------------------------------------------
+
+    def cmd_snapshot(self, args):
+        return SurfaceCommands(self).snapshot(args)
+
+    def cmd_diff(self, args):
+        return SurfaceCommands(self).diff(args)
+
+    def cmd_replay(self, args):
+        return SurfaceCommands(self).replay(args)
 
 class TaskCommands:
     """`task ...` and `tool call --task`: the CLI's side of the Task interface. It prints
@@ -9524,6 +11092,75 @@ class TaskCommands:
             self.task_command("get", task_id)))
 
 
+class SurfaceCommands:
+    """`snapshot`, `diff` and `replay`: a server's surface kept and compared, and a --record
+    file sent again and its answers compared."""
+
+    def __init__(self, cli):
+        self.cli = cli
+        self.out = cli.out
+        self.opts = cli.opts
+
+    def snapshot(self, args):
+        self.cli.expect(args, 0, "CONNECTION snapshot [-o FILE]")
+        text = snapshot_text(surface_snapshot(self.cli.connect()))
+        if self.opts.output:
+            write_output_file(self.opts.output, text.encode("utf-8"))
+            self.out.progress("snapshot written to %s" % self.opts.output)
+            return
+        self.out.text(text)
+
+    def diff(self, args):
+        if len(args) == 2:
+            if self.cli.spec is not None:
+                raise UsageError("diff OLD.json NEW.json compares two files; leave out the connection")
+            old, new = read_snapshot(args[0]), read_snapshot(args[1])
+        elif len(args) == 1:
+            old = read_snapshot(args[0])
+            new = surface_snapshot(self.cli.connect())
+        else:
+            raise UsageError("usage: mcp-tui CONNECTION diff SNAPSHOT | mcp-tui diff OLD.json NEW.json")
+        diff = SurfaceDiff(old, new)
+        counts = diff.counts()
+        failing = ("breaking", "additive") if self.opts.fail_on == "additive" else ("breaking",)
+        if self.out.json:
+            self.out.document({"changes": diff.changes, "summary": counts})
+        else:
+            self.out.text(surface_diff_text(diff.changes, counts))
+        return EXIT_FAILURE if any(counts[kind] for kind in failing) else EXIT_OK
+
+    def replay(self, args):
+        path, = self.cli.expect(args, 1, "CONNECTION replay FILE [--ignore PATH ...]")
+        ignored = [ignore_pattern(text) for text in self.opts.ignore]
+        try:
+            with open(path, encoding="utf-8") as handle:
+                recording = Recording(handle.read().splitlines(), path)
+        except OSError as exc:
+            raise UsageError("cannot read recording %s: %s" % (path, exc.strerror or exc))
+        except UnicodeDecodeError:
+            raise UsageError("%s is not a recording (not UTF-8 text)" % path)
+        if not recording.exchanges:
+            raise UsageError("%s holds no request with its answer to replay" % path,
+                             hint="record one with: mcp-tui CONNECTION --record FILE COMMAND")
+        session = self.cli.connect(responder=RecordedResponder(recording.answers, self.out.notice))
+        compared = []
+
+        def report(index, exchange, found):
+            compared.append({"request": index, "method": exchange["method"], "same": not found,
+                             "differences": [{"path": where, "recorded": old, "replayed": new}
+                                             for where, old, new in found]})
+            if found and not self.out.json:
+                self.out.text(replay_text(index, exchange, found))
+
+        different = replay(session, recording, ignored, report)
+        if self.out.json:
+            self.out.document({"requests": compared, "summary": {
+                "requests": len(compared), "same": len(compared) - different, "different": different}})
+        else:
+            self.out.text(replay_summary(len(compared), different))
+        return EXIT_FAILURE if different else EXIT_OK
+
+
 def auth_command(args, opts, spec, output, log):
     """`auth login | status | logout [--all]`; returns the exit code."""
     action = args[0] if args else None
@@ -9673,6 +11310,55 @@ def forget_exported_size():
         os.environ.pop(name, None)
 
 
+class Binding:
+    """One key of a screen, written once: its footer hint, its help line and what it does.
+    ``key`` is the key as the footer, the help and the README show it; ``codes`` the key
+    names it answers (default: ``key`` where there is an action; none: a key the screen's
+    widget or the app handles, listed so that the footer and the help say it); ``hint`` the
+    footer's word for it, or a function of the screen where the word changes ("": not in
+    the footer; True: the key alone); ``help`` its help line (or a function of the screen),
+    after ``help_key`` (default ``key``); ``action(screen, key)`` what it does, returning
+    False when it leaves the key to others (None: the app's shared key, which the screen
+    only shows); ``when(screen)``: whether the binding applies now."""
+
+    def __init__(self, key, hint="", help="", action=None, codes=None, when=None, help_key=None):
+        self.key, self.hint, self.help, self.action = key, hint, help, action
+        self.codes = codes if codes is not None else (key,) if action is not None else ()
+        self.when, self.help_key = when, help_key or key
+
+    def applies(self, screen):
+        return self.when is None or self.when(screen)
+
+    def hint_text(self, screen):
+        """The footer's part for this key: "KEY word", the key alone (``hint`` True), or ""."""
+        hint = self.hint(screen) if callable(self.hint) else self.hint
+        return self.key if hint is True else ("%s %s" % (self.key, hint) if hint else "").strip()
+
+    def help_line(self, width, screen):
+        """The help screen's line: the keys in a column ``width`` wide (a longer key gets two
+        spaces), the text after them; a line break in the text continues under the text."""
+        column = self.help_key.ljust(width - 2) + "  "
+        text = self.help(screen) if callable(self.help) else self.help
+        return column + text.replace("\n", "\n" + " " * len(column))
+
+
+def press(bindings, owner, key):
+    """Run the binding of ``key`` that applies now: None when none used it; else whether it
+    used the key (an app's shared key, shown by a screen, is not used there: False)."""
+    for binding in bindings:
+        if key in binding.codes and binding.applies(owner):
+            if binding.action is None:
+                return False
+            if binding.action(owner, key) is not False:
+                return True
+    return None  # an action that returns False leaves the key to the next binding, then to the screen
+
+
+def key_action(action):
+    """A binding's action that uses every key it is given (most do): ``action(screen)``."""
+    return lambda screen, key: action(screen) or True
+
+
 class Tui:
     """The app: a stack of screens over one session, the tasks it knows, and the inbox that
     brings worker results to the UI thread."""
@@ -9710,7 +11396,8 @@ class Tui:
         self.tool_screens = {}  # tool name -> its ToolScreen, kept for the session
         self.resumed_sessions = []  # earlier runs' HTTP sessions resumed for their tasks (o on the tasks screen)
         self.exit_code = None
-        log.sinks.append(self.watch_answers)
+        self.connection = TuiConnection(self)  # connecting, reconnecting, the server lost and back
+        log.sinks.append(self.connection.watch_answers)
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -9723,7 +11410,7 @@ class Tui:
         try:
             while self.exit_code is None:
                 self.run_posted()
-                self.notice_lost_connection()
+                self.connection.notice_lost_connection()
                 self.draw()
                 key = self.keys.read()
                 if key is not None:
@@ -9805,7 +11492,7 @@ class Tui:
     def report_failure(self, exc):
         self.say(describe_failure(exc), True)
         if isinstance(exc, ConnectionFailed) and not isinstance(exc, HttpStatusError):
-            self.connection_ended(exc)  # an HTTP server is known gone only when a request fails
+            self.connection.connection_ended(exc)  # an HTTP server is known gone only when a request fails
 
     def say(self, text, error=False):
         self.status = first_line(clean(self.log.credentials.redact(text))) if text else ""
@@ -9839,24 +11526,7 @@ class Tui:
     # -- keys -----------------------------------------------------------------------------
 
     def dispatch(self, key):
-        if key == "RESIZE":
-            self.window.clear()  # repaint everything at the new size
-            return
-        if key == "^C":
-            if not self.stack[-1].interrupt():
-                self.quit_interrupted()
-            return
-        if key == "^L":
-            self.window.clear()
-            return
-        if key == "F12":
-            self.open_debug()
-            return
-        if key == "^R" and self.session is not None:
-            self.reconnect()
-            return
-        if key == "F1":
-            self.open_help()
+        if press(GLOBAL_KEYS, self, key) is not None:
             return
         if self.too_small():
             if key in ("q", "ESC"):
@@ -9871,29 +11541,17 @@ class Tui:
         elif not screen.on_key(key):
             self.browse_key(key)
 
+    def interrupt(self):
+        """Ctrl+C: the top screen stops its own work, or the app quits."""
+        if not self.stack[-1].interrupt():
+            self.quit_interrupted()
+
     def quit_interrupted(self):
         self.exit_code = EXIT_INTERRUPTED
 
     def browse_key(self, key):
-        """Keys every screen without a text field shares."""
-        if key in ("q", "ESC"):
-            self.back()
-        elif key == "D":
-            self.open_debug()
-        elif key == "T":
-            self.open_tasks()
-        elif key == "H":
-            self.open(HistoryScreen(self))
-        elif key == "C":
-            self.open(ConnectScreen(self, self.session.spec if self.session else self.spec))
-        elif key == "p" and self.session is not None:
-            self.ping()
-        elif key == "L" and self.session is not None:
-            self.open(log_level_screen(self))
-        elif key == "R":
-            self.open(RootsScreen(self))
-        elif key == "?":
-            self.open_help()
+        """Keys every screen without a text field shares (BROWSE_KEYS)."""
+        press(BROWSE_KEYS, self, key)
 
     def back(self):
         if len(self.stack) > 1:
@@ -10085,117 +11743,6 @@ class Tui:
             self.bracketed_paste(True)
             self.window.clear()
 
-    # -- the session ----------------------------------------------------------------------
-
-    def open_session(self, spec, on_failure, fresh=True):
-        """Connect on a worker. ``fresh``: a new server, whose main screen replaces every
-        screen; otherwise (a reconnect) the screens stay and refresh."""
-        if self.attempt is not None:
-            self.attempt.abandon()
-        if spec.auth is not None:
-            spec.auth.try_again()  # a cancelled authorization asks again, not fails at once
-        responder = TuiResponder(self, self.stubs[0], self.stubs[1], self.roots)
-        attempt = self.attempt = ConnectAttempt()
-
-        def work():
-            session = connect(spec, self.opts, responder, self.log, tell=lambda text: self.post(self.say, text),
-                              browser_step=lambda step: self.post(self.authorize, step),
-                              started=attempt.started)
-            if attempt.abandoned:
-                session.close()
-                raise ConnectionFailed("the connection attempt was cancelled")
-            session.listen_for_list_changes()
-            return session
-
-        def failed(exc):
-            if attempt is self.attempt:
-                self.attempt = None
-                on_failure(exc, getattr(exc, "stderr_lines", []))
-
-        attempt.thread = self.spawn(work, lambda session: self.connected(session, attempt, fresh), failed)
-
-    def authorize(self, step):
-        """The browser step of OAuth: its screen, and the status line says what is awaited."""
-        self.open(AuthorizeScreen(self, step))
-        self.say("Waiting for the authorization at %s (Esc cancels) ..." % clean(step.host))
-
-    def cancel_connect(self):
-        """Esc while connecting: give up the attempt (its server is stopped) and stay."""
-        if self.attempt is not None:
-            self.attempt.abandon()
-            self.attempt = None
-
-    def connected(self, session, attempt, fresh):
-        if self.exit_code is not None or attempt is not self.attempt:
-            session.close()  # the user quit, or gave up on this attempt, while it connected
-            return
-        self.attempt = None
-        old, self.session, self.disconnected = self.session, session, None
-        if old is not None:
-            threading.Thread(target=old.close, daemon=True).start()  # a slow goodbye must not freeze the UI
-        if old is not None and (fresh or not old.outlives_process()):
-            # Another server, or a new process of a stdio one: the old tasks are not this server's.
-            # Kept, the tasks screen would poll and cancel them here, sending their IDs (which a
-            # server may use as bearer tokens) to a server that never made them.
-            self.task_book = TaskBook()
-            self.close_resumed_sessions()
-        self.tasks = tasks_for(session)
-        session.observers.append(lambda message: self.post(self.on_notification, message))
-        homes = [screen for screen in self.stack if isinstance(screen, MainScreen)]
-        if fresh or not homes:
-            self.tool_screens = {}
-            homes = [MainScreen(self)]
-            self.stack = homes[:]
-            self.window.clearok(True)
-        homes[0].reload()
-        uris, self.subscriptions = list(self.subscriptions) if not fresh else [], {}
-        self.changed = set() if fresh else self.changed
-        self.subscribe(uris)  # a reconnect subscribes again to what the old session had
-        summary = session.summary()
-        self.say("%s to %s (%s, %s)." % ("Connected" if fresh else "Reconnected", session.display_name(),
-                                         summary["protocolVersion"], summary["transport"]))
-
-    def reconnect(self):
-        """Ctrl+R: the same server again (a stdio server is started afresh), the screens kept."""
-        spec = self.session.spec
-        self.say("Reconnecting to %s ..." % spec.describe())
-        threading.Thread(target=self.session.close, daemon=True).start()
-        self.open_session(spec, self.reconnect_failed, fresh=False)
-
-    def reconnect_failed(self, exc, stderr_lines):
-        self.disconnected = "reconnecting failed: %s" % describe_failure(exc)
-        self.say(self.disconnected, True)
-
-    def notice_lost_connection(self):
-        """A stdio server's exit shows at once, keypress or not (the loop ticks)."""
-        if self.session is not None and not self.disconnected:
-            lost = self.session.connection_lost()
-            if lost is not None:
-                self.connection_ended(lost)
-
-    def watch_answers(self, entry):
-        """(Any thread.) An answer from the server while the connection counts as lost: an HTTP
-        server that came back (a restarted one gets a new session) is connected again."""
-        if self.disconnected and entry.get("type") == "message" and entry.get("direction") == "in" and entry.get(
-                "kind") in ("response", "error"):
-            self.post(self.server_back)
-
-    def server_back(self):
-        session = self.session
-        if not self.disconnected or session is None or session.spec.kind == "stdio" or session.connection_lost():
-            return
-        self.disconnected = None
-        self.log.event("tui", "the server answers again")
-        for screen in self.stack:
-            if isinstance(screen, MainScreen):
-                screen.reload()
-        self.say("%s answers again; its lists were refreshed." % session.display_name())
-
-    def connection_ended(self, exc):
-        if self.session is not None and not self.disconnected and self.attempt is None:
-            self.disconnected = describe_failure(exc)
-            self.log.event("tui", "disconnected: %s" % self.disconnected)
-
     def on_notification(self, message):
         method = message.get("method") or ""
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
@@ -10272,6 +11819,159 @@ class Tui:
             if self.closing.is_set():
                 return None
         return pending.value
+
+
+def connected_app(app):
+    return app.session is not None
+
+
+GLOBAL_KEYS = (  # the app's keys on every screen, before the screen sees them (README: "Any screen")
+    Binding("", action=key_action(lambda app: app.window.clear()), codes=("RESIZE",)),  # repaint at the new size
+    Binding("F1", "help", action=key_action(lambda app: app.open_help())),
+    Binding("F12", "debug screen", action=key_action(lambda app: app.open_debug())),
+    Binding("^R", "reconnect", action=key_action(lambda app: app.connection.reconnect()), when=connected_app),
+    Binding("^C", action=key_action(lambda app: app.interrupt())),
+    Binding("^L", "redraw", action=key_action(lambda app: app.window.clear())))
+
+BROWSE_KEYS = (  # the app's keys on every screen without a text field (README: "Screens without a text field")
+    Binding("?", "help", action=key_action(lambda app: app.open_help())),
+    Binding("D", "debug", action=key_action(lambda app: app.open_debug())),
+    Binding("T", "tasks", action=key_action(lambda app: app.open_tasks())),
+    Binding("H", "history", action=key_action(lambda app: app.open(HistoryScreen(app)))),
+    Binding("C", "connection screen", action=key_action(lambda app: app.open(ConnectScreen(
+        app, app.session.spec if app.session else app.spec)))),
+    Binding("p", "ping", action=key_action(lambda app: app.ping()), when=connected_app),
+    Binding("L", "log level", action=key_action(lambda app: app.open(log_level_screen(app))), when=connected_app),
+    Binding("R", "roots", action=key_action(lambda app: app.open(RootsScreen(app)))),
+    Binding("q", "back", action=key_action(lambda app: app.back()), codes=("q", "ESC")))
+
+
+class TuiConnection:
+    """The session's life in the TUI: connecting on a worker (the main screen replaces the
+    others), reconnecting (the screens stay), noticing the server gone and back. The session
+    itself stays on the app, which every screen reads."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def open_session(self, spec, on_failure, fresh=True):
+        """Connect on a worker. ``fresh``: a new server, whose main screen replaces every
+        screen; otherwise (a reconnect) the screens stay and refresh."""
+        app = self.app
+        if app.attempt is not None:
+            app.attempt.abandon()
+        if spec.auth is not None:
+            spec.auth.try_again()  # a cancelled authorization asks again, not fails at once
+        responder = TuiResponder(app, app.stubs[0], app.stubs[1], app.roots)
+        attempt = app.attempt = ConnectAttempt()
+
+        def work():
+            session = connect(spec, app.opts, responder, app.log, tell=lambda text: app.post(app.say, text),
+                              browser_step=lambda step: app.post(self.authorize, step),
+                              started=attempt.started)
+            if attempt.abandoned:
+                session.close()
+                raise ConnectionFailed("the connection attempt was cancelled")
+            session.listen_for_list_changes()
+            return session
+
+        def failed(exc):
+            if attempt is app.attempt:
+                app.attempt = None
+                on_failure(exc, getattr(exc, "stderr_lines", []))
+
+        attempt.thread = app.spawn(work, lambda session: self.connected(session, attempt, fresh), failed)
+
+    def authorize(self, step):
+        """The browser step of OAuth: its screen, and the status line says what is awaited."""
+        app = self.app
+        app.open(AuthorizeScreen(app, step))
+        app.say("Waiting for the authorization at %s (Esc cancels) ..." % clean(step.host))
+
+    def cancel_connect(self):
+        """Esc while connecting: give up the attempt (its server is stopped) and stay."""
+        app = self.app
+        if app.attempt is not None:
+            app.attempt.abandon()
+            app.attempt = None
+
+    def connected(self, session, attempt, fresh):
+        app = self.app
+        if app.exit_code is not None or attempt is not app.attempt:
+            session.close()  # the user quit, or gave up on this attempt, while it connected
+            return
+        app.attempt = None
+        old, app.session, app.disconnected = app.session, session, None
+        if old is not None:
+            threading.Thread(target=old.close, daemon=True).start()  # a slow goodbye must not freeze the UI
+        if old is not None and (fresh or not old.outlives_process()):
+            # Another server, or a new process of a stdio one: the old tasks are not this server's.
+            # Kept, the tasks screen would poll and cancel them here, sending their IDs (which a
+            # server may use as bearer tokens) to a server that never made them.
+            app.task_book = TaskBook()
+            app.close_resumed_sessions()
+        app.tasks = tasks_for(session)
+        session.observers.append(lambda message: app.post(app.on_notification, message))
+        homes = [screen for screen in app.stack if isinstance(screen, MainScreen)]
+        if fresh or not homes:
+            app.tool_screens = {}
+            homes = [MainScreen(app)]
+            app.stack = homes[:]
+            app.window.clearok(True)
+        homes[0].reload()
+        uris, app.subscriptions = list(app.subscriptions) if not fresh else [], {}
+        app.changed = set() if fresh else app.changed
+        app.subscribe(uris)  # a reconnect subscribes again to what the old session had
+        summary = session.summary()
+        app.say("%s to %s (%s, %s)." % ("Connected" if fresh else "Reconnected", session.display_name(),
+                                        summary["protocolVersion"], summary["transport"]))
+
+    def reconnect(self):
+        """Ctrl+R: the same server again (a stdio server is started afresh), the screens kept."""
+        app = self.app
+        spec = app.session.spec
+        app.say("Reconnecting to %s ..." % spec.describe())
+        threading.Thread(target=app.session.close, daemon=True).start()
+        self.open_session(spec, self.reconnect_failed, fresh=False)
+
+    def reconnect_failed(self, exc, stderr_lines):
+        app = self.app
+        app.disconnected = "reconnecting failed: %s" % describe_failure(exc)
+        app.say(app.disconnected, True)
+
+    def notice_lost_connection(self):
+        """A stdio server's exit shows at once, keypress or not (the loop ticks)."""
+        app = self.app
+        if app.session is not None and not app.disconnected:
+            lost = app.session.connection_lost()
+            if lost is not None:
+                self.connection_ended(lost)
+
+    def watch_answers(self, entry):
+        """(Any thread.) An answer from the server while the connection counts as lost: an HTTP
+        server that came back (a restarted one gets a new session) is connected again."""
+        app = self.app
+        if app.disconnected and entry.get("type") == "message" and entry.get("direction") == "in" and entry.get(
+                "kind") in ("response", "error"):
+            app.post(self.server_back)
+
+    def server_back(self):
+        app = self.app
+        session = app.session
+        if not app.disconnected or session is None or session.spec.kind == "stdio" or session.connection_lost():
+            return
+        app.disconnected = None
+        app.log.event("tui", "the server answers again")
+        for screen in app.stack:
+            if isinstance(screen, MainScreen):
+                screen.reload()
+        app.say("%s answers again; its lists were refreshed." % session.display_name())
+
+    def connection_ended(self, exc):
+        app = self.app
+        if app.session is not None and not app.disconnected and app.attempt is None:
+            app.disconnected = describe_failure(exc)
+            app.log.event("tui", "disconnected: %s" % app.disconnected)
 
 
 class PendingAnswer:
@@ -10440,9 +12140,24 @@ class TaskFollower:
 # -- 8b. Screens ---------------------------------------------------------------------------
 
 
+TAB_KEYS = ("TAB", "RIGHT", "l", "BTAB", "LEFT", "h")
+
+
+def tab_chosen(key, tab, count):
+    """The tab a key chooses on a screen with ``count`` tabs: a digit its tab (1 the first);
+    Tab, Right, l the next; Shift-Tab, Left, h the one before."""
+    step = {"TAB": 1, "RIGHT": 1, "l": 1, "BTAB": -1, "LEFT": -1, "h": -1}
+    return (tab + step[key]) % count if key in step else int(key) - 1
+
+
 class Screen:
     """One full-window view. The app draws the title bar, the hints and the status line,
-    and offers every key to the top screen first."""
+    and offers every key to the top screen first. A screen's keys are its ``BINDINGS``
+    (a table of Binding): they drive ``on_key``, the footer hints and the help screen."""
+
+    BINDINGS = (Binding("q", "back"), Binding("?", "help"))
+    HELP_COLUMN = 2  # the width of the help screen's key column
+    HELP_NOTES = ()  # help lines after the keys
 
     def __init__(self, app):
         self.app = app
@@ -10451,16 +12166,23 @@ class Screen:
         return ""
 
     def hints(self):
-        return "q back  ? help"
+        return "  ".join(filter(None, (binding.hint_text(self) for binding in self.BINDINGS
+                                       if binding.applies(self))))
 
     def help_lines(self):
-        return []
+        return [binding.help_line(self.HELP_COLUMN, self) for binding in self.BINDINGS if binding.help] + list(
+            self.HELP_NOTES)
 
     def draw(self, canvas):
         pass
 
     def on_key(self, key):
         """True when the screen used the key; otherwise the app's shared keys apply."""
+        used = press(self.BINDINGS, self, key)
+        return self.other_key(key) if used is None else used
+
+    def other_key(self, key):
+        """A key no binding answers: the screen's list or text view may use it (True)."""
         return False
 
     def on_paste(self, text):
@@ -10479,6 +12201,9 @@ class Screen:
 class TextScreen(Screen):
     """Long text to read: help, a message's JSON, a resource's contents."""
 
+    BINDINGS = (Binding("j/k PgUp/PgDn Home/End", "scroll"), Binding("", lambda screen: screen.view.position()),
+                Binding("q", "back"))
+
     def __init__(self, app, title, text):
         Screen.__init__(self, app)
         self.name = title
@@ -10487,17 +12212,31 @@ class TextScreen(Screen):
     def title(self):
         return self.name
 
-    def hints(self):
-        return "j/k PgUp/PgDn Home/End scroll  %s  q back" % self.view.position()
-
     def draw(self, canvas):
         self.view.draw(canvas)
 
-    def on_key(self, key):
+    def other_key(self, key):
         return self.view.on_key(key)
 
 
 QUIT_QUESTION = "Discard your input and quit?"
+
+
+def form_keys(*bindings):
+    """A form's table: its own bindings (what the footer and the help show), then the keys
+    every form has, not shown again: ^X submits, Esc goes back (asking on an edited form),
+    PgUp/PgDn scroll the output, Tab completes where the server offers values, ^E at the end
+    of a text field opens the text area. Every other key goes to the fields."""
+    return bindings + (
+        Binding("^X", action=key_action(lambda screen: screen.submit())),
+        Binding("Esc", action=key_action(lambda screen: screen.escape()), codes=("ESC",)),
+        Binding("PgUp/PgDn", action=lambda screen, key: screen.output.on_key(key), codes=("PGUP", "PGDN")),
+        Binding("Tab", action=lambda screen, key: screen.complete(), codes=("TAB",)),
+        Binding("^E", action=lambda screen, key: screen.open_text_area()))
+
+
+def completing(screen):
+    return screen.completer is not None and screen.completer.offered()
 
 
 class FieldScreen(Screen):
@@ -10506,6 +12245,16 @@ class FieldScreen(Screen):
 
     submit_label = "Run"
     output_title = "Result"
+    BINDINGS = form_keys(
+        Binding("Tab", lambda screen: "complete" if completing(screen) else ""),
+        Binding("Up/Down", lambda screen: "move" if completing(screen) else ""),
+        Binding("Tab/arrows", lambda screen: "" if completing(screen) else "move"),
+        Binding("Enter/^X", lambda screen: screen.submit_label.lower()),
+        Binding("^E", lambda screen: "" if completing(screen) or "^E" not in screen.field_keys() else "edit"),
+        Binding("^N", lambda screen: "" if completing(screen) or "^N" not in screen.field_keys() else "null"),
+        Binding("PgUp/PgDn", "scroll"),
+        Binding("F12", lambda screen: "" if completing(screen) or screen.field_keys() else "debug"),
+        Binding("Esc", "back"))
 
     def __init__(self, app, intro=""):
         Screen.__init__(self, app)
@@ -10519,13 +12268,6 @@ class FieldScreen(Screen):
         self.clean_state = None  # the fields as last opened or run: Esc asks before losing edits
         self.completer = None  # a Completer where the server completes this form's values
 
-    def hints(self):
-        if self.completer and self.completer.offered():
-            return "Tab complete  Up/Down move  Enter/^X %s  PgUp/PgDn scroll  Esc back" % self.submit_label.lower()
-        keys = self.field_keys()
-        return "Tab/arrows move  Enter/^X %s  %sPgUp/PgDn scroll  %sEsc back" % (
-            self.submit_label.lower(), keys, "" if keys else "F12 debug  ")
-
     def field_keys(self):
         """The keys of the form's text fields, for the footer: ^E edit (the text area), and
         ^N null where a field allows null. The same for the whole form: a footer that changed
@@ -10536,26 +12278,35 @@ class FieldScreen(Screen):
     def on_key(self, key):
         if self.clean_state is None:
             self.mark_clean()  # before the first key changes anything
-        if key == "ESC":
-            if self.changed():
-                self.app.ask("Discard your input?", self.discard)
-            else:
-                self.cancel()
-            return True
-        if key == "^X":
-            self.submit()
-            return True
-        if key in ("PGUP", "PGDN"):
-            return self.output.on_key(key)
-        focused = self.field_list.items[self.field_list.focus] if self.field_list.items else None
-        if key == "TAB" and self.completer and isinstance(focused, TextField) and self.completer.offered():
-            self.completer.complete(focused)
-            return True
-        if key == "^E" and isinstance(focused, TextField) and focused.cursor == len(focused.text):
-            self.app.open(TextAreaScreen(self.app, focused))  # ^E at the end of the line: the text area
-            return True
+        return Screen.on_key(self, key)
+
+    def other_key(self, key):
         self.field_list.on_key(key)
         return True  # a form screen owns every key, so letters type (an unknown Alt key does nothing)
+
+    def escape(self):
+        if self.changed():
+            self.app.ask("Discard your input?", self.discard)
+        else:
+            self.cancel()
+
+    def focused_text(self):
+        focused = self.field_list.items[self.field_list.focus] if self.field_list.items else None
+        return focused if isinstance(focused, TextField) else None
+
+    def complete(self):
+        """Tab in a text field the server completes; False: Tab moves on."""
+        focused = self.focused_text()
+        if focused is None or not completing(self):
+            return False
+        self.completer.complete(focused)
+
+    def open_text_area(self):
+        """^E at the end of a text field; False elsewhere (^E: the end of the line)."""
+        focused = self.focused_text()
+        if focused is None or focused.cursor != len(focused.text):
+            return False
+        self.app.open(TextAreaScreen(self.app, focused))
 
     def on_paste(self, text):
         if self.clean_state is None:
@@ -10667,6 +12418,22 @@ class ConnectScreen(FieldScreen):
 
     submit_label = "Connect"
     output_title = "Connection"
+    BINDINGS = form_keys(
+        Binding("Esc", "cancel the attempt", action=key_action(lambda screen: screen.cancel()), codes=("ESC",),
+                when=lambda screen: screen.running),
+        Binding("Tab/arrows", "move", when=lambda screen: not screen.running),
+        Binding("Enter/^X", "connect", action=lambda screen, key: screen.connect_from_field(), codes=("ENTER",),
+                when=lambda screen: not screen.running),
+        Binding("^R", "retry", action=key_action(lambda screen: screen.connect(screen.attempted)),  # asks again
+                when=lambda screen: not screen.running and screen.attempted is not None),
+        Binding("F12", "debug"),
+        Binding("Esc", lambda screen: "back" if screen.stacked() else "quit", when=lambda screen: not screen.running))
+    HELP_NOTES = (
+        "Type a URL or a stdio command line, pick the transport and protocol version, add headers",
+        "('Name: value'), then Enter (or ^X) anywhere in the form connects. Servers found in --config and",
+        "in the Claude Desktop, VS Code and .mcp.json files are listed as buttons: Enter connects.",
+        "A config file's path typed into Server lists that file's servers instead.",
+        "^R tries the last attempt again (a cancelled authorization asks again).")
 
     def __init__(self, app, spec):
         FieldScreen.__init__(self, app, "Connect to an MCP server: a URL (http://...) or a command line that "
@@ -10710,39 +12477,19 @@ class ConnectScreen(FieldScreen):
     def title(self):
         return "Connect"
 
-    def hints(self):
-        if self.running:
-            return "Esc cancel the attempt  F12 debug"
-        return "Tab/arrows move  Enter/^X connect%s  F12 debug  Esc %s" % (
-            "  ^R retry" if self.attempted is not None else "", "back" if self.stacked() else "quit")
-
     def stacked(self):
         """Opened from the main screen (C), over a session that stays until a new one opens."""
         return len(self.app.stack) > 1 and self.app.stack[-1] is self
 
-    def on_key(self, key):
-        if key == "ESC" and self.running:
-            self.cancel()
-            return True
-        if key == "^R" and not self.running and self.attempted is not None:
-            self.connect(self.attempted)  # the last attempt again (an authorization asks again)
-            return True
-        focused = self.field_list.items[self.field_list.focus]
-        if key == "ENTER" and not isinstance(focused, Button):
-            self.submit()  # as the footer says: Enter connects from any field
-            return True
-        return FieldScreen.on_key(self, key)
-
-    def help_lines(self):
-        return ["Type a URL or a stdio command line, pick the transport and protocol version, add headers",
-                "('Name: value'), then Enter (or ^X) anywhere in the form connects. Servers found in --config and",
-                "in the Claude Desktop, VS Code and .mcp.json files are listed as buttons: Enter connects.",
-                "A config file's path typed into Server lists that file's servers instead.",
-                "^R tries the last attempt again (a cancelled authorization asks again)."]
+    def connect_from_field(self):
+        """As the footer says: Enter connects from any field; on a button it presses it (False)."""
+        if isinstance(self.field_list.items[self.field_list.focus], Button):
+            return False
+        self.submit()
 
     def cancel(self):
         if self.running:
-            self.app.cancel_connect()
+            self.app.connection.cancel_connect()
             self.running, self.elapsed = False, time.monotonic() - self.started
             self.output.set_text("Connection attempt cancelled.\n\n" + self.known_servers_text())
             self.app.say("Connection attempt cancelled.")
@@ -10809,7 +12556,7 @@ class ConnectScreen(FieldScreen):
         self.running, self.started, self.elapsed = True, time.monotonic(), None
         self.progress = "connecting to %s" % spec.describe()
         self.app.say("Connecting to %s ..." % spec.describe())
-        self.app.open_session(spec, self.failed)
+        self.app.connection.open_session(spec, self.failed)
 
     def failed(self, exc, stderr_lines):
         self.running, self.elapsed = False, time.monotonic() - self.started
@@ -10874,6 +12621,27 @@ class MainScreen(Screen):
     detail pane."""
 
     TABS = ("tools", "resources", "prompts", "server")
+    BINDINGS = (
+        Binding("1-4", help="switch tabs (Tools, Resources and templates, Prompts, Server)",
+                action=lambda screen, key: screen.switch_tab(key), help_key="1-4, Tab, Left/Right",
+                codes=("1", "2", "3", "4") + TAB_KEYS),
+        Binding("j/k", "scroll", when=lambda screen: screen.on_server_tab()),
+        Binding("j/k", help="move in the list; Home/End first/last", help_key="j/k, arrows, PgUp/PgDn"),
+        Binding("J/K", help="scroll the detail pane (schema, annotations)", codes=("J", "K"),
+                action=lambda screen, key: screen.scroll_detail(key), when=lambda screen: not screen.on_server_tab()),
+        Binding("Enter", "open", "open: a tool's form, a resource's contents, a prompt", codes=("ENTER",),
+                action=key_action(lambda screen: screen.open_selected()), when=lambda screen: not screen.on_server_tab()),
+        Binding("/", lambda screen: "" if screen.on_server_tab() else "filter",
+                "a new filter for this tab's list (Enter keeps it, Esc clears it)",
+                key_action(lambda screen: screen.new_filter())),
+        Binding("r", "refresh", "refresh the lists (list_changed notifications do it too)",
+                key_action(lambda screen: screen.reload(announce=True))),
+        Binding("p", "ping"), Binding("L", "log level", when=lambda screen: screen.on_server_tab()),
+        Binding("T", "tasks"), Binding("H", "history"), Binding("?", "help"), Binding("q", "quit"),
+        Binding("Esc", codes=("ESC",), action=key_action(lambda screen: screen.filter.clear()),  # only q quits here
+                when=lambda screen: not screen.on_server_tab()),
+        Binding("T / D (or F12) / q", help="tasks screen / debug screen / quit (asks while calls or tasks run)"))
+    HELP_COLUMN = 24
 
     def __init__(self, app):
         Screen.__init__(self, app)
@@ -10896,20 +12664,10 @@ class MainScreen(Screen):
         return "mcp-tui"
 
     def hints(self):
-        if self.filter.active:
-            return "type to filter  Enter keep  Esc clear"
-        if self.TABS[self.tab] == "server":
-            return "j/k scroll  r refresh  p ping  L log level  T tasks  H history  ? help  q quit"
-        return "Enter open  / filter  r refresh  p ping  T tasks  H history  ? help  q quit"
+        return "type to filter  Enter keep  Esc clear" if self.filter.active else Screen.hints(self)
 
-    def help_lines(self):
-        return ["1-4, Tab, Left/Right    switch tabs (Tools, Resources and templates, Prompts, Server)",
-                "j/k, arrows, PgUp/PgDn  move in the list; Home/End first/last",
-                "J/K                     scroll the detail pane (schema, annotations)",
-                "/                       a new filter for this tab's list (Enter keeps it, Esc clears it)",
-                "Enter                   open: a tool's form, a resource's contents, a prompt",
-                "r                       refresh the lists (list_changed notifications do it too)",
-                "T / D (or F12) / q      tasks screen / debug screen / quit (asks while calls or tasks run)"]
+    def on_server_tab(self):
+        return self.TABS[self.tab] == "server"
 
     # -- loading --------------------------------------------------------------------------
 
@@ -10959,31 +12717,22 @@ class MainScreen(Screen):
     # -- keys -----------------------------------------------------------------------------
 
     def on_key(self, key):
-        if self.filter.active:
-            return self.filter.on_key(key)
-        name = self.TABS[self.tab]
-        if key in ("1", "2", "3", "4"):
-            self.tab = int(key) - 1
-        elif key in ("TAB", "RIGHT", "l"):
-            self.tab = (self.tab + 1) % len(self.TABS)
-        elif key in ("BTAB", "LEFT", "h"):
-            self.tab = (self.tab - 1) % len(self.TABS)
-        elif key == "/":
-            self.filter.clear()  # a new filter, not more text behind the last one
-            self.filter.active = True
-        elif key == "r":
-            self.reload(announce=True)
-        elif name == "server":
+        return self.filter.on_key(key) if self.filter.active else Screen.on_key(self, key)
+
+    def other_key(self, key):
+        if self.on_server_tab():
             return self.server_view.on_key(key)
-        elif key == "ENTER":
-            self.open_selected()
-        elif key in ("J", "K"):
-            self.detail.on_key("DOWN" if key == "J" else "UP")
-        elif key == "ESC":
-            self.filter.clear()  # Esc clears a filter; only q quits from here
-        else:
-            return self.selections[name].on_key(key, len(self.visible_entries()))
-        return True
+        return self.selections[self.TABS[self.tab]].on_key(key, len(self.visible_entries()))
+
+    def switch_tab(self, key):
+        self.tab = tab_chosen(key, self.tab, len(self.TABS))
+
+    def new_filter(self):
+        self.filter.clear()  # a new filter, not more text behind the last one
+        self.filter.active = True
+
+    def scroll_detail(self, key):
+        self.detail.on_key("DOWN" if key == "J" else "UP")
 
     def on_paste(self, text):
         self.filter.paste(text)  # pasting on the list filters it, as / then the text would
@@ -11149,6 +12898,34 @@ class ToolScreen(FieldScreen):
     running while the screen is closed."""
 
     submit_label = "Execute"
+    BINDINGS = (
+        Binding("^C", "cancel the call", "cancel the running call (a task: asks, then tasks/cancel)",
+                lambda screen, key: screen.cancel_on_button(), codes=("x",), help_key="^C, or x on a button",
+                when=lambda screen: screen.running),
+        Binding("^X", lambda screen: "" if screen.running else "execute",
+                "execute (required fields, formats and limits are checked first)"),
+        Binding("^T", lambda screen: "" if screen.running else "task mode",
+                "task mode: call the tool as a task and follow it", key_action(lambda screen: screen.toggle_task_mode())),
+        Binding("^Y", lambda screen: "" if screen.running else "copy",
+                "copy the equivalent mcp-tui command (shell-quoted; OSC 52 clipboard)",
+                key_action(lambda screen: screen.copy_command())),
+        Binding("^E", lambda screen: "" if screen.running or "^E" not in screen.field_keys() else "edit",
+                "at the end of a text field: a text area (newlines and tabs)"),
+        Binding("^N", lambda screen: "" if screen.running or "^N" not in screen.field_keys() else "null",
+                "on a field whose schema allows null: send JSON null (again: clear)"),
+        Binding("Tab", lambda screen: "move" if screen.running or "^N" not in screen.field_keys() else "",
+                "move between fields and buttons; Enter moves on, or presses a button",
+                help_key="Tab/Shift-Tab or Up/Down"),  # 80 columns hold the hints: "^N null" takes its place
+        Binding("Left/Right/Space", help="choose in a choice field; Space ticks in a multi-select"),
+        Binding("^O", help="open a resource the result links to (resource_link)",
+                action=key_action(lambda screen: screen.follow_link())),
+        Binding("^S", help="save the result's contents (text, images, audio, blobs) to files",
+                action=key_action(lambda screen: open_save_screen(screen.app, screen.result))),
+        Binding("PgUp/PgDn", "result", "scroll the result"),
+        Binding("Esc", lambda screen: "back (it keeps running)" if screen.running else "back",
+                "back to the list; a running call goes on, its result stays here"))
+    BINDINGS = form_keys(*BINDINGS)
+    HELP_COLUMN = 27
 
     def __init__(self, app, tool):
         FieldScreen.__init__(self, app, first_line(str(tool.get("description") or "")))
@@ -11167,43 +12944,9 @@ class ToolScreen(FieldScreen):
     def title(self):
         return "Tool: %s%s" % (self.tool.get("name"), " [task mode]" if self.task_mode else "")
 
-    def hints(self):
-        if self.running:
-            return "^C cancel the call  Tab move  PgUp/PgDn result  Esc back (it keeps running)"
-        keys = self.field_keys()  # 80 columns hold them: "^N null" takes the place of "Tab move"
-        return "^X execute  ^T task mode  ^Y copy  %s%sPgUp/PgDn result  Esc back" % (
-            keys, "" if "^N" in keys else "Tab move  ")
-
-    def help_lines(self):
-        return ["Tab/Shift-Tab or Up/Down   move between fields and buttons; Enter moves on, or presses a button",
-                "Left/Right/Space           choose in a choice field; Space ticks in a multi-select",
-                "^X                         execute (required fields, formats and limits are checked first)",
-                "^E                         at the end of a text field: a text area (newlines and tabs)",
-                "^N                         on a field whose schema allows null: send JSON null (again: clear)",
-                "^T                         task mode: call the tool as a task and follow it",
-                "^Y                         copy the equivalent mcp-tui command (shell-quoted; OSC 52 clipboard)",
-                "^C, or x on a button       cancel the running call (a task: asks, then tasks/cancel)",
-                "^O                         open a resource the result links to (resource_link)",
-                "^S                         save the result's contents (text, images, audio, blobs) to files",
-                "PgUp/PgDn                  scroll the result",
-                "Esc                        back to the list; a running call goes on, its result stays here"]
-
-    def on_key(self, key):
-        if key == "^T":
-            self.toggle_task_mode()
-            return True
-        if key == "^Y":
-            self.copy_command()
-            return True
-        if key == "^O":
-            self.follow_link()
-            return True
-        if key == "^S":
-            open_save_screen(self.app, self.result)
-            return True
-        if key == "x" and self.running and isinstance(self.field_list.items[self.field_list.focus], Button):
-            return self.interrupt()
-        return FieldScreen.on_key(self, key)
+    def cancel_on_button(self):
+        """x with the focus on a button cancels the running call; in a text field it types."""
+        return isinstance(self.field_list.items[self.field_list.focus], Button) and self.interrupt()
 
     def toggle_task_mode(self):
         self.task_mode = not self.task_mode
@@ -11374,6 +13117,18 @@ class TextAreaScreen(Screen):
     Tab and a paste keep their tabs; ^X puts the text back into the field, Esc leaves it as
     it was (asking first when edited)."""
 
+    BINDINGS = (
+        Binding("^X", "done", lambda screen: "done: the text goes back into the field %s" % screen.field.label,
+                key_action(lambda screen: screen.done())),
+        Binding("Enter", "new line", "a new line (the field keeps it: a string is sent with its newlines)",
+                key_action(lambda screen: screen.insert("\n")), codes=("ENTER",)),
+        Binding("Tab", "tab", "a tab character; a paste keeps its tabs and newlines",
+                key_action(lambda screen: screen.insert("\t")), codes=("TAB",)),
+        Binding("arrows", "move", "move; Backspace/Delete remove a character", help_key="arrows, Home/End, PgUp/PgDn"),
+        Binding("Esc", "cancel", "cancel (asks first when the text was edited)", key_action(lambda screen: screen.cancel()),
+                codes=("ESC",)))
+    HELP_COLUMN = 27
+
     def __init__(self, app, field):
         Screen.__init__(self, app)
         self.field = field
@@ -11384,15 +13139,6 @@ class TextAreaScreen(Screen):
     def title(self):
         return "Edit: %s" % self.field.label
 
-    def hints(self):
-        return "^X done  Enter new line  Tab tab  arrows move  Esc cancel"
-
-    def help_lines(self):
-        return ["Enter                      a new line (the field keeps it: a string is sent with its newlines)",
-                "Tab                        a tab character; a paste keeps its tabs and newlines",
-                "arrows, Home/End, PgUp/PgDn move; Backspace/Delete remove a character",
-                "^X                         done: the text goes back into the field %s" % self.field.label,
-                "Esc                        cancel (asks first when the text was edited)"]
 
     def line_start(self, index):
         return self.text.rfind("\n", 0, index) + 1
@@ -11422,22 +13168,20 @@ class TextAreaScreen(Screen):
         self.text = self.text[:self.cursor] + text + self.text[self.cursor:]
         self.cursor += len(text)
 
-    def on_key(self, key):
-        text, cursor = self.text, self.cursor
-        if key == "^X":
-            self.field.set_text(text)
-            self.field.cursor = len(text)
+    def done(self):
+        self.field.set_text(self.text)
+        self.field.cursor = len(self.text)
+        self.app.back()
+
+    def cancel(self):
+        if self.text != self.field.text:
+            self.app.ask("Discard your edits?", self.app.back)
+        else:
             self.app.back()
-        elif key == "ESC":
-            if text != self.field.text:
-                self.app.ask("Discard your edits?", self.app.back)
-            else:
-                self.app.back()
-        elif key == "ENTER":
-            self.insert("\n")
-        elif key == "TAB":
-            self.insert("\t")
-        elif len(key) == 1:
+
+    def other_key(self, key):
+        text, cursor = self.text, self.cursor
+        if len(key) == 1:
             self.insert(key)
         elif key == "BACKSPACE" and cursor:
             self.text, self.cursor = text[:cursor - 1] + text[cursor:], cursor - 1
@@ -11504,11 +13248,11 @@ class PickScreen(Screen):
         self.selection = Selection()
         self.selection.index = index
 
+    BINDINGS = (Binding("Enter", "choose", action=lambda screen, key: screen.pick(), codes=("ENTER",)),
+                Binding("j/k", "move"), Binding("q", "back"))
+
     def title(self):
         return self.name
-
-    def hints(self):
-        return "Enter choose  j/k move  q back"
 
     def draw(self, canvas):
         top = 2 if self.intro else 0
@@ -11518,11 +13262,13 @@ class PickScreen(Screen):
                                           self.app.style):
             canvas.put(row, 1, self.labels[index], attr)
 
-    def on_key(self, key):
-        if key == "ENTER" and self.labels:
+    def pick(self):
+        if self.labels:
             self.app.close_screen(self)
             self.on_pick(self.selection.index)
-            return True
+        return bool(self.labels)
+
+    def other_key(self, key):
         return self.selection.on_key(key, len(self.labels))
 
 
@@ -11567,6 +13313,16 @@ class HistoryScreen(Screen):
     """Every tool call of the session, newest first: arguments, duration, status, result."""
 
     COLUMNS = ("TIME", "TOOL", "STATUS", "TOOK", "ARGUMENTS")
+    BINDINGS = (
+        Binding("Enter", "the whole call", "the call: arguments, duration, status and its result",
+                lambda screen, key: screen.show_selected(), codes=("ENTER",)),
+        Binding("e", "edit in the form", "the tool's form with the call's arguments, to edit and run",
+                lambda screen, key: screen.load_selected(run=False)),
+        Binding("r", "run again", "run the call again (the same arguments and task mode)",
+                lambda screen, key: screen.load_selected(run=True)),
+        Binding("j/k", "move", "move", help_key="j/k, arrows"),
+        Binding("q", "back"))
+    HELP_COLUMN = 13
 
     def __init__(self, app):
         Screen.__init__(self, app)
@@ -11575,27 +13331,25 @@ class HistoryScreen(Screen):
     def title(self):
         return "History"
 
-    def hints(self):
-        return "Enter the whole call  e edit in the form  r run again  j/k move  q back"
-
-    def help_lines(self):
-        return ["j/k, arrows  move          Enter  the call: arguments, duration, status and its result",
-                "e            the tool's form with the call's arguments, to edit and run",
-                "r            run the call again (the same arguments and task mode)"]
-
     def calls(self):
         return list(reversed(self.app.history.calls))
 
-    def on_key(self, key):
+    def show_selected(self):
+        """Enter: the selected call whole; False (the key unused) with no call."""
         calls = self.calls()
-        if key == "ENTER" and calls:
+        if calls:
             record = calls[self.selection.index]
             self.app.open(TextScreen(self.app, "Call: %s" % record.tool, record.text()))
-            return True
-        if key in ("e", "r") and calls:
-            self.load(calls[self.selection.index], run=key == "r")
-            return True
-        return self.selection.on_key(key, len(calls))
+        return bool(calls)
+
+    def load_selected(self, run):
+        calls = self.calls()
+        if calls:
+            self.load(calls[self.selection.index], run)
+        return bool(calls)
+
+    def other_key(self, key):
+        return self.selection.on_key(key, len(self.calls()))
 
     def load(self, record, run):
         """The call's tool form, its arguments and task mode filled in; ``run``: execute it."""
@@ -11631,6 +13385,18 @@ class ResourceScreen(Screen):
     """A resource's contents, read on a worker, to scroll through; s subscribes to its
     updates, w saves its contents."""
 
+    BINDINGS = (
+        Binding("j/k", "scroll", "scroll", help_key="j/k, PgUp/PgDn, Home/End"),
+        Binding("r", "read again", "read it again", key_action(lambda screen: screen.read())),
+        Binding("s", lambda screen: screen.subscribe_hint(),
+                "subscribe to its updates (a changed resource is marked * in the list), again: unsubscribe",
+                key_action(lambda screen: screen.app.toggle_subscription(screen.uri))),
+        Binding("w", "save", "save its contents (text as UTF-8, blobs decoded) to files in a directory",
+                key_action(lambda screen: open_save_screen(screen.app, screen.result))),
+        Binding("", lambda screen: screen.view.position()),
+        Binding("q", "back"))
+    HELP_COLUMN = 3
+
     def __init__(self, app, resource):
         Screen.__init__(self, app)
         self.resource = resource
@@ -11643,15 +13409,11 @@ class ResourceScreen(Screen):
         mark = {"*": "  [changed: r reads again]", "+": "  [subscribed]"}.get(self.app.resource_mark(self.uri), "")
         return "Resource: %s%s" % (self.uri, mark)
 
-    def hints(self):
-        subscribe = ("s unsubscribe  " if self.uri in self.app.subscriptions else "s subscribe  ") if (
-            self.app.session.capabilities.get("resources") or {}).get("subscribe") else ""
-        return "j/k scroll  r read again  %sw save  %s  q back" % (subscribe, self.view.position())
-
-    def help_lines(self):
-        return ["j/k, PgUp/PgDn, Home/End  scroll          r  read it again",
-                "s  subscribe to its updates (a changed resource is marked * in the list), again: unsubscribe",
-                "w  save its contents (text as UTF-8, blobs decoded) to files in a directory"]
+    def subscribe_hint(self):
+        """The footer offers s where the server takes subscriptions (the key works anyway)."""
+        if not (self.app.session.capabilities.get("resources") or {}).get("subscribe"):
+            return ""
+        return "unsubscribe" if self.uri in self.app.subscriptions else "subscribe"
 
     def read(self):
         session, uri = self.app.session, self.uri
@@ -11670,16 +13432,8 @@ class ResourceScreen(Screen):
     def draw(self, canvas):
         self.view.draw(canvas)
 
-    def on_key(self, key):
-        if key == "r":
-            self.read()
-        elif key == "s":
-            self.app.toggle_subscription(self.uri)
-        elif key == "w":
-            open_save_screen(self.app, self.result)
-        else:
-            return self.view.on_key(key)
-        return True
+    def other_key(self, key):
+        return self.view.on_key(key)
 
 
 def content_payloads(result):
@@ -11885,17 +13639,20 @@ class RootsScreen(Screen):
         Screen.__init__(self, app)
         self.selection = Selection()
 
+    BINDINGS = (
+        Binding("a", lambda screen: "add" if screen.app.roots else "add a root",
+                "add a root: a directory path (shown to servers as a file:// URI)",
+                key_action(lambda screen: screen.app.open(add_root_screen(screen.app)))),
+        Binding("d", "remove", "remove the selected root (asks first)", key_action(lambda screen: screen.ask_to_remove()),
+                when=lambda screen: screen.app.roots),
+        Binding("j/k", "move", when=lambda screen: screen.app.roots),
+        Binding("q", "back"))
+    HELP_COLUMN = 4
+    HELP_NOTES = ("A change is announced to a 2025-11-25 server (notifications/roots/list_changed); a",
+                  "2026-07-28 server asks for roots with each request that needs them.")
+
     def title(self):
         return "Roots"
-
-    def hints(self):
-        return "a add  d remove  j/k move  q back" if self.app.roots else "a add a root  q back"
-
-    def help_lines(self):
-        return ["a   add a root: a directory path (shown to servers as a file:// URI)",
-                "d   remove the selected root (asks first)",
-                "A change is announced to a 2025-11-25 server (notifications/roots/list_changed); a",
-                "2026-07-28 server asks for roots with each request that needs them."]
 
     def draw(self, canvas):
         roots = self.app.roots
@@ -11906,16 +13663,12 @@ class RootsScreen(Screen):
             entry = root_entry(roots[index])
             canvas.put(row, 1, "%s  %s" % (entry["name"], entry["uri"]), attr)  # the name: a long URI is cut
 
-    def on_key(self, key):
-        roots = self.app.roots
-        if key == "a":
-            self.app.open(add_root_screen(self.app))
-        elif key == "d" and roots:
-            path = roots[self.selection.index]
-            self.app.ask("Remove root %s?" % path, lambda: self.remove(path))
-        else:
-            return self.selection.on_key(key, len(roots))
-        return True
+    def other_key(self, key):
+        return self.selection.on_key(key, len(self.app.roots))
+
+    def ask_to_remove(self):
+        path = self.app.roots[self.selection.index]
+        self.app.ask("Remove root %s?" % path, lambda: self.remove(path))
 
     def remove(self, path):
         if path in self.app.roots:
@@ -11965,23 +13718,30 @@ class TasksScreen(Screen):
         self.refreshing = False
         self.recorded = []  # (fingerprint, entry) of this server's tasks from earlier runs (the ledger)
 
+    BINDINGS = (
+        Binding("Enter", "detail", "the task's detail (TTL, pending input, error) and its result",
+                key_action(lambda screen: screen.app.open(TaskDetailScreen(screen.app, screen.selected()))),
+                codes=("ENTER",), when=lambda screen: screen.selected()),
+        Binding("c", lambda screen: "" if screen.selected().task.terminal else "cancel",
+                "cancel the selected task (asks first; tasks/cancel); not on a task that has ended",
+                key_action(lambda screen: ask_to_cancel(screen.app, screen.selected())),
+                when=lambda screen: screen.selected()),
+        Binding("a", lambda screen: "" if screen.selected().task.terminal else "follow",
+                "follow the task: answer its input requests in forms and wait for the result",
+                key_action(lambda screen: answer_task(screen.app, screen.selected())),
+                when=lambda screen: screen.selected()),
+        Binding("o", lambda screen: "open by ID" if screen.selected() else "open a task by ID",
+                "open a task by its ID (one from an earlier run, or another client)",
+                key_action(lambda screen: screen.app.open(open_task_screen(screen.app)))),
+        Binding("r", "refresh", "refresh every task from the server (and tasks/list where the server has it)",
+                key_action(lambda screen: screen.refresh())),
+        Binding("j/k", "move", when=lambda screen: screen.selected()),
+        Binding("q", "back"))
+    HELP_COLUMN = 8
+    HELP_NOTES = ("*       after a status: this screen follows the task (its input requests open forms)",)
+
     def title(self):
         return "Tasks"
-
-    def hints(self):
-        row = self.selected()
-        if row is None:
-            return "o open a task by ID  r refresh  q back"
-        live = "" if row.task.terminal else "c cancel  a follow  "
-        return "Enter detail  %so open by ID  r refresh  j/k move  q back" % live
-
-    def help_lines(self):
-        return ["Enter   the task's detail (TTL, pending input, error) and its result",
-                "c       cancel the selected task (asks first; tasks/cancel); not on a task that has ended",
-                "r       refresh every task from the server (and tasks/list where the server has it)",
-                "a       follow the task: answer its input requests in forms and wait for the result",
-                "o       open a task by its ID (one from an earlier run, or another client)",
-                "*       after a status: this screen follows the task (its input requests open forms)"]
 
     def on_show(self):
         self.refresh()
@@ -12007,21 +13767,8 @@ class TasksScreen(Screen):
         rows = self.rows()
         return rows[self.selection.index] if rows else None
 
-    def on_key(self, key):
-        row = self.selected()
-        if key == "r":
-            self.refresh()
-        elif key == "ENTER" and row:
-            self.app.open(TaskDetailScreen(self.app, row))
-        elif key == "c" and row:
-            ask_to_cancel(self.app, row)
-        elif key == "a" and row:
-            answer_task(self.app, row)
-        elif key == "o":
-            self.app.open(open_task_screen(self.app))
-        else:
-            return self.selection.on_key(key, len(self.rows()))
-        return True
+    def other_key(self, key):
+        return self.selection.on_key(key, len(self.rows()))
 
     def refresh(self):
         tasks = self.app.tasks
@@ -12144,6 +13891,15 @@ def answer_task(app, row):
 class TaskDetailScreen(Screen):
     """One task: status, times, TTL, pending input, error, and the result once fetched."""
 
+    BINDINGS = (
+        Binding("r", "refresh", action=key_action(lambda screen: screen.fetch())),
+        Binding("c", lambda screen: "" if screen.row.task.terminal else "cancel",
+                action=key_action(lambda screen: ask_to_cancel(screen.app, screen.row))),
+        Binding("a", lambda screen: "" if screen.row.task.terminal else "follow",
+                action=key_action(lambda screen: answer_task(screen.app, screen.row))),
+        Binding("j/k", "scroll"),
+        Binding("q", "back"))
+
     def __init__(self, app, row):
         Screen.__init__(self, app)
         self.row = row
@@ -12153,19 +13909,8 @@ class TaskDetailScreen(Screen):
     def title(self):
         return "Task %s" % short_task_id(self.row.task.task_id)
 
-    def hints(self):
-        return "r refresh  %sj/k scroll  q back" % ("" if self.row.task.terminal else "c cancel  a follow  ")
-
-    def on_key(self, key):
-        if key == "r":
-            self.fetch()
-        elif key == "c":
-            ask_to_cancel(self.app, self.row)
-        elif key == "a":
-            answer_task(self.app, self.row)
-        else:
-            return self.view.on_key(key)
-        return True
+    def other_key(self, key):
+        return self.view.on_key(key)
 
     def fetch(self):
         """tasks/get, and the result too once the task has ended."""
@@ -12240,6 +13985,8 @@ class ElicitationScreen(FieldScreen):
     filled in), then accept, decline or cancel."""
 
     submit_label = "Accept"
+    BINDINGS = form_keys(Binding("Tab", "move"), Binding("^X", "accept"), Binding("Esc", "cancel"),
+                         Binding("", "(Decline is a button)"), Binding("F12", "debug"))
 
     def __init__(self, app, params, server_name, pending):
         FieldScreen.__init__(self, app, elicitation_intro(params, server_name))
@@ -12252,8 +13999,6 @@ class ElicitationScreen(FieldScreen):
     def title(self):
         return "Input requested"
 
-    def hints(self):
-        return "Tab move  ^X accept  Esc cancel  (Decline is a button)  F12 debug"
 
     def has_output(self):
         return False
@@ -12286,6 +14031,10 @@ class UrlElicitationScreen(FieldScreen):
     """A URL-mode elicitation: show the URL and its host, and open it only when asked."""
 
     submit_label = "Open"
+    BINDINGS = form_keys(
+        Binding("Enter", "press button"),
+        Binding("^Y", "copy URL", action=key_action(lambda screen: screen.copy_url())),
+        Binding("Esc", "cancel"), Binding("", "(nothing opens unless you choose Open)"))
 
     def __init__(self, app, params, server_name, pending):
         self.url = str(params.get("url", ""))
@@ -12302,18 +14051,12 @@ class UrlElicitationScreen(FieldScreen):
     def title(self):
         return "Open a URL?"
 
-    def hints(self):
-        return "Enter press button  ^Y copy URL  Esc cancel  (nothing opens unless you choose Open)"
-
     def has_output(self):
         return False
 
-    def on_key(self, key):
-        if key == "^Y":
-            self.app.copy_to_clipboard(self.url)
-            self.app.say("URL copied to the clipboard (where the terminal allows).")
-            return True
-        return FieldScreen.on_key(self, key)
+    def copy_url(self):
+        self.app.copy_to_clipboard(self.url)
+        self.app.say("URL copied to the clipboard (where the terminal allows).")
 
     def submit(self):
         import webbrowser
@@ -12337,12 +14080,13 @@ class AuthorizeScreen(TextScreen):
     """OAuth's browser step: the authorization server, the URL the browser was sent to, and
     a countdown; Esc gives up (the connection then fails with "authorization cancelled")."""
 
+    BINDINGS = (Binding("Esc", "cancel", action=key_action(lambda screen: screen.cancel()), codes=("ESC", "q")),
+                Binding("^Y", "copy URL", action=key_action(lambda screen: screen.copy_url())))
+
     def __init__(self, app, step):
         TextScreen.__init__(self, app, "Authorize", "")
         self.step = step
 
-    def hints(self):
-        return "Esc cancel  ^Y copy URL"
 
     def draw(self, canvas):
         if self.step.finished:
@@ -12355,17 +14099,14 @@ class AuthorizeScreen(TextScreen):
                            keep_position=True)
         TextScreen.draw(self, canvas)
 
-    def on_key(self, key):
-        if key in ("ESC", "q"):
-            self.step.cancel()
-            self.app.close_screen(self)
-            self.app.say("Authorization cancelled.")
-            return True
-        if key == "^Y":
-            self.app.copy_to_clipboard(self.step.url)
-            self.app.say("URL copied to the clipboard (where the terminal allows).")
-            return True
-        return TextScreen.on_key(self, key)
+    def cancel(self):
+        self.step.cancel()
+        self.app.close_screen(self)
+        self.app.say("Authorization cancelled.")
+
+    def copy_url(self):
+        self.app.copy_to_clipboard(self.step.url)
+        self.app.say("URL copied to the clipboard (where the terminal allows).")
 
 
 class SamplingScreen(FieldScreen):
@@ -12373,6 +14114,15 @@ class SamplingScreen(FieldScreen):
     reject it."""
 
     submit_label = "Send"
+    BINDINGS = form_keys(
+        Binding("", "type the reply"),
+        Binding("^E", lambda screen: "edit" if "^E" in screen.field_keys() else ""),
+        Binding("^N", lambda screen: "null" if "^N" in screen.field_keys() else ""),
+        Binding("^X", "send"), Binding("Esc", "reject"), Binding("PgUp/PgDn", "scroll the request"))
+    HELP_NOTES = ("Reply, Model, Stop reason  the result sent back: type the reply and ^X (the model is 'human')",
+                  "Result                     or the whole result as JSON (content blocks, model, stopReason);",
+                  "                           what it leaves out comes from the fields above",
+                  "^X send    Esc or Reject   reject the request")
 
     STOP_REASONS = ("endTurn", "stopSequence", "maxTokens", "toolUse")
 
@@ -12391,15 +14141,6 @@ class SamplingScreen(FieldScreen):
 
     def title(self):
         return "Sampling request"
-
-    def help_lines(self):
-        return ["Reply, Model, Stop reason  the result sent back: type the reply and ^X (the model is 'human')",
-                "Result                     or the whole result as JSON (content blocks, model, stopReason);",
-                "                           what it leaves out comes from the fields above",
-                "^X send    Esc or Reject   reject the request"]
-
-    def hints(self):
-        return "type the reply  %s^X send  Esc reject  PgUp/PgDn scroll the request" % self.field_keys()
 
     def output_heading(self, width):
         heading = "-- Request %s " % self.output.position()
@@ -12462,6 +14203,23 @@ class DebugScreen(Screen):
     server's stderr. Key 8 keeps only task status notifications."""
 
     TABS = tuple(name for name, _ in DEBUG_TABS)
+    BINDINGS = (
+        Binding("1-5", "tabs", "Protocol, Notifications, Logs (the server's log messages), HTTP trace,\nserver stderr",
+                lambda screen, key: screen.switch_tab(key), help_key="1-5, Tab, Left/Right",
+                codes=("1", "2", "3", "4", "5") + TAB_KEYS),
+        Binding("8", "task status", "Notifications: only task status (notifications/tasks[/status]); again: all",
+                key_action(lambda screen: screen.toggle_task_status_only())),
+        Binding("/", "search", "search: only entries with the text (Enter keeps it, Esc clears it)",
+                key_action(lambda screen: setattr(screen.search, "active", True))),
+        Binding("Esc", codes=("ESC",), action=key_action(lambda screen: screen.search.clear()),
+                when=lambda screen: screen.search.needle()),
+        Binding("Enter", "whole entry", "the whole entry, however long (a message as indented JSON)",
+                key_action(lambda screen: screen.open_entry()), codes=("ENTER",)),
+        Binding("j/k", True),
+        Binding("End", "follow", "follow the newest entry"),
+        Binding("q", "back"))
+    HELP_COLUMN = 22
+    HELP_NOTES = ("Task IDs, session ids and tokens are masked exactly as in the CLI's --debug output.",)
 
     def __init__(self, app):
         Screen.__init__(self, app)
@@ -12476,18 +14234,7 @@ class DebugScreen(Screen):
         return "Debug: %s%s" % (self.TABS[self.tab], " [task status only]" if self.task_status_only else "")
 
     def hints(self):
-        if self.search.active:
-            return "type to search  Enter keep  Esc clear"
-        return "1-5 tabs  8 task status  / search  Enter whole entry  j/k  End follow  q back"
-
-    def help_lines(self):
-        return ["1-5, Tab, Left/Right  Protocol, Notifications, Logs (the server's log messages), HTTP trace,",
-                "                      server stderr",
-                "8                     Notifications: only task status (notifications/tasks[/status]); again: all",
-                "/                     search: only entries with the text (Enter keeps it, Esc clears it)",
-                "Enter                 the whole entry, however long (a message as indented JSON)",
-                "End                   follow the newest entry",
-                "Task IDs, session ids and tokens are masked exactly as in the CLI's --debug output."]
+        return "type to search  Enter keep  Esc clear" if self.search.active else Screen.hints(self)
 
     def tab_views(self):
         """Each tab's entries under the search and key 8 (tab counts follow them): made again
@@ -12518,30 +14265,26 @@ class DebugScreen(Screen):
         if self.search.active:
             self.tail = True
             return self.search.on_key(key)
+        return Screen.on_key(self, key)
+
+    def other_key(self, key):
         count = len(self.entries())
-        if key == "/":
-            self.search.active = True
-        elif key == "ESC" and self.search.needle():
-            self.search.clear()
-        elif key in ("1", "2", "3", "4", "5"):
-            self.switch(int(key) - 1)
-        elif key in ("TAB", "RIGHT", "l"):
-            self.switch((self.tab + 1) % len(self.TABS))
-        elif key in ("BTAB", "LEFT", "h"):
-            self.switch((self.tab - 1) % len(self.TABS))
-        elif key == "8":
-            self.task_status_only = not self.task_status_only
-            self.switch(1)
-        elif key == "ENTER":
-            entries = self.entries()
-            if entries:
-                entry = entries[self.selection.index]
-                self.app.open(TextScreen(self.app, "Debug entry", full_entry_text(entry)))
-        elif self.selection.on_key(key, count):
-            self.tail = self.selection.index >= count - 1
-        else:
+        if not self.selection.on_key(key, count):
             return False
+        self.tail = self.selection.index >= count - 1
         return True
+
+    def switch_tab(self, key):
+        self.switch(tab_chosen(key, self.tab, len(self.TABS)))
+
+    def toggle_task_status_only(self):
+        self.task_status_only = not self.task_status_only
+        self.switch(1)
+
+    def open_entry(self):
+        entries = self.entries()
+        if entries:
+            self.app.open(TextScreen(self.app, "Debug entry", full_entry_text(entries[self.selection.index])))
 
     def switch(self, tab):
         self.tab, self.tail = tab, True
