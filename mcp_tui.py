@@ -28,7 +28,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     watching for list changes; the only place besides 3c that knows the era
                     classes: ResultCache ConnectionSpec StubMismatch InputDeclined TaskRequired
                     UrlElicitationRequired Session Subscription ChangeWatch HeldNotifications
-   3. features      what a client asks of a server, in three parts:
+   3. features      what a client asks of a server, in four parts:
      3a. catalog and arguments  paginated lists, tools, k=v arguments coerced by schema; a
                     server's surface as a snapshot, and the changes between two
                     classes: SurfaceDiff
@@ -38,6 +38,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     picks one by era), the task ledger
                     classes: Task TaskFailed TaskSupport CallOutcome StatusReporter TaskForm
                     ExtensionTasks ExperimentalTasks TaskLedger
+     3d. check and load  the rules a server is held to, the probes that apply them, --load
+                    classes: ServerCheck LatencyHistogram ToolLoad
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
                     (and whole, credentials masked, in a --record file, which ``replay`` reads)
                     classes: LogSelection MessageRecorder Recording RecordedResponder DebugLog
@@ -5513,7 +5515,7 @@ def valid_ledger_entry(key, entry):
                for name in ("tool", "form", "createdAt", "status")) and ConnectionSpec.valid_record(entry["connection"])
 
 
-# -- 3d. Check and load: the rules a server is held to, the probes that apply them, and --load
+# -- 3d. Check and load: the rules a server is held to, the probes that apply them, --load --
 #
 # `mcp-tui check` runs every rule that applies to what the server declares, without side
 # effects: it lists, reads, gets, pings, completes and probes, and calls a tool only when
