@@ -2341,6 +2341,7 @@ class RpcChannel:
         self.transport = transport
         self.deadline = deadline
         self.withheld = withheld  # methods built and not sent (--dry-run): call raises Withheld
+        self.added_meta = ({}, {})  # the user's _meta keys (--meta) for every request, and (--tool-meta) tools/call's
         self._requests = None  # the backlog of server requests, made on the first one
         self._workers = 0
         self.log = log
@@ -2390,6 +2391,10 @@ class RpcChannel:
              on_progress=None, cancel_notification=True):
         """Send a request and wait for its response; return the result object."""
         request_id = self.next_id() if request_id is None else request_id
+        added = dict(self.added_meta[0], **(self.added_meta[1] if method == "tools/call" else {}))
+        if added:  # merged under what the request has (the era's keys, a progress token): never over them
+            meta = (params or {}).get("_meta")
+            params = dict(params or {}, _meta=dict(added, **meta) if isinstance(meta, dict) else added)
         message = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
@@ -3000,6 +3005,7 @@ class Session:
         self.max_pages = max_pages
         self.deadline = deadline  # monotonic: the end of the whole command (--max-time), if any
         self.withheld = frozenset()  # --dry-run: methods built and not sent (RpcChannel.call)
+        self.added_meta = ({}, {})  # --meta and --tool-meta (RpcChannel.added_meta)
         self.responder = responder
         self.log = log
         self.timeout = timeout
@@ -3268,6 +3274,7 @@ class Session:
         self.transport = transport
         self.channel = RpcChannel(transport, self.log, self._notification, self._server_request, self.deadline,
                                   self.withheld)
+        self.channel.added_meta = self.added_meta
         self.channel.watchers = self.wire_observers
         self.channel.start()
         if self.closed:  # closed from another thread while it started: no server may outlive that
@@ -7097,7 +7104,8 @@ class AuthSettings:
     entry's ``oauth`` object (camelCase or snake_case keys)."""
 
     FIELDS = ("client_id", "client_secret", "client_metadata_url", "scope", "grant", "private_key", "id_token",
-              "idp_client_id", "idp_token_endpoint", "no_browser", "token_endpoint_auth_method", "callback_port")
+              "idp_client_id", "idp_token_endpoint", "no_browser", "token_endpoint_auth_method", "callback_port",
+              "stored_auth_only")
 
     def __init__(self, **values):
         for field in self.FIELDS:
@@ -7174,6 +7182,8 @@ AUTH_OPTIONS = ("authorization (OAuth, when an HTTP server asks for it; --bearer
                                                        "browser")),
     (("--callback-port",), dict(type=int, metavar="PORT", help="the port of the redirect URI "
                                                                "http://127.0.0.1:PORT/callback (default: any free one)")),
+    (("--stored-auth-only",), dict(action="store_true", help="use a stored (or refreshable) token, and fail at once "
+                                                             "rather than open a browser (for CI)")),
     (("--all",), dict(action="store_true", help="auth logout: every stored token; session close: every session")),
 ))  # the command line's option group (section 7 reads it)
 
@@ -7351,19 +7361,28 @@ class BrowserStep:
         self._listener.cancel()
 
 
+BROWSER_START_SECONDS = 1.0  # a browser command that cannot start ($BROWSER=/bin/false, no display) fails sooner
+
+
 def launch_browser(url):
     """webbrowser.open (which honours $BROWSER) on its own thread: a console browser
-    command blocks until it exits."""
+    command blocks until it exits. Returns failed_within(seconds): True when within that
+    time webbrowser.open said no browser started (a $BROWSER command that exits non-zero,
+    none at all) or failed; False once it started one, or while it is still running."""
+    ended = threading.Event()
+    opened = []
 
     def run():
         import webbrowser
 
         try:
-            webbrowser.open(url)
+            opened.append(webbrowser.open(url))
         except Exception:  # no usable browser: the printed URL is the way
-            pass
+            opened.append(False)
+        ended.set()
 
     threading.Thread(target=run, daemon=True).start()
+    return lambda seconds: ended.wait(seconds) and not opened[0]
 
 
 def read_pasted_redirects(listener):
@@ -7778,8 +7797,9 @@ class Grants:
                 params.append(("scope", " ".join(scopes)))
             url = append_query(endpoint, params)
             seconds = self.timeout * 0.9  # fail before the request's own timeout
+            waits_until = time.monotonic() + seconds
             self._open_browser(url, listener, issuer, seconds)
-            response = listener.wait(seconds)
+            response = listener.wait(max(0.0, waits_until - time.monotonic()))
         finally:
             listener.close()
         if listener.cancelled:
@@ -7837,7 +7857,14 @@ class Grants:
                 read_pasted_redirects(listener)
             return
         self.announce("mcp-tui: authorizing at %s in your browser: %s" % (host, url))
-        launch_browser(url)
+        if not launch_browser(url)(BROWSER_START_SECONDS):
+            return  # started, or still starting (a console browser runs until it exits)
+        line = "the browser did not start; to authorize at %s, open this URL in a browser: %s" % (host, url)
+        advice = "without a browser, use --no-browser, and --callback-port PORT to forward the callback over SSH"
+        if not (self.interactive if self.interactive is not None else sys.stdin.isatty() and sys.stderr.isatty()):
+            raise AuthError(line, hint=advice)  # nobody to open it: waiting out --timeout helps no one
+        self.announce("mcp-tui: %s (or paste the address it ends on here; %s)" % (line, advice))
+        read_pasted_redirects(listener)
 
     @staticmethod
     def check_callback(response, discovery):
@@ -8223,6 +8250,10 @@ class Authorizer:
 
     def _obtain(self, challenge, scopes, attempt):
         try:
+            if self.settings.stored_auth_only and self.settings.grant == "authorization_code" and not (
+                    self.settings.id_token):  # the grant that needs a browser and a person: CI has neither
+                raise AuthError("authorization required: run `mcp-tui auth login --url %s`" % self.url,
+                                hint="--stored-auth-only uses only a stored or refreshable token")
             discovery = self._discover(challenge)
             if scopes is None:
                 scopes = self._choose_scopes(challenge, discovery)
@@ -8683,7 +8714,7 @@ def spec_from_config_entry(entry, protocol, where, source=None):
 
 COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
                  "rpc", "task", "tasks", "watch", "auth", "session", "sessions", "snapshot", "diff",
-                 "replay", "check")
+                 "replay", "check", "completion")
 SESSION_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # compiled on first use
 
 
@@ -9501,6 +9532,25 @@ def describe_expiry(view, now=None):
     return "expires in %dm%02ds%s" % (left // 60, left % 60, " (refreshable)" if view["refreshable"] else "")
 
 
+def added_request_meta(options):
+    """--meta and --tool-meta, read as tool arguments are (KEY=VALUE, KEY:=JSON, KEY=@FILE):
+    the _meta keys for every request and for tools/call. The names MCP reserves for itself
+    (a prefix whose second label is modelcontextprotocol or mcp) are refused."""
+    added = []
+    for flag, words in (("--meta", getattr(options, "meta", ())), ("--tool-meta", getattr(options, "tool_meta", ()))):
+        try:
+            meta = parse_arguments(words or ())
+        except UsageError as exc:
+            raise UsageError("%s: %s" % (flag, exc.message), hint=exc.hint)
+        for key in meta:
+            labels = key.rpartition("/")[0].split(".") if "/" in key else ()
+            if len(labels) > 1 and labels[1] in ("modelcontextprotocol", "mcp"):
+                raise UsageError("%s %s: names under %s/ are reserved for MCP itself" % (flag, key, key.split("/")[0]),
+                                 hint="choose a name of your own, such as trace_id or com.example/trace_id")
+        added.append(meta)
+    return tuple(added)
+
+
 def connect(spec, options, responder, log, observers=(), deadline=None, resume=None, notice=None, tell=None,
             browser_step=None, started=None):
     """Open a session to ``spec`` as the options say: the one way the CLI, the TUI and the
@@ -9522,6 +9572,7 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
                       probe_timeout=options.probe_timeout, network=network,
                       log_level=options.log_level, max_message_size=options.max_message_size,
                       max_pages=options.max_pages, deadline=deadline, cache=not options.no_cache)
+    session.added_meta = added_request_meta(options)
     session.observers.extend(observers)
     if notice is not None:
         session.notice = notice
@@ -9570,6 +9621,7 @@ commands:
   replay FILE [--ignore PATH]    send a --record FILE's requests again and compare the answers (exit 1 on any)
   check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]
                                  check the server against the spec's rules, without side effects
+  completion bash|zsh|fish       a shell completion script (source <(mcp-tui completion bash))
 
 examples:
   mcp-tui "python3 tests/testserver.py" tool list
@@ -9676,14 +9728,33 @@ class Output:
             except UnicodeEncodeError:
                 stream.write(text.encode(stream.encoding or "ascii", "replace").decode(stream.encoding or "ascii"))
                 stream.flush()
-            except BrokenPipeError:
-                # The reader went away (`mcp-tui ... | head`): stop writing there, quietly, and
-                # point the descriptor at devnull so that the flush at exit does not fail either.
+            except OSError as exc:
+                import errno
+
+                if not isinstance(exc, BrokenPipeError) and exc.errno != errno.EINVAL:
+                    raise
+                # The reader went away (`mcp-tui ... | head`; Windows says EINVAL for a closed
+                # pipe): stop writing there, quietly, and point the descriptor at devnull so
+                # that the flush at exit does not fail either.
                 self._gone.add(stream)
                 try:
                     os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
                 except (OSError, ValueError):
                     pass
+
+    def _write_json(self, stream, text):
+        """JSON text as the stream can carry it: on a stream that is not UTF-8 (a Windows code
+        page, PYTHONIOENCODING=cp1252) every non-ASCII character goes as a \\u escape, so
+        the JSON says the same and nothing becomes "?"."""
+        import codecs
+
+        try:
+            utf = codecs.lookup(getattr(stream, "encoding", None) or "ascii").name.startswith("utf")
+        except LookupError:
+            utf = False
+        if not utf and not text.isascii():
+            text = re.sub(r"[^\x00-\x7f]", lambda match: json.dumps(match.group()).strip('"'), text)
+        self._write(stream, text)
 
     def stderr_line(self, text):
         """A line on stderr whatever the format (the --debug and --trace streams)."""
@@ -9744,6 +9815,10 @@ class Output:
             self._write(self.stdout, chunk if start < length else chunk.rstrip("\n") + "\n")
 
     def document(self, value):
+        self._write_json(self.stdout, self.document_text(value))
+
+    def document_text(self, value):
+        """The JSON document of a result, with the run's notifications and warnings in it."""
         self.end_declines()
         if isinstance(value, dict):
             value = dict(value)
@@ -9753,7 +9828,7 @@ class Output:
                 value["notificationCounts"] = dict(self.notification_counts)  # the ones not kept are counted
             if self.warnings:
                 value["warnings"] = self.warnings
-        self._write(self.stdout, terminal_json(value, indent=2) + "\n")
+        return terminal_json(value, indent=2) + "\n"
 
     def hide_in_errors(self, task_id):
         """Task IDs may be bearer tokens: an error names the task by its fingerprint."""
@@ -9770,8 +9845,8 @@ class Output:
             # The notices come along unmasked, as text output shows them: one may be the
             # `task get` command of a --wait that stopped, the only place a script finds the ID.
             notices = ', "warnings": ' + terminal_json(self.warnings) if self.warnings else ""
-            self._write(self.stderr, '{"error": %s%s}\n' % (self._without_task_ids(terminal_json(exc.to_json())),
-                                                              notices))
+            self._write_json(self.stderr, '{"error": %s%s}\n' % (
+                self._without_task_ids(terminal_json(exc.to_json())), notices))
             return
         line = "mcp-tui: " + exc.message
         if exc.hint:
@@ -9783,9 +9858,10 @@ class Output:
         """`watch`: one line per notification on stdout (one JSON object per line with --format json)."""
         if self.json:
             params = message.get("params")
-            self._write(self.stdout, terminal_json({"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                                                    "method": message.get("method"),
-                                                    "params": params if isinstance(params, dict) else {}}) + "\n")
+            line = terminal_json({"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                                  "method": message.get("method"),
+                                  "params": params if isinstance(params, dict) else {}})
+            self._write_json(self.stdout, line + "\n")
             return
         self.text("%s %s" % (time.strftime("%H:%M:%S"), notification_text(message)))
 
@@ -9874,8 +9950,16 @@ CLI_OPTIONS = (
         (("--trace",), dict(action="store_true", help="print the HTTP trace on stderr (secrets masked)")),
         (("--log-file",), dict(metavar="PATH", help="write the debug log as JSON lines")),
         (("--save",), dict(metavar="DIR", help="save binary contents (images, audio, blobs) into DIR")),
+        (("-o", "--output"), dict(metavar="FILE",
+                                  help="tool call, resource read, prompt get, rpc: write the result to FILE (the "
+                                       "text, the bytes of a single image/audio/blob, or the JSON with --format "
+                                       "json) instead of stdout; snapshot: write the snapshot to FILE")),
         (("--log-level",), dict(metavar="LEVEL", choices=LOG_LEVELS,
                                 help="ask the server for log messages at LEVEL: %s" % ", ".join(LOG_LEVELS))),
+        (("--meta",), dict(action="append", default=[], metavar="KEY=VALUE",
+                           help="add KEY to the _meta of every request (repeatable; KEY:=JSON for a JSON value)")),
+        (("--tool-meta",), dict(action="append", default=[], metavar="KEY=VALUE",
+                                help="the same, for tools/call requests only")),
         (("--dry-run",), dict(action="store_true",
                               help="print the request that tool call, prompt get, resource read, complete or rpc "
                                    "would send, with its HTTP headers, and do not send it")),
@@ -9895,7 +9979,6 @@ CLI_OPTIONS = (
         (("--no-ledger",), dict(action="store_true", help="do not remember or look up task connections")),
     )),
     ("snapshot, diff, record and replay", (
-        (("-o", "--output"), dict(metavar="FILE", help="snapshot: write the snapshot to FILE")),
         (("--record",), dict(metavar="FILE", help="append every JSON-RPC message, both ways, to FILE as JSON lines "
                                                   "(credentials masked; the file is private)")),
         (("--ignore",), dict(action="append", default=[], metavar="PATH",
@@ -10054,6 +10137,196 @@ def parse_common_command_line(argv):
     return SimpleNamespace(**values)
 
 
+def write_output_file(path, data):
+    """-o FILE: ``data`` (bytes) into FILE, an existing file replaced, as curl -o does."""
+    try:
+        with open(path, "wb") as handle:
+            handle.write(data)
+    except OSError as exc:
+        raise McpTuiError("cannot write %s: %s" % (path, exc.strerror or exc))
+
+
+def output_file_payload(method, result, render):
+    """-o FILE: the bytes that go in the file, and what they are. The text of a text result
+    as the server sent it (it is not going to a terminal, so nothing is cleaned); the decoded
+    bytes of a result that is one image, audio or blob; otherwise ``render()``, the text
+    stdout would have shown."""
+    items = []
+    if method == "tools/call":
+        blocks = [block for block in result.get("content") or () if isinstance(block, dict)]
+        if blocks and all(block.get("type") == "text" for block in blocks):
+            return "\n".join(block["text"] for block in blocks).encode("utf-8"), "text"
+        if len(blocks) == 1 and blocks[0].get("type") in ("image", "audio"):
+            items = [dict(blocks[0], blob=blocks[0].get("data"))]
+        elif len(blocks) == 1 and blocks[0].get("type") == "resource" and isinstance(blocks[0].get("resource"), dict):
+            items = [blocks[0]["resource"]]
+    elif method == "resources/read":
+        items = [item for item in result.get("contents") or () if isinstance(item, dict)]
+    if len(items) == 1:
+        mime = items[0].get("mimeType") if isinstance(items[0].get("mimeType"), str) else None
+        if isinstance(items[0].get("text"), str):
+            return items[0]["text"].encode("utf-8"), mime or "text"
+        raw = base64_bytes(items[0].get("blob")) if isinstance(items[0].get("blob"), str) else None
+        if raw is not None:
+            return raw, mime or "binary"
+    return render().encode("utf-8"), "JSON" if method not in ("tools/call", "resources/read", "prompts/get") else "text"
+
+
+SUBCOMMANDS = {  # what follows a command word (the handlers and the shell completion read this)
+    "tool": ("list", "describe", "call"),
+    "resource": ("list", "templates", "read", "subscribe", "unsubscribe"),
+    "prompt": ("list", "get"),
+    "complete": ("prompt", "resource"),
+    "task": ("support", "get", "result", "cancel", "list", "update"),
+    "session": ("open", "list", "close"),
+    "auth": ("login", "status", "logout"),
+    "completion": ("bash", "zsh", "fish"),
+}
+FILE_METAVARS = ("FILE", "DIR", "PATH")  # an option whose value the shell completes as a file name
+
+
+def completion_words():
+    """What a completion script offers: the commands, the subcommands of each, the flags,
+    the values of a flag with choices, and the flags whose value is a file."""
+    commands = [word for word in COMMAND_WORDS if not (word.endswith("s") and word[:-1] in COMMAND_WORDS)]
+    flags, choices, files, valued = [], {}, [], []
+    for _, options in CLI_OPTIONS:
+        for option_flags, settings in options:
+            flags.extend(option_flags)
+            if settings.get("action") == "store_true":
+                continue
+            valued.extend(option_flags)
+            if settings.get("choices"):
+                choices.update((flag, [str(c) for c in settings["choices"]]) for flag in option_flags)
+            elif settings.get("metavar") in FILE_METAVARS:
+                files.extend(option_flags)
+    return commands, flags, choices, files, valued
+
+
+def completion_script(shell):
+    """`completion bash|zsh|fish`: the script, made from CLI_OPTIONS, COMMAND_WORDS and
+    SUBCOMMANDS; tool names after `tool call` come from `completion tool-names` at TAB time."""
+    commands, flags, choices, files, valued = completion_words()
+    if shell == "fish":
+        lines = ["# mcp-tui completion for fish: mcp-tui completion fish > ~/.config/fish/completions/mcp-tui.fish",
+                 "complete -c mcp-tui -f",
+                 "complete -c mcp-tui -n __fish_use_subcommand -a '%s'" % " ".join(commands)]
+        for command, words in sorted(SUBCOMMANDS.items()):
+            lines.append("complete -c mcp-tui -n '__fish_seen_subcommand_from %s; and not __fish_seen_subcommand_from"
+                         " %s' -a '%s'" % (command, " ".join(words), " ".join(words)))
+        lines.append("complete -c mcp-tui -n '__fish_seen_subcommand_from call' -a '(mcp-tui completion tool-names "
+                     "2>/dev/null)'")
+        for _, options in CLI_OPTIONS:
+            for option_flags, settings in options:
+                spec = " ".join("-l %s" % f[2:] if f.startswith("--") else "-s %s" % f[1:] for f in option_flags)
+                if settings.get("choices"):
+                    spec += " -x -a '%s'" % " ".join(choices[option_flags[0]])
+                elif option_flags[0] in files:
+                    spec += " -r -F"
+                elif settings.get("action") != "store_true":
+                    spec += " -x"
+                lines.append("complete -c mcp-tui %s" % spec)
+        return "\n".join(lines) + "\n"
+    cases = "".join("        %s) reply=(%s);;\n" % ("|".join(flag for flag in choices if choices[flag] == values),
+                                                    " ".join(values))
+                    for values in {tuple(v): list(v) for v in choices.values()}.values())
+    body = COMPLETION_FUNCTION % dict(
+        commands=" ".join(commands), flags=" ".join(flags), valued=" ".join(valued),
+        files="|".join(files), choice_cases=cases,
+        command_cases="".join("                %s) command=%s;;\n" % (
+            "|".join(word for word in COMMAND_WORDS if word in (command, command + "s")), command)
+            for command in commands),
+        subcommand_cases="".join("        %s) reply=(%s);;\n" % (command, " ".join(words))
+                                 for command, words in sorted(SUBCOMMANDS.items())))
+    if shell == "zsh":
+        return ("#compdef mcp-tui\n# mcp-tui completion for zsh: source <(mcp-tui completion zsh)\n" + body +
+                ZSH_COMPLETION_TAIL)
+    return "# mcp-tui completion for bash: source <(mcp-tui completion bash)\n" + body + BASH_COMPLETION_TAIL
+
+
+# One function for bash and zsh: it reads the words before the cursor into `reply`, which
+# each shell's tail turns into its own completions (compgen -W / compadd).
+COMPLETION_FUNCTION = r"""
+_mcp_tui_reply() {
+    # $1: the word being completed; the words before it are in _mcp_tui_words
+    local cur="$1" prev="" command="" sub="" named="" skip="" w
+    reply=()
+    for w in "${_mcp_tui_words[@]}"; do
+        if [ -n "$skip" ]; then skip=""; prev="$w"; continue; fi
+        case " %(valued)s " in *" $w "*) skip=1; prev="$w"; continue;; esac
+        case "$w" in -*) prev="$w"; continue;; esac
+        if [ -z "$command" ]; then
+            case "$w" in
+%(command_cases)s            esac
+        elif [ -z "$sub" ]; then sub="$w"
+        elif [ -z "$named" ]; then named="$w"
+        fi
+        prev="$w"
+    done
+    if [ -n "$skip" ]; then
+        case "$prev" in
+%(choice_cases)s        %(files)s) _mcp_tui_files=1;;
+        esac
+        return
+    fi
+    case "$cur" in -*) reply=(%(flags)s); return;; esac
+    if [ -z "$command" ]; then reply=(%(commands)s); return; fi
+    if [ -z "$sub" ]; then
+        case "$command" in
+%(subcommand_cases)s        esac
+        return
+    fi
+    if [ "$command $sub" = "tool call" ] && [ -z "$named" ]; then
+        reply=($("$_mcp_tui_program" completion tool-names 2>/dev/null))
+    fi
+}
+"""
+BASH_COMPLETION_TAIL = r"""
+_mcp_tui() {
+    local reply _mcp_tui_files="" _mcp_tui_program="${COMP_WORDS[0]}"
+    local _mcp_tui_words=("${COMP_WORDS[@]:1:COMP_CWORD-1}")
+    _mcp_tui_reply "${COMP_WORDS[COMP_CWORD]}"
+    if [ -n "$_mcp_tui_files" ]; then
+        COMPREPLY=($(compgen -f -- "${COMP_WORDS[COMP_CWORD]}"))
+    else
+        COMPREPLY=($(compgen -W "${reply[*]}" -- "${COMP_WORDS[COMP_CWORD]}"))
+    fi
+}
+complete -F _mcp_tui mcp-tui
+"""
+ZSH_COMPLETION_TAIL = r"""
+_mcp_tui() {
+    local -a reply _mcp_tui_words
+    local _mcp_tui_files="" _mcp_tui_program="${words[1]}"
+    _mcp_tui_words=("${(@)words[2,CURRENT-1]}")
+    _mcp_tui_reply "${words[CURRENT]}"
+    if [ -n "$_mcp_tui_files" ]; then
+        _files
+    else
+        compadd -- "${reply[@]}"
+    fi
+}
+compdef _mcp_tui mcp-tui
+"""
+
+
+def cached_tool_names():
+    """The tool names of the server whose tools/list a command kept last in cache.json
+    (2026-07-28 servers that say how long a list stays fresh; stale ones still name tools)."""
+    try:
+        entries = JsonStateFile(os.path.join(state_directory(), "cache.json"), valid_cache_entry,
+                                durable=False).read()
+    except (OSError, McpTuiError):
+        return []
+    lists = [(key.split(" ")[0], entry) for key, entry in entries.items() if key.split(" ")[1:2] == ["tools/list"]]
+    if not lists:
+        return []
+    server = max(lists, key=lambda item: item[1]["expires"])[0]
+    return sorted({tool["name"] for key, entry in lists if key == server for tool in entry["result"].get("tools") or ()
+                   if isinstance(tool, dict) and isinstance(tool.get("name"), str) and tool["name"].strip()
+                   and not any(c.isspace() for c in tool["name"])})
+
+
 COMMAND_ALIASES = {"tools": "tool", "resources": "resource", "prompts": "prompt", "tasks": "task"}
 
 
@@ -10155,6 +10428,10 @@ class Cli:
             raise UsageError("unknown command %r" % words[0], hint=self.unquoted_command_hint(words))
         if self.opts.dry_run:
             self.withheld = (self.dry_run_method(words),)
+        if self.opts.output not in (None, "-") and (command_name(words[0]),) + tuple(words[1:2]) not in (
+                ("tool", "call"), ("resource", "read"), ("prompt", "get")) and words[0] not in ("rpc", "snapshot"):
+            raise UsageError("-o FILE writes the result of tool call, resource read, prompt get, rpc or snapshot, "
+                             "not of %r" % " ".join(words[:2]))
         try:
             return handler(words[1:]) or EXIT_OK
         except Withheld as held:
@@ -10239,6 +10516,16 @@ class Cli:
             return
         self.out.text(describe_server(session))
 
+    def cmd_completion(self, args):
+        shell, rest = self.sub(args, SUBCOMMANDS["completion"] + ("tool-names",))
+        self.expect(rest, 0, "completion bash|zsh|fish")
+        if shell == "tool-names":  # what the scripts call at TAB after `tool call`
+            for name in cached_tool_names():
+                self.out.text(name)
+            return EXIT_OK
+        self.out.text(completion_script(shell))
+        return EXIT_OK
+
     def cmd_auth(self, args):
         self.log = self.log or self.make_log()
         return auth_command(args, self.opts, self.spec, self.out, self.log)
@@ -10267,10 +10554,7 @@ class Cli:
                 raise UsageError("the rpc params must be a JSON object")
         session = self.connect()
         result = session.request(args[0], params)
-        if self.out.json:
-            self.out.document({"result": result})
-        else:
-            self.out.text(json.dumps(result, indent=2, ensure_ascii=False))
+        self.show_result(args[0], result, {"result": result}, lambda: json.dumps(result, indent=2, ensure_ascii=False))
 
     def cmd_check(self, args):
         """Every rule that applies to what the server declares; exit 1 on a finding that fails."""
@@ -10341,7 +10625,7 @@ class Cli:
     # -- tools ----------------------------------------------------------------------------
 
     def cmd_tool(self, args):
-        action, rest = self.sub(args, ("list", "describe", "call"))
+        action, rest = self.sub(args, SUBCOMMANDS["tool"])
         return getattr(self, "tool_" + action)(rest)
 
     def tool_list(self, args):
@@ -10363,6 +10647,20 @@ class Cli:
 
     def blob_saver(self):
         return BlobSaver(self.opts.save) if self.opts.save else None
+
+    def show_result(self, method, result, document, render):
+        """A command's result on stdout (``document`` with --format json, else ``render()``), or
+        with -o FILE in that file, and one line on stderr that says what went there."""
+        if self.opts.output in (None, "-"):
+            self.out.document(document) if self.out.json else self.out.text(render())
+            return
+        if self.out.json:
+            data, what = self.out.document_text(document).encode("utf-8"), "JSON"
+        else:
+            data, what = output_file_payload(method, result, render)
+        write_output_file(self.opts.output, data)
+        if not self.opts.quiet:
+            self.out.stderr_line("Wrote %d bytes (%s) to %s" % (len(data), what, self.opts.output))
 
     def count(self, items, noun):
         """"3 resources" on stderr after a list, as `tool list` does: 0 says it was empty."""
@@ -10469,14 +10767,12 @@ class Cli:
                 self.out.notice("hint: " + result_hint(result))
         else:
             self.out.progress("✅ Tool executed successfully")
-        if self.out.json:
-            document = {"result": result}
-            if task is not None:
-                document["task"] = task.data
-            self.out.document(document)
-        else:
+        document = {"result": result}
+        if task is not None:
+            document["task"] = task.data
+        if not self.out.json and self.opts.output in (None, "-"):
             self.out.progress("")
-            self.out.text(render_tool_result(result, self.blob_saver()))
+        self.show_result("tools/call", result, document, lambda: render_tool_result(result, self.blob_saver()))
         return EXIT_FAILURE if result.get("isError") and self.opts.strict_errors else EXIT_OK
 
     def cmd_task(self, args):
@@ -10521,7 +10817,7 @@ class Cli:
         return EXIT_OK
 
     def cmd_resource(self, args):
-        action, rest = self.sub(args, ("list", "templates", "read", "subscribe", "unsubscribe"))
+        action, rest = self.sub(args, SUBCOMMANDS["resource"])
         if action == "subscribe":
             uri, = self.expect(rest, 1, "resource subscribe URI [--for SECONDS]")
             return self.watch([uri] + [u for u in self.opts.resource if u != uri])
@@ -10543,10 +10839,8 @@ class Cli:
         if action == "read":
             uri, = self.expect(rest, 1, "resource read URI")
             result = self.connect().request("resources/read", {"uri": uri})
-            if self.out.json:
-                self.out.document({"result": result})
-            else:
-                self.out.text(render_contents(result, self.blob_saver()))
+            self.show_result("resources/read", result, {"result": result},
+                             lambda: render_contents(result, self.blob_saver()))
             return
         self.expect(rest, 0, "resource %s" % action)
         method, key = (("resources/list", "resources") if action == "list"
@@ -10564,7 +10858,7 @@ class Cli:
         self.count(items, "resource" if action == "list" else "resource template")
 
     def cmd_prompt(self, args):
-        action, rest = self.sub(args, ("list", "get"))
+        action, rest = self.sub(args, SUBCOMMANDS["prompt"])
         session = self.connect()
         if action == "list":
             self.expect(rest, 0, "prompt list")
@@ -10584,11 +10878,9 @@ class Cli:
         arguments = parse_arguments(rest[1:], args_json=self.opts.args_json, strings_only=True)
         check_prompt_arguments(find_prompt(session, rest[0]), arguments)
         result = session.request("prompts/get", {"name": rest[0], "arguments": arguments})
-        if self.out.json:
-            self.out.document({"result": result})
-            return
         lines = [str(result["description"]), ""] if result.get("description") else []
-        self.out.text("\n".join(lines) + render_messages(result.get("messages")))
+        self.show_result("prompts/get", result, {"result": result},
+                         lambda: "\n".join(lines) + render_messages(result.get("messages")))
 
     def cmd_complete(self, args):
         if len(args) < 3 or args[0] not in ("prompt", "resource"):
@@ -10827,7 +11119,7 @@ class TaskCommands:
         return spec
 
     def run(self, args):
-        action, rest = self.cli.sub(args, ("support", "get", "result", "cancel", "list", "update"))
+        action, rest = self.cli.sub(args, SUBCOMMANDS["task"])
         if action in ("support", "list"):
             self.cli.expect(rest, 0, "task %s" % action)
             task_id = None
@@ -11002,11 +11294,7 @@ class SurfaceCommands:
         self.cli.expect(args, 0, "CONNECTION snapshot [-o FILE]")
         text = snapshot_text(surface_snapshot(self.cli.connect()))
         if self.opts.output:
-            try:
-                with open(self.opts.output, "w", encoding="utf-8") as handle:
-                    handle.write(text)
-            except OSError as exc:
-                raise McpTuiError("cannot write %s: %s" % (self.opts.output, exc.strerror or exc))
+            write_output_file(self.opts.output, text.encode("utf-8"))
             self.out.progress("snapshot written to %s" % self.opts.output)
             return
         self.out.text(text)
@@ -11092,6 +11380,8 @@ def auth_command(args, opts, spec, output, log):
                 action, "; or auth logout --all" if action == "logout" else ""))
         server = canonical_resource(spec.url)
     if action == "login":
+        if opts.stored_auth_only:
+            raise UsageError("auth login authorizes anew, which --stored-auth-only forbids")
         authorizer = authorizer_for(spec, opts, log, output.stderr_line)
         if authorizer is None:
             raise UsageError("an Authorization header is given (--bearer or -H); there is nothing to log in to")
@@ -16130,10 +16420,25 @@ def start_task_session(opts, argv, output):
 # ======================================================================================
 
 
+def utf8_when_redirected(streams):
+    """Windows writes a redirected stdout or stderr in the ANSI code page (cp1252) with
+    "replace": `🙂 中文` became `? ??` in a file. There, a stream that is not a terminal is
+    written in UTF-8, unless PYTHONIOENCODING says otherwise (a terminal keeps its own)."""
+    if os.name != "nt" or os.environ.get("PYTHONIOENCODING"):
+        return
+    for stream in streams:
+        try:
+            if not stream.isatty() and stream.encoding.lower().replace("-", "").replace("_", "") != "utf8":
+                stream.reconfigure(encoding="utf-8")
+        except (AttributeError, ValueError, OSError):  # not a TextIOWrapper, or closed: leave it
+            pass
+
+
 def main(argv=None):
     if argv is None:  # an entry point; zipapp's generated __main__.py ignores what main() returns
         sys.exit(main(sys.argv[1:]))
     argv = list(argv)
+    utf8_when_redirected((sys.stdout, sys.stderr))
     if argv[:1] == [KEEPER_FLAG]:
         return run_keeper()
     output = Output("json" if wants_json(argv) else "text")
@@ -16150,6 +16455,9 @@ def main(argv=None):
             raise UsageError("--max-pages must be at least 1")
         if opts.save and os.path.exists(opts.save) and not os.path.isdir(opts.save):
             raise UsageError("--save %s is a file: give a directory (it is made if missing)" % opts.save)
+        added_request_meta(opts)  # a malformed or reserved --meta: exit 2 before anything starts
+        if opts.output not in (None, "-") and os.path.isdir(opts.output):
+            raise UsageError("-o %s is a directory: give a file name" % opts.output)
         spec, words = spec_from_options(opts, opts.words, output.credentials)
         if words:
             signals.install()  # the TUI quits on them its own way (quit_on_hangup)

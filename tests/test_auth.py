@@ -483,7 +483,8 @@ def test_login_at_a_server_without_oauth_says_so(cli, start_server):
 @needs_auth_server
 def test_the_browser_wait_is_bounded_by_the_timeout(cli, start_server):
     server = start_server("--auth")
-    out = cli("--url", server.url, "--timeout", "3", "tool", "list", env={"BROWSER": "false"}, timeout=60)
+    # a browser that starts (exit 0) and never comes back; one that fails to start ends at once
+    out = cli("--url", server.url, "--timeout", "3", "tool", "list", env={"BROWSER": "true"}, timeout=60)
     assert out.code == 1, out
     assert "no authorization response from the browser within" in out.err and "--timeout" in out.err
     assert "Traceback" not in out.err
