@@ -11213,7 +11213,10 @@ class ConnectScreen(FieldScreen):
         Binding("Esc", lambda screen: "back" if screen.stacked() else "quit", when=lambda screen: not screen.running))
     HELP_NOTES = (
         "Type a URL or a stdio command line, pick the transport and protocol version, add headers",
-        "('Name: value'), then Enter (or ^X) anywhere in the form connects. Servers found in --config and",
+        "('Name: value'), then Enter (or ^X) anywhere in the form connects. A stdio server's arguments are",
+        "part of its command line in Server. Env takes NAME=value pairs (quoted as in a shell) for a stdio",
+        "server, Directory its working directory; Client ID and Scope are OAuth's (--client-id, --scope).",
+        "Servers found in --config and",
         "in the Claude Desktop, VS Code and .mcp.json files are listed as buttons: Enter connects.",
         "A config file's path typed into Server lists that file's servers instead.",
         "^R tries the last attempt again (a cancelled authorization asks again).")
@@ -11225,14 +11228,37 @@ class ConnectScreen(FieldScreen):
         opts = app.opts
         headers = self.header_fields(spec)
         self.target = TextField("target", "Server", text=spec.describe() if spec else "", required=True,
-                                placeholder="URL or command line")
+                                placeholder="URL or command line",
+                                description="a URL, or a stdio server's command line with its arguments, quoted "
+                                            "as in a shell")
         self.transport = ChoiceField("transport", "Transport", [(k, k) for k in ("auto", "stdio", "http", "sse")],
                                      required=True, default=("sse" if spec and spec.kind == "sse" else opts.transport))
         self.protocol = ChoiceField("protocol", "Protocol", [(p, p) for p in PROTOCOL_CHOICES], required=True,
                                     default=spec.protocol if spec else opts.protocol)
         self.headers = [TextField("header%d" % i, "Header", placeholder="Name: value",
                                   text="%s: %s" % headers[i] if i < len(headers) else "") for i in range(3)]
+        self.env = TextField("env", "Env", placeholder="NAME=value ...", description=(
+            "a stdio server's environment variables, added to its own (and to --env's): NAME=value, "
+            "several separated by spaces, a value with spaces in quotes"))
+        self.cwd = TextField("cwd", "Directory", text=(spec.cwd if spec else opts.cwd) or "",
+                             placeholder="the working directory", description="a stdio server's working directory")
+        self.client_id = TextField("client_id", "Client ID", placeholder="OAuth client id",
+                                   description="a client id registered with the authorization server (--client-id)")
+        self.scope = TextField("scope", "Scope", placeholder="OAuth scopes",
+                               description="the scopes to ask for, separated by spaces (--scope; default: what "
+                                           "the server says)")
+        self.show_oauth(spec)
         self.list_servers(known_servers(opts))
+
+    def show_oauth(self, spec):
+        """The OAuth identity the options and the config entry give, in its fields."""
+        try:
+            settings = AuthSettings.from_options(self.app.opts, spec.oauth if spec else None)
+        except UsageError:
+            settings = AuthSettings()  # a bad combination is reported when connecting
+        self.client_id.set_text(settings.client_id or "")
+        self.scope.set_text(settings.scope or "")
+        self.oauth_shown = (self.client_id.text, self.scope.text)
 
     def list_servers(self, servers):
         """The form's fields, then Connect, then a button for each server from config files."""
@@ -11240,7 +11266,8 @@ class ConnectScreen(FieldScreen):
         buttons = [Button("Connect", self.submit)]
         buttons += [Button("%s (%s)" % (server.name, server.source), self.choose(server), row_of_its_own=True)
                     for server in self.known]
-        self.field_list = FieldList([self.target, self.transport, self.protocol] + self.headers + buttons)
+        self.field_list = FieldList([self.target, self.transport, self.protocol] + self.headers + [
+            self.env, self.cwd, self.client_id, self.scope] + buttons)
         self.output.set_text(self.known_servers_text())
 
     @staticmethod
@@ -11296,6 +11323,7 @@ class ConnectScreen(FieldScreen):
                 return
             self.base_spec = spec
             self.target.set_text(spec.describe())
+            self.show_oauth(spec)
             self.connect(spec)
 
         return connect
@@ -11309,6 +11337,7 @@ class ConnectScreen(FieldScreen):
             return
         try:
             spec = self.spec_from_fields()
+            self.authorize_from_fields(spec)
         except McpTuiError as exc:
             self.app.say(in_connect_words(describe_failure(exc)), True)
             return
@@ -11377,18 +11406,67 @@ class ConnectScreen(FieldScreen):
             kept = {n: v for n, v in base.headers.items() if n not in shown and n not in headers and (
                 secret_header(n) or base.shown is not None and n in base.shown.headers)}
             headers = {n: base.headers[n] if shown.get(n) == v else v for n, v in headers.items()}
-            spec = ConnectionSpec(kind, url=base.url, argv=base.argv, env=base.env, cwd=base.cwd,
-                                  headers=dict(kept, **headers), protocol=protocol, source=base.source)
-            spec.shown = base.shown
+            spec = ConnectionSpec(kind, url=base.url, argv=base.argv, env=dict(base.env, **self.field_env(url)),
+                                  cwd=self.field_cwd(url), headers=dict(kept, **headers), protocol=protocol,
+                                  source=base.source)
+            spec.shown, spec.oauth = base.shown, base.oauth
             return spec
         env = dict(parse_env_option(e) for e in self.app.opts.env)
-        return build_spec(text, transport, protocol, headers, env, self.app.opts.cwd)
+        env.update(self.field_env(url))
+        return build_spec(text, transport, protocol, headers, env, self.field_cwd(url))
+
+    def field_env(self, url):
+        """Env's NAME=value pairs, read as --env reads each; the values are registered as
+        secrets (an API key is the usual one), so no status line shows them."""
+        text = self.env.text.strip()
+        if text and url:
+            raise UsageError("Env is for a stdio server's command line; Server holds a URL")
+        try:
+            pairs = dict(parse_env_option(word) for word in split_command_line(text))
+        except ValueError as exc:
+            raise UsageError("cannot split Env: %s" % exc)
+        for value in pairs.values():
+            self.app.log.credentials.add(value, "env")
+        return pairs
+
+    def field_cwd(self, url):
+        path = os.path.expanduser(self.cwd.text.strip())
+        if path and url:
+            raise UsageError("Directory is for a stdio server's command line; Server holds a URL")
+        if path and not os.path.isdir(path):
+            raise UsageError("Directory %s is not a directory" % path)
+        return path or None
+
+    def authorize_from_fields(self, spec):
+        """An HTTP server's Authorizer with the Client ID and Scope fields in place of
+        --client-id and --scope (and of the config entry's): what connect() would build from
+        the options, with the user's edits."""
+        client_id, scope = self.client_id.text.strip() or None, self.scope.text.strip() or None
+        if spec.kind == "stdio":
+            if (self.client_id.text, self.scope.text) != self.oauth_shown and (client_id or scope):
+                raise UsageError("Client ID and Scope are for an HTTP server's OAuth; Server holds a command line")
+            return
+        split_http_url(spec.url)  # as connect() does, before the authorizer reads it
+        options = copy_options(self.app.opts, client_id=client_id, scope=scope)
+        oauth = {key: value for key, value in (spec.oauth or {}).items()
+                 if key not in ("client_id", "clientId", "client-id", "scope")}
+        spec.oauth = oauth
+        app = self.app
+        spec.auth = authorizer_for(spec, options, app.log, lambda text: app.post(app.say, text))
 
 
 CONNECT_WORDS = ((r"leave out --transport sse", "choose Transport auto"), (r"try --transport sse", "choose Transport sse"),
                  (r"--transport (\w+)", r"Transport \1"), (r"drop --protocol-version", "choose Protocol auto"),
                  (r"try --protocol-version", "choose Protocol"), (r"--protocol-version", "Protocol"),
-                 (r"--header", "Header"), (r"--url", "Server"), (r"--env", "the environment"))
+                 (r"--header", "Header"), (r"--url", "Server"), (r"--env needs", "Env needs"), (r"--env", "the environment"),
+                 (r"--client-id", "Client ID"), (r"--scope", "Scope"))
+
+
+def copy_options(opts, **changes):
+    """The command line's options with some of them changed, for one connection."""
+    import argparse
+
+    return argparse.Namespace(**dict(vars(opts), **changes))
 
 
 def in_connect_words(text):
