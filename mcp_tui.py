@@ -11209,6 +11209,9 @@ class ConnectScreen(FieldScreen):
                 when=lambda screen: not screen.running),
         Binding("^R", "retry", action=key_action(lambda screen: screen.connect(screen.attempted)),  # asks again
                 when=lambda screen: not screen.running and screen.attempted is not None),
+        Binding("^Y", "copy entry", "on a server from a config file: copy its entry as JSON, its ${VAR}s as the "
+                                    "file has them (OSC 52 clipboard)",
+                key_action(lambda screen: screen.copy_entry()), when=lambda screen: screen.focused_server()),
         Binding("F12", "debug"),
         Binding("Esc", lambda screen: "back" if screen.stacked() else "quit", when=lambda screen: not screen.running))
     HELP_NOTES = (
@@ -11263,9 +11266,9 @@ class ConnectScreen(FieldScreen):
     def list_servers(self, servers):
         """The form's fields, then Connect, then a button for each server from config files."""
         self.known = servers
-        buttons = [Button("Connect", self.submit)]
-        buttons += [Button("%s (%s)" % (server.name, server.source), self.choose(server), row_of_its_own=True)
-                    for server in self.known]
+        self.server_buttons = [(Button("%s (%s)" % (server.name, server.source), self.choose(server),
+                                       row_of_its_own=True), server) for server in self.known]
+        buttons = [Button("Connect", self.submit)] + [button for button, _ in self.server_buttons]
         self.field_list = FieldList([self.target, self.transport, self.protocol] + self.headers + [
             self.env, self.cwd, self.client_id, self.scope] + buttons)
         self.output.set_text(self.known_servers_text())
@@ -11286,6 +11289,19 @@ class ConnectScreen(FieldScreen):
 
     def title(self):
         return "Connect"
+
+    def focused_server(self):
+        """The config file's server whose button has the focus, or None."""
+        focused = self.field_list.items[self.field_list.focus] if self.field_list.items else None
+        return next((server for button, server in self.server_buttons if button is focused), None)
+
+    def copy_entry(self):
+        server = self.focused_server()
+        text = json.dumps({server.name: shareable_config_entry(server.entry)}, indent=2, ensure_ascii=False)
+        self.app.copy_to_clipboard(text)
+        self.output.set_text("The entry of %s in %s (copied to the clipboard where the terminal allows):\n%s" % (
+            server.name, server.path, text))
+        self.app.say("Copied the config entry of %s as JSON." % server.name)
 
     def stacked(self):
         """Opened from the main screen (C), over a session that stays until a new one opens."""
@@ -11453,6 +11469,27 @@ class ConnectScreen(FieldScreen):
         spec.oauth = oauth
         app = self.app
         spec.auth = authorizer_for(spec, options, app.log, lambda text: app.post(app.say, text))
+
+
+def shareable_config_entry(entry):
+    """A config file's server entry to copy: its ${VAR}s as the file has them, and a secret
+    written in it literally (an env value, a credential header, an OAuth client secret) as a
+    ${VAR} too, never its value: the clipboard is not a place for credentials."""
+    def placeholder(name, value):
+        if not isinstance(value, str) or re.search(CONFIG_VARIABLE, value):
+            return value
+        return "${%s}" % re.sub(r"[^A-Za-z0-9_]", "_", name).upper()
+
+    shared = dict(entry)
+    if isinstance(entry.get("env"), dict):
+        shared["env"] = {name: placeholder(name, value) for name, value in entry["env"].items()}
+    if isinstance(entry.get("headers"), dict):
+        shared["headers"] = {name: placeholder(name, value) if secret_header(name) else value
+                             for name, value in entry["headers"].items()}
+    if isinstance(entry.get("oauth"), dict):
+        shared["oauth"] = {key: placeholder("MCP_TUI_CLIENT_SECRET", value) if "secret" in key.lower() else value
+                           for key, value in entry["oauth"].items()}
+    return shared
 
 
 CONNECT_WORDS = ((r"leave out --transport sse", "choose Transport auto"), (r"try --transport sse", "choose Transport sse"),

@@ -170,3 +170,32 @@ def test_client_id_and_scope_fields_go_into_the_authorization(tui, start_server)
     assert "client_id=my-own-client" in url and "scope=tools%3Aread+extra" in url.replace("%20", "+")
     screen.send("esc")
     screen.wait_for("authorization cancelled")
+
+
+@needs_pty
+def test_ctrl_y_on_a_config_server_copies_its_entry_with_the_files_placeholders(tui, tmp_path):
+    config = tmp_path / "servers.json"
+    local = {"command": sys.executable, "args": [str(TESTSERVER)],
+             "env": {"API_KEY": "${MY_KEY}", "WRITTEN_IN": "literal-secret-123"}}
+    remote = {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${TOKEN}", "X-Team": "blue",
+                                                           "Cookie": "session=literal-cookie"}}
+    config.write_text(json.dumps({"mcpServers": {"local": local, "remote": remote}}))
+    screen = connect_screen(tui, env={"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config"),
+                                      "MY_KEY": "expanded-key-value", "TOKEN": "expanded-token"},
+                            cwd=tmp_path, columns=120, rows=40)
+    screen.paste(str(config))
+    screen.send("enter")
+    screen.wait_all("2 servers in", "[ local (servers.json) ]", "^Y copy entry")
+    screen.send("ctrl-y")
+    screen.wait_for(lambda t: "Copied the config entry of local as JSON." in screen.status_line(), what="copied")
+    copied = json.loads(screen.clipboard())
+    assert copied == {"local": dict(local, env={"API_KEY": "${MY_KEY}", "WRITTEN_IN": "${WRITTEN_IN}"})}
+    screen.send("tab")
+    screen.send("ctrl-y")
+    screen.wait_for(lambda t: "Copied the config entry of remote as JSON." in screen.status_line(), what="copied")
+    copied = json.loads(screen.clipboard())
+    assert copied == {"remote": dict(remote, headers={"Authorization": "Bearer ${TOKEN}", "X-Team": "blue",
+                                                      "Cookie": "${COOKIE}"})}
+    raw = bytes(screen.raw)
+    assert not any(secret in raw for secret in (b"expanded-key-value", b"expanded-token", b"literal-secret-123",
+                                                b"literal-cookie"))
