@@ -11834,7 +11834,7 @@ class ToolScreen(FieldScreen):
         self.request_id = None  # a plain call's JSON-RPC id, to cancel it
         self.task_id = None  # a task call's task, to cancel it
         schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
-        self.field_list = FieldList(schema_fields(schema, titles=False) + [
+        self.field_list = FieldList(schema_fields(schema, titles=False, nested=True) + [
             Button("Execute", self.submit),
             Button(lambda: "Task mode: %s" % ("on" if self.task_mode else "off"), self.toggle_task_mode),
             Button("Copy as command", self.copy_command)])
@@ -13888,17 +13888,27 @@ class FieldList:
         return True
 
     def collect(self, required=True):
-        """The values of the fields that have one; raises UsageError naming the first field
-        that is missing or wrong, and moves the focus there."""
-        values = {}
+        """The values of the fields that have one, a nested field's in its object; raises
+        UsageError naming the first field that is missing or wrong, and moves the focus there.
+        A nested field is required when its object is sent: one of its fields is set, or the
+        object is required itself."""
+        values, given = {}, []
         for item in self.fields():
             try:
                 present, value = item.value()
             except UsageError as exc:
                 self.focus_on(item)
                 raise UsageError("%s: %s" % (item.label, exc.message))
+            given.append((item, present, value))
+            if present:
+                target = values
+                for key in field_parents(item):
+                    target = target.setdefault(key, {})
+                target[item.key] = value
+        for item, present, value in given:
             if not present:
-                if item.required and required:
+                sent = getattr(item, "within_required", True) or nested_value(values, field_parents(item)) is not None
+                if item.required and required and sent:
                     self.focus_on(item)
                     raise UsageError("%s is required" % item.label)
                 continue
@@ -13906,7 +13916,6 @@ class FieldList:
             if problem and required:
                 self.focus_on(item)
                 raise UsageError(at_path(item.label, problem))
-            values[item.key] = value
         return values
 
     def focus_on(self, item):
@@ -13958,7 +13967,9 @@ class FieldList:
     def fill(self, arguments):
         """Set the fields to ``arguments`` (a call's, from the history); the others are cleared."""
         for item in self.fields():
-            present, value = item.key in arguments, arguments.get(item.key)
+            source = nested_value(arguments, field_parents(item))
+            source = source if isinstance(source, dict) else {}
+            present, value = item.key in source, source.get(item.key)
             if isinstance(item, TextField):
                 item.set_text(None if present and value is None else "" if not present
                               else value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
@@ -13970,17 +13981,48 @@ class FieldList:
                 item.ticked = [present and isinstance(value, list) and option in value for option, _ in item.options]
 
 
-def schema_fields(schema, titles):
+def schema_fields(schema, titles, nested=False, parents=(), within_required=True):
     """Fields for an object schema's properties, in the schema's order. ``titles``: label
-    with the property's title (elicitation) rather than its key (tool arguments)."""
+    with the property's title (elicitation) rather than its key (tool arguments). ``nested``:
+    an object property with properties of its own gets a field for each (``address.zip``),
+    at any depth; ``parents`` are the keys above these fields, and ``within_required``
+    whether each of them is required (then the object is sent even with no field set)."""
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     required = set(schema.get("required") or ())
+    defaults = schema.get("default") if parents and isinstance(schema.get("default"), dict) else {}
     fields = []
     for key, prop in properties.items():
         prop = prop if isinstance(prop, dict) else {}
-        label = str(prop.get("title") or key) if titles else key
-        fields.append(field_for(key, label, prop, key in required))
+        if key in defaults and "default" not in prop:
+            prop = dict(prop, default=defaults[key])  # the object's default, field by field
+        if nested and expands(prop):
+            fields += schema_fields(prop, titles, True, parents + (key,), within_required and key in required)
+            continue
+        label = str(prop.get("title") or key) if titles else ".".join(parents + (key,))
+        field = field_for(key, label, prop, key in required)
+        field.parents, field.within_required = parents, within_required
+        fields.append(field)
     return fields
+
+
+def expands(prop):
+    """An object property that a form shows as a field for each of its properties (anything
+    else that is an object, nullable ones and those without properties, is JSON typed in)."""
+    properties = prop.get("properties")
+    return (schema_types(prop) == ["object"] and isinstance(properties, dict) and bool(properties)
+            and choice_options(prop) is None)
+
+
+def field_parents(item):
+    """The keys of the objects a field's value goes into (none: an argument of its own)."""
+    return getattr(item, "parents", ())
+
+
+def nested_value(values, parents):
+    """The object at ``parents`` in ``values``; None when nothing was set there."""
+    for key in parents:
+        values = values.get(key) if isinstance(values, dict) else None
+    return values
 
 
 def field_for(key, label, prop, required):
