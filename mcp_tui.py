@@ -13906,9 +13906,13 @@ class FieldList:
                     target = target.setdefault(key, {})
                 target[item.key] = value
         for item, present, value in given:
+            if object_sent(values, item):  # a required object is sent, if empty: {}
+                target = values
+                for key in field_parents(item):
+                    target = target.setdefault(key, {})
+        for item, present, value in given:
             if not present:
-                sent = getattr(item, "within_required", True) or nested_value(values, field_parents(item)) is not None
-                if item.required and required and sent:
+                if item.required and required and object_sent(values, item):
                     self.focus_on(item)
                     raise UsageError("%s is required" % item.label)
                 continue
@@ -13981,12 +13985,12 @@ class FieldList:
                 item.ticked = [present and isinstance(value, list) and option in value for option, _ in item.options]
 
 
-def schema_fields(schema, titles, nested=False, parents=(), within_required=True):
+def schema_fields(schema, titles, nested=False, parents=(), parents_required=()):
     """Fields for an object schema's properties, in the schema's order. ``titles``: label
     with the property's title (elicitation) rather than its key (tool arguments). ``nested``:
     an object property with properties of its own gets a field for each (``address.zip``),
-    at any depth; ``parents`` are the keys above these fields, and ``within_required``
-    whether each of them is required (then the object is sent even with no field set)."""
+    at any depth; ``parents`` are the keys above these fields, and ``parents_required``
+    whether each of them is required where it is (then it is sent even with no field set)."""
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     required = set(schema.get("required") or ())
     defaults = schema.get("default") if parents and isinstance(schema.get("default"), dict) else {}
@@ -13996,11 +14000,11 @@ def schema_fields(schema, titles, nested=False, parents=(), within_required=True
         if key in defaults and "default" not in prop:
             prop = dict(prop, default=defaults[key])  # the object's default, field by field
         if nested and expands(prop):
-            fields += schema_fields(prop, titles, True, parents + (key,), within_required and key in required)
+            fields += schema_fields(prop, titles, True, parents + (key,), parents_required + (key in required,))
             continue
         label = str(prop.get("title") or key) if titles else ".".join(parents + (key,))
         field = field_for(key, label, prop, key in required)
-        field.parents, field.within_required = parents, within_required
+        field.parents, field.parents_required = parents, parents_required
         fields.append(field)
     return fields
 
@@ -14016,6 +14020,15 @@ def expands(prop):
 def field_parents(item):
     """The keys of the objects a field's value goes into (none: an argument of its own)."""
     return getattr(item, "parents", ())
+
+
+def object_sent(values, item):
+    """Whether the object a nested field belongs to is sent: one of its fields is set, or it
+    is required and the object it is in is sent (an argument of its own: always)."""
+    parents, sent = field_parents(item), True
+    for depth, required in enumerate(getattr(item, "parents_required", ())):
+        sent = nested_value(values, parents[:depth + 1]) is not None or (required and sent)
+    return sent
 
 
 def nested_value(values, parents):
