@@ -11085,11 +11085,16 @@ class FieldScreen(Screen):
         self.completer.complete(focused)
 
     def open_text_area(self):
-        """^E at the end of a text field; False elsewhere (^E: the end of the line)."""
+        """^E at the end of a text field; False elsewhere (^E: the end of the line). On an
+        array of objects it opens the list, element by element, when the field holds one."""
         focused = self.focused_text()
         if focused is None or focused.cursor != len(focused.text):
             return False
-        self.app.open(TextAreaScreen(self.app, focused))
+        elements = field_elements(focused)
+        if elements is not None:
+            self.app.open(ObjectListScreen(self.app, focused, elements))
+        else:
+            self.app.open(TextAreaScreen(self.app, focused))
 
     def on_paste(self, text):
         if self.clean_state is None:
@@ -12134,6 +12139,112 @@ def clip_from(text, start_cell):
         used += cells(text[index])
         index += 1
     return text[index:]
+
+
+def field_elements(field):
+    """The elements of an array-of-objects field (a list of objects the form edits one by
+    one), or None: another field, or text that is not such a list (the text area edits it)."""
+    if object_items(field.schema) is None:
+        return None
+    try:
+        elements = json.loads(field.text) if field.text.strip() else []
+    except ValueError:
+        return None
+    return elements if isinstance(elements, list) and all(isinstance(e, dict) for e in elements) else None
+
+
+def object_items(schema):
+    """The items' schema of an array of objects with properties, or None."""
+    items = schema.get("items") if schema_types(schema) == ["array"] else None
+    return items if isinstance(items, dict) and expands(items) else None
+
+
+class ObjectListScreen(Screen):
+    """An array of objects (^E on its field in a tool's form), element by element: a form
+    of the items' fields adds or edits one, d removes one; ^X puts the list back into the
+    field as JSON, which stays the way to type it by hand."""
+
+    BINDINGS = (
+        Binding("a", "add", "add an element: a form of the items' fields", key_action(lambda screen: screen.edit(None))),
+        Binding("Enter", "edit", "edit the selected element in its form",
+                key_action(lambda screen: screen.edit(screen.selected)), codes=("ENTER",),
+                when=lambda screen: screen.elements),
+        Binding("d", "remove", "remove the selected element", key_action(lambda screen: screen.remove()),
+                when=lambda screen: screen.elements),
+        Binding("j/k", "move", "move between the elements",
+                lambda screen, key: screen.move(1 if key in ("j", "DOWN") else -1), codes=("j", "k", "DOWN", "UP")),
+        Binding("^X", "done", lambda screen: "done: the list goes back into the field %s as JSON" % screen.field.label,
+                key_action(lambda screen: screen.done())),
+        Binding("Esc", "cancel", "cancel: the field stays as it was", key_action(lambda screen: screen.app.back()),
+                codes=("ESC",)))
+    HELP_COLUMN = 8
+
+    def __init__(self, app, field, elements):
+        Screen.__init__(self, app)
+        self.field, self.elements = field, elements
+        self.items = object_items(field.schema)
+        self.selected = 0
+
+    def title(self):
+        return "List: %s (%d)" % (self.field.label, len(self.elements))
+
+    def move(self, step):
+        self.selected = max(0, min(len(self.elements) - 1, self.selected + step))
+
+    def edit(self, index):
+        def keep(values):
+            if index is None:
+                self.elements.append(values)
+                self.selected = len(self.elements) - 1
+            else:
+                self.elements[index] = values
+
+        shown = len(self.elements) if index is None else index
+        self.app.open(ElementScreen(self.app, "%s[%d]" % (self.field.label, shown), self.items,
+                                    {} if index is None else self.elements[index], keep))
+
+    def remove(self):
+        del self.elements[self.selected]
+        self.move(0)
+        self.app.say("Removed; ^X puts the list into the field.")
+
+    def done(self):
+        self.field.set_text(json.dumps(self.elements, ensure_ascii=False))
+        self.app.back()
+
+    def draw(self, canvas):
+        if not self.elements:
+            canvas.put(0, 0, "No elements yet: a adds one.", self.app.style.dim)
+        top = max(0, self.selected - canvas.height + 1)  # the selected element is always seen
+        for row, element in enumerate(self.elements[top:top + canvas.height]):
+            text = clip("[%d] %s" % (top + row, clean(json.dumps(element, ensure_ascii=False))), canvas.width)
+            canvas.put(row, 0, text, self.app.style.reverse if top + row == self.selected else 0)
+
+
+class ElementScreen(FieldScreen):
+    """One element of an array of objects: a field for each of its properties; Done checks
+    them as the tool's form does and gives the object to ``keep``."""
+
+    submit_label = "Done"
+
+    def __init__(self, app, name, items, element, keep):
+        FieldScreen.__init__(self, app, "")
+        self.name, self.keep = name, keep
+        self.field_list = FieldList(schema_fields(items, titles=False, nested=True) + [Button("Done", self.submit)])
+        if element:
+            self.field_list.fill(element)  # a new one keeps the schema's defaults
+
+    def title(self):
+        return self.name
+
+    def has_output(self):
+        return False
+
+    def submit(self):
+        values = self.collect()
+        if values is not None:
+            self.keep(values)
+            self.app.close_screen(self)
 
 
 class PickScreen(Screen):

@@ -189,3 +189,44 @@ def test_a_tab_pasted_into_a_string_field_is_kept(tui, tmp_path):
     screen.paste("a\tb")
     screen.send("ctrl-x")
     screen.wait_for('Got {"text": "a\\tb"}')
+
+
+@needs_pty
+def test_an_array_of_objects_is_a_list_to_add_to_edit_and_remove_from(tui, tmp_path):
+    server = one_tool_server(tmp_path, {"name": "route", "inputSchema": {"type": "object", "properties": {
+        "stops": {"type": "array", "items": {"type": "object", "required": ["city"], "properties": {
+            "city": {"type": "string"}, "zip": {"type": "integer", "maximum": 99999}}}}}}}, ECHO_ARGUMENTS_HANDLERS)
+    screen = tui(server, columns=120, rows=24)
+    open_only_tool(screen, "route")
+    screen.send("ctrl-e")
+    screen.wait_all("List: stops (0)", "No elements yet")
+    screen.send("a")
+    screen.wait_for(lambda t: screen.title_line().startswith(" stops[0]"), what="the element's form")
+    screen.type("Oslo")
+    screen.send("tab")
+    screen.type("100000")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "zip: at most 99999" in screen.status_line(), what="the element's limit")
+    screen.send("ctrl-u")
+    screen.type("150")
+    screen.send("ctrl-x")
+    screen.wait_all("List: stops (1)", '[0] {"city": "Oslo", "zip": 150}')
+    screen.send("a")
+    screen.wait_for(lambda t: screen.title_line().startswith(" stops[1]"), what="the second element's form")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "city is required" in screen.status_line(), what="the required field")
+    screen.type("Bergen")
+    screen.send("ctrl-x")
+    screen.wait_all("List: stops (2)", '[1] {"city": "Bergen"}')
+    screen.send("k", "enter")  # edit Oslo
+    screen.wait_for(lambda t: screen.title_line().startswith(" stops[0]") and "Oslo" in t, what="Oslo's form")
+    screen.send("tab", "ctrl-u")
+    screen.type("151")
+    screen.send("ctrl-x")
+    screen.wait_for('[0] {"city": "Oslo", "zip": 151}')
+    screen.send("j", "d")  # Bergen goes
+    screen.wait_for("List: stops (1)")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: screen.title_line().startswith(" Tool: route"), what="back in the tool's form")
+    screen.send("ctrl-x")
+    screen.wait_for('Got {"stops": [{"city": "Oslo", "zip": 151}]}')
