@@ -58,7 +58,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     TaskRow TaskBook TaskFollower
      8b. screens    connection, main, tool form, tasks, input requests, debug
                     classes: Screen TextScreen FieldScreen ConnectScreen MainScreen Catalog
-                    Entry ToolScreen TextAreaScreen PickScreen CallRecord CallHistory HistoryScreen
+                    Entry ToolScreen TextAreaScreen ObjectListScreen ElementScreen PickScreen
+                    CallRecord CallHistory HistoryScreen
                     ResourceScreen LineScreen TemplateScreen Completer PromptScreen
                     RootsScreen TasksScreen TaskDetailScreen ElicitationScreen
                     UrlElicitationScreen AuthorizeScreen SamplingScreen DebugScreen
