@@ -61,7 +61,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     TaskRow TaskBook TaskFollower
      8b. screens    connection, main, tool form, tasks, input requests, debug
                     classes: Screen TextScreen FieldScreen ConnectScreen MainScreen Catalog
-                    Entry ToolScreen TextAreaScreen PickScreen CallRecord CallHistory HistoryScreen
+                    Entry ToolScreen TextAreaScreen ObjectListScreen ElementScreen PickScreen
+                    CallRecord CallHistory HistoryScreen
                     ResourceScreen LineScreen TemplateScreen Completer PromptScreen
                     RootsScreen TasksScreen TaskDetailScreen ElicitationScreen
                     UrlElicitationScreen AuthorizeScreen SamplingScreen DebugScreen
@@ -12491,11 +12492,16 @@ class FieldScreen(Screen):
         self.completer.complete(focused)
 
     def open_text_area(self):
-        """^E at the end of a text field; False elsewhere (^E: the end of the line)."""
+        """^E at the end of a text field; False elsewhere (^E: the end of the line). On an
+        array of objects it opens the list, element by element, when the field holds one."""
         focused = self.focused_text()
         if focused is None or focused.cursor != len(focused.text):
             return False
-        self.app.open(TextAreaScreen(self.app, focused))
+        elements = field_elements(focused)
+        if elements is not None:
+            self.app.open(ObjectListScreen(self.app, focused, elements))
+        else:
+            self.app.open(TextAreaScreen(self.app, focused))
 
     def on_paste(self, text):
         if self.clean_state is None:
@@ -12615,11 +12621,17 @@ class ConnectScreen(FieldScreen):
                 when=lambda screen: not screen.running),
         Binding("^R", "retry", action=key_action(lambda screen: screen.connect(screen.attempted)),  # asks again
                 when=lambda screen: not screen.running and screen.attempted is not None),
+        Binding("^Y", "copy entry", "on a server from a config file: copy its entry as JSON, its ${VAR}s as the "
+                                    "file has them (OSC 52 clipboard)",
+                key_action(lambda screen: screen.copy_entry()), when=lambda screen: screen.focused_server()),
         Binding("F12", "debug"),
         Binding("Esc", lambda screen: "back" if screen.stacked() else "quit", when=lambda screen: not screen.running))
     HELP_NOTES = (
         "Type a URL or a stdio command line, pick the transport and protocol version, add headers",
-        "('Name: value'), then Enter (or ^X) anywhere in the form connects. Servers found in --config and",
+        "('Name: value'), then Enter (or ^X) anywhere in the form connects. A stdio server's arguments are",
+        "part of its command line in Server. Env takes NAME=value pairs (quoted as in a shell) for a stdio",
+        "server, Directory its working directory; Client ID and Scope are OAuth's (--client-id, --scope).",
+        "Servers found in --config and",
         "in the Claude Desktop, VS Code and .mcp.json files are listed as buttons: Enter connects.",
         "A config file's path typed into Server lists that file's servers instead.",
         "^R tries the last attempt again (a cancelled authorization asks again).")
@@ -12631,22 +12643,46 @@ class ConnectScreen(FieldScreen):
         opts = app.opts
         headers = self.header_fields(spec)
         self.target = TextField("target", "Server", text=spec.describe() if spec else "", required=True,
-                                placeholder="URL or command line")
+                                placeholder="URL or command line",
+                                description="a URL, or a stdio server's command line with its arguments, quoted "
+                                            "as in a shell")
         self.transport = ChoiceField("transport", "Transport", [(k, k) for k in ("auto", "stdio", "http", "sse")],
                                      required=True, default=("sse" if spec and spec.kind == "sse" else opts.transport))
         self.protocol = ChoiceField("protocol", "Protocol", [(p, p) for p in PROTOCOL_CHOICES], required=True,
                                     default=spec.protocol if spec else opts.protocol)
         self.headers = [TextField("header%d" % i, "Header", placeholder="Name: value",
                                   text="%s: %s" % headers[i] if i < len(headers) else "") for i in range(3)]
+        self.env = TextField("env", "Env", placeholder="NAME=value ...", description=(
+            "a stdio server's environment variables, added to its own (and to --env's): NAME=value, "
+            "several separated by spaces, a value with spaces in quotes"))
+        self.cwd = TextField("cwd", "Directory", text=(spec.cwd if spec else opts.cwd) or "",
+                             placeholder="the working directory", description="a stdio server's working directory")
+        self.client_id = TextField("client_id", "Client ID", placeholder="OAuth client id",
+                                   description="a client id registered with the authorization server (--client-id)")
+        self.scope = TextField("scope", "Scope", placeholder="OAuth scopes",
+                               description="the scopes to ask for, separated by spaces (--scope; default: what "
+                                           "the server says)")
+        self.show_oauth(spec)
         self.list_servers(known_servers(opts))
+
+    def show_oauth(self, spec):
+        """The OAuth identity the options and the config entry give, in its fields."""
+        try:
+            settings = AuthSettings.from_options(self.app.opts, spec.oauth if spec else None)
+        except UsageError:
+            settings = AuthSettings()  # a bad combination is reported when connecting
+        self.client_id.set_text(settings.client_id or "")
+        self.scope.set_text(settings.scope or "")
+        self.oauth_shown = (self.client_id.text, self.scope.text)
 
     def list_servers(self, servers):
         """The form's fields, then Connect, then a button for each server from config files."""
         self.known = servers
-        buttons = [Button("Connect", self.submit)]
-        buttons += [Button("%s (%s)" % (server.name, server.source), self.choose(server), row_of_its_own=True)
-                    for server in self.known]
-        self.field_list = FieldList([self.target, self.transport, self.protocol] + self.headers + buttons)
+        self.server_buttons = [(Button("%s (%s)" % (server.name, server.source), self.choose(server),
+                                       row_of_its_own=True), server) for server in self.known]
+        buttons = [Button("Connect", self.submit)] + [button for button, _ in self.server_buttons]
+        self.field_list = FieldList([self.target, self.transport, self.protocol] + self.headers + [
+            self.env, self.cwd, self.client_id, self.scope] + buttons)
         self.output.set_text(self.known_servers_text())
 
     @staticmethod
@@ -12665,6 +12701,19 @@ class ConnectScreen(FieldScreen):
 
     def title(self):
         return "Connect"
+
+    def focused_server(self):
+        """The config file's server whose button has the focus, or None."""
+        focused = self.field_list.items[self.field_list.focus] if self.field_list.items else None
+        return next((server for button, server in self.server_buttons if button is focused), None)
+
+    def copy_entry(self):
+        server = self.focused_server()
+        text = json.dumps({server.name: shareable_config_entry(server.entry)}, indent=2, ensure_ascii=False)
+        self.app.copy_to_clipboard(text)
+        self.output.set_text("The entry of %s in %s (copied to the clipboard where the terminal allows):\n%s" % (
+            server.name, server.path, text))
+        self.app.say("Copied the config entry of %s as JSON." % server.name)
 
     def stacked(self):
         """Opened from the main screen (C), over a session that stays until a new one opens."""
@@ -12702,6 +12751,7 @@ class ConnectScreen(FieldScreen):
                 return
             self.base_spec = spec
             self.target.set_text(spec.describe())
+            self.show_oauth(spec)
             self.connect(spec)
 
         return connect
@@ -12715,6 +12765,7 @@ class ConnectScreen(FieldScreen):
             return
         try:
             spec = self.spec_from_fields()
+            self.authorize_from_fields(spec)
         except McpTuiError as exc:
             self.app.say(in_connect_words(describe_failure(exc)), True)
             return
@@ -12783,18 +12834,88 @@ class ConnectScreen(FieldScreen):
             kept = {n: v for n, v in base.headers.items() if n not in shown and n not in headers and (
                 secret_header(n) or base.shown is not None and n in base.shown.headers)}
             headers = {n: base.headers[n] if shown.get(n) == v else v for n, v in headers.items()}
-            spec = ConnectionSpec(kind, url=base.url, argv=base.argv, env=base.env, cwd=base.cwd,
-                                  headers=dict(kept, **headers), protocol=protocol, source=base.source)
-            spec.shown = base.shown
+            spec = ConnectionSpec(kind, url=base.url, argv=base.argv, env=dict(base.env, **self.field_env(url)),
+                                  cwd=self.field_cwd(url), headers=dict(kept, **headers), protocol=protocol,
+                                  source=base.source)
+            spec.shown, spec.oauth = base.shown, base.oauth
             return spec
         env = dict(parse_env_option(e) for e in self.app.opts.env)
-        return build_spec(text, transport, protocol, headers, env, self.app.opts.cwd)
+        env.update(self.field_env(url))
+        return build_spec(text, transport, protocol, headers, env, self.field_cwd(url))
+
+    def field_env(self, url):
+        """Env's NAME=value pairs, read as --env reads each; the values are registered as
+        secrets (an API key is the usual one), so no status line shows them."""
+        text = self.env.text.strip()
+        if text and url:
+            raise UsageError("Env is for a stdio server's command line; Server holds a URL")
+        try:
+            pairs = dict(parse_env_option(word) for word in split_command_line(text))
+        except ValueError as exc:
+            raise UsageError("cannot split Env: %s" % exc)
+        for value in pairs.values():
+            self.app.log.credentials.add(value, "env")
+        return pairs
+
+    def field_cwd(self, url):
+        path = os.path.expanduser(self.cwd.text.strip())
+        if path and url:
+            raise UsageError("Directory is for a stdio server's command line; Server holds a URL")
+        if path and not os.path.isdir(path):
+            raise UsageError("Directory %s is not a directory" % path)
+        return path or None
+
+    def authorize_from_fields(self, spec):
+        """An HTTP server's Authorizer with the Client ID and Scope fields in place of
+        --client-id and --scope (and of the config entry's): what connect() would build from
+        the options, with the user's edits."""
+        client_id, scope = self.client_id.text.strip() or None, self.scope.text.strip() or None
+        if spec.kind == "stdio":
+            if (self.client_id.text, self.scope.text) != self.oauth_shown and (client_id or scope):
+                raise UsageError("Client ID and Scope are for an HTTP server's OAuth; Server holds a command line")
+            return
+        split_http_url(spec.url)  # as connect() does, before the authorizer reads it
+        options = copy_options(self.app.opts, client_id=client_id, scope=scope)
+        oauth = {key: value for key, value in (spec.oauth or {}).items()
+                 if key not in ("client_id", "clientId", "client-id", "scope")}
+        spec.oauth = oauth
+        app = self.app
+        spec.auth = authorizer_for(spec, options, app.log, lambda text: app.post(app.say, text))
+
+
+def shareable_config_entry(entry):
+    """A config file's server entry to copy: its ${VAR}s as the file has them, and a secret
+    written in it literally (an env value, a credential header, an OAuth client secret) as a
+    ${VAR} too, never its value: the clipboard is not a place for credentials."""
+    def placeholder(name, value):
+        if not isinstance(value, str) or re.search(CONFIG_VARIABLE, value):
+            return value
+        return "${%s}" % re.sub(r"[^A-Za-z0-9_]", "_", name).upper()
+
+    shared = dict(entry)
+    if isinstance(entry.get("env"), dict):
+        shared["env"] = {name: placeholder(name, value) for name, value in entry["env"].items()}
+    if isinstance(entry.get("headers"), dict):
+        shared["headers"] = {name: placeholder(name, value) if secret_header(name) else value
+                             for name, value in entry["headers"].items()}
+    if isinstance(entry.get("oauth"), dict):
+        shared["oauth"] = {key: placeholder("MCP_TUI_CLIENT_SECRET", value) if "secret" in key.lower() else value
+                           for key, value in entry["oauth"].items()}
+    return shared
 
 
 CONNECT_WORDS = ((r"leave out --transport sse", "choose Transport auto"), (r"try --transport sse", "choose Transport sse"),
                  (r"--transport (\w+)", r"Transport \1"), (r"drop --protocol-version", "choose Protocol auto"),
                  (r"try --protocol-version", "choose Protocol"), (r"--protocol-version", "Protocol"),
-                 (r"--header", "Header"), (r"--url", "Server"), (r"--env", "the environment"))
+                 (r"--header", "Header"), (r"--url", "Server"), (r"--env needs", "Env needs"), (r"--env", "the environment"),
+                 (r"--client-id", "Client ID"), (r"--scope", "Scope"))
+
+
+def copy_options(opts, **changes):
+    """The command line's options with some of them changed, for one connection."""
+    import argparse
+
+    return argparse.Namespace(**dict(vars(opts), **changes))
 
 
 def in_connect_words(text):
@@ -13125,7 +13246,7 @@ class ToolScreen(FieldScreen):
         self.request_id = None  # a plain call's JSON-RPC id, to cancel it
         self.task_id = None  # a task call's task, to cancel it
         schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
-        self.field_list = FieldList(schema_fields(schema, titles=False) + [
+        self.field_list = FieldList(schema_fields(schema, titles=False, nested=True) + [
             Button("Execute", self.submit),
             Button(lambda: "Task mode: %s" % ("on" if self.task_mode else "off"), self.toggle_task_mode),
             Button("Copy as command", self.copy_command)])
@@ -13425,6 +13546,112 @@ def clip_from(text, start_cell):
         used += cells(text[index])
         index += 1
     return text[index:]
+
+
+def field_elements(field):
+    """The elements of an array-of-objects field (a list of objects the form edits one by
+    one), or None: another field, or text that is not such a list (the text area edits it)."""
+    if object_items(field.schema) is None:
+        return None
+    try:
+        elements = json.loads(field.text) if field.text.strip() else []
+    except ValueError:
+        return None
+    return elements if isinstance(elements, list) and all(isinstance(e, dict) for e in elements) else None
+
+
+def object_items(schema):
+    """The items' schema of an array of objects with properties, or None."""
+    items = schema.get("items") if schema_types(schema) == ["array"] else None
+    return items if isinstance(items, dict) and expands(items) else None
+
+
+class ObjectListScreen(Screen):
+    """An array of objects (^E on its field in a tool's form), element by element: a form
+    of the items' fields adds or edits one, d removes one; ^X puts the list back into the
+    field as JSON, which stays the way to type it by hand."""
+
+    BINDINGS = (
+        Binding("a", "add", "add an element: a form of the items' fields", key_action(lambda screen: screen.edit(None))),
+        Binding("Enter", "edit", "edit the selected element in its form",
+                key_action(lambda screen: screen.edit(screen.selected)), codes=("ENTER",),
+                when=lambda screen: screen.elements),
+        Binding("d", "remove", "remove the selected element", key_action(lambda screen: screen.remove()),
+                when=lambda screen: screen.elements),
+        Binding("j/k", "move", "move between the elements",
+                lambda screen, key: screen.move(1 if key in ("j", "DOWN") else -1), codes=("j", "k", "DOWN", "UP")),
+        Binding("^X", "done", lambda screen: "done: the list goes back into the field %s as JSON" % screen.field.label,
+                key_action(lambda screen: screen.done())),
+        Binding("Esc", "cancel", "cancel: the field stays as it was", key_action(lambda screen: screen.app.back()),
+                codes=("ESC",)))
+    HELP_COLUMN = 8
+
+    def __init__(self, app, field, elements):
+        Screen.__init__(self, app)
+        self.field, self.elements = field, elements
+        self.items = object_items(field.schema)
+        self.selected = 0
+
+    def title(self):
+        return "List: %s (%d)" % (self.field.label, len(self.elements))
+
+    def move(self, step):
+        self.selected = max(0, min(len(self.elements) - 1, self.selected + step))
+
+    def edit(self, index):
+        def keep(values):
+            if index is None:
+                self.elements.append(values)
+                self.selected = len(self.elements) - 1
+            else:
+                self.elements[index] = values
+
+        shown = len(self.elements) if index is None else index
+        self.app.open(ElementScreen(self.app, "%s[%d]" % (self.field.label, shown), self.items,
+                                    {} if index is None else self.elements[index], keep))
+
+    def remove(self):
+        del self.elements[self.selected]
+        self.move(0)
+        self.app.say("Removed; ^X puts the list into the field.")
+
+    def done(self):
+        self.field.set_text(json.dumps(self.elements, ensure_ascii=False))
+        self.app.back()
+
+    def draw(self, canvas):
+        if not self.elements:
+            canvas.put(0, 0, "No elements yet: a adds one.", self.app.style.dim)
+        top = max(0, self.selected - canvas.height + 1)  # the selected element is always seen
+        for row, element in enumerate(self.elements[top:top + canvas.height]):
+            text = clip("[%d] %s" % (top + row, clean(json.dumps(element, ensure_ascii=False))), canvas.width)
+            canvas.put(row, 0, text, self.app.style.reverse if top + row == self.selected else 0)
+
+
+class ElementScreen(FieldScreen):
+    """One element of an array of objects: a field for each of its properties; Done checks
+    them as the tool's form does and gives the object to ``keep``."""
+
+    submit_label = "Done"
+
+    def __init__(self, app, name, items, element, keep):
+        FieldScreen.__init__(self, app, "")
+        self.name, self.keep = name, keep
+        self.field_list = FieldList(schema_fields(items, titles=False, nested=True) + [Button("Done", self.submit)])
+        if element:
+            self.field_list.fill(element)  # a new one keeps the schema's defaults
+
+    def title(self):
+        return self.name
+
+    def has_output(self):
+        return False
+
+    def submit(self):
+        values = self.collect()
+        if values is not None:
+            self.keep(values)
+            self.app.close_screen(self)
 
 
 class PickScreen(Screen):
@@ -15179,17 +15406,31 @@ class FieldList:
         return True
 
     def collect(self, required=True):
-        """The values of the fields that have one; raises UsageError naming the first field
-        that is missing or wrong, and moves the focus there."""
-        values = {}
+        """The values of the fields that have one, a nested field's in its object; raises
+        UsageError naming the first field that is missing or wrong, and moves the focus there.
+        A nested field is required when its object is sent: one of its fields is set, or the
+        object is required itself."""
+        values, given = {}, []
         for item in self.fields():
             try:
                 present, value = item.value()
             except UsageError as exc:
                 self.focus_on(item)
                 raise UsageError("%s: %s" % (item.label, exc.message))
+            given.append((item, present, value))
+            if present:
+                target = values
+                for key in field_parents(item):
+                    target = target.setdefault(key, {})
+                target[item.key] = value
+        for item, present, value in given:
+            if object_sent(values, item):  # a required object is sent, if empty: {}
+                target = values
+                for key in field_parents(item):
+                    target = target.setdefault(key, {})
+        for item, present, value in given:
             if not present:
-                if item.required and required:
+                if item.required and required and object_sent(values, item):
                     self.focus_on(item)
                     raise UsageError("%s is required" % item.label)
                 continue
@@ -15197,7 +15438,6 @@ class FieldList:
             if problem and required:
                 self.focus_on(item)
                 raise UsageError(at_path(item.label, problem))
-            values[item.key] = value
         return values
 
     def focus_on(self, item):
@@ -15249,7 +15489,9 @@ class FieldList:
     def fill(self, arguments):
         """Set the fields to ``arguments`` (a call's, from the history); the others are cleared."""
         for item in self.fields():
-            present, value = item.key in arguments, arguments.get(item.key)
+            source = nested_value(arguments, field_parents(item))
+            source = source if isinstance(source, dict) else {}
+            present, value = item.key in source, source.get(item.key)
             if isinstance(item, TextField):
                 item.set_text(None if present and value is None else "" if not present
                               else value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
@@ -15261,17 +15503,57 @@ class FieldList:
                 item.ticked = [present and isinstance(value, list) and option in value for option, _ in item.options]
 
 
-def schema_fields(schema, titles):
+def schema_fields(schema, titles, nested=False, parents=(), parents_required=()):
     """Fields for an object schema's properties, in the schema's order. ``titles``: label
-    with the property's title (elicitation) rather than its key (tool arguments)."""
+    with the property's title (elicitation) rather than its key (tool arguments). ``nested``:
+    an object property with properties of its own gets a field for each (``address.zip``),
+    at any depth; ``parents`` are the keys above these fields, and ``parents_required``
+    whether each of them is required where it is (then it is sent even with no field set)."""
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     required = set(schema.get("required") or ())
+    defaults = schema.get("default") if parents and isinstance(schema.get("default"), dict) else {}
     fields = []
     for key, prop in properties.items():
         prop = prop if isinstance(prop, dict) else {}
-        label = str(prop.get("title") or key) if titles else key
-        fields.append(field_for(key, label, prop, key in required))
+        if key in defaults and "default" not in prop:
+            prop = dict(prop, default=defaults[key])  # the object's default, field by field
+        if nested and expands(prop):
+            fields += schema_fields(prop, titles, True, parents + (key,), parents_required + (key in required,))
+            continue
+        label = str(prop.get("title") or key) if titles else ".".join(parents + (key,))
+        field = field_for(key, label, prop, key in required)
+        field.parents, field.parents_required = parents, parents_required
+        fields.append(field)
     return fields
+
+
+def expands(prop):
+    """An object property that a form shows as a field for each of its properties (anything
+    else that is an object, nullable ones and those without properties, is JSON typed in)."""
+    properties = prop.get("properties")
+    return (schema_types(prop) == ["object"] and isinstance(properties, dict) and bool(properties)
+            and choice_options(prop) is None)
+
+
+def field_parents(item):
+    """The keys of the objects a field's value goes into (none: an argument of its own)."""
+    return getattr(item, "parents", ())
+
+
+def object_sent(values, item):
+    """Whether the object a nested field belongs to is sent: one of its fields is set, or it
+    is required and the object it is in is sent (an argument of its own: always)."""
+    parents, sent = field_parents(item), True
+    for depth, required in enumerate(getattr(item, "parents_required", ())):
+        sent = nested_value(values, parents[:depth + 1]) is not None or (required and sent)
+    return sent
+
+
+def nested_value(values, parents):
+    """The object at ``parents`` in ``values``; None when nothing was set there."""
+    for key in parents:
+        values = values.get(key) if isinstance(values, dict) else None
+    return values
 
 
 def field_for(key, label, prop, required):

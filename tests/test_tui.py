@@ -376,7 +376,7 @@ def test_connection_screen_lists_config_servers_shows_failures_and_retries(tui, 
     home = {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
     screen = tui(cwd=project, env=home)
     screen.wait_for("Servers from config files")
-    screen.send(*["tab"] * 7 + ["enter"])  # past the fields and Connect, onto "broken"
+    screen.send(*["tab"] * 11 + ["enter"])  # past the fields and Connect, onto "broken"
     screen.wait_all("Could not connect", "boom: missing API key", "exited with code 3")
     screen.send("tab", "enter")  # the "test" server
     screen.wait_for(TOOLS_TAB)
@@ -394,7 +394,7 @@ def test_a_config_entry_of_the_wrong_shape_is_listed_as_written_and_refused_in_o
                  columns=250)  # the status line holds the whole path
     screen.wait_for("  odd: python3  [")
     assert "s e r v e r" not in screen.text()
-    screen.send(*["tab"] * 7 + ["enter"])  # past the fields and Connect, onto "odd"
+    screen.send(*["tab"] * 11 + ["enter"])  # past the fields and Connect, onto "odd"
     screen.wait_for(lambda t: t.splitlines()[-1].rstrip().endswith(".mcp.json: args is a string, not an array"),
                     what="the one-line refusal on the status line")
 

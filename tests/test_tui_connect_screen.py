@@ -97,3 +97,105 @@ def test_an_http_server_that_comes_back_clears_disconnected_and_refreshes_the_li
                         what="connected again, with the lists refreshed")
     finally:
         again.stop()
+
+
+ENV_AND_CWD_TOOL = {"name": "where", "description": "Says its environment and directory",
+                    "inputSchema": {"type": "object", "properties": {}}}
+ENV_AND_CWD_HANDLER = '''
+    elif method == "tools/call":
+        import os
+        text = "GREETING=%s MODE=%s cwd=%s" % (os.environ.get("GREETING"), os.environ.get("MODE"), os.getcwd())
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {"content": [{"type": "text", "text": text}]}})
+'''
+
+
+@needs_pty
+def test_env_and_directory_fields_reach_the_stdio_server(tui, tmp_path):
+    from tui_helpers import one_tool_server, open_tool
+
+    home = tmp_path / "home"
+    home.mkdir()
+    workdir = tmp_path / "workdir"
+    workdir.mkdir()
+    screen = connect_screen(tui, columns=120, rows=40, env={"HOME": str(home), "XDG_CONFIG_HOME": str(home)})
+    screen.paste(one_tool_server(tmp_path, ENV_AND_CWD_TOOL, ENV_AND_CWD_HANDLER))
+    screen.send(*["tab"] * 6)  # past Transport, Protocol and the three Headers: Env
+    screen.paste("GREETING='hello there' MODE=fast")
+    screen.send("tab")
+    screen.paste(str(workdir))
+    screen.send("enter")
+    screen.wait_for(lambda t: "Connected to where-server" in screen.status_line(), what="connected")
+    open_tool(screen, "where")
+    screen.send("ctrl-x")
+    screen.wait_for("GREETING=hello there MODE=fast cwd=%s" % workdir)
+
+
+@needs_pty
+def test_an_env_value_is_masked_where_the_server_echoes_it(tui, tmp_path):
+    screen = connect_screen(tui, columns=120, rows=40, env={"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)})
+    screen.paste('%s -c "import os, sys; sys.exit(\'my key is \' + os.environ[\'API_KEY\'])"' % sys.executable)
+    screen.send(*["tab"] * 6)
+    screen.paste("API_KEY=sk-very-secret-value")
+    screen.send("enter")
+    screen.wait_all("Could not connect", "my key is env:")
+    shown = [line for line in screen.lines() if "API_KEY=sk-very-secret-value" not in line]  # but its own field
+    assert len(shown) == len(screen.lines()) - 1 and "sk-very-secret-value" not in "\n".join(shown)
+
+
+@needs_pty
+def test_a_directory_that_is_not_one_is_refused_by_its_field_name(tui, tmp_path):
+    screen = connect_screen(tui, columns=250)  # the status line holds the whole path
+    screen.type(server_command())
+    screen.send(*["tab"] * 7)
+    screen.paste(str(tmp_path / "missing"))
+    screen.send("enter")
+    screen.wait_for(lambda t: "Directory %s is not a directory" % (tmp_path / "missing") in screen.status_line(),
+                    what="the refusal")
+
+
+@needs_pty
+def test_client_id_and_scope_fields_go_into_the_authorization(tui, start_server):
+    server = start_server("--auth")
+    screen = connect_screen(tui, columns=120, rows=40, env={"BROWSER": "false"})
+    screen.paste(server.url)
+    screen.send(*["tab"] * 8)  # Client ID
+    screen.type("my-own-client")
+    screen.send("tab")
+    screen.type("tools:read extra")
+    screen.send("enter")
+    screen.wait_all("Authorize", "Waiting ")
+    screen.send("ctrl-y")
+    screen.wait_for("URL copied")
+    url = screen.clipboard()
+    assert "client_id=my-own-client" in url and "scope=tools%3Aread+extra" in url.replace("%20", "+")
+    screen.send("esc")
+    screen.wait_for("authorization cancelled")
+
+
+@needs_pty
+def test_ctrl_y_on_a_config_server_copies_its_entry_with_the_files_placeholders(tui, tmp_path):
+    config = tmp_path / "servers.json"
+    local = {"command": sys.executable, "args": [str(TESTSERVER)],
+             "env": {"API_KEY": "${MY_KEY}", "WRITTEN_IN": "literal-secret-123"}}
+    remote = {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${TOKEN}", "X-Team": "blue",
+                                                           "Cookie": "session=literal-cookie"}}
+    config.write_text(json.dumps({"mcpServers": {"local": local, "remote": remote}}))
+    screen = connect_screen(tui, env={"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config"),
+                                      "MY_KEY": "expanded-key-value", "TOKEN": "expanded-token"},
+                            cwd=tmp_path, columns=120, rows=40)
+    screen.paste(str(config))
+    screen.send("enter")
+    screen.wait_all("2 servers in", "[ local (servers.json) ]", "^Y copy entry")
+    screen.send("ctrl-y")
+    screen.wait_for(lambda t: "Copied the config entry of local as JSON." in screen.status_line(), what="copied")
+    copied = json.loads(screen.clipboard())
+    assert copied == {"local": dict(local, env={"API_KEY": "${MY_KEY}", "WRITTEN_IN": "${WRITTEN_IN}"})}
+    screen.send("tab")
+    screen.send("ctrl-y")
+    screen.wait_for(lambda t: "Copied the config entry of remote as JSON." in screen.status_line(), what="copied")
+    copied = json.loads(screen.clipboard())
+    assert copied == {"remote": dict(remote, headers={"Authorization": "Bearer ${TOKEN}", "X-Team": "blue",
+                                                      "Cookie": "${COOKIE}"})}
+    raw = bytes(screen.raw)
+    assert not any(secret in raw for secret in (b"expanded-key-value", b"expanded-token", b"literal-secret-123",
+                                                b"literal-cookie"))

@@ -86,19 +86,50 @@ def test_formats_and_limits_are_checked_at_every_depth_before_sending(tui, tmp_p
     screen.wait_for(lambda t: "when: not a date (YYYY-MM-DD)" in screen.status_line(), what="February 30 refused")
     screen.send("ctrl-u")
     screen.type("2024-02-29")
+    screen.send("tab")  # address.zip: the object's fields are fields of the form
+    screen.type("100000")
     screen.send("tab")
-    screen.paste('{"zip": 100000, "code": "DE"}')
+    screen.type("DE")
     screen.send("ctrl-x")
     screen.wait_for(lambda t: "address.zip: at most 99999" in screen.status_line(), what="the nested limit")
     screen.send("ctrl-u")
-    screen.paste('{"zip": 12345, "code": "de"}')
+    screen.type("12345")
+    screen.send("tab", "ctrl-u")
+    screen.type("de")
     screen.send("ctrl-x")
     screen.wait_for(lambda t: "address.code: does not match the pattern ^[A-Z]{2}$" in screen.status_line(),
                     what="the nested pattern")
     screen.send("ctrl-u")
-    screen.paste('{"zip": 12345, "code": "DE"}')
+    screen.type("DE")
     screen.send("ctrl-x")
     screen.wait_for('Got {"address": {"code": "DE", "zip": 12345}, "when": "2024-02-29"}')
+
+
+@needs_pty
+def test_a_nested_object_is_a_field_for_each_of_its_properties(tui, tmp_path):
+    """address.street and address.zip are fields; address is left out while none is set,
+    and a required one of them is required once one is; an object without properties is
+    JSON typed in, as before."""
+    server = one_tool_server(tmp_path, {"name": "mail", "inputSchema": {"type": "object", "properties": {
+        "to": {"type": "string"},
+        "address": {"type": "object", "required": ["street"], "properties": {
+            "street": {"type": "string"}, "zip": {"type": "integer"}}},
+        "extra": {"type": "object"}}, "required": ["to"]}}, ECHO_ARGUMENTS_HANDLERS)
+    screen = tui(server, columns=120, rows=24)  # the whole result on one line
+    open_only_tool(screen, "mail")
+    screen.wait_all("address.street", "address.zip", "JSON object")
+    screen.type("ada")
+    screen.send("ctrl-x")
+    screen.wait_for('Got {"to": "ada"}')  # no empty address
+    screen.send("tab", "tab")  # address.zip
+    screen.type("12345")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "address.street is required" in screen.status_line(), what="the required sub-field")
+    screen.type("Main St 1")  # the focus went to address.street
+    screen.send("tab", "tab")  # extra: JSON
+    screen.paste('{"note": "x"}')
+    screen.send("ctrl-x")
+    screen.wait_for('Got {"address": {"street": "Main St 1", "zip": 12345}, "extra": {"note": "x"}, "to": "ada"}')
 
 
 @pytest.mark.parametrize("value, schema, problem", [
@@ -158,3 +189,44 @@ def test_a_tab_pasted_into_a_string_field_is_kept(tui, tmp_path):
     screen.paste("a\tb")
     screen.send("ctrl-x")
     screen.wait_for('Got {"text": "a\\tb"}')
+
+
+@needs_pty
+def test_an_array_of_objects_is_a_list_to_add_to_edit_and_remove_from(tui, tmp_path):
+    server = one_tool_server(tmp_path, {"name": "route", "inputSchema": {"type": "object", "properties": {
+        "stops": {"type": "array", "items": {"type": "object", "required": ["city"], "properties": {
+            "city": {"type": "string"}, "zip": {"type": "integer", "maximum": 99999}}}}}}}, ECHO_ARGUMENTS_HANDLERS)
+    screen = tui(server, columns=120, rows=24)
+    open_only_tool(screen, "route")
+    screen.send("ctrl-e")
+    screen.wait_all("List: stops (0)", "No elements yet")
+    screen.send("a")
+    screen.wait_for(lambda t: screen.title_line().startswith(" stops[0]"), what="the element's form")
+    screen.type("Oslo")
+    screen.send("tab")
+    screen.type("100000")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "zip: at most 99999" in screen.status_line(), what="the element's limit")
+    screen.send("ctrl-u")
+    screen.type("150")
+    screen.send("ctrl-x")
+    screen.wait_all("List: stops (1)", '[0] {"city": "Oslo", "zip": 150}')
+    screen.send("a")
+    screen.wait_for(lambda t: screen.title_line().startswith(" stops[1]"), what="the second element's form")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "city is required" in screen.status_line(), what="the required field")
+    screen.type("Bergen")
+    screen.send("ctrl-x")
+    screen.wait_all("List: stops (2)", '[1] {"city": "Bergen"}')
+    screen.send("k", "enter")  # edit Oslo
+    screen.wait_for(lambda t: screen.title_line().startswith(" stops[0]") and "Oslo" in t, what="Oslo's form")
+    screen.send("tab", "ctrl-u")
+    screen.type("151")
+    screen.send("ctrl-x")
+    screen.wait_for('[0] {"city": "Oslo", "zip": 151}')
+    screen.send("j", "d")  # Bergen goes
+    screen.wait_for("List: stops (1)")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: screen.title_line().startswith(" Tool: route"), what="back in the tool's form")
+    screen.send("ctrl-x")
+    screen.wait_for('Got {"stops": [{"city": "Oslo", "zip": 151}]}')

@@ -22,6 +22,7 @@ ROWS = {
     "TextScreen": "Text screens (help, an entry, a call)",
     "ToolScreen": "Tool screen",
     "TextAreaScreen": "Text area (Ctrl+E in a field)",
+    "ObjectListScreen": "List of objects (Ctrl+E on an array of objects)",
     "AuthorizeScreen": "Authorize screen",
     "PromptScreen": "Prompt and template screens",
     "TemplateScreen": "Prompt and template screens",
