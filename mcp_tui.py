@@ -4542,7 +4542,7 @@ def skills_declared(session):
     if isinstance(settings, dict):
         return settings
     raise UsageError("%s does not serve skills (it declares no %s extension in %s); nothing was sent"
-                     % (session.display_name(), SKILLS_EXTENSION, session.era_label()),
+                     % (session.display_name(), SKILLS_EXTENSION, session.era_label),
                      hint="skill:// files can still be read with resource read; some servers (FastMCP) serve "
                           "skills only on %s" % MODERN_VERSION)
 
