@@ -8540,13 +8540,18 @@ def describe_skill(entry, problems):
     return "\n".join(lines)
 
 
+def skill_check_detail(row):
+    """Why a file of a skill failed its check ("" when it passed)."""
+    expected, actual = row["expected"], row.get("actual") or {}
+    return {"size-mismatch": lambda: "the manifest says %s bytes, the server sent %s" % (
+                expected["size"], actual["size"]),
+            "digest-mismatch": lambda: "the manifest says %s, the bytes hash to %s" % (
+                expected["digest"], actual["digest"])}.get(row["status"], lambda: row.get("error", ""))()
+
+
 def skill_check_line(row):
     """One file of `skill verify` or `skill fetch`: its status and, when it failed, why."""
-    expected, actual = row["expected"], row.get("actual") or {}
-    detail = {"size-mismatch": lambda: "the manifest says %s bytes, the server sent %s" % (
-                  expected["size"], actual["size"]),
-              "digest-mismatch": lambda: "the manifest says %s, the bytes hash to %s" % (
-                  expected["digest"], actual["digest"])}.get(row["status"], lambda: row.get("error", ""))()
+    detail = skill_check_detail(row)
     return "  %-24s %s%s" % (row["status"], row["uri"], "\n      " + detail if detail else "")
 
 
@@ -10431,9 +10436,9 @@ class SkillCommands:
                 "files": rows}
 
     def report(self, outcome):
+        verified = sum(row["status"] == "verified" for row in outcome["files"])
         lines = ["%s %s: %s" % ("✓" if outcome["ok"] else "✗", outcome["path"], ", ".join(
-            outcome["problems"]) or "%d file%s verified" % (len(outcome["files"]), "" if len(outcome["files"]) == 1
-                                                             else "s"))]
+            outcome["problems"]) or "%d of %d files verified" % (verified, len(outcome["files"])))]
         return "\n".join(lines + [skill_check_line(row) for row in outcome["files"]])
 
     def public(self, outcome):
@@ -10463,8 +10468,7 @@ class SkillCommands:
         if not outcome["ok"]:
             bad = [row for row in outcome["files"] if row["status"] != "verified"]
             raise McpTuiError("skill %s did not verify, so nothing was written: %s" % (outcome["path"], "; ".join(
-                ["%s: %s" % (row["uri"], skill_check_line(row).split(None, 1)[1].replace("\n      ", " (") + ")"
-                             if row.get("actual") or row.get("error") else row["uri"]) for row in bad]
+                ["%s %s (%s)" % (row["uri"], row["status"], skill_check_detail(row)) for row in bad]
                 or outcome["problems"])))
         root = outcome["skill"][:-len("SKILL.md")]
         files = []
