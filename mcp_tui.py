@@ -28,7 +28,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     watching for list changes; the only place besides 3c that knows the era
                     classes: ResultCache ConnectionSpec StubMismatch InputDeclined TaskRequired
                     UrlElicitationRequired Session Subscription ChangeWatch HeldNotifications
-   3. features      what a client asks of a server, in three parts:
+   3. features      what a client asks of a server, in four parts:
      3a. catalog and arguments  paginated lists, tools, k=v arguments coerced by schema; a
                     server's surface as a snapshot, and the changes between two; skills
                     (SEP-2640) checked against their manifests, and MCP Apps views
@@ -39,13 +39,16 @@ tests/test_layering.py checks this map against the banners and the code.
                     picks one by era), the task ledger
                     classes: Task TaskFailed TaskSupport CallOutcome StatusReporter TaskForm
                     ExtensionTasks ExperimentalTasks TaskLedger
+     3d. check and load  the rules a server is held to, the probes that apply them, --load
+                    classes: ServerCheck LatencyHistogram ToolLoad
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
                     (and whole, credentials masked, in a --record file, which ``replay`` reads)
                     classes: LogSelection MessageRecorder Recording RecordedResponder DebugLog
    5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
                     credentials, cross-app access, the token store (``authorizer_for``)
                     classes: AuthError TokenEndpointError SigningKey AuthSettings AuthStore
-                    CallbackListener BrowserStep Discovery Authorizer
+                    CallbackListener BrowserStep Discovery OAuthRequests Discoverer
+                    ClientRegistration Grants TokenKeeper Authorizer
    6. views         the text the CLI and the TUI share; a ConnectionSpec built from
                     options and config files (``spec_from_options``), and ``connect``:
                     the one way to open a session
@@ -2358,6 +2361,7 @@ class RpcChannel:
         import collections
 
         self.anomalies = collections.deque(maxlen=3)  # what the server got wrong, for a timeout's hint
+        self.watchers = ()  # callables that see every message as it arrived (`check` reads the framing)
 
     def anomaly(self, text):
         self.anomalies.append(text)
@@ -2525,6 +2529,8 @@ class RpcChannel:
         message.pop("_http_status", None)
         if self.log:
             self.log.message("in", message, self.transport.name)
+        for watch in self.watchers:
+            watch(message)
         if "method" in message:
             if "id" in message:
                 if self.on_request:
@@ -3017,6 +3023,7 @@ class Session:
         self.closed = False  # close() was called: a transport starting after it is closed at once
         self.change_listener = None  # the listen stream of listen_for_list_changes (2026-07-28)
         self.observers = []  # callables that see every notification
+        self.wire_observers = []  # callables that see every message from the server (RpcChannel.watchers)
         self.tools = None  # name -> tool, once listed (see tools_by_name)
         # 2026-07-28 results kept across commands (ResultCache); None when off or not that era
         self.cache = self._open_cache() if cache else None
@@ -3268,6 +3275,7 @@ class Session:
         self.transport = transport
         self.channel = RpcChannel(transport, self.log, self._notification, self._server_request, self.deadline,
                                   self.withheld)
+        self.channel.watchers = self.wire_observers
         self.channel.start()
         if self.closed:  # closed from another thread while it started: no server may outlive that
             self.channel.close()
@@ -3602,13 +3610,12 @@ class Session:
                 "transport": self.transport.name, "supportedVersions": self.supported_versions,
                 "capabilities": self.capabilities, "instructions": self.instructions}
 
-    def ping(self):
-        """Ask the server for a sign of life; returns the method that asked (2026-07-28 has no ping)."""
-        if self.era == "legacy":
-            self.request("ping")
-            return "ping"
-        self.request("server/discover", {})
-        return "server/discover"
+    def ping(self, timeout=None):
+        """Ask the server for a sign of life; returns the method that asked (2026-07-28 has no ping).
+        ``timeout`` bounds the wait, progress or not."""
+        method = "ping" if self.era == "legacy" else "server/discover"
+        self.request(method, None if method == "ping" else {}, timeout=timeout)
+        return method
 
     def set_log_level(self, level):
         """Server log messages from ``level`` up: logging/setLevel in the handshake era; in
@@ -5790,6 +5797,705 @@ def valid_ledger_entry(key, entry):
                for name in ("tool", "form", "createdAt", "status")) and ConnectionSpec.valid_record(entry["connection"])
 
 
+# -- 3d. Check and load: the rules a server is held to, the probes that apply them, --load --
+#
+# `mcp-tui check` runs every rule that applies to what the server declares, without side
+# effects: it lists, reads, gets, pings, completes and probes, and calls a tool only when
+# told. A rule is data (its id, group, severity, what it asks and why, and the fix); the
+# ServerCheck below records which rules it ran and what it found (views print the report).
+
+CHECK_RULES = (
+    # (id, severity, what is asked and why, how to fix it); the group is the id's first word
+    ("lifecycle.handshake", "error", "the server opens a session in the era it claims",
+     "answer initialize (2025-11-25) or server/discover (2026-07-28) with a well-formed result"),
+    ("lifecycle.offered-version", "error", "the negotiated protocol version is one the client offered",
+     "answer with the version the client asked for, or with another version it listed"),
+    ("lifecycle.each-era", "error", "each era the server lists in supportedVersions opens a session",
+     "answer initialize for every 2025-11-25-era version server/discover lists, or stop listing them"),
+    ("lifecycle.jsonrpc", "error", 'every message carries "jsonrpc": "2.0" (JSON-RPC 2.0 says so)',
+     'write "jsonrpc": "2.0" into every request, response and notification'),
+    ("lifecycle.ids-echoed", "error", "every response carries the id of the request it answers, exactly",
+     "copy the request's id (same JSON type) into its response"),
+    ("lifecycle.notification-id", "error", "a notification carries no id (with one it is a request)",
+     "send notifications without an id"),
+    ("lifecycle.stdout-clean", "error", "a stdio server writes only JSON-RPC messages on stdout",
+     "send logs to stderr (or as notifications/message), never to stdout"),
+    ("lifecycle.ping", "error", "ping is answered promptly (clients use it to tell a live server from a hung one)",
+     "answer ping with an empty result at once, even while other requests are running"),
+    ("capabilities.declared-answer", "error", "every declared capability's methods answer",
+     "implement the methods of each capability you declare, or stop declaring it"),
+    ("capabilities.undeclared-refused", "warning", "a method of an undeclared capability is refused (-32601)",
+     "declare the capability you serve, or answer its methods with -32601 Method not found"),
+    ("tools.unique-names", "error", "tool names are unique (a client calls a tool by its name)",
+     "give every tool its own name"),
+    ("tools.valid-names", "warning", "tool names are 1-128 characters of A-Z a-z 0-9 _ - . (the spec's naming rule)",
+     "rename the tool with letters, digits, '_', '-' and '.' only"),
+    ("tools.input-schema", "error", 'inputSchema is a JSON Schema object of type "object"',
+     'give every tool an inputSchema like {"type": "object", "properties": {...}}'),
+    ("tools.portable-schema", "warning", "inputSchema avoids top-level features common hosts reject",
+     "flatten the top level to one object schema with properties (no $ref, anyOf, oneOf, allOf, not, if)"),
+    ("tools.output-schema", "error", 'an outputSchema is a JSON Schema object of type "object"',
+     'declare outputSchema as {"type": "object", ...}, or leave it out'),
+    ("tools.annotations", "warning", "annotations are well-formed: the hints are booleans, the title a string",
+     "write readOnlyHint, destructiveHint, idempotentHint and openWorldHint as true or false"),
+    ("tools.task-support", "error", 'execution.taskSupport is "forbidden", "optional" or "required"',
+     "use one of the three values, or leave execution out"),
+    ("tools.unknown-tool", "error", "a call of a tool that does not exist is an error, not a success",
+     "answer an unknown tool name with an error (-32602, or a result with isError: true)"),
+    ("tools.call", "warning", "a tool called with --call (or --call-readonly) answers with a result",
+     "see the server's error; check the arguments given with --call"),
+    ("tools.structured-content", "error", "a called tool's structuredContent matches its outputSchema",
+     "return structuredContent that validates against the outputSchema the tool declares"),
+    ("http.unknown-session", "error", "a request under a session id the server never issued gets HTTP 404",
+     "answer an unknown or ended Mcp-Session-Id with 404 Not Found (the client then starts a new session)"),
+    ("http.origin", "warning", "a request from a foreign Origin is refused (DNS-rebinding protection)",
+     "check the Origin header and answer 403 to origins you do not serve, at least on a local server"),
+    ("pagination.cursor-progress", "error", "cursors make progress: a list ends, and no cursor comes twice",
+     "return a new nextCursor for each page and none on the last page"),
+    ("resources.uri-scheme", "error", "resource URIs are absolute: they start with a scheme (file:, https:, ...)",
+     "give every resource a URI with a scheme, e.g. file:///path or myapp://item/1"),
+    ("resources.template-syntax", "error", "resource templates are valid RFC 6570 URI templates",
+     "write expressions as {name}, {+name}, {?a,b} and so on, with balanced braces"),
+    ("resources.read-back", "error", "every listed resource reads back with contents of text or blob",
+     "answer resources/read for each listed URI with contents [{uri, text}] or [{uri, blob}]"),
+    ("resources.blob-base64", "error", "a blob is base64 (clients decode it)",
+     "encode binary contents with standard base64"),
+    ("prompts.well-formed", "error", "prompts have a name, and their arguments are objects with a name",
+     'list prompts as {"name": ..., "arguments": [{"name": ..., "required": true}]}'),
+    ("prompts.get", "error", "a prompt without required arguments answers prompts/get with messages",
+     "answer prompts/get with {messages: [{role, content}]}"),
+    ("completion.answers", "error", "completion/complete answers when completions are declared",
+     "answer completion/complete with {completion: {values: [...]}} (empty when there is nothing)"),
+    ("logging.set-level", "error", "logging/setLevel is accepted when logging is declared",
+     "answer logging/setLevel with an empty result"),
+    ("tasks.coherent", "warning", "a tool's task support agrees with the tasks capability the server declares",
+     "declare task support for tools/call, or list the tools with taskSupport forbidden"),
+    ("tasks.list", "error", "tasks/list answers when the tasks capability declares it",
+     "implement tasks/list, or leave tasks.list out of the capability"),
+)
+CHECK_RULE_INDEX = {rule[0]: rule for rule in CHECK_RULES}
+TOOL_NAME = r"^[A-Za-z0-9_.-]{1,128}$"
+URI_SCHEME = r"^[A-Za-z][A-Za-z0-9+.-]*:"
+TEMPLATE_VARSPEC = r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*(?::[1-9][0-9]{0,3}|\*)?"
+VALID_TEMPLATE_EXPRESSION = r"\{[+#./;?&]?%s(?:,%s)*\}" % (TEMPLATE_VARSPEC, TEMPLATE_VARSPEC)
+UNPORTABLE_SCHEMA_KEYWORDS = ("$ref", "anyOf", "oneOf", "allOf", "not", "if", "then", "else", "dependentSchemas")
+TOOL_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+TASK_SUPPORT_VALUES = ("forbidden", "optional", "required")
+CHECK_PING_SECONDS = 5.0  # "promptly": a ping that waits longer than this is a finding, not a wait
+CHECK_READ_LIMIT = 100  # resources read back (and prompts got) at most: a server may list thousands
+
+
+def template_problem(template):
+    """What makes ``template`` an invalid RFC 6570 URI template, or None."""
+    rest = re.sub(VALID_TEMPLATE_EXPRESSION, "", template)
+    if "{" in rest or "}" in rest:
+        bad = re.search(r"\{[^}]*\}?|\}", rest).group()
+        return "%r is not a valid expression" % bad
+    return None
+
+
+class ServerCheck:
+    """The findings of one `check` run: ``ran`` holds the ids of the rules applied, and
+    ``findings`` what broke them ({"rule", "severity", "message", "fix", "where"}).
+    ``watch`` sees every message from the server (Session.wire_observers)."""
+
+    def __init__(self, calls=(), call_readonly=False, progress=None):
+        self.calls = list(calls)  # (tool name, argument words) to call
+        self.call_readonly = call_readonly
+        self.progress = progress or (lambda text: None)
+        self.ran = []
+        self.findings = []
+        self.session = None
+        self.tools, self.prompts, self.templates = [], [], []  # as listed, for the rules that follow
+        self._lock = threading.Lock()
+
+    # -- recording ---------------------------------------------------------------------
+
+    def apply(self, *rule_ids):
+        for rule_id in rule_ids:
+            if rule_id not in self.ran:
+                self.ran.append(rule_id)
+
+    def found(self, rule_id, message, where=""):
+        _, severity, _, fix = CHECK_RULE_INDEX[rule_id]
+        finding = {"rule": rule_id, "severity": severity, "message": message, "fix": fix, "where": where}
+        with self._lock:
+            self.apply(rule_id)
+            if finding not in self.findings and len(self.findings) < 1000:
+                self.findings.append(finding)
+
+    def watch(self, message):
+        """Framing, as the message arrived: jsonrpc on each, no id on a notification."""
+        method = message.get("method")
+        where = method if isinstance(method, str) else "the response to id %s" % json.dumps(message.get("id"))
+        if message.get("jsonrpc") != "2.0":
+            self.found("lifecycle.jsonrpc", "a message has jsonrpc %s, not \"2.0\"" % json.dumps(
+                message.get("jsonrpc")), where)
+        if isinstance(method, str) and method.startswith("notifications/") and "id" in message:
+            self.found("lifecycle.notification-id", "the notification %s carries the id %s" % (
+                method, json.dumps(message.get("id"))), where)
+
+    # -- running -----------------------------------------------------------------------
+
+    def connect_failed(self, exc):
+        """The session did not open: what the handshake got wrong is the finding."""
+        # Only the rule that failed is reported: the framing rules count if a message came (watch).
+        if "protocol version" in exc.message or getattr(exc, "code", None) == -32022:
+            self.found("lifecycle.offered-version", exc.message, "handshake")
+        else:
+            self.found("lifecycle.handshake", "the session did not open: %s" % exc.message, "handshake")
+
+    def run(self, session):
+        self.session = session
+        self.apply("lifecycle.handshake", "lifecycle.offered-version", "lifecycle.jsonrpc",
+                   "lifecycle.notification-id")
+        steps = [("ping", self.check_ping), ("capabilities", self.check_capabilities)]
+        declared = session.capabilities
+        if "tools" in declared:
+            steps.append(("tools", self.check_tools))
+        if "resources" in declared:
+            steps.append(("resources", self.check_resources))
+        if "prompts" in declared:
+            steps.append(("prompts", self.check_prompts))
+        if "completions" in declared:
+            steps.append(("completion", self.check_completion))
+        steps.append(("tasks", self.check_tasks))
+        if getattr(session.transport, "http", None) is not None and session.transport.name == "streamable-http":
+            steps.append(("HTTP", self.check_http))
+        if "logging" in declared:  # last: under 2026-07-28 the level rides on every request after it
+            steps.append(("logging", self.check_logging))
+        for name, step in steps:
+            if session.channel.closed_error() is not None:
+                break
+            self.progress("checking %s..." % name)
+            step()
+        self.check_wire()
+
+    def other_era(self, summary):
+        """The 2025-11-25-era version to open a second session in, when a 2026-07-28 server
+        lists one in supportedVersions (its claim is checked too), or None."""
+        versions = summary.get("supportedVersions") if summary.get("era") == "modern" else None
+        listed = [v for v in LEGACY_VERSIONS if isinstance(versions, list) and v in versions]
+        return listed[0] if listed else None
+
+    def other_era_opened(self, version, exc=None):
+        self.apply("lifecycle.each-era")
+        if exc is not None:
+            self.found("lifecycle.each-era", "server/discover lists %s, and a session in it did not open: %s" % (
+                version, exc.message), "initialize")
+
+    def check_wire(self):
+        """What the channel and the transport noticed along the way."""
+        session = self.session
+        self.apply("lifecycle.ids-echoed")
+        for anomaly in session.channel.anomalies:
+            if "id" in anomaly:
+                self.found("lifecycle.ids-echoed", "the server sent %s" % anomaly, "responses")
+        if session.transport is not None and session.transport.name == "stdio":
+            self.apply("lifecycle.stdout-clean")
+            for junk in getattr(session.transport, "junk", ()):
+                self.found("lifecycle.stdout-clean", "the server wrote %s" % junk, "stdout")
+        closed = session.channel.closed_error()
+        if closed is not None:
+            self.found("lifecycle.handshake", "the connection ended during the check: %s" % closed.message,
+                       "connection")
+
+    def request(self, rule_id, method, params=None, where=None, **options):
+        """``method``'s result, or None with the failure recorded under ``rule_id``."""
+        self.apply(rule_id)
+        try:
+            return self.session.request(method, params, **options)
+        except McpTuiError as exc:
+            self.failed(rule_id, exc, where or method)
+            return None
+
+    def failed(self, rule_id, exc, where):
+        if isinstance(exc, RpcError) and exc.code == METHOD_NOT_FOUND and rule_id.endswith(".list"):
+            rule_id = "capabilities.declared-answer"
+        if isinstance(exc, ProtocolViolation) and "repeated a cursor" in exc.message:
+            rule_id = "pagination.cursor-progress"
+        elif "--max-pages" in exc.message:
+            rule_id = "pagination.cursor-progress"
+        self.found(rule_id, exc.message, where)
+
+    def list_of(self, method, key):
+        """Every item of a declared list, or None with why it failed recorded."""
+        self.apply("capabilities.declared-answer", "pagination.cursor-progress")
+        try:
+            items = list_all(self.session, method, key)
+        except McpTuiError as exc:
+            if isinstance(exc, RpcError) and exc.code == METHOD_NOT_FOUND:
+                self.found("capabilities.declared-answer", "%s says -32601 Method not found, though the server "
+                           "declares the %s capability" % (method, method.split("/")[0]), method)
+            else:
+                self.failed("capabilities.declared-answer", exc, method)
+            return None
+        return [item for item in items if isinstance(item, dict)]
+
+    def check_ping(self):
+        self.apply("lifecycle.ping")
+        try:
+            self.session.ping(min(CHECK_PING_SECONDS, self.session.timeout))
+        except McpTuiError as exc:
+            self.failed("lifecycle.ping", exc, "ping")
+
+    def check_capabilities(self):
+        """A capability the server does not declare should be refused (-32601), not served."""
+        self.apply("capabilities.undeclared-refused")
+        for capability, method in (("tools", "tools/list"), ("resources", "resources/list"),
+                                   ("prompts", "prompts/list")):
+            if capability in self.session.capabilities:
+                continue
+            try:
+                self.session.request(method, {})
+            except RpcError:
+                continue
+            except McpTuiError as exc:
+                self.found("capabilities.undeclared-refused", "%s failed: %s" % (method, exc.message), method)
+                continue
+            self.found("capabilities.undeclared-refused", "%s answered, though the server does not declare the %s "
+                       "capability" % (method, capability), method)
+
+    def check_tools(self):
+        tools = self.list_of("tools/list", "tools")
+        if tools is None:
+            return
+        self.tools = tools
+        self.apply("tools.unique-names", "tools.valid-names", "tools.input-schema", "tools.portable-schema",
+                   "tools.output-schema",
+                   "tools.annotations", "tools.task-support")
+        seen = set()
+        for tool in tools:
+            name = tool.get("name")
+            where = "tool %s" % json.dumps(name, ensure_ascii=False)
+            if name in seen:
+                self.found("tools.unique-names", "two tools are named %s" % json.dumps(name, ensure_ascii=False),
+                           where)
+            if isinstance(name, str):
+                seen.add(name)
+            if not isinstance(name, str) or not re.match(TOOL_NAME, name):
+                self.found("tools.valid-names", "the name %s breaks the naming rule" % json.dumps(
+                    name, ensure_ascii=False), where)
+            schema = tool.get("inputSchema")
+            if not isinstance(schema, dict) or schema.get("type") != "object":
+                self.found("tools.input-schema", "its inputSchema is %s, not an object schema of type \"object\""
+                           % cut_text(json.dumps(schema, ensure_ascii=False), 80), where)
+            unportable = [key for key in UNPORTABLE_SCHEMA_KEYWORDS if isinstance(schema, dict) and key in schema]
+            if unportable:
+                self.found("tools.portable-schema", "its inputSchema uses %s at the top level" % ", ".join(unportable),
+                           where)
+            if "outputSchema" in tool and not (isinstance(tool["outputSchema"], dict)
+                                               and tool["outputSchema"].get("type") == "object"):
+                self.found("tools.output-schema", "its outputSchema is %s" % cut_text(
+                    json.dumps(tool["outputSchema"], ensure_ascii=False), 80), where)
+            annotations = tool.get("annotations")
+            if annotations is not None and not isinstance(annotations, dict):
+                self.found("tools.annotations", "its annotations are not an object", where)
+            elif annotations:
+                for hint in TOOL_HINTS:
+                    if hint in annotations and not isinstance(annotations[hint], bool):
+                        self.found("tools.annotations", "%s is %s, not true or false" % (
+                            hint, json.dumps(annotations[hint])), where)
+                if "title" in annotations and not isinstance(annotations["title"], str):
+                    self.found("tools.annotations", "its annotations' title is not a string", where)
+            execution = tool.get("execution")
+            support = execution.get("taskSupport") if isinstance(execution, dict) else None
+            if support is not None and support not in TASK_SUPPORT_VALUES:
+                self.found("tools.task-support", "taskSupport is %s" % json.dumps(support), where)
+        self.probe_unknown_tool(seen)
+        self.call_tools(tools)
+
+    def probe_unknown_tool(self, names):
+        name = "mcp-tui-check-no-such-tool-%s" % os.urandom(4).hex()
+        while name in names:
+            name += "-x"
+        self.apply("tools.unknown-tool")
+        try:
+            result = self.session.request("tools/call", {"name": name, "arguments": {}})
+        except RpcError:
+            return  # the error expected
+        except McpTuiError as exc:
+            self.failed("tools.unknown-tool", exc, "tools/call")
+            return
+        if not result.get("isError"):
+            self.found("tools.unknown-tool", "a call of the unknown tool %r was answered as a success" % name,
+                       "tools/call")
+
+    def call_tools(self, tools):
+        """--call NAME k=v ..., and with --call-readonly every tool annotated readOnlyHint: true
+        that needs no arguments; each result is checked against the tool's outputSchema."""
+        by_name = dict((tool.get("name"), tool) for tool in tools)
+        wanted = list(self.calls)
+        if self.call_readonly:
+            named = set(name for name, _ in wanted)
+            for tool in tools:
+                annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+                schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
+                if (annotations.get("readOnlyHint") is True and tool.get("name") not in named
+                        and not schema.get("required") and listed_task_support(tool) != "required"):
+                    wanted.append((tool.get("name"), []))
+        for name, words in wanted:
+            tool = by_name.get(name)
+            if tool is None:
+                raise UsageError("--call: the server has no tool named %r; nothing was called" % name,
+                                 hint=did_you_mean(name, [n for n in by_name if isinstance(n, str)], "see tool list"))
+            arguments = parse_arguments(words, tool.get("inputSchema") or {})
+            self.call_one(tool, arguments)
+
+    def call_one(self, tool, arguments):
+        where = "tool %s" % json.dumps(tool.get("name"), ensure_ascii=False)
+        self.apply("tools.call", "tools.structured-content")
+        self.progress("calling %s..." % where)
+        try:
+            result = call_tool(self.session, tool["name"], arguments)
+        except McpTuiError as exc:
+            self.found("tools.call", "the call failed: %s" % exc.message, where)
+            return
+        if result.get("isError"):
+            self.found("tools.call", "the tool answered with isError: true", where)
+            return
+        schema = tool.get("outputSchema")
+        if not isinstance(schema, dict):
+            return
+        if "structuredContent" not in result:
+            self.found("tools.structured-content", "the tool declares an outputSchema and its result has no "
+                       "structuredContent", where)
+            return
+        violation = schema_violation(result["structuredContent"], schema)
+        if violation:
+            self.found("tools.structured-content", "structuredContent breaks the outputSchema: %s %s" % violation,
+                       where)
+
+    def check_resources(self):
+        resources = self.list_of("resources/list", "resources")
+        self.apply("resources.uri-scheme", "resources.template-syntax")
+        for resource in resources or ():
+            uri = resource.get("uri")
+            if not isinstance(uri, str) or not re.match(URI_SCHEME, uri):
+                self.found("resources.uri-scheme", "the URI %s has no scheme" % json.dumps(uri, ensure_ascii=False),
+                           "resource %s" % json.dumps(resource.get("name"), ensure_ascii=False))
+        try:
+            templates = list_all(self.session, "resources/templates/list", "resourceTemplates")
+        except RpcError as exc:
+            templates = []
+            if exc.code != METHOD_NOT_FOUND:  # a server without templates may not have the method
+                self.failed("capabilities.declared-answer", exc, "resources/templates/list")
+        except McpTuiError as exc:
+            templates = []
+            self.failed("capabilities.declared-answer", exc, "resources/templates/list")
+        self.templates = [template for template in templates if isinstance(template, dict)]
+        for template in templates:
+            text = template.get("uriTemplate") if isinstance(template, dict) else None
+            where = "template %s" % json.dumps(text, ensure_ascii=False)
+            problem = template_problem(text) if isinstance(text, str) else "it has no uriTemplate"
+            if problem:
+                self.found("resources.template-syntax", problem, where)
+            elif not text.startswith("{") and not re.match(URI_SCHEME, text):
+                self.found("resources.uri-scheme", "the template %s has no scheme" % json.dumps(text), where)
+        self.apply("resources.read-back", "resources.blob-base64")
+        for resource in (resources or ())[:CHECK_READ_LIMIT]:
+            uri = resource.get("uri")
+            if isinstance(uri, str):
+                result = self.request("resources.read-back", "resources/read", {"uri": uri}, "resource %s" % uri)
+                if result is not None:
+                    self.check_contents(uri, result)
+
+    def check_contents(self, uri, result):
+        import base64
+        import binascii
+
+        where = "resource %s" % uri
+        contents = result.get("contents")
+        if not isinstance(contents, list):
+            self.found("resources.read-back", "resources/read answered without a contents list", where)
+            return
+        for item in contents:
+            if not isinstance(item, dict) or not isinstance(item.get("uri"), str):
+                self.found("resources.read-back", "a content item has no uri", where)
+            elif isinstance(item.get("text"), str):
+                continue
+            elif not isinstance(item.get("blob"), str):
+                self.found("resources.read-back", "a content item has neither text nor blob", where)
+            else:
+                try:
+                    base64.b64decode(item["blob"], validate=True)
+                except (binascii.Error, ValueError):
+                    self.found("resources.blob-base64", "its blob is not base64 (%s)" % cut_text(item["blob"], 40),
+                               where)
+
+    def check_prompts(self):
+        prompts = self.list_of("prompts/list", "prompts")
+        self.apply("prompts.well-formed", "prompts.get")
+        self.prompts = prompts or []
+        got = 0
+        for prompt in prompts or ():
+            name = prompt.get("name")
+            where = "prompt %s" % json.dumps(name, ensure_ascii=False)
+            arguments = prompt.get("arguments", [])
+            if not isinstance(name, str):
+                self.found("prompts.well-formed", "a prompt has no name", where)
+                continue
+            if not isinstance(arguments, list) or not all(
+                    isinstance(a, dict) and isinstance(a.get("name"), str)
+                    and isinstance(a.get("required", False), bool) for a in arguments):
+                self.found("prompts.well-formed", "its arguments are not a list of {name, required}", where)
+                continue
+            if any(a.get("required") for a in arguments) or got >= CHECK_READ_LIMIT:
+                continue
+            got += 1
+            result = self.request("prompts.get", "prompts/get", {"name": name, "arguments": {}}, where)
+            messages = result.get("messages") if result is not None else []
+            if not isinstance(messages, list) or not all(
+                    isinstance(m, dict) and m.get("role") in ("user", "assistant") and isinstance(m.get("content"), dict)
+                    for m in messages):
+                self.found("prompts.get", "its messages are not a list of {role, content}", where)
+
+    def check_completion(self):
+        """One completion, of the first prompt argument or template variable there is."""
+        self.apply("completion.answers")
+        ref = argument = None
+        for prompt in self.prompts:
+            names = [a.get("name") for a in prompt.get("arguments") or () if isinstance(a, dict)]
+            if isinstance(prompt.get("name"), str) and names and isinstance(names[0], str):
+                ref, argument = {"type": "ref/prompt", "name": prompt["name"]}, names[0]
+                break
+        if ref is None:
+            for template in self.templates:
+                text = template.get("uriTemplate")
+                variables = template_variables(text) if isinstance(text, str) and not template_problem(text) else ()
+                if variables:
+                    ref, argument = {"type": "ref/resource", "uri": text}, variables[0]
+                    break
+        if ref is None:
+            return
+        where = "completion of %s" % argument
+        try:
+            result = complete_argument(self.session, ref, argument, "")
+        except RpcError as exc:
+            if exc.code == METHOD_NOT_FOUND:
+                self.found("completion.answers", "completion/complete says -32601 Method not found, though the "
+                           "server declares completions", where)
+            return  # another refusal may be this argument's: not the method's
+        except McpTuiError as exc:
+            self.failed("completion.answers", exc, where)
+            return
+        completion = result.get("completion")
+        if not isinstance(completion, dict) or not isinstance(completion.get("values"), list):
+            self.found("completion.answers", "the result has no completion.values list", where)
+
+    def check_logging(self):
+        self.apply("logging.set-level")
+        try:
+            self.session.set_log_level(self.session.log_level or "info")
+        except McpTuiError as exc:
+            self.failed("logging.set-level", exc, "logging/setLevel")
+
+    def http_probe(self, headers, method):
+        """One JSON-RPC request sent straight over the session's HTTP client, outside the
+        channel (under a fresh id of it): its HTTP status, or None if it got no answer."""
+        http = self.session.transport.http
+        message = {"jsonrpc": "2.0", "id": self.session.channel.next_id(), "method": method, "params": {}}
+        headers = dict(headers, **{"Accept": "application/json, text/event-stream", "Content-Type": "application/json"})
+        try:
+            conn, response = http.open("POST", body=encode_message(message), headers=headers, stream=True,
+                                       seconds=min(CHECK_PING_SECONDS, self.session.timeout), carries=method)
+        except McpTuiError:
+            return None
+        http.discard(conn)  # only the status matters; an SSE answer is not read to its end
+        return response.status
+
+    def check_http(self):
+        """The Streamable HTTP transport's own rules, each judged against a control request
+        the server accepts: a session id it never issued, and a foreign Origin."""
+        summary = self.session.summary()
+        headers = {"MCP-Protocol-Version": summary["protocolVersion"]}
+        session_id = self.session.http_session_id()
+        if session_id:
+            headers["Mcp-Session-Id"] = session_id
+        for method in ("ping", "server/discover"):  # whichever the server takes without a session's _meta
+            control = self.http_probe(dict(headers, **{"Mcp-Method": method}), method)
+            if control is not None and 200 <= control < 300:
+                headers["Mcp-Method"] = method
+                break
+        else:
+            return  # a plain request is not accepted this way: nothing to compare with
+        if session_id:
+            self.apply("http.unknown-session")
+            unknown = self.http_probe(dict(headers, **{"Mcp-Session-Id": "mcp-tui-check-%s" % os.urandom(8).hex()}),
+                                      method)
+            if unknown is not None and unknown not in (400, 404):
+                self.found("http.unknown-session", "a request under a session id it never issued got HTTP %d"
+                           % unknown, "Mcp-Session-Id")
+        self.apply("http.origin")
+        foreign = self.http_probe(dict(headers, Origin="http://mcp-tui-check.invalid"), method)
+        if foreign is not None and 200 <= foreign < 300:
+            self.found("http.origin", "a request with Origin: http://mcp-tui-check.invalid was accepted (HTTP %d)"
+                       % foreign, "Origin")
+
+    def check_tasks(self):
+        """A tool's taskSupport against the task support the session's form declares, and
+        tasks/list when the form has it and the server declares it (2025-11-25)."""
+        form = tasks_for(self.session)
+        self.apply("tasks.coherent")
+        for tool in self.tools:
+            if listed_task_support(tool) in ("optional", "required") and form.tools_call_refusal() is not None:
+                self.found("tasks.coherent", "taskSupport is %s, and the server declares no task support for "
+                           "tools/call" % listed_task_support(tool), "tool %s" % json.dumps(tool.get("name")))
+        support = form.support()
+        if support is not None and support.methods.get("tasks/list"):
+            self.apply("tasks.list")
+            try:
+                form.list()
+            except McpTuiError as exc:
+                self.failed("tasks.list", exc, "tasks/list")
+
+
+class LatencyHistogram:
+    """Latencies in buckets 1% apart (from a microsecond up), so that a long --load run keeps
+    a fixed amount of memory however many calls it makes; a percentile is read to within 1%
+    (the bucket's upper bound, never above the largest latency seen). Min, max and mean are exact."""
+
+    RATIO = 1.01
+    FLOOR = 1e-6
+
+    def __init__(self):
+        import collections
+        import math
+
+        self._log_ratio = math.log(self.RATIO)
+        self.counts = collections.Counter()  # bucket -> calls; at most a few thousand buckets
+        self.count, self.total, self.low, self.high = 0, 0.0, None, None
+
+    def add(self, seconds):
+        import math
+
+        bucket = max(0, int(math.ceil(math.log(max(seconds, self.FLOOR) / self.FLOOR) / self._log_ratio)))
+        self.counts[bucket] += 1
+        self.count += 1
+        self.total += seconds
+        self.low = seconds if self.low is None else min(self.low, seconds)
+        self.high = seconds if self.high is None else max(self.high, seconds)
+
+    def percentile(self, fraction):
+        import math
+
+        if not self.count:
+            return None
+        rank, seen = max(1, int(math.ceil(fraction * self.count))), 0
+        for bucket in sorted(self.counts):
+            seen += self.counts[bucket]
+            if seen >= rank:
+                return min(self.high, max(self.low, self.FLOOR * self.RATIO ** bucket))
+        return self.high
+
+    def summary_ms(self):
+        """{min, mean, p50, p90, p99, max} in milliseconds (None each before any call)."""
+        def ms(value):
+            return None if value is None else round(value * 1000, 3)
+
+        return {"min": ms(self.low), "mean": ms(self.total / self.count if self.count else None),
+                "p50": ms(self.percentile(0.5)), "p90": ms(self.percentile(0.9)), "p99": ms(self.percentile(0.99)),
+                "max": ms(self.high)}
+
+
+class ToolLoad:
+    """`tool call NAME --load`: one tool called again and again by ``concurrency`` threads over
+    the one session (HTTP: each call on a pooled connection; stdio: calls pipelined on the
+    pipe), until ``requests`` calls were made or ``duration`` seconds passed, started no faster
+    than ``rate`` a second. What it keeps does not grow with the calls: counts, a latency
+    histogram and the first KEPT_ERRORS distinct error messages."""
+
+    KEPT_ERRORS = 20
+
+    def __init__(self, session, name, arguments, requests=None, duration=None, concurrency=10, rate=None):
+        import collections
+
+        self.session, self.name, self.arguments = session, name, arguments
+        self.requests, self.duration, self.concurrency, self.rate = requests, duration, concurrency, rate
+        self.latency = LatencyHistogram()
+        self.issued = self.ok = self.tool_errors = self.errors = 0
+        self.error_messages = collections.OrderedDict()  # message -> count
+        self.started = self.ended = None
+        self.stopped = threading.Event()
+        self._lock = threading.Lock()
+
+    def run(self, on_tick=None):
+        """Make the calls; ``on_tick`` (the running totals) is called about once a second."""
+        self.started = time.monotonic()
+        workers = [threading.Thread(target=self._work, daemon=True) for _ in range(self.concurrency)]
+        for worker in workers:
+            worker.start()
+        try:
+            for worker in workers:
+                while worker.is_alive():
+                    worker.join(1.0)
+                    if on_tick and worker.is_alive():
+                        on_tick(self)
+        except KeyboardInterrupt:
+            self.stopped.set()  # no new calls; the ones in flight end with the session
+            raise
+        finally:
+            self.ended = time.monotonic()
+
+    def _ticket(self):
+        """When the next call may start (monotonic), or None when the run is over."""
+        with self._lock:
+            now = time.monotonic()
+            if self.stopped.is_set() or (self.requests is not None and self.issued >= self.requests) or (
+                    self.duration is not None and now - self.started >= self.duration):
+                return None
+            if self.session.channel.closed_error() is not None:
+                return None  # the server is gone: every further call would fail at once
+            start_at = self.started + self.issued / self.rate if self.rate else now
+            if self.duration is not None and start_at - self.started >= self.duration:
+                return None  # its turn would come after the end
+            self.issued += 1
+            return start_at
+
+    def _work(self):
+        while True:
+            start_at = self._ticket()
+            if start_at is None:
+                return
+            if start_at > time.monotonic() and self.stopped.wait(start_at - time.monotonic()):
+                return
+            began = time.monotonic()
+            message = None
+            try:
+                result = call_tool(self.session, self.name, self.arguments)
+                outcome = "toolError" if result.get("isError") else "ok"
+            except McpTuiError as exc:
+                outcome, message = "error", exc.message
+            self._record(time.monotonic() - began, outcome, message)
+
+    def _record(self, seconds, outcome, message):
+        with self._lock:
+            self.latency.add(seconds)
+            if outcome == "ok":
+                self.ok += 1
+            elif outcome == "toolError":
+                self.tool_errors += 1
+            else:
+                self.errors += 1
+                if message in self.error_messages or len(self.error_messages) < self.KEPT_ERRORS:
+                    self.error_messages[message] = self.error_messages.get(message, 0) + 1
+
+    def summary(self):
+        """The Inspector's --load keys, so that a user can switch: requests, ok, toolErrors,
+        errors, errorRate, elapsedMs, throughput (calls a second), latencyMs; and the
+        distinct error messages with their counts."""
+        with self._lock:
+            done = self.ok + self.tool_errors + self.errors
+            elapsed = (self.ended or time.monotonic()) - self.started
+            return {"requests": done, "ok": self.ok, "toolErrors": self.tool_errors, "errors": self.errors,
+                    "errorRate": round(self.errors / done, 4) if done else 0.0,
+                    "elapsedMs": round(elapsed * 1000, 1),
+                    "throughput": round(done / elapsed, 1) if elapsed > 0 else 0.0,
+                    "latencyMs": self.latency.summary_ms(),
+                    "errorMessages": [{"message": text, "count": count}
+                                      for text, count in self.error_messages.items()]}
+
+
 # ======================================================================================
 # 4. Debug log: every message and transport event in a bounded ring, with secrets masked
 #
@@ -6795,6 +7501,26 @@ class AuthStore:
     def token_key(issuer, resource):
         return "%s %s" % (issuer, resource)
 
+    def refresh_lock(self):
+        """The lock one refresh holds from reading a token to storing its successor
+        (TokenKeeper.refresh): a file beside auth.json's own lock, which it leaves free."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def held():
+            self.load()  # the private directory exists, or one line says why the store is unusable
+            lock = FileLock(self.path + ".refresh.lock")
+            try:
+                lock.__enter__()
+            except OSError as exc:
+                raise self.store._unusable(exc)
+            try:
+                yield lock
+            finally:
+                lock.__exit__(None, None, None)
+
+        return held()
+
 
 # -- the browser step ------------------------------------------------------------------
 
@@ -6987,9 +7713,677 @@ def scope_union(*lists):
     return seen
 
 
+class OAuthRequests:
+    """How mcp-tui talks to authorization servers: each call is one request through a fresh
+    HttpClient (no MCP token, no redirect followed, a bounded answer, and plain HTTP never
+    through a proxy off this machine), a token endpoint call carries the client's
+    authentication and its answer is checked before use, and every secret these requests
+    carry or get back is registered with the debug log's masking."""
+
+    def __init__(self, settings, log, timeout, network):
+        self.settings, self.log, self.timeout, self.network = settings, log, timeout, network
+
+    def mask(self, secret):
+        """A token, secret or code: masked in every output (stderr, --debug, the log file),
+        even when a server echoes it back."""
+        if isinstance(secret, str) and secret and self.log:
+            self.log.credentials.add(secret)
+
+    def redact(self, text):
+        text = text if isinstance(text, str) else str(text)
+        return self.log.redact(text) if self.log else text
+
+    def oauth_error_text(self, answer):
+        if not answer or not isinstance(answer.get("error"), str):
+            return ""
+        description = answer.get("error_description")
+        text = answer["error"][:100] + (": %s" % description[:200] if isinstance(description, str) else "")
+        return ": " + self.redact(text)
+
+    def request(self, method, url, fields=None, json_body=None, headers=None):
+        """One request to an OAuth endpoint, with no MCP token and no redirect followed:
+        (status, JSON object or None). Plain HTTP (loopback only) never goes through a proxy
+        that is not on loopback too: that would carry codes and secrets off this machine."""
+        from urllib.parse import urlencode, urlsplit
+
+        parts = urlsplit(url)
+        proxy = self.network.proxy_for(parts) if parts.scheme.lower() == "http" else None
+        if proxy and not is_loopback_host(urlsplit(proxy_url(proxy)).hostname):
+            raise AuthError("%s is plain HTTP on loopback, but the proxy %s would carry it off this machine; "
+                            "mcp-tui sends credentials only over HTTPS (or straight to loopback)" % (
+                                url_origin(url), url_origin(proxy_url(proxy))),
+                            hint="add the host to no_proxy, or pass --proxy ''")
+        client = HttpClient(url, timeout=self.timeout, network=self.network, log=self.log,
+                            max_message=MAX_AUTH_BODY)
+        request_headers = {"Accept": "application/json"}
+        body = None
+        if fields is not None:
+            body = urlencode(fields).encode("ascii")
+            request_headers["Content-Type"] = "application/x-www-form-urlencoded"
+        elif json_body is not None:
+            body = json.dumps(json_body).encode("utf-8")
+            request_headers["Content-Type"] = "application/json"
+        request_headers.update(headers or {})
+        try:
+            response, payload = client.exchange(method, body=body, headers=request_headers)  # bounded in size and time
+        except MessageTooLarge:  # not --max-message-size's: that one governs MCP messages
+            raise AuthError("the answer from %s is larger than %s, mcp-tui's fixed limit on OAuth responses" % (
+                url_origin(url), size_text(MAX_AUTH_BODY)))
+        finally:
+            client.close()
+        try:
+            document = strict_json(payload.decode("utf-8")) if payload.strip() else None
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            document = None
+        return response.status, document if isinstance(document, dict) else None
+
+    def client_post(self, endpoint, issuer, client, method, fields):
+        """POST a form to the AS with the client's authentication (brief §1.8, §2)."""
+        from urllib.parse import quote
+
+        endpoint = require_secure_url(endpoint, "token endpoint")
+        fields, headers = dict(fields), {}
+        if method == "private_key_jwt":
+            import uuid
+
+            now = int(time.time())
+            assertion = sign_jwt(self.settings.signing_key(), {
+                "iss": client["client_id"], "sub": client["client_id"], "aud": issuer, "iat": now, "exp": now + 300,
+                "jti": str(uuid.uuid4())})
+            self.mask(assertion)
+            fields.update(client_assertion_type=CLIENT_ASSERTION_TYPE, client_assertion=assertion)
+        elif method == "client_secret_basic" and client.get("client_secret"):
+            import base64
+
+            pair = "%s:%s" % (quote(client["client_id"], safe=""), quote(client["client_secret"], safe=""))
+            headers["Authorization"] = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+            # client_id in the body too (RFC 6749 3.2.1 allows it; the official Python SDK's and
+            # FastMCP's token and revocation endpoints refuse a Basic request without it)
+            fields["client_id"] = client["client_id"]
+        elif method == "client_secret_post" and client.get("client_secret"):
+            fields.update(client_id=client["client_id"], client_secret=client["client_secret"])
+        else:
+            fields["client_id"] = client["client_id"]
+        return self.request("POST", endpoint, fields=fields, headers=headers)
+
+    def token_request(self, endpoint, issuer, client, method, fields):
+        """POST to a token endpoint with the client's authentication; the token response."""
+        status, answer = self.client_post(endpoint, issuer, client, method, fields)
+        token = (answer or {}).get("access_token")
+        if status != 200 or not isinstance(token, str) or not token:
+            error = (answer or {}).get("error")
+            raise TokenEndpointError("the token request to %s failed (HTTP %d)%s" % (
+                url_origin(endpoint), status, self.oauth_error_text(answer) if answer is not None
+                else ": the answer is not a JSON object"),
+                error if isinstance(error, str) else None)
+        if re.search(r"[\x00-\x20\x7f]", token):  # sent as is in a header: a line break would fold or inject one
+            raise AuthError("the token endpoint %s issued an access token with a space, line break or control "
+                            "character; mcp-tui will not send it in a header" % url_origin(endpoint))
+        token_type = answer.get("token_type")
+        if isinstance(token_type, str) and token_type.lower() != "bearer":
+            raise AuthError("the token endpoint issued a %r token; mcp-tui sends only Bearer tokens" % token_type[:40])
+        self.mask(token)
+        self.mask(answer.get("refresh_token") if isinstance(answer.get("refresh_token"), str) else None)
+        return answer
+
+
+class Discoverer:
+    """Finds where to authorize for one MCP endpoint: its protected resource metadata (the
+    URL a challenge names, else the well-known ones), then the authorization server's
+    metadata (RFC 8414, then OpenID discovery), or 2025-03-26's documents and defaults at the
+    server's origin. It refuses documents that name another resource or issuer, or insecure
+    endpoints, and keeps the Discovery until a challenge names other resource metadata."""
+
+    def __init__(self, url, requests):
+        self.url = url
+        self.server = canonical_resource(url) if url else None
+        self.requests = requests
+        self.found = None
+
+    def discover(self, challenge):
+        prm_url = challenge.get("resource_metadata")
+        if self.found is not None and (not prm_url or prm_url == self.found.prm_url):
+            return self.found
+        if prm_url:
+            prm = self._get_metadata(prm_url, "resource metadata")
+            if prm is None:
+                raise AuthError("cannot read the resource metadata the server named (%s)" % url_origin(prm_url))
+        else:
+            prm_url, prm = self._first_document(self._prm_candidates(), "resource metadata")
+        self.found = self._from_prm(prm, prm_url) if prm is not None else self._legacy_discovery()
+        return self.found
+
+    def _prm_candidates(self):
+        from urllib.parse import urlsplit
+
+        path = urlsplit(self.url).path.rstrip("/")
+        root = url_origin(self.url) + "/.well-known/oauth-protected-resource"
+        return [root + path, root] if path else [root]
+
+    def _from_prm(self, prm, prm_url):
+        resource = prm.get("resource")
+        servers = prm.get("authorization_servers")
+        if not isinstance(resource, str) or not resource_covers(resource, self.url):
+            raise AuthError("the server's resource metadata names %s, which is not this server (%s); mcp-tui will "
+                            "not authorize for it" % (self.requests.redact(str(resource))[:200], self.server))
+        if not isinstance(servers, list) or not servers or not isinstance(servers[0], str):
+            raise AuthError("the server's resource metadata lists no authorization server")
+        issuer = servers[0]
+        require_secure_url(issuer, "authorization server")
+        metadata = self._first_document(self._as_metadata_candidates(issuer), "authorization server metadata")[1]
+        if metadata is None:
+            raise AuthError("the authorization server %s publishes no metadata" % issuer)
+        if str(metadata.get("issuer", "")).rstrip("/") != issuer.rstrip("/"):
+            raise AuthError("the authorization server metadata of %s names another issuer; mcp-tui will not use it"
+                            % issuer)
+        self._check_endpoints(metadata)
+        scopes = prm.get("scopes_supported")
+        scopes = [s for s in scopes if isinstance(s, str)] if isinstance(scopes, list) else None
+        return Discovery(resource, issuer, metadata, prm_url, scopes)
+
+    @staticmethod
+    def _as_metadata_candidates(issuer):
+        """RFC 8414 then OpenID discovery; a path issuer never gets the root URL."""
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(issuer)
+        origin, path = url_origin(issuer), parts.path[:-1] if parts.path.endswith("/") else parts.path
+        if path:
+            return [origin + "/.well-known/oauth-authorization-server" + path,
+                    origin + "/.well-known/openid-configuration" + path,
+                    origin + path + "/.well-known/openid-configuration"]
+        return [origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"]
+
+    def _legacy_discovery(self):
+        """2025-03-26: metadata at the server's origin, else its default endpoints."""
+        base = url_origin(self.url)
+        metadata = self._first_document(self._as_metadata_candidates(base), "authorization server metadata")[1]
+        guessed = metadata is None
+        if guessed:
+            metadata = {"authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
+                        "registration_endpoint": base + "/register", "code_challenge_methods_supported": ["S256"]}
+        self._check_endpoints(metadata)
+        issuer = metadata.get("issuer") if isinstance(metadata.get("issuer"), str) else base
+        return Discovery(self.server, issuer, metadata, legacy=True, guessed=guessed)
+
+    @staticmethod
+    def _check_endpoints(metadata):
+        for name in ("authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"):
+            if metadata.get(name) is not None:
+                require_secure_url(metadata[name], name.replace("_", " "))
+
+    def _first_document(self, candidates, what):
+        """The first candidate that serves the document, in order: (url, document) or (None, None)."""
+        for candidate in candidates:
+            document = self._get_metadata(candidate, what)
+            if document is not None:
+                return candidate, document
+        return None, None
+
+    def _get_metadata(self, url, what):
+        """A metadata document: the object on 2xx, None on 3xx/4xx (try the next one)."""
+        status, document = self.requests.request("GET", url)
+        if 200 <= status < 300:
+            if document is None:
+                raise AuthError("the %s at %s is not a JSON object" % (what, url_origin(url)))
+            return document
+        if status >= 500:
+            raise AuthError("the %s at %s answered HTTP %d" % (what, url_origin(url), status))
+        return None
+
+
+class ClientRegistration:
+    """Which client mcp-tui is at an authorization server: the pre-registered --client-id,
+    else the client ID metadata document URL where the server takes one, else a dynamic
+    registration (RFC 7591) kept in auth.json by issuer and reused while its redirect URI and
+    secret hold. It also names the client (with its secret) that owns a stored token, and
+    forgets a registration the server no longer knows."""
+
+    def __init__(self, server, settings, store, requests):
+        self.server = server
+        self.settings = settings
+        self.store = store
+        self.requests = requests
+
+    def stored_redirect_uri(self, issuer):
+        """The redirect URI of the registration stored for ``issuer``, or None."""
+        return (self.store.load()["registrations"].get(issuer) or {}).get("redirectUri")
+
+    def forget(self, issuer):
+        self.store.update(lambda data: data["registrations"].pop(issuer, None))
+
+    def client(self, discovery, redirect_uri, scopes):
+        """Pre-registered id, else the metadata document URL, else a stored or new DCR."""
+        settings, metadata, issuer = self.settings, discovery.metadata, discovery.issuer
+        if settings.client_id:
+            return {"client_id": settings.client_id, "client_secret": settings.client_secret,
+                    "method": settings.token_endpoint_auth_method}
+        if settings.client_metadata_url and metadata.get("client_id_metadata_document_supported") is True:
+            return {"client_id": settings.client_metadata_url, "method": "none"}
+        stored = self.store.load()["registrations"].get(issuer)
+        if isinstance(stored, dict) and stored.get("redirectUri") == redirect_uri and stored.get("clientId") and (
+                not stored.get("clientSecretExpiresAt") or stored["clientSecretExpiresAt"] > time.time() + 60):
+            self.requests.mask(stored.get("clientSecret"))
+            return {"client_id": stored["clientId"], "client_secret": stored.get("clientSecret"),
+                    "method": stored.get("method"), "registered": True}
+        endpoint = metadata.get("registration_endpoint")
+        if not endpoint:
+            raise AuthError("the authorization server %s has no client registration; pass --client-id (and "
+                            "--client-secret) of a client registered there" % issuer)
+        return self._register(require_secure_url(endpoint, "registration endpoint"), discovery, redirect_uri, scopes)
+
+    def _register(self, endpoint, discovery, redirect_uri, scopes):
+        supported = discovery.metadata.get("token_endpoint_auth_methods_supported")
+        method = "none"
+        if isinstance(supported, list) and supported and "none" not in supported:
+            # the server's own order: the official Python SDK lists client_secret_post first, and its
+            # revocation endpoint refuses a client_secret_basic client (it wants client_secret in the form)
+            method = next((m for m in supported if m in ("client_secret_basic", "client_secret_post")), "none")
+        body = {"client_name": "mcp-tui", "redirect_uris": [redirect_uri],
+                "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
+                "token_endpoint_auth_method": method, "application_type": "native"}
+        if scopes:
+            body["scope"] = " ".join(scopes)
+        status, answer = self.requests.request("POST", endpoint, json_body=body)
+        if discovery.guessed and status == 404:  # no metadata, and not 2025-03-26's /register either
+            raise AuthError("%s asks for a token but publishes no authorization metadata: there is no OAuth to "
+                            "follow" % self.server, hint="pass a token it takes with --bearer TOKEN or "
+                                                         "--header 'Authorization: ...'")
+        if status not in (200, 201) or not answer or not isinstance(answer.get("client_id"), str):
+            raise AuthError("client registration at %s failed (HTTP %d)%s" % (
+                url_origin(endpoint), status, self.requests.oauth_error_text(answer)))
+        secret = answer.get("client_secret") if isinstance(answer.get("client_secret"), str) else None
+        self.requests.mask(secret)
+        registration = {"clientId": answer["client_id"], "redirectUri": redirect_uri, "registeredAt": time.time(),
+                        "method": answer.get("token_endpoint_auth_method") if isinstance(
+                            answer.get("token_endpoint_auth_method"), str) else method}
+        if secret:
+            registration["clientSecret"] = secret
+        if is_number(answer.get("client_secret_expires_at")) and answer["client_secret_expires_at"]:
+            registration["clientSecretExpiresAt"] = answer["client_secret_expires_at"]
+
+        def save(data):
+            data["registrations"][discovery.issuer] = registration
+
+        self.store.update(save)
+        return {"client_id": registration["clientId"], "client_secret": secret, "method": registration["method"],
+                "registered": True}
+
+    def client_of(self, token):
+        """The client that owns a stored token, with its secret (from the options or the
+        stored registration of that issuer only)."""
+        secret = None
+        if self.settings.client_id and self.settings.client_id == token.get("clientId"):
+            secret = self.settings.client_secret
+        else:
+            registration = self.store.load()["registrations"].get(token["issuer"]) or {}
+            if registration.get("clientId") == token.get("clientId"):
+                secret = registration.get("clientSecret")
+        self.requests.mask(secret)
+        return {"client_id": token.get("clientId"), "client_secret": secret, "method": token.get("authMethod")}
+
+
+class Grants:
+    """The three ways to a token response for a discovered authorization server: the
+    authorization code with PKCE through the user's browser (a loopback listener, the RFC 9207
+    issuer check, and one new registration when the server forgot mcp-tui's or holds it to a
+    narrower scope), client credentials, and enterprise cross-app access. Each token request
+    carries the client authentication that the metadata and the client call for."""
+
+    def __init__(self, settings, registration, requests, announce, timeout, interactive):
+        self.settings, self.registration, self.requests = settings, registration, requests
+        self.announce, self.timeout, self.interactive = announce, timeout, interactive
+        self.browser_step = None  # a front end's own view of the browser step: called with a BrowserStep
+
+    def authorization_code(self, discovery, scopes, registered_again=False):
+        import hashlib
+        import secrets
+
+        metadata, issuer = discovery.metadata, discovery.issuer
+        methods = metadata.get("code_challenge_methods_supported")
+        if not isinstance(methods, list) or "S256" not in methods:
+            raise AuthError("the authorization server %s does not offer PKCE with S256; mcp-tui will not authorize "
+                            "without it" % issuer)
+        types = metadata.get("response_types_supported")
+        if isinstance(types, list) and "code" not in types:
+            raise AuthError("the authorization server %s does not offer the authorization code flow" % issuer)
+        endpoint = require_secure_url(metadata.get("authorization_endpoint"), "authorization endpoint")
+        stored_redirect_uri = self.registration.stored_redirect_uri(issuer)
+        if self.settings.callback_port:
+            listener = CallbackListener(self.settings.callback_port, fixed=True)
+        else:
+            listener = CallbackListener(self._port_of(stored_redirect_uri))
+        try:
+            client = self.registration.client(discovery, listener.redirect_uri, scopes)
+            verifier = secrets.token_urlsafe(32)
+            self.requests.mask(verifier)
+            listener.state = secrets.token_urlsafe(32)
+            params = [("response_type", "code"), ("client_id", client["client_id"]),
+                      ("redirect_uri", listener.redirect_uri),
+                      ("code_challenge", b64url(hashlib.sha256(verifier.encode("ascii")).digest())),
+                      ("code_challenge_method", "S256"), ("state", listener.state), ("resource", discovery.resource)]
+            if scopes:
+                params.append(("scope", " ".join(scopes)))
+            url = append_query(endpoint, params)
+            seconds = self.timeout * 0.9  # fail before the request's own timeout
+            self._open_browser(url, listener, issuer, seconds)
+            response = listener.wait(seconds)
+        finally:
+            listener.close()
+        if listener.cancelled:
+            raise AuthError("authorization cancelled")
+        if response is None:
+            raise AuthError("no authorization response from the browser within %gs" % (self.timeout * 0.9),
+                            hint="raise --timeout to allow longer; with --no-browser, open the printed URL yourself")
+        self.check_callback(response, discovery)
+        if response.get("error") == "invalid_scope" and client.get("registered") and not registered_again:
+            # A server may hold a client to the scope it registered with (RFC 7591; the official
+            # Python SDK's does), and a step-up asks for more: register again, once, for it.
+            return self._register_again(discovery, scopes)
+        self._check_refusal(response)
+        code = response.get("code")
+        if not code:
+            raise AuthError("the authorization response has no code")
+        self.requests.mask(code)
+        fields = {"grant_type": "authorization_code", "code": code, "redirect_uri": listener.redirect_uri,
+                  "code_verifier": verifier, "resource": discovery.resource}
+        try:
+            return self._grant(discovery, client, fields)
+        except TokenEndpointError as exc:
+            if exc.error != "invalid_client" or not client.get("registered") or registered_again:
+                raise
+        return self._register_again(discovery, scopes)  # the server forgot mcp-tui's registration
+
+    def _register_again(self, discovery, scopes):
+        """Drop the stored registration at this issuer and authorize once more with a new one."""
+        self.registration.forget(discovery.issuer)
+        return self.authorization_code(discovery, scopes, registered_again=True)
+
+    @staticmethod
+    def _port_of(redirect_uri):
+        from urllib.parse import urlsplit
+
+        try:
+            return urlsplit(redirect_uri).port or 0 if redirect_uri else 0
+        except ValueError:
+            return 0
+
+    def _open_browser(self, url, listener, issuer, seconds):
+        from urllib.parse import urlsplit
+
+        host = urlsplit(issuer).netloc or issuer
+        if self.browser_step is not None:  # the front end shows the step (and offers to cancel it)
+            self.browser_step(BrowserStep(host, url, time.monotonic() + seconds, listener))
+            if not self.settings.no_browser:
+                launch_browser(url)
+            return
+        if self.settings.no_browser:
+            paste = self.interactive if self.interactive is not None else sys.stdin.isatty()
+            self.announce("mcp-tui: to authorize at %s, open this URL in a browser%s: %s" % (
+                host, " (or paste the address it ends on here)" if paste else "", url))
+            if paste:
+                read_pasted_redirects(listener)
+            return
+        self.announce("mcp-tui: authorizing at %s in your browser: %s" % (host, url))
+        launch_browser(url)
+
+    @staticmethod
+    def check_callback(response, discovery):
+        iss = response.get("iss")
+        # RFC 9207: the issuer of the metadata (the resource metadata may name it with or without
+        # a trailing slash, as FastMCP's pydantic URLs add one; discovery accepted either)
+        issuer = discovery.metadata.get("issuer")
+        issuer = issuer if isinstance(issuer, str) else discovery.issuer
+        if not discovery.legacy:
+            if iss is not None and iss != issuer:
+                raise AuthError("the authorization response names another issuer; mcp-tui ignored it (mix-up)")
+            if iss is None and discovery.metadata.get("authorization_response_iss_parameter_supported") is True:
+                raise AuthError("the authorization response lacks the iss its server promised; mcp-tui ignored it")
+
+    def _check_refusal(self, response):
+        if response.get("error"):
+            detail = response.get("error_description")
+            raise AuthError("the authorization server refused: %s%s" % (
+                self.requests.redact(response["error"])[:100],
+                " (%s)" % self.requests.redact(detail)[:200] if detail else ""))
+
+    def client_credentials(self, discovery, scopes):
+        client = {"client_id": self.settings.client_id, "client_secret": self.settings.client_secret,
+                  "method": self.settings.token_endpoint_auth_method}
+        fields = {"grant_type": "client_credentials", "resource": discovery.resource}
+        if scopes:
+            fields["scope"] = " ".join(scopes)
+        return self._grant(discovery, client, fields)
+
+    def cross_app(self, discovery, scopes):
+        """Enterprise-managed authorization: trade the IdP's ID token for an ID-JAG at the
+        IdP (RFC 8693), then the ID-JAG for an access token at the AS (RFC 7523)."""
+        settings = self.settings
+        idp_endpoint = require_secure_url(settings.idp_token_endpoint, "IdP token endpoint")
+        id_token = settings.read_id_token()
+        self.requests.mask(id_token)
+        fields = {"grant_type": TOKEN_EXCHANGE_GRANT, "requested_token_type": ID_JAG_TOKEN_TYPE,
+                  "audience": discovery.issuer, "resource": discovery.resource, "subject_token": id_token,
+                  "subject_token_type": ID_TOKEN_TYPE}
+        if settings.idp_client_id:
+            fields["client_id"] = settings.idp_client_id
+        if scopes:
+            fields["scope"] = " ".join(scopes)
+        status, answer = self.requests.request("POST", idp_endpoint, fields=fields)
+        jag = (answer or {}).get("access_token")
+        if status != 200 or not isinstance(jag, str) or (answer.get("issued_token_type") not in (None, ID_JAG_TOKEN_TYPE)):
+            raise AuthError("the IdP's token exchange at %s failed (HTTP %d)%s" % (
+                url_origin(idp_endpoint), status, self.requests.oauth_error_text(answer)))
+        self.requests.mask(jag)
+        client = {"client_id": settings.client_id, "client_secret": settings.client_secret,
+                  "method": settings.token_endpoint_auth_method}
+        fields = {"grant_type": JWT_BEARER_GRANT, "assertion": jag}
+        if scopes:
+            fields["scope"] = " ".join(scopes)
+        return self._grant(discovery, client, fields)
+
+    def _grant(self, discovery, client, fields):
+        """The token request of a grant, with the client authentication the metadata and the
+        client call for: (token response, client, method). A client registered elsewhere, with
+        a secret and no known method, that the server refuses as invalid_client, is tried once
+        more with the other secret method the server lists: servers hold a client to the one it
+        registered with (the official Python SDK's does), which mcp-tui cannot know."""
+        metadata, endpoint = discovery.metadata, discovery.metadata.get("token_endpoint")
+        method = self._method_for(metadata, client)
+        try:
+            return self.requests.token_request(endpoint, discovery.issuer, client, method, fields), client, method
+        except TokenEndpointError as exc:
+            other = {"client_secret_basic": "client_secret_post", "client_secret_post": "client_secret_basic"}.get(
+                method)
+            supported = metadata.get("token_endpoint_auth_methods_supported")
+            if (exc.error != "invalid_client" or other is None or client.get("registered") or client.get("method")
+                    or (isinstance(supported, list) and other not in supported)):
+                raise
+        return self.requests.token_request(endpoint, discovery.issuer, client, other, fields), client, other
+
+    def _method_for(self, metadata, client):
+        return choose_token_auth_method(metadata, client.get("method"), bool(client.get("client_secret")),
+                                        bool(self.settings.private_key))
+
+
+class TokenKeeper:
+    """The tokens of one MCP endpoint in auth.json: the newest one stored, a new one recorded
+    with where it came from (issuer, resource, endpoints, client), whether one is near its
+    expiry, its refresh (a request built from the stored token, then the reply handled: the
+    successor stored, or a refused token forgotten), and logout with revocation (RFC 7009)."""
+
+    def __init__(self, server, store, registration, requests, log):
+        self.server = server  # None: every server (logout only)
+        self.store = store
+        self.registration = registration
+        self.requests = requests
+        self.log = log
+
+    def newest(self):
+        """The newest stored token of this server, or None."""
+        stored = self.store.tokens_for(self.server) if os.path.exists(self.store.path) else []
+        if not stored:
+            return None
+        token = max(stored, key=lambda t: t.get("obtainedAt") or 0)
+        self._mask(token)
+        return token
+
+    def record_for(self, discovery, answer, scopes, client, method, grant):
+        """The record of the token a grant answered with, for save()."""
+        now = time.time()
+        expires_in = answer.get("expires_in")
+        scope = answer.get("scope") if isinstance(answer.get("scope"), str) else " ".join(scopes)
+        record = {"server": self.server, "issuer": discovery.issuer, "resource": discovery.resource,
+                  "accessToken": answer["access_token"], "scope": scope, "obtainedAt": now,
+                  "expiresAt": now + expires_in if is_number(expires_in) and expires_in > 0 else None,
+                  "tokenEndpoint": discovery.metadata.get("token_endpoint"), "clientId": client["client_id"],
+                  "authMethod": method, "grant": grant}
+        if isinstance(discovery.metadata.get("revocation_endpoint"), str):
+            record["revocationEndpoint"] = discovery.metadata["revocation_endpoint"]
+        if isinstance(answer.get("refresh_token"), str):
+            record["refreshToken"] = answer["refresh_token"]
+        return record
+
+    def save(self, record, key=None):
+        key = key or AuthStore.token_key(record["issuer"], record["resource"])
+
+        def save(data):
+            data["tokens"][key] = record
+
+        self.store.update(save)
+
+    def _mask(self, token):
+        self.requests.mask(token.get("accessToken"))
+        self.requests.mask(token.get("refreshToken"))
+
+    @staticmethod
+    def expiring(token):
+        """Near its expiry: a minute before, or a quarter of the lifetime of a short-lived one."""
+        expires, obtained = token.get("expiresAt"), token.get("obtainedAt")
+        if not is_number(expires):
+            return False
+        lifetime = expires - obtained if is_number(obtained) else REFRESH_MARGIN * 4
+        return expires - min(REFRESH_MARGIN, max(lifetime, 0) / 4) <= time.time()
+
+    # -- refresh --------------------------------------------------------------------------------
+
+    def refresh(self, token):
+        """grant_type=refresh_token at the issuer that granted ``token``: the token to use from
+        now on (the successor, or one another run renewed meanwhile), or None when refused."""
+        key = AuthStore.token_key(token["issuer"], token["resource"])
+        client = self.registration.client_of(token)
+        # Two runs that find one token expiring must refresh it once: a rotated refresh token
+        # works only once, so the second request would be refused (and may cost the whole grant).
+        # The refresh lock, a file beside auth.json's own lock, is held from reading the stored
+        # token to storing its successor: the second run waits there, then reads the first run's
+        # successor and takes it without a request (logout takes the refresh lock too, so no
+        # successor is stored after it). auth.json's own lock is held only to read and to write,
+        # so a slow token endpoint holds up no other use of the store meanwhile.
+        with self.store.refresh_lock():
+            current = self.store.load()["tokens"].get(key)
+            if not isinstance(current, dict) or current.get("accessToken") == token["accessToken"]:
+                current = token  # nobody else renewed it (or it was forgotten meanwhile)
+            elif not self.expiring(current) or current.get("clientId") != token.get("clientId"):
+                self._mask(current)
+                return current  # another run renewed it: take theirs (or let a 401 decide)
+            request = self.refresh_request(current, client)
+            if request is None:
+                return None
+            try:
+                answer = self.requests.token_request(*request)
+            except TokenEndpointError as exc:
+                self.refused(key, token, current, exc)
+                return None
+            return self.refreshed(key, current, answer)
+
+    @staticmethod
+    def refresh_request(token, client):
+        """The token request that refreshes ``token``, as token_request's arguments (None: it
+        has no refresh token)."""
+        if not isinstance(token.get("refreshToken"), str):
+            return None
+        fields = {"grant_type": "refresh_token", "refresh_token": token["refreshToken"],
+                  "resource": token["resource"]}
+        return token.get("tokenEndpoint"), token["issuer"], client, token.get("authMethod") or "none", fields
+
+    def refreshed(self, key, token, answer):
+        """The reply to a refresh of ``token``: its successor, stored under ``key``."""
+        record = dict(token, accessToken=answer["access_token"], obtainedAt=time.time())
+        if isinstance(answer.get("refresh_token"), str):
+            record["refreshToken"] = answer["refresh_token"]  # rotation: the old one is spent
+        expires_in = answer.get("expires_in")
+        record["expiresAt"] = time.time() + expires_in if is_number(expires_in) and expires_in > 0 else None
+        if isinstance(answer.get("scope"), str):
+            record["scope"] = answer["scope"]
+        self.save(record, key)
+        self._mask(record)
+        return record
+
+    def refused(self, key, token, current, refusal):
+        """The token endpoint refused to refresh ``current`` (stored under ``key``, or ``token``
+        this run held): forget it where it is still stored, and a registration the server no
+        longer knows."""
+        def forget(data):
+            if data["tokens"].get(key) is not None and data["tokens"][key].get("accessToken") in (
+                    token["accessToken"], current["accessToken"]):
+                del data["tokens"][key]  # spent or revoked, and still ours: forget it
+            registration = data["registrations"].get(current["issuer"])
+            if refusal.error in ("invalid_client", "unauthorized_client") and isinstance(registration, dict) and (
+                    registration.get("clientId") == current.get("clientId")):
+                # The server no longer knows mcp-tui's registration (a restarted in-memory one; the SDK
+                # says unauthorized_client): without it, the next authorization registers anew instead
+                # of sending the browser to an error page.
+                del data["registrations"][current["issuer"]]
+
+        self.store.update(forget)
+        if self.log:
+            self.log.event("auth", "refresh refused: %s" % refusal.message)
+
+    # -- logout -----------------------------------------------------------------------------------
+
+    def logout(self):
+        """Revoke and forget the stored tokens of this server (of every server when it has
+        none), and the registrations made for them: a server that forgot mcp-tui's
+        registration would otherwise refuse every new authorization. Returns one
+        {server, issuer, revoked} per token."""
+        def mine(token):
+            return isinstance(token, dict) and (self.server is None or token.get("server") == self.server)
+
+        def forget(data):
+            gone = [data["tokens"].pop(key) for key, token in list(data["tokens"].items()) if mine(token)]
+            for issuer in set(t.get("issuer") for t in gone) if self.server else list(data["registrations"]):
+                data["registrations"].pop(issuer, None)
+
+        results = []
+        with self.store.refresh_lock():  # a refresh in flight stores its successor before this, not after
+            # revoked before forget() drops the registration that holds the client's secret
+            for token in [t for t in self.store.load()["tokens"].values() if mine(t)]:
+                self._mask(token)
+                results.append({"server": token.get("server"), "issuer": token.get("issuer"),
+                                "revoked": self.revoke(token)})
+            self.store.update(forget)
+        return results
+
+    def revoke(self, token):
+        """RFC 7009, best effort: True when the server confirmed."""
+        endpoint = token.get("revocationEndpoint")
+        if not endpoint:
+            return False
+        value = token.get("refreshToken") or token.get("accessToken")
+        fields = {"token": value, "token_type_hint": "refresh_token" if token.get("refreshToken") else "access_token"}
+        try:
+            status, _ = self.requests.client_post(endpoint, token["issuer"], self.registration.client_of(token),
+                                                  token.get("authMethod") or "none", fields)
+        except McpTuiError:
+            return False
+        return status == 200
+
+
 class Authorizer:
     """OAuth for one MCP endpoint: the HttpClient's hook (``authorization`` before a
-    request, ``challenged`` after a 401 / 403) and the engine behind `auth login`."""
+    request, ``challenged`` after a 401 / 403) and the engine behind `auth login`. It holds
+    the token in use and decides when to refresh, obtain or step up; the work is done by its
+    parts: Discoverer, ClientRegistration, Grants and TokenKeeper, over OAuthRequests."""
 
     def __init__(self, url, settings, log=None, announce=None, timeout=60.0, network=None, store=None,
                  interactive=None):
@@ -7002,15 +8396,28 @@ class Authorizer:
         self.network = network or NetworkOptions()
         self.store = store or AuthStore()
         self.interactive = interactive
-        self.browser_step = None  # a front end's own view of the browser step: called with a BrowserStep
+        self.requests = OAuthRequests(settings, log, timeout, self.network)
+        self.discoverer = Discoverer(url, self.requests)
+        self.registration = ClientRegistration(self.server, settings, self.store, self.requests)
+        self.grants = Grants(settings, self.registration, self.requests, self.announce, timeout, interactive)
+        self.keeper = TokenKeeper(self.server, self.store, self.registration, self.requests, log)
         self._lock = threading.RLock()
         self._token = None
         self._loaded = False
-        self._discovery = None
         self._requested = []
         self._failure = None
         for secret in settings.secrets():
             self._mask(secret)
+
+    @property
+    def browser_step(self):
+        """A front end's own view of the browser step: called with a BrowserStep (None: mcp-tui
+        prints the URL and opens the browser itself)."""
+        return self.grants.browser_step
+
+    @browser_step.setter
+    def browser_step(self, show):
+        self.grants.browser_step = show
 
     def try_again(self):
         """The user asks to connect again (the TUI's Ctrl+R): a failure of an earlier attempt,
@@ -7030,14 +8437,12 @@ class Authorizer:
         with self._lock:
             if not self._loaded:
                 self._loaded = True
-                stored = self.store.tokens_for(self.server) if os.path.exists(self.store.path) else []
+                stored = self.keeper.newest()
                 if stored:
-                    self._token = max(stored, key=lambda t: t.get("obtainedAt") or 0)
-                    self._mask(self._token.get("accessToken"))
-                    self._mask(self._token.get("refreshToken"))
+                    self._token = stored
                     self._requested = (self._token.get("scope") or "").split()
             token = self._token
-            if token and self._expiring(token):
+            if token and self.keeper.expiring(token):
                 if not (token.get("refreshToken") and self._refresh()):
                     return None  # the server's 401 starts a new authorization
                 token = self._token
@@ -7117,7 +8522,9 @@ class Authorizer:
             else:
                 response, client, method = self._authorization_code(discovery, scopes)
             self._requested = scopes
-            self._remember(discovery, response, scopes, client, method)
+            grant = "cross_app" if self.settings.id_token else self.settings.grant
+            self._token = self.keeper.record_for(discovery, response, scopes, client, method, grant)
+            self.keeper.save(self._token)
         except AuthError as exc:
             self._failure = exc  # later requests of this run fail the same way, without a new browser
             raise
@@ -7137,565 +8544,50 @@ class Authorizer:
             scopes.append("offline_access")  # a refresh token, where the AS says it grants one
         return scope_union(scopes)
 
-    def _authorization_code(self, discovery, scopes, registered_again=False):
-        import hashlib
-        import secrets
+    # The grants and discovery by the names the rest of the class calls them: a test stands
+    # in for an authorization server by replacing one of these on an Authorizer.
 
-        metadata, issuer = discovery.metadata, discovery.issuer
-        methods = metadata.get("code_challenge_methods_supported")
-        if not isinstance(methods, list) or "S256" not in methods:
-            raise AuthError("the authorization server %s does not offer PKCE with S256; mcp-tui will not authorize "
-                            "without it" % issuer)
-        types = metadata.get("response_types_supported")
-        if isinstance(types, list) and "code" not in types:
-            raise AuthError("the authorization server %s does not offer the authorization code flow" % issuer)
-        endpoint = require_secure_url(metadata.get("authorization_endpoint"), "authorization endpoint")
-        registration = self.store.load()["registrations"].get(issuer) or {}
-        if self.settings.callback_port:
-            listener = CallbackListener(self.settings.callback_port, fixed=True)
-        else:
-            listener = CallbackListener(self._port_of(registration.get("redirectUri")))
-        try:
-            client = self._client(discovery, listener.redirect_uri, scopes)
-            verifier = secrets.token_urlsafe(32)
-            self._mask(verifier)
-            listener.state = secrets.token_urlsafe(32)
-            params = [("response_type", "code"), ("client_id", client["client_id"]),
-                      ("redirect_uri", listener.redirect_uri),
-                      ("code_challenge", b64url(hashlib.sha256(verifier.encode("ascii")).digest())),
-                      ("code_challenge_method", "S256"), ("state", listener.state), ("resource", discovery.resource)]
-            if scopes:
-                params.append(("scope", " ".join(scopes)))
-            url = append_query(endpoint, params)
-            seconds = self.timeout * 0.9  # fail before the request's own timeout
-            self._open_browser(url, listener, issuer, seconds)
-            response = listener.wait(seconds)
-        finally:
-            listener.close()
-        if listener.cancelled:
-            raise AuthError("authorization cancelled")
-        if response is None:
-            raise AuthError("no authorization response from the browser within %gs" % (self.timeout * 0.9),
-                            hint="raise --timeout to allow longer; with --no-browser, open the printed URL yourself")
-        self._check_callback(response, discovery)
-        if response.get("error") == "invalid_scope" and client.get("registered") and not registered_again:
-            # A server may hold a client to the scope it registered with (RFC 7591; the official
-            # Python SDK's does), and a step-up asks for more: register again, once, for it.
-            return self._register_again(discovery, scopes)
-        self._check_refusal(response)
-        code = response.get("code")
-        if not code:
-            raise AuthError("the authorization response has no code")
-        self._mask(code)
-        fields = {"grant_type": "authorization_code", "code": code, "redirect_uri": listener.redirect_uri,
-                  "code_verifier": verifier, "resource": discovery.resource}
-        try:
-            return self._grant(discovery, client, fields)
-        except TokenEndpointError as exc:
-            if exc.error != "invalid_client" or not client.get("registered") or registered_again:
-                raise
-        return self._register_again(discovery, scopes)  # the server forgot mcp-tui's registration
+    def _discover(self, challenge):
+        return self.discoverer.discover(challenge)
 
-    def _register_again(self, discovery, scopes):
-        """Drop the stored registration at this issuer and authorize once more with a new one."""
-        self.store.update(lambda data: data["registrations"].pop(discovery.issuer, None))
-        return self._authorization_code(discovery, scopes, registered_again=True)
-
-    @staticmethod
-    def _port_of(redirect_uri):
-        from urllib.parse import urlsplit
-
-        try:
-            return urlsplit(redirect_uri).port or 0 if redirect_uri else 0
-        except ValueError:
-            return 0
-
-    def _open_browser(self, url, listener, issuer, seconds):
-        from urllib.parse import urlsplit
-
-        host = urlsplit(issuer).netloc or issuer
-        if self.browser_step is not None:  # the front end shows the step (and offers to cancel it)
-            self.browser_step(BrowserStep(host, url, time.monotonic() + seconds, listener))
-            if not self.settings.no_browser:
-                launch_browser(url)
-            return
-        if self.settings.no_browser:
-            paste = self.interactive if self.interactive is not None else sys.stdin.isatty()
-            self.announce("mcp-tui: to authorize at %s, open this URL in a browser%s: %s" % (
-                host, " (or paste the address it ends on here)" if paste else "", url))
-            if paste:
-                read_pasted_redirects(listener)
-            return
-        self.announce("mcp-tui: authorizing at %s in your browser: %s" % (host, url))
-        launch_browser(url)
-
-    def _check_callback(self, response, discovery):
-        iss = response.get("iss")
-        # RFC 9207: the issuer of the metadata (the resource metadata may name it with or without
-        # a trailing slash, as FastMCP's pydantic URLs add one; discovery accepted either)
-        issuer = discovery.metadata.get("issuer")
-        issuer = issuer if isinstance(issuer, str) else discovery.issuer
-        if not discovery.legacy:
-            if iss is not None and iss != issuer:
-                raise AuthError("the authorization response names another issuer; mcp-tui ignored it (mix-up)")
-            if iss is None and discovery.metadata.get("authorization_response_iss_parameter_supported") is True:
-                raise AuthError("the authorization response lacks the iss its server promised; mcp-tui ignored it")
-
-    def _check_refusal(self, response):
-        if response.get("error"):
-            detail = response.get("error_description")
-            raise AuthError("the authorization server refused: %s%s" % (
-                self._redact(response["error"])[:100], " (%s)" % self._redact(detail)[:200] if detail else ""))
-
-    def _client(self, discovery, redirect_uri, scopes):
-        """Pre-registered id, else the metadata document URL, else a stored or new DCR."""
-        settings, metadata, issuer = self.settings, discovery.metadata, discovery.issuer
-        if settings.client_id:
-            return {"client_id": settings.client_id, "client_secret": settings.client_secret,
-                    "method": settings.token_endpoint_auth_method}
-        if settings.client_metadata_url and metadata.get("client_id_metadata_document_supported") is True:
-            return {"client_id": settings.client_metadata_url, "method": "none"}
-        stored = self.store.load()["registrations"].get(issuer)
-        if isinstance(stored, dict) and stored.get("redirectUri") == redirect_uri and stored.get("clientId") and (
-                not stored.get("clientSecretExpiresAt") or stored["clientSecretExpiresAt"] > time.time() + 60):
-            self._mask(stored.get("clientSecret"))
-            return {"client_id": stored["clientId"], "client_secret": stored.get("clientSecret"),
-                    "method": stored.get("method"), "registered": True}
-        endpoint = metadata.get("registration_endpoint")
-        if not endpoint:
-            raise AuthError("the authorization server %s has no client registration; pass --client-id (and "
-                            "--client-secret) of a client registered there" % issuer)
-        return self._register(require_secure_url(endpoint, "registration endpoint"), discovery, redirect_uri, scopes)
-
-    def _register(self, endpoint, discovery, redirect_uri, scopes):
-        supported = discovery.metadata.get("token_endpoint_auth_methods_supported")
-        method = "none"
-        if isinstance(supported, list) and supported and "none" not in supported:
-            # the server's own order: the official Python SDK lists client_secret_post first, and its
-            # revocation endpoint refuses a client_secret_basic client (it wants client_secret in the form)
-            method = next((m for m in supported if m in ("client_secret_basic", "client_secret_post")), "none")
-        body = {"client_name": "mcp-tui", "redirect_uris": [redirect_uri],
-                "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
-                "token_endpoint_auth_method": method, "application_type": "native"}
-        if scopes:
-            body["scope"] = " ".join(scopes)
-        status, answer = self._request("POST", endpoint, json_body=body)
-        if discovery.guessed and status == 404:  # no metadata, and not 2025-03-26's /register either
-            raise AuthError("%s asks for a token but publishes no authorization metadata: there is no OAuth to "
-                            "follow" % self.server, hint="pass a token it takes with --bearer TOKEN or "
-                                                         "--header 'Authorization: ...'")
-        if status not in (200, 201) or not answer or not isinstance(answer.get("client_id"), str):
-            raise AuthError("client registration at %s failed (HTTP %d)%s" % (
-                url_origin(endpoint), status, self._oauth_error_text(answer)))
-        secret = answer.get("client_secret") if isinstance(answer.get("client_secret"), str) else None
-        self._mask(secret)
-        registration = {"clientId": answer["client_id"], "redirectUri": redirect_uri, "registeredAt": time.time(),
-                        "method": answer.get("token_endpoint_auth_method") if isinstance(
-                            answer.get("token_endpoint_auth_method"), str) else method}
-        if secret:
-            registration["clientSecret"] = secret
-        if is_number(answer.get("client_secret_expires_at")) and answer["client_secret_expires_at"]:
-            registration["clientSecretExpiresAt"] = answer["client_secret_expires_at"]
-
-        def save(data):
-            data["registrations"][discovery.issuer] = registration
-
-        self.store.update(save)
-        return {"client_id": registration["clientId"], "client_secret": secret, "method": registration["method"],
-                "registered": True}
+    def _authorization_code(self, discovery, scopes):
+        return self.grants.authorization_code(discovery, scopes)
 
     def _client_credentials(self, discovery, scopes):
-        client = {"client_id": self.settings.client_id, "client_secret": self.settings.client_secret,
-                  "method": self.settings.token_endpoint_auth_method}
-        fields = {"grant_type": "client_credentials", "resource": discovery.resource}
-        if scopes:
-            fields["scope"] = " ".join(scopes)
-        return self._grant(discovery, client, fields)
+        return self.grants.client_credentials(discovery, scopes)
 
     def _cross_app(self, discovery, scopes):
-        """Enterprise-managed authorization: trade the IdP's ID token for an ID-JAG at the
-        IdP (RFC 8693), then the ID-JAG for an access token at the AS (RFC 7523)."""
-        settings = self.settings
-        idp_endpoint = require_secure_url(settings.idp_token_endpoint, "IdP token endpoint")
-        id_token = settings.read_id_token()
-        self._mask(id_token)
-        fields = {"grant_type": TOKEN_EXCHANGE_GRANT, "requested_token_type": ID_JAG_TOKEN_TYPE,
-                  "audience": discovery.issuer, "resource": discovery.resource, "subject_token": id_token,
-                  "subject_token_type": ID_TOKEN_TYPE}
-        if settings.idp_client_id:
-            fields["client_id"] = settings.idp_client_id
-        if scopes:
-            fields["scope"] = " ".join(scopes)
-        status, answer = self._request("POST", idp_endpoint, fields=fields)
-        jag = (answer or {}).get("access_token")
-        if status != 200 or not isinstance(jag, str) or (answer.get("issued_token_type") not in (None, ID_JAG_TOKEN_TYPE)):
-            raise AuthError("the IdP's token exchange at %s failed (HTTP %d)%s" % (
-                url_origin(idp_endpoint), status, self._oauth_error_text(answer)))
-        self._mask(jag)
-        client = {"client_id": settings.client_id, "client_secret": settings.client_secret,
-                  "method": settings.token_endpoint_auth_method}
-        fields = {"grant_type": JWT_BEARER_GRANT, "assertion": jag}
-        if scopes:
-            fields["scope"] = " ".join(scopes)
-        return self._grant(discovery, client, fields)
+        return self.grants.cross_app(discovery, scopes)
 
-    def _grant(self, discovery, client, fields):
-        """The token request of a grant, with the client authentication the metadata and the
-        client call for: (token response, client, method). A client registered elsewhere, with
-        a secret and no known method, that the server refuses as invalid_client, is tried once
-        more with the other secret method the server lists: servers hold a client to the one it
-        registered with (the official Python SDK's does), which mcp-tui cannot know."""
-        metadata, endpoint = discovery.metadata, discovery.metadata.get("token_endpoint")
-        method = self._method_for(metadata, client)
-        try:
-            return self._token_request(endpoint, discovery.issuer, client, method, fields), client, method
-        except TokenEndpointError as exc:
-            other = {"client_secret_basic": "client_secret_post", "client_secret_post": "client_secret_basic"}.get(
-                method)
-            supported = metadata.get("token_endpoint_auth_methods_supported")
-            if (exc.error != "invalid_client" or other is None or client.get("registered") or client.get("method")
-                    or (isinstance(supported, list) and other not in supported)):
-                raise
-        return self._token_request(endpoint, discovery.issuer, client, other, fields), client, other
+    def _check_callback(self, response, discovery):
+        self.grants.check_callback(response, discovery)
 
-    def _method_for(self, metadata, client):
-        return choose_token_auth_method(metadata, client.get("method"), bool(client.get("client_secret")),
-                                        bool(self.settings.private_key))
-
-    def _client_post(self, endpoint, issuer, client, method, fields):
-        """POST a form to the AS with the client's authentication (brief §1.8, §2)."""
-        from urllib.parse import quote
-
-        endpoint = require_secure_url(endpoint, "token endpoint")
-        fields, headers = dict(fields), {}
-        if method == "private_key_jwt":
-            import uuid
-
-            now = int(time.time())
-            assertion = sign_jwt(self.settings.signing_key(), {
-                "iss": client["client_id"], "sub": client["client_id"], "aud": issuer, "iat": now, "exp": now + 300,
-                "jti": str(uuid.uuid4())})
-            self._mask(assertion)
-            fields.update(client_assertion_type=CLIENT_ASSERTION_TYPE, client_assertion=assertion)
-        elif method == "client_secret_basic" and client.get("client_secret"):
-            import base64
-
-            pair = "%s:%s" % (quote(client["client_id"], safe=""), quote(client["client_secret"], safe=""))
-            headers["Authorization"] = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
-            # client_id in the body too (RFC 6749 3.2.1 allows it; the official Python SDK's and
-            # FastMCP's token and revocation endpoints refuse a Basic request without it)
-            fields["client_id"] = client["client_id"]
-        elif method == "client_secret_post" and client.get("client_secret"):
-            fields.update(client_id=client["client_id"], client_secret=client["client_secret"])
-        else:
-            fields["client_id"] = client["client_id"]
-        return self._request("POST", endpoint, fields=fields, headers=headers)
-
-    def _token_request(self, endpoint, issuer, client, method, fields):
-        """POST to a token endpoint with the client's authentication; the token response."""
-        status, answer = self._client_post(endpoint, issuer, client, method, fields)
-        token = (answer or {}).get("access_token")
-        if status != 200 or not isinstance(token, str) or not token:
-            error = (answer or {}).get("error")
-            raise TokenEndpointError("the token request to %s failed (HTTP %d)%s" % (
-                url_origin(endpoint), status, self._oauth_error_text(answer) if answer is not None
-                else ": the answer is not a JSON object"),
-                error if isinstance(error, str) else None)
-        if re.search(r"[\x00-\x20\x7f]", token):  # sent as is in a header: a line break would fold or inject one
-            raise AuthError("the token endpoint %s issued an access token with a space, line break or control "
-                            "character; mcp-tui will not send it in a header" % url_origin(endpoint))
-        token_type = answer.get("token_type")
-        if isinstance(token_type, str) and token_type.lower() != "bearer":
-            raise AuthError("the token endpoint issued a %r token; mcp-tui sends only Bearer tokens" % token_type[:40])
-        self._mask(token)
-        self._mask(answer.get("refresh_token") if isinstance(answer.get("refresh_token"), str) else None)
-        return answer
-
-    def _remember(self, discovery, answer, scopes, client, method):
-        now = time.time()
-        expires_in = answer.get("expires_in")
-        scope = answer.get("scope") if isinstance(answer.get("scope"), str) else " ".join(scopes)
-        record = {"server": self.server, "issuer": discovery.issuer, "resource": discovery.resource,
-                  "accessToken": answer["access_token"], "scope": scope, "obtainedAt": now,
-                  "expiresAt": now + expires_in if is_number(expires_in) and expires_in > 0 else None,
-                  "tokenEndpoint": discovery.metadata.get("token_endpoint"), "clientId": client["client_id"],
-                  "authMethod": method, "grant": "cross_app" if self.settings.id_token else self.settings.grant}
-        if isinstance(discovery.metadata.get("revocation_endpoint"), str):
-            record["revocationEndpoint"] = discovery.metadata["revocation_endpoint"]
-        if isinstance(answer.get("refresh_token"), str):
-            record["refreshToken"] = answer["refresh_token"]
-        self._token = record
-        self._save_token(record)
-
-    def _save_token(self, record):
-        key = AuthStore.token_key(record["issuer"], record["resource"])
-
-        def save(data):
-            data["tokens"][key] = record
-
-        self.store.update(save)
-
-    @staticmethod
-    def _expiring(token):
-        """Near its expiry: a minute before, or a quarter of the lifetime of a short-lived one."""
-        expires, obtained = token.get("expiresAt"), token.get("obtainedAt")
-        if not is_number(expires):
-            return False
-        lifetime = expires - obtained if is_number(obtained) else REFRESH_MARGIN * 4
-        return expires - min(REFRESH_MARGIN, max(lifetime, 0) / 4) <= time.time()
+    # -- refresh, logout ------------------------------------------------------------------------
 
     def _refresh(self):
-        """grant_type=refresh_token at the issuer that granted it; False when refused. It runs
-        under the store's lock, so that parallel runs refresh once: a rotated refresh token
-        works only once, and a run that finds the token renewed by another takes that one."""
-        token = self._token
-        key = AuthStore.token_key(token["issuer"], token["resource"])
-        client = self._client_of(token)  # before the lock: it reads the store
-
-        def refresh(data):
-            current = data["tokens"].get(key)
-            if not isinstance(current, dict) or current.get("accessToken") == token["accessToken"]:
-                current = token  # nobody else renewed it (or it was forgotten meanwhile)
-            elif not self._expiring(current) or current.get("clientId") != token.get("clientId"):
-                return current, None  # another run renewed it: take theirs (or let a 401 decide)
-            if not isinstance(current.get("refreshToken"), str):
-                return None, None
-            fields = {"grant_type": "refresh_token", "refresh_token": current["refreshToken"],
-                      "resource": current["resource"]}
-            try:
-                answer = self._token_request(current.get("tokenEndpoint"), current["issuer"], client,
-                                             current.get("authMethod") or "none", fields)
-            except TokenEndpointError as exc:
-                if data["tokens"].get(key) is not None and data["tokens"][key].get("accessToken") in (
-                        token["accessToken"], current["accessToken"]):
-                    del data["tokens"][key]  # spent or revoked, and still ours: forget it
-                registration = data["registrations"].get(current["issuer"])
-                if exc.error in ("invalid_client", "unauthorized_client") and isinstance(registration, dict) and (
-                        registration.get("clientId") == current.get("clientId")):
-                    # The server no longer knows mcp-tui's registration (a restarted in-memory one; the SDK
-                    # says unauthorized_client): without it, the next authorization registers anew instead
-                    # of sending the browser to an error page.
-                    del data["registrations"][current["issuer"]]
-                return None, exc
-            record = dict(current, accessToken=answer["access_token"], obtainedAt=time.time())
-            if isinstance(answer.get("refresh_token"), str):
-                record["refreshToken"] = answer["refresh_token"]  # rotation: the old one is spent
-            expires_in = answer.get("expires_in")
-            record["expiresAt"] = time.time() + expires_in if is_number(expires_in) and expires_in > 0 else None
-            if isinstance(answer.get("scope"), str):
-                record["scope"] = answer["scope"]
-            data["tokens"][key] = record
-            return record, None
-
-        record, refused = self.store.update(refresh)
-        if record is None:
-            if refused is not None and self.log:
-                self.log.event("auth", "refresh refused: %s" % refused.message)
-            self._token = None
-            return False
-        self._mask(record.get("accessToken"))
-        self._mask(record.get("refreshToken"))
-        self._token = record
-        return True
-
-    def _client_of(self, token):
-        """The client that owns a stored token, with its secret (from the options or the
-        stored registration of that issuer only)."""
-        secret = None
-        if self.settings.client_id and self.settings.client_id == token.get("clientId"):
-            secret = self.settings.client_secret
-        else:
-            registration = self.store.load()["registrations"].get(token["issuer"]) or {}
-            if registration.get("clientId") == token.get("clientId"):
-                secret = registration.get("clientSecret")
-        self._mask(secret)
-        return {"client_id": token.get("clientId"), "client_secret": secret, "method": token.get("authMethod")}
+        """Refresh the token in use (TokenKeeper.refresh): False when refused, and then no
+        token is in use."""
+        self._token = self.keeper.refresh(self._token)
+        return self._token is not None
 
     def logout(self):
         """Revoke and forget the stored tokens of this server (of every server when the
         Authorizer has no URL), and the registrations made for them: a server that forgot
         mcp-tui's registration would otherwise refuse every new authorization. Returns one
         {server, issuer, revoked} per token."""
-        def mine(token):
-            return isinstance(token, dict) and (self.server is None or token.get("server") == self.server)
-
-        def forget(data):
-            gone = [data["tokens"].pop(key) for key, token in list(data["tokens"].items()) if mine(token)]
-            for issuer in set(t.get("issuer") for t in gone) if self.server else list(data["registrations"]):
-                data["registrations"].pop(issuer, None)
-
-        results = []
-        for token in [t for t in self.store.load()["tokens"].values() if mine(t)]:  # revoked while the client is known
-            self._mask(token.get("accessToken"))
-            self._mask(token.get("refreshToken"))
-            results.append({"server": token.get("server"), "issuer": token.get("issuer"),
-                            "revoked": self.revoke(token)})
-        self.store.update(forget)
-        return results
+        return self.keeper.logout()
 
     def revoke(self, token):
         """RFC 7009, best effort: True when the server confirmed."""
-        endpoint = token.get("revocationEndpoint")
-        if not endpoint:
-            return False
-        value = token.get("refreshToken") or token.get("accessToken")
-        fields = {"token": value, "token_type_hint": "refresh_token" if token.get("refreshToken") else "access_token"}
-        try:
-            status, _ = self._client_post(endpoint, token["issuer"], self._client_of(token),
-                                          token.get("authMethod") or "none", fields)
-        except McpTuiError:
-            return False
-        return status == 200
-
-    # -- discovery -----------------------------------------------------------------------------
-
-    def _discover(self, challenge):
-        prm_url = challenge.get("resource_metadata")
-        if self._discovery is not None and (not prm_url or prm_url == self._discovery.prm_url):
-            return self._discovery
-        if prm_url:
-            prm = self._get_metadata(prm_url, "resource metadata")
-            if prm is None:
-                raise AuthError("cannot read the resource metadata the server named (%s)" % url_origin(prm_url))
-        else:
-            prm_url, prm = self._first_document(self._prm_candidates(), "resource metadata")
-        discovery = self._from_prm(prm, prm_url) if prm is not None else self._legacy_discovery()
-        self._discovery = discovery
-        return discovery
-
-    def _prm_candidates(self):
-        from urllib.parse import urlsplit
-
-        path = urlsplit(self.url).path.rstrip("/")
-        root = url_origin(self.url) + "/.well-known/oauth-protected-resource"
-        return [root + path, root] if path else [root]
-
-    def _from_prm(self, prm, prm_url):
-        resource = prm.get("resource")
-        servers = prm.get("authorization_servers")
-        if not isinstance(resource, str) or not resource_covers(resource, self.url):
-            raise AuthError("the server's resource metadata names %s, which is not this server (%s); mcp-tui will "
-                            "not authorize for it" % (self._redact(str(resource))[:200], self.server))
-        if not isinstance(servers, list) or not servers or not isinstance(servers[0], str):
-            raise AuthError("the server's resource metadata lists no authorization server")
-        issuer = servers[0]
-        require_secure_url(issuer, "authorization server")
-        metadata = self._first_document(self._as_metadata_candidates(issuer), "authorization server metadata")[1]
-        if metadata is None:
-            raise AuthError("the authorization server %s publishes no metadata" % issuer)
-        if str(metadata.get("issuer", "")).rstrip("/") != issuer.rstrip("/"):
-            raise AuthError("the authorization server metadata of %s names another issuer; mcp-tui will not use it"
-                            % issuer)
-        self._check_endpoints(metadata)
-        scopes = prm.get("scopes_supported")
-        scopes = [s for s in scopes if isinstance(s, str)] if isinstance(scopes, list) else None
-        return Discovery(resource, issuer, metadata, prm_url, scopes)
-
-    @staticmethod
-    def _as_metadata_candidates(issuer):
-        """RFC 8414 then OpenID discovery; a path issuer never gets the root URL."""
-        from urllib.parse import urlsplit
-
-        parts = urlsplit(issuer)
-        origin, path = url_origin(issuer), parts.path[:-1] if parts.path.endswith("/") else parts.path
-        if path:
-            return [origin + "/.well-known/oauth-authorization-server" + path,
-                    origin + "/.well-known/openid-configuration" + path,
-                    origin + path + "/.well-known/openid-configuration"]
-        return [origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"]
-
-    def _legacy_discovery(self):
-        """2025-03-26: metadata at the server's origin, else its default endpoints."""
-        base = url_origin(self.url)
-        metadata = self._first_document(self._as_metadata_candidates(base), "authorization server metadata")[1]
-        guessed = metadata is None
-        if guessed:
-            metadata = {"authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
-                        "registration_endpoint": base + "/register", "code_challenge_methods_supported": ["S256"]}
-        self._check_endpoints(metadata)
-        issuer = metadata.get("issuer") if isinstance(metadata.get("issuer"), str) else base
-        return Discovery(self.server, issuer, metadata, legacy=True, guessed=guessed)
-
-    @staticmethod
-    def _check_endpoints(metadata):
-        for name in ("authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"):
-            if metadata.get(name) is not None:
-                require_secure_url(metadata[name], name.replace("_", " "))
-
-    def _first_document(self, candidates, what):
-        """The first candidate that serves the document, in order: (url, document) or (None, None)."""
-        for candidate in candidates:
-            document = self._get_metadata(candidate, what)
-            if document is not None:
-                return candidate, document
-        return None, None
-
-    def _get_metadata(self, url, what):
-        """A metadata document: the object on 2xx, None on 3xx/4xx (try the next one)."""
-        status, document = self._request("GET", url)
-        if 200 <= status < 300:
-            if document is None:
-                raise AuthError("the %s at %s is not a JSON object" % (what, url_origin(url)))
-            return document
-        if status >= 500:
-            raise AuthError("the %s at %s answered HTTP %d" % (what, url_origin(url), status))
-        return None
-
-    def _request(self, method, url, fields=None, json_body=None, headers=None):
-        """One request to an OAuth endpoint, with no MCP token and no redirect followed:
-        (status, JSON object or None). Plain HTTP (loopback only) never goes through a proxy
-        that is not on loopback too: that would carry codes and secrets off this machine."""
-        from urllib.parse import urlencode, urlsplit
-
-        parts = urlsplit(url)
-        proxy = self.network.proxy_for(parts) if parts.scheme.lower() == "http" else None
-        if proxy and not is_loopback_host(urlsplit(proxy_url(proxy)).hostname):
-            raise AuthError("%s is plain HTTP on loopback, but the proxy %s would carry it off this machine; "
-                            "mcp-tui sends credentials only over HTTPS (or straight to loopback)" % (
-                                url_origin(url), url_origin(proxy_url(proxy))),
-                            hint="add the host to no_proxy, or pass --proxy ''")
-        client = HttpClient(url, timeout=self.timeout, network=self.network, log=self.log,
-                            max_message=MAX_AUTH_BODY)
-        request_headers = {"Accept": "application/json"}
-        body = None
-        if fields is not None:
-            body = urlencode(fields).encode("ascii")
-            request_headers["Content-Type"] = "application/x-www-form-urlencoded"
-        elif json_body is not None:
-            body = json.dumps(json_body).encode("utf-8")
-            request_headers["Content-Type"] = "application/json"
-        request_headers.update(headers or {})
-        try:
-            response, payload = client.exchange(method, body=body, headers=request_headers)  # bounded in size and time
-        except MessageTooLarge:  # not --max-message-size's: that one governs MCP messages
-            raise AuthError("the answer from %s is larger than %s, mcp-tui's fixed limit on OAuth responses" % (
-                url_origin(url), size_text(MAX_AUTH_BODY)))
-        finally:
-            client.close()
-        try:
-            document = strict_json(payload.decode("utf-8")) if payload.strip() else None
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            document = None
-        return response.status, document if isinstance(document, dict) else None
+        return self.keeper.revoke(token)
 
     # -- secrets ------------------------------------------------------------------------------
 
     def _mask(self, secret):
-        """A token, secret or code: masked in every output (stderr, --debug, the log file),
-        even when a server echoes it back."""
-        if isinstance(secret, str) and secret and self.log:
-            self.log.credentials.add(secret)
+        self.requests.mask(secret)
 
     def _redact(self, text):
-        text = text if isinstance(text, str) else str(text)
-        return self.log.redact(text) if self.log else text
-
-    def _oauth_error_text(self, answer):
-        if not answer or not isinstance(answer.get("error"), str):
-            return ""
-        description = answer.get("error_description")
-        text = answer["error"][:100] + (": %s" % description[:200] if isinstance(description, str) else "")
-        return ": " + self._redact(text)
+        return self.requests.redact(text)
 
 
 def authorizer_for(spec, opts, log, announce, network=None):
@@ -8079,7 +8971,7 @@ def spec_from_config_entry(entry, protocol, where, source=None):
 
 COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
                  "rpc", "task", "tasks", "watch", "auth", "session", "sessions", "snapshot", "diff",
-                 "replay", "skill", "skills")
+                 "replay", "check", "skill", "skills")
 SESSION_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # compiled on first use
 
 
@@ -8379,6 +9271,96 @@ def describe_capabilities(capabilities):
             value, dict) else []
         parts.append("%s (%s)" % (name, ", ".join(flags)) if flags else name)
     return ", ".join(parts) or "none"
+
+
+CHECK_MARKS = {"pass": "✓", "warning": "⚠", "error": "✗"}
+
+
+def check_failures(check, strict=False):
+    """The findings that fail a check: the errors, and with --strict the warnings too."""
+    return [f for f in check.findings if f["severity"] == "error" or strict]
+
+
+def check_summary(check, elapsed, strict=False):
+    failed_rules = set(f["rule"] for f in check.findings)
+    return {"rules": len(check.ran), "passed": len([r for r in check.ran if r not in failed_rules]),
+            "errors": len([f for f in check.findings if f["severity"] == "error"]),
+            "warnings": len([f for f in check.findings if f["severity"] == "warning"]),
+            "failed": bool(check_failures(check, strict)), "strict": strict, "elapsedMs": round(elapsed * 1000, 1)}
+
+
+def check_report_text(check, server, elapsed, strict=False):
+    """`check`'s report: the rules it ran grouped by area, a ✓ for each that held and a line
+    (and its fix) for each finding; then the totals and the time it took."""
+    lines = ["Checked %s" % server]
+    width = max([len(rule) for rule in check.ran] or [0])
+    for group in sorted(set(rule.split(".")[0] for rule in check.ran), key=lambda g: [
+            r[0].split(".")[0] for r in CHECK_RULES].index(g)):
+        lines.append("")
+        lines.append(group)
+        for rule in [r[0] for r in CHECK_RULES if r[0] in check.ran and r[0].split(".")[0] == group]:
+            findings = [f for f in check.findings if f["rule"] == rule]
+            if not findings:
+                lines.append("  %s %-*s  %s" % (CHECK_MARKS["pass"], width, rule, CHECK_RULE_INDEX[rule][2]))
+            for finding in findings:
+                where = "%s: " % finding["where"] if finding["where"] else ""
+                where = "" if finding["message"].startswith(where) else where
+                lines.append("  %s %-*s  %s%s" % (CHECK_MARKS[finding["severity"]], width, rule, where,
+                                                   finding["message"]))
+                lines.append("  %s  fix: %s" % (" " * (width + 2), finding["fix"]))
+    summary = check_summary(check, elapsed, strict)
+    lines.append("")
+    lines.append("%d rules: %d passed, %d warning%s, %d error%s%s; %.1f s" % (
+        summary["rules"], summary["passed"], summary["warnings"], "" if summary["warnings"] == 1 else "s",
+        summary["errors"], "" if summary["errors"] == 1 else "s", " (--strict: warnings fail)" if strict else "",
+        elapsed))
+    return "\n".join(lines)
+
+
+def check_junit(check, server, elapsed, strict=False):
+    """JUnit XML for CI: one test case per rule run, a failure for each finding that fails
+    the check, and a skipped-free ``system-out`` line for a warning that does not."""
+    from xml.sax.saxutils import quoteattr, escape
+
+    failures = check_failures(check, strict)
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
+             '<testsuite name=%s tests="%d" failures="%d" errors="0" time="%.3f">' % (
+                 quoteattr("mcp-tui check " + clean(server)), len(check.ran), len(set(f["rule"] for f in failures)),
+                 elapsed)]
+    for rule in check.ran:
+        findings = [f for f in check.findings if f["rule"] == rule]
+        lines.append('  <testcase classname=%s name=%s>' % (quoteattr(rule.split(".")[0]), quoteattr(rule)))
+        for finding in findings:
+            text = clean("%s%s (fix: %s)" % ("%s: " % finding["where"] if finding["where"] else "",
+                                            finding["message"], finding["fix"]))
+            if finding in failures:
+                lines.append('    <failure type=%s message=%s>%s</failure>' % (
+                    quoteattr(finding["severity"]), quoteattr(text), escape(text)))
+            else:
+                lines.append('    <system-out>%s</system-out>' % escape("warning: " + text))
+        lines.append('  </testcase>')
+    lines.append('</testsuite>')
+    return "\n".join(lines) + "\n"
+
+
+def load_report_text(summary):
+    """`tool call --load`'s report: counts, rates, elapsed time and latencies, then the
+    distinct error messages."""
+    latency = summary["latencyMs"]
+
+    def ms(value):
+        return "-" if value is None else "%.2f" % value
+
+    lines = ["requests     %d" % summary["requests"], "ok           %d" % summary["ok"],
+             "tool errors  %d" % summary["toolErrors"], "errors       %d" % summary["errors"],
+             "error rate   %.2f%%" % (summary["errorRate"] * 100),
+             "elapsed      %.2f s" % (summary["elapsedMs"] / 1000), "throughput   %.1f calls/s" % summary["throughput"],
+             "latency ms   " + "  ".join("%s %s" % (key, ms(latency[key]))
+                                         for key in ("min", "mean", "p50", "p90", "p99", "max"))]
+    if summary["errorMessages"]:
+        lines.append("errors seen:")
+        lines.extend("  %d× %s" % (item["count"], item["message"]) for item in summary["errorMessages"])
+    return "\n".join(lines)
 
 
 def describe_server(session, tasks=None):
@@ -8949,6 +9931,8 @@ commands:
   snapshot [-o FILE]             the server's tools, prompts and resources as JSON, to keep in git
   diff SNAPSHOT | diff OLD.json NEW.json   breaking, additive and cosmetic changes (exit 1 on breaking)
   replay FILE [--ignore PATH]    send a --record FILE's requests again and compare the answers (exit 1 on any)
+  check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]
+                                 check the server against the spec's rules, without side effects
   skill list | skill get NAME|URI   skills (io.modelcontextprotocol/skills): files, sizes, digests
   skill verify [NAME|URI] [--require-digests]    read every file, check size and SHA-256 (exit 1 on a mismatch)
   skill fetch NAME|URI -o DIR    the same checks, then the skill's files written under DIR
@@ -9300,6 +10284,25 @@ CLI_OPTIONS = (
         (("--for",), dict(dest="watch_for", type=float, metavar="SECONDS",
                           help="stop watching after SECONDS (default: until Ctrl+C)")),
     )),
+    ("check", (
+        (("--call",), dict(action="append", default=[], metavar="'NAME k=v ...'",
+                           help="check: also call this tool with these arguments (repeatable)")),
+        (("--call-readonly",), dict(action="store_true",
+                                    help="check: also call every tool annotated readOnlyHint: true that needs no "
+                                         "arguments")),
+        (("--junit",), dict(metavar="FILE", help="check: write the findings as JUnit XML into FILE")),
+        (("--strict",), dict(action="store_true", help="check: warnings fail the check too (exit 1)")),
+    )),
+    ("tool call --load: the same call, concurrently, with latency percentiles", (
+        (("--load",), dict(action="store_true", help="call the tool again and again over one connection and "
+                                                     "report throughput and latencies")),
+        (("--load-requests",), dict(type=int, metavar="N", help="--load: stop after N calls (default 100 when "
+                                                                "--load-duration is not given)")),
+        (("--load-duration",), dict(type=float, metavar="SECONDS", help="--load: stop after SECONDS")),
+        (("--load-concurrency",), dict(type=int, default=10, metavar="C", help="--load: calls in flight at once "
+                                                                               "(default 10)")),
+        (("--load-rate",), dict(type=float, metavar="R", help="--load: start at most R calls a second")),
+    )),
     AUTH_OPTIONS,
 )
 
@@ -9452,10 +10455,11 @@ class Cli:
 
     # -- plumbing ---------------------------------------------------------------------
 
-    def connect(self, spec=None, resume=None, observer=None, responder=None):
+    def connect(self, spec=None, resume=None, observer=None, responder=None, started=None):
         """Open a session (or, with ``resume``, continue a recorded one). ``observer`` sees
         its notifications instead of the progress lines on stderr; ``responder`` answers the
-        server's requests instead of the flags and the terminal."""
+        server's requests instead of the flags and the terminal; ``started`` sees the session
+        before it opens."""
         spec = spec or self.spec
         if spec is None:
             raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
@@ -9473,7 +10477,8 @@ class Cli:
             self.opts.root, ask, self.out.notice, self.out.decline)
         try:
             self.session = connect(spec, self.opts, responder, self.log, [observer or self.out.on_notification],
-                                   self.deadline, resume=resume, notice=self.out.notice, tell=self.out.stderr_line)
+                                   self.deadline, resume=resume, notice=self.out.notice, tell=self.out.stderr_line,
+                                   started=started)
         except McpTuiError as exc:
             stderr_hint(exc, getattr(exc, "stderr_lines", []))  # none: refused before the session (bad --grant)
             raise
@@ -9641,6 +10646,72 @@ class Cli:
         else:
             self.out.text(json.dumps(result, indent=2, ensure_ascii=False))
 
+    def cmd_check(self, args):
+        """Every rule that applies to what the server declares; exit 1 on a finding that fails."""
+        self.expect(args, 0, "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]")
+        import shlex
+
+        calls = []
+        for text in self.opts.call:
+            try:
+                words = shlex.split(text)
+            except ValueError as exc:
+                raise UsageError("--call %r: %s" % (text, exc))
+            if not words:
+                raise UsageError("--call needs a tool name: --call 'NAME k=v ...'")
+            calls.append((words[0], words[1:]))
+        self.opts.no_cache = True  # a check asks the server, never an answer an earlier command kept
+        check = ServerCheck(calls, self.opts.call_readonly, self.out.progress)
+        started = time.monotonic()
+        try:
+            session = self.connect(started=lambda opening: opening.wire_observers.append(check.watch))
+        except UsageError:
+            raise
+        except McpTuiError as exc:
+            check.connect_failed(exc)
+            server, document = masked_url(self.spec.url) if self.spec.url else self.spec.describe(), None
+        else:
+            document = session.summary()
+            server = "%s (%s, %s)" % (session.display_name(), document["protocolVersion"], document["transport"])
+            check.run(session)
+            self.check_other_era(check, document)
+        elapsed = time.monotonic() - started
+        strict = self.opts.strict
+        if self.out.json:
+            self.out.document({"server": document or {"connection": server}, "findings": check.findings,
+                               "summary": check_summary(check, elapsed, strict)})
+        else:
+            self.out.text(check_report_text(check, server, elapsed, strict))
+        if self.opts.junit:  # after the report, which a file that cannot be written must not cost
+            try:
+                with open(self.opts.junit, "w", encoding="utf-8") as junit:
+                    junit.write(check_junit(check, server, elapsed, strict))
+            except OSError as exc:
+                raise McpTuiError("cannot write --junit %s: %s" % (self.opts.junit, exc.strerror or exc))
+        return EXIT_FAILURE if check_failures(check, strict) else EXIT_OK
+
+    def check_other_era(self, check, summary):
+        """A server that lists 2025-11-25-era versions beside 2026-07-28 is opened a second
+        time in the newest of them, as a client of that era would: the claim must hold."""
+        version = check.other_era(summary)
+        if version is None or self.spec.kind == "session" or self.opts.protocol != "auto":
+            return
+        import copy
+
+        self.out.progress("checking the %s handshake..." % version)
+        spec = copy.copy(self.spec)
+        spec.protocol = version
+        first, self.session = self.session, None
+        first.close()  # one server process at a time, as a user would run them
+        try:
+            self.connect(spec)
+        except UsageError:
+            raise
+        except McpTuiError as exc:
+            check.other_era_opened(version, exc)
+            return
+        check.other_era_opened(version)
+
     # -- tools ----------------------------------------------------------------------------
 
     def cmd_tool(self, args):
@@ -9697,6 +10768,7 @@ class Cli:
         if not args:
             raise UsageError("usage: mcp-tui tool call NAME [k=v ...]")
         name, words = args[0], args[1:]
+        self.load_options()  # a bad --load bound is a usage error before anything is sent
         self.out.progress("🛠️  Preparing to call tool '%s'..." % name)
         session = self.connect()
         tool = find_tool(session, name)
@@ -9709,6 +10781,8 @@ class Cli:
             self.out.notice(undeclared)
         if self.opts.task:
             return TaskCommands(self).call_as_task(tool, arguments)
+        if self.opts.load:
+            return self.tool_load(session, tool, arguments)
         self.out.progress("🚀 Executing tool...")
         try:
             result = call_tool(session, name, arguments)
@@ -9719,6 +10793,48 @@ class Cli:
                                  "no task support for tools/call; nothing was sent" % name, hint=refusal.hint)
             raise
         return self.print_tool_result(result, tool=tool)
+
+    def load_options(self):
+        """--load's bounds, checked: (requests, duration, concurrency, rate)."""
+        opts = self.opts
+        given = [flag for flag, value in (("--load-requests", opts.load_requests), ("--load-duration",
+                 opts.load_duration), ("--load-rate", opts.load_rate)) if value is not None]
+        if not opts.load:
+            if given or opts.load_concurrency != 10:
+                raise UsageError("%s works with --load" % (given or ["--load-concurrency"])[0])
+            return None
+        if opts.task or opts.dry_run:
+            raise UsageError("--load makes the calls: leave out %s" % ("--task" if opts.task else "--dry-run"))
+        for flag, value in (("--load-requests", opts.load_requests), ("--load-duration", opts.load_duration),
+                            ("--load-concurrency", opts.load_concurrency), ("--load-rate", opts.load_rate)):
+            if value is not None and value <= 0:
+                raise UsageError("%s must be more than 0" % flag)
+        requests = opts.load_requests if opts.load_requests or opts.load_duration else 100
+        return requests, opts.load_duration, opts.load_concurrency, opts.load_rate
+
+    def tool_load(self, session, tool, arguments):
+        """--load: the report of many concurrent calls; exit 1 when a call failed (a tool
+        result with isError counts as a tool error, and fails only with --strict-errors)."""
+        requests, duration, concurrency, rate = self.load_options()
+        load = ToolLoad(session, tool["name"], arguments, requests, duration, concurrency, rate)
+        self.out.progress("🚀 Calling %s with %d at a time%s..." % (tool["name"], concurrency, "".join(
+            part for part in (" for %d calls" % requests if requests else "",
+                              " for %s" % seconds_text(duration) if duration else "",
+                              " at most %g a second" % rate if rate else ""))))
+        on_tick = None
+        if self.out.stderr.isatty() and not self.out.quiet:
+            def on_tick(running):
+                now = running.summary()
+                self.out.progress("⏳ %d calls, %d errors, %.1f calls/s" % (now["requests"], now["errors"],
+                                                                          now["throughput"]))
+        load.run(on_tick)
+        summary = load.summary()
+        if self.out.json:
+            self.out.document(summary)
+        else:
+            self.out.text(load_report_text(summary))
+        failed = summary["errors"] or (summary["toolErrors"] and self.opts.strict_errors)
+        return EXIT_FAILURE if failed else EXIT_OK
 
     def print_tool_result(self, result, task=None, tool=None):
         """``tool``: its listing, whose outputSchema the structured content is checked against."""

@@ -618,6 +618,51 @@ def test_step_up_asks_for_the_union_and_stops_when_granted(tmp_path):
     assert len(asked) == 1
 
 
+def test_two_runs_refreshing_one_token_send_one_refresh(tmp_path):
+    """The token request of a refresh goes out with auth.json's own lock free, yet a second
+    run that finds the same token expiring meanwhile waits for the first one's refresh and
+    takes its successor: a rotated refresh token is presented once."""
+    import threading
+    import time
+
+    from mcp_tui import AuthStore
+
+    expired = {"server": "http://127.0.0.1:9/mcp", "issuer": "https://as.example", "resource": "http://127.0.0.1:9/mcp",
+               "accessToken": "old", "refreshToken": "r1", "obtainedAt": time.time() - 100,
+               "expiresAt": time.time() - 10, "tokenEndpoint": "https://as.example/token", "clientId": "robot",
+               "authMethod": "client_secret_basic"}
+    key = AuthStore.token_key(expired["issuer"], expired["resource"])
+    AuthStore(str(tmp_path / "a.json")).update(lambda data: data["tokens"].__setitem__(key, dict(expired)))
+    first, second = (make_authorizer(tmp_path, client_id="robot", client_secret="s") for _ in range(2))
+    presented, first_sending, second_at_lock = [], threading.Event(), threading.Event()
+
+    def token_endpoint(endpoint, issuer, client, method, fields):
+        presented.append(fields["refresh_token"])
+        first_sending.set()
+        assert second_at_lock.wait(30)  # the first run answers only once the second one wants to refresh too
+        assert AuthStore(str(tmp_path / "a.json")).load()["tokens"][key]["accessToken"] == "old"  # store not locked
+        return {"access_token": "new", "refresh_token": "r2", "expires_in": 3600}
+
+    def refresh_lock(original=second.store.refresh_lock):
+        second_at_lock.set()
+        return original()
+
+    first.requests.token_request = second.requests.token_request = token_endpoint
+    second.store.refresh_lock = refresh_lock
+    results = {}
+    runs = [threading.Thread(target=lambda run=run: results.__setitem__(run, run.authorization()))
+            for run in (first, second)]
+    runs[0].start()
+    assert first_sending.wait(30)
+    runs[1].start()
+    for run in runs:
+        run.join(60)
+    assert results == {first: "Bearer new", second: "Bearer new"}
+    assert presented == ["r1"]
+    stored = AuthStore(str(tmp_path / "a.json")).load()["tokens"][key]
+    assert (stored["accessToken"], stored["refreshToken"]) == ("new", "r2")
+
+
 def test_scope_precedence(tmp_path):
     from mcp_tui import Discovery
 

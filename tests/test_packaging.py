@@ -241,8 +241,19 @@ def forbid(module, name):
 for name in ("fork", "forkpty", "killpg", "setsid", "setpgrp", "getpgid", "getuid", "geteuid", "mkfifo",
              "openpty", "sync", "nice"):
     forbid(os, name)
-for name in ("select", "poll", "epoll"):
+for name in ("poll", "epoll"):
     forbid(select, name)
+real_select = select.select
+
+
+def sockets_only_select(*lists):  # Windows' select takes sockets and nothing else (no pipes, no files)
+
+    assert all(isinstance(item, socket.socket) for items in lists[:3] for item in items), \
+        "select.select on a non-socket called on the win32 path"
+    return real_select(*lists)
+
+
+select.select = sockets_only_select
 windows_signals = {signal.SIGINT, signal.SIGTERM, signal.SIGABRT, signal.SIGFPE, signal.SIGILL, signal.SIGSEGV}
 real_signal = signal.signal
 

@@ -43,6 +43,8 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
                            answer subscriptions/listen -32601 (mcp-server-time, FastMCP)
       --hang-up-calls      with --http: a tools/call is recorded, then its connection is closed with no
                            answer, as a server that crashes mid-call does (a client that sends it again shows)
+      --claim-legacy       with --era 2026-07-28: server/discover lists the 2025-11-25-era versions too,
+                           which the server does not speak (initialize is refused): a false claim
 
 Eras
   2026-07-28 (modern): stateless. Every request carries params._meta with the protocol version
@@ -1230,7 +1232,7 @@ class Server(object):
 
     def supported_versions(self):
         if self.options.era == MODERN_VERSION:
-            return [MODERN_VERSION]
+            return [MODERN_VERSION] + (list(LEGACY_VERSIONS) if self.options.claim_legacy else [])
         if self.options.era == "2025-11-25":
             return list(LEGACY_VERSIONS)
         return [MODERN_VERSION] + list(LEGACY_VERSIONS)
@@ -3954,6 +3956,8 @@ def parse_args(argv):
                         "everything server's long-running operation does (its progress goes on)")
     parser.add_argument("--no-listen", action="store_true", help="2026-07-28: announce nothing to listen for (no "
                         "listChanged, no subscribe) and answer subscriptions/listen -32601, as mcp-server-time does")
+    parser.add_argument("--claim-legacy", action="store_true", help="with --era 2026-07-28: list the 2025-11-25-era "
+                        "versions in supportedVersions all the same (a false claim, for mcp-tui check)")
     parser.add_argument("--page-ms", type=_count(0), default=250, metavar="N", help="ms per report page")
     parser.add_argument("--poll-ms", type=_count(0), default=5, metavar="N", help="poll interval hint")
     parser.add_argument("--record", metavar="FILE", help="append every client message to FILE (JSON lines)")

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""faultyserver: a small, correct MCP server (2025-11-25, stdio) with one planted fault,
+for `mcp-tui check`'s tests. Standard library only, Python 3.8+.
+
+    python3 tests/faultyserver.py [--fault NAME]
+
+Without --fault (or with --fault none) it breaks no rule `check` knows. Its tools: echo(message)
+and weather(city), whose outputSchema asks for {"temperature": number}; its resources: a text
+note and a PNG blob; its prompt: greet (no arguments). It answers server/discover with -32601,
+as a server of the handshake era does.
+"""
+
+import argparse
+import json
+import sys
+
+VERSION = "2025-11-25"
+
+FAULTS = {
+    "none": "no fault at all",
+    "no-jsonrpc": 'the tools/list response has no "jsonrpc" field',
+    "unoffered-version": "initialize answers with protocol version 2099-01-01, which no client offered",
+    "input-schema-not-object": 'echo\'s inputSchema is {"type": "string"}',
+    "duplicate-tools": "two tools are named echo",
+    "structured-content": "weather's structuredContent breaks its outputSchema (a string temperature)",
+    "endless-cursor": "tools/list always answers with the same nextCursor",
+    "unknown-tool-success": "a call of a tool that does not exist is answered as a success",
+    "no-ping": "ping is never answered",
+    "missing-method": "prompts is declared, and prompts/list says -32601",
+    "uri-without-scheme": "a resource's URI is notes.txt, without a scheme",
+    "stdout-logs": "log lines on stdout before each response",
+    "notification-with-id": "a notifications/message carrying an id, sent before the tools/list response",
+    "blob-not-base64": "the PNG resource's blob is not base64",
+    "unportable-schema": "echo's inputSchema has anyOf at its top level (a warning, not an error)",
+}
+
+TOOLS = [
+    {"name": "echo", "description": "Echo a message.",
+     "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}},
+    {"name": "weather", "description": "The temperature in a city.", "annotations": {"readOnlyHint": True},
+     "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}},
+     "outputSchema": {"type": "object", "properties": {"temperature": {"type": "number"}},
+                      "required": ["temperature"]}},
+]
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+
+class Server:
+    def __init__(self, fault):
+        self.fault = fault
+
+    def send(self, message):
+        if self.fault == "stdout-logs":
+            sys.stdout.write("INFO handling a request\n")
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+
+    def answer(self, request_id, result):
+        message = {"jsonrpc": "2.0", "id": request_id, "result": result}
+        self.send(message)
+        return message
+
+    def refuse(self, request_id, code, text):
+        self.send({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": text}})
+
+    def handle(self, message):
+        method, request_id, params = message.get("method"), message.get("id"), message.get("params") or {}
+        if request_id is None or method is None:
+            return  # a notification, or the client's answer to one sent with an id: nothing to answer
+        handler = getattr(self, "m_" + str(method).replace("/", "_"), None)
+        if handler is None:
+            return self.refuse(request_id, -32601, "Method not found: %s" % method)
+        return handler(request_id, params)
+
+    def m_initialize(self, request_id, params):
+        capabilities = {"tools": {}, "resources": {}, "prompts": {}}
+        version = "2099-01-01" if self.fault == "unoffered-version" else VERSION
+        self.answer(request_id, {"protocolVersion": version, "capabilities": capabilities,
+                                 "serverInfo": {"name": "faultyserver", "version": "1.0"}})
+
+    def m_ping(self, request_id, params):
+        if self.fault != "no-ping":
+            self.answer(request_id, {})
+
+    def m_tools_list(self, request_id, params):
+        tools = [dict(tool) for tool in TOOLS]
+        if self.fault == "input-schema-not-object":
+            tools[0]["inputSchema"] = {"type": "string"}
+        if self.fault == "unportable-schema":
+            tools[0]["inputSchema"] = dict(tools[0]["inputSchema"], anyOf=[{"required": ["message"]}])
+        if self.fault == "duplicate-tools":
+            tools.append(dict(TOOLS[0], description="Echo a message, again."))
+        result = {"tools": tools}
+        if self.fault == "endless-cursor":
+            result["nextCursor"] = "page-2"
+        if self.fault == "notification-with-id":
+            self.send({"jsonrpc": "2.0", "id": 900, "method": "notifications/message",
+                       "params": {"level": "info", "data": "listing tools"}})
+        if self.fault == "no-jsonrpc":
+            self.send({"id": request_id, "result": result})
+            return
+        self.answer(request_id, result)
+
+    def m_tools_call(self, request_id, params):
+        name, arguments = params.get("name"), params.get("arguments") or {}
+        if name == "echo":
+            return self.answer(request_id, {"content": [{"type": "text", "text": str(arguments.get("message"))}]})
+        if name == "weather":
+            temperature = "hot" if self.fault == "structured-content" else 21.5
+            return self.answer(request_id, {"content": [{"type": "text", "text": json.dumps(
+                {"temperature": temperature})}], "structuredContent": {"temperature": temperature}})
+        if self.fault == "unknown-tool-success":
+            return self.answer(request_id, {"content": [{"type": "text", "text": "done"}]})
+        self.refuse(request_id, -32602, "Unknown tool: %s" % name)
+
+    def m_resources_list(self, request_id, params):
+        note = "notes.txt" if self.fault == "uri-without-scheme" else "file:///notes.txt"
+        self.answer(request_id, {"resources": [{"uri": note, "name": "notes", "mimeType": "text/plain"},
+                                               {"uri": "file:///logo.png", "name": "logo", "mimeType": "image/png"}]})
+
+    def m_resources_templates_list(self, request_id, params):
+        self.answer(request_id, {"resourceTemplates": [{"uriTemplate": "file:///notes/{name}", "name": "a note"}]})
+
+    def m_resources_read(self, request_id, params):
+        uri = params.get("uri")
+        if uri == "file:///logo.png":
+            blob = "this is not base64!" if self.fault == "blob-not-base64" else PNG
+            return self.answer(request_id, {"contents": [{"uri": uri, "mimeType": "image/png", "blob": blob}]})
+        self.answer(request_id, {"contents": [{"uri": uri, "mimeType": "text/plain", "text": "a note"}]})
+
+    def m_prompts_list(self, request_id, params):
+        if self.fault == "missing-method":
+            return self.refuse(request_id, -32601, "Method not found: prompts/list")
+        self.answer(request_id, {"prompts": [{"name": "greet", "description": "Say hello."}]})
+
+    def m_prompts_get(self, request_id, params):
+        self.answer(request_id, {"messages": [{"role": "user", "content": {"type": "text", "text": "Hello!"}}]})
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--fault", choices=sorted(FAULTS), default="none")
+    server = Server(parser.parse_args().fault)
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            message = json.loads(line)
+        except ValueError:
+            server.refuse(None, -32700, "Parse error")
+            continue
+        if isinstance(message, dict):
+            server.handle(message)
+
+
+if __name__ == "__main__":
+    main()
