@@ -121,9 +121,12 @@ def test_resource_read_saves_the_view(run_cli, peer, tmp_path):
     assert "bytes written to" in result.stderr
 
 
-def test_advertise_apps_declares_the_extension_to_the_tool(run_cli, peer):
-    plain = json.loads(ok(run_cli(*peer, "--format", "json", "tool", "call", "roll_dice")).stdout)
-    declared = json.loads(ok(run_cli(*peer, "--advertise-apps", "--format", "json", "tool", "call",
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+def test_advertise_apps_declares_the_extension_to_the_tool(run_cli, peer, era):
+    """Per request in 2026-07-28, in initialize in 2025-11-25; never without the flag."""
+    conn = peer + ["--protocol-version", era]
+    plain = json.loads(ok(run_cli(*conn, "--format", "json", "tool", "call", "roll_dice")).stdout)
+    declared = json.loads(ok(run_cli(*conn, "--advertise-apps", "--format", "json", "tool", "call",
                                      "roll_dice")).stdout)
     assert plain["result"]["structuredContent"]["client_declared_ui"] is False
     assert declared["result"]["structuredContent"]["client_declared_ui"] is True
