@@ -130,3 +130,12 @@ def test_advertise_apps_declares_the_extension_to_the_tool(run_cli, peer, era):
                                      "roll_dice")).stdout)
     assert plain["result"]["structuredContent"]["client_declared_ui"] is False
     assert declared["result"]["structuredContent"]["client_declared_ui"] is True
+
+
+def test_skill_list_follows_every_page(run_cli, peer, tmp_path):
+    record = tmp_path / "record.jsonl"
+    paged = [peer[0] + " --page-size 1"] + peer[1:]
+    out = ok(run_cli(*paged, "--record", record, "skill", "list")).stdout
+    assert "acme/refunds\n" in out and "git-workflow\n" in out
+    methods = [json.loads(line).get("message", {}).get("method") for line in record.read_text().splitlines()]
+    assert methods.count("skills/list") == 2
