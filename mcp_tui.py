@@ -30,8 +30,9 @@ tests/test_layering.py checks this map against the banners and the code.
                     UrlElicitationRequired Session Subscription ChangeWatch HeldNotifications
    3. features      what a client asks of a server, in four parts:
      3a. catalog and arguments  paginated lists, tools, k=v arguments coerced by schema; a
-                    server's surface as a snapshot, and the changes between two
-                    classes: SurfaceDiff
+                    server's surface as a snapshot, and the changes between two; skills
+                    (SEP-2640) checked against their manifests, and MCP Apps views
+                    classes: SurfaceDiff FrontmatterUnsupported
      3b. input requests  the client's answers to elicitation, sampling and roots
                     classes: InputResponder
      3c. tasks      one Task model, one TaskForm interface, two adapters (``tasks_for``
@@ -54,7 +55,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: BlobSaver ConfigChoiceNeeded ConfigServer ConfigWord KeptSessions
    7. CLI           words in, one Session call, text or JSON out; the `auth` verbs
                     (``auth_command``)
-                    classes: Terminated TerminationSignals Output Cli TaskCommands SurfaceCommands
+                    classes: Terminated TerminationSignals Output Cli TaskCommands SurfaceCommands SkillCommands
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the session and the tasks it follows
                     classes: Binding Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
@@ -94,6 +95,9 @@ LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 PROTOCOL_CHOICES = ("auto", MODERN_VERSION) + LEGACY_VERSIONS
 CLIENT_INFO = {"name": "mcp-tui", "title": "MCP TUI", "version": __version__}
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+SKILLS_EXTENSION = "io.modelcontextprotocol/skills"  # SEP-2640: skills/list, skills/get, skill:// files
+APPS_EXTENSION = "io.modelcontextprotocol/ui"  # SEP-1865 (MCP Apps): a tool's ui:// HTML view
+APP_MIME_TYPE = "text/html;profile=mcp-app"
 META_PREFIX = "io.modelcontextprotocol/"
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -2675,6 +2679,7 @@ MRTR_MAX_ROUNDS = 16
 INPUT_REQUIRED_METHODS = ("tools/call", "resources/read", "prompts/get")
 IDEMPOTENT_METHODS = ("server/discover", "tools/list", "resources/list", "resources/templates/list",
                       "resources/read", "prompts/list", "prompts/get", "completion/complete", "tasks/get")
+SKILLS_METHODS = ("skills/list", "skills/get", "resources/directory/read")
 NAME_HEADER_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
                      "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 
@@ -3035,6 +3040,8 @@ class Session:
         self.kept_grant = None  # adopt: the keeper's grant, masked
         self._start_over_lock = threading.Lock()  # one new session for the requests a forgotten one failed
         self._tools_by_name = {}
+        # extensions declared on every request (2026-07-28) or in initialize: --advertise-apps
+        self.extensions = {}
 
     # -- opening ----------------------------------------------------------------------
 
@@ -3319,12 +3326,17 @@ class Session:
             if isinstance(meta, dict) else None)
         self.instructions = result.get("instructions")
 
-    def _client_capabilities(self, declare_tasks=False):
+    def _client_capabilities(self, declare_tasks=False, method=None):
         capabilities = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
         if self.era == "legacy":
             capabilities["roots"] = {"listChanged": True}  # roots_changed() sends the notification
-        if self.era == "modern" and declare_tasks:
-            capabilities["extensions"] = {TASKS_EXTENSION: {}}
+        extensions = dict(self.extensions)
+        if self.era == "modern":
+            extensions.update({TASKS_EXTENSION: {}} if declare_tasks else {})
+            if method in SKILLS_METHODS:  # a server may refuse them to a client that did not declare it
+                extensions[SKILLS_EXTENSION] = {}
+        if extensions:
+            capabilities["extensions"] = extensions
         return capabilities
 
     def _initialize(self, version):
@@ -3458,11 +3470,11 @@ class Session:
             return False
         return "session" in exc.rpc_message.lower() and exc.code in SERVER_ERRORS
 
-    def modern_params(self, params, declare_tasks=False):
+    def modern_params(self, params, declare_tasks=False, method=None):
         params = dict(params)
         meta = dict(params.get("_meta") or {})
         meta[META_PREFIX + "protocolVersion"] = self.protocol_version
-        meta[META_PREFIX + "clientCapabilities"] = self._client_capabilities(declare_tasks)
+        meta[META_PREFIX + "clientCapabilities"] = self._client_capabilities(declare_tasks, method)
         meta[META_PREFIX + "clientInfo"] = CLIENT_INFO
         if self.log_level:
             meta[META_PREFIX + "logLevel"] = self.log_level
@@ -3485,7 +3497,7 @@ class Session:
         current = dict(params)
         reissued = False
         for _ in range(MRTR_MAX_ROUNDS):
-            wire = self.modern_params(current, declare_tasks)
+            wire = self.modern_params(current, declare_tasks, method)
             try:
                 result = self.channel.call(method, wire, self.modern_headers(method, wire, tool),
                                            timeout or self.timeout, max_time or self.max_time, request_id, on_progress)
@@ -4496,6 +4508,282 @@ def properties_of(schema):
 def required_of(schema):
     required = schema.get("required") if isinstance(schema, dict) else None
     return {name for name in required if isinstance(name, str)} if isinstance(required, list) else set()
+
+
+# -- skills (SEP-2640) and the views of MCP Apps (SEP-1865) ---------------------------
+
+SKILL_DIGEST = re.compile(r"sha256:[0-9a-f]{64}\Z")  # lowercase only, as the Inspector checks it
+SKILL_MAX_FILES, SKILL_MAX_BYTES = 512, 16 * 1024 * 1024  # what a host must accept (a larger skill is declined)
+
+
+def app_view(tool):
+    """A tool's MCP Apps view, {"resourceUri", "visibility"}, or None: the nested
+    ``_meta.ui.resourceUri`` wins over the deprecated flat ``_meta["ui/resourceUri"]``."""
+    meta = tool.get("_meta") if isinstance(tool.get("_meta"), dict) else {}
+    ui = meta.get("ui") if isinstance(meta.get("ui"), dict) else {}
+    uri = ui.get("resourceUri") if isinstance(ui.get("resourceUri"), str) else meta.get("ui/resourceUri")
+    if not isinstance(uri, str) or not uri.startswith("ui://"):
+        return None
+    visibility = ui.get("visibility")
+    visibility = [v for v in visibility if isinstance(v, str)] if isinstance(visibility, list) else ["model", "app"]
+    return {"resourceUri": uri, "visibility": visibility}
+
+
+def read_app_view(session, uri):
+    """What a host would render for a view: its MIME type, HTML size and SHA-256, and its
+    ``_meta.ui`` (CSP, permissions) from the content item, else from the resources/list entry."""
+    import hashlib
+
+    result = session.request("resources/read", {"uri": uri})
+    items = [c for c in result.get("contents") or () if isinstance(c, dict) and c.get("uri") == uri]
+    if not items:
+        raise ProtocolViolation("resources/read %s: no contents item for that URI" % uri)
+    item, source = items[0], "content"
+    ui = (item.get("_meta") or {}).get("ui") if isinstance(item.get("_meta"), dict) else None
+    if not isinstance(ui, dict):
+        listed = [r for r in list_all(session, "resources/list", "resources") if isinstance(r, dict)
+                  and r.get("uri") == uri and isinstance(r.get("_meta"), dict)]
+        ui, source = (listed[0]["_meta"].get("ui"), "listing") if listed else (None, None)
+    raw = skill_file_bytes(item)
+    return {"uri": uri, "mimeType": item.get("mimeType"), "size": len(raw),
+            "digest": "sha256:" + hashlib.sha256(raw).hexdigest(), "ui": ui if isinstance(ui, dict) else {},
+            "uiSource": source}
+
+
+def skills_declared(session):
+    """The server's Skills settings ({} or {"directoryRead": true}), or a UsageError: skills/*
+    is used only where the server declared the extension, never probed."""
+    settings = (session.capabilities.get("extensions") or {}).get(SKILLS_EXTENSION)
+    if isinstance(settings, dict):
+        return settings
+    raise UsageError("%s does not serve skills (it declares no %s extension in %s); nothing was sent"
+                     % (session.display_name(), SKILLS_EXTENSION, session.era_label),
+                     hint="skill:// files can still be read with resource read; some servers (FastMCP) serve "
+                          "skills only on %s" % MODERN_VERSION)
+
+
+def skill_path(entry):
+    """"acme/refunds" for skill://acme/refunds/SKILL.md: the skill-path, prefix and name."""
+    uri = entry.get("uri") if isinstance(entry.get("uri"), str) else ""
+    return uri.split("://", 1)[-1].rsplit("/", 1)[0]
+
+
+def list_skills(session):
+    skills_declared(session)
+    return [entry for entry in list_all(session, "skills/list", "skills") if isinstance(entry, dict)]
+
+
+def find_skill(session, word):
+    """The entry of skill ``word``: a URI (confirmed with skills/get), else the skill-path
+    or the frontmatter name of a listed skill."""
+    if "://" in word:
+        skills_declared(session)
+        entry = session.request("skills/get", {"uri": word}).get("skill")
+        if not isinstance(entry, dict):
+            raise ProtocolViolation("skills/get: the result has no skill object")
+        return entry
+    skills = list_skills(session)
+    matches = [e for e in skills if skill_path(e) == word] or [
+        e for e in skills if isinstance(e.get("frontmatter"), dict) and e["frontmatter"].get("name") == word]
+    if len(matches) != 1:
+        known = sorted(skill_path(e) for e in skills)
+        raise UsageError("%s skill named %r" % ("more than one" if matches else "the server has no", word),
+                         hint="give its URI; its skills: %s" % (", ".join(known) or "none"))
+    return matches[0]
+
+
+def skill_entry_problems(entry):
+    """Why an entry must not be loaded (§2 step 1 of the Skills brief), in the Inspector's
+    words: an empty list when it is sound. A "dynamic" manifest is reported apart."""
+    problems, uri = [], entry.get("uri")
+    frontmatter = entry.get("frontmatter") if isinstance(entry.get("frontmatter"), dict) else {}
+    if not isinstance(uri, str) or not uri.endswith("/SKILL.md"):
+        return ["malformed-uri"]
+    if not isinstance(frontmatter.get("name"), str):
+        problems.append("missing-name")
+    elif skill_path(entry).rsplit("/", 1)[-1] != frontmatter["name"]:
+        problems.append("name-path-mismatch")
+    files = entry.get("resources")
+    if files == "dynamic":
+        return problems
+    if not isinstance(files, list):
+        return problems + ["missing-resources"]
+    uris = [f.get("uri") if isinstance(f, dict) else None for f in files]
+    root = uri[:-len("SKILL.md")]
+    problems += ["manifest-missing-self"] * (uri not in uris) + ["duplicate-resource"] * (len(set(uris)) != len(uris))
+    problems += ["resource-outside-skill-root"] * any(not isinstance(u, str) or not u.startswith(root) or "/../" in u
+                                                      for u in uris)
+    problems += ["malformed-digest"] * any(not SKILL_DIGEST.match(str(f.get("digest"))) for f in files
+                                           if isinstance(f, dict))
+    problems += ["missing-size"] * any(not isinstance(f, dict) or type(f.get("size")) is not int or f["size"] < 0
+                                       for f in files)
+    problems += ["resource-limit-exceeded"] * (len(files) > SKILL_MAX_FILES)
+    problems += ["size-limit-exceeded"] * (skill_total_size(entry) > SKILL_MAX_BYTES)
+    return problems
+
+
+def skill_total_size(entry):
+    files = entry.get("resources") if isinstance(entry.get("resources"), list) else ()
+    return sum(f["size"] for f in files if isinstance(f, dict) and type(f.get("size")) is int)
+
+
+def skill_file_bytes(content):
+    """The exact bytes a digest covers: the UTF-8 of text, the strictly decoded base64 of a blob."""
+    import base64
+    import binascii
+
+    if isinstance(content.get("text"), str):
+        return content["text"].encode("utf-8", "surrogatepass")
+    if isinstance(content.get("blob"), str):
+        try:
+            return base64.b64decode(content["blob"], validate=True)
+        except (binascii.Error, ValueError):
+            raise ProtocolViolation("%s: the blob is not valid base64" % content.get("uri"))
+    raise ProtocolViolation("%s: a contents item with neither text nor blob" % content.get("uri"))
+
+
+def verify_skill(session, entry):
+    """Read every file of the entry's manifest and check it: size, then SHA-256, then (for
+    SKILL.md) the frontmatter. Returns rows {uri, status, expected, actual, ...}, with the
+    bytes under "raw" for the verified ones; status is verified, size-mismatch,
+    digest-mismatch, unreadable, frontmatter-mismatch or frontmatter-unverifiable."""
+    import hashlib
+
+    rows = []
+    for item in entry["resources"]:
+        row = {"uri": item["uri"], "expected": {"size": item["size"], "digest": item["digest"]}}
+        rows.append(row)
+        try:
+            result = session.request("resources/read", {"uri": item["uri"]})
+            contents = [c for c in result.get("contents") or () if isinstance(c, dict) and c.get("uri") == item["uri"]]
+            if not contents:
+                raise ProtocolViolation("no contents item for %s" % item["uri"])
+            raw = skill_file_bytes(contents[0])
+        except McpTuiError as exc:
+            row.update(status="unreadable", error=str(exc))
+            continue
+        row["actual"] = {"size": len(raw), "digest": "sha256:" + hashlib.sha256(raw).hexdigest()}
+        if len(raw) != item["size"]:
+            row["status"] = "size-mismatch"
+        elif row["actual"]["digest"] != item["digest"]:
+            row["status"] = "digest-mismatch"
+        else:
+            row.update(status="verified", raw=raw)
+            if item["uri"] == entry["uri"]:
+                row.update(frontmatter_check(raw, entry.get("frontmatter")))
+    return rows
+
+
+def frontmatter_check(raw, listed):
+    """{} when SKILL.md's own frontmatter equals the entry's, else the status and why."""
+    try:
+        parsed = skill_frontmatter(raw.decode("utf-8"))
+    except (UnicodeDecodeError, FrontmatterUnsupported) as exc:
+        return {"status": "frontmatter-unverifiable", "error": "cannot verify the frontmatter: %s" % exc}
+    if json.dumps(parsed, sort_keys=True) != json.dumps(listed, sort_keys=True):
+        return {"status": "frontmatter-mismatch", "error": "the file's frontmatter is %s" % json.dumps(
+            parsed, sort_keys=True, ensure_ascii=False)}
+    return {}
+
+
+class FrontmatterUnsupported(ValueError):
+    """YAML outside the strict subset skill_frontmatter reads: reported, never guessed."""
+
+
+YAML_KEY = re.compile(r"""([A-Za-z0-9_][A-Za-z0-9_.-]*|"[^"\\]*"|'[^']*'):(?:[ ]+(.*)|)\Z""")
+YAML_AMBIGUOUS = re.compile(r"(?i)(yes|no|on|off|y|n|[-+]?\.(inf|nan)|0[0-7]+|0[xob][0-9a-f_]+|[-+]?[0-9][0-9_]*"
+                            r"(\.[0-9_]*)?(e[-+]?[0-9]+)?|[0-9]{4}-[0-9]{2}-[0-9]{2}.*)\Z")
+
+
+def skill_frontmatter(text):
+    """The YAML frontmatter of a SKILL.md (between a first line ``---`` and the next) as JSON
+    values, read in the strict subset Agent Skills use: block maps and lists, plain and
+    quoted scalars. Anything else (flow and block scalars, anchors, tags, a scalar YAML 1.1
+    and 1.2 read differently) raises FrontmatterUnsupported."""
+    lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+    if not lines or lines[0] != "---" or "---" not in lines[1:]:
+        raise FrontmatterUnsupported("SKILL.md does not start with a --- frontmatter block")
+    rows = []
+    for number, line in enumerate(lines[1:lines.index("---", 1)], 2):
+        content = line.lstrip(" ")
+        if content.startswith("\t"):
+            raise FrontmatterUnsupported("line %d: a tab in the indentation" % number)
+        if content and not content.startswith("#"):
+            rows.append((len(line) - len(content), content.rstrip(" "), number))
+    if not rows:
+        raise FrontmatterUnsupported("the frontmatter is empty")
+    value, end = yaml_block(rows, 0, rows[0][0])
+    if end != len(rows):
+        raise FrontmatterUnsupported("line %d: unexpected indentation" % rows[end][2])
+    if not isinstance(value, dict):
+        raise FrontmatterUnsupported("the frontmatter is not a mapping")
+    return value
+
+
+def yaml_block(rows, at, indent):
+    """The map or list whose rows start at ``at`` with ``indent``; returns it and the next row."""
+    is_item = rows[at][1] == "-" or rows[at][1].startswith("- ")
+    result = [] if is_item else {}
+    while at < len(rows) and rows[at][0] == indent:
+        _, content, number = rows[at]
+        if is_item != (content == "-" or content.startswith("- ")):
+            if is_item:  # the list of a `key:` at its own indent ends where the map's next key starts
+                break
+            raise FrontmatterUnsupported("line %d: a list and a map mixed" % number)
+        if is_item:
+            rest, key = content[1:].strip(), None
+            if YAML_KEY.match(rest):
+                raise FrontmatterUnsupported("line %d: a map inside a list item" % number)
+        else:
+            match = YAML_KEY.match(content)
+            if not match:
+                raise FrontmatterUnsupported("line %d: not a `key: value` line" % number)
+            key, rest = match.group(1).strip("\"'"), (match.group(2) or "").strip()
+            if key in result:
+                raise FrontmatterUnsupported("line %d: the key %r twice" % (number, key))
+        at += 1
+        if rest:
+            value = yaml_scalar(rest, number)
+        elif at < len(rows) and (rows[at][0] > indent or (key is not None and rows[at][0] == indent
+                                                            and rows[at][1].startswith("- "))):
+            value, at = yaml_block(rows, at, rows[at][0])
+        else:
+            value = None
+        if is_item:
+            result.append(value)
+        else:
+            result[key] = value
+    return result, at
+
+
+def yaml_scalar(text, number):
+    if text[0] == '"':
+        match = re.match(r'"((?:[^"\\]|\\.)*)"(?:\s+#.*)?\Z', text)
+        try:
+            if match:
+                return json.loads('"%s"' % match.group(1))
+        except ValueError:  # a YAML escape JSON lacks (\x41, \e, ...)
+            pass
+        raise FrontmatterUnsupported("line %d: a double-quoted string it cannot read" % number)
+    if text[0] == "'":
+        match = re.match(r"'((?:[^']|'')*)'(?:\s+#.*)?\Z", text)
+        if not match:
+            raise FrontmatterUnsupported("line %d: a single-quoted string it cannot read" % number)
+        return match.group(1).replace("''", "'")
+    text = re.split(r"\s+#", text, 1)[0]
+    if text[0] in "[]{}&*!|>%@`,?:" or ": " in text or text.endswith(":"):
+        raise FrontmatterUnsupported("line %d: YAML beyond the subset it reads (%s)" % (number, text[:20]))
+    if text in ("true", "True", "TRUE", "false", "False", "FALSE"):
+        return text.lower() == "true"
+    if text in ("null", "Null", "NULL", "~"):
+        return None
+    if re.match(r"[-+]?(0|[1-9][0-9]*)\Z", text):
+        return int(text)
+    if re.match(r"[-+]?(0|[1-9][0-9]*)\.[0-9]+\Z", text):
+        return float(text)
+    if YAML_AMBIGUOUS.match(text):
+        raise FrontmatterUnsupported("line %d: %r reads differently in YAML 1.1 and 1.2" % (number, text))
+    return text
 
 
 # -- 3b. Input requests: the client's answers to elicitation, sampling and roots -------
@@ -8715,7 +9003,7 @@ def spec_from_config_entry(entry, protocol, where, source=None):
 
 COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
                  "rpc", "task", "tasks", "watch", "auth", "session", "sessions", "snapshot", "diff",
-                 "replay", "check", "completion")
+                 "replay", "check", "completion", "skill", "skills")
 SESSION_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # compiled on first use
 
 
@@ -9152,8 +9440,9 @@ def argument_type_text(prop):
     return text
 
 
-def describe_tool(tool, tasks=None):
-    """``tasks``: the session's TaskForm, which knows what a listing without taskSupport means."""
+def describe_tool(tool, tasks=None, app=None):
+    """``tasks``: the session's TaskForm, which knows what a listing without taskSupport means;
+    ``app``: read_app_view's answer for a tool with an MCP Apps view (or the error it raised)."""
     lines = ["Tool: %s" % tool.get("name")]
     if tool.get("title"):
         lines.append("Title: %s" % tool["title"])
@@ -9171,6 +9460,8 @@ def describe_tool(tool, tasks=None):
             extra = " (default %s)" % json.dumps(prop["default"], ensure_ascii=False) if "default" in prop else ""
             lines.append("  %s%s: %s%s%s" % (key, "*" if key in required else "", argument_type_text(prop), extra,
                                              " - " + str(prop["description"]) if prop.get("description") else ""))
+    if app_view(tool):
+        lines += describe_app_view(app_view(tool), app or {"ui": {}, "size": 0, "digest": "?"})
     for label, key in (("Annotations", "annotations"), ("Meta", "_meta")):
         if isinstance(tool.get(key), dict) and tool[key]:
             lines += ["", label + ":"] + ["  %s: %s" % (k, json.dumps(v, ensure_ascii=False))
@@ -9206,6 +9497,76 @@ def describe_prompt(prompt):
             a.get("name"), "*" if a.get("required") else "", " - " + str(a["description"]) if a.get("description")
             else "") for a in arguments]
     return "\n".join(lines)
+
+
+def describe_app_view(view, app):
+    """A tool's MCP Apps view: ``view`` is app_view's, ``app`` read_app_view's (or an error)."""
+    lines = ["", "App view: %s" % view["resourceUri"], "  Visibility: %s%s" % (
+        ", ".join(view["visibility"]) or "(none)", "" if "model" in view["visibility"] else " (app only: never "
+                                                                                               "offered to a model)")]
+    if isinstance(app, McpTuiError):
+        return lines + ["  (could not read the view: %s)" % app]
+    lines.append("  MIME type: %s%s" % (app.get("mimeType"), "" if app.get("mimeType") == APP_MIME_TYPE
+                                        else " (an App view must be %s)" % APP_MIME_TYPE))
+    lines.append("  HTML: %d bytes, %s" % (app["size"], app["digest"]))
+    ui = app["ui"]
+    csp = ui.get("csp") if isinstance(ui.get("csp"), dict) else None
+    lines.append("  CSP: %s" % (", ".join("%s %s" % (key, " ".join(map(str, value)) or "(none)")
+                                          for key, value in csp.items() if isinstance(value, list))
+                                if csp is not None else "(none declared: a host uses its restrictive default)"))
+    permissions = ui.get("permissions") if isinstance(ui.get("permissions"), dict) else {}
+    lines.append("  Permissions: %s" % (", ".join(sorted(permissions)) or "(none)"))
+    for key in ("domain", "prefersBorder"):
+        if key in ui:
+            lines.append("  %s: %s" % (key, json.dumps(ui[key], ensure_ascii=False)))
+    if app.get("uiSource"):
+        lines.append("  (from the %s's _meta.ui)" % ("resources/read content" if app["uiSource"] == "content"
+                                                     else "resources/list entry"))
+    return lines
+
+
+def skill_summary(entry):
+    """One skill in `skill list`: its path, name and description, then its URI and size."""
+    frontmatter = entry.get("frontmatter") if isinstance(entry.get("frontmatter"), dict) else {}
+    files = entry.get("resources")
+    size = ("dynamic (unverifiable)" if files == "dynamic" else "%d file%s, %d bytes" % (
+        len(files), "" if len(files) == 1 else "s", skill_total_size(entry)) if isinstance(files, list)
+        else "no manifest (invalid)")
+    name = frontmatter.get("name")
+    return "%s%s\n    %s\n    %s · %s" % (skill_path(entry), " (name: %s)" % name if name and not skill_path(
+        entry).endswith(str(name)) else "", first_line(str(frontmatter.get("description") or "")), entry.get("uri"),
+        size)
+
+
+def describe_skill(entry, problems):
+    frontmatter = entry.get("frontmatter") if isinstance(entry.get("frontmatter"), dict) else {}
+    lines = ["Skill: %s" % skill_path(entry), "URI: %s" % entry.get("uri"), "", "Frontmatter:"]
+    lines += ["  %s: %s" % (key, json.dumps(value, ensure_ascii=False)) for key, value in frontmatter.items()]
+    files = entry.get("resources")
+    if isinstance(files, list):
+        lines += ["", "Manifest (%d files, %d bytes):" % (len(files), skill_total_size(entry))]
+        lines += ["  %8s  %s  %s" % (f.get("size"), str(f.get("digest"))[:19], f.get("uri")) for f in files
+                  if isinstance(f, dict)]
+    else:
+        lines += ["", "Manifest: %s" % ("dynamic (the files cannot be verified)" if files == "dynamic" else "none")]
+    if problems:
+        lines += ["", "Problems: %s" % ", ".join(problems)]
+    return "\n".join(lines)
+
+
+def skill_check_detail(row):
+    """Why a file of a skill failed its check ("" when it passed)."""
+    expected, actual = row["expected"], row.get("actual") or {}
+    return {"size-mismatch": lambda: "the manifest says %s bytes, the server sent %s" % (
+                expected["size"], actual["size"]),
+            "digest-mismatch": lambda: "the manifest says %s, the bytes hash to %s" % (
+                expected["digest"], actual["digest"])}.get(row["status"], lambda: row.get("error", ""))()
+
+
+def skill_check_line(row):
+    """One file of `skill verify` or `skill fetch`: its status and, when it failed, why."""
+    detail = skill_check_detail(row)
+    return "  %-24s %s%s" % (row["status"], row["uri"], "\n      " + detail if detail else "")
 
 
 def describe_task(task, tool=None, now=None):
@@ -9575,6 +9936,8 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
                       max_pages=options.max_pages, deadline=deadline, cache=not options.no_cache)
     session.added_meta = added_request_meta(options)
     session.observers.extend(observers)
+    if getattr(options, "advertise_apps", False):  # the TUI and the keeper have no such option
+        session.extensions[APPS_EXTENSION] = {"mimeTypes": [APP_MIME_TYPE]}
     if notice is not None:
         session.notice = notice
     if started is not None:
@@ -9623,6 +9986,9 @@ commands:
   check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]
                                  check the server against the spec's rules, without side effects
   completion bash|zsh|fish       a shell completion script (source <(mcp-tui completion bash))
+  skill list | skill get NAME|URI   skills (io.modelcontextprotocol/skills): files, sizes, digests
+  skill verify [NAME|URI] [--require-digests]    read every file, check size and SHA-256 (exit 1 on a mismatch)
+  skill fetch NAME|URI -o DIR    the same checks, then the skill's files written under DIR
 
 examples:
   mcp-tui "python3 tests/testserver.py" tool list
@@ -9954,7 +10320,8 @@ CLI_OPTIONS = (
         (("-o", "--output"), dict(metavar="FILE",
                                   help="tool call, resource read, prompt get, rpc: write the result to FILE (the "
                                        "text, the bytes of a single image/audio/blob, or the JSON with --format "
-                                       "json) instead of stdout; snapshot: write the snapshot to FILE")),
+                                       "json) instead of stdout; snapshot: write the snapshot to FILE; skill fetch: the "
+                                       "directory the skill's files go under")),
         (("--log-level",), dict(metavar="LEVEL", choices=LOG_LEVELS,
                                 help="ask the server for log messages at LEVEL: %s" % ", ".join(LOG_LEVELS))),
         (("--meta",), dict(action="append", default=[], metavar="KEY=VALUE",
@@ -9987,6 +10354,13 @@ CLI_OPTIONS = (
                                   "(/result/content/0/text; * for any key; repeatable)")),
         (("--fail-on",), dict(choices=("breaking", "additive"), default="breaking",
                               help="diff: exit 1 on breaking changes (default), or on additive ones too")),
+    )),
+    ("skills and apps", (
+        (("--require-digests",), dict(action="store_true",
+                                      help="skill verify: a skill whose manifest is \"dynamic\" fails too")),
+        (("--advertise-apps",), dict(action="store_true",
+                                     help="declare MCP Apps support (io.modelcontextprotocol/ui), for servers that "
+                                          "show App tools only to such clients; mcp-tui renders no App")),
     )),
     ("watch and resource subscribe", (
         (("--resource",), dict(action="append", default=[], metavar="URI",
@@ -10328,7 +10702,7 @@ def cached_tool_names():
                    and not any(c.isspace() for c in tool["name"])})
 
 
-COMMAND_ALIASES = {"tools": "tool", "resources": "resource", "prompts": "prompt", "tasks": "task"}
+COMMAND_ALIASES = {"tools": "tool", "resources": "resource", "prompts": "prompt", "tasks": "task", "skills": "skill"}
 
 
 def command_name(word):
@@ -10430,9 +10804,10 @@ class Cli:
         if self.opts.dry_run:
             self.withheld = (self.dry_run_method(words),)
         if self.opts.output not in (None, "-") and (command_name(words[0]),) + tuple(words[1:2]) not in (
-                ("tool", "call"), ("resource", "read"), ("prompt", "get")) and words[0] not in ("rpc", "snapshot"):
-            raise UsageError("-o FILE writes the result of tool call, resource read, prompt get, rpc or snapshot, "
-                             "not of %r" % " ".join(words[:2]))
+                ("tool", "call"), ("resource", "read"), ("prompt", "get"), ("skill", "fetch")) and words[0] not in (
+                "rpc", "snapshot"):
+            raise UsageError("-o FILE writes the result of tool call, resource read, prompt get, rpc or snapshot "
+                             "(-o DIR: skill fetch), not of %r" % " ".join(words[:2]))
         try:
             return handler(words[1:]) or EXIT_OK
         except Withheld as held:
@@ -10671,6 +11046,9 @@ class Cli:
         for tool in tools:
             task = listed_task_support(tool)
             tag = " [task: %s]" % task if task and task != "forbidden" else ""
+            view = app_view(tool)
+            tag += (" [app%s: %s]" % ("" if "model" in view["visibility"] else "-only", view["resourceUri"])
+                    if view else "")
             title = tool.get("title") or (tool.get("annotations") or {}).get("title")
             description = first_line(tool.get("description") or "")
             self.out.text("%s%s%s%s" % (tool["name"], " (%s)" % title if title and title != tool["name"] else "", tag,
@@ -10678,11 +11056,13 @@ class Cli:
 
     def tool_describe(self, args):
         name, = self.expect(args, 1, "tool describe NAME")
-        tool = find_tool(self.connect(), name)
+        session = self.connect()
+        tool = find_tool(session, name)
+        app = SkillCommands(self).app_of(session, tool)
         if self.out.json:
-            self.out.document({"result": tool})
+            self.out.document(dict({"result": tool}, **({"app": app} if isinstance(app, dict) else {})))
             return
-        self.out.text(describe_tool(tool))
+        self.out.text(describe_tool(tool, app=app))
 
     def tool_call(self, args):
         if not args:
@@ -10925,6 +11305,9 @@ class Cli:
 
     def cmd_replay(self, args):
         return SurfaceCommands(self).replay(args)
+
+    def cmd_skill(self, args):
+        return SkillCommands(self).run(args)
 
 class TaskCommands:
     """`task ...` and `tool call --task`: the CLI's side of the Task interface. It prints
@@ -11412,6 +11795,118 @@ def terminal_prompt(prompt):
     if not line:
         raise EOFError
     return line.rstrip("\n")
+
+
+class SkillCommands:
+    """`skill list | get | verify | fetch` (the io.modelcontextprotocol/skills extension), and
+    what `tool describe` and `resource read -o` add for an MCP Apps view."""
+
+    def __init__(self, cli):
+        self.cli = cli
+        self.out = cli.out
+        self.opts = cli.opts
+
+    def run(self, args):
+        action, rest = self.cli.sub(args, ("list", "get", "verify", "fetch"))
+        return getattr(self, action)(rest)
+
+    def list(self, args):
+        self.cli.expect(args, 0, "CONNECTION skill list")
+        skills = list_skills(self.cli.connect())
+        if self.out.json:
+            self.out.document({"result": {"skills": skills}})
+            return
+        for entry in skills:
+            self.out.text(skill_summary(entry))
+        self.cli.count(skills, "skill")
+
+    def get(self, args):
+        word, = self.cli.expect(args, 1, "CONNECTION skill get NAME|URI")
+        entry = find_skill(self.cli.connect(), word)
+        problems = skill_entry_problems(entry)
+        if self.out.json:
+            self.out.document({"result": {"skill": entry}, "problems": problems})
+        else:
+            self.out.text(describe_skill(entry, problems))
+
+    def check(self, session, entry):
+        """A skill's verification: its entry's problems, then (for a sound array manifest) every file read."""
+        problems = skill_entry_problems(entry)
+        dynamic = entry.get("resources") == "dynamic"
+        rows = [] if problems or dynamic else verify_skill(session, entry)
+        if dynamic:
+            problems.append("dynamic-resources")
+        failed = any(p != "dynamic-resources" or self.opts.require_digests for p in problems) or any(
+            row["status"] != "verified" for row in rows)
+        return {"skill": entry.get("uri"), "path": skill_path(entry), "ok": not failed, "problems": problems,
+                "files": rows}
+
+    def report(self, outcome):
+        verified = sum(row["status"] == "verified" for row in outcome["files"])
+        lines = ["%s %s: %s" % ("✓" if outcome["ok"] else "✗", outcome["path"], ", ".join(
+            outcome["problems"]) or "%d of %d files verified" % (verified, len(outcome["files"])))]
+        return "\n".join(lines + [skill_check_line(row) for row in outcome["files"]])
+
+    def public(self, outcome):
+        return dict(outcome, files=[{k: v for k, v in row.items() if k != "raw"} for row in outcome["files"]])
+
+    def verify(self, args):
+        if len(args) > 1:
+            raise UsageError("usage: mcp-tui CONNECTION skill verify [NAME|URI] [--require-digests]")
+        session = self.cli.connect()
+        entries = [find_skill(session, args[0])] if args else list_skills(session)
+        outcomes = [self.check(session, entry) for entry in entries]
+        if self.out.json:
+            self.out.document({"skills": [self.public(o) for o in outcomes], "ok": all(o["ok"] for o in outcomes)})
+        else:
+            self.out.text("\n".join(self.report(o) for o in outcomes) or "(no skills)")
+        return EXIT_OK if all(o["ok"] for o in outcomes) else EXIT_FAILURE
+
+    def fetch(self, args):
+        word, = self.cli.expect(args, 1, "CONNECTION skill fetch NAME|URI -o DIR")
+        if not self.opts.output:
+            raise UsageError("skill fetch needs -o DIR, the directory to write the skill's files into")
+        target = self.opts.output
+        if os.path.exists(target) and not os.path.isdir(target):
+            raise UsageError("%s is not a directory" % target)
+        session = self.cli.connect()
+        outcome = self.check(session, find_skill(session, word))
+        if not outcome["ok"]:
+            bad = [row for row in outcome["files"] if row["status"] != "verified"]
+            raise McpTuiError("skill %s did not verify, so nothing was written: %s" % (outcome["path"], "; ".join(
+                ["%s %s (%s)" % (row["uri"], row["status"], skill_check_detail(row)) for row in bad]
+                or outcome["problems"])))
+        root = outcome["skill"][:-len("SKILL.md")]
+        files = []
+        for row in outcome["files"]:
+            relative = row["uri"][len(root):]
+            parts = relative.split("/")
+            if not relative or any(part in ("", ".", "..") or "\\" in part or ":" in part for part in parts):
+                raise McpTuiError("skill %s: %r is not a file path mcp-tui writes; nothing was written"
+                                  % (outcome["path"], relative))
+            path = os.path.join(target, *parts)
+            if os.path.lexists(path):
+                raise UsageError("%s already exists; nothing was written" % path, hint="fetch into a new directory")
+            files.append((path, row["raw"]))
+        for path, raw in files:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "xb") as handle:
+                handle.write(raw)
+        if self.out.json:
+            self.out.document(dict(self.public(outcome), written=[path for path, _ in files]))
+        else:
+            self.out.text(self.report(outcome))
+            self.out.progress("%d files written under %s" % (len(files), target))
+
+    def app_of(self, session, tool):
+        """The view of an app tool, read (or the error that stopped the read); None for other tools."""
+        view = app_view(tool)
+        if view is None:
+            return None
+        try:
+            return dict(read_app_view(session, view["resourceUri"]), **view)
+        except McpTuiError as exc:
+            return exc
 
 
 # ======================================================================================

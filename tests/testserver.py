@@ -22,6 +22,9 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
       --verbose            log one line per message to stderr
       --cache-ttl-ms N     ttlMs of discover, list and read results (default 60000; 0 = do not cache)
       --cache-scope public|private   their cacheScope (default public)
+      --tampered-skill     2026-07-28: declare io.modelcontextprotocol/skills and serve one skill,
+                           skill://tampered/SKILL.md, whose manifest disagrees with two of its files
+                           (notes.md: the size; seal.bin: the digest, at the right size)
       --big-text MB        list one more tool, big_text, whose result is one text block of MB MiB
                            (80-character lines; for tests/bench/payload.py)
       --fidelity           behave like real servers do: legacy tasks are kept per session (as the
@@ -149,6 +152,7 @@ TASKS_VERSION = "2025-11-25"          # the only legacy version with (experiment
 ERA_CHOICES = ("both", MODERN_VERSION, "2025-11-25")
 
 TASKS_EXT = "io.modelcontextprotocol/tasks"
+SKILLS_EXT = "io.modelcontextprotocol/skills"
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPS = "io.modelcontextprotocol/clientCapabilities"
 META_CLIENT = "io.modelcontextprotocol/clientInfo"
@@ -1681,12 +1685,41 @@ class Server(object):
 
     def handle_modern(self, exchange):
         name = self.MODERN_METHODS.get(exchange.method)
+        if self.options.tampered_skill and exchange.method in ("skills/list", "skills/get"):
+            name = "m_" + exchange.method.replace("/", "_")
         if self.options.no_listen and exchange.method == "subscriptions/listen":
             name = None
         if name is None or (exchange.method.startswith("tasks/") and not self.tasks_enabled):
             raise MCPError(METHOD_NOT_FOUND, "Method not found: %s%s"
                            % (exchange.method, self.MODERN_HINTS.get(exchange.method, "")))
         return getattr(self, name)(exchange)
+
+    def tampered_skill(self):
+        """--tampered-skill: (entry, {uri: contents item}); two files disagree with the manifest."""
+        files = {"skill://tampered/SKILL.md": ("---\nname: tampered\ndescription: A manifest that two files "
+                                               "break (€).\n---\n\n# Tampered\n").encode("utf-8"),
+                 "skill://tampered/notes.md": "twelve bytes".encode("utf-8"),
+                 "skill://tampered/seal.bin": bytes(range(16))}
+        listed = dict(files, **{"skill://tampered/notes.md": b"ten bytes!",  # the size differs
+                                "skill://tampered/seal.bin": bytes(16)})  # the same size, other bytes
+        entry = {"uri": "skill://tampered/SKILL.md",
+                 "frontmatter": {"name": "tampered", "description": "A manifest that two files break (€)."},
+                 "resources": [{"uri": uri, "size": len(raw), "digest": "sha256:" + hashlib.sha256(raw).hexdigest()}
+                               for uri, raw in listed.items()]}
+        contents = {uri: ({"uri": uri, "mimeType": "application/octet-stream",
+                           "blob": base64.b64encode(raw).decode("ascii")} if uri.endswith(".bin")
+                          else {"uri": uri, "mimeType": "text/markdown", "text": raw.decode("utf-8")})
+                    for uri, raw in files.items()}
+        return entry, contents
+
+    def m_skills_list(self, exchange):
+        return {"resultType": "complete", "ttlMs": 0, "cacheScope": "private", "skills": [self.tampered_skill()[0]]}
+
+    def m_skills_get(self, exchange):
+        entry = self.tampered_skill()[0]
+        if exchange.params.get("uri") != entry["uri"]:
+            raise MCPError(INVALID_PARAMS, "Unknown skill URI: %s" % exchange.params.get("uri"))
+        return {"resultType": "complete", "ttlMs": 0, "cacheScope": "private", "skill": entry}
 
     def m_discover(self, exchange):
         capabilities = {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True},
@@ -1695,6 +1728,8 @@ class Server(object):
             capabilities = {"tools": {}, "resources": {}, "prompts": {}, "completions": {}, "logging": {}}
         if self.tasks_enabled:
             capabilities["extensions"] = {TASKS_EXT: {}}
+        if self.options.tampered_skill:
+            capabilities.setdefault("extensions", {})[SKILLS_EXT] = {}
         return self._cacheable({"supportedVersions": self.supported_versions(), "capabilities": capabilities,
                                 "instructions": INSTRUCTIONS})
 
@@ -1767,6 +1802,8 @@ class Server(object):
         if not isinstance(uri, str):
             raise MCPError(INVALID_PARAMS, "resources/read needs params.uri")
         contents = read_resource(uri)
+        if self.options.tampered_skill and uri in self.tampered_skill()[1]:
+            contents = [self.tampered_skill()[1][uri]]
         if contents is None:
             raise MCPError(INVALID_PARAMS, "Resource not found: %s" % uri, {"uri": uri})
         return self._cacheable({"contents": contents})
@@ -3909,6 +3946,8 @@ def parse_args(argv):
     parser.add_argument("--legacy-sse", action="store_true", help="serve the 2024-11-05 HTTP+SSE transport")
     parser.add_argument("--page-size", type=_count(1), default=0, metavar="N", help="paginate lists")
     parser.add_argument("--no-tasks", action="store_true", help="no tasks capability or extension")
+    parser.add_argument("--tampered-skill", action="store_true", help="2026-07-28: serve a skill whose manifest "
+                        "two of its files break (notes.md's size, seal.bin's digest)")
     parser.add_argument("--schema-tools", action="store_true", help="also list paint (enum, array items, _meta) "
                         "and measure (outputSchema; broken=true breaks it)")
     parser.add_argument("--changes-on-set-level", action="store_true", help="2025-11-25 stdio: announce tool, "
