@@ -118,7 +118,7 @@ def test_resource_read_saves_the_view(run_cli, peer, tmp_path):
     result = ok(run_cli(*peer, "resource", "read", "ui://peers/dice.html", "-o", target))
     assert result.stdout == ""
     assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-    assert "bytes written to" in result.stderr
+    assert "Wrote %d bytes" % len(target.read_bytes()) in result.stderr and str(target) in result.stderr
 
 
 @pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
