@@ -12082,6 +12082,7 @@ class Tui:
         self.resumed_sessions = []  # earlier runs' HTTP sessions resumed for their tasks (o on the tasks screen)
         self.exit_code = None
         self.connection = TuiConnection(self)  # connecting, reconnecting, the server lost and back
+        self.recording = None  # (MessageRecorder, path) while F9 records
         log.sinks.append(self.connection.watch_answers)
 
     # -- the loop -------------------------------------------------------------------------
@@ -12345,6 +12346,28 @@ class Tui:
         elif not isinstance(self.stack[-1], TasksScreen):
             self.open(TasksScreen(self))
 
+    def toggle_recording(self):
+        """F9: every message both ways, from now until F9 again, to mcp-tui-TIME.jsonl in the
+        working directory, as --record writes them (0600, credentials masked); `replay` reads it."""
+        if self.recording is not None:
+            recorder, path = self.recording
+            self.recording = None
+            self.log.recorders.remove(recorder)
+            self.log.sinks.remove(recorder.see)
+            recorder.handle.close()
+            self.say("Recording stopped: %s." % path)
+            return
+        path = time.strftime("mcp-tui-%Y%m%d-%H%M%S.jsonl")
+        try:
+            recorder = MessageRecorder(open_private(path), self.log.credentials)
+        except OSError as exc:
+            self.say("Cannot record to %s: %s" % (path, exc.strerror or exc), True)
+            return
+        self.recording = recorder, path
+        self.log.recorders.append(recorder)
+        self.log.sinks.append(recorder.see)
+        self.say("Recording to %s (F9 stops)." % path)
+
     def open_help(self):
         screen = self.stack[-1]
         self.open(TextScreen(self, "Help", help_text(screen)))
@@ -12514,6 +12537,7 @@ GLOBAL_KEYS = (  # the app's keys on every screen, before the screen sees them (
     Binding("", action=key_action(lambda app: app.window.clear()), codes=("RESIZE",)),  # repaint at the new size
     Binding("F1", "help", action=key_action(lambda app: app.open_help())),
     Binding("F12", "debug screen", action=key_action(lambda app: app.open_debug())),
+    Binding("F9", "record", action=key_action(lambda app: app.toggle_recording())),
     Binding("^R", "reconnect", action=key_action(lambda app: app.connection.reconnect()), when=connected_app),
     Binding("^C", action=key_action(lambda app: app.interrupt())),
     Binding("^L", "redraw", action=key_action(lambda app: app.window.clear())))
@@ -15261,6 +15285,7 @@ def help_text(screen):
     lines = ["%s" % screen.title(), ""] + screen.help_lines() + editing + [
         "", "Everywhere:",
         "F12        debug screen                     Ctrl+R  reconnect to the same server",
+        "F9         record every message to a file (mcp-tui-TIME.jsonl here), until F9 again",
         "Ctrl+C     cancel the running call (tool screen), else quit (asks on an edited form)",
         "q          on the main screen: quit (asks while calls or followed tasks run)",
         "", "Outside forms:",
@@ -15297,7 +15322,7 @@ class KeyReader:
     SEQUENCES = {"[A": "UP", "[B": "DOWN", "[C": "RIGHT", "[D": "LEFT", "OA": "UP", "OB": "DOWN", "OC": "RIGHT",
                  "OD": "LEFT", "[Z": "BTAB", "[3~": "DELETE", "[1~": "HOME", "[4~": "END", "[H": "HOME",
                  "[F": "END", "OH": "HOME", "OF": "END", "[5~": "PGUP", "[6~": "PGDN", "[24~": "F12",
-                 "[11~": "F1", "OP": "F1", "[[A": "F1"}
+                 "[20~": "F9", "[11~": "F1", "OP": "F1", "[[A": "F1"}
     PASTE_START, PASTE_END = "[200~", "\x1b[201~"
     PASTE_LIMIT = 1 << 20  # characters; a paste without its end marker stops here
 
@@ -15307,7 +15332,7 @@ class KeyReader:
         names = {"KEY_UP": "UP", "KEY_DOWN": "DOWN", "KEY_LEFT": "LEFT", "KEY_RIGHT": "RIGHT",
                  "KEY_PPAGE": "PGUP", "KEY_NPAGE": "PGDN", "KEY_HOME": "HOME", "KEY_END": "END",
                  "KEY_BACKSPACE": "BACKSPACE", "KEY_DC": "DELETE", "KEY_ENTER": "ENTER", "KEY_BTAB": "BTAB",
-                 "KEY_RESIZE": "RESIZE", "KEY_F1": "F1", "KEY_F12": "F12", "KEY_A1": "HOME", "KEY_C1": "END"}
+                 "KEY_RESIZE": "RESIZE", "KEY_F1": "F1", "KEY_F9": "F9", "KEY_F12": "F12", "KEY_A1": "HOME", "KEY_C1": "END"}
         self.codes = {getattr(curses, constant): name for constant, name in names.items() if hasattr(curses, constant)}
 
     def read(self):

@@ -104,3 +104,36 @@ def test_q_asks_before_quitting_while_a_call_runs(tui):
     screen.wait_for(lambda t: "quit anyway?" in screen.status_line(), what="asked again")
     screen.send("y")
     assert screen.wait_exit() == 0
+
+
+@needs_pty
+def test_f9_records_the_messages_of_a_call_to_a_file_that_replays_clean(tui, tmp_path):
+    """F9 starts and stops a recording in the working directory, as --record writes one;
+    `replay` sends its tools/call again and finds the same answer (issue 26)."""
+    import json
+    import os
+    import stat
+    import subprocess
+    import sys
+
+    from tui_helpers import MCP_TUI
+
+    screen = tui(server_command(), cwd=tmp_path, **SMALL)
+    screen.wait_for("Tools (")
+    screen.send("f9")
+    started = screen.wait_for(lambda t: "Recording to mcp-tui-" in screen.status_line(), what="recording")
+    path = tmp_path / re.search(r"(mcp-tui-\d{8}-\d{6}\.jsonl)", started).group(1)
+    open_tool(screen, "echo")
+    screen.type("hi")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Tool executed successfully." in screen.status_line(), what="the call")
+    screen.send("f9")
+    screen.wait_for(lambda t: "Recording stopped" in screen.status_line(), what="recording stopped")
+    assert stat.S_IMODE(os.stat(str(path)).st_mode) == 0o600
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    calls = [line for line in lines if line.get("message", {}).get("method") == "tools/call"]
+    assert [call["direction"] for call in calls] == ["out"] and calls[0]["message"]["params"]["name"] == "echo"
+    replayed = subprocess.run([sys.executable, str(MCP_TUI), server_command(), "replay", str(path)], timeout=60,
+                              capture_output=True, text=True, env=dict(os.environ, MCP_TUI_STATE_DIR=str(tmp_path)))
+    assert replayed.returncode == 0, replayed
+    assert re.search(r"\d+ requests?: \d+ same, 0 different", replayed.stdout + replayed.stderr), replayed
