@@ -15323,6 +15323,18 @@ class KeyReader:
                  "OD": "LEFT", "[Z": "BTAB", "[3~": "DELETE", "[1~": "HOME", "[4~": "END", "[H": "HOME",
                  "[F": "END", "OH": "HOME", "OF": "END", "[5~": "PGUP", "[6~": "PGDN", "[24~": "F12",
                  "[20~": "F9", "[11~": "F1", "OP": "F1", "[[A": "F1"}
+    # The numeric keypad's own codes (NumLock off): ncurses has the corners and PDCurses
+    # (windows-curses) all of them, with Enter, Delete and the operators as PAD* codes.
+    KEYPAD_NAMES = {"KEY_A1": "HOME", "KEY_A2": "UP", "KEY_A3": "PGUP", "KEY_B1": "LEFT", "KEY_B3": "RIGHT",
+                    "KEY_C1": "END", "KEY_C2": "DOWN", "KEY_C3": "PGDN", "PADENTER": "ENTER", "PADSTOP": "DELETE",
+                    "PADSLASH": "/", "PADSTAR": "*", "PADMINUS": "-", "PADPLUS": "+"}
+    # PDCurses sends Alt+key as a code of its own (ALT_B is 418), not Esc then the key as
+    # terminals do; its module names them (ALT_A..ALT_Z, ALT_0..ALT_9 and these), ncurses has
+    # none of them. Each gets the name the Esc form has: Alt+b is "M-b" on both.
+    ALT_NAMES = {"BKSP": "BACKSPACE", "DEL": "DELETE", "LEFT": "LEFT", "RIGHT": "RIGHT", "UP": "UP", "DOWN": "DOWN",
+                 "HOME": "HOME", "END": "END", "PGUP": "PGUP", "PGDN": "PGDN", "ENTER": "ENTER", "MINUS": "-",
+                 "EQUAL": "=", "COMMA": ",", "STOP": ".", "FSLASH": "/", "BSLASH": "\\", "SEMICOLON": ";",
+                 "FQUOTE": "'", "BQUOTE": "`", "LBRACKET": "[", "RBRACKET": "]"}
     PASTE_START, PASTE_END = "[200~", "\x1b[201~"
     PASTE_LIMIT = 1 << 20  # characters; a paste without its end marker stops here
 
@@ -15332,7 +15344,10 @@ class KeyReader:
         names = {"KEY_UP": "UP", "KEY_DOWN": "DOWN", "KEY_LEFT": "LEFT", "KEY_RIGHT": "RIGHT",
                  "KEY_PPAGE": "PGUP", "KEY_NPAGE": "PGDN", "KEY_HOME": "HOME", "KEY_END": "END",
                  "KEY_BACKSPACE": "BACKSPACE", "KEY_DC": "DELETE", "KEY_ENTER": "ENTER", "KEY_BTAB": "BTAB",
-                 "KEY_RESIZE": "RESIZE", "KEY_F1": "F1", "KEY_F9": "F9", "KEY_F12": "F12", "KEY_A1": "HOME", "KEY_C1": "END"}
+                 "KEY_RESIZE": "RESIZE", "KEY_F1": "F1", "KEY_F9": "F9", "KEY_F12": "F12"}
+        names.update(self.KEYPAD_NAMES)
+        names.update(("ALT_" + key, "M-" + name) for key, name in self.ALT_NAMES.items())
+        names.update(("ALT_" + char, "M-" + char.lower()) for char in "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         self.codes = {getattr(curses, constant): name for constant, name in names.items() if hasattr(curses, constant)}
 
     def read(self):

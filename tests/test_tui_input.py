@@ -308,3 +308,24 @@ def test_a_multi_select_wider_than_the_screen_scrolls_to_the_option_under_the_cu
     screen.wait_for("[x] zinc-white", what="the last option, ticked, on screen")
     screen.send("ctrl-x")
     screen.wait_for('Got {"paints": ["zinc-white"]}')
+
+
+class FakePdcurses(FakeCurses):
+    """windows-curses' own key codes, as its module names them (PDCurses' curses.h values)."""
+    ALT_B, ALT_F, ALT_0, ALT_BKSP, ALT_DEL, ALT_LEFT = 0x1A2, 0x1A6, 0x197, 0x1F8, 0x1DE, 0x1E1
+    KEY_A1, KEY_A2, KEY_A3, KEY_B1, KEY_B3, KEY_C1, KEY_C2, KEY_C3 = range(0x1C1, 0x1C9)
+    PADENTER, PADSLASH, PADSTOP = 0x1CB, 0x1CA, 0x1D2
+
+
+def test_pdcurses_alt_and_keypad_codes_read_as_the_keys_terminals_send():
+    """Windows: Alt+b is ALT_B, not Esc b; the keypad with NumLock off sends KEY_A2... codes."""
+    curses = FakePdcurses()
+    keys = [curses.ALT_B, curses.ALT_F, curses.ALT_0, curses.ALT_BKSP, curses.ALT_DEL, curses.ALT_LEFT,
+            curses.KEY_A1, curses.KEY_A2, curses.KEY_A3, curses.KEY_B1, curses.KEY_B3, curses.KEY_C1,
+            curses.KEY_C2, curses.KEY_C3, curses.PADENTER, curses.PADSLASH, curses.PADSTOP]
+    reader = mcp_tui.KeyReader(FakeWindow(keys), curses)
+    assert [reader.read() for _ in keys] == [
+        "M-b", "M-f", "M-0", "M-BACKSPACE", "M-DELETE", "M-LEFT",
+        "HOME", "UP", "PGUP", "LEFT", "RIGHT", "END", "DOWN", "PGDN", "ENTER", "/", "DELETE"]
+    # ncurses has no ALT_ names: its codes in that range stay whatever they were (here: nothing)
+    assert mcp_tui.KeyReader(FakeWindow([0x1A2]), FakeCurses()).read() is None
