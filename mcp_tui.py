@@ -12418,6 +12418,19 @@ class Tui:
         return "%s  %s  %s%s" % (session.display_name(), summary["protocolVersion"], summary["transport"],
                                  "  [disconnected]" if self.disconnected else "")
 
+    def resized(self):
+        """The terminal changed size: repaint everything at the new one. ncurses has resized
+        stdscr and LINES/COLS by the time it returns KEY_RESIZE; PDCurses (windows-curses)
+        only flags the event and leaves it to resize_term(0, 0), which reads the console's
+        size. That call is only made on PDCurses: on ncurses it is not needed, and a 0x0
+        resize_term there is not the "use the terminal's size" it is on PDCurses."""
+        if is_pdcurses(self.curses):
+            try:
+                self.curses.resize_term(0, 0)
+            except self.curses.error:
+                pass  # the old size stays; the repaint below still fits it
+        self.window.clear()
+
     def bracketed_paste(self, on):
         """The terminal marks pasted text (Esc [200~ ... Esc [201~), so a pasted newline is
         text, not Enter; terminals without the mode ignore the request."""
@@ -12534,7 +12547,7 @@ def connected_app(app):
 
 
 GLOBAL_KEYS = (  # the app's keys on every screen, before the screen sees them (README: "Any screen")
-    Binding("", action=key_action(lambda app: app.window.clear()), codes=("RESIZE",)),  # repaint at the new size
+    Binding("", action=key_action(lambda app: app.resized()), codes=("RESIZE",)),  # repaint at the new size
     Binding("F1", "help", action=key_action(lambda app: app.open_help())),
     Binding("F12", "debug screen", action=key_action(lambda app: app.open_debug())),
     Binding("F9", "record", action=key_action(lambda app: app.toggle_recording())),
@@ -15296,6 +15309,13 @@ def help_text(screen):
 
 
 # -- 8c. Widgets: text, lists, fields ------------------------------------------------------
+
+
+def is_pdcurses(curses):
+    """Whether ``curses`` is windows-curses (PDCurses): its module alone names PDCurses' own
+    key codes (CPython's module exports every name keyname() knows). It is the one that
+    needs resize_term(0, 0) after a resize."""
+    return hasattr(curses, "ALT_A") and hasattr(curses, "resize_term")
 
 
 class Paste:
