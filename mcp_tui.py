@@ -12056,6 +12056,7 @@ class Tui:
         self.ledger = None if options.no_ledger else TaskLedger()
         self.window = window
         self.curses = curses
+        self.terminal_sequences = terminal_takes_sequences()  # after initscr: curses has set the console up
         self.log = log
         self.stubs = stubs
         self.keys = KeyReader(window, curses)
@@ -12437,20 +12438,25 @@ class Tui:
         self.write_terminal("\x1b[?2004%s" % ("h" if on else "l"))
 
     def write_terminal(self, sequence):
-        """A control sequence for the terminal itself, sent between two curses refreshes."""
+        """A control sequence for the terminal itself, sent between two curses refreshes;
+        whether it went out (never onto a console that would paint it as text)."""
+        if not self.terminal_sequences:
+            return False
         try:
             sys.stdout.write(sequence)
             sys.stdout.flush()
         except (OSError, ValueError):
-            pass
+            return False
+        return True
 
     def copy_to_clipboard(self, text):
         """OSC 52 asks the terminal to put ``text`` on the clipboard; terminals that do not
-        support it ignore the sequence. It goes out between two curses refreshes."""
+        support it ignore the sequence. It goes out between two curses refreshes. False when
+        it could not be sent: the caller shows the text to copy by hand."""
         import base64
 
         payload = base64.b64encode(text.encode("utf-8")).decode("ascii")
-        self.write_terminal("\x1b]52;c;%s\x07" % payload)
+        return self.write_terminal("\x1b]52;c;%s\x07" % payload)
 
     def outside_curses(self, action):
         """Run ``action`` with the terminal given back (a console browser may take it)."""
@@ -13242,10 +13248,10 @@ class ConnectScreen(FieldScreen):
     def copy_entry(self):
         server = self.focused_server()
         text = json.dumps({server.name: shareable_config_entry(server.entry)}, indent=2, ensure_ascii=False)
-        self.app.copy_to_clipboard(text)
-        self.output.set_text("The entry of %s in %s (copied to the clipboard where the terminal allows):\n%s" % (
-            server.name, server.path, text))
-        self.app.say("Copied the config entry of %s as JSON." % server.name)
+        copied = self.app.copy_to_clipboard(text)
+        self.output.set_text("The entry of %s in %s (%s):\n%s" % (server.name, server.path, COPIED if copied
+                                                                  else NOT_COPIED, text))
+        self.app.say("Copied the config entry of %s as JSON." % server.name if copied else NOT_COPIED.capitalize())
 
     def stacked(self):
         """Opened from the main screen (C), over a session that stays until a new one opens."""
@@ -13799,9 +13805,9 @@ class ToolScreen(FieldScreen):
         if arguments is None:
             return
         command = tool_call_command(self.app.session.spec, self.tool, arguments, self.task_mode)
-        self.app.copy_to_clipboard(command)
-        self.output.set_text("Equivalent command (copied to the clipboard where the terminal allows):\n" + command)
-        self.app.say("Copied: " + command)
+        copied = self.app.copy_to_clipboard(command)
+        self.output.set_text("Equivalent command (%s):\n%s" % (COPIED if copied else NOT_COPIED, command))
+        self.app.say(("Copied: " if copied else NOT_COPIED.capitalize() + ": ") + command)
 
     def submit(self):
         if self.running:
@@ -15003,8 +15009,10 @@ class UrlElicitationScreen(FieldScreen):
         return False
 
     def copy_url(self):
-        self.app.copy_to_clipboard(self.url)
-        self.app.say("URL copied to the clipboard (where the terminal allows).")
+        if self.app.copy_to_clipboard(self.url):
+            self.app.say("URL copied to the clipboard (where the terminal allows).")
+        else:
+            self.app.say(NOT_COPIED.capitalize() + ": " + self.url, True)
 
     def submit(self):
         import webbrowser
@@ -15053,8 +15061,10 @@ class AuthorizeScreen(TextScreen):
         self.app.say("Authorization cancelled.")
 
     def copy_url(self):
-        self.app.copy_to_clipboard(self.step.url)
-        self.app.say("URL copied to the clipboard (where the terminal allows).")
+        if self.app.copy_to_clipboard(self.step.url):
+            self.app.say("URL copied to the clipboard (where the terminal allows).")
+        else:
+            self.app.say(NOT_COPIED.capitalize() + ": " + self.step.url, True)
 
 
 class SamplingScreen(FieldScreen):
@@ -15309,6 +15319,40 @@ def help_text(screen):
 
 
 # -- 8c. Widgets: text, lists, fields ------------------------------------------------------
+
+
+COPIED, NOT_COPIED = "copied to the clipboard where the terminal allows", "this console cannot copy: select it by hand"
+
+
+def terminal_takes_sequences(windows=None, enable_vt=None):
+    """Whether control sequences written to stdout (OSC 52, bracketed paste) reach the
+    terminal as controls. Every POSIX terminal reads them; a Windows console only with VT
+    processing on, which this turns on; where it cannot be (an old console, stdout not a
+    console) they must not be written, or the console paints them as text."""
+    if windows is None:
+        windows = os.name == "nt"
+    if not windows:
+        return True
+    try:
+        return bool((enable_vt or enable_console_vt)())
+    except (ImportError, OSError, AttributeError, ValueError):
+        return False
+
+
+def enable_console_vt():
+    """SetConsoleMode with ENABLE_VIRTUAL_TERMINAL_PROCESSING on stdout's console (Windows 10
+    1511 and later, and Windows Terminal); False where the console refuses it."""
+    import ctypes
+    import msvcrt
+
+    virtual_terminal_processing = 0x0004
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    handle = ctypes.c_void_p(msvcrt.get_osfhandle(sys.stdout.fileno()))
+    mode = ctypes.c_ulong()
+    if not kernel32.GetConsoleMode(handle, ctypes.byref(mode)):
+        return False
+    return bool(mode.value & virtual_terminal_processing
+                or kernel32.SetConsoleMode(handle, mode.value | virtual_terminal_processing))
 
 
 def is_pdcurses(curses):

@@ -359,3 +359,29 @@ def test_a_resize_on_pdcurses_resizes_curses_to_the_console_before_the_repaint()
     """PDCurses changes LINES/COLS only in resize_term(0, 0); ncurses did it already."""
     assert press_resize(FakePdcurses()) == [("resize_term", 0, 0), ("clear",)]
     assert press_resize(FakeCurses()) == [("clear",)]
+
+
+class TerminalWriter:
+    """The app's terminal writes, as a console with or without VT processing takes them."""
+
+    def __init__(self, windows, enable_vt):
+        self.terminal_sequences = mcp_tui.terminal_takes_sequences(windows=windows, enable_vt=enable_vt)
+
+    def write_terminal(self, sequence):
+        return mcp_tui.Tui.write_terminal(self, sequence)
+
+
+def console_refusing_vt():
+    raise OSError(87, "The parameter is incorrect")
+
+
+def test_a_windows_console_without_vt_processing_gets_no_osc52_and_the_copy_says_so(capsys):
+    for windows, enable_vt in ((True, console_refusing_vt), (True, lambda: False)):
+        app = TerminalWriter(windows, enable_vt)
+        assert mcp_tui.Tui.copy_to_clipboard(app, "mcp-tui x") is False
+        assert capsys.readouterr().out == ""  # nothing painted over the screen
+    assert mcp_tui.Tui.copy_to_clipboard(TerminalWriter(True, lambda: True), "hi") is True
+    assert capsys.readouterr().out == "\x1b]52;c;aGk=\x07"
+    posix = TerminalWriter(False, console_refusing_vt)  # never asked outside Windows
+    assert mcp_tui.Tui.copy_to_clipboard(posix, "hi") is True
+    assert capsys.readouterr().out == "\x1b]52;c;aGk=\x07"
