@@ -9177,13 +9177,73 @@ def config_file_servers(path):
     return [ConfigServer(name, path, entry) for name, entry in entries.items() if isinstance(entry, dict)]
 
 
-def shell_word(word):
-    """``word`` for a POSIX shell, exactly: shlex.quote, or $'...' with escapes when it holds
-    characters a terminal would not show (controls, bidi overrides), since cleaning them
-    out of a printed command would make it name something else."""
+def user_shell(environ=None, windows=None):
+    """The shell a printed command is written for: "posix" outside Windows; on Windows
+    "powershell" or "cmd". Nothing says which shell started a program there; PowerShell
+    (5.1 and 7) adds the user's own module folder to PSModulePath for what it starts, while
+    cmd.exe passes on the system's value, two folders, so three or more means PowerShell.
+    (PSModulePath being set at all says nothing: Windows sets it for every process.)"""
+    if windows is None:
+        windows = os.name == "nt"
+    if not windows:
+        return "posix"
+    folders = (os.environ if environ is None else environ).get("PSModulePath", "").split(";")
+    return "powershell" if len([folder for folder in folders if folder]) >= 3 else "cmd"
+
+
+def powershell_word(word):
+    """``word`` for PowerShell, exactly: bare where argument mode keeps it as it is (not a
+    number such as 1e3, no -x.y, which Windows PowerShell splits), '...' with ' doubled
+    (PowerShell's curly single quotes too), or "..." with $([char]0x..) for characters a
+    terminal would not show."""
+    if re.match(r"(?:[A-Za-z_/\\][\w./:=\\+-]*|--?[A-Za-z][A-Za-z0-9-]*)\Z", word):
+        return word
+    if word.isprintable() and clean(word) == word:
+        return "'" + re.sub("['\u2018\u2019\u201a\u201b]", lambda match: match.group(0) * 2, word) + "'"
+    return '"' + powershell_double_quoted(word) + '"'
+
+
+def powershell_double_quoted(text):
+    """``text`` inside PowerShell's "...": ` " $ escaped, unseen characters as $([char]0x..)."""
+    pieces = []
+    for char in text:
+        if char in '`"$\u201c\u201d\u201e':
+            pieces.append("`" + char)
+        elif not char.isprintable() or clean(char) != char:
+            pieces.append("$([char]0x%04x)" % ord(char) if ord(char) <= 0xFFFF
+                          else "$([char]::ConvertFromUtf32(0x%x))" % ord(char))
+        else:
+            pieces.append(char)
+    return "".join(pieces)
+
+
+def cmd_word(word):
+    """``word`` for cmd.exe: bare where neither cmd nor a .cmd shim would split or expand
+    it, else "..." as the C runtime reads argv (\\" for a quote, backslashes before one
+    doubled). cmd cannot type control characters at all: such a word is left to
+    shell_word's $'...' escapes, which at least show it exactly. (A %NAME% inside quotes is
+    still expanded by an interactive cmd; there is no escape for it there.)"""
+    if re.match(r"[\w./:\\+@-]+\Z", word):
+        return word
+    quoted = re.sub(r'(\\*)"', lambda match: match.group(1) * 2 + '\\"', word)
+    return '"' + re.sub(r"(\\+)\Z", lambda match: match.group(1) * 2, quoted) + '"'
+
+
+def shell_word(word, shell=None):
+    """``word`` for the user's shell (user_shell, or ``shell``): PowerShell and cmd.exe as
+    powershell_word and cmd_word write it; a POSIX shell exactly: shlex.quote, or $'...'
+    with escapes when it holds characters a terminal would not show (controls, bidi
+    overrides), since cleaning them out of a printed command would make it name something
+    else."""
     import shlex
 
-    if word.isprintable() and clean(word) == word:
+    shell = shell or user_shell()
+    printable = word.isprintable() and clean(word) == word
+    if shell == "powershell":
+        return powershell_word(word)
+    if shell == "cmd" and printable:
+        return cmd_word(word)
+    if printable:
         return shlex.quote(word)
     escaped = []
     for char in word:
@@ -9205,29 +9265,39 @@ class ConfigWord(str):
 CONFIG_VARIABLE = r'\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(:-[^}$`\\"]*)?\}'  # one a shell reads the same
 
 
-def shell_config_word(word):
-    """``word`` for a POSIX shell with its ${VAR} and ${VAR:-default} (and ${env:VAR}, as ${VAR})
+def shell_config_word(word, shell=None):
+    """``word`` for the user's shell with its ${VAR} and ${VAR:-default} (and ${env:VAR}, as ${VAR})
     left for the shell to expand, in double quotes, and the rest as shell_word writes it: a
-    copied command shows the config's placeholders, never their values, and still runs."""
+    copied command shows the config's placeholders, never their values, and still runs.
+    PowerShell ("...${env:VAR}...") and cmd.exe ("...%VAR%...") have no default: it is dropped,
+    and the word is one quoted string (both split a word that begins with a quoted part)."""
+    shell = shell or user_shell()
+    if shell == "powershell":
+        parts = re.split(CONFIG_VARIABLE, word)  # text, name, default, text, ...
+        texts = [powershell_double_quoted(text) for text in parts[0::3]]
+        return '"%s%s"' % ("".join(text + "${env:%s}" % name for text, name in zip(texts, parts[1::3])), texts[-1])
+    if shell == "cmd":
+        return cmd_word(re.sub(CONFIG_VARIABLE, r"%\1%", word))
     pieces, start = [], 0
     for match in re.finditer(CONFIG_VARIABLE, word):
         if match.start() > start:
-            pieces.append(shell_word(word[start:match.start()]))
+            pieces.append(shell_word(word[start:match.start()], shell))
         pieces.append('"${%s%s}"' % (match.group(1), match.group(2) or ""))
         start = match.end()
     if start < len(word) or not pieces:
-        pieces.append(shell_word(word[start:]))
+        pieces.append(shell_word(word[start:], shell))
     return "".join(pieces)
 
 
-def command_line(options, command, operands):
-    """``mcp-tui OPTIONS COMMAND OPERANDS`` for a POSIX shell, every word as shell_word writes
-    it (a ConfigWord as shell_config_word does), and ``--`` before the operands when one starts
-    with a dash (it would read as an option)."""
+def command_line(options, command, operands, shell=None):
+    """``mcp-tui OPTIONS COMMAND OPERANDS`` for the user's shell (user_shell, or ``shell``),
+    every word as shell_word writes it (a ConfigWord as shell_config_word does), and ``--``
+    before the operands when one starts with a dash (it would read as an option)."""
+    shell = shell or user_shell()
     words = ["mcp-tui"] + list(options) + list(command)
     if any(word.startswith("-") for word in operands):
         words.append("--")
-    return " ".join(shell_config_word(word) if isinstance(word, ConfigWord) else shell_word(word)
+    return " ".join(shell_config_word(word, shell) if isinstance(word, ConfigWord) else shell_word(word, shell)
                     for word in words + list(operands))
 
 
