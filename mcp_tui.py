@@ -9177,13 +9177,73 @@ def config_file_servers(path):
     return [ConfigServer(name, path, entry) for name, entry in entries.items() if isinstance(entry, dict)]
 
 
-def shell_word(word):
-    """``word`` for a POSIX shell, exactly: shlex.quote, or $'...' with escapes when it holds
-    characters a terminal would not show (controls, bidi overrides), since cleaning them
-    out of a printed command would make it name something else."""
+def user_shell(environ=None, windows=None):
+    """The shell a printed command is written for: "posix" outside Windows; on Windows
+    "powershell" or "cmd". Nothing says which shell started a program there; PowerShell
+    (5.1 and 7) adds the user's own module folder to PSModulePath for what it starts, while
+    cmd.exe passes on the system's value, two folders, so three or more means PowerShell.
+    (PSModulePath being set at all says nothing: Windows sets it for every process.)"""
+    if windows is None:
+        windows = os.name == "nt"
+    if not windows:
+        return "posix"
+    folders = (os.environ if environ is None else environ).get("PSModulePath", "").split(";")
+    return "powershell" if len([folder for folder in folders if folder]) >= 3 else "cmd"
+
+
+def powershell_word(word):
+    """``word`` for PowerShell, exactly: bare where argument mode keeps it as it is (not a
+    number such as 1e3, no -x.y, which Windows PowerShell splits), '...' with ' doubled
+    (PowerShell's curly single quotes too), or "..." with $([char]0x..) for characters a
+    terminal would not show."""
+    if re.match(r"(?:[A-Za-z_/\\][\w./:=\\+-]*|--?[A-Za-z][A-Za-z0-9-]*)\Z", word):
+        return word
+    if word.isprintable() and clean(word) == word:
+        return "'" + re.sub("['\u2018\u2019\u201a\u201b]", lambda match: match.group(0) * 2, word) + "'"
+    return '"' + powershell_double_quoted(word) + '"'
+
+
+def powershell_double_quoted(text):
+    """``text`` inside PowerShell's "...": ` " $ escaped, unseen characters as $([char]0x..)."""
+    pieces = []
+    for char in text:
+        if char in '`"$\u201c\u201d\u201e':
+            pieces.append("`" + char)
+        elif not char.isprintable() or clean(char) != char:
+            pieces.append("$([char]0x%04x)" % ord(char) if ord(char) <= 0xFFFF
+                          else "$([char]::ConvertFromUtf32(0x%x))" % ord(char))
+        else:
+            pieces.append(char)
+    return "".join(pieces)
+
+
+def cmd_word(word):
+    """``word`` for cmd.exe: bare where neither cmd nor a .cmd shim would split or expand
+    it, else "..." as the C runtime reads argv (\\" for a quote, backslashes before one
+    doubled). cmd cannot type control characters at all: such a word is left to
+    shell_word's $'...' escapes, which at least show it exactly. (A %NAME% inside quotes is
+    still expanded by an interactive cmd; there is no escape for it there.)"""
+    if re.match(r"[\w./:\\+@-]+\Z", word):
+        return word
+    quoted = re.sub(r'(\\*)"', lambda match: match.group(1) * 2 + '\\"', word)
+    return '"' + re.sub(r"(\\+)\Z", lambda match: match.group(1) * 2, quoted) + '"'
+
+
+def shell_word(word, shell=None):
+    """``word`` for the user's shell (user_shell, or ``shell``): PowerShell and cmd.exe as
+    powershell_word and cmd_word write it; a POSIX shell exactly: shlex.quote, or $'...'
+    with escapes when it holds characters a terminal would not show (controls, bidi
+    overrides), since cleaning them out of a printed command would make it name something
+    else."""
     import shlex
 
-    if word.isprintable() and clean(word) == word:
+    shell = shell or user_shell()
+    printable = word.isprintable() and clean(word) == word
+    if shell == "powershell":
+        return powershell_word(word)
+    if shell == "cmd" and printable:
+        return cmd_word(word)
+    if printable:
         return shlex.quote(word)
     escaped = []
     for char in word:
@@ -9205,29 +9265,39 @@ class ConfigWord(str):
 CONFIG_VARIABLE = r'\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(:-[^}$`\\"]*)?\}'  # one a shell reads the same
 
 
-def shell_config_word(word):
-    """``word`` for a POSIX shell with its ${VAR} and ${VAR:-default} (and ${env:VAR}, as ${VAR})
+def shell_config_word(word, shell=None):
+    """``word`` for the user's shell with its ${VAR} and ${VAR:-default} (and ${env:VAR}, as ${VAR})
     left for the shell to expand, in double quotes, and the rest as shell_word writes it: a
-    copied command shows the config's placeholders, never their values, and still runs."""
+    copied command shows the config's placeholders, never their values, and still runs.
+    PowerShell ("...${env:VAR}...") and cmd.exe ("...%VAR%...") have no default: it is dropped,
+    and the word is one quoted string (both split a word that begins with a quoted part)."""
+    shell = shell or user_shell()
+    if shell == "powershell":
+        parts = re.split(CONFIG_VARIABLE, word)  # text, name, default, text, ...
+        texts = [powershell_double_quoted(text) for text in parts[0::3]]
+        return '"%s%s"' % ("".join(text + "${env:%s}" % name for text, name in zip(texts, parts[1::3])), texts[-1])
+    if shell == "cmd":
+        return cmd_word(re.sub(CONFIG_VARIABLE, r"%\1%", word))
     pieces, start = [], 0
     for match in re.finditer(CONFIG_VARIABLE, word):
         if match.start() > start:
-            pieces.append(shell_word(word[start:match.start()]))
+            pieces.append(shell_word(word[start:match.start()], shell))
         pieces.append('"${%s%s}"' % (match.group(1), match.group(2) or ""))
         start = match.end()
     if start < len(word) or not pieces:
-        pieces.append(shell_word(word[start:]))
+        pieces.append(shell_word(word[start:], shell))
     return "".join(pieces)
 
 
-def command_line(options, command, operands):
-    """``mcp-tui OPTIONS COMMAND OPERANDS`` for a POSIX shell, every word as shell_word writes
-    it (a ConfigWord as shell_config_word does), and ``--`` before the operands when one starts
-    with a dash (it would read as an option)."""
+def command_line(options, command, operands, shell=None):
+    """``mcp-tui OPTIONS COMMAND OPERANDS`` for the user's shell (user_shell, or ``shell``),
+    every word as shell_word writes it (a ConfigWord as shell_config_word does), and ``--``
+    before the operands when one starts with a dash (it would read as an option)."""
+    shell = shell or user_shell()
     words = ["mcp-tui"] + list(options) + list(command)
     if any(word.startswith("-") for word in operands):
         words.append("--")
-    return " ".join(shell_config_word(word) if isinstance(word, ConfigWord) else shell_word(word)
+    return " ".join(shell_config_word(word, shell) if isinstance(word, ConfigWord) else shell_word(word, shell)
                     for word in words + list(operands))
 
 
@@ -12056,6 +12126,7 @@ class Tui:
         self.ledger = None if options.no_ledger else TaskLedger()
         self.window = window
         self.curses = curses
+        self.terminal_sequences = terminal_takes_sequences()  # after initscr: curses has set the console up
         self.log = log
         self.stubs = stubs
         self.keys = KeyReader(window, curses)
@@ -12418,26 +12489,44 @@ class Tui:
         return "%s  %s  %s%s" % (session.display_name(), summary["protocolVersion"], summary["transport"],
                                  "  [disconnected]" if self.disconnected else "")
 
+    def resized(self):
+        """The terminal changed size: repaint everything at the new one. ncurses has resized
+        stdscr and LINES/COLS by the time it returns KEY_RESIZE; PDCurses (windows-curses)
+        only flags the event and leaves it to resize_term(0, 0), which reads the console's
+        size. That call is only made on PDCurses: on ncurses it is not needed, and a 0x0
+        resize_term there is not the "use the terminal's size" it is on PDCurses."""
+        if is_pdcurses(self.curses):
+            try:
+                self.curses.resize_term(0, 0)
+            except self.curses.error:
+                pass  # the old size stays; the repaint below still fits it
+        self.window.clear()
+
     def bracketed_paste(self, on):
         """The terminal marks pasted text (Esc [200~ ... Esc [201~), so a pasted newline is
         text, not Enter; terminals without the mode ignore the request."""
         self.write_terminal("\x1b[?2004%s" % ("h" if on else "l"))
 
     def write_terminal(self, sequence):
-        """A control sequence for the terminal itself, sent between two curses refreshes."""
+        """A control sequence for the terminal itself, sent between two curses refreshes;
+        whether it went out (never onto a console that would paint it as text)."""
+        if not self.terminal_sequences:
+            return False
         try:
             sys.stdout.write(sequence)
             sys.stdout.flush()
         except (OSError, ValueError):
-            pass
+            return False
+        return True
 
     def copy_to_clipboard(self, text):
         """OSC 52 asks the terminal to put ``text`` on the clipboard; terminals that do not
-        support it ignore the sequence. It goes out between two curses refreshes."""
+        support it ignore the sequence. It goes out between two curses refreshes. False when
+        it could not be sent: the caller shows the text to copy by hand."""
         import base64
 
         payload = base64.b64encode(text.encode("utf-8")).decode("ascii")
-        self.write_terminal("\x1b]52;c;%s\x07" % payload)
+        return self.write_terminal("\x1b]52;c;%s\x07" % payload)
 
     def outside_curses(self, action):
         """Run ``action`` with the terminal given back (a console browser may take it)."""
@@ -12534,7 +12623,7 @@ def connected_app(app):
 
 
 GLOBAL_KEYS = (  # the app's keys on every screen, before the screen sees them (README: "Any screen")
-    Binding("", action=key_action(lambda app: app.window.clear()), codes=("RESIZE",)),  # repaint at the new size
+    Binding("", action=key_action(lambda app: app.resized()), codes=("RESIZE",)),  # repaint at the new size
     Binding("F1", "help", action=key_action(lambda app: app.open_help())),
     Binding("F12", "debug screen", action=key_action(lambda app: app.open_debug())),
     Binding("F9", "record", action=key_action(lambda app: app.toggle_recording())),
@@ -13229,10 +13318,10 @@ class ConnectScreen(FieldScreen):
     def copy_entry(self):
         server = self.focused_server()
         text = json.dumps({server.name: shareable_config_entry(server.entry)}, indent=2, ensure_ascii=False)
-        self.app.copy_to_clipboard(text)
-        self.output.set_text("The entry of %s in %s (copied to the clipboard where the terminal allows):\n%s" % (
-            server.name, server.path, text))
-        self.app.say("Copied the config entry of %s as JSON." % server.name)
+        copied = self.app.copy_to_clipboard(text)
+        self.output.set_text("The entry of %s in %s (%s):\n%s" % (server.name, server.path, COPIED if copied
+                                                                  else NOT_COPIED, text))
+        self.app.say("Copied the config entry of %s as JSON." % server.name if copied else NOT_COPIED.capitalize())
 
     def stacked(self):
         """Opened from the main screen (C), over a session that stays until a new one opens."""
@@ -13786,9 +13875,9 @@ class ToolScreen(FieldScreen):
         if arguments is None:
             return
         command = tool_call_command(self.app.session.spec, self.tool, arguments, self.task_mode)
-        self.app.copy_to_clipboard(command)
-        self.output.set_text("Equivalent command (copied to the clipboard where the terminal allows):\n" + command)
-        self.app.say("Copied: " + command)
+        copied = self.app.copy_to_clipboard(command)
+        self.output.set_text("Equivalent command (%s):\n%s" % (COPIED if copied else NOT_COPIED, command))
+        self.app.say(("Copied: " if copied else NOT_COPIED.capitalize() + ": ") + command)
 
     def submit(self):
         if self.running:
@@ -14990,8 +15079,10 @@ class UrlElicitationScreen(FieldScreen):
         return False
 
     def copy_url(self):
-        self.app.copy_to_clipboard(self.url)
-        self.app.say("URL copied to the clipboard (where the terminal allows).")
+        if self.app.copy_to_clipboard(self.url):
+            self.app.say("URL copied to the clipboard (where the terminal allows).")
+        else:
+            self.app.say(NOT_COPIED.capitalize() + ": " + self.url, True)
 
     def submit(self):
         import webbrowser
@@ -15040,8 +15131,10 @@ class AuthorizeScreen(TextScreen):
         self.app.say("Authorization cancelled.")
 
     def copy_url(self):
-        self.app.copy_to_clipboard(self.step.url)
-        self.app.say("URL copied to the clipboard (where the terminal allows).")
+        if self.app.copy_to_clipboard(self.step.url):
+            self.app.say("URL copied to the clipboard (where the terminal allows).")
+        else:
+            self.app.say(NOT_COPIED.capitalize() + ": " + self.step.url, True)
 
 
 class SamplingScreen(FieldScreen):
@@ -15298,6 +15391,47 @@ def help_text(screen):
 # -- 8c. Widgets: text, lists, fields ------------------------------------------------------
 
 
+COPIED, NOT_COPIED = "copied to the clipboard where the terminal allows", "this console cannot copy: select it by hand"
+
+
+def terminal_takes_sequences(windows=None, enable_vt=None):
+    """Whether control sequences written to stdout (OSC 52, bracketed paste) reach the
+    terminal as controls. Every POSIX terminal reads them; a Windows console only with VT
+    processing on, which this turns on; where it cannot be (an old console, stdout not a
+    console) they must not be written, or the console paints them as text."""
+    if windows is None:
+        windows = os.name == "nt"
+    if not windows:
+        return True
+    try:
+        return bool((enable_vt or enable_console_vt)())
+    except (ImportError, OSError, AttributeError, ValueError):
+        return False
+
+
+def enable_console_vt():
+    """SetConsoleMode with ENABLE_VIRTUAL_TERMINAL_PROCESSING on stdout's console (Windows 10
+    1511 and later, and Windows Terminal); False where the console refuses it."""
+    import ctypes
+    import msvcrt
+
+    virtual_terminal_processing = 0x0004
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    handle = ctypes.c_void_p(msvcrt.get_osfhandle(sys.stdout.fileno()))
+    mode = ctypes.c_ulong()
+    if not kernel32.GetConsoleMode(handle, ctypes.byref(mode)):
+        return False
+    return bool(mode.value & virtual_terminal_processing
+                or kernel32.SetConsoleMode(handle, mode.value | virtual_terminal_processing))
+
+
+def is_pdcurses(curses):
+    """Whether ``curses`` is windows-curses (PDCurses): its module alone names PDCurses' own
+    key codes (CPython's module exports every name keyname() knows). It is the one that
+    needs resize_term(0, 0) after a resize."""
+    return hasattr(curses, "ALT_A") and hasattr(curses, "resize_term")
+
+
 class Paste:
     """Text the terminal delivered as one bracketed paste: it goes into a text field as
     text, never as keys (a pasted newline is not Enter)."""
@@ -15323,6 +15457,18 @@ class KeyReader:
                  "OD": "LEFT", "[Z": "BTAB", "[3~": "DELETE", "[1~": "HOME", "[4~": "END", "[H": "HOME",
                  "[F": "END", "OH": "HOME", "OF": "END", "[5~": "PGUP", "[6~": "PGDN", "[24~": "F12",
                  "[20~": "F9", "[11~": "F1", "OP": "F1", "[[A": "F1"}
+    # The numeric keypad's own codes (NumLock off): ncurses has the corners and PDCurses
+    # (windows-curses) all of them, with Enter, Delete and the operators as PAD* codes.
+    KEYPAD_NAMES = {"KEY_A1": "HOME", "KEY_A2": "UP", "KEY_A3": "PGUP", "KEY_B1": "LEFT", "KEY_B3": "RIGHT",
+                    "KEY_C1": "END", "KEY_C2": "DOWN", "KEY_C3": "PGDN", "PADENTER": "ENTER", "PADSTOP": "DELETE",
+                    "PADSLASH": "/", "PADSTAR": "*", "PADMINUS": "-", "PADPLUS": "+"}
+    # PDCurses sends Alt+key as a code of its own (ALT_B is 418), not Esc then the key as
+    # terminals do; its module names them (ALT_A..ALT_Z, ALT_0..ALT_9 and these), ncurses has
+    # none of them. Each gets the name the Esc form has: Alt+b is "M-b" on both.
+    ALT_NAMES = {"BKSP": "BACKSPACE", "DEL": "DELETE", "LEFT": "LEFT", "RIGHT": "RIGHT", "UP": "UP", "DOWN": "DOWN",
+                 "HOME": "HOME", "END": "END", "PGUP": "PGUP", "PGDN": "PGDN", "ENTER": "ENTER", "MINUS": "-",
+                 "EQUAL": "=", "COMMA": ",", "STOP": ".", "FSLASH": "/", "BSLASH": "\\", "SEMICOLON": ";",
+                 "FQUOTE": "'", "BQUOTE": "`", "LBRACKET": "[", "RBRACKET": "]"}
     PASTE_START, PASTE_END = "[200~", "\x1b[201~"
     PASTE_LIMIT = 1 << 20  # characters; a paste without its end marker stops here
 
@@ -15332,7 +15478,10 @@ class KeyReader:
         names = {"KEY_UP": "UP", "KEY_DOWN": "DOWN", "KEY_LEFT": "LEFT", "KEY_RIGHT": "RIGHT",
                  "KEY_PPAGE": "PGUP", "KEY_NPAGE": "PGDN", "KEY_HOME": "HOME", "KEY_END": "END",
                  "KEY_BACKSPACE": "BACKSPACE", "KEY_DC": "DELETE", "KEY_ENTER": "ENTER", "KEY_BTAB": "BTAB",
-                 "KEY_RESIZE": "RESIZE", "KEY_F1": "F1", "KEY_F9": "F9", "KEY_F12": "F12", "KEY_A1": "HOME", "KEY_C1": "END"}
+                 "KEY_RESIZE": "RESIZE", "KEY_F1": "F1", "KEY_F9": "F9", "KEY_F12": "F12"}
+        names.update(self.KEYPAD_NAMES)
+        names.update(("ALT_" + key, "M-" + name) for key, name in self.ALT_NAMES.items())
+        names.update(("ALT_" + char, "M-" + char.lower()) for char in "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         self.codes = {getattr(curses, constant): name for constant, name in names.items() if hasattr(curses, constant)}
 
     def read(self):

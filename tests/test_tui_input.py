@@ -308,3 +308,80 @@ def test_a_multi_select_wider_than_the_screen_scrolls_to_the_option_under_the_cu
     screen.wait_for("[x] zinc-white", what="the last option, ticked, on screen")
     screen.send("ctrl-x")
     screen.wait_for('Got {"paints": ["zinc-white"]}')
+
+
+class FakePdcurses(FakeCurses):
+    """windows-curses' own key codes, as its module names them (PDCurses' curses.h values)."""
+    ALT_A, ALT_B, ALT_F, ALT_0, ALT_BKSP, ALT_DEL, ALT_LEFT = 0x1A1, 0x1A2, 0x1A6, 0x197, 0x1F8, 0x1DE, 0x1E1
+    KEY_A1, KEY_A2, KEY_A3, KEY_B1, KEY_B3, KEY_C1, KEY_C2, KEY_C3 = range(0x1C1, 0x1C9)
+    PADENTER, PADSLASH, PADSTOP = 0x1CB, 0x1CA, 0x1D2
+
+
+def test_pdcurses_alt_and_keypad_codes_read_as_the_keys_terminals_send():
+    """Windows: Alt+b is ALT_B, not Esc b; the keypad with NumLock off sends KEY_A2... codes."""
+    curses = FakePdcurses()
+    keys = [curses.ALT_B, curses.ALT_F, curses.ALT_0, curses.ALT_BKSP, curses.ALT_DEL, curses.ALT_LEFT,
+            curses.KEY_A1, curses.KEY_A2, curses.KEY_A3, curses.KEY_B1, curses.KEY_B3, curses.KEY_C1,
+            curses.KEY_C2, curses.KEY_C3, curses.PADENTER, curses.PADSLASH, curses.PADSTOP]
+    reader = mcp_tui.KeyReader(FakeWindow(keys), curses)
+    assert [reader.read() for _ in keys] == [
+        "M-b", "M-f", "M-0", "M-BACKSPACE", "M-DELETE", "M-LEFT",
+        "HOME", "UP", "PGUP", "LEFT", "RIGHT", "END", "DOWN", "PGDN", "ENTER", "/", "DELETE"]
+    # ncurses has no ALT_ names: its codes in that range stay whatever they were (here: nothing)
+    assert mcp_tui.KeyReader(FakeWindow([0x1A2]), FakeCurses()).read() is None
+
+
+class ResizeRecorder:
+    """The app as the RESIZE key sees it: what it did to curses and the window."""
+
+    def __init__(self, curses):
+        self.curses, self.calls = curses, []
+        self.window = self
+        curses.resize_term = lambda rows, columns: self.calls.append(("resize_term", rows, columns))
+
+    def clear(self):
+        self.calls.append(("clear",))
+
+    def resized(self):
+        mcp_tui.Tui.resized(self)
+
+
+def press_resize(curses):
+    curses.KEY_RESIZE = 0x222
+    name = mcp_tui.KeyReader(FakeWindow([curses.KEY_RESIZE]), curses).read()
+    app = ResizeRecorder(curses)
+    binding = next(binding for binding in mcp_tui.GLOBAL_KEYS if name in binding.codes)
+    assert binding.action(app, name)
+    return app.calls
+
+
+def test_a_resize_on_pdcurses_resizes_curses_to_the_console_before_the_repaint():
+    """PDCurses changes LINES/COLS only in resize_term(0, 0); ncurses did it already."""
+    assert press_resize(FakePdcurses()) == [("resize_term", 0, 0), ("clear",)]
+    assert press_resize(FakeCurses()) == [("clear",)]
+
+
+class TerminalWriter:
+    """The app's terminal writes, as a console with or without VT processing takes them."""
+
+    def __init__(self, windows, enable_vt):
+        self.terminal_sequences = mcp_tui.terminal_takes_sequences(windows=windows, enable_vt=enable_vt)
+
+    def write_terminal(self, sequence):
+        return mcp_tui.Tui.write_terminal(self, sequence)
+
+
+def console_refusing_vt():
+    raise OSError(87, "The parameter is incorrect")
+
+
+def test_a_windows_console_without_vt_processing_gets_no_osc52_and_the_copy_says_so(capsys):
+    for windows, enable_vt in ((True, console_refusing_vt), (True, lambda: False)):
+        app = TerminalWriter(windows, enable_vt)
+        assert mcp_tui.Tui.copy_to_clipboard(app, "mcp-tui x") is False
+        assert capsys.readouterr().out == ""  # nothing painted over the screen
+    assert mcp_tui.Tui.copy_to_clipboard(TerminalWriter(True, lambda: True), "hi") is True
+    assert capsys.readouterr().out == "\x1b]52;c;aGk=\x07"
+    posix = TerminalWriter(False, console_refusing_vt)  # never asked outside Windows
+    assert mcp_tui.Tui.copy_to_clipboard(posix, "hi") is True
+    assert capsys.readouterr().out == "\x1b]52;c;aGk=\x07"

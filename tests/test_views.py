@@ -406,6 +406,43 @@ def test_check_url_option(url, message, hint):
     assert (error.value.message, error.value.hint) == (message, hint)
 
 
+WINDOWS_SHELLS = {"powershell": "C:\\Users\\ada\\Documents\\WindowsPowerShell\\Modules;C:\\Program Files\\"
+                                "WindowsPowerShell\\Modules;C:\\Windows\\system32\\WindowsPowerShell\\v1.0\\Modules",
+                  "cmd": "C:\\Program Files\\WindowsPowerShell\\Modules;C:\\Windows\\system32\\WindowsPowerShell\\v1.0\\Modules"}
+
+
+@pytest.mark.parametrize("shell, expected", [
+    ("powershell", "mcp-tui 'python.exe srv.py' --task --wait tool call add a:=1 's=it''s \"x\" $HOME' 'n:=\"@file\"'"),
+    ("cmd", 'mcp-tui "python.exe srv.py" --task --wait tool call add "a:=1" "s=it\'s \\\"x\\\" $HOME" "n:=\\\"@file\\\""'),
+])
+def test_on_windows_a_copied_command_is_quoted_for_the_shell_the_user_is_in(monkeypatch, shell, expected):
+    """Windows: PowerShell (its own module folder in PSModulePath) or cmd.exe (only the system's)."""
+    monkeypatch.setenv("PSModulePath", WINDOWS_SHELLS[shell])
+    on_windows = mcp_tui.user_shell
+    monkeypatch.setattr(mcp_tui, "user_shell", lambda environ=None, windows=None: on_windows(environ, True))
+    assert mcp_tui.user_shell() == shell
+    tool = {"name": "add", "inputSchema": {"properties": {"a": {"type": "integer"}, "s": {"type": "string"}}}}
+    spec = mcp_tui.build_spec("python3 srv.py")
+    spec.argv = ["python.exe", "srv.py"]
+    assert mcp_tui.tool_call_command(spec, tool, {"a": 1, "s": 'it\'s "x" $HOME', "n": "@file"}, True) == expected
+    # the task follow-ups the CLI prints go through the same command_line
+    assert mcp_tui.command_line([], ["task", "get"], ["-t1"]) == {
+        "powershell": "mcp-tui task get '--' -t1", "cmd": "mcp-tui task get -- -t1"}[shell]
+
+
+def test_windows_quoting_keeps_every_word_exact():
+    words = ["1e3", "--x=a.b", "@dev", "--url", "C:\\dir with\\", "\u2019q", "a\x1bb"]
+    assert [mcp_tui.shell_word(word, "powershell") for word in words] == [
+        "'1e3'", "'--x=a.b'", "'@dev'", "--url", "'C:\\dir with\\'", "'\u2019\u2019q'", '"a$([char]0x001b)b"']
+    assert [mcp_tui.shell_word(word, "cmd") for word in words] == [
+        "1e3", '"--x=a.b"', "@dev", "--url", '"C:\\dir with\\\\"', '"\u2019q"', "$'a\\x1bb'"]
+    header = mcp_tui.ConfigWord("X-Key: ${KEY:-none} $x")
+    assert mcp_tui.shell_config_word(header, "powershell") == '"X-Key: ${env:KEY} `$x"'
+    assert mcp_tui.shell_config_word(header, "cmd") == '"X-Key: %KEY% $x"'
+    assert mcp_tui.shell_config_word(header, "posix") == "'X-Key: '\"${KEY:-none}\"' $x'"
+    assert mcp_tui.user_shell({"PSModulePath": WINDOWS_SHELLS["powershell"]}, windows=False) == "posix"
+
+
 def test_the_command_line_of_a_call_quotes_every_word_and_leaves_secrets_out():
     assert [mcp_tui.shell_word(w) for w in ["plain", "a b", "it's", "red\x1b[31m", "rtl\u202eevil", ""]] == [
         "plain", "'a b'", "'it'\"'\"'s'", "$'red\\x1b[31m'", "$'rtl\\u202eevil'", "''"]
