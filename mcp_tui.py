@@ -20,7 +20,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: McpTuiError UsageError ConnectionFailed RequestTimeout
                     RequestCancelled ProtocolViolation Withheld StreamCut HttpStatusError
                     RpcError SecretRegistry KeptTail MessageTooLarge FileLock JsonStateFile
-                    SseEvent SseDecoder StdioTransport Watchdog NetworkOptions HttpClient
+                    SseEvent SseDecoder Transport StdioTransport Watchdog NetworkOptions HttpClient
                     StreamableHttpTransport LegacySseTransport KeeperTransport KeeperGone
                     PendingRequest RpcChannel
    2. session       which era the server speaks, the handshake or per-request _meta, the
@@ -882,7 +882,43 @@ def windows_program(argv, environ):
     return [found] + list(argv[1:]) if found else argv
 
 
-class StdioTransport:
+class Transport:
+    """What every transport offers the channel and the session, with the defaults of one that
+    lacks it: callers ask for a capability by its meaning, never probe or test a name."""
+
+    name = None  # "stdio", "streamable-http" or "sse": shown and logged, never branched on
+    carries_mcp_headers = False  # Streamable HTTP: MCP-Protocol-Version, Mcp-Method, Mcp-Param-*
+    legacy_stream = False  # legacy Streamable HTTP: resume streams, hold a GET stream
+    session_id = None  # the 2025-11-25 HTTP session id requests go out under
+    keep_session = False  # a later run resumes this session: no DELETE at close
+    stream_lost = None  # why a stream the session depends on could not be opened again
+    stderr_tail = ()  # a child server's last lines on stderr
+    junk = ()  # lines a child server wrote on stdout that were not JSON-RPC
+
+    @property
+    def cancels_by_closing_stream(self):
+        """2026-07-28 over HTTP cancels a request by closing its response stream; everywhere
+        else a notifications/cancelled says so."""
+        return self.carries_mcp_headers and not self.legacy_stream
+
+    def abort(self, request_id):
+        """Stop reading a request's answer (close its stream); nothing where there is none."""
+
+    def legacy_session(self, version, session_id=None):
+        """The handshake era was negotiated (Streamable HTTP names the version from now on)."""
+
+    def open_get_stream(self):
+        """Legacy Streamable HTTP: hold the GET stream for what the server sends unasked."""
+
+    def control(self, op, timeout=10.0, **fields):
+        """An operation of a session keeper: only a kept session's transport has one."""
+        raise UsageError("%s is not a kept session: it takes no keeper operation (%s)" % (self.name, op))
+
+    def close(self):
+        """End the connection."""
+
+
+class StdioTransport(Transport):
     """A server run as a child process, without a shell: newline-delimited JSON-RPC on
     its stdin and stdout, and its stderr kept (and logged) for when something fails. The
     server runs in its own process group, so that stopping it stops its children too."""
@@ -1654,13 +1690,14 @@ GET_STREAM_WAIT = 2.0  # seconds a command waits for a 2025-11-25 server to answ
 EVENT_IDS_KEPT = 1024  # SSE event ids remembered per transport, to drop events a server replays twice
 
 
-class StreamableHttpTransport:
+class StreamableHttpTransport(Transport):
     """Streamable HTTP (2025-03-26 and later, and 2026-07-28): every message is its own
     POST; the answer is JSON or an SSE stream. In the legacy era it also keeps the
     session id, holds the GET stream for server messages, resumes broken streams with
     Last-Event-ID, and ends the session with DELETE."""
 
     name = "streamable-http"
+    carries_mcp_headers = True
 
     def __init__(self, http, log=None):
         self.http = http
@@ -1985,7 +2022,7 @@ class StreamableHttpTransport:
             self.http.close()
 
 
-class LegacySseTransport:
+class LegacySseTransport(Transport):
     """The 2024-11-05 HTTP+SSE transport: a GET stream whose first event names the POST
     endpoint; every answer arrives on that stream."""
 
@@ -2072,7 +2109,7 @@ class LegacySseTransport:
 KEEPER_HELLO_LIMIT = 4096  # bytes of one line before both ends have proved they know the token
 
 
-class KeeperTransport:
+class KeeperTransport(Transport):
     """The command's end of a session that a background keeper holds (section 9): JSON
     lines over a Unix socket in the state directory, or a loopback port. Before anything of
     value is sent, both ends prove they know the session's token (keeper_proof); the keeper
@@ -2133,6 +2170,8 @@ class KeeperTransport:
             raise keeper_error(reply["error"])
         self.name = reply.get("transport", self.name)
         self.legacy_stream = bool(reply.get("legacyStream"))
+        kept = {kind.name: kind for kind in (StdioTransport, StreamableHttpTransport, LegacySseTransport)}
+        self.carries_mcp_headers = kept.get(self.name, Transport).carries_mcp_headers  # framed as it is directly
         return reply
 
     def _write(self, value):
@@ -2453,7 +2492,7 @@ class RpcChannel:
                 break
             if time.monotonic() >= min(pending.last_activity + timeout, cap):  # progress may have moved it
                 hint = "raise --timeout if the server needs longer"
-                seen = list(self.anomalies) + list(getattr(self.transport, "junk", ()))
+                seen = list(self.anomalies) + list(self.transport.junk)
                 if seen:
                     hint = "meanwhile the server sent " + "; ".join(seen)
                 if time.monotonic() < cap:
@@ -2474,10 +2513,8 @@ class RpcChannel:
     def _cancel(self, request_id, method, notify, reason):
         """Stdio and the legacy HTTP era cancel with notifications/cancelled; 2026-07-28
         HTTP cancels by closing the response stream."""
-        abort = getattr(self.transport, "abort", None)
-        if abort:
-            abort(request_id)
-        if notify and (self.transport.name != "streamable-http" or self.transport.legacy_stream):
+        self.transport.abort(request_id)
+        if notify and not self.transport.cancels_by_closing_stream:
             try:
                 self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
             except McpTuiError:
@@ -3067,7 +3104,7 @@ class Session:
         return {"era": self.era, "protocolVersion": self.protocol_version, "serverInfo": self.server_info,
                 "capabilities": self.capabilities, "instructions": self.instructions,
                 "supportedVersions": self.supported_versions, "transport": self.transport.name,
-                "legacyStream": bool(getattr(self.transport, "legacy_stream", False))}
+                "legacyStream": bool(self.transport.legacy_stream)}
 
     def adopt(self, transport, state):
         """Carry on a session another process opened (``handshake_state``) over ``transport``
@@ -3223,8 +3260,7 @@ class Session:
 
     def keep_alive(self, keep):
         """Keep the session for a later run (no DELETE at close), or end it as usual."""
-        if hasattr(self.transport, "keep_session"):
-            self.transport.keep_session = keep
+        self.transport.keep_session = keep
 
     def _restart_transport(self, kind=None):
         self.channel.close()
@@ -3330,13 +3366,12 @@ class Session:
         self.capabilities, self.server_info = handshake_shapes("initialize", result.get("capabilities"),
                                                                result.get("serverInfo"))
         self.instructions = result.get("instructions")
-        if isinstance(self.transport, StreamableHttpTransport):
-            self.transport.legacy_session(negotiated)
+        self.transport.legacy_session(negotiated)
         self.channel.notify("notifications/initialized", None, self._legacy_headers())
         self.open_server_stream()  # roots, elicitation, sampling and pings may come on it at any time
 
     def _legacy_headers(self):
-        if self.transport.name == "streamable-http" and self.protocol_version:
+        if self.transport.carries_mcp_headers and self.protocol_version:
             return {"MCP-Protocol-Version": self.protocol_version}
         return {}
 
@@ -3409,7 +3444,19 @@ class Session:
 
     def http_session_id(self):
         """The 2025-11-25 HTTP session id requests go out under now, or None."""
-        return getattr(self.transport, "session_id", None)
+        return self.transport.session_id
+
+    def next_request_id(self):
+        """A JSON-RPC id of this session's own, for a request the caller may cancel later."""
+        return self.channel.next_id()
+
+    def keeper_control(self, op, **fields):
+        """An operation of the keeper that holds this kept session (@NAME); its answer."""
+        return self.transport.control(op, **fields)
+
+    def stderr_lines(self):
+        """A stdio server's last lines on stderr (none for other servers, or before one started)."""
+        return list(self.transport.stderr_tail) if self.transport is not None else []
 
     def start_over_if_lost(self, exc, sent_under):
         """When ``exc`` says the server has forgotten the HTTP session a request was sent
@@ -3451,7 +3498,7 @@ class Session:
         return params
 
     def modern_headers(self, method, params, tool=None):
-        if self.transport.name != "streamable-http":
+        if not self.transport.carries_mcp_headers:
             return None
         headers = {"MCP-Protocol-Version": self.protocol_version, "Mcp-Method": method}
         key = NAME_HEADER_PARAM.get(method)
@@ -3604,7 +3651,7 @@ class Session:
 
     def sends_param_headers(self):
         """Whether x-mcp-header annotations become Mcp-Param-* headers (2026-07-28 over HTTP)."""
-        return self.era == "modern" and self.transport.name == "streamable-http"
+        return self.era == "modern" and self.transport.carries_mcp_headers
 
     def check_direct_call(self, tool):
         """Refuse, before sending, a plain call of a tool that runs only as a task: a 2025-11-25
@@ -3633,7 +3680,7 @@ class Session:
 
     def open_server_stream(self):
         """Legacy Streamable HTTP: hold the GET stream for notifications and requests."""
-        if self.era == "legacy" and isinstance(self.transport, StreamableHttpTransport):
+        if self.era == "legacy":
             self.transport.open_get_stream()
 
     def watch(self, uris, on_message, held=None):
@@ -3663,7 +3710,7 @@ class Session:
             return None
         listener = self.change_listener
         return (self.channel.closed_error() or (listener.lost if listener is not None else None)
-                or getattr(self.transport, "stream_lost", None))
+                or self.transport.stream_lost)
 
     def close(self):
         """Safe from any thread, also while open() runs on another one (that attempt fails)."""
@@ -3710,13 +3757,13 @@ class Subscription:
         self._closed = True
         channel = self.session.channel
         channel.listeners.pop(json.dumps(self.request_id), None)
-        if channel.transport.name == "stdio":
+        if channel.transport.cancels_by_closing_stream:
+            channel.transport.abort(self.request_id)
+        else:
             try:
                 channel.notify("notifications/cancelled", {"requestId": self.request_id})
             except McpTuiError:
                 pass
-        else:
-            getattr(channel.transport, "abort", lambda _id: None)(self.request_id)
         channel.fail(self.request_id, ConnectionFailed("subscription closed"))
 
 
@@ -7941,7 +7988,7 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
         else:
             session.open()
     except BaseException as exc:
-        exc.stderr_lines = list(getattr(session.transport, "stderr_tail", ()))
+        exc.stderr_lines = session.stderr_lines()
         session.close()
         raise
     return session
@@ -8530,8 +8577,7 @@ class Cli:
             self.print_withheld(held.preview)
             return EXIT_OK
         except McpTuiError as exc:
-            transport = self.session.transport if self.session else None
-            stderr_hint(exc, list(getattr(transport, "stderr_tail", ())))
+            stderr_hint(exc, self.session.stderr_lines() if self.session else [])
             if isinstance(exc, UrlElicitationRequired) and not self.out.json:  # JSON has them in error.data
                 self.offer_urls(exc)
             raise
@@ -8943,7 +8989,7 @@ class TaskCommands:
         if session is None or session.spec.kind != "session":
             return
         try:
-            reply = session.transport.control(op, task=fingerprint(task_id), **fields)
+            reply = session.keeper_control(op, task=fingerprint(task_id), **fields)
         except McpTuiError as exc:
             self.out.notice("warning: the session keeper did not answer: %s" % exc.message)
             return
@@ -10945,7 +10991,7 @@ class ToolScreen(FieldScreen):
         session, name = self.app.session, self.tool["name"]
         self.app.say("Calling %s ..." % name)
         on_progress = lambda params: self.app.post(self.show_progress, params)
-        request_id = self.request_id = session.channel.next_id()
+        request_id = self.request_id = session.next_request_id()
         self.start(lambda: call_tool(session, name, arguments, on_progress, request_id), self.show_result)
 
     def tool_needs_a_task(self):
@@ -13649,9 +13695,8 @@ class Keeper:
             client.send(self.control(item))
         elif "abort" in item:
             ours = client.inflight.get(item["abort"])
-            abort = getattr(channel.transport, "abort", None)
-            if ours is not None and abort:
-                abort(ours)
+            if ours is not None:
+                channel.transport.abort(ours)
         elif isinstance(item.get("message"), dict):
             message, headers = item["message"], item.get("headers")
             if "method" in message and "id" in message:
