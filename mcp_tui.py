@@ -27,7 +27,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     headers of each era, MRTR, the result cache, the ConnectionSpec, and
                     watching for list changes; the only place besides 3c that knows the era
                     classes: ResultCache ConnectionSpec StubMismatch InputDeclined TaskRequired
-                    UrlElicitationRequired Session Subscription ChangeWatch HeldNotifications
+                    UrlElicitationRequired Era LegacyEra ModernEra Session Subscription ChangeWatch
+                    HeldNotifications
    3. features      what a client asks of a server, in three parts:
      3a. catalog and arguments  paginated lists, tools, k=v arguments coerced by schema
      3b. input requests  the client's answers to elicitation, sampling and roots
@@ -3017,6 +3018,320 @@ def handshake_shapes(method, capabilities, server_info):
     return capabilities or {}, server_info
 
 
+class Era:
+    """What differs between the protocol eras, decided once: when the session learns what
+    the server speaks it picks ModernEra (2026-07-28: per-request _meta) or LegacyEra (the
+    initialize handshake) and asks it, instead of testing a version string. This base is a
+    session before the choice (or after a failed probe): it sends as the handshake era does
+    and declares nothing of either."""
+
+    name = None  # "modern" | "legacy": the "era" the JSON documents print
+    label = "legacy (initialize handshake)"
+    task_form = "2025-11-25"  # the TaskForm.form of the tasks it speaks (tasks_for)
+    listens_for_changes = False  # 2026-07-28: change notifications come only on subscriptions/listen
+
+    def __init__(self, session):
+        self.session = session
+
+    def opened(self):
+        self.session.cache = None  # 2025-11-25 gives no hints: nothing is kept across commands
+
+    def session_record(self):
+        """What a later run needs to resume this session: nothing binds follow-ups to it."""
+        return None
+
+    def client_capabilities(self, capabilities, declare_tasks=False):
+        return capabilities
+
+    def stale_tool_error(self, exc):
+        """Whether a tools/call error says the tool list it was built from is out of date:
+        -32020 (the x-mcp-header annotations changed) or an unknown tool."""
+        return isinstance(exc, RpcError) and (exc.code == -32020 or (
+            exc.code == INVALID_PARAMS and re.search(r"unknown tool|tool .*not found|no such tool",
+                                                     exc.rpc_message or "", re.I) is not None))
+
+    def handshake_headers(self):
+        """Streamable HTTP names the negotiated version on every request after initialize."""
+        session = self.session
+        if session.transport.carries_mcp_headers and session.protocol_version:
+            return {"MCP-Protocol-Version": session.protocol_version}
+        return {}
+
+    def notification_headers(self):
+        return None
+
+    def request(self, method, params, declare_tasks, tool, timeout, max_time, on_progress, request_id, cached):
+        try:
+            return self._send(method, params, timeout, max_time, on_progress, request_id)
+        except RpcError as exc:
+            if exc.code == -32042:
+                raise UrlElicitationRequired(exc.error, method)
+            raise
+
+    def _send(self, method, params, timeout, max_time, on_progress, request_id, retried=False):
+        session = self.session
+        sent_under = session.http_session_id()
+        try:
+            return session.channel.call(method, params, self.handshake_headers(), timeout or session.timeout,
+                                        max_time or session.max_time, request_id, on_progress)
+        except (HttpStatusError, RpcError) as exc:
+            if retried or not session.start_over_if_lost(exc, sent_under):
+                raise
+        return self._send(method, params, timeout, max_time, on_progress, None, True)
+
+    def answer_server_request(self, message):
+        """Answer a server request (roots, elicitation, sampling, ping): always an answer,
+        never silence."""
+        session, responder = self.session, self.session.responder
+        method, request_id = message.get("method"), message.get("id")
+        headers = self.handshake_headers()
+        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        result = error = None
+        try:
+            if method == "ping":
+                result = {}
+            elif method in ("elicitation/create", "sampling/createMessage", "roots/list"):
+                result = responder.answer(method, params, session.display_name())
+            else:
+                error = {"code": -32601, "message": "Method not found: %s" % method}
+        except StubMismatch as exc:  # the server waits for an answer: decline at once, and say why
+            responder.declined("%s; declined" % exc.message)
+            result = {"action": "decline"}
+        except InputDeclined as exc:
+            responder.declined(exc.message)  # without a terminal, the user learns it only here
+            error = {"code": exc.code, "message": exc.message}
+        except McpTuiError as exc:  # every server request gets an answer, never silence
+            responder.declined("Could not answer %s's %s: %s" % (session.display_name(), method, exc.message))
+            error = {"code": -32603, "message": "mcp-tui could not answer %s: %s" % (method, exc.message)}
+        related = (params.get("_meta") or {}).get(META_PREFIX + "related-task")
+        if related and result is not None:
+            result = dict(result, _meta={META_PREFIX + "related-task": related})
+        try:
+            session.channel.respond(request_id, result, error, headers)
+        except McpTuiError as exc:
+            if session.log:
+                session.log.event("protocol", "could not send the answer to %s: %s" % (method, exc.message))
+
+    def roots_changed(self):
+        """Tell the server the client's roots changed; whether a notification went out."""
+        return False
+
+    def ping(self):
+        self.session.request("server/discover", {})
+        return "server/discover"
+
+    def set_log_level(self, level):
+        """Nothing to send: the level goes out with the requests that carry it."""
+
+    def sends_param_headers(self):
+        return False
+
+    def call_refused_before_sending(self, tool):
+        """Whether a plain call of ``tool`` is refused here, before it is sent."""
+        return False
+
+    def listen_for_list_changes(self):
+        self.open_server_stream()
+
+    def open_server_stream(self):
+        """The stream the server sends unasked on, where the era has one."""
+
+    def unsubscribe_resource(self, uri):
+        self.session.request("resources/unsubscribe", {"uri": uri})
+        return True
+
+
+class LegacyEra(Era):
+    """2025-11-25 and older: the initialize handshake, a session id over HTTP, the GET stream,
+    server requests answered as they come, tasks in the experimental form."""
+
+    name = "legacy"
+
+    def opened(self):
+        session = self.session
+        if session.log_level and "logging" in session.capabilities:
+            session.request("logging/setLevel", {"level": session.log_level})  # 2026-07-28 sends it in _meta
+        Era.opened(self)
+
+    def session_record(self):
+        """What a later run needs to resume this session, or None when nothing binds follow-ups
+        to it (stdio, a server without session ids)."""
+        session = self.session
+        session_id = session.http_session_id()
+        if not session_id:
+            return None
+        return {"id": session_id, "protocolVersion": session.protocol_version,
+                "capabilities": session.capabilities, "serverInfo": session.server_info}
+
+    def client_capabilities(self, capabilities, declare_tasks=False):
+        capabilities["roots"] = {"listChanged": True}  # roots_changed() sends the notification
+        return capabilities
+
+    def notification_headers(self):
+        return self.handshake_headers()
+
+    def roots_changed(self):
+        self.session.notify("notifications/roots/list_changed")
+        return True
+
+    def ping(self):
+        self.session.request("ping")
+        return "ping"
+
+    def set_log_level(self, level):
+        self.session.request("logging/setLevel", {"level": level})
+
+    def call_refused_before_sending(self, tool):
+        """A 2025-11-25 tool says in its listing that it runs only as a task."""
+        return self.session.call_needs_task(tool)
+
+    def open_server_stream(self):
+        self.session.transport.open_get_stream()
+
+
+class ModernEra(Era):
+    """2026-07-28: every request stamped with _meta (and, over HTTP, its headers), MRTR for
+    input, results cached by their hints, subscriptions/listen for changes, no server
+    requests, tasks in the io.modelcontextprotocol/tasks extension."""
+
+    name = "modern"
+    label = "2026-07-28 (per-request metadata)"
+    task_form = "extension"
+    listens_for_changes = True
+
+    @staticmethod
+    def may_cache(spec):
+        """Whether results of a server opened from ``spec`` may be kept across commands: only
+        2026-07-28 ones are; a kept session (@NAME) is a name, not where a server is."""
+        return spec.kind not in ("sse", "session") and spec.protocol in ("auto", MODERN_VERSION)
+
+    def opened(self):
+        """No handshake to finish, and the cache stays."""
+
+    def client_capabilities(self, capabilities, declare_tasks=False):
+        if declare_tasks:
+            capabilities["extensions"] = {TASKS_EXTENSION: {}}
+        return capabilities
+
+    def stamp(self, params, declare_tasks=False):
+        """``params`` with the _meta every 2026-07-28 request carries."""
+        session = self.session
+        params = dict(params)
+        meta = dict(params.get("_meta") or {})
+        meta[META_PREFIX + "protocolVersion"] = session.protocol_version
+        meta[META_PREFIX + "clientCapabilities"] = session.client_capabilities(declare_tasks)
+        meta[META_PREFIX + "clientInfo"] = CLIENT_INFO
+        if session.log_level:
+            meta[META_PREFIX + "logLevel"] = session.log_level
+        params["_meta"] = meta
+        return params
+
+    def headers(self, method, params, tool=None):
+        """The HTTP headers of a 2026-07-28 request (None over stdio)."""
+        session = self.session
+        if not session.transport.carries_mcp_headers:
+            return None
+        headers = {"MCP-Protocol-Version": session.protocol_version, "Mcp-Method": method}
+        key = NAME_HEADER_PARAM.get(method)
+        if key and isinstance(params.get(key), str):
+            headers["Mcp-Name"] = encode_header_value(params[key])
+        if method == "tools/call" and tool:
+            headers.update(param_header_values(tool, params.get("arguments") or {}))
+        return headers
+
+    def request(self, method, params, declare_tasks, tool, timeout, max_time, on_progress, request_id, cached):
+        session = self.session
+        keep = session.cache is not None and method in CACHED_METHODS
+        if keep and cached:
+            result = session.cache.get(method, params)
+            if result is not None:
+                session.cached.add(method)
+                return result
+        try:
+            result = self._rounds(method, params or {}, declare_tasks, tool, timeout, max_time, on_progress,
+                                  request_id)
+            if keep:
+                session.cache.put(method, params, result)
+                session.cached.discard(method)
+            return result
+        except (RpcError, HttpStatusError) as exc:
+            if "server/discover" in session.cached and session.refused_as_unknown_era(exc):
+                return session.probe_again(method, params, declare_tasks, tool, timeout, max_time, on_progress)
+            if not isinstance(exc, RpcError):
+                raise
+            required = ((exc.data or {}).get("requiredCapabilities") or {}) if isinstance(exc.data, dict) else {}
+            if method == "tools/call" and exc.code == -32021 and TASKS_EXTENSION in (required.get("extensions") or {}):
+                raise TaskRequired((params or {}).get("name"), exc.error)
+            raise
+
+    def _rounds(self, method, params, declare_tasks, tool, timeout, max_time, on_progress, request_id):
+        """One request and its MRTR rounds: input_required is answered and the request sent again."""
+        session = self.session
+        original = dict(params)
+        current = dict(params)
+        reissued = False
+        for _ in range(MRTR_MAX_ROUNDS):
+            wire = self.stamp(current, declare_tasks)
+            try:
+                result = session.channel.call(method, wire, self.headers(method, wire, tool),
+                                              timeout or session.timeout, max_time or session.max_time, request_id,
+                                              on_progress)
+            except StreamCut as exc:
+                if method not in IDEMPOTENT_METHODS or reissued:
+                    if method == "tools/call":
+                        exc.hint = "not sent again: the tool may have run; run it again yourself if that is safe"
+                    raise
+                reissued, request_id = True, None  # lost with the stream: a new request, with a new id
+                if session.log:
+                    session.log.event("session", "stream cut; re-issuing %s with a new id" % method)
+                result = session.channel.call(method, wire, self.headers(method, wire, tool),
+                                              timeout or session.timeout, max_time or session.max_time, None,
+                                              on_progress)
+            request_id = None  # every retry is a new request with a new id
+            kind = result.get("resultType", "complete")
+            if kind == "input_required" and method in INPUT_REQUIRED_METHODS:
+                current = dict(original)
+                requests = result.get("inputRequests") or {}
+                if requests:
+                    current["inputResponses"] = session.answer_input_requests(requests)
+                if "requestState" in result:
+                    current["requestState"] = result["requestState"]
+                continue
+            if kind == "complete" or (kind == "task" and method == "tools/call" and declare_tasks):
+                return result
+            raise ProtocolViolation("%s: the server answered with resultType %r, which this request does not allow"
+                                    % (method, kind))
+        raise ProtocolViolation("%s: still input_required after %d rounds; giving up" % (method, MRTR_MAX_ROUNDS))
+
+    def answer_server_request(self, message):
+        """2026-07-28 has no server requests (input goes through MRTR): a server that sends one
+        anyway gets an error rather than silence."""
+        session, method, request_id = self.session, message.get("method"), message.get("id")
+        if session.log:
+            session.log.event("protocol", "server request in the 2026-07-28 era refused", method=method)
+        try:
+            session.channel.respond(request_id, error={"code": -32601, "message": "%s: 2026-07-28 has no server "
+                                                       "requests; input goes through input_required" % method})
+        except McpTuiError:
+            pass
+
+    def sends_param_headers(self):
+        """x-mcp-header annotations become Mcp-Param-* headers (over HTTP)."""
+        return self.session.transport.carries_mcp_headers
+
+    def listen_for_list_changes(self):
+        """list_changed comes only on a subscriptions/listen stream."""
+        session = self.session
+        flags = {flag: True for capability, flag in LIST_CHANGE_FILTERS.items()
+                 if (session.capabilities.get(capability) or {}).get("listChanged")}
+        if flags:
+            session.change_listener = session.listen(flags, lambda message: None)
+
+    def unsubscribe_resource(self, uri):
+        """A subscription is the listen stream that made it and ends with it."""
+        return False
+
+
 class Session:
     """One connection to one server, in whichever era it speaks."""
 
@@ -3035,7 +3350,7 @@ class Session:
         self.probe_timeout = probe_timeout
         self.network = network or NetworkOptions()
         self.log_level = log_level
-        self.era = None  # "modern" | "legacy"
+        self.era = Era(self)  # ModernEra or LegacyEra once chosen; its name is what documents print
         self.protocol_version = None
         self.server_info = None
         self.capabilities = {}
@@ -3076,7 +3391,7 @@ class Session:
                 self._discover_modern(self.timeout)
             except (RpcError, HttpStatusError) as exc:
                 # "Method not found", "Server not initialized", HTTP 400: a server of the handshake era
-                refused = self._refused_as_unknown_era(exc) or getattr(exc, "code", None) == METHOD_NOT_FOUND
+                refused = self.refused_as_unknown_era(exc) or getattr(exc, "code", None) == METHOD_NOT_FOUND
                 if refused and not exc.hint:
                     exc.hint = ("the server refused server/discover, so it seems to speak only %s or older; "
                                 "--protocol-version auto uses what it speaks" % LEGACY_VERSIONS[0])
@@ -3087,21 +3402,18 @@ class Session:
         else:
             self._open_auto()
         if self.log:
-            self.log.event("session", "era chosen", era=self.era, protocol=self.protocol_version,
+            self.log.event("session", "era chosen", era=self.era.name, protocol=self.protocol_version,
                            transport=self.transport.name)
         return self._opened()
 
     def _opened(self):
-        if self.era == "legacy" and self.log_level and "logging" in self.capabilities:
-            self.request("logging/setLevel", {"level": self.log_level})  # 2026-07-28 sends it in _meta
-        if self.era != "modern":
-            self.cache = None  # 2025-11-25 gives no hints: nothing is kept across commands
+        self.era.opened()
         return self
 
     def handshake_state(self):
         """What another process needs to carry on this session without a handshake of its
         own (a keeper hands it to each command it serves; see ``adopt``)."""
-        return {"era": self.era, "protocolVersion": self.protocol_version, "serverInfo": self.server_info,
+        return {"era": self.era.name, "protocolVersion": self.protocol_version, "serverInfo": self.server_info,
                 "capabilities": self.capabilities, "instructions": self.instructions,
                 "supportedVersions": self.supported_versions, "transport": self.transport.name,
                 "legacyStream": bool(self.transport.legacy_stream)}
@@ -3109,7 +3421,8 @@ class Session:
     def adopt(self, transport, state):
         """Carry on a session another process opened (``handshake_state``) over ``transport``
         (a KeeperTransport): same era, version and server facts, no second handshake."""
-        self.era, self.protocol_version = state["era"], state["protocolVersion"]
+        era = {kind.name: kind for kind in (ModernEra, LegacyEra)}.get(state["era"], Era)
+        self.era, self.protocol_version = era(self), state["protocolVersion"]
         self.server_info, self.capabilities = state["serverInfo"], state["capabilities"] or {}
         self.instructions, self.supported_versions = state["instructions"], state["supportedVersions"]
         self.kept_grant = state.get("grant")  # the keeper's authorization, as masked_token_view shows it
@@ -3119,7 +3432,7 @@ class Session:
         transport.notice = lambda text: self.notice(text)
         self._use_transport(transport)
         if self.log:
-            self.log.event("session", "adopted a kept session", era=self.era, protocol=self.protocol_version,
+            self.log.event("session", "adopted a kept session", era=self.era.name, protocol=self.protocol_version,
                            transport=transport.name)
         return self._opened()
 
@@ -3127,7 +3440,7 @@ class Session:
 
     def _open_cache(self):
         """A ResultCache for this server, or None where no 2026-07-28 result can be asked for."""
-        if self.spec.kind in ("sse", "session") or self.spec.protocol not in ("auto", MODERN_VERSION):
+        if not ModernEra.may_cache(self.spec):
             return None  # a kept session (@NAME) is a name, not where a server is; its keeper asks
         if self.spec.kind == "stdio":
             server = json.dumps(["stdio", self.spec.argv, os.path.abspath(self.spec.cwd or os.curdir)])
@@ -3150,7 +3463,7 @@ class Session:
         if result is None:
             return False
         self._start_transport()
-        self.era, self.protocol_version = "modern", MODERN_VERSION
+        self.era, self.protocol_version = ModernEra(self), MODERN_VERSION
         self._adopt_discover(result)
         self.cached.add("server/discover")
         if self.log:
@@ -3165,9 +3478,7 @@ class Session:
         """Whether a tools/call error says the tool list it was built from is out of date:
         -32020 (the x-mcp-header annotations changed) or an unknown tool. The kept list is
         dropped then, and the caller lists again and retries once."""
-        stale = isinstance(exc, RpcError) and (exc.code == -32020 or (
-            exc.code == INVALID_PARAMS and re.search(r"unknown tool|tool .*not found|no such tool",
-                                                     exc.rpc_message or "", re.I)))
+        stale = self.era.stale_tool_error(exc)
         if stale and self.cache is not None:
             self.cache.drop("tools/list")
             self.cached.discard("tools/list")
@@ -3194,7 +3505,7 @@ class Session:
                 raise
             fresh = False
         except ProtocolViolation:
-            if self.era == "modern":  # the server answered server/discover as a modern one, wrongly: no fallback
+            if isinstance(self.era, ModernEra):  # it answered server/discover as a modern server, wrongly: no fallback
                 raise
             fresh = True
         if self.log:
@@ -3235,7 +3546,7 @@ class Session:
         it. If the server has forgotten it, the first request starts over (and says so)."""
         self._start_transport()
         self.transport.legacy_session(recorded["protocolVersion"], recorded["id"])
-        self.era, self.protocol_version = "legacy", recorded["protocolVersion"]
+        self.era, self.protocol_version = LegacyEra(self), recorded["protocolVersion"]
         self.cache = None  # a 2025-11-25 session keeps what it learned itself
         self.capabilities = recorded.get("capabilities") or {}
         self.server_info = recorded.get("serverInfo")
@@ -3248,11 +3559,7 @@ class Session:
     def session_record(self):
         """What a later run needs to resume this session, or None when nothing binds
         follow-ups to it (stdio, 2026-07-28, a legacy server without session ids)."""
-        session_id = self.http_session_id()
-        if self.era != "legacy" or not session_id:
-            return None
-        return {"id": session_id, "protocolVersion": self.protocol_version, "capabilities": self.capabilities,
-                "serverInfo": self.server_info}
+        return self.era.session_record()
 
     def outlives_process(self):
         """Whether the server (and so a task) lives on after this process exits."""
@@ -3301,12 +3608,12 @@ class Session:
 
     def _discover_modern(self, timeout):
         """server/discover: the probe in auto mode, and the source of capabilities."""
-        self.era, self.protocol_version = "modern", MODERN_VERSION
-        params = self.modern_params({})
+        self.era, self.protocol_version = ModernEra(self), MODERN_VERSION
+        params = self.era.stamp({})
         try:
             # No notifications/cancelled if it times out: a silent legacy server must see
             # initialize next, and nothing else before it.
-            result = self.channel.call("server/discover", params, self.modern_headers("server/discover", params),
+            result = self.channel.call("server/discover", params, self.era.headers("server/discover", params),
                                        timeout, self.max_time, cancel_notification=False)
             versions = result.get("supportedVersions")
             if not isinstance(versions, list) or "capabilities" not in result:
@@ -3315,14 +3622,14 @@ class Session:
                 raise RpcError({"code": -32022, "message": "server/discover lists no version mcp-tui speaks",
                                 "data": {"supported": versions, "requested": MODERN_VERSION}}, "server/discover")
         except RpcError as exc:
-            self.era = None
+            self.era = Era(self)
             if exc.code == -32022:
                 supported = (exc.data or {}).get("supported") if isinstance(exc.data, dict) else None
                 exc.hint = "the server supports %s; mcp-tui speaks %s" % (
                     ", ".join(supported or ["(not said)"]), ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
             raise
         except McpTuiError:
-            self.era = None
+            self.era = Era(self)
             raise
         self._adopt_discover(result)
         if self.cache is not None:
@@ -3336,30 +3643,26 @@ class Session:
             if isinstance(meta, dict) else None)
         self.instructions = result.get("instructions")
 
-    def _client_capabilities(self, declare_tasks=False):
+    def client_capabilities(self, declare_tasks=False):
         capabilities = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
-        if self.era == "legacy":
-            capabilities["roots"] = {"listChanged": True}  # roots_changed() sends the notification
-        if self.era == "modern" and declare_tasks:
-            capabilities["extensions"] = {TASKS_EXTENSION: {}}
-        return capabilities
+        return self.era.client_capabilities(capabilities, declare_tasks)
 
     def _initialize(self, version):
-        self.era, self.protocol_version = "legacy", None
-        params = {"protocolVersion": version, "capabilities": self._client_capabilities(),
+        self.era, self.protocol_version = LegacyEra(self), None
+        params = {"protocolVersion": version, "capabilities": self.client_capabilities(),
                   "clientInfo": CLIENT_INFO}
         if version in ("2025-06-18", "2025-03-26", "2024-11-05"):
             params["capabilities"]["elicitation"] = {}  # form only before 2025-11-25
         try:
             result = self.channel.call("initialize", params, timeout=self.timeout, max_time=self.max_time)
         except McpTuiError:
-            self.era = None
+            self.era = Era(self)
             raise
         negotiated = result.get("protocolVersion")
         if negotiated == "2024-10-07":
             negotiated = "2024-11-05"
         if negotiated not in LEGACY_VERSIONS:
-            self.era = None
+            self.era = Era(self)
             raise ProtocolViolation("the server chose protocol version %r, which mcp-tui does not speak" % negotiated,
                                     hint="mcp-tui speaks %s" % ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
         self.protocol_version = negotiated
@@ -3367,13 +3670,8 @@ class Session:
                                                                result.get("serverInfo"))
         self.instructions = result.get("instructions")
         self.transport.legacy_session(negotiated)
-        self.channel.notify("notifications/initialized", None, self._legacy_headers())
+        self.channel.notify("notifications/initialized", None, self.era.handshake_headers())
         self.open_server_stream()  # roots, elicitation, sampling and pings may come on it at any time
-
-    def _legacy_headers(self):
-        if self.transport.carries_mcp_headers and self.protocol_version:
-            return {"MCP-Protocol-Version": self.protocol_version}
-        return {}
 
     # -- requests ---------------------------------------------------------------------
 
@@ -3383,38 +3681,11 @@ class Session:
         are answered here, and resultType is checked against what the request allows.
         With ``cached``, a fresh result an earlier command kept (2026-07-28) is the answer;
         either way a cacheable result that arrives is kept."""
-        if self.era != "modern":
-            try:
-                return self._legacy_request(method, params, timeout, max_time, on_progress, request_id)
-            except RpcError as exc:
-                if exc.code == -32042:
-                    raise UrlElicitationRequired(exc.error, method)
-                raise
-        keep = self.cache is not None and method in CACHED_METHODS
-        if keep and cached:
-            result = self.cache.get(method, params)
-            if result is not None:
-                self.cached.add(method)
-                return result
-        try:
-            result = self._modern_request(method, params or {}, declare_tasks, tool, timeout, max_time,
-                                          on_progress, request_id)
-            if keep:
-                self.cache.put(method, params, result)
-                self.cached.discard(method)
-            return result
-        except (RpcError, HttpStatusError) as exc:
-            if "server/discover" in self.cached and self._refused_as_unknown_era(exc):
-                return self._probe_again(method, params, declare_tasks, tool, timeout, max_time, on_progress)
-            if not isinstance(exc, RpcError):
-                raise
-            required = ((exc.data or {}).get("requiredCapabilities") or {}) if isinstance(exc.data, dict) else {}
-            if method == "tools/call" and exc.code == -32021 and TASKS_EXTENSION in (required.get("extensions") or {}):
-                raise TaskRequired((params or {}).get("name"), exc.error)
-            raise
+        return self.era.request(method, params, declare_tasks, tool, timeout, max_time, on_progress, request_id,
+                                cached)
 
     @staticmethod
-    def _refused_as_unknown_era(exc):
+    def refused_as_unknown_era(exc):
         """A refusal (nothing ran) that may mean the server no longer speaks what the
         server/discover result an earlier command kept said."""
         if isinstance(exc, HttpStatusError):
@@ -3422,7 +3693,7 @@ class Session:
         return exc.code in (-32022, -32600) or (exc.code in SERVER_ERRORS and re.search(
             r"session|initiali[sz]", exc.rpc_message or "", re.I) is not None)  # a legacy server's "initialize first"
 
-    def _probe_again(self, method, params, declare_tasks, tool, timeout, max_time, on_progress):
+    def probe_again(self, method, params, declare_tasks, tool, timeout, max_time, on_progress):
         """Forget what was kept about this server, open it afresh and send the request once more."""
         if self.log:
             self.log.event("session", "the server refused a request made from a kept discover; probing again")
@@ -3431,16 +3702,6 @@ class Session:
         self.channel.close()
         self.open()
         return self.request(method, params, declare_tasks, tool, timeout, max_time, on_progress)
-
-    def _legacy_request(self, method, params, timeout, max_time, on_progress, request_id, retried=False):
-        sent_under = self.http_session_id()
-        try:
-            return self.channel.call(method, params, self._legacy_headers(), timeout or self.timeout,
-                                     max_time or self.max_time, request_id, on_progress)
-        except (HttpStatusError, RpcError) as exc:
-            if retried or not self.start_over_if_lost(exc, sent_under):
-                raise
-        return self._legacy_request(method, params, timeout, max_time, on_progress, None, True)
 
     def http_session_id(self):
         """The 2025-11-25 HTTP session id requests go out under now, or None."""
@@ -3486,63 +3747,6 @@ class Session:
             return False
         return "session" in exc.rpc_message.lower() and exc.code in SERVER_ERRORS
 
-    def modern_params(self, params, declare_tasks=False):
-        params = dict(params)
-        meta = dict(params.get("_meta") or {})
-        meta[META_PREFIX + "protocolVersion"] = self.protocol_version
-        meta[META_PREFIX + "clientCapabilities"] = self._client_capabilities(declare_tasks)
-        meta[META_PREFIX + "clientInfo"] = CLIENT_INFO
-        if self.log_level:
-            meta[META_PREFIX + "logLevel"] = self.log_level
-        params["_meta"] = meta
-        return params
-
-    def modern_headers(self, method, params, tool=None):
-        if not self.transport.carries_mcp_headers:
-            return None
-        headers = {"MCP-Protocol-Version": self.protocol_version, "Mcp-Method": method}
-        key = NAME_HEADER_PARAM.get(method)
-        if key and isinstance(params.get(key), str):
-            headers["Mcp-Name"] = encode_header_value(params[key])
-        if method == "tools/call" and tool:
-            headers.update(param_header_values(tool, params.get("arguments") or {}))
-        return headers
-
-    def _modern_request(self, method, params, declare_tasks, tool, timeout, max_time, on_progress, request_id):
-        original = dict(params)
-        current = dict(params)
-        reissued = False
-        for _ in range(MRTR_MAX_ROUNDS):
-            wire = self.modern_params(current, declare_tasks)
-            try:
-                result = self.channel.call(method, wire, self.modern_headers(method, wire, tool),
-                                           timeout or self.timeout, max_time or self.max_time, request_id, on_progress)
-            except StreamCut as exc:
-                if method not in IDEMPOTENT_METHODS or reissued:
-                    if method == "tools/call":
-                        exc.hint = "not sent again: the tool may have run; run it again yourself if that is safe"
-                    raise
-                reissued, request_id = True, None  # lost with the stream: a new request, with a new id
-                if self.log:
-                    self.log.event("session", "stream cut; re-issuing %s with a new id" % method)
-                result = self.channel.call(method, wire, self.modern_headers(method, wire, tool),
-                                           timeout or self.timeout, max_time or self.max_time, None, on_progress)
-            request_id = None  # every retry is a new request with a new id
-            kind = result.get("resultType", "complete")
-            if kind == "input_required" and method in INPUT_REQUIRED_METHODS:
-                current = dict(original)
-                requests = result.get("inputRequests") or {}
-                if requests:
-                    current["inputResponses"] = self.answer_input_requests(requests)
-                if "requestState" in result:
-                    current["requestState"] = result["requestState"]
-                continue
-            if kind == "complete" or (kind == "task" and method == "tools/call" and declare_tasks):
-                return result
-            raise ProtocolViolation("%s: the server answered with resultType %r, which this request does not allow"
-                                    % (method, kind))
-        raise ProtocolViolation("%s: still input_required after %d rounds; giving up" % (method, MRTR_MAX_ROUNDS))
-
     def answer_input_requests(self, requests):
         """Answer MRTR or task inputRequests (a map of key -> {method, params})."""
         if not isinstance(requests, dict):
@@ -3558,10 +3762,7 @@ class Session:
         """The client's roots changed. A handshake-era server is told (notifications/roots/
         list_changed); a 2026-07-28 server asks for roots with each request that needs them.
         Returns whether a notification went out."""
-        if self.era != "legacy":
-            return False
-        self.notify("notifications/roots/list_changed")
-        return True
+        return self.era.roots_changed()
 
     def cancel_request(self, request_id, reason="cancelled by the user"):
         """Stop a request in flight (notifications/cancelled, or its stream closed under
@@ -3569,8 +3770,7 @@ class Session:
         return self.channel.cancel(request_id, reason)
 
     def notify(self, method, params=None):
-        headers = self._legacy_headers() if self.era == "legacy" else None
-        self.channel.notify(method, params, headers)
+        self.channel.notify(method, params, self.era.notification_headers())
 
     # -- what the server sends --------------------------------------------------------
 
@@ -3582,96 +3782,48 @@ class Session:
             observer(message)
 
     def _server_request(self, message):
-        """Answer a server request. 2026-07-28 has none (input goes through MRTR): a server
-        that sends one anyway gets an error rather than silence."""
-        method, request_id = message.get("method"), message.get("id")
-        if self.era == "modern":
-            if self.log:
-                self.log.event("protocol", "server request in the 2026-07-28 era refused", method=method)
-            try:
-                self.channel.respond(request_id, error={"code": -32601, "message": "%s: 2026-07-28 has no server "
-                                                        "requests; input goes through input_required" % method})
-            except McpTuiError:
-                pass
-            return
-        headers = self._legacy_headers()
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
-        result = error = None
-        try:
-            if method == "ping":
-                result = {}
-            elif method in ("elicitation/create", "sampling/createMessage", "roots/list"):
-                result = self.responder.answer(method, params, self.display_name())
-            else:
-                error = {"code": -32601, "message": "Method not found: %s" % method}
-        except StubMismatch as exc:  # the server waits for an answer: decline at once, and say why
-            self.responder.declined("%s; declined" % exc.message)
-            result = {"action": "decline"}
-        except InputDeclined as exc:
-            self.responder.declined(exc.message)  # without a terminal, the user learns it only here
-            error = {"code": exc.code, "message": exc.message}
-        except McpTuiError as exc:  # every server request gets an answer, never silence
-            self.responder.declined("Could not answer %s's %s: %s" % (self.display_name(), method, exc.message))
-            error = {"code": -32603, "message": "mcp-tui could not answer %s: %s" % (method, exc.message)}
-        related = (params.get("_meta") or {}).get(META_PREFIX + "related-task")
-        if related and result is not None:
-            result = dict(result, _meta={META_PREFIX + "related-task": related})
-        try:
-            self.channel.respond(request_id, result, error, headers)
-        except McpTuiError as exc:
-            if self.log:
-                self.log.event("protocol", "could not send the answer to %s: %s" % (method, exc.message))
+        self.era.answer_server_request(message)
 
     # -- facts about the server ---------------------------------------------------------
 
     @property
     def era_label(self):
-        return "2026-07-28 (per-request metadata)" if self.era == "modern" else "legacy (initialize handshake)"
+        return self.era.label
 
     def summary(self):
         """What `server` prints and the TUI's server tab shows, in one shape for both eras."""
-        return {"serverInfo": self.server_info, "era": self.era, "protocolVersion": self.protocol_version,
+        return {"serverInfo": self.server_info, "era": self.era.name, "protocolVersion": self.protocol_version,
                 "transport": self.transport.name, "supportedVersions": self.supported_versions,
                 "capabilities": self.capabilities, "instructions": self.instructions}
 
     def ping(self):
         """Ask the server for a sign of life; returns the method that asked (2026-07-28 has no ping)."""
-        if self.era == "legacy":
-            self.request("ping")
-            return "ping"
-        self.request("server/discover", {})
-        return "server/discover"
+        return self.era.ping()
 
     def set_log_level(self, level):
         """Server log messages from ``level`` up: logging/setLevel in the handshake era; in
         2026-07-28 every request from now on carries the level in its _meta."""
-        if self.era == "legacy":
-            self.request("logging/setLevel", {"level": level})
+        self.era.set_log_level(level)
         self.log_level = level
 
     def sends_param_headers(self):
         """Whether x-mcp-header annotations become Mcp-Param-* headers (2026-07-28 over HTTP)."""
-        return self.era == "modern" and self.transport.carries_mcp_headers
+        return self.era.sends_param_headers()
 
     def check_direct_call(self, tool):
         """Refuse, before sending, a plain call of a tool that runs only as a task: a 2025-11-25
         tool says so in its listing, while a 2026-07-28 server decides per call (-32021)."""
-        if self.era == "legacy" and listed_task_support(tool) == "required":
+        if self.era.call_refused_before_sending(tool):
             raise TaskRequired(tool["name"])
+
+    def call_needs_task(self, tool):
+        """Whether ``tool``'s listing says it runs only as a task (a call then starts as one)."""
+        return listed_task_support(tool) == "required"
 
     def listen_for_list_changes(self):
         """2026-07-28 servers send list_changed only on a subscriptions/listen stream; under
         2025-11-25 they come on the GET stream. Either way they reach the observers."""
-        if self.era != "modern":
-            self.open_server_stream()
-            return
-        flags = {}
-        for capability, flag in (("tools", "toolsListChanged"), ("prompts", "promptsListChanged"),
-                                 ("resources", "resourcesListChanged")):
-            if (self.capabilities.get(capability) or {}).get("listChanged"):
-                flags[flag] = True
-        if flags:
-            self.change_listener = self.listen(flags, lambda message: None)
+        self.era.listen_for_list_changes()
 
     def display_name(self):
         info = self.server_info or {}
@@ -3680,8 +3832,7 @@ class Session:
 
     def open_server_stream(self):
         """Legacy Streamable HTTP: hold the GET stream for notifications and requests."""
-        if self.era == "legacy":
-            self.transport.open_get_stream()
+        self.era.open_server_stream()
 
     def watch(self, uris, on_message, held=None):
         """Change notifications (list changes, updates of ``uris``, and whatever else the
@@ -3692,10 +3843,7 @@ class Session:
     def unsubscribe_resource(self, uri):
         """resources/unsubscribe (2025-11-25). False under 2026-07-28, where a subscription
         is the listen stream that made it and ends with it."""
-        if self.era == "modern":
-            return False
-        self.request("resources/unsubscribe", {"uri": uri})
-        return True
+        return self.era.unsubscribe_resource(uri)
 
     def listen(self, filters, on_message, declare_tasks=False):
         """2026-07-28 subscriptions/listen: notifications for ``filters`` go to
@@ -3816,7 +3964,7 @@ class ChangeWatch:
         if self.uris and not (session.capabilities.get("resources") or {}).get("subscribe"):
             raise UsageError("the server does not offer resource subscriptions (no resources.subscribe "
                              "capability); nothing was sent")
-        if session.era == "modern":
+        if session.era.listens_for_changes:
             if held in session.observers:
                 session.observers.remove(held)
             self._listen()
@@ -4799,6 +4947,8 @@ class TaskForm:
     """
 
     form = None
+    legacy_shapes = True  # tasks come in the 2025-11-25 shapes (Task.from_wire)
+    lists_tasks = False  # the form has tasks/list (TaskLedger.listable_connections)
     label = None
     status_method = None  # the notification that carries a task's status in this form
 
@@ -4847,13 +4997,13 @@ class TaskForm:
     def get(self, task_id):
         self.require("tasks/get")
         result = self.session.request("tasks/get", {"taskId": task_id}, declare_tasks=True)
-        return Task.from_wire(result, legacy=self.form != "extension")
+        return Task.from_wire(result, legacy=self.legacy_shapes)
 
     def task_from_notification(self, message):
         if message.get("method") != self.status_method:
             return None
         try:
-            return Task.from_wire(message.get("params") or {}, legacy=self.form != "extension")
+            return Task.from_wire(message.get("params") or {}, legacy=self.legacy_shapes)
         except ProtocolViolation:
             return None
 
@@ -4866,6 +5016,7 @@ class ExtensionTasks(TaskForm):
     in tasks/get, input through tasks/update, notifications through subscriptions/listen."""
 
     form = "extension"
+    legacy_shapes = False
     label = "io.modelcontextprotocol/tasks extension"
     status_method = "notifications/tasks"
 
@@ -4963,6 +5114,7 @@ class ExperimentalTasks(TaskForm):
     that carries input requests as ordinary server requests, tasks/list, tasks/cancel."""
 
     form = "2025-11-25"
+    lists_tasks = True
     label = "2025-11-25 experimental tasks"
     status_method = "notifications/tasks/status"
 
@@ -5082,9 +5234,12 @@ def sleep_until(task, deadline, interval, woken, bound):
     woken.wait(min(interval, deadline - now))
 
 
+TASK_FORMS = {form.form: form for form in (ExtensionTasks, ExperimentalTasks)}
+
+
 def tasks_for(session):
-    """The one place that looks at the era to pick a task form."""
-    return ExtensionTasks(session) if session.era == "modern" else ExperimentalTasks(session)
+    """The task form the session's era speaks."""
+    return TASK_FORMS[session.era.task_form](session)
 
 
 class TaskLedger:
@@ -5231,7 +5386,7 @@ class TaskLedger:
         seen, found = set(), []
         entries = sorted(self.store.read().values(), key=lambda entry: entry.get("createdAt") or "", reverse=True)
         for entry in entries:
-            if entry.get("form") != ExperimentalTasks.form:
+            if not TASK_FORMS.get(entry.get("form"), TaskForm).lists_tasks:
                 continue
             key = json.dumps([entry.get("connection"), (entry.get("session") or {}).get("id")], sort_keys=True)
             if key not in seen:
@@ -10995,7 +11150,7 @@ class ToolScreen(FieldScreen):
         self.start(lambda: call_tool(session, name, arguments, on_progress, request_id), self.show_result)
 
     def tool_needs_a_task(self):
-        return listed_task_support(self.tool) == "required"  # its listing says it runs only as a task
+        return self.app.session.call_needs_task(self.tool)
 
     def uncallable(self):
         return ("Tool %s cannot be called here: it runs only as a task, and the server declared no task support "
