@@ -5234,12 +5234,12 @@ def sleep_until(task, deadline, interval, woken, bound):
     woken.wait(min(interval, deadline - now))
 
 
-TASK_FORMS = {form.form: form for form in (ExtensionTasks, ExperimentalTasks)}
+TASK_FORM_NAMED = {form.form: form for form in TASK_FORMS}  # the ledger's "form" -> its adapter
 
 
 def tasks_for(session):
     """The task form the session's era speaks."""
-    return TASK_FORMS[session.era.task_form](session)
+    return TASK_FORM_NAMED[session.era.task_form](session)
 
 
 class TaskLedger:
@@ -5386,7 +5386,7 @@ class TaskLedger:
         seen, found = set(), []
         entries = sorted(self.store.read().values(), key=lambda entry: entry.get("createdAt") or "", reverse=True)
         for entry in entries:
-            if not TASK_FORMS.get(entry.get("form"), TaskForm).lists_tasks:
+            if not TASK_FORM_NAMED.get(entry.get("form"), TaskForm).lists_tasks:
                 continue
             key = json.dumps([entry.get("connection"), (entry.get("session") or {}).get("id")], sort_keys=True)
             if key not in seen:
