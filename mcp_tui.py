@@ -3147,6 +3147,34 @@ class LegacyEra(Era):
 
     name = "legacy"
 
+    def handshake(self, version):
+        """initialize, asking for ``version``; it makes this the session's era (until it fails)."""
+        session = self.session
+        session.era, session.protocol_version = self, None
+        params = {"protocolVersion": version, "capabilities": session.client_capabilities(),
+                  "clientInfo": CLIENT_INFO}
+        if version in ("2025-06-18", "2025-03-26", "2024-11-05"):
+            params["capabilities"]["elicitation"] = {}  # form only before 2025-11-25
+        try:
+            result = session.channel.call("initialize", params, timeout=session.timeout, max_time=session.max_time)
+        except McpTuiError:
+            session.era = Era(session)
+            raise
+        negotiated = result.get("protocolVersion")
+        if negotiated == "2024-10-07":
+            negotiated = "2024-11-05"
+        if negotiated not in LEGACY_VERSIONS:
+            session.era = Era(session)
+            raise ProtocolViolation("the server chose protocol version %r, which mcp-tui does not speak" % negotiated,
+                                    hint="mcp-tui speaks %s" % ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
+        session.protocol_version = negotiated
+        session.capabilities, session.server_info = handshake_shapes("initialize", result.get("capabilities"),
+                                                                     result.get("serverInfo"))
+        session.instructions = result.get("instructions")
+        session.transport.legacy_session(negotiated)
+        session.channel.notify("notifications/initialized", None, self.handshake_headers())
+        self.open_server_stream()  # roots, elicitation, sampling and pings may come on it at any time
+
     def opened(self):
         session = self.session
         if session.log_level and "logging" in session.capabilities:
@@ -3204,6 +3232,46 @@ class ModernEra(Era):
         """Whether results of a server opened from ``spec`` may be kept across commands: only
         2026-07-28 ones are; a kept session (@NAME) is a name, not where a server is."""
         return spec.kind not in ("sse", "session") and spec.protocol in ("auto", MODERN_VERSION)
+
+    def discover(self, timeout):
+        """server/discover: the probe in auto mode, and the source of capabilities; it makes
+        this the session's era (until it fails)."""
+        session = self.session
+        session.era, session.protocol_version = self, MODERN_VERSION
+        params = self.stamp({})
+        try:
+            # No notifications/cancelled if it times out: a silent legacy server must see
+            # initialize next, and nothing else before it.
+            result = session.channel.call("server/discover", params, self.headers("server/discover", params),
+                                          timeout, session.max_time, cancel_notification=False)
+            versions = result.get("supportedVersions")
+            if not isinstance(versions, list) or "capabilities" not in result:
+                raise ProtocolViolation("server/discover answered without supportedVersions and capabilities")
+            if MODERN_VERSION not in versions:
+                raise RpcError({"code": -32022, "message": "server/discover lists no version mcp-tui speaks",
+                                "data": {"supported": versions, "requested": MODERN_VERSION}}, "server/discover")
+        except RpcError as exc:
+            session.era = Era(session)
+            if exc.code == -32022:
+                supported = (exc.data or {}).get("supported") if isinstance(exc.data, dict) else None
+                exc.hint = "the server supports %s; mcp-tui speaks %s" % (
+                    ", ".join(supported or ["(not said)"]), ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
+            raise
+        except McpTuiError:
+            session.era = Era(session)
+            raise
+        self.adopt_discover(result)
+        if session.cache is not None:
+            session.cache.put("server/discover", {}, result)
+
+    def adopt_discover(self, result):
+        """What a server/discover result says about the server."""
+        session, meta = self.session, result.get("_meta")
+        session.supported_versions = result.get("supportedVersions")
+        session.capabilities, session.server_info = handshake_shapes(
+            "server/discover", result.get("capabilities"), meta.get(META_PREFIX + "serverInfo")
+            if isinstance(meta, dict) else None)
+        session.instructions = result.get("instructions")
 
     def opened(self):
         """No handshake to finish, and the cache stays."""
@@ -3380,7 +3448,7 @@ class Session:
         elif self.spec.kind == "sse":
             try:
                 self._start_transport("sse")
-                self._initialize(choice if choice in LEGACY_VERSIONS else LEGACY_VERSIONS[0])
+                LegacyEra(self).handshake(choice if choice in LEGACY_VERSIONS else LEGACY_VERSIONS[0])
             except HttpStatusError as exc:  # the mirror of --transport http's hint
                 if exc.status in (400, 404, 405) and not exc.hint:
                     exc.hint = "the server may speak Streamable HTTP: leave out --transport sse"
@@ -3388,7 +3456,7 @@ class Session:
         elif choice == MODERN_VERSION:
             self._start_transport()
             try:
-                self._discover_modern(self.timeout)
+                ModernEra(self).discover(self.timeout)
             except (RpcError, HttpStatusError) as exc:
                 # "Method not found", "Server not initialized", HTTP 400: a server of the handshake era
                 refused = self.refused_as_unknown_era(exc) or getattr(exc, "code", None) == METHOD_NOT_FOUND
@@ -3398,7 +3466,7 @@ class Session:
                 raise
         elif choice in LEGACY_VERSIONS:
             self._start_transport()
-            self._initialize(choice)
+            LegacyEra(self).handshake(choice)
         else:
             self._open_auto()
         if self.log:
@@ -3464,7 +3532,7 @@ class Session:
             return False
         self._start_transport()
         self.era, self.protocol_version = ModernEra(self), MODERN_VERSION
-        self._adopt_discover(result)
+        self.era.adopt_discover(result)
         self.cached.add("server/discover")
         if self.log:
             self.log.event("session", "server/discover answered from the cache (its ttlMs has not run out)")
@@ -3490,7 +3558,7 @@ class Session:
         stdio = self.spec.kind == "stdio"
         timed_out = False
         try:
-            self._discover_modern(min(self.probe_timeout, self.timeout) if stdio else self.timeout)
+            ModernEra(self).discover(min(self.probe_timeout, self.timeout) if stdio else self.timeout)
             return
         except RequestTimeout:
             if not stdio or (self.deadline is not None and time.monotonic() >= self.deadline):
@@ -3513,7 +3581,7 @@ class Session:
         if fresh and stdio:
             self._restart_transport()  # never mix eras on one stdio process
         try:
-            self._initialize(LEGACY_VERSIONS[0])
+            LegacyEra(self).handshake(LEGACY_VERSIONS[0])
         except RequestTimeout as exc:
             if timed_out:  # the wait was longer than --timeout says: name the probe's share and its bound
                 exc.message += ", after %s of server/discover (%s)" % (
@@ -3528,7 +3596,7 @@ class Session:
             if self.log:
                 self.log.event("session", "initialize refused with %s; restarting in 2026-07-28" % exc.code)
             self._restart_transport()
-            self._discover_modern(self.timeout)
+            ModernEra(self).discover(self.timeout)
         except HttpStatusError as exc:
             if self.spec.kind != "http" or exc.status not in (400, 404, 405):
                 raise
@@ -3538,7 +3606,7 @@ class Session:
             if self.log:
                 self.log.event("session", "initialize refused (HTTP %s); trying HTTP+SSE" % exc.status)
             self._restart_transport("sse")
-            self._initialize(LEGACY_VERSIONS[0])
+            LegacyEra(self).handshake(LEGACY_VERSIONS[0])
 
     def resume(self, recorded):
         """Continue a recorded 2025-11-25 HTTP session without initialize: servers such as
@@ -3606,72 +3674,9 @@ class Session:
             self.channel.close()
             raise ConnectionFailed("the connection attempt was cancelled")
 
-    def _discover_modern(self, timeout):
-        """server/discover: the probe in auto mode, and the source of capabilities."""
-        self.era, self.protocol_version = ModernEra(self), MODERN_VERSION
-        params = self.era.stamp({})
-        try:
-            # No notifications/cancelled if it times out: a silent legacy server must see
-            # initialize next, and nothing else before it.
-            result = self.channel.call("server/discover", params, self.era.headers("server/discover", params),
-                                       timeout, self.max_time, cancel_notification=False)
-            versions = result.get("supportedVersions")
-            if not isinstance(versions, list) or "capabilities" not in result:
-                raise ProtocolViolation("server/discover answered without supportedVersions and capabilities")
-            if MODERN_VERSION not in versions:
-                raise RpcError({"code": -32022, "message": "server/discover lists no version mcp-tui speaks",
-                                "data": {"supported": versions, "requested": MODERN_VERSION}}, "server/discover")
-        except RpcError as exc:
-            self.era = Era(self)
-            if exc.code == -32022:
-                supported = (exc.data or {}).get("supported") if isinstance(exc.data, dict) else None
-                exc.hint = "the server supports %s; mcp-tui speaks %s" % (
-                    ", ".join(supported or ["(not said)"]), ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
-            raise
-        except McpTuiError:
-            self.era = Era(self)
-            raise
-        self._adopt_discover(result)
-        if self.cache is not None:
-            self.cache.put("server/discover", {}, result)
-
-    def _adopt_discover(self, result):
-        meta = result.get("_meta")
-        self.supported_versions = result.get("supportedVersions")
-        self.capabilities, self.server_info = handshake_shapes(
-            "server/discover", result.get("capabilities"), meta.get(META_PREFIX + "serverInfo")
-            if isinstance(meta, dict) else None)
-        self.instructions = result.get("instructions")
-
     def client_capabilities(self, declare_tasks=False):
         capabilities = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
         return self.era.client_capabilities(capabilities, declare_tasks)
-
-    def _initialize(self, version):
-        self.era, self.protocol_version = LegacyEra(self), None
-        params = {"protocolVersion": version, "capabilities": self.client_capabilities(),
-                  "clientInfo": CLIENT_INFO}
-        if version in ("2025-06-18", "2025-03-26", "2024-11-05"):
-            params["capabilities"]["elicitation"] = {}  # form only before 2025-11-25
-        try:
-            result = self.channel.call("initialize", params, timeout=self.timeout, max_time=self.max_time)
-        except McpTuiError:
-            self.era = Era(self)
-            raise
-        negotiated = result.get("protocolVersion")
-        if negotiated == "2024-10-07":
-            negotiated = "2024-11-05"
-        if negotiated not in LEGACY_VERSIONS:
-            self.era = Era(self)
-            raise ProtocolViolation("the server chose protocol version %r, which mcp-tui does not speak" % negotiated,
-                                    hint="mcp-tui speaks %s" % ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
-        self.protocol_version = negotiated
-        self.capabilities, self.server_info = handshake_shapes("initialize", result.get("capabilities"),
-                                                               result.get("serverInfo"))
-        self.instructions = result.get("instructions")
-        self.transport.legacy_session(negotiated)
-        self.channel.notify("notifications/initialized", None, self.era.handshake_headers())
-        self.open_server_stream()  # roots, elicitation, sampling and pings may come on it at any time
 
     # -- requests ---------------------------------------------------------------------
 
@@ -3735,7 +3740,7 @@ class Session:
                             "and trying once more (a server that keeps tasks per session will not know the task).")
                 self.resumed = False
             self.transport.session_id = None
-            self._initialize(self.protocol_version)
+            LegacyEra(self).handshake(self.protocol_version)
             return True
 
     def _session_lost(self, exc):

@@ -174,10 +174,11 @@ KNOWN_EXCEPTIONS = {
 # - classes over 500 lines: Authorizer 703, Session 690, Keeper 536, Tui 526 (the issue counted
 #   three; Keeper has grown past 500 since). Target: none. The ceiling is the set of classes (no
 #   new one over 500), not their sizes: Session grew by 14 lines in one afternoon's merges.
+#   Session is 470 since what differs by era moved into ModernEra and LegacyEra.
 ERA_COMPARISONS_TODAY = 1
 TRANSPORT_PROBES_TODAY = 0
 TRANSPORT_NAME_BRANCHES_TODAY = 0
-BIG_CLASSES_TODAY = {"Authorizer", "Session", "Keeper", "Tui"}
+BIG_CLASSES_TODAY = {"Authorizer", "Keeper", "Tui"}
 BIG_CLASS = 500
 
 
