@@ -20,14 +20,15 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: McpTuiError UsageError ConnectionFailed RequestTimeout
                     RequestCancelled ProtocolViolation Withheld StreamCut HttpStatusError
                     RpcError SecretRegistry KeptTail MessageTooLarge FileLock JsonStateFile
-                    SseEvent SseDecoder StdioTransport Watchdog NetworkOptions HttpClient
+                    SseEvent SseDecoder Transport StdioTransport Watchdog NetworkOptions HttpClient
                     StreamableHttpTransport LegacySseTransport KeeperTransport KeeperGone
                     PendingRequest RpcChannel
    2. session       which era the server speaks, the handshake or per-request _meta, the
                     headers of each era, MRTR, the result cache, the ConnectionSpec, and
                     watching for list changes; the only place besides 3c that knows the era
                     classes: ResultCache ConnectionSpec StubMismatch InputDeclined TaskRequired
-                    UrlElicitationRequired Session Subscription ChangeWatch HeldNotifications
+                    UrlElicitationRequired Era LegacyEra ModernEra Session Subscription ChangeWatch
+                    HeldNotifications
    3. features      what a client asks of a server, in four parts:
      3a. catalog and arguments  paginated lists, tools, k=v arguments coerced by schema; a
                     server's surface as a snapshot, and the changes between two; skills
@@ -893,12 +894,51 @@ def windows_program(argv, environ):
     return [found] + list(argv[1:]) if found else argv
 
 
-class StdioTransport:
+class Transport:
+    """What every transport offers the channel and the session, with the defaults of one that
+    lacks it: callers ask for a capability by its meaning, never probe or test a name."""
+
+    name = None  # "stdio", "streamable-http" or "sse": shown and logged, never branched on
+    carries_mcp_headers = False  # Streamable HTTP: MCP-Protocol-Version, Mcp-Method, Mcp-Param-*
+    legacy_stream = False  # legacy Streamable HTTP: resume streams, hold a GET stream
+    session_id = None  # the 2025-11-25 HTTP session id requests go out under
+    keep_session = False  # a later run resumes this session: no DELETE at close
+    stream_lost = None  # why a stream the session depends on could not be opened again
+    stderr_tail = ()  # a child server's last lines on stderr
+    junk = ()  # lines a child server wrote on stdout that were not JSON-RPC
+    writes_on_stdout = False  # a child server's stdout carries the messages (junk there is a finding)
+    http = None  # the HttpClient of a direct HTTP connection (check makes its own probes with it)
+
+    @property
+    def cancels_by_closing_stream(self):
+        """2026-07-28 over HTTP cancels a request by closing its response stream; everywhere
+        else a notifications/cancelled says so."""
+        return self.carries_mcp_headers and not self.legacy_stream
+
+    def abort(self, request_id):
+        """Stop reading a request's answer (close its stream); nothing where there is none."""
+
+    def legacy_session(self, version, session_id=None):
+        """The handshake era was negotiated (Streamable HTTP names the version from now on)."""
+
+    def open_get_stream(self):
+        """Legacy Streamable HTTP: hold the GET stream for what the server sends unasked."""
+
+    def control(self, op, timeout=10.0, **fields):
+        """An operation of a session keeper: only a kept session's transport has one."""
+        raise UsageError("%s is not a kept session: it takes no keeper operation (%s)" % (self.name, op))
+
+    def close(self):
+        """End the connection."""
+
+
+class StdioTransport(Transport):
     """A server run as a child process, without a shell: newline-delimited JSON-RPC on
     its stdin and stdout, and its stderr kept (and logged) for when something fails. The
     server runs in its own process group, so that stopping it stops its children too."""
 
     name = "stdio"
+    writes_on_stdout = True
 
     def __init__(self, argv, env=None, cwd=None, log=None, stderr_lines=200, max_message=DEFAULT_MAX_MESSAGE):
         import collections
@@ -1665,13 +1705,14 @@ GET_STREAM_WAIT = 2.0  # seconds a command waits for a 2025-11-25 server to answ
 EVENT_IDS_KEPT = 1024  # SSE event ids remembered per transport, to drop events a server replays twice
 
 
-class StreamableHttpTransport:
+class StreamableHttpTransport(Transport):
     """Streamable HTTP (2025-03-26 and later, and 2026-07-28): every message is its own
     POST; the answer is JSON or an SSE stream. In the legacy era it also keeps the
     session id, holds the GET stream for server messages, resumes broken streams with
     Last-Event-ID, and ends the session with DELETE."""
 
     name = "streamable-http"
+    carries_mcp_headers = True
 
     def __init__(self, http, log=None):
         self.http = http
@@ -1996,7 +2037,7 @@ class StreamableHttpTransport:
             self.http.close()
 
 
-class LegacySseTransport:
+class LegacySseTransport(Transport):
     """The 2024-11-05 HTTP+SSE transport: a GET stream whose first event names the POST
     endpoint; every answer arrives on that stream."""
 
@@ -2083,7 +2124,7 @@ class LegacySseTransport:
 KEEPER_HELLO_LIMIT = 4096  # bytes of one line before both ends have proved they know the token
 
 
-class KeeperTransport:
+class KeeperTransport(Transport):
     """The command's end of a session that a background keeper holds (section 9): JSON
     lines over a Unix socket in the state directory, or a loopback port. Before anything of
     value is sent, both ends prove they know the session's token (keeper_proof); the keeper
@@ -2144,6 +2185,8 @@ class KeeperTransport:
             raise keeper_error(reply["error"])
         self.name = reply.get("transport", self.name)
         self.legacy_stream = bool(reply.get("legacyStream"))
+        kept = {kind.name: kind for kind in (StdioTransport, StreamableHttpTransport, LegacySseTransport)}
+        self.carries_mcp_headers = kept.get(self.name, Transport).carries_mcp_headers  # framed as it is directly
         return reply
 
     def _write(self, value):
@@ -2470,7 +2513,7 @@ class RpcChannel:
                 break
             if time.monotonic() >= min(pending.last_activity + timeout, cap):  # progress may have moved it
                 hint = "raise --timeout if the server needs longer"
-                seen = list(self.anomalies) + list(getattr(self.transport, "junk", ()))
+                seen = list(self.anomalies) + list(self.transport.junk)
                 if seen:
                     hint = "meanwhile the server sent " + "; ".join(seen)
                 if time.monotonic() < cap:
@@ -2491,10 +2534,8 @@ class RpcChannel:
     def _cancel(self, request_id, method, notify, reason):
         """Stdio and the legacy HTTP era cancel with notifications/cancelled; 2026-07-28
         HTTP cancels by closing the response stream."""
-        abort = getattr(self.transport, "abort", None)
-        if abort:
-            abort(request_id)
-        if notify and (self.transport.name != "streamable-http" or self.transport.legacy_stream):
+        self.transport.abort(request_id)
+        if notify and not self.transport.cancels_by_closing_stream:
             try:
                 self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
             except McpTuiError:
@@ -3000,6 +3041,393 @@ def handshake_shapes(method, capabilities, server_info):
     return capabilities or {}, server_info
 
 
+class Era:
+    """What differs between the protocol eras, decided once: when the session learns what
+    the server speaks it picks ModernEra (2026-07-28: per-request _meta) or LegacyEra (the
+    initialize handshake) and asks it, instead of testing a version string. This base is a
+    session before the choice (or after a failed probe): it sends as the handshake era does
+    and declares nothing of either."""
+
+    name = None  # "modern" | "legacy": the "era" the JSON documents print
+    label = "legacy (initialize handshake)"
+    task_form = "2025-11-25"  # the TaskForm.form of the tasks it speaks (tasks_for)
+    listens_for_changes = False  # 2026-07-28: change notifications come only on subscriptions/listen
+
+    def __init__(self, session):
+        self.session = session
+
+    def opened(self):
+        self.session.cache = None  # 2025-11-25 gives no hints: nothing is kept across commands
+
+    def session_record(self):
+        """What a later run needs to resume this session: nothing binds follow-ups to it."""
+        return None
+
+    def client_capabilities(self, capabilities, declare_tasks=False, method=None):
+        return capabilities
+
+    def stale_tool_error(self, exc):
+        """Whether a tools/call error says the tool list it was built from is out of date:
+        -32020 (the x-mcp-header annotations changed) or an unknown tool."""
+        return isinstance(exc, RpcError) and (exc.code == -32020 or (
+            exc.code == INVALID_PARAMS and re.search(r"unknown tool|tool .*not found|no such tool",
+                                                     exc.rpc_message or "", re.I) is not None))
+
+    def handshake_headers(self):
+        """Streamable HTTP names the negotiated version on every request after initialize."""
+        session = self.session
+        if session.transport.carries_mcp_headers and session.protocol_version:
+            return {"MCP-Protocol-Version": session.protocol_version}
+        return {}
+
+    def notification_headers(self):
+        return None
+
+    def request(self, method, params, declare_tasks, tool, timeout, max_time, on_progress, request_id, cached):
+        try:
+            return self._send(method, params, timeout, max_time, on_progress, request_id)
+        except RpcError as exc:
+            if exc.code == -32042:
+                raise UrlElicitationRequired(exc.error, method)
+            raise
+
+    def _send(self, method, params, timeout, max_time, on_progress, request_id, retried=False):
+        session = self.session
+        sent_under = session.http_session_id()
+        try:
+            return session.channel.call(method, params, self.handshake_headers(), timeout or session.timeout,
+                                        max_time or session.max_time, request_id, on_progress)
+        except (HttpStatusError, RpcError) as exc:
+            if retried or not session.start_over_if_lost(exc, sent_under):
+                raise
+        return self._send(method, params, timeout, max_time, on_progress, None, True)
+
+    def answer_server_request(self, message):
+        """Answer a server request (roots, elicitation, sampling, ping): always an answer,
+        never silence."""
+        session, responder = self.session, self.session.responder
+        method, request_id = message.get("method"), message.get("id")
+        headers = self.handshake_headers()
+        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        result = error = None
+        try:
+            if method == "ping":
+                result = {}
+            elif method in ("elicitation/create", "sampling/createMessage", "roots/list"):
+                result = responder.answer(method, params, session.display_name())
+            else:
+                error = {"code": -32601, "message": "Method not found: %s" % method}
+        except StubMismatch as exc:  # the server waits for an answer: decline at once, and say why
+            responder.declined("%s; declined" % exc.message)
+            result = {"action": "decline"}
+        except InputDeclined as exc:
+            responder.declined(exc.message)  # without a terminal, the user learns it only here
+            error = {"code": exc.code, "message": exc.message}
+        except McpTuiError as exc:  # every server request gets an answer, never silence
+            responder.declined("Could not answer %s's %s: %s" % (session.display_name(), method, exc.message))
+            error = {"code": -32603, "message": "mcp-tui could not answer %s: %s" % (method, exc.message)}
+        related = (params.get("_meta") or {}).get(META_PREFIX + "related-task")
+        if related and result is not None:
+            result = dict(result, _meta={META_PREFIX + "related-task": related})
+        try:
+            session.channel.respond(request_id, result, error, headers)
+        except McpTuiError as exc:
+            if session.log:
+                session.log.event("protocol", "could not send the answer to %s: %s" % (method, exc.message))
+
+    def roots_changed(self):
+        """Tell the server the client's roots changed; whether a notification went out."""
+        return False
+
+    def ping(self, timeout=None):
+        self.session.request("server/discover", {}, timeout=timeout)
+        return "server/discover"
+
+    def set_log_level(self, level):
+        """Nothing to send: the level goes out with the requests that carry it."""
+
+    def sends_param_headers(self):
+        return False
+
+    def call_refused_before_sending(self, tool):
+        """Whether a plain call of ``tool`` is refused here, before it is sent."""
+        return False
+
+    def listen_for_list_changes(self):
+        self.open_server_stream()
+
+    def open_server_stream(self):
+        """The stream the server sends unasked on, where the era has one."""
+
+    def unsubscribe_resource(self, uri):
+        self.session.request("resources/unsubscribe", {"uri": uri})
+        return True
+
+
+class LegacyEra(Era):
+    """2025-11-25 and older: the initialize handshake, a session id over HTTP, the GET stream,
+    server requests answered as they come, tasks in the experimental form."""
+
+    name = "legacy"
+
+    def handshake(self, version):
+        """initialize, asking for ``version``; it makes this the session's era (until it fails)."""
+        session = self.session
+        session.era, session.protocol_version = self, None
+        params = {"protocolVersion": version, "capabilities": session.client_capabilities(),
+                  "clientInfo": CLIENT_INFO}
+        if version in ("2025-06-18", "2025-03-26", "2024-11-05"):
+            params["capabilities"]["elicitation"] = {}  # form only before 2025-11-25
+        try:
+            result = session.channel.call("initialize", params, timeout=session.timeout, max_time=session.max_time)
+        except McpTuiError:
+            session.era = Era(session)
+            raise
+        negotiated = result.get("protocolVersion")
+        if negotiated == "2024-10-07":
+            negotiated = "2024-11-05"
+        if negotiated not in LEGACY_VERSIONS:
+            session.era = Era(session)
+            raise ProtocolViolation("the server chose protocol version %r, which mcp-tui does not speak" % negotiated,
+                                    hint="mcp-tui speaks %s" % ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
+        session.protocol_version = negotiated
+        session.capabilities, session.server_info = handshake_shapes("initialize", result.get("capabilities"),
+                                                                     result.get("serverInfo"))
+        session.instructions = result.get("instructions")
+        session.transport.legacy_session(negotiated)
+        session.channel.notify("notifications/initialized", None, self.handshake_headers())
+        self.open_server_stream()  # roots, elicitation, sampling and pings may come on it at any time
+
+    def opened(self):
+        session = self.session
+        if session.log_level and "logging" in session.capabilities:
+            session.request("logging/setLevel", {"level": session.log_level})  # 2026-07-28 sends it in _meta
+        Era.opened(self)
+
+    def session_record(self):
+        """What a later run needs to resume this session, or None when nothing binds follow-ups
+        to it (stdio, a server without session ids)."""
+        session = self.session
+        session_id = session.http_session_id()
+        if not session_id:
+            return None
+        return {"id": session_id, "protocolVersion": session.protocol_version,
+                "capabilities": session.capabilities, "serverInfo": session.server_info}
+
+    def client_capabilities(self, capabilities, declare_tasks=False, method=None):
+        capabilities["roots"] = {"listChanged": True}  # roots_changed() sends the notification
+        return capabilities
+
+    def notification_headers(self):
+        return self.handshake_headers()
+
+    def roots_changed(self):
+        self.session.notify("notifications/roots/list_changed")
+        return True
+
+    def ping(self, timeout=None):
+        self.session.request("ping", timeout=timeout)
+        return "ping"
+
+    def set_log_level(self, level):
+        self.session.request("logging/setLevel", {"level": level})
+
+    def call_refused_before_sending(self, tool):
+        """A 2025-11-25 tool says in its listing that it runs only as a task."""
+        return self.session.call_needs_task(tool)
+
+    def open_server_stream(self):
+        self.session.transport.open_get_stream()
+
+
+class ModernEra(Era):
+    """2026-07-28: every request stamped with _meta (and, over HTTP, its headers), MRTR for
+    input, results cached by their hints, subscriptions/listen for changes, no server
+    requests, tasks in the io.modelcontextprotocol/tasks extension."""
+
+    name = "modern"
+    label = "2026-07-28 (per-request metadata)"
+    task_form = "extension"
+    listens_for_changes = True
+
+    @staticmethod
+    def may_cache(spec):
+        """Whether results of a server opened from ``spec`` may be kept across commands: only
+        2026-07-28 ones are; a kept session (@NAME) is a name, not where a server is."""
+        return spec.kind not in ("sse", "session") and spec.protocol in ("auto", MODERN_VERSION)
+
+    def discover(self, timeout):
+        """server/discover: the probe in auto mode, and the source of capabilities; it makes
+        this the session's era (until it fails)."""
+        session = self.session
+        session.era, session.protocol_version = self, MODERN_VERSION
+        params = self.stamp({})
+        try:
+            # No notifications/cancelled if it times out: a silent legacy server must see
+            # initialize next, and nothing else before it.
+            result = session.channel.call("server/discover", params, self.headers("server/discover", params),
+                                          timeout, session.max_time, cancel_notification=False)
+            versions = result.get("supportedVersions")
+            if not isinstance(versions, list) or "capabilities" not in result:
+                raise ProtocolViolation("server/discover answered without supportedVersions and capabilities")
+            if MODERN_VERSION not in versions:
+                raise RpcError({"code": -32022, "message": "server/discover lists no version mcp-tui speaks",
+                                "data": {"supported": versions, "requested": MODERN_VERSION}}, "server/discover")
+        except RpcError as exc:
+            session.era = Era(session)
+            if exc.code == -32022:
+                supported = (exc.data or {}).get("supported") if isinstance(exc.data, dict) else None
+                exc.hint = "the server supports %s; mcp-tui speaks %s" % (
+                    ", ".join(supported or ["(not said)"]), ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
+            raise
+        except McpTuiError:
+            session.era = Era(session)
+            raise
+        self.adopt_discover(result)
+        if session.cache is not None:
+            session.cache.put("server/discover", {}, result)
+
+    def adopt_discover(self, result):
+        """What a server/discover result says about the server."""
+        session, meta = self.session, result.get("_meta")
+        session.supported_versions = result.get("supportedVersions")
+        session.capabilities, session.server_info = handshake_shapes(
+            "server/discover", result.get("capabilities"), meta.get(META_PREFIX + "serverInfo")
+            if isinstance(meta, dict) else None)
+        session.instructions = result.get("instructions")
+
+    def opened(self):
+        """No handshake to finish, and the cache stays."""
+
+    def client_capabilities(self, capabilities, declare_tasks=False, method=None):
+        extensions = dict(capabilities.get("extensions") or {})
+        if declare_tasks:
+            extensions[TASKS_EXTENSION] = {}
+        if method in SKILLS_METHODS:  # a server may refuse them to a client that did not declare it
+            extensions[SKILLS_EXTENSION] = {}
+        if extensions:
+            capabilities["extensions"] = extensions
+        return capabilities
+
+    def stamp(self, params, declare_tasks=False, method=None):
+        """``params`` with the _meta every 2026-07-28 request carries."""
+        session = self.session
+        params = dict(params)
+        meta = dict(params.get("_meta") or {})
+        meta[META_PREFIX + "protocolVersion"] = session.protocol_version
+        meta[META_PREFIX + "clientCapabilities"] = session.client_capabilities(declare_tasks, method)
+        meta[META_PREFIX + "clientInfo"] = CLIENT_INFO
+        if session.log_level:
+            meta[META_PREFIX + "logLevel"] = session.log_level
+        params["_meta"] = meta
+        return params
+
+    def headers(self, method, params, tool=None):
+        """The HTTP headers of a 2026-07-28 request (None over stdio)."""
+        session = self.session
+        if not session.transport.carries_mcp_headers:
+            return None
+        headers = {"MCP-Protocol-Version": session.protocol_version, "Mcp-Method": method}
+        key = NAME_HEADER_PARAM.get(method)
+        if key and isinstance(params.get(key), str):
+            headers["Mcp-Name"] = encode_header_value(params[key])
+        if method == "tools/call" and tool:
+            headers.update(param_header_values(tool, params.get("arguments") or {}))
+        return headers
+
+    def request(self, method, params, declare_tasks, tool, timeout, max_time, on_progress, request_id, cached):
+        session = self.session
+        keep = session.cache is not None and method in CACHED_METHODS
+        if keep and cached:
+            result = session.cache.get(method, params)
+            if result is not None:
+                session.cached.add(method)
+                return result
+        try:
+            result = self._rounds(method, params or {}, declare_tasks, tool, timeout, max_time, on_progress,
+                                  request_id)
+            if keep:
+                session.cache.put(method, params, result)
+                session.cached.discard(method)
+            return result
+        except (RpcError, HttpStatusError) as exc:
+            if "server/discover" in session.cached and session.refused_as_unknown_era(exc):
+                return session.probe_again(method, params, declare_tasks, tool, timeout, max_time, on_progress)
+            if not isinstance(exc, RpcError):
+                raise
+            required = ((exc.data or {}).get("requiredCapabilities") or {}) if isinstance(exc.data, dict) else {}
+            if method == "tools/call" and exc.code == -32021 and TASKS_EXTENSION in (required.get("extensions") or {}):
+                raise TaskRequired((params or {}).get("name"), exc.error)
+            raise
+
+    def _rounds(self, method, params, declare_tasks, tool, timeout, max_time, on_progress, request_id):
+        """One request and its MRTR rounds: input_required is answered and the request sent again."""
+        session = self.session
+        original = dict(params)
+        current = dict(params)
+        reissued = False
+        for _ in range(MRTR_MAX_ROUNDS):
+            wire = self.stamp(current, declare_tasks, method)
+            try:
+                result = session.channel.call(method, wire, self.headers(method, wire, tool),
+                                              timeout or session.timeout, max_time or session.max_time, request_id,
+                                              on_progress)
+            except StreamCut as exc:
+                if method not in IDEMPOTENT_METHODS or reissued:
+                    if method == "tools/call":
+                        exc.hint = "not sent again: the tool may have run; run it again yourself if that is safe"
+                    raise
+                reissued, request_id = True, None  # lost with the stream: a new request, with a new id
+                if session.log:
+                    session.log.event("session", "stream cut; re-issuing %s with a new id" % method)
+                result = session.channel.call(method, wire, self.headers(method, wire, tool),
+                                              timeout or session.timeout, max_time or session.max_time, None,
+                                              on_progress)
+            request_id = None  # every retry is a new request with a new id
+            kind = result.get("resultType", "complete")
+            if kind == "input_required" and method in INPUT_REQUIRED_METHODS:
+                current = dict(original)
+                requests = result.get("inputRequests") or {}
+                if requests:
+                    current["inputResponses"] = session.answer_input_requests(requests)
+                if "requestState" in result:
+                    current["requestState"] = result["requestState"]
+                continue
+            if kind == "complete" or (kind == "task" and method == "tools/call" and declare_tasks):
+                return result
+            raise ProtocolViolation("%s: the server answered with resultType %r, which this request does not allow"
+                                    % (method, kind))
+        raise ProtocolViolation("%s: still input_required after %d rounds; giving up" % (method, MRTR_MAX_ROUNDS))
+
+    def answer_server_request(self, message):
+        """2026-07-28 has no server requests (input goes through MRTR): a server that sends one
+        anyway gets an error rather than silence."""
+        session, method, request_id = self.session, message.get("method"), message.get("id")
+        if session.log:
+            session.log.event("protocol", "server request in the 2026-07-28 era refused", method=method)
+        try:
+            session.channel.respond(request_id, error={"code": -32601, "message": "%s: 2026-07-28 has no server "
+                                                       "requests; input goes through input_required" % method})
+        except McpTuiError:
+            pass
+
+    def sends_param_headers(self):
+        """x-mcp-header annotations become Mcp-Param-* headers (over HTTP)."""
+        return self.session.transport.carries_mcp_headers
+
+    def listen_for_list_changes(self):
+        """list_changed comes only on a subscriptions/listen stream."""
+        session = self.session
+        flags = {flag: True for capability, flag in LIST_CHANGE_FILTERS.items()
+                 if (session.capabilities.get(capability) or {}).get("listChanged")}
+        if flags:
+            session.change_listener = session.listen(flags, lambda message: None)
+
+    def unsubscribe_resource(self, uri):
+        """A subscription is the listen stream that made it and ends with it."""
+        return False
+
+
 class Session:
     """One connection to one server, in whichever era it speaks."""
 
@@ -3019,7 +3447,7 @@ class Session:
         self.probe_timeout = probe_timeout
         self.network = network or NetworkOptions()
         self.log_level = log_level
-        self.era = None  # "modern" | "legacy"
+        self.era = Era(self)  # ModernEra or LegacyEra once chosen; its name is what documents print
         self.protocol_version = None
         self.server_info = None
         self.capabilities = {}
@@ -3052,7 +3480,7 @@ class Session:
         elif self.spec.kind == "sse":
             try:
                 self._start_transport("sse")
-                self._initialize(choice if choice in LEGACY_VERSIONS else LEGACY_VERSIONS[0])
+                LegacyEra(self).handshake(choice if choice in LEGACY_VERSIONS else LEGACY_VERSIONS[0])
             except HttpStatusError as exc:  # the mirror of --transport http's hint
                 if exc.status in (400, 404, 405) and not exc.hint:
                     exc.hint = "the server may speak Streamable HTTP: leave out --transport sse"
@@ -3060,43 +3488,41 @@ class Session:
         elif choice == MODERN_VERSION:
             self._start_transport()
             try:
-                self._discover_modern(self.timeout)
+                ModernEra(self).discover(self.timeout)
             except (RpcError, HttpStatusError) as exc:
                 # "Method not found", "Server not initialized", HTTP 400: a server of the handshake era
-                refused = self._refused_as_unknown_era(exc) or getattr(exc, "code", None) == METHOD_NOT_FOUND
+                refused = self.refused_as_unknown_era(exc) or getattr(exc, "code", None) == METHOD_NOT_FOUND
                 if refused and not exc.hint:
                     exc.hint = ("the server refused server/discover, so it seems to speak only %s or older; "
                                 "--protocol-version auto uses what it speaks" % LEGACY_VERSIONS[0])
                 raise
         elif choice in LEGACY_VERSIONS:
             self._start_transport()
-            self._initialize(choice)
+            LegacyEra(self).handshake(choice)
         else:
             self._open_auto()
         if self.log:
-            self.log.event("session", "era chosen", era=self.era, protocol=self.protocol_version,
+            self.log.event("session", "era chosen", era=self.era.name, protocol=self.protocol_version,
                            transport=self.transport.name)
         return self._opened()
 
     def _opened(self):
-        if self.era == "legacy" and self.log_level and "logging" in self.capabilities:
-            self.request("logging/setLevel", {"level": self.log_level})  # 2026-07-28 sends it in _meta
-        if self.era != "modern":
-            self.cache = None  # 2025-11-25 gives no hints: nothing is kept across commands
+        self.era.opened()
         return self
 
     def handshake_state(self):
         """What another process needs to carry on this session without a handshake of its
         own (a keeper hands it to each command it serves; see ``adopt``)."""
-        return {"era": self.era, "protocolVersion": self.protocol_version, "serverInfo": self.server_info,
+        return {"era": self.era.name, "protocolVersion": self.protocol_version, "serverInfo": self.server_info,
                 "capabilities": self.capabilities, "instructions": self.instructions,
                 "supportedVersions": self.supported_versions, "transport": self.transport.name,
-                "legacyStream": bool(getattr(self.transport, "legacy_stream", False))}
+                "legacyStream": bool(self.transport.legacy_stream)}
 
     def adopt(self, transport, state):
         """Carry on a session another process opened (``handshake_state``) over ``transport``
         (a KeeperTransport): same era, version and server facts, no second handshake."""
-        self.era, self.protocol_version = state["era"], state["protocolVersion"]
+        era = {kind.name: kind for kind in (ModernEra, LegacyEra)}.get(state["era"], Era)
+        self.era, self.protocol_version = era(self), state["protocolVersion"]
         self.server_info, self.capabilities = state["serverInfo"], state["capabilities"] or {}
         self.instructions, self.supported_versions = state["instructions"], state["supportedVersions"]
         self.kept_grant = state.get("grant")  # the keeper's authorization, as masked_token_view shows it
@@ -3106,7 +3532,7 @@ class Session:
         transport.notice = lambda text: self.notice(text)
         self._use_transport(transport)
         if self.log:
-            self.log.event("session", "adopted a kept session", era=self.era, protocol=self.protocol_version,
+            self.log.event("session", "adopted a kept session", era=self.era.name, protocol=self.protocol_version,
                            transport=transport.name)
         return self._opened()
 
@@ -3114,7 +3540,7 @@ class Session:
 
     def _open_cache(self):
         """A ResultCache for this server, or None where no 2026-07-28 result can be asked for."""
-        if self.spec.kind in ("sse", "session") or self.spec.protocol not in ("auto", MODERN_VERSION):
+        if not ModernEra.may_cache(self.spec):
             return None  # a kept session (@NAME) is a name, not where a server is; its keeper asks
         if self.spec.kind == "stdio":
             server = json.dumps(["stdio", self.spec.argv, os.path.abspath(self.spec.cwd or os.curdir)])
@@ -3137,8 +3563,8 @@ class Session:
         if result is None:
             return False
         self._start_transport()
-        self.era, self.protocol_version = "modern", MODERN_VERSION
-        self._adopt_discover(result)
+        self.era, self.protocol_version = ModernEra(self), MODERN_VERSION
+        self.era.adopt_discover(result)
         self.cached.add("server/discover")
         if self.log:
             self.log.event("session", "server/discover answered from the cache (its ttlMs has not run out)")
@@ -3152,9 +3578,7 @@ class Session:
         """Whether a tools/call error says the tool list it was built from is out of date:
         -32020 (the x-mcp-header annotations changed) or an unknown tool. The kept list is
         dropped then, and the caller lists again and retries once."""
-        stale = isinstance(exc, RpcError) and (exc.code == -32020 or (
-            exc.code == INVALID_PARAMS and re.search(r"unknown tool|tool .*not found|no such tool",
-                                                     exc.rpc_message or "", re.I)))
+        stale = self.era.stale_tool_error(exc)
         if stale and self.cache is not None:
             self.cache.drop("tools/list")
             self.cached.discard("tools/list")
@@ -3166,7 +3590,7 @@ class Session:
         stdio = self.spec.kind == "stdio"
         timed_out = False
         try:
-            self._discover_modern(min(self.probe_timeout, self.timeout) if stdio else self.timeout)
+            ModernEra(self).discover(min(self.probe_timeout, self.timeout) if stdio else self.timeout)
             return
         except RequestTimeout:
             if not stdio or (self.deadline is not None and time.monotonic() >= self.deadline):
@@ -3181,7 +3605,7 @@ class Session:
                 raise
             fresh = False
         except ProtocolViolation:
-            if self.era == "modern":  # the server answered server/discover as a modern one, wrongly: no fallback
+            if isinstance(self.era, ModernEra):  # it answered server/discover as a modern server, wrongly: no fallback
                 raise
             fresh = True
         if self.log:
@@ -3189,7 +3613,7 @@ class Session:
         if fresh and stdio:
             self._restart_transport()  # never mix eras on one stdio process
         try:
-            self._initialize(LEGACY_VERSIONS[0])
+            LegacyEra(self).handshake(LEGACY_VERSIONS[0])
         except RequestTimeout as exc:
             if timed_out:  # the wait was longer than --timeout says: name the probe's share and its bound
                 exc.message += ", after %s of server/discover (%s)" % (
@@ -3204,7 +3628,7 @@ class Session:
             if self.log:
                 self.log.event("session", "initialize refused with %s; restarting in 2026-07-28" % exc.code)
             self._restart_transport()
-            self._discover_modern(self.timeout)
+            ModernEra(self).discover(self.timeout)
         except HttpStatusError as exc:
             if self.spec.kind != "http" or exc.status not in (400, 404, 405):
                 raise
@@ -3214,7 +3638,7 @@ class Session:
             if self.log:
                 self.log.event("session", "initialize refused (HTTP %s); trying HTTP+SSE" % exc.status)
             self._restart_transport("sse")
-            self._initialize(LEGACY_VERSIONS[0])
+            LegacyEra(self).handshake(LEGACY_VERSIONS[0])
 
     def resume(self, recorded):
         """Continue a recorded 2025-11-25 HTTP session without initialize: servers such as
@@ -3222,7 +3646,7 @@ class Session:
         it. If the server has forgotten it, the first request starts over (and says so)."""
         self._start_transport()
         self.transport.legacy_session(recorded["protocolVersion"], recorded["id"])
-        self.era, self.protocol_version = "legacy", recorded["protocolVersion"]
+        self.era, self.protocol_version = LegacyEra(self), recorded["protocolVersion"]
         self.cache = None  # a 2025-11-25 session keeps what it learned itself
         self.capabilities = recorded.get("capabilities") or {}
         self.server_info = recorded.get("serverInfo")
@@ -3235,11 +3659,7 @@ class Session:
     def session_record(self):
         """What a later run needs to resume this session, or None when nothing binds
         follow-ups to it (stdio, 2026-07-28, a legacy server without session ids)."""
-        session_id = self.http_session_id()
-        if self.era != "legacy" or not session_id:
-            return None
-        return {"id": session_id, "protocolVersion": self.protocol_version, "capabilities": self.capabilities,
-                "serverInfo": self.server_info}
+        return self.era.session_record()
 
     def outlives_process(self):
         """Whether the server (and so a task) lives on after this process exits."""
@@ -3247,8 +3667,7 @@ class Session:
 
     def keep_alive(self, keep):
         """Keep the session for a later run (no DELETE at close), or end it as usual."""
-        if hasattr(self.transport, "keep_session"):
-            self.transport.keep_session = keep
+        self.transport.keep_session = keep
 
     def _restart_transport(self, kind=None):
         self.channel.close()
@@ -3289,87 +3708,11 @@ class Session:
             self.channel.close()
             raise ConnectionFailed("the connection attempt was cancelled")
 
-    def _discover_modern(self, timeout):
-        """server/discover: the probe in auto mode, and the source of capabilities."""
-        self.era, self.protocol_version = "modern", MODERN_VERSION
-        params = self.modern_params({})
-        try:
-            # No notifications/cancelled if it times out: a silent legacy server must see
-            # initialize next, and nothing else before it.
-            result = self.channel.call("server/discover", params, self.modern_headers("server/discover", params),
-                                       timeout, self.max_time, cancel_notification=False)
-            versions = result.get("supportedVersions")
-            if not isinstance(versions, list) or "capabilities" not in result:
-                raise ProtocolViolation("server/discover answered without supportedVersions and capabilities")
-            if MODERN_VERSION not in versions:
-                raise RpcError({"code": -32022, "message": "server/discover lists no version mcp-tui speaks",
-                                "data": {"supported": versions, "requested": MODERN_VERSION}}, "server/discover")
-        except RpcError as exc:
-            self.era = None
-            if exc.code == -32022:
-                supported = (exc.data or {}).get("supported") if isinstance(exc.data, dict) else None
-                exc.hint = "the server supports %s; mcp-tui speaks %s" % (
-                    ", ".join(supported or ["(not said)"]), ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
-            raise
-        except McpTuiError:
-            self.era = None
-            raise
-        self._adopt_discover(result)
-        if self.cache is not None:
-            self.cache.put("server/discover", {}, result)
-
-    def _adopt_discover(self, result):
-        meta = result.get("_meta")
-        self.supported_versions = result.get("supportedVersions")
-        self.capabilities, self.server_info = handshake_shapes(
-            "server/discover", result.get("capabilities"), meta.get(META_PREFIX + "serverInfo")
-            if isinstance(meta, dict) else None)
-        self.instructions = result.get("instructions")
-
-    def _client_capabilities(self, declare_tasks=False, method=None):
+    def client_capabilities(self, declare_tasks=False, method=None):
         capabilities = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
-        if self.era == "legacy":
-            capabilities["roots"] = {"listChanged": True}  # roots_changed() sends the notification
-        extensions = dict(self.extensions)
-        if self.era == "modern":
-            extensions.update({TASKS_EXTENSION: {}} if declare_tasks else {})
-            if method in SKILLS_METHODS:  # a server may refuse them to a client that did not declare it
-                extensions[SKILLS_EXTENSION] = {}
-        if extensions:
-            capabilities["extensions"] = extensions
-        return capabilities
-
-    def _initialize(self, version):
-        self.era, self.protocol_version = "legacy", None
-        params = {"protocolVersion": version, "capabilities": self._client_capabilities(),
-                  "clientInfo": CLIENT_INFO}
-        if version in ("2025-06-18", "2025-03-26", "2024-11-05"):
-            params["capabilities"]["elicitation"] = {}  # form only before 2025-11-25
-        try:
-            result = self.channel.call("initialize", params, timeout=self.timeout, max_time=self.max_time)
-        except McpTuiError:
-            self.era = None
-            raise
-        negotiated = result.get("protocolVersion")
-        if negotiated == "2024-10-07":
-            negotiated = "2024-11-05"
-        if negotiated not in LEGACY_VERSIONS:
-            self.era = None
-            raise ProtocolViolation("the server chose protocol version %r, which mcp-tui does not speak" % negotiated,
-                                    hint="mcp-tui speaks %s" % ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
-        self.protocol_version = negotiated
-        self.capabilities, self.server_info = handshake_shapes("initialize", result.get("capabilities"),
-                                                               result.get("serverInfo"))
-        self.instructions = result.get("instructions")
-        if isinstance(self.transport, StreamableHttpTransport):
-            self.transport.legacy_session(negotiated)
-        self.channel.notify("notifications/initialized", None, self._legacy_headers())
-        self.open_server_stream()  # roots, elicitation, sampling and pings may come on it at any time
-
-    def _legacy_headers(self):
-        if self.transport.name == "streamable-http" and self.protocol_version:
-            return {"MCP-Protocol-Version": self.protocol_version}
-        return {}
+        if self.extensions:  # --advertise-apps: declared in either era
+            capabilities["extensions"] = dict(self.extensions)
+        return self.era.client_capabilities(capabilities, declare_tasks, method)
 
     # -- requests ---------------------------------------------------------------------
 
@@ -3379,38 +3722,11 @@ class Session:
         are answered here, and resultType is checked against what the request allows.
         With ``cached``, a fresh result an earlier command kept (2026-07-28) is the answer;
         either way a cacheable result that arrives is kept."""
-        if self.era != "modern":
-            try:
-                return self._legacy_request(method, params, timeout, max_time, on_progress, request_id)
-            except RpcError as exc:
-                if exc.code == -32042:
-                    raise UrlElicitationRequired(exc.error, method)
-                raise
-        keep = self.cache is not None and method in CACHED_METHODS
-        if keep and cached:
-            result = self.cache.get(method, params)
-            if result is not None:
-                self.cached.add(method)
-                return result
-        try:
-            result = self._modern_request(method, params or {}, declare_tasks, tool, timeout, max_time,
-                                          on_progress, request_id)
-            if keep:
-                self.cache.put(method, params, result)
-                self.cached.discard(method)
-            return result
-        except (RpcError, HttpStatusError) as exc:
-            if "server/discover" in self.cached and self._refused_as_unknown_era(exc):
-                return self._probe_again(method, params, declare_tasks, tool, timeout, max_time, on_progress)
-            if not isinstance(exc, RpcError):
-                raise
-            required = ((exc.data or {}).get("requiredCapabilities") or {}) if isinstance(exc.data, dict) else {}
-            if method == "tools/call" and exc.code == -32021 and TASKS_EXTENSION in (required.get("extensions") or {}):
-                raise TaskRequired((params or {}).get("name"), exc.error)
-            raise
+        return self.era.request(method, params, declare_tasks, tool, timeout, max_time, on_progress, request_id,
+                                cached)
 
     @staticmethod
-    def _refused_as_unknown_era(exc):
+    def refused_as_unknown_era(exc):
         """A refusal (nothing ran) that may mean the server no longer speaks what the
         server/discover result an earlier command kept said."""
         if isinstance(exc, HttpStatusError):
@@ -3418,7 +3734,7 @@ class Session:
         return exc.code in (-32022, -32600) or (exc.code in SERVER_ERRORS and re.search(
             r"session|initiali[sz]", exc.rpc_message or "", re.I) is not None)  # a legacy server's "initialize first"
 
-    def _probe_again(self, method, params, declare_tasks, tool, timeout, max_time, on_progress):
+    def probe_again(self, method, params, declare_tasks, tool, timeout, max_time, on_progress):
         """Forget what was kept about this server, open it afresh and send the request once more."""
         if self.log:
             self.log.event("session", "the server refused a request made from a kept discover; probing again")
@@ -3428,19 +3744,21 @@ class Session:
         self.open()
         return self.request(method, params, declare_tasks, tool, timeout, max_time, on_progress)
 
-    def _legacy_request(self, method, params, timeout, max_time, on_progress, request_id, retried=False):
-        sent_under = self.http_session_id()
-        try:
-            return self.channel.call(method, params, self._legacy_headers(), timeout or self.timeout,
-                                     max_time or self.max_time, request_id, on_progress)
-        except (HttpStatusError, RpcError) as exc:
-            if retried or not self.start_over_if_lost(exc, sent_under):
-                raise
-        return self._legacy_request(method, params, timeout, max_time, on_progress, None, True)
-
     def http_session_id(self):
         """The 2025-11-25 HTTP session id requests go out under now, or None."""
-        return getattr(self.transport, "session_id", None)
+        return self.transport.session_id
+
+    def next_request_id(self):
+        """A JSON-RPC id of this session's own, for a request the caller may cancel later."""
+        return self.channel.next_id()
+
+    def keeper_control(self, op, **fields):
+        """An operation of the keeper that holds this kept session (@NAME); its answer."""
+        return self.transport.control(op, **fields)
+
+    def stderr_lines(self):
+        """A stdio server's last lines on stderr (none for other servers, or before one started)."""
+        return list(self.transport.stderr_tail) if self.transport is not None else []
 
     def start_over_if_lost(self, exc, sent_under):
         """When ``exc`` says the server has forgotten the HTTP session a request was sent
@@ -3458,7 +3776,7 @@ class Session:
                             "and trying once more (a server that keeps tasks per session will not know the task).")
                 self.resumed = False
             self.transport.session_id = None
-            self._initialize(self.protocol_version)
+            LegacyEra(self).handshake(self.protocol_version)
             return True
 
     def _session_lost(self, exc):
@@ -3469,63 +3787,6 @@ class Session:
         if not isinstance(exc, RpcError):  # unreachable, cut, timed out: not a forgotten session
             return False
         return "session" in exc.rpc_message.lower() and exc.code in SERVER_ERRORS
-
-    def modern_params(self, params, declare_tasks=False, method=None):
-        params = dict(params)
-        meta = dict(params.get("_meta") or {})
-        meta[META_PREFIX + "protocolVersion"] = self.protocol_version
-        meta[META_PREFIX + "clientCapabilities"] = self._client_capabilities(declare_tasks, method)
-        meta[META_PREFIX + "clientInfo"] = CLIENT_INFO
-        if self.log_level:
-            meta[META_PREFIX + "logLevel"] = self.log_level
-        params["_meta"] = meta
-        return params
-
-    def modern_headers(self, method, params, tool=None):
-        if self.transport.name != "streamable-http":
-            return None
-        headers = {"MCP-Protocol-Version": self.protocol_version, "Mcp-Method": method}
-        key = NAME_HEADER_PARAM.get(method)
-        if key and isinstance(params.get(key), str):
-            headers["Mcp-Name"] = encode_header_value(params[key])
-        if method == "tools/call" and tool:
-            headers.update(param_header_values(tool, params.get("arguments") or {}))
-        return headers
-
-    def _modern_request(self, method, params, declare_tasks, tool, timeout, max_time, on_progress, request_id):
-        original = dict(params)
-        current = dict(params)
-        reissued = False
-        for _ in range(MRTR_MAX_ROUNDS):
-            wire = self.modern_params(current, declare_tasks, method)
-            try:
-                result = self.channel.call(method, wire, self.modern_headers(method, wire, tool),
-                                           timeout or self.timeout, max_time or self.max_time, request_id, on_progress)
-            except StreamCut as exc:
-                if method not in IDEMPOTENT_METHODS or reissued:
-                    if method == "tools/call":
-                        exc.hint = "not sent again: the tool may have run; run it again yourself if that is safe"
-                    raise
-                reissued, request_id = True, None  # lost with the stream: a new request, with a new id
-                if self.log:
-                    self.log.event("session", "stream cut; re-issuing %s with a new id" % method)
-                result = self.channel.call(method, wire, self.modern_headers(method, wire, tool),
-                                           timeout or self.timeout, max_time or self.max_time, None, on_progress)
-            request_id = None  # every retry is a new request with a new id
-            kind = result.get("resultType", "complete")
-            if kind == "input_required" and method in INPUT_REQUIRED_METHODS:
-                current = dict(original)
-                requests = result.get("inputRequests") or {}
-                if requests:
-                    current["inputResponses"] = self.answer_input_requests(requests)
-                if "requestState" in result:
-                    current["requestState"] = result["requestState"]
-                continue
-            if kind == "complete" or (kind == "task" and method == "tools/call" and declare_tasks):
-                return result
-            raise ProtocolViolation("%s: the server answered with resultType %r, which this request does not allow"
-                                    % (method, kind))
-        raise ProtocolViolation("%s: still input_required after %d rounds; giving up" % (method, MRTR_MAX_ROUNDS))
 
     def answer_input_requests(self, requests):
         """Answer MRTR or task inputRequests (a map of key -> {method, params})."""
@@ -3542,10 +3803,7 @@ class Session:
         """The client's roots changed. A handshake-era server is told (notifications/roots/
         list_changed); a 2026-07-28 server asks for roots with each request that needs them.
         Returns whether a notification went out."""
-        if self.era != "legacy":
-            return False
-        self.notify("notifications/roots/list_changed")
-        return True
+        return self.era.roots_changed()
 
     def cancel_request(self, request_id, reason="cancelled by the user"):
         """Stop a request in flight (notifications/cancelled, or its stream closed under
@@ -3553,8 +3811,7 @@ class Session:
         return self.channel.cancel(request_id, reason)
 
     def notify(self, method, params=None):
-        headers = self._legacy_headers() if self.era == "legacy" else None
-        self.channel.notify(method, params, headers)
+        self.channel.notify(method, params, self.era.notification_headers())
 
     # -- what the server sends --------------------------------------------------------
 
@@ -3566,95 +3823,49 @@ class Session:
             observer(message)
 
     def _server_request(self, message):
-        """Answer a server request. 2026-07-28 has none (input goes through MRTR): a server
-        that sends one anyway gets an error rather than silence."""
-        method, request_id = message.get("method"), message.get("id")
-        if self.era == "modern":
-            if self.log:
-                self.log.event("protocol", "server request in the 2026-07-28 era refused", method=method)
-            try:
-                self.channel.respond(request_id, error={"code": -32601, "message": "%s: 2026-07-28 has no server "
-                                                        "requests; input goes through input_required" % method})
-            except McpTuiError:
-                pass
-            return
-        headers = self._legacy_headers()
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
-        result = error = None
-        try:
-            if method == "ping":
-                result = {}
-            elif method in ("elicitation/create", "sampling/createMessage", "roots/list"):
-                result = self.responder.answer(method, params, self.display_name())
-            else:
-                error = {"code": -32601, "message": "Method not found: %s" % method}
-        except StubMismatch as exc:  # the server waits for an answer: decline at once, and say why
-            self.responder.declined("%s; declined" % exc.message)
-            result = {"action": "decline"}
-        except InputDeclined as exc:
-            self.responder.declined(exc.message)  # without a terminal, the user learns it only here
-            error = {"code": exc.code, "message": exc.message}
-        except McpTuiError as exc:  # every server request gets an answer, never silence
-            self.responder.declined("Could not answer %s's %s: %s" % (self.display_name(), method, exc.message))
-            error = {"code": -32603, "message": "mcp-tui could not answer %s: %s" % (method, exc.message)}
-        related = (params.get("_meta") or {}).get(META_PREFIX + "related-task")
-        if related and result is not None:
-            result = dict(result, _meta={META_PREFIX + "related-task": related})
-        try:
-            self.channel.respond(request_id, result, error, headers)
-        except McpTuiError as exc:
-            if self.log:
-                self.log.event("protocol", "could not send the answer to %s: %s" % (method, exc.message))
+        self.era.answer_server_request(message)
 
     # -- facts about the server ---------------------------------------------------------
 
     @property
     def era_label(self):
-        return "2026-07-28 (per-request metadata)" if self.era == "modern" else "legacy (initialize handshake)"
+        return self.era.label
 
     def summary(self):
         """What `server` prints and the TUI's server tab shows, in one shape for both eras."""
-        return {"serverInfo": self.server_info, "era": self.era, "protocolVersion": self.protocol_version,
+        return {"serverInfo": self.server_info, "era": self.era.name, "protocolVersion": self.protocol_version,
                 "transport": self.transport.name, "supportedVersions": self.supported_versions,
                 "capabilities": self.capabilities, "instructions": self.instructions}
 
     def ping(self, timeout=None):
         """Ask the server for a sign of life; returns the method that asked (2026-07-28 has no ping).
         ``timeout`` bounds the wait, progress or not."""
-        method = "ping" if self.era == "legacy" else "server/discover"
-        self.request(method, None if method == "ping" else {}, timeout=timeout)
-        return method
+        return self.era.ping(timeout)
 
     def set_log_level(self, level):
         """Server log messages from ``level`` up: logging/setLevel in the handshake era; in
         2026-07-28 every request from now on carries the level in its _meta."""
-        if self.era == "legacy":
-            self.request("logging/setLevel", {"level": level})
+        self.era.set_log_level(level)
         self.log_level = level
 
     def sends_param_headers(self):
         """Whether x-mcp-header annotations become Mcp-Param-* headers (2026-07-28 over HTTP)."""
-        return self.era == "modern" and self.transport.name == "streamable-http"
+        return self.era.sends_param_headers()
 
     def check_direct_call(self, tool):
         """Refuse, before sending, a plain call of a tool that runs only as a task: a 2025-11-25
         tool says so in its listing, while a 2026-07-28 server decides per call (-32021)."""
-        if self.era == "legacy" and listed_task_support(tool) == "required":
+        if self.era.call_refused_before_sending(tool):
             raise TaskRequired(tool["name"])
+
+    def call_needs_task(self, tool):
+        """Whether ``tool``'s listing says it runs only as a task (a call then starts as one)."""
+        return listed_task_support(tool) == "required"
 
     def listen_for_list_changes(self):
         """2026-07-28 servers send list_changed only on a subscriptions/listen stream; under
         2025-11-25 they come on the GET stream. Either way they reach the observers."""
-        if self.era != "modern":
-            self.open_server_stream()
-            return
-        flags = {}
-        for capability, flag in (("tools", "toolsListChanged"), ("prompts", "promptsListChanged"),
-                                 ("resources", "resourcesListChanged")):
-            if (self.capabilities.get(capability) or {}).get("listChanged"):
-                flags[flag] = True
-        if flags:
-            self.change_listener = self.listen(flags, lambda message: None)
+        self.era.listen_for_list_changes()
 
     def display_name(self):
         info = self.server_info or {}
@@ -3663,8 +3874,7 @@ class Session:
 
     def open_server_stream(self):
         """Legacy Streamable HTTP: hold the GET stream for notifications and requests."""
-        if self.era == "legacy" and isinstance(self.transport, StreamableHttpTransport):
-            self.transport.open_get_stream()
+        self.era.open_server_stream()
 
     def watch(self, uris, on_message, held=None):
         """Change notifications (list changes, updates of ``uris``, and whatever else the
@@ -3675,10 +3885,7 @@ class Session:
     def unsubscribe_resource(self, uri):
         """resources/unsubscribe (2025-11-25). False under 2026-07-28, where a subscription
         is the listen stream that made it and ends with it."""
-        if self.era == "modern":
-            return False
-        self.request("resources/unsubscribe", {"uri": uri})
-        return True
+        return self.era.unsubscribe_resource(uri)
 
     def listen(self, filters, on_message, declare_tasks=False):
         """2026-07-28 subscriptions/listen: notifications for ``filters`` go to
@@ -3693,7 +3900,7 @@ class Session:
             return None
         listener = self.change_listener
         return (self.channel.closed_error() or (listener.lost if listener is not None else None)
-                or getattr(self.transport, "stream_lost", None))
+                or self.transport.stream_lost)
 
     def close(self):
         """Safe from any thread, also while open() runs on another one (that attempt fails)."""
@@ -3740,13 +3947,13 @@ class Subscription:
         self._closed = True
         channel = self.session.channel
         channel.listeners.pop(json.dumps(self.request_id), None)
-        if channel.transport.name == "stdio":
+        if channel.transport.cancels_by_closing_stream:
+            channel.transport.abort(self.request_id)
+        else:
             try:
                 channel.notify("notifications/cancelled", {"requestId": self.request_id})
             except McpTuiError:
                 pass
-        else:
-            getattr(channel.transport, "abort", lambda _id: None)(self.request_id)
         channel.fail(self.request_id, ConnectionFailed("subscription closed"))
 
 
@@ -3799,7 +4006,7 @@ class ChangeWatch:
         if self.uris and not (session.capabilities.get("resources") or {}).get("subscribe"):
             raise UsageError("the server does not offer resource subscriptions (no resources.subscribe "
                              "capability); nothing was sent")
-        if session.era == "modern":
+        if session.era.listens_for_changes:
             if held in session.observers:
                 session.observers.remove(held)
             self._listen()
@@ -5343,6 +5550,8 @@ class TaskForm:
     """
 
     form = None
+    legacy_shapes = True  # tasks come in the 2025-11-25 shapes (Task.from_wire)
+    lists_tasks = False  # the form has tasks/list (TaskLedger.listable_connections)
     label = None
     status_method = None  # the notification that carries a task's status in this form
 
@@ -5391,13 +5600,13 @@ class TaskForm:
     def get(self, task_id):
         self.require("tasks/get")
         result = self.session.request("tasks/get", {"taskId": task_id}, declare_tasks=True)
-        return Task.from_wire(result, legacy=self.form != "extension")
+        return Task.from_wire(result, legacy=self.legacy_shapes)
 
     def task_from_notification(self, message):
         if message.get("method") != self.status_method:
             return None
         try:
-            return Task.from_wire(message.get("params") or {}, legacy=self.form != "extension")
+            return Task.from_wire(message.get("params") or {}, legacy=self.legacy_shapes)
         except ProtocolViolation:
             return None
 
@@ -5410,6 +5619,7 @@ class ExtensionTasks(TaskForm):
     in tasks/get, input through tasks/update, notifications through subscriptions/listen."""
 
     form = "extension"
+    legacy_shapes = False
     label = "io.modelcontextprotocol/tasks extension"
     status_method = "notifications/tasks"
 
@@ -5507,6 +5717,7 @@ class ExperimentalTasks(TaskForm):
     that carries input requests as ordinary server requests, tasks/list, tasks/cancel."""
 
     form = "2025-11-25"
+    lists_tasks = True
     label = "2025-11-25 experimental tasks"
     status_method = "notifications/tasks/status"
 
@@ -5626,9 +5837,12 @@ def sleep_until(task, deadline, interval, woken, bound):
     woken.wait(min(interval, deadline - now))
 
 
+TASK_FORM_NAMED = {form.form: form for form in TASK_FORMS}  # the ledger's "form" -> its adapter
+
+
 def tasks_for(session):
-    """The one place that looks at the era to pick a task form."""
-    return ExtensionTasks(session) if session.era == "modern" else ExperimentalTasks(session)
+    """The task form the session's era speaks."""
+    return TASK_FORM_NAMED[session.era.task_form](session)
 
 
 class TaskLedger:
@@ -5775,7 +5989,7 @@ class TaskLedger:
         seen, found = set(), []
         entries = sorted(self.store.read().values(), key=lambda entry: entry.get("createdAt") or "", reverse=True)
         for entry in entries:
-            if entry.get("form") != ExperimentalTasks.form:
+            if not TASK_FORM_NAMED.get(entry.get("form"), TaskForm).lists_tasks:
                 continue
             key = json.dumps([entry.get("connection"), (entry.get("session") or {}).get("id")], sort_keys=True)
             if key not in seen:
@@ -5968,7 +6182,7 @@ class ServerCheck:
         if "completions" in declared:
             steps.append(("completion", self.check_completion))
         steps.append(("tasks", self.check_tasks))
-        if getattr(session.transport, "http", None) is not None and session.transport.name == "streamable-http":
+        if session.transport.http is not None and session.transport.carries_mcp_headers:  # direct Streamable HTTP
             steps.append(("HTTP", self.check_http))
         if "logging" in declared:  # last: under 2026-07-28 the level rides on every request after it
             steps.append(("logging", self.check_logging))
@@ -5999,9 +6213,9 @@ class ServerCheck:
         for anomaly in session.channel.anomalies:
             if "id" in anomaly:
                 self.found("lifecycle.ids-echoed", "the server sent %s" % anomaly, "responses")
-        if session.transport is not None and session.transport.name == "stdio":
+        if session.transport is not None and session.transport.writes_on_stdout:
             self.apply("lifecycle.stdout-clean")
-            for junk in getattr(session.transport, "junk", ()):
+            for junk in session.transport.junk:
                 self.found("lifecycle.stdout-clean", "the server wrote %s" % junk, "stdout")
         closed = session.channel.closed_error()
         if closed is not None:
@@ -10020,7 +10234,7 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
         else:
             session.open()
     except BaseException as exc:
-        exc.stderr_lines = list(getattr(session.transport, "stderr_tail", ()))
+        exc.stderr_lines = session.stderr_lines()
         session.close()
         raise
     return session
@@ -10884,8 +11098,7 @@ class Cli:
             self.print_withheld(held.preview)
             return EXIT_OK
         except McpTuiError as exc:
-            transport = self.session.transport if self.session else None
-            stderr_hint(exc, list(getattr(transport, "stderr_tail", ())))
+            stderr_hint(exc, self.session.stderr_lines() if self.session else [])
             if isinstance(exc, UrlElicitationRequired) and not self.out.json:  # JSON has them in error.data
                 self.offer_urls(exc)
             raise
@@ -11442,7 +11655,7 @@ class TaskCommands:
         if session is None or session.spec.kind != "session":
             return
         try:
-            reply = session.transport.control(op, task=fingerprint(task_id), **fields)
+            reply = session.keeper_control(op, task=fingerprint(task_id), **fields)
         except McpTuiError as exc:
             self.out.notice("warning: the session keeper did not answer: %s" % exc.message)
             return
@@ -13896,11 +14109,11 @@ class ToolScreen(FieldScreen):
         session, name = self.app.session, self.tool["name"]
         self.app.say("Calling %s ..." % name)
         on_progress = lambda params: self.app.post(self.show_progress, params)
-        request_id = self.request_id = session.channel.next_id()
+        request_id = self.request_id = session.next_request_id()
         self.start(lambda: call_tool(session, name, arguments, on_progress, request_id), self.show_result)
 
     def tool_needs_a_task(self):
-        return listed_task_support(self.tool) == "required"  # its listing says it runs only as a task
+        return self.app.session.call_needs_task(self.tool)
 
     def uncallable(self):
         return ("Tool %s cannot be called here: it runs only as a task, and the server declared no task support "
@@ -16822,9 +17035,8 @@ class Keeper:
             client.send(self.control(item))
         elif "abort" in item:
             ours = client.inflight.get(item["abort"])
-            abort = getattr(channel.transport, "abort", None)
-            if ours is not None and abort:
-                abort(ours)
+            if ours is not None:
+                channel.transport.abort(ours)
         elif isinstance(item.get("message"), dict):
             message, headers = item["message"], item.get("headers")
             if "method" in message and "id" in message:
