@@ -56,7 +56,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: BlobSaver ConfigChoiceNeeded ConfigServer ConfigWord KeptSessions
    7. CLI           words in, one Session call, text or JSON out; the `auth` verbs
                     (``auth_command``)
-                    classes: Terminated TerminationSignals Output Cli TaskCommands SurfaceCommands SkillCommands
+                    classes: Terminated TerminationSignals Output Cli TaskCommands CheckCommands
+                    SurfaceCommands SkillCommands
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the session and the tasks it follows
                     classes: Binding Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
@@ -7089,6 +7090,17 @@ class DebugLog:
     def redact(self, text):
         return self.secrets.redact(text)
 
+    def record_to(self, recorder):
+        """--record (or the TUI's F9): ``recorder`` sees every message whole, and the events
+        that say which era was chosen."""
+        self.recorders.append(recorder)
+        self.sinks.append(recorder.see)
+
+    def stop_recording(self, recorder):
+        self.recorders.remove(recorder)
+        self.sinks.remove(recorder.see)
+        recorder.handle.close()
+
     def message(self, direction, message, transport):
         for recorder in self.recorders:
             try:
@@ -10075,8 +10087,7 @@ def make_log(options, credentials):
             recorder = MessageRecorder(open_private(options.record), credentials)
         except OSError as exc:
             raise UsageError("cannot open --record %s: %s" % (options.record, exc.strerror or exc))
-        log.recorders.append(recorder)
-        log.sinks.append(recorder.see)
+        log.record_to(recorder)
     return log
 
 
@@ -11216,70 +11227,7 @@ class Cli:
         self.show_result(args[0], result, {"result": result}, lambda: json.dumps(result, indent=2, ensure_ascii=False))
 
     def cmd_check(self, args):
-        """Every rule that applies to what the server declares; exit 1 on a finding that fails."""
-        self.expect(args, 0, "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]")
-        import shlex
-
-        calls = []
-        for text in self.opts.call:
-            try:
-                words = shlex.split(text)
-            except ValueError as exc:
-                raise UsageError("--call %r: %s" % (text, exc))
-            if not words:
-                raise UsageError("--call needs a tool name: --call 'NAME k=v ...'")
-            calls.append((words[0], words[1:]))
-        self.opts.no_cache = True  # a check asks the server, never an answer an earlier command kept
-        check = ServerCheck(calls, self.opts.call_readonly, self.out.progress)
-        started = time.monotonic()
-        try:
-            session = self.connect(started=lambda opening: opening.wire_observers.append(check.watch))
-        except UsageError:
-            raise
-        except McpTuiError as exc:
-            check.connect_failed(exc)
-            server, document = masked_url(self.spec.url) if self.spec.url else self.spec.describe(), None
-        else:
-            document = session.summary()
-            server = "%s (%s, %s)" % (session.display_name(), document["protocolVersion"], document["transport"])
-            check.run(session)
-            self.check_other_era(check, document)
-        elapsed = time.monotonic() - started
-        strict = self.opts.strict
-        if self.out.json:
-            self.out.document({"server": document or {"connection": server}, "findings": check.findings,
-                               "summary": check_summary(check, elapsed, strict)})
-        else:
-            self.out.text(check_report_text(check, server, elapsed, strict))
-        if self.opts.junit:  # after the report, which a file that cannot be written must not cost
-            try:
-                with open(self.opts.junit, "w", encoding="utf-8") as junit:
-                    junit.write(check_junit(check, server, elapsed, strict))
-            except OSError as exc:
-                raise McpTuiError("cannot write --junit %s: %s" % (self.opts.junit, exc.strerror or exc))
-        return EXIT_FAILURE if check_failures(check, strict) else EXIT_OK
-
-    def check_other_era(self, check, summary):
-        """A server that lists 2025-11-25-era versions beside 2026-07-28 is opened a second
-        time in the newest of them, as a client of that era would: the claim must hold."""
-        version = check.other_era(summary)
-        if version is None or self.spec.kind == "session" or self.opts.protocol != "auto":
-            return
-        import copy
-
-        self.out.progress("checking the %s handshake..." % version)
-        spec = copy.copy(self.spec)
-        spec.protocol = version
-        first, self.session = self.session, None
-        first.close()  # one server process at a time, as a user would run them
-        try:
-            self.connect(spec)
-        except UsageError:
-            raise
-        except McpTuiError as exc:
-            check.other_era_opened(version, exc)
-            return
-        check.other_era_opened(version)
+        return CheckCommands(self).check(args)
 
     # -- tools ----------------------------------------------------------------------------
 
@@ -11351,7 +11299,7 @@ class Cli:
         if not args:
             raise UsageError("usage: mcp-tui tool call NAME [k=v ...]")
         name, words = args[0], args[1:]
-        self.load_options()  # a bad --load bound is a usage error before anything is sent
+        CheckCommands(self).load_options()  # a bad --load bound is a usage error before anything is sent
         self.out.progress("🛠️  Preparing to call tool '%s'..." % name)
         session = self.connect()
         tool = find_tool(session, name)
@@ -11365,7 +11313,7 @@ class Cli:
         if self.opts.task:
             return TaskCommands(self).call_as_task(tool, arguments)
         if self.opts.load:
-            return self.tool_load(session, tool, arguments)
+            return CheckCommands(self).load(session, tool, arguments)
         self.out.progress("🚀 Executing tool...")
         try:
             result = call_tool(session, name, arguments)
@@ -11376,48 +11324,6 @@ class Cli:
                                  "no task support for tools/call; nothing was sent" % name, hint=refusal.hint)
             raise
         return self.print_tool_result(result, tool=tool)
-
-    def load_options(self):
-        """--load's bounds, checked: (requests, duration, concurrency, rate)."""
-        opts = self.opts
-        given = [flag for flag, value in (("--load-requests", opts.load_requests), ("--load-duration",
-                 opts.load_duration), ("--load-rate", opts.load_rate)) if value is not None]
-        if not opts.load:
-            if given or opts.load_concurrency != 10:
-                raise UsageError("%s works with --load" % (given or ["--load-concurrency"])[0])
-            return None
-        if opts.task or opts.dry_run:
-            raise UsageError("--load makes the calls: leave out %s" % ("--task" if opts.task else "--dry-run"))
-        for flag, value in (("--load-requests", opts.load_requests), ("--load-duration", opts.load_duration),
-                            ("--load-concurrency", opts.load_concurrency), ("--load-rate", opts.load_rate)):
-            if value is not None and value <= 0:
-                raise UsageError("%s must be more than 0" % flag)
-        requests = opts.load_requests if opts.load_requests or opts.load_duration else 100
-        return requests, opts.load_duration, opts.load_concurrency, opts.load_rate
-
-    def tool_load(self, session, tool, arguments):
-        """--load: the report of many concurrent calls; exit 1 when a call failed (a tool
-        result with isError counts as a tool error, and fails only with --strict-errors)."""
-        requests, duration, concurrency, rate = self.load_options()
-        load = ToolLoad(session, tool["name"], arguments, requests, duration, concurrency, rate)
-        self.out.progress("🚀 Calling %s with %d at a time%s..." % (tool["name"], concurrency, "".join(
-            part for part in (" for %d calls" % requests if requests else "",
-                              " for %s" % seconds_text(duration) if duration else "",
-                              " at most %g a second" % rate if rate else ""))))
-        on_tick = None
-        if self.out.stderr.isatty() and not self.out.quiet:
-            def on_tick(running):
-                now = running.summary()
-                self.out.progress("⏳ %d calls, %d errors, %.1f calls/s" % (now["requests"], now["errors"],
-                                                                          now["throughput"]))
-        load.run(on_tick)
-        summary = load.summary()
-        if self.out.json:
-            self.out.document(summary)
-        else:
-            self.out.text(load_report_text(summary))
-        failed = summary["errors"] or (summary["toolErrors"] and self.opts.strict_errors)
-        return EXIT_FAILURE if failed else EXIT_OK
 
     def print_tool_result(self, result, task=None, tool=None):
         """``tool``: its listing, whose outputSchema the structured content is checked against."""
@@ -11946,6 +11852,124 @@ class TaskCommands:
         self.out.text("Sent %d answer%s to task %s: %s\nCheck: %s" % (
             len(responses), "" if len(responses) == 1 else "s", task_id, ", ".join(sorted(responses)),
             self.task_command("get", task_id)))
+
+
+class CheckCommands:
+    """`check` (every rule that applies to what the server declares) and `tool call --load`
+    (one tool called many times at once): the server held to the spec, and under load."""
+
+    def __init__(self, cli):
+        self.cli = cli
+        self.out = cli.out
+        self.opts = cli.opts
+
+    def check(self, args):
+        """Every rule that applies to what the server declares; exit 1 on a finding that fails."""
+        self.cli.expect(args, 0, "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]")
+        import shlex
+
+        calls = []
+        for text in self.opts.call:
+            try:
+                words = shlex.split(text)
+            except ValueError as exc:
+                raise UsageError("--call %r: %s" % (text, exc))
+            if not words:
+                raise UsageError("--call needs a tool name: --call 'NAME k=v ...'")
+            calls.append((words[0], words[1:]))
+        self.opts.no_cache = True  # a check asks the server, never an answer an earlier command kept
+        check = ServerCheck(calls, self.opts.call_readonly, self.out.progress)
+        started = time.monotonic()
+        try:
+            session = self.cli.connect(started=lambda opening: opening.wire_observers.append(check.watch))
+        except UsageError:
+            raise
+        except McpTuiError as exc:
+            check.connect_failed(exc)
+            server, document = masked_url(self.cli.spec.url) if self.cli.spec.url else self.cli.spec.describe(), None
+        else:
+            document = session.summary()
+            server = "%s (%s, %s)" % (session.display_name(), document["protocolVersion"], document["transport"])
+            check.run(session)
+            self.other_era(check, document)
+        elapsed = time.monotonic() - started
+        strict = self.opts.strict
+        if self.out.json:
+            self.out.document({"server": document or {"connection": server}, "findings": check.findings,
+                               "summary": check_summary(check, elapsed, strict)})
+        else:
+            self.out.text(check_report_text(check, server, elapsed, strict))
+        if self.opts.junit:  # after the report, which a file that cannot be written must not cost
+            try:
+                with open(self.opts.junit, "w", encoding="utf-8") as junit:
+                    junit.write(check_junit(check, server, elapsed, strict))
+            except OSError as exc:
+                raise McpTuiError("cannot write --junit %s: %s" % (self.opts.junit, exc.strerror or exc))
+        return EXIT_FAILURE if check_failures(check, strict) else EXIT_OK
+
+    def other_era(self, check, summary):
+        """A server that lists 2025-11-25-era versions beside 2026-07-28 is opened a second
+        time in the newest of them, as a client of that era would: the claim must hold."""
+        version = check.other_era(summary)
+        if version is None or self.cli.spec.kind == "session" or self.opts.protocol != "auto":
+            return
+        import copy
+
+        self.out.progress("checking the %s handshake..." % version)
+        spec = copy.copy(self.cli.spec)
+        spec.protocol = version
+        first, self.cli.session = self.cli.session, None
+        first.close()  # one server process at a time, as a user would run them
+        try:
+            self.cli.connect(spec)
+        except UsageError:
+            raise
+        except McpTuiError as exc:
+            check.other_era_opened(version, exc)
+            return
+        check.other_era_opened(version)
+
+    def load_options(self):
+        """--load's bounds, checked: (requests, duration, concurrency, rate)."""
+        opts = self.opts
+        given = [flag for flag, value in (("--load-requests", opts.load_requests), ("--load-duration",
+                 opts.load_duration), ("--load-rate", opts.load_rate)) if value is not None]
+        if not opts.load:
+            if given or opts.load_concurrency != 10:
+                raise UsageError("%s works with --load" % (given or ["--load-concurrency"])[0])
+            return None
+        if opts.task or opts.dry_run:
+            raise UsageError("--load makes the calls: leave out %s" % ("--task" if opts.task else "--dry-run"))
+        for flag, value in (("--load-requests", opts.load_requests), ("--load-duration", opts.load_duration),
+                            ("--load-concurrency", opts.load_concurrency), ("--load-rate", opts.load_rate)):
+            if value is not None and value <= 0:
+                raise UsageError("%s must be more than 0" % flag)
+        requests = opts.load_requests if opts.load_requests or opts.load_duration else 100
+        return requests, opts.load_duration, opts.load_concurrency, opts.load_rate
+
+    def load(self, session, tool, arguments):
+        """--load: the report of many concurrent calls; exit 1 when a call failed (a tool
+        result with isError counts as a tool error, and fails only with --strict-errors)."""
+        requests, duration, concurrency, rate = self.load_options()
+        load = ToolLoad(session, tool["name"], arguments, requests, duration, concurrency, rate)
+        self.out.progress("🚀 Calling %s with %d at a time%s..." % (tool["name"], concurrency, "".join(
+            part for part in (" for %d calls" % requests if requests else "",
+                              " for %s" % seconds_text(duration) if duration else "",
+                              " at most %g a second" % rate if rate else ""))))
+        on_tick = None
+        if self.out.stderr.isatty() and not self.out.quiet:
+            def on_tick(running):
+                now = running.summary()
+                self.out.progress("⏳ %d calls, %d errors, %.1f calls/s" % (now["requests"], now["errors"],
+                                                                          now["throughput"]))
+        load.run(on_tick)
+        summary = load.summary()
+        if self.out.json:
+            self.out.document(summary)
+        else:
+            self.out.text(load_report_text(summary))
+        failed = summary["errors"] or (summary["toolErrors"] and self.opts.strict_errors)
+        return EXIT_FAILURE if failed else EXIT_OK
 
 
 class SurfaceCommands:
@@ -12634,13 +12658,9 @@ class Tui:
         """F9: every message both ways, from now until F9 again, to mcp-tui-TIME.jsonl in the
         working directory, as --record writes them (0600, credentials masked); `replay` reads it."""
         if self.recording is not None:
-            recorder, path = self.recording
-            self.recording = None
-            self.log.recorders.remove(recorder)
-            self.log.sinks.remove(recorder.see)
-            recorder.handle.close()
-            self.say("Recording stopped: %s." % path)
-            return
+            self.log.stop_recording(self.recording[0])
+            self.recording, (_, path) = None, self.recording
+            return self.say("Recording stopped: %s." % path)
         path = time.strftime("mcp-tui-%Y%m%d-%H%M%S.jsonl")
         try:
             recorder = MessageRecorder(open_private(path), self.log.credentials)
@@ -12648,8 +12668,7 @@ class Tui:
             self.say("Cannot record to %s: %s" % (path, exc.strerror or exc), True)
             return
         self.recording = recorder, path
-        self.log.recorders.append(recorder)
-        self.log.sinks.append(recorder.see)
+        self.log.record_to(recorder)
         self.say("Recording to %s (F9 stops)." % path)
 
     def open_help(self):
