@@ -5880,6 +5880,17 @@ CHECK_RULES = (
      "declare task support for tools/call, or list the tools with taskSupport forbidden"),
     ("tasks.list", "error", "tasks/list answers when the tasks capability declares it",
      "implement tasks/list, or leave tasks.list out of the capability"),
+    ("auth.resource-metadata", "error", "a server that answers 401 serves protected-resource metadata (RFC 9728) "
+     "naming itself as the resource and listing its authorization servers",
+     'serve {"resource": "<the MCP URL>", "authorization_servers": ["https://..."]} at the URL in '
+     "WWW-Authenticate's resource_metadata, or at /.well-known/oauth-protected-resource<path>"),
+    ("auth.server-metadata", "error", "the authorization server's metadata (RFC 8414) is reachable and well-formed",
+     "serve {issuer, authorization_endpoint, token_endpoint, ...} at /.well-known/oauth-authorization-server"
+     "<issuer path> (or /.well-known/openid-configuration)"),
+    ("auth.pkce-s256", "error", 'the authorization server supports PKCE with "S256" (MCP clients must use it)',
+     'list "S256" in code_challenge_methods_supported, and accept it'),
+    ("auth.https", "error", "authorization URLs use HTTPS off this machine (codes and tokens travel over them)",
+     "serve the metadata and every OAuth endpoint over https:// (plain http only on loopback)"),
 )
 CHECK_RULE_INDEX = {rule[0]: rule for rule in CHECK_RULES}
 TOOL_NAME = r"^[A-Za-z0-9_.-]{1,128}$"
@@ -5890,6 +5901,8 @@ UNPORTABLE_SCHEMA_KEYWORDS = ("$ref", "anyOf", "oneOf", "allOf", "not", "if", "t
 TOOL_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 TASK_SUPPORT_VALUES = ("forbidden", "optional", "required")
 CHECK_PING_SECONDS = 5.0  # "promptly": a ping that waits longer than this is a finding, not a wait
+CHECK_HTTP_SECONDS = 10.0  # one of check's own HTTP requests (authorization metadata) waits no longer
+CHECK_FETCH_LIMIT = 1 << 20  # metadata is small: a megabyte read at most
 CHECK_READ_LIMIT = 100  # resources read back (and prompts got) at most: a server may list thousands
 
 
@@ -5900,6 +5913,65 @@ def template_problem(template):
         bad = re.search(r"\{[^}]*\}?|\}", rest).group()
         return "%r is not a valid expression" % bad
     return None
+
+
+def check_fetch(method, url, body=None):
+    """One request of `check`'s own, outside any session (no credentials): (status, headers,
+    body). TLS is verified; an error to connect or to read is an OSError."""
+    import http.client
+    import ssl
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.scheme.lower() == "https":
+        conn = http.client.HTTPSConnection(parts.hostname, parts.port, timeout=CHECK_HTTP_SECONDS,
+                                           context=ssl.create_default_context())
+    else:
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=CHECK_HTTP_SECONDS)
+    headers = {"Accept": "application/json, text/event-stream"}
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+    try:
+        conn.request(method, urlunsplit(("", "", parts.path or "/", parts.query, "")), body=body, headers=headers)
+        response = conn.getresponse()
+        return response.status, response.headers, response.read(CHECK_FETCH_LIMIT)
+    except (http.client.HTTPException, ValueError) as exc:
+        raise OSError(str(exc))
+    finally:
+        conn.close()
+
+
+def check_fetch_json(places):
+    """(url, object) of the first of ``places`` that answers 200 with a JSON object, or (None, None)."""
+    for place in places:
+        try:
+            status, _, body = check_fetch("GET", place)
+            document = json.loads(body.decode("utf-8")) if status == 200 else None
+        except (OSError, ValueError):
+            continue
+        if isinstance(document, dict):
+            return place, document
+    return None, None
+
+
+def _effective_port(parts):
+    return parts.port or {"http": 80, "https": 443}.get(parts.scheme.lower())
+
+
+def resource_covers(resource, url):
+    """RFC 9728 resource check: same scheme, host and port, and the resource path a
+    segment-boundary prefix of the endpoint path (an origin covers every endpoint)."""
+    from urllib.parse import urlsplit
+
+    try:
+        a, b = urlsplit(resource), urlsplit(url)
+        if (a.scheme.lower(), (a.hostname or "").lower(), _effective_port(a)) != (
+                b.scheme.lower(), (b.hostname or "").lower(), _effective_port(b)):
+            return False
+    except ValueError:  # a port that is not a number
+        return False
+    prefix, path = a.path.rstrip("/"), b.path.rstrip("/")
+    return not prefix or path == prefix or path.startswith(prefix + "/")
 
 
 class ServerCheck:
@@ -6339,6 +6411,72 @@ class ServerCheck:
         if foreign is not None and 200 <= foreign < 300:
             self.found("http.origin", "a request with Origin: http://mcp-tui-check.invalid was accepted (HTTP %d)"
                        % foreign, "Origin")
+
+    def check_authorization(self, url):
+        """The authorization rules, when ``url`` answers a request without credentials with
+        401: run before the session opens (and whether or not it does), with requests of their
+        own, since a broken authorization setup is often why a session does not open."""
+        try:
+            status, headers, _ = check_fetch("POST", url, encode_message(
+                {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {}}))
+        except OSError:
+            return  # the connection itself is judged by the session's rules
+        from urllib.parse import urljoin, urlsplit
+
+        if status != 401:
+            return
+        self.progress("checking authorization...")
+        self.apply("auth.resource-metadata", "auth.https")
+        challenge = re.search(r'resource_metadata\s*=\s*"([^"]*)"', headers.get("WWW-Authenticate") or "")
+        parts = urlsplit(url)
+        origin, path = "%s://%s" % (parts.scheme, parts.netloc), parts.path.rstrip("/")
+        places = [urljoin(url, challenge.group(1))] if challenge else [
+            origin + "/.well-known/oauth-protected-resource" + path, origin + "/.well-known/oauth-protected-resource"]
+        where, metadata = check_fetch_json(places)
+        if metadata is None:
+            self.found("auth.resource-metadata", "the server answers 401, and there is no protected-resource "
+                       "metadata at %s" % " or ".join(places), "WWW-Authenticate")
+            return
+        self.check_https(where, "protected-resource metadata")
+        resource, servers = metadata.get("resource"), metadata.get("authorization_servers")
+        if not isinstance(resource, str) or not resource_covers(resource, url):
+            self.found("auth.resource-metadata", "its resource is %s, not this server's URL %s" % (
+                json.dumps(resource), masked_url(url)), where)
+        if not isinstance(servers, list) or not servers or not all(isinstance(s, str) for s in servers):
+            self.found("auth.resource-metadata", "it lists no authorization_servers", where)
+            return
+        self.check_authorization_server(servers[0])
+
+    def check_authorization_server(self, issuer):
+        from urllib.parse import urlsplit
+
+        self.apply("auth.server-metadata", "auth.pkce-s256")
+        self.check_https(issuer, "the authorization server")
+        parts = urlsplit(issuer)
+        origin, path = "%s://%s" % (parts.scheme, parts.netloc), parts.path.rstrip("/")
+        places = [origin + "/.well-known/oauth-authorization-server" + path,
+                  origin + "/.well-known/openid-configuration" + path, origin + path + "/.well-known/openid-configuration"]
+        where, metadata = check_fetch_json(places)
+        if metadata is None:
+            self.found("auth.server-metadata", "no authorization server metadata at %s" % " or ".join(places), issuer)
+            return
+        endpoints = [metadata.get(name) for name in ("authorization_endpoint", "token_endpoint")]
+        if not all(isinstance(endpoint, str) and endpoint for endpoint in endpoints):
+            self.found("auth.server-metadata", "it names no authorization_endpoint and token_endpoint", where)
+        methods = metadata.get("code_challenge_methods_supported")
+        if not isinstance(methods, list) or "S256" not in methods:
+            self.found("auth.pkce-s256", "code_challenge_methods_supported is %s, without \"S256\"" % json.dumps(
+                methods), where)
+        for name in ("authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"):
+            if isinstance(metadata.get(name), str):
+                self.check_https(metadata[name], name)
+
+    def check_https(self, url, what):
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(url)
+        if parts.scheme.lower() != "https" and not is_loopback_host(parts.hostname):
+            self.found("auth.https", "%s is %s, plain HTTP off this machine" % (what, masked_url(url)), what)
 
     def check_tasks(self):
         """A tool's taskSupport against the task support the session's form declares, and
@@ -7150,26 +7288,6 @@ def url_origin(url):
 
     parts = urlsplit(url)
     return "%s://%s" % (parts.scheme.lower(), parts.netloc.rpartition("@")[2].lower())
-
-
-def _effective_port(parts):
-    return parts.port or {"http": 80, "https": 443}.get(parts.scheme.lower())
-
-
-def resource_covers(resource, url):
-    """RFC 9728 resource check: same scheme, host and port, and the resource path a
-    segment-boundary prefix of the endpoint path (an origin covers every endpoint)."""
-    from urllib.parse import urlsplit
-
-    try:
-        a, b = urlsplit(resource), urlsplit(url)
-        if (a.scheme.lower(), (a.hostname or "").lower(), _effective_port(a)) != (
-                b.scheme.lower(), (b.hostname or "").lower(), _effective_port(b)):
-            return False
-    except ValueError:  # a port that is not a number
-        return False
-    prefix, path = a.path.rstrip("/"), b.path.rstrip("/")
-    return not prefix or path == prefix or path.startswith(prefix + "/")
 
 
 def require_secure_url(url, what):
@@ -10949,6 +11067,8 @@ class Cli:
         self.opts.no_cache = True  # a check asks the server, never an answer an earlier command kept
         check = ServerCheck(calls, self.opts.call_readonly, self.out.progress)
         started = time.monotonic()
+        if self.spec.url:
+            check.check_authorization(self.spec.url)
         try:
             session = self.connect(started=lambda opening: opening.wire_observers.append(check.watch))
         except UsageError:

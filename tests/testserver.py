@@ -3291,6 +3291,7 @@ def p256_public_pem(point):
 # every request is recorded (--record, "transport": "auth") so that tests can see what the
 # client sent where. Tokens are opaque random strings held in memory.
 
+AUTH_FAULTS = ("wrong-resource", "no-s256", "no-as-metadata", "plain-http")
 PRM_PATH = "/.well-known/oauth-protected-resource/mcp"      # RFC 9728 path insertion for /mcp
 AS_METADATA_PATH = "/.well-known/oauth-authorization-server"
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
@@ -3410,6 +3411,7 @@ class AuthServer(object):
             self.all_scopes.extend(scope for scope in scopes if scope not in self.all_scopes)
         self.dcr = not options.auth_no_dcr
         self.cimd = not options.auth_no_cimd
+        self.fault = options.auth_fault
         self.clients = {client.client_id: client for client in options.auth_client + options.auth_client_key}
         self.lock = threading.Lock()
         self.codes = {}                       # code -> what /authorize granted, until /token takes it
@@ -3532,7 +3534,8 @@ class AuthServer(object):
 
     def e_protected_resource_metadata(self, h, body, entry):
         origin = self.origin(h)
-        metadata = {"resource": origin + "/mcp", "authorization_servers": [origin],
+        resource = origin + ("/other" if self.fault == "wrong-resource" else "/mcp")
+        metadata = {"resource": resource, "authorization_servers": [origin],
                     "bearer_methods_supported": ["header"], "resource_name": SERVER_INFO["title"]}
         if self.default_scopes:
             metadata["scopes_supported"] = list(self.default_scopes)
@@ -3541,6 +3544,8 @@ class AuthServer(object):
     # --- the authorization server: metadata and registration -----------------------------------
 
     def e_authorization_server_metadata(self, h, body, entry):
+        if self.fault == "no-as-metadata":
+            return 404, {"error": "not_found"}, {}
         issuer = self.origin(h)
         metadata = {
             "issuer": issuer,
@@ -3550,7 +3555,7 @@ class AuthServer(object):
             "response_types_supported": ["code"],
             "response_modes_supported": ["query"],
             "grant_types_supported": list(ALL_GRANTS),
-            "code_challenge_methods_supported": ["S256"],
+            "code_challenge_methods_supported": ["plain"] if self.fault == "no-s256" else ["S256"],
             "token_endpoint_auth_methods_supported": list(TOKEN_AUTH_METHODS),
             "token_endpoint_auth_signing_alg_values_supported": ["ES256"],
             "revocation_endpoint_auth_methods_supported": list(TOKEN_AUTH_METHODS),
@@ -3560,6 +3565,8 @@ class AuthServer(object):
         }
         if self.dcr:
             metadata["registration_endpoint"] = issuer + "/register"
+        if self.fault == "plain-http":
+            metadata["token_endpoint"] = "http://auth.example/token"
         return 200, metadata, {}
 
     def e_register(self, h, body, entry):
@@ -3935,6 +3942,9 @@ def _add_auth_arguments(parser):
                       "its P-256 public key, or its private key (the public half is used)")
     auth.add_argument("--auth-no-dcr", action="store_true", help="no registration_endpoint")
     auth.add_argument("--auth-no-cimd", action="store_true", help="refuse URL client ids (no CIMD)")
+    auth.add_argument("--auth-fault", choices=AUTH_FAULTS, help="one planted metadata fault, for check's tests: "
+                      "wrong-resource (the PRM names another resource), no-s256 (plain only), no-as-metadata "
+                      "(its URL is 404), plain-http (a token_endpoint on http://auth.example)")
 
 
 def parse_args(argv):
