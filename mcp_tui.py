@@ -5858,6 +5858,18 @@ CHECK_RULES = (
      "answer an unknown or ended Mcp-Session-Id with 404 Not Found (the client then starts a new session)"),
     ("http.origin", "warning", "a request from a foreign Origin is refused (DNS-rebinding protection)",
      "check the Origin header and answer 403 to origins you do not serve, at least on a local server"),
+    ("http.content-type", "error", "a POST is answered with application/json or text/event-stream",
+     "send a JSON-RPC response as Content-Type: application/json, or a stream as text/event-stream"),
+    ("http.get-stream", "error", "a GET of the endpoint opens an SSE stream (text/event-stream) or gets 405",
+     "answer GET with a text/event-stream, or 405 Method Not Allowed when you offer no stream"),
+    ("http.delete", "error", "a DELETE that ends the session gets 200, 202, 204 or 405",
+     "end the session on DELETE with 200 or 204, or answer 405 when clients may not end sessions"),
+    ("http.method-header", "error", "a request whose Mcp-Method header contradicts its body is refused "
+     "(2026-07-28: HTTP 400, -32020 HeaderMismatch)",
+     "compare Mcp-Method with the body's method and answer a mismatch with 400 and error -32020"),
+    ("http.cache-fields", "error", 'ttlMs is an integer >= 0 and cacheScope "public" or "private" where a '
+     "2026-07-28 result carries them", 'write ttlMs as a whole number of milliseconds and cacheScope as '
+     '"public" or "private"'),
     ("pagination.cursor-progress", "error", "cursors make progress: a list ends, and no cursor comes twice",
      "return a new nextCursor for each page and none on the last page"),
     ("resources.uri-scheme", "error", "resource URIs are absolute: they start with a scheme (file:, https:, ...)",
@@ -6014,6 +6026,19 @@ class ServerCheck:
         if isinstance(method, str) and method.startswith("notifications/") and "id" in message:
             self.found("lifecycle.notification-id", "the notification %s carries the id %s" % (
                 method, json.dumps(message.get("id"))), where)
+        result = message.get("result")
+        if isinstance(result, dict) and result.get("resultType") == "complete":
+            self.check_cache_fields(result, where)
+
+    def check_cache_fields(self, result, where):
+        """A 2026-07-28 CacheableResult's ttlMs and cacheScope, where they are present (a
+        missing one means "stale at once", which is allowed)."""
+        self.apply("http.cache-fields")
+        ttl, scope = result.get("ttlMs"), result.get("cacheScope")
+        if "ttlMs" in result and (not isinstance(ttl, int) or isinstance(ttl, bool) or ttl < 0):
+            self.found("http.cache-fields", "ttlMs is %s, not an integer >= 0" % json.dumps(ttl), where)
+        if "cacheScope" in result and scope not in ("public", "private"):
+            self.found("http.cache-fields", 'cacheScope is %s, not "public" or "private"' % json.dumps(scope), where)
 
     # -- running -----------------------------------------------------------------------
 
@@ -6044,6 +6069,8 @@ class ServerCheck:
             steps.append(("HTTP", self.check_http))
         if "logging" in declared:  # last: under 2026-07-28 the level rides on every request after it
             steps.append(("logging", self.check_logging))
+        if getattr(session.transport, "http", None) is not None and session.transport.name == "streamable-http":
+            steps.append(("HTTP DELETE", self.check_http_delete))  # last: it ends the session
         for name, step in steps:
             if session.channel.closed_error() is not None:
                 break
@@ -6370,19 +6397,36 @@ class ServerCheck:
         except McpTuiError as exc:
             self.failed("logging.set-level", exc, "logging/setLevel")
 
-    def http_probe(self, headers, method):
+    def http_probe(self, headers, method, verb="POST"):
         """One JSON-RPC request sent straight over the session's HTTP client, outside the
-        channel (under a fresh id of it): its HTTP status, or None if it got no answer."""
+        channel (under a fresh id of it): its HTTP status, or None if it got no answer. A
+        2xx answer to a POST has its content type judged (http.content-type)."""
+        status, content_type = self.http_exchange(verb, headers, method)
+        if verb == "POST" and status is not None and 200 <= status < 300 and status != 202:
+            self.apply("http.content-type")
+            if content_type not in ("application/json", "text/event-stream"):
+                self.found("http.content-type", "a POST of %s was answered with Content-Type %s" % (
+                    method, json.dumps(content_type)), method)
+        return status
+
+    def http_exchange(self, verb, headers, method=None):
+        """(HTTP status, media type) of one request (a POST carries ``method``), or (None, None)."""
         http = self.session.transport.http
-        message = {"jsonrpc": "2.0", "id": self.session.channel.next_id(), "method": method, "params": {}}
-        headers = dict(headers, **{"Accept": "application/json, text/event-stream", "Content-Type": "application/json"})
+        body = None
+        headers = dict(headers, Accept="application/json, text/event-stream")
+        if verb == "POST":
+            params = self.session.modern_params({}, method=method) if self.session.summary().get(
+                "era") == "modern" else {}
+            body = encode_message({"jsonrpc": "2.0", "id": self.session.channel.next_id(), "method": method,
+                                   "params": params})
+            headers["Content-Type"] = "application/json"
         try:
-            conn, response = http.open("POST", body=encode_message(message), headers=headers, stream=True,
-                                       seconds=min(CHECK_PING_SECONDS, self.session.timeout), carries=method)
+            conn, response = http.open(verb, body=body, headers=headers, stream=True,
+                                       seconds=min(CHECK_PING_SECONDS, self.session.timeout), carries=method or verb)
         except McpTuiError:
-            return None
-        http.discard(conn)  # only the status matters; an SSE answer is not read to its end
-        return response.status
+            return None, None
+        http.discard(conn)  # only the status and type matter; an SSE answer is not read to its end
+        return response.status, (response.getheader("Content-Type") or "").split(";")[0].strip().lower() or None
 
     def check_http(self):
         """The Streamable HTTP transport's own rules, each judged against a control request
@@ -6411,6 +6455,29 @@ class ServerCheck:
         if foreign is not None and 200 <= foreign < 300:
             self.found("http.origin", "a request with Origin: http://mcp-tui-check.invalid was accepted (HTTP %d)"
                        % foreign, "Origin")
+        if summary.get("era") == "modern":
+            self.apply("http.method-header")
+            other = "tools/list" if method != "tools/list" else "ping"
+            contradicted = self.http_probe(dict(headers, **{"Mcp-Method": other}), method)
+            if contradicted is not None and 200 <= contradicted < 300:
+                self.found("http.method-header", "a request for %s with Mcp-Method: %s was accepted (HTTP %d)" % (
+                    method, other, contradicted), "Mcp-Method")
+        self.apply("http.get-stream")
+        status, content_type = self.http_exchange("GET", dict(headers, Accept="text/event-stream"))
+        # 409: this session has its stream open already (mcp-tui's own), which a server may keep to one
+        if status not in (None, 405, 409) and not (200 <= status < 300 and content_type == "text/event-stream"):
+            self.found("http.get-stream", "GET was answered with HTTP %d %s" % (status, content_type or ""), "GET")
+
+    def check_http_delete(self):
+        """Last of all, as it ends the session: a DELETE under the session's id (2025-11-25)."""
+        session_id = self.session.http_session_id()
+        if not session_id:
+            return
+        self.apply("http.delete")
+        status, _ = self.http_exchange("DELETE", {"Mcp-Session-Id": session_id,
+                                                  "MCP-Protocol-Version": self.session.summary()["protocolVersion"]})
+        if status is not None and status not in (200, 202, 204, 405):
+            self.found("http.delete", "DELETE of the session got HTTP %d" % status, "DELETE")
 
     def check_authorization(self, url):
         """The authorization rules, when ``url`` answers a request without credentials with

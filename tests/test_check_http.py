@@ -44,3 +44,33 @@ def test_a_planted_authorization_fault_fails_its_rule(cli, start_server, fault):
     assert result.code == 1, result
     assert (AUTH_FAULTS[fault], "error") in findings(result), result
     assert "internal error" not in result.out + result.err and "Traceback" not in result.err, result
+
+
+# --http-fault -> (the rule check names, the era to check in)
+HTTP_FAULTS = {
+    "content-type": ("http.content-type", "2025-11-25"),
+    "get-json": ("http.get-stream", "2025-11-25"),
+    "delete-500": ("http.delete", "2025-11-25"),
+    "method-header": ("http.method-header", "2026-07-28"),
+    "cache-scope": ("http.cache-fields", "2026-07-28"),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(HTTP_FAULTS))
+def test_a_planted_http_fault_fails_its_rule(cli, start_server, fault):
+    rule, era = HTTP_FAULTS[fault]
+    server = start_server("--http-fault", fault)
+    result = cli("--url", server.url, "--protocol-version", era, "check", "--format", "json")
+    assert result.code == 1, result
+    assert (rule, "error") in findings(result), result
+    assert "internal error" not in result.out + result.err and "Traceback" not in result.err, result
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+def test_the_test_server_passes_the_http_rules(cli, start_server, era):
+    result = cli("--url", start_server().url, "--protocol-version", era, "check")
+    assert result.code == 0, result
+    ran = {"2025-11-25": ["http.content-type", "http.get-stream", "http.delete"],
+           "2026-07-28": ["http.content-type", "http.get-stream", "http.method-header", "http.cache-fields"]}[era]
+    for rule in ran:
+        assert "✓ %s" % rule in result.out, result
