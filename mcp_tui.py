@@ -6065,11 +6065,13 @@ class ServerCheck:
         if "completions" in declared:
             steps.append(("completion", self.check_completion))
         steps.append(("tasks", self.check_tasks))
-        if getattr(session.transport, "http", None) is not None and session.transport.name == "streamable-http":
+        streamable_http = getattr(session.transport, "http", None) is not None and \
+            session.transport.name == "streamable-http"
+        if streamable_http:
             steps.append(("HTTP", self.check_http))
         if "logging" in declared:  # last: under 2026-07-28 the level rides on every request after it
             steps.append(("logging", self.check_logging))
-        if getattr(session.transport, "http", None) is not None and session.transport.name == "streamable-http":
+        if streamable_http:
             steps.append(("HTTP DELETE", self.check_http_delete))  # last: it ends the session
         for name, step in steps:
             if session.channel.closed_error() is not None:
