@@ -3067,6 +3067,10 @@ class Era:
     def client_capabilities(self, capabilities, declare_tasks=False, method=None):
         return capabilities
 
+    def stamp(self, params, declare_tasks=False, method=None):
+        """``params`` as this era sends them: the handshake era adds no per-request _meta."""
+        return dict(params)
+
     def stale_tool_error(self, exc):
         """Whether a tools/call error says the tool list it was built from is out of date:
         -32020 (the x-mcp-header annotations changed) or an unknown tool."""
@@ -6073,6 +6077,18 @@ CHECK_RULES = (
      "answer an unknown or ended Mcp-Session-Id with 404 Not Found (the client then starts a new session)"),
     ("http.origin", "warning", "a request from a foreign Origin is refused (DNS-rebinding protection)",
      "check the Origin header and answer 403 to origins you do not serve, at least on a local server"),
+    ("http.content-type", "error", "a POST is answered with application/json or text/event-stream",
+     "send a JSON-RPC response as Content-Type: application/json, or a stream as text/event-stream"),
+    ("http.get-stream", "error", "a GET of the endpoint opens an SSE stream (text/event-stream) or gets 405",
+     "answer GET with a text/event-stream, or 405 Method Not Allowed when you offer no stream"),
+    ("http.delete", "error", "a DELETE that ends the session gets 200, 202, 204 or 405",
+     "end the session on DELETE with 200 or 204, or answer 405 when clients may not end sessions"),
+    ("http.method-header", "error", "a request whose Mcp-Method header contradicts its body is refused "
+     "(2026-07-28: HTTP 400, -32020 HeaderMismatch)",
+     "compare Mcp-Method with the body's method and answer a mismatch with 400 and error -32020"),
+    ("http.cache-fields", "error", 'ttlMs is an integer >= 0 and cacheScope "public" or "private" where a '
+     "2026-07-28 result carries them", 'write ttlMs as a whole number of milliseconds and cacheScope as '
+     '"public" or "private"'),
     ("pagination.cursor-progress", "error", "cursors make progress: a list ends, and no cursor comes twice",
      "return a new nextCursor for each page and none on the last page"),
     ("resources.uri-scheme", "error", "resource URIs are absolute: they start with a scheme (file:, https:, ...)",
@@ -6095,6 +6111,17 @@ CHECK_RULES = (
      "declare task support for tools/call, or list the tools with taskSupport forbidden"),
     ("tasks.list", "error", "tasks/list answers when the tasks capability declares it",
      "implement tasks/list, or leave tasks.list out of the capability"),
+    ("auth.resource-metadata", "error", "a server that answers 401 serves protected-resource metadata (RFC 9728) "
+     "naming itself as the resource and listing its authorization servers",
+     'serve {"resource": "<the MCP URL>", "authorization_servers": ["https://..."]} at the URL in '
+     "WWW-Authenticate's resource_metadata, or at /.well-known/oauth-protected-resource<path>"),
+    ("auth.server-metadata", "error", "the authorization server's metadata (RFC 8414) is reachable and well-formed",
+     "serve {issuer, authorization_endpoint, token_endpoint, ...} at /.well-known/oauth-authorization-server"
+     "<issuer path> (or /.well-known/openid-configuration)"),
+    ("auth.pkce-s256", "error", 'the authorization server supports PKCE with "S256" (MCP clients must use it)',
+     'list "S256" in code_challenge_methods_supported, and accept it'),
+    ("auth.https", "error", "authorization URLs use HTTPS off this machine (codes and tokens travel over them)",
+     "serve the metadata and every OAuth endpoint over https:// (plain http only on loopback)"),
 )
 CHECK_RULE_INDEX = {rule[0]: rule for rule in CHECK_RULES}
 TOOL_NAME = r"^[A-Za-z0-9_.-]{1,128}$"
@@ -6105,6 +6132,8 @@ UNPORTABLE_SCHEMA_KEYWORDS = ("$ref", "anyOf", "oneOf", "allOf", "not", "if", "t
 TOOL_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 TASK_SUPPORT_VALUES = ("forbidden", "optional", "required")
 CHECK_PING_SECONDS = 5.0  # "promptly": a ping that waits longer than this is a finding, not a wait
+CHECK_HTTP_SECONDS = 10.0  # one of check's own HTTP requests (authorization metadata) waits no longer
+CHECK_FETCH_LIMIT = 1 << 20  # metadata is small: a megabyte read at most
 CHECK_READ_LIMIT = 100  # resources read back (and prompts got) at most: a server may list thousands
 
 
@@ -6115,6 +6144,65 @@ def template_problem(template):
         bad = re.search(r"\{[^}]*\}?|\}", rest).group()
         return "%r is not a valid expression" % bad
     return None
+
+
+def check_fetch(method, url, body=None):
+    """One request of `check`'s own, outside any session (no credentials): (status, headers,
+    body). TLS is verified; an error to connect or to read is an OSError."""
+    import http.client
+    import ssl
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.scheme.lower() == "https":
+        conn = http.client.HTTPSConnection(parts.hostname, parts.port, timeout=CHECK_HTTP_SECONDS,
+                                           context=ssl.create_default_context())
+    else:
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=CHECK_HTTP_SECONDS)
+    headers = {"Accept": "application/json, text/event-stream"}
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+    try:
+        conn.request(method, urlunsplit(("", "", parts.path or "/", parts.query, "")), body=body, headers=headers)
+        response = conn.getresponse()
+        return response.status, response.headers, response.read(CHECK_FETCH_LIMIT)
+    except (http.client.HTTPException, ValueError) as exc:
+        raise OSError(str(exc))
+    finally:
+        conn.close()
+
+
+def check_fetch_json(places):
+    """(url, object) of the first of ``places`` that answers 200 with a JSON object, or (None, None)."""
+    for place in places:
+        try:
+            status, _, body = check_fetch("GET", place)
+            document = json.loads(body.decode("utf-8")) if status == 200 else None
+        except (OSError, ValueError):
+            continue
+        if isinstance(document, dict):
+            return place, document
+    return None, None
+
+
+def _effective_port(parts):
+    return parts.port or {"http": 80, "https": 443}.get(parts.scheme.lower())
+
+
+def resource_covers(resource, url):
+    """RFC 9728 resource check: same scheme, host and port, and the resource path a
+    segment-boundary prefix of the endpoint path (an origin covers every endpoint)."""
+    from urllib.parse import urlsplit
+
+    try:
+        a, b = urlsplit(resource), urlsplit(url)
+        if (a.scheme.lower(), (a.hostname or "").lower(), _effective_port(a)) != (
+                b.scheme.lower(), (b.hostname or "").lower(), _effective_port(b)):
+            return False
+    except ValueError:  # a port that is not a number
+        return False
+    prefix, path = a.path.rstrip("/"), b.path.rstrip("/")
+    return not prefix or path == prefix or path.startswith(prefix + "/")
 
 
 class ServerCheck:
@@ -6157,6 +6245,19 @@ class ServerCheck:
         if isinstance(method, str) and method.startswith("notifications/") and "id" in message:
             self.found("lifecycle.notification-id", "the notification %s carries the id %s" % (
                 method, json.dumps(message.get("id"))), where)
+        result = message.get("result")
+        if isinstance(result, dict) and result.get("resultType") == "complete":
+            self.check_cache_fields(result, where)
+
+    def check_cache_fields(self, result, where):
+        """A 2026-07-28 CacheableResult's ttlMs and cacheScope, where they are present (a
+        missing one means "stale at once", which is allowed)."""
+        self.apply("http.cache-fields")
+        ttl, scope = result.get("ttlMs"), result.get("cacheScope")
+        if "ttlMs" in result and (not isinstance(ttl, int) or isinstance(ttl, bool) or ttl < 0):
+            self.found("http.cache-fields", "ttlMs is %s, not an integer >= 0" % json.dumps(ttl), where)
+        if "cacheScope" in result and scope not in ("public", "private"):
+            self.found("http.cache-fields", 'cacheScope is %s, not "public" or "private"' % json.dumps(scope), where)
 
     # -- running -----------------------------------------------------------------------
 
@@ -6183,10 +6284,13 @@ class ServerCheck:
         if "completions" in declared:
             steps.append(("completion", self.check_completion))
         steps.append(("tasks", self.check_tasks))
-        if session.transport.http is not None and session.transport.carries_mcp_headers:  # direct Streamable HTTP
+        streamable_http = session.transport.http is not None and session.transport.carries_mcp_headers
+        if streamable_http:  # a direct Streamable HTTP connection
             steps.append(("HTTP", self.check_http))
         if "logging" in declared:  # last: under 2026-07-28 the level rides on every request after it
             steps.append(("logging", self.check_logging))
+        if streamable_http:
+            steps.append(("HTTP DELETE", self.check_http_delete))  # last: it ends the session
         for name, step in steps:
             if session.channel.closed_error() is not None:
                 break
@@ -6513,19 +6617,35 @@ class ServerCheck:
         except McpTuiError as exc:
             self.failed("logging.set-level", exc, "logging/setLevel")
 
-    def http_probe(self, headers, method):
+    def http_probe(self, headers, method, verb="POST"):
         """One JSON-RPC request sent straight over the session's HTTP client, outside the
-        channel (under a fresh id of it): its HTTP status, or None if it got no answer."""
+        channel (under a fresh id of it): its HTTP status, or None if it got no answer. A
+        2xx answer to a POST has its content type judged (http.content-type)."""
+        status, content_type = self.http_exchange(verb, headers, method)
+        if verb == "POST" and status is not None and 200 <= status < 300 and status != 202:
+            self.apply("http.content-type")
+            if content_type not in ("application/json", "text/event-stream"):
+                self.found("http.content-type", "a POST of %s was answered with Content-Type %s" % (
+                    method, json.dumps(content_type)), method)
+        return status
+
+    def http_exchange(self, verb, headers, method=None):
+        """(HTTP status, media type) of one request (a POST carries ``method``), or (None, None)."""
         http = self.session.transport.http
-        message = {"jsonrpc": "2.0", "id": self.session.channel.next_id(), "method": method, "params": {}}
-        headers = dict(headers, **{"Accept": "application/json, text/event-stream", "Content-Type": "application/json"})
+        body = None
+        headers = dict(headers, Accept="application/json, text/event-stream")
+        if verb == "POST":
+            params = self.session.era.stamp({}, method=method)
+            body = encode_message({"jsonrpc": "2.0", "id": self.session.channel.next_id(), "method": method,
+                                   "params": params})
+            headers["Content-Type"] = "application/json"
         try:
-            conn, response = http.open("POST", body=encode_message(message), headers=headers, stream=True,
-                                       seconds=min(CHECK_PING_SECONDS, self.session.timeout), carries=method)
+            conn, response = http.open(verb, body=body, headers=headers, stream=True,
+                                       seconds=min(CHECK_PING_SECONDS, self.session.timeout), carries=method or verb)
         except McpTuiError:
-            return None
-        http.discard(conn)  # only the status matters; an SSE answer is not read to its end
-        return response.status
+            return None, None
+        http.discard(conn)  # only the status and type matter; an SSE answer is not read to its end
+        return response.status, (response.getheader("Content-Type") or "").split(";")[0].strip().lower() or None
 
     def check_http(self):
         """The Streamable HTTP transport's own rules, each judged against a control request
@@ -6554,6 +6674,95 @@ class ServerCheck:
         if foreign is not None and 200 <= foreign < 300:
             self.found("http.origin", "a request with Origin: http://mcp-tui-check.invalid was accepted (HTTP %d)"
                        % foreign, "Origin")
+        if summary.get("era") == "modern":
+            self.apply("http.method-header")
+            other = "tools/list" if method != "tools/list" else "ping"
+            contradicted = self.http_probe(dict(headers, **{"Mcp-Method": other}), method)
+            if contradicted is not None and 200 <= contradicted < 300:
+                self.found("http.method-header", "a request for %s with Mcp-Method: %s was accepted (HTTP %d)" % (
+                    method, other, contradicted), "Mcp-Method")
+        self.apply("http.get-stream")
+        status, content_type = self.http_exchange("GET", dict(headers, Accept="text/event-stream"))
+        # 409: this session has its stream open already (mcp-tui's own), which a server may keep to one
+        if status not in (None, 405, 409) and not (200 <= status < 300 and content_type == "text/event-stream"):
+            self.found("http.get-stream", "GET was answered with HTTP %d %s" % (status, content_type or ""), "GET")
+
+    def check_http_delete(self):
+        """Last of all, as it ends the session: a DELETE under the session's id (2025-11-25)."""
+        session_id = self.session.http_session_id()
+        if not session_id:
+            return
+        self.apply("http.delete")
+        status, _ = self.http_exchange("DELETE", {"Mcp-Session-Id": session_id,
+                                                  "MCP-Protocol-Version": self.session.summary()["protocolVersion"]})
+        if status is not None and status not in (200, 202, 204, 405):
+            self.found("http.delete", "DELETE of the session got HTTP %d" % status, "DELETE")
+
+    def check_authorization(self, url):
+        """The authorization rules, when ``url`` answers a request without credentials with
+        401: run before the session opens (and whether or not it does), with requests of their
+        own, since a broken authorization setup is often why a session does not open."""
+        try:
+            status, headers, _ = check_fetch("POST", url, encode_message(
+                {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {}}))
+        except OSError:
+            return  # the connection itself is judged by the session's rules
+        from urllib.parse import urljoin, urlsplit
+
+        if status != 401:
+            return
+        self.progress("checking authorization...")
+        self.apply("auth.resource-metadata", "auth.https")
+        challenge = re.search(r'resource_metadata\s*=\s*"([^"]*)"', headers.get("WWW-Authenticate") or "")
+        parts = urlsplit(url)
+        origin, path = "%s://%s" % (parts.scheme, parts.netloc), parts.path.rstrip("/")
+        places = [urljoin(url, challenge.group(1))] if challenge else [
+            origin + "/.well-known/oauth-protected-resource" + path, origin + "/.well-known/oauth-protected-resource"]
+        where, metadata = check_fetch_json(places)
+        if metadata is None:
+            self.found("auth.resource-metadata", "the server answers 401, and there is no protected-resource "
+                       "metadata at %s" % " or ".join(places), "WWW-Authenticate")
+            return
+        self.check_https(where, "protected-resource metadata")
+        resource, servers = metadata.get("resource"), metadata.get("authorization_servers")
+        if not isinstance(resource, str) or not resource_covers(resource, url):
+            self.found("auth.resource-metadata", "its resource is %s, not this server's URL %s" % (
+                json.dumps(resource), masked_url(url)), where)
+        if not isinstance(servers, list) or not servers or not all(isinstance(s, str) for s in servers):
+            self.found("auth.resource-metadata", "it lists no authorization_servers", where)
+            return
+        self.check_authorization_server(servers[0])
+
+    def check_authorization_server(self, issuer):
+        from urllib.parse import urlsplit
+
+        self.apply("auth.server-metadata", "auth.pkce-s256")
+        self.check_https(issuer, "the authorization server")
+        parts = urlsplit(issuer)
+        origin, path = "%s://%s" % (parts.scheme, parts.netloc), parts.path.rstrip("/")
+        places = [origin + "/.well-known/oauth-authorization-server" + path,
+                  origin + "/.well-known/openid-configuration" + path, origin + path + "/.well-known/openid-configuration"]
+        where, metadata = check_fetch_json(places)
+        if metadata is None:
+            self.found("auth.server-metadata", "no authorization server metadata at %s" % " or ".join(places), issuer)
+            return
+        endpoints = [metadata.get(name) for name in ("authorization_endpoint", "token_endpoint")]
+        if not all(isinstance(endpoint, str) and endpoint for endpoint in endpoints):
+            self.found("auth.server-metadata", "it names no authorization_endpoint and token_endpoint", where)
+        methods = metadata.get("code_challenge_methods_supported")
+        if not isinstance(methods, list) or "S256" not in methods:
+            self.found("auth.pkce-s256", "code_challenge_methods_supported is %s, without \"S256\"" % json.dumps(
+                methods), where)
+        for name in ("authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"):
+            if isinstance(metadata.get(name), str):
+                self.check_https(metadata[name], name)
+
+    def check_https(self, url, what):
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(url)
+        if parts.scheme.lower() != "https" and not is_loopback_host(parts.hostname):
+            self.found("auth.https", "%s is %s, plain HTTP off this machine" % (what, masked_url(url)), what)
 
     def check_tasks(self):
         """A tool's taskSupport against the task support the session's form declares, and
@@ -7376,26 +7585,6 @@ def url_origin(url):
 
     parts = urlsplit(url)
     return "%s://%s" % (parts.scheme.lower(), parts.netloc.rpartition("@")[2].lower())
-
-
-def _effective_port(parts):
-    return parts.port or {"http": 80, "https": 443}.get(parts.scheme.lower())
-
-
-def resource_covers(resource, url):
-    """RFC 9728 resource check: same scheme, host and port, and the resource path a
-    segment-boundary prefix of the endpoint path (an origin covers every endpoint)."""
-    from urllib.parse import urlsplit
-
-    try:
-        a, b = urlsplit(resource), urlsplit(url)
-        if (a.scheme.lower(), (a.hostname or "").lower(), _effective_port(a)) != (
-                b.scheme.lower(), (b.hostname or "").lower(), _effective_port(b)):
-            return False
-    except ValueError:  # a port that is not a number
-        return False
-    prefix, path = a.path.rstrip("/"), b.path.rstrip("/")
-    return not prefix or path == prefix or path.startswith(prefix + "/")
 
 
 def require_secure_url(url, what):
@@ -11880,6 +12069,8 @@ class CheckCommands:
         self.opts.no_cache = True  # a check asks the server, never an answer an earlier command kept
         check = ServerCheck(calls, self.opts.call_readonly, self.out.progress)
         started = time.monotonic()
+        if self.cli.spec.url:
+            check.check_authorization(self.cli.spec.url)
         try:
             session = self.cli.connect(started=lambda opening: opening.wire_observers.append(check.watch))
         except UsageError:

@@ -2,12 +2,13 @@
 """faultyserver: a small, correct MCP server (2025-11-25, stdio) with one planted fault,
 for `mcp-tui check`'s tests. Standard library only, Python 3.8+.
 
-    python3 tests/faultyserver.py [--fault NAME]
+    python3 tests/faultyserver.py [--fault NAME] [--tools-file FILE]
 
 Without --fault (or with --fault none) it breaks no rule `check` knows. Its tools: echo(message)
 and weather(city), whose outputSchema asks for {"temperature": number}; its resources: a text
 note and a PNG blob; its prompt: greet (no arguments). It answers server/discover with -32601,
-as a server of the handshake era does.
+as a server of the handshake era does. --tools-file FILE lists the tools in FILE (a JSON list)
+instead of its own, for tests that mutate a tools/list result.
 """
 
 import argparse
@@ -46,8 +47,9 @@ PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA6
 
 
 class Server:
-    def __init__(self, fault):
+    def __init__(self, fault, tools=None):
         self.fault = fault
+        self.tools = TOOLS if tools is None else tools
 
     def send(self, message):
         if self.fault == "stdout-logs":
@@ -83,7 +85,7 @@ class Server:
             self.answer(request_id, {})
 
     def m_tools_list(self, request_id, params):
-        tools = [dict(tool) for tool in TOOLS]
+        tools = [dict(tool) for tool in self.tools]
         if self.fault == "input-schema-not-object":
             tools[0]["inputSchema"] = {"type": "string"}
         if self.fault == "unportable-schema":
@@ -140,7 +142,13 @@ class Server:
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fault", choices=sorted(FAULTS), default="none")
-    server = Server(parser.parse_args().fault)
+    parser.add_argument("--tools-file", help="list the tools in this JSON file instead")
+    args = parser.parse_args()
+    tools = None
+    if args.tools_file:
+        with open(args.tools_file, encoding="utf-8") as listed:
+            tools = json.load(listed)
+    server = Server(args.fault, tools)
     for line in sys.stdin:
         line = line.strip()
         if not line:

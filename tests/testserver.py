@@ -22,6 +22,8 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
       --verbose            log one line per message to stderr
       --cache-ttl-ms N     ttlMs of discover, list and read results (default 60000; 0 = do not cache)
       --cache-scope public|private   their cacheScope (default public)
+      --http-fault NAME    one planted fault for `mcp-tui check`: content-type, get-json, delete-500,
+                           method-header or cache-scope (see --help)
       --tampered-skill     2026-07-28: declare io.modelcontextprotocol/skills and serve one skill,
                            skill://tampered/SKILL.md, whose manifest disagrees with two of its files
                            (notes.md: the size; seal.bin: the digest, at the right size)
@@ -85,6 +87,8 @@ Authorization (--auth, with --http)
                            holds its P-256 public key or private key (PKCS#8 or SEC1)
       --auth-no-dcr        no registration_endpoint
       --auth-no-cimd       no URL client ids (client_id_metadata_document_supported false)
+      --auth-fault NAME    one planted metadata fault for `mcp-tui check`: wrong-resource, no-s256,
+                           no-as-metadata or plain-http (see --help)
   /mcp is a protected resource: every request (POST, GET, DELETE) without a valid bearer token gets
   401 with WWW-Authenticate: Bearer resource_metadata="<origin>/.well-known/oauth-protected-resource/mcp",
   scope="<--auth-scopes>" (plus error="invalid_token" when a token was sent). A token lacking a
@@ -1325,6 +1329,8 @@ class Server(object):
     def _cacheable(self, result):
         result["ttlMs"] = getattr(self.options, "cache_ttl_ms", CACHE_TTL_MS)
         result["cacheScope"] = getattr(self.options, "cache_scope", CACHE_SCOPE)
+        if getattr(self.options, "http_fault", None) == "cache-scope":
+            result["cacheScope"] = "shared"
         return result
 
     # --- pagination ----------------------------------------------------------------------------
@@ -2546,6 +2552,8 @@ class HttpFrontEnd(object):
                 self.legacy_sse(h, verb, path, body)
             elif self.options.forget_endpoint and path == "/forget" and verb == "POST":
                 self.forget_sessions(h)
+            elif path == "/mcp" and self.options.http_fault and self.planted_fault(h, verb, body):
+                pass
             elif path != "/mcp":
                 h.send_json(404, {"jsonrpc": "2.0", "error": {"code": INVALID_REQUEST,
                                                               "message": "Not Found: the MCP endpoint is /mcp"}})
@@ -2558,6 +2566,21 @@ class HttpFrontEnd(object):
         except OSError as exc:
             self.log.info("HTTP connection ended: %s", type(exc).__name__)
             h.close_connection = True
+
+    def planted_fault(self, h, verb, body):
+        """--http-fault: True when this request got the planted wrong answer."""
+        fault = self.options.http_fault
+        if fault == "get-json" and verb == "GET":
+            h.send_json(200, {})
+        elif fault == "delete-500" and verb == "DELETE":
+            h.send_json(500, {"jsonrpc": "2.0", "error": {"code": INTERNAL_ERROR, "message": "cannot delete"}})
+        elif fault == "content-type" and verb == "POST" and b'"ping"' in (body or b""):
+            message = json.loads(body.decode("utf-8"))
+            h.send_body(200, dumps({"jsonrpc": "2.0", "id": message.get("id"), "result": {}}).encode("utf-8"),
+                        "text/plain")
+        else:
+            return False
+        return True
 
     def _origin_ok(self, h):
         origin = h.headers.get("Origin")
@@ -2655,7 +2678,7 @@ class HttpFrontEnd(object):
             raise mismatch("missing Mcp-Method header")
         if decode_header_value(version) is None or decode_header_value(method) is None:
             raise mismatch("invalid characters in a header value")
-        if method != message.get("method"):
+        if method != message.get("method") and self.options.http_fault != "method-header":
             raise mismatch("Mcp-Method header value '%s' does not match body value '%s'"
                            % (method, message.get("method")))
 
@@ -3291,6 +3314,8 @@ def p256_public_pem(point):
 # every request is recorded (--record, "transport": "auth") so that tests can see what the
 # client sent where. Tokens are opaque random strings held in memory.
 
+HTTP_FAULTS = ("content-type", "get-json", "delete-500", "method-header", "cache-scope")
+AUTH_FAULTS = ("wrong-resource", "no-s256", "no-as-metadata", "plain-http")
 PRM_PATH = "/.well-known/oauth-protected-resource/mcp"      # RFC 9728 path insertion for /mcp
 AS_METADATA_PATH = "/.well-known/oauth-authorization-server"
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
@@ -3410,6 +3435,7 @@ class AuthServer(object):
             self.all_scopes.extend(scope for scope in scopes if scope not in self.all_scopes)
         self.dcr = not options.auth_no_dcr
         self.cimd = not options.auth_no_cimd
+        self.fault = options.auth_fault
         self.clients = {client.client_id: client for client in options.auth_client + options.auth_client_key}
         self.lock = threading.Lock()
         self.codes = {}                       # code -> what /authorize granted, until /token takes it
@@ -3532,7 +3558,8 @@ class AuthServer(object):
 
     def e_protected_resource_metadata(self, h, body, entry):
         origin = self.origin(h)
-        metadata = {"resource": origin + "/mcp", "authorization_servers": [origin],
+        resource = origin + ("/other" if self.fault == "wrong-resource" else "/mcp")
+        metadata = {"resource": resource, "authorization_servers": [origin],
                     "bearer_methods_supported": ["header"], "resource_name": SERVER_INFO["title"]}
         if self.default_scopes:
             metadata["scopes_supported"] = list(self.default_scopes)
@@ -3541,6 +3568,8 @@ class AuthServer(object):
     # --- the authorization server: metadata and registration -----------------------------------
 
     def e_authorization_server_metadata(self, h, body, entry):
+        if self.fault == "no-as-metadata":
+            return 404, {"error": "not_found"}, {}
         issuer = self.origin(h)
         metadata = {
             "issuer": issuer,
@@ -3550,7 +3579,7 @@ class AuthServer(object):
             "response_types_supported": ["code"],
             "response_modes_supported": ["query"],
             "grant_types_supported": list(ALL_GRANTS),
-            "code_challenge_methods_supported": ["S256"],
+            "code_challenge_methods_supported": ["plain"] if self.fault == "no-s256" else ["S256"],
             "token_endpoint_auth_methods_supported": list(TOKEN_AUTH_METHODS),
             "token_endpoint_auth_signing_alg_values_supported": ["ES256"],
             "revocation_endpoint_auth_methods_supported": list(TOKEN_AUTH_METHODS),
@@ -3560,6 +3589,8 @@ class AuthServer(object):
         }
         if self.dcr:
             metadata["registration_endpoint"] = issuer + "/register"
+        if self.fault == "plain-http":
+            metadata["token_endpoint"] = "http://auth.example/token"
         return 200, metadata, {}
 
     def e_register(self, h, body, entry):
@@ -3935,6 +3966,9 @@ def _add_auth_arguments(parser):
                       "its P-256 public key, or its private key (the public half is used)")
     auth.add_argument("--auth-no-dcr", action="store_true", help="no registration_endpoint")
     auth.add_argument("--auth-no-cimd", action="store_true", help="refuse URL client ids (no CIMD)")
+    auth.add_argument("--auth-fault", choices=AUTH_FAULTS, help="one planted metadata fault, for check's tests: "
+                      "wrong-resource (the PRM names another resource), no-s256 (plain only), no-as-metadata "
+                      "(its URL is 404), plain-http (a token_endpoint on http://auth.example)")
 
 
 def parse_args(argv):
@@ -3967,6 +4001,10 @@ def parse_args(argv):
                         help="ttlMs of discover, list and read results (0: do not cache)")
     parser.add_argument("--cache-scope", choices=("public", "private"), default=CACHE_SCOPE,
                         help="cacheScope of discover, list and read results")
+    parser.add_argument("--http-fault", choices=HTTP_FAULTS, help="one planted HTTP fault, for check's tests: "
+                        "content-type (ping answered as text/plain), get-json (GET answered 200 with JSON), "
+                        "delete-500 (DELETE gets 500), method-header (an Mcp-Method that contradicts the body "
+                        "is accepted), cache-scope (cacheScope \"shared\")")
     parser.add_argument("--big-text", type=_count(1), default=0, metavar="MB",
                         help="list big_text, a tool whose result is one text block of MB MiB")
     parser.add_argument("--fidelity", action="store_true", help="behave like the everything server: tasks per "
