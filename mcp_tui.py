@@ -41,7 +41,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: Task TaskFailed TaskSupport CallOutcome StatusReporter TaskForm
                     ExtensionTasks ExperimentalTasks TaskLedger
      3d. check and load  the rules a server is held to, the probes that apply them, --load
-                    classes: ServerCheck LatencyHistogram ToolLoad
+                    classes: ServerCheck HttpChecks LatencyHistogram ToolLoad
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
                     (and whole, credentials masked, in a --record file, which ``replay`` reads)
                     classes: LogSelection MessageRecorder Recording RecordedResponder DebugLog
@@ -3863,6 +3863,10 @@ class Session:
         if self.era.call_refused_before_sending(tool):
             raise TaskRequired(tool["name"])
 
+    def stamped(self, params, method=None):
+        """``params`` as this session's era sends them (for a probe that makes its own request)."""
+        return self.era.stamp(params, method=method)
+
     def call_needs_task(self, tool):
         """Whether ``tool``'s listing says it runs only as a task (a call then starts as one)."""
         return listed_task_support(tool) == "required"
@@ -6285,12 +6289,13 @@ class ServerCheck:
             steps.append(("completion", self.check_completion))
         steps.append(("tasks", self.check_tasks))
         streamable_http = session.transport.http is not None and session.transport.carries_mcp_headers
+        http = HttpChecks(self)
         if streamable_http:  # a direct Streamable HTTP connection
-            steps.append(("HTTP", self.check_http))
+            steps.append(("HTTP", http.check_http))
         if "logging" in declared:  # last: under 2026-07-28 the level rides on every request after it
             steps.append(("logging", self.check_logging))
         if streamable_http:
-            steps.append(("HTTP DELETE", self.check_http_delete))  # last: it ends the session
+            steps.append(("HTTP DELETE", http.check_http_delete))  # last: it ends the session
         for name, step in steps:
             if session.channel.closed_error() is not None:
                 break
@@ -6617,6 +6622,38 @@ class ServerCheck:
         except McpTuiError as exc:
             self.failed("logging.set-level", exc, "logging/setLevel")
 
+    def check_tasks(self):
+        """A tool's taskSupport against the task support the session's form declares, and
+        tasks/list when the form has it and the server declares it (2025-11-25)."""
+        form = tasks_for(self.session)
+        self.apply("tasks.coherent")
+        for tool in self.tools:
+            if listed_task_support(tool) in ("optional", "required") and form.tools_call_refusal() is not None:
+                self.found("tasks.coherent", "taskSupport is %s, and the server declares no task support for "
+                           "tools/call" % listed_task_support(tool), "tool %s" % json.dumps(tool.get("name")))
+        support = form.support()
+        if support is not None and support.methods.get("tasks/list"):
+            self.apply("tasks.list")
+            try:
+                form.list()
+            except McpTuiError as exc:
+                self.failed("tasks.list", exc, "tasks/list")
+
+
+class HttpChecks:
+    """`check`'s probes of what only HTTP has: the Streamable HTTP transport's statuses, media
+    types and headers, and the authorization metadata of a server that answers 401. They make
+    their own requests (with the session's HTTP client, or plainly before a session opens)
+    and report into the ServerCheck they are given."""
+
+    def __init__(self, check):
+        self.check = check
+        self.apply, self.found, self.progress = check.apply, check.found, check.progress
+
+    @property
+    def session(self):
+        return self.check.session
+
     def http_probe(self, headers, method, verb="POST"):
         """One JSON-RPC request sent straight over the session's HTTP client, outside the
         channel (under a fresh id of it): its HTTP status, or None if it got no answer. A
@@ -6635,7 +6672,7 @@ class ServerCheck:
         body = None
         headers = dict(headers, Accept="application/json, text/event-stream")
         if verb == "POST":
-            params = self.session.era.stamp({}, method=method)
+            params = self.session.stamped({}, method)
             body = encode_message({"jsonrpc": "2.0", "id": self.session.channel.next_id(), "method": method,
                                    "params": params})
             headers["Content-Type"] = "application/json"
@@ -6763,23 +6800,6 @@ class ServerCheck:
         parts = urlsplit(url)
         if parts.scheme.lower() != "https" and not is_loopback_host(parts.hostname):
             self.found("auth.https", "%s is %s, plain HTTP off this machine" % (what, masked_url(url)), what)
-
-    def check_tasks(self):
-        """A tool's taskSupport against the task support the session's form declares, and
-        tasks/list when the form has it and the server declares it (2025-11-25)."""
-        form = tasks_for(self.session)
-        self.apply("tasks.coherent")
-        for tool in self.tools:
-            if listed_task_support(tool) in ("optional", "required") and form.tools_call_refusal() is not None:
-                self.found("tasks.coherent", "taskSupport is %s, and the server declares no task support for "
-                           "tools/call" % listed_task_support(tool), "tool %s" % json.dumps(tool.get("name")))
-        support = form.support()
-        if support is not None and support.methods.get("tasks/list"):
-            self.apply("tasks.list")
-            try:
-                form.list()
-            except McpTuiError as exc:
-                self.failed("tasks.list", exc, "tasks/list")
 
 
 class LatencyHistogram:
@@ -12070,7 +12090,7 @@ class CheckCommands:
         check = ServerCheck(calls, self.opts.call_readonly, self.out.progress)
         started = time.monotonic()
         if self.cli.spec.url:
-            check.check_authorization(self.cli.spec.url)
+            HttpChecks(check).check_authorization(self.cli.spec.url)
         try:
             session = self.cli.connect(started=lambda opening: opening.wire_observers.append(check.watch))
         except UsageError:
@@ -17873,8 +17893,10 @@ def main(argv=None):
 
 
 def wants_json(argv):
-    return any(a == "--format=json" for a in argv) or any(
-        a == "--format" and b == "json" for a, b in zip(argv, argv[1:]))
+    """Whether the last --format given is json (as the parser reads it: the last one wins)."""
+    chosen = [a[len("--format="):] if a.startswith("--format=") else b
+              for a, b in zip(argv, argv[1:] + [""]) if a.startswith("--format=") or a == "--format"]
+    return bool(chosen) and chosen[-1] == "json"
 
 
 if __name__ == "__main__":
