@@ -56,7 +56,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: BlobSaver ConfigChoiceNeeded ConfigServer ConfigWord KeptSessions
    7. CLI           words in, one Session call, text or JSON out; the `auth` verbs
                     (``auth_command``)
-                    classes: Terminated TerminationSignals Output Cli TaskCommands CheckCommands
+                    classes: Terminated TerminationSignals Output Cli CliCommands TaskCommands CheckCommands
                     SurfaceCommands SkillCommands
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the session and the tasks it follows
@@ -4728,7 +4728,7 @@ def required_of(schema):
 
 # -- skills (SEP-2640) and the views of MCP Apps (SEP-1865) ---------------------------
 
-SKILL_DIGEST = re.compile(r"sha256:[0-9a-f]{64}\Z")  # lowercase only, as the Inspector checks it
+SKILL_DIGEST = r"sha256:[0-9a-f]{64}\Z"  # lowercase only, as the Inspector checks it
 SKILL_MAX_FILES, SKILL_MAX_BYTES = 512, 16 * 1024 * 1024  # what a host must accept (a larger skill is declined)
 
 
@@ -4829,7 +4829,7 @@ def skill_entry_problems(entry):
     problems += ["manifest-missing-self"] * (uri not in uris) + ["duplicate-resource"] * (len(set(uris)) != len(uris))
     problems += ["resource-outside-skill-root"] * any(not isinstance(u, str) or not u.startswith(root) or "/../" in u
                                                       for u in uris)
-    problems += ["malformed-digest"] * any(not SKILL_DIGEST.match(str(f.get("digest"))) for f in files
+    problems += ["malformed-digest"] * any(not re.match(SKILL_DIGEST, str(f.get("digest"))) for f in files
                                            if isinstance(f, dict))
     problems += ["missing-size"] * any(not isinstance(f, dict) or type(f.get("size")) is not int or f["size"] < 0
                                        for f in files)
@@ -4906,9 +4906,9 @@ class FrontmatterUnsupported(ValueError):
     """YAML outside the strict subset skill_frontmatter reads: reported, never guessed."""
 
 
-YAML_KEY = re.compile(r"""([A-Za-z0-9_][A-Za-z0-9_.-]*|"[^"\\]*"|'[^']*'):(?:[ ]+(.*)|)\Z""")
-YAML_AMBIGUOUS = re.compile(r"(?i)(yes|no|on|off|y|n|[-+]?\.(inf|nan)|0[0-7]+|0[xob][0-9a-f_]+|[-+]?[0-9][0-9_]*"
-                            r"(\.[0-9_]*)?(e[-+]?[0-9]+)?|[0-9]{4}-[0-9]{2}-[0-9]{2}.*)\Z")
+YAML_KEY = r"""([A-Za-z0-9_][A-Za-z0-9_.-]*|"[^"\\]*"|'[^']*'):(?:[ ]+(.*)|)\Z"""
+YAML_AMBIGUOUS = (r"(?i)(yes|no|on|off|y|n|[-+]?\.(inf|nan)|0[0-7]+|0[xob][0-9a-f_]+|[-+]?[0-9][0-9_]*"
+                  r"(\.[0-9_]*)?(e[-+]?[0-9]+)?|[0-9]{4}-[0-9]{2}-[0-9]{2}.*)\Z")  # compiled on first use
 
 
 def skill_frontmatter(text):
@@ -4948,10 +4948,10 @@ def yaml_block(rows, at, indent):
             raise FrontmatterUnsupported("line %d: a list and a map mixed" % number)
         if is_item:
             rest, key = content[1:].strip(), None
-            if YAML_KEY.match(rest):
+            if re.match(YAML_KEY, rest):
                 raise FrontmatterUnsupported("line %d: a map inside a list item" % number)
         else:
-            match = YAML_KEY.match(content)
+            match = re.match(YAML_KEY, content)
             if not match:
                 raise FrontmatterUnsupported("line %d: not a `key: value` line" % number)
             key, rest = match.group(1).strip("\"'"), (match.group(2) or "").strip()
@@ -4997,7 +4997,7 @@ def yaml_scalar(text, number):
         return int(text)
     if re.match(r"[-+]?(0|[1-9][0-9]*)\.[0-9]+\Z", text):
         return float(text)
-    if YAML_AMBIGUOUS.match(text):
+    if re.match(YAML_AMBIGUOUS, text):
         raise FrontmatterUnsupported("line %d: %r reads differently in YAML 1.1 and 1.2" % (number, text))
     return text
 
@@ -6181,7 +6181,7 @@ def check_fetch_json(places):
     for place in places:
         try:
             status, _, body = check_fetch("GET", place)
-            document = json.loads(body.decode("utf-8")) if status == 200 else None
+            document = strict_json(body.decode("utf-8")) if status == 200 else None
         except (OSError, ValueError):
             continue
         if isinstance(document, dict):
@@ -11707,14 +11707,23 @@ class Cli:
     def cmd_skill(self, args):
         return SkillCommands(self).run(args)
 
-class TaskCommands:
-    """`task ...` and `tool call --task`: the CLI's side of the Task interface. It prints
-    what the adapters return and never asks which form they speak."""
+
+class CliCommands:
+    """A family of the CLI's verbs, kept out of Cli: it works through the Cli it is given
+    (its session, its output and its options)."""
 
     def __init__(self, cli):
         self.cli = cli
         self.out = cli.out
         self.opts = cli.opts
+
+
+class TaskCommands(CliCommands):
+    """`task ...` and `tool call --task`: the CLI's side of the Task interface. It prints
+    what the adapters return and never asks which form they speak."""
+
+    def __init__(self, cli):
+        CliCommands.__init__(self, cli)
         self.ledger = cli.ledger
 
     def call_as_task(self, tool, arguments):
@@ -12063,14 +12072,9 @@ class TaskCommands:
             self.task_command("get", task_id)))
 
 
-class CheckCommands:
+class CheckCommands(CliCommands):
     """`check` (every rule that applies to what the server declares) and `tool call --load`
     (one tool called many times at once): the server held to the spec, and under load."""
-
-    def __init__(self, cli):
-        self.cli = cli
-        self.out = cli.out
-        self.opts = cli.opts
 
     def check(self, args):
         """Every rule that applies to what the server declares; exit 1 on a finding that fails."""
@@ -12183,14 +12187,9 @@ class CheckCommands:
         return EXIT_FAILURE if failed else EXIT_OK
 
 
-class SurfaceCommands:
+class SurfaceCommands(CliCommands):
     """`snapshot`, `diff` and `replay`: a server's surface kept and compared, and a --record
     file sent again and its answers compared."""
-
-    def __init__(self, cli):
-        self.cli = cli
-        self.out = cli.out
-        self.opts = cli.opts
 
     def snapshot(self, args):
         self.cli.expect(args, 0, "CONNECTION snapshot [-o FILE]")
@@ -12315,14 +12314,9 @@ def terminal_prompt(prompt):
     return line.rstrip("\n")
 
 
-class SkillCommands:
+class SkillCommands(CliCommands):
     """`skill list | get | verify | fetch` (the io.modelcontextprotocol/skills extension), and
     what `tool describe` and `resource read -o` add for an MCP Apps view."""
-
-    def __init__(self, cli):
-        self.cli = cli
-        self.out = cli.out
-        self.opts = cli.opts
 
     def run(self, args):
         action, rest = self.cli.sub(args, ("list", "get", "verify", "fetch"))
