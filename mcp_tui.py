@@ -1837,6 +1837,10 @@ class StreamableHttpTransport(Transport):
         if content_type == "text/event-stream" and response.status < 300:
             try:
                 self._read_stream(request_id, response)
+            except Exception:
+                if self.http.watchdog.disarm(conn):
+                    return  # the command's deadline shut the stream: its waiter's cap (never later) says so
+                raise
             finally:
                 self.http.discard(conn)
             return
@@ -2170,7 +2174,10 @@ class KeeperTransport(Transport):
             raise KeeperGone("session %r is not running: %s" % (self.session_name, describe_os_error(exc)))
         self._replies = queue.Queue()
         ours = os.urandom(32).hex()
-        self._write({"nonce": ours})
+        try:  # a keeper killed a moment ago may still have taken the connection, then reset it
+            self._write({"nonce": ours})
+        except ConnectionFailed:
+            raise KeeperGone("session %r is not running: its keeper closed the connection" % self.session_name)
         reply = self._read_line(KEEPER_HELLO_LIMIT) or {}
         theirs = reply.get("nonce")
         if not (isinstance(theirs, str) and isinstance(reply.get("proof"), str) and reply.get("pid") == pid

@@ -169,6 +169,23 @@ def test_timeouts_read_as_whole_or_tenth_seconds(cli, start_server, flags, step,
     assert text in result.err, result.err
 
 
+def test_a_stream_the_max_time_deadline_shuts_reads_as_that_deadline(cli, start_server, monkeypatch):
+    """--max-time shuts the answer's stream (the HTTP watchdog) as the command's own wait gives
+    up: whichever comes first, the user reads the deadline, never 'the server closed the
+    response stream' (CI saw that when the watchdog won). Here it always wins."""
+    import mcp_tui
+
+    arm = mcp_tui.Watchdog.arm
+    monkeypatch.setattr(mcp_tui.Watchdog, "arm", lambda self, conn, deadline, seconds: arm(
+        self, conn, deadline - 0.5, seconds))
+    server = start_server()
+    result = cli("--url", server.url, "--timeout", "1", "--max-time", "2", "tool", "call", "long_operation",
+                 "steps=50", "step_ms=200", timeout=120)
+    assert result.code == 1, result
+    assert result.err.endswith("mcp-tui: no answer to tools/call within 2s (the --max-time cap) (raise --max-time "
+                               "if the server needs longer)\n"), result.err
+
+
 def test_transport_http_is_strict_auto_falls_back_to_sse(cli, start_server):
     server = start_server("--legacy-sse")
     strict = cli("--url", server.url, "--transport", "http", "tool", "list")

@@ -331,6 +331,32 @@ def test_a_killed_keeper_leaves_a_stale_record_that_is_reported_and_cleaned(cli,
     assert "stale2" not in sessions_file(state_dir)
 
 
+def test_a_keeper_that_dies_as_a_command_reaches_it_is_reported_as_ended(cli, state_dir, monkeypatch):
+    """A keeper killed a moment ago can still take a connection into its listener's backlog and
+    then reset it, before the command has written a byte: that too is a session that has ended
+    (CI saw 'the keeper of session ... went away' here, with the stale record kept)."""
+    import mcp_tui
+
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(state_dir / "keeper-dying.sock"))
+    listener.listen(1)
+    state_dir.chmod(0o700)
+    sessions = state_dir / "sessions.json"
+    sessions.write_text(json.dumps({"dying": {"socket": "keeper-dying.sock", "token": "0" * 64, "pid": os.getpid()}}))
+    sessions.chmod(0o600)
+
+    class DiesOnceReached(socket.socket):
+        def connect(self, address):
+            super().connect(address)
+            listener.close()  # the queued connection is reset: the command's first write fails
+
+    monkeypatch.setattr(mcp_tui, "keeper_socket", lambda record: DiesOnceReached(socket.AF_UNIX, socket.SOCK_STREAM))
+    used = cli("@dying", "tool", "list")
+    assert used.code == 1
+    assert used.err.startswith("mcp-tui: session 'dying' has ended: its keeper is no longer running"), used.err
+    assert "dying" not in sessions_file(state_dir)
+
+
 def test_close_all_over_http(cli, kept, start_server, state_dir):
     server = start_server()
     first = kept("web", "--url", server.url)
