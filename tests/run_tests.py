@@ -6,9 +6,12 @@
 It makes `.venv-test` (pytest, hypothesis, jsonschema, ...) and one virtualenv per
 interop peer under `.venv-peers/<name>` (each `tests/interop/peers/<name>.txt` is that
 peer's requirements; a `<name>.npm` file lists npm packages installed with npm under the
-same folder, `SPEC ; platform=linux-x64` for one platform only), reusing them while their requirements are unchanged; they are made side by side, and with
-this interpreter's pip where it can install elsewhere (no ensurepip in each). The peers'
-interpreters (or npm prefixes) reach the tests as MCP_TUI_PEER_<NAME> environment variables.
+same folder, `SPEC ; platform=linux-x64` for one platform only), reusing them while their requirements are unchanged; the peers are made side by side, and with
+this interpreter's pip where it can install elsewhere (no ensurepip in each). The tests start
+as soon as `.venv-test` is ready, all in one pytest run (the TUI tests too): the peers are
+built meanwhile, and the interop tests, which run last, wait for them (MCP_TUI_PEERS_PENDING,
+tests/interop/conftest.py). The peers' interpreters (or npm prefixes) reach the tests as
+MCP_TUI_PEER_<NAME> environment variables.
 MCP_TUI_TEST_WORKERS sets the number of pytest-xdist workers (3 unless told).
 mcp_tui.py itself never needs any of this.
 """
@@ -94,42 +97,88 @@ def ensure_npm(prefix, packages):
     return prefix
 
 
-def prepare():
-    """Every virtualenv and npm prefix, made side by side (mostly downloads and disk): the
-    test interpreter and the environment variables that name the peers."""
-    from concurrent.futures import ThreadPoolExecutor
+PEERS_PENDING = "MCP_TUI_PEERS_PENDING"  # a file that names the peers once they are built (tests/interop/conftest.py)
 
+
+def peer_jobs():
+    """What makes each interop peer: environment variable -> (ensure function, folder, list)."""
     peers = ROOT / "tests" / "interop" / "peers"
-    jobs = {"test": (ensure_venv, ROOT / ".venv-test", ROOT / "tests" / "requirements.txt")}
+    jobs = {}
     for requirements in sorted(peers.glob("*.txt")):
         jobs[peer_variable(requirements)] = (ensure_venv, ROOT / ".venv-peers" / requirements.stem, requirements)
     for packages in sorted(peers.glob("*.npm")):
         jobs[peer_variable(packages)] = (ensure_npm, ROOT / ".venv-peers" / packages.stem, packages)
-    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+    return jobs
+
+
+def prepare_peers(jobs):
+    """Every peer's virtualenv or npm prefix, made side by side (mostly downloads and disk):
+    the environment variables that name them."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(len(jobs), 1)) as pool:
         futures = {name: pool.submit(*job) for name, job in jobs.items()}
         made = {name: future.result() for name, future in futures.items()}
-    return made.pop("test"), {name: str(path) for name, path in made.items() if path}
+    return {name: str(path) for name, path in made.items() if path}
+
+
+class PeersInBackground(object):
+    """The peers, built on a thread while the tests run: the interop tests run last and wait
+    for `announce` (a JSON file of the peers' variables, or of the build's error) before their
+    first test (tests/interop/conftest.py), so their minute of downloads costs no wall time."""
+
+    def __init__(self, jobs, announce):
+        import threading
+
+        self.announce, self.error = announce, None
+        self.thread = threading.Thread(target=self._build, args=(jobs,), name="peers", daemon=True)
+        self.thread.start()
+
+    def _build(self, jobs):
+        import json
+
+        try:
+            found = prepare_peers(jobs)
+        except Exception as exc:  # said in the file and by finish(), not lost on a thread
+            self.error = "building the interop peers failed: %s" % (exc,)
+            found = {"error": self.error}
+        partial = self.announce.with_suffix(".part")
+        partial.write_text(json.dumps(found))
+        os.replace(str(partial), str(self.announce))
+
+    def finish(self):
+        """Wait for the build (its stamps are written at its end); its error, or None."""
+        self.thread.join()
+        return self.error
+
+
+def phases(pytest, workers, arguments):
+    """The pytest commands to run in turn: the arguments given, or the whole suite in one run
+    (the TUI tests among the others: they wait on the screen's text, never on time)."""
+    return [pytest + ["-n", workers] + (arguments or ["tests"])]
 
 
 def main():
+    import tempfile
+
     env = dict(os.environ)
-    test_python, peers = prepare()
-    env.update(peers)
+    test_python = ensure_venv(ROOT / ".venv-test", ROOT / "tests" / "requirements.txt")
+    scratch = Path(tempfile.mkdtemp(prefix="mcp-tui-run-tests-"))
+    peers = PeersInBackground(peer_jobs(), scratch / "peers.json")
+    env[PEERS_PENDING] = str(scratch / "peers.json")
     pytest = [str(test_python), "-m", "pytest", "-q"]
     # Most tests wait on servers and timeouts more than they compute: one worker more than
     # the two CPUs CI has. MCP_TUI_TEST_WORKERS sets it on a machine shared with others.
     workers = os.environ.get("MCP_TUI_TEST_WORKERS", "3")
-    if sys.argv[1:]:
-        phases = [pytest + ["-n", workers] + sys.argv[1:]]
-    else:
-        # The TUI tests read a terminal emulator's screen; they get the machine to themselves.
-        tui = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "tests").glob("test_tui*.py"))
-        phases = [pytest + ["-n", workers, "tests"] + ["--ignore=" + path for path in tui],
-                  pytest + ["-n", str(min(int(workers), 2))] + tui]
     status = 0
-    for cmd in phases:
+    for cmd in phases(pytest, workers, sys.argv[1:]):
         print("run_tests: " + " ".join(cmd), flush=True)
         status = subprocess.call(cmd, cwd=str(ROOT), env=env) or status
+    error = peers.finish()
+    shutil.rmtree(str(scratch), ignore_errors=True)
+    if error:
+        print("run_tests: " + error, flush=True)
+        status = status or 1
     return status
 
 

@@ -31,6 +31,55 @@ LISTENING_PREFIX = "listening on "
 
 # --------------------------------------------------------------------------- peers
 
+# tests/run_tests.py builds the peers while the other tests run, and names this file; once
+# built, it holds the peers' MCP_TUI_PEER_* variables (or {"error": why the build failed}).
+PEERS_PENDING = "MCP_TUI_PEERS_PENDING"
+PEERS_BUILD_WAIT = 1800.0  # seconds: downloads on a slow network; the build ends by itself
+PEERS_FAILED = []  # why the announced build failed, once known (one worker's own reading)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """The interop tests run last, so that the peers' build has the rest of the run to finish."""
+    items.sort(key=is_interop)
+
+
+def is_interop(item):
+    return INTEROP_DIR in Path(str(item.fspath)).resolve().parents
+
+
+@pytest.hookimpl(tryfirst=True, hookwrapper=True)
+def pytest_runtest_protocol(item):
+    """Before this worker's first interop test (and before its time limit starts), wait for
+    the peers run_tests.py is building and take their variables."""
+    announced = os.environ.get(PEERS_PENDING)
+    if announced and is_interop(item):
+        del os.environ[PEERS_PENDING]
+        take_announced_peers(Path(announced))
+    yield
+
+
+def take_announced_peers(path):
+    deadline = time.monotonic() + PEERS_BUILD_WAIT
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if not path.exists():
+        PEERS_FAILED.append("the interop peers were not built within %gs" % PEERS_BUILD_WAIT)
+        return
+    import json
+
+    found = json.loads(path.read_text())
+    if "error" in found:
+        PEERS_FAILED.append(found.pop("error"))
+    os.environ.update(found)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def peers_were_built():
+    """A failed build is said before any peer fixture reports a missing variable."""
+    if PEERS_FAILED:
+        pytest.fail(PEERS_FAILED[0], pytrace=False)
+
+
 
 def peer_env_var(name):
     return "MCP_TUI_PEER_" + name.upper().replace("-", "_")
