@@ -289,7 +289,9 @@ def test_an_elicitation_whose_command_went_away_is_declined(cli, kept, state_dir
     (call,) = [m for m in messages if m.get("method") == "tools/call"]
     answer = wait_for(lambda: [m for m in recorded(server_record) if "result" in m and str(m["id"]).startswith("srv")])
     assert [m["result"] for m in answer] == [{"action": "decline"}]
-    cancelled = [m for m in recorded(server_record) if m.get("method") == "notifications/cancelled"]
+    # the keeper declines, then cancels (detach): the cancel may reach the record a moment later
+    cancelled = wait_for(lambda: [m for m in recorded(server_record) if m.get("method") == "notifications/cancelled"],
+                         what="the cancellation on record")
     assert [m["params"]["requestId"] for m in cancelled] == [call["id"]]
     again = cli("@asking", "tool", "call", "ask_name", "--elicit-stub", '{"name": "Ann"}')
     assert (again.code, again.out) == (0, "Tool response:\nHello, Ann!\n"), again
