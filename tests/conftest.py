@@ -132,21 +132,24 @@ def opens_a_session(args):
 
 @pytest.fixture
 def cli(state_dir, request):
-    """Run mcp-tui with arguments; returns a CliResult (exit code, stdout, stderr). In this
-    process unless ``process=True``, the test is marked ``process`` or MCP_TUI_TEST_SUBPROCESS=1."""
+    """Run mcp-tui with arguments; returns a CliResult (exit code, stdout, stderr: the bytes
+    written with ``text=False``). In this process unless ``process=True``, the test is marked
+    ``process`` or MCP_TUI_TEST_SUBPROCESS=1."""
     marked = request.node.get_closest_marker("process") is not None
 
-    def run(*args, input=None, timeout=60, env=None, cwd=None, process=False):
+    def run(*args, input=None, timeout=60, env=None, cwd=None, process=False, text=True):
         environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
         environ.pop("MCP_TUI_BEARER", None)
         environ.update(env or {})
         args = [str(a) for a in args]
         if not (process or marked or ALWAYS_A_PROCESS or opens_a_session(args)):
-            code, out, err = run_main(args, input=input, timeout=timeout, environ=environ, cwd=cwd or ROOT)
+            code, out, err = run_main(args, input=input, timeout=timeout, environ=environ, cwd=cwd or ROOT,
+                                      text=text)
             return CliResult(subprocess.CompletedProcess(args, code, out, err))
-        proc = subprocess.run([sys.executable, str(MCP_TUI)] + args, input=input,
-                              capture_output=True, text=True, encoding="utf-8", timeout=timeout, env=environ,
-                              cwd=str(cwd or ROOT))
+        if not text and input is not None:
+            input = input.encode("utf-8")
+        proc = subprocess.run([sys.executable, str(MCP_TUI)] + args, input=input, capture_output=True, text=text,
+                              encoding="utf-8" if text else None, timeout=timeout, env=environ, cwd=str(cwd or ROOT))
         return CliResult(proc)
 
     return run

@@ -37,12 +37,12 @@ def server_command(era, *flags):
 
 
 class Run(object):
-    def __init__(self, proc):
-        self.code = proc.returncode
-        self.out_bytes = proc.stdout
-        self.err_bytes = proc.stderr
-        self.out = proc.stdout.decode("utf-8", "strict")
-        self.err = proc.stderr.decode("utf-8", "strict")
+    def __init__(self, result):
+        self.code = result.code
+        self.out_bytes = result.out
+        self.err_bytes = result.err
+        self.out = result.out.decode("utf-8", "strict")
+        self.err = result.err.decode("utf-8", "strict")
 
     def json(self):
         return json.loads(self.out)
@@ -52,16 +52,15 @@ class Run(object):
 
 
 @pytest.fixture
-def run(state_dir):
-    """Like conftest's ``cli``, but keeps stdout and stderr as bytes: a text-mode capture
-    would turn the CR we look for into a newline."""
+def run(cli):
+    """conftest's ``cli``, keeping stdout and stderr as bytes: a text-mode capture would turn
+    the CR we look for into a newline. A stdio task without --wait leaves its server to a
+    background keeper: that run is a process."""
 
     def go(*args, timeout=60):
-        environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
-        environ.pop("MCP_TUI_BEARER", None)
-        proc = subprocess.run([sys.executable, str(MCP_TUI)] + [str(a) for a in args], capture_output=True,
-                              timeout=timeout, env=environ, cwd=str(ROOT))
-        return Run(proc)
+        words = [str(a) for a in args]
+        keeps_a_session = "--task" in words and "--wait" not in words and "--url" not in words
+        return Run(cli(*words, timeout=timeout, text=False, process=keeps_a_session))
 
     return go
 
