@@ -25,9 +25,14 @@ sys.path.insert(0, str(ROOT / "tests"))
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # mcp_tui, for the in-process runs
 
+import cached_script  # noqa: E402
 import inprocess  # noqa: E402
 from inprocess import ALWAYS_A_PROCESS, run_main  # noqa: E402
 from servers import LoopbackServer  # noqa: E402
+
+# `python mcp_tui.py ARGS` for the processes the tests start, from the bytecode cache: a
+# script is compiled at every start, most of what a start costs (tests/cached_script.py)
+MCP_TUI_PROCESS = cached_script.command(MCP_TUI)
 
 
 # The servers under test are on loopback: a proxy of the machine's (which mcp-tui honours, as
@@ -71,7 +76,7 @@ def state_dir(tmp_path):
     path.mkdir()
     yield path
     if (path / "sessions.json").exists():
-        subprocess.run([sys.executable, str(MCP_TUI), "session", "close", "--all"], capture_output=True, timeout=60,
+        subprocess.run(MCP_TUI_PROCESS + ["session", "close", "--all"], capture_output=True, timeout=60,
                        env=dict(os.environ, MCP_TUI_STATE_DIR=str(path)))
 
 
@@ -148,7 +153,7 @@ def cli(state_dir, request):
             return CliResult(subprocess.CompletedProcess(args, code, out, err))
         if not text and input is not None:
             input = input.encode("utf-8")
-        proc = subprocess.run([sys.executable, str(MCP_TUI)] + args, input=input, capture_output=True, text=text,
+        proc = subprocess.run(MCP_TUI_PROCESS + args, input=input, capture_output=True, text=text,
                               encoding="utf-8" if text else None, timeout=timeout, env=environ, cwd=str(cwd or ROOT))
         return CliResult(proc)
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+import cached_script
+
 ROOT = Path(__file__).resolve().parent.parent
 MCP_TUI = ROOT / "mcp_tui.py"
 TESTSERVER = ROOT / "tests" / "testserver.py"
@@ -85,7 +87,7 @@ class TuiSession(object):
         for name in ("MCP_TUI_BEARER", "LINES", "COLUMNS"):  # pytest-xdist workers export LINES/COLUMNS
             environ.pop(name, None)
         environ.update(env or {})
-        argv = [sys.executable, str(MCP_TUI)] + [str(a) for a in args]
+        argv = cached_script.command(MCP_TUI) + [str(a) for a in args]  # `python mcp_tui.py ARGS`, precompiled
         pid, fd = pty.fork()
         if pid == 0:  # the child: size the terminal before curses reads it, then become mcp-tui
             try:
