@@ -7,7 +7,6 @@ import json
 import os
 import stat
 import subprocess
-import sys
 import tempfile
 import threading
 import types
@@ -17,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mcp_tui
-from conftest import MCP_TUI, ROOT
+from conftest import MCP_TUI_PROCESS, ROOT
 from test_reliability import MODERN, bad  # noqa: F401 (bad is a fixture)
 
 
@@ -30,7 +29,7 @@ def create_task(cli, target, *flags, **options):
 def test_twenty_concurrent_writers_lose_no_entry(bad, state_dir):
     target = bad("http", MODERN, "ok")
     environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
-    procs = [subprocess.Popen([sys.executable, str(MCP_TUI), *target.args, "tool", "call", "slow_task", "--task"],
+    procs = [subprocess.Popen(MCP_TUI_PROCESS + [*target.args, "tool", "call", "slow_task", "--task"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environ, cwd=str(ROOT), text=True)
              for _ in range(20)]
     outputs = [proc.communicate(timeout=120) for proc in procs]

@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from conftest import MCP_TUI, stdio_command, wait_for
+from conftest import MCP_TUI_PROCESS, stdio_command, wait_for
 
 HELLO = "test://static/hello.txt"
 
@@ -21,7 +21,7 @@ class Watcher(object):
 
     def __init__(self, state_dir, *args):
         env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
-        self.proc = subprocess.Popen([sys.executable, str(MCP_TUI)] + [str(a) for a in args],
+        self.proc = subprocess.Popen(MCP_TUI_PROCESS + [str(a) for a in args],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
                                      env=env)
         self.lines = queue.Queue()
