@@ -161,8 +161,9 @@ def cli(state_dir, request):
 
 
 def stdio_command(*flags):
-    """The one-string stdio connection for the test server."""
-    return " ".join(shlex.quote(str(p)) for p in [sys.executable, str(TESTSERVER)] + list(flags))
+    """The one-string stdio connection for the test server (run from its bytecode cache: it
+    starts at nearly every stdio call, tests/cached_script.py)."""
+    return " ".join(shlex.quote(str(p)) for p in cached_script.command(TESTSERVER) + list(flags))
 
 
 class RunningServer(LoopbackServer):
@@ -170,7 +171,7 @@ class RunningServer(LoopbackServer):
 
     def __init__(self, flags, record, script=TESTSERVER):
         self.record = record
-        LoopbackServer.__init__(self, [sys.executable, script] + list(flags))
+        LoopbackServer.__init__(self, cached_script.command(script) + list(flags))
 
     def records(self):
         from schemas import check_recorded

@@ -252,10 +252,10 @@ def test_a_url_without_its_scheme_is_not_run_as_a_program(cli, start_server):
 
 def test_an_unquoted_server_command_gets_the_quoted_one(cli):
     result = cli(sys.executable, str(TESTSERVER), "tool", "call", "echo", "message=hi")
+    as_typed = " ".join(shlex.quote(word) for word in (sys.executable, str(TESTSERVER)))
     assert result.code == 2, result
     assert result.err == ("mcp-tui: unknown command %r (quote the server's whole command line as one argument: "
-                          "mcp-tui %s tool call echo message=hi)\n"
-                          % (str(TESTSERVER), shlex.quote(stdio_command()))), result
+                          "mcp-tui %s tool call echo message=hi)\n" % (str(TESTSERVER), shlex.quote(as_typed))), result
     typo = cli(stdio_command(), "tol", "list")
     assert typo.code == 2 and typo.err == "mcp-tui: unknown command 'tol' (did you mean 'tool'?)\n", typo
     other = cli(stdio_command(), "xyzzy")
