@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, stdio_command
+from conftest import MCP_TUI_PROCESS, ROOT, stdio_command
 
 FETCH_URL = ROOT / "tests" / "interop" / "fetch_url.py"
 BROWSER = "%s %s %%s" % (sys.executable, FETCH_URL)  # a "browser" that follows the authorization URL
@@ -204,7 +204,7 @@ def bash_completions(state_dir, *words):
     import subprocess
 
     script = "\n".join([
-        "mcp-tui() { %s %s \"$@\"; }" % (shlex.quote(sys.executable), shlex.quote(str(ROOT / "mcp_tui.py"))),
+        "mcp-tui() { %s \"$@\"; }" % " ".join(shlex.quote(word) for word in MCP_TUI_PROCESS),
         "source <(mcp-tui completion bash) || exit 3",
         "COMP_WORDS=(mcp-tui %s); COMP_CWORD=%d" % (" ".join(shlex.quote(w) for w in words), len(words)),
         "_mcp_tui",
