@@ -55,13 +55,17 @@ for line in iter(sys.stdin.readline, ""):
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": [TOOL]}})
 %(handlers)s
+    elif method is not None and "id" in message:  # as JSON-RPC asks: server/discover, ping, ...
+        send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "Method not found"}})
 """
 
 
 def one_tool_server(directory, tool, handlers):
     """A 2025-11-25 stdio server with one tool, written to ``directory``; ``handlers`` are its
     own ``elif`` branches (indented by 4): tools/call, and the answers it waits for (``call``
-    keeps what it needs). Returns the command line that starts it."""
+    keeps what it needs). Any other request is answered -32601, as a real legacy server answers
+    the 2026-07-28 probe (a silent one makes mcp-tui wait out --probe-timeout, 5 s, at start).
+    Returns the command line that starts it."""
     script = Path(str(directory)) / ("%s_server.py" % tool["name"])
     script.write_text(ONE_TOOL_SERVER % {"tool": tool, "handlers": handlers.strip("\n")})
     return " ".join(shlex.quote(p) for p in [sys.executable, str(script)])
