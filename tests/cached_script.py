@@ -29,8 +29,9 @@ def run(path):
         code = loader.get_code("__main__")
     finally:
         sys.dont_write_bytecode = writes
-    main = type(sys)("__main__")
-    main.__file__, main.__loader__, main.__builtins__ = path, loader, __builtins__
+    main = type(sys)("__main__")  # the names a script's __main__ starts with
+    main.__dict__.update(__file__=path, __loader__=loader, __builtins__=__builtins__, __cached__=None,
+                         __annotations__={})
     sys.modules["__main__"] = main
     del sys.argv[0]
     sys.path[0] = os.path.dirname(path)
