@@ -125,7 +125,7 @@ def prepare_peers(jobs):
 class PeersInBackground(object):
     """The peers, built on a thread while the tests run: the interop tests run last and wait
     for `announce` (a JSON file of the peers' variables, or of the build's error) before their
-    first test (tests/interop/conftest.py), so their minute of downloads costs no wall time."""
+    first test (tests/interop/conftest.py), so their downloads and installs overlap the other tests."""
 
     def __init__(self, jobs, announce):
         import threading
