@@ -75,7 +75,7 @@ tests/test_layering.py checks this map against the banners and the code.
      8d. text on a terminal  one row, cells, clipping
    9. sessions keeper  sessions that outlive one command, held by a background process;
                     the `session` verbs (``run_session_command``), which main hands over
-                    classes: KeeperClient Keeper
+                    classes: KeeperClient Keeper KeeperRelay
   10. main          options to a CLI run or the TUI; every error to one line and an exit code
 
 Heavy modules (http.client, ssl, subprocess, curses, and auth's hashlib, secrets,
@@ -16994,19 +16994,14 @@ class Keeper:
         self.log = None
         self.listener = None
         self.clients = []
-        self.routes = {}  # our request id -> (client, its id)
-        self.progress = {}  # our progress token -> (client, its token, the task it created or None)
-        self.server_requests = {}  # the id a command answers -> (client, the server's id)
         self.held = {}  # task fingerprint -> expiresAt (epoch seconds) or None
-        self.subscribed = {}  # resource URI -> the attached commands subscribed to it (2025-11-25)
         self.ever_attached = False
         self.created = self.last_used = time.time()
         self.stopping = threading.Event()
         self.stop_reason = None
         self.notice = lambda text: None
         self._lock = threading.RLock()
-        self._counter = 0
-        self.answer_locally = None
+        self.relay = KeeperRelay(self, self._lock)
 
     # -- starting and stopping -----------------------------------------------------------
 
@@ -17017,10 +17012,10 @@ class Keeper:
         self.log = make_log(self.options, self.credentials)
         self.notice = notice
         responder = InputResponder(roots=self.roots)  # a server request with no command to ask is declined
-        self.session = connect(spec, self.options, responder, self.log, [self.relay_notification],
+        self.session = connect(spec, self.options, responder, self.log, [self.relay.relay_notification],
                                notice=lambda text: self.notice(text), tell=lambda text: self.notice(text))
         channel = self.session.channel
-        self.answer_locally, channel.on_request = channel.on_request, self.relay_server_request
+        self.relay.answer_locally, channel.on_request = channel.on_request, self.relay.relay_server_request
         channel.on_closed = lambda error: self.stop("the server went away: %s" % error.message)
         self.session.open_server_stream()
         try:
@@ -17227,73 +17222,19 @@ class Keeper:
             if client in self.clients:
                 self.clients.remove(client)
             ours = list(client.inflight.values())
-            unanswered = [(key, asked) for key, (owner, asked) in self.server_requests.items() if owner is client]
-            for key, _ in unanswered:
-                del self.server_requests[key]
-            for token in [t for t, (owner, _, _) in self.progress.items() if owner is client]:
-                del self.progress[token]
-            for uri in list(self.subscribed):
-                self._unsubscribed(uri, client)
+            unanswered = self.relay.forget(client)
             self.last_used = time.time()
         for _, asked in unanswered:
-            self.answer_for_the_gone(asked)
+            self.relay.answer_for_the_gone(asked)
         for request_id in ours:
-            self.abandon(request_id)
+            self.relay.abandon(request_id)
         client.close()
 
-    def answer_for_the_gone(self, message):
-        """Answer a server request whose command went away: an elicitation is declined and
-        sampling refused (the reason goes to the log, and with the refusal); roots/list and
-        ping get the answers the keeper gives with no command attached."""
-        method = message.get("method")
-        self.log.event("keeper", "answered %s: %s" % (method, KEEPER_COMMAND_GONE))
-        if method == "elicitation/create":
-            self._respond(message.get("id"), {"action": "decline"})
-        elif method in ("roots/list", "ping"):
-            self.answer_locally(message)
-        else:
-            self._respond(message.get("id"), error={"code": -1, "message": KEEPER_COMMAND_GONE})
-
-    def abandon(self, request_id):
-        """Cancel at the server a request of a command that went away (as the session cancels:
-        notifications/cancelled, or its HTTP stream closed under 2026-07-28)."""
-        if self.session.channel.abandon(request_id, KEEPER_COMMAND_GONE):
-            self.log.event("keeper", "cancelled request %s: %s" % (request_id, KEEPER_COMMAND_GONE))
-
     def from_client(self, client, item):
-        channel = self.session.channel
         if "op" in item:
             client.send(self.control(item))
-        elif "abort" in item:
-            ours = client.inflight.get(item["abort"])
-            if ours is not None:
-                channel.transport.abort(ours)
-        elif isinstance(item.get("message"), dict):
-            message, headers = item["message"], item.get("headers")
-            if "method" in message and "id" in message:
-                threading.Thread(target=self.relay_request, args=(client, message, headers), daemon=True).start()
-            elif "method" in message:
-                params = message.get("params")
-                if message["method"] == "notifications/cancelled" and isinstance(params, dict):
-                    ours = client.inflight.get(params.get("requestId"))
-                    if ours is not None:  # else nothing of that command's is in flight any more
-                        channel.cancel(ours, str(params.get("reason") or "cancelled"))  # once, not again as it leaves
-                    return
-                try:
-                    channel.notify(message["method"], params, headers)
-                except McpTuiError:
-                    pass
-            else:
-                with self._lock:
-                    owner, asked = self.server_requests.pop(message.get("id"), (None, None))
-                if owner is not None:
-                    self._respond(asked.get("id"), message.get("result"), message.get("error"), headers)
-
-    def _respond(self, server_id, result=None, error=None, headers=None):
-        try:
-            self.session.channel.respond(server_id, result, error, headers)
-        except McpTuiError:
-            pass
+        else:
+            self.relay.from_client(client, item)
 
     def control(self, item):
         """What a command asks about the session itself: the tasks it holds the server for."""
@@ -17324,7 +17265,7 @@ class Keeper:
         record = self.record
         now = time.time()
         with self._lock:
-            attached, held, routes = len(self.clients), len(self.held), len(self.progress)
+            attached, held, routes = len(self.clients), len(self.held), len(self.relay.progress)
             idle = 0.0 if attached else now - self.last_used
         return {"name": self.name, "server": record.get("server"), "version": record.get("version"),
                 "era": record.get("era"), "transport": record.get("transport"), "pid": os.getpid(),
@@ -17340,6 +17281,89 @@ class Keeper:
             clients = [client for client in self.clients if client.inflight] or list(self.clients)
         for client in clients:
             client.send({"notice": clean(text)})
+
+
+class KeeperRelay:
+    """The traffic between the kept session and the attached commands: each command's requests
+    sent under ids (and progress tokens) of the keeper's own, the server's notifications and
+    requests taken back to the command they concern, what a command leaves unfinished finished,
+    and the resources the commands are subscribed to, subscribed again in a new server session."""
+
+    def __init__(self, keeper, lock):
+        self.keeper = keeper
+        self.routes = {}  # our request id -> (client, its id)
+        self.progress = {}  # our progress token -> (client, its token, the task it created or None)
+        self.server_requests = {}  # the id a command answers -> (client, the server's id)
+        self.subscribed = {}  # resource URI -> the attached commands subscribed to it (2025-11-25)
+        self.answer_locally = None  # the session's own answers to a server request, with no command to ask
+        self._lock = lock  # the keeper's: which commands are attached changes under it too
+        self._counter = 0
+
+    def forget(self, client):
+        """What ``client`` (gone) is owed by the server: [(our id, the server request)], dropped
+        here with its progress tokens and subscriptions; under the lock."""
+        unanswered = [(key, asked) for key, (owner, asked) in self.server_requests.items() if owner is client]
+        for key, _ in unanswered:
+            del self.server_requests[key]
+        for token in [t for t, (owner, _, _) in self.progress.items() if owner is client]:
+            del self.progress[token]
+        for uri in list(self.subscribed):
+            self._unsubscribed(uri, client)
+        return unanswered
+
+    def from_client(self, client, item):
+        """What a command sends besides its questions about the session itself (``op``): an abort,
+        a request, a notification, or its answer to a server request."""
+        channel = self.keeper.session.channel
+        if "abort" in item:
+            ours = client.inflight.get(item["abort"])
+            if ours is not None:
+                channel.transport.abort(ours)
+        elif isinstance(item.get("message"), dict):
+            message, headers = item["message"], item.get("headers")
+            if "method" in message and "id" in message:
+                threading.Thread(target=self.relay_request, args=(client, message, headers), daemon=True).start()
+            elif "method" in message:
+                params = message.get("params")
+                if message["method"] == "notifications/cancelled" and isinstance(params, dict):
+                    ours = client.inflight.get(params.get("requestId"))
+                    if ours is not None:  # else nothing of that command's is in flight any more
+                        channel.cancel(ours, str(params.get("reason") or "cancelled"))  # once, not again as it leaves
+                    return
+                try:
+                    channel.notify(message["method"], params, headers)
+                except McpTuiError:
+                    pass
+            else:
+                with self._lock:
+                    owner, asked = self.server_requests.pop(message.get("id"), (None, None))
+                if owner is not None:
+                    self._respond(asked.get("id"), message.get("result"), message.get("error"), headers)
+
+    def _respond(self, server_id, result=None, error=None, headers=None):
+        try:
+            self.keeper.session.channel.respond(server_id, result, error, headers)
+        except McpTuiError:
+            pass
+
+    def answer_for_the_gone(self, message):
+        """Answer a server request whose command went away: an elicitation is declined and
+        sampling refused (the reason goes to the log, and with the refusal); roots/list and
+        ping get the answers the keeper gives with no command attached."""
+        method = message.get("method")
+        self.keeper.log.event("keeper", "answered %s: %s" % (method, KEEPER_COMMAND_GONE))
+        if method == "elicitation/create":
+            self._respond(message.get("id"), {"action": "decline"})
+        elif method in ("roots/list", "ping"):
+            self.answer_locally(message)
+        else:
+            self._respond(message.get("id"), error={"code": -1, "message": KEEPER_COMMAND_GONE})
+
+    def abandon(self, request_id):
+        """Cancel at the server a request of a command that went away (as the session cancels:
+        notifications/cancelled, or its HTTP stream closed under 2026-07-28)."""
+        if self.keeper.session.channel.abandon(request_id, KEEPER_COMMAND_GONE):
+            self.keeper.log.event("keeper", "cancelled request %s: %s" % (request_id, KEEPER_COMMAND_GONE))
 
     # -- relaying --------------------------------------------------------------------------
 
@@ -17360,21 +17384,21 @@ class Keeper:
                 while len(self.progress) > KEEPER_PROGRESS_ROUTES:
                     del self.progress[next(iter(self.progress))]  # the oldest task's
             message = dict(message, params=dict(params, _meta=dict(meta, progressToken=ours)))
-        sent_under = self.session.http_session_id()
+        sent_under = self.keeper.session.http_session_id()
         pending = self._forward(client, message, headers)
         answer = pending.response or {}  # none when the command left first
         failure = pending.error or (RpcError(answer["error"], message.get("method")) if "error" in answer else None)
         renewed = False
         if failure is not None and not client.closed:
             try:
-                renewed = self.session.start_over_if_lost(failure, sent_under)
+                renewed = self.keeper.session.start_over_if_lost(failure, sent_under)
             except McpTuiError as exc:  # the server forgot the session and will not start another
-                self.log.event("keeper", "a new session failed: %s" % exc.message)
+                self.keeper.log.event("keeper", "a new session failed: %s" % exc.message)
                 pending.error = exc
         if renewed:
             text = ("The server had forgotten session %s; the keeper initialized a new one and sent %s again "
-                    "(what the old one held, such as its tasks, is gone)" % (self.name, message.get("method")))
-            self.log.event("keeper", text)
+                    "(what the old one held, such as its tasks, is gone)" % (self.keeper.name, message.get("method")))
+            self.keeper.log.event("keeper", text)
             client.send({"notice": clean(text)})
             self.subscribe_again()  # first: what the request does may already be news for a watch
             pending = self._forward(client, message, headers)
@@ -17423,10 +17447,10 @@ class Keeper:
             uris = sorted(self.subscribed)
         for uri in uris:
             try:
-                self.session.request("resources/subscribe", {"uri": uri})
-                self.log.event("keeper", "subscribed again to %s in the new session" % uri)
+                self.keeper.session.request("resources/subscribe", {"uri": uri})
+                self.keeper.log.event("keeper", "subscribed again to %s in the new session" % uri)
             except McpTuiError as exc:
-                self.log.event("keeper", "could not subscribe again to %s: %s" % (uri, exc.message))
+                self.keeper.log.event("keeper", "could not subscribe again to %s: %s" % (uri, exc.message))
                 with self._lock:
                     for client in self.subscribed.pop(uri, ()):
                         client.send({"notice": clean("The new session refused the subscription to %s: %s" % (
@@ -17439,7 +17463,7 @@ class Keeper:
         if message.get("method") != "tools/call" or pending.error is not None or not isinstance(result, dict):
             return None
         try:
-            task = tasks_for(self.session).created_task(result)
+            task = tasks_for(self.keeper.session).created_task(result)
         except ProtocolViolation:
             return ""  # a malformed task: keep its token; KEEPER_PROGRESS_ROUTES bounds them
         return task.task_id if task is not None else None
@@ -17447,12 +17471,12 @@ class Keeper:
     def _forward(self, client, message, headers):
         """Send one command's request under a fresh id of ours; wait until it is answered
         or the command has gone. Returns the PendingRequest."""
-        channel = self.session.channel
+        channel = self.keeper.session.channel
         theirs, request_id = message["id"], channel.next_id()
         with self._lock:  # before it is sent: the server may ask something back at once
             client.inflight[theirs] = request_id
             self.routes[request_id] = (client, theirs)
-            self.last_used = time.time()
+            self.keeper.last_used = time.time()
         try:
             pending = channel.forward(message, headers, request_id)
         except McpTuiError as exc:
@@ -17469,14 +17493,15 @@ class Keeper:
         with self._lock:
             client.inflight.pop(theirs, None)
             self.routes.pop(request_id, None)
-            self.last_used = time.time()
+            self.keeper.last_used = time.time()
         return pending
 
     def relay_notification(self, message):
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         subscription = meta.get(META_PREFIX + "subscriptionId")
-        task = tasks_for(self.session).task_from_notification(message) if self.session is not None else None
+        session = self.keeper.session  # None while it connects
+        task = tasks_for(session).task_from_notification(message) if session is not None else None
         with self._lock:
             if task is not None and task.terminal:  # no more progress for it
                 for key in [key for key, (_, _, task_id) in self.progress.items() if task_id == task.task_id]:
@@ -17491,7 +17516,7 @@ class Keeper:
                 meta = dict(meta, **{META_PREFIX + "subscriptionId": theirs})
                 targets, message = [client], dict(message, params=dict(params, _meta=meta))
             else:
-                targets = list(self.clients)
+                targets = list(self.keeper.clients)
         for client in targets:
             client.send({"message": message})
 
@@ -17499,7 +17524,7 @@ class Keeper:
         """Ask the command whose request went out last (the one the server is working on);
         with none attached, answer as a command with no terminal would."""
         with self._lock:
-            busy = [(max(c.inflight.values()), c) for c in self.clients if c.inflight]
+            busy = [(max(c.inflight.values()), c) for c in self.keeper.clients if c.inflight]
             client = max(busy, key=lambda item: item[0])[1] if busy else None
             if client is not None:
                 ours = self._next("keeper-request")
