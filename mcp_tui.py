@@ -27,8 +27,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     headers of each era, MRTR, the result cache, the ConnectionSpec, and
                     watching for list changes; the only place besides 3c that knows the era
                     classes: ResultCache ConnectionSpec StubMismatch InputDeclined TaskRequired
-                    UrlElicitationRequired Era LegacyEra ModernEra Session Subscription ChangeWatch
-                    HeldNotifications
+                    UrlElicitationRequired Era LegacyEra ModernEra SessionOpener Session Subscription
+                    ChangeWatch HeldNotifications
    3. features      what a client asks of a server, in four parts:
      3a. catalog and arguments  paginated lists, tools, k=v arguments coerced by schema; a
                     server's surface as a snapshot, and the changes between two; skills
@@ -3440,6 +3440,185 @@ class ModernEra(Era):
         return False
 
 
+class SessionOpener:
+    """How a Session opens: its transport started, and its era chosen by --protocol-version, by a
+    server/discover result an earlier command kept, or by the probe and its fallbacks (the
+    era-detection tables); or a kept session adopted, or a recorded 2025-11-25 session resumed,
+    with no handshake of its own."""
+
+    def __init__(self, session):
+        self.session = session
+
+    def open(self):
+        session = self.session
+        choice = session.spec.protocol
+        if session.cache is not None and self.from_cache():
+            pass
+        elif session.spec.kind == "sse":
+            try:
+                self.start_transport("sse")
+                LegacyEra(session).handshake(choice if choice in LEGACY_VERSIONS else LEGACY_VERSIONS[0])
+            except HttpStatusError as exc:  # the mirror of --transport http's hint
+                if exc.status in (400, 404, 405) and not exc.hint:
+                    exc.hint = "the server may speak Streamable HTTP: leave out --transport sse"
+                raise
+        elif choice == MODERN_VERSION:
+            self.start_transport()
+            try:
+                ModernEra(session).discover(session.timeout)
+            except (RpcError, HttpStatusError) as exc:
+                # "Method not found", "Server not initialized", HTTP 400: a server of the handshake era
+                refused = session.refused_as_unknown_era(exc) or getattr(exc, "code", None) == METHOD_NOT_FOUND
+                if refused and not exc.hint:
+                    exc.hint = ("the server refused server/discover, so it seems to speak only %s or older; "
+                                "--protocol-version auto uses what it speaks" % LEGACY_VERSIONS[0])
+                raise
+        elif choice in LEGACY_VERSIONS:
+            self.start_transport()
+            LegacyEra(session).handshake(choice)
+        else:
+            self.auto()
+        if session.log:
+            session.log.event("session", "era chosen", era=session.era.name, protocol=session.protocol_version,
+                              transport=session.transport.name)
+        return self.opened()
+
+    def opened(self):
+        session = self.session
+        session.era.opened()
+        return session
+
+    def adopt(self, transport, state):
+        """Carry on a session another process opened (``handshake_state``) over ``transport``
+        (a KeeperTransport): same era, version and server facts, no second handshake."""
+        session = self.session
+        era = {kind.name: kind for kind in (ModernEra, LegacyEra)}.get(state["era"], Era)
+        session.era, session.protocol_version = era(session), state["protocolVersion"]
+        session.server_info, session.capabilities = state["serverInfo"], state["capabilities"] or {}
+        session.instructions, session.supported_versions = state["instructions"], state["supportedVersions"]
+        session.kept_grant = state.get("grant")  # the keeper's authorization, as masked_token_view shows it
+        roots = state.get("roots")
+        if isinstance(roots, list) and not session.responder.roots:  # `session open --root`, unless it has its own
+            session.responder.roots.extend(str(path) for path in roots)
+        transport.notice = lambda text: session.notice(text)
+        session.use_transport(transport)
+        if session.log:
+            session.log.event("session", "adopted a kept session", era=session.era.name,
+                              protocol=session.protocol_version, transport=transport.name)
+        return self.opened()
+
+    def from_cache(self):
+        """Adopt a fresh server/discover result kept by an earlier command: no probe is sent."""
+        session = self.session
+        result = session.cache.get("server/discover")
+        if result is None:
+            return False
+        self.start_transport()
+        session.era, session.protocol_version = ModernEra(session), MODERN_VERSION
+        session.era.adopt_discover(result)
+        session.cached.add("server/discover")
+        if session.log:
+            session.log.event("session", "server/discover answered from the cache (its ttlMs has not run out)")
+        return True
+
+    def auto(self):
+        """Probe with server/discover and fall back as the era-detection tables say."""
+        session = self.session
+        self.start_transport()
+        stdio = session.spec.kind == "stdio"
+        timed_out = False
+        try:
+            ModernEra(session).discover(min(session.probe_timeout, session.timeout) if stdio else session.timeout)
+            return
+        except RequestTimeout:
+            if not stdio or (session.deadline is not None and time.monotonic() >= session.deadline):
+                raise  # --max-time ended the probe: nothing is left for initialize, and the probe is what waited
+            timed_out, fresh = True, False  # a silent legacy stdio server: initialize on the same process
+        except RpcError as exc:
+            if exc.code in (-32020, -32021) or (exc.code == -32022 and not self.legacy_overlap(exc)):
+                raise
+            fresh = exc.code == -32022
+        except HttpStatusError as exc:
+            if exc.status not in (400, 404, 405):
+                raise
+            fresh = False
+        except ProtocolViolation:
+            if isinstance(session.era, ModernEra):  # it answered server/discover as a modern server,
+                raise  # wrongly: no fallback
+            fresh = True
+        if session.log:
+            session.log.event("session", "the probe says legacy; sending initialize")
+        if fresh and stdio:
+            self.restart_transport()  # never mix eras on one stdio process
+        try:
+            LegacyEra(session).handshake(LEGACY_VERSIONS[0])
+        except RequestTimeout as exc:
+            if timed_out:  # the wait was longer than --timeout says: name the probe's share and its bound
+                exc.message += ", after %s of server/discover (%s)" % (
+                    seconds_text(min(session.probe_timeout, session.timeout)),
+                    "--probe-timeout" if session.probe_timeout < session.timeout else "--timeout")
+            raise
+        except RpcError as exc:
+            if not (timed_out and exc.code in MODERN_ERROR_CODES):
+                raise
+            # A slow modern server answered initialize with a modern error: the process
+            # is locked to 2026-07-28. Start it afresh and speak that era.
+            if session.log:
+                session.log.event("session", "initialize refused with %s; restarting in 2026-07-28" % exc.code)
+            self.restart_transport()
+            ModernEra(session).discover(session.timeout)
+        except HttpStatusError as exc:
+            if session.spec.kind != "http" or exc.status not in (400, 404, 405):
+                raise
+            if not session.spec.sse_fallback:
+                exc.hint = "--transport http does not fall back; the server may speak HTTP+SSE: try --transport sse"
+                raise
+            if session.log:
+                session.log.event("session", "initialize refused (HTTP %s); trying HTTP+SSE" % exc.status)
+            self.restart_transport("sse")
+            LegacyEra(session).handshake(LEGACY_VERSIONS[0])
+
+    def resume(self, recorded):
+        """Continue a recorded 2025-11-25 HTTP session without initialize: servers such as
+        the everything server keep tasks per session, so a later command must come back to
+        it. If the server has forgotten it, the first request starts over (and says so)."""
+        session = self.session
+        self.start_transport()
+        session.transport.legacy_session(recorded["protocolVersion"], recorded["id"])
+        session.era, session.protocol_version = LegacyEra(session), recorded["protocolVersion"]
+        session.cache = None  # a 2025-11-25 session keeps what it learned itself
+        session.capabilities = recorded.get("capabilities") or {}
+        session.server_info = recorded.get("serverInfo")
+        session.resumed = True
+        session.open_server_stream()
+        if session.log:
+            session.log.event("session", "resumed a recorded session", protocol=session.protocol_version)
+        return session
+
+    def restart_transport(self, kind=None):
+        session = self.session
+        session.channel.close()
+        self.start_transport(kind)
+
+    def legacy_overlap(self, exc):
+        supported = (exc.data or {}).get("supported") if isinstance(exc.data, dict) else None
+        return not supported or any(v in LEGACY_VERSIONS for v in supported)
+
+    def start_transport(self, kind=None):
+        session = self.session
+        kind = kind or session.spec.kind
+        if kind == "stdio":
+            transport = StdioTransport(session.spec.argv, session.spec.env, session.spec.cwd, session.log,
+                                       max_message=session.max_message_size)
+        else:
+            http = HttpClient(session.spec.url, session.spec.headers, session.timeout, session.network,
+                              session.log, session.max_message_size, session.deadline)
+            http.auth = session.spec.auth
+            transport = (LegacySseTransport(http, session.log, session.timeout) if kind == "sse"
+                         else StreamableHttpTransport(http, session.log))
+        session.use_transport(transport)
+
+
 class Session:
     """One connection to one server, in whichever era it speaks."""
 
@@ -3483,44 +3662,16 @@ class Session:
         # extensions declared on every request (2026-07-28) or in initialize: --advertise-apps
         self.extensions = {}
 
-    # -- opening ----------------------------------------------------------------------
+    # -- opening (SessionOpener) ------------------------------------------------------
 
     def open(self):
-        choice = self.spec.protocol
-        if self.cache is not None and self._open_from_cache():
-            pass
-        elif self.spec.kind == "sse":
-            try:
-                self._start_transport("sse")
-                LegacyEra(self).handshake(choice if choice in LEGACY_VERSIONS else LEGACY_VERSIONS[0])
-            except HttpStatusError as exc:  # the mirror of --transport http's hint
-                if exc.status in (400, 404, 405) and not exc.hint:
-                    exc.hint = "the server may speak Streamable HTTP: leave out --transport sse"
-                raise
-        elif choice == MODERN_VERSION:
-            self._start_transport()
-            try:
-                ModernEra(self).discover(self.timeout)
-            except (RpcError, HttpStatusError) as exc:
-                # "Method not found", "Server not initialized", HTTP 400: a server of the handshake era
-                refused = self.refused_as_unknown_era(exc) or getattr(exc, "code", None) == METHOD_NOT_FOUND
-                if refused and not exc.hint:
-                    exc.hint = ("the server refused server/discover, so it seems to speak only %s or older; "
-                                "--protocol-version auto uses what it speaks" % LEGACY_VERSIONS[0])
-                raise
-        elif choice in LEGACY_VERSIONS:
-            self._start_transport()
-            LegacyEra(self).handshake(choice)
-        else:
-            self._open_auto()
-        if self.log:
-            self.log.event("session", "era chosen", era=self.era.name, protocol=self.protocol_version,
-                           transport=self.transport.name)
-        return self._opened()
+        return SessionOpener(self).open()
 
-    def _opened(self):
-        self.era.opened()
-        return self
+    def adopt(self, transport, state):
+        return SessionOpener(self).adopt(transport, state)
+
+    def resume(self, recorded):
+        return SessionOpener(self).resume(recorded)
 
     def handshake_state(self):
         """What another process needs to carry on this session without a handshake of its
@@ -3529,24 +3680,6 @@ class Session:
                 "capabilities": self.capabilities, "instructions": self.instructions,
                 "supportedVersions": self.supported_versions, "transport": self.transport.name,
                 "legacyStream": bool(self.transport.legacy_stream)}
-
-    def adopt(self, transport, state):
-        """Carry on a session another process opened (``handshake_state``) over ``transport``
-        (a KeeperTransport): same era, version and server facts, no second handshake."""
-        era = {kind.name: kind for kind in (ModernEra, LegacyEra)}.get(state["era"], Era)
-        self.era, self.protocol_version = era(self), state["protocolVersion"]
-        self.server_info, self.capabilities = state["serverInfo"], state["capabilities"] or {}
-        self.instructions, self.supported_versions = state["instructions"], state["supportedVersions"]
-        self.kept_grant = state.get("grant")  # the keeper's authorization, as masked_token_view shows it
-        roots = state.get("roots")
-        if isinstance(roots, list) and not self.responder.roots:  # `session open --root`, unless it has its own
-            self.responder.roots.extend(str(path) for path in roots)
-        transport.notice = lambda text: self.notice(text)
-        self._use_transport(transport)
-        if self.log:
-            self.log.event("session", "adopted a kept session", era=self.era.name, protocol=self.protocol_version,
-                           transport=transport.name)
-        return self._opened()
 
     # -- the cache of CacheableResults (2026-07-28) -------------------------------------
 
@@ -3569,19 +3702,6 @@ class Session:
         return json.dumps([sorted((k.lower(), v) for k, v in self.spec.headers.items()),
                            sorted(self.spec.env.items()), token])
 
-    def _open_from_cache(self):
-        """Adopt a fresh server/discover result kept by an earlier command: no probe is sent."""
-        result = self.cache.get("server/discover")
-        if result is None:
-            return False
-        self._start_transport()
-        self.era, self.protocol_version = ModernEra(self), MODERN_VERSION
-        self.era.adopt_discover(result)
-        self.cached.add("server/discover")
-        if self.log:
-            self.log.event("session", "server/discover answered from the cache (its ttlMs has not run out)")
-        return True
-
     def answered_from_cache(self, method):
         """Whether this session's answer to ``method`` came from an earlier command."""
         return method in self.cached
@@ -3596,78 +3716,6 @@ class Session:
             self.cached.discard("tools/list")
         return bool(stale)
 
-    def _open_auto(self):
-        """Probe with server/discover and fall back as the era-detection tables say."""
-        self._start_transport()
-        stdio = self.spec.kind == "stdio"
-        timed_out = False
-        try:
-            ModernEra(self).discover(min(self.probe_timeout, self.timeout) if stdio else self.timeout)
-            return
-        except RequestTimeout:
-            if not stdio or (self.deadline is not None and time.monotonic() >= self.deadline):
-                raise  # --max-time ended the probe: nothing is left for initialize, and the probe is what waited
-            timed_out, fresh = True, False  # a silent legacy stdio server: initialize on the same process
-        except RpcError as exc:
-            if exc.code in (-32020, -32021) or (exc.code == -32022 and not self._legacy_overlap(exc)):
-                raise
-            fresh = exc.code == -32022
-        except HttpStatusError as exc:
-            if exc.status not in (400, 404, 405):
-                raise
-            fresh = False
-        except ProtocolViolation:
-            if isinstance(self.era, ModernEra):  # it answered server/discover as a modern server, wrongly: no fallback
-                raise
-            fresh = True
-        if self.log:
-            self.log.event("session", "the probe says legacy; sending initialize")
-        if fresh and stdio:
-            self._restart_transport()  # never mix eras on one stdio process
-        try:
-            LegacyEra(self).handshake(LEGACY_VERSIONS[0])
-        except RequestTimeout as exc:
-            if timed_out:  # the wait was longer than --timeout says: name the probe's share and its bound
-                exc.message += ", after %s of server/discover (%s)" % (
-                    seconds_text(min(self.probe_timeout, self.timeout)),
-                    "--probe-timeout" if self.probe_timeout < self.timeout else "--timeout")
-            raise
-        except RpcError as exc:
-            if not (timed_out and exc.code in MODERN_ERROR_CODES):
-                raise
-            # A slow modern server answered initialize with a modern error: the process
-            # is locked to 2026-07-28. Start it afresh and speak that era.
-            if self.log:
-                self.log.event("session", "initialize refused with %s; restarting in 2026-07-28" % exc.code)
-            self._restart_transport()
-            ModernEra(self).discover(self.timeout)
-        except HttpStatusError as exc:
-            if self.spec.kind != "http" or exc.status not in (400, 404, 405):
-                raise
-            if not self.spec.sse_fallback:
-                exc.hint = "--transport http does not fall back; the server may speak HTTP+SSE: try --transport sse"
-                raise
-            if self.log:
-                self.log.event("session", "initialize refused (HTTP %s); trying HTTP+SSE" % exc.status)
-            self._restart_transport("sse")
-            LegacyEra(self).handshake(LEGACY_VERSIONS[0])
-
-    def resume(self, recorded):
-        """Continue a recorded 2025-11-25 HTTP session without initialize: servers such as
-        the everything server keep tasks per session, so a later command must come back to
-        it. If the server has forgotten it, the first request starts over (and says so)."""
-        self._start_transport()
-        self.transport.legacy_session(recorded["protocolVersion"], recorded["id"])
-        self.era, self.protocol_version = LegacyEra(self), recorded["protocolVersion"]
-        self.cache = None  # a 2025-11-25 session keeps what it learned itself
-        self.capabilities = recorded.get("capabilities") or {}
-        self.server_info = recorded.get("serverInfo")
-        self.resumed = True
-        self.open_server_stream()
-        if self.log:
-            self.log.event("session", "resumed a recorded session", protocol=self.protocol_version)
-        return self
-
     def session_record(self):
         """What a later run needs to resume this session, or None when nothing binds
         follow-ups to it (stdio, 2026-07-28, a legacy server without session ids)."""
@@ -3681,34 +3729,13 @@ class Session:
         """Keep the session for a later run (no DELETE at close), or end it as usual."""
         self.transport.keep_session = keep
 
-    def _restart_transport(self, kind=None):
-        self.channel.close()
-        self._start_transport(kind)
-
-    def _legacy_overlap(self, exc):
-        supported = (exc.data or {}).get("supported") if isinstance(exc.data, dict) else None
-        return not supported or any(v in LEGACY_VERSIONS for v in supported)
-
-    def _start_transport(self, kind=None):
-        kind = kind or self.spec.kind
-        if kind == "stdio":
-            transport = StdioTransport(self.spec.argv, self.spec.env, self.spec.cwd, self.log,
-                                       max_message=self.max_message_size)
-        else:
-            http = HttpClient(self.spec.url, self.spec.headers, self.timeout, self.network, self.log,
-                              self.max_message_size, self.deadline)
-            http.auth = self.spec.auth
-            transport = (LegacySseTransport(http, self.log, self.timeout) if kind == "sse"
-                         else StreamableHttpTransport(http, self.log))
-        self._use_transport(transport)
-
     def withhold(self, methods):
         """--dry-run: requests of these methods raise Withheld instead of going out; what the
         command needs to build them (discover, initialize, lists) is still sent."""
         self.withheld = frozenset(methods)
         self.channel.withheld = self.withheld
 
-    def _use_transport(self, transport):
+    def use_transport(self, transport):
         """Start the RpcChannel over ``transport`` (a fresh one, or a kept session's)."""
         self.transport = transport
         self.channel = RpcChannel(transport, self.log, self._notification, self._server_request, self.deadline,

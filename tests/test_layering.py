@@ -152,8 +152,7 @@ SESSION_INSIDES = {"channel", "transport"}
 # Where an era/form comparison may be: the era classes (issue 23 item 1 names them ...Era),
 # the task adapters, and where the era is chosen.
 ERA_CLASSES = {"TaskForm", "ExtensionTasks", "ExperimentalTasks"}
-ERA_CHOICE = {"Session.open", "Session._open_auto", "Session._discover_modern", "Session._initialize",
-              "Session._legacy_overlap"}
+ERA_CHOICE = {"SessionOpener.open", "SessionOpener.auto", "SessionOpener.legacy_overlap"}
 ERA_COMPARED = {"era", "form", "legacy_stream", "protocol_version"}
 
 # Today's code breaks these rules in the places below. Each is a to-do for issue 23's code
