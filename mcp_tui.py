@@ -55,7 +55,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     the one way to open a session
                     classes: BlobSaver ConfigChoiceNeeded ConfigServer ConfigWord KeptSessions
    7. CLI           words in, one Session call, text or JSON out; the `auth` verbs
-                    (``auth_command``)
+                    (``auth_command``) and the `session` verbs (``run_session_command``),
+                    which start, list and close keepers
                     classes: Terminated TerminationSignals Output Cli CliCommands TaskCommands CheckCommands
                     SurfaceCommands SkillCommands
    8. TUI           the curses front end, in four parts:
@@ -73,8 +74,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: Paste KeyReader Style Canvas TextView Selection TextField
                     ChoiceField MultiChoiceField SearchBar Button FieldList
      8d. text on a terminal  one row, cells, clipping
-   9. sessions keeper  sessions that outlive one command, held by a background process;
-                    the `session` verbs (``run_session_command``), which main hands over
+   9. sessions keeper  sessions that outlive one command, held by a background process
                     classes: KeeperClient Keeper KeeperRelay
   10. main          options to a CLI run or the TUI; every error to one line and an exit code
 
@@ -10499,7 +10499,8 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
 #
 # Uses sections 1-6. Results go to stdout; progress, notices and errors to stderr; exit
 # codes 0/1/2/130. The CLI never looks at the era: the session and the task adapters
-# answer every question that depends on it.
+# answer every question that depends on it. Its verbs include `auth` (the token store) and
+# `session`, which starts a keeper process (section 9) and lists and closes kept sessions.
 # ======================================================================================
 
 HELP_EPILOG = """\
@@ -12337,6 +12338,273 @@ def auth_command(args, opts, spec, output, log):
         output.text("logged out of %s (%s)" % (result["server"], "token revoked at %s" % result["issuer"]
                                               if result["revoked"] else "token forgotten"))
     return EXIT_OK
+
+
+# -- the `session` verbs: a keeper started, listed, closed (it runs in section 9) ----------
+
+KEEPER_FLAG = "--run-session-keeper"
+# Run with -I: sys.path holds neither the working directory nor PYTHONPATH. mcp_tui itself is
+# loaded from its own directory (or zipapp) alone, which is not put on sys.path either.
+KEEPER_BOOT = """if True:
+    import sys
+    from importlib.machinery import PathFinder
+    spec = PathFinder.find_spec("mcp_tui", [sys.argv[1]])
+    if spec is None:
+        sys.exit("mcp_tui is not in %s" % sys.argv[1])
+    if hasattr(spec.loader, "exec_module"):
+        from importlib.util import module_from_spec
+        module = sys.modules["mcp_tui"] = module_from_spec(spec)
+        spec.loader.exec_module(module)
+    else:  # zipimport before Python 3.10
+        module = spec.loader.load_module("mcp_tui")
+    sys.exit(module.main(sys.argv[2:]))
+"""
+
+
+def start_keeper(name, argv, connection, timeout, notice, auto=False, token=None):
+    """Start a detached keeper for ``name`` and wait until its session is open; returns
+    the record it wrote. ``argv`` and ``token`` (the one a `session open` holds the name
+    with) go to it on a pipe, never on its command line."""
+    import queue
+    import subprocess
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    options = {}
+    if os.name == "nt":
+        options["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
+    else:
+        options["start_new_session"] = True  # Ctrl+C and a closed terminal do not reach it
+    try:
+        process = subprocess.Popen([sys.executable, "-I", "-c", KEEPER_BOOT, here, KEEPER_FLAG],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   close_fds=True, **options)
+    except OSError as exc:
+        raise McpTuiError("cannot start the session keeper: %s" % exc)
+    process.stdin.write(json.dumps({"name": name, "argv": argv, "connection": connection, "auto": auto,
+                                    "token": token}).encode("utf-8") + b"\n")
+    process.stdin.close()
+    lines = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in iter(process.stdout.readline, b"")] + [
+        lines.put(b"")], daemon=True).start()
+    limit = timeout * 2 + 10  # the keeper bounds its own connect by --timeout; an OAuth login restarts it
+    while True:
+        try:
+            line = lines.get(timeout=limit)
+        except queue.Empty:
+            process.kill()
+            raise RequestTimeout("the session keeper did not report within %gs" % limit)
+        try:
+            reply = json.loads(line.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            reply = {}
+        if "notice" not in reply:
+            break
+        notice(str(reply["notice"]))  # e.g. where to log in
+    process.stdout.close()
+    if "ready" in reply:
+        return reply["ready"]
+    process.wait()
+    error = reply.get("error") or {"message": "the session keeper exited (code %s)" % process.returncode}
+    failure = McpTuiError(error.get("message", "the session keeper failed"), error.get("hint"))
+    failure.kind, failure.exit_code = error.get("kind", "error"), error.get("exitCode", EXIT_FAILURE)
+    raise failure
+
+
+def open_line(name, record):
+    return "Session %s open: %s %s (%s, %s)" % (name, record["server"], record["version"], record["era"],
+                                                record["transport"])
+
+
+def keeper_status(name, record):
+    """The live keeper's status, or None when it is gone (its record is then removed)."""
+    if "ended" in record:  # it stopped unasked and said why (Keeper.stop)
+        KeptSessions().remove(name, record["token"])
+        return None
+    transport = KeeperTransport(name, record)
+    try:
+        return transport.hello("status", timeout=5.0)["status"]
+    except KeeperGone:
+        KeptSessions().remove(name, record["token"])
+        return None
+    finally:
+        transport.close()
+
+
+def gone_text(name, record):
+    """What a command says of a session it found ended: why, when the keeper said so."""
+    if "ended" in record:
+        return "Session %s had ended: %s; removed its record" % (name, record["ended"])
+    return "Session %s had ended (its keeper was gone); removed its stale record" % name
+
+
+def run_session_command(opts, spec, words, output, argv, given=()):
+    """`session open NAME [connection]`, `session list`, `session close NAME | --all`;
+    ``given``: the connection words that came before `session` (they made ``spec``)."""
+    action = words[0] if words else None
+    if action == "open":
+        return session_open(opts, spec, words[1:], output, argv, list(given))
+    if action == "list":
+        if len(words) != 1:
+            raise UsageError("usage: mcp-tui session list")
+        return session_list(output)
+    if action == "close":
+        names = words[1:]
+        if opts.all == bool(names) or len(names) > 1:
+            raise UsageError("usage: mcp-tui session close NAME | --all")
+        return session_close(names or None, output)
+    raise UsageError("usage: mcp-tui session open NAME [connection] | session list | session close NAME | --all")
+
+
+def session_open(opts, spec, words, output, argv, given=()):
+    if not words or len(words) > 2:
+        raise UsageError("usage: mcp-tui session open NAME [connection]")
+    name, connection = check_session_name(words[0]), words[1:]
+    if connection and spec is not None:
+        raise UsageError("give the connection once: %r or the connection flags" % connection[0])
+    connection = connection or given  # the keeper reads the connection from the same words
+    if spec is None:
+        spec, _ = spec_from_options(opts, connection, output.credentials)
+    if spec is None or spec.kind == "session":
+        raise UsageError("session open %s needs a connection: a stdio command, --url URL or --config FILE" % name)
+    if opts.idle <= 0:
+        raise UsageError("--idle must be more than 0 minutes")
+    record = KeptSessions().get(name)
+    if record is not None and not record.get("opening"):
+        if keeper_status(name, record) is not None:
+            raise McpTuiError("session %r is already open" % name, hint=name_taken_hint(name))
+        output.notice(gone_text(name, record))
+    token = hold_session_name(name)
+    try:
+        record = start_keeper(name, argv, connection, opts.timeout, output.notice, token=token)
+    except BaseException:
+        release_session_name(name, token)
+        raise
+    if output.json:
+        output.document({"session": dict(describe_record(name, record), opened=True)})
+    else:
+        output.text(open_line(name, record))
+    return EXIT_OK
+
+
+def name_taken_hint(name):
+    return "use it as @%s, or close it first: mcp-tui session close %s" % (name, name)
+
+
+def hold_session_name(name):
+    """Hold ``name`` for the keeper about to start, under the sessions file's lock, so that
+    of two `session open`s one wins and the other starts nothing; returns the token the
+    keeper will own the name with. Taken: a running keeper's name, or one that another
+    `session open` is still starting a keeper for."""
+    import secrets
+
+    token = secrets.token_hex(32)
+
+    def hold(data):
+        held = data.get(name)
+        if held is not None and "ended" not in held and process_running(held.get("pid")):
+            return held
+        data[name] = {"opening": True, "token": token, "pid": os.getpid(), "created": time.time()}
+        return None
+    if KeptSessions().update(hold) is not None:
+        raise McpTuiError("session %r is already open" % name, hint=name_taken_hint(name))
+    return token
+
+
+def release_session_name(name, token):
+    """A `session open` that failed lets the name go (unless its keeper took it after all)."""
+    def release(data):
+        held = data.get(name)
+        if held is not None and held.get("opening") and held.get("token") == token:
+            del data[name]
+    KeptSessions().update(release)
+
+
+def describe_record(name, record, status=None):
+    item = {"name": name, "server": record.get("server"), "version": record.get("version"),
+            "era": record.get("era"), "transport": record.get("transport"), "connection": record.get("connection")}
+    if status is not None:
+        item.update(age=status["age"], idle=status["idle"], attached=status["attached"],
+                    openTasks=status["openTasks"], pid=status["pid"])
+    return item
+
+
+def session_list(output):
+    rows = []
+    for name, record in sorted(KeptSessions().read().items()):
+        if not isinstance(record, dict) or record.get("opening"):  # no session yet: a keeper is starting
+            continue
+        status = keeper_status(name, record)
+        if status is None:
+            output.notice(gone_text(name, record))
+            continue
+        rows.append(describe_record(name, record, status))
+    if output.json:
+        output.document({"sessions": rows})
+        return EXIT_OK
+    if not rows:
+        output.progress("No sessions. Open one: mcp-tui session open NAME CONNECTION")
+        return EXIT_OK
+    table = [("NAME", "SERVER", "ERA", "TRANSPORT", "AGE", "IDLE", "TASKS")]
+    for row in rows:
+        table.append((row["name"], "%s %s" % (row["server"], row["version"]), row["era"], row["transport"],
+                      duration_text(row["age"]), "in use" if row["attached"] else duration_text(row["idle"]),
+                      str(row["openTasks"])))
+    widths = [max(len(str(line[i])) for line in table) for i in range(len(table[0]))]
+    for line in table:
+        output.text("  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip())
+    return EXIT_OK
+
+
+def session_close(names, output):
+    sessions = KeptSessions()
+    records = sessions.read()
+    if names is None:
+        names = sorted(name for name, record in records.items() if isinstance(record, dict)
+                       and not still_opening(record))
+    closed = []
+    for name in names:
+        record = records.get(name)
+        if record is None:
+            raise McpTuiError("no session named %r" % name, hint="mcp-tui session list shows the open ones")
+        if still_opening(record):
+            raise McpTuiError("session %r is still opening" % name,
+                              hint="close it once `mcp-tui session open %s` has finished" % name)
+        ended = record.get("ended")
+        state = "stale" if ended is not None or record.get("opening") else "closed"  # a killed open's hold
+        if state == "stale":  # it stopped by itself and said why: only the record is left
+            sessions.remove(name, record["token"])
+        else:
+            transport = KeeperTransport(name, record)
+            try:
+                transport.hello("close", timeout=30.0)
+            except KeeperGone:
+                sessions.remove(name, record["token"])
+                state = "stale"
+            finally:
+                transport.close()
+        closed.append(dict({"name": name, "state": state}, **({"ended": ended} if ended is not None else {})))
+        if not output.json:
+            output.text("Session %s closed" % name if state == "closed" else gone_text(name, record))
+    if output.json:
+        output.document({"closed": closed})
+    elif not closed:
+        output.progress("No sessions to close.")  # --all with none open: not silence
+    return EXIT_OK
+
+
+def wants_background_session(opts, spec, words):
+    """A stdio task started without --wait would die with the command: keep its server."""
+    return (spec is not None and spec.kind == "stdio" and opts.task and not opts.wait
+            and command_name(words[0]) == "tool" and words[1:2] == ["call"])
+
+
+def start_task_session(opts, argv, output):
+    """Start an automatic keeper for a stdio task; returns the spec that reaches it."""
+    import secrets
+
+    name = "pending-" + secrets.token_hex(4)  # renamed after the task's fingerprint once it exists
+    start_keeper(name, argv, list(opts.words), opts.timeout, output.notice, auto=True)
+    return ConnectionSpec("session", name=name)  # the command says so once it has created a task
 
 
 def terminal_prompt(prompt):
@@ -16946,26 +17214,9 @@ def clock_time(text):
 # command whose request is in flight. What a command leaves behind when it goes away, the
 # keeper finishes: it declines the server's questions to it and cancels its requests. The
 # keeper stops on `session close`, after --idle minutes unused, or when its server goes away.
-# The `session` verbs (open, list, close: run_session_command) live here; main hands them over.
+# The `session` verbs that start, list and close keepers (run_session_command) are the CLI's.
 # ======================================================================================
 
-KEEPER_FLAG = "--run-session-keeper"
-# Run with -I: sys.path holds neither the working directory nor PYTHONPATH. mcp_tui itself is
-# loaded from its own directory (or zipapp) alone, which is not put on sys.path either.
-KEEPER_BOOT = """if True:
-    import sys
-    from importlib.machinery import PathFinder
-    spec = PathFinder.find_spec("mcp_tui", [sys.argv[1]])
-    if spec is None:
-        sys.exit("mcp_tui is not in %s" % sys.argv[1])
-    if hasattr(spec.loader, "exec_module"):
-        from importlib.util import module_from_spec
-        module = sys.modules["mcp_tui"] = module_from_spec(spec)
-        spec.loader.exec_module(module)
-    else:  # zipimport before Python 3.10
-        module = spec.loader.load_module("mcp_tui")
-    sys.exit(module.main(sys.argv[2:]))
-"""
 KEEPER_TCP_VARIABLE = "MCP_TUI_KEEPER_TCP"  # 1: a loopback port even where Unix sockets exist
 KEEPER_COMMAND_GONE = "the mcp-tui command it was for went away"
 AUTO_KEEPER_GRACE = 60.0  # an automatic keeper nobody attached to stops after this many seconds
@@ -17612,252 +17863,6 @@ def stop_on_terminate(keeper):
     for name in ("SIGTERM", "SIGBREAK", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), handler)
-
-
-def start_keeper(name, argv, connection, timeout, notice, auto=False, token=None):
-    """Start a detached keeper for ``name`` and wait until its session is open; returns
-    the record it wrote. ``argv`` and ``token`` (the one a `session open` holds the name
-    with) go to it on a pipe, never on its command line."""
-    import queue
-    import subprocess
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    options = {}
-    if os.name == "nt":
-        options["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
-    else:
-        options["start_new_session"] = True  # Ctrl+C and a closed terminal do not reach it
-    try:
-        process = subprocess.Popen([sys.executable, "-I", "-c", KEEPER_BOOT, here, KEEPER_FLAG],
-                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                   close_fds=True, **options)
-    except OSError as exc:
-        raise McpTuiError("cannot start the session keeper: %s" % exc)
-    process.stdin.write(json.dumps({"name": name, "argv": argv, "connection": connection, "auto": auto,
-                                    "token": token}).encode("utf-8") + b"\n")
-    process.stdin.close()
-    lines = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in iter(process.stdout.readline, b"")] + [
-        lines.put(b"")], daemon=True).start()
-    limit = timeout * 2 + 10  # the keeper bounds its own connect by --timeout; an OAuth login restarts it
-    while True:
-        try:
-            line = lines.get(timeout=limit)
-        except queue.Empty:
-            process.kill()
-            raise RequestTimeout("the session keeper did not report within %gs" % limit)
-        try:
-            reply = json.loads(line.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            reply = {}
-        if "notice" not in reply:
-            break
-        notice(str(reply["notice"]))  # e.g. where to log in
-    process.stdout.close()
-    if "ready" in reply:
-        return reply["ready"]
-    process.wait()
-    error = reply.get("error") or {"message": "the session keeper exited (code %s)" % process.returncode}
-    failure = McpTuiError(error.get("message", "the session keeper failed"), error.get("hint"))
-    failure.kind, failure.exit_code = error.get("kind", "error"), error.get("exitCode", EXIT_FAILURE)
-    raise failure
-
-
-def open_line(name, record):
-    return "Session %s open: %s %s (%s, %s)" % (name, record["server"], record["version"], record["era"],
-                                                record["transport"])
-
-
-def keeper_status(name, record):
-    """The live keeper's status, or None when it is gone (its record is then removed)."""
-    if "ended" in record:  # it stopped unasked and said why (Keeper.stop)
-        KeptSessions().remove(name, record["token"])
-        return None
-    transport = KeeperTransport(name, record)
-    try:
-        return transport.hello("status", timeout=5.0)["status"]
-    except KeeperGone:
-        KeptSessions().remove(name, record["token"])
-        return None
-    finally:
-        transport.close()
-
-
-def gone_text(name, record):
-    """What a command says of a session it found ended: why, when the keeper said so."""
-    if "ended" in record:
-        return "Session %s had ended: %s; removed its record" % (name, record["ended"])
-    return "Session %s had ended (its keeper was gone); removed its stale record" % name
-
-
-def run_session_command(opts, spec, words, output, argv, given=()):
-    """`session open NAME [connection]`, `session list`, `session close NAME | --all`;
-    ``given``: the connection words that came before `session` (they made ``spec``)."""
-    action = words[0] if words else None
-    if action == "open":
-        return session_open(opts, spec, words[1:], output, argv, list(given))
-    if action == "list":
-        if len(words) != 1:
-            raise UsageError("usage: mcp-tui session list")
-        return session_list(output)
-    if action == "close":
-        names = words[1:]
-        if opts.all == bool(names) or len(names) > 1:
-            raise UsageError("usage: mcp-tui session close NAME | --all")
-        return session_close(names or None, output)
-    raise UsageError("usage: mcp-tui session open NAME [connection] | session list | session close NAME | --all")
-
-
-def session_open(opts, spec, words, output, argv, given=()):
-    if not words or len(words) > 2:
-        raise UsageError("usage: mcp-tui session open NAME [connection]")
-    name, connection = check_session_name(words[0]), words[1:]
-    if connection and spec is not None:
-        raise UsageError("give the connection once: %r or the connection flags" % connection[0])
-    connection = connection or given  # the keeper reads the connection from the same words
-    if spec is None:
-        spec, _ = spec_from_options(opts, connection, output.credentials)
-    if spec is None or spec.kind == "session":
-        raise UsageError("session open %s needs a connection: a stdio command, --url URL or --config FILE" % name)
-    if opts.idle <= 0:
-        raise UsageError("--idle must be more than 0 minutes")
-    record = KeptSessions().get(name)
-    if record is not None and not record.get("opening"):
-        if keeper_status(name, record) is not None:
-            raise McpTuiError("session %r is already open" % name, hint=name_taken_hint(name))
-        output.notice(gone_text(name, record))
-    token = hold_session_name(name)
-    try:
-        record = start_keeper(name, argv, connection, opts.timeout, output.notice, token=token)
-    except BaseException:
-        release_session_name(name, token)
-        raise
-    if output.json:
-        output.document({"session": dict(describe_record(name, record), opened=True)})
-    else:
-        output.text(open_line(name, record))
-    return EXIT_OK
-
-
-def name_taken_hint(name):
-    return "use it as @%s, or close it first: mcp-tui session close %s" % (name, name)
-
-
-def hold_session_name(name):
-    """Hold ``name`` for the keeper about to start, under the sessions file's lock, so that
-    of two `session open`s one wins and the other starts nothing; returns the token the
-    keeper will own the name with. Taken: a running keeper's name, or one that another
-    `session open` is still starting a keeper for."""
-    import secrets
-
-    token = secrets.token_hex(32)
-
-    def hold(data):
-        held = data.get(name)
-        if held is not None and "ended" not in held and process_running(held.get("pid")):
-            return held
-        data[name] = {"opening": True, "token": token, "pid": os.getpid(), "created": time.time()}
-        return None
-    if KeptSessions().update(hold) is not None:
-        raise McpTuiError("session %r is already open" % name, hint=name_taken_hint(name))
-    return token
-
-
-def release_session_name(name, token):
-    """A `session open` that failed lets the name go (unless its keeper took it after all)."""
-    def release(data):
-        held = data.get(name)
-        if held is not None and held.get("opening") and held.get("token") == token:
-            del data[name]
-    KeptSessions().update(release)
-
-
-def describe_record(name, record, status=None):
-    item = {"name": name, "server": record.get("server"), "version": record.get("version"),
-            "era": record.get("era"), "transport": record.get("transport"), "connection": record.get("connection")}
-    if status is not None:
-        item.update(age=status["age"], idle=status["idle"], attached=status["attached"],
-                    openTasks=status["openTasks"], pid=status["pid"])
-    return item
-
-
-def session_list(output):
-    rows = []
-    for name, record in sorted(KeptSessions().read().items()):
-        if not isinstance(record, dict) or record.get("opening"):  # no session yet: a keeper is starting
-            continue
-        status = keeper_status(name, record)
-        if status is None:
-            output.notice(gone_text(name, record))
-            continue
-        rows.append(describe_record(name, record, status))
-    if output.json:
-        output.document({"sessions": rows})
-        return EXIT_OK
-    if not rows:
-        output.progress("No sessions. Open one: mcp-tui session open NAME CONNECTION")
-        return EXIT_OK
-    table = [("NAME", "SERVER", "ERA", "TRANSPORT", "AGE", "IDLE", "TASKS")]
-    for row in rows:
-        table.append((row["name"], "%s %s" % (row["server"], row["version"]), row["era"], row["transport"],
-                      duration_text(row["age"]), "in use" if row["attached"] else duration_text(row["idle"]),
-                      str(row["openTasks"])))
-    widths = [max(len(str(line[i])) for line in table) for i in range(len(table[0]))]
-    for line in table:
-        output.text("  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip())
-    return EXIT_OK
-
-
-def session_close(names, output):
-    sessions = KeptSessions()
-    records = sessions.read()
-    if names is None:
-        names = sorted(name for name, record in records.items() if isinstance(record, dict)
-                       and not still_opening(record))
-    closed = []
-    for name in names:
-        record = records.get(name)
-        if record is None:
-            raise McpTuiError("no session named %r" % name, hint="mcp-tui session list shows the open ones")
-        if still_opening(record):
-            raise McpTuiError("session %r is still opening" % name,
-                              hint="close it once `mcp-tui session open %s` has finished" % name)
-        ended = record.get("ended")
-        state = "stale" if ended is not None or record.get("opening") else "closed"  # a killed open's hold
-        if state == "stale":  # it stopped by itself and said why: only the record is left
-            sessions.remove(name, record["token"])
-        else:
-            transport = KeeperTransport(name, record)
-            try:
-                transport.hello("close", timeout=30.0)
-            except KeeperGone:
-                sessions.remove(name, record["token"])
-                state = "stale"
-            finally:
-                transport.close()
-        closed.append(dict({"name": name, "state": state}, **({"ended": ended} if ended is not None else {})))
-        if not output.json:
-            output.text("Session %s closed" % name if state == "closed" else gone_text(name, record))
-    if output.json:
-        output.document({"closed": closed})
-    elif not closed:
-        output.progress("No sessions to close.")  # --all with none open: not silence
-    return EXIT_OK
-
-
-def wants_background_session(opts, spec, words):
-    """A stdio task started without --wait would die with the command: keep its server."""
-    return (spec is not None and spec.kind == "stdio" and opts.task and not opts.wait
-            and command_name(words[0]) == "tool" and words[1:2] == ["call"])
-
-
-def start_task_session(opts, argv, output):
-    """Start an automatic keeper for a stdio task; returns the spec that reaches it."""
-    import secrets
-
-    name = "pending-" + secrets.token_hex(4)  # renamed after the task's fingerprint once it exists
-    start_keeper(name, argv, list(opts.words), opts.timeout, output.notice, auto=True)
-    return ConnectionSpec("session", name=name)  # the command says so once it has created a task
 
 
 
