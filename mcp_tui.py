@@ -50,10 +50,13 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: AuthError TokenEndpointError SigningKey AuthSettings AuthStore
                     CallbackListener BrowserStep Discovery OAuthRequests Discoverer
                     ClientRegistration Grants TokenKeeper Authorizer
-   6. views         the text the CLI and the TUI share; a ConnectionSpec built from
-                    options and config files (``spec_from_options``), and ``connect``:
+   6. views         the text the CLI and the TUI share; then the connections part of
+                    the session layer, which needs the debug log and auth above it:
+                    classes: BlobSaver ConfigWord
+     6a. connections  a ConnectionSpec built from options and config files
+                    (``spec_from_options``), kept sessions' records, and ``connect``:
                     the one way to open a session
-                    classes: BlobSaver ConfigChoiceNeeded ConfigServer ConfigWord KeptSessions
+                    classes: ConfigChoiceNeeded ConfigServer KeptSessions
    7. CLI           words in, one Session call, text or JSON out; the `auth` verbs
                     (``auth_command``) and the `session` verbs (``run_session_command``),
                     which start, list and close keepers
@@ -9103,14 +9106,13 @@ def authorizer_for(spec, opts, log, announce, network=None):
 
 
 # ======================================================================================
-# 6. Views: the text the CLI and the TUI share, connection specs and config files, and
-#    the one way to open a session
+# 6. Views: the text the CLI and the TUI share; then (6a) connections: connection specs,
+#    config files, and the one way to open a session
 #
-# Uses sections 1-5. Every function here turns protocol data into words (or words into
-# a ConnectionSpec) the same way for both front ends: a tool, a task, a server, a result,
-# progress and log lines. Strings from a server pass through ``clean`` before they
-# reach a terminal; JSON output stays exact (``terminal_json`` only escapes what a
-# terminal would act on).
+# Uses sections 1-5. Every function here turns protocol data into words the same way
+# for both front ends: a tool, a task, a server, a result, progress and log lines.
+# Strings from a server pass through ``clean`` before they reach a terminal; JSON output
+# stays exact (``terminal_json`` only escapes what a terminal would act on).
 # ======================================================================================
 
 # The patterns below are compiled on first use (re keeps them): most commands print plain
@@ -9315,335 +9317,6 @@ def render_tool_result(result, saver=None):
         lines.append("Structured content:")
         lines.append(json.dumps(result["structuredContent"], indent=2, ensure_ascii=False))
     return "\n".join(lines)
-
-
-def parse_header_option(text):
-    name, sep, value = text.partition(":")
-    if not sep or not name.strip() or any(c in name.strip() for c in " \t"):
-        # Not echoed: a header without its colon is still likely to hold a token.
-        raise UsageError("--header needs 'Name: value' (a name without spaces, a colon, then the value)")
-    if any(c in text for c in "\r\n\0"):
-        raise UsageError("--header %r has a line break or NUL, which would inject another header" % name.strip())
-    return name.strip(), value.strip()
-
-
-def parse_env_option(text):
-    name, sep, value = text.partition("=")
-    if not sep or not name:
-        raise UsageError("--env needs K=V, got %r" % text)
-    return name, value
-
-
-def expand_config_value(value, where, registry):
-    """${VAR} and ${env:VAR} from the environment, in strings, lists and objects."""
-    if isinstance(value, dict):
-        return {k: expand_config_value(v, where, registry) for k, v in value.items()}
-    if isinstance(value, list):
-        return [expand_config_value(v, where, registry) for v in value]
-    if not isinstance(value, str):
-        return value
-
-    def substitute(match):
-        name, default = match.group(1), match.group(2)
-        if name.startswith("env:"):
-            name = name[4:]
-        elif name.startswith("input:"):
-            raise UsageError("%s uses ${%s}, a VS Code input, which mcp-tui does not prompt for" % (where, name),
-                             hint="put the value in an environment variable and write ${env:NAME} there")
-        if name not in os.environ:
-            if default is not None:  # ${VAR:-default}, as Claude Code's .mcp.json has it: the default when unset
-                return default
-            raise UsageError("%s uses ${%s}, which is not set in the environment" % (where, match.group(1)))
-        registry.add(os.environ[name], "env")  # config files put their keys in variables
-        return os.environ[name]
-
-    # ${input:ID} (ids have dashes), or ${VAR} / ${env:VAR}, either with an optional :-default
-    return re.sub(r"\$\{(input:[^}]*|[A-Za-z_][A-Za-z0-9_:]*?)(?::-([^}]*))?\}", substitute, value)
-
-
-# A string (kept), or a comment. An unclosed string or comment runs to the end of its line or
-# of the text, matched once: retried at every later quote or "/*", it made a 120 KB file quadratic.
-JSONC_COMMENT = r'("(?:[^"\\\n]|\\.)*"?)|//[^\n]*|/\*(?:.*?\*/|.*)'
-JSONC_TRAILING_COMMA = r'("(?:[^"\\\n]|\\.)*"?)|,(\s*[}\]])'
-
-
-def load_jsonc(text):
-    """JSON, or JSON with comments and trailing commas: VS Code's mcp.json is JSONC, and
-    its own documented examples have comments. Strict JSON's error when neither reads."""
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        strict_error = exc
-    lenient = re.sub(JSONC_COMMENT, lambda m: m.group(1) or " ", text, flags=re.S)
-    lenient = re.sub(JSONC_TRAILING_COMMA, lambda m: m.group(1) or m.group(2), lenient)
-    try:
-        return json.loads(lenient)
-    except ValueError:
-        raise strict_error
-
-
-def config_server_spec(path, name, protocol, registry):
-    """A server of a Claude Desktop / .mcp.json (mcpServers) or VS Code (servers) file (the
-    only one when ``name`` is None) as a ConnectionSpec, its ${VAR}s expanded. Each expanded
-    value and each header value is registered in ``registry`` here, once; the spec's ``shown``
-    twin keeps the ${VAR}s as the file has them, for what the TUI shows and copies."""
-    name, entry = read_config_server(path, name)
-    where = "server %r in %s" % (name, path)
-    spec = spec_from_config_entry(expand_config_value(entry, where, registry), protocol, where,
-                                  (os.path.abspath(path), name))
-    register_header_secrets(spec.headers, registry)
-    spec.shown = spec_from_config_entry(entry, protocol, where)
-    return spec
-
-
-def read_config_server(path, name):
-    """The server's name and its entry as the file has it."""
-    try:
-        with open(path, "r", encoding="utf-8") as handle:
-            data = load_jsonc(handle.read())
-    except OSError as exc:
-        raise UsageError("cannot read --config %s: %s" % (path, exc.strerror or exc))
-    except ValueError as exc:
-        raise UsageError("--config %s is not valid JSON: %s" % (path, exc))
-    servers = config_entries(data)
-    if not isinstance(servers, dict) or not servers:
-        raise UsageError("--config %s lists no servers (mcpServers or servers)" % path)
-    if name is None:
-        if len(servers) != 1:
-            raise ConfigChoiceNeeded("--config %s has several servers; pick one with --server (%s)" % (
-                path, ", ".join(sorted(servers))))
-        name = next(iter(servers))
-    if name not in servers:
-        raise UsageError("--config %s has no server %r (it has: %s)" % (path, name, ", ".join(sorted(servers))))
-    return name, servers[name]
-
-
-def config_entries(data):
-    """The servers a config file's JSON lists (Claude Desktop's mcpServers, VS Code's servers
-    or its settings' mcp.servers), by name; anything else is no list of servers."""
-    if not isinstance(data, dict):
-        return None
-    mcp = data.get("mcp") if isinstance(data.get("mcp"), dict) else {}
-    return data.get("mcpServers") or data.get("servers") or mcp.get("servers")
-
-
-class ConfigChoiceNeeded(UsageError):
-    """A config file lists several servers and --server did not pick one."""
-
-
-CONFIG_URL_KEYS = ("url", "httpUrl", "serverUrl")  # Claude and VS Code; Gemini CLI's streamable HTTP; Windsurf
-CONFIG_ENTRY_FIELDS = tuple((key, str) for key in CONFIG_URL_KEYS) + (
-    ("command", str), ("cwd", str), ("type", str), ("transport", str), ("args", list), ("env", dict), ("headers", dict))
-
-
-def config_url(entry):
-    """An entry's server URL, under whichever key its client's file format uses."""
-    return next((entry[key] for key in CONFIG_URL_KEYS if entry.get(key)), None)
-
-
-def check_config_entry(entry, where):
-    """A hand-written entry of the wrong shape is a usage error naming the field, not a crash."""
-    if not isinstance(entry, dict):
-        raise UsageError("the %s is %s, not an object (command and args, or url)" % (where, a_json_type(entry)))
-    for key, kind in CONFIG_ENTRY_FIELDS:
-        if entry.get(key) is not None and not isinstance(entry[key], kind):
-            raise UsageError("the %s: %s is %s, not %s" % (where, key, a_json_type(entry[key]), a_json_type(kind())))
-    for key in ("env", "headers"):
-        for name, value in (entry.get(key) or {}).items():
-            if not isinstance(value, str):
-                raise UsageError("the %s: %s %r is %s, not a string" % (where, key, name, a_json_type(value)))
-
-
-def spec_from_config_entry(entry, protocol, where, source=None):
-    """One mcpServers / servers entry as a ConnectionSpec (its env and headers applied);
-    ``source`` is (config file, server name), what the task ledger records."""
-    check_config_entry(entry, where)
-    if config_url(entry):
-        kind = "sse" if "sse" in (entry.get("type"), entry.get("transport")) else "http"
-        spec = ConnectionSpec(kind, url=config_url(entry), headers=entry.get("headers") or {}, protocol=protocol,
-                              source=source)
-        spec.oauth = entry.get("oauth") if isinstance(entry.get("oauth"), dict) else None
-        return spec
-    if entry.get("command"):
-        return ConnectionSpec("stdio", argv=[entry["command"]] + [str(a) for a in entry.get("args") or ()],
-                              env=entry.get("env") or {}, cwd=entry.get("cwd"), protocol=protocol, source=source)
-    raise UsageError("the %s has neither command nor url" % where)
-
-
-COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
-                 "rpc", "task", "tasks", "watch", "auth", "session", "sessions", "snapshot", "diff",
-                 "replay", "check", "completion", "skill", "skills")
-SESSION_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # compiled on first use
-
-
-def check_session_name(name):
-    if not re.match(SESSION_NAME, name):
-        raise UsageError("%r is not a session name: letters, digits, '.', '_' and '-', up to 64" % name)
-    return name
-
-
-def spec_from_options(opts, words, registry):
-    """The connection the user gave on the command line, and the words left for the command;
-    the credentials in it go to ``registry`` (the run's SecretRegistry)."""
-    session = getattr(opts, "session", None)
-    if words and words[0].startswith("@") and len(words[0]) > 1:
-        session, words = words[0][1:], words[1:]
-    if session is not None:
-        if opts.url or opts.cmd or opts.config:
-            raise UsageError("a session (@%s) is already connected; leave out the connection flags" % session)
-        ignored = [flag for flag, given in (
-            ("--protocol-version", opts.protocol != "auto"), ("--transport", opts.transport != "auto"),
-            ("--header", opts.header), ("--bearer", opts.bearer), ("--env", opts.env), ("--cwd", opts.cwd),
-            ("--args", opts.args), ("--server", opts.server), ("--insecure", opts.insecure),
-            ("--ca-file", opts.ca_file), ("--proxy", getattr(opts, "proxy", None) is not None)) if given]
-        if ignored:  # the keeper connected once, with its own: these would be dropped without a word
-            raise UsageError("session %s is connected already; %s would change nothing here" % (
-                session, ", ".join(ignored)), hint="give the connection's options to `session open`")
-        return ConnectionSpec("session", name=check_session_name(session)), words
-    given = [flag for flag, value in (("--url", opts.url), ("--cmd", opts.cmd), ("--config", opts.config)) if value]
-    if given and words and words[0] not in COMMAND_WORDS and len(words[0].split()) > 1:
-        given.append("a stdio command line")  # or it would be "unknown command 'python3 server.py'"
-    if len(given) > 1:
-        raise UsageError("two connections given (%s); give one" % " and ".join(given[:2]))
-    headers = option_headers(opts, registry)
-    env = dict(parse_env_option(e) for e in opts.env)
-    if opts.config:
-        try:
-            spec = config_server_spec(opts.config, opts.server, opts.protocol, registry)
-        except ConfigChoiceNeeded:
-            if not words:
-                return None, words  # the TUI's connection screen lists the file's servers
-            raise
-        spec.headers.update(headers)
-        spec.env.update(env)
-        spec.cwd = opts.cwd or spec.cwd
-        if opts.transport == "sse" and spec.kind == "http":
-            spec.kind = "sse"
-        return spec, words
-    if opts.server:
-        raise UsageError("--server needs --config FILE")
-    if opts.args and not opts.cmd:
-        raise UsageError("--args goes with --cmd")
-    if opts.cmd:
-        if opts.transport in ("http", "sse"):
-            raise UsageError("--transport %s needs --url" % opts.transport)
-        argv = [opts.cmd] + list(opts.args)
-        return ConnectionSpec("stdio", argv=argv, env=env, cwd=opts.cwd, protocol=opts.protocol), words
-    target = opts.url
-    if target is not None:
-        check_url_option(target)
-    if not target and words and words[0] not in COMMAND_WORDS:
-        target, words = words[0], words[1:]
-    if not target:
-        return None, words
-    return build_spec(target, opts.transport, opts.protocol, headers, env, opts.cwd), words
-
-
-def check_url_option(url):
-    """--url takes an http(s) URL: anything else would be run as a stdio program, and
-    fail as "no such program"."""
-    if url.startswith(("http://", "https://")):
-        return
-    if "://" in url:
-        raise UsageError("--url takes an http:// or https:// URL, not %s://" % url.partition("://")[0])
-    if not url.strip() or " " in url.strip():
-        hint = "a stdio server is given without --url, as one quoted command line"
-    else:
-        hint = "did you mean --url %s?" % masked_url("http://" + url)
-    raise UsageError("--url takes an http:// or https:// URL", hint=hint)
-
-
-def build_spec(target, transport="auto", protocol="auto", headers=None, env=None, cwd=None):
-    """A ConnectionSpec from what the user typed, on the command line or in the TUI's
-    connection screen: a URL, or a stdio command line split as its platform's shell would."""
-    if target.startswith(("http://", "https://")):
-        if transport == "stdio":
-            raise UsageError("--transport stdio needs a command, not a URL")
-        return ConnectionSpec("sse" if transport == "sse" else "http", url=target, headers=headers,
-                              protocol=protocol, sse_fallback=transport != "http")
-    if transport in ("http", "sse"):
-        raise UsageError("--transport %s needs --url" % transport)
-    try:
-        argv = split_command_line(target)
-    except ValueError as exc:
-        raise UsageError("cannot split the server command %r: %s" % (target, exc))
-    if not argv:
-        raise UsageError("the server command is empty")
-    return ConnectionSpec("stdio", argv=argv, env=env, cwd=cwd, protocol=protocol)
-
-
-def split_command_line(text, windows=None):
-    """Split a stdio server's command line as its platform's shell would, without one.
-    Windows keeps backslashes (paths) and drops the quotes around an argument."""
-    import shlex
-
-    if windows is None:
-        windows = os.name == "nt"
-    if not windows:
-        return shlex.split(text)
-    return [word[1:-1] if len(word) > 1 and word[0] == word[-1] == '"' else word
-            for word in shlex.split(text, posix=False)]
-
-
-class ConfigServer:
-    """One server entry from a config file, turned into a ConnectionSpec on demand (the
-    ${VAR} expansion may fail, and should fail only for the server the user picks)."""
-
-    def __init__(self, name, path, entry):
-        self.name, self.path, self.entry = name, path, entry
-        self.source = os.path.basename(path)
-
-    def describe(self):
-        entry = self.entry
-        if config_url(entry):
-            return str(config_url(entry))
-        args = entry.get("args") if isinstance(entry.get("args"), list) else []  # a wrong one says so on connect
-        return join_command([str(entry.get("command", "?"))] + [str(a) for a in args])
-
-    def spec(self, protocol, registry):
-        return config_server_spec(self.path, self.name, protocol, registry)
-
-
-def config_paths(opts):
-    """--config, then the project's .mcp.json and .vscode/mcp.json, then Claude Desktop's and
-    VS Code's user files where each platform keeps them."""
-    home = os.path.expanduser("~")
-    if sys.platform == "darwin":
-        user = os.path.join(home, "Library", "Application Support")
-    elif sys.platform == "win32":
-        user = os.environ.get("APPDATA") or os.path.join(home, "AppData", "Roaming")
-    else:
-        user = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    paths = [opts.config] if opts.config else []
-    paths += [os.path.join(os.getcwd(), ".mcp.json"), os.path.join(os.getcwd(), ".vscode", "mcp.json"),
-              os.path.join(user, "Claude", "claude_desktop_config.json"),
-              os.path.join(user, "Code", "User", "mcp.json")]
-    unique = []
-    for path in paths:
-        if os.path.abspath(path) not in [os.path.abspath(p) for p in unique]:
-            unique.append(path)
-    return unique
-
-
-def known_servers(opts):
-    servers = []
-    for path in config_paths(opts):
-        servers += config_file_servers(path) or []
-    return servers
-
-
-def config_file_servers(path):
-    """The servers a config file lists, or None when it is not one (missing, not JSON, no
-    server entries)."""
-    try:
-        with open(path, "r", encoding="utf-8") as handle:
-            data = load_jsonc(handle.read())
-    except (OSError, ValueError):
-        return None
-    entries = config_entries(data)
-    if not isinstance(entries, dict):
-        return None
-    return [ConfigServer(name, path, entry) for name, entry in entries.items() if isinstance(entry, dict)]
 
 
 def user_shell(environ=None, windows=None):
@@ -10266,7 +9939,363 @@ def replay_summary(count, different):
     return "%d request%s: %d same, %d different" % (count, "" if count == 1 else "s", count - different, different)
 
 
-# -- connecting: one path for the CLI, the TUI and the keeper ----------------------------
+def masked_token_view(token, now=None):
+    """What `auth status` shows of a stored token: never the token itself."""
+    now = time.time() if now is None else now
+    expires = token.get("expiresAt")
+    return {"server": token.get("server"), "issuer": token.get("issuer"), "resource": token.get("resource"),
+            "scope": token.get("scope") or "", "grant": token.get("grant"),
+            "token": "token:" + fingerprint(token.get("accessToken") or ""),
+            "refreshable": bool(token.get("refreshToken")),
+            "expiresAt": expires, "expired": is_number(expires) and expires <= now}
+
+
+def describe_expiry(view, now=None):
+    expires = view["expiresAt"]
+    if not is_number(expires):
+        return "no expiry given"
+    left = int(expires - (time.time() if now is None else now))
+    if left <= 0:
+        return "expired" + (" (refreshable)" if view["refreshable"] else "")
+    return "expires in %dm%02ds%s" % (left // 60, left % 60, " (refreshable)" if view["refreshable"] else "")
+
+
+# -- 6a. Connections: specs from options and config files, kept sessions, connect ----------
+#
+# The session layer's way in: a ConnectionSpec from the command line or a config file, the
+# run's debug log, a kept session's record, and ``connect``, the one way the CLI, the TUI and
+# the keeper open a Session. It belongs with the session (section 2), but it opens the debug
+# log (4) and the authorizer (5), and the log's file is written with the views' terminal_json,
+# so it comes after them; the views above never use it.
+
+
+def parse_header_option(text):
+    name, sep, value = text.partition(":")
+    if not sep or not name.strip() or any(c in name.strip() for c in " \t"):
+        # Not echoed: a header without its colon is still likely to hold a token.
+        raise UsageError("--header needs 'Name: value' (a name without spaces, a colon, then the value)")
+    if any(c in text for c in "\r\n\0"):
+        raise UsageError("--header %r has a line break or NUL, which would inject another header" % name.strip())
+    return name.strip(), value.strip()
+
+
+def parse_env_option(text):
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise UsageError("--env needs K=V, got %r" % text)
+    return name, value
+
+
+def expand_config_value(value, where, registry):
+    """${VAR} and ${env:VAR} from the environment, in strings, lists and objects."""
+    if isinstance(value, dict):
+        return {k: expand_config_value(v, where, registry) for k, v in value.items()}
+    if isinstance(value, list):
+        return [expand_config_value(v, where, registry) for v in value]
+    if not isinstance(value, str):
+        return value
+
+    def substitute(match):
+        name, default = match.group(1), match.group(2)
+        if name.startswith("env:"):
+            name = name[4:]
+        elif name.startswith("input:"):
+            raise UsageError("%s uses ${%s}, a VS Code input, which mcp-tui does not prompt for" % (where, name),
+                             hint="put the value in an environment variable and write ${env:NAME} there")
+        if name not in os.environ:
+            if default is not None:  # ${VAR:-default}, as Claude Code's .mcp.json has it: the default when unset
+                return default
+            raise UsageError("%s uses ${%s}, which is not set in the environment" % (where, match.group(1)))
+        registry.add(os.environ[name], "env")  # config files put their keys in variables
+        return os.environ[name]
+
+    # ${input:ID} (ids have dashes), or ${VAR} / ${env:VAR}, either with an optional :-default
+    return re.sub(r"\$\{(input:[^}]*|[A-Za-z_][A-Za-z0-9_:]*?)(?::-([^}]*))?\}", substitute, value)
+
+
+# A string (kept), or a comment. An unclosed string or comment runs to the end of its line or
+# of the text, matched once: retried at every later quote or "/*", it made a 120 KB file quadratic.
+JSONC_COMMENT = r'("(?:[^"\\\n]|\\.)*"?)|//[^\n]*|/\*(?:.*?\*/|.*)'
+JSONC_TRAILING_COMMA = r'("(?:[^"\\\n]|\\.)*"?)|,(\s*[}\]])'
+
+
+def load_jsonc(text):
+    """JSON, or JSON with comments and trailing commas: VS Code's mcp.json is JSONC, and
+    its own documented examples have comments. Strict JSON's error when neither reads."""
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        strict_error = exc
+    lenient = re.sub(JSONC_COMMENT, lambda m: m.group(1) or " ", text, flags=re.S)
+    lenient = re.sub(JSONC_TRAILING_COMMA, lambda m: m.group(1) or m.group(2), lenient)
+    try:
+        return json.loads(lenient)
+    except ValueError:
+        raise strict_error
+
+
+def config_server_spec(path, name, protocol, registry):
+    """A server of a Claude Desktop / .mcp.json (mcpServers) or VS Code (servers) file (the
+    only one when ``name`` is None) as a ConnectionSpec, its ${VAR}s expanded. Each expanded
+    value and each header value is registered in ``registry`` here, once; the spec's ``shown``
+    twin keeps the ${VAR}s as the file has them, for what the TUI shows and copies."""
+    name, entry = read_config_server(path, name)
+    where = "server %r in %s" % (name, path)
+    spec = spec_from_config_entry(expand_config_value(entry, where, registry), protocol, where,
+                                  (os.path.abspath(path), name))
+    register_header_secrets(spec.headers, registry)
+    spec.shown = spec_from_config_entry(entry, protocol, where)
+    return spec
+
+
+def read_config_server(path, name):
+    """The server's name and its entry as the file has it."""
+    try:
+        with open(path, "r", encoding="utf-8") as handle:
+            data = load_jsonc(handle.read())
+    except OSError as exc:
+        raise UsageError("cannot read --config %s: %s" % (path, exc.strerror or exc))
+    except ValueError as exc:
+        raise UsageError("--config %s is not valid JSON: %s" % (path, exc))
+    servers = config_entries(data)
+    if not isinstance(servers, dict) or not servers:
+        raise UsageError("--config %s lists no servers (mcpServers or servers)" % path)
+    if name is None:
+        if len(servers) != 1:
+            raise ConfigChoiceNeeded("--config %s has several servers; pick one with --server (%s)" % (
+                path, ", ".join(sorted(servers))))
+        name = next(iter(servers))
+    if name not in servers:
+        raise UsageError("--config %s has no server %r (it has: %s)" % (path, name, ", ".join(sorted(servers))))
+    return name, servers[name]
+
+
+def config_entries(data):
+    """The servers a config file's JSON lists (Claude Desktop's mcpServers, VS Code's servers
+    or its settings' mcp.servers), by name; anything else is no list of servers."""
+    if not isinstance(data, dict):
+        return None
+    mcp = data.get("mcp") if isinstance(data.get("mcp"), dict) else {}
+    return data.get("mcpServers") or data.get("servers") or mcp.get("servers")
+
+
+class ConfigChoiceNeeded(UsageError):
+    """A config file lists several servers and --server did not pick one."""
+
+
+CONFIG_URL_KEYS = ("url", "httpUrl", "serverUrl")  # Claude and VS Code; Gemini CLI's streamable HTTP; Windsurf
+CONFIG_ENTRY_FIELDS = tuple((key, str) for key in CONFIG_URL_KEYS) + (
+    ("command", str), ("cwd", str), ("type", str), ("transport", str), ("args", list), ("env", dict), ("headers", dict))
+
+
+def config_url(entry):
+    """An entry's server URL, under whichever key its client's file format uses."""
+    return next((entry[key] for key in CONFIG_URL_KEYS if entry.get(key)), None)
+
+
+def check_config_entry(entry, where):
+    """A hand-written entry of the wrong shape is a usage error naming the field, not a crash."""
+    if not isinstance(entry, dict):
+        raise UsageError("the %s is %s, not an object (command and args, or url)" % (where, a_json_type(entry)))
+    for key, kind in CONFIG_ENTRY_FIELDS:
+        if entry.get(key) is not None and not isinstance(entry[key], kind):
+            raise UsageError("the %s: %s is %s, not %s" % (where, key, a_json_type(entry[key]), a_json_type(kind())))
+    for key in ("env", "headers"):
+        for name, value in (entry.get(key) or {}).items():
+            if not isinstance(value, str):
+                raise UsageError("the %s: %s %r is %s, not a string" % (where, key, name, a_json_type(value)))
+
+
+def spec_from_config_entry(entry, protocol, where, source=None):
+    """One mcpServers / servers entry as a ConnectionSpec (its env and headers applied);
+    ``source`` is (config file, server name), what the task ledger records."""
+    check_config_entry(entry, where)
+    if config_url(entry):
+        kind = "sse" if "sse" in (entry.get("type"), entry.get("transport")) else "http"
+        spec = ConnectionSpec(kind, url=config_url(entry), headers=entry.get("headers") or {}, protocol=protocol,
+                              source=source)
+        spec.oauth = entry.get("oauth") if isinstance(entry.get("oauth"), dict) else None
+        return spec
+    if entry.get("command"):
+        return ConnectionSpec("stdio", argv=[entry["command"]] + [str(a) for a in entry.get("args") or ()],
+                              env=entry.get("env") or {}, cwd=entry.get("cwd"), protocol=protocol, source=source)
+    raise UsageError("the %s has neither command nor url" % where)
+
+
+COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
+                 "rpc", "task", "tasks", "watch", "auth", "session", "sessions", "snapshot", "diff",
+                 "replay", "check", "completion", "skill", "skills")
+SESSION_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # compiled on first use
+
+
+def check_session_name(name):
+    if not re.match(SESSION_NAME, name):
+        raise UsageError("%r is not a session name: letters, digits, '.', '_' and '-', up to 64" % name)
+    return name
+
+
+def spec_from_options(opts, words, registry):
+    """The connection the user gave on the command line, and the words left for the command;
+    the credentials in it go to ``registry`` (the run's SecretRegistry)."""
+    session = getattr(opts, "session", None)
+    if words and words[0].startswith("@") and len(words[0]) > 1:
+        session, words = words[0][1:], words[1:]
+    if session is not None:
+        if opts.url or opts.cmd or opts.config:
+            raise UsageError("a session (@%s) is already connected; leave out the connection flags" % session)
+        ignored = [flag for flag, given in (
+            ("--protocol-version", opts.protocol != "auto"), ("--transport", opts.transport != "auto"),
+            ("--header", opts.header), ("--bearer", opts.bearer), ("--env", opts.env), ("--cwd", opts.cwd),
+            ("--args", opts.args), ("--server", opts.server), ("--insecure", opts.insecure),
+            ("--ca-file", opts.ca_file), ("--proxy", getattr(opts, "proxy", None) is not None)) if given]
+        if ignored:  # the keeper connected once, with its own: these would be dropped without a word
+            raise UsageError("session %s is connected already; %s would change nothing here" % (
+                session, ", ".join(ignored)), hint="give the connection's options to `session open`")
+        return ConnectionSpec("session", name=check_session_name(session)), words
+    given = [flag for flag, value in (("--url", opts.url), ("--cmd", opts.cmd), ("--config", opts.config)) if value]
+    if given and words and words[0] not in COMMAND_WORDS and len(words[0].split()) > 1:
+        given.append("a stdio command line")  # or it would be "unknown command 'python3 server.py'"
+    if len(given) > 1:
+        raise UsageError("two connections given (%s); give one" % " and ".join(given[:2]))
+    headers = option_headers(opts, registry)
+    env = dict(parse_env_option(e) for e in opts.env)
+    if opts.config:
+        try:
+            spec = config_server_spec(opts.config, opts.server, opts.protocol, registry)
+        except ConfigChoiceNeeded:
+            if not words:
+                return None, words  # the TUI's connection screen lists the file's servers
+            raise
+        spec.headers.update(headers)
+        spec.env.update(env)
+        spec.cwd = opts.cwd or spec.cwd
+        if opts.transport == "sse" and spec.kind == "http":
+            spec.kind = "sse"
+        return spec, words
+    if opts.server:
+        raise UsageError("--server needs --config FILE")
+    if opts.args and not opts.cmd:
+        raise UsageError("--args goes with --cmd")
+    if opts.cmd:
+        if opts.transport in ("http", "sse"):
+            raise UsageError("--transport %s needs --url" % opts.transport)
+        argv = [opts.cmd] + list(opts.args)
+        return ConnectionSpec("stdio", argv=argv, env=env, cwd=opts.cwd, protocol=opts.protocol), words
+    target = opts.url
+    if target is not None:
+        check_url_option(target)
+    if not target and words and words[0] not in COMMAND_WORDS:
+        target, words = words[0], words[1:]
+    if not target:
+        return None, words
+    return build_spec(target, opts.transport, opts.protocol, headers, env, opts.cwd), words
+
+
+def check_url_option(url):
+    """--url takes an http(s) URL: anything else would be run as a stdio program, and
+    fail as "no such program"."""
+    if url.startswith(("http://", "https://")):
+        return
+    if "://" in url:
+        raise UsageError("--url takes an http:// or https:// URL, not %s://" % url.partition("://")[0])
+    if not url.strip() or " " in url.strip():
+        hint = "a stdio server is given without --url, as one quoted command line"
+    else:
+        hint = "did you mean --url %s?" % masked_url("http://" + url)
+    raise UsageError("--url takes an http:// or https:// URL", hint=hint)
+
+
+def build_spec(target, transport="auto", protocol="auto", headers=None, env=None, cwd=None):
+    """A ConnectionSpec from what the user typed, on the command line or in the TUI's
+    connection screen: a URL, or a stdio command line split as its platform's shell would."""
+    if target.startswith(("http://", "https://")):
+        if transport == "stdio":
+            raise UsageError("--transport stdio needs a command, not a URL")
+        return ConnectionSpec("sse" if transport == "sse" else "http", url=target, headers=headers,
+                              protocol=protocol, sse_fallback=transport != "http")
+    if transport in ("http", "sse"):
+        raise UsageError("--transport %s needs --url" % transport)
+    try:
+        argv = split_command_line(target)
+    except ValueError as exc:
+        raise UsageError("cannot split the server command %r: %s" % (target, exc))
+    if not argv:
+        raise UsageError("the server command is empty")
+    return ConnectionSpec("stdio", argv=argv, env=env, cwd=cwd, protocol=protocol)
+
+
+def split_command_line(text, windows=None):
+    """Split a stdio server's command line as its platform's shell would, without one.
+    Windows keeps backslashes (paths) and drops the quotes around an argument."""
+    import shlex
+
+    if windows is None:
+        windows = os.name == "nt"
+    if not windows:
+        return shlex.split(text)
+    return [word[1:-1] if len(word) > 1 and word[0] == word[-1] == '"' else word
+            for word in shlex.split(text, posix=False)]
+
+
+class ConfigServer:
+    """One server entry from a config file, turned into a ConnectionSpec on demand (the
+    ${VAR} expansion may fail, and should fail only for the server the user picks)."""
+
+    def __init__(self, name, path, entry):
+        self.name, self.path, self.entry = name, path, entry
+        self.source = os.path.basename(path)
+
+    def describe(self):
+        entry = self.entry
+        if config_url(entry):
+            return str(config_url(entry))
+        args = entry.get("args") if isinstance(entry.get("args"), list) else []  # a wrong one says so on connect
+        return join_command([str(entry.get("command", "?"))] + [str(a) for a in args])
+
+    def spec(self, protocol, registry):
+        return config_server_spec(self.path, self.name, protocol, registry)
+
+
+def config_paths(opts):
+    """--config, then the project's .mcp.json and .vscode/mcp.json, then Claude Desktop's and
+    VS Code's user files where each platform keeps them."""
+    home = os.path.expanduser("~")
+    if sys.platform == "darwin":
+        user = os.path.join(home, "Library", "Application Support")
+    elif sys.platform == "win32":
+        user = os.environ.get("APPDATA") or os.path.join(home, "AppData", "Roaming")
+    else:
+        user = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    paths = [opts.config] if opts.config else []
+    paths += [os.path.join(os.getcwd(), ".mcp.json"), os.path.join(os.getcwd(), ".vscode", "mcp.json"),
+              os.path.join(user, "Claude", "claude_desktop_config.json"),
+              os.path.join(user, "Code", "User", "mcp.json")]
+    unique = []
+    for path in paths:
+        if os.path.abspath(path) not in [os.path.abspath(p) for p in unique]:
+            unique.append(path)
+    return unique
+
+
+def known_servers(opts):
+    servers = []
+    for path in config_paths(opts):
+        servers += config_file_servers(path) or []
+    return servers
+
+
+def config_file_servers(path):
+    """The servers a config file lists, or None when it is not one (missing, not JSON, no
+    server entries)."""
+    try:
+        with open(path, "r", encoding="utf-8") as handle:
+            data = load_jsonc(handle.read())
+    except (OSError, ValueError):
+        return None
+    entries = config_entries(data)
+    if not isinstance(entries, dict):
+        return None
+    return [ConfigServer(name, path, entry) for name, entry in entries.items() if isinstance(entry, dict)]
 
 
 def auth_headers(options):
@@ -10409,27 +10438,6 @@ def attach_kept_session(name, timeout):
         raise ConnectionFailed("session %r has ended: its keeper is no longer running (removed its stale record)"
                                % name, hint="open it again with: mcp-tui session open %s CONNECTION" % name)
     return transport, reply["state"]
-
-
-def masked_token_view(token, now=None):
-    """What `auth status` shows of a stored token: never the token itself."""
-    now = time.time() if now is None else now
-    expires = token.get("expiresAt")
-    return {"server": token.get("server"), "issuer": token.get("issuer"), "resource": token.get("resource"),
-            "scope": token.get("scope") or "", "grant": token.get("grant"),
-            "token": "token:" + fingerprint(token.get("accessToken") or ""),
-            "refreshable": bool(token.get("refreshToken")),
-            "expiresAt": expires, "expired": is_number(expires) and expires <= now}
-
-
-def describe_expiry(view, now=None):
-    expires = view["expiresAt"]
-    if not is_number(expires):
-        return "no expiry given"
-    left = int(expires - (time.time() if now is None else now))
-    if left <= 0:
-        return "expired" + (" (refreshable)" if view["refreshable"] else "")
-    return "expires in %dm%02ds%s" % (left // 60, left % 60, " (refreshable)" if view["refreshable"] else "")
 
 
 def added_request_meta(options):

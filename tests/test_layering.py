@@ -99,12 +99,16 @@ def era_decisions(tree, sections):
     return sorted(set(found))
 
 
+ORDERED_PARTS = (3, 6)
+
+
 def later(owner, user):
-    """Sections follow the data; inside section 3 so do its parts (catalog, input requests,
-    tasks). The TUI's parts read top-down instead: the app, its screens, their widgets."""
+    """Sections follow the data; inside sections 3 and 6 so do their parts (catalog, input
+    requests, tasks; the views, then the connections that write with them). The TUI's parts
+    read top-down instead: the app, its screens, their widgets."""
     if owner[0] != user[0]:
         return owner[0] > user[0]
-    return owner[0] == 3 and owner[1] > user[1]
+    return owner[0] in ORDERED_PARTS and owner[1] > user[1]
 
 
 def forward_references(tree, sections):
@@ -132,7 +136,9 @@ def forward_references(tree, sections):
 # sessions keeper -> main), so a section uses those above it, with what the design adds: the
 # CLI and the TUI are two front ends over the same session and views, so the TUI never uses
 # the CLI; the keeper runs CLI commands' sessions (it parses their words) but no screen; only
-# main reaches forward.
+# main reaches forward. The connections (6a: connection specs, config files, ``connect``) are
+# the session layer's way in, but they open the debug log (4) and the authorizer (5), so they
+# are a part of section 6 after the views, which never use them (ORDERED_PARTS).
 MAY_USE = {
     1: set(),
     2: {1},
@@ -554,6 +560,10 @@ def test_the_guard_sees_an_era_decision(tmp_path):
     forward = "# ====\n# 1. wire\n# ====\ndef early():\n    return late()\n# ====\n# 2. session\n# ====\ndef late():\n" \
               "    return 1\n"
     assert forward_references(ast.parse(forward), read_sections(forward)) == [(5, "late", (2, ""))]
+    # the views never use the connections part below them; the connections use the views
+    parts = (banner(6, "Views: text") + "def server_text(s):\n    return connect(s)\n"
+             + "# -- 6a. Connections: connect --\ndef connect(s):\n    return server_text(s)\n")
+    assert forward_references(ast.parse(parts), read_sections(parts)) == [(5, "connect", (6, "a"))]
 
 
 SENDERS = {"request", "call", "notify"}  # Session.request/notify, RpcChannel.call/notify: the method comes first
