@@ -3433,8 +3433,7 @@ class ModernEra(Era):
     def listen_for_list_changes(self):
         """list_changed comes only on a subscriptions/listen stream."""
         session = self.session
-        flags = {flag: True for capability, flag in LIST_CHANGE_FILTERS.items()
-                 if (session.capabilities.get(capability) or {}).get("listChanged")}
+        flags = list_change_filters(session.capabilities)
         if flags:
             session.change_listener = session.listen(flags, lambda message: None)
 
@@ -4007,6 +4006,13 @@ LIST_CHANGE_FILTERS = {"tools": "toolsListChanged", "prompts": "promptsListChang
                        "resources": "resourcesListChanged"}
 
 
+def list_change_filters(capabilities):
+    """The subscriptions/listen filters for the lists a server says change (listChanged), in
+    name order: the watch reports the ones a server's acknowledgement leaves out in it."""
+    return {name: True for kind, name in sorted(LIST_CHANGE_FILTERS.items())
+            if (capabilities.get(kind) or {}).get("listChanged")}
+
+
 class HeldNotifications:
     """A session observer that keeps what arrives until ``release(sink)``, then hands the kept
     notifications and every later one to ``sink``, in order: `watch` misses none of those
@@ -4068,8 +4074,7 @@ class ChangeWatch:
             self._subscribed.append(uri)
 
     def _listen(self):
-        filters = {name: True for kind, name in sorted(LIST_CHANGE_FILTERS.items())
-                   if (self.session.capabilities.get(kind) or {}).get("listChanged")}
+        filters = list_change_filters(self.session.capabilities)
         if self.uris:
             filters["resourceSubscriptions"] = self.uris
         if not filters:  # a listen for nothing: servers that announce nothing answer it -32601
@@ -9258,6 +9263,11 @@ def check_tool_result(result):
 MODERN_INPUT_UNAVAILABLE = "unavailable on 2026-07-28 connections"
 
 
+def tool_outcome_text(result):
+    """How a tool call ended, as the CLI and the TUI say it: a result with isError is the tool's error."""
+    return "The tool reported an error (isError: true)" if result.get("isError") else "Tool executed successfully"
+
+
 def result_hint(result):
     """A tool error some servers give under 2026-07-28 only (FastMCP's ctx.elicit): the way out."""
     texts = [block.get("text") for block in result.get("content") or () if isinstance(block, dict)]
@@ -10762,9 +10772,7 @@ class Output:
             self._write_json(self.stderr, '{"error": %s%s}\n' % (
                 self._without_task_ids(terminal_json(exc.to_json())), notices))
             return
-        line = "mcp-tui: " + exc.message
-        if exc.hint:
-            line += " (%s)" % exc.hint
+        line = "mcp-tui: " + describe_failure(exc)
         line = " ".join(part.strip() for part in line.splitlines() if part.strip())  # a server's pretty JSON too
         self._write(self.stderr, clean(self._without_task_ids(line)) + "\n")
 
@@ -11583,12 +11591,9 @@ class Cli:
         problem = structured_content_problem(result, tool)
         if problem:
             self.out.notice(problem)
-        if result.get("isError"):
-            self.out.progress("⚠️  The tool reported an error (isError: true)")
-            if result_hint(result):
-                self.out.notice("hint: " + result_hint(result))
-        else:
-            self.out.progress("✅ Tool executed successfully")
+        self.out.progress(("⚠️  " if result.get("isError") else "✅ ") + tool_outcome_text(result))
+        if result_hint(result):  # only for an error
+            self.out.notice("hint: " + result_hint(result))
         document = {"result": result}
         if task is not None:
             document["task"] = task.data
@@ -11793,8 +11798,7 @@ class TaskCommands(CliCommands):
                 self.ledger.remember(task, tasks, tool["name"])
                 remembered = True
             except Exception as exc:  # the task exists: nothing may keep its ID from being printed
-                why = describe_os_error(exc) if not isinstance(exc, McpTuiError) else exc.message + (
-                    " (%s)" % exc.hint if exc.hint else "")
+                why = describe_failure(exc) if isinstance(exc, McpTuiError) else describe_os_error(exc)
                 self.out.notice("warning: cannot record the task in the ledger: %s" % why)
         if not self.opts.wait:
             follow_up = self.follow_up_problem(session, remembered)
@@ -14724,8 +14728,7 @@ class ToolScreen(FieldScreen):
             self.tell("The result does not match the outputSchema: %s: %s" % (problems[0][0] or "(the whole value)",
                                                                                problems[0][1]), True)
         elif not quiet:
-            self.tell("The tool reported an error (isError: true)." if result.get("isError")
-                      else "Tool executed successfully.", bool(result.get("isError")))
+            self.tell(tool_outcome_text(result) + ".", bool(result.get("isError")))
 
     def with_pictures(self, result, text):
         """PNG images drawn under their [image: ...] line with half blocks, where the terminal
