@@ -9263,6 +9263,11 @@ def check_tool_result(result):
 MODERN_INPUT_UNAVAILABLE = "unavailable on 2026-07-28 connections"
 
 
+# A tool that runs only as a task, on a server that declared no task support for tools/call
+TASK_ONLY_UNCALLABLE = ("cannot be called here: it runs only as a task, and the server declared no task support "
+                        "for tools/call")
+
+
 def tool_outcome_text(result):
     """How a tool call ended, as the CLI and the TUI say it: a result with isError is the tool's error."""
     return "The tool reported an error (isError: true)" if result.get("isError") else "Tool executed successfully"
@@ -11580,8 +11585,7 @@ class Cli:
         except TaskRequired as exc:
             refusal = tasks_for(session).tools_call_refusal() if exc.code is None else None
             if refusal is not None:  # refused before sending, and --task would be refused too: not "add --task"
-                raise UsageError("tool %r cannot be called here: it runs only as a task, and the server declared "
-                                 "no task support for tools/call; nothing was sent" % name, hint=refusal.hint)
+                raise UsageError("tool %r %s; nothing was sent" % (name, TASK_ONLY_UNCALLABLE), hint=refusal.hint)
             raise
         return self.print_tool_result(result, tool=tool)
 
@@ -14654,8 +14658,7 @@ class ToolScreen(FieldScreen):
         return self.app.session.call_needs_task(self.tool)
 
     def uncallable(self):
-        return ("Tool %s cannot be called here: it runs only as a task, and the server declared no task support "
-                "for tools/call." % self.tool["name"])
+        return "Tool %s %s." % (self.tool["name"], TASK_ONLY_UNCALLABLE)
 
     def execute_as_task(self, arguments):
         tasks = self.app.tasks
