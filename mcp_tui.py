@@ -1124,6 +1124,11 @@ class StdioTransport(Transport):
                 os.killpg(self.process.pid, signal.SIGKILL if kill else signal.SIGTERM)
         except (OSError, ValueError):
             pass
+        except SystemError:
+            # Windows: when GenerateConsoleCtrlEvent fails (no console shared with the server: a
+            # detached keeper; curses under Wine), CPython's os.kill falls back to TerminateProcess
+            # and then raises SystemError with the first error set. The server is ended.
+            pass
 
 
 class Watchdog:
