@@ -2,7 +2,11 @@
 skill (--skills) and one whose manifest two files break (--tampered-skill): the tab, its list,
 the manifest in the detail pane, v's check (✓ per file, ✗ naming the file that disagrees),
 and a file of the manifest read."""
+import types
+
 from tui_helpers import needs_pty, quit_from_main, server_command, tui  # noqa: F401 (tui: a fixture)
+
+import mcp_tui
 
 
 def skills_tab(tui, *flags):
@@ -70,3 +74,36 @@ def test_a_server_without_skills_has_no_skills_tab(tui):
     screen.send("4")
     screen.wait_for("Capabilities:")
     assert "Skills" not in screen.text()
+
+
+
+class Bench:
+    """Just enough of the app for a main screen without a terminal: lists are never loaded."""
+
+    def __init__(self, capabilities):
+        self.session = types.SimpleNamespace(capabilities=capabilities)
+
+    def spawn(self, work, done=None, failed=None):
+        pass
+
+    def say(self, text, error=False):
+        pass
+
+
+def test_the_skills_tab_comes_and_goes_with_the_servers_extension_and_a_reconnect_keeps_a_tab_that_is_there():
+    app = Bench({"tools": {}, "extensions": {mcp_tui.SKILLS_EXTENSION: {}}})
+    home = mcp_tui.MainScreen(app)
+    assert home.tabs() == ["tools", "resources", "prompts", "server"]  # before the first load: not yet known
+    home.reload()
+    assert home.tabs()[-1] == "skills"
+    home.switch_tab("5")
+    assert home.tab_name() == "skills"
+    app.session.capabilities = {"tools": {}}  # reconnected (Ctrl+R) to a server that no longer serves skills
+    home.reload()
+    assert home.tabs() == ["tools", "resources", "prompts", "server"] and home.tab_name() == "server"
+    home.switch_tab("5")  # no fifth tab: nothing chosen
+    assert home.tab_name() == "server"
+    home.switch_tab("1")
+    app.session.capabilities = {"tools": {}, "extensions": {mcp_tui.SKILLS_EXTENSION: {}}}
+    home.reload()
+    assert home.tab_name() == "tools"  # a tab that comes does not move the user off theirs
