@@ -66,8 +66,8 @@ tests/test_layering.py checks this map against the banners and the code.
      8a. the app    the loop, the inbox, the session and the tasks it follows
                     classes: Binding Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
                     TaskRow TaskBook TaskFollower
-     8b. screens    connection, main, tool form, tasks, input requests, debug
-                    classes: Screen TextScreen FieldScreen ConnectScreen MainScreen Catalog
+     8b. screens    connection, main (with its Skills tab), tool form, tasks, input requests, debug
+                    classes: Screen TextScreen FieldScreen ConnectScreen SkillsTab MainScreen Catalog
                     Entry ToolScreen TextAreaScreen ObjectListScreen ElementScreen PickScreen
                     CallRecord CallHistory HistoryScreen
                     ResourceScreen LineScreen TemplateScreen Completer PromptScreen
@@ -1126,6 +1126,11 @@ class StdioTransport(Transport):
             else:
                 os.killpg(self.process.pid, signal.SIGKILL if kill else signal.SIGTERM)
         except (OSError, ValueError):
+            pass
+        except SystemError:
+            # Windows: when GenerateConsoleCtrlEvent fails (no console shared with the server: a
+            # detached keeper; curses under Wine), CPython's os.kill falls back to TerminateProcess
+            # and then raises SystemError with the first error set. The server is ended.
             pass
 
 
@@ -4808,11 +4813,17 @@ def read_app_view(session, uri):
             "uiSource": source}
 
 
-def skills_declared(session):
-    """The server's Skills settings ({} or {"directoryRead": true}), or a UsageError: skills/*
-    is used only where the server declared the extension, never probed."""
+def skills_settings(session):
+    """The server's Skills settings ({} or {"directoryRead": true}); None where it declares no skills."""
     settings = (session.capabilities.get("extensions") or {}).get(SKILLS_EXTENSION)
-    if isinstance(settings, dict):
+    return settings if isinstance(settings, dict) else None
+
+
+def skills_declared(session):
+    """The server's Skills settings, or a UsageError: skills/* is used only where the server
+    declared the extension, never probed."""
+    settings = skills_settings(session)
+    if settings is not None:
         return settings
     raise UsageError("%s does not serve skills (it declares no %s extension in %s); nothing was sent"
                      % (session.display_name(), SKILLS_EXTENSION, session.era_label),
@@ -4930,6 +4941,21 @@ def verify_skill(session, entry):
             if item["uri"] == entry["uri"]:
                 row.update(frontmatter_check(raw, entry.get("frontmatter")))
     return rows
+
+
+def check_skill(session, entry, require_digests=False):
+    """A skill's verification, as `skill verify` and the TUI's Skills tab report it: the entry's
+    problems, then (for a sound array manifest) every file read and checked (verify_skill).
+    ``require_digests``: a "dynamic" manifest fails too."""
+    problems = skill_entry_problems(entry)
+    dynamic = entry.get("resources") == "dynamic"
+    rows = [] if problems or dynamic else verify_skill(session, entry)
+    if dynamic:
+        problems.append("dynamic-resources")
+    failed = any(p != "dynamic-resources" or require_digests for p in problems) or any(
+        row["status"] != "verified" for row in rows)
+    return {"skill": entry.get("uri"), "path": skill_path(entry), "ok": not failed, "problems": problems,
+            "files": rows}
 
 
 def frontmatter_check(raw, listed):
@@ -9752,17 +9778,35 @@ def describe_app_view(view, app):
     return lines
 
 
+def skill_size(entry):
+    """"3 files, 254 bytes", or why a skill's files cannot be counted."""
+    files = entry.get("resources")
+    return ("dynamic (unverifiable)" if files == "dynamic" else "%d file%s, %d bytes" % (
+        len(files), "" if len(files) == 1 else "s", skill_total_size(entry)) if isinstance(files, list)
+        else "no manifest (invalid)")
+
+
+def skill_description(entry):
+    frontmatter = entry.get("frontmatter") if isinstance(entry.get("frontmatter"), dict) else {}
+    return first_line(str(frontmatter.get("description") or ""))
+
+
 def skill_summary(entry):
     """One skill in `skill list`: its path, name and description, then its URI and size."""
     frontmatter = entry.get("frontmatter") if isinstance(entry.get("frontmatter"), dict) else {}
-    files = entry.get("resources")
-    size = ("dynamic (unverifiable)" if files == "dynamic" else "%d file%s, %d bytes" % (
-        len(files), "" if len(files) == 1 else "s", skill_total_size(entry)) if isinstance(files, list)
-        else "no manifest (invalid)")
     name = frontmatter.get("name")
     return "%s%s\n    %s\n    %s · %s" % (skill_path(entry), " (name: %s)" % name if name and not skill_path(
-        entry).endswith(str(name)) else "", first_line(str(frontmatter.get("description") or "")), entry.get("uri"),
-        size)
+        entry).endswith(str(name)) else "", skill_description(entry), entry.get("uri"), skill_size(entry))
+
+
+def skill_row(entry):
+    """One skill in the TUI's Skills list: path, size, description."""
+    return "%s · %s · %s" % (skill_path(entry), skill_size(entry), skill_description(entry))
+
+
+def skill_manifest_line(item):
+    """One file of a manifest: its size, the start of its digest, its URI."""
+    return "%8s  %s  %s" % (item.get("size"), str(item.get("digest"))[:19], item.get("uri"))
 
 
 def describe_skill(entry, problems):
@@ -9772,8 +9816,7 @@ def describe_skill(entry, problems):
     files = entry.get("resources")
     if isinstance(files, list):
         lines += ["", "Manifest (%d files, %d bytes):" % (len(files), skill_total_size(entry))]
-        lines += ["  %8s  %s  %s" % (f.get("size"), str(f.get("digest"))[:19], f.get("uri")) for f in files
-                  if isinstance(f, dict)]
+        lines += ["  " + skill_manifest_line(f) for f in files if isinstance(f, dict)]
     else:
         lines += ["", "Manifest: %s" % ("dynamic (the files cannot be verified)" if files == "dynamic" else "none")]
     if problems:
@@ -9791,9 +9834,22 @@ def skill_check_detail(row):
 
 
 def skill_check_line(row):
-    """One file of `skill verify` or `skill fetch`: its status and, when it failed, why."""
+    """One file of `skill verify` or `skill fetch`: ✓ or ✗, its status and, when it failed, why."""
     detail = skill_check_detail(row)
-    return "  %-24s %s%s" % (row["status"], row["uri"], "\n      " + detail if detail else "")
+    return "  %s %-24s %s%s" % (check_mark(row["status"] == "verified"), row["status"], row["uri"],
+                                "\n        " + detail if detail else "")
+
+
+def check_mark(ok):
+    return "✓" if ok else "✗"
+
+
+def skill_report(outcome):
+    """A skill's verification (check_skill): ✓ or ✗ and a count, then a line per file."""
+    verified = sum(row["status"] == "verified" for row in outcome["files"])
+    lines = ["%s %s: %s" % (check_mark(outcome["ok"]), outcome["path"], ", ".join(
+        outcome["problems"]) or "%d of %d files verified" % (verified, len(outcome["files"])))]
+    return "\n".join(lines + [skill_check_line(row) for row in outcome["files"]])
 
 
 def describe_task(task, tool=None, now=None):
@@ -12660,22 +12716,7 @@ class SkillCommands(CliCommands):
             self.out.text(describe_skill(entry, problems))
 
     def check(self, session, entry):
-        """A skill's verification: its entry's problems, then (for a sound array manifest) every file read."""
-        problems = skill_entry_problems(entry)
-        dynamic = entry.get("resources") == "dynamic"
-        rows = [] if problems or dynamic else verify_skill(session, entry)
-        if dynamic:
-            problems.append("dynamic-resources")
-        failed = any(p != "dynamic-resources" or self.opts.require_digests for p in problems) or any(
-            row["status"] != "verified" for row in rows)
-        return {"skill": entry.get("uri"), "path": skill_path(entry), "ok": not failed, "problems": problems,
-                "files": rows}
-
-    def report(self, outcome):
-        verified = sum(row["status"] == "verified" for row in outcome["files"])
-        lines = ["%s %s: %s" % ("✓" if outcome["ok"] else "✗", outcome["path"], ", ".join(
-            outcome["problems"]) or "%d of %d files verified" % (verified, len(outcome["files"])))]
-        return "\n".join(lines + [skill_check_line(row) for row in outcome["files"]])
+        return check_skill(session, entry, self.opts.require_digests)
 
     def public(self, outcome):
         return dict(outcome, files=[{k: v for k, v in row.items() if k != "raw"} for row in outcome["files"]])
@@ -12689,7 +12730,7 @@ class SkillCommands(CliCommands):
         if self.out.json:
             self.out.document({"skills": [self.public(o) for o in outcomes], "ok": all(o["ok"] for o in outcomes)})
         else:
-            self.out.text("\n".join(self.report(o) for o in outcomes) or "(no skills)")
+            self.out.text("\n".join(skill_report(o) for o in outcomes) or "(no skills)")
         return EXIT_OK if all(o["ok"] for o in outcomes) else EXIT_FAILURE
 
     def fetch(self, args):
@@ -12725,7 +12766,7 @@ class SkillCommands(CliCommands):
         if self.out.json:
             self.out.document(dict(self.public(outcome), written=[path for path, _ in files]))
         else:
-            self.out.text(self.report(outcome))
+            self.out.text(skill_report(outcome))
             self.out.progress("%d files written under %s" % (len(files), target))
 
     def app_of(self, session, tool):
@@ -14289,21 +14330,86 @@ def in_connect_words(text):
     return text
 
 
-class MainScreen(Screen):
-    """Tabs for tools, resources (and templates), prompts and the server; a list with a
-    detail pane."""
+class SkillsTab:
+    """The main screen's Skills tab, shown where the server serves skills: its list and detail
+    pane are the main screen's (a Catalog of "skill" entries); this is what the tab adds: v
+    checks every file of the selected skill as `skill verify` does, Enter lists its files to
+    read one."""
 
-    TABS = ("tools", "resources", "prompts", "server")
+    BINDINGS = (Binding("v", "verify", "on the Skills tab: read every file of the skill and check its size and "
+                        "SHA-256 against the manifest, as skill verify does (✓/✗ per file)",
+                        key_action(lambda screen: screen.skills.verify()),
+                        when=lambda screen: screen.tab_name() == "skills"),)
+
+    def __init__(self, screen):
+        self.screen, self.app = screen, screen.app
+
+    def verify(self):
+        entry = self.screen.selected_entry()
+        if entry is None:
+            self.app.say("No skill to verify.", True)
+            return
+        if entry.verification != "running":
+            entry.verification, session = "running", self.app.session
+            self.app.say("Verifying %s ..." % skill_path(entry.data))
+            self.app.spawn(lambda: check_skill(session, entry.data), lambda outcome: self.verified(entry, outcome),
+                           lambda exc: self.failed(entry, exc))
+
+    def verified(self, entry, outcome):
+        entry.verification = outcome
+        self.app.say(skill_report(outcome).split("\n", 1)[0], not outcome["ok"])
+
+    def failed(self, entry, exc):
+        entry.verification = "Cannot verify: %s" % describe_failure(exc)
+        self.app.report_failure(exc)
+
+    def open_files(self, entry):
+        """The files of the skill's manifest (with ✓/✗ once verified); Enter reads one."""
+        files = entry.data.get("resources")
+        files = [f for f in files if isinstance(f, dict)] if isinstance(files, list) else []
+        if not files:
+            self.app.say("%s lists no files: %s." % (skill_path(entry.data), skill_size(entry.data)), True)
+            return
+        checked = entry.verification.get("files") if isinstance(entry.verification, dict) else ()
+        marks = dict((row["uri"], check_mark(row["status"] == "verified")) for row in checked)
+        labels = ["%s %s" % (marks.get(f.get("uri"), " "), skill_manifest_line(f)) for f in files]
+        self.app.open(PickScreen(self.app, "Skill: %s" % skill_path(entry.data), labels,
+                                 lambda index: self.app.open(ResourceScreen(self.app, {"uri": str(files[index].get(
+                                     "uri"))})), intro="Its files (size, digest, URI): Enter reads one"))
+
+
+def skill_entry_detail(entry):
+    """The Skills tab's detail pane: the skill's frontmatter and manifest, then its last check."""
+    verification = entry.verification
+    if isinstance(verification, dict):
+        verification = "Verification:\n" + skill_report(verification)
+    elif verification is None:
+        verification = "v verifies every file (size, then SHA-256); Enter lists the files to read one."
+    elif verification == "running":
+        verification = "Verifying ..."
+    return describe_skill(entry.data, skill_entry_problems(entry.data)) + "\n\n" + verification
+
+
+class MainScreen(Screen):
+    """Tabs for tools, resources (and templates), prompts, the server and (where the server
+    serves them) skills; a list with a detail pane."""
+
+    TABS = ("tools", "resources", "prompts", "server", "skills")
+    LISTS = ("tools", "resources", "prompts", "skills")  # the tabs with a Catalog
+    OPTIONAL = ("skills",)  # tabs shown only where the server offers their list
     BINDINGS = (
-        Binding("1-4", help="switch tabs (Tools, Resources and templates, Prompts, Server)",
-                action=lambda screen, key: screen.switch_tab(key), help_key="1-4, Tab, Left/Right",
-                codes=("1", "2", "3", "4") + TAB_KEYS),
+        Binding("1-5", help="switch tabs (Tools, Resources and templates, Prompts, Server, and Skills where the "
+                            "server serves them)",
+                action=lambda screen, key: screen.switch_tab(key), help_key="1-5, Tab, Left/Right",
+                codes=("1", "2", "3", "4", "5") + TAB_KEYS),
         Binding("j/k", "scroll", when=lambda screen: screen.on_server_tab()),
         Binding("j/k", help="move in the list; Home/End first/last", help_key="j/k, arrows, PgUp/PgDn"),
         Binding("J/K", help="scroll the detail pane (schema, annotations)", codes=("J", "K"),
                 action=lambda screen, key: screen.scroll_detail(key), when=lambda screen: not screen.on_server_tab()),
-        Binding("Enter", "open", "open: a tool's form, a resource's contents, a prompt", codes=("ENTER",),
-                action=key_action(lambda screen: screen.open_selected()), when=lambda screen: not screen.on_server_tab()),
+        Binding("Enter", "open", "open: a tool's form, a resource's contents, a prompt, a skill's files",
+                codes=("ENTER",), action=key_action(lambda screen: screen.open_selected()),
+                when=lambda screen: not screen.on_server_tab()),
+        *SkillsTab.BINDINGS,
         Binding("/", lambda screen: "" if screen.on_server_tab() else "filter",
                 "a new filter for this tab's list (Enter keeps it, Esc clears it)",
                 key_action(lambda screen: screen.new_filter())),
@@ -14319,8 +14425,9 @@ class MainScreen(Screen):
     def __init__(self, app):
         Screen.__init__(self, app)
         self.tab = 0
-        self.catalogs = {name: Catalog() for name in self.TABS[:3]}
-        self.selections = {name: Selection() for name in self.TABS[:3]}
+        self.catalogs = {name: Catalog() for name in self.LISTS}
+        self.catalogs["skills"].offered = False  # until the server is seen to serve them
+        self.selections = {name: Selection() for name in self.LISTS}
         self.filters = {name: SearchBar() for name in self.TABS}  # each tab its own: a filter stays on its tab
         self.matches = {}  # tab -> (needle, entries, the entries that match): keys must not filter 10,000 again
         self.detail = TextView("")
@@ -14328,10 +14435,17 @@ class MainScreen(Screen):
         self.loading = set()  # the lists a reload still waits for
         self.announce = False
         self.server_view = TextView("")
+        self.skills = SkillsTab(self)
 
     @property
     def filter(self):
-        return self.filters[self.TABS[self.tab]]
+        return self.filters[self.tab_name()]
+
+    def tabs(self):
+        return [name for name in self.TABS if name not in self.OPTIONAL or self.catalogs[name].offered]
+
+    def tab_name(self):
+        return self.tabs()[self.tab]
 
     def title(self):
         return "mcp-tui"
@@ -14340,7 +14454,7 @@ class MainScreen(Screen):
         return "type to filter  Enter keep  Esc clear" if self.filter.active else Screen.hints(self)
 
     def on_server_tab(self):
-        return self.TABS[self.tab] == "server"
+        return self.tab_name() == "server"
 
     # -- loading --------------------------------------------------------------------------
 
@@ -14351,18 +14465,22 @@ class MainScreen(Screen):
         self.announce = announce
         if announce:
             self.app.say("Refreshing the lists ...")
-        for kind in kinds or self.TABS[:3]:
+        shown = self.tab_name()
+        for kind in kinds or self.LISTS:
             if kind not in self.catalogs:
                 continue
             catalog = self.catalogs[kind]
-            if kind not in session.capabilities:
-                catalog.offered, catalog.entries = False, []
+            catalog.offered = catalog_offered(session, kind)
+            if not catalog.offered:
+                catalog.entries = []
                 continue
             catalog.loading = True
             self.loading.add(kind)
             self.app.spawn(lambda kind=kind: CATALOG_LOADERS[kind](session),
                            lambda entries, kind=kind: self.loaded(kind, entries),
                            lambda exc, kind=kind: self.load_failed(kind, exc))
+        tabs = self.tabs()  # an optional tab may have come or gone: stay on the same tab where it is still there
+        self.tab = tabs.index(shown) if shown in tabs else min(self.tab, len(tabs) - 1)
 
     def loaded(self, kind, entries):
         catalog = self.catalogs[kind]
@@ -14395,10 +14513,12 @@ class MainScreen(Screen):
     def other_key(self, key):
         if self.on_server_tab():
             return self.server_view.on_key(key)
-        return self.selections[self.TABS[self.tab]].on_key(key, len(self.visible_entries()))
+        return self.selections[self.tab_name()].on_key(key, len(self.visible_entries()))
 
     def switch_tab(self, key):
-        self.tab = tab_chosen(key, self.tab, len(self.TABS))
+        chosen = tab_chosen(key, self.tab, len(self.tabs()))
+        if chosen < len(self.tabs()):  # 5 without a Skills tab chooses nothing
+            self.tab = chosen
 
     def new_filter(self):
         self.filter.clear()  # a new filter, not more text behind the last one
@@ -14412,7 +14532,7 @@ class MainScreen(Screen):
 
     def visible_entries(self, name=None):
         """The entries of a tab (this one by default) that match the filter."""
-        name = name or self.TABS[self.tab]
+        name = name or self.tab_name()
         if name == "server":
             return []
         needle = self.filters[name].needle()
@@ -14426,13 +14546,20 @@ class MainScreen(Screen):
                                                            if needle in e.search_text])
         return kept[2]
 
-    def open_selected(self):
+    def selected_entry(self):
+        """The entry selected in this tab's list, or None."""
         entries = self.visible_entries()
-        if not entries:
+        return entries[self.selections[self.tab_name()].index] if entries else None
+
+    def open_selected(self):
+        entry = self.selected_entry()
+        if entry is None:
             return
-        entry = entries[self.selections[self.TABS[self.tab]].index]
         if entry.kind == "tool":
             self.app.open_tool(entry.data)
+            return
+        if entry.kind == "skill":
+            self.skills.open_files(entry)
             return
         screen = {"resource": ResourceScreen, "template": TemplateScreen, "prompt": PromptScreen}[entry.kind]
         self.app.open(screen(self.app, entry.data))
@@ -14442,7 +14569,7 @@ class MainScreen(Screen):
     def draw(self, canvas):
         self.draw_tabs(canvas.sub(0, 0, 1, canvas.width))
         body = canvas.sub(1, 0, canvas.height - 1, canvas.width)
-        if self.TABS[self.tab] == "server":
+        if self.tab_name() == "server":
             self.server_view.set_text(describe_server(self.app.session, self.app.tasks), keep_position=True)
             self.server_view.draw(body)
             return
@@ -14452,7 +14579,7 @@ class MainScreen(Screen):
 
     def draw_tabs(self, canvas):
         col = 0
-        for index, name in enumerate(self.TABS):
+        for index, name in enumerate(self.tabs()):
             label = "%d %s" % (index + 1, self.tab_label(name))
             canvas.put(0, col, " %s " % label, self.app.style.reverse if index == self.tab else self.app.style.dim)
             col += cells(label) + 3
@@ -14473,7 +14600,7 @@ class MainScreen(Screen):
         return "%s (%s)" % (name.capitalize(), count)
 
     def draw_list(self, canvas):
-        name = self.TABS[self.tab]
+        name = self.tab_name()
         catalog = self.catalogs[name]
         height = canvas.height - (1 if self.filter.shown() else 0)
         entries = self.visible_entries()
@@ -14492,10 +14619,9 @@ class MainScreen(Screen):
         self.filter.draw(canvas.sub(canvas.height - 1, 0, 1, canvas.width), self.app.style)
 
     def draw_detail(self, canvas):
-        entries = self.visible_entries()
-        if not entries:
+        entry = self.selected_entry()
+        if entry is None:
             return
-        entry = entries[self.selections[self.TABS[self.tab]].index]
         self.detail.set_text(entry.detail(self.app.tasks), keep_position=entry is self.detail_entry)
         self.detail_entry = entry
         self.detail.draw(canvas)
@@ -14512,23 +14638,27 @@ class Catalog:
 
 
 class Entry:
-    """A tool, resource, template or prompt as the main screen lists it."""
+    """A tool, resource, template, prompt or skill as the main screen lists it."""
 
     def __init__(self, kind, data):
         self.kind = kind
         self.data = data
+        self.verification = None  # a skill's last check (v): "running", check_skill's outcome, or why it failed
         name = str(data.get("name") or data.get("uri") or data.get("uriTemplate") or "?")
         annotations = data.get("annotations") if isinstance(data.get("annotations"), dict) else {}
         title = data.get("title") or annotations.get("title") or ""
         if kind == "tool":
             self.label = name + (" [task]" if listed_task_support(data) in ("optional", "required") else "")
+        elif kind == "skill":
+            self.label = skill_row(data)
         elif kind in ("resource", "template"):
             self.label = ("template: " if kind == "template" else "") + str(
                 data.get("title") or data.get("name") or data.get("uri") or data.get("uriTemplate"))
         else:
             arguments = [a.get("name", "?") for a in data.get("arguments") or () if isinstance(a, dict)]
             self.label = "%s(%s)" % (name, ", ".join(arguments))
-        fields = [data.get(k) for k in ("name", "description", "uri", "uriTemplate")] + [title]
+        fields = [data.get(k) for k in ("name", "description", "uri", "uriTemplate")] + [title] + (
+            [self.label] if kind == "skill" else [])
         self.search_text = " ".join(str(f) for f in fields if f).lower()
 
     def detail(self, tasks):
@@ -14552,10 +14682,21 @@ def load_prompts(session):
     return [Entry("prompt", p) for p in list_all(session, "prompts/list", "prompts") if isinstance(p, dict)]
 
 
-CATALOG_LOADERS = {"tools": load_tools, "resources": load_resources, "prompts": load_prompts}
+def load_skills(session):
+    return [Entry("skill", entry) for entry in list_skills(session)]
+
+
+CATALOG_LOADERS = {"tools": load_tools, "resources": load_resources, "prompts": load_prompts, "skills": load_skills}
+
+
+def catalog_offered(session, kind):
+    """Whether the server offers a tab's list: its capability, or for skills the extension."""
+    return skills_settings(session) is not None if kind == "skills" else kind in session.capabilities
 
 
 def entry_detail(entry, tasks):
+    if entry.kind == "skill":
+        return skill_entry_detail(entry)
     if entry.kind == "tool":
         return describe_tool(entry.data, tasks)
     if entry.kind == "prompt":

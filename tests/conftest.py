@@ -29,6 +29,10 @@ import inprocess  # noqa: E402
 from inprocess import ALWAYS_A_PROCESS, run_main  # noqa: E402
 from servers import LoopbackServer  # noqa: E402
 
+# tests/windows/ is the Windows leg (mcp-tui under Wine): `python3 tests/run_tests.py --windows`
+# runs it on its own, after the main suite; a plain `pytest` or `pytest tests` leaves it out.
+collect_ignore = ["windows"]
+
 
 # The servers under test are on loopback: a proxy of the machine's (which mcp-tui honours, as
 # curl does) must not stand in between. tests/test_proxy.py sets these where it means to.
