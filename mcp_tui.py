@@ -41,7 +41,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: Task TaskFailed TaskSupport CallOutcome StatusReporter TaskForm
                     ExtensionTasks ExperimentalTasks TaskLedger
      3d. check and load  the rules a server is held to, the probes that apply them, --load
-                    classes: ServerCheck HttpChecks LatencyHistogram ToolLoad
+                    classes: ServerCheck ClaimChecks HttpChecks LatencyHistogram ToolLoad
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
                     (and whole, credentials masked, in a --record file, which ``replay`` reads)
                     classes: LogSelection MessageRecorder Recording RecordedResponder DebugLog
@@ -6064,6 +6064,20 @@ CHECK_RULES = (
      "implement the methods of each capability you declare, or stop declaring it"),
     ("capabilities.undeclared-refused", "warning", "a method of an undeclared capability is refused (-32601)",
      "declare the capability you serve, or answer its methods with -32601 Method not found"),
+    ("capabilities.list-changed", "error", "listChanged claims hold: booleans, on declared capabilities, "
+     "kept by subscriptions/listen (2026-07-28)",
+     "announce list changes only of the capabilities you declare, and acknowledge toolsListChanged (and the rest) "
+     "on subscriptions/listen where you claim listChanged: true"),
+    ("capabilities.list-changed-unclaimed", "warning", "list changes are announced only where listChanged: true "
+     "is claimed (the spec: only then)",
+     "declare listChanged: true in the capability whose list changes you announce, or stop announcing them"),
+    ("capabilities.subscribe", "error", "a declared resources.subscribe holds: resources/subscribe and "
+     "unsubscribe answer, or the listen keeps resourceSubscriptions",
+     "implement resources/subscribe and resources/unsubscribe (or resourceSubscriptions on subscriptions/listen), "
+     "or stop declaring subscribe: true"),
+    ("capabilities.subscribe-unclaimed", "warning", "without resources.subscribe declared, subscriptions are refused "
+     "(-32601, or left out of the listen)",
+     "declare resources.subscribe: true when you take subscriptions, or refuse them"),
     ("tools.unique-names", "error", "tool names are unique (a client calls a tool by its name)",
      "give every tool its own name"),
     ("tools.valid-names", "warning", "tool names are 1-128 characters of A-Z a-z 0-9 _ - . (the spec's naming rule)",
@@ -6228,7 +6242,8 @@ class ServerCheck:
         self.ran = []
         self.findings = []
         self.session = None
-        self.tools, self.prompts, self.templates = [], [], []  # as listed, for the rules that follow
+        self.tools, self.prompts, self.templates, self.resources = [], [], [], []  # as listed, for the rules after
+        self.announced = set()  # the capabilities whose notifications/<name>/list_changed came
         self._lock = threading.Lock()
 
     # -- recording ---------------------------------------------------------------------
@@ -6256,6 +6271,10 @@ class ServerCheck:
         if isinstance(method, str) and method.startswith("notifications/") and "id" in message:
             self.found("lifecycle.notification-id", "the notification %s carries the id %s" % (
                 method, json.dumps(message.get("id"))), where)
+        changed = re.match(r"notifications/(tools|prompts|resources)/list_changed$", method if isinstance(method, str) else "")
+        if changed:
+            with self._lock:
+                self.announced.add(changed.group(1))
         result = message.get("result")
         if isinstance(result, dict) and result.get("resultType") == "complete":
             self.check_cache_fields(result, where)
@@ -6294,6 +6313,8 @@ class ServerCheck:
             steps.append(("prompts", self.check_prompts))
         if "completions" in declared:
             steps.append(("completion", self.check_completion))
+        claims = ClaimChecks(self)
+        steps.append(("subscriptions", claims.check_claims))
         steps.append(("tasks", self.check_tasks))
         streamable_http = session.transport.http is not None and session.transport.carries_mcp_headers
         http = HttpChecks(self)
@@ -6308,6 +6329,7 @@ class ServerCheck:
                 break
             self.progress("checking %s..." % name)
             step()
+        claims.check_announced()
         self.check_wire()
 
     def other_era(self, summary):
@@ -6507,6 +6529,7 @@ class ServerCheck:
 
     def check_resources(self):
         resources = self.list_of("resources/list", "resources")
+        self.resources = resources or []
         self.apply("resources.uri-scheme", "resources.template-syntax")
         for resource in resources or ():
             uri = resource.get("uri")
@@ -6645,6 +6668,130 @@ class ServerCheck:
                 form.list()
             except McpTuiError as exc:
                 self.failed("tasks.list", exc, "tasks/list")
+
+
+class ClaimChecks:
+    """`check`'s probes of what a server claims about changes: listChanged and
+    resources.subscribe. Under 2025-11-25 it subscribes to a listed resource and unsubscribes
+    again (nothing is left behind); under 2026-07-28 it opens one subscriptions/listen asking
+    for every kind of change, compares the acknowledgement with the claims, and closes it.
+    In both, the list_changed notifications seen on the way are held to the claims."""
+
+    NO_RESOURCE = "mcp-tui-check://no-such-resource"  # what a server with none listed is asked to subscribe to
+
+    def __init__(self, check):
+        self.check = check
+        self.apply, self.found = check.apply, check.found
+
+    @property
+    def session(self):
+        return self.check.session
+
+    def claims(self, capability, flag):
+        """Whether the server declares ``capability`` with ``flag``: true."""
+        declared = self.session.capabilities.get(capability)
+        return isinstance(declared, dict) and declared.get(flag) is True
+
+    def check_claims(self):
+        self.apply("capabilities.list-changed", "capabilities.list-changed-unclaimed")
+        for capability in sorted(LIST_CHANGE_FILTERS):
+            declared = self.session.capabilities.get(capability)
+            for flag in ("listChanged", "subscribe") if capability == "resources" else ("listChanged",):
+                value = declared.get(flag) if isinstance(declared, dict) else None
+                if value is not None and not isinstance(value, bool):
+                    self.found("capabilities.list-changed" if flag == "listChanged" else "capabilities.subscribe",
+                               "%s.%s is %s, not true or false" % (capability, flag, json.dumps(value)),
+                               "capabilities")
+        listed = [r.get("uri") for r in self.check.resources if isinstance(r.get("uri"), str)]
+        if self.session.summary().get("era") == "modern":
+            self.check_listen(listed[0] if listed else None)
+        else:
+            self.check_subscribe(listed[0] if listed else None)
+
+    def check_subscribe(self, uri):
+        """resources/subscribe, then resources/unsubscribe of the same URI: both answer when
+        subscribe is claimed (on a URI the server did not list, only -32601 counts), and a
+        subscription taken without the claim is a warning (and is undone)."""
+        claimed = self.claims("resources", "subscribe")
+        rule = "capabilities.subscribe" if claimed else "capabilities.subscribe-unclaimed"
+        self.apply(rule)
+        for method in ("resources/subscribe", "resources/unsubscribe"):
+            try:
+                self.session.request(method, {"uri": uri or self.NO_RESOURCE})
+            except RpcError as exc:
+                if claimed and (uri is not None or exc.code == METHOD_NOT_FOUND):
+                    self.found(rule, "refused with %s %s, though the server declares resources.subscribe" % (
+                        exc.code, cut_text(exc.rpc_message, 80)), method)
+                if not claimed:
+                    return  # refused, as it should be: nothing to undo
+                continue
+            except McpTuiError as exc:
+                if claimed:
+                    self.found(rule, "failed: %s" % exc.message, method)
+                continue
+            if not claimed and method == "resources/subscribe":
+                self.found(rule, "answered, though the server does not declare resources.subscribe", method)
+
+    def check_listen(self, uri):
+        """One subscriptions/listen for every list change (and ``uri``'s updates), closed as
+        soon as it is acknowledged: the acknowledgement must keep each claim and only those."""
+        claims = dict((flag, self.claims(capability, "listChanged"))
+                      for capability, flag in LIST_CHANGE_FILTERS.items())
+        subscribe = self.claims("resources", "subscribe")
+        self.apply("capabilities.subscribe" if subscribe else "capabilities.subscribe-unclaimed")
+        filters = dict((flag, True) for flag in claims)
+        if uri is not None:
+            filters["resourceSubscriptions"] = [uri]
+        subscription = self.session.listen(filters, lambda message: None)
+        try:
+            acknowledged = subscription.acknowledged.wait(min(CHECK_PING_SECONDS, self.session.timeout))
+        finally:
+            subscription.close()
+        accepted = subscription.accepted if acknowledged and subscription.error is None else None
+        if not isinstance(accepted, dict):
+            error = subscription.error
+            why = ("refused with %s %s" % (error.code, cut_text(error.rpc_message, 80)) if isinstance(error, RpcError)
+                   else "failed: %s" % error.message if error is not None
+                   else "no acknowledgement within %s" % seconds_text(min(CHECK_PING_SECONDS, self.session.timeout))
+                   if not acknowledged else "an acknowledgement without notifications")
+            for capability, flag in sorted(LIST_CHANGE_FILTERS.items()):
+                if claims[flag]:
+                    self.found("capabilities.list-changed", "%s: %s, though %s.listChanged is true" % (
+                        flag, why, capability), "subscriptions/listen")
+            if subscribe and uri is not None:
+                self.found("capabilities.subscribe", "resourceSubscriptions: %s, though the server declares "
+                           "resources.subscribe" % why, "subscriptions/listen")
+            return
+        for capability, flag in sorted(LIST_CHANGE_FILTERS.items()):
+            kept = accepted.get(flag) is True
+            if claims[flag] and not kept:
+                self.found("capabilities.list-changed", "the listen acknowledgement leaves out %s, though %s."
+                           "listChanged is true" % (flag, capability), "subscriptions/listen")
+            elif kept and capability not in self.session.capabilities:
+                self.found("capabilities.list-changed", "the listen acknowledgement keeps %s, though the server "
+                           "declares no %s capability" % (flag, capability), "subscriptions/listen")
+            elif kept and not claims[flag]:
+                self.found("capabilities.list-changed-unclaimed", "the listen acknowledgement keeps %s, though "
+                           "%s.listChanged is not true" % (flag, capability), "subscriptions/listen")
+        kept = accepted.get("resourceSubscriptions")
+        kept = uri is not None and isinstance(kept, list) and uri in kept
+        if subscribe and uri is not None and not kept:
+            self.found("capabilities.subscribe", "the listen acknowledgement leaves out the subscription to %s, "
+                       "though the server declares resources.subscribe" % uri, "subscriptions/listen")
+        elif kept and not subscribe:
+            self.found("capabilities.subscribe-unclaimed", "the listen acknowledgement keeps the subscription to %s, "
+                       "though the server does not declare resources.subscribe" % uri, "subscriptions/listen")
+
+    def check_announced(self):
+        """The list_changed notifications that came, each against its capability's claim."""
+        for capability in sorted(self.check.announced):
+            method = "notifications/%s/list_changed" % capability
+            if capability not in self.session.capabilities:
+                self.found("capabilities.list-changed", "the server sent %s, though it declares no %s capability"
+                           % (method, capability), method)
+            elif not self.claims(capability, "listChanged"):
+                self.found("capabilities.list-changed-unclaimed", "the server sent %s, though %s.listChanged is "
+                           "not true" % (method, capability), method)
 
 
 class HttpChecks:
