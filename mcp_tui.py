@@ -6086,11 +6086,12 @@ CHECK_RULES = (
      'give every tool an inputSchema like {"type": "object", "properties": {...}}'),
     ("tools.portable-schema", "warning", "inputSchema avoids top-level features common hosts reject",
      "flatten the top level to one object schema with properties (no $ref, anyOf, oneOf, allOf, not, if)"),
-    ("tools.output-schema", "error", 'an outputSchema is a JSON Schema object of type "object"',
-     'declare outputSchema as {"type": "object", ...}, or leave it out'),
+    ("tools.output-schema", "error", 'an outputSchema is a JSON Schema object (of type "object" before 2026-07-28, '
+     "where it may be any schema)", 'declare outputSchema as {"type": "object", ...}, or leave it out'),
     ("tools.annotations", "warning", "annotations are well-formed: the hints are booleans, the title a string",
      "write readOnlyHint, destructiveHint, idempotentHint and openWorldHint as true or false"),
-    ("tools.task-support", "error", 'execution.taskSupport is "forbidden", "optional" or "required"',
+    ("tools.task-support", "error", 'execution.taskSupport is "forbidden", "optional" or "required" (2025-11-25; '
+     "2026-07-28 tools have none)",
      "use one of the three values, or leave execution out"),
     ("tools.unknown-tool", "error", "a call of a tool that does not exist is an error, not a success",
      "answer an unknown tool name with an error (-32602, or a result with isError: true)"),
@@ -6120,6 +6121,9 @@ CHECK_RULES = (
      "give every resource a URI with a scheme, e.g. file:///path or myapp://item/1"),
     ("resources.template-syntax", "error", "resource templates are valid RFC 6570 URI templates",
      "write expressions as {name}, {+name}, {?a,b} and so on, with balanced braces"),
+    ("resources.template-scheme", "warning", "a resource template starts with a scheme (or an expression): "
+     "it expands to resource URIs, which are absolute",
+     "begin the template with its scheme, e.g. file:///notes/{name}, or with an expression such as {+uri}"),
     ("resources.read-back", "error", "every listed resource reads back with contents of text or blob",
      "answer resources/read for each listed URI with contents [{uri, text}] or [{uri, blob}]"),
     ("resources.blob-base64", "error", "a blob is base64 (clients decode it)",
@@ -6422,14 +6426,14 @@ class ServerCheck:
         if tools is None:
             return
         self.tools = tools
+        modern = self.session.summary().get("era") == "modern"  # any outputSchema; no execution.taskSupport
         self.apply("tools.unique-names", "tools.valid-names", "tools.input-schema", "tools.portable-schema",
-                   "tools.output-schema",
-                   "tools.annotations", "tools.task-support")
+                   "tools.output-schema", "tools.annotations", *(() if modern else ("tools.task-support",)))
         seen = set()
         for tool in tools:
             name = tool.get("name")
             where = "tool %s" % json.dumps(name, ensure_ascii=False)
-            if name in seen:
+            if isinstance(name, str) and name in seen:
                 self.found("tools.unique-names", "two tools are named %s" % json.dumps(name, ensure_ascii=False),
                            where)
             if isinstance(name, str):
@@ -6446,7 +6450,7 @@ class ServerCheck:
                 self.found("tools.portable-schema", "its inputSchema uses %s at the top level" % ", ".join(unportable),
                            where)
             if "outputSchema" in tool and not (isinstance(tool["outputSchema"], dict)
-                                               and tool["outputSchema"].get("type") == "object"):
+                                               and (modern or tool["outputSchema"].get("type") == "object")):
                 self.found("tools.output-schema", "its outputSchema is %s" % cut_text(
                     json.dumps(tool["outputSchema"], ensure_ascii=False), 80), where)
             annotations = tool.get("annotations")
@@ -6461,7 +6465,7 @@ class ServerCheck:
                     self.found("tools.annotations", "its annotations' title is not a string", where)
             execution = tool.get("execution")
             support = execution.get("taskSupport") if isinstance(execution, dict) else None
-            if support is not None and support not in TASK_SUPPORT_VALUES:
+            if support is not None and support not in TASK_SUPPORT_VALUES and not modern:
                 self.found("tools.task-support", "taskSupport is %s" % json.dumps(support), where)
         self.probe_unknown_tool(seen)
         self.call_tools(tools)
@@ -6485,7 +6489,7 @@ class ServerCheck:
     def call_tools(self, tools):
         """--call NAME k=v ..., and with --call-readonly every tool annotated readOnlyHint: true
         that needs no arguments; each result is checked against the tool's outputSchema."""
-        by_name = dict((tool.get("name"), tool) for tool in tools)
+        by_name = dict((tool.get("name"), tool) for tool in tools if isinstance(tool.get("name"), str))
         wanted = list(self.calls)
         if self.call_readonly:
             named = set(name for name, _ in wanted)
@@ -6530,7 +6534,7 @@ class ServerCheck:
     def check_resources(self):
         resources = self.list_of("resources/list", "resources")
         self.resources = resources or []
-        self.apply("resources.uri-scheme", "resources.template-syntax")
+        self.apply("resources.uri-scheme", "resources.template-syntax", "resources.template-scheme")
         for resource in resources or ():
             uri = resource.get("uri")
             if not isinstance(uri, str) or not re.match(URI_SCHEME, uri):
@@ -6553,7 +6557,7 @@ class ServerCheck:
             if problem:
                 self.found("resources.template-syntax", problem, where)
             elif not text.startswith("{") and not re.match(URI_SCHEME, text):
-                self.found("resources.uri-scheme", "the template %s has no scheme" % json.dumps(text), where)
+                self.found("resources.template-scheme", "the template %s has no scheme" % json.dumps(text), where)
         self.apply("resources.read-back", "resources.blob-base64")
         for resource in (resources or ())[:CHECK_READ_LIMIT]:
             uri = resource.get("uri")
@@ -6617,7 +6621,8 @@ class ServerCheck:
         self.apply("completion.answers")
         ref = argument = None
         for prompt in self.prompts:
-            names = [a.get("name") for a in prompt.get("arguments") or () if isinstance(a, dict)]
+            arguments = prompt.get("arguments") if isinstance(prompt.get("arguments"), list) else ()
+            names = [a.get("name") for a in arguments if isinstance(a, dict)]
             if isinstance(prompt.get("name"), str) and names and isinstance(names[0], str):
                 ref, argument = {"type": "ref/prompt", "name": prompt["name"]}, names[0]
                 break
@@ -6664,10 +6669,14 @@ class ServerCheck:
         support = form.support()
         if support is not None and support.methods.get("tasks/list"):
             self.apply("tasks.list")
-            try:
-                form.list()
+            try:  # read as the schema states it (form.list() would also refuse an empty taskId)
+                tasks = list_all(self.session, "tasks/list", "tasks")
             except McpTuiError as exc:
                 self.failed("tasks.list", exc, "tasks/list")
+                return
+            if not all(isinstance(task, dict) and isinstance(task.get("taskId"), str)
+                       and task.get("status") in TASK_STATUSES for task in tasks):
+                self.found("tasks.list", "its tasks are not all {taskId, status} with a known status", "tasks/list")
 
 
 class ClaimChecks:

@@ -10,7 +10,9 @@ note and a PNG blob; its prompt: greet (no arguments). It claims tools.listChang
 resources.subscribe. --era 2025-11-25 (the default) speaks the handshake era and answers
 server/discover with -32601; --era 2026-07-28 answers server/discover and subscriptions/listen
 (acknowledged, then held open) and refuses initialize. --tools-file FILE lists the tools in FILE
-(a JSON list) instead of its own, for tests that mutate a tools/list result.
+(a JSON list) instead of its own, for tests that mutate a tools/list result. --results-file FILE
+(a JSON object, method -> result) answers those methods with those results, verbatim; its
+"capabilities" object is added to the declared ones (e.g. completions, tasks.list).
 """
 
 import argparse
@@ -61,10 +63,12 @@ PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA6
 
 
 class Server:
-    def __init__(self, fault, tools=None, era=LEGACY):
+    def __init__(self, fault, tools=None, era=LEGACY, results=None):
         self.fault = fault
         self.tools = TOOLS if tools is None else tools
         self.era = era
+        self.results = dict(results or {})
+        self.added_capabilities = self.results.pop("capabilities", {})
 
     def capabilities(self):
         resources = {} if self.fault == "subscribe-unclaimed" else {"subscribe": True}
@@ -72,6 +76,7 @@ class Server:
                         "resources": resources, "prompts": {}}
         if self.fault == "list-changed-undeclared":
             del capabilities["prompts"]
+        capabilities.update(self.added_capabilities)
         return capabilities
 
     def announces(self):
@@ -98,6 +103,8 @@ class Server:
         method, request_id, params = message.get("method"), message.get("id"), message.get("params") or {}
         if request_id is None or method is None:
             return  # a notification, or the client's answer to one sent with an id: nothing to answer
+        if method in self.results:
+            return self.send({"jsonrpc": "2.0", "id": request_id, "result": self.results[method]})
         handler = getattr(self, "m_" + str(method).replace("/", "_"), None)
         if handler is None:
             return self.refuse(request_id, -32601, "Method not found: %s" % method)
@@ -213,12 +220,16 @@ def main():
     parser.add_argument("--fault", choices=sorted(FAULTS), default="none")
     parser.add_argument("--era", choices=(LEGACY, MODERN), default=LEGACY)
     parser.add_argument("--tools-file", help="list the tools in this JSON file instead")
+    parser.add_argument("--results-file", help="answer the methods in this JSON object with its results")
     args = parser.parse_args()
-    tools = None
+    tools = results = None
     if args.tools_file:
         with open(args.tools_file, encoding="utf-8") as listed:
             tools = json.load(listed)
-    server = Server(args.fault, tools, args.era)
+    if args.results_file:
+        with open(args.results_file, encoding="utf-8") as served:
+            results = json.load(served)
+    server = Server(args.fault, tools, args.era, results)
     for line in sys.stdin:
         line = line.strip()
         if not line:
