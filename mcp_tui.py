@@ -10725,6 +10725,9 @@ class TerminationSignals:
         return code if self.received is None else 128 + self.received
 
 
+LIVE_LINE_CLEAR = "\r\x1b[K"  # back to the line's start, and erase it
+
+
 class Output:
     """Results on stdout; progress, notices and errors on stderr; text or JSON."""
 
@@ -10749,6 +10752,7 @@ class Output:
         self._gone = set()  # streams whose reader has gone away
         self._lock = threading.Lock()
         self._progress_ended = False  # the command's last word is said: no "⏳ progress" after "interrupted"
+        self._live = False  # a live() line is on the terminal, not ended by a newline
 
     def _write(self, stream, text):
         if stream is self.stderr:
@@ -10756,6 +10760,8 @@ class Output:
         with self._lock:
             if stream in self._gone:
                 return
+            if stream is self.stderr and self._live and not text.startswith(LIVE_LINE_CLEAR):
+                text, self._live = LIVE_LINE_CLEAR + text, False  # other stderr text starts on a clean line
             try:
                 stream.write(text)
                 stream.flush()
@@ -10797,6 +10803,19 @@ class Output:
     def progress(self, text):
         if not (self.quiet or self.json or self._progress_ended):
             self._write(self.stderr, clean(text) + "\n")
+
+    def live(self, text=None):
+        """One status line on a terminal, rewritten in place while work runs (``None`` clears
+        it); nothing on a pipe or a file, with --quiet or with JSON output."""
+        if self.quiet or self.json or not self.stderr.isatty():
+            return
+        try:
+            columns = os.get_terminal_size(self.stderr.fileno()).columns
+        except (OSError, ValueError):
+            columns = 80
+        line = clean(text)[:max(10, columns - 4)] if text and not self._progress_ended else ""
+        self._write(self.stderr, LIVE_LINE_CLEAR + line)  # wide characters are given room: no wrap
+        self._live = bool(line)
 
     def decline(self, text):
         """A server request declined: said once, its repeats counted and said in one line when
@@ -12254,22 +12273,32 @@ class CheckCommands(CliCommands):
                 raise UsageError("--call needs a tool name: --call 'NAME k=v ...'")
             calls.append((words[0], words[1:]))
         self.opts.no_cache = True  # a check asks the server, never an answer an earlier command kept
-        check = ServerCheck(calls, self.opts.call_readonly, self.out.progress)
         started = time.monotonic()
-        if self.cli.spec.url:
-            HttpChecks(check).check_authorization(self.cli.spec.url)
+
+        def progress(text):  # on a terminal only: one line, rewritten as the rules run
+            self.out.live("⏳ %s %d rules run, %d findings, %.1f s" % (
+                text, len(check.ran), len(check.findings), time.monotonic() - started))
+
+        check = ServerCheck(calls, self.opts.call_readonly, progress)
+        progress("connecting...")
         try:
-            session = self.cli.connect(started=lambda opening: opening.wire_observers.append(check.watch))
-        except UsageError:
-            raise
-        except McpTuiError as exc:
-            check.connect_failed(exc)
-            server, document = masked_url(self.cli.spec.url) if self.cli.spec.url else self.cli.spec.describe(), None
-        else:
-            document = session.summary()
-            server = "%s (%s, %s)" % (session.display_name(), document["protocolVersion"], document["transport"])
-            check.run(session)
-            self.other_era(check, document)
+            if self.cli.spec.url:
+                HttpChecks(check).check_authorization(self.cli.spec.url)
+            try:
+                session = self.cli.connect(started=lambda opening: opening.wire_observers.append(check.watch))
+            except UsageError:
+                raise
+            except McpTuiError as exc:
+                check.connect_failed(exc)
+                server = masked_url(self.cli.spec.url) if self.cli.spec.url else self.cli.spec.describe()
+                document = None
+            else:
+                document = session.summary()
+                server = "%s (%s, %s)" % (session.display_name(), document["protocolVersion"], document["transport"])
+                check.run(session)
+                self.other_era(check, document)
+        finally:
+            self.out.live(None)
         elapsed = time.monotonic() - started
         strict = self.opts.strict
         if self.out.json:
@@ -12293,7 +12322,7 @@ class CheckCommands(CliCommands):
             return
         import copy
 
-        self.out.progress("checking the %s handshake..." % version)
+        check.progress("checking the %s handshake..." % version)
         spec = copy.copy(self.cli.spec)
         spec.protocol = version
         first, self.cli.session = self.cli.session, None
@@ -12334,13 +12363,16 @@ class CheckCommands(CliCommands):
             part for part in (" for %d calls" % requests if requests else "",
                               " for %s" % seconds_text(duration) if duration else "",
                               " at most %g a second" % rate if rate else ""))))
-        on_tick = None
-        if self.out.stderr.isatty() and not self.out.quiet:
-            def on_tick(running):
-                now = running.summary()
-                self.out.progress("⏳ %d calls, %d errors, %.1f calls/s" % (now["requests"], now["errors"],
-                                                                          now["throughput"]))
-        load.run(on_tick)
+        def on_tick(running):  # on a terminal only: one line, rewritten about once a second
+            now = running.summary()
+            self.out.live("⏳ %d calls, %d errors, %.1f calls/s, %.1f s" % (
+                now["requests"], now["errors"], now["throughput"], now["elapsedMs"] / 1000))
+
+        self.out.live("⏳ calling %s..." % tool["name"])
+        try:
+            load.run(on_tick)
+        finally:
+            self.out.live(None)
         summary = load.summary()
         if self.out.json:
             self.out.document(summary)
