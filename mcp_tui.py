@@ -7097,13 +7097,14 @@ class ToolLoad:
 
     def summary(self):
         """The Inspector's --load keys, so that a user can switch: requests, ok, toolErrors,
-        errors, errorRate, elapsedMs, throughput (calls a second), latencyMs; and the
-        distinct error messages with their counts."""
+        errors, errorRate (tool errors and errors over requests, as the Inspector 2.12 counts
+        it), elapsedMs, throughput (calls a second), latencyMs; and the distinct error
+        messages with their counts."""
         with self._lock:
             done = self.ok + self.tool_errors + self.errors
             elapsed = (self.ended or time.monotonic()) - self.started
             return {"requests": done, "ok": self.ok, "toolErrors": self.tool_errors, "errors": self.errors,
-                    "errorRate": round(self.errors / done, 4) if done else 0.0,
+                    "errorRate": round((self.tool_errors + self.errors) / done, 4) if done else 0.0,
                     "elapsedMs": round(elapsed * 1000, 1),
                     "throughput": round(done / elapsed, 1) if elapsed > 0 else 0.0,
                     "latencyMs": self.latency.summary_ms(),
