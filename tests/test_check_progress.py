@@ -27,32 +27,37 @@ def on_a_terminal(state_dir, *args):
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
     environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
-    proc = subprocess.Popen([sys.executable, str(MCP_TUI)] + [str(a) for a in args], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=slave, env=environ, cwd=str(ROOT))
-    os.close(slave)
-    seen = bytearray()
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                break
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:  # the last writer closed: EIO on Linux
-                break
-            if not chunk:
-                break
-            seen.extend(chunk)
-        out = proc.stdout.read()
-        code = proc.wait(30)
-    finally:
-        if proc.poll() is None:
+    with subprocess.Popen([sys.executable, str(MCP_TUI)] + [str(a) for a in args], stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=slave, env=environ, cwd=str(ROOT)) as proc:
+        os.close(slave)
+        try:
+            seen = read_to_the_end(master)
+            out = proc.stdout.read()
+            code = proc.wait(30)
+        except BaseException:
             proc.kill()
-            proc.wait()
-        proc.stdout.close()
-        os.close(master)
-    return code, out.decode("utf-8"), bytes(seen)
+            raise
+        finally:
+            os.close(master)
+    return code, out.decode("utf-8"), seen
+
+
+def read_to_the_end(master, seconds=60):
+    """Everything written to the pty until its last writer closes it (or ``seconds`` pass)."""
+    seen = bytearray()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            break
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the last writer closed: EIO on Linux
+            break
+        if not chunk:
+            break
+        seen.extend(chunk)
+    return bytes(seen)
 
 
 def screen_of(data):
