@@ -6726,7 +6726,9 @@ class ClaimChecks:
         self.apply(rule)
         for method in ("resources/subscribe", "resources/unsubscribe"):
             try:
-                self.session.request(method, {"uri": uri or self.NO_RESOURCE})
+                # unclaimed, the answer expected is a quick refusal: a server that ignores it is not waited for
+                self.session.request(method, {"uri": uri or self.NO_RESOURCE}, timeout=None if claimed else min(
+                    CHECK_PING_SECONDS, self.session.timeout))
             except RpcError as exc:
                 if claimed and (uri is not None or exc.code == METHOD_NOT_FOUND):
                     self.found(rule, "refused with %s %s, though the server declares resources.subscribe" % (
@@ -6735,8 +6737,9 @@ class ClaimChecks:
                     return  # refused, as it should be: nothing to undo
                 continue
             except McpTuiError as exc:
-                if claimed:
-                    self.found(rule, "failed: %s" % exc.message, method)
+                if not claimed:
+                    return  # no answer (or a broken one): no subscription was taken
+                self.found(rule, "failed: %s" % exc.message, method)
                 continue
             if not claimed and method == "resources/subscribe":
                 self.found(rule, "answered, though the server does not declare resources.subscribe", method)
