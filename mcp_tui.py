@@ -3065,6 +3065,11 @@ class Era:
     label = "legacy (initialize handshake)"
     task_form = "2025-11-25"  # the TaskForm.form of the tasks it speaks (tasks_for)
     listens_for_changes = False  # 2026-07-28: change notifications come only on subscriptions/listen
+    # what `check` holds a server to (section 3d), as each era's schema states it
+    lists_other_versions = False  # server/discover's supportedVersions may name a handshake-era version
+    tools_declare_task_support = True  # a tool's execution.taskSupport (2026-07-28 tools have none)
+    any_output_schema = False  # 2026-07-28: an outputSchema is any JSON Schema, not only type object
+    method_in_headers = False  # 2026-07-28 HTTP: Mcp-Method repeats the body's method
 
     def __init__(self, session):
         self.session = session
@@ -3266,6 +3271,10 @@ class ModernEra(Era):
     label = "2026-07-28 (per-request metadata)"
     task_form = "extension"
     listens_for_changes = True
+    lists_other_versions = True
+    tools_declare_task_support = False
+    any_output_schema = True
+    method_in_headers = True
 
     @staticmethod
     def may_cache(spec):
@@ -3847,6 +3856,11 @@ class Session:
     @property
     def era_label(self):
         return self.era.label
+
+    def era_states(self, fact):
+        """What the negotiated era states of ``fact``: one of the Era attributes `check` holds
+        a server to (lists_other_versions, tools_declare_task_support, any_output_schema, ...)."""
+        return getattr(self.era, fact)
 
     def summary(self):
         """What `server` prints and the TUI's server tab shows, in one shape for both eras."""
@@ -6365,7 +6379,7 @@ class ServerCheck:
     def other_era(self, summary):
         """The 2025-11-25-era version to open a second session in, when a 2026-07-28 server
         lists one in supportedVersions (its claim is checked too), or None."""
-        versions = summary.get("supportedVersions") if summary.get("era") == "modern" else None
+        versions = summary.get("supportedVersions") if self.session.era_states("lists_other_versions") else None
         listed = [v for v in LEGACY_VERSIONS if isinstance(versions, list) and v in versions]
         return listed[0] if listed else None
 
@@ -6452,9 +6466,10 @@ class ServerCheck:
         if tools is None:
             return
         self.tools = tools
-        modern = self.session.summary().get("era") == "modern"  # any outputSchema; no execution.taskSupport
+        era_states = self.session.era_states
         self.apply("tools.unique-names", "tools.valid-names", "tools.input-schema", "tools.portable-schema",
-                   "tools.output-schema", "tools.annotations", *(() if modern else ("tools.task-support",)))
+                   "tools.output-schema", "tools.annotations",
+                   *(("tools.task-support",) if era_states("tools_declare_task_support") else ()))
         seen = set()
         for tool in tools:
             name = tool.get("name")
@@ -6476,7 +6491,7 @@ class ServerCheck:
                 self.found("tools.portable-schema", "its inputSchema uses %s at the top level" % ", ".join(unportable),
                            where)
             if "outputSchema" in tool and not (isinstance(tool["outputSchema"], dict)
-                                               and (modern or tool["outputSchema"].get("type") == "object")):
+                                               and (era_states("any_output_schema") or tool["outputSchema"].get("type") == "object")):
                 self.found("tools.output-schema", "its outputSchema is %s" % cut_text(
                     json.dumps(tool["outputSchema"], ensure_ascii=False), 80), where)
             annotations = tool.get("annotations")
@@ -6491,7 +6506,7 @@ class ServerCheck:
                     self.found("tools.annotations", "its annotations' title is not a string", where)
             execution = tool.get("execution")
             support = execution.get("taskSupport") if isinstance(execution, dict) else None
-            if support is not None and support not in TASK_SUPPORT_VALUES and not modern:
+            if support is not None and support not in TASK_SUPPORT_VALUES and era_states("tools_declare_task_support"):
                 self.found("tools.task-support", "taskSupport is %s" % json.dumps(support), where)
         self.probe_unknown_tool(seen)
         self.call_tools(tools)
@@ -6738,7 +6753,7 @@ class ClaimChecks:
                                "%s.%s is %s, not true or false" % (capability, flag, json.dumps(value)),
                                "capabilities")
         listed = [r.get("uri") for r in self.check.resources if isinstance(r.get("uri"), str)]
-        if self.session.summary().get("era") == "modern":
+        if self.session.era_states("listens_for_changes"):
             self.check_listen(listed[0] if listed else None)
         else:
             self.check_subscribe(listed[0] if listed else None)
@@ -6903,7 +6918,7 @@ class HttpChecks:
         if foreign is not None and 200 <= foreign < 300:
             self.found("http.origin", "a request with Origin: http://mcp-tui-check.invalid was accepted (HTTP %d)"
                        % foreign, "Origin")
-        if summary.get("era") == "modern":
+        if self.session.era_states("method_in_headers"):
             self.apply("http.method-header")
             other = "tools/list" if method != "tools/list" else "ping"
             contradicted = self.http_probe(dict(headers, **{"Mcp-Method": other}), method)
@@ -7271,7 +7286,7 @@ class MessageRecorder:
 
     def see(self, entry):
         """A sink of the debug log: its session events say which era was chosen."""
-        if entry.get("type") == "event" and entry.get("era") in ("modern", "legacy"):
+        if entry.get("type") == "event" and entry.get("era"):
             self.labelled_era = entry["era"]
 
     def message(self, direction, message, transport):
