@@ -41,7 +41,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: Task TaskFailed TaskSupport CallOutcome StatusReporter TaskForm
                     ExtensionTasks ExperimentalTasks TaskLedger
      3d. check and load  the rules a server is held to, the probes that apply them, --load
-                    classes: ServerCheck HttpChecks LatencyHistogram ToolLoad
+                    classes: ServerCheck ClaimChecks HttpChecks LatencyHistogram ToolLoad
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
                     (and whole, credentials masked, in a --record file, which ``replay`` reads)
                     classes: LogSelection MessageRecorder Recording RecordedResponder DebugLog
@@ -3068,6 +3068,11 @@ class Era:
     label = "legacy (initialize handshake)"
     task_form = "2025-11-25"  # the TaskForm.form of the tasks it speaks (tasks_for)
     listens_for_changes = False  # 2026-07-28: change notifications come only on subscriptions/listen
+    # what `check` holds a server to (section 3d), as each era's schema states it
+    lists_other_versions = False  # server/discover's supportedVersions may name a handshake-era version
+    tools_declare_task_support = True  # a tool's execution.taskSupport (2026-07-28 tools have none)
+    any_output_schema = False  # 2026-07-28: an outputSchema is any JSON Schema, not only type object
+    method_in_headers = False  # 2026-07-28 HTTP: Mcp-Method repeats the body's method
 
     def __init__(self, session):
         self.session = session
@@ -3269,6 +3274,10 @@ class ModernEra(Era):
     label = "2026-07-28 (per-request metadata)"
     task_form = "extension"
     listens_for_changes = True
+    lists_other_versions = True
+    tools_declare_task_support = False
+    any_output_schema = True
+    method_in_headers = True
 
     @staticmethod
     def may_cache(spec):
@@ -3876,6 +3885,11 @@ class Session:
     @property
     def era_label(self):
         return self.era.label
+
+    def era_states(self, fact):
+        """What the negotiated era states of ``fact``: one of the Era attributes `check` holds
+        a server to (lists_other_versions, tools_declare_task_support, any_output_schema, ...)."""
+        return getattr(self.era, fact)
 
     def summary(self):
         """What `server` prints and the TUI's server tab shows, in one shape for both eras."""
@@ -6125,6 +6139,20 @@ CHECK_RULES = (
      "implement the methods of each capability you declare, or stop declaring it"),
     ("capabilities.undeclared-refused", "warning", "a method of an undeclared capability is refused (-32601)",
      "declare the capability you serve, or answer its methods with -32601 Method not found"),
+    ("capabilities.list-changed", "error", "listChanged claims hold: booleans, on declared capabilities, "
+     "kept by subscriptions/listen (2026-07-28)",
+     "announce list changes only of the capabilities you declare, and acknowledge toolsListChanged (and the rest) "
+     "on subscriptions/listen where you claim listChanged: true"),
+    ("capabilities.list-changed-unclaimed", "warning", "list changes are announced only where listChanged: true "
+     "is claimed (the spec: only then)",
+     "declare listChanged: true in the capability whose list changes you announce, or stop announcing them"),
+    ("capabilities.subscribe", "error", "a declared resources.subscribe holds: resources/subscribe and "
+     "unsubscribe answer, or the listen keeps resourceSubscriptions",
+     "implement resources/subscribe and resources/unsubscribe (or resourceSubscriptions on subscriptions/listen), "
+     "or stop declaring subscribe: true"),
+    ("capabilities.subscribe-unclaimed", "warning", "without resources.subscribe declared, subscriptions are refused "
+     "(-32601, or left out of the listen)",
+     "declare resources.subscribe: true when you take subscriptions, or refuse them"),
     ("tools.unique-names", "error", "tool names are unique (a client calls a tool by its name)",
      "give every tool its own name"),
     ("tools.valid-names", "warning", "tool names are 1-128 characters of A-Z a-z 0-9 _ - . (the spec's naming rule)",
@@ -6133,11 +6161,12 @@ CHECK_RULES = (
      'give every tool an inputSchema like {"type": "object", "properties": {...}}'),
     ("tools.portable-schema", "warning", "inputSchema avoids top-level features common hosts reject",
      "flatten the top level to one object schema with properties (no $ref, anyOf, oneOf, allOf, not, if)"),
-    ("tools.output-schema", "error", 'an outputSchema is a JSON Schema object of type "object"',
-     'declare outputSchema as {"type": "object", ...}, or leave it out'),
+    ("tools.output-schema", "error", 'an outputSchema is a JSON Schema object (of type "object" before 2026-07-28, '
+     "where it may be any schema)", 'declare outputSchema as {"type": "object", ...}, or leave it out'),
     ("tools.annotations", "warning", "annotations are well-formed: the hints are booleans, the title a string",
      "write readOnlyHint, destructiveHint, idempotentHint and openWorldHint as true or false"),
-    ("tools.task-support", "error", 'execution.taskSupport is "forbidden", "optional" or "required"',
+    ("tools.task-support", "error", 'execution.taskSupport is "forbidden", "optional" or "required" (2025-11-25; '
+     "2026-07-28 tools have none)",
      "use one of the three values, or leave execution out"),
     ("tools.unknown-tool", "error", "a call of a tool that does not exist is an error, not a success",
      "answer an unknown tool name with an error (-32602, or a result with isError: true)"),
@@ -6167,6 +6196,9 @@ CHECK_RULES = (
      "give every resource a URI with a scheme, e.g. file:///path or myapp://item/1"),
     ("resources.template-syntax", "error", "resource templates are valid RFC 6570 URI templates",
      "write expressions as {name}, {+name}, {?a,b} and so on, with balanced braces"),
+    ("resources.template-scheme", "warning", "a resource template starts with a scheme (or an expression): "
+     "it expands to resource URIs, which are absolute",
+     "begin the template with its scheme, e.g. file:///notes/{name}, or with an expression such as {+uri}"),
     ("resources.read-back", "error", "every listed resource reads back with contents of text or blob",
      "answer resources/read for each listed URI with contents [{uri, text}] or [{uri, blob}]"),
     ("resources.blob-base64", "error", "a blob is base64 (clients decode it)",
@@ -6289,7 +6321,8 @@ class ServerCheck:
         self.ran = []
         self.findings = []
         self.session = None
-        self.tools, self.prompts, self.templates = [], [], []  # as listed, for the rules that follow
+        self.tools, self.prompts, self.templates, self.resources = [], [], [], []  # as listed, for the rules after
+        self.announced = set()  # the capabilities whose notifications/<name>/list_changed came
         self._lock = threading.Lock()
 
     # -- recording ---------------------------------------------------------------------
@@ -6317,6 +6350,10 @@ class ServerCheck:
         if isinstance(method, str) and method.startswith("notifications/") and "id" in message:
             self.found("lifecycle.notification-id", "the notification %s carries the id %s" % (
                 method, json.dumps(message.get("id"))), where)
+        changed = re.match(r"notifications/(tools|prompts|resources)/list_changed$", method if isinstance(method, str) else "")
+        if changed:
+            with self._lock:
+                self.announced.add(changed.group(1))
         result = message.get("result")
         if isinstance(result, dict) and result.get("resultType") == "complete":
             self.check_cache_fields(result, where)
@@ -6355,6 +6392,8 @@ class ServerCheck:
             steps.append(("prompts", self.check_prompts))
         if "completions" in declared:
             steps.append(("completion", self.check_completion))
+        claims = ClaimChecks(self)
+        steps.append(("subscriptions", claims.check_claims))
         steps.append(("tasks", self.check_tasks))
         streamable_http = session.transport.http is not None and session.transport.carries_mcp_headers
         http = HttpChecks(self)
@@ -6369,12 +6408,13 @@ class ServerCheck:
                 break
             self.progress("checking %s..." % name)
             step()
+        claims.check_announced()
         self.check_wire()
 
     def other_era(self, summary):
         """The 2025-11-25-era version to open a second session in, when a 2026-07-28 server
         lists one in supportedVersions (its claim is checked too), or None."""
-        versions = summary.get("supportedVersions") if summary.get("era") == "modern" else None
+        versions = summary.get("supportedVersions") if self.session.era_states("lists_other_versions") else None
         listed = [v for v in LEGACY_VERSIONS if isinstance(versions, list) and v in versions]
         return listed[0] if listed else None
 
@@ -6461,14 +6501,15 @@ class ServerCheck:
         if tools is None:
             return
         self.tools = tools
+        era_states = self.session.era_states
         self.apply("tools.unique-names", "tools.valid-names", "tools.input-schema", "tools.portable-schema",
-                   "tools.output-schema",
-                   "tools.annotations", "tools.task-support")
+                   "tools.output-schema", "tools.annotations",
+                   *(("tools.task-support",) if era_states("tools_declare_task_support") else ()))
         seen = set()
         for tool in tools:
             name = tool.get("name")
             where = "tool %s" % json.dumps(name, ensure_ascii=False)
-            if name in seen:
+            if isinstance(name, str) and name in seen:
                 self.found("tools.unique-names", "two tools are named %s" % json.dumps(name, ensure_ascii=False),
                            where)
             if isinstance(name, str):
@@ -6485,7 +6526,7 @@ class ServerCheck:
                 self.found("tools.portable-schema", "its inputSchema uses %s at the top level" % ", ".join(unportable),
                            where)
             if "outputSchema" in tool and not (isinstance(tool["outputSchema"], dict)
-                                               and tool["outputSchema"].get("type") == "object"):
+                                               and (era_states("any_output_schema") or tool["outputSchema"].get("type") == "object")):
                 self.found("tools.output-schema", "its outputSchema is %s" % cut_text(
                     json.dumps(tool["outputSchema"], ensure_ascii=False), 80), where)
             annotations = tool.get("annotations")
@@ -6500,7 +6541,7 @@ class ServerCheck:
                     self.found("tools.annotations", "its annotations' title is not a string", where)
             execution = tool.get("execution")
             support = execution.get("taskSupport") if isinstance(execution, dict) else None
-            if support is not None and support not in TASK_SUPPORT_VALUES:
+            if support is not None and support not in TASK_SUPPORT_VALUES and era_states("tools_declare_task_support"):
                 self.found("tools.task-support", "taskSupport is %s" % json.dumps(support), where)
         self.probe_unknown_tool(seen)
         self.call_tools(tools)
@@ -6524,7 +6565,7 @@ class ServerCheck:
     def call_tools(self, tools):
         """--call NAME k=v ..., and with --call-readonly every tool annotated readOnlyHint: true
         that needs no arguments; each result is checked against the tool's outputSchema."""
-        by_name = dict((tool.get("name"), tool) for tool in tools)
+        by_name = dict((tool.get("name"), tool) for tool in tools if isinstance(tool.get("name"), str))
         wanted = list(self.calls)
         if self.call_readonly:
             named = set(name for name, _ in wanted)
@@ -6568,7 +6609,8 @@ class ServerCheck:
 
     def check_resources(self):
         resources = self.list_of("resources/list", "resources")
-        self.apply("resources.uri-scheme", "resources.template-syntax")
+        self.resources = resources or []
+        self.apply("resources.uri-scheme", "resources.template-syntax", "resources.template-scheme")
         for resource in resources or ():
             uri = resource.get("uri")
             if not isinstance(uri, str) or not re.match(URI_SCHEME, uri):
@@ -6591,7 +6633,7 @@ class ServerCheck:
             if problem:
                 self.found("resources.template-syntax", problem, where)
             elif not text.startswith("{") and not re.match(URI_SCHEME, text):
-                self.found("resources.uri-scheme", "the template %s has no scheme" % json.dumps(text), where)
+                self.found("resources.template-scheme", "the template %s has no scheme" % json.dumps(text), where)
         self.apply("resources.read-back", "resources.blob-base64")
         for resource in (resources or ())[:CHECK_READ_LIMIT]:
             uri = resource.get("uri")
@@ -6655,7 +6697,8 @@ class ServerCheck:
         self.apply("completion.answers")
         ref = argument = None
         for prompt in self.prompts:
-            names = [a.get("name") for a in prompt.get("arguments") or () if isinstance(a, dict)]
+            arguments = prompt.get("arguments") if isinstance(prompt.get("arguments"), list) else ()
+            names = [a.get("name") for a in arguments if isinstance(a, dict)]
             if isinstance(prompt.get("name"), str) and names and isinstance(names[0], str):
                 ref, argument = {"type": "ref/prompt", "name": prompt["name"]}, names[0]
                 break
@@ -6702,10 +6745,141 @@ class ServerCheck:
         support = form.support()
         if support is not None and support.methods.get("tasks/list"):
             self.apply("tasks.list")
-            try:
-                form.list()
+            try:  # read as the schema states it (form.list() would also refuse an empty taskId)
+                tasks = list_all(self.session, "tasks/list", "tasks")
             except McpTuiError as exc:
                 self.failed("tasks.list", exc, "tasks/list")
+                return
+            if not all(isinstance(task, dict) and isinstance(task.get("taskId"), str)
+                       and task.get("status") in TASK_STATUSES for task in tasks):
+                self.found("tasks.list", "its tasks are not all {taskId, status} with a known status", "tasks/list")
+
+
+class ClaimChecks:
+    """`check`'s probes of what a server claims about changes: listChanged and
+    resources.subscribe. Under 2025-11-25 it subscribes to a listed resource and unsubscribes
+    again (nothing is left behind); under 2026-07-28 it opens one subscriptions/listen asking
+    for every kind of change, compares the acknowledgement with the claims, and closes it.
+    In both, the list_changed notifications seen on the way are held to the claims."""
+
+    NO_RESOURCE = "mcp-tui-check://no-such-resource"  # what a server with none listed is asked to subscribe to
+
+    def __init__(self, check):
+        self.check = check
+        self.apply, self.found = check.apply, check.found
+
+    @property
+    def session(self):
+        return self.check.session
+
+    def claims(self, capability, flag):
+        """Whether the server declares ``capability`` with ``flag``: true."""
+        declared = self.session.capabilities.get(capability)
+        return isinstance(declared, dict) and declared.get(flag) is True
+
+    def check_claims(self):
+        self.apply("capabilities.list-changed", "capabilities.list-changed-unclaimed")
+        for capability in sorted(LIST_CHANGE_FILTERS):
+            declared = self.session.capabilities.get(capability)
+            for flag in ("listChanged", "subscribe") if capability == "resources" else ("listChanged",):
+                value = declared.get(flag) if isinstance(declared, dict) else None
+                if value is not None and not isinstance(value, bool):
+                    self.found("capabilities.list-changed" if flag == "listChanged" else "capabilities.subscribe",
+                               "%s.%s is %s, not true or false" % (capability, flag, json.dumps(value)),
+                               "capabilities")
+        listed = [r.get("uri") for r in self.check.resources if isinstance(r.get("uri"), str)]
+        if self.session.era_states("listens_for_changes"):
+            self.check_listen(listed[0] if listed else None)
+        else:
+            self.check_subscribe(listed[0] if listed else None)
+
+    def check_subscribe(self, uri):
+        """resources/subscribe, then resources/unsubscribe of the same URI: both answer when
+        subscribe is claimed (on a URI the server did not list, only -32601 counts), and a
+        subscription taken without the claim is a warning (and is undone)."""
+        claimed = self.claims("resources", "subscribe")
+        rule = "capabilities.subscribe" if claimed else "capabilities.subscribe-unclaimed"
+        self.apply(rule)
+        for method in ("resources/subscribe", "resources/unsubscribe"):
+            try:
+                # unclaimed, the answer expected is a quick refusal: a server that ignores it is not waited for
+                self.session.request(method, {"uri": uri or self.NO_RESOURCE}, timeout=None if claimed else min(
+                    CHECK_PING_SECONDS, self.session.timeout))
+            except RpcError as exc:
+                if claimed and (uri is not None or exc.code == METHOD_NOT_FOUND):
+                    self.found(rule, "refused with %s %s, though the server declares resources.subscribe" % (
+                        exc.code, cut_text(exc.rpc_message, 80)), method)
+                if not claimed:
+                    return  # refused, as it should be: nothing to undo
+                continue
+            except McpTuiError as exc:
+                if not claimed:
+                    return  # no answer (or a broken one): no subscription was taken
+                self.found(rule, "failed: %s" % exc.message, method)
+                continue
+            if not claimed and method == "resources/subscribe":
+                self.found(rule, "answered, though the server does not declare resources.subscribe", method)
+
+    def check_listen(self, uri):
+        """One subscriptions/listen for every list change (and ``uri``'s updates), closed as
+        soon as it is acknowledged: the acknowledgement must keep each claim and only those."""
+        claims = dict((flag, self.claims(capability, "listChanged"))
+                      for capability, flag in LIST_CHANGE_FILTERS.items())
+        subscribe = self.claims("resources", "subscribe")
+        self.apply("capabilities.subscribe" if subscribe else "capabilities.subscribe-unclaimed")
+        filters = dict((flag, True) for flag in claims)
+        if uri is not None:
+            filters["resourceSubscriptions"] = [uri]
+        subscription = self.session.listen(filters, lambda message: None)
+        try:
+            acknowledged = subscription.acknowledged.wait(min(CHECK_PING_SECONDS, self.session.timeout))
+        finally:
+            subscription.close()
+        accepted = subscription.accepted if acknowledged and subscription.error is None else None
+        if not isinstance(accepted, dict):
+            error = subscription.error
+            why = ("refused with %s %s" % (error.code, cut_text(error.rpc_message, 80)) if isinstance(error, RpcError)
+                   else "failed: %s" % error.message if error is not None
+                   else "no acknowledgement within %s" % seconds_text(min(CHECK_PING_SECONDS, self.session.timeout))
+                   if not acknowledged else "an acknowledgement without notifications")
+            for capability, flag in sorted(LIST_CHANGE_FILTERS.items()):
+                if claims[flag]:
+                    self.found("capabilities.list-changed", "%s: %s, though %s.listChanged is true" % (
+                        flag, why, capability), "subscriptions/listen")
+            if subscribe and uri is not None:
+                self.found("capabilities.subscribe", "resourceSubscriptions: %s, though the server declares "
+                           "resources.subscribe" % why, "subscriptions/listen")
+            return
+        for capability, flag in sorted(LIST_CHANGE_FILTERS.items()):
+            kept = accepted.get(flag) is True
+            if claims[flag] and not kept:
+                self.found("capabilities.list-changed", "the listen acknowledgement leaves out %s, though %s."
+                           "listChanged is true" % (flag, capability), "subscriptions/listen")
+            elif kept and capability not in self.session.capabilities:
+                self.found("capabilities.list-changed", "the listen acknowledgement keeps %s, though the server "
+                           "declares no %s capability" % (flag, capability), "subscriptions/listen")
+            elif kept and not claims[flag]:
+                self.found("capabilities.list-changed-unclaimed", "the listen acknowledgement keeps %s, though "
+                           "%s.listChanged is not true" % (flag, capability), "subscriptions/listen")
+        kept = accepted.get("resourceSubscriptions")
+        kept = uri is not None and isinstance(kept, list) and uri in kept
+        if subscribe and uri is not None and not kept:
+            self.found("capabilities.subscribe", "the listen acknowledgement leaves out the subscription to %s, "
+                       "though the server declares resources.subscribe" % uri, "subscriptions/listen")
+        elif kept and not subscribe:
+            self.found("capabilities.subscribe-unclaimed", "the listen acknowledgement keeps the subscription to %s, "
+                       "though the server does not declare resources.subscribe" % uri, "subscriptions/listen")
+
+    def check_announced(self):
+        """The list_changed notifications that came, each against its capability's claim."""
+        for capability in sorted(self.check.announced):
+            method = "notifications/%s/list_changed" % capability
+            if capability not in self.session.capabilities:
+                self.found("capabilities.list-changed", "the server sent %s, though it declares no %s capability"
+                           % (method, capability), method)
+            elif not self.claims(capability, "listChanged"):
+                self.found("capabilities.list-changed-unclaimed", "the server sent %s, though %s.listChanged is "
+                           "not true" % (method, capability), method)
 
 
 class HttpChecks:
@@ -6779,7 +6953,7 @@ class HttpChecks:
         if foreign is not None and 200 <= foreign < 300:
             self.found("http.origin", "a request with Origin: http://mcp-tui-check.invalid was accepted (HTTP %d)"
                        % foreign, "Origin")
-        if summary.get("era") == "modern":
+        if self.session.era_states("method_in_headers"):
             self.apply("http.method-header")
             other = "tools/list" if method != "tools/list" else "ping"
             contradicted = self.http_probe(dict(headers, **{"Mcp-Method": other}), method)
@@ -7002,13 +7176,14 @@ class ToolLoad:
 
     def summary(self):
         """The Inspector's --load keys, so that a user can switch: requests, ok, toolErrors,
-        errors, errorRate, elapsedMs, throughput (calls a second), latencyMs; and the
-        distinct error messages with their counts."""
+        errors, errorRate (tool errors and errors over requests, as the Inspector 2.12 counts
+        it), elapsedMs, throughput (calls a second), latencyMs; and the distinct error
+        messages with their counts."""
         with self._lock:
             done = self.ok + self.tool_errors + self.errors
             elapsed = (self.ended or time.monotonic()) - self.started
             return {"requests": done, "ok": self.ok, "toolErrors": self.tool_errors, "errors": self.errors,
-                    "errorRate": round(self.errors / done, 4) if done else 0.0,
+                    "errorRate": round((self.tool_errors + self.errors) / done, 4) if done else 0.0,
                     "elapsedMs": round(elapsed * 1000, 1),
                     "throughput": round(done / elapsed, 1) if elapsed > 0 else 0.0,
                     "latencyMs": self.latency.summary_ms(),
@@ -7146,7 +7321,7 @@ class MessageRecorder:
 
     def see(self, entry):
         """A sink of the debug log: its session events say which era was chosen."""
-        if entry.get("type") == "event" and entry.get("era") in ("modern", "legacy"):
+        if entry.get("type") == "event" and entry.get("era"):
             self.labelled_era = entry["era"]
 
     def message(self, direction, message, transport):
@@ -10676,6 +10851,9 @@ class TerminationSignals:
         return code if self.received is None else 128 + self.received
 
 
+LIVE_LINE_CLEAR = "\r\x1b[K"  # back to the line's start, and erase it
+
+
 class Output:
     """Results on stdout; progress, notices and errors on stderr; text or JSON."""
 
@@ -10700,6 +10878,7 @@ class Output:
         self._gone = set()  # streams whose reader has gone away
         self._lock = threading.Lock()
         self._progress_ended = False  # the command's last word is said: no "⏳ progress" after "interrupted"
+        self._live = False  # a live() line is on the terminal, not ended by a newline
 
     def _write(self, stream, text):
         if stream is self.stderr:
@@ -10707,6 +10886,8 @@ class Output:
         with self._lock:
             if stream in self._gone:
                 return
+            if stream is self.stderr and self._live and not text.startswith(LIVE_LINE_CLEAR):
+                text, self._live = LIVE_LINE_CLEAR + text, False  # other stderr text starts on a clean line
             try:
                 stream.write(text)
                 stream.flush()
@@ -10748,6 +10929,19 @@ class Output:
     def progress(self, text):
         if not (self.quiet or self.json or self._progress_ended):
             self._write(self.stderr, clean(text) + "\n")
+
+    def live(self, text=None):
+        """One status line on a terminal, rewritten in place while work runs (``None`` clears
+        it); nothing on a pipe or a file, with --quiet or with JSON output."""
+        if self.quiet or self.json or not self.stderr.isatty():
+            return
+        try:
+            columns = os.get_terminal_size(self.stderr.fileno()).columns
+        except (OSError, ValueError):
+            columns = 80
+        line = clean(text)[:max(10, columns - 4)] if text and not self._progress_ended else ""
+        self._write(self.stderr, LIVE_LINE_CLEAR + line)  # wide characters are given room: no wrap
+        self._live = bool(line)
 
     def decline(self, text):
         """A server request declined: said once, its repeats counted and said in one line when
@@ -12198,22 +12392,32 @@ class CheckCommands(CliCommands):
                 raise UsageError("--call needs a tool name: --call 'NAME k=v ...'")
             calls.append((words[0], words[1:]))
         self.opts.no_cache = True  # a check asks the server, never an answer an earlier command kept
-        check = ServerCheck(calls, self.opts.call_readonly, self.out.progress)
         started = time.monotonic()
-        if self.cli.spec.url:
-            HttpChecks(check).check_authorization(self.cli.spec.url)
+
+        def progress(text):  # on a terminal only: one line, rewritten as the rules run
+            self.out.live("⏳ %s %d rules run, %d findings, %.1f s" % (
+                text, len(check.ran), len(check.findings), time.monotonic() - started))
+
+        check = ServerCheck(calls, self.opts.call_readonly, progress)
+        progress("connecting...")
         try:
-            session = self.cli.connect(started=lambda opening: opening.wire_observers.append(check.watch))
-        except UsageError:
-            raise
-        except McpTuiError as exc:
-            check.connect_failed(exc)
-            server, document = masked_url(self.cli.spec.url) if self.cli.spec.url else self.cli.spec.describe(), None
-        else:
-            document = session.summary()
-            server = "%s (%s, %s)" % (session.display_name(), document["protocolVersion"], document["transport"])
-            check.run(session)
-            self.other_era(check, document)
+            if self.cli.spec.url:
+                HttpChecks(check).check_authorization(self.cli.spec.url)
+            try:
+                session = self.cli.connect(started=lambda opening: opening.wire_observers.append(check.watch))
+            except UsageError:
+                raise
+            except McpTuiError as exc:
+                check.connect_failed(exc)
+                server = masked_url(self.cli.spec.url) if self.cli.spec.url else self.cli.spec.describe()
+                document = None
+            else:
+                document = session.summary()
+                server = "%s (%s, %s)" % (session.display_name(), document["protocolVersion"], document["transport"])
+                check.run(session)
+                self.other_era(check, document)
+        finally:
+            self.out.live(None)
         elapsed = time.monotonic() - started
         strict = self.opts.strict
         if self.out.json:
@@ -12237,7 +12441,7 @@ class CheckCommands(CliCommands):
             return
         import copy
 
-        self.out.progress("checking the %s handshake..." % version)
+        check.progress("checking the %s handshake..." % version)
         spec = copy.copy(self.cli.spec)
         spec.protocol = version
         first, self.cli.session = self.cli.session, None
@@ -12278,13 +12482,16 @@ class CheckCommands(CliCommands):
             part for part in (" for %d calls" % requests if requests else "",
                               " for %s" % seconds_text(duration) if duration else "",
                               " at most %g a second" % rate if rate else ""))))
-        on_tick = None
-        if self.out.stderr.isatty() and not self.out.quiet:
-            def on_tick(running):
-                now = running.summary()
-                self.out.progress("⏳ %d calls, %d errors, %.1f calls/s" % (now["requests"], now["errors"],
-                                                                          now["throughput"]))
-        load.run(on_tick)
+        def on_tick(running):  # on a terminal only: one line, rewritten about once a second
+            now = running.summary()
+            self.out.live("⏳ %d calls, %d errors, %.1f calls/s, %.1f s" % (
+                now["requests"], now["errors"], now["throughput"], now["elapsedMs"] / 1000))
+
+        self.out.live("⏳ calling %s..." % tool["name"])
+        try:
+            load.run(on_tick)
+        finally:
+            self.out.live(None)
         summary = load.summary()
         if self.out.json:
             self.out.document(summary)

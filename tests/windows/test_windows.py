@@ -13,6 +13,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import warnings
 from pathlib import Path
 
 import pytest
@@ -72,7 +73,17 @@ class Windows(object):
         return environ
 
     def run(self, *args, input=None, env=None, timeout=90, pipe_into=None):
-        """run.sh ARGS from the project's root; `pipe_into` is a shell command its stdout goes to."""
+        """run.sh ARGS from the project's root; `pipe_into` is a shell command its stdout goes to.
+        A run that failed without a byte on stdout or stderr never reached mcp-tui, which always
+        says why it fails: Wine failed to start python.exe (seen once in ~20 runs of the leg, on a
+        loaded machine). That one case is run again, once, with a warning in the test report."""
+        ran = self._run_once(args, input, env, timeout, pipe_into)
+        if ran.code not in (0, None) and not ran.out and not ran.err:
+            warnings.warn("Wine gave exit %s and no output for %r; ran it again" % (ran.code, args))
+            ran = self._run_once(args, input, env, timeout, pipe_into)
+        return ran
+
+    def _run_once(self, args, input, env, timeout, pipe_into):
         command = [str(RUN)] + [str(a) for a in args]
         if pipe_into:
             command = ["bash", "-c", '"$@" | %s >/dev/null; exit "${PIPESTATUS[0]}"' % pipe_into, "run"] + command
