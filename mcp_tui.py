@@ -1461,7 +1461,7 @@ class HttpClient:
         all_headers = dict(self.base_headers)
         all_headers.update(headers or {})
         auth = self.auth if same_origin else None  # a token goes to its own origin only
-        attempt = {}  # what the authorizer has tried for this request
+        attempt = {"started": time.monotonic()}  # what the authorizer has tried for this request, and since when
         while True:
             credential = auth.authorization() if auth is not None else None
             if credential:
@@ -8733,7 +8733,7 @@ class Grants:
         self.announce, self.timeout, self.interactive = announce, timeout, interactive
         self.browser_step = None  # a front end's own view of the browser step: called with a BrowserStep
 
-    def authorization_code(self, discovery, scopes, registered_again=False):
+    def authorization_code(self, discovery, scopes, registered_again=False, started=None):
         import hashlib
         import secrets
 
@@ -8763,8 +8763,8 @@ class Grants:
             if scopes:
                 params.append(("scope", " ".join(scopes)))
             url = append_query(endpoint, params)
-            seconds = self.timeout * 0.9  # fail before the request's own timeout
-            waits_until = time.monotonic() + seconds
+            seconds = self.timeout * 0.9  # fail before the request's own timeout, which began at ``started``
+            waits_until = (time.monotonic() if started is None else started) + seconds
             self._open_browser(url, listener, issuer, seconds)
             response = listener.wait(max(0.0, waits_until - time.monotonic()))
         finally:
@@ -8778,7 +8778,7 @@ class Grants:
         if response.get("error") == "invalid_scope" and client.get("registered") and not registered_again:
             # A server may hold a client to the scope it registered with (RFC 7591; the official
             # Python SDK's does), and a step-up asks for more: register again, once, for it.
-            return self._register_again(discovery, scopes)
+            return self._register_again(discovery, scopes, started)
         self._check_refusal(response)
         code = response.get("code")
         if not code:
@@ -8791,12 +8791,12 @@ class Grants:
         except TokenEndpointError as exc:
             if exc.error != "invalid_client" or not client.get("registered") or registered_again:
                 raise
-        return self._register_again(discovery, scopes)  # the server forgot mcp-tui's registration
+        return self._register_again(discovery, scopes, started)  # the server forgot mcp-tui's registration
 
-    def _register_again(self, discovery, scopes):
+    def _register_again(self, discovery, scopes, started):
         """Drop the stored registration at this issuer and authorize once more with a new one."""
         self.registration.forget(discovery.issuer)
-        return self.authorization_code(discovery, scopes, registered_again=True)
+        return self.authorization_code(discovery, scopes, registered_again=True, started=started)
 
     @staticmethod
     def _port_of(redirect_uri):
@@ -9230,7 +9230,7 @@ class Authorizer:
             elif self.settings.grant == "client_credentials":
                 response, client, method = self._client_credentials(discovery, scopes)
             else:
-                response, client, method = self._authorization_code(discovery, scopes)
+                response, client, method = self._authorization_code(discovery, scopes, attempt.get("started"))
             self._requested = scopes
             grant = "cross_app" if self.settings.id_token else self.settings.grant
             self._token = self.keeper.record_for(discovery, response, scopes, client, method, grant)
@@ -9260,8 +9260,8 @@ class Authorizer:
     def _discover(self, challenge):
         return self.discoverer.discover(challenge)
 
-    def _authorization_code(self, discovery, scopes):
-        return self.grants.authorization_code(discovery, scopes)
+    def _authorization_code(self, discovery, scopes, started=None):
+        return self.grants.authorization_code(discovery, scopes, started=started)
 
     def _client_credentials(self, discovery, scopes):
         return self.grants.client_credentials(discovery, scopes)
