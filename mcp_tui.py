@@ -27,8 +27,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     headers of each era, MRTR, the result cache, the ConnectionSpec, and
                     watching for list changes; the only place besides 3c that knows the era
                     classes: ResultCache ConnectionSpec StubMismatch InputDeclined TaskRequired
-                    UrlElicitationRequired Era LegacyEra ModernEra Session Subscription ChangeWatch
-                    HeldNotifications
+                    UrlElicitationRequired Era LegacyEra ModernEra SessionOpener Session Subscription
+                    ChangeWatch HeldNotifications
    3. features      what a client asks of a server, in four parts:
      3a. catalog and arguments  paginated lists, tools, k=v arguments coerced by schema; a
                     server's surface as a snapshot, and the changes between two; skills
@@ -41,7 +41,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: Task TaskFailed TaskSupport CallOutcome StatusReporter TaskForm
                     ExtensionTasks ExperimentalTasks TaskLedger
      3d. check and load  the rules a server is held to, the probes that apply them, --load
-                    classes: ServerCheck HttpChecks LatencyHistogram ToolLoad
+                    classes: ServerCheck ClaimChecks HttpChecks LatencyHistogram ToolLoad
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
                     (and whole, credentials masked, in a --record file, which ``replay`` reads)
                     classes: LogSelection MessageRecorder Recording RecordedResponder DebugLog
@@ -50,20 +50,24 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: AuthError TokenEndpointError SigningKey AuthSettings AuthStore
                     CallbackListener BrowserStep Discovery OAuthRequests Discoverer
                     ClientRegistration Grants TokenKeeper Authorizer
-   6. views         the text the CLI and the TUI share; a ConnectionSpec built from
-                    options and config files (``spec_from_options``), and ``connect``:
+   6. views         the text the CLI and the TUI share; then the connections part of
+                    the session layer, which needs the debug log and auth above it:
+                    classes: BlobSaver ConfigWord
+     6a. connections  a ConnectionSpec built from options and config files
+                    (``spec_from_options``), kept sessions' records, and ``connect``:
                     the one way to open a session
-                    classes: BlobSaver ConfigChoiceNeeded ConfigServer ConfigWord KeptSessions
+                    classes: ConfigChoiceNeeded ConfigServer KeptSessions
    7. CLI           words in, one Session call, text or JSON out; the `auth` verbs
-                    (``auth_command``)
+                    (``auth_command``) and the `session` verbs (``run_session_command``),
+                    which start, list and close keepers
                     classes: Terminated TerminationSignals Output Cli CliCommands TaskCommands CheckCommands
                     SurfaceCommands SkillCommands
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the session and the tasks it follows
                     classes: Binding Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
                     TaskRow TaskBook TaskFollower
-     8b. screens    connection, main, tool form, tasks, input requests, debug
-                    classes: Screen TextScreen FieldScreen ConnectScreen MainScreen Catalog
+     8b. screens    connection, main (with its Skills tab), tool form, tasks, input requests, debug
+                    classes: Screen TextScreen FieldScreen ConnectScreen SkillsTab MainScreen Catalog
                     Entry ToolScreen TextAreaScreen ObjectListScreen ElementScreen PickScreen
                     CallRecord CallHistory HistoryScreen
                     ResourceScreen LineScreen TemplateScreen Completer PromptScreen
@@ -73,9 +77,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: Paste KeyReader Style Canvas TextView Selection TextField
                     ChoiceField MultiChoiceField SearchBar Button FieldList
      8d. text on a terminal  one row, cells, clipping
-   9. sessions keeper  sessions that outlive one command, held by a background process;
-                    the `session` verbs (``run_session_command``), which main hands over
-                    classes: KeeperClient Keeper
+   9. sessions keeper  sessions that outlive one command, held by a background process
+                    classes: KeeperClient Keeper KeeperRelay
   10. main          options to a CLI run or the TUI; every error to one line and an exit code
 
 Heavy modules (http.client, ssl, subprocess, curses, and auth's hashlib, secrets,
@@ -1124,6 +1127,11 @@ class StdioTransport(Transport):
                 os.killpg(self.process.pid, signal.SIGKILL if kill else signal.SIGTERM)
         except (OSError, ValueError):
             pass
+        except SystemError:
+            # Windows: when GenerateConsoleCtrlEvent fails (no console shared with the server: a
+            # detached keeper; curses under Wine), CPython's os.kill falls back to TerminateProcess
+            # and then raises SystemError with the first error set. The server is ended.
+            pass
 
 
 class Watchdog:
@@ -1453,7 +1461,7 @@ class HttpClient:
         all_headers = dict(self.base_headers)
         all_headers.update(headers or {})
         auth = self.auth if same_origin else None  # a token goes to its own origin only
-        attempt = {}  # what the authorizer has tried for this request
+        attempt = {"started": time.monotonic()}  # what the authorizer has tried for this request, and since when
         while True:
             credential = auth.authorization() if auth is not None else None
             if credential:
@@ -3060,6 +3068,11 @@ class Era:
     label = "legacy (initialize handshake)"
     task_form = "2025-11-25"  # the TaskForm.form of the tasks it speaks (tasks_for)
     listens_for_changes = False  # 2026-07-28: change notifications come only on subscriptions/listen
+    # what `check` holds a server to (section 3d), as each era's schema states it
+    lists_other_versions = False  # server/discover's supportedVersions may name a handshake-era version
+    tools_declare_task_support = True  # a tool's execution.taskSupport (2026-07-28 tools have none)
+    any_output_schema = False  # 2026-07-28: an outputSchema is any JSON Schema, not only type object
+    method_in_headers = False  # 2026-07-28 HTTP: Mcp-Method repeats the body's method
 
     def __init__(self, session):
         self.session = session
@@ -3261,6 +3274,10 @@ class ModernEra(Era):
     label = "2026-07-28 (per-request metadata)"
     task_form = "extension"
     listens_for_changes = True
+    lists_other_versions = True
+    tools_declare_task_support = False
+    any_output_schema = True
+    method_in_headers = True
 
     @staticmethod
     def may_cache(spec):
@@ -3430,14 +3447,192 @@ class ModernEra(Era):
     def listen_for_list_changes(self):
         """list_changed comes only on a subscriptions/listen stream."""
         session = self.session
-        flags = {flag: True for capability, flag in LIST_CHANGE_FILTERS.items()
-                 if (session.capabilities.get(capability) or {}).get("listChanged")}
+        flags = list_change_filters(session.capabilities)
         if flags:
             session.change_listener = session.listen(flags, lambda message: None)
 
     def unsubscribe_resource(self, uri):
         """A subscription is the listen stream that made it and ends with it."""
         return False
+
+
+class SessionOpener:
+    """How a Session opens: its transport started, and its era chosen by --protocol-version, by a
+    server/discover result an earlier command kept, or by the probe and its fallbacks (the
+    era-detection tables); or a kept session adopted, or a recorded 2025-11-25 session resumed,
+    with no handshake of its own."""
+
+    def __init__(self, session):
+        self.session = session
+
+    def open(self):
+        session = self.session
+        choice = session.spec.protocol
+        if session.cache is not None and self.from_cache():
+            pass
+        elif session.spec.kind == "sse":
+            try:
+                self.start_transport("sse")
+                LegacyEra(session).handshake(choice if choice in LEGACY_VERSIONS else LEGACY_VERSIONS[0])
+            except HttpStatusError as exc:  # the mirror of --transport http's hint
+                if exc.status in (400, 404, 405) and not exc.hint:
+                    exc.hint = "the server may speak Streamable HTTP: leave out --transport sse"
+                raise
+        elif choice == MODERN_VERSION:
+            self.start_transport()
+            try:
+                ModernEra(session).discover(session.timeout)
+            except (RpcError, HttpStatusError) as exc:
+                # "Method not found", "Server not initialized", HTTP 400: a server of the handshake era
+                refused = session.refused_as_unknown_era(exc) or getattr(exc, "code", None) == METHOD_NOT_FOUND
+                if refused and not exc.hint:
+                    exc.hint = ("the server refused server/discover, so it seems to speak only %s or older; "
+                                "--protocol-version auto uses what it speaks" % LEGACY_VERSIONS[0])
+                raise
+        elif choice in LEGACY_VERSIONS:
+            self.start_transport()
+            LegacyEra(session).handshake(choice)
+        else:
+            self.auto()
+        if session.log:
+            session.log.event("session", "era chosen", era=session.era.name, protocol=session.protocol_version,
+                              transport=session.transport.name)
+        return self.opened()
+
+    def opened(self):
+        session = self.session
+        session.era.opened()
+        return session
+
+    def adopt(self, transport, state):
+        """Carry on a session another process opened (``handshake_state``) over ``transport``
+        (a KeeperTransport): same era, version and server facts, no second handshake."""
+        session = self.session
+        era = {kind.name: kind for kind in (ModernEra, LegacyEra)}.get(state["era"], Era)
+        session.era, session.protocol_version = era(session), state["protocolVersion"]
+        session.server_info, session.capabilities = state["serverInfo"], state["capabilities"] or {}
+        session.instructions, session.supported_versions = state["instructions"], state["supportedVersions"]
+        session.kept_grant = state.get("grant")  # the keeper's authorization, as masked_token_view shows it
+        roots = state.get("roots")
+        if isinstance(roots, list) and not session.responder.roots:  # `session open --root`, unless it has its own
+            session.responder.roots.extend(str(path) for path in roots)
+        transport.notice = lambda text: session.notice(text)
+        session.use_transport(transport)
+        if session.log:
+            session.log.event("session", "adopted a kept session", era=session.era.name,
+                              protocol=session.protocol_version, transport=transport.name)
+        return self.opened()
+
+    def from_cache(self):
+        """Adopt a fresh server/discover result kept by an earlier command: no probe is sent."""
+        session = self.session
+        result = session.cache.get("server/discover")
+        if result is None:
+            return False
+        self.start_transport()
+        session.era, session.protocol_version = ModernEra(session), MODERN_VERSION
+        session.era.adopt_discover(result)
+        session.cached.add("server/discover")
+        if session.log:
+            session.log.event("session", "server/discover answered from the cache (its ttlMs has not run out)")
+        return True
+
+    def auto(self):
+        """Probe with server/discover and fall back as the era-detection tables say."""
+        session = self.session
+        self.start_transport()
+        stdio = session.spec.kind == "stdio"
+        timed_out = False
+        try:
+            ModernEra(session).discover(min(session.probe_timeout, session.timeout) if stdio else session.timeout)
+            return
+        except RequestTimeout:
+            if not stdio or (session.deadline is not None and time.monotonic() >= session.deadline):
+                raise  # --max-time ended the probe: nothing is left for initialize, and the probe is what waited
+            timed_out, fresh = True, False  # a silent legacy stdio server: initialize on the same process
+        except RpcError as exc:
+            if exc.code in (-32020, -32021) or (exc.code == -32022 and not self.legacy_overlap(exc)):
+                raise
+            fresh = exc.code == -32022
+        except HttpStatusError as exc:
+            if exc.status not in (400, 404, 405):
+                raise
+            fresh = False
+        except ProtocolViolation:
+            if isinstance(session.era, ModernEra):  # it answered server/discover as a modern server,
+                raise  # wrongly: no fallback
+            fresh = True
+        if session.log:
+            session.log.event("session", "the probe says legacy; sending initialize")
+        if fresh and stdio:
+            self.restart_transport()  # never mix eras on one stdio process
+        try:
+            LegacyEra(session).handshake(LEGACY_VERSIONS[0])
+        except RequestTimeout as exc:
+            if timed_out:  # the wait was longer than --timeout says: name the probe's share and its bound
+                exc.message += ", after %s of server/discover (%s)" % (
+                    seconds_text(min(session.probe_timeout, session.timeout)),
+                    "--probe-timeout" if session.probe_timeout < session.timeout else "--timeout")
+            raise
+        except RpcError as exc:
+            if not (timed_out and exc.code in MODERN_ERROR_CODES):
+                raise
+            # A slow modern server answered initialize with a modern error: the process
+            # is locked to 2026-07-28. Start it afresh and speak that era.
+            if session.log:
+                session.log.event("session", "initialize refused with %s; restarting in 2026-07-28" % exc.code)
+            self.restart_transport()
+            ModernEra(session).discover(session.timeout)
+        except HttpStatusError as exc:
+            if session.spec.kind != "http" or exc.status not in (400, 404, 405):
+                raise
+            if not session.spec.sse_fallback:
+                exc.hint = "--transport http does not fall back; the server may speak HTTP+SSE: try --transport sse"
+                raise
+            if session.log:
+                session.log.event("session", "initialize refused (HTTP %s); trying HTTP+SSE" % exc.status)
+            self.restart_transport("sse")
+            LegacyEra(session).handshake(LEGACY_VERSIONS[0])
+
+    def resume(self, recorded):
+        """Continue a recorded 2025-11-25 HTTP session without initialize: servers such as
+        the everything server keep tasks per session, so a later command must come back to
+        it. If the server has forgotten it, the first request starts over (and says so)."""
+        session = self.session
+        self.start_transport()
+        session.transport.legacy_session(recorded["protocolVersion"], recorded["id"])
+        session.era, session.protocol_version = LegacyEra(session), recorded["protocolVersion"]
+        session.cache = None  # a 2025-11-25 session keeps what it learned itself
+        session.capabilities = recorded.get("capabilities") or {}
+        session.server_info = recorded.get("serverInfo")
+        session.resumed = True
+        session.open_server_stream()
+        if session.log:
+            session.log.event("session", "resumed a recorded session", protocol=session.protocol_version)
+        return session
+
+    def restart_transport(self, kind=None):
+        session = self.session
+        session.channel.close()
+        self.start_transport(kind)
+
+    def legacy_overlap(self, exc):
+        supported = (exc.data or {}).get("supported") if isinstance(exc.data, dict) else None
+        return not supported or any(v in LEGACY_VERSIONS for v in supported)
+
+    def start_transport(self, kind=None):
+        session = self.session
+        kind = kind or session.spec.kind
+        if kind == "stdio":
+            transport = StdioTransport(session.spec.argv, session.spec.env, session.spec.cwd, session.log,
+                                       max_message=session.max_message_size)
+        else:
+            http = HttpClient(session.spec.url, session.spec.headers, session.timeout, session.network,
+                              session.log, session.max_message_size, session.deadline)
+            http.auth = session.spec.auth
+            transport = (LegacySseTransport(http, session.log, session.timeout) if kind == "sse"
+                         else StreamableHttpTransport(http, session.log))
+        session.use_transport(transport)
 
 
 class Session:
@@ -3483,44 +3678,16 @@ class Session:
         # extensions declared on every request (2026-07-28) or in initialize: --advertise-apps
         self.extensions = {}
 
-    # -- opening ----------------------------------------------------------------------
+    # -- opening (SessionOpener) ------------------------------------------------------
 
     def open(self):
-        choice = self.spec.protocol
-        if self.cache is not None and self._open_from_cache():
-            pass
-        elif self.spec.kind == "sse":
-            try:
-                self._start_transport("sse")
-                LegacyEra(self).handshake(choice if choice in LEGACY_VERSIONS else LEGACY_VERSIONS[0])
-            except HttpStatusError as exc:  # the mirror of --transport http's hint
-                if exc.status in (400, 404, 405) and not exc.hint:
-                    exc.hint = "the server may speak Streamable HTTP: leave out --transport sse"
-                raise
-        elif choice == MODERN_VERSION:
-            self._start_transport()
-            try:
-                ModernEra(self).discover(self.timeout)
-            except (RpcError, HttpStatusError) as exc:
-                # "Method not found", "Server not initialized", HTTP 400: a server of the handshake era
-                refused = self.refused_as_unknown_era(exc) or getattr(exc, "code", None) == METHOD_NOT_FOUND
-                if refused and not exc.hint:
-                    exc.hint = ("the server refused server/discover, so it seems to speak only %s or older; "
-                                "--protocol-version auto uses what it speaks" % LEGACY_VERSIONS[0])
-                raise
-        elif choice in LEGACY_VERSIONS:
-            self._start_transport()
-            LegacyEra(self).handshake(choice)
-        else:
-            self._open_auto()
-        if self.log:
-            self.log.event("session", "era chosen", era=self.era.name, protocol=self.protocol_version,
-                           transport=self.transport.name)
-        return self._opened()
+        return SessionOpener(self).open()
 
-    def _opened(self):
-        self.era.opened()
-        return self
+    def adopt(self, transport, state):
+        return SessionOpener(self).adopt(transport, state)
+
+    def resume(self, recorded):
+        return SessionOpener(self).resume(recorded)
 
     def handshake_state(self):
         """What another process needs to carry on this session without a handshake of its
@@ -3529,24 +3696,6 @@ class Session:
                 "capabilities": self.capabilities, "instructions": self.instructions,
                 "supportedVersions": self.supported_versions, "transport": self.transport.name,
                 "legacyStream": bool(self.transport.legacy_stream)}
-
-    def adopt(self, transport, state):
-        """Carry on a session another process opened (``handshake_state``) over ``transport``
-        (a KeeperTransport): same era, version and server facts, no second handshake."""
-        era = {kind.name: kind for kind in (ModernEra, LegacyEra)}.get(state["era"], Era)
-        self.era, self.protocol_version = era(self), state["protocolVersion"]
-        self.server_info, self.capabilities = state["serverInfo"], state["capabilities"] or {}
-        self.instructions, self.supported_versions = state["instructions"], state["supportedVersions"]
-        self.kept_grant = state.get("grant")  # the keeper's authorization, as masked_token_view shows it
-        roots = state.get("roots")
-        if isinstance(roots, list) and not self.responder.roots:  # `session open --root`, unless it has its own
-            self.responder.roots.extend(str(path) for path in roots)
-        transport.notice = lambda text: self.notice(text)
-        self._use_transport(transport)
-        if self.log:
-            self.log.event("session", "adopted a kept session", era=self.era.name, protocol=self.protocol_version,
-                           transport=transport.name)
-        return self._opened()
 
     # -- the cache of CacheableResults (2026-07-28) -------------------------------------
 
@@ -3569,19 +3718,6 @@ class Session:
         return json.dumps([sorted((k.lower(), v) for k, v in self.spec.headers.items()),
                            sorted(self.spec.env.items()), token])
 
-    def _open_from_cache(self):
-        """Adopt a fresh server/discover result kept by an earlier command: no probe is sent."""
-        result = self.cache.get("server/discover")
-        if result is None:
-            return False
-        self._start_transport()
-        self.era, self.protocol_version = ModernEra(self), MODERN_VERSION
-        self.era.adopt_discover(result)
-        self.cached.add("server/discover")
-        if self.log:
-            self.log.event("session", "server/discover answered from the cache (its ttlMs has not run out)")
-        return True
-
     def answered_from_cache(self, method):
         """Whether this session's answer to ``method`` came from an earlier command."""
         return method in self.cached
@@ -3596,78 +3732,6 @@ class Session:
             self.cached.discard("tools/list")
         return bool(stale)
 
-    def _open_auto(self):
-        """Probe with server/discover and fall back as the era-detection tables say."""
-        self._start_transport()
-        stdio = self.spec.kind == "stdio"
-        timed_out = False
-        try:
-            ModernEra(self).discover(min(self.probe_timeout, self.timeout) if stdio else self.timeout)
-            return
-        except RequestTimeout:
-            if not stdio or (self.deadline is not None and time.monotonic() >= self.deadline):
-                raise  # --max-time ended the probe: nothing is left for initialize, and the probe is what waited
-            timed_out, fresh = True, False  # a silent legacy stdio server: initialize on the same process
-        except RpcError as exc:
-            if exc.code in (-32020, -32021) or (exc.code == -32022 and not self._legacy_overlap(exc)):
-                raise
-            fresh = exc.code == -32022
-        except HttpStatusError as exc:
-            if exc.status not in (400, 404, 405):
-                raise
-            fresh = False
-        except ProtocolViolation:
-            if isinstance(self.era, ModernEra):  # it answered server/discover as a modern server, wrongly: no fallback
-                raise
-            fresh = True
-        if self.log:
-            self.log.event("session", "the probe says legacy; sending initialize")
-        if fresh and stdio:
-            self._restart_transport()  # never mix eras on one stdio process
-        try:
-            LegacyEra(self).handshake(LEGACY_VERSIONS[0])
-        except RequestTimeout as exc:
-            if timed_out:  # the wait was longer than --timeout says: name the probe's share and its bound
-                exc.message += ", after %s of server/discover (%s)" % (
-                    seconds_text(min(self.probe_timeout, self.timeout)),
-                    "--probe-timeout" if self.probe_timeout < self.timeout else "--timeout")
-            raise
-        except RpcError as exc:
-            if not (timed_out and exc.code in MODERN_ERROR_CODES):
-                raise
-            # A slow modern server answered initialize with a modern error: the process
-            # is locked to 2026-07-28. Start it afresh and speak that era.
-            if self.log:
-                self.log.event("session", "initialize refused with %s; restarting in 2026-07-28" % exc.code)
-            self._restart_transport()
-            ModernEra(self).discover(self.timeout)
-        except HttpStatusError as exc:
-            if self.spec.kind != "http" or exc.status not in (400, 404, 405):
-                raise
-            if not self.spec.sse_fallback:
-                exc.hint = "--transport http does not fall back; the server may speak HTTP+SSE: try --transport sse"
-                raise
-            if self.log:
-                self.log.event("session", "initialize refused (HTTP %s); trying HTTP+SSE" % exc.status)
-            self._restart_transport("sse")
-            LegacyEra(self).handshake(LEGACY_VERSIONS[0])
-
-    def resume(self, recorded):
-        """Continue a recorded 2025-11-25 HTTP session without initialize: servers such as
-        the everything server keep tasks per session, so a later command must come back to
-        it. If the server has forgotten it, the first request starts over (and says so)."""
-        self._start_transport()
-        self.transport.legacy_session(recorded["protocolVersion"], recorded["id"])
-        self.era, self.protocol_version = LegacyEra(self), recorded["protocolVersion"]
-        self.cache = None  # a 2025-11-25 session keeps what it learned itself
-        self.capabilities = recorded.get("capabilities") or {}
-        self.server_info = recorded.get("serverInfo")
-        self.resumed = True
-        self.open_server_stream()
-        if self.log:
-            self.log.event("session", "resumed a recorded session", protocol=self.protocol_version)
-        return self
-
     def session_record(self):
         """What a later run needs to resume this session, or None when nothing binds
         follow-ups to it (stdio, 2026-07-28, a legacy server without session ids)."""
@@ -3681,34 +3745,13 @@ class Session:
         """Keep the session for a later run (no DELETE at close), or end it as usual."""
         self.transport.keep_session = keep
 
-    def _restart_transport(self, kind=None):
-        self.channel.close()
-        self._start_transport(kind)
-
-    def _legacy_overlap(self, exc):
-        supported = (exc.data or {}).get("supported") if isinstance(exc.data, dict) else None
-        return not supported or any(v in LEGACY_VERSIONS for v in supported)
-
-    def _start_transport(self, kind=None):
-        kind = kind or self.spec.kind
-        if kind == "stdio":
-            transport = StdioTransport(self.spec.argv, self.spec.env, self.spec.cwd, self.log,
-                                       max_message=self.max_message_size)
-        else:
-            http = HttpClient(self.spec.url, self.spec.headers, self.timeout, self.network, self.log,
-                              self.max_message_size, self.deadline)
-            http.auth = self.spec.auth
-            transport = (LegacySseTransport(http, self.log, self.timeout) if kind == "sse"
-                         else StreamableHttpTransport(http, self.log))
-        self._use_transport(transport)
-
     def withhold(self, methods):
         """--dry-run: requests of these methods raise Withheld instead of going out; what the
         command needs to build them (discover, initialize, lists) is still sent."""
         self.withheld = frozenset(methods)
         self.channel.withheld = self.withheld
 
-    def _use_transport(self, transport):
+    def use_transport(self, transport):
         """Start the RpcChannel over ``transport`` (a fresh one, or a kept session's)."""
         self.transport = transport
         self.channel = RpcChannel(transport, self.log, self._notification, self._server_request, self.deadline,
@@ -3842,6 +3885,11 @@ class Session:
     @property
     def era_label(self):
         return self.era.label
+
+    def era_states(self, fact):
+        """What the negotiated era states of ``fact``: one of the Era attributes `check` holds
+        a server to (lists_other_versions, tools_declare_task_support, any_output_schema, ...)."""
+        return getattr(self.era, fact)
 
     def summary(self):
         """What `server` prints and the TUI's server tab shows, in one shape for both eras."""
@@ -3977,6 +4025,13 @@ LIST_CHANGE_FILTERS = {"tools": "toolsListChanged", "prompts": "promptsListChang
                        "resources": "resourcesListChanged"}
 
 
+def list_change_filters(capabilities):
+    """The subscriptions/listen filters for the lists a server says change (listChanged), in
+    name order: the watch reports the ones a server's acknowledgement leaves out in it."""
+    return {name: True for kind, name in sorted(LIST_CHANGE_FILTERS.items())
+            if (capabilities.get(kind) or {}).get("listChanged")}
+
+
 class HeldNotifications:
     """A session observer that keeps what arrives until ``release(sink)``, then hands the kept
     notifications and every later one to ``sink``, in order: `watch` misses none of those
@@ -4038,8 +4093,7 @@ class ChangeWatch:
             self._subscribed.append(uri)
 
     def _listen(self):
-        filters = {name: True for kind, name in sorted(LIST_CHANGE_FILTERS.items())
-                   if (self.session.capabilities.get(kind) or {}).get("listChanged")}
+        filters = list_change_filters(self.session.capabilities)
         if self.uris:
             filters["resourceSubscriptions"] = self.uris
         if not filters:  # a listen for nothing: servers that announce nothing answer it -32601
@@ -4773,11 +4827,17 @@ def read_app_view(session, uri):
             "uiSource": source}
 
 
-def skills_declared(session):
-    """The server's Skills settings ({} or {"directoryRead": true}), or a UsageError: skills/*
-    is used only where the server declared the extension, never probed."""
+def skills_settings(session):
+    """The server's Skills settings ({} or {"directoryRead": true}); None where it declares no skills."""
     settings = (session.capabilities.get("extensions") or {}).get(SKILLS_EXTENSION)
-    if isinstance(settings, dict):
+    return settings if isinstance(settings, dict) else None
+
+
+def skills_declared(session):
+    """The server's Skills settings, or a UsageError: skills/* is used only where the server
+    declared the extension, never probed."""
+    settings = skills_settings(session)
+    if settings is not None:
         return settings
     raise UsageError("%s does not serve skills (it declares no %s extension in %s); nothing was sent"
                      % (session.display_name(), SKILLS_EXTENSION, session.era_label),
@@ -4895,6 +4955,21 @@ def verify_skill(session, entry):
             if item["uri"] == entry["uri"]:
                 row.update(frontmatter_check(raw, entry.get("frontmatter")))
     return rows
+
+
+def check_skill(session, entry, require_digests=False):
+    """A skill's verification, as `skill verify` and the TUI's Skills tab report it: the entry's
+    problems, then (for a sound array manifest) every file read and checked (verify_skill).
+    ``require_digests``: a "dynamic" manifest fails too."""
+    problems = skill_entry_problems(entry)
+    dynamic = entry.get("resources") == "dynamic"
+    rows = [] if problems or dynamic else verify_skill(session, entry)
+    if dynamic:
+        problems.append("dynamic-resources")
+    failed = any(p != "dynamic-resources" or require_digests for p in problems) or any(
+        row["status"] != "verified" for row in rows)
+    return {"skill": entry.get("uri"), "path": skill_path(entry), "ok": not failed, "problems": problems,
+            "files": rows}
 
 
 def frontmatter_check(raw, listed):
@@ -6064,6 +6139,20 @@ CHECK_RULES = (
      "implement the methods of each capability you declare, or stop declaring it"),
     ("capabilities.undeclared-refused", "warning", "a method of an undeclared capability is refused (-32601)",
      "declare the capability you serve, or answer its methods with -32601 Method not found"),
+    ("capabilities.list-changed", "error", "listChanged claims hold: booleans, on declared capabilities, "
+     "kept by subscriptions/listen (2026-07-28)",
+     "announce list changes only of the capabilities you declare, and acknowledge toolsListChanged (and the rest) "
+     "on subscriptions/listen where you claim listChanged: true"),
+    ("capabilities.list-changed-unclaimed", "warning", "list changes are announced only where listChanged: true "
+     "is claimed (the spec: only then)",
+     "declare listChanged: true in the capability whose list changes you announce, or stop announcing them"),
+    ("capabilities.subscribe", "error", "a declared resources.subscribe holds: resources/subscribe and "
+     "unsubscribe answer, or the listen keeps resourceSubscriptions",
+     "implement resources/subscribe and resources/unsubscribe (or resourceSubscriptions on subscriptions/listen), "
+     "or stop declaring subscribe: true"),
+    ("capabilities.subscribe-unclaimed", "warning", "without resources.subscribe declared, subscriptions are refused "
+     "(-32601, or left out of the listen)",
+     "declare resources.subscribe: true when you take subscriptions, or refuse them"),
     ("tools.unique-names", "error", "tool names are unique (a client calls a tool by its name)",
      "give every tool its own name"),
     ("tools.valid-names", "warning", "tool names are 1-128 characters of A-Z a-z 0-9 _ - . (the spec's naming rule)",
@@ -6072,11 +6161,12 @@ CHECK_RULES = (
      'give every tool an inputSchema like {"type": "object", "properties": {...}}'),
     ("tools.portable-schema", "warning", "inputSchema avoids top-level features common hosts reject",
      "flatten the top level to one object schema with properties (no $ref, anyOf, oneOf, allOf, not, if)"),
-    ("tools.output-schema", "error", 'an outputSchema is a JSON Schema object of type "object"',
-     'declare outputSchema as {"type": "object", ...}, or leave it out'),
+    ("tools.output-schema", "error", 'an outputSchema is a JSON Schema object (of type "object" before 2026-07-28, '
+     "where it may be any schema)", 'declare outputSchema as {"type": "object", ...}, or leave it out'),
     ("tools.annotations", "warning", "annotations are well-formed: the hints are booleans, the title a string",
      "write readOnlyHint, destructiveHint, idempotentHint and openWorldHint as true or false"),
-    ("tools.task-support", "error", 'execution.taskSupport is "forbidden", "optional" or "required"',
+    ("tools.task-support", "error", 'execution.taskSupport is "forbidden", "optional" or "required" (2025-11-25; '
+     "2026-07-28 tools have none)",
      "use one of the three values, or leave execution out"),
     ("tools.unknown-tool", "error", "a call of a tool that does not exist is an error, not a success",
      "answer an unknown tool name with an error (-32602, or a result with isError: true)"),
@@ -6106,6 +6196,9 @@ CHECK_RULES = (
      "give every resource a URI with a scheme, e.g. file:///path or myapp://item/1"),
     ("resources.template-syntax", "error", "resource templates are valid RFC 6570 URI templates",
      "write expressions as {name}, {+name}, {?a,b} and so on, with balanced braces"),
+    ("resources.template-scheme", "warning", "a resource template starts with a scheme (or an expression): "
+     "it expands to resource URIs, which are absolute",
+     "begin the template with its scheme, e.g. file:///notes/{name}, or with an expression such as {+uri}"),
     ("resources.read-back", "error", "every listed resource reads back with contents of text or blob",
      "answer resources/read for each listed URI with contents [{uri, text}] or [{uri, blob}]"),
     ("resources.blob-base64", "error", "a blob is base64 (clients decode it)",
@@ -6228,7 +6321,8 @@ class ServerCheck:
         self.ran = []
         self.findings = []
         self.session = None
-        self.tools, self.prompts, self.templates = [], [], []  # as listed, for the rules that follow
+        self.tools, self.prompts, self.templates, self.resources = [], [], [], []  # as listed, for the rules after
+        self.announced = set()  # the capabilities whose notifications/<name>/list_changed came
         self._lock = threading.Lock()
 
     # -- recording ---------------------------------------------------------------------
@@ -6256,6 +6350,10 @@ class ServerCheck:
         if isinstance(method, str) and method.startswith("notifications/") and "id" in message:
             self.found("lifecycle.notification-id", "the notification %s carries the id %s" % (
                 method, json.dumps(message.get("id"))), where)
+        changed = re.match(r"notifications/(tools|prompts|resources)/list_changed$", method if isinstance(method, str) else "")
+        if changed:
+            with self._lock:
+                self.announced.add(changed.group(1))
         result = message.get("result")
         if isinstance(result, dict) and result.get("resultType") == "complete":
             self.check_cache_fields(result, where)
@@ -6294,6 +6392,8 @@ class ServerCheck:
             steps.append(("prompts", self.check_prompts))
         if "completions" in declared:
             steps.append(("completion", self.check_completion))
+        claims = ClaimChecks(self)
+        steps.append(("subscriptions", claims.check_claims))
         steps.append(("tasks", self.check_tasks))
         streamable_http = session.transport.http is not None and session.transport.carries_mcp_headers
         http = HttpChecks(self)
@@ -6308,12 +6408,13 @@ class ServerCheck:
                 break
             self.progress("checking %s..." % name)
             step()
+        claims.check_announced()
         self.check_wire()
 
     def other_era(self, summary):
         """The 2025-11-25-era version to open a second session in, when a 2026-07-28 server
         lists one in supportedVersions (its claim is checked too), or None."""
-        versions = summary.get("supportedVersions") if summary.get("era") == "modern" else None
+        versions = summary.get("supportedVersions") if self.session.era_states("lists_other_versions") else None
         listed = [v for v in LEGACY_VERSIONS if isinstance(versions, list) and v in versions]
         return listed[0] if listed else None
 
@@ -6400,14 +6501,15 @@ class ServerCheck:
         if tools is None:
             return
         self.tools = tools
+        era_states = self.session.era_states
         self.apply("tools.unique-names", "tools.valid-names", "tools.input-schema", "tools.portable-schema",
-                   "tools.output-schema",
-                   "tools.annotations", "tools.task-support")
+                   "tools.output-schema", "tools.annotations",
+                   *(("tools.task-support",) if era_states("tools_declare_task_support") else ()))
         seen = set()
         for tool in tools:
             name = tool.get("name")
             where = "tool %s" % json.dumps(name, ensure_ascii=False)
-            if name in seen:
+            if isinstance(name, str) and name in seen:
                 self.found("tools.unique-names", "two tools are named %s" % json.dumps(name, ensure_ascii=False),
                            where)
             if isinstance(name, str):
@@ -6424,7 +6526,7 @@ class ServerCheck:
                 self.found("tools.portable-schema", "its inputSchema uses %s at the top level" % ", ".join(unportable),
                            where)
             if "outputSchema" in tool and not (isinstance(tool["outputSchema"], dict)
-                                               and tool["outputSchema"].get("type") == "object"):
+                                               and (era_states("any_output_schema") or tool["outputSchema"].get("type") == "object")):
                 self.found("tools.output-schema", "its outputSchema is %s" % cut_text(
                     json.dumps(tool["outputSchema"], ensure_ascii=False), 80), where)
             annotations = tool.get("annotations")
@@ -6439,7 +6541,7 @@ class ServerCheck:
                     self.found("tools.annotations", "its annotations' title is not a string", where)
             execution = tool.get("execution")
             support = execution.get("taskSupport") if isinstance(execution, dict) else None
-            if support is not None and support not in TASK_SUPPORT_VALUES:
+            if support is not None and support not in TASK_SUPPORT_VALUES and era_states("tools_declare_task_support"):
                 self.found("tools.task-support", "taskSupport is %s" % json.dumps(support), where)
         self.probe_unknown_tool(seen)
         self.call_tools(tools)
@@ -6463,7 +6565,7 @@ class ServerCheck:
     def call_tools(self, tools):
         """--call NAME k=v ..., and with --call-readonly every tool annotated readOnlyHint: true
         that needs no arguments; each result is checked against the tool's outputSchema."""
-        by_name = dict((tool.get("name"), tool) for tool in tools)
+        by_name = dict((tool.get("name"), tool) for tool in tools if isinstance(tool.get("name"), str))
         wanted = list(self.calls)
         if self.call_readonly:
             named = set(name for name, _ in wanted)
@@ -6507,7 +6609,8 @@ class ServerCheck:
 
     def check_resources(self):
         resources = self.list_of("resources/list", "resources")
-        self.apply("resources.uri-scheme", "resources.template-syntax")
+        self.resources = resources or []
+        self.apply("resources.uri-scheme", "resources.template-syntax", "resources.template-scheme")
         for resource in resources or ():
             uri = resource.get("uri")
             if not isinstance(uri, str) or not re.match(URI_SCHEME, uri):
@@ -6530,7 +6633,7 @@ class ServerCheck:
             if problem:
                 self.found("resources.template-syntax", problem, where)
             elif not text.startswith("{") and not re.match(URI_SCHEME, text):
-                self.found("resources.uri-scheme", "the template %s has no scheme" % json.dumps(text), where)
+                self.found("resources.template-scheme", "the template %s has no scheme" % json.dumps(text), where)
         self.apply("resources.read-back", "resources.blob-base64")
         for resource in (resources or ())[:CHECK_READ_LIMIT]:
             uri = resource.get("uri")
@@ -6594,7 +6697,8 @@ class ServerCheck:
         self.apply("completion.answers")
         ref = argument = None
         for prompt in self.prompts:
-            names = [a.get("name") for a in prompt.get("arguments") or () if isinstance(a, dict)]
+            arguments = prompt.get("arguments") if isinstance(prompt.get("arguments"), list) else ()
+            names = [a.get("name") for a in arguments if isinstance(a, dict)]
             if isinstance(prompt.get("name"), str) and names and isinstance(names[0], str):
                 ref, argument = {"type": "ref/prompt", "name": prompt["name"]}, names[0]
                 break
@@ -6641,10 +6745,141 @@ class ServerCheck:
         support = form.support()
         if support is not None and support.methods.get("tasks/list"):
             self.apply("tasks.list")
-            try:
-                form.list()
+            try:  # read as the schema states it (form.list() would also refuse an empty taskId)
+                tasks = list_all(self.session, "tasks/list", "tasks")
             except McpTuiError as exc:
                 self.failed("tasks.list", exc, "tasks/list")
+                return
+            if not all(isinstance(task, dict) and isinstance(task.get("taskId"), str)
+                       and task.get("status") in TASK_STATUSES for task in tasks):
+                self.found("tasks.list", "its tasks are not all {taskId, status} with a known status", "tasks/list")
+
+
+class ClaimChecks:
+    """`check`'s probes of what a server claims about changes: listChanged and
+    resources.subscribe. Under 2025-11-25 it subscribes to a listed resource and unsubscribes
+    again (nothing is left behind); under 2026-07-28 it opens one subscriptions/listen asking
+    for every kind of change, compares the acknowledgement with the claims, and closes it.
+    In both, the list_changed notifications seen on the way are held to the claims."""
+
+    NO_RESOURCE = "mcp-tui-check://no-such-resource"  # what a server with none listed is asked to subscribe to
+
+    def __init__(self, check):
+        self.check = check
+        self.apply, self.found = check.apply, check.found
+
+    @property
+    def session(self):
+        return self.check.session
+
+    def claims(self, capability, flag):
+        """Whether the server declares ``capability`` with ``flag``: true."""
+        declared = self.session.capabilities.get(capability)
+        return isinstance(declared, dict) and declared.get(flag) is True
+
+    def check_claims(self):
+        self.apply("capabilities.list-changed", "capabilities.list-changed-unclaimed")
+        for capability in sorted(LIST_CHANGE_FILTERS):
+            declared = self.session.capabilities.get(capability)
+            for flag in ("listChanged", "subscribe") if capability == "resources" else ("listChanged",):
+                value = declared.get(flag) if isinstance(declared, dict) else None
+                if value is not None and not isinstance(value, bool):
+                    self.found("capabilities.list-changed" if flag == "listChanged" else "capabilities.subscribe",
+                               "%s.%s is %s, not true or false" % (capability, flag, json.dumps(value)),
+                               "capabilities")
+        listed = [r.get("uri") for r in self.check.resources if isinstance(r.get("uri"), str)]
+        if self.session.era_states("listens_for_changes"):
+            self.check_listen(listed[0] if listed else None)
+        else:
+            self.check_subscribe(listed[0] if listed else None)
+
+    def check_subscribe(self, uri):
+        """resources/subscribe, then resources/unsubscribe of the same URI: both answer when
+        subscribe is claimed (on a URI the server did not list, only -32601 counts), and a
+        subscription taken without the claim is a warning (and is undone)."""
+        claimed = self.claims("resources", "subscribe")
+        rule = "capabilities.subscribe" if claimed else "capabilities.subscribe-unclaimed"
+        self.apply(rule)
+        for method in ("resources/subscribe", "resources/unsubscribe"):
+            try:
+                # unclaimed, the answer expected is a quick refusal: a server that ignores it is not waited for
+                self.session.request(method, {"uri": uri or self.NO_RESOURCE}, timeout=None if claimed else min(
+                    CHECK_PING_SECONDS, self.session.timeout))
+            except RpcError as exc:
+                if claimed and (uri is not None or exc.code == METHOD_NOT_FOUND):
+                    self.found(rule, "refused with %s %s, though the server declares resources.subscribe" % (
+                        exc.code, cut_text(exc.rpc_message, 80)), method)
+                if not claimed:
+                    return  # refused, as it should be: nothing to undo
+                continue
+            except McpTuiError as exc:
+                if not claimed:
+                    return  # no answer (or a broken one): no subscription was taken
+                self.found(rule, "failed: %s" % exc.message, method)
+                continue
+            if not claimed and method == "resources/subscribe":
+                self.found(rule, "answered, though the server does not declare resources.subscribe", method)
+
+    def check_listen(self, uri):
+        """One subscriptions/listen for every list change (and ``uri``'s updates), closed as
+        soon as it is acknowledged: the acknowledgement must keep each claim and only those."""
+        claims = dict((flag, self.claims(capability, "listChanged"))
+                      for capability, flag in LIST_CHANGE_FILTERS.items())
+        subscribe = self.claims("resources", "subscribe")
+        self.apply("capabilities.subscribe" if subscribe else "capabilities.subscribe-unclaimed")
+        filters = dict((flag, True) for flag in claims)
+        if uri is not None:
+            filters["resourceSubscriptions"] = [uri]
+        subscription = self.session.listen(filters, lambda message: None)
+        try:
+            acknowledged = subscription.acknowledged.wait(min(CHECK_PING_SECONDS, self.session.timeout))
+        finally:
+            subscription.close()
+        accepted = subscription.accepted if acknowledged and subscription.error is None else None
+        if not isinstance(accepted, dict):
+            error = subscription.error
+            why = ("refused with %s %s" % (error.code, cut_text(error.rpc_message, 80)) if isinstance(error, RpcError)
+                   else "failed: %s" % error.message if error is not None
+                   else "no acknowledgement within %s" % seconds_text(min(CHECK_PING_SECONDS, self.session.timeout))
+                   if not acknowledged else "an acknowledgement without notifications")
+            for capability, flag in sorted(LIST_CHANGE_FILTERS.items()):
+                if claims[flag]:
+                    self.found("capabilities.list-changed", "%s: %s, though %s.listChanged is true" % (
+                        flag, why, capability), "subscriptions/listen")
+            if subscribe and uri is not None:
+                self.found("capabilities.subscribe", "resourceSubscriptions: %s, though the server declares "
+                           "resources.subscribe" % why, "subscriptions/listen")
+            return
+        for capability, flag in sorted(LIST_CHANGE_FILTERS.items()):
+            kept = accepted.get(flag) is True
+            if claims[flag] and not kept:
+                self.found("capabilities.list-changed", "the listen acknowledgement leaves out %s, though %s."
+                           "listChanged is true" % (flag, capability), "subscriptions/listen")
+            elif kept and capability not in self.session.capabilities:
+                self.found("capabilities.list-changed", "the listen acknowledgement keeps %s, though the server "
+                           "declares no %s capability" % (flag, capability), "subscriptions/listen")
+            elif kept and not claims[flag]:
+                self.found("capabilities.list-changed-unclaimed", "the listen acknowledgement keeps %s, though "
+                           "%s.listChanged is not true" % (flag, capability), "subscriptions/listen")
+        kept = accepted.get("resourceSubscriptions")
+        kept = uri is not None and isinstance(kept, list) and uri in kept
+        if subscribe and uri is not None and not kept:
+            self.found("capabilities.subscribe", "the listen acknowledgement leaves out the subscription to %s, "
+                       "though the server declares resources.subscribe" % uri, "subscriptions/listen")
+        elif kept and not subscribe:
+            self.found("capabilities.subscribe-unclaimed", "the listen acknowledgement keeps the subscription to %s, "
+                       "though the server does not declare resources.subscribe" % uri, "subscriptions/listen")
+
+    def check_announced(self):
+        """The list_changed notifications that came, each against its capability's claim."""
+        for capability in sorted(self.check.announced):
+            method = "notifications/%s/list_changed" % capability
+            if capability not in self.session.capabilities:
+                self.found("capabilities.list-changed", "the server sent %s, though it declares no %s capability"
+                           % (method, capability), method)
+            elif not self.claims(capability, "listChanged"):
+                self.found("capabilities.list-changed-unclaimed", "the server sent %s, though %s.listChanged is "
+                           "not true" % (method, capability), method)
 
 
 class HttpChecks:
@@ -6718,7 +6953,7 @@ class HttpChecks:
         if foreign is not None and 200 <= foreign < 300:
             self.found("http.origin", "a request with Origin: http://mcp-tui-check.invalid was accepted (HTTP %d)"
                        % foreign, "Origin")
-        if summary.get("era") == "modern":
+        if self.session.era_states("method_in_headers"):
             self.apply("http.method-header")
             other = "tools/list" if method != "tools/list" else "ping"
             contradicted = self.http_probe(dict(headers, **{"Mcp-Method": other}), method)
@@ -6941,13 +7176,14 @@ class ToolLoad:
 
     def summary(self):
         """The Inspector's --load keys, so that a user can switch: requests, ok, toolErrors,
-        errors, errorRate, elapsedMs, throughput (calls a second), latencyMs; and the
-        distinct error messages with their counts."""
+        errors, errorRate (tool errors and errors over requests, as the Inspector 2.12 counts
+        it), elapsedMs, throughput (calls a second), latencyMs; and the distinct error
+        messages with their counts."""
         with self._lock:
             done = self.ok + self.tool_errors + self.errors
             elapsed = (self.ended or time.monotonic()) - self.started
             return {"requests": done, "ok": self.ok, "toolErrors": self.tool_errors, "errors": self.errors,
-                    "errorRate": round(self.errors / done, 4) if done else 0.0,
+                    "errorRate": round((self.tool_errors + self.errors) / done, 4) if done else 0.0,
                     "elapsedMs": round(elapsed * 1000, 1),
                     "throughput": round(done / elapsed, 1) if elapsed > 0 else 0.0,
                     "latencyMs": self.latency.summary_ms(),
@@ -7085,7 +7321,7 @@ class MessageRecorder:
 
     def see(self, entry):
         """A sink of the debug log: its session events say which era was chosen."""
-        if entry.get("type") == "event" and entry.get("era") in ("modern", "legacy"):
+        if entry.get("type") == "event" and entry.get("era"):
             self.labelled_era = entry["era"]
 
     def message(self, direction, message, transport):
@@ -8497,7 +8733,7 @@ class Grants:
         self.announce, self.timeout, self.interactive = announce, timeout, interactive
         self.browser_step = None  # a front end's own view of the browser step: called with a BrowserStep
 
-    def authorization_code(self, discovery, scopes, registered_again=False):
+    def authorization_code(self, discovery, scopes, registered_again=False, started=None):
         import hashlib
         import secrets
 
@@ -8527,8 +8763,8 @@ class Grants:
             if scopes:
                 params.append(("scope", " ".join(scopes)))
             url = append_query(endpoint, params)
-            seconds = self.timeout * 0.9  # fail before the request's own timeout
-            waits_until = time.monotonic() + seconds
+            seconds = self.timeout * 0.9  # fail before the request's own timeout, which began at ``started``
+            waits_until = (time.monotonic() if started is None else started) + seconds
             self._open_browser(url, listener, issuer, seconds)
             response = listener.wait(max(0.0, waits_until - time.monotonic()))
         finally:
@@ -8542,7 +8778,7 @@ class Grants:
         if response.get("error") == "invalid_scope" and client.get("registered") and not registered_again:
             # A server may hold a client to the scope it registered with (RFC 7591; the official
             # Python SDK's does), and a step-up asks for more: register again, once, for it.
-            return self._register_again(discovery, scopes)
+            return self._register_again(discovery, scopes, started)
         self._check_refusal(response)
         code = response.get("code")
         if not code:
@@ -8555,12 +8791,12 @@ class Grants:
         except TokenEndpointError as exc:
             if exc.error != "invalid_client" or not client.get("registered") or registered_again:
                 raise
-        return self._register_again(discovery, scopes)  # the server forgot mcp-tui's registration
+        return self._register_again(discovery, scopes, started)  # the server forgot mcp-tui's registration
 
-    def _register_again(self, discovery, scopes):
+    def _register_again(self, discovery, scopes, started):
         """Drop the stored registration at this issuer and authorize once more with a new one."""
         self.registration.forget(discovery.issuer)
-        return self.authorization_code(discovery, scopes, registered_again=True)
+        return self.authorization_code(discovery, scopes, registered_again=True, started=started)
 
     @staticmethod
     def _port_of(redirect_uri):
@@ -8994,7 +9230,7 @@ class Authorizer:
             elif self.settings.grant == "client_credentials":
                 response, client, method = self._client_credentials(discovery, scopes)
             else:
-                response, client, method = self._authorization_code(discovery, scopes)
+                response, client, method = self._authorization_code(discovery, scopes, attempt.get("started"))
             self._requested = scopes
             grant = "cross_app" if self.settings.id_token else self.settings.grant
             self._token = self.keeper.record_for(discovery, response, scopes, client, method, grant)
@@ -9024,8 +9260,8 @@ class Authorizer:
     def _discover(self, challenge):
         return self.discoverer.discover(challenge)
 
-    def _authorization_code(self, discovery, scopes):
-        return self.grants.authorization_code(discovery, scopes)
+    def _authorization_code(self, discovery, scopes, started=None):
+        return self.grants.authorization_code(discovery, scopes, started=started)
 
     def _client_credentials(self, discovery, scopes):
         return self.grants.client_credentials(discovery, scopes)
@@ -9076,14 +9312,13 @@ def authorizer_for(spec, opts, log, announce, network=None):
 
 
 # ======================================================================================
-# 6. Views: the text the CLI and the TUI share, connection specs and config files, and
-#    the one way to open a session
+# 6. Views: the text the CLI and the TUI share; then (6a) connections: connection specs,
+#    config files, and the one way to open a session
 #
-# Uses sections 1-5. Every function here turns protocol data into words (or words into
-# a ConnectionSpec) the same way for both front ends: a tool, a task, a server, a result,
-# progress and log lines. Strings from a server pass through ``clean`` before they
-# reach a terminal; JSON output stays exact (``terminal_json`` only escapes what a
-# terminal would act on).
+# Uses sections 1-5. Every function here turns protocol data into words the same way
+# for both front ends: a tool, a task, a server, a result, progress and log lines.
+# Strings from a server pass through ``clean`` before they reach a terminal; JSON output
+# stays exact (``terminal_json`` only escapes what a terminal would act on).
 # ======================================================================================
 
 # The patterns below are compiled on first use (re keeps them): most commands print plain
@@ -9229,6 +9464,16 @@ def check_tool_result(result):
 MODERN_INPUT_UNAVAILABLE = "unavailable on 2026-07-28 connections"
 
 
+# A tool that runs only as a task, on a server that declared no task support for tools/call
+TASK_ONLY_UNCALLABLE = ("cannot be called here: it runs only as a task, and the server declared no task support "
+                        "for tools/call")
+
+
+def tool_outcome_text(result):
+    """How a tool call ended, as the CLI and the TUI say it: a result with isError is the tool's error."""
+    return "The tool reported an error (isError: true)" if result.get("isError") else "Tool executed successfully"
+
+
 def result_hint(result):
     """A tool error some servers give under 2026-07-28 only (FastMCP's ctx.elicit): the way out."""
     texts = [block.get("text") for block in result.get("content") or () if isinstance(block, dict)]
@@ -9288,335 +9533,6 @@ def render_tool_result(result, saver=None):
         lines.append("Structured content:")
         lines.append(json.dumps(result["structuredContent"], indent=2, ensure_ascii=False))
     return "\n".join(lines)
-
-
-def parse_header_option(text):
-    name, sep, value = text.partition(":")
-    if not sep or not name.strip() or any(c in name.strip() for c in " \t"):
-        # Not echoed: a header without its colon is still likely to hold a token.
-        raise UsageError("--header needs 'Name: value' (a name without spaces, a colon, then the value)")
-    if any(c in text for c in "\r\n\0"):
-        raise UsageError("--header %r has a line break or NUL, which would inject another header" % name.strip())
-    return name.strip(), value.strip()
-
-
-def parse_env_option(text):
-    name, sep, value = text.partition("=")
-    if not sep or not name:
-        raise UsageError("--env needs K=V, got %r" % text)
-    return name, value
-
-
-def expand_config_value(value, where, registry):
-    """${VAR} and ${env:VAR} from the environment, in strings, lists and objects."""
-    if isinstance(value, dict):
-        return {k: expand_config_value(v, where, registry) for k, v in value.items()}
-    if isinstance(value, list):
-        return [expand_config_value(v, where, registry) for v in value]
-    if not isinstance(value, str):
-        return value
-
-    def substitute(match):
-        name, default = match.group(1), match.group(2)
-        if name.startswith("env:"):
-            name = name[4:]
-        elif name.startswith("input:"):
-            raise UsageError("%s uses ${%s}, a VS Code input, which mcp-tui does not prompt for" % (where, name),
-                             hint="put the value in an environment variable and write ${env:NAME} there")
-        if name not in os.environ:
-            if default is not None:  # ${VAR:-default}, as Claude Code's .mcp.json has it: the default when unset
-                return default
-            raise UsageError("%s uses ${%s}, which is not set in the environment" % (where, match.group(1)))
-        registry.add(os.environ[name], "env")  # config files put their keys in variables
-        return os.environ[name]
-
-    # ${input:ID} (ids have dashes), or ${VAR} / ${env:VAR}, either with an optional :-default
-    return re.sub(r"\$\{(input:[^}]*|[A-Za-z_][A-Za-z0-9_:]*?)(?::-([^}]*))?\}", substitute, value)
-
-
-# A string (kept), or a comment. An unclosed string or comment runs to the end of its line or
-# of the text, matched once: retried at every later quote or "/*", it made a 120 KB file quadratic.
-JSONC_COMMENT = r'("(?:[^"\\\n]|\\.)*"?)|//[^\n]*|/\*(?:.*?\*/|.*)'
-JSONC_TRAILING_COMMA = r'("(?:[^"\\\n]|\\.)*"?)|,(\s*[}\]])'
-
-
-def load_jsonc(text):
-    """JSON, or JSON with comments and trailing commas: VS Code's mcp.json is JSONC, and
-    its own documented examples have comments. Strict JSON's error when neither reads."""
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        strict_error = exc
-    lenient = re.sub(JSONC_COMMENT, lambda m: m.group(1) or " ", text, flags=re.S)
-    lenient = re.sub(JSONC_TRAILING_COMMA, lambda m: m.group(1) or m.group(2), lenient)
-    try:
-        return json.loads(lenient)
-    except ValueError:
-        raise strict_error
-
-
-def config_server_spec(path, name, protocol, registry):
-    """A server of a Claude Desktop / .mcp.json (mcpServers) or VS Code (servers) file (the
-    only one when ``name`` is None) as a ConnectionSpec, its ${VAR}s expanded. Each expanded
-    value and each header value is registered in ``registry`` here, once; the spec's ``shown``
-    twin keeps the ${VAR}s as the file has them, for what the TUI shows and copies."""
-    name, entry = read_config_server(path, name)
-    where = "server %r in %s" % (name, path)
-    spec = spec_from_config_entry(expand_config_value(entry, where, registry), protocol, where,
-                                  (os.path.abspath(path), name))
-    register_header_secrets(spec.headers, registry)
-    spec.shown = spec_from_config_entry(entry, protocol, where)
-    return spec
-
-
-def read_config_server(path, name):
-    """The server's name and its entry as the file has it."""
-    try:
-        with open(path, "r", encoding="utf-8") as handle:
-            data = load_jsonc(handle.read())
-    except OSError as exc:
-        raise UsageError("cannot read --config %s: %s" % (path, exc.strerror or exc))
-    except ValueError as exc:
-        raise UsageError("--config %s is not valid JSON: %s" % (path, exc))
-    servers = config_entries(data)
-    if not isinstance(servers, dict) or not servers:
-        raise UsageError("--config %s lists no servers (mcpServers or servers)" % path)
-    if name is None:
-        if len(servers) != 1:
-            raise ConfigChoiceNeeded("--config %s has several servers; pick one with --server (%s)" % (
-                path, ", ".join(sorted(servers))))
-        name = next(iter(servers))
-    if name not in servers:
-        raise UsageError("--config %s has no server %r (it has: %s)" % (path, name, ", ".join(sorted(servers))))
-    return name, servers[name]
-
-
-def config_entries(data):
-    """The servers a config file's JSON lists (Claude Desktop's mcpServers, VS Code's servers
-    or its settings' mcp.servers), by name; anything else is no list of servers."""
-    if not isinstance(data, dict):
-        return None
-    mcp = data.get("mcp") if isinstance(data.get("mcp"), dict) else {}
-    return data.get("mcpServers") or data.get("servers") or mcp.get("servers")
-
-
-class ConfigChoiceNeeded(UsageError):
-    """A config file lists several servers and --server did not pick one."""
-
-
-CONFIG_URL_KEYS = ("url", "httpUrl", "serverUrl")  # Claude and VS Code; Gemini CLI's streamable HTTP; Windsurf
-CONFIG_ENTRY_FIELDS = tuple((key, str) for key in CONFIG_URL_KEYS) + (
-    ("command", str), ("cwd", str), ("type", str), ("transport", str), ("args", list), ("env", dict), ("headers", dict))
-
-
-def config_url(entry):
-    """An entry's server URL, under whichever key its client's file format uses."""
-    return next((entry[key] for key in CONFIG_URL_KEYS if entry.get(key)), None)
-
-
-def check_config_entry(entry, where):
-    """A hand-written entry of the wrong shape is a usage error naming the field, not a crash."""
-    if not isinstance(entry, dict):
-        raise UsageError("the %s is %s, not an object (command and args, or url)" % (where, a_json_type(entry)))
-    for key, kind in CONFIG_ENTRY_FIELDS:
-        if entry.get(key) is not None and not isinstance(entry[key], kind):
-            raise UsageError("the %s: %s is %s, not %s" % (where, key, a_json_type(entry[key]), a_json_type(kind())))
-    for key in ("env", "headers"):
-        for name, value in (entry.get(key) or {}).items():
-            if not isinstance(value, str):
-                raise UsageError("the %s: %s %r is %s, not a string" % (where, key, name, a_json_type(value)))
-
-
-def spec_from_config_entry(entry, protocol, where, source=None):
-    """One mcpServers / servers entry as a ConnectionSpec (its env and headers applied);
-    ``source`` is (config file, server name), what the task ledger records."""
-    check_config_entry(entry, where)
-    if config_url(entry):
-        kind = "sse" if "sse" in (entry.get("type"), entry.get("transport")) else "http"
-        spec = ConnectionSpec(kind, url=config_url(entry), headers=entry.get("headers") or {}, protocol=protocol,
-                              source=source)
-        spec.oauth = entry.get("oauth") if isinstance(entry.get("oauth"), dict) else None
-        return spec
-    if entry.get("command"):
-        return ConnectionSpec("stdio", argv=[entry["command"]] + [str(a) for a in entry.get("args") or ()],
-                              env=entry.get("env") or {}, cwd=entry.get("cwd"), protocol=protocol, source=source)
-    raise UsageError("the %s has neither command nor url" % where)
-
-
-COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
-                 "rpc", "task", "tasks", "watch", "auth", "session", "sessions", "snapshot", "diff",
-                 "replay", "check", "completion", "skill", "skills")
-SESSION_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # compiled on first use
-
-
-def check_session_name(name):
-    if not re.match(SESSION_NAME, name):
-        raise UsageError("%r is not a session name: letters, digits, '.', '_' and '-', up to 64" % name)
-    return name
-
-
-def spec_from_options(opts, words, registry):
-    """The connection the user gave on the command line, and the words left for the command;
-    the credentials in it go to ``registry`` (the run's SecretRegistry)."""
-    session = getattr(opts, "session", None)
-    if words and words[0].startswith("@") and len(words[0]) > 1:
-        session, words = words[0][1:], words[1:]
-    if session is not None:
-        if opts.url or opts.cmd or opts.config:
-            raise UsageError("a session (@%s) is already connected; leave out the connection flags" % session)
-        ignored = [flag for flag, given in (
-            ("--protocol-version", opts.protocol != "auto"), ("--transport", opts.transport != "auto"),
-            ("--header", opts.header), ("--bearer", opts.bearer), ("--env", opts.env), ("--cwd", opts.cwd),
-            ("--args", opts.args), ("--server", opts.server), ("--insecure", opts.insecure),
-            ("--ca-file", opts.ca_file), ("--proxy", getattr(opts, "proxy", None) is not None)) if given]
-        if ignored:  # the keeper connected once, with its own: these would be dropped without a word
-            raise UsageError("session %s is connected already; %s would change nothing here" % (
-                session, ", ".join(ignored)), hint="give the connection's options to `session open`")
-        return ConnectionSpec("session", name=check_session_name(session)), words
-    given = [flag for flag, value in (("--url", opts.url), ("--cmd", opts.cmd), ("--config", opts.config)) if value]
-    if given and words and words[0] not in COMMAND_WORDS and len(words[0].split()) > 1:
-        given.append("a stdio command line")  # or it would be "unknown command 'python3 server.py'"
-    if len(given) > 1:
-        raise UsageError("two connections given (%s); give one" % " and ".join(given[:2]))
-    headers = option_headers(opts, registry)
-    env = dict(parse_env_option(e) for e in opts.env)
-    if opts.config:
-        try:
-            spec = config_server_spec(opts.config, opts.server, opts.protocol, registry)
-        except ConfigChoiceNeeded:
-            if not words:
-                return None, words  # the TUI's connection screen lists the file's servers
-            raise
-        spec.headers.update(headers)
-        spec.env.update(env)
-        spec.cwd = opts.cwd or spec.cwd
-        if opts.transport == "sse" and spec.kind == "http":
-            spec.kind = "sse"
-        return spec, words
-    if opts.server:
-        raise UsageError("--server needs --config FILE")
-    if opts.args and not opts.cmd:
-        raise UsageError("--args goes with --cmd")
-    if opts.cmd:
-        if opts.transport in ("http", "sse"):
-            raise UsageError("--transport %s needs --url" % opts.transport)
-        argv = [opts.cmd] + list(opts.args)
-        return ConnectionSpec("stdio", argv=argv, env=env, cwd=opts.cwd, protocol=opts.protocol), words
-    target = opts.url
-    if target is not None:
-        check_url_option(target)
-    if not target and words and words[0] not in COMMAND_WORDS:
-        target, words = words[0], words[1:]
-    if not target:
-        return None, words
-    return build_spec(target, opts.transport, opts.protocol, headers, env, opts.cwd), words
-
-
-def check_url_option(url):
-    """--url takes an http(s) URL: anything else would be run as a stdio program, and
-    fail as "no such program"."""
-    if url.startswith(("http://", "https://")):
-        return
-    if "://" in url:
-        raise UsageError("--url takes an http:// or https:// URL, not %s://" % url.partition("://")[0])
-    if not url.strip() or " " in url.strip():
-        hint = "a stdio server is given without --url, as one quoted command line"
-    else:
-        hint = "did you mean --url %s?" % masked_url("http://" + url)
-    raise UsageError("--url takes an http:// or https:// URL", hint=hint)
-
-
-def build_spec(target, transport="auto", protocol="auto", headers=None, env=None, cwd=None):
-    """A ConnectionSpec from what the user typed, on the command line or in the TUI's
-    connection screen: a URL, or a stdio command line split as its platform's shell would."""
-    if target.startswith(("http://", "https://")):
-        if transport == "stdio":
-            raise UsageError("--transport stdio needs a command, not a URL")
-        return ConnectionSpec("sse" if transport == "sse" else "http", url=target, headers=headers,
-                              protocol=protocol, sse_fallback=transport != "http")
-    if transport in ("http", "sse"):
-        raise UsageError("--transport %s needs --url" % transport)
-    try:
-        argv = split_command_line(target)
-    except ValueError as exc:
-        raise UsageError("cannot split the server command %r: %s" % (target, exc))
-    if not argv:
-        raise UsageError("the server command is empty")
-    return ConnectionSpec("stdio", argv=argv, env=env, cwd=cwd, protocol=protocol)
-
-
-def split_command_line(text, windows=None):
-    """Split a stdio server's command line as its platform's shell would, without one.
-    Windows keeps backslashes (paths) and drops the quotes around an argument."""
-    import shlex
-
-    if windows is None:
-        windows = os.name == "nt"
-    if not windows:
-        return shlex.split(text)
-    return [word[1:-1] if len(word) > 1 and word[0] == word[-1] == '"' else word
-            for word in shlex.split(text, posix=False)]
-
-
-class ConfigServer:
-    """One server entry from a config file, turned into a ConnectionSpec on demand (the
-    ${VAR} expansion may fail, and should fail only for the server the user picks)."""
-
-    def __init__(self, name, path, entry):
-        self.name, self.path, self.entry = name, path, entry
-        self.source = os.path.basename(path)
-
-    def describe(self):
-        entry = self.entry
-        if config_url(entry):
-            return str(config_url(entry))
-        args = entry.get("args") if isinstance(entry.get("args"), list) else []  # a wrong one says so on connect
-        return join_command([str(entry.get("command", "?"))] + [str(a) for a in args])
-
-    def spec(self, protocol, registry):
-        return config_server_spec(self.path, self.name, protocol, registry)
-
-
-def config_paths(opts):
-    """--config, then the project's .mcp.json and .vscode/mcp.json, then Claude Desktop's and
-    VS Code's user files where each platform keeps them."""
-    home = os.path.expanduser("~")
-    if sys.platform == "darwin":
-        user = os.path.join(home, "Library", "Application Support")
-    elif sys.platform == "win32":
-        user = os.environ.get("APPDATA") or os.path.join(home, "AppData", "Roaming")
-    else:
-        user = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    paths = [opts.config] if opts.config else []
-    paths += [os.path.join(os.getcwd(), ".mcp.json"), os.path.join(os.getcwd(), ".vscode", "mcp.json"),
-              os.path.join(user, "Claude", "claude_desktop_config.json"),
-              os.path.join(user, "Code", "User", "mcp.json")]
-    unique = []
-    for path in paths:
-        if os.path.abspath(path) not in [os.path.abspath(p) for p in unique]:
-            unique.append(path)
-    return unique
-
-
-def known_servers(opts):
-    servers = []
-    for path in config_paths(opts):
-        servers += config_file_servers(path) or []
-    return servers
-
-
-def config_file_servers(path):
-    """The servers a config file lists, or None when it is not one (missing, not JSON, no
-    server entries)."""
-    try:
-        with open(path, "r", encoding="utf-8") as handle:
-            data = load_jsonc(handle.read())
-    except (OSError, ValueError):
-        return None
-    entries = config_entries(data)
-    if not isinstance(entries, dict):
-        return None
-    return [ConfigServer(name, path, entry) for name, entry in entries.items() if isinstance(entry, dict)]
 
 
 def user_shell(environ=None, windows=None):
@@ -10037,17 +9953,35 @@ def describe_app_view(view, app):
     return lines
 
 
+def skill_size(entry):
+    """"3 files, 254 bytes", or why a skill's files cannot be counted."""
+    files = entry.get("resources")
+    return ("dynamic (unverifiable)" if files == "dynamic" else "%d file%s, %d bytes" % (
+        len(files), "" if len(files) == 1 else "s", skill_total_size(entry)) if isinstance(files, list)
+        else "no manifest (invalid)")
+
+
+def skill_description(entry):
+    frontmatter = entry.get("frontmatter") if isinstance(entry.get("frontmatter"), dict) else {}
+    return first_line(str(frontmatter.get("description") or ""))
+
+
 def skill_summary(entry):
     """One skill in `skill list`: its path, name and description, then its URI and size."""
     frontmatter = entry.get("frontmatter") if isinstance(entry.get("frontmatter"), dict) else {}
-    files = entry.get("resources")
-    size = ("dynamic (unverifiable)" if files == "dynamic" else "%d file%s, %d bytes" % (
-        len(files), "" if len(files) == 1 else "s", skill_total_size(entry)) if isinstance(files, list)
-        else "no manifest (invalid)")
     name = frontmatter.get("name")
     return "%s%s\n    %s\n    %s · %s" % (skill_path(entry), " (name: %s)" % name if name and not skill_path(
-        entry).endswith(str(name)) else "", first_line(str(frontmatter.get("description") or "")), entry.get("uri"),
-        size)
+        entry).endswith(str(name)) else "", skill_description(entry), entry.get("uri"), skill_size(entry))
+
+
+def skill_row(entry):
+    """One skill in the TUI's Skills list: path, size, description."""
+    return "%s · %s · %s" % (skill_path(entry), skill_size(entry), skill_description(entry))
+
+
+def skill_manifest_line(item):
+    """One file of a manifest: its size, the start of its digest, its URI."""
+    return "%8s  %s  %s" % (item.get("size"), str(item.get("digest"))[:19], item.get("uri"))
 
 
 def describe_skill(entry, problems):
@@ -10057,8 +9991,7 @@ def describe_skill(entry, problems):
     files = entry.get("resources")
     if isinstance(files, list):
         lines += ["", "Manifest (%d files, %d bytes):" % (len(files), skill_total_size(entry))]
-        lines += ["  %8s  %s  %s" % (f.get("size"), str(f.get("digest"))[:19], f.get("uri")) for f in files
-                  if isinstance(f, dict)]
+        lines += ["  " + skill_manifest_line(f) for f in files if isinstance(f, dict)]
     else:
         lines += ["", "Manifest: %s" % ("dynamic (the files cannot be verified)" if files == "dynamic" else "none")]
     if problems:
@@ -10076,9 +10009,22 @@ def skill_check_detail(row):
 
 
 def skill_check_line(row):
-    """One file of `skill verify` or `skill fetch`: its status and, when it failed, why."""
+    """One file of `skill verify` or `skill fetch`: ✓ or ✗, its status and, when it failed, why."""
     detail = skill_check_detail(row)
-    return "  %-24s %s%s" % (row["status"], row["uri"], "\n      " + detail if detail else "")
+    return "  %s %-24s %s%s" % (check_mark(row["status"] == "verified"), row["status"], row["uri"],
+                                "\n        " + detail if detail else "")
+
+
+def check_mark(ok):
+    return "✓" if ok else "✗"
+
+
+def skill_report(outcome):
+    """A skill's verification (check_skill): ✓ or ✗ and a count, then a line per file."""
+    verified = sum(row["status"] == "verified" for row in outcome["files"])
+    lines = ["%s %s: %s" % (check_mark(outcome["ok"]), outcome["path"], ", ".join(
+        outcome["problems"]) or "%d of %d files verified" % (verified, len(outcome["files"])))]
+    return "\n".join(lines + [skill_check_line(row) for row in outcome["files"]])
 
 
 def describe_task(task, tool=None, now=None):
@@ -10239,7 +10185,363 @@ def replay_summary(count, different):
     return "%d request%s: %d same, %d different" % (count, "" if count == 1 else "s", count - different, different)
 
 
-# -- connecting: one path for the CLI, the TUI and the keeper ----------------------------
+def masked_token_view(token, now=None):
+    """What `auth status` shows of a stored token: never the token itself."""
+    now = time.time() if now is None else now
+    expires = token.get("expiresAt")
+    return {"server": token.get("server"), "issuer": token.get("issuer"), "resource": token.get("resource"),
+            "scope": token.get("scope") or "", "grant": token.get("grant"),
+            "token": "token:" + fingerprint(token.get("accessToken") or ""),
+            "refreshable": bool(token.get("refreshToken")),
+            "expiresAt": expires, "expired": is_number(expires) and expires <= now}
+
+
+def describe_expiry(view, now=None):
+    expires = view["expiresAt"]
+    if not is_number(expires):
+        return "no expiry given"
+    left = int(expires - (time.time() if now is None else now))
+    if left <= 0:
+        return "expired" + (" (refreshable)" if view["refreshable"] else "")
+    return "expires in %dm%02ds%s" % (left // 60, left % 60, " (refreshable)" if view["refreshable"] else "")
+
+
+# -- 6a. Connections: specs from options and config files, kept sessions, connect ----------
+#
+# The session layer's way in: a ConnectionSpec from the command line or a config file, the
+# run's debug log, a kept session's record, and ``connect``, the one way the CLI, the TUI and
+# the keeper open a Session. It belongs with the session (section 2), but it opens the debug
+# log (4) and the authorizer (5), and the log's file is written with the views' terminal_json,
+# so it comes after them; the views above never use it.
+
+
+def parse_header_option(text):
+    name, sep, value = text.partition(":")
+    if not sep or not name.strip() or any(c in name.strip() for c in " \t"):
+        # Not echoed: a header without its colon is still likely to hold a token.
+        raise UsageError("--header needs 'Name: value' (a name without spaces, a colon, then the value)")
+    if any(c in text for c in "\r\n\0"):
+        raise UsageError("--header %r has a line break or NUL, which would inject another header" % name.strip())
+    return name.strip(), value.strip()
+
+
+def parse_env_option(text):
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise UsageError("--env needs K=V, got %r" % text)
+    return name, value
+
+
+def expand_config_value(value, where, registry):
+    """${VAR} and ${env:VAR} from the environment, in strings, lists and objects."""
+    if isinstance(value, dict):
+        return {k: expand_config_value(v, where, registry) for k, v in value.items()}
+    if isinstance(value, list):
+        return [expand_config_value(v, where, registry) for v in value]
+    if not isinstance(value, str):
+        return value
+
+    def substitute(match):
+        name, default = match.group(1), match.group(2)
+        if name.startswith("env:"):
+            name = name[4:]
+        elif name.startswith("input:"):
+            raise UsageError("%s uses ${%s}, a VS Code input, which mcp-tui does not prompt for" % (where, name),
+                             hint="put the value in an environment variable and write ${env:NAME} there")
+        if name not in os.environ:
+            if default is not None:  # ${VAR:-default}, as Claude Code's .mcp.json has it: the default when unset
+                return default
+            raise UsageError("%s uses ${%s}, which is not set in the environment" % (where, match.group(1)))
+        registry.add(os.environ[name], "env")  # config files put their keys in variables
+        return os.environ[name]
+
+    # ${input:ID} (ids have dashes), or ${VAR} / ${env:VAR}, either with an optional :-default
+    return re.sub(r"\$\{(input:[^}]*|[A-Za-z_][A-Za-z0-9_:]*?)(?::-([^}]*))?\}", substitute, value)
+
+
+# A string (kept), or a comment. An unclosed string or comment runs to the end of its line or
+# of the text, matched once: retried at every later quote or "/*", it made a 120 KB file quadratic.
+JSONC_COMMENT = r'("(?:[^"\\\n]|\\.)*"?)|//[^\n]*|/\*(?:.*?\*/|.*)'
+JSONC_TRAILING_COMMA = r'("(?:[^"\\\n]|\\.)*"?)|,(\s*[}\]])'
+
+
+def load_jsonc(text):
+    """JSON, or JSON with comments and trailing commas: VS Code's mcp.json is JSONC, and
+    its own documented examples have comments. Strict JSON's error when neither reads."""
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        strict_error = exc
+    lenient = re.sub(JSONC_COMMENT, lambda m: m.group(1) or " ", text, flags=re.S)
+    lenient = re.sub(JSONC_TRAILING_COMMA, lambda m: m.group(1) or m.group(2), lenient)
+    try:
+        return json.loads(lenient)
+    except ValueError:
+        raise strict_error
+
+
+def config_server_spec(path, name, protocol, registry):
+    """A server of a Claude Desktop / .mcp.json (mcpServers) or VS Code (servers) file (the
+    only one when ``name`` is None) as a ConnectionSpec, its ${VAR}s expanded. Each expanded
+    value and each header value is registered in ``registry`` here, once; the spec's ``shown``
+    twin keeps the ${VAR}s as the file has them, for what the TUI shows and copies."""
+    name, entry = read_config_server(path, name)
+    where = "server %r in %s" % (name, path)
+    spec = spec_from_config_entry(expand_config_value(entry, where, registry), protocol, where,
+                                  (os.path.abspath(path), name))
+    register_header_secrets(spec.headers, registry)
+    spec.shown = spec_from_config_entry(entry, protocol, where)
+    return spec
+
+
+def read_config_server(path, name):
+    """The server's name and its entry as the file has it."""
+    try:
+        with open(path, "r", encoding="utf-8") as handle:
+            data = load_jsonc(handle.read())
+    except OSError as exc:
+        raise UsageError("cannot read --config %s: %s" % (path, exc.strerror or exc))
+    except ValueError as exc:
+        raise UsageError("--config %s is not valid JSON: %s" % (path, exc))
+    servers = config_entries(data)
+    if not isinstance(servers, dict) or not servers:
+        raise UsageError("--config %s lists no servers (mcpServers or servers)" % path)
+    if name is None:
+        if len(servers) != 1:
+            raise ConfigChoiceNeeded("--config %s has several servers; pick one with --server (%s)" % (
+                path, ", ".join(sorted(servers))))
+        name = next(iter(servers))
+    if name not in servers:
+        raise UsageError("--config %s has no server %r (it has: %s)" % (path, name, ", ".join(sorted(servers))))
+    return name, servers[name]
+
+
+def config_entries(data):
+    """The servers a config file's JSON lists (Claude Desktop's mcpServers, VS Code's servers
+    or its settings' mcp.servers), by name; anything else is no list of servers."""
+    if not isinstance(data, dict):
+        return None
+    mcp = data.get("mcp") if isinstance(data.get("mcp"), dict) else {}
+    return data.get("mcpServers") or data.get("servers") or mcp.get("servers")
+
+
+class ConfigChoiceNeeded(UsageError):
+    """A config file lists several servers and --server did not pick one."""
+
+
+CONFIG_URL_KEYS = ("url", "httpUrl", "serverUrl")  # Claude and VS Code; Gemini CLI's streamable HTTP; Windsurf
+CONFIG_ENTRY_FIELDS = tuple((key, str) for key in CONFIG_URL_KEYS) + (
+    ("command", str), ("cwd", str), ("type", str), ("transport", str), ("args", list), ("env", dict), ("headers", dict))
+
+
+def config_url(entry):
+    """An entry's server URL, under whichever key its client's file format uses."""
+    return next((entry[key] for key in CONFIG_URL_KEYS if entry.get(key)), None)
+
+
+def check_config_entry(entry, where):
+    """A hand-written entry of the wrong shape is a usage error naming the field, not a crash."""
+    if not isinstance(entry, dict):
+        raise UsageError("the %s is %s, not an object (command and args, or url)" % (where, a_json_type(entry)))
+    for key, kind in CONFIG_ENTRY_FIELDS:
+        if entry.get(key) is not None and not isinstance(entry[key], kind):
+            raise UsageError("the %s: %s is %s, not %s" % (where, key, a_json_type(entry[key]), a_json_type(kind())))
+    for key in ("env", "headers"):
+        for name, value in (entry.get(key) or {}).items():
+            if not isinstance(value, str):
+                raise UsageError("the %s: %s %r is %s, not a string" % (where, key, name, a_json_type(value)))
+
+
+def spec_from_config_entry(entry, protocol, where, source=None):
+    """One mcpServers / servers entry as a ConnectionSpec (its env and headers applied);
+    ``source`` is (config file, server name), what the task ledger records."""
+    check_config_entry(entry, where)
+    if config_url(entry):
+        kind = "sse" if "sse" in (entry.get("type"), entry.get("transport")) else "http"
+        spec = ConnectionSpec(kind, url=config_url(entry), headers=entry.get("headers") or {}, protocol=protocol,
+                              source=source)
+        spec.oauth = entry.get("oauth") if isinstance(entry.get("oauth"), dict) else None
+        return spec
+    if entry.get("command"):
+        return ConnectionSpec("stdio", argv=[entry["command"]] + [str(a) for a in entry.get("args") or ()],
+                              env=entry.get("env") or {}, cwd=entry.get("cwd"), protocol=protocol, source=source)
+    raise UsageError("the %s has neither command nor url" % where)
+
+
+COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
+                 "rpc", "task", "tasks", "watch", "auth", "session", "sessions", "snapshot", "diff",
+                 "replay", "check", "completion", "skill", "skills")
+SESSION_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # compiled on first use
+
+
+def check_session_name(name):
+    if not re.match(SESSION_NAME, name):
+        raise UsageError("%r is not a session name: letters, digits, '.', '_' and '-', up to 64" % name)
+    return name
+
+
+def spec_from_options(opts, words, registry):
+    """The connection the user gave on the command line, and the words left for the command;
+    the credentials in it go to ``registry`` (the run's SecretRegistry)."""
+    session = getattr(opts, "session", None)
+    if words and words[0].startswith("@") and len(words[0]) > 1:
+        session, words = words[0][1:], words[1:]
+    if session is not None:
+        if opts.url or opts.cmd or opts.config:
+            raise UsageError("a session (@%s) is already connected; leave out the connection flags" % session)
+        ignored = [flag for flag, given in (
+            ("--protocol-version", opts.protocol != "auto"), ("--transport", opts.transport != "auto"),
+            ("--header", opts.header), ("--bearer", opts.bearer), ("--env", opts.env), ("--cwd", opts.cwd),
+            ("--args", opts.args), ("--server", opts.server), ("--insecure", opts.insecure),
+            ("--ca-file", opts.ca_file), ("--proxy", getattr(opts, "proxy", None) is not None)) if given]
+        if ignored:  # the keeper connected once, with its own: these would be dropped without a word
+            raise UsageError("session %s is connected already; %s would change nothing here" % (
+                session, ", ".join(ignored)), hint="give the connection's options to `session open`")
+        return ConnectionSpec("session", name=check_session_name(session)), words
+    given = [flag for flag, value in (("--url", opts.url), ("--cmd", opts.cmd), ("--config", opts.config)) if value]
+    if given and words and words[0] not in COMMAND_WORDS and len(words[0].split()) > 1:
+        given.append("a stdio command line")  # or it would be "unknown command 'python3 server.py'"
+    if len(given) > 1:
+        raise UsageError("two connections given (%s); give one" % " and ".join(given[:2]))
+    headers = option_headers(opts, registry)
+    env = dict(parse_env_option(e) for e in opts.env)
+    if opts.config:
+        try:
+            spec = config_server_spec(opts.config, opts.server, opts.protocol, registry)
+        except ConfigChoiceNeeded:
+            if not words:
+                return None, words  # the TUI's connection screen lists the file's servers
+            raise
+        spec.headers.update(headers)
+        spec.env.update(env)
+        spec.cwd = opts.cwd or spec.cwd
+        if opts.transport == "sse" and spec.kind == "http":
+            spec.kind = "sse"
+        return spec, words
+    if opts.server:
+        raise UsageError("--server needs --config FILE")
+    if opts.args and not opts.cmd:
+        raise UsageError("--args goes with --cmd")
+    if opts.cmd:
+        if opts.transport in ("http", "sse"):
+            raise UsageError("--transport %s needs --url" % opts.transport)
+        argv = [opts.cmd] + list(opts.args)
+        return ConnectionSpec("stdio", argv=argv, env=env, cwd=opts.cwd, protocol=opts.protocol), words
+    target = opts.url
+    if target is not None:
+        check_url_option(target)
+    if not target and words and words[0] not in COMMAND_WORDS:
+        target, words = words[0], words[1:]
+    if not target:
+        return None, words
+    return build_spec(target, opts.transport, opts.protocol, headers, env, opts.cwd), words
+
+
+def check_url_option(url):
+    """--url takes an http(s) URL: anything else would be run as a stdio program, and
+    fail as "no such program"."""
+    if url.startswith(("http://", "https://")):
+        return
+    if "://" in url:
+        raise UsageError("--url takes an http:// or https:// URL, not %s://" % url.partition("://")[0])
+    if not url.strip() or " " in url.strip():
+        hint = "a stdio server is given without --url, as one quoted command line"
+    else:
+        hint = "did you mean --url %s?" % masked_url("http://" + url)
+    raise UsageError("--url takes an http:// or https:// URL", hint=hint)
+
+
+def build_spec(target, transport="auto", protocol="auto", headers=None, env=None, cwd=None):
+    """A ConnectionSpec from what the user typed, on the command line or in the TUI's
+    connection screen: a URL, or a stdio command line split as its platform's shell would."""
+    if target.startswith(("http://", "https://")):
+        if transport == "stdio":
+            raise UsageError("--transport stdio needs a command, not a URL")
+        return ConnectionSpec("sse" if transport == "sse" else "http", url=target, headers=headers,
+                              protocol=protocol, sse_fallback=transport != "http")
+    if transport in ("http", "sse"):
+        raise UsageError("--transport %s needs --url" % transport)
+    try:
+        argv = split_command_line(target)
+    except ValueError as exc:
+        raise UsageError("cannot split the server command %r: %s" % (target, exc))
+    if not argv:
+        raise UsageError("the server command is empty")
+    return ConnectionSpec("stdio", argv=argv, env=env, cwd=cwd, protocol=protocol)
+
+
+def split_command_line(text, windows=None):
+    """Split a stdio server's command line as its platform's shell would, without one.
+    Windows keeps backslashes (paths) and drops the quotes around an argument."""
+    import shlex
+
+    if windows is None:
+        windows = os.name == "nt"
+    if not windows:
+        return shlex.split(text)
+    return [word[1:-1] if len(word) > 1 and word[0] == word[-1] == '"' else word
+            for word in shlex.split(text, posix=False)]
+
+
+class ConfigServer:
+    """One server entry from a config file, turned into a ConnectionSpec on demand (the
+    ${VAR} expansion may fail, and should fail only for the server the user picks)."""
+
+    def __init__(self, name, path, entry):
+        self.name, self.path, self.entry = name, path, entry
+        self.source = os.path.basename(path)
+
+    def describe(self):
+        entry = self.entry
+        if config_url(entry):
+            return str(config_url(entry))
+        args = entry.get("args") if isinstance(entry.get("args"), list) else []  # a wrong one says so on connect
+        return join_command([str(entry.get("command", "?"))] + [str(a) for a in args])
+
+    def spec(self, protocol, registry):
+        return config_server_spec(self.path, self.name, protocol, registry)
+
+
+def config_paths(opts):
+    """--config, then the project's .mcp.json and .vscode/mcp.json, then Claude Desktop's and
+    VS Code's user files where each platform keeps them."""
+    home = os.path.expanduser("~")
+    if sys.platform == "darwin":
+        user = os.path.join(home, "Library", "Application Support")
+    elif sys.platform == "win32":
+        user = os.environ.get("APPDATA") or os.path.join(home, "AppData", "Roaming")
+    else:
+        user = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    paths = [opts.config] if opts.config else []
+    paths += [os.path.join(os.getcwd(), ".mcp.json"), os.path.join(os.getcwd(), ".vscode", "mcp.json"),
+              os.path.join(user, "Claude", "claude_desktop_config.json"),
+              os.path.join(user, "Code", "User", "mcp.json")]
+    unique = []
+    for path in paths:
+        if os.path.abspath(path) not in [os.path.abspath(p) for p in unique]:
+            unique.append(path)
+    return unique
+
+
+def known_servers(opts):
+    servers = []
+    for path in config_paths(opts):
+        servers += config_file_servers(path) or []
+    return servers
+
+
+def config_file_servers(path):
+    """The servers a config file lists, or None when it is not one (missing, not JSON, no
+    server entries)."""
+    try:
+        with open(path, "r", encoding="utf-8") as handle:
+            data = load_jsonc(handle.read())
+    except (OSError, ValueError):
+        return None
+    entries = config_entries(data)
+    if not isinstance(entries, dict):
+        return None
+    return [ConfigServer(name, path, entry) for name, entry in entries.items() if isinstance(entry, dict)]
 
 
 def auth_headers(options):
@@ -10384,27 +10686,6 @@ def attach_kept_session(name, timeout):
     return transport, reply["state"]
 
 
-def masked_token_view(token, now=None):
-    """What `auth status` shows of a stored token: never the token itself."""
-    now = time.time() if now is None else now
-    expires = token.get("expiresAt")
-    return {"server": token.get("server"), "issuer": token.get("issuer"), "resource": token.get("resource"),
-            "scope": token.get("scope") or "", "grant": token.get("grant"),
-            "token": "token:" + fingerprint(token.get("accessToken") or ""),
-            "refreshable": bool(token.get("refreshToken")),
-            "expiresAt": expires, "expired": is_number(expires) and expires <= now}
-
-
-def describe_expiry(view, now=None):
-    expires = view["expiresAt"]
-    if not is_number(expires):
-        return "no expiry given"
-    left = int(expires - (time.time() if now is None else now))
-    if left <= 0:
-        return "expired" + (" (refreshable)" if view["refreshable"] else "")
-    return "expires in %dm%02ds%s" % (left // 60, left % 60, " (refreshable)" if view["refreshable"] else "")
-
-
 def added_request_meta(options):
     """--meta and --tool-meta, read as tool arguments are (KEY=VALUE, KEY:=JSON, KEY=@FILE):
     the _meta keys for every request and for tools/call. The names MCP reserves for itself
@@ -10472,7 +10753,8 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
 #
 # Uses sections 1-6. Results go to stdout; progress, notices and errors to stderr; exit
 # codes 0/1/2/130. The CLI never looks at the era: the session and the task adapters
-# answer every question that depends on it.
+# answer every question that depends on it. Its verbs include `auth` (the token store) and
+# `session`, which starts a keeper process (section 9) and lists and closes kept sessions.
 # ======================================================================================
 
 HELP_EPILOG = """\
@@ -10569,6 +10851,9 @@ class TerminationSignals:
         return code if self.received is None else 128 + self.received
 
 
+LIVE_LINE_CLEAR = "\r\x1b[K"  # back to the line's start, and erase it
+
+
 class Output:
     """Results on stdout; progress, notices and errors on stderr; text or JSON."""
 
@@ -10593,6 +10878,7 @@ class Output:
         self._gone = set()  # streams whose reader has gone away
         self._lock = threading.Lock()
         self._progress_ended = False  # the command's last word is said: no "⏳ progress" after "interrupted"
+        self._live = False  # a live() line is on the terminal, not ended by a newline
 
     def _write(self, stream, text):
         if stream is self.stderr:
@@ -10600,6 +10886,8 @@ class Output:
         with self._lock:
             if stream in self._gone:
                 return
+            if stream is self.stderr and self._live and not text.startswith(LIVE_LINE_CLEAR):
+                text, self._live = LIVE_LINE_CLEAR + text, False  # other stderr text starts on a clean line
             try:
                 stream.write(text)
                 stream.flush()
@@ -10641,6 +10929,19 @@ class Output:
     def progress(self, text):
         if not (self.quiet or self.json or self._progress_ended):
             self._write(self.stderr, clean(text) + "\n")
+
+    def live(self, text=None):
+        """One status line on a terminal, rewritten in place while work runs (``None`` clears
+        it); nothing on a pipe or a file, with --quiet or with JSON output."""
+        if self.quiet or self.json or not self.stderr.isatty():
+            return
+        try:
+            columns = os.get_terminal_size(self.stderr.fileno()).columns
+        except (OSError, ValueError):
+            columns = 80
+        line = clean(text)[:max(10, columns - 4)] if text and not self._progress_ended else ""
+        self._write(self.stderr, LIVE_LINE_CLEAR + line)  # wide characters are given room: no wrap
+        self._live = bool(line)
 
     def decline(self, text):
         """A server request declined: said once, its repeats counted and said in one line when
@@ -10726,9 +11027,7 @@ class Output:
             self._write_json(self.stderr, '{"error": %s%s}\n' % (
                 self._without_task_ids(terminal_json(exc.to_json())), notices))
             return
-        line = "mcp-tui: " + exc.message
-        if exc.hint:
-            line += " (%s)" % exc.hint
+        line = "mcp-tui: " + describe_failure(exc)
         line = " ".join(part.strip() for part in line.splitlines() if part.strip())  # a server's pretty JSON too
         self._write(self.stderr, clean(self._without_task_ids(line)) + "\n")
 
@@ -11536,8 +11835,7 @@ class Cli:
         except TaskRequired as exc:
             refusal = tasks_for(session).tools_call_refusal() if exc.code is None else None
             if refusal is not None:  # refused before sending, and --task would be refused too: not "add --task"
-                raise UsageError("tool %r cannot be called here: it runs only as a task, and the server declared "
-                                 "no task support for tools/call; nothing was sent" % name, hint=refusal.hint)
+                raise UsageError("tool %r %s; nothing was sent" % (name, TASK_ONLY_UNCALLABLE), hint=refusal.hint)
             raise
         return self.print_tool_result(result, tool=tool)
 
@@ -11547,12 +11845,9 @@ class Cli:
         problem = structured_content_problem(result, tool)
         if problem:
             self.out.notice(problem)
-        if result.get("isError"):
-            self.out.progress("⚠️  The tool reported an error (isError: true)")
-            if result_hint(result):
-                self.out.notice("hint: " + result_hint(result))
-        else:
-            self.out.progress("✅ Tool executed successfully")
+        self.out.progress(("⚠️  " if result.get("isError") else "✅ ") + tool_outcome_text(result))
+        if result_hint(result):  # only for an error
+            self.out.notice("hint: " + result_hint(result))
         document = {"result": result}
         if task is not None:
             document["task"] = task.data
@@ -11757,8 +12052,7 @@ class TaskCommands(CliCommands):
                 self.ledger.remember(task, tasks, tool["name"])
                 remembered = True
             except Exception as exc:  # the task exists: nothing may keep its ID from being printed
-                why = describe_os_error(exc) if not isinstance(exc, McpTuiError) else exc.message + (
-                    " (%s)" % exc.hint if exc.hint else "")
+                why = describe_failure(exc) if isinstance(exc, McpTuiError) else describe_os_error(exc)
                 self.out.notice("warning: cannot record the task in the ledger: %s" % why)
         if not self.opts.wait:
             follow_up = self.follow_up_problem(session, remembered)
@@ -12098,22 +12392,32 @@ class CheckCommands(CliCommands):
                 raise UsageError("--call needs a tool name: --call 'NAME k=v ...'")
             calls.append((words[0], words[1:]))
         self.opts.no_cache = True  # a check asks the server, never an answer an earlier command kept
-        check = ServerCheck(calls, self.opts.call_readonly, self.out.progress)
         started = time.monotonic()
-        if self.cli.spec.url:
-            HttpChecks(check).check_authorization(self.cli.spec.url)
+
+        def progress(text):  # on a terminal only: one line, rewritten as the rules run
+            self.out.live("⏳ %s %d rules run, %d findings, %.1f s" % (
+                text, len(check.ran), len(check.findings), time.monotonic() - started))
+
+        check = ServerCheck(calls, self.opts.call_readonly, progress)
+        progress("connecting...")
         try:
-            session = self.cli.connect(started=lambda opening: opening.wire_observers.append(check.watch))
-        except UsageError:
-            raise
-        except McpTuiError as exc:
-            check.connect_failed(exc)
-            server, document = masked_url(self.cli.spec.url) if self.cli.spec.url else self.cli.spec.describe(), None
-        else:
-            document = session.summary()
-            server = "%s (%s, %s)" % (session.display_name(), document["protocolVersion"], document["transport"])
-            check.run(session)
-            self.other_era(check, document)
+            if self.cli.spec.url:
+                HttpChecks(check).check_authorization(self.cli.spec.url)
+            try:
+                session = self.cli.connect(started=lambda opening: opening.wire_observers.append(check.watch))
+            except UsageError:
+                raise
+            except McpTuiError as exc:
+                check.connect_failed(exc)
+                server = masked_url(self.cli.spec.url) if self.cli.spec.url else self.cli.spec.describe()
+                document = None
+            else:
+                document = session.summary()
+                server = "%s (%s, %s)" % (session.display_name(), document["protocolVersion"], document["transport"])
+                check.run(session)
+                self.other_era(check, document)
+        finally:
+            self.out.live(None)
         elapsed = time.monotonic() - started
         strict = self.opts.strict
         if self.out.json:
@@ -12137,7 +12441,7 @@ class CheckCommands(CliCommands):
             return
         import copy
 
-        self.out.progress("checking the %s handshake..." % version)
+        check.progress("checking the %s handshake..." % version)
         spec = copy.copy(self.cli.spec)
         spec.protocol = version
         first, self.cli.session = self.cli.session, None
@@ -12178,13 +12482,16 @@ class CheckCommands(CliCommands):
             part for part in (" for %d calls" % requests if requests else "",
                               " for %s" % seconds_text(duration) if duration else "",
                               " at most %g a second" % rate if rate else ""))))
-        on_tick = None
-        if self.out.stderr.isatty() and not self.out.quiet:
-            def on_tick(running):
-                now = running.summary()
-                self.out.progress("⏳ %d calls, %d errors, %.1f calls/s" % (now["requests"], now["errors"],
-                                                                          now["throughput"]))
-        load.run(on_tick)
+        def on_tick(running):  # on a terminal only: one line, rewritten about once a second
+            now = running.summary()
+            self.out.live("⏳ %d calls, %d errors, %.1f calls/s, %.1f s" % (
+                now["requests"], now["errors"], now["throughput"], now["elapsedMs"] / 1000))
+
+        self.out.live("⏳ calling %s..." % tool["name"])
+        try:
+            load.run(on_tick)
+        finally:
+            self.out.live(None)
         summary = load.summary()
         if self.out.json:
             self.out.document(summary)
@@ -12312,6 +12619,273 @@ def auth_command(args, opts, spec, output, log):
     return EXIT_OK
 
 
+# -- the `session` verbs: a keeper started, listed, closed (it runs in section 9) ----------
+
+KEEPER_FLAG = "--run-session-keeper"
+# Run with -I: sys.path holds neither the working directory nor PYTHONPATH. mcp_tui itself is
+# loaded from its own directory (or zipapp) alone, which is not put on sys.path either.
+KEEPER_BOOT = """if True:
+    import sys
+    from importlib.machinery import PathFinder
+    spec = PathFinder.find_spec("mcp_tui", [sys.argv[1]])
+    if spec is None:
+        sys.exit("mcp_tui is not in %s" % sys.argv[1])
+    if hasattr(spec.loader, "exec_module"):
+        from importlib.util import module_from_spec
+        module = sys.modules["mcp_tui"] = module_from_spec(spec)
+        spec.loader.exec_module(module)
+    else:  # zipimport before Python 3.10
+        module = spec.loader.load_module("mcp_tui")
+    sys.exit(module.main(sys.argv[2:]))
+"""
+
+
+def start_keeper(name, argv, connection, timeout, notice, auto=False, token=None):
+    """Start a detached keeper for ``name`` and wait until its session is open; returns
+    the record it wrote. ``argv`` and ``token`` (the one a `session open` holds the name
+    with) go to it on a pipe, never on its command line."""
+    import queue
+    import subprocess
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    options = {}
+    if os.name == "nt":
+        options["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
+    else:
+        options["start_new_session"] = True  # Ctrl+C and a closed terminal do not reach it
+    try:
+        process = subprocess.Popen([sys.executable, "-I", "-c", KEEPER_BOOT, here, KEEPER_FLAG],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   close_fds=True, **options)
+    except OSError as exc:
+        raise McpTuiError("cannot start the session keeper: %s" % exc)
+    process.stdin.write(json.dumps({"name": name, "argv": argv, "connection": connection, "auto": auto,
+                                    "token": token}).encode("utf-8") + b"\n")
+    process.stdin.close()
+    lines = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in iter(process.stdout.readline, b"")] + [
+        lines.put(b"")], daemon=True).start()
+    limit = timeout * 2 + 10  # the keeper bounds its own connect by --timeout; an OAuth login restarts it
+    while True:
+        try:
+            line = lines.get(timeout=limit)
+        except queue.Empty:
+            process.kill()
+            raise RequestTimeout("the session keeper did not report within %gs" % limit)
+        try:
+            reply = json.loads(line.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            reply = {}
+        if "notice" not in reply:
+            break
+        notice(str(reply["notice"]))  # e.g. where to log in
+    process.stdout.close()
+    if "ready" in reply:
+        return reply["ready"]
+    process.wait()
+    error = reply.get("error") or {"message": "the session keeper exited (code %s)" % process.returncode}
+    failure = McpTuiError(error.get("message", "the session keeper failed"), error.get("hint"))
+    failure.kind, failure.exit_code = error.get("kind", "error"), error.get("exitCode", EXIT_FAILURE)
+    raise failure
+
+
+def open_line(name, record):
+    return "Session %s open: %s %s (%s, %s)" % (name, record["server"], record["version"], record["era"],
+                                                record["transport"])
+
+
+def keeper_status(name, record):
+    """The live keeper's status, or None when it is gone (its record is then removed)."""
+    if "ended" in record:  # it stopped unasked and said why (Keeper.stop)
+        KeptSessions().remove(name, record["token"])
+        return None
+    transport = KeeperTransport(name, record)
+    try:
+        return transport.hello("status", timeout=5.0)["status"]
+    except KeeperGone:
+        KeptSessions().remove(name, record["token"])
+        return None
+    finally:
+        transport.close()
+
+
+def gone_text(name, record):
+    """What a command says of a session it found ended: why, when the keeper said so."""
+    if "ended" in record:
+        return "Session %s had ended: %s; removed its record" % (name, record["ended"])
+    return "Session %s had ended (its keeper was gone); removed its stale record" % name
+
+
+def run_session_command(opts, spec, words, output, argv, given=()):
+    """`session open NAME [connection]`, `session list`, `session close NAME | --all`;
+    ``given``: the connection words that came before `session` (they made ``spec``)."""
+    action = words[0] if words else None
+    if action == "open":
+        return session_open(opts, spec, words[1:], output, argv, list(given))
+    if action == "list":
+        if len(words) != 1:
+            raise UsageError("usage: mcp-tui session list")
+        return session_list(output)
+    if action == "close":
+        names = words[1:]
+        if opts.all == bool(names) or len(names) > 1:
+            raise UsageError("usage: mcp-tui session close NAME | --all")
+        return session_close(names or None, output)
+    raise UsageError("usage: mcp-tui session open NAME [connection] | session list | session close NAME | --all")
+
+
+def session_open(opts, spec, words, output, argv, given=()):
+    if not words or len(words) > 2:
+        raise UsageError("usage: mcp-tui session open NAME [connection]")
+    name, connection = check_session_name(words[0]), words[1:]
+    if connection and spec is not None:
+        raise UsageError("give the connection once: %r or the connection flags" % connection[0])
+    connection = connection or given  # the keeper reads the connection from the same words
+    if spec is None:
+        spec, _ = spec_from_options(opts, connection, output.credentials)
+    if spec is None or spec.kind == "session":
+        raise UsageError("session open %s needs a connection: a stdio command, --url URL or --config FILE" % name)
+    if opts.idle <= 0:
+        raise UsageError("--idle must be more than 0 minutes")
+    record = KeptSessions().get(name)
+    if record is not None and not record.get("opening"):
+        if keeper_status(name, record) is not None:
+            raise McpTuiError("session %r is already open" % name, hint=name_taken_hint(name))
+        output.notice(gone_text(name, record))
+    token = hold_session_name(name)
+    try:
+        record = start_keeper(name, argv, connection, opts.timeout, output.notice, token=token)
+    except BaseException:
+        release_session_name(name, token)
+        raise
+    if output.json:
+        output.document({"session": dict(describe_record(name, record), opened=True)})
+    else:
+        output.text(open_line(name, record))
+    return EXIT_OK
+
+
+def name_taken_hint(name):
+    return "use it as @%s, or close it first: mcp-tui session close %s" % (name, name)
+
+
+def hold_session_name(name):
+    """Hold ``name`` for the keeper about to start, under the sessions file's lock, so that
+    of two `session open`s one wins and the other starts nothing; returns the token the
+    keeper will own the name with. Taken: a running keeper's name, or one that another
+    `session open` is still starting a keeper for."""
+    import secrets
+
+    token = secrets.token_hex(32)
+
+    def hold(data):
+        held = data.get(name)
+        if held is not None and "ended" not in held and process_running(held.get("pid")):
+            return held
+        data[name] = {"opening": True, "token": token, "pid": os.getpid(), "created": time.time()}
+        return None
+    if KeptSessions().update(hold) is not None:
+        raise McpTuiError("session %r is already open" % name, hint=name_taken_hint(name))
+    return token
+
+
+def release_session_name(name, token):
+    """A `session open` that failed lets the name go (unless its keeper took it after all)."""
+    def release(data):
+        held = data.get(name)
+        if held is not None and held.get("opening") and held.get("token") == token:
+            del data[name]
+    KeptSessions().update(release)
+
+
+def describe_record(name, record, status=None):
+    item = {"name": name, "server": record.get("server"), "version": record.get("version"),
+            "era": record.get("era"), "transport": record.get("transport"), "connection": record.get("connection")}
+    if status is not None:
+        item.update(age=status["age"], idle=status["idle"], attached=status["attached"],
+                    openTasks=status["openTasks"], pid=status["pid"])
+    return item
+
+
+def session_list(output):
+    rows = []
+    for name, record in sorted(KeptSessions().read().items()):
+        if not isinstance(record, dict) or record.get("opening"):  # no session yet: a keeper is starting
+            continue
+        status = keeper_status(name, record)
+        if status is None:
+            output.notice(gone_text(name, record))
+            continue
+        rows.append(describe_record(name, record, status))
+    if output.json:
+        output.document({"sessions": rows})
+        return EXIT_OK
+    if not rows:
+        output.progress("No sessions. Open one: mcp-tui session open NAME CONNECTION")
+        return EXIT_OK
+    table = [("NAME", "SERVER", "ERA", "TRANSPORT", "AGE", "IDLE", "TASKS")]
+    for row in rows:
+        table.append((row["name"], "%s %s" % (row["server"], row["version"]), row["era"], row["transport"],
+                      duration_text(row["age"]), "in use" if row["attached"] else duration_text(row["idle"]),
+                      str(row["openTasks"])))
+    widths = [max(len(str(line[i])) for line in table) for i in range(len(table[0]))]
+    for line in table:
+        output.text("  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip())
+    return EXIT_OK
+
+
+def session_close(names, output):
+    sessions = KeptSessions()
+    records = sessions.read()
+    if names is None:
+        names = sorted(name for name, record in records.items() if isinstance(record, dict)
+                       and not still_opening(record))
+    closed = []
+    for name in names:
+        record = records.get(name)
+        if record is None:
+            raise McpTuiError("no session named %r" % name, hint="mcp-tui session list shows the open ones")
+        if still_opening(record):
+            raise McpTuiError("session %r is still opening" % name,
+                              hint="close it once `mcp-tui session open %s` has finished" % name)
+        ended = record.get("ended")
+        state = "stale" if ended is not None or record.get("opening") else "closed"  # a killed open's hold
+        if state == "stale":  # it stopped by itself and said why: only the record is left
+            sessions.remove(name, record["token"])
+        else:
+            transport = KeeperTransport(name, record)
+            try:
+                transport.hello("close", timeout=30.0)
+            except KeeperGone:
+                sessions.remove(name, record["token"])
+                state = "stale"
+            finally:
+                transport.close()
+        closed.append(dict({"name": name, "state": state}, **({"ended": ended} if ended is not None else {})))
+        if not output.json:
+            output.text("Session %s closed" % name if state == "closed" else gone_text(name, record))
+    if output.json:
+        output.document({"closed": closed})
+    elif not closed:
+        output.progress("No sessions to close.")  # --all with none open: not silence
+    return EXIT_OK
+
+
+def wants_background_session(opts, spec, words):
+    """A stdio task started without --wait would die with the command: keep its server."""
+    return (spec is not None and spec.kind == "stdio" and opts.task and not opts.wait
+            and command_name(words[0]) == "tool" and words[1:2] == ["call"])
+
+
+def start_task_session(opts, argv, output):
+    """Start an automatic keeper for a stdio task; returns the spec that reaches it."""
+    import secrets
+
+    name = "pending-" + secrets.token_hex(4)  # renamed after the task's fingerprint once it exists
+    start_keeper(name, argv, list(opts.words), opts.timeout, output.notice, auto=True)
+    return ConnectionSpec("session", name=name)  # the command says so once it has created a task
+
+
 def terminal_prompt(prompt):
     sys.stderr.write(clean(prompt))
     sys.stderr.flush()
@@ -12349,22 +12923,7 @@ class SkillCommands(CliCommands):
             self.out.text(describe_skill(entry, problems))
 
     def check(self, session, entry):
-        """A skill's verification: its entry's problems, then (for a sound array manifest) every file read."""
-        problems = skill_entry_problems(entry)
-        dynamic = entry.get("resources") == "dynamic"
-        rows = [] if problems or dynamic else verify_skill(session, entry)
-        if dynamic:
-            problems.append("dynamic-resources")
-        failed = any(p != "dynamic-resources" or self.opts.require_digests for p in problems) or any(
-            row["status"] != "verified" for row in rows)
-        return {"skill": entry.get("uri"), "path": skill_path(entry), "ok": not failed, "problems": problems,
-                "files": rows}
-
-    def report(self, outcome):
-        verified = sum(row["status"] == "verified" for row in outcome["files"])
-        lines = ["%s %s: %s" % ("✓" if outcome["ok"] else "✗", outcome["path"], ", ".join(
-            outcome["problems"]) or "%d of %d files verified" % (verified, len(outcome["files"])))]
-        return "\n".join(lines + [skill_check_line(row) for row in outcome["files"]])
+        return check_skill(session, entry, self.opts.require_digests)
 
     def public(self, outcome):
         return dict(outcome, files=[{k: v for k, v in row.items() if k != "raw"} for row in outcome["files"]])
@@ -12378,7 +12937,7 @@ class SkillCommands(CliCommands):
         if self.out.json:
             self.out.document({"skills": [self.public(o) for o in outcomes], "ok": all(o["ok"] for o in outcomes)})
         else:
-            self.out.text("\n".join(self.report(o) for o in outcomes) or "(no skills)")
+            self.out.text("\n".join(skill_report(o) for o in outcomes) or "(no skills)")
         return EXIT_OK if all(o["ok"] for o in outcomes) else EXIT_FAILURE
 
     def fetch(self, args):
@@ -12414,7 +12973,7 @@ class SkillCommands(CliCommands):
         if self.out.json:
             self.out.document(dict(self.public(outcome), written=[path for path, _ in files]))
         else:
-            self.out.text(self.report(outcome))
+            self.out.text(skill_report(outcome))
             self.out.progress("%d files written under %s" % (len(files), target))
 
     def app_of(self, session, tool):
@@ -13978,21 +14537,86 @@ def in_connect_words(text):
     return text
 
 
-class MainScreen(Screen):
-    """Tabs for tools, resources (and templates), prompts and the server; a list with a
-    detail pane."""
+class SkillsTab:
+    """The main screen's Skills tab, shown where the server serves skills: its list and detail
+    pane are the main screen's (a Catalog of "skill" entries); this is what the tab adds: v
+    checks every file of the selected skill as `skill verify` does, Enter lists its files to
+    read one."""
 
-    TABS = ("tools", "resources", "prompts", "server")
+    BINDINGS = (Binding("v", "verify", "on the Skills tab: read every file of the skill and check its size and "
+                        "SHA-256 against the manifest, as skill verify does (✓/✗ per file)",
+                        key_action(lambda screen: screen.skills.verify()),
+                        when=lambda screen: screen.tab_name() == "skills"),)
+
+    def __init__(self, screen):
+        self.screen, self.app = screen, screen.app
+
+    def verify(self):
+        entry = self.screen.selected_entry()
+        if entry is None:
+            self.app.say("No skill to verify.", True)
+            return
+        if entry.verification != "running":
+            entry.verification, session = "running", self.app.session
+            self.app.say("Verifying %s ..." % skill_path(entry.data))
+            self.app.spawn(lambda: check_skill(session, entry.data), lambda outcome: self.verified(entry, outcome),
+                           lambda exc: self.failed(entry, exc))
+
+    def verified(self, entry, outcome):
+        entry.verification = outcome
+        self.app.say(skill_report(outcome).split("\n", 1)[0], not outcome["ok"])
+
+    def failed(self, entry, exc):
+        entry.verification = "Cannot verify: %s" % describe_failure(exc)
+        self.app.report_failure(exc)
+
+    def open_files(self, entry):
+        """The files of the skill's manifest (with ✓/✗ once verified); Enter reads one."""
+        files = entry.data.get("resources")
+        files = [f for f in files if isinstance(f, dict)] if isinstance(files, list) else []
+        if not files:
+            self.app.say("%s lists no files: %s." % (skill_path(entry.data), skill_size(entry.data)), True)
+            return
+        checked = entry.verification.get("files") if isinstance(entry.verification, dict) else ()
+        marks = dict((row["uri"], check_mark(row["status"] == "verified")) for row in checked)
+        labels = ["%s %s" % (marks.get(f.get("uri"), " "), skill_manifest_line(f)) for f in files]
+        self.app.open(PickScreen(self.app, "Skill: %s" % skill_path(entry.data), labels,
+                                 lambda index: self.app.open(ResourceScreen(self.app, {"uri": str(files[index].get(
+                                     "uri"))})), intro="Its files (size, digest, URI): Enter reads one"))
+
+
+def skill_entry_detail(entry):
+    """The Skills tab's detail pane: the skill's frontmatter and manifest, then its last check."""
+    verification = entry.verification
+    if isinstance(verification, dict):
+        verification = "Verification:\n" + skill_report(verification)
+    elif verification is None:
+        verification = "v verifies every file (size, then SHA-256); Enter lists the files to read one."
+    elif verification == "running":
+        verification = "Verifying ..."
+    return describe_skill(entry.data, skill_entry_problems(entry.data)) + "\n\n" + verification
+
+
+class MainScreen(Screen):
+    """Tabs for tools, resources (and templates), prompts, the server and (where the server
+    serves them) skills; a list with a detail pane."""
+
+    TABS = ("tools", "resources", "prompts", "server", "skills")
+    LISTS = ("tools", "resources", "prompts", "skills")  # the tabs with a Catalog
+    OPTIONAL = ("skills",)  # tabs shown only where the server offers their list
     BINDINGS = (
-        Binding("1-4", help="switch tabs (Tools, Resources and templates, Prompts, Server)",
-                action=lambda screen, key: screen.switch_tab(key), help_key="1-4, Tab, Left/Right",
-                codes=("1", "2", "3", "4") + TAB_KEYS),
+        Binding("1-5", help="switch tabs (Tools, Resources and templates, Prompts, Server, and Skills where the "
+                            "server serves them)",
+                action=lambda screen, key: screen.switch_tab(key), help_key="1-5, Tab, Left/Right",
+                codes=("1", "2", "3", "4", "5") + TAB_KEYS),
         Binding("j/k", "scroll", when=lambda screen: screen.on_server_tab()),
         Binding("j/k", help="move in the list; Home/End first/last", help_key="j/k, arrows, PgUp/PgDn"),
         Binding("J/K", help="scroll the detail pane (schema, annotations)", codes=("J", "K"),
                 action=lambda screen, key: screen.scroll_detail(key), when=lambda screen: not screen.on_server_tab()),
-        Binding("Enter", "open", "open: a tool's form, a resource's contents, a prompt", codes=("ENTER",),
-                action=key_action(lambda screen: screen.open_selected()), when=lambda screen: not screen.on_server_tab()),
+        Binding("Enter", "open", "open: a tool's form, a resource's contents, a prompt, a skill's files",
+                codes=("ENTER",), action=key_action(lambda screen: screen.open_selected()),
+                when=lambda screen: not screen.on_server_tab()),
+        *SkillsTab.BINDINGS,
         Binding("/", lambda screen: "" if screen.on_server_tab() else "filter",
                 "a new filter for this tab's list (Enter keeps it, Esc clears it)",
                 key_action(lambda screen: screen.new_filter())),
@@ -14008,8 +14632,9 @@ class MainScreen(Screen):
     def __init__(self, app):
         Screen.__init__(self, app)
         self.tab = 0
-        self.catalogs = {name: Catalog() for name in self.TABS[:3]}
-        self.selections = {name: Selection() for name in self.TABS[:3]}
+        self.catalogs = {name: Catalog() for name in self.LISTS}
+        self.catalogs["skills"].offered = False  # until the server is seen to serve them
+        self.selections = {name: Selection() for name in self.LISTS}
         self.filters = {name: SearchBar() for name in self.TABS}  # each tab its own: a filter stays on its tab
         self.matches = {}  # tab -> (needle, entries, the entries that match): keys must not filter 10,000 again
         self.detail = TextView("")
@@ -14017,10 +14642,17 @@ class MainScreen(Screen):
         self.loading = set()  # the lists a reload still waits for
         self.announce = False
         self.server_view = TextView("")
+        self.skills = SkillsTab(self)
 
     @property
     def filter(self):
-        return self.filters[self.TABS[self.tab]]
+        return self.filters[self.tab_name()]
+
+    def tabs(self):
+        return [name for name in self.TABS if name not in self.OPTIONAL or self.catalogs[name].offered]
+
+    def tab_name(self):
+        return self.tabs()[self.tab]
 
     def title(self):
         return "mcp-tui"
@@ -14029,7 +14661,7 @@ class MainScreen(Screen):
         return "type to filter  Enter keep  Esc clear" if self.filter.active else Screen.hints(self)
 
     def on_server_tab(self):
-        return self.TABS[self.tab] == "server"
+        return self.tab_name() == "server"
 
     # -- loading --------------------------------------------------------------------------
 
@@ -14040,18 +14672,22 @@ class MainScreen(Screen):
         self.announce = announce
         if announce:
             self.app.say("Refreshing the lists ...")
-        for kind in kinds or self.TABS[:3]:
+        shown = self.tab_name()
+        for kind in kinds or self.LISTS:
             if kind not in self.catalogs:
                 continue
             catalog = self.catalogs[kind]
-            if kind not in session.capabilities:
-                catalog.offered, catalog.entries = False, []
+            catalog.offered = catalog_offered(session, kind)
+            if not catalog.offered:
+                catalog.entries = []
                 continue
             catalog.loading = True
             self.loading.add(kind)
             self.app.spawn(lambda kind=kind: CATALOG_LOADERS[kind](session),
                            lambda entries, kind=kind: self.loaded(kind, entries),
                            lambda exc, kind=kind: self.load_failed(kind, exc))
+        tabs = self.tabs()  # an optional tab may have come or gone: stay on the same tab where it is still there
+        self.tab = tabs.index(shown) if shown in tabs else min(self.tab, len(tabs) - 1)
 
     def loaded(self, kind, entries):
         catalog = self.catalogs[kind]
@@ -14084,10 +14720,12 @@ class MainScreen(Screen):
     def other_key(self, key):
         if self.on_server_tab():
             return self.server_view.on_key(key)
-        return self.selections[self.TABS[self.tab]].on_key(key, len(self.visible_entries()))
+        return self.selections[self.tab_name()].on_key(key, len(self.visible_entries()))
 
     def switch_tab(self, key):
-        self.tab = tab_chosen(key, self.tab, len(self.TABS))
+        chosen = tab_chosen(key, self.tab, len(self.tabs()))
+        if chosen < len(self.tabs()):  # 5 without a Skills tab chooses nothing
+            self.tab = chosen
 
     def new_filter(self):
         self.filter.clear()  # a new filter, not more text behind the last one
@@ -14101,7 +14739,7 @@ class MainScreen(Screen):
 
     def visible_entries(self, name=None):
         """The entries of a tab (this one by default) that match the filter."""
-        name = name or self.TABS[self.tab]
+        name = name or self.tab_name()
         if name == "server":
             return []
         needle = self.filters[name].needle()
@@ -14115,13 +14753,20 @@ class MainScreen(Screen):
                                                            if needle in e.search_text])
         return kept[2]
 
-    def open_selected(self):
+    def selected_entry(self):
+        """The entry selected in this tab's list, or None."""
         entries = self.visible_entries()
-        if not entries:
+        return entries[self.selections[self.tab_name()].index] if entries else None
+
+    def open_selected(self):
+        entry = self.selected_entry()
+        if entry is None:
             return
-        entry = entries[self.selections[self.TABS[self.tab]].index]
         if entry.kind == "tool":
             self.app.open_tool(entry.data)
+            return
+        if entry.kind == "skill":
+            self.skills.open_files(entry)
             return
         screen = {"resource": ResourceScreen, "template": TemplateScreen, "prompt": PromptScreen}[entry.kind]
         self.app.open(screen(self.app, entry.data))
@@ -14131,7 +14776,7 @@ class MainScreen(Screen):
     def draw(self, canvas):
         self.draw_tabs(canvas.sub(0, 0, 1, canvas.width))
         body = canvas.sub(1, 0, canvas.height - 1, canvas.width)
-        if self.TABS[self.tab] == "server":
+        if self.tab_name() == "server":
             self.server_view.set_text(describe_server(self.app.session, self.app.tasks), keep_position=True)
             self.server_view.draw(body)
             return
@@ -14141,7 +14786,7 @@ class MainScreen(Screen):
 
     def draw_tabs(self, canvas):
         col = 0
-        for index, name in enumerate(self.TABS):
+        for index, name in enumerate(self.tabs()):
             label = "%d %s" % (index + 1, self.tab_label(name))
             canvas.put(0, col, " %s " % label, self.app.style.reverse if index == self.tab else self.app.style.dim)
             col += cells(label) + 3
@@ -14162,7 +14807,7 @@ class MainScreen(Screen):
         return "%s (%s)" % (name.capitalize(), count)
 
     def draw_list(self, canvas):
-        name = self.TABS[self.tab]
+        name = self.tab_name()
         catalog = self.catalogs[name]
         height = canvas.height - (1 if self.filter.shown() else 0)
         entries = self.visible_entries()
@@ -14181,10 +14826,9 @@ class MainScreen(Screen):
         self.filter.draw(canvas.sub(canvas.height - 1, 0, 1, canvas.width), self.app.style)
 
     def draw_detail(self, canvas):
-        entries = self.visible_entries()
-        if not entries:
+        entry = self.selected_entry()
+        if entry is None:
             return
-        entry = entries[self.selections[self.TABS[self.tab]].index]
         self.detail.set_text(entry.detail(self.app.tasks), keep_position=entry is self.detail_entry)
         self.detail_entry = entry
         self.detail.draw(canvas)
@@ -14201,23 +14845,27 @@ class Catalog:
 
 
 class Entry:
-    """A tool, resource, template or prompt as the main screen lists it."""
+    """A tool, resource, template, prompt or skill as the main screen lists it."""
 
     def __init__(self, kind, data):
         self.kind = kind
         self.data = data
+        self.verification = None  # a skill's last check (v): "running", check_skill's outcome, or why it failed
         name = str(data.get("name") or data.get("uri") or data.get("uriTemplate") or "?")
         annotations = data.get("annotations") if isinstance(data.get("annotations"), dict) else {}
         title = data.get("title") or annotations.get("title") or ""
         if kind == "tool":
             self.label = name + (" [task]" if listed_task_support(data) in ("optional", "required") else "")
+        elif kind == "skill":
+            self.label = skill_row(data)
         elif kind in ("resource", "template"):
             self.label = ("template: " if kind == "template" else "") + str(
                 data.get("title") or data.get("name") or data.get("uri") or data.get("uriTemplate"))
         else:
             arguments = [a.get("name", "?") for a in data.get("arguments") or () if isinstance(a, dict)]
             self.label = "%s(%s)" % (name, ", ".join(arguments))
-        fields = [data.get(k) for k in ("name", "description", "uri", "uriTemplate")] + [title]
+        fields = [data.get(k) for k in ("name", "description", "uri", "uriTemplate")] + [title] + (
+            [self.label] if kind == "skill" else [])
         self.search_text = " ".join(str(f) for f in fields if f).lower()
 
     def detail(self, tasks):
@@ -14241,10 +14889,21 @@ def load_prompts(session):
     return [Entry("prompt", p) for p in list_all(session, "prompts/list", "prompts") if isinstance(p, dict)]
 
 
-CATALOG_LOADERS = {"tools": load_tools, "resources": load_resources, "prompts": load_prompts}
+def load_skills(session):
+    return [Entry("skill", entry) for entry in list_skills(session)]
+
+
+CATALOG_LOADERS = {"tools": load_tools, "resources": load_resources, "prompts": load_prompts, "skills": load_skills}
+
+
+def catalog_offered(session, kind):
+    """Whether the server offers a tab's list: its capability, or for skills the extension."""
+    return skills_settings(session) is not None if kind == "skills" else kind in session.capabilities
 
 
 def entry_detail(entry, tasks):
+    if entry.kind == "skill":
+        return skill_entry_detail(entry)
     if entry.kind == "tool":
         return describe_tool(entry.data, tasks)
     if entry.kind == "prompt":
@@ -14347,8 +15006,7 @@ class ToolScreen(FieldScreen):
         return self.app.session.call_needs_task(self.tool)
 
     def uncallable(self):
-        return ("Tool %s cannot be called here: it runs only as a task, and the server declared no task support "
-                "for tools/call." % self.tool["name"])
+        return "Tool %s %s." % (self.tool["name"], TASK_ONLY_UNCALLABLE)
 
     def execute_as_task(self, arguments):
         tasks = self.app.tasks
@@ -14421,8 +15079,7 @@ class ToolScreen(FieldScreen):
             self.tell("The result does not match the outputSchema: %s: %s" % (problems[0][0] or "(the whole value)",
                                                                                problems[0][1]), True)
         elif not quiet:
-            self.tell("The tool reported an error (isError: true)." if result.get("isError")
-                      else "Tool executed successfully.", bool(result.get("isError")))
+            self.tell(tool_outcome_text(result) + ".", bool(result.get("isError")))
 
     def with_pictures(self, result, text):
         """PNG images drawn under their [image: ...] line with half blocks, where the terminal
@@ -16919,26 +17576,9 @@ def clock_time(text):
 # command whose request is in flight. What a command leaves behind when it goes away, the
 # keeper finishes: it declines the server's questions to it and cancels its requests. The
 # keeper stops on `session close`, after --idle minutes unused, or when its server goes away.
-# The `session` verbs (open, list, close: run_session_command) live here; main hands them over.
+# The `session` verbs that start, list and close keepers (run_session_command) are the CLI's.
 # ======================================================================================
 
-KEEPER_FLAG = "--run-session-keeper"
-# Run with -I: sys.path holds neither the working directory nor PYTHONPATH. mcp_tui itself is
-# loaded from its own directory (or zipapp) alone, which is not put on sys.path either.
-KEEPER_BOOT = """if True:
-    import sys
-    from importlib.machinery import PathFinder
-    spec = PathFinder.find_spec("mcp_tui", [sys.argv[1]])
-    if spec is None:
-        sys.exit("mcp_tui is not in %s" % sys.argv[1])
-    if hasattr(spec.loader, "exec_module"):
-        from importlib.util import module_from_spec
-        module = sys.modules["mcp_tui"] = module_from_spec(spec)
-        spec.loader.exec_module(module)
-    else:  # zipimport before Python 3.10
-        module = spec.loader.load_module("mcp_tui")
-    sys.exit(module.main(sys.argv[2:]))
-"""
 KEEPER_TCP_VARIABLE = "MCP_TUI_KEEPER_TCP"  # 1: a loopback port even where Unix sockets exist
 KEEPER_COMMAND_GONE = "the mcp-tui command it was for went away"
 AUTO_KEEPER_GRACE = 60.0  # an automatic keeper nobody attached to stops after this many seconds
@@ -16994,19 +17634,14 @@ class Keeper:
         self.log = None
         self.listener = None
         self.clients = []
-        self.routes = {}  # our request id -> (client, its id)
-        self.progress = {}  # our progress token -> (client, its token, the task it created or None)
-        self.server_requests = {}  # the id a command answers -> (client, the server's id)
         self.held = {}  # task fingerprint -> expiresAt (epoch seconds) or None
-        self.subscribed = {}  # resource URI -> the attached commands subscribed to it (2025-11-25)
         self.ever_attached = False
         self.created = self.last_used = time.time()
         self.stopping = threading.Event()
         self.stop_reason = None
         self.notice = lambda text: None
         self._lock = threading.RLock()
-        self._counter = 0
-        self.answer_locally = None
+        self.relay = KeeperRelay(self, self._lock)
 
     # -- starting and stopping -----------------------------------------------------------
 
@@ -17017,10 +17652,10 @@ class Keeper:
         self.log = make_log(self.options, self.credentials)
         self.notice = notice
         responder = InputResponder(roots=self.roots)  # a server request with no command to ask is declined
-        self.session = connect(spec, self.options, responder, self.log, [self.relay_notification],
+        self.session = connect(spec, self.options, responder, self.log, [self.relay.relay_notification],
                                notice=lambda text: self.notice(text), tell=lambda text: self.notice(text))
         channel = self.session.channel
-        self.answer_locally, channel.on_request = channel.on_request, self.relay_server_request
+        self.relay.answer_locally, channel.on_request = channel.on_request, self.relay.relay_server_request
         channel.on_closed = lambda error: self.stop("the server went away: %s" % error.message)
         self.session.open_server_stream()
         try:
@@ -17227,73 +17862,19 @@ class Keeper:
             if client in self.clients:
                 self.clients.remove(client)
             ours = list(client.inflight.values())
-            unanswered = [(key, asked) for key, (owner, asked) in self.server_requests.items() if owner is client]
-            for key, _ in unanswered:
-                del self.server_requests[key]
-            for token in [t for t, (owner, _, _) in self.progress.items() if owner is client]:
-                del self.progress[token]
-            for uri in list(self.subscribed):
-                self._unsubscribed(uri, client)
+            unanswered = self.relay.forget(client)
             self.last_used = time.time()
         for _, asked in unanswered:
-            self.answer_for_the_gone(asked)
+            self.relay.answer_for_the_gone(asked)
         for request_id in ours:
-            self.abandon(request_id)
+            self.relay.abandon(request_id)
         client.close()
 
-    def answer_for_the_gone(self, message):
-        """Answer a server request whose command went away: an elicitation is declined and
-        sampling refused (the reason goes to the log, and with the refusal); roots/list and
-        ping get the answers the keeper gives with no command attached."""
-        method = message.get("method")
-        self.log.event("keeper", "answered %s: %s" % (method, KEEPER_COMMAND_GONE))
-        if method == "elicitation/create":
-            self._respond(message.get("id"), {"action": "decline"})
-        elif method in ("roots/list", "ping"):
-            self.answer_locally(message)
-        else:
-            self._respond(message.get("id"), error={"code": -1, "message": KEEPER_COMMAND_GONE})
-
-    def abandon(self, request_id):
-        """Cancel at the server a request of a command that went away (as the session cancels:
-        notifications/cancelled, or its HTTP stream closed under 2026-07-28)."""
-        if self.session.channel.abandon(request_id, KEEPER_COMMAND_GONE):
-            self.log.event("keeper", "cancelled request %s: %s" % (request_id, KEEPER_COMMAND_GONE))
-
     def from_client(self, client, item):
-        channel = self.session.channel
         if "op" in item:
             client.send(self.control(item))
-        elif "abort" in item:
-            ours = client.inflight.get(item["abort"])
-            if ours is not None:
-                channel.transport.abort(ours)
-        elif isinstance(item.get("message"), dict):
-            message, headers = item["message"], item.get("headers")
-            if "method" in message and "id" in message:
-                threading.Thread(target=self.relay_request, args=(client, message, headers), daemon=True).start()
-            elif "method" in message:
-                params = message.get("params")
-                if message["method"] == "notifications/cancelled" and isinstance(params, dict):
-                    ours = client.inflight.get(params.get("requestId"))
-                    if ours is not None:  # else nothing of that command's is in flight any more
-                        channel.cancel(ours, str(params.get("reason") or "cancelled"))  # once, not again as it leaves
-                    return
-                try:
-                    channel.notify(message["method"], params, headers)
-                except McpTuiError:
-                    pass
-            else:
-                with self._lock:
-                    owner, asked = self.server_requests.pop(message.get("id"), (None, None))
-                if owner is not None:
-                    self._respond(asked.get("id"), message.get("result"), message.get("error"), headers)
-
-    def _respond(self, server_id, result=None, error=None, headers=None):
-        try:
-            self.session.channel.respond(server_id, result, error, headers)
-        except McpTuiError:
-            pass
+        else:
+            self.relay.from_client(client, item)
 
     def control(self, item):
         """What a command asks about the session itself: the tasks it holds the server for."""
@@ -17324,7 +17905,7 @@ class Keeper:
         record = self.record
         now = time.time()
         with self._lock:
-            attached, held, routes = len(self.clients), len(self.held), len(self.progress)
+            attached, held, routes = len(self.clients), len(self.held), len(self.relay.progress)
             idle = 0.0 if attached else now - self.last_used
         return {"name": self.name, "server": record.get("server"), "version": record.get("version"),
                 "era": record.get("era"), "transport": record.get("transport"), "pid": os.getpid(),
@@ -17340,6 +17921,89 @@ class Keeper:
             clients = [client for client in self.clients if client.inflight] or list(self.clients)
         for client in clients:
             client.send({"notice": clean(text)})
+
+
+class KeeperRelay:
+    """The traffic between the kept session and the attached commands: each command's requests
+    sent under ids (and progress tokens) of the keeper's own, the server's notifications and
+    requests taken back to the command they concern, what a command leaves unfinished finished,
+    and the resources the commands are subscribed to, subscribed again in a new server session."""
+
+    def __init__(self, keeper, lock):
+        self.keeper = keeper
+        self.routes = {}  # our request id -> (client, its id)
+        self.progress = {}  # our progress token -> (client, its token, the task it created or None)
+        self.server_requests = {}  # the id a command answers -> (client, the server's id)
+        self.subscribed = {}  # resource URI -> the attached commands subscribed to it (2025-11-25)
+        self.answer_locally = None  # the session's own answers to a server request, with no command to ask
+        self._lock = lock  # the keeper's: which commands are attached changes under it too
+        self._counter = 0
+
+    def forget(self, client):
+        """What ``client`` (gone) is owed by the server: [(our id, the server request)], dropped
+        here with its progress tokens and subscriptions; under the lock."""
+        unanswered = [(key, asked) for key, (owner, asked) in self.server_requests.items() if owner is client]
+        for key, _ in unanswered:
+            del self.server_requests[key]
+        for token in [t for t, (owner, _, _) in self.progress.items() if owner is client]:
+            del self.progress[token]
+        for uri in list(self.subscribed):
+            self._unsubscribed(uri, client)
+        return unanswered
+
+    def from_client(self, client, item):
+        """What a command sends besides its questions about the session itself (``op``): an abort,
+        a request, a notification, or its answer to a server request."""
+        channel = self.keeper.session.channel
+        if "abort" in item:
+            ours = client.inflight.get(item["abort"])
+            if ours is not None:
+                channel.transport.abort(ours)
+        elif isinstance(item.get("message"), dict):
+            message, headers = item["message"], item.get("headers")
+            if "method" in message and "id" in message:
+                threading.Thread(target=self.relay_request, args=(client, message, headers), daemon=True).start()
+            elif "method" in message:
+                params = message.get("params")
+                if message["method"] == "notifications/cancelled" and isinstance(params, dict):
+                    ours = client.inflight.get(params.get("requestId"))
+                    if ours is not None:  # else nothing of that command's is in flight any more
+                        channel.cancel(ours, str(params.get("reason") or "cancelled"))  # once, not again as it leaves
+                    return
+                try:
+                    channel.notify(message["method"], params, headers)
+                except McpTuiError:
+                    pass
+            else:
+                with self._lock:
+                    owner, asked = self.server_requests.pop(message.get("id"), (None, None))
+                if owner is not None:
+                    self._respond(asked.get("id"), message.get("result"), message.get("error"), headers)
+
+    def _respond(self, server_id, result=None, error=None, headers=None):
+        try:
+            self.keeper.session.channel.respond(server_id, result, error, headers)
+        except McpTuiError:
+            pass
+
+    def answer_for_the_gone(self, message):
+        """Answer a server request whose command went away: an elicitation is declined and
+        sampling refused (the reason goes to the log, and with the refusal); roots/list and
+        ping get the answers the keeper gives with no command attached."""
+        method = message.get("method")
+        self.keeper.log.event("keeper", "answered %s: %s" % (method, KEEPER_COMMAND_GONE))
+        if method == "elicitation/create":
+            self._respond(message.get("id"), {"action": "decline"})
+        elif method in ("roots/list", "ping"):
+            self.answer_locally(message)
+        else:
+            self._respond(message.get("id"), error={"code": -1, "message": KEEPER_COMMAND_GONE})
+
+    def abandon(self, request_id):
+        """Cancel at the server a request of a command that went away (as the session cancels:
+        notifications/cancelled, or its HTTP stream closed under 2026-07-28)."""
+        if self.keeper.session.channel.abandon(request_id, KEEPER_COMMAND_GONE):
+            self.keeper.log.event("keeper", "cancelled request %s: %s" % (request_id, KEEPER_COMMAND_GONE))
 
     # -- relaying --------------------------------------------------------------------------
 
@@ -17360,21 +18024,21 @@ class Keeper:
                 while len(self.progress) > KEEPER_PROGRESS_ROUTES:
                     del self.progress[next(iter(self.progress))]  # the oldest task's
             message = dict(message, params=dict(params, _meta=dict(meta, progressToken=ours)))
-        sent_under = self.session.http_session_id()
+        sent_under = self.keeper.session.http_session_id()
         pending = self._forward(client, message, headers)
         answer = pending.response or {}  # none when the command left first
         failure = pending.error or (RpcError(answer["error"], message.get("method")) if "error" in answer else None)
         renewed = False
         if failure is not None and not client.closed:
             try:
-                renewed = self.session.start_over_if_lost(failure, sent_under)
+                renewed = self.keeper.session.start_over_if_lost(failure, sent_under)
             except McpTuiError as exc:  # the server forgot the session and will not start another
-                self.log.event("keeper", "a new session failed: %s" % exc.message)
+                self.keeper.log.event("keeper", "a new session failed: %s" % exc.message)
                 pending.error = exc
         if renewed:
             text = ("The server had forgotten session %s; the keeper initialized a new one and sent %s again "
-                    "(what the old one held, such as its tasks, is gone)" % (self.name, message.get("method")))
-            self.log.event("keeper", text)
+                    "(what the old one held, such as its tasks, is gone)" % (self.keeper.name, message.get("method")))
+            self.keeper.log.event("keeper", text)
             client.send({"notice": clean(text)})
             self.subscribe_again()  # first: what the request does may already be news for a watch
             pending = self._forward(client, message, headers)
@@ -17423,10 +18087,10 @@ class Keeper:
             uris = sorted(self.subscribed)
         for uri in uris:
             try:
-                self.session.request("resources/subscribe", {"uri": uri})
-                self.log.event("keeper", "subscribed again to %s in the new session" % uri)
+                self.keeper.session.request("resources/subscribe", {"uri": uri})
+                self.keeper.log.event("keeper", "subscribed again to %s in the new session" % uri)
             except McpTuiError as exc:
-                self.log.event("keeper", "could not subscribe again to %s: %s" % (uri, exc.message))
+                self.keeper.log.event("keeper", "could not subscribe again to %s: %s" % (uri, exc.message))
                 with self._lock:
                     for client in self.subscribed.pop(uri, ()):
                         client.send({"notice": clean("The new session refused the subscription to %s: %s" % (
@@ -17439,7 +18103,7 @@ class Keeper:
         if message.get("method") != "tools/call" or pending.error is not None or not isinstance(result, dict):
             return None
         try:
-            task = tasks_for(self.session).created_task(result)
+            task = tasks_for(self.keeper.session).created_task(result)
         except ProtocolViolation:
             return ""  # a malformed task: keep its token; KEEPER_PROGRESS_ROUTES bounds them
         return task.task_id if task is not None else None
@@ -17447,12 +18111,12 @@ class Keeper:
     def _forward(self, client, message, headers):
         """Send one command's request under a fresh id of ours; wait until it is answered
         or the command has gone. Returns the PendingRequest."""
-        channel = self.session.channel
+        channel = self.keeper.session.channel
         theirs, request_id = message["id"], channel.next_id()
         with self._lock:  # before it is sent: the server may ask something back at once
             client.inflight[theirs] = request_id
             self.routes[request_id] = (client, theirs)
-            self.last_used = time.time()
+            self.keeper.last_used = time.time()
         try:
             pending = channel.forward(message, headers, request_id)
         except McpTuiError as exc:
@@ -17469,14 +18133,15 @@ class Keeper:
         with self._lock:
             client.inflight.pop(theirs, None)
             self.routes.pop(request_id, None)
-            self.last_used = time.time()
+            self.keeper.last_used = time.time()
         return pending
 
     def relay_notification(self, message):
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         subscription = meta.get(META_PREFIX + "subscriptionId")
-        task = tasks_for(self.session).task_from_notification(message) if self.session is not None else None
+        session = self.keeper.session  # None while it connects
+        task = tasks_for(session).task_from_notification(message) if session is not None else None
         with self._lock:
             if task is not None and task.terminal:  # no more progress for it
                 for key in [key for key, (_, _, task_id) in self.progress.items() if task_id == task.task_id]:
@@ -17491,7 +18156,7 @@ class Keeper:
                 meta = dict(meta, **{META_PREFIX + "subscriptionId": theirs})
                 targets, message = [client], dict(message, params=dict(params, _meta=meta))
             else:
-                targets = list(self.clients)
+                targets = list(self.keeper.clients)
         for client in targets:
             client.send({"message": message})
 
@@ -17499,7 +18164,7 @@ class Keeper:
         """Ask the command whose request went out last (the one the server is working on);
         with none attached, answer as a command with no terminal would."""
         with self._lock:
-            busy = [(max(c.inflight.values()), c) for c in self.clients if c.inflight]
+            busy = [(max(c.inflight.values()), c) for c in self.keeper.clients if c.inflight]
             client = max(busy, key=lambda item: item[0])[1] if busy else None
             if client is not None:
                 ours = self._next("keeper-request")
@@ -17560,252 +18225,6 @@ def stop_on_terminate(keeper):
     for name in ("SIGTERM", "SIGBREAK", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), handler)
-
-
-def start_keeper(name, argv, connection, timeout, notice, auto=False, token=None):
-    """Start a detached keeper for ``name`` and wait until its session is open; returns
-    the record it wrote. ``argv`` and ``token`` (the one a `session open` holds the name
-    with) go to it on a pipe, never on its command line."""
-    import queue
-    import subprocess
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    options = {}
-    if os.name == "nt":
-        options["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
-    else:
-        options["start_new_session"] = True  # Ctrl+C and a closed terminal do not reach it
-    try:
-        process = subprocess.Popen([sys.executable, "-I", "-c", KEEPER_BOOT, here, KEEPER_FLAG],
-                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                   close_fds=True, **options)
-    except OSError as exc:
-        raise McpTuiError("cannot start the session keeper: %s" % exc)
-    process.stdin.write(json.dumps({"name": name, "argv": argv, "connection": connection, "auto": auto,
-                                    "token": token}).encode("utf-8") + b"\n")
-    process.stdin.close()
-    lines = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in iter(process.stdout.readline, b"")] + [
-        lines.put(b"")], daemon=True).start()
-    limit = timeout * 2 + 10  # the keeper bounds its own connect by --timeout; an OAuth login restarts it
-    while True:
-        try:
-            line = lines.get(timeout=limit)
-        except queue.Empty:
-            process.kill()
-            raise RequestTimeout("the session keeper did not report within %gs" % limit)
-        try:
-            reply = json.loads(line.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            reply = {}
-        if "notice" not in reply:
-            break
-        notice(str(reply["notice"]))  # e.g. where to log in
-    process.stdout.close()
-    if "ready" in reply:
-        return reply["ready"]
-    process.wait()
-    error = reply.get("error") or {"message": "the session keeper exited (code %s)" % process.returncode}
-    failure = McpTuiError(error.get("message", "the session keeper failed"), error.get("hint"))
-    failure.kind, failure.exit_code = error.get("kind", "error"), error.get("exitCode", EXIT_FAILURE)
-    raise failure
-
-
-def open_line(name, record):
-    return "Session %s open: %s %s (%s, %s)" % (name, record["server"], record["version"], record["era"],
-                                                record["transport"])
-
-
-def keeper_status(name, record):
-    """The live keeper's status, or None when it is gone (its record is then removed)."""
-    if "ended" in record:  # it stopped unasked and said why (Keeper.stop)
-        KeptSessions().remove(name, record["token"])
-        return None
-    transport = KeeperTransport(name, record)
-    try:
-        return transport.hello("status", timeout=5.0)["status"]
-    except KeeperGone:
-        KeptSessions().remove(name, record["token"])
-        return None
-    finally:
-        transport.close()
-
-
-def gone_text(name, record):
-    """What a command says of a session it found ended: why, when the keeper said so."""
-    if "ended" in record:
-        return "Session %s had ended: %s; removed its record" % (name, record["ended"])
-    return "Session %s had ended (its keeper was gone); removed its stale record" % name
-
-
-def run_session_command(opts, spec, words, output, argv, given=()):
-    """`session open NAME [connection]`, `session list`, `session close NAME | --all`;
-    ``given``: the connection words that came before `session` (they made ``spec``)."""
-    action = words[0] if words else None
-    if action == "open":
-        return session_open(opts, spec, words[1:], output, argv, list(given))
-    if action == "list":
-        if len(words) != 1:
-            raise UsageError("usage: mcp-tui session list")
-        return session_list(output)
-    if action == "close":
-        names = words[1:]
-        if opts.all == bool(names) or len(names) > 1:
-            raise UsageError("usage: mcp-tui session close NAME | --all")
-        return session_close(names or None, output)
-    raise UsageError("usage: mcp-tui session open NAME [connection] | session list | session close NAME | --all")
-
-
-def session_open(opts, spec, words, output, argv, given=()):
-    if not words or len(words) > 2:
-        raise UsageError("usage: mcp-tui session open NAME [connection]")
-    name, connection = check_session_name(words[0]), words[1:]
-    if connection and spec is not None:
-        raise UsageError("give the connection once: %r or the connection flags" % connection[0])
-    connection = connection or given  # the keeper reads the connection from the same words
-    if spec is None:
-        spec, _ = spec_from_options(opts, connection, output.credentials)
-    if spec is None or spec.kind == "session":
-        raise UsageError("session open %s needs a connection: a stdio command, --url URL or --config FILE" % name)
-    if opts.idle <= 0:
-        raise UsageError("--idle must be more than 0 minutes")
-    record = KeptSessions().get(name)
-    if record is not None and not record.get("opening"):
-        if keeper_status(name, record) is not None:
-            raise McpTuiError("session %r is already open" % name, hint=name_taken_hint(name))
-        output.notice(gone_text(name, record))
-    token = hold_session_name(name)
-    try:
-        record = start_keeper(name, argv, connection, opts.timeout, output.notice, token=token)
-    except BaseException:
-        release_session_name(name, token)
-        raise
-    if output.json:
-        output.document({"session": dict(describe_record(name, record), opened=True)})
-    else:
-        output.text(open_line(name, record))
-    return EXIT_OK
-
-
-def name_taken_hint(name):
-    return "use it as @%s, or close it first: mcp-tui session close %s" % (name, name)
-
-
-def hold_session_name(name):
-    """Hold ``name`` for the keeper about to start, under the sessions file's lock, so that
-    of two `session open`s one wins and the other starts nothing; returns the token the
-    keeper will own the name with. Taken: a running keeper's name, or one that another
-    `session open` is still starting a keeper for."""
-    import secrets
-
-    token = secrets.token_hex(32)
-
-    def hold(data):
-        held = data.get(name)
-        if held is not None and "ended" not in held and process_running(held.get("pid")):
-            return held
-        data[name] = {"opening": True, "token": token, "pid": os.getpid(), "created": time.time()}
-        return None
-    if KeptSessions().update(hold) is not None:
-        raise McpTuiError("session %r is already open" % name, hint=name_taken_hint(name))
-    return token
-
-
-def release_session_name(name, token):
-    """A `session open` that failed lets the name go (unless its keeper took it after all)."""
-    def release(data):
-        held = data.get(name)
-        if held is not None and held.get("opening") and held.get("token") == token:
-            del data[name]
-    KeptSessions().update(release)
-
-
-def describe_record(name, record, status=None):
-    item = {"name": name, "server": record.get("server"), "version": record.get("version"),
-            "era": record.get("era"), "transport": record.get("transport"), "connection": record.get("connection")}
-    if status is not None:
-        item.update(age=status["age"], idle=status["idle"], attached=status["attached"],
-                    openTasks=status["openTasks"], pid=status["pid"])
-    return item
-
-
-def session_list(output):
-    rows = []
-    for name, record in sorted(KeptSessions().read().items()):
-        if not isinstance(record, dict) or record.get("opening"):  # no session yet: a keeper is starting
-            continue
-        status = keeper_status(name, record)
-        if status is None:
-            output.notice(gone_text(name, record))
-            continue
-        rows.append(describe_record(name, record, status))
-    if output.json:
-        output.document({"sessions": rows})
-        return EXIT_OK
-    if not rows:
-        output.progress("No sessions. Open one: mcp-tui session open NAME CONNECTION")
-        return EXIT_OK
-    table = [("NAME", "SERVER", "ERA", "TRANSPORT", "AGE", "IDLE", "TASKS")]
-    for row in rows:
-        table.append((row["name"], "%s %s" % (row["server"], row["version"]), row["era"], row["transport"],
-                      duration_text(row["age"]), "in use" if row["attached"] else duration_text(row["idle"]),
-                      str(row["openTasks"])))
-    widths = [max(len(str(line[i])) for line in table) for i in range(len(table[0]))]
-    for line in table:
-        output.text("  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip())
-    return EXIT_OK
-
-
-def session_close(names, output):
-    sessions = KeptSessions()
-    records = sessions.read()
-    if names is None:
-        names = sorted(name for name, record in records.items() if isinstance(record, dict)
-                       and not still_opening(record))
-    closed = []
-    for name in names:
-        record = records.get(name)
-        if record is None:
-            raise McpTuiError("no session named %r" % name, hint="mcp-tui session list shows the open ones")
-        if still_opening(record):
-            raise McpTuiError("session %r is still opening" % name,
-                              hint="close it once `mcp-tui session open %s` has finished" % name)
-        ended = record.get("ended")
-        state = "stale" if ended is not None or record.get("opening") else "closed"  # a killed open's hold
-        if state == "stale":  # it stopped by itself and said why: only the record is left
-            sessions.remove(name, record["token"])
-        else:
-            transport = KeeperTransport(name, record)
-            try:
-                transport.hello("close", timeout=30.0)
-            except KeeperGone:
-                sessions.remove(name, record["token"])
-                state = "stale"
-            finally:
-                transport.close()
-        closed.append(dict({"name": name, "state": state}, **({"ended": ended} if ended is not None else {})))
-        if not output.json:
-            output.text("Session %s closed" % name if state == "closed" else gone_text(name, record))
-    if output.json:
-        output.document({"closed": closed})
-    elif not closed:
-        output.progress("No sessions to close.")  # --all with none open: not silence
-    return EXIT_OK
-
-
-def wants_background_session(opts, spec, words):
-    """A stdio task started without --wait would die with the command: keep its server."""
-    return (spec is not None and spec.kind == "stdio" and opts.task and not opts.wait
-            and command_name(words[0]) == "tool" and words[1:2] == ["call"])
-
-
-def start_task_session(opts, argv, output):
-    """Start an automatic keeper for a stdio task; returns the spec that reaches it."""
-    import secrets
-
-    name = "pending-" + secrets.token_hex(4)  # renamed after the task's fingerprint once it exists
-    start_keeper(name, argv, list(opts.words), opts.timeout, output.notice, auto=True)
-    return ConnectionSpec("session", name=name)  # the command says so once it has created a task
 
 
 

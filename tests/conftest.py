@@ -34,6 +34,10 @@ from servers import LoopbackServer  # noqa: E402
 # script is compiled at every start, most of what a start costs (tests/cached_script.py)
 MCP_TUI_PROCESS = cached_script.command(MCP_TUI)
 
+# tests/windows/ is the Windows leg (mcp-tui under Wine): `python3 tests/run_tests.py --windows`
+# runs it on its own, after the main suite; a plain `pytest` or `pytest tests` leaves it out.
+collect_ignore = ["windows"]
+
 
 # The servers under test are on loopback: a proxy of the machine's (which mcp-tui honours, as
 # curl does) must not stand in between. tests/test_proxy.py sets these where it means to.

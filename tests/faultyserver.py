@@ -1,21 +1,26 @@
 #!/usr/bin/env python3
-"""faultyserver: a small, correct MCP server (2025-11-25, stdio) with one planted fault,
-for `mcp-tui check`'s tests. Standard library only, Python 3.8+.
+"""faultyserver: a small, correct MCP server (stdio) with one planted fault, for
+`mcp-tui check`'s tests. Standard library only, Python 3.8+.
 
-    python3 tests/faultyserver.py [--fault NAME] [--tools-file FILE]
+    python3 tests/faultyserver.py [--fault NAME] [--era VERSION] [--tools-file FILE]
 
 Without --fault (or with --fault none) it breaks no rule `check` knows. Its tools: echo(message)
 and weather(city), whose outputSchema asks for {"temperature": number}; its resources: a text
-note and a PNG blob; its prompt: greet (no arguments). It answers server/discover with -32601,
-as a server of the handshake era does. --tools-file FILE lists the tools in FILE (a JSON list)
-instead of its own, for tests that mutate a tools/list result.
+note and a PNG blob; its prompt: greet (no arguments). It claims tools.listChanged and
+resources.subscribe. --era 2025-11-25 (the default) speaks the handshake era and answers
+server/discover with -32601; --era 2026-07-28 answers server/discover and subscriptions/listen
+(acknowledged, then held open) and refuses initialize. --tools-file FILE lists the tools in FILE
+(a JSON list) instead of its own, for tests that mutate a tools/list result. --results-file FILE
+(a JSON object, method -> result) answers those methods with those results, verbatim; its
+"capabilities" object is added to the declared ones (e.g. completions, tasks.list).
 """
 
 import argparse
 import json
 import sys
 
-VERSION = "2025-11-25"
+LEGACY, MODERN = "2025-11-25", "2026-07-28"
+LIST_FLAGS = {"tools": "toolsListChanged", "prompts": "promptsListChanged", "resources": "resourcesListChanged"}
 
 FAULTS = {
     "none": "no fault at all",
@@ -33,6 +38,17 @@ FAULTS = {
     "notification-with-id": "a notifications/message carrying an id, sent before the tools/list response",
     "blob-not-base64": "the PNG resource's blob is not base64",
     "unportable-schema": "echo's inputSchema has anyOf at its top level (a warning, not an error)",
+    "subscribe-missing": "resources.subscribe is declared, and resources/subscribe and unsubscribe say -32601 "
+                         "(2026-07-28: the listen acknowledgement leaves resourceSubscriptions out)",
+    "subscribe-unclaimed": "resources.subscribe is not declared, and subscriptions are taken all the same "
+                           "(a warning)",
+    "list-changed-undeclared": "no prompts capability, and prompt list changes announced all the same "
+                               "(2025-11-25: notifications/prompts/list_changed; 2026-07-28: promptsListChanged "
+                               "acknowledged)",
+    "list-changed-unclaimed": "prompts declared without listChanged, and its list changes announced all the same "
+                              "(a warning)",
+    "list-changed-not-boolean": 'tools.listChanged is "yes"',
+    "listen-missing": "2026-07-28: tools.listChanged is claimed, and subscriptions/listen says -32601",
 }
 
 TOOLS = [
@@ -47,9 +63,25 @@ PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA6
 
 
 class Server:
-    def __init__(self, fault, tools=None):
+    def __init__(self, fault, tools=None, era=LEGACY, results=None):
         self.fault = fault
         self.tools = TOOLS if tools is None else tools
+        self.era = era
+        self.results = dict(results or {})
+        self.added_capabilities = self.results.pop("capabilities", {})
+
+    def capabilities(self):
+        resources = {} if self.fault == "subscribe-unclaimed" else {"subscribe": True}
+        capabilities = {"tools": {"listChanged": "yes" if self.fault == "list-changed-not-boolean" else True},
+                        "resources": resources, "prompts": {}}
+        if self.fault == "list-changed-undeclared":
+            del capabilities["prompts"]
+        capabilities.update(self.added_capabilities)
+        return capabilities
+
+    def announces(self):
+        """The capability whose list changes are announced, though they are not claimed."""
+        return "prompts" if self.fault in ("list-changed-undeclared", "list-changed-unclaimed") else None
 
     def send(self, message):
         if self.fault == "stdout-logs":
@@ -58,6 +90,8 @@ class Server:
         sys.stdout.flush()
 
     def answer(self, request_id, result):
+        if self.era == MODERN:
+            result = dict(result, resultType="complete")
         message = {"jsonrpc": "2.0", "id": request_id, "result": result}
         self.send(message)
         return message
@@ -69,16 +103,56 @@ class Server:
         method, request_id, params = message.get("method"), message.get("id"), message.get("params") or {}
         if request_id is None or method is None:
             return  # a notification, or the client's answer to one sent with an id: nothing to answer
+        if method in self.results:
+            return self.send({"jsonrpc": "2.0", "id": request_id, "result": self.results[method]})
         handler = getattr(self, "m_" + str(method).replace("/", "_"), None)
         if handler is None:
             return self.refuse(request_id, -32601, "Method not found: %s" % method)
         return handler(request_id, params)
 
     def m_initialize(self, request_id, params):
-        capabilities = {"tools": {}, "resources": {}, "prompts": {}}
-        version = "2099-01-01" if self.fault == "unoffered-version" else VERSION
-        self.answer(request_id, {"protocolVersion": version, "capabilities": capabilities,
+        if self.era == MODERN:
+            return self.refuse(request_id, -32601, "Method not found: initialize")
+        version = "2099-01-01" if self.fault == "unoffered-version" else LEGACY
+        self.answer(request_id, {"protocolVersion": version, "capabilities": self.capabilities(),
                                  "serverInfo": {"name": "faultyserver", "version": "1.0"}})
+
+    def m_server_discover(self, request_id, params):
+        if self.era != MODERN:
+            return self.refuse(request_id, -32601, "Method not found: server/discover")
+        version = "2099-01-01" if self.fault == "unoffered-version" else MODERN
+        self.answer(request_id, {"supportedVersions": [version], "capabilities": self.capabilities(),
+                                 "ttlMs": 0, "cacheScope": "private",
+                                 "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "faultyserver",
+                                                                                   "version": "1.0"}}})
+
+    def m_subscriptions_listen(self, request_id, params):
+        """The acknowledgement of what is claimed; the listen then stays open (no result)."""
+        if self.era != MODERN or self.fault == "listen-missing":
+            return self.refuse(request_id, -32601, "Method not found: subscriptions/listen")
+        wanted = params.get("notifications") or {}
+        capabilities = self.capabilities()
+        accepted = {}
+        for capability, flag in LIST_FLAGS.items():
+            if wanted.get(flag) is True and ((capabilities.get(capability) or {}).get("listChanged")
+                                             or capability == self.announces()):
+                accepted[flag] = True
+        subscribe = capabilities["resources"].get("subscribe") or self.fault == "subscribe-unclaimed"
+        if wanted.get("resourceSubscriptions") and subscribe and self.fault != "subscribe-missing":
+            accepted["resourceSubscriptions"] = list(wanted["resourceSubscriptions"])
+        self.send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                   "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": request_id},
+                              "notifications": accepted}})
+
+    def m_resources_subscribe(self, request_id, params):
+        if self.era == MODERN or self.fault == "subscribe-missing":
+            return self.refuse(request_id, -32601, "Method not found: resources/subscribe")
+        self.answer(request_id, {})
+
+    def m_resources_unsubscribe(self, request_id, params):
+        if self.era == MODERN or self.fault == "subscribe-missing":
+            return self.refuse(request_id, -32601, "Method not found: resources/unsubscribe")
+        self.answer(request_id, {})
 
     def m_ping(self, request_id, params):
         if self.fault != "no-ping":
@@ -98,6 +172,8 @@ class Server:
         if self.fault == "notification-with-id":
             self.send({"jsonrpc": "2.0", "id": 900, "method": "notifications/message",
                        "params": {"level": "info", "data": "listing tools"}})
+        if self.announces() and self.era == LEGACY:
+            self.send({"jsonrpc": "2.0", "method": "notifications/%s/list_changed" % self.announces()})
         if self.fault == "no-jsonrpc":
             self.send({"id": request_id, "result": result})
             return
@@ -131,7 +207,7 @@ class Server:
         self.answer(request_id, {"contents": [{"uri": uri, "mimeType": "text/plain", "text": "a note"}]})
 
     def m_prompts_list(self, request_id, params):
-        if self.fault == "missing-method":
+        if self.fault == "missing-method" or "prompts" not in self.capabilities():
             return self.refuse(request_id, -32601, "Method not found: prompts/list")
         self.answer(request_id, {"prompts": [{"name": "greet", "description": "Say hello."}]})
 
@@ -142,13 +218,18 @@ class Server:
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fault", choices=sorted(FAULTS), default="none")
+    parser.add_argument("--era", choices=(LEGACY, MODERN), default=LEGACY)
     parser.add_argument("--tools-file", help="list the tools in this JSON file instead")
+    parser.add_argument("--results-file", help="answer the methods in this JSON object with its results")
     args = parser.parse_args()
-    tools = None
+    tools = results = None
     if args.tools_file:
         with open(args.tools_file, encoding="utf-8") as listed:
             tools = json.load(listed)
-    server = Server(args.fault, tools)
+    if args.results_file:
+        with open(args.results_file, encoding="utf-8") as served:
+            results = json.load(served)
+    server = Server(args.fault, tools, args.era, results)
     for line in sys.stdin:
         line = line.strip()
         if not line:

@@ -2,6 +2,7 @@
 """Install what the tests need on a fresh machine, then run them.
 
     python3 tests/run_tests.py [pytest arguments]
+    python3 tests/run_tests.py --windows[=optional] [pytest arguments]
 
 It makes `.venv-test` (pytest, hypothesis, jsonschema, ...) and one virtualenv per
 interop peer under `.venv-peers/<name>` (each `tests/interop/peers/<name>.txt` is that
@@ -13,7 +14,7 @@ built meanwhile, and the interop tests, which run last, wait for them (MCP_TUI_P
 tests/interop/conftest.py). The peers' interpreters (or npm prefixes) reach the tests as
 MCP_TUI_PEER_<NAME> environment variables.
 MCP_TUI_TEST_WORKERS sets the number of pytest-xdist workers (3 unless told).
-mcp_tui.py itself never needs any of this.
+`--windows` runs the Windows leg instead (see windows_leg). mcp_tui.py itself never needs any of this.
 """
 import hashlib
 import os
@@ -158,9 +159,45 @@ def phases(pytest, workers, arguments):
     return [pytest + ["-n", workers] + (arguments or ["tests"])]
 
 
+def windows_leg(optional, pytest_args):
+    """The Windows leg: mcp_tui.py on the Windows CPython 3.11 under Wine (tests/windows/README.md).
+    tests/windows/install.sh installs the harness (Wine and tmux through apt-get where they are
+    missing), then tests/windows/test_windows.py runs, alone. Where the harness cannot be had (no
+    64-bit Linux, no apt-get, not root, the install fails) one line says why, and the exit code is 1,
+    or 0 with `--windows=optional` (what .ci/run uses: CI does not fail where Wine cannot be)."""
+    def cannot(reason):
+        print("run_tests: the Windows leg cannot run here: %s%s" % (reason, " (skipped)" if optional else ""),
+              flush=True)
+        return 0 if optional else 1
+
+    windows = ROOT / "tests" / "windows"
+    if sys.platform != "linux" or platform.machine().lower() not in ("x86_64", "amd64"):
+        return cannot("Wine's 64-bit Windows programs need x86-64 Linux, this is %s %s" % (sys.platform,
+                                                                                          platform.machine()))
+    if not (shutil.which("wine") and os.path.exists("/usr/lib/wine/wine64")):
+        if not shutil.which("apt-get"):
+            return cannot("Wine is not installed, and there is no apt-get to install it (packages wine, wine64)")
+        if os.geteuid() != 0:
+            return cannot("Wine is not installed, and apt-get needs root (install the packages wine and wine64)")
+    print("run_tests: installing the Windows harness (tests/windows/install.sh)", flush=True)
+    installer = ["bash", str(windows / "install.sh")]
+    if subprocess.call(installer, cwd=str(ROOT), env=dict(os.environ, PYTHON=sys.executable)):
+        return cannot("tests/windows/install.sh failed (its output is above)")
+    test_python = ensure_venv(ROOT / ".venv-test", ROOT / "tests" / "requirements.txt")
+    # One at a time: each test starts Windows processes, and the TUI smoke reads a screen.
+    cmd = [str(test_python), "-m", "pytest", "-q", "-rs", "-p", "no:xdist", str(windows / "test_windows.py")]
+    print("run_tests: " + " ".join(cmd + pytest_args), flush=True)
+    try:
+        return subprocess.call(cmd + pytest_args, cwd=str(ROOT))
+    finally:  # run.sh keeps the prefix's wineserver for 5 minutes after its last use: not after the leg
+        subprocess.call(["bash", str(windows / "run.sh"), "--stop"], cwd=str(ROOT))
+
+
 def main():
     import tempfile
 
+    if sys.argv[1:2] in (["--windows"], ["--windows=optional"]):
+        return windows_leg(sys.argv[1] == "--windows=optional", sys.argv[2:])
     env = dict(os.environ)
     test_python = ensure_venv(ROOT / ".venv-test", ROOT / "tests" / "requirements.txt")
     scratch = Path(tempfile.mkdtemp(prefix="mcp-tui-run-tests-"))

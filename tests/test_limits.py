@@ -282,6 +282,31 @@ def test_stopping_a_stdio_server_stops_its_children(cli, bad, tmp_path):
     wait_for(lambda: not alive(child), what="the end of the server's child %d" % child)
 
 
+def test_closing_a_stdio_server_survives_windows_failing_ctrl_break(monkeypatch):
+    """On Windows a server that outlives the end of its input gets CTRL_BREAK_EVENT. With no
+    console shared with it (a detached keeper; the TUI under Wine, where the Windows leg's `q`
+    ended in "internal error: SystemError"), CPython's os.kill falls back to TerminateProcess and
+    then raises SystemError. Closing must carry on: the server is ended either way."""
+    import mcp_tui
+
+    server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], stdin=subprocess.PIPE)
+
+    def send_signal_as_windows_cpython(sig):
+        os.kill(server.pid, signal.SIGTERM)  # os.kill's fallback: TerminateProcess
+        raise SystemError("<built-in function kill> returned a result with an exception set")
+
+    transport = mcp_tui.StdioTransport(["server"])
+    transport.process = server
+    monkeypatch.setattr(server, "send_signal", send_signal_as_windows_cpython)
+    monkeypatch.setattr(signal, "CTRL_BREAK_EVENT", 1, raising=False)
+    monkeypatch.setattr(os, "name", "nt")
+    try:
+        transport.close(grace=0.2)
+    finally:
+        monkeypatch.undo()
+    assert server.wait(10) == -signal.SIGTERM
+
+
 def alive(pid):
     try:
         with open("/proc/%d/stat" % pid) as handle:

@@ -49,6 +49,7 @@ def test_tool_errors_are_counted_apart(cli):
     assert result.code == 0, result
     report = result.json()
     assert (report["requests"], report["ok"], report["toolErrors"], report["errors"]) == (8, 0, 8, 0)
+    assert report["errorRate"] == 1.0  # as the Inspector counts it: tool errors too
     strict = cli(stdio_command(), "tool", "call", "fail_tool", "--load", "--load-requests", "4", "--strict-errors")
     assert strict.code == 1, strict
 

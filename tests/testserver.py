@@ -27,6 +27,9 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
       --tampered-skill     2026-07-28: declare io.modelcontextprotocol/skills and serve one skill,
                            skill://tampered/SKILL.md, whose manifest disagrees with two of its files
                            (notes.md: the size; seal.bin: the digest, at the right size)
+      --skills             2026-07-28: declare io.modelcontextprotocol/skills and serve one sound skill,
+                           skill://docs/greeting/SKILL.md (a text template and a binary stamp); with
+                           --tampered-skill both are served
       --big-text MB        list one more tool, big_text, whose result is one text block of MB MiB
                            (80-character lines; for tests/bench/payload.py)
       --fidelity           behave like real servers do: legacy tasks are kept per session (as the
@@ -594,6 +597,22 @@ def with_defaults(tool, args):
         if name not in full and "default" in spec:
             full[name] = spec["default"]
     return full
+
+
+def skill_served(uri, frontmatter, files, listed=None):
+    """A skill as the test server serves it: (entry, {uri: contents item}). Its SKILL.md holds
+    ``frontmatter``; ``listed`` replaces some files' bytes in the manifest only (a tampered one)."""
+    skill_md = "---\n%s---\n\n# %s\n" % ("".join("%s: %s\n" % item for item in frontmatter.items()),
+                                           frontmatter["name"].capitalize())
+    files = dict([(uri, skill_md.encode("utf-8"))] + list(files.items()))
+    entry = {"uri": uri, "frontmatter": frontmatter,
+             "resources": [{"uri": name, "size": len(raw), "digest": "sha256:" + hashlib.sha256(raw).hexdigest()}
+                           for name, raw in dict(files, **(listed or {})).items()]}
+    contents = {name: ({"uri": name, "mimeType": "application/octet-stream",
+                        "blob": base64.b64encode(raw).decode("ascii")} if name.endswith(".bin")
+                       else {"uri": name, "mimeType": "text/markdown", "text": raw.decode("utf-8")})
+                for name, raw in files.items()}
+    return entry, contents
 
 
 def read_resource(uri):
@@ -1691,7 +1710,7 @@ class Server(object):
 
     def handle_modern(self, exchange):
         name = self.MODERN_METHODS.get(exchange.method)
-        if self.options.tampered_skill and exchange.method in ("skills/list", "skills/get"):
+        if self.serves_skills() and exchange.method in ("skills/list", "skills/get"):
             name = "m_" + exchange.method.replace("/", "_")
         if self.options.no_listen and exchange.method == "subscriptions/listen":
             name = None
@@ -1700,32 +1719,41 @@ class Server(object):
                            % (exchange.method, self.MODERN_HINTS.get(exchange.method, "")))
         return getattr(self, name)(exchange)
 
-    def tampered_skill(self):
-        """--tampered-skill: (entry, {uri: contents item}); two files disagree with the manifest."""
-        files = {"skill://tampered/SKILL.md": ("---\nname: tampered\ndescription: A manifest that two files "
-                                               "break (€).\n---\n\n# Tampered\n").encode("utf-8"),
-                 "skill://tampered/notes.md": "twelve bytes".encode("utf-8"),
-                 "skill://tampered/seal.bin": bytes(range(16))}
-        listed = dict(files, **{"skill://tampered/notes.md": b"ten bytes!",  # the size differs
-                                "skill://tampered/seal.bin": bytes(16)})  # the same size, other bytes
-        entry = {"uri": "skill://tampered/SKILL.md",
-                 "frontmatter": {"name": "tampered", "description": "A manifest that two files break (€)."},
-                 "resources": [{"uri": uri, "size": len(raw), "digest": "sha256:" + hashlib.sha256(raw).hexdigest()}
-                               for uri, raw in listed.items()]}
-        contents = {uri: ({"uri": uri, "mimeType": "application/octet-stream",
-                           "blob": base64.b64encode(raw).decode("ascii")} if uri.endswith(".bin")
-                          else {"uri": uri, "mimeType": "text/markdown", "text": raw.decode("utf-8")})
-                    for uri, raw in files.items()}
-        return entry, contents
+    def serves_skills(self):
+        return self.options.tampered_skill or self.options.skills
+
+    def served_skills(self):
+        """--skills and --tampered-skill: [(entry, {uri: contents item})], the skills served."""
+        served = []
+        if self.options.skills:
+            served.append(skill_served("skill://docs/greeting/SKILL.md", {"name": "greeting", "description":
+                                       "Greets a reader by name (€)."}, {
+                "skill://docs/greeting/templates/hello.md": "Hello, {name}!\n".encode("utf-8"),
+                "skill://docs/greeting/stamp.bin": bytes(range(250, 256)) + bytes(6)}))
+        if self.options.tampered_skill:  # two files disagree with the manifest
+            served.append(skill_served("skill://tampered/SKILL.md", {
+                "name": "tampered", "description": "A manifest that two files break (€)."}, {
+                "skill://tampered/notes.md": "twelve bytes".encode("utf-8"),
+                "skill://tampered/seal.bin": bytes(range(16))}, {
+                "skill://tampered/notes.md": b"ten bytes!",  # the size differs
+                "skill://tampered/seal.bin": bytes(16)}))  # the same size, other bytes
+        return served
+
+    def skill_contents(self, uri):
+        for _, contents in self.served_skills():
+            if uri in contents:
+                return [contents[uri]]
+        return None
 
     def m_skills_list(self, exchange):
-        return {"resultType": "complete", "ttlMs": 0, "cacheScope": "private", "skills": [self.tampered_skill()[0]]}
+        return {"resultType": "complete", "ttlMs": 0, "cacheScope": "private",
+                "skills": [entry for entry, _ in self.served_skills()]}
 
     def m_skills_get(self, exchange):
-        entry = self.tampered_skill()[0]
-        if exchange.params.get("uri") != entry["uri"]:
-            raise MCPError(INVALID_PARAMS, "Unknown skill URI: %s" % exchange.params.get("uri"))
-        return {"resultType": "complete", "ttlMs": 0, "cacheScope": "private", "skill": entry}
+        for entry, _ in self.served_skills():
+            if exchange.params.get("uri") == entry["uri"]:
+                return {"resultType": "complete", "ttlMs": 0, "cacheScope": "private", "skill": entry}
+        raise MCPError(INVALID_PARAMS, "Unknown skill URI: %s" % exchange.params.get("uri"))
 
     def m_discover(self, exchange):
         capabilities = {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True},
@@ -1734,7 +1762,7 @@ class Server(object):
             capabilities = {"tools": {}, "resources": {}, "prompts": {}, "completions": {}, "logging": {}}
         if self.tasks_enabled:
             capabilities["extensions"] = {TASKS_EXT: {}}
-        if self.options.tampered_skill:
+        if self.serves_skills():
             capabilities.setdefault("extensions", {})[SKILLS_EXT] = {}
         return self._cacheable({"supportedVersions": self.supported_versions(), "capabilities": capabilities,
                                 "instructions": INSTRUCTIONS})
@@ -1808,8 +1836,7 @@ class Server(object):
         if not isinstance(uri, str):
             raise MCPError(INVALID_PARAMS, "resources/read needs params.uri")
         contents = read_resource(uri)
-        if self.options.tampered_skill and uri in self.tampered_skill()[1]:
-            contents = [self.tampered_skill()[1][uri]]
+        contents = self.skill_contents(uri) or contents
         if contents is None:
             raise MCPError(INVALID_PARAMS, "Resource not found: %s" % uri, {"uri": uri})
         return self._cacheable({"contents": contents})
@@ -3982,6 +4009,8 @@ def parse_args(argv):
     parser.add_argument("--no-tasks", action="store_true", help="no tasks capability or extension")
     parser.add_argument("--tampered-skill", action="store_true", help="2026-07-28: serve a skill whose manifest "
                         "two of its files break (notes.md's size, seal.bin's digest)")
+    parser.add_argument("--skills", action="store_true", help="2026-07-28: serve a sound skill, "
+                        "skill://docs/greeting/SKILL.md")
     parser.add_argument("--schema-tools", action="store_true", help="also list paint (enum, array items, _meta) "
                         "and measure (outputSchema; broken=true breaks it)")
     parser.add_argument("--changes-on-set-level", action="store_true", help="2025-11-25 stdio: announce tool, "
