@@ -5,7 +5,7 @@ their values against the real test server (HTTP and stdio, both eras)."""
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from conftest import stdio_command
@@ -45,6 +45,9 @@ def http_server(tmp_path_factory):
 @settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(connection=st.integers(0, 4), command=st.sampled_from(COMMANDS), flags=st.lists(st.sampled_from(FLAGS), max_size=2),
        flag_first=st.booleans())
+@example(connection=0, command=["tool", "call", "fail_tool"], flags=[["--strict-errors"]], flag_first=False)
+@example(connection=2, command=["tool", "call", "fail_tool"], flags=[["--strict-errors"], ["--format", "json"]],
+         flag_first=True)  # a tool's error made exit 1: found by the generated lines
 def test_every_command_line_ends_the_documented_way(http_server, cli, connection, command, flags, flag_first):
     connections = [["--url", http_server.url], ["--url", http_server.url, "--protocol-version", "2025-11-25"],
                    [stdio_command()], ["@nosuch"], ["--url", "http://127.0.0.1:9/mcp"]]
@@ -59,7 +62,9 @@ def test_every_command_line_ends_the_documented_way(http_server, cli, connection
     shown = "mcp-tui %s -> exit %d\n%s" % (" ".join(argv), proc.code, proc.err[-2000:])
     assert proc.code in (0, 1, 2), shown
     assert "Traceback" not in proc.err and "internal error" not in proc.err, shown
-    if proc.code and "--debug" not in argv and "--trace" not in argv:
+    # --strict-errors makes a tool's own error (isError: true) exit 1: that error is the result, on stdout
+    tool_error = "--strict-errors" in argv and ("Error response from tool:" in proc.out or '"isError": true' in proc.out)
+    if proc.code and not tool_error and "--debug" not in argv and "--trace" not in argv:
         lines = [line for line in proc.err.splitlines() if line.strip()]
         assert lines, shown
         formats = [value for flag, value in zip(argv, argv[1:]) if flag == "--format"]
