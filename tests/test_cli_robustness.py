@@ -63,7 +63,8 @@ def test_every_command_line_ends_the_documented_way(http_server, cli, connection
     assert proc.code in (0, 1, 2), shown
     assert "Traceback" not in proc.err and "internal error" not in proc.err, shown
     # --strict-errors makes a tool's own error (isError: true) exit 1: that error is the result, on stdout
-    tool_error = "--strict-errors" in argv and ("Error response from tool:" in proc.out or '"isError": true' in proc.out)
+    tool_error = "--strict-errors" in argv and ("Error response from tool:" in proc.out
+                                                 or '"isError": true' in proc.out)
     if proc.code and not tool_error and "--debug" not in argv and "--trace" not in argv:
         lines = [line for line in proc.err.splitlines() if line.strip()]
         assert lines, shown
