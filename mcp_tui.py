@@ -955,6 +955,7 @@ class StdioTransport(Transport):
         self.stderr_tail = KeptTail(stderr_lines, KEPT_STDERR_BYTES)
         self.junk = collections.deque(maxlen=3)  # lines on stdout that were not JSON-RPC
         self.process = None
+        self._spawner, self._spawned = None, {}
         self._write_lock = threading.Lock()
         self._channel = None
 
@@ -969,14 +970,28 @@ class StdioTransport(Transport):
             group = {"creationflags": new_group}
         else:
             group = {"start_new_session": True} if os.name != "nt" else {}
-        try:
-            self.process = subprocess.Popen(
-                windows_program(self.argv, environ), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, env=environ, cwd=self.cwd, bufsize=-1, **group)
-        except FileNotFoundError:
+        spawned = self._spawned
+
+        def spawn():
+            try:
+                spawned["process"] = subprocess.Popen(
+                    windows_program(self.argv, environ), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, env=environ, cwd=self.cwd, bufsize=-1, **group)
+            except BaseException as exc:  # the caller's to raise
+                spawned["error"] = exc
+        # Popen runs on a thread of its own: Ctrl+C, SIGTERM and SIGHUP raise on the main thread, and
+        # one raised inside Popen after its fork lost the child, which close() could then not stop
+        self._spawner = threading.Thread(target=spawn, daemon=True)
+        self._spawner.start()
+        self._spawner.join()
+        error = spawned.get("error")
+        if isinstance(error, FileNotFoundError):
             raise ConnectionFailed("cannot start the server: no such program %r" % self.argv[0])
-        except (OSError, ValueError) as exc:
-            raise ConnectionFailed("cannot start the server %r: %s" % (self.argv[0], exc))
+        if isinstance(error, (OSError, ValueError)):
+            raise ConnectionFailed("cannot start the server %r: %s" % (self.argv[0], error))
+        if error is not None:
+            raise error
+        self.process = spawned["process"]
         if self.log:
             self.log.event("transport", "spawned stdio server", pid=self.process.pid, command=self.argv[0])
         self._stderr_thread = threading.Thread(target=self._read_stderr, daemon=True)
@@ -1095,6 +1110,9 @@ class StdioTransport(Transport):
     def close(self, grace=0.5):
         """End of input first (a polite server exits on it), then the whole process group is
         terminated, then killed: the server's own children go with it."""
+        if self.process is None and self._spawner is not None:  # start() was interrupted: its server is ours
+            self._spawner.join(10.0)
+            self.process = self._spawned.get("process")
         process = self.process
         if not process or process.poll() is not None:
             return

@@ -307,6 +307,47 @@ def test_closing_a_stdio_server_survives_windows_failing_ctrl_break(monkeypatch)
     assert server.wait(10) == -signal.SIGTERM
 
 
+class Interrupted(BaseException):
+    """What a SIGTERM or Ctrl+C handler raises on the main thread (mcp_tui.Terminated's part)."""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="a POSIX signal plays the interrupt")
+def test_an_interrupt_that_lands_while_the_server_starts_still_stops_it(monkeypatch):
+    """A SIGTERM that arrived after Popen's fork but before Popen returned raised inside it on
+    the main thread: the child was lost, so closing the session left it running (CI saw the
+    server's group alive after `mcp-tui: terminated by SIGTERM`). Here the signal is sent from
+    inside Popen, as soon as the child exists."""
+    import mcp_tui
+
+    started = []
+    real_popen = subprocess.Popen
+
+    def popen_then_signalled(*args, **kwargs):
+        started.append(real_popen(*args, **kwargs))
+        os.kill(os.getpid(), signal.SIGUSR1)  # handled on the main thread at its next instruction
+        return started[-1]
+
+    def interrupt(signum, frame):
+        raise Interrupted()
+
+    previous = signal.signal(signal.SIGUSR1, interrupt)
+    monkeypatch.setattr(subprocess, "Popen", popen_then_signalled)
+    transport = mcp_tui.StdioTransport([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with pytest.raises(Interrupted):
+            transport.start(channel=None)
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+        monkeypatch.undo()
+    try:
+        transport.close(grace=0.2)
+        assert started[0].wait(10) is not None
+    finally:
+        if started[0].poll() is None:
+            started[0].kill()
+            started[0].wait()
+
+
 def alive(pid):
     try:
         with open("/proc/%d/stat" % pid) as handle:
