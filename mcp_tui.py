@@ -996,7 +996,8 @@ class StdioTransport(Transport):
             self.log.event("transport", "spawned stdio server", pid=self.process.pid, command=self.argv[0])
         self._stderr_thread = threading.Thread(target=self._read_stderr, daemon=True)
         self._stderr_thread.start()
-        threading.Thread(target=self._read_stdout, daemon=True).start()
+        self._stdout_thread = threading.Thread(target=self._read_stdout, daemon=True)
+        self._stdout_thread.start()
 
     def preview(self, message, headers=None):
         """--dry-run: one line on the server's stdin."""
@@ -1058,6 +1059,8 @@ class StdioTransport(Transport):
         except subprocess.TimeoutExpired:
             pass
         self._stderr_thread.join(2.0)
+        if threading.current_thread() is not self._stdout_thread:  # a write that failed: what it printed
+            self._stdout_thread.join(2.0)  # before it exited may not have been read yet
         return self.exit_description()
 
     def _read_stderr(self):

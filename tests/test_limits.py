@@ -348,6 +348,31 @@ def test_an_interrupt_that_lands_while_the_server_starts_still_stops_it(monkeypa
             started[0].wait()
 
 
+def test_why_a_server_ended_waits_for_what_it_printed_before_exiting(monkeypatch):
+    """A write that fails (the server has exited) says why the server ended; the line it
+    printed on stdout just before may not have been read yet by then. CI saw "exited with
+    code 3" without the "before that it wrote ..." the reader was about to record. Here the
+    reader is held until the failing side asks."""
+    import mcp_tui
+
+    class Channel(object):
+        def __getattr__(self, name):
+            return lambda *args, **kwargs: None
+
+    gate = threading.Event()
+    read_stdout = mcp_tui.StdioTransport._read_stdout
+    monkeypatch.setattr(mcp_tui.StdioTransport, "_read_stdout",
+                        lambda self: gate.wait(30) and read_stdout(self))
+    transport = mcp_tui.StdioTransport([sys.executable, "-c", "print('Starting... early', flush=True); exit(3)"])
+    transport.start(Channel())
+    transport.process.wait(30)
+    gate.set()
+    described = transport.ended_description()
+    transport.close()
+    assert described.startswith("the server process exited with code 3; before that it wrote"), described
+    assert "Starting... early" in described, described
+
+
 def alive(pid):
     try:
         with open("/proc/%d/stat" % pid) as handle:
