@@ -1,27 +1,40 @@
 """mcp-tui's CLI against FastMCP 4.1.6 serving the Skills (SEP-2640) and MCP Apps (SEP-1865)
 extensions (tests/interop/fastmcp_skills_apps.py, its skills in tests/interop/skills/).
 
-The peer runs over stdio, one process per invocation. Its venv comes from
-tests/interop/peers/skills.txt (MCP_TUI_PEER_SKILLS); without it these tests skip.
+Most tests share one peer on streamable HTTP per module (per xdist worker): a FastMCP start
+costs about two seconds of CPU. The tests that serve a peer of their own (an edited copy of the
+skills, one-item pages) run it over stdio, one process per invocation, so that transport stays
+covered. Its venv comes from tests/interop/peers/skills.txt (MCP_TUI_PEER_SKILLS); without it
+these tests skip.
 """
 import json
 import shlex
 
 import pytest
 
-from .conftest import peer_python
+from .conftest import PeerProcess, peer_python
 from .interop_helpers import INTEROP_DIR, describe
 
 PEER = INTEROP_DIR / "fastmcp_skills_apps.py"
 SKILLS = INTEROP_DIR / "skills"
+# FastMCP imports slowly; keep the probe from timing out on a loaded machine
+PATIENCE = ["--probe-timeout", "60", "--timeout", "60"]
 
 
 @pytest.fixture(scope="module")
-def peer():
-    """The connection arguments of the FastMCP skills and apps peer over stdio."""
-    python = peer_python("skills")
-    # FastMCP imports slowly; keep the probe from timing out on a loaded machine
-    return [shlex.join([python, str(PEER), "stdio"]), "--probe-timeout", "60", "--timeout", "60"]
+def stdio_peer():
+    """The connection arguments of the FastMCP skills and apps peer over stdio (a process per
+    invocation); a test adds the peer's own options to the first one."""
+    return [shlex.join([peer_python("skills"), str(PEER), "stdio"])] + PATIENCE
+
+
+@pytest.fixture(scope="module")
+def peer(peer_log_dir):
+    """The connection arguments of one FastMCP skills and apps peer on streamable HTTP,
+    shared by this module's tests (none changes its state)."""
+    server = PeerProcess([peer_python("skills"), PEER, "http", "--port", "0"], "skills-http", peer_log_dir).start()
+    yield [server.url] + PATIENCE
+    server.stop()
 
 
 def ok(result):
@@ -68,7 +81,7 @@ def test_skill_fetch_writes_the_tree_byte_for_byte(run_cli, peer, tmp_path):
         assert (target / name).read_bytes() == (SKILLS / "acme" / "refunds" / name).read_bytes(), name
 
 
-def test_a_changed_file_shows_in_the_next_manifest(run_cli, peer, tmp_path):
+def test_a_changed_file_shows_in_the_next_manifest(run_cli, stdio_peer, tmp_path):
     """FastMCP builds each manifest from the live files (--skills-root serves a copy the test
     edits), so a refresh shows the change. A manifest that disagrees with its files within
     one session is tests/test_skills.py's, against the test server's --tampered-skill."""
@@ -76,7 +89,7 @@ def test_a_changed_file_shows_in_the_next_manifest(run_cli, peer, tmp_path):
 
     root = tmp_path / "skills"
     shutil.copytree(SKILLS, root)
-    copy = [peer[0] + " --skills-root " + shlex.quote(str(root))] + peer[1:]
+    copy = [stdio_peer[0] + " --skills-root " + shlex.quote(str(root))] + stdio_peer[1:]
     assert "     127  sha256:" in ok(run_cli(*copy, "skill", "get", "acme/refunds")).stdout
     (root / "acme" / "refunds" / "templates" / "email.md").write_text("changed\n", encoding="utf-8")
     out = ok(run_cli(*copy, "skill", "get", "acme/refunds")).stdout
@@ -132,9 +145,9 @@ def test_advertise_apps_declares_the_extension_to_the_tool(run_cli, peer, era):
     assert declared["result"]["structuredContent"]["client_declared_ui"] is True
 
 
-def test_skill_list_follows_every_page(run_cli, peer, tmp_path):
+def test_skill_list_follows_every_page(run_cli, stdio_peer, tmp_path):
     record = tmp_path / "record.jsonl"
-    paged = [peer[0] + " --page-size 1"] + peer[1:]
+    paged = [stdio_peer[0] + " --page-size 1"] + stdio_peer[1:]
     out = ok(run_cli(*paged, "--record", record, "skill", "list")).stdout
     assert "acme/refunds\n" in out and "git-workflow\n" in out
     methods = [json.loads(line).get("message", {}).get("method") for line in record.read_text().splitlines()]
