@@ -955,7 +955,7 @@ class StdioTransport(Transport):
         self.stderr_tail = KeptTail(stderr_lines, KEPT_STDERR_BYTES)
         self.junk = collections.deque(maxlen=3)  # lines on stdout that were not JSON-RPC
         self.process = None
-        self._spawner, self._spawned = None, {}
+        self._spawner = None
         self._write_lock = threading.Lock()
         self._channel = None
 
@@ -970,11 +970,11 @@ class StdioTransport(Transport):
             group = {"creationflags": new_group}
         else:
             group = {"start_new_session": True} if os.name != "nt" else {}
-        spawned = self._spawned
+        spawned = {}
 
         def spawn():
             try:
-                spawned["process"] = subprocess.Popen(
+                self.process = subprocess.Popen(
                     windows_program(self.argv, environ), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE, env=environ, cwd=self.cwd, bufsize=-1, **group)
             except BaseException as exc:  # the caller's to raise
@@ -991,7 +991,6 @@ class StdioTransport(Transport):
             raise ConnectionFailed("cannot start the server %r: %s" % (self.argv[0], error))
         if error is not None:
             raise error
-        self.process = spawned["process"]
         if self.log:
             self.log.event("transport", "spawned stdio server", pid=self.process.pid, command=self.argv[0])
         self._stderr_thread = threading.Thread(target=self._read_stderr, daemon=True)
@@ -1010,8 +1009,11 @@ class StdioTransport(Transport):
             try:
                 self.process.stdin.write(data)
                 self.process.stdin.flush()
+                return
             except (OSError, ValueError):  # the server is gone (a broken pipe): say why, as at EOF
-                raise ConnectionFailed(self.ended_description())
+                pass
+        # outside the lock: the stdout reader that ended_description waits for may answer the server
+        raise ConnectionFailed(self.ended_description())
 
     def _read_stdout(self):
         stream = self.process.stdout
@@ -1115,7 +1117,6 @@ class StdioTransport(Transport):
         terminated, then killed: the server's own children go with it."""
         if self.process is None and self._spawner is not None:  # start() was interrupted: its server is ours
             self._spawner.join(10.0)
-            self.process = self._spawned.get("process")
         process = self.process
         if not process or process.poll() is not None:
             return
@@ -6371,10 +6372,9 @@ class ServerCheck:
         if isinstance(method, str) and method.startswith("notifications/") and "id" in message:
             self.found("lifecycle.notification-id", "the notification %s carries the id %s" % (
                 method, json.dumps(message.get("id"))), where)
-        changed = re.match(r"notifications/(tools|prompts|resources)/list_changed$", method if isinstance(method, str) else "")
-        if changed:
+        if isinstance(method, str) and method in LIST_CHANGED_METHODS:
             with self._lock:
-                self.announced.add(changed.group(1))
+                self.announced.add(method.split("/")[1])  # the capability: tools, prompts or resources
         result = message.get("result")
         if isinstance(result, dict) and result.get("resultType") == "complete":
             self.check_cache_fields(result, where)
@@ -6522,10 +6522,11 @@ class ServerCheck:
         if tools is None:
             return
         self.tools = tools
-        era_states = self.session.era_states
+        task_support, any_output_schema = (self.session.era_states("tools_declare_task_support"),
+                                           self.session.era_states("any_output_schema"))
         self.apply("tools.unique-names", "tools.valid-names", "tools.input-schema", "tools.portable-schema",
                    "tools.output-schema", "tools.annotations",
-                   *(("tools.task-support",) if era_states("tools_declare_task_support") else ()))
+                   *(("tools.task-support",) if task_support else ()))
         seen = set()
         for tool in tools:
             name = tool.get("name")
@@ -6547,7 +6548,7 @@ class ServerCheck:
                 self.found("tools.portable-schema", "its inputSchema uses %s at the top level" % ", ".join(unportable),
                            where)
             if "outputSchema" in tool and not (isinstance(tool["outputSchema"], dict)
-                                               and (era_states("any_output_schema") or tool["outputSchema"].get("type") == "object")):
+                                               and (any_output_schema or tool["outputSchema"].get("type") == "object")):
                 self.found("tools.output-schema", "its outputSchema is %s" % cut_text(
                     json.dumps(tool["outputSchema"], ensure_ascii=False), 80), where)
             annotations = tool.get("annotations")
@@ -6562,7 +6563,7 @@ class ServerCheck:
                     self.found("tools.annotations", "its annotations' title is not a string", where)
             execution = tool.get("execution")
             support = execution.get("taskSupport") if isinstance(execution, dict) else None
-            if support is not None and support not in TASK_SUPPORT_VALUES and era_states("tools_declare_task_support"):
+            if support is not None and support not in TASK_SUPPORT_VALUES and task_support:
                 self.found("tools.task-support", "taskSupport is %s" % json.dumps(support), where)
         self.probe_unknown_tool(seen)
         self.call_tools(tools)
@@ -10037,7 +10038,7 @@ def skill_check_line(row):
 
 
 def check_mark(ok):
-    return "✓" if ok else "✗"
+    return CHECK_MARKS["pass" if ok else "error"]
 
 
 def skill_report(outcome):
@@ -10901,7 +10902,9 @@ class Output:
         self._progress_ended = False  # the command's last word is said: no "⏳ progress" after "interrupted"
         self._live = False  # a live() line is on the terminal, not ended by a newline
 
-    def _write(self, stream, text):
+    def _write(self, stream, text, live=None):
+        """``live``: whether ``text`` leaves a live() line open (set under the lock that the
+        next writer reads it with, so no line lands on the end of the status line)."""
         if stream is self.stderr:
             text = self.credentials.redact(text)  # errors, progress, --debug, --trace: a server may echo one
         with self._lock:
@@ -10909,6 +10912,8 @@ class Output:
                 return
             if stream is self.stderr and self._live and not text.startswith(LIVE_LINE_CLEAR):
                 text, self._live = LIVE_LINE_CLEAR + text, False  # other stderr text starts on a clean line
+            if live is not None:
+                self._live = live
             try:
                 stream.write(text)
                 stream.flush()
@@ -10951,18 +10956,21 @@ class Output:
         if not (self.quiet or self.json or self._progress_ended):
             self._write(self.stderr, clean(text) + "\n")
 
+    def shows_live(self):
+        """Whether live() lines show: on a terminal, without --quiet or JSON output."""
+        return not (self.quiet or self.json) and self.stderr.isatty()
+
     def live(self, text=None):
         """One status line on a terminal, rewritten in place while work runs (``None`` clears
         it); nothing on a pipe or a file, with --quiet or with JSON output."""
-        if self.quiet or self.json or not self.stderr.isatty():
+        if not self.shows_live():
             return
         try:
             columns = os.get_terminal_size(self.stderr.fileno()).columns
         except (OSError, ValueError):
             columns = 80
         line = clean(text)[:max(10, columns - 4)] if text and not self._progress_ended else ""
-        self._write(self.stderr, LIVE_LINE_CLEAR + line)  # wide characters are given room: no wrap
-        self._live = bool(line)
+        self._write(self.stderr, LIVE_LINE_CLEAR + line, live=bool(line))  # wide characters get room: no wrap
 
     def decline(self, text):
         """A server request declined: said once, its repeats counted and said in one line when
@@ -12510,7 +12518,7 @@ class CheckCommands(CliCommands):
 
         self.out.live("⏳ calling %s..." % tool["name"])
         try:
-            load.run(on_tick)
+            load.run(on_tick if self.out.shows_live() else None)  # no totals built for a line nobody sees
         finally:
             self.out.live(None)
         summary = load.summary()
@@ -12943,9 +12951,6 @@ class SkillCommands(CliCommands):
         else:
             self.out.text(describe_skill(entry, problems))
 
-    def check(self, session, entry):
-        return check_skill(session, entry, self.opts.require_digests)
-
     def public(self, outcome):
         return dict(outcome, files=[{k: v for k, v in row.items() if k != "raw"} for row in outcome["files"]])
 
@@ -12954,7 +12959,7 @@ class SkillCommands(CliCommands):
             raise UsageError("usage: mcp-tui CONNECTION skill verify [NAME|URI] [--require-digests]")
         session = self.cli.connect()
         entries = [find_skill(session, args[0])] if args else list_skills(session)
-        outcomes = [self.check(session, entry) for entry in entries]
+        outcomes = [check_skill(session, entry, self.opts.require_digests) for entry in entries]
         if self.out.json:
             self.out.document({"skills": [self.public(o) for o in outcomes], "ok": all(o["ok"] for o in outcomes)})
         else:
@@ -12969,7 +12974,7 @@ class SkillCommands(CliCommands):
         if os.path.exists(target) and not os.path.isdir(target):
             raise UsageError("%s is not a directory" % target)
         session = self.cli.connect()
-        outcome = self.check(session, find_skill(session, word))
+        outcome = check_skill(session, find_skill(session, word), self.opts.require_digests)
         if not outcome["ok"]:
             bad = [row for row in outcome["files"] if row["status"] != "verified"]
             raise McpTuiError("skill %s did not verify, so nothing was written: %s" % (outcome["path"], "; ".join(

@@ -71,10 +71,14 @@ def test_the_test_server_keeps_its_claims_over_http(cli, start_server, protocol)
     result = cli("--url", server.url, "check", "--protocol-version", protocol, "--format", "json")
     assert result.code == 0, result
     assert [f for f in result.json()["findings"] if f["rule"].startswith("capabilities.")] == [], result
+    ran = cli("--url", server.url, "check", "--protocol-version", protocol).out  # the rules ran, and passed
+    assert "✓ capabilities.subscribe " in ran and "✓ capabilities.list-changed " in ran, ran
 
 
-def test_a_server_that_claims_nothing_is_not_asked_to_listen_for_it(cli):
+def test_a_server_that_claims_nothing_may_refuse_to_listen(cli):
     """--no-listen: no listChanged, no subscribe, and subscriptions/listen says -32601 (FastMCP)."""
     result = cli(stdio_command("--no-listen"), "check", "--format", "json")
     assert result.code == 0, result
     assert [f for f in result.json()["findings"] if f["rule"].startswith("capabilities.")] == [], result
+    ran = cli(stdio_command("--no-listen"), "check").out  # the rules ran, and passed
+    assert "✓ capabilities.list-changed " in ran and "✓ capabilities.subscribe-unclaimed" in ran, ran

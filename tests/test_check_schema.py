@@ -235,8 +235,9 @@ def put(result, path, value):
     return result
 
 
-def judged_errors(cli, era, results):
-    """check's error-level findings on the rules that judge a result, on a server serving ``results``."""
+def judged_errors(cli, era, results, every_finding=False):
+    """check's error-level findings on the rules that judge a result, on a server serving ``results``
+    (``every_finding``: all of them, warnings and other rules too)."""
     capabilities = {"completions": {}}
     if era == "2025-11-25":
         capabilities["tasks"] = {"list": {}}
@@ -250,7 +251,7 @@ def judged_errors(cli, era, results):
     assert "internal error" not in result.out + result.err and "Traceback" not in result.err, result
     document = result.json()
     assert document["server"].get("protocolVersion") == era, document
-    return [f for f in document["findings"] if f["severity"] == "error" and f["rule"] in JUDGES]
+    return [f for f in document["findings"] if every_finding or (f["severity"] == "error" and f["rule"] in JUDGES)]
 
 
 def assert_no_false_positive(cli, era, results):
@@ -323,12 +324,13 @@ def test_broken_results_fail_in_both_eras_and_the_schema_agrees(cli, era, method
 
 
 @pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
-@pytest.mark.parametrize("method,path,value", [
-    ("tools/list", ("tools", 0, "name"), {}),  # once "unhashable type: 'dict'"
-    ("prompts/list", ("prompts", 0, "arguments"), True),  # once "'bool' object is not iterable"
+@pytest.mark.parametrize("method,path,value,rule", [
+    ("tools/list", ("tools", 0, "name"), {}, "tools.valid-names"),  # once "unhashable type: 'dict'"
+    ("prompts/list", ("prompts", 0, "arguments"), True, "prompts.well-formed"),  # once "'bool' object is not iterable"
 ])
-def test_a_malformed_result_is_a_finding_not_a_crash(cli, era, method, path, value):
+def test_a_malformed_result_is_a_finding_not_a_crash(cli, era, method, path, value, rule):
     results = served_results(era)
     results[method] = put(results[method], path, value)
     assert schema_rejects(results[method], era, method)
-    judged_errors(cli, era, results)  # exit 0 or 1, no internal error, no traceback
+    found = judged_errors(cli, era, results, every_finding=True)  # exit 0 or 1, no internal error, no traceback
+    assert rule in [f["rule"] for f in found], found

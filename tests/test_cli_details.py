@@ -175,8 +175,8 @@ def test_a_stream_the_max_time_deadline_shuts_reads_as_that_deadline(cli, start_
     response stream' (CI saw that when the watchdog won). Here it always wins."""
     import mcp_tui
 
-    arm = mcp_tui.Watchdog.arm
-    monkeypatch.setattr(mcp_tui.Watchdog, "arm", lambda self, conn, deadline, seconds: arm(
+    arm, armed = mcp_tui.Watchdog.arm, []
+    monkeypatch.setattr(mcp_tui.Watchdog, "arm", lambda self, conn, deadline, seconds: armed.append(conn) or arm(
         self, conn, deadline - 0.5, seconds))
     server = start_server()
     result = cli("--url", server.url, "--timeout", "1", "--max-time", "2", "tool", "call", "long_operation",
@@ -184,6 +184,7 @@ def test_a_stream_the_max_time_deadline_shuts_reads_as_that_deadline(cli, start_
     assert result.code == 1, result
     assert result.err.endswith("mcp-tui: no answer to tools/call within 2s (the --max-time cap) (raise --max-time "
                                "if the server needs longer)\n"), result.err
+    assert armed, "the watchdog this test makes fire first was never armed"
 
 
 def test_transport_http_is_strict_auto_falls_back_to_sse(cli, start_server):
