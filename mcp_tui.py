@@ -955,7 +955,7 @@ class StdioTransport(Transport):
         self.stderr_tail = KeptTail(stderr_lines, KEPT_STDERR_BYTES)
         self.junk = collections.deque(maxlen=3)  # lines on stdout that were not JSON-RPC
         self.process = None
-        self._spawner = None
+        self._spawned = None  # set once Popen has returned or failed (see start)
         self._write_lock = threading.Lock()
         self._channel = None
 
@@ -970,7 +970,7 @@ class StdioTransport(Transport):
             group = {"creationflags": new_group}
         else:
             group = {"start_new_session": True} if os.name != "nt" else {}
-        spawned = {}
+        spawned, self._spawned = {}, threading.Event()
 
         def spawn():
             try:
@@ -979,11 +979,14 @@ class StdioTransport(Transport):
                     stderr=subprocess.PIPE, env=environ, cwd=self.cwd, bufsize=-1, **group)
             except BaseException as exc:  # the caller's to raise
                 spawned["error"] = exc
+            finally:
+                self._spawned.set()
         # Popen runs on a thread of its own: Ctrl+C, SIGTERM and SIGHUP raise on the main thread, and
-        # one raised inside Popen after its fork lost the child, which close() could then not stop
-        self._spawner = threading.Thread(target=spawn, daemon=True)
-        self._spawner.start()
-        self._spawner.join()
+        # one raised inside Popen after its fork lost the child, which close() could then not stop.
+        # An Event, not Thread.join: a join a signal interrupts marks the thread ended (CPython 3.11),
+        # and close() would then not wait for the server it must stop.
+        threading.Thread(target=spawn, daemon=True).start()
+        self._spawned.wait()
         error = spawned.get("error")
         if isinstance(error, FileNotFoundError):
             raise ConnectionFailed("cannot start the server: no such program %r" % self.argv[0])
@@ -1115,8 +1118,8 @@ class StdioTransport(Transport):
     def close(self, grace=0.5):
         """End of input first (a polite server exits on it), then the whole process group is
         terminated, then killed: the server's own children go with it."""
-        if self.process is None and self._spawner is not None:  # start() was interrupted: its server is ours
-            self._spawner.join(10.0)
+        if self.process is None and self._spawned is not None:  # start() was interrupted: its server is ours
+            self._spawned.wait(10.0)
         process = self.process
         if not process or process.poll() is not None:
             return

@@ -316,18 +316,24 @@ def test_an_interrupt_that_lands_while_the_server_starts_still_stops_it(monkeypa
     """A SIGTERM that arrived after Popen's fork but before Popen returned raised inside it on
     the main thread: the child was lost, so closing the session left it running (CI saw the
     server's group alive after `mcp-tui: terminated by SIGTERM`). Here the signal is sent from
-    inside Popen, as soon as the child exists."""
+    inside Popen, as soon as the child exists, and Popen returns only once the main thread has
+    been interrupted: closing must still wait for it (on CPython 3.11 a Thread.join that a
+    signal interrupted marks the thread ended, and close() stopped nothing; CI, SIGHUP)."""
+    import threading
+
     import mcp_tui
 
-    started = []
+    started, interrupted = [], threading.Event()
     real_popen = subprocess.Popen
 
     def popen_then_signalled(*args, **kwargs):
         started.append(real_popen(*args, **kwargs))
         os.kill(os.getpid(), signal.SIGUSR1)  # handled on the main thread at its next instruction
+        interrupted.wait(10)
         return started[-1]
 
     def interrupt(signum, frame):
+        interrupted.set()
         raise Interrupted()
 
     previous = signal.signal(signal.SIGUSR1, interrupt)
