@@ -4033,17 +4033,12 @@ class Subscription:
         self.acknowledged.set()
 
     def close(self):
+        """End the listen the way any request is cancelled (RpcChannel.cancel); one the
+        server already ended is not cancelled again."""
         self._closed = True
         channel = self.session.channel
         channel.listeners.pop(json.dumps(self.request_id), None)
-        if channel.transport.cancels_by_closing_stream:
-            channel.transport.abort(self.request_id)
-        else:
-            try:
-                channel.notify("notifications/cancelled", {"requestId": self.request_id})
-            except McpTuiError:
-                pass
-        channel.fail(self.request_id, ConnectionFailed("subscription closed"))
+        channel.cancel(self.request_id, "the watch ended")
 
 
 LIST_CHANGE_FILTERS = {"tools": "toolsListChanged", "prompts": "promptsListChanged",

@@ -147,3 +147,26 @@ def test_max_time_ends_a_watch_in_either_era(cli, era):
     assert (result.code, result.out) == (1, ""), result
     assert result.err.splitlines()[-1] == ("mcp-tui: the --max-time limit (1.5s) ended the watch (--for SECONDS ends "
                                            "a watch with exit 0)"), result
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_a_watch_that_ends_cancels_its_listen_as_any_request_is_cancelled(cli, start_server, tmp_path, transport):
+    """2026-07-28: the listen is a request in flight, so ending the watch cancels it by the
+    one rule every request follows: notifications/cancelled naming it on stdio, and on HTTP
+    the closed response stream alone (no notification the server could not place)."""
+    if transport == "stdio":
+        record = tmp_path / "record.jsonl"
+        result = cli(stdio_command("--record", record), "watch", "--for", "1", timeout=60)
+        messages = [json.loads(line)["message"] for line in record.read_text().splitlines()]
+    else:
+        server = start_server()
+        result = cli("--url", server.url, "watch", "--for", "1", timeout=60)
+        messages = [r["message"] for r in server.records()]
+    assert result.code == 0, result
+    listens = [m["id"] for m in messages if m.get("method") == "subscriptions/listen"]
+    cancels = [m["params"] for m in messages if m.get("method") == "notifications/cancelled"]
+    assert len(listens) == 1, messages
+    if transport == "stdio":
+        assert cancels == [{"requestId": listens[0], "reason": "the watch ended"}], messages
+    else:
+        assert cancels == [], messages
