@@ -21,6 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 MCP_TUI = ROOT / "mcp_tui.py"
 TESTSERVER = ROOT / "tests" / "testserver.py"
+FAULTYSERVER = ROOT / "tests" / "faultyserver.py"
 sys.path.insert(0, str(ROOT / "tests"))
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # mcp_tui, for the in-process runs
@@ -164,10 +165,15 @@ def cli(state_dir, request):
     return run
 
 
-def stdio_command(*flags):
-    """The one-string stdio connection for the test server (run from its bytecode cache: it
-    starts at nearly every stdio call, tests/cached_script.py)."""
-    return " ".join(shlex.quote(str(p)) for p in cached_script.command(TESTSERVER) + list(flags))
+def stdio_command(*flags, script=TESTSERVER):
+    """The one-string stdio connection for the test server, or another test ``script`` (run
+    from its bytecode cache: one starts at nearly every stdio call, tests/cached_script.py)."""
+    return " ".join(shlex.quote(str(p)) for p in cached_script.command(script) + list(flags))
+
+
+def faulty_command(*flags):
+    """The stdio connection for tests/faultyserver.py (check's planted faults) with ``flags``."""
+    return stdio_command(*flags, script=FAULTYSERVER)
 
 
 class RunningServer(LoopbackServer):

@@ -2,15 +2,13 @@
 the test server, in each era and over stdio and HTTP, passes (exit 0); the report's text,
 JSON and JUnit forms, --strict and usage errors."""
 import json
-import shlex
 import sys
 import xml.etree.ElementTree as ElementTree
 
 import pytest
 
-from conftest import ROOT, stdio_command
+from conftest import ROOT, faulty_command, stdio_command
 
-FAULTY = ROOT / "tests" / "faultyserver.py"
 
 # fault -> (the rule check names, extra words for check)
 PLANTED = {
@@ -31,7 +29,7 @@ PLANTED = {
 
 
 def faulty(fault="none"):
-    return " ".join(shlex.quote(str(word)) for word in (sys.executable, FAULTY, "--fault", fault))
+    return faulty_command("--fault", fault)
 
 
 @pytest.mark.parametrize("fault", sorted(PLANTED))

@@ -2,14 +2,11 @@
 both eras: tests/faultyserver.py with one planted fault fails the rule that names it (an
 error exits 1; a warning exits 0, and 1 under --strict). Under 2025-11-25 check subscribes
 and unsubscribes again; under 2026-07-28 it opens one subscriptions/listen and closes it."""
-import shlex
-import sys
 
 import pytest
 
-from conftest import ROOT, stdio_command
+from conftest import faulty_command, stdio_command
 
-FAULTY = ROOT / "tests" / "faultyserver.py"
 LEGACY, MODERN = "2025-11-25", "2026-07-28"
 
 # (fault, era) -> (the rule check names, its severity)
@@ -30,7 +27,7 @@ MARKS = {"error": "✗", "warning": "⚠"}
 
 
 def faulty(fault, era):
-    return " ".join(shlex.quote(str(word)) for word in (sys.executable, FAULTY, "--fault", fault, "--era", era))
+    return faulty_command("--fault", fault, "--era", era)
 
 
 @pytest.mark.parametrize("fault,era", sorted(PLANTED))

@@ -18,8 +18,6 @@ import base64
 import binascii
 import json
 import re
-import shlex
-import sys
 import tempfile
 from pathlib import Path
 
@@ -28,10 +26,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, stdio_command
+from conftest import faulty_command, stdio_command
 from schemas import check_server_result
 
-FAULTY = ROOT / "tests" / "faultyserver.py"
 SHAPE_RULES = {"tools.input-schema", "tools.output-schema", "tools.task-support"}  # a tool's own shape
 TOOL = {"name": "echo", "description": "Echo a message.",
         "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}},
@@ -76,7 +73,7 @@ def shape_errors(cli, tool):
     with tempfile.TemporaryDirectory() as folder:
         listed = Path(folder) / "tools.json"
         listed.write_text(json.dumps([tool]), encoding="utf-8")
-        command = " ".join(shlex.quote(str(w)) for w in (sys.executable, FAULTY, "--tools-file", listed))
+        command = faulty_command("--tools-file", listed)
         result = cli(command, "check", "--format", "json")
     assert result.code in (0, 1), result
     assert "internal error" not in result.out + result.err and "Traceback" not in result.err, result
@@ -244,8 +241,7 @@ def judged_errors(cli, era, results, every_finding=False):
     with tempfile.TemporaryDirectory() as folder:
         served = Path(folder) / "results.json"
         served.write_text(json.dumps(dict(results, capabilities=capabilities)), encoding="utf-8")
-        command = " ".join(shlex.quote(str(w)) for w in (sys.executable, FAULTY, "--era", era,
-                                                          "--results-file", served))
+        command = faulty_command("--era", era, "--results-file", served)
         result = cli(command, "check", "--format", "json", "--timeout", "5")
     assert result.code in (0, 1), result
     assert "internal error" not in result.out + result.err and "Traceback" not in result.err, result
@@ -268,7 +264,7 @@ def test_every_result_the_schema_accepts_check_accepts(cli, era):
     for method, result in results.items():
         assert not schema_rejects(result, era, method), (method, result)
     assert judged_errors(cli, era, results) == []
-    ran = cli(" ".join(shlex.quote(str(w)) for w in (sys.executable, FAULTY, "--era", era)), "check").out
+    ran = cli(faulty_command("--era", era), "check").out
     assert "✓ resources.read-back" in ran, ran
 
 
