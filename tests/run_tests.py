@@ -153,12 +153,6 @@ class PeersInBackground(object):
         return self.error
 
 
-def phases(pytest, workers, arguments):
-    """The pytest commands to run in turn: the arguments given, or the whole suite in one run
-    (the TUI tests among the others: they wait on the screen's text, never on time)."""
-    return [pytest + ["-n", workers] + (arguments or ["tests"])]
-
-
 def windows_leg(optional, pytest_args):
     """The Windows leg: mcp_tui.py on the Windows CPython 3.11 under Wine (tests/windows/README.md).
     tests/windows/install.sh installs the harness (Wine and tmux through apt-get where they are
@@ -207,10 +201,11 @@ def main():
     # Most tests wait on servers and timeouts more than they compute: one worker more than
     # the two CPUs CI has. MCP_TUI_TEST_WORKERS sets it on a machine shared with others.
     workers = os.environ.get("MCP_TUI_TEST_WORKERS", "3")
-    status = 0
-    for cmd in phases(pytest, workers, sys.argv[1:]):
-        print("run_tests: " + " ".join(cmd), flush=True)
-        status = subprocess.call(cmd, cwd=str(ROOT), env=env) or status
+    # The arguments given, or the whole suite in one run (the TUI tests among the others:
+    # they wait on the screen's text, never on time).
+    cmd = pytest + ["-n", workers] + (sys.argv[1:] or ["tests"])
+    print("run_tests: " + " ".join(cmd), flush=True)
+    status = subprocess.call(cmd, cwd=str(ROOT), env=env)
     error = peers.finish()
     shutil.rmtree(str(scratch), ignore_errors=True)
     if error:
