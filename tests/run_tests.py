@@ -193,6 +193,10 @@ def main():
     if sys.argv[1:2] in (["--windows"], ["--windows=optional"]):
         return windows_leg(sys.argv[1] == "--windows=optional", sys.argv[2:])
     env = dict(os.environ)
+    # pytest keeps the test modules it rewrites for its asserts in __pycache__ only where
+    # bytecode may be written: otherwise every worker rewrites and compiles them all again
+    # (about 3 s of CPU each), and every test helper a test starts compiles its imports.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     test_python = ensure_venv(ROOT / ".venv-test", ROOT / "tests" / "requirements.txt")
     scratch = Path(tempfile.mkdtemp(prefix="mcp-tui-run-tests-"))
     peers = PeersInBackground(peer_jobs(), scratch / "peers.json")
