@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import MCP_TUI, ROOT, TESTSERVER, RunningServer
-from run_tests import own_pip_can_install_elsewhere
+from run_tests import new_venv
 
 PYPROJECT = ROOT / "pyproject.toml"
 BIN = "Scripts" if os.name == "nt" else "bin"
@@ -155,15 +155,8 @@ def venv(tmp_path_factory):
     for name in ("pyproject.toml", "mcp_tui.py", "README.md", "LICENSE"):
         (source / name).write_bytes((ROOT / name).read_bytes())
     path = work / "v"
-    python = path / BIN / ("python" + EXE)
-    options = ["install", "--disable-pip-version-check", "--quiet"]
-    if own_pip_can_install_elsewhere():
-        subprocess.check_call([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(path)])
-        pip = [sys.executable, "-m", "pip", "--python", str(python)] + options
-    else:
-        subprocess.check_call([sys.executable, "-m", "venv", "--system-site-packages", str(path)])
-        pip = [str(python), "-m", "pip"] + options
-    if can_build_offline(python):
+    pip = new_venv(path, "--system-site-packages") + ["install", "--disable-pip-version-check", "--quiet"]
+    if can_build_offline(path / BIN / ("python" + EXE)):
         pip += ["--no-build-isolation", "--no-index"]
     proc = subprocess.run(pip + [str(source)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, show(proc)
