@@ -49,18 +49,24 @@ def ensure_venv(venv, requirements):
     if stamp.exists() and stamp.read_text() == digest and venv_python(venv).exists():
         return venv_python(venv)
     print("run_tests: preparing %s from %s" % (venv.name, requirements.relative_to(ROOT)), flush=True)
-    python = venv_python(venv)
-    options = ["install", "--quiet", "--disable-pip-version-check", "--prefer-binary"]
-    if own_pip_can_install_elsewhere():
-        subprocess.check_call([sys.executable, "-m", "venv", "--clear", "--without-pip", str(venv)])
-        pip = [sys.executable, "-m", "pip", "--python", str(python)] + options
-    else:
-        subprocess.check_call([sys.executable, "-m", "venv", "--clear", str(venv)])
-        pip = [str(python), "-m", "pip"] + options
+    pip = new_venv(venv) + ["install", "--quiet", "--disable-pip-version-check", "--prefer-binary"]
+    if not own_pip_can_install_elsewhere():  # the venv's own pip, as ensurepip left it
         subprocess.check_call(pip + ["--upgrade", "pip"])
     subprocess.check_call(pip + ["-r", str(requirements)])
     stamp.write_text(digest)
-    return python
+    return venv_python(venv)
+
+
+def new_venv(venv, *venv_options):
+    """Create `venv` afresh; the command that runs a pip for it: this interpreter's pip with
+    --python when it can install elsewhere (the venv then gets no pip of its own), else the
+    venv's own pip."""
+    if own_pip_can_install_elsewhere():
+        subprocess.check_call([sys.executable, "-m", "venv", "--clear", "--without-pip"] + list(venv_options)
+                              + [str(venv)])
+        return [sys.executable, "-m", "pip", "--python", str(venv_python(venv))]
+    subprocess.check_call([sys.executable, "-m", "venv", "--clear"] + list(venv_options) + [str(venv)])
+    return [str(venv_python(venv)), "-m", "pip"]
 
 
 def peer_variable(path):

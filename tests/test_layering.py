@@ -15,8 +15,11 @@ transport; only the era classes, the task adapters and the choice of era compare
 Today's breaches are listed, each by name, in KNOWN_EXCEPTIONS: the to-do of the code moves.
 """
 import ast
+import functools
 import re
 from pathlib import Path
+
+import pytest
 
 SOURCE = Path(__file__).resolve().parent.parent / "mcp_tui.py"
 ERA_ATTRIBUTES = {"era", "form", "protocol_version"}
@@ -49,9 +52,24 @@ def section_of(line, sections):
     return current
 
 
+@functools.lru_cache(maxsize=4)
+def parsed(text):
+    """ast.parse(text), once per text: each check reads the same 18,000-line file, and a parse
+    of it is about 0.4 s of CPU. The checks only read the tree."""
+    return ast.parse(text)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def forget_the_parsed_trees():
+    """The trees are dropped with this module: kept alive, their 140,000 nodes slow every
+    later garbage collection in this worker."""
+    yield
+    parsed.cache_clear()
+
+
 def load():
     text = SOURCE.read_text(encoding="utf-8")
-    return ast.parse(text), read_sections(text)
+    return parsed(text), read_sections(text)
 
 
 def top_level_names(tree, sections):
@@ -247,7 +265,7 @@ def top_level_classes(tree, sections):
 def map_problems(text):
     """Where the docstring map disagrees with the banners, or with where the classes and the
     ``names`` it lists are defined."""
-    tree, sections = ast.parse(text), read_sections(text)
+    tree, sections = parsed(text), read_sections(text)
     documented = docstring_map(tree)
     return map_section_problems(documented, sections) + map_name_problems(documented, tree, sections)
 
@@ -317,7 +335,7 @@ def banner_use_problems(text):
 def use_problems(text):
     """[(rule, place, message)]: a section using a name of a section it may not (MAY_USE), and a
     front end reaching into a session's channel or transport."""
-    tree, sections = ast.parse(text), read_sections(text)
+    tree, sections = parsed(text), read_sections(text)
     defined, names = top_level_names(tree, sections), banner_names(sections)
     found = []
     for top, where, inner in places(tree):
@@ -368,7 +386,7 @@ def era_comparison(node):
 
 def era_comparisons(text):
     """[(line, place, what)] for every era/form comparison in the file."""
-    return sorted((node.lineno, place, what) for _, place, node in places(ast.parse(text))
+    return sorted((node.lineno, place, what) for _, place, node in places(parsed(text))
                   for what in [era_comparison(node)] if what)
 
 
@@ -397,7 +415,7 @@ def unexcused(found, known, rules):
 def transport_probes(text):
     """[(line, what)]: getattr/hasattr on a transport or channel, and branches on transport.name."""
     found = []
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(parsed(text)):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")
                 and node.args and dotted(node.args[0]).split(".")[-1] in SESSION_INSIDES):
             found.append((node.lineno, "probe"))
@@ -409,7 +427,7 @@ def transport_probes(text):
 
 
 def big_classes(text):
-    tree = ast.parse(text)
+    tree = parsed(text)
     return {name: size for name, (_, _, size) in top_level_classes(tree, read_sections(text)).items()
             if size > BIG_CLASS}
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import MCP_TUI, ROOT, TESTSERVER, RunningServer
+from run_tests import new_venv
 
 PYPROJECT = ROOT / "pyproject.toml"
 BIN = "Scripts" if os.name == "nt" else "bin"
@@ -145,17 +146,17 @@ def can_build_offline(python):
 def venv(tmp_path_factory):
     """A fresh virtualenv after `pip install .` of a copy of the packaged files (so that the
     build leaves no build/ or *.egg-info in the repo): offline with the interpreter's own
-    setuptools when it can build a wheel, else with build isolation (PyPI, as in CI)."""
+    setuptools when it can build a wheel, else with build isolation (PyPI, as in CI). The venv gets
+    no pip of its own when this interpreter's pip can install into it (--python), as
+    tests/run_tests.py makes its venvs: ensurepip costs more CPU than the install itself."""
     work = tmp_path_factory.mktemp("venv")
     source = work / "src"
     source.mkdir()
     for name in ("pyproject.toml", "mcp_tui.py", "README.md", "LICENSE"):
         (source / name).write_bytes((ROOT / name).read_bytes())
     path = work / "v"
-    subprocess.check_call([sys.executable, "-m", "venv", "--system-site-packages", str(path)])
-    python = path / BIN / ("python" + EXE)
-    pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--quiet"]
-    if can_build_offline(python):
+    pip = new_venv(path, "--system-site-packages") + ["install", "--disable-pip-version-check", "--quiet"]
+    if can_build_offline(path / BIN / ("python" + EXE)):
         pip += ["--no-build-isolation", "--no-index"]
     proc = subprocess.run(pip + [str(source)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, show(proc)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 MCP_TUI = HERE.parent.parent / "mcp_tui.py"
+CACHED_SCRIPT = HERE.parent / "cached_script.py"  # runs mcp_tui.py as `python mcp_tui.py` does, precompiled
 CIMD_URL = "https://conformance-test.local/client-metadata.json"
 
 # What each non-auth scenario's server wants the client to do; auth scenarios call test-tool.
@@ -61,7 +62,7 @@ def main(argv):
         env["BROWSER"] = "%s %s %%s" % (shlex.quote(sys.executable), shlex.quote(str(HERE / "fetch_url.py")))
         if context.get("client_secret"):
             env["MCP_TUI_CLIENT_SECRET"] = context["client_secret"]  # off the command line
-        command = [sys.executable, str(MCP_TUI), "--url", url, "--timeout", "20"]
+        command = [sys.executable, str(CACHED_SCRIPT), str(MCP_TUI), "--url", url, "--timeout", "20"]
         command += options_for(scenario, context, workdir)
         command += shlex.split(os.environ.get("MCP_TUI_CONFORMANCE_EXTRA", ""))  # e.g. --debug --trace
         command += COMMANDS.get(scenario, ["tool", "call", "test-tool"])

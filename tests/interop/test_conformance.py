@@ -61,10 +61,18 @@ def conformance_command():
     return [str(node), str(runner)]
 
 
-def run_scenario(scenario, output_dir, extra_env=None):
+@pytest.fixture(scope="session")
+def node_compile_cache(tmp_path_factory):
+    """Where Node (22.1+) keeps the suite's compiled code between scenarios: each scenario
+    starts Node afresh, and compiling the CLI's JavaScript is about a sixth of a start's CPU.
+    One per worker, so no two Nodes write it at once."""
+    return tmp_path_factory.mktemp("node-compile-cache")
+
+
+def run_scenario(scenario, output_dir, compile_cache, extra_env=None):
     """Run one scenario; (exit status, checks, client stdout, client stderr, the suite's report)."""
     command = "%s %s" % (shlex.quote(sys.executable), shlex.quote(str(ADAPTER)))  # a shell runs it
-    env = dict(os.environ, **(extra_env or {}))
+    env = dict(os.environ, NODE_COMPILE_CACHE=str(compile_cache), **(extra_env or {}))
     env.pop("MCP_TUI_BEARER", None)
     proc = subprocess.run(conformance_command() + ["client", "--command", command, "--scenario", scenario,
                                                    "-o", str(output_dir)], capture_output=True, text=True,
@@ -84,8 +92,8 @@ def scenario_params():
 
 
 @pytest.mark.parametrize("scenario", list(scenario_params()))
-def test_client_scenario(scenario, tmp_path):
-    status, checks, client_out, client_err, report = run_scenario(scenario, tmp_path)
+def test_client_scenario(scenario, tmp_path, node_compile_cache):
+    status, checks, client_out, client_err, report = run_scenario(scenario, tmp_path, node_compile_cache)
     bad = ["%s %s: %s" % (c.get("status"), c.get("id"), c.get("errorMessage") or c.get("description"))
            for c in checks if c.get("status") in ("FAILURE", "WARNING")]
     assert not bad, "%s\n--- client stderr\n%s" % ("\n".join(bad), client_err[-2000:])
@@ -101,12 +109,13 @@ SECRET_PATTERNS = [r"test-token-\d", r"cc-token-\d", r"test-auth-code", r"test-c
 
 @pytest.mark.parametrize("scenario", ["auth/token-endpoint-auth-post", "auth/pre-registration",
                                       "auth/client-credentials-jwt", "auth/cross-app-access-complete-flow"])
-def test_no_secret_in_any_output(scenario, tmp_path):
+def test_no_secret_in_any_output(scenario, tmp_path, node_compile_cache):
     """--debug, --trace and --log-file on: tokens, codes, secrets, verifiers, assertions,
     ID tokens and keys appear in none of stdout, stderr or the log file."""
     log_file = tmp_path / "debug.jsonl"
     status, checks, client_out, client_err, report = run_scenario(
-        scenario, tmp_path, {"MCP_TUI_CONFORMANCE_EXTRA": "--debug --trace --log-file %s" % log_file})
+        scenario, tmp_path, node_compile_cache,
+        {"MCP_TUI_CONFORMANCE_EXTRA": "--debug --trace --log-file %s" % log_file})
     assert status == 0, report[-2000:]
     texts = {"stdout": client_out, "stderr": client_err, "log file": log_file.read_text()}
     assert "HTTP POST" in client_err and "secret:" in texts["log file"]  # the trace did run, masking

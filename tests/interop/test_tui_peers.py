@@ -34,10 +34,11 @@ def test_an_sdk_http_server_that_stops_mid_session_is_described_in_words(tui, sd
 
 
 @needs_pty
-def test_empty_lists_say_so_in_words(tui, fastmcp_stdio_cmd):
+def test_empty_lists_say_so_in_words(tui, fastmcp_http):
     """FastMCP offers resources and prompts and lists none: the tabs said "None.", which
-    reads as a leaked Python None."""
-    screen = tui(fastmcp_stdio_cmd, **SMALL)
+    reads as a leaked Python None. (The session's FastMCP peer on HTTP: listing changes
+    nothing there, and a FastMCP start is about 2 s of CPU.)"""
+    screen = tui("--url", fastmcp_http.url, **SMALL)
     screen.wait_for("Tools (7)")
     screen.send("2")
     screen.wait_all("Resources (0+0)", "The server lists none.")
