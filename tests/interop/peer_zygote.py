@@ -7,7 +7,7 @@ The zygote imports a peer script's imports once, then forks a fresh child per st
 
 Two roles, one file (stdlib only at the top: the shim must start in milliseconds):
 
-    <peer python> peer_zygote.py serve DIR SCRIPT
+    <peer python> peer_zygote.py serve DIR SCRIPT [VARIABLE...]
         The zygote. Listens on DIR/sock (DIR: a private 0700 directory its starter made), says
         `listening` on stdout, imports SCRIPT's top-level imports (never SCRIPT's own code), and
         then, single-threaded, forks one child per request. The child takes the requester's
@@ -15,8 +15,10 @@ Two roles, one file (stdlib only at the top: the shim must start in milliseconds
         `python SCRIPT ARGS` would (runpy; the interpreter's exit handling is mirrored). The zygote
         reaps it and reports its wait status. It serves only requests for its own interpreter and
         script made with the environment and cwd it was started with (so whatever the libraries
-        read from the environment at import time is what a direct start reads); anything else is
-        refused, and the shim then starts the peer directly. It ends when its stdin closes (its
+        read from the environment at import time is what a direct start reads), except for the
+        VARIABLEs named, which may differ (PYTEST_CURRENT_TEST: it changes with every test and
+        no library reads it); anything else is refused, and the shim then starts the peer directly.
+        The child always gets the requester's environment, whole. It ends when its stdin closes (its
         starter ended) or on SIGTERM, killing the children it still has.
 
     <python> -S -I peer_zygote.py run DIR -- <peer python> SCRIPT ARGS...
@@ -161,10 +163,11 @@ def preload(script):
 
 
 class Zygote(object):
-    def __init__(self, directory, script):
+    def __init__(self, directory, script, volatile=()):
         self.script = os.path.abspath(script)
         self.python = os.path.abspath(sys.executable)
-        self.env, self.cwd = dict(os.environ), os.getcwd()
+        self.volatile = frozenset(volatile)
+        self.env, self.cwd = self.lasting(os.environ), os.getcwd()
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(private_socket_path(directory))
         self.listener.listen(64)
@@ -283,11 +286,16 @@ class Zygote(object):
             return "another script: %r" % (argv[1],)
         if request.get("cwd") != self.cwd:
             return "another working directory: %r" % (request.get("cwd"),)
-        if request.get("env") != self.env:
-            changed = set(request.get("env") or {}) ^ set(self.env)
-            changed |= {key for key in self.env if request["env"].get(key, self.env[key]) != self.env[key]}
+        env = self.lasting(request.get("env") or {})
+        if env != self.env:
+            changed = set(env) ^ set(self.env)
+            changed |= {key for key in self.env if env.get(key, self.env[key]) != self.env[key]}
             return "another environment (%s)" % ", ".join(sorted(changed))
         return None
+
+    def lasting(self, env):
+        """`env` without the variables that may differ between the zygote's and a start's."""
+        return {key: value for key, value in env.items() if key not in self.volatile}
 
     def from_shim(self, conn):
         """A forwarded signal, or the end of the shim's connection."""
@@ -449,8 +457,8 @@ def exit_code_of(exc):
 def main(argv):
     if argv[:1] == ["run"] and len(argv) >= 4 and argv[2] == "--":
         shim(argv[1], argv[3:])
-    if argv[:1] == ["serve"] and len(argv) == 3:
-        zygote = Zygote(argv[1], argv[2])
+    if argv[:1] == ["serve"] and len(argv) >= 3:
+        zygote = Zygote(argv[1], argv[2], argv[3:])
         sys.stdout.write(LISTENING + "\n")
         sys.stdout.flush()
         zygote.prepare()
