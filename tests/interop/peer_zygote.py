@@ -415,11 +415,11 @@ def run_as_main(argv):
         code = 0
     except SystemExit as exc:
         code = exit_code_of(exc)
-    except KeyboardInterrupt:
-        sys.excepthook(*sys.exc_info())
+    except KeyboardInterrupt as exc:
+        print_uncaught(exc, argv[1])
         code, interrupted = 1, True
-    except BaseException:  # noqa: B902 (the interpreter prints any uncaught exception and exits 1)
-        sys.excepthook(*sys.exc_info())
+    except BaseException as exc:  # noqa: B902 (the interpreter prints any uncaught exception and exits 1)
+        print_uncaught(exc, argv[1])
         code = 1
     # what the interpreter does on the way out: wait for non-daemon threads, atexit, flush
     try:
@@ -439,6 +439,16 @@ def run_as_main(argv):
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
     return code
+
+
+def print_uncaught(exc, script):
+    """The traceback the interpreter prints, from the script's frame on (not runpy's or ours)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename != script:
+        tb = tb.tb_next
+    if tb is not None:
+        exc.__traceback__ = tb  # the hook prints the exception's own traceback
+    sys.excepthook(type(exc), exc, exc.__traceback__)
 
 
 def exit_code_of(exc):
