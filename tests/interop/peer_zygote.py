@@ -30,6 +30,9 @@ Two roles, one file (stdlib only at the top: the shim must start in milliseconds
         zygote sees its connection close and kills the child. If the zygote cannot be reached or
         refuses, the shim execs the command itself: a direct start, same pid.
 
+What a fork shares that separate starts would not: the hash seed (str hashes, so set order, are the
+zygote's in every child); `random` reseeds itself in a forked child (os.register_at_fork).
+
 tests/interop/conftest.py (PeerZygotes) starts one zygote per peer per pytest worker, lazily, and
 stops it at the end of the session. Turn it off with MCP_TUI_PEER_ZYGOTE=0: the stdio commands are
 then `<peer python> SCRIPT ...` as before (and always on platforms without AF_UNIX fd passing).
@@ -168,11 +171,13 @@ class Zygote(object):
         self.python = os.path.abspath(sys.executable)
         self.volatile = frozenset(volatile)
         self.env, self.cwd = self.lasting(os.environ), os.getcwd()
+        self.directory = directory
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(private_socket_path(directory))
         self.listener.listen(64)
         self.children = {}  # pid -> the shim's connection
         self.connections = {}  # the shim's connection -> pid (None once reaped)
+        self.pending = {}  # the shim's connection -> the start of a line it has not finished
         self.problem = None  # why every request is refused, if something is
 
     def log(self, text):
@@ -225,6 +230,11 @@ class Zygote(object):
         finally:
             for pid in list(self.children):
                 self.kill(pid)
+            try:  # its starter removes it too; this is for a starter that was killed
+                os.unlink(os.path.join(self.directory, SOCKET_NAME))
+                os.rmdir(self.directory)
+            except OSError:
+                pass
 
     def accept(self):
         try:
@@ -309,11 +319,15 @@ class Zygote(object):
         if not data:  # the shim is gone (killed, or it had the status): its child goes too
             self.selector.unregister(conn)
             del self.connections[conn]
+            self.pending.pop(conn, None)
             conn.close()
             if pid is not None:
                 self.kill(pid)
             return
-        for line in data.splitlines():
+        lines = (self.pending.pop(conn, b"") + data).split(b"\n")
+        if lines[-1]:
+            self.pending[conn] = lines[-1]
+        for line in lines[:-1]:
             signum = json.loads(line).get("signal")
             if pid is not None and isinstance(signum, int):
                 try:

@@ -16,9 +16,12 @@ from .conftest import PeerZygotes, zygotes_possible
 SCRIPT = r'''
 import json
 import os
+import random
 import signal
 import sys
 
+if sys.argv[1] == "random":
+    print(random.getrandbits(64))
 if sys.argv[1] == "report":
     line = sys.stdin.readline()
     print(json.dumps({"argv": sys.argv, "cwd": os.getcwd(), "probe": os.environ.get("ZYGOTE_PROBE"),
@@ -77,6 +80,13 @@ def test_an_uncaught_exception_prints_the_scripts_own_traceback(zygotes):
     direct, through = both(zygotes, "raise")
     assert through == direct
     assert through[0] == 1 and through[2].endswith("RuntimeError: deliberate\n") and "runpy" not in through[2]
+
+
+def test_each_start_draws_other_random_numbers(zygotes):
+    script = os.path.join(zygotes.cwd, "peer.py")
+    draws = [subprocess.run(zygotes.argv(sys.executable, script, "random"), capture_output=True, env=zygotes.env,
+                            cwd=zygotes.cwd, timeout=60).stdout for _ in range(2)]
+    assert draws[0].strip() and draws[0] != draws[1]
 
 
 def waiting_child(zygotes):
