@@ -11,6 +11,7 @@ a timeout; nothing here sleeps to synchronise. Teardown terminates, then kills.
 import os
 import queue
 import shlex
+import socket
 import subprocess
 import sys
 import threading
@@ -105,9 +106,82 @@ def peer_python(name):
     return value
 
 
-def stdio_command(python, script):
-    """The stdio command line mcp-tui takes as its first positional (split without a shell)."""
-    return shlex.join([python, str(script), "--transport", "stdio"])
+ZYGOTE = INTEROP_DIR / "peer_zygote.py"
+ZYGOTE_VOLATILE = ["PYTEST_CURRENT_TEST"]  # differs from test to test; no peer library reads it on import
+
+
+def zygotes_possible():
+    """Whether peer_zygote.py can serve here: POSIX fork and AF_UNIX fd passing, not turned off."""
+    return (os.environ.get("MCP_TUI_PEER_ZYGOTE", "1") != "0" and os.name == "posix"
+            and hasattr(socket, "AF_UNIX") and hasattr(socket, "send_fds"))
+
+
+class PeerZygotes:
+    """Stdio commands of the Python peers that start through a zygote (peer_zygote.py: it imports
+    a peer's libraries once and forks a child per start, saving the seconds of CPU each import
+    costs). One zygote per peer script, started the first time its command is asked for and
+    stopped by stop(). It serves starts made with `env` and `cwd` (what run_cli gives mcp-tui,
+    which passes them on to the server); any other start, or any start when the zygote could not
+    be started, runs the peer directly, as `<python> SCRIPT ARGS`."""
+
+    def __init__(self, env, cwd, log_dir):
+        self.env, self.cwd, self.log_dir = env, str(cwd), Path(log_dir)
+        self.enabled = zygotes_possible()
+        self._running = {}  # (python, script) -> (process, directory, log), or None if it could not start
+
+    def argv(self, python, script, *args):
+        direct = [str(python), str(script)] + [str(arg) for arg in args]
+        directory = self._directory(str(python), str(script)) if self.enabled else None
+        if directory is None:
+            return direct
+        return [str(python), "-S", "-I", str(ZYGOTE), "run", directory, "--"] + direct
+
+    def command(self, python, script, *args):
+        """The command line (one string) mcp-tui takes as its first positional."""
+        return shlex.join(self.argv(python, script, *args))
+
+    def _directory(self, python, script):
+        key = (python, script)
+        if key not in self._running:
+            self._running[key] = self._start(python, script)
+        started = self._running[key]
+        return started[1] if started else None
+
+    def _start(self, python, script):
+        import select
+        import tempfile
+
+        directory = tempfile.mkdtemp(prefix="mcp-tui-zygote-")  # 0700: who reaches the socket runs code
+        log = open(self.log_dir / ("zygote-%s-%d.stderr.log" % (Path(script).stem, len(self._running))), "w")
+        process = subprocess.Popen([python, str(ZYGOTE), "serve", directory, script] + ZYGOTE_VOLATILE,
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, cwd=self.cwd,
+                                   env=self.env)
+        # It says so once its socket listens (before its imports: the first start waits for those).
+        ready, _, _ = select.select([process.stdout], [], [], STARTUP_TIMEOUT)
+        if ready and process.stdout.readline().strip() == b"listening":
+            return process, directory, log
+        self._stop(process, directory, log)
+        return None
+
+    def stop(self):
+        for started in self._running.values():
+            if started:
+                self._stop(*started)
+        self._running.clear()
+
+    @staticmethod
+    def _stop(process, directory, log):
+        import shutil
+
+        process.stdin.close()  # it ends, and kills the children it still has, when its stdin closes
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+        process.stdout.close()
+        log.close()
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 class PeerProcess:
@@ -207,15 +281,23 @@ def fastmcp_python():
 
 
 @pytest.fixture(scope="session")
-def sdk_stdio_cmd(sdk_python):
-    """Command line (one string) that runs the SDK peer over stdio."""
-    return stdio_command(sdk_python, SDK_SERVER)
+def peer_zygotes(cli_home, peer_log_dir):
+    """PeerZygotes for the stdio peers that run_cli starts (its environment, the repository as cwd)."""
+    zygotes = PeerZygotes(_cli_env(cli_home), REPO_ROOT, peer_log_dir)
+    yield zygotes
+    zygotes.stop()
 
 
 @pytest.fixture(scope="session")
-def fastmcp_stdio_cmd(fastmcp_python):
+def sdk_stdio_cmd(sdk_python, peer_zygotes):
+    """Command line (one string) that runs the SDK peer over stdio."""
+    return peer_zygotes.command(sdk_python, SDK_SERVER, "--transport", "stdio")
+
+
+@pytest.fixture(scope="session")
+def fastmcp_stdio_cmd(fastmcp_python, peer_zygotes):
     """Command line (one string) that runs the FastMCP tasks peer over stdio."""
-    return stdio_command(fastmcp_python, FASTMCP_SERVER)
+    return peer_zygotes.command(fastmcp_python, FASTMCP_SERVER, "--transport", "stdio")
 
 
 @pytest.fixture(scope="session")

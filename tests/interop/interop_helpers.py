@@ -112,7 +112,7 @@ def initialize_params(capabilities=None, version=LEGACY):
 class StdioPeer:
     """A server over stdio: newline-delimited JSON-RPC on pipes; stderr goes to a file."""
 
-    def __init__(self, argv, stderr_path, timeout=30):
+    def __init__(self, argv, stderr_path, timeout=30, env=None, cwd=None):
         self._ids = itertools.count(1)
         self.timeout = timeout
         self.notifications = []
@@ -124,6 +124,8 @@ class StdioPeer:
             stderr=self._stderr,
             text=True,
             encoding="utf-8",
+            env=env,
+            cwd=cwd,
         )
         self._inbox = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()

@@ -28,11 +28,12 @@ TASK_CAPS = {"extensions": {TASKS_EXT: {}}, "elicitation": {"form": {}}}
 
 
 @pytest.fixture
-def stdio_peer(tmp_path):
+def stdio_peer(tmp_path, peer_zygotes):
     peers = []
 
     def start(python, script):
-        peer = StdioPeer([python, script, "--transport", "stdio"], tmp_path / ("stderr-%d.log" % len(peers)))
+        peer = StdioPeer(peer_zygotes.argv(python, script, "--transport", "stdio"),
+                         tmp_path / ("stderr-%d.log" % len(peers)), env=peer_zygotes.env, cwd=peer_zygotes.cwd)
         peers.append(peer)
         return peer
 

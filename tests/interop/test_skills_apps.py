@@ -22,10 +22,10 @@ PATIENCE = ["--probe-timeout", "60", "--timeout", "60"]
 
 
 @pytest.fixture(scope="module")
-def stdio_peer():
+def stdio_peer(peer_zygotes):
     """The connection arguments of the FastMCP skills and apps peer over stdio (a process per
     invocation); a test adds the peer's own options to the first one."""
-    return [shlex.join([peer_python("skills"), str(PEER), "stdio"])] + PATIENCE
+    return [peer_zygotes.command(peer_python("skills"), PEER, "stdio")] + PATIENCE
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,148 @@
+"""peer_zygote.py (the stdio peers' zygote, see its docstring) starts a script as a direct start
+would: same stdout, stderr and exit status, signals reach it, and it never outlives its shim.
+
+These run a small script under this interpreter, so they need no peer venv."""
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+from conftest import wait_for  # tests/conftest.py
+
+from .conftest import PeerZygotes, zygotes_possible
+
+SCRIPT = r'''
+import json
+import os
+import random
+import signal
+import sys
+
+if sys.argv[1] == "random":
+    print(random.getrandbits(64))
+if sys.argv[1] == "report":
+    line = sys.stdin.readline()
+    print(json.dumps({"argv": sys.argv, "cwd": os.getcwd(), "probe": os.environ.get("ZYGOTE_PROBE"),
+                      "stdin": line, "name": __name__, "own_group": os.getpgid(0) == os.getpid()}))
+    print("a line on stderr", file=sys.stderr)
+    sys.exit(3)
+if sys.argv[1] == "raise":
+    raise RuntimeError("deliberate")
+if sys.argv[1] == "wait":
+    signal.signal(signal.SIGHUP, lambda signum, frame: sys.exit(7))
+    print(os.getpid(), flush=True)
+    sys.stdin.read()
+'''
+
+pytestmark = pytest.mark.skipif(not zygotes_possible(), reason="no zygote here (not POSIX, or turned off)")
+
+
+@pytest.fixture
+def zygotes(tmp_path):
+    (tmp_path / "peer.py").write_text(SCRIPT)
+    zygotes = PeerZygotes(dict(os.environ, ZYGOTE_PROBE="kept"), tmp_path, tmp_path)
+    yield zygotes
+    zygotes.stop()
+
+
+def start(argv, zygotes, env=None):
+    return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env or zygotes.env, cwd=zygotes.cwd, start_new_session=True)
+
+
+def both(zygotes, *args, stdin=b""):
+    """(direct start, start through the zygote): each one's exit code, stdout and stderr."""
+    script = os.path.join(zygotes.cwd, "peer.py")
+    direct = [sys.executable, script] + list(args)
+    through = zygotes.argv(sys.executable, script, *args)
+    assert through != direct and "peer_zygote.py" in through[3]
+    outcomes = []
+    for argv in (direct, through):
+        process = start(argv, zygotes)
+        out, err = process.communicate(stdin, timeout=60)
+        outcomes.append((process.returncode, out.decode(), err.decode()))
+    return outcomes
+
+
+def test_a_start_through_the_zygote_is_a_direct_start(zygotes):
+    direct, through = both(zygotes, "report", "--flag", stdin=b"hello\n")
+    assert through == direct
+    code, out, err = through
+    assert code == 3 and err == "a line on stderr\n"
+    seen = json.loads(out)
+    assert seen["argv"][1:] == ["report", "--flag"] and seen["stdin"] == "hello\n" and seen["probe"] == "kept"
+    assert seen["name"] == "__main__" and seen["own_group"] and seen["cwd"] == zygotes.cwd
+
+
+def test_an_uncaught_exception_prints_the_scripts_own_traceback(zygotes):
+    direct, through = both(zygotes, "raise")
+    assert through == direct
+    assert through[0] == 1 and through[2].endswith("RuntimeError: deliberate\n") and "runpy" not in through[2]
+
+
+def test_each_start_draws_other_random_numbers(zygotes):
+    script = os.path.join(zygotes.cwd, "peer.py")
+    draws = [subprocess.run(zygotes.argv(sys.executable, script, "random"), capture_output=True, env=zygotes.env,
+                            cwd=zygotes.cwd, timeout=60).stdout for _ in range(2)]
+    assert draws[0].strip() and draws[0] != draws[1]
+
+
+def waiting_child(zygotes):
+    """A start through the zygote that waits on its stdin, and the pid of the peer it runs."""
+    shim = start(zygotes.argv(sys.executable, os.path.join(zygotes.cwd, "peer.py"), "wait"), zygotes)
+    child = int(shim.stdout.readline())
+    assert child != shim.pid  # a forked child, not the shim's own exec
+    return shim, child
+
+
+def gone(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("signum,code", [(signal.SIGTERM, -signal.SIGTERM), (signal.SIGHUP, 7)])
+def test_a_signal_to_the_shims_group_reaches_the_peer_and_the_shim_ends_as_it_did(zygotes, signum, code):
+    shim, child = waiting_child(zygotes)
+    os.killpg(shim.pid, signum)  # what mcp-tui sends a server it stops (the peer exits 7 on SIGHUP)
+    assert shim.wait(timeout=30) == code
+    wait_for(lambda: gone(child), what="the peer ended")
+
+
+def test_a_peer_killed_by_a_signal_ends_its_shim_by_that_signal(zygotes):
+    shim, child = waiting_child(zygotes)
+    os.kill(child, signal.SIGTERM)
+    assert shim.wait(timeout=30) == -signal.SIGTERM
+
+
+def test_a_killed_shim_takes_its_peer_with_it(zygotes):
+    shim, child = waiting_child(zygotes)
+    shim.kill()
+    assert shim.wait(timeout=30) == -signal.SIGKILL
+    wait_for(lambda: gone(child), what="the peer ended")
+
+
+def test_a_closed_stdin_ends_the_peer_and_the_shim_with_its_code(zygotes):
+    shim, child = waiting_child(zygotes)
+    shim.stdin.close()
+    assert shim.wait(timeout=30) == 0
+    assert shim.stdout.read() == b""  # its stdout ends with the peer: the shim kept no copy
+    wait_for(lambda: gone(child), what="the peer ended")
+
+
+def test_a_start_in_another_environment_is_a_direct_one(zygotes):
+    shim = start(zygotes.argv(sys.executable, os.path.join(zygotes.cwd, "peer.py"), "wait"), zygotes,
+                 env=dict(zygotes.env, ZYGOTE_PROBE="changed"))
+    assert int(shim.stdout.readline()) == shim.pid  # the shim exec'd the peer itself
+    shim.stdin.close()
+    assert shim.wait(timeout=30) == 0
+
+
+def test_turned_off_the_command_is_the_direct_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("MCP_TUI_PEER_ZYGOTE", "0")
+    zygotes = PeerZygotes(dict(os.environ), tmp_path, tmp_path)
+    assert zygotes.argv(sys.executable, "peer.py", "stdio") == [sys.executable, "peer.py", "stdio"]
