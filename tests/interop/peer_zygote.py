@@ -49,6 +49,7 @@ LISTENING = "listening"
 FORWARDED_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
 REQUEST_TIMEOUT = 10.0  # seconds for a shim to send its whole request once connected
 HEADER = struct.Struct("!I")
+STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGINT)  # what ends a zygote (held while it forks)
 
 
 # --------------------------------------------------------------------------- wire
@@ -90,24 +91,25 @@ def private_socket_path(directory):
 
 def shim(directory, command):
     """Start `command` through the zygote at `directory`, or directly; never returns."""
-    sock, started = None, None
+    sock = None
     try:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.connect(private_socket_path(directory))
         body = json.dumps({"argv": command, "env": dict(os.environ), "cwd": os.getcwd()}).encode()
         socket.send_fds(sock, [HEADER.pack(len(body)) + body], [0, 1, 2])
-        reader = LineReader(sock)
+    except OSError:  # no zygote: nothing reached it, so the peer starts here, as before
+        direct_start(sock, command)
+    reader = LineReader(sock)
+    try:
         started = reader.read()
-    except OSError:
-        pass
-    if not started or "pid" not in started:  # no zygote, or it refused: the peer starts here, as before
-        if sock is not None:
-            sock.close()
-        try:
-            os.execv(command[0], command)
-        except OSError as exc:
-            os.write(2, ("peer_zygote: cannot run %s: %s\n" % (command[0], exc)).encode())
-            os._exit(127)
+    except ValueError:
+        started = None
+    if isinstance(started, dict) and "refused" in started:  # it started nothing: the peer starts here
+        direct_start(sock, command)
+    if not isinstance(started, dict) or not isinstance(started.get("pid"), int):
+        # It may have forked a child onto our fds before it went: a second peer must not join it.
+        os.write(2, b"peer_zygote: the zygote ended before it said whether the peer started\n")
+        os._exit(1)
     # The child owns the pipes now: the shim keeps no copy, so mcp-tui sees EOF when the child closes them.
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -134,6 +136,17 @@ def shim(directory, command):
             exit_as(message["status"])
 
 
+def direct_start(sock, command):
+    """Exec `command` in this process (a direct start, same pid); never returns."""
+    if sock is not None:
+        sock.close()
+    try:
+        os.execv(command[0], command)
+    except OSError as exc:
+        os.write(2, ("peer_zygote: cannot run %s: %s\n" % (command[0], exc)).encode())
+        os._exit(127)
+
+
 def exit_as(status):
     """End this process as a process with wait status `status` ended."""
     if os.WIFSIGNALED(status):
@@ -141,7 +154,8 @@ def exit_as(status):
 
         signum = os.WTERMSIG(status)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # the child's core (if any) was the child's
-        signal.signal(signum, signal.SIG_DFL)
+        if signum not in (signal.SIGKILL, signal.SIGSTOP):  # those two cannot be caught: always default
+            signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
         os._exit(128 + signum)
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
@@ -241,36 +255,52 @@ class Zygote(object):
             conn, _ = self.listener.accept()
         except OSError:
             return
-        fds = []
+        fds = []  # what the shim passed: closed here whatever happens (the child has its own copies)
         try:
             conn.settimeout(REQUEST_TIMEOUT)
-            request, fds = self.read_request(conn)
+            request = self.read_request(conn, fds)
             refusal = self.problem or self.refusal(request, fds)
             if refusal:
                 self.log("refused: " + refusal)
                 send_line(conn, {"refused": refusal})
                 conn.close()
                 return
-            pid = os.fork()
-            if pid == 0:
-                self.child(conn, request, fds)  # never returns
-            self.children[pid] = conn
-            self.connections[conn] = pid
-            conn.setblocking(False)
-            import selectors
-
-            self.selector.register(conn, selectors.EVENT_READ, "shim")
-            send_line(conn, {"pid": pid})
+            self.fork(conn, request, fds)
         except (OSError, ValueError) as exc:
             self.log("a request failed: %r" % (exc,))
-            if conn not in self.connections:
+            if conn not in self.connections:  # nothing was started for it: the shim may start the peer
+                try:
+                    send_line(conn, {"refused": "the request failed: %r" % (exc,)})
+                except OSError:
+                    pass
                 conn.close()
         finally:
             for fd in fds:
                 os.close(fd)
 
-    def read_request(self, conn):
-        data, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+    def fork(self, conn, request, fds):
+        """Fork the child for `request`, and tell its shim the pid. A SIGTERM or SIGINT waits until
+        the shim knows it: a zygote that ended in between would leave the shim not knowing whether a
+        child already runs on its fds."""
+        import selectors
+
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING_SIGNALS)
+        try:
+            pid = os.fork()
+            if pid == 0:
+                self.child(conn, request, fds, mask)  # never returns
+            self.children[pid] = conn
+            self.connections[conn] = pid
+            conn.setblocking(False)
+            self.selector.register(conn, selectors.EVENT_READ, "shim")
+            send_line(conn, {"pid": pid})
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+    def read_request(self, conn, fds):
+        """The request's JSON object; the fds that came with it are added to `fds`."""
+        data, received, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+        fds.extend(received)
         while len(data) < HEADER.size:
             more = conn.recv(1 << 16)
             if not more:
@@ -283,7 +313,10 @@ class Zygote(object):
             if not more:
                 raise ValueError("the request ended early")
             data += more
-        return json.loads(data), fds
+        request = json.loads(data)
+        if not isinstance(request, dict):
+            raise ValueError("the request is not a JSON object")
+        return request
 
     def refusal(self, request, fds):
         """Why this zygote cannot start `request` as a direct start would, or None."""
@@ -359,7 +392,7 @@ class Zygote(object):
                 except OSError:
                     pass
 
-    def child(self, conn, request, fds):
+    def child(self, conn, request, fds, mask):
         """In the forked child: become the peer as `python SCRIPT ARGS` would be; never returns."""
         code = 1
         try:
@@ -367,6 +400,7 @@ class Zygote(object):
             signal.set_wakeup_fd(-1)
             for signum in (signal.SIGCHLD, signal.SIGTERM):
                 signal.signal(signum, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # the signals fork() blocked reach the peer
             self.selector.close()
             for sock in [self.listener, conn] + list(self.wake) + list(self.connections):
                 sock.close()

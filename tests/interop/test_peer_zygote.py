@@ -4,9 +4,13 @@ would: same stdout, stderr and exit status, signals reach it, and it never outli
 These run a small script under this interpreter, so they need no peer venv."""
 import json
 import os
+import select
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
+import threading
 
 import pytest
 from conftest import wait_for  # tests/conftest.py
@@ -89,10 +93,17 @@ def test_each_start_draws_other_random_numbers(zygotes):
     assert draws[0].strip() and draws[0] != draws[1]
 
 
+def read_line(stream, timeout=30):
+    """A line from a pipe, failing (not hanging) when none comes."""
+    ready, _, _ = select.select([stream], [], [], timeout)
+    assert ready, "no line within %d s" % timeout
+    return stream.readline()
+
+
 def waiting_child(zygotes):
     """A start through the zygote that waits on its stdin, and the pid of the peer it runs."""
     shim = start(zygotes.argv(sys.executable, os.path.join(zygotes.cwd, "peer.py"), "wait"), zygotes)
-    child = int(shim.stdout.readline())
+    child = int(read_line(shim.stdout))
     assert child != shim.pid  # a forked child, not the shim's own exec
     return shim, child
 
@@ -119,6 +130,71 @@ def test_a_peer_killed_by_a_signal_ends_its_shim_by_that_signal(zygotes):
     assert shim.wait(timeout=30) == -signal.SIGTERM
 
 
+def test_a_peer_killed_by_sigkill_ends_its_shim_by_sigkill(zygotes):
+    """SIGKILL cannot be given a handler; the shim still ends by it (not "exited with code 1")."""
+    shim, child = waiting_child(zygotes)
+    os.kill(child, signal.SIGKILL)
+    assert shim.wait(timeout=30) == -signal.SIGKILL
+
+
+def test_the_fds_of_a_request_that_fails_are_closed(zygotes):
+    """A request cut short: the zygote keeps no copy of the pipes it came with (or their reader
+    never sees their end)."""
+    argv = zygotes.argv(sys.executable, os.path.join(zygotes.cwd, "peer.py"), "wait")
+    read_end, write_end = os.pipe()
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.connect(os.path.join(argv[5], "sock"))
+            socket.send_fds(sock, [(100).to_bytes(4, "big") + b'{"argv": '], [write_end] * 3)
+        os.close(write_end)
+        write_end = None
+        ready, _, _ = select.select([read_end], [], [], 30)
+        assert ready and os.read(read_end, 1) == b"", "the pipe's writer is still open"
+    finally:
+        os.close(read_end)
+        if write_end is not None:
+            os.close(write_end)
+
+
+def fake_zygote(reply):
+    """A directory with a socket where a "zygote" takes the request and its fds, sends `reply` (a line,
+    or nothing) and closes: the shim's view of a zygote that refuses, or that died after its fork."""
+    directory = tempfile.mkdtemp(prefix="fake-zygote-")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(os.path.join(directory, "sock"))
+    listener.listen(1)
+
+    def serve():
+        conn, _ = listener.accept()
+        with conn:
+            _, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+            for fd in fds:
+                os.close(fd)
+            conn.sendall(reply)
+        listener.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return directory, thread
+
+
+@pytest.mark.parametrize("reply,code,err", [
+    (b"", 1, "peer_zygote: the zygote ended before it said whether the peer started\n"),
+    (b'{"refused": "another environment (X)"}\n', 3, "a line on stderr\n"),
+])
+def test_only_a_refusal_lets_the_shim_start_the_peer_itself(zygotes, reply, code, err):
+    """A zygote that ends before it sends the pid may have forked a child onto the shim's fds
+    already: a second peer on the same pipes would garble both."""
+    directory, thread = fake_zygote(reply)
+    script = os.path.join(zygotes.cwd, "peer.py")
+    shim = start([sys.executable, "-S", "-I", zygotes.argv(sys.executable, script)[3], "run", directory, "--",
+                  sys.executable, script, "report"], zygotes)
+    out, stderr = shim.communicate(b"hello\n", timeout=30)
+    thread.join(timeout=30)
+    assert (shim.returncode, stderr.decode()) == (code, err)
+    assert bool(out) == (code == 3)
+
+
 def test_a_killed_shim_takes_its_peer_with_it(zygotes):
     shim, child = waiting_child(zygotes)
     shim.kill()
@@ -130,14 +206,14 @@ def test_a_closed_stdin_ends_the_peer_and_the_shim_with_its_code(zygotes):
     shim, child = waiting_child(zygotes)
     shim.stdin.close()
     assert shim.wait(timeout=30) == 0
-    assert shim.stdout.read() == b""  # its stdout ends with the peer: the shim kept no copy
+    assert read_line(shim.stdout) == b""  # its stdout ends with the peer: the shim kept no copy
     wait_for(lambda: gone(child), what="the peer ended")
 
 
 def test_a_start_in_another_environment_is_a_direct_one(zygotes):
     shim = start(zygotes.argv(sys.executable, os.path.join(zygotes.cwd, "peer.py"), "wait"), zygotes,
                  env=dict(zygotes.env, ZYGOTE_PROBE="changed"))
-    assert int(shim.stdout.readline()) == shim.pid  # the shim exec'd the peer itself
+    assert int(read_line(shim.stdout)) == shim.pid  # the shim exec'd the peer itself
     shim.stdin.close()
     assert shim.wait(timeout=30) == 0
 
