@@ -47,9 +47,12 @@ import sys
 SOCKET_NAME = "sock"
 LISTENING = "listening"
 FORWARDED_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
-REQUEST_TIMEOUT = 10.0  # seconds for a shim to send its whole request once connected
+REQUEST_TIMEOUT = 2.0  # seconds for a shim to send its whole request once connected (it is made before)
 HEADER = struct.Struct("!I")
-STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGINT)  # what ends a zygote (held while it forks)
+SIGNAL = struct.Struct("B")  # a signal the shim forwards to its child
+# Held from before a fork: in the zygote until the shim has the pid (SIGTERM and SIGINT end it); in
+# the child until it is set up (a signal forwarded before its setsid reaches it by pid, and waits).
+HELD_SIGNALS = {signal.SIGTERM, signal.SIGINT} | {getattr(signal, name) for name in FORWARDED_SIGNALS}
 
 
 # --------------------------------------------------------------------------- wire
@@ -91,21 +94,26 @@ def private_socket_path(directory):
 
 def shim(directory, command):
     """Start `command` through the zygote at `directory`, or directly; never returns."""
+    forwarded = [getattr(signal, name) for name in FORWARDED_SIGNALS]
+    # Held from here until the child's pid is known (then they go to the child), or until a direct
+    # start: a signal during the handshake (on a fresh zygote it includes the imports) is not lost.
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, forwarded)
+    # Made before connecting: the zygote gives a connection little time to deliver its request.
+    body = json.dumps({"argv": command, "env": dict(os.environ), "cwd": os.getcwd()}).encode()
     sock = None
     try:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.connect(private_socket_path(directory))
-        body = json.dumps({"argv": command, "env": dict(os.environ), "cwd": os.getcwd()}).encode()
         socket.send_fds(sock, [HEADER.pack(len(body)) + body], [0, 1, 2])
     except OSError:  # no zygote: nothing reached it, so the peer starts here, as before
-        direct_start(sock, command)
+        direct_start(sock, command, forwarded, mask)
     reader = LineReader(sock)
     try:
         started = reader.read()
     except ValueError:
         started = None
     if isinstance(started, dict) and "refused" in started:  # it started nothing: the peer starts here
-        direct_start(sock, command)
+        direct_start(sock, command, forwarded, mask)
     if not isinstance(started, dict) or not isinstance(started.get("pid"), int):
         # It may have forked a child onto our fds before it went: a second peer must not join it.
         os.write(2, b"peer_zygote: the zygote ended before it said whether the peer started\n")
@@ -118,12 +126,13 @@ def shim(directory, command):
 
     def forward(signum, frame):
         try:
-            send_line(sock, {"signal": signum})
+            sock.send(SIGNAL.pack(signum))
         except OSError:
             pass
 
-    for name in FORWARDED_SIGNALS:
-        signal.signal(getattr(signal, name), forward)
+    for signum in forwarded:
+        signal.signal(signum, forward)
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # what came during the handshake is forwarded now
     while True:
         message = reader.read()
         if message is None:  # the zygote is gone without a word: do not leave its child behind
@@ -136,10 +145,15 @@ def shim(directory, command):
             exit_as(message["status"])
 
 
-def direct_start(sock, command):
-    """Exec `command` in this process (a direct start, same pid); never returns."""
+def direct_start(sock, command, forwarded, mask):
+    """Exec `command` in this process (a direct start, same pid); never returns. A signal held
+    during the handshake acts now as it would have on the peer before it set its handlers."""
     if sock is not None:
         sock.close()
+    for signum in forwarded:
+        if callable(signal.getsignal(signum)):  # Python's SIGINT handler: exec would reset it to default
+            signal.signal(signum, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # exec keeps the mask: the peer gets ours as it was
     try:
         os.execv(command[0], command)
     except OSError as exc:
@@ -191,7 +205,6 @@ class Zygote(object):
         self.listener.listen(64)
         self.children = {}  # pid -> the shim's connection
         self.connections = {}  # the shim's connection -> pid (None once reaped)
-        self.pending = {}  # the shim's connection -> the start of a line it has not finished
         self.problem = None  # why every request is refused, if something is
 
     def log(self, text):
@@ -202,6 +215,7 @@ class Zygote(object):
         import gc
         import threading
 
+        sys.path[0] = os.path.dirname(os.path.realpath(self.script))  # as `python SCRIPT` has it, not ours
         try:
             preload(self.script)
         except BaseException as exc:  # noqa: B902 (an import may raise SystemExit): said, and refused
@@ -231,15 +245,21 @@ class Zygote(object):
         try:
             while True:
                 for key, _ in self.selector.select():
-                    if key.data == "accept":
-                        self.accept()
-                    elif key.data == "reap":
-                        drain(wake_read)
-                    elif key.data == "starter":
+                    if key.data == "starter":
                         if not os.read(0, 512):
                             return  # the pytest worker that started us is gone
-                    else:
-                        self.from_shim(key.fileobj)
+                        continue
+                    try:
+                        if key.data == "accept":
+                            self.accept()
+                        elif key.data == "reap":
+                            drain(wake_read)
+                        else:
+                            self.from_shim(key.fileobj)
+                    except Exception as exc:  # noqa: B902 (a fault with one start ends that start only)
+                        self.log("%s failed: %r" % (key.data, exc))
+                        if key.data == "shim":
+                            self.drop(key.fileobj)
                 self.reap()
         finally:
             for pid in list(self.children):
@@ -266,7 +286,7 @@ class Zygote(object):
                 conn.close()
                 return
             self.fork(conn, request, fds)
-        except (OSError, ValueError) as exc:
+        except Exception as exc:  # noqa: B902 (whatever a request holds, it fails alone)
             self.log("a request failed: %r" % (exc,))
             if conn not in self.connections:  # nothing was started for it: the shim may start the peer
                 try:
@@ -284,7 +304,7 @@ class Zygote(object):
         child already runs on its fds."""
         import selectors
 
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING_SIGNALS)
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
         try:
             pid = os.fork()
             if pid == 0:
@@ -341,7 +361,7 @@ class Zygote(object):
         return {key: value for key, value in env.items() if key not in self.volatile}
 
     def from_shim(self, conn):
-        """A forwarded signal, or the end of the shim's connection."""
+        """Signals forwarded by a shim (a byte each), or the end of its connection."""
         pid = self.connections.get(conn)
         try:
             data = conn.recv(4096)
@@ -350,23 +370,31 @@ class Zygote(object):
         except OSError:
             data = b""
         if not data:  # the shim is gone (killed, or it had the status): its child goes too
-            self.selector.unregister(conn)
-            del self.connections[conn]
-            self.pending.pop(conn, None)
-            conn.close()
-            if pid is not None:
-                self.kill(pid)
+            self.drop(conn)
             return
-        lines = (self.pending.pop(conn, b"") + data).split(b"\n")
-        if lines[-1]:
-            self.pending[conn] = lines[-1]
-        for line in lines[:-1]:
-            signum = json.loads(line).get("signal")
-            if pid is not None and isinstance(signum, int):
+        for signum in data:
+            if pid is None:
+                continue
+            try:
+                os.killpg(pid, signum)  # as mcp-tui's killpg reaches the server's whole group
+            except ProcessLookupError:  # not its own group yet (before its setsid): it holds the signal
                 try:
-                    os.killpg(pid, signum)  # as mcp-tui's killpg reaches the server's whole group
+                    os.kill(pid, signum)
                 except OSError:
                     pass
+            except OSError:
+                pass
+
+    def drop(self, conn):
+        """Forget a shim's connection, and kill the child it had."""
+        pid = self.connections.pop(conn, None)
+        try:
+            self.selector.unregister(conn)
+        except (KeyError, ValueError):
+            pass
+        conn.close()
+        if pid is not None:
+            self.kill(pid)
 
     def kill(self, pid):
         try:

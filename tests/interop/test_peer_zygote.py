@@ -17,12 +17,28 @@ from conftest import wait_for  # tests/conftest.py
 
 from .conftest import PeerZygotes, zygotes_possible
 
+HELPER = r'''
+"""Imported by the peer (so by the zygote's preload): it says so in imports.log, and while a file
+"hold" exists next to it, it holds the import (a zygote busy with its imports)."""
+import os
+import time
+
+here = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(here, "imports.log"), "a") as log:
+    log.write("imported in %d\n" % os.getpid())
+deadline = time.monotonic() + 60
+while os.path.exists(os.path.join(here, "hold")) and time.monotonic() < deadline:
+    time.sleep(0.01)
+'''
+
 SCRIPT = r'''
 import json
 import os
 import random
 import signal
 import sys
+
+import zygote_helper  # noqa: F401 (in the script's directory: the zygote must find it there too)
 
 if sys.argv[1] == "random":
     print(random.getrandbits(64))
@@ -46,6 +62,7 @@ pytestmark = pytest.mark.skipif(not zygotes_possible(), reason="no zygote here (
 @pytest.fixture
 def zygotes(tmp_path):
     (tmp_path / "peer.py").write_text(SCRIPT)
+    (tmp_path / "zygote_helper.py").write_text(HELPER)
     zygotes = PeerZygotes(dict(os.environ, ZYGOTE_PROBE="kept"), tmp_path, tmp_path)
     yield zygotes
     zygotes.stop()
@@ -193,6 +210,41 @@ def test_only_a_refusal_lets_the_shim_start_the_peer_itself(zygotes, reply, code
     thread.join(timeout=30)
     assert (shim.returncode, stderr.decode()) == (code, err)
     assert bool(out) == (code == 3)
+
+
+def test_a_request_that_is_not_an_object_is_refused_and_the_zygote_serves_on(zygotes):
+    argv = zygotes.argv(sys.executable, os.path.join(zygotes.cwd, "peer.py"), "wait")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(30)
+        sock.connect(os.path.join(argv[5], "sock"))
+        socket.send_fds(sock, [(3).to_bytes(4, "big") + b"[1]"], [0, 1, 2])
+        assert "refused" in json.loads(sock.makefile("rb").readline())
+    shim, child = waiting_child(zygotes)  # asserts the child is no direct start
+    shim.stdin.close()
+    assert shim.wait(timeout=30) == 0
+
+
+def blocked_signals(pid):
+    with open("/proc/%d/status" % pid) as status:
+        for line in status:
+            if line.startswith("SigBlk:"):
+                return int(line.split()[1], 16)
+    return 0
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs /proc to see a process's signal mask")
+def test_a_signal_during_the_handshake_reaches_the_peer(zygotes, tmp_path):
+    """A fresh zygote is busy with its imports while a shim waits for the pid: a SIGTERM then is
+    held and forwarded, not the shim's death (and later the peer's SIGKILL)."""
+    (tmp_path / "hold").write_text("")
+    shim = start(zygotes.argv(sys.executable, os.path.join(zygotes.cwd, "peer.py"), "wait"), zygotes)
+    try:
+        wait_for(lambda: blocked_signals(shim.pid) & (1 << (signal.SIGTERM - 1)), what="the shim holds SIGTERM")
+        shim.send_signal(signal.SIGTERM)
+    finally:
+        (tmp_path / "hold").unlink()
+    assert shim.wait(timeout=30) == -signal.SIGTERM
+    assert (tmp_path / "imports.log").read_text().count("imported") == 1  # the zygote's: no direct start
 
 
 def test_a_killed_shim_takes_its_peer_with_it(zygotes):
