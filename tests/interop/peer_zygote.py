@@ -50,6 +50,7 @@ FORWARDED_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUS
 REQUEST_TIMEOUT = 2.0  # seconds for a shim to send its whole request once connected (it is made before)
 HEADER = struct.Struct("!I")
 SIGNAL = struct.Struct("B")  # a signal the shim forwards to its child
+PEER_CREDENTIALS = struct.Struct("3i")  # Linux's struct ucred: pid, uid, gid
 # Held from before a fork: in the zygote until the shim has the pid (SIGTERM and SIGINT end it); in
 # the child until it is set up (a signal forwarded before its setsid reaches it by pid, and waits).
 HELD_SIGNALS = {signal.SIGTERM, signal.SIGINT} | {getattr(signal, name) for name in FORWARDED_SIGNALS}
@@ -89,6 +90,16 @@ def private_socket_path(directory):
     return os.path.join(directory, SOCKET_NAME)
 
 
+def same_user(sock):
+    """Whether the process at the other end of the connected AF_UNIX `sock` runs as this user (where
+    the system cannot say, the private directory is what keeps the others out)."""
+    if not hasattr(socket, "SO_PEERCRED"):
+        return True
+    credentials = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, PEER_CREDENTIALS.size)
+    _, uid, _ = PEER_CREDENTIALS.unpack(credentials)
+    return uid == os.getuid()
+
+
 # --------------------------------------------------------------------------- the shim
 
 
@@ -104,6 +115,8 @@ def shim(directory, command):
     try:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.connect(private_socket_path(directory))
+        if not same_user(sock):
+            raise PermissionError("the zygote's socket is another user's")
         socket.send_fds(sock, [HEADER.pack(len(body)) + body], [0, 1, 2])
     except OSError:  # no zygote: nothing reached it, so the peer starts here, as before
         direct_start(sock, command, forwarded, mask)
@@ -264,6 +277,11 @@ class Zygote(object):
         finally:
             for pid in list(self.children):
                 self.kill(pid)
+            for pid in list(self.children):  # reaped, so no new process takes a pid a shim may still killpg
+                try:
+                    os.waitpid(pid, 0)
+                except ChildProcessError:
+                    pass
             try:  # its starter removes it too; this is for a starter that was killed
                 os.unlink(os.path.join(self.directory, SOCKET_NAME))
                 os.rmdir(self.directory)
@@ -274,6 +292,10 @@ class Zygote(object):
         try:
             conn, _ = self.listener.accept()
         except OSError:
+            return
+        if not same_user(conn):  # who can start a child here can run code as us
+            self.log("refused a connection from another user")
+            conn.close()
             return
         fds = []  # what the shim passed: closed here whatever happens (the child has its own copies)
         try:

@@ -270,6 +270,50 @@ def test_a_start_in_another_environment_is_a_direct_one(zygotes):
     assert shim.wait(timeout=30) == 0
 
 
+def test_a_socket_in_a_directory_others_can_enter_is_not_used(zygotes):
+    argv = zygotes.argv(sys.executable, os.path.join(zygotes.cwd, "peer.py"), "wait")
+    os.chmod(argv[5], 0o755)
+    shim = start(argv, zygotes)
+    assert int(read_line(shim.stdout)) == shim.pid  # the shim exec'd the peer itself
+    shim.stdin.close()
+    assert shim.wait(timeout=30) == 0
+
+
+@pytest.mark.skipif(not hasattr(socket, "SO_PEERCRED") or os.getuid() != 0, reason="needs SO_PEERCRED and root")
+def test_a_connection_from_another_user_is_told_apart():
+    import shutil
+
+    from . import peer_zygote
+
+    directory = tempfile.mkdtemp(prefix="zygote-peercred-")  # in /tmp: pytest's tmp_path is closed to others
+    os.chmod(directory, 0o777)
+    path = os.path.join(directory, "open.sock")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+        listener.bind(path)
+        os.chmod(path, 0o777)
+        listener.listen(1)
+        other = os.fork()
+        if other == 0:  # a process of another user that connects (no exec: nobody may not reach our python)
+            try:
+                os.setuid(65534)
+                client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                client.connect(path)
+                client.recv(1)
+            finally:
+                os._exit(0)
+        try:
+            listener.settimeout(30)
+            conn, _ = listener.accept()
+            with conn:
+                assert not peer_zygote.same_user(conn)
+        finally:
+            os.waitpid(other, 0)
+            shutil.rmtree(directory)
+    left, right = socket.socketpair()
+    with left, right:
+        assert peer_zygote.same_user(left)
+
+
 def test_turned_off_the_command_is_the_direct_one(tmp_path, monkeypatch):
     monkeypatch.setenv("MCP_TUI_PEER_ZYGOTE", "0")
     zygotes = PeerZygotes(dict(os.environ), tmp_path, tmp_path)
