@@ -40,6 +40,9 @@ import sys
 
 import zygote_helper  # noqa: F401 (in the script's directory: the zygote must find it there too)
 
+if sys.argv[1] in ("random", "report", "raise"):
+    print("pid", os.getpid(), flush=True)  # which process ran the script: the shim's own exec, or a child
+
 if sys.argv[1] == "random":
     print(random.getrandbits(64))
 if sys.argv[1] == "report":
@@ -73,18 +76,26 @@ def start(argv, zygotes, env=None):
                             env=env or zygotes.env, cwd=zygotes.cwd, start_new_session=True)
 
 
+def run(argv, zygotes, stdin=b""):
+    """Start argv: its exit code, its stdout after the script's "pid" line, its stderr; whether the
+    script ran in the process started (a direct start) or in another (the zygote's child)."""
+    process = start(argv, zygotes)
+    out, err = process.communicate(stdin, timeout=30)
+    first, _, rest = out.decode().partition("\n")
+    assert first.startswith("pid "), out
+    return (process.returncode, rest, err.decode()), int(first.split()[1]) == process.pid
+
+
 def both(zygotes, *args, stdin=b""):
     """(direct start, start through the zygote): each one's exit code, stdout and stderr."""
     script = os.path.join(zygotes.cwd, "peer.py")
     direct = [sys.executable, script] + list(args)
     through = zygotes.argv(sys.executable, script, *args)
     assert through != direct and "peer_zygote.py" in through[3]
-    outcomes = []
-    for argv in (direct, through):
-        process = start(argv, zygotes)
-        out, err = process.communicate(stdin, timeout=60)
-        outcomes.append((process.returncode, out.decode(), err.decode()))
-    return outcomes
+    direct_outcome, in_itself = run(direct, zygotes, stdin)
+    through_outcome, through_itself = run(through, zygotes, stdin)
+    assert in_itself and not through_itself, "the start through the zygote was a direct one"
+    return direct_outcome, through_outcome
 
 
 def test_a_start_through_the_zygote_is_a_direct_start(zygotes):
@@ -104,10 +115,21 @@ def test_an_uncaught_exception_prints_the_scripts_own_traceback(zygotes):
 
 
 def test_each_start_draws_other_random_numbers(zygotes):
-    script = os.path.join(zygotes.cwd, "peer.py")
-    draws = [subprocess.run(zygotes.argv(sys.executable, script, "random"), capture_output=True, env=zygotes.env,
-                            cwd=zygotes.cwd, timeout=60).stdout for _ in range(2)]
+    argv = zygotes.argv(sys.executable, os.path.join(zygotes.cwd, "peer.py"), "random")
+    draws = []
+    for _ in range(2):
+        (code, out, _), in_itself = run(argv, zygotes)
+        assert code == 0 and not in_itself, "the start through the zygote was a direct one"
+        draws.append(out)
     assert draws[0].strip() and draws[0] != draws[1]
+
+
+def test_the_imports_are_made_once_by_the_zygote(zygotes, tmp_path):
+    argv = zygotes.argv(sys.executable, os.path.join(zygotes.cwd, "peer.py"), "random")
+    for _ in range(2):
+        (code, _, _), in_itself = run(argv, zygotes)
+        assert code == 0 and not in_itself
+    assert (tmp_path / "imports.log").read_text().count("\n") == 1  # the zygote's preload; no child's
 
 
 def read_line(stream, timeout=30):
