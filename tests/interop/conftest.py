@@ -164,10 +164,21 @@ class PeerZygotes:
         return None
 
     def stop(self):
+        """Stop the zygotes; warn of the starts they refused (each one a direct start: seconds of CPU
+        the zygote was to save, and a hint that a test starts its peer in another environment)."""
+        import warnings
+
+        refusals = []
         for started in self._running.values():
             if started:
                 self._stop(*started)
+                with open(started[2].name, errors="replace") as log:
+                    refusals += [line.split(": ", 1)[1].strip() for line in log
+                                 if "refused:" in line or "not forking" in line]
         self._running.clear()
+        if refusals:
+            warnings.warn("peer_zygote refused %d start(s), started directly instead: %s"
+                          % (len(refusals), "; ".join(sorted(set(refusals)))), stacklevel=2)
 
     @staticmethod
     def _stop(process, directory, log):

@@ -3,12 +3,13 @@ and the reference everything server, driven in a pseudo-terminal as a newcomer w
 (see tests/tui_helpers.py). Each test skips when its peer is not installed, as the other
 interop tests do."""
 import re
+import shlex
 
 import pytest
 from tui_helpers import needs_pty, open_tool, tui, wait_for_form  # noqa: F401 (tui: a fixture)
 
 from .conftest import _start_peer
-from .interop_helpers import SDK_SERVER
+from .interop_helpers import FASTMCP_SERVER, SDK_SERVER
 from .test_interop_auth import BROWSER
 from .test_interop_everything import everything_bin
 
@@ -48,10 +49,11 @@ def test_empty_lists_say_so_in_words(tui, fastmcp_http):
 
 
 @needs_pty
-def test_fastmcp_tasks_from_the_tui(tui, fastmcp_stdio_cmd):
+def test_fastmcp_tasks_from_the_tui(tui, fastmcp_python):
     """A task-only tool: the plain call points at Ctrl+T, task mode follows it to its result,
-    an input request inside a task opens a form, and the tasks screen cancels a slow job."""
-    screen = tui(fastmcp_stdio_cmd, **SMALL)
+    an input request inside a task opens a form, and the tasks screen cancels a slow job.
+    (The peer starts directly: the TUI's environment is not the one the peer zygote serves.)"""
+    screen = tui(shlex.join([str(fastmcp_python), str(FASTMCP_SERVER), "--transport", "stdio"]), **SMALL)
     screen.wait_for("Tools (7)")
     open_tool(screen, "render_report")
     screen.send("ctrl-x")
