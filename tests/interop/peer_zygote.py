@@ -27,8 +27,10 @@ Two roles, one file (stdlib only at the top: the shim must start in milliseconds
         environment, cwd and its fds 0/1/2 (SCM_RIGHTS) to the zygote, forwards SIGTERM, SIGINT,
         SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 to the child's process group, and exits as the child
         did (its exit code, or killed by the same signal). When the shim dies (even by SIGKILL) the
-        zygote sees its connection close and kills the child. If the zygote cannot be reached or
-        refuses, the shim execs the command itself: a direct start, same pid.
+        zygote sees its connection close and kills the child. If the zygote cannot be reached (or
+        its socket is another user's) or refuses, the shim execs the command itself: a direct
+        start, same pid. If it ends without a word after taking the request, the shim exits 1: a
+        child may already run on those fds. Signals that come before the pid are held, then sent.
 
 What a fork shares that separate starts would not: the hash seed (str hashes, so set order, are the
 zygote's in every child); `random` reseeds itself in a forked child (os.register_at_fork).
