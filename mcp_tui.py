@@ -17879,8 +17879,10 @@ class Keeper:
 
     def detach(self, client):
         """A command went away (it ended, was killed or interrupted): what it left unfinished
-        is finished here. The server's questions to it are declined, and its requests still
-        in flight are cancelled, so the server neither waits nor works for nobody."""
+        is finished here. Its requests still in flight are cancelled, then the server's
+        questions to it are declined, so the server neither works nor waits for nobody. In
+        that order: a declined question can let the server answer the request at once, and a
+        request that has been answered is no longer cancelled."""
         client.closed = True
         with self._lock:
             if client in self.clients:
@@ -17888,10 +17890,10 @@ class Keeper:
             ours = list(client.inflight.values())
             unanswered = self.relay.forget(client)
             self.last_used = time.time()
-        for _, asked in unanswered:
-            self.relay.answer_for_the_gone(asked)
         for request_id in ours:
             self.relay.abandon(request_id)
+        for _, asked in unanswered:
+            self.relay.answer_for_the_gone(asked)
         client.close()
 
     def from_client(self, client, item):

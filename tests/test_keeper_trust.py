@@ -289,10 +289,12 @@ def test_an_elicitation_whose_command_went_away_is_declined(cli, kept, state_dir
     (call,) = [m for m in messages if m.get("method") == "tools/call"]
     answer = wait_for(lambda: [m for m in recorded(server_record) if "result" in m and str(m["id"]).startswith("srv")])
     assert [m["result"] for m in answer] == [{"action": "decline"}]
-    # the keeper declines, then cancels (detach): the cancel may reach the record a moment later
-    cancelled = wait_for(lambda: [m for m in recorded(server_record) if m.get("method") == "notifications/cancelled"],
-                         what="the cancellation on record")
-    assert [m["params"]["requestId"] for m in cancelled] == [call["id"]]
+    # the call is cancelled before the question is declined: once declined, the server may answer
+    # the call at once, and an answered call is not cancelled (CI saw no cancellation at all)
+    messages = recorded(server_record)
+    cancelled = [m for m in messages if m.get("method") == "notifications/cancelled"]
+    assert [m["params"]["requestId"] for m in cancelled] == [call["id"]], messages
+    assert messages.index(cancelled[0]) < messages.index(answer[0]), messages
     again = cli("@asking", "tool", "call", "ask_name", "--elicit-stub", '{"name": "Ann"}')
     assert (again.code, again.out) == (0, "Tool response:\nHello, Ann!\n"), again
 
