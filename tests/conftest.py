@@ -47,6 +47,21 @@ for _name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_pro
     os.environ.pop(_name, None)
 
 
+def process_alive(pid):
+    """Whether process ``pid`` still runs: a zombie (ended, not yet reaped by its parent) does not."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # another user's: it exists
+    try:
+        with open("/proc/%d/stat" % pid) as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:  # no /proc (macOS): os.kill said it exists
+        return True
+
+
 def wait_for(predicate, timeout=30.0, what="condition", interval=0.05):
     """Poll ``predicate`` until it returns something truthy (returned), or fail after ``timeout``."""
     import time

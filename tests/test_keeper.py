@@ -15,21 +15,9 @@ import urllib.request
 
 import pytest
 
-from conftest import MCP_TUI, ROOT, TESTSERVER, stdio_command, wait_for
+from conftest import MCP_TUI, ROOT, TESTSERVER, process_alive, stdio_command, wait_for
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="finds processes through os.kill(pid, 0)")
-
-
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        return False
-    try:  # a zombie has exited; only its parent has not reaped it yet
-        with open("/proc/%d/stat" % pid) as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return True
 
 
 def pids_with(marker):
@@ -43,7 +31,7 @@ def pids_with(marker):
                         found.append(int(entry))
             except OSError:
                 continue
-    return [pid for pid in found if alive(pid)]
+    return [pid for pid in found if process_alive(pid)]
 
 
 def keeper_socket(state_dir, record):
@@ -119,7 +107,7 @@ def test_open_list_use_close_and_the_server_is_gone(cli, kept, state_dir, server
     closed = cli("session", "close", "dev")
     assert closed.code == 0, closed
     assert closed.out == "Session dev closed\n"
-    wait_for(lambda: not alive(record["pid"]))
+    wait_for(lambda: not process_alive(record["pid"]))
     wait_for(lambda: not pids_with(str(server_record)))
     assert "dev" not in sessions_file(state_dir)
     assert cli("session", "list").out == ""
@@ -281,7 +269,7 @@ def test_a_connection_that_cannot_prove_the_token_is_refused(cli, kept, state_di
 
 def test_the_keeper_stops_when_unused_for_idle_minutes(cli, kept, state_dir, server_record):
     record = kept("sleepy", stdio_command("--record", server_record), "--idle", "0.02")
-    wait_for(lambda: not alive(record["pid"]))
+    wait_for(lambda: not process_alive(record["pid"]))
     wait_for(lambda: not pids_with(str(server_record)))
     assert sessions_file(state_dir)["sleepy"]["ended"].startswith("unused for ")  # kept to say why, once
     listed = cli("session", "list")
@@ -294,7 +282,7 @@ def test_the_keeper_stops_when_its_server_dies(cli, kept, state_dir, server_reco
     record = kept("fragile", stdio_command("--record", server_record))
     (server,) = pids_with(str(server_record))
     os.kill(server, signal.SIGKILL)
-    wait_for(lambda: not alive(record["pid"]))
+    wait_for(lambda: not process_alive(record["pid"]))
     # The next command says why (it said only "no session named 'fragile'"), once
     result = cli("@fragile", "tool", "list")
     assert (result.code, result.err) == (1, "mcp-tui: session 'fragile' has ended: the server went away: the server "
@@ -306,7 +294,7 @@ def test_the_keeper_stops_when_its_server_dies(cli, kept, state_dir, server_reco
     record = kept("fragile", stdio_command("--record", server_record))
     (server,) = pids_with(str(server_record))
     os.kill(server, signal.SIGKILL)
-    wait_for(lambda: not alive(record["pid"]))
+    wait_for(lambda: not process_alive(record["pid"]))
     closed = cli("session", "close", "fragile", "--format", "json")
     assert closed.code == 0 and closed.json() == {"closed": [{
         "name": "fragile", "state": "stale",
@@ -316,7 +304,7 @@ def test_the_keeper_stops_when_its_server_dies(cli, kept, state_dir, server_reco
 def test_a_killed_keeper_leaves_a_stale_record_that_is_reported_and_cleaned(cli, kept, state_dir):
     record = kept("stale", stdio_command())
     os.kill(record["pid"], signal.SIGKILL)
-    wait_for(lambda: not alive(record["pid"]))
+    wait_for(lambda: not process_alive(record["pid"]))
     used = cli("@stale", "tool", "list")
     assert used.code == 1
     assert used.err.startswith("mcp-tui: session 'stale' has ended: its keeper is no longer running")
@@ -324,7 +312,7 @@ def test_a_killed_keeper_leaves_a_stale_record_that_is_reported_and_cleaned(cli,
 
     record = kept("stale2", stdio_command())
     os.kill(record["pid"], signal.SIGKILL)
-    wait_for(lambda: not alive(record["pid"]))
+    wait_for(lambda: not process_alive(record["pid"]))
     listed = cli("session", "list")
     assert listed.code == 0 and listed.out == ""
     assert "Session stale2 had ended (its keeper was gone); removed its stale record" in listed.err
@@ -368,7 +356,7 @@ def test_close_all_over_http(cli, kept, start_server, state_dir):
     assert closed.code == 0, closed
     assert sorted(closed.out.splitlines()) == ["Session web closed", "Session web-legacy closed"]
     for record in (first, second):
-        wait_for(lambda: not alive(record["pid"]))
+        wait_for(lambda: not process_alive(record["pid"]))
     assert sessions_file(state_dir) == {}
     none = cli("session", "close", "--all")  # it said nothing at all
     assert (none.code, none.out, none.err) == (0, "", "No sessions to close.\n"), none
@@ -405,7 +393,7 @@ def test_a_stdio_task_without_wait_keeps_its_server_until_its_result_is_fetched(
     fetched = cli(*result_line.split()[2:], cwd=elsewhere)
     assert fetched.code == 0, fetched
     assert fetched.out == "Tool response:\nQ2 revenue: $4.6M across 1,310 orders\n"
-    wait_for(lambda: not alive(keeper))
+    wait_for(lambda: not process_alive(keeper))
     wait_for(lambda: not pids_with(str(server_record)))
     assert sessions_file(state_dir) == {}
     again = cli(*poll.split()[2:])
@@ -426,7 +414,7 @@ def test_a_cancelled_stdio_task_lets_its_keeper_go(cli, state_dir, server_record
     assert cli("task", "cancel", task_id).code == 0
     shown = wait_for(lambda: (lambda r: r if "Status:   cancelled" in r.out else None)(cli("task", "get", task_id)))
     assert shown.code == 0, shown
-    wait_for(lambda: not alive(keeper))
+    wait_for(lambda: not process_alive(keeper))
     wait_for(lambda: not pids_with(str(server_record)))
     assert sessions_file(state_dir) == {}
     again = cli("task", "get", task_id)
@@ -444,7 +432,7 @@ def test_a_task_through_a_named_session_is_followed_through_it(cli, kept, state_
     assert failed.code == 1
     assert "Renderer crashed on page 7" in failed.err
     assert cli("session", "list", "--format", "json").json()["sessions"][0]["openTasks"] == 0
-    assert alive(record["pid"]), "a named session stays open until it is closed or idle"
+    assert process_alive(record["pid"]), "a named session stays open until it is closed or idle"
 
 
 def test_the_tui_attaches_to_a_session(cli, kept, state_dir):
@@ -461,7 +449,7 @@ def test_the_tui_attaches_to_a_session(cli, kept, state_dir):
         assert screen.wait_exit() == 0
     finally:
         screen.close()
-    assert alive(record["pid"]), "leaving the TUI leaves the session open"
+    assert process_alive(record["pid"]), "leaving the TUI leaves the session open"
     assert cli("@screen", "ping").code == 0
 
 

@@ -15,8 +15,8 @@ import threading
 
 import pytest
 
-from conftest import MCP_TUI, ROOT, stdio_command, wait_for
-from test_keeper import alive, kept, pids_with, server_record, sessions_file  # noqa: F401 (fixtures)
+from conftest import MCP_TUI, ROOT, process_alive, stdio_command, wait_for
+from test_keeper import kept, pids_with, server_record, sessions_file  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="finds processes through os.kill(pid, 0)")
 
@@ -57,7 +57,7 @@ def test_modules_planted_in_the_working_directory_are_never_imported(cli, state_
         argv = handle.read().split(b"\0")
     assert argv[1:3] == [b"-I", b"-c"], argv  # isolated: no PYTHONPATH, no user site either
     assert cli("session", "close", "clean", cwd=work).code == 0
-    wait_for(lambda: not alive(record["pid"]))
+    wait_for(lambda: not process_alive(record["pid"]))
     assert sorted(os.listdir(str(markers))) == []
 
 
@@ -130,7 +130,7 @@ def test_a_killed_keepers_port_taken_by_another_process_gets_nothing(cli, state_
     record = sessions_file(state_dir)["web"]
     assert isinstance(record["port"], int) and "socket" not in record
     os.kill(record["pid"], signal.SIGKILL)
-    wait_for(lambda: not alive(record["pid"]))
+    wait_for(lambda: not process_alive(record["pid"]))
     impostor = wait_for(lambda: squat(("127.0.0.1", record["port"])))  # another process may have it a moment
     try:
         result = cli("@web", "tool", "call", "echo", "message=secret-argument")
@@ -196,7 +196,7 @@ def test_two_opens_of_one_name_at_once_one_wins_and_the_other_starts_nothing(cli
     listed = cli("session", "list", "--format", "json").json()["sessions"]
     assert [(item["name"], item["pid"]) for item in listed] == [("race", record["pid"])]
     assert cli("session", "close", "race").code == 0
-    wait_for(lambda: not alive(record["pid"]))
+    wait_for(lambda: not process_alive(record["pid"]))
     wait_for(lambda: not pids_with(str(server_record)))
 
 

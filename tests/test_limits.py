@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from conftest import MCP_TUI, ROOT, wait_for
+from conftest import MCP_TUI, ROOT, process_alive, wait_for
 from test_reliability import LEGACY, MODERN, SLACK, bad, error_line  # noqa: F401 (bad is a fixture)
 
 needs_wait4 = pytest.mark.skipif(not hasattr(os, "wait4"), reason="peak RSS comes from os.wait4 (POSIX)")
@@ -279,7 +279,7 @@ def test_stopping_a_stdio_server_stops_its_children(cli, bad, tmp_path):
     result = cli(*bad("stdio", MODERN, "spawn-child", "--pid-file", pid_file).args, "tool", "list")
     assert result.code == 0, result
     child = int(pid_file.read_text())
-    wait_for(lambda: not alive(child), what="the end of the server's child %d" % child)
+    wait_for(lambda: not process_alive(child), what="the end of the server's child %d" % child)
 
 
 def test_closing_a_stdio_server_survives_windows_failing_ctrl_break(monkeypatch):
@@ -377,18 +377,3 @@ def test_why_a_server_ended_waits_for_what_it_printed_before_exiting(monkeypatch
     transport.close()
     assert described.startswith("the server process exited with code 3; before that it wrote"), described
     assert "Starting... early" in described, described
-
-
-def alive(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as handle:
-            return handle.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-    except OSError:
-        pass
-    try:
-        os.kill(pid, 0)
-        return True
-    except OSError:
-        return False

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, RunningServer, wait_for
+from conftest import ROOT, RunningServer, process_alive, wait_for
 from tui_helpers import ERAS, needs_pty, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
 
 SMALL = {"columns": 80, "rows": 24}
@@ -31,14 +31,6 @@ def children(pid):
             if int(fields[1]) == pid and fields[0] != "Z":
                 found.append(int(entry.name))
     return found
-
-
-def alive(pid):
-    try:
-        state = Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def wait_until(condition, what, timeout=30.0):
@@ -73,7 +65,7 @@ def test_a_killed_stdio_server_shows_as_disconnected_at_once_and_ctrl_r_reconnec
     screen.send("ctrl-r")
     screen.wait_for(lambda t: "Reconnected to mcp-tui test server" in screen.status_line(), what="reconnected")
     assert "Tool: echo" in screen.title_line() and "before" in screen.text()  # the form is still there
-    assert not alive(pid) and server_pid(screen) != pid
+    assert not process_alive(pid) and server_pid(screen) != pid
     screen.send("ctrl-x")
     screen.wait_for("before", what="a call on the new connection")
     screen.wait_for(lambda t: "Tool executed successfully." in screen.status_line(), what="the call answered")
@@ -84,7 +76,7 @@ def test_quitting_while_connecting_leaves_no_server_process(tui):
     screen, pid = connecting_to_a_silent_server(tui)
     screen.send("ctrl-c")
     assert screen.wait_exit() == 130
-    wait_until(lambda: not alive(pid), "the server process to be gone")
+    wait_until(lambda: not process_alive(pid), "the server process to be gone")
 
 
 @needs_pty
@@ -92,7 +84,7 @@ def test_esc_gives_up_a_connection_attempt_and_the_form_stays(tui):
     screen, pid = connecting_to_a_silent_server(tui)
     screen.send("esc")
     screen.wait_for(lambda t: "Connection attempt cancelled." in screen.status_line(), what="the attempt cancelled")
-    wait_until(lambda: not alive(pid), "the server process to be gone")
+    wait_until(lambda: not process_alive(pid), "the server process to be gone")
     assert screen.title_line().startswith(" Connect")
     screen.send("ctrl-u")
     screen.type(server_command())
@@ -181,7 +173,7 @@ def test_a_terminal_that_hangs_up_ends_the_tui_and_its_server_even_when_sighup_i
     pid = server_pid(screen)
     os.close(screen.fd)  # the terminal window closes
     assert screen.wait_exit() == 130
-    wait_until(lambda: not alive(pid), "the server to end")
+    wait_until(lambda: not process_alive(pid), "the server to end")
 
 
 @needs_pty
@@ -238,7 +230,7 @@ def test_a_closed_terminal_or_a_kill_stops_a_server_that_ignores_the_end_of_its_
     else:
         os.close(screen.fd)  # the kernel sends SIGHUP to the TUI
     assert screen.wait_exit() == 130
-    wait_until(lambda: not alive(pid), "the server's shell to end")
+    wait_until(lambda: not process_alive(pid), "the server's shell to end")
 
 
 @needs_pty

@@ -271,7 +271,7 @@ class PeerProcess:
 
 @pytest.fixture(scope="session")
 def peer_log_dir(tmp_path_factory):
-    """Where the HTTP peers' stderr goes (shown when a peer fails to start)."""
+    """Where the HTTP peers' stderr goes (shown when a peer fails to start), and the zygotes' logs."""
     return tmp_path_factory.mktemp("peers")
 
 

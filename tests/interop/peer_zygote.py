@@ -230,7 +230,7 @@ class Zygote(object):
         import gc
         import threading
 
-        sys.path[0] = os.path.dirname(os.path.realpath(self.script))  # as `python SCRIPT` has it, not ours
+        sys.path[0] = script_directory(self.script)  # as `python SCRIPT` has it, not ours
         try:
             preload(self.script)
         except BaseException as exc:  # noqa: B902 (an import may raise SystemExit): said, and refused
@@ -345,19 +345,9 @@ class Zygote(object):
         """The request's JSON object; the fds that came with it are added to `fds`."""
         data, received, _, _ = socket.recv_fds(conn, 1 << 16, 3)
         fds.extend(received)
-        while len(data) < HEADER.size:
-            more = conn.recv(1 << 16)
-            if not more:
-                raise ValueError("the request ended early")
-            data += more
+        data = receive_at_least(conn, data, HEADER.size)
         (length,) = HEADER.unpack_from(data)
-        data = data[HEADER.size:]
-        while len(data) < length:
-            more = conn.recv(1 << 16)
-            if not more:
-                raise ValueError("the request ended early")
-            data += more
-        request = json.loads(data)
+        request = json.loads(receive_at_least(conn, data[HEADER.size:], length))
         if not isinstance(request, dict):
             raise ValueError("the request is not a JSON object")
         return request
@@ -396,9 +386,9 @@ class Zygote(object):
         if not data:  # the shim is gone (killed, or it had the status): its child goes too
             self.drop(conn)
             return
+        if pid is None:  # its child has been reaped: nothing left to signal
+            return
         for signum in data:
-            if pid is None:
-                continue
             try:
                 os.killpg(pid, signum)  # as mcp-tui's killpg reaches the server's whole group
             except ProcessLookupError:  # not its own group yet (before its setsid): it holds the signal
@@ -475,6 +465,21 @@ class Zygote(object):
             os._exit(code)
 
 
+def receive_at_least(conn, data, size):
+    """`data` and what more `conn` sends, until there are `size` bytes."""
+    while len(data) < size:
+        more = conn.recv(1 << 16)
+        if not more:
+            raise ValueError("the request ended early")
+        data += more
+    return data
+
+
+def script_directory(script):
+    """The directory `python SCRIPT` puts first on sys.path (the interpreter resolves symlinks)."""
+    return os.path.dirname(os.path.realpath(script))
+
+
 def drain(sock):
     try:
         while sock.recv(512):
@@ -508,7 +513,7 @@ def run_as_main(argv):
 
     sys.argv = list(argv[1:])
     sys.orig_argv = list(argv)
-    sys.path[0] = os.path.dirname(os.path.abspath(argv[1]))
+    sys.path[0] = script_directory(argv[1])
     interrupted = False
     try:
         runpy.run_path(argv[1], run_name="__main__")

@@ -13,7 +13,7 @@ import tempfile
 import threading
 
 import pytest
-from conftest import wait_for  # tests/conftest.py
+from conftest import process_alive, wait_for  # tests/conftest.py
 
 from .conftest import PeerZygotes, zygotes_possible
 
@@ -147,20 +147,12 @@ def waiting_child(zygotes):
     return shim, child
 
 
-def gone(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
-
-
 @pytest.mark.parametrize("signum,code", [(signal.SIGTERM, -signal.SIGTERM), (signal.SIGHUP, 7)])
 def test_a_signal_to_the_shims_group_reaches_the_peer_and_the_shim_ends_as_it_did(zygotes, signum, code):
     shim, child = waiting_child(zygotes)
     os.killpg(shim.pid, signum)  # what mcp-tui sends a server it stops (the peer exits 7 on SIGHUP)
     assert shim.wait(timeout=30) == code
-    wait_for(lambda: gone(child), what="the peer ended")
+    wait_for(lambda: not process_alive(child), what="the peer ended")
 
 
 def test_a_peer_killed_by_a_signal_ends_its_shim_by_that_signal(zygotes):
@@ -273,7 +265,7 @@ def test_a_killed_shim_takes_its_peer_with_it(zygotes):
     shim, child = waiting_child(zygotes)
     shim.kill()
     assert shim.wait(timeout=30) == -signal.SIGKILL
-    wait_for(lambda: gone(child), what="the peer ended")
+    wait_for(lambda: not process_alive(child), what="the peer ended")
 
 
 def test_a_closed_stdin_ends_the_peer_and_the_shim_with_its_code(zygotes):
@@ -281,7 +273,7 @@ def test_a_closed_stdin_ends_the_peer_and_the_shim_with_its_code(zygotes):
     shim.stdin.close()
     assert shim.wait(timeout=30) == 0
     assert read_line(shim.stdout) == b""  # its stdout ends with the peer: the shim kept no copy
-    wait_for(lambda: gone(child), what="the peer ended")
+    wait_for(lambda: not process_alive(child), what="the peer ended")
 
 
 def test_a_start_in_another_environment_is_a_direct_one(zygotes):
