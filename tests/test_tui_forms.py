@@ -5,7 +5,7 @@ import pytest
 
 import mcp_tui
 
-from tui_helpers import needs_pty, one_tool_server, tui  # noqa: F401 (tui: a fixture)
+from tui_helpers import needs_pty, one_tool_server, tui, wait_for_tool_form  # noqa: F401 (tui: a fixture)
 
 SMALL = {"columns": 80, "rows": 24}
 CTRL_N = "\x0e"
@@ -19,7 +19,7 @@ ECHO_ARGUMENTS_HANDLERS = r"""
 def open_only_tool(screen, name):
     screen.wait_for("Tools (1)")
     screen.send("enter")
-    screen.wait_for("Tool: %s" % name)
+    wait_for_tool_form(screen, name)
 
 
 @needs_pty

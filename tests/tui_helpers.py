@@ -258,8 +258,13 @@ def open_tool(screen, name):
     screen.send("enter")
     screen.wait_for(lambda text: text.count("\n " + name) >= 1)
     screen.send("enter")
-    # The title comes first in a frame and the key hints last: waiting on both sees the whole form drawn
-    # (CI once read the hints line still blank, just after the title had come).
+    wait_for_tool_form(screen, name)
+
+
+def wait_for_tool_form(screen, name):
+    """The form of tool ``name`` is drawn whole. The title comes first in a frame and the key
+    hints last: waiting on both sees the rows between drawn too (CI once read the hints line
+    still blank, just after the title had come)."""
     screen.wait_for(lambda text: screen.title_line().startswith(" Tool: %s " % name)  # not the detail pane's line
                     and "^X execute" in screen.lines()[-2], what="the form of %s with its key hints" % name)
 
