@@ -46,6 +46,15 @@ for _name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_pro
               "NO_PROXY"):
     os.environ.pop(_name, None)
 
+# Many tests send SIGINT, SIGTERM or SIGHUP to an mcp-tui they started and read what it did. A
+# signal ignored here would be ignored there too (an ignored signal stays ignored across exec):
+# `nohup`, or `cmd &` in a script without job control, ignores SIGHUP or SIGINT. Processes
+# started from the suite get the defaults, as from a terminal.
+for _signal, _default in (("SIGINT", signal.default_int_handler), ("SIGHUP", signal.SIG_DFL),
+                          ("SIGTERM", signal.SIG_DFL)):
+    if hasattr(signal, _signal) and signal.getsignal(getattr(signal, _signal)) == signal.SIG_IGN:
+        signal.signal(getattr(signal, _signal), _default)
+
 
 def process_alive(pid):
     """Whether process ``pid`` still runs: a zombie (ended, not yet reaped by its parent) does not."""
