@@ -10861,6 +10861,8 @@ class TerminationSignals:
         self.interrupting = False
 
     def restore(self):
+        if not self._previous:  # nothing installed (--help, --version, the TUI): signal stays unloaded
+            return
         import signal
 
         for number, handler in self._previous.items():
@@ -11236,6 +11238,9 @@ def option_destination(flags, settings):
     return (long_flags or flags)[0].lstrip("-").replace("-", "_")
 
 
+VERSION_LINE = "mcp-tui " + __version__
+
+
 def build_parser():
     import argparse
 
@@ -11259,7 +11264,7 @@ def build_parser():
                     usage="mcp-tui [connection] [command ...] [options]",
                     description="Inspect and drive any MCP server: a curl-like CLI, and a TUI when no command "
                                 "is given.", epilog=HELP_EPILOG)
-    parser.add_argument("--version", action="version", version="mcp-tui " + __version__)
+    parser.add_argument("--version", action="version", version=VERSION_LINE)
     for title, options in CLI_OPTIONS:
         group = parser.add_argument_group(title)
         for flags, settings in options:
@@ -18280,6 +18285,9 @@ def main(argv=None):
     utf8_when_redirected((sys.stdout, sys.stderr))
     if argv[:1] == [KEEPER_FLAG]:
         return run_keeper()
+    if argv == ["--version"]:  # as argparse prints it, without building the parser (a quarter of the run)
+        print(VERSION_LINE)
+        return EXIT_OK
     output = Output("json" if wants_json(argv) else "text")
     cli = None
     signals = TerminationSignals()

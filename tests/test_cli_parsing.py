@@ -89,16 +89,25 @@ def test_a_mistake_is_still_worded_by_argparse(argv, message):
     assert len(proc.stderr.splitlines()) == 1
 
 
-def test_help_and_version_still_come_from_argparse():
+def test_help_comes_from_argparse():
     help_text = subprocess.run([sys.executable, os.path.join(ROOT, "mcp_tui.py"), "--help"], capture_output=True,
                                text=True, timeout=30).stdout
     for _, options in mcp_tui.CLI_OPTIONS:
         for flags, settings in options:
             assert flags[-1] in help_text
     assert "authorization (OAuth, when an HTTP server asks for it; --bearer wins)" in help_text
-    version = subprocess.run([sys.executable, os.path.join(ROOT, "mcp_tui.py"), "--version"], capture_output=True,
-                             text=True, timeout=30).stdout
-    assert re.match(r"^mcp-tui \d+\.\d+", version)
+
+
+def test_version_alone_is_printed_without_argparse_and_as_argparse_prints_it_among_other_flags():
+    code = ("import sys, runpy; sys.argv = ['mcp-tui'] + sys.argv[1:]\n"
+            "try:\n runpy.run_path(%r, run_name='__main__')\nexcept SystemExit: pass\n"
+            "print('argparse' in sys.modules)" % os.path.join(ROOT, "mcp_tui.py"))
+    alone = subprocess.run([sys.executable, "-I", "-c", code, "--version"], capture_output=True, text=True,
+                           timeout=30)
+    among = subprocess.run([sys.executable, "-I", "-c", code, "-q", "--version"], capture_output=True, text=True,
+                           timeout=30)
+    assert re.match(r"^mcp-tui \d+\.\d+\.\d+\nFalse\n$", alone.stdout), alone
+    assert among.stdout == alone.stdout.replace("False", "True"), among
 
 
 def test_a_server_command_line_with_flags_left_unquoted_gets_the_quoted_one():

@@ -9,7 +9,8 @@ from conftest import stdio_command
 
 SERVER = stdio_command()
 RUNS = {
-    "version (argparse exits)": (["--version"], None),
+    "version": (["--version"], None),
+    "version among options (argparse exits)": (["-q", "--version"], None),
     "help": (["--help"], None),
     "usage error": (["--no-such-option"], None),
     "usage error as JSON": (["--format", "json", "--max-pages", "0", "tool", "list"], None),
