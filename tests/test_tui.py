@@ -325,11 +325,7 @@ def test_hostile_server_strings_never_reach_the_terminal_raw(tui):
     if not badserver.exists():
         pytest.skip("tests/badserver.py is not in this tree")
     screen = tui(" ".join(shlex.quote(p) for p in [sys.executable, str(badserver), "--mode", "hostile"]))
-    screen.wait_for("Tools (")
-    screen.send("/")
-    screen.type("evil")
-    screen.send("enter", "enter")
-    screen.wait_for("Tool: evil")
+    open_tool(screen, "evil")
     screen.type("hi")
     screen.send("ctrl-x")
     screen.wait_all("RESULT ARED B C", "TOOL-DESC ARED B C")  # the text survives, its escapes do not

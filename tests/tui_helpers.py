@@ -250,9 +250,15 @@ def tui(tmp_path):
         session.close()
 
 
+def wait_for_tool_list(screen):
+    """The tools are listed: the tab counts them. "Tools (" alone shows as soon as the main
+    screen does, as "Tools (...)" while the list loads, and an Enter then opens nothing."""
+    screen.wait_for(lambda text: re.search(r"Tools \(\d+\)", text), what="the tools listed")
+
+
 def open_tool(screen, name):
     """From the main screen: filter the tools down to ``name`` and open its form."""
-    screen.wait_for("Tools (")
+    wait_for_tool_list(screen)
     screen.send("/")
     screen.type(name)
     screen.send("enter")
