@@ -63,8 +63,8 @@ def test_esc_on_the_authorization_screen_cancels_the_connection(tui, start_serve
 def test_ctrl_r_after_a_cancelled_authorization_asks_again(tui, start_server):
     server = start_server("--auth")
     screen = tui("--url", server.url, env={"BROWSER": "false"})
-    screen.wait_all("Authorize", "Waiting ")
-    assert "Waiting for the authorization at 127.0.0.1:" in screen.status_line()  # not "Connected"
+    screen.wait_for(lambda t: "Waiting for the authorization at 127.0.0.1:" in screen.status_line()  # not "Connected"
+                    and "Authorize" in t, what="the wait for the authorization")
     screen.send("esc")
     screen.wait_for("authorization cancelled")
     screen.wait_for("^R retry")

@@ -45,7 +45,8 @@ def test_verify_marks_every_file_and_names_the_ones_that_disagree(tui):
                     "✗ size-mismatch            skill://tampered/notes.md",
                     "the manifest says 10 bytes, the server sent 12",
                     "✗ digest-mismatch          skill://tampered/seal.bin")
-    assert "✗ tampered: 1 of 3 files verified" in screen.status_line()
+    screen.wait_for(lambda t: "✗ tampered: 1 of 3 files verified" in screen.status_line(),  # the last row drawn
+                    what="the verdict on the status line too")
 
 
 @needs_pty
