@@ -87,7 +87,9 @@ class TuiSession(object):
         self.raw = bytearray()
         self.lock = threading.Lock()
         self.exit_status = None
-        environ = dict(os.environ, TERM=TERM, LANG="C.UTF-8", LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8")
+        # PYTHONFAULTHANDLER: a wait that times out has the TUI print its threads (see threads_dump)
+        environ = dict(os.environ, TERM=TERM, LANG="C.UTF-8", LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8",
+                       PYTHONFAULTHANDLER="1")
         for name in ("MCP_TUI_BEARER", "LINES", "COLUMNS"):  # pytest-xdist workers export LINES/COLUMNS
             environ.pop(name, None)
         environ.update(env or {})
@@ -144,8 +146,8 @@ class TuiSession(object):
                 return text
             now = time.monotonic()
             if now > deadline or not self.reader.is_alive():
-                raise AssertionError("timed out waiting for %s; the screen:\n%s" % (
-                    what or repr(condition), text))
+                raise AssertionError("timed out waiting for %s; the screen:\n%s%s" % (
+                    what or repr(condition), text, self.threads_dump()))
             if now > repaint_at:
                 # pyte is not every terminal: on a loaded machine curses sometimes picks cursor
                 # moves that leave pyte's copy of a row stale. Ctrl+L (the user's own remedy)
@@ -201,6 +203,27 @@ class TuiSession(object):
         with self.lock:
             self.screen.resize(rows, columns)
         set_size(self.fd, columns, rows)  # the kernel sends SIGWINCH to the TUI
+
+    def threads_dump(self):
+        """Where each thread of a TUI that stopped answering is: SIGABRT makes its fault
+        handler write every thread's stack to the terminal, then it ends. Empty when the TUI
+        has already ended or writes nothing within 5 s."""
+        if self.exit_status is not None or not self.reader.is_alive():
+            return ""
+        with self.lock:
+            start = len(self.raw)
+        try:
+            os.kill(self.pid, signal.SIGABRT)
+        except OSError:
+            return ""
+        self.reader.join(5.0)  # the terminal closes as the process ends
+        with self.lock:
+            written = bytes(self.raw[start:])
+        at = written.find(b"Fatal Python error")
+        if at < 0:
+            return ""
+        return "\n\nthe TUI's threads when the wait timed out:\n" + written[at:].decode("utf-8", "replace").replace(
+            "\r", "")
 
     # -- ending -----------------------------------------------------------------------------
 
