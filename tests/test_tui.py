@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from tui_helpers import (ERAS, MCP_TUI, TESTSERVER, needs_pty, one_tool_server, open_tool,  # noqa: F401
-                         quit_from_main, server_command, tui, wait_for_form)  # tui: a fixture
+                         quit_from_main, server_command, tui, wait_for_form, wait_for_progress)  # tui: a fixture
 
 import mcp_tui
 import testserver
@@ -104,7 +104,7 @@ def test_execute_shows_progress_then_the_result(tui):
     open_tool(screen, "long_operation")
     screen.send("tab", "backspace", "backspace", "2", "0", "0")  # step_ms = 200
     screen.send("ctrl-x")
-    screen.wait_for("progress 1/3")
+    wait_for_progress(screen, 3)
     screen.wait_for("Done after 3 steps")
 
 

@@ -6,7 +6,8 @@ import json
 import pytest
 
 from conftest import wait_for
-from tui_helpers import ERAS, needs_pty, one_tool_server, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
+from tui_helpers import (ERAS, needs_pty, one_tool_server, open_tool, server_command, tui,
+                         wait_for_progress)  # noqa: F401 (tui: a fixture)
 
 import mcp_tui
 
@@ -142,7 +143,7 @@ def test_ctrl_c_cancels_a_running_call_and_the_server_is_told(tui, tmp_path, era
     open_tool(screen, "long_operation")
     screen.send("backspace", "1000", "tab", "backspace", "backspace", "500")  # far too long to wait
     screen.send("ctrl-x")
-    screen.wait_for("progress 1/1000")
+    wait_for_progress(screen, 1000)
     screen.send("ctrl-c")
     screen.wait_for(lambda t: "cancelled" in t.split("-- Result")[1], what="the call cancelled")
     assert "Tool: long_operation" in screen.title_line()  # Ctrl+C stopped the call, not the app
@@ -274,7 +275,7 @@ def test_ctrl_c_cancels_a_call_over_http(tui, start_server, era):
     open_tool(screen, "long_operation")
     screen.send("backspace", "1000", "tab", "backspace", "backspace", "500")
     screen.send("ctrl-x")
-    screen.wait_for("progress 1/1000")
+    wait_for_progress(screen, 1000)
     screen.send("ctrl-c")
     screen.wait_for(lambda t: "cancelled" in t.split("-- Result")[1], what="the call cancelled")
     cancelled = [r for r in server.records() if (r.get("message") or {}).get("method") == "notifications/cancelled"]

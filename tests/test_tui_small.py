@@ -3,7 +3,8 @@ resize; / starts a new filter that stays on its tab; a status goes with its scre
 history re-runs a call or loads it back into the form; q asks while calls run."""
 import re
 
-from tui_helpers import needs_pty, one_tool_server, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
+from tui_helpers import (needs_pty, one_tool_server, open_tool, server_command, tui,  # noqa: F401 (tui: a fixture)
+                         wait_for_progress)
 
 SMALL = {"columns": 80, "rows": 24}
 MANY = {"name": "many", "inputSchema": {"type": "object", "properties": {
@@ -93,7 +94,7 @@ def test_q_asks_before_quitting_while_a_call_runs(tui):
     open_tool(screen, "long_operation")
     screen.send("backspace", "1000", "tab", "backspace", "backspace", "500")
     screen.send("ctrl-x")
-    screen.wait_for("progress 1/1000")
+    wait_for_progress(screen, 1000)
     screen.send("esc")  # the call goes on
     screen.wait_for(lambda t: "Tool: long_operation" not in screen.title_line(), what="the main screen")
     screen.send("q")

@@ -290,6 +290,12 @@ def open_tool(screen, name):
     wait_for_tool_form(screen, name)
 
 
+def wait_for_progress(screen, total):
+    """A call's progress on screen, at any step: frames show the latest step only, and on a
+    loaded machine the first may have passed before a frame showed it."""
+    screen.wait_for(lambda text: re.search(r"progress \d+/%d\b" % total, text), what="progress of %d steps" % total)
+
+
 def wait_for_tool_form(screen, name):
     """The form of tool ``name`` is drawn whole. The title comes first in a frame and the key
     hints last: waiting on both sees the rows between drawn too (CI once read the hints line
