@@ -18285,7 +18285,7 @@ def main(argv=None):
     utf8_when_redirected((sys.stdout, sys.stderr))
     if argv[:1] == [KEEPER_FLAG]:
         return run_keeper()
-    if argv == ["--version"]:  # as argparse prints it, without building the parser (a quarter of the run)
+    if argv == ["--version"]:  # as argparse prints it, without building the parser (a sixth of the run)
         print(VERSION_LINE)
         return EXIT_OK
     output = Output("json" if wants_json(argv) else "text")
