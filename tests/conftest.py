@@ -98,15 +98,22 @@ class CliResult(object):
 
 
 @pytest.fixture
-def state_dir(tmp_path):
+def state_dir():
     """A private task-ledger directory for one test. Sessions a test left open (a stdio
-    task started without --wait keeps its server in a background keeper) are closed."""
-    path = tmp_path / "state"
-    path.mkdir()
+    task started without --wait keeps its server in a background keeper) are closed.
+    Its path is short, in the system's temporary directory rather than under tmp_path: a
+    keeper's Unix socket lives in it, and a socket's path may not pass ~104 bytes, which
+    pytest's tmp_path does once its run number reaches 1000 (the keeper then falls back to
+    a loopback port, and the tests that check the socket fail)."""
+    import shutil
+    import tempfile
+
+    path = Path(tempfile.mkdtemp(prefix="mcp-tui-state-"))
     yield path
     if (path / "sessions.json").exists():
         subprocess.run(MCP_TUI_PROCESS + ["session", "close", "--all"], capture_output=True, timeout=60,
                        env=dict(os.environ, MCP_TUI_STATE_DIR=str(path)))
+    shutil.rmtree(str(path), ignore_errors=True)
 
 
 def pytest_addoption(parser, pluginmanager):
