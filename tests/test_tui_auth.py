@@ -2,42 +2,17 @@
 has its own screen with a countdown that Esc cancels, and the server tab shows what was
 granted, never the token."""
 import json
-import sys
 
 import pytest
 
-from tui_helpers import TuiSession
+from tui_helpers import needs_pty, tui  # noqa: F401 (tui: a fixture)
 
 from test_auth import BROWSER
-
-needs_pty = pytest.mark.skipif(sys.platform == "win32", reason="the TUI tests drive a POSIX pseudo-terminal")
-
-
-@pytest.fixture
-def state(tmp_path):
-    path = tmp_path / "state"
-    path.mkdir(mode=0o700)
-    return path
-
-
-@pytest.fixture
-def tui(state):
-    pytest.importorskip("pyte")
-    started = []
-
-    def start(*args, env=None, **options):
-        session = TuiSession(list(args), env=dict(env or {}, MCP_TUI_STATE_DIR=str(state)), **options)
-        started.append(session)
-        return session
-
-    yield start
-    for session in started:
-        session.close()
 
 
 @needs_pty
 @pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
-def test_the_tui_authorizes_and_shows_the_grant_without_the_token(tui, start_server, state, era):
+def test_the_tui_authorizes_and_shows_the_grant_without_the_token(tui, start_server, state_dir, era):
     server = start_server("--auth")
     screen = tui("--url", server.url, "--protocol-version", era, env={"BROWSER": BROWSER})
     screen.wait_for("Tools (")
@@ -45,7 +20,7 @@ def test_the_tui_authorizes_and_shows_the_grant_without_the_token(tui, start_ser
     screen.wait_for("Authorized:   at http://127.0.0.1:")
     text = screen.text()
     assert "expires in" in text and "scope " in text
-    stored = json.loads((state / "auth.json").read_text())["tokens"].values()
+    stored = json.loads((state_dir / "auth.json").read_text())["tokens"].values()
     tokens = [token[name] for token in stored for name in ("accessToken", "refreshToken") if token.get(name)]
     assert tokens and not any(token in text for token in tokens)
 

@@ -255,15 +255,15 @@ class TuiSession(object):
 
 
 @pytest.fixture
-def tui(tmp_path):
-    """tui(*args, columns=, rows=, cwd=, env=) -> a running TuiSession; all are closed after the test."""
+def tui(state_dir):
+    """tui(*args, columns=, rows=, cwd=, env=) -> a running TuiSession; all are closed after the
+    test. Their state directory is the test's ``state_dir`` (conftest: short enough for a
+    keeper's socket)."""
     pytest.importorskip("pyte")
     started = []
-    state = tmp_path / "state"
-    state.mkdir()
 
     def start(*args, **options):
-        env = dict(options.pop("env", None) or {}, MCP_TUI_STATE_DIR=str(state))
+        env = dict(options.pop("env", None) or {}, MCP_TUI_STATE_DIR=str(state_dir))
         session = TuiSession(list(args), env=env, **options)
         started.append(session)
         return session

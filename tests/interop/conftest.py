@@ -110,6 +110,11 @@ ZYGOTE = INTEROP_DIR / "peer_zygote.py"
 ZYGOTE_VOLATILE = ["PYTEST_CURRENT_TEST"]  # differs from test to test; no peer library reads it on import
 
 
+def direct_argv(python, script, *args):
+    """A peer's stdio command line as its own interpreter runs it, without a zygote."""
+    return [str(python), str(script)] + [str(arg) for arg in args]
+
+
 def zygotes_possible():
     """Whether peer_zygote.py can serve here: POSIX fork and AF_UNIX fd passing, not turned off."""
     return (os.environ.get("MCP_TUI_PEER_ZYGOTE", "1") != "0" and os.name == "posix"
@@ -130,7 +135,7 @@ class PeerZygotes:
         self._running = {}  # (python, script) -> (process, directory, log), or None if it could not start
 
     def argv(self, python, script, *args):
-        direct = [str(python), str(script)] + [str(arg) for arg in args]
+        direct = direct_argv(python, script, *args)
         directory = self._directory(str(python), str(script)) if self.enabled else None
         if directory is None:
             return direct

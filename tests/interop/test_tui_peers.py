@@ -8,7 +8,7 @@ import shlex
 import pytest
 from tui_helpers import needs_pty, open_tool, tui, wait_for_form  # noqa: F401 (tui: a fixture)
 
-from .conftest import _start_peer
+from .conftest import _start_peer, direct_argv
 from .interop_helpers import FASTMCP_SERVER, SDK_SERVER
 from .test_interop_auth import BROWSER
 from .test_interop_everything import everything_bin
@@ -53,7 +53,7 @@ def test_fastmcp_tasks_from_the_tui(tui, fastmcp_python):
     """A task-only tool: the plain call points at Ctrl+T, task mode follows it to its result,
     an input request inside a task opens a form, and the tasks screen cancels a slow job.
     (The peer starts directly: the TUI's environment is not the one the peer zygote serves.)"""
-    screen = tui(shlex.join([str(fastmcp_python), str(FASTMCP_SERVER), "--transport", "stdio"]), **SMALL)
+    screen = tui(shlex.join(direct_argv(fastmcp_python, FASTMCP_SERVER, "--transport", "stdio")), **SMALL)
     screen.wait_for("Tools (7)")
     open_tool(screen, "render_report")
     screen.send("ctrl-x")
