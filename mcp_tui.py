@@ -11494,7 +11494,8 @@ _mcp_tui_reply() {
         return
     fi
     if [ "$command $sub" = "tool call" ] && [ -z "$named" ]; then
-        reply=($("$_mcp_tui_program" completion tool-names 2>/dev/null))
+        # one name a line, each kept as it is: no word splitting, no globbing, never evaluated
+        while IFS= read -r w; do reply+=("$w"); done < <("$_mcp_tui_program" completion tool-names 2>/dev/null)
     fi
 }
 """
@@ -11506,7 +11507,11 @@ _mcp_tui() {
     if [ -n "$_mcp_tui_files" ]; then
         COMPREPLY=($(compgen -f -- "${COMP_WORDS[COMP_CWORD]}"))
     else
-        COMPREPLY=($(compgen -W "${reply[*]}" -- "${COMP_WORDS[COMP_CWORD]}"))
+        # not compgen -W: it expands $(...), `...` and ${...} in its word list, and the tool
+        # names come from a server
+        local w cur="${COMP_WORDS[COMP_CWORD]}"
+        COMPREPLY=()
+        for w in "${reply[@]}"; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done
     fi
 }
 complete -F _mcp_tui mcp-tui
@@ -11529,7 +11534,9 @@ compdef _mcp_tui mcp-tui
 
 def cached_tool_names():
     """The tool names of the server whose tools/list a command kept last in cache.json
-    (2026-07-28 servers that say how long a list stays fresh; stale ones still name tools)."""
+    (2026-07-28 servers that say how long a list stays fresh; stale ones still name tools),
+    those made only of COMPLETED_TOOL_NAME's characters: a server chose them, and they reach
+    a shell."""
     try:
         entries = JsonStateFile(os.path.join(state_directory(), "cache.json"), valid_cache_entry,
                                 durable=False).read()
@@ -11540,8 +11547,14 @@ def cached_tool_names():
         return []
     server = max(lists, key=lambda item: item[1]["expires"])[0]
     return sorted({tool["name"] for key, entry in lists if key == server for tool in entry["result"].get("tools") or ()
-                   if isinstance(tool, dict) and isinstance(tool.get("name"), str) and tool["name"].strip()
-                   and not any(c.isspace() for c in tool["name"])})
+                   if isinstance(tool, dict) and isinstance(tool.get("name"), str)
+                   and re.match(COMPLETED_TOOL_NAME, tool["name"])})
+
+
+# The tool names a completion script offers: a shell has no special meaning for any of these
+# characters (a name outside them is left out, never quoted: the scripts insert words as they are),
+# and a leading dash would read as an option.
+COMPLETED_TOOL_NAME = r"[A-Za-z0-9_./][A-Za-z0-9_./-]*\Z"
 
 
 COMMAND_ALIASES = {"tools": "tool", "resources": "resource", "prompts": "prompt", "tasks": "task", "skills": "skill"}

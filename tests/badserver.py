@@ -26,6 +26,7 @@ One file, standard library only, Python 3.8+.
                              stderr-lines): how many (default 20000)
       --status N             echo-secrets over HTTP: 0 (a JSON-RPC error, the default), 401 or 500
       --task-id ID           odd-task-id: the task ID slow_task creates
+      --name NAME            odd-names: a tool, prompt, resource and template of this name (repeatable)
       --elicit-url URL       url-elicit, url-required: the URL the elicitation asks the client to open
       --pid-file FILE        spawn-child: where the child's pid goes
 
@@ -125,6 +126,8 @@ MODES = {
                     "(HTTP: --status says how)",
     "retry-after": "HTTP: the first --times tools/list answer 429 with Retry-After: 1",
     "odd-task-id": "slow_task creates the task --task-id",
+    "odd-names": "2026-07-28: tools/list (with ttlMs, so that it is cached), prompts/list, resources/list and "
+                 "resources/templates/list also name one item for each --name",
     "url-elicit": "2025-11-25: tools/call echo first asks the client to open --elicit-url",
     "url-required": "2025-11-25: tools/call echo fails with -32042, whose data asks to open --elicit-url",
     "spawn-child": "stdio: start a child process that sleeps (its pid in --pid-file)",
@@ -608,6 +611,9 @@ class App(object):
                 {"name": "surrogate", "description": "lone \ud800 surrogate", "inputSchema": {"type": "object"}},
             ]
             tools += hostile_tools
+        if self.mode == "odd-names":
+            tools += [{"name": name, "description": "an odd name", "inputSchema": {"type": "object"}}
+                      for name in self.opts.name]
         return tools
 
     def m_tools_list(self, message, wire, faulty):
@@ -623,6 +629,8 @@ class App(object):
             if cursor is None:
                 return self.result(message["id"], {"tools": tools[:1], "nextCursor": "page-2"})
             wire.crash(1, "badserver: out of memory while listing page 2")
+        if self.mode == "odd-names":  # cached, as `completion tool-names` reads them
+            return self.result(message["id"], {"tools": tools, "ttlMs": 60000, "cacheScope": "public"})
         return self.result(message["id"], {"tools": tools})
 
     def echo(self, wire):
@@ -886,11 +894,15 @@ class App(object):
             resources.append({"uri": "test://" + HOSTILE, "name": self.hostile("RES-NAME"),
                               "title": self.hostile("RES-TITLE"), "description": self.hostile("RES-DESC"),
                               "mimeType": self.hostile("text/plain")})
+        if self.mode == "odd-names":
+            resources += [{"uri": "test://odd/" + name, "name": name} for name in self.opts.name]
         return self.result(message["id"], {"resources": resources})
 
     def m_resources_templates_list(self, message, wire, faulty):
-        return self.result(message["id"], {"resourceTemplates": [
-            {"uriTemplate": self.hostile("test://{id}"), "name": self.hostile("TEMPLATE")}]})
+        templates = [{"uriTemplate": self.hostile("test://{id}"), "name": self.hostile("TEMPLATE")}]
+        if self.mode == "odd-names":
+            templates += [{"uriTemplate": "test://odd/" + name + "/{id}", "name": name} for name in self.opts.name]
+        return self.result(message["id"], {"resourceTemplates": templates})
 
     def m_resources_read(self, message, wire, faulty):
         uri = (message.get("params") or {}).get("uri")
@@ -903,7 +915,9 @@ class App(object):
             {"name": "p", "description": self.hostile("PROMPT-DESC"),
              # optional: mcp-tui refuses a prompt get that lacks a required argument before sending;
              # "a" is one a command line can name (`complete prompt p a=x`: names are checked first)
-             "arguments": [{"name": self.hostile("ARG"), "required": False}, {"name": "a", "required": False}]}]})
+             "arguments": [{"name": self.hostile("ARG"), "required": False}, {"name": "a", "required": False}]}] +
+            ([{"name": name, "arguments": [{"name": name}]} for name in self.opts.name] if self.mode == "odd-names"
+             else [])})
 
     def m_prompts_get(self, message, wire, faulty):
         return self.result(message["id"], {"description": self.hostile("PROMPT-GET-DESC"), "messages": [
@@ -1154,6 +1168,7 @@ def main(argv=None):
     parser.add_argument("--count", type=int, default=20000)
     parser.add_argument("--status", type=int, default=0)
     parser.add_argument("--task-id", default="-rf")
+    parser.add_argument("--name", action="append", default=[])
     parser.add_argument("--elicit-url", default="https://example.com/")
     parser.add_argument("--pid-file")
     opts = parser.parse_args(argv)

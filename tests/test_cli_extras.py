@@ -11,6 +11,8 @@ import pytest
 
 from conftest import MCP_TUI_PROCESS, ROOT, stdio_command
 
+BADSERVER = ROOT / "tests" / "badserver.py"
+
 FETCH_URL = ROOT / "tests" / "interop" / "fetch_url.py"
 BROWSER = "%s %s %%s" % (sys.executable, FETCH_URL)  # a "browser" that follows the authorization URL
 
@@ -233,6 +235,40 @@ def test_bash_completion_offers_the_tool_names_of_the_last_connection(cli, state
     assert "echo" in names and "get_image" in names
     assert bash_completions(state_dir, "--url", "http://127.0.0.1:9/mcp", "tool", "call", "get_i") == ["get_image"]
     assert bash_completions(state_dir, "tool", "call", "echo", "") == []  # the arguments are the tool's
+
+
+def poisoned_tool_names(tmp_path):
+    """Tool names a server may choose that run a command where a shell evaluates them (each
+    touches its own mark file), and names that are only odd."""
+    marks = [tmp_path / ("mark%d" % n) for n in range(4)]
+    names = ["${IFS}x$(touch${IFS}%s)" % marks[0], "$(touch${IFS}%s)" % marks[1], "`touch${IFS}%s`" % marks[2],
+             "x;touch${IFS}%s" % marks[3], "*", "a'b", 'a"b', "-rf", "~root", "two\nlines"]
+    return marks, names
+
+
+def test_bash_completion_runs_nothing_a_server_named(cli, state_dir, tmp_path):
+    """A 2026-07-28 server's cached tool names reach `tool call <TAB>`: the words are data. Names
+    outside A-Za-z0-9_.-/ are not offered at all; safe ones still complete."""
+    marks, names = poisoned_tool_names(tmp_path)
+    server = stdio_command("--mode", "odd-names", *["--name=" + name for name in names + ["safe.name/x-1"]],
+                           script=BADSERVER)
+    assert cli(server, "tool", "list").code == 0
+    tool_names = cli("completion", "tool-names")
+    assert tool_names.code == 0, tool_names
+    assert tool_names.out.split() == ["echo", "safe.name/x-1", "slow_task"], tool_names
+    for typed in ("", "$", "`", "x", "s"):
+        offered = bash_completions(state_dir, "tool", "call", typed)
+        assert offered == [name for name in ["echo", "safe.name/x-1", "slow_task"] if name.startswith(typed)], typed
+    assert [mark for mark in marks if mark.exists()] == []
+
+
+def test_every_completion_script_treats_the_words_it_offers_as_data(cli):
+    """No script hands the words `completion tool-names` prints to something that evaluates
+    them: bash filters with [[ ]] (never compgen -W over them), zsh gives them to compadd as
+    they are, fish reads them from a command substitution."""
+    bash = cli("completion", "bash").out
+    assert "$(compgen -W" not in bash and '[[ $w == "$cur"* ]]' in bash
+    assert 'reply=($("$_mcp_tui_program"' not in bash  # no word splitting or globbing of what it printed
 
 
 @pytest.mark.parametrize("shell", ["zsh", "fish"])
