@@ -9595,21 +9595,43 @@ def powershell_double_quoted(text):
     return "".join(pieces)
 
 
+class UnwritableWord(ValueError):
+    """A word the user's shell cannot be given exactly: the command is not printed as one."""
+
+
 def cmd_word(word):
-    """``word`` for cmd.exe: bare where neither cmd nor a .cmd shim would split or expand
-    it, else "..." as the C runtime reads argv (\\" for a quote, backslashes before one
-    doubled). cmd cannot type control characters at all: such a word is left to
-    shell_word's $'...' escapes, which at least show it exactly. (A %NAME% inside quotes is
-    still expanded by an interactive cmd; there is no escape for it there.)"""
-    if re.match(r"[\w./:\\+@-]+\Z", word):
+    """``word`` for cmd.exe, exactly: bare where cmd would neither split nor expand it, else
+    as cmd_quoted writes it. UnwritableWord where cmd_writable says it cannot be."""
+    if re.match(r"[\w./:\\+@-]+\Z", cmd_writable(word)):
         return word
-    quoted = re.sub(r'(\\*)"', lambda match: match.group(1) * 2 + '\\"', word)
-    return '"' + re.sub(r"(\\+)\Z", lambda match: match.group(1) * 2, quoted) + '"'
+    return cmd_quoted(word)
+
+
+def cmd_quoted(text):
+    """``text`` in cmd.exe's "...", a quote written "": the C runtime that reads mcp-tui's argv
+    takes "" inside quotes for one quote, and cmd, which knows no escape there, stays inside
+    the quotes, where & | < > ^ ( ) are plain characters. Backslashes before a quote, and
+    before the closing one, are doubled (the C runtime halves them there)."""
+    return '"' + re.sub(r'(\\*)("|\Z)', lambda match: match.group(1) * 2 + match.group(2) * 2, text) + '"'
+
+
+def cmd_writable(text, word=None):
+    """``text``, or UnwritableWord: cmd.exe expands %NAME% inside quotes too (and !NAME! under
+    delayed expansion) with no escape that works there, and cannot type control characters.
+    ``word``: the word ``text`` is part of, which the message names."""
+    if "%" in text or "!" in text:
+        why = "%s, which cmd.exe expands even inside quotes" % " and ".join(c for c in "%!" if c in text)
+    elif not (text.isprintable() and clean(text) == text):
+        why = "characters cmd.exe cannot type"
+    else:
+        return text
+    raise UnwritableWord("%s holds %s" % (json.dumps(text if word is None else word), why))
 
 
 def shell_word(word, shell=None):
     """``word`` for the user's shell (user_shell, or ``shell``): PowerShell and cmd.exe as
-    powershell_word and cmd_word write it; a POSIX shell exactly: shlex.quote, or $'...'
+    powershell_word and cmd_word write it (UnwritableWord where cmd.exe cannot be given it
+    exactly: the caller says why instead of printing a command); a POSIX shell exactly: shlex.quote, or $'...'
     with escapes when it holds characters a terminal would not show (controls, bidi
     overrides), since cleaning them out of a printed command would make it name something
     else."""
@@ -9619,7 +9641,7 @@ def shell_word(word, shell=None):
     printable = word.isprintable() and clean(word) == word
     if shell == "powershell":
         return powershell_word(word)
-    if shell == "cmd" and printable:
+    if shell == "cmd":
         return cmd_word(word)
     if printable:
         return shlex.quote(word)
@@ -9655,7 +9677,9 @@ def shell_config_word(word, shell=None):
         texts = [powershell_double_quoted(text) for text in parts[0::3]]
         return '"%s%s"' % ("".join(text + "${env:%s}" % name for text, name in zip(texts, parts[1::3])), texts[-1])
     if shell == "cmd":
-        return cmd_word(re.sub(CONFIG_VARIABLE, r"%\1%", word))
+        for text in re.split(CONFIG_VARIABLE, word)[0::3]:  # text, name, default, text, ...
+            cmd_writable(text, word)
+        return cmd_quoted(re.sub(CONFIG_VARIABLE, r"%\1%", word))
     pieces, start = [], 0
     for match in re.finditer(CONFIG_VARIABLE, word):
         if match.start() > start:
@@ -11297,9 +11321,12 @@ def parse_command_line(argv):
 
 def quote_server_hint(server_words, command_words):
     """A stdio server's command line split into words: how to give it as one."""
-    server = " ".join(shell_word(word) for word in server_words)
-    return "quote the server's whole command line as one argument: mcp-tui %s %s" % (
-        shell_word(server), " ".join(shell_word(word) for word in command_words))
+    advice = "quote the server's whole command line as one argument"
+    try:
+        server = " ".join(shell_word(word) for word in server_words)
+        return "%s: mcp-tui %s %s" % (advice, shell_word(server), " ".join(shell_word(word) for word in command_words))
+    except UnwritableWord:  # cmd.exe would expand a % or ! in it: the advice, without the command
+        return advice
 
 
 def parse_common_command_line(argv):
@@ -12107,7 +12134,7 @@ class TaskCommands(CliCommands):
                 self.out.text("Task %s created: %s\nPoll:   %s\nResult: %s" % (
                     task.task_id, task.status_line(), self.task_command("get", task.task_id),
                     self.task_command("result", task.task_id)))
-                if shell_word(task.task_id).startswith("$'"):
+                if user_shell() == "posix" and shell_word(task.task_id, "posix").startswith("$'"):
                     self.out.notice("note: the task ID holds control characters; the commands above write them "
                                     "as $'...' escapes, exactly")
             else:
@@ -12154,7 +12181,10 @@ class TaskCommands(CliCommands):
                 words += ["--transport", "sse"]
             if spec.protocol != "auto":
                 words += ["--protocol-version", spec.protocol]
-        return command_line(words, ["task", action], [task_id])
+        try:
+            return command_line(words, ["task", action], [task_id])
+        except UnwritableWord as exc:  # the task exists: say why there is no command to run
+            return "(none for cmd.exe: %s; PowerShell can run it)" % exc
 
     def follow(self, tasks, task_id, last_status=None):
         deadline = min(time.monotonic() + self.opts.timeout, self.cli.deadline or float("inf"))
@@ -15019,7 +15049,12 @@ class ToolScreen(FieldScreen):
         arguments = self.collect(required=False)
         if arguments is None:
             return
-        command = tool_call_command(self.app.session.spec, self.tool, arguments, self.task_mode)
+        try:
+            command = tool_call_command(self.app.session.spec, self.tool, arguments, self.task_mode)
+        except UnwritableWord as exc:  # nothing that would run something else goes to the clipboard
+            self.output.set_text("No equivalent command for cmd.exe: %s. PowerShell can run it." % exc)
+            self.app.say("Not copied: %s" % exc, True)
+            return
         copied = self.app.copy_to_clipboard(command)
         self.output.set_text("Equivalent command (%s):\n%s" % (COPIED if copied else NOT_COPIED, command))
         self.app.say(("Copied: " if copied else NOT_COPIED.capitalize() + ": ") + command)

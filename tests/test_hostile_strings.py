@@ -318,7 +318,8 @@ def created_commands(result):
 
 
 @pytest.mark.skipif(os.name == "nt" or not os.path.exists("/bin/bash"), reason="runs the printed command in bash")
-@pytest.mark.parametrize("task_id", ["-rf", "--help", "a\x1b[31mb\x07c", "it's \u202eevil"])
+@pytest.mark.parametrize("task_id", ["-rf", "--help", "a\x1b[31mb\x07c", "it's \u202eevil", 'x" & echo INJECTED & rem "',
+                                     "$(echo INJECTED) `echo INJECTED` ${IFS}", "%PATH% !x! ^& \\\" ;|", "a\nb"])
 def test_a_printed_task_command_runs_as_printed(run, http_server, state_dir, task_id):
     server = http_server(MODERN, "--mode", "odd-task-id", "--task-id=" + task_id)  # the last --mode wins
     result = run("--url", server.url, "tool", "call", "slow_task", "--task")

@@ -413,7 +413,7 @@ WINDOWS_SHELLS = {"powershell": "C:\\Users\\ada\\Documents\\WindowsPowerShell\\M
 
 @pytest.mark.parametrize("shell, expected", [
     ("powershell", "mcp-tui 'python.exe srv.py' --task --wait tool call add a:=1 's=it''s \"x\" $HOME' 'n:=\"@file\"'"),
-    ("cmd", 'mcp-tui "python.exe srv.py" --task --wait tool call add "a:=1" "s=it\'s \\\"x\\\" $HOME" "n:=\\\"@file\\\""'),
+    ("cmd", 'mcp-tui "python.exe srv.py" --task --wait tool call add "a:=1" "s=it\'s ""x"" $HOME" "n:=""@file"""'),
 ])
 def test_on_windows_a_copied_command_is_quoted_for_the_shell_the_user_is_in(monkeypatch, shell, expected):
     """Windows: PowerShell (its own module folder in PSModulePath) or cmd.exe (only the system's)."""
@@ -430,12 +430,99 @@ def test_on_windows_a_copied_command_is_quoted_for_the_shell_the_user_is_in(monk
         "powershell": "mcp-tui task get '--' -t1", "cmd": "mcp-tui task get -- -t1"}[shell]
 
 
+def crt_argv(line):
+    """The words the Windows C runtime (UCRT's parse_cmdline, which python.exe uses) reads
+    from a command line: 2n backslashes and a quote give n backslashes and a quote that
+    opens or closes, or inside quotes "" one quote; 2n+1 and a quote, n and a quote."""
+    words, word, quoted, index, started = [], [], False, 0, False
+    while index < len(line):
+        char = line[index]
+        if char in " \t" and not quoted:
+            if started:
+                words.append("".join(word))
+            word, started = [], False
+            index += 1
+            continue
+        started = True
+        backslashes = 0
+        while index < len(line) and line[index] == "\\":
+            backslashes += 1
+            index += 1
+        if index < len(line) and line[index] == '"':
+            word.append("\\" * (backslashes // 2))
+            if backslashes % 2:
+                word.append('"')
+            elif quoted and line[index + 1:index + 2] == '"':
+                word.append('"')
+                index += 1
+            else:
+                quoted = not quoted
+            index += 1
+            continue
+        word.append("\\" * backslashes)
+        if backslashes == 0:
+            word.append(char)
+            index += 1
+    if started:
+        words.append("".join(word))
+    return words
+
+
+def cmd_sees_unquoted(line):
+    """The characters of a line that cmd.exe reads outside quotes (a " toggles, always)."""
+    outside, quoted = [], False
+    for char in line:
+        if char == '"':
+            quoted = not quoted
+        elif not quoted:
+            outside.append(char)
+    return "".join(outside)
+
+
+CMD_HOSTILE = ['x" & echo INJECTED & rem "', '5" screen & echo PWNED', 'a\\"b', 'C:\\dir with\\', 'C:\\dir\\',
+               '""', "", "^&|<>()", 'a b\\\\', '\\\\"" & calc', "it's", "$(id) `id`", '"&"', "\u00e9 \u4e2d"]
+
+
+@pytest.mark.parametrize("word", CMD_HOSTILE)
+def test_a_word_for_cmd_reaches_the_program_exactly_and_cmd_runs_none_of_it(word):
+    line = mcp_tui.shell_word(word, "cmd")
+    assert crt_argv("mcp-tui " + line) == ["mcp-tui", word], line
+    assert not set(cmd_sees_unquoted(line)) & set('&|<>^()%!\n'), line
+    spaced = mcp_tui.command_line([], ["task", "get"], [word, word], shell="cmd")
+    assert crt_argv(spaced) == ["mcp-tui", "task", "get", word, word], spaced
+
+
+@pytest.mark.parametrize("word, why", [("%PATH%", "holds %, which cmd.exe expands"), ("a!b!", "holds !, which"),
+                                       ("50% & !x", "% and !"), ("a\nb", "characters cmd.exe cannot type")])
+def test_a_word_cmd_would_expand_is_not_written_for_cmd(word, why):
+    with pytest.raises(mcp_tui.UnwritableWord, match=why):
+        mcp_tui.command_line([], ["task", "get"], [word], shell="cmd")
+    with pytest.raises(mcp_tui.UnwritableWord, match=why):
+        mcp_tui.shell_config_word(mcp_tui.ConfigWord("${HOME}" + word), "cmd")
+    assert mcp_tui.shell_config_word(mcp_tui.ConfigWord('a "${HOME}" b\\'), "cmd") == '"a ""%HOME%"" b\\\\"'
+
+
+@pytest.mark.parametrize("word", CMD_HOSTILE + ["%PATH%", "a!b!", "$env:PATH", "'; calc; '", "\u2018x\u2019"])
+def test_a_word_for_powershell_is_literal(word):
+    """PowerShell expands nothing in '...' (a quote, curly ones too, doubled); the rest is bare
+    only when argument mode keeps it as it is."""
+    import re
+
+    line = mcp_tui.shell_word(word, "powershell")
+    if line.startswith("'"):
+        assert line.endswith("'") and re.sub("(['\u2018\u2019\u201a\u201b])\\1", r"\1", line[1:-1]) == word, line
+    else:
+        assert re.match(r"[A-Za-z_/\\][\w./:=\\+-]*\Z", line) and line == word, line
+
+
 def test_windows_quoting_keeps_every_word_exact():
     words = ["1e3", "--x=a.b", "@dev", "--url", "C:\\dir with\\", "\u2019q", "a\x1bb"]
     assert [mcp_tui.shell_word(word, "powershell") for word in words] == [
         "'1e3'", "'--x=a.b'", "'@dev'", "--url", "'C:\\dir with\\'", "'\u2019\u2019q'", '"a$([char]0x001b)b"']
-    assert [mcp_tui.shell_word(word, "cmd") for word in words] == [
-        "1e3", '"--x=a.b"', "@dev", "--url", '"C:\\dir with\\\\"', '"\u2019q"', "$'a\\x1bb'"]
+    assert [mcp_tui.shell_word(word, "cmd") for word in words[:-1]] == [
+        "1e3", '"--x=a.b"', "@dev", "--url", '"C:\\dir with\\\\"', '"\u2019q"']
+    with pytest.raises(mcp_tui.UnwritableWord, match="characters cmd.exe cannot type"):
+        mcp_tui.shell_word(words[-1], "cmd")
     header = mcp_tui.ConfigWord("X-Key: ${KEY:-none} $x")
     assert mcp_tui.shell_config_word(header, "powershell") == '"X-Key: ${env:KEY} `$x"'
     assert mcp_tui.shell_config_word(header, "cmd") == '"X-Key: %KEY% $x"'
