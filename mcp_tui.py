@@ -898,6 +898,64 @@ def windows_program(argv, environ):
     return [found] + list(argv[1:]) if found else argv
 
 
+def windows_spawn(argv, environ):
+    """What Popen runs for a stdio server on Windows: (args, executable). A .cmd or .bat runs
+    under cmd.exe, which reads the whole command line again, where & | < > ^ ( ) % and quotes
+    mean something (BatBadBut): such a program gets batch_command_line, run by the system's
+    cmd.exe (not %ComSpec%, which anyone who sets the environment chooses)."""
+    if not argv[0].lower().endswith((".cmd", ".bat")):
+        return argv, None
+    system = environ.get("SystemRoot") or environ.get("SYSTEMROOT") or "C:\\Windows"
+    return batch_command_line(argv), system.rstrip("\\") + "\\System32\\cmd.exe"
+
+
+BATCH_PLAIN = frozenset("#$*+-./:?@\\_")  # ASCII that cmd.exe takes as it is, with letters and digits
+
+
+def batch_command_line(argv):
+    """cmd.exe's command line that runs the batch file argv[0] with argv[1:] intact, as Rust's
+    standard library writes it since BatBadBut (CVE-2024-24576): `cmd.exe /e:ON /v:OFF /d /c
+    ""SCRIPT" ARGS"`, no AutoRun, no !NAME! expansion; an argument holding anything but
+    letters, digits and #$*+-./:?@\\_ as cmd_quoted writes it, with each % written %%cd:~,%
+    (an empty substring of %cd%, so that no %NAME% is ever read). UsageError for what cannot
+    arrive intact: a line break (cmd ends the command there) or NUL in an argument, a quote
+    in the script's path or a path that ends in a backslash."""
+    script = argv[0]
+    if '"' in script or script.endswith("\\"):
+        raise UsageError("cannot run %s: a .cmd or .bat path may not hold a quote or end in a backslash"
+                         % json.dumps(script))
+    words = ['"%s"' % script]
+    for arg in argv[1:]:
+        if any(c in arg for c in "\r\n\x00"):
+            raise UsageError("cannot pass the argument %s to %s intact: cmd.exe, which runs a .cmd or .bat, ends "
+                             "the command at a line break" % (json.dumps(arg), os.path.basename(script)))
+        if arg and not arg.endswith("\\") and all(
+                c.isalnum() or c in BATCH_PLAIN if c.isascii() else c.isprintable() for c in arg):
+            words.append(arg)
+        else:
+            words.append(cmd_quoted(arg.replace("%", "%%cd:~,%")))
+    return 'cmd.exe /e:ON /v:OFF /d /c "%s"' % " ".join(words)
+
+
+def stdio_creation_options(windows, console):
+    """Popen's options for a stdio server: a process group of its own, so that stopping it
+    stops its children (POSIX: a new session; Windows: CREATE_NEW_PROCESS_GROUP), and on
+    Windows where mcp-tui has no console (a session keeper runs detached), CREATE_NO_WINDOW:
+    Windows would give the server a console window of its own. (With a console the server
+    shares it, and the CTRL_BREAK that stops its group reaches it there.)"""
+    if not windows:
+        return {"start_new_session": True}
+    create_new_process_group, create_no_window = 0x00000200, 0x08000000  # as subprocess names them on Windows
+    return {"creationflags": create_new_process_group | (0 if console else create_no_window)}
+
+
+def windows_console():
+    """Whether this Windows process has a console (a detached keeper has none)."""
+    import ctypes
+
+    return bool(ctypes.WinDLL("kernel32").GetConsoleWindow())
+
+
 class Transport:
     """What every transport offers the channel and the session, with the defaults of one that
     lacks it: callers ask for a capability by its meaning, never probe or test a name."""
@@ -965,18 +1023,16 @@ class StdioTransport(Transport):
         self._channel = channel
         environ = dict(os.environ)
         environ.update(self.env or {})
-        new_group = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", None)  # Windows only
-        if new_group is not None:
-            group = {"creationflags": new_group}
-        else:
-            group = {"start_new_session": True} if os.name != "nt" else {}
+        windows = os.name == "nt"
+        args, program = windows_spawn(windows_program(self.argv, environ), environ) if windows else (self.argv, None)
+        options = stdio_creation_options(windows, windows and windows_console())
         spawned, self._spawned = {}, threading.Event()
 
         def spawn():
             try:
                 self.process = subprocess.Popen(
-                    windows_program(self.argv, environ), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE, env=environ, cwd=self.cwd, bufsize=-1, **group)
+                    args, executable=program, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, env=environ, cwd=self.cwd, bufsize=-1, **options)
             except BaseException as exc:  # the caller's to raise
                 spawned["error"] = exc
             finally:

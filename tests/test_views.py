@@ -515,6 +515,42 @@ def test_a_word_for_powershell_is_literal(word):
         assert re.match(r"[A-Za-z_/\\][\w./:=\\+-]*\Z", line) and line == word, line
 
 
+@pytest.mark.parametrize("args", [["mcp-remote", "https://h/mcp?a=1&b=2"], ["x&echo>file", "a|b", "(c)", "^d", "<e>"],
+                                  ["%PATH%", "100%", "!x!", "%%cd%%"], ['say "hi" & exit', 'C:\\dir with\\', "C:\\dir\\"],
+                                  ["", " ", "-y", "@scope/pkg@1.0", "\u00e9\u4e2d", "a,b;c=d"]])
+def test_a_batch_file_gets_each_argument_intact_and_cmd_runs_none_of_it(args):
+    """BatBadBut: what cmd.exe runs for npx.cmd ARGS. cmd reads the line once (expanding %NAME%,
+    acting on & | < > ^ ( ) outside quotes); the .cmd passes %* on to a program, whose C runtime
+    must read back exactly ARGS."""
+    line, program = mcp_tui.windows_spawn(["C:\\Program Files\\nodejs\\npx.cmd"] + args, {"SystemRoot": "C:\\Windows"})
+    assert program == "C:\\Windows\\System32\\cmd.exe"
+    prefix = 'cmd.exe /e:ON /v:OFF /d /c ""C:\\Program Files\\nodejs\\npx.cmd" '
+    assert line.startswith(prefix) and line.endswith('"'), line
+    rest = line[len(prefix):-1]  # what %* holds, before cmd's expansion
+    assert not set(cmd_sees_unquoted(rest)) & set("&|<>^()"), rest
+    assert "%" not in rest.replace("%%cd:~,%", ""), rest  # every % is one that expands to nothing
+    assert crt_argv("node " + rest.replace("%%cd:~,%", "%")) == ["node"] + args, rest
+
+
+def test_a_batch_file_argument_that_cannot_arrive_intact_is_refused():
+    for argv, message in [(["srv.cmd", "a\nb"], 'cannot pass the argument "a\\nb" to srv.cmd intact: cmd.exe'),
+                          (["srv.bat", "x\r"], "ends the command at a line break"),
+                          (['C:\\a"b\\srv.cmd'], "may not hold a quote or end in a backslash")]:
+        with pytest.raises(mcp_tui.UsageError) as refused:
+            mcp_tui.windows_spawn(argv, {})
+        assert message in refused.value.message
+    assert mcp_tui.windows_spawn(["C:\\node.exe", "a&b"], {}) == (["C:\\node.exe", "a&b"], None)  # no cmd.exe there
+
+
+def test_a_stdio_server_gets_no_window_where_mcp_tui_has_no_console():
+    """A session keeper runs detached (no console): Windows would open a console window for the
+    server it starts. The flags are those subprocess names CREATE_NEW_PROCESS_GROUP and
+    CREATE_NO_WINDOW on Windows."""
+    assert mcp_tui.stdio_creation_options(True, console=False) == {"creationflags": 0x00000200 | 0x08000000}
+    assert mcp_tui.stdio_creation_options(True, console=True) == {"creationflags": 0x00000200}
+    assert mcp_tui.stdio_creation_options(False, console=False) == {"start_new_session": True}
+
+
 def test_windows_quoting_keeps_every_word_exact():
     words = ["1e3", "--x=a.b", "@dev", "--url", "C:\\dir with\\", "\u2019q", "a\x1bb"]
     assert [mcp_tui.shell_word(word, "powershell") for word in words] == [

@@ -154,6 +154,43 @@ def test_a_cmd_file_by_bare_name_is_found_through_pathext(windows, tmp_path):
     assert ran.code == 0 and ran.out.startswith("pong from mcp-tui test server"), ran
 
 
+ARGS_SERVER = r"""import json, os, runpy, sys
+with open(os.environ["MCP_TEST_ARGS_FILE"], "w", encoding="utf-8") as out:
+    json.dump(sys.argv[1:], out)
+sys.argv = [sys.argv[0]]
+runpy.run_path(os.environ["MCP_TEST_SERVER"], run_name="__main__")
+"""
+
+
+def test_a_cmd_server_gets_every_argument_intact(windows, tmp_path):
+    """BatBadBut: `npx mcp-remote https://h/mcp?a=1&b=2` runs npx.cmd, under cmd.exe. Every
+    argument reaches the program the .cmd starts as it was given, and cmd runs none of it. (No
+    `%` here: Wine's cmd expands %NAME% again inside what %* substitutes, which cmd.exe does not;
+    test_views checks the %%cd:~,% escape, and Wine's cmd reads it right on the /c line.)"""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "args.py").write_text(ARGS_SERVER, encoding="utf-8")
+    (bin_dir / "srv.cmd").write_bytes(b'@python.exe "%s" %%*\r\n' % windows_path(bin_dir / "args.py").encode())
+    mark = tmp_path / "mark.txt"
+    args = ["mcp-remote", "https://h/mcp?a=1&b=2", "x&echo>%s" % windows_path(mark), 'say "hi" & exit',
+            "!PATH!", "(c) ^d <e> a|b", "C:\\dir\\", ""]
+    ran = windows.run("--cmd", "srv", *[word for arg in args for word in ("--args", arg)], "ping",
+                      env={"WINEPATH": windows_path(bin_dir), "MCP_TEST_ARGS_FILE": windows_path(tmp_path / "args.json"),
+                           "MCP_TEST_SERVER": windows_path(ROOT / "tests" / "testserver.py")})
+    assert ran.code == 0 and ran.out.startswith("pong from mcp-tui test server"), ran
+    assert json.loads((tmp_path / "args.json").read_text(encoding="utf-8")) == args
+    assert not mark.exists()
+
+
+def test_a_cmd_server_argument_with_a_line_break_is_refused(windows, tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "srv.cmd").write_bytes(b"@echo should not run\r\n")
+    ran = windows.run("--cmd", "srv", "--args", "a\nb", "ping", env={"WINEPATH": windows_path(bin_dir)})
+    assert ran.code == 2, ran
+    assert ran.err.startswith('mcp-tui: cannot pass the argument "a\\nb" to srv.cmd intact'), ran
+
+
 def test_bad_input_is_one_line_and_a_usage_exit_code(windows):
     unknown = windows.run(SERVER, "tool", "call", "no_such_tool")
     assert unknown.code == 2, unknown
