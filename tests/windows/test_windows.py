@@ -257,6 +257,55 @@ def test_http_in_both_eras_with_a_task(windows, start_server, era):
     assert result.code == 0 and "Q3 revenue" in result.out, result
 
 
+CMD_SHELL = {"PSModulePath": "C:\\Program Files\\WindowsPowerShell\\Modules;"
+                             "C:\\Windows\\system32\\WindowsPowerShell\\v1.0\\Modules"}  # what cmd.exe passes on
+RUN_IN_CMD = ("import subprocess, sys; line = open(sys.argv[1], encoding='utf-8').read(); "
+              "sys.exit(subprocess.call('cmd.exe /d /c ' + line, executable=r'C:\\windows\\system32\\cmd.exe'))")
+
+
+@pytest.fixture
+def odd_task_server(tmp_path):
+    from conftest import RunningServer
+
+    servers = []
+
+    def start(task_id):
+        servers.append(RunningServer(["--http", "127.0.0.1:0", "--mode", "odd-task-id", "--task-id", task_id],
+                                     tmp_path / "unused-record", script=ROOT / "tests" / "badserver.py"))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def test_the_poll_line_for_cmd_runs_in_cmd_as_printed(windows, odd_task_server, tmp_path):
+    """A server-chosen task ID `x" & echo INJECTED>MARK & rem "`: the `Poll:` line, written for
+    cmd.exe, run by cmd.exe, asks for that very task and runs nothing else."""
+    mark = tmp_path / "mark.txt"
+    task_id = 'x" & echo INJECTED>%s & rem "(^|<)' % windows_path(mark)
+    server = odd_task_server(task_id)
+    created = windows.run("--url", server.url, "tool", "call", "slow_task", "--task", env=CMD_SHELL)
+    assert created.code == 0, created
+    poll = re.search(r"^Poll:\s+(mcp-tui .*)$", created.out, re.M)
+    assert poll and '""' in poll.group(1), created
+    line = tmp_path / "poll.txt"
+    line.write_text(poll.group(1).replace("mcp-tui", "C:\\python311\\python.exe %s --format json"
+                                         % windows_path(ROOT / "mcp_tui.py"), 1), encoding="utf-8")
+    ran = windows.run("--python", "-c", RUN_IN_CMD, windows_path(line), env=CMD_SHELL)
+    assert ran.code == 0, ran
+    assert ran.json()["task"]["taskId"] == task_id, ran
+    assert not mark.exists()
+
+
+def test_a_task_id_cmd_would_expand_is_not_printed_as_a_cmd_command(windows, odd_task_server):
+    server = odd_task_server("50%PATH%!x!")
+    created = windows.run("--url", server.url, "tool", "call", "slow_task", "--task", env=CMD_SHELL)
+    assert created.code == 0, created
+    assert re.search(r'^Poll:\s+\(none for cmd\.exe: "50%PATH%!x!" holds % and !, which cmd\.exe expands even '
+                     r"inside quotes; PowerShell can run it\)$", created.out, re.M), created
+
+
 # -- kept sessions --------------------------------------------------------------------------------
 
 
