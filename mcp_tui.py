@@ -9701,17 +9701,31 @@ def shell_word(word, shell=None):
         return cmd_word(word)
     if printable:
         return shlex.quote(word)
+    return "$'" + escaped_unseen(word, "\\'") + "'"
+
+
+def escaped_unseen(text, special="\\"):
+    """``text`` on one line with every character a terminal would not show as an escape, as in
+    $'...' (and Python): \\n \\r \\t, other controls \\xNN, the rest clean() removes (bidi
+    overrides) and other unprintable ones \\uNNNN or \\UNNNNNNNN, and then each of ``special``
+    after a backslash, so that the escapes read back exactly; ``text`` as it is where nothing
+    needs one. A server's name shown so is data: it cannot start a line or hide a part of it."""
+    text = text if isinstance(text, str) else str(text)
+    if text.isprintable() and clean(text) == text:
+        return text
     escaped = []
-    for char in word:
-        if char in "\\'":
+    for char in text:
+        if char in special:
             escaped.append("\\" + char)
+        elif char in "\n\r\t":
+            escaped.append({"\n": "\\n", "\r": "\\r", "\t": "\\t"}[char])
         elif ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F:
             escaped.append("\\x%02x" % ord(char))
         elif not char.isprintable() or clean(char) != char:
-            escaped.append("\\u%04x" % ord(char))
+            escaped.append("\\u%04x" % ord(char) if ord(char) <= 0xFFFF else "\\U%08x" % ord(char))
         else:
             escaped.append(char)
-    return "$'" + "".join(escaped) + "'"
+    return "".join(escaped)
 
 
 class ConfigWord(str):
@@ -11925,7 +11939,8 @@ class Cli:
                     if view else "")
             title = tool.get("title") or (tool.get("annotations") or {}).get("title")
             description = first_line(tool.get("description") or "")
-            self.out.text("%s%s%s%s" % (tool["name"], " (%s)" % title if title and title != tool["name"] else "", tag,
+            self.out.text("%s%s%s%s" % (escaped_unseen(tool["name"]), " (%s)" % escaped_unseen(title)
+                                        if title and title != tool["name"] else "", tag,
                                         "\n    " + description if description else ""))
 
     def tool_describe(self, args):
@@ -12059,9 +12074,9 @@ class Cli:
             self.out.document({"result": {key: items}})
             return
         for item in items:
-            label = item.get("uri") or item.get("uriTemplate")
-            name = item.get("title") or item.get("name") or ""
-            mime = " (%s)" % item["mimeType"] if item.get("mimeType") else ""
+            label = escaped_unseen(item.get("uri") or item.get("uriTemplate"))
+            name = escaped_unseen(item.get("title") or item.get("name") or "")
+            mime = " (%s)" % escaped_unseen(item["mimeType"]) if item.get("mimeType") else ""
             description = first_line(item.get("description") or "")
             self.out.text("%s  %s%s%s" % (label, name, mime, "\n    " + description if description else ""))
         self.count(items, "resource" if action == "list" else "resource template")
@@ -12076,10 +12091,11 @@ class Cli:
                 self.out.document({"result": {"prompts": prompts}})
                 return
             for prompt in prompts:
-                arguments = ", ".join(a.get("name", "?") + ("*" if a.get("required") else "")
+                arguments = ", ".join(escaped_unseen(a.get("name", "?")) + ("*" if a.get("required") else "")
                                       for a in prompt.get("arguments") or ())
                 description = first_line(prompt.get("description") or "")
-                self.out.text("%s(%s)%s" % (prompt["name"], arguments, "\n    " + description if description else ""))
+                self.out.text("%s(%s)%s" % (escaped_unseen(prompt["name"]), arguments,
+                                            "\n    " + description if description else ""))
             self.count(prompts, "prompt")
             return
         if not rest:
@@ -12483,8 +12499,9 @@ class TaskCommands(CliCommands):
             self.out.document(document(tasks=[task.data for task in listed]))
             return
         for task in listed:
-            line = "%-16s%s  updated %s  %s" % (task.status, task.task_id,
-                                                short_timestamp(task.data.get("lastUpdatedAt")), task.message or "")
+            line = "%-16s%s  updated %s  %s" % (escaped_unseen(task.status), escaped_unseen(task.task_id),
+                                                short_timestamp(task.data.get("lastUpdatedAt")),
+                                                escaped_unseen(task.message or ""))
             self.out.text(line.rstrip())
         if not listed:
             self.out.progress("No tasks.")
@@ -14983,15 +15000,16 @@ class Entry:
         annotations = data.get("annotations") if isinstance(data.get("annotations"), dict) else {}
         title = data.get("title") or annotations.get("title") or ""
         if kind == "tool":
-            self.label = name + (" [task]" if listed_task_support(data) in ("optional", "required") else "")
+            self.label = escaped_unseen(name) + (" [task]" if listed_task_support(data) in ("optional", "required")
+                                                 else "")
         elif kind == "skill":
             self.label = skill_row(data)
         elif kind in ("resource", "template"):
-            self.label = ("template: " if kind == "template" else "") + str(
+            self.label = ("template: " if kind == "template" else "") + escaped_unseen(
                 data.get("title") or data.get("name") or data.get("uri") or data.get("uriTemplate"))
         else:
-            arguments = [a.get("name", "?") for a in data.get("arguments") or () if isinstance(a, dict)]
-            self.label = "%s(%s)" % (name, ", ".join(arguments))
+            arguments = [escaped_unseen(a.get("name", "?")) for a in data.get("arguments") or () if isinstance(a, dict)]
+            self.label = "%s(%s)" % (escaped_unseen(name), ", ".join(arguments))
         fields = [data.get(k) for k in ("name", "description", "uri", "uriTemplate")] + [title] + (
             [self.label] if kind == "skill" else [])
         self.search_text = " ".join(str(f) for f in fields if f).lower()

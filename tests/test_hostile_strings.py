@@ -309,6 +309,27 @@ def test_the_cli_refuses_a_misleading_url_and_says_why(run):
     assert '"action": "decline"' in result.out, result
 
 
+# -- names are data: one line each, what a terminal would not show escaped ----------------------------
+
+ODD_NAMES = {"two\nFORGED": "two\\nFORGED", "cr\rOVER": "cr\\rOVER", "esc\x1b[2Jx": "esc\\x1b[2Jx",
+             "tab\tx": "tab\\tx", "bidi\u202eevil": "bidi\\u202eevil", "back\\slash\x07": "back\\\\slash\\x07",
+             "plain\\path": "plain\\path"}
+
+
+@pytest.mark.parametrize("command", [("tool", "list"), ("prompt", "list"), ("resource", "list"),
+                                     ("resource", "templates")])
+def test_a_name_with_a_line_break_or_control_is_listed_escaped_on_its_own_line(run, command):
+    """A server cannot forge a line of a list (`two\nFORGED` would print FORGED as a line of its
+    own) or hide part of a name: the name is shown escaped, as Python and $'...' write it."""
+    result = run(server_command(MODERN, *["--mode=odd-names"] + ["--name=" + name for name in ODD_NAMES]), *command)
+    assert result.code == 0, result
+    lines = result.out.splitlines()
+    assert not any(line.startswith("FORGED") for line in lines), result
+    assert not FORBIDDEN.search(result.out), result
+    for shown in ODD_NAMES.values():
+        assert any(shown in line for line in lines), (shown, result)
+
+
 # -- printed commands name the task exactly -------------------------------------------------------
 
 

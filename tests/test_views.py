@@ -579,3 +579,12 @@ def test_the_command_line_of_a_call_quotes_every_word_and_leaves_secrets_out():
                                               "X-Team: blue", "--protocol-version", "2025-11-25"]
     assert mcp_tui.argument_words({"a=b": 1}, {}) == ["--args-json", '{"a=b": 1}']
     assert mcp_tui.argument_words({"s": "1", "o": {"k": [1]}}, {"s": {"type": "string"}}) == ["s=1", 'o:={"k": [1]}']
+
+
+def test_the_tui_lists_a_name_with_controls_escaped():
+    """The main screen's rows: a name's line break, ESC or bidi override shown as its escape."""
+    assert mcp_tui.Entry("tool", {"name": "a\nb\x1b[2J"}).label == "a\\nb\\x1b[2J"
+    assert mcp_tui.Entry("prompt", {"name": "p\r", "arguments": [{"name": "x\u202ey"}]}).label == "p\\r(x\\u202ey)"
+    assert mcp_tui.Entry("resource", {"uri": "test://x", "name": "r\tn"}).label == "r\\tn"
+    assert mcp_tui.Entry("template", {"uriTemplate": "t://{a}\n"}).label == "template: t://{a}\\n"
+    assert mcp_tui.Entry("tool", {"name": "C:\\plain"}).label == "C:\\plain"  # nothing to escape: as it is
