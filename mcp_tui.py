@@ -879,11 +879,17 @@ def read_body(response, limit):
             raise MessageTooLarge(limit)
 
 
-def join_command(argv):
-    """A command line a POSIX shell reads back as ``argv``."""
+def join_command(argv, windows=None):
+    """A stdio server's command line that split_command_line reads back as ``argv``: as a POSIX
+    shell would (shlex.quote); on Windows a word with a space (or none at all) in "...", where
+    a path such as C:\\Program Files\\x is kept whole (a ' there would stay part of the word)."""
     import shlex
 
-    return " ".join(shlex.quote(a) for a in argv)
+    if windows is None:
+        windows = os.name == "nt"
+    if not windows:
+        return " ".join(shlex.quote(a) for a in argv)
+    return " ".join('"%s"' % a if not a or a[0] in "\"'" or any(c.isspace() for c in a) else a for a in argv)
 
 
 def windows_program(argv, environ):

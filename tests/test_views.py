@@ -588,3 +588,13 @@ def test_the_tui_lists_a_name_with_controls_escaped():
     assert mcp_tui.Entry("resource", {"uri": "test://x", "name": "r\tn"}).label == "r\\tn"
     assert mcp_tui.Entry("template", {"uriTemplate": "t://{a}\n"}).label == "template: t://{a}\\n"
     assert mcp_tui.Entry("tool", {"name": "C:\\plain"}).label == "C:\\plain"  # nothing to escape: as it is
+
+
+@pytest.mark.parametrize("windows", [True, False])
+def test_a_server_command_line_is_joined_as_it_is_split(windows):
+    """The server word of a printed command (`mcp-tui "C:\\Program Files\\nodejs\\node.exe" srv.js`
+    task get ...) is read back by split_command_line, which on Windows keeps backslashes and
+    takes "..." (not '...') for one word."""
+    argv = ["C:\\Program Files\\nodejs\\node.exe", "srv.js", "--name", "a b", "", "it's", "x\\y"]
+    line = mcp_tui.join_command(argv, windows=windows)
+    assert mcp_tui.split_command_line(line, windows=windows) == argv, line
