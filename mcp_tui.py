@@ -52,7 +52,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     ClientRegistration Grants TokenKeeper Authorizer
    6. views         the text the CLI and the TUI share; then the connections part of
                     the session layer, which needs the debug log and auth above it:
-                    classes: BlobSaver ConfigWord
+                    classes: BlobSaver UnwritableWord ConfigWord
      6a. connections  a ConnectionSpec built from options and config files
                     (``spec_from_options``), kept sessions' records, and ``connect``:
                     the one way to open a session
@@ -904,6 +904,14 @@ def windows_program(argv, environ):
     return [found] + list(argv[1:]) if found else argv
 
 
+def cmd_quoted(text):
+    """``text`` in cmd.exe's "...", a quote written "": the C runtime that reads mcp-tui's argv
+    takes "" inside quotes for one quote, and cmd, which knows no escape there, stays inside
+    the quotes, where & | < > ^ ( ) are plain characters. Backslashes before a quote, and
+    before the closing one, are doubled (the C runtime halves them there)."""
+    return '"' + re.sub(r'(\\*)("|\Z)', lambda match: match.group(1) * 2 + match.group(2) * 2, text) + '"'
+
+
 def windows_spawn(argv, environ):
     """What Popen runs for a stdio server on Windows: (args, executable). A .cmd or .bat runs
     under cmd.exe, which reads the whole command line again, where & | < > ^ ( ) % and quotes
@@ -1029,8 +1037,9 @@ class StdioTransport(Transport):
         self._channel = channel
         environ = dict(os.environ)
         environ.update(self.env or {})
-        windows = os.name == "nt"
-        args, program = windows_spawn(windows_program(self.argv, environ), environ) if windows else (self.argv, None)
+        args, program = (windows_spawn(windows_program(self.argv, environ), environ) if os.name == "nt"
+                         else (self.argv, None))
+        windows = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", None) is not None  # Popen takes creationflags
         options = stdio_creation_options(windows, windows and windows_console())
         spawned, self._spawned = {}, threading.Event()
 
@@ -9667,14 +9676,6 @@ def cmd_word(word):
     if re.match(r"[\w./:\\+@-]+\Z", cmd_writable(word)):
         return word
     return cmd_quoted(word)
-
-
-def cmd_quoted(text):
-    """``text`` in cmd.exe's "...", a quote written "": the C runtime that reads mcp-tui's argv
-    takes "" inside quotes for one quote, and cmd, which knows no escape there, stays inside
-    the quotes, where & | < > ^ ( ) are plain characters. Backslashes before a quote, and
-    before the closing one, are doubled (the C runtime halves them there)."""
-    return '"' + re.sub(r'(\\*)("|\Z)', lambda match: match.group(1) * 2 + match.group(2) * 2, text) + '"'
 
 
 def cmd_writable(text, word=None):
