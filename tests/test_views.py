@@ -428,6 +428,13 @@ def test_on_windows_a_copied_command_is_quoted_for_the_shell_the_user_is_in(monk
     # the task follow-ups the CLI prints go through the same command_line
     assert mcp_tui.command_line([], ["task", "get"], ["-t1"]) == {
         "powershell": "mcp-tui task get '--' -t1", "cmd": "mcp-tui task get -- -t1"}[shell]
+    # Ctrl+Y: a form value cmd.exe would expand makes no command for it (the TUI copies nothing, says why)
+    hostile = {"a": 1, "s": '5" screen & echo PWNED %USERNAME%'}
+    if shell == "cmd":
+        with pytest.raises(mcp_tui.UnwritableWord, match="which cmd.exe expands even inside quotes"):
+            mcp_tui.tool_call_command(spec, tool, hostile, False)
+    else:
+        assert "'s=5\" screen & echo PWNED %USERNAME%'" in mcp_tui.tool_call_command(spec, tool, hostile, False)
 
 
 def crt_argv(line):
