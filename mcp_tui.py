@@ -5200,47 +5200,46 @@ def constraint_problem(value, schema, depth=0):
     return None
 
 
-def schema_violation(value, schema, path="$"):
-    """The first place ``value`` breaks ``schema`` as (JSON path, what is wrong), or None:
-    constraint_problem's checks from the top, types and enums included (a tool's outputSchema)."""
-    if not isinstance(schema, dict):
-        return None
-    try:
-        problem = constraint_problem(value, schema, 1)
-    except RecursionError:
-        return path, "nested too deeply to check"
-    if problem is None:
-        return None
-    where, _, message = at_path(path, problem).partition(": ")
-    return where, message
-
-
 def at_path(where, problem):
     """A nested problem under ``where`` (a field, ".key" or "[index]"): "address.zip: at most 5"."""
     return where + (problem if problem.startswith(("[", ".")) else ": " + problem)
 
 
-def output_schema_problems(tool, structured):
-    """What a result's structuredContent breaks in the tool's outputSchema, as (path,
-    message) pairs ("" is the whole value): missing required properties, and for each
-    property its first wrong type, value, format or limit (constraint_problem's checks)."""
+def output_schema_problems(tool, result):
+    """What a tool result breaks in the tool's outputSchema, as (JSON path, message) pairs,
+    "$" being the whole value: the one statement of the rule, which the CLI's warning, the
+    TUI's result screen and `check` all print. None of it for an error result; a missing
+    structuredContent is a problem (a tool with an outputSchema must return one); then each
+    missing required property, and each property's first wrong type, value, format or limit
+    (constraint_problem's checks, at every depth)."""
     schema = tool.get("outputSchema") if isinstance(tool, dict) else None
-    if not isinstance(schema, dict):
+    if not isinstance(schema, dict) or not isinstance(result, dict) or result.get("isError"):
         return []
-    if not isinstance(structured, dict):
-        return [("", "missing structuredContent, which the tool's outputSchema promises" if structured is None
-                 else "must be an object, not %s" % a_json_type(structured))]
+    if "structuredContent" not in result:
+        return [("$", "missing structuredContent, which the tool's outputSchema promises")]
+    structured = result["structuredContent"]
+    if not isinstance(structured, dict):  # 2026-07-28 lets an outputSchema describe any value
+        try:
+            problem = constraint_problem(structured, schema, 1)
+        except RecursionError:
+            problem = "nested too deeply to check"
+        return [at_path("$", problem).partition(": ")[::2]] if problem else []
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     required = schema.get("required") if isinstance(schema.get("required"), list) else []
-    problems = [("", "missing required property %r" % key) for key in required if key not in structured]
+    problems = [("$", "missing required property %r" % key) for key in required if key not in structured]
+    extra = schema.get("additionalProperties")
     for key, value in structured.items():
         try:
-            problem = constraint_problem(value, properties[key], 1) if key in properties else None
+            if key in properties:
+                problem = constraint_problem(value, properties[key], 1)
+            elif extra is False:
+                problem = "is not declared (additionalProperties: false)"
+            else:
+                problem = constraint_problem(value, extra, 1) if isinstance(extra, dict) else None
         except RecursionError:
             problem = "nested too deeply to check"
         if problem:
-            path, _, message = at_path(str(key), problem).partition(": ") if problem[:1] in "[." else (
-                str(key), "", problem)
+            path, _, message = at_path("$.%s" % key, problem).partition(": ")
             problems.append((path, message))
     return problems
 
@@ -6615,17 +6614,10 @@ class ServerCheck:
         if result.get("isError"):
             self.found("tools.call", "the tool answered with isError: true", where)
             return
-        schema = tool.get("outputSchema")
-        if not isinstance(schema, dict):
-            return
-        if "structuredContent" not in result:
-            self.found("tools.structured-content", "the tool declares an outputSchema and its result has no "
-                       "structuredContent", where)
-            return
-        violation = schema_violation(result["structuredContent"], schema)
-        if violation:
-            self.found("tools.structured-content", "structuredContent breaks the outputSchema: %s %s" % violation,
-                       where)
+        problems = output_schema_problems(tool, result)
+        if problems:
+            self.found("tools.structured-content", "the result breaks the outputSchema: %s" % "; ".join(
+                "%s: %s" % problem for problem in problems), where)
 
     def check_resources(self):
         resources = self.list_of("resources/list", "resources")
@@ -9530,19 +9522,6 @@ def structured_wraps_text(result):
         return False
 
 
-def structured_content_problem(result, tool):
-    """A warning when the structured content breaks the tool's outputSchema (naming where),
-    or None."""
-    schema = tool.get("outputSchema") if isinstance(tool, dict) else None
-    if not isinstance(schema, dict) or "structuredContent" not in result or result.get("isError"):
-        return None
-    found = schema_violation(result["structuredContent"], schema)
-    if found is None:
-        return None
-    return "warning: the structured content does not match the outputSchema of tool %r: %s %s" % (
-        tool.get("name"), found[0], found[1])
-
-
 def render_tool_result(result, saver=None):
     blocks = [render_content_block(b, saver) for b in result.get("content") or ()
               if isinstance(b, dict) and not repeats_structured(b, result)]
@@ -11874,9 +11853,9 @@ class Cli:
     def print_tool_result(self, result, task=None, tool=None):
         """``tool``: its listing, whose outputSchema the structured content is checked against."""
         check_tool_result(result)
-        problem = structured_content_problem(result, tool)
-        if problem:
-            self.out.notice(problem)
+        for path, message in output_schema_problems(tool, result):
+            self.out.notice("warning: the result of tool %r breaks its outputSchema: %s: %s" % (
+                tool.get("name"), path, message))
         self.out.progress(("⚠️  " if result.get("isError") else "✅ ") + tool_outcome_text(result))
         if result_hint(result):  # only for an error
             self.out.notice("hint: " + result_hint(result))
@@ -15097,16 +15076,14 @@ class ToolScreen(FieldScreen):
     def show_result(self, result, quiet=False):
         self.result = result
         text = clean(render_tool_result(result))
-        problems = [] if result.get("isError") else output_schema_problems(self.tool, result.get("structuredContent"))
+        problems = output_schema_problems(self.tool, result)
         if problems:  # as the Inspector does: the result is shown, and what breaks the promise above it
-            text = "\n".join(["Structured content does not match the tool's outputSchema:"] + [
-                "  %s: %s" % (path or "(the whole value)", clean(message)) for path, message in problems] + [
-                "", text])
+            text = "\n".join(["The result breaks the tool's outputSchema:"] + [
+                "  %s: %s" % (path, clean(message)) for path, message in problems] + ["", text])
         self.output.set_text(self.with_pictures(result, text))
         self.ended("tool error" if result.get("isError") else "ok", text)
         if problems:
-            self.tell("The result does not match the outputSchema: %s: %s" % (problems[0][0] or "(the whole value)",
-                                                                               problems[0][1]), True)
+            self.tell("The result breaks the tool's outputSchema: %s: %s" % problems[0], True)
         elif not quiet:
             self.tell(tool_outcome_text(result) + ".", bool(result.get("isError")))
 
