@@ -2774,6 +2774,21 @@ LIST_CHANGED_METHODS = {"notifications/tools/list_changed": ("tools/list",),
                         "notifications/resources/list_changed": ("resources/list", "resources/templates/list")}
 
 
+def changed_list(method):
+    """The list a ``notifications/<list>/list_changed`` says changed ("tools", "prompts",
+    "resources", "roots"), or None for any other method: the one reading of that name."""
+    if isinstance(method, str) and method.startswith("notifications/") and method.endswith("/list_changed"):
+        return method[len("notifications/"):-len("/list_changed")] or None
+    return None
+
+
+def capability_flag(capabilities, capability, flag):
+    """Whether a peer declares ``capability`` with ``flag`` exactly true (``listChanged``,
+    ``subscribe``): the one reading of a capability's promise, for watching and for check."""
+    declared = capabilities.get(capability) if isinstance(capabilities, dict) else None
+    return isinstance(declared, dict) and declared.get(flag) is True
+
+
 def cache_digest(text):
     """The cache's key for a server or a credential: URLs, commands and headers may hold
     secrets, so none is stored in clear."""
@@ -4049,7 +4064,7 @@ def list_change_filters(capabilities):
     """The subscriptions/listen filters for the lists a server says change (listChanged), in
     name order: the watch reports the ones a server's acknowledgement leaves out in it."""
     return {name: True for kind, name in sorted(LIST_CHANGE_FILTERS.items())
-            if (capabilities.get(kind) or {}).get("listChanged")}
+            if capability_flag(capabilities, kind, "listChanged")}
 
 
 class HeldNotifications:
@@ -6371,7 +6386,7 @@ class ServerCheck:
                 method, json.dumps(message.get("id"))), where)
         if isinstance(method, str) and method in LIST_CHANGED_METHODS:
             with self._lock:
-                self.announced.add(method.split("/")[1])  # the capability: tools, prompts or resources
+                self.announced.add(changed_list(method))  # the capability: tools, prompts or resources
         result = message.get("result")
         if isinstance(result, dict) and result.get("resultType") == "complete":
             self.check_cache_fields(result, where)
@@ -6785,9 +6800,7 @@ class ClaimChecks:
         return self.check.session
 
     def claims(self, capability, flag):
-        """Whether the server declares ``capability`` with ``flag``: true."""
-        declared = self.session.capabilities.get(capability)
-        return isinstance(declared, dict) and declared.get(flag) is True
+        return capability_flag(self.session.capabilities, capability, flag)
 
     def check_claims(self):
         self.apply("capabilities.list-changed", "capabilities.list-changed-unclaimed")
@@ -10103,8 +10116,8 @@ def notification_text(message):
     params = params if isinstance(params, dict) else {}
     if method == "notifications/resources/updated":
         return "resource updated: %s" % params.get("uri", "?")
-    if isinstance(method, str) and method.endswith("/list_changed"):
-        return "%s list changed" % method.split("/")[1]
+    if changed_list(method):
+        return "%s list changed" % changed_list(method)
     if method == "notifications/message":
         return log_text(params)
     if method == "notifications/progress":
@@ -11067,7 +11080,7 @@ class Output:
             self.progress("📣 " + log_text(params))
         elif method.startswith("notifications/tasks"):
             return  # the task waiter reports status changes itself
-        elif method.endswith("/list_changed"):
+        elif changed_list(method):
             if method not in self._announced and len(self._announced) < self.KEPT_NOTIFICATIONS:
                 self._announced.add(method)  # servers often send bursts; one line says it
                 self.progress("🔔 %s" % method[len("notifications/"):])
@@ -13557,8 +13570,8 @@ class Tui:
         task = self.tasks.task_from_notification(message) if self.tasks else None
         if task is not None:
             self.task_seen(task)
-        elif method.endswith("/list_changed"):
-            kind = method[len("notifications/"):-len("/list_changed")]
+        elif changed_list(method):
+            kind = changed_list(method)
             for screen in self.stack:
                 if isinstance(screen, MainScreen):
                     screen.reload([kind])
