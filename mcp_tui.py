@@ -7670,10 +7670,6 @@ class DebugLog:
             entries = list(self.entries)
         return [e for e in entries if log_entry_selected(e, kinds, method_prefix, task)]
 
-    def task_notifications(self):
-        """Task status notifications in either form (what key 8 of the TUI's debug screen keeps)."""
-        return [e for e in self.select(kinds=("notification",)) if is_task_status_entry(e)]
-
     def since(self, count):
         """For views that follow the log without reading it all again: how many entries were
         ever added, how many of them the ring still holds, and those added after the first
@@ -9293,9 +9289,6 @@ class Authorizer:
 
     def _cross_app(self, discovery, scopes):
         return self.grants.cross_app(discovery, scopes)
-
-    def _check_callback(self, response, discovery):
-        self.grants.check_callback(response, discovery)
 
     # -- refresh, logout ------------------------------------------------------------------------
 
