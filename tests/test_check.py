@@ -25,6 +25,17 @@ PLANTED = {
     "stdout-logs": ("lifecycle.stdout-clean", []),
     "notification-with-id": ("lifecycle.notification-id", []),
     "blob-not-base64": ("resources.blob-base64", []),
+    "handshake-refused": ("lifecycle.handshake", []),
+    "stray-response": ("lifecycle.ids-echoed", []),
+    "set-level-refused": ("logging.set-level", []),
+}
+# fault -> the rule a warning names (exit 0; 1 under --strict)
+WARNED = {
+    "undeclared-served": "capabilities.undeclared-refused",
+    "annotations-not-boolean": "tools.annotations",
+    "template-without-scheme": "resources.template-scheme",
+    "task-support-incoherent": "tasks.coherent",
+    "unportable-schema": "tools.portable-schema",
 }
 
 
@@ -55,6 +66,28 @@ def test_a_planted_fault_in_json(cli, fault):
         assert set(finding) == {"rule", "severity", "message", "fix", "where"}
         assert finding["message"] and finding["fix"]
     assert document["summary"]["errors"] == len(errors)
+
+
+@pytest.mark.parametrize("fault", sorted(WARNED))
+def test_a_planted_fault_warns_under_its_rule(cli, fault):
+    result = cli(faulty(fault), "check")
+    assert result.code == 0, result
+    assert WARNED[fault] in [line.split()[1] for line in result.out.splitlines() if line.strip().startswith("⚠")], \
+        result
+    assert cli(faulty(fault), "check", "--strict").code == 1
+
+
+def test_each_rule_is_tripped_by_some_test():
+    """Every rule check knows has a test that makes it fail: named in a planted fault here or in
+    a test file, so a rule whose probe stopped working shows up as a failing test."""
+    import glob
+
+    import mcp_tui
+
+    tests = "".join(open(path, encoding="utf-8").read() for path in glob.glob(str(ROOT / "tests" / "**" / "*.py"),
+                                                                                recursive=True))
+    untested = [rule[0] for rule in mcp_tui.CHECK_RULES if '"%s"' % rule[0] not in tests]
+    assert untested == []
 
 
 def test_the_faulty_server_without_a_fault_passes(cli):
