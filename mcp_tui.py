@@ -86,6 +86,7 @@ http.server and webbrowser) are imported where they are used,
 so ``mcp-tui --help`` and a CLI call pay only for what they touch.
 """
 
+import collections
 import json
 import os
 import re
@@ -3097,6 +3098,15 @@ def handshake_shapes(method, capabilities, server_info):
     return capabilities or {}, server_info
 
 
+EraRules = collections.namedtuple("EraRules", [
+    "listens_for_changes",  # 2026-07-28: change notifications come only on subscriptions/listen
+    "lists_other_versions",  # server/discover's supportedVersions may name a handshake-era version
+    "tools_declare_task_support",  # a tool's execution.taskSupport is a field (2026-07-28 tools have none)
+    "any_output_schema",  # 2026-07-28: an outputSchema is any JSON Schema, not only type object
+    "method_in_headers",  # 2026-07-28 HTTP: Mcp-Method repeats the body's method
+])
+
+
 class Era:
     """What differs between the protocol eras, decided once: when the session learns what
     the server speaks it picks ModernEra (2026-07-28: per-request _meta) or LegacyEra (the
@@ -3107,15 +3117,37 @@ class Era:
     name = None  # "modern" | "legacy": the "era" the JSON documents print
     label = "legacy (initialize handshake)"
     task_form = "2025-11-25"  # the TaskForm.form of the tasks it speaks (tasks_for)
-    listens_for_changes = False  # 2026-07-28: change notifications come only on subscriptions/listen
-    # what `check` holds a server to (section 3d), as each era's schema states it
-    lists_other_versions = False  # server/discover's supportedVersions may name a handshake-era version
-    tools_declare_task_support = True  # a tool's execution.taskSupport (2026-07-28 tools have none)
-    any_output_schema = False  # 2026-07-28: an outputSchema is any JSON Schema, not only type object
-    method_in_headers = False  # 2026-07-28 HTTP: Mcp-Method repeats the body's method
 
     def __init__(self, session):
         self.session = session
+
+    # -- questions the rest of the file asks instead of comparing eras ---------------------
+
+    @staticmethod
+    def may_cache(spec):
+        """Whether results of a server opened from ``spec`` may be kept across commands: only
+        2026-07-28 ones are, so only where that era may be asked for (before the choice, this
+        base answers); a kept session (@NAME) is a name, not where a server is."""
+        return spec.kind not in ("sse", "session") and spec.protocol in ("auto", MODERN_VERSION)
+
+    def may_fall_back(self):
+        """Whether a server that broke the protocol while probing may still get initialize:
+        yes, unless it answered server/discover as a 2026-07-28 server (ModernEra)."""
+        return True
+
+    # What `check` holds a server to (section 3d), as each era's schema states it
+    # (Session.era_rules hands it out: check asks the session, never the era by name).
+    rules = EraRules(listens_for_changes=False, lists_other_versions=False, tools_declare_task_support=True,
+                     any_output_schema=False, method_in_headers=False)
+
+    def watch_changes(self, watch, held):
+        """Start ``watch`` (a ChangeWatch) as this era delivers changes: the session's
+        notifications, and resources/subscribe for each URI."""
+        watch.subscribe_each(held)
+
+    def subscribe_again(self, uri):
+        """After a new server session (the keeper): take ``uri``'s subscription again."""
+        self.session.request("resources/subscribe", {"uri": uri})
 
     def opened(self):
         self.session.cache = None  # 2025-11-25 gives no hints: nothing is kept across commands
@@ -3238,7 +3270,7 @@ class LegacyEra(Era):
     def handshake(self, version):
         """initialize, asking for ``version``; it makes this the session's era (until it fails)."""
         session = self.session
-        session.era, session.protocol_version = self, None
+        session.adopt_era(self, None)
         params = {"protocolVersion": version, "capabilities": session.client_capabilities(),
                   "clientInfo": CLIENT_INFO}
         if version in ("2025-06-18", "2025-03-26", "2024-11-05"):
@@ -3246,13 +3278,13 @@ class LegacyEra(Era):
         try:
             result = session.channel.call("initialize", params, timeout=session.timeout, max_time=session.max_time)
         except McpTuiError:
-            session.era = Era(session)
+            session.adopt_era(Era(session))
             raise
         negotiated = result.get("protocolVersion")
         if negotiated == "2024-10-07":
             negotiated = "2024-11-05"
         if negotiated not in LEGACY_VERSIONS:
-            session.era = Era(session)
+            session.adopt_era(Era(session))
             raise ProtocolViolation("the server chose protocol version %r, which mcp-tui does not speak" % negotiated,
                                     hint="mcp-tui speaks %s" % ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
         session.protocol_version = negotiated
@@ -3313,23 +3345,26 @@ class ModernEra(Era):
     name = "modern"
     label = "2026-07-28 (per-request metadata)"
     task_form = "extension"
-    listens_for_changes = True
-    lists_other_versions = True
-    tools_declare_task_support = False
-    any_output_schema = True
-    method_in_headers = True
 
-    @staticmethod
-    def may_cache(spec):
-        """Whether results of a server opened from ``spec`` may be kept across commands: only
-        2026-07-28 ones are; a kept session (@NAME) is a name, not where a server is."""
-        return spec.kind not in ("sse", "session") and spec.protocol in ("auto", MODERN_VERSION)
+    def may_fall_back(self):
+        return False
+
+    rules = EraRules(listens_for_changes=True, lists_other_versions=True, tools_declare_task_support=False,
+                     any_output_schema=True, method_in_headers=True)
+
+    def watch_changes(self, watch, held):
+        """One subscriptions/listen for the claimed list changes and the URIs."""
+        watch.listen_once(held)
+
+    def subscribe_again(self, uri):
+        """Nothing to take again: a 2026-07-28 subscription is its listen request, which the
+        command that holds it opens again."""
 
     def discover(self, timeout):
         """server/discover: the probe in auto mode, and the source of capabilities; it makes
         this the session's era (until it fails)."""
         session = self.session
-        session.era, session.protocol_version = self, MODERN_VERSION
+        session.adopt_era(self, MODERN_VERSION)
         params = self.stamp({})
         try:
             # No notifications/cancelled if it times out: a silent legacy server must see
@@ -3343,14 +3378,14 @@ class ModernEra(Era):
                 raise RpcError({"code": -32022, "message": "server/discover lists no version mcp-tui speaks",
                                 "data": {"supported": versions, "requested": MODERN_VERSION}}, "server/discover")
         except RpcError as exc:
-            session.era = Era(session)
+            session.adopt_era(Era(session))
             if exc.code == -32022:
                 supported = (exc.data or {}).get("supported") if isinstance(exc.data, dict) else None
                 exc.hint = "the server supports %s; mcp-tui speaks %s" % (
                     ", ".join(supported or ["(not said)"]), ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
             raise
         except McpTuiError:
-            session.era = Era(session)
+            session.adopt_era(Era(session))
             raise
         self.adopt_discover(result)
         if session.cache is not None:
@@ -3549,7 +3584,7 @@ class SessionOpener:
         (a KeeperTransport): same era, version and server facts, no second handshake."""
         session = self.session
         era = {kind.name: kind for kind in (ModernEra, LegacyEra)}.get(state["era"], Era)
-        session.era, session.protocol_version = era(session), state["protocolVersion"]
+        session.adopt_era(era(session), state["protocolVersion"])
         session.server_info, session.capabilities = state["serverInfo"], state["capabilities"] or {}
         session.instructions, session.supported_versions = state["instructions"], state["supportedVersions"]
         session.kept_grant = state.get("grant")  # the keeper's authorization, as masked_token_view shows it
@@ -3570,7 +3605,7 @@ class SessionOpener:
         if result is None:
             return False
         self.start_transport()
-        session.era, session.protocol_version = ModernEra(session), MODERN_VERSION
+        session.adopt_era(ModernEra(session), MODERN_VERSION)
         session.era.adopt_discover(result)
         session.cached.add("server/discover")
         if session.log:
@@ -3599,7 +3634,7 @@ class SessionOpener:
                 raise
             fresh = False
         except ProtocolViolation:
-            if isinstance(session.era, ModernEra):  # it answered server/discover as a modern server,
+            if not session.era.may_fall_back():  # it answered server/discover as a modern server,
                 raise  # wrongly: no fallback
             fresh = True
         if session.log:
@@ -3641,7 +3676,7 @@ class SessionOpener:
         session = self.session
         self.start_transport()
         session.transport.legacy_session(recorded["protocolVersion"], recorded["id"])
-        session.era, session.protocol_version = LegacyEra(session), recorded["protocolVersion"]
+        session.adopt_era(LegacyEra(session), recorded["protocolVersion"])
         session.cache = None  # a 2025-11-25 session keeps what it learned itself
         session.capabilities = recorded.get("capabilities") or {}
         session.server_info = recorded.get("serverInfo")
@@ -3694,8 +3729,7 @@ class Session:
         self.probe_timeout = probe_timeout
         self.network = network or NetworkOptions()
         self.log_level = log_level
-        self.era = Era(self)  # ModernEra or LegacyEra once chosen; its name is what documents print
-        self.protocol_version = None
+        self.adopt_era(Era(self))  # ModernEra or LegacyEra once chosen; its name is what documents print
         self.server_info = None
         self.capabilities = {}
         self.instructions = None
@@ -3741,7 +3775,7 @@ class Session:
 
     def _open_cache(self):
         """A ResultCache for this server, or None where no 2026-07-28 result can be asked for."""
-        if not ModernEra.may_cache(self.spec):
+        if not self.era.may_cache(self.spec):
             return None  # a kept session (@NAME) is a name, not where a server is; its keeper asks
         if self.spec.kind == "stdio":
             server = json.dumps(["stdio", self.spec.argv, os.path.abspath(self.spec.cwd or os.curdir)])
@@ -3922,14 +3956,24 @@ class Session:
 
     # -- facts about the server ---------------------------------------------------------
 
+    def adopt_era(self, era, protocol_version=None):
+        """The one place the session's era (and with it the protocol version) is set: by the
+        era classes as they probe and shake hands, and by the opener when it adopts a kept
+        or cached session."""
+        self.era, self.protocol_version = era, protocol_version
+
     @property
     def era_label(self):
         return self.era.label
 
-    def era_states(self, fact):
-        """What the negotiated era states of ``fact``: one of the Era attributes `check` holds
-        a server to (lists_other_versions, tools_declare_task_support, any_output_schema, ...)."""
-        return getattr(self.era, fact)
+    def era_rules(self):
+        """What the negotiated era's schema states (EraRules), for `check` to hold a server to."""
+        return self.era.rules
+
+    def subscribe_again(self, uri):
+        """After a new server session (the keeper): ``uri``'s subscription, taken again as the
+        era takes one."""
+        self.era.subscribe_again(uri)
 
     def summary(self):
         """What `server` prints and the TUI's server tab shows, in one shape for both eras."""
@@ -4112,11 +4156,12 @@ class ChangeWatch:
         if self.uris and not (session.capabilities.get("resources") or {}).get("subscribe"):
             raise UsageError("the server does not offer resource subscriptions (no resources.subscribe "
                              "capability); nothing was sent")
-        if session.era.listens_for_changes:
-            if held in session.observers:
-                session.observers.remove(held)
-            self._listen()
-            return
+        session.era.watch_changes(self, held)
+
+    def subscribe_each(self, held):
+        """2025-11-25: the session's notifications (those ``held`` since it opened first), the
+        server's GET stream, and resources/subscribe for each URI."""
+        session = self.session
         self._observer = held or self._deliver
         if held is None:
             session.observers.append(self._deliver)
@@ -4127,7 +4172,10 @@ class ChangeWatch:
             session.request("resources/subscribe", {"uri": uri})
             self._subscribed.append(uri)
 
-    def _listen(self):
+    def listen_once(self, held):
+        """2026-07-28: one subscriptions/listen (change notifications come only on it)."""
+        if held in self.session.observers:
+            self.session.observers.remove(held)
         filters = list_change_filters(self.session.capabilities)
         if self.uris:
             filters["resourceSubscriptions"] = self.uris
@@ -6447,7 +6495,7 @@ class ServerCheck:
     def other_era(self, summary):
         """The 2025-11-25-era version to open a second session in, when a 2026-07-28 server
         lists one in supportedVersions (its claim is checked too), or None."""
-        versions = summary.get("supportedVersions") if self.session.era_states("lists_other_versions") else None
+        versions = summary.get("supportedVersions") if self.session.era_rules().lists_other_versions else None
         listed = [v for v in LEGACY_VERSIONS if isinstance(versions, list) and v in versions]
         return listed[0] if listed else None
 
@@ -6534,8 +6582,8 @@ class ServerCheck:
         if tools is None:
             return
         self.tools = tools
-        task_support, any_output_schema = (self.session.era_states("tools_declare_task_support"),
-                                           self.session.era_states("any_output_schema"))
+        task_support, any_output_schema = (self.session.era_rules().tools_declare_task_support,
+                                           self.session.era_rules().any_output_schema)
         self.apply("tools.unique-names", "tools.valid-names", "tools.input-schema", "tools.portable-schema",
                    "tools.output-schema", "tools.annotations",
                    *(("tools.task-support",) if task_support else ()))
@@ -6813,7 +6861,7 @@ class ClaimChecks:
                                "%s.%s is %s, not true or false" % (capability, flag, json.dumps(value)),
                                "capabilities")
         listed = [r.get("uri") for r in self.check.resources if isinstance(r.get("uri"), str)]
-        if self.session.era_states("listens_for_changes"):
+        if self.session.era_rules().listens_for_changes:
             self.check_listen(listed[0] if listed else None)
         else:
             self.check_subscribe(listed[0] if listed else None)
@@ -6978,7 +7026,7 @@ class HttpChecks:
         if foreign is not None and 200 <= foreign < 300:
             self.found("http.origin", "a request with Origin: http://mcp-tui-check.invalid was accepted (HTTP %d)"
                        % foreign, "Origin")
-        if self.session.era_states("method_in_headers"):
+        if self.session.era_rules().method_in_headers:
             self.apply("http.method-header")
             other = "tools/list" if method != "tools/list" else "ping"
             contradicted = self.http_probe(dict(headers, **{"Mcp-Method": other}), method)
@@ -18101,7 +18149,7 @@ class KeeperRelay:
             uris = sorted(self.subscribed)
         for uri in uris:
             try:
-                self.keeper.session.request("resources/subscribe", {"uri": uri})
+                self.keeper.session.subscribe_again(uri)
                 self.keeper.log.event("keeper", "subscribed again to %s in the new session" % uri)
             except McpTuiError as exc:
                 self.keeper.log.event("keeper", "could not subscribe again to %s: %s" % (uri, exc.message))
