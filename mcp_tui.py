@@ -3135,6 +3135,8 @@ class Era:
         yes, unless it answered server/discover as a 2026-07-28 server (ModernEra)."""
         return True
 
+    initialized = False  # LegacyEra: notifications/initialized is sent (server requests may come)
+
     # What `check` holds a server to (section 3d), as each era's schema states it
     # (Session.era_rules hands it out: check asks the session, never the era by name).
     rules = EraRules(listens_for_changes=False, lists_other_versions=False, tools_declare_task_support=True,
@@ -3204,6 +3206,8 @@ class Era:
         never silence."""
         session, responder = self.session, self.session.responder
         method, request_id = message.get("method"), message.get("id")
+        if not self.initialized and method != "ping":  # the spec: pings only, before initialized
+            session.requests_before_initialized.append(str(method))
         headers = self.handshake_headers()
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
         result = error = None
@@ -3293,6 +3297,7 @@ class LegacyEra(Era):
         session.instructions = result.get("instructions")
         session.transport.legacy_session(negotiated)
         session.channel.notify("notifications/initialized", None, self.handshake_headers())
+        self.initialized = True
         self.open_server_stream()  # roots, elicitation, sampling and pings may come on it at any time
 
     def opened(self):
@@ -3585,6 +3590,7 @@ class SessionOpener:
         session = self.session
         era = {kind.name: kind for kind in (ModernEra, LegacyEra)}.get(state["era"], Era)
         session.adopt_era(era(session), state["protocolVersion"])
+        session.era.initialized = True  # the keeper's handshake said so
         session.server_info, session.capabilities = state["serverInfo"], state["capabilities"] or {}
         session.instructions, session.supported_versions = state["instructions"], state["supportedVersions"]
         session.kept_grant = state.get("grant")  # the keeper's authorization, as masked_token_view shows it
@@ -3677,6 +3683,7 @@ class SessionOpener:
         self.start_transport()
         session.transport.legacy_session(recorded["protocolVersion"], recorded["id"])
         session.adopt_era(LegacyEra(session), recorded["protocolVersion"])
+        session.era.initialized = True  # the run that recorded it said so
         session.cache = None  # a 2025-11-25 session keeps what it learned itself
         session.capabilities = recorded.get("capabilities") or {}
         session.server_info = recorded.get("serverInfo")
@@ -3730,6 +3737,7 @@ class Session:
         self.network = network or NetworkOptions()
         self.log_level = log_level
         self.adopt_era(Era(self))  # ModernEra or LegacyEra once chosen; its name is what documents print
+        self.requests_before_initialized = []  # server requests (methods) that came before initialized, for check
         self.server_info = None
         self.capabilities = {}
         self.instructions = None
@@ -6209,6 +6217,9 @@ CHECK_RULES = (
      "answer initialize for every 2025-11-25-era version server/discover lists, or stop listing them"),
     ("lifecycle.jsonrpc", "error", 'every message carries "jsonrpc": "2.0" (JSON-RPC 2.0 says so)',
      'write "jsonrpc": "2.0" into every request, response and notification'),
+    ("lifecycle.initialized-first", "warning", "the server sends no request but ping before the client's "
+     "notifications/initialized (2025-11-25)",
+     "wait for notifications/initialized before asking for roots, sampling or elicitation"),
     ("lifecycle.ids-echoed", "error", "every response carries the id of the request it answers, exactly",
      "copy the request's id (same JSON type) into its response"),
     ("lifecycle.notification-id", "error", "a notification carries no id (with one it is a request)",
@@ -6241,8 +6252,14 @@ CHECK_RULES = (
      "rename the tool with letters, digits, '_', '-' and '.' only"),
     ("tools.input-schema", "error", 'inputSchema is a JSON Schema object of type "object"',
      'give every tool an inputSchema like {"type": "object", "properties": {...}}'),
-    ("tools.portable-schema", "warning", "inputSchema avoids top-level features common hosts reject",
-     "flatten the top level to one object schema with properties (no $ref, anyOf, oneOf, allOf, not, if)"),
+    ("tools.schema-valid", "error", "inputSchema and outputSchema are valid JSON Schemas (2020-12, or the draft "
+     "their $schema names): each keyword's value is what the meta-schema allows",
+     'fix the keyword named: a type like "string" (or a list of them), required as a list of names, '
+     "limits as numbers"),
+    ("tools.portable-schema", "warning", "inputSchema avoids features common hosts reject: $ref, anyOf, oneOf, "
+     "allOf, not, if at any depth, and lists of types on a property",
+     'flatten to one object schema with plain properties, each of one type (leave out "null" rather than '
+     'writing ["string", "null"])'),
     ("tools.output-schema", "error", 'an outputSchema is a JSON Schema object (of type "object" before 2026-07-28, '
      "where it may be any schema)", 'declare outputSchema as {"type": "object", ...}, or leave it out'),
     ("tools.annotations", "warning", "annotations are well-formed: the hints are booleans, the title a string",
@@ -6285,7 +6302,7 @@ CHECK_RULES = (
      "answer resources/read for each listed URI with contents [{uri, text}] or [{uri, blob}]"),
     ("resources.blob-base64", "error", "a blob is base64 (clients decode it)",
      "encode binary contents with standard base64"),
-    ("prompts.well-formed", "error", "prompts have a name, and their arguments are objects with a name",
+    ("prompts.well-formed", "error", "prompts have a name, and their arguments are objects with different names",
      'list prompts as {"name": ..., "arguments": [{"name": ..., "required": true}]}'),
     ("prompts.get", "error", "a prompt without required arguments answers prompts/get with messages",
      "answer prompts/get with {messages: [{role, content}]}"),
@@ -6321,6 +6338,142 @@ CHECK_PING_SECONDS = 5.0  # "promptly": a ping that waits longer than this is a 
 CHECK_HTTP_SECONDS = 10.0  # one of check's own HTTP requests (authorization metadata) waits no longer
 CHECK_FETCH_LIMIT = 1 << 20  # metadata is small: a megabyte read at most
 CHECK_READ_LIMIT = 100  # resources read back (and prompts got) at most: a server may list thousands
+
+
+# -- JSON Schema, as check reads a tool's: the meta-schema's rules, keyword by keyword ----
+# No validator library (the design card): each keyword's value is held to what the 2020-12
+# meta-schema (or draft-07, where $schema names it) allows, walking every subschema without
+# recursion, so that a schema a host's validator would refuse is found before a host refuses it.
+
+SCHEMA_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
+SCHEMA_DEPTH_LIMIT = 64  # subschemas nested deeper than this are reported, not walked
+SCHEMA_KEYWORD_KINDS = {  # keyword -> what its value must be
+    "type": "types", "required": "names", "enum": "array", "const": "any", "default": "any",
+    "properties": "schema map", "patternProperties": "schema map", "$defs": "schema map", "definitions": "schema map",
+    "dependentSchemas": "schema map", "dependentRequired": "names map",
+    "additionalProperties": "schema", "additionalItems": "schema", "unevaluatedItems": "schema",
+    "unevaluatedProperties": "schema", "contains": "schema", "not": "schema", "if": "schema", "then": "schema",
+    "else": "schema", "propertyNames": "schema", "contentSchema": "schema",
+    "allOf": "schema list", "anyOf": "schema list", "oneOf": "schema list", "prefixItems": "schema list",
+    "minLength": "count", "maxLength": "count", "minItems": "count", "maxItems": "count", "minProperties": "count",
+    "maxProperties": "count", "minContains": "count", "maxContains": "count",
+    "minimum": "number", "maximum": "number", "exclusiveMinimum": "number", "exclusiveMaximum": "number",
+    "multipleOf": "positive number",
+    "pattern": "string", "format": "string", "title": "string", "description": "string", "$id": "string",
+    "$ref": "string", "$schema": "string", "$comment": "string", "$anchor": "string", "contentEncoding": "string",
+    "contentMediaType": "string",
+    "uniqueItems": "boolean", "readOnly": "boolean", "writeOnly": "boolean", "deprecated": "boolean",
+}
+
+
+def schema_draft(schema):
+    """"draft-07" when the schema's $schema names draft-07 (or an older draft), else "2020-12"."""
+    declared = schema.get("$schema") if isinstance(schema, dict) else None
+    return "draft-07" if isinstance(declared, str) and re.search(r"draft-0[3-7]", declared) else "2020-12"
+
+
+def subschemas(path, key, value, draft):
+    """The (path, subschema) pairs under ``key`` whose kind says they hold schemas."""
+    kind = SCHEMA_KEYWORD_KINDS.get(key)
+    if key == "items":
+        if draft == "draft-07" and isinstance(value, list):
+            return [("%s.items[%d]" % (path, index), item) for index, item in enumerate(value)]
+        return [("%s.items" % path, value)]
+    if kind == "schema":
+        return [("%s.%s" % (path, key), value)]
+    if kind == "schema list" and isinstance(value, list):
+        return [("%s.%s[%d]" % (path, key, index), item) for index, item in enumerate(value)]
+    if kind == "schema map" and isinstance(value, dict):
+        return [("%s.%s.%s" % (path, key, name), item) for name, item in value.items()]
+    return []
+
+
+def keyword_problem(key, value, draft):
+    """What is wrong with one keyword's value, or None."""
+    kind = SCHEMA_KEYWORD_KINDS.get(key)
+    if key == "items":
+        if draft == "draft-07" and isinstance(value, list):
+            return None if all(isinstance(item, (dict, bool)) for item in value) else "must be schemas"
+        return None if isinstance(value, (dict, bool)) else "must be a schema (an object or a boolean)"
+    if kind == "types":
+        types = value if isinstance(value, list) else [value]
+        if isinstance(value, list) and (not value or len(set(map(str, value))) != len(value)):
+            return "must be a type name or a non-empty list of different type names"
+        wrong = [t for t in types if t not in SCHEMA_TYPES]
+        return "%s is not a JSON Schema type (%s)" % (json.dumps(wrong[0]), ", ".join(SCHEMA_TYPES)) if wrong else None
+    if kind == "names":
+        ok = isinstance(value, list) and all(isinstance(n, str) for n in value) and len(set(value)) == len(value)
+        return None if ok else "must be a list of different property names"
+    if kind == "names map":
+        ok = isinstance(value, dict) and all(isinstance(v, list) and all(isinstance(n, str) for n in v)
+                                             for v in value.values())
+        return None if ok else "must map property names to lists of property names"
+    if kind == "array":
+        return None if isinstance(value, list) else "must be a list"
+    if kind == "schema":
+        return None if isinstance(value, (dict, bool)) else "must be a schema (an object or a boolean)"
+    if kind == "schema list":
+        ok = isinstance(value, list) and value and all(isinstance(v, (dict, bool)) for v in value)
+        return None if ok else "must be a non-empty list of schemas"
+    if kind == "schema map":
+        ok = isinstance(value, dict) and all(isinstance(v, (dict, bool)) for v in value.values())
+        return None if ok else "must map names to schemas"
+    if kind == "count":
+        return None if type(value) is int and value >= 0 else "must be an integer of 0 or more"
+    if kind == "number":
+        return None if is_number(value) else "must be a number"
+    if kind == "positive number":
+        return None if is_number(value) and value > 0 else "must be a number greater than 0"
+    if kind == "string":
+        return None if isinstance(value, str) else "must be a string"
+    if kind == "boolean":
+        return None if isinstance(value, bool) else "must be true or false"
+    return None
+
+
+def schema_meta_problems(schema, path="$"):
+    """Where ``schema`` breaks the JSON Schema meta-schema, as "path.keyword: what" lines:
+    each known keyword's value checked, every subschema visited (iteratively, so no depth
+    of nesting can exhaust the stack; past SCHEMA_DEPTH_LIMIT it says so and stops)."""
+    draft = schema_draft(schema)
+    problems, pending = [], [(path, schema, 0)]
+    while pending and len(problems) < 20:
+        where, node, depth = pending.pop()
+        if isinstance(node, bool):
+            continue
+        if not isinstance(node, dict):
+            problems.append("%s: must be a schema (an object or a boolean), not %s" % (where, a_json_type(node)))
+            continue
+        if depth > SCHEMA_DEPTH_LIMIT:
+            problems.append("%s: nested deeper than %d levels" % (where, SCHEMA_DEPTH_LIMIT))
+            continue
+        for key in sorted(node, reverse=True):
+            problem = keyword_problem(key, node[key], draft)
+            if problem:
+                problems.append("%s.%s: %s" % (where, key, problem))
+                continue
+            pending.extend((sub_path, sub, depth + 1) for sub_path, sub in subschemas(where, key, node[key], draft))
+    return problems
+
+
+def schema_portability_problems(schema):
+    """Where an inputSchema uses what common hosts' validators reject, as "path: what" lines:
+    the UNPORTABLE_SCHEMA_KEYWORDS at any depth, and a list of types (["string", "null"]) on
+    a property (many hosts accept only one type name there)."""
+    problems, pending = [], [("$", schema, 0)]
+    while pending and len(problems) < 20:
+        where, node, depth = pending.pop()
+        if not isinstance(node, dict) or depth > SCHEMA_DEPTH_LIMIT:
+            continue
+        unportable = [key for key in UNPORTABLE_SCHEMA_KEYWORDS if key in node]
+        if unportable:
+            problems.append("%s uses %s" % ("the top level" if where == "$" else where, ", ".join(unportable)))
+        if depth and isinstance(node.get("type"), list):
+            problems.append("%s.type is a list of types (%s)" % (where, ", ".join(map(str, node["type"]))))
+        for key in sorted(node, reverse=True):
+            pending.extend((sub_path, sub, depth + 1) for sub_path, sub in subschemas(
+                where, key, node[key], schema_draft(schema)))
+    return problems
 
 
 def template_problem(template):
@@ -6516,6 +6669,10 @@ class ServerCheck:
             self.apply("lifecycle.stdout-clean")
             for junk in session.transport.junk:
                 self.found("lifecycle.stdout-clean", "the server wrote %s" % junk, "stdout")
+        self.apply("lifecycle.initialized-first")
+        for method in sorted(set(session.requests_before_initialized)):
+            self.found("lifecycle.initialized-first", "the server sent %s before notifications/initialized" % method,
+                       "handshake")
         closed = session.channel.closed_error()
         if closed is not None:
             self.found("lifecycle.handshake", "the connection ended during the check: %s" % closed.message,
@@ -6585,7 +6742,7 @@ class ServerCheck:
         task_support, any_output_schema = (self.session.era_rules().tools_declare_task_support,
                                            self.session.era_rules().any_output_schema)
         self.apply("tools.unique-names", "tools.valid-names", "tools.input-schema", "tools.portable-schema",
-                   "tools.output-schema", "tools.annotations",
+                   "tools.schema-valid", "tools.output-schema", "tools.annotations",
                    *(("tools.task-support",) if task_support else ()))
         seen = set()
         for tool in tools:
@@ -6603,10 +6760,12 @@ class ServerCheck:
             if not isinstance(schema, dict) or schema.get("type") != "object":
                 self.found("tools.input-schema", "its inputSchema is %s, not an object schema of type \"object\""
                            % cut_text(json.dumps(schema, ensure_ascii=False), 80), where)
-            unportable = [key for key in UNPORTABLE_SCHEMA_KEYWORDS if isinstance(schema, dict) and key in schema]
-            if unportable:
-                self.found("tools.portable-schema", "its inputSchema uses %s at the top level" % ", ".join(unportable),
-                           where)
+            for problem in schema_portability_problems(schema):
+                self.found("tools.portable-schema", "its inputSchema: %s" % problem, where)
+            for field in ("inputSchema", "outputSchema"):
+                if isinstance(tool.get(field), dict):
+                    for problem in schema_meta_problems(tool[field]):
+                        self.found("tools.schema-valid", "its %s: %s" % (field, problem), where)
             if "outputSchema" in tool and not (isinstance(tool["outputSchema"], dict)
                                                and (any_output_schema or tool["outputSchema"].get("type") == "object")):
                 self.found("tools.output-schema", "its outputSchema is %s" % cut_text(
@@ -6757,6 +6916,10 @@ class ServerCheck:
                     and isinstance(a.get("required", False), bool) for a in arguments):
                 self.found("prompts.well-formed", "its arguments are not a list of {name, required}", where)
                 continue
+            names = [a["name"] for a in arguments]
+            for twice in sorted(set(n for n in names if names.count(n) > 1)):
+                self.found("prompts.well-formed", "its arguments name %s twice" % json.dumps(twice, ensure_ascii=False),
+                           where)
             if any(a.get("required") for a in arguments) or got >= CHECK_READ_LIMIT:
                 continue
             got += 1

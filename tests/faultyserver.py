@@ -55,6 +55,10 @@ FAULTS = {
     "template-without-scheme": "a resource template notes/{name}, without a scheme",
     "set-level-refused": "logging is declared, and logging/setLevel says -32603",
     "task-support-incoherent": "echo's taskSupport is optional, and no task support is declared",
+    "schema-invalid": 'weather\'s inputSchema says "type": "strng" for city and "required": "city"',
+    "nested-type-list": 'echo\'s message property has "type": ["string", "null"] (a warning, not an error)',
+    "duplicate-prompt-args": "the prompt greet lists its argument name twice",
+    "request-before-initialized": "roots/list is sent before the initialize response (a warning, not an error)",
     "listen-missing": "2026-07-28: tools.listChanged is claimed, and subscriptions/listen says -32601",
 }
 
@@ -124,6 +128,8 @@ class Server:
     def m_initialize(self, request_id, params):
         if self.fault == "handshake-refused":
             return self.refuse(request_id, -32603, "Internal error: the database is down")
+        if self.fault == "request-before-initialized":
+            self.send({"jsonrpc": "2.0", "id": "early-1", "method": "roots/list"})
         if self.era == MODERN:
             return self.refuse(request_id, -32601, "Method not found: initialize")
         version = "2099-01-01" if self.fault == "unoffered-version" else LEGACY
@@ -179,6 +185,10 @@ class Server:
             tools[0]["inputSchema"] = {"type": "string"}
         if self.fault == "unportable-schema":
             tools[0]["inputSchema"] = dict(tools[0]["inputSchema"], anyOf=[{"required": ["message"]}])
+        if self.fault == "schema-invalid":
+            tools[1]["inputSchema"] = {"type": "object", "properties": {"city": {"type": "strng"}}, "required": "city"}
+        if self.fault == "nested-type-list":
+            tools[0]["inputSchema"] = {"type": "object", "properties": {"message": {"type": ["string", "null"]}}}
         if self.fault == "annotations-not-boolean":
             tools[1]["annotations"] = {"readOnlyHint": "yes"}
         if self.fault == "task-support-incoherent":
@@ -231,7 +241,10 @@ class Server:
     def m_prompts_list(self, request_id, params):
         if self.fault == "missing-method" or "prompts" not in self.capabilities():
             return self.refuse(request_id, -32601, "Method not found: prompts/list")
-        self.answer(request_id, {"prompts": [{"name": "greet", "description": "Say hello."}]})
+        prompt = {"name": "greet", "description": "Say hello."}
+        if self.fault == "duplicate-prompt-args":
+            prompt["arguments"] = [{"name": "name", "required": False}, {"name": "name", "required": False}]
+        self.answer(request_id, {"prompts": [prompt]})
 
     def m_logging_setLevel(self, request_id, params):
         if self.fault == "set-level-refused":
