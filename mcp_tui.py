@@ -86,6 +86,7 @@ http.server and webbrowser) are imported where they are used,
 so ``mcp-tui --help`` and a CLI call pay only for what they touch.
 """
 
+import collections
 import json
 import os
 import re
@@ -2845,6 +2846,21 @@ LIST_CHANGED_METHODS = {"notifications/tools/list_changed": ("tools/list",),
                         "notifications/resources/list_changed": ("resources/list", "resources/templates/list")}
 
 
+def changed_list(method):
+    """The list a ``notifications/<list>/list_changed`` says changed ("tools", "prompts",
+    "resources", "roots"), or None for any other method: the one reading of that name."""
+    if isinstance(method, str) and method.startswith("notifications/") and method.endswith("/list_changed"):
+        return method[len("notifications/"):-len("/list_changed")] or None
+    return None
+
+
+def capability_flag(capabilities, capability, flag):
+    """Whether a peer declares ``capability`` with ``flag`` exactly true (``listChanged``,
+    ``subscribe``): the one reading of a capability's promise, for watching and for check."""
+    declared = capabilities.get(capability) if isinstance(capabilities, dict) else None
+    return isinstance(declared, dict) and declared.get(flag) is True
+
+
 def cache_digest(text):
     """The cache's key for a server or a credential: URLs, commands and headers may hold
     secrets, so none is stored in clear."""
@@ -3153,6 +3169,15 @@ def handshake_shapes(method, capabilities, server_info):
     return capabilities or {}, server_info
 
 
+EraRules = collections.namedtuple("EraRules", [
+    "listens_for_changes",  # 2026-07-28: change notifications come only on subscriptions/listen
+    "lists_other_versions",  # server/discover's supportedVersions may name a handshake-era version
+    "tools_declare_task_support",  # a tool's execution.taskSupport is a field (2026-07-28 tools have none)
+    "any_output_schema",  # 2026-07-28: an outputSchema is any JSON Schema, not only type object
+    "method_in_headers",  # 2026-07-28 HTTP: Mcp-Method repeats the body's method
+])
+
+
 class Era:
     """What differs between the protocol eras, decided once: when the session learns what
     the server speaks it picks ModernEra (2026-07-28: per-request _meta) or LegacyEra (the
@@ -3163,15 +3188,39 @@ class Era:
     name = None  # "modern" | "legacy": the "era" the JSON documents print
     label = "legacy (initialize handshake)"
     task_form = "2025-11-25"  # the TaskForm.form of the tasks it speaks (tasks_for)
-    listens_for_changes = False  # 2026-07-28: change notifications come only on subscriptions/listen
-    # what `check` holds a server to (section 3d), as each era's schema states it
-    lists_other_versions = False  # server/discover's supportedVersions may name a handshake-era version
-    tools_declare_task_support = True  # a tool's execution.taskSupport (2026-07-28 tools have none)
-    any_output_schema = False  # 2026-07-28: an outputSchema is any JSON Schema, not only type object
-    method_in_headers = False  # 2026-07-28 HTTP: Mcp-Method repeats the body's method
 
     def __init__(self, session):
         self.session = session
+
+    # -- questions the rest of the file asks instead of comparing eras ---------------------
+
+    @staticmethod
+    def may_cache(spec):
+        """Whether results of a server opened from ``spec`` may be kept across commands: only
+        2026-07-28 ones are, so only where that era may be asked for (before the choice, this
+        base answers); a kept session (@NAME) is a name, not where a server is."""
+        return spec.kind not in ("sse", "session") and spec.protocol in ("auto", MODERN_VERSION)
+
+    def may_fall_back(self):
+        """Whether a server that broke the protocol while probing may still get initialize:
+        yes, unless it answered server/discover as a 2026-07-28 server (ModernEra)."""
+        return True
+
+    initialized = False  # LegacyEra: notifications/initialized is sent (server requests may come)
+
+    # What `check` holds a server to (section 3d), as each era's schema states it
+    # (Session.era_rules hands it out: check asks the session, never the era by name).
+    rules = EraRules(listens_for_changes=False, lists_other_versions=False, tools_declare_task_support=True,
+                     any_output_schema=False, method_in_headers=False)
+
+    def watch_changes(self, watch, held):
+        """Start ``watch`` (a ChangeWatch) as this era delivers changes: the session's
+        notifications, and resources/subscribe for each URI."""
+        watch.subscribe_each(held)
+
+    def subscribe_again(self, uri):
+        """After a new server session (the keeper): take ``uri``'s subscription again."""
+        self.session.request("resources/subscribe", {"uri": uri})
 
     def opened(self):
         self.session.cache = None  # 2025-11-25 gives no hints: nothing is kept across commands
@@ -3228,6 +3277,8 @@ class Era:
         never silence."""
         session, responder = self.session, self.session.responder
         method, request_id = message.get("method"), message.get("id")
+        if not self.initialized and method != "ping":  # the spec: pings only, before initialized
+            session.requests_before_initialized.append(str(method))
         headers = self.handshake_headers()
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
         result = error = None
@@ -3294,7 +3345,7 @@ class LegacyEra(Era):
     def handshake(self, version):
         """initialize, asking for ``version``; it makes this the session's era (until it fails)."""
         session = self.session
-        session.era, session.protocol_version = self, None
+        session.adopt_era(self, None)
         params = {"protocolVersion": version, "capabilities": session.client_capabilities(),
                   "clientInfo": CLIENT_INFO}
         if version in ("2025-06-18", "2025-03-26", "2024-11-05"):
@@ -3302,13 +3353,13 @@ class LegacyEra(Era):
         try:
             result = session.channel.call("initialize", params, timeout=session.timeout, max_time=session.max_time)
         except McpTuiError:
-            session.era = Era(session)
+            session.adopt_era(Era(session))
             raise
         negotiated = result.get("protocolVersion")
         if negotiated == "2024-10-07":
             negotiated = "2024-11-05"
         if negotiated not in LEGACY_VERSIONS:
-            session.era = Era(session)
+            session.adopt_era(Era(session))
             raise ProtocolViolation("the server chose protocol version %r, which mcp-tui does not speak" % negotiated,
                                     hint="mcp-tui speaks %s" % ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
         session.protocol_version = negotiated
@@ -3317,6 +3368,7 @@ class LegacyEra(Era):
         session.instructions = result.get("instructions")
         session.transport.legacy_session(negotiated)
         session.channel.notify("notifications/initialized", None, self.handshake_headers())
+        self.initialized = True
         self.open_server_stream()  # roots, elicitation, sampling and pings may come on it at any time
 
     def opened(self):
@@ -3369,23 +3421,26 @@ class ModernEra(Era):
     name = "modern"
     label = "2026-07-28 (per-request metadata)"
     task_form = "extension"
-    listens_for_changes = True
-    lists_other_versions = True
-    tools_declare_task_support = False
-    any_output_schema = True
-    method_in_headers = True
 
-    @staticmethod
-    def may_cache(spec):
-        """Whether results of a server opened from ``spec`` may be kept across commands: only
-        2026-07-28 ones are; a kept session (@NAME) is a name, not where a server is."""
-        return spec.kind not in ("sse", "session") and spec.protocol in ("auto", MODERN_VERSION)
+    def may_fall_back(self):
+        return False
+
+    rules = EraRules(listens_for_changes=True, lists_other_versions=True, tools_declare_task_support=False,
+                     any_output_schema=True, method_in_headers=True)
+
+    def watch_changes(self, watch, held):
+        """One subscriptions/listen for the claimed list changes and the URIs."""
+        watch.listen_once(held)
+
+    def subscribe_again(self, uri):
+        """Nothing to take again: a 2026-07-28 subscription is its listen request, which the
+        command that holds it opens again."""
 
     def discover(self, timeout):
         """server/discover: the probe in auto mode, and the source of capabilities; it makes
         this the session's era (until it fails)."""
         session = self.session
-        session.era, session.protocol_version = self, MODERN_VERSION
+        session.adopt_era(self, MODERN_VERSION)
         params = self.stamp({})
         try:
             # No notifications/cancelled if it times out: a silent legacy server must see
@@ -3399,14 +3454,14 @@ class ModernEra(Era):
                 raise RpcError({"code": -32022, "message": "server/discover lists no version mcp-tui speaks",
                                 "data": {"supported": versions, "requested": MODERN_VERSION}}, "server/discover")
         except RpcError as exc:
-            session.era = Era(session)
+            session.adopt_era(Era(session))
             if exc.code == -32022:
                 supported = (exc.data or {}).get("supported") if isinstance(exc.data, dict) else None
                 exc.hint = "the server supports %s; mcp-tui speaks %s" % (
                     ", ".join(supported or ["(not said)"]), ", ".join((MODERN_VERSION,) + LEGACY_VERSIONS))
             raise
         except McpTuiError:
-            session.era = Era(session)
+            session.adopt_era(Era(session))
             raise
         self.adopt_discover(result)
         if session.cache is not None:
@@ -3605,7 +3660,8 @@ class SessionOpener:
         (a KeeperTransport): same era, version and server facts, no second handshake."""
         session = self.session
         era = {kind.name: kind for kind in (ModernEra, LegacyEra)}.get(state["era"], Era)
-        session.era, session.protocol_version = era(session), state["protocolVersion"]
+        session.adopt_era(era(session), state["protocolVersion"])
+        session.era.initialized = True  # the keeper's handshake said so
         session.server_info, session.capabilities = state["serverInfo"], state["capabilities"] or {}
         session.instructions, session.supported_versions = state["instructions"], state["supportedVersions"]
         session.kept_grant = state.get("grant")  # the keeper's authorization, as masked_token_view shows it
@@ -3626,7 +3682,7 @@ class SessionOpener:
         if result is None:
             return False
         self.start_transport()
-        session.era, session.protocol_version = ModernEra(session), MODERN_VERSION
+        session.adopt_era(ModernEra(session), MODERN_VERSION)
         session.era.adopt_discover(result)
         session.cached.add("server/discover")
         if session.log:
@@ -3655,7 +3711,7 @@ class SessionOpener:
                 raise
             fresh = False
         except ProtocolViolation:
-            if isinstance(session.era, ModernEra):  # it answered server/discover as a modern server,
+            if not session.era.may_fall_back():  # it answered server/discover as a modern server,
                 raise  # wrongly: no fallback
             fresh = True
         if session.log:
@@ -3697,7 +3753,8 @@ class SessionOpener:
         session = self.session
         self.start_transport()
         session.transport.legacy_session(recorded["protocolVersion"], recorded["id"])
-        session.era, session.protocol_version = LegacyEra(session), recorded["protocolVersion"]
+        session.adopt_era(LegacyEra(session), recorded["protocolVersion"])
+        session.era.initialized = True  # the run that recorded it said so
         session.cache = None  # a 2025-11-25 session keeps what it learned itself
         session.capabilities = recorded.get("capabilities") or {}
         session.server_info = recorded.get("serverInfo")
@@ -3750,8 +3807,8 @@ class Session:
         self.probe_timeout = probe_timeout
         self.network = network or NetworkOptions()
         self.log_level = log_level
-        self.era = Era(self)  # ModernEra or LegacyEra once chosen; its name is what documents print
-        self.protocol_version = None
+        self.adopt_era(Era(self))  # ModernEra or LegacyEra once chosen; its name is what documents print
+        self.requests_before_initialized = []  # server requests (methods) that came before initialized, for check
         self.server_info = None
         self.capabilities = {}
         self.instructions = None
@@ -3797,7 +3854,7 @@ class Session:
 
     def _open_cache(self):
         """A ResultCache for this server, or None where no 2026-07-28 result can be asked for."""
-        if not ModernEra.may_cache(self.spec):
+        if not self.era.may_cache(self.spec):
             return None  # a kept session (@NAME) is a name, not where a server is; its keeper asks
         if self.spec.kind == "stdio":
             server = json.dumps(["stdio", self.spec.argv, os.path.abspath(self.spec.cwd or os.curdir)])
@@ -3978,14 +4035,24 @@ class Session:
 
     # -- facts about the server ---------------------------------------------------------
 
+    def adopt_era(self, era, protocol_version=None):
+        """The one place the session's era (and with it the protocol version) is set: by the
+        era classes as they probe and shake hands, and by the opener when it adopts a kept
+        or cached session."""
+        self.era, self.protocol_version = era, protocol_version
+
     @property
     def era_label(self):
         return self.era.label
 
-    def era_states(self, fact):
-        """What the negotiated era states of ``fact``: one of the Era attributes `check` holds
-        a server to (lists_other_versions, tools_declare_task_support, any_output_schema, ...)."""
-        return getattr(self.era, fact)
+    def era_rules(self):
+        """What the negotiated era's schema states (EraRules), for `check` to hold a server to."""
+        return self.era.rules
+
+    def subscribe_again(self, uri):
+        """After a new server session (the keeper): ``uri``'s subscription, taken again as the
+        era takes one."""
+        self.era.subscribe_again(uri)
 
     def summary(self):
         """What `server` prints and the TUI's server tab shows, in one shape for both eras."""
@@ -4120,7 +4187,7 @@ def list_change_filters(capabilities):
     """The subscriptions/listen filters for the lists a server says change (listChanged), in
     name order: the watch reports the ones a server's acknowledgement leaves out in it."""
     return {name: True for kind, name in sorted(LIST_CHANGE_FILTERS.items())
-            if (capabilities.get(kind) or {}).get("listChanged")}
+            if capability_flag(capabilities, kind, "listChanged")}
 
 
 class HeldNotifications:
@@ -4168,11 +4235,12 @@ class ChangeWatch:
         if self.uris and not (session.capabilities.get("resources") or {}).get("subscribe"):
             raise UsageError("the server does not offer resource subscriptions (no resources.subscribe "
                              "capability); nothing was sent")
-        if session.era.listens_for_changes:
-            if held in session.observers:
-                session.observers.remove(held)
-            self._listen()
-            return
+        session.era.watch_changes(self, held)
+
+    def subscribe_each(self, held):
+        """2025-11-25: the session's notifications (those ``held`` since it opened first), the
+        server's GET stream, and resources/subscribe for each URI."""
+        session = self.session
         self._observer = held or self._deliver
         if held is None:
             session.observers.append(self._deliver)
@@ -4183,7 +4251,10 @@ class ChangeWatch:
             session.request("resources/subscribe", {"uri": uri})
             self._subscribed.append(uri)
 
-    def _listen(self):
+    def listen_once(self, held):
+        """2026-07-28: one subscriptions/listen (change notifications come only on it)."""
+        if held in self.session.observers:
+            self.session.observers.remove(held)
         filters = list_change_filters(self.session.capabilities)
         if self.uris:
             filters["resourceSubscriptions"] = self.uris
@@ -5271,47 +5342,46 @@ def constraint_problem(value, schema, depth=0):
     return None
 
 
-def schema_violation(value, schema, path="$"):
-    """The first place ``value`` breaks ``schema`` as (JSON path, what is wrong), or None:
-    constraint_problem's checks from the top, types and enums included (a tool's outputSchema)."""
-    if not isinstance(schema, dict):
-        return None
-    try:
-        problem = constraint_problem(value, schema, 1)
-    except RecursionError:
-        return path, "nested too deeply to check"
-    if problem is None:
-        return None
-    where, _, message = at_path(path, problem).partition(": ")
-    return where, message
-
-
 def at_path(where, problem):
     """A nested problem under ``where`` (a field, ".key" or "[index]"): "address.zip: at most 5"."""
     return where + (problem if problem.startswith(("[", ".")) else ": " + problem)
 
 
-def output_schema_problems(tool, structured):
-    """What a result's structuredContent breaks in the tool's outputSchema, as (path,
-    message) pairs ("" is the whole value): missing required properties, and for each
-    property its first wrong type, value, format or limit (constraint_problem's checks)."""
+def output_schema_problems(tool, result):
+    """What a tool result breaks in the tool's outputSchema, as (JSON path, message) pairs,
+    "$" being the whole value: the one statement of the rule, which the CLI's warning, the
+    TUI's result screen and `check` all print. None of it for an error result; a missing
+    structuredContent is a problem (a tool with an outputSchema must return one); then each
+    missing required property, and each property's first wrong type, value, format or limit
+    (constraint_problem's checks, at every depth)."""
     schema = tool.get("outputSchema") if isinstance(tool, dict) else None
-    if not isinstance(schema, dict):
+    if not isinstance(schema, dict) or not isinstance(result, dict) or result.get("isError"):
         return []
-    if not isinstance(structured, dict):
-        return [("", "missing structuredContent, which the tool's outputSchema promises" if structured is None
-                 else "must be an object, not %s" % a_json_type(structured))]
+    if "structuredContent" not in result:
+        return [("$", "missing structuredContent, which the tool's outputSchema promises")]
+    structured = result["structuredContent"]
+    if not isinstance(structured, dict):  # 2026-07-28 lets an outputSchema describe any value
+        try:
+            problem = constraint_problem(structured, schema, 1)
+        except RecursionError:
+            problem = "nested too deeply to check"
+        return [at_path("$", problem).partition(": ")[::2]] if problem else []
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     required = schema.get("required") if isinstance(schema.get("required"), list) else []
-    problems = [("", "missing required property %r" % key) for key in required if key not in structured]
+    problems = [("$", "missing required property %r" % key) for key in required if key not in structured]
+    extra = schema.get("additionalProperties")
     for key, value in structured.items():
         try:
-            problem = constraint_problem(value, properties[key], 1) if key in properties else None
+            if key in properties:
+                problem = constraint_problem(value, properties[key], 1)
+            elif extra is False:
+                problem = "is not declared (additionalProperties: false)"
+            else:
+                problem = constraint_problem(value, extra, 1) if isinstance(extra, dict) else None
         except RecursionError:
             problem = "nested too deeply to check"
         if problem:
-            path, _, message = at_path(str(key), problem).partition(": ") if problem[:1] in "[." else (
-                str(key), "", problem)
+            path, _, message = at_path("$.%s" % key, problem).partition(": ")
             problems.append((path, message))
     return problems
 
@@ -6218,6 +6288,9 @@ CHECK_RULES = (
      "answer initialize for every 2025-11-25-era version server/discover lists, or stop listing them"),
     ("lifecycle.jsonrpc", "error", 'every message carries "jsonrpc": "2.0" (JSON-RPC 2.0 says so)',
      'write "jsonrpc": "2.0" into every request, response and notification'),
+    ("lifecycle.initialized-first", "warning", "the server sends no request but ping before the client's "
+     "notifications/initialized (2025-11-25)",
+     "wait for notifications/initialized before asking for roots, sampling or elicitation"),
     ("lifecycle.ids-echoed", "error", "every response carries the id of the request it answers, exactly",
      "copy the request's id (same JSON type) into its response"),
     ("lifecycle.notification-id", "error", "a notification carries no id (with one it is a request)",
@@ -6250,8 +6323,14 @@ CHECK_RULES = (
      "rename the tool with letters, digits, '_', '-' and '.' only"),
     ("tools.input-schema", "error", 'inputSchema is a JSON Schema object of type "object"',
      'give every tool an inputSchema like {"type": "object", "properties": {...}}'),
-    ("tools.portable-schema", "warning", "inputSchema avoids top-level features common hosts reject",
-     "flatten the top level to one object schema with properties (no $ref, anyOf, oneOf, allOf, not, if)"),
+    ("tools.schema-valid", "error", "inputSchema and outputSchema are valid JSON Schemas (2020-12, or the draft "
+     "their $schema names): each keyword's value is what the meta-schema allows",
+     'fix the keyword named: a type like "string" (or a list of them), required as a list of names, '
+     "limits as numbers"),
+    ("tools.portable-schema", "warning", "inputSchema avoids features common hosts reject: $ref, anyOf, oneOf, "
+     "allOf, not, if at any depth, and lists of types on a property",
+     'flatten to one object schema with plain properties, each of one type (leave out "null" rather than '
+     'writing ["string", "null"])'),
     ("tools.output-schema", "error", 'an outputSchema is a JSON Schema object (of type "object" before 2026-07-28, '
      "where it may be any schema)", 'declare outputSchema as {"type": "object", ...}, or leave it out'),
     ("tools.annotations", "warning", "annotations are well-formed: the hints are booleans, the title a string",
@@ -6294,7 +6373,7 @@ CHECK_RULES = (
      "answer resources/read for each listed URI with contents [{uri, text}] or [{uri, blob}]"),
     ("resources.blob-base64", "error", "a blob is base64 (clients decode it)",
      "encode binary contents with standard base64"),
-    ("prompts.well-formed", "error", "prompts have a name, and their arguments are objects with a name",
+    ("prompts.well-formed", "error", "prompts have a name, and their arguments are objects with different names",
      'list prompts as {"name": ..., "arguments": [{"name": ..., "required": true}]}'),
     ("prompts.get", "error", "a prompt without required arguments answers prompts/get with messages",
      "answer prompts/get with {messages: [{role, content}]}"),
@@ -6330,6 +6409,142 @@ CHECK_PING_SECONDS = 5.0  # "promptly": a ping that waits longer than this is a 
 CHECK_HTTP_SECONDS = 10.0  # one of check's own HTTP requests (authorization metadata) waits no longer
 CHECK_FETCH_LIMIT = 1 << 20  # metadata is small: a megabyte read at most
 CHECK_READ_LIMIT = 100  # resources read back (and prompts got) at most: a server may list thousands
+
+
+# -- JSON Schema, as check reads a tool's: the meta-schema's rules, keyword by keyword ----
+# No validator library (the design card): each keyword's value is held to what the 2020-12
+# meta-schema (or draft-07, where $schema names it) allows, walking every subschema without
+# recursion, so that a schema a host's validator would refuse is found before a host refuses it.
+
+SCHEMA_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
+SCHEMA_DEPTH_LIMIT = 64  # subschemas nested deeper than this are reported, not walked
+SCHEMA_KEYWORD_KINDS = {  # keyword -> what its value must be
+    "type": "types", "required": "names", "enum": "array", "const": "any", "default": "any",
+    "properties": "schema map", "patternProperties": "schema map", "$defs": "schema map", "definitions": "schema map",
+    "dependentSchemas": "schema map", "dependentRequired": "names map",
+    "additionalProperties": "schema", "additionalItems": "schema", "unevaluatedItems": "schema",
+    "unevaluatedProperties": "schema", "contains": "schema", "not": "schema", "if": "schema", "then": "schema",
+    "else": "schema", "propertyNames": "schema", "contentSchema": "schema",
+    "allOf": "schema list", "anyOf": "schema list", "oneOf": "schema list", "prefixItems": "schema list",
+    "minLength": "count", "maxLength": "count", "minItems": "count", "maxItems": "count", "minProperties": "count",
+    "maxProperties": "count", "minContains": "count", "maxContains": "count",
+    "minimum": "number", "maximum": "number", "exclusiveMinimum": "number", "exclusiveMaximum": "number",
+    "multipleOf": "positive number",
+    "pattern": "string", "format": "string", "title": "string", "description": "string", "$id": "string",
+    "$ref": "string", "$schema": "string", "$comment": "string", "$anchor": "string", "contentEncoding": "string",
+    "contentMediaType": "string",
+    "uniqueItems": "boolean", "readOnly": "boolean", "writeOnly": "boolean", "deprecated": "boolean",
+}
+
+
+def schema_draft(schema):
+    """"draft-07" when the schema's $schema names draft-07 (or an older draft), else "2020-12"."""
+    declared = schema.get("$schema") if isinstance(schema, dict) else None
+    return "draft-07" if isinstance(declared, str) and re.search(r"draft-0[3-7]", declared) else "2020-12"
+
+
+def subschemas(path, key, value, draft):
+    """The (path, subschema) pairs under ``key`` whose kind says they hold schemas."""
+    kind = SCHEMA_KEYWORD_KINDS.get(key)
+    if key == "items":
+        if draft == "draft-07" and isinstance(value, list):
+            return [("%s.items[%d]" % (path, index), item) for index, item in enumerate(value)]
+        return [("%s.items" % path, value)]
+    if kind == "schema":
+        return [("%s.%s" % (path, key), value)]
+    if kind == "schema list" and isinstance(value, list):
+        return [("%s.%s[%d]" % (path, key, index), item) for index, item in enumerate(value)]
+    if kind == "schema map" and isinstance(value, dict):
+        return [("%s.%s.%s" % (path, key, name), item) for name, item in value.items()]
+    return []
+
+
+def keyword_problem(key, value, draft):
+    """What is wrong with one keyword's value, or None."""
+    kind = SCHEMA_KEYWORD_KINDS.get(key)
+    if key == "items":
+        if draft == "draft-07" and isinstance(value, list):
+            return None if all(isinstance(item, (dict, bool)) for item in value) else "must be schemas"
+        return None if isinstance(value, (dict, bool)) else "must be a schema (an object or a boolean)"
+    if kind == "types":
+        types = value if isinstance(value, list) else [value]
+        if isinstance(value, list) and (not value or len(set(map(str, value))) != len(value)):
+            return "must be a type name or a non-empty list of different type names"
+        wrong = [t for t in types if t not in SCHEMA_TYPES]
+        return "%s is not a JSON Schema type (%s)" % (json.dumps(wrong[0]), ", ".join(SCHEMA_TYPES)) if wrong else None
+    if kind == "names":
+        ok = isinstance(value, list) and all(isinstance(n, str) for n in value) and len(set(value)) == len(value)
+        return None if ok else "must be a list of different property names"
+    if kind == "names map":
+        ok = isinstance(value, dict) and all(isinstance(v, list) and all(isinstance(n, str) for n in v)
+                                             for v in value.values())
+        return None if ok else "must map property names to lists of property names"
+    if kind == "array":
+        return None if isinstance(value, list) else "must be a list"
+    if kind == "schema":
+        return None if isinstance(value, (dict, bool)) else "must be a schema (an object or a boolean)"
+    if kind == "schema list":
+        ok = isinstance(value, list) and value and all(isinstance(v, (dict, bool)) for v in value)
+        return None if ok else "must be a non-empty list of schemas"
+    if kind == "schema map":
+        ok = isinstance(value, dict) and all(isinstance(v, (dict, bool)) for v in value.values())
+        return None if ok else "must map names to schemas"
+    if kind == "count":
+        return None if type(value) is int and value >= 0 else "must be an integer of 0 or more"
+    if kind == "number":
+        return None if is_number(value) else "must be a number"
+    if kind == "positive number":
+        return None if is_number(value) and value > 0 else "must be a number greater than 0"
+    if kind == "string":
+        return None if isinstance(value, str) else "must be a string"
+    if kind == "boolean":
+        return None if isinstance(value, bool) else "must be true or false"
+    return None
+
+
+def schema_meta_problems(schema, path="$"):
+    """Where ``schema`` breaks the JSON Schema meta-schema, as "path.keyword: what" lines:
+    each known keyword's value checked, every subschema visited (iteratively, so no depth
+    of nesting can exhaust the stack; past SCHEMA_DEPTH_LIMIT it says so and stops)."""
+    draft = schema_draft(schema)
+    problems, pending = [], [(path, schema, 0)]
+    while pending and len(problems) < 20:
+        where, node, depth = pending.pop()
+        if isinstance(node, bool):
+            continue
+        if not isinstance(node, dict):
+            problems.append("%s: must be a schema (an object or a boolean), not %s" % (where, a_json_type(node)))
+            continue
+        if depth > SCHEMA_DEPTH_LIMIT:
+            problems.append("%s: nested deeper than %d levels" % (where, SCHEMA_DEPTH_LIMIT))
+            continue
+        for key in sorted(node, reverse=True):
+            problem = keyword_problem(key, node[key], draft)
+            if problem:
+                problems.append("%s.%s: %s" % (where, key, problem))
+                continue
+            pending.extend((sub_path, sub, depth + 1) for sub_path, sub in subschemas(where, key, node[key], draft))
+    return problems
+
+
+def schema_portability_problems(schema):
+    """Where an inputSchema uses what common hosts' validators reject, as "path: what" lines:
+    the UNPORTABLE_SCHEMA_KEYWORDS at any depth, and a list of types (["string", "null"]) on
+    a property (many hosts accept only one type name there)."""
+    problems, pending = [], [("$", schema, 0)]
+    while pending and len(problems) < 20:
+        where, node, depth = pending.pop()
+        if not isinstance(node, dict) or depth > SCHEMA_DEPTH_LIMIT:
+            continue
+        unportable = [key for key in UNPORTABLE_SCHEMA_KEYWORDS if key in node]
+        if unportable:
+            problems.append("%s uses %s" % ("the top level" if where == "$" else where, ", ".join(unportable)))
+        if depth and isinstance(node.get("type"), list):
+            problems.append("%s.type is a list of types (%s)" % (where, ", ".join(map(str, node["type"]))))
+        for key in sorted(node, reverse=True):
+            pending.extend((sub_path, sub, depth + 1) for sub_path, sub in subschemas(
+                where, key, node[key], schema_draft(schema)))
+    return problems
 
 
 def template_problem(template):
@@ -6443,7 +6658,7 @@ class ServerCheck:
                 method, json.dumps(message.get("id"))), where)
         if isinstance(method, str) and method in LIST_CHANGED_METHODS:
             with self._lock:
-                self.announced.add(method.split("/")[1])  # the capability: tools, prompts or resources
+                self.announced.add(changed_list(method))  # the capability: tools, prompts or resources
         result = message.get("result")
         if isinstance(result, dict) and result.get("resultType") == "complete":
             self.check_cache_fields(result, where)
@@ -6504,7 +6719,7 @@ class ServerCheck:
     def other_era(self, summary):
         """The 2025-11-25-era version to open a second session in, when a 2026-07-28 server
         lists one in supportedVersions (its claim is checked too), or None."""
-        versions = summary.get("supportedVersions") if self.session.era_states("lists_other_versions") else None
+        versions = summary.get("supportedVersions") if self.session.era_rules().lists_other_versions else None
         listed = [v for v in LEGACY_VERSIONS if isinstance(versions, list) and v in versions]
         return listed[0] if listed else None
 
@@ -6525,6 +6740,10 @@ class ServerCheck:
             self.apply("lifecycle.stdout-clean")
             for junk in session.transport.junk:
                 self.found("lifecycle.stdout-clean", "the server wrote %s" % junk, "stdout")
+        self.apply("lifecycle.initialized-first")
+        for method in sorted(set(session.requests_before_initialized)):
+            self.found("lifecycle.initialized-first", "the server sent %s before notifications/initialized" % method,
+                       "handshake")
         closed = session.channel.closed_error()
         if closed is not None:
             self.found("lifecycle.handshake", "the connection ended during the check: %s" % closed.message,
@@ -6591,10 +6810,10 @@ class ServerCheck:
         if tools is None:
             return
         self.tools = tools
-        task_support, any_output_schema = (self.session.era_states("tools_declare_task_support"),
-                                           self.session.era_states("any_output_schema"))
+        task_support, any_output_schema = (self.session.era_rules().tools_declare_task_support,
+                                           self.session.era_rules().any_output_schema)
         self.apply("tools.unique-names", "tools.valid-names", "tools.input-schema", "tools.portable-schema",
-                   "tools.output-schema", "tools.annotations",
+                   "tools.schema-valid", "tools.output-schema", "tools.annotations",
                    *(("tools.task-support",) if task_support else ()))
         seen = set()
         for tool in tools:
@@ -6612,10 +6831,12 @@ class ServerCheck:
             if not isinstance(schema, dict) or schema.get("type") != "object":
                 self.found("tools.input-schema", "its inputSchema is %s, not an object schema of type \"object\""
                            % cut_text(json.dumps(schema, ensure_ascii=False), 80), where)
-            unportable = [key for key in UNPORTABLE_SCHEMA_KEYWORDS if isinstance(schema, dict) and key in schema]
-            if unportable:
-                self.found("tools.portable-schema", "its inputSchema uses %s at the top level" % ", ".join(unportable),
-                           where)
+            for problem in schema_portability_problems(schema):
+                self.found("tools.portable-schema", "its inputSchema: %s" % problem, where)
+            for field in ("inputSchema", "outputSchema"):
+                if isinstance(tool.get(field), dict):
+                    for problem in schema_meta_problems(tool[field]):
+                        self.found("tools.schema-valid", "its %s: %s" % (field, problem), where)
             if "outputSchema" in tool and not (isinstance(tool["outputSchema"], dict)
                                                and (any_output_schema or tool["outputSchema"].get("type") == "object")):
                 self.found("tools.output-schema", "its outputSchema is %s" % cut_text(
@@ -6686,17 +6907,10 @@ class ServerCheck:
         if result.get("isError"):
             self.found("tools.call", "the tool answered with isError: true", where)
             return
-        schema = tool.get("outputSchema")
-        if not isinstance(schema, dict):
-            return
-        if "structuredContent" not in result:
-            self.found("tools.structured-content", "the tool declares an outputSchema and its result has no "
-                       "structuredContent", where)
-            return
-        violation = schema_violation(result["structuredContent"], schema)
-        if violation:
-            self.found("tools.structured-content", "structuredContent breaks the outputSchema: %s %s" % violation,
-                       where)
+        problems = output_schema_problems(tool, result)
+        if problems:
+            self.found("tools.structured-content", "the result breaks the outputSchema: %s" % "; ".join(
+                "%s: %s" % problem for problem in problems), where)
 
     def check_resources(self):
         resources = self.list_of("resources/list", "resources")
@@ -6773,6 +6987,10 @@ class ServerCheck:
                     and isinstance(a.get("required", False), bool) for a in arguments):
                 self.found("prompts.well-formed", "its arguments are not a list of {name, required}", where)
                 continue
+            names = [a["name"] for a in arguments]
+            for twice in sorted(set(n for n in names if names.count(n) > 1)):
+                self.found("prompts.well-formed", "its arguments name %s twice" % json.dumps(twice, ensure_ascii=False),
+                           where)
             if any(a.get("required") for a in arguments) or got >= CHECK_READ_LIMIT:
                 continue
             got += 1
@@ -6864,9 +7082,7 @@ class ClaimChecks:
         return self.check.session
 
     def claims(self, capability, flag):
-        """Whether the server declares ``capability`` with ``flag``: true."""
-        declared = self.session.capabilities.get(capability)
-        return isinstance(declared, dict) and declared.get(flag) is True
+        return capability_flag(self.session.capabilities, capability, flag)
 
     def check_claims(self):
         self.apply("capabilities.list-changed", "capabilities.list-changed-unclaimed")
@@ -6879,7 +7095,7 @@ class ClaimChecks:
                                "%s.%s is %s, not true or false" % (capability, flag, json.dumps(value)),
                                "capabilities")
         listed = [r.get("uri") for r in self.check.resources if isinstance(r.get("uri"), str)]
-        if self.session.era_states("listens_for_changes"):
+        if self.session.era_rules().listens_for_changes:
             self.check_listen(listed[0] if listed else None)
         else:
             self.check_subscribe(listed[0] if listed else None)
@@ -7044,7 +7260,7 @@ class HttpChecks:
         if foreign is not None and 200 <= foreign < 300:
             self.found("http.origin", "a request with Origin: http://mcp-tui-check.invalid was accepted (HTTP %d)"
                        % foreign, "Origin")
-        if self.session.era_states("method_in_headers"):
+        if self.session.era_rules().method_in_headers:
             self.apply("http.method-header")
             other = "tools/list" if method != "tools/list" else "ping"
             contradicted = self.http_probe(dict(headers, **{"Mcp-Method": other}), method)
@@ -7735,10 +7951,6 @@ class DebugLog:
         with self._lock:
             entries = list(self.entries)
         return [e for e in entries if log_entry_selected(e, kinds, method_prefix, task)]
-
-    def task_notifications(self):
-        """Task status notifications in either form (what key 8 of the TUI's debug screen keeps)."""
-        return [e for e in self.select(kinds=("notification",)) if is_task_status_entry(e)]
 
     def since(self, count):
         """For views that follow the log without reading it all again: how many entries were
@@ -9360,9 +9572,6 @@ class Authorizer:
     def _cross_app(self, discovery, scopes):
         return self.grants.cross_app(discovery, scopes)
 
-    def _check_callback(self, response, discovery):
-        self.grants.check_callback(response, discovery)
-
     # -- refresh, logout ------------------------------------------------------------------------
 
     def _refresh(self):
@@ -9599,19 +9808,6 @@ def structured_wraps_text(result):
         return strict_json(texts[0]) == value
     except (ValueError, RecursionError):
         return False
-
-
-def structured_content_problem(result, tool):
-    """A warning when the structured content breaks the tool's outputSchema (naming where),
-    or None."""
-    schema = tool.get("outputSchema") if isinstance(tool, dict) else None
-    if not isinstance(schema, dict) or "structuredContent" not in result or result.get("isError"):
-        return None
-    found = schema_violation(result["structuredContent"], schema)
-    if found is None:
-        return None
-    return "warning: the structured content does not match the outputSchema of tool %r: %s %s" % (
-        tool.get("name"), found[0], found[1])
 
 
 def render_tool_result(result, saver=None):
@@ -10225,8 +10421,8 @@ def notification_text(message):
     params = params if isinstance(params, dict) else {}
     if method == "notifications/resources/updated":
         return "resource updated: %s" % params.get("uri", "?")
-    if isinstance(method, str) and method.endswith("/list_changed"):
-        return "%s list changed" % method.split("/")[1]
+    if changed_list(method):
+        return "%s list changed" % changed_list(method)
     if method == "notifications/message":
         return log_text(params)
     if method == "notifications/progress":
@@ -11189,7 +11385,7 @@ class Output:
             self.progress("📣 " + log_text(params))
         elif method.startswith("notifications/tasks"):
             return  # the task waiter reports status changes itself
-        elif method.endswith("/list_changed"):
+        elif changed_list(method):
             if method not in self._announced and len(self._announced) < self.KEPT_NOTIFICATIONS:
                 self._announced.add(method)  # servers often send bursts; one line says it
                 self.progress("🔔 %s" % method[len("notifications/"):])
@@ -11992,9 +12188,9 @@ class Cli:
     def print_tool_result(self, result, task=None, tool=None):
         """``tool``: its listing, whose outputSchema the structured content is checked against."""
         check_tool_result(result)
-        problem = structured_content_problem(result, tool)
-        if problem:
-            self.out.notice(problem)
+        for path, message in output_schema_problems(tool, result):
+            self.out.notice("warning: the result of tool %r breaks its outputSchema: %s: %s" % (
+                tool.get("name"), path, message))
         self.out.progress(("⚠️  " if result.get("isError") else "✅ ") + tool_outcome_text(result))
         if result_hint(result):  # only for an error
             self.out.notice("hint: " + result_hint(result))
@@ -13701,8 +13897,8 @@ class Tui:
         task = self.tasks.task_from_notification(message) if self.tasks else None
         if task is not None:
             self.task_seen(task)
-        elif method.endswith("/list_changed"):
-            kind = method[len("notifications/"):-len("/list_changed")]
+        elif changed_list(method):
+            kind = changed_list(method)
             for screen in self.stack:
                 if isinstance(screen, MainScreen):
                     screen.reload([kind])
@@ -15226,16 +15422,14 @@ class ToolScreen(FieldScreen):
     def show_result(self, result, quiet=False):
         self.result = result
         text = clean(render_tool_result(result))
-        problems = [] if result.get("isError") else output_schema_problems(self.tool, result.get("structuredContent"))
+        problems = output_schema_problems(self.tool, result)
         if problems:  # as the Inspector does: the result is shown, and what breaks the promise above it
-            text = "\n".join(["Structured content does not match the tool's outputSchema:"] + [
-                "  %s: %s" % (path or "(the whole value)", clean(message)) for path, message in problems] + [
-                "", text])
+            text = "\n".join(["The result breaks the tool's outputSchema:"] + [
+                "  %s: %s" % (path, clean(message)) for path, message in problems] + ["", text])
         self.output.set_text(self.with_pictures(result, text))
         self.ended("tool error" if result.get("isError") else "ok", text)
         if problems:
-            self.tell("The result does not match the outputSchema: %s: %s" % (problems[0][0] or "(the whole value)",
-                                                                               problems[0][1]), True)
+            self.tell("The result breaks the tool's outputSchema: %s: %s" % problems[0], True)
         elif not quiet:
             self.tell(tool_outcome_text(result) + ".", bool(result.get("isError")))
 
@@ -18247,7 +18441,7 @@ class KeeperRelay:
             uris = sorted(self.subscribed)
         for uri in uris:
             try:
-                self.keeper.session.request("resources/subscribe", {"uri": uri})
+                self.keeper.session.subscribe_again(uri)
                 self.keeper.log.event("keeper", "subscribed again to %s in the new session" % uri)
             except McpTuiError as exc:
                 self.keeper.log.event("keeper", "could not subscribe again to %s: %s" % (uri, exc.message))

@@ -48,6 +48,17 @@ FAULTS = {
     "list-changed-unclaimed": "prompts declared without listChanged, and its list changes announced all the same "
                               "(a warning)",
     "list-changed-not-boolean": 'tools.listChanged is "yes"',
+    "handshake-refused": "initialize (and server/discover) answered with -32603, so no session opens",
+    "stray-response": "a response to id 9999, which no client sent, before the tools/list response",
+    "undeclared-served": "no resources capability, and resources/list answered all the same",
+    "annotations-not-boolean": 'weather\'s readOnlyHint is "yes"',
+    "template-without-scheme": "a resource template notes/{name}, without a scheme",
+    "set-level-refused": "logging is declared, and logging/setLevel says -32603",
+    "task-support-incoherent": "echo's taskSupport is optional, and no task support is declared",
+    "schema-invalid": 'weather\'s inputSchema says "type": "strng" for city and "required": "city"',
+    "nested-type-list": 'echo\'s message property has "type": ["string", "null"] (a warning, not an error)',
+    "duplicate-prompt-args": "the prompt greet lists its argument name twice",
+    "request-before-initialized": "roots/list is sent before the initialize response (a warning, not an error)",
     "listen-missing": "2026-07-28: tools.listChanged is claimed, and subscriptions/listen says -32601",
 }
 
@@ -76,6 +87,10 @@ class Server:
                         "resources": resources, "prompts": {}}
         if self.fault == "list-changed-undeclared":
             del capabilities["prompts"]
+        if self.fault == "undeclared-served":
+            del capabilities["resources"]
+        if self.fault == "set-level-refused":
+            capabilities["logging"] = {}
         capabilities.update(self.added_capabilities)
         return capabilities
 
@@ -111,6 +126,10 @@ class Server:
         return handler(request_id, params)
 
     def m_initialize(self, request_id, params):
+        if self.fault == "handshake-refused":
+            return self.refuse(request_id, -32603, "Internal error: the database is down")
+        if self.fault == "request-before-initialized":
+            self.send({"jsonrpc": "2.0", "id": "early-1", "method": "roots/list"})
         if self.era == MODERN:
             return self.refuse(request_id, -32601, "Method not found: initialize")
         version = "2099-01-01" if self.fault == "unoffered-version" else LEGACY
@@ -118,6 +137,8 @@ class Server:
                                  "serverInfo": {"name": "faultyserver", "version": "1.0"}})
 
     def m_server_discover(self, request_id, params):
+        if self.fault == "handshake-refused":
+            return self.refuse(request_id, -32603, "Internal error: the database is down")
         if self.era != MODERN:
             return self.refuse(request_id, -32601, "Method not found: server/discover")
         version = "2099-01-01" if self.fault == "unoffered-version" else MODERN
@@ -164,6 +185,16 @@ class Server:
             tools[0]["inputSchema"] = {"type": "string"}
         if self.fault == "unportable-schema":
             tools[0]["inputSchema"] = dict(tools[0]["inputSchema"], anyOf=[{"required": ["message"]}])
+        if self.fault == "schema-invalid":
+            tools[1]["inputSchema"] = {"type": "object", "properties": {"city": {"type": "strng"}}, "required": "city"}
+        if self.fault == "nested-type-list":
+            tools[0]["inputSchema"] = {"type": "object", "properties": {"message": {"type": ["string", "null"]}}}
+        if self.fault == "annotations-not-boolean":
+            tools[1]["annotations"] = {"readOnlyHint": "yes"}
+        if self.fault == "task-support-incoherent":
+            tools[0]["execution"] = {"taskSupport": "optional"}
+        if self.fault == "stray-response":
+            self.send({"jsonrpc": "2.0", "id": 9999, "result": {}})
         if self.fault == "duplicate-tools":
             tools.append(dict(TOOLS[0], description="Echo a message, again."))
         result = {"tools": tools}
@@ -197,7 +228,8 @@ class Server:
                                                {"uri": "file:///logo.png", "name": "logo", "mimeType": "image/png"}]})
 
     def m_resources_templates_list(self, request_id, params):
-        self.answer(request_id, {"resourceTemplates": [{"uriTemplate": "file:///notes/{name}", "name": "a note"}]})
+        template = "notes/{name}" if self.fault == "template-without-scheme" else "file:///notes/{name}"
+        self.answer(request_id, {"resourceTemplates": [{"uriTemplate": template, "name": "a note"}]})
 
     def m_resources_read(self, request_id, params):
         uri = params.get("uri")
@@ -209,7 +241,15 @@ class Server:
     def m_prompts_list(self, request_id, params):
         if self.fault == "missing-method" or "prompts" not in self.capabilities():
             return self.refuse(request_id, -32601, "Method not found: prompts/list")
-        self.answer(request_id, {"prompts": [{"name": "greet", "description": "Say hello."}]})
+        prompt = {"name": "greet", "description": "Say hello."}
+        if self.fault == "duplicate-prompt-args":
+            prompt["arguments"] = [{"name": "name", "required": False}, {"name": "name", "required": False}]
+        self.answer(request_id, {"prompts": [prompt]})
+
+    def m_logging_setLevel(self, request_id, params):
+        if self.fault == "set-level-refused":
+            return self.refuse(request_id, -32603, "Internal error: no logger")
+        self.answer(request_id, {})
 
     def m_prompts_get(self, request_id, params):
         self.answer(request_id, {"messages": [{"role": "user", "content": {"type": "text", "text": "Hello!"}}]})

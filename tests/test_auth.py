@@ -91,15 +91,14 @@ def test_the_callback_iss_is_the_metadata_issuer_exactly(tmp_path):
     """RFC 9207: `iss` is compared with the issuer of the authorization server's metadata, which
     may differ from the resource metadata's entry by the trailing slash discovery tolerates
     (FastMCP's RemoteAuthProvider adds one); anything else is a mix-up."""
-    from mcp_tui import AuthError, Authorizer, AuthSettings, AuthStore, Discovery
+    from mcp_tui import AuthError, Discovery, Grants
 
-    auth = Authorizer("http://127.0.0.1:9/mcp", AuthSettings(), store=AuthStore(str(tmp_path / "auth.json")))
     discovery = Discovery("http://127.0.0.1:9/mcp", "https://as.example.com/", {
         "issuer": "https://as.example.com", "authorization_response_iss_parameter_supported": True})
-    auth._check_callback({"iss": "https://as.example.com", "code": "c"}, discovery)
+    Grants.check_callback({"iss": "https://as.example.com", "code": "c"}, discovery)
     for wrong in ("https://as.example.com/", "https://evil.example.com"):
         with pytest.raises(AuthError, match="names another issuer"):
-            auth._check_callback({"iss": wrong, "code": "c"}, discovery)
+            Grants.check_callback({"iss": wrong, "code": "c"}, discovery)
 
 
 # -- signers ------------------------------------------------------------------------------------

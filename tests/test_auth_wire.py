@@ -17,12 +17,6 @@ BROWSER = "%s %s %%s" % (sys.executable, ROOT / "tests" / "interop" / "fetch_url
 PRM_PATH = "/.well-known/oauth-protected-resource/mcp"
 
 
-# The auth client (issue 10) lands on its own branch; these tests checked out green against it merged
-# with this branch, and run as soon as mcp_tui.py has it.
-pytestmark = pytest.mark.skipif('"--grant"' not in MCP_TUI.read_text(encoding="utf-8"),
-                                reason="mcp_tui.py has no OAuth client yet (it arrives with the auth-client branch)")
-
-
 def seen(server, endpoint=None):
     """What the server saw: [{"http": {method, path, headers}, "auth": {...}}], in order."""
     return server.auth_records(endpoint)

@@ -25,6 +25,21 @@ PLANTED = {
     "stdout-logs": ("lifecycle.stdout-clean", []),
     "notification-with-id": ("lifecycle.notification-id", []),
     "blob-not-base64": ("resources.blob-base64", []),
+    "handshake-refused": ("lifecycle.handshake", []),
+    "stray-response": ("lifecycle.ids-echoed", []),
+    "set-level-refused": ("logging.set-level", []),
+    "schema-invalid": ("tools.schema-valid", []),
+    "duplicate-prompt-args": ("prompts.well-formed", []),
+}
+# fault -> the rule a warning names (exit 0; 1 under --strict)
+WARNED = {
+    "undeclared-served": "capabilities.undeclared-refused",
+    "annotations-not-boolean": "tools.annotations",
+    "template-without-scheme": "resources.template-scheme",
+    "task-support-incoherent": "tasks.coherent",
+    "unportable-schema": "tools.portable-schema",
+    "nested-type-list": "tools.portable-schema",
+    "request-before-initialized": "lifecycle.initialized-first",
 }
 
 
@@ -55,6 +70,28 @@ def test_a_planted_fault_in_json(cli, fault):
         assert set(finding) == {"rule", "severity", "message", "fix", "where"}
         assert finding["message"] and finding["fix"]
     assert document["summary"]["errors"] == len(errors)
+
+
+@pytest.mark.parametrize("fault", sorted(WARNED))
+def test_a_planted_fault_warns_under_its_rule(cli, fault):
+    result = cli(faulty(fault), "check")
+    assert result.code == 0, result
+    assert WARNED[fault] in [line.split()[1] for line in result.out.splitlines() if line.strip().startswith("⚠")], \
+        result
+    assert cli(faulty(fault), "check", "--strict").code == 1
+
+
+def test_each_rule_is_tripped_by_some_test():
+    """Every rule check knows has a test that makes it fail: named in a planted fault here or in
+    a test file, so a rule whose probe stopped working shows up as a failing test."""
+    import glob
+
+    import mcp_tui
+
+    tests = "".join(open(path, encoding="utf-8").read() for path in glob.glob(str(ROOT / "tests" / "**" / "*.py"),
+                                                                                recursive=True))
+    untested = [rule[0] for rule in mcp_tui.CHECK_RULES if '"%s"' % rule[0] not in tests]
+    assert untested == []
 
 
 def test_the_faulty_server_without_a_fault_passes(cli):
@@ -142,3 +179,34 @@ def test_an_unportable_schema_is_a_warning_that_strict_fails(cli):
     assert "1 warning, 0 errors" in result.out.splitlines()[-1]
     strict = cli(faulty("unportable-schema"), "check", "--strict")
     assert strict.code == 1, strict
+
+
+def test_schemas_are_held_to_the_meta_schema_keyword_by_keyword():
+    from mcp_tui import schema_meta_problems
+
+    assert schema_meta_problems({"type": "object", "properties": {"a": {"type": ["string", "null"]}},
+                                 "required": ["a"], "additionalProperties": False}) == []
+    assert schema_meta_problems({"type": "object", "properties": {"a": {"type": "strng", "minLength": -1}},
+                                 "required": "a"}) == [
+        "$.required: must be a list of different property names",
+        "$.properties.a.type: \"strng\" is not a JSON Schema type "
+        "(array, boolean, integer, null, number, object, string)",
+        "$.properties.a.minLength: must be an integer of 0 or more"]
+    assert schema_meta_problems({"items": [{"type": "string"}]}) == [
+        "$.items: must be a schema (an object or a boolean)"]  # 2020-12: prefixItems holds lists
+    assert schema_meta_problems({"$schema": "http://json-schema.org/draft-07/schema#",
+                                 "items": [{"type": "string"}, {"type": "nope"}]}) == [
+        "$.items[1].type: \"nope\" is not a JSON Schema type (array, boolean, integer, null, number, object, string)"]
+    assert schema_meta_problems({"anyOf": []}) == ["$.anyOf: must be a non-empty list of schemas"]
+    assert schema_meta_problems({"not": True, "x-vendor": object()}) == []  # unknown keywords are the vendor's
+
+
+def test_a_schema_nested_past_any_stack_is_reported_not_crashed_on():
+    from mcp_tui import SCHEMA_DEPTH_LIMIT, schema_meta_problems, schema_portability_problems
+
+    deep = {"type": "string"}
+    for _ in range(5000):
+        deep = {"type": "object", "properties": {"a": deep}}
+    assert schema_meta_problems(deep) == ["$%s: nested deeper than %d levels" % (
+        ".properties.a" * (SCHEMA_DEPTH_LIMIT + 1), SCHEMA_DEPTH_LIMIT)]
+    assert schema_portability_problems(deep) == []

@@ -53,6 +53,7 @@ HTTP_FAULTS = {
     "delete-500": ("http.delete", "2025-11-25"),
     "method-header": ("http.method-header", "2026-07-28"),
     "cache-scope": ("http.cache-fields", "2026-07-28"),
+    "any-session": ("http.unknown-session", "2025-11-25"),
 }
 
 

@@ -76,8 +76,8 @@ SCHEMA_SERVER = stdio_command("--schema-tools")
 def test_structured_content_that_breaks_the_output_schema_is_warned_about_with_its_path(cli):
     result = cli(SCHEMA_SERVER, "tool", "call", "measure", "text=abc", "broken:=true")
     assert result.code == 0, result
-    assert ("warning: the structured content does not match the outputSchema of tool 'measure': "
-            "$.length must be an integer, not a string\n") in result.err, result
+    assert ("warning: the result of tool 'measure' breaks its outputSchema: "
+            "$.length: must be an integer, not a string\n") in result.err, result
     assert '"length": "3"' in result.out, result
 
 
@@ -88,10 +88,25 @@ def test_structured_content_that_matches_the_output_schema_gets_no_warning(cli):
     assert result.out == 'Tool response:\n3 characters\nStructured content:\n{\n  "length": 3\n}\n', result
 
 
+def test_a_result_without_the_promised_structured_content_is_warned_about_as_the_tui_does(cli, tmp_path):
+    from tui_helpers import one_tool_server
+
+    tool = {"name": "weather", "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object", "properties": {"temp": {"type": "number"}}}}
+    server = one_tool_server(tmp_path, tool, """
+    elif method == "tools/call":
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {"content": [{"type": "text", "text": "21"}]}})
+""")
+    result = cli(server, "tool", "call", "weather")
+    assert result.code == 0, result
+    assert ("warning: the result of tool 'weather' breaks its outputSchema: "
+            "$: missing structuredContent, which the tool's outputSchema promises\n") in result.err, result
+
+
 def test_the_output_schema_warning_is_kept_in_json(cli):
     result = cli("--format", "json", SCHEMA_SERVER, "tool", "call", "measure", "text=abc", "broken:=true")
     assert result.code == 0, result
-    assert any("$.length must be an integer" in w for w in result.json()["warnings"]), result
+    assert any("$.length: must be an integer" in w for w in result.json()["warnings"]), result
 
 
 @pytest.mark.parametrize("structured,text", [({"result": 3}, "3"), ({"content": "a.txt\nb.txt"}, "a.txt\nb.txt"),

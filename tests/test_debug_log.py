@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from mcp_tui import DebugLog, fingerprint
+from mcp_tui import DebugLog, DebugScreen, fingerprint
 from taskhelpers import created_task
 
 TOKEN = "S3CRET-bearer-token-value"
@@ -141,7 +141,8 @@ def test_filters_by_kind_method_and_task():
     log.message("in", {"jsonrpc": "2.0", "method": "notifications/tasks/status", "params": {"taskId": "t-2"}}, "stdio")
     log.message("in", {"jsonrpc": "2.0", "method": "notifications/progress", "params": {}}, "stdio")
     log.event("transport", "connected")
-    assert [e["method"] for e in log.task_notifications()] == ["notifications/tasks", "notifications/tasks/status"]
+    keep = DebugScreen.keeper({"kinds": ("notification",)}, "", True)  # the TUI's key 8
+    assert [e["method"] for e in log.entries if keep(e)] == ["notifications/tasks", "notifications/tasks/status"]
     assert [e["method"] for e in log.select(task=fingerprint("t-1"))] == ["tasks/get", "notifications/tasks"]
     assert [e["type"] for e in log.select(kinds=("event",))] == ["event"]
     assert len(log.select(kinds=("request",))) == 1

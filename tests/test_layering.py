@@ -448,6 +448,50 @@ def test_only_the_era_classes_and_the_task_adapters_compare_eras():
     assert not problems + stale, "\n".join(problems + stale)
 
 
+def era_questions_asked_wrongly(text):
+    """[(line, place, what)] for the ways around the era object that era_comparisons cannot
+    see: a string-keyed question (era_states), isinstance on an era class, an era class's
+    attribute read from outside it (ModernEra.may_cache), and an assignment to ``.era``
+    anywhere but Session.adopt_era."""
+    era_classes = set(name for name in re.findall(r"^class (\w*Era)\b", text, re.M))
+    found = []
+    for _, place, node in places(parsed(text)):
+        owner = place.split(".")[0]
+        if isinstance(node, ast.Attribute) and node.attr == "era_states":
+            found.append((node.lineno, place, "era_states"))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
+              and len(node.args) == 2 and any(dotted(part) in era_classes for part in (
+                  node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]))):
+            found.append((node.lineno, place, "isinstance on an era class"))
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+              and node.value.id in era_classes and owner not in era_classes):
+            found.append((node.lineno, place, "%s.%s" % (node.value.id, node.attr)))
+        elif isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for part in (target.elts if isinstance(target, ast.Tuple) else [target]):
+                    if isinstance(part, ast.Attribute) and part.attr == "era" and place != "Session.adopt_era":
+                        found.append((node.lineno, place, "sets .era"))
+    return sorted(found)
+
+
+def test_the_era_is_asked_questions_and_set_in_one_place():
+    """Issue 33 item 6: the cache, ChangeWatch, check and the keeper ask the era object (a
+    method), never by a string key, isinstance or a class attribute; session.era is set only
+    by Session.adopt_era."""
+    found = era_questions_asked_wrongly(SOURCE.read_text(encoding="utf-8"))
+    assert found == [], "\n".join("mcp_tui.py:%d %s: %s" % item for item in found)
+
+
+def test_the_era_question_checker_sees_each_way_around():
+    text = ("class Era:\n    pass\nclass ModernEra(Era):\n    pass\n"
+            "def watch(session):\n    if isinstance(session.era, ModernEra):\n        return 1\n"
+            "    if session.era_states('listens'):\n        return 2\n    session.era = Era(session)\n"
+            "    return ModernEra.may_cache(session)\n")
+    assert [what for _, _, what in era_questions_asked_wrongly(text)] == [
+        "isinstance on an era class", "era_states", "sets .era", "ModernEra.may_cache"]
+
+
 def test_the_counts_issue_23_names_only_go_down():
     text = SOURCE.read_text(encoding="utf-8")
     era = [item for item in era_comparisons(text) if item[2] in set("." + name for name in ERA_COMPARED)]

@@ -72,15 +72,30 @@ def test_a_config_word_leaves_its_placeholders_for_the_shell_and_quotes_the_rest
     assert echoed[1] == "http://h/mcp?key=k 1&b=d e&c=${C:-$(touch x)}&d='q'", echoed
 
 
-def test_schema_violation_names_the_first_path_and_what_is_wrong():
-    schema = {"type": "object", "required": ["unit"], "properties": {
-        "length": {"type": "integer"}, "items": {"type": "array", "items": {"maximum": 3}}}}
-    assert mcp_tui.schema_violation({"unit": "m", "length": 2, "items": [1, 2]}, schema) is None
-    assert mcp_tui.schema_violation({"unit": "m", "length": "2"}, schema) == (
-        "$.length", "must be an integer, not a string")
-    assert mcp_tui.schema_violation({"length": 2}, schema) == ("$", "missing unit")
-    assert mcp_tui.schema_violation({"unit": "m", "items": [1, 9]}, schema) == ("$.items[1]", "at most 3")
-    assert mcp_tui.schema_violation([], schema) == ("$", "must be an object, not an array")
+def test_output_schema_problems_name_each_path_and_what_is_wrong():
+    tool = {"name": "t", "outputSchema": {"type": "object", "required": ["unit"], "properties": {
+        "length": {"type": "integer"}, "items": {"type": "array", "items": {"maximum": 3}}}}}
+
+    def problems(structured):
+        return mcp_tui.output_schema_problems(tool, {"content": [], "structuredContent": structured})
+
+    assert problems({"unit": "m", "length": 2, "items": [1, 2]}) == []
+    assert problems({"unit": "m", "length": "2"}) == [("$.length", "must be an integer, not a string")]
+    assert problems({"length": "2"}) == [("$", "missing required property 'unit'"),
+                                         ("$.length", "must be an integer, not a string")]
+    assert problems({"unit": "m", "items": [1, 9]}) == [("$.items[1]", "at most 3")]
+    assert problems([]) == [("$", "must be an object, not an array")]
+    assert mcp_tui.output_schema_problems(tool, {"content": []}) == [
+        ("$", "missing structuredContent, which the tool's outputSchema promises")]
+    assert mcp_tui.output_schema_problems(tool, {"content": [], "isError": True}) == []
+    assert mcp_tui.output_schema_problems({"name": "t"}, {"content": []}) == []
+
+
+def test_a_2026_output_schema_may_describe_any_value():
+    tool = {"name": "t", "outputSchema": {"type": "array", "items": {"type": "string"}}}
+    assert mcp_tui.output_schema_problems(tool, {"content": [], "structuredContent": ["a"]}) == []
+    assert mcp_tui.output_schema_problems(tool, {"content": [], "structuredContent": ["a", 2]}) == [
+        ("$[1]", "must be a string, not an integer")]
 
 
 # -- the text both front ends print, function by function -------------------------------------

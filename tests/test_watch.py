@@ -170,3 +170,18 @@ def test_a_watch_that_ends_cancels_its_listen_as_any_request_is_cancelled(cli, s
         assert cancels == [{"requestId": listens[0], "reason": "the watch ended"}], messages
     else:
         assert cancels == [], messages
+
+
+def test_one_reading_of_list_changed_names_and_claims():
+    import mcp_tui
+
+    assert mcp_tui.changed_list("notifications/tools/list_changed") == "tools"
+    assert mcp_tui.changed_list("notifications/roots/list_changed") == "roots"
+    assert mcp_tui.changed_list("notifications//list_changed") is None
+    assert mcp_tui.changed_list("tools/list_changed") is None
+    assert mcp_tui.changed_list(None) is None
+    assert mcp_tui.capability_flag({"tools": {"listChanged": True}}, "tools", "listChanged")
+    for claim in ({"tools": {"listChanged": "true"}}, {"tools": {"listChanged": 1}}, {"tools": True}, {}, None):
+        assert not mcp_tui.capability_flag(claim, "tools", "listChanged"), claim
+    assert mcp_tui.list_change_filters({"tools": {"listChanged": 1}, "prompts": {"listChanged": True}}) == {
+        "promptsListChanged": True}

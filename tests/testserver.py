@@ -23,7 +23,7 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
       --cache-ttl-ms N     ttlMs of discover, list and read results (default 60000; 0 = do not cache)
       --cache-scope public|private   their cacheScope (default public)
       --http-fault NAME    one planted fault for `mcp-tui check`: content-type, get-json, delete-500,
-                           method-header or cache-scope (see --help)
+                           method-header, cache-scope or any-session (see --help)
       --tampered-skill     2026-07-28: declare io.modelcontextprotocol/skills and serve one skill,
                            skill://tampered/SKILL.md, whose manifest disagrees with two of its files
                            (notes.md: the size; seal.bin: the digest, at the right size)
@@ -2828,6 +2828,8 @@ class HttpFrontEnd(object):
             return None
         with self.lock:
             session = self.sessions.get(session_id)
+            if session is None and self.options.http_fault == "any-session" and self.sessions:
+                session = list(self.sessions.values())[-1]  # the planted fault: an unknown id is served
         if session is None:
             self._legacy_refusal(h, 404, LEGACY_SESSION_NOT_FOUND, "Session not found")
             return None
@@ -3341,7 +3343,7 @@ def p256_public_pem(point):
 # every request is recorded (--record, "transport": "auth") so that tests can see what the
 # client sent where. Tokens are opaque random strings held in memory.
 
-HTTP_FAULTS = ("content-type", "get-json", "delete-500", "method-header", "cache-scope")
+HTTP_FAULTS = ("content-type", "get-json", "delete-500", "method-header", "cache-scope", "any-session")
 AUTH_FAULTS = ("wrong-resource", "no-s256", "no-as-metadata", "plain-http")
 PRM_PATH = "/.well-known/oauth-protected-resource/mcp"      # RFC 9728 path insertion for /mcp
 AS_METADATA_PATH = "/.well-known/oauth-authorization-server"
@@ -4033,7 +4035,8 @@ def parse_args(argv):
     parser.add_argument("--http-fault", choices=HTTP_FAULTS, help="one planted HTTP fault, for check's tests: "
                         "content-type (ping answered as text/plain), get-json (GET answered 200 with JSON), "
                         "delete-500 (DELETE gets 500), method-header (an Mcp-Method that contradicts the body "
-                        "is accepted), cache-scope (cacheScope \"shared\")")
+                        "is accepted), cache-scope (cacheScope \"shared\"), any-session (a session id it never "
+                        "issued is served as its latest session's)")
     parser.add_argument("--big-text", type=_count(1), default=0, metavar="MB",
                         help="list big_text, a tool whose result is one text block of MB MiB")
     parser.add_argument("--fidelity", action="store_true", help="behave like the everything server: tasks per "
