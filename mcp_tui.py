@@ -3175,6 +3175,7 @@ EraRules = collections.namedtuple("EraRules", [
     "tools_declare_task_support",  # a tool's execution.taskSupport is a field (2026-07-28 tools have none)
     "any_output_schema",  # 2026-07-28: an outputSchema is any JSON Schema, not only type object
     "method_in_headers",  # 2026-07-28 HTTP: Mcp-Method repeats the body's method
+    "spec",  # the spec version whose pages check's findings cite
 ])
 
 
@@ -3211,7 +3212,7 @@ class Era:
     # What `check` holds a server to (section 3d), as each era's schema states it
     # (Session.era_rules hands it out: check asks the session, never the era by name).
     rules = EraRules(listens_for_changes=False, lists_other_versions=False, tools_declare_task_support=True,
-                     any_output_schema=False, method_in_headers=False)
+                     any_output_schema=False, method_in_headers=False, spec="2025-11-25")
 
     def watch_changes(self, watch, held):
         """Start ``watch`` (a ChangeWatch) as this era delivers changes: the session's
@@ -3426,7 +3427,7 @@ class ModernEra(Era):
         return False
 
     rules = EraRules(listens_for_changes=True, lists_other_versions=True, tools_declare_task_support=False,
-                     any_output_schema=True, method_in_headers=True)
+                     any_output_schema=True, method_in_headers=True, spec=MODERN_VERSION)
 
     def watch_changes(self, watch, held):
         """One subscriptions/listen for the claimed list changes and the URIs."""
@@ -6398,6 +6399,37 @@ CHECK_RULES = (
      "serve the metadata and every OAuth endpoint over https:// (plain http only on loopback)"),
 )
 CHECK_RULE_INDEX = {rule[0]: rule for rule in CHECK_RULES}
+SPEC_SITE = "https://modelcontextprotocol.io"
+# The page of the spec each rule comes from, by the era's spec version: a rule's own entry,
+# else its group's. 2026-07-28 has no lifecycle page (server/discover and versioning instead),
+# its tasks are an extension, and its change notifications a pattern of their own.
+SPEC_PAGES = {
+    "2025-11-25": {"lifecycle": "basic/lifecycle", "lifecycle.ping": "basic/utilities/ping",
+                   "capabilities": "basic/lifecycle#capability-negotiation", "tools": "server/tools",
+                   "http": "basic/transports#streamable-http", "pagination": "server/utilities/pagination",
+                   "resources": "server/resources", "prompts": "server/prompts",
+                   "completion": "server/utilities/completion", "logging": "server/utilities/logging",
+                   "tasks": "basic/utilities/tasks", "auth": "basic/authorization"},
+    "2026-07-28": {"lifecycle": "server/discover", "lifecycle.offered-version": "basic/versioning",
+                   "lifecycle.each-era": "basic/versioning", "capabilities": "server/discover",
+                   "capabilities.list-changed": "basic/patterns/subscriptions",
+                   "capabilities.list-changed-unclaimed": "basic/patterns/subscriptions",
+                   "capabilities.subscribe": "basic/patterns/subscriptions",
+                   "capabilities.subscribe-unclaimed": "basic/patterns/subscriptions", "tools": "server/tools",
+                   "http": "basic/transports/streamable-http", "http.cache-fields": "server/utilities/caching",
+                   "pagination": "server/utilities/pagination", "resources": "server/resources",
+                   "prompts": "server/prompts", "completion": "server/utilities/completion",
+                   "logging": "server/utilities/logging", "tasks": "/extensions/tasks/overview",
+                   "auth": "basic/authorization"},
+}
+
+
+def spec_url(rule_id, version):
+    """Where the spec of ``version`` (2025-11-25 or 2026-07-28) states ``rule_id``'s rule (a
+    page starting with / is outside the version's tree: the tasks extension's)."""
+    pages = SPEC_PAGES[version]
+    page = pages.get(rule_id, pages[rule_id.split(".")[0]])
+    return SPEC_SITE + (page if page.startswith("/") else "/specification/%s/%s" % (version, page))
 TOOL_NAME = r"^[A-Za-z0-9_.-]{1,128}$"
 URI_SCHEME = r"^[A-Za-z][A-Za-z0-9+.-]*:"
 TEMPLATE_VARSPEC = r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*(?::[1-9][0-9]{0,3}|\*)?"
@@ -6615,6 +6647,20 @@ def resource_covers(resource, url):
     return not prefix or path == prefix or path.startswith(prefix + "/")
 
 
+def connection_fix(exc):
+    """The fix for a session that did not open because nothing answered (no program, no
+    listener, no answer in time), or None where the server answered wrongly (the rule's)."""
+    if isinstance(exc, HttpStatusError):
+        return None
+    if exc.message.startswith("cannot start the server"):
+        return "check the server's command line: the program must exist (on PATH, or give its full path)"
+    if isinstance(exc, ConnectionFailed):
+        return "start the server, and check --url: nothing answered there as an MCP server"
+    if isinstance(exc, RequestTimeout):
+        return "the server did not answer in time: check that it starts and answers, or raise --timeout"
+    return None
+
+
 class ServerCheck:
     """The findings of one `check` run: ``ran`` holds the ids of the rules applied, and
     ``findings`` what broke them ({"rule", "severity", "message", "fix", "where"}).
@@ -6638,9 +6684,12 @@ class ServerCheck:
             if rule_id not in self.ran:
                 self.ran.append(rule_id)
 
-    def found(self, rule_id, message, where=""):
-        _, severity, _, fix = CHECK_RULE_INDEX[rule_id]
-        finding = {"rule": rule_id, "severity": severity, "message": message, "fix": fix, "where": where}
+    def found(self, rule_id, message, where="", fix=None):
+        """One finding; ``fix`` where this case has a better one than the rule's."""
+        _, severity, _, rule_fix = CHECK_RULE_INDEX[rule_id]
+        version = self.session.era_rules().spec if self.session is not None else "2025-11-25"
+        finding = {"rule": rule_id, "severity": severity, "message": message, "fix": fix or rule_fix, "where": where,
+                   "spec": spec_url(rule_id, version)}
         with self._lock:
             self.apply(rule_id)
             if finding not in self.findings and len(self.findings) < 1000:
@@ -6681,7 +6730,8 @@ class ServerCheck:
         if "protocol version" in exc.message or getattr(exc, "code", None) == -32022:
             self.found("lifecycle.offered-version", exc.message, "handshake")
         else:
-            self.found("lifecycle.handshake", "the session did not open: %s" % exc.message, "handshake")
+            self.found("lifecycle.handshake", "the session did not open: %s" % exc.message, "handshake",
+                       fix=connection_fix(exc))
 
     def run(self, session):
         self.session = session
@@ -10085,10 +10135,11 @@ def check_report_text(check, server, elapsed, strict=False):
                 lines.append("  %s %-*s  %s%s" % (CHECK_MARKS[finding["severity"]], width, rule, where,
                                                    finding["message"]))
                 lines.append("  %s  fix: %s" % (" " * (width + 2), finding["fix"]))
+                lines.append("  %s  see: %s" % (" " * (width + 2), finding["spec"]))
     summary = check_summary(check, elapsed, strict)
     lines.append("")
-    lines.append("%d rules: %d passed, %d warning%s, %d error%s%s; %.1f s" % (
-        summary["rules"], summary["passed"], summary["warnings"], "" if summary["warnings"] == 1 else "s",
+    lines.append("%d rule%s: %d passed, %d warning%s, %d error%s%s; %.1f s" % (
+        summary["rules"], "" if summary["rules"] == 1 else "s", summary["passed"], summary["warnings"], "" if summary["warnings"] == 1 else "s",
         summary["errors"], "" if summary["errors"] == 1 else "s", " (--strict: warnings fail)" if strict else "",
         elapsed))
     return "\n".join(lines)
@@ -10108,8 +10159,8 @@ def check_junit(check, server, elapsed, strict=False):
         findings = [f for f in check.findings if f["rule"] == rule]
         lines.append('  <testcase classname=%s name=%s>' % (quoteattr(rule.split(".")[0]), quoteattr(rule)))
         for finding in findings:
-            text = clean("%s%s (fix: %s)" % ("%s: " % finding["where"] if finding["where"] else "",
-                                            finding["message"], finding["fix"]))
+            text = clean("%s%s (fix: %s; see %s)" % ("%s: " % finding["where"] if finding["where"] else "",
+                                                    finding["message"], finding["fix"], finding["spec"]))
             if finding in failures:
                 lines.append('    <failure type=%s message=%s>%s</failure>' % (
                     quoteattr(finding["severity"]), quoteattr(text), escape(text)))

@@ -67,8 +67,9 @@ def test_a_planted_fault_in_json(cli, fault):
     errors = [f for f in document["findings"] if f["severity"] == "error"]
     assert rule in [f["rule"] for f in errors], document
     for finding in document["findings"]:
-        assert set(finding) == {"rule", "severity", "message", "fix", "where"}
+        assert set(finding) == {"rule", "severity", "message", "fix", "where", "spec"}
         assert finding["message"] and finding["fix"]
+        assert finding["spec"].startswith("https://modelcontextprotocol.io/specification/2025-11-25/")
     assert document["summary"]["errors"] == len(errors)
 
 
@@ -210,3 +211,46 @@ def test_a_schema_nested_past_any_stack_is_reported_not_crashed_on():
     assert schema_meta_problems(deep) == ["$%s: nested deeper than %d levels" % (
         ".properties.a" * (SCHEMA_DEPTH_LIMIT + 1), SCHEMA_DEPTH_LIMIT)]
     assert schema_portability_problems(deep) == []
+
+
+# Pages of the spec's own repository (docs/specification/<version>/..., and /extensions/...), as of
+# 2026-12: a
+# finding's "see:" URL must name one of them, in the era the server was checked in.
+SPEC_PAGES_PUBLISHED = {
+    "2025-11-25": {"basic/lifecycle", "basic/transports", "basic/authorization", "basic/utilities/ping",
+                   "basic/utilities/tasks", "server/tools", "server/resources", "server/prompts",
+                   "server/utilities/completion", "server/utilities/logging", "server/utilities/pagination"},
+    "2026-07-28": {"server/discover", "basic/versioning", "basic/patterns/subscriptions", "server/tools",
+                   "basic/transports/streamable-http", "server/utilities/caching", "server/utilities/pagination",
+                   "server/resources", "server/prompts", "server/utilities/completion", "server/utilities/logging",
+                   "/extensions/tasks/overview", "basic/authorization"},
+}
+
+
+@pytest.mark.parametrize("version", sorted(SPEC_PAGES_PUBLISHED))
+def test_every_rule_cites_a_page_of_its_era_s_spec(version):
+    import mcp_tui
+
+    for rule in mcp_tui.CHECK_RULES:
+        url = mcp_tui.spec_url(rule[0], version)
+        prefix = "https://modelcontextprotocol.io/specification/%s/" % version
+        page = url[len(prefix):] if url.startswith(prefix) else url[len("https://modelcontextprotocol.io"):]
+        assert page.split("#")[0] in SPEC_PAGES_PUBLISHED[version], (rule[0], url)
+
+
+def test_a_finding_cites_the_spec_of_the_era_checked_in(cli):
+    result = cli(faulty_command("--fault", "blob-not-base64", "--era", "2026-07-28"), "check")
+    assert result.code == 1, result
+    assert "see: https://modelcontextprotocol.io/specification/2026-07-28/server/resources\n" in result.out, result
+
+
+@pytest.mark.parametrize("server,fix", [
+    (["--url", "http://127.0.0.1:9/mcp"], "fix: start the server, and check --url"),
+    (["no-such-program-mcp-tui-check"], "fix: check the server's command line: the program must exist"),
+])
+def test_a_server_that_cannot_be_reached_gets_a_fix_about_the_connection(cli, server, fix):
+    result = cli(*server, "check")
+    assert result.code == 1, result
+    assert fix in result.out, result
+    assert "answer initialize" not in result.out, result
+    assert result.out.rstrip().splitlines()[-1].startswith("1 rule: 0 passed, 0 warnings, 1 error; "), result
