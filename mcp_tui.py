@@ -10529,7 +10529,9 @@ def surface_diff_text(changes, counts):
         if change["item"] != item:
             item = change["item"]
             lines.append(item)
-        lines.append("  %-9s %s" % (change["class"], change["change"]))
+        inside = change["path"].count("/") > 2  # a field of the item (/tools/x/...), not the item itself
+        lines.append("  %-9s %s%s" % (change["class"], change["change"], " at %s" % change["path"] if inside
+                                       else ""))  # the field's JSON pointer, as --format json gives it
         if "old" in change:
             lines.append("    - %s" % change_value_text(change["old"]))
         if "new" in change:

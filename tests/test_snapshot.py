@@ -114,7 +114,8 @@ def test_a_new_optional_argument_and_a_new_tool_pass_and_are_listed(cli, tmp_pat
     result = cli(server, "diff", old)  # against the live server
     assert result.code == 0, result
     assert "tool export\n  additive  new tool\n    + export" in result.out
-    assert "tool search\n  additive  new optional argument fuzzy\n    + {\"type\": \"boolean\"}" in result.out
+    assert ("tool search\n  additive  new optional argument fuzzy at /tools/search/inputSchema/properties/fuzzy\n"
+            "    + {\"type\": \"boolean\"}") in result.out
     stricter = cli(server, "diff", old, "--fail-on", "additive")
     assert stricter.code == 1, stricter
 
@@ -156,6 +157,8 @@ def test_each_kind_of_change_is_classified(cli, tmp_path):
         ("breaking", "/capabilities/tools/listChanged"),
         ("additive", "/capabilities/logging"),
     }, result.out
+    text = cli("diff", old, new).out
+    assert "  breaking  type narrowed at /tools/search/inputSchema/properties/limit/type\n" in text, text
 
 
 def test_widening_is_additive_and_words_are_cosmetic(cli, tmp_path):
