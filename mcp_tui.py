@@ -10145,14 +10145,23 @@ def check_report_text(check, server, elapsed, strict=False):
     return "\n".join(lines)
 
 
-def check_junit(check, server, elapsed, strict=False):
-    """JUnit XML for CI: one test case per rule run, a failure for each finding that fails
-    the check, and a skipped-free ``system-out`` line for a warning that does not."""
+def check_junit(check, server, elapsed, strict=False, others=()):
+    """JUnit XML for CI: one test suite per era checked (``others``: (check, server, document,
+    elapsed) of the eras after the first), one test case per rule run, a failure for each
+    finding that fails the check, and a skipped-free ``system-out`` line for a warning that
+    does not."""
+    suites = [junit_suite(check, server, elapsed, strict)] + [
+        junit_suite(each, each_server, each_elapsed, strict) for each, each_server, _, each_elapsed in others]
+    if len(suites) == 1:
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + suites[0]
+    return '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n' + "".join(suites) + "</testsuites>\n"
+
+
+def junit_suite(check, server, elapsed, strict):
     from xml.sax.saxutils import quoteattr, escape
 
     failures = check_failures(check, strict)
-    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
-             '<testsuite name=%s tests="%d" failures="%d" errors="0" time="%.3f">' % (
+    lines = ['<testsuite name=%s tests="%d" failures="%d" errors="0" time="%.3f">' % (
                  quoteattr("mcp-tui check " + clean(server)), len(check.ran), len(set(f["rule"] for f in failures)),
                  elapsed)]
     for rule in check.ran:
@@ -12804,6 +12813,7 @@ class CheckCommands(CliCommands):
 
         check = ServerCheck(calls, self.opts.call_readonly, progress)
         progress("connecting...")
+        reports = []  # (check, server, document, elapsed): one per era checked, the negotiated one first
         try:
             if self.cli.spec.url:
                 HttpChecks(check).check_authorization(self.cli.spec.url)
@@ -12814,50 +12824,65 @@ class CheckCommands(CliCommands):
             except McpTuiError as exc:
                 check.connect_failed(exc)
                 server = masked_url(self.cli.spec.url) if self.cli.spec.url else self.cli.spec.describe()
-                document = None
+                reports.append((check, server, None, time.monotonic() - started))
             else:
                 document = session.summary()
-                server = "%s (%s, %s)" % (session.display_name(), document["protocolVersion"], document["transport"])
                 check.run(session)
-                self.other_era(check, document)
+                reports.append((check, self.checked_server(session, document), document,
+                                time.monotonic() - started))
+                reports += self.other_era(check, document, progress)
         finally:
             self.out.live(None)
-        elapsed = time.monotonic() - started
         strict = self.opts.strict
         if self.out.json:
-            self.out.document({"server": document or {"connection": server}, "findings": check.findings,
-                               "summary": check_summary(check, elapsed, strict)})
+            documents = [{"server": document or {"connection": server}, "findings": each.findings,
+                          "summary": check_summary(each, elapsed, strict)}
+                         for each, server, document, elapsed in reports]
+            self.out.document(dict(documents[0], **({"otherEras": documents[1:]} if documents[1:] else {})))
         else:
-            self.out.text(check_report_text(check, server, elapsed, strict))
+            self.out.text("\n\n".join(check_report_text(each, server, elapsed, strict)
+                                       for each, server, _, elapsed in reports))
         if self.opts.junit:  # after the report, which a file that cannot be written must not cost
             try:
                 with open(self.opts.junit, "w", encoding="utf-8") as junit:
-                    junit.write(check_junit(check, server, elapsed, strict))
+                    junit.write(check_junit(check, reports[0][1], reports[0][3], strict, others=reports[1:]))
             except OSError as exc:
                 raise McpTuiError("cannot write --junit %s: %s" % (self.opts.junit, exc.strerror or exc))
-        return EXIT_FAILURE if check_failures(check, strict) else EXIT_OK
+        return EXIT_FAILURE if any(check_failures(each, strict) for each, _, _, _ in reports) else EXIT_OK
 
-    def other_era(self, check, summary):
+    @staticmethod
+    def checked_server(session, document):
+        return "%s (%s, %s)" % (session.display_name(), document["protocolVersion"], document["transport"])
+
+    def other_era(self, check, summary, progress):
         """A server that lists 2025-11-25-era versions beside 2026-07-28 is opened a second
-        time in the newest of them, as a client of that era would: the claim must hold."""
+        time in the newest of them, as a client of that era would, and checked again in it
+        (a mismatch only that era shows is found without a flag): [(check, server, document,
+        elapsed)] for that era, or [] (not listed, a kept session, or --protocol-version given).
+        --call runs in the first era only: a call may have side effects."""
         version = check.other_era(summary)
         if version is None or self.cli.spec.kind == "session" or self.opts.protocol != "auto":
-            return
+            return []
         import copy
 
+        started = time.monotonic()
         check.progress("checking the %s handshake..." % version)
         spec = copy.copy(self.cli.spec)
         spec.protocol = version
         first, self.cli.session = self.cli.session, None
         first.close()  # one server process at a time, as a user would run them
+        again = ServerCheck((), False, progress)
         try:
-            self.cli.connect(spec)
+            session = self.cli.connect(spec, started=lambda opening: opening.wire_observers.append(again.watch))
         except UsageError:
             raise
         except McpTuiError as exc:
             check.other_era_opened(version, exc)
-            return
+            return []
         check.other_era_opened(version)
+        document = session.summary()
+        again.run(session)
+        return [(again, self.checked_server(session, document), document, time.monotonic() - started)]
 
     def load_options(self):
         """--load's bounds, checked: (requests, duration, concurrency, rate)."""

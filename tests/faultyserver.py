@@ -9,7 +9,8 @@ and weather(city), whose outputSchema asks for {"temperature": number}; its reso
 note and a PNG blob; its prompt: greet (no arguments). It claims tools.listChanged and
 resources.subscribe. --era 2025-11-25 (the default) speaks the handshake era and answers
 server/discover with -32601; --era 2026-07-28 answers server/discover and subscriptions/listen
-(acknowledged, then held open) and refuses initialize. --tools-file FILE lists the tools in FILE
+(acknowledged, then held open) and refuses initialize; --era both speaks either, whichever the
+client opens with (server/discover lists both versions). --tools-file FILE lists the tools in FILE
 (a JSON list) instead of its own, for tests that mutate a tools/list result. --results-file FILE
 (a JSON object, method -> result) answers those methods with those results, verbatim; its
 "capabilities" object is added to the declared ones (e.g. completions, tasks.list).
@@ -77,7 +78,8 @@ class Server:
     def __init__(self, fault, tools=None, era=LEGACY, results=None):
         self.fault = fault
         self.tools = TOOLS if tools is None else tools
-        self.era = era
+        self.both = era == "both"  # either era, the one the client opens with
+        self.era = MODERN if self.both else era
         self.results = dict(results or {})
         self.added_capabilities = self.results.pop("capabilities", {})
 
@@ -117,7 +119,9 @@ class Server:
     def handle(self, message):
         method, request_id, params = message.get("method"), message.get("id"), message.get("params") or {}
         if request_id is None or method is None:
-            return  # a notification, or the client's answer to one sent with an id: nothing to answer
+            return
+        if self.both and method in ("initialize", "server/discover"):
+            self.era = LEGACY if method == "initialize" else MODERN  # a notification, or the client's answer to one sent with an id: nothing to answer
         if method in self.results:
             return self.send({"jsonrpc": "2.0", "id": request_id, "result": self.results[method]})
         handler = getattr(self, "m_" + str(method).replace("/", "_"), None)
@@ -142,7 +146,8 @@ class Server:
         if self.era != MODERN:
             return self.refuse(request_id, -32601, "Method not found: server/discover")
         version = "2099-01-01" if self.fault == "unoffered-version" else MODERN
-        self.answer(request_id, {"supportedVersions": [version], "capabilities": self.capabilities(),
+        versions = [version, LEGACY] if self.both else [version]
+        self.answer(request_id, {"supportedVersions": versions, "capabilities": self.capabilities(),
                                  "ttlMs": 0, "cacheScope": "private",
                                  "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "faultyserver",
                                                                                    "version": "1.0"}}})
@@ -258,7 +263,7 @@ class Server:
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fault", choices=sorted(FAULTS), default="none")
-    parser.add_argument("--era", choices=(LEGACY, MODERN), default=LEGACY)
+    parser.add_argument("--era", choices=(LEGACY, MODERN, "both"), default=LEGACY)
     parser.add_argument("--tools-file", help="list the tools in this JSON file instead")
     parser.add_argument("--results-file", help="answer the methods in this JSON object with its results")
     args = parser.parse_args()

@@ -147,7 +147,7 @@ def test_strict_fails_on_a_warning_and_junit_records_it(cli, tmp_path):
     assert "⚠ tools.call" in plain.out
     strict = cli(stdio_command(), "check", "--call", "fail_tool", "--strict", "--junit", junit)
     assert strict.code == 1, strict
-    suite = ElementTree.parse(str(junit)).getroot()
+    suite = xml_suites(junit)[0]  # the test server speaks both eras: a suite each, --call's in the first
     assert suite.tag == "testsuite" and int(suite.get("failures")) == 1
     failed = [case.get("name") for case in suite.iter("testcase") if case.find("failure") is not None]
     assert failed == ["tools.call"]
@@ -254,3 +254,36 @@ def test_a_server_that_cannot_be_reached_gets_a_fix_about_the_connection(cli, se
     assert fix in result.out, result
     assert "answer initialize" not in result.out, result
     assert result.out.rstrip().splitlines()[-1].startswith("1 rule: 0 passed, 0 warnings, 1 error; "), result
+
+
+def test_a_server_of_both_eras_is_checked_in_each_and_a_fault_of_one_era_is_found(cli, tmp_path):
+    """Issue 34 item 3: a mismatch only the 2025-11-25 era can show (a taskSupport value) is found
+    without --protocol-version, in a report section of its own."""
+    import mcp_tui
+
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([{"name": "echo", "inputSchema": {"type": "object"},
+                                  "execution": {"taskSupport": "sometimes"}}]))
+    server = faulty_command("--era", "both", "--tools-file", str(tools))
+    result = cli(server, "check")
+    assert result.code == 1, result
+    modern, _, legacy = result.out.partition("\n\nChecked faultyserver (2025-11-25, stdio)\n")
+    assert modern.startswith("Checked faultyserver (2026-07-28, stdio)\n"), result
+    assert "tools.task-support" not in modern and "✗ tools.task-support" in legacy, result
+    document = cli(server, "check", "--format", "json").json()
+    assert [f["rule"] for f in document["findings"] if f["severity"] == "error"] == []
+    (other,) = document["otherEras"]
+    assert other["server"]["protocolVersion"] == "2025-11-25"
+    assert [f["rule"] for f in other["findings"] if f["severity"] == "error"] == ["tools.task-support"]
+    junit = tmp_path / "check.xml"
+    assert cli(server, "check", "--junit", str(junit)).code == 1
+    suites = xml_suites(junit)
+    assert [s.get("name") for s in suites] == ["mcp-tui check faultyserver (2026-07-28, stdio)",
+                                               "mcp-tui check faultyserver (2025-11-25, stdio)"]
+    one = cli(server, "--protocol-version", mcp_tui.MODERN_VERSION, "check")
+    assert one.code == 0 and "Checked faultyserver (2025-11-25" not in one.out, one
+
+
+def xml_suites(path):
+    root = ElementTree.parse(str(path)).getroot()
+    return [root] if root.tag == "testsuite" else list(root)
