@@ -6382,6 +6382,9 @@ CHECK_RULES = (
      "answer completion/complete with {completion: {values: [...]}} (empty when there is nothing)"),
     ("logging.set-level", "error", "logging/setLevel is accepted when logging is declared",
      "answer logging/setLevel with an empty result"),
+    ("tasks.status-final", "error", "a task's terminal status (completed, failed, cancelled) is final: it never "
+     "moves on (check calls a task-only tool given with --call as a task, and follows it)",
+     "once a task has completed, failed or been cancelled, report that status for as long as the task is kept"),
     ("tasks.coherent", "warning", "a tool's task support agrees with the tasks capability the server declares",
      "declare task support for tools/call, or list the tools with taskSupport forbidden"),
     ("tasks.list", "error", "tasks/list answers when the tasks capability declares it",
@@ -6945,14 +6948,37 @@ class ServerCheck:
             arguments = parse_arguments(words, tool.get("inputSchema") or {})
             self.call_one(tool, arguments)
 
+    def call_as_task(self, tool, arguments, where):
+        """``tool`` called as a task and followed to its end: its result, or None when its
+        statuses broke the rule (a terminal status moved on), which is then the finding."""
+        self.apply("tasks.status-final")
+        form = tasks_for(self.session)
+        outcome = form.call(tool, arguments)
+        if outcome.task is None:
+            return outcome.result
+        try:
+            return form.wait(outcome.task.task_id, time.monotonic() + self.session.timeout,
+                             StatusReporter(None, last_status=outcome.task.status))
+        except ProtocolViolation as exc:
+            if "a terminal status is final" not in exc.message:
+                raise
+            self.found("tasks.status-final", exc.message.replace("task %s " % outcome.task.task_id, "its task "),
+                       where)
+            return None
+
     def call_one(self, tool, arguments):
         where = "tool %s" % json.dumps(tool.get("name"), ensure_ascii=False)
         self.apply("tools.call", "tools.structured-content")
         self.progress("calling %s..." % where)
         try:
-            result = call_tool(self.session, tool["name"], arguments)
+            try:
+                result = call_tool(self.session, tool["name"], arguments)
+            except TaskRequired:  # a task-only tool: run as a task, its statuses held to the spec
+                result = self.call_as_task(tool, arguments, where)
         except McpTuiError as exc:
             self.found("tools.call", "the call failed: %s" % exc.message, where)
+            return
+        if result is None:
             return
         if result.get("isError"):
             self.found("tools.call", "the tool answered with isError: true", where)

@@ -287,3 +287,27 @@ def test_a_server_of_both_eras_is_checked_in_each_and_a_fault_of_one_era_is_foun
 def xml_suites(path):
     root = ElementTree.parse(str(path)).getroot()
     return [root] if root.tag == "testsuite" else list(root)
+
+
+def test_a_task_only_tool_is_called_as_a_task_and_its_statuses_held_to_the_spec(cli):
+    """Issue 34 item 2: `--call` on a task-only tool runs it as a task (it was refused with
+    'nothing was sent'); a terminal status that moves on is tasks.status-final."""
+    good = cli(stdio_command(), "--protocol-version", "2026-07-28", "check", "--call", "render_report quarter=Q1 pages=1")
+    assert good.code == 0, good
+    assert "✓ tools.call" in good.out and "✓ tasks.status-final" in good.out, good
+    regress = cli(stdio_command(script=ROOT / "tests" / "badserver.py") + " --mode task-regress", "check",
+                  "--call", "slow_task")
+    assert regress.code == 1, regress
+    assert ("✗ %-36s tool \"slow_task\": the server moved its task from completed back to working; a terminal "
+            "status is final" % "tasks.status-final") in regress.out, regress
+
+
+def test_the_readme_s_check_example_is_what_check_prints(cli):
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = '$ mcp-tui "python3 tests/faultyserver.py --fault blob-not-base64" check --call "weather city=Oslo"\n'
+    shown = readme[readme.index(command) + len(command):]
+    shown = shown[:shown.index("```")]
+    result = cli(faulty("blob-not-base64"), "check", "--call", "weather city=Oslo")
+    assert re.sub(r"; \d+\.\d s\n$", "", result.out) == re.sub(r"; \d+\.\d s\n$", "", shown)
