@@ -29,7 +29,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: ResultCache ConnectionSpec StubMismatch InputDeclined TaskRequired
                     UrlElicitationRequired Era LegacyEra ModernEra SessionOpener Session Subscription
                     ChangeWatch HeldNotifications
-   3. features      what a client asks of a server, in four parts:
+   3. features      what a client asks of a server, in five parts:
      3a. catalog and arguments  paginated lists, tools, k=v arguments coerced by schema; a
                     server's surface as a snapshot, and the changes between two; skills
                     (SEP-2640) checked against their manifests, and MCP Apps views
@@ -40,7 +40,10 @@ tests/test_layering.py checks this map against the banners and the code.
                     picks one by era), the task ledger
                     classes: Task TaskFailed TaskSupport CallOutcome StatusReporter TaskForm
                     ExtensionTasks ExperimentalTasks TaskLedger
-     3d. check and load  the rules a server is held to, the probes that apply them, --load
+     3d. server cards  a remote server described before connecting (SEP-2127): the card
+                    at <url>/server-card, a host's AI Catalog, the card against the schema
+                    and against the live server
+     3e. check and load  the rules a server is held to, the probes that apply them, --load
                     classes: ServerCheck ClaimChecks HttpChecks LatencyHistogram ToolLoad
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
                     (and whole, credentials masked, in a --record file, which ``replay`` reads)
@@ -60,8 +63,8 @@ tests/test_layering.py checks this map against the banners and the code.
    7. CLI           words in, one Session call, text or JSON out; the `auth` verbs
                     (``auth_command``) and the `session` verbs (``run_session_command``),
                     which start, list and close keepers
-                    classes: Terminated TerminationSignals Output Cli CliCommands TaskCommands CheckCommands
-                    SurfaceCommands SkillCommands
+                    classes: Terminated TerminationSignals Output Cli CliCommands TaskCommands CardCommands
+                    CheckCommands SurfaceCommands SkillCommands
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the session and the tasks it follows
                     classes: Binding Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
@@ -3209,7 +3212,7 @@ class Era:
 
     initialized = False  # LegacyEra: notifications/initialized is sent (server requests may come)
 
-    # What `check` holds a server to (section 3d), as each era's schema states it
+    # What `check` holds a server to (section 3e), as each era's schema states it
     # (Session.era_rules hands it out: check asks the session, never the era by name).
     rules = EraRules(listens_for_changes=False, lists_other_versions=False, tools_declare_task_support=True,
                      any_output_schema=False, method_in_headers=False, spec="2025-11-25")
@@ -6272,7 +6275,190 @@ def valid_ledger_entry(key, entry):
                for name in ("tool", "form", "createdAt", "status")) and ConnectionSpec.valid_record(entry["connection"])
 
 
-# -- 3d. Check and load: the rules a server is held to, the probes that apply them, --load --
+
+# -- 3d. Server Cards: a remote server described before connecting (SEP-2127) ------------
+# A card (application/mcp-server-card+json) names a server, its version and its remotes
+# (transport, URL, protocol versions). It is served at <streamable-http-url>/server-card,
+# or listed in a host's AI Catalog at /.well-known/ai-catalog.json (an entry carries the
+# card inline as "data" or points at it with "url"). A card is advisory: the live server
+# wins where they disagree, and `check` reports the disagreement.
+
+SERVER_CARD_TYPE = "application/mcp-server-card+json"
+SERVER_CARD_SCHEMA = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json"
+CATALOG_PATHS = ("/.well-known/ai-catalog.json", "/.well-known/mcp/catalog.json")  # the second: SEP-2127's draft
+SERVER_CARD_LIMIT = 1 << 20  # a card or a catalog is metadata: a megabyte at most
+SERVER_CARD_REMOTE_TYPES = ("streamable-http", "sse")
+URI_SCHEME = r"^[A-Za-z][A-Za-z0-9+.-]*:"  # an absolute URI starts so (check holds resources to it too)
+
+
+def fetch_json_document(url, accept, network=None, timeout=10.0, log=None):
+    """GET ``url`` (TLS as the session would verify it, through the same proxies): (status,
+    the JSON object it answered, or None). Raises ConnectionFailed when nothing answers."""
+    client = HttpClient(url, timeout=timeout, network=network, log=log, max_message=SERVER_CARD_LIMIT)
+    try:
+        response, payload = client.exchange("GET", headers={"Accept": accept + ", application/json"})
+    except MessageTooLarge:
+        raise ConnectionFailed("%s answered with more than %s; no card or catalog is that large" % (
+            masked_url(url), size_text(SERVER_CARD_LIMIT)))
+    finally:
+        client.close()
+    try:
+        document = strict_json(payload.decode("utf-8")) if response.status == 200 else None
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        document = None
+    return response.status, document if isinstance(document, dict) else None
+
+
+def server_card_url(url):
+    """Where a Streamable HTTP endpoint's card is: the endpoint's URL + /server-card."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + "/server-card", "", ""))
+
+
+def bare_host_url(url):
+    """Whether ``url`` names a host but no MCP endpoint (no path): its catalog may say where."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return parts.path in ("", "/") and not parts.query
+
+
+def fetch_catalog(url, network=None, timeout=10.0, log=None):
+    """The host's AI Catalog: (its URL, its Server Card entries), or (None, []) where the host
+    serves none."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    origin = "%s://%s" % (parts.scheme, parts.netloc.rpartition("@")[2])
+    for path in CATALOG_PATHS:
+        status, catalog = fetch_json_document(origin + path, "application/ai-catalog+json", network, timeout, log)
+        if catalog is not None and isinstance(catalog.get("entries"), list):
+            return origin + path, [entry for entry in catalog["entries"]
+                                   if isinstance(entry, dict) and entry.get("type") == SERVER_CARD_TYPE]
+    return None, []
+
+
+def catalog_entry_card(entry, network=None, timeout=10.0, log=None):
+    """An entry's card: inline ``data``, or fetched from its ``url``; (where, card or None)."""
+    if isinstance(entry.get("data"), dict):
+        return "inline", entry["data"]
+    url = entry.get("url")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        return None, None
+    return url, fetch_json_document(url, SERVER_CARD_TYPE, network, timeout, log)[1]
+
+
+def choose_catalog_entry(entries, wanted, catalog_url):
+    """The entry ``wanted`` names (its identifier, or the identifier's last part), or the only
+    one; a UsageError listing them where several are and none is named."""
+    if wanted:
+        chosen = [e for e in entries if wanted in (e.get("identifier"), str(e.get("identifier")).split(":")[-1])]
+        if not chosen:
+            raise UsageError("the catalog at %s lists no server %r" % (masked_url(catalog_url), wanted),
+                             hint="it lists: %s" % catalog_identifiers(entries))
+        return chosen[0]
+    if len(entries) == 1:
+        return entries[0]
+    raise UsageError("the catalog at %s lists %d servers; pick one with --server NAME" % (
+        masked_url(catalog_url), len(entries)), hint="it lists: %s" % catalog_identifiers(entries))
+
+
+def catalog_identifiers(entries):
+    """The entries' identifiers, as data (a control character shows escaped, never acts)."""
+    return ", ".join(json.dumps(str(entry.get("identifier"))) for entry in entries)
+
+
+def card_endpoint(card):
+    """The URL of the card's first Streamable HTTP remote without {variables}, or None."""
+    for remote in card.get("remotes") or ():
+        if (isinstance(remote, dict) and remote.get("type") == "streamable-http"
+                and isinstance(remote.get("url"), str) and "{" not in remote["url"]):
+            return remote["url"]
+    return None
+
+
+def server_card_problems(card):
+    """Where ``card`` breaks the Server Card schema (v1), as "field: what" lines."""
+    problems = []
+
+    def want(ok, where, what):
+        if not ok:
+            problems.append("%s: %s" % (where, what))
+
+    if not isinstance(card, dict):
+        return ["the card: must be a JSON object"]
+    want(card.get("$schema") == SERVER_CARD_SCHEMA, "$schema", "must be %s" % SERVER_CARD_SCHEMA)
+    name = card.get("name")
+    want(isinstance(name, str) and 3 <= len(name) <= 200 and re.match(r"^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$", name),
+         "name", "must be NAMESPACE/NAME (reverse DNS, 3-200 characters), not %s" % cut_text(json.dumps(name), 60))
+    want(isinstance(card.get("version"), str) and len(card["version"]) <= 255, "version",
+         "must be a string of at most 255 characters")
+    want(isinstance(card.get("description"), str), "description", "must be a string")
+    if "title" in card:
+        want(isinstance(card["title"], str) and 1 <= len(card["title"]) <= 100, "title", "must be 1-100 characters")
+    if "websiteUrl" in card:
+        want(isinstance(card["websiteUrl"], str) and re.match(URI_SCHEME, card["websiteUrl"]), "websiteUrl",
+             "must be a URI")
+    remotes = card.get("remotes", [])
+    want(isinstance(remotes, list), "remotes", "must be a list")
+    for index, remote in enumerate(remotes if isinstance(remotes, list) else ()):
+        where = "remotes[%d]" % index
+        if not isinstance(remote, dict):
+            want(False, where, "must be an object")
+            continue
+        want(remote.get("type") in SERVER_CARD_REMOTE_TYPES, where + ".type",
+             "must be %s" % " or ".join(SERVER_CARD_REMOTE_TYPES))
+        want(isinstance(remote.get("url"), str) and re.match(
+            r"^(https?://[^\s]+|\{[a-zA-Z_][a-zA-Z0-9_]*\}[^\s]*)$", remote["url"]), where + ".url",
+            "must be an http(s) URL (or start with a {variable})")
+        versions = remote.get("supportedProtocolVersions", [])
+        want(isinstance(versions, list) and all(isinstance(v, str) for v in versions),
+             where + ".supportedProtocolVersions", "must be a list of version strings")
+        headers = remote.get("headers", [])
+        want(isinstance(headers, list) and all(isinstance(h, dict) and isinstance(h.get("name"), str)
+                                                for h in headers), where + ".headers", "must be {name, ...} objects")
+    for index, icon in enumerate(card.get("icons") or ()):
+        want(isinstance(icon, dict) and isinstance(icon.get("src"), str), "icons[%d]" % index, "must have a src")
+    if "repository" in card:
+        repository = card["repository"]
+        want(isinstance(repository, dict) and isinstance(repository.get("source"), str)
+             and isinstance(repository.get("url"), str), "repository", "must have source and url")
+    return problems
+
+
+def card_runtime_problems(card, summary, url):
+    """Where the card contradicts the live server (``summary``: Session.summary(), reached at
+    ``url``): its version, the remote at ``url`` (its transport, the protocol versions), and a
+    reverse-DNS serverInfo name. The runtime wins; each line says both."""
+    problems = []
+    info = summary.get("serverInfo") if isinstance(summary.get("serverInfo"), dict) else {}
+    if isinstance(card.get("version"), str) and isinstance(info.get("version"), str) and (
+            card["version"] != info["version"]):
+        problems.append("the card says version %s; the server says %s" % (card["version"], info["version"]))
+    if isinstance(info.get("name"), str) and "/" in info["name"] and info["name"] != card.get("name"):
+        problems.append("the card names %s; the server names itself %s" % (card.get("name"), info["name"]))
+    remotes = [r for r in card.get("remotes") or () if isinstance(r, dict)]
+    here = [r for r in remotes if isinstance(r.get("url"), str) and r["url"].rstrip("/") == url.rstrip("/")]
+    if remotes and not here:
+        problems.append("the card lists no remote at %s, where the server answers" % masked_url(url))
+    for remote in here:
+        if remote.get("type") != ("sse" if summary.get("legacyStream") else "streamable-http"):
+            problems.append("the card says %s at %s; the server answers there over %s" % (
+                remote.get("type"), masked_url(url), "HTTP+SSE" if summary.get("legacyStream") else
+                "Streamable HTTP"))
+        claimed = [v for v in remote.get("supportedProtocolVersions") or () if isinstance(v, str)]
+        spoken = summary.get("supportedVersions") or [summary.get("protocolVersion")]
+        missing = [v for v in claimed if v not in spoken and summary.get("supportedVersions")]
+        if missing:
+            problems.append("the card lists %s, which the server's server/discover does not" % ", ".join(missing))
+        if claimed and summary.get("protocolVersion") not in claimed:
+            problems.append("the server speaks %s, which the card does not list" % summary.get("protocolVersion"))
+    return problems
+
+
+# -- 3e. Check and load: the rules a server is held to, the probes that apply them, --load --
 #
 # `mcp-tui check` runs every rule that applies to what the server declares, without side
 # effects: it lists, reads, gets, pings, completes and probes, and calls a tool only when
@@ -6361,6 +6547,12 @@ CHECK_RULES = (
     ("http.cache-fields", "error", 'ttlMs is an integer >= 0 and cacheScope "public" or "private" where a '
      "2026-07-28 result carries them", 'write ttlMs as a whole number of milliseconds and cacheScope as '
      '"public" or "private"'),
+    ("card.valid", "error", "a Server Card served at <url>/server-card follows its schema (SEP-2127, v1)",
+     "give the card $schema, name (NAMESPACE/NAME), version and description, and remotes of type "
+     "streamable-http or sse with an http(s) url"),
+    ("card.runtime", "warning", "the Server Card agrees with the live server: version, the remote it answers at, "
+     "its transport and protocol versions (the runtime wins; a card that disagrees misleads clients)",
+     "publish the card from the same source as serverInfo and supportedVersions, so that they cannot drift"),
     ("pagination.cursor-progress", "error", "cursors make progress: a list ends, and no cursor comes twice",
      "return a new nextCursor for each page and none on the last page"),
     ("resources.uri-scheme", "error", "resource URIs are absolute: they start with a scheme (file:, https:, ...)",
@@ -6406,14 +6598,15 @@ SPEC_SITE = "https://modelcontextprotocol.io"
 # The page of the spec each rule comes from, by the era's spec version: a rule's own entry,
 # else its group's. 2026-07-28 has no lifecycle page (server/discover and versioning instead),
 # its tasks are an extension, and its change notifications a pattern of their own.
+SERVER_CARD_SPEC = "https://github.com/modelcontextprotocol/experimental-ext-server-card/blob/main/docs/discovery.md"
 SPEC_PAGES = {
-    "2025-11-25": {"lifecycle": "basic/lifecycle", "lifecycle.ping": "basic/utilities/ping",
+    "2025-11-25": {"card": SERVER_CARD_SPEC + "#mcp-server-cards","lifecycle": "basic/lifecycle", "lifecycle.ping": "basic/utilities/ping",
                    "capabilities": "basic/lifecycle#capability-negotiation", "tools": "server/tools",
                    "http": "basic/transports#streamable-http", "pagination": "server/utilities/pagination",
                    "resources": "server/resources", "prompts": "server/prompts",
                    "completion": "server/utilities/completion", "logging": "server/utilities/logging",
                    "tasks": "basic/utilities/tasks", "auth": "basic/authorization"},
-    "2026-07-28": {"lifecycle": "server/discover", "lifecycle.offered-version": "basic/versioning",
+    "2026-07-28": {"card": SERVER_CARD_SPEC + "#mcp-server-cards", "lifecycle": "server/discover", "lifecycle.offered-version": "basic/versioning",
                    "lifecycle.each-era": "basic/versioning", "capabilities": "server/discover",
                    "capabilities.list-changed": "basic/patterns/subscriptions",
                    "capabilities.list-changed-unclaimed": "basic/patterns/subscriptions",
@@ -6432,9 +6625,10 @@ def spec_url(rule_id, version):
     page starting with / is outside the version's tree: the tasks extension's)."""
     pages = SPEC_PAGES[version]
     page = pages.get(rule_id, pages[rule_id.split(".")[0]])
+    if page.startswith("https://"):
+        return page  # an extension's own document
     return SPEC_SITE + (page if page.startswith("/") else "/specification/%s/%s" % (version, page))
 TOOL_NAME = r"^[A-Za-z0-9_.-]{1,128}$"
-URI_SCHEME = r"^[A-Za-z][A-Za-z0-9+.-]*:"
 TEMPLATE_VARSPEC = r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*(?::[1-9][0-9]{0,3}|\*)?"
 VALID_TEMPLATE_EXPRESSION = r"\{[+#./;?&]?%s(?:,%s)*\}" % (TEMPLATE_VARSPEC, TEMPLATE_VARSPEC)
 UNPORTABLE_SCHEMA_KEYWORDS = ("$ref", "anyOf", "oneOf", "allOf", "not", "if", "then", "else", "dependentSchemas")
@@ -6757,6 +6951,7 @@ class ServerCheck:
         http = HttpChecks(self)
         if streamable_http:  # a direct Streamable HTTP connection
             steps.append(("HTTP", http.check_http))
+            steps.append(("server card", http.check_card))
         if "logging" in declared:  # last: under 2026-07-28 the level rides on every request after it
             steps.append(("logging", self.check_logging))
         if streamable_http:
@@ -7308,6 +7503,23 @@ class HttpChecks:
             return None, None
         http.discard(conn)  # only the status and type matter; an SSE answer is not read to its end
         return response.status, (response.getheader("Content-Type") or "").split(";")[0].strip().lower() or None
+
+    def check_card(self):
+        """The Server Card at <url>/server-card, where the server serves one (it need not):
+        against its schema (card.valid), and against this live session (card.runtime)."""
+        url = self.session.spec.url
+        try:
+            status, card = fetch_json_document(server_card_url(url), SERVER_CARD_TYPE, self.session.network,
+                                               CHECK_HTTP_SECONDS)
+        except McpTuiError:
+            return
+        if card is None:
+            return  # no card served: nothing to hold to the server
+        self.apply("card.valid", "card.runtime")
+        for problem in server_card_problems(card):
+            self.found("card.valid", problem, "server card")
+        for problem in card_runtime_problems(card, self.session.summary(), url):
+            self.found("card.runtime", problem, "server card")
 
     def check_http(self):
         """The Streamable HTTP transport's own rules, each judged against a control request
@@ -10226,6 +10438,30 @@ def load_report_text(summary):
     return "\n".join(lines)
 
 
+def server_card_text(card, where, entry=None):
+    """A Server Card as `card` prints it: who, what version, and where to connect."""
+    lines = ["Server Card: %s" % escaped_unseen(str(card.get("name"))), "  from: %s" % (
+        "the catalog entry %s (inline)" % json.dumps(str(entry.get("identifier"))) if where == "inline"
+        else masked_url(str(where)))]
+    for label, key in (("title", "title"), ("version", "version"), ("description", "description"),
+                       ("website", "websiteUrl")):
+        if isinstance(card.get(key), str):
+            lines.append("  %s: %s" % (label, escaped_unseen(card[key])))
+    remotes = [r for r in card.get("remotes") or () if isinstance(r, dict)]
+    for remote in remotes:
+        versions = [v for v in remote.get("supportedProtocolVersions") or () if isinstance(v, str)]
+        lines.append("  remote: %s %s%s" % (escaped_unseen(str(remote.get("type"))), escaped_unseen(str(remote.get(
+            "url"))), " (%s)" % ", ".join(map(escaped_unseen, versions)) if versions else ""))
+        for header in remote.get("headers") or ():
+            if isinstance(header, dict):
+                lines.append("    header %s%s%s" % (escaped_unseen(str(header.get("name"))),
+                                                   " (required)" if header.get("isRequired") else "",
+                                                   " (secret)" if header.get("isSecret") else ""))
+    if not remotes:
+        lines.append("  remote: none listed (a local server, or one the card does not place)")
+    return "\n".join(lines)
+
+
 def describe_server(session, tasks=None):
     """The server as `mcp-tui server` prints it. With ``tasks`` (the TUI's server tab) it
     adds the connection, the task form and the capabilities in full."""
@@ -10773,7 +11009,7 @@ def spec_from_config_entry(entry, protocol, where, source=None):
     raise UsageError("the %s has neither command nor url" % where)
 
 
-COMMAND_WORDS = ("server", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
+COMMAND_WORDS = ("server", "card", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
                  "rpc", "task", "tasks", "watch", "auth", "session", "sessions", "snapshot", "diff",
                  "replay", "check", "completion", "skill", "skills")
 SESSION_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # compiled on first use
@@ -10823,8 +11059,8 @@ def spec_from_options(opts, words, registry):
         if opts.transport == "sse" and spec.kind == "http":
             spec.kind = "sse"
         return spec, words
-    if opts.server:
-        raise UsageError("--server needs --config FILE")
+    if opts.server and not opts.url:
+        raise UsageError("--server needs --config FILE (or --url HOST, whose catalog lists servers)")
     if opts.args and not opts.cmd:
         raise UsageError("--args goes with --cmd")
     if opts.cmd:
@@ -11165,6 +11401,7 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
 HELP_EPILOG = """\
 commands:
   server                         name, version, era, protocol, capabilities, instructions
+  card                           the server's Server Card (SEP-2127), read before connecting
   ping
   tool list | tool describe NAME | tool call NAME [k=v | k:=JSON | k=@file | -] ...
   resource list | resource templates | resource read URI
@@ -11505,7 +11742,8 @@ CLI_OPTIONS = (
                                   help="HTTP header on every request (repeatable)")),
         (("--bearer",), dict(metavar="TOKEN", help="Authorization: Bearer TOKEN (or $MCP_TUI_BEARER)")),
         (("--config",), dict(metavar="FILE", help="mcpServers / servers JSON file")),
-        (("--server",), dict(metavar="NAME", help="the server to use from --config")),
+        (("--server",), dict(metavar="NAME", help="the server to use from --config, or from the catalog of "
+                                                   "--url HOST")),
         (("--protocol-version",), dict(dest="protocol", choices=PROTOCOL_CHOICES, default="auto", metavar="VERSION",
                                        help="auto (default), %s" % ", ".join(PROTOCOL_CHOICES[1:]))),
         (("--timeout",), dict(type=float, default=60.0, metavar="SECONDS",
@@ -11988,6 +12226,8 @@ class Cli:
             self.out.notice("--trace shows HTTP requests and SSE events, and a stdio server has none; "
                             "--debug shows every message")
         self.log = self.log or self.make_log()
+        if spec.kind == "http" and bare_host_url(spec.url):
+            spec = CardCommands(self).from_catalog(spec)
         ask = terminal_prompt if (sys.stdin.isatty() and sys.stderr.isatty()) else None
         responder = self.responder = responder or InputResponder(
             load_stub("--elicit-stub", self.opts.elicit_stub), load_stub("--sampling-stub", self.opts.sampling_stub),
@@ -12147,6 +12387,9 @@ class Cli:
     def cmd_auth(self, args):
         self.log = self.log or self.make_log()
         return auth_command(args, self.opts, self.spec, self.out, self.log)
+
+    def cmd_card(self, args):
+        return CardCommands(self).card(args)
 
     def cmd_ping(self, args):
         self.expect(args, 0, "ping")
@@ -12810,6 +13053,82 @@ class TaskCommands(CliCommands):
         self.out.text("Sent %d answer%s to task %s: %s\nCheck: %s" % (
             len(responses), "" if len(responses) == 1 else "s", task_id, ", ".join(sorted(responses)),
             self.task_command("get", task_id)))
+
+
+class CardCommands(CliCommands):
+    """`card`, and a bare host (--url https://host) resolved through its AI Catalog to the
+    server it lists before any command connects (section 3d reads cards and catalogs)."""
+
+    def card(self, args):
+        """The Server Card of --url: at ENDPOINT/server-card, or from the catalog of a bare
+        host (all of its cards when it lists several and --server picks none)."""
+        self.cli.expect(args, 0, "card")
+        spec = self.cli.spec
+        if spec is None or spec.kind not in ("http", "sse"):
+            raise UsageError("card reads a remote server's card: give --url (a host, or its MCP endpoint)")
+        network, log = NetworkOptions.from_options(self.opts), self.cli.log or self.cli.make_log()
+        if bare_host_url(spec.url):
+            catalog_url, entries = fetch_catalog(spec.url, network, self.opts.timeout, log)
+            if catalog_url is None:
+                raise McpTuiError("%s serves no AI Catalog (%s)" % (masked_url(spec.url), " or ".join(CATALOG_PATHS)),
+                                  hint="give the server's MCP endpoint: --url %s/mcp" % masked_url(spec.url).rstrip("/"))
+            chosen = [choose_catalog_entry(entries, self.opts.server, catalog_url)] if self.opts.server or len(
+                entries) == 1 else entries
+            cards = [catalog_entry_card(entry, network, self.opts.timeout, log) + (entry,) for entry in chosen]
+        else:
+            where = server_card_url(spec.url)
+            status, card = fetch_json_document(where, SERVER_CARD_TYPE, network, self.opts.timeout, log)
+            if card is None:
+                raise McpTuiError("no Server Card at %s (HTTP %d)" % (masked_url(where), status),
+                                  hint="a server may publish its card elsewhere: try --url with the bare host, "
+                                       "whose catalog may list it")
+            cards = [(where, card, None)]
+        if self.out.json:
+            documents = [{"url": where, "identifier": entry and entry.get("identifier"), "card": card,
+                          "problems": server_card_problems(card) if card is not None else ["not found"]}
+                         for where, card, entry in cards]
+            self.out.document(documents[0] if len(documents) == 1 else {"cards": documents})
+            return EXIT_OK
+        for index, (where, card, entry) in enumerate(cards):
+            if index:
+                self.out.text("")
+            if card is None:
+                self.out.notice("warning: the card of %s could not be read (%s)" % (
+                    json.dumps(str(entry.get("identifier"))), where or "no url or data"))
+                continue
+            self.out.text(server_card_text(card, where, entry))
+            for problem in server_card_problems(card):
+                self.out.notice("warning: the card breaks the Server Card schema: %s" % problem)
+        return EXIT_OK
+
+    def from_catalog(self, spec):
+        """A bare host (--url https://host): the server its AI Catalog lists (--server picks
+        one of several), said on stderr; the host itself where it serves no catalog."""
+        import copy
+
+        network = NetworkOptions.from_options(self.opts)
+        try:
+            catalog_url, entries = fetch_catalog(spec.url, network, self.opts.timeout, self.cli.log)
+        except ConnectionFailed:
+            return spec  # the connection that follows says what is wrong with the host
+        if catalog_url is None or not entries:
+            return spec
+        entry = choose_catalog_entry(entries, self.opts.server, catalog_url)
+        where, card = catalog_entry_card(entry, network, self.opts.timeout, self.cli.log)
+        endpoint = card_endpoint(card) if isinstance(card, dict) else None
+        if endpoint is None:
+            raise McpTuiError("the catalog at %s lists %s, but its card gives no Streamable HTTP URL to connect to"
+                              % (masked_url(catalog_url), json.dumps(str(entry.get("identifier")))))
+        self.out.notice("%s has no MCP endpoint path; its catalog lists %s at %s: connecting there" % (
+            masked_url(spec.url), json.dumps(str(card.get("name") or entry.get("identifier"))), masked_url(endpoint)))
+        if url_origin(endpoint) != url_origin(spec.url) and (spec.headers or self.opts.bearer):
+            raise UsageError("the catalog of %s points at %s, another origin; mcp-tui does not send your headers "
+                             "or token there on a catalog's word" % (url_origin(spec.url), url_origin(endpoint)),
+                             hint="if you trust it, pass --url %s" % masked_url(endpoint))
+        found = copy.copy(spec)
+        found.url = endpoint
+        self.cli.spec = found if spec is self.cli.spec else self.cli.spec
+        return found
 
 
 class CheckCommands(CliCommands):

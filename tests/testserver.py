@@ -22,6 +22,9 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
       --verbose            log one line per message to stderr
       --cache-ttl-ms N     ttlMs of discover, list and read results (default 60000; 0 = do not cache)
       --cache-scope public|private   their cacheScope (default public)
+      --server-card        serve a Server Card (/mcp/server-card) and an AI Catalog listing it;
+                           --card-fault invalid|version|versions plants a lie, --catalog-extra N
+                           lists N more servers
       --http-fault NAME    one planted fault for `mcp-tui check`: content-type, get-json, delete-500,
                            method-header, cache-scope or any-session (see --help)
       --tampered-skill     2026-07-28: declare io.modelcontextprotocol/skills and serve one skill,
@@ -2581,6 +2584,9 @@ class HttpFrontEnd(object):
                 self.forget_sessions(h)
             elif path == "/mcp" and self.options.http_fault and self.planted_fault(h, verb, body):
                 pass
+            elif self.options.server_card and verb == "GET" and path in ("/mcp/server-card",
+                                                                          "/.well-known/ai-catalog.json"):
+                self.serve_card(h, path)
             elif path != "/mcp":
                 h.send_json(404, {"jsonrpc": "2.0", "error": {"code": INVALID_REQUEST,
                                                               "message": "Not Found: the MCP endpoint is /mcp"}})
@@ -2593,6 +2599,36 @@ class HttpFrontEnd(object):
         except OSError as exc:
             self.log.info("HTTP connection ended: %s", type(exc).__name__)
             h.close_connection = True
+
+    def server_card(self, h):
+        """--server-card: this server's card, as SEP-2127 describes it (--card-fault plants one lie)."""
+        fault = self.options.card_fault
+        card = {"$schema": "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
+                "name": "io.github.mcp-tui/testserver", "version": SERVER_INFO["version"],
+                "title": SERVER_INFO["title"], "description": "mcp-tui's own test server.",
+                "remotes": [{"type": "streamable-http", "url": "http://%s/mcp" % h.headers.get("Host"),
+                             "supportedProtocolVersions": self.server.supported_versions()}]}
+        if fault == "invalid":
+            card["name"], card["remotes"][0]["type"] = "no-slash", "websocket"
+        elif fault == "version":
+            card["version"] = "9.9.9"
+        elif fault == "versions":
+            card["remotes"][0]["supportedProtocolVersions"] = ["2099-01-01"]
+        return card
+
+    def serve_card(self, h, path):
+        if path == "/mcp/server-card":
+            h.send_body(200, dumps(self.server_card(h)).encode("utf-8"), "application/mcp-server-card+json",
+                        {"Access-Control-Allow-Origin": "*", "Cache-Control": "public, max-age=3600"})
+            return
+        entries = [{"identifier": "urn:air:localhost:mcp:testserver", "type": "application/mcp-server-card+json",
+                    "url": "http://%s/mcp/server-card" % h.headers.get("Host")}]
+        for index in range(self.options.catalog_extra):  # more servers on the host: a choice to make
+            entries.append({"identifier": "urn:air:localhost:mcp:other-%d" % (index + 1),
+                            "type": "application/mcp-server-card+json",
+                            "data": dict(self.server_card(h), name="io.github.mcp-tui/other-%d" % (index + 1))})
+        h.send_body(200, dumps({"specVersion": "1.0", "entries": entries}).encode("utf-8"),
+                    "application/ai-catalog+json")
 
     def planted_fault(self, h, verb, body):
         """--http-fault: True when this request got the planted wrong answer."""
@@ -4032,6 +4068,13 @@ def parse_args(argv):
                         help="ttlMs of discover, list and read results (0: do not cache)")
     parser.add_argument("--cache-scope", choices=("public", "private"), default=CACHE_SCOPE,
                         help="cacheScope of discover, list and read results")
+    parser.add_argument("--server-card", action="store_true", help="serve a Server Card at /mcp/server-card and "
+                        "an AI Catalog listing it at /.well-known/ai-catalog.json (SEP-2127)")
+    parser.add_argument("--card-fault", choices=("invalid", "version", "versions"),
+                        help="with --server-card: a card that breaks the schema (invalid), names another version "
+                        "(version) or protocol versions the server does not speak (versions)")
+    parser.add_argument("--catalog-extra", type=int, default=0, metavar="N",
+                        help="with --server-card: the catalog lists N more servers (cards inline)")
     parser.add_argument("--http-fault", choices=HTTP_FAULTS, help="one planted HTTP fault, for check's tests: "
                         "content-type (ping answered as text/plain), get-json (GET answered 200 with JSON), "
                         "delete-500 (DELETE gets 500), method-header (an Mcp-Method that contradicts the body "

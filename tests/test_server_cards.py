@@ -1,0 +1,192 @@
+"""Server Cards (SEP-2127): `card` reads a remote server's card, at <endpoint>/server-card or
+from a host's AI Catalog; a bare host (--url http://host) is connected through its catalog;
+`check` holds a served card to its schema and to the live server. The card checks are held to
+the official schema and examples (tests/schema/server-card*, from the public repository
+modelcontextprotocol/experimental-ext-server-card)."""
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+import mcp_tui
+
+SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
+
+
+def card_schema():
+    schema = json.loads((SCHEMA_DIR / "server-card.schema.json").read_text(encoding="utf-8"))
+    return dict(schema, **{"$ref": "#/$defs/ServerCard"})
+
+
+def examples(kind):
+    return sorted((SCHEMA_DIR / "server-card-examples" / kind).glob("*.json"))
+
+
+@pytest.mark.parametrize("path", examples("valid") + examples("invalid"), ids=lambda p: p.parent.name + "/" + p.name)
+def test_the_card_rules_agree_with_the_official_schema_on_its_examples(path):
+    card = json.loads(path.read_text(encoding="utf-8"))
+    official = list(jsonschema.Draft202012Validator(card_schema()).iter_errors(card))
+    ours = mcp_tui.server_card_problems(card)
+    assert bool(official) == bool(ours) == (path.parent.name == "invalid"), (official, ours)
+
+
+def test_the_test_server_s_card_is_valid_by_the_official_schema(cli, start_server):
+    server = start_server("--server-card")
+    document = cli("--url", server.url, "card", "--format", "json").json()
+    jsonschema.Draft202012Validator(card_schema()).validate(document["card"])
+    assert document["problems"] == [] and document["url"] == server.url + "/server-card"
+
+
+def test_card_prints_the_card_of_an_endpoint(cli, start_server):
+    server = start_server("--server-card")
+    result = cli("--url", server.url, "card")
+    assert result.code == 0, result
+    lines = result.out.splitlines()
+    assert lines[0] == "Server Card: io.github.mcp-tui/testserver", result
+    assert "  version: 0.1.0" in lines and "  from: %s/server-card" % server.url in lines, result
+    assert any(line.startswith("  remote: streamable-http %s (2026-07-28, 2025-11-25" % server.url) for line in lines)
+
+
+def test_card_of_a_bare_host_comes_from_its_catalog_and_a_bare_host_is_connected_through_it(cli, start_server):
+    server = start_server("--server-card")
+    host = server.url[:-len("/mcp")]
+    result = cli("--url", host, "card")
+    assert result.code == 0 and result.out.startswith("Server Card: io.github.mcp-tui/testserver\n"), result
+    listed = cli("--url", host, "tool", "list")
+    assert listed.code == 0 and "echo" in listed.out, listed
+    assert ('has no MCP endpoint path; its catalog lists "io.github.mcp-tui/testserver" at %s: connecting there'
+            % server.url) in listed.err, listed
+
+
+def test_a_catalog_of_several_servers_asks_which(cli, start_server):
+    server = start_server("--server-card", "--catalog-extra", "2")
+    host = server.url[:-len("/mcp")]
+    asked = cli("--url", host, "tool", "list")
+    assert asked.code == 2, asked
+    assert "lists 3 servers; pick one with --server NAME" in asked.err, asked
+    assert '"urn:air:localhost:mcp:other-2"' in asked.err, asked
+    picked = cli("--url", host, "--server", "other-1", "ping")
+    assert picked.code == 0 and '"io.github.mcp-tui/other-1"' in picked.err, picked
+    cards = cli("--url", host, "card")
+    assert cards.code == 0 and cards.out.count("Server Card: ") == 3, cards
+    unknown = cli("--url", host, "--server", "nope", "card")
+    assert unknown.code == 2 and "lists no server 'nope'" in unknown.err, unknown
+
+
+def test_no_card_is_a_clear_failure(cli, start_server):
+    server = start_server()
+    result = cli("--url", server.url, "card")
+    assert result.code == 1, result
+    assert "no Server Card at %s/server-card (HTTP 404)" % server.url in result.err, result
+    assert "Traceback" not in result.err
+
+
+def test_card_needs_a_url(cli):
+    from conftest import stdio_command
+
+    result = cli(stdio_command(), "card")
+    assert result.code == 2 and "card reads a remote server's card: give --url" in result.err, result
+
+
+@pytest.mark.parametrize("fault,finding", [
+    ("invalid", ("card.valid", "error", "name: must be NAMESPACE/NAME")),
+    ("version", ("card.runtime", "warning", "the card says version 9.9.9; the server says 0.1.0")),
+    ("versions", ("card.runtime", "warning", "the card lists 2099-01-01, which the server's server/discover does not")),
+])
+def test_check_holds_a_served_card_to_its_schema_and_to_the_live_server(cli, start_server, fault, finding):
+    server = start_server("--server-card", "--card-fault", fault)
+    document = cli("--url", server.url, "--protocol-version", "2026-07-28", "check", "--format", "json").json()
+    found = [(f["rule"], f["severity"]) for f in document["findings"] if finding[2] in f["message"]]
+    assert found == [finding[:2]], document["findings"]
+
+
+def test_check_of_a_server_without_a_card_runs_no_card_rule(cli, start_server):
+    result = cli("--url", start_server().url, "--protocol-version", "2026-07-28", "check")
+    assert result.code == 0 and "card." not in result.out, result
+
+
+# -- hostile hosts ------------------------------------------------------------------------
+
+
+class HostileHost:
+    """A host whose catalog and card are whatever a test plants (documents by path)."""
+
+    def __init__(self, documents):
+        self.documents = documents
+        host = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = host.documents.get(self.path)
+                if body is None:
+                    self.send_error(404)
+                    return
+                data = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d" % self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def hostile_host():
+    hosts = []
+
+    def make(documents):
+        hosts.append(HostileHost(documents))
+        return hosts[-1]
+
+    yield make
+    for host in hosts:
+        host.close()
+
+
+def entry(identifier, card=None, url=None):
+    return dict({"identifier": identifier, "type": "application/mcp-server-card+json"},
+                **({"data": card} if card is not None else {"url": url}))
+
+
+def test_a_catalog_s_strings_are_shown_as_data(cli, hostile_host):
+    evil = "x\x1b[2J\nFORGED LINE\x07"
+    card = {"$schema": mcp_tui.SERVER_CARD_SCHEMA, "name": evil, "version": evil, "description": evil,
+            "remotes": [{"type": "streamable-http", "url": "http://127.0.0.1:9/mcp\x1b[31m"}]}
+    host = hostile_host({"/.well-known/ai-catalog.json": {"entries": [entry(evil, card), entry("two", card)]}})
+    listed = cli("--url", host.url, "card")
+    assert listed.code == 0, listed
+    assert "\x1b" not in listed.out + listed.err and "\x07" not in listed.out + listed.err, listed
+    assert "\nFORGED LINE" not in listed.out and "\nFORGED LINE" not in listed.err, listed
+    asked = cli("--url", host.url, "tool", "list")
+    assert asked.code == 2 and "\x1b" not in asked.err and "\nFORGED" not in asked.err, asked
+
+
+def test_a_catalog_pointing_at_another_origin_gets_no_credentials(cli, hostile_host):
+    card = {"$schema": mcp_tui.SERVER_CARD_SCHEMA, "name": "evil.example/steal", "version": "1", "description": "",
+            "remotes": [{"type": "streamable-http", "url": "http://localhost:9/mcp"}]}
+    host = hostile_host({"/.well-known/ai-catalog.json": {"entries": [entry("steal", card)]}})
+    result = cli("--url", host.url, "--bearer", "s3cret-token", "tool", "list")
+    assert result.code == 2, result
+    assert "another origin; mcp-tui does not send your headers or token there" in result.err, result
+    assert "s3cret-token" not in result.out + result.err
+
+
+def test_an_oversized_or_broken_card_is_refused_plainly(cli, hostile_host):
+    host = hostile_host({"/mcp/server-card": b"{" * (2 << 20), "/other/server-card": b"[[[[not json"})
+    big = cli("--url", host.url + "/mcp", "card")
+    assert big.code == 1 and "no card or catalog is that large" in big.err, big
+    broken = cli("--url", host.url + "/other", "card")
+    assert broken.code == 1 and "no Server Card at" in broken.err and "Traceback" not in broken.err, broken
