@@ -3123,6 +3123,17 @@ class InputDeclined(McpTuiError):
         self.code = code
 
 
+TASK_SUPPORT_TEXT = {"per-call": "the server decides per call"}  # the other values read as they are
+
+
+def task_support_of(tool, tasks):
+    """The one task-support rule: a tool's listed execution.taskSupport ("forbidden",
+    "optional", "required"), else what ``tasks`` (the session's TaskForm) says a listing
+    without one means: "forbidden" under 2025-11-25, "per-call" under 2026-07-28, whose
+    tools carry none and whose server decides each call."""
+    return listed_task_support(tool) or tasks.unlisted_tool_support()
+
+
 def listed_task_support(tool):
     """A tool listing's execution.taskSupport ("forbidden", "optional" or "required"), or None
     where the listing says nothing (or says it in a shape that is not the spec's)."""
@@ -3611,6 +3622,12 @@ class ModernEra(Era):
         return False
 
 
+def era_named(name):
+    """The era class whose name (``Era.name``, as summary() and snapshots print it) is
+    ``name``: what a kept session's record or a snapshot file says it was opened in."""
+    return {kind.name: kind for kind in (ModernEra, LegacyEra)}.get(name, Era)
+
+
 class SessionOpener:
     """How a Session opens: its transport started, and its era chosen by --protocol-version, by a
     server/discover result an earlier command kept, or by the probe and its fallbacks (the
@@ -3663,8 +3680,7 @@ class SessionOpener:
         """Carry on a session another process opened (``handshake_state``) over ``transport``
         (a KeeperTransport): same era, version and server facts, no second handshake."""
         session = self.session
-        era = {kind.name: kind for kind in (ModernEra, LegacyEra)}.get(state["era"], Era)
-        session.adopt_era(era(session), state["protocolVersion"])
+        session.adopt_era(era_named(state["era"])(session), state["protocolVersion"])
         session.era.initialized = True  # the keeper's handshake said so
         session.server_info, session.capabilities = state["serverInfo"], state["capabilities"] or {}
         session.instructions, session.supported_versions = state["instructions"], state["supportedVersions"]
@@ -4734,6 +4750,23 @@ def pointer(*parts):
     return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in parts)
 
 
+def tasks_either_form(capabilities):
+    """``capabilities`` with task support in one form, for comparing across eras: the
+    2025-11-25 ``tasks`` capability and the 2026-07-28 tasks extension both become "tasks"."""
+    capabilities = dict(capabilities)
+    extensions = capabilities.get("extensions")
+    if isinstance(extensions, dict) and TASKS_EXTENSION in extensions:
+        extensions = dict(extensions)
+        del extensions[TASKS_EXTENSION]
+        capabilities["extensions"] = extensions
+        capabilities["tasks"] = {}
+        if not extensions:
+            del capabilities["extensions"]
+    elif "tasks" in capabilities:
+        capabilities["tasks"] = {}
+    return capabilities
+
+
 class SurfaceDiff:
     """The changes between two snapshots, each classified: breaking (a client that worked
     may now fail), additive (something new) or cosmetic (words only)."""
@@ -4744,6 +4777,11 @@ class SurfaceDiff:
     def __init__(self, old, new):
         self.changes = []
         self.item = None
+        # Across eras only what both can express is compared: a 2026-07-28 tool carries no
+        # taskSupport (the server decides per call), and the two eras declare tasks apart.
+        old_rules, new_rules = era_named(old.get("era")).rules, era_named(new.get("era")).rules
+        self.task_support_listed = old_rules.tools_declare_task_support and new_rules.tools_declare_task_support
+        self.one_task_form = old_rules.tools_declare_task_support == new_rules.tools_declare_task_support
         self.compare_server(old, new)
         for kind, key, label in SURFACE_KINDS:
             self.compare_items(kind, key, label, old.get(kind) or [], new.get(kind) or [])
@@ -4767,7 +4805,10 @@ class SurfaceDiff:
             if old_info.get(key) != new_info.get(key):
                 self.add("cosmetic", ("server", key), "server %s changed" % key, old_info.get(key), new_info.get(key))
         self.item = "capabilities"
-        self.compare_capabilities(old.get("capabilities") or {}, new.get("capabilities") or {}, ("capabilities",))
+        old_capabilities, new_capabilities = old.get("capabilities") or {}, new.get("capabilities") or {}
+        if not self.one_task_form:
+            old_capabilities, new_capabilities = map(tasks_either_form, (old_capabilities, new_capabilities))
+        self.compare_capabilities(old_capabilities, new_capabilities, ("capabilities",))
 
     def compare_capabilities(self, old, new, path):
         for key in sorted(set(old) | set(new)):
@@ -4815,7 +4856,7 @@ class SurfaceDiff:
         self.compare_input(old.get("inputSchema"), new.get("inputSchema"), path + ("inputSchema",), "argument")
         self.compare_output(old.get("outputSchema"), new.get("outputSchema"), path + ("outputSchema",))
         old_support, new_support = listed_task_support(old) or "forbidden", listed_task_support(new) or "forbidden"
-        if old_support != new_support:
+        if old_support != new_support and self.task_support_listed:
             kind = "additive" if new_support == "optional" else "breaking"
             self.add(kind, path + ("execution", "taskSupport"), "task support changed", old_support, new_support)
         self.compare_rest(old, new, path, ("name", "title", "description", "annotations", "inputSchema",
@@ -5802,6 +5843,7 @@ class TaskForm:
     task_from_notification(message) -> Task or None   this form's status notification, parsed
     document(**fields) -> dict  a JSON document that names the form
     unlisted_tool_support() -> str   what a tool listed without execution.taskSupport may do
+                                     ("forbidden", or "per-call": the server decides each call)
     tools_call_refusal() -> McpTuiError or None   why a tools/call cannot be made as a task here
     """
 
@@ -5888,8 +5930,9 @@ class ExtensionTasks(TaskForm):
         return TaskSupport(self.form, self.label, True, methods)
 
     def unlisted_tool_support(self):
-        # Listings carry no taskSupport here: a call made as a task lets the server choose.
-        return "the server decides per call" if self.support() is not None else "forbidden"
+        # Listings carry no taskSupport here: a call made as a task lets the server choose, and
+        # a server may run a tool only as a task without declaring the extension (-32021 then).
+        return "per-call"
 
     def call_notes(self, tool, ttl_ms):
         # The extension has no TTL parameter on the call: the server sets it.
@@ -10507,7 +10550,7 @@ def argument_type_text(prop):
     return text
 
 
-def describe_tool(tool, tasks=None, app=None):
+def describe_tool(tool, tasks, app=None):
     """``tasks``: the session's TaskForm, which knows what a listing without taskSupport means;
     ``app``: read_app_view's answer for a tool with an MCP Apps view (or the error it raised)."""
     lines = ["Tool: %s" % tool.get("name")]
@@ -10515,8 +10558,8 @@ def describe_tool(tool, tasks=None, app=None):
         lines.append("Title: %s" % tool["title"])
     if tool.get("description"):
         lines += ["", str(tool["description"])]
-    unlisted = tasks.unlisted_tool_support() if tasks is not None else "forbidden"
-    lines += ["", "Task support: %s" % (listed_task_support(tool) or unlisted)]
+    support = task_support_of(tool, tasks)
+    lines += ["", "Task support: %s" % TASK_SUPPORT_TEXT.get(support, support)]
     schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
     required = set(schema.get("required") or ())
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
@@ -12482,10 +12525,12 @@ class Cli:
         session = self.connect()
         tool = find_tool(session, name)
         app = SkillCommands(self).app_of(session, tool)
+        tasks = tasks_for(session)
         if self.out.json:
-            self.out.document(dict({"result": tool}, **({"app": app} if isinstance(app, dict) else {})))
+            self.out.document(dict({"result": tool, "taskSupport": task_support_of(tool, tasks)},
+                                   **({"app": app} if isinstance(app, dict) else {})))
             return
-        self.out.text(describe_tool(tool, app=app))
+        self.out.text(describe_tool(tool, tasks, app=app))
 
     def tool_call(self, args):
         if not args:

@@ -6,6 +6,8 @@ import json
 import shlex
 import sys
 
+import pytest
+
 from conftest import ROOT, stdio_command
 
 SURFACE_SERVER = ROOT / "tests" / "surfaceserver.py"
@@ -194,3 +196,34 @@ def test_a_file_that_is_not_a_snapshot_is_a_usage_error(cli, tmp_path):
     missing = cli("diff", tmp_path / "missing.json", other)
     assert missing.code == 2 and "cannot read snapshot" in missing.err, missing
     assert "Traceback" not in missing.err
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+def test_tool_describe_states_the_one_task_support_rule(cli, era):
+    """Issue 32: a 2026-07-28 tool carries no taskSupport, which means the server decides per
+    call (it said "forbidden" for a tool that runs only as a task); 2025-11-25 listings say it."""
+    from conftest import stdio_command
+
+    expected = {"2026-07-28": ("the server decides per call", "per-call"), "2025-11-25": ("required", "required")}
+    text = cli(stdio_command(), "--protocol-version", era, "tool", "describe", "render_report")
+    assert text.code == 0 and "\nTask support: %s\n" % expected[era][0] in text.out, text
+    document = cli(stdio_command(), "--protocol-version", era, "tool", "describe", "render_report",
+                   "--format", "json").json()
+    assert document["taskSupport"] == expected[era][1]
+    plain = cli(stdio_command(), "--protocol-version", era, "tool", "describe", "add", "--format", "json").json()
+    assert plain["taskSupport"] == {"2026-07-28": "per-call", "2025-11-25": "forbidden"}[era]
+
+
+def test_a_diff_across_eras_of_one_server_is_additive(cli, tmp_path):
+    """Issue 32: what one era cannot express (taskSupport on a tool, tasks declared as a
+    capability or as an extension) is not a change between a 2025-11-25 and a 2026-07-28 snapshot."""
+    from conftest import stdio_command
+
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    assert cli(stdio_command(), "--protocol-version", "2025-11-25", "snapshot", "-o", str(old)).code == 0
+    assert cli(stdio_command(), "--protocol-version", "2026-07-28", "snapshot", "-o", str(new)).code == 0
+    for first, second in ((old, new), (new, old)):
+        result = cli("diff", str(first), str(second), "--format", "json")
+        assert result.code == 0, result
+        assert {c["class"] for c in result.json()["changes"]} == {"additive"}, result
+        assert {c["path"] for c in result.json()["changes"]} == {"/era", "/protocolVersion"}, result

@@ -217,13 +217,16 @@ def test_describe_tool_in_full_and_bare():
                 "q": {"type": ["string", "null"], "description": "quarter"}, "pages": {"type": "integer", "default": 2},
                 "x": "junk"}},
             "outputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}}
-    assert mcp_tui.describe_tool(tool) == "\n".join([
+    assert mcp_tui.describe_tool(tool, mcp_tui.ExtensionTasks(None)) == "\n".join([
         "Tool: render", "Title: Render", "", "Renders.", "", "Task support: optional", "",
         "Arguments (* required):", "  q*: string/null - quarter", "  pages: integer (default 2)", "  x: any", "",
         "Annotations:", "  readOnlyHint: true", "",
         "Input schema:", json.dumps(tool["inputSchema"], indent=2), "",
         "Output schema:", '{\n  "type": "object"\n}'])
-    assert mcp_tui.describe_tool({"name": "bare"}) == "Tool: bare\n\nTask support: forbidden\n\nInput schema:\n{}"
+    assert mcp_tui.describe_tool({"name": "bare"}, mcp_tui.ExperimentalTasks(None)) == (
+        "Tool: bare\n\nTask support: forbidden\n\nInput schema:\n{}")
+    assert mcp_tui.describe_tool({"name": "bare"}, mcp_tui.ExtensionTasks(None)) == (
+        "Tool: bare\n\nTask support: the server decides per call\n\nInput schema:\n{}")
 
 
 def test_describe_resource_and_prompt():
