@@ -11340,9 +11340,10 @@ def still_opening(record):
     return bool(record.get("opening")) and process_running(record["pid"])
 
 
-def attach_kept_session(name, timeout):
+def attach_kept_session(name, timeout, roots=None):
     """(KeeperTransport, handshake state) for the session ``name``; a dead keeper's stale
-    record is removed, and the error says so."""
+    record is removed, and the error says so. ``roots``: the command's own --root paths
+    (absolute), which the keeper then serves, telling the server when they changed."""
     sessions = KeptSessions()
     record = sessions.get(name)
     if record is not None and record.get("opening"):  # a `session open` holds the name
@@ -11361,7 +11362,7 @@ def attach_kept_session(name, timeout):
                                hint="open it again with: mcp-tui session open %s CONNECTION" % name)
     transport = KeeperTransport(name, record)
     try:
-        reply = transport.hello("attach", timeout=min(timeout, 10.0))
+        reply = transport.hello("attach", timeout=min(timeout, 10.0), **({"roots": roots} if roots else {}))
     except KeeperGone:
         transport.close()
         sessions.remove(name, record["token"])
@@ -11420,7 +11421,8 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
         started(session)
     try:
         if spec.kind == "session":
-            session.adopt(*attach_kept_session(spec.name, options.timeout))
+            own_roots = [os.path.abspath(os.path.expanduser(path)) for path in getattr(options, "root", None) or ()]
+            session.adopt(*attach_kept_session(spec.name, options.timeout, own_roots))
         elif resume:
             session.resume(resume)
         else:
@@ -18621,7 +18623,7 @@ class Keeper:
             self.stop("closed by `session close`", unasked=False)
             client.send({"closed": True})
         elif op == "attach":
-            self.attach(client, reader)
+            self.attach(client, reader, request.get("roots"))
             return
         else:
             client.send({"error": {"class": "UsageError", "message": "the keeper does not know %r" % op}})
@@ -18647,7 +18649,27 @@ class Keeper:
             return None
         return request
 
-    def attach(self, client, reader):
+    def serve_roots(self, roots):
+        """The roots the keeper answers roots/list with from now: an attaching command's own
+        (``roots``), else those of `session open`. When they change, the server is told
+        (notifications/roots/list_changed under 2025-11-25, where servers read roots once and
+        again on that notification; a 2026-07-28 server asks with each request that needs
+        them). With several commands attached at once, the last to attach decides."""
+        wanted = [str(root) for root in roots] if isinstance(roots, list) and roots else list(self.roots)
+        responder = self.session.responder
+        with self._lock:
+            changed = wanted != responder.roots
+            responder.roots[:] = wanted
+        if changed:
+            try:
+                told = self.session.roots_changed()
+            except McpTuiError as exc:
+                told = "not told: %s" % exc.message
+            self.log.event("keeper", "roots now %s (the server %s)" % (
+                ", ".join(wanted) or "none", "was told" if told is True else told or "asks per request"))
+
+    def attach(self, client, reader, roots=None):
+        self.serve_roots(roots)
         state = self.session.handshake_state()
         state["roots"] = self.roots  # a command that gives no --root of its own answers with these
         grant = self.session.spec.auth.granted() if self.session.spec.auth is not None else None

@@ -324,3 +324,26 @@ def test_roots_given_to_session_open_answer_for_commands_without_their_own(cli, 
         answers = [m["params"]["inputResponses"]["roots"]["roots"] for m in recorded(server_record)
                    if m.get("method") == "tools/call" and "inputResponses" in m["params"]]
     assert [[root["uri"] for root in roots] for roots in answers] == [[project.as_uri()], [other.as_uri()]]
+
+
+def test_a_command_s_own_roots_reach_a_server_that_reads_roots_once(cli, kept, state_dir, tmp_path, server_record):
+    """Issue 32: the keeper serves each command's --root and tells a 2025-11-25 server that the
+    roots changed (servers such as everything and filesystem read roots once, and again when told);
+    a later command without --root gets the session's own back, and the server is told again."""
+    project, other = tmp_path / "project", tmp_path / "other"
+    project.mkdir()
+    other.mkdir()
+    opened = cli("session", "open", "once", stdio_command("--record", server_record, "--reread-roots"),
+                 "--protocol-version", "2025-11-25", "--root", str(project))
+    assert opened.code == 0, opened
+    try:
+        assert cli("@once", "ping", "--root", str(other)).code == 0
+        assert cli("@once", "ping").code == 0
+        assert cli("@once", "ping").code == 0  # the same roots again: nothing to tell
+    finally:
+        cli("session", "close", "once")
+    told = [m for m in recorded(server_record) if m.get("method") == "notifications/roots/list_changed"]
+    answers = [[root["uri"] for root in m["result"]["roots"]] for m in recorded(server_record)
+               if "roots" in (m.get("result") or {})]
+    assert len(told) == 2, told
+    assert answers == [[other.as_uri()], [project.as_uri()]], answers

@@ -2331,6 +2331,9 @@ class StdioTransport(object):
                 self.log.info("notifications/cancelled for a request that is not in flight")
         elif method == "notifications/initialized":
             self.peer.ready = True
+        elif method == "notifications/roots/list_changed" and self.server.options.reread_roots:
+            self.peer.send_unsolicited({"jsonrpc": "2.0", "id": self.peer.expect_response()[0],
+                                        "method": "roots/list"})  # its answer is in the --record file
         else:
             self.log.info("stdio notification %s ignored", method)
 
@@ -4053,6 +4056,9 @@ def parse_args(argv):
                         "and measure (outputSchema; broken=true breaks it)")
     parser.add_argument("--changes-on-set-level", action="store_true", help="2025-11-25 stdio: announce tool, "
                         "prompt and resource list changes while answering logging/setLevel")
+    parser.add_argument("--reread-roots", action="store_true", help="stdio, 2025-11-25: on "
+                        "notifications/roots/list_changed ask roots/list at once, as servers that read roots once "
+                        "(and again when told) do")
     parser.add_argument("--ignore-cancel", action="store_true", help="stdio: ignore notifications/cancelled, as the "
                         "everything server's long-running operation does (its progress goes on)")
     parser.add_argument("--no-listen", action="store_true", help="2026-07-28: announce nothing to listen for (no "
