@@ -6284,17 +6284,25 @@ class TaskLedger:
 
     def listable_connections(self):
         """The distinct (connection, session) pairs of recorded tasks in a form that has
-        tasks/list (2025-11-25), newest first."""
-        seen, found = set(), []
+        tasks/list (2025-11-25), newest first; an HTTP session whose every task was fetched or
+        seen cancelled has ended (mcp-tui ended it), and is left out: asking it would only
+        start a new, empty one."""
+        order, groups = [], {}
         entries = sorted(self.store.read().values(), key=lambda entry: entry.get("createdAt") or "", reverse=True)
         for entry in entries:
             if not TASK_FORM_NAMED.get(entry.get("form"), TaskForm).lists_tasks:
                 continue
             key = json.dumps([entry.get("connection"), (entry.get("session") or {}).get("id")], sort_keys=True)
-            if key not in seen:
-                seen.add(key)
-                found.append((entry["connection"], entry.get("session")))
-        return found
+            ended = entry.get("session") is not None and bool(entry.get("fetched"))
+            if key not in groups:
+                order.append(key)
+                groups[key] = [entry["connection"], entry.get("session"), ended]
+            groups[key][2] = groups[key][2] and ended
+        return [(groups[key][0], groups[key][1]) for key in order if not groups[key][2]]
+
+    def records_listable_tasks(self):
+        """Whether any task was recorded in a form that has tasks/list, listable now or not."""
+        return any(TASK_FORM_NAMED.get(entry.get("form"), TaskForm).lists_tasks for entry in self.store.read().values())
 
 
 UNKNOWN_KEPT_SECONDS = 86400.0
@@ -13048,6 +13056,8 @@ class TaskCommands(CliCommands):
             asked = [(given, None)] + [(given, recorded) for recorded in self.recorded_sessions_on(given)]
         else:
             connections = self.ledger.listable_connections() if self.ledger is not None else []
+            if not connections and self.ledger is not None and self.ledger.records_listable_tasks():
+                return self.print_task_list(dict, [])  # every recorded session ended with its tasks
             if not connections:
                 raise UsageError("task list needs a connection: the task ledger records no tasks that can be "
                                  "listed", hint="pass the server: a stdio command, --url or --config")

@@ -242,3 +242,17 @@ def test_a_json_wait_that_stops_at_timeout_gives_the_follow_up_command(cli, serv
     task_id = re.match(r"^Stopped waiting; the task keeps running: mcp-tui task get (\S+)$", follow_up).group(1)
     shown = cli("--format", "json", "task", "get", task_id)
     assert shown.code == 0 and shown.json()["task"]["taskId"] == task_id, shown
+
+
+def test_task_list_says_nothing_of_a_2025_http_session_that_ended_with_its_tasks(cli, server):
+    """Issue 32: once a task's result was fetched (or its cancel seen), mcp-tui ended its HTTP
+    session; `task list` no longer resumes it, says "no longer knows the session" and starts an
+    empty one each time: the entry is passed over quietly."""
+    task_id = created_task(cli(*legacy(server), "tool", "call", "render_report", "quarter=Q2", "pages=1", "--task"))
+    assert cli("task", "result", task_id).code == 0
+    assert wait_for(lambda: session_lines(server, "deleted"))
+    for listed in (cli("task", "list"), cli("task", "list"), cli(*legacy(server), "task", "list")):
+        assert listed.code == 0, listed
+        assert "no longer knows the session" not in listed.err and "warning" not in listed.err, listed
+        assert listed.out == "" and "No tasks." in listed.err, listed
+    assert len([r for r in server.records() if r["message"].get("method") == "initialize"]) == 2  # + the --url list
