@@ -11390,6 +11390,9 @@ def added_request_meta(options):
         except UsageError as exc:
             raise UsageError("%s: %s" % (flag, exc.message), hint=exc.hint)
         for key in meta:
+            if key == "progressToken":  # the spec's own key: mcp-tui sets it to follow progress
+                raise UsageError("%s progressToken: the key is reserved; mcp-tui sets it on each request to follow "
+                                 "its progress" % flag, hint="choose a name of your own, such as trace_id")
             labels = key.rpartition("/")[0].split(".") if "/" in key else ()
             if len(labels) > 1 and labels[1] in ("modelcontextprotocol", "mcp"):
                 raise UsageError("%s %s: names under %s/ are reserved for MCP itself" % (flag, key, key.split("/")[0]),

@@ -112,7 +112,7 @@ def recorded_requests(record):
 @pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
 def test_meta_reaches_the_server_in_every_request_beside_mcp_tuis_own_keys(cli, record_file, era):
     result = cli(stdio_command("--record", record_file), "--protocol-version", era, "tool", "call", "echo",
-                 "message=hi", "--meta", "trace_id=abc123", "--meta", "sample:=0.5", "--meta", "progressToken=mine",
+                 "message=hi", "--meta", "trace_id=abc123", "--meta", "sample:=0.5",
                  "--tool-meta", "com.example/tool:={\"n\": 1}")
     assert result.code == 0, result
     requests = recorded_requests(record_file)
@@ -126,7 +126,16 @@ def test_meta_reaches_the_server_in_every_request_beside_mcp_tuis_own_keys(cli, 
             assert "io.modelcontextprotocol/clientInfo" in meta
     call = next(r for r in requests if r["method"] == "tools/call")
     assert call["params"]["_meta"]["com.example/tool"] == {"n": 1}
-    assert call["params"]["_meta"]["progressToken"] != "mine"  # mcp-tui's own token is never overwritten
+    assert call["params"]["_meta"]["progressToken"].startswith("mcp-tui-")  # mcp-tui's own token
+
+
+@pytest.mark.parametrize("flag", ["--meta", "--tool-meta"])
+def test_progress_token_is_reserved_for_mcp_tui(cli, record_file, flag):
+    """Issue 32: --meta progressToken=... was accepted and silently replaced by mcp-tui's own."""
+    result = cli(stdio_command("--record", record_file), "tool", "call", "echo", "message=hi", flag, "progressToken=x")
+    assert result.code == 2, result
+    assert "progressToken: the key is reserved" in result.err, result
+    assert not record_file.exists()
 
 
 @pytest.mark.parametrize("flag, key", [("--meta", "io.modelcontextprotocol/protocolVersion"),
