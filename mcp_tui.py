@@ -12661,7 +12661,7 @@ class Cli:
         self.expect(rest, 0, "resource %s" % action)
         method, key = (("resources/list", "resources") if action == "list"
                        else ("resources/templates/list", "resourceTemplates"))
-        items = list_all(self.connect(), method, key)
+        items = self.offered_list(self.connect(), "resources", method, key)
         if self.out.json:
             self.out.document({"result": {key: items}})
             return
@@ -12673,12 +12673,22 @@ class Cli:
             self.out.text("%s  %s%s%s" % (label, name, mime, "\n    " + description if description else ""))
         self.count(items, "resource" if action == "list" else "resource template")
 
+    def offered_list(self, session, capability, method, key):
+        """Every item of a list the server offers; for one it does not declare (no such
+        capability), none, said on stderr, and nothing sent: a server without resources or
+        prompts answers -32601, which is no failure of the user's."""
+        if capability not in session.capabilities:
+            self.out.progress("%s offers no %s (no %s capability); nothing was sent" % (
+                session.display_name(), capability, capability))
+            return []
+        return list_all(session, method, key)
+
     def cmd_prompt(self, args):
         action, rest = self.sub(args, SUBCOMMANDS["prompt"])
         session = self.connect()
         if action == "list":
             self.expect(rest, 0, "prompt list")
-            prompts = list_all(session, "prompts/list", "prompts")
+            prompts = self.offered_list(session, "prompts", "prompts/list", "prompts")
             if self.out.json:
                 self.out.document({"result": {"prompts": prompts}})
                 return

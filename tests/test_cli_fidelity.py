@@ -326,3 +326,20 @@ def test_forcing_2026_on_a_2025_only_server_hints_at_the_versions(cli):
     assert result.code == 1, result
     assert ("(the server refused server/discover, so it seems to speak only 2025-11-25 or older; --protocol-version "
             "auto uses what it speaks)") in result.err, result
+
+
+@pytest.mark.parametrize("words,capability", [(["resource", "list"], "resources"), (["resource", "templates"],
+                                                                                      "resources"),
+                                              (["prompt", "list"], "prompts")])
+def test_a_list_the_server_does_not_offer_is_empty_and_nothing_is_sent(cli, words, capability, tmp_path):
+    """Issue 32: on a server without resources or prompts, the list commands sent the method
+    and exited 1 on -32601; they say the server offers none and exit 0, as a client should."""
+    from conftest import faulty_command
+
+    fault = "undeclared-served" if capability == "resources" else "list-changed-undeclared"
+    result = cli(faulty_command("--fault", fault), *words)
+    assert result.code == 0, result
+    assert result.out == "" and "faultyserver offers no %s (no %s capability); nothing was sent" % (
+        capability, capability) in result.err, result
+    document = cli(faulty_command("--fault", fault), *words, "--format", "json")
+    assert document.code == 0 and list(document.json()["result"].values()) == [[]], document
