@@ -11565,6 +11565,7 @@ class Output:
 
         self.json = fmt == "json"
         self.quiet = quiet
+        self.logs_asked = False  # --log-level: the server's log lines were asked for, and --quiet keeps them
         self.stdout = stdout or sys.stdout
         self.stderr = stderr or sys.stderr
         self.credentials = credentials if credentials is not None else SecretRegistry()  # the run's
@@ -11763,7 +11764,10 @@ class Output:
         if method == "notifications/progress":
             self.progress("⏳ " + progress_text(params))
         elif method == "notifications/message":
-            self.progress("📣 " + log_text(params))
+            if self.quiet and self.logs_asked and not self._progress_ended:  # asked for: --quiet keeps them
+                self._write(self.stderr, clean("📣 " + log_text(params)) + "\n")
+            else:
+                self.progress("📣 " + log_text(params))
         elif method.startswith("notifications/tasks"):
             return  # the task waiter reports status changes itself
         elif changed_list(method):
@@ -19130,6 +19134,7 @@ def main(argv=None):
     try:
         opts = parse_command_line(argv)
         output = Output(opts.format, opts.quiet)
+        output.logs_asked = bool(getattr(opts, "log_level", None))
         for flag, seconds in (("--timeout", opts.timeout), ("--max-time", opts.max_time),
                               ("--probe-timeout", opts.probe_timeout)):
             if seconds is not None and not seconds > 0:  # NaN too

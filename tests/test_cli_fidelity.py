@@ -344,3 +344,12 @@ def test_a_list_the_server_does_not_offer_is_empty_and_nothing_is_sent(cli, word
         capability, capability) in result.err, result
     document = cli(faulty_command("--fault", fault), *words, "--format", "json")
     assert document.code == 0 and list(document.json()["result"].values()) == [[]], document
+
+
+def test_quiet_keeps_the_log_lines_asked_for_with_log_level(cli):
+    """Issue 32: -q hid the server's log lines that --log-level asked for; it silences progress."""
+    asked = cli(stdio_command(), "-q", "--log-level", "debug", "tool", "call", "log_message", "message=hello")
+    assert asked.code == 0, asked
+    assert asked.err == "📣 [info] log_message: hello\n", asked
+    unasked = cli(stdio_command(), "-q", "tool", "call", "log_message", "message=hello")
+    assert unasked.code == 0 and unasked.err == "", unasked
