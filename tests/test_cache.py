@@ -215,3 +215,14 @@ def test_a_kept_page_expires_with_its_ttl_and_a_private_one_stays_with_its_crede
     assert mcp_tui.ResultCache("server", lambda: "alice", path=path, clock=lambda: now[0]).get("tools/list") is None
     assert mcp_tui.ResultCache("server", lambda: "alice", path=path, clock=lambda: now[0]).get(
         "prompts/list") is not None
+
+
+def test_ping_after_a_cached_discover_times_a_round_trip_not_the_start_up(cli, start_server, state_dir):
+    """Issue 32: with server/discover from the cache, ping's request was the first to reach the
+    server, and its time was the server's start-up; a first, unmeasured ping waits for it."""
+    server = start_server()
+    cold = cli("--url", server.url, "ping", "--format", "json")
+    assert cold.code == 0 and methods(server) == ["server/discover", "server/discover"], cold
+    warm = cli("--url", server.url, "ping", "--format", "json")
+    assert warm.code == 0 and warm.json()["method"] == "server/discover", warm
+    assert methods(server, 2) == ["server/discover", "server/discover"]  # the one that waits, the one timed
