@@ -3304,9 +3304,6 @@ class Era:
                 result = responder.answer(method, params, session.display_name())
             else:
                 error = {"code": -32601, "message": "Method not found: %s" % method}
-        except StubMismatch as exc:  # the server waits for an answer: decline at once, and say why
-            responder.declined("%s; declined" % exc.message)
-            result = {"action": "decline"}
         except InputDeclined as exc:
             responder.declined(exc.message)  # without a terminal, the user learns it only here
             error = {"code": exc.code, "message": exc.message}
@@ -5526,6 +5523,16 @@ class InputResponder:
         self._lock = threading.Lock()  # one question on the terminal at a time
 
     def answer(self, method, params, server_name):
+        """The answer to one input request, in either era. An --elicit-stub that cannot fill
+        the form is a decline, said on stderr: the server waits for an answer (a server
+        request, or a task at input_required), and a usage error would leave it waiting."""
+        try:
+            return self._answer(method, params, server_name)
+        except StubMismatch as exc:
+            self.declined("%s; declined" % exc.message)
+            return {"action": "decline"}
+
+    def _answer(self, method, params, server_name):
         with self._lock:
             if method == "elicitation/create":
                 return self.elicit(params, server_name)

@@ -210,3 +210,14 @@ def test_a_server_request_under_2026_07_28_gets_an_error_not_silence(cli, tmp_pa
     result = cli("%s %s" % (sys.executable, script), "--protocol-version", "2026-07-28", "server")
     assert result.code == 0, result
     assert result.out.startswith("Name:         answered -32601\n"), result
+
+
+@pytest.mark.parametrize("task", [False, True])
+def test_under_2026_an_elicitation_the_stub_cannot_satisfy_is_declined_too(cli, task):
+    """Issue 32: under 2026-07-28 the mismatch exited 2 without declining, leaving a created task
+    at input_required; it declines and goes on, as 2025-11-25 does."""
+    words = ["tool", "call", "ask_name"] + (["--task", "--wait"] if task else [])
+    result = cli(stdio_command(), "--protocol-version", "2026-07-28", "--elicit-stub", "{}", *words)
+    assert result.code == 0, result
+    assert result.out.endswith("Tool response:\nNo name given (decline)\n"), result
+    assert "missing required field 'name' (Your name); declined" in result.err, result
