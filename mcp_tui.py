@@ -12821,8 +12821,8 @@ class TaskCommands(CliCommands):
                 self.out.document(tasks.document(task=task.data))
             elif follow_up is None:
                 self.out.text("Task %s created: %s\nPoll:   %s\nResult: %s" % (
-                    task.task_id, task.status_line(), self.task_command("get", task.task_id),
-                    self.task_command("result", task.task_id)))
+                    task.task_id, task.status_line(), self.task_command("get", task.task_id, remembered),
+                    self.task_command("result", task.task_id, remembered)))
                 if user_shell() == "posix" and shell_word(task.task_id, "posix").startswith("$'"):
                     self.out.notice("note: the task ID holds control characters; the commands above write them "
                                     "as $'...' escapes, exactly")
@@ -12857,10 +12857,11 @@ class TaskCommands(CliCommands):
                     "(it is off or failed). Use --wait to follow it to its result.")
         return None
 
-    def task_command(self, action, task_id):
-        """A runnable command line: the ledger supplies the connection when it is on."""
+    def task_command(self, action, task_id, recorded=None):
+        """A runnable command line: the ledger supplies the connection when it recorded the
+        task (``recorded``: whether it did; None: it is on), else the line names it."""
         words = []
-        if self.ledger is None:
+        if self.ledger is None or recorded is False:
             spec = self.cli.session.spec
             if spec.source:  # from --config: the file and the server, so that no ${VAR}'s value is printed
                 words += ["--config", spec.source[0], "--server", spec.source[1]]

@@ -6,6 +6,7 @@ erasing it."""
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -256,3 +257,19 @@ def test_task_list_says_nothing_of_a_2025_http_session_that_ended_with_its_tasks
         assert "no longer knows the session" not in listed.err and "warning" not in listed.err, listed
         assert listed.out == "" and "No tasks." in listed.err, listed
     assert len([r for r in server.records() if r["message"].get("method") == "initialize"]) == 2  # + the --url list
+
+
+def test_a_task_the_ledger_could_not_record_gets_commands_that_name_the_server(cli, start_server, state_dir):
+    """Issue 32: the Poll:/Result: lines left the connection to a ledger that had failed to
+    record the task, and could not run."""
+    (state_dir / "tasks.json").mkdir()  # the ledger cannot write its file
+    server = start_server()  # tasks outlive a session here: a follow-up needs only the URL
+    created = cli("--url", server.url, "tool", "call", "render_report", "quarter=Q2", "pages=1", "--task")
+    assert created.code == 0, created
+    assert "warning: cannot record the task in the ledger" in created.err, created
+    poll = [line for line in created.out.splitlines() if line.startswith("Poll:")]
+    assert poll and "--url %s" % server.url in poll[0], created
+    words = shlex.split(poll[0][len("Poll:"):])[1:]  # what a user pastes, less the program's name
+    (state_dir / "tasks.json").rmdir()  # (a ledger that still cannot be read is an error of its own)
+    shown = cli(*words)
+    assert shown.code == 0 and "Status:" in shown.out, shown
