@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from conftest import ROOT
 from test_reliability import BADSERVER, MODERN, bad, error_line  # noqa: F401 (bad is a fixture)
 
 TOKEN = "tok-SECRET-bearer-4711"
@@ -86,3 +87,18 @@ def test_the_log_file_is_private(cli, bad, tmp_path):
     fresh = tmp_path / "fresh.jsonl"
     assert cli(*bad("stdio", MODERN, "ok").args, "--log-file", fresh, "ping").code == 0
     assert stat.S_IMODE(fresh.stat().st_mode) == 0o600
+
+
+def test_the_labels_are_the_ones_the_readme_names(cli):
+    """README "Secrets": secret:, q: and env: labels, each with an 8-character fingerprint; a URL
+    or header value mcp-tui shows itself is labelled whatever its length."""
+    import mcp_tui
+
+    result = cli("--url", "http://127.0.0.1:9/mcp?key=abcdefgh&short=ab", "ping")
+    assert result.code == 1, result
+    assert "key=q:%s" % mcp_tui.fingerprint("abcdefgh") in result.err, result
+    assert "short=q:%s" % mcp_tui.fingerprint("ab") in result.err, result
+    assert "abcdefgh" not in result.err, result
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for label in ("`secret:1a2b3c4d`", "`q:1a2b3c4d`", "`env:1a2b3c4d`"):
+        assert label in readme
