@@ -733,12 +733,15 @@ def strict_json(text):
 def decode_messages(payload):
     """Parse a body or a stdio line into messages; a 2025-03-26 peer may send a batch.
     Bytes go to json.loads as they are: it decodes UTF-8 itself, without a str copy of a
-    large body first. Only a body that is not valid UTF-8 is decoded with replacements."""
+    large body first. Only a body that is not valid UTF-8 is decoded with replacements.
+    NaN and Infinity, which Python servers write by default (json.dumps), are read as
+    Python reads them: dropping the message would leave its request waiting out --timeout
+    (terminal_json writes them as null)."""
     try:
         try:
-            value = strict_json(payload)
+            value = json.loads(payload)
         except UnicodeDecodeError:
-            value = strict_json(bytes(payload).decode("utf-8", "replace"))
+            value = json.loads(bytes(payload).decode("utf-8", "replace"))
     except ValueError as exc:
         raise ProtocolViolation("the server sent invalid JSON: %s" % exc)
     except RecursionError:
@@ -8013,7 +8016,7 @@ class Recording:
             if not line.strip():
                 continue
             try:
-                record = strict_json(line)
+                record = json.loads(line)  # NaN and Infinity too: the recorder wrote what the server sent
             except (ValueError, RecursionError):
                 raise UsageError("%s: line %d is not JSON" % (where, number))
             if not isinstance(record, dict):
@@ -9984,11 +9987,43 @@ VISIBLE_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n"
 OUTPUT_CHUNK = 1024 * 1024  # characters of a large text cleaned and written at a time
 
 
-def terminal_json(value, **options):
+def finite_json(value):
+    """``value`` with every NaN and Infinity (which a server may send, and JSON cannot hold)
+    replaced by None, and how many were; iterative, so no nesting exhausts the stack."""
+    import math
+
+    def fixed(item):
+        return None if isinstance(item, float) and not math.isfinite(item) else item
+
+    if isinstance(value, float):
+        return fixed(value), int(fixed(value) is None)
+    root = {"": value}
+    replaced, pending = 0, [root]
+    while pending:
+        node = pending.pop()
+        keys = range(len(node)) if isinstance(node, list) else list(node)
+        for key in keys:
+            item = node[key]
+            if isinstance(item, float) and fixed(item) is None:
+                node[key] = None
+                replaced += 1
+            elif isinstance(item, (dict, list)):
+                node[key] = copied = dict(item) if isinstance(item, dict) else list(item)
+                pending.append(copied)  # copies: the caller's value is left as it was
+    return root[""], replaced
+
+
+def terminal_json(value, strict=False, **options):
     """json.dumps for a terminal: the same JSON, with C1, bidi controls and lone surrogates
     written as \\u escapes (they can only occur inside strings). Strict: NaN and Infinity
-    are refused (ValueError), never printed as the non-JSON words Python writes for them."""
-    text = json.dumps(value, ensure_ascii=False, allow_nan=False, **options)
+    are written as null (``strict``: refused, ValueError), never as the non-JSON words
+    Python writes for them."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, **options)
+    except ValueError:  # a NaN or Infinity somewhere (a circular value would fail again below)
+        if strict:
+            raise
+        text = json.dumps(finite_json(value)[0], ensure_ascii=False, allow_nan=False, **options)
     if text.isascii() and "\x7f" not in text:  # all it rewrites is DEL and non-ASCII: skip a pass
         return text
     return re.sub(JSON_TERMINAL_UNSAFE, lambda match: "\\u%04x" % ord(match.group()), text)
@@ -11722,7 +11757,15 @@ class Output:
                 value["notificationCounts"] = dict(self.notification_counts)  # the ones not kept are counted
             if self.warnings:
                 value["warnings"] = self.warnings
-        return terminal_json(value, indent=2) + "\n"
+        try:
+            return terminal_json(value, strict=True, indent=2) + "\n"
+        except ValueError:  # NaN or Infinity from the server: null, and a warning that says so
+            value, replaced = finite_json(value)
+            if isinstance(value, dict):
+                value["warnings"] = list(value.get("warnings") or ()) + [
+                    "the server sent %d non-finite number%s (NaN or Infinity), which JSON cannot hold: written as "
+                    "null" % (replaced, "" if replaced == 1 else "s")]
+            return terminal_json(value, indent=2) + "\n"
 
     def hide_in_errors(self, task_id):
         """Task IDs may be bearer tokens: an error names the task by its fingerprint."""
