@@ -3193,6 +3193,7 @@ EraRules = collections.namedtuple("EraRules", [
     "any_output_schema",  # 2026-07-28: an outputSchema is any JSON Schema, not only type object
     "method_in_headers",  # 2026-07-28 HTTP: Mcp-Method repeats the body's method
     "spec",  # the spec version whose pages check's findings cite
+    "sign_of_life",  # the request a server answers outside any work: ping, or 2026-07-28's server/discover
 ])
 
 
@@ -3229,7 +3230,7 @@ class Era:
     # What `check` holds a server to (section 3e), as each era's schema states it
     # (Session.era_rules hands it out: check asks the session, never the era by name).
     rules = EraRules(listens_for_changes=False, lists_other_versions=False, tools_declare_task_support=True,
-                     any_output_schema=False, method_in_headers=False, spec="2025-11-25")
+                     any_output_schema=False, method_in_headers=False, spec="2025-11-25", sign_of_life="ping")
 
     def watch_changes(self, watch, held):
         """Start ``watch`` (a ChangeWatch) as this era delivers changes: the session's
@@ -3441,7 +3442,8 @@ class ModernEra(Era):
         return False
 
     rules = EraRules(listens_for_changes=True, lists_other_versions=True, tools_declare_task_support=False,
-                     any_output_schema=True, method_in_headers=True, spec=MODERN_VERSION)
+                     any_output_schema=True, method_in_headers=True, spec=MODERN_VERSION,
+                     sign_of_life="server/discover")
 
     def watch_changes(self, watch, held):
         """One subscriptions/listen for the claimed list changes and the URIs."""
@@ -3636,6 +3638,13 @@ class SessionOpener:
 
     def __init__(self, session):
         self.session = session
+
+    @staticmethod
+    def sign_of_life(protocol):
+        """The request a server of the era that ``protocol`` (--protocol-version) asks for
+        answers without a session: ping under the handshake era, server/discover under
+        2026-07-28 and in auto mode, which asks for that era first."""
+        return (LegacyEra if protocol in LEGACY_VERSIONS else ModernEra).rules.sign_of_life
 
     def open(self):
         session = self.session
@@ -3975,6 +3984,11 @@ class Session:
     def http_session_id(self):
         """The 2025-11-25 HTTP session id requests go out under now, or None."""
         return self.transport.session_id
+
+    def http_session_ended(self):
+        """The HTTP session was ended outside the channel (check's own DELETE): closing sends
+        no DELETE for it again."""
+        self.transport.session_id = None
 
     def next_request_id(self):
         """A JSON-RPC id of this session's own, for a request the caller may cancel later."""
@@ -7590,13 +7604,14 @@ class HttpChecks:
         session_id = self.session.http_session_id()
         if session_id:
             headers["Mcp-Session-Id"] = session_id
-        for method in ("ping", "server/discover"):  # whichever the server takes without a session's _meta
-            control = self.http_probe(dict(headers, **{"Mcp-Method": method}), method)
-            if control is not None and 200 <= control < 300:
-                headers["Mcp-Method"] = method
-                break
-        else:
+        rules = self.session.era_rules()
+        method_header = rules.method_in_headers  # a 2026-07-28 header only
+        method = rules.sign_of_life  # what the server takes without a session's _meta
+        named = {"Mcp-Method": method} if method_header else {}
+        control = self.http_probe(dict(headers, **named), method)
+        if control is None or not 200 <= control < 300:
             return  # a plain request is not accepted this way: nothing to compare with
+        headers.update(named)
         if session_id:
             self.apply("http.unknown-session")
             unknown = self.http_probe(dict(headers, **{"Mcp-Session-Id": "mcp-tui-check-%s" % os.urandom(8).hex()}),
@@ -7609,7 +7624,7 @@ class HttpChecks:
         if foreign is not None and 200 <= foreign < 300:
             self.found("http.origin", "a request with Origin: http://mcp-tui-check.invalid was accepted (HTTP %d)"
                        % foreign, "Origin")
-        if self.session.era_rules().method_in_headers:
+        if method_header:
             self.apply("http.method-header")
             other = "tools/list" if method != "tools/list" else "ping"
             contradicted = self.http_probe(dict(headers, **{"Mcp-Method": other}), method)
@@ -7630,16 +7645,17 @@ class HttpChecks:
         self.apply("http.delete")
         status, _ = self.http_exchange("DELETE", {"Mcp-Session-Id": session_id,
                                                   "MCP-Protocol-Version": self.session.summary()["protocolVersion"]})
+        self.session.http_session_ended()  # this DELETE ended it: closing the session sends none again
         if status is not None and status not in (200, 202, 204, 405):
             self.found("http.delete", "DELETE of the session got HTTP %d" % status, "DELETE")
 
-    def check_authorization(self, url):
+    def check_authorization(self, url, method):
         """The authorization rules, when ``url`` answers a request without credentials with
         401: run before the session opens (and whether or not it does), with requests of their
         own, since a broken authorization setup is often why a session does not open."""
         try:
             status, headers, _ = check_fetch("POST", url, encode_message(
-                {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {}}))
+                {"jsonrpc": "2.0", "id": 1, "method": method, "params": {}}))
         except OSError:
             return  # the connection itself is judged by the session's rules
         from urllib.parse import urljoin, urlsplit
@@ -12301,6 +12317,17 @@ def command_name(word):
     return COMMAND_ALIASES.get(word, word)
 
 
+def offered_list(session, capability, method, key, out):
+    """Every item of a list the server offers; for one it does not declare (no such
+    capability), none, said on stderr, and nothing sent: a server without resources or
+    prompts answers -32601, which is no failure of the user's."""
+    if capability not in session.capabilities:
+        out.progress("%s offers no %s (no %s capability); nothing was sent" % (
+            session.display_name(), capability, capability))
+        return []
+    return list_all(session, method, key)
+
+
 class Cli:
     """One command-line invocation: its options, its output, and its session."""
 
@@ -12504,10 +12531,8 @@ class Cli:
     def cmd_ping(self, args):
         self.expect(args, 0, "ping")
         session = self.connect()
-        if session.answered_from_cache("server/discover"):
-            # Nothing has reached the server yet (a stdio one may still be starting): a first,
-            # unmeasured ping waits for it, so that the one timed is a round trip, not a start-up.
-            session.ping()
+        if session.answered_from_cache("server/discover"):  # nothing reached the server yet: a first,
+            session.ping()  # unmeasured ping waits for it to start, so the one timed is a round trip
         started = time.perf_counter()
         method = session.ping()
         elapsed = (time.perf_counter() - started) * 1000
@@ -12719,7 +12744,7 @@ class Cli:
         self.expect(rest, 0, "resource %s" % action)
         method, key = (("resources/list", "resources") if action == "list"
                        else ("resources/templates/list", "resourceTemplates"))
-        items = self.offered_list(self.connect(), "resources", method, key)
+        items = offered_list(self.connect(), "resources", method, key, self.out)
         if self.out.json:
             self.out.document({"result": {key: items}})
             return
@@ -12731,22 +12756,12 @@ class Cli:
             self.out.text("%s  %s%s%s" % (label, name, mime, "\n    " + description if description else ""))
         self.count(items, "resource" if action == "list" else "resource template")
 
-    def offered_list(self, session, capability, method, key):
-        """Every item of a list the server offers; for one it does not declare (no such
-        capability), none, said on stderr, and nothing sent: a server without resources or
-        prompts answers -32601, which is no failure of the user's."""
-        if capability not in session.capabilities:
-            self.out.progress("%s offers no %s (no %s capability); nothing was sent" % (
-                session.display_name(), capability, capability))
-            return []
-        return list_all(session, method, key)
-
     def cmd_prompt(self, args):
         action, rest = self.sub(args, SUBCOMMANDS["prompt"])
         session = self.connect()
         if action == "list":
             self.expect(rest, 0, "prompt list")
-            prompts = self.offered_list(session, "prompts", "prompts/list", "prompts")
+            prompts = offered_list(session, "prompts", "prompts/list", "prompts", self.out)
             if self.out.json:
                 self.out.document({"result": {"prompts": prompts}})
                 return
@@ -13290,7 +13305,8 @@ class CheckCommands(CliCommands):
         reports = []  # (check, server, document, elapsed): one per era checked, the negotiated one first
         try:
             if self.cli.spec.url:
-                HttpChecks(check).check_authorization(self.cli.spec.url)
+                HttpChecks(check).check_authorization(self.cli.spec.url,
+                                                      SessionOpener.sign_of_life(self.cli.spec.protocol))
             try:
                 session = self.cli.connect(started=lambda opening: opening.wire_observers.append(check.watch))
             except UsageError:

@@ -1,5 +1,6 @@
 """`mcp-tui check` over HTTP: the authorization rules against tests/testserver.py --auth (a
 correct OAuth setup passes; one planted metadata fault each fails the rule that names it)."""
+import json
 import sys
 
 import pytest
@@ -75,3 +76,25 @@ def test_the_test_server_passes_the_http_rules(cli, start_server, era):
            "2026-07-28": ["http.content-type", "http.get-stream", "http.method-header", "http.cache-fields"]}[era]
     for rule in ran:
         assert "✓ %s" % rule in result.out, result
+
+
+def test_a_2025_check_sends_one_delete_and_no_2026_header(cli, start_server):
+    """Issue 32: check on 2025-11-25 sent DELETE twice (its probe, then the session's close) and put
+    the 2026-only Mcp-Method header on its 2025 probes."""
+    server = start_server("--verbose")
+    result = cli("--url", server.url, "--protocol-version", "2025-11-25", "check")
+    assert result.code == 0, result
+    records = raw_records(server)  # (the authorization probe before the session has no version header)
+    deletes = [line for line in server.stderr_lines if "HTTP DELETE received" in line]
+    assert len(deletes) == 1, server.stderr_lines
+    with_header = [r for r in records if "mcp-method" in r["http"]["headers"]]
+    assert with_header == [], with_header[:2]
+    modern = start_server()
+    assert cli("--url", modern.url, "--protocol-version", "2026-07-28", "check").code == 0
+    assert [r for r in raw_records(modern) if "mcp-method" in r["http"]["headers"]]  # there it belongs
+
+
+def raw_records(server):
+    """What the server saw, as recorded, without the schema check of server.records()."""
+    lines = server.record.read_text(encoding="utf-8").splitlines()
+    return [record for record in map(json.loads, filter(str.strip, lines)) if "http" in record]

@@ -176,7 +176,8 @@ SESSION_INSIDES = {"channel", "transport"}
 # Where an era/form comparison may be: the era classes (issue 23 item 1 names them ...Era),
 # the task adapters, and where the era is chosen.
 ERA_CLASSES = {"TaskForm", "ExtensionTasks", "ExperimentalTasks"}
-ERA_CHOICE = {"SessionOpener.open", "SessionOpener.auto", "SessionOpener.legacy_overlap"}
+ERA_CHOICE = {"SessionOpener.open", "SessionOpener.auto", "SessionOpener.legacy_overlap",
+              "SessionOpener.sign_of_life"}
 ERA_COMPARED = {"era", "form", "legacy_stream", "protocol_version"}
 ERA_NAMES = {"modern", "legacy"}  # Era.name, as summary()["era"] prints it: comparing it is an era decision
 

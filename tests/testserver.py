@@ -2972,6 +2972,8 @@ class HttpFrontEnd(object):
 
     def get_or_delete(self, h, verb):
         session_id = h.headers.get("Mcp-Session-Id")
+        if verb == "DELETE":
+            self.log.info("HTTP DELETE received (session %s)", fingerprint(session_id) if session_id else "none")
         if self.options.era == MODERN_VERSION or (self.options.era == "both" and session_id is None):
             h.send_json(405, {"jsonrpc": "2.0", "error": {"code": INVALID_REQUEST, "message":
                               "Method Not Allowed: 2026-07-28 is POST only (no GET stream, no sessions)"}},
