@@ -1622,12 +1622,9 @@ class HttpClient:
                 else:
                     conn.request(method, via[0] + path, body=body, headers=dict(all_headers, **via[1]))
                 written = True
-                sock = conn.sock
-                if waited_for:  # no socket timeout: mid-wait it would end a request its waiter still waits for
-                    sock.settimeout(None)
+                if waited_for:  # no socket timeout, for the headers nor for the stream after them: silence
+                    conn.sock.settimeout(None)  # is its waiter's to judge (--timeout, or a listen's --for)
                 response = conn.getresponse()
-                if waited_for:
-                    sock.settimeout(self.timeout)
             except (ConnectionError, OSError, ValueError) + http_errors() as exc:
                 proxy = getattr(conn, "mcp_proxy", None)
                 if conn is not None:
@@ -6396,7 +6393,10 @@ def bare_host_url(url):
     """Whether ``url`` names a host but no MCP endpoint (no path): its catalog may say where."""
     from urllib.parse import urlsplit
 
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False  # a URL that cannot be read: the connection says so (split_http_url)
     return parts.path in ("", "/") and not parts.query
 
 

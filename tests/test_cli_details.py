@@ -137,12 +137,13 @@ def test_a_declined_sampling_request_is_said_on_stderr(cli):
     assert "Declined mcp-tui test server's sampling request (no terminal" in result.err
 
 
-def test_an_elicit_stub_value_outside_the_schema_is_refused_before_answering_2026(cli):
-    """2026-07-28 (MRTR): the answer is not sent yet, so the refusal comes first."""
+def test_an_elicit_stub_value_outside_the_schema_is_declined_2026(cli):
+    """2026-07-28 (MRTR) as 2025-11-25: the server waits for an answer (a task may sit at
+    input_required), so a stub that cannot fill the form declines, and says why (issue 32)."""
     result = cli(SERVER, "--protocol-version", "2026-07-28", "--elicit-stub", '{"name": 5}', "tool", "call",
                  "ask_name")
-    assert result.code == 2, result
-    assert "field 'name' must be a string, not 5" in result.err
+    assert result.code == 0 and "(decline)" in result.out, result
+    assert "field 'name' must be a string, not 5; declined" in result.err
 
 
 @pytest.mark.parametrize("command,text", [(["resource", "list"], "6 resources"),

@@ -185,3 +185,15 @@ def test_one_reading_of_list_changed_names_and_claims():
         assert not mcp_tui.capability_flag(claim, "tools", "listChanged"), claim
     assert mcp_tui.list_change_filters({"tools": {"listChanged": 1}, "prompts": {"listChanged": True}}) == {
         "promptsListChanged": True}
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+@pytest.mark.parametrize("words", [["watch"], ["resource", "subscribe", HELLO]])
+def test_a_silent_watch_over_http_runs_to_for_whatever_timeout(cli, start_server, era, words):
+    """Issue 32: over 2026-07-28 HTTP a watch or subscription died after --timeout of silence
+    ("the connection broke: timed out", exit 1); --timeout bounds requests, not a listen that
+    works as meant. --for ends it, exit 0."""
+    server = start_server()
+    result = cli("--url", server.url, "--protocol-version", era, "--timeout", "1", *words, "--for", "3", timeout=60)
+    assert result.code == 0, result
+    assert "timed out" not in result.err and "broke" not in result.err, result
