@@ -18322,28 +18322,36 @@ def main(argv=None):
     except McpTuiError as exc:
         signals.closing()  # a signal now must not cut the error line short
         output.end_progress()
-        output.error(exc)
-        return signals.exit_code(exc.exit_code)
+        return failed_with(output, exc, signals.exit_code(exc.exit_code))
     except KeyboardInterrupt as exc:
         signals.closing()
         output.end_progress()
-        output.error(McpTuiError("terminated by %s" % exc.name if isinstance(exc, Terminated) else "interrupted"))
-        return signals.exit_code(EXIT_INTERRUPTED)
+        return failed_with(output, McpTuiError("terminated by %s" % exc.name if isinstance(exc, Terminated)
+                                               else "interrupted"), signals.exit_code(EXIT_INTERRUPTED))
     except Exception as exc:  # a bug of ours: still one line, and the traceback only with --debug
         signals.closing()
         if "--debug" in argv:
             import traceback
 
             traceback.print_exc()
-        output.error(McpTuiError("internal error: %s: %s" % (exc.__class__.__name__, exc),
-                                 hint="run with --debug for the traceback, and please report it"))
-        return signals.exit_code(EXIT_FAILURE)
+        return failed_with(output, McpTuiError("internal error: %s: %s" % (exc.__class__.__name__, exc),
+                                               hint="run with --debug for the traceback, and please report it"),
+                           signals.exit_code(EXIT_FAILURE))
     finally:
         signals.closing()
         output.end_progress()
         if cli is not None:
             cli.close()
         signals.restore()
+
+
+def failed_with(output, exc, code):
+    """The error line of a run that ends with ``code``: its JSON's exitCode is the code the
+    process exits with (143 after SIGTERM, 129 after SIGHUP, 130 after Ctrl+C), not the
+    error's usual one."""
+    exc.exit_code = code
+    output.error(exc)
+    return code
 
 
 def wants_json(argv):
