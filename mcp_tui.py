@@ -271,7 +271,7 @@ def body_summary(body):
     one, an OAuth error (RFC 6750: error and error_description), else its text cut after a
     sentence or a word; nothing for an HTML page (a web server's 404)."""
     try:
-        document = json.loads(body.decode("utf-8"))
+        document = strict_json(body)
         error = document.get("error")
         if isinstance(error, dict) and error.get("message"):
             return "%s%s" % ("%s " % error["code"] if isinstance(error.get("code"), int) else "", error["message"])
@@ -711,9 +711,35 @@ def encode_message(message):
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def strict_json(text):
+JSON_DEPTH_LIMIT = 128  # arrays and objects nested deeper are refused where JSON is read (serde_json's limit)
+
+
+class NestedTooDeeply(ValueError):
+    """JSON nested past JSON_DEPTH_LIMIT: refused where it is read, so that no walk over it
+    later (a schema, a snapshot's comparison, a form, a recording) runs out of stack."""
+
+    def __init__(self, value=None, limit=JSON_DEPTH_LIMIT):
+        super().__init__("JSON nested more than %d levels deep, more than mcp-tui reads" % limit)
+        self.value = value  # what was read, when json.loads itself could read it
+
+
+def nested_deeper_than(value, limit):
+    """Whether arrays and objects in ``value`` nest more than ``limit`` deep: a walk level by
+    level, which does not recurse itself."""
+    level = [value] if isinstance(value, (dict, list)) else []
+    for _ in range(limit):
+        level = [item for container in level for item in (container.values() if isinstance(container, dict)
+                                                           else container) if isinstance(item, (dict, list))]
+        if not level:
+            return False
+    return True
+
+
+def strict_json(text, limit=JSON_DEPTH_LIMIT):
     """json.loads without NaN and Infinity, which are not JSON: from a server they would be
-    printed into --format json output that is then not JSON, or stored in a state file."""
+    printed into --format json output that is then not JSON, or stored in a state file. JSON
+    nested past ``limit`` is refused (NestedTooDeeply, a ValueError): every JSON that comes
+    from outside (a server, a file, an argument) enters here, the one depth guard."""
     def refuse(name):
         raise ValueError("%s is not JSON" % name)
 
@@ -723,7 +749,15 @@ def strict_json(text):
             raise ValueError("%s is too large for a number" % literal)
         return value
 
-    return json.loads(text, parse_constant=refuse, parse_float=finite)
+    try:
+        value = json.loads(text, parse_constant=refuse, parse_float=finite)
+    except RecursionError:
+        raise NestedTooDeeply(limit=limit)
+    opening = ("[", "{") if isinstance(text, str) else (b"[", b"{")
+    # Fewer brackets than the limit can't nest past it: most messages are not walked at all
+    if text.count(opening[0]) + text.count(opening[1]) > limit and nested_deeper_than(value, limit):
+        raise NestedTooDeeply(value, limit)
+    return value
 
 
 def decode_messages(payload):
@@ -735,10 +769,14 @@ def decode_messages(payload):
             value = strict_json(payload)
         except UnicodeDecodeError:
             value = strict_json(bytes(payload).decode("utf-8", "replace"))
+    except NestedTooDeeply as exc:
+        violation = ProtocolViolation("the server sent %s" % exc)
+        # a response that was read, though too deep to use: its request fails now, not at --timeout
+        answer = exc.value if isinstance(exc.value, dict) and ("result" in exc.value or "error" in exc.value) else {}
+        violation.answered_id = answer.get("id")
+        raise violation
     except ValueError as exc:
         raise ProtocolViolation("the server sent invalid JSON: %s" % exc)
-    except RecursionError:
-        raise ProtocolViolation("the server sent JSON nested too deeply to read")
     messages = value if isinstance(value, list) else [value]
     for message in messages:
         if not isinstance(message, dict):
@@ -1038,6 +1076,8 @@ class StdioTransport(Transport):
                 if self.log:
                     self.log.event("transport", "junk on the server's stdout: %s" % exc.message,
                                    line=line[:200].decode("utf-8", "replace"))
+                if getattr(exc, "answered_id", None) is not None:
+                    self._channel.fail(exc.answered_id, exc)
                 continue
             for message in messages:
                 try:
@@ -2252,7 +2292,7 @@ class KeeperTransport(Transport):
         end = self._buffer.index(b"\n")
         raw, self._buffer = bytes(self._buffer[:end]), self._buffer[end + 1:]
         try:
-            value = strict_json(raw.decode("utf-8"))
+            value = strict_json(raw.decode("utf-8"), JSON_DEPTH_LIMIT + 1)  # a message read under it, enveloped
         except (ValueError, UnicodeDecodeError):
             return None
         return value if isinstance(value, dict) else None
@@ -7381,7 +7421,9 @@ class Recording:
                 continue
             try:
                 record = strict_json(line)
-            except (ValueError, RecursionError):
+            except NestedTooDeeply as exc:
+                raise UsageError("%s: line %d holds %s" % (where, number, exc))
+            except ValueError:
                 raise UsageError("%s: line %d is not JSON" % (where, number))
             if not isinstance(record, dict):
                 raise UsageError("%s: line %d is not a recorded message" % (where, number))
@@ -10289,13 +10331,13 @@ def load_jsonc(text):
     """JSON, or JSON with comments and trailing commas: VS Code's mcp.json is JSONC, and
     its own documented examples have comments. Strict JSON's error when neither reads."""
     try:
-        return json.loads(text)
+        return strict_json(text)
     except ValueError as exc:
         strict_error = exc
     lenient = re.sub(JSONC_COMMENT, lambda m: m.group(1) or " ", text, flags=re.S)
     lenient = re.sub(JSONC_TRAILING_COMMA, lambda m: m.group(1) or m.group(2), lenient)
     try:
-        return json.loads(lenient)
+        return strict_json(lenient)
     except ValueError:
         raise strict_error
 
@@ -15292,7 +15334,7 @@ def field_elements(field):
     if object_items(field.schema) is None:
         return None
     try:
-        elements = json.loads(field.text) if field.text.strip() else []
+        elements = strict_json(field.text) if field.text.strip() else []
     except ValueError:
         return None
     return elements if isinstance(elements, list) and all(isinstance(e, dict) for e in elements) else None
