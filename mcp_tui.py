@@ -441,6 +441,7 @@ KEPT_STDERR_BYTES = 256 * 1024
 KEPT_CHANGED_RESOURCES = 1000  # the TUI's marks of resources updated since they were read
 SSE_READ_CHUNK = 64 * 1024
 BODY_READ_CHUNK = 1024 * 1024
+LARGE_MESSAGE = 1024 * 1024  # an answer past this takes its turn to be read (LargeMessageTurns)
 DELETE_TIMEOUT = 2.0  # closing a session at exit must not hold the user up
 
 
@@ -760,6 +761,18 @@ def strict_json(text, limit=JSON_DEPTH_LIMIT):
     return value
 
 
+def body_text(payload):
+    """A message's bytes as text for decode_messages, so that a reader can let go of the
+    bytes before the text is parsed: json.loads decodes bytes itself while the caller still
+    holds them, and a large message was held three times at once (bytes, text, result).
+    Bytes that are not UTF-8 are left as they are: decode_messages reads them with
+    replacements."""
+    try:
+        return payload.decode("utf-8")
+    except UnicodeDecodeError:
+        return payload
+
+
 def decode_messages(payload):
     """Parse a body or a stdio line into messages; a 2025-03-26 peer may send a batch.
     Bytes go to json.loads as they are: it decodes UTF-8 itself, without a str copy of a
@@ -807,6 +820,11 @@ class SseDecoder:
         self._id = None
         self.last_event_id = None
         self.retry_ms = None
+
+    @property
+    def buffered(self):
+        """The characters of an event not yet complete."""
+        return self._pending_size + self._data_size
 
     def feed(self, text):
         events = []
@@ -883,29 +901,63 @@ class SseDecoder:
         return event
 
 
-def iter_sse(response, decoder):
+def iter_sse(response, decoder, turns=None):
     """Yield SSE events from an http.client response as the bytes arrive. The body is read
     in bounded pieces of whatever has arrived (read1: one socket read of up to 64 KiB, not
     the 8 KiB a line-by-line read takes), so an endless line ends at the decoder's limit,
-    not in memory, and an event is handed on as soon as its end arrives."""
+    not in memory, and an event is handed on as soon as its end arrives. With ``turns``
+    (LargeMessageTurns), an event past LARGE_MESSAGE is read and handled in its turn."""
     import codecs
 
     utf8 = codecs.getincrementaldecoder("utf-8")("replace")
-    while True:
-        chunk = response.read1(SSE_READ_CHUNK)
-        if not chunk:
-            break
-        for event in decoder.feed(utf8.decode(chunk)):
-            yield event
-    for event in decoder.feed(utf8.decode(b"", final=True)):
-        yield event
+    try:
+        while True:
+            chunk = response.read1(SSE_READ_CHUNK)
+            events = decoder.feed(utf8.decode(chunk, final=not chunk))
+            if turns is not None and (decoder.buffered > LARGE_MESSAGE or any(
+                    len(event.data) > LARGE_MESSAGE for event in events)):
+                turns.take()
+            while events:
+                yield events.pop(0)  # not kept here while the consumer parses it
+            if turns is not None and decoder.buffered <= LARGE_MESSAGE:
+                turns.give_back()  # the large event was handled
+            if not chunk:
+                break
+    finally:
+        if turns is not None:
+            turns.give_back()
 
 
-def read_body(response, limit):
-    """An HTTP body, with or without Content-Length, read in pieces up to ``limit`` bytes."""
+class LargeMessageTurns:
+    """Answers past LARGE_MESSAGE, over one HTTP client's connections, are read and parsed
+    one at a time: concurrent calls (--load) each held theirs at once, three times over while
+    it was parsed (10 answers of 60 MB peaked at 870 MB). Parsing holds the GIL anyway, so
+    taking turns costs little time. A thread holds at most one turn; the others wait with at
+    most LARGE_MESSAGE of their answer read, the rest left in the socket."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._held = threading.local()
+
+    def take(self):
+        if not getattr(self._held, "turn", False):
+            self._lock.acquire()
+            self._held.turn = True
+
+    def give_back(self):
+        if getattr(self._held, "turn", False):
+            self._held.turn = False
+            self._lock.release()
+
+
+def read_body(response, limit, turns=None):
+    """An HTTP body, with or without Content-Length, read in pieces up to ``limit`` bytes.
+    With ``turns`` (LargeMessageTurns), one past LARGE_MESSAGE is read in its turn."""
     if response.length is not None:
         if response.length > limit:
             raise MessageTooLarge(limit)
+        if turns is not None and response.length > LARGE_MESSAGE:
+            turns.take()
         return response.read()  # exactly the announced length, in one piece
     body = bytearray()  # grows in place: no list of pieces joined at the end
     while True:
@@ -915,6 +967,8 @@ def read_body(response, limit):
         body += piece
         if len(body) > limit:
             raise MessageTooLarge(limit)
+        if turns is not None and len(body) > LARGE_MESSAGE:
+            turns.take()
 
 
 def join_command(argv):
@@ -1064,11 +1118,12 @@ class StdioTransport(Transport):
                 self._channel.closed(MessageTooLarge(self.max_message))
                 self.close()
                 return
-            line = raw.strip()
-            if not line:
+            if raw.isspace():
                 continue
+            line, text = raw[:256].strip(), body_text(raw)  # no stripped copy of a large line
+            del raw  # the bytes go before the text is parsed: a large message is not held three times
             try:
-                messages = decode_messages(line)
+                messages = decode_messages(text)
             except ProtocolViolation as exc:
                 # Said after "meanwhile the server sent" in a timeout's hint, so not twice.
                 self.junk.append('"%s" on stdout (%s)' % (line[:60].decode("utf-8", "replace"),  # not repr: you\'re
@@ -1079,12 +1134,14 @@ class StdioTransport(Transport):
                 if getattr(exc, "answered_id", None) is not None:
                     self._channel.fail(exc.answered_id, exc)
                 continue
+            del text
             for message in messages:
                 try:
                     self._channel.deliver(message)
                 except Exception as exc:  # a message we cannot handle must not end the session
                     self._channel.anomaly("a message mcp-tui could not handle (%s: %s)" % (
                         exc.__class__.__name__, exc))
+            message = messages = None  # delivered: not held while the next line is read
         description = self.ended_description()
         for pipe in (self.process.stdout, self.process.stderr):
             try:
@@ -1459,6 +1516,7 @@ class HttpClient:
         self.log = log
         self.watchdog = Watchdog()
         self.auth = None  # an Authorizer (section 5) when the server may ask for OAuth
+        self.large_message_turns = LargeMessageTurns()
         self._idle = []
         self._lock = threading.Lock()
 
@@ -1621,11 +1679,11 @@ class HttpClient:
                                        (time.monotonic() - started) * 1000, carries)
             return conn, response
 
-    def read(self, method, conn, response):
+    def read(self, method, conn, response, turns=None):
         """The response body, bounded in size (and in time when the exchange has a deadline);
-        the connection goes back to the pool."""
+        the connection goes back to the pool. ``turns``: read_body's."""
         try:
-            payload = read_body(response, self.max_message)
+            payload = read_body(response, self.max_message, turns)
         except MessageTooLarge:
             self.discard(conn)
             raise
@@ -1875,7 +1933,10 @@ class StreamableHttpTransport(Transport):
             self._channel.fail(request_id, McpTuiError("internal error: %s: %s" % (exc.__class__.__name__, exc)))
             return
         try:
-            self._read_response(request_id, conn, response, adopt_session)
+            try:
+                self._read_response(request_id, conn, response, adopt_session)
+            finally:
+                self.http.large_message_turns.give_back()  # a large answer's turn: read, parsed and delivered
         except HttpStatusError as exc:
             delay = exc.retry_after
             if retried or delay is None or time.monotonic() + delay >= self.http.deadline_in(
@@ -1917,7 +1978,7 @@ class StreamableHttpTransport(Transport):
             finally:
                 self.http.discard(conn)
             return
-        payload = self.http.read("POST", conn, response)
+        payload = self.http.read("POST", conn, response, self.http.large_message_turns)
         if response.status == 202:
             return  # the answer comes on another stream
         if 300 <= response.status < 400:
@@ -1929,12 +1990,16 @@ class StreamableHttpTransport(Transport):
             # SDK's is -32600 "Session not found"); the status is what says to start a new one
             raise HttpStatusError(response.status, response.reason, payload, headers, self.session_id)
         messages = None
-        if payload.strip() and content_type in ("application/json", ""):
+        if payload and not payload.isspace() and content_type in ("application/json", ""):  # strip() copies
+            text = body_text(payload)
+            if response.status < 300:  # the bytes go before the text is parsed (an error's body is kept for its line)
+                payload = b""
             try:
-                messages = decode_messages(payload)
+                messages = decode_messages(text)
             except ProtocolViolation:
                 if response.status < 300:
                     raise
+            del text
         if response.status >= 400 and not any(isinstance(m.get("error"), dict) for m in messages or ()):
             raise HttpStatusError(response.status, response.reason, payload, headers, self.session_id)
         if messages is None:
@@ -1966,7 +2031,7 @@ class StreamableHttpTransport(Transport):
         """Read an SSE stream; in the legacy era, resume it after a server-side close."""
         decoder = decoder or SseDecoder(self.http.max_message)
         answered = False
-        for event in iter_sse(response, decoder):
+        for event in iter_sse(response, decoder, self.http.large_message_turns):
             if self.log:
                 self.log.sse_event(event)
             if not event.data or event.data.isspace() or self._replayed(event):
@@ -7168,6 +7233,9 @@ class ToolLoad:
         self.requests, self.duration, self.concurrency, self.rate = requests, duration, concurrency, rate
         self.latency = LatencyHistogram()
         self.issued = self.ok = self.tool_errors = self.errors = 0
+        self.cut = 0  # calls in flight when --max-time came: not counted (the cap ended them, not the server)
+        self.deadline = session.deadline  # --max-time: no call starts after it
+        self.in_flight = set()  # the request ids of the calls running, to cancel on Ctrl+C
         self.error_messages = collections.OrderedDict()  # message -> count
         self.started = self.ended = None
         self.stopped = threading.Event()
@@ -7186,7 +7254,11 @@ class ToolLoad:
                     if on_tick and worker.is_alive():
                         on_tick(self)
         except KeyboardInterrupt:
-            self.stopped.set()  # no new calls; the ones in flight end with the session
+            self.stopped.set()  # no new calls; the server is told to stop the ones in flight
+            with self._lock:
+                running = list(self.in_flight)
+            for request_id in running:
+                self.session.cancel_request(request_id, "interrupted")
             raise
         finally:
             self.ended = time.monotonic()
@@ -7196,12 +7268,12 @@ class ToolLoad:
         with self._lock:
             now = time.monotonic()
             if self.stopped.is_set() or (self.requests is not None and self.issued >= self.requests) or (
-                    self.duration is not None and now - self.started >= self.duration):
+                    self.duration is not None and now - self.started >= self.duration) or self.capped(now):
                 return None
             if self.session.channel.closed_error() is not None:
                 return None  # the server is gone: every further call would fail at once
             start_at = self.started + self.issued / self.rate if self.rate else now
-            if self.duration is not None and start_at - self.started >= self.duration:
+            if (self.duration is not None and start_at - self.started >= self.duration) or self.capped(start_at):
                 return None  # its turn would come after the end
             self.issued += 1
             return start_at
@@ -7214,16 +7286,28 @@ class ToolLoad:
             if start_at > time.monotonic() and self.stopped.wait(start_at - time.monotonic()):
                 return
             began = time.monotonic()
-            message = None
-            try:
-                result = call_tool(self.session, self.name, self.arguments)
-                outcome = "toolError" if result.get("isError") else "ok"
+            message, request_id = None, self.session.channel.next_id()
+            with self._lock:
+                self.in_flight.add(request_id)
+            try:  # the result is not kept past this line: a worker holds no answer while it waits for the next
+                outcome = "toolError" if call_tool(self.session, self.name, self.arguments,
+                                                   request_id=request_id).get("isError") else "ok"
             except McpTuiError as exc:
-                outcome, message = "error", exc.message
+                outcome, message = "cut" if self.capped(time.monotonic()) else "error", exc.message
+            finally:
+                with self._lock:
+                    self.in_flight.discard(request_id)
             self._record(time.monotonic() - began, outcome, message)
+
+    def capped(self, moment):
+        """Whether ``moment`` is at or past the --max-time cap."""
+        return self.deadline is not None and moment >= self.deadline
 
     def _record(self, seconds, outcome, message):
         with self._lock:
+            if outcome == "cut":
+                self.cut += 1
+                return
             self.latency.add(seconds)
             if outcome == "ok":
                 self.ok += 1
@@ -12571,6 +12655,11 @@ class CheckCommands(CliCommands):
             self.out.document(summary)
         else:
             self.out.text(load_report_text(summary))
+        if load.capped(load.ended):  # what it did is reported above; the cap is why it stopped
+            raise RequestTimeout("the --max-time limit (%s) ended the load after %d call%s%s" % (
+                seconds_text(self.opts.max_time), summary["requests"], "" if summary["requests"] == 1 else "s",
+                ", and cut %d in flight (not counted)" % load.cut if load.cut else ""),
+                hint="--load-requests or --load-duration end a load with its report alone")
         failed = summary["errors"] or (summary["toolErrors"] and self.opts.strict_errors)
         return EXIT_FAILURE if failed else EXIT_OK
 
