@@ -1420,8 +1420,13 @@ def is_loopback_host(host):
     host = (host or "").lower().strip("[]")
     if (host[:-1] if host.endswith(".") else host) == "localhost":
         return True
+    # Strictly an address: no zone (127.0.0.1%25x.evil.example is a name a hosts file can point
+    # anywhere; a zone belongs to link-local addresses, never loopback ones), and no dotted
+    # number with a leading zero, which Python 3.8 reads as decimal and the resolver as octal
+    if "%" in host or re.search(r"(^|[.:])0\d", host):
+        return False
     try:
-        address = ipaddress.ip_address(host.partition("%")[0])  # fe80::1%eth0: Python 3.8 reads no zone
+        address = ipaddress.ip_address(host)
     except ValueError:
         return False
     return (getattr(address, "ipv4_mapped", None) or address).is_loopback
@@ -1470,6 +1475,9 @@ def split_http_url(url):
         parts.port  # raises for a bad port here, not at the first request
     except ValueError as exc:
         raise UsageError("cannot use the URL: %s" % exc)
+    if "%" in (parts.hostname or "") and "[" not in parts.netloc:  # http.client asserts on it (a proxy's Host)
+        raise UsageError("cannot use the URL: its host has a '%', which only an IPv6 address's zone may "
+                         "have ([fe80::1%25eth0])")
     return parts
 
 
