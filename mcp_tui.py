@@ -441,6 +441,7 @@ KEPT_STDERR_BYTES = 256 * 1024
 KEPT_CHANGED_RESOURCES = 1000  # the TUI's marks of resources updated since they were read
 SSE_READ_CHUNK = 64 * 1024
 BODY_READ_CHUNK = 1024 * 1024
+KEPT_GIVEN_UP_IDS = 1000  # ids of requests given up on, so that their late answers are not taken for strays
 LARGE_MESSAGE = 1024 * 1024  # an answer past this takes its turn to be read (LargeMessageTurns)
 DELETE_TIMEOUT = 2.0  # closing a session at exit must not hold the user up
 
@@ -2560,6 +2561,7 @@ class RpcChannel:
         import collections
 
         self.anomalies = collections.deque(maxlen=3)  # what the server got wrong, for a timeout's hint
+        self._given_up = collections.OrderedDict()  # ids of requests that ended unanswered (timeout, Ctrl+C)
         self.watchers = ()  # callables that see every message as it arrived (`check` reads the framing)
 
     def anomaly(self, text):
@@ -2643,14 +2645,23 @@ class RpcChannel:
         return pending
 
     def settle(self, request_id):
+        self._forget(request_id)
+
+    def _forget(self, request_id):
+        """The request's end for this channel; one still unanswered (a timeout, Ctrl+C) is
+        remembered, so that its answer coming late is not taken for a stray."""
         with self._lock:
-            self._pending.pop(request_id, None)
+            pending = self._pending.pop(request_id, None)
+            if pending is not None and not pending.event.is_set():
+                self._given_up[request_id] = True
+                if len(self._given_up) > KEPT_GIVEN_UP_IDS:
+                    self._given_up.popitem(last=False)
+        return pending
 
     def abandon(self, request_id, reason):
         """A forwarded request nobody waits for any more: cancel it the transport's way
         (never initialize). False if it had already ended or been abandoned."""
-        with self._lock:
-            pending = self._pending.pop(request_id, None)
+        pending = self._forget(request_id)
         if pending is None or pending.event.is_set():
             return False
         self._cancel(request_id, pending.method, pending.method != "initialize", reason)
@@ -2797,6 +2808,14 @@ class RpcChannel:
             pending = self._pending.get(request_id) if exact else None
             if pending is None and request_id is None and len(self._pending) == 1:
                 pending = next(iter(self._pending.values()))  # a result without an id: the only request in flight
+        if pending is None and exact and request_id is not None:
+            with self._lock:
+                late = self._given_up.pop(request_id, None)
+            if late:  # a timeout or Ctrl+C gave up on it first: the server did nothing wrong
+                if self.log:
+                    self.log.event("protocol", "a late answer to id %s, given up on before it came" % json.dumps(
+                        request_id))
+                return
         if pending is None:
             self.anomaly("a response without an id" if request_id is None else
                          "a response to id %s, which mcp-tui never sent" % json.dumps(request_id))
@@ -6447,12 +6466,14 @@ class ServerCheck:
     ``findings`` what broke them ({"rule", "severity", "message", "fix", "where"}).
     ``watch`` sees every message from the server (Session.wire_observers)."""
 
-    def __init__(self, calls=(), call_readonly=False, progress=None):
+    def __init__(self, calls=(), call_readonly=False, progress=None, deadline=None):
         self.calls = list(calls)  # (tool name, argument words) to call
         self.call_readonly = call_readonly
         self.progress = progress or (lambda text: None)
+        self.deadline = deadline  # monotonic: --max-time's end of the command, if any
         self.ran = []
         self.findings = []
+        self.not_run = []  # (rule or area, where) that --max-time left unchecked: never findings
         self.session = None
         self.tools, self.prompts, self.templates, self.resources = [], [], [], []  # as listed, for the rules after
         self.announced = set()  # the capabilities whose notifications/<name>/list_changed came
@@ -6465,7 +6486,21 @@ class ServerCheck:
             if rule_id not in self.ran:
                 self.ran.append(rule_id)
 
-    def found(self, rule_id, message, where=""):
+    def capped(self):
+        """Whether --max-time has come: a failure from now on is the cap's, not the server's."""
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def cut(self, rule_id, where=""):
+        """A probe that --max-time ended: reported as not run, not as a finding."""
+        with self._lock:
+            if (rule_id, where) not in self.not_run:
+                self.not_run.append((rule_id, where))
+
+    def found(self, rule_id, message, where="", exc=None):
+        """A finding of ``rule_id``; with ``exc`` (the failure it comes from), none when that
+        failure is only --max-time's cap (the probe is then not run, see cut)."""
+        if exc is not None and self.capped():
+            return self.cut(rule_id, where)
         _, severity, _, fix = CHECK_RULE_INDEX[rule_id]
         finding = {"rule": rule_id, "severity": severity, "message": message, "fix": fix, "where": where}
         with self._lock:
@@ -6506,9 +6541,9 @@ class ServerCheck:
         """The session did not open: what the handshake got wrong is the finding."""
         # Only the rule that failed is reported: the framing rules count if a message came (watch).
         if "protocol version" in exc.message or getattr(exc, "code", None) == -32022:
-            self.found("lifecycle.offered-version", exc.message, "handshake")
+            self.found("lifecycle.offered-version", exc.message, "handshake", exc)
         else:
-            self.found("lifecycle.handshake", "the session did not open: %s" % exc.message, "handshake")
+            self.found("lifecycle.handshake", "the session did not open: %s" % exc.message, "handshake", exc)
 
     def run(self, session):
         self.session = session
@@ -6538,6 +6573,9 @@ class ServerCheck:
         for name, step in steps:
             if session.channel.closed_error() is not None:
                 break
+            if self.capped():
+                self.cut(name, "not reached")
+                continue
             self.progress("checking %s..." % name)
             step()
         claims.check_announced()
@@ -6554,7 +6592,7 @@ class ServerCheck:
         self.apply("lifecycle.each-era")
         if exc is not None:
             self.found("lifecycle.each-era", "server/discover lists %s, and a session in it did not open: %s" % (
-                version, exc.message), "initialize")
+                version, exc.message), "initialize", exc)
 
     def check_wire(self):
         """What the channel and the transport noticed along the way."""
@@ -6588,7 +6626,7 @@ class ServerCheck:
             rule_id = "pagination.cursor-progress"
         elif "--max-pages" in exc.message:
             rule_id = "pagination.cursor-progress"
-        self.found(rule_id, exc.message, where)
+        self.found(rule_id, exc.message, where, exc)
 
     def list_of(self, method, key):
         """Every item of a declared list, or None with why it failed recorded."""
@@ -6623,7 +6661,7 @@ class ServerCheck:
             except RpcError:
                 continue
             except McpTuiError as exc:
-                self.found("capabilities.undeclared-refused", "%s failed: %s" % (method, exc.message), method)
+                self.found("capabilities.undeclared-refused", "%s failed: %s" % (method, exc.message), method, exc)
                 continue
             self.found("capabilities.undeclared-refused", "%s answered, though the server does not declare the %s "
                        "capability" % (method, capability), method)
@@ -6723,7 +6761,7 @@ class ServerCheck:
         try:
             result = call_tool(self.session, tool["name"], arguments)
         except McpTuiError as exc:
-            self.found("tools.call", "the call failed: %s" % exc.message, where)
+            self.found("tools.call", "the call failed: %s" % exc.message, where, exc)
             return
         if result.get("isError"):
             self.found("tools.call", "the tool answered with isError: true", where)
@@ -6948,7 +6986,7 @@ class ClaimChecks:
             except McpTuiError as exc:
                 if not claimed:
                     return  # no answer (or a broken one): no subscription was taken
-                self.found(rule, "failed: %s" % exc.message, method)
+                self.found(rule, "failed: %s" % exc.message, method, exc)
                 continue
             if not claimed and method == "resources/subscribe":
                 self.found(rule, "answered, though the server does not declare resources.subscribe", method)
@@ -9887,7 +9925,7 @@ def describe_capabilities(capabilities):
     return ", ".join(parts) or "none"
 
 
-CHECK_MARKS = {"pass": "✓", "warning": "⚠", "error": "✗"}
+CHECK_MARKS = {"pass": "✓", "warning": "⚠", "error": "✗", "not run": "–"}
 
 
 def check_failures(check, strict=False):
@@ -9896,8 +9934,9 @@ def check_failures(check, strict=False):
 
 
 def check_summary(check, elapsed, strict=False):
-    failed_rules = set(f["rule"] for f in check.findings)
+    failed_rules = set(f["rule"] for f in check.findings) | set(rule for rule, _ in check.not_run)
     return {"rules": len(check.ran), "passed": len([r for r in check.ran if r not in failed_rules]),
+            "notRun": len(check.not_run),
             "errors": len([f for f in check.findings if f["severity"] == "error"]),
             "warnings": len([f for f in check.findings if f["severity"] == "warning"]),
             "failed": bool(check_failures(check, strict)), "strict": strict, "elapsedMs": round(elapsed * 1000, 1)}
@@ -9914,7 +9953,11 @@ def check_report_text(check, server, elapsed, strict=False):
         lines.append(group)
         for rule in [r[0] for r in CHECK_RULES if r[0] in check.ran and r[0].split(".")[0] == group]:
             findings = [f for f in check.findings if f["rule"] == rule]
-            if not findings:
+            cut = [where for cut_rule, where in check.not_run if cut_rule == rule]
+            if cut:
+                lines.append("  %s %-*s  not run: --max-time came first (%s)" % (
+                    CHECK_MARKS["not run"], width, rule, ", ".join(cut)))
+            elif not findings:
                 lines.append("  %s %-*s  %s" % (CHECK_MARKS["pass"], width, rule, CHECK_RULE_INDEX[rule][2]))
             for finding in findings:
                 where = "%s: " % finding["where"] if finding["where"] else ""
@@ -9922,12 +9965,16 @@ def check_report_text(check, server, elapsed, strict=False):
                 lines.append("  %s %-*s  %s%s" % (CHECK_MARKS[finding["severity"]], width, rule, where,
                                                    finding["message"]))
                 lines.append("  %s  fix: %s" % (" " * (width + 2), finding["fix"]))
+    unreached = [area for area, _ in check.not_run if area not in CHECK_RULE_INDEX]
+    if unreached:
+        lines.append("")
+        lines.append("  %s not reached before --max-time: %s" % (CHECK_MARKS["not run"], ", ".join(unreached)))
     summary = check_summary(check, elapsed, strict)
     lines.append("")
-    lines.append("%d rules: %d passed, %d warning%s, %d error%s%s; %.1f s" % (
+    lines.append("%d rules: %d passed, %d warning%s, %d error%s%s%s; %.1f s" % (
         summary["rules"], summary["passed"], summary["warnings"], "" if summary["warnings"] == 1 else "s",
         summary["errors"], "" if summary["errors"] == 1 else "s", " (--strict: warnings fail)" if strict else "",
-        elapsed))
+        ", %d not run (--max-time)" % summary["notRun"] if summary["notRun"] else "", elapsed))
     return "\n".join(lines)
 
 
@@ -9938,12 +9985,15 @@ def check_junit(check, server, elapsed, strict=False):
 
     failures = check_failures(check, strict)
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
-             '<testsuite name=%s tests="%d" failures="%d" errors="0" time="%.3f">' % (
+             '<testsuite name=%s tests="%d" failures="%d" errors="0" skipped="%d" time="%.3f">' % (
                  quoteattr("mcp-tui check " + clean(server)), len(check.ran), len(set(f["rule"] for f in failures)),
-                 elapsed)]
+                 len(set(rule for rule, _ in check.not_run if rule in check.ran)), elapsed)]
+    cut = set(rule for rule, _ in check.not_run)
     for rule in check.ran:
         findings = [f for f in check.findings if f["rule"] == rule]
         lines.append('  <testcase classname=%s name=%s>' % (quoteattr(rule.split(".")[0]), quoteattr(rule)))
+        if rule in cut:
+            lines.append('    <skipped message="not run: --max-time came first"/>')
         for finding in findings:
             text = clean("%s%s (fix: %s)" % ("%s: " % finding["where"] if finding["where"] else "",
                                             finding["message"], finding["fix"]))
@@ -12564,7 +12614,7 @@ class CheckCommands(CliCommands):
             self.out.live("⏳ %s %d rules run, %d findings, %.1f s" % (
                 text, len(check.ran), len(check.findings), time.monotonic() - started))
 
-        check = ServerCheck(calls, self.opts.call_readonly, progress)
+        check = ServerCheck(calls, self.opts.call_readonly, progress, self.cli.deadline)
         progress("connecting...")
         try:
             if self.cli.spec.url:
@@ -12588,6 +12638,7 @@ class CheckCommands(CliCommands):
         strict = self.opts.strict
         if self.out.json:
             self.out.document({"server": document or {"connection": server}, "findings": check.findings,
+                               "notRun": [{"rule": rule, "where": where} for rule, where in check.not_run],
                                "summary": check_summary(check, elapsed, strict)})
         else:
             self.out.text(check_report_text(check, server, elapsed, strict))
@@ -12597,6 +12648,10 @@ class CheckCommands(CliCommands):
                     junit.write(check_junit(check, server, elapsed, strict))
             except OSError as exc:
                 raise McpTuiError("cannot write --junit %s: %s" % (self.opts.junit, exc.strerror or exc))
+        if check.not_run:  # the report says what was checked; this, that the check is not whole
+            raise RequestTimeout("the --max-time limit (%s) ended the check: %d probe%s not run" % (
+                seconds_text(self.opts.max_time), len(check.not_run), "" if len(check.not_run) == 1 else "s"),
+                hint="the server is not blamed for them; a longer --max-time runs them")
         return EXIT_FAILURE if check_failures(check, strict) else EXIT_OK
 
     def other_era(self, check, summary):
@@ -12605,6 +12660,8 @@ class CheckCommands(CliCommands):
         version = check.other_era(summary)
         if version is None or self.cli.spec.kind == "session" or self.opts.protocol != "auto":
             return
+        if check.capped():
+            return check.cut("lifecycle.each-era", "not reached")
         import copy
 
         check.progress("checking the %s handshake..." % version)
