@@ -8308,6 +8308,9 @@ class AuthSettings:
         return [value for value in (self.client_secret, self.id_token) if isinstance(value, str) and value]
 
     def signing_key(self):
+        if not self.private_key:  # a stored token of a private_key_jwt client, used without the key
+            raise UsageError("the client authenticates with a signed assertion (private_key_jwt): give the key it "
+                             "signs with, --private-key FILE")
         try:
             with open(self.private_key, "r", encoding="ascii", errors="replace") as handle:
                 return load_signing_key(handle.read())
@@ -9254,27 +9257,33 @@ class TokenKeeper:
 
         results = []
         with self.store.refresh_lock():  # a refresh in flight stores its successor before this, not after
-            # revoked before forget() drops the registration that holds the client's secret
-            for token in [t for t in self.store.load()["tokens"].values() if mine(t)]:
-                self._mask(token)
-                results.append({"server": token.get("server"), "issuer": token.get("issuer"),
-                                "revoked": self.revoke(token)})
-            self.store.update(forget)
+            try:  # revoked before forget() drops the registration that holds the client's secret
+                for token in [t for t in self.store.load()["tokens"].values() if mine(t)]:
+                    self._mask(token)
+                    problem = self.revocation_problem(token)
+                    result = {"server": token.get("server"), "issuer": token.get("issuer"), "revoked": not problem}
+                    results.append(dict(result, notRevoked=problem) if problem else result)
+            finally:  # forgotten whatever the revocations did
+                self.store.update(forget)
         return results
 
     def revoke(self, token):
         """RFC 7009, best effort: True when the server confirmed."""
+        return self.revocation_problem(token) is None
+
+    def revocation_problem(self, token):
+        """Revoke ``token`` (RFC 7009, best effort): None when the server confirmed, else why not."""
         endpoint = token.get("revocationEndpoint")
         if not endpoint:
-            return False
+            return "the authorization server has no revocation endpoint"
         value = token.get("refreshToken") or token.get("accessToken")
         fields = {"token": value, "token_type_hint": "refresh_token" if token.get("refreshToken") else "access_token"}
         try:
             status, _ = self.requests.client_post(endpoint, token["issuer"], self.registration.client_of(token),
                                                   token.get("authMethod") or "none", fields)
-        except McpTuiError:
-            return False
-        return status == 200
+        except McpTuiError as exc:
+            return exc.message
+        return None if status == 200 else "the revocation endpoint answered HTTP %d" % status
 
 
 class Authorizer:
@@ -12843,7 +12852,8 @@ def auth_command(args, opts, spec, output, log):
         output.text("no stored tokens for %s" % (server or "any server"))
     for result in results if not output.json else ():
         output.text("logged out of %s (%s)" % (result["server"], "token revoked at %s" % result["issuer"]
-                                              if result["revoked"] else "token forgotten"))
+                                              if result["revoked"] else "token forgotten, not revoked: %s"
+                                              % result["notRevoked"]))
     return EXIT_OK
 
 
