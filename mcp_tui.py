@@ -20,7 +20,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: McpTuiError UsageError ConnectionFailed RequestTimeout
                     RequestCancelled ProtocolViolation Withheld StreamCut HttpStatusError
                     RpcError SecretRegistry KeptTail MessageTooLarge FileLock JsonStateFile
-                    SseEvent SseDecoder Transport StdioTransport Watchdog NetworkOptions HttpClient
+                    NestedTooDeeply SseEvent SseDecoder LargeMessageTurns Transport StdioTransport
+                    Watchdog NetworkOptions HttpClient
                     StreamableHttpTransport LegacySseTransport KeeperTransport KeeperGone
                     PendingRequest RpcChannel
    2. session       which era the server speaks, the handshake or per-request _meta, the
