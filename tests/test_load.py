@@ -4,13 +4,12 @@ throughput, latencyMs{min,mean,p50,p90,p99,max}), over stdio and HTTP in both er
 import json
 import os
 import shlex
-import signal
 import subprocess
 import sys
 
 import pytest
 
-from conftest import MCP_TUI_PROCESS, ROOT, stdio_command, wait_for
+from conftest import MCP_TUI_PROCESS, ROOT, signalled, stdio_command, wait_for
 
 KEYS = {"requests", "ok", "toolErrors", "errors", "errorRate", "elapsedMs", "throughput", "latencyMs",
         "errorMessages"}
@@ -115,24 +114,17 @@ def test_ctrl_c_during_a_load_cancels_the_calls_in_flight(state_dir, tmp_path):
     """Ctrl+C stopped a load without a word to the server: the calls in flight ran on."""
     record = tmp_path / "record.jsonl"
     env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
-    proc = subprocess.Popen(MCP_TUI_PROCESS + [stdio_command("--record", record), "tool", "call", "long_operation",
-                                               "steps=1", "step_ms=60000", "--load", "--load-concurrency", "3"],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env)
 
     def received(method):
         lines = record.read_text().splitlines() if record.exists() else []
         return [m for m in (json.loads(line).get("message") or {} for line in lines) if m.get("method") == method]
 
-    try:
-        calls = wait_for(lambda: len(received("tools/call")) == 3 and received("tools/call"))
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 130, (out, err)
+    returncode, out, err = signalled(MCP_TUI_PROCESS + [stdio_command("--record", record), "tool", "call",
+                                                        "long_operation", "steps=1", "step_ms=60000", "--load",
+                                                        "--load-concurrency", "3"], env,
+                                     lambda: len(received("tools/call")) == 3, "SIGINT")
+    assert returncode == 130, (out, err)
+    calls = received("tools/call")
     cancelled = wait_for(lambda: len(received("notifications/cancelled")) == 3 and received("notifications/cancelled"))
     assert sorted(m["params"]["requestId"] for m in cancelled) == sorted(m["id"] for m in calls)
 
