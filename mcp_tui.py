@@ -20,7 +20,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: McpTuiError UsageError ConnectionFailed RequestTimeout
                     RequestCancelled ProtocolViolation Withheld StreamCut HttpStatusError
                     RpcError SecretRegistry KeptTail MessageTooLarge FileLock JsonStateFile
-                    SseEvent SseDecoder Transport StdioTransport Watchdog NetworkOptions HttpClient
+                    NestedTooDeeply SseEvent SseDecoder LargeMessageTurns Transport StdioTransport
+                    Watchdog NetworkOptions HttpClient
                     StreamableHttpTransport LegacySseTransport KeeperTransport KeeperGone
                     PendingRequest RpcChannel
    2. session       which era the server speaks, the handshake or per-request _meta, the
@@ -275,7 +276,7 @@ def body_summary(body):
     one, an OAuth error (RFC 6750: error and error_description), else its text cut after a
     sentence or a word; nothing for an HTML page (a web server's 404)."""
     try:
-        document = json.loads(body.decode("utf-8"))
+        document = strict_json(body)
         error = document.get("error")
         if isinstance(error, dict) and error.get("message"):
             return "%s%s" % ("%s " % error["code"] if isinstance(error.get("code"), int) else "", error["message"])
@@ -445,6 +446,8 @@ KEPT_STDERR_BYTES = 256 * 1024
 KEPT_CHANGED_RESOURCES = 1000  # the TUI's marks of resources updated since they were read
 SSE_READ_CHUNK = 64 * 1024
 BODY_READ_CHUNK = 1024 * 1024
+KEPT_GIVEN_UP_IDS = 1000  # ids of requests given up on, so that their late answers are not taken for strays
+LARGE_MESSAGE = 1024 * 1024  # an answer past this takes its turn to be read (LargeMessageTurns)
 DELETE_TIMEOUT = 2.0  # closing a session at exit must not hold the user up
 
 
@@ -715,9 +718,37 @@ def encode_message(message):
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def strict_json(text):
+JSON_DEPTH_LIMIT = 128  # arrays and objects nested deeper are refused where JSON is read (serde_json's limit)
+
+
+class NestedTooDeeply(ValueError):
+    """JSON nested past JSON_DEPTH_LIMIT: refused where it is read, so that no walk over it
+    later (a schema, a snapshot's comparison, a form, a recording) runs out of stack."""
+
+    def __init__(self, value=None, limit=JSON_DEPTH_LIMIT):
+        super().__init__("JSON nested more than %d levels deep, more than mcp-tui reads" % limit)
+        self.value = value  # what was read, when json.loads itself could read it
+
+
+def nested_deeper_than(value, limit):
+    """Whether arrays and objects in ``value`` nest more than ``limit`` deep: a walk level by
+    level, which does not recurse itself."""
+    level = [value] if isinstance(value, (dict, list)) else []
+    for _ in range(limit):
+        level = [item for container in level for item in (container.values() if isinstance(container, dict)
+                                                           else container) if isinstance(item, (dict, list))]
+        if not level:
+            return False
+    return True
+
+
+def strict_json(text, limit=JSON_DEPTH_LIMIT, non_finite=False):
     """json.loads without NaN and Infinity, which are not JSON: from a server they would be
-    printed into --format json output that is then not JSON, or stored in a state file."""
+    printed into --format json output that is then not JSON, or stored in a state file. JSON
+    nested past ``limit`` is refused (NestedTooDeeply, a ValueError): every JSON that comes
+    from outside (a server, a file, an argument) enters here, the one depth guard. With
+    ``non_finite``, NaN and Infinity are read as Python reads them (what a server sends:
+    Python's json.dumps writes them by default; terminal_json writes them as null)."""
     def refuse(name):
         raise ValueError("%s is not JSON" % name)
 
@@ -727,7 +758,27 @@ def strict_json(text):
             raise ValueError("%s is too large for a number" % literal)
         return value
 
-    return json.loads(text, parse_constant=refuse, parse_float=finite)
+    try:
+        value = json.loads(text) if non_finite else json.loads(text, parse_constant=refuse, parse_float=finite)
+    except RecursionError:
+        raise NestedTooDeeply(limit=limit)
+    opening = ("[", "{") if isinstance(text, str) else (b"[", b"{")
+    # Fewer brackets than the limit can't nest past it: most messages are not walked at all
+    if text.count(opening[0]) + text.count(opening[1]) > limit and nested_deeper_than(value, limit):
+        raise NestedTooDeeply(value, limit)
+    return value
+
+
+def body_text(payload):
+    """A message's bytes as text for decode_messages, so that a reader can let go of the
+    bytes before the text is parsed: json.loads decodes bytes itself while the caller still
+    holds them, and a large message was held three times at once (bytes, text, result).
+    Bytes that are not UTF-8 are left as they are: decode_messages reads them with
+    replacements."""
+    try:
+        return payload.decode("utf-8")
+    except UnicodeDecodeError:
+        return payload
 
 
 def decode_messages(payload):
@@ -739,13 +790,17 @@ def decode_messages(payload):
     (terminal_json writes them as null)."""
     try:
         try:
-            value = json.loads(payload)
+            value = strict_json(payload, non_finite=True)
         except UnicodeDecodeError:
-            value = json.loads(bytes(payload).decode("utf-8", "replace"))
+            value = strict_json(bytes(payload).decode("utf-8", "replace"), non_finite=True)
+    except NestedTooDeeply as exc:
+        violation = ProtocolViolation("the server sent %s" % exc)
+        # a response that was read, though too deep to use: its request fails now, not at --timeout
+        answer = exc.value if isinstance(exc.value, dict) and ("result" in exc.value or "error" in exc.value) else {}
+        violation.answered_id = answer.get("id")
+        raise violation
     except ValueError as exc:
         raise ProtocolViolation("the server sent invalid JSON: %s" % exc)
-    except RecursionError:
-        raise ProtocolViolation("the server sent JSON nested too deeply to read")
     messages = value if isinstance(value, list) else [value]
     for message in messages:
         if not isinstance(message, dict):
@@ -776,6 +831,11 @@ class SseDecoder:
         self._id = None
         self.last_event_id = None
         self.retry_ms = None
+
+    @property
+    def buffered(self):
+        """The characters of an event not yet complete."""
+        return self._pending_size + self._data_size
 
     def feed(self, text):
         events = []
@@ -852,29 +912,63 @@ class SseDecoder:
         return event
 
 
-def iter_sse(response, decoder):
+def iter_sse(response, decoder, turns=None):
     """Yield SSE events from an http.client response as the bytes arrive. The body is read
     in bounded pieces of whatever has arrived (read1: one socket read of up to 64 KiB, not
     the 8 KiB a line-by-line read takes), so an endless line ends at the decoder's limit,
-    not in memory, and an event is handed on as soon as its end arrives."""
+    not in memory, and an event is handed on as soon as its end arrives. With ``turns``
+    (LargeMessageTurns), an event past LARGE_MESSAGE is read and handled in its turn."""
     import codecs
 
     utf8 = codecs.getincrementaldecoder("utf-8")("replace")
-    while True:
-        chunk = response.read1(SSE_READ_CHUNK)
-        if not chunk:
-            break
-        for event in decoder.feed(utf8.decode(chunk)):
-            yield event
-    for event in decoder.feed(utf8.decode(b"", final=True)):
-        yield event
+    try:
+        while True:
+            chunk = response.read1(SSE_READ_CHUNK)
+            events = decoder.feed(utf8.decode(chunk, final=not chunk))
+            if turns is not None and (decoder.buffered > LARGE_MESSAGE or any(
+                    len(event.data) > LARGE_MESSAGE for event in events)):
+                turns.take()
+            while events:
+                yield events.pop(0)  # not kept here while the consumer parses it
+            if turns is not None and decoder.buffered <= LARGE_MESSAGE:
+                turns.give_back()  # the large event was handled
+            if not chunk:
+                break
+    finally:
+        if turns is not None:
+            turns.give_back()
 
 
-def read_body(response, limit):
-    """An HTTP body, with or without Content-Length, read in pieces up to ``limit`` bytes."""
+class LargeMessageTurns:
+    """Answers past LARGE_MESSAGE, over one HTTP client's connections, are read and parsed
+    one at a time: concurrent calls (--load) each held theirs at once, three times over while
+    it was parsed (10 answers of 60 MB peaked at 870 MB). Parsing holds the GIL anyway, so
+    taking turns costs little time. A thread holds at most one turn; the others wait with at
+    most LARGE_MESSAGE of their answer read, the rest left in the socket."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._held = threading.local()
+
+    def take(self):
+        if not getattr(self._held, "turn", False):
+            self._lock.acquire()
+            self._held.turn = True
+
+    def give_back(self):
+        if getattr(self._held, "turn", False):
+            self._held.turn = False
+            self._lock.release()
+
+
+def read_body(response, limit, turns=None):
+    """An HTTP body, with or without Content-Length, read in pieces up to ``limit`` bytes.
+    With ``turns`` (LargeMessageTurns), one past LARGE_MESSAGE is read in its turn."""
     if response.length is not None:
         if response.length > limit:
             raise MessageTooLarge(limit)
+        if turns is not None and response.length > LARGE_MESSAGE:
+            turns.take()
         return response.read()  # exactly the announced length, in one piece
     body = bytearray()  # grows in place: no list of pieces joined at the end
     while True:
@@ -884,6 +978,8 @@ def read_body(response, limit):
         body += piece
         if len(body) > limit:
             raise MessageTooLarge(limit)
+        if turns is not None and len(body) > LARGE_MESSAGE:
+            turns.take()
 
 
 def join_command(argv, windows=None):
@@ -1104,11 +1200,12 @@ class StdioTransport(Transport):
                 self._channel.closed(MessageTooLarge(self.max_message))
                 self.close()
                 return
-            line = raw.strip()
-            if not line:
+            if raw.isspace():
                 continue
+            line, text = raw[:256].strip(), body_text(raw)  # no stripped copy of a large line
+            del raw  # the bytes go before the text is parsed: a large message is not held three times
             try:
-                messages = decode_messages(line)
+                messages = decode_messages(text)
             except ProtocolViolation as exc:
                 # Said after "meanwhile the server sent" in a timeout's hint, so not twice.
                 self.junk.append('"%s" on stdout (%s)' % (line[:60].decode("utf-8", "replace"),  # not repr: you\'re
@@ -1116,13 +1213,17 @@ class StdioTransport(Transport):
                 if self.log:
                     self.log.event("transport", "junk on the server's stdout: %s" % exc.message,
                                    line=line[:200].decode("utf-8", "replace"))
+                if getattr(exc, "answered_id", None) is not None:
+                    self._channel.fail(exc.answered_id, exc)
                 continue
+            del text
             for message in messages:
                 try:
                     self._channel.deliver(message)
                 except Exception as exc:  # a message we cannot handle must not end the session
                     self._channel.anomaly("a message mcp-tui could not handle (%s: %s)" % (
                         exc.__class__.__name__, exc))
+            message = messages = None  # delivered: not held while the next line is read
         description = self.ended_description()
         for pipe in (self.process.stdout, self.process.stderr):
             try:
@@ -1401,8 +1502,13 @@ def is_loopback_host(host):
     host = (host or "").lower().strip("[]")
     if (host[:-1] if host.endswith(".") else host) == "localhost":
         return True
+    # Strictly an address: no zone (127.0.0.1%25x.evil.example is a name a hosts file can point
+    # anywhere; a zone belongs to link-local addresses, never loopback ones), and no dotted
+    # number with a leading zero, which Python 3.8 reads as decimal and the resolver as octal
+    if "%" in host or re.search(r"(^|[.:])0\d", host):
+        return False
     try:
-        address = ipaddress.ip_address(host.partition("%")[0])  # fe80::1%eth0: Python 3.8 reads no zone
+        address = ipaddress.ip_address(host)
     except ValueError:
         return False
     return (getattr(address, "ipv4_mapped", None) or address).is_loopback
@@ -1451,6 +1557,9 @@ def split_http_url(url):
         parts.port  # raises for a bad port here, not at the first request
     except ValueError as exc:
         raise UsageError("cannot use the URL: %s" % exc)
+    if "%" in (parts.hostname or "") and "[" not in parts.netloc:  # http.client asserts on it (a proxy's Host)
+        raise UsageError("cannot use the URL: its host has a '%', which only an IPv6 address's zone may "
+                         "have ([fe80::1%25eth0])")
     return parts
 
 
@@ -1497,6 +1606,7 @@ class HttpClient:
         self.log = log
         self.watchdog = Watchdog()
         self.auth = None  # an Authorizer (section 5) when the server may ask for OAuth
+        self.large_message_turns = LargeMessageTurns()
         self._idle = []
         self._lock = threading.Lock()
 
@@ -1656,11 +1766,11 @@ class HttpClient:
                                        (time.monotonic() - started) * 1000, carries)
             return conn, response
 
-    def read(self, method, conn, response):
+    def read(self, method, conn, response, turns=None):
         """The response body, bounded in size (and in time when the exchange has a deadline);
-        the connection goes back to the pool."""
+        the connection goes back to the pool. ``turns``: read_body's."""
         try:
-            payload = read_body(response, self.max_message)
+            payload = read_body(response, self.max_message, turns)
         except MessageTooLarge:
             self.discard(conn)
             raise
@@ -1910,7 +2020,10 @@ class StreamableHttpTransport(Transport):
             self._channel.fail(request_id, McpTuiError("internal error: %s: %s" % (exc.__class__.__name__, exc)))
             return
         try:
-            self._read_response(request_id, conn, response, adopt_session)
+            try:
+                self._read_response(request_id, conn, response, adopt_session)
+            finally:
+                self.http.large_message_turns.give_back()  # a large answer's turn: read, parsed and delivered
         except HttpStatusError as exc:
             delay = exc.retry_after
             if retried or delay is None or time.monotonic() + delay >= self.http.deadline_in(
@@ -1952,7 +2065,7 @@ class StreamableHttpTransport(Transport):
             finally:
                 self.http.discard(conn)
             return
-        payload = self.http.read("POST", conn, response)
+        payload = self.http.read("POST", conn, response, self.http.large_message_turns)
         if response.status == 202:
             return  # the answer comes on another stream
         if 300 <= response.status < 400:
@@ -1964,12 +2077,16 @@ class StreamableHttpTransport(Transport):
             # SDK's is -32600 "Session not found"); the status is what says to start a new one
             raise HttpStatusError(response.status, response.reason, payload, headers, self.session_id)
         messages = None
-        if payload.strip() and content_type in ("application/json", ""):
+        if payload and not payload.isspace() and content_type in ("application/json", ""):  # strip() copies
+            text = body_text(payload)
+            if response.status < 300:  # the bytes go before the text is parsed (an error's body is kept for its line)
+                payload = b""
             try:
-                messages = decode_messages(payload)
+                messages = decode_messages(text)
             except ProtocolViolation:
                 if response.status < 300:
                     raise
+            del text
         if response.status >= 400 and not any(isinstance(m.get("error"), dict) for m in messages or ()):
             raise HttpStatusError(response.status, response.reason, payload, headers, self.session_id)
         if messages is None:
@@ -2001,7 +2118,7 @@ class StreamableHttpTransport(Transport):
         """Read an SSE stream; in the legacy era, resume it after a server-side close."""
         decoder = decoder or SseDecoder(self.http.max_message)
         answered = False
-        for event in iter_sse(response, decoder):
+        for event in iter_sse(response, decoder, self.http.large_message_turns):
             if self.log:
                 self.log.sse_event(event)
             if not event.data or event.data.isspace() or self._replayed(event):
@@ -2327,7 +2444,7 @@ class KeeperTransport(Transport):
         end = self._buffer.index(b"\n")
         raw, self._buffer = bytes(self._buffer[:end]), self._buffer[end + 1:]
         try:
-            value = strict_json(raw.decode("utf-8"))
+            value = strict_json(raw.decode("utf-8"), JSON_DEPTH_LIMIT + 1)  # a message read under it, enveloped
         except (ValueError, UnicodeDecodeError):
             return None
         return value if isinstance(value, dict) else None
@@ -2522,6 +2639,7 @@ class RpcChannel:
         import collections
 
         self.anomalies = collections.deque(maxlen=3)  # what the server got wrong, for a timeout's hint
+        self._given_up = collections.OrderedDict()  # ids of requests that ended unanswered (timeout, Ctrl+C)
         self.watchers = ()  # callables that see every message as it arrived (`check` reads the framing)
 
     def anomaly(self, text):
@@ -2605,14 +2723,23 @@ class RpcChannel:
         return pending
 
     def settle(self, request_id):
+        self._forget(request_id)
+
+    def _forget(self, request_id):
+        """The request's end for this channel; one still unanswered (a timeout, Ctrl+C) is
+        remembered, so that its answer coming late is not taken for a stray."""
         with self._lock:
-            self._pending.pop(request_id, None)
+            pending = self._pending.pop(request_id, None)
+            if pending is not None and not pending.event.is_set():
+                self._given_up[request_id] = True
+                if len(self._given_up) > KEPT_GIVEN_UP_IDS:
+                    self._given_up.popitem(last=False)
+        return pending
 
     def abandon(self, request_id, reason):
         """A forwarded request nobody waits for any more: cancel it the transport's way
         (never initialize). False if it had already ended or been abandoned."""
-        with self._lock:
-            pending = self._pending.pop(request_id, None)
+        pending = self._forget(request_id)
         if pending is None or pending.event.is_set():
             return False
         self._cancel(request_id, pending.method, pending.method != "initialize", reason)
@@ -2759,6 +2886,14 @@ class RpcChannel:
             pending = self._pending.get(request_id) if exact else None
             if pending is None and request_id is None and len(self._pending) == 1:
                 pending = next(iter(self._pending.values()))  # a result without an id: the only request in flight
+        if pending is None and exact and request_id is not None:
+            with self._lock:
+                late = self._given_up.pop(request_id, None)
+            if late:  # a timeout or Ctrl+C gave up on it first: the server did nothing wrong
+                if self.log:
+                    self.log.event("protocol", "a late answer to id %s, given up on before it came" % json.dumps(
+                        request_id))
+                return
         if pending is None:
             self.anomaly("a response without an id" if request_id is None else
                          "a response to id %s, which mcp-tui never sent" % json.dumps(request_id))
@@ -6938,12 +7073,14 @@ class ServerCheck:
     ``findings`` what broke them ({"rule", "severity", "message", "fix", "where"}).
     ``watch`` sees every message from the server (Session.wire_observers)."""
 
-    def __init__(self, calls=(), call_readonly=False, progress=None):
+    def __init__(self, calls=(), call_readonly=False, progress=None, deadline=None):
         self.calls = list(calls)  # (tool name, argument words) to call
         self.call_readonly = call_readonly
         self.progress = progress or (lambda text: None)
+        self.deadline = deadline  # monotonic: --max-time's end of the command, if any
         self.ran = []
         self.findings = []
+        self.not_run = []  # (rule or area, where) that --max-time left unchecked: never findings
         self.session = None
         self.tools, self.prompts, self.templates, self.resources = [], [], [], []  # as listed, for the rules after
         self.announced = set()  # the capabilities whose notifications/<name>/list_changed came
@@ -6956,8 +7093,22 @@ class ServerCheck:
             if rule_id not in self.ran:
                 self.ran.append(rule_id)
 
-    def found(self, rule_id, message, where="", fix=None):
-        """One finding; ``fix`` where this case has a better one than the rule's."""
+    def capped(self):
+        """Whether --max-time has come: a failure from now on is the cap's, not the server's."""
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def cut(self, rule_id, where=""):
+        """A probe that --max-time ended: reported as not run, not as a finding."""
+        with self._lock:
+            if (rule_id, where) not in self.not_run:
+                self.not_run.append((rule_id, where))
+
+    def found(self, rule_id, message, where="", exc=None, fix=None):
+        """A finding of ``rule_id``; with ``exc`` (the failure it comes from), none when that
+        failure is only --max-time's cap (the probe is then not run, see cut); ``fix`` where
+        this case has a better one than the rule's."""
+        if exc is not None and self.capped():
+            return self.cut(rule_id, where)
         _, severity, _, rule_fix = CHECK_RULE_INDEX[rule_id]
         version = self.session.era_rules().spec if self.session is not None else "2025-11-25"
         finding = {"rule": rule_id, "severity": severity, "message": message, "fix": fix or rule_fix, "where": where,
@@ -7000,9 +7151,9 @@ class ServerCheck:
         """The session did not open: what the handshake got wrong is the finding."""
         # Only the rule that failed is reported: the framing rules count if a message came (watch).
         if "protocol version" in exc.message or getattr(exc, "code", None) == -32022:
-            self.found("lifecycle.offered-version", exc.message, "handshake")
+            self.found("lifecycle.offered-version", exc.message, "handshake", exc)
         else:
-            self.found("lifecycle.handshake", "the session did not open: %s" % exc.message, "handshake",
+            self.found("lifecycle.handshake", "the session did not open: %s" % exc.message, "handshake", exc,
                        fix=connection_fix(exc))
 
     def run(self, session):
@@ -7034,6 +7185,9 @@ class ServerCheck:
         for name, step in steps:
             if session.channel.closed_error() is not None:
                 break
+            if self.capped():
+                self.cut(name, "not reached")
+                continue
             self.progress("checking %s..." % name)
             step()
         claims.check_announced()
@@ -7050,7 +7204,7 @@ class ServerCheck:
         self.apply("lifecycle.each-era")
         if exc is not None:
             self.found("lifecycle.each-era", "server/discover lists %s, and a session in it did not open: %s" % (
-                version, exc.message), "initialize")
+                version, exc.message), "initialize", exc)
 
     def check_wire(self):
         """What the channel and the transport noticed along the way."""
@@ -7088,7 +7242,7 @@ class ServerCheck:
             rule_id = "pagination.cursor-progress"
         elif "--max-pages" in exc.message:
             rule_id = "pagination.cursor-progress"
-        self.found(rule_id, exc.message, where)
+        self.found(rule_id, exc.message, where, exc)
 
     def list_of(self, method, key):
         """Every item of a declared list, or None with why it failed recorded."""
@@ -7123,7 +7277,7 @@ class ServerCheck:
             except RpcError:
                 continue
             except McpTuiError as exc:
-                self.found("capabilities.undeclared-refused", "%s failed: %s" % (method, exc.message), method)
+                self.found("capabilities.undeclared-refused", "%s failed: %s" % (method, exc.message), method, exc)
                 continue
             self.found("capabilities.undeclared-refused", "%s answered, though the server does not declare the %s "
                        "capability" % (method, capability), method)
@@ -7246,7 +7400,7 @@ class ServerCheck:
             except TaskRequired:  # a task-only tool: run as a task, its statuses held to the spec
                 result = self.call_as_task(tool, arguments, where)
         except McpTuiError as exc:
-            self.found("tools.call", "the call failed: %s" % exc.message, where)
+            self.found("tools.call", "the call failed: %s" % exc.message, where, exc)
             return
         if result is None:
             return
@@ -7468,7 +7622,7 @@ class ClaimChecks:
             except McpTuiError as exc:
                 if not claimed:
                     return  # no answer (or a broken one): no subscription was taken
-                self.found(rule, "failed: %s" % exc.message, method)
+                self.found(rule, "failed: %s" % exc.message, method, exc)
                 continue
             if not claimed and method == "resources/subscribe":
                 self.found(rule, "answered, though the server does not declare resources.subscribe", method)
@@ -7780,6 +7934,9 @@ class ToolLoad:
         self.requests, self.duration, self.concurrency, self.rate = requests, duration, concurrency, rate
         self.latency = LatencyHistogram()
         self.issued = self.ok = self.tool_errors = self.errors = 0
+        self.cut = 0  # calls in flight when --max-time came: not counted (the cap ended them, not the server)
+        self.deadline = session.deadline  # --max-time: no call starts after it
+        self.in_flight = set()  # the request ids of the calls running, to cancel on Ctrl+C
         self.error_messages = collections.OrderedDict()  # message -> count
         self.started = self.ended = None
         self.stopped = threading.Event()
@@ -7798,7 +7955,11 @@ class ToolLoad:
                     if on_tick and worker.is_alive():
                         on_tick(self)
         except KeyboardInterrupt:
-            self.stopped.set()  # no new calls; the ones in flight end with the session
+            self.stopped.set()  # no new calls; the server is told to stop the ones in flight
+            with self._lock:
+                running = list(self.in_flight)
+            for request_id in running:
+                self.session.cancel_request(request_id, "interrupted")
             raise
         finally:
             self.ended = time.monotonic()
@@ -7808,12 +7969,12 @@ class ToolLoad:
         with self._lock:
             now = time.monotonic()
             if self.stopped.is_set() or (self.requests is not None and self.issued >= self.requests) or (
-                    self.duration is not None and now - self.started >= self.duration):
+                    self.duration is not None and now - self.started >= self.duration) or self.capped(now):
                 return None
             if self.session.channel.closed_error() is not None:
                 return None  # the server is gone: every further call would fail at once
             start_at = self.started + self.issued / self.rate if self.rate else now
-            if self.duration is not None and start_at - self.started >= self.duration:
+            if (self.duration is not None and start_at - self.started >= self.duration) or self.capped(start_at):
                 return None  # its turn would come after the end
             self.issued += 1
             return start_at
@@ -7826,16 +7987,28 @@ class ToolLoad:
             if start_at > time.monotonic() and self.stopped.wait(start_at - time.monotonic()):
                 return
             began = time.monotonic()
-            message = None
-            try:
-                result = call_tool(self.session, self.name, self.arguments)
-                outcome = "toolError" if result.get("isError") else "ok"
+            message, request_id = None, self.session.channel.next_id()
+            with self._lock:
+                self.in_flight.add(request_id)
+            try:  # the result is not kept past this line: a worker holds no answer while it waits for the next
+                outcome = "toolError" if call_tool(self.session, self.name, self.arguments,
+                                                   request_id=request_id).get("isError") else "ok"
             except McpTuiError as exc:
-                outcome, message = "error", exc.message
+                outcome, message = "cut" if self.capped(time.monotonic()) else "error", exc.message
+            finally:
+                with self._lock:
+                    self.in_flight.discard(request_id)
             self._record(time.monotonic() - began, outcome, message)
+
+    def capped(self, moment):
+        """Whether ``moment`` is at or past the --max-time cap."""
+        return self.deadline is not None and moment >= self.deadline
 
     def _record(self, seconds, outcome, message):
         with self._lock:
+            if outcome == "cut":
+                self.cut += 1
+                return
             self.latency.add(seconds)
             if outcome == "ok":
                 self.ok += 1
@@ -8032,8 +8205,10 @@ class Recording:
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)  # NaN and Infinity too: the recorder wrote what the server sent
-            except (ValueError, RecursionError):
+                record = strict_json(line, non_finite=True)  # NaN and Infinity too: what the server sent
+            except NestedTooDeeply as exc:
+                raise UsageError("%s: line %d holds %s" % (where, number, exc))
+            except ValueError:
                 raise UsageError("%s: line %d is not JSON" % (where, number))
             if not isinstance(record, dict):
                 raise UsageError("%s: line %d is not a recorded message" % (where, number))
@@ -8784,6 +8959,9 @@ class AuthSettings:
         return [value for value in (self.client_secret, self.id_token) if isinstance(value, str) and value]
 
     def signing_key(self):
+        if not self.private_key:  # a stored token of a private_key_jwt client, used without the key
+            raise UsageError("the client authenticates with a signed assertion (private_key_jwt): give the key it "
+                             "signs with, --private-key FILE")
         try:
             with open(self.private_key, "r", encoding="ascii", errors="replace") as handle:
                 return load_signing_key(handle.read())
@@ -9730,27 +9908,33 @@ class TokenKeeper:
 
         results = []
         with self.store.refresh_lock():  # a refresh in flight stores its successor before this, not after
-            # revoked before forget() drops the registration that holds the client's secret
-            for token in [t for t in self.store.load()["tokens"].values() if mine(t)]:
-                self._mask(token)
-                results.append({"server": token.get("server"), "issuer": token.get("issuer"),
-                                "revoked": self.revoke(token)})
-            self.store.update(forget)
+            try:  # revoked before forget() drops the registration that holds the client's secret
+                for token in [t for t in self.store.load()["tokens"].values() if mine(t)]:
+                    self._mask(token)
+                    problem = self.revocation_problem(token)
+                    result = {"server": token.get("server"), "issuer": token.get("issuer"), "revoked": not problem}
+                    results.append(dict(result, notRevoked=problem) if problem else result)
+            finally:  # forgotten whatever the revocations did
+                self.store.update(forget)
         return results
 
     def revoke(self, token):
         """RFC 7009, best effort: True when the server confirmed."""
+        return self.revocation_problem(token) is None
+
+    def revocation_problem(self, token):
+        """Revoke ``token`` (RFC 7009, best effort): None when the server confirmed, else why not."""
         endpoint = token.get("revocationEndpoint")
         if not endpoint:
-            return False
+            return "the authorization server has no revocation endpoint"
         value = token.get("refreshToken") or token.get("accessToken")
         fields = {"token": value, "token_type_hint": "refresh_token" if token.get("refreshToken") else "access_token"}
         try:
             status, _ = self.requests.client_post(endpoint, token["issuer"], self.registration.client_of(token),
                                                   token.get("authMethod") or "none", fields)
-        except McpTuiError:
-            return False
-        return status == 200
+        except McpTuiError as exc:
+            return exc.message
+        return None if status == 200 else "the revocation endpoint answered HTTP %d" % status
 
 
 class Authorizer:
@@ -10447,7 +10631,7 @@ def describe_capabilities(capabilities):
     return ", ".join(parts) or "none"
 
 
-CHECK_MARKS = {"pass": "✓", "warning": "⚠", "error": "✗"}
+CHECK_MARKS = {"pass": "✓", "warning": "⚠", "error": "✗", "not run": "–"}
 
 
 def check_failures(check, strict=False):
@@ -10456,8 +10640,9 @@ def check_failures(check, strict=False):
 
 
 def check_summary(check, elapsed, strict=False):
-    failed_rules = set(f["rule"] for f in check.findings)
+    failed_rules = set(f["rule"] for f in check.findings) | set(rule for rule, _ in check.not_run)
     return {"rules": len(check.ran), "passed": len([r for r in check.ran if r not in failed_rules]),
+            "notRun": len(check.not_run),
             "errors": len([f for f in check.findings if f["severity"] == "error"]),
             "warnings": len([f for f in check.findings if f["severity"] == "warning"]),
             "failed": bool(check_failures(check, strict)), "strict": strict, "elapsedMs": round(elapsed * 1000, 1)}
@@ -10474,7 +10659,11 @@ def check_report_text(check, server, elapsed, strict=False):
         lines.append(group)
         for rule in [r[0] for r in CHECK_RULES if r[0] in check.ran and r[0].split(".")[0] == group]:
             findings = [f for f in check.findings if f["rule"] == rule]
-            if not findings:
+            cut = [where for cut_rule, where in check.not_run if cut_rule == rule]
+            if cut:
+                lines.append("  %s %-*s  not run: --max-time came first (%s)" % (
+                    CHECK_MARKS["not run"], width, rule, ", ".join(cut)))
+            elif not findings:
                 lines.append("  %s %-*s  %s" % (CHECK_MARKS["pass"], width, rule, CHECK_RULE_INDEX[rule][2]))
             for finding in findings:
                 where = "%s: " % finding["where"] if finding["where"] else ""
@@ -10483,12 +10672,17 @@ def check_report_text(check, server, elapsed, strict=False):
                                                    finding["message"]))
                 lines.append("  %s  fix: %s" % (" " * (width + 2), finding["fix"]))
                 lines.append("  %s  see: %s" % (" " * (width + 2), finding["spec"]))
+    unreached = [area for area, _ in check.not_run if area not in CHECK_RULE_INDEX]
+    if unreached:
+        lines.append("")
+        lines.append("  %s not reached before --max-time: %s" % (CHECK_MARKS["not run"], ", ".join(unreached)))
     summary = check_summary(check, elapsed, strict)
     lines.append("")
-    lines.append("%d rule%s: %d passed, %d warning%s, %d error%s%s; %.1f s" % (
-        summary["rules"], "" if summary["rules"] == 1 else "s", summary["passed"], summary["warnings"], "" if summary["warnings"] == 1 else "s",
+    lines.append("%d rule%s: %d passed, %d warning%s, %d error%s%s%s; %.1f s" % (
+        summary["rules"], "" if summary["rules"] == 1 else "s", summary["passed"], summary["warnings"],
+        "" if summary["warnings"] == 1 else "s",
         summary["errors"], "" if summary["errors"] == 1 else "s", " (--strict: warnings fail)" if strict else "",
-        elapsed))
+        ", %d not run (--max-time)" % summary["notRun"] if summary["notRun"] else "", elapsed))
     return "\n".join(lines)
 
 
@@ -10508,12 +10702,15 @@ def junit_suite(check, server, elapsed, strict):
     from xml.sax.saxutils import quoteattr, escape
 
     failures = check_failures(check, strict)
-    lines = ['<testsuite name=%s tests="%d" failures="%d" errors="0" time="%.3f">' % (
+    lines = ['<testsuite name=%s tests="%d" failures="%d" errors="0" skipped="%d" time="%.3f">' % (
                  quoteattr("mcp-tui check " + clean(server)), len(check.ran), len(set(f["rule"] for f in failures)),
-                 elapsed)]
+                 len(set(rule for rule, _ in check.not_run if rule in check.ran)), elapsed)]
+    cut = set(rule for rule, _ in check.not_run)
     for rule in check.ran:
         findings = [f for f in check.findings if f["rule"] == rule]
         lines.append('  <testcase classname=%s name=%s>' % (quoteattr(rule.split(".")[0]), quoteattr(rule)))
+        if rule in cut:
+            lines.append('    <skipped message="not run: --max-time came first"/>')
         for finding in findings:
             text = clean("%s%s (fix: %s; see %s)" % ("%s: " % finding["where"] if finding["where"] else "",
                                                     finding["message"], finding["fix"], finding["spec"]))
@@ -11019,13 +11216,13 @@ def load_jsonc(text):
     """JSON, or JSON with comments and trailing commas: VS Code's mcp.json is JSONC, and
     its own documented examples have comments. Strict JSON's error when neither reads."""
     try:
-        return json.loads(text)
+        return strict_json(text)
     except ValueError as exc:
         strict_error = exc
     lenient = re.sub(JSONC_COMMENT, lambda m: m.group(1) or " ", text, flags=re.S)
     lenient = re.sub(JSONC_TRAILING_COMMA, lambda m: m.group(1) or m.group(2), lenient)
     try:
-        return json.loads(lenient)
+        return strict_json(lenient)
     except ValueError:
         raise strict_error
 
@@ -13300,7 +13497,7 @@ class CheckCommands(CliCommands):
             self.out.live("⏳ %s %d rules run, %d findings, %.1f s" % (
                 text, len(check.ran), len(check.findings), time.monotonic() - started))
 
-        check = ServerCheck(calls, self.opts.call_readonly, progress)
+        check = ServerCheck(calls, self.opts.call_readonly, progress, self.cli.deadline)
         progress("connecting...")
         reports = []  # (check, server, document, elapsed): one per era checked, the negotiated one first
         try:
@@ -13326,6 +13523,7 @@ class CheckCommands(CliCommands):
         strict = self.opts.strict
         if self.out.json:
             documents = [{"server": document or {"connection": server}, "findings": each.findings,
+                          "notRun": [{"rule": rule, "where": where} for rule, where in each.not_run],
                           "summary": check_summary(each, elapsed, strict)}
                          for each, server, document, elapsed in reports]
             self.out.document(dict(documents[0], **({"otherEras": documents[1:]} if documents[1:] else {})))
@@ -13338,6 +13536,11 @@ class CheckCommands(CliCommands):
                     junit.write(check_junit(check, reports[0][1], reports[0][3], strict, others=reports[1:]))
             except OSError as exc:
                 raise McpTuiError("cannot write --junit %s: %s" % (self.opts.junit, exc.strerror or exc))
+        not_run = sum(len(each.not_run) for each, _, _, _ in reports)
+        if not_run:  # the report says what was checked; this, that the check is not whole
+            raise RequestTimeout("the --max-time limit (%s) ended the check: %d probe%s not run" % (
+                seconds_text(self.opts.max_time), not_run, "" if not_run == 1 else "s"),
+                hint="the server is not blamed for them; a longer --max-time runs them")
         return EXIT_FAILURE if any(check_failures(each, strict) for each, _, _, _ in reports) else EXIT_OK
 
     @staticmethod
@@ -13353,6 +13556,9 @@ class CheckCommands(CliCommands):
         version = check.other_era(summary)
         if version is None or self.cli.spec.kind == "session" or self.opts.protocol != "auto":
             return []
+        if check.capped():
+            check.cut("lifecycle.each-era", "not reached")
+            return []
         import copy
 
         started = time.monotonic()
@@ -13361,7 +13567,7 @@ class CheckCommands(CliCommands):
         spec.protocol = version
         first, self.cli.session = self.cli.session, None
         first.close()  # one server process at a time, as a user would run them
-        again = ServerCheck((), False, progress)
+        again = ServerCheck((), False, progress, self.cli.deadline)
         try:
             session = self.cli.connect(spec, started=lambda opening: opening.wire_observers.append(again.watch))
         except UsageError:
@@ -13416,6 +13622,11 @@ class CheckCommands(CliCommands):
             self.out.document(summary)
         else:
             self.out.text(load_report_text(summary))
+        if load.capped(load.ended):  # what it did is reported above; the cap is why it stopped
+            raise RequestTimeout("the --max-time limit (%s) ended the load after %d call%s%s" % (
+                seconds_text(self.opts.max_time), summary["requests"], "" if summary["requests"] == 1 else "s",
+                ", and cut %d in flight (not counted)" % load.cut if load.cut else ""),
+                hint="--load-requests or --load-duration end a load with its report alone")
         failed = summary["errors"] or (summary["toolErrors"] and self.opts.strict_errors)
         return EXIT_FAILURE if failed else EXIT_OK
 
@@ -13534,7 +13745,8 @@ def auth_command(args, opts, spec, output, log):
         output.text("no stored tokens for %s" % (server or "any server"))
     for result in results if not output.json else ():
         output.text("logged out of %s (%s)" % (result["server"], "token revoked at %s" % result["issuer"]
-                                              if result["revoked"] else "token forgotten"))
+                                              if result["revoked"] else "token forgotten, not revoked: %s"
+                                              % result["notRevoked"]))
     return EXIT_OK
 
 
@@ -16183,7 +16395,7 @@ def field_elements(field):
     if object_items(field.schema) is None:
         return None
     try:
-        elements = json.loads(field.text) if field.text.strip() else []
+        elements = strict_json(field.text) if field.text.strip() else []
     except ValueError:
         return None
     return elements if isinstance(elements, list) and all(isinstance(e, dict) for e in elements) else None
@@ -19234,28 +19446,36 @@ def main(argv=None):
     except McpTuiError as exc:
         signals.closing()  # a signal now must not cut the error line short
         output.end_progress()
-        output.error(exc)
-        return signals.exit_code(exc.exit_code)
+        return failed_with(output, exc, signals.exit_code(exc.exit_code))
     except KeyboardInterrupt as exc:
         signals.closing()
         output.end_progress()
-        output.error(McpTuiError("terminated by %s" % exc.name if isinstance(exc, Terminated) else "interrupted"))
-        return signals.exit_code(EXIT_INTERRUPTED)
+        return failed_with(output, McpTuiError("terminated by %s" % exc.name if isinstance(exc, Terminated)
+                                               else "interrupted"), signals.exit_code(EXIT_INTERRUPTED))
     except Exception as exc:  # a bug of ours: still one line, and the traceback only with --debug
         signals.closing()
         if "--debug" in argv:
             import traceback
 
             traceback.print_exc()
-        output.error(McpTuiError("internal error: %s: %s" % (exc.__class__.__name__, exc),
-                                 hint="run with --debug for the traceback, and please report it"))
-        return signals.exit_code(EXIT_FAILURE)
+        return failed_with(output, McpTuiError("internal error: %s: %s" % (exc.__class__.__name__, exc),
+                                               hint="run with --debug for the traceback, and please report it"),
+                           signals.exit_code(EXIT_FAILURE))
     finally:
         signals.closing()
         output.end_progress()
         if cli is not None:
             cli.close()
         signals.restore()
+
+
+def failed_with(output, exc, code):
+    """The error line of a run that ends with ``code``: its JSON's exitCode is the code the
+    process exits with (143 after SIGTERM, 129 after SIGHUP, 130 after Ctrl+C), not the
+    error's usual one."""
+    exc.exit_code = code
+    output.error(exc)
+    return code
 
 
 def wants_json(argv):

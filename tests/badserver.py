@@ -18,7 +18,7 @@ One file, standard library only, Python 3.8+.
                              (with its headers and the time), so that tests can check the client
       --size BYTES           oversized: the size of the text (default 30 MB); method-flood,
                              emoji-flood, big-pages, stderr-lines: the size of each
-      --depth N              deep-nesting: the nesting depth (default 100000)
+      --depth N              deep-nesting, deep-schema: the nesting depth (default 100000)
       --delay-ms N           trickle: milliseconds between bytes (default 5)
       --retry-ms N           sse-cut: the SSE retry field (default 300)
       --ttl-ms N             task-ttl: the task's TTL (default 1000)
@@ -85,6 +85,8 @@ MODES = {
     "early-notification": "a log notification (and, under 2025-11-25, a ping) before the handshake response",
     "oversized": "tools/call echo answers --size bytes of text",
     "deep-nesting": "the response holds an array nested --depth deep",
+    "deep-schema": "tools/list: a tool 'deep' whose inputSchema nests --depth levels (a property of objects "
+                   "of objects ...)",
     "trickle": "write the response one byte every --delay-ms",
     "never-answer": "never answer (and otherwise behave)",
     "hang": "stop reading and writing altogether (stdio: also ignore the end of stdin)",
@@ -614,6 +616,12 @@ class App(object):
         if self.mode == "odd-names":
             tools += [{"name": name, "description": "an odd name", "inputSchema": {"type": "object"}}
                       for name in self.opts.name]
+        if self.mode == "deep-schema":
+            nested = {"type": "string"}
+            for _ in range(self.opts.depth):
+                nested = {"type": "object", "properties": {"x": nested}}
+            tools.append({"name": "deep", "description": "a schema nested --depth deep",
+                          "inputSchema": {"type": "object", "properties": {"x": nested}}})
         return tools
 
     def m_tools_list(self, message, wire, faulty):

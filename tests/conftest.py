@@ -84,6 +84,22 @@ def wait_for(predicate, timeout=30.0, what="condition", interval=0.05):
     raise AssertionError("%s not met within %ss" % (what, timeout))
 
 
+def signalled(argv, env, ready, name):
+    """Run ``argv`` (stdout and stderr as text), send it the signal ``name`` once ``ready()``
+    is true, and return (exit code, stdout, stderr); the process is killed if it outlives that."""
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    try:
+        wait_for(ready)
+        proc.send_signal(getattr(signal, name))
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, out, err
+
+
 class CliResult(object):
     def __init__(self, proc):
         self.code = proc.returncode

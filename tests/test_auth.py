@@ -404,6 +404,33 @@ def test_client_credentials_with_a_private_key(cli, start_server, tmp_path):
 
 
 @needs_auth_server
+def test_logout_all_after_a_private_key_login_forgets_every_token(cli, start_server, tmp_path, browser_env):
+    """`auth logout --all` after a --private-key login ended in `internal error: TypeError`
+    (the revocation had no key to sign with) and forgot nothing, another server's token
+    included. Every token is forgotten; what could not be revoked is said, with why."""
+    key = tmp_path / "robot.pem"
+    key.write_text(RFC6979_PKCS8)
+    keyed, other = start_server("--auth", "--auth-client-key", "robot:%s" % key), start_server("--auth")
+    assert cli("--url", keyed.url, "--grant", "client_credentials", "--client-id", "robot", "--private-key", key,
+               "tool", "list").code == 0
+    assert cli("--url", other.url, "auth", "login", env=browser_env).code == 0
+    out = cli("auth", "logout", "--all", "--format", "json")
+    assert out.code == 0, out
+    results = {result["server"]: result for result in out.json()["loggedOut"]}
+    assert results[other.url]["revoked"] is True and "notRevoked" not in results[other.url]
+    assert results[keyed.url]["revoked"] is False, results
+    assert "--private-key" in results[keyed.url]["notRevoked"], results
+    assert not endpoint_hits(keyed, "revoke")
+    assert cli("auth", "status").out.strip() == "no stored tokens"
+    assert cli("--url", keyed.url, "--grant", "client_credentials", "--client-id", "robot", "--private-key", key,
+               "tool", "list").code == 0
+    text = cli("auth", "logout", "--all", "--private-key", key)  # with the key, it is revoked too
+    assert (text.code, text.out) == (0, "logged out of %s (token revoked at %s)\n" % (
+        keyed.url, keyed.url.rsplit("/", 1)[0])), text
+    assert endpoint_hits(keyed, "revoke")
+
+
+@needs_auth_server
 def test_no_browser_prints_the_url_and_waits_on_the_listener(cli, start_server, tmp_path):
     """--no-browser: the user opens the printed URL (here: a helper that reads stderr)."""
     server = start_server("--auth")

@@ -124,9 +124,10 @@ class LookalikeHost(object):
     every request it gets. Its metadata is consistent, so only the loopback check can stop a
     client from sending a registration or a client secret to it over plain HTTP. Reached
     directly, it is a hostile authorization server on loopback: ``token_body`` is what its token
-    endpoint answers (raw), ``padding`` bytes make its resource metadata that much larger."""
+    endpoint answers (raw), ``padding`` bytes make its resource metadata that much larger,
+    ``authorization_server`` is the one its resource metadata names (itself unless told)."""
 
-    def __init__(self, token_body=None, padding=0, address="127.0.0.1"):
+    def __init__(self, token_body=None, padding=0, address="127.0.0.1", authorization_server=None):
         import http.server
         import threading
 
@@ -152,7 +153,8 @@ class LookalikeHost(object):
                     metadata = origin + PRM_PATH
                     return self.send(401, {}, {"WWW-Authenticate": 'Bearer resource_metadata="%s"' % metadata})
                 if parts.path == PRM_PATH:
-                    return self.send(200, {"resource": origin + "/mcp", "authorization_servers": [origin],
+                    return self.send(200, {"resource": origin + "/mcp",
+                                           "authorization_servers": [authorization_server or origin],
                                            "padding": "x" * padding})
                 if parts.path == "/token" and token_body is not None:
                     return self.send(200, None, raw=token_body)
@@ -202,6 +204,37 @@ def test_a_host_that_only_looks_like_loopback_gets_no_credentials_over_plain_htt
     assert lines == ["mcp-tui: the authorization server http://%s:%s is not HTTPS; mcp-tui sends credentials only "
                      "over HTTPS (or to loopback)" % (name, lookalike.proxy.rsplit(":", 1)[1])], out
     assert "s3cret-of-robot" not in out.out + out.err
+
+
+@pytest.mark.parametrize("grant", ["authorization_code", "client_credentials"])
+def test_a_loopback_address_with_a_zone_is_not_loopback(cli, grant):
+    """127.0.0.1%25x.evil.example was taken for 127.0.0.1 (the part before the %): a hosts
+    entry for that name would get the code and the PKCE verifier over plain HTTP. A zone
+    makes an address a name; the authorization server it names is refused as not HTTPS."""
+    port = None
+    host = LookalikeHost(authorization_server="http://127.0.0.1%25x.evil.example:9")
+    try:
+        port = host.proxy.rsplit(":", 1)[1]
+        flags = ["--client-id", "robot", "--client-secret", "s3cret-of-robot"] if grant == "client_credentials" else []
+        out = cli("--url", host.proxy + "/mcp", "--grant", grant, "--no-browser", "--timeout", "10", *flags,
+                  "tool", "list", env={"BROWSER": "false"})
+    finally:
+        host.stop()
+    assert out.code == 1, out
+    lines = [line for line in out.err.splitlines() if line.startswith("mcp-tui:")]
+    assert lines == ["mcp-tui: the authorization server http://127.0.0.1%25x.evil.example:9 is not HTTPS; mcp-tui "
+                     "sends credentials only over HTTPS (or to loopback)"], out
+    assert port and [r[1] for r in host.requests] == ["/mcp", PRM_PATH], host.requests
+
+
+def test_a_url_whose_host_has_a_zone_outside_brackets_is_refused_not_a_crash(cli, lookalike):
+    """Through a proxy, http.client asserts on such a Host: `internal error: AssertionError`."""
+    port = lookalike.proxy.rsplit(":", 1)[1]
+    out = cli("--url", "http://127.0.0.1%%25x.evil.example:%s/mcp" % port, "--proxy", lookalike.proxy,
+              "--timeout", "10", "tool", "list")
+    assert (out.code, out.err) == (2, "mcp-tui: cannot use the URL: its host has a '%', which only an IPv6 "
+                                      "address's zone may have ([fe80::1%25eth0])\n"), out
+    assert lookalike.requests == []
 
 
 def hostile_authorization(cli, state_dir, **behaviour):

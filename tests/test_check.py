@@ -154,6 +154,31 @@ def test_strict_fails_on_a_warning_and_junit_records_it(cli, tmp_path):
     assert int(suite.get("tests")) == len(list(suite.iter("testcase")))
 
 
+def test_max_time_leaves_probes_not_run_and_blames_the_server_for_none(cli, tmp_path):
+    """`check --max-time 5` reported what the cap cut as the server's faults (78 findings on a
+    real server): a call still running, lists never answered, the other era's handshake, and
+    the late answers as responses to ids never sent. What the cap cuts is not run: no finding,
+    a line for each, JUnit's skipped, and the cap's own line (exit 1, as every --max-time)."""
+    junit = tmp_path / "check.xml"
+    result = cli(stdio_command(), "check", "--call", "long_operation steps=1 step_ms=60000", "--max-time", "2",
+                 "--format", "json", "--junit", junit, timeout=60)
+    assert result.code == 1, result
+    report = json.loads(result.out)
+    assert report["findings"] == [], report["findings"]
+    assert {"rule": "tools.call", "where": 'tool "long_operation"'} in report["notRun"], report["notRun"]
+    assert report["summary"]["notRun"] == len(report["notRun"]) and report["summary"]["errors"] == 0
+    error = json.loads(result.err.splitlines()[-1])["error"]
+    assert error["kind"] == "timeout" and error["message"] == (
+        "the --max-time limit (2s) ended the check: %d probes not run" % len(report["notRun"])), error
+    suite = ElementTree.parse(str(junit)).getroot()
+    skipped = [case.get("name") for case in suite.iter("testcase") if case.find("skipped") is not None]
+    assert "tools.call" in skipped and int(suite.get("skipped")) == len(skipped) and suite.get("failures") == "0"
+    text = cli(stdio_command(), "check", "--call", "long_operation steps=1 step_ms=60000", "--max-time", "2",
+               timeout=60)
+    assert text.code == 1 and "✗" not in text.out and "⚠" not in text.out, text
+    assert '– tools.call' in text.out and "not run: --max-time came first" in text.out, text
+
+
 def test_usage_errors_exit_2(cli):
     extra = cli(stdio_command(), "check", "now")
     assert extra.code == 2 and "usage: mcp-tui check" in extra.err, extra

@@ -5,12 +5,11 @@ import os
 import re
 import shlex
 import signal
-import subprocess
 import sys
 
 import pytest
 
-from conftest import MCP_TUI, TESTSERVER, stdio_command, wait_for
+from conftest import MCP_TUI, TESTSERVER, signalled, stdio_command, wait_for
 
 
 def test_config_file_with_env_substitution_and_headers(cli, start_server, tmp_path):
@@ -363,20 +362,32 @@ def test_sigterm_and_sighup_stop_the_stdio_server_as_ctrl_c_does(state_dir, tmp_
     server = "%s; sleep 60" % stdio_command("--record", record) if phase == "call" else "sleep 60"  # never answers
     command = "sh -c %s" % shlex.quote("echo $$ > %s; %s" % (shlex.quote(str(pid_file)), server))
     env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
-    proc = subprocess.Popen([sys.executable, str(MCP_TUI), command, "--timeout", "60", "tool", "call",
-                             "long_operation", "steps=1", "step_ms=60000"], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        group = int(wait_for(lambda: pid_file.exists() and pid_file.read_text().strip()))
-        if phase == "call":
-            wait_for(lambda: record.exists() and '"tools/call"' in record.read_text())
-        proc.send_signal(getattr(signal, name))
-        out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == code, (out, err)
+
+    def started():
+        return pid_file.exists() and pid_file.read_text().strip()
+
+    def ready():
+        return started() and (phase != "call" or record.exists() and '"tools/call"' in record.read_text())
+
+    returncode, out, err = signalled([sys.executable, str(MCP_TUI), command, "--timeout", "60", "tool", "call",
+                                      "long_operation", "steps=1", "step_ms=60000"], env, ready, name)
+    group = int(started())
+    assert returncode == code, (out, err)
     assert err.splitlines()[-1] == "mcp-tui: terminated by %s" % name, err
     assert "Traceback" not in err
     wait_for(lambda: not group_alive(group), timeout=15)
+
+
+@posix_signals
+@pytest.mark.parametrize("name,code", [("SIGTERM", 143), ("SIGHUP", 129), ("SIGINT", 130)])
+def test_json_error_of_a_signalled_run_says_the_exit_code_it_exits_with(state_dir, tmp_path, name, code):
+    """`--format json` said "exitCode": 1 while the process exited 143 (129, 130): a script
+    that reads the JSON saw a different end from the shell's."""
+    record = tmp_path / "record.jsonl"
+    env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    returncode, out, err = signalled([sys.executable, str(MCP_TUI), stdio_command("--record", record), "--format",
+                                      "json", "tool", "call", "long_operation", "steps=1", "step_ms=60000"], env,
+                                     lambda: record.exists() and '"tools/call"' in record.read_text(), name)
+    assert returncode == code, (out, err)
+    error = json.loads(err.splitlines()[-1])["error"]
+    assert error["exitCode"] == code, err

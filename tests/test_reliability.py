@@ -298,6 +298,24 @@ def test_deeply_nested_json(cli, bad, transport, era):
     assert_fault(result, r"nest|deep")
 
 
+@combos
+def test_a_schema_nested_past_the_limit_is_refused_and_one_at_it_works(cli, bad, transport, era):
+    """A tool whose inputSchema nests 300 levels read as JSON (under the interpreter's limit),
+    then `snapshot` ran out of stack in its walk: `internal error: RecursionError`. JSON past
+    128 levels is refused where it is read (a stdio answer at once, not at --timeout); a
+    schema 60 levels deep (127 levels of JSON in the answer) is listed, described and snapshot."""
+    for words in (["snapshot"], ["tool", "describe", "deep"]):
+        line = assert_fault(run(cli, bad(transport, era, "deep-schema", "--depth", 300), *words),
+                            r"the server sent JSON nested more than 128 levels deep")
+        assert "timed out" not in line
+    at_limit = bad(transport, era, "deep-schema", "--depth", 60)
+    for words in (["snapshot"], ["tool", "describe", "deep"]):
+        result = run(cli, at_limit, *words)
+        assert result.code == 0 and "Traceback" not in result.err and '"x"' in result.out, result
+    checked = run(cli, at_limit, "check")  # the bad server's own faults may fail a rule or two, never the walk
+    assert "internal error" not in checked.out + checked.err and "nested more than" not in checked.out, checked
+
+
 # -- slow servers ---------------------------------------------------------------------------
 
 

@@ -164,6 +164,23 @@ def test_a_file_that_is_not_a_recording_is_a_usage_error(cli, tmp_path):
     assert bad.code == 2 and "--ignore result: a path starts with /" in bad.err, bad
 
 
+def test_a_recording_nested_too_deeply_is_a_usage_error(cli, tmp_path):
+    """330 nested arrays in a recorded answer read as JSON, then ran the replay's walks out of
+    stack: `internal error: RecursionError`."""
+    recording = tmp_path / "call.jsonl"
+    result = cli(stdio_command(), "--record", recording, "tool", "call", "echo", "message=hello")
+    assert result.code == 0, result
+    lines = recording.read_text().splitlines()
+    number = next(n for n, line in enumerate(lines) if '"result"' in line and '"content"' in line)
+    deep = json.loads(lines[number])
+    deep["message"]["result"]["structuredContent"] = {"deep": "DEEP"}
+    lines[number] = json.dumps(deep).replace('"DEEP"', "[" * 330 + "]" * 330)
+    recording.write_text("\n".join(lines) + "\n")
+    replayed = cli(stdio_command(), "replay", recording)
+    assert (replayed.code, replayed.err) == (2, "mcp-tui: %s: line %d holds JSON nested more than 128 levels deep, "
+                                                "more than mcp-tui reads\n" % (recording, number + 1)), replayed
+
+
 @pytest.mark.parametrize("era", ["both", "2025-11-25"])
 def test_a_replayed_task_is_followed_by_its_new_id(cli, tmp_path, era):
     """The replay's task has an ID of its own: the recorded tasks/get and tasks/result go to
