@@ -545,8 +545,9 @@ def private_directory(path):
     another user owns or that group or others may write to (they could swap its files)."""
     try:
         os.makedirs(path, mode=0o700, exist_ok=True)
-    except OSError as exc:
-        raise McpTuiError("cannot create the state directory %s: %s" % (path, exc.strerror or exc))
+    except OSError as exc:  # HOME read-only or missing (a service account, a container): say what moves it
+        raise McpTuiError("cannot create the state directory %s: %s" % (path, exc.strerror or exc),
+                          hint="set MCP_TUI_STATE_DIR to a directory you can write")
     if os.name != "nt":  # Windows: %LOCALAPPDATA% is private by its ACL
         info = os.stat(path)
         if info.st_uid != os.getuid() or info.st_mode & 0o022:
@@ -10841,6 +10842,7 @@ class TerminationSignals:
 
 
 LIVE_LINE_CLEAR = "\r\x1b[K"  # back to the line's start, and erase it
+SILENT_SERVER_SECONDS = 5.0  # a server silent this long while the session opens: a terminal is told
 
 
 class Output:
@@ -11558,6 +11560,7 @@ class Cli:
         responder = self.responder = responder or InputResponder(
             load_stub("--elicit-stub", self.opts.elicit_stub), load_stub("--sampling-stub", self.opts.sampling_stub),
             self.opts.root, ask, self.out.notice, self.out.decline)
+        waiting = self.say_while_silent(spec)
         try:
             self.session = connect(spec, self.opts, responder, self.log, [observer or self.out.on_notification],
                                    self.deadline, resume=resume, notice=self.out.notice, tell=self.out.stderr_line,
@@ -11565,6 +11568,8 @@ class Cli:
         except McpTuiError as exc:
             stderr_hint(exc, getattr(exc, "stderr_lines", []))  # none: refused before the session (bad --grant)
             raise
+        finally:
+            waiting()
         if resume and self.ledger is not None:  # follow-ups of one session never repeat each other's ids
             self.ledger.share_ids(self.session)
         if self.opts.log_level and "logging" not in self.session.capabilities:  # else it asks for nothing, silently
@@ -11573,6 +11578,30 @@ class Cli:
         if self.withheld:
             self.session.withhold(self.withheld)
         return self.session
+
+    def say_while_silent(self, spec):
+        """A server that says nothing for SILENT_SERVER_SECONDS while the session opens gets one
+        line on a terminal naming what mcp-tui waits for (a silent stdio server took its whole
+        --timeout with nothing shown). Returns what ends it: the line is erased once the
+        session opens or fails."""
+        if not self.out.shows_live():
+            return lambda: None
+        shown = threading.Event()
+
+        def say():
+            shown.set()
+            self.out.live("waiting for the server to answer (Ctrl+C to stop): %s" % spec.describe())
+
+        timer = threading.Timer(SILENT_SERVER_SECONDS, say)
+        timer.daemon = True
+        timer.start()
+
+        def end():
+            timer.cancel()
+            if shown.is_set():
+                self.out.live(None)
+
+        return end
 
     def make_log(self):
         """The debug log, with the --debug / --trace lines echoed on stderr."""
