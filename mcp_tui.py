@@ -59,9 +59,10 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: ConfigChoiceNeeded ConfigServer KeptSessions
    7. CLI           words in, one Session call, text or JSON out; the `auth` verbs
                     (``auth_command``) and the `session` verbs (``run_session_command``),
-                    which start, list and close keepers
+                    which start, list and close keepers; the command table (COMMANDS) that
+                    dispatch, help, completion and the flag checks read; `install`
                     classes: Terminated TerminationSignals Output Cli CliCommands TaskCommands CheckCommands
-                    SurfaceCommands SkillCommands
+                    SurfaceCommands SkillCommands Command
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the session and the tasks it follows
                     classes: Binding Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
