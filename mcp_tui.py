@@ -4601,8 +4601,10 @@ class SurfaceDiff:
         self.changes = []
         self.item = None
         self.compare_server(old, new)
+        compare = {"tools": self.compare_tools, "prompts": self.compare_prompts, "resources": self.compare_resources,
+                   "resourceTemplates": self.compare_resources}  # each kind of SURFACE_KINDS
         for kind, key, label in SURFACE_KINDS:
-            self.compare_items(kind, key, label, old.get(kind) or [], new.get(kind) or [])
+            self.compare_items(kind, key, label, old.get(kind) or [], new.get(kind) or [], compare[kind])
 
     def add(self, kind, path, text, old=None, new=None, **values):
         change = {"class": kind, "item": self.item, "path": pointer(*path), "change": text}
@@ -4639,7 +4641,7 @@ class SurfaceDiff:
                 kind = "breaking" if old[key] and not new[key] else "additive"
                 self.add(kind, here, "capability %s changed" % name, old[key], new[key])
 
-    def compare_items(self, kind, key, label, old_items, new_items):
+    def compare_items(self, kind, key, label, old_items, new_items, compare):
         old_by_key = {item[key]: item for item in old_items}
         new_by_key = {item[key]: item for item in new_items}
         for name in sorted(set(old_by_key) | set(new_by_key)):
@@ -4650,7 +4652,7 @@ class SurfaceDiff:
             elif name not in old_by_key:
                 self.add("additive", path, "new %s" % label, None, name)
             else:
-                getattr(self, "compare_" + kind)(old_by_key[name], new_by_key[name], path)
+                compare(old_by_key[name], new_by_key[name], path)
 
     def compare_words(self, old, new, path, keys):
         for key in keys:
@@ -4786,8 +4788,6 @@ class SurfaceDiff:
         if old.get("mimeType") != new.get("mimeType"):
             self.add("breaking", path + ("mimeType",), "mimeType changed", old.get("mimeType"), new.get("mimeType"))
         self.compare_rest(old, new, path, ("uri", "uriTemplate", "name", "title", "description", "mimeType"))
-
-    compare_resourceTemplates = compare_resources
 
     def counts(self):
         return {kind: sum(1 for change in self.changes if change["class"] == kind) for kind in CHANGE_CLASSES}
