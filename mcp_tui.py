@@ -63,9 +63,10 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: ConfigChoiceNeeded ConfigServer KeptSessions
    7. CLI           words in, one Session call, text or JSON out; the `auth` verbs
                     (``auth_command``) and the `session` verbs (``run_session_command``),
-                    which start, list and close keepers
-                    classes: Terminated TerminationSignals Output Cli CliCommands TaskCommands CardCommands
-                    CheckCommands SurfaceCommands SkillCommands
+                    which start, list and close keepers; the command table (COMMANDS) that
+                    dispatch, help, completion and the flag checks read; `install`
+                    classes: Terminated TerminationSignals Output Cli CliCommands TaskCommands CardCommands CheckCommands
+                    SurfaceCommands SkillCommands Command
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the session and the tasks it follows
                     classes: Binding Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
@@ -552,8 +553,9 @@ def private_directory(path):
     another user owns or that group or others may write to (they could swap its files)."""
     try:
         os.makedirs(path, mode=0o700, exist_ok=True)
-    except OSError as exc:
-        raise McpTuiError("cannot create the state directory %s: %s" % (path, exc.strerror or exc))
+    except OSError as exc:  # HOME read-only or missing (a service account, a container): say what moves it
+        raise McpTuiError("cannot create the state directory %s: %s" % (path, exc.strerror or exc),
+                          hint="set MCP_TUI_STATE_DIR to a directory you can write")
     if os.name != "nt":  # Windows: %LOCALAPPDATA% is private by its ACL
         info = os.stat(path)
         if info.st_uid != os.getuid() or info.st_mode & 0o022:
@@ -3428,8 +3430,6 @@ class Era:
         never silence."""
         session, responder = self.session, self.session.responder
         method, request_id = message.get("method"), message.get("id")
-        if not self.initialized and method != "ping":  # the spec: pings only, before initialized
-            session.requests_before_initialized.append(str(method))
         headers = self.handshake_headers()
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
         result = error = None
@@ -3569,6 +3569,7 @@ class ModernEra(Era):
     name = "modern"
     label = "2026-07-28 (per-request metadata)"
     task_form = "extension"
+    initialized = True  # no handshake: nothing for a server request to wait for (it has none either)
 
     def may_fall_back(self):
         return False
@@ -3979,7 +3980,10 @@ class Session:
         self.closed = False  # close() was called: a transport starting after it is closed at once
         self.change_listener = None  # the listen stream of listen_for_list_changes (2026-07-28)
         self.observers = []  # callables that see every notification
-        self.wire_observers = []  # callables that see every message from the server (RpcChannel.watchers)
+        # callables that see every message from the server (RpcChannel.watchers), the first noting,
+        # as it arrives (its answer runs on a worker thread, after the handshake may have gone on),
+        # a server request sent before notifications/initialized
+        self.wire_observers = [self._note_early_request]
         self.tools = None  # name -> tool, once listed (see tools_by_name)
         # 2026-07-28 results kept across commands (ResultCache); None when off or not that era
         self.cache = self._open_cache() if cache else None
@@ -4198,6 +4202,10 @@ class Session:
 
     def _server_request(self, message):
         self.era.answer_server_request(message)
+
+    def _note_early_request(self, message):
+        if "method" in message and "id" in message and message["method"] != "ping" and not self.era.initialized:
+            self.requests_before_initialized.append(str(message["method"]))
 
     # -- facts about the server ---------------------------------------------------------
 
@@ -4929,8 +4937,10 @@ class SurfaceDiff:
         self.task_support_listed = old_rules.tools_declare_task_support and new_rules.tools_declare_task_support
         self.one_task_form = old_rules.tools_declare_task_support == new_rules.tools_declare_task_support
         self.compare_server(old, new)
+        compare = {"tools": self.compare_tools, "prompts": self.compare_prompts, "resources": self.compare_resources,
+                   "resourceTemplates": self.compare_resources}  # each kind of SURFACE_KINDS
         for kind, key, label in SURFACE_KINDS:
-            self.compare_items(kind, key, label, old.get(kind) or [], new.get(kind) or [])
+            self.compare_items(kind, key, label, old.get(kind) or [], new.get(kind) or [], compare[kind])
 
     def add(self, kind, path, text, old=None, new=None, **values):
         change = {"class": kind, "item": self.item, "path": pointer(*path), "change": text}
@@ -4970,7 +4980,7 @@ class SurfaceDiff:
                 kind = "breaking" if old[key] and not new[key] else "additive"
                 self.add(kind, here, "capability %s changed" % name, old[key], new[key])
 
-    def compare_items(self, kind, key, label, old_items, new_items):
+    def compare_items(self, kind, key, label, old_items, new_items, compare):
         old_by_key = {item[key]: item for item in old_items}
         new_by_key = {item[key]: item for item in new_items}
         for name in sorted(set(old_by_key) | set(new_by_key)):
@@ -4981,7 +4991,7 @@ class SurfaceDiff:
             elif name not in old_by_key:
                 self.add("additive", path, "new %s" % label, None, name)
             else:
-                getattr(self, "compare_" + kind)(old_by_key[name], new_by_key[name], path)
+                compare(old_by_key[name], new_by_key[name], path)
 
     def compare_words(self, old, new, path, keys):
         for key in keys:
@@ -5117,8 +5127,6 @@ class SurfaceDiff:
         if old.get("mimeType") != new.get("mimeType"):
             self.add("breaking", path + ("mimeType",), "mimeType changed", old.get("mimeType"), new.get("mimeType"))
         self.compare_rest(old, new, path, ("uri", "uriTemplate", "name", "title", "description", "mimeType"))
-
-    compare_resourceTemplates = compare_resources
 
     def counts(self):
         return {kind: sum(1 for change in self.changes if change["class"] == kind) for kind in CHANGE_CLASSES}
@@ -11315,9 +11323,7 @@ def spec_from_config_entry(entry, protocol, where, source=None):
     raise UsageError("the %s has neither command nor url" % where)
 
 
-COMMAND_WORDS = ("server", "card", "ping", "tool", "tools", "resource", "resources", "prompt", "prompts", "complete",
-                 "rpc", "task", "tasks", "watch", "auth", "session", "sessions", "snapshot", "diff",
-                 "replay", "check", "completion", "skill", "skills")
+
 SESSION_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # compiled on first use
 
 
@@ -11327,9 +11333,10 @@ def check_session_name(name):
     return name
 
 
-def spec_from_options(opts, words, registry):
+def spec_from_options(opts, words, registry, commands=()):
     """The connection the user gave on the command line, and the words left for the command;
-    the credentials in it go to ``registry`` (the run's SecretRegistry)."""
+    the credentials in it go to ``registry`` (the run's SecretRegistry). ``commands``: the
+    words that start a command (the CLI's table), which a first word is not a server as."""
     session = getattr(opts, "session", None)
     if words and words[0].startswith("@") and len(words[0]) > 1:
         session, words = words[0][1:], words[1:]
@@ -11346,7 +11353,7 @@ def spec_from_options(opts, words, registry):
                 session, ", ".join(ignored)), hint="give the connection's options to `session open`")
         return ConnectionSpec("session", name=check_session_name(session)), words
     given = [flag for flag, value in (("--url", opts.url), ("--cmd", opts.cmd), ("--config", opts.config)) if value]
-    if given and words and words[0] not in COMMAND_WORDS and len(words[0].split()) > 1:
+    if given and words and words[0] not in commands and len(words[0].split()) > 1:
         given.append("a stdio command line")  # or it would be "unknown command 'python3 server.py'"
     if len(given) > 1:
         raise UsageError("two connections given (%s); give one" % " and ".join(given[:2]))
@@ -11377,7 +11384,7 @@ def spec_from_options(opts, words, registry):
     target = opts.url
     if target is not None:
         check_url_option(target)
-    if not target and words and words[0] not in COMMAND_WORDS:
+    if not target and words and words[0] not in commands:
         target, words = words[0], words[1:]
     if not target:
         return None, words
@@ -11709,42 +11716,10 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
 # `session`, which starts a keeper process (section 9) and lists and closes kept sessions.
 # ======================================================================================
 
-HELP_EPILOG = """\
-commands:
-  server                         name, version, era, protocol, capabilities, instructions
-  card                           the server's Server Card (SEP-2127), read before connecting
-  ping
-  tool list | tool describe NAME | tool call NAME [k=v | k:=JSON | k=@file | -] ...
-  resource list | resource templates | resource read URI
-  resource subscribe URI [--for SECONDS]    resource unsubscribe URI
-  watch [--resource URI ...] [--for SECONDS]     print notifications as they arrive, until Ctrl+C
-  prompt list | prompt get NAME [k=v ...]
-  complete prompt NAME ARG=PARTIAL [k=v ...]    complete resource TEMPLATE VAR=PARTIAL
-  rpc METHOD [JSON]              any request, as raw JSON
-  task support | task get ID | task result ID | task cancel ID | task list
-  task update ID --input-responses JSON
-  session open NAME [connection] | session list | session close NAME | --all
-                                 keep a server connected; then: mcp-tui @NAME COMMAND ...
-  auth login | auth status | auth logout [--all]   OAuth tokens (stored in auth.json)
-  snapshot [-o FILE]             the server's tools, prompts and resources as JSON, to keep in git
-  diff SNAPSHOT | diff OLD.json NEW.json   breaking, additive and cosmetic changes (exit 1 on breaking)
-  replay FILE [--ignore PATH]    send a --record FILE's requests again and compare the answers (exit 1 on any)
-  check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]
-                                 check the server against the spec's rules, without side effects
-  completion bash|zsh|fish       a shell completion script (source <(mcp-tui completion bash))
-  skill list | skill get NAME|URI   skills (io.modelcontextprotocol/skills): files, sizes, digests
-  skill verify [NAME|URI] [--require-digests]    read every file, check size and SHA-256 (exit 1 on a mismatch)
-  skill fetch NAME|URI -o DIR    the same checks, then the skill's files written under DIR
-
-examples:
-  mcp-tui "python3 tests/testserver.py" tool list
-  mcp-tui --url http://127.0.0.1:8080/mcp tool call echo message=hello
-  mcp-tui --url http://127.0.0.1:8080/mcp tool call render_report quarter=Q3 --task --wait
-  mcp-tui session open dev "python3 tests/testserver.py" && mcp-tui @dev tool list
-
-exit codes: 0 success (a tool result with isError is a result), 1 failure (server error,
-connection, timeout, failed task), 2 bad usage, 130 interrupted (Ctrl+C), 143 SIGTERM,
-129 SIGHUP.
+EXIT_CODES_HELP = """\
+exit codes: 0 success (a tool result with isError is a result), 1 failure
+(server error, connection, timeout, failed task), 2 bad usage, 130 interrupted
+(Ctrl+C), 143 SIGTERM, 129 SIGHUP.
 """
 
 
@@ -11807,6 +11782,7 @@ class TerminationSignals:
 
 
 LIVE_LINE_CLEAR = "\r\x1b[K"  # back to the line's start, and erase it
+SILENT_SERVER_SECONDS = 5.0  # a server silent this long while the session opens: a terminal is told
 
 
 class Output:
@@ -12096,7 +12072,10 @@ CLI_OPTIONS = (
                            help="session open: close the session after MINUTES unused (default 30)")),
     )),
     ("output", (
-        (("--format",), dict(choices=("text", "json"), default="text")),
+        (("-h", "--help"), dict(action="store_true", help="the commands and the most used options; with a command, "
+                                                          "its help (mcp-tui help options: every option)")),
+        (("--format",), dict(choices=("text", "json"), default="text",
+                             help="json: one JSON document, errors too (on stderr); default text")),
         (("-q", "--quiet"), dict(action="store_true", help="no progress lines on stderr")),
         (("--debug",), dict(action="store_true", help="print the debug log live on stderr")),
         (("--trace",), dict(action="store_true", help="print the HTTP trace on stderr (secrets masked)")),
@@ -12173,6 +12152,11 @@ CLI_OPTIONS = (
         (("--load-rate",), dict(type=float, metavar="R", help="--load: start at most R calls a second")),
     )),
     AUTH_OPTIONS,
+    ("install", (
+        (("--prefix",), dict(metavar="DIR", help="install: the folder the mcp-tui launcher goes in (default "
+                                                 "~/.local/bin)")),
+        (("--uninstall",), dict(action="store_true", help="install: remove the launcher it wrote")),
+    )),
 )
 
 
@@ -12185,6 +12169,7 @@ def option_destination(flags, settings):
 
 
 VERSION_LINE = "mcp-tui " + __version__
+USAGE_LINE = "mcp-tui [connection] [command ...] [options]"
 
 
 def build_parser():
@@ -12206,11 +12191,11 @@ def build_parser():
             columns = 80
         return argparse.RawDescriptionHelpFormatter(prog, width=max(columns - 2, 20))
 
-    parser = Parser(prog="mcp-tui", allow_abbrev=False, formatter_class=formatter,
-                    usage="mcp-tui [connection] [command ...] [options]",
-                    description="Inspect and drive any MCP server: a curl-like CLI, and a TUI when no command "
-                                "is given.", epilog=HELP_EPILOG)
-    parser.add_argument("--version", action="version", version=VERSION_LINE)
+    parser = Parser(prog="mcp-tui", allow_abbrev=False, formatter_class=formatter, add_help=False, usage=USAGE_LINE,
+                    description="Every option (mcp-tui --help: the commands; mcp-tui help COMMAND: a command's\n"
+                                "words and its own options). The connection, output and auth options go with\n"
+                                "every command.", epilog=EXIT_CODES_HELP)
+    parser.add_argument("-V", "--version", action="version", version=VERSION_LINE, help="print the version")
     for title, options in CLI_OPTIONS:
         group = parser.add_argument_group(title)
         for flags, settings in options:
@@ -12228,7 +12213,7 @@ def parse_command_line(argv):
         return build_parser().parse_intermixed_args(argv)
     except UsageError as exc:
         # `mcp-tui npx -y server tool list`: the server's own flags reached argparse
-        command_at = next((i for i, word in enumerate(argv) if word in COMMAND_WORDS), None)
+        command_at = next((i for i, word in enumerate(argv) if word in command_words()), None)
         prefix = "unrecognized arguments: "
         unknown = exc.message[len(prefix):].split() if exc.message.startswith(prefix) else ()
         # Only when a word it did not know stands between the server's first word and the
@@ -12338,23 +12323,13 @@ def output_file_payload(method, result, render):
     return render().encode("utf-8"), "JSON" if method not in ("tools/call", "resources/read", "prompts/get") else "text"
 
 
-SUBCOMMANDS = {  # what follows a command word (the handlers and the shell completion read this)
-    "tool": ("list", "describe", "call"),
-    "resource": ("list", "templates", "read", "subscribe", "unsubscribe"),
-    "prompt": ("list", "get"),
-    "complete": ("prompt", "resource"),
-    "task": ("support", "get", "result", "cancel", "list", "update"),
-    "session": ("open", "list", "close"),
-    "auth": ("login", "status", "logout"),
-    "completion": ("bash", "zsh", "fish"),
-}
 FILE_METAVARS = ("FILE", "DIR", "PATH")  # an option whose value the shell completes as a file name
 
 
 def completion_words():
     """What a completion script offers: the commands, the subcommands of each, the flags,
     the values of a flag with choices, and the flags whose value is a file."""
-    commands = [word for word in COMMAND_WORDS if not (word.endswith("s") and word[:-1] in COMMAND_WORDS)]
+    commands = [command.name for command in COMMANDS if not command.hidden]
     flags, choices, files, valued = [], {}, [], []
     for _, options in CLI_OPTIONS:
         for option_flags, settings in options:
@@ -12370,14 +12345,16 @@ def completion_words():
 
 
 def completion_script(shell):
-    """`completion bash|zsh|fish`: the script, made from CLI_OPTIONS, COMMAND_WORDS and
-    SUBCOMMANDS; tool names after `tool call` come from `completion tool-names` at TAB time."""
+    """`completion bash|zsh|fish`: the script, made from CLI_OPTIONS and COMMANDS; tool
+    names after `tool call` come from `completion tool-names` at TAB time."""
     commands, flags, choices, files, valued = completion_words()
+    subcommands = [(command.name, [sub.name for sub in command.subcommands if not sub.hidden])
+                   for command in COMMANDS if command.subcommands]
     if shell == "fish":
         lines = ["# mcp-tui completion for fish: mcp-tui completion fish > ~/.config/fish/completions/mcp-tui.fish",
                  "complete -c mcp-tui -f",
                  "complete -c mcp-tui -n __fish_use_subcommand -a '%s'" % " ".join(commands)]
-        for command, words in sorted(SUBCOMMANDS.items()):
+        for command, words in subcommands:
             lines.append("complete -c mcp-tui -n '__fish_seen_subcommand_from %s; and not __fish_seen_subcommand_from"
                          " %s' -a '%s'" % (command, " ".join(words), " ".join(words)))
         lines.append("complete -c mcp-tui -n '__fish_seen_subcommand_from call' -a '(mcp-tui completion tool-names "
@@ -12399,11 +12376,11 @@ def completion_script(shell):
     body = COMPLETION_FUNCTION % dict(
         commands=" ".join(commands), flags=" ".join(flags), valued=" ".join(valued),
         files="|".join(files), choice_cases=cases,
-        command_cases="".join("                %s) command=%s;;\n" % (
-            "|".join(word for word in COMMAND_WORDS if word in (command, command + "s")), command)
-            for command in commands),
+        command_cases="".join("                %s) command=%s;;\n" % ("|".join((command.name,) + command.aliases),
+                                                                        command.name)
+                              for command in COMMANDS if not command.hidden),
         subcommand_cases="".join("        %s) reply=(%s);;\n" % (command, " ".join(words))
-                                 for command, words in sorted(SUBCOMMANDS.items())))
+                                 for command, words in subcommands))
     if shell == "zsh":
         return ("#compdef mcp-tui\n# mcp-tui completion for zsh: source <(mcp-tui completion zsh)\n" + body +
                 ZSH_COMPLETION_TAIL)
@@ -12506,14 +12483,6 @@ def cached_tool_names():
 COMPLETED_TOOL_NAME = r"[A-Za-z0-9_./][A-Za-z0-9_./-]*\Z"
 
 
-COMMAND_ALIASES = {"tools": "tool", "resources": "resource", "prompts": "prompt", "tasks": "task", "skills": "skill"}
-
-
-def command_name(word):
-    """The command a word names: a plural is the same command."""
-    return COMMAND_ALIASES.get(word, word)
-
-
 def offered_list(session, capability, method, key, out):
     """Every item of a list the server offers; for one it does not declare (no such
     capability), none, said on stderr, and nothing sent: a server without resources or
@@ -12528,11 +12497,18 @@ def offered_list(session, capability, method, key, out):
 class Cli:
     """One command-line invocation: its options, its output, and its session."""
 
-    def __init__(self, opts, spec, words, output):
+    def __init__(self, opts, spec, words, output, argv=(), given=()):
+        """``words``: the command and its arguments, resolved here in COMMANDS (a usage error,
+        before anything starts, for an unknown word or a flag the command does not take);
+        ``argv``: the whole command line, ``given``: the connection words before the command."""
         self.opts = opts
         self.spec = spec
         self.words = words
+        self.argv = list(argv)
+        self.given = list(given)
         self.out = output
+        self.command, self.args = self.resolve(words)
+        check_command_flags(opts, self.command, words)
         self.session = None
         self.background_session = False  # an automatic keeper holds a stdio task's server (main)
         self.responder = None
@@ -12566,6 +12542,7 @@ class Cli:
         responder = self.responder = responder or InputResponder(
             load_stub("--elicit-stub", self.opts.elicit_stub), load_stub("--sampling-stub", self.opts.sampling_stub),
             self.opts.root, ask, self.out.notice, self.out.decline)
+        waiting = self.say_while_silent(spec)
         try:
             self.session = connect(spec, self.opts, responder, self.log, [observer or self.out.on_notification],
                                    self.deadline, resume=resume, notice=self.out.notice, tell=self.out.stderr_line,
@@ -12573,6 +12550,8 @@ class Cli:
         except McpTuiError as exc:
             stderr_hint(exc, getattr(exc, "stderr_lines", []))  # none: refused before the session (bad --grant)
             raise
+        finally:
+            waiting()
         if resume and self.ledger is not None:  # follow-ups of one session never repeat each other's ids
             self.ledger.share_ids(self.session)
         if self.opts.log_level and "logging" not in self.session.capabilities:  # else it asks for nothing, silently
@@ -12581,6 +12560,30 @@ class Cli:
         if self.withheld:
             self.session.withhold(self.withheld)
         return self.session
+
+    def say_while_silent(self, spec):
+        """A server that says nothing for SILENT_SERVER_SECONDS while the session opens gets one
+        line on a terminal naming what mcp-tui waits for (a silent stdio server took its whole
+        --timeout with nothing shown). Returns what ends it: the line is erased once the
+        session opens or fails."""
+        if not self.out.shows_live():
+            return lambda: None
+        shown = threading.Event()
+
+        def say():
+            shown.set()
+            self.out.live("waiting for the server to answer (Ctrl+C to stop): %s" % spec.describe())
+
+        timer = threading.Timer(SILENT_SERVER_SECONDS, say)
+        timer.daemon = True
+        timer.start()
+
+        def end():
+            timer.cancel()
+            if shown.is_set():
+                self.out.live(None)
+
+        return end
 
     def make_log(self):
         """The debug log, with the --debug / --trace lines echoed on stderr."""
@@ -12613,20 +12616,21 @@ class Cli:
             live = 1
         self.session.keep_alive(live > 0)
 
-    def run(self):
-        words = self.words
-        handler = getattr(self, "cmd_" + command_name(words[0]), None)
-        if handler is None:
-            raise UsageError("unknown command %r" % words[0], hint=self.unquoted_command_hint(words))
-        if self.opts.dry_run:
-            self.withheld = (self.dry_run_method(words),)
-        if self.opts.output not in (None, "-") and (command_name(words[0]),) + tuple(words[1:2]) not in (
-                ("tool", "call"), ("resource", "read"), ("prompt", "get"), ("skill", "fetch")) and words[0] not in (
-                "rpc", "snapshot"):
-            raise UsageError("-o FILE writes the result of tool call, resource read, prompt get, rpc or snapshot "
-                             "(-o DIR: skill fetch), not of %r" % " ".join(words[:2]))
+    def resolve(self, words):
+        """The COMMANDS entry the words name, and the words left for it."""
         try:
-            return handler(words[1:]) or EXIT_OK
+            return find_command(words)
+        except UsageError as exc:
+            if words[0] not in command_words():
+                raise UsageError("unknown command %r" % words[0], hint=self.unquoted_command_hint(words))
+            raise
+
+    def run(self):
+        method = self.command.request_method(self.args) if self.opts.dry_run else None
+        if method:
+            self.withheld = (method,)
+        try:
+            return self.command.handler(self, self.args) or EXIT_OK
         except Withheld as held:
             self.print_withheld(held.preview)
             return EXIT_OK
@@ -12646,20 +12650,6 @@ class Cli:
         elif answers:
             exc.hint = "the server needs the URL%s above opened first" % ("s" if len(answers) > 1 else "")
 
-    DRY_RUN_METHODS = {("tool", "call"): "tools/call", ("prompt", "get"): "prompts/get",
-                       ("resource", "read"): "resources/read", ("complete",): "completion/complete"}
-
-    def dry_run_method(self, words):
-        """The method --dry-run withholds for this command, or a usage error."""
-        command = command_name(words[0])
-        if command == "rpc" and len(words) > 1:
-            return words[1]
-        method = self.DRY_RUN_METHODS.get((command,)) or self.DRY_RUN_METHODS.get((command,) + tuple(words[1:2]))
-        if method is None:
-            raise UsageError("--dry-run previews the request of tool call, prompt get, resource read, complete or "
-                             "rpc, not of %r" % " ".join(words[:2]))
-        return method
-
     def print_withheld(self, preview):
         """--dry-run's answer: where the request would go, its headers (credentials masked) and
         the JSON-RPC message itself."""
@@ -12677,21 +12667,12 @@ class Cli:
         """`mcp-tui python3 server.py tool list`: the stdio server's command line was split
         into words, so the first of them became the server and the second "the command"."""
         spec = self.spec
-        command_at = next((i for i, word in enumerate(words) if word in COMMAND_WORDS), None)
+        command_at = next((i for i, word in enumerate(words) if word in command_words()), None)
         if command_at is None:  # `tol list`: a command mistyped
-            return did_you_mean(words[0], COMMAND_WORDS, "see mcp-tui --help")
+            return did_you_mean(words[0], command_words(), "see mcp-tui --help")
         if spec is None or spec.kind != "stdio" or self.opts.cmd or self.opts.config:
             return "see mcp-tui --help"
         return quote_server_hint(spec.argv + words[:command_at], words[command_at:])
-
-    def sub(self, args, choices):
-        if not args or args[0] not in choices:
-            command = command_name(self.words[0])
-            if not args:
-                raise UsageError("%s needs one of: %s" % (command, ", ".join(choices)))
-            raise UsageError("unknown %s command %r: expected one of: %s" % (command, args[0], ", ".join(choices)),
-                             hint=did_you_mean(args[0], choices, "see mcp-tui --help"))
-        return args[0], args[1:]
 
     def expect(self, args, count, usage):
         if len(args) != count:
@@ -12709,8 +12690,8 @@ class Cli:
         self.out.text(describe_server(session))
 
     def cmd_completion(self, args):
-        shell, rest = self.sub(args, SUBCOMMANDS["completion"] + ("tool-names",))
-        self.expect(rest, 0, "completion bash|zsh|fish")
+        shell = self.command.name
+        self.expect(args, 0, "completion bash|zsh|fish")
         if shell == "tool-names":  # what the scripts call at TAB after `tool call`
             for name in cached_tool_names():
                 self.out.text(name)
@@ -12720,7 +12701,21 @@ class Cli:
 
     def cmd_auth(self, args):
         self.log = self.log or self.make_log()
-        return auth_command(args, self.opts, self.spec, self.out, self.log)
+        return auth_command([self.command.name] + args, self.opts, self.spec, self.out, self.log)
+
+    def cmd_session(self, args):
+        return run_session_command(self.opts, self.spec, [self.command.name] + args, self.out, self.argv, self.given)
+
+    def cmd_help(self, args):
+        self.out.text(cli_help(args))
+
+    def cmd_version(self, args):
+        self.expect(args, 0, "version")
+        self.out.text(VERSION_LINE)
+
+    def cmd_install(self, args):
+        self.expect(args, 0, "install [--prefix DIR] [--uninstall]")
+        return install_launcher(self.opts.prefix, self.opts.uninstall, self.out)
 
     def cmd_card(self, args):
         return CardCommands(self).card(args)
@@ -12753,14 +12748,7 @@ class Cli:
         result = session.request(args[0], params)
         self.show_result(args[0], result, {"result": result}, lambda: json.dumps(result, indent=2, ensure_ascii=False))
 
-    def cmd_check(self, args):
-        return CheckCommands(self).check(args)
-
     # -- tools ----------------------------------------------------------------------------
-
-    def cmd_tool(self, args):
-        action, rest = self.sub(args, SUBCOMMANDS["tool"])
-        return getattr(self, "tool_" + action)(rest)
 
     def tool_list(self, args):
         self.expect(args, 0, "tool list")
@@ -12871,9 +12859,6 @@ class Cli:
         self.show_result("tools/call", result, document, lambda: render_tool_result(result, self.blob_saver()))
         return EXIT_FAILURE if result.get("isError") and self.opts.strict_errors else EXIT_OK
 
-    def cmd_task(self, args):
-        return TaskCommands(self).run(args)
-
     # -- resources, prompts, completion -------------------------------------------------
 
     def cmd_watch(self, args):
@@ -12913,7 +12898,7 @@ class Cli:
         return EXIT_OK
 
     def cmd_resource(self, args):
-        action, rest = self.sub(args, SUBCOMMANDS["resource"])
+        action, rest = self.command.name, args
         if action == "subscribe":
             uri, = self.expect(rest, 1, "resource subscribe URI [--for SECONDS]")
             return self.watch([uri] + [u for u in self.opts.resource if u != uri])
@@ -12954,7 +12939,7 @@ class Cli:
         self.count(items, "resource" if action == "list" else "resource template")
 
     def cmd_prompt(self, args):
-        action, rest = self.sub(args, SUBCOMMANDS["prompt"])
+        action, rest = self.command.name, args
         session = self.connect()
         if action == "list":
             self.expect(rest, 0, "prompt list")
@@ -12980,12 +12965,11 @@ class Cli:
                          lambda: "\n".join(lines) + render_messages(result.get("messages")))
 
     def cmd_complete(self, args):
-        if len(args) < 3 or args[0] not in ("prompt", "resource"):
-            raise UsageError("usage: mcp-tui complete prompt NAME ARG=VALUE [k=v ...] | "
-                             "complete resource TEMPLATE VAR=VALUE [k=v ...]")
-        kind, target = args[0], args[1]
-        argument_name, _, value = split_key_value(args[2]) if "=" in args[2] else (args[2], "=", "")
-        context = parse_arguments(args[3:], strings_only=True)
+        if len(args) < 2:
+            raise UsageError("usage: mcp-tui %s" % self.command.usage)
+        kind, target = self.command.name, args[0]
+        argument_name, _, value = split_key_value(args[1]) if "=" in args[1] else (args[1], "=", "")
+        context = parse_arguments(args[2:], strings_only=True)
         ref = {"type": "ref/prompt", "name": target} if kind == "prompt" else {"type": "ref/resource", "uri": target}
         session = self.connect()
         if "completions" not in session.capabilities:
@@ -13010,20 +12994,6 @@ class Cli:
             self.out.progress("(more values exist%s)" % (
                 ": %s in all" % completion["total"] if completion.get("total") is not None else ""))
 
-
-    # -- snapshot, diff and replay ---------------------------------------------------------
-
-    def cmd_snapshot(self, args):
-        return SurfaceCommands(self).snapshot(args)
-
-    def cmd_diff(self, args):
-        return SurfaceCommands(self).diff(args)
-
-    def cmd_replay(self, args):
-        return SurfaceCommands(self).replay(args)
-
-    def cmd_skill(self, args):
-        return SkillCommands(self).run(args)
 
 
 class CliCommands:
@@ -13230,18 +13200,19 @@ class TaskCommands(CliCommands):
         spec.env.update(parse_env_option(e) for e in self.opts.env)
         return spec
 
-    def run(self, args):
-        action, rest = self.cli.sub(args, SUBCOMMANDS["task"])
-        if action in ("support", "list"):
-            self.cli.expect(rest, 0, "task %s" % action)
-            task_id = None
+    def run(self, args, action):
+        """``action(self, tasks, task_id)``: the verb the command table names (task_get, ...)."""
+        usage = self.cli.command.usage
+        if "ID" in usage.split():
+            task_id, = self.cli.expect(args, 1, usage)  # errors name it as typed: the user's own
         else:
-            task_id, = self.cli.expect(rest, 1, "task %s ID" % action)  # errors name it as typed: the user's own
-        if action == "list" and (self.cli.spec is None or self.recorded_sessions_on(self.cli.spec)):
+            self.cli.expect(args, 0, usage)
+            task_id = None
+        if action == TaskCommands.task_list and (self.cli.spec is None or self.recorded_sessions_on(self.cli.spec)):
             return self.task_list_from_ledger(self.cli.spec)
         session, tasks = self.task_session(task_id)
         try:
-            return getattr(self, "task_" + action)(tasks, task_id)
+            return action(self, tasks, task_id)
         except RpcError as exc:
             if exc.code == INVALID_PARAMS and task_id and not isinstance(exc, TaskFailed):
                 raise self.unknown_task(task_id, exc)
@@ -14002,10 +13973,10 @@ def session_close(names, output):
     return EXIT_OK
 
 
-def wants_background_session(opts, spec, words):
-    """A stdio task started without --wait would die with the command: keep its server."""
-    return (spec is not None and spec.kind == "stdio" and opts.task and not opts.wait
-            and command_name(words[0]) == "tool" and words[1:2] == ["call"])
+def wants_background_session(opts, spec):
+    """A stdio task started without --wait would die with the command: keep its server
+    (--task goes with `tool call` alone: the command table checked that)."""
+    return spec is not None and spec.kind == "stdio" and opts.task and not opts.wait
 
 
 def start_task_session(opts, argv, output):
@@ -14029,10 +14000,6 @@ def terminal_prompt(prompt):
 class SkillCommands(CliCommands):
     """`skill list | get | verify | fetch` (the io.modelcontextprotocol/skills extension), and
     what `tool describe` and `resource read -o` add for an MCP Apps view."""
-
-    def run(self, args):
-        action, rest = self.cli.sub(args, ("list", "get", "verify", "fetch"))
-        return getattr(self, action)(rest)
 
     def list(self, args):
         self.cli.expect(args, 0, "CONNECTION skill list")
@@ -14113,6 +14080,372 @@ class SkillCommands(CliCommands):
             return dict(read_app_view(session, view["resourceUri"]), **view)
         except McpTuiError as exc:
             return exc
+
+
+# -- the command table: every command's words, flags, handler and help ------------------
+
+
+class Command:
+    """One command or subcommand of the CLI, as data: dispatch, --help, `help COMMAND`, the
+    shell completion, "did you mean" and the flag checks all read COMMANDS.
+
+    ``usage``: the words after ``mcp-tui [connection]``; ``handler(cli, args)`` runs it, with
+    the words after its own; ``flags``: the command's own options (every command takes the
+    connection, output and auth ones); ``sends``: the method --dry-run withholds ("METHOD":
+    the command's first word, as rpc's); ``writes``: -o takes its result."""
+
+    def __init__(self, name, summary, usage=None, handler=None, flags=(), sends=None, writes=False, details="",
+                 aliases=(), subcommands=(), hidden=False):
+        self.name = name
+        self.summary = summary
+        self.usage = usage or name
+        self.handler = handler
+        self.flags = tuple(flags) + (("--dry-run",) if sends else ()) + (("-o",) if writes else ())
+        self.sends = sends
+        self.details = details
+        self.aliases = aliases
+        self.subcommands = subcommands
+        self.hidden = hidden
+        self.path = (name,)
+        for sub in subcommands:
+            sub.path = (name,) + sub.path
+
+    def words(self):
+        return (self.name,) + self.aliases
+
+    def leaves(self):
+        """The commands that run: this one, or its subcommands that are shown."""
+        return [sub for sub in self.subcommands if not sub.hidden] or [self]
+
+    def takes(self, flag):
+        return all(flag in leaf.flags for leaf in self.leaves())
+
+    def request_method(self, args):
+        """The method --dry-run withholds for these arguments (None: rpc without its METHOD)."""
+        if self.sends == "METHOD":
+            return args[0] if args else None
+        return self.sends
+
+
+def family_verb(family, method, *more):
+    """A table handler that runs ``method`` of a CliCommands ``family`` (TaskCommands, ...)."""
+    return lambda cli, args: method(family(cli), args, *more)
+
+
+TASK_HELP = "ID is the task's id, as `tool call --task` printed it; the task ledger knows its server."
+COMMANDS = (
+    Command("server", "name, version, era, protocol, capabilities, instructions", handler=Cli.cmd_server),
+    Command("card", "the server's Server Card (SEP-2127), read before connecting", "card", Cli.cmd_card,
+            details="--url ENDPOINT reads ENDPOINT/server-card; --url HOST reads the host's AI Catalog "
+                    "(/.well-known/ai-catalog.json) and prints every card it lists, or the one --server NAME picks."),
+    Command("ping", "ask the server for a pong, and time it", handler=Cli.cmd_ping),
+    Command("tool", "list, describe or call the server's tools", aliases=("tools",), subcommands=(
+        Command("list", "the tools, with their task support and first description line", "tool list",
+                Cli.tool_list),
+        Command("describe", "one tool: description, schemas, annotations, app view", "tool describe NAME",
+                Cli.tool_describe),
+        Command("call", "call a tool; k=v values are typed by its inputSchema",
+                "tool call NAME [k=v | k:=JSON | k=@file | -] ...", Cli.tool_call, sends="tools/call", writes=True,
+                flags=("--args-json", "--task", "--ttl", "--wait", "--strict-errors", "--load", "--load-requests",
+                       "--load-duration", "--load-concurrency", "--load-rate"),
+                details="--task calls it as a task (--wait follows it to its result); --load calls it again and "
+                        "again over one connection and reports throughput and latencies."),
+    )),
+    Command("prompt", "list the prompts, or get one with its arguments", aliases=("prompts",), subcommands=(
+        Command("list", "the prompts and their arguments (* required)", "prompt list", Cli.cmd_prompt),
+        Command("get", "the prompt's messages, for these arguments", "prompt get NAME [k=v ...]", Cli.cmd_prompt,
+                flags=("--args-json",), sends="prompts/get", writes=True),
+    )),
+    Command("resource", "list, read or subscribe to resources", aliases=("resources",), subcommands=(
+        Command("list", "the resources", "resource list", Cli.cmd_resource),
+        Command("templates", "the resource templates", "resource templates", Cli.cmd_resource),
+        Command("read", "a resource's contents (binary ones saved with --save)", "resource read URI",
+                Cli.cmd_resource, sends="resources/read", writes=True),
+        Command("subscribe", "print the resource's updates as they arrive", "resource subscribe URI [--for SECONDS]",
+                Cli.cmd_resource, flags=("--for", "--resource")),
+        Command("unsubscribe", "end a subscription (2025-11-25)", "resource unsubscribe URI", Cli.cmd_resource),
+    )),
+    Command("complete", "complete an argument of a prompt or a resource template", subcommands=(
+        Command("prompt", "values for a prompt's argument, typed so far", "complete prompt NAME ARG=PARTIAL [k=v ...]",
+                Cli.cmd_complete, sends="completion/complete",
+                details="k=v: the values the other arguments already have, which a server may narrow by."),
+        Command("resource", "values for a template's variable", "complete resource TEMPLATE VAR=PARTIAL [k=v ...]",
+                Cli.cmd_complete, sends="completion/complete"),
+    )),
+    Command("rpc", "any request, as raw JSON", "rpc METHOD [JSON]", Cli.cmd_rpc, sends="METHOD", writes=True,
+            details="JSON: the params object (- reads it from stdin); the result is printed as JSON."),
+    Command("watch", "print notifications as they arrive, until Ctrl+C",
+            "watch [--resource URI ...] [--for SECONDS]", Cli.cmd_watch, flags=("--resource", "--for")),
+    Command("task", "follow, answer, cancel and fetch tasks", aliases=("tasks",), subcommands=(
+        Command("support", "what task support the server declares", "task support",
+                family_verb(TaskCommands, TaskCommands.run, TaskCommands.task_support)),
+        Command("get", "a task's status", "task get ID",
+                family_verb(TaskCommands, TaskCommands.run, TaskCommands.task_get), details=TASK_HELP),
+        Command("result", "wait for a task's result and print it", "task result ID",
+                family_verb(TaskCommands, TaskCommands.run, TaskCommands.task_result), flags=("--strict-errors",),
+                details=TASK_HELP),
+        Command("cancel", "cancel a task", "task cancel ID",
+                family_verb(TaskCommands, TaskCommands.run, TaskCommands.task_cancel), details=TASK_HELP),
+        Command("list", "the tasks the ledger (or the server) knows", "task list",
+                family_verb(TaskCommands, TaskCommands.run, TaskCommands.task_list)),
+        Command("update", "answer a task's input requests", "task update ID --input-responses JSON",
+                family_verb(TaskCommands, TaskCommands.run, TaskCommands.task_update), flags=("--input-responses",)),
+    )),
+    Command("session", "keep a server connected; then: mcp-tui @NAME COMMAND", aliases=("sessions",), subcommands=(
+        Command("open", "start a keeper that holds the connection", "session open NAME [connection]",
+                Cli.cmd_session, flags=("--idle",),
+                details="Then `mcp-tui @NAME COMMAND ...` runs through it; it closes after --idle minutes unused."),
+        Command("list", "the kept sessions", "session list", Cli.cmd_session),
+        Command("close", "close a kept session, or all of them", "session close NAME | --all", Cli.cmd_session,
+                flags=("--all",)),
+    )),
+    Command("auth", "OAuth tokens, stored in auth.json", subcommands=(
+        Command("login", "authorize now (a browser, or --grant client_credentials)", "--url URL auth login",
+                Cli.cmd_auth),
+        Command("status", "the stored tokens, masked", "auth status", Cli.cmd_auth),
+        Command("logout", "revoke and forget the server's token (--all: every one)", "--url URL auth logout [--all]",
+                Cli.cmd_auth, flags=("--all",)),
+    )),
+    Command("snapshot", "the server's tools, prompts and resources as JSON", "snapshot [-o FILE]",
+            family_verb(SurfaceCommands, SurfaceCommands.snapshot), writes=True,
+            details="Keep it in git; `diff` compares a server with it."),
+    Command("diff", "breaking, additive and cosmetic changes (exit 1 on breaking)",
+            "diff SNAPSHOT | diff OLD.json NEW.json", family_verb(SurfaceCommands, SurfaceCommands.diff),
+            flags=("--fail-on",)),
+    Command("replay", "send a --record FILE's requests again and compare", "replay FILE [--ignore PATH ...]",
+            family_verb(SurfaceCommands, SurfaceCommands.replay), flags=("--ignore",),
+            details="Exit 1 when an answer differs."),
+    Command("check", "check the server against the spec's rules",
+            "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]",
+            family_verb(CheckCommands, CheckCommands.check), flags=("--call", "--call-readonly", "--junit", "--strict"),
+            details="Without side effects: only listed tools called with --call or --call-readonly are called."),
+    Command("skill", "skills: list, get, verify, fetch", aliases=("skills",), subcommands=(
+        Command("list", "the server's skills", "skill list", family_verb(SkillCommands, SkillCommands.list)),
+        Command("get", "one skill: its files, sizes and digests", "skill get NAME|URI",
+                family_verb(SkillCommands, SkillCommands.get)),
+        Command("verify", "read every file, check its size and SHA-256", "skill verify [NAME|URI] [--require-digests]",
+                family_verb(SkillCommands, SkillCommands.verify), flags=("--require-digests",),
+                details="Exit 1 on a mismatch."),
+        Command("fetch", "verify, then write the skill's files under DIR", "skill fetch NAME|URI -o DIR",
+                family_verb(SkillCommands, SkillCommands.fetch), flags=("--require-digests",), writes=True),
+    )),
+    Command("completion", "a shell completion script", subcommands=(
+        Command("bash", "source <(mcp-tui completion bash)", "completion bash", Cli.cmd_completion),
+        Command("zsh", "source <(mcp-tui completion zsh)", "completion zsh", Cli.cmd_completion),
+        Command("fish", "mcp-tui completion fish > ~/.config/fish/completions/mcp-tui.fish", "completion fish",
+                Cli.cmd_completion),
+        Command("tool-names", "the tool names the scripts offer after `tool call`", "completion tool-names",
+                Cli.cmd_completion, hidden=True),
+    )),
+    Command("install", "put an mcp-tui launcher on your PATH", "install [--prefix DIR] [--uninstall]",
+            Cli.cmd_install, flags=("--prefix", "--uninstall"),
+            details="For a copied mcp_tui.py: the launcher (default ~/.local/bin/mcp-tui) runs this file from its "
+                    "cached bytecode, as fast as an installed package. --uninstall removes it."),
+    Command("help", "the commands; help COMMAND, help options: the rest", "help [COMMAND | options]",
+            Cli.cmd_help),
+    Command("version", "the version", handler=Cli.cmd_version),
+)
+FLAG_ROLES = {"--dry-run": "previews the request of", "-o": "FILE writes the result of"}  # else: "goes with"
+MOST_USED_OPTIONS = ("--url", "--format", "--timeout", "-q", "--debug")  # mcp-tui --help shows them
+
+
+def command_words():
+    """Every word that starts a command, aliases included."""
+    return [word for command in COMMANDS for word in command.words()]
+
+
+def find_command(words):
+    """The COMMANDS entry that ``words`` name, and the words after it; a usage error with the
+    closest word for one that names none."""
+    choices, found, depth = COMMANDS, None, 0
+    while choices and (found is None or found.subcommands):
+        shown = [command.name for command in choices if not command.hidden]
+        word = words[depth] if depth < len(words) else None
+        found_here = next((command for command in choices if word in command.words()), None)
+        if found_here is None:
+            if found is None:
+                raise UsageError("unknown command %r" % word, hint=did_you_mean(word, shown, "see mcp-tui --help"))
+            if word is None:
+                raise UsageError("%s needs one of: %s" % (found.name, ", ".join(shown)))
+            raise UsageError("unknown %s command %r: expected one of: %s" % (found.name, word, ", ".join(shown)),
+                             hint=did_you_mean(word, shown, "see mcp-tui help %s" % found.name))
+        found, choices, depth = found_here, found_here.subcommands, depth + 1
+    return found, list(words[depth:])
+
+
+def given_flags(opts):
+    """The options set on this command line (a value other than the default), by first flag."""
+    for _, options in CLI_OPTIONS:
+        for flags, settings in options:
+            default = settings.get("default", False if settings.get("action") == "store_true" else None)
+            if getattr(opts, option_destination(flags, settings), default) != default:
+                yield flags[0]
+
+
+def phrase_of(names):
+    return names[0] if len(names) == 1 else "%s or %s" % (", ".join(names[:-1]), names[-1])
+
+
+def check_command_flags(opts, command, words):
+    """A flag of another command is a usage error that names the commands it goes with."""
+    own = {flag for top in COMMANDS for leaf in [top] + list(top.subcommands) for flag in leaf.flags}
+    for flag in given_flags(opts):
+        if flag in own and flag not in command.flags:
+            takers = []  # a command all of whose subcommands take it is named alone
+            for top in COMMANDS:
+                takers += [top.name] if top.takes(flag) else [" ".join(leaf.path) for leaf in top.leaves()
+                                                              if flag in leaf.flags]
+            typed = " ".join(words[:len(command.path)])
+            role = FLAG_ROLES.get(flag)
+            raise UsageError("%s %s %s, not %s %r" % (flag, role or "goes with", phrase_of(takers),
+                                                      "of" if role else "with", typed))
+
+
+def option_line(flags, settings):
+    """An option and its help, as `help` shows it: within 80 columns."""
+    import textwrap
+
+    name = ", ".join(flags)
+    if settings.get("action") != "store_true":
+        choices = "{%s}" % ",".join(settings["choices"]) if settings.get("choices") else None
+        name += " " + (settings.get("metavar") or choices or option_destination(flags, settings).upper())
+    first = "  %-25s " % name if len(name) <= 25 else "  %s\n%s" % (name, " " * 28)
+    lines = textwrap.wrap(settings.get("help") or "", 79 - 28) or [""]
+    return (first + ("\n" + " " * 28).join(lines)).rstrip()
+
+
+def find_option(flag):
+    return next((flags, settings) for _, options in CLI_OPTIONS for flags, settings in options if flag in flags)
+
+
+def cli_help(words=(), asked=True):
+    """`mcp-tui --help` (one screen), `help COMMAND` or `COMMAND --help`, `help options`.
+    ``asked``: the words follow `help` (a mistyped command is an error), rather than
+    whatever came before --help (a server's command line, say)."""
+    import textwrap
+
+    words = list(words)
+    if words[:1] == ["options"]:
+        return build_parser().format_help()
+    at = next((i for i, word in enumerate(words) if word in command_words()), None)
+    if at is None and asked and words:
+        known = [command.name for command in COMMANDS] + ["options"]
+        raise UsageError("no help on %r: help takes a command or options" % words[0],
+                         hint=did_you_mean(words[0], known, "see mcp-tui --help"))
+    if at is None:
+        lines = ["usage: " + USAGE_LINE, ""]
+        lines += textwrap.wrap("Inspect and drive any MCP server: a curl-like CLI, and a TUI when no command is given. "
+                               "connection: \"python3 server.py\" (a stdio server's command line, one argument), "
+                               "--url URL, --config FILE [--server NAME], or @SESSION.", 79)
+        lines += ["", "commands:"] + ["  %-11s %s" % (command.name, command.summary)
+                                      for command in COMMANDS if not command.hidden]
+        lines += ["", "most used options:"]
+        for flag in MOST_USED_OPTIONS:
+            flags, settings = find_option(flag)
+            lines.append(option_line(flags, dict(settings, help=re.split(r" \(|; ", settings["help"])[0])))
+        lines += ["", "mcp-tui help COMMAND (or COMMAND --help): its words and options; mcp-tui help",
+                  "options: every option and the exit codes. README.md tells the rest."]
+        return "\n".join(lines)
+    words = words[at:]
+    if words[0] == "help" and len(words) > 1:
+        return cli_help(words[1:], asked)
+    top = next(command for command in COMMANDS if words[0] in command.words())
+    chosen = next((sub for sub in top.subcommands if words[1:2] == [sub.name]), top)
+    lines = textwrap.wrap("%s: %s" % (" ".join(chosen.path), chosen.summary), 79)
+    for leaf in chosen.leaves():
+        lines += [""] + textwrap.wrap("mcp-tui " + leaf.usage, 79, subsequent_indent="        ")
+        lines += textwrap.wrap(leaf.summary + (". " + leaf.details if leaf.details else ""), 79,
+                               initial_indent="    ", subsequent_indent="    ")
+        lines += [option_line(*find_option(flag)) for flag in leaf.flags]
+    lines += [""] + textwrap.wrap("The connection goes before the command (mcp-tui --help); the connection, "
+                                  "output and auth options go with every command: mcp-tui help options.", 79)
+    return "\n".join(lines)
+
+
+LAUNCHER_MARK = "# mcp-tui launcher, written by `mcp_tui.py install`"
+LAUNCHER = """#!%(python)s
+%(mark)s: it runs %(module)s
+# from its cached bytecode. Undo: mcp-tui install --uninstall (or rm this file).
+import sys
+
+MODULE = %(module)r
+
+
+def launch():
+    import os
+    from importlib.util import module_from_spec, spec_from_file_location
+
+    # Only that file is loaded: nothing from this folder or the working directory.
+    if sys.path and os.path.abspath(sys.path[0] or os.curdir) == os.path.dirname(os.path.abspath(__file__)):
+        del sys.path[0]
+    sys.dont_write_bytecode = False  # the cached bytecode is what makes this fast
+    if not os.access(os.path.dirname(MODULE), os.W_OK) and not sys.pycache_prefix:
+        cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        sys.pycache_prefix = os.path.join(cache, "mcp-tui", "bytecode")  # a folder the user may not write
+    spec = spec_from_file_location("mcp_tui", MODULE)
+    module = sys.modules["mcp_tui"] = module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.main(sys.argv[1:])
+
+
+sys.exit(launch())
+"""
+
+
+def install_launcher(prefix, uninstall, output):
+    """`install`: an mcp-tui launcher for this very file in ``prefix`` (default ~/.local/bin),
+    or with ``uninstall`` the one written there removed. No root, no pip, no network."""
+    module = os.path.abspath(__file__)
+    folder = os.path.abspath(os.path.expanduser(prefix or os.path.join("~", ".local", "bin")))
+    path = os.path.join(folder, "mcp-tui")
+    if os.name == "nt":
+        raise UsageError("install writes a POSIX launcher", hint="on Windows: pipx install ., or python -m mcp_tui")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            ours = LAUNCHER_MARK in handle.read(4096)
+    except FileNotFoundError:
+        ours = None
+    except (OSError, UnicodeDecodeError):
+        ours = False
+    if ours is False:
+        raise McpTuiError("%s is there already and is not an mcp-tui launcher; nothing was %s" % (
+            path, "removed" if uninstall else "written"), hint="remove it, or give --prefix DIR")
+    if uninstall:
+        if ours:
+            os.remove(path)
+        summary = {"removed": path if ours else None}
+        output.document(summary) if output.json else output.text(
+            "Removed %s" % path if ours else "No mcp-tui launcher in %s" % folder)
+        return EXIT_OK
+    if not os.path.isfile(module):
+        raise UsageError("install needs mcp_tui.py as a file (this one is %s)" % module)
+    import subprocess
+
+    try:
+        os.makedirs(folder, exist_ok=True)
+        temporary = path + ".%d.tmp" % os.getpid()
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(LAUNCHER % dict(python=sys.executable, mark=LAUNCHER_MARK, module=module))
+        os.chmod(temporary, 0o755)
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise McpTuiError("cannot write %s: %s" % (path, exc.strerror or exc), hint="give --prefix DIR")
+    # Its first run compiles the file into the bytecode cache: done now, not at the user's first command.
+    try:
+        subprocess.run([path, "--version"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    except (OSError, subprocess.SubprocessError):  # it compiles at its first run instead
+        pass
+    on_path = folder in [os.path.abspath(os.path.expanduser(p)) for p in os.environ.get("PATH", "").split(os.pathsep)
+                         if p]
+    if output.json:
+        output.document({"launcher": path, "module": module, "onPath": on_path,
+                         "undo": "mcp-tui install --uninstall --prefix %s" % shell_word(folder)})
+        return EXIT_OK
+    output.text("Wrote %s: it runs %s from its cached bytecode.\nUndo: %s install --uninstall%s (or rm %s)" % (
+        path, module, path, "" if prefix is None else " --prefix %s" % shell_word(folder), shell_word(path)))
+    if not on_path:
+        output.notice("%s is not on your PATH: add it, e.g. export PATH=%s:\"$PATH\"" % (folder, shell_word(folder)))
+    return EXIT_OK
 
 
 # ======================================================================================
@@ -19408,7 +19741,7 @@ def main(argv=None):
     utf8_when_redirected((sys.stdout, sys.stderr))
     if argv[:1] == [KEEPER_FLAG]:
         return run_keeper()
-    if argv == ["--version"]:  # as argparse prints it, without building the parser (a sixth of the run)
+    if argv in (["--version"], ["-V"]):  # as argparse prints it, without building the parser (a sixth of the run)
         print(VERSION_LINE)
         return EXIT_OK
     output = Output("json" if wants_json(argv) else "text")
@@ -19429,19 +19762,18 @@ def main(argv=None):
         added_request_meta(opts)  # a malformed or reserved --meta: exit 2 before anything starts
         if opts.output not in (None, "-") and os.path.isdir(opts.output):
             raise UsageError("-o %s is a directory: give a file name" % opts.output)
-        spec, words = spec_from_options(opts, opts.words, output.credentials)
-        if words:
-            signals.install()  # the TUI quits on them its own way (quit_on_hangup)
-        if words and words[0] in ("session", "sessions"):
-            given = opts.words[:len(opts.words) - len(words)]  # a stdio command line before `session`
-            return signals.exit_code(run_session_command(opts, spec, words[1:], output, argv, given))
+        if opts.help:  # before the connection is read: the words may name no server at all
+            output.text(cli_help(opts.words, asked=False))
+            return EXIT_OK
+        spec, words = spec_from_options(opts, opts.words, output.credentials, command_words())
         if not words:
             return run_tui(opts, spec, output.credentials)
-        background = wants_background_session(opts, spec, words)
-        if background:
-            spec = start_task_session(opts, argv, output)
-        cli = Cli(opts, spec, words, output)
-        cli.background_session = background
+        signals.install()  # the TUI quits on them its own way (quit_on_hangup)
+        given = opts.words[:len(opts.words) - len(words)]  # a stdio command line before `session`
+        cli = Cli(opts, spec, words, output, argv, given)
+        cli.background_session = wants_background_session(opts, spec)
+        if cli.background_session:
+            cli.spec = start_task_session(opts, argv, output)
         return signals.exit_code(cli.run())
     except McpTuiError as exc:
         signals.closing()  # a signal now must not cut the error line short

@@ -101,3 +101,20 @@ def test_load_on_a_pipe_shows_no_progress_line(cli):
                  "--load-rate", "20", process=True)
     assert result.code == 0, result
     assert "⏳" not in result.err and "\r" not in result.err and "\x1b" not in result.err, result.err
+
+
+def test_a_server_silent_at_start_gets_one_line_saying_what_mcp_tui_waits_for(state_dir):
+    """A silent stdio server took the whole --timeout (65 s by default) with nothing shown."""
+    silent = "%s -c 'import time; time.sleep(60)'" % sys.executable
+    code, out, err = on_a_terminal(state_dir, silent, "--protocol-version", "2025-11-25", "--timeout", "7", "tool",
+                                   "list")
+    assert code == 1 and out == "", (out, err)
+    waiting = "waiting for the server to answer (Ctrl+C to stop): %s" % silent
+    assert CLEAR + waiting[:90].encode("utf-8") in err, err  # cut to the terminal's 100 columns
+    assert screen_of(err).startswith("mcp-tui: no answer"), screen_of(err)  # erased: the error alone is left
+
+
+def test_no_waiting_line_on_a_pipe(cli):
+    silent = "%s -c 'import time; time.sleep(60)'" % sys.executable
+    result = cli(silent, "--protocol-version", "2025-11-25", "--timeout", "6", "tool", "list", process=True)
+    assert result.code == 1 and "waiting for" not in result.err, result

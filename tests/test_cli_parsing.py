@@ -89,9 +89,9 @@ def test_a_mistake_is_still_worded_by_argparse(argv, message):
     assert len(proc.stderr.splitlines()) == 1
 
 
-def test_help_comes_from_argparse():
-    help_text = subprocess.run([sys.executable, os.path.join(ROOT, "mcp_tui.py"), "--help"], capture_output=True,
-                               text=True, timeout=30).stdout
+def test_help_options_comes_from_argparse_and_names_every_option():
+    help_text = subprocess.run([sys.executable, os.path.join(ROOT, "mcp_tui.py"), "help", "options"],
+                               capture_output=True, text=True, timeout=30).stdout
     for _, options in mcp_tui.CLI_OPTIONS:
         for flags, settings in options:
             assert flags[-1] in help_text
@@ -133,3 +133,135 @@ def test_a_mistyped_flag_after_a_quoted_server_gets_the_closest_flag_not_a_quoti
     assert proc.stderr.startswith("mcp-tui: unrecognized arguments: "), proc.stderr
     assert proc.stderr.rstrip().endswith(hint), proc.stderr
     assert "quote the server" not in proc.stderr
+
+
+# -- the command table: dispatch, help, did-you-mean and flag checks read COMMANDS -----------------
+
+LEAVES = [leaf for top in mcp_tui.COMMANDS for leaf in top.leaves()]
+
+
+def run_help(*argv, env=None):
+    environ = dict(os.environ, **(env or {}))
+    environ.pop("COLUMNS", None)
+    return subprocess.run([sys.executable, os.path.join(ROOT, "mcp_tui.py")] + list(argv), capture_output=True,
+                          text=True, timeout=30, env=environ)
+
+
+def test_help_fits_one_screen_and_names_every_command():
+    shown = run_help("--help")
+    assert (shown.returncode, shown.stderr) == (0, ""), shown
+    lines = shown.stdout.splitlines()
+    assert len(lines) <= 40 and max(len(line) for line in lines) <= 80, shown.stdout
+    assert lines[0] == "usage: mcp-tui [connection] [command ...] [options]"
+    for top in mcp_tui.COMMANDS:
+        assert any(line.startswith("  %s " % top.name) for line in lines), top.name
+    for flag in mcp_tui.MOST_USED_OPTIONS:
+        assert any(line.startswith("  " + flag) or (", " + flag) in line for line in lines), flag
+    assert "help options" in shown.stdout and "help COMMAND" in shown.stdout
+    assert run_help("-h").stdout == shown.stdout
+    assert run_help("help").stdout == shown.stdout  # not a server named "help"
+    assert run_help("--url", "http://127.0.0.1:9/mcp", "--help").stdout == shown.stdout
+
+
+@pytest.mark.parametrize("top", [top.name for top in mcp_tui.COMMANDS])
+def test_each_command_has_a_help_of_its_own_under_80_columns(top):
+    asked = run_help("help", top)
+    assert (asked.returncode, asked.stderr) == (0, ""), asked
+    assert max(len(line) for line in asked.stdout.splitlines()) <= 80, asked.stdout
+    command = next(c for c in mcp_tui.COMMANDS if c.name == top)
+    for leaf in command.leaves():
+        assert leaf.usage.split()[0] in asked.stdout and leaf.summary in " ".join(asked.stdout.split()), leaf.usage
+        for flag in leaf.flags:
+            assert flag in asked.stdout, (leaf.usage, flag)
+    assert run_help(top, "--help").stdout == asked.stdout
+
+
+def test_a_subcommand_s_help_shows_that_subcommand_and_a_server_before_it_is_not_started():
+    shown = run_help("python3 -c 'import sys; sys.exit(9)'", "tool", "call", "--help")
+    assert shown.returncode == 0, shown
+    assert shown.stdout.startswith("tool call: ") and "--load-requests N" in shown.stdout
+    assert "tool describe" not in shown.stdout
+    check = run_help("check", "-h")
+    assert "--call-readonly" in check.stdout and "--load" not in check.stdout
+
+
+def test_help_of_an_unknown_word_says_the_closest_one():
+    wrong = run_help("help", "opts")
+    assert (wrong.returncode, wrong.stdout) == (2, ""), wrong
+    assert wrong.stderr == "mcp-tui: no help on 'opts': help takes a command or options (did you mean 'options'?)\n"
+
+
+@pytest.mark.parametrize("argv", [["-V"], ["--version"], ["version"], ["-q", "-V"]])
+def test_the_version_has_three_spellings(argv):
+    shown = run_help(*argv)
+    assert (shown.returncode, shown.stdout, shown.stderr) == (0, mcp_tui.VERSION_LINE + "\n", ""), shown
+
+
+def mistyped(word):
+    return word[:-1] if len(word) > 3 else word + "x"
+
+
+@pytest.mark.parametrize("words", [[leaf.path[0], mistyped(leaf.path[1])] for leaf in LEAVES if len(leaf.path) > 1]
+                         + [["session", "opn", "x"], ["auth", "statuss"]])
+def test_every_mistyped_subcommand_gets_did_you_mean(cli, words):
+    result = cli(*words)
+    top = next(c for c in mcp_tui.COMMANDS if c.name == words[0])
+    meant = mcp_tui.did_you_mean(words[1], [sub.name for sub in top.leaves()], None)
+    assert (result.code, result.out) == (2, ""), result
+    assert result.err == "mcp-tui: unknown %s command %r: expected one of: %s (%s)\n" % (
+        words[0], words[1], ", ".join(sub.name for sub in top.leaves()), meant), result
+    assert meant is not None
+
+
+@pytest.mark.parametrize("top", [top.name for top in mcp_tui.COMMANDS if len(top.name) > 3])
+def test_every_mistyped_command_gets_did_you_mean(cli, top):
+    result = cli("--url", "http://127.0.0.1:9/mcp", mistyped(top))  # alone, a word is a stdio server
+    assert (result.code, result.out) == (2, ""), result
+    assert result.err.endswith("(did you mean %r?)\n" % top), result
+
+
+@pytest.mark.parametrize("words, takers", [
+    (["check", "--load"], "--load goes with tool call, not with 'check'"),
+    (["resource", "list", "--load-requests", "5"], "--load-requests goes with tool call, not with 'resource list'"),
+    (["tools", "list", "--task"], "--task goes with tool call, not with 'tools list'"),
+    (["session", "list", "--idle", "5"], "--idle goes with session open, not with 'session list'"),
+    (["auth", "status", "--all"], "--all goes with session close or auth logout, not with 'auth status'"),
+    (["watch", "--strict"], "--strict goes with check, not with 'watch'"),
+    (["ping", "--require-digests"], "--require-digests goes with skill verify or skill fetch, not with 'ping'"),
+    (["server", "--dry-run"], "--dry-run previews the request of tool call, prompt get, resource read, complete "
+                              "or rpc, not of 'server'"),
+])
+def test_a_flag_another_command_takes_is_a_usage_error_naming_the_commands_that_take_it(cli, words, takers):
+    """They were accepted and ignored: `check --load` ran a plain check, exit 0. Nothing is
+    sent: the URL below answers nothing, and an attempt would be exit 1."""
+    result = cli("--url", "http://127.0.0.1:9/mcp", *words)
+    assert (result.code, result.out, result.err) == (2, "", "mcp-tui: %s\n" % takers), result
+
+
+def test_the_table_is_whole():
+    """Each command's flags are options of CLI_OPTIONS, each one that runs has a handler, and
+    each flag a command calls its own is taken by some command."""
+    flags = {flags[0] for _, options in mcp_tui.CLI_OPTIONS for flags, _ in options}
+    for leaf in LEAVES:
+        assert callable(leaf.handler), leaf.path
+        assert set(leaf.flags) <= flags, leaf.path
+        assert leaf.usage.startswith(" ".join(leaf.path)) or leaf.usage.startswith("--url URL " + " ".join(leaf.path))
+        assert max(len(line) for line in [leaf.summary]) <= 66, leaf.summary
+    words = mcp_tui.command_words()
+    assert len(words) == len(set(words))
+    assert mcp_tui.find_command(["tools", "list"])[0] is mcp_tui.find_command(["tool", "list"])[0]
+    assert mcp_tui.find_command(["rpc", "ping", "{}"])[1] == ["ping", "{}"]
+
+
+def readme_command_list():
+    """The README's list of commands, as the table makes it."""
+    lines = []
+    for leaf in LEAVES:
+        lines += ["mcp-tui " + leaf.usage, "    " + leaf.summary]
+    return "\n".join(lines) + "\n"
+
+
+def test_the_readme_lists_the_table_s_commands():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
+        readme = handle.read()
+    assert "```text\n" + readme_command_list() + "```" in readme, readme_command_list()

@@ -133,6 +133,54 @@ def test_zipapp_keeps_a_session(pyz, state):
     assert argv is None or (argv[1] == "-I" and str(pyz) in argv), argv
 
 
+# -- install: a launcher for a copied mcp_tui.py ------------------------------------------------------
+
+
+@pytest.mark.skipif(os.name == "nt", reason="install writes a POSIX launcher")
+def test_install_puts_a_launcher_that_runs_the_copied_file_from_its_bytecode(tmp_path, state):
+    """The one-file user compiled 18,000 lines at every start; the launcher runs the cached
+    bytecode of that very file (PYTHONDONTWRITEBYTECODE notwithstanding), imports nothing from
+    its own folder or the working directory, and goes away with install --uninstall."""
+    copied = tmp_path / "tools" / "mcp_tui.py"
+    copied.parent.mkdir()
+    copied.write_bytes(MCP_TUI.read_bytes())
+    prefix = tmp_path / "bin"
+    launcher = prefix / "mcp-tui"
+    quiet = {"PYTHONDONTWRITEBYTECODE": "1"}
+    installed = run([sys.executable, copied, "install", "--prefix", prefix], state, env=quiet)
+    assert installed.returncode == 0, show(installed)
+    assert installed.stdout == ("Wrote %s: it runs %s from its cached bytecode.\nUndo: %s install --uninstall "
+                                "--prefix %s (or rm %s)\n" % (launcher, copied, launcher, prefix, launcher)), show(installed)
+    assert "is not on your PATH" in installed.stderr
+    assert os.access(str(launcher), os.X_OK)
+    assert list((copied.parent / "__pycache__").glob("mcp_tui.*.pyc")), "compiled at install"
+    (prefix / "json.py").write_text("raise SystemExit('the planted json.py was imported')\n")  # a shared folder
+    version = run([launcher, "--version"], state, cwd=prefix, env=quiet)
+    assert (version.returncode, version.stdout) == (0, "mcp-tui 0.1.0\n"), show(version)
+    listed = run([launcher] + stdio_words() + ["tool", "list"], state, cwd=prefix, env=quiet)
+    assert listed.returncode == 0 and listed.stdout.startswith("echo (Echo)\n"), show(listed)
+    argv = keeps_a_session([str(launcher)], "launched", state)
+    assert argv is None or (argv[1] == "-I" and str(copied.parent) in argv), argv
+    again = run([launcher, "install", "--prefix", prefix, "--format", "json"], state)  # its own launcher: updated
+    assert again.returncode == 0 and json.loads(again.stdout)["launcher"] == str(launcher), show(again)
+    removed = run([launcher, "install", "--uninstall", "--prefix", prefix], state)
+    assert (removed.returncode, removed.stdout) == (0, "Removed %s\n" % launcher), show(removed)
+    assert not launcher.exists()
+
+
+@pytest.mark.skipif(os.name == "nt", reason="install writes a POSIX launcher")
+def test_install_leaves_an_mcp_tui_it_did_not_write_alone(tmp_path, state):
+    prefix = tmp_path / "bin"
+    prefix.mkdir()
+    (prefix / "mcp-tui").write_text("#!/bin/sh\necho pip's own\n")
+    for extra in ([], ["--uninstall"]):
+        refused = run([sys.executable, MCP_TUI, "install", "--prefix", prefix] + extra, state)
+        assert (refused.returncode, refused.stdout) == (1, ""), show(refused)
+        assert refused.stderr.startswith("mcp-tui: %s is there already and is not an mcp-tui launcher; nothing was "
+                                         % (prefix / "mcp-tui")), show(refused)
+    assert (prefix / "mcp-tui").read_text() == "#!/bin/sh\necho pip's own\n"
+
+
 # -- the console script -------------------------------------------------------------------------------
 
 

@@ -144,3 +144,17 @@ def test_an_unusable_token_store_is_one_line_at_once(cli, start_server, state_di
     assert (result.code, result.out) == (1, ""), result
     assert result.err.startswith("mcp-tui: cannot use the state file %s: " % (state_dir / name)), result
     assert len(result.err.splitlines()) == 1 and "Traceback" not in result.err, result
+
+
+@pytest.mark.parametrize("words", [["tool", "call", "render_report", "quarter=Q1", "--task"],
+                                   ["session", "open", "nohome"]])
+def test_a_state_directory_that_cannot_be_made_names_the_variable_that_moves_it(cli, words):
+    """HOME unwritable (here: a file, which even root cannot make a folder in): the ledger and
+    the sessions failed with the OS's words alone."""
+    from conftest import stdio_command
+
+    words = words + [stdio_command()] if words[0] == "session" else [stdio_command()] + words
+    result = cli(*words, env={"MCP_TUI_STATE_DIR": "", "XDG_STATE_HOME": "", "HOME": os.devnull}, process=True)
+    assert (result.code, result.out) == (1, ""), result
+    assert result.err.startswith("mcp-tui: cannot create the state directory %s" % os.devnull), result
+    assert result.err.endswith("(set MCP_TUI_STATE_DIR to a directory you can write)\n"), result
