@@ -95,15 +95,19 @@ def surface_server(tmp_path, name, answer):
 
 
 def test_a_recorded_tool_call_replays_clean_against_the_same_server(cli, tmp_path):
+    """The tools/list mcp-tui sends to look the tool up is its own bookkeeping: recorded (and
+    marked so), but a replay sends and compares only the call."""
     recording = tmp_path / "call.jsonl"
     result = cli(stdio_command(), "--record", recording, "tool", "call", "echo", "message=hello")
     assert result.code == 0, result
+    sent = [(line["message"]["method"], line.get("bookkeeping", False)) for line in recorded(recording)
+            if line.get("direction") == "out" and "method" in line["message"] and "id" in line["message"]]
+    assert ("tools/list", True) in sent and ("tools/call", False) in sent, sent
     replayed = cli(stdio_command(), "replay", recording)
-    assert (replayed.code, replayed.out) == (0, "2 requests: 2 same, 0 different\n"), replayed
+    assert (replayed.code, replayed.out) == (0, "1 request: 1 same, 0 different\n"), replayed
     as_json = cli(stdio_command(), "replay", recording, "--format", "json")
     assert as_json.code == 0, as_json
-    assert [(r["method"], r["same"]) for r in as_json.json()["requests"]] == [("tools/list", True),
-                                                                              ("tools/call", True)]
+    assert [(r["method"], r["same"]) for r in as_json.json()["requests"]] == [("tools/call", True)]
 
 
 def test_a_tool_that_now_answers_differently_is_reported(cli, tmp_path):
@@ -114,18 +118,21 @@ def test_a_tool_that_now_answers_differently_is_reported(cli, tmp_path):
     new = surface_server(tmp_path, "new", "HELLO")
     replayed = cli(new, "replay", recording)
     assert replayed.code == 1, replayed
-    assert replayed.out == ("request 2: tools/call echo: different\n"
+    assert replayed.out == ("request 1: tools/call echo: different\n"
                             "  /result/content/0/text\n"
-                            "    - hello\n"
-                            "    + HELLO\n"
-                            "2 requests: 1 same, 1 different\n"), replayed
+                            "    breaking  changed\n"
+                            "      - hello\n"
+                            "      + HELLO\n"
+                            "1 request: 0 same, 1 different; 1 change: 1 breaking, 0 additive, 0 cosmetic\n"), replayed
     as_json = cli(new, "replay", recording, "--format", "json")
     assert as_json.code == 1, as_json
-    assert as_json.json()["requests"][1]["differences"] == [
-        {"path": "/result/content/0/text", "recorded": "hello", "replayed": "HELLO"}]
-    assert as_json.json()["summary"] == {"requests": 2, "same": 1, "different": 1}
+    assert as_json.json()["requests"][0]["differences"] == [
+        {"class": "breaking", "path": "/result/content/0/text", "change": "changed", "recorded": "hello",
+         "replayed": "HELLO"}]
+    assert as_json.json()["summary"] == {"requests": 1, "same": 0, "different": 1, "breaking": 1, "additive": 0,
+                                         "cosmetic": 0}
     ignored = cli(new, "replay", recording, "--ignore", "/result/content/*/text")
-    assert (ignored.code, ignored.out) == (0, "2 requests: 2 same, 0 different\n"), ignored
+    assert (ignored.code, ignored.out) == (0, "1 request: 1 same, 0 different\n"), ignored
 
 
 @pytest.mark.parametrize("era", ["both", "2025-11-25"])
@@ -137,7 +144,7 @@ def test_the_servers_requests_are_answered_as_recorded(cli, tmp_path, era):
     result = cli(server, "--record", recording, "--elicit-stub", '{"name": "Ada"}', "tool", "call", "ask_name")
     assert (result.code, result.out) == (0, "Tool response:\nHello, Ada!\n"), result
     replayed = cli(server, "replay", recording)
-    assert (replayed.code, replayed.out) == (0, "2 requests: 2 same, 0 different\n"), replayed
+    assert (replayed.code, replayed.out) == (0, "1 request: 1 same, 0 different\n"), replayed
 
 
 def test_a_replay_sends_only_what_the_recording_sent(cli, tmp_path, record_file):
@@ -193,7 +200,7 @@ def test_record_and_replay_through_a_kept_session(cli, tmp_path):
     assert result.code == 0, result
     assert any(line.get("message", {}).get("method") == "tools/call" for line in recorded(recording))
     replayed = cli("@kept", "replay", recording)
-    assert (replayed.code, replayed.out) == (0, "2 requests: 2 same, 0 different\n"), replayed
+    assert (replayed.code, replayed.out) == (0, "1 request: 1 same, 0 different\n"), replayed
 
 
 def test_a_replayed_call_sends_the_recorded_tools_parameter_headers(cli, start_server, tmp_path):
@@ -204,6 +211,6 @@ def test_a_replayed_call_sends_the_recorded_tools_parameter_headers(cli, start_s
     result = cli("--url", server.url, "--record", recording, "tool", "call", "weather", "region=north")
     assert result.code == 0, result
     replayed = cli("--url", server.url, "replay", recording)
-    assert (replayed.code, replayed.out) == (0, "2 requests: 2 same, 0 different\n"), replayed
+    assert (replayed.code, replayed.out) == (0, "1 request: 1 same, 0 different\n"), replayed
     calls = [r for r in server.records() if r["message"].get("method") == "tools/call"]
     assert [r["http"]["headers"].get("mcp-param-region") for r in calls] == ["north", "north"], calls
