@@ -7870,7 +7870,8 @@ def answer_changes(method, recorded, replayed):
     classified as `diff` classifies them. A listing's items (tools/list and the other
     SURFACE_LISTS) are matched by key and compared by SurfaceDiff: one removed tool is one
     breaking change. Elsewhere each differing field is one change: a value that changed or
-    went is breaking, a new one additive, a changed title or description of the result cosmetic."""
+    went is breaking, a new one additive (but not a new error, or isError), a changed title or
+    description of the result cosmetic."""
     changes = []
     kind = LISTED_KINDS.get(method)
     old_items, new_items = (keyed_items(recorded, kind), keyed_items(replayed, kind)) if kind else (None, None)
@@ -7880,7 +7881,9 @@ def answer_changes(method, recorded, replayed):
         recorded, replayed = [dict(outcome, result={key: value for key, value in outcome["result"].items()
                                                     if key != kind}) for outcome in (recorded, replayed)]
     for where, old, new in differences(recorded, replayed):
-        if old is ABSENT:
+        if old is ABSENT and (where == "/error" or (where == "/result/isError" and new is True)):
+            kind_of_change, text = "breaking", "the answer is now an error"
+        elif old is ABSENT:
             kind_of_change, text = "additive", "new in the answer"
         elif new is ABSENT:
             kind_of_change, text = "breaking", "no longer in the answer"
