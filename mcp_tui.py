@@ -11204,7 +11204,7 @@ commands:
   auth login | auth status | auth logout [--all]   OAuth tokens (stored in auth.json)
   snapshot [-o FILE]             the server's tools, prompts and resources as JSON, to keep in git
   diff SNAPSHOT | diff OLD.json NEW.json   breaking, additive and cosmetic changes (exit 1 on breaking)
-  replay FILE [--ignore PATH]    send a --record FILE's requests again and compare the answers (exit 1 on any)
+  replay FILE [--ignore PATH]    send a --record FILE's requests again and classify what differs (exit 1 on breaking)
   check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]
                                  check the server against the spec's rules, without side effects
   completion bash|zsh|fish       a shell completion script (source <(mcp-tui completion bash))
