@@ -19,7 +19,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     to requests
                     classes: McpTuiError UsageError ConnectionFailed RequestTimeout
                     RequestCancelled ProtocolViolation Withheld StreamCut HttpStatusError
-                    RpcError SecretRegistry KeptTail MessageTooLarge FileLock JsonStateFile
+                    RpcError SecretRegistry KeptTail ThreadFlag MessageTooLarge FileLock JsonStateFile
                     NestedTooDeeply SseEvent SseDecoder LargeMessageTurns Transport StdioTransport
                     Watchdog NetworkOptions HttpClient
                     StreamableHttpTransport LegacySseTransport KeeperTransport KeeperGone
@@ -529,6 +529,24 @@ class KeptTail:
 
     def __getitem__(self, index):
         return self.items[index]
+
+
+class ThreadFlag:
+    """A context manager that marks what the current thread does while it runs (nested
+    uses count): other threads are not marked."""
+
+    def __init__(self):
+        self.local = threading.local()
+
+    def __enter__(self):
+        self.local.depth = self.depth() + 1
+        return self
+
+    def __exit__(self, *exc_info):
+        self.local.depth -= 1
+
+    def depth(self):
+        return getattr(self.local, "depth", 0)
 
 
 class MessageTooLarge(ProtocolViolation):
@@ -2096,10 +2114,8 @@ class StreamableHttpTransport(Transport):
                 response.status, content_type or "(none)"))
         del payload  # parsed: the raw body is not kept while the result is used
         for message in messages:
-            if "error" in message and message.get("id") is None:
-                message = dict(message, id=request_id)  # an error for the request that got it
             message.setdefault("_http_status", response.status)
-            self._channel.deliver(message)
+            self._channel.deliver(message, answering=request_id)
 
     def _replayed(self, event):
         """Whether this event was delivered already. Event ids are unique across a session's
@@ -2817,10 +2833,14 @@ class RpcChannel:
 
     # -- called by the transport ------------------------------------------------------
 
-    def deliver(self, message):
+    def deliver(self, message, answering=None):
+        """A message from the server. ``answering``: the request whose HTTP response carried
+        it, which an error with id null answers (logged and recorded as the server sent it)."""
         message.pop("_http_status", None)
         if self.log:
             self.log.message("in", message, self.transport.name)
+        if answering is not None and "error" in message and message.get("id") is None:
+            message = dict(message, id=answering)
         for watch in self.watchers:
             watch(message)
         if "method" in message:
@@ -4126,6 +4146,11 @@ class Session:
         no DELETE for it again."""
         self.transport.session_id = None
 
+    def for_itself(self):
+        """A context for the requests mcp-tui sends for its own use, not the user's (a tool's
+        listing looked up before the call): a --record marks them, and a replay leaves them out."""
+        return self.log.for_itself if self.log else ThreadFlag()
+
     def next_request_id(self):
         """A JSON-RPC id of this session's own, for a request the caller may cancel later."""
         return self.channel.next_id()
@@ -4756,8 +4781,10 @@ def check_tool_arguments(arguments, schema, name):
 
 
 def find_prompt(session, name):
-    prompts = {prompt.get("name"): prompt for prompt in list_all(session, "prompts/list", "prompts")
-               if isinstance(prompt, dict)}
+    """The prompt called ``name``, looked up before a request that names it."""
+    with session.for_itself():
+        prompts = {prompt.get("name"): prompt for prompt in list_all(session, "prompts/list", "prompts")
+                   if isinstance(prompt, dict)}
     if name not in prompts:
         known = sorted(p for p in prompts if isinstance(p, str))
         raise UsageError("the server has no prompt named %r; nothing was sent" % name,
@@ -4824,7 +4851,8 @@ def call_tool(session, name, arguments, on_progress=None, request_id=None):
     request, gets a new id)."""
     called = False
     while True:
-        tool = find_tool(session, name, after_call=called)
+        with session.for_itself():
+            tool = find_tool(session, name, after_call=called)
         session.check_direct_call(tool)
         params = {"name": name, "arguments": arguments,
                   "_meta": {"progressToken": "mcp-tui-%d" % session.channel.next_id()}}
@@ -4835,7 +4863,8 @@ def call_tool(session, name, arguments, on_progress=None, request_id=None):
             if not (from_cache and session.stale_tool_error(exc)):
                 raise
         called, request_id = True, None
-        tools_by_name(session, refresh=True)
+        with session.for_itself():
+            tools_by_name(session, refresh=True)
 
 
 # -- surface: a server's tools, prompts and resources as a snapshot, and what changed ---
@@ -4850,6 +4879,8 @@ SURFACE_LISTS = {"tools": ("tools", "tools/list"), "prompts": ("prompts", "promp
 # Fields that differ between two listings of the same server: left out of a snapshot.
 VOLATILE_FIELDS = ("_meta", "lastModified", "size")
 CHANGE_CLASSES = ("breaking", "additive", "cosmetic")
+# --fail-on: how many of CHANGE_CLASSES, from the first, make `diff` and `replay` exit 1.
+FAIL_ON = {"breaking": 1, "additive": 2, "any": len(CHANGE_CLASSES)}
 
 
 def without_volatile(value):
@@ -5130,6 +5161,11 @@ class SurfaceDiff:
 
     def counts(self):
         return {kind: sum(1 for change in self.changes if change["class"] == kind) for kind in CHANGE_CLASSES}
+
+
+def failing_classes(fail_on):
+    """The change classes that fail `diff` and `replay` under ``--fail-on``."""
+    return CHANGE_CLASSES[:FAIL_ON[fail_on]]
 
 
 def types_accept(types, kind):
@@ -8163,7 +8199,9 @@ class MessageRecorder:
     """--record: every JSON-RPC message of the run, both ways and whole, one JSON line each
     with its direction, seconds since the recording began, era and transport. The run's
     credentials are masked as in the debug log; task IDs are kept (a replay follows them),
-    which is why the file is private. Each run appends a line that starts its part."""
+    which is why the file is private. Each run appends a line that starts its part. A request
+    mcp-tui sends for its own use (DebugLog.for_itself) says "bookkeeping": a replay sends
+    and compares only the others."""
 
     def __init__(self, handle, credentials):
         self.handle, self.credentials = handle, credentials
@@ -8177,15 +8215,18 @@ class MessageRecorder:
         if entry.get("type") == "event" and entry.get("era"):
             self.labelled_era = entry["era"]
 
-    def message(self, direction, message, transport):
+    def message(self, direction, message, transport, bookkeeping=False):
         if direction == "out" and message.get("method") in ERA_OPENERS:
             self.labelled_era = ERA_OPENERS[message["method"]]
         try:
             kept = masked_strings(message, self.credentials)
         except RecursionError:
             kept = {"unrecorded": "nested too deeply to record"}
-        self._write({"t": round(time.monotonic() - self.started, 6), "direction": direction, "era": self.labelled_era,
-                     "transport": transport, "message": kept})
+        record = {"t": round(time.monotonic() - self.started, 6), "direction": direction, "era": self.labelled_era,
+                  "transport": transport, "message": kept}
+        if bookkeeping:
+            record["bookkeeping"] = True
+        self._write(record)
 
     def _write(self, record):
         line = json.dumps(record, sort_keys=True)  # ASCII: a `cat` of the file is safe on a terminal
@@ -8204,11 +8245,12 @@ TIMESTAMP = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?$"
 class Recording:
     """A --record file read back: the client's requests in order, each with the answer it got
     (the last round's, when the server asked for input on the way), and the client's answers
-    to the server's requests by method."""
+    to the server's requests by method. Requests marked bookkeeping (mcp-tui's own lookups)
+    are not among them; their tool lists still say which headers a replayed call sends."""
 
     def __init__(self, lines, where):
         self.exchanges, self.answers, self.client_methods = [], {}, set()
-        pending, server_requests, last = {}, {}, None
+        pending, server_requests, last, listings = {}, {}, None, []
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
@@ -8239,18 +8281,25 @@ class Recording:
                     continue
                 last = {"method": method, "params": params, "response": None}
                 pending[message_id] = last
-                if method not in OPENING_METHODS:
+                if method == "tools/list":
+                    listings.append(last)
+                if method not in OPENING_METHODS and not record.get("bookkeeping"):
                     self.exchanges.append(last)
             elif direction == "in" and method is None and message_id in pending:
                 pending.pop(message_id)["response"] = response_outcome(message)
+            elif (direction == "in" and method is None and message_id is None and "error" in message
+                  and record.get("transport") in ("streamable-http", "sse") and len(pending) == 1):
+                # Over HTTP an error with id null answers the request whose response carried it
+                # (RpcChannel.deliver): with one request waiting, that one.
+                pending.popitem()[1]["response"] = response_outcome(message)
             elif direction == "in" and isinstance(method, str) and message_id is not None:
                 server_requests[message_id] = method
             elif direction == "out" and method is None and message_id in server_requests:
                 self.answers.setdefault(server_requests.pop(message_id), []).append(response_outcome(message))
         self.exchanges = [exchange for exchange in self.exchanges if exchange["response"] is not None]
         self.tools = {}  # the tools the recording listed, by name: a replayed call sends their x-mcp-header headers
-        for exchange in self.exchanges:
-            result = exchange["response"].get("result") if exchange["method"] == "tools/list" else None
+        for exchange in listings:
+            result = (exchange["response"] or {}).get("result")
             listed = result.get("tools") if isinstance(result, dict) else None
             for tool in listed if isinstance(listed, list) else ():
                 if isinstance(tool, dict) and isinstance(tool.get("name"), str):
@@ -8347,6 +8396,55 @@ def differences(old, new, path=()):
     return [("".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path), old, new)]
 
 
+# The results a replay compares item by item, matched by key as `diff` matches a snapshot's.
+LISTED_KINDS = {method: kind for kind, (_, method) in SURFACE_LISTS.items()}
+ITEM_KEYS = {kind: key for kind, key, _ in SURFACE_KINDS}
+# Words at the top of a result (prompts/get's description): a change is cosmetic, as in `diff`.
+RESULT_WORDS = ("title", "description")
+
+
+def keyed_items(outcome, kind):
+    """A listing's items when each has its own key (a name, a URI), else None."""
+    result = outcome.get("result") if isinstance(outcome, dict) else None
+    items = result.get(kind) if isinstance(result, dict) else None
+    if not isinstance(items, list) or not all(isinstance(i, dict) and isinstance(i.get(ITEM_KEYS[kind]), str)
+                                              for i in items):
+        return None
+    return items if len({item[ITEM_KEYS[kind]] for item in items}) == len(items) else None
+
+
+def answer_changes(method, recorded, replayed):
+    """The changes between a recorded answer and the replayed one (both ``comparable``),
+    classified as `diff` classifies them. A listing's items (tools/list and the other
+    SURFACE_LISTS) are matched by key and compared by SurfaceDiff: one removed tool is one
+    breaking change. Elsewhere each differing field is one change: a value that changed or
+    went is breaking, a new one additive (but not a new error, or isError), a changed title or
+    description of the result cosmetic."""
+    changes = []
+    kind = LISTED_KINDS.get(method)
+    old_items, new_items = (keyed_items(recorded, kind), keyed_items(replayed, kind)) if kind else (None, None)
+    if old_items is not None and new_items is not None:
+        changes = [dict(change, path="/result" + change["path"])
+                   for change in SurfaceDiff({kind: old_items}, {kind: new_items}).changes]
+        recorded, replayed = [dict(outcome, result={key: value for key, value in outcome["result"].items()
+                                                    if key != kind}) for outcome in (recorded, replayed)]
+    for where, old, new in differences(recorded, replayed):
+        if old is ABSENT and (where == "/error" or (where == "/result/isError" and new is True)):
+            kind_of_change, text = "breaking", "the answer is now an error"
+        elif old is ABSENT:
+            kind_of_change, text = "additive", "new in the answer"
+        elif new is ABSENT:
+            kind_of_change, text = "breaking", "no longer in the answer"
+        elif where in ["/result/" + word for word in RESULT_WORDS]:
+            kind_of_change, text = "cosmetic", "changed"
+        else:
+            kind_of_change, text = "breaking", "changed"
+        change = {"class": kind_of_change, "item": where or "/", "path": where, "change": text}
+        change.update(((side, value) for side, value in (("old", old), ("new", new)) if value is not ABSENT))
+        changes.append(change)
+    return changes
+
+
 REPLAY_POLL_SECONDS = 0.1
 
 
@@ -8364,7 +8462,8 @@ def ignore_pattern(text):
 
 def replay(session, recording, ignored, on_compared):
     """Send the recording's requests to ``session`` in order, and call ``on_compared(index,
-    exchange, differences)`` for each once its answer has come. Returns the count that differ."""
+    exchange, changes)`` for each once its answer has come (answer_changes). Returns the
+    count that differ."""
     task_ids, different = {}, 0
     for index, exchange in enumerate(recording.exchanges, 1):
         params = with_task_ids(exchange["params"], task_ids)
@@ -8381,7 +8480,7 @@ def replay(session, recording, ignored, on_compared):
                 outcome = {"result": result}
             except RpcError as exc:
                 outcome = {"error": exc.error}
-            found = differences(recorded, comparable(outcome, ignored))
+            found = answer_changes(exchange["method"], recorded, comparable(outcome, ignored))
             # A task polled sooner than in the recording: poll again (as the recorded client
             # did) while it is still working, until its answer matches or time is up.
             if not (found and exchange["method"] == "tasks/get" and task_working(outcome)
@@ -8405,6 +8504,9 @@ class DebugLog:
         self.added = 0  # entries ever added, the ring's dropped ones included
         self.sinks = []
         self.recorders = []  # MessageRecorders: each message whole, before it is masked and cut for the ring
+        # Held while mcp-tui asks the server something for its own use (the tool list it looks a
+        # tool up in before calling it): a recording marks those requests as bookkeeping.
+        self.for_itself = ThreadFlag()
         self.credentials = credentials if credentials is not None else SecretRegistry()  # the run's
         # Task IDs and session ids of this log, however short, then the run's credentials.
         self.secrets = SecretRegistry(parent=self.credentials, min_length=1)
@@ -8429,9 +8531,10 @@ class DebugLog:
         recorder.handle.close()
 
     def message(self, direction, message, transport):
+        bookkeeping = direction == "out" and "method" in message and self.for_itself.depth() > 0
         for recorder in self.recorders:
             try:
-                recorder.message(direction, message, transport)
+                recorder.message(direction, message, transport, bookkeeping)
             except Exception:  # as with a sink: a full disk must never break the session
                 pass
         task_ids = find_task_ids(message, set())
@@ -11104,40 +11207,51 @@ def change_value_text(value):
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def surface_diff_text(changes, counts):
-    """`diff`'s text: the changes grouped by item, each with its class, the old value on a
-    ``-`` line and the new one on a ``+`` line; then the counts."""
-    if not changes:
-        return "no changes"
+def change_lines(changes, indent=""):
+    """Changes as `diff` shows them: grouped by item, each with its class, the old value on
+    a ``-`` line and the new one on a ``+`` line."""
     lines, item = [], None
     for change in changes:
         if change["item"] != item:
             item = change["item"]
-            lines.append(item)
-        inside = change["path"].count("/") > 2  # a field of the item (/tools/x/...), not the item itself
-        lines.append("  %-9s %s%s" % (change["class"], change["change"], " at %s" % change["path"] if inside
-                                       else ""))  # the field's JSON pointer, as --format json gives it
+            lines.append(indent + item)
+        # a field inside the item (/tools/x/...), not the item itself ("tool x", or a replay's path)
+        key = str(change["item"]).split(" ", 1)[-1]
+        inside = change["path"].count("/") > 2 and not (change["path"] == key or change["path"].endswith(pointer(key)))
+        lines.append(indent + "  %-9s %s%s" % (change["class"], change["change"], " at %s" % change["path"]
+                                                if inside else ""))  # the field's JSON pointer, as JSON gives it
         if "old" in change:
-            lines.append("    - %s" % change_value_text(change["old"]))
+            lines.append(indent + "    - %s" % change_value_text(change["old"]))
         if "new" in change:
-            lines.append("    + %s" % change_value_text(change["new"]))
-    lines += ["", "%d change%s: %s" % (len(changes), "" if len(changes) == 1 else "s",
-                                       ", ".join("%d %s" % (counts[kind], kind) for kind in CHANGE_CLASSES))]
-    return "\n".join(lines)
+            lines.append(indent + "    + %s" % change_value_text(change["new"]))
+    return lines
 
 
-def replay_text(index, exchange, found):
-    """One replayed request whose answer differs: each place, recorded (-) and replayed (+)."""
+def change_counts_text(counts):
+    """"3 changes: 1 breaking, 2 additive, 0 cosmetic"."""
+    total = sum(counts.values())
+    return "%d change%s: %s" % (total, "" if total == 1 else "s",
+                                ", ".join("%d %s" % (counts[kind], kind) for kind in CHANGE_CLASSES))
+
+
+def surface_diff_text(changes, counts):
+    """`diff`'s text: change_lines, then the counts."""
+    if not changes:
+        return "no changes"
+    return "\n".join(change_lines(changes) + ["", change_counts_text(counts)])
+
+
+def replay_text(index, exchange, changes):
+    """One replayed request whose answer differs: its changes as `diff` shows them."""
     params = exchange["params"]
     name = params.get("name", params.get("uri"))
     lines = ["request %d: %s%s: different" % (index, exchange["method"], " %s" % name if isinstance(name, str) else "")]
-    for path, old, new in found:
-        lines += ["  %s" % (path or "/"), "    - %s" % change_value_text(old), "    + %s" % change_value_text(new)]
-    return "\n".join(lines)
+    return "\n".join(lines + change_lines(changes, "  "))
 
 
-def replay_summary(count, different):
-    return "%d request%s: %d same, %d different" % (count, "" if count == 1 else "s", count - different, different)
+def replay_summary(count, different, counts):
+    text = "%d request%s: %d same, %d different" % (count, "" if count == 1 else "s", count - different, different)
+    return text + ("; " + change_counts_text(counts) if different else "")
 
 
 def masked_token_view(token, now=None):
@@ -12116,8 +12230,9 @@ CLI_OPTIONS = (
         (("--ignore",), dict(action="append", default=[], metavar="PATH",
                              help="replay: leave this field out of the comparison, a JSON pointer into the answer "
                                   "(/result/content/0/text; * for any key; repeatable)")),
-        (("--fail-on",), dict(choices=("breaking", "additive"), default="breaking",
-                              help="diff: exit 1 on breaking changes (default), or on additive ones too")),
+        (("--fail-on",), dict(choices=tuple(FAIL_ON), default="breaking",
+                              help="diff and replay: exit 1 on breaking changes (default), on additive ones too, "
+                                   "or on any change")),
     )),
     ("skills and apps", (
         (("--require-digests",), dict(action="store_true",
@@ -12820,7 +12935,8 @@ class Cli:
         CheckCommands(self).load_options()  # a bad --load bound is a usage error before anything is sent
         self.out.progress("🛠️  Preparing to call tool '%s'..." % name)
         session = self.connect()
-        tool = find_tool(session, name)
+        with session.for_itself():
+            tool = find_tool(session, name)
         if words or self.opts.args_json is not None:
             self.out.progress("📝 Parsing arguments...")
         schema = tool.get("inputSchema") or {}
@@ -13627,12 +13743,11 @@ class SurfaceCommands(CliCommands):
             raise UsageError("usage: mcp-tui CONNECTION diff SNAPSHOT | mcp-tui diff OLD.json NEW.json")
         diff = SurfaceDiff(old, new)
         counts = diff.counts()
-        failing = ("breaking", "additive") if self.opts.fail_on == "additive" else ("breaking",)
         if self.out.json:
             self.out.document({"changes": diff.changes, "summary": counts})
         else:
             self.out.text(surface_diff_text(diff.changes, counts))
-        return EXIT_FAILURE if any(counts[kind] for kind in failing) else EXIT_OK
+        return EXIT_FAILURE if any(counts[kind] for kind in failing_classes(self.opts.fail_on)) else EXIT_OK
 
     def replay(self, args):
         path, = self.cli.expect(args, 1, "CONNECTION replay FILE [--ignore PATH ...]")
@@ -13648,22 +13763,25 @@ class SurfaceCommands(CliCommands):
             raise UsageError("%s holds no request with its answer to replay" % path,
                              hint="record one with: mcp-tui CONNECTION --record FILE COMMAND")
         session = self.cli.connect(responder=RecordedResponder(recording.answers, self.out.notice))
-        compared = []
+        compared, counts = [], dict.fromkeys(CHANGE_CLASSES, 0)
 
-        def report(index, exchange, found):
-            compared.append({"request": index, "method": exchange["method"], "same": not found,
-                             "differences": [{"path": where, "recorded": old, "replayed": new}
-                                             for where, old, new in found]})
-            if found and not self.out.json:
-                self.out.text(replay_text(index, exchange, found))
+        def report(index, exchange, changes):
+            for change in changes:
+                counts[change["class"]] += 1
+            compared.append({"request": index, "method": exchange["method"], "same": not changes, "differences": [
+                dict({"class": change["class"], "path": change["path"], "change": change["change"]},
+                     **{side: change[key] for side, key in (("recorded", "old"), ("replayed", "new")) if key in change})
+                for change in changes]})
+            if changes and not self.out.json:
+                self.out.text(replay_text(index, exchange, changes))
 
         different = replay(session, recording, ignored, report)
         if self.out.json:
-            self.out.document({"requests": compared, "summary": {
-                "requests": len(compared), "same": len(compared) - different, "different": different}})
+            self.out.document({"requests": compared, "summary": dict(
+                {"requests": len(compared), "same": len(compared) - different, "different": different}, **counts)})
         else:
-            self.out.text(replay_summary(len(compared), different))
-        return EXIT_FAILURE if different else EXIT_OK
+            self.out.text(replay_summary(len(compared), different, counts))
+        return EXIT_FAILURE if any(counts[kind] for kind in failing_classes(self.opts.fail_on)) else EXIT_OK
 
 
 def auth_command(args, opts, spec, output, log):
@@ -14212,9 +14330,10 @@ COMMANDS = (
     Command("diff", "breaking, additive and cosmetic changes (exit 1 on breaking)",
             "diff SNAPSHOT | diff OLD.json NEW.json", family_verb(SurfaceCommands, SurfaceCommands.diff),
             flags=("--fail-on",)),
-    Command("replay", "send a --record FILE's requests again and compare", "replay FILE [--ignore PATH ...]",
-            family_verb(SurfaceCommands, SurfaceCommands.replay), flags=("--ignore",),
-            details="Exit 1 when an answer differs."),
+    Command("replay", "send a --record FILE's requests again and classify what differs",
+            "replay FILE [--ignore PATH ...] [--fail-on additive|any]",
+            family_verb(SurfaceCommands, SurfaceCommands.replay), flags=("--ignore", "--fail-on"),
+            details="Exit 1 on a breaking difference (--fail-on additive or any: on those too)."),
     Command("check", "check the server against the spec's rules",
             "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]",
             family_verb(CheckCommands, CheckCommands.check), flags=("--call", "--call-readonly", "--junit", "--strict"),

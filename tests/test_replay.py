@@ -2,13 +2,16 @@
 run's credentials masked, and a recording sent again to a server, its answers compared."""
 import json
 import os
+import re
 import shlex
 import stat
+import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT, stdio_command
+import cached_script
+from conftest import MCP_TUI, ROOT, TESTSERVER, stdio_command
 
 SURFACE_SERVER = ROOT / "tests" / "surfaceserver.py"
 
@@ -95,15 +98,19 @@ def surface_server(tmp_path, name, answer):
 
 
 def test_a_recorded_tool_call_replays_clean_against_the_same_server(cli, tmp_path):
+    """The tools/list mcp-tui sends to look the tool up is its own bookkeeping: recorded (and
+    marked so), but a replay sends and compares only the call."""
     recording = tmp_path / "call.jsonl"
     result = cli(stdio_command(), "--record", recording, "tool", "call", "echo", "message=hello")
     assert result.code == 0, result
+    sent = [(line["message"]["method"], line.get("bookkeeping", False)) for line in recorded(recording)
+            if line.get("direction") == "out" and "method" in line["message"] and "id" in line["message"]]
+    assert ("tools/list", True) in sent and ("tools/call", False) in sent, sent
     replayed = cli(stdio_command(), "replay", recording)
-    assert (replayed.code, replayed.out) == (0, "2 requests: 2 same, 0 different\n"), replayed
+    assert (replayed.code, replayed.out) == (0, "1 request: 1 same, 0 different\n"), replayed
     as_json = cli(stdio_command(), "replay", recording, "--format", "json")
     assert as_json.code == 0, as_json
-    assert [(r["method"], r["same"]) for r in as_json.json()["requests"]] == [("tools/list", True),
-                                                                              ("tools/call", True)]
+    assert [(r["method"], r["same"]) for r in as_json.json()["requests"]] == [("tools/call", True)]
 
 
 def test_a_tool_that_now_answers_differently_is_reported(cli, tmp_path):
@@ -114,18 +121,21 @@ def test_a_tool_that_now_answers_differently_is_reported(cli, tmp_path):
     new = surface_server(tmp_path, "new", "HELLO")
     replayed = cli(new, "replay", recording)
     assert replayed.code == 1, replayed
-    assert replayed.out == ("request 2: tools/call echo: different\n"
+    assert replayed.out == ("request 1: tools/call echo: different\n"
                             "  /result/content/0/text\n"
-                            "    - hello\n"
-                            "    + HELLO\n"
-                            "2 requests: 1 same, 1 different\n"), replayed
+                            "    breaking  changed\n"
+                            "      - hello\n"
+                            "      + HELLO\n"
+                            "1 request: 0 same, 1 different; 1 change: 1 breaking, 0 additive, 0 cosmetic\n"), replayed
     as_json = cli(new, "replay", recording, "--format", "json")
     assert as_json.code == 1, as_json
-    assert as_json.json()["requests"][1]["differences"] == [
-        {"path": "/result/content/0/text", "recorded": "hello", "replayed": "HELLO"}]
-    assert as_json.json()["summary"] == {"requests": 2, "same": 1, "different": 1}
+    assert as_json.json()["requests"][0]["differences"] == [
+        {"class": "breaking", "path": "/result/content/0/text", "change": "changed", "recorded": "hello",
+         "replayed": "HELLO"}]
+    assert as_json.json()["summary"] == {"requests": 1, "same": 0, "different": 1, "breaking": 1, "additive": 0,
+                                         "cosmetic": 0}
     ignored = cli(new, "replay", recording, "--ignore", "/result/content/*/text")
-    assert (ignored.code, ignored.out) == (0, "2 requests: 2 same, 0 different\n"), ignored
+    assert (ignored.code, ignored.out) == (0, "1 request: 1 same, 0 different\n"), ignored
 
 
 @pytest.mark.parametrize("era", ["both", "2025-11-25"])
@@ -137,7 +147,7 @@ def test_the_servers_requests_are_answered_as_recorded(cli, tmp_path, era):
     result = cli(server, "--record", recording, "--elicit-stub", '{"name": "Ada"}', "tool", "call", "ask_name")
     assert (result.code, result.out) == (0, "Tool response:\nHello, Ada!\n"), result
     replayed = cli(server, "replay", recording)
-    assert (replayed.code, replayed.out) == (0, "2 requests: 2 same, 0 different\n"), replayed
+    assert (replayed.code, replayed.out) == (0, "1 request: 1 same, 0 different\n"), replayed
 
 
 def test_a_replay_sends_only_what_the_recording_sent(cli, tmp_path, record_file):
@@ -210,7 +220,7 @@ def test_record_and_replay_through_a_kept_session(cli, tmp_path):
     assert result.code == 0, result
     assert any(line.get("message", {}).get("method") == "tools/call" for line in recorded(recording))
     replayed = cli("@kept", "replay", recording)
-    assert (replayed.code, replayed.out) == (0, "2 requests: 2 same, 0 different\n"), replayed
+    assert (replayed.code, replayed.out) == (0, "1 request: 1 same, 0 different\n"), replayed
 
 
 def test_a_replayed_call_sends_the_recorded_tools_parameter_headers(cli, start_server, tmp_path):
@@ -221,6 +231,144 @@ def test_a_replayed_call_sends_the_recorded_tools_parameter_headers(cli, start_s
     result = cli("--url", server.url, "--record", recording, "tool", "call", "weather", "region=north")
     assert result.code == 0, result
     replayed = cli("--url", server.url, "replay", recording)
-    assert (replayed.code, replayed.out) == (0, "2 requests: 2 same, 0 different\n"), replayed
+    assert (replayed.code, replayed.out) == (0, "1 request: 1 same, 0 different\n"), replayed
     calls = [r for r in server.records() if r["message"].get("method") == "tools/call"]
     assert [r["http"]["headers"].get("mcp-param-region") for r in calls] == ["north", "north"], calls
+
+
+def test_a_prompt_get_replays_only_the_get(cli, tmp_path):
+    """prompt get looks the prompt up in prompts/list first: mcp-tui's bookkeeping, not replayed."""
+    recording = tmp_path / "prompt.jsonl"
+    result = cli(stdio_command(), "--record", recording, "prompt", "get", "greeting", "name=Ada")
+    assert result.code == 0, result
+    replayed = cli(stdio_command(), "replay", recording, "--format", "json")
+    assert replayed.code == 0, replayed
+    assert [r["method"] for r in replayed.json()["requests"]] == ["prompts/get"], replayed
+
+
+def replay_json(cli, server, recording, *flags):
+    replayed = cli(server, "replay", recording, "--format", "json", *flags)
+    assert replayed.code in (0, 1), replayed
+    return replayed.code, [change for request in replayed.json()["requests"] for change in request["differences"]]
+
+
+def test_a_tool_removed_from_a_replayed_list_is_one_breaking_change(cli, tmp_path):
+    """The list's items are matched by name, as `diff` matches them: not 11 per-field
+    differences of the tools that moved up a place."""
+    recording = tmp_path / "list.jsonl"
+    assert cli(stdio_command(), "--record", recording, "tool", "list").code == 0
+    server = stdio_command("--surface-change", "removed-tool")
+    assert replay_json(cli, server, recording) == (1, [
+        {"class": "breaking", "path": "/result/tools/add", "change": "tool removed", "recorded": "add"}])
+    replayed = cli(server, "replay", recording)
+    assert replayed.out == ("request 1: tools/list: different\n"
+                            "  tool add\n"
+                            "    breaking  tool removed\n"
+                            "      - add\n"
+                            "1 request: 0 same, 1 different; 1 change: 1 breaking, 0 additive, 0 cosmetic\n"), replayed
+
+
+def test_a_reworded_or_added_list_item_passes_unless_fail_on_says_otherwise(cli, tmp_path):
+    recording = tmp_path / "list.jsonl"
+    assert cli(stdio_command(), "--record", recording, "tool", "list").code == 0
+    reworded = stdio_command("--surface-change", "description")
+    assert replay_json(cli, reworded, recording) == (0, [
+        {"class": "cosmetic", "path": "/result/tools/echo/description", "change": "description changed",
+         "recorded": "Returns the message it is given.", "replayed": "Echoes the message back, unchanged."}])
+    assert replay_json(cli, reworded, recording, "--fail-on", "additive")[0] == 0
+    assert replay_json(cli, reworded, recording, "--fail-on", "any")[0] == 1
+    added = stdio_command("--surface-change", "optional-argument")
+    code, changes = replay_json(cli, added, recording)
+    assert (code, [(c["class"], c["path"], c["change"]) for c in changes]) == (0, [
+        ("additive", "/result/tools/echo/inputSchema/properties/repeat", "new optional argument repeat")])
+    assert replay_json(cli, added, recording, "--fail-on", "additive")[0] == 1
+    required = stdio_command("--surface-change", "required-argument")
+    code, changes = replay_json(cli, required, recording)
+    assert (code, [(c["class"], c["change"]) for c in changes]) == (1, [("breaking", "new required argument channel")])
+
+
+def test_a_call_that_now_fails_is_breaking(cli, tmp_path):
+    """An answer that is now an error (or a tool error) is breaking, though its fields are new."""
+    recording = tmp_path / "calls.jsonl"
+    for words in (("echo", "message=hello"), ("add", "a=2", "b=3")):
+        assert cli(stdio_command(), "--record", recording, "tool", "call", *words).code == 0
+    code, changes = replay_json(cli, stdio_command("--surface-change", "removed-tool"), recording)
+    assert (code, [(c["class"], c["path"]) for c in changes]) == (1, [("breaking", "/error"), ("breaking", "/result")])
+    code, changes = replay_json(cli, stdio_command("--surface-change", "required-argument"), recording)
+    assert (code, [(c["class"], c["path"]) for c in changes]) == (
+        1, [("breaking", "/result/content/0/text"), ("breaking", "/result/isError")]), changes
+
+
+def test_an_http_error_with_id_null_is_recorded_as_sent(cli, start_server, tmp_path):
+    """A 2025-11-25-only server refuses the 2026-07-28 probe with a 400 whose error has id
+    null; mcp-tui places it under its request, but records what the server sent."""
+    server = start_server("--era", "2025-11-25")
+    recording = tmp_path / "probe.jsonl"
+    assert cli("--url", server.url, "--record", recording, "tool", "list").code == 0
+    errors = [line["message"] for line in recorded(recording)
+              if line.get("direction") == "in" and "error" in line["message"]]
+    assert errors and all(error["id"] is None for error in errors), errors
+
+
+def test_a_recorded_http_error_with_id_null_answers_the_request_waiting(cli, tmp_path):
+    """Over HTTP an error with id null answers the request whose response carried it: a
+    recording read back pairs it with the one request waiting."""
+    recording = tmp_path / "null.jsonl"
+    lines = [{"recording": 1},
+             {"direction": "out", "transport": "streamable-http", "message": {
+                 "jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "nope", "arguments": {}}}},
+             {"direction": "in", "transport": "streamable-http", "message": {
+                 "jsonrpc": "2.0", "id": None, "error": {"code": -32602, "message": "Unknown tool: nope"}}}]
+    recording.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    replayed = cli(stdio_command(), "replay", recording)
+    assert (replayed.code, replayed.out) == (0, "1 request: 1 same, 0 different\n"), replayed
+
+
+def readme_ci_workflow():
+    """The README's CI example: the shell commands that make what the job compares against,
+    and the job's `run:` steps, as written."""
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Catching breaking changes\n")[1]
+    section = section.split("\n## ")[0]
+    shell = re.search(r"\nA CI job .*?```sh\n(.*?)```", section, re.S).group(1)
+    job = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
+    return [line for line in shell.splitlines() if line.strip()], re.findall(r"^ *- run: (.+)$", job, re.M)
+
+
+def test_the_readmes_ci_workflow_passes_a_harmless_change_and_fails_a_breaking_one(tmp_path, state_dir):
+    """The README's commands, run as written in a repository whose server.py is the test
+    server: the snapshot and the recording made, then the job's steps after each change."""
+    setup, steps = readme_ci_workflow()
+    assert len(setup) == 3 and len(steps) == 2, (setup, steps)
+    tools = tmp_path / "bin"  # what the user has: python3 and mcp-tui on PATH
+    tools.mkdir()
+    (tools / "python3").symlink_to(sys.executable)
+    (tools / "mcp-tui").write_text('#!/bin/sh\nexec python3 %s "$@"\n' % shlex.quote(str(MCP_TUI)))
+    (tools / "mcp-tui").chmod(0o755)
+    (tmp_path / "tools").mkdir()  # the job's copy of the one file
+    (tmp_path / "tools" / "mcp_tui.py").symlink_to(MCP_TUI)
+    (tmp_path / "tests").mkdir()
+    env = dict(os.environ, PATH=str(tools) + os.pathsep + os.environ["PATH"], MCP_TUI_STATE_DIR=str(state_dir))
+    env.pop("MCP_TUI_BEARER", None)
+
+    def serve(*flags):
+        # --cache-ttl-ms 0: a server that lets nothing be kept across commands, as most do (a
+        # tool list kept by `snapshot` would spare the recorded call its lookup)
+        argv = cached_script.command(TESTSERVER) + ["--cache-ttl-ms", "0"] + list(flags)
+        (tmp_path / "server.py").write_text("import os\nos.execv(%r, %r)\n" % (argv[0], argv))
+
+    def run(line):
+        return subprocess.run(line, shell=True, cwd=str(tmp_path), env=env, capture_output=True, text=True,
+                              timeout=60)
+
+    serve()
+    for line in setup:
+        made = run(line)
+        assert made.returncode == 0, (line, made)
+    codes, outputs = {}, {}
+    for change in ("description", "optional-argument", "required-argument", "removed-tool"):
+        serve("--surface-change", change)
+        outputs[change] = [run(step) for step in steps]
+        codes[change] = [done.returncode for done in outputs[change]]
+    assert codes == {"description": [0, 0], "optional-argument": [0, 0], "required-argument": [1, 1],
+                     "removed-tool": [1, 1]}, outputs
+    assert outputs["description"][1].stdout == "2 requests: 2 same, 0 different\n", outputs

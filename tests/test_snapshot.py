@@ -187,6 +187,17 @@ def test_widening_is_additive_and_words_are_cosmetic(cli, tmp_path):
     }, result.out
 
 
+def test_fail_on_any_fails_on_words_too(cli, tmp_path):
+    old = snapshot_of(cli, tmp_path, BASE, "old")
+
+    def mutate(surface):
+        tool(surface, "search")["description"] = "Finds items by words"
+
+    new = snapshot_of(cli, tmp_path, changed(mutate), "new")
+    codes = [cli("diff", old, new, *flags).code for flags in ((), ("--fail-on", "additive"), ("--fail-on", "any"))]
+    assert codes == [0, 0, 1], codes
+
+
 def test_a_file_that_is_not_a_snapshot_is_a_usage_error(cli, tmp_path):
     other = tmp_path / "other.json"
     other.write_text('{"tools": []}')

@@ -508,6 +508,37 @@ STREAM_ASK_PARAMS = {
                                "maxTokens": 10},
 }
 
+# --surface-change: one change to the tool list, as a pull request might make it (what
+# `diff` and `replay` call it in brackets).
+SURFACE_CHANGES = {
+    "description": "echo's description is reworded (cosmetic)",
+    "optional-argument": "echo takes an optional argument, repeat (additive)",
+    "required-argument": "echo needs a second argument, channel (breaking)",
+    "removed-tool": "add is gone (breaking)",
+}
+
+
+def changed_surface(tools, change):
+    """``tools`` with the --surface-change ``change`` made (none when None)."""
+    if change == "removed-tool":
+        return [tool for tool in tools if tool["name"] != "add"]
+    changed = []
+    for tool in tools:
+        if tool["name"] == "echo" and change is not None:
+            tool = copy.deepcopy(tool)
+            schema = tool["inputSchema"]
+            if change == "description":
+                tool["description"] = "Echoes the message back, unchanged."
+            elif change == "optional-argument":
+                schema["properties"]["repeat"] = {"type": "integer", "minimum": 1, "maximum": 1,
+                                                  "description": "How many times (only 1 for now)"}
+            elif change == "required-argument":
+                schema["properties"]["channel"] = {"type": "string", "description": "Where to echo"}
+                schema["required"].append("channel")
+        changed.append(tool)
+    return changed
+
+
 EXTRA_TOOL = _tool("extra", "Extra tool", "Exists only while toggle_extra_tool has added it.",
                    annotations=READ_ONLY)
 # With --auth only, listed after the others (before extra): a tool that needs scope admin, for step-up.
@@ -1412,11 +1443,12 @@ class Server(object):
 
     def tools(self):
         with self.lock:
-            return (list(TOOLS) + (list(AUTH_TOOLS) if getattr(self.options, "auth", False) else [])
-                    + ([BIG_TEXT_TOOL] if getattr(self.options, "big_text", 0) else [])
-                    + list(FIDELITY_TOOLS if getattr(self.options, "fidelity", False) else ())
-                    + list(SCHEMA_TOOLS if getattr(self.options, "schema_tools", False) else ())
-                    + ([EXTRA_TOOL] if self.extra_tool else []))
+            return changed_surface(
+                list(TOOLS) + (list(AUTH_TOOLS) if getattr(self.options, "auth", False) else [])
+                + ([BIG_TEXT_TOOL] if getattr(self.options, "big_text", 0) else [])
+                + list(FIDELITY_TOOLS if getattr(self.options, "fidelity", False) else ())
+                + list(SCHEMA_TOOLS if getattr(self.options, "schema_tools", False) else ())
+                + ([EXTRA_TOOL] if self.extra_tool else []), getattr(self.options, "surface_change", None))
 
     def find_tool(self, name):
         for tool in self.tools():
@@ -4101,6 +4133,9 @@ def parse_args(argv):
     parser.add_argument("--get-delay-ms", type=_count(0), default=0, metavar="N",
                         help="with --http: answer a new 2025-11-25 GET stream after N ms (what the session sends "
                              "meanwhile is lost, as with the SDK servers)")
+    parser.add_argument("--surface-change", choices=tuple(SURFACE_CHANGES),
+                        help="one change to the tool list, for the tests of diff and replay: "
+                             + "; ".join("%s: %s" % item for item in SURFACE_CHANGES.items()))
     options = parser.parse_args(argv)
     if options.legacy_sse and not options.http:
         parser.error("--legacy-sse needs --http")
