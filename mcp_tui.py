@@ -214,6 +214,8 @@ class HttpStatusError(ConnectionFailed):
         challenge = self.headers.get("www-authenticate")
         if status == 404 and not snippet and not session:
             hint = "check the URL's path; MCP servers often serve /mcp"
+        elif status == 404 and session:  # 2025-11-25: 404 to a request naming a session is the session's end
+            hint = "the server no longer knows the session id it issued"
         elif status == 401:  # with no credentials given, mcp-tui would have authorized (section 5) instead
             hint = ("the server refused the credentials given with --bearer or --header 'Authorization: ...'; "
                     "without them, mcp-tui authorizes by itself where the server offers OAuth")
@@ -1736,6 +1738,8 @@ def response_headers(response):
 
 
 GET_STREAM_WAIT = 2.0  # seconds a command waits for a 2025-11-25 server to answer its GET stream
+RESUME_DELAY = 1.0  # seconds before resuming a cut stream when the server named no retry (as the SDK client)
+STREAM_RESUMES = 5  # resumes of a request's stream in a row that may bring nothing before it is given up
 EVENT_IDS_KEPT = 1024  # SSE event ids remembered per transport, to drop events a server replays twice
 
 
@@ -1816,18 +1820,20 @@ class StreamableHttpTransport(Transport):
             shut_down(conn)
             self.http.discard(conn)
 
+    def _in_flight(self, request_id, conn):
+        """``conn`` carries the request's answer, from before the request is written: a
+        timeout or a cancel can close it."""
+        with self._lock:
+            self._open[request_id] = conn
+
     def _exchange(self, request_id, body, headers, adopt_session, method, retried=False):
         started = time.monotonic()
-
-        def in_flight(conn):  # from before the request is written: a timeout or cancel can close it
-            with self._lock:
-                self._open[request_id] = conn
-
         if not self._channel.waiting_for(request_id):
             return  # timed out or cancelled already (while a Retry-After was waited out)
         try:
             conn, response = self.http.open("POST", body=body, headers=headers, carries=method,
-                                            resendable=method not in NEVER_RESENT, on_connection=in_flight)
+                                            resendable=method not in NEVER_RESENT,
+                                            on_connection=lambda conn: self._in_flight(request_id, conn))
         except McpTuiError as exc:
             self._channel.fail(request_id, exc)
             return
@@ -1869,7 +1875,7 @@ class StreamableHttpTransport(Transport):
         content_type = headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type == "text/event-stream" and response.status < 300:
             try:
-                self._read_stream(request_id, response)
+                self._read_stream(request_id, conn, response)
             except Exception:
                 if self.http.watchdog.disarm(conn):
                     return  # the command's deadline shut the stream: its waiter's cap (never later) says so
@@ -1922,46 +1928,92 @@ class StreamableHttpTransport(Transport):
                 self._delivered_ids.popitem(last=False)
         return False
 
-    def _read_stream(self, request_id, response, decoder=None):
-        """Read an SSE stream; in the legacy era, resume it after a server-side close."""
-        decoder = decoder or SseDecoder(self.http.max_message)
-        answered = False
-        for event in iter_sse(response, decoder):
-            if self.log:
-                self.log.sse_event(event)
-            if not event.data or event.data.isspace() or self._replayed(event):
-                continue  # the priming event, a keep-alive, or one the server sent before
-            messages, event = decode_messages(event.data), None  # the event's text is not kept
-            for message in messages:
-                if same_id(message.get("id"), request_id) and ("result" in message or "error" in message):
-                    answered = True
-                self._channel.deliver(message)
-            if answered:
-                break  # a resumed stream may stay open after the answer; nothing more is ours
-        if answered or request_id is None or self._closing:
-            return
-        if self.legacy_stream and decoder.last_event_id is not None:
-            self._resume(request_id, decoder)
-            return
-        raise StreamCut("the server closed the response stream before answering")
+    def _read_stream(self, request_id, conn, response):
+        """Read an SSE stream; in the legacy era, resume it after the server ended it or the
+        connection broke before the answer (SEP-1699: GET with Last-Event-ID after ``retry``),
+        as long as its events had ids, and up to STREAM_RESUMES times in a row that bring nothing.
+        The caller releases ``conn``; the resumed streams' connections are released here."""
+        decoder = SseDecoder(self.http.max_message)
+        fruitless = 0  # resumed streams in a row that brought no message
+        current = conn
+        try:
+            while True:
+                delivered, answered, broken = self._read_events(request_id, response, decoder)
+                if answered or request_id is None or self._closing:
+                    return
+                if delivered:
+                    fruitless = 0
+                if not (self.legacy_stream and decoder.last_event_id is not None and self._still_ours(request_id)):
+                    if broken is not None:
+                        raise broken
+                    raise StreamCut("the server closed the response stream before answering")
+                if fruitless == STREAM_RESUMES:
+                    raise StreamCut("the server cut the response stream again each of the %d times it was resumed, "
+                                    "sending nothing; mcp-tui stopped resuming it" % fruitless,
+                                    hint="the request was sent once; mcp-tui does not send it twice")
+                resumed = self._resume(request_id, decoder)
+                if resumed is None:
+                    return  # the request ended meanwhile (timed out, cancelled, or the session closed)
+                fruitless += 1
+                if current is not conn:
+                    self.http.discard(current)
+                current, response = resumed
+        finally:
+            if current is not conn:
+                self.http.discard(current)
+
+    def _read_events(self, request_id, response, decoder):
+        """Deliver one connection's SSE events: (whether a message came, whether the answer
+        came, the error that broke the connection or None when the stream ended)."""
+        delivered = answered = False
+        try:
+            for event in iter_sse(response, decoder):
+                if self.log:
+                    self.log.sse_event(event)
+                if not event.data or event.data.isspace() or self._replayed(event):
+                    continue  # the priming event, a keep-alive, or one the server sent before
+                messages, event = decode_messages(event.data), None  # the event's text is not kept
+                for message in messages:
+                    delivered = True
+                    if same_id(message.get("id"), request_id) and ("result" in message or "error" in message):
+                        answered = True
+                    self._channel.deliver(message)
+                if answered:
+                    break  # a resumed stream may stay open after the answer; nothing more is ours
+        except (OSError,) + http_errors() as exc:  # cut mid-stream: a chunked stream without its end
+            if isinstance(exc, sys.modules["socket"].timeout):
+                raise  # silence past --timeout is no cut
+            return delivered, answered, ConnectionFailed("the connection broke: %s" % describe_os_error(exc))
+        return delivered, answered, None
+
+    def _still_ours(self, request_id):
+        """Whether a request's stream is still wanted: not aborted (timed out, cancelled) and
+        still awaited."""
+        with self._lock:
+            if request_id not in self._open:
+                return False
+        return self._channel.waiting_for(request_id)
 
     def _resume(self, request_id, decoder):
-        time.sleep((decoder.retry_ms if decoder.retry_ms is not None else 1000) / 1000.0)
+        """Wait the server's retry (else RESUME_DELAY), then GET the stream from its last
+        event id: (connection, response), or None when the request ended meanwhile."""
+        until = time.monotonic() + (decoder.retry_ms / 1000.0 if decoder.retry_ms is not None else RESUME_DELAY)
+        while time.monotonic() < until:  # the command may end meanwhile: it does not wait the delay out
+            time.sleep(min(0.05, max(0.0, until - time.monotonic())))
+            if self._closing or not self._still_ours(request_id):
+                return None
         if self.log:
             self.log.event("transport", "resuming SSE stream", last_event_id=decoder.last_event_id)
         headers = self._headers({"Last-Event-ID": decoder.last_event_id}, accept="text/event-stream")
+
         conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True,
-                                        carries="(resuming the stream)")
-        with self._lock:
-            self._open[request_id] = conn
+                                        carries="(resuming the stream)",
+                                        on_connection=lambda conn: self._in_flight(request_id, conn))
         if response.status != 200:
             payload = self.http.read("GET", conn, response)
             raise HttpStatusError(response.status, response.reason, payload, response_headers(response),
                                   self.session_id)
-        try:
-            self._read_stream(request_id, response, decoder)
-        finally:
-            self.http.discard(conn)
+        return conn, response
 
     def open_get_stream(self):
         """The legacy GET stream for server requests and notifications, once per session
@@ -3245,7 +3297,13 @@ class LegacyEra(Era):
                                                                      result.get("serverInfo"))
         session.instructions = result.get("instructions")
         session.transport.legacy_session(negotiated)
-        session.channel.notify("notifications/initialized", None, self.handshake_headers())
+        try:
+            session.channel.notify("notifications/initialized", None, self.handshake_headers())
+        except HttpStatusError as exc:  # initialize was answered: the session is refused, not the transport
+            if exc.status == 400 and not session.http_session_id() and not exc.hint:
+                exc.hint = ("the server issued no session id (Mcp-Session-Id) with its initialize answer, "
+                            "yet refuses a request without one")
+            raise
         self.open_server_stream()  # roots, elicitation, sampling and pings may come on it at any time
 
     def opened(self):
@@ -3611,6 +3669,8 @@ class SessionOpener:
         except HttpStatusError as exc:
             if session.spec.kind != "http" or exc.status not in (400, 404, 405):
                 raise
+            if session.protocol_version is not None:
+                raise  # initialize itself was answered: a session error after it is no sign of HTTP+SSE
             if not session.spec.sse_fallback:
                 exc.hint = "--transport http does not fall back; the server may speak HTTP+SSE: try --transport sse"
                 raise

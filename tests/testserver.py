@@ -50,6 +50,22 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
                            answer, as a server that crashes mid-call does (a client that sends it again shows)
       --claim-legacy       with --era 2026-07-28: server/discover lists the 2025-11-25-era versions too,
                            which the server does not speak (initialize is refused): a false claim
+      --chunked-streams    with --http: SSE responses go out as Express and uvicorn send them: chunked
+                           (Transfer-Encoding: chunked, one chunk per event) on a kept-alive connection,
+                           ended by the terminating chunk (by default a stream is Connection: close)
+      --retry-ms N         with --http: 2025-11-25 streams send retry: N with their priming event
+      --cut-streams N      with --http: each 2025-11-25 POST response stream is cut once, after its priming
+                           event and N more events: the connection is closed with no response and (chunked)
+                           no terminating chunk, as when a proxy or a crash drops it; GET with Last-Event-ID
+                           replays the rest
+      --cut-method METHOD  with --cut-streams: cut only the streams of this method
+      --lose-sessions      with --http: a 2025-11-25 session is forgotten once its initialize is answered,
+                           so the next request naming it gets 404 Session not found (a server behind a load
+                           balancer that does not pin sessions)
+      --record-http        with --record and --http: also record each GET and DELETE of /mcp, as a line
+                           {"transport": "http", "era": null, "http": {method, path, headers}} (no message)
+      --no-session-ids     with --http: a 2025-11-25 initialize issues no Mcp-Session-Id, and every later
+                           request, having none, gets 400 Bad Request: No valid session ID provided
 
 Eras
   2026-07-28 (modern): stateless. Every request carries params._meta with the protocol version
@@ -349,6 +365,11 @@ class Recorder(object):
             entry["http"] = http
         entry["message"] = message
         self._write(entry)
+
+    def record_request(self, http):
+        """--record-http: a GET or DELETE, which carries no message."""
+        if self.file is not None:
+            self._write({"transport": "http", "era": None, "http": http})
 
     def record_auth(self, entry, http):
         """--auth: what one request to the authorization server or to /mcp carried, and its outcome."""
@@ -2492,31 +2513,63 @@ class Handler(BaseHTTPRequestHandler):
     def send_status(self, status, headers=None):
         self.send_body(status, b"", None, headers)
 
+    chunked = False                           # this response's SSE stream is chunked (--chunked-streams)
+
     def start_sse(self, headers=None):
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("X-Accel-Buffering", "no")
-        self.send_header("Connection", "close")
+        self.chunked = self.server.frontend.options.chunked_streams
+        if self.chunked:                      # Express and uvicorn: chunked, and the connection kept alive
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Connection", "keep-alive")
+        else:
+            self.send_header("Connection", "close")
+            self.close_connection = True
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
-        self.close_connection = True
         self.wfile.flush()
 
-    def write_event(self, data, event=None, event_id=None):
-        lines = []
-        if event_id is not None:
-            lines.append("id: " + event_id)
-        if event is not None:
-            lines.append("event: " + event)
-        lines.extend("data: " + part for part in data.split("\n"))
+    def _write_stream(self, data):
+        if self.chunked:
+            data = b"%x\r\n%s\r\n" % (len(data), data)
         try:
-            self.wfile.write(("\n".join(lines) + "\n\n").encode("utf-8"))
+            self.wfile.write(data)
             self.wfile.flush()
             return True
         except (OSError, ValueError):
             return False
+
+    def write_event(self, data, event=None, event_id=None, retry_ms=None):
+        lines = []
+        if event_id is not None:
+            lines.append("id: " + event_id)
+        if retry_ms is not None:
+            lines.append("retry: %d" % retry_ms)
+        if event is not None:
+            lines.append("event: " + event)
+        lines.extend("data: " + part for part in data.split("\n"))
+        return self._write_stream(("\n".join(lines) + "\n\n").encode("utf-8"))
+
+    def end_sse(self):
+        """The end of a stream that was not cut: the terminating chunk when chunked (the
+        connection then takes the next request); without chunks, the close ends it."""
+        if self.chunked:
+            self.chunked = False              # the terminator is no chunk of its own
+            if not self._write_stream(b"0\r\n\r\n"):
+                self.close_connection = True
+
+    def cut_stream(self):
+        """Close the connection in the middle of the stream: no response, no terminating chunk."""
+        self.chunked = False
+        self.close_connection = True
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
     def client_gone(self):
         """True once the client has closed its end of the connection."""
@@ -2882,8 +2935,9 @@ class HttpFrontEnd(object):
             # an abandoned tasks/result must hand its task's input requests to the next one.
             if method == "tasks/result":
                 exchange.cancelled.set()
+        cut = self.options.cut_streams if self.options.cut_method in (None, method) else None
         self.drain(h, stream, prefer_json=not self.options.sse_responses,
-                   priming=session.version >= "2025-11-25", on_gone=gone)
+                   priming=session.version >= "2025-11-25", on_gone=gone, cut_after=cut)
 
     def legacy_initialize(self, h, message):
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
@@ -2896,13 +2950,18 @@ class HttpFrontEnd(object):
         if error is not None:
             h.send_json(400, response)
             return
-        with self.lock:
-            self.sessions[session.session_id] = session
-        self.log.info("HTTP session %s started (%s)", fingerprint(session.session_id), session.version)
-        headers = {"Mcp-Session-Id": session.session_id}
+        if self.options.lose_sessions:
+            self.log.info("HTTP session %s started and forgotten at once (--lose-sessions)",
+                          fingerprint(session.session_id))
+        else:
+            with self.lock:
+                self.sessions[session.session_id] = session
+            self.log.info("HTTP session %s started (%s)", fingerprint(session.session_id), session.version)
+        headers = {} if self.options.no_session_ids else {"Mcp-Session-Id": session.session_id}
         if self.options.sse_responses:
             h.start_sse(headers)
             h.write_event(dumps(response), "message")
+            h.end_sse()
         else:
             h.send_json(200, response, headers)
 
@@ -2930,6 +2989,8 @@ class HttpFrontEnd(object):
     # --- GET and DELETE ------------------------------------------------------------------------
 
     def get_or_delete(self, h, verb):
+        if self.options.record_http:
+            self.recorder.record_request(self._http_info(h))
         session_id = h.headers.get("Mcp-Session-Id")
         if self.options.era == MODERN_VERSION or (self.options.era == "both" and session_id is None):
             h.send_json(405, {"jsonrpc": "2.0", "error": {"code": INVALID_REQUEST, "message":
@@ -2975,19 +3036,27 @@ class HttpFrontEnd(object):
 
     # --- writing a stream ----------------------------------------------------------------------
 
-    def drain(self, h, stream, start=0, prefer_json=True, sse_now=False, priming=False, on_gone=None):
+    def drain(self, h, stream, start=0, prefer_json=True, sse_now=False, priming=False, on_gone=None, cut_after=None):
         """Write `stream` to this connection until its response (or its end, or the client's).
 
         A stream whose first message is its response goes out as plain JSON when prefer_json
-        (or when that response carries a non-200 status); anything else becomes SSE.
+        (or when that response carries a non-200 status); anything else becomes SSE. With
+        ``cut_after`` N, an SSE stream is cut after its priming event and N more events.
         """
+        if not self._drain(h, stream, start, prefer_json, sse_now, priming, on_gone, cut_after):
+            h.end_sse()
+
+    def _drain(self, h, stream, start, prefer_json, sse_now, priming, on_gone, cut_after):
+        """drain's stream; True when it was cut."""
         index = start
         sse = False
+        retry_ms = self.options.retry_ms
         if sse_now:
             h.start_sse()
             sse = True
-            if priming and stream.prefix and not h.write_event("", None, "%s%d" % (stream.prefix, start)):
-                return
+            if priming and stream.prefix and not h.write_event("", None, "%s%d" % (stream.prefix, start), retry_ms):
+                return False
+        written = 0
         while True:
             with stream.cond:
                 while index >= len(stream.events) and not stream.ended:
@@ -3002,27 +3071,33 @@ class HttpFrontEnd(object):
                         on_gone()
                 elif not sse:
                     h.start_sse()             # cancelled before it answered: an empty stream
-                return
+                return False
             if not sse:
                 first = batch[0]
                 if first.final and (prefer_json or first.status != 200):
                     h.send_json(first.status, first.msg)
-                    return
+                    return False
                 h.start_sse()
                 sse = True
-                if priming and stream.prefix and not h.write_event("", None, "%s%d" % (stream.prefix, index)):
+                if priming and stream.prefix and not h.write_event("", None, "%s%d" % (stream.prefix, index),
+                                                                   retry_ms):
                     if on_gone is not None:
                         on_gone()
-                    return
+                    return False
             for event in batch:
+                if written == cut_after:
+                    self.log.info("cutting a response stream after %d event(s)", written)
+                    h.cut_stream()
+                    return True
                 data = event.msg if isinstance(event.msg, str) else dumps(event.msg)
                 if not h.write_event(data, event.event, event.event_id):
                     if on_gone is not None:
                         on_gone()
-                    return
+                    return False
                 index += 1
+                written += 1
                 if event.final:
-                    return
+                    return False
 
     # --- 2024-11-05 HTTP+SSE -------------------------------------------------------------------
 
@@ -4047,6 +4122,20 @@ def parse_args(argv):
     parser.add_argument("--get-delay-ms", type=_count(0), default=0, metavar="N",
                         help="with --http: answer a new 2025-11-25 GET stream after N ms (what the session sends "
                              "meanwhile is lost, as with the SDK servers)")
+    parser.add_argument("--chunked-streams", action="store_true", help="with --http: SSE responses chunked on a "
+                        "kept-alive connection (Express, uvicorn)")
+    parser.add_argument("--retry-ms", type=_count(0), default=None, metavar="N",
+                        help="with --http: the retry field of 2025-11-25 priming events")
+    parser.add_argument("--cut-streams", type=_count(0), default=None, metavar="N",
+                        help="with --http: cut each 2025-11-25 POST response stream once, after its priming event "
+                             "and N more events")
+    parser.add_argument("--cut-method", metavar="METHOD", help="with --cut-streams: cut only this method's streams")
+    parser.add_argument("--record-http", action="store_true", help="with --record: also record GET and DELETE "
+                        "requests of /mcp (lines without a message)")
+    parser.add_argument("--lose-sessions", action="store_true", help="with --http: forget a 2025-11-25 session once "
+                        "its initialize is answered (404 to the next request)")
+    parser.add_argument("--no-session-ids", action="store_true", help="with --http: issue no 2025-11-25 session id, "
+                        "and answer 400 to requests without one")
     options = parser.parse_args(argv)
     if options.legacy_sse and not options.http:
         parser.error("--legacy-sse needs --http")
