@@ -930,6 +930,11 @@ class Transport:
     def open_get_stream(self):
         """Legacy Streamable HTTP: hold the GET stream for what the server sends unasked."""
 
+    def end_session(self, seconds):
+        """Legacy Streamable HTTP: end the session with DELETE, once (close then sends none):
+        the HTTP status, or None without a session to end or an answer within ``seconds``."""
+        return None
+
     def control(self, op, timeout=10.0, **fields):
         """An operation of a session keeper: only a kept session's transport has one."""
         raise UsageError("%s is not a kept session: it takes no keeper operation (%s)" % (self.name, op))
@@ -1767,6 +1772,7 @@ class StreamableHttpTransport(Transport):
         self._get_moved = threading.Event()  # a new session wants the GET stream: no retry wait
         self._get_answered = threading.Event()  # the server has answered this session's GET (or refused it)
         self._closing = False
+        self._session_ended = False  # DELETE was sent (check's probe): close sends no second one
         self.stream_lost = None  # why the GET stream could not be opened again after a cut
         import collections
 
@@ -2118,13 +2124,20 @@ class StreamableHttpTransport(Transport):
             shut_down(conn)
             self.http.discard(conn)
         self.http.close()
-        if self.session_id and not self.keep_session:
-            try:
-                self.http.exchange("DELETE", headers=self._headers({}), seconds=DELETE_TIMEOUT,
-                                   carries="(end of session)")
-            except (McpTuiError, OSError):
-                pass
+        if self.session_id and not self.keep_session and not self._session_ended:
+            self.end_session(DELETE_TIMEOUT)
             self.http.close()
+
+    def end_session(self, seconds):
+        if not self.session_id or self._session_ended:
+            return None
+        self._session_ended = True
+        try:
+            response, _ = self.http.exchange("DELETE", headers=self._headers({}), seconds=seconds,
+                                             carries="(end of session)")
+        except (McpTuiError, OSError):
+            return None
+        return response.status
 
 
 class LegacySseTransport(Transport):
@@ -7014,10 +7027,12 @@ class HttpChecks:
         session_id = self.session.http_session_id()
         if session_id:
             headers["Mcp-Session-Id"] = session_id
+        method_in_headers = self.session.era_states("method_in_headers")  # Mcp-Method is 2026-07-28's only
         for method in ("ping", "server/discover"):  # whichever the server takes without a session's _meta
-            control = self.http_probe(dict(headers, **{"Mcp-Method": method}), method)
+            probe = dict(headers, **{"Mcp-Method": method}) if method_in_headers else headers
+            control = self.http_probe(probe, method)
             if control is not None and 200 <= control < 300:
-                headers["Mcp-Method"] = method
+                headers = probe
                 break
         else:
             return  # a plain request is not accepted this way: nothing to compare with
@@ -7033,7 +7048,7 @@ class HttpChecks:
         if foreign is not None and 200 <= foreign < 300:
             self.found("http.origin", "a request with Origin: http://mcp-tui-check.invalid was accepted (HTTP %d)"
                        % foreign, "Origin")
-        if self.session.era_states("method_in_headers"):
+        if method_in_headers:
             self.apply("http.method-header")
             other = "tools/list" if method != "tools/list" else "ping"
             contradicted = self.http_probe(dict(headers, **{"Mcp-Method": other}), method)
@@ -7052,8 +7067,7 @@ class HttpChecks:
         if not session_id:
             return
         self.apply("http.delete")
-        status, _ = self.http_exchange("DELETE", {"Mcp-Session-Id": session_id,
-                                                  "MCP-Protocol-Version": self.session.summary()["protocolVersion"]})
+        status = self.session.transport.end_session(min(CHECK_PING_SECONDS, self.session.timeout))
         if status is not None and status not in (200, 202, 204, 405):
             self.found("http.delete", "DELETE of the session got HTTP %d" % status, "DELETE")
 

@@ -74,3 +74,28 @@ def test_the_test_server_passes_the_http_rules(cli, start_server, era):
            "2026-07-28": ["http.content-type", "http.get-stream", "http.method-header", "http.cache-fields"]}[era]
     for rule in ran:
         assert "✓ %s" % rule in result.out, result
+
+
+def test_check_of_a_2025_session_sends_one_delete_and_no_2026_header(cli, start_server):
+    """The http.delete probe ended the session, and the session's own close sent a second
+    DELETE; the probes carried Mcp-Method, a header of 2026-07-28 only."""
+    server = start_server("--era", "2025-11-25", "--record-http")
+    result = cli("--url", server.url, "check")
+    assert result.code == 0, result
+    assert "✓ http.delete" in result.out, result
+    deletes = server.http_requests("DELETE")
+    assert len(deletes) == 1, deletes
+    posts = [r["http"]["headers"] for r in server.records() if r["era"] == "2025-11-25"]  # not the era probe
+    assert posts and not [h for h in posts if "mcp-method" in h], posts
+    assert not [r["headers"] for r in server.http_requests("GET") if "mcp-method" in r["headers"]]
+
+
+def test_check_of_a_2026_server_still_sends_mcp_method(cli, start_server):
+    from schemas import read_records
+
+    server = start_server("--era", "2026-07-28")
+    result = cli("--url", server.url, "check")
+    assert result.code == 0, result
+    posts = [r["http"]["headers"] for r in read_records(server.record) if "http" in r]  # check's ping probe too
+    versioned = [h for h in posts if "mcp-protocol-version" in h]  # not the bare authorization probe
+    assert versioned and all(h.get("mcp-method") for h in versioned), posts
