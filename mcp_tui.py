@@ -728,15 +728,37 @@ def strict_json(text):
     return json.loads(text, parse_constant=refuse, parse_float=finite)
 
 
+def server_json(text, non_finite):
+    """json.loads of what a server sent: NaN, Infinity, -Infinity and numbers too large for a
+    float, which Python's json.dumps writes by default, are read as Python's json reads them,
+    but as null (as JavaScript's JSON.stringify writes them): no value that JSON cannot carry
+    reaches --format json, a state file or a keeper's line. Their literals go to ``non_finite``."""
+    def constant(literal):
+        non_finite.append(literal)
+
+    def number(literal):
+        value = float(literal)
+        if value in (float("inf"), float("-inf")):
+            non_finite.append(literal)
+            return None
+        return value
+
+    return json.loads(text, parse_constant=constant, parse_float=number)
+
+
 def decode_messages(payload):
     """Parse a body or a stdio line into messages; a 2025-03-26 peer may send a batch.
     Bytes go to json.loads as they are: it decodes UTF-8 itself, without a str copy of a
-    large body first. Only a body that is not valid UTF-8 is decoded with replacements."""
+    large body first. Only a body that is not valid UTF-8 is decoded with replacements.
+    A message that held non-finite numbers (read as null) names them in ``_non_finite``,
+    which RpcChannel.deliver takes out and tells the user."""
+    non_finite = []
     try:
         try:
-            value = strict_json(payload)
+            value = server_json(payload, non_finite)
         except UnicodeDecodeError:
-            value = strict_json(bytes(payload).decode("utf-8", "replace"))
+            del non_finite[:]
+            value = server_json(bytes(payload).decode("utf-8", "replace"), non_finite)
     except ValueError as exc:
         raise ProtocolViolation("the server sent invalid JSON: %s" % exc)
     except RecursionError:
@@ -745,6 +767,8 @@ def decode_messages(payload):
     for message in messages:
         if not isinstance(message, dict):
             raise ProtocolViolation("the server sent a JSON value that is not a JSON-RPC message")
+        if non_finite:
+            message["_non_finite"] = non_finite
     return messages
 
 
@@ -2508,6 +2532,8 @@ class RpcChannel:
         self._reserve_ids = None
         self._closed_error = None
         self.on_closed = None  # called once the transport has ended (a keeper stops with its server)
+        self.notice = lambda text: None  # what the user should know of the server's messages
+        self._non_finite_told = False
         self.listeners = {}  # subscription id -> callback, for subscriptions/listen
         import collections
 
@@ -2680,6 +2706,11 @@ class RpcChannel:
 
     def deliver(self, message):
         message.pop("_http_status", None)
+        non_finite = message.pop("_non_finite", None)
+        if non_finite and not self._non_finite_told:
+            self._non_finite_told = True  # once: a stream of them would say it with every message
+            self.notice("the server sent %s, numbers JSON has no form for (Python's json.dumps writes them); "
+                        "mcp-tui reads them as null" % ", ".join(sorted(set(non_finite), key=non_finite.index)))
         if self.log:
             self.log.message("in", message, self.transport.name)
         for watch in self.watchers:
@@ -3856,6 +3887,7 @@ class Session:
                                   self.withheld)
         self.channel.added_meta = self.added_meta
         self.channel.watchers = self.wire_observers
+        self.channel.notice = lambda text: self.notice(text)
         self.channel.start()
         if self.closed:  # closed from another thread while it started: no server may outlive that
             self.channel.close()
