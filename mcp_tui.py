@@ -1575,12 +1575,9 @@ class HttpClient:
                 else:
                     conn.request(method, via[0] + path, body=body, headers=dict(all_headers, **via[1]))
                 written = True
-                sock = conn.sock
-                if waited_for:  # no socket timeout: mid-wait it would end a request its waiter still waits for
-                    sock.settimeout(None)
+                if waited_for:  # no socket timeout: mid-wait it would end a request its waiter still waits for,
+                    conn.sock.settimeout(None)  # a listen (2026-07-28) as long as it is meant to run (release restores it)
                 response = conn.getresponse()
-                if waited_for:
-                    sock.settimeout(self.timeout)
             except (ConnectionError, OSError, ValueError) + http_errors() as exc:
                 proxy = getattr(conn, "mcp_proxy", None)
                 if conn is not None:
@@ -1650,6 +1647,7 @@ class HttpClient:
         if response.will_close or (response.fp is not None and not response.isclosed()):
             conn.close()
             return
+        conn.sock.settimeout(self.timeout)  # a waited-for exchange had none
         with self._lock:
             if len(self._idle) < 4:
                 self._idle.append(conn)

@@ -170,3 +170,16 @@ def test_a_watch_that_ends_cancels_its_listen_as_any_request_is_cancelled(cli, s
         assert cancels == [{"requestId": listens[0], "reason": "the watch ended"}], messages
     else:
         assert cancels == [], messages
+
+
+@pytest.mark.parametrize("command", [["watch"], ["resource", "subscribe", HELLO]])
+def test_a_silent_2026_http_listen_runs_to_for_past_timeout(cli, start_server, command):
+    """--timeout bounds requests and the silence before an answer, not a listen working as
+    meant: over 2026-07-28 HTTP a silent listen ended at --timeout with "the connection
+    broke: timed out", exit 1. --for ends it (exit 0), --max-time too (exit 1, saying so)."""
+    server = start_server("--era", "2026-07-28")
+    result = cli("--url", server.url, "--timeout", "1", *command, "--for", "3", timeout=60)
+    assert (result.code, result.out) == (0, ""), result
+    assert "mcp-tui:" not in result.err, result
+    capped = cli("--url", server.url, "--timeout", "1", "--max-time", "2.5", *command, timeout=60)
+    assert capped.code == 1 and "--max-time" in capped.err.splitlines()[-1], capped
