@@ -2011,7 +2011,7 @@ class StreamableHttpTransport(Transport):
         except (OSError,) + http_errors() as exc:  # cut mid-stream: a chunked stream without its end
             if isinstance(exc, sys.modules["socket"].timeout):
                 raise  # silence past --timeout is no cut
-            return delivered, answered, ConnectionFailed("the connection broke: %s" % describe_os_error(exc))
+            return delivered, answered, StreamCut("the connection broke: %s" % describe_os_error(exc))
         return delivered, answered, None
 
     def _still_ours(self, request_id):

@@ -1,6 +1,10 @@
 """Streams and sessions as real servers have them, not only as the test server's defaults:
 chunked SSE on kept-alive connections (Express, uvicorn) cut mid-response and resumed with
 Last-Event-ID, and servers that forget their session at once or issue none."""
+import http.client
+import json
+from urllib.parse import urlsplit
+
 import pytest
 
 LEGACY = "2025-11-25"
@@ -87,3 +91,43 @@ def test_initialize_refused_with_a_4xx_still_tries_the_legacy_transport(cli, sta
     server = start_server("--legacy-sse")
     result = cli("--url", server.url, "tool", "call", "echo", "message=hi")
     assert (result.code, result.out) == (0, "Tool response:\nhi\n"), result
+
+
+@pytest.mark.parametrize("stream", sorted(STREAMS))
+def test_a_cut_2026_stream_loses_the_request_and_a_read_is_sent_again(cli, start_server, stream):
+    """2026-07-28 has no resumption: the cut request is lost, and an idempotent read is sent
+    again with a new id (a chunked cut was "the connection broke", exit 1), never resumed."""
+    server = start_server("--era", "2026-07-28", "--record-http", "--sse-responses", "--cut-streams", "0",
+                          "--cut-method", "tools/list", *STREAMS[stream])
+    result = cli("--url", server.url, "tool", "list")
+    assert result.code == 0 and "echo" in result.out, result
+    lists = calls(server, "tools/list")
+    assert len(lists) == 2 and lists[0]["message"]["id"] != lists[1]["message"]["id"], lists
+    assert not server.http_requests("GET")
+
+
+def test_the_test_server_s_chunked_streams_end_with_their_last_chunk_unless_cut(start_server):
+    """The modes the tests above rely on, seen raw: a chunked, kept-alive stream ends with its
+    terminating chunk, and a cut one without it (http.client's IncompleteRead)."""
+    server = start_server("--era", "2026-07-28", "--sse-responses", "--chunked-streams", "--cut-streams", "0",
+                          "--cut-method", "tools/list")
+    url = urlsplit(server.url)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+
+    def post(method, request_id):
+        body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}}}}
+        conn.request("POST", url.path, json.dumps(body), {
+            "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method})
+        return conn.getresponse()
+
+    whole = post("server/discover", 1)
+    assert (whole.getheader("Transfer-Encoding"), whole.getheader("Connection")) == ("chunked", "keep-alive")
+    assert b"\ndata: {" in whole.read() and whole.isclosed()  # read to its terminating chunk
+    cut = post("tools/list", 2)  # on the same connection: it was kept alive
+    assert cut.getheader("Transfer-Encoding") == "chunked"
+    with pytest.raises(http.client.IncompleteRead):
+        cut.read()
+    conn.close()

@@ -54,10 +54,10 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
                            (Transfer-Encoding: chunked, one chunk per event) on a kept-alive connection,
                            ended by the terminating chunk (by default a stream is Connection: close)
       --retry-ms N         with --http: 2025-11-25 streams send retry: N with their priming event
-      --cut-streams N      with --http: each 2025-11-25 POST response stream is cut once, after its priming
-                           event and N more events: the connection is closed with no response and (chunked)
-                           no terminating chunk, as when a proxy or a crash drops it; GET with Last-Event-ID
-                           replays the rest
+      --cut-streams N      with --http: the first SSE response stream of each method is cut after its priming
+                           event (2025-11-25) and N more events: the connection is closed with no response and
+                           (chunked) no terminating chunk, as when a proxy or a crash drops it; under 2025-11-25
+                           GET with Last-Event-ID replays the rest, under 2026-07-28 the request is lost
       --cut-method METHOD  with --cut-streams: cut only the streams of this method
       --lose-sessions      with --http: a 2025-11-25 session is forgotten once its initialize is answered,
                            so the next request naming it gets 404 Session not found (a server behind a load
@@ -2609,6 +2609,7 @@ class HttpFrontEnd(object):
         self.lock = threading.Lock()
         self.sessions = {}                    # legacy Streamable HTTP sessions
         self.sse_sessions = {}                # 2024-11-05 HTTP+SSE sessions
+        self.cut_methods = set()              # --cut-streams: the methods whose first stream was cut
         self.auth = None                      # an AuthServer with --auth (set once the port is known)
 
     # --- entry ---------------------------------------------------------------------------------
@@ -2842,7 +2843,18 @@ class HttpFrontEnd(object):
             self.log.info("HTTP %s id %s: the client closed its stream; cancelled", message.get("method"),
                           json.dumps(message.get("id")))
             exchange.cancelled.set()
-        self.drain(h, stream, prefer_json=not self.options.sse_responses, on_gone=gone)
+        self.drain(h, stream, prefer_json=not self.options.sse_responses, on_gone=gone, cut=message.get("method"))
+
+    def _cut_after(self, method):
+        """--cut-streams: the events after which this request's stream is cut, or None (only the
+        first stream of each method is cut: a request sent again gets its answer)."""
+        if method is None or self.options.cut_streams is None or self.options.cut_method not in (None, method):
+            return None
+        with self.lock:
+            if method in self.cut_methods:
+                return None
+            self.cut_methods.add(method)
+        return self.options.cut_streams
 
     def _run(self, exchange, stream, status_of, peer=None):
         def work():
@@ -2935,9 +2947,8 @@ class HttpFrontEnd(object):
             # an abandoned tasks/result must hand its task's input requests to the next one.
             if method == "tasks/result":
                 exchange.cancelled.set()
-        cut = self.options.cut_streams if self.options.cut_method in (None, method) else None
         self.drain(h, stream, prefer_json=not self.options.sse_responses,
-                   priming=session.version >= "2025-11-25", on_gone=gone, cut_after=cut)
+                   priming=session.version >= "2025-11-25", on_gone=gone, cut=method)
 
     def legacy_initialize(self, h, message):
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
@@ -3036,20 +3047,21 @@ class HttpFrontEnd(object):
 
     # --- writing a stream ----------------------------------------------------------------------
 
-    def drain(self, h, stream, start=0, prefer_json=True, sse_now=False, priming=False, on_gone=None, cut_after=None):
+    def drain(self, h, stream, start=0, prefer_json=True, sse_now=False, priming=False, on_gone=None, cut=None):
         """Write `stream` to this connection until its response (or its end, or the client's).
 
         A stream whose first message is its response goes out as plain JSON when prefer_json
-        (or when that response carries a non-200 status); anything else becomes SSE. With
-        ``cut_after`` N, an SSE stream is cut after its priming event and N more events.
+        (or when that response carries a non-200 status); anything else becomes SSE. ``cut``:
+        the request's method, whose SSE stream --cut-streams may cut (_cut_after).
         """
-        if not self._drain(h, stream, start, prefer_json, sse_now, priming, on_gone, cut_after):
+        if not self._drain(h, stream, start, prefer_json, sse_now, priming, on_gone, cut):
             h.end_sse()
 
-    def _drain(self, h, stream, start, prefer_json, sse_now, priming, on_gone, cut_after):
+    def _drain(self, h, stream, start, prefer_json, sse_now, priming, on_gone, cut):
         """drain's stream; True when it was cut."""
         index = start
         sse = False
+        cut_after = None
         retry_ms = self.options.retry_ms
         if sse_now:
             h.start_sse()
@@ -3079,6 +3091,7 @@ class HttpFrontEnd(object):
                     return False
                 h.start_sse()
                 sse = True
+                cut_after = self._cut_after(cut)
                 if priming and stream.prefix and not h.write_event("", None, "%s%d" % (stream.prefix, index),
                                                                    retry_ms):
                     if on_gone is not None:
@@ -4127,8 +4140,8 @@ def parse_args(argv):
     parser.add_argument("--retry-ms", type=_count(0), default=None, metavar="N",
                         help="with --http: the retry field of 2025-11-25 priming events")
     parser.add_argument("--cut-streams", type=_count(0), default=None, metavar="N",
-                        help="with --http: cut each 2025-11-25 POST response stream once, after its priming event "
-                             "and N more events")
+                        help="with --http: cut the first SSE response stream of each method, after its priming event "
+                             "(2025-11-25) and N more events")
     parser.add_argument("--cut-method", metavar="METHOD", help="with --cut-streams: cut only this method's streams")
     parser.add_argument("--record-http", action="store_true", help="with --record: also record GET and DELETE "
                         "requests of /mcp (lines without a message)")
