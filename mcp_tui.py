@@ -194,6 +194,8 @@ class StreamCut(ConnectionFailed):
 class HttpStatusError(ConnectionFailed):
     """An HTTP status with no JSON-RPC error in its body."""
 
+    after_initialize = False  # the refusal came after a good initialize: no sign of another transport
+
     def __init__(self, status, reason, body=b"", headers=None, session=None):
         """``session``: the 2025-11-25 session id the request named (a 404 then says the
         session is gone, not that the URL is wrong)."""
@@ -3342,6 +3344,7 @@ class LegacyEra(Era):
         try:
             session.channel.notify("notifications/initialized", None, self.handshake_headers())
         except HttpStatusError as exc:  # initialize was answered: the session is refused, not the transport
+            exc.after_initialize = True
             if exc.status == 400 and not session.http_session_id() and not exc.hint:
                 exc.hint = ("the server issued no session id (Mcp-Session-Id) with its initialize answer, "
                             "yet refuses a request without one")
@@ -3711,8 +3714,8 @@ class SessionOpener:
         except HttpStatusError as exc:
             if session.spec.kind != "http" or exc.status not in (400, 404, 405):
                 raise
-            if session.protocol_version is not None:
-                raise  # initialize itself was answered: a session error after it is no sign of HTTP+SSE
+            if exc.after_initialize:
+                raise  # a session error after a good initialize is no sign of HTTP+SSE
             if not session.spec.sse_fallback:
                 exc.hint = "--transport http does not fall back; the server may speak HTTP+SSE: try --transport sse"
                 raise
