@@ -59,31 +59,28 @@ def test_a_chunked_stream_that_ends_cleanly_needs_no_resume(cli, start_server, s
     assert not [r for r in server.http_requests("GET") if "last-event-id" in r["headers"]]
 
 
+SESSION_REFUSALS = {  # test server flag -> what its refusal after a good initialize says, and mcp-tui's hint
+    "--lose-sessions": ("HTTP 404", "Session not found", "no longer knows the session"),
+    "--no-session-ids": ("HTTP 400", "No valid session ID provided", "issued no session id"),
+}
+
+
 @pytest.mark.parametrize("command", [["tool", "list"], ["check"]])
-def test_a_session_forgotten_after_initialize_is_reported_as_such(cli, start_server, command):
-    """404 after a good initialize is the session's end, not a sign of the legacy HTTP+SSE
-    transport: its fallback's answer (a 405 from most servers) hid the real one."""
-    server = legacy_server(start_server, "--lose-sessions")
+@pytest.mark.parametrize("flag", sorted(SESSION_REFUSALS))
+def test_a_session_refused_after_initialize_is_reported_as_the_server_said_it(cli, start_server, flag, command):
+    """404 after a good initialize (a server that forgot its session at once), or 400 from one
+    that issued none, is no sign of the legacy HTTP+SSE transport: its fallback's answer (a
+    405 from most servers) hid the real one, in check too."""
+    status, body, hint = SESSION_REFUSALS[flag]
+    server = legacy_server(start_server, flag)
     result = cli("--url", server.url, *command)
     assert result.code == 1, result
     shown = result.out + result.err
-    assert "HTTP 404" in shown and "Session not found" in shown, result
+    assert status in shown and body in shown, result
     if command == ["tool", "list"]:
-        assert "no longer knows the session" in result.err, result
+        assert hint in result.err, result
     assert "405" not in shown and "HTTP+SSE" not in shown, result
     assert not [r for r in server.http_requests("GET") if "mcp-session-id" not in r["headers"]]  # no SSE probe
-
-
-@pytest.mark.parametrize("command", [["tool", "list"], ["check"]])
-def test_a_server_that_issues_no_session_id_is_reported_with_its_400(cli, start_server, command):
-    server = legacy_server(start_server, "--no-session-ids")
-    result = cli("--url", server.url, *command)
-    assert result.code == 1, result
-    shown = result.out + result.err
-    assert "HTTP 400" in shown and "No valid session ID provided" in shown, result
-    if command == ["tool", "list"]:
-        assert "issued no session id" in result.err, result
-    assert not server.http_requests("GET"), server.http_requests()  # the SSE fallback's GET was never sent
 
 
 def test_initialize_refused_with_a_4xx_still_tries_the_legacy_transport(cli, start_server):
