@@ -200,6 +200,8 @@ class StreamCut(ConnectionFailed):
 class HttpStatusError(ConnectionFailed):
     """An HTTP status with no JSON-RPC error in its body."""
 
+    after_initialize = False  # the refusal came after a good initialize: no sign of another transport
+
     def __init__(self, status, reason, body=b"", headers=None, session=None):
         """``session``: the 2025-11-25 session id the request named (a 404 then says the
         session is gone, not that the URL is wrong)."""
@@ -220,6 +222,8 @@ class HttpStatusError(ConnectionFailed):
         challenge = self.headers.get("www-authenticate")
         if status == 404 and not snippet and not session:
             hint = "check the URL's path; MCP servers often serve /mcp"
+        elif status == 404 and session:  # 2025-11-25: 404 to a request naming a session is the session's end
+            hint = "the server no longer knows the session id it issued"
         elif status == 401:  # with no credentials given, mcp-tui would have authorized (section 5) instead
             hint = ("the server refused the credentials given with --bearer or --header 'Authorization: ...'; "
                     "without them, mcp-tui authorizes by itself where the server offers OAuth")
@@ -1123,6 +1127,11 @@ class Transport:
     def open_get_stream(self):
         """Legacy Streamable HTTP: hold the GET stream for what the server sends unasked."""
 
+    def end_session(self, seconds):
+        """Legacy Streamable HTTP: end the session with DELETE, once (close then sends none):
+        the HTTP status, or None without a session to end or an answer within ``seconds``."""
+        return None
+
     def control(self, op, timeout=10.0, **fields):
         """An operation of a session keeper: only a kept session's transport has one."""
         raise UsageError("%s is not a kept session: it takes no keeper operation (%s)" % (self.name, op))
@@ -1752,8 +1761,8 @@ class HttpClient:
                 else:
                     conn.request(method, via[0] + path, body=body, headers=dict(all_headers, **via[1]))
                 written = True
-                if waited_for:  # no socket timeout, for the headers nor for the stream after them: silence
-                    conn.sock.settimeout(None)  # is its waiter's to judge (--timeout, or a listen's --for)
+                if waited_for:  # no socket timeout: mid-wait it would end a request its waiter still waits for,
+                    conn.sock.settimeout(None)  # a listen (2026-07-28) as long as it is meant to run (release restores it)
                 response = conn.getresponse()
             except (ConnectionError, OSError, ValueError) + http_errors() as exc:
                 proxy = getattr(conn, "mcp_proxy", None)
@@ -1824,6 +1833,7 @@ class HttpClient:
         if response.will_close or (response.fp is not None and not response.isclosed()):
             conn.close()
             return
+        conn.sock.settimeout(self.timeout)  # a waited-for exchange had none
         with self._lock:
             if len(self._idle) < 4:
                 self._idle.append(conn)
@@ -1941,6 +1951,8 @@ def response_headers(response):
 
 
 GET_STREAM_WAIT = 2.0  # seconds a command waits for a 2025-11-25 server to answer its GET stream
+RESUME_DELAY = 1.0  # seconds before resuming a cut stream when the server named no retry (as the SDK client)
+STREAM_RESUMES = 5  # resumes of a request's stream in a row that may bring nothing before it is given up
 EVENT_IDS_KEPT = 1024  # SSE event ids remembered per transport, to drop events a server replays twice
 
 
@@ -1968,6 +1980,7 @@ class StreamableHttpTransport(Transport):
         self._get_moved = threading.Event()  # a new session wants the GET stream: no retry wait
         self._get_answered = threading.Event()  # the server has answered this session's GET (or refused it)
         self._closing = False
+        self._session_ended = False  # DELETE was sent (check's probe): close sends no second one
         self.stream_lost = None  # why the GET stream could not be opened again after a cut
         import collections
 
@@ -2021,18 +2034,20 @@ class StreamableHttpTransport(Transport):
             shut_down(conn)
             self.http.discard(conn)
 
+    def _in_flight(self, request_id, conn):
+        """``conn`` carries the request's answer, from before the request is written: a
+        timeout or a cancel can close it."""
+        with self._lock:
+            self._open[request_id] = conn
+
     def _exchange(self, request_id, body, headers, adopt_session, method, retried=False):
         started = time.monotonic()
-
-        def in_flight(conn):  # from before the request is written: a timeout or cancel can close it
-            with self._lock:
-                self._open[request_id] = conn
-
         if not self._channel.waiting_for(request_id):
             return  # timed out or cancelled already (while a Retry-After was waited out)
         try:
             conn, response = self.http.open("POST", body=body, headers=headers, carries=method,
-                                            resendable=method not in NEVER_RESENT, on_connection=in_flight)
+                                            resendable=method not in NEVER_RESENT,
+                                            on_connection=lambda conn: self._in_flight(request_id, conn))
         except McpTuiError as exc:
             self._channel.fail(request_id, exc)
             return
@@ -2077,7 +2092,7 @@ class StreamableHttpTransport(Transport):
         content_type = headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type == "text/event-stream" and response.status < 300:
             try:
-                self._read_stream(request_id, response)
+                self._read_stream(request_id, conn, response)
             except Exception:
                 if self.http.watchdog.disarm(conn):
                     return  # the command's deadline shut the stream: its waiter's cap (never later) says so
@@ -2132,46 +2147,92 @@ class StreamableHttpTransport(Transport):
                 self._delivered_ids.popitem(last=False)
         return False
 
-    def _read_stream(self, request_id, response, decoder=None):
-        """Read an SSE stream; in the legacy era, resume it after a server-side close."""
-        decoder = decoder or SseDecoder(self.http.max_message)
-        answered = False
-        for event in iter_sse(response, decoder, self.http.large_message_turns):
-            if self.log:
-                self.log.sse_event(event)
-            if not event.data or event.data.isspace() or self._replayed(event):
-                continue  # the priming event, a keep-alive, or one the server sent before
-            messages, event = decode_messages(event.data), None  # the event's text is not kept
-            for message in messages:
-                if same_id(message.get("id"), request_id) and ("result" in message or "error" in message):
-                    answered = True
-                self._channel.deliver(message)
-            if answered:
-                break  # a resumed stream may stay open after the answer; nothing more is ours
-        if answered or request_id is None or self._closing:
-            return
-        if self.legacy_stream and decoder.last_event_id is not None:
-            self._resume(request_id, decoder)
-            return
-        raise StreamCut("the server closed the response stream before answering")
+    def _read_stream(self, request_id, conn, response):
+        """Read an SSE stream; in the legacy era, resume it after the server ended it or the
+        connection broke before the answer (SEP-1699: GET with Last-Event-ID after ``retry``),
+        as long as its events had ids, and up to STREAM_RESUMES times in a row that bring nothing.
+        The caller releases ``conn``; the resumed streams' connections are released here."""
+        decoder = SseDecoder(self.http.max_message)
+        fruitless = 0  # resumed streams in a row that brought no message
+        current = conn
+        try:
+            while True:
+                delivered, answered, broken = self._read_events(request_id, response, decoder)
+                if answered or request_id is None or self._closing:
+                    return
+                if delivered:
+                    fruitless = 0
+                if not (self.legacy_stream and decoder.last_event_id is not None and self._still_ours(request_id)):
+                    if broken is not None:
+                        raise broken
+                    raise StreamCut("the server closed the response stream before answering")
+                if fruitless == STREAM_RESUMES:
+                    raise StreamCut("the server cut the response stream again each of the %d times it was resumed, "
+                                    "sending nothing; mcp-tui stopped resuming it" % fruitless,
+                                    hint="the request was sent once; mcp-tui does not send it twice")
+                resumed = self._resume(request_id, decoder)
+                if resumed is None:
+                    return  # the request ended meanwhile (timed out, cancelled, or the session closed)
+                fruitless += 1
+                if current is not conn:
+                    self.http.discard(current)
+                current, response = resumed
+        finally:
+            if current is not conn:
+                self.http.discard(current)
+
+    def _read_events(self, request_id, response, decoder):
+        """Deliver one connection's SSE events: (whether a message came, whether the answer
+        came, the error that broke the connection or None when the stream ended)."""
+        delivered = answered = False
+        try:
+            for event in iter_sse(response, decoder, self.http.large_message_turns):
+                if self.log:
+                    self.log.sse_event(event)
+                if not event.data or event.data.isspace() or self._replayed(event):
+                    continue  # the priming event, a keep-alive, or one the server sent before
+                messages, event = decode_messages(event.data), None  # the event's text is not kept
+                for message in messages:
+                    delivered = True
+                    if same_id(message.get("id"), request_id) and ("result" in message or "error" in message):
+                        answered = True
+                    self._channel.deliver(message)
+                if answered:
+                    break  # a resumed stream may stay open after the answer; nothing more is ours
+        except (OSError,) + http_errors() as exc:  # cut mid-stream: a chunked stream without its end
+            if isinstance(exc, sys.modules["socket"].timeout):
+                raise  # silence past --timeout is no cut
+            return delivered, answered, StreamCut("the connection broke: %s" % describe_os_error(exc))
+        return delivered, answered, None
+
+    def _still_ours(self, request_id):
+        """Whether a request's stream is still wanted: not aborted (timed out, cancelled) and
+        still awaited."""
+        with self._lock:
+            if request_id not in self._open:
+                return False
+        return self._channel.waiting_for(request_id)
 
     def _resume(self, request_id, decoder):
-        time.sleep((decoder.retry_ms if decoder.retry_ms is not None else 1000) / 1000.0)
+        """Wait the server's retry (else RESUME_DELAY), then GET the stream from its last
+        event id: (connection, response), or None when the request ended meanwhile."""
+        until = time.monotonic() + (decoder.retry_ms / 1000.0 if decoder.retry_ms is not None else RESUME_DELAY)
+        while time.monotonic() < until:  # the command may end meanwhile: it does not wait the delay out
+            time.sleep(min(0.05, max(0.0, until - time.monotonic())))
+            if self._closing or not self._still_ours(request_id):
+                return None
         if self.log:
             self.log.event("transport", "resuming SSE stream", last_event_id=decoder.last_event_id)
         headers = self._headers({"Last-Event-ID": decoder.last_event_id}, accept="text/event-stream")
+
         conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True,
-                                        carries="(resuming the stream)")
-        with self._lock:
-            self._open[request_id] = conn
+                                        carries="(resuming the stream)",
+                                        on_connection=lambda conn: self._in_flight(request_id, conn))
         if response.status != 200:
             payload = self.http.read("GET", conn, response)
             raise HttpStatusError(response.status, response.reason, payload, response_headers(response),
                                   self.session_id)
-        try:
-            self._read_stream(request_id, response, decoder)
-        finally:
-            self.http.discard(conn)
+        return conn, response
 
     def open_get_stream(self):
         """The legacy GET stream for server requests and notifications, once per session
@@ -2276,13 +2337,20 @@ class StreamableHttpTransport(Transport):
             shut_down(conn)
             self.http.discard(conn)
         self.http.close()
-        if self.session_id and not self.keep_session:
-            try:
-                self.http.exchange("DELETE", headers=self._headers({}), seconds=DELETE_TIMEOUT,
-                                   carries="(end of session)")
-            except (McpTuiError, OSError):
-                pass
+        if self.session_id and not self.keep_session and not self._session_ended:
+            self.end_session(DELETE_TIMEOUT)
             self.http.close()
+
+    def end_session(self, seconds):
+        if not self.session_id or self._session_ended:
+            return None
+        self._session_ended = True
+        try:
+            response, _ = self.http.exchange("DELETE", headers=self._headers({}), seconds=seconds,
+                                             carries="(end of session)")
+        except (McpTuiError, OSError):
+            return None
+        return response.status
 
 
 class LegacySseTransport(Transport):
@@ -2653,6 +2721,7 @@ class RpcChannel:
         self._reserve_ids = None
         self._closed_error = None
         self.on_closed = None  # called once the transport has ended (a keeper stops with its server)
+        self.notice = lambda text: None  # what the user should know of the server's messages
         self.listeners = {}  # subscription id -> callback, for subscriptions/listen
         import collections
 
@@ -3535,7 +3604,14 @@ class LegacyEra(Era):
                                                                      result.get("serverInfo"))
         session.instructions = result.get("instructions")
         session.transport.legacy_session(negotiated)
-        session.channel.notify("notifications/initialized", None, self.handshake_headers())
+        try:
+            session.channel.notify("notifications/initialized", None, self.handshake_headers())
+        except HttpStatusError as exc:  # initialize was answered: the session is refused, not the transport
+            exc.after_initialize = True
+            if exc.status == 400 and not session.http_session_id() and not exc.hint:
+                exc.hint = ("the server issued no session id (Mcp-Session-Id) with its initialize answer, "
+                            "yet refuses a request without one")
+            raise
         self.initialized = True
         self.open_server_stream()  # roots, elicitation, sampling and pings may come on it at any time
 
@@ -3920,6 +3996,8 @@ class SessionOpener:
         except HttpStatusError as exc:
             if session.spec.kind != "http" or exc.status not in (400, 404, 405):
                 raise
+            if exc.after_initialize:
+                raise  # a session error after a good initialize is no sign of HTTP+SSE
             if not session.spec.sse_fallback:
                 exc.hint = "--transport http does not fall back; the server may speak HTTP+SSE: try --transport sse"
                 raise
@@ -4096,6 +4174,7 @@ class Session:
                                   self.withheld)
         self.channel.added_meta = self.added_meta
         self.channel.watchers = self.wire_observers
+        self.channel.notice = lambda text: self.notice(text)
         self.channel.start()
         if self.closed:  # closed from another thread while it started: no server may outlive that
             self.channel.close()

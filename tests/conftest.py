@@ -235,6 +235,12 @@ class RunningServer(LoopbackServer):
 
         return check_recorded(self.record)
 
+    def http_requests(self, verb=None):
+        """With --record-http: the GET and DELETE requests of /mcp ({method, path, headers})."""
+        from schemas import http_requests
+
+        return http_requests(self.record, verb)
+
     def auth_records(self, endpoint=None):
         """With --auth: what the authorization server and /mcp's token check saw (schemas.auth_records)."""
         from schemas import auth_records

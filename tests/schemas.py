@@ -94,10 +94,17 @@ def auth_records(path, endpoint=None):
             and (endpoint is None or record["auth"]["endpoint"] == endpoint)]
 
 
+def http_requests(path, verb=None):
+    """The --record-http lines of a --record file (GET and DELETE of /mcp): their "http" parts."""
+    return [record["http"] for record in read_records(path) if "message" not in record
+            and record.get("transport") == "http" and verb in (None, record["http"]["method"])]
+
+
 def check_recorded(path):
     """Validate every client message a test server recorded (--record); return them (not the
-    "auth" lines of --auth: those are what the authorization server saw, see auth_records)."""
-    records = [record for record in read_records(path) if record.get("transport") != "auth"]
+    "auth" lines of --auth: those are what the authorization server saw, see auth_records; nor the
+    GET and DELETE lines of --record-http, see http_requests)."""
+    records = [record for record in read_records(path) if record.get("transport") != "auth" and "message" in record]
     for record in records:
         era = message_era(record["message"]) or record.get("era") or "2025-11-25"
         try:

@@ -78,23 +78,28 @@ def test_the_test_server_passes_the_http_rules(cli, start_server, era):
         assert "✓ %s" % rule in result.out, result
 
 
-def test_a_2025_check_sends_one_delete_and_no_2026_header(cli, start_server):
-    """Issue 32: check on 2025-11-25 sent DELETE twice (its probe, then the session's close) and put
-    the 2026-only Mcp-Method header on its 2025 probes."""
-    server = start_server("--verbose")
-    result = cli("--url", server.url, "--protocol-version", "2025-11-25", "check")
+def test_check_of_a_2025_session_sends_one_delete_and_no_2026_header(cli, start_server):
+    """The http.delete probe ended the session, and the session's own close sent a second
+    DELETE; the probes carried Mcp-Method, a header of 2026-07-28 only."""
+    server = start_server("--era", "2025-11-25", "--record-http")
+    result = cli("--url", server.url, "check")
     assert result.code == 0, result
-    records = raw_records(server)  # (the authorization probe before the session has no version header)
-    deletes = [line for line in server.stderr_lines if "HTTP DELETE received" in line]
-    assert len(deletes) == 1, server.stderr_lines
-    with_header = [r for r in records if "mcp-method" in r["http"]["headers"]]
-    assert with_header == [], with_header[:2]
-    modern = start_server()
-    assert cli("--url", modern.url, "--protocol-version", "2026-07-28", "check").code == 0
-    assert [r for r in raw_records(modern) if "mcp-method" in r["http"]["headers"]]  # there it belongs
+    assert "✓ http.delete" in result.out, result
+    deletes = server.http_requests("DELETE")
+    assert len(deletes) == 1, deletes
+    from schemas import read_records  # (the authorization probe, sent before any session, has no schema era)
+
+    posts = [r["http"]["headers"] for r in read_records(server.record) if r.get("era") == "2025-11-25" and "http" in r]
+    assert posts and not [h for h in posts if "mcp-method" in h], posts
+    assert not [r["headers"] for r in server.http_requests("GET") if "mcp-method" in r["headers"]]
 
 
-def raw_records(server):
-    """What the server saw, as recorded, without the schema check of server.records()."""
-    lines = server.record.read_text(encoding="utf-8").splitlines()
-    return [record for record in map(json.loads, filter(str.strip, lines)) if "http" in record]
+def test_check_of_a_2026_server_still_sends_mcp_method(cli, start_server):
+    from schemas import read_records
+
+    server = start_server("--era", "2026-07-28")
+    result = cli("--url", server.url, "check")
+    assert result.code == 0, result
+    posts = [r["http"]["headers"] for r in read_records(server.record) if "http" in r]  # check's ping probe too
+    versioned = [h for h in posts if "mcp-protocol-version" in h]  # not the bare authorization probe
+    assert versioned and all(h.get("mcp-method") for h in versioned), posts

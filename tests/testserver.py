@@ -53,6 +53,22 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
                            answer, as a server that crashes mid-call does (a client that sends it again shows)
       --claim-legacy       with --era 2026-07-28: server/discover lists the 2025-11-25-era versions too,
                            which the server does not speak (initialize is refused): a false claim
+      --chunked-streams    with --http: SSE responses go out as Express and uvicorn send them: chunked
+                           (Transfer-Encoding: chunked, one chunk per event) on a kept-alive connection,
+                           ended by the terminating chunk (by default a stream is Connection: close)
+      --retry-ms N         with --http: 2025-11-25 streams send retry: N with their priming event
+      --cut-streams N      with --http: the first SSE response stream of each method is cut after its priming
+                           event (2025-11-25) and N more events: the connection is closed with no response and
+                           (chunked) no terminating chunk, as when a proxy or a crash drops it; under 2025-11-25
+                           GET with Last-Event-ID replays the rest, under 2026-07-28 the request is lost
+      --cut-method METHOD  with --cut-streams: cut only the streams of this method
+      --lose-sessions      with --http: a 2025-11-25 session is forgotten once its initialize is answered,
+                           so the next request naming it gets 404 Session not found (a server behind a load
+                           balancer that does not pin sessions)
+      --record-http        with --record and --http: also record each GET and DELETE of /mcp, as a line
+                           {"transport": "http", "era": null, "http": {method, path, headers}} (no message)
+      --no-session-ids     with --http: a 2025-11-25 initialize issues no Mcp-Session-Id, and every later
+                           request, having none, gets 400 Bad Request: No valid session ID provided
 
 Eras
   2026-07-28 (modern): stateless. Every request carries params._meta with the protocol version
@@ -352,6 +368,11 @@ class Recorder(object):
             entry["http"] = http
         entry["message"] = message
         self._write(entry)
+
+    def record_request(self, http):
+        """--record-http: a GET or DELETE, which carries no message."""
+        if self.file is not None:
+            self._write({"transport": "http", "era": None, "http": http})
 
     def record_auth(self, entry, http):
         """--auth: what one request to the authorization server or to /mcp carried, and its outcome."""
@@ -2530,31 +2551,63 @@ class Handler(BaseHTTPRequestHandler):
     def send_status(self, status, headers=None):
         self.send_body(status, b"", None, headers)
 
+    chunked = False                           # this response's SSE stream is chunked (--chunked-streams)
+
     def start_sse(self, headers=None):
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("X-Accel-Buffering", "no")
-        self.send_header("Connection", "close")
+        self.chunked = self.server.frontend.options.chunked_streams
+        if self.chunked:                      # Express and uvicorn: chunked, and the connection kept alive
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Connection", "keep-alive")
+        else:
+            self.send_header("Connection", "close")
+            self.close_connection = True
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
-        self.close_connection = True
         self.wfile.flush()
 
-    def write_event(self, data, event=None, event_id=None):
-        lines = []
-        if event_id is not None:
-            lines.append("id: " + event_id)
-        if event is not None:
-            lines.append("event: " + event)
-        lines.extend("data: " + part for part in data.split("\n"))
+    def _write_stream(self, data):
+        if self.chunked:
+            data = b"%x\r\n%s\r\n" % (len(data), data)
         try:
-            self.wfile.write(("\n".join(lines) + "\n\n").encode("utf-8"))
+            self.wfile.write(data)
             self.wfile.flush()
             return True
         except (OSError, ValueError):
             return False
+
+    def write_event(self, data, event=None, event_id=None, retry_ms=None):
+        lines = []
+        if event_id is not None:
+            lines.append("id: " + event_id)
+        if retry_ms is not None:
+            lines.append("retry: %d" % retry_ms)
+        if event is not None:
+            lines.append("event: " + event)
+        lines.extend("data: " + part for part in data.split("\n"))
+        return self._write_stream(("\n".join(lines) + "\n\n").encode("utf-8"))
+
+    def end_sse(self):
+        """The end of a stream that was not cut: the terminating chunk when chunked (the
+        connection then takes the next request); without chunks, the close ends it."""
+        if self.chunked:
+            self.chunked = False              # the terminator is no chunk of its own
+            if not self._write_stream(b"0\r\n\r\n"):
+                self.close_connection = True
+
+    def cut_stream(self):
+        """Close the connection in the middle of the stream: no response, no terminating chunk."""
+        self.chunked = False
+        self.close_connection = True
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
     def client_gone(self):
         """True once the client has closed its end of the connection."""
@@ -2594,6 +2647,7 @@ class HttpFrontEnd(object):
         self.lock = threading.Lock()
         self.sessions = {}                    # legacy Streamable HTTP sessions
         self.sse_sessions = {}                # 2024-11-05 HTTP+SSE sessions
+        self.cut_methods = set()              # --cut-streams: the methods whose first stream was cut
         self.auth = None                      # an AuthServer with --auth (set once the port is known)
 
     # --- entry ---------------------------------------------------------------------------------
@@ -2860,7 +2914,18 @@ class HttpFrontEnd(object):
             self.log.info("HTTP %s id %s: the client closed its stream; cancelled", message.get("method"),
                           json.dumps(message.get("id")))
             exchange.cancelled.set()
-        self.drain(h, stream, prefer_json=not self.options.sse_responses, on_gone=gone)
+        self.drain(h, stream, prefer_json=not self.options.sse_responses, on_gone=gone, cut=message.get("method"))
+
+    def _cut_after(self, method):
+        """--cut-streams: the events after which this request's stream is cut, or None (only the
+        first stream of each method is cut: a request sent again gets its answer)."""
+        if method is None or self.options.cut_streams is None or self.options.cut_method not in (None, method):
+            return None
+        with self.lock:
+            if method in self.cut_methods:
+                return None
+            self.cut_methods.add(method)
+        return self.options.cut_streams
 
     def _run(self, exchange, stream, status_of, peer=None):
         def work():
@@ -2956,7 +3021,7 @@ class HttpFrontEnd(object):
             if method == "tasks/result":
                 exchange.cancelled.set()
         self.drain(h, stream, prefer_json=not self.options.sse_responses,
-                   priming=session.version >= "2025-11-25", on_gone=gone)
+                   priming=session.version >= "2025-11-25", on_gone=gone, cut=method)
 
     def legacy_initialize(self, h, message):
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
@@ -2969,13 +3034,18 @@ class HttpFrontEnd(object):
         if error is not None:
             h.send_json(400, response)
             return
-        with self.lock:
-            self.sessions[session.session_id] = session
-        self.log.info("HTTP session %s started (%s)", fingerprint(session.session_id), session.version)
-        headers = {"Mcp-Session-Id": session.session_id}
+        if self.options.lose_sessions:
+            self.log.info("HTTP session %s started and forgotten at once (--lose-sessions)",
+                          fingerprint(session.session_id))
+        else:
+            with self.lock:
+                self.sessions[session.session_id] = session
+            self.log.info("HTTP session %s started (%s)", fingerprint(session.session_id), session.version)
+        headers = {} if self.options.no_session_ids else {"Mcp-Session-Id": session.session_id}
         if self.options.sse_responses:
             h.start_sse(headers)
             h.write_event(dumps(response), "message")
+            h.end_sse()
         else:
             h.send_json(200, response, headers)
 
@@ -3003,6 +3073,8 @@ class HttpFrontEnd(object):
     # --- GET and DELETE ------------------------------------------------------------------------
 
     def get_or_delete(self, h, verb):
+        if self.options.record_http:
+            self.recorder.record_request(self._http_info(h))
         session_id = h.headers.get("Mcp-Session-Id")
         if verb == "DELETE":
             self.log.info("HTTP DELETE received (session %s)", fingerprint(session_id) if session_id else "none")
@@ -3050,19 +3122,28 @@ class HttpFrontEnd(object):
 
     # --- writing a stream ----------------------------------------------------------------------
 
-    def drain(self, h, stream, start=0, prefer_json=True, sse_now=False, priming=False, on_gone=None):
+    def drain(self, h, stream, start=0, prefer_json=True, sse_now=False, priming=False, on_gone=None, cut=None):
         """Write `stream` to this connection until its response (or its end, or the client's).
 
         A stream whose first message is its response goes out as plain JSON when prefer_json
-        (or when that response carries a non-200 status); anything else becomes SSE.
+        (or when that response carries a non-200 status); anything else becomes SSE. ``cut``:
+        the request's method, whose SSE stream --cut-streams may cut (_cut_after).
         """
+        if not self._drain(h, stream, start, prefer_json, sse_now, priming, on_gone, cut):
+            h.end_sse()
+
+    def _drain(self, h, stream, start, prefer_json, sse_now, priming, on_gone, cut):
+        """drain's stream; True when it was cut."""
         index = start
         sse = False
+        cut_after = None
+        retry_ms = self.options.retry_ms
         if sse_now:
             h.start_sse()
             sse = True
-            if priming and stream.prefix and not h.write_event("", None, "%s%d" % (stream.prefix, start)):
-                return
+            if priming and stream.prefix and not h.write_event("", None, "%s%d" % (stream.prefix, start), retry_ms):
+                return False
+        written = 0
         while True:
             with stream.cond:
                 while index >= len(stream.events) and not stream.ended:
@@ -3077,27 +3158,34 @@ class HttpFrontEnd(object):
                         on_gone()
                 elif not sse:
                     h.start_sse()             # cancelled before it answered: an empty stream
-                return
+                return False
             if not sse:
                 first = batch[0]
                 if first.final and (prefer_json or first.status != 200):
                     h.send_json(first.status, first.msg)
-                    return
+                    return False
                 h.start_sse()
                 sse = True
-                if priming and stream.prefix and not h.write_event("", None, "%s%d" % (stream.prefix, index)):
+                cut_after = self._cut_after(cut)
+                if priming and stream.prefix and not h.write_event("", None, "%s%d" % (stream.prefix, index),
+                                                                   retry_ms):
                     if on_gone is not None:
                         on_gone()
-                    return
+                    return False
             for event in batch:
+                if written == cut_after:
+                    self.log.info("cutting a response stream after %d event(s)", written)
+                    h.cut_stream()
+                    return True
                 data = event.msg if isinstance(event.msg, str) else dumps(event.msg)
                 if not h.write_event(data, event.event, event.event_id):
                     if on_gone is not None:
                         on_gone()
-                    return
+                    return False
                 index += 1
+                written += 1
                 if event.final:
-                    return
+                    return False
 
     # --- 2024-11-05 HTTP+SSE -------------------------------------------------------------------
 
@@ -4136,6 +4224,20 @@ def parse_args(argv):
     parser.add_argument("--surface-change", choices=tuple(SURFACE_CHANGES),
                         help="one change to the tool list, for the tests of diff and replay: "
                              + "; ".join("%s: %s" % item for item in SURFACE_CHANGES.items()))
+    parser.add_argument("--chunked-streams", action="store_true", help="with --http: SSE responses chunked on a "
+                        "kept-alive connection (Express, uvicorn)")
+    parser.add_argument("--retry-ms", type=_count(0), default=None, metavar="N",
+                        help="with --http: the retry field of 2025-11-25 priming events")
+    parser.add_argument("--cut-streams", type=_count(0), default=None, metavar="N",
+                        help="with --http: cut the first SSE response stream of each method, after its priming event "
+                             "(2025-11-25) and N more events")
+    parser.add_argument("--cut-method", metavar="METHOD", help="with --cut-streams: cut only this method's streams")
+    parser.add_argument("--record-http", action="store_true", help="with --record: also record GET and DELETE "
+                        "requests of /mcp (lines without a message)")
+    parser.add_argument("--lose-sessions", action="store_true", help="with --http: forget a 2025-11-25 session once "
+                        "its initialize is answered (404 to the next request)")
+    parser.add_argument("--no-session-ids", action="store_true", help="with --http: issue no 2025-11-25 session id, "
+                        "and answer 400 to requests without one")
     options = parser.parse_args(argv)
     if options.legacy_sse and not options.http:
         parser.error("--legacy-sse needs --http")

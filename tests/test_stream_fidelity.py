@@ -1,0 +1,130 @@
+"""Streams and sessions as real servers have them, not only as the test server's defaults:
+chunked SSE on kept-alive connections (Express, uvicorn) cut mid-response and resumed with
+Last-Event-ID, and servers that forget their session at once or issue none."""
+import http.client
+import json
+from urllib.parse import urlsplit
+
+import pytest
+
+LEGACY = "2025-11-25"
+STREAMS = {"close": [], "chunked": ["--chunked-streams"]}  # Connection: close, or as Express and uvicorn send it
+
+
+def legacy_server(start_server, *flags):
+    return start_server("--era", LEGACY, "--record-http", *flags)
+
+
+def calls(server, method):
+    return [r for r in server.records() if r["message"].get("method") == method]
+
+
+@pytest.mark.parametrize("stream", sorted(STREAMS))
+def test_a_stream_cut_mid_response_is_resumed_and_the_call_sent_once(cli, start_server, stream):
+    """The connection closes after a progress event (chunked: without the terminating chunk,
+    which mcp-tui reported as "the connection broke"); the result comes on GET with
+    Last-Event-ID, the last id the stream carried, and the call was sent once."""
+    server = legacy_server(start_server, *STREAMS[stream] + ["--cut-streams", "2", "--cut-method", "tools/call",
+                                                             "--retry-ms", "100"])
+    result = cli("--url", server.url, "--timeout", 20, "tool", "call", "long_operation", "steps=3", "step_ms=1")
+    assert (result.code, result.out) == (0, "Tool response:\nDone after 3 steps\n"), result
+    assert "3/3" in result.err, result  # the progress after the cut arrived too
+    assert len(calls(server, "tools/call")) == 1
+    resumed = [r["headers"] for r in server.http_requests("GET") if "last-event-id" in r["headers"]]
+    assert len(resumed) == 1, server.http_requests()
+    post = calls(server, "tools/call")[0]["http"]["headers"]
+    assert resumed[0]["mcp-session-id"] == post["mcp-session-id"]
+    assert resumed[0]["last-event-id"].endswith("-2"), resumed  # priming event -0, then two progress events
+    assert resumed[0]["accept"] == "text/event-stream"
+
+
+@pytest.mark.parametrize("stream", sorted(STREAMS))
+def test_a_stream_cut_right_after_its_priming_event_is_resumed(cli, start_server, stream):
+    """Every answer is SSE and each is cut once, after the priming event alone (its id is all
+    there is to resume from): each request still gets its answer, none is sent twice."""
+    server = legacy_server(start_server, *STREAMS[stream] + ["--sse-responses", "--cut-streams", "0",
+                                                             "--retry-ms", "50"])
+    result = cli("--url", server.url, "--timeout", 20, "tool", "call", "echo", "message=hi")
+    assert (result.code, result.out) == (0, "Tool response:\nhi\n"), result
+    assert len(calls(server, "tools/call")) == 1 and len(calls(server, "tools/list")) <= 1
+    resumed = [r["headers"]["last-event-id"] for r in server.http_requests("GET") if "last-event-id" in r["headers"]]
+    assert resumed and all(value.endswith("-0") for value in resumed), resumed
+
+
+@pytest.mark.parametrize("stream", sorted(STREAMS))
+def test_a_chunked_stream_that_ends_cleanly_needs_no_resume(cli, start_server, stream):
+    server = legacy_server(start_server, *STREAMS[stream] + ["--sse-responses"])
+    result = cli("--url", server.url, "tool", "call", "long_operation", "steps=2", "step_ms=1")
+    assert (result.code, result.out) == (0, "Tool response:\nDone after 2 steps\n"), result
+    assert not [r for r in server.http_requests("GET") if "last-event-id" in r["headers"]]
+
+
+SESSION_REFUSALS = {  # test server flag -> what its refusal after a good initialize says, and mcp-tui's hint
+    "--lose-sessions": ("HTTP 404", "Session not found", "no longer knows the session"),
+    "--no-session-ids": ("HTTP 400", "No valid session ID provided", "issued no session id"),
+}
+
+
+@pytest.mark.parametrize("command", [["tool", "list"], ["check"]])
+@pytest.mark.parametrize("flag", sorted(SESSION_REFUSALS))
+def test_a_session_refused_after_initialize_is_reported_as_the_server_said_it(cli, start_server, flag, command):
+    """404 after a good initialize (a server that forgot its session at once), or 400 from one
+    that issued none, is no sign of the legacy HTTP+SSE transport: its fallback's answer (a
+    405 from most servers) hid the real one, in check too."""
+    status, body, hint = SESSION_REFUSALS[flag]
+    server = legacy_server(start_server, flag)
+    result = cli("--url", server.url, *command)
+    assert result.code == 1, result
+    shown = result.out + result.err
+    assert status in shown and body in shown, result
+    if command == ["tool", "list"]:
+        assert hint in result.err, result
+    assert "405" not in shown and "HTTP+SSE" not in shown, result
+    assert not [r for r in server.http_requests("GET") if "mcp-session-id" not in r["headers"]]  # no SSE probe
+
+
+def test_initialize_refused_with_a_4xx_still_tries_the_legacy_transport(cli, start_server):
+    """The fallback stays where the spec puts it: the initialize POST itself refused."""
+    server = start_server("--legacy-sse")
+    result = cli("--url", server.url, "tool", "call", "echo", "message=hi")
+    assert (result.code, result.out) == (0, "Tool response:\nhi\n"), result
+
+
+@pytest.mark.parametrize("stream", sorted(STREAMS))
+def test_a_cut_2026_stream_loses_the_request_and_a_read_is_sent_again(cli, start_server, stream):
+    """2026-07-28 has no resumption: the cut request is lost, and an idempotent read is sent
+    again with a new id (a chunked cut was "the connection broke", exit 1), never resumed."""
+    server = start_server("--era", "2026-07-28", "--record-http", "--sse-responses", "--cut-streams", "0",
+                          "--cut-method", "tools/list", *STREAMS[stream])
+    result = cli("--url", server.url, "tool", "list")
+    assert result.code == 0 and "echo" in result.out, result
+    lists = calls(server, "tools/list")
+    assert len(lists) == 2 and lists[0]["message"]["id"] != lists[1]["message"]["id"], lists
+    assert not server.http_requests("GET")
+
+
+def test_the_test_server_s_chunked_streams_end_with_their_last_chunk_unless_cut(start_server):
+    """The modes the tests above rely on, seen raw: a chunked, kept-alive stream ends with its
+    terminating chunk, and a cut one without it (http.client's IncompleteRead)."""
+    server = start_server("--era", "2026-07-28", "--sse-responses", "--chunked-streams", "--cut-streams", "0",
+                          "--cut-method", "tools/list")
+    url = urlsplit(server.url)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+
+    def post(method, request_id):
+        body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}}}}
+        conn.request("POST", url.path, json.dumps(body), {
+            "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method})
+        return conn.getresponse()
+
+    whole = post("server/discover", 1)
+    assert (whole.getheader("Transfer-Encoding"), whole.getheader("Connection")) == ("chunked", "keep-alive")
+    assert b"\ndata: {" in whole.read() and whole.isclosed()  # read to its terminating chunk
+    cut = post("tools/list", 2)  # on the same connection: it was kept alive
+    assert cut.getheader("Transfer-Encoding") == "chunked"
+    with pytest.raises(http.client.IncompleteRead):
+        cut.read()
+    conn.close()
