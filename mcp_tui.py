@@ -545,14 +545,21 @@ def state_directory():
 
 
 def private_directory(path):
-    """Create ``path`` 0700, or check the one there: state is refused a directory that
-    another user owns or that group or others may write to (they could swap its files)."""
+    """Create ``path`` 0700, or check the one there: state is refused a directory that is a
+    symbolic link, that another user owns or that group or others may write to (they could
+    swap its files, or point it at a directory of someone else's)."""
+    import stat
+
     try:
         os.makedirs(path, mode=0o700, exist_ok=True)
+        info = os.lstat(path)
     except OSError as exc:
         raise McpTuiError("cannot create the state directory %s: %s" % (path, exc.strerror or exc))
-    if os.name != "nt":  # Windows: %LOCALAPPDATA% is private by its ACL
-        info = os.stat(path)
+    if stat.S_ISLNK(info.st_mode):  # on Windows too: a link there may point anywhere as well
+        raise McpTuiError("the state directory %s is a symbolic link; mcp-tui keeps its state only in a directory "
+                          "of your own, not through a link" % path,
+                          hint="point MCP_TUI_STATE_DIR at the directory itself")
+    if os.name != "nt":  # Windows: %LOCALAPPDATA% is private by its ACL (README, Security)
         if info.st_uid != os.getuid() or info.st_mode & 0o022:
             raise McpTuiError("the state directory %s is %s; mcp-tui keeps its state only where no one else can "
                               "change it" % (path, "not yours" if info.st_uid != os.getuid() else "writable by others"),
@@ -565,15 +572,94 @@ def private_directory(path):
     return path
 
 
-def open_private(path):
-    """Open ``path`` to append text, readable by its owner alone (0600, even if it existed)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    if hasattr(os, "fchmod"):
+class UnsafeFile(OSError):
+    """A file the user named that mcp-tui will not write (``strerror`` says why): an OSError,
+    so every caller words it as it words a file that cannot be opened."""
+
+
+def unsafe_file_problem(info):
+    """Why mcp-tui will not write over or append to the file that ``info`` (an lstat or an
+    fstat) describes, or None. In a shared directory (/tmp, a project folder) another user
+    can plant a symbolic link to a file of yours, a FIFO that blocks the write for ever, or
+    a file of their own that they can read."""
+    import stat
+
+    if stat.S_ISLNK(info.st_mode):
+        return "it is a symbolic link, and mcp-tui never writes through one"
+    if not stat.S_ISREG(info.st_mode):
+        return "it is not a regular file (a FIFO, a device or a directory)"
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        return "it belongs to another user"
+    return None
+
+
+def open_user_file(path, append=False, private=False, encoding=None):
+    """The one way mcp-tui opens a file it writes for the user (-o, snapshot -o, --junit,
+    --record, --log-file, --save, skill fetch, the TUI's F9 recording, the state files):
+    never through a symbolic link in the last component (O_NOFOLLOW, and a look first where
+    there is none), never a file another user owns or one that is not a regular file
+    (opened non-blocking, so a FIFO cannot hang the open). ``append``: the file is appended
+    to (created if missing); else it must be new (O_EXCL). ``private``: 0600, also when
+    it existed. Returns a file object, binary unless ``encoding`` is given; raises OSError
+    (UnsafeFile for a refusal)."""
+    if append:  # (O_EXCL refuses whatever is there, a link included)
         try:
+            problem = unsafe_file_problem(os.lstat(path))  # Windows has no O_NOFOLLOW: this look is all
+        except FileNotFoundError:
+            problem = None
+        if problem:
+            raise UnsafeFile(0, problem, path)
+    nonblocking = getattr(os, "O_NONBLOCK", 0)
+    flags = (os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_EXCL) | nonblocking
+             | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
+    fd = os.open(path, flags, 0o600 if private else 0o666)
+    try:
+        problem = unsafe_file_problem(os.fstat(fd))  # what was opened, whatever was swapped in since the look
+        if problem:
+            raise UnsafeFile(0, problem, path)
+        if nonblocking:
+            import fcntl
+
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~nonblocking)
+        if private and hasattr(os, "fchmod"):
             os.fchmod(fd, 0o600)
+        return os.fdopen(fd, ("a" if append else "w") + ("" if encoding else "b"), encoding=encoding)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def write_user_file(path, data, private=False, durable=False):
+    """``data`` (bytes) as the whole of ``path``: written to a new temporary file in the same
+    directory (open_user_file) and renamed over ``path``, so a reader never sees half a file
+    and a link or FIFO planted at ``path`` is refused, never followed. A file of the user's
+    that is replaced keeps its mode (0600 with ``private``); ``durable``: synced to disk
+    before the rename. Raises OSError."""
+    try:
+        existing = os.lstat(path)
+    except FileNotFoundError:
+        existing = None
+    problem = existing and unsafe_file_problem(existing)
+    if problem:
+        raise UnsafeFile(0, problem, path)
+    directory, name = os.path.split(os.path.abspath(path))
+    temporary = os.path.join(directory, ".%s.%d.%s.tmp" % (name, os.getpid(), os.urandom(6).hex()))
+    handle = open_user_file(temporary, private=private)
+    try:
+        with handle:
+            if existing and not private and hasattr(os, "fchmod"):
+                os.fchmod(handle.fileno(), existing.st_mode & 0o777)
+            handle.write(data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
         except OSError:
-            pass  # not ours to change: it was the user's choice of path
-    return os.fdopen(fd, "a", encoding="utf-8")
+            pass
+        raise
 
 
 class FileLock:
@@ -684,25 +770,13 @@ class JsonStateFile:
         return data
 
     def _save(self, data):
-        directory, name = os.path.split(os.path.abspath(self.path))
-        temporary = os.path.join(directory, ".%s.%d.%s.tmp" % (name, os.getpid(), os.urandom(6).hex()))
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(temporary, flags, 0o600)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                if self.durable:
-                    json.dump(data, handle, indent=1, sort_keys=True)  # small files people may read
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                else:
-                    handle.write(json.dumps(data, separators=(",", ":")))  # one pass of the C encoder
-            os.replace(temporary, self.path)
-        except BaseException:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
-            raise
+        if self.durable:
+            text = json.dumps(data, indent=1, sort_keys=True)  # small files people may read
+        else:
+            text = json.dumps(data, separators=(",", ":"))  # one pass of the C encoder
+        write_user_file(self.path, text.encode("utf-8"), private=True, durable=self.durable)
+
+
 def rpc_label(message):
     """What a POST carried, for the trace: the method, or which id a response answers."""
     if "method" in message:
@@ -10033,7 +10107,7 @@ class BlobSaver:
         while os.path.exists(path):
             path = os.path.join(self.directory, "%s-%d%s%s" % (stem, index, dot, extension))
             index += 1
-        with open(path, "xb") as handle:
+        with open_user_file(path) as handle:
             handle.write(data)
         return path
 
@@ -11229,7 +11303,7 @@ def make_log(options, credentials):
         credentials.add(secret)
     if options.log_file:
         try:
-            handle = open_private(options.log_file)
+            handle = open_user_file(options.log_file, append=True, private=True, encoding="utf-8")
         except OSError as exc:
             raise UsageError("cannot open --log-file %s: %s" % (options.log_file, exc.strerror or exc))
         lock = threading.Lock()
@@ -11243,7 +11317,8 @@ def make_log(options, credentials):
         log.sinks.append(write)
     if getattr(options, "record", None):
         try:
-            recorder = MessageRecorder(open_private(options.record), credentials)
+            recorder = MessageRecorder(open_user_file(options.record, append=True, private=True, encoding="utf-8"),
+                                       credentials)
         except OSError as exc:
             raise UsageError("cannot open --record %s: %s" % (options.record, exc.strerror or exc))
         log.record_to(recorder)
@@ -11980,13 +12055,13 @@ def parse_common_command_line(argv):
     return SimpleNamespace(**values)
 
 
-def write_output_file(path, data):
-    """-o FILE: ``data`` (bytes) into FILE, an existing file replaced, as curl -o does."""
+def write_output_file(path, data, flag="-o"):
+    """-o FILE (or ``flag``, --junit): ``data`` (bytes) into FILE, an existing file of the
+    user's replaced, as curl -o does (write_user_file: never through a link)."""
     try:
-        with open(path, "wb") as handle:
-            handle.write(data)
+        write_user_file(path, data)
     except OSError as exc:
-        raise McpTuiError("cannot write %s: %s" % (path, exc.strerror or exc))
+        raise McpTuiError("cannot write %s %s: %s" % (flag, path, exc.strerror or exc))
 
 
 def output_file_payload(method, result, render):
@@ -13188,11 +13263,8 @@ class CheckCommands(CliCommands):
             self.out.text("\n\n".join(check_report_text(each, server, elapsed, strict)
                                        for each, server, _, elapsed in reports))
         if self.opts.junit:  # after the report, which a file that cannot be written must not cost
-            try:
-                with open(self.opts.junit, "w", encoding="utf-8") as junit:
-                    junit.write(check_junit(check, reports[0][1], reports[0][3], strict, others=reports[1:]))
-            except OSError as exc:
-                raise McpTuiError("cannot write --junit %s: %s" % (self.opts.junit, exc.strerror or exc))
+            write_output_file(self.opts.junit, check_junit(check, reports[0][1], reports[0][3], strict,
+                                                           others=reports[1:]).encode("utf-8"), "--junit")
         return EXIT_FAILURE if any(check_failures(each, strict) for each, _, _, _ in reports) else EXIT_OK
 
     @staticmethod
@@ -14197,21 +14269,30 @@ class Tui:
             self.open(TasksScreen(self))
 
     def toggle_recording(self):
-        """F9: every message both ways, from now until F9 again, to mcp-tui-TIME.jsonl in the
-        working directory, as --record writes them (0600, credentials masked); `replay` reads it."""
+        """F9: every message both ways, from now until F9 again, to a new file mcp-tui-TIME.jsonl
+        in the working directory (mcp-tui-TIME-1.jsonl... where that name is taken: never a file
+        someone else made first), as --record writes them (0600, credentials masked); `replay`
+        reads it. The start names the file, the stop says where it is."""
         if self.recording is not None:
             self.log.stop_recording(self.recording[0])
             self.recording, (_, path) = None, self.recording
             return self.say("Recording stopped: %s." % path)
-        path = time.strftime("mcp-tui-%Y%m%d-%H%M%S.jsonl")
-        try:
-            recorder = MessageRecorder(open_private(path), self.log.credentials)
-        except OSError as exc:
-            self.say("Cannot record to %s: %s" % (path, exc.strerror or exc), True)
-            return
-        self.recording = recorder, path
+        stamp = time.strftime("mcp-tui-%Y%m%d-%H%M%S")
+        for attempt in range(100):  # a new file only: a name someone else took first is passed by
+            path = "%s%s.jsonl" % (stamp, "-%d" % attempt if attempt else "")
+            try:
+                recorder = MessageRecorder(open_user_file(path, private=True, encoding="utf-8"), self.log.credentials)
+                break
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                self.say("Cannot record to %s: %s" % (os.path.abspath(path), exc.strerror or exc), True)
+                return
+        else:
+            return self.say("Cannot record: %s and 99 names after it are taken" % os.path.abspath(path), True)
+        self.recording = recorder, os.path.abspath(path)
         self.log.record_to(recorder)
-        self.say("Recording to %s (F9 stops)." % path)
+        self.say("Recording to %s (F9 stops)." % os.path.basename(path))
 
     def open_help(self):
         screen = self.stack[-1]
@@ -19049,6 +19130,7 @@ def main(argv=None):
         if opts.save and os.path.exists(opts.save) and not os.path.isdir(opts.save):
             raise UsageError("--save %s is a file: give a directory (it is made if missing)" % opts.save)
         added_request_meta(opts)  # a malformed or reserved --meta: exit 2 before anything starts
+        refuse_unsafe_targets(opts)
         if opts.output not in (None, "-") and os.path.isdir(opts.output):
             raise UsageError("-o %s is a directory: give a file name" % opts.output)
         spec, words = spec_from_options(opts, opts.words, output.credentials)
@@ -19090,6 +19172,20 @@ def main(argv=None):
         if cli is not None:
             cli.close()
         signals.restore()
+
+
+def refuse_unsafe_targets(opts):
+    """-o FILE and --junit FILE checked before anything is sent (exit 2): a link, a FIFO or
+    device, another user's file is refused now rather than after the call (write_user_file
+    looks again when it writes). --record and --log-file are opened at the start anyway."""
+    for flag, path in (("-o", opts.output), ("--junit", opts.junit)):
+        try:
+            problem = path not in (None, "-") and unsafe_file_problem(os.lstat(path))
+        except OSError:
+            problem = None  # missing, or a path the write will report on
+        if problem and not (flag == "-o" and os.path.isdir(path) and not os.path.islink(path)):
+            raise UsageError("cannot write %s %s: %s" % (flag, path, problem),
+                             hint="give another file name, or - for stdout" if flag == "-o" else "give another file name")
 
 
 def wants_json(argv):
