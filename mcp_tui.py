@@ -11573,6 +11573,28 @@ class TerminationSignals:
 LIVE_LINE_CLEAR = "\r\x1b[K"  # back to the line's start, and erase it
 
 
+def stream_failure(stream, exc):
+    """What a failed write to stdout or stderr (``exc``, an OSError) means: None where the
+    reader went away (`mcp-tui ... | head`; Windows says EINVAL for a closed pipe), which
+    ends the output quietly; otherwise (a full disk, /dev/full) the error to report, exit 1.
+    Either way the descriptor is pointed at devnull, so that the flush at exit cannot fail
+    once more (a traceback, or exit 120)."""
+    import errno
+
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, stream.fileno())
+        finally:
+            os.close(null)
+    except (OSError, ValueError):
+        pass
+    if isinstance(exc, BrokenPipeError) or exc.errno == errno.EINVAL:
+        return None
+    return McpTuiError("cannot write to %s: %s" % ("stderr" if stream is sys.stderr else "stdout",
+                                                  exc.strerror or exc))
+
+
 class Output:
     """Results on stdout; progress, notices and errors on stderr; text or JSON."""
 
@@ -11618,18 +11640,10 @@ class Output:
                 stream.write(text.encode(stream.encoding or "ascii", "replace").decode(stream.encoding or "ascii"))
                 stream.flush()
             except OSError as exc:
-                import errno
-
-                if not isinstance(exc, BrokenPipeError) and exc.errno != errno.EINVAL:
-                    raise
-                # The reader went away (`mcp-tui ... | head`; Windows says EINVAL for a closed
-                # pipe): stop writing there, quietly, and point the descriptor at devnull so
-                # that the flush at exit does not fail either.
-                self._gone.add(stream)
-                try:
-                    os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
-                except (OSError, ValueError):
-                    pass
+                self._gone.add(stream)  # nothing more is written there
+                failure = stream_failure(stream, exc)
+                if failure is not None and stream is not self.stderr:  # a failing stderr cannot say so
+                    raise failure
 
     def _write_json(self, stream, text):
         """JSON text as the stream can carry it: on a stream that is not UTF-8 (a Windows code
@@ -11948,6 +11962,16 @@ def build_parser():
             if missing:  # often a value that starts with "-", which argparse takes for an option
                 message += "; a value that starts with '-' is written %s=VALUE" % missing.group(1)
             raise UsageError(message, hint="see mcp-tui --help")
+
+        def _print_message(self, message, file=None):  # --help: argparse would drop a failed write unsaid
+            stream = file or sys.stderr
+            try:
+                stream.write(message)
+                stream.flush()
+            except OSError as exc:
+                failure = stream_failure(stream, exc)
+                if failure is not None:
+                    raise failure
 
     def formatter(prog):
         # argparse makes a formatter for every add_argument(), and each asks shutil for the
@@ -19112,10 +19136,14 @@ def main(argv=None):
     utf8_when_redirected((sys.stdout, sys.stderr))
     if argv[:1] == [KEEPER_FLAG]:
         return run_keeper()
-    if argv == ["--version"]:  # as argparse prints it, without building the parser (a sixth of the run)
-        print(VERSION_LINE)
-        return EXIT_OK
     output = Output("json" if wants_json(argv) else "text")
+    if argv == ["--version"]:  # as argparse prints it, without building the parser (a sixth of the run)
+        try:
+            output.text(VERSION_LINE)
+        except McpTuiError as exc:
+            output.error(exc)
+            return exc.exit_code
+        return EXIT_OK
     cli = None
     signals = TerminationSignals()
     try:
