@@ -13493,19 +13493,45 @@ def auth_command(args, opts, spec, output, log):
 
 KEEPER_FLAG = "--run-session-keeper"
 # Run with -I: sys.path holds neither the working directory nor PYTHONPATH. mcp_tui itself is
-# loaded from its own directory (or zipapp) alone, which is not put on sys.path either.
+# the very file the command runs from, never looked up by name: in a shared folder another user
+# may have put a package mcp_tui/ beside a copied mcp_tui.py, which a lookup would prefer, or a
+# __pycache__ of theirs, whose bytecode a loader runs when its header matches the source. The
+# cache is used only in a __pycache__ of the user's (or root's) that no one else may write;
+# missing, it is made (then it is the user's); otherwise the source is compiled afresh. From a
+# zipapp, mcp_tui is looked up in the archive alone.
 KEEPER_BOOT = """if True:
-    import sys
-    from importlib.machinery import PathFinder
-    spec = PathFinder.find_spec("mcp_tui", [sys.argv[1]])
-    if spec is None:
-        sys.exit("mcp_tui is not in %s" % sys.argv[1])
-    if hasattr(spec.loader, "exec_module"):
-        from importlib.util import module_from_spec
-        module = sys.modules["mcp_tui"] = module_from_spec(spec)
-        spec.loader.exec_module(module)
-    else:  # zipimport before Python 3.10
-        module = spec.loader.load_module("mcp_tui")
+    import os, stat, sys
+    path = sys.argv[1]
+    if os.path.isfile(path):
+        from importlib.machinery import SourceFileLoader
+        from importlib.util import cache_from_source, module_from_spec, spec_from_file_location
+        loader = SourceFileLoader("mcp_tui", path)
+        module = sys.modules["mcp_tui"] = module_from_spec(spec_from_file_location("mcp_tui", path, loader=loader))
+        try:
+            cache = os.path.dirname(cache_from_source(path))
+            try:
+                os.mkdir(cache, 0o755)
+            except FileExistsError:
+                pass
+            info = os.lstat(cache)
+            trusted = stat.S_ISDIR(info.st_mode) and info.st_uid in (0, os.geteuid()) and not info.st_mode & 0o022
+        except (OSError, NotImplementedError):
+            trusted = False
+        if trusted:
+            loader.exec_module(module)
+        else:
+            exec(loader.source_to_code(loader.get_data(path), path), module.__dict__)
+    else:
+        from importlib.machinery import PathFinder
+        spec = PathFinder.find_spec("mcp_tui", [os.path.dirname(path)])
+        if spec is None:
+            sys.exit("mcp_tui is not in %s" % os.path.dirname(path))
+        if hasattr(spec.loader, "exec_module"):
+            from importlib.util import module_from_spec
+            module = sys.modules["mcp_tui"] = module_from_spec(spec)
+            spec.loader.exec_module(module)
+        else:  # zipimport before Python 3.10
+            module = spec.loader.load_module("mcp_tui")
     sys.exit(module.main(sys.argv[2:]))
 """
 
@@ -13517,7 +13543,7 @@ def start_keeper(name, argv, connection, timeout, notice, auto=False, token=None
     import queue
     import subprocess
 
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.abspath(__file__)  # the file itself (KEEPER_BOOT)
     options = {}
     if os.name == "nt":
         options["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
