@@ -13502,7 +13502,7 @@ KEEPER_FLAG = "--run-session-keeper"
 KEEPER_BOOT = """if True:
     import os, stat, sys
     path = sys.argv[1]
-    if os.path.isfile(path):
+    if path.endswith(".py") and os.path.isfile(path):
         from importlib.machinery import SourceFileLoader
         from importlib.util import cache_from_source, module_from_spec, spec_from_file_location
         loader = SourceFileLoader("mcp_tui", path)
