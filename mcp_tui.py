@@ -13,13 +13,14 @@ uses the CLI. Each section below is listed with its classes, in the file's order
 tests/test_layering.py checks this map against the banners and the code.
 
    1. wire          errors, secrets, limits and the private, locked state files
-                    (``state_directory``); how requests reach a server (TLS, proxies);
+                    (``state_directory``), every file written for the user
+                    (``open_user_file``); how requests reach a server (TLS, proxies);
                     JSON-RPC framing, SSE, the transports (stdio, Streamable HTTP, HTTP+SSE,
                     and a kept session's socket) and the RpcChannel that matches responses
                     to requests
                     classes: McpTuiError UsageError ConnectionFailed RequestTimeout
                     RequestCancelled ProtocolViolation Withheld StreamCut HttpStatusError
-                    RpcError SecretRegistry KeptTail MessageTooLarge FileLock JsonStateFile
+                    RpcError SecretRegistry KeptTail MessageTooLarge UnsafeFile FileLock JsonStateFile
                     SseEvent SseDecoder Transport StdioTransport Watchdog NetworkOptions HttpClient
                     StreamableHttpTransport LegacySseTransport KeeperTransport KeeperGone
                     PendingRequest RpcChannel
@@ -7975,6 +7976,21 @@ def masked_strings(value, registry):
     return value
 
 
+def new_recording_file():
+    """The TUI's F9 file: a new mcp-tui-TIME.jsonl in the working directory, or where that
+    name is taken mcp-tui-TIME-1.jsonl and so on (the name is predictable: a file someone
+    else made first under it is passed by, never written), 0600. Returns (text handle,
+    absolute path); raises OSError (FileExistsError when a hundred names are taken)."""
+    stamp = time.strftime("mcp-tui-%Y%m%d-%H%M%S")
+    for attempt in range(100):
+        path = os.path.abspath("%s%s.jsonl" % (stamp, "-%d" % attempt if attempt else ""))
+        try:
+            return open_user_file(path, private=True, encoding="utf-8"), path
+        except FileExistsError:
+            if attempt == 99:
+                raise
+
+
 class MessageRecorder:
     """--record: every JSON-RPC message of the run, both ways and whole, one JSON line each
     with its direction, seconds since the recording began, era and transport. The run's
@@ -14319,28 +14335,19 @@ class Tui:
             self.open(TasksScreen(self))
 
     def toggle_recording(self):
-        """F9: every message both ways, from now until F9 again, to a new file mcp-tui-TIME.jsonl
-        in the working directory (mcp-tui-TIME-1.jsonl... where that name is taken: never a file
-        someone else made first), as --record writes them (0600, credentials masked); `replay`
-        reads it. The start names the file, the stop says where it is."""
+        """F9: every message both ways, from now until F9 again, to a new file in the working
+        directory (new_recording_file), as --record writes them (0600, credentials masked);
+        `replay` reads it. The start names the file, the stop says where it is."""
         if self.recording is not None:
             self.log.stop_recording(self.recording[0])
             self.recording, (_, path) = None, self.recording
             return self.say("Recording stopped: %s." % path)
-        stamp = time.strftime("mcp-tui-%Y%m%d-%H%M%S")
-        for attempt in range(100):  # a new file only: a name someone else took first is passed by
-            path = "%s%s.jsonl" % (stamp, "-%d" % attempt if attempt else "")
-            try:
-                recorder = MessageRecorder(open_user_file(path, private=True, encoding="utf-8"), self.log.credentials)
-                break
-            except FileExistsError:
-                continue
-            except OSError as exc:
-                self.say("Cannot record to %s: %s" % (os.path.abspath(path), exc.strerror or exc), True)
-                return
-        else:
-            return self.say("Cannot record: %s and 99 names after it are taken" % os.path.abspath(path), True)
-        self.recording = recorder, os.path.abspath(path)
+        try:
+            handle, path = new_recording_file()
+        except OSError as exc:
+            return self.say("Cannot record in %s: %s" % (os.getcwd(), exc.strerror or exc), True)
+        recorder = MessageRecorder(handle, self.log.credentials)
+        self.recording = recorder, path
         self.log.record_to(recorder)
         self.say("Recording to %s (F9 stops)." % os.path.basename(path))
 
