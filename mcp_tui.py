@@ -5146,6 +5146,72 @@ def skill_entry_problems(entry):
     return problems
 
 
+WINDOWS_DEVICES = {"con", "prn", "aux", "nul", "conin$", "conout$"} | {
+    port + digit for port in ("com", "lpt") for digit in "0123456789\u00b9\u00b2\u00b3"}
+
+
+def skill_file_name_problem(relative):
+    """Why the skill file ``relative`` (its path below the skill, "/"-separated) cannot be
+    written under that name on every system a skill may be copied to, or None."""
+    for part in relative.split("/"):
+        if part in ("", ".", ".."):
+            return "an empty, . or .. part"
+        if "\0" in part:
+            return "a NUL character"
+        if len(part.encode("utf-8", "surrogatepass")) > 255:
+            return "a name longer than 255 bytes"
+        if re.search(r'[\x00-\x1f\x7f<>:"|?*\\]', part):
+            return 'a character Windows does not allow in a name (<>:"|?*\\ or a control character)'
+        if part[-1] in ". ":
+            return "a name that ends in a dot or a space (Windows drops it)"
+        if part.split(".", 1)[0].rstrip(" ").lower() in WINDOWS_DEVICES:
+            return "a device name Windows reserves (CON, PRN, AUX, NUL, COM1-9, LPT1-9), with or without an extension"
+    return None
+
+
+def skill_file_problems(relatives):
+    """The skill files that cannot all be written as named, as [(path, why)], checked on
+    every platform (a fetched skill may be copied to Windows or macOS): skill_file_name_problem
+    for each, then two names that are one file where case is ignored, and a file that is
+    also a folder of another (``a`` and ``a/b``)."""
+    problems, folded = [], {}
+    for relative in relatives:
+        why = skill_file_name_problem(relative)
+        if why:
+            problems.append((relative, why))
+        elif relative.casefold() in folded:
+            problems.append((relative, "the same name as %r where case is ignored" % folded[relative.casefold()]))
+        else:
+            folded[relative.casefold()] = relative
+    for key, relative in folded.items():
+        parts = key.split("/")
+        problems += [(folded["/".join(parts[:end])], "both a file and the folder of %r" % relative)
+                     for end in range(1, len(parts)) if "/".join(parts[:end]) in folded]
+    return problems
+
+
+def write_new_tree(target, files):
+    """``files`` [(path below ``target``, "/"-separated; bytes)] as the new directory
+    ``target``, all or nothing: written into a new directory beside it (open_user_file) and
+    renamed to ``target`` once every file is there. Raises OSError (nothing left behind)."""
+    import shutil
+
+    parent, name = os.path.split(os.path.abspath(target))
+    os.makedirs(parent, exist_ok=True)
+    staging = os.path.join(parent, ".%s.%d.%s.tmp" % (name, os.getpid(), os.urandom(6).hex()))
+    os.mkdir(staging)
+    try:
+        for relative, raw in files:
+            path = os.path.join(staging, *relative.split("/"))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open_user_file(path) as handle:
+                handle.write(raw)
+        os.rename(staging, target)  # fails where something took the name meanwhile
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
 def skill_total_size(entry):
     files = entry.get("resources") if isinstance(entry.get("resources"), list) else ()
     return sum(f["size"] for f in files if isinstance(f, dict) and type(f.get("size")) is int)
@@ -13854,8 +13920,9 @@ class SkillCommands(CliCommands):
         if not self.opts.output:
             raise UsageError("skill fetch needs -o DIR, the directory to write the skill's files into")
         target = self.opts.output
-        if os.path.exists(target) and not os.path.isdir(target):
-            raise UsageError("%s is not a directory" % target)
+        if os.path.lexists(target):
+            raise UsageError("%s already exists; skill fetch writes the skill into a new directory" % target,
+                             hint="give a directory name that is not taken")
         session = self.cli.connect()
         outcome = check_skill(session, find_skill(session, word), self.opts.require_digests)
         if not outcome["ok"]:
@@ -13864,23 +13931,19 @@ class SkillCommands(CliCommands):
                 ["%s %s (%s)" % (row["uri"], row["status"], skill_check_detail(row)) for row in bad]
                 or outcome["problems"])))
         root = outcome["skill"][:-len("SKILL.md")]
-        files = []
-        for row in outcome["files"]:
-            relative = row["uri"][len(root):]
-            parts = relative.split("/")
-            if not relative or any(part in ("", ".", "..") or "\\" in part or ":" in part for part in parts):
-                raise McpTuiError("skill %s: %r is not a file path mcp-tui writes; nothing was written"
-                                  % (outcome["path"], relative))
-            path = os.path.join(target, *parts)
-            if os.path.lexists(path):
-                raise UsageError("%s already exists; nothing was written" % path, hint="fetch into a new directory")
-            files.append((path, row["raw"]))
-        for path, raw in files:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "xb") as handle:
-                handle.write(raw)
+        files = [(row["uri"][len(root):], row["raw"]) for row in outcome["files"]]
+        refused = skill_file_problems([relative for relative, _ in files])
+        if refused:
+            raise McpTuiError("skill %s: nothing was written: %s" % (outcome["path"], "; ".join(
+                "%r: %s" % item for item in refused)), hint="the server names these files; report it to its authors")
+        try:
+            write_new_tree(target, files)
+        except OSError as exc:
+            raise McpTuiError("cannot write skill %s to %s: %s; nothing was written" % (
+                outcome["path"], target, exc.strerror or exc))
         if self.out.json:
-            self.out.document(dict(self.public(outcome), written=[path for path, _ in files]))
+            self.out.document(dict(self.public(outcome), written=[
+                os.path.join(target, *relative.split("/")) for relative, _ in files]))
         else:
             self.out.text(skill_report(outcome))
             self.out.progress("%d files written under %s" % (len(files), target))
