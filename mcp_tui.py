@@ -13579,8 +13579,9 @@ KEEPER_FLAG = "--run-session-keeper"
 # may have put a package mcp_tui/ beside a copied mcp_tui.py, which a lookup would prefer, or a
 # __pycache__ of theirs, whose bytecode a loader runs when its header matches the source. The
 # cache is used only in a __pycache__ of the user's (or root's) that no one else may write;
-# missing, it is made (then it is the user's); otherwise the source is compiled afresh. From a
-# zipapp, mcp_tui is looked up in the archive alone.
+# missing, it is made (then it is the user's); otherwise (and on Windows, where who may write
+# is an ACL this does not read) the source is compiled afresh. From a zipapp, mcp_tui is looked
+# up in the archive alone.
 KEEPER_BOOT = """if True:
     import os, stat, sys
     path = sys.argv[1]
@@ -13597,7 +13598,7 @@ KEEPER_BOOT = """if True:
                 pass
             info = os.lstat(cache)
             trusted = stat.S_ISDIR(info.st_mode) and info.st_uid in (0, os.geteuid()) and not info.st_mode & 0o022
-        except (OSError, NotImplementedError):
+        except (OSError, NotImplementedError, AttributeError):  # Windows (no geteuid): the source, always
             trusted = False
         if trusted:
             loader.exec_module(module)
