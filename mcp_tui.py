@@ -10186,7 +10186,7 @@ class BlobSaver:
             name = "%s-%d%s" % (kind, self.count, mimetypes.guess_extension(mime or "") or ".bin")
         stem, dot, extension = name.rpartition(".") if "." in name else (name, "", "")
         path, index = os.path.join(self.directory, name), 1
-        while os.path.exists(path):
+        while os.path.lexists(path):  # a dangling link is taken too: open_user_file makes only new files
             path = os.path.join(self.directory, "%s-%d%s%s" % (stem, index, dot, extension))
             index += 1
         with open_user_file(path) as handle:

@@ -110,3 +110,20 @@ def test_appending_refuses_a_file_swapped_in_after_the_look(tmp_path, monkeypatc
     monkeypatch.undo()
     assert raised.value.strerror == "it belongs to another user"
     assert theirs.read_text() == "theirs\n" and stat.S_IMODE(os.stat(str(theirs)).st_mode) != 0o600
+
+
+@POSIX
+def test_save_passes_a_link_planted_under_the_name_it_would_take(cli, tmp_path):
+    """--save DIR makes only new files: a link at logo.png, dangling or not, is passed by."""
+    saved, victim = tmp_path / "saved", tmp_path / "victim.png"
+    saved.mkdir()
+    victim.write_bytes(b"the victim's own")
+    os.symlink(str(victim), str(saved / "logo.png"))
+    result = cli(stdio_command(), "--save", saved, "resource", "read", "test://static/logo.png")
+    assert result.code == 0, result
+    assert "saved to %s]" % (saved / "logo-1.png") in result.out, result
+    assert victim.read_bytes() == b"the victim's own" and (saved / "logo-1.png").read_bytes().startswith(b"\x89PNG")
+    os.unlink(str(victim))  # now the link dangles
+    again = cli(stdio_command(), "--save", saved, "resource", "read", "test://static/logo.png")
+    assert again.code == 0 and "saved to %s]" % (saved / "logo-2.png") in again.out, again
+    assert not victim.exists()
