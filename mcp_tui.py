@@ -13,15 +13,16 @@ uses the CLI. Each section below is listed with its classes, in the file's order
 tests/test_layering.py checks this map against the banners and the code.
 
    1. wire          errors, secrets, limits and the private, locked state files
-                    (``state_directory``); how requests reach a server (TLS, proxies);
+                    (``state_directory``), every file written for the user
+                    (``open_user_file``); how requests reach a server (TLS, proxies);
                     JSON-RPC framing, SSE, the transports (stdio, Streamable HTTP, HTTP+SSE,
                     and a kept session's socket) and the RpcChannel that matches responses
                     to requests
                     classes: McpTuiError UsageError ConnectionFailed RequestTimeout
                     RequestCancelled ProtocolViolation Withheld StreamCut HttpStatusError
-                    RpcError SecretRegistry KeptTail ThreadFlag MessageTooLarge FileLock JsonStateFile
-                    NestedTooDeeply SseEvent SseDecoder LargeMessageTurns Transport StdioTransport
-                    Watchdog NetworkOptions HttpClient
+                    RpcError SecretRegistry KeptTail ThreadFlag MessageTooLarge UnsafeFile FileLock
+                    JsonStateFile NestedTooDeeply SseEvent SseDecoder LargeMessageTurns Transport
+                    StdioTransport Watchdog NetworkOptions HttpClient
                     StreamableHttpTransport LegacySseTransport KeeperTransport KeeperGone
                     PendingRequest RpcChannel
    2. session       which era the server speaks, the handshake or per-request _meta, the
@@ -571,15 +572,22 @@ def state_directory():
 
 
 def private_directory(path):
-    """Create ``path`` 0700, or check the one there: state is refused a directory that
-    another user owns or that group or others may write to (they could swap its files)."""
+    """Create ``path`` 0700, or check the one there: state is refused a directory that is a
+    symbolic link, that another user owns or that group or others may write to (they could
+    swap its files, or point it at a directory of someone else's)."""
+    import stat
+
     try:
         os.makedirs(path, mode=0o700, exist_ok=True)
-    except OSError as exc:  # HOME read-only or missing (a service account, a container): say what moves it
+        info = os.lstat(path)
+    except OSError as exc:
         raise McpTuiError("cannot create the state directory %s: %s" % (path, exc.strerror or exc),
                           hint="set MCP_TUI_STATE_DIR to a directory you can write")
-    if os.name != "nt":  # Windows: %LOCALAPPDATA% is private by its ACL
-        info = os.stat(path)
+    if stat.S_ISLNK(info.st_mode):  # on Windows too: a link there may point anywhere as well
+        raise McpTuiError("the state directory %s is a symbolic link; mcp-tui keeps its state only in a directory "
+                          "of your own, not through a link" % path,
+                          hint="point MCP_TUI_STATE_DIR at the directory itself")
+    if os.name != "nt":  # Windows: %LOCALAPPDATA% is private by its ACL (README, Security)
         if info.st_uid != os.getuid() or info.st_mode & 0o022:
             raise McpTuiError("the state directory %s is %s; mcp-tui keeps its state only where no one else can "
                               "change it" % (path, "not yours" if info.st_uid != os.getuid() else "writable by others"),
@@ -592,15 +600,94 @@ def private_directory(path):
     return path
 
 
-def open_private(path):
-    """Open ``path`` to append text, readable by its owner alone (0600, even if it existed)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    if hasattr(os, "fchmod"):
+class UnsafeFile(OSError):
+    """A file the user named that mcp-tui will not write (``strerror`` says why): an OSError,
+    so every caller words it as it words a file that cannot be opened."""
+
+
+def unsafe_file_problem(info):
+    """Why mcp-tui will not write over or append to the file that ``info`` (an lstat or an
+    fstat) describes, or None. In a shared directory (/tmp, a project folder) another user
+    can plant a symbolic link to a file of yours, a FIFO that blocks the write for ever, or
+    a file of their own that they can read."""
+    import stat
+
+    if stat.S_ISLNK(info.st_mode):
+        return "it is a symbolic link, and mcp-tui never writes through one"
+    if not stat.S_ISREG(info.st_mode):
+        return "it is not a regular file (a FIFO, a device or a directory)"
+    if os.name != "nt" and info.st_uid != os.geteuid():  # Windows: no owner to compare (README, Security)
+        return "it belongs to another user"
+    return None
+
+
+def open_user_file(path, append=False, private=False, encoding=None):
+    """The one way mcp-tui opens a file it writes for the user (-o, snapshot -o, --junit,
+    --record, --log-file, --save, skill fetch, the TUI's F9 recording, the state files):
+    never through a symbolic link in the last component (O_NOFOLLOW, and a look first where
+    there is none), never a file another user owns or one that is not a regular file
+    (opened non-blocking, so a FIFO cannot hang the open). ``append``: the file is appended
+    to (created if missing); else it must be new (O_EXCL). ``private``: 0600, also when
+    it existed. Returns a file object, binary unless ``encoding`` is given; raises OSError
+    (UnsafeFile for a refusal)."""
+    if append:  # (O_EXCL refuses whatever is there, a link included)
         try:
+            problem = unsafe_file_problem(os.lstat(path))  # Windows has no O_NOFOLLOW: this look is all
+        except FileNotFoundError:
+            problem = None
+        if problem:
+            raise UnsafeFile(0, problem, path)
+    nonblocking = getattr(os, "O_NONBLOCK", 0)
+    flags = (os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_EXCL) | nonblocking
+             | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
+    fd = os.open(path, flags, 0o600 if private else 0o666)
+    try:
+        problem = unsafe_file_problem(os.fstat(fd))  # what was opened, whatever was swapped in since the look
+        if problem:
+            raise UnsafeFile(0, problem, path)
+        if nonblocking and os.name != "nt":  # (Windows has no O_NONBLOCK: nonblocking is 0 there)
+            import fcntl
+
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~nonblocking)
+        if private and hasattr(os, "fchmod"):
             os.fchmod(fd, 0o600)
+        return os.fdopen(fd, ("a" if append else "w") + ("" if encoding else "b"), encoding=encoding)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def write_user_file(path, data, private=False, durable=False):
+    """``data`` (bytes) as the whole of ``path``: written to a new temporary file in the same
+    directory (open_user_file) and renamed over ``path``, so a reader never sees half a file
+    and a link or FIFO planted at ``path`` is refused, never followed. A file of the user's
+    that is replaced keeps its mode (0600 with ``private``); ``durable``: synced to disk
+    before the rename. Raises OSError."""
+    try:
+        existing = os.lstat(path)
+    except FileNotFoundError:
+        existing = None
+    problem = existing and unsafe_file_problem(existing)
+    if problem:
+        raise UnsafeFile(0, problem, path)
+    directory, name = os.path.split(os.path.abspath(path))
+    temporary = os.path.join(directory, ".%s.%d.%s.tmp" % (name, os.getpid(), os.urandom(6).hex()))
+    handle = open_user_file(temporary, private=private)
+    try:
+        with handle:
+            if existing and not private and hasattr(os, "fchmod"):
+                os.fchmod(handle.fileno(), existing.st_mode & 0o777)
+            handle.write(data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
         except OSError:
-            pass  # not ours to change: it was the user's choice of path
-    return os.fdopen(fd, "a", encoding="utf-8")
+            pass
+        raise
 
 
 class FileLock:
@@ -711,25 +798,13 @@ class JsonStateFile:
         return data
 
     def _save(self, data):
-        directory, name = os.path.split(os.path.abspath(self.path))
-        temporary = os.path.join(directory, ".%s.%d.%s.tmp" % (name, os.getpid(), os.urandom(6).hex()))
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(temporary, flags, 0o600)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                if self.durable:
-                    json.dump(data, handle, indent=1, sort_keys=True)  # small files people may read
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                else:
-                    handle.write(json.dumps(data, separators=(",", ":")))  # one pass of the C encoder
-            os.replace(temporary, self.path)
-        except BaseException:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
-            raise
+        if self.durable:
+            text = json.dumps(data, indent=1, sort_keys=True)  # small files people may read
+        else:
+            text = json.dumps(data, separators=(",", ":"))  # one pass of the C encoder
+        write_user_file(self.path, text.encode("utf-8"), private=True, durable=self.durable)
+
+
 def rpc_label(message):
     """What a POST carried, for the trace: the method, or which id a response answers."""
     if "method" in message:
@@ -5381,6 +5456,72 @@ def skill_entry_problems(entry):
     return problems
 
 
+WINDOWS_DEVICES = {"con", "prn", "aux", "nul", "conin$", "conout$"} | {
+    port + digit for port in ("com", "lpt") for digit in "0123456789\u00b9\u00b2\u00b3"}
+
+
+def skill_file_name_problem(relative):
+    """Why the skill file ``relative`` (its path below the skill, "/"-separated) cannot be
+    written under that name on every system a skill may be copied to, or None."""
+    for part in relative.split("/"):
+        if part in ("", ".", ".."):
+            return "an empty, . or .. part"
+        if "\0" in part:
+            return "a NUL character"
+        if len(part.encode("utf-8", "surrogatepass")) > 255:
+            return "a name longer than 255 bytes"
+        if re.search(r'[\x00-\x1f\x7f<>:"|?*\\]', part):
+            return 'a character Windows does not allow in a name (<>:"|?*\\ or a control character)'
+        if part[-1] in ". ":
+            return "a name that ends in a dot or a space (Windows drops it)"
+        if part.split(".", 1)[0].rstrip(" ").lower() in WINDOWS_DEVICES:
+            return "a device name Windows reserves (CON, PRN, AUX, NUL, COM1-9, LPT1-9), with or without an extension"
+    return None
+
+
+def skill_file_problems(relatives):
+    """The skill files that cannot all be written as named, as [(path, why)], checked on
+    every platform (a fetched skill may be copied to Windows or macOS): skill_file_name_problem
+    for each, then two names that are one file where case is ignored, and a file that is
+    also a folder of another (``a`` and ``a/b``)."""
+    problems, folded = [], {}
+    for relative in relatives:
+        why = skill_file_name_problem(relative)
+        if why:
+            problems.append((relative, why))
+        elif relative.casefold() in folded:
+            problems.append((relative, "the same name as %r where case is ignored" % folded[relative.casefold()]))
+        else:
+            folded[relative.casefold()] = relative
+    for key, relative in folded.items():
+        parts = key.split("/")
+        problems += [(folded["/".join(parts[:end])], "both a file and the folder of %r" % relative)
+                     for end in range(1, len(parts)) if "/".join(parts[:end]) in folded]
+    return problems
+
+
+def write_new_tree(target, files):
+    """``files`` [(path below ``target``, "/"-separated; bytes)] as the new directory
+    ``target``, all or nothing: written into a new directory beside it (open_user_file) and
+    renamed to ``target`` once every file is there. Raises OSError (nothing left behind)."""
+    import shutil
+
+    parent, name = os.path.split(os.path.abspath(target))
+    os.makedirs(parent, exist_ok=True)
+    staging = os.path.join(parent, ".%s.%d.%s.tmp" % (name, os.getpid(), os.urandom(6).hex()))
+    os.mkdir(staging)
+    try:
+        for relative, raw in files:
+            path = os.path.join(staging, *relative.split("/"))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open_user_file(path) as handle:
+                handle.write(raw)
+        os.rename(staging, target)  # fails where something took the name meanwhile
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
 def skill_total_size(entry):
     files = entry.get("resources") if isinstance(entry.get("resources"), list) else ()
     return sum(f["size"] for f in files if isinstance(f, dict) and type(f.get("size")) is int)
@@ -8274,6 +8415,21 @@ def masked_strings(value, registry):
     return value
 
 
+def new_recording_file():
+    """The TUI's F9 file: a new mcp-tui-TIME.jsonl in the working directory, or where that
+    name is taken mcp-tui-TIME-1.jsonl and so on (the name is predictable: a file someone
+    else made first under it is passed by, never written), 0600. Returns (text handle,
+    absolute path); raises OSError (FileExistsError when a hundred names are taken)."""
+    stamp = time.strftime("mcp-tui-%Y%m%d-%H%M%S")
+    for attempt in range(100):
+        path = os.path.abspath("%s%s.jsonl" % (stamp, "-%d" % attempt if attempt else ""))
+        try:
+            return open_user_file(path, private=True, encoding="utf-8"), path
+        except FileExistsError:
+            if attempt == 99:
+                raise
+
+
 class MessageRecorder:
     """--record: every JSON-RPC message of the run, both ways and whole, one JSON line each
     with its direction, seconds since the recording began, era and transport. The run's
@@ -10513,10 +10669,10 @@ class BlobSaver:
             name = "%s-%d%s" % (kind, self.count, mimetypes.guess_extension(mime or "") or ".bin")
         stem, dot, extension = name.rpartition(".") if "." in name else (name, "", "")
         path, index = os.path.join(self.directory, name), 1
-        while os.path.exists(path):
+        while os.path.lexists(path):  # a dangling link is taken too: open_user_file makes only new files
             path = os.path.join(self.directory, "%s-%d%s%s" % (stem, index, dot, extension))
             index += 1
-        with open(path, "xb") as handle:
+        with open_user_file(path) as handle:
             handle.write(data)
         return path
 
@@ -11735,7 +11891,7 @@ def make_log(options, credentials):
         credentials.add(secret)
     if options.log_file:
         try:
-            handle = open_private(options.log_file)
+            handle = open_user_file(options.log_file, append=True, private=True, encoding="utf-8")
         except OSError as exc:
             raise UsageError("cannot open --log-file %s: %s" % (options.log_file, exc.strerror or exc))
         lock = threading.Lock()
@@ -11749,7 +11905,8 @@ def make_log(options, credentials):
         log.sinks.append(write)
     if getattr(options, "record", None):
         try:
-            recorder = MessageRecorder(open_private(options.record), credentials)
+            recorder = MessageRecorder(open_user_file(options.record, append=True, private=True, encoding="utf-8"),
+                                       credentials)
         except OSError as exc:
             raise UsageError("cannot open --record %s: %s" % (options.record, exc.strerror or exc))
         log.record_to(recorder)
@@ -11978,6 +12135,28 @@ LIVE_LINE_CLEAR = "\r\x1b[K"  # back to the line's start, and erase it
 SILENT_SERVER_SECONDS = 5.0  # a server silent this long while the session opens: a terminal is told
 
 
+def stream_failure(stream, exc):
+    """What a failed write to stdout or stderr (``exc``, an OSError) means: None where the
+    reader went away (`mcp-tui ... | head`; Windows says EINVAL for a closed pipe), which
+    ends the output quietly; otherwise (a full disk, /dev/full) the error to report, exit 1.
+    Either way the descriptor is pointed at devnull, so that the flush at exit cannot fail
+    once more (a traceback, or exit 120)."""
+    import errno
+
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, stream.fileno())
+        finally:
+            os.close(null)
+    except (OSError, ValueError):
+        pass
+    if isinstance(exc, BrokenPipeError) or exc.errno == errno.EINVAL:
+        return None
+    return McpTuiError("cannot write to %s: %s" % ("stderr" if stream is sys.stderr else "stdout",
+                                                  exc.strerror or exc))
+
+
 class Output:
     """Results on stdout; progress, notices and errors on stderr; text or JSON."""
 
@@ -12024,18 +12203,10 @@ class Output:
                 stream.write(text.encode(stream.encoding or "ascii", "replace").decode(stream.encoding or "ascii"))
                 stream.flush()
             except OSError as exc:
-                import errno
-
-                if not isinstance(exc, BrokenPipeError) and exc.errno != errno.EINVAL:
-                    raise
-                # The reader went away (`mcp-tui ... | head`; Windows says EINVAL for a closed
-                # pipe): stop writing there, quietly, and point the descriptor at devnull so
-                # that the flush at exit does not fail either.
-                self._gone.add(stream)
-                try:
-                    os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
-                except (OSError, ValueError):
-                    pass
+                self._gone.add(stream)  # nothing more is written there
+                failure = stream_failure(stream, exc)
+                if failure is not None and stream is not self.stderr:  # a failing stderr cannot say so
+                    raise failure
 
     def _write_json(self, stream, text):
         """JSON text as the stream can carry it: on a stream that is not UTF-8 (a Windows code
@@ -12376,6 +12547,16 @@ def build_parser():
                 message += "; a value that starts with '-' is written %s=VALUE" % missing.group(1)
             raise UsageError(message, hint="see mcp-tui --help")
 
+        def _print_message(self, message, file=None):  # --help: argparse would drop a failed write unsaid
+            stream = file or sys.stderr
+            try:
+                stream.write(message)
+                stream.flush()
+            except OSError as exc:
+                failure = stream_failure(stream, exc)
+                if failure is not None:
+                    raise failure
+
     def formatter(prog):
         # argparse makes a formatter for every add_argument(), and each asks shutil for the
         # terminal width: shutil (with fnmatch, zlib, bz2, lzma) costs 2-6 ms on every start.
@@ -12482,13 +12663,13 @@ def parse_common_command_line(argv):
     return SimpleNamespace(**values)
 
 
-def write_output_file(path, data):
-    """-o FILE: ``data`` (bytes) into FILE, an existing file replaced, as curl -o does."""
+def write_output_file(path, data, flag="-o"):
+    """-o FILE (or ``flag``, --junit): ``data`` (bytes) into FILE, an existing file of the
+    user's replaced, as curl -o does (write_user_file: never through a link)."""
     try:
-        with open(path, "wb") as handle:
-            handle.write(data)
+        write_user_file(path, data)
     except OSError as exc:
-        raise McpTuiError("cannot write %s: %s" % (path, exc.strerror or exc))
+        raise McpTuiError("cannot write %s %s: %s" % (flag, path, exc.strerror or exc))
 
 
 def output_file_payload(method, result, render):
@@ -13697,11 +13878,8 @@ class CheckCommands(CliCommands):
             self.out.text("\n\n".join(check_report_text(each, server, elapsed, strict)
                                        for each, server, _, elapsed in reports))
         if self.opts.junit:  # after the report, which a file that cannot be written must not cost
-            try:
-                with open(self.opts.junit, "w", encoding="utf-8") as junit:
-                    junit.write(check_junit(check, reports[0][1], reports[0][3], strict, others=reports[1:]))
-            except OSError as exc:
-                raise McpTuiError("cannot write --junit %s: %s" % (self.opts.junit, exc.strerror or exc))
+            write_output_file(self.opts.junit, check_junit(check, reports[0][1], reports[0][3], strict,
+                                                           others=reports[1:]).encode("utf-8"), "--junit")
         not_run = sum(len(each.not_run) for each, _, _, _ in reports)
         if not_run:  # the report says what was checked; this, that the check is not whole
             raise RequestTimeout("the --max-time limit (%s) ended the check: %d probe%s not run" % (
@@ -13922,19 +14100,46 @@ def auth_command(args, opts, spec, output, log):
 
 KEEPER_FLAG = "--run-session-keeper"
 # Run with -I: sys.path holds neither the working directory nor PYTHONPATH. mcp_tui itself is
-# loaded from its own directory (or zipapp) alone, which is not put on sys.path either.
+# the very file the command runs from, never looked up by name: in a shared folder another user
+# may have put a package mcp_tui/ beside a copied mcp_tui.py, which a lookup would prefer, or a
+# __pycache__ of theirs, whose bytecode a loader runs when its header matches the source. The
+# cache is used only in a __pycache__ of the user's (or root's) that no one else may write;
+# missing, it is made (then it is the user's); otherwise (and on Windows, where who may write
+# is an ACL this does not read) the source is compiled afresh. From a zipapp, mcp_tui is looked
+# up in the archive alone.
 KEEPER_BOOT = """if True:
-    import sys
-    from importlib.machinery import PathFinder
-    spec = PathFinder.find_spec("mcp_tui", [sys.argv[1]])
-    if spec is None:
-        sys.exit("mcp_tui is not in %s" % sys.argv[1])
-    if hasattr(spec.loader, "exec_module"):
-        from importlib.util import module_from_spec
-        module = sys.modules["mcp_tui"] = module_from_spec(spec)
-        spec.loader.exec_module(module)
-    else:  # zipimport before Python 3.10
-        module = spec.loader.load_module("mcp_tui")
+    import os, stat, sys
+    path = sys.argv[1]
+    if path.endswith(".py") and os.path.isfile(path):
+        from importlib.machinery import SourceFileLoader
+        from importlib.util import cache_from_source, module_from_spec, spec_from_file_location
+        loader = SourceFileLoader("mcp_tui", path)
+        module = sys.modules["mcp_tui"] = module_from_spec(spec_from_file_location("mcp_tui", path, loader=loader))
+        try:
+            cache = os.path.dirname(cache_from_source(path))
+            try:
+                os.mkdir(cache, 0o755)
+            except FileExistsError:
+                pass
+            info = os.lstat(cache)
+            trusted = stat.S_ISDIR(info.st_mode) and info.st_uid in (0, os.geteuid()) and not info.st_mode & 0o022
+        except (OSError, NotImplementedError, AttributeError):  # Windows (no geteuid): the source, always
+            trusted = False
+        if trusted:
+            loader.exec_module(module)
+        else:
+            exec(loader.source_to_code(loader.get_data(path), path), module.__dict__)
+    else:
+        from importlib.machinery import PathFinder
+        spec = PathFinder.find_spec("mcp_tui", [os.path.dirname(path)])
+        if spec is None:
+            sys.exit("mcp_tui is not in %s" % os.path.dirname(path))
+        if hasattr(spec.loader, "exec_module"):
+            from importlib.util import module_from_spec
+            module = sys.modules["mcp_tui"] = module_from_spec(spec)
+            spec.loader.exec_module(module)
+        else:  # zipimport before Python 3.10
+            module = spec.loader.load_module("mcp_tui")
     sys.exit(module.main(sys.argv[2:]))
 """
 
@@ -13946,7 +14151,7 @@ def start_keeper(name, argv, connection, timeout, notice, auto=False, token=None
     import queue
     import subprocess
 
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.abspath(__file__)  # the file itself (KEEPER_BOOT)
     options = {}
     if os.name == "nt":
         options["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
@@ -14237,8 +14442,9 @@ class SkillCommands(CliCommands):
         if not self.opts.output:
             raise UsageError("skill fetch needs -o DIR, the directory to write the skill's files into")
         target = self.opts.output
-        if os.path.exists(target) and not os.path.isdir(target):
-            raise UsageError("%s is not a directory" % target)
+        if os.path.lexists(target):
+            raise UsageError("%s already exists; skill fetch writes the skill into a new directory" % target,
+                             hint="give a directory name that is not taken")
         session = self.cli.connect()
         outcome = check_skill(session, find_skill(session, word), self.opts.require_digests)
         if not outcome["ok"]:
@@ -14247,23 +14453,19 @@ class SkillCommands(CliCommands):
                 ["%s %s (%s)" % (row["uri"], row["status"], skill_check_detail(row)) for row in bad]
                 or outcome["problems"])))
         root = outcome["skill"][:-len("SKILL.md")]
-        files = []
-        for row in outcome["files"]:
-            relative = row["uri"][len(root):]
-            parts = relative.split("/")
-            if not relative or any(part in ("", ".", "..") or "\\" in part or ":" in part for part in parts):
-                raise McpTuiError("skill %s: %r is not a file path mcp-tui writes; nothing was written"
-                                  % (outcome["path"], relative))
-            path = os.path.join(target, *parts)
-            if os.path.lexists(path):
-                raise UsageError("%s already exists; nothing was written" % path, hint="fetch into a new directory")
-            files.append((path, row["raw"]))
-        for path, raw in files:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "xb") as handle:
-                handle.write(raw)
+        files = [(row["uri"][len(root):], row["raw"]) for row in outcome["files"]]
+        refused = skill_file_problems([relative for relative, _ in files])
+        if refused:
+            raise McpTuiError("skill %s: nothing was written: %s" % (outcome["path"], "; ".join(
+                "%r: %s" % item for item in refused)), hint="the server names these files; report it to its authors")
+        try:
+            write_new_tree(target, files)
+        except OSError as exc:
+            raise McpTuiError("cannot write skill %s to %s: %s; nothing was written" % (
+                outcome["path"], target, exc.strerror or exc))
         if self.out.json:
-            self.out.document(dict(self.public(outcome), written=[path for path, _ in files]))
+            self.out.document(dict(self.public(outcome), written=[
+                os.path.join(target, *relative.split("/")) for relative, _ in files]))
         else:
             self.out.text(skill_report(outcome))
             self.out.progress("%d files written under %s" % (len(files), target))
@@ -15085,21 +15287,21 @@ class Tui:
             self.open(TasksScreen(self))
 
     def toggle_recording(self):
-        """F9: every message both ways, from now until F9 again, to mcp-tui-TIME.jsonl in the
-        working directory, as --record writes them (0600, credentials masked); `replay` reads it."""
+        """F9: every message both ways, from now until F9 again, to a new file in the working
+        directory (new_recording_file), as --record writes them (0600, credentials masked);
+        `replay` reads it. The start names the file, the stop says where it is."""
         if self.recording is not None:
             self.log.stop_recording(self.recording[0])
             self.recording, (_, path) = None, self.recording
             return self.say("Recording stopped: %s." % path)
-        path = time.strftime("mcp-tui-%Y%m%d-%H%M%S.jsonl")
         try:
-            recorder = MessageRecorder(open_private(path), self.log.credentials)
+            handle, path = new_recording_file()
         except OSError as exc:
-            self.say("Cannot record to %s: %s" % (path, exc.strerror or exc), True)
-            return
+            return self.say("Cannot record in %s: %s" % (os.getcwd(), exc.strerror or exc), True)
+        recorder = MessageRecorder(handle, self.log.credentials)
         self.recording = recorder, path
         self.log.record_to(recorder)
-        self.say("Recording to %s (F9 stops)." % path)
+        self.say("Recording to %s (F9 stops)." % os.path.basename(path))
 
     def open_help(self):
         screen = self.stack[-1]
@@ -19939,10 +20141,15 @@ def main(argv=None):
     utf8_when_redirected((sys.stdout, sys.stderr))
     if argv[:1] == [KEEPER_FLAG]:
         return run_keeper()
-    if argv in (["--version"], ["-V"]):  # as argparse prints it, without building the parser (a sixth of the run)
-        print(VERSION_LINE)
-        return EXIT_OK
+
     output = Output("json" if wants_json(argv) else "text")
+    if argv in (["--version"], ["-V"]):  # as argparse prints it, without building the parser (a sixth of the run)
+        try:
+            output.text(VERSION_LINE)
+        except McpTuiError as exc:
+            output.error(exc)
+            return exc.exit_code
+        return EXIT_OK
     cli = None
     signals = TerminationSignals()
     try:
@@ -19958,6 +20165,7 @@ def main(argv=None):
         if opts.save and os.path.exists(opts.save) and not os.path.isdir(opts.save):
             raise UsageError("--save %s is a file: give a directory (it is made if missing)" % opts.save)
         added_request_meta(opts)  # a malformed or reserved --meta: exit 2 before anything starts
+        refuse_unsafe_targets(opts)
         if opts.output not in (None, "-") and os.path.isdir(opts.output):
             raise UsageError("-o %s is a directory: give a file name" % opts.output)
         if opts.help:  # before the connection is read: the words may name no server at all
@@ -20006,6 +20214,20 @@ def failed_with(output, exc, code):
     exc.exit_code = code
     output.error(exc)
     return code
+
+
+def refuse_unsafe_targets(opts):
+    """-o FILE and --junit FILE checked before anything is sent (exit 2): a link, a FIFO or
+    device, another user's file is refused now rather than after the call (write_user_file
+    looks again when it writes). --record and --log-file are opened at the start anyway."""
+    for flag, path in (("-o", opts.output), ("--junit", opts.junit)):
+        try:
+            problem = path not in (None, "-") and unsafe_file_problem(os.lstat(path))
+        except OSError:
+            problem = None  # missing, or a path the write will report on
+        if problem and not (flag == "-o" and os.path.isdir(path) and not os.path.islink(path)):
+            raise UsageError("cannot write %s %s: %s" % (flag, path, problem),
+                             hint="give another file name, or - for stdout" if flag == "-o" else "give another file name")
 
 
 def wants_json(argv):

@@ -1,6 +1,7 @@
 """End to end: mcp_tui.py as a subprocess against tests/testserver.py, over stdio, Streamable
 HTTP and legacy HTTP+SSE, in each era. Every message mcp-tui sends is schema-checked."""
 import json
+import os
 import sys
 
 import pytest
@@ -274,3 +275,25 @@ def test_a_reader_that_goes_away_is_not_an_error(tmp_path):
     proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
     assert "status=0" in proc.stdout, proc
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args,expected", [
+    (["tool", "list"], "mcp-tui: cannot write to stdout: No space left on device\n"),
+    (["--format", "json", "tool", "list"], '{"error": {"kind": "error", "message": "cannot write to stdout: No space '
+                                           'left on device", "exitCode": 1}}\n'),
+    (["--version"], "mcp-tui: cannot write to stdout: No space left on device\n"),
+    (["--help"], "mcp-tui: cannot write to stdout: No space left on device\n"),
+])
+def test_a_stdout_that_cannot_be_written_is_one_line_and_exit_1(args, expected):
+    """A full disk (/dev/full) is not a reader that went away: it was `internal error:
+    OSError`, and --help said nothing and exited 0 (issue 31)."""
+    import subprocess
+
+    from conftest import MCP_TUI_PROCESS
+
+    words = args if args[0].startswith("--") and len(args) == 1 else [stdio_command()] + args
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(MCP_TUI_PROCESS + words + ["-q"] * (len(words) > 1), stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    assert (proc.returncode, proc.stderr) == (1, expected), proc

@@ -61,6 +61,47 @@ def test_modules_planted_in_the_working_directory_are_never_imported(cli, state_
     assert sorted(os.listdir(str(markers))) == []
 
 
+def test_a_package_or_bytecode_planted_beside_a_copied_script_is_never_imported(state_dir, tmp_path):
+    """mcp_tui.py copied into a sticky shared folder: the keeper looked mcp_tui up by name in
+    that folder, and a package mcp_tui/ another user made there won (issue 31). Bytecode
+    in a __pycache__ of theirs, with a header that matches the copied source, is not run
+    either (as root, the folder is made theirs; otherwise the package alone is tried)."""
+    import importlib.util
+    import marshal
+    import shutil
+
+    shared, marks = tmp_path / "shared", tmp_path / "marks"
+    shared.mkdir()
+    marks.mkdir()
+    script = shared / "mcp_tui.py"
+    shutil.copy(str(MCP_TUI), str(script))
+    (shared / "mcp_tui").mkdir()
+    (shared / "mcp_tui" / "__init__.py").write_text("open(%r, 'w').close()\n" % str(marks / "package"))
+    as_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    if as_root:
+        cache = shared / "__pycache__"
+        cache.mkdir()
+        source = os.stat(str(script))
+        planted = compile("open(%r, 'w').close()\n" % str(marks / "bytecode"), str(script), "exec")
+        header = importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little") + (
+            int(source.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little") + (source.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+        pyc = importlib.util.cache_from_source(str(script))
+        with open(pyc, "wb") as handle:
+            handle.write(header + marshal.dumps(planted))
+        for path in (pyc, str(cache)):
+            os.chown(path, 65534, 65534)
+    run = lambda *args: subprocess.run([sys.executable, str(script)] + list(args), capture_output=True, text=True,
+                                       timeout=60, cwd=str(shared), env=environ(state_dir))
+    opened = run("session", "open", "copied", stdio_command())
+    assert opened.returncode == 0, opened
+    record = sessions_file(state_dir)["copied"]
+    called = run("@copied", "tool", "call", "echo", "message=hi")
+    assert (called.returncode, called.stdout) == (0, "Tool response:\nhi\n"), called
+    assert run("session", "close", "copied").returncode == 0
+    wait_for(lambda: not process_alive(record["pid"]))
+    assert sorted(os.listdir(str(marks))) == []
+
+
 # -- 2. the command and the keeper authenticate each other -------------------------------------------------------
 
 

@@ -2,6 +2,7 @@
 mcp-tui reads a SKILL.md's frontmatter in. The FastMCP peer's skills and App view are in
 tests/interop/test_skills_apps.py."""
 import json
+import os
 
 import pytest
 
@@ -37,6 +38,76 @@ def test_fetch_of_a_tampered_skill_writes_nothing(cli, tmp_path):
     assert "skill://tampered/notes.md size-mismatch" in result.err
     assert "skill://tampered/seal.bin digest-mismatch" in result.err
     assert not target.exists()
+
+
+def test_fetch_writes_every_file_byte_for_byte_into_a_new_directory_and_nothing_beside_it(cli, tmp_path):
+    target = tmp_path / "greeting"
+    result = cli(stdio_command("--skills"), "skill", "fetch", "greeting", "-o", target)
+    assert result.code == 0, result
+    assert (target / "templates" / "hello.md").read_bytes() == b"Hello, {name}!\n"
+    assert (target / "stamp.bin").read_bytes() == bytes(range(250, 256)) + bytes(6)
+    assert (target / "SKILL.md").read_text(encoding="utf-8").startswith("---\nname: greeting\n")
+    assert os.listdir(str(tmp_path)) == ["greeting"]  # the temporary directory was renamed, not left
+
+
+# A skill whose manifest verifies but whose file names cannot all be written, on every
+# platform (a fetched skill may be copied to Windows): (names, the path named, why)
+HOSTILE_NAMES = [
+    (["NUL.txt"], "'NUL.txt'", "a device name Windows reserves"),
+    (["CON"], "'CON'", "a device name Windows reserves"),
+    (["ok.md", "sub/COM1.md"], "'sub/COM1.md'", "a device name Windows reserves"),
+    (["aux.tar.gz"], "'aux.tar.gz'", "a device name Windows reserves"),
+    (["a", "a/b"], "'a'", "both a file and the folder of 'a/b'"),
+    (["x/y/z", "x/Y"], "'x/Y'", "both a file and the folder of 'x/y/z'"),
+    (["a\u0000b"], "'a\\x00b'", "a NUL character"),
+    (["n" * 300], "'%s'" % ("n" * 300), "a name longer than 255 bytes"),
+    (["what?.md"], "'what?.md'", "a character Windows does not allow in a name"),
+    (["tab\tname.md"], "'tab\\tname.md'", "a character Windows does not allow in a name"),
+    (["notes.md", "Notes.md"], "'Notes.md'", "the same name as 'notes.md' where case is ignored"),
+    (["dot.", "sub/space "], "'dot.'", "a name that ends in a dot or a space"),
+    (["sub/space "], "'sub/space '", "a name that ends in a dot or a space"),
+    (["a/./b"], "'a/./b'", "an empty, . or .. part"),
+]
+
+
+@pytest.mark.parametrize("names,path,why", HOSTILE_NAMES, ids=[repr(case[0])[:40] for case in HOSTILE_NAMES])
+def test_fetch_of_a_skill_whose_file_names_cannot_all_be_written_writes_nothing(cli, tmp_path, names, path, why):
+    """It gave `internal error` (ValueError, FileExistsError, OSError) with part of the skill
+    written, and NUL.txt reported success and wrote to the NUL device on Windows (issue 31)."""
+    target = tmp_path / "out"
+    result = cli(stdio_command("--hostile-skill", json.dumps(names)), "skill", "fetch", "hostile", "-o", target)
+    assert result.code == 1, result
+    assert result.err.startswith("mcp-tui: skill hostile: nothing was written: ") and "internal error" not in result.err
+    assert "%s: %s" % (path, why) in result.err, result
+    assert len(result.err.strip().splitlines()) == 1, result
+    assert os.listdir(str(tmp_path)) == []
+
+
+def test_a_fetch_that_fails_part_way_leaves_nothing(cli, tmp_path, monkeypatch):
+    """A write that fails after the first files (a full disk, here a refused open) removes what
+    was written: the files go into a temporary directory that is renamed only at the end."""
+    opened, real = [], mcp_tui.open_user_file
+
+    def fail_the_second(path, *args, **kwargs):
+        opened.append(path)
+        if len(opened) == 2:
+            raise OSError(28, "No space left on device", path)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(mcp_tui, "open_user_file", fail_the_second)
+    target = tmp_path / "greeting"
+    result = cli(stdio_command("--skills"), "skill", "fetch", "greeting", "-o", target)
+    assert result.code == 1, result
+    assert "cannot write skill docs/greeting to %s: No space left on device; nothing was written" % target in result.err
+    assert len(opened) == 2 and os.listdir(str(tmp_path)) == []
+
+
+def test_fetch_into_a_path_that_exists_is_refused_before_anything_is_sent(cli, tmp_path):
+    existing = tmp_path / "there"
+    existing.write_text("mine")
+    result = cli(stdio_command("--skills"), "skill", "fetch", "greeting", "-o", existing)
+    assert result.code == 2 and "already exists; skill fetch writes the skill into a new directory" in result.err
+    assert existing.read_text() == "mine"
 
 
 def test_the_skills_extension_is_declared_on_skills_requests_only(cli, tmp_path):

@@ -66,6 +66,31 @@ def test_a_state_directory_others_may_write_is_refused(cli, bad, state_dir):
     assert looked_up.code == 1 and "writable by others" in looked_up.err, looked_up
 
 
+@pytest.mark.skipif(os.name == "nt", reason="POSIX symlinks")
+def test_a_state_directory_that_is_a_symlink_is_refused_and_its_target_left_alone(cli, bad, tmp_path):
+    """MCP_TUI_STATE_DIR at a link another user planted (to a directory of theirs, or of
+    root's, 0755): it was accepted, chmod-ed 0700 and used (issue 31)."""
+    target, link = tmp_path / "someone-elses", tmp_path / "state"
+    target.mkdir()
+    target.chmod(0o755)
+    link.symlink_to(target, target_is_directory=True)
+    result, task_id = create_task(cli, bad("http", MODERN, "ok"), env={"MCP_TUI_STATE_DIR": str(link)})
+    assert "the state directory %s is a symbolic link" % link in result.err, result
+    assert os.listdir(str(target)) == [] and stat.S_IMODE(target.stat().st_mode) == 0o755
+    looked_up = cli("task", "get", task_id, env={"MCP_TUI_STATE_DIR": str(link)})
+    assert looked_up.code == 1 and "is a symbolic link" in looked_up.err, looked_up
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="another user's directory needs root")
+def test_a_state_directory_another_user_owns_is_refused(cli, bad, tmp_path):
+    theirs = tmp_path / "theirs"
+    theirs.mkdir(mode=0o700)
+    os.chown(str(theirs), 65534, 65534)
+    result, _ = create_task(cli, bad("http", MODERN, "ok"), env={"MCP_TUI_STATE_DIR": str(theirs)})
+    assert "the state directory %s is not yours" % theirs in result.err, result
+    assert os.listdir(str(theirs)) == []
+
+
 @pytest.mark.skipif(os.name == "nt", reason="POSIX modes")
 def test_the_state_directory_and_files_are_private(cli, bad, tmp_path):
     state = tmp_path / "fresh" / "state"

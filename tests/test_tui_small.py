@@ -138,3 +138,31 @@ def test_f9_records_the_messages_of_a_call_to_a_file_that_replays_clean(tui, tmp
                               capture_output=True, text=True, env=dict(os.environ, MCP_TUI_STATE_DIR=str(tmp_path)))
     assert replayed.returncode == 0, replayed
     assert re.search(r"\d+ requests?: \d+ same, 0 different", replayed.stdout + replayed.stderr), replayed
+
+
+@needs_pty
+def test_f9_takes_a_new_file_and_never_one_planted_under_its_name(tui, tmp_path):
+    """The name F9 records to is predictable: another user who made it first (a link to a
+    file of the user's, here for every second of the next minute) gets a name passed by,
+    never written through (issue 31); the stop says where the recording is."""
+    import os
+    import stat
+    import time
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the victim's own\n")
+    now = time.time()
+    planted = [time.strftime("mcp-tui-%Y%m%d-%H%M%S.jsonl", time.localtime(now + delta)) for delta in range(-2, 60)]
+    for name in planted:
+        os.symlink(str(victim), str(tmp_path / name))
+    screen = tui(server_command(), cwd=tmp_path, columns=220, rows=24)  # room for the whole path
+    screen.wait_for("Tools (")
+    screen.send("f9")
+    started = screen.wait_for(lambda t: "Recording to mcp-tui-" in screen.status_line(), what="recording")
+    name = re.search(r"(mcp-tui-\d{8}-\d{6}-1\.jsonl)", started).group(1)
+    screen.send("f9")
+    screen.wait_for(lambda t: "Recording stopped: %s." % (tmp_path / name) in screen.text(), what="where it is")
+    assert victim.read_text() == "the victim's own\n"
+    info = os.lstat(str(tmp_path / name))
+    assert stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o600
+    assert (tmp_path / name).read_text().startswith('{"recording"')

@@ -33,6 +33,9 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
       --skills             2026-07-28: declare io.modelcontextprotocol/skills and serve one sound skill,
                            skill://docs/greeting/SKILL.md (a text template and a binary stamp); with
                            --tampered-skill both are served
+      --hostile-skill JSON|NAMES  2026-07-28: also serve skill://hostile/SKILL.md, a sound manifest
+                           with a file at each path of the JSON list or comma-separated NAMES
+                           (["a", "a/b"], NUL.txt: names to refuse)
       --big-text MB        list one more tool, big_text, whose result is one text block of MB MiB
                            (80-character lines; for tests/bench/payload.py)
       --fidelity           behave like real servers do: legacy tasks are kept per session (as the
@@ -1776,7 +1779,7 @@ class Server(object):
         return getattr(self, name)(exchange)
 
     def serves_skills(self):
-        return self.options.tampered_skill or self.options.skills
+        return self.options.tampered_skill or self.options.skills or self.options.hostile_skill is not None
 
     def served_skills(self):
         """--skills and --tampered-skill: [(entry, {uri: contents item})], the skills served."""
@@ -1793,6 +1796,11 @@ class Server(object):
                 "skill://tampered/seal.bin": bytes(range(16))}, {
                 "skill://tampered/notes.md": b"ten bytes!",  # the size differs
                 "skill://tampered/seal.bin": bytes(16)}))  # the same size, other bytes
+        if self.options.hostile_skill is not None:  # a sound manifest whose file names are hostile
+            served.append(skill_served("skill://hostile/SKILL.md", {
+                "name": "hostile", "description": "Files named to break a fetch."}, {
+                "skill://hostile/" + name: ("file %d\n" % index).encode("utf-8")
+                for index, name in enumerate(self.options.hostile_skill)}))
         return served
 
     def skill_contents(self, uri):
@@ -4174,6 +4182,10 @@ def parse_args(argv):
                         "two of its files break (notes.md's size, seal.bin's digest)")
     parser.add_argument("--skills", action="store_true", help="2026-07-28: serve a sound skill, "
                         "skill://docs/greeting/SKILL.md")
+    parser.add_argument("--hostile-skill", metavar="JSON|NAMES", help="2026-07-28: also serve "
+                        "skill://hostile/SKILL.md with a file at each path of the JSON list, or of the comma-separated "
+                        "names (a sound manifest)", type=lambda text: json.loads(text) if text.startswith("[")
+                        else text.split(","))
     parser.add_argument("--schema-tools", action="store_true", help="also list paint (enum, array items, _meta) "
                         "and measure (outputSchema; broken=true breaks it)")
     parser.add_argument("--changes-on-set-level", action="store_true", help="2025-11-25 stdio: announce tool, "

@@ -306,6 +306,29 @@ def test_a_task_id_cmd_would_expand_is_not_printed_as_a_cmd_command(windows, odd
                      r"inside quotes; PowerShell can run it\)$", created.out, re.M), created
 
 
+# -- files written --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("names", [["NUL.txt"], ["sub/COM1.md"], ["notes.md", "NOTES.md"], ["a", "a/b"]])
+def test_a_skill_windows_cannot_write_as_named_is_refused_and_nothing_written(windows, tmp_path, names):
+    """NUL.txt reported success and went to the NUL device; the others were `internal error`
+    with part of the skill written (issue 31)."""
+    target = tmp_path / "fetched" / "out"
+    target.parent.mkdir()
+    server = "%s --hostile-skill %s" % (SERVER, ",".join(names))
+    fetched = windows.run(server, "skill", "fetch", "hostile", "-o", windows_path(target))
+    assert fetched.code == 1 and "skill hostile: nothing was written: " in fetched.err, fetched
+    assert "internal error" not in fetched.err and os.listdir(str(target.parent)) == [], fetched
+
+
+def test_a_skill_fetch_writes_a_new_directory(windows, tmp_path):
+    target = tmp_path / "fetched" / "out"
+    fetched = windows.run(SERVER + " --skills", "skill", "fetch", "greeting", "-o", windows_path(target))
+    assert fetched.code == 0, fetched
+    assert (target / "templates" / "hello.md").read_bytes() == b"Hello, {name}!\n"
+    assert os.listdir(str(target.parent)) == ["out"]  # the temporary directory was renamed, not left
+
+
 # -- kept sessions --------------------------------------------------------------------------------
 
 
