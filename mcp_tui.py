@@ -2589,8 +2589,10 @@ class RpcChannel:
             pending = self._pending.get(request_id)
         if pending is None or pending.event.is_set():
             return False
-        self._cancel(request_id, pending.method, pending.method != "initialize", reason)
+        # Recorded before the transport is told: closing an HTTP stream makes its reader report the break,
+        # and whichever fails the request first is what the caller reads.
         self.fail(request_id, RequestCancelled("%s cancelled: %s" % (pending.method, reason)))
+        self._cancel(request_id, pending.method, pending.method != "initialize", reason)
         return True
 
     def notify(self, method, params=None, headers=None):
