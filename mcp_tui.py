@@ -5147,11 +5147,16 @@ def constraint_problem(value, schema, depth=0):
     schema = schema if isinstance(schema, dict) else {}
     if depth:  # at the top the form's field (or elicited_problems) has checked type and choice
         types = schema_types(schema)
-        kind = json_type(value)
-        if types and kind not in types and not (kind == "integer" and "number" in types):
+        if not fits_types(value, types):
             return "must be %s, not %s" % (" or ".join(a_type(t) for t in types), a_json_type(value))
         if isinstance(schema.get("enum"), list) and value not in schema["enum"]:
             return "must be one of %s" % ", ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+    variants = [v for keyword in ("anyOf", "oneOf") for v in (schema.get(keyword) if isinstance(
+        schema.get(keyword), list) else ()) if isinstance(v, dict) and fits_types(value, schema_types(v))]
+    if variants:  # an object or null, a string or a number: the value must keep the limits of a variant of its type
+        problems = [constraint_problem(value, variant, depth + 1) for variant in variants]
+        if None not in problems:
+            return problems[0]
     if isinstance(value, str):
         if isinstance(schema.get("minLength"), int) and len(value) < schema["minLength"]:
             return "at least %d characters" % schema["minLength"]
@@ -5200,6 +5205,13 @@ def constraint_problem(value, schema, depth=0):
             if problem:
                 return at_path(".%s" % key, problem)
     return None
+
+
+def fits_types(value, types):
+    """Whether ``value`` is of one of a schema's JSON ``types`` (an integer is a number; no
+    types: anything is)."""
+    kind = json_type(value)
+    return not types or kind in types or (kind == "integer" and "number" in types)
 
 
 def schema_violation(value, schema, path="$"):
@@ -15303,7 +15315,7 @@ def field_elements(field):
 def object_items(schema):
     """The items' schema of an array of objects with properties, or None."""
     items = schema.get("items") if schema_types(schema) == ["array"] else None
-    return items if isinstance(items, dict) and expands(items) else None
+    return expanded_object(items) if isinstance(items, dict) else None
 
 
 class ObjectListScreen(Screen):
@@ -17229,6 +17241,12 @@ class FieldList:
                 target = values
                 for key in field_parents(item):
                     target = target.setdefault(key, {})
+        for item, present, value in given:  # a required object that may be null, none of its fields set: null
+            parents = field_parents(item)
+            for depth, null_when_empty in enumerate(getattr(item, "parents_null", ())):
+                above = nested_value(values, parents[:depth])
+                if null_when_empty and isinstance(above, dict) and above.get(parents[depth]) is None:
+                    above[parents[depth]] = None
         for item, present, value in given:
             if not present:
                 if item.required and required and object_sent(values, item):
@@ -17304,12 +17322,14 @@ class FieldList:
                 item.ticked = [present and isinstance(value, list) and option in value for option, _ in item.options]
 
 
-def schema_fields(schema, titles, nested=False, parents=(), parents_required=()):
+def schema_fields(schema, titles, nested=False, parents=(), parents_required=(), parents_null=()):
     """Fields for an object schema's properties, in the schema's order. ``titles``: label
     with the property's title (elicitation) rather than its key (tool arguments). ``nested``:
     an object property with properties of its own gets a field for each (``address.zip``),
-    at any depth; ``parents`` are the keys above these fields, and ``parents_required``
-    whether each of them is required where it is (then it is sent even with no field set)."""
+    at any depth; ``parents`` are the keys above these fields, ``parents_required``
+    whether each of them is required where it is (then it is sent even with no field set),
+    and ``parents_null`` whether each is sent as JSON null when none of its fields is set (a
+    required one that may be null: pydantic's ``Optional[Model]`` without a default)."""
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     required = set(schema.get("required") or ())
     defaults = schema.get("default") if parents and isinstance(schema.get("default"), dict) else {}
@@ -17318,22 +17338,40 @@ def schema_fields(schema, titles, nested=False, parents=(), parents_required=())
         prop = prop if isinstance(prop, dict) else {}
         if key in defaults and "default" not in prop:
             prop = dict(prop, default=defaults[key])  # the object's default, field by field
-        if nested and expands(prop):
-            fields += schema_fields(prop, titles, True, parents + (key,), parents_required + (key in required,))
+        inner = expanded_object(prop) if nested else None
+        if inner is not None:
+            nullable = inner is not prop  # an object or null: null stands for "not given"
+            fields += schema_fields(inner, titles, True, parents + (key,),
+                                    parents_required + (key in required and not nullable,),
+                                    parents_null + (key in required and nullable,))
             continue
         label = str(prop.get("title") or key) if titles else ".".join(parents + (key,))
         field = field_for(key, label, prop, key in required)
-        field.parents, field.parents_required = parents, parents_required
+        field.parents, field.parents_required, field.parents_null = parents, parents_required, parents_null
         fields.append(field)
     return fields
 
 
-def expands(prop):
-    """An object property that a form shows as a field for each of its properties (anything
-    else that is an object, nullable ones and those without properties, is JSON typed in)."""
+def expanded_object(prop):
+    """The object schema a form shows as a field for each of its properties: ``prop`` itself,
+    or, for an object that may be null (``type: [object, null]``, or anyOf/oneOf of an object
+    and null: pydantic's ``Optional[Model]``), a copy that is only the object, with the outer
+    title, description and default. None for anything else (objects without properties and
+    mixes of other types are JSON typed in)."""
     properties = prop.get("properties")
-    return (schema_types(prop) == ["object"] and isinstance(properties, dict) and bool(properties)
-            and choice_options(prop) is None)
+    if choice_options(prop) is not None:
+        return None
+    if schema_types(prop) == ["object"]:
+        return prop if isinstance(properties, dict) and properties else None
+    if sorted(schema_types(prop)) != ["null", "object"]:
+        return None
+    if "type" in prop:
+        return expanded_object(dict(prop, type="object"))
+    objects = [v for keyword in ("anyOf", "oneOf") for v in (prop.get(keyword) if isinstance(
+        prop.get(keyword), list) else ()) if isinstance(v, dict) and schema_types(v) != ["null"]]
+    if len(objects) != 1 or expanded_object(objects[0]) is not objects[0]:
+        return None
+    return dict(objects[0], **{key: prop[key] for key in ("title", "description", "default") if key in prop})
 
 
 def field_parents(item):
