@@ -13802,13 +13802,22 @@ class TuiConnection:
     def server_back(self):
         app = self.app
         session = app.session
-        if not app.disconnected or session is None or session.spec.kind == "stdio" or session.connection_lost():
+        if not app.disconnected or session is None or session.spec.kind == "stdio":
+            return
+        listener = session.change_listener
+        if listener is not None and listener.lost is not None and session.channel.closed_error() is None:
+            session.listen_for_list_changes()  # the listen ended with the old server: open one on this one
+        if session.connection_lost():
             return
         app.disconnected = None
         app.log.event("tui", "the server answers again")
         for screen in app.stack:
             if isinstance(screen, MainScreen):
                 screen.reload()
+        lost = [uri for uri, watch in app.subscriptions.items() if watch is not None and watch.lost()]
+        for uri in lost:  # their listen ended with the old server too: subscribe on this one
+            app.subscriptions.pop(uri)
+        app.subscribe(lost)
         app.say("%s answers again; its lists were refreshed." % session.display_name())
 
     def connection_ended(self, exc):
