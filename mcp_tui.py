@@ -9904,7 +9904,8 @@ def argument_type_text(prop):
 
 def describe_tool(tool, tasks=None, app=None):
     """``tasks``: the session's TaskForm, which knows what a listing without taskSupport means;
-    ``app``: read_app_view's answer for a tool with an MCP Apps view (or the error it raised)."""
+    ``app``: read_app_view's answer for a tool with an MCP Apps view (or the error it raised;
+    None while it is being read)."""
     lines = ["Tool: %s" % tool.get("name")]
     if tool.get("title"):
         lines.append("Title: %s" % tool["title"])
@@ -9923,7 +9924,7 @@ def describe_tool(tool, tasks=None, app=None):
             lines.append("  %s%s: %s%s%s" % (key, "*" if key in required else "", argument_type_text(prop), extra,
                                              " - " + str(prop["description"]) if prop.get("description") else ""))
     if app_view(tool):
-        lines += describe_app_view(app_view(tool), app or {"ui": {}, "size": 0, "digest": "?"})
+        lines += describe_app_view(app_view(tool), app)
     for label, key in (("Annotations", "annotations"), ("Meta", "_meta")):
         if isinstance(tool.get(key), dict) and tool[key]:
             lines += ["", label + ":"] + ["  %s: %s" % (k, json.dumps(v, ensure_ascii=False))
@@ -9962,10 +9963,13 @@ def describe_prompt(prompt):
 
 
 def describe_app_view(view, app):
-    """A tool's MCP Apps view: ``view`` is app_view's, ``app`` read_app_view's (or an error)."""
+    """A tool's MCP Apps view: ``view`` is app_view's, ``app`` read_app_view's (or an error;
+    None while it is being read)."""
     lines = ["", "App view: %s" % view["resourceUri"], "  Visibility: %s%s" % (
         ", ".join(view["visibility"]) or "(none)", "" if "model" in view["visibility"] else " (app only: never "
                                                                                                "offered to a model)")]
+    if app is None:
+        return lines + ["  (reading the view ...)"]
     if isinstance(app, McpTuiError):
         return lines + ["  (could not read the view: %s)" % app]
     lines.append("  MIME type: %s%s" % (app.get("mimeType"), "" if app.get("mimeType") == APP_MIME_TYPE
@@ -14836,6 +14840,20 @@ class MainScreen(Screen):
         self.draw_list(body.sub(0, 0, body.height, list_width))
         self.draw_detail(body.sub(0, list_width + 1, body.height, body.width - list_width - 1))
 
+    def read_view_of(self, entry):
+        """The MCP Apps view of the tool shown, read on a worker for its detail (MIME type,
+        size, SHA-256, CSP, permissions, as `tool describe` shows them): only the tools a user
+        looks at are read, once each."""
+        entry.app_reading = True
+        session, view = self.app.session, app_view(entry.data)
+
+        def failed(exc):
+            entry.app = exc if isinstance(exc, McpTuiError) else McpTuiError("%s: %s" % (
+                exc.__class__.__name__, exc))
+
+        self.app.spawn(lambda: dict(read_app_view(session, view["resourceUri"]), **view),
+                       lambda app: setattr(entry, "app", app), failed)
+
     def draw_tabs(self, canvas):
         col = 0
         for index, name in enumerate(self.tabs()):
@@ -14881,6 +14899,8 @@ class MainScreen(Screen):
         entry = self.selected_entry()
         if entry is None:
             return
+        if entry.kind == "tool" and not entry.app_reading and app_view(entry.data):
+            self.read_view_of(entry)
         self.detail.set_text(entry.detail(self.app.tasks), keep_position=entry is self.detail_entry)
         self.detail_entry = entry
         self.detail.draw(canvas)
@@ -14903,6 +14923,8 @@ class Entry:
         self.kind = kind
         self.data = data
         self.verification = None  # a skill's last check (v): "running", check_skill's outcome, or why it failed
+        self.app = None  # a tool's MCP Apps view as read_app_view read it, or why it could not; None until then
+        self.app_reading = False  # the view is being read (once, when the tool is first shown)
         name = str(data.get("name") or data.get("uri") or data.get("uriTemplate") or "?")
         annotations = data.get("annotations") if isinstance(data.get("annotations"), dict) else {}
         title = data.get("title") or annotations.get("title") or ""
@@ -14957,7 +14979,7 @@ def entry_detail(entry, tasks):
     if entry.kind == "skill":
         return skill_entry_detail(entry)
     if entry.kind == "tool":
-        return describe_tool(entry.data, tasks)
+        return describe_tool(entry.data, tasks, app=entry.app)
     if entry.kind == "prompt":
         return describe_prompt(entry.data)
     return describe_resource(entry.data) + "\n\nEnter %s." % (
