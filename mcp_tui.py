@@ -13048,7 +13048,8 @@ class SkillCommands(CliCommands):
 # sampling) arrives on some other thread; that thread opens a form through the inbox and
 # waits on an Event until the user answers it.
 
-TUI_TICK_MS = 100  # idle redraw period: elapsed times and TTLs count while no key is pressed
+TUI_TICK_MS = 100  # redraw period while a clock shows (a call's elapsed time, a task's TTL, a toast)
+LOSS_CHECK_SECONDS = 1.0  # connected and idle: how often to look for a stream lost without a message
 INBOX_BUDGET = 0.05  # seconds of posted work per turn of the loop, between a redraw and a key
 TOAST_SECONDS = 5.0  # how long server news (a log line, a resource update) shows over the key hints
 MIN_COLUMNS, MIN_ROWS = 40, 10
@@ -13120,6 +13121,56 @@ def forget_exported_size():
         os.environ.pop(name, None)
 
 
+class Waker:
+    """Wakes the TUI's loop from any thread: a result, a notification or a log line arriving
+    shows at once, and an idle TUI sleeps until then (or a key). A byte on one end of a
+    socketpair, which the loop selects together with the terminal: sockets, not a pipe, as
+    select on Windows takes only sockets (there the terminal cannot be selected, and the loop
+    keeps its tick: ``selects_terminal``)."""
+
+    def __init__(self):
+        import socket
+
+        self.selects_terminal = sys.platform != "win32"
+        self.reader, self.writer = socket.socketpair()
+        for end in (self.reader, self.writer):
+            end.setblocking(False)
+        self.pending = False  # a byte is on its way: more wakes add nothing until the loop drains it
+
+    def wake(self, *_):
+        """(Any thread, or a signal handler.)"""
+        if self.pending:
+            return
+        self.pending = True
+        try:
+            self.writer.send(b"\0")
+        except OSError:
+            pass  # the buffer is full (a wake is waiting anyway), or the loop has ended
+
+    def drain(self):
+        """Before the loop looks at what arrived: a wake after this one wakes the next wait."""
+        self.pending = False
+        try:
+            while self.reader.recv(4096):
+                pass
+        except OSError:
+            pass  # nothing more to read
+
+    def wait(self, terminal, seconds):
+        """Until the ``terminal`` (its fd) has input, a wake comes, or ``seconds`` pass (None:
+        no limit). True when woken."""
+        import select
+
+        try:
+            return self.reader in select.select([terminal, self.reader], [], [], seconds)[0]
+        except (OSError, ValueError):
+            return False  # a terminal gone: the loop's next read says so
+
+    def close(self):
+        self.reader.close()
+        self.writer.close()
+
+
 class Binding:
     """One key of a screen, written once: its footer hint, its help line and what it does.
     ``key`` is the key as the footer, the help and the README show it; ``codes`` the key
@@ -13184,7 +13235,8 @@ class Tui:
         self.terminal_sequences = terminal_takes_sequences()  # after initscr: curses has set the console up
         self.log = log
         self.stubs = stubs
-        self.keys = KeyReader(window, curses)
+        self.waker = Waker()
+        self.keys = KeyReader(window, curses, 0 if self.waker.selects_terminal else TUI_TICK_MS)
         self.style = Style(curses)
         self.inbox = queue.Queue()
         self.closing = threading.Event()
@@ -13210,6 +13262,7 @@ class Tui:
         self.connection = TuiConnection(self)  # connecting, reconnecting, the server lost and back
         self.recording = None  # (MessageRecorder, path) while F9 records
         log.sinks.append(self.connection.watch_answers)
+        log.sinks.append(self.waker.wake)  # every message and event in the debug log may change the screen
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -13221,6 +13274,8 @@ class Tui:
             connect.connect()
         try:
             while self.exit_code is None:
+                self.waker.drain()
+                self.follow_resize()
                 self.run_posted()
                 self.connection.notice_lost_connection()
                 self.draw()
@@ -13229,9 +13284,12 @@ class Tui:
                     self.guarded(self.dispatch, key)
                 elif not sys.stdin.isatty():  # the terminal hung up, and SIGHUP was ignored (nohup):
                     self.quit_interrupted()  # get_wch fails at once from now on; do not spin forever
+                elif self.waker.selects_terminal:
+                    self.waker.wait(sys.stdin.fileno(), self.idle_seconds())
         except KeyboardInterrupt:
             self.exit_code = EXIT_INTERRUPTED
         finally:
+            self.waker.close()
             self.bracketed_paste(False)
             self.closing.set()  # input requests still waiting get "cancel"
             if self.attempt is not None:
@@ -13246,13 +13304,46 @@ class Tui:
         curses.raw()  # Ctrl+C, Ctrl+S and Ctrl+Q arrive as keys, not as signals or flow control
         curses.nonl()  # Return arrives as itself: a pasted CR LF is one line break, not two
         self.window.keypad(True)
-        self.window.timeout(TUI_TICK_MS)
+        self.window.timeout(self.keys.idle_ms)
+        import signal
+
+        if self.waker.selects_terminal and hasattr(signal, "SIGWINCH"):
+            # The loop sleeps in select, where ncurses' own SIGWINCH handler would wake nothing:
+            # a resize wakes the loop, and follow_resize tells curses.
+            signal.signal(signal.SIGWINCH, self.waker.wake)
         curses.typeahead(-1)  # finish every repaint even while keys are waiting: no half-drawn screens
         self.bracketed_paste(True)
         try:
             curses.curs_set(0)
         except curses.error:
             pass  # a terminal without cursor visibility control: the reverse-video cursor still shows
+
+    def idle_seconds(self):
+        """How long the loop sleeps when no key and nothing posted comes: the tick while a clock
+        shows, a second while connected (a stream can end without a message to wake it), else
+        until something arrives."""
+        clocks = ((self.toast is not None and time.monotonic() < self.toast[1]) or self.attempt is not None or self.work_running()
+                  or any(getattr(screen, "running", False) or isinstance(screen, (TasksScreen, TaskDetailScreen,
+                                                                                  HistoryScreen))
+                         for screen in self.stack))
+        if clocks:
+            return TUI_TICK_MS / 1000.0
+        return LOSS_CHECK_SECONDS if self.session is not None and not self.disconnected else None
+
+    def follow_resize(self):
+        """The terminal's size changed (SIGWINCH woke the loop): curses resizes and queues
+        KEY_RESIZE, which repaints (resized)."""
+        if not self.waker.selects_terminal:
+            return  # curses' own handler and get_wch see to it
+        try:
+            size = os.get_terminal_size(sys.stdout.fileno())
+        except OSError:
+            return
+        if (size.lines, size.columns) != self.window.getmaxyx():
+            try:
+                self.curses.resizeterm(size.lines, size.columns)
+            except self.curses.error:
+                pass
 
     def run_posted(self):
         """Run what the workers posted, for at most INBOX_BUDGET seconds: a server that floods
@@ -13283,6 +13374,7 @@ class Tui:
     def post(self, function, *args):
         """Run ``function(*args)`` on the UI thread (callable from any thread)."""
         self.inbox.put((function, args))
+        self.waker.wake()
 
     def spawn(self, work, done=None, failed=None):
         """Run ``work()`` on a worker thread; its value goes to ``done`` and its exception
@@ -16647,9 +16739,10 @@ class KeyReader:
     PASTE_START, PASTE_END = "[200~", "\x1b[201~"
     PASTE_LIMIT = 1 << 20  # characters; a paste without its end marker stops here
 
-    def __init__(self, window, curses):
+    def __init__(self, window, curses, idle_ms=TUI_TICK_MS):
         self.window = window
         self.curses = curses
+        self.idle_ms = idle_ms  # how long a read waits for a key: 0 where the loop waits in select (Waker)
         names = {"KEY_UP": "UP", "KEY_DOWN": "DOWN", "KEY_LEFT": "LEFT", "KEY_RIGHT": "RIGHT",
                  "KEY_PPAGE": "PGUP", "KEY_NPAGE": "PGDN", "KEY_HOME": "HOME", "KEY_END": "END",
                  "KEY_BACKSPACE": "BACKSPACE", "KEY_DC": "DELETE", "KEY_ENTER": "ENTER", "KEY_BTAB": "BTAB",
@@ -16669,7 +16762,7 @@ class KeyReader:
         return self.after_escape()
 
     def next_key(self, wait_ms=None):
-        """One get_wch(), or None when nothing arrives in time (the tick, or ``wait_ms``)."""
+        """One get_wch(), or None when nothing arrives in time (``idle_ms``, or ``wait_ms``)."""
         if wait_ms is not None:
             self.window.timeout(wait_ms)
         try:
@@ -16678,7 +16771,7 @@ class KeyReader:
             return None
         finally:
             if wait_ms is not None:
-                self.window.timeout(TUI_TICK_MS)
+                self.window.timeout(self.idle_ms)
 
     def name(self, key):
         if isinstance(key, int):
