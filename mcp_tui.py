@@ -64,7 +64,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     SurfaceCommands SkillCommands
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the session and the tasks it follows
-                    classes: Binding Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
+                    classes: Inbox Binding Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
                     TaskRow TaskBook TaskFollower
      8b. screens    connection, main (with its Skills tab), tool form, tasks, input requests, debug
                     classes: Screen TextScreen FieldScreen ConnectScreen SkillsTab MainScreen Catalog
@@ -13121,21 +13121,36 @@ def forget_exported_size():
         os.environ.pop(name, None)
 
 
-class Waker:
-    """Wakes the TUI's loop from any thread: a result, a notification or a log line arriving
-    shows at once, and an idle TUI sleeps until then (or a key). A byte on one end of a
-    socketpair, which the loop selects together with the terminal: sockets, not a pipe, as
-    select on Windows takes only sockets (there the terminal cannot be selected, and the loop
-    keeps its tick: ``selects_terminal``)."""
+class Inbox:
+    """What the workers post for the UI thread, and the loop's sleep: a post, a debug-log entry
+    (a message arrived, both ways) or a resize wakes the loop at once, so results show as they
+    come and an idle TUI sleeps. The wake is a byte on one end of a socketpair, which the loop
+    selects together with the terminal: sockets, not a pipe, as select on Windows takes only
+    sockets (there the console cannot be selected: get_wch keeps the tick, ``key_wait_ms``)."""
 
-    def __init__(self):
+    def __init__(self, window=None, curses=None, log=None):
+        import queue
+        import signal
         import socket
 
+        self.queue, self.window, self.curses = queue.Queue(), window, curses
         self.selects_terminal = sys.platform != "win32"
+        self.key_wait_ms = 0 if self.selects_terminal else TUI_TICK_MS
         self.reader, self.writer = socket.socketpair()
         for end in (self.reader, self.writer):
             end.setblocking(False)
         self.pending = False  # a byte is on its way: more wakes add nothing until the loop drains it
+        if log is not None:
+            log.sinks.append(self.wake)
+        if window is not None and self.selects_terminal and hasattr(signal, "SIGWINCH"):
+            signal.signal(signal.SIGWINCH, self.wake)  # ncurses' own handler would not end a select
+
+    def put(self, item):
+        self.queue.put(item)
+        self.wake()
+
+    def get_nowait(self):
+        return self.queue.get_nowait()
 
     def wake(self, *_):
         """(Any thread, or a signal handler.)"""
@@ -13148,13 +13163,42 @@ class Waker:
             pass  # the buffer is full (a wake is waiting anyway), or the loop has ended
 
     def drain(self):
-        """Before the loop looks at what arrived: a wake after this one wakes the next wait."""
+        """Before the loop looks at what arrived: a wake after this one ends the next sleep.
+        A resize is passed on to curses, which queues KEY_RESIZE (the app repaints)."""
         self.pending = False
         try:
             while self.reader.recv(4096):
                 pass
         except OSError:
             pass  # nothing more to read
+        if self.window is None or not self.selects_terminal:
+            return  # curses' own handler and get_wch see to a resize
+        try:
+            size = os.get_terminal_size(sys.stdout.fileno())
+        except OSError:
+            return
+        if (size.lines, size.columns) != self.window.getmaxyx():
+            try:
+                self.curses.resizeterm(size.lines, size.columns)
+            except self.curses.error:
+                pass
+
+    def sleep(self, app):
+        """No key came: wait for one or a wake, for the tick while a clock shows on ``app``'s
+        screens, a second while connected (a stream can end without a message), else without
+        limit. False when the terminal hung up (SIGHUP ignored: nohup), as get_wch then fails
+        at once and the loop must not spin."""
+        if not sys.stdin.isatty():
+            return False
+        if not self.selects_terminal:
+            return True  # get_wch waited the tick
+        seconds = None if app.session is None or app.disconnected else LOSS_CHECK_SECONDS
+        if (app.toast and time.monotonic() < app.toast[1]) or app.attempt or app.work_running() or any(
+                getattr(screen, "running", False) or isinstance(screen, (TasksScreen, TaskDetailScreen, HistoryScreen))
+                for screen in app.stack):
+            seconds = TUI_TICK_MS / 1000.0
+        self.wait(sys.stdin.fileno(), seconds)
+        return True
 
     def wait(self, terminal, seconds):
         """Until the ``terminal`` (its fd) has input, a wake comes, or ``seconds`` pass (None:
@@ -13165,10 +13209,6 @@ class Waker:
             return self.reader in select.select([terminal, self.reader], [], [], seconds)[0]
         except (OSError, ValueError):
             return False  # a terminal gone: the loop's next read says so
-
-    def close(self):
-        self.reader.close()
-        self.writer.close()
 
 
 class Binding:
@@ -13225,8 +13265,6 @@ class Tui:
     brings worker results to the UI thread."""
 
     def __init__(self, options, spec, window, curses, log, stubs):
-        import queue
-
         self.opts = options
         self.spec = spec
         self.ledger = None if options.no_ledger else TaskLedger()
@@ -13235,10 +13273,9 @@ class Tui:
         self.terminal_sequences = terminal_takes_sequences()  # after initscr: curses has set the console up
         self.log = log
         self.stubs = stubs
-        self.waker = Waker()
-        self.keys = KeyReader(window, curses, 0 if self.waker.selects_terminal else TUI_TICK_MS)
+        self.inbox = Inbox(window, curses, log)  # every message and event in the debug log may change the screen
+        self.keys = KeyReader(window, curses, self.inbox.key_wait_ms)
         self.style = Style(curses)
-        self.inbox = queue.Queue()
         self.closing = threading.Event()
         self.stack = []
         self.status = ""
@@ -13262,7 +13299,6 @@ class Tui:
         self.connection = TuiConnection(self)  # connecting, reconnecting, the server lost and back
         self.recording = None  # (MessageRecorder, path) while F9 records
         log.sinks.append(self.connection.watch_answers)
-        log.sinks.append(self.waker.wake)  # every message and event in the debug log may change the screen
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -13274,22 +13310,18 @@ class Tui:
             connect.connect()
         try:
             while self.exit_code is None:
-                self.waker.drain()
-                self.follow_resize()
+                self.inbox.drain()
                 self.run_posted()
                 self.connection.notice_lost_connection()
                 self.draw()
                 key = self.keys.read()
                 if key is not None:
                     self.guarded(self.dispatch, key)
-                elif not sys.stdin.isatty():  # the terminal hung up, and SIGHUP was ignored (nohup):
-                    self.quit_interrupted()  # get_wch fails at once from now on; do not spin forever
-                elif self.waker.selects_terminal:
-                    self.waker.wait(sys.stdin.fileno(), self.idle_seconds())
+                elif not self.inbox.sleep(self):  # the terminal hung up
+                    self.quit_interrupted()
         except KeyboardInterrupt:
             self.exit_code = EXIT_INTERRUPTED
         finally:
-            self.waker.close()
             self.bracketed_paste(False)
             self.closing.set()  # input requests still waiting get "cancel"
             if self.attempt is not None:
@@ -13305,45 +13337,12 @@ class Tui:
         curses.nonl()  # Return arrives as itself: a pasted CR LF is one line break, not two
         self.window.keypad(True)
         self.window.timeout(self.keys.idle_ms)
-        import signal
-
-        if self.waker.selects_terminal and hasattr(signal, "SIGWINCH"):
-            # The loop sleeps in select, where ncurses' own SIGWINCH handler would wake nothing:
-            # a resize wakes the loop, and follow_resize tells curses.
-            signal.signal(signal.SIGWINCH, self.waker.wake)
         curses.typeahead(-1)  # finish every repaint even while keys are waiting: no half-drawn screens
         self.bracketed_paste(True)
         try:
             curses.curs_set(0)
         except curses.error:
             pass  # a terminal without cursor visibility control: the reverse-video cursor still shows
-
-    def idle_seconds(self):
-        """How long the loop sleeps when no key and nothing posted comes: the tick while a clock
-        shows, a second while connected (a stream can end without a message to wake it), else
-        until something arrives."""
-        clocks = ((self.toast is not None and time.monotonic() < self.toast[1]) or self.attempt is not None or self.work_running()
-                  or any(getattr(screen, "running", False) or isinstance(screen, (TasksScreen, TaskDetailScreen,
-                                                                                  HistoryScreen))
-                         for screen in self.stack))
-        if clocks:
-            return TUI_TICK_MS / 1000.0
-        return LOSS_CHECK_SECONDS if self.session is not None and not self.disconnected else None
-
-    def follow_resize(self):
-        """The terminal's size changed (SIGWINCH woke the loop): curses resizes and queues
-        KEY_RESIZE, which repaints (resized)."""
-        if not self.waker.selects_terminal:
-            return  # curses' own handler and get_wch see to it
-        try:
-            size = os.get_terminal_size(sys.stdout.fileno())
-        except OSError:
-            return
-        if (size.lines, size.columns) != self.window.getmaxyx():
-            try:
-                self.curses.resizeterm(size.lines, size.columns)
-            except self.curses.error:
-                pass
 
     def run_posted(self):
         """Run what the workers posted, for at most INBOX_BUDGET seconds: a server that floods
@@ -13374,7 +13373,6 @@ class Tui:
     def post(self, function, *args):
         """Run ``function(*args)`` on the UI thread (callable from any thread)."""
         self.inbox.put((function, args))
-        self.waker.wake()
 
     def spawn(self, work, done=None, failed=None):
         """Run ``work()`` on a worker thread; its value goes to ``done`` and its exception
@@ -13901,7 +13899,7 @@ class TuiConnection:
         if not app.disconnected or session is None or session.spec.kind == "stdio":
             return
         listener = session.change_listener
-        if listener is not None and listener.lost is not None and session.channel.closed_error() is None:
+        if listener is not None and listener.lost is not None:
             session.listen_for_list_changes()  # the listen ended with the old server: open one on this one
         if session.connection_lost():
             return
@@ -16742,7 +16740,7 @@ class KeyReader:
     def __init__(self, window, curses, idle_ms=TUI_TICK_MS):
         self.window = window
         self.curses = curses
-        self.idle_ms = idle_ms  # how long a read waits for a key: 0 where the loop waits in select (Waker)
+        self.idle_ms = idle_ms  # how long a read waits for a key: 0 where the loop waits in select (Inbox.sleep)
         names = {"KEY_UP": "UP", "KEY_DOWN": "DOWN", "KEY_LEFT": "LEFT", "KEY_RIGHT": "RIGHT",
                  "KEY_PPAGE": "PGUP", "KEY_NPAGE": "PGDN", "KEY_HOME": "HOME", "KEY_END": "END",
                  "KEY_BACKSPACE": "BACKSPACE", "KEY_DC": "DELETE", "KEY_ENTER": "ENTER", "KEY_BTAB": "BTAB",

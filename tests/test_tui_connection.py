@@ -290,7 +290,7 @@ def test_values_from_a_config_are_never_shown_or_copied(tui, start_server, tmp_p
 @needs_pty
 @pytest.mark.parametrize("era", sorted(ERAS))
 def test_a_list_change_shows_on_an_idle_tui_with_no_key_pressed(tui, start_server, cli, era):
-    """What arrives wakes the loop (Waker): an idle TUI shows another client's list change at
+    """What arrives wakes the loop (Inbox): an idle TUI shows another client's list change at
     once. No key is sent while waiting, not even the Ctrl+L of TuiSession.wait_for."""
     import re
 
@@ -303,27 +303,27 @@ def test_a_list_change_shows_on_an_idle_tui_with_no_key_pressed(tui, start_serve
     wait_for(lambda: "Tools (%d)" % (before + 1) in screen.text(), what="the new tool listed, no key pressed")
 
 
-def test_the_waker_ends_a_wait_from_another_thread_and_drains():
+def test_a_post_from_another_thread_ends_the_inbox_wait_and_a_drain_empties_it():
     import socket
     import threading
 
     import mcp_tui
 
-    waker = mcp_tui.Waker()
+    inbox = mcp_tui.Inbox()
     terminal, typist = socket.socketpair()  # a terminal nobody types on
     try:
-        threading.Thread(target=waker.wake).start()
-        assert waker.wait(terminal.fileno(), None)  # no limit: only the wake ends it
-        waker.drain()
-        assert not waker.wait(terminal.fileno(), 0)
-        waker.wake()
-        waker.wake()  # one byte for both
-        assert waker.wait(terminal.fileno(), None)
-        waker.drain()
-        assert not waker.wait(terminal.fileno(), 0)
+        threading.Thread(target=inbox.put, args=("a result",)).start()
+        assert inbox.wait(terminal.fileno(), None)  # no limit: only the wake ends it
+        inbox.drain()
+        assert inbox.get_nowait() == "a result"
+        assert not inbox.wait(terminal.fileno(), 0)
+        inbox.wake()
+        inbox.wake()  # one byte for both
+        assert inbox.wait(terminal.fileno(), None)
+        inbox.drain()
+        assert not inbox.wait(terminal.fileno(), 0)
         typist.send(b"q")
-        assert not waker.wait(terminal.fileno(), None)  # a key ends it too, and is no wake
+        assert not inbox.wait(terminal.fileno(), None)  # a key ends it too, and is no wake
     finally:
-        waker.close()
         terminal.close()
         typist.close()
