@@ -70,7 +70,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     SurfaceCommands SkillCommands Command
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the session and the tasks it follows
-                    classes: Binding Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
+                    classes: Inbox Binding Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
                     TaskRow TaskBook TaskFollower
      8b. screens    connection, main (with its Skills tab), tool form, tasks, input requests, debug
                     classes: Screen TextScreen FieldScreen ConnectScreen SkillsTab MainScreen Catalog
@@ -2953,8 +2953,10 @@ class RpcChannel:
             pending = self._pending.get(request_id)
         if pending is None or pending.event.is_set():
             return False
-        self._cancel(request_id, pending.method, pending.method != "initialize", reason)
+        # Recorded before the transport is told: closing an HTTP stream makes its reader report the break,
+        # and whichever fails the request first is what the caller reads.
         self.fail(request_id, RequestCancelled("%s cancelled: %s" % (pending.method, reason)))
+        self._cancel(request_id, pending.method, pending.method != "initialize", reason)
         return True
 
     def notify(self, method, params=None, headers=None):
@@ -3432,6 +3434,8 @@ def task_support_of(tool, tasks):
     "optional", "required"), else what ``tasks`` (the session's TaskForm) says a listing
     without one means: "forbidden" under 2025-11-25, "per-call" under 2026-07-28, whose
     tools carry none and whose server decides each call."""
+    if tasks is None:  # no session (a TUI not connected): only the listing speaks
+        return listed_task_support(tool) or "forbidden"
     return listed_task_support(tool) or tasks.unlisted_tool_support()
 
 
@@ -5742,11 +5746,16 @@ def constraint_problem(value, schema, depth=0):
     schema = schema if isinstance(schema, dict) else {}
     if depth:  # at the top the form's field (or elicited_problems) has checked type and choice
         types = schema_types(schema)
-        kind = json_type(value)
-        if types and kind not in types and not (kind == "integer" and "number" in types):
+        if not fits_types(value, types):
             return "must be %s, not %s" % (" or ".join(a_type(t) for t in types), a_json_type(value))
         if isinstance(schema.get("enum"), list) and value not in schema["enum"]:
             return "must be one of %s" % ", ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+    variants = [v for keyword in ("anyOf", "oneOf") for v in (schema.get(keyword) if isinstance(
+        schema.get(keyword), list) else ()) if isinstance(v, dict) and fits_types(value, schema_types(v))]
+    if variants:  # an object or null, a string or a number: the value must keep the limits of a variant of its type
+        problems = [constraint_problem(value, variant, depth + 1) for variant in variants]
+        if None not in problems:
+            return problems[0]
     if isinstance(value, str):
         if isinstance(schema.get("minLength"), int) and len(value) < schema["minLength"]:
             return "at least %d characters" % schema["minLength"]
@@ -5795,6 +5804,13 @@ def constraint_problem(value, schema, depth=0):
             if problem:
                 return at_path(".%s" % key, problem)
     return None
+
+
+def fits_types(value, types):
+    """Whether ``value`` is of one of a schema's JSON ``types`` (an integer is a number; no
+    types: anything is)."""
+    kind = json_type(value)
+    return not types or kind in types or (kind == "integer" and "number" in types)
 
 
 def at_path(where, problem):
@@ -11161,7 +11177,8 @@ def argument_type_text(prop):
 
 def describe_tool(tool, tasks, app=None):
     """``tasks``: the session's TaskForm, which knows what a listing without taskSupport means;
-    ``app``: read_app_view's answer for a tool with an MCP Apps view (or the error it raised)."""
+    ``app``: read_app_view's answer for a tool with an MCP Apps view (or the error it raised;
+    None while it is being read)."""
     lines = ["Tool: %s" % tool.get("name")]
     if tool.get("title"):
         lines.append("Title: %s" % tool["title"])
@@ -11180,7 +11197,7 @@ def describe_tool(tool, tasks, app=None):
             lines.append("  %s%s: %s%s%s" % (key, "*" if key in required else "", argument_type_text(prop), extra,
                                              " - " + str(prop["description"]) if prop.get("description") else ""))
     if app_view(tool):
-        lines += describe_app_view(app_view(tool), app or {"ui": {}, "size": 0, "digest": "?"})
+        lines += describe_app_view(app_view(tool), app)
     for label, key in (("Annotations", "annotations"), ("Meta", "_meta")):
         if isinstance(tool.get(key), dict) and tool[key]:
             lines += ["", label + ":"] + ["  %s: %s" % (k, json.dumps(v, ensure_ascii=False))
@@ -11219,10 +11236,13 @@ def describe_prompt(prompt):
 
 
 def describe_app_view(view, app):
-    """A tool's MCP Apps view: ``view`` is app_view's, ``app`` read_app_view's (or an error)."""
+    """A tool's MCP Apps view: ``view`` is app_view's, ``app`` read_app_view's (or an error;
+    None while it is being read)."""
     lines = ["", "App view: %s" % view["resourceUri"], "  Visibility: %s%s" % (
         ", ".join(view["visibility"]) or "(none)", "" if "model" in view["visibility"] else " (app only: never "
                                                                                                "offered to a model)")]
+    if app is None:
+        return lines + ["  (reading the view ...)"]
     if isinstance(app, McpTuiError):
         return lines + ["  (could not read the view: %s)" % app]
     lines.append("  MIME type: %s%s" % (app.get("mimeType"), "" if app.get("mimeType") == APP_MIME_TYPE
@@ -14862,7 +14882,8 @@ def install_launcher(prefix, uninstall, output):
 # sampling) arrives on some other thread; that thread opens a form through the inbox and
 # waits on an Event until the user answers it.
 
-TUI_TICK_MS = 100  # idle redraw period: elapsed times and TTLs count while no key is pressed
+TUI_TICK_MS = 100  # redraw period while a clock shows (a call's elapsed time, a task's TTL, a toast)
+LOSS_CHECK_SECONDS = 1.0  # connected and idle: how often to look for a stream lost without a message
 INBOX_BUDGET = 0.05  # seconds of posted work per turn of the loop, between a redraw and a key
 TOAST_SECONDS = 5.0  # how long server news (a log line, a resource update) shows over the key hints
 MIN_COLUMNS, MIN_ROWS = 40, 10
@@ -14934,6 +14955,96 @@ def forget_exported_size():
         os.environ.pop(name, None)
 
 
+class Inbox:
+    """What the workers post for the UI thread, and the loop's sleep: a post, a debug-log entry
+    (a message arrived, both ways) or a resize wakes the loop at once, so results show as they
+    come and an idle TUI sleeps. The wake is a byte on one end of a socketpair, which the loop
+    selects together with the terminal: sockets, not a pipe, as select on Windows takes only
+    sockets (there the console cannot be selected: get_wch keeps the tick, ``key_wait_ms``)."""
+
+    def __init__(self, window=None, curses=None, log=None):
+        import queue
+        import signal
+        import socket
+
+        self.queue, self.window, self.curses = queue.Queue(), window, curses
+        self.selects_terminal = sys.platform != "win32"
+        self.key_wait_ms = 0 if self.selects_terminal else TUI_TICK_MS
+        self.reader, self.writer = socket.socketpair()
+        for end in (self.reader, self.writer):
+            end.setblocking(False)
+        self.pending = False  # a byte is on its way: more wakes add nothing until the loop drains it
+        if log is not None:
+            log.sinks.append(self.wake)
+        if window is not None and self.selects_terminal and hasattr(signal, "SIGWINCH"):
+            signal.signal(signal.SIGWINCH, self.wake)  # ncurses' own handler would not end a select
+
+    def put(self, item):
+        self.queue.put(item)
+        self.wake()
+
+    def get_nowait(self):
+        return self.queue.get_nowait()
+
+    def wake(self, *_):
+        """(Any thread, or a signal handler.)"""
+        if self.pending:
+            return
+        self.pending = True
+        try:
+            self.writer.send(b"\0")
+        except OSError:
+            pass  # the buffer is full (a wake is waiting anyway), or the loop has ended
+
+    def drain(self):
+        """Before the loop looks at what arrived: a wake after this one ends the next sleep.
+        A resize is passed on to curses, which queues KEY_RESIZE (the app repaints)."""
+        self.pending = False
+        try:
+            while self.reader.recv(4096):
+                pass
+        except OSError:
+            pass  # nothing more to read
+        if self.window is None or not self.selects_terminal:
+            return  # curses' own handler and get_wch see to a resize
+        try:
+            size = os.get_terminal_size(sys.stdout.fileno())
+        except OSError:
+            return
+        if (size.lines, size.columns) != self.window.getmaxyx():
+            try:
+                self.curses.resizeterm(size.lines, size.columns)
+            except self.curses.error:
+                pass
+
+    def sleep(self, app):
+        """No key came: wait for one or a wake, for the tick while a clock shows on ``app``'s
+        screens, a second while connected (a stream can end without a message), else without
+        limit. False when the terminal hung up (SIGHUP ignored: nohup), as get_wch then fails
+        at once and the loop must not spin."""
+        if not sys.stdin.isatty():
+            return False
+        if not self.selects_terminal:
+            return True  # get_wch waited the tick
+        seconds = None if app.session is None or app.disconnected else LOSS_CHECK_SECONDS
+        if (app.toast and time.monotonic() < app.toast[1]) or app.attempt or app.work_running() or any(
+                getattr(screen, "running", False) or isinstance(screen, (TasksScreen, TaskDetailScreen, HistoryScreen))
+                for screen in app.stack):
+            seconds = TUI_TICK_MS / 1000.0
+        self.wait(sys.stdin.fileno(), seconds)
+        return True
+
+    def wait(self, terminal, seconds):
+        """Until the ``terminal`` (its fd) has input, a wake comes, or ``seconds`` pass (None:
+        no limit). True when woken."""
+        import select
+
+        try:
+            return self.reader in select.select([terminal, self.reader], [], [], seconds)[0]
+        except (OSError, ValueError):
+            return False  # a terminal gone: the loop's next read says so
+
+
 class Binding:
     """One key of a screen, written once: its footer hint, its help line and what it does.
     ``key`` is the key as the footer, the help and the README show it; ``codes`` the key
@@ -14988,8 +15099,6 @@ class Tui:
     brings worker results to the UI thread."""
 
     def __init__(self, options, spec, window, curses, log, stubs):
-        import queue
-
         self.opts = options
         self.spec = spec
         self.ledger = None if options.no_ledger else TaskLedger()
@@ -14998,9 +15107,9 @@ class Tui:
         self.terminal_sequences = terminal_takes_sequences()  # after initscr: curses has set the console up
         self.log = log
         self.stubs = stubs
-        self.keys = KeyReader(window, curses)
+        self.inbox = Inbox(window, curses, log)  # every message and event in the debug log may change the screen
+        self.keys = KeyReader(window, curses, self.inbox.key_wait_ms)
         self.style = Style(curses)
-        self.inbox = queue.Queue()
         self.closing = threading.Event()
         self.stack = []
         self.status = ""
@@ -15035,14 +15144,15 @@ class Tui:
             connect.connect()
         try:
             while self.exit_code is None:
+                self.inbox.drain()
                 self.run_posted()
                 self.connection.notice_lost_connection()
                 self.draw()
                 key = self.keys.read()
                 if key is not None:
                     self.guarded(self.dispatch, key)
-                elif not sys.stdin.isatty():  # the terminal hung up, and SIGHUP was ignored (nohup):
-                    self.quit_interrupted()  # get_wch fails at once from now on; do not spin forever
+                elif not self.inbox.sleep(self):  # the terminal hung up
+                    self.quit_interrupted()
         except KeyboardInterrupt:
             self.exit_code = EXIT_INTERRUPTED
         finally:
@@ -15060,7 +15170,7 @@ class Tui:
         curses.raw()  # Ctrl+C, Ctrl+S and Ctrl+Q arrive as keys, not as signals or flow control
         curses.nonl()  # Return arrives as itself: a pasted CR LF is one line break, not two
         self.window.keypad(True)
-        self.window.timeout(TUI_TICK_MS)
+        self.window.timeout(self.keys.idle_ms)
         curses.typeahead(-1)  # finish every repaint even while keys are waiting: no half-drawn screens
         self.bracketed_paste(True)
         try:
@@ -15620,13 +15730,22 @@ class TuiConnection:
     def server_back(self):
         app = self.app
         session = app.session
-        if not app.disconnected or session is None or session.spec.kind == "stdio" or session.connection_lost():
+        if not app.disconnected or session is None or session.spec.kind == "stdio":
+            return
+        listener = session.change_listener
+        if listener is not None and listener.lost is not None:
+            session.listen_for_list_changes()  # the listen ended with the old server: open one on this one
+        if session.connection_lost():
             return
         app.disconnected = None
         app.log.event("tui", "the server answers again")
         for screen in app.stack:
             if isinstance(screen, MainScreen):
                 screen.reload()
+        lost = [uri for uri, watch in app.subscriptions.items() if watch is not None and watch.lost()]
+        for uri in lost:  # their listen ended with the old server too: subscribe on this one
+            app.subscriptions.pop(uri)
+        app.subscribe(lost)
         app.say("%s answers again; its lists were refreshed." % session.display_name())
 
     def connection_ended(self, exc):
@@ -16645,6 +16764,20 @@ class MainScreen(Screen):
         self.draw_list(body.sub(0, 0, body.height, list_width))
         self.draw_detail(body.sub(0, list_width + 1, body.height, body.width - list_width - 1))
 
+    def read_view_of(self, entry):
+        """The MCP Apps view of the tool shown, read on a worker for its detail (MIME type,
+        size, SHA-256, CSP, permissions, as `tool describe` shows them): only the tools a user
+        looks at are read, once each."""
+        entry.app_reading = True
+        session, view = self.app.session, app_view(entry.data)
+
+        def failed(exc):
+            entry.app = exc if isinstance(exc, McpTuiError) else McpTuiError("%s: %s" % (
+                exc.__class__.__name__, exc))
+
+        self.app.spawn(lambda: dict(read_app_view(session, view["resourceUri"]), **view),
+                       lambda app: setattr(entry, "app", app), failed)
+
     def draw_tabs(self, canvas):
         col = 0
         for index, name in enumerate(self.tabs()):
@@ -16690,6 +16823,8 @@ class MainScreen(Screen):
         entry = self.selected_entry()
         if entry is None:
             return
+        if entry.kind == "tool" and not entry.app_reading and app_view(entry.data):
+            self.read_view_of(entry)
         self.detail.set_text(entry.detail(self.app.tasks), keep_position=entry is self.detail_entry)
         self.detail_entry = entry
         self.detail.draw(canvas)
@@ -16712,6 +16847,8 @@ class Entry:
         self.kind = kind
         self.data = data
         self.verification = None  # a skill's last check (v): "running", check_skill's outcome, or why it failed
+        self.app = None  # a tool's MCP Apps view as read_app_view read it, or why it could not; None until then
+        self.app_reading = False  # the view is being read (once, when the tool is first shown)
         name = str(data.get("name") or data.get("uri") or data.get("uriTemplate") or "?")
         annotations = data.get("annotations") if isinstance(data.get("annotations"), dict) else {}
         title = data.get("title") or annotations.get("title") or ""
@@ -16767,7 +16904,7 @@ def entry_detail(entry, tasks):
     if entry.kind == "skill":
         return skill_entry_detail(entry)
     if entry.kind == "tool":
-        return describe_tool(entry.data, tasks)
+        return describe_tool(entry.data, tasks, app=entry.app)
     if entry.kind == "prompt":
         return describe_prompt(entry.data)
     return describe_resource(entry.data) + "\n\nEnter %s." % (
@@ -17137,7 +17274,7 @@ def field_elements(field):
 def object_items(schema):
     """The items' schema of an array of objects with properties, or None."""
     items = schema.get("items") if schema_types(schema) == ["array"] else None
-    return items if isinstance(items, dict) and expands(items) else None
+    return expanded_object(items) if isinstance(items, dict) else None
 
 
 class ObjectListScreen(Screen):
@@ -18438,9 +18575,10 @@ class KeyReader:
     PASTE_START, PASTE_END = "[200~", "\x1b[201~"
     PASTE_LIMIT = 1 << 20  # characters; a paste without its end marker stops here
 
-    def __init__(self, window, curses):
+    def __init__(self, window, curses, idle_ms=TUI_TICK_MS):
         self.window = window
         self.curses = curses
+        self.idle_ms = idle_ms  # how long a read waits for a key: 0 where the loop waits in select (Inbox.sleep)
         names = {"KEY_UP": "UP", "KEY_DOWN": "DOWN", "KEY_LEFT": "LEFT", "KEY_RIGHT": "RIGHT",
                  "KEY_PPAGE": "PGUP", "KEY_NPAGE": "PGDN", "KEY_HOME": "HOME", "KEY_END": "END",
                  "KEY_BACKSPACE": "BACKSPACE", "KEY_DC": "DELETE", "KEY_ENTER": "ENTER", "KEY_BTAB": "BTAB",
@@ -18460,7 +18598,7 @@ class KeyReader:
         return self.after_escape()
 
     def next_key(self, wait_ms=None):
-        """One get_wch(), or None when nothing arrives in time (the tick, or ``wait_ms``)."""
+        """One get_wch(), or None when nothing arrives in time (``idle_ms``, or ``wait_ms``)."""
         if wait_ms is not None:
             self.window.timeout(wait_ms)
         try:
@@ -18469,7 +18607,7 @@ class KeyReader:
             return None
         finally:
             if wait_ms is not None:
-                self.window.timeout(TUI_TICK_MS)
+                self.window.timeout(self.idle_ms)
 
     def name(self, key):
         if isinstance(key, int):
@@ -19063,6 +19201,12 @@ class FieldList:
                 target = values
                 for key in field_parents(item):
                     target = target.setdefault(key, {})
+        for item, present, value in given:  # a required object that may be null, none of its fields set: null
+            parents = field_parents(item)
+            for depth, null_when_empty in enumerate(getattr(item, "parents_null", ())):
+                above = nested_value(values, parents[:depth])
+                if null_when_empty and isinstance(above, dict) and above.get(parents[depth]) is None:
+                    above[parents[depth]] = None
         for item, present, value in given:
             if not present:
                 if item.required and required and object_sent(values, item):
@@ -19138,12 +19282,14 @@ class FieldList:
                 item.ticked = [present and isinstance(value, list) and option in value for option, _ in item.options]
 
 
-def schema_fields(schema, titles, nested=False, parents=(), parents_required=()):
+def schema_fields(schema, titles, nested=False, parents=(), parents_required=(), parents_null=()):
     """Fields for an object schema's properties, in the schema's order. ``titles``: label
     with the property's title (elicitation) rather than its key (tool arguments). ``nested``:
     an object property with properties of its own gets a field for each (``address.zip``),
-    at any depth; ``parents`` are the keys above these fields, and ``parents_required``
-    whether each of them is required where it is (then it is sent even with no field set)."""
+    at any depth; ``parents`` are the keys above these fields, ``parents_required``
+    whether each of them is required where it is (then it is sent even with no field set),
+    and ``parents_null`` whether each is sent as JSON null when none of its fields is set (a
+    required one that may be null: pydantic's ``Optional[Model]`` without a default)."""
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     required = set(schema.get("required") or ())
     defaults = schema.get("default") if parents and isinstance(schema.get("default"), dict) else {}
@@ -19152,22 +19298,40 @@ def schema_fields(schema, titles, nested=False, parents=(), parents_required=())
         prop = prop if isinstance(prop, dict) else {}
         if key in defaults and "default" not in prop:
             prop = dict(prop, default=defaults[key])  # the object's default, field by field
-        if nested and expands(prop):
-            fields += schema_fields(prop, titles, True, parents + (key,), parents_required + (key in required,))
+        inner = expanded_object(prop) if nested else None
+        if inner is not None:
+            nullable = inner is not prop  # an object or null: null stands for "not given"
+            fields += schema_fields(inner, titles, True, parents + (key,),
+                                    parents_required + (key in required and not nullable,),
+                                    parents_null + (key in required and nullable,))
             continue
         label = str(prop.get("title") or key) if titles else ".".join(parents + (key,))
         field = field_for(key, label, prop, key in required)
-        field.parents, field.parents_required = parents, parents_required
+        field.parents, field.parents_required, field.parents_null = parents, parents_required, parents_null
         fields.append(field)
     return fields
 
 
-def expands(prop):
-    """An object property that a form shows as a field for each of its properties (anything
-    else that is an object, nullable ones and those without properties, is JSON typed in)."""
+def expanded_object(prop):
+    """The object schema a form shows as a field for each of its properties: ``prop`` itself,
+    or, for an object that may be null (``type: [object, null]``, or anyOf/oneOf of an object
+    and null: pydantic's ``Optional[Model]``), a copy that is only the object, with the outer
+    title, description and default. None for anything else (objects without properties and
+    mixes of other types are JSON typed in)."""
     properties = prop.get("properties")
-    return (schema_types(prop) == ["object"] and isinstance(properties, dict) and bool(properties)
-            and choice_options(prop) is None)
+    if choice_options(prop) is not None:
+        return None
+    if schema_types(prop) == ["object"]:
+        return prop if isinstance(properties, dict) and properties else None
+    if sorted(schema_types(prop)) != ["null", "object"]:
+        return None
+    if "type" in prop:
+        return expanded_object(dict(prop, type="object"))
+    objects = [v for keyword in ("anyOf", "oneOf") for v in (prop.get(keyword) if isinstance(
+        prop.get(keyword), list) else ()) if isinstance(v, dict) and schema_types(v) != ["null"]]
+    if len(objects) != 1 or expanded_object(objects[0]) is not objects[0]:
+        return None
+    return dict(objects[0], **{key: prop[key] for key in ("title", "description", "default") if key in prop})
 
 
 def field_parents(item):

@@ -5,7 +5,9 @@ import json
 import re
 import sys
 
-from tui_helpers import TESTSERVER, needs_pty, server_command, tui  # noqa: F401 (tui: a fixture)
+import pytest
+
+from tui_helpers import ERAS, TESTSERVER, needs_pty, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
 
 SMALL = {"columns": 80, "rows": 24}
 
@@ -77,14 +79,16 @@ def test_a_config_file_typed_into_server_lists_its_servers(tui, tmp_path):
 
 
 @needs_pty
-def test_an_http_server_that_comes_back_clears_disconnected_and_refreshes_the_lists(tui, start_server, tmp_path):
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_an_http_server_that_comes_back_clears_disconnected_and_refreshes_the_lists(tui, start_server, tmp_path, era):
     """2025-11-25: the restarted server has forgotten the session; the next request starts a
-    new one, and the title and the lists follow."""
+    new one, and the title and the lists follow. 2026-07-28: the subscriptions/listen stream
+    ended with the old server; it is opened on the new one, so its list changes come again."""
     from conftest import RunningServer
 
     server = start_server()
     port = int(server.url.split(":")[2].split("/")[0])
-    screen = tui(server.url, "--protocol-version", "2025-11-25", **SMALL)
+    screen = tui(server.url, *ERAS[era], **SMALL)
     text = screen.wait_for(lambda t: re.search(r"Tools \((\d+)\)", t), what="the tools listed")
     before = int(re.search(r"Tools \((\d+)\)", text).group(1))
     server.stop()
@@ -95,6 +99,13 @@ def test_an_http_server_that_comes_back_clears_disconnected_and_refreshes_the_li
         screen.send("p")
         screen.wait_for(lambda t: "[disconnected]" not in screen.title_line() and "Tools (%d)" % (before + 1) in t,
                         what="connected again, with the lists refreshed")
+        open_tool(screen, "toggle_extra_tool")
+        screen.send("ctrl-x")
+        screen.wait_for("Added tool 'extra'")
+        screen.send("esc")
+        screen.wait_for(lambda t: any(line.startswith(" extra ") for line in screen.lines()),
+                        what="the list change, on the stream opened again: the tool extra listed")
+        assert "[disconnected]" not in screen.title_line()
     finally:
         again.stop()
 

@@ -285,3 +285,45 @@ def test_values_from_a_config_are_never_shown_or_copied(tui, start_server, tmp_p
     result = subprocess.run(["bash", "-c", runnable], capture_output=True, text=True, timeout=30,
                             env=dict(os.environ, MCP_TEST_SECRET=secret))
     assert result.returncode == 0 and "hi" in result.stdout, result.stderr
+
+
+@needs_pty
+@pytest.mark.parametrize("era", sorted(ERAS))
+def test_a_list_change_shows_on_an_idle_tui_with_no_key_pressed(tui, start_server, cli, era):
+    """What arrives wakes the loop (Inbox): an idle TUI shows another client's list change at
+    once. No key is sent while waiting, not even the Ctrl+L of TuiSession.wait_for."""
+    import re
+
+    server = start_server()
+    screen = tui(server.url, *ERAS[era], **SMALL)
+    text = screen.wait_for(lambda t: re.search(r"Tools \((\d+)\)", t), what="the tools listed")
+    before = int(re.search(r"Tools \((\d+)\)", text).group(1))
+    result = cli("--url", server.url, *ERAS[era], "tool", "call", "toggle_extra_tool")
+    assert result.code == 0, result
+    wait_for(lambda: "Tools (%d)" % (before + 1) in screen.text(), what="the new tool listed, no key pressed")
+
+
+def test_a_post_from_another_thread_ends_the_inbox_wait_and_a_drain_empties_it():
+    import socket
+    import threading
+
+    import mcp_tui
+
+    inbox = mcp_tui.Inbox()
+    terminal, typist = socket.socketpair()  # a terminal nobody types on
+    try:
+        threading.Thread(target=inbox.put, args=("a result",)).start()
+        assert inbox.wait(terminal.fileno(), None)  # no limit: only the wake ends it
+        inbox.drain()
+        assert inbox.get_nowait() == "a result"
+        assert not inbox.wait(terminal.fileno(), 0)
+        inbox.wake()
+        inbox.wake()  # one byte for both
+        assert inbox.wait(terminal.fileno(), None)
+        inbox.drain()
+        assert not inbox.wait(terminal.fileno(), 0)
+        typist.send(b"q")
+        assert not inbox.wait(terminal.fileno(), None)  # a key ends it too, and is no wake
+    finally:
+        terminal.close()
+        typist.close()

@@ -95,14 +95,20 @@ def test_formats_and_limits_are_checked_at_every_depth_before_sending(tui, tmp_p
     screen.send("ctrl-u")
     screen.type("12345")
     screen.send("tab", "ctrl-u")
-    screen.type("de")
+    refused_then_sent(screen, "de", "address.code: does not match the pattern ^[A-Z]{2}$", "DE",
+                      'Got {"address": {"code": "DE", "zip": 12345}, "when": "2024-02-29"}')
+
+
+def refused_then_sent(screen, wrong, refusal, right, sent):
+    """``wrong`` typed into the focused field, Ctrl+X: the status line says ``refusal``; then
+    ``right`` in its place, and Ctrl+X sends what the server echoes as ``sent``."""
+    screen.type(wrong)
     screen.send("ctrl-x")
-    screen.wait_for(lambda t: "address.code: does not match the pattern ^[A-Z]{2}$" in screen.status_line(),
-                    what="the nested pattern")
+    screen.wait_for(lambda t: refusal in screen.status_line(), what=refusal)
     screen.send("ctrl-u")
-    screen.type("DE")
+    screen.type(right)
     screen.send("ctrl-x")
-    screen.wait_for('Got {"address": {"code": "DE", "zip": 12345}, "when": "2024-02-29"}')
+    screen.wait_for(sent)
 
 
 @needs_pty
@@ -132,6 +138,40 @@ def test_a_nested_object_is_a_field_for_each_of_its_properties(tui, tmp_path):
     screen.wait_for('Got {"address": {"street": "Main St 1", "zip": 12345}, "extra": {"note": "x"}, "to": "ada"}')
 
 
+OPTIONAL_ADDRESS = {"anyOf": [{"type": "object", "required": ["street"], "properties": {
+    "street": {"type": "string"}, "zip": {"type": "integer", "maximum": 99999}}}, {"type": "null"}], "default": None}
+
+
+@needs_pty
+def test_an_optional_nested_object_gets_a_field_for_each_property_and_its_checks(tui, tmp_path):
+    """anyOf [object, null] (pydantic's Optional[Model]) is a form like a plain nested object:
+    left out while none of its fields is set, or JSON null when it is required; its fields'
+    limits are checked before sending."""
+    server = one_tool_server(tmp_path, {"name": "mail", "inputSchema": {"type": "object", "properties": {
+        "to": {"type": "string"}, "address": OPTIONAL_ADDRESS,
+        "billing": {"anyOf": [{"type": "null"}, {"type": "object", "properties": {
+            "iban": {"type": "string", "pattern": "^[A-Z]{2}[0-9]+$"}}}]}},
+        "required": ["to", "billing"]}}, ECHO_ARGUMENTS_HANDLERS)
+    screen = tui(server, columns=120, rows=24)  # the whole result on one line
+    open_only_tool(screen, "mail")
+    screen.wait_all("address.street", "address.zip", "billing.iban")
+    screen.type("ada")
+    screen.send("ctrl-x")
+    screen.wait_for('Got {"billing": null, "to": "ada"}')  # no address; the required billing as null
+    screen.send("tab", "tab")  # address.zip
+    screen.type("100000")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "address.street is required" in screen.status_line(), what="the required sub-field")
+    screen.type("Main St 1")  # the focus went to address.street
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "address.zip: at most 99999" in screen.status_line(), what="the nested limit")
+    screen.send("ctrl-u")
+    screen.type("12345")
+    screen.send("tab")  # billing.iban
+    refused_then_sent(screen, "de1", "billing.iban: does not match the pattern", "DE1",
+                      'Got {"address": {"street": "Main St 1", "zip": 12345}, "billing": {"iban": "DE1"}, "to": "ada"}')
+
+
 @pytest.mark.parametrize("value, schema, problem", [
     ("2024-13-45", {"format": "date"}, "not a date (YYYY-MM-DD)"),
     ("2024-02-30", {"format": "date"}, "not a date (YYYY-MM-DD)"),
@@ -151,6 +191,12 @@ def test_a_nested_object_is_a_field_for_each_of_its_properties(tui, tmp_path):
     ({"a": {}}, {"properties": {"a": {"required": ["zip"]}}}, ".a: missing zip"),
     ({"a": {"zip": 1, "plus4": 2}}, {"properties": {"a": {"properties": {"zip": {}}, "additionalProperties": False}}},
      ".a.plus4: is not declared (additionalProperties: false)"),
+    ({"a": {"street": "x", "zip": 100000}}, {"properties": {"a": OPTIONAL_ADDRESS}}, ".a.zip: at most 99999"),
+    ({"a": {"zip": 1}}, {"properties": {"a": OPTIONAL_ADDRESS}}, ".a: missing street"),
+    ({"a": None}, {"properties": {"a": OPTIONAL_ADDRESS}}, None),
+    ({"a": "Main St"}, {"properties": {"a": OPTIONAL_ADDRESS}}, ".a: must be an object or null, not a string"),
+    (7, {"anyOf": [{"type": "string", "maxLength": 3}, {"type": "integer", "minimum": 10}]}, "at least 10"),
+    ("abcd", {"anyOf": [{"type": "string", "maxLength": 3}, {"type": "string", "pattern": "d$"}]}, None),
 ])
 def test_the_shared_checker_knows_formats_and_limits_at_every_depth(value, schema, problem):
     assert mcp_tui.constraint_problem(value, schema) == problem

@@ -108,3 +108,35 @@ def test_the_skills_tab_comes_and_goes_with_the_servers_extension_and_a_reconnec
     app.session.capabilities = {"tools": {}, "extensions": {mcp_tui.SKILLS_EXTENSION: {}}}
     home.reload()
     assert home.tab_name() == "tools"  # a tab that comes does not move the user off theirs
+
+
+APP_VIEW_HTML = "<!doctype html><p>Weather for €uro cities</p>"
+APP_VIEW_HANDLERS = r"""
+    elif method == "resources/read":
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {"contents": [{
+              "uri": message["params"]["uri"], "mimeType": "text/html;profile=mcp-app", "text": %r,
+              "_meta": {"ui": {"csp": {"connectDomains": ["https://api.example.com"]},
+                               "permissions": {"geolocation": {}}}}}]}})
+""" % APP_VIEW_HTML
+
+
+@needs_pty
+def test_the_detail_of_an_app_tool_shows_its_view_as_tool_describe_does(tui, tmp_path):
+    """The App part of the detail pane was empty (MIME type None, 0 bytes): the view is read
+    when the tool is shown."""
+    import hashlib
+
+    from tui_helpers import one_tool_server
+
+    server = one_tool_server(tmp_path, {"name": "forecast", "description": "A forecast with a view.",
+                                        "inputSchema": {"type": "object", "properties": {}},
+                                        "_meta": {"ui": {"resourceUri": "ui://weather/view.html",
+                                                         "visibility": ["app"]}}}, APP_VIEW_HANDLERS)
+    screen = tui(server, columns=140, rows=40)
+    digest = "sha256:" + hashlib.sha256(APP_VIEW_HTML.encode("utf-8")).hexdigest()
+    screen.wait_all("App view: ui://weather/view.html", "Visibility: app (app only: never offered to a model)",
+                    "MIME type: text/html;profile=mcp-app", "HTML: %d bytes, %s" % (
+                        len(APP_VIEW_HTML.encode("utf-8")), digest),
+                    "CSP: connectDomains https://api.example.com", "Permissions: geolocation")
+    assert "MIME type: None" not in screen.text()
+    quit_from_main(screen)

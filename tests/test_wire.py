@@ -3,6 +3,8 @@ import json
 
 import pytest
 
+from conftest import wait_for
+
 import mcp_tui
 from mcp_tui import ProtocolViolation, SseDecoder, decode_messages, encode_message
 
@@ -109,6 +111,44 @@ def test_server_requests_go_through_a_bounded_pool_and_the_excess_is_refused():
     assert threading.active_count() <= threads_before + mcp_tui.SERVER_REQUEST_WORKERS
     release.set()
     assert peak[0] <= mcp_tui.SERVER_REQUEST_WORKERS
+
+
+class StreamClosingTransport(mcp_tui.Transport):
+    """2026-07-28 over HTTP: a cancel closes the request's stream, and the reader thread
+    reports the broken stream at once (here, before abort returns: the worst order)."""
+    carries_mcp_headers = True
+
+    def start(self, channel):
+        self.channel = channel
+
+    def send(self, message, headers=None):
+        pass
+
+    def abort(self, request_id):
+        self.channel.fail(request_id, mcp_tui.ConnectionFailed("the connection broke: 'NoneType' object has no "
+                                                               "attribute 'close'"))
+
+
+def test_a_cancel_that_closes_the_stream_reads_cancelled_not_the_broken_stream():
+    import threading
+
+    channel = mcp_tui.RpcChannel(StreamClosingTransport())
+    channel.start()
+    outcome = []
+
+    def call():
+        try:
+            channel.call("tools/call", {"name": "long"}, timeout=30)
+        except mcp_tui.McpTuiError as exc:
+            outcome.append(exc)
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    wait_for(lambda: channel.waiting_for(1), what="the call in flight")
+    assert channel.cancel(1, "cancelled by the user")
+    caller.join(30)
+    assert isinstance(outcome[0], mcp_tui.RequestCancelled), outcome
+    assert "cancelled by the user" in str(outcome[0])
 
 
 def test_the_secret_registry_masks_every_form_of_a_secret():

@@ -108,11 +108,18 @@ class TuiSession(object):
         self.reader.start()
 
     def _read(self):
+        import select
+
         while True:
             try:
+                # Never blocked in read: a read in progress holds the terminal open, so a test's
+                # os.close(fd) (the window closing) would hang nothing up while the TUI, idle,
+                # writes nothing. A look every 0.1 s is only for that; data wakes it at once.
+                if not select.select([self.fd], [], [], 0.1)[0]:
+                    continue
                 data = os.read(self.fd, 65536)
-            except OSError:
-                return  # EIO: the child closed the terminal
+            except (OSError, ValueError):
+                return  # EIO: the child closed the terminal; EBADF: the test did
             if not data:
                 return
             with self.lock:
