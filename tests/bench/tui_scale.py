@@ -162,7 +162,7 @@ def bench_flood(rate, seconds, needle=""):
         time.sleep(max(0.0, mcp_tui.TUI_TICK_MS / 1000.0 / 10))  # keys would be read here
     figures("loop turn (inbox + frame)", turns, "turns")
     print("  %d notifications sent, %d still queued at the end; debug log holds %d entries (capacity %d)" % (
-        sent, app.inbox.qsize(), len(log.select()), log.entries.maxlen))
+        sent, app.inbox.queue.qsize(), len(log.select()), log.entries.maxlen))
 
 
 def main():
