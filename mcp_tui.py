@@ -6783,7 +6783,15 @@ def fetch_json_document(url, accept, network=None, timeout=10.0, log=None):
     the JSON object it answered, or None). Raises ConnectionFailed when nothing answers."""
     client = HttpClient(url, timeout=timeout, network=network, log=log, max_message=SERVER_CARD_LIMIT)
     try:
-        response, payload = client.exchange("GET", headers={"Accept": accept + ", application/json"})
+        conn, response = client.open("GET", headers={"Accept": accept + ", application/json"}, seconds=timeout,
+                                     stream=True)
+        kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
+        if response.status != 200 or not (kind == "" or kind.endswith("json")):
+            # not a JSON document (a server at the host's root may answer every GET with an SSE
+            # stream that never ends): the headers said enough, the body is not read
+            client.discard(conn)
+            return response.status, None
+        payload = client.read("GET", conn, response)
     except MessageTooLarge:
         raise ConnectionFailed("%s answered with more than %s; no card or catalog is that large" % (
             masked_url(url), size_text(SERVER_CARD_LIMIT)))

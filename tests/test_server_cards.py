@@ -116,6 +116,8 @@ class HostileHost:
 
     def __init__(self, documents):
         self.documents = documents
+        self.content_type = "application/json"
+        self.stopping = threading.Event()
         host = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -124,9 +126,18 @@ class HostileHost:
                 if body is None:
                     self.send_error(404)
                     return
+                if body == "endless SSE":  # a server at the root answering every GET with a stream
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()
+                    while not host.stopping.is_set():
+                        self.wfile.write(b": keep-alive\n\n")
+                        self.wfile.flush()
+                        host.stopping.wait(0.1)
+                    return
                 data = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
                 self.send_response(200)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", host.content_type)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -139,6 +150,7 @@ class HostileHost:
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def close(self):
+        self.stopping.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -190,3 +202,13 @@ def test_an_oversized_or_broken_card_is_refused_plainly(cli, hostile_host):
     assert big.code == 1 and "no card or catalog is that large" in big.err, big
     broken = cli("--url", host.url + "/other", "card")
     assert broken.code == 1 and "no Server Card at" in broken.err and "Traceback" not in broken.err, broken
+
+
+def test_a_server_at_the_host_root_that_streams_every_get_is_not_taken_for_a_catalog(cli, hostile_host):
+    """A server whose endpoint is the host's root (the conformance suite's) may answer every GET
+    with an SSE stream that never ends: the catalog lookup reads the headers and goes on, not
+    waiting out --timeout (the conformance suite's sse-retry scenario waited 20 s)."""
+    host = hostile_host({"/.well-known/ai-catalog.json": "endless SSE", "/.well-known/mcp/catalog.json": "endless SSE"})
+    result = cli("--url", host.url, "card", "--timeout", "5")
+    assert result.code == 1 and "serves no AI Catalog" in result.err, result
+    assert "timed out" not in result.err and "no complete answer" not in result.err, result
