@@ -8602,11 +8602,13 @@ class RecordedResponder:
 
 
 def with_task_ids(value, task_ids):
-    """``value`` with each recorded task ID in it replaced by the one the replay got."""
+    """``value`` with each recorded task ID in it replaced by the one the replay got, also
+    where it leads a string or a key: FastMCP names a task's input requests <taskId>:<hash>."""
     if isinstance(value, str):
-        return task_ids.get(value, value)
+        head, colon, rest = value.partition(":")
+        return task_ids[head] + colon + rest if head in task_ids else task_ids.get(value, value)
     if isinstance(value, dict):
-        return {key: with_task_ids(item, task_ids) for key, item in value.items()}
+        return {with_task_ids(key, task_ids): with_task_ids(item, task_ids) for key, item in value.items()}
     if isinstance(value, list):
         return [with_task_ids(item, task_ids) for item in value]
     return value

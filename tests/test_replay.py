@@ -372,3 +372,25 @@ def test_the_readmes_ci_workflow_passes_a_harmless_change_and_fails_a_breaking_o
     assert codes == {"description": [0, 0], "optional-argument": [0, 0], "required-argument": [1, 1],
                      "removed-tool": [1, 1]}, outputs
     assert outputs["description"][1].stdout == "2 requests: 2 same, 0 different\n", outputs
+
+
+def test_a_replayed_task_is_answered_under_its_new_id(cli, tmp_path, record_file):
+    """FastMCP names a task's input requests <taskId>:<hash>: the replay's answers go under the
+    new task's id. It sent the recorded task's, which the server ignored (the task stayed
+    input_required)."""
+    recording = tmp_path / "asked.jsonl"
+    flags = ("--era", "2026-07-28", "--page-ms", "1", "--no-listen", "--task-scoped-keys")
+    result = cli(stdio_command(*flags), "--record", recording, "--elicit-stub", '{"name": "Ada"}', "tool", "call",
+                 "ask_name", "--task", "--wait")
+    assert (result.code, result.out) == (0, "Tool response:\nHello, Ada!\n"), result
+    old_id, = {line["message"]["params"]["taskId"] for line in recorded(recording)
+               if line.get("message", {}).get("method") == "tasks/update"}
+    replayed = cli(stdio_command("--record", record_file, *flags), "replay", recording, "--ignore", "/result/status",
+                   "--ignore", "/result/statusMessage", "--ignore", "/result/inputRequests", "--ignore",
+                   "/result/result")
+    assert replayed.code == 0, replayed
+    updates = [json.loads(line)["message"]["params"] for line in record_file.read_text().splitlines()
+               if json.loads(line)["message"].get("method") == "tasks/update"]
+    assert updates and all(update["taskId"] != old_id for update in updates), updates
+    assert [sorted(update["inputResponses"]) for update in updates] == [
+        ["%s:name" % update["taskId"]] for update in updates], updates

@@ -54,6 +54,7 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
                            answer subscriptions/listen -32601 (mcp-server-time, FastMCP)
       --hang-up-calls      with --http: a tools/call is recorded, then its connection is closed with no
                            answer, as a server that crashes mid-call does (a client that sends it again shows)
+      --task-scoped-keys   a task's inputRequests keys are <taskId>:<key>, as FastMCP names them
       --claim-legacy       with --era 2026-07-28: server/discover lists the 2025-11-25-era versions too,
                            which the server does not speak (initialize is refused): a false claim
       --chunked-streams    with --http: SSE responses go out as Express and uvicorn send them: chunked
@@ -1274,6 +1275,8 @@ class TaskCall(ToolCall):
             message = "Waiting for the client's model to answer"
         else:
             message = "Waiting for the client's roots"
+        if self.server.options.task_scoped_keys:
+            key = "%s:%s" % (self.task.task_id, key)
         kind, value = self.server.store.request_input(self.task, {key: request}, message)[key]
         if kind == "error":
             raise ClientRequestFailed(method, value)
@@ -4197,6 +4200,8 @@ def parse_args(argv):
                         "everything server's long-running operation does (its progress goes on)")
     parser.add_argument("--no-listen", action="store_true", help="2026-07-28: announce nothing to listen for (no "
                         "listChanged, no subscribe) and answer subscriptions/listen -32601, as mcp-server-time does")
+    parser.add_argument("--task-scoped-keys", action="store_true", help="a task's inputRequests keys are "
+                        "<taskId>:<key>, as FastMCP names them (a client must answer under the task's own id)")
     parser.add_argument("--claim-legacy", action="store_true", help="with --era 2026-07-28: list the 2025-11-25-era "
                         "versions in supportedVersions all the same (a false claim, for mcp-tui check)")
     parser.add_argument("--page-ms", type=_count(0), default=250, metavar="N", help="ms per report page")
