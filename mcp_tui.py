@@ -12,53 +12,80 @@ each section may use only the sections above it (main uses them all), and the TU
 uses the CLI. Each section below is listed with its classes, in the file's order;
 tests/test_layering.py checks this map against the banners and the code.
 
-   1. wire          errors, secrets, limits and the private, locked state files
-                    (``state_directory``), every file written for the user
-                    (``open_user_file``); how requests reach a server (TLS, proxies);
-                    JSON-RPC framing, SSE, the transports (stdio, Streamable HTTP, HTTP+SSE,
-                    and a kept session's socket) and the RpcChannel that matches responses
-                    to requests
+   1. wire          how bytes reach a server and come back, in seven parts:
+     1a. errors     what every part below raises, masks and bounds: errors, secrets, limits
                     classes: McpTuiError UsageError ConnectionFailed RequestTimeout
                     RequestCancelled ProtocolViolation Withheld StreamCut HttpStatusError
-                    RpcError SecretRegistry KeptTail ThreadFlag MessageTooLarge UnsafeFile FileLock
-                    JsonStateFile NestedTooDeeply SseEvent SseDecoder LargeMessageTurns Transport
-                    StdioTransport Watchdog NetworkOptions HttpClient
-                    StreamableHttpTransport LegacySseTransport KeeperTransport KeeperGone
-                    PendingRequest RpcChannel
-   2. session       which era the server speaks, the handshake or per-request _meta, the
-                    headers of each era, MRTR, the result cache, the ConnectionSpec, and
-                    watching for list changes; the only place besides 3c that knows the era
+                    RpcError SecretRegistry KeptTail ThreadFlag MessageTooLarge
+     1b. state files  private, locked state (``state_directory``), and every file written
+                    for the user, only where the user meant (``open_user_file``)
+                    classes: UnsafeFile FileLock JsonStateFile
+     1c. framing    JSON-RPC messages, JSON read within bounds (``strict_json``), SSE
+                    classes: NestedTooDeeply SseEvent SseDecoder LargeMessageTurns
+     1d. stdio      starting a server (Windows included), and its transport
+                    classes: Transport StdioTransport
+     1e. http       deadlines, proxies, TLS and the HTTP client
+                    classes: Watchdog NetworkOptions HttpClient
+     1f. http transports  Streamable HTTP (with resumption), and the legacy HTTP+SSE
+                    classes: StreamableHttpTransport LegacySseTransport
+     1g. channel    a kept session's transport, and the RpcChannel that matches responses
+                    to requests
+                    classes: KeeperTransport KeeperGone PendingRequest RpcChannel
+   2. session       which era the server speaks and everything that follows from it; the
+                    only place besides 3e that knows the era, in four parts:
+     2a. cache and spec  the result cache, the ConnectionSpec, per-request headers, and
+                    the session's own errors
                     classes: ResultCache ConnectionSpec StubMismatch InputDeclined TaskRequired
-                    UrlElicitationRequired Era LegacyEra ModernEra SessionOpener Session Subscription
-                    ChangeWatch HeldNotifications
-   3. features      what a client asks of a server, in five parts:
-     3a. catalog and arguments  paginated lists, tools, k=v arguments coerced by schema; a
-                    server's surface as a snapshot, and the changes between two; skills
-                    (SEP-2640) checked against their manifests, and MCP Apps views
-                    classes: SurfaceDiff FrontmatterUnsupported
-     3b. input requests  the client's answers to elicitation, sampling and roots
+                    UrlElicitationRequired
+     2b. eras       what differs between the eras, decided once: the handshake or
+                    per-request _meta, MRTR, the headers of each
+                    classes: Era LegacyEra ModernEra
+     2c. session    opening a session (probe, handshake, cache, a kept one), and the Session
+                    classes: SessionOpener Session
+     2d. changes    subscriptions/listen, held notifications, watching for list changes
+                    classes: Subscription HeldNotifications ChangeWatch
+   3. features      what a client asks of a server, in nine parts:
+     3a. catalog and arguments  paginated lists, tools, k=v arguments coerced by schema
+     3b. snapshots  a server's surface as a snapshot, and the changes between two
+                    classes: SurfaceDiff
+     3c. apps and skills  MCP Apps views, and skills (SEP-2640) checked against their manifests
+                    classes: FrontmatterUnsupported
+     3d. input requests  the client's answers to elicitation, sampling and roots
                     classes: InputResponder
-     3c. tasks      one Task model, one TaskForm interface, two adapters (``tasks_for``
+     3e. tasks      one Task model, one TaskForm interface, two adapters (``tasks_for``
                     picks one by era), the task ledger
                     classes: Task TaskFailed TaskSupport CallOutcome StatusReporter TaskForm
                     ExtensionTasks ExperimentalTasks TaskLedger
-     3d. server cards  a remote server described before connecting (SEP-2127): the card
+     3f. server cards  a remote server described before connecting (SEP-2127): the card
                     at <url>/server-card, a host's AI Catalog, the card against the schema
                     and against the live server
-     3e. check and load  the rules a server is held to, the probes that apply them, --load
-                    classes: ServerCheck ClaimChecks HttpChecks LatencyHistogram ToolLoad
+     3g. check rules  the rules a server is held to, and JSON Schema as check reads it
+     3h. check probes  the probes of one session that apply the rules
+                    classes: ServerCheck ClaimChecks HttpChecks
+     3i. load       --load: one tool called concurrently, with latency percentiles
+                    classes: LatencyHistogram ToolLoad
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
                     (and whole, credentials masked, in a --record file, which ``replay`` reads)
                     classes: LogSelection MessageRecorder Recording RecordedResponder DebugLog
    5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
-                    credentials, cross-app access, the token store (``authorizer_for``)
-                    classes: AuthError TokenEndpointError SigningKey AuthSettings AuthStore
-                    CallbackListener BrowserStep Discovery OAuthRequests Discoverer
-                    ClientRegistration Grants TokenKeeper Authorizer
-   6. views         the text the CLI and the TUI share; then the connections part of
-                    the session layer, which needs the debug log and auth above it:
-                    classes: BlobSaver UnwritableWord ConfigWord
-     6a. connections  a ConnectionSpec built from options and config files
+                    credentials, cross-app access, the token store
+                    classes: AuthError TokenEndpointError
+     5a. keys       challenges, URLs and signing keys (ES256, RS256) for client assertions
+                    classes: SigningKey
+     5b. discovery  settings, the token store, the browser step, and discovering the
+                    authorization server
+                    classes: AuthSettings AuthStore CallbackListener BrowserStep Discovery
+                    OAuthRequests Discoverer
+     5c. tokens     registration, grants and tokens: the Authorizer (``authorizer_for``)
+                    classes: ClientRegistration Grants TokenKeeper Authorizer
+   6. views         the text the CLI and the TUI share, in three parts; then the connections
+                    part of the session layer, which needs the debug log and auth above it:
+     6a. results    the text of results, their content blocks and binaries
+                    classes: BlobSaver
+     6b. commands   printed commands, written for each shell (POSIX, cmd.exe, PowerShell)
+                    classes: UnwritableWord ConfigWord
+     6c. reports    servers, tools, checks, cards, skills, tasks and changes, as text
+     6d. connections  a ConnectionSpec built from options and config files
                     (``spec_from_options``), kept sessions' records, and ``connect``:
                     the one way to open a session
                     classes: ConfigChoiceNeeded ConfigServer KeptSessions
@@ -132,6 +159,9 @@ SERVER_ERRORS = (-32000, -32001)  # implementation-defined; a lost session shows
 # status without a JSON-RPC body) to ``fail``. Matching responses to requests, timeouts
 # and answering server requests belong to the RpcChannel at the end of this section.
 # ======================================================================================
+
+
+# -- 1a. Errors: what every part below raises, masks and bounds ----------------------------
 
 
 def seconds_text(seconds):
@@ -560,6 +590,9 @@ class MessageTooLarge(ProtocolViolation):
                          hint="raise --max-message-size if the server is right to send that much")
 
 
+# -- 1b. State files: private and locked; files written only where the user meant ----------
+
+
 def state_directory():
     override = os.environ.get("MCP_TUI_STATE_DIR")
     if override:
@@ -803,6 +836,9 @@ class JsonStateFile:
         else:
             text = json.dumps(data, separators=(",", ":"))  # one pass of the C encoder
         write_user_file(self.path, text.encode("utf-8"), private=True, durable=self.durable)
+
+
+# -- 1c. Framing: JSON-RPC messages, JSON read within bounds, SSE --------------------------
 
 
 def rpc_label(message):
@@ -1079,6 +1115,9 @@ def read_body(response, limit, turns=None):
             raise MessageTooLarge(limit)
         if turns is not None and len(body) > LARGE_MESSAGE:
             turns.take()
+
+
+# -- 1d. Stdio: starting a server (Windows included), and its transport --------------------
 
 
 def join_command(argv, windows=None):
@@ -1440,6 +1479,9 @@ class StdioTransport(Transport):
             # detached keeper; curses under Wine), CPython's os.kill falls back to TerminateProcess
             # and then raises SystemError with the first error set. The server is ended.
             pass
+
+
+# -- 1e. HTTP: deadlines, proxies, TLS and the client --------------------------------------
 
 
 class Watchdog:
@@ -2031,6 +2073,9 @@ STREAM_RESUMES = 5  # resumes of a request's stream in a row that may bring noth
 EVENT_IDS_KEPT = 1024  # SSE event ids remembered per transport, to drop events a server replays twice
 
 
+# -- 1f. HTTP transports: Streamable HTTP, and the legacy HTTP+SSE -------------------------
+
+
 class StreamableHttpTransport(Transport):
     """Streamable HTTP (2025-03-26 and later, and 2026-07-28): every message is its own
     POST; the answer is JSON or an SSE stream. In the legacy era it also keeps the
@@ -2513,6 +2558,9 @@ class LegacySseTransport(Transport):
 
 
 KEEPER_HELLO_LIMIT = 4096  # bytes of one line before both ends have proved they know the token
+
+
+# -- 1g. Channel: a kept session's transport, and the RpcChannel ---------------------------
 
 
 class KeeperTransport(Transport):
@@ -3152,6 +3200,9 @@ LIST_CHANGED_METHODS = {"notifications/tools/list_changed": ("tools/list",),
                         "notifications/resources/list_changed": ("resources/list", "resources/templates/list")}
 
 
+# -- 2a. Cache and spec: the result cache, the connection spec and per-request headers -----
+
+
 def changed_list(method):
     """The list a ``notifications/<list>/list_changed`` says changed ("tools", "prompts",
     "resources", "roots"), or None for any other method: the one reading of that name."""
@@ -3476,6 +3527,9 @@ class UrlElicitationRequired(RpcError):
         self.elicitations = [item for item in data.get("elicitations") or () if isinstance(item, dict)]
 
 
+# -- 2b. Eras: what differs between them, decided once -------------------------------------
+
+
 def handshake_shapes(method, capabilities, server_info):
     """A handshake's capabilities and serverInfo as objects (a missing serverInfo is None):
     any other JSON there would fail far from the cause, as an "internal error"."""
@@ -3529,7 +3583,7 @@ class Era:
 
     initialized = False  # LegacyEra: notifications/initialized is sent (server requests may come)
 
-    # What `check` holds a server to (section 3e), as each era's schema states it
+    # What `check` holds a server to (section 3g), as each era's schema states it
     # (Session.era_rules hands it out: check asks the session, never the era by name).
     rules = EraRules(listens_for_changes=False, lists_other_versions=False, tools_declare_task_support=True,
                      any_output_schema=False, method_in_headers=False, spec="2025-11-25", sign_of_life="ping")
@@ -3936,6 +3990,9 @@ def era_named(name):
     """The era class whose name (``Era.name``, as summary() and snapshots print it) is
     ``name``: what a kept session's record or a snapshot file says it was opened in."""
     return {kind.name: kind for kind in (ModernEra, LegacyEra)}.get(name, Era)
+
+
+# -- 2c. Session: opening a session, and the Session ---------------------------------------
 
 
 class SessionOpener:
@@ -4493,6 +4550,9 @@ class Session:
             self.channel.close()
 
 
+# -- 2d. Changes: subscriptions/listen, held notifications, ChangeWatch --------------------
+
+
 class Subscription:
     def __init__(self, session, filters, on_message, declare_tasks):
         self.session = session
@@ -5041,6 +5101,9 @@ CHANGE_CLASSES = ("breaking", "additive", "cosmetic")
 FAIL_ON = {"breaking": 1, "additive": 2, "any": len(CHANGE_CLASSES)}
 
 
+# -- 3b. Snapshots: a server's surface, and the changes between two ------------------------
+
+
 def without_volatile(value):
     """``value`` with VOLATILE_FIELDS left out at every depth."""
     if isinstance(value, dict):
@@ -5346,6 +5409,9 @@ def required_of(schema):
 
 SKILL_DIGEST = r"sha256:[0-9a-f]{64}\Z"  # lowercase only, as the Inspector checks it
 SKILL_MAX_FILES, SKILL_MAX_BYTES = 512, 16 * 1024 * 1024  # what a host must accept (a larger skill is declined)
+
+
+# -- 3c. Apps and skills: MCP Apps views and skills (SEP-2640) -----------------------------
 
 
 def app_view(tool):
@@ -5705,7 +5771,7 @@ def yaml_scalar(text, number):
     return text
 
 
-# -- 3b. Input requests: the client's answers to elicitation, sampling and roots -------
+# -- 3d. Input requests: the client's answers to elicitation, sampling and roots -------
 
 
 def form_schema(schema):
@@ -6132,7 +6198,7 @@ def root_entry(path):
     return {"uri": resolved.as_uri(), "name": resolved.name or str(resolved)}
 
 
-# -- 3c. Tasks: one model (Task), one interface (TaskForm), two adapters, the ledger ---
+# -- 3e. Tasks: one model (Task), one interface (TaskForm), two adapters, the ledger ---
 
 TASK_STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
 TERMINAL_STATUSES = ("completed", "failed", "cancelled")
@@ -6763,7 +6829,7 @@ def valid_ledger_entry(key, entry):
 
 
 
-# -- 3d. Server Cards: a remote server described before connecting (SEP-2127) ------------
+# -- 3f. Server Cards: a remote server described before connecting (SEP-2127) ------------
 # A card (application/mcp-server-card+json) names a server, its version and its remotes
 # (transport, URL, protocol versions). It is served at <streamable-http-url>/server-card,
 # or listed in a host's AI Catalog at /.well-known/ai-catalog.json (an entry carries the
@@ -6956,7 +7022,7 @@ def card_runtime_problems(card, summary, url):
     return problems
 
 
-# -- 3e. Check and load: the rules a server is held to, the probes that apply them, --load --
+# -- 3g. Check rules: the rules a server is held to, and JSON Schema as check reads it -----
 #
 # `mcp-tui check` runs every rule that applies to what the server declares, without side
 # effects: it lists, reads, gets, pings, completes and probes, and calls a tool only when
@@ -7354,6 +7420,9 @@ def connection_fix(exc):
     if isinstance(exc, RequestTimeout):
         return "the server did not answer in time: check that it starts and answers, or raise --timeout"
     return None
+
+
+# -- 3h. Check probes: the probes of one session (ServerCheck, ClaimChecks, HttpChecks) ----
 
 
 class ServerCheck:
@@ -8156,6 +8225,9 @@ class HttpChecks:
         parts = urlsplit(url)
         if parts.scheme.lower() != "https" and not is_loopback_host(parts.hostname):
             self.found("auth.https", "%s is %s, plain HTTP off this machine" % (what, masked_url(url)), what)
+
+
+# -- 3i. Load: tool call --load, one tool called concurrently, with latency percentiles ----
 
 
 class LatencyHistogram:
@@ -8979,6 +9051,9 @@ class TokenEndpointError(AuthError):
 # -- WWW-Authenticate (RFC 7235 / 6750) -----------------------------------------------
 
 
+# -- 5a. Keys: challenges, URLs and signing keys -------------------------------------------
+
+
 def parse_www_authenticate(values):
     """Every challenge in one or more WWW-Authenticate values, as [(scheme, params)]:
     schemes lower-cased, several challenges per value, parameters in any order with
@@ -9279,6 +9354,9 @@ def sign_jwt(key, claims, header=None):
 
 
 # -- settings ---------------------------------------------------------------------------
+
+
+# -- 5b. Discovery: settings, the token store, the browser step and discovery --------------
 
 
 class AuthSettings:
@@ -9846,6 +9924,9 @@ class Discoverer:
         if status >= 500:
             raise AuthError("the %s at %s answered HTTP %d" % (what, url_origin(url), status))
         return None
+
+
+# -- 5c. Tokens: registration, grants and tokens (the Authorizer) --------------------------
 
 
 class ClientRegistration:
@@ -10533,7 +10614,7 @@ def authorizer_for(spec, opts, log, announce, network=None):
 
 
 # ======================================================================================
-# 6. Views: the text the CLI and the TUI share; then (6a) connections: connection specs,
+# 6. Views: the text the CLI and the TUI share; then (6d) connections: connection specs,
 #    config files, and the one way to open a session
 #
 # Uses sections 1-5. Every function here turns protocol data into words the same way
@@ -10557,6 +10638,9 @@ JSON_TERMINAL_UNSAFE = ("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u
 # ASCII that reaches a terminal as is: what clean() deletes from a byte copy to find controls
 VISIBLE_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n"
 OUTPUT_CHUNK = 1024 * 1024  # characters of a large text cleaned and written at a time
+
+
+# -- 6a. Results: the text of results ------------------------------------------------------
 
 
 def finite_json(value):
@@ -10775,6 +10859,9 @@ def render_tool_result(result, saver=None):
     return "\n".join(lines)
 
 
+# -- 6b. Commands: printed commands, written for each shell --------------------------------
+
+
 def user_shell(environ=None, windows=None):
     """The shell a printed command is written for: "posix" outside Windows; on Windows
     "powershell" or "cmd". Nothing says which shell started a program there; PowerShell
@@ -10979,6 +11066,9 @@ def argument_words(arguments, properties):
 
 def secret_header(name):
     return name.lower() in ("authorization", "proxy-authorization", "cookie")
+
+
+# -- 6c. Reports: servers, tools, checks, cards, skills, tasks and changes -----------------
 
 
 def first_line(text):
@@ -11540,7 +11630,7 @@ def describe_expiry(view, now=None):
     return "expires in %dm%02ds%s" % (left // 60, left % 60, " (refreshable)" if view["refreshable"] else "")
 
 
-# -- 6a. Connections: specs from options and config files, kept sessions, connect ----------
+# -- 6d. Connections: specs from options and config files, kept sessions, connect ----------
 #
 # The session layer's way in: a ConnectionSpec from the command line or a config file, the
 # run's debug log, a kept session's record, and ``connect``, the one way the CLI, the TUI and
@@ -13775,7 +13865,7 @@ class TaskCommands(CliCommands):
 
 class CardCommands(CliCommands):
     """`card`, and a bare host (--url https://host) resolved through its AI Catalog to the
-    server it lists before any command connects (section 3d reads cards and catalogs)."""
+    server it lists before any command connects (section 3f reads cards and catalogs)."""
 
     def card(self, args):
         """The Server Card of --url: at ENDPOINT/server-card, or from the catalog of a bare
