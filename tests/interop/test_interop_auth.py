@@ -522,4 +522,5 @@ def test_through_fastmcp_s_oauth_proxy(cli, home, fastmcp_proxy_http):
     assert stored(home)[0]["accessToken"] != token["accessToken"]
     assert_no_secret(refreshed, [token["accessToken"], token["refreshToken"]] + secrets_of(home))  # JWTs, masked
     logout = ok(cli(*conn(peer), "auth", "logout"))  # the proxy has no revocation endpoint
-    assert logout.stdout.strip() == "logged out of %s (token forgotten)" % peer.url, describe(logout)
+    assert logout.stdout.strip() == ("logged out of %s (token forgotten, not revoked: the authorization server has "
+                                     "no revocation endpoint)" % peer.url), describe(logout)
