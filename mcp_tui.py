@@ -1490,7 +1490,7 @@ class Watchdog:
     here passes, the connection's socket is shut down and the reader sees the end."""
 
     def __init__(self):
-        self._due = {}  # connection -> monotonic deadline
+        self._due = {}  # connection -> perf_counter deadline
         self._wake = threading.Condition()
         self._thread = None
 
@@ -1512,7 +1512,7 @@ class Watchdog:
     def _run(self):
         with self._wake:
             while self._due or self._wake.wait(5.0) and self._due:  # idle for 5 s: the thread ends
-                now = time.monotonic()
+                now = time.perf_counter()
                 for conn, deadline in list(self._due.items()):
                     if deadline <= now:
                         del self._due[conn]
@@ -1791,11 +1791,11 @@ class HttpClient:
 
     def deadline_in(self, seconds):
         """An absolute deadline ``seconds`` from now, never past the whole command's."""
-        deadline = time.monotonic() + seconds
+        deadline = time.perf_counter() + seconds
         return min(deadline, self.deadline) if self.deadline is not None else deadline
 
     def timed_out(self, method, conn):
-        if self.deadline is not None and time.monotonic() >= self.deadline:
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
             return RequestTimeout("HTTP %s %s: the --max-time limit was reached" % (method, self.display_url))
         return RequestTimeout("HTTP %s %s: no complete answer within %gs" % (
             method, self.display_url, getattr(conn, "mcp_budget", self.timeout)),
@@ -1820,7 +1820,7 @@ class HttpClient:
         all_headers = dict(self.base_headers)
         all_headers.update(headers or {})
         auth = self.auth if same_origin else None  # a token goes to its own origin only
-        attempt = {"started": time.monotonic()}  # what the authorizer has tried for this request, and since when
+        attempt = {"started": time.perf_counter()}  # what the authorizer has tried for this request, and since when
         while True:
             credential = auth.authorization() if auth is not None else None
             if credential:
@@ -1858,7 +1858,7 @@ class HttpClient:
             conn = None
         for attempt in (0, 1):
             fresh = conn is None
-            started = time.monotonic()
+            started = time.perf_counter()
             written = False
             try:
                 if fresh:
@@ -1871,7 +1871,7 @@ class HttpClient:
                     self.watchdog.arm(conn, deadline, seconds if seconds is not None else deadline - started)
                 if fresh:
                     conn.connect()  # the TLS handshake included: the watchdog bounds it too
-                connected = time.monotonic()
+                connected = time.perf_counter()
                 via = getattr(conn, "mcp_via", None)  # a plain http:// request through a proxy
                 if via is None:
                     conn.request(method, path, body=body, headers=all_headers)
@@ -1909,7 +1909,7 @@ class HttpClient:
             if self.log:
                 self.log.http_exchange(method, url or self.url, all_headers, len(body or b""), response,
                                        (connected - started) * 1000 if fresh else None,
-                                       (time.monotonic() - started) * 1000, carries)
+                                       (time.perf_counter() - started) * 1000, carries)
             return conn, response
 
     def read(self, method, conn, response, turns=None):
@@ -2161,7 +2161,7 @@ class StreamableHttpTransport(Transport):
             self._open[request_id] = conn
 
     def _exchange(self, request_id, body, headers, adopt_session, method, retried=False):
-        started = time.monotonic()
+        started = time.perf_counter()
         if not self._channel.waiting_for(request_id):
             return  # timed out or cancelled already (while a Retry-After was waited out)
         try:
@@ -2181,8 +2181,8 @@ class StreamableHttpTransport(Transport):
                 self.http.large_message_turns.give_back()  # a large answer's turn: read, parsed and delivered
         except HttpStatusError as exc:
             delay = exc.retry_after
-            if retried or delay is None or time.monotonic() + delay >= self.http.deadline_in(
-                    self.http.timeout - (time.monotonic() - started)):
+            if retried or delay is None or time.perf_counter() + delay >= self.http.deadline_in(
+                    self.http.timeout - (time.perf_counter() - started)):
                 self._channel.fail(request_id, exc)
                 return
             if self.log:
@@ -2336,9 +2336,9 @@ class StreamableHttpTransport(Transport):
     def _resume(self, request_id, decoder):
         """Wait the server's retry (else RESUME_DELAY), then GET the stream from its last
         event id: (connection, response), or None when the request ended meanwhile."""
-        until = time.monotonic() + (decoder.retry_ms / 1000.0 if decoder.retry_ms is not None else RESUME_DELAY)
-        while time.monotonic() < until:  # the command may end meanwhile: it does not wait the delay out
-            time.sleep(min(0.05, max(0.0, until - time.monotonic())))
+        until = time.perf_counter() + (decoder.retry_ms / 1000.0 if decoder.retry_ms is not None else RESUME_DELAY)
+        while time.perf_counter() < until:  # the command may end meanwhile: it does not wait the delay out
+            time.sleep(min(0.05, max(0.0, until - time.perf_counter())))
             if self._closing or not self._still_ours(request_id):
                 return None
         if self.log:
@@ -2813,7 +2813,7 @@ class PendingRequest:
         self.response = None
         self.error = None
         self.progress_token = progress_token
-        self.last_activity = time.monotonic()
+        self.last_activity = time.perf_counter()
         self.on_progress = on_progress
 
 
@@ -2956,20 +2956,20 @@ class RpcChannel:
         return True
 
     def _wait(self, pending, method, timeout, max_time):
-        started = time.monotonic()
+        started = time.perf_counter()
         cap = started + (max_time if max_time else timeout * 10)
         if self.deadline is not None:
             cap = min(cap, self.deadline)
         while True:
             deadline = min(pending.last_activity + timeout, cap)
-            if pending.event.wait(max(0.0, min(deadline - time.monotonic(), 0.5))):
+            if pending.event.wait(max(0.0, min(deadline - time.perf_counter(), 0.5))):
                 break
-            if time.monotonic() >= min(pending.last_activity + timeout, cap):  # progress may have moved it
+            if time.perf_counter() >= min(pending.last_activity + timeout, cap):  # progress may have moved it
                 hint = "raise --timeout if the server needs longer"
                 seen = list(self.anomalies) + list(self.transport.junk)
                 if seen:
                     hint = "meanwhile the server sent " + "; ".join(seen)
-                if time.monotonic() < cap:
+                if time.perf_counter() < cap:
                     limit = seconds_text(timeout)
                 elif max_time or self.deadline is not None:
                     limit = "%s (the --max-time cap)" % seconds_text(max_time or cap - started)  # as the user gave it
@@ -3130,7 +3130,7 @@ class RpcChannel:
                 waiting = [p for p in self._pending.values()
                            if p.progress_token is not None and p.progress_token == params.get("progressToken")]
             for pending in waiting:
-                pending.last_activity = time.monotonic()
+                pending.last_activity = time.perf_counter()
                 if pending.on_progress:
                     pending.on_progress(params)
         meta = params.get("_meta") if isinstance(params, dict) else None
@@ -4093,7 +4093,7 @@ class SessionOpener:
             ModernEra(session).discover(min(session.probe_timeout, session.timeout) if stdio else session.timeout)
             return
         except RequestTimeout:
-            if not stdio or (session.deadline is not None and time.monotonic() >= session.deadline):
+            if not stdio or (session.deadline is not None and time.perf_counter() >= session.deadline):
                 raise  # --max-time ended the probe: nothing is left for initialize, and the probe is what waited
             timed_out, fresh = True, False  # a silent legacy stdio server: initialize on the same process
         except RpcError as exc:
@@ -4193,7 +4193,7 @@ class Session:
         self.spec = spec
         self.max_message_size = max_message_size
         self.max_pages = max_pages
-        self.deadline = deadline  # monotonic: the end of the whole command (--max-time), if any
+        self.deadline = deadline  # perf_counter: the end of the whole command (--max-time), if any
         self.withheld = frozenset()  # --dry-run: methods built and not sent (RpcChannel.call)
         self.added_meta = ({}, {})  # --meta and --tool-meta (RpcChannel.added_meta)
         self.responder = responder
@@ -6594,8 +6594,8 @@ class ExperimentalTasks(TaskForm):
             limit = deadline
             expiry = first.expires_at()
             if expiry is not None:
-                limit = min(limit, time.monotonic() + max(0.0, expiry - time.time()))
-            remaining = max(0.001, limit - time.monotonic())
+                limit = min(limit, time.perf_counter() + max(0.0, expiry - time.time()))
+            remaining = max(0.001, limit - time.perf_counter())
             try:
                 result = self.session.request("tasks/result", {"taskId": task_id}, timeout=remaining,
                                               max_time=remaining)
@@ -6629,7 +6629,7 @@ def is_task_status_notification(method):
 
 def sleep_until(task, deadline, interval, woken, bound):
     """Wait one poll interval, or less when woken; give up past --timeout or the TTL."""
-    now = time.monotonic()
+    now = time.perf_counter()
     expiry = task.expires_at()
     if expiry is not None and time.time() > expiry:
         raise ttl_passed(task.task_id, task.status)
@@ -7434,7 +7434,7 @@ class ServerCheck:
         self.calls = list(calls)  # (tool name, argument words) to call
         self.call_readonly = call_readonly
         self.progress = progress or (lambda text: None)
-        self.deadline = deadline  # monotonic: --max-time's end of the command, if any
+        self.deadline = deadline  # perf_counter: --max-time's end of the command, if any
         self.ran = []
         self.findings = []
         self.not_run = []  # (rule or area, where) that --max-time left unchecked: never findings
@@ -7452,7 +7452,7 @@ class ServerCheck:
 
     def capped(self):
         """Whether --max-time has come: a failure from now on is the cap's, not the server's."""
-        return self.deadline is not None and time.monotonic() >= self.deadline
+        return self.deadline is not None and time.perf_counter() >= self.deadline
 
     def cut(self, rule_id, where=""):
         """A probe that --max-time ended: reported as not run, not as a finding."""
@@ -7738,7 +7738,7 @@ class ServerCheck:
         if outcome.task is None:
             return outcome.result
         try:
-            return form.wait(outcome.task.task_id, time.monotonic() + self.session.timeout,
+            return form.wait(outcome.task.task_id, time.perf_counter() + self.session.timeout,
                              StatusReporter(None, last_status=outcome.task.status))
         except ProtocolViolation as exc:
             if "a terminal status is final" not in exc.message:
@@ -8304,7 +8304,7 @@ class ToolLoad:
 
     def run(self, on_tick=None):
         """Make the calls; ``on_tick`` (the running totals) is called about once a second."""
-        self.started = time.monotonic()
+        self.started = time.perf_counter()
         workers = [threading.Thread(target=self._work, daemon=True) for _ in range(self.concurrency)]
         for worker in workers:
             worker.start()
@@ -8322,12 +8322,12 @@ class ToolLoad:
                 self.session.cancel_request(request_id, "interrupted")
             raise
         finally:
-            self.ended = time.monotonic()
+            self.ended = time.perf_counter()
 
     def _ticket(self):
-        """When the next call may start (monotonic), or None when the run is over."""
+        """When the next call may start (perf_counter), or None when the run is over."""
         with self._lock:
-            now = time.monotonic()
+            now = time.perf_counter()
             if self.stopped.is_set() or (self.requests is not None and self.issued >= self.requests) or (
                     self.duration is not None and now - self.started >= self.duration) or self.capped(now):
                 return None
@@ -8344,9 +8344,9 @@ class ToolLoad:
             start_at = self._ticket()
             if start_at is None:
                 return
-            if start_at > time.monotonic() and self.stopped.wait(start_at - time.monotonic()):
+            if start_at > time.perf_counter() and self.stopped.wait(start_at - time.perf_counter()):
                 return
-            began = time.monotonic()
+            began = time.perf_counter()
             message, request_id = None, self.session.channel.next_id()
             with self._lock:
                 self.in_flight.add(request_id)
@@ -8354,11 +8354,11 @@ class ToolLoad:
                 outcome = "toolError" if call_tool(self.session, self.name, self.arguments,
                                                    request_id=request_id).get("isError") else "ok"
             except McpTuiError as exc:
-                outcome, message = "cut" if self.capped(time.monotonic()) else "error", exc.message
+                outcome, message = "cut" if self.capped(time.perf_counter()) else "error", exc.message
             finally:
                 with self._lock:
                     self.in_flight.discard(request_id)
-            self._record(time.monotonic() - began, outcome, message)
+            self._record(time.perf_counter() - began, outcome, message)
 
     def capped(self, moment):
         """Whether ``moment`` is at or past the --max-time cap."""
@@ -8386,7 +8386,7 @@ class ToolLoad:
         messages with their counts."""
         with self._lock:
             done = self.ok + self.tool_errors + self.errors
-            elapsed = (self.ended or time.monotonic()) - self.started
+            elapsed = (self.ended or time.perf_counter()) - self.started
             return {"requests": done, "ok": self.ok, "toolErrors": self.tool_errors, "errors": self.errors,
                     "errorRate": round((self.tool_errors + self.errors) / done, 4) if done else 0.0,
                     "elapsedMs": round(elapsed * 1000, 1),
@@ -8536,7 +8536,7 @@ class MessageRecorder:
 
     def __init__(self, handle, credentials):
         self.handle, self.credentials = handle, credentials
-        self.started = time.monotonic()
+        self.started = time.perf_counter()
         self.labelled_era = None  # a label on each line, never a decision: the session decides
         self._lock = threading.Lock()
         self._write({"recording": RECORDING_FORMAT, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
@@ -8553,7 +8553,7 @@ class MessageRecorder:
             kept = masked_strings(message, self.credentials)
         except RecursionError:
             kept = {"unrecorded": "nested too deeply to record"}
-        record = {"t": round(time.monotonic() - self.started, 6), "direction": direction, "era": self.labelled_era,
+        record = {"t": round(time.perf_counter() - self.started, 6), "direction": direction, "era": self.labelled_era,
                   "transport": transport, "message": kept}
         if bookkeeping:
             record["bookkeeping"] = True
@@ -8806,7 +8806,7 @@ def replay(session, recording, ignored, on_compared):
             capabilities, dict) else {})
         recorded = comparable(exchange["response"], ignored)
         tool = recording.tools.get(params.get("name")) if exchange["method"] == "tools/call" else None
-        deadline = time.monotonic() + session.timeout
+        deadline = time.perf_counter() + session.timeout
         while True:
             try:
                 result = session.request(exchange["method"], params, declare_tasks=declare_tasks, tool=tool)
@@ -8817,7 +8817,7 @@ def replay(session, recording, ignored, on_compared):
             # A task polled sooner than in the recording: poll again (as the recorded client
             # did) while it is still working, until its answer matches or time is up.
             if not (found and exchange["method"] == "tasks/get" and task_working(outcome)
-                    and time.monotonic() < deadline):
+                    and time.perf_counter() < deadline):
                 break
             time.sleep(REPLAY_POLL_SECONDS)
         old_ids, new_ids = find_task_ids(exchange["response"], set()), find_task_ids(outcome, set())
@@ -9592,9 +9592,9 @@ class CallbackListener:
                 self.done.set()
 
     def wait(self, timeout):
-        deadline = time.monotonic() + timeout
+        deadline = time.perf_counter() + timeout
         while not self.done.is_set():
-            remaining = deadline - time.monotonic()
+            remaining = deadline - time.perf_counter()
             if remaining <= 0:
                 return None
             self.done.wait(min(remaining, 0.5))  # short waits keep Ctrl+C responsive
@@ -9614,7 +9614,7 @@ class BrowserStep:
         self._listener = listener
 
     def seconds_left(self):
-        return max(0.0, self.deadline - time.monotonic())
+        return max(0.0, self.deadline - time.perf_counter())
 
     @property
     def finished(self):
@@ -10063,9 +10063,9 @@ class Grants:
                 params.append(("scope", " ".join(scopes)))
             url = append_query(endpoint, params)
             seconds = self.timeout * 0.9  # fail before the request's own timeout, which began at ``started``
-            waits_until = (time.monotonic() if started is None else started) + seconds
+            waits_until = (time.perf_counter() if started is None else started) + seconds
             self._open_browser(url, listener, issuer, seconds)
-            response = listener.wait(max(0.0, waits_until - time.monotonic()))
+            response = listener.wait(max(0.0, waits_until - time.perf_counter()))
         finally:
             listener.close()
         if listener.cancelled:
@@ -10111,7 +10111,7 @@ class Grants:
 
         host = urlsplit(issuer).netloc or issuer
         if self.browser_step is not None:  # the front end shows the step (and offers to cancel it)
-            self.browser_step(BrowserStep(host, url, time.monotonic() + seconds, listener))
+            self.browser_step(BrowserStep(host, url, time.perf_counter() + seconds, listener))
             if not self.settings.no_browser:
                 launch_browser(url)
             return
@@ -12136,7 +12136,7 @@ def added_request_meta(options):
 def connect(spec, options, responder, log, observers=(), deadline=None, resume=None, notice=None, tell=None,
             browser_step=None, started=None):
     """Open a session to ``spec`` as the options say: the one way the CLI, the TUI and the
-    keeper connect. ``deadline`` (time.monotonic) bounds everything the session does;
+    keeper connect. ``deadline`` (time.perf_counter) bounds everything the session does;
     ``resume`` is a recorded legacy HTTP session to continue instead of a handshake
     (Session.session_record); ``notice`` hears what the user should know about the session,
     and ``tell`` what they must act on now (an authorization URL to open), unless
@@ -13011,7 +13011,7 @@ class Cli:
         self.ledger = None if opts.no_ledger else TaskLedger(warn=output.notice)
         self.withheld = ()  # --dry-run: the command's own request
         # --max-time bounds the whole command, from here
-        self.deadline = time.monotonic() + opts.max_time if opts.max_time else None
+        self.deadline = time.perf_counter() + opts.max_time if opts.max_time else None
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -13377,11 +13377,11 @@ class Cli:
                                 % session.display_name())
             self.out.progress("👀 Watching %s%s; Ctrl+C stops." % (session.display_name(), "".join(
                 "\n   and updates of %s" % uri for uri in uris)))
-            ends = time.monotonic() + self.opts.watch_for if self.opts.watch_for else None
+            ends = time.perf_counter() + self.opts.watch_for if self.opts.watch_for else None
             stopped = threading.Event()
-            while ends is None or time.monotonic() < ends:
-                stopped.wait(0.5 if ends is None else max(0.0, min(0.5, ends - time.monotonic())))
-                if self.deadline is not None and time.monotonic() >= self.deadline:  # in either era
+            while ends is None or time.perf_counter() < ends:
+                stopped.wait(0.5 if ends is None else max(0.0, min(0.5, ends - time.perf_counter())))
+                if self.deadline is not None and time.perf_counter() >= self.deadline:  # in either era
                     raise RequestTimeout("the --max-time limit (%s) ended the watch" % seconds_text(self.opts.max_time),
                                          hint="--for SECONDS ends a watch with exit 0")
                 lost = watch.lost()
@@ -13598,7 +13598,7 @@ class TaskCommands(CliCommands):
             return "(none for cmd.exe: %s; PowerShell can run it)" % exc
 
     def follow(self, tasks, task_id, last_status=None):
-        deadline = min(time.monotonic() + self.opts.timeout, self.cli.deadline or float("inf"))
+        deadline = min(time.perf_counter() + self.opts.timeout, self.cli.deadline or float("inf"))
         bound = "--max-time" if self.cli.deadline is not None and deadline == self.cli.deadline else "--timeout"
 
         def on_status(task):
@@ -13958,11 +13958,11 @@ class CheckCommands(CliCommands):
                 raise UsageError("--call needs a tool name: --call 'NAME k=v ...'")
             calls.append((words[0], words[1:]))
         self.opts.no_cache = True  # a check asks the server, never an answer an earlier command kept
-        started = time.monotonic()
+        started = time.perf_counter()
 
         def progress(text):  # on a terminal only: one line, rewritten as the rules run
             self.out.live("⏳ %s %d rules run, %d findings, %.1f s" % (
-                text, len(check.ran), len(check.findings), time.monotonic() - started))
+                text, len(check.ran), len(check.findings), time.perf_counter() - started))
 
         check = ServerCheck(calls, self.opts.call_readonly, progress, self.cli.deadline)
         progress("connecting...")
@@ -13978,12 +13978,12 @@ class CheckCommands(CliCommands):
             except McpTuiError as exc:
                 check.connect_failed(exc)
                 server = masked_url(self.cli.spec.url) if self.cli.spec.url else self.cli.spec.describe()
-                reports.append((check, server, None, time.monotonic() - started))
+                reports.append((check, server, None, time.perf_counter() - started))
             else:
                 document = session.summary()
                 check.run(session)
                 reports.append((check, self.checked_server(session, document), document,
-                                time.monotonic() - started))
+                                time.perf_counter() - started))
                 reports += self.other_era(check, document, progress)
         finally:
             self.out.live(None)
@@ -14025,7 +14025,7 @@ class CheckCommands(CliCommands):
             return []
         import copy
 
-        started = time.monotonic()
+        started = time.perf_counter()
         check.progress("checking the %s handshake..." % version)
         spec = copy.copy(self.cli.spec)
         spec.protocol = version
@@ -14042,7 +14042,7 @@ class CheckCommands(CliCommands):
         check.other_era_opened(version)
         document = session.summary()
         again.run(session)
-        return [(again, self.checked_server(session, document), document, time.monotonic() - started)]
+        return [(again, self.checked_server(session, document), document, time.perf_counter() - started)]
 
     def load_options(self):
         """--load's bounds, checked: (requests, duration, concurrency, rate)."""
@@ -15127,7 +15127,7 @@ class Inbox:
         if not self.selects_terminal:
             return True  # get_wch waited the tick
         seconds = None if app.session is None or app.disconnected else LOSS_CHECK_SECONDS
-        if (app.toast and time.monotonic() < app.toast[1]) or app.attempt or app.work_running() or any(
+        if (app.toast and time.perf_counter() < app.toast[1]) or app.attempt or app.work_running() or any(
                 getattr(screen, "running", False) or isinstance(screen, (TasksScreen, TaskDetailScreen, HistoryScreen))
                 for screen in app.stack):
             seconds = TUI_TICK_MS / 1000.0
@@ -15283,8 +15283,8 @@ class Tui:
         notifications must not keep the screen from being drawn or keys from being read."""
         import queue
 
-        until = time.monotonic() + INBOX_BUDGET
-        while time.monotonic() < until:
+        until = time.perf_counter() + INBOX_BUDGET
+        while time.perf_counter() < until:
             try:
                 function, args = self.inbox.get_nowait()
             except queue.Empty:
@@ -15343,7 +15343,7 @@ class Tui:
     def show_toast(self, text):
         """News from the server for a few seconds over the key hints: the status line keeps
         the outcome of what the user did."""
-        self.toast = (first_line(clean(text)), time.monotonic() + TOAST_SECONDS)
+        self.toast = (first_line(clean(text)), time.perf_counter() + TOAST_SECONDS)
 
     def ask(self, text, on_yes):
         """A y/n question on the status line; the next key answers it (only y says yes)."""
@@ -15429,9 +15429,9 @@ class Tui:
         self.say("Pinging %s ..." % session.display_name())
 
         def work():
-            started = time.monotonic()
+            started = time.perf_counter()
             method = session.ping()
-            return method, time.monotonic() - started
+            return method, time.perf_counter() - started
 
         self.spawn(work, lambda answer: self.say("Ping: %.1f ms round trip (%s)." % (answer[1] * 1000, answer[0])))
 
@@ -15535,7 +15535,7 @@ class Tui:
             canvas.fill(0, self.style.title)
             canvas.put(0, 1, "%s  |  %s" % (screen.title(), self.connection_summary()), self.style.title)
             screen.draw(canvas.sub(1, 0, rows - 3, columns))
-            if self.toast and time.monotonic() < self.toast[1]:
+            if self.toast and time.perf_counter() < self.toast[1]:
                 canvas.put(rows - 2, 0, self.toast[0], self.style.bold)
             else:
                 canvas.put(rows - 2, 0, screen.hints(), self.style.dim)
@@ -15997,7 +15997,7 @@ class TaskFollower:
             return
         row.following = True
         tasks = row_tasks(app, row)
-        deadline = time.monotonic() + app.opts.timeout
+        deadline = time.perf_counter() + app.opts.timeout
         reporter = StatusReporter(None, last_status, on_view=lambda task: app.post(app.task_seen, task))
 
         def done(result):
@@ -16244,7 +16244,7 @@ class FieldScreen(Screen):
 
     def output_heading(self, width):
         if self.running:
-            state = "running %.1fs%s" % (time.monotonic() - self.started, "  " + self.progress if self.progress else "")
+            state = "running %.1fs%s" % (time.perf_counter() - self.started, "  " + self.progress if self.progress else "")
         elif self.elapsed is not None:
             state = "%.2fs  %s" % (self.elapsed, self.output.position())
         else:
@@ -16257,18 +16257,18 @@ class FieldScreen(Screen):
         if self.running:
             self.app.say("Still running; wait for it to finish.", True)
             return
-        self.running, self.started, self.elapsed, self.progress = True, time.monotonic(), None, ""
+        self.running, self.started, self.elapsed, self.progress = True, time.perf_counter(), None, ""
         self.mark_clean()  # what was run is kept; Esc now leaves without asking
         self.output.set_text("")
         self.app.spawn(work, lambda value: self.finish(done, value), self.fail)
 
     def finish(self, done, value):
-        self.running, self.elapsed = False, time.monotonic() - self.started
+        self.running, self.elapsed = False, time.perf_counter() - self.started
         done(value)
 
     def fail(self, exc):
         self.running = False
-        self.elapsed = time.monotonic() - self.started if self.started else None
+        self.elapsed = time.perf_counter() - self.started if self.started else None
         self.output.set_text("Error: %s" % describe_failure(exc))
         self.app.say(describe_failure(exc), True)
         if isinstance(exc, UrlElicitationRequired):
@@ -16419,7 +16419,7 @@ class ConnectScreen(FieldScreen):
     def cancel(self):
         if self.running:
             self.app.connection.cancel_connect()
-            self.running, self.elapsed = False, time.monotonic() - self.started
+            self.running, self.elapsed = False, time.perf_counter() - self.started
             self.output.set_text("Connection attempt cancelled.\n\n" + self.known_servers_text())
             self.app.say("Connection attempt cancelled.")
         elif self.stacked():
@@ -16484,13 +16484,13 @@ class ConnectScreen(FieldScreen):
     def connect(self, spec=None, resume=None):
         """Open a session (or, with ``resume``, continue a recorded legacy HTTP one)."""
         spec = self.attempted = spec or self.base_spec
-        self.running, self.started, self.elapsed = True, time.monotonic(), None
+        self.running, self.started, self.elapsed = True, time.perf_counter(), None
         self.progress = "connecting to %s" % spec.describe()
         self.app.say("Connecting to %s ..." % spec.describe())
         self.app.connection.open_session(spec, self.failed)
 
     def failed(self, exc, stderr_lines):
-        self.running, self.elapsed = False, time.monotonic() - self.started
+        self.running, self.elapsed = False, time.perf_counter() - self.started
         lines = ["Could not connect: %s" % describe_failure(exc), "",
                  "Edit the fields and press Enter to retry."]
         if stderr_lines:
@@ -17151,7 +17151,7 @@ class ToolScreen(FieldScreen):
         self.app.follower.follow(task.task_id, task.status, self.task_result, self.fail)
 
     def task_result(self, result):
-        self.running, self.elapsed = False, time.monotonic() - self.started
+        self.running, self.elapsed = False, time.perf_counter() - self.started
         self.show_result(result, quiet=True)
 
     def show_progress(self, params):
@@ -17505,17 +17505,17 @@ class CallRecord:
     def __init__(self, tool, arguments, task_mode):
         self.tool, self.arguments, self.task_mode = tool, arguments, task_mode
         self.started_at = time.time()
-        self.started = time.monotonic()
+        self.started = time.perf_counter()
         self.duration = None
         self.status = "running"
         self.result = ""
 
     def end(self, status, result):
-        self.duration = time.monotonic() - self.started
+        self.duration = time.perf_counter() - self.started
         self.status, self.result = status, result
 
     def cells(self):
-        duration = "%.2fs" % self.duration if self.duration is not None else "%.1fs" % (time.monotonic() - self.started)
+        duration = "%.2fs" % self.duration if self.duration is not None else "%.1fs" % (time.perf_counter() - self.started)
         return (clock_time_of(self.started_at), self.tool + (" [task]" if self.task_mode
                 else ""), self.status, duration, json.dumps(self.arguments, ensure_ascii=False))
 
