@@ -1712,7 +1712,7 @@ def split_http_url(url):
 HTTP_TOKEN = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"  # a header name (RFC 9110 token)
 
 
-def check_header(name, value):
+def validate_header(name, value):
     """A header http.client can send: a token for a name, a Latin-1 value (the value is
     never shown: it may be a credential). Else a usage error, before anything is sent."""
     if not re.match(HTTP_TOKEN, name):
@@ -1740,7 +1740,7 @@ class HttpClient:
         self.parts = parts
         self.base_headers = dict(headers or {})
         for name, value in self.base_headers.items():
-            check_header(name, value)
+            validate_header(name, value)
         if log is not None:
             register_header_secrets(self.base_headers, log.credentials)
             register_url_secrets(url, log.credentials)
@@ -4489,7 +4489,7 @@ class Session:
         """Whether x-mcp-header annotations become Mcp-Param-* headers (2026-07-28 over HTTP)."""
         return self.era.sends_param_headers()
 
-    def check_direct_call(self, tool):
+    def validate_direct_call(self, tool):
         """Refuse, before sending, a plain call of a tool that runs only as a task: a 2025-11-25
         tool says so in its listing, while a 2026-07-28 server decides per call (-32021)."""
         if self.era.call_refused_before_sending(tool):
@@ -4967,7 +4967,7 @@ def split_key_value(word):
     raise UsageError("expected key=value, key:=JSON or key=@file, got %r" % word)
 
 
-def check_names(arguments, known, what, strict=True):
+def validate_names(arguments, known, what, strict=True):
     """An argument name that is not declared: an error with "did you mean" (or, when not
     ``strict``, only when a declared name is that close: the schema may allow others).
     Returns the undeclared names it let through."""
@@ -4983,15 +4983,15 @@ def check_names(arguments, known, what, strict=True):
     return undeclared
 
 
-def check_tool_arguments(arguments, schema, name):
+def validate_tool_arguments(arguments, schema, name):
     """Before sending: required arguments present, and no misspelt name. Returns a warning
     for the undeclared names the schema lets through (it does not forbid other properties),
     or None."""
     schema = schema if isinstance(schema, dict) else {}
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    undeclared = check_names(arguments, sorted(properties), "tool %r" % name,
+    undeclared = validate_names(arguments, sorted(properties), "tool %r" % name,
                              strict=schema.get("additionalProperties") is False)
-    check_required(arguments, schema, "tool %r" % name)
+    validate_required(arguments, schema, "tool %r" % name)
     if not undeclared:
         return None
     return "warning: tool %r does not declare %s (its arguments: %s); sent anyway, as its schema allows others" % (
@@ -5015,17 +5015,17 @@ def prompt_arguments(prompt):
     return [a for a in prompt.get("arguments") or () if isinstance(a, dict) and isinstance(a.get("name"), str)]
 
 
-def check_prompt_arguments(prompt, arguments, complete=False):
+def validate_prompt_arguments(prompt, arguments, complete=False):
     """Before sending: no misspelt name, and (unless ``complete``: the values given so far to
     complete one) the required ones present."""
     declared = prompt_arguments(prompt)
     what = "prompt %r" % prompt["name"]
-    check_names(arguments, [a["name"] for a in declared], what)
+    validate_names(arguments, [a["name"] for a in declared], what)
     if not complete:
-        check_required(arguments, {"required": [a["name"] for a in declared if a.get("required")]}, what)
+        validate_required(arguments, {"required": [a["name"] for a in declared if a.get("required")]}, what)
 
 
-def check_required(arguments, schema, what):
+def validate_required(arguments, schema, what):
     required = schema.get("required") if isinstance(schema, dict) else None
     missing = [str(key) for key in (required if isinstance(required, list) else ()) if key not in arguments]
     if missing:
@@ -5071,7 +5071,7 @@ def call_tool(session, name, arguments, on_progress=None, request_id=None):
     while True:
         with session.for_itself():
             tool = find_tool(session, name, after_call=called)
-        session.check_direct_call(tool)
+        session.validate_direct_call(tool)
         params = {"name": name, "arguments": arguments,
                   "_meta": {"progressToken": "mcp-tui-%d" % session.channel.next_id()}}
         from_cache = session.answered_from_cache("tools/list")
@@ -5133,7 +5133,7 @@ def surface_snapshot(session):
     return snapshot
 
 
-def check_snapshot(value, where):
+def validate_snapshot(value, where):
     """A snapshot read from a file, or a UsageError naming the file."""
     if not isinstance(value, dict) or not isinstance(value.get("snapshotFormat"), int):
         raise UsageError("%s is not an mcp-tui snapshot (no snapshotFormat)" % where,
@@ -5644,7 +5644,7 @@ def verify_skill(session, entry):
     return rows
 
 
-def check_skill(session, entry, require_digests=False):
+def skill_verification(session, entry, require_digests=False):
     """A skill's verification, as `skill verify` and the TUI's Skills tab report it: the entry's
     problems, then (for a sound array manifest) every file read and checked (verify_skill).
     ``require_digests``: a "dynamic" manifest fails too."""
@@ -5980,7 +5980,7 @@ def elicited_problems(content, schema):
 SAMPLING_STUB_FIELDS = ("text", "content", "model", "stopReason")
 
 
-def check_sampling_stub(value):
+def validate_sampling_stub(value):
     """--sampling-stub: a JSON object with text (or content), and optionally model and stopReason."""
     usage = UsageError('--sampling-stub must be a JSON object with "text" (or "content"), and optionally "model" '
                        'and "stopReason"', hint='e.g. --sampling-stub \'{"text":"Paris","model":"stub"}\'')
@@ -9870,7 +9870,7 @@ class Discoverer:
         if str(metadata.get("issuer", "")).rstrip("/") != issuer.rstrip("/"):
             raise AuthError("the authorization server metadata of %s names another issuer; mcp-tui will not use it"
                             % issuer)
-        self._check_endpoints(metadata)
+        self._validate_endpoints(metadata)
         scopes = prm.get("scopes_supported")
         scopes = [s for s in scopes if isinstance(s, str)] if isinstance(scopes, list) else None
         return Discovery(resource, issuer, metadata, prm_url, scopes)
@@ -9896,12 +9896,12 @@ class Discoverer:
         if guessed:
             metadata = {"authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
                         "registration_endpoint": base + "/register", "code_challenge_methods_supported": ["S256"]}
-        self._check_endpoints(metadata)
+        self._validate_endpoints(metadata)
         issuer = metadata.get("issuer") if isinstance(metadata.get("issuer"), str) else base
         return Discovery(self.server, issuer, metadata, legacy=True, guessed=guessed)
 
     @staticmethod
-    def _check_endpoints(metadata):
+    def _validate_endpoints(metadata):
         for name in ("authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"):
             if metadata.get(name) is not None:
                 require_secure_url(metadata[name], name.replace("_", " "))
@@ -10073,12 +10073,12 @@ class Grants:
         if response is None:
             raise AuthError("no authorization response from the browser within %gs" % (self.timeout * 0.9),
                             hint="raise --timeout to allow longer; with --no-browser, open the printed URL yourself")
-        self.check_callback(response, discovery)
+        self.validate_callback(response, discovery)
         if response.get("error") == "invalid_scope" and client.get("registered") and not registered_again:
             # A server may hold a client to the scope it registered with (RFC 7591; the official
             # Python SDK's does), and a step-up asks for more: register again, once, for it.
             return self._register_again(discovery, scopes, started)
-        self._check_refusal(response)
+        self._raise_refusal(response)
         code = response.get("code")
         if not code:
             raise AuthError("the authorization response has no code")
@@ -10133,7 +10133,7 @@ class Grants:
         read_pasted_redirects(listener)
 
     @staticmethod
-    def check_callback(response, discovery):
+    def validate_callback(response, discovery):
         iss = response.get("iss")
         # RFC 9207: the issuer of the metadata (the resource metadata may name it with or without
         # a trailing slash, as FastMCP's pydantic URLs add one; discovery accepted either)
@@ -10145,7 +10145,7 @@ class Grants:
             if iss is None and discovery.metadata.get("authorization_response_iss_parameter_supported") is True:
                 raise AuthError("the authorization response lacks the iss its server promised; mcp-tui ignored it")
 
-    def _check_refusal(self, response):
+    def _raise_refusal(self, response):
         if response.get("error"):
             detail = response.get("error_description")
             raise AuthError("the authorization server refused: %s%s" % (
@@ -10787,7 +10787,7 @@ class BlobSaver:
         return path
 
 
-def check_tool_result(result):
+def validate_tool_result(result):
     content = result.get("content", [])
     if not isinstance(content, list):
         raise ProtocolViolation("tools/call: the result's content is not a list")
@@ -11431,7 +11431,7 @@ def check_mark(ok):
 
 
 def skill_report(outcome):
-    """A skill's verification (check_skill): ✓ or ✗ and a count, then a line per file."""
+    """A skill's verification (skill_verification): ✓ or ✗ and a count, then a line per file."""
     verified = sum(row["status"] == "verified" for row in outcome["files"])
     lines = ["%s %s: %s" % (check_mark(outcome["ok"]), outcome["path"], ", ".join(
         outcome["problems"]) or "%d of %d files verified" % (verified, len(outcome["files"])))]
@@ -11555,7 +11555,7 @@ def read_snapshot(path):
         raise UsageError("cannot read snapshot %s: %s" % (path, exc.strerror or exc))
     except (ValueError, RecursionError) as exc:
         raise UsageError("snapshot %s is not JSON: %s" % (path, exc))
-    return check_snapshot(value, path)
+    return validate_snapshot(value, path)
 
 
 def change_value_text(value):
@@ -11763,7 +11763,7 @@ def config_url(entry):
     return next((entry[key] for key in CONFIG_URL_KEYS if entry.get(key)), None)
 
 
-def check_config_entry(entry, where):
+def validate_config_entry(entry, where):
     """A hand-written entry of the wrong shape is a usage error naming the field, not a crash."""
     if not isinstance(entry, dict):
         raise UsageError("the %s is %s, not an object (command and args, or url)" % (where, a_json_type(entry)))
@@ -11779,7 +11779,7 @@ def check_config_entry(entry, where):
 def spec_from_config_entry(entry, protocol, where, source=None):
     """One mcpServers / servers entry as a ConnectionSpec (its env and headers applied);
     ``source`` is (config file, server name), what the task ledger records."""
-    check_config_entry(entry, where)
+    validate_config_entry(entry, where)
     if config_url(entry):
         kind = "sse" if "sse" in (entry.get("type"), entry.get("transport")) else "http"
         spec = ConnectionSpec(kind, url=config_url(entry), headers=entry.get("headers") or {}, protocol=protocol,
@@ -11796,7 +11796,7 @@ def spec_from_config_entry(entry, protocol, where, source=None):
 SESSION_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # compiled on first use
 
 
-def check_session_name(name):
+def validate_session_name(name):
     if not re.match(SESSION_NAME, name):
         raise UsageError("%r is not a session name: letters, digits, '.', '_' and '-', up to 64" % name)
     return name
@@ -11820,7 +11820,7 @@ def spec_from_options(opts, words, registry, commands=()):
         if ignored:  # the keeper connected once, with its own: these would be dropped without a word
             raise UsageError("session %s is connected already; %s would change nothing here" % (
                 session, ", ".join(ignored)), hint="give the connection's options to `session open`")
-        return ConnectionSpec("session", name=check_session_name(session)), words
+        return ConnectionSpec("session", name=validate_session_name(session)), words
     given = [flag for flag, value in (("--url", opts.url), ("--cmd", opts.cmd), ("--config", opts.config)) if value]
     if given and words and words[0] not in commands and len(words[0].split()) > 1:
         given.append("a stdio command line")  # or it would be "unknown command 'python3 server.py'"
@@ -11852,7 +11852,7 @@ def spec_from_options(opts, words, registry, commands=()):
         return ConnectionSpec("stdio", argv=argv, env=env, cwd=opts.cwd, protocol=opts.protocol), words
     target = opts.url
     if target is not None:
-        check_url_option(target)
+        validate_url_option(target)
     if not target and words and words[0] not in commands:
         target, words = words[0], words[1:]
     if not target:
@@ -11860,7 +11860,7 @@ def spec_from_options(opts, words, registry, commands=()):
     return build_spec(target, opts.transport, opts.protocol, headers, env, opts.cwd), words
 
 
-def check_url_option(url):
+def validate_url_option(url):
     """--url takes an http(s) URL: anything else would be run as a stdio program, and
     fail as "no such program"."""
     if url.startswith(("http://", "https://")):
@@ -11994,7 +11994,7 @@ def load_stub(flag, text):
             value = strict_json(text)
         except (ValueError, RecursionError):
             value = None  # the check says what is expected
-        return check_sampling_stub(value)
+        return validate_sampling_stub(value)
     if text in ("decline", "cancel"):
         return text
     value = load_json_argument(text, flag)
@@ -13003,7 +13003,7 @@ class Cli:
         self.given = list(given)
         self.out = output
         self.command, self.args = self.resolve(words)
-        check_command_flags(opts, self.command, words)
+        validate_command_flags(opts, self.command, words)
         self.session = None
         self.background_session = False  # an automatic keeper holds a stdio task's server (main)
         self.responder = None
@@ -13321,7 +13321,7 @@ class Cli:
             self.out.progress("📝 Parsing arguments...")
         schema = tool.get("inputSchema") or {}
         arguments = parse_arguments(words, schema, self.opts.args_json)
-        undeclared = check_tool_arguments(arguments, schema, name)
+        undeclared = validate_tool_arguments(arguments, schema, name)
         if undeclared:
             self.out.notice(undeclared)
         if self.opts.task:
@@ -13340,7 +13340,7 @@ class Cli:
 
     def print_tool_result(self, result, task=None, tool=None):
         """``tool``: its listing, whose outputSchema the structured content is checked against."""
-        check_tool_result(result)
+        validate_tool_result(result)
         for path, message in output_schema_problems(tool, result):
             self.out.notice("warning: the result of tool %r breaks its outputSchema: %s: %s" % (
                 tool.get("name"), path, message))
@@ -13454,7 +13454,7 @@ class Cli:
         if not rest:
             raise UsageError("usage: mcp-tui prompt get NAME [k=v ...]")
         arguments = parse_arguments(rest[1:], args_json=self.opts.args_json, strings_only=True)
-        check_prompt_arguments(find_prompt(session, rest[0]), arguments)
+        validate_prompt_arguments(find_prompt(session, rest[0]), arguments)
         result = session.request("prompts/get", {"name": rest[0], "arguments": arguments})
         lines = [str(result["description"]), ""] if result.get("description") else []
         self.show_result("prompts/get", result, {"result": result},
@@ -13474,9 +13474,9 @@ class Cli:
         given = dict(context, **{argument_name: value})
         variables = template_variables(target) if kind != "prompt" else ()
         if kind == "prompt":  # a misspelt prompt or argument would only get "(no completions)"
-            check_prompt_arguments(find_prompt(session, target), given, complete=True)
+            validate_prompt_arguments(find_prompt(session, target), given, complete=True)
         elif variables:  # a template names its own variables
-            check_names(given, variables, "resource template %r" % target)
+            validate_names(given, variables, "resource template %r" % target)
         result = complete_argument(session, ref, argument_name, value, context)
         completion = result.get("completion") or {}
         if self.out.json:
@@ -14361,7 +14361,7 @@ def run_session_command(opts, spec, words, output, argv, given=()):
 def session_open(opts, spec, words, output, argv, given=()):
     if not words or len(words) > 2:
         raise UsageError("usage: mcp-tui session open NAME [connection]")
-    name, connection = check_session_name(words[0]), words[1:]
+    name, connection = validate_session_name(words[0]), words[1:]
     if connection and spec is not None:
         raise UsageError("give the connection once: %r or the connection flags" % connection[0])
     connection = connection or given  # the keeper reads the connection from the same words
@@ -14550,7 +14550,7 @@ class SkillCommands(CliCommands):
             raise UsageError("usage: mcp-tui CONNECTION skill verify [NAME|URI] [--require-digests]")
         session = self.cli.connect()
         entries = [find_skill(session, args[0])] if args else list_skills(session)
-        outcomes = [check_skill(session, entry, self.opts.require_digests) for entry in entries]
+        outcomes = [skill_verification(session, entry, self.opts.require_digests) for entry in entries]
         if self.out.json:
             self.out.document({"skills": [self.public(o) for o in outcomes], "ok": all(o["ok"] for o in outcomes)})
         else:
@@ -14566,7 +14566,7 @@ class SkillCommands(CliCommands):
             raise UsageError("%s already exists; skill fetch writes the skill into a new directory" % target,
                              hint="give a directory name that is not taken")
         session = self.cli.connect()
-        outcome = check_skill(session, find_skill(session, word), self.opts.require_digests)
+        outcome = skill_verification(session, find_skill(session, word), self.opts.require_digests)
         if not outcome["ok"]:
             bad = [row for row in outcome["files"] if row["status"] != "verified"]
             raise McpTuiError("skill %s did not verify, so nothing was written: %s" % (outcome["path"], "; ".join(
@@ -14806,7 +14806,7 @@ def phrase_of(names):
     return names[0] if len(names) == 1 else "%s or %s" % (", ".join(names[:-1]), names[-1])
 
 
-def check_command_flags(opts, command, words):
+def validate_command_flags(opts, command, words):
     """A flag of another command is a usage error that names the commands it goes with."""
     own = {flag for top in COMMANDS for leaf in [top] + list(top.subcommands) for flag in leaf.flags}
     for flag in given_flags(opts):
@@ -16639,7 +16639,7 @@ class SkillsTab:
         if entry.verification != "running":
             entry.verification, session = "running", self.app.session
             self.app.say("Verifying %s ..." % skill_path(entry.data))
-            self.app.spawn(lambda: check_skill(session, entry.data), lambda outcome: self.verified(entry, outcome),
+            self.app.spawn(lambda: skill_verification(session, entry.data), lambda outcome: self.verified(entry, outcome),
                            lambda exc: self.failed(entry, exc))
 
     def verified(self, entry, outcome):
@@ -16946,7 +16946,7 @@ class Entry:
     def __init__(self, kind, data):
         self.kind = kind
         self.data = data
-        self.verification = None  # a skill's last check (v): "running", check_skill's outcome, or why it failed
+        self.verification = None  # a skill's last check (v): "running", skill_verification's outcome, or why it failed
         self.app = None  # a tool's MCP Apps view as read_app_view read it, or why it could not; None until then
         self.app_reading = False  # the view is being read (once, when the tool is first shown)
         name = str(data.get("name") or data.get("uri") or data.get("uriTemplate") or "?")

@@ -3,7 +3,7 @@ import io
 
 import pytest
 
-from mcp_tui import UsageError, check_required, parse_arguments
+from mcp_tui import UsageError, validate_required, parse_arguments
 
 SCHEMA = {"type": "object", "required": ["message"], "properties": {
     "message": {"type": "string"}, "n": {"type": "integer"}, "x": {"type": "number"},
@@ -52,7 +52,7 @@ def test_a_value_of_the_wrong_type_is_named_in_a_sentence(schema, word, message)
 
 def test_missing_required_argument_is_caught_before_sending():
     with pytest.raises(UsageError) as info:
-        check_required({}, SCHEMA, "tool 'echo'")
+        validate_required({}, SCHEMA, "tool 'echo'")
     assert "message" in info.value.message
 
 

@@ -95,10 +95,10 @@ def test_the_callback_iss_is_the_metadata_issuer_exactly(tmp_path):
 
     discovery = Discovery("http://127.0.0.1:9/mcp", "https://as.example.com/", {
         "issuer": "https://as.example.com", "authorization_response_iss_parameter_supported": True})
-    Grants.check_callback({"iss": "https://as.example.com", "code": "c"}, discovery)
+    Grants.validate_callback({"iss": "https://as.example.com", "code": "c"}, discovery)
     for wrong in ("https://as.example.com/", "https://evil.example.com"):
         with pytest.raises(AuthError, match="names another issuer"):
-            Grants.check_callback({"iss": wrong, "code": "c"}, discovery)
+            Grants.validate_callback({"iss": wrong, "code": "c"}, discovery)
 
 
 # -- signers ------------------------------------------------------------------------------------

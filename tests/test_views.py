@@ -176,7 +176,7 @@ def test_the_blob_saver_names_files_after_the_uri_inside_its_directory_and_never
 ])
 def test_check_tool_result_names_the_bad_block(result, message):
     with pytest.raises(mcp_tui.ProtocolViolation) as error:
-        mcp_tui.check_tool_result(result)
+        mcp_tui.validate_tool_result(result)
     assert error.value.message == message
 
 
@@ -420,7 +420,7 @@ def test_what_the_user_typed_becomes_a_spec_or_one_usage_error():
 ])
 def test_check_url_option(url, message, hint):
     with pytest.raises(mcp_tui.UsageError) as error:
-        mcp_tui.check_url_option(url)
+        mcp_tui.validate_url_option(url)
     assert (error.value.message, error.value.hint) == (message, hint)
 
 
