@@ -106,6 +106,29 @@ def test_tool_list(run_cli, http):
         assert tool in names, describe(result)
 
 
+def test_a_task_only_tool_is_described_as_the_server_deciding_per_call(run_cli, http):
+    """Issue 32: 2026-07-28 tools carry no execution.taskSupport: render_report runs only as a task,
+    and `tool describe` said "Task support: forbidden" for it."""
+    result = ok(run_cli(*http, "tool", "describe", "render_report"))
+    assert "\nTask support: the server decides per call\n" in result.stdout, describe(result)
+    doc = json_output(ok(run_cli(*http, "--format", "json", "tool", "describe", "render_report")))
+    assert doc["taskSupport"] == "per-call", doc
+
+
+def test_a_diff_of_the_server_in_both_eras_is_additive(run_cli, http, tmp_path):
+    """Issue 32: a 2025-11-25 snapshot against a 2026-07-28 one of the same server reported
+    breaking changes (task support, the tasks capability) that only the era made; what the
+    server offers differently in the two eras is still reported."""
+    old, new = str(tmp_path / "old.json"), str(tmp_path / "new.json")
+    ok(run_cli(*http, "--protocol-version", "2025-11-25", "snapshot", "-o", old))
+    ok(run_cli(*http, "--protocol-version", "2026-07-28", "snapshot", "-o", new))
+    result = run_cli("diff", old, new, "--format", "json")
+    changes = json.loads(result.stdout)["changes"]
+    era_only = [c for c in changes if c["class"] == "breaking" and (
+        "taskSupport" in c["path"] or c["path"].startswith(("/capabilities/tasks", "/capabilities/extensions")))]
+    assert era_only == [], result.stdout  # (FastMCP claims listChanged in one era only: a real difference)
+
+
 # --------------------------------------------------------------------------- creating tasks
 
 
