@@ -4865,6 +4865,7 @@ def coerce_value(text, schema, key):
     types = schema_types(schema)
     if not types or "string" in types:
         return text
+    bad_item = None  # why an a,b,c list did not read: the first item that is not of its type
     for kind in types:
         if kind in ("integer", "number") and re.match(r"^-?\d+$", text.strip()):
             try:
@@ -4891,12 +4892,26 @@ def coerce_value(text, schema, key):
                 return value
             if kind == "array":  # a,b,c: each item as items.type says; one value is a one-item array
                 items = schema.get("items") if isinstance(schema.get("items"), dict) else None
+                parts = [part.strip() for part in text.split(",")] if text else []
                 try:
-                    return [coerce_value(part.strip(), items, key) for part in text.split(",")] if text else []
-                except UsageError:
+                    return [coerce_value(part, items, key) for part in parts]
+                except UsageError as exc:
+                    index = next(i for i, part in enumerate(parts) if not item_reads(part, items))
+                    bad_item = "item %d %s" % (index + 1, exc.message[len("argument %r " % key):])
                     continue
+    if bad_item:
+        raise UsageError("argument %r: %s" % (key, bad_item), hint="or pass the JSON array itself: %s:=JSON" % key)
     raise UsageError("argument %r must be %s, got %r" % (key, " or ".join(a_type(kind) for kind in types), text),
                      hint="when in doubt, pass the JSON value itself: %s:=JSON" % key)
+
+
+def item_reads(text, schema):
+    """Whether one item of an a,b,c list reads as its schema's type."""
+    try:
+        coerce_value(text, schema, "")
+    except UsageError:
+        return False
+    return True
 
 
 def read_argument_file(path):
@@ -19051,7 +19066,12 @@ class TextField:
             return True, None
         if not self.text:
             return False, None
-        return True, coerce_value(self.text, self.schema, self.label)
+        try:
+            return True, coerce_value(self.text, self.schema, self.label)
+        except UsageError as exc:  # the form names the field itself: "count: must be an integer, got 'x'"
+            prefix = "argument %r" % self.label
+            message = exc.message[len(prefix):].lstrip(": ") if exc.message.startswith(prefix) else exc.message
+            raise UsageError(message, hint=exc.hint)
 
     def hint(self):
         lines = self.text.count("\n")

@@ -276,3 +276,26 @@ def test_an_array_of_objects_is_a_list_to_add_to_edit_and_remove_from(tui, tmp_p
     screen.wait_for(lambda t: screen.title_line().startswith(" Tool: route"), what="back in the tool's form")
     screen.send("ctrl-x")
     screen.wait_for('Got {"stops": [{"city": "Oslo", "zip": 151}]}')
+
+
+@needs_pty
+def test_a_field_the_form_refuses_is_named_once_and_a_bad_list_item_is_pointed_at(tui, tmp_path):
+    """Issue 35: "count: argument 'count' must be..." named the field twice, and "nums: must be
+    an array" did not say that only one item was wrong."""
+    server = one_tool_server(tmp_path, {"name": "tally", "inputSchema": {"type": "object", "properties": {
+        "count": {"type": "integer"}, "nums": {"type": "array", "items": {"type": "integer"}}}}},
+        ECHO_ARGUMENTS_HANDLERS)
+    screen = tui(server, **SMALL)
+    open_only_tool(screen, "tally")
+    refused_then_sent(screen, "x", "count: must be an integer, got 'x'", "3", 'Got {"count": 3}')
+    screen.send("tab")
+    refused_then_sent(screen, "1,x,3", "nums: item 2 must be an integer, got 'x'", "1,2,3",
+                      'Got {"count": 3, "nums": [1, 2, 3]}')
+    assert "argument 'count'" not in screen.text()
+
+
+def test_a_list_argument_names_the_item_that_is_not_of_its_type():
+    schema = {"type": "array", "items": {"type": "integer"}}
+    with pytest.raises(mcp_tui.UsageError, match=r"^argument 'nums': item 2 must be an integer, got 'x'$"):
+        mcp_tui.coerce_value("1,x,3", schema, "nums")
+    assert mcp_tui.coerce_value("1,2", schema, "nums") == [1, 2]
