@@ -11905,7 +11905,8 @@ def build_spec(target, transport="auto", protocol="auto", headers=None, env=None
         raise UsageError("cannot split the server command %r: %s" % (target, exc))
     if not argv:
         raise UsageError("the server command is empty")
-    return ConnectionSpec("stdio", argv=argv, env=env, cwd=cwd, protocol=protocol)
+    return ConnectionSpec("stdio", argv=argv, env=env, cwd=cwd, protocol=protocol, headers=headers)  # (unused:
+    # kept so that connect can say they reach no stdio server)
 
 
 def split_command_line(text, windows=None):
@@ -12175,6 +12176,9 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
         session.extensions[APPS_EXTENSION] = {"mimeTypes": [APP_MIME_TYPE]}
     if notice is not None:
         session.notice = notice
+        if spec.kind == "stdio" and spec.headers:  # they were given for a reason: say where they go
+            notice("warning: HTTP headers (-H, --bearer) reach only HTTP servers; this stdio server gets none of "
+                   "%s (pass what it needs with --env)" % ", ".join(sorted(spec.headers)))
     if started is not None:
         started(session)
     try:

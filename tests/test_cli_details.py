@@ -250,3 +250,15 @@ def test_fastmcps_2026_elicitation_error_hints_at_2025_11_25():
                                             "server-initiated requests is unavailable on 2026-07-28 connections."}]}
     assert "--protocol-version 2025-11-25" in result_hint(result)
     assert result_hint({"isError": True, "content": [{"type": "text", "text": "boom"}]}) is None
+
+
+def test_headers_given_for_a_stdio_server_are_said_to_reach_it_not(cli):
+    """Issue 35 (and the CLI alike): -H and --bearer with a stdio server were ignored without a
+    word; the header names are said, never their values."""
+    result = cli(stdio_command(), "-H", "X-Api-Key: s3cret-value", "--bearer", "tok-123456", "ping")
+    assert result.code == 0, result
+    assert ("warning: HTTP headers (-H, --bearer) reach only HTTP servers; this stdio server gets none of "
+            "Authorization, X-Api-Key (pass what it needs with --env)") in result.err, result
+    assert "s3cret-value" not in result.err and "tok-123456" not in result.err
+    quiet = cli(stdio_command(), "ping")
+    assert "warning" not in quiet.err, quiet
