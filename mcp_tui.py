@@ -11889,6 +11889,15 @@ def validate_url_option(url):
     raise UsageError("--url takes an http:// or https:// URL", hint=hint)
 
 
+def stdio_headers_warning(spec):
+    """What to say of headers given for a stdio server (they reach none): their names, never
+    their values; None when there are none to speak of."""
+    if spec.kind != "stdio" or not spec.headers:
+        return None
+    return ("warning: HTTP headers (-H, --bearer) reach only HTTP servers; this stdio server gets none of %s "
+            "(pass what it needs with --env)" % ", ".join(sorted(spec.headers)))
+
+
 def build_spec(target, transport="auto", protocol="auto", headers=None, env=None, cwd=None):
     """A ConnectionSpec from what the user typed, on the command line or in the TUI's
     connection screen: a URL, or a stdio command line split as its platform's shell would."""
@@ -12176,9 +12185,8 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
         session.extensions[APPS_EXTENSION] = {"mimeTypes": [APP_MIME_TYPE]}
     if notice is not None:
         session.notice = notice
-        if spec.kind == "stdio" and spec.headers:  # they were given for a reason: say where they go
-            notice("warning: HTTP headers (-H, --bearer) reach only HTTP servers; this stdio server gets none of "
-                   "%s (pass what it needs with --env)" % ", ".join(sorted(spec.headers)))
+        if stdio_headers_warning(spec):
+            notice(stdio_headers_warning(spec))
     if started is not None:
         started(session)
     try:
@@ -16479,6 +16487,8 @@ class ConnectScreen(FieldScreen):
         except McpTuiError as exc:
             self.app.say(in_connect_words(describe_failure(exc)), True)
             return
+        if stdio_headers_warning(spec):  # said before it connects, as the CLI says it
+            self.app.say(stdio_headers_warning(spec), True)
         self.connect(spec)
 
     def config_file_typed(self):
