@@ -18144,6 +18144,9 @@ def answer_task(app, row):
     app.follower.follow(row.task.task_id)
 
 
+TASK_SCREEN_POLL_SECONDS = 5.0  # a task's detail screen asks again at most this long after
+
+
 class TaskDetailScreen(Screen):
     """One task: status, times, TTL, pending input, error, and the result once fetched."""
 
@@ -18168,17 +18171,26 @@ class TaskDetailScreen(Screen):
     def other_key(self, key):
         return self.view.on_key(key)
 
-    def fetch(self):
-        """tasks/get, and the result too once the task has ended."""
+    def fetch(self, after=0.0):
+        """tasks/get (``after`` seconds from now), and the result too once the task has ended;
+        while it runs and this screen shows it, again at the server's poll interval: a resumed
+        session may bring no notification of it, and the screen would stand still."""
         tasks, row = row_tasks(self.app, self.row), self.row
         task_id = row.task.task_id
+
+        def get():
+            if after:
+                threading.Event().wait(after)  # a worker's pause: the loop goes on
+            return tasks.get(task_id)
 
         def done(task):
             self.app.task_seen(task)
             if task.terminal and row.result is None and not row.failure and not row.following:
                 self.app.follower.follow(task_id, task.status)
+            elif not task.terminal and not row.following and self in self.app.stack:
+                self.fetch(min(task.poll_seconds(), TASK_SCREEN_POLL_SECONDS))
 
-        self.app.spawn(lambda: tasks.get(task_id), done)
+        self.app.spawn(get, done)
 
     def draw(self, canvas):
         self.view.set_text(task_detail_text(self.row, time.time()), keep_position=True)
