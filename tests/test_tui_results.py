@@ -26,7 +26,8 @@ def test_structured_content_is_checked_against_the_output_schema_with_the_failin
     screen.wait_all("The result breaks the tool's outputSchema:",
                     "$: missing required property 'unit'", "$.temp: at most 60",
                     "$.where.zip: does not match the pattern ^[0-9]{5}$")
-    assert "The result breaks the tool's outputSchema: $: missing required property 'unit'" in screen.status_line()
+    screen.wait_for(lambda t: "The result breaks the tool's outputSchema: $: missing required property 'unit'" in
+                    screen.status_line(), what="the status line")  # drawn in a frame of its own, maybe after
     screen.send("right")  # good: true
     screen.wait_for("< true >")
     screen.send("ctrl-x")
