@@ -6,7 +6,8 @@ import threading
 
 
 class LoopbackServer(object):
-    def __init__(self, argv, ready_timeout=20.0):
+    def __init__(self, argv, ready_timeout=60.0):  # a bound, not a wait: a fresh clone's first run builds
+        # the interop peers (pip, npm) beside the tests, and a start there was seen to take over 20 s
         self.argv = [str(a) for a in argv]
         self.proc = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      encoding="utf-8")
