@@ -377,14 +377,19 @@ def test_a_command_s_own_roots_reach_a_server_that_reads_roots_once(cli, kept, s
     opened = cli("session", "open", "once", stdio_command("--record", server_record, "--reread-roots"),
                  "--protocol-version", "2025-11-25", "--root", str(project))
     assert opened.code == 0, opened
+    def answers():
+        return [[root["uri"] for root in m["result"]["roots"]] for m in recorded(server_record)
+                if "roots" in (m.get("result") or {})]
+
     try:
         assert cli("@once", "ping", "--root", str(other)).code == 0
+        # the server asks again when told, on its own time: the next command waits for that answer
+        wait_for(lambda: answers() == [[other.as_uri()]], what="the roots/list answered with the command's root")
         assert cli("@once", "ping").code == 0
+        wait_for(lambda: len(answers()) == 2, what="the roots/list after the session's roots came back")
         assert cli("@once", "ping").code == 0  # the same roots again: nothing to tell
     finally:
         cli("session", "close", "once")
     told = [m for m in recorded(server_record) if m.get("method") == "notifications/roots/list_changed"]
-    answers = [[root["uri"] for root in m["result"]["roots"]] for m in recorded(server_record)
-               if "roots" in (m.get("result") or {})]
     assert len(told) == 2, told
-    assert answers == [[other.as_uri()], [project.as_uri()]], answers
+    assert answers() == [[other.as_uri()], [project.as_uri()]], answers()
