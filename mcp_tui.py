@@ -7936,6 +7936,9 @@ class ServerCheck:
                 self.found("tasks.list", "its tasks are not all {taskId, status} with a known status", "tasks/list")
 
 
+# -- 3h. Check probes: claims, HTTP and authorization --------------------------------------
+
+
 class ClaimChecks:
     """`check`'s probes of what a server claims about changes: listChanged and
     resources.subscribe. Under 2025-11-25 it subscribes to a listed resource and unsubscribes
@@ -12810,6 +12813,9 @@ def parse_common_command_line(argv):
     return SimpleNamespace(**values)
 
 
+# -- 7. CLI: files written for the user, completion scripts, and the Cli -------------------
+
+
 def write_output_file(path, data, flag="-o"):
     """-o FILE (or ``flag``, --junit): ``data`` (bytes) into FILE, an existing file of the
     user's replaced, as curl -o does (write_user_file: never through a link)."""
@@ -13519,6 +13525,9 @@ class Cli:
 
 
 
+# -- 7. CLI: the command families (tasks, cards, check and load, snapshots) ----------------
+
+
 class CliCommands:
     """A family of the CLI's verbs, kept out of Cli: it works through the Cli it is given
     (its session, its output and its options)."""
@@ -14188,6 +14197,9 @@ class SurfaceCommands(CliCommands):
         return EXIT_FAILURE if any(counts[kind] for kind in failing_classes(self.opts.fail_on)) else EXIT_OK
 
 
+# -- 7. CLI: the auth and session verbs ----------------------------------------------------
+
+
 def auth_command(args, opts, spec, output, log):
     """`auth login | status | logout [--all]`; returns the exit code."""
     action = args[0] if args else None
@@ -14456,6 +14468,9 @@ def describe_record(name, record, status=None):
         item.update(age=status["age"], idle=status["idle"], attached=status["attached"],
                     openTasks=status["openTasks"], pid=status["pid"])
     return item
+
+
+# -- 7. CLI: session list and close, task sessions, skills, and the command table ----------
 
 
 def session_list(output):
@@ -15745,6 +15760,9 @@ BROWSE_KEYS = (  # the app's keys on every screen without a text field (README: 
     Binding("q", "back", action=key_action(lambda app: app.back()), codes=("q", "ESC")))
 
 
+# -- 8a. The app: its connection, answers to the server, and the tasks it follows ----------
+
+
 class TuiConnection:
     """The session's life in the TUI: connecting on a worker (the main screen replaces the
     others), reconnecting (the screens stay), noticing the server gone and back. The session
@@ -16322,6 +16340,9 @@ class FieldScreen(Screen):
 
 
 HOST_PORT_PATH = r"^(localhost|[\w.-]+|\[[0-9A-Fa-f:]+\]):\d+(/\S*)?$"  # a URL without http:// (compiled on use)
+
+
+# -- 8b. Screens: the connection screen and the main screen --------------------------------
 
 
 class ConnectScreen(FieldScreen):
@@ -17040,6 +17061,9 @@ def entry_detail(entry, tasks):
         "fills in the template and reads it" if entry.kind == "template" else "reads it")
 
 
+# -- 8b. Screens: the tool form, text areas and element editors ----------------------------
+
+
 class ToolScreen(FieldScreen):
     """A form built from the tool's inputSchema. Execute calls the tool, or with task mode
     (Ctrl+T) calls it as a task and follows it to its result. The app keeps one per tool
@@ -17563,6 +17587,9 @@ class CallHistory:
         record = CallRecord(tool, arguments, task_mode)
         self.calls.append(record)
         return record
+
+
+# -- 8b. Screens: history, resources, prompts, roots and tasks -----------------------------
 
 
 class HistoryScreen(Screen):
@@ -18246,6 +18273,9 @@ def task_detail_text(row, now):
     elif not task.terminal and not row.following:
         lines += ["", "Press a to follow the task to its result."]
     return "\n".join(lines)
+
+
+# -- 8b. Screens: input requests, authorization, sampling and the debug log ----------------
 
 
 class ElicitationScreen(FieldScreen):
@@ -18994,6 +19024,9 @@ def list_rows(canvas, top, height, selection, count, style):
         attr = style.reverse if index == selection.index else 0
         canvas.fill(top + line, attr)
         yield top + line, index, attr
+
+
+# -- 8c. Widgets: fields and the form's field list -----------------------------------------
 
 
 class TextField:
