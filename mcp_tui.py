@@ -67,6 +67,9 @@ tests/test_layering.py checks this map against the banners and the code.
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
                     (and whole, credentials masked, in a --record file, which ``replay`` reads)
                     classes: LogSelection MessageRecorder Recording RecordedResponder DebugLog
+     4a. taps       a real host's conversation with its server: the stdio relay (``TapRelay``),
+                    and the tap's log in the state directory, written and followed
+                    classes: TapLog TapFollower TapTranscriber TapRelay
    5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
                     credentials, cross-app access, the token store
                     classes: AuthError TokenEndpointError
@@ -94,7 +97,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     which start, list and close keepers; the command table (COMMANDS) that
                     dispatch, help, completion and the flag checks read; `install`
                     classes: Terminated TerminationSignals Output Cli CliCommands TaskCommands CardCommands CheckCommands
-                    SurfaceCommands SkillCommands Command
+                    SurfaceCommands SkillCommands TapCommands Command
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the session and the tasks it follows
                     classes: Inbox Binding Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
@@ -1278,9 +1281,21 @@ class StdioTransport(Transport):
         self._channel = None
 
     def start(self, channel):
+        self._channel = channel
+        self.spawn()
+        if self.log:
+            self.log.event("transport", "spawned stdio server", pid=self.process.pid, command=self.argv[0])
+        self._stderr_thread = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_thread.start()
+        self._stdout_thread = threading.Thread(target=self._read_stdout, daemon=True)
+        self._stdout_thread.start()
+
+    def spawn(self, keep_stderr=True):
+        """Start the server (``process``), with pipes to its stdin and stdout; its stderr is
+        kept through a pipe too, or (not ``keep_stderr``: a tap) it writes on mcp-tui's own.
+        ConnectionFailed when it cannot start."""
         import subprocess
 
-        self._channel = channel
         environ = dict(os.environ)
         environ.update(self.env or {})
         args, program = (windows_spawn(windows_program(self.argv, environ), environ) if os.name == "nt"
@@ -1293,7 +1308,8 @@ class StdioTransport(Transport):
             try:
                 self.process = subprocess.Popen(
                     args, executable=program, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE, env=environ, cwd=self.cwd, bufsize=-1, **options)
+                    stderr=subprocess.PIPE if keep_stderr else None, env=environ, cwd=self.cwd, bufsize=-1,
+                    **options)
             except BaseException as exc:  # the caller's to raise
                 spawned["error"] = exc
             finally:
@@ -1311,12 +1327,6 @@ class StdioTransport(Transport):
             raise ConnectionFailed("cannot start the server %r: %s" % (self.argv[0], error))
         if error is not None:
             raise error
-        if self.log:
-            self.log.event("transport", "spawned stdio server", pid=self.process.pid, command=self.argv[0])
-        self._stderr_thread = threading.Thread(target=self._read_stderr, daemon=True)
-        self._stderr_thread.start()
-        self._stdout_thread = threading.Thread(target=self._read_stdout, daemon=True)
-        self._stdout_thread.start()
 
     def preview(self, message, headers=None):
         """--dry-run: one line on the server's stdin."""
@@ -9024,6 +9034,471 @@ def format_log_entry(entry):
     return "%s · %-12s %s %s" % (stamp, entry["category"], entry["text"], extra)
 
 
+# -- 4a. Taps: a host's conversation with its server, relayed unchanged and logged ----------
+#
+# `mcp-tui tap` stands between a real host (Claude Desktop, an IDE) and its server. The relay
+# copies bytes and never waits for the log; a copy of each line is parsed on a thread of its
+# own and appended, masked, to the tap's log in the state directory, in the --record format
+# (so `tap save` is a filter and `replay` reads what it writes). A log that cannot be written
+# is said once on stderr, and the relay goes on.
+
+
+TAP_LOG_BYTES = 10 * 1024 * 1024  # a tap's log is rotated at this size: NAME.jsonl -> NAME.1.jsonl (one kept)
+TAP_RAW_LIMIT = 4096  # characters of a line that is not JSON kept in the log
+TAP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")  # no dot: NAME.1.jsonl is NAME's old log
+# Environment variables whose values a tap's log masks: a server's credentials come in them.
+CREDENTIAL_NAME = re.compile(r"TOKEN|KEY|SECRET|PASSW|PASSPHRASE|AUTH|CREDENTIAL|COOKIE|SESSION|PRIVATE|PAT$",
+                             re.IGNORECASE)
+# Programs that start a server (`python server.py`, `npx -y pkg`): a tap is named after the server, not them.
+LAUNCHERS = ("python", "python3", "py", "node", "npx", "uv", "uvx", "pipx", "deno", "bun", "bunx", "docker",
+             "podman", "java", "ruby", "php", "sh", "bash", "cmd", "pwsh", "powershell", "env", "dotnet", "go")
+
+
+def tap_directory(create=False):
+    """<state directory>/taps, 0700 (made, or checked as private_directory checks, with ``create``)."""
+    path = os.path.join(state_directory(), "taps")
+    if create:
+        private_directory(state_directory())
+        private_directory(path)
+    return path
+
+
+def tap_name_problem(name):
+    """Why ``name`` cannot name a tap (it becomes a file name in the state directory), or None."""
+    if not isinstance(name, str) or not name:
+        return "a tap's name may not be empty"
+    if TAP_NAME.match(name):
+        return None
+    return "%s is not a tap name: letters, digits, - and _ only (at most 64), no path, dot or control " \
+           "character" % json.dumps(name)
+
+
+def tap_paths(name):
+    """(the log, the rotated log, the tap's description) of tap ``name`` (a checked name)."""
+    base = os.path.join(tap_directory(), name)
+    return base + ".jsonl", base + ".1.jsonl", base + ".json"
+
+
+def tap_name_for(argv):
+    """A tap's default name: its server's, from the command line (`npx -y @scope/server-x` is
+    server-x, `python3 weather.py` is weather)."""
+    words = [argv[0]] + [word for word in argv[1:] if not word.startswith("-")]
+    chosen = words[0]
+    for word in words:
+        chosen = word
+        base = os.path.basename(word.replace("\\", "/")).lower()
+        if re.sub(r"(\.exe|\.cmd|\.bat|[0-9.]+)$", "", base) not in LAUNCHERS:
+            break
+    stem = os.path.basename(chosen.replace("\\", "/").rstrip("/")).rpartition("@")[0] or os.path.basename(
+        chosen.replace("\\", "/").rstrip("/"))
+    stem = re.sub(r"\.(py|js|mjs|cjs|ts|exe|cmd|bat|jar|sh)$", "", stem, flags=re.IGNORECASE)
+    name = re.sub(r"[^A-Za-z0-9_-]+", "-", stem).strip("-_")[:40]
+    return name or "tap"
+
+
+def register_environment_secrets(environ, registry):
+    """The values of the variables whose names say credential (GITHUB_TOKEN, API_KEY, ...)."""
+    for name, value in environ.items():
+        if CREDENTIAL_NAME.search(name):
+            registry.add(value, "env")
+
+
+def read_tap_info(name):
+    """The description a tap wrote beside its log (name, server, transport, pids, times), or None."""
+    path = tap_paths(name)[2]
+    try:
+        with open_tap_file(path) as handle:
+            info = json.loads(handle.read(64 * 1024).decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return info if isinstance(info, dict) else None
+
+
+def write_tap_info(name, info):
+    write_user_file(tap_paths(name)[2], (json.dumps(info, indent=1, sort_keys=True) + "\n").encode("utf-8"),
+                    private=True)
+
+
+def open_tap_file(path):
+    """A tap's file opened for reading: never through a symbolic link, never another user's
+    file, a FIFO or a device (as open_user_file refuses to write them). Raises OSError."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+                 | getattr(os, "O_BINARY", 0))
+    try:
+        problem = unsafe_file_problem(os.fstat(fd))
+        if problem:
+            raise UnsafeFile(0, problem, path)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def tap_names():
+    """The names of the taps the state directory describes, sorted."""
+    try:
+        found = os.listdir(tap_directory())
+    except OSError:
+        return []
+    return sorted(entry[:-5] for entry in found if entry.endswith(".json") and not tap_name_problem(entry[:-5]))
+
+
+def tap_summary(name):
+    """What `tap list` shows of tap ``name``: its description, whether it runs, and its
+    count of logged messages (both logs)."""
+    info = read_tap_info(name) or {}
+    count = 0
+    for path in tap_paths(name)[1::-1]:
+        try:
+            with open_tap_file(path) as handle:
+                count += sum(1 for line in handle if line.strip() and not line.startswith(b'{"recording"'))
+        except OSError:
+            continue
+    running = not info.get("ended") and process_running(info.get("pid"))
+    return {"name": name, "server": info.get("server"), "transport": info.get("transport"),
+            "hostPid": info.get("hostPid"), "pid": info.get("pid"), "messages": count,
+            "since": info.get("started"), "running": bool(running), "listen": info.get("listen")}
+
+
+def tap_record(line):
+    """One line of a tap's log as its record (a dict), or None for a line that is not one."""
+    try:
+        record = json.loads(line)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+class TapLog(MessageRecorder):
+    """A tap's log: the --record lines of MessageRecorder (the host is "out", the server "in"),
+    each with its wall-clock ``time``, a line that is not JSON as ``raw``; 0600 in the private
+    state directory, rotated at TAP_LOG_BYTES. Writing never raises: the first failure (a full
+    disk, the log or its directory removed) is said once through ``warn``, and the log stops."""
+
+    def __init__(self, name, credentials, transport, warn):
+        self.name, self.transport, self.warn = name, transport, warn
+        self.path, self.old_path, _ = tap_paths(name)
+        self.failed = False
+        handle = None
+        try:
+            tap_directory(create=True)
+            handle = open_user_file(self.path, append=True, private=True, encoding="utf-8")
+            self.size = os.fstat(handle.fileno()).st_size
+        except (OSError, McpTuiError) as exc:
+            self.fail(exc)
+        MessageRecorder.__init__(self, handle, credentials)
+
+    def fail(self, exc):
+        if not self.failed:
+            self.failed = True
+            self.warn("mcp-tui tap: cannot write the tap's log %s (%s); the relay goes on without it" % (
+                self.path, getattr(exc, "strerror", None) or getattr(exc, "message", None) or exc))
+
+    def message(self, direction, message, transport=None, bookkeeping=False):
+        MessageRecorder.message(self, direction, message, transport or self.transport, bookkeeping)
+
+    def raw(self, direction, text, size):
+        """A line that is not a JSON-RPC message: its start, masked (``size``: its bytes)."""
+        record = {"t": round(time.perf_counter() - self.started, 6), "direction": direction,
+                  "transport": self.transport, "raw": self.credentials.redact(text[:TAP_RAW_LIMIT])}
+        if size > TAP_RAW_LIMIT:
+            record["bytes"] = size
+        self._write(record)
+
+    def _write(self, record):
+        if self.failed:
+            return
+        record["time"] = round(time.time(), 6)
+        line = json.dumps(record, sort_keys=True) + "\n"  # ASCII, as in a --record file
+        with self._lock:
+            if self.failed:
+                return
+            try:
+                if os.fstat(self.handle.fileno()).st_nlink == 0:
+                    raise OSError(0, "it was removed")
+                self.handle.write(line)
+                self.handle.flush()
+                self.size += len(line)
+                if self.size >= TAP_LOG_BYTES:
+                    self.rotate()
+            except (OSError, ValueError) as exc:
+                self.fail(exc)
+
+    def rotate(self):
+        """NAME.jsonl becomes NAME.1.jsonl (the one before goes) and a new NAME.jsonl starts."""
+        self.handle.close()
+        os.replace(self.path, self.old_path)
+        self.handle = open_user_file(self.path, append=True, private=True, encoding="utf-8")
+        self.size = 0
+
+    def close(self):
+        with self._lock:
+            if self.handle is not None:
+                try:
+                    self.handle.close()
+                except OSError:
+                    pass
+
+
+class TapFollower:
+    """Reads a tap's log as it grows (`tap watch`, the TUI): each read() returns the records
+    of the lines completed since the last, across a rotation (the rest of the old file is
+    read from the handle held open, then the new file from its start)."""
+
+    def __init__(self, name, from_start=True):
+        self.path = tap_paths(name)[0]
+        self.handle, self.partial = None, b""
+        self.from_start = from_start
+
+    def read(self):
+        records = []
+        if self.handle is None and not self.open():
+            return records
+        records += self.take(self.handle.read())
+        try:
+            current = os.lstat(self.path)
+            rotated = (current.st_ino, current.st_dev) != self.identity
+        except OSError:
+            rotated = False
+        if rotated:
+            self.handle.close()
+            self.handle, self.partial, self.from_start = None, b"", True
+            if self.open():
+                records += self.take(self.handle.read())
+        return records
+
+    def open(self):
+        try:
+            self.handle = open_tap_file(self.path)
+        except OSError:
+            return False
+        info = os.fstat(self.handle.fileno())
+        self.identity = (info.st_ino, info.st_dev)
+        if not self.from_start:
+            self.handle.seek(0, os.SEEK_END)
+        return True
+
+    def take(self, data):
+        lines = (self.partial + data).split(b"\n")
+        self.partial = lines.pop()
+        return [record for record in map(tap_record, lines) if record is not None]
+
+    def close(self):
+        if self.handle is not None:
+            self.handle.close()
+
+
+def tap_log_records(name):
+    """Every record of tap ``name``'s logs, the rotated one first."""
+    records = []
+    for path in tap_paths(name)[1::-1]:
+        try:
+            with open_tap_file(path) as handle:
+                records += [record for record in map(tap_record, handle) if record is not None]
+        except FileNotFoundError:
+            continue
+    return records
+
+
+TAP_CHUNK = 64 * 1024  # read at a time by the relay
+TAP_LOG_BACKLOG = 64 * 1024 * 1024  # bytes waiting to be logged; beyond it the log skips, the relay never waits
+TAP_GRACE = 2.0  # seconds a server has to exit once the host closed its stdin, before it is ended
+
+
+class TapTranscriber:
+    """The tap's log side: copies of the relayed bytes, queued by the relay's threads, split
+    into lines and parsed on a thread of its own, then written to the TapLog. The relay never
+    waits here: past TAP_LOG_BACKLOG bytes queued a copy is dropped, and the log says so."""
+
+    def __init__(self, log, max_line=DEFAULT_MAX_MESSAGE):
+        import queue
+
+        self.log, self.max_line = log, max_line
+        self.queue = queue.Queue()
+        self.backlog, self.skipping = 0, {}
+        self._lock = threading.Lock()
+        self.lines = {"out": [], "in": []}  # each direction's line so far, as pieces
+        self.sizes = {"out": 0, "in": 0}
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def feed(self, direction, data):
+        with self._lock:
+            if self.backlog + len(data) > TAP_LOG_BACKLOG:
+                if not self.skipping.get(direction):
+                    self.skipping[direction] = True
+                    self.queue.put((direction, None))  # the log loses its place in this direction's lines
+                return
+            self.skipping[direction] = False
+            self.backlog += len(data)
+        self.queue.put((direction, data))
+
+    def finish(self, timeout):
+        """Log what is queued (the last line too, without its newline), within ``timeout``."""
+        self.queue.put(None)
+        self.thread.join(timeout)
+
+    def _run(self):
+        while True:
+            item = self.queue.get()
+            if item is None:
+                for direction in self.lines:
+                    self._line(direction)
+                return
+            direction, data = item
+            if data is None:
+                self.lines[direction], self.sizes[direction] = [b"(the log fell behind: bytes not logged) "], 0
+                continue
+            with self._lock:
+                self.backlog -= len(data)
+            try:
+                self._take(direction, data)
+            except Exception as exc:  # the log is best effort: it must never take the tap down
+                self.log.fail(exc)
+
+    def _take(self, direction, data):
+        start = 0
+        while True:
+            end = data.find(b"\n", start)
+            piece = data[start:] if end < 0 else data[start:end]
+            if self.sizes[direction] <= self.max_line:
+                self.lines[direction].append(piece[:self.max_line + 1])
+            self.sizes[direction] += len(piece)
+            if end < 0:
+                return
+            self._line(direction)
+            start = end + 1
+
+    def _line(self, direction):
+        pieces, size = self.lines[direction], self.sizes[direction]
+        self.lines[direction], self.sizes[direction] = [], 0
+        line = b"".join(pieces)
+        del pieces
+        if not line.strip():
+            return
+        if size <= self.max_line:
+            try:
+                for message in decode_messages(body_text(line.rstrip(b"\r"))):
+                    self.log.message(direction, message)
+                return
+            except ProtocolViolation:
+                pass
+        self.log.raw(direction, line[:TAP_RAW_LIMIT * 4].decode("utf-8", "replace"), size)
+
+
+class TapRelay:
+    """`mcp-tui tap -- COMMAND`: the server started as mcp-tui starts a stdio server (no shell,
+    a process group of its own), the host's stdin copied to its stdin and its stdout to the
+    host's, byte for byte, one thread a direction (a side that stops reading stalls only its
+    own direction); its stderr is the tap's. Signals are passed on; the tap exits as the server
+    did. When the host goes (its end of stdin closed), the server's stdin is closed, it has
+    TAP_GRACE seconds to exit, then its process group is ended."""
+
+    def __init__(self, name, argv, env, cwd, log, transcriber):
+        self.name, self.argv, self.log, self.transcriber = name, list(argv), log, transcriber
+        self.server = StdioTransport(argv, env=env, cwd=cwd)
+        self.changed = threading.Event()
+        self.host_gone = threading.Event()
+
+    def run(self, stdin_fd, stdout_fd):
+        """Relay until the server exits or the host goes; the exit code (128 + N for a server
+        ended by signal N)."""
+        self.server.spawn(keep_stderr=False)
+        process = self.server.process
+        previous = self.forward_signals()
+        try:
+            threads = [threading.Thread(target=self.copy, args=(stdin_fd, process.stdin.fileno(), "out"), daemon=True),
+                       threading.Thread(target=self.copy, args=(process.stdout.fileno(), stdout_fd, "in"), daemon=True),
+                       threading.Thread(target=self.wait_for_server, daemon=True)]
+            for thread in threads:
+                thread.start()
+            while True:
+                self.changed.clear()
+                if process.poll() is not None or self.host_gone.is_set():
+                    break
+                self.changed.wait(1.0)
+            if process.poll() is None:  # the host went: its end of stdin closed, or of stdout
+                try:
+                    process.wait(TAP_GRACE)
+                except Exception:  # subprocess.TimeoutExpired: the server did not take the hint
+                    self.server.close(grace=TAP_GRACE / 4)
+            threads[1].join(TAP_GRACE)  # what the server wrote before it exited still reaches the host
+            process.wait()
+            self.server._signal_group(False)  # children the server left behind go with it
+        finally:
+            self.restore_signals(previous)
+        code = process.returncode
+        return code if code >= 0 else 128 - code
+
+    def copy(self, source, target, direction):
+        """One direction: each chunk written whole to ``target`` as soon as it is read, then
+        a copy handed to the log. The host's end: at its end the server's stdin is closed."""
+        source_ended = False
+        try:
+            while True:
+                try:
+                    data = os.read(source, TAP_CHUNK)
+                except OSError:
+                    data = b""
+                if not data:
+                    source_ended = True
+                    break
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(target, view):]
+                self.transcriber.feed(direction, data)
+        except OSError:  # the side written to is gone
+            pass
+        finally:
+            if direction == "out":
+                try:
+                    self.server.process.stdin.close()  # a polite server exits on it
+                except OSError:
+                    pass
+                if not source_ended:  # the server closed its stdin: the host's writes fail, as they would
+                    os.close(source)
+            if source_ended == (direction == "out"):  # the host closed its stdin, or its stdout
+                self.host_gone.set()
+            self.changed.set()
+
+    def wait_for_server(self):
+        self.server.process.wait()
+        self.changed.set()
+
+    def forward_signals(self):
+        """SIGINT, SIGTERM and SIGHUP go on to the server's process group (Windows: Ctrl+Break
+        to its group); the tap ends when the server does."""
+        import signal
+
+        previous = {}
+        for name in ("SIGINT", "SIGTERM", "SIGBREAK") if os.name == "nt" else ("SIGINT", "SIGTERM", "SIGHUP"):
+            number = getattr(signal, name, None)
+            if number is None:
+                continue
+            try:
+                if signal.getsignal(number) != signal.SIG_IGN:
+                    previous[number] = signal.signal(number, self.pass_on)
+            except (ValueError, OSError):  # not the main thread: whoever runs main() there owns the signals
+                break
+        return previous
+
+    def pass_on(self, signum, frame):
+        if os.name == "nt":
+            self.server._signal_group(False)
+            return
+        try:
+            os.killpg(self.server.process.pid, signum)
+        except OSError:
+            pass
+
+    @staticmethod
+    def restore_signals(previous):
+        import signal
+
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
 # ======================================================================================
 # 5. Auth: OAuth 2.1 for HTTP servers (authorization code + PKCE, client credentials,
 #    enterprise cross-app access) and the token store; the `auth` verbs are the CLI's (7)
@@ -12496,12 +12971,14 @@ class Output:
         """`watch`: one line per notification on stdout (one JSON object per line with --format json)."""
         if self.json:
             params = message.get("params")
-            line = terminal_json({"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                                  "method": message.get("method"),
-                                  "params": params if isinstance(params, dict) else {}})
-            self._write_json(self.stdout, line + "\n")
+            self.json_line({"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "method": message.get("method"),
+                            "params": params if isinstance(params, dict) else {}})
             return
         self.text("%s %s" % (time.strftime("%H:%M:%S"), notification_text(message)))
+
+    def json_line(self, value):
+        """One JSON object on a line of its own on stdout (`watch`, `tap watch` with --format json)."""
+        self._write_json(self.stdout, terminal_json(value) + "\n")
 
     def on_notification(self, message):
         method, params = message.get("method", ""), message.get("params")
@@ -12599,7 +13076,7 @@ CLI_OPTIONS = (
                                   help="tool call, resource read, prompt get, rpc: write the result to FILE (the "
                                        "text, the bytes of a single image/audio/blob, or the JSON with --format "
                                        "json) instead of stdout; snapshot: write the snapshot to FILE; skill fetch: the "
-                                       "directory the skill's files go under")),
+                                       "directory the skill's files go under; tap save: the --record file")),
         (("--log-level",), dict(metavar="LEVEL", choices=LOG_LEVELS,
                                 help="ask the server for log messages at LEVEL: %s" % ", ".join(LOG_LEVELS))),
         (("--meta",), dict(action="append", default=[], metavar="KEY=VALUE",
@@ -12667,6 +13144,12 @@ CLI_OPTIONS = (
         (("--load-rate",), dict(type=float, metavar="R", help="--load: start at most R calls a second")),
     )),
     AUTH_OPTIONS,
+    ("tap: a real host's conversation with its server", (
+        (("--name",), dict(metavar="NAME", help="tap: the tap's name (default: the server's)")),
+        (("--since",), dict(metavar="TIME", help="tap save: only messages from TIME on (2026-01-31T09:00, 09:00, "
+                                                 "or 10m: ten minutes ago)")),
+        (("--method",), dict(metavar="M", help="tap save: only the host's M requests, with their answers")),
+    )),
     ("install", (
         (("--prefix",), dict(metavar="DIR", help="install: the folder the mcp-tui launcher goes in (default "
                                                  "~/.local/bin)")),
@@ -12730,7 +13213,17 @@ def build_parser():
 
 
 def parse_command_line(argv):
-    """Options and words, as argparse reads them (UsageError for a mistake)."""
+    """Options and words, as argparse reads them (UsageError for a mistake). `tap [--name NAME]
+    -- COMMAND [ARGS...]`: the words after -- are the server's command line (``server_argv``),
+    untouched, and `tap` alone is `tap run`."""
+    if "--" in argv:
+        at = argv.index("--")
+        options = parse_command_line(argv[:at])
+        if options.words[:1] == ["tap"]:
+            options.server_argv = argv[at + 1:]
+            if options.words == ["tap"]:
+                options.words.append("run")
+            return options
     options = parse_common_command_line(argv)
     if options is not None:
         return options
@@ -12816,11 +13309,12 @@ def parse_common_command_line(argv):
 # -- 7. CLI: files written for the user, completion scripts, and the Cli -------------------
 
 
-def write_output_file(path, data, flag="-o"):
+def write_output_file(path, data, flag="-o", private=False):
     """-o FILE (or ``flag``, --junit): ``data`` (bytes) into FILE, an existing file of the
-    user's replaced, as curl -o does (write_user_file: never through a link)."""
+    user's replaced, as curl -o does (write_user_file: never through a link); 0600 with
+    ``private``."""
     try:
-        write_user_file(path, data)
+        write_user_file(path, data, private=private)
     except OSError as exc:
         raise McpTuiError("cannot write %s %s: %s" % (flag, path, exc.strerror or exc))
 
@@ -14643,6 +15137,258 @@ class SkillCommands(CliCommands):
             return exc
 
 
+# -- 7. CLI: the tap verbs (relay, list, watch, save) --------------------------------------
+
+
+TAP_WATCH_POLL_SECONDS = 0.1  # how often `tap watch` looks at the log for new lines
+TAP_RUN_USAGE = "usage: mcp-tui tap [--name NAME] -- COMMAND [ARGS...]"
+
+
+def tap_time(text):
+    """--since TIME: an ISO date and time (2026-01-31T09:00, local unless it says Z or
+    +01:00), a time today (09:00, 09:00:30), or a while ago (90s, 10m, 2h, 1d). Epoch seconds."""
+    import datetime
+
+    ago = re.match(r"^(\d+(?:\.\d+)?)([smhd])$", text.strip())
+    if ago:
+        return time.time() - float(ago.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[ago.group(2)]
+    try:
+        if re.match(r"^\d\d?:\d\d(:\d\d(\.\d+)?)?$", text.strip()):
+            clock = datetime.time.fromisoformat(text.strip().zfill(len(text.strip()) + (text.index(":") == 1)))
+            return datetime.datetime.combine(datetime.date.today(), clock).timestamp()
+        moment = datetime.datetime.fromisoformat(re.sub(r"Z$", "+00:00", text.strip()))
+        return moment.timestamp()
+    except ValueError:
+        raise UsageError("--since %s: give a time as 2026-01-31T09:00, 09:00 or 10m (ten minutes ago)" % text)
+
+
+def tap_stamp(seconds):
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+class TapCommands(CliCommands):
+    """`tap`: relay a stdio server for a real host and log the conversation (TapRelay), list the
+    taps, watch one live, save one as a --record file for `replay`."""
+
+    def run(self, args):
+        argv = getattr(self.opts, "server_argv", None)
+        if args or not argv:
+            raise UsageError(TAP_RUN_USAGE, hint="the server's command line goes after --, as the host would run it")
+        name = self.opts.name or tap_name_for(argv)
+        problem = tap_name_problem(name)
+        if problem:
+            raise UsageError("--name: " + problem)
+        name = self.free_name(name, given=bool(self.opts.name))
+        env = dict(parse_env_option(e) for e in self.opts.env)
+        environ = dict(os.environ, **env)
+        credentials = self.out.credentials
+        register_environment_secrets(environ, credentials)
+        log = TapLog(name, credentials, "stdio", self.out.stderr_line)
+        transcriber = TapTranscriber(log, self.opts.max_message_size)
+        relay = TapRelay(name, argv, env, self.opts.cwd, log, transcriber)
+        info = {"name": name, "server": credentials.redact(join_command(argv)), "transport": "stdio",
+                "pid": os.getpid(), "hostPid": os.getppid(), "started": tap_stamp(time.time()), "log": log.path}
+        self.describe(name, info, log)
+        stdin_fd, stdout_fd = sys.stdin.fileno(), sys.stdout.fileno()
+        if os.name == "nt":  # bytes as they are: no CRLF translation on either side
+            import msvcrt
+
+            for fd in (stdin_fd, stdout_fd):
+                msvcrt.setmode(fd, os.O_BINARY)
+        try:
+            return relay.run(stdin_fd, stdout_fd)
+        finally:
+            transcriber.finish(5.0)
+            log.close()
+            self.describe(name, dict(info, ended=tap_stamp(time.time())), log)
+
+    @staticmethod
+    def describe(name, info, log):
+        """NAME.json beside the log, for `tap list` (nothing when the log cannot be written either)."""
+        if log.failed:
+            return
+        try:
+            write_tap_info(name, info)
+        except OSError as exc:
+            log.fail(exc)
+
+    def free_name(self, name, given):
+        """``name``, or where a running tap has it, NAME-2 (and so on): two taps never share a log."""
+        for number in range(1, 100):
+            candidate = name if number == 1 else "%s-%d" % (name[:60], number)
+            info = read_tap_info(candidate) or {}
+            if info.get("ended") or not process_running(info.get("pid")) or info.get("pid") == os.getpid():
+                if number > 1 and given:
+                    self.out.notice("mcp-tui tap: %s is running (pid %s); this tap is %s" % (
+                        name, (read_tap_info(name) or {}).get("pid"), candidate))
+                return candidate
+        raise McpTuiError("a hundred taps named %s are running" % name)
+
+    def known(self, name, usage):
+        """``name``, checked: a tap the state directory knows (a usage error with the closest one)."""
+        problem = tap_name_problem(name)
+        if problem:
+            raise UsageError(problem)
+        names = tap_names()
+        if name not in names:
+            raise UsageError("no tap named %s" % name, hint=did_you_mean(name, names, "mcp-tui tap list shows "
+                                                                                   "the taps" if names else
+                                                         "start one: " + TAP_RUN_USAGE[len("usage: "):]))
+        return name
+
+    def list(self, args):
+        self.cli.expect(args, 0, "tap list")
+        rows = [tap_summary(name) for name in tap_names()]
+        if self.out.json:
+            self.out.document({"taps": rows})
+            return EXIT_OK
+        if not rows:
+            self.out.progress("No taps. Put one between a host and its server: mcp-tui " +
+                              TAP_RUN_USAGE[len("usage: mcp-tui "):])
+            return EXIT_OK
+        table = [("NAME", "SERVER", "HOST PID", "MESSAGES", "SINCE", "")]
+        for row in rows:
+            table.append((row["name"], cut_text(str(row["server"] or "?"), 60), str(row["hostPid"] or "-"),
+                          str(row["messages"]), row["since"] or "-", "running" if row["running"] else "ended"))
+        widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
+        for line in table:
+            self.out.text("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip())
+        return EXIT_OK
+
+    def watch(self, args):
+        name, = self.cli.expect(args, 1, "tap watch NAME [--for SECONDS]")
+        name = self.known(name, "tap watch NAME")
+        if self.opts.watch_for is not None and not self.opts.watch_for > 0:
+            raise UsageError("--for must be more than 0 seconds")
+        follower, pending = TapFollower(name), {}
+        ends = time.perf_counter() + self.opts.watch_for if self.opts.watch_for else None
+        stopped = threading.Event()
+        try:
+            records = follower.read()
+            sessions = [index for index, record in enumerate(records) if "recording" in record]
+            for record in records[sessions[-1] if sessions else 0:]:  # the host's session now, then what comes
+                self.watch_line(record, pending)
+            while ends is None or time.perf_counter() < ends:
+                stopped.wait(TAP_WATCH_POLL_SECONDS if ends is None else max(0.0, min(
+                    TAP_WATCH_POLL_SECONDS, ends - time.perf_counter())))
+                for record in follower.read():
+                    self.watch_line(record, pending)
+        except KeyboardInterrupt:
+            return EXIT_INTERRUPTED
+        finally:
+            follower.close()
+        return EXIT_OK
+
+    def watch_line(self, record, pending):
+        """One message of the log, as `tap watch` prints it: time, direction, method, id,
+        latency (on an answer), size, an error marked ✗."""
+        if "recording" in record or record.get("direction") not in ("in", "out"):
+            if "recording" in record:
+                pending.clear()  # a new host session: its ids are its own
+            return
+        stamp = record.get("time") if isinstance(record.get("time"), (int, float)) else time.time()
+        direction, message = record["direction"], record.get("message")
+        line = {"time": tap_stamp(stamp), "direction": direction}
+        if not isinstance(message, dict):
+            raw = str(record.get("raw", ""))
+            line.update(kind="raw", bytes=record.get("bytes") or len(raw.encode("utf-8")), text=raw)
+        else:
+            method, message_id = message.get("method"), message.get("id")
+            kind = message_kind(message)
+            line.update(kind=kind, bytes=len(json.dumps(message, separators=(",", ":"))))
+            key = (direction, json.dumps(message_id))
+            if kind == "request":
+                pending[key] = (method, stamp)
+            elif kind in ("response", "error"):
+                asked = pending.pop(("out" if direction == "in" else "in", json.dumps(message_id)), None)
+                if asked is not None:
+                    method = asked[0]
+                    line["latencyMs"] = round((stamp - asked[1]) * 1000, 1)
+                if kind == "error":
+                    error = message.get("error") if isinstance(message.get("error"), dict) else {}
+                    line["error"] = {"code": error.get("code"), "message": str(error.get("message", ""))}
+            line.update(method=method, id=message_id)
+        if self.out.json:
+            self.out.json_line(line)
+            return
+        clock = time.strftime("%H:%M:%S", time.localtime(stamp)) + ".%03d" % (stamp % 1 * 1000)
+        arrow = "→" if direction == "out" else "←"
+        if line["kind"] == "raw":
+            text = "%s %s ! not JSON: %s (%s)" % (clock, arrow, cut_text(line["text"], 120), size_text(line["bytes"]))
+        else:
+            words = [clock, arrow, str(line["method"] or "(answer)")]
+            if line["id"] is not None:
+                words.append("#%s" % json.dumps(line["id"]) if not isinstance(line["id"], str) else "#" + line["id"])
+            if "error" in line:
+                words.append("✗ %s %s" % (line["error"]["code"], cut_text(line["error"]["message"], 120)))
+            if "latencyMs" in line:
+                words.append("%.1f ms" % line["latencyMs"])
+            words.append(size_text(line["bytes"]))
+            text = " ".join(words)
+        self.out.text(text)
+
+    def save(self, args):
+        name, = self.cli.expect(args, 1, "tap save NAME -o FILE [--since TIME] [--method M]")
+        name = self.known(name, "tap save NAME")
+        if not self.opts.output:
+            raise UsageError("tap save needs -o FILE, the --record file to write (- for stdout)")
+        since = tap_time(self.opts.since) if self.opts.since else None
+        kept = tap_conversation(tap_log_records(name), since, self.opts.method)
+        header = {"recording": RECORDING_FORMAT, "started": tap_stamp(time.time()), "tap": name}
+        lines = [json.dumps(record, sort_keys=True) for record in [header] + kept]
+        data = ("\n".join(lines) + "\n").encode("utf-8")
+        if self.opts.output == "-":
+            self.out.text(data.decode("utf-8"))
+        else:
+            write_output_file(self.opts.output, data, private=True)  # task IDs are kept, as in --record
+        messages = sum(1 for record in kept if "message" in record)
+        self.out.progress("%d messages of tap %s written%s; replay them: mcp-tui SERVER replay %s" % (
+            messages, name, "" if self.opts.output == "-" else " to " + self.opts.output,
+            self.opts.output if self.opts.output != "-" else "FILE"))
+        return EXIT_OK
+
+    def install(self, args):
+        raise McpTuiError("tap install is not built yet")
+
+    def uninstall(self, args):
+        raise McpTuiError("tap uninstall is not built yet")
+
+
+def tap_conversation(records, since=None, method=None):
+    """A tap's log records as `tap save` keeps them: messages only (a line that was not JSON
+    cannot be replayed), from ``since`` (epoch seconds) on, and with ``method`` only the host's
+    requests of that method, their answers, and what a replay needs besides: the opening
+    requests (initialize) and the server's requests with the host's answers. The start of
+    each host session (the log's "recording" lines) is kept: ids start again there."""
+    kept, wanted = [], set()
+    for record in records:
+        if "recording" in record:
+            wanted.clear()
+            if kept and "recording" not in kept[-1]:
+                kept.append(record)
+            continue
+        message = record.get("message")
+        if not isinstance(message, dict) or record.get("direction") not in ("in", "out"):
+            continue
+        stamp = record.get("time")
+        if since is not None and not (isinstance(stamp, (int, float)) and stamp >= since):
+            continue
+        if method is not None:
+            direction, asked = record["direction"], message.get("method")
+            key = json.dumps(message.get("id"))
+            if "method" in message:
+                chosen = asked == method or (direction == "out" and asked in OPENING_METHODS) or direction == "in"
+                if not chosen or "id" not in message and asked != method:
+                    continue
+                wanted.add((direction, key))
+            elif ("in" if direction == "out" else "out", key) not in wanted:
+                continue
+        kept.append(record)
+    while kept and "recording" in kept[-1]:
+        kept.pop()
+    return kept
+
+
 # -- the command table: every command's words, flags, handler and help ------------------
 
 
@@ -14777,6 +15523,24 @@ COMMANDS = (
             "replay FILE [--ignore PATH ...] [--fail-on additive|any]",
             family_verb(SurfaceCommands, SurfaceCommands.replay), flags=("--ignore", "--fail-on"),
             details="Exit 1 on a breaking difference (--fail-on additive or any: on those too)."),
+    Command("tap", "relay a real host's server, watch it live, save it for replay", subcommands=(
+        Command("run", "start COMMAND for a host, relay it unchanged, log every message",
+                "tap run [--name NAME] -- COMMAND [ARGS...]", family_verb(TapCommands, TapCommands.run),
+                flags=("--name",),
+                details="What a host's config runs instead of the server; `run` may be left out: "
+                        "mcp-tui tap -- COMMAND. The log: taps/NAME.jsonl in the state directory."),
+        Command("list", "the taps: name, server, host pid, messages, since", "tap list",
+                family_verb(TapCommands, TapCommands.list)),
+        Command("watch", "print a tap's messages as they come, one line each", "tap watch NAME [--for SECONDS]",
+                family_verb(TapCommands, TapCommands.watch), flags=("--for",)),
+        Command("save", "write a tap's conversation as a --record file for replay",
+                "tap save NAME -o FILE [--since TIME] [--method M]", family_verb(TapCommands, TapCommands.save),
+                flags=("--since", "--method"), writes=True),
+        Command("install", "put a server of a host's config file behind a tap",
+                "tap install --config FILE --server NAME", family_verb(TapCommands, TapCommands.install)),
+        Command("uninstall", "restore the server's entry as it was", "tap uninstall --config FILE --server NAME",
+                family_verb(TapCommands, TapCommands.uninstall)),
+    )),
     Command("check", "check the server against the spec's rules",
             "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]",
             family_verb(CheckCommands, CheckCommands.check), flags=("--call", "--call-readonly", "--junit", "--strict"),
