@@ -9400,11 +9400,13 @@ class TapRelay:
         self.changed = threading.Event()
         self.host_gone = threading.Event()
 
-    def run(self, stdin_fd, stdout_fd):
+    def run(self, stdin_fd, stdout_fd, started=None):
         """Relay until the server exits or the host goes; the exit code (128 + N for a server
-        ended by signal N)."""
+        ended by signal N). ``started(pid)`` is told the server's process id."""
         self.server.spawn(keep_stderr=False)
         process = self.server.process
+        if started is not None:
+            started(process.pid)
         previous = self.forward_signals()
         try:
             threads = [threading.Thread(target=self.copy, args=(stdin_fd, process.stdin.fileno(), "out"), daemon=True),
@@ -15174,11 +15176,11 @@ class TapCommands(CliCommands):
         argv = getattr(self.opts, "server_argv", None)
         if args or not argv:
             raise UsageError(TAP_RUN_USAGE, hint="the server's command line goes after --, as the host would run it")
-        name = self.opts.name or tap_name_for(argv)
+        name = self.opts.name if self.opts.name is not None else tap_name_for(argv)
         problem = tap_name_problem(name)
         if problem:
             raise UsageError("--name: " + problem)
-        name = self.free_name(name, given=bool(self.opts.name))
+        name = self.free_name(name, given=self.opts.name is not None)
         env = dict(parse_env_option(e) for e in self.opts.env)
         environ = dict(os.environ, **env)
         credentials = self.out.credentials
@@ -15188,19 +15190,24 @@ class TapCommands(CliCommands):
         relay = TapRelay(name, argv, env, self.opts.cwd, log, transcriber)
         info = {"name": name, "server": credentials.redact(join_command(argv)), "transport": "stdio",
                 "pid": os.getpid(), "hostPid": os.getppid(), "started": tap_stamp(time.time()), "log": log.path}
-        self.describe(name, info, log)
         stdin_fd, stdout_fd = sys.stdin.fileno(), sys.stdout.fileno()
         if os.name == "nt":  # bytes as they are: no CRLF translation on either side
             import msvcrt
 
             for fd in (stdin_fd, stdout_fd):
                 msvcrt.setmode(fd, os.O_BINARY)
+
+        def started(pid):
+            info["serverPid"] = pid
+            self.describe(name, info, log)
+
         try:
-            return relay.run(stdin_fd, stdout_fd)
+            return relay.run(stdin_fd, stdout_fd, started)
         finally:
             transcriber.finish(5.0)
             log.close()
-            self.describe(name, dict(info, ended=tap_stamp(time.time())), log)
+            if "serverPid" in info:
+                self.describe(name, dict(info, ended=tap_stamp(time.time())), log)
 
     @staticmethod
     def describe(name, info, log):

@@ -1,0 +1,421 @@
+"""`mcp-tui tap`: a stdio server relayed for a real host, byte for byte, its conversation logged
+(masked, private, in the --record format), listed, watched and saved for `replay`.
+
+Every tap here is a real process (the relay copies file descriptors): the host is this test,
+or mcp-tui itself running `tap` as its stdio server. Nothing sleeps: each wait is on a
+condition, with a timeout."""
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from conftest import MCP_TUI_PROCESS, ROOT, TESTSERVER, process_alive, stdio_command, wait_for
+import cached_script
+
+pytestmark = pytest.mark.process
+
+SERVER = cached_script.command(TESTSERVER)
+# A server that says back every byte it reads, as it reads it (the tap must relay it unchanged).
+ECHO = [sys.executable, "-c", "import os\nwhile True:\n    d = os.read(0, 65536)\n    if not d:\n        break\n"
+        "    while d:\n        d = d[os.write(1, d):]\n"]
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "host", "version": "1"}}}
+
+
+def line(message):
+    return (json.dumps(message) + "\n").encode()
+
+
+def tap_argv(*words, server=SERVER):
+    return MCP_TUI_PROCESS + ["tap"] + list(words) + ["--"] + list(server)
+
+
+def environment(state_dir, **more):
+    return dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), **more)
+
+
+def log_records(state_dir, name):
+    """The records of tap ``name``'s log, the rotated part (NAME.1.jsonl) first."""
+    records = []
+    for path in (state_dir / "taps" / (name + ".1.jsonl"), state_dir / "taps" / (name + ".jsonl")):
+        records += [json.loads(text) for text in path.read_text().splitlines()] if path.exists() else []
+    return records
+
+
+def logged_messages(state_dir, name):
+    return [(r["direction"], r["message"]) for r in log_records(state_dir, name) if "message" in r]
+
+
+def tap_info(state_dir, name):
+    path = state_dir / "taps" / (name + ".json")
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+class Host:
+    """A host stand-in: the tap as its child, its stdin written and its stdout read line by line."""
+
+    def __init__(self, argv, env):
+        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        env=env, cwd=str(ROOT))
+        self.stderr = []
+        self.reader = threading.Thread(target=lambda: self.stderr.extend(self.process.stderr), daemon=True)
+        self.reader.start()
+
+    def ask(self, message):
+        self.process.stdin.write(line(message))
+        self.process.stdin.flush()
+        return json.loads(self.process.stdout.readline())
+
+    def close(self, timeout=30):
+        self.process.stdin.close()
+        code = self.process.wait(timeout)
+        self.reader.join(timeout)
+        return code
+
+    def kill(self):
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+
+
+@pytest.fixture
+def host(state_dir):
+    started = []
+
+    def start(*words, server=SERVER, env=None):
+        started.append(Host(tap_argv(*words, server=server), environment(state_dir, **(env or {}))))
+        return started[-1]
+
+    yield start
+    for running in started:
+        running.kill()
+
+
+# -- mcp-tui as the host: the same answers through the tap, and every message in its log -------
+
+def test_mcp_tui_through_the_tap_gets_the_answers_it_gets_direct_and_the_log_holds_every_message(cli, state_dir,
+                                                                                                   tmp_path):
+    through = " ".join(shlex.quote(word) for word in tap_argv("--name", "through"))
+    record = tmp_path / "client.jsonl"
+    tapped = cli(through, "--no-cache", "--record", str(record), "tool", "call", "echo", "message=hi", "--format",
+                 "json")
+    direct = cli(stdio_command(), "--no-cache", "tool", "call", "echo", "message=hi", "--format", "json")
+    assert tapped.code == direct.code == 0, (tapped, direct)
+    assert tapped.json() == direct.json()
+    # the client's own --record and the tap's log hold the same messages, both ways, in order
+    client = [json.loads(text) for text in record.read_text().splitlines()]
+    seen = [(r["direction"], r["message"]) for r in client if "message" in r]
+    logged = logged_messages(state_dir, "through")
+    assert [m for m in logged if m[0] == "out"] == [m for m in seen if m[0] == "out"]
+    assert [m for m in logged if m[0] == "in"] == [m for m in seen if m[0] == "in"]
+    assert any(m.get("method") == "tools/call" for _, m in logged)
+    assert all(r["transport"] == "stdio" and isinstance(r["time"], float) for r in log_records(state_dir, "through")
+               if "message" in r)
+
+
+# -- transparent: bytes unchanged, in order, whatever they are -----------------------------------
+
+def test_hostile_traffic_is_relayed_byte_for_byte_and_logged_as_it_is(state_dir):
+    big = line({"jsonrpc": "2.0", "id": 2, "method": "big", "params": {"text": "a" * (5 * 1024 * 1024)}})
+    traffic = (b"not json at all\n" + b"\xff\xfe invalid \xc3\x28 utf-8\n" + line(INITIALIZE).replace(b"\n", b"\r\n")
+               + big + b"\n\n" + b'{"jsonrpc":"2.0","method":"notifications/last"}')  # no newline at the end
+    run = subprocess.run(tap_argv("--name", "echo", server=ECHO), input=traffic, capture_output=True, timeout=60,
+                         env=environment(state_dir), cwd=str(ROOT))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == traffic  # every byte, in order: CR, invalid UTF-8, the empty line, no final newline
+    assert run.stderr == b""
+    records = log_records(state_dir, "echo")
+    for direction in ("out", "in"):
+        mine = [r for r in records if r.get("direction") == direction]
+        assert [r.get("raw") for r in mine[:2]] == ["not json at all", "\ufffd\ufffd invalid \ufffd( utf-8"]
+        assert [r["message"].get("method") for r in mine[2:]] == ["initialize", "big", "notifications/last"]
+        assert len(mine[3]["message"]["params"]["text"]) == 5 * 1024 * 1024  # a message is logged whole
+    assert (state_dir / "taps" / "echo.1.jsonl").exists()  # 10 MB logged: the log was rotated once
+
+
+def test_a_host_that_writes_in_pieces_gets_every_answer_and_the_log_its_lines(host, state_dir):
+    running = host("--name", "pieces")
+    request = line(INITIALIZE)
+    for start in range(0, len(request), 7):  # the relay does not wait for whole lines
+        running.process.stdin.write(request[start:start + 7])
+        running.process.stdin.flush()
+    answer = json.loads(running.process.stdout.readline())
+    assert answer["id"] == 1 and answer["result"]["serverInfo"]["name"] == "mcp-tui-testserver"
+    assert running.close() == 0
+    assert [m.get("method") for d, m in logged_messages(state_dir, "pieces") if d == "out"] == ["initialize"]
+
+
+# -- no process left behind; signals and exit status passed on ----------------------------------
+
+def server_pid(state_dir, name):
+    return wait_for(lambda: (tap_info(state_dir, name) or {}).get("serverPid"), what="the tap's NAME.json")
+
+
+def test_closing_the_host_s_stdin_ends_the_tap_and_its_server(host, state_dir):
+    running = host("--name", "closing")
+    assert running.ask(INITIALIZE)["id"] == 1
+    server = server_pid(state_dir, "closing")
+    assert running.close() == 0  # the server exits on the end of its input, and the tap as it did
+    wait_for(lambda: not process_alive(server), what="the server's end")
+    assert tap_info(state_dir, "closing")["ended"]
+
+
+def test_a_host_killed_with_sigkill_leaves_no_process(state_dir, tmp_path):
+    """The host holds the only other end of the tap's stdin: when it dies, the tap sees the end
+    of its input, closes the server's, and both are gone."""
+    script = tmp_path / "host.py"
+    script.write_text(
+        "import subprocess, sys\n"
+        "tap = subprocess.Popen(%r, stdin=subprocess.PIPE, stdout=subprocess.PIPE)\n"
+        "tap.stdin.write(%r)\n"
+        "tap.stdin.flush()\n"
+        "tap.stdout.readline()\n"
+        "print(tap.pid, flush=True)\n"
+        "sys.stdin.read()\n" % (tap_argv("--name", "killed"), line(INITIALIZE)))
+    parent = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              env=environment(state_dir), cwd=str(ROOT))
+    try:
+        tap = int(parent.stdout.readline())
+        server = server_pid(state_dir, "killed")
+        parent.kill()
+        parent.wait()
+        wait_for(lambda: not process_alive(tap) and not process_alive(server), what="the tap and its server gone")
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+
+
+def test_a_server_that_ignores_the_end_of_its_input_is_ended_after_the_grace(host, state_dir):
+    stubborn = [sys.executable, "-c", "import signal, sys\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                "sys.stdin.read()\nprint('still here', file=sys.stderr, flush=True)\nsignal.pause()\n"]
+    running = host("--name", "stubborn", server=stubborn)
+    server = server_pid(state_dir, "stubborn")
+    code = running.close(timeout=60)
+    assert code == 128 + signal.SIGKILL  # it ignored the end of its input and SIGTERM: killed
+    assert not process_alive(server)
+    assert b"still here\n" in b"".join(running.stderr)  # the server's stderr passes through
+
+
+def test_sigterm_is_passed_on_and_the_tap_exits_as_the_server_did(host, state_dir):
+    running = host("--name", "signalled", server=ECHO)  # a server that SIGTERM kills
+    assert running.ask(INITIALIZE)["id"] == 1
+    server = server_pid(state_dir, "signalled")
+    running.process.send_signal(signal.SIGTERM)
+    assert running.process.wait(30) == 128 + signal.SIGTERM
+    wait_for(lambda: not process_alive(server), what="the server's end")
+
+
+def test_the_server_s_exit_code_is_the_tap_s(state_dir):
+    run = subprocess.run(tap_argv("--name", "exits", server=[sys.executable, "-c", "import sys; sys.exit(7)"]),
+                         capture_output=True, timeout=60, env=environment(state_dir), cwd=str(ROOT))
+    assert (run.returncode, run.stdout) == (7, b"")
+
+
+def test_a_server_that_cannot_start_is_one_line(state_dir):
+    run = subprocess.run(tap_argv(server=["no-such-program-here"]), capture_output=True, text=True, timeout=60,
+                         env=environment(state_dir), cwd=str(ROOT))
+    assert (run.returncode, run.stdout) == (1, "")
+    assert run.stderr == "mcp-tui: cannot start the server: no such program 'no-such-program-here'\n"
+
+
+# -- the log: masked, private, never followed through a link; its failure never stops the relay ---
+
+def test_credentials_in_the_server_s_environment_are_masked_in_the_log(host, state_dir):
+    secret = "sk-live-1234567890abcdef"
+    running = host("--name", "masked", env={"WEATHER_API_KEY": secret})
+    running.ask(INITIALIZE)
+    answer = running.ask({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "echo", "arguments": {"message": "key " + secret}}})
+    assert secret in json.dumps(answer)  # the relay changes nothing
+    assert running.close() == 0
+    text = (state_dir / "taps" / "masked.jsonl").read_text()
+    assert secret not in text and "env:" in text
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX modes")
+def test_the_log_is_private_and_a_link_planted_at_its_place_is_not_followed(state_dir, tmp_path):
+    run = subprocess.run(tap_argv("--name", "private", server=ECHO), input=line(INITIALIZE), capture_output=True,
+                         timeout=60, env=environment(state_dir), cwd=str(ROOT))
+    assert run.returncode == 0
+    taps = state_dir / "taps"
+    assert oct(taps.stat().st_mode & 0o777) == "0o700"
+    for name in ("private.jsonl", "private.json"):
+        assert oct((taps / name).stat().st_mode & 0o777) == "0o600"
+    target = tmp_path / "elsewhere"
+    target.write_text("mine\n")
+    os.symlink(str(target), str(taps / "planted.jsonl"))
+    run = subprocess.run(tap_argv("--name", "planted", server=ECHO), input=line(INITIALIZE), capture_output=True,
+                         timeout=60, env=environment(state_dir), cwd=str(ROOT))
+    assert (run.returncode, run.stdout) == (0, line(INITIALIZE))
+    assert target.read_text() == "mine\n"
+    assert run.stderr.decode().count("\n") == 1 and "symbolic link" in run.stderr.decode(), run.stderr
+
+
+def test_a_log_that_cannot_be_written_is_said_once_and_the_relay_goes_on(host, state_dir):
+    (state_dir / "taps" / "unwritable.jsonl").mkdir(parents=True)  # a directory where the log goes
+    running = host("--name", "unwritable")
+    assert running.ask(INITIALIZE)["id"] == 1
+    assert running.ask({"jsonrpc": "2.0", "id": 2, "method": "ping"})["id"] == 2
+    assert running.close() == 0
+    said = b"".join(running.stderr).decode()
+    assert said.count("\n") == 1 and "cannot write the tap's log" in said and "relay goes on" in said, said
+
+
+def test_a_log_whose_directory_is_removed_is_said_once_and_the_relay_goes_on(host, state_dir):
+    import shutil
+
+    running = host("--name", "removed")
+    assert running.ask(INITIALIZE)["id"] == 1
+    wait_for(lambda: len(logged_messages(state_dir, "removed")) == 2, what="the first exchange logged")
+    shutil.rmtree(str(state_dir / "taps"))
+    for number in range(2, 5):
+        assert running.ask({"jsonrpc": "2.0", "id": number, "method": "ping"})["id"] == number
+    assert running.close() == 0
+    said = b"".join(running.stderr).decode()
+    assert said.count("\n") == 1 and "was removed" in said and "relay goes on" in said, said
+
+
+@pytest.mark.parametrize("name", ["../escape", "a/b", "..", "a\\b", "x\x1b[31m", "tab\tname", "", "a.b", "é"])
+def test_a_hostile_tap_name_is_a_usage_error_and_writes_nothing(cli, state_dir, name):
+    result = cli("tap", "--name", name, "--", *ECHO)
+    assert (result.code, result.out) == (2, ""), result
+    assert "\x1b" not in result.err and "not a tap name" in result.err or "may not be empty" in result.err
+    assert not (state_dir / "taps").exists() and not (state_dir.parent / "escape.jsonl").exists()
+    for verb in (["watch", name], ["save", name, "-o", str(state_dir / "out.jsonl")]):
+        refused = cli("tap", *verb)
+        assert refused.code == 2 and "\x1b" not in refused.err, refused
+
+
+def test_tap_run_needs_a_server_after_two_dashes(cli):
+    result = cli("tap", "run")
+    assert (result.code, result.out) == (2, "")
+    assert result.err.startswith("mcp-tui: usage: mcp-tui tap [--name NAME] -- COMMAND [ARGS...]")
+
+
+# -- list, watch, save ---------------------------------------------------------------------------
+
+def talk(state_dir, name, *messages, server=SERVER):
+    """A short host session through tap ``name``: each message sent (an answer read for a request)."""
+    running = Host(tap_argv("--name", name, server=server), environment(state_dir))
+    try:
+        answers = [running.ask(m) if "id" in m else running.process.stdin.write(line(m)) for m in messages]
+        assert running.close() == 0
+        return answers
+    finally:
+        running.kill()
+
+
+OPENING = [INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+ECHO_CALL = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo",
+                                                                         "arguments": {"message": "hello"}}}
+
+
+def test_tap_list_shows_each_tap_with_its_server_host_and_messages(cli, state_dir):
+    talk(state_dir, "listed", *OPENING + [ECHO_CALL])
+    shown = cli("tap", "list", "--format", "json")
+    assert shown.code == 0, shown
+    row, = shown.json()["taps"]
+    assert row["name"] == "listed" and row["messages"] == 5 and row["running"] is False
+    assert "testserver.py" in row["server"] and isinstance(row["hostPid"], int) and row["since"]
+    text = cli("tap", "list")
+    assert text.out.splitlines()[0].split() == ["NAME", "SERVER", "HOST", "PID", "MESSAGES", "SINCE"]
+    assert text.out.splitlines()[1].startswith("listed ") and text.out.rstrip().endswith("ended")
+
+
+def test_tap_watch_prints_each_message_with_its_latency_and_errors_marked(cli, state_dir):
+    talk(state_dir, "watched", *OPENING + [ECHO_CALL, {"jsonrpc": "2.0", "id": 3, "method": "no/such"}])
+    shown = cli("tap", "watch", "watched", "--for", "0.2", "--format", "json")
+    assert shown.code == 0, shown
+    lines = [json.loads(text) for text in shown.out.splitlines()]
+    assert [(x["direction"], x["method"], x["id"]) for x in lines] == [
+        ("out", "initialize", 1), ("in", "initialize", 1), ("out", "notifications/initialized", None),
+        ("out", "tools/call", 2), ("in", "tools/call", 2), ("out", "no/such", 3), ("in", "no/such", 3)]
+    answer = lines[4]
+    assert answer["latencyMs"] >= 0 and answer["bytes"] > 0 and answer["kind"] == "response"
+    assert lines[6]["kind"] == "error" and lines[6]["error"]["code"] == -32601
+    text = cli("tap", "watch", "watched", "--for", "0.2").out.splitlines()
+    assert " → tools/call #2 " in text[3] and " ← tools/call #2 " in text[4] and " ms " in text[4]
+    assert "✗ -32601" in text[6]
+
+
+def test_tap_watch_follows_the_log_as_it_grows(state_dir):
+    running = Host(tap_argv("--name", "live"), environment(state_dir))
+    wait_for(lambda: tap_info(state_dir, "live"), what="the tap's NAME.json")
+    watch = subprocess.Popen(MCP_TUI_PROCESS + ["tap", "watch", "live", "--for", "60"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=environment(state_dir), cwd=str(ROOT))
+    try:
+        assert running.ask(INITIALIZE)["id"] == 1
+        assert "→ initialize #1" in watch.stdout.readline()
+        assert "← initialize #1" in watch.stdout.readline()
+        running.ask({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        assert "→ ping #2" in watch.stdout.readline() and "← ping #2" in watch.stdout.readline()
+        watch.send_signal(signal.SIGINT)
+        assert watch.wait(30) == 130
+    finally:
+        running.kill()
+        if watch.poll() is None:
+            watch.kill()
+            watch.wait()
+
+
+def test_tap_watch_strips_terminal_controls_from_what_the_server_sent(cli, state_dir):
+    talk(state_dir, "hostile", {"jsonrpc": "2.0", "method": "evil\x1b]0;pwned\x07\x1b[2J/x"}, server=ECHO)
+    shown = cli("tap", "watch", "hostile", "--for", "0.2")
+    assert shown.code == 0 and "evil" in shown.out and "\x1b" not in shown.out and "\x07" not in shown.out, shown
+
+
+def test_tap_watch_of_an_unknown_tap_says_the_closest_one(cli, state_dir):
+    talk(state_dir, "weather", INITIALIZE)
+    wrong = cli("tap", "watch", "wether")
+    assert (wrong.code, wrong.out) == (2, "")
+    assert wrong.err == "mcp-tui: no tap named wether (did you mean 'weather'?)\n"
+
+
+def test_tap_save_writes_a_recording_that_replay_runs_clean(cli, state_dir, tmp_path):
+    talk(state_dir, "saved", *OPENING + [ECHO_CALL, {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}])
+    saved = tmp_path / "saved.jsonl"
+    result = cli("tap", "save", "saved", "-o", str(saved))
+    assert result.code == 0 and "4 messages" not in result.err, result
+    if os.name != "nt":
+        assert oct(saved.stat().st_mode & 0o777) == "0o600"
+    replayed = cli(stdio_command(), "--protocol-version", "2025-06-18", "replay", str(saved))
+    assert replayed.code == 0 and "2 requests: 2 same" in replayed.out, replayed
+    only = tmp_path / "only.jsonl"
+    assert cli("tap", "save", "saved", "-o", str(only), "--method", "tools/call").code == 0
+    methods = [json.loads(text).get("message", {}).get("method") for text in only.read_text().splitlines()]
+    assert methods.count("tools/call") == 1 and "tools/list" not in methods and "initialize" in methods
+    replayed = cli(stdio_command(), "--protocol-version", "2025-06-18", "replay", str(only))
+    assert replayed.code == 0 and "1 request: 1 same" in replayed.out, replayed
+    later = tmp_path / "later.jsonl"
+    assert cli("tap", "save", "saved", "-o", str(later), "--since", "2999-01-01T00:00").code == 0
+    assert [json.loads(text) for text in later.read_text().splitlines()][1:] == []
+    assert cli("tap", "save", "saved", "-o", str(later), "--since", "yesterday").code == 2
+
+
+def test_the_log_is_rotated_and_tap_save_reads_both_parts(cli, state_dir, tmp_path, monkeypatch):
+    """A small TAP_LOG_BYTES (the environment cannot change it: the test patches the module in a
+    tap run in-process would not relay real descriptors), so the rotation is checked on TapLog."""
+    import mcp_tui
+
+    monkeypatch.setenv("MCP_TUI_STATE_DIR", str(state_dir))
+    monkeypatch.setattr(mcp_tui, "TAP_LOG_BYTES", 2000)
+    said = []
+    log = mcp_tui.TapLog("rotated", mcp_tui.SecretRegistry(), "stdio", said.append)
+    for number in range(1, 41):
+        log.message("out", {"jsonrpc": "2.0", "id": number, "method": "ping"})
+        log.message("in", {"jsonrpc": "2.0", "id": number, "result": {}})
+    log.close()
+    taps = state_dir / "taps"
+    assert said == [] and (taps / "rotated.1.jsonl").exists()
+    assert (taps / "rotated.jsonl").stat().st_size < 2000 and (taps / "rotated.1.jsonl").stat().st_size >= 2000
+    records = mcp_tui.tap_log_records("rotated")
+    assert [r["message"]["id"] for r in records if "message" in r][-1] == 40
