@@ -9374,7 +9374,7 @@ class TapTranscriber:
         self.lines[direction], self.sizes[direction] = [], 0
         line = b"".join(pieces)
         del pieces
-        if not line.strip():
+        if not line.strip() or self.log.failed:  # nothing to log, or no log to write it to
             return
         if size <= self.max_line:
             try:
@@ -14990,10 +14990,15 @@ def session_list(output):
         table.append((row["name"], "%s %s" % (row["server"], row["version"]), row["era"], row["transport"],
                       duration_text(row["age"]), "in use" if row["attached"] else duration_text(row["idle"]),
                       str(row["openTasks"])))
-    widths = [max(len(str(line[i])) for line in table) for i in range(len(table[0]))]
-    for line in table:
-        output.text("  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip())
+    for line in aligned_table(table):
+        output.text(line)
     return EXIT_OK
+
+
+def aligned_table(table):
+    """The rows of ``table`` (a heading row first) as lines, each column as wide as its widest cell."""
+    widths = [max(len(str(line[i])) for line in table) for i in range(len(table[0]))]
+    return ["  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip() for line in table]
 
 
 def session_close(names, output):
@@ -15257,9 +15262,8 @@ class TapCommands(CliCommands):
         for row in rows:
             table.append((row["name"], cut_text(str(row["server"] or "?"), 60), str(row["hostPid"] or "-"),
                           str(row["messages"]), row["since"] or "-", "running" if row["running"] else "ended"))
-        widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
-        for line in table:
-            self.out.text("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip())
+        for line in aligned_table(table):
+            self.out.text(line)
         return EXIT_OK
 
     def watch(self, args):

@@ -91,7 +91,7 @@ class Windows(object):
                                 stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            out, err = proc.communicate(input.encode("utf-8") if input is not None else None, timeout=timeout)
+            out, err = proc.communicate(input.encode("utf-8") if isinstance(input, str) else input, timeout=timeout)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             out, err = proc.communicate()
@@ -129,6 +129,31 @@ def test_tool_list_and_call(windows):
     assert re.search(r"^\d+ tools$", listed.err, re.M), listed  # the count goes to stderr, as on Linux
     called = windows.run(SERVER, "tool", "call", "echo", "message=hi from Windows")
     assert called.code == 0 and "hi from Windows" in called.out, called
+
+
+# -- tap: a host's server relayed unchanged (no CRLF translation), its conversation logged ----------
+
+
+ECHO = "import os\nwhile True:\n    d = os.read(0, 65536)\n    if not d:\n        break\n    os.write(1, d)\n"
+
+
+def test_a_tap_relays_every_byte_unchanged_and_logs_the_lines(windows):
+    traffic = (b'{"jsonrpc":"2.0","id":1,"method":"ping"}\r\n' + b"not json\n" + b"\xff\xfe\n" + b"\n"
+               + b'{"jsonrpc":"2.0","method":"notifications/last"}')  # no newline at the end
+    ran = windows.run("tap", "--name", "win", "--", "python", "-c", ECHO, input=traffic)
+    assert (ran.code, ran.raw_out, ran.err) == (0, traffic, ""), ran
+    records = [json.loads(line) for line in (windows.state / "taps" / "win.jsonl").read_text().splitlines()]
+    mine = [r for r in records if r.get("direction") == "out"]
+    assert [r.get("message", {}).get("method") or r.get("raw") for r in mine] == [
+        "ping", "not json", "\ufffd\ufffd", "notifications/last"]
+
+
+def test_mcp_tui_through_a_tap_gets_its_answer(windows):
+    ran = windows.run("python mcp_tui.py tap --name through -- " + SERVER, "tool", "call", "echo", "message=tapped")
+    assert ran.code == 0 and "tapped" in ran.out, ran
+    listed = windows.run("tap", "list", "--format", "json")
+    row, = listed.json()["taps"]
+    assert row["name"] == "through" and row["messages"] >= 4 and row["running"] is False, listed
 
 
 def test_resource_read_and_prompt_get(windows):
