@@ -9458,10 +9458,23 @@ class TapRelay:
                 except OSError:
                     pass
                 if not source_ended:  # the server closed its stdin: the host's writes fail, as they would
-                    os.close(source)
+                    self.let_go(source)
+            elif source_ended:  # the server closed its stdout: so does the tap, and the host reads the end
+                self.let_go(target)
             if source_ended == (direction == "out"):  # the host closed its stdin, or its stdout
                 self.host_gone.set()
             self.changed.set()
+
+    @staticmethod
+    def let_go(fd):
+        """Close the host's end of ``fd`` (0 or 1): /dev/null takes its place, so the descriptor
+        stays valid for whatever touches it at exit."""
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, fd)
+            os.close(null)
+        except OSError:
+            pass
 
     def wait_for_server(self):
         self.server.process.wait()

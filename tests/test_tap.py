@@ -214,6 +214,15 @@ def test_sigterm_is_passed_on_and_the_tap_exits_as_the_server_did(host, state_di
     wait_for(lambda: not process_alive(server), what="the server's end")
 
 
+def test_a_server_that_closes_its_output_closes_the_host_s_input_at_once(host, state_dir):
+    """As with the server itself: the host reads the end of the server's output while it runs."""
+    quiet = [sys.executable, "-c", "import os, sys\nos.write(1, b'bye\\n')\nos.close(1)\nsys.stdin.read()\n"]
+    running = host("--name", "quiet", server=quiet)
+    assert running.process.stdout.read() == b"bye\n"  # the end, while the server (and the tap) still run
+    assert running.process.poll() is None
+    assert running.close() == 0
+
+
 def test_the_server_s_exit_code_is_the_tap_s(state_dir):
     run = subprocess.run(tap_argv("--name", "exits", server=[sys.executable, "-c", "import sys; sys.exit(7)"]),
                          capture_output=True, timeout=60, env=environment(state_dir), cwd=str(ROOT))
