@@ -9051,7 +9051,8 @@ CREDENTIAL_NAME = re.compile(r"TOKEN|KEY|SECRET|PASSW|PASSPHRASE|AUTH|CREDENTIAL
                              re.IGNORECASE)
 # Programs that start a server (`python server.py`, `npx -y pkg`): a tap is named after the server, not them.
 LAUNCHERS = ("python", "python3", "py", "node", "npx", "uv", "uvx", "pipx", "deno", "bun", "bunx", "docker",
-             "podman", "java", "ruby", "php", "sh", "bash", "cmd", "pwsh", "powershell", "env", "dotnet", "go")
+             "podman", "java", "ruby", "php", "sh", "bash", "cmd", "pwsh", "powershell", "env", "dotnet", "go", "run",
+             "exec", "x", "dlx")
 
 
 def tap_directory(create=False):
@@ -9089,8 +9090,8 @@ def tap_name_for(argv):
         base = os.path.basename(word.replace("\\", "/")).lower()
         if re.sub(r"(\.exe|\.cmd|\.bat|[0-9.]+)$", "", base) not in LAUNCHERS:
             break
-    stem = os.path.basename(chosen.replace("\\", "/").rstrip("/")).rpartition("@")[0] or os.path.basename(
-        chosen.replace("\\", "/").rstrip("/"))
+    base = os.path.basename(chosen.replace("\\", "/").rstrip("/"))
+    stem = base.rpartition("@")[0] or base  # a package's name, without its @version
     stem = re.sub(r"\.(py|js|mjs|cjs|ts|exe|cmd|bat|jar|sh)$", "", stem, flags=re.IGNORECASE)
     name = re.sub(r"[^A-Za-z0-9_-]+", "-", stem).strip("-_")[:40]
     return name or "tap"
