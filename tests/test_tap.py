@@ -437,6 +437,7 @@ def test_the_log_is_rotated_and_tap_save_reads_both_parts(cli, state_dir, tmp_pa
     (["C:\\Python\\python.exe", "-m", "mcp_x"], "mcp_x"),
     (["docker", "run", "-i", "--rm", "mcp/github"], "github"),
     ([".."], "tap"),
+    (["python3", "-c", "import server; server.main()"], "python3"),
 ])
 def test_a_tap_is_named_after_its_server_unless_told(argv, name):
     import mcp_tui
