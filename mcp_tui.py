@@ -100,7 +100,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: Inbox Binding TuiServers Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
                     TaskRow TaskBook TaskFollower
      8b. screens    connection, main (with its Skills tab), tool form, tasks, input requests, debug
-                    classes: Screen TextScreen FieldScreen ConnectScreen SkillsTab MainScreen Catalog
+                    classes: Screen TextScreen FieldScreen ConnectScreen SkillsTab ServersPane MainScreen Catalog
                     Entry ToolScreen TextAreaScreen ObjectListScreen ElementScreen PickScreen
                     CallRecord CallHistory HistoryScreen
                     ResourceScreen LineScreen TemplateScreen Completer PromptScreen
@@ -15679,7 +15679,7 @@ class Tui(TuiServers):
         a y/n question or a reconnect needs the line."""
         if self.disconnected and self.question is None and not self.attempt:
             canvas.fill(0, self.style.disconnected)
-            canvas.put(0, 0, "Disconnected: %s  (^R reconnects, C connects elsewhere)" % self.disconnected,
+            canvas.put(0, 0, "Disconnected: %s  (^R reconnects, C connects another)" % self.disconnected,
                        self.style.disconnected)
         elif self.question is not None:  # news arriving meanwhile (a task's progress) must not hide it
             canvas.put(0, 0, first_line(clean("%s y/n" % self.question[0])), self.style.status)
@@ -16865,6 +16865,9 @@ class SkillsTab:
         self.app.open(PickScreen(self.app, "Skill: %s" % skill_path(entry.data), labels,
                                  lambda index: self.app.open(ResourceScreen(self.app, {"uri": str(files[index].get(
                                      "uri"))})), intro="Its files (size, digest, URI): Enter reads one"))
+
+
+# -- 8b. Screens: the main screen's side pane of servers, and the main screen --------------
 
 
 PANE_COLUMNS = 100  # the side pane of servers shows beside the lists from this width (S shows it at any width)
