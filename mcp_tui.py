@@ -12139,6 +12139,65 @@ def attach_kept_session(name, timeout, roots=None):
     return transport, reply["state"]
 
 
+def spec_from_record(record, opts, registry):
+    """A connection the task ledger or the TUI's recent list kept (ConnectionSpec.ledger_record),
+    with this run's -H, --bearer and --env; a server from --config is read from its file again
+    (its ${VAR}s were never stored)."""
+    if "config" in record:
+        spec = config_server_spec(record["config"], record["server"], record["protocol"], registry)
+    else:
+        spec = ConnectionSpec.from_ledger(record)
+    if opts.protocol != "auto":
+        spec.protocol = opts.protocol
+    spec.headers.update(option_headers(opts, registry))
+    spec.env.update(parse_env_option(e) for e in opts.env)
+    return spec
+
+
+RECENT_CONNECTIONS = 10  # how many the TUI's side pane lists under "recent"
+
+
+def recent_file():
+    """The TUI's recent connections: a private state file, as the ledger keeps connections."""
+    def valid(key, value):
+        return isinstance(value, dict) and is_number(value.get("at")) and isinstance(
+            value.get("connection"), dict) and ConnectionSpec.valid_record(value["connection"])
+
+    return JsonStateFile(os.path.join(state_directory(), "recent.json"), valid, durable=False)
+
+
+def remember_connection(spec):
+    """The TUI connected to ``spec``: kept for its side pane, the newest RECENT_CONNECTIONS, as
+    the task ledger keeps a connection (never a header, a token, an environment value, URL
+    userinfo or query values; one whose query it would lose is not kept)."""
+    record = spec.ledger_record()
+    if record.get("queryMasked"):
+        return
+    key = json.dumps(record, sort_keys=True)
+
+    def change(entries):
+        entries[key] = {"connection": record, "at": time.time()}
+        for old in sorted(entries, key=lambda name: entries[name]["at"])[:-RECENT_CONNECTIONS]:
+            del entries[old]
+
+    recent_file().update(change)
+
+
+def recent_connections():
+    """The kept connections (ledger records), newest first."""
+    entries = recent_file().read()
+    return [entries[key]["connection"] for key in sorted(entries, key=lambda name: -entries[name]["at"])]
+
+
+def record_text(record):
+    """A kept connection as the side pane lists it."""
+    if record["kind"] == "session":
+        return "@" + record["name"]
+    if "config" in record:
+        return "%s (%s)" % (record["server"], os.path.basename(record["config"]))
+    return join_command(record["argv"]) if record["kind"] == "stdio" else record["url"]
+
+
 def added_request_meta(options):
     """--meta and --tool-meta, read as tool arguments are (KEY=VALUE, KEY:=JSON, KEY=@FILE):
     the _meta keys for every request and for tools/call. The names MCP reserves for itself
@@ -13720,17 +13779,7 @@ class TaskCommands(CliCommands):
         return session, tasks_for(session)
 
     def spec_from_ledger(self, record):
-        """The ledger's connection, with this command's -H, --bearer and --env; a server
-        from --config is read from its file again (its ${VAR}s were never stored)."""
-        if "config" in record:
-            spec = config_server_spec(record["config"], record["server"], record["protocol"], self.out.credentials)
-        else:
-            spec = ConnectionSpec.from_ledger(record)
-        if self.opts.protocol != "auto":
-            spec.protocol = self.opts.protocol
-        spec.headers.update(option_headers(self.opts, self.out.credentials))
-        spec.env.update(parse_env_option(e) for e in self.opts.env)
-        return spec
+        return spec_from_record(record, self.opts, self.out.credentials)
 
     def run(self, args, action):
         """``action(self, tasks, task_id)``: the verb the command table names (task_get, ...)."""
@@ -15255,9 +15304,9 @@ class TuiServers:
     again (Alt+1-9, or the main screen's side pane)."""
 
     (session, tasks, attempt, disconnected, task_book, subscriptions, changed, tool_screens, resumed_sessions, stack,
-     status, status_is_error, status_screen, toast) = (per_server(name) for name in (
+     status, status_is_error, status_screen, toast, history) = (per_server(name) for name in (
         "session", "tasks", "attempt", "disconnected", "task_book", "subscriptions", "changed", "tool_screens",
-        "resumed_sessions", "stack", "status", "status_is_error", "status_screen", "toast"))
+        "resumed_sessions", "stack", "status", "status_is_error", "status_screen", "toast", "history"))
 
     def __init__(self):
         self.worker = threading.local()  # .server: the server this thread works for, if not the shown one
@@ -15360,7 +15409,6 @@ class Tui(TuiServers):
         self.closing = threading.Event()
         self.question = None  # (text, on_yes) while a y/n question waits for its key
         self.follower = TaskFollower(self)
-        self.history = CallHistory()
         self.roots = list(options.root)  # the roots offered to servers; the roots screen (R) edits them
         self.exit_code = None
         TuiServers.__init__(self)  # the first server: connecting, reconnecting, the server lost and back
@@ -15868,6 +15916,7 @@ class TuiConnection:
         self.status_screen = None  # the screen on top when the status was said: it goes with that screen
         self.toast = None  # (text, until): a server log line over the hints, leaving the status alone
         self.news = False  # something was said while another server was shown
+        self.history = CallHistory()  # its tool calls, for the history screen (H)
 
     def name(self):
         return self.session.display_name() if self.session is not None else "(not connected)"
@@ -15974,6 +16023,11 @@ class TuiConnection:
         uris, app.subscriptions = list(app.subscriptions) if not fresh else [], {}
         app.changed = set() if fresh else app.changed
         app.subscribe(uris)  # a reconnect subscribes again to what the old session had
+        if fresh:
+            try:
+                remember_connection(session.spec)  # the side pane's recent list
+            except (OSError, McpTuiError) as exc:
+                app.log.event("tui", "cannot keep the connection in the recent list: %s" % exc)
         summary = session.summary()
         app.say("%s to %s (%s, %s)." % ("Connected" if fresh else "Reconnected", session.display_name(),
                                         summary["protocolVersion"], summary["transport"]))
@@ -16880,7 +16934,7 @@ def pane_focused(screen):
 class ServersPane:
     """The main screen's side pane: the servers open in this TUI (numbered: Alt+1-9 shows
     one), then the ones that can be added: config files' servers (as the connection screen
-    finds them) and kept sessions (@NAME). Enter shows an open server or connects a listed
+    finds them), recent connections and kept sessions (@NAME). Enter shows an open server or connects a listed
     one (added: the others stay); x closes an open one. The app has one pane; every server's
     main screen shows it."""
 
@@ -16931,9 +16985,13 @@ class ServersPane:
                    lambda server=server: server.spec(app.opts.protocol, app.log.credentials))
                   for server in known_servers(app.opts)]
         try:
+            recent = recent_connections()
             kept = sorted(name for name, record in KeptSessions().read().items() if not record.get("opening"))
         except McpTuiError:
-            kept = []  # an unusable state file: the CLI's session list says why
+            recent, kept = [], []  # an unusable state file: the CLI's commands say why
+        listed += [("+ recent: %s" % record_text(record),
+                    lambda record=record: spec_from_record(record, app.opts, app.log.credentials))
+                   for record in recent]
         return listed + [("+ @%s (kept session)" % name, lambda name=name: ConnectionSpec("session", name=name))
                          for name in kept]
 
