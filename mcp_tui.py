@@ -15855,9 +15855,16 @@ class Tui(TuiServers):
         """Open the screen ``make_screen(pending)`` over ``server``'s screens and block until
         the user answers; None when the TUI closes first."""
         pending = PendingAnswer()
-        self.post_to(server, lambda: self.open(make_screen(pending)))
+
+        def show():
+            self.open(make_screen(pending))
+            if server is not self.shown:  # the form waits on its server's screens: say where
+                self.shown.toast = ("%s asks for your input: Alt+%d shows it" % (
+                    server.name(), self.servers.index(server) + 1), time.perf_counter() + TOAST_SECONDS)
+
+        self.post_to(server, show)
         while not pending.event.wait(0.2):
-            if self.closing.is_set():
+            if self.closing.is_set() or server not in self.servers:  # the TUI ends, or that server was closed
                 return None
         return pending.value
 
@@ -17000,10 +17007,10 @@ class ServersPane:
         rows = []
         for number, server in enumerate(self.app.servers, 1):
             calls, tasks = server.work_counts()
-            marks = "".join((" [disconnected]" if server.disconnected else "",
-                             " [%d running]" % (calls + tasks) if calls + tasks else "",
-                             " *" if server.news else ""))
-            rows.append(("%s %s%s" % (number if number < 10 else " ", server.name(), marks), server))
+            marks = "".join(("[disconnected] " if server.disconnected else "",
+                             "[%d running] " % (calls + tasks) if calls + tasks else "", "* " if server.news else ""))
+            rows.append(("%s %s%s" % (number if number < 10 else " ", marks, server.name()), server))  # marks first:
+            # a narrow pane cuts the name, not them
         if self.listed is None:
             self.listed = self.addable()
         return rows + [(label, None) for label, _ in self.listed]
@@ -17256,7 +17263,7 @@ class MainScreen(Screen):
             pane.draw(canvas)  # narrow: the pane in place of the lists, while it has the keys
             return
         if pane.shows(canvas.width):
-            width = min(32, canvas.width // 5)
+            width = min(32, canvas.width // 4)
             pane.draw(canvas.sub(0, 0, canvas.height, width))
             canvas = canvas.sub(0, width + 1, canvas.height, canvas.width - width - 1)
         self.draw_tabs(canvas.sub(0, 0, 1, canvas.width))

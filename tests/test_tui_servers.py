@@ -50,10 +50,10 @@ def test_two_servers_keep_their_tabs_filters_and_running_call(tui, start_server)
     screen.type("hello")
     screen.send("enter")
     screen.wait_all("Resources (1+0)", "Hello text")
-    screen.wait_for(lambda t: re.search(r"1 mcp-tui test server \[1 running\]", t) or " *" in t,
+    screen.wait_for(lambda t: re.search(r"1 (\[1 running\]|\*) mcp-tui test", t),
                     what="server 1 marked running (or done) in the side pane")
     assert "Done after 40 steps" not in screen.text() and "long_operation" not in screen.status_line()
-    screen.wait_for(lambda t: re.search(r"1 mcp-tui test server \*", t), what="server 1's call done, marked *")
+    screen.wait_for(lambda t: re.search(r"1 \* mcp-tui test", t), what="server 1's call done, marked *")
     screen.send(ALT[1])
     screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown again")
     screen.wait_all("Tools (1)", "long_operation")  # its filter kept
@@ -136,3 +136,52 @@ def test_a_narrow_terminal_collapses_the_pane_and_s_shows_it(tui, start_server, 
     screen.wait_for(lambda t: "1/2" in screen.title_line(), what="server 1 shown")
     wait_for_tool_list(screen)
     assert "Servers" not in screen.text()
+
+
+@needs_pty
+def test_a_recent_connection_is_listed_without_its_secrets_and_enter_adds_it(tui, start_server, state_dir):
+    http = start_server()
+    secret = "recent-secret-0123"
+    screen = tui(http.url, "-H", "X-Key: %s" % secret, columns=120, rows=40)
+    wait_for_tool_list(screen)
+    screen.send("q")
+    assert screen.wait_exit() == 0
+    kept = (state_dir / "recent.json").read_text()
+    assert http.url in kept and secret not in kept
+    screen = tui(server_command(), columns=80, rows=24)  # narrow: S shows the pane in place of the lists
+    wait_for_tool_list(screen)
+    screen.send("S")
+    label = "+ recent: %s" % http.url
+    screen.wait_all("1 mcp-tui test server", label)
+    rows = screen.lines()[2:-2]  # below the title bar and the pane's heading, above the footer
+    screen.send(*["j"] * [row.strip() for row in rows].index(label))
+    screen.send("enter")
+    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  2/2 ") and "http" in screen.title_line(),
+                    what="the recent HTTP server added")
+    wait_for_tool_list(screen)
+
+
+@needs_pty
+def test_an_input_request_waits_on_its_own_server_while_another_is_shown(tui, start_server):
+    http = start_server()
+    screen = tui(server_command(), columns=120, rows=40)
+    wait_for_tool_list(screen)
+    add_server(screen, http.url)
+    screen.send(ALT[1])
+    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown")
+    screen.send("B")  # the pane hidden: the list where open_tool looks for it
+    screen.wait_gone("Servers  (S)")
+    open_tool(screen, "ask_name")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: screen.title_line().startswith(" Input requested"), what="the elicitation form")
+    screen.send(ALT[2])  # the form stays with server 1; server 2's main screen is as it was
+    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  2/2 "), what="server 2 shown")
+    assert "Please enter your name." not in screen.text()
+    screen.send("S")  # the pane lists server 1 with its call waiting
+    screen.wait_for(lambda t: re.search(r"1 \[1 running\] mcp-tui test", t), what="server 1's call waiting")
+    screen.send("S")
+    screen.send(ALT[1])
+    screen.wait_for(lambda t: screen.title_line().startswith(" Input requested"), what="the form again")
+    screen.type("Ada")
+    screen.send("ctrl-x")
+    screen.wait_for("Hello, Ada!")
