@@ -16954,8 +16954,8 @@ class ServersPane:
     KEYS = (  # the pane's keys on the main screen, after its own in the footer
         Binding("S", lambda screen: "back to the list" if pane_focused(screen) else "servers" if (
             len(screen.app.servers) > 1 or screen.app.window.getmaxyx()[1] >= PANE_COLUMNS) else "",
-                "the side pane of servers: open ones (numbered), then config files' servers and kept sessions\n"
-                "(+). In it: j/k move, Enter shows a server as it was left or connects a listed one (added:\n"
+                "the side pane of servers: open ones (numbered), then config files' servers, recent connections\n"
+                "and kept sessions (+). In it: j/k move, Enter shows a server as it was left or connects a listed one (added:\n"
                 "the others keep running), x closes one (its process or HTTP session ends), S or Esc: back.\n"
                 "It shows beside the lists from %d columns once two servers are open; narrower, S shows it\n"
                 "in place of the lists" % PANE_COLUMNS, key_action(lambda screen: screen.app.pane.focus())),
@@ -17105,7 +17105,8 @@ class MainScreen(Screen):
         Binding("T", "tasks"), Binding("H", "history"), *ServersPane.KEYS, Binding("?", "help"), Binding("q", "quit"),
         Binding("Esc", codes=("ESC",), action=key_action(lambda screen: screen.filter.clear()),  # only q quits here
                 when=lambda screen: not screen.on_server_tab()),
-        Binding("T / D (or F12) / q", help="tasks screen / debug screen / quit (asks while calls or tasks run)"))
+        Binding("T / D (or F12) / q", help="tasks screen / debug screen / quit (asks while calls or tasks run, on "
+                                           "any server)"))
     HELP_COLUMN = 24
 
     def __init__(self, app):
