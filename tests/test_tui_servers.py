@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from test_tui_connection import children  # live processes whose parent is the TUI (/proc)
 from tui_helpers import (needs_pty, open_tool, server_command, tui, wait_for_tool_list,  # noqa: F401 (fixture)
                          wait_for_tool_form)
 
@@ -22,13 +23,6 @@ def add_server(screen, target):
     screen.send("ctrl-x")
     screen.wait_for(lambda t: re.search(r"^ mcp-tui  \|  2/2 ", screen.title_line()), what="the second server shown")
     wait_for_tool_list(screen)
-
-
-def children(pid):
-    import subprocess
-
-    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
-    return [int(word) for word in out.split()]
 
 
 @needs_pty
