@@ -17009,8 +17009,9 @@ class ServersPane:
             calls, tasks = server.work_counts()
             marks = "".join(("[disconnected] " if server.disconnected else "",
                              "[%d running] " % (calls + tasks) if calls + tasks else "", "* " if server.news else ""))
-            rows.append(("%s %s%s" % (number if number < 10 else " ", marks, server.name()), server))  # marks first:
-            # a narrow pane cuts the name, not them
+            transport = "  " + server.session.summary()["transport"] if server.session is not None else ""
+            rows.append(("%s %s%s%s" % (number if number < 10 else " ", marks, server.name(), transport), server))
+            # the marks first: a narrow pane cuts the name, not them
         if self.listed is None:
             self.listed = self.addable()
         return rows + [(label, None) for label, _ in self.listed]
