@@ -184,3 +184,15 @@ def test_an_input_request_waits_on_its_own_server_while_another_is_shown(tui, st
     screen.type("Ada")
     screen.send("ctrl-x")
     screen.wait_for("Hello, Ada!")
+
+
+@needs_pty
+def test_closing_the_last_server_leaves_the_connection_screen(tui):
+    screen = tui(server_command(), columns=80, rows=24)
+    wait_for_tool_list(screen)
+    server = children(screen.pid)
+    screen.send("S", "x")
+    screen.wait_all("Connect to an MCP server", "Closed mcp-tui test server.")
+    screen.wait_for(lambda t: not set(server) & set(children(screen.pid)), what="its process gone")
+    screen.send("esc")  # nothing left to go back to: Esc quits, as at start
+    assert screen.wait_exit() == 0
