@@ -15060,11 +15060,11 @@ def install_launcher(prefix, uninstall, output):
 
 
 # ======================================================================================
-# 8. TUI: the curses screens over one session
+# 8. TUI: the curses screens over each server's session
 #
 # Uses sections 1-6 (never the CLI). Screens: connection, main (tools, resources,
 # prompts, server info), tool form, tasks, elicitation and sampling review, debug.
-# curses is imported only here. 8a is the app (the loop, the session, task following),
+# curses is imported only here. 8a is the app (the loop, the servers, task following),
 # 8b the screens, 8c the widgets they are made of, 8d text measured for a terminal.
 #
 # One rule holds the TUI together: the UI thread only draws and reads keys. Everything that
