@@ -15360,16 +15360,16 @@ class TuiServers:
 
     def close_server(self, server):
         """End one server's session (its process, its HTTP session) and drop its screens; the
-        others go on. The last one closed leaves the connection screen."""
+        others go on. The last one closed leaves the connection screen, with its connection."""
         if server not in self.servers:
             return
         server.close()
         index = self.servers.index(server)
         self.servers.remove(server)
         self.log.sinks.remove(server.watch_answers)
-        if not self.servers:
-            self.servers.append(TuiConnection(self))
-            self.servers[0].stack = [ConnectScreen(self, None)]
+        if not self.servers:  # the connection screen, filled in to connect it again
+            self.add_server().stack = [ConnectScreen(self, server.session.spec if server.session else None)]
+            self.pane.focused = False
         if server is self.shown:
             self.shown = None
             self.switch_to(self.servers[min(index, len(self.servers) - 1)])

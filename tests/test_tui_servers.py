@@ -194,5 +194,9 @@ def test_closing_the_last_server_leaves_the_connection_screen(tui):
     screen.send("S", "x")
     screen.wait_all("Connect to an MCP server", "Closed mcp-tui test server.")
     screen.wait_for(lambda t: not set(server) & set(children(screen.pid)), what="its process gone")
+    screen.send("ctrl-x")  # the same server again, from the fields: closed again, then Esc quits
+    wait_for_tool_list(screen)
+    screen.send("S", "x")
+    screen.wait_for("Connect to an MCP server")
     screen.send("esc")  # nothing left to go back to: Esc quits, as at start
     assert screen.wait_exit() == 0
