@@ -16941,9 +16941,9 @@ def pane_focused(screen):
 class ServersPane:
     """The main screen's side pane: the servers open in this TUI (numbered: Alt+1-9 shows
     one), then the ones that can be added: config files' servers (as the connection screen
-    finds them), recent connections and kept sessions (@NAME). Enter shows an open server or connects a listed
-    one (added: the others stay); x closes an open one. The app has one pane; every server's
-    main screen shows it."""
+    finds them), recent connections and kept sessions (@NAME). Enter shows an open server or
+    connects a listed one (added: the others stay); x closes an open one. The app has one
+    pane; every server's main screen shows it."""
 
     BINDINGS = (  # while the pane has the keys; before the main screen's own Enter and Esc
         Binding("Enter", "show/connect", codes=("ENTER",), when=pane_focused,
@@ -16954,11 +16954,11 @@ class ServersPane:
     KEYS = (  # the pane's keys on the main screen, after its own in the footer
         Binding("S", lambda screen: "back to the list" if pane_focused(screen) else "servers" if (
             len(screen.app.servers) > 1 or screen.app.window.getmaxyx()[1] >= PANE_COLUMNS) else "",
-                "the side pane of servers: open ones (numbered), then config files' servers, recent connections\n"
-                "and kept sessions (+). In it: j/k move, Enter shows a server as it was left or connects a listed one (added:\n"
-                "the others keep running), x closes one (its process or HTTP session ends), S or Esc: back.\n"
-                "It shows beside the lists from %d columns once two servers are open; narrower, S shows it\n"
-                "in place of the lists" % PANE_COLUMNS, key_action(lambda screen: screen.app.pane.focus())),
+                "the side pane of servers: open ones (numbered), then config files' servers, recent\n"
+                "connections and kept sessions (+). In it: j/k move, Enter shows a server as it was left or\n"
+                "connects a listed one (added: the others keep running), x closes one (its process or HTTP\n"
+                "session ends), S or Esc: back. It shows beside the lists from %d columns once two servers\n"
+                "are open; narrower, S shows it in place of the lists" % PANE_COLUMNS, key_action(lambda screen: screen.app.pane.focus())),
         Binding("B", help="hide or show the side pane beside the lists", action=key_action(
             lambda screen: screen.app.pane.toggle())),
         Binding("Alt+1-9", lambda screen: "switch" if len(screen.app.servers) > 1 else "",
@@ -16986,7 +16986,7 @@ class ServersPane:
         return self.focused or (wanted and width >= PANE_COLUMNS)
 
     def addable(self):
-        """Config files' servers and kept sessions, read now (a few small files)."""
+        """Config files' servers, recent connections and kept sessions, read now (a few small files)."""
         app = self.app
         listed = [("+ %s (%s)" % (server.name, server.source),
                    lambda server=server: server.spec(app.opts.protocol, app.log.credentials))
