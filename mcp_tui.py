@@ -97,8 +97,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     SurfaceCommands SkillCommands Command
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the servers (a session each) and the tasks it follows
-                    classes: Inbox Binding TuiServers Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
-                    TaskRow TaskBook TaskFollower
+                    classes: Inbox Binding TuiServers Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt
+                    TuiResponder TaskRow TaskBook TaskFollower
      8b. screens    connection, main (with its Skills tab), tool form, tasks, input requests, debug
                     classes: Screen TextScreen FieldScreen ConnectScreen SkillsTab ServersPane MainScreen Catalog
                     Entry ToolScreen TextAreaScreen ObjectListScreen ElementScreen PickScreen
@@ -16958,7 +16958,8 @@ class ServersPane:
                 "connections and kept sessions (+). In it: j/k move, Enter shows a server as it was left or\n"
                 "connects a listed one (added: the others keep running), x closes one (its process or HTTP\n"
                 "session ends), S or Esc: back. It shows beside the lists from %d columns once two servers\n"
-                "are open; narrower, S shows it in place of the lists" % PANE_COLUMNS, key_action(lambda screen: screen.app.pane.focus())),
+                "are open; narrower, S shows it in place of the lists" % PANE_COLUMNS,
+                key_action(lambda screen: screen.app.pane.focus())),
         Binding("B", help="hide or show the side pane beside the lists", action=key_action(
             lambda screen: screen.app.pane.toggle())),
         Binding("Alt+1-9", lambda screen: "switch" if len(screen.app.servers) > 1 else "",
