@@ -99,11 +99,11 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: Terminated TerminationSignals Output Cli CliCommands TaskCommands CardCommands CheckCommands
                     SurfaceCommands SkillCommands TapCommands Command
    8. TUI           the curses front end, in four parts:
-     8a. the app    the loop, the inbox, the session and the tasks it follows
-                    classes: Inbox Binding Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
-                    TaskRow TaskBook TaskFollower
+     8a. the app    the loop, the inbox, the servers (a session each) and the tasks it follows
+                    classes: Inbox Binding TuiServers Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt
+                    TuiResponder TaskRow TaskBook TaskFollower
      8b. screens    connection, main (with its Skills tab), tool form, tasks, input requests, debug
-                    classes: Screen TextScreen FieldScreen ConnectScreen SkillsTab MainScreen Catalog
+                    classes: Screen TextScreen FieldScreen ConnectScreen SkillsTab ServersPane MainScreen Catalog
                     Entry ToolScreen TextAreaScreen ObjectListScreen ElementScreen PickScreen
                     CallRecord CallHistory HistoryScreen
                     ResourceScreen LineScreen TemplateScreen Completer PromptScreen
@@ -12703,6 +12703,65 @@ def attach_kept_session(name, timeout, roots=None):
     return transport, reply["state"]
 
 
+def spec_from_record(record, opts, registry):
+    """A connection the task ledger or the TUI's recent list kept (ConnectionSpec.ledger_record),
+    with this run's -H, --bearer and --env; a server from --config is read from its file again
+    (its ${VAR}s were never stored)."""
+    if "config" in record:
+        spec = config_server_spec(record["config"], record["server"], record["protocol"], registry)
+    else:
+        spec = ConnectionSpec.from_ledger(record)
+    if opts.protocol != "auto":
+        spec.protocol = opts.protocol
+    spec.headers.update(option_headers(opts, registry))
+    spec.env.update(parse_env_option(e) for e in opts.env)
+    return spec
+
+
+RECENT_CONNECTIONS = 10  # how many the TUI's side pane lists under "recent"
+
+
+def recent_file():
+    """The TUI's recent connections: a private state file, as the ledger keeps connections."""
+    def valid(key, value):
+        return isinstance(value, dict) and is_number(value.get("at")) and isinstance(
+            value.get("connection"), dict) and ConnectionSpec.valid_record(value["connection"])
+
+    return JsonStateFile(os.path.join(state_directory(), "recent.json"), valid, durable=False)
+
+
+def remember_connection(spec):
+    """The TUI connected to ``spec``: kept for its side pane, the newest RECENT_CONNECTIONS, as
+    the task ledger keeps a connection (never a header, a token, an environment value, URL
+    userinfo or query values; one whose query it would lose is not kept)."""
+    record = spec.ledger_record()
+    if record.get("queryMasked"):
+        return
+    key = json.dumps(record, sort_keys=True)
+
+    def change(entries):
+        entries[key] = {"connection": record, "at": time.time()}
+        for old in sorted(entries, key=lambda name: entries[name]["at"])[:-RECENT_CONNECTIONS]:
+            del entries[old]
+
+    recent_file().update(change)
+
+
+def recent_connections():
+    """The kept connections (ledger records), newest first."""
+    entries = recent_file().read()
+    return [entries[key]["connection"] for key in sorted(entries, key=lambda name: -entries[name]["at"])]
+
+
+def record_text(record):
+    """A kept connection as the side pane lists it."""
+    if record["kind"] == "session":
+        return "@" + record["name"]
+    if "config" in record:
+        return "%s (%s)" % (record["server"], os.path.basename(record["config"]))
+    return join_command(record["argv"]) if record["kind"] == "stdio" else record["url"]
+
+
 def added_request_meta(options):
     """--meta and --tool-meta, read as tool arguments are (KEY=VALUE, KEY:=JSON, KEY=@FILE):
     the _meta keys for every request and for tools/call. The names MCP reserves for itself
@@ -14303,17 +14362,7 @@ class TaskCommands(CliCommands):
         return session, tasks_for(session)
 
     def spec_from_ledger(self, record):
-        """The ledger's connection, with this command's -H, --bearer and --env; a server
-        from --config is read from its file again (its ${VAR}s were never stored)."""
-        if "config" in record:
-            spec = config_server_spec(record["config"], record["server"], record["protocol"], self.out.credentials)
-        else:
-            spec = ConnectionSpec.from_ledger(record)
-        if self.opts.protocol != "auto":
-            spec.protocol = self.opts.protocol
-        spec.headers.update(option_headers(self.opts, self.out.credentials))
-        spec.env.update(parse_env_option(e) for e in self.opts.env)
-        return spec
+        return spec_from_record(record, self.opts, self.out.credentials)
 
     def run(self, args, action):
         """``action(self, tasks, task_id)``: the verb the command table names (task_get, ...)."""
@@ -15831,11 +15880,11 @@ def install_launcher(prefix, uninstall, output):
 
 
 # ======================================================================================
-# 8. TUI: the curses screens over one session
+# 8. TUI: the curses screens over each server's session
 #
 # Uses sections 1-6 (never the CLI). Screens: connection, main (tools, resources,
 # prompts, server info), tool form, tasks, elicitation and sampling review, debug.
-# curses is imported only here. 8a is the app (the loop, the session, task following),
+# curses is imported only here. 8a is the app (the loop, the servers, task following),
 # 8b the screens, 8c the widgets they are made of, 8d text measured for a terminal.
 #
 # One rule holds the TUI together: the UI thread only draws and reads keys. Everything that
@@ -15988,7 +16037,8 @@ class Inbox:
             return False
         if not self.selects_terminal:
             return True  # get_wch waited the tick
-        seconds = None if app.session is None or app.disconnected else LOSS_CHECK_SECONDS
+        connected = any(server.session is not None and not server.disconnected for server in app.servers)
+        seconds = LOSS_CHECK_SECONDS if connected else None
         if (app.toast and time.perf_counter() < app.toast[1]) or app.attempt or app.work_running() or any(
                 getattr(screen, "running", False) or isinstance(screen, (TasksScreen, TaskDetailScreen, HistoryScreen))
                 for screen in app.stack):
@@ -16056,9 +16106,113 @@ def key_action(action):
     return lambda screen, key: action(screen) or True
 
 
-class Tui:
-    """The app: a stack of screens over one session, the tasks it knows, and the inbox that
-    brings worker results to the UI thread."""
+# -- 8a. The app: its servers, each with its own session and screens, and the app (Tui) ----
+
+
+def per_server(name):
+    """An attribute of the app that is its server's own: the TuiConnection's ``name`` of the
+    server this thread serves (TuiServers.serving)."""
+    return property(lambda app: getattr(app.serving(), name), lambda app, value: setattr(app.serving(), name, value))
+
+
+class TuiServers:
+    """The app's servers, each a TuiConnection with its own session, screens, tasks and
+    status line; one is shown. What a screen reads as the app's (``app.session``,
+    ``app.stack``, ``app.status`` ...) is the shown server's on the UI thread, and on a
+    worker the server it was started for: a result, a notification or a form that arrives
+    for a server in the background goes to that server's screens, seen when it is shown
+    again (Alt+1-9, or the main screen's side pane)."""
+
+    (session, tasks, attempt, disconnected, task_book, subscriptions, changed, tool_screens, resumed_sessions, stack,
+     status, status_is_error, status_screen, toast, history) = (per_server(name) for name in (
+        "session", "tasks", "attempt", "disconnected", "task_book", "subscriptions", "changed", "tool_screens",
+        "resumed_sessions", "stack", "status", "status_is_error", "status_screen", "toast", "history"))
+
+    def __init__(self):
+        self.worker = threading.local()  # .server: the server this thread works for, if not the shown one
+        self.shown = TuiConnection(self)
+        self.servers = [self.shown]
+        self.pane = ServersPane(self)  # the main screen's side pane that lists them
+
+    @property
+    def connection(self):
+        """The server this thread serves: its connecting, reconnecting, loss and return."""
+        return self.serving()
+
+    def serving(self):
+        return getattr(self.worker, "server", None) or self.shown
+
+    def post_to(self, server, function, *args):
+        """Run ``function(*args)`` on the UI thread as ``server``'s (from any thread)."""
+        self.inbox.put((server, function, args))
+
+    def serve(self, server, function, *args):
+        """(UI thread.) A posted outcome, with its server's state in place; a closed server's
+        news goes nowhere."""
+        if server not in self.servers:
+            return
+        self.worker.server = server
+        try:
+            self.guarded(function, *args)
+        finally:
+            self.worker.server = None
+
+    def switch_to(self, server):
+        if server in self.servers and server is not self.shown:
+            self.shown, server.news = server, False
+            self.window.clearok(True)
+            server.stack[-1].on_show()
+
+    def switch_to_number(self, number):
+        """Alt+N: the Nth server of the side pane."""
+        if number > len(self.servers):
+            self.say("No server %d: %d open (S lists them; C or Enter on a listed one adds one)." % (
+                number, len(self.servers)), True)
+        else:
+            self.switch_to(self.servers[number - 1])
+
+    def add_server(self):
+        """A new server's place in the list, not shown yet (it is once it connected)."""
+        server = TuiConnection(self)
+        self.servers.append(server)
+        self.log.sinks.append(server.watch_answers)
+        return server
+
+    def close_server(self, server):
+        """End one server's session (its process, its HTTP session) and drop its screens; the
+        others go on. The last one closed leaves the connection screen, with its connection."""
+        if server not in self.servers:
+            return
+        server.close()
+        index = self.servers.index(server)
+        self.servers.remove(server)
+        self.log.sinks.remove(server.watch_answers)
+        if not self.servers:  # the connection screen, filled in to connect it again
+            self.add_server().stack = [ConnectScreen(self, server.session.spec if server.session else None)]
+            self.pane.focused = False
+        if server is self.shown:
+            self.shown = None
+            self.switch_to(self.servers[min(index, len(self.servers) - 1)])
+        self.say("Closed %s." % server.name())
+
+    def servers_work(self):
+        """What quitting would abandon, on every server: tool calls under way and tasks
+        followed here ("" when none)."""
+        counts = [server.work_counts() for server in self.servers]
+        calls, tasks = sum(c for c, _ in counts), sum(t for _, t in counts)
+        parts = (["%d call%s" % (calls, "" if calls == 1 else "s")] if calls else []) + (
+            ["%d task%s" % (tasks, "" if tasks == 1 else "s")] if tasks else [])
+        return " and ".join(parts)
+
+    def close_servers(self):
+        """The app ends: every server's attempt, session and resumed sessions are closed."""
+        for server in self.servers:
+            server.close(wait=True)
+
+
+class Tui(TuiServers):
+    """The app: a stack of screens over each server's session, the tasks it knows, and the
+    inbox that brings worker results to the UI thread."""
 
     def __init__(self, options, spec, window, curses, log, stubs):
         self.opts = options
@@ -16073,26 +16227,11 @@ class Tui:
         self.keys = KeyReader(window, curses, self.inbox.key_wait_ms)
         self.style = Style(curses)
         self.closing = threading.Event()
-        self.stack = []
-        self.status = ""
-        self.status_is_error = False
-        self.status_screen = None  # the screen on top when the status was said: it goes with that screen
         self.question = None  # (text, on_yes) while a y/n question waits for its key
-        self.toast = None  # (text, until): a server log line over the hints, leaving the status alone
-        self.session = None
-        self.tasks = None  # the session's TaskForm
-        self.attempt = None  # the ConnectAttempt under way
-        self.disconnected = None  # why the connection ended, until a reconnect
-        self.task_book = TaskBook()
         self.follower = TaskFollower(self)
-        self.history = CallHistory()
         self.roots = list(options.root)  # the roots offered to servers; the roots screen (R) edits them
-        self.subscriptions = {}  # resource URI -> its ChangeWatch (None while it is being set up)
-        self.changed = set()  # subscribed resources the server changed since they were last read
-        self.tool_screens = {}  # tool name -> its ToolScreen, kept for the session
-        self.resumed_sessions = []  # earlier runs' HTTP sessions resumed for their tasks (o on the tasks screen)
         self.exit_code = None
-        self.connection = TuiConnection(self)  # connecting, reconnecting, the server lost and back
+        TuiServers.__init__(self)  # the first server: connecting, reconnecting, the server lost and back
         self.recording = None  # (MessageRecorder, path) while F9 records
         log.sinks.append(self.connection.watch_answers)
 
@@ -16108,7 +16247,8 @@ class Tui:
             while self.exit_code is None:
                 self.inbox.drain()
                 self.run_posted()
-                self.connection.notice_lost_connection()
+                for server in list(self.servers):
+                    self.serve(server, server.notice_lost_connection)
                 self.draw()
                 key = self.keys.read()
                 if key is not None:
@@ -16120,11 +16260,7 @@ class Tui:
         finally:
             self.bracketed_paste(False)
             self.closing.set()  # input requests still waiting get "cancel"
-            if self.attempt is not None:
-                self.attempt.abandon(wait=True)  # a server being started must not outlive the app
-            if self.session is not None:
-                self.session.close()
-            self.close_resumed_sessions()
+            self.close_servers()
         return self.exit_code
 
     def prepare_terminal(self):
@@ -16148,10 +16284,10 @@ class Tui:
         until = time.perf_counter() + INBOX_BUDGET
         while time.perf_counter() < until:
             try:
-                function, args = self.inbox.get_nowait()
+                server, function, args = self.inbox.get_nowait()
             except queue.Empty:
                 return
-            self.guarded(function, *args)
+            self.serve(server, function, *args)
 
     def guarded(self, function, *args):
         """A bug in one handler shows on the status line instead of killing the session."""
@@ -16167,14 +16303,18 @@ class Tui:
             self.say("internal error: %s: %s (details in the debug screen)" % (exc.__class__.__name__, exc), True)
 
     def post(self, function, *args):
-        """Run ``function(*args)`` on the UI thread (callable from any thread)."""
-        self.inbox.put((function, args))
+        """Run ``function(*args)`` on the UI thread (callable from any thread), as the
+        server this thread serves."""
+        self.post_to(self.serving(), function, *args)
 
     def spawn(self, work, done=None, failed=None):
-        """Run ``work()`` on a worker thread; its value goes to ``done`` and its exception
-        to ``failed`` (default: the status line), both on the UI thread."""
+        """Run ``work()`` on a worker thread for the server served now; its value goes to
+        ``done`` and its exception to ``failed`` (default: the status line), both on the UI
+        thread as that server's."""
+        server = self.serving()
 
         def run():
+            self.worker.server = server
             try:
                 value = work()
             except Exception as exc:  # every failure is reported on screen, none is raised into curses
@@ -16196,6 +16336,8 @@ class Tui:
         self.status = first_line(clean(self.log.credentials.redact(text))) if text else ""
         self.status_is_error = error
         self.status_screen = self.stack[-1] if self.stack else None
+        if self.serving() is not self.shown:
+            self.serving().news = True  # the side pane marks it until it is shown
 
     def forget_status_of(self, screen):
         """A closed screen's news does not stay on the status line under the next one."""
@@ -16266,12 +16408,7 @@ class Tui:
 
     def work_running(self):
         """What quitting would abandon: tool calls under way, and tasks followed here."""
-        calls = sum(1 for screen in self.tool_screens.values() if screen.running and screen.task_id is None)
-        tasks = sum(1 for row in self.task_book.rows.values() if row.following or (
-            row.created_here and not row.task.terminal))
-        parts = (["%d call%s" % (calls, "" if calls == 1 else "s")] if calls else []) + (
-            ["%d task%s" % (tasks, "" if tasks == 1 else "s")] if tasks else [])
-        return " and ".join(parts)
+        return self.servers_work()
 
     def open(self, screen):
         self.stack.append(screen)
@@ -16410,7 +16547,7 @@ class Tui:
         a y/n question or a reconnect needs the line."""
         if self.disconnected and self.question is None and not self.attempt:
             canvas.fill(0, self.style.disconnected)
-            canvas.put(0, 0, "Disconnected: %s  (^R reconnects, C connects elsewhere)" % self.disconnected,
+            canvas.put(0, 0, "Disconnected: %s  (^R reconnects, C connects another)" % self.disconnected,
                        self.style.disconnected)
         elif self.question is not None:  # news arriving meanwhile (a task's progress) must not hide it
             canvas.put(0, 0, first_line(clean("%s y/n" % self.question[0])), self.style.status)
@@ -16422,8 +16559,9 @@ class Tui:
         if session is None:
             return "mcp-tui: not connected"
         summary = session.summary()
-        return "%s  %s  %s%s" % (session.display_name(), summary["protocolVersion"], summary["transport"],
-                                 "  [disconnected]" if self.disconnected else "")
+        number = "%d/%d " % (self.servers.index(self.shown) + 1, len(self.servers)) if len(self.servers) > 1 else ""
+        return "%s%s  %s  %s%s" % (number, session.display_name(), summary["protocolVersion"], summary["transport"],
+                                   "  [disconnected]" if self.disconnected else "")
 
     def resized(self):
         """The terminal changed size: repaint everything at the new one. ncurses has resized
@@ -16531,25 +16669,22 @@ class Tui:
         self.resumed_sessions.append(resumed)
         return tasks_for(resumed)
 
-    def close_resumed_sessions(self):
-        """A resumed session stays on the server while the ledger holds a task that needs it."""
-        sessions, self.resumed_sessions = self.resumed_sessions, []
-        for session in sessions:
-            try:
-                session.keep_alive(self.ledger.live_tasks_in(session.session_record()["id"]) > 0)
-            except (OSError, McpTuiError, TypeError):
-                session.keep_alive(True)
-            threading.Thread(target=session.close, daemon=True).start()
-
     # -- input requests from the server (called on other threads) --------------------------
 
-    def ask_user(self, make_screen):
-        """Open the screen ``make_screen(pending)`` and block until the user answers; None
-        when the TUI closes first."""
+    def ask_user(self, make_screen, server):
+        """Open the screen ``make_screen(pending)`` over ``server``'s screens and block until
+        the user answers; None when the TUI closes first."""
         pending = PendingAnswer()
-        self.post(lambda: self.open(make_screen(pending)))
+
+        def show():
+            self.open(make_screen(pending))
+            if server is not self.shown:  # the form waits on its server's screens: say where
+                self.shown.toast = ("%s asks for your input: Alt+%d shows it" % (
+                    server.name(), self.servers.index(server) + 1), time.perf_counter() + TOAST_SECONDS)
+
+        self.post_to(server, show)
         while not pending.event.wait(0.2):
-            if self.closing.is_set():
+            if self.closing.is_set() or server not in self.servers:  # the TUI ends, or that server was closed
                 return None
         return pending.value
 
@@ -16565,7 +16700,9 @@ GLOBAL_KEYS = (  # the app's keys on every screen, before the screen sees them (
     Binding("F9", "record", action=key_action(lambda app: app.toggle_recording())),
     Binding("^R", "reconnect", action=key_action(lambda app: app.connection.reconnect()), when=connected_app),
     Binding("^C", action=key_action(lambda app: app.interrupt())),
-    Binding("^L", "redraw", action=key_action(lambda app: app.window.clear())))
+    Binding("^L", "redraw", action=key_action(lambda app: app.window.clear())),
+    Binding("Alt+1-9", "switch server", action=lambda app, key: app.switch_to_number(int(key[2:])) or True,
+            codes=tuple("M-%d" % number for number in range(1, 10))))
 
 BROWSE_KEYS = (  # the app's keys on every screen without a text field (README: "Screens without a text field")
     Binding("?", "help", action=key_action(lambda app: app.open_help())),
@@ -16584,12 +16721,63 @@ BROWSE_KEYS = (  # the app's keys on every screen without a text field (README: 
 
 
 class TuiConnection:
-    """The session's life in the TUI: connecting on a worker (the main screen replaces the
-    others), reconnecting (the screens stay), noticing the server gone and back. The session
-    itself stays on the app, which every screen reads."""
+    """One server in the TUI, and its session's life: connecting on a worker (the main screen
+    replaces the others), reconnecting (the screens stay), noticing the server gone and back.
+    It holds what is the server's own (its session, screens, tasks, subscriptions and status
+    line), which the screens read as the app's (TuiServers)."""
 
     def __init__(self, app):
         self.app = app
+        self.session = None
+        self.tasks = None  # the session's TaskForm
+        self.attempt = None  # the ConnectAttempt under way
+        self.disconnected = None  # why the connection ended, until a reconnect
+        self.task_book = TaskBook()
+        self.subscriptions = {}  # resource URI -> its ChangeWatch (None while it is being set up)
+        self.changed = set()  # subscribed resources the server changed since they were last read
+        self.tool_screens = {}  # tool name -> its ToolScreen, kept for the session
+        self.resumed_sessions = []  # earlier runs' HTTP sessions resumed for their tasks (o on the tasks screen)
+        self.stack = []
+        self.status = ""
+        self.status_is_error = False
+        self.status_screen = None  # the screen on top when the status was said: it goes with that screen
+        self.toast = None  # (text, until): a server log line over the hints, leaving the status alone
+        self.news = False  # something was said while another server was shown
+        self.history = CallHistory()  # its tool calls, for the history screen (H)
+
+    def name(self):
+        return self.session.display_name() if self.session is not None else "(not connected)"
+
+    def work_counts(self):
+        """(tool calls under way, tasks followed or created here and not ended)."""
+        calls = sum(1 for screen in self.tool_screens.values() if screen.running and screen.task_id is None)
+        tasks = sum(1 for row in self.task_book.rows.values() if row.following or (
+            row.created_here and not row.task.terminal))
+        return calls, tasks
+
+    def close(self, wait=False):
+        """End this server's session: an attempt under way, the session (a stdio server's
+        process), the sessions resumed for its tasks. ``wait``: the app ends, so a server
+        being started must not outlive it; else the goodbye runs on a thread."""
+        if self.attempt is not None:
+            self.attempt.abandon(wait=wait)
+            self.attempt = None
+        if self.session is not None:
+            if wait:
+                self.session.close()
+            else:
+                threading.Thread(target=self.session.close, daemon=True).start()
+        self.close_resumed_sessions()
+
+    def close_resumed_sessions(self):
+        """A resumed session stays on the server while the ledger holds a task that needs it."""
+        sessions, self.resumed_sessions = self.resumed_sessions, []
+        for session in sessions:
+            try:
+                session.keep_alive(self.app.ledger.live_tasks_in(session.session_record()["id"]) > 0)
+            except (OSError, McpTuiError, TypeError):
+                session.keep_alive(True)
+            threading.Thread(target=session.close, daemon=True).start()
 
     def open_session(self, spec, on_failure, fresh=True):
         """Connect on a worker. ``fresh``: a new server, whose main screen replaces every
@@ -16638,6 +16826,9 @@ class TuiConnection:
             session.close()  # the user quit, or gave up on this attempt, while it connected
             return
         app.attempt = None
+        if fresh and self.session is not None:
+            self.add_connected(session)
+            return
         old, app.session, app.disconnected = app.session, session, None
         if old is not None:
             threading.Thread(target=old.close, daemon=True).start()  # a slow goodbye must not freeze the UI
@@ -16646,9 +16837,9 @@ class TuiConnection:
             # Kept, the tasks screen would poll and cancel them here, sending their IDs (which a
             # server may use as bearer tokens) to a server that never made them.
             app.task_book = TaskBook()
-            app.close_resumed_sessions()
+            self.close_resumed_sessions()
         app.tasks = tasks_for(session)
-        session.observers.append(lambda message: app.post(app.on_notification, message))
+        session.observers.append(lambda message: app.post_to(self, app.on_notification, message))
         homes = [screen for screen in app.stack if isinstance(screen, MainScreen)]
         if fresh or not homes:
             app.tool_screens = {}
@@ -16659,9 +16850,30 @@ class TuiConnection:
         uris, app.subscriptions = list(app.subscriptions) if not fresh else [], {}
         app.changed = set() if fresh else app.changed
         app.subscribe(uris)  # a reconnect subscribes again to what the old session had
+        if fresh:
+            try:
+                remember_connection(session.spec)  # the side pane's recent list
+            except (OSError, McpTuiError) as exc:
+                app.log.event("tui", "cannot keep the connection in the recent list: %s" % exc)
         summary = session.summary()
         app.say("%s to %s (%s, %s)." % ("Connected" if fresh else "Reconnected", session.display_name(),
                                         summary["protocolVersion"], summary["transport"]))
+
+    def add_connected(self, session):
+        """A server connected from this one's connection screen (C, or Enter on the side pane)
+        while this one is connected: it is added as a server of its own, and shown if this one
+        was; this one gets its screens back as they were under the connection screen."""
+        app = self.app
+        kept = next((index for index, screen in enumerate(self.stack) if isinstance(screen, ConnectScreen)), None)
+        if kept:
+            for screen in self.stack[kept:]:
+                app.forget_status_of(screen)
+            del self.stack[kept:]
+        server = session.responder.server = app.add_server()
+        app.worker.server = server  # the rest of the outcome is the new server's
+        server.connected(session, None, True)
+        if self is app.shown:
+            app.switch_to(server)
 
     def reconnect(self):
         """Ctrl+R: the same server again (a stdio server is started afresh), the screens kept."""
@@ -16687,10 +16899,9 @@ class TuiConnection:
     def watch_answers(self, entry):
         """(Any thread.) An answer from the server while the connection counts as lost: an HTTP
         server that came back (a restarted one gets a new session) is connected again."""
-        app = self.app
-        if app.disconnected and entry.get("type") == "message" and entry.get("direction") == "in" and entry.get(
+        if self.disconnected and entry.get("type") == "message" and entry.get("direction") == "in" and entry.get(
                 "kind") in ("response", "error"):
-            app.post(self.server_back)
+            self.app.post_to(self, self.server_back)
 
     def server_back(self):
         app = self.app
@@ -16779,18 +16990,20 @@ class TuiResponder(InputResponder):
         InputResponder.__init__(self, elicit_stub, sampling_stub, roots)
         self.roots = roots  # the app's own list: the roots screen's edits apply to the next answer
         self.app = app
+        self.server = app.serving()  # whose screens its forms open over
 
     def elicit(self, params, server_name):
         if self.elicit_stub is not None:
             return InputResponder.elicit(self, params, server_name)
         screen = UrlElicitationScreen if params.get("mode") == "url" else ElicitationScreen
-        answer = self.app.ask_user(lambda pending: screen(self.app, params, server_name, pending))
+        answer = self.app.ask_user(lambda pending: screen(self.app, params, server_name, pending), self.server)
         return answer or {"action": "cancel"}
 
     def sample(self, params, server_name):
         if self.sampling_stub is not None:
             return InputResponder.sample(self, params, server_name)
-        answer = self.app.ask_user(lambda pending: SamplingScreen(self.app, params, server_name, pending))
+        answer = self.app.ask_user(lambda pending: SamplingScreen(self.app, params, server_name, pending),
+                                   self.server)
         if answer is None:
             raise InputDeclined("User rejected sampling request", -1)
         return answer
@@ -17535,6 +17748,143 @@ class SkillsTab:
                                      "uri"))})), intro="Its files (size, digest, URI): Enter reads one"))
 
 
+# -- 8b. Screens: the main screen's side pane of servers, and the main screen --------------
+
+
+PANE_COLUMNS = 100  # the side pane of servers shows beside the lists from this width (S shows it at any width)
+
+
+def pane_focused(screen):
+    return screen.app.pane.focused
+
+
+class ServersPane:
+    """The main screen's side pane: the servers open in this TUI (numbered: Alt+1-9 shows
+    one), then the ones that can be added: config files' servers (as the connection screen
+    finds them), recent connections and kept sessions (@NAME). Enter shows an open server or
+    connects a listed one (added: the others stay); x closes an open one. The app has one
+    pane; every server's main screen shows it."""
+
+    BINDINGS = (  # while the pane has the keys; before the main screen's own Enter and Esc
+        Binding("Enter", "show/connect", codes=("ENTER",), when=pane_focused,
+                action=key_action(lambda screen: screen.app.pane.choose())),
+        Binding("x", "close", action=key_action(lambda screen: screen.app.pane.close_selected()), when=pane_focused),
+        Binding("Esc", codes=("ESC",), action=key_action(lambda screen: screen.app.pane.focus()),
+                when=pane_focused))
+    KEYS = (  # the pane's keys on the main screen, after its own in the footer
+        Binding("S", lambda screen: "back to the list" if pane_focused(screen) else "servers" if (
+            len(screen.app.servers) > 1 or screen.app.window.getmaxyx()[1] >= PANE_COLUMNS) else "",
+                "the side pane of servers: open ones (numbered), then config files' servers, recent\n"
+                "connections and kept sessions (+). In it: j/k move, Enter shows a server as it was left or\n"
+                "connects a listed one (added: the others keep running), x closes one (its process or HTTP\n"
+                "session ends), S or Esc: back. It shows beside the lists from %d columns once two servers\n"
+                "are open; narrower, S shows it in place of the lists" % PANE_COLUMNS,
+                key_action(lambda screen: screen.app.pane.focus())),
+        Binding("B", help="hide or show the side pane beside the lists", action=key_action(
+            lambda screen: screen.app.pane.toggle())),
+        Binding("Alt+1-9", lambda screen: "switch" if len(screen.app.servers) > 1 else "",
+                "show the first to ninth open server (on every screen)"))
+
+    def __init__(self, app):
+        self.app = app
+        self.focused = False
+        self.wanted = None  # B: shown (True) or hidden (False) beside the lists; None: once two servers are open
+        self.selection = Selection()
+        self.listed = None  # what can be added: (label, a function giving its ConnectionSpec), read when needed
+
+    def focus(self):
+        """S: into the pane (the list of what can be added read again), or back out."""
+        self.focused = not self.focused
+        if self.focused:
+            self.listed = self.addable()
+            self.selection.index = self.app.servers.index(self.app.shown)
+
+    def toggle(self):
+        self.wanted, self.focused = not self.shows(PANE_COLUMNS), False
+
+    def shows(self, width):
+        wanted = len(self.app.servers) > 1 if self.wanted is None else self.wanted
+        return self.focused or (wanted and width >= PANE_COLUMNS)
+
+    def addable(self):
+        """Config files' servers, recent connections and kept sessions, read now (a few small files)."""
+        app = self.app
+        listed = [("+ %s (%s)" % (server.name, server.source),
+                   lambda server=server: server.spec(app.opts.protocol, app.log.credentials))
+                  for server in known_servers(app.opts)]
+        try:
+            recent = recent_connections()
+            kept = sorted(name for name, record in KeptSessions().read().items() if not record.get("opening"))
+        except McpTuiError:
+            recent, kept = [], []  # an unusable state file: the CLI's commands say why
+        listed += [("+ recent: %s" % record_text(record),
+                    lambda record=record: spec_from_record(record, app.opts, app.log.credentials))
+                   for record in recent]
+        return listed + [("+ @%s (kept session)" % name, lambda name=name: ConnectionSpec("session", name=name))
+                         for name in kept]
+
+    def rows(self):
+        """(label, open server or None) for each row of the pane."""
+        rows = []
+        for number, server in enumerate(self.app.servers, 1):
+            calls, tasks = server.work_counts()
+            marks = "".join(("[disconnected] " if server.disconnected else "",
+                             "[%d running] " % (calls + tasks) if calls + tasks else "", "* " if server.news else ""))
+            transport = "  " + server.session.summary()["transport"] if server.session is not None else ""
+            rows.append(("%s %s%s%s" % (number if number < 10 else " ", marks, server.name(), transport), server))
+            # the marks first: a narrow pane cuts the name, not them
+        if self.listed is None:
+            self.listed = self.addable()
+        return rows + [(label, None) for label, _ in self.listed]
+
+    def selected(self):
+        rows = self.rows()
+        return rows[min(self.selection.index, len(rows) - 1)] if rows else (None, None)
+
+    def choose(self):
+        label, server = self.selected()
+        if server is not None:
+            self.focused = False
+            self.app.switch_to(server)
+            return
+        make_spec = self.listed[self.selection.index - len(self.app.servers)][1]
+        try:
+            spec = make_spec()
+        except McpTuiError as exc:
+            self.app.say(describe_failure(exc), True)
+            return
+        self.focused = False
+        screen = ConnectScreen(self.app, spec)
+        self.app.open(screen)
+        screen.connect(spec)
+
+    def close_selected(self):
+        label, server = self.selected()
+        if server is None:
+            self.app.say("Not open here: Enter connects it.", True)
+            return
+        calls, tasks = server.work_counts()
+        if calls + tasks:
+            self.app.ask("%s has %d call%s or task%s running; close it anyway?" % (
+                server.name(), calls + tasks, "" if calls + tasks == 1 else "s", "" if calls + tasks == 1 else "s"),
+                lambda: self.app.close_server(server))
+        else:
+            self.app.close_server(server)
+
+    def on_key(self, key):
+        return self.selection.on_key(key, len(self.rows()))
+
+    def draw(self, canvas):
+        style = self.app.style
+        canvas.put(0, 0, "Servers  (S)" if not self.focused else "Servers: Enter, x close", style.bold)
+        rows = self.rows()
+        if not self.focused:
+            self.selection.index = self.app.servers.index(self.app.shown)  # the one shown stands out
+        for row, index, attr in list_rows(canvas, 1, canvas.height - 1, self.selection, len(rows), style):
+            label, server = rows[index]
+            canvas.put(row, 0, label, attr or (style.dim if server is None else 0))
+
+
 def skill_entry_detail(entry):
     """The Skills tab's detail pane: the skill's frontmatter and manifest, then its last check."""
     verification = entry.verification
@@ -17555,6 +17905,7 @@ class MainScreen(Screen):
     LISTS = ("tools", "resources", "prompts", "skills")  # the tabs with a Catalog
     OPTIONAL = ("skills",)  # tabs shown only where the server offers their list
     BINDINGS = (
+        *ServersPane.BINDINGS,
         Binding("1-5", help="switch tabs (Tools, Resources and templates, Prompts, Server, and Skills where the "
                             "server serves them)",
                 action=lambda screen, key: screen.switch_tab(key), help_key="1-5, Tab, Left/Right",
@@ -17573,10 +17924,11 @@ class MainScreen(Screen):
         Binding("r", "refresh", "refresh the lists (list_changed notifications do it too)",
                 key_action(lambda screen: screen.reload(announce=True))),
         Binding("p", "ping"), Binding("L", "log level", when=lambda screen: screen.on_server_tab()),
-        Binding("T", "tasks"), Binding("H", "history"), Binding("?", "help"), Binding("q", "quit"),
+        Binding("T", "tasks"), Binding("H", "history"), *ServersPane.KEYS, Binding("?", "help"), Binding("q", "quit"),
         Binding("Esc", codes=("ESC",), action=key_action(lambda screen: screen.filter.clear()),  # only q quits here
                 when=lambda screen: not screen.on_server_tab()),
-        Binding("T / D (or F12) / q", help="tasks screen / debug screen / quit (asks while calls or tasks run)"))
+        Binding("T / D (or F12) / q", help="tasks screen / debug screen / quit (asks while calls or tasks run, on "
+                                           "any server)"))
     HELP_COLUMN = 24
 
     def __init__(self, app):
@@ -17608,6 +17960,9 @@ class MainScreen(Screen):
         return "mcp-tui"
 
     def hints(self):
+        if self.app.pane.focused:
+            return "j/k move  " + "  ".join(filter(None, (binding.hint_text(self) for binding in (
+                ServersPane.BINDINGS + ServersPane.KEYS) if binding.applies(self))))
         return "type to filter  Enter keep  Esc clear" if self.filter.active else Screen.hints(self)
 
     def on_server_tab(self):
@@ -17668,6 +18023,8 @@ class MainScreen(Screen):
         return self.filter.on_key(key) if self.filter.active else Screen.on_key(self, key)
 
     def other_key(self, key):
+        if self.app.pane.focused:
+            return self.app.pane.on_key(key)
         if self.on_server_tab():
             return self.server_view.on_key(key)
         return self.selections[self.tab_name()].on_key(key, len(self.visible_entries()))
@@ -17724,6 +18081,14 @@ class MainScreen(Screen):
     # -- drawing --------------------------------------------------------------------------
 
     def draw(self, canvas):
+        pane = self.app.pane
+        if pane.shows(canvas.width) and canvas.width < PANE_COLUMNS:
+            pane.draw(canvas)  # narrow: the pane in place of the lists, while it has the keys
+            return
+        if pane.shows(canvas.width):
+            width = min(32, canvas.width // 4)
+            pane.draw(canvas.sub(0, 0, canvas.height, width))
+            canvas = canvas.sub(0, width + 1, canvas.height, canvas.width - width - 1)
         self.draw_tabs(canvas.sub(0, 0, 1, canvas.width))
         body = canvas.sub(1, 0, canvas.height - 1, canvas.width)
         if self.tab_name() == "server":
@@ -19473,10 +19838,11 @@ def help_text(screen):
         "", "Everywhere:",
         "F12        debug screen                     Ctrl+R  reconnect to the same server",
         "F9         record every message to a file (mcp-tui-TIME.jsonl here), until F9 again",
+        "Alt+1-9    show the first to ninth open server as it was left (S on the main screen lists them)",
         "Ctrl+C     cancel the running call (tool screen), else quit (asks on an edited form)",
         "q          on the main screen: quit (asks while calls or followed tasks run)",
         "", "Outside forms:",
-        "?  help    D  debug    T  tasks    H  call history    C  connection screen (switch server)",
+        "?  help    D  debug    T  tasks    H  call history    C  connect one more server (added)",
         "p  ping    L  log level    R  roots    Esc / q  back (q types itself in a form)",
         "", "Every string a server sends is shown with terminal control sequences removed."]
     return "\n".join(lines)

@@ -103,9 +103,10 @@ def test_c_opens_the_connection_screen_and_esc_goes_back(tui):
     screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui"), what="the main screen again")
     screen.send("C")
     screen.wait_for("Connect to an MCP server")
-    screen.send("ctrl-x")  # the same server again: a fresh session replaces the old one
+    screen.send("ctrl-x")  # the same server again: added as a second server, the first one stays
     screen.wait_for(lambda t: "Connected to mcp-tui test server" in screen.status_line(), what="connected anew")
-    screen.wait_for(lambda t: len(children(screen.pid)) == 1, what="only the new server process")
+    screen.wait_for(lambda t: "2/2 mcp-tui test server" in screen.title_line(), what="the second server shown")
+    screen.wait_for(lambda t: len(children(screen.pid)) == 2, what="both server processes")
 
 
 @needs_pty

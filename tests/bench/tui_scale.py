@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""The TUI at scale: what one key costs with 10,000 tools, and whether a flood of 1,000
-notifications a second leaves the loop free to draw and read keys.
+"""The TUI at scale: what one key costs with 10,000 tools (alone, then with 20 servers in
+the side pane), and whether a flood of 1,000 notifications a second leaves the loop free to
+draw and read keys.
 
-    python3 tests/bench/tui_scale.py [--tools 10000] [--rate 1000] [--seconds 8]
+    python3 tests/bench/tui_scale.py [--tools 10000] [--servers 20] [--rate 1000] [--seconds 8]
 
 It runs the TUI's own code (mcp_tui.Tui, its screens and widgets) in this process over a
 window that draws nothing, so the figures are the TUI's work per key: handling the key and
 building the whole frame (the terminal's own repaint is not included). Targets from issue
 13: at most 16 ms per key with 10,000 tools; under the flood, every turn of the loop ends
 within a frame or two and the debug log stays at its capacity, also while the debug
-screen searches.
+screen searches. From issue 35: with 20 servers in the list and 10,000 tools on the one
+shown, every key still at most 16 ms at the median.
 """
 import argparse
 import os
@@ -50,10 +52,10 @@ class NullCurses:
         pass
 
 
-def make_app(log=None):
+def make_app(log=None, size=(24, 80)):
     options = mcp_tui.build_parser().parse_args([])
     options.no_ledger = True
-    return mcp_tui.Tui(options, None, NullWindow(), NullCurses(), log or mcp_tui.DebugLog(), (None, None))
+    return mcp_tui.Tui(options, None, NullWindow(*size), NullCurses(), log or mcp_tui.DebugLog(), (None, None))
 
 
 def figures(name, samples, unit="keys"):
@@ -61,7 +63,7 @@ def figures(name, samples, unit="keys"):
     p95 = samples[int(len(samples) * 0.95) - 1] if len(samples) >= 20 else samples[-1]
     print("  %-34s median %6.2f ms   p95 %6.2f ms   max %6.2f ms   (%d %s)" % (
         name, statistics.median(samples) * 1000, p95 * 1000, samples[-1] * 1000, len(samples), unit))
-    return p95
+    return statistics.median(samples), p95
 
 
 def timed_keys(app, screen, keys):
@@ -97,24 +99,28 @@ def by_kind(app, rounds, kinds):
     return samples
 
 
-def bench_tools(count, rounds):
-    print("%d tools, 80x24:" % count)
-    app = make_app()
+def bench_tools(count, rounds, servers=1, size=(24, 80)):
+    print("%d tools, %dx%d%s:" % (count, size[1], size[0], ", %d servers in the side pane" % servers
+                                  if servers > 1 else ""))
+    app = make_app(size=size)
     home = mcp_tui.MainScreen(app)
     app.stack = [home]
     app.session = None
     app.connection_summary = lambda: "bench"
+    for _ in range(servers - 1):  # the others: each with its own main screen, in the background
+        other = app.add_server()
+        other.stack = [mcp_tui.MainScreen(app)]
     mcp_tui.ToolScreen.tool_needs_a_task = lambda screen: False  # no session here: the bench times the form
     tools = [{"name": "tool_%05d" % n, "description": "Tool number %d, which does thing %d." % (n, n % 97),
               "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}} for n in range(count)]
     home.catalogs["tools"].entries = [mcp_tui.Entry("tool", tool) for tool in tools]
     app.draw()
-    worst = figures("move (j, PgDn, End, Home)", timed_keys(app, home, ["j"] * 100 + ["PGDN"] * 50 + ["END", "HOME"]))
+    found = [figures("move (j, PgDn, End, Home)", timed_keys(app, home, ["j"] * 100 + ["PGDN"] * 50 + ["END", "HOME"]))]
     home.on_key("/")
-    worst = max(worst, figures("filter (type 'tool_0', erase)", timed_keys(
+    found.append(figures("filter (type 'tool_0', erase)", timed_keys(
         app, home, list("tool_0") + ["BACKSPACE"] * 6 + list("thing 42") + ["BACKSPACE"] * 8)))
     home.on_key("ENTER")
-    worst = max(worst, figures("move in a filtered list", timed_keys(app, home, ["j"] * 100)))
+    found.append(figures("move in a filtered list", timed_keys(app, home, ["j"] * 100)))
     home.on_key("ESC")
     print("  each key through the app's key path (Tui.dispatch, posted work, frame), %d rounds:" % rounds)
     kinds = by_kind(app, rounds, [
@@ -131,10 +137,17 @@ def bench_tools(count, rounds):
         ("switch tabs (1-3, Tab, Left)", ["2", "3", "1", "TAB", "TAB", "LEFT", "h"]),  # 4, the server, needs one
         ("move (j/k, PgDn/PgUp)", lambda round_: ["j"] * (round_ + 1)),  # a tool not opened before: a new form
         ("open a tool (Enter)", ["ENTER"]),
-        ("back to the list (Esc)", ["ESC"])])
+        ("back to the list (Esc)", ["ESC"])] + ([
+        ("servers: S (into the pane, back)", ["S"]),
+        ("servers: move in the pane (j/k)", ["j"] * 10 + ["k"] * 10),
+        ("servers: S (into the pane, back)", ["S"]),
+        ("servers: switch (Alt+2, Alt+1)", ["M-2", "M-1"])] if servers > 1 else []))
     for name, samples in kinds.items():
-        worst = max(worst, figures(name, samples))
-    print("  target: at most 16 ms per key: %s" % ("met" if worst <= 0.016 else "NOT met (p95 %.1f ms)" % (worst * 1000)))
+        found.append(figures(name, samples))
+    median, p95 = max(m for m, _ in found), max(p for _, p in found)
+    print("  target: at most 16 ms per key: %s; at the median: %s" % (
+        "met" if p95 <= 0.016 else "NOT met (p95 %.1f ms)" % (p95 * 1000),
+        "met" if median <= 0.016 else "NOT met (%.1f ms)" % (median * 1000)))
 
 
 def bench_flood(rate, seconds, needle=""):
@@ -168,12 +181,14 @@ def bench_flood(rate, seconds, needle=""):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tools", type=int, default=10000)
+    parser.add_argument("--servers", type=int, default=20, help="servers in the side pane (120x40)")
     parser.add_argument("--rate", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=8.0)  # long enough to fill the debug log
     parser.add_argument("--rounds", type=int, default=5, help="times the key-path sequence is typed")
     parser.add_argument("--no-flood", action="store_true", help="only the keys with many tools")
     options = parser.parse_args()
     bench_tools(options.tools, options.rounds)
+    bench_tools(options.tools, options.rounds, options.servers, size=(40, 120))
     if options.no_flood:
         return
     bench_flood(options.rate, options.seconds)
