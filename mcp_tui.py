@@ -97,7 +97,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     which start, list and close keepers; the command table (COMMANDS) that
                     dispatch, help, completion and the flag checks read; `install`
                     classes: Terminated TerminationSignals Output Cli CliCommands TaskCommands CardCommands CheckCommands
-                    SurfaceCommands SkillCommands TapCommands Command
+                    SurfaceCommands SkillCommands TapCommands TapInstall Command
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the session and the tasks it follows
                     classes: Inbox Binding Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
@@ -12238,10 +12238,78 @@ def read_config_server(path, name):
 def config_entries(data):
     """The servers a config file's JSON lists (Claude Desktop's mcpServers, VS Code's servers
     or its settings' mcp.servers), by name; anything else is no list of servers."""
+    path = config_entries_path(data)
+    return None if path is None else data[path[0]] if len(path) == 1 else data[path[0]][path[1]]
+
+
+def config_entries_path(data):
+    """The keys that lead to a config file's servers (("mcpServers",), ("servers",) or
+    ("mcp", "servers")), or None."""
     if not isinstance(data, dict):
         return None
     mcp = data.get("mcp") if isinstance(data.get("mcp"), dict) else {}
-    return data.get("mcpServers") or data.get("servers") or mcp.get("servers")
+    return ("mcpServers",) if data.get("mcpServers") else ("servers",) if data.get("servers") else (
+        ("mcp", "servers") if mcp.get("servers") else None)
+
+
+# A JSONC text is edited in place (`tap install`): the span of one value is found, and only its
+# text changes, so comments, order and layout elsewhere stay as they were, byte for byte.
+JSONC_SPACE = r"(?:\s+|//[^\n]*|/\*.*?\*/)*"  # (patterns compiled on first use, and cached by re)
+JSONC_STRING = r'"(?:[^"\\]|\\.)*"'
+JSONC_TOKEN = r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/|[\[\]{}]'
+JSONC_SCALAR = r"[^\s,:\]}/]+"
+
+
+def jsonc_skip(text, at):
+    """Where the next token starts: whitespace and comments from ``at`` passed."""
+    return re.compile(JSONC_SPACE, re.S).match(text, at).end()
+
+
+def jsonc_value_end(text, at):
+    """Where the JSONC value that starts at ``at`` ends (strings and comments in it passed)."""
+    if text[at] == '"':
+        return re.compile(JSONC_STRING, re.S).match(text, at).end()
+    if text[at] not in "[{":
+        return re.compile(JSONC_SCALAR).match(text, at).end()
+    depth = 0
+    for token in re.compile(JSONC_TOKEN, re.S).finditer(text, at):
+        bracket = token.group()
+        depth += 1 if bracket in "[{" else -1 if bracket in "]}" else 0
+        if depth == 0:
+            return token.end()
+    raise ValueError("a bracket is not closed")
+
+
+def jsonc_members(text, at):
+    """The members of the JSONC object that starts at ``at``: (key, where the key starts,
+    where its value starts, where it ends), in the file's order."""
+    members = []
+    at = jsonc_skip(text, at + 1)
+    while text[at] != "}":
+        key_end = re.compile(JSONC_STRING, re.S).match(text, at).end()
+        value_start = jsonc_skip(text, jsonc_skip(text, key_end) + 1)  # past the colon
+        value_end = jsonc_value_end(text, value_start)
+        members.append((json.loads(text[at:key_end]), at, value_start, value_end))
+        at = jsonc_skip(text, value_end)
+        if text[at] == ",":
+            at = jsonc_skip(text, at + 1)
+    return members
+
+
+def jsonc_span(text, keys):
+    """(start, end) of the value that ``keys`` lead to from the top of a JSONC text that
+    reads (load_jsonc); the last of a key given twice, as a JSON reader takes. ValueError
+    when a key is missing."""
+    start, end = jsonc_skip(text, 0), None
+    try:
+        for key in keys:
+            found = [member for member in jsonc_members(text, start) if member[0] == key]
+            if not found:
+                raise ValueError("no %s" % json.dumps(key))
+            start, end = found[-1][2:]
+    except (AttributeError, IndexError) as exc:  # a text load_jsonc did not read
+        raise ValueError("unreadable JSONC: %s" % exc)
+    return start, end
 
 
 class ConfigChoiceNeeded(UsageError):
@@ -13087,7 +13155,8 @@ CLI_OPTIONS = (
                                 help="the same, for tools/call requests only")),
         (("--dry-run",), dict(action="store_true",
                               help="print the request that tool call, prompt get, resource read, complete or rpc "
-                                   "would send, with its HTTP headers, and do not send it")),
+                                   "would send, with its HTTP headers, and do not send it; tap install and "
+                                   "uninstall: show the change, make none")),
     )),
     ("answers to the server's input requests", (
         (("--elicit-stub",), dict(metavar="JSON", help="accept elicitations with this content")),
@@ -15358,12 +15427,6 @@ class TapCommands(CliCommands):
             self.opts.output if self.opts.output != "-" else "FILE"))
         return EXIT_OK
 
-    def install(self, args):
-        raise McpTuiError("tap install is not built yet")
-
-    def uninstall(self, args):
-        raise McpTuiError("tap uninstall is not built yet")
-
 
 def tap_conversation(records, since=None, method=None):
     """A tap's log records as `tap save` keeps them: messages only (a line that was not JSON
@@ -15400,6 +15463,243 @@ def tap_conversation(records, since=None, method=None):
     return kept
 
 
+# -- 7. CLI: tap install and uninstall: a server of a host's config file put behind a tap --
+
+
+TAP_BACKUP = ".mcp-tui-tap%s.bak"  # beside the config file: FILE.mcp-tui-tap.bak, then .2.bak, ...
+
+
+def tap_launcher():
+    """The command line that runs this mcp-tui, as a host's config can hold it: the mcp-tui
+    launcher or console script when that is what runs, else this Python and this file, both
+    absolute (a host starts its servers with a PATH and a directory of its own)."""
+    script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] not in ("", "-c", "-m") else ""
+    base = os.path.basename(script).lower()
+    if base.startswith("mcp-tui") and base.endswith(".pyz") and os.path.isfile(script):
+        return [os.path.abspath(sys.executable), script]
+    if base.startswith("mcp-tui") and not base.endswith(".py"):
+        for program in (script, script + ".exe"):
+            if os.path.isfile(program):
+                return [program]
+    return [os.path.abspath(sys.executable), os.path.abspath(__file__)]
+
+
+def tap_entry_server(entry):
+    """The server's command line when a config ``entry`` runs it through a tap (as `tap
+    install` writes it, whichever mcp-tui it names), else None."""
+    argv = [entry.get("command")] + list(entry.get("args") or []) if isinstance(entry.get("args", []), list) else []
+    for at in (1, 2):
+        launcher = [os.path.basename(str(word).replace("\\", "/")).lower() for word in argv[:at]]
+        if (argv[at:at + 1] == ["tap"] and "--" in argv[at:] and (launcher[-1].startswith("mcp-tui") or
+                                                                  launcher[-1].endswith("mcp_tui.py"))):
+            return argv[argv.index("--", at) + 1:]
+    return None
+
+
+def tap_entry_text(text, span, launcher, name, server):
+    """The text of a stdio entry (``span`` of ``text``) that runs it through tap ``name``: its
+    command is ``launcher``'s, its args the launcher's, `tap --name NAME --`, then the command
+    and args it had (as the file has them: ${VAR} is the host's to expand); every other
+    member, comment and space kept."""
+    members = dict((key, (start - span[0], end - span[0])) for key, _, start, end in jsonc_members(text, span[0]))
+    args = json.dumps(launcher[1:] + ["tap", "--name", name, "--", server["command"]] + list(server.get("args") or []),
+                      ensure_ascii=False)
+    command_end = members["command"][1]
+    edits = [(members["command"], json.dumps(launcher[0], ensure_ascii=False)),
+             (members["args"], args) if "args" in members else ((command_end, command_end), ', "args": ' + args)]
+    entry = text[span[0]:span[1]]
+    for (start, end), replacement in sorted(edits, reverse=True):
+        entry = entry[:start] + replacement + entry[end:]
+    return entry
+
+
+class TapInstall(CliCommands):
+    """`tap install` and `tap uninstall`: one server's entry in a host's config file (Claude
+    Desktop, Claude Code's .mcp.json, Cursor, VS Code's JSONC) made to run the server through
+    a tap, and back. Only the entry's text changes: comments, order and layout elsewhere stay
+    byte for byte. The change is shown first (a diff; --dry-run stops there), the file as it
+    was is kept beside it, and a record in the state directory holds the entry's text, so
+    that uninstall gives the very bytes back."""
+
+    def target(self, args, verb):
+        self.cli.expect(args, 0, "%s --config FILE --server NAME" % verb)
+        if not self.opts.config or self.opts.server is None:
+            raise UsageError("%s needs --config FILE and --server NAME: the host's config file and its server"
+                             % verb, hint="Claude Desktop's file: %s" % config_paths(self.opts)[-2])
+        return self.opts.config, self.opts.server
+
+    def read(self, path, server):
+        """The file's bytes and text, and the span of ``server``'s entry in it; exit 2 for a
+        file mcp-tui will not change (a link, another user's) or cannot read, nothing written."""
+        import stat
+
+        try:
+            info = os.lstat(path)
+            if stat.S_ISLNK(info.st_mode):
+                raise UsageError("--config %s is a symbolic link (to %s); tap install changes only a file itself, "
+                                 "never through a link" % (path, os.readlink(path)),
+                                 hint="give the file it points to, if it is yours")
+            problem = unsafe_file_problem(info)
+            if problem:
+                raise UsageError("tap install will not change --config %s: %s" % (path, problem))
+            with open_tap_file(path) as handle:
+                raw = handle.read()
+            text = raw.decode("utf-8")
+            data = load_jsonc(text)
+        except OSError as exc:
+            raise UsageError("cannot read --config %s: %s" % (path, exc.strerror or exc))
+        except UnicodeDecodeError:
+            raise UsageError("--config %s is not UTF-8 text" % path)
+        except (ValueError, RecursionError) as exc:
+            raise UsageError("--config %s is not valid JSON: %s; nothing was changed" % (path, exc))
+        keys = config_entries_path(data)
+        servers = config_entries(data) if keys else None
+        if not isinstance(servers, dict):
+            raise UsageError("--config %s lists no servers (mcpServers or servers)" % path)
+        if server not in servers:
+            listed = ", ".join(json.dumps(name, ensure_ascii=False) for name in sorted(servers))
+            raise UsageError("--config %s has no server %s" % (path, json.dumps(server, ensure_ascii=False)),
+                             hint=did_you_mean(server, servers, "it has: " + listed))
+        try:
+            span = jsonc_span(text, keys + (server,))
+        except ValueError as exc:
+            raise McpTuiError("cannot find server %s's entry in %s: %s" % (json.dumps(server), path, exc))
+        return raw, text, span, servers[server]
+
+    @staticmethod
+    def records():
+        return JsonStateFile(os.path.join(state_directory(), "tap-installs.json"),
+                             lambda key, value: isinstance(value, dict) and isinstance(value.get("original"), str)
+                             and isinstance(value.get("installed"), str))
+
+    @staticmethod
+    def record_key(path, server):
+        return json.dumps([os.path.realpath(path), server], ensure_ascii=False)
+
+    def diff(self, path, old, new, entry):
+        """The change as a unified diff, the entry's credentials masked (its env's *TOKEN*,
+        *KEY*, ... values): on stdout now in text, in the document with --format json."""
+        import difflib
+
+        register_environment_secrets(entry.get("env") if isinstance(entry.get("env"), dict) else {},
+                                     self.out.credentials)
+        lines = difflib.unified_diff(old.splitlines(True), new.splitlines(True), path, path)
+        diff = self.out.credentials.redact("".join(line if line.endswith("\n") else line + "\n" for line in lines))
+        if not self.out.json:
+            self.out.text(diff)
+        return diff
+
+    def install(self, args):
+        path, server = self.target(args, "tap install")
+        raw, text, span, entry = self.read(path, server)
+        shown = json.dumps(server, ensure_ascii=False)
+        validate_config_entry(entry, "server %s in %s" % (shown, path))
+        if tap_entry_server(entry) is not None:
+            return self.done({"config": path, "server": server, "changed": False},
+                             "server %s of %s runs through a tap already; nothing was changed" % (shown, path))
+        if config_url(entry):
+            raise UsageError("server %s of %s is reached over HTTP (%s); tap install puts only a stdio server "
+                             "behind a tap" % (shown, path, masked_url(config_url(entry))),
+                             hint="run an HTTP tap, mcp-tui tap --listen 127.0.0.1:PORT --url URL, and point the "
+                                  "entry's url at http://127.0.0.1:PORT with the same path")
+        if not entry.get("command"):
+            raise UsageError("server %s of %s has no command to run through a tap" % (shown, path))
+        name = self.opts.name or re.sub(r"[^A-Za-z0-9_-]+", "-", server).strip("-_")[:64] or tap_name_for(
+            [entry["command"]] + [str(word) for word in entry.get("args") or ()])
+        problem = tap_name_problem(name)
+        if problem:
+            raise UsageError("--name: " + problem)
+        installed = tap_entry_text(text, span, tap_launcher(), name, entry)
+        new = text[:span[0]] + installed + text[span[1]:]
+        diff = self.diff(path, text, new, entry)
+        summary = {"config": path, "server": server, "tap": name, "diff": diff, "changed": not self.opts.dry_run}
+        if self.opts.dry_run:
+            return self.done(summary, "(--dry-run: %s was not changed)" % path)
+        backup = self.backup(path, raw)
+        record = {"original": text[span[0]:span[1]], "installed": installed, "tap": name, "backup": backup,
+                  "before": sha256_hex(text), "after": sha256_hex(new), "at": tap_stamp(time.time())}
+        key = self.record_key(path, server)
+        self.records().update(lambda records: records.__setitem__(key, record))
+        try:
+            write_user_file(path, new.encode("utf-8"))
+        except OSError as exc:
+            self.records().update(lambda records: records.pop(key, None))
+            os.remove(backup)
+            raise McpTuiError("cannot write --config %s: %s; nothing was changed" % (path, exc.strerror or exc))
+        summary["backup"] = backup
+        return self.done(summary, "Server %s of %s now runs through tap %s (the file as it was: %s).\n"
+                                  "Restart the host (quit Claude Desktop and open it again) so it runs the new entry; "
+                                  "then: mcp-tui tap watch %s\nUndo: mcp-tui tap uninstall --config %s --server %s" % (
+                                      shown, path, name, backup, name, shell_word(path), shell_word(server)))
+
+    def backup(self, path, raw):
+        """The file as it was, 0600 beside it under the first free name (a backup is never
+        written over)."""
+        for number in range(1, 100):
+            candidate = path + TAP_BACKUP % ("" if number == 1 else ".%d" % number)
+            try:
+                with open_user_file(candidate, private=True) as handle:
+                    handle.write(raw)
+                return candidate
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                raise McpTuiError("cannot write the backup %s: %s; nothing was changed" % (candidate,
+                                                                                           exc.strerror or exc))
+        raise McpTuiError("99 backups of %s are there already; nothing was changed" % path,
+                          hint="remove the old %s files" % (os.path.basename(path) + TAP_BACKUP % ".N"))
+
+    def uninstall(self, args):
+        path, server = self.target(args, "tap uninstall")
+        raw, text, span, entry = self.read(path, server)
+        shown = json.dumps(server, ensure_ascii=False)
+        key = self.record_key(path, server)
+        record = self.records().read().get(key)
+        if tap_entry_server(entry) is None:
+            return self.done({"config": path, "server": server, "changed": False},
+                             "server %s of %s does not run through a tap; nothing was changed" % (shown, path))
+        if record is None or text[span[0]:span[1]] != record["installed"]:
+            backup = (record or {}).get("backup") or path + TAP_BACKUP % ""
+            raise McpTuiError("server %s of %s is not as tap install left it%s; nothing was changed" % (
+                shown, path, "" if record else " (no record of it in this state directory)"),
+                hint="put the entry back by hand; %s has the file as it was" % backup if os.path.exists(backup)
+                else "put the entry back by hand")
+        new = text[:span[0]] + record["original"] + text[span[1]:]
+        data = new.encode("utf-8")
+        whole = sha256_hex(text) == record.get("after") and sha256_hex(new) == record.get("before")
+        diff = self.diff(path, text, new, entry)
+        summary = {"config": path, "server": server, "tap": record.get("tap"), "diff": diff,
+                   "changed": not self.opts.dry_run, "byteIdentical": whole}
+        if self.opts.dry_run:
+            return self.done(summary, "(--dry-run: %s was not changed)" % path)
+        try:
+            write_user_file(path, data)
+        except OSError as exc:
+            raise McpTuiError("cannot write --config %s: %s; nothing was changed" % (path, exc.strerror or exc))
+        self.records().update(lambda records: records.pop(key, None))
+        backup = record.get("backup")
+        try:
+            with open_tap_file(backup) as handle:
+                redundant = handle.read() == data
+            if redundant:
+                os.remove(backup)  # it holds what the file holds again
+        except (OSError, TypeError):
+            redundant = False
+        said = ("Server %s of %s runs without the tap again: the file is as it was before tap install" % (shown, path)
+                if whole else "Server %s of %s runs without the tap again; the file changed elsewhere since tap "
+                              "install, so only the entry was restored" % (shown, path))
+        if backup and not redundant and os.path.exists(backup):
+            said += " (the file before tap install: %s)" % backup
+        return self.done(summary, said + ".\nRestart the host so it runs the entry as it was.")
+
+    def done(self, summary, text):
+        if self.out.json:
+            self.out.document(summary)
+        else:
+            self.out.progress(text)
+        return EXIT_OK
+
+
 # -- the command table: every command's words, flags, handler and help ------------------
 
 
@@ -15413,8 +15713,9 @@ class Command:
     the command's first word, as rpc's); ``writes``: -o takes its result."""
 
     def __init__(self, name, summary, usage=None, handler=None, flags=(), sends=None, writes=False, details="",
-                 aliases=(), subcommands=(), hidden=False):
+                 aliases=(), subcommands=(), hidden=False, connects=True):
         self.name = name
+        self.connects = connects  # False: --config and --server name a file the command reads itself
         self.summary = summary
         self.usage = usage or name
         self.handler = handler
@@ -15548,9 +15849,14 @@ COMMANDS = (
                 "tap save NAME -o FILE [--since TIME] [--method M]", family_verb(TapCommands, TapCommands.save),
                 flags=("--since", "--method"), writes=True),
         Command("install", "put a server of a host's config file behind a tap",
-                "tap install --config FILE --server NAME", family_verb(TapCommands, TapCommands.install)),
+                "tap install --config FILE --server NAME", family_verb(TapInstall, TapInstall.install),
+                flags=("--name", "--dry-run"), connects=False,
+                details="Claude Desktop, .mcp.json, Cursor or VS Code: the entry's change is shown, the file "
+                        "kept as FILE.mcp-tui-tap.bak; --dry-run only shows it."),
         Command("uninstall", "restore the server's entry as it was", "tap uninstall --config FILE --server NAME",
-                family_verb(TapCommands, TapCommands.uninstall)),
+                family_verb(TapInstall, TapInstall.uninstall), flags=("--dry-run",), connects=False,
+                details="The file is byte for byte as before tap install (or, changed elsewhere since, only "
+                        "the entry is restored)."),
     )),
     Command("check", "check the server against the spec's rules",
             "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]",
@@ -15608,6 +15914,15 @@ def find_command(words):
                              hint=did_you_mean(word, shown, "see mcp-tui help %s" % found.name))
         found, choices, depth = found_here, found_here.subcommands, depth + 1
     return found, list(words[depth:])
+
+
+def reads_its_own_config(words):
+    """Whether ``words`` name a command that reads --config FILE itself (tap install), not
+    as the server to connect to."""
+    try:
+        return bool(words) and not find_command(words)[0].connects
+    except UsageError:
+        return False
 
 
 def given_flags(opts):
@@ -21289,7 +21604,10 @@ def main(argv=None):
         if opts.help:  # before the connection is read: the words may name no server at all
             output.text(cli_help(opts.words, asked=False))
             return EXIT_OK
-        spec, words = spec_from_options(opts, opts.words, output.credentials, command_words())
+        if reads_its_own_config(opts.words):
+            spec, words = None, opts.words
+        else:
+            spec, words = spec_from_options(opts, opts.words, output.credentials, command_words())
         if not words:
             return run_tui(opts, spec, output.credentials)
         signals.install()  # the TUI quits on them its own way (quit_on_hangup)
