@@ -191,3 +191,43 @@ def test_uninstall_leaves_an_entry_edited_since_alone(cli, tmp_path):
     result = cli("tap", "uninstall", "--config", path, "--server", "weather")
     assert result.code == 1 and "not as tap install left it" in result.err and ".mcp-tui-tap.bak" in result.err
     assert path.read_text() == edited
+
+
+def test_claude_desktop_end_to_end_install_run_save_replay_uninstall(cli, state_dir, tmp_path):
+    """The README's "Watching a real host", as a user goes: the test server in a Claude
+    Desktop config; tap install; the rewritten entry run as the host runs it (mcp-tui itself
+    reads the entry and starts its command and args, no shell); tap save; replay clean
+    against the same server (exit 0) and against one whose echo needs a new argument (exit
+    1); tap uninstall gives the file back byte for byte."""
+    import cached_script
+
+    server = cached_script.command(TESTSERVER)
+    text = json.dumps({"mcpServers": {"demo": {"command": server[0], "args": server[1:],
+                                               "env": {"DEMO_TOKEN": "tok-demo-0123456789"}}},
+                       "globalShortcut": ""}, indent=2) + "\n"
+    path = config_file(tmp_path, text)
+    assert cli("tap", "install", "--config", path, "--server", "demo").code == 0
+    entry = server_entry(path, "demo")
+    assert launcher_and_rest(entry)[1][:3] == ["tap", "--name", "demo"]
+
+    # The host: Claude Desktop starts [command] + args with the entry's env, no shell
+    for words in (["tools", "list"], ["tool", "call", "echo", "message=hello from the host"]):
+        used = cli("--config", path, "--server", "demo", "--protocol-version", "2025-06-18", *words)
+        assert used.code == 0, used
+    assert "hello from the host" in used.out
+    listed = cli("tap", "list", "--format", "json").json()["taps"]
+    assert [(tap["name"], tap["running"]) for tap in listed] == [("demo", False)], listed
+    assert listed[0]["messages"] >= 8  # two sessions: initialize, initialized, a request, their answers
+
+    saved = tmp_path / "host.jsonl"
+    result = cli("tap", "save", "demo", "-o", saved)
+    assert result.code == 0, result
+    assert "tok-demo-0123456789" not in saved.read_text()
+    direct = subprocess.list2cmdline(server) if os.name == "nt" else " ".join(server)
+    same = cli(direct, "--protocol-version", "2025-06-18", "replay", saved)
+    assert same.code == 0 and " same, 0 different" in same.out, same
+    changed = cli(direct + " --surface-change required-argument", "--protocol-version", "2025-06-18", "replay", saved)
+    assert changed.code == 1 and "breaking" in changed.out and "channel" in changed.out, changed
+
+    assert cli("tap", "uninstall", "--config", path, "--server", "demo").code == 0
+    assert path.read_text() == text
