@@ -69,7 +69,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: LogSelection MessageRecorder Recording RecordedResponder DebugLog
      4a. taps       a real host's conversation with its server: the stdio relay (``TapRelay``),
                     and the tap's log in the state directory, written and followed
-                    classes: TapLog TapFollower TapTranscriber TapRelay
+                    classes: TapLog TapFollower TapExchanges TapTranscriber TapRelay
    5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
                     credentials, cross-app access, the token store
                     classes: AuthError TokenEndpointError
@@ -9051,7 +9051,8 @@ CREDENTIAL_NAME = re.compile(r"TOKEN|KEY|SECRET|PASSW|PASSPHRASE|AUTH|CREDENTIAL
                              re.IGNORECASE)
 # Programs that start a server (`python server.py`, `npx -y pkg`): a tap is named after the server, not them.
 LAUNCHERS = ("python", "python3", "py", "node", "npx", "uv", "uvx", "pipx", "deno", "bun", "bunx", "docker",
-             "podman", "java", "ruby", "php", "sh", "bash", "cmd", "pwsh", "powershell", "env", "dotnet", "go")
+             "podman", "java", "ruby", "php", "sh", "bash", "cmd", "pwsh", "powershell", "env", "dotnet", "go", "run",
+             "exec", "x", "dlx")
 
 
 def tap_directory(create=False):
@@ -9082,15 +9083,15 @@ def tap_paths(name):
 def tap_name_for(argv):
     """A tap's default name: its server's, from the command line (`npx -y @scope/server-x` is
     server-x, `python3 weather.py` is weather)."""
-    words = [argv[0]] + [word for word in argv[1:] if not word.startswith("-")]
+    words = [argv[0]] + [word for word in argv[1:] if re.match(r"^[\w@.:/\\][\w@.:/\\-]*$", word)]  # no flag, no code
     chosen = words[0]
     for word in words:
         chosen = word
         base = os.path.basename(word.replace("\\", "/")).lower()
         if re.sub(r"(\.exe|\.cmd|\.bat|[0-9.]+)$", "", base) not in LAUNCHERS:
             break
-    stem = os.path.basename(chosen.replace("\\", "/").rstrip("/")).rpartition("@")[0] or os.path.basename(
-        chosen.replace("\\", "/").rstrip("/"))
+    base = os.path.basename(chosen.replace("\\", "/").rstrip("/"))
+    stem = base.rpartition("@")[0] or base  # a package's name, without its @version
     stem = re.sub(r"\.(py|js|mjs|cjs|ts|exe|cmd|bat|jar|sh)$", "", stem, flags=re.IGNORECASE)
     name = re.sub(r"[^A-Za-z0-9_-]+", "-", stem).strip("-_")[:40]
     return name or "tap"
@@ -9179,6 +9180,7 @@ class TapLog(MessageRecorder):
         self.name, self.transport, self.warn = name, transport, warn
         self.path, self.old_path, _ = tap_paths(name)
         self.failed = False
+        self.wall_started, self.at = time.time(), None  # ``at``: when the line being written was relayed
         handle = None
         try:
             tap_directory(create=True)
@@ -9194,21 +9196,27 @@ class TapLog(MessageRecorder):
             self.warn("mcp-tui tap: cannot write the tap's log %s (%s); the relay goes on without it" % (
                 self.path, getattr(exc, "strerror", None) or getattr(exc, "message", None) or exc))
 
-    def message(self, direction, message, transport=None, bookkeeping=False):
+    def message(self, direction, message, transport=None, bookkeeping=False, at=None):
+        """``at``: when the relay passed it on (time.time()), else now."""
+        self.at = at
         MessageRecorder.message(self, direction, message, transport or self.transport, bookkeeping)
 
-    def raw(self, direction, text, size):
+    def raw(self, direction, text, size, at=None):
         """A line that is not a JSON-RPC message: its start, masked (``size``: its bytes)."""
-        record = {"t": round(time.perf_counter() - self.started, 6), "direction": direction,
-                  "transport": self.transport, "raw": self.credentials.redact(text[:TAP_RAW_LIMIT])}
+        self.at = at
+        record = {"t": 0, "direction": direction, "transport": self.transport,
+                  "raw": self.credentials.redact(text[:TAP_RAW_LIMIT])}
         if size > TAP_RAW_LIMIT:
             record["bytes"] = size
         self._write(record)
 
     def _write(self, record):
+        when, self.at = self.at if self.at is not None else time.time(), None
         if self.failed:
             return
-        record["time"] = round(time.time(), 6)
+        record["time"] = round(when, 6)
+        if "t" in record:  # seconds since the tap started, as --record counts them
+            record["t"] = round(when - self.wall_started, 6)
         line = json.dumps(record, sort_keys=True) + "\n"  # ASCII, as in a --record file
         with self._lock:
             if self.failed:
@@ -9288,6 +9296,68 @@ class TapFollower:
             self.handle.close()
 
 
+def tap_stamp(seconds, exact=False):
+    """``seconds`` (since the epoch) as UTC ISO 8601, to the millisecond when ``exact``."""
+    text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+    return text + (".%03dZ" % (seconds % 1 * 1000) if exact else "Z")
+
+
+class TapExchanges:
+    """A tap's log read as a conversation, for `tap watch` and the TUI: each record becomes an
+    entry with its time, direction, kind, method (an answer gets its request's), id, size in
+    bytes, the answer's latency and its error. Requests are paired with their answers by
+    direction and id, afresh at each host session (the log's "recording" lines)."""
+
+    def __init__(self):
+        self.pending = {}  # (the asker's direction, the id as JSON) -> (method, time)
+
+    def entry(self, record):
+        """The entry of one log record, or None for a record that is not a line of the conversation."""
+        if "recording" in record:
+            self.pending.clear()  # a new host session: its ids are its own
+        if record.get("direction") not in ("in", "out"):
+            return None
+        stamp = record["time"] if isinstance(record.get("time"), (int, float)) else time.time()
+        direction, message = record["direction"], record.get("message")
+        entry = {"time": tap_stamp(stamp, exact=True), "at": stamp, "direction": direction}
+        if not isinstance(message, dict):
+            raw = str(record.get("raw", ""))
+            entry.update(kind="raw", bytes=record.get("bytes") or len(raw.encode("utf-8")), text=raw)
+            return entry
+        method, message_id, kind = message.get("method"), message.get("id"), message_kind(message)
+        entry.update(kind=kind, bytes=len(json.dumps(message, separators=(",", ":"))))
+        if kind == "request":
+            self.pending[(direction, json.dumps(message_id))] = (method, stamp)
+        elif kind in ("response", "error"):
+            asked = self.pending.pop(("out" if direction == "in" else "in", json.dumps(message_id)), None)
+            if asked is not None:
+                method = asked[0]
+                entry["latencyMs"] = round((stamp - asked[1]) * 1000, 1)
+            if kind == "error":
+                error = message.get("error") if isinstance(message.get("error"), dict) else {}
+                entry["error"] = {"code": error.get("code"), "message": str(error.get("message", ""))}
+        entry.update(method=method, id=message_id)
+        return entry
+
+
+def format_tap_entry(entry):
+    """One line of `tap watch`: time, → (host to server) or ←, the method, #id, ✗ and the error,
+    the answer's latency, the size; ! for a line that was not JSON. The caller cleans it for a terminal."""
+    clock = time.strftime("%H:%M:%S", time.localtime(entry["at"])) + ".%03d" % (entry["at"] % 1 * 1000)
+    arrow = "→" if entry["direction"] == "out" else "←"
+    if entry["kind"] == "raw":
+        return "%s %s ! not JSON: %s (%s)" % (clock, arrow, cut_text(entry["text"], 120), size_text(entry["bytes"]))
+    words = [clock, arrow, str(entry["method"] or "(answer)")]
+    if entry["id"] is not None:
+        words.append("#%s" % (entry["id"] if isinstance(entry["id"], str) else json.dumps(entry["id"])))
+    if "error" in entry:
+        words.append("✗ %s %s" % (entry["error"]["code"], cut_text(entry["error"]["message"], 120)))
+    if "latencyMs" in entry:
+        words.append("%.1f ms" % entry["latencyMs"])
+    words.append(size_text(entry["bytes"]))
+    return " ".join(words)
+
+
 def tap_log_records(name):
     """Every record of tap ``name``'s logs, the rotated one first."""
     records = []
@@ -9319,19 +9389,23 @@ class TapTranscriber:
         self._lock = threading.Lock()
         self.lines = {"out": [], "in": []}  # each direction's line so far, as pieces
         self.sizes = {"out": 0, "in": 0}
+        self.when = {"out": None, "in": None}  # when its last piece was read
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
     def feed(self, direction, data):
+        """A copy of ``data``, just read from ``direction``'s side (before it is passed on, so
+        the log's order is the order the sides saw)."""
+        when = time.time()
         with self._lock:
             if self.backlog + len(data) > TAP_LOG_BACKLOG:
                 if not self.skipping.get(direction):
                     self.skipping[direction] = True
-                    self.queue.put((direction, None))  # the log loses its place in this direction's lines
+                    self.queue.put((direction, None, when))  # the log loses its place in this direction's lines
                 return
             self.skipping[direction] = False
             self.backlog += len(data)
-        self.queue.put((direction, data))
+        self.queue.put((direction, data, when))
 
     def finish(self, timeout):
         """Log what is queued (the last line too, without its newline), within ``timeout``."""
@@ -9345,7 +9419,7 @@ class TapTranscriber:
                 for direction in self.lines:
                     self._line(direction)
                 return
-            direction, data = item
+            direction, data, self.when[direction] = item
             if data is None:
                 self.lines[direction], self.sizes[direction] = [b"(the log fell behind: bytes not logged) "], 0
                 continue
@@ -9379,11 +9453,11 @@ class TapTranscriber:
         if size <= self.max_line:
             try:
                 for message in decode_messages(body_text(line.rstrip(b"\r"))):
-                    self.log.message(direction, message)
+                    self.log.message(direction, message, at=self.when[direction])
                 return
             except ProtocolViolation:
                 pass
-        self.log.raw(direction, line[:TAP_RAW_LIMIT * 4].decode("utf-8", "replace"), size)
+        self.log.raw(direction, line[:TAP_RAW_LIMIT * 4].decode("utf-8", "replace"), size, at=self.when[direction])
 
 
 class TapRelay:
@@ -9445,10 +9519,10 @@ class TapRelay:
                 if not data:
                     source_ended = True
                     break
+                self.transcriber.feed(direction, data)  # a reference, queued: the write does not wait for the log
                 view = memoryview(data)
                 while view:
                     view = view[os.write(target, view):]
-                self.transcriber.feed(direction, data)
         except OSError:  # the side written to is gone
             pass
         finally:
@@ -9458,10 +9532,23 @@ class TapRelay:
                 except OSError:
                     pass
                 if not source_ended:  # the server closed its stdin: the host's writes fail, as they would
-                    os.close(source)
+                    self.let_go(source)
+            elif source_ended:  # the server closed its stdout: so does the tap, and the host reads the end
+                self.let_go(target)
             if source_ended == (direction == "out"):  # the host closed its stdin, or its stdout
                 self.host_gone.set()
             self.changed.set()
+
+    @staticmethod
+    def let_go(fd):
+        """Close the host's end of ``fd`` (0 or 1): /dev/null takes its place, so the descriptor
+        stays valid for whatever touches it at exit."""
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, fd)
+            os.close(null)
+        except OSError:
+            pass
 
     def wait_for_server(self):
         self.server.process.wait()
@@ -15238,10 +15325,6 @@ def tap_time(text):
         raise UsageError("--since %s: give a time as 2026-01-31T09:00, 09:00 or 10m (ten minutes ago)" % text)
 
 
-def tap_stamp(seconds):
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
-
-
 class TapCommands(CliCommands):
     """`tap`: relay a stdio server for a real host and log the conversation (TapRelay), list the
     taps, watch one live, save one as a --record file for `replay`."""
@@ -15340,72 +15423,34 @@ class TapCommands(CliCommands):
         name = self.known(name, "tap watch NAME")
         if self.opts.watch_for is not None and not self.opts.watch_for > 0:
             raise UsageError("--for must be more than 0 seconds")
-        follower, pending = TapFollower(name), {}
+        follower, exchanges = TapFollower(name), TapExchanges()
         ends = time.perf_counter() + self.opts.watch_for if self.opts.watch_for else None
         stopped = threading.Event()
         try:
             records = follower.read()
             sessions = [index for index, record in enumerate(records) if "recording" in record]
             for record in records[sessions[-1] if sessions else 0:]:  # the host's session now, then what comes
-                self.watch_line(record, pending)
+                self.watch_line(record, exchanges)
             while ends is None or time.perf_counter() < ends:
                 stopped.wait(TAP_WATCH_POLL_SECONDS if ends is None else max(0.0, min(
                     TAP_WATCH_POLL_SECONDS, ends - time.perf_counter())))
                 for record in follower.read():
-                    self.watch_line(record, pending)
+                    self.watch_line(record, exchanges)
         except KeyboardInterrupt:
             return EXIT_INTERRUPTED
         finally:
             follower.close()
         return EXIT_OK
 
-    def watch_line(self, record, pending):
-        """One message of the log, as `tap watch` prints it: time, direction, method, id,
-        latency (on an answer), size, an error marked ✗."""
-        if "recording" in record or record.get("direction") not in ("in", "out"):
-            if "recording" in record:
-                pending.clear()  # a new host session: its ids are its own
+    def watch_line(self, record, exchanges):
+        """One message of the log, as `tap watch` prints it (nothing for a line that starts a session)."""
+        entry = exchanges.entry(record)
+        if entry is None:
             return
-        stamp = record.get("time") if isinstance(record.get("time"), (int, float)) else time.time()
-        direction, message = record["direction"], record.get("message")
-        line = {"time": tap_stamp(stamp), "direction": direction}
-        if not isinstance(message, dict):
-            raw = str(record.get("raw", ""))
-            line.update(kind="raw", bytes=record.get("bytes") or len(raw.encode("utf-8")), text=raw)
-        else:
-            method, message_id = message.get("method"), message.get("id")
-            kind = message_kind(message)
-            line.update(kind=kind, bytes=len(json.dumps(message, separators=(",", ":"))))
-            key = (direction, json.dumps(message_id))
-            if kind == "request":
-                pending[key] = (method, stamp)
-            elif kind in ("response", "error"):
-                asked = pending.pop(("out" if direction == "in" else "in", json.dumps(message_id)), None)
-                if asked is not None:
-                    method = asked[0]
-                    line["latencyMs"] = round((stamp - asked[1]) * 1000, 1)
-                if kind == "error":
-                    error = message.get("error") if isinstance(message.get("error"), dict) else {}
-                    line["error"] = {"code": error.get("code"), "message": str(error.get("message", ""))}
-            line.update(method=method, id=message_id)
         if self.out.json:
-            self.out.json_line(line)
-            return
-        clock = time.strftime("%H:%M:%S", time.localtime(stamp)) + ".%03d" % (stamp % 1 * 1000)
-        arrow = "→" if direction == "out" else "←"
-        if line["kind"] == "raw":
-            text = "%s %s ! not JSON: %s (%s)" % (clock, arrow, cut_text(line["text"], 120), size_text(line["bytes"]))
+            self.out.json_line(dict((key, value) for key, value in entry.items() if key != "at"))
         else:
-            words = [clock, arrow, str(line["method"] or "(answer)")]
-            if line["id"] is not None:
-                words.append("#%s" % json.dumps(line["id"]) if not isinstance(line["id"], str) else "#" + line["id"])
-            if "error" in line:
-                words.append("✗ %s %s" % (line["error"]["code"], cut_text(line["error"]["message"], 120)))
-            if "latencyMs" in line:
-                words.append("%.1f ms" % line["latencyMs"])
-            words.append(size_text(line["bytes"]))
-            text = " ".join(words)
-        self.out.text(text)
+            self.out.text(format_tap_entry(entry))
 
     def save(self, args):
         name, = self.cli.expect(args, 1, "tap save NAME -o FILE [--since TIME] [--method M]")

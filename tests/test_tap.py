@@ -214,6 +214,15 @@ def test_sigterm_is_passed_on_and_the_tap_exits_as_the_server_did(host, state_di
     wait_for(lambda: not process_alive(server), what="the server's end")
 
 
+def test_a_server_that_closes_its_output_closes_the_host_s_input_at_once(host, state_dir):
+    """As with the server itself: the host reads the end of the server's output while it runs."""
+    quiet = [sys.executable, "-c", "import os, sys\nos.write(1, b'bye\\n')\nos.close(1)\nsys.stdin.read()\n"]
+    running = host("--name", "quiet", server=quiet)
+    assert running.process.stdout.read() == b"bye\n"  # the end, while the server (and the tap) still run
+    assert running.process.poll() is None
+    assert running.close() == 0
+
+
 def test_the_server_s_exit_code_is_the_tap_s(state_dir):
     run = subprocess.run(tap_argv("--name", "exits", server=[sys.executable, "-c", "import sys; sys.exit(7)"]),
                          capture_output=True, timeout=60, env=environment(state_dir), cwd=str(ROOT))
@@ -419,3 +428,28 @@ def test_the_log_is_rotated_and_tap_save_reads_both_parts(cli, state_dir, tmp_pa
     assert (taps / "rotated.jsonl").stat().st_size < 2000 and (taps / "rotated.1.jsonl").stat().st_size >= 2000
     records = mcp_tui.tap_log_records("rotated")
     assert [r["message"]["id"] for r in records if "message" in r][-1] == 40
+
+
+@pytest.mark.parametrize("argv, name", [
+    (["npx", "-y", "@modelcontextprotocol/server-everything@1.2.0"], "server-everything"),
+    (["python3", "weather.py", "--units", "metric"], "weather"),
+    (["uv", "run", "server.py"], "server"),
+    (["C:\\Python\\python.exe", "-m", "mcp_x"], "mcp_x"),
+    (["docker", "run", "-i", "--rm", "mcp/github"], "github"),
+    ([".."], "tap"),
+    (["python3", "-c", "import server; server.main()"], "python3"),
+])
+def test_a_tap_is_named_after_its_server_unless_told(argv, name):
+    import mcp_tui
+
+    assert mcp_tui.tap_name_for(argv) == name and mcp_tui.tap_name_problem(name) is None
+
+
+def test_a_second_tap_of_a_running_name_gets_a_name_of_its_own(host, state_dir):
+    first = host("--name", "twice")
+    wait_for(lambda: tap_info(state_dir, "twice"), what="the first tap's NAME.json")
+    second = host("--name", "twice")
+    wait_for(lambda: tap_info(state_dir, "twice-2"), what="the second tap's NAME.json")
+    assert first.close() == 0 and second.close() == 0
+    said = b"".join(second.stderr).decode()
+    assert said == "mcp-tui tap: twice is running (pid %d); this tap is twice-2\n" % first.process.pid, said
