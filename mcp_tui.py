@@ -102,13 +102,14 @@ tests/test_layering.py checks this map against the banners and the code.
      8a. the app    the loop, the inbox, the session and the tasks it follows
                     classes: Inbox Binding Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt TuiResponder
                     TaskRow TaskBook TaskFollower
-     8b. screens    connection, main (with its Skills tab), tool form, tasks, input requests, debug
+     8b. screens    connection, main (with its Skills tab), tool form, tasks, input requests, debug, taps
                     classes: Screen TextScreen FieldScreen ConnectScreen SkillsTab MainScreen Catalog
                     Entry ToolScreen TextAreaScreen ObjectListScreen ElementScreen PickScreen
                     CallRecord CallHistory HistoryScreen
                     ResourceScreen LineScreen TemplateScreen Completer PromptScreen
                     RootsScreen TasksScreen TaskDetailScreen ElicitationScreen
-                    UrlElicitationScreen AuthorizeScreen SamplingScreen DebugScreen
+                    UrlElicitationScreen AuthorizeScreen SamplingScreen DebugScreen TapsScreen
+                    TapConversationScreen
      8c. widgets    text, lists, fields
                     classes: Paste KeyReader Style Canvas TextView Selection TextField
                     ChoiceField MultiChoiceField SearchBar Button FieldList
@@ -16305,8 +16306,8 @@ class Inbox:
             return True  # get_wch waited the tick
         seconds = None if app.session is None or app.disconnected else LOSS_CHECK_SECONDS
         if (app.toast and time.perf_counter() < app.toast[1]) or app.attempt or app.work_running() or any(
-                getattr(screen, "running", False) or isinstance(screen, (TasksScreen, TaskDetailScreen, HistoryScreen))
-                for screen in app.stack):
+                getattr(screen, "running", False) or getattr(screen, "live", False)
+                or isinstance(screen, (TasksScreen, TaskDetailScreen, HistoryScreen)) for screen in app.stack):
             seconds = TUI_TICK_MS / 1000.0
         self.wait(sys.stdin.fileno(), seconds)
         return True
@@ -16667,6 +16668,10 @@ class Tui:
         if not isinstance(self.stack[-1], DebugScreen):
             self.open(DebugScreen(self))
 
+    def open_taps(self):
+        if not isinstance(self.stack[-1], TapsScreen):
+            self.open(TapsScreen(self))
+
     def open_tasks(self):
         if self.session is None:
             self.say("Not connected yet.", True)
@@ -16892,6 +16897,7 @@ BROWSE_KEYS = (  # the app's keys on every screen without a text field (README: 
     Binding("p", "ping", action=key_action(lambda app: app.ping()), when=connected_app),
     Binding("L", "log level", action=key_action(lambda app: app.open(log_level_screen(app))), when=connected_app),
     Binding("R", "roots", action=key_action(lambda app: app.open(RootsScreen(app)))),
+    Binding("W", "taps", action=key_action(lambda app: app.open_taps())),
     Binding("q", "back", action=key_action(lambda app: app.back()), codes=("q", "ESC")))
 
 
@@ -17888,10 +17894,14 @@ class MainScreen(Screen):
         Binding("r", "refresh", "refresh the lists (list_changed notifications do it too)",
                 key_action(lambda screen: screen.reload(announce=True))),
         Binding("p", "ping"), Binding("L", "log level", when=lambda screen: screen.on_server_tab()),
-        Binding("T", "tasks"), Binding("H", "history"), Binding("?", "help"), Binding("q", "quit"),
+        Binding("T", "tasks"), Binding("H", "history"),
+        Binding("W", lambda screen: "taps" if tap_names() else ""),  # where there are taps: 80 columns hold no more
+        Binding("?", "help"),
+        Binding("q", "quit"),
         Binding("Esc", codes=("ESC",), action=key_action(lambda screen: screen.filter.clear()),  # only q quits here
                 when=lambda screen: not screen.on_server_tab()),
-        Binding("T / D (or F12) / q", help="tasks screen / debug screen / quit (asks while calls or tasks run)"))
+        Binding("T / D (or F12) / W / q", help="tasks screen / debug screen / taps / quit (asks while calls or "
+                                                "tasks run)"))
     HELP_COLUMN = 24
 
     def __init__(self, app):
@@ -19793,8 +19803,215 @@ def help_text(screen):
         "", "Outside forms:",
         "?  help    D  debug    T  tasks    H  call history    C  connection screen (switch server)",
         "p  ping    L  log level    R  roots    Esc / q  back (q types itself in a form)",
+        "W  taps: what real hosts say to their servers through `mcp-tui tap`",
         "", "Every string a server sends is shown with terminal control sequences removed."]
     return "\n".join(lines)
+
+
+# -- 8b. Screens: taps, a real host's conversation with its server, live -------------------
+
+
+class TapsScreen(Screen):
+    """The taps `tap list` shows (name, server, host pid, messages, since, running or ended),
+    read from the state directory: no connection needed. Enter opens one's conversation."""
+
+    live = True  # the loop ticks while it shows: a tap that starts or ends shows up
+    BINDINGS = (
+        Binding("Enter", "conversation", "the tap's conversation, live: each request with its answer",
+                key_action(lambda screen: screen.open_selected()), codes=("ENTER",)),
+        Binding("r", "refresh", "read the taps again (their message counts)", key_action(lambda screen: screen.read())),
+        Binding("j/k", "move", when=lambda screen: screen.taps),
+        Binding("q", "back"))
+    HELP_COLUMN = 8
+    HELP_NOTES = ("", "A tap stands between a host (Claude Desktop, an IDE) and its stdio server:",
+                  "mcp-tui tap install --config FILE --server NAME puts one in the host's config.")
+
+    def __init__(self, app):
+        Screen.__init__(self, app)
+        self.selection = Selection()
+        self.names, self.taps = None, []
+
+    def title(self):
+        return "Taps"
+
+    def on_show(self):
+        self.read()
+
+    def read(self):
+        self.names = tap_names()
+        self.taps = [tap_summary(name) for name in self.names]
+
+    def other_key(self, key):
+        return self.selection.on_key(key, len(self.taps))
+
+    def open_selected(self):
+        if self.taps:
+            self.app.open(TapConversationScreen(self.app, self.taps[self.selection.index]))
+
+    def draw(self, canvas):
+        if tap_names() != self.names:  # a tap started, or its files went
+            self.read()
+        if not self.taps:
+            canvas.put(1, 0, "No taps yet. Put one between a host and its server:", self.app.style.dim)
+            canvas.put(2, 2, "mcp-tui tap install --config FILE --server NAME   (or: mcp-tui tap -- COMMAND ...)")
+            return
+        widths = (max(4, max(cells(tap["name"]) for tap in self.taps)), 9, 9, 21, 8)
+        heading = ("NAME", "HOST PID", "MESSAGES", "SINCE", "", "SERVER")
+        canvas.put(0, 0, "  ".join(pad(word, width) for word, width in zip(heading, widths + (0,))), self.app.style.bold)
+        for row, index, attr in list_rows(canvas, 1, canvas.height - 1, self.selection, len(self.taps), self.app.style):
+            tap = self.taps[index]
+            words = (tap["name"], str(tap["hostPid"] or "-"), str(tap["messages"]), tap["since"] or "-",
+                     "running" if tap["running"] else "ended", str(tap["server"] or "?"))
+            canvas.put(row, 0, "  ".join(pad(word, width) for word, width in zip(words, widths + (0,))), attr)
+
+
+TAP_SCREEN_ROWS = 5000  # exchanges a tap's conversation screen keeps; past it the oldest tenth goes
+
+
+class TapConversationScreen(Screen):
+    """One tap's conversation, read as its log grows (at the loop's tick): a row for each
+    request with its answer once it comes (method, id, latency, sizes, ✗ and the error), for
+    each notification and each line that was not JSON. Enter shows a request and its answer
+    whole; / searches them, as on the debug screen."""
+
+    live = True
+    BINDINGS = (
+        Binding("/", "search", "search: only exchanges with the text, in their messages too (Enter keeps it, "
+                               "Esc clears it)", key_action(lambda screen: setattr(screen.search, "active", True))),
+        Binding("Esc", codes=("ESC",), action=key_action(lambda screen: screen.search.clear()),
+                when=lambda screen: screen.search.needle()),
+        Binding("Enter", "request and answer", "the request and its answer, whole (indented JSON)",
+                key_action(lambda screen: screen.open_row()), codes=("ENTER",)),
+        Binding("j/k", True),
+        Binding("End", "follow", "follow the newest exchange"),
+        Binding("q", "back"))
+    HELP_COLUMN = 22
+    HELP_NOTES = ("→ the host asked the server, ← the server asked the host; ✗ an error answer, … no answer yet.",
+                  "Credentials are masked in the tap's log, as in the debug screen.")
+
+    def __init__(self, app, tap):
+        Screen.__init__(self, app)
+        self.tap = tap
+        self.follower, self.exchanges = TapFollower(tap["name"]), TapExchanges()
+        self.rows, self.asked, self.version = [], {}, 0  # asked: the rows waiting for their answers
+        self.selection, self.tail, self.search = Selection(), True, SearchBar()
+        self.matching = (None, None, [])  # (needle, version, the indexes of the rows that match)
+
+    def title(self):
+        return "Tap %s: %s" % (self.tap["name"], self.tap["server"] or "?")
+
+    def hints(self):
+        return "type to search  Enter keep  Esc clear" if self.search.active else Screen.hints(self)
+
+    def read(self):
+        for record in self.follower.read():
+            self.take(record)
+
+    def take(self, record):
+        if "recording" in record:
+            self.asked.clear()  # a new host session: its ids are its own
+        entry = self.exchanges.entry(record)
+        if entry is None:
+            return
+        self.version += 1
+        message, asker = record.get("message"), "out" if entry["direction"] == "in" else "in"
+        if entry["kind"] in ("response", "error"):
+            row = self.asked.pop((asker, json.dumps(entry["id"])), None)
+            if row is not None:
+                row.update(answer=entry, answered=message, haystack=None)
+                return
+            self.rows.append({"answer": entry, "answered": message})
+        else:
+            row = {"first": entry, "message": message}
+            if entry["kind"] == "request":
+                self.asked[(entry["direction"], json.dumps(entry["id"]))] = row
+            self.rows.append(row)
+        if len(self.rows) > TAP_SCREEN_ROWS:
+            del self.rows[:TAP_SCREEN_ROWS // 10]
+
+    def shown(self):
+        """The indexes of the rows under the search (found again only when it or the rows change)."""
+        needle = self.search.needle()
+        if not needle:
+            return range(len(self.rows))
+        if self.matching[:2] != (needle, self.version):
+            self.matching = (needle, self.version, [index for index, row in enumerate(self.rows)
+                                                    if needle in tap_row_haystack(row)])
+        return self.matching[2]
+
+    def on_paste(self, text):
+        self.search.paste(text)
+
+    def on_key(self, key):
+        if self.search.active:
+            self.tail = True
+            return self.search.on_key(key)
+        return Screen.on_key(self, key)
+
+    def other_key(self, key):
+        count = len(self.shown())
+        if not self.selection.on_key(key, count):
+            return False
+        self.tail = self.selection.index >= count - 1
+        return True
+
+    def open_row(self):
+        shown = self.shown()
+        if shown:
+            row = self.rows[shown[self.selection.index]]
+            self.app.open(TextScreen(self.app, "Tap %s: %s" % (self.tap["name"], tap_row_text(row)),
+                                     tap_row_detail(row)))
+
+    def draw(self, canvas):
+        self.read()
+        shown = self.shown()
+        if self.tail:
+            self.selection.index = len(shown) - 1
+        waiting = sum(1 for row in self.rows if "first" in row and row["first"]["kind"] == "request"
+                      and "answer" not in row)
+        canvas.put(0, 0, "%d exchanges%s, %d waiting for an answer%s" % (
+            len(self.rows), "" if len(shown) == len(self.rows) else " (%d match)" % len(shown), waiting,
+            "" if self.tap["running"] else "; the tap has ended"), self.app.style.dim)
+        if not shown:
+            canvas.put(2, 0, "Nothing here yet: the host has said nothing through this tap.", self.app.style.dim)
+        rows = canvas.height - 1 - (1 if self.search.shown() else 0)
+        for row, index, attr in list_rows(canvas, 1, rows, self.selection, len(shown), self.app.style):
+            exchange = self.rows[shown[index]]
+            failed = "error" in exchange.get("answer", {}) or exchange.get("first", {}).get("kind") == "raw"
+            canvas.put(row, 0, tap_row_text(exchange), attr | (self.app.style.error if failed else 0))
+        self.search.draw(canvas.sub(canvas.height - 1, 0, 1, canvas.width), self.app.style)
+
+
+def tap_row_text(row):
+    """A row of a tap's conversation: the request (or notification, or line that was not JSON)
+    as `tap watch` shows it, with its answer's latency, error and size once it came."""
+    first, answer = row.get("first"), row.get("answer")
+    if first is None:
+        return format_tap_entry(answer) + " (an answer to no request seen)"
+    if answer is None:
+        return format_tap_entry(first) + (" …" if first["kind"] == "request" else "")
+    paired = dict(first, **{key: answer[key] for key in ("latencyMs", "error") if key in answer})
+    return "%s, answer %s" % (format_tap_entry(paired), size_text(answer["bytes"]))
+
+
+def tap_row_detail(row):
+    """A row whole: the request and the answer, each with its line and its message as indented JSON."""
+    parts = []
+    for key, message_key in (("first", "message"), ("answer", "answered")):
+        entry = row.get(key)
+        if entry is not None:
+            body = entry.get("text") if entry["kind"] == "raw" else json.dumps(row.get(message_key), indent=2,
+                                                                                ensure_ascii=False)
+            label = "Answer" if key == "answer" else {"raw": "Not JSON"}.get(entry["kind"], entry["kind"].capitalize())
+            parts.append("%s  %s\n%s" % (label, format_tap_entry(entry), body))
+    return "\n\n".join(parts)
+
+
+def tap_row_haystack(row):
+    """What a search looks in: the row's line and its messages, lowercased (kept until the answer comes)."""
+    if row.get("haystack") is None:
+        row["haystack"] = (tap_row_text(row) + "\n" + tap_row_detail(row)).lower()
+    return row["haystack"]
 
 
 # -- 8c. Widgets: text, lists, fields ------------------------------------------------------
