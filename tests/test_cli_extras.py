@@ -90,8 +90,8 @@ def test_output_file_refuses_a_directory_and_commands_without_a_result(cli, tmp_
     assert result.err.strip() == "mcp-tui: -o %s is a directory: give a file name" % tmp_path
     result = cli(stdio_command(), "tool", "list", "-o", tmp_path / "tools.txt")
     assert result.code == 2, result
-    assert "-o FILE writes the result of tool call, prompt get, resource read, rpc, snapshot or skill fetch, not of " \
-           "'tool list'" in result.err
+    assert "-o FILE writes the result of tool call, prompt get, resource read, rpc, snapshot, tap save or skill " \
+           "fetch, not of 'tool list'" in result.err
     assert not (tmp_path / "tools.txt").exists()
 
 

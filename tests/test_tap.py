@@ -141,6 +141,23 @@ def test_hostile_traffic_is_relayed_byte_for_byte_and_logged_as_it_is(state_dir)
     assert (state_dir / "taps" / "echo.1.jsonl").exists()  # 10 MB logged: the log was rotated once
 
 
+FLOOD = [sys.executable, "-c", "import os, sys, threading\n"
+         "def flood():\n    data = memoryview(b'x' * (4 << 20))\n    while data:\n        data = data[os.write(1, data):]\n"
+         "writer = threading.Thread(target=flood)\nwriter.start()\n"
+         "sys.stderr.write('got ' + sys.stdin.readline())\nsys.stderr.flush()\nwriter.join()\n"]
+
+
+def test_a_host_that_does_not_read_still_gets_its_writes_through(host, state_dir):
+    """The server writes 4 MB the host does not read yet (every pipe on the way fills up), and
+    the host writes a line: one thread a direction, so the line reaches the server."""
+    running = host("--name", "flooded", server=FLOOD)
+    running.process.stdin.write(b"hello\n")
+    running.process.stdin.flush()
+    wait_for(lambda: b"got hello\n" in b"".join(running.stderr), what="the server's word that the line came")
+    assert running.process.stdout.read() == b"x" * (4 << 20)
+    assert running.close() == 0
+
+
 def test_a_host_that_writes_in_pieces_gets_every_answer_and_the_log_its_lines(host, state_dir):
     running = host("--name", "pieces")
     request = line(INITIALIZE)
