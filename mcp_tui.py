@@ -16883,6 +16883,7 @@ GLOBAL_KEYS = (  # the app's keys on every screen, before the screen sees them (
     Binding("F1", "help", action=key_action(lambda app: app.open_help())),
     Binding("F12", "debug screen", action=key_action(lambda app: app.open_debug())),
     Binding("F9", "record", action=key_action(lambda app: app.toggle_recording())),
+    Binding("F7", "taps", action=key_action(lambda app: app.open_taps())),  # W too, but this one from forms as well
     Binding("^R", "reconnect", action=key_action(lambda app: app.connection.reconnect()), when=connected_app),
     Binding("^C", action=key_action(lambda app: app.interrupt())),
     Binding("^L", "redraw", action=key_action(lambda app: app.window.clear())))
@@ -19798,6 +19799,7 @@ def help_text(screen):
         "", "Everywhere:",
         "F12        debug screen                     Ctrl+R  reconnect to the same server",
         "F9         record every message to a file (mcp-tui-TIME.jsonl here), until F9 again",
+        "F7         taps: what real hosts say to their servers (W too, outside forms)",
         "Ctrl+C     cancel the running call (tool screen), else quit (asks on an edited form)",
         "q          on the main screen: quit (asks while calls or followed tasks run)",
         "", "Outside forms:",
@@ -19857,7 +19859,8 @@ class TapsScreen(Screen):
             return
         widths = (max(4, max(cells(tap["name"]) for tap in self.taps)), 9, 9, 21, 8)
         heading = ("NAME", "HOST PID", "MESSAGES", "SINCE", "", "SERVER")
-        canvas.put(0, 0, "  ".join(pad(word, width) for word, width in zip(heading, widths + (0,))), self.app.style.bold)
+        canvas.put(0, 0, "  ".join(pad(word, width) for word, width in zip(heading, widths + (0,))),
+                   self.app.style.bold)
         for row, index, attr in list_rows(canvas, 1, canvas.height - 1, self.selection, len(self.taps), self.app.style):
             tap = self.taps[index]
             words = (tap["name"], str(tap["hostPid"] or "-"), str(tap["messages"]), tap["since"] or "-",
@@ -19886,7 +19889,8 @@ class TapConversationScreen(Screen):
         Binding("End", "follow", "follow the newest exchange"),
         Binding("q", "back"))
     HELP_COLUMN = 22
-    HELP_NOTES = ("→ the host asked the server, ← the server asked the host; ✗ an error answer, … no answer yet.",
+    HELP_NOTES = ("→ the host asked the server, ← the server asked the host; ✗ an error answer,",
+                  "… no answer yet.",
                   "Credentials are masked in the tap's log, as in the debug screen.")
 
     def __init__(self, app, tap):
@@ -20082,7 +20086,7 @@ class KeyReader:
     SEQUENCES = {"[A": "UP", "[B": "DOWN", "[C": "RIGHT", "[D": "LEFT", "OA": "UP", "OB": "DOWN", "OC": "RIGHT",
                  "OD": "LEFT", "[Z": "BTAB", "[3~": "DELETE", "[1~": "HOME", "[4~": "END", "[H": "HOME",
                  "[F": "END", "OH": "HOME", "OF": "END", "[5~": "PGUP", "[6~": "PGDN", "[24~": "F12",
-                 "[20~": "F9", "[11~": "F1", "OP": "F1", "[[A": "F1"}
+                 "[20~": "F9", "[18~": "F7", "[11~": "F1", "OP": "F1", "[[A": "F1"}
     # The numeric keypad's own codes (NumLock off): ncurses has the corners and PDCurses
     # (windows-curses) all of them, with Enter, Delete and the operators as PAD* codes.
     KEYPAD_NAMES = {"KEY_A1": "HOME", "KEY_A2": "UP", "KEY_A3": "PGUP", "KEY_B1": "LEFT", "KEY_B3": "RIGHT",
@@ -20105,7 +20109,8 @@ class KeyReader:
         names = {"KEY_UP": "UP", "KEY_DOWN": "DOWN", "KEY_LEFT": "LEFT", "KEY_RIGHT": "RIGHT",
                  "KEY_PPAGE": "PGUP", "KEY_NPAGE": "PGDN", "KEY_HOME": "HOME", "KEY_END": "END",
                  "KEY_BACKSPACE": "BACKSPACE", "KEY_DC": "DELETE", "KEY_ENTER": "ENTER", "KEY_BTAB": "BTAB",
-                 "KEY_RESIZE": "RESIZE", "KEY_F1": "F1", "KEY_F9": "F9", "KEY_F12": "F12"}
+                 "KEY_RESIZE": "RESIZE", "KEY_F1": "F1", "KEY_F7": "F7", "KEY_F9": "F9",
+                 "KEY_F12": "F12"}
         names.update(self.KEYPAD_NAMES)
         names.update(("ALT_" + key, "M-" + name) for key, name in self.ALT_NAMES.items())
         names.update(("ALT_" + char, "M-" + char.lower()) for char in "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")

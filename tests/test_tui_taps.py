@@ -36,8 +36,8 @@ class Host(object):
 def test_the_taps_screen_shows_a_conversation_live_pairs_answers_searches_and_opens_one(tui, state_dir):
     host = Host(state_dir, "desktop")
     try:
-        assert host.ask({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "host", "version": "1"}}})["id"] == 1
+        opening = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "host", "version": "1"}}
+        assert host.ask({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": opening})["id"] == 1
         host.ask({"jsonrpc": "2.0", "method": "notifications/initialized"})
         wait_for(lambda: (state_dir / "taps" / "desktop.json").exists(), what="the tap's description")
 
@@ -73,3 +73,21 @@ def test_the_taps_screen_shows_a_conversation_live_pairs_answers_searches_and_op
         screen.wait_for("T / D (or F12) / W / q  tasks screen / debug screen / taps")
     finally:
         host.close()
+
+
+@needs_pty
+def test_f7_opens_the_taps_screen_from_the_connection_screen_without_a_server(tui, state_dir):
+    screen = tui(**SMALL)
+    screen.wait_for("Connect")
+    screen.send("f7")
+    screen.wait_all("Taps", "No taps yet.", "mcp-tui tap install --config FILE --server NAME")
+    host = Host(state_dir, "later")
+    try:
+        host.ask({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        screen.wait_all("later", "running")  # a tap that starts while the screen shows comes up
+        screen.send("enter")
+        screen.wait_for(lambda t: "→ ping #1" in t and ", answer " in t, what="the ping with its answer")
+    finally:
+        host.close()
+    screen.send("q", "q")
+    screen.wait_for("Connect")
