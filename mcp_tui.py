@@ -12326,18 +12326,20 @@ def read_config_server(path, name):
 def config_entries(data):
     """The servers a config file's JSON lists (Claude Desktop's mcpServers, VS Code's servers
     or its settings' mcp.servers), by name; anything else is no list of servers."""
-    path = config_entries_path(data)
-    return None if path is None else data[path[0]] if len(path) == 1 else data[path[0]][path[1]]
-
-
-def config_entries_path(data):
-    """The keys that lead to a config file's servers (("mcpServers",), ("servers",) or
-    ("mcp", "servers")), or None."""
     if not isinstance(data, dict):
         return None
     mcp = data.get("mcp") if isinstance(data.get("mcp"), dict) else {}
-    return ("mcpServers",) if data.get("mcpServers") else ("servers",) if data.get("servers") else (
-        ("mcp", "servers") if mcp.get("servers") else None)
+    return data.get("mcpServers") or data.get("servers") or mcp.get("servers")
+
+
+def config_entries_path(data):
+    """The keys that lead to the servers config_entries finds (("mcpServers",), ("servers",) or
+    ("mcp", "servers")), or None where it finds none."""
+    entries = config_entries(data)
+    for path in (("mcpServers",), ("servers",), ("mcp", "servers")):
+        if entries and (data.get(path[0]) if len(path) == 1 else (data.get("mcp") or {}).get(path[1])) is entries:
+            return path
+    return None
 
 
 # A JSONC text is edited in place (`tap install`): the span of one value is found, and only its

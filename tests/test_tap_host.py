@@ -122,6 +122,19 @@ def test_vs_code_jsonc_keeps_its_comments_trailing_commas_and_the_hosts_variable
     assert path.read_bytes() == before
 
 
+def test_vs_code_settings_with_crlf_line_ends_round_trip(cli, tmp_path):
+    """VS Code's settings.json keeps its servers under mcp.servers; Windows files end lines in CR LF."""
+    text = '{\r\n  "editor.fontSize": 14, // mine\r\n  "mcp": {\r\n    "servers": {\r\n      "py": {\r\n' \
+           '        "command": "py",\r\n        "args": ["-m", "srv"]\r\n      }\r\n    }\r\n  }\r\n}\r\n'
+    path = config_file(tmp_path, text, "settings.json")
+    assert cli("tap", "install", "--config", path, "--server", "py").code == 0
+    changed = path.read_bytes()
+    assert changed.count(b"\r\n") == text.count("\r\n") and b"\n" not in changed.replace(b"\r\n", b"")
+    assert launcher_and_rest(server_entry(path, "py"))[1] == ["tap", "--name", "py", "--", "py", "-m", "srv"]
+    assert cli("tap", "uninstall", "--config", path, "--server", "py").code == 0
+    assert path.read_bytes() == text.encode()
+
+
 def test_hostile_names_and_commands_survive_the_round_trip(cli, tmp_path):
     server = 'we"ird\\ nämé ${HOME} ☃'
     command = 'C:\\Program Files\\"srv"\\${VAR}.exe'
