@@ -244,3 +244,19 @@ def test_claude_desktop_end_to_end_install_run_save_replay_uninstall(cli, state_
 
     assert cli("tap", "uninstall", "--config", path, "--server", "demo").code == 0
     assert path.read_text() == text
+
+
+def test_the_launcher_is_the_mcp_tui_that_runs(tmp_path, monkeypatch):
+    script = tmp_path / "bin" / "mcp-tui"  # a console script, or `mcp-tui install`'s launcher
+    script.parent.mkdir()
+    script.write_text("#!/bin/sh\n")
+    monkeypatch.setattr(sys, "argv", [str(script), "tap", "install"])
+    assert mcp_tui.tap_launcher() == [str(script)]
+    monkeypatch.setattr(sys, "argv", [str(MCP_TUI), "tap", "install"])  # python3 mcp_tui.py
+    assert mcp_tui.tap_launcher() == [os.path.abspath(sys.executable), str(MCP_TUI)]
+    for entry in ({"command": str(script), "args": ["tap", "--name", "x", "--", "srv", "-v"]},
+                  {"command": "python3", "args": ["/opt/mcp_tui.py", "tap", "--", "srv", "-v"]}):
+        assert mcp_tui.tap_entry_server(entry) == ["srv", "-v"]
+    for entry in ({"command": "srv", "args": ["tap", "--", "x"]}, {"command": "mcp-tui", "args": ["tap", "list"]},
+                  {"command": "npx", "args": "not a list"}):
+        assert mcp_tui.tap_entry_server(entry) is None
