@@ -19871,6 +19871,7 @@ class TapsScreen(Screen):
 
 
 TAP_SCREEN_ROWS = 5000  # exchanges a tap's conversation screen keeps; past it the oldest tenth goes
+TAP_SCREEN_BYTES = 64 * 1024 * 1024  # and the bytes of their messages: past it the oldest go too
 
 
 class TapConversationScreen(Screen):
@@ -19900,6 +19901,7 @@ class TapConversationScreen(Screen):
         self.tap = tap
         self.follower, self.exchanges = TapFollower(tap["name"]), TapExchanges()
         self.rows, self.asked, self.version = [], {}, 0  # asked: the rows waiting for their answers
+        self.kept = 0  # the bytes of the messages the rows hold
         self.selection, self.tail, self.search = Selection(), True, SearchBar()
         self.matching = (None, None, [])  # (needle, version, the indexes of the rows that match)
 
@@ -19920,20 +19922,23 @@ class TapConversationScreen(Screen):
         if entry is None:
             return
         self.version += 1
+        self.kept += entry["bytes"]
         message, asker = record.get("message"), "out" if entry["direction"] == "in" else "in"
         if entry["kind"] in ("response", "error"):
             row = self.asked.pop((asker, json.dumps(entry["id"])), None)
             if row is not None:
                 row.update(answer=entry, answered=message, haystack=None)
-                return
-            self.rows.append({"answer": entry, "answered": message})
+            else:
+                self.rows.append({"answer": entry, "answered": message})
         else:
             row = {"first": entry, "message": message}
             if entry["kind"] == "request":
                 self.asked[(entry["direction"], json.dumps(entry["id"]))] = row
             self.rows.append(row)
-        if len(self.rows) > TAP_SCREEN_ROWS:
-            del self.rows[:TAP_SCREEN_ROWS // 10]
+        if len(self.rows) > TAP_SCREEN_ROWS or self.kept > TAP_SCREEN_BYTES:
+            gone = self.rows[:max(len(self.rows) // 10, 1)]
+            del self.rows[:len(gone)]
+            self.kept -= sum(row[key]["bytes"] for row in gone for key in ("first", "answer") if key in row)
 
     def shown(self):
         """The indexes of the rows under the search (found again only when it or the rows change)."""

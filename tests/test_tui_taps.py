@@ -91,3 +91,22 @@ def test_f7_opens_the_taps_screen_from_the_connection_screen_without_a_server(tu
         host.close()
     screen.send("q", "q")
     screen.wait_for("Connect")
+
+
+def test_a_long_conversation_keeps_the_newest_rows_within_bounds(monkeypatch):
+    """The screen's model alone (no terminal): past its bounds the oldest rows go, and answers still pair."""
+    import mcp_tui
+
+    monkeypatch.setattr(mcp_tui, "TAP_SCREEN_ROWS", 50)
+    monkeypatch.setattr(mcp_tui, "TAP_SCREEN_BYTES", 4000)
+    screen = mcp_tui.TapConversationScreen.__new__(mcp_tui.TapConversationScreen)
+    screen.rows, screen.asked, screen.version, screen.kept = [], {}, 0, 0
+    screen.exchanges = mcp_tui.TapExchanges()
+    for number in range(200):
+        screen.take({"direction": "out", "time": number, "message": {"jsonrpc": "2.0", "id": number, "method": "ping"}})
+        answer = {"jsonrpc": "2.0", "id": number, "result": {}}
+        screen.take({"direction": "in", "time": number + 0.5, "message": answer})
+    assert len(screen.rows) <= 50 and screen.kept <= 4000
+    assert [row["first"]["id"] for row in screen.rows][-1] == 199
+    assert all("answer" in row and row["answer"]["latencyMs"] == 500.0 for row in screen.rows)
+    assert screen.kept == sum(row[key]["bytes"] for row in screen.rows for key in ("first", "answer"))
