@@ -108,7 +108,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     CallRecord CallHistory HistoryScreen
                     ResourceScreen LineScreen TemplateScreen Completer PromptScreen
                     RootsScreen TasksScreen TaskDetailScreen ElicitationScreen
-                    UrlElicitationScreen AuthorizeScreen SamplingScreen DebugScreen TapsScreen
+                    UrlElicitationScreen AuthorizeScreen SamplingScreen SearchedList DebugScreen TapsScreen
                     TapConversationScreen
      8c. widgets    text, lists, fields
                     classes: Paste KeyReader Style Canvas TextView Selection TextField
@@ -19648,7 +19648,32 @@ DEBUG_TABS = (  # each tab and the DebugLog.select arguments that pick its entri
 )
 
 
-class DebugScreen(Screen):
+class SearchedList(Screen):
+    """A list under a / search (the debug screen's, a tap's conversation): while the search is
+    active the keys type into it; otherwise the list's keys move the selection, which follows
+    the newest entry (``tail``) while it is on the last. ``entries()``: what the list shows."""
+
+    def hints(self):
+        return "type to search  Enter keep  Esc clear" if self.search.active else Screen.hints(self)
+
+    def on_paste(self, text):
+        self.search.paste(text)
+
+    def on_key(self, key):
+        if self.search.active:
+            self.tail = True
+            return self.search.on_key(key)
+        return Screen.on_key(self, key)
+
+    def other_key(self, key):
+        count = len(self.entries())
+        if not self.selection.on_key(key, count):
+            return False
+        self.tail = self.selection.index >= count - 1
+        return True
+
+
+class DebugScreen(SearchedList):
     """The debug log live: Protocol (every message), Notifications, HTTP trace and the
     server's stderr. Key 8 keeps only task status notifications."""
 
@@ -19683,9 +19708,6 @@ class DebugScreen(Screen):
     def title(self):
         return "Debug: %s%s" % (self.TABS[self.tab], " [task status only]" if self.task_status_only else "")
 
-    def hints(self):
-        return "type to search  Enter keep  Esc clear" if self.search.active else Screen.hints(self)
-
     def tab_views(self):
         """Each tab's entries under the search and key 8 (tab counts follow them): made again
         when a filter changes, otherwise brought up to date with only the new entries."""
@@ -19707,22 +19729,6 @@ class DebugScreen(Screen):
 
     def entries(self):
         return self.tab_views()[self.tab]
-
-    def on_paste(self, text):
-        self.search.paste(text)
-
-    def on_key(self, key):
-        if self.search.active:
-            self.tail = True
-            return self.search.on_key(key)
-        return Screen.on_key(self, key)
-
-    def other_key(self, key):
-        count = len(self.entries())
-        if not self.selection.on_key(key, count):
-            return False
-        self.tail = self.selection.index >= count - 1
-        return True
 
     def switch_tab(self, key):
         self.switch(tab_chosen(key, self.tab, len(self.TABS)))
@@ -19874,7 +19880,7 @@ TAP_SCREEN_ROWS = 5000  # exchanges a tap's conversation screen keeps; past it t
 TAP_SCREEN_BYTES = 64 * 1024 * 1024  # and the bytes of their messages: past it the oldest go too
 
 
-class TapConversationScreen(Screen):
+class TapConversationScreen(SearchedList):
     """One tap's conversation, read as its log grows (at the loop's tick): a row for each
     request with its answer once it comes (method, id, latency, sizes, ✗ and the error), for
     each notification and each line that was not JSON. Enter shows a request and its answer
@@ -19908,9 +19914,6 @@ class TapConversationScreen(Screen):
     def title(self):
         return "Tap %s: %s" % (self.tap["name"], self.tap["server"] or "?")
 
-    def hints(self):
-        return "type to search  Enter keep  Esc clear" if self.search.active else Screen.hints(self)
-
     def read(self):
         for record in self.follower.read():
             self.take(record)
@@ -19940,7 +19943,7 @@ class TapConversationScreen(Screen):
             del self.rows[:len(gone)]
             self.kept -= sum(row[key]["bytes"] for row in gone for key in ("first", "answer") if key in row)
 
-    def shown(self):
+    def entries(self):
         """The indexes of the rows under the search (found again only when it or the rows change)."""
         needle = self.search.needle()
         if not needle:
@@ -19950,24 +19953,8 @@ class TapConversationScreen(Screen):
                                                     if needle in tap_row_haystack(row)])
         return self.matching[2]
 
-    def on_paste(self, text):
-        self.search.paste(text)
-
-    def on_key(self, key):
-        if self.search.active:
-            self.tail = True
-            return self.search.on_key(key)
-        return Screen.on_key(self, key)
-
-    def other_key(self, key):
-        count = len(self.shown())
-        if not self.selection.on_key(key, count):
-            return False
-        self.tail = self.selection.index >= count - 1
-        return True
-
     def open_row(self):
-        shown = self.shown()
+        shown = self.entries()
         if shown:
             row = self.rows[shown[self.selection.index]]
             self.app.open(TextScreen(self.app, "Tap %s: %s" % (self.tap["name"], tap_row_text(row)),
@@ -19975,7 +19962,7 @@ class TapConversationScreen(Screen):
 
     def draw(self, canvas):
         self.read()
-        shown = self.shown()
+        shown = self.entries()
         if self.tail:
             self.selection.index = len(shown) - 1
         waiting = sum(1 for row in self.rows if "first" in row and row["first"]["kind"] == "request"
