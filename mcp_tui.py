@@ -15544,6 +15544,15 @@ def tap_entry_server(entry):
     return None
 
 
+def tap_entry_name(entry):
+    """The --name of the tap a config ``entry`` runs its server through, or None."""
+    server = tap_entry_server(entry)
+    if server is None:
+        return None
+    words = ([entry.get("command")] + list(entry["args"]))[:-len(server) - 1]
+    return words[words.index("--name") + 1] if "--name" in words[:-1] else None
+
+
 def tap_entry_text(text, span, launcher, name, server):
     """The text of a stdio entry (``span`` of ``text``) that runs it through tap ``name``: its
     command is ``launcher``'s, its args the launcher's, `tap --name NAME --`, then the command
@@ -15612,7 +15621,7 @@ class TapInstall(CliCommands):
             span = jsonc_span(text, keys + (server,))
         except ValueError as exc:
             raise McpTuiError("cannot find server %s's entry in %s: %s" % (json.dumps(server), path, exc))
-        return raw, text, span, servers[server]
+        return raw, text, span, servers
 
     @staticmethod
     def records():
@@ -15639,8 +15648,8 @@ class TapInstall(CliCommands):
 
     def install(self, args):
         path, server = self.target(args, "tap install")
-        raw, text, span, entry = self.read(path, server)
-        shown = json.dumps(server, ensure_ascii=False)
+        raw, text, span, servers = self.read(path, server)
+        entry, shown = servers[server], json.dumps(server, ensure_ascii=False)
         validate_config_entry(entry, "server %s in %s" % (shown, path))
         if tap_entry_server(entry) is not None:
             return self.done({"config": path, "server": server, "changed": False},
@@ -15657,6 +15666,11 @@ class TapInstall(CliCommands):
         problem = tap_name_problem(name)
         if problem:
             raise UsageError("--name: " + problem)
+        sharing = sorted(json.dumps(other, ensure_ascii=False) for other, value in servers.items()
+                         if other != server and isinstance(value, dict) and tap_entry_name(value) == name)
+        if sharing:  # two servers in one tap's log: neither could be watched, saved or replayed apart
+            raise UsageError("server %s of %s runs through tap %s already; nothing was changed" % (
+                sharing[0], path, name), hint="give this one another name: --name NAME")
         installed = tap_entry_text(text, span, tap_launcher(), name, entry)
         new = text[:span[0]] + installed + text[span[1]:]
         diff = self.diff(path, text, new, entry)
@@ -15699,8 +15713,8 @@ class TapInstall(CliCommands):
 
     def uninstall(self, args):
         path, server = self.target(args, "tap uninstall")
-        raw, text, span, entry = self.read(path, server)
-        shown = json.dumps(server, ensure_ascii=False)
+        raw, text, span, servers = self.read(path, server)
+        entry, shown = servers[server], json.dumps(server, ensure_ascii=False)
         key = self.record_key(path, server)
         record = self.records().read().get(key)
         if tap_entry_server(entry) is None:

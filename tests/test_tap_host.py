@@ -171,6 +171,21 @@ def test_what_install_refuses_leaves_every_file_as_it_was(cli, tmp_path):
     assert path.read_text() == CLAUDE_DESKTOP
 
 
+def test_two_servers_are_never_put_behind_taps_of_one_name(cli, tmp_path):
+    text = '{"mcpServers": {"my server": {"command": "a"}, "my-server": {"command": "b"}}}'
+    path = config_file(tmp_path, text)
+    assert cli("tap", "install", "--config", path, "--server", "my server").code == 0
+    installed = path.read_text()
+    same = cli("tap", "install", "--config", path, "--server", "my-server")
+    assert same.code == 2 and 'server "my server"' in same.err and "--name NAME" in same.err, same
+    assert path.read_text() == installed
+    assert cli("tap", "install", "--config", path, "--server", "my-server", "--name", "b").code == 0
+    assert mcp_tui.tap_entry_name(server_entry(path, "my-server")) == "b"
+    for server in ("my server", "my-server"):
+        assert cli("tap", "uninstall", "--config", path, "--server", server).code == 0
+    assert path.read_text() == text
+
+
 def test_a_config_that_is_a_link_or_another_users_file_is_not_changed(cli, tmp_path):
     theirs = config_file(tmp_path, CLAUDE_DESKTOP, "theirs.json")
     try:
