@@ -15680,14 +15680,18 @@ class TapInstall(CliCommands):
         backup = self.backup(path, raw)
         record = {"original": text[span[0]:span[1]], "installed": installed, "tap": name, "backup": backup,
                   "before": sha256_hex(text), "after": sha256_hex(new), "at": tap_stamp(time.time())}
-        key = self.record_key(path, server)
-        self.records().update(lambda records: records.__setitem__(key, record))
-        try:
+        key, recorded = self.record_key(path, server), False
+        try:  # the record first: a file changed without it could not be given back byte for byte
+            self.records().update(lambda records: records.__setitem__(key, record))
+            recorded = True
             write_user_file(path, new.encode("utf-8"))
-        except OSError as exc:
-            self.records().update(lambda records: records.pop(key, None))
+        except (OSError, McpTuiError) as exc:
+            if recorded:
+                self.records().update(lambda records: records.pop(key, None))
             os.remove(backup)
-            raise McpTuiError("cannot write --config %s: %s; nothing was changed" % (path, exc.strerror or exc))
+            raise McpTuiError("cannot write %s: %s; nothing was changed" % (
+                "--config " + path if recorded else "the record of the install",
+                getattr(exc, "strerror", None) or getattr(exc, "message", None) or exc))
         summary["backup"] = backup
         return self.done(summary, "Server %s of %s now runs through tap %s (the file as it was: %s).\n"
                                   "Restart the host (quit Claude Desktop and open it again) so it runs the new entry; "

@@ -201,6 +201,18 @@ def test_a_config_that_is_a_link_or_another_users_file_is_not_changed(cli, tmp_p
     assert sorted(os.listdir(tmp_path)) == ["claude_desktop_config.json", "theirs.json"]
 
 
+def test_an_unusable_state_directory_changes_nothing(cli, tmp_path):
+    path = config_file(tmp_path, CLAUDE_DESKTOP)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "state").symlink_to(elsewhere)  # refused as a state directory: no record could be kept
+    result = cli("tap", "install", "--config", path, "--server", "weather", env={"MCP_TUI_STATE_DIR": str(
+        tmp_path / "state")})
+    assert result.code == 1 and "record of the install" in result.err and "nothing was changed" in result.err, result
+    assert path.read_text() == CLAUDE_DESKTOP
+    assert sorted(os.listdir(tmp_path)) == ["claude_desktop_config.json", "elsewhere", "state"]
+
+
 def test_uninstall_after_the_file_changed_elsewhere_restores_only_the_entry(cli, tmp_path):
     path = config_file(tmp_path, CLAUDE_DESKTOP)
     assert cli("tap", "install", "--config", path, "--server", "weather").code == 0
