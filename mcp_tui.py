@@ -19881,7 +19881,8 @@ class TapsScreen(Screen):
             self.read()
         if not self.taps:
             canvas.put(1, 0, "No taps yet. Put one between a host and its server:", self.app.style.dim)
-            canvas.put(2, 2, "mcp-tui tap install --config FILE --server NAME   (or: mcp-tui tap -- COMMAND ...)")
+            canvas.put(2, 2, "mcp-tui tap install --config FILE --server NAME")
+            canvas.put(3, 2, "or, in the host's config: mcp-tui tap -- COMMAND [ARGS...]")
             return
         widths = (max(4, max(cells(tap["name"]) for tap in self.taps)), 9, 9, 21, 8)
         heading = ("NAME", "HOST PID", "MESSAGES", "SINCE", "", "SERVER")
