@@ -97,18 +97,19 @@ tests/test_layering.py checks this map against the banners and the code.
                     which start, list and close keepers; the command table (COMMANDS) that
                     dispatch, help, completion and the flag checks read; `install`
                     classes: Terminated TerminationSignals Output Cli CliCommands TaskCommands CardCommands CheckCommands
-                    SurfaceCommands SkillCommands TapCommands Command
+                    SurfaceCommands SkillCommands TapCommands TapInstall Command
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the servers (a session each) and the tasks it follows
                     classes: Inbox Binding TuiServers Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt
                     TuiResponder TaskRow TaskBook TaskFollower
-     8b. screens    connection, main (with its Skills tab), tool form, tasks, input requests, debug
+     8b. screens    connection, main (with its Skills tab), tool form, tasks, input requests, debug, taps
                     classes: Screen TextScreen FieldScreen ConnectScreen SkillsTab ServersPane MainScreen Catalog
                     Entry ToolScreen TextAreaScreen ObjectListScreen ElementScreen PickScreen
                     CallRecord CallHistory HistoryScreen
                     ResourceScreen LineScreen TemplateScreen Completer PromptScreen
                     RootsScreen TasksScreen TaskDetailScreen ElicitationScreen
-                    UrlElicitationScreen AuthorizeScreen SamplingScreen DebugScreen
+                    UrlElicitationScreen AuthorizeScreen SamplingScreen SearchedList DebugScreen TapsScreen
+                    TapConversationScreen
      8c. widgets    text, lists, fields
                     classes: Paste KeyReader Style Canvas TextView Selection TextField
                     ChoiceField MultiChoiceField SearchBar Button FieldList
@@ -12331,6 +12332,76 @@ def config_entries(data):
     return data.get("mcpServers") or data.get("servers") or mcp.get("servers")
 
 
+def config_entries_path(data):
+    """The keys that lead to the servers config_entries finds (("mcpServers",), ("servers",) or
+    ("mcp", "servers")), or None where it finds none."""
+    entries = config_entries(data)
+    for path in (("mcpServers",), ("servers",), ("mcp", "servers")):
+        if entries and (data.get(path[0]) if len(path) == 1 else (data.get("mcp") or {}).get(path[1])) is entries:
+            return path
+    return None
+
+
+# A JSONC text is edited in place (`tap install`): the span of one value is found, and only its
+# text changes, so comments, order and layout elsewhere stay as they were, byte for byte.
+JSONC_SPACE = r"(?:\s+|//[^\n]*|/\*.*?\*/)*"  # (patterns compiled on first use, and cached by re)
+JSONC_STRING = r'"(?:[^"\\]|\\.)*"'
+JSONC_TOKEN = r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/|[\[\]{}]'
+JSONC_SCALAR = r"[^\s,:\]}/]+"
+
+
+def jsonc_skip(text, at):
+    """Where the next token starts: whitespace and comments from ``at`` passed."""
+    return re.compile(JSONC_SPACE, re.S).match(text, at).end()
+
+
+def jsonc_value_end(text, at):
+    """Where the JSONC value that starts at ``at`` ends (strings and comments in it passed)."""
+    if text[at] == '"':
+        return re.compile(JSONC_STRING, re.S).match(text, at).end()
+    if text[at] not in "[{":
+        return re.compile(JSONC_SCALAR).match(text, at).end()
+    depth = 0
+    for token in re.compile(JSONC_TOKEN, re.S).finditer(text, at):
+        bracket = token.group()
+        depth += 1 if bracket in "[{" else -1 if bracket in "]}" else 0
+        if depth == 0:
+            return token.end()
+    raise ValueError("a bracket is not closed")
+
+
+def jsonc_members(text, at):
+    """The members of the JSONC object that starts at ``at``: (key, where the key starts,
+    where its value starts, where it ends), in the file's order."""
+    members = []
+    at = jsonc_skip(text, at + 1)
+    while text[at] != "}":
+        key_end = re.compile(JSONC_STRING, re.S).match(text, at).end()
+        value_start = jsonc_skip(text, jsonc_skip(text, key_end) + 1)  # past the colon
+        value_end = jsonc_value_end(text, value_start)
+        members.append((json.loads(text[at:key_end]), at, value_start, value_end))
+        at = jsonc_skip(text, value_end)
+        if text[at] == ",":
+            at = jsonc_skip(text, at + 1)
+    return members
+
+
+def jsonc_span(text, keys):
+    """(start, end) of the value that ``keys`` lead to from the top of a JSONC text that
+    reads (load_jsonc); the last of a key given twice, as a JSON reader takes. ValueError
+    when a key is missing."""
+    start, end = jsonc_skip(text, 0), None
+    try:
+        for key in keys:
+            found = [member for member in jsonc_members(text, start) if member[0] == key]
+            if not found:
+                raise ValueError("no %s" % json.dumps(key))
+            start, end = found[-1][2:]
+    except (AttributeError, IndexError) as exc:  # a text load_jsonc did not read
+        raise ValueError("unreadable JSONC: %s" % exc)
+    return start, end
+
+
 class ConfigChoiceNeeded(UsageError):
     """A config file lists several servers and --server did not pick one."""
 
@@ -13233,7 +13304,8 @@ CLI_OPTIONS = (
                                 help="the same, for tools/call requests only")),
         (("--dry-run",), dict(action="store_true",
                               help="print the request that tool call, prompt get, resource read, complete or rpc "
-                                   "would send, with its HTTP headers, and do not send it")),
+                                   "would send, with its HTTP headers, and do not send it; tap install and "
+                                   "uninstall: show the change, make none")),
     )),
     ("answers to the server's input requests", (
         (("--elicit-stub",), dict(metavar="JSON", help="accept elicitations with this content")),
@@ -15452,12 +15524,6 @@ class TapCommands(CliCommands):
             self.opts.output if self.opts.output != "-" else "FILE"))
         return EXIT_OK
 
-    def install(self, args):
-        raise McpTuiError("tap install is not built yet")
-
-    def uninstall(self, args):
-        raise McpTuiError("tap uninstall is not built yet")
-
 
 def tap_conversation(records, since=None, method=None):
     """A tap's log records as `tap save` keeps them: messages only (a line that was not JSON
@@ -15494,6 +15560,261 @@ def tap_conversation(records, since=None, method=None):
     return kept
 
 
+# -- 7. CLI: tap install and uninstall: a server of a host's config file put behind a tap --
+
+
+TAP_BACKUP = ".mcp-tui-tap%s.bak"  # beside the config file: FILE.mcp-tui-tap.bak, then .2.bak, ...
+
+
+def tap_launcher():
+    """The command line that runs this mcp-tui, as a host's config can hold it: the mcp-tui
+    launcher or console script when that is what runs, else this Python and this file, both
+    absolute (a host starts its servers with a PATH and a directory of its own)."""
+    script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] not in ("", "-c", "-m") else ""
+    base = os.path.basename(script).lower()
+    if base.startswith("mcp-tui") and base.endswith(".pyz") and os.path.isfile(script):
+        return [os.path.abspath(sys.executable), script]
+    if base.startswith("mcp-tui") and not base.endswith(".py"):
+        for program in (script, script + ".exe"):
+            if os.path.isfile(program):
+                return [program]
+    return [os.path.abspath(sys.executable), os.path.abspath(__file__)]
+
+
+def tap_entry_server(entry):
+    """The server's command line when a config ``entry`` runs it through a tap (as `tap
+    install` writes it, whichever mcp-tui it names), else None."""
+    argv = [entry.get("command")] + list(entry.get("args") or []) if isinstance(entry.get("args", []), list) else []
+    for at in (1, 2):
+        launcher = [os.path.basename(str(word).replace("\\", "/")).lower() for word in argv[:at]]
+        if (argv[at:at + 1] == ["tap"] and "--" in argv[at:] and (launcher[-1].startswith("mcp-tui") or
+                                                                  launcher[-1].endswith("mcp_tui.py"))):
+            return argv[argv.index("--", at) + 1:]
+    return None
+
+
+def tap_entry_name(entry):
+    """The --name of the tap a config ``entry`` runs its server through, or None."""
+    server = tap_entry_server(entry)
+    if server is None:
+        return None
+    words = ([entry.get("command")] + list(entry["args"]))[:-len(server) - 1]
+    return words[words.index("--name") + 1] if "--name" in words[:-1] else None
+
+
+def tap_entry_text(text, span, launcher, name, server):
+    """The text of a stdio entry (``span`` of ``text``) that runs it through tap ``name``: its
+    command is ``launcher``'s, its args the launcher's, `tap --name NAME --`, then the command
+    and args it had (as the file has them: ${VAR} is the host's to expand); every other
+    member, comment and space kept."""
+    members = dict((key, (start - span[0], end - span[0])) for key, _, start, end in jsonc_members(text, span[0]))
+    args = json.dumps(launcher[1:] + ["tap", "--name", name, "--", server["command"]] + list(server.get("args") or []),
+                      ensure_ascii=False)
+    command_end = members["command"][1]
+    edits = [(members["command"], json.dumps(launcher[0], ensure_ascii=False)),
+             (members["args"], args) if "args" in members else ((command_end, command_end), ', "args": ' + args)]
+    entry = text[span[0]:span[1]]
+    for (start, end), replacement in sorted(edits, reverse=True):
+        entry = entry[:start] + replacement + entry[end:]
+    return entry
+
+
+class TapInstall(CliCommands):
+    """`tap install` and `tap uninstall`: one server's entry in a host's config file (Claude
+    Desktop, Claude Code's .mcp.json, Cursor, VS Code's JSONC) made to run the server through
+    a tap, and back. Only the entry's text changes: comments, order and layout elsewhere stay
+    byte for byte. The change is shown first (a diff; --dry-run stops there), the file as it
+    was is kept beside it, and a record in the state directory holds the entry's text, so
+    that uninstall gives the very bytes back."""
+
+    def target(self, args, verb):
+        self.cli.expect(args, 0, "%s --config FILE --server NAME" % verb)
+        if not self.opts.config or self.opts.server is None:
+            raise UsageError("%s needs --config FILE and --server NAME: the host's config file and its server"
+                             % verb, hint="Claude Desktop's file: %s" % config_paths(self.opts)[-2])
+        return self.opts.config, self.opts.server
+
+    def read(self, path, server):
+        """The file's bytes and text, and the span of ``server``'s entry in it; exit 2 for a
+        file mcp-tui will not change (a link, another user's) or cannot read, nothing written."""
+        import stat
+
+        try:
+            info = os.lstat(path)
+            if stat.S_ISLNK(info.st_mode):
+                raise UsageError("--config %s is a symbolic link (to %s); tap install changes only a file itself, "
+                                 "never through a link" % (path, os.readlink(path)),
+                                 hint="give the file it points to, if it is yours")
+            problem = unsafe_file_problem(info)
+            if problem:
+                raise UsageError("tap install will not change --config %s: %s" % (path, problem))
+            with open_tap_file(path) as handle:
+                raw = handle.read()
+            text = raw.decode("utf-8")
+            data = load_jsonc(text)
+        except OSError as exc:
+            raise UsageError("cannot read --config %s: %s" % (path, exc.strerror or exc))
+        except UnicodeDecodeError:
+            raise UsageError("--config %s is not UTF-8 text" % path)
+        except (ValueError, RecursionError) as exc:
+            raise UsageError("--config %s is not valid JSON: %s; nothing was changed" % (path, exc))
+        keys = config_entries_path(data)
+        servers = config_entries(data) if keys else None
+        if not isinstance(servers, dict):
+            raise UsageError("--config %s lists no servers (mcpServers or servers)" % path)
+        if server not in servers:
+            listed = ", ".join(json.dumps(name, ensure_ascii=False) for name in sorted(servers))
+            raise UsageError("--config %s has no server %s" % (path, json.dumps(server, ensure_ascii=False)),
+                             hint=did_you_mean(server, servers, "it has: " + listed))
+        try:
+            span = jsonc_span(text, keys + (server,))
+        except ValueError as exc:
+            raise McpTuiError("cannot find server %s's entry in %s: %s" % (json.dumps(server), path, exc))
+        return raw, text, span, servers
+
+    @staticmethod
+    def records():
+        return JsonStateFile(os.path.join(state_directory(), "tap-installs.json"),
+                             lambda key, value: isinstance(value, dict) and isinstance(value.get("original"), str)
+                             and isinstance(value.get("installed"), str))
+
+    @staticmethod
+    def record_key(path, server):
+        return json.dumps([os.path.realpath(path), server], ensure_ascii=False)
+
+    def diff(self, path, old, new, entry):
+        """The change as a unified diff, the entry's credentials masked (its env's *TOKEN*,
+        *KEY*, ... values): on stdout now in text, in the document with --format json."""
+        import difflib
+
+        register_environment_secrets(entry.get("env") if isinstance(entry.get("env"), dict) else {},
+                                     self.out.credentials)
+        lines = difflib.unified_diff(old.splitlines(True), new.splitlines(True), path, path)
+        diff = self.out.credentials.redact("".join(line if line.endswith("\n") else line + "\n" for line in lines))
+        if not self.out.json:
+            self.out.text(diff)
+        return diff
+
+    def install(self, args):
+        path, server = self.target(args, "tap install")
+        raw, text, span, servers = self.read(path, server)
+        entry, shown = servers[server], json.dumps(server, ensure_ascii=False)
+        validate_config_entry(entry, "server %s in %s" % (shown, path))
+        if tap_entry_server(entry) is not None:
+            return self.done({"config": path, "server": server, "changed": False},
+                             "server %s of %s runs through a tap already; nothing was changed" % (shown, path))
+        if config_url(entry):
+            raise UsageError("server %s of %s is reached over HTTP (%s); tap install puts only a stdio server "
+                             "behind a tap" % (shown, path, masked_url(config_url(entry))),
+                             hint="run an HTTP tap, mcp-tui tap --listen 127.0.0.1:PORT --url URL, and point the "
+                                  "entry's url at http://127.0.0.1:PORT with the same path")
+        if not entry.get("command"):
+            raise UsageError("server %s of %s has no command to run through a tap" % (shown, path))
+        name = self.opts.name or re.sub(r"[^A-Za-z0-9_-]+", "-", server).strip("-_")[:64] or tap_name_for(
+            [entry["command"]] + [str(word) for word in entry.get("args") or ()])
+        problem = tap_name_problem(name)
+        if problem:
+            raise UsageError("--name: " + problem)
+        sharing = sorted(json.dumps(other, ensure_ascii=False) for other, value in servers.items()
+                         if other != server and isinstance(value, dict) and tap_entry_name(value) == name)
+        if sharing:  # two servers in one tap's log: neither could be watched, saved or replayed apart
+            raise UsageError("server %s of %s runs through tap %s already; nothing was changed" % (
+                sharing[0], path, name), hint="give this one another name: --name NAME")
+        installed = tap_entry_text(text, span, tap_launcher(), name, entry)
+        new = text[:span[0]] + installed + text[span[1]:]
+        diff = self.diff(path, text, new, entry)
+        summary = {"config": path, "server": server, "tap": name, "diff": diff, "changed": not self.opts.dry_run}
+        if self.opts.dry_run:
+            return self.done(summary, "(--dry-run: %s was not changed)" % path)
+        backup = self.backup(path, raw)
+        record = {"original": text[span[0]:span[1]], "installed": installed, "tap": name, "backup": backup,
+                  "before": sha256_hex(text), "after": sha256_hex(new), "at": tap_stamp(time.time())}
+        key, recorded = self.record_key(path, server), False
+        try:  # the record first: a file changed without it could not be given back byte for byte
+            self.records().update(lambda records: records.__setitem__(key, record))
+            recorded = True
+            write_user_file(path, new.encode("utf-8"))
+        except (OSError, McpTuiError) as exc:
+            if recorded:
+                self.records().update(lambda records: records.pop(key, None))
+            os.remove(backup)
+            raise McpTuiError("cannot write %s: %s; nothing was changed" % (
+                "--config " + path if recorded else "the record of the install",
+                getattr(exc, "strerror", None) or getattr(exc, "message", None) or exc))
+        summary["backup"] = backup
+        return self.done(summary, "Server %s of %s now runs through tap %s (the file as it was: %s).\n"
+                                  "Restart the host (quit Claude Desktop and open it again) so it runs the new entry; "
+                                  "then: mcp-tui tap watch %s\nUndo: mcp-tui tap uninstall --config %s --server %s" % (
+                                      shown, path, name, backup, name, shell_word(path), shell_word(server)))
+
+    def backup(self, path, raw):
+        """The file as it was, 0600 beside it under the first free name (a backup is never
+        written over)."""
+        for number in range(1, 100):
+            candidate = path + TAP_BACKUP % ("" if number == 1 else ".%d" % number)
+            try:
+                with open_user_file(candidate, private=True) as handle:
+                    handle.write(raw)
+                return candidate
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                raise McpTuiError("cannot write the backup %s: %s; nothing was changed" % (candidate,
+                                                                                           exc.strerror or exc))
+        raise McpTuiError("99 backups of %s are there already; nothing was changed" % path,
+                          hint="remove the old %s files" % (os.path.basename(path) + TAP_BACKUP % ".N"))
+
+    def uninstall(self, args):
+        path, server = self.target(args, "tap uninstall")
+        raw, text, span, servers = self.read(path, server)
+        entry, shown = servers[server], json.dumps(server, ensure_ascii=False)
+        key = self.record_key(path, server)
+        record = self.records().read().get(key)
+        if tap_entry_server(entry) is None:
+            return self.done({"config": path, "server": server, "changed": False},
+                             "server %s of %s does not run through a tap; nothing was changed" % (shown, path))
+        if record is None or text[span[0]:span[1]] != record["installed"]:
+            backup = (record or {}).get("backup") or path + TAP_BACKUP % ""
+            raise McpTuiError("server %s of %s is not as tap install left it%s; nothing was changed" % (
+                shown, path, "" if record else " (no record of it in this state directory)"),
+                hint="put the entry back by hand; %s has the file as it was" % backup if os.path.exists(backup)
+                else "put the entry back by hand")
+        new = text[:span[0]] + record["original"] + text[span[1]:]
+        data = new.encode("utf-8")
+        whole = sha256_hex(text) == record.get("after") and sha256_hex(new) == record.get("before")
+        diff = self.diff(path, text, new, entry)
+        summary = {"config": path, "server": server, "tap": record.get("tap"), "diff": diff,
+                   "changed": not self.opts.dry_run, "byteIdentical": whole}
+        if self.opts.dry_run:
+            return self.done(summary, "(--dry-run: %s was not changed)" % path)
+        try:
+            write_user_file(path, data)
+        except OSError as exc:
+            raise McpTuiError("cannot write --config %s: %s; nothing was changed" % (path, exc.strerror or exc))
+        self.records().update(lambda records: records.pop(key, None))
+        backup = record.get("backup")
+        try:
+            with open_tap_file(backup) as handle:
+                redundant = handle.read() == data
+            if redundant:
+                os.remove(backup)  # it holds what the file holds again
+        except (OSError, TypeError):
+            redundant = False
+        said = ("Server %s of %s runs without the tap again: the file is as it was before tap install" % (shown, path)
+                if whole else "Server %s of %s runs without the tap again; the file changed elsewhere since tap "
+                              "install, so only the entry was restored" % (shown, path))
+        if backup and not redundant and os.path.exists(backup):
+            said += " (the file before tap install: %s)" % backup
+        return self.done(summary, said + ".\nRestart the host so it runs the entry as it was.")
+
+    def done(self, summary, text):
+        if self.out.json:
+            self.out.document(summary)
+        else:
+            self.out.progress(text)
+        return EXIT_OK
+
+
 # -- the command table: every command's words, flags, handler and help ------------------
 
 
@@ -15507,8 +15828,9 @@ class Command:
     the command's first word, as rpc's); ``writes``: -o takes its result."""
 
     def __init__(self, name, summary, usage=None, handler=None, flags=(), sends=None, writes=False, details="",
-                 aliases=(), subcommands=(), hidden=False):
+                 aliases=(), subcommands=(), hidden=False, connects=True):
         self.name = name
+        self.connects = connects  # False: --config and --server name a file the command reads itself
         self.summary = summary
         self.usage = usage or name
         self.handler = handler
@@ -15642,9 +15964,14 @@ COMMANDS = (
                 "tap save NAME -o FILE [--since TIME] [--method M]", family_verb(TapCommands, TapCommands.save),
                 flags=("--since", "--method"), writes=True),
         Command("install", "put a server of a host's config file behind a tap",
-                "tap install --config FILE --server NAME", family_verb(TapCommands, TapCommands.install)),
+                "tap install --config FILE --server NAME", family_verb(TapInstall, TapInstall.install),
+                flags=("--name", "--dry-run"), connects=False,
+                details="Claude Desktop, .mcp.json, Cursor or VS Code: the entry's change is shown, the file "
+                        "kept as FILE.mcp-tui-tap.bak; --dry-run only shows it."),
         Command("uninstall", "restore the server's entry as it was", "tap uninstall --config FILE --server NAME",
-                family_verb(TapCommands, TapCommands.uninstall)),
+                family_verb(TapInstall, TapInstall.uninstall), flags=("--dry-run",), connects=False,
+                details="The file is byte for byte as before tap install (or, changed elsewhere since, only "
+                        "the entry is restored)."),
     )),
     Command("check", "check the server against the spec's rules",
             "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]",
@@ -15702,6 +16029,15 @@ def find_command(words):
                              hint=did_you_mean(word, shown, "see mcp-tui help %s" % found.name))
         found, choices, depth = found_here, found_here.subcommands, depth + 1
     return found, list(words[depth:])
+
+
+def reads_its_own_config(words):
+    """Whether ``words`` name a command that reads --config FILE itself (tap install), not
+    as the server to connect to."""
+    try:
+        return bool(words) and not find_command(words)[0].connects
+    except UsageError:
+        return False
 
 
 def given_flags(opts):
@@ -16040,8 +16376,8 @@ class Inbox:
         connected = any(server.session is not None and not server.disconnected for server in app.servers)
         seconds = LOSS_CHECK_SECONDS if connected else None
         if (app.toast and time.perf_counter() < app.toast[1]) or app.attempt or app.work_running() or any(
-                getattr(screen, "running", False) or isinstance(screen, (TasksScreen, TaskDetailScreen, HistoryScreen))
-                for screen in app.stack):
+                getattr(screen, "running", False) or getattr(screen, "live", False)
+                or isinstance(screen, (TasksScreen, TaskDetailScreen, HistoryScreen)) for screen in app.stack):
             seconds = TUI_TICK_MS / 1000.0
         self.wait(sys.stdin.fileno(), seconds)
         return True
@@ -16489,6 +16825,10 @@ class Tui(TuiServers):
         if not isinstance(self.stack[-1], DebugScreen):
             self.open(DebugScreen(self))
 
+    def open_taps(self):
+        if not isinstance(self.stack[-1], TapsScreen):
+            self.open(TapsScreen(self))
+
     def open_tasks(self):
         if self.session is None:
             self.say("Not connected yet.", True)
@@ -16698,6 +17038,7 @@ GLOBAL_KEYS = (  # the app's keys on every screen, before the screen sees them (
     Binding("F1", "help", action=key_action(lambda app: app.open_help())),
     Binding("F12", "debug screen", action=key_action(lambda app: app.open_debug())),
     Binding("F9", "record", action=key_action(lambda app: app.toggle_recording())),
+    Binding("F7", "taps", action=key_action(lambda app: app.open_taps())),  # W too, but this one from forms as well
     Binding("^R", "reconnect", action=key_action(lambda app: app.connection.reconnect()), when=connected_app),
     Binding("^C", action=key_action(lambda app: app.interrupt())),
     Binding("^L", "redraw", action=key_action(lambda app: app.window.clear())),
@@ -16714,6 +17055,7 @@ BROWSE_KEYS = (  # the app's keys on every screen without a text field (README: 
     Binding("p", "ping", action=key_action(lambda app: app.ping()), when=connected_app),
     Binding("L", "log level", action=key_action(lambda app: app.open(log_level_screen(app))), when=connected_app),
     Binding("R", "roots", action=key_action(lambda app: app.open(RootsScreen(app)))),
+    Binding("W", "taps", action=key_action(lambda app: app.open_taps())),
     Binding("q", "back", action=key_action(lambda app: app.back()), codes=("q", "ESC")))
 
 
@@ -17924,11 +18266,13 @@ class MainScreen(Screen):
         Binding("r", "refresh", "refresh the lists (list_changed notifications do it too)",
                 key_action(lambda screen: screen.reload(announce=True))),
         Binding("p", "ping"), Binding("L", "log level", when=lambda screen: screen.on_server_tab()),
-        Binding("T", "tasks"), Binding("H", "history"), *ServersPane.KEYS, Binding("?", "help"), Binding("q", "quit"),
+        Binding("T", "tasks"), Binding("H", "history"), *ServersPane.KEYS,
+        Binding("W", lambda screen: "taps" if tap_names() else ""),  # where there are taps: 80 columns hold no more
+        Binding("?", "help"), Binding("q", "quit"),
         Binding("Esc", codes=("ESC",), action=key_action(lambda screen: screen.filter.clear()),  # only q quits here
                 when=lambda screen: not screen.on_server_tab()),
-        Binding("T / D (or F12) / q", help="tasks screen / debug screen / quit (asks while calls or tasks run, on "
-                                           "any server)"))
+        Binding("T / D (or F12) / W / q", help="tasks screen / debug screen / taps / quit (asks while calls or "
+                                                "tasks run, on any server)"))
     HELP_COLUMN = 24
 
     def __init__(self, app):
@@ -19685,7 +20029,32 @@ DEBUG_TABS = (  # each tab and the DebugLog.select arguments that pick its entri
 )
 
 
-class DebugScreen(Screen):
+class SearchedList(Screen):
+    """A list under a / search (the debug screen's, a tap's conversation): while the search is
+    active the keys type into it; otherwise the list's keys move the selection, which follows
+    the newest entry (``tail``) while it is on the last. ``entries()``: what the list shows."""
+
+    def hints(self):
+        return "type to search  Enter keep  Esc clear" if self.search.active else Screen.hints(self)
+
+    def on_paste(self, text):
+        self.search.paste(text)
+
+    def on_key(self, key):
+        if self.search.active:
+            self.tail = True
+            return self.search.on_key(key)
+        return Screen.on_key(self, key)
+
+    def other_key(self, key):
+        count = len(self.entries())
+        if not self.selection.on_key(key, count):
+            return False
+        self.tail = self.selection.index >= count - 1
+        return True
+
+
+class DebugScreen(SearchedList):
     """The debug log live: Protocol (every message), Notifications, HTTP trace and the
     server's stderr. Key 8 keeps only task status notifications."""
 
@@ -19720,9 +20089,6 @@ class DebugScreen(Screen):
     def title(self):
         return "Debug: %s%s" % (self.TABS[self.tab], " [task status only]" if self.task_status_only else "")
 
-    def hints(self):
-        return "type to search  Enter keep  Esc clear" if self.search.active else Screen.hints(self)
-
     def tab_views(self):
         """Each tab's entries under the search and key 8 (tab counts follow them): made again
         when a filter changes, otherwise brought up to date with only the new entries."""
@@ -19744,22 +20110,6 @@ class DebugScreen(Screen):
 
     def entries(self):
         return self.tab_views()[self.tab]
-
-    def on_paste(self, text):
-        self.search.paste(text)
-
-    def on_key(self, key):
-        if self.search.active:
-            self.tail = True
-            return self.search.on_key(key)
-        return Screen.on_key(self, key)
-
-    def other_key(self, key):
-        count = len(self.entries())
-        if not self.selection.on_key(key, count):
-            return False
-        self.tail = self.selection.index >= count - 1
-        return True
 
     def switch_tab(self, key):
         self.switch(tab_chosen(key, self.tab, len(self.TABS)))
@@ -19839,13 +20189,210 @@ def help_text(screen):
         "F12        debug screen                     Ctrl+R  reconnect to the same server",
         "F9         record every message to a file (mcp-tui-TIME.jsonl here), until F9 again",
         "Alt+1-9    show the first to ninth open server as it was left (S on the main screen lists them)",
+        "F7         taps: what real hosts say to their servers (W too, outside forms)",
         "Ctrl+C     cancel the running call (tool screen), else quit (asks on an edited form)",
         "q          on the main screen: quit (asks while calls or followed tasks run)",
         "", "Outside forms:",
         "?  help    D  debug    T  tasks    H  call history    C  connect one more server (added)",
         "p  ping    L  log level    R  roots    Esc / q  back (q types itself in a form)",
+        "W  taps: what real hosts say to their servers through `mcp-tui tap`",
         "", "Every string a server sends is shown with terminal control sequences removed."]
     return "\n".join(lines)
+
+
+# -- 8b. Screens: taps, a real host's conversation with its server, live -------------------
+
+
+class TapsScreen(Screen):
+    """The taps `tap list` shows (name, server, host pid, messages, since, running or ended),
+    read from the state directory: no connection needed. Enter opens one's conversation."""
+
+    live = True  # the loop ticks while it shows: a tap that starts or ends shows up
+    BINDINGS = (
+        Binding("Enter", "conversation", "the tap's conversation, live: each request with its answer",
+                key_action(lambda screen: screen.open_selected()), codes=("ENTER",)),
+        Binding("r", "refresh", "read the taps again (their message counts)", key_action(lambda screen: screen.read())),
+        Binding("j/k", "move", when=lambda screen: screen.taps),
+        Binding("q", "back"))
+    HELP_COLUMN = 8
+    HELP_NOTES = ("", "A tap stands between a host (Claude Desktop, an IDE) and its stdio server:",
+                  "mcp-tui tap install --config FILE --server NAME puts one in the host's config.")
+
+    def __init__(self, app):
+        Screen.__init__(self, app)
+        self.selection = Selection()
+        self.names, self.taps = None, []
+
+    def title(self):
+        return "Taps"
+
+    def on_show(self):
+        self.read()
+
+    def read(self):
+        self.names = tap_names()
+        self.taps = [tap_summary(name) for name in self.names]
+
+    def other_key(self, key):
+        return self.selection.on_key(key, len(self.taps))
+
+    def open_selected(self):
+        if self.taps:
+            self.app.open(TapConversationScreen(self.app, self.taps[self.selection.index]))
+
+    def draw(self, canvas):
+        if tap_names() != self.names:  # a tap started, or its files went
+            self.read()
+        if not self.taps:
+            canvas.put(1, 0, "No taps yet. Put one between a host and its server:", self.app.style.dim)
+            canvas.put(2, 2, "mcp-tui tap install --config FILE --server NAME")
+            canvas.put(3, 2, "or, in the host's config: mcp-tui tap -- COMMAND [ARGS...]")
+            return
+        widths = (max(4, max(cells(tap["name"]) for tap in self.taps)), 9, 9, 21, 8)
+        heading = ("NAME", "HOST PID", "MESSAGES", "SINCE", "", "SERVER")
+        canvas.put(0, 0, "  ".join(pad(word, width) for word, width in zip(heading, widths + (0,))),
+                   self.app.style.bold)
+        for row, index, attr in list_rows(canvas, 1, canvas.height - 1, self.selection, len(self.taps), self.app.style):
+            tap = self.taps[index]
+            words = (tap["name"], str(tap["hostPid"] or "-"), str(tap["messages"]), tap["since"] or "-",
+                     "running" if tap["running"] else "ended", str(tap["server"] or "?"))
+            canvas.put(row, 0, "  ".join(pad(word, width) for word, width in zip(words, widths + (0,))), attr)
+
+
+TAP_SCREEN_ROWS = 5000  # exchanges a tap's conversation screen keeps; past it the oldest tenth goes
+TAP_SCREEN_BYTES = 64 * 1024 * 1024  # and the bytes of their messages: past it the oldest go too
+
+
+class TapConversationScreen(SearchedList):
+    """One tap's conversation, read as its log grows (at the loop's tick): a row for each
+    request with its answer once it comes (method, id, latency, sizes, ✗ and the error), for
+    each notification and each line that was not JSON. Enter shows a request and its answer
+    whole; / searches them, as on the debug screen."""
+
+    live = True
+    BINDINGS = (
+        Binding("/", "search", "search: only exchanges with the text, in their messages too (Enter keeps it, "
+                               "Esc clears it)", key_action(lambda screen: setattr(screen.search, "active", True))),
+        Binding("Esc", codes=("ESC",), action=key_action(lambda screen: screen.search.clear()),
+                when=lambda screen: screen.search.needle()),
+        Binding("Enter", "request and answer", "the request and its answer, whole (indented JSON)",
+                key_action(lambda screen: screen.open_row()), codes=("ENTER",)),
+        Binding("j/k", True),
+        Binding("End", "follow", "follow the newest exchange"),
+        Binding("q", "back"))
+    HELP_COLUMN = 22
+    HELP_NOTES = ("→ the host asked the server, ← the server asked the host; ✗ an error answer,",
+                  "… no answer yet.",
+                  "Credentials are masked in the tap's log, as in the debug screen.")
+
+    def __init__(self, app, tap):
+        Screen.__init__(self, app)
+        self.tap = tap
+        self.follower, self.exchanges = TapFollower(tap["name"]), TapExchanges()
+        self.rows, self.asked, self.version = [], {}, 0  # asked: the rows waiting for their answers
+        self.kept = 0  # the bytes of the messages the rows hold
+        self.selection, self.tail, self.search = Selection(), True, SearchBar()
+        self.matching = (None, None, [])  # (needle, version, the indexes of the rows that match)
+
+    def title(self):
+        return "Tap %s: %s" % (self.tap["name"], self.tap["server"] or "?")
+
+    def read(self):
+        for record in self.follower.read():
+            self.take(record)
+
+    def take(self, record):
+        if "recording" in record:
+            self.asked.clear()  # a new host session: its ids are its own
+        entry = self.exchanges.entry(record)
+        if entry is None:
+            return
+        self.version += 1
+        self.kept += entry["bytes"]
+        message, asker = record.get("message"), "out" if entry["direction"] == "in" else "in"
+        if entry["kind"] in ("response", "error"):
+            row = self.asked.pop((asker, json.dumps(entry["id"])), None)
+            if row is not None:
+                row.update(answer=entry, answered=message, haystack=None)
+            else:
+                self.rows.append({"answer": entry, "answered": message})
+        else:
+            row = {"first": entry, "message": message}
+            if entry["kind"] == "request":
+                self.asked[(entry["direction"], json.dumps(entry["id"]))] = row
+            self.rows.append(row)
+        if len(self.rows) > TAP_SCREEN_ROWS or self.kept > TAP_SCREEN_BYTES:
+            gone = self.rows[:max(len(self.rows) // 10, 1)]
+            del self.rows[:len(gone)]
+            self.kept -= sum(row[key]["bytes"] for row in gone for key in ("first", "answer") if key in row)
+
+    def entries(self):
+        """The indexes of the rows under the search (found again only when it or the rows change)."""
+        needle = self.search.needle()
+        if not needle:
+            return range(len(self.rows))
+        if self.matching[:2] != (needle, self.version):
+            self.matching = (needle, self.version, [index for index, row in enumerate(self.rows)
+                                                    if needle in tap_row_haystack(row)])
+        return self.matching[2]
+
+    def open_row(self):
+        shown = self.entries()
+        if shown:
+            row = self.rows[shown[self.selection.index]]
+            self.app.open(TextScreen(self.app, "Tap %s: %s" % (self.tap["name"], tap_row_text(row)),
+                                     tap_row_detail(row)))
+
+    def draw(self, canvas):
+        self.read()
+        shown = self.entries()
+        if self.tail:
+            self.selection.index = len(shown) - 1
+        waiting = sum(1 for row in self.rows if "first" in row and row["first"]["kind"] == "request"
+                      and "answer" not in row)
+        canvas.put(0, 0, "%d exchanges%s, %d waiting for an answer%s" % (
+            len(self.rows), "" if len(shown) == len(self.rows) else " (%d match)" % len(shown), waiting,
+            "" if self.tap["running"] else "; the tap has ended"), self.app.style.dim)
+        if not shown:
+            canvas.put(2, 0, "Nothing here yet: the host has said nothing through this tap.", self.app.style.dim)
+        rows = canvas.height - 1 - (1 if self.search.shown() else 0)
+        for row, index, attr in list_rows(canvas, 1, rows, self.selection, len(shown), self.app.style):
+            exchange = self.rows[shown[index]]
+            failed = "error" in exchange.get("answer", {}) or exchange.get("first", {}).get("kind") == "raw"
+            canvas.put(row, 0, tap_row_text(exchange), attr | (self.app.style.error if failed else 0))
+        self.search.draw(canvas.sub(canvas.height - 1, 0, 1, canvas.width), self.app.style)
+
+
+def tap_row_text(row):
+    """A row of a tap's conversation: the request (or notification, or line that was not JSON)
+    as `tap watch` shows it, with its answer's latency, error and size once it came."""
+    first, answer = row.get("first"), row.get("answer")
+    if first is None:
+        return format_tap_entry(answer) + " (an answer to no request seen)"
+    if answer is None:
+        return format_tap_entry(first) + (" …" if first["kind"] == "request" else "")
+    paired = dict(first, **{key: answer[key] for key in ("latencyMs", "error") if key in answer})
+    return "%s, answer %s" % (format_tap_entry(paired), size_text(answer["bytes"]))
+
+
+def tap_row_detail(row):
+    """A row whole: the request and the answer, each with its line and its message as indented JSON."""
+    parts = []
+    for key, message_key in (("first", "message"), ("answer", "answered")):
+        entry = row.get(key)
+        if entry is not None:
+            body = entry.get("text") if entry["kind"] == "raw" else json.dumps(row.get(message_key), indent=2,
+                                                                                ensure_ascii=False)
+            label = "Answer" if key == "answer" else {"raw": "Not JSON"}.get(entry["kind"], entry["kind"].capitalize())
+            parts.append("%s  %s\n%s" % (label, format_tap_entry(entry), body))
+    return "\n\n".join(parts)
+
+
+def tap_row_haystack(row):
+    """What a search looks in: the row's line and its messages, lowercased (kept until the answer comes)."""
+    if row.get("haystack") is None:
+        row["haystack"] = (tap_row_text(row) + "\n" + tap_row_detail(row)).lower()
+    return row["haystack"]
 
 
 # -- 8c. Widgets: text, lists, fields ------------------------------------------------------
@@ -19916,7 +20463,7 @@ class KeyReader:
     SEQUENCES = {"[A": "UP", "[B": "DOWN", "[C": "RIGHT", "[D": "LEFT", "OA": "UP", "OB": "DOWN", "OC": "RIGHT",
                  "OD": "LEFT", "[Z": "BTAB", "[3~": "DELETE", "[1~": "HOME", "[4~": "END", "[H": "HOME",
                  "[F": "END", "OH": "HOME", "OF": "END", "[5~": "PGUP", "[6~": "PGDN", "[24~": "F12",
-                 "[20~": "F9", "[11~": "F1", "OP": "F1", "[[A": "F1"}
+                 "[20~": "F9", "[18~": "F7", "[11~": "F1", "OP": "F1", "[[A": "F1"}
     # The numeric keypad's own codes (NumLock off): ncurses has the corners and PDCurses
     # (windows-curses) all of them, with Enter, Delete and the operators as PAD* codes.
     KEYPAD_NAMES = {"KEY_A1": "HOME", "KEY_A2": "UP", "KEY_A3": "PGUP", "KEY_B1": "LEFT", "KEY_B3": "RIGHT",
@@ -19939,7 +20486,8 @@ class KeyReader:
         names = {"KEY_UP": "UP", "KEY_DOWN": "DOWN", "KEY_LEFT": "LEFT", "KEY_RIGHT": "RIGHT",
                  "KEY_PPAGE": "PGUP", "KEY_NPAGE": "PGDN", "KEY_HOME": "HOME", "KEY_END": "END",
                  "KEY_BACKSPACE": "BACKSPACE", "KEY_DC": "DELETE", "KEY_ENTER": "ENTER", "KEY_BTAB": "BTAB",
-                 "KEY_RESIZE": "RESIZE", "KEY_F1": "F1", "KEY_F9": "F9", "KEY_F12": "F12"}
+                 "KEY_RESIZE": "RESIZE", "KEY_F1": "F1", "KEY_F7": "F7", "KEY_F9": "F9",
+                 "KEY_F12": "F12"}
         names.update(self.KEYPAD_NAMES)
         names.update(("ALT_" + key, "M-" + name) for key, name in self.ALT_NAMES.items())
         names.update(("ALT_" + char, "M-" + char.lower()) for char in "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
@@ -21700,7 +22248,10 @@ def main(argv=None):
         if opts.help:  # before the connection is read: the words may name no server at all
             output.text(cli_help(opts.words, asked=False))
             return EXIT_OK
-        spec, words = spec_from_options(opts, opts.words, output.credentials, command_words())
+        if reads_its_own_config(opts.words):
+            spec, words = None, opts.words
+        else:
+            spec, words = spec_from_options(opts, opts.words, output.credentials, command_words())
         if not words:
             return run_tui(opts, spec, output.credentials)
         signals.install()  # the TUI quits on them its own way (quit_on_hangup)

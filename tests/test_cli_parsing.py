@@ -228,8 +228,8 @@ def test_every_mistyped_command_gets_did_you_mean(cli, top):
     (["auth", "status", "--all"], "--all goes with session close or auth logout, not with 'auth status'"),
     (["watch", "--strict"], "--strict goes with check, not with 'watch'"),
     (["ping", "--require-digests"], "--require-digests goes with skill verify or skill fetch, not with 'ping'"),
-    (["server", "--dry-run"], "--dry-run previews the request of tool call, prompt get, resource read, complete "
-                              "or rpc, not of 'server'"),
+    (["server", "--dry-run"], "--dry-run previews the request of tool call, prompt get, resource read, complete, "
+                              "rpc, tap install or tap uninstall, not of 'server'"),
 ])
 def test_a_flag_another_command_takes_is_a_usage_error_naming_the_commands_that_take_it(cli, words, takers):
     """They were accepted and ignored: `check --load` ran a plain check, exit 0. Nothing is

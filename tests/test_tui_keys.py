@@ -19,6 +19,8 @@ ROWS = {
     "RootsScreen": "Roots (`R`)",
     "PickScreen": "Log level (`L`)",
     "DebugScreen": "Debug screen",
+    "TapsScreen": "Taps screen (`W`)",
+    "TapConversationScreen": "A tap's conversation (Enter on a tap)",
     "TextScreen": "Text screens (help, an entry, a call)",
     "ToolScreen": "Tool screen",
     "TextAreaScreen": "Text area (Ctrl+E in a field)",

@@ -1,0 +1,289 @@
+"""`mcp-tui tap install` / `tap uninstall`: a server of a host's config file (Claude Desktop,
+.mcp.json, Cursor, VS Code's JSONC) put behind a tap and taken out again, the file edited only
+where the entry is and given back byte for byte; then the whole way a user goes: a Claude
+Desktop config, the entry run as the host runs it, the conversation saved and replayed
+against the same server and a changed one."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import mcp_tui
+from conftest import MCP_TUI, TESTSERVER
+
+CLAUDE_DESKTOP = """{
+  // servers Claude Desktop starts
+  "mcpServers": {
+    "weather": {
+      "command": "python3",
+      "args": ["weather.py", "--units", "metric"], /* the units the host shows */
+      "env": {"WEATHER_API_KEY": "sk-weather-0123456789"},
+      "cwd": "/srv/weather"
+    },
+    "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]}
+  },
+  "globalShortcut": "Ctrl+Space"
+}
+"""
+
+# VS Code's mcp.json: JSONC, "servers", comments and trailing commas; args before command, none at all
+VS_CODE = """// VS Code: .vscode/mcp.json
+{
+\t"inputs": [],
+\t"servers": {
+\t\t"linter": {
+\t\t\t"type": "stdio",
+\t\t\t"args": ["--stdio", "${workspaceFolder}",],  // the host expands it
+\t\t\t"command": "${env:HOME}/bin/lint-server",
+\t\t},
+\t\t"bare": { "command": "bare-server" /* no args */ },
+\t},
+}"""
+
+
+def config_file(tmp_path, text, name="claude_desktop_config.json"):
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+def server_entry(path, server):
+    return mcp_tui.config_entries(mcp_tui.load_jsonc(path.read_text(encoding="utf-8")))[server]
+
+
+def launcher_and_rest(entry):
+    """The entry's command line split where the tap starts: (the mcp-tui launcher, the rest)."""
+    argv = [entry["command"]] + entry["args"]
+    at = argv.index("tap")
+    return argv[:at], argv[at:]
+
+
+def test_install_shows_the_change_backs_up_and_uninstall_gives_the_very_bytes_back(cli, tmp_path):
+    path = config_file(tmp_path, CLAUDE_DESKTOP)
+    before = path.read_bytes()
+    backup = tmp_path / "claude_desktop_config.json.mcp-tui-tap.bak"
+
+    shown = cli("tap", "install", "--config", path, "--server", "weather", "--dry-run")
+    assert shown.code == 0, shown
+    assert path.read_bytes() == before and not backup.exists(), "--dry-run changed something"
+    assert '-      "command": "python3",\n' in shown.out and "+      \"args\": [" in shown.out, shown
+    assert "sk-weather-0123456789" not in shown.out, "the entry's credential is shown in the diff"
+    assert "--dry-run" in shown.err
+
+    done = cli("tap", "install", "--config", path, "--server", "weather")
+    assert done.code == 0, done
+    assert done.out == shown.out  # the change shown is the change made
+    assert backup.read_bytes() == before and backup.stat().st_mode & 0o777 == 0o600
+    assert "tap watch weather" in done.err and "tap uninstall" in done.err, done
+    entry = server_entry(path, "weather")
+    launcher, rest = launcher_and_rest(entry)
+    assert launcher == [os.path.abspath(sys.executable), str(MCP_TUI)]
+    assert rest == ["tap", "--name", "weather", "--", "python3", "weather.py", "--units", "metric"]
+    assert entry["env"] == {"WEATHER_API_KEY": "sk-weather-0123456789"} and entry["cwd"] == "/srv/weather"
+    text = path.read_text()
+    assert text.startswith(CLAUDE_DESKTOP[:CLAUDE_DESKTOP.index('"command": "python3"')])  # byte for byte elsewhere
+    assert text.endswith(CLAUDE_DESKTOP[CLAUDE_DESKTOP.index("], /* the units"):][1:])
+
+    again = cli("tap", "install", "--config", path, "--server", "weather")
+    assert (again.code, again.out) == (0, "") and "already" in again.err, again
+    assert backup.read_bytes() == before  # and no second backup
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["claude_desktop_config.json", backup.name]
+
+    undone = cli("tap", "uninstall", "--config", path, "--server", "weather")
+    assert undone.code == 0, undone
+    assert path.read_bytes() == before
+    assert "as it was before tap install" in undone.err
+    assert not backup.exists()  # it held what the file holds again
+    again = cli("tap", "uninstall", "--config", path, "--server", "weather")
+    assert (again.code, again.out) == (0, "") and "does not run through a tap" in again.err, again
+    assert path.read_bytes() == before
+
+
+def test_vs_code_jsonc_keeps_its_comments_trailing_commas_and_the_hosts_variables(cli, tmp_path):
+    path = config_file(tmp_path, VS_CODE, "mcp.json")
+    before = path.read_bytes()
+    for server in ("linter", "bare"):
+        result = cli("tap", "install", "--config", path, "--server", server, "--format", "json")
+        assert result.code == 0, result
+        document = result.json()
+        assert (document["server"], document["tap"], document["changed"]) == (server, server, True), document
+        assert document["backup"].endswith(".mcp-tui-tap.bak" if server == "linter" else ".mcp-tui-tap.2.bak")
+    text = path.read_text()
+    for kept in ("// VS Code: .vscode/mcp.json\n", '\t\t\t"type": "stdio",\n', "  // the host expands it\n",
+                 "/* no args */ },\n\t},\n}"):
+        assert kept in text, text
+    assert launcher_and_rest(server_entry(path, "linter"))[1] == [
+        "tap", "--name", "linter", "--", "${env:HOME}/bin/lint-server", "--stdio", "${workspaceFolder}"]
+    assert launcher_and_rest(server_entry(path, "bare"))[1] == ["tap", "--name", "bare", "--", "bare-server"]
+    for server in ("bare", "linter"):  # taken out in the other order: each restores its own entry
+        assert cli("tap", "uninstall", "--config", path, "--server", server).code == 0
+    assert path.read_bytes() == before
+
+
+def test_vs_code_settings_with_crlf_line_ends_round_trip(cli, tmp_path):
+    """VS Code's settings.json keeps its servers under mcp.servers; Windows files end lines in CR LF."""
+    text = '{\r\n  "editor.fontSize": 14, // mine\r\n  "mcp": {\r\n    "servers": {\r\n      "py": {\r\n' \
+           '        "command": "py",\r\n        "args": ["-m", "srv"]\r\n      }\r\n    }\r\n  }\r\n}\r\n'
+    path = config_file(tmp_path, text, "settings.json")
+    assert cli("tap", "install", "--config", path, "--server", "py").code == 0
+    changed = path.read_bytes()
+    assert changed.count(b"\r\n") == text.count("\r\n") and b"\n" not in changed.replace(b"\r\n", b"")
+    assert launcher_and_rest(server_entry(path, "py"))[1] == ["tap", "--name", "py", "--", "py", "-m", "srv"]
+    assert cli("tap", "uninstall", "--config", path, "--server", "py").code == 0
+    assert path.read_bytes() == text.encode()
+
+
+def test_hostile_names_and_commands_survive_the_round_trip(cli, tmp_path):
+    server = 'we"ird\\ nämé ${HOME} ☃'
+    command = 'C:\\Program Files\\"srv"\\${VAR}.exe'
+    text = json.dumps({"mcpServers": {server: {"command": command, "args": ["a\"b", "\\\\", "ü", "${VAR}", 8]}}},
+                      indent=2, ensure_ascii=False) + "\n"
+    path = config_file(tmp_path, text, ".mcp.json")
+    result = cli("tap", "install", "--config", path, "--server", server)
+    assert result.code == 0, result
+    entry = server_entry(path, server)
+    assert launcher_and_rest(entry)[1] == ["tap", "--name", "we-ird-n-m-HOME", "--", command, "a\"b", "\\\\", "ü",
+                                           "${VAR}", 8]
+    assert cli("tap", "uninstall", "--config", path, "--server", server).code == 0
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_what_install_refuses_leaves_every_file_as_it_was(cli, tmp_path):
+    path = config_file(tmp_path, CLAUDE_DESKTOP)
+    before = sorted(os.listdir(tmp_path))
+
+    missing = cli("tap", "install", "--config", path, "--server", "wether")
+    assert missing.code == 2 and "has no server \"wether\"" in missing.err and "did you mean 'weather'?" in missing.err
+
+    broken = config_file(tmp_path, CLAUDE_DESKTOP.replace('"files"', "files"), "broken.json")
+    bad = cli("tap", "install", "--config", broken, "--server", "weather")
+    assert bad.code == 2 and "is not valid JSON" in bad.err and "nothing was changed" in bad.err, bad
+
+    remote = config_file(tmp_path, '{"mcpServers": {"api": {"url": "https://api.example/mcp"}}}', "remote.json")
+    http = cli("tap", "install", "--config", remote, "--server", "api")
+    assert http.code == 2 and "over HTTP" in http.err and "--listen 127.0.0.1:PORT --url" in http.err, http
+
+    assert cli("tap", "install", "--config", path).code == 2  # no --server
+    assert cli("tap", "install", "--config", path, "--server", "weather", "--name", "../x").code == 2
+    assert sorted(os.listdir(tmp_path)) == sorted(before + ["broken.json", "remote.json"])
+    assert path.read_text() == CLAUDE_DESKTOP
+
+
+def test_two_servers_are_never_put_behind_taps_of_one_name(cli, tmp_path):
+    text = '{"mcpServers": {"my server": {"command": "a"}, "my-server": {"command": "b"}}}'
+    path = config_file(tmp_path, text)
+    assert cli("tap", "install", "--config", path, "--server", "my server").code == 0
+    installed = path.read_text()
+    same = cli("tap", "install", "--config", path, "--server", "my-server")
+    assert same.code == 2 and 'server "my server"' in same.err and "--name NAME" in same.err, same
+    assert path.read_text() == installed
+    assert cli("tap", "install", "--config", path, "--server", "my-server", "--name", "b").code == 0
+    assert mcp_tui.tap_entry_name(server_entry(path, "my-server")) == "b"
+    for server in ("my server", "my-server"):
+        assert cli("tap", "uninstall", "--config", path, "--server", server).code == 0
+    assert path.read_text() == text
+
+
+def test_a_config_that_is_a_link_or_another_users_file_is_not_changed(cli, tmp_path):
+    theirs = config_file(tmp_path, CLAUDE_DESKTOP, "theirs.json")
+    try:
+        os.chown(str(theirs), 65534, 65534)
+    except PermissionError:
+        pytest.skip("this test changes a file's owner (it runs as root in CI)")
+    link = tmp_path / "claude_desktop_config.json"
+    link.symlink_to(theirs)
+    for target, said in ((link, "is a symbolic link"), (theirs, "belongs to another user")):
+        result = cli("tap", "install", "--config", target, "--server", "weather")
+        assert result.code == 2 and said in result.err, result
+    assert theirs.read_text() == CLAUDE_DESKTOP and os.path.islink(str(link))
+    assert sorted(os.listdir(tmp_path)) == ["claude_desktop_config.json", "theirs.json"]
+
+
+def test_an_unusable_state_directory_changes_nothing(cli, tmp_path):
+    path = config_file(tmp_path, CLAUDE_DESKTOP)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "state").symlink_to(elsewhere)  # refused as a state directory: no record could be kept
+    result = cli("tap", "install", "--config", path, "--server", "weather", env={"MCP_TUI_STATE_DIR": str(
+        tmp_path / "state")})
+    assert result.code == 1 and "record of the install" in result.err and "nothing was changed" in result.err, result
+    assert path.read_text() == CLAUDE_DESKTOP
+    assert sorted(os.listdir(tmp_path)) == ["claude_desktop_config.json", "elsewhere", "state"]
+
+
+def test_uninstall_after_the_file_changed_elsewhere_restores_only_the_entry(cli, tmp_path):
+    path = config_file(tmp_path, CLAUDE_DESKTOP)
+    assert cli("tap", "install", "--config", path, "--server", "weather").code == 0
+    path.write_text(path.read_text().replace('"Ctrl+Space"', '"Alt+Space"'))  # the user, or the host, meanwhile
+    result = cli("tap", "uninstall", "--config", path, "--server", "weather")
+    assert result.code == 0 and "only the entry was restored" in result.err, result
+    assert path.read_text() == CLAUDE_DESKTOP.replace('"Ctrl+Space"', '"Alt+Space"')
+    assert (tmp_path / "claude_desktop_config.json.mcp-tui-tap.bak").read_text() == CLAUDE_DESKTOP  # kept
+
+
+def test_uninstall_leaves_an_entry_edited_since_alone(cli, tmp_path):
+    path = config_file(tmp_path, CLAUDE_DESKTOP)
+    assert cli("tap", "install", "--config", path, "--server", "weather").code == 0
+    edited = path.read_text().replace('"--units", "metric"', '"--units", "imperial"')
+    path.write_text(edited)
+    result = cli("tap", "uninstall", "--config", path, "--server", "weather")
+    assert result.code == 1 and "not as tap install left it" in result.err and ".mcp-tui-tap.bak" in result.err
+    assert path.read_text() == edited
+
+
+def test_claude_desktop_end_to_end_install_run_save_replay_uninstall(cli, state_dir, tmp_path):
+    """The README's "Watching a real host", as a user goes: the test server in a Claude
+    Desktop config; tap install; the rewritten entry run as the host runs it (mcp-tui itself
+    reads the entry and starts its command and args, no shell); tap save; replay clean
+    against the same server (exit 0) and against one whose echo needs a new argument (exit
+    1); tap uninstall gives the file back byte for byte."""
+    import cached_script
+
+    server = cached_script.command(TESTSERVER)
+    text = json.dumps({"mcpServers": {"demo": {"command": server[0], "args": server[1:],
+                                               "env": {"DEMO_TOKEN": "tok-demo-0123456789"}}},
+                       "globalShortcut": ""}, indent=2) + "\n"
+    path = config_file(tmp_path, text)
+    assert cli("tap", "install", "--config", path, "--server", "demo").code == 0
+    entry = server_entry(path, "demo")
+    assert launcher_and_rest(entry)[1][:3] == ["tap", "--name", "demo"]
+
+    # The host: Claude Desktop starts [command] + args with the entry's env, no shell
+    for words in (["tools", "list"], ["tool", "call", "echo", "message=hello from the host"]):
+        used = cli("--config", path, "--server", "demo", "--protocol-version", "2025-06-18", *words)
+        assert used.code == 0, used
+    assert "hello from the host" in used.out
+    listed = cli("tap", "list", "--format", "json").json()["taps"]
+    assert [(tap["name"], tap["running"]) for tap in listed] == [("demo", False)], listed
+    assert listed[0]["messages"] >= 8  # two sessions: initialize, initialized, a request, their answers
+
+    saved = tmp_path / "host.jsonl"
+    result = cli("tap", "save", "demo", "-o", saved)
+    assert result.code == 0, result
+    assert "tok-demo-0123456789" not in saved.read_text()
+    direct = subprocess.list2cmdline(server) if os.name == "nt" else " ".join(server)
+    same = cli(direct, "--protocol-version", "2025-06-18", "replay", saved)
+    assert same.code == 0 and " same, 0 different" in same.out, same
+    changed = cli(direct + " --surface-change required-argument", "--protocol-version", "2025-06-18", "replay", saved)
+    assert changed.code == 1 and "breaking" in changed.out and "channel" in changed.out, changed
+
+    assert cli("tap", "uninstall", "--config", path, "--server", "demo").code == 0
+    assert path.read_text() == text
+
+
+def test_the_launcher_is_the_mcp_tui_that_runs(tmp_path, monkeypatch):
+    script = tmp_path / "bin" / "mcp-tui"  # a console script, or `mcp-tui install`'s launcher
+    script.parent.mkdir()
+    script.write_text("#!/bin/sh\n")
+    monkeypatch.setattr(sys, "argv", [str(script), "tap", "install"])
+    assert mcp_tui.tap_launcher() == [str(script)]
+    monkeypatch.setattr(sys, "argv", [str(MCP_TUI), "tap", "install"])  # python3 mcp_tui.py
+    assert mcp_tui.tap_launcher() == [os.path.abspath(sys.executable), str(MCP_TUI)]
+    for entry in ({"command": str(script), "args": ["tap", "--name", "x", "--", "srv", "-v"]},
+                  {"command": "python3", "args": ["/opt/mcp_tui.py", "tap", "--", "srv", "-v"]}):
+        assert mcp_tui.tap_entry_server(entry) == ["srv", "-v"]
+    for entry in ({"command": "srv", "args": ["tap", "--", "x"]}, {"command": "mcp-tui", "args": ["tap", "list"]},
+                  {"command": "npx", "args": "not a list"}):
+        assert mcp_tui.tap_entry_server(entry) is None
