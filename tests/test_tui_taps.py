@@ -70,6 +70,8 @@ def test_the_taps_screen_shows_a_conversation_live_pairs_answers_searches_and_op
         screen.send("q", "q")
         screen.wait_for("Tools (")
         screen.send("?")
+        screen.wait_for("scroll  (1-")  # the help is longer than the screen: its line about taps is further down
+        screen.send("pgdn")
         screen.wait_for("T / D (or F12) / W / q  tasks screen / debug screen / taps")
     finally:
         host.close()
