@@ -67,6 +67,7 @@ tests/test_layering.py checks this map against the banners and the code.
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
                     (and whole, credentials masked, in a --record file, which ``replay`` reads)
                     classes: LogSelection MessageRecorder Recording RecordedResponder DebugLog
+                    Exchange ExchangeBook
    5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
                     credentials, cross-app access, the token store
                     classes: AuthError TokenEndpointError
@@ -8811,6 +8812,21 @@ def ignore_pattern(text):
     return tuple(part.replace("~1", "/").replace("~0", "~") for part in text[1:].split("/"))
 
 
+def resent_outcome(session, method, params, tool=None):
+    """A request sent again as it went before (by a replay, or the TUI's debug screen), with
+    a fresh id through the session's own path: the debug log and a --record see it. The
+    tasks extension is declared again where the params declared it. Its outcome, as
+    response_outcome gives it."""
+    meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+    capabilities = meta.get(META_PREFIX + "clientCapabilities") or {}
+    declare_tasks = TASKS_EXTENSION in ((capabilities.get("extensions") or {}) if isinstance(
+        capabilities, dict) else {})
+    try:
+        return {"result": session.request(method, params, declare_tasks=declare_tasks, tool=tool)}
+    except RpcError as exc:
+        return {"error": exc.error}
+
+
 def replay(session, recording, ignored, on_compared):
     """Send the recording's requests to ``session`` in order, and call ``on_compared(index,
     exchange, changes)`` for each once its answer has come (answer_changes). Returns the
@@ -8818,19 +8834,11 @@ def replay(session, recording, ignored, on_compared):
     task_ids, different = {}, 0
     for index, exchange in enumerate(recording.exchanges, 1):
         params = with_task_ids(exchange["params"], task_ids)
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
-        capabilities = meta.get(META_PREFIX + "clientCapabilities") or {}
-        declare_tasks = TASKS_EXTENSION in ((capabilities.get("extensions") or {}) if isinstance(
-            capabilities, dict) else {})
         recorded = comparable(exchange["response"], ignored)
         tool = recording.tools.get(params.get("name")) if exchange["method"] == "tools/call" else None
         deadline = time.perf_counter() + session.timeout
         while True:
-            try:
-                result = session.request(exchange["method"], params, declare_tasks=declare_tasks, tool=tool)
-                outcome = {"result": result}
-            except RpcError as exc:
-                outcome = {"error": exc.error}
+            outcome = resent_outcome(session, exchange["method"], params, tool)
             found = answer_changes(exchange["method"], recorded, comparable(outcome, ignored))
             # A task polled sooner than in the recording: poll again (as the recorded client
             # did) while it is still working, until its answer matches or time is up.
@@ -9022,6 +9030,118 @@ def format_log_entry(entry):
                                                   if entry["eventId"] is not None else "", entry["bytes"])
     extra = " ".join("%s=%s" % (k, v) for k, v in entry.items() if k not in ("type", "category", "text", "time"))
     return "%s · %-12s %s %s" % (stamp, entry["category"], entry["text"], extra)
+
+
+# Requests the debug screen does not send again: they open a session or a stream the session runs.
+NOT_RESENT = OPENING_METHODS + ("subscriptions/listen",)
+EXCHANGE_ROWS = 2000  # rows the message list keeps (each holds its messages whole)
+
+
+class Exchange:
+    """One row of the TUI's message list: a request with its answer (the client's or the
+    server's), or a notification, each message whole as it went over the wire."""
+
+    def __init__(self, direction, message, transport, labelled_era, bookkeeping):
+        self.direction, self.message, self.transport = direction, message, transport
+        self.labelled_era, self.bookkeeping = labelled_era, bookkeeping
+        self.answer = None
+        self.cancelled = False
+        self.sent_at, self.started = time.time(), time.perf_counter()
+        self.elapsed = None  # seconds until the answer came
+        self._size = None
+
+    @property
+    def method(self):
+        return self.message.get("method")
+
+    def is_notification(self):
+        return "id" not in self.message
+
+    def status(self):
+        if self.is_notification():
+            return "notification"
+        if self.cancelled:
+            return "cancelled"
+        if self.answer is None:
+            return "pending"
+        result = self.answer.get("result")
+        return "error" if "error" in self.answer or (isinstance(result, dict) and result.get("isError") is True) else (
+            "ok")
+
+    def size(self):
+        """Bytes of the request and its answer as JSON, counted once both are in."""
+        if self._size is not None:
+            return self._size
+        try:
+            size = sum(len(json.dumps(message, ensure_ascii=False).encode("utf-8"))
+                       for message in (self.message, self.answer) if message is not None)
+        except (ValueError, RecursionError):
+            size = 0
+        if self.answer is not None or self.is_notification():
+            self._size = size
+        return size
+
+    def resend_refusal(self):
+        """Why this row may not be sent again blindly, or None."""
+        if self.is_notification():
+            return "%s is a notification: only the client's requests are sent again" % self.method
+        if self.direction == "in":
+            return "%s is the server's request: only the client's requests are sent again" % self.method
+        if self.method in NOT_RESENT:
+            return "%s is not sent again: it %s (^R reconnects)" % (
+                self.method, "opens the session" if self.method in OPENING_METHODS else "holds the session's stream")
+        return None
+
+    def write_to(self, recorder):
+        """The row's messages as a --record file has them (MessageRecorder's lines)."""
+        recorder.labelled_era = self.labelled_era
+        recorder.message(self.direction, self.message, self.transport, self.bookkeeping)
+        if self.answer is not None:
+            recorder.message("in" if self.direction == "out" else "out", self.answer, self.transport)
+
+
+class ExchangeBook:
+    """Every message of the run, whole, paired into Exchange rows (a request and its
+    answer by id): the TUI's message list, which it sends again and saves from. A sink of
+    the debug log as a MessageRecorder is (DebugLog.record_to); at most ``capacity`` rows."""
+
+    def __init__(self, capacity=EXCHANGE_ROWS):
+        self.rows = collections.deque(maxlen=capacity)
+        self.waiting = {}  # (the request's direction, its id as JSON) -> its row, until answered
+        self.labelled_era = None  # a label, as MessageRecorder keeps one
+        self.handle = None  # nothing to close when the log stops recording to it
+        self._lock = threading.Lock()
+
+    def see(self, entry):
+        if entry.get("type") == "event" and entry.get("era"):
+            self.labelled_era = entry["era"]
+
+    def message(self, direction, message, transport, bookkeeping=False):
+        method = message.get("method")
+        with self._lock:
+            if isinstance(method, str):
+                if direction == "out" and method in ERA_OPENERS:
+                    self.labelled_era = ERA_OPENERS[method]
+                if len(self.rows) == self.rows.maxlen:
+                    dropped = self.rows[0]
+                    self.waiting.pop((dropped.direction, json.dumps(dropped.message.get("id"))), None)
+                row = Exchange(direction, message, transport, self.labelled_era, bookkeeping)
+                self.rows.append(row)
+                if "id" in message:
+                    self.waiting[(direction, json.dumps(message["id"]))] = row
+                params = message.get("params") if isinstance(message.get("params"), dict) else {}
+                if direction == "out" and method == "notifications/cancelled":
+                    cancelled = self.waiting.get(("out", json.dumps(params.get("requestId"))))
+                    if cancelled is not None:
+                        cancelled.cancelled = True
+            elif "id" in message:
+                row = self.waiting.pop(("in" if direction == "out" else "out", json.dumps(message["id"])), None)
+                if row is not None:
+                    row.answer, row.elapsed = message, time.perf_counter() - row.started
+
+    def snapshot(self):
+        with self._lock:
+            return list(self.rows)
 
 
 # ======================================================================================
@@ -15274,6 +15394,8 @@ class Tui:
         self.exit_code = None
         self.connection = TuiConnection(self)  # connecting, reconnecting, the server lost and back
         self.recording = None  # (MessageRecorder, path) while F9 records
+        self.exchanges = ExchangeBook()  # every message whole, for the debug screen's Requests tab
+        log.record_to(self.exchanges)
         log.sinks.append(self.connection.watch_answers)
 
     # -- the loop -------------------------------------------------------------------------
@@ -17303,9 +17425,10 @@ class TextAreaScreen(Screen):
                 codes=("ESC",)))
     HELP_COLUMN = 27
 
-    def __init__(self, app, field):
+    def __init__(self, app, field, on_done=None):
         Screen.__init__(self, app)
         self.field = field
+        self.on_done = on_done  # called with the text after ^X (the debug screen sends it)
         self.text, self.cursor = field.text, len(field.text)
         self.top = 0
         self.height = 10  # rows on screen, as last drawn (PgUp/PgDn move by it)
@@ -17346,6 +17469,8 @@ class TextAreaScreen(Screen):
         self.field.set_text(self.text)
         self.field.cursor = len(self.text)
         self.app.back()
+        if self.on_done is not None:
+            self.on_done(self.text)
 
     def cancel(self):
         if self.text != self.field.text:
@@ -18498,25 +18623,45 @@ DEBUG_TABS = (  # each tab and the DebugLog.select arguments that pick its entri
     ("HTTP", {"kinds": ("http", "sse")}),
     ("Stderr", {"kinds": ("stderr",)}),
 )
+REQUESTS_TAB = len(DEBUG_TABS)  # the tab after them: the app's ExchangeBook, not the log
+
+
+def on_requests_tab(screen):
+    return screen.tab == REQUESTS_TAB
 
 
 class DebugScreen(Screen):
     """The debug log live: Protocol (every message), Notifications, HTTP trace and the
-    server's stderr. Key 8 keeps only task status notifications."""
+    server's stderr. Key 8 keeps only task status notifications. Requests lists each request
+    with its answer as one row (the app's ExchangeBook), to send again, edit and save."""
 
-    TABS = tuple(name for name, _ in DEBUG_TABS)
+    TABS = tuple(name for name, _ in DEBUG_TABS) + ("Requests",)
     BINDINGS = (
-        Binding("1-5", "tabs", "Protocol, Notifications, Logs (the server's log messages), HTTP trace,\nserver stderr",
-                lambda screen, key: screen.switch_tab(key), help_key="1-5, Tab, Left/Right",
-                codes=("1", "2", "3", "4", "5") + TAB_KEYS),
+        Binding("1-6", "tabs", "Protocol, Notifications, Logs (the server's log messages), HTTP trace,\nserver stderr,"
+                " Requests (each request with its answer as one row, to send again)",
+                lambda screen, key: screen.switch_tab(key), help_key="1-6, Tab, Left/Right",
+                codes=("1", "2", "3", "4", "5", "6") + TAB_KEYS),
         Binding("8", "task status", "Notifications: only task status (notifications/tasks[/status]); again: all",
-                key_action(lambda screen: screen.toggle_task_status_only())),
+                key_action(lambda screen: screen.toggle_task_status_only()),
+                when=lambda screen: not on_requests_tab(screen)),
         Binding("/", "search", "search: only entries with the text (Enter keeps it, Esc clears it)",
                 key_action(lambda screen: setattr(screen.search, "active", True))),
         Binding("Esc", codes=("ESC",), action=key_action(lambda screen: screen.search.clear()),
                 when=lambda screen: screen.search.needle()),
-        Binding("Enter", "whole entry", "the whole entry, however long (a message as indented JSON)",
-                key_action(lambda screen: screen.open_entry()), codes=("ENTER",)),
+        Binding("Enter", "whole entry", "the whole entry, however long (a message as indented JSON; on Requests\n"
+                "the request and its answer)", key_action(lambda screen: screen.open_entry()), codes=("ENTER",)),
+        Binding("y", "copy", "copy the whole entry (on Requests: the request and its answer) to the clipboard",
+                key_action(lambda screen: screen.copy_entry())),
+        Binding("r", "again", "Requests: send the request again (a fresh id) and show the new answer over the\n"
+                "old, differences first (not initialize, server/discover, a notification)",
+                key_action(lambda screen: screen.send_again(edit=False)), when=on_requests_tab),
+        Binding("e", "edit+send", "Requests: edit the request's params (JSON, ^X sends) and send it",
+                key_action(lambda screen: screen.send_again(edit=True)), when=on_requests_tab),
+        Binding("Space", "mark", "Requests: mark the row (or unmark it) for s", codes=(" ",),
+                action=key_action(lambda screen: screen.toggle_mark()), when=on_requests_tab),
+        Binding("s", "save", "Requests: save the marked rows (none marked: all) as a --record file\n"
+                "(mcp-tui-TIME.jsonl here, 0600) that `mcp-tui CONNECTION replay FILE` reads",
+                key_action(lambda screen: screen.save_rows()), when=on_requests_tab),
         Binding("j/k", True),
         Binding("End", "follow", "follow the newest entry"),
         Binding("q", "back"))
@@ -18531,9 +18676,11 @@ class DebugScreen(Screen):
         self.tail = True  # keep the newest entry selected while new ones arrive
         self.search = SearchBar()
         self.views, self.views_filter = [], None  # each tab's LogSelection, and the filters they apply
+        self.marked = set()  # the Requests rows (Exchanges) s saves
 
     def title(self):
-        return "Debug: %s%s" % (self.TABS[self.tab], " [task status only]" if self.task_status_only else "")
+        return "Debug: %s%s" % (self.TABS[self.tab], " [task status only]" if self.task_status_only
+                                and not on_requests_tab(self) else "")
 
     def hints(self):
         return "type to search  Enter keep  Esc clear" if self.search.active else Screen.hints(self)
@@ -18547,7 +18694,11 @@ class DebugScreen(Screen):
             self.views = [LogSelection(self.app.log, self.keeper(selector, needle, name == "Notifications"
                                                                  and self.task_status_only))
                           for name, selector in DEBUG_TABS]
-        return [view.refresh() for view in self.views]
+        return [view.refresh() for view in self.views] + [self.request_rows(needle)]
+
+    def request_rows(self, needle):
+        rows = self.app.exchanges.snapshot()
+        return [row for row in rows if needle in exchange_line(row).lower()] if needle else rows
 
     @staticmethod
     def keeper(selector, needle, task_status_only):
@@ -18583,10 +18734,91 @@ class DebugScreen(Screen):
         self.task_status_only = not self.task_status_only
         self.switch(1)
 
-    def open_entry(self):
+    def selected(self):
         entries = self.entries()
-        if entries:
-            self.app.open(TextScreen(self.app, "Debug entry", full_entry_text(entries[self.selection.index])))
+        return entries[self.selection.index] if entries else None
+
+    def entry_text(self, entry):
+        if isinstance(entry, Exchange):
+            return exchange_text(entry, self.app.log.credentials)
+        return full_entry_text(entry)
+
+    def open_entry(self):
+        entry = self.selected()
+        if entry is not None:
+            self.app.open(TextScreen(self.app, "Request and answer" if isinstance(entry, Exchange) else "Debug entry",
+                                     self.entry_text(entry)))
+
+    def copy_entry(self):
+        entry = self.selected()
+        if entry is None:
+            return self.app.say("Nothing to copy.", True)
+        copied = self.app.copy_to_clipboard(self.entry_text(entry))
+        self.app.say("The whole entry: %s." % (COPIED if copied else NOT_COPIED), not copied)
+
+    def toggle_mark(self):
+        row = self.selected()
+        if row is not None:
+            self.marked.symmetric_difference_update({row})
+            self.selection.on_key("DOWN", len(self.entries()))
+            self.tail = False
+
+    def send_again(self, edit):
+        """r (and e, after editing the params): the selected request once more, through the
+        session as any request goes, so the debug log, F9 and --record see it; its answer over
+        the old one (exchange_comparison_text)."""
+        row = self.selected()
+        if row is None:
+            return self.app.say("No request here yet.", True)
+        refusal = row.resend_refusal()
+        if refusal:
+            return self.app.say(refusal + ".", True)
+        if self.app.session is None or self.app.disconnected:
+            return self.app.say("Not connected: ^R reconnects.", True)
+        params = row.message.get("params") if isinstance(row.message.get("params"), dict) else {}
+        if not edit:
+            return self.resend(row, params)
+        field = TextField("params", "params of %s" % row.method, {"type": "object"},
+                          text=json.dumps(params, indent=2, ensure_ascii=False))
+        self.app.open(TextAreaScreen(self.app, field, on_done=lambda text: self.resend_edited(row, text)))
+
+    def resend_edited(self, row, text):
+        try:
+            params = strict_json(text) if text.strip() else {}
+        except ValueError as exc:
+            return self.app.say("The params are not JSON: %s; nothing was sent." % exc, True)
+        if not isinstance(params, dict):
+            return self.app.say("The params must be a JSON object; nothing was sent.", True)
+        self.resend(row, params)
+
+    def resend(self, row, params):
+        session, method = self.app.session, row.method
+        tool = (session.tools or {}).get(params.get("name")) if method == "tools/call" else None
+        self.app.say("Sending %s again ..." % method)
+
+        def shown(outcome):
+            self.app.say("")
+            self.app.open(TextScreen(self.app, "Sent again: %s" % method, exchange_comparison_text(
+                row, params, outcome, self.app.log.credentials)))
+
+        self.app.spawn(lambda: resent_outcome(session, method, params, tool), shown)
+
+    def save_rows(self):
+        """s: the marked rows (or every row) as --record writes messages (MessageRecorder,
+        credentials masked), to a new file as F9 makes one (new_recording_file, 0600)."""
+        rows = [row for row in self.app.exchanges.snapshot() if not self.marked or row in self.marked]
+        if not rows:
+            return self.app.say("No request to save yet.", True)
+        try:
+            handle, path = new_recording_file()
+        except OSError as exc:
+            return self.app.say("Cannot save in %s: %s" % (os.getcwd(), exc.strerror or exc), True)
+        with handle:
+            recorder = MessageRecorder(handle, self.app.log.credentials)
+            for row in rows:
+                row.write_to(recorder)
+        self.app.say("Saved %d row%s to %s (mcp-tui CONNECTION replay FILE sends them again)." % (
+            len(rows), "" if len(rows) == 1 else "s", path))
 
     def switch(self, tab):
         self.tab, self.tail = tab, True
@@ -18607,7 +18839,11 @@ class DebugScreen(Screen):
             canvas.put(2, 0, "Nothing here yet.", self.app.style.dim)
         rows = canvas.height - 1 - (1 if self.search.shown() else 0)
         for row, index, attr in list_rows(canvas, 1, rows, self.selection, len(entries), self.app.style):
-            canvas.put(row, 0, debug_line(entries[index]), attr)
+            entry = entries[index]
+            if isinstance(entry, Exchange):
+                canvas.put(row, 0, ("*" if entry in self.marked else " ") + exchange_line(entry), attr)
+            else:
+                canvas.put(row, 0, debug_line(entry), attr)
         self.search.draw(canvas.sub(canvas.height - 1, 0, 1, canvas.width), self.app.style)
 
 
@@ -18621,6 +18857,54 @@ def debug_line(entry):
         if isinstance(params, dict):
             return "%s %s" % (clock_time_of(entry["time"]), log_text(params))
     return format_log_entry(entry).split("\n")[0]
+
+
+def exchange_label(row):
+    params = row.message.get("params") if isinstance(row.message.get("params"), dict) else {}
+    name = params.get("name", params.get("uri"))
+    return row.method + (" %s" % name if isinstance(name, str) else "")
+
+
+def exchange_line(row):
+    """A Requests row: when, which way, the method (and the tool, prompt or resource), its
+    status, how long the answer took, the bytes of both, the id."""
+    size = row.size()
+    size_shown = "%d B" % size if size < 1024 else "%.1f KiB" % (size / 1024) if size < 1 << 20 else (
+        "%.1f MiB" % (size / (1 << 20)))
+    took = "%.1f ms" % (row.elapsed * 1000) if row.elapsed is not None else ""
+    return clean("%s %s %-32s %-12s %10s %10s%s%s" % (
+        clock_time_of(row.sent_at), "→" if row.direction == "out" else "←", exchange_label(row),
+        row.status(), took, size_shown, "  #%s" % json.dumps(row.message["id"]) if "id" in row.message else "",
+        "  (mcp-tui's own)" if row.bookkeeping else ""))
+
+
+def exchange_json(message, credentials):
+    return json.dumps(masked_strings(message, credentials), indent=2, ensure_ascii=False)
+
+
+def exchange_text(row, credentials):
+    """Enter on a Requests row: the request and its answer, whole (credentials masked)."""
+    answer = exchange_json(row.answer, credentials) if row.answer is not None else "(%s)" % row.status()
+    return clean("%s\n\n%s:\n%s\n\nAnswer:\n%s" % (exchange_line(row).strip(), "Notification" if row.is_notification()
+                                                   else "Request", exchange_json(row.message, credentials), answer))
+
+
+def exchange_comparison_text(row, params, outcome, credentials):
+    """r / e on a Requests row: the new answer over the old, the differences first, as
+    `replay` finds them (answer_changes: fields that vary by nature are left out)."""
+    old = response_outcome(row.answer) if row.answer is not None else None
+    lines = ["%s sent again%s." % (exchange_label(row), " with edited params" if params != row.message.get(
+        "params", {}) else "")]
+    if old is None:
+        lines.append("The first request had no answer (%s) to compare with." % row.status())
+    else:
+        changes = answer_changes(row.method, comparable(old, ()), comparable(outcome, ()))
+        lines += (["Differences from the first answer:"] + change_lines(changes, "  ")) if changes else [
+            "The same answer as the first (fields that vary by nature aside)."]
+    lines += ["", "New answer:", exchange_json(outcome, credentials)]
+    if old is not None:
+        lines += ["", "First answer (#%s):" % json.dumps(row.message.get("id")), exchange_json(old, credentials)]
+    return clean("\n".join(lines))
 
 
 def full_entry_text(entry):
