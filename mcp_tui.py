@@ -11154,11 +11154,12 @@ def command_line(options, command, operands, shell=None):
                     for word in words + list(operands))
 
 
-def tool_call_command(spec, tool, arguments, task_mode):
-    """The mcp-tui command line that makes the same call, as the CLI writes its own (command_line)."""
+def tool_call_command(spec, tool, arguments, task_mode, references=None):
+    """The mcp-tui command line that makes the same call, as the CLI writes its own (command_line);
+    the variables it reads instead of values are added to ``references`` (connection_words)."""
     schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    options, operands = connection_words(spec), argument_words(arguments, properties)
+    options, operands = connection_words(spec, references), argument_words(arguments, properties)
     if operands[:1] == ["--args-json"]:
         options, operands = options + operands, []
     if task_mode:
@@ -11166,14 +11167,28 @@ def tool_call_command(spec, tool, arguments, task_mode):
     return command_line(options, ["tool", "call"], [tool["name"]] + operands)
 
 
-def connection_words(spec):
-    """The connection as flags. Secrets stay out: no Authorization or cookie header and no
-    environment values (they would land on the clipboard and in shell history); from a config
-    file, the ${VAR}s as it has them (ConfigWord), and none of its header values but those."""
+def connection_words(spec, references=None):
+    """The connection as flags. Secrets stay out (they would land on the clipboard and in
+    shell history), yet the command still makes the same call: an environment value and a
+    typed header's value (any of them may be a key) are written as a ${VAR} the shell fills
+    in (placeholder_variable; each one's name added to ``references``, for the caller to
+    say); from a config file, its ${VAR}s as it has them (ConfigWord), and none of its
+    header values but those."""
     shown, word = (spec.shown, ConfigWord) if spec.shown is not None else (spec, str)
     config_headers = shown.headers if spec.shown is not None else {}
+    config_env = shown.env if spec.shown is not None else {}
+    references = references if references is not None else []
+
+    def reference(name):
+        references.append(placeholder_variable(name))
+        return "${%s}" % references[-1]
+
     if spec.kind == "stdio":
         words = [word(join_command(shown.argv))]
+        for name in spec.env:
+            value = config_env.get(name, "")
+            words += ["--env", ConfigWord("%s=%s" % (name, value if re.search(CONFIG_VARIABLE, value)
+                                                     else reference(name)))]
         if spec.cwd:
             words += ["--cwd", spec.cwd]
     else:
@@ -11181,8 +11196,8 @@ def connection_words(spec):
         for name, value in spec.headers.items():
             if name in config_headers and re.search(CONFIG_VARIABLE, config_headers[name]):
                 words += ["--header", ConfigWord("%s: %s" % (name, config_headers[name]))]
-            elif not secret_header(name) and name not in config_headers:
-                words += ["--header", "%s: %s" % (name, value)]
+            elif name not in config_headers:
+                words += ["--header", ConfigWord("%s: %s" % (name, reference(name)))]
     if spec.protocol != "auto":
         words += ["--protocol-version", spec.protocol]
     return words
@@ -11200,6 +11215,11 @@ def argument_words(arguments, properties):
         else:
             words.append("%s:=%s" % (key, json.dumps(value, ensure_ascii=False)))
     return words
+
+
+def placeholder_variable(name):
+    """The ${VAR} that stands for a secret's value where it is copied: its name, as a variable."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", name).upper()
 
 
 def secret_header(name):
@@ -15377,6 +15397,8 @@ class Tui:
         self.status = ""
         self.status_is_error = False
         self.status_screen = None  # the screen on top when the status was said: it goes with that screen
+        self.turn = 0  # handlers run (keys and posted work): news of this one goes with a screen it opens
+        self.status_turn = None
         self.question = None  # (text, on_yes) while a y/n question waits for its key
         self.toast = None  # (text, until): a server log line over the hints, leaving the status alone
         self.session = None
@@ -15457,6 +15479,7 @@ class Tui:
 
     def guarded(self, function, *args):
         """A bug in one handler shows on the status line instead of killing the session."""
+        self.turn += 1
         try:
             function(*args)
         except KeyboardInterrupt:
@@ -15498,6 +15521,7 @@ class Tui:
         self.status = first_line(clean(self.log.credentials.redact(text))) if text else ""
         self.status_is_error = error
         self.status_screen = self.stack[-1] if self.stack else None
+        self.status_turn = self.turn
 
     def forget_status_of(self, screen):
         """A closed screen's news does not stay on the status line under the next one."""
@@ -15576,6 +15600,8 @@ class Tui:
         return " and ".join(parts)
 
     def open(self, screen):
+        if self.status_turn == self.turn:
+            self.status_screen = screen  # said on the way to this screen: its news
         self.stack.append(screen)
         self.window.clearok(True)
         screen.on_show()
@@ -15716,6 +15742,8 @@ class Tui:
                        self.style.disconnected)
         elif self.question is not None:  # news arriving meanwhile (a task's progress) must not hide it
             canvas.put(0, 0, first_line(clean("%s y/n" % self.question[0])), self.style.status)
+        elif self.status_screen in self.stack[:-1]:
+            pass  # a screen underneath said it: its news shows there again, not over the screen on top
         else:
             canvas.put(0, 0, self.status, self.style.error if self.status_is_error else self.style.status)
 
@@ -16279,6 +16307,10 @@ def form_keys(*bindings):
         Binding("^X", action=key_action(lambda screen: screen.submit())),
         Binding("Esc", action=key_action(lambda screen: screen.escape()), codes=("ESC",)),
         Binding("PgUp/PgDn", action=lambda screen, key: screen.output.on_key(key), codes=("PGUP", "PGDN")),
+        # Home/End in a text field move its cursor; elsewhere (a button, a choice) they go to
+        # the output's top and end: a long result is not paged through.
+        Binding("Home/End", action=lambda screen, key: screen.focused_text() is None and screen.output.on_key(key),
+                codes=("HOME", "END")),
         Binding("Tab", action=lambda screen, key: screen.complete(), codes=("TAB",)),
         Binding("^E", action=lambda screen, key: screen.open_text_area()))
 
@@ -16392,13 +16424,18 @@ class FieldScreen(Screen):
         pass
 
     def draw(self, canvas):
-        intro_rows = min(len(self.intro.rows(canvas.width)), max(1, canvas.height // 4)) if self.intro.text else 0
+        wrapped = len(self.intro.rows(canvas.width)) if self.intro.text else 0
+        intro_rows = min(wrapped, max(1, canvas.height // 4))
         self.intro.draw(canvas.sub(0, 0, intro_rows, canvas.width))
+        if wrapped > intro_rows:  # a long description says it goes on (the main screen's detail pane has it whole)
+            canvas.put(intro_rows - 1, canvas.width - 2, " \u2026", self.app.style.dim)
         top = intro_rows + (1 if intro_rows else 0)
         available = canvas.height - top - 1  # less the hint row
         if self.has_output():
             available //= 2  # the output pane gets the other half
         form_rows = min(self.field_list.height(), max(1, available))
+        if self.field_list.height() > form_rows < 3:  # room for the "more" markers' rows, from the output
+            form_rows = max(form_rows, min(3, canvas.height - top - 1 - (2 if self.has_output() else 0)))
         self.field_list.draw(canvas.sub(top, 0, form_rows, canvas.width), self.app.style)
         top += form_rows
         canvas.put(top, 0, self.field_list.hint(), self.app.style.dim)
@@ -16513,7 +16550,10 @@ class ConnectScreen(FieldScreen):
                                     default=spec.protocol if spec else opts.protocol)
         self.headers = [TextField("header%d" % i, "Header", placeholder="Name: value",
                                   text="%s: %s" % headers[i] if i < len(headers) else "") for i in range(3)]
-        self.env = TextField("env", "Env", placeholder="NAME=value ...", description=(
+        # The Env the server was started with (C keeps it), each value shown as its ${NAME}, which
+        # stands for it (field_env); a config file's stays with its entry, unseen.
+        env_text = join_command(["%s=${%s}" % (name, name) for name in spec.env]) if spec and spec.shown is None else ""
+        self.env = TextField("env", "Env", text=env_text, placeholder="NAME=value ...", description=(
             "a stdio server's environment variables, added to its own (and to --env's): NAME=value, "
             "several separated by spaces, a value with spaces in quotes"))
         self.cwd = TextField("cwd", "Directory", text=(spec.cwd if spec else opts.cwd) or "",
@@ -16716,6 +16756,8 @@ class ConnectScreen(FieldScreen):
             pairs = dict(parse_env_option(word) for word in split_command_line(text))
         except ValueError as exc:
             raise UsageError("cannot split Env: %s" % exc)
+        kept = self.base_spec.env if self.base_spec is not None else {}
+        pairs = {name: kept[name] if value == "${%s}" % name and name in kept else value for name, value in pairs.items()}
         for value in pairs.values():
             self.app.log.credentials.add(value, "env")
         return pairs
@@ -16753,7 +16795,7 @@ def shareable_config_entry(entry):
     def placeholder(name, value):
         if not isinstance(value, str) or re.search(CONFIG_VARIABLE, value):
             return value
-        return "${%s}" % re.sub(r"[^A-Za-z0-9_]", "_", name).upper()
+        return "${%s}" % placeholder_variable(name)
 
     shared = dict(entry)
     if isinstance(entry.get("env"), dict):
@@ -17208,15 +17250,18 @@ class ToolScreen(FieldScreen):
                 "at the end of a text field: a text area (newlines and tabs)"),
         Binding("^N", lambda screen: "" if screen.running or "^N" not in screen.field_keys() else "null",
                 "on a field whose schema allows null: send JSON null (again: clear)"),
-        Binding("Tab", lambda screen: "move" if screen.running or "^N" not in screen.field_keys() else "",
+        Binding("Tab", lambda screen: "move" if screen.running or "^N" not in screen.field_keys()
+                and not screen.saveable() else "",
                 "move between fields and buttons; Enter moves on, or presses a button",
-                help_key="Tab/Shift-Tab or Up/Down"),  # 80 columns hold the hints: "^N null" takes its place
+                help_key="Tab/Shift-Tab or Up/Down"),  # 80 columns hold the hints: "^N null" or "^S save" take its place
         Binding("Left/Right/Space", help="choose in a choice field; Space ticks in a multi-select"),
-        Binding("^O", help="open a resource the result links to (resource_link)",
+        Binding("^O", lambda screen: "open link" if not screen.running and screen.result_links() else "",
+                "open a resource the result links to (resource_link)",
                 action=key_action(lambda screen: screen.follow_link())),
-        Binding("^S", help="save the result's contents (text, images, audio, blobs) to files",
+        Binding("^S", lambda screen: "save" if not screen.running and screen.saveable() else "",
+                "save the result's contents (text, images, audio, blobs) to files",
                 action=key_action(lambda screen: open_save_screen(screen.app, screen.result))),
-        Binding("PgUp/PgDn", "result", "scroll the result"),
+        Binding("PgUp/PgDn", True, "scroll the result (Home/End: its top and end, with the focus off a text field)"),
         Binding("Esc", lambda screen: "back (it keeps running)" if screen.running else "back",
                 "back to the list; a running call goes on, its result stays here"))
     BINDINGS = form_keys(*BINDINGS)
@@ -17251,15 +17296,17 @@ class ToolScreen(FieldScreen):
         arguments = self.collect(required=False)
         if arguments is None:
             return
+        references = []
         try:
-            command = tool_call_command(self.app.session.spec, self.tool, arguments, self.task_mode)
+            command = tool_call_command(self.app.session.spec, self.tool, arguments, self.task_mode, references)
         except UnwritableWord as exc:  # nothing that would run something else goes to the clipboard
             self.output.set_text("No equivalent command for cmd.exe: %s. PowerShell can run it." % exc)
             self.app.say("Not copied: %s" % exc, True)
             return
         copied = self.app.copy_to_clipboard(command)
-        self.output.set_text("Equivalent command (%s):\n%s" % (COPIED if copied else NOT_COPIED, command))
-        self.app.say(("Copied: " if copied else NOT_COPIED.capitalize() + ": ") + command)
+        needs = " (values not copied: set %s first)" % ", ".join("$" + name for name in references) if references else ""
+        self.output.set_text("Equivalent command (%s)%s:\n%s" % (COPIED if copied else NOT_COPIED, needs, command))
+        self.app.say(("Copied%s: " % needs if copied else NOT_COPIED.capitalize() + "%s: " % needs) + command)
 
     def submit(self):
         if self.running:
@@ -17332,10 +17379,17 @@ class ToolScreen(FieldScreen):
     def show_progress(self, params):
         self.progress = progress_text(params)
 
+    def saveable(self):
+        return isinstance(self.result, dict) and bool(self.result.get("content"))
+
+    def result_links(self):
+        content = self.result.get("content") if isinstance(self.result, dict) else None
+        return [block for block in content if isinstance(block, dict) and block.get("type") == "resource_link"
+                and block.get("uri")] if isinstance(content, list) else []
+
     def follow_link(self):
         """^O: read a resource the result links to (a resource_link block)."""
-        links = [block for block in (self.result or {}).get("content") or ()
-                 if isinstance(block, dict) and block.get("type") == "resource_link" and block.get("uri")]
+        links = self.result_links()
         if not links:
             self.app.say("The result links to no resource.", True)
         elif len(links) == 1:
@@ -17913,6 +17967,13 @@ class LineScreen(FieldScreen):
     def submit(self):
         if self.accept(self.line.text.strip()):
             self.app.close_screen(self)
+
+    def other_key(self, key):
+        """Enter in the line does what the footer says (the button's word), as ^X does."""
+        if key == "ENTER" and self.focused_text() is not None:
+            self.submit()
+            return True
+        return FieldScreen.other_key(self, key)
 
 
 class TemplateScreen(FieldScreen):
@@ -19710,12 +19771,15 @@ class FieldList:
         labels = [cells(item.label) for item in self.fields()]
         label_width = min(max(labels) + 3 if labels else 0, max(10, canvas.width // 3))
         focus_row, total = places[self.focus][0], places[-1][0] + 1
-        self.top = min(self.top, focus_row, max(0, total - canvas.height))  # a taller window shows more again
-        self.top = max(self.top, focus_row - canvas.height + 1)
+        # A form taller than its rows keeps the first and last for the "more" markers: they never cover a field.
+        first, view = (1, canvas.height - 2) if total > canvas.height > 2 else (0, canvas.height)
+        self.top = min(self.top, focus_row, max(0, total - view))  # a taller window shows more again
+        self.top = max(self.top, focus_row - view + 1)
         for index, item in enumerate(self.items):
             row, col = places[index][0] - self.top, places[index][1]
-            if not 0 <= row < canvas.height:
+            if not 0 <= row < view:
                 continue
+            row += first
             focused = index == self.focus
             if isinstance(item, Button):
                 canvas.put(row, col, item.text(), style.reverse if focused else style.bold)
@@ -19724,7 +19788,7 @@ class FieldList:
             canvas.put(row, 0, clip(label, label_width - 1), style.bold if focused else 0)
             item.draw(canvas.sub(row, label_width, 1, canvas.width - label_width), focused, style)
         for row, shown, text in ((0, self.top > 0, " \u2191 more above "),
-                                 (canvas.height - 1, total - self.top > canvas.height, " \u2193 more below ")):
+                                 (canvas.height - 1, total - self.top > view, " \u2193 more below ")):
             if shown and canvas.height > 1:
                 canvas.put(row, canvas.width - cells(text), text, style.reverse)
 
