@@ -8883,6 +8883,7 @@ class DebugLog:
         that say which era was chosen."""
         self.recorders.append(recorder)
         self.sinks.append(recorder.see)
+        return recorder
 
     def stop_recording(self, recorder):
         self.recorders.remove(recorder)
@@ -15397,8 +15398,7 @@ class Tui:
         self.status = ""
         self.status_is_error = False
         self.status_screen = None  # the screen on top when the status was said: it goes with that screen
-        self.turn = 0  # handlers run (keys and posted work): news of this one goes with a screen it opens
-        self.status_turn = None
+        self.turn, self.status_turn = 0, None  # handlers run (keys, posted work), and the one that said the status
         self.question = None  # (text, on_yes) while a y/n question waits for its key
         self.toast = None  # (text, until): a server log line over the hints, leaving the status alone
         self.session = None
@@ -15416,8 +15416,7 @@ class Tui:
         self.exit_code = None
         self.connection = TuiConnection(self)  # connecting, reconnecting, the server lost and back
         self.recording = None  # (MessageRecorder, path) while F9 records
-        self.exchanges = ExchangeBook()  # every message whole, for the debug screen's Requests tab
-        log.record_to(self.exchanges)
+        self.exchanges = log.record_to(ExchangeBook())  # every message whole, for the debug screen's Requests tab
         log.sinks.append(self.connection.watch_answers)
 
     # -- the loop -------------------------------------------------------------------------
@@ -15520,8 +15519,7 @@ class Tui:
     def say(self, text, error=False):
         self.status = first_line(clean(self.log.credentials.redact(text))) if text else ""
         self.status_is_error = error
-        self.status_screen = self.stack[-1] if self.stack else None
-        self.status_turn = self.turn
+        self.status_screen, self.status_turn = self.stack[-1] if self.stack else None, self.turn
 
     def forget_status_of(self, screen):
         """A closed screen's news does not stay on the status line under the next one."""
@@ -15600,8 +15598,7 @@ class Tui:
         return " and ".join(parts)
 
     def open(self, screen):
-        if self.status_turn == self.turn:
-            self.status_screen = screen  # said on the way to this screen: its news
+        self.status_screen = screen if self.status_turn == self.turn else self.status_screen  # said on the way: its news
         self.stack.append(screen)
         self.window.clearok(True)
         screen.on_show()
@@ -15742,9 +15739,7 @@ class Tui:
                        self.style.disconnected)
         elif self.question is not None:  # news arriving meanwhile (a task's progress) must not hide it
             canvas.put(0, 0, first_line(clean("%s y/n" % self.question[0])), self.style.status)
-        elif self.status_screen in self.stack[:-1]:
-            pass  # a screen underneath said it: its news shows there again, not over the screen on top
-        else:
+        elif self.status_screen not in self.stack[:-1]:  # a screen underneath said it: its news shows there
             canvas.put(0, 0, self.status, self.style.error if self.status_is_error else self.style.status)
 
     def connection_summary(self):
