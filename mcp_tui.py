@@ -103,7 +103,7 @@ tests/test_layering.py checks this map against the banners and the code.
      8b. screens    connection, main (with its Skills tab), tool form, tasks, input requests, debug
                     classes: Screen TextScreen FieldScreen ConnectScreen SkillsTab MainScreen Catalog
                     Entry ToolScreen TextAreaScreen ObjectListScreen ElementScreen PickScreen
-                    CallRecord CallHistory HistoryScreen
+                    CallRecord CallHistory HistoryScreen TokensScreen
                     ResourceScreen LineScreen TemplateScreen Completer PromptScreen
                     RootsScreen TasksScreen TaskDetailScreen ElicitationScreen
                     UrlElicitationScreen AuthorizeScreen SamplingScreen DebugScreen
@@ -11779,6 +11779,27 @@ def masked_token_view(token, now=None):
             "expiresAt": expires, "expired": is_number(expires) and expires <= now}
 
 
+def stored_token_views(store, server=None):
+    """The stored tokens (of ``server``, else every one) as `auth status` lists them: (the
+    store's key, masked_token_view), by server and issuer."""
+    tokens = [(key, token) for key, token in store.load()["tokens"].items() if isinstance(token, dict)
+              and (server is None or token.get("server") == server)]
+    return sorted(((key, masked_token_view(token)) for key, token in tokens),
+                  key=lambda item: (item[1]["server"] or "", item[1]["issuer"] or ""))
+
+
+def token_status_text(view):
+    """`auth status`'s lines of one token: its server, then issuer, scope, expiry, fingerprint."""
+    return "%s\n  issuer %s  scope %s  %s  %s" % (view["server"], view["issuer"], view["scope"] or "-",
+                                                describe_expiry(view), view["token"])
+
+
+def logout_text(result):
+    """`auth logout`'s line for one token (Authorizer.logout's result)."""
+    return "logged out of %s (%s)" % (result["server"], "token revoked at %s" % result["issuer"] if result["revoked"]
+                                      else "token forgotten, not revoked: %s" % result["notRevoked"])
+
+
 def describe_expiry(view, now=None):
     expires = view["expiresAt"]
     if not is_number(expires):
@@ -14348,17 +14369,14 @@ def auth_command(args, opts, spec, output, log):
         raise UsageError("auth needs one of: login, status, logout", hint="e.g. mcp-tui --url URL auth login")
     store = AuthStore()
     if action == "status":
-        tokens = [t for t in store.load()["tokens"].values() if isinstance(t, dict)]
-        if spec is not None and spec.url:
-            tokens = [t for t in tokens if t.get("server") == canonical_resource(spec.url)]
-        views = [masked_token_view(t) for t in sorted(tokens, key=lambda t: (t.get("server") or "", t.get("issuer") or ""))]
+        views = [view for _, view in stored_token_views(
+            store, canonical_resource(spec.url) if spec is not None and spec.url else None)]
         if output.json:
             output.document({"tokens": views})
         elif not views:
             output.text("no stored tokens")
         for view in views if not output.json else ():
-            output.text("%s\n  issuer %s  scope %s  %s  %s" % (view["server"], view["issuer"], view["scope"] or "-",
-                                                            describe_expiry(view), view["token"]))
+            output.text(token_status_text(view))
         return EXIT_OK
     if action == "logout" and opts.all:
         server = None
@@ -14390,9 +14408,7 @@ def auth_command(args, opts, spec, output, log):
     elif not results:
         output.text("no stored tokens for %s" % (server or "any server"))
     for result in results if not output.json else ():
-        output.text("logged out of %s (%s)" % (result["server"], "token revoked at %s" % result["issuer"]
-                                              if result["revoked"] else "token forgotten, not revoked: %s"
-                                              % result["notRevoked"]))
+        output.text(logout_text(result))
     return EXIT_OK
 
 
@@ -15902,6 +15918,7 @@ BROWSE_KEYS = (  # the app's keys on every screen without a text field (README: 
     Binding("p", "ping", action=key_action(lambda app: app.ping()), when=connected_app),
     Binding("L", "log level", action=key_action(lambda app: app.open(log_level_screen(app))), when=connected_app),
     Binding("R", "roots", action=key_action(lambda app: app.open(RootsScreen(app)))),
+    Binding("A", "tokens", action=key_action(lambda app: app.open(TokensScreen(app)))),
     Binding("q", "back", action=key_action(lambda app: app.back()), codes=("q", "ESC")))
 
 
@@ -16518,6 +16535,8 @@ class ConnectScreen(FieldScreen):
                                     "file has them (OSC 52 clipboard)",
                 key_action(lambda screen: screen.copy_entry()), when=lambda screen: screen.focused_server()),
         Binding("F12", "debug"),
+        Binding("^G", help="stored OAuth tokens: list them, forget or revoke one (A outside forms)",
+                action=key_action(lambda screen: screen.app.open(TokensScreen(screen.app)))),
         Binding("Esc", lambda screen: "back" if screen.stacked() else "quit", when=lambda screen: not screen.running))
     HELP_NOTES = (
         "Type a URL or a stdio command line, pick the transport and protocol version, add headers",
@@ -17838,6 +17857,90 @@ class HistoryScreen(Screen):
             canvas.put(row, 0, format_columns(calls[index].cells(), widths), attr)
 
 
+class TokensScreen(Screen):
+    """The stored OAuth tokens, masked as `auth status` lists them: f forgets the selected one
+    here, x revokes its server's tokens and forgets them as `auth logout` does; both ask first."""
+
+    BINDINGS = (
+        Binding("f", "forget", "forget the selected token here; it is not revoked (valid at the server until it "
+                "expires)", key_action(lambda screen: screen.forget())),
+        Binding("x", "revoke", "revoke the selected token's server's tokens at the authorization server and forget\n"
+                "them, as `auth logout` does", key_action(lambda screen: screen.revoke())),
+        Binding("r", "reload", "read the token store again", key_action(lambda screen: screen.reload())),
+        Binding("j/k", "move", "move", help_key="j/k, arrows"),
+        Binding("q", "back"))
+    HELP_COLUMN = 13
+    HELP_NOTES = ("Tokens are shown as their fingerprints (token:...), never themselves.",)
+
+    def __init__(self, app):
+        Screen.__init__(self, app)
+        self.selection = Selection()
+        self.store = AuthStore(warn=lambda text: app.say(text, True))
+        self.rows = []
+        self.reload()
+
+    def title(self):
+        return "Stored tokens"
+
+    def reload(self):
+        try:
+            self.rows = stored_token_views(self.store)
+        except McpTuiError as exc:
+            self.rows = []
+            self.app.say(describe_failure(exc), True)
+
+    def selected(self):
+        if not self.rows:
+            self.app.say("No stored tokens.", True)
+            return None, None
+        return self.rows[min(self.selection.index, len(self.rows) - 1)]
+
+    def forget(self):
+        key, view = self.selected()
+        if key is not None:
+            self.app.ask("Forget the token for %s here (not revoked)?" % view["server"], lambda: self.forgotten(key))
+
+    def forgotten(self, key):
+        self.store.update(lambda data: data["tokens"].pop(key, None))
+        self.reload()
+        self.app.say("Token forgotten here; it is valid at the server until it expires (x revokes one).")
+
+    def revoke(self):
+        key, view = self.selected()
+        if key is not None:
+            self.app.ask("Revoke the tokens for %s and forget them?" % view["server"],
+                         lambda: self.revoke_confirmed(view["server"]))
+
+    def revoke_confirmed(self, server):
+        """As `auth logout` for the server: Authorizer.logout, on a worker (it asks the network)."""
+        app = self.app
+
+        def work():
+            return Authorizer(server, AuthSettings.from_options(app.opts), app.log, lambda text: app.post(app.say, text),
+                              app.opts.timeout, NetworkOptions.from_options(app.opts), self.store).logout()
+
+        def done(results):
+            self.reload()
+            app.say("; ".join(logout_text(result) for result in results) or "No stored tokens for %s." % server,
+                    any(not result["revoked"] for result in results))
+
+        def failed(exc):
+            self.reload()
+            app.report_failure(exc)
+
+        app.say("Revoking the tokens for %s ..." % server)
+        app.spawn(work, done, failed)
+
+    def other_key(self, key):
+        return self.selection.on_key(key, len(self.rows))
+
+    def draw(self, canvas):
+        if not self.rows:
+            canvas.put(1, 0, "No stored tokens (an HTTP server that asks for OAuth stores one).", self.app.style.dim)
+        for row, index, attr in list_rows(canvas, 0, canvas.height, self.selection, len(self.rows), self.app.style):
+            canvas.put(row, 0, token_status_text(self.rows[index][1]).replace("\n", ""), attr)
+
+
 class ResourceScreen(Screen):
     """A resource's contents, read on a worker, to scroll through; s subscribes to its
     updates, w saves its contents."""
@@ -18997,7 +19100,7 @@ def help_text(screen):
         "q          on the main screen: quit (asks while calls or followed tasks run)",
         "", "Outside forms:",
         "?  help    D  debug    T  tasks    H  call history    C  connection screen (switch server)",
-        "p  ping    L  log level    R  roots    Esc / q  back (q types itself in a form)",
+        "p  ping    L  log level    R  roots    A  stored tokens    Esc / q  back (q types itself in a form)",
         "", "Every string a server sends is shown with terminal control sequences removed."]
     return "\n".join(lines)
 
