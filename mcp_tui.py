@@ -18803,26 +18803,27 @@ class DebugScreen(Screen):
         Binding("8", "task status", "Notifications: only task status (notifications/tasks[/status]); again: all",
                 key_action(lambda screen: screen.toggle_task_status_only()),
                 when=lambda screen: not on_requests_tab(screen)),
-        Binding("/", "search", "search: only entries with the text (Enter keeps it, Esc clears it)",
+        Binding("/", lambda screen: "" if on_requests_tab(screen) else "search",  # 80 columns hold the hints
+                "search: only entries with the text (Enter keeps it, Esc clears it)",
                 key_action(lambda screen: setattr(screen.search, "active", True))),
         Binding("Esc", codes=("ESC",), action=key_action(lambda screen: screen.search.clear()),
                 when=lambda screen: screen.search.needle()),
-        Binding("Enter", "whole entry", "the whole entry, however long (a message as indented JSON; on Requests\n"
+        Binding("Enter", lambda screen: "open", "the whole entry, however long (a message as indented JSON; on Requests\n"
                 "the request and its answer)", key_action(lambda screen: screen.open_entry()), codes=("ENTER",)),
         Binding("y", "copy", "copy the whole entry (on Requests: the request and its answer) to the clipboard",
                 key_action(lambda screen: screen.copy_entry())),
         Binding("r", "again", "Requests: send the request again (a fresh id) and show the new answer over the\n"
                 "old, differences first (not initialize, server/discover, a notification)",
                 key_action(lambda screen: screen.send_again(edit=False)), when=on_requests_tab),
-        Binding("e", "edit+send", "Requests: edit the request's params (JSON, ^X sends) and send it",
+        Binding("e", "edit", "Requests: edit the request's params (JSON, ^X sends) and send it",
                 key_action(lambda screen: screen.send_again(edit=True)), when=on_requests_tab),
         Binding("Space", "mark", "Requests: mark the row (or unmark it) for s", codes=(" ",),
                 action=key_action(lambda screen: screen.toggle_mark()), when=on_requests_tab),
         Binding("s", "save", "Requests: save the marked rows (none marked: all) as a --record file\n"
                 "(mcp-tui-TIME.jsonl here, 0600) that `mcp-tui CONNECTION replay FILE` reads",
                 key_action(lambda screen: screen.save_rows()), when=on_requests_tab),
-        Binding("j/k", True),
-        Binding("End", "follow", "follow the newest entry"),
+        Binding("j/k", lambda screen: not on_requests_tab(screen)),
+        Binding("End", lambda screen: "" if on_requests_tab(screen) else "follow", "follow the newest entry"),
         Binding("q", "back"))
     HELP_COLUMN = 22
     HELP_NOTES = ("Task IDs, session ids and tokens are masked exactly as in the CLI's --debug output.",)

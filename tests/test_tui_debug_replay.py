@@ -118,3 +118,15 @@ def test_marked_rows_are_saved_alone_and_the_opening_request_is_not_sent_again(t
     replayed = replay(path, tmp_path)
     assert replayed.returncode == 0, replayed
     assert "1 request: 1 same, 0 different" in replayed.stdout + replayed.stderr, replayed
+
+
+@needs_pty
+def test_the_debug_footer_holds_its_keys_at_80_columns(tui):
+    screen = tui(server_command(), columns=80, rows=24)
+    screen.wait_for("Tools (")
+    screen.send("D")
+    screen.wait_for(lambda t: screen.title_line().startswith(" Debug: Protocol"), what="the debug screen")
+    screen.wait_for(lambda t: "y copy" in screen.lines()[-2] and "q back" in screen.lines()[-2], what="the hints")
+    screen.send("6")
+    screen.wait_for(lambda t: all(word in screen.lines()[-2] for word in ("r again", "e edit", "s save", "q back")),
+                    what="the Requests tab's hints")
