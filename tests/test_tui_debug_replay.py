@@ -15,6 +15,7 @@ SIZE = {"columns": 120, "rows": 30}
 
 
 def call_echo(screen, text):
+    screen.wait_for("Tools (")
     open_tool(screen, "echo")
     screen.type(text)
     screen.send("ctrl-x")
@@ -43,7 +44,6 @@ def replay(path, tmp_path):
 @needs_pty
 def test_a_request_is_shown_sent_again_edited_and_saved_for_replay(tui, tmp_path):
     screen = tui(server_command(), cwd=tmp_path, **SIZE)
-    screen.wait_for("Tools (")
     call_echo(screen, "hi")
     requests_tab(screen, "echo")
     row = screen.wait_for(lambda t: re.search(r"→ tools/call echo +ok +[\d.]+ ms +\d+ B +#\d+", t),
@@ -92,7 +92,6 @@ def test_a_request_is_shown_sent_again_edited_and_saved_for_replay(tui, tmp_path
 @needs_pty
 def test_marked_rows_are_saved_alone_and_the_opening_request_is_not_sent_again(tui, tmp_path):
     screen = tui(server_command(), cwd=tmp_path, **SIZE)
-    screen.wait_for("Tools (")
     call_echo(screen, "one")
     requests_tab(screen, "discover")
     screen.wait_for(lambda t: re.search(r"→ server/discover +ok", t), what="the discover row")

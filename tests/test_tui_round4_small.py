@@ -1,5 +1,5 @@
-"""Issue 35's smaller TUI items, each through the app's keys: Enter in "Open a task" opens
-it; a status stays with its screen; Ctrl+Y copies --env as a ${VAR} and C keeps the Env;
+"""Issue 35's smaller TUI items, each through the app's keys (Enter in "Open a task" is in
+test_tui_inspector): a status stays with its screen; Ctrl+Y copies --env as a ${VAR} and C keeps the Env;
 Home/End reach a long result's ends; the footer shows ^S; at 40x12 the "more" markers cover no
 field; a description cut short says so."""
 import os
@@ -16,20 +16,6 @@ LONG_RESULT = r"""
         text = "\n".join("line %d" % number for number in range(1, 501))
         send({"jsonrpc": "2.0", "id": message["id"], "result": {"content": [{"type": "text", "text": text}]}})
 """
-
-
-@needs_pty
-def test_enter_in_the_open_a_task_line_opens_it(tui):
-    screen = tui(server_command(), **SMALL)
-    screen.wait_for("Tools (")
-    screen.send("T")
-    screen.wait_for("TOOL / TASK")
-    screen.send("o")
-    screen.wait_for("Open a task")
-    screen.type("no-such-task")
-    screen.send("enter")  # as the footer says (Enter/^X open), not a move to [ Open ]
-    screen.wait_for(lambda t: "Task not found" in screen.status_line() and "Open a task" in screen.title_line(),
-                    what="the task looked up")
 
 
 @needs_pty
