@@ -18819,7 +18819,7 @@ class DebugScreen(Screen):
                 key_action(lambda screen: screen.send_again(edit=True)), when=on_requests_tab),
         Binding("Space", "mark", "Requests: mark the row (or unmark it) for s", codes=(" ",),
                 action=key_action(lambda screen: screen.toggle_mark()), when=on_requests_tab),
-        Binding("s", "save", "Requests: save the marked rows (none marked: all) as a --record file\n"
+        Binding("s", "save", "Requests: save the marked rows (none marked: all it shows) as a --record file\n"
                 "(mcp-tui-TIME.jsonl here, 0600) that `mcp-tui CONNECTION replay FILE` reads",
                 key_action(lambda screen: screen.save_rows()), when=on_requests_tab),
         Binding("j/k", lambda screen: not on_requests_tab(screen)),
@@ -18964,9 +18964,10 @@ class DebugScreen(Screen):
         self.app.spawn(lambda: resent_outcome(session, method, params, tool), shown)
 
     def save_rows(self):
-        """s: the marked rows (or every row) as --record writes messages (MessageRecorder,
-        credentials masked), to a new file as F9 makes one (new_recording_file, 0600)."""
-        rows = [row for row in self.app.exchanges.snapshot() if not self.marked or row in self.marked]
+        """s: the marked rows (none marked: every row the search shows) as --record writes
+        messages (MessageRecorder, credentials masked), to a new file as F9 makes one
+        (new_recording_file, 0600)."""
+        rows = [row for row in self.app.exchanges.snapshot() if row in self.marked] or self.entries()
         if not rows:
             return self.app.say("No request to save yet.", True)
         try:
