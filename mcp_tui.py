@@ -67,6 +67,7 @@ tests/test_layering.py checks this map against the banners and the code.
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
                     (and whole, credentials masked, in a --record file, which ``replay`` reads)
                     classes: LogSelection MessageRecorder Recording RecordedResponder DebugLog
+                    Exchange ExchangeBook
      4a. taps       a real host's conversation with its server: the stdio relay (``TapRelay``),
                     and the tap's log in the state directory, written and followed
                     classes: TapLog TapFollower TapExchanges TapTranscriber TapRelay
@@ -105,7 +106,7 @@ tests/test_layering.py checks this map against the banners and the code.
      8b. screens    connection, main (with its Skills tab), tool form, tasks, input requests, debug, taps
                     classes: Screen TextScreen FieldScreen ConnectScreen SkillsTab ServersPane MainScreen Catalog
                     Entry ToolScreen TextAreaScreen ObjectListScreen ElementScreen PickScreen
-                    CallRecord CallHistory HistoryScreen
+                    CallRecord CallHistory HistoryScreen TokensScreen
                     ResourceScreen LineScreen TemplateScreen Completer PromptScreen
                     RootsScreen TasksScreen TaskDetailScreen ElicitationScreen
                     UrlElicitationScreen AuthorizeScreen SamplingScreen SearchedList DebugScreen TapsScreen
@@ -8822,6 +8823,21 @@ def ignore_pattern(text):
     return tuple(part.replace("~1", "/").replace("~0", "~") for part in text[1:].split("/"))
 
 
+def resent_outcome(session, method, params, tool=None):
+    """A request sent again as it went before (by a replay, or the TUI's debug screen), with
+    a fresh id through the session's own path: the debug log and a --record see it. The
+    tasks extension is declared again where the params declared it. Its outcome, as
+    response_outcome gives it."""
+    meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+    capabilities = meta.get(META_PREFIX + "clientCapabilities") or {}
+    declare_tasks = TASKS_EXTENSION in ((capabilities.get("extensions") or {}) if isinstance(
+        capabilities, dict) else {})
+    try:
+        return {"result": session.request(method, params, declare_tasks=declare_tasks, tool=tool)}
+    except RpcError as exc:
+        return {"error": exc.error}
+
+
 def replay(session, recording, ignored, on_compared):
     """Send the recording's requests to ``session`` in order, and call ``on_compared(index,
     exchange, changes)`` for each once its answer has come (answer_changes). Returns the
@@ -8829,19 +8845,11 @@ def replay(session, recording, ignored, on_compared):
     task_ids, different = {}, 0
     for index, exchange in enumerate(recording.exchanges, 1):
         params = with_task_ids(exchange["params"], task_ids)
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
-        capabilities = meta.get(META_PREFIX + "clientCapabilities") or {}
-        declare_tasks = TASKS_EXTENSION in ((capabilities.get("extensions") or {}) if isinstance(
-            capabilities, dict) else {})
         recorded = comparable(exchange["response"], ignored)
         tool = recording.tools.get(params.get("name")) if exchange["method"] == "tools/call" else None
         deadline = time.perf_counter() + session.timeout
         while True:
-            try:
-                result = session.request(exchange["method"], params, declare_tasks=declare_tasks, tool=tool)
-                outcome = {"result": result}
-            except RpcError as exc:
-                outcome = {"error": exc.error}
+            outcome = resent_outcome(session, exchange["method"], params, tool)
             found = answer_changes(exchange["method"], recorded, comparable(outcome, ignored))
             # A task polled sooner than in the recording: poll again (as the recorded client
             # did) while it is still working, until its answer matches or time is up.
@@ -8886,6 +8894,7 @@ class DebugLog:
         that say which era was chosen."""
         self.recorders.append(recorder)
         self.sinks.append(recorder.see)
+        return recorder
 
     def stop_recording(self, recorder):
         self.recorders.remove(recorder)
@@ -9033,6 +9042,118 @@ def format_log_entry(entry):
                                                   if entry["eventId"] is not None else "", entry["bytes"])
     extra = " ".join("%s=%s" % (k, v) for k, v in entry.items() if k not in ("type", "category", "text", "time"))
     return "%s · %-12s %s %s" % (stamp, entry["category"], entry["text"], extra)
+
+
+# Requests the debug screen does not send again: they open a session or a stream the session runs.
+NOT_RESENT = OPENING_METHODS + ("subscriptions/listen",)
+EXCHANGE_ROWS = 2000  # rows the message list keeps (each holds its messages whole)
+
+
+class Exchange:
+    """One row of the TUI's message list: a request with its answer (the client's or the
+    server's), or a notification, each message whole as it went over the wire."""
+
+    def __init__(self, direction, message, transport, labelled_era, bookkeeping):
+        self.direction, self.message, self.transport = direction, message, transport
+        self.labelled_era, self.bookkeeping = labelled_era, bookkeeping
+        self.answer = None
+        self.cancelled = False
+        self.sent_at, self.started = time.time(), time.perf_counter()
+        self.elapsed = None  # seconds until the answer came
+        self._size = None
+
+    @property
+    def method(self):
+        return self.message.get("method")
+
+    def is_notification(self):
+        return "id" not in self.message
+
+    def status(self):
+        if self.is_notification():
+            return "notification"
+        if self.cancelled:
+            return "cancelled"
+        if self.answer is None:
+            return "pending"
+        result = self.answer.get("result")
+        return "error" if "error" in self.answer or (isinstance(result, dict) and result.get("isError") is True) else (
+            "ok")
+
+    def size(self):
+        """Bytes of the request and its answer as JSON, counted once both are in."""
+        if self._size is not None:
+            return self._size
+        try:
+            size = sum(len(json.dumps(message, ensure_ascii=False).encode("utf-8"))
+                       for message in (self.message, self.answer) if message is not None)
+        except (ValueError, RecursionError):
+            size = 0
+        if self.answer is not None or self.is_notification():
+            self._size = size
+        return size
+
+    def resend_refusal(self):
+        """Why this row may not be sent again blindly, or None."""
+        if self.is_notification():
+            return "%s is a notification: only the client's requests are sent again" % self.method
+        if self.direction == "in":
+            return "%s is the server's request: only the client's requests are sent again" % self.method
+        if self.method in NOT_RESENT:
+            return "%s is not sent again: it %s (^R reconnects)" % (
+                self.method, "opens the session" if self.method in OPENING_METHODS else "holds the session's stream")
+        return None
+
+    def write_to(self, recorder):
+        """The row's messages as a --record file has them (MessageRecorder's lines)."""
+        recorder.labelled_era = self.labelled_era
+        recorder.message(self.direction, self.message, self.transport, self.bookkeeping)
+        if self.answer is not None:
+            recorder.message("in" if self.direction == "out" else "out", self.answer, self.transport)
+
+
+class ExchangeBook:
+    """Every message of the run, whole, paired into Exchange rows (a request and its
+    answer by id): the TUI's message list, which it sends again and saves from. A sink of
+    the debug log as a MessageRecorder is (DebugLog.record_to); at most ``capacity`` rows."""
+
+    def __init__(self, capacity=EXCHANGE_ROWS):
+        self.rows = collections.deque(maxlen=capacity)
+        self.waiting = {}  # (the request's direction, its id as JSON) -> its row, until answered
+        self.labelled_era = None  # a label, as MessageRecorder keeps one
+        self.handle = None  # nothing to close when the log stops recording to it
+        self._lock = threading.Lock()
+
+    def see(self, entry):
+        if entry.get("type") == "event" and entry.get("era"):
+            self.labelled_era = entry["era"]
+
+    def message(self, direction, message, transport, bookkeeping=False):
+        method = message.get("method")
+        with self._lock:
+            if isinstance(method, str):
+                if direction == "out" and method in ERA_OPENERS:
+                    self.labelled_era = ERA_OPENERS[method]
+                if len(self.rows) == self.rows.maxlen:
+                    dropped = self.rows[0]
+                    self.waiting.pop((dropped.direction, json.dumps(dropped.message.get("id"))), None)
+                row = Exchange(direction, message, transport, self.labelled_era, bookkeeping)
+                self.rows.append(row)
+                if "id" in message:
+                    self.waiting[(direction, json.dumps(message["id"]))] = row
+                params = message.get("params") if isinstance(message.get("params"), dict) else {}
+                if direction == "out" and method == "notifications/cancelled":
+                    cancelled = self.waiting.get(("out", json.dumps(params.get("requestId"))))
+                    if cancelled is not None:
+                        cancelled.cancelled = True
+            elif "id" in message:
+                row = self.waiting.pop(("in" if direction == "out" else "out", json.dumps(message["id"])), None)
+                if row is not None:
+                    row.answer, row.elapsed = message, time.perf_counter() - row.started
+
+    def snapshot(self):
+        with self._lock:
+            return list(self.rows)
 
 
 # -- 4a. Taps: a host's conversation with its server, relayed unchanged and logged ----------
@@ -11599,11 +11720,12 @@ def command_line(options, command, operands, shell=None):
                     for word in words + list(operands))
 
 
-def tool_call_command(spec, tool, arguments, task_mode):
-    """The mcp-tui command line that makes the same call, as the CLI writes its own (command_line)."""
+def tool_call_command(spec, tool, arguments, task_mode, references=None):
+    """The mcp-tui command line that makes the same call, as the CLI writes its own (command_line);
+    the variables it reads instead of values are added to ``references`` (connection_words)."""
     schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    options, operands = connection_words(spec), argument_words(arguments, properties)
+    options, operands = connection_words(spec, references), argument_words(arguments, properties)
     if operands[:1] == ["--args-json"]:
         options, operands = options + operands, []
     if task_mode:
@@ -11611,14 +11733,28 @@ def tool_call_command(spec, tool, arguments, task_mode):
     return command_line(options, ["tool", "call"], [tool["name"]] + operands)
 
 
-def connection_words(spec):
-    """The connection as flags. Secrets stay out: no Authorization or cookie header and no
-    environment values (they would land on the clipboard and in shell history); from a config
-    file, the ${VAR}s as it has them (ConfigWord), and none of its header values but those."""
+def connection_words(spec, references=None):
+    """The connection as flags. Secrets stay out (they would land on the clipboard and in
+    shell history), yet the command still makes the same call: an environment value and a
+    typed header's value (any of them may be a key) are written as a ${VAR} the shell fills
+    in (placeholder_variable; each one's name added to ``references``, for the caller to
+    say); from a config file, its ${VAR}s as it has them (ConfigWord), and none of its
+    header values but those."""
     shown, word = (spec.shown, ConfigWord) if spec.shown is not None else (spec, str)
     config_headers = shown.headers if spec.shown is not None else {}
+    config_env = shown.env if spec.shown is not None else {}
+    references = references if references is not None else []
+
+    def reference(name):
+        references.append(placeholder_variable(name))
+        return "${%s}" % references[-1]
+
     if spec.kind == "stdio":
         words = [word(join_command(shown.argv))]
+        for name in spec.env:
+            value = config_env.get(name, "")
+            words += ["--env", ConfigWord("%s=%s" % (name, value if re.search(CONFIG_VARIABLE, value)
+                                                     else reference(name)))]
         if spec.cwd:
             words += ["--cwd", spec.cwd]
     else:
@@ -11626,8 +11762,8 @@ def connection_words(spec):
         for name, value in spec.headers.items():
             if name in config_headers and re.search(CONFIG_VARIABLE, config_headers[name]):
                 words += ["--header", ConfigWord("%s: %s" % (name, config_headers[name]))]
-            elif not secret_header(name) and name not in config_headers:
-                words += ["--header", "%s: %s" % (name, value)]
+            elif name not in config_headers:
+                words += ["--header", ConfigWord("%s: %s" % (name, reference(name)))]
     if spec.protocol != "auto":
         words += ["--protocol-version", spec.protocol]
     return words
@@ -11645,6 +11781,11 @@ def argument_words(arguments, properties):
         else:
             words.append("%s:=%s" % (key, json.dumps(value, ensure_ascii=False)))
     return words
+
+
+def placeholder_variable(name):
+    """The ${VAR} that stands for a secret's value where it is copied: its name, as a variable."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", name).upper()
 
 
 def secret_header(name):
@@ -12201,6 +12342,27 @@ def masked_token_view(token, now=None):
             "token": "token:" + fingerprint(token.get("accessToken") or ""),
             "refreshable": bool(token.get("refreshToken")),
             "expiresAt": expires, "expired": is_number(expires) and expires <= now}
+
+
+def stored_token_views(store, server=None):
+    """The stored tokens (of ``server``, else every one) as `auth status` lists them: (the
+    store's key, masked_token_view), by server and issuer."""
+    tokens = [(key, token) for key, token in store.load()["tokens"].items() if isinstance(token, dict)
+              and (server is None or token.get("server") == server)]
+    return sorted(((key, masked_token_view(token)) for key, token in tokens),
+                  key=lambda item: (item[1]["server"] or "", item[1]["issuer"] or ""))
+
+
+def token_status_text(view):
+    """`auth status`'s lines of one token: its server, then issuer, scope, expiry, fingerprint."""
+    return "%s\n  issuer %s  scope %s  %s  %s" % (view["server"], view["issuer"], view["scope"] or "-",
+                                                describe_expiry(view), view["token"])
+
+
+def logout_text(result):
+    """`auth logout`'s line for one token (Authorizer.logout's result)."""
+    return "logged out of %s (%s)" % (result["server"], "token revoked at %s" % result["issuer"] if result["revoked"]
+                                      else "token forgotten, not revoked: %s" % result["notRevoked"])
 
 
 def describe_expiry(view, now=None):
@@ -14911,17 +15073,14 @@ def auth_command(args, opts, spec, output, log):
         raise UsageError("auth needs one of: login, status, logout", hint="e.g. mcp-tui --url URL auth login")
     store = AuthStore()
     if action == "status":
-        tokens = [t for t in store.load()["tokens"].values() if isinstance(t, dict)]
-        if spec is not None and spec.url:
-            tokens = [t for t in tokens if t.get("server") == canonical_resource(spec.url)]
-        views = [masked_token_view(t) for t in sorted(tokens, key=lambda t: (t.get("server") or "", t.get("issuer") or ""))]
+        views = [view for _, view in stored_token_views(
+            store, canonical_resource(spec.url) if spec is not None and spec.url else None)]
         if output.json:
             output.document({"tokens": views})
         elif not views:
             output.text("no stored tokens")
         for view in views if not output.json else ():
-            output.text("%s\n  issuer %s  scope %s  %s  %s" % (view["server"], view["issuer"], view["scope"] or "-",
-                                                            describe_expiry(view), view["token"]))
+            output.text(token_status_text(view))
         return EXIT_OK
     if action == "logout" and opts.all:
         server = None
@@ -14953,9 +15112,7 @@ def auth_command(args, opts, spec, output, log):
     elif not results:
         output.text("no stored tokens for %s" % (server or "any server"))
     for result in results if not output.json else ():
-        output.text("logged out of %s (%s)" % (result["server"], "token revoked at %s" % result["issuer"]
-                                              if result["revoked"] else "token forgotten, not revoked: %s"
-                                              % result["notRevoked"]))
+        output.text(logout_text(result))
     return EXIT_OK
 
 
@@ -16460,9 +16617,9 @@ class TuiServers:
     again (Alt+1-9, or the main screen's side pane)."""
 
     (session, tasks, attempt, disconnected, task_book, subscriptions, changed, tool_screens, resumed_sessions, stack,
-     status, status_is_error, status_screen, toast, history) = (per_server(name) for name in (
+     status, status_is_error, status_screen, status_turn, toast, history) = (per_server(name) for name in (
         "session", "tasks", "attempt", "disconnected", "task_book", "subscriptions", "changed", "tool_screens",
-        "resumed_sessions", "stack", "status", "status_is_error", "status_screen", "toast", "history"))
+        "resumed_sessions", "stack", "status", "status_is_error", "status_screen", "status_turn", "toast", "history"))
 
     def __init__(self):
         self.worker = threading.local()  # .server: the server this thread works for, if not the shown one
@@ -16563,12 +16720,14 @@ class Tui(TuiServers):
         self.keys = KeyReader(window, curses, self.inbox.key_wait_ms)
         self.style = Style(curses)
         self.closing = threading.Event()
+        self.turn = 0  # handlers run (keys, posted work): a status said during one goes with the screen it opens
         self.question = None  # (text, on_yes) while a y/n question waits for its key
         self.follower = TaskFollower(self)
         self.roots = list(options.root)  # the roots offered to servers; the roots screen (R) edits them
         self.exit_code = None
         TuiServers.__init__(self)  # the first server: connecting, reconnecting, the server lost and back
         self.recording = None  # (MessageRecorder, path) while F9 records
+        self.exchanges = log.record_to(ExchangeBook())  # every message whole, for the debug screen's Requests tab
         log.sinks.append(self.connection.watch_answers)
 
     # -- the loop -------------------------------------------------------------------------
@@ -16627,6 +16786,7 @@ class Tui(TuiServers):
 
     def guarded(self, function, *args):
         """A bug in one handler shows on the status line instead of killing the session."""
+        self.turn += 1
         try:
             function(*args)
         except KeyboardInterrupt:
@@ -16671,7 +16831,7 @@ class Tui(TuiServers):
     def say(self, text, error=False):
         self.status = first_line(clean(self.log.credentials.redact(text))) if text else ""
         self.status_is_error = error
-        self.status_screen = self.stack[-1] if self.stack else None
+        self.status_screen, self.status_turn = self.stack[-1] if self.stack else None, self.turn
         if self.serving() is not self.shown:
             self.serving().news = True  # the side pane marks it until it is shown
 
@@ -16747,6 +16907,7 @@ class Tui(TuiServers):
         return self.servers_work()
 
     def open(self, screen):
+        self.status_screen = screen if self.status_turn == self.turn else self.status_screen  # said on the way: its news
         self.stack.append(screen)
         self.window.clearok(True)
         screen.on_show()
@@ -16891,7 +17052,7 @@ class Tui(TuiServers):
                        self.style.disconnected)
         elif self.question is not None:  # news arriving meanwhile (a task's progress) must not hide it
             canvas.put(0, 0, first_line(clean("%s y/n" % self.question[0])), self.style.status)
-        else:
+        elif self.status_screen not in self.stack[:-1]:  # a screen underneath said it: its news shows there
             canvas.put(0, 0, self.status, self.style.error if self.status_is_error else self.style.status)
 
     def connection_summary(self):
@@ -17056,6 +17217,7 @@ BROWSE_KEYS = (  # the app's keys on every screen without a text field (README: 
     Binding("L", "log level", action=key_action(lambda app: app.open(log_level_screen(app))), when=connected_app),
     Binding("R", "roots", action=key_action(lambda app: app.open(RootsScreen(app)))),
     Binding("W", "taps", action=key_action(lambda app: app.open_taps())),
+    Binding("A", "tokens", action=key_action(lambda app: app.open(TokensScreen(app)))),
     Binding("q", "back", action=key_action(lambda app: app.back()), codes=("q", "ESC")))
 
 
@@ -17083,6 +17245,7 @@ class TuiConnection:
         self.status = ""
         self.status_is_error = False
         self.status_screen = None  # the screen on top when the status was said: it goes with that screen
+        self.status_turn = None  # the app's turn (Tui.turn) that said it
         self.toast = None  # (text, until): a server log line over the hints, leaving the status alone
         self.news = False  # something was said while another server was shown
         self.history = CallHistory()  # its tool calls, for the history screen (H)
@@ -17532,6 +17695,10 @@ def form_keys(*bindings):
         Binding("^X", action=key_action(lambda screen: screen.submit())),
         Binding("Esc", action=key_action(lambda screen: screen.escape()), codes=("ESC",)),
         Binding("PgUp/PgDn", action=lambda screen, key: screen.output.on_key(key), codes=("PGUP", "PGDN")),
+        # Home/End in a text field move its cursor; elsewhere (a button, a choice) they go to
+        # the output's top and end: a long result is not paged through.
+        Binding("Home/End", action=lambda screen, key: screen.focused_text() is None and screen.output.on_key(key),
+                codes=("HOME", "END")),
         Binding("Tab", action=lambda screen, key: screen.complete(), codes=("TAB",)),
         Binding("^E", action=lambda screen, key: screen.open_text_area()))
 
@@ -17645,13 +17812,18 @@ class FieldScreen(Screen):
         pass
 
     def draw(self, canvas):
-        intro_rows = min(len(self.intro.rows(canvas.width)), max(1, canvas.height // 4)) if self.intro.text else 0
+        wrapped = len(self.intro.rows(canvas.width)) if self.intro.text else 0
+        intro_rows = min(wrapped, max(1, canvas.height // 4))
         self.intro.draw(canvas.sub(0, 0, intro_rows, canvas.width))
+        if wrapped > intro_rows:  # a long description says it goes on (the main screen's detail pane has it whole)
+            canvas.put(intro_rows - 1, canvas.width - 2, " \u2026", self.app.style.dim)
         top = intro_rows + (1 if intro_rows else 0)
         available = canvas.height - top - 1  # less the hint row
         if self.has_output():
             available //= 2  # the output pane gets the other half
         form_rows = min(self.field_list.height(), max(1, available))
+        if self.field_list.height() > form_rows < 3:  # room for the "more" markers' rows, from the output
+            form_rows = max(form_rows, min(3, canvas.height - top - 1 - (2 if self.has_output() else 0)))
         self.field_list.draw(canvas.sub(top, 0, form_rows, canvas.width), self.app.style)
         top += form_rows
         canvas.put(top, 0, self.field_list.hint(), self.app.style.dim)
@@ -17739,6 +17911,8 @@ class ConnectScreen(FieldScreen):
                                     "file has them (OSC 52 clipboard)",
                 key_action(lambda screen: screen.copy_entry()), when=lambda screen: screen.focused_server()),
         Binding("F12", "debug"),
+        Binding("^G", help="stored OAuth tokens: list them, forget or revoke one (A outside forms)",
+                action=key_action(lambda screen: screen.app.open(TokensScreen(screen.app)))),
         Binding("Esc", lambda screen: "back" if screen.stacked() else "quit", when=lambda screen: not screen.running))
     HELP_NOTES = (
         "Type a URL or a stdio command line, pick the transport and protocol version, add headers",
@@ -17766,7 +17940,10 @@ class ConnectScreen(FieldScreen):
                                     default=spec.protocol if spec else opts.protocol)
         self.headers = [TextField("header%d" % i, "Header", placeholder="Name: value",
                                   text="%s: %s" % headers[i] if i < len(headers) else "") for i in range(3)]
-        self.env = TextField("env", "Env", placeholder="NAME=value ...", description=(
+        # The Env the server was started with (C keeps it), each value shown as its ${NAME}, which
+        # stands for it (field_env); a config file's stays with its entry, unseen.
+        env_text = join_command(["%s=${%s}" % (name, name) for name in spec.env]) if spec and spec.shown is None else ""
+        self.env = TextField("env", "Env", text=env_text, placeholder="NAME=value ...", description=(
             "a stdio server's environment variables, added to its own (and to --env's): NAME=value, "
             "several separated by spaces, a value with spaces in quotes"))
         self.cwd = TextField("cwd", "Directory", text=(spec.cwd if spec else opts.cwd) or "",
@@ -17969,6 +18146,8 @@ class ConnectScreen(FieldScreen):
             pairs = dict(parse_env_option(word) for word in split_command_line(text))
         except ValueError as exc:
             raise UsageError("cannot split Env: %s" % exc)
+        kept = self.base_spec.env if self.base_spec is not None else {}
+        pairs = {name: kept[name] if value == "${%s}" % name and name in kept else value for name, value in pairs.items()}
         for value in pairs.values():
             self.app.log.credentials.add(value, "env")
         return pairs
@@ -18006,7 +18185,7 @@ def shareable_config_entry(entry):
     def placeholder(name, value):
         if not isinstance(value, str) or re.search(CONFIG_VARIABLE, value):
             return value
-        return "${%s}" % re.sub(r"[^A-Za-z0-9_]", "_", name).upper()
+        return "${%s}" % placeholder_variable(name)
 
     shared = dict(entry)
     if isinstance(entry.get("env"), dict):
@@ -18615,15 +18794,18 @@ class ToolScreen(FieldScreen):
                 "at the end of a text field: a text area (newlines and tabs)"),
         Binding("^N", lambda screen: "" if screen.running or "^N" not in screen.field_keys() else "null",
                 "on a field whose schema allows null: send JSON null (again: clear)"),
-        Binding("Tab", lambda screen: "move" if screen.running or "^N" not in screen.field_keys() else "",
+        Binding("Tab", lambda screen: "move" if screen.running or "^N" not in screen.field_keys()
+                and not screen.saveable() else "",
                 "move between fields and buttons; Enter moves on, or presses a button",
-                help_key="Tab/Shift-Tab or Up/Down"),  # 80 columns hold the hints: "^N null" takes its place
+                help_key="Tab/Shift-Tab or Up/Down"),  # 80 columns hold the hints: "^N null" or "^S save" take its place
         Binding("Left/Right/Space", help="choose in a choice field; Space ticks in a multi-select"),
-        Binding("^O", help="open a resource the result links to (resource_link)",
+        Binding("^O", lambda screen: "open link" if not screen.running and screen.result_links() else "",
+                "open a resource the result links to (resource_link)",
                 action=key_action(lambda screen: screen.follow_link())),
-        Binding("^S", help="save the result's contents (text, images, audio, blobs) to files",
+        Binding("^S", lambda screen: "save" if not screen.running and screen.saveable() else "",
+                "save the result's contents (text, images, audio, blobs) to files",
                 action=key_action(lambda screen: open_save_screen(screen.app, screen.result))),
-        Binding("PgUp/PgDn", "result", "scroll the result"),
+        Binding("PgUp/PgDn", True, "scroll the result (Home/End: its top and end, with the focus off a text field)"),
         Binding("Esc", lambda screen: "back (it keeps running)" if screen.running else "back",
                 "back to the list; a running call goes on, its result stays here"))
     BINDINGS = form_keys(*BINDINGS)
@@ -18658,15 +18840,17 @@ class ToolScreen(FieldScreen):
         arguments = self.collect(required=False)
         if arguments is None:
             return
+        references = []
         try:
-            command = tool_call_command(self.app.session.spec, self.tool, arguments, self.task_mode)
+            command = tool_call_command(self.app.session.spec, self.tool, arguments, self.task_mode, references)
         except UnwritableWord as exc:  # nothing that would run something else goes to the clipboard
             self.output.set_text("No equivalent command for cmd.exe: %s. PowerShell can run it." % exc)
             self.app.say("Not copied: %s" % exc, True)
             return
         copied = self.app.copy_to_clipboard(command)
-        self.output.set_text("Equivalent command (%s):\n%s" % (COPIED if copied else NOT_COPIED, command))
-        self.app.say(("Copied: " if copied else NOT_COPIED.capitalize() + ": ") + command)
+        needs = " (values not copied: set %s first)" % ", ".join("$" + name for name in references) if references else ""
+        self.output.set_text("Equivalent command (%s)%s:\n%s" % (COPIED if copied else NOT_COPIED, needs, command))
+        self.app.say(("Copied%s: " % needs if copied else NOT_COPIED.capitalize() + "%s: " % needs) + command)
 
     def submit(self):
         if self.running:
@@ -18739,10 +18923,17 @@ class ToolScreen(FieldScreen):
     def show_progress(self, params):
         self.progress = progress_text(params)
 
+    def saveable(self):
+        return isinstance(self.result, dict) and bool(self.result.get("content"))
+
+    def result_links(self):
+        content = self.result.get("content") if isinstance(self.result, dict) else None
+        return [block for block in content if isinstance(block, dict) and block.get("type") == "resource_link"
+                and block.get("uri")] if isinstance(content, list) else []
+
     def follow_link(self):
         """^O: read a resource the result links to (a resource_link block)."""
-        links = [block for block in (self.result or {}).get("content") or ()
-                 if isinstance(block, dict) and block.get("type") == "resource_link" and block.get("uri")]
+        links = self.result_links()
         if not links:
             self.app.say("The result links to no resource.", True)
         elif len(links) == 1:
@@ -18832,9 +19023,10 @@ class TextAreaScreen(Screen):
                 codes=("ESC",)))
     HELP_COLUMN = 27
 
-    def __init__(self, app, field):
+    def __init__(self, app, field, on_done=None):
         Screen.__init__(self, app)
         self.field = field
+        self.on_done = on_done  # called with the text after ^X (the debug screen sends it)
         self.text, self.cursor = field.text, len(field.text)
         self.top = 0
         self.height = 10  # rows on screen, as last drawn (PgUp/PgDn move by it)
@@ -18875,6 +19067,8 @@ class TextAreaScreen(Screen):
         self.field.set_text(self.text)
         self.field.cursor = len(self.text)
         self.app.back()
+        if self.on_done is not None:
+            self.on_done(self.text)
 
     def cancel(self):
         if self.text != self.field.text:
@@ -19193,6 +19387,90 @@ class HistoryScreen(Screen):
             canvas.put(row, 0, format_columns(calls[index].cells(), widths), attr)
 
 
+class TokensScreen(Screen):
+    """The stored OAuth tokens, masked as `auth status` lists them: f forgets the selected one
+    here, x revokes its server's tokens and forgets them as `auth logout` does; both ask first."""
+
+    BINDINGS = (
+        Binding("f", "forget", "forget the selected token here; it is not revoked (valid at the server until it "
+                "expires)", key_action(lambda screen: screen.forget())),
+        Binding("x", "revoke", "revoke the selected token's server's tokens at the authorization server and forget\n"
+                "them, as `auth logout` does", key_action(lambda screen: screen.revoke())),
+        Binding("r", "reload", "read the token store again", key_action(lambda screen: screen.reload())),
+        Binding("j/k", "move", "move", help_key="j/k, arrows"),
+        Binding("q", "back"))
+    HELP_COLUMN = 13
+    HELP_NOTES = ("Tokens are shown as their fingerprints (token:...), never themselves.",)
+
+    def __init__(self, app):
+        Screen.__init__(self, app)
+        self.selection = Selection()
+        self.store = AuthStore(warn=lambda text: app.say(text, True))
+        self.rows = []
+        self.reload()
+
+    def title(self):
+        return "Stored tokens"
+
+    def reload(self):
+        try:
+            self.rows = stored_token_views(self.store)
+        except McpTuiError as exc:
+            self.rows = []
+            self.app.say(describe_failure(exc), True)
+
+    def selected(self):
+        if not self.rows:
+            self.app.say("No stored tokens.", True)
+            return None, None
+        return self.rows[min(self.selection.index, len(self.rows) - 1)]
+
+    def forget(self):
+        key, view = self.selected()
+        if key is not None:
+            self.app.ask("Forget the token for %s here (not revoked)?" % view["server"], lambda: self.forgotten(key))
+
+    def forgotten(self, key):
+        self.store.update(lambda data: data["tokens"].pop(key, None))
+        self.reload()
+        self.app.say("Token forgotten here; it is valid at the server until it expires (x revokes one).")
+
+    def revoke(self):
+        key, view = self.selected()
+        if key is not None:
+            self.app.ask("Revoke the tokens for %s and forget them?" % view["server"],
+                         lambda: self.revoke_confirmed(view["server"]))
+
+    def revoke_confirmed(self, server):
+        """As `auth logout` for the server: Authorizer.logout, on a worker (it asks the network)."""
+        app = self.app
+
+        def work():
+            return Authorizer(server, AuthSettings.from_options(app.opts), app.log, lambda text: app.post(app.say, text),
+                              app.opts.timeout, NetworkOptions.from_options(app.opts), self.store).logout()
+
+        def done(results):
+            self.reload()
+            app.say("; ".join(logout_text(result) for result in results) or "No stored tokens for %s." % server,
+                    any(not result["revoked"] for result in results))
+
+        def failed(exc):
+            self.reload()
+            app.report_failure(exc)
+
+        app.say("Revoking the tokens for %s ..." % server)
+        app.spawn(work, done, failed)
+
+    def other_key(self, key):
+        return self.selection.on_key(key, len(self.rows))
+
+    def draw(self, canvas):
+        if not self.rows:
+            canvas.put(1, 0, "No stored tokens (an HTTP server that asks for OAuth stores one).", self.app.style.dim)
+        for row, index, attr in list_rows(canvas, 0, canvas.height, self.selection, len(self.rows), self.app.style):
+            canvas.put(row, 0, token_status_text(self.rows[index][1]).replace("\n", ""), attr)
+
+
 class ResourceScreen(Screen):
     """A resource's contents, read on a worker, to scroll through; s subscribes to its
     updates, w saves its contents."""
@@ -19317,6 +19595,13 @@ class LineScreen(FieldScreen):
     def submit(self):
         if self.accept(self.line.text.strip()):
             self.app.close_screen(self)
+
+    def other_key(self, key):
+        """Enter in the line does what the footer says (the button's word), as ^X does."""
+        if key == "ENTER" and self.focused_text() is not None:
+            self.submit()
+            return True
+        return FieldScreen.other_key(self, key)
 
 
 class TemplateScreen(FieldScreen):
@@ -20027,6 +20312,11 @@ DEBUG_TABS = (  # each tab and the DebugLog.select arguments that pick its entri
     ("HTTP", {"kinds": ("http", "sse")}),
     ("Stderr", {"kinds": ("stderr",)}),
 )
+REQUESTS_TAB = len(DEBUG_TABS)  # the tab after them: the app's ExchangeBook, not the log
+
+
+def on_requests_tab(screen):
+    return screen.tab == REQUESTS_TAB
 
 
 class SearchedList(Screen):
@@ -20056,23 +20346,39 @@ class SearchedList(Screen):
 
 class DebugScreen(SearchedList):
     """The debug log live: Protocol (every message), Notifications, HTTP trace and the
-    server's stderr. Key 8 keeps only task status notifications."""
+    server's stderr. Key 8 keeps only task status notifications. Requests lists each request
+    with its answer as one row (the app's ExchangeBook), to send again, edit and save."""
 
-    TABS = tuple(name for name, _ in DEBUG_TABS)
+    TABS = tuple(name for name, _ in DEBUG_TABS) + ("Requests",)
     BINDINGS = (
-        Binding("1-5", "tabs", "Protocol, Notifications, Logs (the server's log messages), HTTP trace,\nserver stderr",
-                lambda screen, key: screen.switch_tab(key), help_key="1-5, Tab, Left/Right",
-                codes=("1", "2", "3", "4", "5") + TAB_KEYS),
+        Binding("1-6", "tabs", "Protocol, Notifications, Logs (the server's log messages), HTTP trace,\nserver stderr,"
+                " Requests (each request with its answer as one row, to send again)",
+                lambda screen, key: screen.switch_tab(key), help_key="1-6, Tab, Left/Right",
+                codes=("1", "2", "3", "4", "5", "6") + TAB_KEYS),
         Binding("8", "task status", "Notifications: only task status (notifications/tasks[/status]); again: all",
-                key_action(lambda screen: screen.toggle_task_status_only())),
-        Binding("/", "search", "search: only entries with the text (Enter keeps it, Esc clears it)",
+                key_action(lambda screen: screen.toggle_task_status_only()),
+                when=lambda screen: not on_requests_tab(screen)),
+        Binding("/", lambda screen: "" if on_requests_tab(screen) else "search",  # 80 columns hold the hints
+                "search: only entries with the text (Enter keeps it, Esc clears it)",
                 key_action(lambda screen: setattr(screen.search, "active", True))),
         Binding("Esc", codes=("ESC",), action=key_action(lambda screen: screen.search.clear()),
                 when=lambda screen: screen.search.needle()),
-        Binding("Enter", "whole entry", "the whole entry, however long (a message as indented JSON)",
-                key_action(lambda screen: screen.open_entry()), codes=("ENTER",)),
-        Binding("j/k", True),
-        Binding("End", "follow", "follow the newest entry"),
+        Binding("Enter", lambda screen: "open", "the whole entry, however long (a message as indented JSON; on Requests\n"
+                "the request and its answer)", key_action(lambda screen: screen.open_entry()), codes=("ENTER",)),
+        Binding("y", "copy", "copy the whole entry (on Requests: the request and its answer) to the clipboard",
+                key_action(lambda screen: screen.copy_entry())),
+        Binding("r", "again", "Requests: send the request again (a fresh id) and show the new answer over the\n"
+                "old, differences first (not initialize, server/discover, a notification)",
+                key_action(lambda screen: screen.send_again(edit=False)), when=on_requests_tab),
+        Binding("e", "edit", "Requests: edit the request's params (JSON, ^X sends) and send it",
+                key_action(lambda screen: screen.send_again(edit=True)), when=on_requests_tab),
+        Binding("Space", "mark", "Requests: mark the row (or unmark it) for s", codes=(" ",),
+                action=key_action(lambda screen: screen.toggle_mark()), when=on_requests_tab),
+        Binding("s", "save", "Requests: save the marked rows (none marked: all it shows) as a --record file\n"
+                "(mcp-tui-TIME.jsonl here, 0600) that `mcp-tui CONNECTION replay FILE` reads",
+                key_action(lambda screen: screen.save_rows()), when=on_requests_tab),
+        Binding("j/k", lambda screen: not on_requests_tab(screen)),
+        Binding("End", lambda screen: "" if on_requests_tab(screen) else "follow", "follow the newest entry"),
         Binding("q", "back"))
     HELP_COLUMN = 22
     HELP_NOTES = ("Task IDs, session ids and tokens are masked exactly as in the CLI's --debug output.",)
@@ -20085,9 +20391,11 @@ class DebugScreen(SearchedList):
         self.tail = True  # keep the newest entry selected while new ones arrive
         self.search = SearchBar()
         self.views, self.views_filter = [], None  # each tab's LogSelection, and the filters they apply
+        self.marked = set()  # the Requests rows (Exchanges) s saves
 
     def title(self):
-        return "Debug: %s%s" % (self.TABS[self.tab], " [task status only]" if self.task_status_only else "")
+        return "Debug: %s%s" % (self.TABS[self.tab], " [task status only]" if self.task_status_only
+                                and not on_requests_tab(self) else "")
 
     def tab_views(self):
         """Each tab's entries under the search and key 8 (tab counts follow them): made again
@@ -20098,7 +20406,11 @@ class DebugScreen(SearchedList):
             self.views = [LogSelection(self.app.log, self.keeper(selector, needle, name == "Notifications"
                                                                  and self.task_status_only))
                           for name, selector in DEBUG_TABS]
-        return [view.refresh() for view in self.views]
+        return [view.refresh() for view in self.views] + [self.request_rows(needle)]
+
+    def request_rows(self, needle):
+        rows = self.app.exchanges.snapshot()
+        return [row for row in rows if needle in exchange_line(row).lower()] if needle else rows
 
     @staticmethod
     def keeper(selector, needle, task_status_only):
@@ -20118,10 +20430,92 @@ class DebugScreen(SearchedList):
         self.task_status_only = not self.task_status_only
         self.switch(1)
 
-    def open_entry(self):
+    def selected(self):
         entries = self.entries()
-        if entries:
-            self.app.open(TextScreen(self.app, "Debug entry", full_entry_text(entries[self.selection.index])))
+        return entries[self.selection.index] if entries else None
+
+    def entry_text(self, entry):
+        if isinstance(entry, Exchange):
+            return exchange_text(entry, self.app.log.credentials)
+        return full_entry_text(entry)
+
+    def open_entry(self):
+        entry = self.selected()
+        if entry is not None:
+            self.app.open(TextScreen(self.app, "Request and answer" if isinstance(entry, Exchange) else "Debug entry",
+                                     self.entry_text(entry)))
+
+    def copy_entry(self):
+        entry = self.selected()
+        if entry is None:
+            return self.app.say("Nothing to copy.", True)
+        copied = self.app.copy_to_clipboard(self.entry_text(entry))
+        self.app.say("The whole entry: %s." % (COPIED if copied else NOT_COPIED), not copied)
+
+    def toggle_mark(self):
+        row = self.selected()
+        if row is not None:
+            self.marked.symmetric_difference_update({row})
+            self.selection.on_key("DOWN", len(self.entries()))
+            self.tail = False
+
+    def send_again(self, edit):
+        """r (and e, after editing the params): the selected request once more, through the
+        session as any request goes, so the debug log, F9 and --record see it; its answer over
+        the old one (exchange_comparison_text)."""
+        row = self.selected()
+        if row is None:
+            return self.app.say("No request here yet.", True)
+        refusal = row.resend_refusal()
+        if refusal:
+            return self.app.say(refusal + ".", True)
+        if self.app.session is None or self.app.disconnected:
+            return self.app.say("Not connected: ^R reconnects.", True)
+        params = row.message.get("params") if isinstance(row.message.get("params"), dict) else {}
+        if not edit:
+            return self.resend(row, params)
+        field = TextField("params", "params of %s" % row.method, {"type": "object"},
+                          text=json.dumps(params, indent=2, ensure_ascii=False))
+        self.app.open(TextAreaScreen(self.app, field, on_done=lambda text: self.resend_edited(row, text)))
+
+    def resend_edited(self, row, text):
+        try:
+            params = strict_json(text) if text.strip() else {}
+        except ValueError as exc:
+            return self.app.say("The params are not JSON: %s; nothing was sent." % exc, True)
+        if not isinstance(params, dict):
+            return self.app.say("The params must be a JSON object; nothing was sent.", True)
+        self.resend(row, params)
+
+    def resend(self, row, params):
+        session, method = self.app.session, row.method
+        tool = (session.tools or {}).get(params.get("name")) if method == "tools/call" else None
+        self.app.say("Sending %s again ..." % method)
+
+        def shown(outcome):
+            self.app.say("")
+            self.app.open(TextScreen(self.app, "Sent again: %s" % method, exchange_comparison_text(
+                row, params, outcome, self.app.log.credentials)))
+
+        self.app.spawn(lambda: resent_outcome(session, method, params, tool), shown)
+
+    def save_rows(self):
+        """s: the marked rows (none marked: every row the search shows) as --record writes
+        messages (MessageRecorder, credentials masked), to a new file as F9 makes one
+        (new_recording_file, 0600)."""
+        rows = [row for row in self.app.exchanges.snapshot() if row in self.marked] or self.entries()
+        if not rows:
+            return self.app.say("No request to save yet.", True)
+        try:
+            handle, path = new_recording_file()
+        except OSError as exc:
+            return self.app.say("Cannot save in %s: %s" % (os.getcwd(), exc.strerror or exc), True)
+        with handle:
+            recorder = MessageRecorder(handle, self.app.log.credentials)
+            for row in rows:
+                row.write_to(recorder)
+        self.app.say("Saved %d row%s to %s (mcp-tui CONNECTION replay FILE sends them again)." % (
+            len(rows), "" if len(rows) == 1 else "s", path))
 
     def switch(self, tab):
         self.tab, self.tail = tab, True
@@ -20142,7 +20536,11 @@ class DebugScreen(SearchedList):
             canvas.put(2, 0, "Nothing here yet.", self.app.style.dim)
         rows = canvas.height - 1 - (1 if self.search.shown() else 0)
         for row, index, attr in list_rows(canvas, 1, rows, self.selection, len(entries), self.app.style):
-            canvas.put(row, 0, debug_line(entries[index]), attr)
+            entry = entries[index]
+            if isinstance(entry, Exchange):
+                canvas.put(row, 0, ("*" if entry in self.marked else " ") + exchange_line(entry), attr)
+            else:
+                canvas.put(row, 0, debug_line(entry), attr)
         self.search.draw(canvas.sub(canvas.height - 1, 0, 1, canvas.width), self.app.style)
 
 
@@ -20156,6 +20554,54 @@ def debug_line(entry):
         if isinstance(params, dict):
             return "%s %s" % (clock_time_of(entry["time"]), log_text(params))
     return format_log_entry(entry).split("\n")[0]
+
+
+def exchange_label(row):
+    params = row.message.get("params") if isinstance(row.message.get("params"), dict) else {}
+    name = params.get("name", params.get("uri"))
+    return row.method + (" %s" % name if isinstance(name, str) else "")
+
+
+def exchange_line(row):
+    """A Requests row: when, which way, the method (and the tool, prompt or resource), its
+    status, how long the answer took, the bytes of both, the id."""
+    size = row.size()
+    size_shown = "%d B" % size if size < 1024 else "%.1f KiB" % (size / 1024) if size < 1 << 20 else (
+        "%.1f MiB" % (size / (1 << 20)))
+    took = "%.1f ms" % (row.elapsed * 1000) if row.elapsed is not None else ""
+    return clean("%s %s %-32s %-12s %10s %10s%s%s" % (
+        clock_time_of(row.sent_at), "→" if row.direction == "out" else "←", exchange_label(row),
+        row.status(), took, size_shown, "  #%s" % json.dumps(row.message["id"]) if "id" in row.message else "",
+        "  (mcp-tui's own)" if row.bookkeeping else ""))
+
+
+def exchange_json(message, credentials):
+    return json.dumps(masked_strings(message, credentials), indent=2, ensure_ascii=False)
+
+
+def exchange_text(row, credentials):
+    """Enter on a Requests row: the request and its answer, whole (credentials masked)."""
+    answer = exchange_json(row.answer, credentials) if row.answer is not None else "(%s)" % row.status()
+    return clean("%s\n\n%s:\n%s\n\nAnswer:\n%s" % (exchange_line(row).strip(), "Notification" if row.is_notification()
+                                                   else "Request", exchange_json(row.message, credentials), answer))
+
+
+def exchange_comparison_text(row, params, outcome, credentials):
+    """r / e on a Requests row: the new answer over the old, the differences first, as
+    `replay` finds them (answer_changes: fields that vary by nature are left out)."""
+    old = response_outcome(row.answer) if row.answer is not None else None
+    lines = ["%s sent again%s." % (exchange_label(row), " with edited params" if params != row.message.get(
+        "params", {}) else "")]
+    if old is None:
+        lines.append("The first request had no answer (%s) to compare with." % row.status())
+    else:
+        changes = answer_changes(row.method, comparable(old, ()), comparable(outcome, ()))
+        lines += (["Differences from the first answer:"] + change_lines(changes, "  ")) if changes else [
+            "The same answer as the first (fields that vary by nature aside)."]
+    lines += ["", "New answer:", exchange_json(outcome, credentials)]
+    if old is not None:
+        lines += ["", "First answer (#%s):" % json.dumps(row.message.get("id")), exchange_json(old, credentials)]
+    return clean("\n".join(lines))
 
 
 def full_entry_text(entry):
@@ -20194,7 +20640,7 @@ def help_text(screen):
         "q          on the main screen: quit (asks while calls or followed tasks run)",
         "", "Outside forms:",
         "?  help    D  debug    T  tasks    H  call history    C  connect one more server (added)",
-        "p  ping    L  log level    R  roots    Esc / q  back (q types itself in a form)",
+        "p  ping    L  log level    R  roots    A  stored tokens    Esc / q  back (q types itself in a form)",
         "W  taps: what real hosts say to their servers through `mcp-tui tap`",
         "", "Every string a server sends is shown with terminal control sequences removed."]
     return "\n".join(lines)
@@ -21160,12 +21606,15 @@ class FieldList:
         labels = [cells(item.label) for item in self.fields()]
         label_width = min(max(labels) + 3 if labels else 0, max(10, canvas.width // 3))
         focus_row, total = places[self.focus][0], places[-1][0] + 1
-        self.top = min(self.top, focus_row, max(0, total - canvas.height))  # a taller window shows more again
-        self.top = max(self.top, focus_row - canvas.height + 1)
+        # A form taller than its rows keeps the first and last for the "more" markers: they never cover a field.
+        first, view = (1, canvas.height - 2) if total > canvas.height > 2 else (0, canvas.height)
+        self.top = min(self.top, focus_row, max(0, total - view))  # a taller window shows more again
+        self.top = max(self.top, focus_row - view + 1)
         for index, item in enumerate(self.items):
             row, col = places[index][0] - self.top, places[index][1]
-            if not 0 <= row < canvas.height:
+            if not 0 <= row < view:
                 continue
+            row += first
             focused = index == self.focus
             if isinstance(item, Button):
                 canvas.put(row, col, item.text(), style.reverse if focused else style.bold)
@@ -21174,7 +21623,7 @@ class FieldList:
             canvas.put(row, 0, clip(label, label_width - 1), style.bold if focused else 0)
             item.draw(canvas.sub(row, label_width, 1, canvas.width - label_width), focused, style)
         for row, shown, text in ((0, self.top > 0, " \u2191 more above "),
-                                 (canvas.height - 1, total - self.top > canvas.height, " \u2193 more below ")):
+                                 (canvas.height - 1, total - self.top > view, " \u2193 more below ")):
             if shown and canvas.height > 1:
                 canvas.put(row, canvas.width - cells(text), text, style.reverse)
 

@@ -465,10 +465,10 @@ def test_copied_command_uses_key_value_only_where_the_cli_reads_it_back():
     command = mcp_tui.tool_call_command(spec, tool, {"s": "x y", "n": 3, "at": "@etc/passwd", "o": {"k": [1]}}, True)
     words = shlex.split(command)
     assert "s3cret" not in command
-    assert words[:7] == ["mcp-tui", "--url", "http://127.0.0.1:1/mcp", "--header", "X-Team: a b",
-                         "--protocol-version", "2025-11-25"]
-    assert words[7:] == ["--task", "--wait", "tool", "call", "t", "s=x y", "n:=3", 'at:="@etc/passwd"', 'o:={"k": [1]}']
-    assert mcp_tui.parse_arguments(words[12:16], tool["inputSchema"]) == {
+    assert words[:9] == ["mcp-tui", "--url", "http://127.0.0.1:1/mcp", "--header", "Authorization: ${AUTHORIZATION}",
+                         "--header", "X-Team: ${X_TEAM}", "--protocol-version", "2025-11-25"]
+    assert words[9:] == ["--task", "--wait", "tool", "call", "t", "s=x y", "n:=3", 'at:="@etc/passwd"', 'o:={"k": [1]}']
+    assert mcp_tui.parse_arguments(words[14:18], tool["inputSchema"]) == {
         "s": "x y", "n": 3, "at": "@etc/passwd", "o": {"k": [1]}}
 
 

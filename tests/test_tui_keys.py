@@ -13,6 +13,7 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 ROWS = {
     "MainScreen": "Main screen",
     "HistoryScreen": "History screen (`H`)",
+    "TokensScreen": "Tokens screen (`A`, Ctrl+G on the connection screen)",
     "ResourceScreen": "Resource screen",
     "TasksScreen": "Tasks screen (`T`)",
     "TaskDetailScreen": "Task detail (Enter on a task)",

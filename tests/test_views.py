@@ -600,8 +600,14 @@ def test_the_command_line_of_a_call_quotes_every_word_and_leaves_secrets_out():
         "mcp-tui 'python3 srv.py --flag' --task --wait tool call add a:=1 's=x y' 'n:=\"@file\"'")
     spec = mcp_tui.build_spec("http://h/mcp", "sse", protocol="2025-11-25",
                               headers={"Authorization": "Bearer t", "Cookie": "c", "X-Team": "blue"})
-    assert mcp_tui.connection_words(spec) == ["--url", "http://h/mcp", "--transport", "sse", "--header",
-                                              "X-Team: blue", "--protocol-version", "2025-11-25"]
+    references = []  # every typed header's value, a credential or not, as a ${VAR} the shell fills in
+    assert mcp_tui.connection_words(spec, references) == [
+        "--url", "http://h/mcp", "--transport", "sse", "--header", "Authorization: ${AUTHORIZATION}",
+        "--header", "Cookie: ${COOKIE}", "--header", "X-Team: ${X_TEAM}", "--protocol-version", "2025-11-25"]
+    assert references == ["AUTHORIZATION", "COOKIE", "X_TEAM"]
+    stdio = mcp_tui.build_spec("python3 srv.py", env={"API_KEY": "k-123"})
+    assert mcp_tui.tool_call_command(stdio, tool, {}, False) == (
+        "mcp-tui 'python3 srv.py' --env API_KEY=\"${API_KEY}\" tool call add")
     assert mcp_tui.argument_words({"a=b": 1}, {}) == ["--args-json", '{"a=b": 1}']
     assert mcp_tui.argument_words({"s": "1", "o": {"k": [1]}}, {"s": {"type": "string"}}) == ["s=1", 'o:={"k": [1]}']
 

@@ -32,7 +32,7 @@ KEYS = {"enter": "\r", "tab": "\t", "shift-tab": "\x1b\t", "esc": "\x1b", "up": 
         "end": "\x1b[4~", "backspace": "\x7f", "f7": "\x1b[18~", "f9": "\x1b[20~", "f12": "\x1b[24~",
         "ctrl-t": "\x14", "ctrl-x": "\x18",
         "ctrl-y": "\x19", "ctrl-c": "\x03", "ctrl-l": "\x0c", "ctrl-r": "\x12", "ctrl-w": "\x17", "ctrl-u": "\x15",
-        "ctrl-a": "\x01", "ctrl-e": "\x05", "ctrl-o": "\x0f", "ctrl-s": "\x13", "alt-backspace": "\x1b\x7f"}
+        "ctrl-a": "\x01", "ctrl-g": "\x07", "ctrl-e": "\x05", "ctrl-o": "\x0f", "ctrl-s": "\x13", "alt-backspace": "\x1b\x7f"}
 LONE_ESC_PAUSE = 0.3  # seconds after Esc before the next key: sooner, a terminal's Esc+key is Alt+key
 
 ERAS = {"2026-07-28": [], "2025-11-25": ["--protocol-version", "2025-11-25"]}
