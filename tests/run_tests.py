@@ -10,7 +10,8 @@ peer's requirements; a `<name>.npm` file lists npm packages installed with npm u
 same folder, `SPEC ; platform=linux-x64` for one platform only), reusing them while their requirements are unchanged; the peers are made side by side, and with
 this interpreter's pip where it can install elsewhere (no ensurepip in each). The tests start
 as soon as `.venv-test` is ready, all in one pytest run (the TUI tests too): the peers are
-built meanwhile, and the interop tests, which run last, wait for them (MCP_TUI_PEERS_PENDING,
+built meanwhile (from the start, at a lower CPU priority: the tests are the run's critical
+path), and the interop tests, which run last, wait for them (MCP_TUI_PEERS_PENDING,
 tests/interop/conftest.py). The peers' interpreters (or npm prefixes) reach the tests as
 MCP_TUI_PEER_<NAME> environment variables.
 MCP_TUI_TEST_WORKERS sets the number of pytest-xdist workers (4 unless told).
@@ -42,14 +43,24 @@ def own_pip_can_install_elsewhere():
     return tuple(int(part) for part in __version__.split(".")[:2] if part.isdigit()) >= (22, 3)
 
 
-def ensure_venv(venv, requirements):
-    """Create `venv` with `requirements` installed, unless a stamp says it is current."""
+def in_background(command, background):
+    """`command`, at a lower CPU priority (nice 10) when it runs in the background: the peers are
+    built while the tests run, and the tests, not the peers, are what the run waits for (the
+    peers are wanted only by the interop tests, at its end). Where there is no `nice`, as is."""
+    niced = shutil.which("nice") if background else None
+    return [niced, "-n", "10"] + command if niced else command
+
+
+def ensure_venv(venv, requirements, background=False):
+    """Create `venv` with `requirements` installed, unless a stamp says it is current (with
+    `background`, its installs at a lower priority: in_background)."""
     digest = hashlib.sha256(requirements.read_bytes()).hexdigest()
     stamp = venv / ".requirements.sha256"
     if stamp.exists() and stamp.read_text() == digest and venv_python(venv).exists():
         return venv_python(venv)
     print("run_tests: preparing %s from %s" % (venv.name, requirements.relative_to(ROOT)), flush=True)
-    pip = new_venv(venv) + ["install", "--quiet", "--disable-pip-version-check", "--prefer-binary"]
+    pip = new_venv(venv, background=background) + ["install", "--quiet", "--disable-pip-version-check",
+                                                   "--prefer-binary"]
     if not own_pip_can_install_elsewhere():  # the venv's own pip, as ensurepip left it
         subprocess.check_call(pip + ["--upgrade", "pip"])
     subprocess.check_call(pip + ["-r", str(requirements)])
@@ -57,16 +68,17 @@ def ensure_venv(venv, requirements):
     return venv_python(venv)
 
 
-def new_venv(venv, *venv_options):
+def new_venv(venv, *venv_options, background=False):
     """Create `venv` afresh; the command that runs a pip for it: this interpreter's pip with
     --python when it can install elsewhere (the venv then gets no pip of its own), else the
-    venv's own pip."""
+    venv's own pip (with `background`, both at a lower priority: in_background)."""
     if own_pip_can_install_elsewhere():
-        subprocess.check_call([sys.executable, "-m", "venv", "--clear", "--without-pip"] + list(venv_options)
-                              + [str(venv)])
-        return [sys.executable, "-m", "pip", "--python", str(venv_python(venv))]
-    subprocess.check_call([sys.executable, "-m", "venv", "--clear"] + list(venv_options) + [str(venv)])
-    return [str(venv_python(venv)), "-m", "pip"]
+        subprocess.check_call(in_background([sys.executable, "-m", "venv", "--clear", "--without-pip"]
+                                            + list(venv_options) + [str(venv)], background))
+        return in_background([sys.executable, "-m", "pip", "--python", str(venv_python(venv))], background)
+    subprocess.check_call(in_background([sys.executable, "-m", "venv", "--clear"] + list(venv_options) + [str(venv)],
+                                        background))
+    return in_background([str(venv_python(venv)), "-m", "pip"], background)
 
 
 def peer_variable(path):
@@ -85,8 +97,9 @@ def npm_spec(line):
     return spec.strip() or None
 
 
-def ensure_npm(prefix, packages):
-    """Install an npm peer (one package spec a line) under `prefix`; None without npm."""
+def ensure_npm(prefix, packages, background=False):
+    """Install an npm peer (one package spec a line) under `prefix`; None without npm (with
+    `background`, at a lower priority: in_background)."""
     npm = shutil.which("npm")
     if npm is None:
         print("run_tests: npm not found; the %s peer's tests will be skipped" % packages.stem, flush=True)
@@ -98,8 +111,8 @@ def ensure_npm(prefix, packages):
     print("run_tests: preparing %s from %s" % (prefix.name, packages.relative_to(ROOT)), flush=True)
     specs = [spec for spec in map(npm_spec, packages.read_text().splitlines()) if spec]
     prefix.mkdir(parents=True, exist_ok=True)
-    subprocess.check_call([npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(prefix)]
-                          + specs)
+    subprocess.check_call(in_background([npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix",
+                                         str(prefix)] + specs, background))
     stamp.write_text(digest)
     return prefix
 
@@ -118,13 +131,13 @@ def peer_jobs():
     return jobs
 
 
-def prepare_peers(jobs):
+def prepare_peers(jobs, background=False):
     """Every peer's virtualenv or npm prefix, made side by side (mostly downloads and disk):
-    the environment variables that name them."""
+    the environment variables that name them. `background`: see in_background."""
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=max(len(jobs), 1)) as pool:
-        futures = {name: pool.submit(*job) for name, job in jobs.items()}
+        futures = {name: pool.submit(*job, background=background) for name, job in jobs.items()}
         made = {name: future.result() for name, future in futures.items()}
     return {name: str(path) for name, path in made.items() if path}
 
@@ -145,7 +158,7 @@ class PeersInBackground(object):
         import json
 
         try:
-            found = prepare_peers(jobs)
+            found = prepare_peers(jobs, background=True)
         except Exception as exc:  # said in the file and by finish(), not lost on a thread
             self.error = "building the interop peers failed: %s" % (exc,)
             found = {"error": self.error}
@@ -203,10 +216,11 @@ def main():
     # bytecode may be written: otherwise every worker rewrites and compiles them all again
     # (about 3 s of CPU each), and every test helper a test starts compiles its imports.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    test_python = ensure_venv(ROOT / ".venv-test", ROOT / "tests" / "requirements.txt")
+    # The peers' build starts first, at a lower priority: it overlaps .venv-test's too.
     scratch = Path(tempfile.mkdtemp(prefix="mcp-tui-run-tests-"))
     peers = PeersInBackground(peer_jobs(), scratch / "peers.json")
     env[PEERS_PENDING] = str(scratch / "peers.json")
+    test_python = ensure_venv(ROOT / ".venv-test", ROOT / "tests" / "requirements.txt")
     pytest = [str(test_python), "-m", "pytest", "-q"]
     # Most tests wait on servers and timeouts more than they compute: two workers a CPU of the
     # two CI has (a clean clone took 5:23 with 3, 4:45 with 4). MCP_TUI_TEST_WORKERS sets it on

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MCP_TUI, ROOT, TESTSERVER, wait_for
+from conftest import MCP_TUI, MCP_TUI_PROCESS, ROOT, TESTSERVER, wait_for
 from mcp_tui import (
     SHA256_DIGEST_INFO, bearer_challenge, canonical_resource, choose_token_auth_method, es256_sign,
     load_signing_key, p256_multiply, parse_www_authenticate, resource_covers, rfc6979_nonce, sign_jwt,
@@ -435,7 +435,7 @@ def test_no_browser_prints_the_url_and_waits_on_the_listener(cli, start_server, 
     """--no-browser: the user opens the printed URL (here: a helper that reads stderr)."""
     server = start_server("--auth")
     env = dict(os.environ, MCP_TUI_STATE_DIR=str(tmp_path / "state"), BROWSER="false")
-    proc = subprocess.Popen([sys.executable, str(MCP_TUI), "--url", server.url, "--no-browser", "tool", "list"],
+    proc = subprocess.Popen(MCP_TUI_PROCESS + ["--url", server.url, "--no-browser", "tool", "list"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env)
     line = proc.stderr.readline()
@@ -524,7 +524,7 @@ def test_ctrl_c_cancels_the_wait(start_server, tmp_path, name, code, said):
 
     server = start_server("--auth")
     env = dict(os.environ, MCP_TUI_STATE_DIR=str(tmp_path / "state"), BROWSER="false")
-    proc = subprocess.Popen([sys.executable, str(MCP_TUI), "--url", server.url, "--no-browser", "tool", "list"],
+    proc = subprocess.Popen(MCP_TUI_PROCESS + ["--url", server.url, "--no-browser", "tool", "list"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env)
     assert "open this URL in a browser" in proc.stderr.readline()

@@ -11,7 +11,7 @@ import time
 import pyte
 import pytest
 
-from conftest import MCP_TUI, ROOT, stdio_command
+from conftest import MCP_TUI_PROCESS, ROOT, stdio_command
 
 pytestmark = [pytest.mark.process,
               pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")]
@@ -27,7 +27,7 @@ def on_a_terminal(state_dir, *args):
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
     environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
-    with subprocess.Popen([sys.executable, str(MCP_TUI)] + [str(a) for a in args], stdin=subprocess.DEVNULL,
+    with subprocess.Popen(MCP_TUI_PROCESS + [str(a) for a in args], stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=slave, env=environ, cwd=str(ROOT)) as proc:
         os.close(slave)
         try:

@@ -196,11 +196,11 @@ def test_no_progress_line_follows_interrupted(state_dir):
     import subprocess
     import threading
 
-    from conftest import MCP_TUI, wait_for
+    from conftest import MCP_TUI_PROCESS, wait_for
 
     server = [stdio_command("--ignore-cancel")]
     env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
-    proc = subprocess.Popen([sys.executable, str(MCP_TUI)] + server + [
+    proc = subprocess.Popen(MCP_TUI_PROCESS + server + [
         "tool", "call", "long_operation", "steps=1000", "step_ms=5"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8", env=env)
     lines = queue.Queue()

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import mcp_tui
+from conftest import MCP_TUI_PROCESS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -80,7 +81,7 @@ def test_common_command_lines_skip_argparse_and_read_as_argparse_reads_them(argv
     (["--zzzz", "x", "tool", "list"], "mcp-tui: unrecognized arguments: --zzzz"),  # --urll: did you mean
 ])
 def test_a_mistake_is_still_worded_by_argparse(argv, message):
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "mcp_tui.py")] + argv, capture_output=True,
+    proc = subprocess.run(MCP_TUI_PROCESS + argv, capture_output=True,
                           text=True, timeout=30)
     assert proc.returncode == 2
     assert proc.stdout == ""
@@ -90,7 +91,7 @@ def test_a_mistake_is_still_worded_by_argparse(argv, message):
 
 
 def test_help_options_comes_from_argparse_and_names_every_option():
-    help_text = subprocess.run([sys.executable, os.path.join(ROOT, "mcp_tui.py"), "help", "options"],
+    help_text = subprocess.run(MCP_TUI_PROCESS + ["help", "options"],
                                capture_output=True, text=True, timeout=30).stdout
     for _, options in mcp_tui.CLI_OPTIONS:
         for flags, settings in options:
@@ -111,7 +112,7 @@ def test_version_alone_is_printed_without_argparse_and_as_argparse_prints_it_amo
 
 
 def test_a_server_command_line_with_flags_left_unquoted_gets_the_quoted_one():
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "mcp_tui.py"), "npx", "-y", "@scope/server", "tool",
+    proc = subprocess.run(MCP_TUI_PROCESS + ["npx", "-y", "@scope/server", "tool",
                            "list"], capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.rstrip().endswith("(quote the server's whole command line as one argument: "
@@ -127,7 +128,7 @@ def test_a_server_command_line_with_flags_left_unquoted_gets_the_quoted_one():
 def test_a_mistyped_flag_after_a_quoted_server_gets_the_closest_flag_not_a_quoting_hint(args, hint):
     """The server's command line is one argument already; the hint names the flag meant."""
     server = "%s %s" % (sys.executable, os.path.join(ROOT, "tests", "testserver.py"))
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "mcp_tui.py"), server] + args, capture_output=True,
+    proc = subprocess.run(MCP_TUI_PROCESS + [server] + args, capture_output=True,
                           text=True, timeout=30)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.startswith("mcp-tui: unrecognized arguments: "), proc.stderr
@@ -143,7 +144,7 @@ LEAVES = [leaf for top in mcp_tui.COMMANDS for leaf in top.leaves()]
 def run_help(*argv, env=None):
     environ = dict(os.environ, **(env or {}))
     environ.pop("COLUMNS", None)
-    return subprocess.run([sys.executable, os.path.join(ROOT, "mcp_tui.py")] + list(argv), capture_output=True,
+    return subprocess.run(MCP_TUI_PROCESS + list(argv), capture_output=True,
                           text=True, timeout=30, env=environ)
 
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import MCP_TUI, TESTSERVER, signalled, stdio_command, wait_for
+from conftest import MCP_TUI_PROCESS, TESTSERVER, signalled, stdio_command, wait_for
 
 
 def test_config_file_with_env_substitution_and_headers(cli, start_server, tmp_path):
@@ -369,7 +369,7 @@ def test_sigterm_and_sighup_stop_the_stdio_server_as_ctrl_c_does(state_dir, tmp_
     def ready():
         return started() and (phase != "call" or record.exists() and '"tools/call"' in record.read_text())
 
-    returncode, out, err = signalled([sys.executable, str(MCP_TUI), command, "--timeout", "60", "tool", "call",
+    returncode, out, err = signalled(MCP_TUI_PROCESS + [command, "--timeout", "60", "tool", "call",
                                       "long_operation", "steps=1", "step_ms=60000"], env, ready, name)
     group = int(started())
     assert returncode == code, (out, err)
@@ -385,7 +385,7 @@ def test_json_error_of_a_signalled_run_says_the_exit_code_it_exits_with(state_di
     that reads the JSON saw a different end from the shell's."""
     record = tmp_path / "record.jsonl"
     env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
-    returncode, out, err = signalled([sys.executable, str(MCP_TUI), stdio_command("--record", record), "--format",
+    returncode, out, err = signalled(MCP_TUI_PROCESS + [stdio_command("--record", record), "--format",
                                       "json", "tool", "call", "long_operation", "steps=1", "step_ms=60000"], env,
                                      lambda: record.exists() and '"tools/call"' in record.read_text(), name)
     assert returncode == code, (out, err)

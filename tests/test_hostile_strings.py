@@ -20,7 +20,7 @@ import pytest
 
 import mcp_tui
 from badserver import HOSTILE
-from conftest import MCP_TUI, ROOT, RunningServer
+from conftest import MCP_TUI_PROCESS, ROOT, RunningServer
 
 BADSERVER = ROOT / "tests" / "badserver.py"
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
@@ -230,7 +230,7 @@ def test_elicitation_prompts_on_a_terminal_are_clean(state_dir, era):
     enum choices in its prompts come from the server."""
     master, slave = os.openpty()
     environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
-    proc = subprocess.Popen([sys.executable, str(MCP_TUI), server_command(era), "--timeout", "20", "tool", "call",
+    proc = subprocess.Popen(MCP_TUI_PROCESS + [server_command(era), "--timeout", "20", "tool", "call",
                              "ask"], stdin=slave, stderr=slave, stdout=subprocess.PIPE, env=environ, cwd=str(ROOT))
     os.close(slave)
     seen = bytearray()
@@ -353,7 +353,7 @@ def test_a_printed_task_command_runs_as_printed(run, http_server, state_dir, tas
     assert not FORBIDDEN.search(poll), poll
     environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
     environ.pop("MCP_TUI_BEARER", None)
-    program = " ".join(shlex.quote(p) for p in (sys.executable, str(MCP_TUI), "--format", "json"))
+    program = shlex.join(MCP_TUI_PROCESS + ["--format", "json"])
     again = subprocess.run(["/bin/bash", "-c", poll.replace("mcp-tui", program, 1)], capture_output=True, env=environ,
                            cwd=str(ROOT), timeout=60)
     assert again.returncode == 0, again

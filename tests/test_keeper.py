@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 
-from conftest import MCP_TUI, ROOT, TESTSERVER, process_alive, stdio_command, wait_for
+from conftest import MCP_TUI_PROCESS, ROOT, TESTSERVER, process_alive, stdio_command, wait_for
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="finds processes through os.kill(pid, 0)")
 
@@ -211,7 +211,7 @@ def test_elicitation_is_answered_by_the_command_that_asked(cli, kept, protocol):
 def test_two_commands_at_once_each_get_their_own_answers_and_progress(cli, kept, state_dir):
     kept("busy", stdio_command(), "--protocol-version", "2025-11-25")
     environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
-    slow = subprocess.Popen([sys.executable, str(MCP_TUI), "@busy", "tool", "call", "long_operation", "steps=4",
+    slow = subprocess.Popen(MCP_TUI_PROCESS + ["@busy", "tool", "call", "long_operation", "steps=4",
                              "step_ms=400", "--elicit-stub", "{}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=environ, cwd=str(ROOT))
     try:
@@ -467,7 +467,7 @@ def test_hostile_strings_pass_through_a_session_as_they_do_directly(cli, kept):
 def test_watch_through_a_session_sees_what_another_command_changes(cli, kept, state_dir, protocol):
     kept("watched", stdio_command(), "--protocol-version", protocol)
     environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
-    watch = subprocess.Popen([sys.executable, str(MCP_TUI), "@watched", "watch", "--resource", "test://static/hello.txt",
+    watch = subprocess.Popen(MCP_TUI_PROCESS + ["@watched", "watch", "--resource", "test://static/hello.txt",
                               "--for", "60"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              encoding="utf-8", env=environ, cwd=str(ROOT))
     try:
@@ -494,7 +494,7 @@ def test_a_command_attached_when_the_session_ends_is_told_why(cli, kept, state_d
     "the keeper went away")."""
     kept("brief", stdio_command("--record", server_record), "--protocol-version", protocol)
     environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
-    watch = subprocess.Popen([sys.executable, str(MCP_TUI), "@brief", "watch"], stdout=subprocess.PIPE,
+    watch = subprocess.Popen(MCP_TUI_PROCESS + ["@brief", "watch"], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, encoding="utf-8", env=environ, cwd=str(ROOT))
     try:
         for line in watch.stderr:
@@ -584,7 +584,7 @@ def test_a_watch_keeps_its_subscription_when_the_keeper_starts_a_new_session(cli
     server = start_server("--fidelity", "--forget-endpoint")
     kept("restarted", "--url", server.url, "--protocol-version", "2025-11-25")
     environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
-    watch = subprocess.Popen([sys.executable, str(MCP_TUI), "@restarted", "watch", "--resource",
+    watch = subprocess.Popen(MCP_TUI_PROCESS + ["@restarted", "watch", "--resource",
                               "test://static/hello.txt", "--for", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, encoding="utf-8", env=environ, cwd=str(ROOT))
     try:

@@ -15,7 +15,7 @@ import threading
 
 import pytest
 
-from conftest import MCP_TUI, ROOT, process_alive, stdio_command, wait_for
+from conftest import MCP_TUI, MCP_TUI_PROCESS, ROOT, process_alive, stdio_command, wait_for
 from test_keeper import kept, pids_with, server_record, sessions_file  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="finds processes through os.kill(pid, 0)")
@@ -220,7 +220,7 @@ def test_what_answers_for_a_live_process_without_the_token_gets_no_request(cli, 
 
 
 def test_two_opens_of_one_name_at_once_one_wins_and_the_other_starts_nothing(cli, state_dir, server_record):
-    command = [sys.executable, str(MCP_TUI), "session", "open", "race", stdio_command("--record", server_record)]
+    command = MCP_TUI_PROCESS + ["session", "open", "race", stdio_command("--record", server_record)]
     racers = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=environ(state_dir), cwd=str(ROOT)) for _ in range(2)]
     outcomes = sorted((proc.wait(60), proc.stdout.read(), proc.stderr.read()) for proc in racers)
@@ -261,7 +261,7 @@ def test_a_call_whose_command_is_killed_is_cancelled_at_the_server(cli, kept, st
 
         def messages():
             return [record["message"] for record in server.records()]
-    proc = subprocess.Popen([sys.executable, str(MCP_TUI), "@slow", "tool", "call", "long_operation", "steps=600",
+    proc = subprocess.Popen(MCP_TUI_PROCESS + ["@slow", "tool", "call", "long_operation", "steps=600",
                              "step_ms=100"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env=environ(state_dir), cwd=str(ROOT))
     try:
@@ -284,7 +284,7 @@ def test_a_call_whose_command_is_killed_is_cancelled_at_a_2026_07_28_http_server
     did not close (http.client had handed the socket to the response), and the server ran on."""
     server = start_server("--verbose")
     kept("slow", "--url", server.url, "--protocol-version", "2026-07-28")
-    proc = subprocess.Popen([sys.executable, str(MCP_TUI), "@slow", "tool", "call", "long_operation", "steps=600",
+    proc = subprocess.Popen(MCP_TUI_PROCESS + ["@slow", "tool", "call", "long_operation", "steps=600",
                              "step_ms=100"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env=environ(state_dir), cwd=str(ROOT))
     try:
@@ -309,7 +309,7 @@ def test_an_elicitation_whose_command_went_away_is_declined(cli, kept, state_dir
     declines it for the command (it stayed unanswered), and the call is cancelled once."""
     kept("asking", stdio_command("--record", server_record), "--protocol-version", "2025-11-25")
     master, slave = os.openpty()
-    proc = subprocess.Popen([sys.executable, str(MCP_TUI), "@asking", "tool", "call", "ask_name"], stdin=slave,
+    proc = subprocess.Popen(MCP_TUI_PROCESS + ["@asking", "tool", "call", "ask_name"], stdin=slave,
                             stderr=slave, stdout=subprocess.PIPE, env=environ(state_dir), cwd=str(ROOT))
     os.close(slave)
     seen = bytearray()

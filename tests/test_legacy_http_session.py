@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import MCP_TUI, stdio_command, wait_for
+from conftest import MCP_TUI_PROCESS, stdio_command, wait_for
 
 LEGACY = ["--protocol-version", "2025-11-25"]
 
@@ -117,7 +117,7 @@ def interrupt(args, state_dir, record_of):
     """Run mcp-tui on a long tool call, press Ctrl+C once the server has the call; return
     (exit code, stderr, the tools/call message, the server's records)."""
     env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
-    proc = subprocess.Popen([sys.executable, str(MCP_TUI)] + args + [
+    proc = subprocess.Popen(MCP_TUI_PROCESS + args + [
         "tool", "call", "long_operation", "steps=1000", "step_ms=50"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8", env=env)
     try:

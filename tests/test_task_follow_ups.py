@@ -9,12 +9,11 @@ import re
 import shlex
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
 
-from conftest import MCP_TUI, stdio_command, wait_for
+from conftest import MCP_TUI_PROCESS, stdio_command, wait_for
 from taskhelpers import created_task
 
 
@@ -210,7 +209,7 @@ def test_the_seed_output_stays_for_2026_http(cli, start_server):
 @pytest.mark.parametrize("name,code", [("SIGINT", 130), ("SIGTERM", 143)])  # Ctrl+C, or a kill or `timeout`
 def test_ctrl_c_during_wait_keeps_the_session_for_the_printed_command(cli, server, state_dir, name, code):
     env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
-    proc = subprocess.Popen([sys.executable, str(MCP_TUI)] + legacy(server) + [
+    proc = subprocess.Popen(MCP_TUI_PROCESS + legacy(server) + [
         "tool", "call", "render_report", "quarter=Q1", "pages=1000", "--task", "--wait"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8", env=env)
     try:

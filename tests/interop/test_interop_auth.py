@@ -22,9 +22,11 @@ import urllib.request
 
 import pytest
 
+from conftest import MCP_TUI_PROCESS  # noqa: E402 (tests/ is on sys.path: tests/conftest.py)
+
 from .conftest import PeerProcess, _cli_env, cli_runner, make_cli_home
 from .interop_helpers import (
-    FASTMCP_AUTH_SERVER, INTEROP_DIR, MCP_TUI, REPO_ROOT, SDK_AUTH_SERVER, describe, json_output, tool_response,
+    FASTMCP_AUTH_SERVER, INTEROP_DIR, REPO_ROOT, SDK_AUTH_SERVER, describe, json_output, tool_response,
 )
 
 FETCH_URL = INTEROP_DIR / "fetch_url.py"
@@ -216,7 +218,7 @@ def test_parallel_runs_refresh_an_expired_token_once(cli, home, peer):
     before = stats(peer)
     env = _cli_env(home)
     env["BROWSER"] = "false"
-    runs = [subprocess.Popen([sys.executable, str(MCP_TUI)] + conn(peer) + ["tool", "call", "add", "a=%d" % n, "b=1"],
+    runs = [subprocess.Popen(MCP_TUI_PROCESS + conn(peer) + ["tool", "call", "add", "a=%d" % n, "b=1"],
                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              cwd=str(REPO_ROOT), env=env) for n in range(6)]
     outputs = [run.communicate(timeout=90) for run in runs]  # bounded: each gives up after --timeout
@@ -286,7 +288,7 @@ def test_login_with_no_browser_prints_the_url_and_waits(home, peer):
     (here: fetch_url.py, as a browser elsewhere would) and the login completes."""
     env = _cli_env(home)
     env["BROWSER"] = "false"
-    argv = [sys.executable, str(MCP_TUI)] + conn(peer) + ["--no-browser", "auth", "login"]
+    argv = MCP_TUI_PROCESS + conn(peer) + ["--no-browser", "auth", "login"]
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=str(REPO_ROOT), env=env)
     try:

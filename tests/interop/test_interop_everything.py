@@ -168,10 +168,10 @@ def test_an_elicitation_the_stub_cannot_satisfy_ends_with_a_clear_message(cli, h
 
 def test_task_wait_exits_soon_after_the_result_over_http(http_url, state_dir):
     """The old client waited ~11 s at exit on the GET stream's buffer after the result."""
-    from conftest import MCP_TUI
+    from conftest import MCP_TUI_PROCESS
 
     env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
-    proc = subprocess.Popen([sys.executable, str(MCP_TUI), "--url", http_url, "tool", "call",
+    proc = subprocess.Popen(MCP_TUI_PROCESS + ["--url", http_url, "tool", "call",
                              "simulate-research-query", "topic=ai", "--task", "--wait"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, encoding="utf-8", env=env)
     try:
