@@ -71,8 +71,8 @@ def test_a_command_with_nothing_of_its_own_to_preview_is_refused(cli, start_serv
     server = start_server()
     result = cli("--url", server.url, "tool", "list", "--dry-run")
     assert result.code == 2 and result.out == "", result
-    assert result.err == ("mcp-tui: --dry-run previews the request of tool call, prompt get, resource read, complete "
-                          "or rpc, not of 'tool list'\n"), result
+    assert result.err == ("mcp-tui: --dry-run previews the request of tool call, prompt get, resource read, complete, "
+                          "rpc, tap install or tap uninstall, not of 'tool list'\n"), result
     assert sent_methods(server) == []
 
 
