@@ -13117,9 +13117,7 @@ class TerminationSignals:
         if self.received is None:
             self.received = signum
             if self.interrupting:
-                import signal
-
-                raise Terminated(signum, signal.Signals(signum).name)
+                raise Terminated(signum, self.name())
 
     def closing(self):
         self.interrupting = False
@@ -13135,6 +13133,11 @@ class TerminationSignals:
 
     def exit_code(self, code):
         return code if self.received is None else 128 + self.received
+
+    def name(self):
+        import signal
+
+        return signal.Signals(self.received).name
 
 
 LIVE_LINE_CLEAR = "\r\x1b[K"  # back to the line's start, and erase it
@@ -22721,6 +22724,9 @@ def main(argv=None):
                                                else "interrupted"), signals.exit_code(EXIT_INTERRUPTED))
     except Exception as exc:  # a bug of ours: still one line, and the traceback only with --debug
         signals.closing()
+        if signals.received is not None:  # the signal's exception, raised inside a lock's own bookkeeping
+            return failed_with(output, McpTuiError("terminated by %s" % signals.name()),  # (release unlocked lock),
+                               signals.exit_code(EXIT_INTERRUPTED))  # came out as this one: the signal ended the run
         if "--debug" in argv:
             import traceback
 
