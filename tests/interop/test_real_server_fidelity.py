@@ -1,0 +1,99 @@
+"""Issue 32 against the real servers it was seen on: each test here failed before its fix.
+
+Peers: FastMCP + fastmcp-tasks (2026-07-28, streamable HTTP) and the reference "everything" server (2025-11-25, stdio and streamable HTTP, with
+an event store, so its SSE events carry ids). Each peer is started once and shared.
+"""
+import json
+import re
+
+import pytest
+
+from .interop_helpers import CuttingRelay
+from .test_interop_everything import created_research_task, http_url, stdio_server  # noqa: F401 (fixtures)
+
+
+@pytest.fixture
+def fastmcp(fastmcp_http):
+    """Connection arguments for the shared FastMCP tasks peer over streamable HTTP (2026-07-28)."""
+    return ["--url", fastmcp_http.url, "--timeout", "30"]
+
+
+# -- 1. a 2026-07-28 tool that runs only as a task: the server decides per call ---------------
+
+
+def test_a_2026_task_only_tool_is_not_described_as_forbidden_and_runs_as_a_task(cli, fastmcp):
+    described = cli(*fastmcp, "tool", "describe", "render_report")
+    assert described.code == 0, described
+    assert "forbidden" not in described.out, described
+    assert "Task support: the server decides per call" in described.out, described
+    called = cli(*fastmcp, "tool", "call", "render_report", "quarter=Q2", "--task", "--wait", timeout=90)
+    assert called.code == 0, called
+    assert "Q2 revenue: $5.1M" in called.out, called
+
+
+# -- 2. a POST stream cut mid-response is resumed with GET Last-Event-ID -----------------------
+
+
+def test_a_post_stream_cut_after_an_event_with_an_id_is_resumed_against_everything(cli, http_url):  # noqa: F811
+    """Express ends streams with chunked encoding; the relay drops the connection after the
+    first event with a message (a progress notification with an id) of the tool call's response
+    stream. The server replays what it stored after that id on the resuming GET (and sends
+    nothing live there), so the call is short enough to be over before mcp-tui resumes."""
+    relay = CuttingRelay(http_url)
+    try:
+        result = cli("--url", relay.url, "--timeout", "30", "tool", "call", "trigger-long-running-operation",
+                     "duration=0.4", "steps=2", timeout=90)
+    finally:
+        relay.close()
+    assert relay.cuts == 1, "the relay never cut a stream: %r" % (result,)
+    assert result.code == 0, result
+    assert "Long running operation completed" in result.out, result
+    assert "the connection broke" not in result.err, result
+
+
+# -- 3. a listen over 2026-07-28 HTTP runs to --for, whatever --timeout --------------------------
+
+
+def test_watch_over_2026_http_runs_to_for_past_timeout(cli, fastmcp_http):
+    result = cli("--url", fastmcp_http.url, "--timeout", "2", "watch", "--for", "6", timeout=60)
+    assert result.code == 0, result
+    assert "the connection broke" not in result.err and "timed out" not in result.err, result
+
+
+# -- 5. a finished 2025-11-25 HTTP task leaves no trail in task list ----------------------------
+
+
+def test_task_list_after_a_fetched_2025_http_task_is_quiet_against_everything(cli, http_url):  # noqa: F811
+    task_id = created_research_task(cli, "--url", http_url)
+    fetched = cli("task", "result", task_id, timeout=90)
+    assert fetched.code == 0, fetched
+    for _ in range(2):
+        listed = cli("task", "list")
+        assert listed.code == 0, listed
+        assert "no longer knows the session" not in listed.err, listed
+
+
+# -- 6. --root given to an @NAME command reaches the server ------------------------------------
+
+
+def test_a_root_given_through_a_session_reaches_everything(cli, stdio_server, tmp_path):  # noqa: F811
+    opened = cli("session", "open", "fid", stdio_server, timeout=90)
+    assert opened.code == 0, opened
+    try:
+        first = cli("@fid", "--root", str(tmp_path / "one"), "tool", "call", "get-roots-list", timeout=60)
+        assert first.code == 0 and (tmp_path / "one").as_uri() in first.out, first
+        second = cli("@fid", "--root", str(tmp_path / "two"), "tool", "call", "get-roots-list", timeout=60)
+        assert second.code == 0, second
+        assert (tmp_path / "two").as_uri() in second.out, second
+    finally:
+        cli("session", "close", "fid")
+
+
+# -- 7. smaller items ---------------------------------------------------------------------------
+
+
+def test_quiet_keeps_the_log_lines_log_level_asked_for_against_everything(cli, stdio_server):  # noqa: F811
+    result = cli(stdio_server, "-q", "--log-level", "debug", "tool", "call", "toggle-simulated-logging", timeout=60)
+    assert result.code == 0, result
+    # the server sends one log message at once, at a random level (all at or above debug)
+    assert re.search(r"^\U0001f4e3 \[\w+\] \w+[- ]level[- ]message", result.err, re.M), result
