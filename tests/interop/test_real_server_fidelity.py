@@ -54,9 +54,13 @@ def test_a_post_stream_cut_after_an_event_with_an_id_is_resumed_against_everythi
 # -- 3. a listen over 2026-07-28 HTTP runs to --for, whatever --timeout --------------------------
 
 
-def test_watch_over_2026_http_runs_to_for_past_timeout(cli, fastmcp_http):
-    result = cli("--url", fastmcp_http.url, "--timeout", "2", "watch", "--for", "6", timeout=60)
+def test_watch_over_2026_http_runs_to_for_past_timeout(cli, sdk_http):
+    """The SDK server serves subscriptions/listen on 2026-07-28 (FastMCP announces nothing to
+    listen for); a quiet listen died at --timeout with `the connection broke: timed out`."""
+    result = cli("--url", sdk_http.url, "--protocol-version", "2026-07-28", "--timeout", "2", "watch", "--for", "6",
+                 timeout=60)
     assert result.code == 0, result
+    assert "announces nothing to listen for" not in result.err, result
     assert "the connection broke" not in result.err and "timed out" not in result.err, result
 
 
