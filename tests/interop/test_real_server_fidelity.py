@@ -125,3 +125,19 @@ def test_a_replayed_input_required_task_completes_against_fastmcp(cli, fastmcp, 
     replayed = cli(*fastmcp, "replay", recording, timeout=90)
     assert "input_required" not in replayed.out, replayed
     assert replayed.code == 0, replayed
+
+
+def test_an_elicit_stub_that_cannot_fill_the_form_declines_a_2026_task_against_fastmcp(cli, fastmcp):
+    """Under 2026-07-28 it exited 2 and left the created task at input_required."""
+    result = cli(*fastmcp, "--elicit-stub", '{"nickname": "Ada"}', "tool", "call", "ask_name", "--task", "--wait",
+                 timeout=90)
+    assert result.code == 0, result
+    assert "declined" in result.err, result
+    assert "No name given (decline)." in result.out, result
+
+
+def test_a_progress_token_in_meta_is_refused_against_fastmcp(cli, fastmcp):
+    """progressToken is the spec's key, which mcp-tui sets to follow progress: it was accepted and replaced."""
+    result = cli(*fastmcp, "tool", "call", "echo", "message=hi", "--meta", "progressToken=7")
+    assert result.code == 2, result
+    assert "progressToken" in result.err, result
