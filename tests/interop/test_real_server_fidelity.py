@@ -141,3 +141,17 @@ def test_a_progress_token_in_meta_is_refused_against_fastmcp(cli, fastmcp):
     result = cli(*fastmcp, "tool", "call", "echo", "message=hi", "--meta", "progressToken=7")
     assert result.code == 2, result
     assert "progressToken" in result.err, result
+
+
+def test_check_on_2025_http_sends_one_delete_and_no_2026_header_against_everything(cli, http_url, tmp_path):  # noqa: F811
+    """check sent DELETE twice (its probe's, then the session's close) and put the 2026-only
+    Mcp-Method header on its 2025-11-25 probes. The --log-file's HTTP lines show the wire."""
+    log = tmp_path / "wire.jsonl"
+    result = cli("--url", http_url, "--log-file", log, "check", timeout=120)
+    assert result.code in (0, 1), result  # findings may be reported; the wire is what is asked here
+    exchanges = [entry for entry in map(json.loads, log.read_text().splitlines()) if entry.get("type") == "http"]
+    assert [entry["method"] for entry in exchanges].count("DELETE") == 1, [
+        (entry["method"], entry.get("carries"), entry.get("status")) for entry in exchanges]
+    with_session = [entry for entry in exchanges if "Mcp-Session-Id" in (entry.get("requestHeaders") or {})]
+    assert with_session, exchanges
+    assert not [entry for entry in with_session if "Mcp-Method" in entry["requestHeaders"]], with_session
