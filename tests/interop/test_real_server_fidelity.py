@@ -155,3 +155,19 @@ def test_check_on_2025_http_sends_one_delete_and_no_2026_header_against_everythi
     with_session = [entry for entry in exchanges if "Mcp-Session-Id" in (entry.get("requestHeaders") or {})]
     assert with_session, exchanges
     assert not [entry for entry in with_session if "Mcp-Method" in entry["requestHeaders"]], with_session
+
+
+def test_a_task_the_ledger_could_not_record_gets_a_poll_line_that_runs_against_fastmcp(cli, fastmcp_http, state_dir):
+    """The Poll:/Result: lines left the connection to a ledger that had failed to record the
+    task, and could not run."""
+    import shlex
+
+    (state_dir / "tasks.json").mkdir()  # the ledger cannot write its file
+    created = cli("--url", fastmcp_http.url, "tool", "call", "render_report", "quarter=Q2", "--task", timeout=60)
+    assert created.code == 0, created
+    assert "cannot record the task" in created.err, created
+    poll = [line for line in created.out.splitlines() if line.startswith("Poll:")]
+    assert poll and "--url %s" % fastmcp_http.url in poll[0], created
+    (state_dir / "tasks.json").rmdir()
+    shown = cli(*shlex.split(poll[0][len("Poll:"):])[1:], timeout=60)  # what a user pastes, less the program
+    assert shown.code == 0 and "Status:" in shown.out, shown
