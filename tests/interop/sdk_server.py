@@ -25,6 +25,10 @@ Tools: echo, add (structured output), ask_name (form elicitation: MRTR on 2026-0
 server->client `elicitation/create` request on legacy), fail (isError result), progress
 (notifications/progress when the request carries a progressToken). Resource
 `info://server`, resource template `greeting://{name}`, prompt `greet(name)`.
+
+With --tools-only it serves a low-level `Server` with the tool handlers alone, as servers
+built on it (mcp-server-time, mcp-server-fetch) are: no resources, prompts or logging
+capability, and -32601 to their methods.
 """
 from __future__ import annotations
 
@@ -105,13 +109,35 @@ def greet(name: str) -> str:
     return f"Please write a warm greeting for {name}."
 
 
+def tools_only_server():
+    """A low-level Server with only tools/list and tools/call, serving the echo tool."""
+    import mcp_types
+    from mcp.server.lowlevel.server import Server
+
+    async def list_tools(ctx, params):
+        return mcp_types.ListToolsResult(tools=[tool.model_copy(update={"output_schema": None})
+                                                for tool in await mcp.list_tools() if tool.name == "echo"])
+
+    async def call_tool(ctx, params):
+        message = (params.arguments or {}).get("message", "")
+        return mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text=str(message))])
+
+    return Server(SERVER_NAME + "-tools-only", version=SERVER_VERSION, on_list_tools=list_tools,
+                  on_call_tool=call_tool)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--transport", choices=["stdio", "streamable-http", "sse"], default="stdio")
     parser.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0 picks a free one)")
     parser.add_argument("--json-response", action="store_true", help="streamable HTTP: answer with JSON, not SSE")
     parser.add_argument("--stateless", action="store_true", help="streamable HTTP: legacy path without sessions")
+    parser.add_argument("--tools-only", action="store_true", help="streamable HTTP: a low-level Server with tools alone")
     args = parser.parse_args(argv)
+
+    if args.tools_only:
+        serve_http(tools_only_server().streamable_http_app(), args.port, "/mcp", lifespan="on")
+        return 0
 
     if args.transport == "stdio":
         mcp.run("stdio")

@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from .interop_helpers import CuttingRelay
+from .conftest import _start_peer
+from .interop_helpers import SDK_SERVER, CuttingRelay
 from .test_interop_everything import created_research_task, http_url, stdio_server  # noqa: F401 (fixtures)
 
 
@@ -62,6 +63,27 @@ def test_watch_over_2026_http_runs_to_for_past_timeout(cli, sdk_http):
     assert result.code == 0, result
     assert "announces nothing to listen for" not in result.err, result
     assert "the connection broke" not in result.err and "timed out" not in result.err, result
+
+
+# -- 4. a server with only tools: resource list / prompt list say it offers none ----------------
+
+
+@pytest.fixture(scope="module")
+def tools_only_url(sdk_python, peer_log_dir):
+    """A low-level SDK Server with tools alone, as mcp-server-time is (FastMCP and MCPServer
+    declare resources and prompts even when they serve none)."""
+    peer = _start_peer(sdk_python, SDK_SERVER, "streamable-http", "sdk-tools-only", peer_log_dir, "--tools-only")
+    yield peer.url
+    peer.stop()
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+@pytest.mark.parametrize("words, capability", [(("resource", "list"), "resources"), (("prompt", "list"), "prompts")])
+def test_lists_a_tools_only_server_lacks_say_none_and_exit_0(cli, tools_only_url, era, words, capability):
+    result = cli("--url", tools_only_url, "--protocol-version", era, *words, timeout=60)
+    assert result.code == 0, result
+    assert "offers no %s" % capability in result.err, result
+    assert "-32601" not in result.err, result
 
 
 # -- 5. a finished 2025-11-25 HTTP task leaves no trail in task list ----------------------------
