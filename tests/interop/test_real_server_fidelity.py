@@ -4,9 +4,13 @@ Peers: FastMCP + fastmcp-tasks (2026-07-28, streamable HTTP) and the reference "
 an event store, so its SSE events carry ids). Each peer is started once and shared.
 """
 import json
+import os
 import re
+import signal
+import subprocess
 
 import pytest
+from conftest import MCP_TUI_PROCESS, wait_for  # tests/conftest.py (tests/ is on sys.path)
 
 from .conftest import _start_peer
 from .interop_helpers import SDK_SERVER, CuttingRelay
@@ -193,3 +197,32 @@ def test_a_task_the_ledger_could_not_record_gets_a_poll_line_that_runs_against_f
     (state_dir / "tasks.json").rmdir()
     shown = cli(*shlex.split(poll[0][len("Poll:"):])[1:], timeout=60)  # what a user pastes, less the program
     assert shown.code == 0 and "Status:" in shown.out, shown
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is POSIX")
+def test_ctrl_c_during_a_load_cancels_the_calls_in_flight_against_everything(stdio_server, state_dir, tmp_path):  # noqa: F811
+    """Ctrl+C stopped a --load without a word to the server: the calls in flight ran on.
+    The --record file holds what mcp-tui sent."""
+    record = tmp_path / "record.jsonl"
+    env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    proc = subprocess.Popen(MCP_TUI_PROCESS + [stdio_server, "--record", record, "tool", "call",
+                                               "trigger-long-running-operation", "duration=60", "steps=2", "--load",
+                                               "--load-concurrency", "3"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+    def sent(method):
+        lines = record.read_text().splitlines() if record.exists() else []
+        return [line["message"] for line in map(json.loads, lines)
+                if line.get("direction") == "out" and (line.get("message") or {}).get("method") == method]
+
+    try:
+        calls = wait_for(lambda: len(sent("tools/call")) == 3 and sent("tools/call"), what="three calls in flight")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, (out, err)
+    cancelled = sent("notifications/cancelled")
+    assert sorted(m["params"]["requestId"] for m in cancelled) == sorted(m["id"] for m in calls), (cancelled, err)
