@@ -441,7 +441,8 @@ class CuttingRelay:
                     continue
                 seen = (seen + data) if asked else b""
                 with self._lock:
-                    cut = not self.cuts and any(self.carries_an_id(event) for event in seen.split(b"\n\n")[:-1])
+                    cut = not self.cuts and any(self.carries_an_id(event)
+                                              for event in seen.replace(b"\r\n", b"\n").split(b"\n\n")[:-1])
                     if cut:
                         self.cuts += 1
                 sink.sendall(data)
@@ -458,8 +459,8 @@ class CuttingRelay:
 
     @staticmethod
     def carries_an_id(event):
-        """An SSE event (its lines, CR LF or LF) with an id and a message (not a priming event's empty data)."""
-        lines = event.replace(b"\r\n", b"\n").split(b"\n")
+        """An SSE event (its lines) with an id and a message (not a priming event's empty data)."""
+        lines = event.split(b"\n")
         return (any(line.startswith(b"id:") for line in lines)
                 and any(line.startswith(b"data:") and line[5:].strip().startswith(b"{") for line in lines))
 

@@ -28,7 +28,9 @@ server->client `elicitation/create` request on legacy), fail (isError result), p
 
 With --tools-only it serves a low-level `Server` with the tool handlers alone, as servers
 built on it (mcp-server-time, mcp-server-fetch) are: no resources, prompts or logging
-capability, and -32601 to their methods.
+capability, and -32601 to their methods. With --event-store the streamable HTTP app keeps
+its SSE events in memory (the SDK's EventStore): they carry ids, and a client resumes a cut
+stream with GET Last-Event-ID.
 """
 from __future__ import annotations
 
@@ -109,6 +111,38 @@ def greet(name: str) -> str:
     return f"Please write a warm greeting for {name}."
 
 
+class MemoryEventStore:
+    """The SDK's EventStore kept in a list: each event's id is its index (made a subclass of
+    mcp.server.streamable_http.EventStore at import time, below)."""
+
+    def __init__(self):
+        self.events = []  # (stream id, message)
+
+    async def store_event(self, stream_id, message):
+        self.events.append((stream_id, message))
+        return str(len(self.events) - 1)
+
+    async def replay_events_after(self, last_event_id, send_callback):
+        from mcp.server.streamable_http import EventMessage
+
+        try:
+            after = int(last_event_id)
+            stream_id = self.events[after][0]
+        except (ValueError, IndexError):
+            return None
+        for index in range(after + 1, len(self.events)):
+            stream, message = self.events[index]
+            if stream == stream_id and message is not None:
+                await send_callback(EventMessage(message, str(index)))
+        return stream_id
+
+
+def memory_event_store():
+    from mcp.server.streamable_http import EventStore
+
+    return type("MemoryEventStoreABC", (MemoryEventStore, EventStore), {})()
+
+
 def tools_only_server():
     """A low-level Server with only tools/list and tools/call, serving the echo tool."""
     import mcp_types
@@ -132,6 +166,7 @@ def main(argv=None) -> int:
     parser.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0 picks a free one)")
     parser.add_argument("--json-response", action="store_true", help="streamable HTTP: answer with JSON, not SSE")
     parser.add_argument("--stateless", action="store_true", help="streamable HTTP: legacy path without sessions")
+    parser.add_argument("--event-store", action="store_true", help="streamable HTTP: SSE events with ids, resumable")
     parser.add_argument("--tools-only", action="store_true", help="streamable HTTP: a low-level Server with tools alone")
     args = parser.parse_args(argv)
 
@@ -142,7 +177,8 @@ def main(argv=None) -> int:
     if args.transport == "stdio":
         mcp.run("stdio")
     elif args.transport == "streamable-http":
-        app = mcp.streamable_http_app(json_response=args.json_response, stateless_http=args.stateless)
+        app = mcp.streamable_http_app(json_response=args.json_response, stateless_http=args.stateless,
+                                      event_store=memory_event_store() if args.event_store else None)
         serve_http(app, args.port, "/mcp")
     else:
         serve_http(mcp.sse_app(), args.port, "/sse")

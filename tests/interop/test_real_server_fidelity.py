@@ -56,6 +56,30 @@ def test_a_post_stream_cut_after_an_event_with_an_id_is_resumed_against_everythi
     assert "the connection broke" not in result.err, result
 
 
+@pytest.fixture(scope="module")
+def sdk_events_url(sdk_python, peer_log_dir):
+    """The SDK server on streamable HTTP with an event store (without one its events carry no
+    ids, and a cut stream cannot be resumed by anyone)."""
+    peer = _start_peer(sdk_python, SDK_SERVER, "streamable-http", "sdk-event-store", peer_log_dir, "--event-store")
+    yield peer.url
+    peer.stop()
+
+
+def test_a_post_stream_cut_after_an_event_with_an_id_is_resumed_against_the_sdk(cli, sdk_events_url):
+    """uvicorn ends streams with chunked encoding too; the relay cuts the 2025-11-25 call's
+    stream after its first progress event."""
+    relay = CuttingRelay(sdk_events_url)
+    try:
+        result = cli("--url", relay.url, "--protocol-version", "2025-11-25", "--timeout", "30", "tool", "call",
+                     "progress", "steps=3", timeout=90)
+    finally:
+        relay.close()
+    assert relay.cuts == 1, "the relay never cut a stream: %r" % (result,)
+    assert result.code == 0, result
+    assert result.out == "Tool response:\ndone after 3 steps\n", result
+    assert "the connection broke" not in result.err, result
+
+
 # -- 3. a listen over 2026-07-28 HTTP runs to --for, whatever --timeout --------------------------
 
 
