@@ -388,3 +388,81 @@ class LegacySsePeer:
         except (OSError, AttributeError):
             pass
         self._conn.close()
+
+
+# --------------------------------------------------------------------------- a relay that cuts a stream
+
+
+class CuttingRelay:
+    """A loopback TCP relay between mcp-tui and an HTTP peer that cuts, once, the first response
+    stream that carries an SSE event with an `id:` and a message after the client asked for `trigger` (a method
+    name, seen in the request bytes of that connection): the event is passed on whole, then both
+    sockets close, as a real server's connection drops mid-stream (chunked, no clean end). Every
+    later connection is relayed untouched. `.url` is the peer's URL with the relay's port."""
+
+    def __init__(self, url, trigger=b'"tools/call"'):
+        import socket
+
+        parts = urllib.parse.urlsplit(url)
+        self.upstream = (parts.hostname, parts.port)
+        self.trigger = trigger
+        self.cuts = 0
+        self._lock = threading.Lock()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.url = urllib.parse.urlunsplit(parts._replace(netloc="127.0.0.1:%d" % self._listener.getsockname()[1]))
+        threading.Thread(target=self._accept, name="cutting-relay", daemon=True).start()
+
+    def _accept(self):
+        import socket
+
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(self.upstream)
+            asked = []  # whether this connection's client sent the trigger
+            threading.Thread(target=self._pump, args=(client, server, asked, False), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, asked, True), daemon=True).start()
+
+    def _pump(self, source, sink, asked, answers):
+        import socket
+
+        seen = b""
+        try:
+            while True:
+                data = source.recv(65536)
+                if not data:
+                    break
+                if not answers:
+                    if self.trigger in data:
+                        asked.append(True)
+                    sink.sendall(data)
+                    continue
+                seen = (seen + data) if asked else b""
+                with self._lock:
+                    cut = not self.cuts and any(self.carries_an_id(event)
+                                              for event in seen.replace(b"\r\n", b"\n").split(b"\n\n")[:-1])
+                    if cut:
+                        self.cuts += 1
+                sink.sendall(data)
+                if cut:
+                    break
+        except OSError:
+            pass
+        for sock in (source, sink):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+
+    @staticmethod
+    def carries_an_id(event):
+        """An SSE event (its lines) with an id and a message (not a priming event's empty data)."""
+        lines = event.split(b"\n")
+        return (any(line.startswith(b"id:") for line in lines)
+                and any(line.startswith(b"data:") and line[5:].strip().startswith(b"{") for line in lines))
+
+    def close(self):
+        self._listener.close()

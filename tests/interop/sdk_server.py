@@ -25,6 +25,12 @@ Tools: echo, add (structured output), ask_name (form elicitation: MRTR on 2026-0
 server->client `elicitation/create` request on legacy), fail (isError result), progress
 (notifications/progress when the request carries a progressToken). Resource
 `info://server`, resource template `greeting://{name}`, prompt `greet(name)`.
+
+With --tools-only it serves a low-level `Server` with the tool handlers alone, as servers
+built on it (mcp-server-time, mcp-server-fetch) are: no resources, prompts or logging
+capability, and -32601 to their methods. With --event-store the streamable HTTP app keeps
+its SSE events in memory (the SDK's EventStore): they carry ids, and a client resumes a cut
+stream with GET Last-Event-ID.
 """
 from __future__ import annotations
 
@@ -105,18 +111,74 @@ def greet(name: str) -> str:
     return f"Please write a warm greeting for {name}."
 
 
+class MemoryEventStore:
+    """The SDK's EventStore kept in a list: each event's id is its index (made a subclass of
+    mcp.server.streamable_http.EventStore at import time, below)."""
+
+    def __init__(self):
+        self.events = []  # (stream id, message)
+
+    async def store_event(self, stream_id, message):
+        self.events.append((stream_id, message))
+        return str(len(self.events) - 1)
+
+    async def replay_events_after(self, last_event_id, send_callback):
+        from mcp.server.streamable_http import EventMessage
+
+        try:
+            after = int(last_event_id)
+            stream_id = self.events[after][0]
+        except (ValueError, IndexError):
+            return None
+        for index in range(after + 1, len(self.events)):
+            stream, message = self.events[index]
+            if stream == stream_id and message is not None:
+                await send_callback(EventMessage(message, str(index)))
+        return stream_id
+
+
+def memory_event_store():
+    from mcp.server.streamable_http import EventStore
+
+    return type("MemoryEventStoreABC", (MemoryEventStore, EventStore), {})()
+
+
+def tools_only_server():
+    """A low-level Server with only tools/list and tools/call, serving the echo tool."""
+    import mcp_types
+    from mcp.server.lowlevel.server import Server
+
+    async def list_tools(ctx, params):
+        return mcp_types.ListToolsResult(tools=[tool.model_copy(update={"output_schema": None})
+                                                for tool in await mcp.list_tools() if tool.name == "echo"])
+
+    async def call_tool(ctx, params):
+        message = (params.arguments or {}).get("message", "")
+        return mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text=str(message))])
+
+    return Server(SERVER_NAME + "-tools-only", version=SERVER_VERSION, on_list_tools=list_tools,
+                  on_call_tool=call_tool)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--transport", choices=["stdio", "streamable-http", "sse"], default="stdio")
     parser.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0 picks a free one)")
     parser.add_argument("--json-response", action="store_true", help="streamable HTTP: answer with JSON, not SSE")
     parser.add_argument("--stateless", action="store_true", help="streamable HTTP: legacy path without sessions")
+    parser.add_argument("--event-store", action="store_true", help="streamable HTTP: SSE events with ids, resumable")
+    parser.add_argument("--tools-only", action="store_true", help="streamable HTTP: a low-level Server with tools alone")
     args = parser.parse_args(argv)
+
+    if args.tools_only:
+        serve_http(tools_only_server().streamable_http_app(), args.port, "/mcp", lifespan="on")
+        return 0
 
     if args.transport == "stdio":
         mcp.run("stdio")
     elif args.transport == "streamable-http":
-        app = mcp.streamable_http_app(json_response=args.json_response, stateless_http=args.stateless)
+        app = mcp.streamable_http_app(json_response=args.json_response, stateless_http=args.stateless,
+                                      event_store=memory_event_store() if args.event_store else None)
         serve_http(app, args.port, "/mcp")
     else:
         serve_http(mcp.sse_app(), args.port, "/sse")
