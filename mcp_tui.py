@@ -8716,9 +8716,40 @@ def with_task_ids(value, task_ids):
     return value
 
 
+def input_requests_of(outcome):
+    """The input requests an answer (a task's status) holds, by key; {} for none."""
+    result = (outcome or {}).get("result")
+    requests = result.get("inputRequests") if isinstance(result, dict) else None
+    return requests if isinstance(requests, dict) else {}
+
+
+def with_live_input_keys(params, recorded_requests, live_requests):
+    """``params`` with each inputResponses key the recording answered put under the key the
+    server asks by now: a server may name an input request afresh for each task (FastMCP's
+    <taskId>:<hash>, whose hash differs), so the recorded key is matched to the live request
+    of the same method (the one with the same params first)."""
+    responses = params.get("inputResponses")
+    if not isinstance(responses, dict) or not live_requests:
+        return params
+    free, renamed = [key for key in live_requests if key not in responses], {}
+    for key, answer in responses.items():
+        recorded = recorded_requests.get(key)
+        if key in live_requests or not isinstance(recorded, dict):
+            renamed[key] = answer
+            continue
+        same_method = [live for live in free if isinstance(live_requests[live], dict)
+                       and live_requests[live].get("method") == recorded.get("method")]
+        alike = [live for live in same_method if live_requests[live].get("params") == recorded.get("params")]
+        chosen = (alike or same_method or [key])[0]
+        if chosen in free:
+            free.remove(chosen)
+        renamed[chosen] = answer
+    return dict(params, inputResponses=renamed)
+
+
 def comparable(value, ignored, path=()):
     """An answer as a replay compares it: fields that vary by nature (VARYING_KEYS, task
-    IDs, timestamps) and the ``ignored`` paths (tuples of keys, "*" for any) left out."""
+    IDs, timestamps, the names of input requests) and the ``ignored`` paths (tuples of keys, "*" for any) left out."""
     if any(len(pattern) == len(path) and all(p in ("*", str(k)) for p, k in zip(pattern, path))
            for pattern in ignored):
         return None
@@ -8729,6 +8760,8 @@ def comparable(value, ignored, path=()):
                 continue
             if key == "taskId" and isinstance(item, str):
                 item = "(task ID)"
+            if key == "inputRequests" and isinstance(item, dict):  # keys the server names afresh for each task
+                item = {"(input request %d)" % number: request for number, request in enumerate(item.values(), 1)}
             kept[key] = comparable(item, ignored, path + (key,))
         return {key: item for key, item in kept.items() if item is not None or value[key] is None}
     if isinstance(value, list):
@@ -8843,8 +8876,9 @@ def replay(session, recording, ignored, on_compared):
     exchange, changes)`` for each once its answer has come (answer_changes). Returns the
     count that differ."""
     task_ids, different = {}, 0
+    recorded_requests, live_requests = {}, {}  # the input requests the last answer held, recorded and live
     for index, exchange in enumerate(recording.exchanges, 1):
-        params = with_task_ids(exchange["params"], task_ids)
+        params = with_live_input_keys(with_task_ids(exchange["params"], task_ids), recorded_requests, live_requests)
         recorded = comparable(exchange["response"], ignored)
         tool = recording.tools.get(params.get("name")) if exchange["method"] == "tools/call" else None
         deadline = time.perf_counter() + session.timeout
@@ -8860,6 +8894,8 @@ def replay(session, recording, ignored, on_compared):
         old_ids, new_ids = find_task_ids(exchange["response"], set()), find_task_ids(outcome, set())
         if len(old_ids) == 1 and len(new_ids) == 1:
             task_ids[old_ids.pop()] = new_ids.pop()
+        recorded_requests = with_task_ids(input_requests_of(exchange["response"]), task_ids)
+        live_requests = input_requests_of(outcome)
         different += bool(found)
         on_compared(index, exchange, found)
     return different
