@@ -9202,6 +9202,7 @@ class ExchangeBook:
 
 
 TAP_LOG_BYTES = 10 * 1024 * 1024  # a tap's log is rotated at this size: NAME.jsonl -> NAME.1.jsonl (one kept)
+TAP_SWITCH_INTERVAL = 0.0001  # seconds a relay thread waits at most for the log thread to yield the GIL
 TAP_RAW_LIMIT = 4096  # characters of a line that is not JSON kept in the log
 TAP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")  # no dot: NAME.1.jsonl is NAME's old log
 # Environment variables whose values a tap's log masks: a server's credentials come in them.
@@ -9635,6 +9636,9 @@ class TapRelay:
     def run(self, stdin_fd, stdout_fd, started=None):
         """Relay until the server exits or the host goes; the exit code (128 + N for a server
         ended by signal N). ``started(pid)`` is told the server's process id."""
+        # The log's thread parses and writes while a relay thread waits for the GIL: by default
+        # it may wait the whole 5 ms switch interval, a few ms on every round trip a host makes.
+        sys.setswitchinterval(TAP_SWITCH_INTERVAL)
         self.server.spawn(keep_stderr=False)
         process = self.server.process
         if started is not None:
