@@ -466,3 +466,71 @@ class CuttingRelay:
 
     def close(self):
         self._listener.close()
+
+
+class RoundRobinBalancer:
+    """A loopback HTTP balancer in front of several peers, without sticky sessions: each request
+    goes to the next peer in turn, as a load balancer does that knows nothing of Mcp-Session-Id
+    (a common deployment of several server processes). A session a peer issued is then unknown
+    to the peer the next request reaches. Answers are passed back whole, or line by line for an
+    event stream. `.url` is the first peer's URL with the balancer's port."""
+
+    HOP_BY_HOP = ("connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "host",
+                  "content-length")
+
+    def __init__(self, urls):
+        import http.server
+
+        self.upstreams = [urllib.parse.urlsplit(url) for url in urls]
+        self.turn = 0
+        self._lock = threading.Lock()
+        balancer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.0"  # one request a connection: the stream's end is the connection's
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                balancer.forward(self)
+
+            do_GET = do_DELETE = do_POST
+
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        first = self.upstreams[0]
+        self.url = urllib.parse.urlunsplit(first._replace(netloc="127.0.0.1:%d" % self._server.server_address[1]))
+        threading.Thread(target=self._server.serve_forever, name="round-robin", daemon=True).start()
+
+    def forward(self, handler):
+        import http.client
+
+        with self._lock:
+            upstream, self.turn = self.upstreams[self.turn % len(self.upstreams)], self.turn + 1
+        length = int(handler.headers.get("Content-Length") or 0)
+        body = handler.rfile.read(length) if length else None
+        headers = {name: value for name, value in handler.headers.items() if name.lower() not in self.HOP_BY_HOP}
+        connection = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=60)
+        try:
+            connection.request(handler.command, handler.path, body=body, headers=headers)
+            answer = connection.getresponse()
+            handler.send_response(answer.status, answer.reason)
+            for name, value in answer.getheaders():
+                if name.lower() not in self.HOP_BY_HOP:
+                    handler.send_header(name, value)
+            handler.end_headers()
+            while True:
+                line = answer.readline()
+                if not line:
+                    break
+                handler.wfile.write(line)
+                handler.wfile.flush()
+        except OSError:
+            pass
+        finally:
+            connection.close()
+
+    def close(self):
+        self._server.shutdown()
+        self._server.server_close()

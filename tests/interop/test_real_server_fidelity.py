@@ -13,7 +13,7 @@ import pytest
 from conftest import MCP_TUI_PROCESS, wait_for  # tests/conftest.py (tests/ is on sys.path)
 
 from .conftest import _start_peer
-from .interop_helpers import SDK_SERVER, CuttingRelay
+from .interop_helpers import SDK_SERVER, CuttingRelay, RoundRobinBalancer
 from .test_interop_everything import created_research_task, http_url, stdio_server  # noqa: F401 (fixtures)
 
 
@@ -250,3 +250,32 @@ def test_ctrl_c_during_a_load_cancels_the_calls_in_flight_against_everything(std
     assert proc.returncode == 130, (out, err)
     cancelled = sent("notifications/cancelled")
     assert sorted(m["params"]["requestId"] for m in cancelled) == sorted(m["id"] for m in calls), (cancelled, err)
+
+
+# -- a session the server behind the balancer does not know: shown as the server said it ------
+
+
+@pytest.fixture(scope="module")
+def balanced_sdk_url(sdk_python, peer_log_dir):
+    """Two SDK servers (uvicorn) behind a balancer without sticky sessions."""
+    peers = [_start_peer(sdk_python, SDK_SERVER, "streamable-http", "sdk-balanced-%d" % number, peer_log_dir)
+             for number in (1, 2)]
+    balancer = RoundRobinBalancer([peer.url for peer in peers])
+    yield balancer.url
+    balancer.close()
+    for peer in peers:
+        peer.stop()
+
+
+@pytest.mark.parametrize("command", [["tool", "list"], ["check"]])
+def test_a_session_the_next_server_does_not_know_is_reported_as_404_not_405_behind_a_balancer(
+        cli, balanced_sdk_url, command):
+    """After a good initialize the next request reached a server that never issued the session
+    (404 "Session not found"): that fell through to the legacy HTTP+SSE fallback, whose 405
+    hid the real answer, in check too."""
+    result = cli("--url", balanced_sdk_url, "--protocol-version", "2025-11-25", *command, timeout=60)
+    shown = result.out + result.err
+    assert result.code == 1, result
+    assert "404" in shown and "405" not in shown and "HTTP+SSE" not in shown, result
+    if command == ["tool", "list"]:
+        assert "no longer knows the session" in result.err, result
