@@ -71,6 +71,8 @@ tests/test_layering.py checks this map against the banners and the code.
      4a. taps       a real host's conversation with its server: the stdio relay (``TapRelay``),
                     and the tap's log in the state directory, written and followed
                     classes: TapLog TapFollower TapExchanges TapTranscriber TapRelay
+     4b. http tap   the HTTP tap: a reverse proxy for Streamable HTTP, its messages logged
+                    classes: TapEventStream TapProxy
    5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
                     credentials, cross-app access, the token store
                     classes: AuthError TokenEndpointError
@@ -9301,7 +9303,7 @@ class TapLog(MessageRecorder):
     def __init__(self, name, credentials, transport, warn):
         self.name, self.transport, self.warn = name, transport, warn
         self.path, self.old_path, _ = tap_paths(name)
-        self.failed = False
+        self.failed, self.spoken = False, False  # ``spoken``: a message logged since the log's part began
         self.wall_started, self.at = time.time(), None  # ``at``: when the line being written was relayed
         handle = None
         try:
@@ -9319,7 +9321,13 @@ class TapLog(MessageRecorder):
                 self.path, getattr(exc, "strerror", None) or getattr(exc, "message", None) or exc))
 
     def message(self, direction, message, transport=None, bookkeeping=False, at=None):
-        """``at``: when the relay passed it on (time.time()), else now."""
+        """``at``: when the relay passed it on (time.time()), else now. A host's opening request
+        after other messages starts a new part, as a new run does in a --record file (the HTTP
+        tap sees one host session after another; their ids are their own)."""
+        if direction == "out" and message.get("method") in OPENING_METHODS and self.spoken:
+            self.at = at
+            self._write({"recording": RECORDING_FORMAT, "started": tap_stamp(at or time.time())})
+        self.spoken = True
         self.at = at
         MessageRecorder.message(self, direction, message, transport or self.transport, bookkeeping)
 
@@ -9515,19 +9523,20 @@ class TapTranscriber:
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
-    def feed(self, direction, data):
+    def feed(self, direction, data, body=None):
         """A copy of ``data``, just read from ``direction``'s side (before it is passed on, so
-        the log's order is the order the sides saw)."""
+        the log's order is the order the sides saw). ``body`` (the HTTP tap): "json" for a whole
+        JSON body, or a TapEventStream for a piece of an event stream; None: stdio bytes."""
         when = time.time()
         with self._lock:
             if self.backlog + len(data) > TAP_LOG_BACKLOG:
                 if not self.skipping.get(direction):
                     self.skipping[direction] = True
-                    self.queue.put((direction, None, when))  # the log loses its place in this direction's lines
+                    self.queue.put((direction, None, when, body))  # the log loses its place in this direction's lines
                 return
             self.skipping[direction] = False
             self.backlog += len(data)
-        self.queue.put((direction, data, when))
+        self.queue.put((direction, data, when, body))
 
     def finish(self, timeout):
         """Log what is queued (the last line too, without its newline), within ``timeout``."""
@@ -9541,14 +9550,20 @@ class TapTranscriber:
                 for direction in self.lines:
                     self._line(direction)
                 return
-            direction, data, self.when[direction] = item
+            direction, data, self.when[direction], body = item
             if data is None:
                 self.lines[direction], self.sizes[direction] = [b"(the log fell behind: bytes not logged) "], 0
                 continue
             with self._lock:
                 self.backlog -= len(data)
             try:
-                self._take(direction, data)
+                if body is None:
+                    self._take(direction, data)
+                elif body == "json":
+                    self._logged(direction, data, len(data))
+                else:
+                    for event in body.events(data):
+                        self._logged(direction, event, len(event))
             except Exception as exc:  # the log is best effort: it must never take the tap down
                 self.log.fail(exc)
 
@@ -9570,6 +9585,10 @@ class TapTranscriber:
         self.lines[direction], self.sizes[direction] = [], 0
         line = b"".join(pieces)
         del pieces
+        self._logged(direction, line, size)
+
+    def _logged(self, direction, line, size):
+        """One line or body (``size``: its bytes, ``line`` perhaps cut): its messages, or itself as raw."""
         if not line.strip() or self.log.failed:  # nothing to log, or no log to write it to
             return
         if size <= self.max_line:
@@ -9708,6 +9727,240 @@ class TapRelay:
 
         for number, handler in previous.items():
             signal.signal(number, handler)
+
+
+# -- 4b. HTTP tap: a reverse proxy for Streamable HTTP, its messages logged -----------------
+#
+# `mcp-tui tap --listen 127.0.0.1:PORT --url URL`: the host points at the tap's URL. Each
+# request goes to --url's origin (its path appended), whatever its request line or Host
+# header say; answers come back with their status and end-to-end headers, a stream relayed
+# chunk by chunk as it arrives. Copies of the bodies go to the TapTranscriber, as the stdio
+# relay's bytes do; the credentials in a request's headers are registered first, so the log
+# masks them.
+
+
+# Headers of one connection, not of the message (RFC 9110 §7.6.1): never passed on. Content-Length
+# and Transfer-Encoding are the tap's own on each side; Host is --url's.
+HOP_BY_HOP = frozenset(("connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
+                        "te", "trailer", "trailers", "transfer-encoding", "upgrade", "host", "content-length"))
+TAP_CONNECT_SECONDS = 10.0  # to reach the server; a stream then runs as long as it runs
+
+
+def listen_address(text, allow_remote=False):
+    """--listen [HOST]:PORT as (host, port): HOST 127.0.0.1 when left out, [::1] for IPv6, port 0
+    for any free one. A HOST that is not a loopback address is refused unless ``allow_remote``."""
+    import ipaddress
+    import socket
+
+    host, colon, port = text.strip().rpartition(":")
+    if not colon or not port.isdigit() or int(port) > 65535:
+        raise UsageError("--listen %s: give [HOST]:PORT, e.g. 127.0.0.1:8808 (port 0: any free port)" % text)
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        addresses = [info[4][0] for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)]
+    except (OSError, UnicodeError):
+        raise UsageError("--listen %s: %s is not an address of this machine" % (text, host))
+    if not allow_remote and not all(ipaddress.ip_address(address.split("%")[0]).is_loopback for address in addresses):
+        raise UsageError("--listen %s: %s is not a loopback address, so other machines could reach the tap" % (
+            text, host), hint="give 127.0.0.1:PORT, or add --allow-remote to listen there anyway")
+    return host, int(port)
+
+
+class TapEventStream:
+    """The events of one relayed text/event-stream, for the log: bytes in, each event's data out."""
+
+    def __init__(self, limit):
+        import codecs
+
+        self.text = codecs.getincrementaldecoder("utf-8")("replace")
+        self.decoder = SseDecoder(limit)
+
+    def events(self, data):
+        try:
+            return [event.data.encode("utf-8") for event in self.decoder.feed(self.text.decode(data)) if event.data]
+        except MessageTooLarge:
+            self.decoder = SseDecoder(self.decoder.limit)  # that event goes unlogged; the next ones are read
+            return []
+
+
+class TapProxy:
+    """The HTTP tap: a ThreadingHTTPServer on the listen address whose every request is relayed
+    to ``url``'s origin (one upstream connection a request), its bodies logged through
+    ``transcriber``. An origin that cannot be reached is a 502 with a short body; the tap goes on."""
+
+    def __init__(self, url, listen, transcriber, credentials, insecure=False, max_message=DEFAULT_MAX_MESSAGE):
+        import http.server
+        import socket
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise UsageError("--url %s: the tap relays to an http:// or https:// URL" % credentials.redact(url))
+        self.scheme, self.netloc, self.insecure = parts.scheme, parts.netloc.rpartition("@")[2], insecure
+        self.endpoint_path = urlunsplit(("", "", parts.path or "/", parts.query, ""))
+        self.transcriber, self.credentials, self.max_message = transcriber, credentials, max_message
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def relay(self):
+                proxy.relay(self)
+
+            do_GET = do_POST = do_DELETE = do_PUT = do_PATCH = do_OPTIONS = do_HEAD = relay
+
+            def log_message(self, *args):  # the log is the tap's, not a line per request on stderr
+                pass
+
+        class Server(http.server.ThreadingHTTPServer):
+            daemon_threads = True
+            address_family = socket.AF_INET6 if ":" in listen[0] else socket.AF_INET
+
+        try:
+            self.server = Server(listen, Handler)
+        except OSError as exc:
+            raise McpTuiError("cannot listen on %s:%s: %s" % (listen[0], listen[1], exc.strerror or exc))
+        host, port = self.server.server_address[:2]
+        self.url = "http://%s:%d%s" % ("[%s]" % host if ":" in host else host, port, self.endpoint_path)
+
+    def upstream(self):
+        import http.client
+
+        if self.scheme == "https":
+            return http.client.HTTPSConnection(self.netloc, timeout=TAP_CONNECT_SECONDS,
+                                               context=make_tls_context(self.insecure))
+        return http.client.HTTPConnection(self.netloc, timeout=TAP_CONNECT_SECONDS)
+
+    def relay(self, handler):
+        from urllib.parse import urlsplit, urlunsplit
+
+        target = handler.path
+        if not target.startswith("/"):  # an absolute URL in the request line: only its path is kept
+            parts = urlsplit(target)
+            target = urlunsplit(("", "", parts.path or "/", parts.query, ""))
+            if not target.startswith("/"):
+                target = "/" + target
+        body = self.request_body(handler)
+        if body is None:
+            return self.answer(handler, 400, "mcp-tui tap: a request body the tap cannot read\n")
+        dropped = HOP_BY_HOP.union(word.strip().lower() for word in handler.headers.get("Connection", "").split(","))
+        headers = [(key, value) for key, value in handler.headers.items() if key.lower() not in dropped]
+        for key, value in headers:
+            if key.lower() in ("authorization", "cookie") or CREDENTIAL_NAME.search(key):
+                self.credentials.add(value, "header")
+                self.credentials.add(value.partition(" ")[2].strip(), "token")
+        headers = [(key, value) for key, value in headers if key.lower() != "accept-encoding"]
+        headers.append(("Accept-Encoding", "identity"))  # a body the log can read
+        if handler.command == "POST" and body:
+            self.transcriber.feed("out", body, "json")
+        connection = self.upstream()
+        try:
+            connection.putrequest(handler.command, target, skip_host=False, skip_accept_encoding=True)
+            for key, value in headers:
+                connection.putheader(key, value)
+            if body or handler.command in ("POST", "PUT", "PATCH"):
+                connection.putheader("Content-Length", str(len(body)))
+            connection.endheaders(body)
+            response = connection.getresponse()
+            if connection.sock is not None:
+                connection.sock.settimeout(None)  # a stream runs as long as the server keeps it open
+        except (OSError, http_client_errors()) as exc:
+            connection.close()
+            return self.answer(handler, 502, "mcp-tui tap: cannot reach %s://%s: %s\n" % (
+                self.scheme, self.netloc, getattr(exc, "strerror", None) or exc or type(exc).__name__))
+        try:
+            self.answer_with(handler, response)
+        finally:
+            connection.close()
+
+    @staticmethod
+    def request_body(handler):
+        """The request's body (b"" without one), chunked or not; None when it cannot be read."""
+        try:
+            if "chunked" in handler.headers.get("Transfer-Encoding", "").lower():
+                pieces = []
+                while True:
+                    size = int(handler.rfile.readline(1024).split(b";")[0].strip() or b"x", 16)
+                    if not size:
+                        while handler.rfile.readline(1024).strip():  # trailers
+                            pass
+                        return b"".join(pieces)
+                    pieces.append(handler.rfile.read(size))
+                    handler.rfile.readline(16)
+            length = int(handler.headers.get("Content-Length") or 0)
+            return handler.rfile.read(length) if length > 0 else b""
+        except (ValueError, OSError):
+            handler.close_connection = True
+            return None
+
+    def answer_with(self, handler, response):
+        """The server's answer passed on: status, end-to-end headers, then the body, each piece
+        written and flushed as it arrives (chunked when the server gave no length)."""
+        dropped = HOP_BY_HOP.union(word.strip().lower() for word in (response.getheader("Connection") or "").split(","))
+        kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
+        length = response.getheader("Content-Length")
+        no_body = handler.command == "HEAD" or response.status in (204, 304) or 100 <= response.status < 200
+        chunked = not no_body and (response.chunked or length is None)
+        stream = TapEventStream(self.max_message) if kind == "text/event-stream" else None
+        logged = kind == "application/json" and handler.command == "POST"
+        kept = []
+        handler.send_response_only(response.status, response.reason)
+        for key, value in response.getheaders():
+            if key.lower() not in dropped:
+                handler.send_header(key, value)
+        if chunked:
+            handler.send_header("Transfer-Encoding", "chunked")
+        elif not no_body:
+            handler.send_header("Content-Length", length)
+        handler.end_headers()
+        try:
+            while not no_body:
+                data = response.read1(TAP_CHUNK) if chunked else response.read(TAP_CHUNK)
+                if not data:
+                    break
+                if stream is not None:
+                    self.transcriber.feed("in", data, stream)
+                elif logged:
+                    kept.append(data)
+                handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
+                handler.wfile.flush()
+            if chunked:
+                handler.wfile.write(b"0\r\n\r\n")
+                handler.wfile.flush()
+        except (OSError, http_client_errors()):  # either side went: the other's connection is closed
+            handler.close_connection = True
+        if kept:
+            self.transcriber.feed("in", b"".join(kept), "json")
+
+    @staticmethod
+    def answer(handler, status, text):
+        data = text.encode("utf-8")
+        try:
+            handler.send_response_only(status)
+            handler.send_header("Content-Type", "text/plain; charset=utf-8")
+            handler.send_header("Content-Length", str(len(data)))
+            handler.end_headers()
+            handler.wfile.write(data)
+            handler.wfile.flush()
+        except OSError:
+            handler.close_connection = True
+
+    def serve(self, stopped):
+        """Relay until ``stopped`` is set (the tap's signal handlers set it)."""
+        thread = threading.Thread(target=self.server.serve_forever, args=(0.2,), daemon=True)
+        thread.start()
+        try:
+            while not stopped.wait(1.0):
+                pass
+        finally:
+            self.server.shutdown()
+            self.server.server_close()
+
+
+def http_client_errors():
+    import http.client
+
+    return http.client.HTTPException
 
 
 # ======================================================================================
@@ -13528,6 +13781,8 @@ CLI_OPTIONS = (
     AUTH_OPTIONS,
     ("tap: a real host's conversation with its server", (
         (("--name",), dict(metavar="NAME", help="tap: the tap's name (default: the server's)")),
+        (("--listen",), dict(metavar="HOST:PORT", help="tap: relay HTTP here to --url (loopback; port 0: any free)")),
+        (("--allow-remote",), dict(action="store_true", help="tap --listen: on an address that is not loopback")),
         (("--since",), dict(metavar="TIME", help="tap save: only messages from TIME on (2026-01-31T09:00, 09:00, "
                                                  "or 10m: ten minutes ago)")),
         (("--method",), dict(metavar="M", help="tap save: only the host's M requests, with their answers")),
@@ -13597,7 +13852,7 @@ def build_parser():
 def parse_command_line(argv):
     """Options and words, as argparse reads them (UsageError for a mistake). `tap [--name NAME]
     -- COMMAND [ARGS...]`: the words after -- are the server's command line (``server_argv``),
-    untouched, and `tap` alone is `tap run`."""
+    untouched, and `tap` alone is `tap run`, as it is with --listen (the HTTP tap)."""
     if "--" in argv:
         at = argv.index("--")
         options = parse_command_line(argv[:at])
@@ -13607,10 +13862,11 @@ def parse_command_line(argv):
                 options.words.append("run")
             return options
     options = parse_common_command_line(argv)
-    if options is not None:
-        return options
     try:
-        return build_parser().parse_intermixed_args(argv)
+        options = options or build_parser().parse_intermixed_args(argv)
+        if options.words == ["tap"] and getattr(options, "listen", None) is not None:  # tap --listen --url: tap run
+            options.words.append("run")
+        return options
     except UsageError as exc:
         # `mcp-tui npx -y server tool list`: the server's own flags reached argparse
         command_at = next((i for i, word in enumerate(argv) if word in command_words()), None)
@@ -15514,6 +15770,7 @@ class SkillCommands(CliCommands):
 
 TAP_WATCH_POLL_SECONDS = 0.1  # how often `tap watch` looks at the log for new lines
 TAP_RUN_USAGE = "usage: mcp-tui tap [--name NAME] -- COMMAND [ARGS...]"
+TAP_HTTP_USAGE = "usage: mcp-tui tap [--name NAME] --listen 127.0.0.1:PORT --url URL"
 
 
 def tap_time(text):
@@ -15539,6 +15796,8 @@ class TapCommands(CliCommands):
     taps, watch one live, save one as a --record file for `replay`."""
 
     def run(self, args):
+        if self.opts.listen is not None:
+            return self.run_http(args)
         argv = getattr(self.opts, "server_argv", None)
         if args or not argv:
             raise UsageError(TAP_RUN_USAGE, hint="the server's command line goes after --, as the host would run it")
@@ -15574,6 +15833,54 @@ class TapCommands(CliCommands):
             log.close()
             if "serverPid" in info:
                 self.describe(name, dict(info, ended=tap_stamp(time.time())), log)
+
+    def run_http(self, args):
+        """`tap --listen HOST:PORT --url URL`: the HTTP tap (TapProxy) until Ctrl+C (exit 0) or
+        SIGTERM (143); its URL is said on stderr and written into NAME.json as ``listen``."""
+        import signal
+
+        if args or getattr(self.opts, "server_argv", None) or not self.opts.url:
+            raise UsageError(TAP_HTTP_USAGE, hint="the tap relays to --url; the host points at the URL it says")
+        listen = listen_address(self.opts.listen, self.opts.allow_remote)
+        credentials = self.out.credentials
+        for value in [self.opts.bearer] + [header.partition(":")[2].strip() for header in self.opts.header or ()]:
+            if value:
+                credentials.add(value, "header")
+        name = self.opts.name if self.opts.name is not None else tap_name_for([self.opts.url])
+        problem = tap_name_problem(name)
+        if problem:
+            raise UsageError("--name: " + problem)
+        name = self.free_name(name, given=self.opts.name is not None)
+        log = TapLog(name, credentials, "streamable-http", self.out.stderr_line)
+        transcriber = TapTranscriber(log, self.opts.max_message_size)
+        proxy = TapProxy(self.opts.url, listen, transcriber, credentials, self.opts.insecure, self.opts.max_message_size)
+        info = {"name": name, "server": credentials.redact(self.opts.url), "transport": "streamable-http",
+                "pid": os.getpid(), "hostPid": None, "started": tap_stamp(time.time()), "log": log.path,
+                "listen": proxy.url}
+        self.describe(name, info, log)
+        stopped, code = threading.Event(), [EXIT_OK]
+
+        def stop(signum, frame):
+            code[0] = 128 + signum if signum != signal.SIGINT else EXIT_OK
+            stopped.set()
+
+        previous = {}
+        for number in (signal.SIGINT, signal.SIGTERM):
+            try:
+                previous[number] = signal.signal(number, stop)
+            except (ValueError, OSError):  # not the main thread: whoever runs main() there owns the signals
+                break
+        self.out.stderr_line("mcp-tui tap %s: listening on %s (relayed to %s)" % (name, proxy.url, info["server"]))
+        try:
+            proxy.serve(stopped)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            TapRelay.restore_signals(previous)
+            transcriber.finish(5.0)
+            log.close()
+            self.describe(name, dict(info, ended=tap_stamp(time.time())), log)
+        return code[0]
 
     @staticmethod
     def describe(name, info, log):
