@@ -198,3 +198,53 @@ def test_a_usage_mistake_of_the_http_form_is_one_line(cli):
     assert result.code == 2 and "--url" in result.err and "Traceback" not in result.err, result
     result = cli("tap", "--listen", "nonsense", "--url", "http://127.0.0.1:9/mcp", process=True)
     assert result.code == 2 and "[HOST]:PORT" in result.err, result
+
+
+def test_a_stream_is_relayed_event_by_event_as_it_arrives_and_each_event_logged(tap, state_dir):
+    """The server sends its second event only once the host has read the first through the tap:
+    a tap that held the stream back would never deliver the first."""
+    import http.server
+
+    read_first = threading.Event()
+
+    class Streaming(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Mcp-Session-Id", "sess-1")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            first = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}
+            self.wfile.write(b"id: 1\ndata: %s\n\n" % json.dumps(first).encode())
+            self.wfile.flush()
+            if not read_first.wait(20):  # the host never saw the first: the stream ends without the answer
+                return
+            self.wfile.write(b"id: 2\ndata: %s\n\n" % json.dumps({"jsonrpc": "2.0", "id": 1, "result": {}}).encode())
+            self.wfile.flush()
+
+        def log_message(self, *args):
+            pass
+
+    upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Streaming)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    try:
+        through = tap("http://127.0.0.1:%d/mcp" % upstream.server_address[1], name="stream")
+        request = urllib.request.Request(through.url, data=json.dumps(DISCOVER).encode(), method="POST",
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            assert answer.headers["Mcp-Session-Id"] == "sess-1"  # an end-to-end header, passed on
+            assert answer.headers["Content-Type"] == "text/event-stream"
+            assert answer.readline() == b"id: 1\n"
+            assert b"notifications/progress" in answer.readline()
+            read_first.set()
+            rest = answer.read()
+        assert b"id: 2\n" in rest and b'"result"' in rest
+        wait_for(lambda: len(logged_messages(state_dir, "stream")) == 3, what="the request and both events logged")
+        assert [direction for direction, _ in logged_messages(state_dir, "stream")] == ["out", "in", "in"]
+    finally:
+        read_first.set()
+        upstream.shutdown()
+        upstream.server_close()
