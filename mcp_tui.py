@@ -16417,9 +16417,11 @@ COMMANDS = (
     Command("tap", "relay a real host's server, watch it live, save it for replay", subcommands=(
         Command("run", "start COMMAND for a host, relay it unchanged, log every message",
                 "tap run [--name NAME] -- COMMAND [ARGS...]", family_verb(TapCommands, TapCommands.run),
-                flags=("--name",),
+                flags=("--name", "--listen", "--allow-remote"),
                 details="What a host's config runs instead of the server; `run` may be left out: "
-                        "mcp-tui tap -- COMMAND. The log: taps/NAME.jsonl in the state directory."),
+                        "mcp-tui tap -- COMMAND. The log: taps/NAME.jsonl in the state directory. "
+                        "An HTTP server: mcp-tui tap --listen 127.0.0.1:PORT --url URL, and the host "
+                        "pointed at the URL the tap says."),
         Command("list", "the taps: name, server, host pid, messages, since", "tap list",
                 family_verb(TapCommands, TapCommands.list)),
         Command("watch", "print a tap's messages as they come, one line each", "tap watch NAME [--for SECONDS]",
