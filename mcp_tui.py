@@ -9777,7 +9777,8 @@ class TapEventStream:
 
     def events(self, data):
         try:
-            return [event.data.encode("utf-8") for event in self.decoder.feed(self.text.decode(data)) if event.data]
+            return [event.data.encode("utf-8") for event in self.decoder.feed(self.text.decode(data))
+                    if event.data and event.event == "message"]  # not the legacy transport's endpoint event
         except MessageTooLarge:
             self.decoder = SseDecoder(self.decoder.limit)  # that event goes unlogged; the next ones are read
             return []
@@ -9903,7 +9904,7 @@ class TapProxy:
         chunked = not no_body and (response.chunked or length is None)
         stream = TapEventStream(self.max_message) if kind == "text/event-stream" else None
         logged = kind == "application/json" and handler.command == "POST"
-        kept = []
+        kept, first = [], handler.command == "GET" and stream is not None and chunked
         handler.send_response_only(response.status, response.reason)
         for key, value in response.getheaders():
             if key.lower() not in dropped:
@@ -9922,6 +9923,8 @@ class TapProxy:
                     self.transcriber.feed("in", data, stream)
                 elif logged:
                     kept.append(data)
+                if first:  # legacy HTTP+SSE: an endpoint event naming the server's origin names the tap's
+                    data, first = self.endpoint_rewritten(data), False
                 handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
                 handler.wfile.flush()
             if chunked:
@@ -9931,6 +9934,16 @@ class TapProxy:
             handler.close_connection = True
         if kept:
             self.transcriber.feed("in", b"".join(kept), "json")
+
+    def endpoint_rewritten(self, data):
+        """The first piece of a GET stream, its `endpoint` event's absolute URL on --url's origin
+        made the tap's (a relative one, the usual, needs nothing): the host then POSTs to the tap."""
+        if b"endpoint" not in data:
+            return data
+        origin = ("%s://%s" % (self.scheme, self.netloc)).encode("ascii")
+        own = self.url[:self.url.index("/", len("http://"))].encode("ascii")
+        return re.sub(rb"(event: ?endpoint\r?\n(?:[^\n]*\n)*?data: ?)" + re.escape(origin) + rb"(?=[/?\r\n])",
+                      lambda match: match.group(1) + own, data, count=1)
 
     @staticmethod
     def answer(handler, status, text):

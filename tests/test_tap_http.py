@@ -248,3 +248,46 @@ def test_a_stream_is_relayed_event_by_event_as_it_arrives_and_each_event_logged(
         read_first.set()
         upstream.shutdown()
         upstream.server_close()
+
+
+# -- legacy HTTP+SSE: GET /sse's endpoint event, then POSTs, through the tap -------------------------
+
+def test_mcp_tui_over_legacy_sse_through_the_tap_gets_what_it_gets_direct(cli, start_server, tap, state_dir):
+    server = start_server("--legacy-sse")
+    through = tap(server.url, name="legacy")
+    call = ["--transport", "sse", "--no-cache", "tool", "call", "echo", "message=hi", "--format", "json"]
+    tapped, direct = cli("--url", through.url, *call), cli("--url", server.url, *call)
+    assert tapped.code == direct.code == 0, (tapped, direct)
+    assert tapped.json() == direct.json()
+    records = log_records(state_dir, "legacy")
+    assert not [record for record in records if "raw" in record]  # the endpoint event is not a message
+    assert [message.get("method") for direction, message in logged_messages(state_dir, "legacy")
+            if direction == "out"][-1] == "tools/call"
+
+
+def test_an_absolute_endpoint_on_the_server_s_origin_is_made_the_tap_s(tap):
+    import http.server
+
+    class Legacy(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            origin = "http://127.0.0.1:%d" % self.server.server_address[1]
+            self.wfile.write(("event: endpoint\ndata: %s/messages?sessionId=s1\n\n" % origin).encode())
+            self.wfile.flush()
+
+        def log_message(self, *args):
+            pass
+
+    upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Legacy)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    try:
+        through = tap("http://127.0.0.1:%d/sse" % upstream.server_address[1], name="absolute")
+        with urllib.request.urlopen(through.url, timeout=30) as answer:
+            assert answer.readline() == b"event: endpoint\n"
+            own = through.url[:through.url.index("/sse")]
+            assert answer.readline() == ("data: %s/messages?sessionId=s1\n" % own).encode()
+    finally:
+        upstream.shutdown()
+        upstream.server_close()
