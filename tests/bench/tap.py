@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""The tap's cost (issue 36): one `tools/call` round trip through `mcp-tui tap` against the same
+round trip direct, over stdio and over Streamable HTTP.
+
+    python3 tests/bench/tap.py [--rounds 300]
+
+In one run, on loopback against tests/testserver.py: over stdio two servers, one started
+directly and one through `mcp-tui tap -- SERVER`; over HTTP one server (with TCP_NODELAY, as
+bench.py runs it), called directly and through `mcp-tui tap --listen 127.0.0.1:0 --url URL`.
+The client is floor_client.py's (one kept-alive connection, or one pipe). After a warm-up, each
+round makes one direct call and one tapped call, the order alternating round by round, so both
+see the same machine at the same moment; the table gives the medians and the median of the
+per-round differences (the tap's cost). Target: that difference within 1 ms.
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+TESTSERVER = os.path.join(ROOT, "tests", "testserver.py")
+MCP_TUI = os.path.join(ROOT, "mcp_tui.py")
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(TESTSERVER))
+from bench import NODELAY_SERVER  # noqa: E402
+from floor_client import Http, Stdio  # noqa: E402
+from servers import LoopbackServer  # noqa: E402
+
+PY = sys.executable
+TARGET_MS = 1.0
+CALL = ("tools/call", {"name": "echo", "arguments": {"message": "hi"}})
+
+
+def http_tap(url, env):
+    """`mcp-tui tap --listen 127.0.0.1:0 --url URL`: (the process, the URL it says it listens on)."""
+    process = subprocess.Popen([PY, MCP_TUI, "tap", "--name", "bench-http", "--listen", "127.0.0.1:0", "--url", url],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True, env=env)
+    said = process.stderr.readline()
+    found = re.search(r"listening on (\S+)", said)
+    if not found:
+        process.kill()
+        sys.exit("the tap did not start: %s" % said)
+    return process, found.group(1)
+
+
+def paired(direct, tapped, rounds):
+    """Per round, one call each way (the order alternating): the times in ms, direct and tapped."""
+    times = ([], [])
+    for peer in (direct, tapped):
+        for _ in range(20):
+            peer.request(*CALL)
+    for number in range(rounds):
+        order = (0, 1) if number % 2 == 0 else (1, 0)
+        for which in order:
+            peer = (direct, tapped)[which]
+            started = time.perf_counter()
+            peer.request(*CALL)
+            times[which].append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=300)
+    options = parser.parse_args()
+    state = tempfile.mkdtemp(prefix="mcp-tui-bench-tap-")
+    os.environ["MCP_TUI_STATE_DIR"] = state  # the taps' logs (Stdio starts its children with this environment)
+    env = dict(os.environ)
+    rows = []
+    try:
+        server = [PY, TESTSERVER, "--page-ms", "0"]
+        direct, tapped = Stdio(server), Stdio([PY, MCP_TUI, "tap", "--name", "bench-stdio", "--"] + server)
+        try:
+            for peer in (direct, tapped):
+                peer.request("server/discover", {})
+            rows.append(("stdio",) + paired(direct, tapped, options.rounds))
+        finally:
+            direct.close()
+            tapped.close()
+        http_server = LoopbackServer([PY, "-c", NODELAY_SERVER, "--page-ms", "0", "--http", "127.0.0.1:0"])
+        tap, tap_url = http_tap(http_server.url, env)
+        direct, tapped = Http(http_server.url), Http(tap_url)
+        try:
+            for peer in (direct, tapped):
+                peer.request("server/discover", {})
+            rows.append(("streamable-http",) + paired(direct, tapped, options.rounds))
+        finally:
+            direct.close()
+            tapped.close()
+            tap.terminate()
+            tap.wait(30)
+            http_server.stop()
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+    print("tools/call echo round trip, %d paired rounds (ms, medians)" % options.rounds)
+    print()
+    print("| transport | direct | through the tap | tap's cost (median of the round's differences) |")
+    print("|---|---|---|---|")
+    missed = False
+    for transport, direct_ms, tapped_ms in rows:
+        cost = statistics.median(t - d for d, t in zip(direct_ms, tapped_ms))
+        missed |= cost > TARGET_MS
+        print("| %s | %.2f | %.2f | %+.2f |" % (transport, statistics.median(direct_ms), statistics.median(tapped_ms),
+                                               cost))
+    print()
+    print("target: the tap's cost within %.0f ms: %s" % (TARGET_MS, "missed" if missed else "met"))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
