@@ -9786,7 +9786,7 @@ class TapEventStream:
 
 class TapProxy:
     """The HTTP tap: a ThreadingHTTPServer on the listen address whose every request is relayed
-    to ``url``'s origin (one upstream connection a request), its bodies logged through
+    to ``url``'s origin (a connection kept alive per host connection), its bodies logged through
     ``transcriber``. An origin that cannot be reached is a 502 with a short body; the tap goes on."""
 
     def __init__(self, url, listen, transcriber, credentials, insecure=False, max_message=DEFAULT_MAX_MESSAGE):
@@ -9806,8 +9806,15 @@ class TapProxy:
             protocol_version = "HTTP/1.1"
             disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms wait on a delayed ACK
 
+            upstream_connection = None
+
             def relay(self):
                 proxy.relay(self)
+
+            def finish(self):
+                if self.upstream_connection is not None:
+                    self.upstream_connection.close()
+                http.server.BaseHTTPRequestHandler.finish(self)
 
             do_GET = do_POST = do_DELETE = do_PUT = do_PATCH = do_OPTIONS = do_HEAD = relay
 
@@ -9855,25 +9862,34 @@ class TapProxy:
         headers.append(("Accept-Encoding", "identity"))  # a body the log can read
         if handler.command == "POST" and body:
             self.transcriber.feed("out", body, "json")
-        connection = self.upstream()
-        try:
-            connection.putrequest(handler.command, target, skip_host=False, skip_accept_encoding=True)
-            for key, value in headers:
-                connection.putheader(key, value)
-            if body or handler.command in ("POST", "PUT", "PATCH"):
-                connection.putheader("Content-Length", str(len(body)))
-            connection.endheaders(body)
-            response = connection.getresponse()
-            if connection.sock is not None:
-                connection.sock.settimeout(None)  # a stream runs as long as the server keeps it open
-        except (OSError, http_client_errors()) as exc:
-            connection.close()
+        kept = handler.upstream_connection  # the one this host connection used last, kept alive
+        handler.upstream_connection = None
+        for connection in ([kept] if kept is not None else []) + [self.upstream()]:
+            try:
+                response = self.sent(connection, handler.command, target, headers, body)
+                break
+            except (OSError, http_client_errors()) as exc:
+                connection.close()
+                problem = exc  # a kept connection the server had closed meanwhile: once more on a new one
+        else:
             return self.answer(handler, 502, "mcp-tui tap: cannot reach %s://%s: %s\n" % (
-                self.scheme, self.netloc, getattr(exc, "strerror", None) or exc or type(exc).__name__))
-        try:
-            self.answer_with(handler, response)
-        finally:
+                self.scheme, self.netloc, getattr(problem, "strerror", None) or problem or type(problem).__name__))
+        if self.answer_with(handler, response) and not response.will_close:
+            handler.upstream_connection = connection
+        else:
             connection.close()
+
+    @staticmethod
+    def sent(connection, method, target, headers, body):
+        """The server's response to the request (its headers read; its body to be read)."""
+        connection.putrequest(method, target, skip_host=False, skip_accept_encoding=True)
+        for key, value in headers:
+            connection.putheader(key, value)
+        if body or method in ("POST", "PUT", "PATCH"):
+            connection.putheader("Content-Length", str(len(body)))
+        connection.endheaders(body)
+        connection.sock.settimeout(None)  # connected: an answer takes as long as the tool, a stream as long as it runs
+        return connection.getresponse()
 
     @staticmethod
     def request_body(handler):
@@ -9897,7 +9913,8 @@ class TapProxy:
 
     def answer_with(self, handler, response):
         """The server's answer passed on: status, end-to-end headers, then the body, each piece
-        written and flushed as it arrives (chunked when the server gave no length)."""
+        written and flushed as it arrives (chunked when the server gave no length). False when
+        either side went before its end."""
         dropped = HOP_BY_HOP.union(word.strip().lower() for word in (response.getheader("Connection") or "").split(","))
         kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
         length = response.getheader("Content-Length")
@@ -9933,8 +9950,11 @@ class TapProxy:
                 handler.wfile.flush()
         except (OSError, http_client_errors()):  # either side went: the other's connection is closed
             handler.close_connection = True
-        if kept:
-            self.transcriber.feed("in", b"".join(kept), "json")
+            return False
+        finally:
+            if kept:
+                self.transcriber.feed("in", b"".join(kept), "json")
+        return True
 
     def endpoint_rewritten(self, data):
         """The first piece of a GET stream, its `endpoint` event's absolute URL on --url's origin
