@@ -4,6 +4,8 @@ format), so that `tap list`, `tap watch` and `tap save` read it unchanged.
 
 Every tap here is a real process; the host is mcp-tui itself, or this test speaking HTTP. Nothing
 sleeps: each wait is on a condition (a line on stderr, a process gone), with a timeout."""
+import contextlib
+import http.server
 import json
 import queue
 import signal
@@ -79,6 +81,23 @@ def post(url, message, headers=None):
             return answer.status, answer.read()
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read()
+
+
+@contextlib.contextmanager
+def serving(handler):
+    """A plain HTTP server of this test on loopback (``handler``: its request handler class); yields its port."""
+    upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    try:
+        yield upstream.server_address[1]
+    finally:
+        upstream.shutdown()
+        upstream.server_close()
+
+
+class Quiet(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
 
 
 def task_view(result):
@@ -203,11 +222,9 @@ def test_a_usage_mistake_of_the_http_form_is_one_line(cli):
 def test_a_stream_is_relayed_event_by_event_as_it_arrives_and_each_event_logged(tap, state_dir):
     """The server sends its second event only once the host has read the first through the tap:
     a tap that held the stream back would never deliver the first."""
-    import http.server
-
     read_first = threading.Event()
 
-    class Streaming(http.server.BaseHTTPRequestHandler):
+    class Streaming(Quiet):
         protocol_version = "HTTP/1.1"
 
         def do_POST(self):
@@ -225,13 +242,8 @@ def test_a_stream_is_relayed_event_by_event_as_it_arrives_and_each_event_logged(
             self.wfile.write(b"id: 2\ndata: %s\n\n" % json.dumps({"jsonrpc": "2.0", "id": 1, "result": {}}).encode())
             self.wfile.flush()
 
-        def log_message(self, *args):
-            pass
-
-    upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Streaming)
-    threading.Thread(target=upstream.serve_forever, daemon=True).start()
-    try:
-        through = tap("http://127.0.0.1:%d/mcp" % upstream.server_address[1], name="stream")
+    with serving(Streaming) as port:
+        through = tap("http://127.0.0.1:%d/mcp" % port, name="stream")
         request = urllib.request.Request(through.url, data=json.dumps(DISCOVER).encode(), method="POST",
                                          headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=30) as answer:
@@ -244,10 +256,7 @@ def test_a_stream_is_relayed_event_by_event_as_it_arrives_and_each_event_logged(
         assert b"id: 2\n" in rest and b'"result"' in rest
         wait_for(lambda: len(logged_messages(state_dir, "stream")) == 3, what="the request and both events logged")
         assert [direction for direction, _ in logged_messages(state_dir, "stream")] == ["out", "in", "in"]
-    finally:
         read_first.set()
-        upstream.shutdown()
-        upstream.server_close()
 
 
 # -- legacy HTTP+SSE: GET /sse's endpoint event, then POSTs, through the tap -------------------------
@@ -266,9 +275,7 @@ def test_mcp_tui_over_legacy_sse_through_the_tap_gets_what_it_gets_direct(cli, s
 
 
 def test_an_absolute_endpoint_on_the_server_s_origin_is_made_the_tap_s(tap):
-    import http.server
-
-    class Legacy(http.server.BaseHTTPRequestHandler):
+    class Legacy(Quiet):
         def do_GET(self):
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
@@ -277,17 +284,9 @@ def test_an_absolute_endpoint_on_the_server_s_origin_is_made_the_tap_s(tap):
             self.wfile.write(("event: endpoint\ndata: %s/messages?sessionId=s1\n\n" % origin).encode())
             self.wfile.flush()
 
-        def log_message(self, *args):
-            pass
-
-    upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Legacy)
-    threading.Thread(target=upstream.serve_forever, daemon=True).start()
-    try:
-        through = tap("http://127.0.0.1:%d/sse" % upstream.server_address[1], name="absolute")
+    with serving(Legacy) as port:
+        through = tap("http://127.0.0.1:%d/sse" % port, name="absolute")
         with urllib.request.urlopen(through.url, timeout=30) as answer:
             assert answer.readline() == b"event: endpoint\n"
             own = through.url[:through.url.index("/sse")]
             assert answer.readline() == ("data: %s/messages?sessionId=s1\n" % own).encode()
-    finally:
-        upstream.shutdown()
-        upstream.server_close()

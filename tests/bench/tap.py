@@ -51,9 +51,19 @@ def http_tap(url, env):
 
 
 def paired(direct, tapped, rounds):
-    """Per round, one call each way (the order alternating): the times in ms, direct and tapped."""
+    """Per round, one call each way (the order alternating): the times in ms, direct and tapped.
+    Both peers are closed at the end."""
+    try:
+        return calls(direct, tapped, rounds)
+    finally:
+        direct.close()
+        tapped.close()
+
+
+def calls(direct, tapped, rounds):
     times = ([], [])
     for peer in (direct, tapped):
+        peer.request("server/discover", {})
         for _ in range(20):
             peer.request(*CALL)
     for number in range(rounds):
@@ -76,24 +86,13 @@ def main():
     rows = []
     try:
         server = [PY, TESTSERVER, "--page-ms", "0"]
-        direct, tapped = Stdio(server), Stdio([PY, MCP_TUI, "tap", "--name", "bench-stdio", "--"] + server)
-        try:
-            for peer in (direct, tapped):
-                peer.request("server/discover", {})
-            rows.append(("stdio",) + paired(direct, tapped, options.rounds))
-        finally:
-            direct.close()
-            tapped.close()
+        tapped = [PY, MCP_TUI, "tap", "--name", "bench-stdio", "--"] + server
+        rows.append(("stdio",) + paired(Stdio(server), Stdio(tapped), options.rounds))
         http_server = LoopbackServer([PY, "-c", NODELAY_SERVER, "--page-ms", "0", "--http", "127.0.0.1:0"])
         tap, tap_url = http_tap(http_server.url, env)
-        direct, tapped = Http(http_server.url), Http(tap_url)
         try:
-            for peer in (direct, tapped):
-                peer.request("server/discover", {})
-            rows.append(("streamable-http",) + paired(direct, tapped, options.rounds))
+            rows.append(("streamable-http",) + paired(Http(http_server.url), Http(tap_url), options.rounds))
         finally:
-            direct.close()
-            tapped.close()
             tap.terminate()
             tap.wait(30)
             http_server.stop()
