@@ -9922,7 +9922,7 @@ class TapProxy:
         chunked = not no_body and (response.chunked or length is None)
         stream = TapEventStream(self.max_message) if kind == "text/event-stream" else None
         logged = kind == "application/json" and handler.command == "POST"
-        kept, first = [], handler.command == "GET" and stream is not None and chunked
+        kept, size, first = [], 0, handler.command == "GET" and stream is not None and chunked
         handler.send_response_only(response.status, response.reason)
         for key, value in response.getheaders():
             if key.lower() not in dropped:
@@ -9939,8 +9939,9 @@ class TapProxy:
                     break
                 if stream is not None:
                     self.transcriber.feed("in", data, stream)
-                elif logged:
-                    kept.append(data)
+                elif logged and size <= self.max_message:  # beyond it the log keeps the start, as raw
+                    kept.append(data[:self.max_message + 1 - size])
+                    size += len(kept[-1])
                 if first:  # legacy HTTP+SSE: an endpoint event naming the server's origin names the tap's
                     data, first = self.endpoint_rewritten(data), False
                 handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)

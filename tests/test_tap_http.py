@@ -290,3 +290,25 @@ def test_an_absolute_endpoint_on_the_server_s_origin_is_made_the_tap_s(tap):
             assert answer.readline() == b"event: endpoint\n"
             own = through.url[:through.url.index("/sse")]
             assert answer.readline() == ("data: %s/messages?sessionId=s1\n" % own).encode()
+
+
+def test_an_answer_larger_than_max_message_size_is_relayed_whole_and_logged_as_its_start(tap, state_dir):
+    big = {"jsonrpc": "2.0", "id": 1, "result": {"text": "x" * 300000}}
+
+    class Big(Quiet):
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            data = json.dumps(big).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    with serving(Big) as port:
+        through = tap("http://127.0.0.1:%d/mcp" % port, "--max-message-size", "100000", name="big")
+        status, body = post(through.url, DISCOVER)
+        assert status == 200 and json.loads(body) == big
+        wait_for(lambda: [r for r in log_records(state_dir, "big") if "raw" in r], what="the answer's start logged")
+    raw, = [r for r in log_records(state_dir, "big") if "raw" in r]
+    assert raw["direction"] == "in" and raw["raw"].startswith('{"jsonrpc"') and raw["bytes"] > 100000
