@@ -9854,10 +9854,9 @@ class TapProxy:
             return self.answer(handler, 400, "mcp-tui tap: a request body the tap cannot read\n")
         dropped = HOP_BY_HOP.union(word.strip().lower() for word in handler.headers.get("Connection", "").split(","))
         headers = [(key, value) for key, value in handler.headers.items() if key.lower() not in dropped]
-        for key, value in headers:
-            if key.lower() in ("authorization", "cookie") or CREDENTIAL_NAME.search(key):
-                self.credentials.add(value, "header")
-                self.credentials.add(value.partition(" ")[2].strip(), "token")
+        secret = [(key, value) for key, value in headers if key.lower() in ("authorization", "cookie")
+                  or CREDENTIAL_NAME.search(key)]
+        register_header_secrets(dict(secret), self.credentials)
         headers = [(key, value) for key, value in headers if key.lower() != "accept-encoding"]
         headers.append(("Accept-Encoding", "identity"))  # a body the log can read
         if handler.command == "POST" and body:
@@ -15878,9 +15877,11 @@ class TapCommands(CliCommands):
             raise UsageError(TAP_HTTP_USAGE, hint="the tap relays to --url; the host points at the URL it says")
         listen = listen_address(self.opts.listen, self.opts.allow_remote)
         credentials = self.out.credentials
-        for value in [self.opts.bearer] + [header.partition(":")[2].strip() for header in self.opts.header or ()]:
-            if value:
-                credentials.add(value, "header")
+        register_url_secrets(self.opts.url, credentials)
+        register_header_secrets(dict((name.strip(), value.strip()) for name, _, value in
+                                     (header.partition(":") for header in self.opts.header or ())), credentials)
+        if self.opts.bearer:
+            credentials.add(self.opts.bearer)
         name = self.opts.name if self.opts.name is not None else tap_name_for([self.opts.url])
         problem = tap_name_problem(name)
         if problem:
@@ -15889,7 +15890,7 @@ class TapCommands(CliCommands):
         log = TapLog(name, credentials, "streamable-http", self.out.stderr_line)
         transcriber = TapTranscriber(log, self.opts.max_message_size)
         proxy = TapProxy(self.opts.url, listen, transcriber, credentials, self.opts.insecure, self.opts.max_message_size)
-        info = {"name": name, "server": credentials.redact(self.opts.url), "transport": "streamable-http",
+        info = {"name": name, "server": credentials.redact(masked_url(self.opts.url)), "transport": "streamable-http",
                 "pid": os.getpid(), "hostPid": None, "started": tap_stamp(time.time()), "log": log.path,
                 "listen": proxy.url}
         self.describe(name, info, log)

@@ -312,3 +312,15 @@ def test_an_answer_larger_than_max_message_size_is_relayed_whole_and_logged_as_i
         wait_for(lambda: [r for r in log_records(state_dir, "big") if "raw" in r], what="the answer's start logged")
     raw, = [r for r in log_records(state_dir, "big") if "raw" in r]
     assert raw["direction"] == "in" and raw["raw"].startswith('{"jsonrpc"') and raw["bytes"] > 100000
+
+
+def test_credentials_in_the_url_and_in_any_credential_header_are_masked_in_the_log(cli, start_server, tap, state_dir):
+    server = start_server()
+    through = tap(server.url + "?api_key=q-Secret-77aa31", name="keyed")
+    assert "q-Secret-77aa31" not in json.dumps(tap_info(state_dir, "keyed")["server"])
+    key = "k-Secret-5be1f0"
+    result = cli("--url", through.url, "--header", "X-Api-Key: " + key, "tool", "call", "echo", "message=" + key,
+                 "--format", "json")
+    assert result.code == 0 and key in result.out, result
+    log = (state_dir / "taps" / "keyed.jsonl").read_text()
+    assert "tools/call" in log and key not in log
