@@ -71,6 +71,8 @@ tests/test_layering.py checks this map against the banners and the code.
      4a. taps       a real host's conversation with its server: the stdio relay (``TapRelay``),
                     and the tap's log in the state directory, written and followed
                     classes: TapLog TapFollower TapExchanges TapTranscriber TapRelay
+     4b. http tap   the HTTP tap: a reverse proxy for Streamable HTTP, its messages logged
+                    classes: TapEventStream TapProxy
    5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
                     credentials, cross-app access, the token store
                     classes: AuthError TokenEndpointError
@@ -9338,7 +9340,7 @@ class TapLog(MessageRecorder):
     def __init__(self, name, credentials, transport, warn):
         self.name, self.transport, self.warn = name, transport, warn
         self.path, self.old_path, _ = tap_paths(name)
-        self.failed = False
+        self.failed, self.spoken = False, False  # ``spoken``: a message logged since the log's part began
         self.wall_started, self.at = time.time(), None  # ``at``: when the line being written was relayed
         handle = None
         try:
@@ -9356,7 +9358,13 @@ class TapLog(MessageRecorder):
                 self.path, getattr(exc, "strerror", None) or getattr(exc, "message", None) or exc))
 
     def message(self, direction, message, transport=None, bookkeeping=False, at=None):
-        """``at``: when the relay passed it on (time.time()), else now."""
+        """``at``: when the relay passed it on (time.time()), else now. A host's opening request
+        after other messages starts a new part, as a new run does in a --record file (the HTTP
+        tap sees one host session after another; their ids are their own)."""
+        if direction == "out" and message.get("method") in OPENING_METHODS and self.spoken:
+            self.at = at
+            self._write({"recording": RECORDING_FORMAT, "started": tap_stamp(at or time.time())})
+        self.spoken = True
         self.at = at
         MessageRecorder.message(self, direction, message, transport or self.transport, bookkeeping)
 
@@ -9552,19 +9560,20 @@ class TapTranscriber:
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
-    def feed(self, direction, data):
+    def feed(self, direction, data, body=None):
         """A copy of ``data``, just read from ``direction``'s side (before it is passed on, so
-        the log's order is the order the sides saw)."""
+        the log's order is the order the sides saw). ``body`` (the HTTP tap): "json" for a whole
+        JSON body, or a TapEventStream for a piece of an event stream; None: stdio bytes."""
         when = time.time()
         with self._lock:
             if self.backlog + len(data) > TAP_LOG_BACKLOG:
                 if not self.skipping.get(direction):
                     self.skipping[direction] = True
-                    self.queue.put((direction, None, when))  # the log loses its place in this direction's lines
+                    self.queue.put((direction, None, when, body))  # the log loses its place in this direction's lines
                 return
             self.skipping[direction] = False
             self.backlog += len(data)
-        self.queue.put((direction, data, when))
+        self.queue.put((direction, data, when, body))
 
     def finish(self, timeout):
         """Log what is queued (the last line too, without its newline), within ``timeout``."""
@@ -9578,14 +9587,20 @@ class TapTranscriber:
                 for direction in self.lines:
                     self._line(direction)
                 return
-            direction, data, self.when[direction] = item
+            direction, data, self.when[direction], body = item
             if data is None:
                 self.lines[direction], self.sizes[direction] = [b"(the log fell behind: bytes not logged) "], 0
                 continue
             with self._lock:
                 self.backlog -= len(data)
             try:
-                self._take(direction, data)
+                if body is None:
+                    self._take(direction, data)
+                elif body == "json":
+                    self._logged(direction, data, len(data))
+                else:
+                    for event in body.events(data):
+                        self._logged(direction, event, len(event))
             except Exception as exc:  # the log is best effort: it must never take the tap down
                 self.log.fail(exc)
 
@@ -9607,6 +9622,10 @@ class TapTranscriber:
         self.lines[direction], self.sizes[direction] = [], 0
         line = b"".join(pieces)
         del pieces
+        self._logged(direction, line, size)
+
+    def _logged(self, direction, line, size):
+        """One line or body (``size``: its bytes, ``line`` perhaps cut): its messages, or itself as raw."""
         if not line.strip() or self.log.failed:  # nothing to log, or no log to write it to
             return
         if size <= self.max_line:
@@ -9748,6 +9767,274 @@ class TapRelay:
 
         for number, handler in previous.items():
             signal.signal(number, handler)
+
+
+# -- 4b. HTTP tap: a reverse proxy for Streamable HTTP, its messages logged -----------------
+#
+# `mcp-tui tap --listen 127.0.0.1:PORT --url URL`: the host points at the tap's URL. Each
+# request goes to --url's origin (its path appended), whatever its request line or Host
+# header say; answers come back with their status and end-to-end headers, a stream relayed
+# chunk by chunk as it arrives. Copies of the bodies go to the TapTranscriber, as the stdio
+# relay's bytes do; the credentials in a request's headers are registered first, so the log
+# masks them.
+
+
+# Headers of one connection, not of the message (RFC 9110 §7.6.1): never passed on. Content-Length
+# and Transfer-Encoding are the tap's own on each side; Host is --url's.
+HOP_BY_HOP = frozenset(("connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
+                        "te", "trailer", "trailers", "transfer-encoding", "upgrade", "host", "content-length"))
+TAP_CONNECT_SECONDS = 10.0  # to reach the server; a stream then runs as long as it runs
+
+
+def listen_address(text, allow_remote=False):
+    """--listen [HOST]:PORT as (host, port): HOST 127.0.0.1 when left out, [::1] for IPv6, port 0
+    for any free one. A HOST that is not a loopback address is refused unless ``allow_remote``."""
+    import ipaddress
+    import socket
+
+    host, colon, port = text.strip().rpartition(":")
+    if not colon or not port.isdigit() or int(port) > 65535:
+        raise UsageError("--listen %s: give [HOST]:PORT, e.g. 127.0.0.1:8808 (port 0: any free port)" % text)
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        addresses = [info[4][0] for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)]
+    except (OSError, UnicodeError):
+        raise UsageError("--listen %s: %s is not an address of this machine" % (text, host))
+    if not allow_remote and not all(ipaddress.ip_address(address.split("%")[0]).is_loopback for address in addresses):
+        raise UsageError("--listen %s: %s is not a loopback address, so other machines could reach the tap" % (
+            text, host), hint="give 127.0.0.1:PORT, or add --allow-remote to listen there anyway")
+    return host, int(port)
+
+
+class TapEventStream:
+    """The events of one relayed text/event-stream, for the log: bytes in, each event's data out."""
+
+    def __init__(self, limit):
+        import codecs
+
+        self.text = codecs.getincrementaldecoder("utf-8")("replace")
+        self.decoder = SseDecoder(limit)
+
+    def events(self, data):
+        try:
+            return [event.data.encode("utf-8") for event in self.decoder.feed(self.text.decode(data))
+                    if event.data and event.event == "message"]  # not the legacy transport's endpoint event
+        except MessageTooLarge:
+            self.decoder = SseDecoder(self.decoder.limit)  # that event goes unlogged; the next ones are read
+            return []
+
+
+class TapProxy:
+    """The HTTP tap: a ThreadingHTTPServer on the listen address whose every request is relayed
+    to ``url``'s origin (a connection kept alive per host connection), its bodies logged through
+    ``transcriber``. An origin that cannot be reached is a 502 with a short body; the tap goes on."""
+
+    def __init__(self, url, listen, transcriber, credentials, insecure=False, max_message=DEFAULT_MAX_MESSAGE):
+        import http.server
+        import socket
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise UsageError("--url %s: the tap relays to an http:// or https:// URL" % credentials.redact(url))
+        self.scheme, self.netloc, self.insecure = parts.scheme, parts.netloc.rpartition("@")[2], insecure
+        self.endpoint_path = urlunsplit(("", "", parts.path or "/", parts.query, ""))
+        self.transcriber, self.credentials, self.max_message = transcriber, credentials, max_message
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms wait on a delayed ACK
+
+            upstream_connection = None
+
+            def relay(self):
+                proxy.relay(self)
+
+            def finish(self):
+                if self.upstream_connection is not None:
+                    self.upstream_connection.close()
+                http.server.BaseHTTPRequestHandler.finish(self)
+
+            do_GET = do_POST = do_DELETE = do_PUT = do_PATCH = do_OPTIONS = do_HEAD = relay
+
+            def log_message(self, *args):  # the log is the tap's, not a line per request on stderr
+                pass
+
+        class Server(http.server.ThreadingHTTPServer):
+            daemon_threads = True
+            address_family = socket.AF_INET6 if ":" in listen[0] else socket.AF_INET
+
+        try:
+            self.server = Server(listen, Handler)
+        except OSError as exc:
+            raise McpTuiError("cannot listen on %s:%s: %s" % (listen[0], listen[1], exc.strerror or exc))
+        host, port = self.server.server_address[:2]
+        self.url = "http://%s:%d%s" % ("[%s]" % host if ":" in host else host, port, self.endpoint_path)
+
+    def upstream(self):
+        import http.client
+
+        if self.scheme == "https":
+            return http.client.HTTPSConnection(self.netloc, timeout=TAP_CONNECT_SECONDS,
+                                               context=make_tls_context(self.insecure))
+        return http.client.HTTPConnection(self.netloc, timeout=TAP_CONNECT_SECONDS)
+
+    def relay(self, handler):
+        from urllib.parse import urlsplit, urlunsplit
+
+        target = handler.path
+        if not target.startswith("/"):  # an absolute URL in the request line: only its path is kept
+            parts = urlsplit(target)
+            target = urlunsplit(("", "", parts.path or "/", parts.query, ""))
+            if not target.startswith("/"):
+                target = "/" + target
+        body = self.request_body(handler)
+        if body is None:
+            return self.answer(handler, 400, "mcp-tui tap: a request body the tap cannot read\n")
+        dropped = HOP_BY_HOP.union(word.strip().lower() for word in handler.headers.get("Connection", "").split(","))
+        headers = [(key, value) for key, value in handler.headers.items() if key.lower() not in dropped]
+        secret = [(key, value) for key, value in headers if key.lower() in ("authorization", "cookie")
+                  or CREDENTIAL_NAME.search(key)]
+        register_header_secrets(dict(secret), self.credentials)
+        headers = [(key, value) for key, value in headers if key.lower() != "accept-encoding"]
+        headers.append(("Accept-Encoding", "identity"))  # a body the log can read
+        if handler.command == "POST" and body:
+            self.transcriber.feed("out", body, "json")
+        kept = handler.upstream_connection  # the one this host connection used last, kept alive
+        handler.upstream_connection = None
+        for connection in ([kept] if kept is not None else []) + [self.upstream()]:
+            try:
+                response = self.sent(connection, handler.command, target, headers, body)
+                break
+            except (OSError, http_client_errors()) as exc:
+                connection.close()
+                problem = exc  # a kept connection the server had closed meanwhile: once more on a new one
+        else:
+            return self.answer(handler, 502, "mcp-tui tap: cannot reach %s://%s: %s\n" % (
+                self.scheme, self.netloc, getattr(problem, "strerror", None) or problem or type(problem).__name__))
+        if self.answer_with(handler, response) and not response.will_close:
+            handler.upstream_connection = connection
+        else:
+            connection.close()
+
+    @staticmethod
+    def sent(connection, method, target, headers, body):
+        """The server's response to the request (its headers read; its body to be read)."""
+        connection.putrequest(method, target, skip_host=False, skip_accept_encoding=True)
+        for key, value in headers:
+            connection.putheader(key, value)
+        if body or method in ("POST", "PUT", "PATCH"):
+            connection.putheader("Content-Length", str(len(body)))
+        connection.endheaders(body)
+        connection.sock.settimeout(None)  # connected: an answer takes as long as the tool, a stream as long as it runs
+        return connection.getresponse()
+
+    @staticmethod
+    def request_body(handler):
+        """The request's body (b"" without one), chunked or not; None when it cannot be read."""
+        try:
+            if "chunked" in handler.headers.get("Transfer-Encoding", "").lower():
+                pieces = []
+                while True:
+                    size = int(handler.rfile.readline(1024).split(b";")[0].strip() or b"x", 16)
+                    if not size:
+                        while handler.rfile.readline(1024).strip():  # trailers
+                            pass
+                        return b"".join(pieces)
+                    pieces.append(handler.rfile.read(size))
+                    handler.rfile.readline(16)
+            length = int(handler.headers.get("Content-Length") or 0)
+            return handler.rfile.read(length) if length > 0 else b""
+        except (ValueError, OSError):
+            handler.close_connection = True
+            return None
+
+    def answer_with(self, handler, response):
+        """The server's answer passed on: status, end-to-end headers, then the body, each piece
+        written and flushed as it arrives (chunked when the server gave no length). False when
+        either side went before its end."""
+        dropped = HOP_BY_HOP.union(word.strip().lower() for word in (response.getheader("Connection") or "").split(","))
+        kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
+        length = response.getheader("Content-Length")
+        no_body = handler.command == "HEAD" or response.status in (204, 304) or 100 <= response.status < 200
+        chunked = not no_body and (response.chunked or length is None)
+        stream = TapEventStream(self.max_message) if kind == "text/event-stream" else None
+        logged = kind == "application/json" and handler.command == "POST"
+        kept, size, first = [], 0, handler.command == "GET" and stream is not None and chunked
+        handler.send_response_only(response.status, response.reason)
+        for key, value in response.getheaders():
+            if key.lower() not in dropped:
+                handler.send_header(key, value)
+        if chunked:
+            handler.send_header("Transfer-Encoding", "chunked")
+        elif not no_body:
+            handler.send_header("Content-Length", length)
+        handler.end_headers()
+        try:
+            while not no_body:
+                data = response.read1(TAP_CHUNK) if chunked else response.read(TAP_CHUNK)
+                if not data:
+                    break
+                if stream is not None:
+                    self.transcriber.feed("in", data, stream)
+                elif logged and size <= self.max_message:  # beyond it the log keeps the start, as raw
+                    kept.append(data[:self.max_message + 1 - size])
+                    size += len(kept[-1])
+                if first:  # legacy HTTP+SSE: an endpoint event naming the server's origin names the tap's
+                    data, first = self.endpoint_rewritten(data), False
+                handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
+                handler.wfile.flush()
+            if chunked:
+                handler.wfile.write(b"0\r\n\r\n")
+                handler.wfile.flush()
+        except (OSError, http_client_errors()):  # either side went: the other's connection is closed
+            handler.close_connection = True
+            return False
+        finally:
+            if kept:
+                self.transcriber.feed("in", b"".join(kept), "json")
+        return True
+
+    def endpoint_rewritten(self, data):
+        """The first piece of a GET stream, its `endpoint` event's absolute URL on --url's origin
+        made the tap's (a relative one, the usual, needs nothing): the host then POSTs to the tap."""
+        if b"endpoint" not in data:
+            return data
+        origin = ("%s://%s" % (self.scheme, self.netloc)).encode("ascii")
+        own = self.url[:self.url.index("/", len("http://"))].encode("ascii")
+        return re.sub(rb"(event: ?endpoint\r?\n(?:[^\n]*\n)*?data: ?)" + re.escape(origin) + rb"(?=[/?\r\n])",
+                      lambda match: match.group(1) + own, data, count=1)
+
+    @staticmethod
+    def answer(handler, status, text):
+        data = text.encode("utf-8")
+        try:
+            handler.send_response_only(status)
+            handler.send_header("Content-Type", "text/plain; charset=utf-8")
+            handler.send_header("Content-Length", str(len(data)))
+            handler.end_headers()
+            handler.wfile.write(data)
+            handler.wfile.flush()
+        except OSError:
+            handler.close_connection = True
+
+    def serve(self, stopped):
+        """Relay until ``stopped`` is set (the tap's signal handlers set it)."""
+        thread = threading.Thread(target=self.server.serve_forever, args=(0.2,), daemon=True)
+        thread.start()
+        try:
+            while not stopped.wait(1.0):
+                pass
+        finally:
+            self.server.shutdown()
+            self.server.server_close()
+
+
+def http_client_errors():
+    import http.client
+
+    return http.client.HTTPException
 
 
 # ======================================================================================
@@ -13571,6 +13858,8 @@ CLI_OPTIONS = (
     AUTH_OPTIONS,
     ("tap: a real host's conversation with its server", (
         (("--name",), dict(metavar="NAME", help="tap: the tap's name (default: the server's)")),
+        (("--listen",), dict(metavar="HOST:PORT", help="tap: relay HTTP here to --url (loopback; port 0: any free)")),
+        (("--allow-remote",), dict(action="store_true", help="tap --listen: on an address that is not loopback")),
         (("--since",), dict(metavar="TIME", help="tap save: only messages from TIME on (2026-01-31T09:00, 09:00, "
                                                  "or 10m: ten minutes ago)")),
         (("--method",), dict(metavar="M", help="tap save: only the host's M requests, with their answers")),
@@ -13640,7 +13929,7 @@ def build_parser():
 def parse_command_line(argv):
     """Options and words, as argparse reads them (UsageError for a mistake). `tap [--name NAME]
     -- COMMAND [ARGS...]`: the words after -- are the server's command line (``server_argv``),
-    untouched, and `tap` alone is `tap run`."""
+    untouched, and `tap` alone is `tap run`, as it is with --listen (the HTTP tap)."""
     if "--" in argv:
         at = argv.index("--")
         options = parse_command_line(argv[:at])
@@ -13650,10 +13939,11 @@ def parse_command_line(argv):
                 options.words.append("run")
             return options
     options = parse_common_command_line(argv)
-    if options is not None:
-        return options
     try:
-        return build_parser().parse_intermixed_args(argv)
+        options = options or build_parser().parse_intermixed_args(argv)
+        if options.words == ["tap"] and getattr(options, "listen", None) is not None:  # tap --listen --url: tap run
+            options.words.append("run")
+        return options
     except UsageError as exc:
         # `mcp-tui npx -y server tool list`: the server's own flags reached argparse
         command_at = next((i for i, word in enumerate(argv) if word in command_words()), None)
@@ -15557,6 +15847,7 @@ class SkillCommands(CliCommands):
 
 TAP_WATCH_POLL_SECONDS = 0.1  # how often `tap watch` looks at the log for new lines
 TAP_RUN_USAGE = "usage: mcp-tui tap [--name NAME] -- COMMAND [ARGS...]"
+TAP_HTTP_USAGE = "usage: mcp-tui tap [--name NAME] --listen 127.0.0.1:PORT --url URL"
 
 
 def tap_time(text):
@@ -15582,6 +15873,8 @@ class TapCommands(CliCommands):
     taps, watch one live, save one as a --record file for `replay`."""
 
     def run(self, args):
+        if self.opts.listen is not None:
+            return self.run_http(args)
         argv = getattr(self.opts, "server_argv", None)
         if args or not argv:
             raise UsageError(TAP_RUN_USAGE, hint="the server's command line goes after --, as the host would run it")
@@ -15617,6 +15910,56 @@ class TapCommands(CliCommands):
             log.close()
             if "serverPid" in info:
                 self.describe(name, dict(info, ended=tap_stamp(time.time())), log)
+
+    def run_http(self, args):
+        """`tap --listen HOST:PORT --url URL`: the HTTP tap (TapProxy) until Ctrl+C (exit 0) or
+        SIGTERM (143); its URL is said on stderr and written into NAME.json as ``listen``."""
+        import signal
+
+        if args or getattr(self.opts, "server_argv", None) or not self.opts.url:
+            raise UsageError(TAP_HTTP_USAGE, hint="the tap relays to --url; the host points at the URL it says")
+        listen = listen_address(self.opts.listen, self.opts.allow_remote)
+        credentials = self.out.credentials
+        register_url_secrets(self.opts.url, credentials)
+        register_header_secrets(dict((name.strip(), value.strip()) for name, _, value in
+                                     (header.partition(":") for header in self.opts.header or ())), credentials)
+        if self.opts.bearer:
+            credentials.add(self.opts.bearer)
+        name = self.opts.name if self.opts.name is not None else tap_name_for([self.opts.url])
+        problem = tap_name_problem(name)
+        if problem:
+            raise UsageError("--name: " + problem)
+        name = self.free_name(name, given=self.opts.name is not None)
+        log = TapLog(name, credentials, "streamable-http", self.out.stderr_line)
+        transcriber = TapTranscriber(log, self.opts.max_message_size)
+        proxy = TapProxy(self.opts.url, listen, transcriber, credentials, self.opts.insecure, self.opts.max_message_size)
+        info = {"name": name, "server": credentials.redact(masked_url(self.opts.url)), "transport": "streamable-http",
+                "pid": os.getpid(), "hostPid": None, "started": tap_stamp(time.time()), "log": log.path,
+                "listen": proxy.url}
+        self.describe(name, info, log)
+        stopped, code = threading.Event(), [EXIT_OK]
+
+        def stop(signum, frame):
+            code[0] = 128 + signum if signum != signal.SIGINT else EXIT_OK
+            stopped.set()
+
+        previous = {}
+        for number in (signal.SIGINT, signal.SIGTERM):
+            try:
+                previous[number] = signal.signal(number, stop)
+            except (ValueError, OSError):  # not the main thread: whoever runs main() there owns the signals
+                break
+        self.out.stderr_line("mcp-tui tap %s: listening on %s (relayed to %s)" % (name, proxy.url, info["server"]))
+        try:
+            proxy.serve(stopped)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            TapRelay.restore_signals(previous)
+            transcriber.finish(5.0)
+            log.close()
+            self.describe(name, dict(info, ended=tap_stamp(time.time())), log)
+        return code[0]
 
     @staticmethod
     def describe(name, info, log):
@@ -16153,9 +16496,11 @@ COMMANDS = (
     Command("tap", "relay a real host's server, watch it live, save it for replay", subcommands=(
         Command("run", "start COMMAND for a host, relay it unchanged, log every message",
                 "tap run [--name NAME] -- COMMAND [ARGS...]", family_verb(TapCommands, TapCommands.run),
-                flags=("--name",),
+                flags=("--name", "--listen", "--allow-remote"),
                 details="What a host's config runs instead of the server; `run` may be left out: "
-                        "mcp-tui tap -- COMMAND. The log: taps/NAME.jsonl in the state directory."),
+                        "mcp-tui tap -- COMMAND. The log: taps/NAME.jsonl in the state directory. "
+                        "An HTTP server: mcp-tui tap --listen 127.0.0.1:PORT --url URL, and the host "
+                        "pointed at the URL the tap says."),
         Command("list", "the taps: name, server, host pid, messages, since", "tap list",
                 family_verb(TapCommands, TapCommands.list)),
         Command("watch", "print a tap's messages as they come, one line each", "tap watch NAME [--for SECONDS]",

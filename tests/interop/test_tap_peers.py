@@ -36,3 +36,31 @@ def test_the_sdk_client_gets_the_same_answers_through_the_tap_and_the_log_holds_
     assert answered == set(asked)  # each request the host sent, and its answer, logged
     calls = [m["params"]["name"] for d, m in messages if d == "out" and m.get("method") == "tools/call"]
     assert calls == ["echo", "add"] and "tools/list" in asked.values()
+
+
+def test_the_sdk_client_over_streamable_http_gets_the_same_answers_through_the_http_tap(sdk_python, state_dir):
+    from tests.servers import LoopbackServer
+
+    env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir))
+    server = LoopbackServer([sys.executable, str(TESTSERVER), "--http", "127.0.0.1:0", "--chunked-streams"])
+    tap = subprocess.Popen([sys.executable, str(MCP_TUI), "tap", "--name", "sdk-http", "--listen", "127.0.0.1:0",
+                            "--url", server.url], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True, env=env, cwd=str(REPO_ROOT))
+    try:
+        said = tap.stderr.readline()
+        assert "listening on " in said, said
+        direct = sdk_client(sdk_python, [server.url], env)
+        tapped = sdk_client(sdk_python, [said.split("listening on ", 1)[1].split()[0]], env)
+        assert tapped == direct
+        assert direct["echo"]["content"][0]["text"].endswith("through the tap")
+        records = [json.loads(line) for line in (state_dir / "taps" / "sdk-http.jsonl").read_text().splitlines()]
+        messages = [(r["direction"], r["message"]) for r in records if "message" in r]
+        asked = {m["id"]: m["method"] for d, m in messages if d == "out" and "id" in m and "method" in m}
+        answered = {m["id"] for d, m in messages if d == "in" and "id" in m and "method" not in m}
+        assert answered == set(asked)  # each request the host sent, and its answer, logged
+        calls = [m["params"]["name"] for d, m in messages if d == "out" and m.get("method") == "tools/call"]
+        assert calls == ["echo", "add"]
+    finally:
+        tap.terminate()
+        assert tap.wait(30) == 143
+        server.stop()

@@ -1,0 +1,326 @@
+"""`mcp-tui tap --listen HOST:PORT --url URL`: the HTTP tap, a reverse proxy for Streamable HTTP
+whose conversation goes into the same log as the stdio tap's (masked, private, in the --record
+format), so that `tap list`, `tap watch` and `tap save` read it unchanged.
+
+Every tap here is a real process; the host is mcp-tui itself, or this test speaking HTTP. Nothing
+sleeps: each wait is on a condition (a line on stderr, a process gone), with a timeout."""
+import contextlib
+import http.server
+import json
+import queue
+import signal
+import socket
+import subprocess
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+
+from conftest import MCP_TUI_PROCESS, ROOT, process_alive, wait_for
+from test_tap import environment, log_records, logged_messages, tap_info
+
+pytestmark = pytest.mark.process
+
+DISCOVER = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "host", "version": "1"}}}}
+
+
+class HttpTap:
+    """`mcp-tui tap --listen 127.0.0.1:0 --url URL` as a process; ``url`` is what it says it listens on."""
+
+    def __init__(self, state_dir, url, *flags, name="web"):
+        self.process = subprocess.Popen(MCP_TUI_PROCESS + ["tap", "--name", name, "--listen", "127.0.0.1:0", "--url",
+                                                           url] + list(flags),
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True, env=environment(state_dir), cwd=str(ROOT))
+        self.stderr, lines = [], queue.Queue()
+
+        def drain():
+            for text in self.process.stderr:
+                self.stderr.append(text)
+                lines.put(text)
+            lines.put("")
+
+        threading.Thread(target=drain, daemon=True).start()
+        first = lines.get(timeout=60)
+        assert "listening on " in first, (first, self.stderr)
+        self.url = first.split("listening on ", 1)[1].split()[0]
+
+    def stop(self, signum=signal.SIGTERM, timeout=30):
+        if self.process.poll() is None:
+            self.process.send_signal(signum)
+        try:
+            return self.process.wait(timeout)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+
+
+@pytest.fixture
+def tap(state_dir):
+    started = []
+
+    def start(url, *flags, name="web"):
+        started.append(HttpTap(state_dir, url, *flags, name=name))
+        return started[-1]
+
+    yield start
+    for running in started:
+        running.stop(signal.SIGKILL)
+
+
+def post(url, message, headers=None):
+    """(status, body) of a JSON-RPC POST to ``url``."""
+    request = urllib.request.Request(url, data=json.dumps(message).encode(), method="POST", headers=dict({
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}, **(headers or {})))
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+@contextlib.contextmanager
+def serving(handler):
+    """A plain HTTP server of this test on loopback (``handler``: its request handler class); yields its port."""
+    upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    try:
+        yield upstream.server_address[1]
+    finally:
+        upstream.shutdown()
+        upstream.server_close()
+
+
+class Quiet(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def task_view(result):
+    """What a `tool call --task --wait` run printed, without what differs between two runs (the task's id)."""
+    document = result.json()
+    return document["result"]["content"], [note["method"] for note in document.get("notifications", [])]
+
+
+# -- mcp-tui as the host: the same answers as going direct, and every message in the log ------------
+
+@pytest.mark.parametrize("era", [[], ["--protocol-version", "2025-11-25"]], ids=["2026-07-28", "2025-11-25"])
+def test_mcp_tui_through_the_http_tap_gets_what_it_gets_direct_and_the_save_replays_clean(cli, start_server, tap,
+                                                                                         state_dir, tmp_path, era):
+    server = start_server("--chunked-streams", "--record-http")
+    through = tap(server.url, name="web")
+    assert through.url.endswith("/mcp") and through.url != server.url
+    assert tap_info(state_dir, "web")["listen"] == through.url
+    call = ["--no-cache"] + era + ["tool", "call", "echo", "message=hi", "--format", "json"]
+    tapped, direct = cli("--url", through.url, *call), cli("--url", server.url, *call)
+    assert tapped.code == direct.code == 0, (tapped, direct)
+    assert tapped.json() == direct.json()
+    task = ["--no-cache"] + era + ["tool", "call", "render_report", "quarter=Q4", "--task", "--wait", "--format", "json"]
+    tapped, direct = cli("--url", through.url, *task), cli("--url", server.url, *task)
+    assert tapped.code == direct.code == 0, (tapped, direct)
+    assert task_view(tapped) == task_view(direct)
+    gets = len(server.http_requests("GET"))
+    watch = ["--no-cache"] + era + ["watch", "--for", "1"]
+    tapped, direct = cli("--url", through.url, *watch), cli("--url", server.url, *watch)
+    assert (tapped.code, tapped.out) == (direct.code, direct.out), (tapped, direct)
+    if era:  # 2025-11-25: watch holds the session's GET stream open, through the tap as well
+        assert len(server.http_requests("GET")) >= gets + 2
+    logged = logged_messages(state_dir, "web")
+    methods = [message.get("method") for direction, message in logged if direction == "out"]
+    assert methods.count("tools/call") == 2, methods
+    assert any(direction == "in" and "notifications/tasks" in str(message.get("method")) for direction, message in
+               logged), logged  # a task's notifications came as SSE events, each one logged
+    assert all(record["transport"] == "streamable-http" for record in log_records(state_dir, "web")
+               if "message" in record)
+    listed = cli("tap", "list", "--format", "json").json()["taps"]
+    assert [(row["name"], row["running"], row["listen"]) for row in listed] == [("web", True, through.url)]
+    saved = tmp_path / "saved.jsonl"
+    assert cli("tap", "save", "web", "-o", str(saved)).code == 0
+    replayed = cli("--url", server.url, *era, "replay", str(saved))
+    assert replayed.code == 0, replayed
+    assert through.stop() == 128 + signal.SIGTERM
+    assert tap_info(state_dir, "web")["ended"]
+
+
+def test_ctrl_c_ends_the_http_tap_with_exit_0(tap, start_server):
+    through = tap(start_server().url)
+    assert through.stop(signal.SIGINT) == 0
+
+
+# -- hostile: where a request goes, where the tap listens, what the log keeps -----------------------
+
+def test_an_absolute_url_or_another_host_never_changes_where_a_request_goes(tap, start_server):
+    server = start_server()
+    through = tap(server.url)
+    elsewhere = socket.socket()
+    elsewhere.bind(("127.0.0.1", 0))
+    elsewhere.listen(5)
+    elsewhere.setblocking(False)
+    other = "127.0.0.1:%d" % elsewhere.getsockname()[1]
+    port = int(through.url.split(":")[2].split("/")[0])
+    body = json.dumps(DISCOVER).encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
+        connection.sendall(b"POST http://%s/mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                           b"Accept: application/json, text/event-stream\r\nContent-Length: %d\r\n"
+                           b"Connection: close\r\n\r\n%s" % (other.encode(), other.encode(), len(body), body))
+        answer = b""
+        while True:
+            data = connection.recv(65536)
+            if not data:
+                break
+            answer += data
+    assert answer.startswith(b"HTTP/1.1 ") and b"Server: mcp-tui-testserver" in answer, answer[:300]  # --url's origin
+    with pytest.raises(BlockingIOError):
+        elsewhere.accept()  # and nothing reached the other address
+    elsewhere.close()
+
+
+@pytest.mark.parametrize("listen", ["0.0.0.0:0", "[::]:0"])
+def test_a_listen_address_that_is_not_loopback_is_refused_without_allow_remote(cli, state_dir, listen):
+    result = cli("tap", "--listen", listen, "--url", "http://127.0.0.1:9/mcp", process=True)
+    assert result.code == 2, result
+    assert "not a loopback address" in result.err and "--allow-remote" in result.err
+    assert len(result.err.strip().splitlines()) <= 2 and "Traceback" not in result.err
+    assert not (state_dir / "taps").exists() or not list((state_dir / "taps").iterdir())
+
+
+def test_the_bearer_token_never_reaches_the_log(cli, start_server, tap, state_dir):
+    server = start_server()
+    through = tap(server.url)
+    token = "tok-Secret-4f9a2c71"
+    result = cli("--url", through.url, "--bearer", token, "tool", "call", "echo", "message=" + token, "--format",
+                 "json")
+    assert result.code == 0 and token in result.out, result  # it went through, both ways
+    log = (state_dir / "taps" / "web.jsonl").read_text()
+    assert "tools/call" in log and token not in log
+
+
+def test_a_server_that_cannot_be_reached_is_a_502_and_the_tap_goes_on(tap, start_server):
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()
+    through = tap("http://127.0.0.1:%d/mcp" % port)
+    for _ in range(2):
+        status, body = post(through.url, DISCOVER)
+        assert status == 502 and b"cannot reach" in body and len(body) < 300, (status, body)
+    assert through.process.poll() is None
+    assert process_alive(through.process.pid)
+
+
+def test_a_usage_mistake_of_the_http_form_is_one_line(cli):
+    result = cli("tap", "--listen", "127.0.0.1:0", process=True)
+    assert result.code == 2 and "--url" in result.err and "Traceback" not in result.err, result
+    result = cli("tap", "--listen", "nonsense", "--url", "http://127.0.0.1:9/mcp", process=True)
+    assert result.code == 2 and "[HOST]:PORT" in result.err, result
+
+
+def test_a_stream_is_relayed_event_by_event_as_it_arrives_and_each_event_logged(tap, state_dir):
+    """The server sends its second event only once the host has read the first through the tap:
+    a tap that held the stream back would never deliver the first."""
+    read_first = threading.Event()
+
+    class Streaming(Quiet):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Mcp-Session-Id", "sess-1")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            first = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}
+            self.wfile.write(b"id: 1\ndata: %s\n\n" % json.dumps(first).encode())
+            self.wfile.flush()
+            if not read_first.wait(20):  # the host never saw the first: the stream ends without the answer
+                return
+            self.wfile.write(b"id: 2\ndata: %s\n\n" % json.dumps({"jsonrpc": "2.0", "id": 1, "result": {}}).encode())
+            self.wfile.flush()
+
+    with serving(Streaming) as port:
+        through = tap("http://127.0.0.1:%d/mcp" % port, name="stream")
+        request = urllib.request.Request(through.url, data=json.dumps(DISCOVER).encode(), method="POST",
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            assert answer.headers["Mcp-Session-Id"] == "sess-1"  # an end-to-end header, passed on
+            assert answer.headers["Content-Type"] == "text/event-stream"
+            assert answer.readline() == b"id: 1\n"
+            assert b"notifications/progress" in answer.readline()
+            read_first.set()
+            rest = answer.read()
+        assert b"id: 2\n" in rest and b'"result"' in rest
+        wait_for(lambda: len(logged_messages(state_dir, "stream")) == 3, what="the request and both events logged")
+        assert [direction for direction, _ in logged_messages(state_dir, "stream")] == ["out", "in", "in"]
+        read_first.set()
+
+
+# -- legacy HTTP+SSE: GET /sse's endpoint event, then POSTs, through the tap -------------------------
+
+def test_mcp_tui_over_legacy_sse_through_the_tap_gets_what_it_gets_direct(cli, start_server, tap, state_dir):
+    server = start_server("--legacy-sse")
+    through = tap(server.url, name="legacy")
+    call = ["--transport", "sse", "--no-cache", "tool", "call", "echo", "message=hi", "--format", "json"]
+    tapped, direct = cli("--url", through.url, *call), cli("--url", server.url, *call)
+    assert tapped.code == direct.code == 0, (tapped, direct)
+    assert tapped.json() == direct.json()
+    records = log_records(state_dir, "legacy")
+    assert not [record for record in records if "raw" in record]  # the endpoint event is not a message
+    assert [message.get("method") for direction, message in logged_messages(state_dir, "legacy")
+            if direction == "out"][-1] == "tools/call"
+
+
+def test_an_absolute_endpoint_on_the_server_s_origin_is_made_the_tap_s(tap):
+    class Legacy(Quiet):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            origin = "http://127.0.0.1:%d" % self.server.server_address[1]
+            self.wfile.write(("event: endpoint\ndata: %s/messages?sessionId=s1\n\n" % origin).encode())
+            self.wfile.flush()
+
+    with serving(Legacy) as port:
+        through = tap("http://127.0.0.1:%d/sse" % port, name="absolute")
+        with urllib.request.urlopen(through.url, timeout=30) as answer:
+            assert answer.readline() == b"event: endpoint\n"
+            own = through.url[:through.url.index("/sse")]
+            assert answer.readline() == ("data: %s/messages?sessionId=s1\n" % own).encode()
+
+
+def test_an_answer_larger_than_max_message_size_is_relayed_whole_and_logged_as_its_start(tap, state_dir):
+    big = {"jsonrpc": "2.0", "id": 1, "result": {"text": "x" * 300000}}
+
+    class Big(Quiet):
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            data = json.dumps(big).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    with serving(Big) as port:
+        through = tap("http://127.0.0.1:%d/mcp" % port, "--max-message-size", "100000", name="big")
+        status, body = post(through.url, DISCOVER)
+        assert status == 200 and json.loads(body) == big
+        wait_for(lambda: [r for r in log_records(state_dir, "big") if "raw" in r], what="the answer's start logged")
+    raw, = [r for r in log_records(state_dir, "big") if "raw" in r]
+    assert raw["direction"] == "in" and raw["raw"].startswith('{"jsonrpc"') and raw["bytes"] > 100000
+
+
+def test_credentials_in_the_url_and_in_any_credential_header_are_masked_in_the_log(cli, start_server, tap, state_dir):
+    server = start_server()
+    through = tap(server.url + "?api_key=q-Secret-77aa31", name="keyed")
+    assert "q-Secret-77aa31" not in json.dumps(tap_info(state_dir, "keyed")["server"])
+    key = "k-Secret-5be1f0"
+    result = cli("--url", through.url, "--header", "X-Api-Key: " + key, "tool", "call", "echo", "message=" + key,
+                 "--format", "json")
+    assert result.code == 0 and key in result.out, result
+    log = (state_dir / "taps" / "keyed.jsonl").read_text()
+    assert "tools/call" in log and key not in log
