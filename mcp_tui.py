@@ -9204,7 +9204,7 @@ class ExchangeBook:
 
 
 TAP_LOG_BYTES = 10 * 1024 * 1024  # a tap's log is rotated at this size: NAME.jsonl -> NAME.1.jsonl (one kept)
-TAP_SWITCH_INTERVAL = 0.0001  # seconds a relay thread waits at most for the log thread to yield the GIL
+TAP_SWITCH_INTERVAL = 0.0001  # seconds a relay thread waits at most for the log's thread to yield the GIL
 TAP_RAW_LIMIT = 4096  # characters of a line that is not JSON kept in the log
 TAP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")  # no dot: NAME.1.jsonl is NAME's old log
 # Environment variables whose values a tap's log masks: a server's credentials come in them.
@@ -9892,8 +9892,8 @@ class TapProxy:
         body = self.request_body(handler)
         if body is None:
             return self.answer(handler, 400, "mcp-tui tap: a request body the tap cannot read\n")
-        dropped = HOP_BY_HOP.union(word.strip().lower() for word in handler.headers.get("Connection", "").split(","))
-        headers = [(key, value) for key, value in handler.headers.items() if key.lower() not in dropped]
+        hop_by_hop = HOP_BY_HOP.union(word.strip().lower() for word in handler.headers.get("Connection", "").split(","))
+        headers = [(key, value) for key, value in handler.headers.items() if key.lower() not in hop_by_hop]
         secret = [(key, value) for key, value in headers if key.lower() in ("authorization", "cookie")
                   or CREDENTIAL_NAME.search(key)]
         register_header_secrets(dict(secret), self.credentials)
@@ -9901,18 +9901,18 @@ class TapProxy:
         headers.append(("Accept-Encoding", "identity"))  # a body the log can read
         if handler.command == "POST" and body:
             self.transcriber.feed("out", body, "json")
-        kept = handler.upstream_connection  # the one this host connection used last, kept alive
+        connection = handler.upstream_connection  # the one this host connection used last, kept alive
         handler.upstream_connection = None
-        for connection in ([kept] if kept is not None else []) + [self.upstream()]:
-            try:
-                response = self.sent(connection, handler.command, target, headers, body)
-                break
-            except (OSError, http_client_errors()) as exc:
-                connection.close()
-                problem = exc  # a kept connection the server had closed meanwhile: once more on a new one
-        else:
+        if connection is not None and dropped(connection):  # closed while idle: found before anything is sent
+            connection.close()
+            connection = None
+        connection = connection or self.upstream()
+        try:
+            response = self.sent(connection, handler.command, target, headers, body)
+        except (OSError, http_client_errors()) as exc:  # never sent again: it may have reached the server
+            connection.close()
             return self.answer(handler, 502, "mcp-tui tap: cannot reach %s://%s: %s\n" % (
-                self.scheme, self.netloc, getattr(problem, "strerror", None) or problem or type(problem).__name__))
+                self.scheme, self.netloc, getattr(exc, "strerror", None) or exc or type(exc).__name__))
         if self.answer_with(handler, response) and not response.will_close:
             handler.upstream_connection = connection
         else:
@@ -10021,6 +10021,7 @@ class TapProxy:
 
     def serve(self, stopped):
         """Relay until ``stopped`` is set (the tap's signal handlers set it)."""
+        sys.setswitchinterval(TAP_SWITCH_INTERVAL)  # as TapRelay.run: the log's thread must not hold a relay up
         thread = threading.Thread(target=self.server.serve_forever, args=(0.2,), daemon=True)
         thread.start()
         try:

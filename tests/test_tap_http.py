@@ -13,6 +13,7 @@ import socket
 import subprocess
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -324,3 +325,43 @@ def test_credentials_in_the_url_and_in_any_credential_header_are_masked_in_the_l
     assert result.code == 0 and key in result.out, result
     log = (state_dir / "taps" / "keyed.jsonl").read_text()
     assert "tools/call" in log and key not in log
+
+
+def test_a_request_the_server_hung_up_on_is_a_502_never_sent_again(tap):
+    """At most once: the tap kept its server connection alive and, when the server hung up on a
+    request without answering, sent it again on a new connection. The server may have acted on
+    it; the host gets a 502 and the server sees it once."""
+    import http.client
+
+    seen = []
+
+    class HangsUpOnTheSecond(Quiet):
+        protocol_version = "HTTP/1.1"  # kept alive, as real servers do
+
+        def do_POST(self):
+            seen.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            if len(seen) == 2:
+                self.close_connection = True  # read, maybe acted on, never answered
+                return
+            data = json.dumps({"jsonrpc": "2.0", "id": seen[-1]["id"], "result": {}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    with serving(HangsUpOnTheSecond) as port:
+        through = tap("http://127.0.0.1:%d/mcp" % port, name="once")
+        parts = urllib.parse.urlsplit(through.url)
+        host = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)  # one host connection
+        statuses = []
+        for number in (1, 2):
+            body = json.dumps({"jsonrpc": "2.0", "id": number, "method": "tools/call",
+                               "params": {"name": "charge_card"}})
+            host.request("POST", parts.path, body=body, headers={"Content-Type": "application/json"})
+            answer = host.getresponse()
+            answer.read()
+            statuses.append(answer.status)
+        host.close()
+    assert statuses == [200, 502], statuses
+    assert [message["id"] for message in seen] == [1, 2], seen
