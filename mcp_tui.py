@@ -697,6 +697,28 @@ def open_user_file(path, append=False, private=False, encoding=None):
         raise
 
 
+def open_user_file_to_read(path):
+    """A file of the user's opened for reading (a tap's log, a config's backup), as
+    open_user_file opens one to write: never through a symbolic link (O_NOFOLLOW, and a look
+    first where there is none), never another user's file, a FIFO or a device (opened
+    non-blocking, so a FIFO cannot hang the open). Returns a binary file object; raises
+    OSError (UnsafeFile for a refusal)."""
+    if os.name == "nt":  # Windows has no O_NOFOLLOW: this look is all
+        problem = unsafe_file_problem(os.lstat(path))
+        if problem:
+            raise UnsafeFile(0, problem, path)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+                 | getattr(os, "O_BINARY", 0))
+    try:
+        problem = unsafe_file_problem(os.fstat(fd))
+        if problem:
+            raise UnsafeFile(0, problem, path)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def write_user_file(path, data, private=False, durable=False):
     """``data`` (bytes) as the whole of ``path``: written to a new temporary file in the same
     directory (open_user_file) and renamed over ``path``, so a reader never sees half a file
@@ -9269,7 +9291,7 @@ def read_tap_info(name):
     """The description a tap wrote beside its log (name, server, transport, pids, times), or None."""
     path = tap_paths(name)[2]
     try:
-        with open_tap_file(path) as handle:
+        with open_user_file_to_read(path) as handle:
             info = json.loads(handle.read(64 * 1024).decode("utf-8"))
     except (OSError, ValueError, UnicodeDecodeError):
         return None
@@ -9279,21 +9301,6 @@ def read_tap_info(name):
 def write_tap_info(name, info):
     write_user_file(tap_paths(name)[2], (json.dumps(info, indent=1, sort_keys=True) + "\n").encode("utf-8"),
                     private=True)
-
-
-def open_tap_file(path):
-    """A tap's file opened for reading: never through a symbolic link, never another user's
-    file, a FIFO or a device (as open_user_file refuses to write them). Raises OSError."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-                 | getattr(os, "O_BINARY", 0))
-    try:
-        problem = unsafe_file_problem(os.fstat(fd))
-        if problem:
-            raise UnsafeFile(0, problem, path)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def tap_names():
@@ -9312,7 +9319,7 @@ def tap_summary(name):
     count = 0
     for path in tap_paths(name)[1::-1]:
         try:
-            with open_tap_file(path) as handle:
+            with open_user_file_to_read(path) as handle:
                 count += sum(1 for line in handle if line.strip() and not line.startswith(b'{"recording"'))
         except OSError:
             continue
@@ -9444,7 +9451,7 @@ class TapFollower:
 
     def open(self):
         try:
-            self.handle = open_tap_file(self.path)
+            self.handle = open_user_file_to_read(self.path)
         except OSError:
             return False
         info = os.fstat(self.handle.fileno())
@@ -9530,7 +9537,7 @@ def tap_log_records(name):
     records = []
     for path in tap_paths(name)[1::-1]:
         try:
-            with open_tap_file(path) as handle:
+            with open_user_file_to_read(path) as handle:
                 records += [record for record in map(tap_record, handle) if record is not None]
         except FileNotFoundError:
             continue
@@ -9864,6 +9871,11 @@ class TapProxy:
         class Server(http.server.ThreadingHTTPServer):
             daemon_threads = True
             address_family = socket.AF_INET6 if ":" in listen[0] else socket.AF_INET
+
+            def handle_error(self, request, client_address):  # a bug of ours: one line, never a traceback
+                kind, exc = sys.exc_info()[:2]
+                sys.stderr.write("mcp-tui tap: internal error relaying a request: %s: %s\n" % (
+                    kind.__name__ if kind else "error", credentials.redact(str(exc))))
 
         try:
             self.server = Server(listen, Handler)
@@ -16192,7 +16204,7 @@ class TapInstall(CliCommands):
             problem = unsafe_file_problem(info)
             if problem:
                 raise UsageError("tap install will not change --config %s: %s" % (path, problem))
-            with open_tap_file(path) as handle:
+            with open_user_file_to_read(path) as handle:
                 raw = handle.read()
             text = raw.decode("utf-8")
             data = load_jsonc(text)
@@ -16338,7 +16350,7 @@ class TapInstall(CliCommands):
         self.records().update(lambda records: records.pop(key, None))
         backup = record.get("backup")
         try:
-            with open_tap_file(backup) as handle:
+            with open_user_file_to_read(backup) as handle:
                 redundant = handle.read() == data
             if redundant:
                 os.remove(backup)  # it holds what the file holds again
