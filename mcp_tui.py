@@ -3712,6 +3712,8 @@ class Era:
         except McpTuiError as exc:
             if session.log:
                 session.log.event("protocol", "could not send the answer to %s: %s" % (method, exc.message))
+        else:
+            responder.sent(method)
 
     def roots_changed(self):
         """Tell the server the client's roots changed; whether a notification went out."""
@@ -6067,6 +6069,8 @@ class InputResponder:
         self.notice = notice or (lambda text: None)
         self.declined = declined or self.notice
         self._lock = threading.Lock()  # one question on the terminal at a time
+        self._roots_read = threading.Condition()
+        self.roots_reads = 0  # roots/list answered so far (a keeper waits for the read its change asks for)
 
     def answer(self, method, params, server_name):
         """The answer to one input request, in either era. An --elicit-stub that cannot fill
@@ -6087,6 +6091,18 @@ class InputResponder:
             if method == "roots/list":
                 return {"roots": [root_entry(path) for path in self.roots]}
         raise InputDeclined("mcp-tui does not answer %s" % method, METHOD_NOT_FOUND)
+
+    def sent(self, method):
+        """The answer to a ``method`` request went to the server (roots/list is counted)."""
+        if method == "roots/list":
+            with self._roots_read:
+                self.roots_reads += 1
+                self._roots_read.notify_all()
+
+    def wait_for_roots_read(self, reads, timeout):
+        """Whether roots/list was answered more than ``reads`` times within ``timeout`` seconds."""
+        with self._roots_read:
+            return self._roots_read.wait_for(lambda: self.roots_reads > reads, timeout)
 
     def elicit(self, params, server_name):
         message = params.get("message", "")
@@ -8725,6 +8741,9 @@ class RecordedResponder:
             error = outcome["error"] if isinstance(outcome["error"], dict) else {}
             raise InputDeclined(str(error.get("message", "declined")), error.get("code", -1))
         return outcome["result"]
+
+    def sent(self, method):
+        """As InputResponder.sent; a replay waits for no read."""
 
 
 def with_task_ids(value, task_ids):
@@ -22373,6 +22392,12 @@ def clock_time(text):
 
 KEEPER_TCP_VARIABLE = "MCP_TUI_KEEPER_TCP"  # 1: a loopback port even where Unix sockets exist
 KEEPER_COMMAND_GONE = "the mcp-tui command it was for went away"
+# After notifications/roots/list_changed, how long an attaching command waits for the server to read the
+# new roots: a server that reads them on the notification (the everything server) asks at once, and a
+# command sent before its answer would meet the old roots. A server that did not ask the first time is
+# not waited for again (it costs ROOTS_FIRST_READ_WAIT once); one that did is waited for up to ROOTS_READ_WAIT.
+ROOTS_FIRST_READ_WAIT = 1.0
+ROOTS_READ_WAIT = 3.0
 AUTO_KEEPER_GRACE = 60.0  # an automatic keeper nobody attached to stops after this many seconds
 KEEPER_PROGRESS_ROUTES = 256  # progress tokens of tasks it keeps routing (a request's own go with its answer)
 
@@ -22417,6 +22442,7 @@ class Keeper:
         self.auto = auto  # started for a task: it ends when its tasks do
         self.token = token or secrets.token_hex(32)  # `session open` holds the name under this token
         self.roots = [os.path.abspath(os.path.expanduser(path)) for path in options.root]  # as the opener meant them
+        self.server_rereads_roots = None  # unknown until the first change is told (serve_roots)
         self.socket_path = None  # its Unix socket, removed when it stops
         self.credentials = SecretRegistry()  # the connection's secrets and the token, masked in the log
         self.credentials.add(self.token, "keeper-token")
@@ -22631,12 +22657,20 @@ class Keeper:
             changed = wanted != responder.roots
             responder.roots[:] = wanted
         if changed:
+            reads = responder.roots_reads
             try:
                 told = self.session.roots_changed()
             except McpTuiError as exc:
                 told = "not told: %s" % exc.message
-            self.log.event("keeper", "roots now %s (the server %s)" % (
-                ", ".join(wanted) or "none", "was told" if told is True else told or "asks per request"))
+            if told is True and self.server_rereads_roots is not False:
+                wait = ROOTS_READ_WAIT if self.server_rereads_roots else ROOTS_FIRST_READ_WAIT
+                asked = responder.wait_for_roots_read(reads, wait)
+                self.server_rereads_roots = self.server_rereads_roots or asked
+                told = "was told, and %s" % ("read them" if asked else "did not ask for them within %gs" % wait)
+            elif told is True:
+                told = "was told (it did not ask for roots when told before: not waited for)"
+            self.log.event("keeper", "roots now %s (the server %s)" % (", ".join(wanted) or "none",
+                                                                      told or "asks per request"))
 
     def attach(self, client, reader, roots=None):
         self.serve_roots(roots)

@@ -383,13 +383,32 @@ def test_a_command_s_own_roots_reach_a_server_that_reads_roots_once(cli, kept, s
 
     try:
         assert cli("@once", "ping", "--root", str(other)).code == 0
-        # the server asks again when told, on its own time: the next command waits for that answer
-        wait_for(lambda: answers() == [[other.as_uri()]], what="the roots/list answered with the command's root")
+        # the server asks again when told, on its own time: the command's request waits for that answer
+        # (sent first, it would meet the old roots), so the answer is in before the command ends
+        assert answers() == [[other.as_uri()]]
         assert cli("@once", "ping").code == 0
-        wait_for(lambda: len(answers()) == 2, what="the roots/list after the session's roots came back")
+        assert len(answers()) == 2, answers()
         assert cli("@once", "ping").code == 0  # the same roots again: nothing to tell
     finally:
         cli("session", "close", "once")
     told = [m for m in recorded(server_record) if m.get("method") == "notifications/roots/list_changed"]
     assert len(told) == 2, told
     assert answers() == [[other.as_uri()], [project.as_uri()]], answers()
+
+
+def test_a_server_that_does_not_read_roots_when_told_is_waited_for_once(cli, kept, tmp_path, server_record):
+    """The keeper waits for a told server's roots/list before a command's request goes out (above);
+    a server that did not ask the first time is not waited for at each later change."""
+    log = tmp_path / "keeper.jsonl"
+    opened = cli("session", "open", "deaf", stdio_command("--record", server_record), "--protocol-version",
+                 "2025-11-25", "--log-file", log)
+    assert opened.code == 0, opened
+    try:
+        for root in ("one", "two", "three"):
+            assert cli("@deaf", "ping", "--root", str(tmp_path / root)).code == 0
+    finally:
+        cli("session", "close", "deaf")
+    notes = [line for line in log.read_text().splitlines() if "roots now" in line]
+    assert len(notes) == 3, notes
+    assert "did not ask for them within 1s" in notes[0], notes
+    assert all("not waited for" in note for note in notes[1:]), notes
