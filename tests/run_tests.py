@@ -14,7 +14,7 @@ built meanwhile (from the start, at a lower CPU priority: the tests are the run'
 path), and the interop tests, which run last, wait for them (MCP_TUI_PEERS_PENDING,
 tests/interop/conftest.py). The peers' interpreters (or npm prefixes) reach the tests as
 MCP_TUI_PEER_<NAME> environment variables.
-MCP_TUI_TEST_WORKERS sets the number of pytest-xdist workers (4 unless told).
+MCP_TUI_TEST_WORKERS sets the number of pytest-xdist workers (6 unless told).
 `--windows` runs the Windows leg instead (see windows_leg). mcp_tui.py itself never needs any of this.
 """
 import hashlib
@@ -222,10 +222,11 @@ def main():
     env[PEERS_PENDING] = str(scratch / "peers.json")
     test_python = ensure_venv(ROOT / ".venv-test", ROOT / "tests" / "requirements.txt")
     pytest = [str(test_python), "-m", "pytest", "-q"]
-    # Most tests wait on servers and timeouts more than they compute: two workers a CPU of the
-    # two CI has (a clean clone took 5:23 with 3, 4:45 with 4). MCP_TUI_TEST_WORKERS sets it on
-    # a machine shared with others.
-    workers = os.environ.get("MCP_TUI_TEST_WORKERS", "4")
+    # Most tests wait on servers and timeouts more than they compute: three workers a CPU of the
+    # two CI has. With 4 the CPUs sat idle a quarter of the time (1.5 of 2 busy on average; 299 s
+    # warm, 304 s from a clean clone); with 6 they are busy to the end (260 s and 264 s warm, one
+    # run apart). MCP_TUI_TEST_WORKERS sets it on a machine shared with others.
+    workers = os.environ.get("MCP_TUI_TEST_WORKERS", "6")
     # The arguments given, or the whole suite in one run (the TUI tests among the others:
     # they wait on the screen's text, never on time).
     cmd = pytest + ["-n", workers] + (sys.argv[1:] or ["tests"])
