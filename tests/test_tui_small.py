@@ -158,8 +158,9 @@ def test_f9_takes_a_new_file_and_never_one_planted_under_its_name(tui, tmp_path)
     screen = tui(server_command(), cwd=tmp_path, columns=220, rows=24)  # room for the whole path
     screen.wait_for("Tools (")
     screen.send("f9")
-    started = screen.wait_for(lambda t: "Recording to mcp-tui-" in screen.status_line(), what="recording")
-    name = re.search(r"(mcp-tui-\d{8}-\d{6}-1\.jsonl)", started).group(1)
+    # The whole name, not its start: the screen may be read while curses is still drawing the line.
+    recording = re.compile(r"Recording to \S*(mcp-tui-\d{8}-\d{6}-1\.jsonl)")
+    name = recording.search(screen.wait_for(recording.search, what="recording to the next free name")).group(1)
     screen.send("f9")
     screen.wait_for(lambda t: "Recording stopped: %s." % (tmp_path / name) in screen.text(), what="where it is")
     assert victim.read_text() == "the victim's own\n"
