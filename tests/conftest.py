@@ -71,6 +71,14 @@ def process_alive(pid):
         return True
 
 
+def shows_status(text, status):
+    """Whether ``text`` holds the number ``status`` (an HTTP status) on its own, not as digits of a
+    longer number: a port such as 127.0.0.1:40575 holds "405"."""
+    import re
+
+    return re.search(r"(?<!\d)%d(?!\d)" % status, text) is not None
+
+
 def wait_for(predicate, timeout=30.0, what="condition", interval=0.05):
     """Poll ``predicate`` until it returns something truthy (returned), or fail after ``timeout``."""
     import time

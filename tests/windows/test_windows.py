@@ -28,6 +28,13 @@ SERVER = "python tests/testserver.py"  # a bare name: python.exe found through P
 WINE_SPAWN_FAILURE = re.compile(r"\Amcp-tui: cannot start the server '[^\n]*': \[WinError 1359\] Internal error\n?\Z")
 
 
+def wine_failed_to_start(ran):
+    """Whether a failed run never got as far as a server: python.exe exited without a byte of
+    output, or mcp-tui's one line is Wine's ERROR_INTERNAL_ERROR from starting the server."""
+    silent = not ran.out and not ran.err
+    return ran.code not in (0, None) and (silent or WINE_SPAWN_FAILURE.search(ran.err) is not None)
+
+
 def why_not_here():
     if shutil.which("wine") is None:
         return "Wine is not installed"
@@ -78,10 +85,10 @@ class Windows(object):
         A run that failed without a byte on stdout or stderr never reached mcp-tui, which always
         says why it fails: Wine failed to start python.exe (seen once in ~20 runs of the leg, on a
         loaded machine). Wine's CreateProcess may also fail the server's start with ERROR_INTERNAL_ERROR
-        (1359; seen once in ~25 runs), which mcp-tui reports and Windows does not do. Those two cases
-        are run again, once, with a warning in the test report; nothing reached a server in either."""
+        (1359; seen once in ~25 runs), which mcp-tui reports as it must. Those two cases are run again,
+        once, with a warning in the test report; nothing reached a server in either."""
         ran = self._run_once(args, input, env, timeout, pipe_into)
-        if ran.code not in (0, None) and (not ran.out and not ran.err or WINE_SPAWN_FAILURE.search(ran.err)):
+        if wine_failed_to_start(ran):
             warnings.warn("Wine gave exit %s and %r for %r; ran it again" % (ran.code, ran.err[:200], args))
             ran = self._run_once(args, input, env, timeout, pipe_into)
         return ran
