@@ -613,12 +613,12 @@ def state_directory():
 
 def shared_folder_problem(info):
     """Why the folder that ``info`` (a stat) describes is not one only the user controls:
-    "not yours", "writable by others" (group or others, sticky or not), or None. POSIX only:
-    on Windows who may write is an ACL this does not read (README, Security)."""
-    if info.st_uid != os.getuid():
-        return "not yours"
-    if info.st_mode & 0o022:
-        return "writable by others"
+    "not yours", "writable by others" (group or others, sticky or not), or None."""
+    if os.name != "nt":  # Windows: who may write is an ACL this does not read (README, Security); no check
+        if info.st_uid != os.getuid():
+            return "not yours"
+        if info.st_mode & 0o022:
+            return "writable by others"
     return None
 
 
