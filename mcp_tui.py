@@ -13909,8 +13909,8 @@ CLI_OPTIONS = (
         (("--method",), dict(metavar="M", help="tap save: only the host's M requests, with their answers")),
     )),
     ("install", (
-        (("--prefix",), dict(metavar="DIR", help="install: the folder the mcp-tui launcher goes in (default "
-                                                 "~/.local/bin)")),
+        (("--prefix",), dict(metavar="DIR", help="install: the folder the mcp-tui launcher goes in, one only you "
+                                                 "may write (default ~/.local/bin)")),
         (("--uninstall",), dict(action="store_true", help="install: remove the launcher it wrote")),
     )),
 )
@@ -15510,11 +15510,11 @@ def load_own_file(path, cache=None):
     import os, stat, sys
     from importlib.machinery import SourceFileLoader
     from importlib.util import cache_from_source, module_from_spec, spec_from_file_location
-    loader = SourceFileLoader("mcp_tui", path)
-    module = sys.modules["mcp_tui"] = module_from_spec(spec_from_file_location("mcp_tui", path, loader=loader))
     saved = sys.pycache_prefix, sys.dont_write_bytecode
     sys.pycache_prefix, sys.dont_write_bytecode = cache or saved[0], False  # cached bytecode is what makes it fast
     try:
+        loader = SourceFileLoader("mcp_tui", path)
+        module = sys.modules["mcp_tui"] = module_from_spec(spec_from_file_location("mcp_tui", path, loader=loader))
         compiled = cache_from_source(path)
         folder = os.path.dirname(compiled)
         try:
@@ -16770,8 +16770,11 @@ def launch():
         del sys.path[0]
     if not os.path.isfile(MODULE):  # moved or deleted: this launcher can still remove itself
         here = os.path.realpath(__file__)
-        if sys.argv[1:2] == ["install"] and "--uninstall" in sys.argv[2:]:
-            os.remove(here)
+        if sys.argv[1:2] == ["install"] and "--uninstall" in sys.argv[2:]:  # (this launcher, whatever --prefix)
+            try:
+                os.remove(here)
+            except OSError as exc:
+                sys.exit("mcp-tui: cannot remove %%s: %%s" %% (here, exc.strerror or exc))
             print("Removed %%s" %% here)
             return 0
         sys.stderr.write("mcp-tui: %%s, which this launcher runs, is gone (moved or deleted) (run python3 "
@@ -16789,14 +16792,14 @@ def launcher_cache(module):
     """Where the launcher of ``module`` keeps its bytecode: None for the __pycache__ beside it, in a
     folder of the user's that they may write and no one else may; else the user's own cache
     folder. Raises UsageError where that one is not the user's alone either."""
+    import stat
+
     here = os.path.dirname(module)
     info = os.stat(here)
-    if not (shared_folder_problem(info) or not info.st_mode & 0o200 or not os.access(here, os.W_OK)):
+    if not shared_folder_problem(info) and info.st_mode & stat.S_IWUSR and os.access(here, os.W_OK):
         return None
     cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
                          "mcp-tui", "bytecode")
-    import stat
-
     try:
         os.makedirs(cache, 0o700, exist_ok=True)
         made = os.lstat(cache)
