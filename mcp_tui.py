@@ -611,6 +611,17 @@ def state_directory():
     return os.path.join(base, "mcp-tui")
 
 
+def shared_folder_problem(info):
+    """Why the folder that ``info`` (a stat) describes is not one only the user controls:
+    "not yours", "writable by others" (group or others, sticky or not), or None."""
+    if os.name != "nt":  # Windows: who may write is an ACL this does not read (README, Security); no check
+        if info.st_uid != os.getuid():
+            return "not yours"
+        if info.st_mode & 0o022:
+            return "writable by others"
+    return None
+
+
 def private_directory(path):
     """Create ``path`` 0700, or check the one there: state is refused a directory that is a
     symbolic link, that another user owns or that group or others may write to (they could
@@ -628,9 +639,10 @@ def private_directory(path):
                           "of your own, not through a link" % path,
                           hint="point MCP_TUI_STATE_DIR at the directory itself")
     if os.name != "nt":  # Windows: %LOCALAPPDATA% is private by its ACL (README, Security)
-        if info.st_uid != os.getuid() or info.st_mode & 0o022:
+        problem = shared_folder_problem(info)
+        if problem:
             raise McpTuiError("the state directory %s is %s; mcp-tui keeps its state only where no one else can "
-                              "change it" % (path, "not yours" if info.st_uid != os.getuid() else "writable by others"),
+                              "change it" % (path, problem),
                               hint="chmod 700 %s, or point MCP_TUI_STATE_DIR elsewhere" % path)
         if info.st_mode & 0o077:
             try:
@@ -13897,8 +13909,8 @@ CLI_OPTIONS = (
         (("--method",), dict(metavar="M", help="tap save: only the host's M requests, with their answers")),
     )),
     ("install", (
-        (("--prefix",), dict(metavar="DIR", help="install: the folder the mcp-tui launcher goes in (default "
-                                                 "~/.local/bin)")),
+        (("--prefix",), dict(metavar="DIR", help="install: the folder the mcp-tui launcher goes in, one only you "
+                                                 "may write (default ~/.local/bin)")),
         (("--uninstall",), dict(action="store_true", help="install: remove the launcher it wrote")),
     )),
 )
@@ -15484,48 +15496,80 @@ def auth_command(args, opts, spec, output, log):
 # -- the `session` verbs: a keeper started, listed, closed (it runs in section 9) ----------
 
 KEEPER_FLAG = "--run-session-keeper"
-# Run with -I: sys.path holds neither the working directory nor PYTHONPATH. mcp_tui itself is
-# the very file the command runs from, never looked up by name: in a shared folder another user
-# may have put a package mcp_tui/ beside a copied mcp_tui.py, which a lookup would prefer, or a
-# __pycache__ of theirs, whose bytecode a loader runs when its header matches the source. The
-# cache is used only in a __pycache__ of the user's (or root's) that no one else may write;
-# missing, it is made (then it is the user's); otherwise (and on Windows, where who may write
-# is an ACL this does not read) the source is compiled afresh. From a zipapp, mcp_tui is looked
-# up in the archive alone.
-KEEPER_BOOT = """if True:
+# The one loader of mcp_tui's own file, run by the keeper (KEEPER_BOOT) and by the `install` launcher
+# (LAUNCHER), both before mcp_tui exists. In a shared folder another user may have made the
+# __pycache__, or put a .pyc of theirs in it, whose bytecode a loader runs when its header matches
+# the source: bytecode is used only from a cache folder and file of the user's (or root's) that no
+# one else may write; missing, the folder is made (then it is the user's); otherwise a one-line
+# note says so and the source is compiled afresh. ``cache``: a folder the bytecode goes under (as
+# sys.pycache_prefix would put it) for this one file: the standard library's is left where it is.
+# On Windows (no geteuid; who may write is an ACL this does not read) the source is compiled
+# afresh, without a note, as before.
+OWN_FILE_LOADER = """
+def load_own_file(path, cache=None):
     import os, stat, sys
-    path = sys.argv[1]
-    if path.endswith(".py") and os.path.isfile(path):
-        from importlib.machinery import SourceFileLoader
-        from importlib.util import cache_from_source, module_from_spec, spec_from_file_location
+    from importlib.machinery import SourceFileLoader
+    from importlib.util import cache_from_source, module_from_spec, spec_from_file_location
+    saved = sys.pycache_prefix, sys.dont_write_bytecode
+    sys.pycache_prefix, sys.dont_write_bytecode = cache or saved[0], False  # cached bytecode is what makes it fast
+    try:
         loader = SourceFileLoader("mcp_tui", path)
         module = sys.modules["mcp_tui"] = module_from_spec(spec_from_file_location("mcp_tui", path, loader=loader))
+        compiled = cache_from_source(path)
+        folder = os.path.dirname(compiled)
         try:
-            cache = os.path.dirname(cache_from_source(path))
-            try:
-                os.mkdir(cache, 0o755)
-            except FileExistsError:
-                pass
-            info = os.lstat(cache)
-            trusted = stat.S_ISDIR(info.st_mode) and info.st_uid in (0, os.geteuid()) and not info.st_mode & 0o022
+            os.makedirs(folder, 0o700 if cache else 0o755, exist_ok=True)
+            euid, problem = os.geteuid(), None
         except (OSError, NotImplementedError, AttributeError):  # Windows (no geteuid): the source, always
-            trusted = False
-        if trusted:
-            loader.exec_module(module)
+            problem = ""
+        for name, kind in ((folder, stat.S_ISDIR), (compiled, stat.S_ISREG)) if problem is None else ():
+            try:
+                info = os.lstat(name)
+            except FileNotFoundError:  # (the file: written now, by the user)
+                continue
+            except OSError as exc:
+                problem = "%s: %s" % (name, exc.strerror)
+            else:
+                if not kind(info.st_mode):
+                    problem = "%s is a link or not a %s" % (name, "folder" if kind is stat.S_ISDIR else "file")
+                elif info.st_uid not in (0, euid):
+                    problem = "%s is not yours" % name
+                elif info.st_mode & 0o022:
+                    problem = "%s is writable by others" % name
+            if problem:
+                sys.stderr.write("mcp-tui: ignored the cached bytecode of %s (%s); compiled the file afresh\\n" % (
+                    path, problem))
+                break
+        if problem is None:
+            code = loader.get_code("mcp_tui")
         else:
-            exec(loader.source_to_code(loader.get_data(path), path), module.__dict__)
-    else:
-        from importlib.machinery import PathFinder
-        spec = PathFinder.find_spec("mcp_tui", [os.path.dirname(path)])
-        if spec is None:
-            sys.exit("mcp_tui is not in %s" % os.path.dirname(path))
-        if hasattr(spec.loader, "exec_module"):
-            from importlib.util import module_from_spec
-            module = sys.modules["mcp_tui"] = module_from_spec(spec)
-            spec.loader.exec_module(module)
-        else:  # zipimport before Python 3.10
-            module = spec.loader.load_module("mcp_tui")
-    sys.exit(module.main(sys.argv[2:]))
+            code = loader.source_to_code(loader.get_data(path), path)
+    finally:
+        sys.pycache_prefix, sys.dont_write_bytecode = saved
+    exec(code, module.__dict__)
+    return module
+"""
+# Run with -I: sys.path holds neither the working directory nor PYTHONPATH. mcp_tui itself is
+# the very file the command runs from, never looked up by name: in a shared folder another user
+# may have put a package mcp_tui/ beside a copied mcp_tui.py, which a lookup would prefer (its
+# bytecode: OWN_FILE_LOADER). From a zipapp, mcp_tui is looked up in the archive alone.
+KEEPER_BOOT = OWN_FILE_LOADER + """
+import os, sys
+path = sys.argv[1]
+if path.endswith(".py") and os.path.isfile(path):
+    module = load_own_file(path)
+else:
+    from importlib.machinery import PathFinder
+    spec = PathFinder.find_spec("mcp_tui", [os.path.dirname(path)])
+    if spec is None:
+        sys.exit("mcp_tui is not in %s" % os.path.dirname(path))
+    if hasattr(spec.loader, "exec_module"):
+        from importlib.util import module_from_spec
+        module = sys.modules["mcp_tui"] = module_from_spec(spec)
+        spec.loader.exec_module(module)
+    else:  # zipimport before Python 3.10
+        module = spec.loader.load_module("mcp_tui")
+sys.exit(module.main(sys.argv[2:]))
 """
 
 
@@ -16713,27 +16757,63 @@ LAUNCHER = """#!%(python)s
 import sys
 
 MODULE = %(module)r
+CACHE = %(cache)r  # its bytecode's folder (None: a __pycache__ beside it), as install chose
 
+%(loader)s
 
 def launch():
     import os
-    from importlib.util import module_from_spec, spec_from_file_location
 
-    # Only that file is loaded: nothing from this folder or the working directory.
-    if sys.path and os.path.abspath(sys.path[0] or os.curdir) == os.path.dirname(os.path.abspath(__file__)):
+    # Only that file is loaded: nothing from this folder or the working directory. sys.path[0] is
+    # the launcher's real folder, also when it is run through a symbolic link: compared resolved.
+    if sys.path and os.path.realpath(sys.path[0] or os.curdir) == os.path.dirname(os.path.realpath(__file__)):
         del sys.path[0]
-    sys.dont_write_bytecode = False  # the cached bytecode is what makes this fast
-    if not os.access(os.path.dirname(MODULE), os.W_OK) and not sys.pycache_prefix:
-        cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        sys.pycache_prefix = os.path.join(cache, "mcp-tui", "bytecode")  # a folder the user may not write
-    spec = spec_from_file_location("mcp_tui", MODULE)
-    module = sys.modules["mcp_tui"] = module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.main(sys.argv[1:])
+    if not os.path.isfile(MODULE):  # moved or deleted: this launcher can still remove itself
+        here = os.path.realpath(__file__)
+        if sys.argv[1:2] == ["install"] and "--uninstall" in sys.argv[2:]:  # (this launcher, whatever --prefix)
+            try:
+                os.remove(here)
+            except OSError as exc:
+                sys.exit("mcp-tui: cannot remove %%s: %%s" %% (here, exc.strerror or exc))
+            print("Removed %%s" %% here)
+            return 0
+        sys.stderr.write("mcp-tui: %%s, which this launcher runs, is gone (moved or deleted) (run python3 "
+                         "mcp_tui.py install where it is now, or remove the launcher: %%s install --uninstall)\\n"
+                         %% (MODULE, here))
+        return 1
+    return load_own_file(MODULE, CACHE).main(sys.argv[1:])
 
 
 sys.exit(launch())
 """
+
+
+def launcher_cache(module):
+    """Where the launcher of ``module`` keeps its bytecode: None for the __pycache__ beside it, in a
+    folder of the user's that they may write and no one else may; else the user's own cache
+    folder. Raises UsageError where that one is not the user's alone either."""
+    import stat
+
+    here = os.path.dirname(module)
+    info = os.stat(here)
+    if not shared_folder_problem(info) and info.st_mode & stat.S_IWUSR and os.access(here, os.W_OK):
+        return None
+    cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+                         "mcp-tui", "bytecode")
+    try:
+        os.makedirs(cache, 0o700, exist_ok=True)
+        made = os.lstat(cache)
+        problem = shared_folder_problem(made) if stat.S_ISDIR(made.st_mode) else "a link or not a folder"
+    except OSError as exc:
+        problem = "not usable (%s)" % (exc.strerror or exc)
+    if problem:
+        raise UsageError("%s is in %s, which %s, and your bytecode cache %s is %s: the launcher would have no "
+                         "folder of your own for its bytecode; nothing was written" % (
+                             os.path.basename(module), here, "others may write" if shared_folder_problem(info)
+                             else "you may not write", cache, problem),
+                         hint="chmod 700 %s (or set XDG_CACHE_HOME to a folder of your own), or copy mcp_tui.py into "
+                              "a folder of your own" % cache)
+    return cache
 
 
 def install_launcher(prefix, uninstall, output):
@@ -16765,11 +16845,18 @@ def install_launcher(prefix, uninstall, output):
         raise UsageError("install needs mcp_tui.py as a file (this one is %s)" % module)
     import subprocess
 
+    cache = launcher_cache(module)
     try:
         os.makedirs(folder, exist_ok=True)
+        problem = shared_folder_problem(os.stat(folder))
+        if problem:  # another user could put a program of theirs in the launcher's place
+            raise UsageError("%s is %s: another user could replace the launcher there with a program of theirs; "
+                             "nothing was written" % (folder, problem),
+                             hint="give --prefix a folder only you may write, such as ~/.local/bin")
         temporary = path + ".%d.tmp" % os.getpid()
         with open(temporary, "w", encoding="utf-8") as handle:
-            handle.write(LAUNCHER % dict(python=sys.executable, mark=LAUNCHER_MARK, module=module))
+            handle.write(LAUNCHER % dict(python=sys.executable, mark=LAUNCHER_MARK, module=module, cache=cache,
+                                         loader=OWN_FILE_LOADER))
         os.chmod(temporary, 0o755)
         os.replace(temporary, path)
     except OSError as exc:

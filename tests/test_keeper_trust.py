@@ -15,7 +15,7 @@ import threading
 
 import pytest
 
-from conftest import MCP_TUI, MCP_TUI_PROCESS, ROOT, process_alive, stdio_command, wait_for
+from conftest import MCP_TUI, MCP_TUI_PROCESS, ROOT, plant_bytecode, process_alive, stdio_command, wait_for
 from test_keeper import kept, pids_with, server_record, sessions_file  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="finds processes through os.kill(pid, 0)")
@@ -66,8 +66,6 @@ def test_a_package_or_bytecode_planted_beside_a_copied_script_is_never_imported(
     that folder, and a package mcp_tui/ another user made there won (issue 31). Bytecode
     in a __pycache__ of theirs, with a header that matches the copied source, is not run
     either (as root, the folder is made theirs; otherwise the package alone is tried)."""
-    import importlib.util
-    import marshal
     import shutil
 
     shared, marks = tmp_path / "shared", tmp_path / "marks"
@@ -79,17 +77,7 @@ def test_a_package_or_bytecode_planted_beside_a_copied_script_is_never_imported(
     (shared / "mcp_tui" / "__init__.py").write_text("open(%r, 'w').close()\n" % str(marks / "package"))
     as_root = hasattr(os, "geteuid") and os.geteuid() == 0
     if as_root:
-        cache = shared / "__pycache__"
-        cache.mkdir()
-        source = os.stat(str(script))
-        planted = compile("open(%r, 'w').close()\n" % str(marks / "bytecode"), str(script), "exec")
-        header = importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little") + (
-            int(source.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little") + (source.st_size & 0xFFFFFFFF).to_bytes(4, "little")
-        pyc = importlib.util.cache_from_source(str(script))
-        with open(pyc, "wb") as handle:
-            handle.write(header + marshal.dumps(planted))
-        for path in (pyc, str(cache)):
-            os.chown(path, 65534, 65534)
+        plant_bytecode(script, marks / "bytecode")
     run = lambda *args: subprocess.run([sys.executable, str(script)] + list(args), capture_output=True, text=True,
                                        timeout=60, cwd=str(shared), env=environ(state_dir))
     opened = run("session", "open", "copied", stdio_command())

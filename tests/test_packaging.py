@@ -5,6 +5,7 @@ import ast
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MCP_TUI, ROOT, TESTSERVER, RunningServer
+from conftest import MCP_TUI, ROOT, TESTSERVER, RunningServer, plant_bytecode
 from run_tests import new_venv
 
 PYPROJECT = ROOT / "pyproject.toml"
@@ -180,6 +181,129 @@ def test_install_leaves_an_mcp_tui_it_did_not_write_alone(tmp_path, state):
         assert refused.stderr.startswith("mcp-tui: %s is there already and is not an mcp-tui launcher; nothing was "
                                          % (prefix / "mcp-tui")), show(refused)
     assert (prefix / "mcp-tui").read_text() == "#!/bin/sh\necho pip's own\n"
+
+
+AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+POSIX_ONLY = pytest.mark.skipif(os.name == "nt", reason="install writes a POSIX launcher")
+
+
+def copied_and_installed(tmp_path, state, mode=0o755):
+    """mcp_tui.py copied into tmp_path/src (chmod ``mode`` once it is there), its launcher
+    installed in tmp_path/bin with the user's cache folder in tmp_path/cache: (script, launcher, env)."""
+    folder = tmp_path / "src"
+    folder.mkdir()
+    script = folder / "mcp_tui.py"
+    script.write_bytes(MCP_TUI.read_bytes())
+    os.chmod(str(folder), mode)
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    installed = run([sys.executable, script, "install", "--prefix", tmp_path / "bin"], state, env=env)
+    assert installed.returncode == 0, show(installed)
+    return script, tmp_path / "bin" / "mcp-tui", env
+
+
+@POSIX_ONLY
+@pytest.mark.skipif(not AS_ROOT, reason="another user's __pycache__ needs root to make (chown)")
+@pytest.mark.parametrize("where", ["sticky drop folder", "their __pycache__", "their file in yours"])
+def test_the_launcher_never_runs_bytecode_another_user_planted(tmp_path, state, where):
+    """Issue 44: mcp_tui.py dropped in a 1777 folder, `install`ed; another user made
+    __pycache__/mcp_tui.cpython-XY.pyc stamped with the source's mtime and size, and the
+    launcher's next run executed it. From a folder others may write the launcher keeps its
+    bytecode in the user's cache folder; elsewhere it uses a cache folder and file of the
+    user's alone, and says in one line that it ignored any other."""
+    script, launcher, env = copied_and_installed(tmp_path, state, 0o1777 if where == "sticky drop folder" else 0o755)
+    shutil.rmtree(str(script.parent / "__pycache__"), ignore_errors=True)
+    marker = tmp_path / "planted-bytecode-ran"
+    pyc = plant_bytecode(script, marker)
+    if where == "their file in yours":
+        os.chown(os.path.dirname(pyc), 0, 0)
+    version = run([launcher, "--version"], state, cwd=tmp_path, env=env)
+    assert (version.returncode, version.stdout) == (0, "mcp-tui 0.1.0\n"), show(version)
+    assert not marker.exists()
+    if where == "sticky drop folder":
+        assert version.stderr == "", show(version)
+        cached = tmp_path / "cache" / "mcp-tui" / "bytecode" / str(script.parent).lstrip(os.sep)
+        assert [path.name for path in cached.iterdir()] == [os.path.basename(pyc)]
+    else:
+        assert version.stderr == "mcp-tui: ignored the cached bytecode of %s (%s is not yours); compiled the file " \
+                                 "afresh\n" % (script, pyc if where == "their file in yours" else os.path.dirname(pyc))
+
+
+@POSIX_ONLY
+def test_a_launcher_reached_through_a_symbolic_link_imports_nothing_from_its_real_folder(tmp_path, state):
+    """Its sys.path[0] is its real folder, which the guard compared with the link's: a json.py
+    planted beside the real launcher ran."""
+    _, launcher, env = copied_and_installed(tmp_path, state)
+    marker = tmp_path / "planted-json-ran"
+    (launcher.parent / "json.py").write_text("open(%r, 'w').close()\n" % str(marker))
+    linked = tmp_path / "links" / "mcp-tui"
+    linked.parent.mkdir()
+    os.symlink(str(launcher), str(linked))
+    version = run([linked, "--version"], state, cwd=tmp_path, env=env)
+    assert (version.returncode, version.stdout, version.stderr) == (0, "mcp-tui 0.1.0\n", ""), show(version)
+    assert not marker.exists()
+
+
+@POSIX_ONLY
+def test_a_launcher_whose_file_is_gone_says_so_in_one_line_and_still_uninstalls(tmp_path, state):
+    """mcp_tui.py moved away: the launcher printed a 10-line FileNotFoundError traceback and
+    could not remove itself."""
+    script, launcher, env = copied_and_installed(tmp_path, state)
+    script.rename(tmp_path / "moved.py")
+    version = run([launcher, "--version"], state, cwd=tmp_path, env=env)
+    assert (version.returncode, version.stdout) == (1, ""), show(version)
+    assert version.stderr == ("mcp-tui: %s, which this launcher runs, is gone (moved or deleted) (run python3 "
+                              "mcp_tui.py install where it is now, or remove the launcher: %s install --uninstall)\n"
+                              % (script, launcher)), show(version)
+    removed = run([launcher, "install", "--uninstall"], state, cwd=tmp_path, env=env)
+    assert (removed.returncode, removed.stdout, removed.stderr) == (0, "Removed %s\n" % launcher, ""), show(removed)
+    assert not launcher.exists()
+
+
+@POSIX_ONLY
+def test_install_refuses_a_prefix_others_may_write(tmp_path, state):
+    """In a 777 folder another user replaced the launcher, and the user's next mcp-tui ran
+    their program; the state directory is refused such a folder already."""
+    prefix = tmp_path / "shared-bin"
+    prefix.mkdir()
+    os.chmod(str(prefix), 0o777)
+    refused = run([sys.executable, MCP_TUI, "install", "--prefix", prefix], state)
+    assert (refused.returncode, refused.stdout) == (2, ""), show(refused)
+    assert refused.stderr == ("mcp-tui: %s is writable by others: another user could replace the launcher there with "
+                              "a program of theirs; nothing was written (give --prefix a folder only you may write, "
+                              "such as ~/.local/bin)\n" % prefix), show(refused)
+    assert os.listdir(str(prefix)) == []
+
+
+@POSIX_ONLY
+def test_install_refuses_a_shared_source_folder_without_a_cache_folder_of_your_own(tmp_path, state):
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    os.chmod(str(drop), 0o1777)
+    script = drop / "mcp_tui.py"
+    script.write_bytes(MCP_TUI.read_bytes())
+    cache = tmp_path / "cache" / "mcp-tui" / "bytecode"
+    cache.mkdir(parents=True)
+    os.chmod(str(cache), 0o777)
+    refused = run([sys.executable, script, "install", "--prefix", tmp_path / "bin"], state,
+                  env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert (refused.returncode, refused.stdout) == (2, ""), show(refused)
+    assert refused.stderr.startswith("mcp-tui: mcp_tui.py is in %s, which others may write, and your bytecode cache "
+                                     "%s is writable by others: " % (drop, cache)), show(refused)
+    assert len(refused.stderr.splitlines()) == 1 and not (tmp_path / "bin" / "mcp-tui").exists()
+
+
+@POSIX_ONLY
+def test_from_a_read_only_folder_only_mcp_tui_s_own_bytecode_goes_to_the_cache_folder(tmp_path, state):
+    """The launcher set sys.pycache_prefix for the whole process: 2.5 MB of the standard
+    library's bytecode went to ~/.cache/mcp-tui/bytecode as well."""
+    script, launcher, env = copied_and_installed(tmp_path, state, 0o555)
+    listed = run([launcher] + stdio_words() + ["tool", "list"], state, cwd=tmp_path, env=env)
+    assert listed.returncode == 0 and listed.stdout.startswith("echo (Echo)\n"), show(listed)
+    cache = tmp_path / "cache"
+    assert sorted(str(path.relative_to(cache)) for path in cache.rglob("*") if path.is_file()) == [
+        os.path.join("mcp-tui", "bytecode", str(script.parent).lstrip(os.sep), "mcp_tui.%s.pyc"
+                     % sys.implementation.cache_tag)]
+    assert not (script.parent / "__pycache__").exists()
 
 
 # -- the console script -------------------------------------------------------------------------------
