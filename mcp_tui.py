@@ -9803,6 +9803,13 @@ class TapRelay:
 # chunk by chunk as it arrives. Copies of the bodies go to the TapTranscriber, as the stdio
 # relay's bytes do; the credentials in a request's headers are registered first, so the log
 # masks them.
+#
+# Only the tap's owner may use it: any local user can connect to a loopback port, so the
+# tap's URL holds a capability, a random path segment (/TOKEN/mcp) said only to its owner
+# (on stderr, and in NAME.json, 0600). A request without it is a 404 that reaches neither
+# the server nor the log. What one connection may cost is bounded too: a body by
+# --max-message-size (413 past it, never read whole first), the wait for a request by
+# TAP_IDLE_SECONDS, and the connections served at once by TAP_MAX_CONNECTIONS.
 
 
 # Headers of one connection, not of the message (RFC 9110 §7.6.1): never passed on. Content-Length
@@ -9810,6 +9817,19 @@ class TapRelay:
 HOP_BY_HOP = frozenset(("connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
                         "te", "trailer", "trailers", "transfer-encoding", "upgrade", "host", "content-length"))
 TAP_CONNECT_SECONDS = 10.0  # to reach the server; a stream then runs as long as it runs
+TAP_IDLE_SECONDS = 60.0  # a connection that sends no whole request (line, headers, body) in this long is closed
+TAP_MAX_CONNECTIONS = 64  # host connections served at once; one more is answered 503 and closed at once
+TAP_LINGER_SECONDS = 1.0  # a refused request's unread rest is read (and dropped) this long, so its answer arrives
+TAP_MAX_TRAILERS = 64  # trailer lines after a chunked body
+
+
+def tap_idle_seconds():
+    """TAP_IDLE_SECONDS, or MCP_TUI_TAP_IDLE_SECONDS (seconds) where set: a hidden setting, for
+    the tests, which cannot wait a minute for an idle connection to be closed."""
+    try:
+        return max(0.05, float(os.environ.get("MCP_TUI_TAP_IDLE_SECONDS") or TAP_IDLE_SECONDS))
+    except ValueError:
+        return TAP_IDLE_SECONDS
 
 
 def listen_address(text, allow_remote=False):
@@ -9851,21 +9871,27 @@ class TapEventStream:
 
 
 class TapProxy:
-    """The HTTP tap: a ThreadingHTTPServer on the listen address whose every request is relayed
-    to ``url``'s origin (a connection kept alive per host connection), its bodies logged through
-    ``transcriber``. An origin that cannot be reached is a 502 with a short body; the tap goes on."""
+    """The HTTP tap: a ThreadingHTTPServer on the listen address whose every request with the
+    tap's token (``url``'s first path segment) is relayed to ``url``'s origin (a connection
+    kept alive per host connection), its bodies logged through ``transcriber``. An origin that
+    cannot be reached is a 502 with a short body; the tap goes on."""
 
     def __init__(self, url, listen, transcriber, credentials, insecure=False, max_message=DEFAULT_MAX_MESSAGE):
         import http.server
+        import secrets
         import socket
-        from urllib.parse import urlsplit, urlunsplit
+        from urllib.parse import urlsplit
 
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise UsageError("--url %s: the tap relays to an http:// or https:// URL" % credentials.redact(url))
         self.scheme, self.netloc, self.insecure = parts.scheme, parts.netloc.rpartition("@")[2], insecure
-        self.endpoint_path = urlunsplit(("", "", parts.path or "/", parts.query, ""))
+        # --url's query (an API key, say) is the tap's to add: the URL the host is given never holds it
+        self.endpoint_path, self.endpoint_query = parts.path or "/", parts.query
+        self.token = secrets.token_urlsafe(24)  # 192 bits: the capability that makes the tap its owner's alone
         self.transcriber, self.credentials, self.max_message = transcriber, credentials, max_message
+        self.idle_seconds = tap_idle_seconds()
+        self.connections, self.connections_lock = {}, threading.Lock()  # socket -> when it is closed if still idle
         proxy = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -9873,6 +9899,10 @@ class TapProxy:
             disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms wait on a delayed ACK
 
             upstream_connection = None
+
+            def handle_one_request(self):
+                proxy.waiting(self.connection, True)  # for the next request: line, headers and body
+                http.server.BaseHTTPRequestHandler.handle_one_request(self)
 
             def relay(self):
                 proxy.relay(self)
@@ -9889,7 +9919,25 @@ class TapProxy:
 
         class Server(http.server.ThreadingHTTPServer):
             daemon_threads = True
+            request_queue_size = 128  # accepted at once and answered, rather than left waiting in the kernel
             address_family = socket.AF_INET6 if ":" in listen[0] else socket.AF_INET
+
+            def process_request(self, request, client_address):
+                """A thread for the connection, unless TAP_MAX_CONNECTIONS are served: then a 503, at once."""
+                if not proxy.admitted(request):
+                    try:
+                        request.setblocking(False)  # a fresh socket's buffer takes these bytes; never wait
+                        request.send(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
+                                     b"Connection: close\r\n\r\n")
+                    except OSError:
+                        pass
+                    self.shutdown_request(request)
+                    return
+                http.server.ThreadingHTTPServer.process_request(self, request, client_address)
+
+            def shutdown_request(self, request):
+                proxy.waiting(request, None)
+                http.server.ThreadingHTTPServer.shutdown_request(self, request)
 
             def handle_error(self, request, client_address):  # a bug of ours: one line, never a traceback
                 kind, exc = sys.exc_info()[:2]
@@ -9901,7 +9949,56 @@ class TapProxy:
         except OSError as exc:
             raise McpTuiError("cannot listen on %s:%s: %s" % (listen[0], listen[1], exc.strerror or exc))
         host, port = self.server.server_address[:2]
-        self.url = "http://%s:%d%s" % ("[%s]" % host if ":" in host else host, port, self.endpoint_path)
+        self.origin = "http://%s:%d" % ("[%s]" % host if ":" in host else host, port)
+        self.url = "%s/%s%s" % (self.origin, self.token, self.endpoint_path)
+
+    def admitted(self, request):
+        """Whether one more host connection may be served (it is counted from now, idle)."""
+        with self.connections_lock:
+            if len(self.connections) >= TAP_MAX_CONNECTIONS:
+                return False
+            self.connections[request] = time.monotonic() + self.idle_seconds
+            return True
+
+    def waiting(self, request, waiting):
+        """``request``'s connection waits for a request of its host (True: it is closed if none
+        comes whole within the idle time), is relaying one (False), or is gone (None)."""
+        with self.connections_lock:
+            if waiting is None:
+                self.connections.pop(request, None)
+            elif request in self.connections:
+                self.connections[request] = time.monotonic() + self.idle_seconds if waiting else None
+
+    def close_idle(self):
+        """Shut the connections whose host sent no whole request in time: their threads' reads end."""
+        import socket
+
+        now = time.monotonic()
+        with self.connections_lock:
+            late = [request for request, deadline in self.connections.items() if deadline is not None and deadline < now]
+            for request in late:
+                self.connections[request] = None
+        for request in late:
+            try:
+                request.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def without_token(self, target):
+        """``target`` (a request's path and query) without the tap's token before it, or None when
+        it does not start with the token (compared in constant time: timing tells nothing of it)."""
+        import hmac
+
+        given, rest = target[1:1 + len(self.token)], target[1 + len(self.token):]
+        if not hmac.compare_digest(given.encode("utf-8", "replace"), self.token.encode("ascii")):
+            return None
+        if rest[:1] not in ("", "/", "?"):
+            return None
+        path, question, query = rest.partition("?")
+        path = path or "/"
+        if not question and self.endpoint_query and path == self.endpoint_path:
+            question, query = "?", self.endpoint_query
+        return path + question + query
 
     def upstream(self):
         import http.client
@@ -9920,9 +10017,16 @@ class TapProxy:
             target = urlunsplit(("", "", parts.path or "/", parts.query, ""))
             if not target.startswith("/"):
                 target = "/" + target
+        target = self.without_token(target)
+        if target is None:  # not the tap's owner (or a wrong URL): nothing goes further, nothing is logged
+            return self.refuse(handler, 404, "mcp-tui tap: not found\n")
         body = self.request_body(handler)
         if body is None:
             return self.answer(handler, 400, "mcp-tui tap: a request body the tap cannot read\n")
+        if body is TapProxy.TOO_LARGE:
+            return self.refuse(handler, 413, "mcp-tui tap: a request body larger than %s, the --max-message-size "
+                                             "limit\n" % size_text(self.max_message))
+        self.waiting(handler.connection, False)  # read whole: the answer takes as long as it takes
         hop_by_hop = HOP_BY_HOP.union(word.strip().lower() for word in handler.headers.get("Connection", "").split(","))
         headers = [(key, value) for key, value in handler.headers.items() if key.lower() not in hop_by_hop]
         secret = [(key, value) for key, value in headers if key.lower() in ("authorization", "cookie")
@@ -9961,21 +10065,34 @@ class TapProxy:
         connection.sock.settimeout(None)  # connected: an answer takes as long as the tool, a stream as long as it runs
         return connection.getresponse()
 
-    @staticmethod
-    def request_body(handler):
-        """The request's body (b"" without one), chunked or not; None when it cannot be read."""
+    TOO_LARGE = object()  # request_body's answer for a body past --max-message-size
+
+    def request_body(self, handler):
+        """The request's body (b"" without one), chunked or not, read as it comes; None when it
+        cannot be read; TOO_LARGE past --max-message-size (a Content-Length is checked before a
+        byte is read, a chunked body as it is counted), the rest left unread."""
         try:
             if "chunked" in handler.headers.get("Transfer-Encoding", "").lower():
-                pieces = []
+                pieces, total = [], 0
                 while True:
                     size = int(handler.rfile.readline(1024).split(b";")[0].strip() or b"x", 16)
+                    if size < 0:
+                        raise ValueError("a negative chunk size")
                     if not size:
-                        while handler.rfile.readline(1024).strip():  # trailers
-                            pass
-                        return b"".join(pieces)
+                        for _ in range(TAP_MAX_TRAILERS):
+                            if not handler.rfile.readline(1024).strip():
+                                return b"".join(pieces)
+                        raise ValueError("too many trailers")
+                    total += size
+                    if total > self.max_message:
+                        return TapProxy.TOO_LARGE
                     pieces.append(handler.rfile.read(size))
+                    if len(pieces[-1]) < size:
+                        raise ValueError("the body ended early")
                     handler.rfile.readline(16)
             length = int(handler.headers.get("Content-Length") or 0)
+            if length > self.max_message:
+                return TapProxy.TOO_LARGE
             return handler.rfile.read(length) if length > 0 else b""
         except (ValueError, OSError):
             handler.close_connection = True
@@ -10033,31 +10150,56 @@ class TapProxy:
         if b"endpoint" not in data:
             return data
         origin = ("%s://%s" % (self.scheme, self.netloc)).encode("ascii")
-        own = self.url[:self.url.index("/", len("http://"))].encode("ascii")
-        return re.sub(rb"(event: ?endpoint\r?\n(?:[^\n]*\n)*?data: ?)" + re.escape(origin) + rb"(?=[/?\r\n])",
-                      lambda match: match.group(1) + own, data, count=1)
+        own, token = self.origin.encode("ascii"), b"/" + self.token.encode("ascii")
+        # an absolute URL on --url's origin, or an absolute path ("/messages?..."): both get the token before them
+        return re.sub(rb"(event: ?endpoint\r?\n(?:[^\n]*\n)*?data: ?)(?:(" + re.escape(origin) +
+                      rb")(?=[/?\r\n])|(?=/(?!/)))",
+                      lambda match: match.group(1) + (own if match.group(2) else b"") + token, data, count=1)
 
     @staticmethod
-    def answer(handler, status, text):
+    def answer(handler, status, text, close=False):
         data = text.encode("utf-8")
         try:
             handler.send_response_only(status)
             handler.send_header("Content-Type", "text/plain; charset=utf-8")
             handler.send_header("Content-Length", str(len(data)))
+            if close:
+                handler.send_header("Connection", "close")
             handler.end_headers()
             handler.wfile.write(data)
             handler.wfile.flush()
         except OSError:
             handler.close_connection = True
+        if close:
+            handler.close_connection = True
+
+    @staticmethod
+    def refuse(handler, status, text):
+        """``status`` for a request whose body stays unread, then the connection closed. What the
+        host still sends is read and dropped for TAP_LINGER_SECONDS first: a socket closed with
+        unread bytes is reset, and a reset can lose the answer before the host reads it."""
+        import socket
+
+        TapProxy.answer(handler, status, text, close=True)
+        ends = time.monotonic() + TAP_LINGER_SECONDS
+        try:
+            handler.connection.shutdown(socket.SHUT_WR)
+            while time.monotonic() < ends:
+                handler.connection.settimeout(max(0.01, ends - time.monotonic()))
+                if not handler.connection.recv(TAP_CHUNK):
+                    break
+        except OSError:
+            pass
 
     def serve(self, stopped):
-        """Relay until ``stopped`` is set (the tap's signal handlers set it)."""
+        """Relay until ``stopped`` is set (the tap's signal handlers set it); connections idle
+        too long are closed meanwhile."""
         sys.setswitchinterval(TAP_SWITCH_INTERVAL)  # as TapRelay.run: the log's thread must not hold a relay up
         thread = threading.Thread(target=self.server.serve_forever, args=(0.2,), daemon=True)
         thread.start()
         try:
-            while not stopped.wait(1.0):
-                pass
+            while not stopped.wait(min(1.0, self.idle_seconds / 4)):
+                self.close_idle()
         finally:
             self.server.shutdown()
             self.server.server_close()

@@ -162,12 +162,13 @@ def test_an_absolute_url_or_another_host_never_changes_where_a_request_goes(tap,
     elsewhere.listen(5)
     elsewhere.setblocking(False)
     other = "127.0.0.1:%d" % elsewhere.getsockname()[1]
-    port = int(through.url.split(":")[2].split("/")[0])
+    port, path = urllib.parse.urlsplit(through.url).port, urllib.parse.urlsplit(through.url).path  # the token's too
     body = json.dumps(DISCOVER).encode()
     with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
-        connection.sendall(b"POST http://%s/mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+        connection.sendall(b"POST http://%s%s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
                            b"Accept: application/json, text/event-stream\r\nContent-Length: %d\r\n"
-                           b"Connection: close\r\n\r\n%s" % (other.encode(), other.encode(), len(body), body))
+                           b"Connection: close\r\n\r\n%s" % (other.encode(), path.encode(), other.encode(), len(body),
+                                                                 body))
         answer = b""
         while True:
             data = connection.recv(65536)
