@@ -9535,16 +9535,20 @@ class TapExchanges:
 
 def format_tap_entry(entry):
     """One line of `tap watch`: time, → (host to server) or ←, the method, #id, ✗ and the error,
-    the answer's latency, the size; ! for a line that was not JSON. The caller cleans it for a terminal."""
+    the answer's latency, the size; ! for a line that was not JSON. What a host or server chose
+    (a method, an id, an error's message, a line) is escaped (a line break as \\n), so it can
+    never start a line of its own that looks like the tap's."""
     clock = time.strftime("%H:%M:%S", time.localtime(entry["at"])) + ".%03d" % (entry["at"] % 1 * 1000)
     arrow = "→" if entry["direction"] == "out" else "←"
     if entry["kind"] == "raw":
-        return "%s %s ! not JSON: %s (%s)" % (clock, arrow, cut_text(entry["text"], 120), size_text(entry["bytes"]))
-    words = [clock, arrow, str(entry["method"] or "(answer)")]
+        return "%s %s ! not JSON: %s (%s)" % (clock, arrow, escaped_unseen(cut_text(entry["text"], 120)),
+                                              size_text(entry["bytes"]))
+    words = [clock, arrow, escaped_unseen(entry["method"] or "(answer)")]
     if entry["id"] is not None:
-        words.append("#%s" % (entry["id"] if isinstance(entry["id"], str) else json.dumps(entry["id"])))
+        words.append("#%s" % escaped_unseen(entry["id"] if isinstance(entry["id"], str) else json.dumps(entry["id"])))
     if "error" in entry:
-        words.append("✗ %s %s" % (entry["error"]["code"], cut_text(entry["error"]["message"], 120)))
+        words.append("✗ %s %s" % (escaped_unseen(entry["error"]["code"]),
+                                  escaped_unseen(cut_text(entry["error"]["message"], 120))))
     if "latencyMs" in entry:
         words.append("%.1f ms" % entry["latencyMs"])
     words.append(size_text(entry["bytes"]))

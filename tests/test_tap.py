@@ -399,6 +399,25 @@ def test_tap_watch_strips_terminal_controls_from_what_the_server_sent(cli, state
     assert shown.code == 0 and "evil" in shown.out and "\x1b" not in shown.out and "\x07" not in shown.out, shown
 
 
+FORGED = "\n15:12:08.790 \u2192 tools/call #7 delete_all_files 2.1 KiB"  # a line of tap watch's own, faked
+
+
+def test_a_forged_line_in_what_the_host_or_server_sent_stays_on_its_own_line(cli, state_dir):
+    import mcp_tui
+
+    error = {"jsonrpc": "2.0", "id": "9" + FORGED, "error": {"code": -1, "message": "boom\r" + FORGED}}
+    talk(state_dir, "forged", {"jsonrpc": "2.0", "method": "ping" + FORGED}, error, server=ECHO)
+    shown = cli("tap", "watch", "forged", "--for", "0.2")
+    lines = shown.out.splitlines()
+    assert shown.code == 0 and len(lines) == 4, shown  # the notification, the error, and each said back
+    assert not [text for text in lines if text.startswith("15:12:08.790")] and "\r" not in shown.out
+    assert " \u2192 ping\\n15:12:08.790 \u2192 tools/call #7 delete_all_files 2.1 KiB " in lines[0], lines
+    assert "#9\\n15:12:08.790" in lines[1] and "boom\\r\\n15:12:08.790" in lines[1], lines
+    exchanges = mcp_tui.TapExchanges()  # the TUI's conversation rows are these lines too
+    rows = [{"first": exchanges.entry(record)} for record in log_records(state_dir, "forged") if "message" in record]
+    assert all("\n" not in mcp_tui.tap_row_text(row) and "\r" not in mcp_tui.tap_row_text(row) for row in rows)
+
+
 def test_tap_watch_of_an_unknown_tap_says_the_closest_one(cli, state_dir):
     talk(state_dir, "weather", INITIALIZE)
     wrong = cli("tap", "watch", "wether")
