@@ -9322,6 +9322,16 @@ def write_tap_info(name, info):
                     private=True)
 
 
+def release_tap_name(name):
+    """Tap ``name``'s NAME.json removed where it is this process's (the name taken for a tap
+    that never ran, or whose log cannot be written): `tap list` shows no tap that never was."""
+    if (read_tap_info(name) or {}).get("pid") == os.getpid():
+        try:
+            os.remove(tap_paths(name)[2])
+        except OSError:
+            pass
+
+
 def tap_names():
     """The names of the taps the state directory describes, sorted."""
     try:
@@ -9343,9 +9353,11 @@ def tap_summary(name):
         except OSError:
             continue
     running = not info.get("ended") and process_running(info.get("pid"))
+    listen = info.get("listen")  # the tap's own URL, its token included (the owner's to use), any query value masked
     return {"name": name, "server": info.get("server"), "transport": info.get("transport"),
             "hostPid": info.get("hostPid"), "pid": info.get("pid"), "messages": count,
-            "since": info.get("started"), "running": bool(running), "listen": info.get("listen")}
+            "since": info.get("started"), "running": bool(running),
+            "listen": masked_url(listen) if isinstance(listen, str) else None}
 
 
 def tap_record(line):
@@ -16088,6 +16100,8 @@ class TapCommands(CliCommands):
             log.close()
             if "serverPid" in info:
                 self.describe(name, dict(info, ended=tap_stamp(time.time())), log)
+            else:  # the server never started
+                release_tap_name(name)
 
     def run_http(self, args):
         """`tap --listen HOST:PORT --url URL`: the HTTP tap (TapProxy) until Ctrl+C (exit 0) or
@@ -16110,7 +16124,12 @@ class TapCommands(CliCommands):
         name = self.free_name(name, given=self.opts.name is not None)
         log = TapLog(name, credentials, "streamable-http", self.out.stderr_line)
         transcriber = TapTranscriber(log, self.opts.max_message_size)
-        proxy = TapProxy(self.opts.url, listen, transcriber, credentials, self.opts.insecure, self.opts.max_message_size)
+        try:
+            proxy = TapProxy(self.opts.url, listen, transcriber, credentials, self.opts.insecure,
+                             self.opts.max_message_size)
+        except McpTuiError:
+            release_tap_name(name)
+            raise
         info = {"name": name, "server": credentials.redact(masked_url(self.opts.url)), "transport": "streamable-http",
                 "pid": os.getpid(), "hostPid": None, "started": tap_stamp(time.time()), "log": log.path,
                 "listen": proxy.url}
@@ -16141,8 +16160,9 @@ class TapCommands(CliCommands):
 
     @staticmethod
     def describe(name, info, log):
-        """NAME.json beside the log, for `tap list` (nothing when the log cannot be written either)."""
+        """NAME.json beside the log, for `tap list` (none when the log cannot be written either)."""
         if log.failed:
+            release_tap_name(name)
             return
         try:
             write_tap_info(name, info)
@@ -16150,15 +16170,32 @@ class TapCommands(CliCommands):
             log.fail(exc)
 
     def free_name(self, name, given):
-        """``name``, or where a running tap has it, NAME-2 (and so on): two taps never share a log."""
-        for number in range(1, 100):
-            candidate = name if number == 1 else "%s-%d" % (name[:60], number)
-            info = read_tap_info(candidate) or {}
-            if info.get("ended") or not process_running(info.get("pid")) or info.get("pid") == os.getpid():
-                if number > 1 and given:
-                    self.out.notice("mcp-tui tap: %s is running (pid %s); this tap is %s" % (
-                        name, (read_tap_info(name) or {}).get("pid"), candidate))
-                return candidate
+        """``name``, or where a running tap has it, NAME-2 (and so on): two taps never share a log.
+        A name is looked for and taken (its NAME.json written, with this tap's pid) under one
+        lock of the taps' directory, so that taps started at once each get a name of their own."""
+        try:
+            lock = FileLock(os.path.join(tap_directory(create=True), "names.lock"))
+            lock.__enter__()
+        except (OSError, McpTuiError):  # no state directory to lock: the log cannot be written either, and says so
+            lock = None
+        try:
+            for number in range(1, 100):
+                candidate = name if number == 1 else "%s-%d" % (name[:60], number)
+                info = read_tap_info(candidate) or {}
+                if info.get("ended") or not process_running(info.get("pid")) or info.get("pid") == os.getpid():
+                    if lock is not None:
+                        try:
+                            write_tap_info(candidate, {"name": candidate, "pid": os.getpid(),
+                                                       "started": tap_stamp(time.time())})
+                        except OSError:
+                            pass
+                    if number > 1 and given:
+                        self.out.notice("mcp-tui tap: %s is running (pid %s); this tap is %s" % (
+                            name, (read_tap_info(name) or {}).get("pid"), candidate))
+                    return candidate
+        finally:
+            if lock is not None:
+                lock.__exit__(None, None, None)
         raise McpTuiError("a hundred taps named %s are running" % name)
 
     def known(self, name, usage):
@@ -16183,10 +16220,12 @@ class TapCommands(CliCommands):
             self.out.progress("No taps. Put one between a host and its server: mcp-tui " +
                               TAP_RUN_USAGE[len("usage: mcp-tui "):])
             return EXIT_OK
-        table = [("NAME", "SERVER", "HOST PID", "MESSAGES", "SINCE", "")]
+        listening = any(row["listen"] for row in rows)  # an HTTP tap's URL, the one its host must use
+        table = [("NAME", "SERVER", "HOST PID", "MESSAGES", "SINCE", "") + (("LISTEN",) if listening else ())]
         for row in rows:
             table.append((row["name"], cut_text(str(row["server"] or "?"), 60), str(row["hostPid"] or "-"),
-                          str(row["messages"]), row["since"] or "-", "running" if row["running"] else "ended"))
+                          str(row["messages"]), row["since"] or "-", "running" if row["running"] else "ended")
+                         + ((row["listen"] or "-",) if listening else ()))
         for line in aligned_table(table):
             self.out.text(line)
         return EXIT_OK
