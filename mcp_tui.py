@@ -16326,6 +16326,10 @@ def tap_conversation(records, since=None, method=None):
 TAP_BACKUP = ".mcp-tui-tap%s.bak"  # beside the config file: FILE.mcp-tui-tap.bak, then .2.bak, ...
 
 
+class ConfigChanged(McpTuiError):
+    """--config was written (by the host, an editor) after tap install or uninstall read it."""
+
+
 def tap_launcher():
     """The command line that runs this mcp-tui, as a host's config can hold it: the mcp-tui
     launcher or console script when that is what runs, else this Python and this file, both
@@ -16433,6 +16437,19 @@ class TapInstall(CliCommands):
         return raw, text, span, servers
 
     @staticmethod
+    def unchanged(path, raw, verb):
+        """Raise ConfigChanged unless ``path`` still holds ``raw``, the bytes it was read as: just
+        before the file is replaced, so a change made meanwhile by another program is not lost."""
+        try:
+            with open_user_file_to_read(path) as handle:
+                now = handle.read(len(raw) + 1)
+        except OSError:
+            now = None
+        if now != raw:
+            raise ConfigChanged("--config %s changed since %s read it (another program wrote it meanwhile); "
+                                "nothing was changed" % (path, verb), hint="run %s again" % verb)
+
+    @staticmethod
     def records():
         return JsonStateFile(os.path.join(state_directory(), "tap-installs.json"),
                              lambda key, value: isinstance(value, dict) and isinstance(value.get("original"), str)
@@ -16493,11 +16510,14 @@ class TapInstall(CliCommands):
         try:  # the record first: a file changed without it could not be given back byte for byte
             self.records().update(lambda records: records.__setitem__(key, record))
             recorded = True
+            self.unchanged(path, raw, "tap install")
             write_user_file(path, new.encode("utf-8"))
         except (OSError, McpTuiError) as exc:
             if recorded:
                 self.records().update(lambda records: records.pop(key, None))
             os.remove(backup)
+            if isinstance(exc, ConfigChanged):
+                raise
             raise McpTuiError("cannot write %s: %s; nothing was changed" % (
                 "--config " + path if recorded else "the record of the install",
                 getattr(exc, "strerror", None) or getattr(exc, "message", None) or exc))
@@ -16547,6 +16567,7 @@ class TapInstall(CliCommands):
                    "changed": not self.opts.dry_run, "byteIdentical": whole}
         if self.opts.dry_run:
             return self.done(summary, "(--dry-run: %s was not changed)" % path)
+        self.unchanged(path, raw, "tap uninstall")
         try:
             write_user_file(path, data)
         except OSError as exc:
