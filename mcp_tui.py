@@ -9837,6 +9837,7 @@ TAP_IDLE_SECONDS = 60.0  # a connection that sends no whole request (line, heade
 TAP_MAX_CONNECTIONS = 64  # host connections served at once; one more is answered 503 and closed at once
 TAP_LINGER_SECONDS = 1.0  # a refused request's unread rest is read (and dropped) this long, so its answer arrives
 TAP_MAX_TRAILERS = 64  # trailer lines after a chunked body
+TAP_TOKEN = re.compile(r"^[A-Za-z0-9_-]{32}$")  # what secrets.token_urlsafe(24) makes
 
 
 def tap_idle_seconds():
@@ -9892,7 +9893,8 @@ class TapProxy:
     kept alive per host connection), its bodies logged through ``transcriber``. An origin that
     cannot be reached is a 502 with a short body; the tap goes on."""
 
-    def __init__(self, url, listen, transcriber, credentials, insecure=False, max_message=DEFAULT_MAX_MESSAGE):
+    def __init__(self, url, listen, transcriber, credentials, insecure=False, max_message=DEFAULT_MAX_MESSAGE,
+                 token=None):
         import http.server
         import secrets
         import socket
@@ -9904,7 +9906,8 @@ class TapProxy:
         self.scheme, self.netloc, self.insecure = parts.scheme, parts.netloc.rpartition("@")[2], insecure
         # --url's query (an API key, say) is the tap's to add: the URL the host is given never holds it
         self.endpoint_path, self.endpoint_query = parts.path or "/", parts.query
-        self.token = secrets.token_urlsafe(24)  # 192 bits: the capability that makes the tap its owner's alone
+        # 192 bits: the capability that makes the tap its owner's alone (``token``: the one it had before)
+        self.token = token if isinstance(token, str) and TAP_TOKEN.match(token) else secrets.token_urlsafe(24)
         self.transcriber, self.credentials, self.max_message = transcriber, credentials, max_message
         self.idle_seconds = tap_idle_seconds()
         self.connections, self.connections_lock = {}, threading.Lock()  # socket -> when it is closed if still idle
@@ -16126,13 +16129,13 @@ class TapCommands(CliCommands):
         transcriber = TapTranscriber(log, self.opts.max_message_size)
         try:
             proxy = TapProxy(self.opts.url, listen, transcriber, credentials, self.opts.insecure,
-                             self.opts.max_message_size)
+                             self.opts.max_message_size, token=(read_tap_info(name) or {}).get("token"))
         except McpTuiError:
             release_tap_name(name)
             raise
         info = {"name": name, "server": credentials.redact(masked_url(self.opts.url)), "transport": "streamable-http",
                 "pid": os.getpid(), "hostPid": None, "started": tap_stamp(time.time()), "log": log.path,
-                "listen": proxy.url}
+                "listen": proxy.url, "token": proxy.token}
         self.describe(name, info, log)
         stopped, code = threading.Event(), [EXIT_OK]
 
@@ -16184,9 +16187,11 @@ class TapCommands(CliCommands):
                 info = read_tap_info(candidate) or {}
                 if info.get("ended") or not process_running(info.get("pid")) or info.get("pid") == os.getpid():
                     if lock is not None:
+                        claim = {"name": candidate, "pid": os.getpid(), "started": tap_stamp(time.time())}
+                        if "token" in info:  # an HTTP tap's: started again under its name, its URL stays the same
+                            claim["token"] = info["token"]
                         try:
-                            write_tap_info(candidate, {"name": candidate, "pid": os.getpid(),
-                                                       "started": tap_stamp(time.time())})
+                            write_tap_info(candidate, claim)
                         except OSError:
                             pass
                     if number > 1 and given:
@@ -16484,7 +16489,7 @@ class TapInstall(CliCommands):
             raise UsageError("server %s of %s is reached over HTTP (%s); tap install puts only a stdio server "
                              "behind a tap" % (shown, path, masked_url(config_url(entry))),
                              hint="run an HTTP tap, mcp-tui tap --listen 127.0.0.1:PORT --url URL, and point the "
-                                  "entry's url at http://127.0.0.1:PORT with the same path")
+                                  "entry's url at the URL it says (mcp-tui tap list shows it as LISTEN)")
         if not entry.get("command"):
             raise UsageError("server %s of %s has no command to run through a tap" % (shown, path))
         name = self.opts.name or re.sub(r"[^A-Za-z0-9_-]+", "-", server).strip("-_")[:64] or tap_name_for(
@@ -16738,7 +16743,8 @@ COMMANDS = (
                 details="What a host's config runs instead of the server; `run` may be left out: "
                         "mcp-tui tap -- COMMAND. The log: taps/NAME.jsonl in the state directory. "
                         "An HTTP server: mcp-tui tap --listen 127.0.0.1:PORT --url URL, and the host "
-                        "pointed at the URL the tap says."),
+                        "pointed at the URL the tap says (tap list's LISTEN): its path holds the tap's token, "
+                        "and a request without it is a 404."),
         Command("list", "the taps: name, server, host pid, messages, since", "tap list",
                 family_verb(TapCommands, TapCommands.list)),
         Command("watch", "print a tap's messages as they come, one line each", "tap watch NAME [--for SECONDS]",

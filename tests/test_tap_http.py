@@ -531,3 +531,12 @@ def test_idle_connections_are_closed_and_never_hold_a_thread_each(tap, state_dir
     assert refused and all(data == b"" or data.startswith(b"HTTP/1.1 503 ") for data in got.values())
     assert max(threads) <= 64 + 8, max(threads)  # a thread a connection served, at most 64 of them
     assert through.process.poll() is None
+
+
+def test_a_tap_started_again_under_its_name_keeps_its_token(tap, state_dir):
+    first = tap("http://127.0.0.1:9/mcp", name="again")
+    assert first.stop() == 128 + signal.SIGTERM
+    second, other = tap("http://127.0.0.1:9/mcp", name="again"), tap("http://127.0.0.1:9/mcp", name="another")
+    path = urllib.parse.urlsplit(first.url).path
+    assert urllib.parse.urlsplit(second.url).path == path != urllib.parse.urlsplit(other.url).path
+    assert oct((state_dir / "taps" / "again.json").stat().st_mode & 0o777) == "0o600"
