@@ -540,3 +540,20 @@ def test_a_tap_started_again_under_its_name_keeps_its_token(tap, state_dir):
     path = urllib.parse.urlsplit(first.url).path
     assert urllib.parse.urlsplit(second.url).path == path != urllib.parse.urlsplit(other.url).path
     assert oct((state_dir / "taps" / "again.json").stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_request_sent_a_byte_at_a_time_is_cut_off_at_the_idle_time(tap):
+    """Slowloris: each byte comes before a read would time out; the whole request still has the idle time."""
+    through = tap("http://127.0.0.1:9/mcp", name="slow", env={"MCP_TUI_TAP_IDLE_SECONDS": "1"})
+    parts = urllib.parse.urlsplit(through.url)
+    request = b"POST %s HTTP/1.1\r\nHost: tap\r\nX-Slow: %s" % (parts.path.encode(), b"a" * 100)
+    with socket.create_connection((parts.hostname, parts.port), timeout=30) as connection:
+        started, sent = time.monotonic(), 0
+        while sent < len(request) and not select.select([connection], [], [], 0.2)[0]:  # the tap said nothing yet
+            with contextlib.suppress(OSError):
+                sent += connection.send(request[sent:sent + 1])
+        cut = time.monotonic() - started
+        assert sent < len(request), "the tap was still reading after %.1f s" % cut
+        with contextlib.suppress(ConnectionResetError):
+            assert connection.recv(4096) == b""  # closed, nothing relayed
+    assert cut < 10, cut
