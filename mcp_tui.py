@@ -9545,28 +9545,6 @@ class TapExchanges:
         return entry
 
 
-def format_tap_entry(entry):
-    """One line of `tap watch`: time, → (host to server) or ←, the method, #id, ✗ and the error,
-    the answer's latency, the size; ! for a line that was not JSON. What a host or server chose
-    (a method, an id, an error's message, a line) is escaped (a line break as \\n), so it can
-    never start a line of its own that looks like the tap's."""
-    clock = time.strftime("%H:%M:%S", time.localtime(entry["at"])) + ".%03d" % (entry["at"] % 1 * 1000)
-    arrow = "→" if entry["direction"] == "out" else "←"
-    if entry["kind"] == "raw":
-        return "%s %s ! not JSON: %s (%s)" % (clock, arrow, escaped_unseen(cut_text(entry["text"], 120)),
-                                              size_text(entry["bytes"]))
-    words = [clock, arrow, escaped_unseen(entry["method"] or "(answer)")]
-    if entry["id"] is not None:
-        words.append("#%s" % escaped_unseen(entry["id"] if isinstance(entry["id"], str) else json.dumps(entry["id"])))
-    if "error" in entry:
-        words.append("✗ %s %s" % (escaped_unseen(entry["error"]["code"]),
-                                  escaped_unseen(cut_text(entry["error"]["message"], 120))))
-    if "latencyMs" in entry:
-        words.append("%.1f ms" % entry["latencyMs"])
-    words.append(size_text(entry["bytes"]))
-    return " ".join(words)
-
-
 def tap_log_records(name):
     """Every record of tap ``name``'s logs, the rotated one first."""
     records = []
@@ -9976,7 +9954,7 @@ class TapProxy:
         with self.connections_lock:
             if len(self.connections) >= TAP_MAX_CONNECTIONS:
                 return False
-            self.connections[request] = time.monotonic() + self.idle_seconds
+            self.connections[request] = time.perf_counter() + self.idle_seconds
             return True
 
     def waiting(self, request, waiting):
@@ -9986,13 +9964,13 @@ class TapProxy:
             if waiting is None:
                 self.connections.pop(request, None)
             elif request in self.connections:
-                self.connections[request] = time.monotonic() + self.idle_seconds if waiting else None
+                self.connections[request] = time.perf_counter() + self.idle_seconds if waiting else None
 
     def close_idle(self):
         """Shut the connections whose host sent no whole request in time: their threads' reads end."""
         import socket
 
-        now = time.monotonic()
+        now = time.perf_counter()
         with self.connections_lock:
             late = [request for request, deadline in self.connections.items() if deadline is not None and deadline < now]
             for request in late:
@@ -10200,11 +10178,11 @@ class TapProxy:
         import socket
 
         TapProxy.answer(handler, status, text, close=True)
-        ends = time.monotonic() + TAP_LINGER_SECONDS
+        ends = time.perf_counter() + TAP_LINGER_SECONDS
         try:
             handler.connection.shutdown(socket.SHUT_WR)
-            while time.monotonic() < ends:
-                handler.connection.settimeout(max(0.01, ends - time.monotonic()))
+            while time.perf_counter() < ends:
+                handler.connection.settimeout(max(0.01, ends - time.perf_counter()))
                 if not handler.connection.recv(TAP_CHUNK):
                     break
         except OSError:
@@ -12893,6 +12871,28 @@ def describe_expiry(view, now=None):
     if left <= 0:
         return "expired" + (" (refreshable)" if view["refreshable"] else "")
     return "expires in %dm%02ds%s" % (left // 60, left % 60, " (refreshable)" if view["refreshable"] else "")
+
+
+def format_tap_entry(entry):
+    """One line of `tap watch`: time, → (host to server) or ←, the method, #id, ✗ and the error,
+    the answer's latency, the size; ! for a line that was not JSON. What a host or server chose
+    (a method, an id, an error's message, a line) is escaped (a line break as \\n), so it can
+    never start a line of its own that looks like the tap's."""
+    clock = time.strftime("%H:%M:%S", time.localtime(entry["at"])) + ".%03d" % (entry["at"] % 1 * 1000)
+    arrow = "→" if entry["direction"] == "out" else "←"
+    if entry["kind"] == "raw":
+        return "%s %s ! not JSON: %s (%s)" % (clock, arrow, escaped_unseen(cut_text(entry["text"], 120)),
+                                              size_text(entry["bytes"]))
+    words = [clock, arrow, escaped_unseen(entry["method"] or "(answer)")]
+    if entry["id"] is not None:
+        words.append("#%s" % escaped_unseen(entry["id"] if isinstance(entry["id"], str) else json.dumps(entry["id"])))
+    if "error" in entry:
+        words.append("✗ %s %s" % (escaped_unseen(entry["error"]["code"]),
+                                  escaped_unseen(cut_text(entry["error"]["message"], 120))))
+    if "latencyMs" in entry:
+        words.append("%.1f ms" % entry["latencyMs"])
+    words.append(size_text(entry["bytes"]))
+    return " ".join(words)
 
 
 # -- 6d. Connections: specs from options and config files, kept sessions, connect ----------
@@ -16331,10 +16331,6 @@ def tap_conversation(records, since=None, method=None):
 TAP_BACKUP = ".mcp-tui-tap%s.bak"  # beside the config file: FILE.mcp-tui-tap.bak, then .2.bak, ...
 
 
-class ConfigChanged(McpTuiError):
-    """--config was written (by the host, an editor) after tap install or uninstall read it."""
-
-
 def tap_launcher():
     """The command line that runs this mcp-tui, as a host's config can hold it: the mcp-tui
     launcher or console script when that is what runs, else this Python and this file, both
@@ -16442,17 +16438,19 @@ class TapInstall(CliCommands):
         return raw, text, span, servers
 
     @staticmethod
-    def unchanged(path, raw, verb):
-        """Raise ConfigChanged unless ``path`` still holds ``raw``, the bytes it was read as: just
-        before the file is replaced, so a change made meanwhile by another program is not lost."""
+    def change_since(path, raw, verb):
+        """The error to raise when ``path`` no longer holds ``raw``, the bytes it was read as (the
+        host or an editor wrote it since), else None: asked just before the file is replaced, so
+        a change made meanwhile by another program is never lost."""
         try:
             with open_user_file_to_read(path) as handle:
                 now = handle.read(len(raw) + 1)
         except OSError:
             now = None
-        if now != raw:
-            raise ConfigChanged("--config %s changed since %s read it (another program wrote it meanwhile); "
-                                "nothing was changed" % (path, verb), hint="run %s again" % verb)
+        if now == raw:
+            return None
+        return McpTuiError("--config %s changed since %s read it (another program wrote it meanwhile); nothing was "
+                           "changed" % (path, verb), hint="run %s again" % verb)
 
     @staticmethod
     def records():
@@ -16511,17 +16509,19 @@ class TapInstall(CliCommands):
         backup = self.backup(path, raw)
         record = {"original": text[span[0]:span[1]], "installed": installed, "tap": name, "backup": backup,
                   "before": sha256_hex(text), "after": sha256_hex(new), "at": tap_stamp(time.time())}
-        key, recorded = self.record_key(path, server), False
+        key, recorded, changed = self.record_key(path, server), False, None
         try:  # the record first: a file changed without it could not be given back byte for byte
             self.records().update(lambda records: records.__setitem__(key, record))
             recorded = True
-            self.unchanged(path, raw, "tap install")
+            changed = self.change_since(path, raw, "tap install")
+            if changed is not None:
+                raise changed
             write_user_file(path, new.encode("utf-8"))
         except (OSError, McpTuiError) as exc:
             if recorded:
                 self.records().update(lambda records: records.pop(key, None))
             os.remove(backup)
-            if isinstance(exc, ConfigChanged):
+            if exc is changed:
                 raise
             raise McpTuiError("cannot write %s: %s; nothing was changed" % (
                 "--config " + path if recorded else "the record of the install",
@@ -16572,7 +16572,9 @@ class TapInstall(CliCommands):
                    "changed": not self.opts.dry_run, "byteIdentical": whole}
         if self.opts.dry_run:
             return self.done(summary, "(--dry-run: %s was not changed)" % path)
-        self.unchanged(path, raw, "tap uninstall")
+        changed = self.change_since(path, raw, "tap uninstall")
+        if changed is not None:
+            raise changed
         try:
             write_user_file(path, data)
         except OSError as exc:
