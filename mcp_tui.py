@@ -9334,6 +9334,16 @@ def write_tap_info(name, info):
                     private=True)
 
 
+def release_tap_name(name):
+    """Tap ``name``'s NAME.json removed where it is this process's (the name taken for a tap
+    that never ran, or whose log cannot be written): `tap list` shows no tap that never was."""
+    if (read_tap_info(name) or {}).get("pid") == os.getpid():
+        try:
+            os.remove(tap_paths(name)[2])
+        except OSError:
+            pass
+
+
 def tap_names():
     """The names of the taps the state directory describes, sorted."""
     try:
@@ -9355,9 +9365,11 @@ def tap_summary(name):
         except OSError:
             continue
     running = not info.get("ended") and process_running(info.get("pid"))
+    listen = info.get("listen")  # the tap's own URL, its token included (the owner's to use), any query value masked
     return {"name": name, "server": info.get("server"), "transport": info.get("transport"),
             "hostPid": info.get("hostPid"), "pid": info.get("pid"), "messages": count,
-            "since": info.get("started"), "running": bool(running), "listen": info.get("listen")}
+            "since": info.get("started"), "running": bool(running),
+            "listen": masked_url(listen) if isinstance(listen, str) else None}
 
 
 def tap_record(line):
@@ -9543,24 +9555,6 @@ class TapExchanges:
                 entry["error"] = {"code": error.get("code"), "message": str(error.get("message", ""))}
         entry.update(method=method, id=message_id)
         return entry
-
-
-def format_tap_entry(entry):
-    """One line of `tap watch`: time, → (host to server) or ←, the method, #id, ✗ and the error,
-    the answer's latency, the size; ! for a line that was not JSON. The caller cleans it for a terminal."""
-    clock = time.strftime("%H:%M:%S", time.localtime(entry["at"])) + ".%03d" % (entry["at"] % 1 * 1000)
-    arrow = "→" if entry["direction"] == "out" else "←"
-    if entry["kind"] == "raw":
-        return "%s %s ! not JSON: %s (%s)" % (clock, arrow, cut_text(entry["text"], 120), size_text(entry["bytes"]))
-    words = [clock, arrow, str(entry["method"] or "(answer)")]
-    if entry["id"] is not None:
-        words.append("#%s" % (entry["id"] if isinstance(entry["id"], str) else json.dumps(entry["id"])))
-    if "error" in entry:
-        words.append("✗ %s %s" % (entry["error"]["code"], cut_text(entry["error"]["message"], 120)))
-    if "latencyMs" in entry:
-        words.append("%.1f ms" % entry["latencyMs"])
-    words.append(size_text(entry["bytes"]))
-    return " ".join(words)
 
 
 def tap_log_records(name):
@@ -9815,6 +9809,13 @@ class TapRelay:
 # chunk by chunk as it arrives. Copies of the bodies go to the TapTranscriber, as the stdio
 # relay's bytes do; the credentials in a request's headers are registered first, so the log
 # masks them.
+#
+# Only the tap's owner may use it: any local user can connect to a loopback port, so the
+# tap's URL holds a capability, a random path segment (/TOKEN/mcp) said only to its owner
+# (on stderr, and in NAME.json, 0600). A request without it is a 404 that reaches neither
+# the server nor the log. What one connection may cost is bounded too: a body by
+# --max-message-size (413 past it, never read whole first), the wait for a request by
+# TAP_IDLE_SECONDS, and the connections served at once by TAP_MAX_CONNECTIONS.
 
 
 # Headers of one connection, not of the message (RFC 9110 §7.6.1): never passed on. Content-Length
@@ -9822,6 +9823,20 @@ class TapRelay:
 HOP_BY_HOP = frozenset(("connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
                         "te", "trailer", "trailers", "transfer-encoding", "upgrade", "host", "content-length"))
 TAP_CONNECT_SECONDS = 10.0  # to reach the server; a stream then runs as long as it runs
+TAP_IDLE_SECONDS = 60.0  # a connection that sends no whole request (line, headers, body) in this long is closed
+TAP_MAX_CONNECTIONS = 64  # host connections served at once; one more is answered 503 and closed at once
+TAP_LINGER_SECONDS = 1.0  # a refused request's unread rest is read (and dropped) this long, so its answer arrives
+TAP_MAX_TRAILERS = 64  # trailer lines after a chunked body
+TAP_TOKEN = re.compile(r"^[A-Za-z0-9_-]{32}$")  # what secrets.token_urlsafe(24) makes
+
+
+def tap_idle_seconds():
+    """TAP_IDLE_SECONDS, or MCP_TUI_TAP_IDLE_SECONDS (seconds) where set: a hidden setting, for
+    the tests, which cannot wait a minute for an idle connection to be closed."""
+    try:
+        return max(0.05, float(os.environ.get("MCP_TUI_TAP_IDLE_SECONDS") or TAP_IDLE_SECONDS))
+    except ValueError:
+        return TAP_IDLE_SECONDS
 
 
 def listen_address(text, allow_remote=False):
@@ -9863,21 +9878,29 @@ class TapEventStream:
 
 
 class TapProxy:
-    """The HTTP tap: a ThreadingHTTPServer on the listen address whose every request is relayed
-    to ``url``'s origin (a connection kept alive per host connection), its bodies logged through
-    ``transcriber``. An origin that cannot be reached is a 502 with a short body; the tap goes on."""
+    """The HTTP tap: a ThreadingHTTPServer on the listen address whose every request with the
+    tap's token (``url``'s first path segment) is relayed to ``url``'s origin (a connection
+    kept alive per host connection), its bodies logged through ``transcriber``. An origin that
+    cannot be reached is a 502 with a short body; the tap goes on."""
 
-    def __init__(self, url, listen, transcriber, credentials, insecure=False, max_message=DEFAULT_MAX_MESSAGE):
+    def __init__(self, url, listen, transcriber, credentials, insecure=False, max_message=DEFAULT_MAX_MESSAGE,
+                 token=None):
         import http.server
+        import secrets
         import socket
-        from urllib.parse import urlsplit, urlunsplit
+        from urllib.parse import urlsplit
 
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise UsageError("--url %s: the tap relays to an http:// or https:// URL" % credentials.redact(url))
         self.scheme, self.netloc, self.insecure = parts.scheme, parts.netloc.rpartition("@")[2], insecure
-        self.endpoint_path = urlunsplit(("", "", parts.path or "/", parts.query, ""))
+        # --url's query (an API key, say) is the tap's to add: the URL the host is given never holds it
+        self.endpoint_path, self.endpoint_query = parts.path or "/", parts.query
+        # 192 bits: the capability that makes the tap its owner's alone (``token``: the one it had before)
+        self.token = token if isinstance(token, str) and TAP_TOKEN.match(token) else secrets.token_urlsafe(24)
         self.transcriber, self.credentials, self.max_message = transcriber, credentials, max_message
+        self.idle_seconds = tap_idle_seconds()
+        self.connections, self.connections_lock = {}, threading.Lock()  # socket -> when it is closed if still idle
         proxy = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -9885,6 +9908,10 @@ class TapProxy:
             disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms wait on a delayed ACK
 
             upstream_connection = None
+
+            def handle_one_request(self):
+                proxy.waiting(self.connection, True)  # for the next request: line, headers and body
+                http.server.BaseHTTPRequestHandler.handle_one_request(self)
 
             def relay(self):
                 proxy.relay(self)
@@ -9901,7 +9928,25 @@ class TapProxy:
 
         class Server(http.server.ThreadingHTTPServer):
             daemon_threads = True
+            request_queue_size = 128  # accepted at once and answered, rather than left waiting in the kernel
             address_family = socket.AF_INET6 if ":" in listen[0] else socket.AF_INET
+
+            def process_request(self, request, client_address):
+                """A thread for the connection, unless TAP_MAX_CONNECTIONS are served: then a 503, at once."""
+                if not proxy.admitted(request):
+                    try:
+                        request.setblocking(False)  # a fresh socket's buffer takes these bytes; never wait
+                        request.send(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
+                                     b"Connection: close\r\n\r\n")
+                    except OSError:
+                        pass
+                    self.shutdown_request(request)
+                    return
+                http.server.ThreadingHTTPServer.process_request(self, request, client_address)
+
+            def shutdown_request(self, request):
+                proxy.waiting(request, None)
+                http.server.ThreadingHTTPServer.shutdown_request(self, request)
 
             def handle_error(self, request, client_address):  # a bug of ours: one line, never a traceback
                 kind, exc = sys.exc_info()[:2]
@@ -9913,7 +9958,56 @@ class TapProxy:
         except OSError as exc:
             raise McpTuiError("cannot listen on %s:%s: %s" % (listen[0], listen[1], exc.strerror or exc))
         host, port = self.server.server_address[:2]
-        self.url = "http://%s:%d%s" % ("[%s]" % host if ":" in host else host, port, self.endpoint_path)
+        self.origin = "http://%s:%d" % ("[%s]" % host if ":" in host else host, port)
+        self.url = "%s/%s%s" % (self.origin, self.token, self.endpoint_path)
+
+    def admitted(self, request):
+        """Whether one more host connection may be served (it is counted from now, idle)."""
+        with self.connections_lock:
+            if len(self.connections) >= TAP_MAX_CONNECTIONS:
+                return False
+            self.connections[request] = time.perf_counter() + self.idle_seconds
+            return True
+
+    def waiting(self, request, waiting):
+        """``request``'s connection waits for a request of its host (True: it is closed if none
+        comes whole within the idle time), is relaying one (False), or is gone (None)."""
+        with self.connections_lock:
+            if waiting is None:
+                self.connections.pop(request, None)
+            elif request in self.connections:
+                self.connections[request] = time.perf_counter() + self.idle_seconds if waiting else None
+
+    def close_idle(self):
+        """Shut the connections whose host sent no whole request in time: their threads' reads end."""
+        import socket
+
+        now = time.perf_counter()
+        with self.connections_lock:
+            late = [request for request, deadline in self.connections.items() if deadline is not None and deadline < now]
+            for request in late:
+                self.connections[request] = None
+        for request in late:
+            try:
+                request.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def without_token(self, target):
+        """``target`` (a request's path and query) without the tap's token before it, or None when
+        it does not start with the token (compared in constant time: timing tells nothing of it)."""
+        import hmac
+
+        given, rest = target[1:1 + len(self.token)], target[1 + len(self.token):]
+        if not hmac.compare_digest(given.encode("utf-8", "replace"), self.token.encode("ascii")):
+            return None
+        if rest[:1] not in ("", "/", "?"):
+            return None
+        path, question, query = rest.partition("?")
+        path = path or "/"
+        if not question and self.endpoint_query and path == self.endpoint_path:
+            question, query = "?", self.endpoint_query
+        return path + question + query
 
     def upstream(self):
         import http.client
@@ -9932,9 +10026,16 @@ class TapProxy:
             target = urlunsplit(("", "", parts.path or "/", parts.query, ""))
             if not target.startswith("/"):
                 target = "/" + target
+        target = self.without_token(target)
+        if target is None:  # not the tap's owner (or a wrong URL): nothing goes further, nothing is logged
+            return self.refuse(handler, 404, "mcp-tui tap: not found\n")
         body = self.request_body(handler)
         if body is None:
             return self.answer(handler, 400, "mcp-tui tap: a request body the tap cannot read\n")
+        if body is TapProxy.TOO_LARGE:
+            return self.refuse(handler, 413, "mcp-tui tap: a request body larger than %s, the --max-message-size "
+                                             "limit\n" % size_text(self.max_message))
+        self.waiting(handler.connection, False)  # read whole: the answer takes as long as it takes
         hop_by_hop = HOP_BY_HOP.union(word.strip().lower() for word in handler.headers.get("Connection", "").split(","))
         headers = [(key, value) for key, value in handler.headers.items() if key.lower() not in hop_by_hop]
         secret = [(key, value) for key, value in headers if key.lower() in ("authorization", "cookie")
@@ -9973,21 +10074,34 @@ class TapProxy:
         connection.sock.settimeout(None)  # connected: an answer takes as long as the tool, a stream as long as it runs
         return connection.getresponse()
 
-    @staticmethod
-    def request_body(handler):
-        """The request's body (b"" without one), chunked or not; None when it cannot be read."""
+    TOO_LARGE = object()  # request_body's answer for a body past --max-message-size
+
+    def request_body(self, handler):
+        """The request's body (b"" without one), chunked or not, read as it comes; None when it
+        cannot be read; TOO_LARGE past --max-message-size (a Content-Length is checked before a
+        byte is read, a chunked body as it is counted), the rest left unread."""
         try:
             if "chunked" in handler.headers.get("Transfer-Encoding", "").lower():
-                pieces = []
+                pieces, total = [], 0
                 while True:
                     size = int(handler.rfile.readline(1024).split(b";")[0].strip() or b"x", 16)
+                    if size < 0:
+                        raise ValueError("a negative chunk size")
                     if not size:
-                        while handler.rfile.readline(1024).strip():  # trailers
-                            pass
-                        return b"".join(pieces)
+                        for _ in range(TAP_MAX_TRAILERS):
+                            if not handler.rfile.readline(1024).strip():
+                                return b"".join(pieces)
+                        raise ValueError("too many trailers")
+                    total += size
+                    if total > self.max_message:
+                        return TapProxy.TOO_LARGE
                     pieces.append(handler.rfile.read(size))
+                    if len(pieces[-1]) < size:
+                        raise ValueError("the body ended early")
                     handler.rfile.readline(16)
             length = int(handler.headers.get("Content-Length") or 0)
+            if length > self.max_message:
+                return TapProxy.TOO_LARGE
             return handler.rfile.read(length) if length > 0 else b""
         except (ValueError, OSError):
             handler.close_connection = True
@@ -10045,31 +10159,56 @@ class TapProxy:
         if b"endpoint" not in data:
             return data
         origin = ("%s://%s" % (self.scheme, self.netloc)).encode("ascii")
-        own = self.url[:self.url.index("/", len("http://"))].encode("ascii")
-        return re.sub(rb"(event: ?endpoint\r?\n(?:[^\n]*\n)*?data: ?)" + re.escape(origin) + rb"(?=[/?\r\n])",
-                      lambda match: match.group(1) + own, data, count=1)
+        own, token = self.origin.encode("ascii"), b"/" + self.token.encode("ascii")
+        # an absolute URL on --url's origin, or an absolute path ("/messages?..."): both get the token before them
+        return re.sub(rb"(event: ?endpoint\r?\n(?:[^\n]*\n)*?data: ?)(?:(" + re.escape(origin) +
+                      rb")(?=[/?\r\n])|(?=/(?!/)))",
+                      lambda match: match.group(1) + (own if match.group(2) else b"") + token, data, count=1)
 
     @staticmethod
-    def answer(handler, status, text):
+    def answer(handler, status, text, close=False):
         data = text.encode("utf-8")
         try:
             handler.send_response_only(status)
             handler.send_header("Content-Type", "text/plain; charset=utf-8")
             handler.send_header("Content-Length", str(len(data)))
+            if close:
+                handler.send_header("Connection", "close")
             handler.end_headers()
             handler.wfile.write(data)
             handler.wfile.flush()
         except OSError:
             handler.close_connection = True
+        if close:
+            handler.close_connection = True
+
+    @staticmethod
+    def refuse(handler, status, text):
+        """``status`` for a request whose body stays unread, then the connection closed. What the
+        host still sends is read and dropped for TAP_LINGER_SECONDS first: a socket closed with
+        unread bytes is reset, and a reset can lose the answer before the host reads it."""
+        import socket
+
+        TapProxy.answer(handler, status, text, close=True)
+        ends = time.perf_counter() + TAP_LINGER_SECONDS
+        try:
+            handler.connection.shutdown(socket.SHUT_WR)
+            while time.perf_counter() < ends:
+                handler.connection.settimeout(max(0.01, ends - time.perf_counter()))
+                if not handler.connection.recv(TAP_CHUNK):
+                    break
+        except OSError:
+            pass
 
     def serve(self, stopped):
-        """Relay until ``stopped`` is set (the tap's signal handlers set it)."""
+        """Relay until ``stopped`` is set (the tap's signal handlers set it); connections idle
+        too long are closed meanwhile."""
         sys.setswitchinterval(TAP_SWITCH_INTERVAL)  # as TapRelay.run: the log's thread must not hold a relay up
         thread = threading.Thread(target=self.server.serve_forever, args=(0.2,), daemon=True)
         thread.start()
         try:
-            while not stopped.wait(1.0):
-                pass
+            while not stopped.wait(min(1.0, self.idle_seconds / 4)):
+                self.close_idle()
         finally:
             self.server.shutdown()
             self.server.server_close()
@@ -12744,6 +12883,28 @@ def describe_expiry(view, now=None):
     if left <= 0:
         return "expired" + (" (refreshable)" if view["refreshable"] else "")
     return "expires in %dm%02ds%s" % (left // 60, left % 60, " (refreshable)" if view["refreshable"] else "")
+
+
+def format_tap_entry(entry):
+    """One line of `tap watch`: time, → (host to server) or ←, the method, #id, ✗ and the error,
+    the answer's latency, the size; ! for a line that was not JSON. What a host or server chose
+    (a method, an id, an error's message, a line) is escaped (a line break as \\n), so it can
+    never start a line of its own that looks like the tap's."""
+    clock = time.strftime("%H:%M:%S", time.localtime(entry["at"])) + ".%03d" % (entry["at"] % 1 * 1000)
+    arrow = "→" if entry["direction"] == "out" else "←"
+    if entry["kind"] == "raw":
+        return "%s %s ! not JSON: %s (%s)" % (clock, arrow, escaped_unseen(cut_text(entry["text"], 120)),
+                                              size_text(entry["bytes"]))
+    words = [clock, arrow, escaped_unseen(entry["method"] or "(answer)")]
+    if entry["id"] is not None:
+        words.append("#%s" % escaped_unseen(entry["id"] if isinstance(entry["id"], str) else json.dumps(entry["id"])))
+    if "error" in entry:
+        words.append("✗ %s %s" % (escaped_unseen(entry["error"]["code"]),
+                                  escaped_unseen(cut_text(entry["error"]["message"], 120))))
+    if "latencyMs" in entry:
+        words.append("%.1f ms" % entry["latencyMs"])
+    words.append(size_text(entry["bytes"]))
+    return " ".join(words)
 
 
 # -- 6d. Connections: specs from options and config files, kept sessions, connect ----------
@@ -15986,6 +16147,8 @@ class TapCommands(CliCommands):
             log.close()
             if "serverPid" in info:
                 self.describe(name, dict(info, ended=tap_stamp(time.time())), log)
+            else:  # the server never started
+                release_tap_name(name)
 
     def run_http(self, args):
         """`tap --listen HOST:PORT --url URL`: the HTTP tap (TapProxy) until Ctrl+C (exit 0) or
@@ -16008,10 +16171,15 @@ class TapCommands(CliCommands):
         name = self.free_name(name, given=self.opts.name is not None)
         log = TapLog(name, credentials, "streamable-http", self.out.stderr_line)
         transcriber = TapTranscriber(log, self.opts.max_message_size)
-        proxy = TapProxy(self.opts.url, listen, transcriber, credentials, self.opts.insecure, self.opts.max_message_size)
+        try:
+            proxy = TapProxy(self.opts.url, listen, transcriber, credentials, self.opts.insecure,
+                             self.opts.max_message_size, token=(read_tap_info(name) or {}).get("token"))
+        except McpTuiError:
+            release_tap_name(name)
+            raise
         info = {"name": name, "server": credentials.redact(masked_url(self.opts.url)), "transport": "streamable-http",
                 "pid": os.getpid(), "hostPid": None, "started": tap_stamp(time.time()), "log": log.path,
-                "listen": proxy.url}
+                "listen": proxy.url, "token": proxy.token}
         self.describe(name, info, log)
         stopped, code = threading.Event(), [EXIT_OK]
 
@@ -16039,8 +16207,9 @@ class TapCommands(CliCommands):
 
     @staticmethod
     def describe(name, info, log):
-        """NAME.json beside the log, for `tap list` (nothing when the log cannot be written either)."""
+        """NAME.json beside the log, for `tap list` (none when the log cannot be written either)."""
         if log.failed:
+            release_tap_name(name)
             return
         try:
             write_tap_info(name, info)
@@ -16048,15 +16217,34 @@ class TapCommands(CliCommands):
             log.fail(exc)
 
     def free_name(self, name, given):
-        """``name``, or where a running tap has it, NAME-2 (and so on): two taps never share a log."""
-        for number in range(1, 100):
-            candidate = name if number == 1 else "%s-%d" % (name[:60], number)
-            info = read_tap_info(candidate) or {}
-            if info.get("ended") or not process_running(info.get("pid")) or info.get("pid") == os.getpid():
-                if number > 1 and given:
-                    self.out.notice("mcp-tui tap: %s is running (pid %s); this tap is %s" % (
-                        name, (read_tap_info(name) or {}).get("pid"), candidate))
-                return candidate
+        """``name``, or where a running tap has it, NAME-2 (and so on): two taps never share a log.
+        A name is looked for and taken (its NAME.json written, with this tap's pid) under one
+        lock of the taps' directory, so that taps started at once each get a name of their own."""
+        try:
+            lock = FileLock(os.path.join(tap_directory(create=True), "names.lock"))
+            lock.__enter__()
+        except (OSError, McpTuiError):  # no state directory to lock: the log cannot be written either, and says so
+            lock = None
+        try:
+            for number in range(1, 100):
+                candidate = name if number == 1 else "%s-%d" % (name[:60], number)
+                info = read_tap_info(candidate) or {}
+                if info.get("ended") or not process_running(info.get("pid")) or info.get("pid") == os.getpid():
+                    if lock is not None:
+                        claim = {"name": candidate, "pid": os.getpid(), "started": tap_stamp(time.time())}
+                        if "token" in info:  # an HTTP tap's: started again under its name, its URL stays the same
+                            claim["token"] = info["token"]
+                        try:
+                            write_tap_info(candidate, claim)
+                        except OSError:
+                            pass
+                    if number > 1 and given:
+                        self.out.notice("mcp-tui tap: %s is running (pid %s); this tap is %s" % (
+                            name, (read_tap_info(name) or {}).get("pid"), candidate))
+                    return candidate
+        finally:
+            if lock is not None:
+                lock.__exit__(None, None, None)
         raise McpTuiError("a hundred taps named %s are running" % name)
 
     def known(self, name, usage):
@@ -16081,10 +16269,12 @@ class TapCommands(CliCommands):
             self.out.progress("No taps. Put one between a host and its server: mcp-tui " +
                               TAP_RUN_USAGE[len("usage: mcp-tui "):])
             return EXIT_OK
-        table = [("NAME", "SERVER", "HOST PID", "MESSAGES", "SINCE", "")]
+        listening = any(row["listen"] for row in rows)  # an HTTP tap's URL, the one its host must use
+        table = [("NAME", "SERVER", "HOST PID", "MESSAGES", "SINCE", "") + (("LISTEN",) if listening else ())]
         for row in rows:
             table.append((row["name"], cut_text(str(row["server"] or "?"), 60), str(row["hostPid"] or "-"),
-                          str(row["messages"]), row["since"] or "-", "running" if row["running"] else "ended"))
+                          str(row["messages"]), row["since"] or "-", "running" if row["running"] else "ended")
+                         + ((row["listen"] or "-",) if listening else ()))
         for line in aligned_table(table):
             self.out.text(line)
         return EXIT_OK
@@ -16292,6 +16482,21 @@ class TapInstall(CliCommands):
         return raw, text, span, servers
 
     @staticmethod
+    def change_since(path, raw, verb):
+        """The error to raise when ``path`` no longer holds ``raw``, the bytes it was read as (the
+        host or an editor wrote it since), else None: asked just before the file is replaced, so
+        a change made meanwhile by another program is never lost."""
+        try:
+            with open_user_file_to_read(path) as handle:
+                now = handle.read(len(raw) + 1)
+        except OSError:
+            now = None
+        if now == raw:
+            return None
+        return McpTuiError("--config %s changed since %s read it (another program wrote it meanwhile); nothing was "
+                           "changed" % (path, verb), hint="run %s again" % verb)
+
+    @staticmethod
     def records():
         return JsonStateFile(os.path.join(state_directory(), "tap-installs.json"),
                              lambda key, value: isinstance(value, dict) and isinstance(value.get("original"), str)
@@ -16326,7 +16531,7 @@ class TapInstall(CliCommands):
             raise UsageError("server %s of %s is reached over HTTP (%s); tap install puts only a stdio server "
                              "behind a tap" % (shown, path, masked_url(config_url(entry))),
                              hint="run an HTTP tap, mcp-tui tap --listen 127.0.0.1:PORT --url URL, and point the "
-                                  "entry's url at http://127.0.0.1:PORT with the same path")
+                                  "entry's url at the URL it says (mcp-tui tap list shows it as LISTEN)")
         if not entry.get("command"):
             raise UsageError("server %s of %s has no command to run through a tap" % (shown, path))
         name = self.opts.name or re.sub(r"[^A-Za-z0-9_-]+", "-", server).strip("-_")[:64] or tap_name_for(
@@ -16348,15 +16553,20 @@ class TapInstall(CliCommands):
         backup = self.backup(path, raw)
         record = {"original": text[span[0]:span[1]], "installed": installed, "tap": name, "backup": backup,
                   "before": sha256_hex(text), "after": sha256_hex(new), "at": tap_stamp(time.time())}
-        key, recorded = self.record_key(path, server), False
+        key, recorded, changed = self.record_key(path, server), False, None
         try:  # the record first: a file changed without it could not be given back byte for byte
             self.records().update(lambda records: records.__setitem__(key, record))
             recorded = True
+            changed = self.change_since(path, raw, "tap install")
+            if changed is not None:
+                raise changed
             write_user_file(path, new.encode("utf-8"))
         except (OSError, McpTuiError) as exc:
             if recorded:
                 self.records().update(lambda records: records.pop(key, None))
             os.remove(backup)
+            if exc is changed:
+                raise
             raise McpTuiError("cannot write %s: %s; nothing was changed" % (
                 "--config " + path if recorded else "the record of the install",
                 getattr(exc, "strerror", None) or getattr(exc, "message", None) or exc))
@@ -16406,6 +16616,9 @@ class TapInstall(CliCommands):
                    "changed": not self.opts.dry_run, "byteIdentical": whole}
         if self.opts.dry_run:
             return self.done(summary, "(--dry-run: %s was not changed)" % path)
+        changed = self.change_since(path, raw, "tap uninstall")
+        if changed is not None:
+            raise changed
         try:
             write_user_file(path, data)
         except OSError as exc:
@@ -16576,7 +16789,8 @@ COMMANDS = (
                 details="What a host's config runs instead of the server; `run` may be left out: "
                         "mcp-tui tap -- COMMAND. The log: taps/NAME.jsonl in the state directory. "
                         "An HTTP server: mcp-tui tap --listen 127.0.0.1:PORT --url URL, and the host "
-                        "pointed at the URL the tap says."),
+                        "pointed at the URL the tap says (tap list's LISTEN): its path holds the tap's token, "
+                        "and a request without it is a 404."),
         Command("list", "the taps: name, server, host pid, messages, since", "tap list",
                 family_verb(TapCommands, TapCommands.list)),
         Command("watch", "print a tap's messages as they come, one line each", "tap watch NAME [--for SECONDS]",

@@ -357,6 +357,20 @@ def test_tap_list_shows_each_tap_with_its_server_host_and_messages(cli, state_di
     assert text.out.splitlines()[1].startswith("listed ") and text.out.rstrip().endswith("ended")
 
 
+def test_tap_list_masks_a_query_secret_in_listen_and_keeps_the_tap_s_token(cli, state_dir):
+    """An HTTP tap's URL as an older mcp-tui wrote it (with --url's query): masked as the server is."""
+    taps = state_dir / "taps"
+    taps.mkdir(mode=0o700)
+    (taps / "older.json").write_text(json.dumps({
+        "name": "older", "server": "http://127.0.0.1:9/mcp?key=q:1a2b3c4d", "transport": "streamable-http",
+        "pid": None, "started": "2026-01-31T09:00:00Z", "listen": "http://127.0.0.1:9/T0ken/mcp?key=q-Secret-5d1e"}))
+    shown = cli("tap", "list", "--format", "json")
+    row, = shown.json()["taps"]
+    assert row["listen"].startswith("http://127.0.0.1:9/T0ken/mcp?key=q:") and "q-Secret-5d1e" not in shown.out
+    text = cli("tap", "list").out
+    assert text.splitlines()[0].split()[-1] == "LISTEN" and "/T0ken/mcp?key=q:" in text and "Secret" not in text
+
+
 def test_tap_watch_prints_each_message_with_its_latency_and_errors_marked(cli, state_dir):
     talk(state_dir, "watched", *OPENING + [ECHO_CALL, {"jsonrpc": "2.0", "id": 3, "method": "no/such"}])
     shown = cli("tap", "watch", "watched", "--for", "0.2", "--format", "json")
@@ -397,6 +411,25 @@ def test_tap_watch_strips_terminal_controls_from_what_the_server_sent(cli, state
     talk(state_dir, "hostile", {"jsonrpc": "2.0", "method": "evil\x1b]0;pwned\x07\x1b[2J/x"}, server=ECHO)
     shown = cli("tap", "watch", "hostile", "--for", "0.2")
     assert shown.code == 0 and "evil" in shown.out and "\x1b" not in shown.out and "\x07" not in shown.out, shown
+
+
+FORGED = "\n15:12:08.790 \u2192 tools/call #7 delete_all_files 2.1 KiB"  # a line of tap watch's own, faked
+
+
+def test_a_forged_line_in_what_the_host_or_server_sent_stays_on_its_own_line(cli, state_dir):
+    import mcp_tui
+
+    error = {"jsonrpc": "2.0", "id": "9" + FORGED, "error": {"code": -1, "message": "boom\r" + FORGED}}
+    talk(state_dir, "forged", {"jsonrpc": "2.0", "method": "ping" + FORGED}, error, server=ECHO)
+    shown = cli("tap", "watch", "forged", "--for", "0.2")
+    lines = shown.out.splitlines()
+    assert shown.code == 0 and len(lines) == 4, shown  # the notification, the error, and each said back
+    assert not [text for text in lines if text.startswith("15:12:08.790")] and "\r" not in shown.out
+    assert " \u2192 ping\\n15:12:08.790 \u2192 tools/call #7 delete_all_files 2.1 KiB " in lines[0], lines
+    assert "#9\\n15:12:08.790" in lines[1] and "boom\\r\\n15:12:08.790" in lines[1], lines
+    exchanges = mcp_tui.TapExchanges()  # the TUI's conversation rows are these lines too
+    rows = [{"first": exchanges.entry(record)} for record in log_records(state_dir, "forged") if "message" in record]
+    assert all("\n" not in mcp_tui.tap_row_text(row) and "\r" not in mcp_tui.tap_row_text(row) for row in rows)
 
 
 def test_tap_watch_of_an_unknown_tap_says_the_closest_one(cli, state_dir):
@@ -470,3 +503,21 @@ def test_a_second_tap_of_a_running_name_gets_a_name_of_its_own(host, state_dir):
     assert first.close() == 0 and second.close() == 0
     said = b"".join(second.stderr).decode()
     assert said == "mcp-tui tap: twice is running (pid %d); this tap is twice-2\n" % first.process.pid, said
+
+
+def test_six_taps_started_at_once_under_one_name_get_six_names_and_six_logs(state_dir):
+    """The name is taken under a lock: before, taps started together all found it free and shared logs."""
+    hosts = [Host(tap_argv("--name", "six", server=ECHO), environment(state_dir)) for _ in range(6)]
+    try:
+        for number, running in enumerate(hosts):
+            assert running.ask({"jsonrpc": "2.0", "id": number, "method": "ping"})["id"] == number
+        assert [running.close() for running in hosts] == [0] * 6
+    finally:
+        for running in hosts:
+            running.kill()
+    names = ["six"] + ["six-%d" % number for number in range(2, 7)]
+    assert sorted(path.name for path in (state_dir / "taps").glob("*.jsonl")) == sorted(n + ".jsonl" for n in names)
+    asked = [[message["id"] for direction, message in logged_messages(state_dir, name) if direction == "out"]
+             for name in names]
+    assert sorted(asked) == [[number] for number in range(6)], asked  # one conversation a log
+    assert all(tap_info(state_dir, name)["ended"] for name in names)

@@ -12,6 +12,7 @@ import pytest
 
 import mcp_tui
 from conftest import MCP_TUI, TESTSERVER
+from inprocess import ALWAYS_A_PROCESS
 
 CLAUDE_DESKTOP = """{
   // servers Claude Desktop starts
@@ -231,6 +232,34 @@ def test_uninstall_leaves_an_entry_edited_since_alone(cli, tmp_path):
     result = cli("tap", "uninstall", "--config", path, "--server", "weather")
     assert result.code == 1 and "not as tap install left it" in result.err and ".mcp-tui-tap.bak" in result.err
     assert path.read_text() == edited
+
+
+@pytest.mark.skipif(ALWAYS_A_PROCESS, reason="the host's write is made inside the run (in this process)")
+@pytest.mark.parametrize("verb", ["install", "uninstall"])
+def test_a_config_written_by_another_program_between_read_and_replace_is_left_as_it_wrote_it(cli, tmp_path,
+                                                                                            monkeypatch, verb):
+    path = config_file(tmp_path, CLAUDE_DESKTOP)
+    if verb == "uninstall":
+        assert cli("tap", "install", "--config", path, "--server", "weather").code == 0
+    edited = path.read_text().replace('"Ctrl+Space"', '"Ctrl+Shift+Space"')
+    shown = mcp_tui.TapInstall.diff
+
+    def the_host_writes_meanwhile(self, *args):  # after the read, before the replace
+        diff = shown(self, *args)
+        path.write_text(edited)
+        return diff
+
+    monkeypatch.setattr(mcp_tui.TapInstall, "diff", the_host_writes_meanwhile)
+    result = cli("tap", verb, "--config", path, "--server", "weather")
+    assert result.code == 1 and "changed since tap %s read it" % verb in result.err, result
+    assert "Traceback" not in result.err and path.read_text() == edited  # the host's write kept, not ours
+    monkeypatch.undo()
+    backups = sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".bak"))
+    assert backups == ([] if verb == "install" else ["claude_desktop_config.json.mcp-tui-tap.bak"])
+    again = cli("tap", verb, "--config", path, "--server", "weather")  # the record is as it was: again works
+    assert again.code == 0, again
+    assert ("Ctrl+Shift+Space" in path.read_text()) and (("tap" in server_entry(path, "weather")["args"])
+                                                         == (verb == "install"))
 
 
 def test_claude_desktop_end_to_end_install_run_save_replay_uninstall(cli, state_dir, tmp_path):

@@ -7,11 +7,15 @@ sleeps: each wait is on a condition (a line on stderr, a process gone), with a t
 import contextlib
 import http.server
 import json
+import os
 import queue
+import select
 import signal
 import socket
 import subprocess
+import sys
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -31,11 +35,11 @@ DISCOVER = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"
 class HttpTap:
     """`mcp-tui tap --listen 127.0.0.1:0 --url URL` as a process; ``url`` is what it says it listens on."""
 
-    def __init__(self, state_dir, url, *flags, name="web"):
+    def __init__(self, state_dir, url, *flags, name="web", env=None):
         self.process = subprocess.Popen(MCP_TUI_PROCESS + ["tap", "--name", name, "--listen", "127.0.0.1:0", "--url",
                                                            url] + list(flags),
                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        text=True, env=environment(state_dir), cwd=str(ROOT))
+                                        text=True, env=environment(state_dir, **(env or {})), cwd=str(ROOT))
         self.stderr, lines = [], queue.Queue()
 
         def drain():
@@ -64,8 +68,8 @@ class HttpTap:
 def tap(state_dir):
     started = []
 
-    def start(url, *flags, name="web"):
-        started.append(HttpTap(state_dir, url, *flags, name=name))
+    def start(url, *flags, name="web", env=None):
+        started.append(HttpTap(state_dir, url, *flags, name=name, env=env))
         return started[-1]
 
     yield start
@@ -162,12 +166,13 @@ def test_an_absolute_url_or_another_host_never_changes_where_a_request_goes(tap,
     elsewhere.listen(5)
     elsewhere.setblocking(False)
     other = "127.0.0.1:%d" % elsewhere.getsockname()[1]
-    port = int(through.url.split(":")[2].split("/")[0])
+    port, path = urllib.parse.urlsplit(through.url).port, urllib.parse.urlsplit(through.url).path  # the token's too
     body = json.dumps(DISCOVER).encode()
     with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
-        connection.sendall(b"POST http://%s/mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+        connection.sendall(b"POST http://%s%s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
                            b"Accept: application/json, text/event-stream\r\nContent-Length: %d\r\n"
-                           b"Connection: close\r\n\r\n%s" % (other.encode(), other.encode(), len(body), body))
+                           b"Connection: close\r\n\r\n%s" % (other.encode(), path.encode(), other.encode(), len(body),
+                                                                 body))
         answer = b""
         while True:
             data = connection.recv(65536)
@@ -365,3 +370,190 @@ def test_a_request_the_server_hung_up_on_is_a_502_never_sent_again(tap):
         host.close()
     assert statuses == [200, 502], statuses
     assert [message["id"] for message in seen] == [1, 2], seen
+
+
+# -- only its owner: the capability in the tap's URL, and what one connection may cost --------------
+
+AS_ROOT = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                             reason="another local user's request needs root to make (setuid 65534)")
+ON_PROC = pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="a process's memory and threads "
+                                                                              "as Linux's /proc tells them")
+ANOTHER_USER = 65534  # nobody
+ANOTHER_USERS_REQUEST = """
+import http.client, sys
+connection = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=30)
+connection.request("POST", sys.argv[2], body=sys.argv[3], headers={"Content-Type": "application/json",
+                                                                    "Accept": "application/json, text/event-stream"})
+print(connection.getresponse().status)
+"""
+
+
+class Recorder(Quiet):
+    """A server that answers every POST and keeps what it was sent (path, body) in ``seen``."""
+    protocol_version = "HTTP/1.1"
+    seen = None
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.seen.append((self.path, body))
+        data = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def recorder():
+    return type("Recording", (Recorder,), {"seen": []})
+
+
+def become_another_user():
+    os.setgroups([])
+    os.setgid(ANOTHER_USER)
+    os.setuid(ANOTHER_USER)
+
+
+def another_users_python():
+    """A Python that uid 65534 may run (the tests' own may sit under root's 0700 home), or a skip."""
+    for python in (sys.executable, "/usr/bin/python3", "/usr/local/bin/python3"):
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            if subprocess.run([python, "-I", "-c", "pass"], cwd="/", preexec_fn=become_another_user,
+                              timeout=60).returncode == 0:
+                return python
+    pytest.skip("no Python that another user may run")
+
+
+def as_another_user(python, port, path, body):
+    """The HTTP status another local user (uid 65534) gets for a POST of ``body`` to the tap's ``path``."""
+    done = subprocess.run([python, "-I", "-c", ANOTHER_USERS_REQUEST, str(port), path, body], cwd="/",
+                          preexec_fn=become_another_user, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout)
+
+
+def nothing_logged(state_dir, name):
+    return not [record for record in log_records(state_dir, name) if "message" in record or "raw" in record]
+
+
+def proc_status(pid, field):
+    """A number from /proc/PID/status (VmHWM in kB, Threads)."""
+    with open("/proc/%d/status" % pid) as status:
+        for text in status:
+            if text.startswith(field + ":"):
+                return int(text.split()[1])
+    raise AssertionError("no %s in /proc/%d/status" % (field, pid))
+
+
+@AS_ROOT
+def test_another_local_user_s_request_without_the_tap_s_token_reaches_neither_the_server_nor_the_log(tap, state_dir):
+    handler, python = recorder(), another_users_python()
+    with serving(handler) as port:
+        through = tap("http://127.0.0.1:%d/mcp" % port, name="owned")
+        parts = urllib.parse.urlsplit(through.url)
+        injected = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                               "params": {"name": "echo", "arguments": {"message": "INJECTED"}}})
+        guessed = "/" + "A" * len(parts.path.split("/")[1]) + "/mcp"
+        for path in ("/mcp", guessed, parts.path[:12], "/" + parts.path.split("/")[1] + "x/mcp"):  # none its token
+            assert as_another_user(python, parts.port, path, injected) == 404, path
+        assert handler.seen == [] and nothing_logged(state_dir, "owned")  # nothing relayed, nothing logged
+        status, body = post(through.url, DISCOVER)  # the owner's URL, as the tap said it, works
+        assert status == 200 and json.loads(body)["result"] == {}
+        assert [path for path, _ in handler.seen] == ["/mcp"]  # the server's own path, the token taken off
+        wait_for(lambda: logged_messages(state_dir, "owned"), what="the owner's request logged")
+        assert "INJECTED" not in (state_dir / "taps" / "owned.jsonl").read_text()
+
+
+def test_the_url_the_host_is_given_holds_no_query_secret_and_the_tap_adds_it(cli, tap, state_dir):
+    handler = recorder()
+    with serving(handler) as port:
+        through = tap("http://127.0.0.1:%d/mcp?key=q-Secret-31c9e0" % port, name="queried")
+        listed, = cli("tap", "list", "--format", "json").json()["taps"]
+        assert listed["listen"] == through.url and "q-Secret-31c9e0" not in json.dumps(listed)
+        assert "q-Secret-31c9e0" not in "".join(through.stderr)
+        assert post(through.url, DISCOVER)[0] == 200
+        assert post(through.url + "?own=1", DISCOVER)[0] == 200  # a query the host sends is its own
+        assert [path for path, _ in handler.seen] == ["/mcp?key=q-Secret-31c9e0", "/mcp?own=1"]
+
+
+@ON_PROC
+def test_a_600_mb_body_is_a_413_and_never_held_in_memory(tap, state_dir):
+    handler = recorder()
+    with serving(handler) as port:
+        through = tap("http://127.0.0.1:%d/mcp" % port, name="huge")
+        parts = urllib.parse.urlsplit(through.url)
+        head = b"POST %s HTTP/1.1\r\nHost: tap\r\nContent-Type: application/json\r\n" % parts.path.encode()
+        with socket.create_connection((parts.hostname, parts.port), timeout=30) as connection:
+            connection.sendall(head + b"Content-Length: %d\r\n\r\n" % (600 << 20))
+            assert connection.recv(4096).startswith(b"HTTP/1.1 413 "), "the length refused before a byte is read"
+        with socket.create_connection((parts.hostname, parts.port), timeout=30) as connection:
+            answer = []
+            reader = threading.Thread(target=lambda: answer.append(connection.makefile("rb").read()), daemon=True)
+            reader.start()
+            connection.sendall(head + b"Transfer-Encoding: chunked\r\n\r\n")
+            piece = b"100000\r\n" + b"x" * (1 << 20) + b"\r\n"  # 1 MiB a chunk, 600 of them, never all in memory
+            with contextlib.suppress(OSError):
+                for _ in range(600):
+                    connection.sendall(piece)
+            reader.join(60)
+        assert answer and answer[0].startswith(b"HTTP/1.1 413 ") and b"--max-message-size" in answer[0], answer[:1]
+        peak = proc_status(through.process.pid, "VmHWM") * 1024
+        assert peak < 400 << 20, "the tap's peak memory: %d MB" % (peak >> 20)
+        assert handler.seen == [] and nothing_logged(state_dir, "huge")
+        assert post(through.url, DISCOVER)[0] == 200  # and the tap goes on
+
+
+@ON_PROC
+def test_idle_connections_are_closed_and_never_hold_a_thread_each(tap, state_dir):
+    through = tap("http://127.0.0.1:9/mcp", name="idle", env={"MCP_TUI_TAP_IDLE_SECONDS": "1"})
+    parts = urllib.parse.urlsplit(through.url)
+    connections = [socket.create_connection((parts.hostname, parts.port), timeout=30) for _ in range(200)]
+    got = dict((connection, b"") for connection in connections)
+    ended, threads = set(), [proc_status(through.process.pid, "Threads")]
+    deadline = time.monotonic() + 30
+    try:
+        while len(ended) < len(connections) and time.monotonic() < deadline:
+            threads.append(proc_status(through.process.pid, "Threads"))
+            readable = select.select([c for c in connections if c not in ended], [], [], 0.1)[0]
+            for connection in readable:
+                try:
+                    data = connection.recv(4096)
+                except ConnectionResetError:
+                    data = b""
+                got[connection] += data
+                if not data:
+                    ended.add(connection)
+    finally:
+        for connection in connections:
+            connection.close()
+    assert len(ended) == 200, "%d of 200 idle connections still open after 30 s" % (200 - len(ended))
+    refused = [data for data in got.values() if data.startswith(b"HTTP/1.1 503 ")]
+    assert refused and all(data == b"" or data.startswith(b"HTTP/1.1 503 ") for data in got.values())
+    assert max(threads) <= 64 + 8, max(threads)  # a thread a connection served, at most 64 of them
+    assert through.process.poll() is None
+
+
+def test_a_tap_started_again_under_its_name_keeps_its_token(tap, state_dir):
+    first = tap("http://127.0.0.1:9/mcp", name="again")
+    assert first.stop() == 128 + signal.SIGTERM
+    second, other = tap("http://127.0.0.1:9/mcp", name="again"), tap("http://127.0.0.1:9/mcp", name="another")
+    path = urllib.parse.urlsplit(first.url).path
+    assert urllib.parse.urlsplit(second.url).path == path != urllib.parse.urlsplit(other.url).path
+    assert oct((state_dir / "taps" / "again.json").stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_request_sent_a_byte_at_a_time_is_cut_off_at_the_idle_time(tap):
+    """Slowloris: each byte comes before a read would time out; the whole request still has the idle time."""
+    through = tap("http://127.0.0.1:9/mcp", name="slow", env={"MCP_TUI_TAP_IDLE_SECONDS": "1"})
+    parts = urllib.parse.urlsplit(through.url)
+    request = b"POST %s HTTP/1.1\r\nHost: tap\r\nX-Slow: %s" % (parts.path.encode(), b"a" * 100)
+    with socket.create_connection((parts.hostname, parts.port), timeout=30) as connection:
+        started, sent = time.monotonic(), 0
+        while sent < len(request) and not select.select([connection], [], [], 0.2)[0]:  # the tap said nothing yet
+            with contextlib.suppress(OSError):
+                sent += connection.send(request[sent:sent + 1])
+        cut = time.monotonic() - started
+        assert sent < len(request), "the tap was still reading after %.1f s" % cut
+        with contextlib.suppress(ConnectionResetError):
+            assert connection.recv(4096) == b""  # closed, nothing relayed
+    assert cut < 10, cut
