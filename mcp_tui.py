@@ -6351,24 +6351,47 @@ class CallOutcome:
         self.notes = list(notes)
 
 
+class TaskStatusRegressed(ProtocolViolation):
+    """A followed task's status moved on from a terminal one, or from a result given."""
+
+
 class StatusReporter:
     """Tells ``on_status`` when a followed task's status changes (whichever way the news
     came: a poll, a notification, the first or the last tasks/get), tells ``on_view`` of
-    every view, and refuses a terminal status that moves on."""
+    every view, and refuses a terminal status that moves on, or a task that reports itself
+    running after tasks/result gave its result. ``seen`` is the statuses in the order they
+    came (a repeat of the last left out), with "tasks/result" where the result was given."""
 
     def __init__(self, on_status, last_status=None, on_view=None):
         self.on_status = on_status
         self.on_view = on_view
         self.last_status = last_status
+        self.seen = [last_status] if last_status else []
+        self.result_given = False
         # A notification (on the reader thread) and a poll may bring the same news at once:
         # the first reports it, and the other waits until that report is out.
         self._lock = threading.Lock()
 
+    def _note(self, status):
+        if not self.seen or self.seen[-1] != status:
+            self.seen.append(status)
+
+    def gave_result(self):
+        """tasks/result answered with the task's result: the task has ended."""
+        with self._lock:
+            self._note("tasks/result")
+            self.result_given = True
+
     def see(self, task):
         with self._lock:
-            if self.last_status in TERMINAL_STATUSES and task.status != self.last_status:
-                raise ProtocolViolation("the server moved task %s from %s back to %s; a terminal status is final"
-                                        % (task.task_id, self.last_status, task.status))
+            self._note(task.status)
+            if ((self.last_status in TERMINAL_STATUSES and task.status != self.last_status)
+                    or (self.result_given and task.status not in TERMINAL_STATUSES)):
+                moved = ("moved task %s from %s back to %s" % (task.task_id, self.last_status, task.status)
+                         if self.last_status in TERMINAL_STATUSES else "reported task %s %s after tasks/result gave "
+                         "its result" % (task.task_id, task.status))
+                raise TaskStatusRegressed("the server %s (statuses seen: %s); a terminal status is final" % (
+                    moved, " -> ".join(self.seen)))
             if self.on_view:
                 self.on_view(task)
             if task.status != self.last_status:
@@ -6675,6 +6698,7 @@ class ExperimentalTasks(TaskForm):
                 if final is not None and final.status == "cancelled":
                     raise McpTuiError("task %s was cancelled" % task_id)
                 raise TaskFailed(final or Task({"taskId": task_id, "status": "failed"}), exc.error)
+            reporter.gave_result()
             self._final(task_id, reporter)
             return result
         finally:
@@ -6683,6 +6707,8 @@ class ExperimentalTasks(TaskForm):
     def _final(self, task_id, reporter):
         try:
             return reporter.see(self.get(task_id))
+        except TaskStatusRegressed:
+            raise  # the server's statuses broke the spec: not a status that could not be read
         except McpTuiError:
             return None
 
@@ -7142,9 +7168,10 @@ CHECK_RULES = (
     ("tools.input-schema", "error", 'inputSchema is a JSON Schema object of type "object"',
      'give every tool an inputSchema like {"type": "object", "properties": {...}}'),
     ("tools.schema-valid", "error", "inputSchema and outputSchema are valid JSON Schemas (2020-12, or the draft "
-     "their $schema names): each keyword's value is what the meta-schema allows",
+     "their $schema names): each keyword's value is what the meta-schema allows, and each $ref within the schema "
+     "resolves",
      'fix the keyword named: a type like "string" (or a list of them), required as a list of names, '
-     "limits as numbers"),
+     "limits as numbers, a $ref as a pointer to a subschema that is there (#/$defs/NAME), with no cycle"),
     ("tools.portable-schema", "warning", "inputSchema avoids features common hosts reject: $ref, anyOf, oneOf, "
      "allOf, not, if at any depth, and lists of types on a property",
      'flatten to one object schema with plain properties, each of one type (leave out "null" rather than '
@@ -7384,6 +7411,69 @@ def schema_meta_problems(schema, path="$"):
                 problems.append("%s.%s: %s" % (where, key, problem))
                 continue
             pending.extend((sub_path, sub, depth + 1) for sub_path, sub in subschemas(where, key, node[key], draft))
+    return problems
+
+
+def schema_nodes(schema):
+    """Every (path, subschema) of ``schema`` that is an object, the root first, walked
+    without recursion and no deeper than SCHEMA_DEPTH_LIMIT (schema_meta_problems says so)."""
+    draft, pending = schema_draft(schema), [("$", schema, 0)]
+    while pending:
+        where, node, depth = pending.pop()
+        if not isinstance(node, dict) or depth > SCHEMA_DEPTH_LIMIT:
+            continue
+        yield where, node
+        for key in sorted(node, reverse=True):
+            pending.extend((sub_path, sub, depth + 1) for sub_path, sub in subschemas(where, key, node[key], draft))
+
+
+def schema_pointer_target(schema, ref):
+    """What the in-schema reference ``ref`` ("#", "#/json/pointer" or "#anchor") points to
+    in ``schema``, or None when it points to nothing there."""
+    from urllib.parse import unquote
+
+    fragment = unquote(ref[1:])
+    if fragment and not fragment.startswith("/"):  # a plain-name fragment: a subschema's $anchor
+        return next((node for _, node in schema_nodes(schema) if node.get("$anchor") == fragment), None)
+    node = schema
+    for token in fragment.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node if isinstance(node, (dict, bool)) else None
+
+
+def schema_ref_problems(schema):
+    """Where a $ref within ``schema`` (one starting with #) cannot be resolved, as
+    "path.$ref: what" lines: a pointer to nowhere in the schema, or a cycle of references
+    that never reaches a schema of its own (each named once, by the pointers around it).
+    A $ref to another document is not followed (check fetches nothing a schema names)."""
+    problems, cycles = [], []
+    for where, node in schema_nodes(schema):
+        ref = node.get("$ref")
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            continue
+        chain, target = [ref], schema_pointer_target(schema, ref)
+        while isinstance(target, dict) and isinstance(target.get("$ref"), str) and target["$ref"].startswith("#"):
+            if target["$ref"] in chain:
+                chain.append(target["$ref"])
+                break
+            chain.append(target["$ref"])
+            target = schema_pointer_target(schema, target["$ref"])
+        if target is None:
+            problems.append("%s.$ref: %s points to nothing in the schema" % (where, json.dumps(chain[-1])))
+        elif chain[-1] in chain[:-1]:
+            loop = chain[chain.index(chain[-1]):]
+            if set(loop) not in cycles:
+                cycles.append(set(loop))
+                problems.append("%s.$ref: %s is a cycle of references (%s)" % (
+                    where, json.dumps(loop[0]), " -> ".join(loop)))
+        if len(problems) >= 20:
+            break
     return problems
 
 
@@ -7736,7 +7826,7 @@ class ServerCheck:
                 self.found("tools.portable-schema", "its inputSchema: %s" % problem, where)
             for field in ("inputSchema", "outputSchema"):
                 if isinstance(tool.get(field), dict):
-                    for problem in schema_meta_problems(tool[field]):
+                    for problem in schema_meta_problems(tool[field]) + schema_ref_problems(tool[field]):
                         self.found("tools.schema-valid", "its %s: %s" % (field, problem), where)
             if "outputSchema" in tool and not (isinstance(tool["outputSchema"], dict)
                                                and (any_output_schema or tool["outputSchema"].get("type") == "object")):
@@ -7804,14 +7894,19 @@ class ServerCheck:
         outcome = form.call(tool, arguments)
         if outcome.task is None:
             return outcome.result
+        task_id = outcome.task.task_id
+        reporter = StatusReporter(None, last_status=outcome.task.status)
         try:
-            return form.wait(outcome.task.task_id, time.perf_counter() + self.session.timeout,
-                             StatusReporter(None, last_status=outcome.task.status))
-        except ProtocolViolation as exc:
-            if "a terminal status is final" not in exc.message:
+            result = form.wait(task_id, time.perf_counter() + self.session.timeout, reporter)
+            try:  # once more after its end: a terminal status must hold for as long as the task is kept
+                reporter.see(form.get(task_id))
+            except TaskStatusRegressed:
                 raise
-            self.found("tasks.status-final", exc.message.replace("task %s " % outcome.task.task_id, "its task "),
-                       where)
+            except McpTuiError:
+                pass  # no longer kept, or not readable now: nothing to judge
+            return result
+        except TaskStatusRegressed as exc:
+            self.found("tasks.status-final", exc.message.replace("task %s " % task_id, "its task "), where)
             return None
 
     def call_one(self, tool, arguments):
