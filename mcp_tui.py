@@ -7141,8 +7141,10 @@ CHECK_RULES = (
      "send notifications without an id"),
     ("lifecycle.stdout-clean", "error", "a stdio server writes only JSON-RPC messages on stdout",
      "send logs to stderr (or as notifications/message), never to stdout"),
-    ("lifecycle.ping", "error", "ping is answered promptly (clients use it to tell a live server from a hung one)",
-     "answer ping with an empty result at once, even while other requests are running"),
+    ("lifecycle.ping", "error", "the sign of life is answered promptly: ping (2025-11-25), server/discover "
+     "(2026-07-28, which has no ping); clients use it to tell a live server from a hung one",
+     "answer it at once (ping with an empty result, server/discover with its result), even while other requests "
+     "are running"),
     ("capabilities.declared-answer", "error", "every declared capability's methods answer",
      "implement the methods of each capability you declare, or stop declaring it"),
     ("capabilities.undeclared-refused", "warning", "a method of an undeclared capability is refused (-32601)",
@@ -7773,11 +7775,12 @@ class ServerCheck:
         return [item for item in items if isinstance(item, dict)]
 
     def check_ping(self):
+        """The era's sign of life timed: ping, or server/discover where there is no ping."""
         self.apply("lifecycle.ping")
         try:
             self.session.ping(min(CHECK_PING_SECONDS, self.session.timeout))
         except McpTuiError as exc:
-            self.failed("lifecycle.ping", exc, "ping")
+            self.failed("lifecycle.ping", exc, self.session.era_rules().sign_of_life)
 
     def check_capabilities(self):
         """A capability the server does not declare should be refused (-32601), not served."""

@@ -33,7 +33,7 @@ FAULTS = {
     "structured-content": "weather's structuredContent breaks its outputSchema (a string temperature)",
     "endless-cursor": "tools/list always answers with the same nextCursor",
     "unknown-tool-success": "a call of a tool that does not exist is answered as a success",
-    "no-ping": "ping is never answered",
+    "no-ping": "ping is never answered (2026-07-28, which has no ping: server/discover, after the first)",
     "missing-method": "prompts is declared, and prompts/list says -32601",
     "uri-without-scheme": "a resource's URI is notes.txt, without a scheme",
     "stdout-logs": "log lines on stdout before each response",
@@ -98,6 +98,7 @@ class Server:
                 {"extensions": {TASKS_EXTENSION: {}}} if self.era == MODERN
                 else {"tasks": {"requests": {"tools": {"call": {}}}}}))
         self.tasks = {}  # taskId -> whether its result was taken
+        self.discovered = False  # whether server/discover was answered once
 
     def capabilities(self):
         resources = {} if self.fault == "subscribe-unclaimed" else {"subscribe": True}
@@ -161,6 +162,9 @@ class Server:
             return self.refuse(request_id, -32603, "Internal error: the database is down")
         if self.era != MODERN:
             return self.refuse(request_id, -32601, "Method not found: server/discover")
+        if self.fault == "no-ping" and self.discovered:
+            return  # the handshake's was answered; the ones after it (check's sign of life) are not
+        self.discovered = True
         version = "2099-01-01" if self.fault == "unoffered-version" else MODERN
         versions = [version, LEGACY] if self.both else [version]
         self.answer(request_id, {"supportedVersions": versions, "capabilities": self.capabilities(),

@@ -227,6 +227,18 @@ def test_schemas_are_held_to_the_meta_schema_keyword_by_keyword():
     assert schema_meta_problems({"not": True, "x-vendor": object()}) == []  # unknown keywords are the vendor's
 
 
+def test_the_2026_ping_rule_names_what_it_timed(cli):
+    """Issue 47 item 4: 2026-07-28 has no ping; check times server/discover, and says so."""
+    result = cli(faulty_command("--fault", "no-ping", "--era", "2026-07-28"), "check", "--timeout", "2")
+    assert result.code == 1, result
+    (line,) = [line for line in result.out.splitlines() if "✗" in line]
+    assert line.split()[1:3] == ["lifecycle.ping", "server/discover:"], result
+    assert "no answer to server/discover" in line, result
+    assert "fix: answer it at once (ping with an empty result, server/discover with its result)" in result.out
+    assert "ping (2025-11-25), server/discover (2026-07-28, which has no ping)" in cli(
+        faulty_command("--era", "2026-07-28"), "check").out
+
+
 @pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
 @pytest.mark.parametrize("fault, said", [
     ("ref-nowhere", '$.properties.message.$ref: "#/$defs/nowhere" points to nothing in the schema'),
