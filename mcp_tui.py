@@ -54,7 +54,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: InputResponder
      3e. tasks      one Task model, one TaskForm interface, two adapters (``tasks_for``
                     picks one by era), the task ledger
-                    classes: Task TaskFailed TaskSupport CallOutcome StatusReporter TaskForm
+                    classes: Task TaskFailed TaskSupport CallOutcome TaskStatusRegressed StatusReporter TaskForm
                     ExtensionTasks ExperimentalTasks TaskLedger
      3f. server cards  a remote server described before connecting (SEP-2127): the card
                     at <url>/server-card, a host's AI Catalog, the card against the schema
@@ -3371,6 +3371,7 @@ class ConnectionSpec:
         self.shown = None  # from --config: the same spec with the file's ${VAR}s unexpanded, what is shown
         self.oauth = None  # a --config entry's oauth object
         self.auth = None  # the Authorizer (section 5) its HTTP requests go through
+        self.card = None  # (where, card): the Server Card of a catalog that led to this server (check holds it)
 
     def describe(self):
         if self.shown is not None:
@@ -6937,9 +6938,12 @@ SERVER_CARD_REMOTE_TYPES = ("streamable-http", "sse")
 URI_SCHEME = r"^[A-Za-z][A-Za-z0-9+.-]*:"  # an absolute URI starts so (check holds resources to it too)
 
 
-def fetch_json_document(url, accept, network=None, timeout=10.0, log=None):
+def read_json_document(url, accept, network=None, timeout=10.0, log=None):
     """GET ``url`` (TLS as the session would verify it, through the same proxies): (status,
-    the JSON object it answered, or None). Raises ConnectionFailed when nothing answers."""
+    the JSON object it answered or None, and why a document answered could not be read or
+    None): larger than SERVER_CARD_LIMIT, nested too deep, not JSON, not an object, or a
+    redirect (refused: none is followed). A status that serves nothing (404) has no why.
+    Raises ConnectionFailed when nothing answers."""
     client = HttpClient(url, timeout=timeout, network=network, log=log, max_message=SERVER_CARD_LIMIT)
     try:
         conn, response = client.open("GET", headers={"Accept": accept + ", application/json"}, seconds=timeout,
@@ -6949,18 +6953,35 @@ def fetch_json_document(url, accept, network=None, timeout=10.0, log=None):
             # not a JSON document (a server at the host's root may answer every GET with an SSE
             # stream that never ends): the headers said enough, the body is not read
             client.discard(conn)
-            return response.status, None
+            if 300 <= response.status < 400:
+                return response.status, None, "a redirect to %s was refused (HTTP %d; mcp-tui does not follow " \
+                    "redirects)" % (cut_text(masked_url(response.getheader("Location") or "(no Location)"), 200),
+                                    response.status)
+            return response.status, None, None
         payload = client.read("GET", conn, response)
     except MessageTooLarge:
-        raise ConnectionFailed("%s answered with more than %s; no card or catalog is that large" % (
-            masked_url(url), size_text(SERVER_CARD_LIMIT)))
+        return 200, None, "it is larger than %s, more than a card or catalog may be" % size_text(SERVER_CARD_LIMIT)
     finally:
         client.close()
     try:
-        document = strict_json(payload.decode("utf-8")) if response.status == 200 else None
+        document = strict_json(payload.decode("utf-8"))
+    except NestedTooDeeply:
+        return 200, None, "it is nested more than %d levels deep" % JSON_DEPTH_LIMIT
     except (ValueError, UnicodeDecodeError, RecursionError):
-        document = None
-    return response.status, document if isinstance(document, dict) else None
+        return 200, None, "it is not JSON"
+    if not isinstance(document, dict):
+        return 200, None, "it is %s, not a JSON object" % a_json_type(document)
+    return 200, document, None
+
+
+def fetch_json_document(url, accept, network=None, timeout=10.0, log=None):
+    """read_json_document's (status, the JSON object or None), for a caller that needs no why;
+    a document too large is a ConnectionFailed, as nothing that large is what was asked for."""
+    status, document, why = read_json_document(url, accept, network, timeout, log)
+    if why is not None and why.startswith("it is larger"):
+        raise ConnectionFailed("%s answered with more than %s; no card or catalog is that large" % (
+            masked_url(url), size_text(SERVER_CARD_LIMIT)))
+    return status, document
 
 
 def server_card_url(url):
@@ -6989,29 +7010,50 @@ def fetch_catalog(url, network=None, timeout=10.0, log=None):
 
     parts = urlsplit(url)
     origin = "%s://%s" % (parts.scheme, parts.netloc.rpartition("@")[2])
+    unread = []  # (place, why) of a catalog answered and not read: said when no place serves one
     for path in CATALOG_PATHS:
-        status, catalog = fetch_json_document(origin + path, "application/ai-catalog+json", network, timeout, log)
+        status, catalog, why = read_json_document(origin + path, "application/ai-catalog+json", network, timeout,
+                                                  log)
         if catalog is not None and isinstance(catalog.get("entries"), list):
             return origin + path, [entry for entry in catalog["entries"]
                                    if isinstance(entry, dict) and entry.get("type") == SERVER_CARD_TYPE]
+        if why is not None:
+            unread.append((origin + path, why))
+    if unread:
+        place, why = unread[0]
+        raise ConnectionFailed("the AI Catalog at %s cannot be read: %s" % (masked_url(place), why),
+                               hint="if you trust where it points, pass that URL with --url"
+                               if why.startswith("a redirect") else None)
     return None, []
 
 
 def catalog_entry_card(entry, network=None, timeout=10.0, log=None):
-    """An entry's card: inline ``data``, or fetched from its ``url``; (where, card or None)."""
+    """An entry's card: inline ``data``, or fetched from its ``url``; (where, card or None,
+    why it could not be read or None)."""
     if isinstance(entry.get("data"), dict):
-        return "inline", entry["data"]
+        return "inline", entry["data"], None
     url = entry.get("url")
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-        return None, None
-    return url, fetch_json_document(url, SERVER_CARD_TYPE, network, timeout, log)[1]
+        return None, None, "the entry has no card (no data, and no http(s) url)"
+    status, card, why = read_json_document(url, SERVER_CARD_TYPE, network, timeout, log)
+    return url, card, why or (None if card is not None else "not found (HTTP %d)" % status)
 
 
-def choose_catalog_entry(entries, wanted, catalog_url):
-    """The entry ``wanted`` names (its identifier, or the identifier's last part), or the only
-    one; a UsageError listing them where several are and none is named."""
+def entry_names(entry, card_of=None):
+    """What --server may call a catalog entry: its identifier, the identifier's last part,
+    and its card's name (inline, or from ``card_of(entry)``'s card where given)."""
+    identifier = entry.get("identifier")
+    card = entry.get("data") if isinstance(entry.get("data"), dict) else card_of(entry)[1] if card_of else None
+    return [identifier, str(identifier).split(":")[-1]] + ([card.get("name")] if isinstance(card, dict) else [])
+
+
+def choose_catalog_entry(entries, wanted, catalog_url, card_of=None):
+    """The entry ``wanted`` names (its identifier, the identifier's last part, or its card's
+    name: a card fetched with ``card_of`` only when nothing else matched), or the only one; a
+    UsageError listing them where several are and none is named."""
     if wanted:
-        chosen = [e for e in entries if wanted in (e.get("identifier"), str(e.get("identifier")).split(":")[-1])]
+        chosen = [e for e in entries if wanted in entry_names(e)] or [
+            e for e in entries if card_of and not isinstance(e.get("data"), dict) and wanted in entry_names(e, card_of)]
         if not chosen:
             raise UsageError("the catalog at %s lists no server %r" % (masked_url(catalog_url), wanted),
                              hint="it lists: %s" % catalog_identifiers(entries))
@@ -7207,9 +7249,10 @@ CHECK_RULES = (
     ("http.cache-fields", "error", 'ttlMs is an integer >= 0 and cacheScope "public" or "private" where a '
      "2026-07-28 result carries them", 'write ttlMs as a whole number of milliseconds and cacheScope as '
      '"public" or "private"'),
-    ("card.valid", "error", "a Server Card served at <url>/server-card follows its schema (SEP-2127, v1)",
-     "give the card $schema, name (NAMESPACE/NAME), version and description, and remotes of type "
-     "streamable-http or sse with an http(s) url"),
+    ("card.valid", "error", "the Server Card (the catalog's that led here, or the one served at <url>/server-card) "
+     "can be read (JSON, 1 MiB at most, no redirect) and follows its schema (SEP-2127, v1)",
+     "serve the card itself as JSON of at most 1 MiB, and give it $schema, name (NAMESPACE/NAME), version and "
+     "description, and remotes of type streamable-http or sse with an http(s) url"),
     ("card.runtime", "warning", "the Server Card agrees with the live server: version, the remote it answers at, "
      "its transport and protocol versions (the runtime wins; a card that disagrees misleads clients)",
      "publish the card from the same source as serverInfo and supportedVersions, so that they cannot drift"),
@@ -7903,10 +7946,8 @@ class ServerCheck:
             result = form.wait(task_id, time.perf_counter() + self.session.timeout, reporter)
             try:  # once more after its end: a terminal status must hold for as long as the task is kept
                 reporter.see(form.get(task_id))
-            except TaskStatusRegressed:
-                raise
-            except McpTuiError:
-                pass  # no longer kept, or not readable now: nothing to judge
+            except RpcError:
+                pass  # no longer kept: nothing to judge
             return result
         except TaskStatusRegressed as exc:
             self.found("tasks.status-final", exc.message.replace("task %s " % task_id, "its task "), where)
@@ -8259,21 +8300,32 @@ class HttpChecks:
         return response.status, (response.getheader("Content-Type") or "").split(";")[0].strip().lower() or None
 
     def check_card(self):
-        """The Server Card at <url>/server-card, where the server serves one (it need not):
-        against its schema (card.valid), and against this live session (card.runtime)."""
+        """The Server Card that led here (a catalog's), else the one at <url>/server-card,
+        where the server serves one (it need not): against its schema (card.valid), and
+        against this live session (card.runtime). A card answered and not readable (too
+        large, too deep, not JSON, a redirect refused) is a card.valid finding that says why."""
         url = self.session.spec.url
-        try:
-            status, card = fetch_json_document(server_card_url(url), SERVER_CARD_TYPE, self.session.network,
-                                               CHECK_HTTP_SECONDS)
-        except McpTuiError:
-            return
+        if self.session.spec.card is not None:
+            where, card = self.session.spec.card
+        else:
+            where = server_card_url(url)
+            try:
+                status, card, why = read_json_document(where, SERVER_CARD_TYPE, self.session.network,
+                                                       CHECK_HTTP_SECONDS)
+            except McpTuiError:
+                return
+            where = masked_url(where)
+            if why is not None:
+                self.apply("card.valid")
+                self.found("card.valid", "the card at %s cannot be read: %s" % (where, why), "server card")
+                return
         if card is None:
             return  # no card served: nothing to hold to the server
         self.apply("card.valid", "card.runtime")
         for problem in server_card_problems(card):
-            self.found("card.valid", problem, "server card")
+            self.found("card.valid", problem, "server card (%s)" % where)
         for problem in card_runtime_problems(card, self.session.summary(), url):
-            self.found("card.runtime", problem, "server card")
+            self.found("card.runtime", problem, "server card (%s)" % where)
 
     def check_http(self):
         """The Streamable HTTP transport's own rules, each judged against a control request
@@ -13874,7 +13926,7 @@ CLI_OPTIONS = (
         (("--bearer",), dict(metavar="TOKEN", help="Authorization: Bearer TOKEN (or $MCP_TUI_BEARER)")),
         (("--config",), dict(metavar="FILE", help="mcpServers / servers JSON file")),
         (("--server",), dict(metavar="NAME", help="the server to use from --config, or from the catalog of "
-                                                   "--url HOST")),
+                                                   "--url HOST (its identifier, or its card's name)")),
         (("--protocol-version",), dict(dest="protocol", choices=PROTOCOL_CHOICES, default="auto", metavar="VERSION",
                                        help="auto (default), %s" % ", ".join(PROTOCOL_CHOICES[1:]))),
         (("--timeout",), dict(type=float, default=60.0, metavar="SECONDS",
@@ -15245,29 +15297,34 @@ class CardCommands(CliCommands):
             if catalog_url is None:
                 raise McpTuiError("%s serves no AI Catalog (%s)" % (masked_url(spec.url), " or ".join(CATALOG_PATHS)),
                                   hint="give the server's MCP endpoint: --url %s/mcp" % masked_url(spec.url).rstrip("/"))
-            chosen = [choose_catalog_entry(entries, self.opts.server, catalog_url)] if self.opts.server or len(
-                entries) == 1 else entries
-            cards = [catalog_entry_card(entry, network, self.opts.timeout, log) + (entry,) for entry in chosen]
+            def card_of(entry):
+                return catalog_entry_card(entry, network, self.opts.timeout, log)
+
+            chosen = [choose_catalog_entry(entries, self.opts.server, catalog_url, card_of)] if (
+                self.opts.server or len(entries) == 1) else entries
+            cards = [card_of(entry) + (entry,) for entry in chosen]
         else:
             where = server_card_url(spec.url)
-            status, card = fetch_json_document(where, SERVER_CARD_TYPE, network, self.opts.timeout, log)
+            status, card, why = read_json_document(where, SERVER_CARD_TYPE, network, self.opts.timeout, log)
+            if why is not None:
+                raise McpTuiError("the Server Card at %s cannot be read: %s" % (masked_url(where), why))
             if card is None:
                 raise McpTuiError("no Server Card at %s (HTTP %d)" % (masked_url(where), status),
                                   hint="a server may publish its card elsewhere: try --url with the bare host, "
                                        "whose catalog may list it")
-            cards = [(where, card, None)]
+            cards = [(where, card, None, None)]
         if self.out.json:
             documents = [{"url": where, "identifier": entry and entry.get("identifier"), "card": card,
-                          "problems": server_card_problems(card) if card is not None else ["not found"]}
-                         for where, card, entry in cards]
+                          "problems": server_card_problems(card) if card is not None else [why]}
+                         for where, card, why, entry in cards]
             self.out.document(documents[0] if len(documents) == 1 else {"cards": documents})
             return EXIT_OK
-        for index, (where, card, entry) in enumerate(cards):
+        for index, (where, card, why, entry) in enumerate(cards):
             if index:
                 self.out.text("")
             if card is None:
-                self.out.notice("warning: the card of %s could not be read (%s)" % (
-                    json.dumps(str(entry.get("identifier"))), where or "no url or data"))
+                self.out.notice("warning: the card of %s could not be read from %s: %s" % (
+                    json.dumps(str(entry.get("identifier"))), masked_url(where) if where else "the catalog", why))
                 continue
             self.out.text(server_card_text(card, where, entry))
             for problem in server_card_problems(card):
@@ -15286,12 +15343,18 @@ class CardCommands(CliCommands):
             return spec  # the connection that follows says what is wrong with the host
         if catalog_url is None or not entries:
             return spec
-        entry = choose_catalog_entry(entries, self.opts.server, catalog_url)
-        where, card = catalog_entry_card(entry, network, self.opts.timeout, self.cli.log)
+
+        def card_of(entry):
+            return catalog_entry_card(entry, network, self.opts.timeout, self.cli.log)
+
+        entry = choose_catalog_entry(entries, self.opts.server, catalog_url, card_of)
+        where, card, why = card_of(entry)
         endpoint = card_endpoint(card) if isinstance(card, dict) else None
         if endpoint is None:
-            raise McpTuiError("the catalog at %s lists %s, but its card gives no Streamable HTTP URL to connect to"
-                              % (masked_url(catalog_url), json.dumps(str(entry.get("identifier")))))
+            raise McpTuiError("the catalog at %s lists %s, but its card %s" % (
+                masked_url(catalog_url), json.dumps(str(entry.get("identifier"))),
+                "cannot be read: %s" % why if why else "gives no Streamable HTTP URL to connect to"))
+
         self.out.notice("%s has no MCP endpoint path; its catalog lists %s at %s: connecting there" % (
             masked_url(spec.url), json.dumps(str(card.get("name") or entry.get("identifier"))), masked_url(endpoint)))
         if url_origin(endpoint) != url_origin(spec.url) and (spec.headers or self.opts.bearer):
@@ -15300,6 +15363,8 @@ class CardCommands(CliCommands):
                              hint="if you trust it, pass --url %s" % masked_url(endpoint))
         found = copy.copy(spec)
         found.url = endpoint
+        found.card = (masked_url(where) if where != "inline" else "the catalog entry %s at %s" % (
+            json.dumps(str(entry.get("identifier"))), masked_url(catalog_url)), card)
         self.cli.spec = found if spec is self.cli.spec else self.cli.spec
         return found
 
