@@ -100,7 +100,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     which start, list and close keepers; the command table (COMMANDS) that
                     dispatch, help, completion and the flag checks read; `install`
                     classes: Terminated TerminationSignals Output Cli CliCommands TaskCommands CardCommands CheckCommands
-                    SurfaceCommands SkillCommands TapCommands TapInstall Command
+                    ConfigCheck SurfaceCommands SkillCommands TapCommands TapInstall Command
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the servers (a session each) and the tasks it follows
                     classes: Inbox Binding TuiServers Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt
@@ -7297,6 +7297,26 @@ CHECK_RULES = (
      "serve the metadata and every OAuth endpoint over https:// (plain http only on loopback)"),
 )
 CHECK_RULE_INDEX = {rule[0]: rule for rule in CHECK_RULES}
+# check --config's own rules, of a host's config file rather than a server (they cite no spec page)
+CONFIG_RULES = (
+    # (id, severity, what is asked, how to fix it): check --config's own, of the file rather than a server
+    ("config.literal-secret", "error", "credentials come from the environment (${VAR}), not written in the file",
+     "put the value in an environment variable and write ${NAME} in its place (env, headers and args expand it)"),
+    ("config.plain-http", "error", "a server off this machine is reached over https:// (plain http:// only on "
+     "loopback): its requests carry your credentials and data",
+     "use the server's https:// URL"),
+    ("config.command", "error", "a stdio server's command is found (on PATH, or a path that exists)",
+     "install the program, or give its full path as command"),
+    ("config.duplicate-name", "error", "each server is named once (a second entry of a name hides the first)",
+     "give each entry its own name, or remove the one you no longer use"),
+    ("config.similar-names", "warning", "server names differ by more than case and punctuation (a user or a model "
+     "picks the wrong one)", "rename one of them so that the names say how the servers differ"),
+    ("config.tapped", "warning", "the server runs as the host would start it, not through a tap mcp-tui installed",
+     "run mcp-tui tap uninstall --config FILE --server NAME when you are done watching it"),
+    ("config.variables", "warning", "the ${VAR}s an entry uses are set here (a server whose are not is not checked)",
+     "set the variables in this environment, as the host sets them, to check that server"),
+)
+CONFIG_RULE_INDEX = dict((rule[0], rule) for rule in CONFIG_RULES)
 SPEC_SITE = "https://modelcontextprotocol.io"
 # The page of the spec each rule comes from, by the era's spec version: a rule's own entry,
 # else its group's. 2026-07-28 has no lifecycle page (server/discover and versioning instead),
@@ -12343,13 +12363,17 @@ def check_summary(check, elapsed, strict=False):
             "failed": bool(check_failures(check, strict)), "strict": strict, "elapsedMs": round(elapsed * 1000, 1)}
 
 
-def check_report_text(check, server, elapsed, strict=False):
-    """`check`'s report: the rules it ran grouped by area, a ✓ for each that held and a line
-    (and its fix) for each finding; then the totals and the time it took."""
+def check_report_text(check, server, elapsed, strict=False, passed=True):
+    """`check`'s report: the rules it ran grouped by area, a ✓ for each that held (unless not
+    ``passed``: the findings alone) and a line (and its fix) for each finding; then the
+    totals and the time it took."""
     lines = ["Checked %s" % server]
     width = max([len(rule) for rule in check.ran] or [0])
     for group in sorted(set(rule.split(".")[0] for rule in check.ran), key=lambda g: [
             r[0].split(".")[0] for r in CHECK_RULES].index(g)):
+        if not passed and not any(f["rule"].split(".")[0] == group for f in check.findings) and not any(
+                rule.split(".")[0] == group for rule, _ in check.not_run):
+            continue
         lines.append("")
         lines.append(group)
         for rule in [r[0] for r in CHECK_RULES if r[0] in check.ran and r[0].split(".")[0] == group]:
@@ -12358,7 +12382,7 @@ def check_report_text(check, server, elapsed, strict=False):
             if cut:
                 lines.append("  %s %-*s  not run: --max-time came first (%s)" % (
                     CHECK_MARKS["not run"], width, rule, ", ".join(cut)))
-            elif not findings:
+            elif not findings and passed:
                 lines.append("  %s %-*s  %s" % (CHECK_MARKS["pass"], width, rule, CHECK_RULE_INDEX[rule][2]))
             for finding in findings:
                 where = "%s: " % finding["where"] if finding["where"] else ""
@@ -12417,6 +12441,91 @@ def junit_suite(check, server, elapsed, strict):
         lines.append('  </testcase>')
     lines.append('</testsuite>')
     return "\n".join(lines) + "\n"
+
+
+def config_server_document(report, strict):
+    """One server of `check --config`'s JSON: its name and file, whether it connected, its era,
+    name and version, the time to its first answer, and its check as `check` gives it."""
+    check, document = report["check"], report["document"]
+    info = (document or {}).get("serverInfo") or {}
+    return {"name": report["name"], "config": report["config"], "server": report["shown"],
+            "checked": report["unset"] is None, "connects": document is not None,
+            "protocolVersion": (document or {}).get("protocolVersion"), "serverInfo": info or None,
+            "firstAnswerMs": report["firstAnswerMs"], "findings": check.findings,
+            "notRun": [{"rule": rule, "where": where} for rule, where in check.not_run],
+            "summary": check_summary(check, report["elapsed"], strict)}
+
+
+def config_check_document(paths, findings, reports, elapsed, strict):
+    """`check --config`'s JSON: the files, their own findings, every server, and the totals."""
+    servers = [config_server_document(report, strict) for report in reports]
+    config_failed = [f for f in findings if f["severity"] == "error" or strict]
+    return {"config": paths, "configFindings": findings, "servers": servers, "summary": {
+        "servers": len(servers), "connected": len([s for s in servers if s["connects"]]),
+        "failed": bool(config_failed) or any(s["summary"]["failed"] for s in servers),
+        "failedServers": [s["name"] for s in servers if s["summary"]["failed"]],
+        "configErrors": len([f for f in findings if f["severity"] == "error"]),
+        "configWarnings": len([f for f in findings if f["severity"] == "warning"]),
+        "strict": strict, "elapsedMs": round(elapsed * 1000, 1)}}
+
+
+def config_check_text(document, reports, elapsed, strict):
+    """`check --config`'s report: the file's own findings, then a section per server (a line of
+    what it is and how it answered, then its check as `check` prints it), then the totals."""
+    lines = ["Checked %d server%s of %s" % (len(reports), "" if len(reports) == 1 else "s",
+                                           ", ".join(document["config"])), "", "config"]
+    for finding in document["configFindings"]:
+        lines.append("  %s %-22s  %s: %s" % (CHECK_MARKS[finding["severity"]], finding["rule"], finding["where"],
+                                             finding["message"]))
+        lines.append("  %s  fix: %s" % (" " * 24, finding["fix"]))
+    if not document["configFindings"]:
+        lines.append("  %s no finding in the file itself (secrets, plain HTTP, commands, names, taps)"
+                     % CHECK_MARKS["pass"])
+    for report, server in zip(reports, document["servers"]):
+        info = server["serverInfo"] or {}
+        if not server["checked"]:
+            state = "not checked (see config.variables)"
+        elif server["connects"]:
+            state = "connects, %s, %s %s, first answer in %d ms" % (
+                server["protocolVersion"], info.get("name", "(no name)"), info.get("version", "(no version)"),
+                server["firstAnswerMs"])
+        else:
+            state = "does not connect"
+        lines += ["", "== server %s (%s): %s" % (json.dumps(server["name"], ensure_ascii=False),
+                                                  server["server"] or server["config"], state)]
+        if server["checked"]:
+            label = "%s (%s, %s)" % (info.get("name", server["name"]), server["protocolVersion"],
+                                     report["document"]["transport"]) if server["connects"] else server["name"]
+            lines += check_report_text(report["check"], label, report["elapsed"], strict, passed=False).splitlines()
+    summary = document["summary"]
+    lines += ["", "%d server%s: %d connected, %d failed%s; the file: %d error%s, %d warning%s%s; %.1f s" % (
+        summary["servers"], "" if summary["servers"] == 1 else "s", summary["connected"],
+        len(summary["failedServers"]), " (%s)" % ", ".join(summary["failedServers"]) if summary["failedServers"]
+        else "", summary["configErrors"], "" if summary["configErrors"] == 1 else "s", summary["configWarnings"],
+        "" if summary["configWarnings"] == 1 else "s", " (--strict: warnings fail)" if strict else "", elapsed)]
+    return "\n".join(lines)
+
+
+def config_check_junit(findings, reports, strict):
+    """JUnit XML of `check --config`: a suite for the file's own findings (a test case per
+    rule), then one per server, as `check` writes it."""
+    from xml.sax.saxutils import quoteattr, escape
+
+    failing = [f for f in findings if f["severity"] == "error" or strict]
+    lines = ['<testsuite name="mcp-tui check --config" tests="%d" failures="%d" errors="0" skipped="0">' % (
+        len(CONFIG_RULES), len(set(f["rule"] for f in failing)))]
+    for rule in CONFIG_RULES:
+        lines.append('  <testcase classname="config" name=%s>' % quoteattr(rule[0]))
+        for finding in [f for f in findings if f["rule"] == rule[0]]:
+            text = clean("%s: %s (fix: %s)" % (finding["where"], finding["message"], finding["fix"]))
+            lines.append('    <failure type=%s message=%s>%s</failure>' % (
+                quoteattr(finding["severity"]), quoteattr(text), escape(text)) if finding in failing
+                else '    <system-out>%s</system-out>' % escape("warning: " + text))
+        lines.append('  </testcase>')
+    suites = ["\n".join(lines + ['</testsuite>']) + "\n"] + [
+        junit_suite(report["check"], "%s (%s)" % (report["name"], report["config"]), report["elapsed"], strict)
+        for report in reports]
+    return '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n' + "".join(suites) + "</testsuites>\n"
 
 
 def load_report_text(summary):
@@ -13145,6 +13254,8 @@ def spec_from_options(opts, words, registry, commands=()):
             raise UsageError("session %s is connected already; %s would change nothing here" % (
                 session, ", ".join(ignored)), hint="give the connection's options to `session open`")
         return ConnectionSpec("session", name=validate_session_name(session)), words
+    if opts.config == EVERY_HOST_CONFIG:
+        raise UsageError("--config needs a FILE here (only `check --config` reads every host's config file)")
     given = [flag for flag, value in (("--url", opts.url), ("--cmd", opts.cmd), ("--config", opts.config)) if value]
     if given and words and words[0] not in commands and len(words[0].split()) > 1:
         given.append("a stdio command line")  # or it would be "unknown command 'python3 server.py'"
@@ -13257,6 +13368,9 @@ class ConfigServer:
 
     def spec(self, protocol, registry):
         return config_server_spec(self.path, self.name, protocol, registry)
+
+
+EVERY_HOST_CONFIG = ""  # --config given without FILE: `check --config` reads every file config_paths names
 
 
 def config_paths(opts):
@@ -13924,7 +14038,9 @@ CLI_OPTIONS = (
         (("-H", "--header"), dict(action="append", default=[], metavar="'NAME: VALUE'",
                                   help="HTTP header on every request (repeatable)")),
         (("--bearer",), dict(metavar="TOKEN", help="Authorization: Bearer TOKEN (or $MCP_TUI_BEARER)")),
-        (("--config",), dict(metavar="FILE", help="mcpServers / servers JSON file")),
+        (("--config",), dict(metavar="FILE", nargs="?", const=EVERY_HOST_CONFIG,
+                             help="mcpServers / servers JSON file (check --config without --server: every server "
+                                  "of it; without FILE, of every host config file mcp-tui knows)")),
         (("--server",), dict(metavar="NAME", help="the server to use from --config, or from the catalog of "
                                                    "--url HOST (its identifier, or its card's name)")),
         (("--protocol-version",), dict(dest="protocol", choices=PROTOCOL_CHOICES, default="auto", metavar="VERSION",
@@ -15376,6 +15492,8 @@ class CheckCommands(CliCommands):
     def check(self, args):
         """Every rule that applies to what the server declares; exit 1 on a finding that fails."""
         self.cli.expect(args, 0, "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]")
+        if self.cli.spec is None and self.opts.config is not None:
+            return ConfigCheck(self.cli).run()  # every server of a config file, none picked with --server
         import shlex
 
         calls = []
@@ -15523,6 +15641,208 @@ class CheckCommands(CliCommands):
                 hint="--load-requests or --load-duration end a load with its report alone")
         failed = summary["errors"] or (summary["toolErrors"] and self.opts.strict_errors)
         return EXIT_FAILURE if failed else EXIT_OK
+
+
+# -- 7. CLI: check --config: every server of a host's config file, and the file itself ------
+
+CONFIG_CHECK_THREADS = 8  # servers checked at once: a file of 8 takes about as long as its slowest
+TOKEN_PREFIXES = r"^(ghp_|gho_|ghs_|github_pat_|glpat-|sk-|sk_live_|rk_live_|xox[abpr]-|AKIA[0-9A-Z]{12}|AIza)"
+
+
+def literal_secret(name, value):
+    """Whether ``value`` (of an env variable, header or flag called ``name``, when it has one)
+    is a credential written out: a credential's name, or a known token's form, and no ${VAR}."""
+    if not isinstance(value, str) or "${" in value or len(value) < 8:
+        return False
+    named = bool(name) and (bool(CREDENTIAL_NAME.search(re.sub(r"[^A-Z0-9]+", "_", name.upper())))
+                            or secret_header(name))
+    return named or bool(re.match(TOKEN_PREFIXES, value.split(" ")[-1]))
+
+
+def config_entry_secrets(entry):
+    """(where, value) of each credential an entry writes literally: in env, headers or args
+    (a --flag=VALUE, a VALUE after a --flag named like a credential, or a token on its own)."""
+    found = [("env %s" % name, value) for name, value in sorted((entry.get("env") or {}).items())
+             if literal_secret(name, value)]
+    found += [("header %s" % name, value) for name, value in sorted((entry.get("headers") or {}).items())
+              if literal_secret(name, value)]
+    args = [str(word) for word in entry.get("args") or ()] if isinstance(entry.get("args"), list) else []
+    for index, word in enumerate(args):
+        flag, equals, value = word.partition("=")
+        previous = args[index - 1] if index and args[index - 1].startswith("-") else ""
+        if (equals and flag.startswith("-") and literal_secret(flag.lstrip("-"), value)) or (
+                not equals and literal_secret(previous.lstrip("-"), word) if previous else literal_secret("", word)):
+            found.append(("args[%d]" % index, value if equals else word))
+    return found
+
+
+def normalized_server_name(name):
+    return re.sub(r"[\s_.-]+", "", name.lower())
+
+
+class ConfigCheck(CliCommands):
+    """`check --config [FILE]` without --server: every server of a host's config file (or of
+    every host config file config_paths names), each checked as `check` checks one, several at
+    once (CONFIG_CHECK_THREADS), in one report; and the file's own findings (CONFIG_RULES):
+    credentials written out, plain HTTP off this machine, a command not found, names given
+    twice or nearly, a server already tapped."""
+
+    def run(self):
+        if self.opts.call or self.opts.call_readonly:
+            raise UsageError("--call and --call-readonly name one server's tools: add --server NAME",
+                             hint="check --config FILE without --server checks every server without calling any tool")
+        paths = [self.opts.config] if self.opts.config != EVERY_HOST_CONFIG else config_paths(self.opts)
+        files = [(path, self.read(path, explicit=self.opts.config != EVERY_HOST_CONFIG)) for path in paths]
+        files = [(path, text, servers) for path, (text, servers) in files if servers]
+        if not files:
+            raise UsageError("no host config file lists a server (looked at %s)" % ", ".join(paths))
+        started = time.perf_counter()
+        findings = []
+        servers = []  # (path, name, entry)
+        for path, text, entries in files:
+            findings += self.file_findings(path, text, entries)
+            servers += [(path, name, entry) for name, entry in entries.items()]
+        import concurrent.futures
+
+        self.out.live("⏳ checking %d servers..." % len(servers))
+        try:
+            with concurrent.futures.ThreadPoolExecutor(min(CONFIG_CHECK_THREADS, len(servers))) as pool:
+                reports = list(pool.map(lambda server: self.check_server(*server, several=len(files) > 1), servers))
+        finally:
+            self.out.live(None)
+        for path, name, unset in [(r["config"], r["name"], r["unset"]) for r in reports if r["unset"]]:
+            findings.append(config_finding("config.variables", "it uses %s, which is not set here: not checked"
+                                           % unset, server_place(name, path, len(files) > 1)))
+        elapsed = time.perf_counter() - started
+        strict = self.opts.strict
+        secrets = self.out.credentials  # the literal secrets the findings name, as their labels everywhere
+        document = masked_strings(config_check_document([path for path, _, _ in files], findings, reports, elapsed,
+                                                        strict), secrets)
+        if self.out.json:
+            self.out.document(document)
+        else:
+            self.out.text(secrets.redact(config_check_text(document, reports, elapsed, strict)))
+        if self.opts.junit:
+            write_output_file(self.opts.junit, secrets.redact(config_check_junit(findings, reports, strict)).encode(
+                "utf-8"), "--junit")
+        return EXIT_FAILURE if document["summary"]["failed"] else EXIT_OK
+
+    def read(self, path, explicit):
+        """(text, {name: entry}) of a config file; ({} where a host's file is missing or unread,
+        a usage error for the FILE given)."""
+        try:
+            with open(path, "r", encoding="utf-8") as handle:
+                text = handle.read()
+            entries = config_entries(load_jsonc(text))
+        except (OSError, ValueError) as exc:
+            if not explicit:
+                return None, {}
+            raise UsageError("cannot read --config %s: %s" % (path, getattr(exc, "strerror", None) or exc))
+        if not isinstance(entries, dict) or not entries:
+            if explicit:
+                raise UsageError("--config %s lists no servers (mcpServers or servers)" % path)
+            return None, {}
+        return text, entries
+
+    def file_findings(self, path, text, entries):
+        """The file's own findings: each entry's, then the names'."""
+        from urllib.parse import urlsplit
+        import shutil
+
+        several = self.opts.config == EVERY_HOST_CONFIG
+        findings = []
+        for name, entry in entries.items():
+            where = server_place(name, path, several)
+            if not isinstance(entry, dict):
+                continue  # its check says what is wrong with it
+            for place, value in config_entry_secrets(entry):
+                findings.append(config_finding("config.literal-secret", "%s is written in the file (%s)" % (
+                    place, self.out.credentials.add(value, "secret")), where))
+            url = config_url(entry)
+            if isinstance(url, str) and url.lower().startswith("http://"):
+                try:
+                    host = urlsplit(url).hostname
+                except ValueError:
+                    host = None
+                if not is_loopback_host(host):
+                    findings.append(config_finding("config.plain-http", "%s is plain HTTP to %s, off this machine"
+                                                   % (masked_url(url), host), where))
+            command = entry.get("command")
+            if not url and isinstance(command, str) and command and "${" not in command:
+                found = os.path.exists(command) if os.sep in command or "/" in command else shutil.which(command)
+                if not found:
+                    findings.append(config_finding("config.command", "%s is not found%s" % (
+                        json.dumps(command), "" if os.sep in command or "/" in command else " on PATH"), where))
+            tap = tap_entry_server(entry)
+            if tap is not None:
+                findings.append(config_finding("config.tapped", "it runs through an mcp-tui tap (%s): check "
+                                               "checks it through the tap, as the host starts it" % (
+                                                   tap_entry_name(entry) or "unnamed"), where))
+        try:  # a name given twice: a JSON reader keeps the last, so only the text shows it
+            members = [key for key, _, _, _ in jsonc_members(text, jsonc_span(text, config_entries_path(
+                load_jsonc(text)))[0])]
+        except (ValueError, TypeError):
+            members = list(entries)
+        for name in sorted(set(n for n in members if members.count(n) > 1)):
+            findings.append(config_finding("config.duplicate-name", "the file names %s %d times; the host keeps "
+                                           "only the last" % (json.dumps(name), members.count(name)),
+                                           server_place(name, path, several)))
+        groups = {}
+        for name in entries:
+            groups.setdefault(normalized_server_name(name), []).append(name)
+        for names in sorted(group for group in groups.values() if len(group) > 1):
+            findings.append(config_finding("config.similar-names", "%s differ only in case or punctuation" % (
+                " and ".join(json.dumps(n) for n in names)), "the file %s" % path))
+        return findings
+
+    def check_server(self, path, name, entry, several):
+        """One server checked as `check` checks one (the authorization rules, the session's),
+        its own ServerCheck: a report of its own, {name, config, spec, check, document,
+        firstAnswerMs, elapsed, unset}."""
+        started = time.perf_counter()
+        report = {"name": name, "config": path, "check": ServerCheck((), False, None, self.cli.deadline),
+                  "document": None, "firstAnswerMs": None, "unset": None,
+                  "shown": ConfigServer(name, path, entry).describe() if isinstance(entry, dict) else None}
+        check = report["check"]
+        try:
+            spec = config_server_spec(path, name, self.opts.protocol, self.out.credentials)
+        except UsageError as exc:
+            unset = re.search(r"uses (\$\{[^}]*\}), which is not set", exc.message)
+            report["unset"] = unset.group(1) if unset else None
+            if report["unset"] is None:
+                check.found("lifecycle.handshake", exc.message, "config")
+            report["elapsed"] = time.perf_counter() - started
+            return report
+        session = None
+        try:
+            if spec.url:
+                HttpChecks(check).check_authorization(spec.url, SessionOpener.sign_of_life(spec.protocol))
+            responder = InputResponder(None, None, self.opts.root, None, None, None)
+            session = connect(spec, self.opts, responder, self.cli.log, (), self.cli.deadline,
+                              started=lambda opening: opening.wire_observers.append(check.watch))
+            report["firstAnswerMs"] = round((time.perf_counter() - started) * 1000, 1)
+            report["document"] = session.summary()
+            check.run(session)
+        except McpTuiError as exc:
+            if session is None:
+                check.connect_failed(exc)
+            else:
+                check.found("lifecycle.handshake", "the check ended early: %s" % exc.message, "connection", exc)
+        finally:
+            if session is not None:
+                session.close()
+        report["elapsed"] = time.perf_counter() - started
+        return report
+
+
+def server_place(name, path, several):
+    """Where a config finding is: the server, and its file where several files are read."""
+    return "server %s%s" % (json.dumps(name, ensure_ascii=False), " in %s" % path if several else "")
+
+
+def config_finding(rule_id, message, where):
+    _, severity, _, fix = CONFIG_RULE_INDEX[rule_id]
+    return {"rule": rule_id, "severity": severity, "message": message, "fix": fix, "where": where}
 
 
 class SurfaceCommands(CliCommands):
@@ -16769,6 +17089,12 @@ def find_command(words):
                              hint=did_you_mean(word, shown, "see mcp-tui help %s" % found.name))
         found, choices, depth = found_here, found_here.subcommands, depth + 1
     return found, list(words[depth:])
+
+
+def checks_a_config_file(opts):
+    """Whether this is `check --config [FILE]` without --server: every server of the file
+    (or of every host config file) checked, ConfigCheck's, not one server to connect to."""
+    return opts.config is not None and opts.server is None and opts.words[:1] == ["check"]
 
 
 def reads_its_own_config(words):
@@ -23295,7 +23621,7 @@ def main(argv=None):
         if opts.help:  # before the connection is read: the words may name no server at all
             output.text(cli_help(opts.words, asked=False))
             return EXIT_OK
-        if reads_its_own_config(opts.words):
+        if reads_its_own_config(opts.words) or checks_a_config_file(opts):
             spec, words = None, opts.words
         else:
             spec, words = spec_from_options(opts, opts.words, output.credentials, command_words())
