@@ -17036,7 +17036,9 @@ COMMANDS = (
     Command("check", "check the server against the spec's rules",
             "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]",
             family_verb(CheckCommands, CheckCommands.check), flags=("--call", "--call-readonly", "--junit", "--strict"),
-            details="Without side effects: only listed tools called with --call or --call-readonly are called."),
+            details="Without side effects: only listed tools called with --call or --call-readonly are called. "
+                    "--config FILE without --server: every server of the file at once, in one report, with the "
+                    "file's own findings (--config alone: every host config file mcp-tui knows)."),
     Command("skill", "skills: list, get, verify, fetch", aliases=("skills",), subcommands=(
         Command("list", "the server's skills", "skill list", family_verb(SkillCommands, SkillCommands.list)),
         Command("get", "one skill: its files, sizes and digests", "skill get NAME|URI",
