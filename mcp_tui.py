@@ -15652,8 +15652,8 @@ TOKEN_PREFIXES = r"^(ghp_|gho_|ghs_|github_pat_|glpat-|sk-|sk_live_|rk_live_|xox
 def literal_secret(name, value):
     """Whether ``value`` (of an env variable, header or flag called ``name``, when it has one)
     is a credential written out: a credential's name, or a known token's form, and no ${VAR}."""
-    if not isinstance(value, str) or "${" in value or len(value) < 8:
-        return False
+    if not isinstance(value, str) or "${" in value or len(value) < 8 or re.match(r"^(~|\.{0,2}/|[A-Za-z]:\\)", value):
+        return False  # short, a variable already, or a path (a key *file* is where a secret belongs)
     named = bool(name) and (bool(CREDENTIAL_NAME.search(re.sub(r"[^A-Z0-9]+", "_", name.upper())))
                             or secret_header(name))
     return named or bool(re.match(TOKEN_PREFIXES, value.split(" ")[-1]))
@@ -15669,10 +15669,13 @@ def config_entry_secrets(entry):
     args = [str(word) for word in entry.get("args") or ()] if isinstance(entry.get("args"), list) else []
     for index, word in enumerate(args):
         flag, equals, value = word.partition("=")
-        previous = args[index - 1] if index and args[index - 1].startswith("-") else ""
-        if (equals and flag.startswith("-") and literal_secret(flag.lstrip("-"), value)) or (
-                not equals and literal_secret(previous.lstrip("-"), word) if previous else literal_secret("", word)):
-            found.append(("args[%d]" % index, value if equals else word))
+        if equals and flag.startswith("-"):  # --token=VALUE
+            written = value if literal_secret(flag.lstrip("-"), value) else None
+        else:  # VALUE after --token, or a token on its own
+            previous = args[index - 1] if index and args[index - 1].startswith("-") else ""
+            written = word if literal_secret(previous.lstrip("-"), word) else None
+        if written is not None:
+            found.append(("args[%d]" % index, written))
     return found
 
 
@@ -15691,6 +15694,7 @@ class ConfigCheck(CliCommands):
         if self.opts.call or self.opts.call_readonly:
             raise UsageError("--call and --call-readonly name one server's tools: add --server NAME",
                              hint="check --config FILE without --server checks every server without calling any tool")
+        self.cli.log = self.cli.log or self.cli.make_log()  # --debug, --log-file: every server's messages
         paths = [self.opts.config] if self.opts.config != EVERY_HOST_CONFIG else config_paths(self.opts)
         files = [(path, self.read(path, explicit=self.opts.config != EVERY_HOST_CONFIG)) for path in paths]
         files = [(path, text, servers) for path, (text, servers) in files if servers]

@@ -155,8 +155,9 @@ def test_a_refused_redirect_of_a_catalog_says_so_and_where_to(cli, start_server)
     server = start_server("--server-card", "--card-fault", "catalog-redirect")
     result = cli("--url", server.url[:-len("/mcp")], "card")
     assert result.code == 1, result
+    host = server.url[:-len("/mcp")]
     assert ("the AI Catalog at %s/.well-known/ai-catalog.json cannot be read: a redirect to "
-            "http://elsewhere.invalid/.well-known/ai-catalog.json was refused" % server.url[:-len("/mcp")]) in result.err
+            "http://elsewhere.invalid/.well-known/ai-catalog.json was refused" % host) in result.err, result
     assert "serves no AI Catalog" not in result.err, result
 
 

@@ -56,8 +56,10 @@ def test_check_config_of_the_peers_and_one_faulty_server_names_each_and_exits_1(
     from conftest import FAULTYSERVER
 
     commands = {"everything": request.getfixturevalue("stdio_server"),
-                "sdk": request.getfixturevalue("sdk_stdio_cmd"), "fastmcp": request.getfixturevalue("fastmcp_stdio_cmd"),
-                "faulty": "%s %s --fault blob-not-base64" % (shlex.quote(sys.executable), shlex.quote(str(FAULTYSERVER)))}
+                "sdk": request.getfixturevalue("sdk_stdio_cmd"),
+                "fastmcp": request.getfixturevalue("fastmcp_stdio_cmd"),
+                "faulty": "%s %s --fault blob-not-base64" % (shlex.quote(sys.executable),
+                                                             shlex.quote(str(FAULTYSERVER)))}
     servers = {}
     for name, command in commands.items():
         argv = shlex.split(command)
