@@ -334,13 +334,28 @@ class Server:
         self.answer(request_id, {"messages": [{"role": "user", "content": {"type": "text", "text": "Hello!"}}]})
 
 
+def meet(directory, count):
+    """--rendezvous: leave a file in ``directory``, then wait until ``count`` are there."""
+    import os
+
+    open(os.path.join(directory, "server-%d" % os.getpid()), "w").close()
+    deadline = time.time() + 60
+    while len(os.listdir(directory)) < count and time.time() < deadline:
+        time.sleep(0.02)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fault", choices=sorted(FAULTS), default="none")
     parser.add_argument("--era", choices=(LEGACY, MODERN, "both"), default=LEGACY)
     parser.add_argument("--tools-file", help="list the tools in this JSON file instead")
     parser.add_argument("--results-file", help="answer the methods in this JSON object with its results")
+    parser.add_argument("--rendezvous", nargs=2, metavar=("DIR", "N"),
+                        help="answer nothing until N servers given this DIR have started (each leaves a file in "
+                             "it; 60 s at most): servers started one after another never get there")
     args = parser.parse_args()
+    if args.rendezvous:
+        meet(args.rendezvous[0], int(args.rendezvous[1]))
     tools = results = None
     if args.tools_file:
         with open(args.tools_file, encoding="utf-8") as listed:

@@ -11,7 +11,7 @@ from conftest import FAULTYSERVER, ROOT, TESTSERVER
 
 
 def entry(script, *flags, **fields):
-    argv = cached_script.command(script) + list(flags)
+    argv = cached_script.command(script) + [str(flag) for flag in flags]
     return dict({"command": argv[0], "args": argv[1:]}, **fields)
 
 
@@ -127,3 +127,15 @@ def test_usage_errors_of_check_config(cli, tmp_path):
     assert missing.code == 2 and "cannot read --config" in missing.err, missing
     one = cli("check", "--config", config, "--server", "two")  # --server: that one server, as before
     assert one.code == 0 and one.out.startswith("Checked faultyserver (2025-11-25, stdio)"), one
+
+
+def test_the_servers_are_checked_at_once(cli, tmp_path):
+    """Each server answers only once all three have started (faultyserver --rendezvous): checked
+    one after another, the first would wait for the others and fail; at once, all connect."""
+    meeting = tmp_path / "meeting"
+    meeting.mkdir()
+    config = write_config(tmp_path, dict(("server-%d" % index, entry(FAULTYSERVER, "--rendezvous", meeting, "3"))
+                                         for index in range(3)))
+    result = cli("check", "--config", config, "--timeout", "5", "--probe-timeout", "5", "--format", "json")
+    assert result.code == 0, result
+    assert [s["connects"] for s in result.json()["servers"]] == [True, True, True], result
