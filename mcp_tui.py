@@ -6369,6 +6369,7 @@ class StatusReporter:
         self.last_status = last_status
         self.seen = [last_status] if last_status else []
         self.result_given = False
+        self.regressed = None  # the TaskStatusRegressed raised, kept for a caller that got its result all the same
         # A notification (on the reader thread) and a poll may bring the same news at once:
         # the first reports it, and the other waits until that report is out.
         self._lock = threading.Lock()
@@ -6376,6 +6377,8 @@ class StatusReporter:
     def _note(self, status):
         if not self.seen or self.seen[-1] != status:
             self.seen.append(status)
+        if len(self.seen) > 16:  # a status that flips at every poll: the first and the latest are kept
+            self.seen[1:-14] = ["..."]
 
     def gave_result(self):
         """tasks/result answered with the task's result: the task has ended."""
@@ -6391,8 +6394,9 @@ class StatusReporter:
                 moved = ("moved task %s from %s back to %s" % (task.task_id, self.last_status, task.status)
                          if self.last_status in TERMINAL_STATUSES else "reported task %s %s after tasks/result gave "
                          "its result" % (task.task_id, task.status))
-                raise TaskStatusRegressed("the server %s (statuses seen: %s); a terminal status is final" % (
-                    moved, " -> ".join(self.seen)))
+                self.regressed = TaskStatusRegressed("the server %s (statuses seen: %s); a terminal status is "
+                                                     "final" % (moved, " -> ".join(self.seen)))
+                raise self.regressed
             if self.on_view:
                 self.on_view(task)
             if task.status != self.last_status:
@@ -6700,7 +6704,7 @@ class ExperimentalTasks(TaskForm):
                     raise McpTuiError("task %s was cancelled" % task_id)
                 raise TaskFailed(final or Task({"taskId": task_id, "status": "failed"}), exc.error)
             reporter.gave_result()
-            self._final(task_id, reporter)
+            self._final(task_id, reporter)  # a status that moves on now is the reporter's to keep (regressed)
             return result
         finally:
             self.session.observers.remove(on_notification)
@@ -6708,8 +6712,6 @@ class ExperimentalTasks(TaskForm):
     def _final(self, task_id, reporter):
         try:
             return reporter.see(self.get(task_id))
-        except TaskStatusRegressed:
-            raise  # the server's statuses broke the spec: not a status that could not be read
         except McpTuiError:
             return None
 
@@ -7964,10 +7966,12 @@ class ServerCheck:
         reporter = StatusReporter(None, last_status=outcome.task.status)
         try:
             result = form.wait(task_id, time.perf_counter() + self.session.timeout, reporter)
-            try:  # once more after its end: a terminal status must hold for as long as the task is kept
-                reporter.see(form.get(task_id))
+            try:  # once more after its end (unless it moved on already): its terminal status must hold
+                reporter.regressed or reporter.see(form.get(task_id))
             except RpcError:
                 pass  # no longer kept: nothing to judge
+            if reporter.regressed is not None:
+                raise reporter.regressed
             return result
         except TaskStatusRegressed as exc:
             self.found("tasks.status-final", exc.message.replace("task %s " % task_id, "its task "), where)
