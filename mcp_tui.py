@@ -15733,6 +15733,11 @@ class ConfigCheck(CliCommands):
         if self.opts.junit:
             write_output_file(self.opts.junit, secrets.redact(config_check_junit(findings, reports, strict)).encode(
                 "utf-8"), "--junit")
+        not_run = sum(len(report["check"].not_run) for report in reports)
+        if not_run:  # as `check` says it: the report says what was checked; this, that the check is not whole
+            raise RequestTimeout("the --max-time limit (%s) ended the check: %d probe%s not run" % (
+                seconds_text(self.opts.max_time), not_run, "" if not_run == 1 else "s"),
+                hint="the servers are not blamed for them; a longer --max-time runs them")
         return EXIT_FAILURE if document["summary"]["failed"] else EXIT_OK
 
     def read(self, path, explicit):
