@@ -54,7 +54,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: InputResponder
      3e. tasks      one Task model, one TaskForm interface, two adapters (``tasks_for``
                     picks one by era), the task ledger
-                    classes: Task TaskFailed TaskSupport CallOutcome StatusReporter TaskForm
+                    classes: Task TaskFailed TaskSupport CallOutcome TaskStatusRegressed StatusReporter TaskForm
                     ExtensionTasks ExperimentalTasks TaskLedger
      3f. server cards  a remote server described before connecting (SEP-2127): the card
                     at <url>/server-card, a host's AI Catalog, the card against the schema
@@ -100,7 +100,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     which start, list and close keepers; the command table (COMMANDS) that
                     dispatch, help, completion and the flag checks read; `install`
                     classes: Terminated TerminationSignals Output Cli CliCommands TaskCommands CardCommands CheckCommands
-                    SurfaceCommands SkillCommands TapCommands TapInstall Command
+                    ConfigCheck SurfaceCommands SkillCommands TapCommands TapInstall Command
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the servers (a session each) and the tasks it follows
                     classes: Inbox Binding TuiServers Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt
@@ -3383,6 +3383,7 @@ class ConnectionSpec:
         self.shown = None  # from --config: the same spec with the file's ${VAR}s unexpanded, what is shown
         self.oauth = None  # a --config entry's oauth object
         self.auth = None  # the Authorizer (section 5) its HTTP requests go through
+        self.card = None  # (where, card): the Server Card of a catalog that led to this server (check holds it)
 
     def describe(self):
         if self.shown is not None:
@@ -6363,24 +6364,51 @@ class CallOutcome:
         self.notes = list(notes)
 
 
+class TaskStatusRegressed(ProtocolViolation):
+    """A followed task's status moved on from a terminal one, or from a result given."""
+
+
 class StatusReporter:
     """Tells ``on_status`` when a followed task's status changes (whichever way the news
     came: a poll, a notification, the first or the last tasks/get), tells ``on_view`` of
-    every view, and refuses a terminal status that moves on."""
+    every view, and refuses a terminal status that moves on, or a task that reports itself
+    running after tasks/result gave its result. ``seen`` is the statuses in the order they
+    came (a repeat of the last left out), with "tasks/result" where the result was given."""
 
     def __init__(self, on_status, last_status=None, on_view=None):
         self.on_status = on_status
         self.on_view = on_view
         self.last_status = last_status
+        self.seen = [last_status] if last_status else []
+        self.result_given = False
+        self.regressed = None  # the TaskStatusRegressed raised, kept for a caller that got its result all the same
         # A notification (on the reader thread) and a poll may bring the same news at once:
         # the first reports it, and the other waits until that report is out.
         self._lock = threading.Lock()
 
+    def _note(self, status):
+        if not self.seen or self.seen[-1] != status:
+            self.seen.append(status)
+        if len(self.seen) > 16:  # a status that flips at every poll: the first and the latest are kept
+            self.seen[1:-14] = ["..."]
+
+    def gave_result(self):
+        """tasks/result answered with the task's result: the task has ended."""
+        with self._lock:
+            self._note("tasks/result")
+            self.result_given = True
+
     def see(self, task):
         with self._lock:
-            if self.last_status in TERMINAL_STATUSES and task.status != self.last_status:
-                raise ProtocolViolation("the server moved task %s from %s back to %s; a terminal status is final"
-                                        % (task.task_id, self.last_status, task.status))
+            self._note(task.status)
+            if ((self.last_status in TERMINAL_STATUSES and task.status != self.last_status)
+                    or (self.result_given and task.status not in TERMINAL_STATUSES)):
+                moved = ("moved task %s from %s back to %s" % (task.task_id, self.last_status, task.status)
+                         if self.last_status in TERMINAL_STATUSES else "reported task %s %s after tasks/result gave "
+                         "its result" % (task.task_id, task.status))
+                self.regressed = TaskStatusRegressed("the server %s (statuses seen: %s); a terminal status is "
+                                                     "final" % (moved, " -> ".join(self.seen)))
+                raise self.regressed
             if self.on_view:
                 self.on_view(task)
             if task.status != self.last_status:
@@ -6687,7 +6715,8 @@ class ExperimentalTasks(TaskForm):
                 if final is not None and final.status == "cancelled":
                     raise McpTuiError("task %s was cancelled" % task_id)
                 raise TaskFailed(final or Task({"taskId": task_id, "status": "failed"}), exc.error)
-            self._final(task_id, reporter)
+            reporter.gave_result()
+            self._final(task_id, reporter)  # a status that moves on now is the reporter's to keep (regressed)
             return result
         finally:
             self.session.observers.remove(on_notification)
@@ -6923,9 +6952,12 @@ SERVER_CARD_REMOTE_TYPES = ("streamable-http", "sse")
 URI_SCHEME = r"^[A-Za-z][A-Za-z0-9+.-]*:"  # an absolute URI starts so (check holds resources to it too)
 
 
-def fetch_json_document(url, accept, network=None, timeout=10.0, log=None):
+def read_json_document(url, accept, network=None, timeout=10.0, log=None):
     """GET ``url`` (TLS as the session would verify it, through the same proxies): (status,
-    the JSON object it answered, or None). Raises ConnectionFailed when nothing answers."""
+    the JSON object it answered or None, and why a document answered could not be read or
+    None): larger than SERVER_CARD_LIMIT, nested too deep, not JSON, not an object, or a
+    redirect (refused: none is followed). A status that serves nothing (404) has no why.
+    Raises ConnectionFailed when nothing answers."""
     client = HttpClient(url, timeout=timeout, network=network, log=log, max_message=SERVER_CARD_LIMIT)
     try:
         conn, response = client.open("GET", headers={"Accept": accept + ", application/json"}, seconds=timeout,
@@ -6935,18 +6967,35 @@ def fetch_json_document(url, accept, network=None, timeout=10.0, log=None):
             # not a JSON document (a server at the host's root may answer every GET with an SSE
             # stream that never ends): the headers said enough, the body is not read
             client.discard(conn)
-            return response.status, None
+            if 300 <= response.status < 400:
+                return response.status, None, "a redirect to %s was refused (HTTP %d; mcp-tui does not follow " \
+                    "redirects)" % (cut_text(masked_url(response.getheader("Location") or "(no Location)"), 200),
+                                    response.status)
+            return response.status, None, None
         payload = client.read("GET", conn, response)
     except MessageTooLarge:
-        raise ConnectionFailed("%s answered with more than %s; no card or catalog is that large" % (
-            masked_url(url), size_text(SERVER_CARD_LIMIT)))
+        return 200, None, "it is larger than %s, more than a card or catalog may be" % size_text(SERVER_CARD_LIMIT)
     finally:
         client.close()
     try:
-        document = strict_json(payload.decode("utf-8")) if response.status == 200 else None
+        document = strict_json(payload.decode("utf-8"))
+    except NestedTooDeeply:
+        return 200, None, "it is nested more than %d levels deep" % JSON_DEPTH_LIMIT
     except (ValueError, UnicodeDecodeError, RecursionError):
-        document = None
-    return response.status, document if isinstance(document, dict) else None
+        return 200, None, "it is not JSON"
+    if not isinstance(document, dict):
+        return 200, None, "it is %s, not a JSON object" % a_json_type(document)
+    return 200, document, None
+
+
+def fetch_json_document(url, accept, network=None, timeout=10.0, log=None):
+    """read_json_document's (status, the JSON object or None), for a caller that needs no why;
+    a document too large is a ConnectionFailed, as nothing that large is what was asked for."""
+    status, document, why = read_json_document(url, accept, network, timeout, log)
+    if why is not None and why.startswith("it is larger"):
+        raise ConnectionFailed("%s answered with more than %s; no card or catalog is that large" % (
+            masked_url(url), size_text(SERVER_CARD_LIMIT)))
+    return status, document
 
 
 def server_card_url(url):
@@ -6975,29 +7024,50 @@ def fetch_catalog(url, network=None, timeout=10.0, log=None):
 
     parts = urlsplit(url)
     origin = "%s://%s" % (parts.scheme, parts.netloc.rpartition("@")[2])
+    unread = []  # (place, why) of a catalog answered and not read: said when no place serves one
     for path in CATALOG_PATHS:
-        status, catalog = fetch_json_document(origin + path, "application/ai-catalog+json", network, timeout, log)
+        status, catalog, why = read_json_document(origin + path, "application/ai-catalog+json", network, timeout,
+                                                  log)
         if catalog is not None and isinstance(catalog.get("entries"), list):
             return origin + path, [entry for entry in catalog["entries"]
                                    if isinstance(entry, dict) and entry.get("type") == SERVER_CARD_TYPE]
+        if why is not None:
+            unread.append((origin + path, why))
+    if unread:
+        place, why = unread[0]
+        raise ConnectionFailed("the AI Catalog at %s cannot be read: %s" % (masked_url(place), why),
+                               hint="if you trust where it points, pass that URL with --url"
+                               if why.startswith("a redirect") else None)
     return None, []
 
 
 def catalog_entry_card(entry, network=None, timeout=10.0, log=None):
-    """An entry's card: inline ``data``, or fetched from its ``url``; (where, card or None)."""
+    """An entry's card: inline ``data``, or fetched from its ``url``; (where, card or None,
+    why it could not be read or None)."""
     if isinstance(entry.get("data"), dict):
-        return "inline", entry["data"]
+        return "inline", entry["data"], None
     url = entry.get("url")
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-        return None, None
-    return url, fetch_json_document(url, SERVER_CARD_TYPE, network, timeout, log)[1]
+        return None, None, "the entry has no card (no data, and no http(s) url)"
+    status, card, why = read_json_document(url, SERVER_CARD_TYPE, network, timeout, log)
+    return url, card, why or (None if card is not None else "not found (HTTP %d)" % status)
 
 
-def choose_catalog_entry(entries, wanted, catalog_url):
-    """The entry ``wanted`` names (its identifier, or the identifier's last part), or the only
-    one; a UsageError listing them where several are and none is named."""
+def entry_names(entry, card_of=None):
+    """What --server may call a catalog entry: its identifier, the identifier's last part,
+    and its card's name (inline, or from ``card_of(entry)``'s card where given)."""
+    identifier = entry.get("identifier")
+    card = entry.get("data") if isinstance(entry.get("data"), dict) else card_of(entry)[1] if card_of else None
+    return [identifier, str(identifier).split(":")[-1]] + ([card.get("name")] if isinstance(card, dict) else [])
+
+
+def choose_catalog_entry(entries, wanted, catalog_url, card_of=None):
+    """The entry ``wanted`` names (its identifier, the identifier's last part, or its card's
+    name: a card fetched with ``card_of`` only when nothing else matched), or the only one; a
+    UsageError listing them where several are and none is named."""
     if wanted:
-        chosen = [e for e in entries if wanted in (e.get("identifier"), str(e.get("identifier")).split(":")[-1])]
+        chosen = [e for e in entries if wanted in entry_names(e)] or [
+            e for e in entries if card_of and not isinstance(e.get("data"), dict) and wanted in entry_names(e, card_of)]
         if not chosen:
             raise UsageError("the catalog at %s lists no server %r" % (masked_url(catalog_url), wanted),
                              hint="it lists: %s" % catalog_identifiers(entries))
@@ -7127,8 +7197,10 @@ CHECK_RULES = (
      "send notifications without an id"),
     ("lifecycle.stdout-clean", "error", "a stdio server writes only JSON-RPC messages on stdout",
      "send logs to stderr (or as notifications/message), never to stdout"),
-    ("lifecycle.ping", "error", "ping is answered promptly (clients use it to tell a live server from a hung one)",
-     "answer ping with an empty result at once, even while other requests are running"),
+    ("lifecycle.ping", "error", "the sign of life is answered promptly: ping (2025-11-25), server/discover "
+     "(2026-07-28, which has no ping); clients use it to tell a live server from a hung one",
+     "answer it at once (ping with an empty result, server/discover with its result), even while other requests "
+     "are running"),
     ("capabilities.declared-answer", "error", "every declared capability's methods answer",
      "implement the methods of each capability you declare, or stop declaring it"),
     ("capabilities.undeclared-refused", "warning", "a method of an undeclared capability is refused (-32601)",
@@ -7154,9 +7226,10 @@ CHECK_RULES = (
     ("tools.input-schema", "error", 'inputSchema is a JSON Schema object of type "object"',
      'give every tool an inputSchema like {"type": "object", "properties": {...}}'),
     ("tools.schema-valid", "error", "inputSchema and outputSchema are valid JSON Schemas (2020-12, or the draft "
-     "their $schema names): each keyword's value is what the meta-schema allows",
+     "their $schema names): each keyword's value is what the meta-schema allows, and each $ref within the schema "
+     "resolves",
      'fix the keyword named: a type like "string" (or a list of them), required as a list of names, '
-     "limits as numbers"),
+     "limits as numbers, a $ref as a pointer to a subschema that is there (#/$defs/NAME), with no cycle"),
     ("tools.portable-schema", "warning", "inputSchema avoids features common hosts reject: $ref, anyOf, oneOf, "
      "allOf, not, if at any depth, and lists of types on a property",
      'flatten to one object schema with plain properties, each of one type (leave out "null" rather than '
@@ -7190,9 +7263,10 @@ CHECK_RULES = (
     ("http.cache-fields", "error", 'ttlMs is an integer >= 0 and cacheScope "public" or "private" where a '
      "2026-07-28 result carries them", 'write ttlMs as a whole number of milliseconds and cacheScope as '
      '"public" or "private"'),
-    ("card.valid", "error", "a Server Card served at <url>/server-card follows its schema (SEP-2127, v1)",
-     "give the card $schema, name (NAMESPACE/NAME), version and description, and remotes of type "
-     "streamable-http or sse with an http(s) url"),
+    ("card.valid", "error", "the Server Card (the catalog's that led here, or the one served at <url>/server-card) "
+     "can be read (JSON, 1 MiB at most, no redirect) and follows its schema (SEP-2127, v1)",
+     "serve the card itself as JSON of at most 1 MiB, and give it $schema, name (NAMESPACE/NAME), version and "
+     "description, and remotes of type streamable-http or sse with an http(s) url"),
     ("card.runtime", "warning", "the Server Card agrees with the live server: version, the remote it answers at, "
      "its transport and protocol versions (the runtime wins; a card that disagrees misleads clients)",
      "publish the card from the same source as serverInfo and supportedVersions, so that they cannot drift"),
@@ -7237,6 +7311,26 @@ CHECK_RULES = (
      "serve the metadata and every OAuth endpoint over https:// (plain http only on loopback)"),
 )
 CHECK_RULE_INDEX = {rule[0]: rule for rule in CHECK_RULES}
+# check --config's own rules, of a host's config file rather than a server (they cite no spec page)
+CONFIG_RULES = (
+    # (id, severity, what is asked, how to fix it): check --config's own, of the file rather than a server
+    ("config.literal-secret", "error", "credentials come from the environment (${VAR}), not written in the file",
+     "put the value in an environment variable and write ${NAME} in its place (env, headers and args expand it)"),
+    ("config.plain-http", "error", "a server off this machine is reached over https:// (plain http:// only on "
+     "loopback): its requests carry your credentials and data",
+     "use the server's https:// URL"),
+    ("config.command", "error", "a stdio server's command is found (on PATH, or a path that exists)",
+     "install the program, or give its full path as command"),
+    ("config.duplicate-name", "error", "each server is named once (a second entry of a name hides the first)",
+     "give each entry its own name, or remove the one you no longer use"),
+    ("config.similar-names", "warning", "server names differ by more than case and punctuation (a user or a model "
+     "picks the wrong one)", "rename one of them so that the names say how the servers differ"),
+    ("config.tapped", "warning", "the server runs as the host would start it, not through a tap mcp-tui installed",
+     "run mcp-tui tap uninstall --config FILE --server NAME when you are done watching it"),
+    ("config.variables", "warning", "the ${VAR}s an entry uses are set here (a server whose are not is not checked)",
+     "set the variables in this environment, as the host sets them, to check that server"),
+)
+CONFIG_RULE_INDEX = dict((rule[0], rule) for rule in CONFIG_RULES)
 SPEC_SITE = "https://modelcontextprotocol.io"
 # The page of the spec each rule comes from, by the era's spec version: a rule's own entry,
 # else its group's. 2026-07-28 has no lifecycle page (server/discover and versioning instead),
@@ -7396,6 +7490,69 @@ def schema_meta_problems(schema, path="$"):
                 problems.append("%s.%s: %s" % (where, key, problem))
                 continue
             pending.extend((sub_path, sub, depth + 1) for sub_path, sub in subschemas(where, key, node[key], draft))
+    return problems
+
+
+def schema_nodes(schema):
+    """Every (path, subschema) of ``schema`` that is an object, the root first, walked
+    without recursion and no deeper than SCHEMA_DEPTH_LIMIT (schema_meta_problems says so)."""
+    draft, pending = schema_draft(schema), [("$", schema, 0)]
+    while pending:
+        where, node, depth = pending.pop()
+        if not isinstance(node, dict) or depth > SCHEMA_DEPTH_LIMIT:
+            continue
+        yield where, node
+        for key in sorted(node, reverse=True):
+            pending.extend((sub_path, sub, depth + 1) for sub_path, sub in subschemas(where, key, node[key], draft))
+
+
+def schema_pointer_target(schema, ref):
+    """What the in-schema reference ``ref`` ("#", "#/json/pointer" or "#anchor") points to
+    in ``schema``, or None when it points to nothing there."""
+    from urllib.parse import unquote
+
+    fragment = unquote(ref[1:])
+    if fragment and not fragment.startswith("/"):  # a plain-name fragment: a subschema's $anchor
+        return next((node for _, node in schema_nodes(schema) if node.get("$anchor") == fragment), None)
+    node = schema
+    for token in fragment.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node if isinstance(node, (dict, bool)) else None
+
+
+def schema_ref_problems(schema):
+    """Where a $ref within ``schema`` (one starting with #) cannot be resolved, as
+    "path.$ref: what" lines: a pointer to nowhere in the schema, or a cycle of references
+    that never reaches a schema of its own (each named once, by the pointers around it).
+    A $ref to another document is not followed (check fetches nothing a schema names)."""
+    problems, cycles = [], []
+    for where, node in schema_nodes(schema):
+        ref = node.get("$ref")
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            continue
+        chain, target = [ref], schema_pointer_target(schema, ref)
+        while isinstance(target, dict) and isinstance(target.get("$ref"), str) and target["$ref"].startswith("#"):
+            if target["$ref"] in chain:
+                chain.append(target["$ref"])
+                break
+            chain.append(target["$ref"])
+            target = schema_pointer_target(schema, target["$ref"])
+        if target is None:
+            problems.append("%s.$ref: %s points to nothing in the schema" % (where, json.dumps(chain[-1])))
+        elif chain[-1] in chain[:-1]:
+            loop = chain[chain.index(chain[-1]):]
+            if set(loop) not in cycles:
+                cycles.append(set(loop))
+                problems.append("%s.$ref: %s is a cycle of references (%s)" % (
+                    where, json.dumps(loop[0]), " -> ".join(loop)))
+        if len(problems) >= 20:
+            break
     return problems
 
 
@@ -7695,11 +7852,12 @@ class ServerCheck:
         return [item for item in items if isinstance(item, dict)]
 
     def check_ping(self):
+        """The era's sign of life timed: ping, or server/discover where there is no ping."""
         self.apply("lifecycle.ping")
         try:
             self.session.ping(min(CHECK_PING_SECONDS, self.session.timeout))
         except McpTuiError as exc:
-            self.failed("lifecycle.ping", exc, "ping")
+            self.failed("lifecycle.ping", exc, self.session.era_rules().sign_of_life)
 
     def check_capabilities(self):
         """A capability the server does not declare should be refused (-32601), not served."""
@@ -7748,7 +7906,7 @@ class ServerCheck:
                 self.found("tools.portable-schema", "its inputSchema: %s" % problem, where)
             for field in ("inputSchema", "outputSchema"):
                 if isinstance(tool.get(field), dict):
-                    for problem in schema_meta_problems(tool[field]):
+                    for problem in schema_meta_problems(tool[field]) + schema_ref_problems(tool[field]):
                         self.found("tools.schema-valid", "its %s: %s" % (field, problem), where)
             if "outputSchema" in tool and not (isinstance(tool["outputSchema"], dict)
                                                and (any_output_schema or tool["outputSchema"].get("type") == "object")):
@@ -7816,14 +7974,19 @@ class ServerCheck:
         outcome = form.call(tool, arguments)
         if outcome.task is None:
             return outcome.result
+        task_id = outcome.task.task_id
+        reporter = StatusReporter(None, last_status=outcome.task.status)
         try:
-            return form.wait(outcome.task.task_id, time.perf_counter() + self.session.timeout,
-                             StatusReporter(None, last_status=outcome.task.status))
-        except ProtocolViolation as exc:
-            if "a terminal status is final" not in exc.message:
-                raise
-            self.found("tasks.status-final", exc.message.replace("task %s " % outcome.task.task_id, "its task "),
-                       where)
+            result = form.wait(task_id, time.perf_counter() + self.session.timeout, reporter)
+            try:  # once more after its end (unless it moved on already): its terminal status must hold
+                reporter.regressed or reporter.see(form.get(task_id))
+            except RpcError:
+                pass  # no longer kept: nothing to judge
+            if reporter.regressed is not None:
+                raise reporter.regressed
+            return result
+        except TaskStatusRegressed as exc:
+            self.found("tasks.status-final", exc.message.replace("task %s " % task_id, "its task "), where)
             return None
 
     def call_one(self, tool, arguments):
@@ -8173,21 +8336,32 @@ class HttpChecks:
         return response.status, (response.getheader("Content-Type") or "").split(";")[0].strip().lower() or None
 
     def check_card(self):
-        """The Server Card at <url>/server-card, where the server serves one (it need not):
-        against its schema (card.valid), and against this live session (card.runtime)."""
+        """The Server Card that led here (a catalog's), else the one at <url>/server-card,
+        where the server serves one (it need not): against its schema (card.valid), and
+        against this live session (card.runtime). A card answered and not readable (too
+        large, too deep, not JSON, a redirect refused) is a card.valid finding that says why."""
         url = self.session.spec.url
-        try:
-            status, card = fetch_json_document(server_card_url(url), SERVER_CARD_TYPE, self.session.network,
-                                               CHECK_HTTP_SECONDS)
-        except McpTuiError:
-            return
+        if self.session.spec.card is not None:
+            where, card = self.session.spec.card
+        else:
+            where = server_card_url(url)
+            try:
+                status, card, why = read_json_document(where, SERVER_CARD_TYPE, self.session.network,
+                                                       CHECK_HTTP_SECONDS)
+            except McpTuiError:
+                return
+            where = masked_url(where)
+            if why is not None:
+                self.apply("card.valid")
+                self.found("card.valid", "the card at %s cannot be read: %s" % (where, why), "server card")
+                return
         if card is None:
             return  # no card served: nothing to hold to the server
         self.apply("card.valid", "card.runtime")
         for problem in server_card_problems(card):
-            self.found("card.valid", problem, "server card")
+            self.found("card.valid", problem, "server card (%s)" % where)
         for problem in card_runtime_problems(card, self.session.summary(), url):
-            self.found("card.runtime", problem, "server card")
+            self.found("card.runtime", problem, "server card (%s)" % where)
 
     def check_http(self):
         """The Streamable HTTP transport's own rules, each judged against a control request
@@ -12344,13 +12518,17 @@ def check_summary(check, elapsed, strict=False):
             "failed": bool(check_failures(check, strict)), "strict": strict, "elapsedMs": round(elapsed * 1000, 1)}
 
 
-def check_report_text(check, server, elapsed, strict=False):
-    """`check`'s report: the rules it ran grouped by area, a ✓ for each that held and a line
-    (and its fix) for each finding; then the totals and the time it took."""
+def check_report_text(check, server, elapsed, strict=False, passed=True):
+    """`check`'s report: the rules it ran grouped by area, a ✓ for each that held (unless not
+    ``passed``: the findings alone) and a line (and its fix) for each finding; then the
+    totals and the time it took."""
     lines = ["Checked %s" % server]
     width = max([len(rule) for rule in check.ran] or [0])
     for group in sorted(set(rule.split(".")[0] for rule in check.ran), key=lambda g: [
             r[0].split(".")[0] for r in CHECK_RULES].index(g)):
+        if not passed and not any(f["rule"].split(".")[0] == group for f in check.findings) and not any(
+                rule.split(".")[0] == group for rule, _ in check.not_run):
+            continue
         lines.append("")
         lines.append(group)
         for rule in [r[0] for r in CHECK_RULES if r[0] in check.ran and r[0].split(".")[0] == group]:
@@ -12359,7 +12537,7 @@ def check_report_text(check, server, elapsed, strict=False):
             if cut:
                 lines.append("  %s %-*s  not run: --max-time came first (%s)" % (
                     CHECK_MARKS["not run"], width, rule, ", ".join(cut)))
-            elif not findings:
+            elif not findings and passed:
                 lines.append("  %s %-*s  %s" % (CHECK_MARKS["pass"], width, rule, CHECK_RULE_INDEX[rule][2]))
             for finding in findings:
                 where = "%s: " % finding["where"] if finding["where"] else ""
@@ -12418,6 +12596,91 @@ def junit_suite(check, server, elapsed, strict):
         lines.append('  </testcase>')
     lines.append('</testsuite>')
     return "\n".join(lines) + "\n"
+
+
+def config_server_document(report, strict):
+    """One server of `check --config`'s JSON: its name and file, whether it connected, its era,
+    name and version, the time to its first answer, and its check as `check` gives it."""
+    check, document = report["check"], report["document"]
+    info = (document or {}).get("serverInfo") or {}
+    return {"name": report["name"], "config": report["config"], "server": report["shown"],
+            "checked": report["unset"] is None, "connects": document is not None,
+            "protocolVersion": (document or {}).get("protocolVersion"), "serverInfo": info or None,
+            "firstAnswerMs": report["firstAnswerMs"], "findings": check.findings,
+            "notRun": [{"rule": rule, "where": where} for rule, where in check.not_run],
+            "summary": check_summary(check, report["elapsed"], strict)}
+
+
+def config_check_document(paths, findings, reports, elapsed, strict):
+    """`check --config`'s JSON: the files, their own findings, every server, and the totals."""
+    servers = [config_server_document(report, strict) for report in reports]
+    config_failed = [f for f in findings if f["severity"] == "error" or strict]
+    return {"config": paths, "configFindings": findings, "servers": servers, "summary": {
+        "servers": len(servers), "connected": len([s for s in servers if s["connects"]]),
+        "failed": bool(config_failed) or any(s["summary"]["failed"] for s in servers),
+        "failedServers": [s["name"] for s in servers if s["summary"]["failed"]],
+        "configErrors": len([f for f in findings if f["severity"] == "error"]),
+        "configWarnings": len([f for f in findings if f["severity"] == "warning"]),
+        "strict": strict, "elapsedMs": round(elapsed * 1000, 1)}}
+
+
+def config_check_text(document, reports, elapsed, strict):
+    """`check --config`'s report: the file's own findings, then a section per server (a line of
+    what it is and how it answered, then its check as `check` prints it), then the totals."""
+    lines = ["Checked %d server%s of %s" % (len(reports), "" if len(reports) == 1 else "s",
+                                           ", ".join(document["config"])), "", "config"]
+    for finding in document["configFindings"]:
+        lines.append("  %s %-22s  %s: %s" % (CHECK_MARKS[finding["severity"]], finding["rule"], finding["where"],
+                                             finding["message"]))
+        lines.append("  %s  fix: %s" % (" " * 24, finding["fix"]))
+    if not document["configFindings"]:
+        lines.append("  %s no finding in the file itself (secrets, plain HTTP, commands, names, taps)"
+                     % CHECK_MARKS["pass"])
+    for report, server in zip(reports, document["servers"]):
+        info = server["serverInfo"] or {}
+        if not server["checked"]:
+            state = "not checked (see config.variables)"
+        elif server["connects"]:
+            state = "connects, %s, %s %s, first answer in %d ms" % (
+                server["protocolVersion"], info.get("name", "(no name)"), info.get("version", "(no version)"),
+                server["firstAnswerMs"])
+        else:
+            state = "does not connect"
+        lines += ["", "== server %s (%s): %s" % (json.dumps(server["name"], ensure_ascii=False),
+                                                  server["server"] or server["config"], state)]
+        if server["checked"]:
+            label = "%s (%s, %s)" % (info.get("name", server["name"]), server["protocolVersion"],
+                                     report["document"]["transport"]) if server["connects"] else server["name"]
+            lines += check_report_text(report["check"], label, report["elapsed"], strict, passed=False).splitlines()
+    summary = document["summary"]
+    lines += ["", "%d server%s: %d connected, %d failed%s; the file: %d error%s, %d warning%s%s; %.1f s" % (
+        summary["servers"], "" if summary["servers"] == 1 else "s", summary["connected"],
+        len(summary["failedServers"]), " (%s)" % ", ".join(summary["failedServers"]) if summary["failedServers"]
+        else "", summary["configErrors"], "" if summary["configErrors"] == 1 else "s", summary["configWarnings"],
+        "" if summary["configWarnings"] == 1 else "s", " (--strict: warnings fail)" if strict else "", elapsed)]
+    return "\n".join(lines)
+
+
+def config_check_junit(findings, reports, strict):
+    """JUnit XML of `check --config`: a suite for the file's own findings (a test case per
+    rule), then one per server, as `check` writes it."""
+    from xml.sax.saxutils import quoteattr, escape
+
+    failing = [f for f in findings if f["severity"] == "error" or strict]
+    lines = ['<testsuite name="mcp-tui check --config" tests="%d" failures="%d" errors="0" skipped="0">' % (
+        len(CONFIG_RULES), len(set(f["rule"] for f in failing)))]
+    for rule in CONFIG_RULES:
+        lines.append('  <testcase classname="config" name=%s>' % quoteattr(rule[0]))
+        for finding in [f for f in findings if f["rule"] == rule[0]]:
+            text = clean("%s: %s (fix: %s)" % (finding["where"], finding["message"], finding["fix"]))
+            lines.append('    <failure type=%s message=%s>%s</failure>' % (
+                quoteattr(finding["severity"]), quoteattr(text), escape(text)) if finding in failing
+                else '    <system-out>%s</system-out>' % escape("warning: " + text))
+        lines.append('  </testcase>')
+    suites = ["\n".join(lines + ['</testsuite>']) + "\n"] + [
+        junit_suite(report["check"], "%s (%s)" % (report["name"], report["config"]), report["elapsed"], strict)
+        for report in reports]
+    return '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n' + "".join(suites) + "</testsuites>\n"
 
 
 def load_report_text(summary):
@@ -13168,6 +13431,8 @@ def spec_from_options(opts, words, registry, commands=()):
             raise UsageError("session %s is connected already; %s would change nothing here" % (
                 session, ", ".join(ignored)), hint="give the connection's options to `session open`")
         return ConnectionSpec("session", name=validate_session_name(session)), words
+    if opts.config == EVERY_HOST_CONFIG:
+        raise UsageError("--config needs a FILE here (only `check --config` reads every host's config file)")
     given = [flag for flag, value in (("--url", opts.url), ("--cmd", opts.cmd), ("--config", opts.config)) if value]
     if given and words and words[0] not in commands and len(words[0].split()) > 1:
         given.append("a stdio command line")  # or it would be "unknown command 'python3 server.py'"
@@ -13280,6 +13545,9 @@ class ConfigServer:
 
     def spec(self, protocol, registry):
         return config_server_spec(self.path, self.name, protocol, registry)
+
+
+EVERY_HOST_CONFIG = ""  # --config given without FILE: `check --config` reads every file config_paths names
 
 
 def config_paths(opts):
@@ -13947,9 +14215,11 @@ CLI_OPTIONS = (
         (("-H", "--header"), dict(action="append", default=[], metavar="'NAME: VALUE'",
                                   help="HTTP header on every request (repeatable)")),
         (("--bearer",), dict(metavar="TOKEN", help="Authorization: Bearer TOKEN (or $MCP_TUI_BEARER)")),
-        (("--config",), dict(metavar="FILE", help="mcpServers / servers JSON file")),
+        (("--config",), dict(metavar="FILE", nargs="?", const=EVERY_HOST_CONFIG,
+                             help="mcpServers / servers JSON file (check --config without --server: every server "
+                                  "of it; without FILE, of every host config file mcp-tui knows)")),
         (("--server",), dict(metavar="NAME", help="the server to use from --config, or from the catalog of "
-                                                   "--url HOST")),
+                                                   "--url HOST (its identifier, or its card's name)")),
         (("--protocol-version",), dict(dest="protocol", choices=PROTOCOL_CHOICES, default="auto", metavar="VERSION",
                                        help="auto (default), %s" % ", ".join(PROTOCOL_CHOICES[1:]))),
         (("--timeout",), dict(type=float, default=60.0, metavar="SECONDS",
@@ -15320,29 +15590,34 @@ class CardCommands(CliCommands):
             if catalog_url is None:
                 raise McpTuiError("%s serves no AI Catalog (%s)" % (masked_url(spec.url), " or ".join(CATALOG_PATHS)),
                                   hint="give the server's MCP endpoint: --url %s/mcp" % masked_url(spec.url).rstrip("/"))
-            chosen = [choose_catalog_entry(entries, self.opts.server, catalog_url)] if self.opts.server or len(
-                entries) == 1 else entries
-            cards = [catalog_entry_card(entry, network, self.opts.timeout, log) + (entry,) for entry in chosen]
+            def card_of(entry):
+                return catalog_entry_card(entry, network, self.opts.timeout, log)
+
+            chosen = [choose_catalog_entry(entries, self.opts.server, catalog_url, card_of)] if (
+                self.opts.server or len(entries) == 1) else entries
+            cards = [card_of(entry) + (entry,) for entry in chosen]
         else:
             where = server_card_url(spec.url)
-            status, card = fetch_json_document(where, SERVER_CARD_TYPE, network, self.opts.timeout, log)
+            status, card, why = read_json_document(where, SERVER_CARD_TYPE, network, self.opts.timeout, log)
+            if why is not None:
+                raise McpTuiError("the Server Card at %s cannot be read: %s" % (masked_url(where), why))
             if card is None:
                 raise McpTuiError("no Server Card at %s (HTTP %d)" % (masked_url(where), status),
                                   hint="a server may publish its card elsewhere: try --url with the bare host, "
                                        "whose catalog may list it")
-            cards = [(where, card, None)]
+            cards = [(where, card, None, None)]
         if self.out.json:
             documents = [{"url": where, "identifier": entry and entry.get("identifier"), "card": card,
-                          "problems": server_card_problems(card) if card is not None else ["not found"]}
-                         for where, card, entry in cards]
+                          "problems": server_card_problems(card) if card is not None else [why]}
+                         for where, card, why, entry in cards]
             self.out.document(documents[0] if len(documents) == 1 else {"cards": documents})
             return EXIT_OK
-        for index, (where, card, entry) in enumerate(cards):
+        for index, (where, card, why, entry) in enumerate(cards):
             if index:
                 self.out.text("")
             if card is None:
-                self.out.notice("warning: the card of %s could not be read (%s)" % (
-                    json.dumps(str(entry.get("identifier"))), where or "no url or data"))
+                self.out.notice("warning: the card of %s could not be read from %s: %s" % (
+                    json.dumps(str(entry.get("identifier"))), masked_url(where) if where else "the catalog", why))
                 continue
             self.out.text(server_card_text(card, where, entry))
             for problem in server_card_problems(card):
@@ -15361,12 +15636,18 @@ class CardCommands(CliCommands):
             return spec  # the connection that follows says what is wrong with the host
         if catalog_url is None or not entries:
             return spec
-        entry = choose_catalog_entry(entries, self.opts.server, catalog_url)
-        where, card = catalog_entry_card(entry, network, self.opts.timeout, self.cli.log)
+
+        def card_of(entry):
+            return catalog_entry_card(entry, network, self.opts.timeout, self.cli.log)
+
+        entry = choose_catalog_entry(entries, self.opts.server, catalog_url, card_of)
+        where, card, why = card_of(entry)
         endpoint = card_endpoint(card) if isinstance(card, dict) else None
         if endpoint is None:
-            raise McpTuiError("the catalog at %s lists %s, but its card gives no Streamable HTTP URL to connect to"
-                              % (masked_url(catalog_url), json.dumps(str(entry.get("identifier")))))
+            raise McpTuiError("the catalog at %s lists %s, but its card %s" % (
+                masked_url(catalog_url), json.dumps(str(entry.get("identifier"))),
+                "cannot be read: %s" % why if why else "gives no Streamable HTTP URL to connect to"))
+
         self.out.notice("%s has no MCP endpoint path; its catalog lists %s at %s: connecting there" % (
             masked_url(spec.url), json.dumps(str(card.get("name") or entry.get("identifier"))), masked_url(endpoint)))
         if url_origin(endpoint) != url_origin(spec.url) and (spec.headers or self.opts.bearer):
@@ -15375,6 +15656,8 @@ class CardCommands(CliCommands):
                              hint="if you trust it, pass --url %s" % masked_url(endpoint))
         found = copy.copy(spec)
         found.url = endpoint
+        found.card = (masked_url(where) if where != "inline" else "the catalog entry %s at %s" % (
+            json.dumps(str(entry.get("identifier"))), masked_url(catalog_url)), card)
         self.cli.spec = found if spec is self.cli.spec else self.cli.spec
         return found
 
@@ -15386,6 +15669,8 @@ class CheckCommands(CliCommands):
     def check(self, args):
         """Every rule that applies to what the server declares; exit 1 on a finding that fails."""
         self.cli.expect(args, 0, "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]")
+        if self.cli.spec is None and self.opts.config is not None:
+            return ConfigCheck(self.cli).run()  # every server of a config file, none picked with --server
         import shlex
 
         calls = []
@@ -15533,6 +15818,217 @@ class CheckCommands(CliCommands):
                 hint="--load-requests or --load-duration end a load with its report alone")
         failed = summary["errors"] or (summary["toolErrors"] and self.opts.strict_errors)
         return EXIT_FAILURE if failed else EXIT_OK
+
+
+# -- 7. CLI: check --config: every server of a host's config file, and the file itself ------
+
+CONFIG_CHECK_THREADS = 8  # servers checked at once: a file of 8 takes about as long as its slowest
+TOKEN_PREFIXES = r"^(ghp_|gho_|ghs_|github_pat_|glpat-|sk-|sk_live_|rk_live_|xox[abpr]-|AKIA[0-9A-Z]{12}|AIza)"
+
+
+def literal_secret(name, value):
+    """Whether ``value`` (of an env variable, header or flag called ``name``, when it has one)
+    is a credential written out: a credential's name, or a known token's form, and no ${VAR}."""
+    if not isinstance(value, str) or "${" in value or len(value) < 8 or re.match(r"^(~|\.{0,2}/|[A-Za-z]:\\)", value):
+        return False  # short, a variable already, or a path (a key *file* is where a secret belongs)
+    named = bool(name) and (bool(CREDENTIAL_NAME.search(re.sub(r"[^A-Z0-9]+", "_", name.upper())))
+                            or secret_header(name))
+    return named or bool(re.match(TOKEN_PREFIXES, value.split(" ")[-1]))
+
+
+def config_entry_secrets(entry):
+    """(where, value) of each credential an entry writes literally: in env, headers or args
+    (a --flag=VALUE, a VALUE after a --flag named like a credential, or a token on its own)."""
+    found = [("env %s" % name, value) for name, value in sorted((entry.get("env") or {}).items())
+             if literal_secret(name, value)]
+    found += [("header %s" % name, value) for name, value in sorted((entry.get("headers") or {}).items())
+              if literal_secret(name, value)]
+    args = [str(word) for word in entry.get("args") or ()] if isinstance(entry.get("args"), list) else []
+    for index, word in enumerate(args):
+        flag, equals, value = word.partition("=")
+        if equals and flag.startswith("-"):  # --token=VALUE
+            written = value if literal_secret(flag.lstrip("-"), value) else None
+        else:  # VALUE after --token, or a token on its own
+            previous = args[index - 1] if index and args[index - 1].startswith("-") else ""
+            written = word if literal_secret(previous.lstrip("-"), word) else None
+        if written is not None:
+            found.append(("args[%d]" % index, written))
+    return found
+
+
+def normalized_server_name(name):
+    return re.sub(r"[\s_.-]+", "", name.lower())
+
+
+class ConfigCheck(CliCommands):
+    """`check --config [FILE]` without --server: every server of a host's config file (or of
+    every host config file config_paths names), each checked as `check` checks one, several at
+    once (CONFIG_CHECK_THREADS), in one report; and the file's own findings (CONFIG_RULES):
+    credentials written out, plain HTTP off this machine, a command not found, names given
+    twice or nearly, a server already tapped."""
+
+    def run(self):
+        if self.opts.call or self.opts.call_readonly:
+            raise UsageError("--call and --call-readonly name one server's tools: add --server NAME",
+                             hint="check --config FILE without --server checks every server without calling any tool")
+        self.cli.log = self.cli.log or self.cli.make_log()  # --debug, --log-file: every server's messages
+        paths = [self.opts.config] if self.opts.config != EVERY_HOST_CONFIG else config_paths(self.opts)
+        files = [(path, self.read(path, explicit=self.opts.config != EVERY_HOST_CONFIG)) for path in paths]
+        files = [(path, text, servers) for path, (text, servers) in files if servers]
+        if not files:
+            raise UsageError("no host config file lists a server (looked at %s)" % ", ".join(paths))
+        started = time.perf_counter()
+        findings = []
+        servers = []  # (path, name, entry)
+        for path, text, entries in files:
+            findings += self.file_findings(path, text, entries)
+            servers += [(path, name, entry) for name, entry in entries.items()]
+        import concurrent.futures
+
+        self.out.live("⏳ checking %d servers..." % len(servers))
+        try:
+            with concurrent.futures.ThreadPoolExecutor(min(CONFIG_CHECK_THREADS, len(servers))) as pool:
+                reports = list(pool.map(lambda server: self.check_server(*server, several=len(files) > 1), servers))
+        finally:
+            self.out.live(None)
+        for path, name, unset in [(r["config"], r["name"], r["unset"]) for r in reports if r["unset"]]:
+            findings.append(config_finding("config.variables", "it uses %s, which is not set here: not checked"
+                                           % unset, server_place(name, path, len(files) > 1)))
+        elapsed = time.perf_counter() - started
+        strict = self.opts.strict
+        secrets = self.out.credentials  # the literal secrets the findings name, as their labels everywhere
+        document = masked_strings(config_check_document([path for path, _, _ in files], findings, reports, elapsed,
+                                                        strict), secrets)
+        if self.out.json:
+            self.out.document(document)
+        else:
+            self.out.text(secrets.redact(config_check_text(document, reports, elapsed, strict)))
+        if self.opts.junit:
+            write_output_file(self.opts.junit, secrets.redact(config_check_junit(findings, reports, strict)).encode(
+                "utf-8"), "--junit")
+        not_run = sum(len(report["check"].not_run) for report in reports)
+        if not_run:  # as `check` says it: the report says what was checked; this, that the check is not whole
+            raise RequestTimeout("the --max-time limit (%s) ended the check: %d probe%s not run" % (
+                seconds_text(self.opts.max_time), not_run, "" if not_run == 1 else "s"),
+                hint="the servers are not blamed for them; a longer --max-time runs them")
+        return EXIT_FAILURE if document["summary"]["failed"] else EXIT_OK
+
+    def read(self, path, explicit):
+        """(text, {name: entry}) of a config file; ({} where a host's file is missing or unread,
+        a usage error for the FILE given)."""
+        try:
+            with open(path, "r", encoding="utf-8") as handle:
+                text = handle.read()
+            entries = config_entries(load_jsonc(text))
+        except (OSError, ValueError) as exc:
+            if not explicit:
+                return None, {}
+            raise UsageError("cannot read --config %s: %s" % (path, getattr(exc, "strerror", None) or exc))
+        if not isinstance(entries, dict) or not entries:
+            if explicit:
+                raise UsageError("--config %s lists no servers (mcpServers or servers)" % path)
+            return None, {}
+        return text, entries
+
+    def file_findings(self, path, text, entries):
+        """The file's own findings: each entry's, then the names'."""
+        from urllib.parse import urlsplit
+        import shutil
+
+        several = self.opts.config == EVERY_HOST_CONFIG
+        findings = []
+        for name, entry in entries.items():
+            where = server_place(name, path, several)
+            if not isinstance(entry, dict):
+                continue  # its check says what is wrong with it
+            for place, value in config_entry_secrets(entry):
+                findings.append(config_finding("config.literal-secret", "%s is written in the file (%s)" % (
+                    place, self.out.credentials.add(value, "secret")), where))
+            url = config_url(entry)
+            if isinstance(url, str) and url.lower().startswith("http://"):
+                try:
+                    host = urlsplit(url).hostname
+                except ValueError:
+                    host = None
+                if not is_loopback_host(host):
+                    findings.append(config_finding("config.plain-http", "%s is plain HTTP to %s, off this machine"
+                                                   % (masked_url(url), host), where))
+            command = entry.get("command")
+            if not url and isinstance(command, str) and command and "${" not in command:
+                found = os.path.exists(command) if os.sep in command or "/" in command else shutil.which(command)
+                if not found:
+                    findings.append(config_finding("config.command", "%s is not found%s" % (
+                        json.dumps(command), "" if os.sep in command or "/" in command else " on PATH"), where))
+            tap = tap_entry_server(entry)
+            if tap is not None:
+                findings.append(config_finding("config.tapped", "it runs through an mcp-tui tap (%s): check "
+                                               "checks it through the tap, as the host starts it" % (
+                                                   tap_entry_name(entry) or "unnamed"), where))
+        try:  # a name given twice: a JSON reader keeps the last, so only the text shows it
+            members = [key for key, _, _, _ in jsonc_members(text, jsonc_span(text, config_entries_path(
+                load_jsonc(text)))[0])]
+        except (ValueError, TypeError):
+            members = list(entries)
+        for name in sorted(set(n for n in members if members.count(n) > 1)):
+            findings.append(config_finding("config.duplicate-name", "the file names %s %d times; the host keeps "
+                                           "only the last" % (json.dumps(name), members.count(name)),
+                                           server_place(name, path, several)))
+        groups = {}
+        for name in entries:
+            groups.setdefault(normalized_server_name(name), []).append(name)
+        for names in sorted(group for group in groups.values() if len(group) > 1):
+            findings.append(config_finding("config.similar-names", "%s differ only in case or punctuation" % (
+                " and ".join(json.dumps(n) for n in names)), "the file %s" % path))
+        return findings
+
+    def check_server(self, path, name, entry, several):
+        """One server checked as `check` checks one (the authorization rules, the session's),
+        its own ServerCheck: a report of its own, {name, config, spec, check, document,
+        firstAnswerMs, elapsed, unset}."""
+        started = time.perf_counter()
+        report = {"name": name, "config": path, "check": ServerCheck((), False, None, self.cli.deadline),
+                  "document": None, "firstAnswerMs": None, "unset": None,
+                  "shown": ConfigServer(name, path, entry).describe() if isinstance(entry, dict) else None}
+        check = report["check"]
+        try:
+            spec = config_server_spec(path, name, self.opts.protocol, self.out.credentials)
+        except UsageError as exc:
+            unset = re.search(r"uses (\$\{[^}]*\}), which is not set", exc.message)
+            report["unset"] = unset.group(1) if unset else None
+            if report["unset"] is None:
+                check.found("lifecycle.handshake", exc.message, "config")
+            report["elapsed"] = time.perf_counter() - started
+            return report
+        session = None
+        try:
+            if spec.url:
+                HttpChecks(check).check_authorization(spec.url, SessionOpener.sign_of_life(spec.protocol))
+            responder = InputResponder(None, None, self.opts.root, None, None, None)
+            session = connect(spec, self.opts, responder, self.cli.log, (), self.cli.deadline,
+                              started=lambda opening: opening.wire_observers.append(check.watch))
+            report["firstAnswerMs"] = round((time.perf_counter() - started) * 1000, 1)
+            report["document"] = session.summary()
+            check.run(session)
+        except McpTuiError as exc:
+            if session is None:
+                check.connect_failed(exc)
+            else:
+                check.found("lifecycle.handshake", "the check ended early: %s" % exc.message, "connection", exc)
+        finally:
+            if session is not None:
+                session.close()
+        report["elapsed"] = time.perf_counter() - started
+        return report
+
+
+def server_place(name, path, several):
+    """Where a config finding is: the server, and its file where several files are read."""
+    return "server %s%s" % (json.dumps(name, ensure_ascii=False), " in %s" % path if several else "")
+
+
+def config_finding(rule_id, message, where):
+    _, severity, _, fix = CONFIG_RULE_INDEX[rule_id]
+    return {"rule": rule_id, "severity": severity, "message": message, "fix": fix, "where": where}
 
 
 class SurfaceCommands(CliCommands):
@@ -16811,7 +17307,9 @@ COMMANDS = (
     Command("check", "check the server against the spec's rules",
             "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]",
             family_verb(CheckCommands, CheckCommands.check), flags=("--call", "--call-readonly", "--junit", "--strict"),
-            details="Without side effects: only listed tools called with --call or --call-readonly are called."),
+            details="Without side effects: only listed tools called with --call or --call-readonly are called. "
+                    "--config FILE without --server: every server of the file at once, in one report, with the "
+                    "file's own findings (--config alone: every host config file mcp-tui knows)."),
     Command("skill", "skills: list, get, verify, fetch", aliases=("skills",), subcommands=(
         Command("list", "the server's skills", "skill list", family_verb(SkillCommands, SkillCommands.list)),
         Command("get", "one skill: its files, sizes and digests", "skill get NAME|URI",
@@ -16864,6 +17362,12 @@ def find_command(words):
                              hint=did_you_mean(word, shown, "see mcp-tui help %s" % found.name))
         found, choices, depth = found_here, found_here.subcommands, depth + 1
     return found, list(words[depth:])
+
+
+def checks_a_config_file(opts):
+    """Whether this is `check --config [FILE]` without --server: every server of the file
+    (or of every host config file) checked, ConfigCheck's, not one server to connect to."""
+    return opts.config is not None and opts.server is None and opts.words[:1] == ["check"]
 
 
 def reads_its_own_config(words):
@@ -23433,7 +23937,7 @@ def main(argv=None):
         if opts.help:  # before the connection is read: the words may name no server at all
             output.text(cli_help(opts.words, asked=False))
             return EXIT_OK
-        if reads_its_own_config(opts.words):
+        if reads_its_own_config(opts.words) or checks_a_config_file(opts):
             spec, words = None, opts.words
         else:
             spec, words = spec_from_options(opts, opts.words, output.credentials, command_words())

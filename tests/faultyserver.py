@@ -19,6 +19,7 @@ client opens with (server/discover lists both versions). --tools-file FILE lists
 import argparse
 import json
 import sys
+import time
 
 LEGACY, MODERN = "2025-11-25", "2026-07-28"
 LIST_FLAGS = {"tools": "toolsListChanged", "prompts": "promptsListChanged", "resources": "resourcesListChanged"}
@@ -32,7 +33,7 @@ FAULTS = {
     "structured-content": "weather's structuredContent breaks its outputSchema (a string temperature)",
     "endless-cursor": "tools/list always answers with the same nextCursor",
     "unknown-tool-success": "a call of a tool that does not exist is answered as a success",
-    "no-ping": "ping is never answered",
+    "no-ping": "ping is never answered (2026-07-28, which has no ping: server/discover, after the first)",
     "missing-method": "prompts is declared, and prompts/list says -32601",
     "uri-without-scheme": "a resource's URI is notes.txt, without a scheme",
     "stdout-logs": "log lines on stdout before each response",
@@ -61,7 +62,17 @@ FAULTS = {
     "duplicate-prompt-args": "the prompt greet lists its argument name twice",
     "request-before-initialized": "roots/list is sent before the initialize response (a warning, not an error)",
     "listen-missing": "2026-07-28: tools.listChanged is claimed, and subscriptions/listen says -32601",
+    "task-reopened": "a task-only tool job (tasks declared): tasks/get says its task is completed, and once its "
+                     "result was taken (2025-11-25: tasks/result; 2026-07-28: the first completed tasks/get) working",
+    "task-result-working": "2025-11-25: the task-only tool job's tasks/get always says working, and tasks/result "
+                           "gives its result all the same",
+    "ref-nowhere": 'echo\'s inputSchema has {"$ref": "#/$defs/nowhere"} for message',
+    "ref-cycle": 'echo\'s inputSchema has $defs a -> b -> a, and message is {"$ref": "#/$defs/a"}',
 }
+TASK_FAULTS = ("task-reopened", "task-result-working")
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+JOB = {"name": "job", "description": "A long job, run only as a task.",
+       "inputSchema": {"type": "object", "properties": {}}, "execution": {"taskSupport": "required"}}
 
 TOOLS = [
     {"name": "echo", "description": "Echo a message.",
@@ -82,6 +93,12 @@ class Server:
         self.era = MODERN if self.both else era
         self.results = dict(results or {})
         self.added_capabilities = self.results.pop("capabilities", {})
+        if fault in TASK_FAULTS:
+            self.added_capabilities = dict(self.added_capabilities, **(
+                {"extensions": {TASKS_EXTENSION: {}}} if self.era == MODERN
+                else {"tasks": {"requests": {"tools": {"call": {}}}}}))
+        self.tasks = {}  # taskId -> whether its result was taken
+        self.discovered = False  # whether server/discover was answered once
 
     def capabilities(self):
         resources = {} if self.fault == "subscribe-unclaimed" else {"subscribe": True}
@@ -145,6 +162,9 @@ class Server:
             return self.refuse(request_id, -32603, "Internal error: the database is down")
         if self.era != MODERN:
             return self.refuse(request_id, -32601, "Method not found: server/discover")
+        if self.fault == "no-ping" and self.discovered:
+            return  # the handshake's was answered; the ones after it (check's sign of life) are not
+        self.discovered = True
         version = "2099-01-01" if self.fault == "unoffered-version" else MODERN
         versions = [version, LEGACY] if self.both else [version]
         self.answer(request_id, {"supportedVersions": versions, "capabilities": self.capabilities(),
@@ -202,6 +222,14 @@ class Server:
             self.send({"jsonrpc": "2.0", "id": 9999, "result": {}})
         if self.fault == "duplicate-tools":
             tools.append(dict(TOOLS[0], description="Echo a message, again."))
+        if self.fault in ("ref-nowhere", "ref-cycle"):
+            tools[0]["inputSchema"] = {"type": "object", "properties": {"message": {"$ref": "#/$defs/a"}},
+                                       "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}}
+            if self.fault == "ref-nowhere":
+                tools[0]["inputSchema"] = {"type": "object", "properties": {"message": {"$ref": "#/$defs/nowhere"}},
+                                           "$defs": {"text": {"type": "string"}}}
+        if self.fault in TASK_FAULTS:
+            tools.append(dict(JOB) if self.era == LEGACY else {k: v for k, v in JOB.items() if k != "execution"})
         result = {"tools": tools}
         if self.fault == "endless-cursor":
             result["nextCursor"] = "page-2"
@@ -223,9 +251,55 @@ class Server:
             temperature = "hot" if self.fault == "structured-content" else 21.5
             return self.answer(request_id, {"content": [{"type": "text", "text": json.dumps(
                 {"temperature": temperature})}], "structuredContent": {"temperature": temperature}})
+        if name == "job" and self.fault in TASK_FAULTS:
+            return self.start_task(request_id, params)
         if self.fault == "unknown-tool-success":
             return self.answer(request_id, {"content": [{"type": "text", "text": "done"}]})
         self.refuse(request_id, -32602, "Unknown tool: %s" % name)
+
+    def start_task(self, request_id, params):
+        """job runs only as a task: a plain call is refused (2026-07-28: -32021), a task call
+        answered with a working task."""
+        meta = params.get("_meta") or {}
+        declared = ((meta.get("io.modelcontextprotocol/clientCapabilities") or {}).get("extensions") or {})
+        if self.era == MODERN and TASKS_EXTENSION not in declared:
+            return self.send({"jsonrpc": "2.0", "id": request_id, "error": {
+                "code": -32021, "message": "job runs only as a task",
+                "data": {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}}})
+        task_id = "task-%d" % (len(self.tasks) + 1)
+        self.tasks[task_id] = False
+        view = self.task_view(task_id, "working")
+        if self.era == MODERN:
+            return self.send({"jsonrpc": "2.0", "id": request_id, "result": dict(view, resultType="task")})
+        self.answer(request_id, {"task": view})
+
+    def task_view(self, task_id, status):
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        view = {"taskId": task_id, "status": status, "createdAt": now, "lastUpdatedAt": now}
+        if self.era == MODERN:
+            view.update(ttlMs=60000, pollIntervalMs=10)
+            if status == "completed":
+                view["result"] = {"content": [{"type": "text", "text": "job done"}]}
+        else:
+            view.update(ttl=60000, pollInterval=10)
+        return view
+
+    def m_tasks_get(self, request_id, params):
+        task_id = params.get("taskId")
+        if task_id not in self.tasks:
+            return self.refuse(request_id, -32602, "Task not found")
+        taken = self.tasks[task_id]
+        status = "working" if taken or self.fault == "task-result-working" else "completed"
+        if self.era == MODERN and status == "completed":
+            self.tasks[task_id] = True  # the result went out with this answer
+        self.answer(request_id, self.task_view(task_id, status))
+
+    def m_tasks_result(self, request_id, params):
+        task_id = params.get("taskId")
+        if self.era == MODERN or task_id not in self.tasks:
+            return self.refuse(request_id, -32602 if task_id not in self.tasks else -32601, "no such task")
+        self.tasks[task_id] = True
+        self.answer(request_id, {"content": [{"type": "text", "text": "job done"}]})
 
     def m_resources_list(self, request_id, params):
         note = "notes.txt" if self.fault == "uri-without-scheme" else "file:///notes.txt"
@@ -260,13 +334,28 @@ class Server:
         self.answer(request_id, {"messages": [{"role": "user", "content": {"type": "text", "text": "Hello!"}}]})
 
 
+def meet(directory, count):
+    """--rendezvous: leave a file in ``directory``, then wait until ``count`` are there."""
+    import os
+
+    open(os.path.join(directory, "server-%d" % os.getpid()), "w").close()
+    deadline = time.time() + 60
+    while len(os.listdir(directory)) < count and time.time() < deadline:
+        time.sleep(0.02)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fault", choices=sorted(FAULTS), default="none")
     parser.add_argument("--era", choices=(LEGACY, MODERN, "both"), default=LEGACY)
     parser.add_argument("--tools-file", help="list the tools in this JSON file instead")
     parser.add_argument("--results-file", help="answer the methods in this JSON object with its results")
+    parser.add_argument("--rendezvous", nargs=2, metavar=("DIR", "N"),
+                        help="answer nothing until N servers given this DIR have started (each leaves a file in "
+                             "it; 60 s at most): servers started one after another never get there")
     args = parser.parse_args()
+    if args.rendezvous:
+        meet(args.rendezvous[0], int(args.rendezvous[1]))
     tools = results = None
     if args.tools_file:
         with open(args.tools_file, encoding="utf-8") as listed:

@@ -227,6 +227,47 @@ def test_schemas_are_held_to_the_meta_schema_keyword_by_keyword():
     assert schema_meta_problems({"not": True, "x-vendor": object()}) == []  # unknown keywords are the vendor's
 
 
+def test_the_2026_ping_rule_names_what_it_timed(cli):
+    """Issue 47 item 4: 2026-07-28 has no ping; check times server/discover, and says so."""
+    result = cli(faulty_command("--fault", "no-ping", "--era", "2026-07-28"), "check", "--timeout", "2")
+    assert result.code == 1, result
+    (line,) = [line for line in result.out.splitlines() if "✗" in line]
+    assert line.split()[1:3] == ["lifecycle.ping", "server/discover:"], result
+    assert "no answer to server/discover" in line, result
+    assert "fix: answer it at once (ping with an empty result, server/discover with its result)" in result.out
+    assert "ping (2025-11-25), server/discover (2026-07-28, which has no ping)" in cli(
+        faulty_command("--era", "2026-07-28"), "check").out
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("fault, said", [
+    ("ref-nowhere", '$.properties.message.$ref: "#/$defs/nowhere" points to nothing in the schema'),
+    ("ref-cycle", '"#/$defs/a" is a cycle of references (#/$defs/a -> #/$defs/b -> #/$defs/a)'),
+])
+def test_a_ref_to_nowhere_or_a_cycle_is_an_error_naming_the_pointer(cli, fault, era, said):
+    """Issue 47 item 1: a $ref is resolved within its schema (it got only the portability warning)."""
+    result = cli(faulty_command("--fault", fault, "--era", era), "check", "--format", "json")
+    assert result.code == 1, result
+    errors = [f for f in result.json()["findings"] if f["severity"] == "error"]
+    assert [f["rule"] for f in errors] == ["tools.schema-valid"], errors
+    assert errors[0]["where"] == 'tool "echo"' and said in errors[0]["message"], errors
+
+
+def test_refs_that_resolve_are_not_findings():
+    from mcp_tui import schema_ref_problems
+
+    assert schema_ref_problems({"type": "object", "properties": {
+        "a": {"$ref": "#/$defs/x"}, "b": {"$ref": "#/properties/a"}, "c": {"$ref": "#here"}, "d": {"$ref": "#"},
+        "e": {"$ref": "#/$defs/a~1b"}, "f": {"$ref": "https://example.com/other.json"}},
+        "$defs": {"x": {"type": "string", "$anchor": "here"}, "a/b": {"type": "number"},
+                  "tree": {"type": "object", "properties": {"kids": {"type": "array", "items": {
+                      "$ref": "#/$defs/tree"}}}}}}) == []
+    assert schema_ref_problems({"properties": {"a": {"$ref": "#/properties/a"}}}) == [
+        '$.properties.a.$ref: "#/properties/a" is a cycle of references (#/properties/a -> #/properties/a)']
+    assert schema_ref_problems({"properties": {"a": {"$ref": "#/type/0"}}}) == [
+        '$.properties.a.$ref: "#/type/0" points to nothing in the schema']
+
+
 def test_a_schema_nested_past_any_stack_is_reported_not_crashed_on():
     from mcp_tui import SCHEMA_DEPTH_LIMIT, schema_meta_problems, schema_portability_problems
 
@@ -325,8 +366,28 @@ def test_a_task_only_tool_is_called_as_a_task_and_its_statuses_held_to_the_spec(
     regress = cli(stdio_command(script=ROOT / "tests" / "badserver.py") + " --mode task-regress", "check",
                   "--call", "slow_task")
     assert regress.code == 1, regress
-    assert ("✗ %-36s tool \"slow_task\": the server moved its task from completed back to working; a terminal "
-            "status is final" % "tasks.status-final") in regress.out, regress
+    assert ("✗ %-36s tool \"slow_task\": the server moved its task from completed back to working (statuses seen: "
+            "completed -> working); a terminal status is final" % "tasks.status-final") in regress.out, regress
+
+
+@pytest.mark.parametrize("fault, era, seen", [
+    ("task-reopened", "2025-11-25", "moved its task from completed back to working (statuses seen: working -> "
+                                    "completed -> tasks/result -> working)"),
+    ("task-result-working", "2025-11-25", "reported its task working after tasks/result gave its result (statuses "
+                                          "seen: working -> tasks/result -> working)"),
+    ("task-reopened", "2026-07-28", "moved its task from completed back to working (statuses seen: working -> "
+                                    "completed -> working)"),
+])
+def test_a_task_that_reports_working_after_its_end_is_an_error_naming_the_statuses_seen(cli, fault, era, seen):
+    """Issue 47 item 1: the statuses check polls itself, after the task's end (a completed
+    tasks/get, or tasks/result), are judged too: the issue's `completed`, `tasks/result`,
+    `working` passed with exit 0."""
+    result = cli(faulty_command("--fault", fault, "--era", era), "check", "--call", "job")
+    assert result.code == 1, result
+    assert '✗ %-36s tool "job": the server %s; a terminal status is final' % ("tasks.status-final", seen) \
+        in result.out, result
+    document = cli(faulty_command("--fault", fault, "--era", era), "check", "--call", "job", "--format", "json").json()
+    assert [f["rule"] for f in document["findings"] if f["severity"] == "error"] == ["tasks.status-final"], document
 
 
 def test_the_readme_s_check_example_is_what_check_prints(cli):

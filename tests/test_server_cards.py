@@ -103,6 +103,64 @@ def test_check_holds_a_served_card_to_its_schema_and_to_the_live_server(cli, sta
     assert found == [finding[:2]], document["findings"]
 
 
+UNREADABLE = {
+    "huge": "it is larger than 1 MiB, more than a card or catalog may be",
+    "deep": "it is nested more than 128 levels deep",
+    "not-json": "it is not JSON",
+    "redirect": "a redirect to http://elsewhere.invalid/mcp/server-card was refused (HTTP 302; mcp-tui does not "
+                "follow redirects)",
+}
+
+
+@pytest.mark.parametrize("fault", sorted(UNREADABLE))
+def test_a_card_that_cannot_be_read_is_a_card_valid_finding_that_says_why(cli, start_server, fault):
+    """Issue 47 item 2: a card over 1 MiB, nested 50,000 deep, not JSON or a redirect was
+    skipped without a word (no card rule run, exit 0); `card` called the deep one "not found"."""
+    server = start_server("--server-card", "--card-fault", fault, "--catalog-extra", "1")
+    result = cli("--url", server.url, "--protocol-version", "2026-07-28", "check", "--format", "json")
+    assert result.code == 1, result
+    said = "the card at %s/server-card cannot be read: %s" % (server.url, UNREADABLE[fault])
+    assert [(f["rule"], f["severity"], f["message"]) for f in result.json()["findings"]] == [
+        ("card.valid", "error", said)], result
+    card = cli("--url", server.url, "card")
+    assert card.code == 1 and "the Server Card at %s/server-card cannot be read: %s" % (
+        server.url, UNREADABLE[fault]) in card.err, card
+    listed = cli("--url", server.url[:-len("/mcp")], "card", "--format", "json").json()["cards"]
+    assert [c["problems"] for c in listed] == [[UNREADABLE[fault]], []], listed
+
+
+def test_check_through_a_catalog_holds_the_catalog_s_card_to_the_live_server(cli, start_server):
+    """Issue 47 item 2: a bare host's catalog card (9.9.9) is the card the server it leads to
+    (0.1.0) is held to; it was ignored for a card at the endpoint's /server-card, which is none."""
+    server = start_server("--server-card", "--card-fault", "catalog-version")
+    result = cli("--url", server.url[:-len("/mcp")], "--protocol-version", "2026-07-28", "check", "--format", "json")
+    assert result.code == 0, result
+    (finding,) = result.json()["findings"]
+    assert (finding["rule"], finding["severity"], finding["message"]) == (
+        "card.runtime", "warning", "the card says version 9.9.9; the server says 0.1.0"), finding
+    assert finding["where"].startswith('server card (the catalog entry "urn:air:localhost:mcp:testserver" at '), finding
+
+
+def test_server_takes_the_name_a_card_gives(cli, start_server):
+    """Issue 47 item 2: `card` prints io.github.mcp-tui/other-2, and --server takes it."""
+    server = start_server("--server-card", "--catalog-extra", "2")
+    host = server.url[:-len("/mcp")]
+    named = cli("--url", host, "--server", "io.github.mcp-tui/other-2", "card")
+    assert named.code == 0 and named.out.startswith("Server Card: io.github.mcp-tui/other-2\n"), named
+    fetched = cli("--url", host, "--server", "io.github.mcp-tui/testserver", "ping")  # its card is at a url
+    assert fetched.code == 0 and '"io.github.mcp-tui/testserver"' in fetched.err, fetched
+
+
+def test_a_refused_redirect_of_a_catalog_says_so_and_where_to(cli, start_server):
+    server = start_server("--server-card", "--card-fault", "catalog-redirect")
+    result = cli("--url", server.url[:-len("/mcp")], "card")
+    assert result.code == 1, result
+    host = server.url[:-len("/mcp")]
+    assert ("the AI Catalog at %s/.well-known/ai-catalog.json cannot be read: a redirect to "
+            "http://elsewhere.invalid/.well-known/ai-catalog.json was refused" % host) in result.err, result
+    assert "serves no AI Catalog" not in result.err, result
+
+
 def test_check_of_a_server_without_a_card_runs_no_card_rule(cli, start_server):
     result = cli("--url", start_server().url, "--protocol-version", "2026-07-28", "check")
     assert result.code == 0 and "card." not in result.out, result
@@ -199,9 +257,9 @@ def test_a_catalog_pointing_at_another_origin_gets_no_credentials(cli, hostile_h
 def test_an_oversized_or_broken_card_is_refused_plainly(cli, hostile_host):
     host = hostile_host({"/mcp/server-card": b"{" * (2 << 20), "/other/server-card": b"[[[[not json"})
     big = cli("--url", host.url + "/mcp", "card")
-    assert big.code == 1 and "no card or catalog is that large" in big.err, big
+    assert big.code == 1 and "cannot be read: it is larger than 1 MiB" in big.err, big
     broken = cli("--url", host.url + "/other", "card")
-    assert broken.code == 1 and "no Server Card at" in broken.err and "Traceback" not in broken.err, broken
+    assert broken.code == 1 and "cannot be read: it is not JSON" in broken.err and "Traceback" not in broken.err, broken
 
 
 def test_a_server_at_the_host_root_that_streams_every_get_is_not_taken_for_a_catalog(cli, hostile_host):

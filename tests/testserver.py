@@ -23,8 +23,10 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
       --cache-ttl-ms N     ttlMs of discover, list and read results (default 60000; 0 = do not cache)
       --cache-scope public|private   their cacheScope (default public)
       --server-card        serve a Server Card (/mcp/server-card) and an AI Catalog listing it;
-                           --card-fault invalid|version|versions plants a lie, --catalog-extra N
-                           lists N more servers
+                           --card-fault invalid|version|versions plants a lie (huge|deep|not-json|redirect:
+                           a card that cannot be read; catalog-version: the catalog's card, inline, says
+                           9.9.9, and the endpoint serves none; catalog-redirect: the catalog is a 302
+                           to another host), --catalog-extra N lists N more servers
       --http-fault NAME    one planted fault for `mcp-tui check`: content-type, get-json, delete-500,
                            method-header, cache-scope or any-session (see --help)
       --tampered-skill     2026-07-28: declare io.modelcontextprotocol/skills and serve one skill,
@@ -2717,6 +2719,27 @@ class HttpFrontEnd(object):
         return card
 
     def serve_card(self, h, path):
+        fault = self.options.card_fault
+        if (path == "/mcp/server-card" and fault == "redirect") or (
+                path != "/mcp/server-card" and fault == "catalog-redirect"):
+            h.send_body(302, b"", None, {"Location": "http://elsewhere.invalid%s" % path})
+            return
+        if path == "/mcp/server-card" and fault in UNREADABLE_CARDS:
+            body = {"huge": lambda: dumps(dict(self.server_card(h), description="x" * (2 << 20))).encode("utf-8"),
+                    "deep": lambda: b"[" * 50000 + b"]" * 50000,
+                    "not-json": lambda: b"<html>a card</html>"}[fault]()
+            h.send_body(200, body, "application/mcp-server-card+json")
+            return
+        if path == "/mcp/server-card" and fault == "catalog-version":
+            h.send_json(404, {"error": "no card here: the catalog has it"})
+            return
+        if fault == "catalog-version":
+            card = dict(self.server_card(h), version="9.9.9")
+            entries = [{"identifier": "urn:air:localhost:mcp:testserver", "type": "application/mcp-server-card+json",
+                        "data": card}]
+            h.send_body(200, dumps({"specVersion": "1.0", "entries": entries}).encode("utf-8"),
+                        "application/ai-catalog+json")
+            return
         if path == "/mcp/server-card":
             h.send_body(200, dumps(self.server_card(h)).encode("utf-8"), "application/mcp-server-card+json",
                         {"Access-Control-Allow-Origin": "*", "Cache-Control": "public, max-age=3600"})
@@ -3516,6 +3539,7 @@ def p256_public_pem(point):
 # client sent where. Tokens are opaque random strings held in memory.
 
 HTTP_FAULTS = ("content-type", "get-json", "delete-500", "method-header", "cache-scope", "any-session")
+UNREADABLE_CARDS = ("huge", "deep", "not-json", "redirect")  # --card-fault: a card check cannot read
 AUTH_FAULTS = ("wrong-resource", "no-s256", "no-as-metadata", "plain-http")
 PRM_PATH = "/.well-known/oauth-protected-resource/mcp"      # RFC 9728 path insertion for /mcp
 AS_METADATA_PATH = "/.well-known/oauth-authorization-server"
@@ -4215,9 +4239,13 @@ def parse_args(argv):
                         help="cacheScope of discover, list and read results")
     parser.add_argument("--server-card", action="store_true", help="serve a Server Card at /mcp/server-card and "
                         "an AI Catalog listing it at /.well-known/ai-catalog.json (SEP-2127)")
-    parser.add_argument("--card-fault", choices=("invalid", "version", "versions"),
+    parser.add_argument("--card-fault", choices=("invalid", "version", "versions") + UNREADABLE_CARDS + (
+                        "catalog-version", "catalog-redirect"),
                         help="with --server-card: a card that breaks the schema (invalid), names another version "
-                        "(version) or protocol versions the server does not speak (versions)")
+                        "(version) or protocol versions the server does not speak (versions); one that cannot be "
+                        "read (huge: over 1 MiB, deep: nested 50,000 deep, not-json, redirect: a 302 to another "
+                        "host); catalog-version: the catalog's inline card says 9.9.9 and the endpoint serves "
+                        "none; catalog-redirect: the catalog is a 302 to another host")
     parser.add_argument("--catalog-extra", type=int, default=0, metavar="N",
                         help="with --server-card: the catalog lists N more servers (cards inline)")
     parser.add_argument("--http-fault", choices=HTTP_FAULTS, help="one planted HTTP fault, for check's tests: "

@@ -411,3 +411,26 @@ def test_tui_starts_shows_the_tools_and_q_exits_0(windows, tmux):
     tmux("send-keys", "-t", "tui", "q")
     ended = wait_for(lambda: re.search(r"EXIT=\d+", screen()), timeout=30, what="the TUI's exit after q")
     assert ended.group() == "EXIT=0", screen()
+
+
+def test_check_config_checks_every_server_and_finds_a_cmd_through_pathext(windows, tmp_path):
+    """Issue 47 item 3 on Windows: `check --config` of a .cmd server named without its extension
+    (found through PATHEXT, no config.command finding), a faulty server and a missing program."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    server = windows_path(ROOT / "tests" / "testserver.py")
+    (bin_dir / "srv.cmd").write_bytes(b'@python.exe "%s" %%*\r\n' % server.encode())
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "srv": {"command": "srv"},
+        "faulty": {"command": "python.exe", "args": [windows_path(ROOT / "tests" / "faultyserver.py"), "--fault",
+                                                     "blob-not-base64"]},
+        "gone": {"command": "mcp-tui-no-such-program"}}}))
+    ran = windows.run("check", "--config", windows_path(config), "--format", "json", "--timeout", "60",
+                      env={"WINEPATH": windows_path(bin_dir)}, timeout=240)
+    assert ran.code == 1, ran
+    document = ran.json()
+    assert [(s["name"], s["connects"]) for s in document["servers"]] == [("srv", True), ("faulty", True),
+                                                                         ("gone", False)], ran
+    assert [(f["rule"], f["where"]) for f in document["configFindings"]] == [("config.command", 'server "gone"')], ran
+    assert document["summary"]["failedServers"] == ["faulty", "gone"], ran

@@ -1,0 +1,141 @@
+"""`mcp-tui check --config [FILE]` without --server (issue 47 item 3): every server of a host's
+config file checked at once, in one report (text, JSON, JUnit) with a section per server, and
+the file's own findings: a secret written out, plain HTTP off this machine, a command not on
+PATH, names given twice or nearly, a server already tapped, a ${VAR} not set."""
+import json
+import sys
+import xml.etree.ElementTree as ElementTree
+
+import cached_script
+from conftest import FAULTYSERVER, ROOT, TESTSERVER
+
+
+def entry(script, *flags, **fields):
+    argv = cached_script.command(script) + [str(flag) for flag in flags]
+    return dict({"command": argv[0], "args": argv[1:]}, **fields)
+
+
+def write_config(tmp_path, servers, text=None):
+    path = tmp_path / "claude_desktop_config.json"
+    path.write_text(text if text is not None else json.dumps({"mcpServers": servers}), encoding="utf-8")
+    return path
+
+
+def test_every_server_of_a_config_file_is_checked_in_one_report_and_a_faulty_one_fails_it(cli, tmp_path,
+                                                                                          start_server):
+    """Several test servers (stdio in each era, HTTP) and one faulty server: each named, with its
+    era, name, version and time to its first answer; the faulty one's finding; exit 1. It stopped
+    at "has several servers; pick one"."""
+    http = start_server()
+    config = write_config(tmp_path, {
+        "tests": entry(TESTSERVER), "legacy": entry(FAULTYSERVER), "modern": entry(FAULTYSERVER, "--era", "2026-07-28"),
+        "remote": {"url": http.url}, "broken": entry(FAULTYSERVER, "--fault", "blob-not-base64")})
+    result = cli("check", "--config", config, "--timeout", "20")
+    assert result.code == 1, result
+    out = result.out
+    assert out.startswith("Checked 5 servers of %s\n" % config), result
+    for name in ("tests", "legacy", "modern", "remote", "broken"):
+        assert '\n== server "%s" (' % name in out, result
+    assert '== server "modern" (%s): connects, 2026-07-28, faultyserver 1.0, first answer in ' % " ".join(
+        cached_script.command(FAULTYSERVER) + ["--era", "2026-07-28"]) in out, result
+    assert '== server "remote" (%s): connects, 2026-07-28, mcp-tui-testserver ' % http.url in out, result
+    broken = out[out.index('== server "broken"'):]
+    assert "✗ resources.blob-base64" in broken.split("\n== ")[0], result
+    assert out.rstrip().splitlines()[-1].startswith("5 servers: 5 connected, 1 failed (broken); the file: 0 errors, "
+                                                    "0 warnings; "), result
+
+    junit = tmp_path / "check.xml"
+    document = cli("check", "--config", config, "--timeout", "20", "--format", "json", "--junit", junit).json()
+    assert [s["name"] for s in document["servers"]] == ["tests", "legacy", "modern", "remote", "broken"]
+    assert all(s["connects"] and s["firstAnswerMs"] > 0 and s["serverInfo"]["version"] for s in document["servers"])
+    assert [s["protocolVersion"] for s in document["servers"]][1:3] == ["2025-11-25", "2026-07-28"]
+    assert document["summary"]["failed"] and document["summary"]["failedServers"] == ["broken"], document["summary"]
+    (broken,) = [s for s in document["servers"] if s["name"] == "broken"]
+    assert [f["rule"] for f in broken["findings"]] == ["resources.blob-base64"]
+    suites = list(ElementTree.parse(str(junit)).getroot())
+    assert [s.get("name") for s in suites] == ["mcp-tui check --config"] + [
+        "mcp-tui check %s (%s)" % (name, config) for name in ("tests", "legacy", "modern", "remote", "broken")]
+
+
+def test_the_file_s_own_findings_with_secrets_masked(cli, tmp_path):
+    token, key = "ghp_abcdefghijklmnop123456", "sk-live-0123456789abcdef"
+    tapped = entry(FAULTYSERVER)
+    tapped = {"command": sys.executable, "args": [str(ROOT / "mcp_tui.py"), "tap", "--name", "faulty", "--",
+                                                  tapped["command"]] + tapped["args"]}
+    text = json.dumps({"mcpServers": {
+        "github": entry(FAULTYSERVER, "--token=" + token, env={"GITHUB_API_KEY": key, "LOG_LEVEL": "debug-verbose"}),
+        "remote": {"url": "http://mcp.example.invalid/mcp", "headers": {"Authorization": "Bearer ${MCP_TUI_T1}"}},
+        "local": {"url": "http://127.0.0.1:9/mcp"},
+        "gone": {"command": "mcp-tui-no-such-program"},
+        "GitHub": entry(FAULTYSERVER),
+        "watched": tapped,
+        "twice": entry(FAULTYSERVER)}}, indent=1)
+    text = text.replace('\n  "twice"', '\n  "twice": {"command": "x"},\n  "twice"')  # the name given twice
+    config = write_config(tmp_path, None, text)
+    result = cli("check", "--config", config, "--timeout", "10", "--format", "json", env={"MCP_TUI_T1": ""})
+    assert result.code == 1, result
+    assert token not in result.out + result.err and key not in result.out + result.err, result
+    document = result.json()
+    found = [(f["rule"], f["severity"], f["where"], f["message"]) for f in document["configFindings"]]
+    rules = [rule for rule, _, _, _ in found]
+    assert rules.count("config.literal-secret") == 2, found
+    assert ("config.literal-secret", "error", 'server "github"', "env GITHUB_API_KEY is written in the file "
+            "(secret:%s)" % __import__("mcp_tui").fingerprint(key)) in found
+    assert any(r == "config.literal-secret" and m.startswith("args[") for r, _, _, m in found), found
+    assert ("config.plain-http", "error", 'server "remote"',
+            "http://mcp.example.invalid/mcp is plain HTTP to mcp.example.invalid, off this machine") in found
+    assert ("config.command", "error", 'server "gone"', '"mcp-tui-no-such-program" is not found on PATH') in found
+    assert ("config.duplicate-name", "error", 'server "twice"',
+            'the file names "twice" 2 times; the host keeps only the last') in found
+    assert any(r == "config.similar-names" and '"github" and "GitHub"' in m for r, _, _, m in found), found
+    assert any(r == "config.tapped" and w == 'server "watched"' and "(faulty)" in m for r, _, w, m in found), found
+    assert "LOG_LEVEL" not in json.dumps(found) and "local" not in json.dumps(found), found  # nothing to say of them
+    text_report = cli("check", "--config", config, "--timeout", "10", env={"MCP_TUI_T1": ""})
+    assert token not in text_report.out and "--token=secret:" in text_report.out, text_report
+
+
+def test_an_unset_variable_is_a_warning_and_that_server_is_not_checked(cli, tmp_path):
+    config = write_config(tmp_path, {"one": entry(FAULTYSERVER, env={"TOKEN": "${MCP_TUI_UNSET_X}"})})
+    result = cli("check", "--config", config)
+    assert result.code == 0, result
+    assert "⚠ config.variables" in result.out and "${MCP_TUI_UNSET_X}, which is not set here" in result.out, result
+    assert '== server "one" (' in result.out and "not checked (see config.variables)" in result.out, result
+    assert cli("check", "--config", config, "--strict").code == 1
+
+
+def test_check_config_without_a_file_reads_every_host_config(cli, tmp_path):
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"project": entry(FAULTYSERVER)}}))
+    user = tmp_path / "user"
+    (user / "Claude").mkdir(parents=True)
+    (user / "Claude" / "claude_desktop_config.json").write_text(json.dumps({"mcpServers": {
+        "desktop": entry(FAULTYSERVER, "--era", "2026-07-28")}}))
+    result = cli("check", "--config", "--format", "json", cwd=tmp_path, env={"XDG_CONFIG_HOME": str(user)},
+                 process=True)
+    assert result.code == 0, result
+    document = result.json()
+    assert [(s["name"], s["config"]) for s in document["servers"]] == [
+        ("project", str(tmp_path / ".mcp.json")), ("desktop", str(user / "Claude" / "claude_desktop_config.json"))]
+
+
+def test_usage_errors_of_check_config(cli, tmp_path):
+    config = write_config(tmp_path, {"one": entry(FAULTYSERVER), "two": entry(FAULTYSERVER)})
+    called = cli("check", "--config", config, "--call", "echo message=hi")
+    assert called.code == 2 and "--call and --call-readonly name one server's tools: add --server NAME" in called.err
+    bare = cli("tool", "list", "--config")
+    assert bare.code == 2 and "--config needs a FILE here" in bare.err, bare
+    missing = cli("check", "--config", tmp_path / "nope.json")
+    assert missing.code == 2 and "cannot read --config" in missing.err, missing
+    one = cli("check", "--config", config, "--server", "two")  # --server: that one server, as before
+    assert one.code == 0 and one.out.startswith("Checked faultyserver (2025-11-25, stdio)"), one
+
+
+def test_the_servers_are_checked_at_once(cli, tmp_path):
+    """Each server answers only once all three have started (faultyserver --rendezvous): checked
+    one after another, the first would wait for the others and fail; at once, all connect."""
+    meeting = tmp_path / "meeting"
+    meeting.mkdir()
+    config = write_config(tmp_path, dict(("server-%d" % index, entry(FAULTYSERVER, "--rendezvous", meeting, "3"))
+                                         for index in range(3)))
+    result = cli("check", "--config", config, "--timeout", "5", "--probe-timeout", "5", "--format", "json")
+    assert result.code == 0, result
+    assert [s["connects"] for s in result.json()["servers"]] == [True, True, True], result
