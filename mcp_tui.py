@@ -11913,10 +11913,15 @@ def structured_wraps_text(result):
 def render_tool_result(result, saver=None):
     blocks = [render_content_block(b, saver) for b in result.get("content") or ()
               if isinstance(b, dict) and not repeats_structured(b, result)]
-    lines = ["Error response from tool:" if result.get("isError") else "Tool response:"]
+    heading = "Error response from tool" if result.get("isError") else "Tool response"
+    structured = "structuredContent" in result and not structured_wraps_text(result)
+    if structured and not blocks:  # one heading, not an empty one above "Structured content:"
+        return "%s (structured content):\n%s" % (heading, json.dumps(result["structuredContent"], indent=2,
+                                                                     ensure_ascii=False))
+    lines = [heading + ":"]
     if blocks or "structuredContent" not in result:
         lines.append("\n".join(blocks) if blocks else "(no content)")
-    if "structuredContent" in result and not structured_wraps_text(result):
+    if structured:
         lines.append("Structured content:")
         lines.append(json.dumps(result["structuredContent"], indent=2, ensure_ascii=False))
     return "\n".join(lines)

@@ -212,7 +212,7 @@ def test_structured_content_is_shown_once_when_the_text_repeats_it():
     from mcp_tui import render_tool_result
 
     text = render_tool_result({"content": [{"type": "text", "text": '{"sum": 3}'}], "structuredContent": {"sum": 3}})
-    assert text == 'Tool response:\nStructured content:\n{\n  "sum": 3\n}'
+    assert text == 'Tool response (structured content):\n{\n  "sum": 3\n}'  # no empty heading above it
 
 
 def test_a_text_blob_is_decoded_and_other_blobs_are_saved(cli, tmp_path):
