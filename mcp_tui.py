@@ -12323,9 +12323,10 @@ def describe_server(session, tasks=None):
     adds the connection, the task form and the capabilities in full."""
     summary = session.summary()
     info = summary["serverInfo"] or {}
-    lines = ["Name:         %s" % info.get("name", "(not reported by the server)"),
+    unreported = "(not reported by the server)"  # also for "" (the official SDK's server has version "")
+    lines = ["Name:         %s" % (info.get("name") or unreported),
              "Title:        %s" % info["title"] if info.get("title") else None,
-             "Version:      %s" % info.get("version", "(not reported by the server)"),
+             "Version:      %s" % (info.get("version") or unreported),
              "Era:          %s" % session.era_label,
              "Protocol:     %s" % summary["protocolVersion"],
              "Transport:    %s" % summary["transport"]]

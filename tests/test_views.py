@@ -302,6 +302,11 @@ def test_describe_server_for_the_cli_and_for_the_tuis_server_tab():
     assert mcp_tui.describe_server(session).splitlines()[:2] + mcp_tui.describe_server(session).splitlines()[-1:] == [
         "Name:         (not reported by the server)", "Version:      (not reported by the server)",
         "Capabilities: none"]
+    session = ServerSession({"serverInfo": {"name": "mcp", "version": ""}, "protocolVersion": "2025-11-25",
+                             "transport": "stdio", "capabilities": {}, "instructions": None})
+    session.kept_grant = None  # the official SDK's low-level server: no blank "Version:" line
+    assert mcp_tui.describe_server(session).splitlines()[:2] == [
+        "Name:         mcp", "Version:      (not reported by the server)"]
 
 
 def test_describe_capabilities_and_failures():
