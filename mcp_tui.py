@@ -3506,11 +3506,14 @@ class StubMismatch(UsageError):
 
 
 class InputDeclined(McpTuiError):
-    """The user (or the lack of one) refused an input request."""
+    """The user (or the lack of one) refused an input request. ``to_server`` is the text the
+    server is sent, where ``message`` (for the user) names the server: before the handshake
+    that name is the whole command line, which is none of the server's business."""
 
-    def __init__(self, message, code=-1, hint=None):
+    def __init__(self, message, code=-1, hint=None, to_server=None):
         super().__init__(message, hint)
         self.code = code
+        self.to_server = to_server or message
 
 
 TASK_SUPPORT_TEXT = {"per-call": "the server decides per call"}  # the other values read as they are
@@ -3700,7 +3703,7 @@ class Era:
                 error = {"code": -32601, "message": "Method not found: %s" % method}
         except InputDeclined as exc:
             responder.declined(exc.message)  # without a terminal, the user learns it only here
-            error = {"code": exc.code, "message": exc.message}
+            error = {"code": exc.code, "message": exc.to_server}
         except McpTuiError as exc:  # every server request gets an answer, never silence
             responder.declined("Could not answer %s's %s: %s" % (session.display_name(), method, exc.message))
             error = {"code": -32603, "message": "mcp-tui could not answer %s: %s" % (method, exc.message)}
@@ -6200,7 +6203,7 @@ class InputResponder:
             return result
         if self.ask is None:
             raise InputDeclined("Declined %s's sampling request (no terminal; pass --sampling-stub JSON to answer)"
-                                % server_name, -1)
+                                % server_name, -1, to_server="Sampling request declined: no user to ask (no terminal)")
         for message in params.get("messages") or ():
             for block in as_list(message.get("content")):
                 if isinstance(block, dict) and block.get("type") == "text":

@@ -135,6 +135,9 @@ def test_a_declined_sampling_request_is_said_on_stderr(cli):
     result = cli(SERVER, "--protocol-version", "2025-11-25", "tool", "call", "ask_model")
     assert result.code == 0, result
     assert "Declined mcp-tui test server's sampling request (no terminal" in result.err
+    # the tool quotes the error it was sent: a neutral text, without the server's name (before the
+    # handshake, that name is the whole command line)
+    assert "with an error: Sampling request declined: no user to ask (no terminal)\n" in result.out, result
 
 
 def test_an_elicit_stub_value_outside_the_schema_is_declined_2026(cli):
