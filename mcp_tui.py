@@ -1240,6 +1240,25 @@ def windows_console():
     return bool(ctypes.WinDLL("kernel32").GetConsoleWindow())
 
 
+def server_text(raw, cut=False):
+    """A line a server wrote on stderr, as text: UTF-8 where it is (a line ``cut`` inside a
+    character included), else the system's code page (cp1252 on a Western Windows: a
+    Windows Python server writes `café` there as 63 61 66 E9), and never a failure."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if cut and exc.reason == "unexpected end of data":
+            return raw.decode("utf-8", "replace")
+    import codecs
+    import locale
+
+    encoding = locale.getencoding() if hasattr(locale, "getencoding") else locale.getpreferredencoding(False)
+    try:
+        return raw.decode(codecs.lookup(encoding).name, "replace")  # Python 3.11's getencoding: even in UTF-8 mode
+    except LookupError:
+        return raw.decode("utf-8", "replace")
+
+
 class Transport:
     """What every transport offers the channel and the session, with the defaults of one that
     lacks it: callers ask for a capability by its meaning, never probe or test a name."""
@@ -1437,7 +1456,7 @@ class StdioTransport(Transport):
                 while raw and not raw.endswith(b"\n"):
                     raw = stream.readline(STDERR_LINE_LIMIT)  # the rest of the line is only counted
                     size += len(raw.rstrip(b"\r\n"))
-            line = first[:KEPT_FIELD_LIMIT].decode("utf-8", "replace").rstrip("\r\n")
+            line = server_text(first[:KEPT_FIELD_LIMIT], cut=len(first) > KEPT_FIELD_LIMIT).rstrip("\r\n")
             if size > KEPT_FIELD_LIMIT:
                 line += " " + cut_note(KEPT_FIELD_LIMIT, size, "bytes")
             if line == previous:
@@ -13574,8 +13593,13 @@ class Output:
             if live is not None:
                 self._live = live
             try:
-                stream.write(text)
-                stream.flush()
+                if isinstance(text, bytes):  # as they are, past the text layer's \n -> \r\n on Windows
+                    stream.flush()
+                    stream.buffer.write(text)
+                    stream.buffer.flush()
+                else:
+                    stream.write(text)
+                    stream.flush()
             except UnicodeEncodeError:
                 stream.write(text.encode(stream.encoding or "ascii", "replace").decode(stream.encoding or "ascii"))
                 stream.flush()
@@ -13672,6 +13696,16 @@ class Output:
             chunk = clean(text[start:stop])
             start = stop
             self._write(self.stdout, chunk if start < length else chunk.rstrip("\n") + "\n")
+
+    def script(self, text):
+        """A script for a shell (``completion``), with LF line ends on every OS: Git Bash
+        reads the \r of a Windows text stream's CRLF as part of each line's last word."""
+        self.end_declines()
+        text = clean(text).rstrip("\n") + "\n"
+        if getattr(self.stdout, "buffer", None) is None:
+            self._write(self.stdout, text)
+        else:
+            self._write(self.stdout, text.encode(getattr(self.stdout, "encoding", None) or "utf-8", "replace"))
 
     def document(self, value):
         self._write_json(self.stdout, self.document_text(value))
@@ -14101,6 +14135,7 @@ def output_file_payload(method, result, render):
     return render().encode("utf-8"), "JSON" if method not in ("tools/call", "resources/read", "prompts/get") else "text"
 
 
+INSTALL_ON_WINDOWS = "pipx install . (from a clone), or python -m mcp_tui in the folder that holds mcp_tui.py"
 FILE_METAVARS = ("FILE", "DIR", "PATH")  # an option whose value the shell completes as a file name
 
 
@@ -14474,7 +14509,7 @@ class Cli:
             for name in cached_tool_names():
                 self.out.text(name)
             return EXIT_OK
-        self.out.text(completion_script(shell))
+        self.out.script(completion_script(shell))
         return EXIT_OK
 
     def cmd_auth(self, args):
@@ -16581,10 +16616,12 @@ COMMANDS = (
         Command("tool-names", "the tool names the scripts offer after `tool call`", "completion tool-names",
                 Cli.cmd_completion, hidden=True),
     )),
-    Command("install", "put an mcp-tui launcher on your PATH", "install [--prefix DIR] [--uninstall]",
-            Cli.cmd_install, flags=("--prefix", "--uninstall"),
+    Command("install", "put an mcp-tui launcher on your PATH" if os.name != "nt" else
+            "not on Windows: " + INSTALL_ON_WINDOWS, "install [--prefix DIR] [--uninstall]", Cli.cmd_install, flags=("--prefix", "--uninstall"),
             details="For a copied mcp_tui.py: the launcher (default ~/.local/bin/mcp-tui) runs this file from its "
-                    "cached bytecode, as fast as an installed package. --uninstall removes it."),
+                    "cached bytecode, as fast as an installed package. --uninstall removes it." if os.name != "nt" else
+                    "It writes a POSIX launcher, so on Windows it writes nothing and exits 2. There, "
+                    + INSTALL_ON_WINDOWS + "."),
     Command("help", "the commands; help COMMAND, help options: the rest", "help [COMMAND | options]",
             Cli.cmd_help),
     Command("version", "the version", handler=Cli.cmd_version),
@@ -16752,7 +16789,7 @@ def install_launcher(prefix, uninstall, output):
     folder = os.path.abspath(os.path.expanduser(prefix or os.path.join("~", ".local", "bin")))
     path = os.path.join(folder, "mcp-tui")
     if os.name == "nt":
-        raise UsageError("install writes a POSIX launcher", hint="on Windows: pipx install ., or python -m mcp_tui")
+        raise UsageError("install writes a POSIX launcher", hint="on Windows: " + INSTALL_ON_WINDOWS)
     try:
         with open(path, encoding="utf-8") as handle:
             ours = LAUNCHER_MARK in handle.read(4096)
