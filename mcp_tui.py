@@ -808,6 +808,8 @@ class JsonStateFile:
         self.durable = durable
 
     def read(self):
+        if not os.path.lexists(os.path.dirname(os.path.abspath(self.path))):
+            return {}  # no state directory (a HOME that is not there): nothing saved, and nothing made to read it
         try:
             with self._locked():
                 return self._load()
