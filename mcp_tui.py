@@ -134,6 +134,10 @@ import sys
 import threading
 import time
 
+if sys.version_info < (3, 8):  # before anything else runs: this file parses under 3.6, and 3.8 is the floor
+    sys.exit("mcp-tui needs Python 3.8 or newer; this is Python %s (%s)"
+             % (".".join(map(str, sys.version_info[:3])), sys.executable))
+
 __version__ = "0.1.0"
 
 MODERN_VERSION = "2026-07-28"
