@@ -15129,8 +15129,15 @@ class TaskCommands(CliCommands):
             if not connections:
                 raise UsageError("task list needs a connection: the task ledger records no tasks that can be "
                                  "listed", hint="pass the server: a stdio command, --url or --config")
-            asked = [(self.spec_from_ledger(connection), recorded) for connection, recorded in connections
-                     if not self.ended_with_its_tasks(connection)]
+            asked = []
+            for connection, recorded in connections:
+                if self.ended_with_its_tasks(connection):
+                    continue
+                try:
+                    asked.append((self.spec_from_ledger(connection), recorded))
+                except UsageError as exc:  # a URL whose query values the ledger did not keep: the others still
+                    self.out.notice("warning: %s: %s (%s: mcp-tui --url URL task list)" % (
+                        connection.get("url"), exc.message, exc.hint))
         listed, seen, document = [], set(), dict
         for spec, recorded in asked:
             try:
