@@ -1258,7 +1258,7 @@ def server_text(raw, cut=False):
     import codecs
     import locale
 
-    encoding = locale.getencoding() if hasattr(locale, "getencoding") else locale.getpreferredencoding(False)
+    encoding = getattr(locale, "getencoding", lambda: locale.getpreferredencoding(False))()
     try:
         return raw.decode(codecs.lookup(encoding).name, "replace")  # Python 3.11's getencoding: even in UTF-8 mode
     except LookupError:
@@ -3778,8 +3778,9 @@ class LegacyEra(Era):
 
     name = "legacy"
 
-    def handshake(self, version):
-        """initialize, asking for ``version``; it makes this the session's era (until it fails)."""
+    def handshake(self, version, timeout=None):
+        """initialize, asking for ``version`` (within ``timeout``, --timeout unless given); it
+        makes this the session's era (until it fails)."""
         session = self.session
         session.adopt_era(self, None)
         params = {"protocolVersion": version, "capabilities": session.client_capabilities(),
@@ -3787,7 +3788,8 @@ class LegacyEra(Era):
         if version in ("2025-06-18", "2025-03-26", "2024-11-05"):
             params["capabilities"]["elicitation"] = {}  # form only before 2025-11-25
         try:
-            result = session.channel.call("initialize", params, timeout=session.timeout, max_time=session.max_time)
+            result = session.channel.call("initialize", params, timeout=timeout or session.timeout,
+                                          max_time=session.max_time)
         except McpTuiError:
             session.adopt_era(Era(session))
             raise
@@ -4154,9 +4156,11 @@ class SessionOpener:
         session = self.session
         self.start_transport()
         stdio = session.spec.kind == "stdio"
-        timed_out = False
+        # A silent stdio server: the probe waits --probe-timeout of --timeout, and initialize the rest of it
+        # (at least a second), so that the opening ends within --timeout, silent or printing junk alike.
+        probe_wait, timed_out = min(session.probe_timeout, session.timeout) if stdio else session.timeout, False
         try:
-            ModernEra(session).discover(min(session.probe_timeout, session.timeout) if stdio else session.timeout)
+            ModernEra(session).discover(probe_wait)
             return
         except RequestTimeout:
             if not stdio or (session.deadline is not None and time.perf_counter() >= session.deadline):
@@ -4179,12 +4183,14 @@ class SessionOpener:
         if fresh and stdio:
             self.restart_transport()  # never mix eras on one stdio process
         try:
-            LegacyEra(session).handshake(LEGACY_VERSIONS[0])
+            LegacyEra(session).handshake(LEGACY_VERSIONS[0], max(1.0, session.timeout - probe_wait) if timed_out
+                                         else None)
         except RequestTimeout as exc:
-            if timed_out:  # the wait was longer than --timeout says: name the probe's share and its bound
-                exc.message += ", after %s of server/discover (%s)" % (
-                    seconds_text(min(session.probe_timeout, session.timeout)),
-                    "--probe-timeout" if session.probe_timeout < session.timeout else "--timeout")
+            if timed_out and "--max-time" not in exc.message:  # one wait, named by the option that sets it
+                exc.message = "the server answered neither server/discover nor initialize within %s" % seconds_text(
+                    max(session.timeout, probe_wait + 1.0))
+                exc.hint = "raise --timeout if the server needs longer" + (
+                    "; " + exc.hint if exc.hint and exc.hint.startswith("meanwhile") else "")
             raise
         except RpcError as exc:
             if not (timed_out and exc.code in MODERN_ERROR_CODES):
@@ -13839,7 +13845,8 @@ CLI_OPTIONS = (
         (("--max-pages",), dict(type=int, default=DEFAULT_MAX_PAGES, metavar="N",
                                 help="most pages read from one paginated list (default %d)" % DEFAULT_MAX_PAGES)),
         (("--probe-timeout",), dict(type=float, default=5.0, metavar="SECONDS",
-                                    help="how long a stdio server may stay silent to server/discover (default 5)")),
+                                    help="how long a stdio server may stay silent to server/discover (default 5), out of "
+                                         "the --timeout that bounds the whole opening")),
         (("--insecure",), dict(action="store_true", help="do not verify TLS certificates")),
         (("--no-cache",), dict(action="store_true",
                                help="ask the server every time: no server/discover or list result kept between "
