@@ -13845,8 +13845,8 @@ CLI_OPTIONS = (
         (("--max-pages",), dict(type=int, default=DEFAULT_MAX_PAGES, metavar="N",
                                 help="most pages read from one paginated list (default %d)" % DEFAULT_MAX_PAGES)),
         (("--probe-timeout",), dict(type=float, default=5.0, metavar="SECONDS",
-                                    help="how long a stdio server may stay silent to server/discover (default 5), out of "
-                                         "the --timeout that bounds the whole opening")),
+                                    help="how long a stdio server may stay silent to server/discover (default 5), "
+                                         "out of the --timeout that bounds the whole opening")),
         (("--insecure",), dict(action="store_true", help="do not verify TLS certificates")),
         (("--no-cache",), dict(action="store_true",
                                help="ask the server every time: no server/discover or list result kept between "
@@ -16637,7 +16637,8 @@ COMMANDS = (
                 Cli.cmd_completion, hidden=True),
     )),
     Command("install", "put an mcp-tui launcher on your PATH" if os.name != "nt" else
-            "not on Windows: " + INSTALL_ON_WINDOWS, "install [--prefix DIR] [--uninstall]", Cli.cmd_install, flags=("--prefix", "--uninstall"),
+            "not on Windows: " + INSTALL_ON_WINDOWS, "install [--prefix DIR] [--uninstall]", Cli.cmd_install,
+            flags=("--prefix", "--uninstall"),
             details="For a copied mcp_tui.py: the launcher (default ~/.local/bin/mcp-tui) runs this file from its "
                     "cached bytecode, as fast as an installed package. --uninstall removes it." if os.name != "nt" else
                     "It writes a POSIX launcher, so on Windows it writes nothing and exits 2. There, "
