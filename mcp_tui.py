@@ -11504,6 +11504,7 @@ class Authorizer:
         self.network = network or NetworkOptions()
         self.store = store or AuthStore()
         self.interactive = interactive
+        self.login_command = None  # `mcp-tui --url URL auth login` in the user's shell's quoting (connect sets it)
         self.requests = OAuthRequests(settings, log, timeout, self.network)
         self.discoverer = Discoverer(url, self.requests)
         self.registration = ClientRegistration(self.server, settings, self.store, self.requests)
@@ -11621,7 +11622,8 @@ class Authorizer:
         try:
             if self.settings.stored_auth_only and self.settings.grant == "authorization_code" and not (
                     self.settings.id_token):  # the grant that needs a browser and a person: CI has neither
-                raise AuthError("authorization required: run `mcp-tui auth login --url %s`" % self.url,
+                raise AuthError("authorization required: run `%s`" % (
+                    self.login_command or "mcp-tui --url %s auth login" % self.url),
                                 hint="--stored-auth-only uses only a stored or refreshable token")
             discovery = self._discover(challenge)
             if scopes is None:
@@ -13431,6 +13433,12 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
     if spec.url:
         split_http_url(spec.url)  # before anything reads it (the authorizer first)
     spec.auth = spec.auth or authorizer_for(spec, options, log, tell or notice or (lambda text: None), network)
+    if spec.auth is not None and spec.auth.login_command is None:
+        try:  # the command its "authorization required" names, quoted for the user's shell (a URL's & and ?)
+            spec.auth.login_command = command_line(
+                ["--url", ConfigWord(spec.shown.url) if spec.shown is not None else spec.url], ["auth", "login"], [])
+        except UnwritableWord:
+            pass
     if spec.auth is not None and browser_step is not None:
         spec.auth.browser_step = browser_step
     session = Session(spec, responder, log, timeout=options.timeout, max_time=options.max_time,
