@@ -11504,7 +11504,7 @@ class Authorizer:
         self.network = network or NetworkOptions()
         self.store = store or AuthStore()
         self.interactive = interactive
-        self.login_command = None  # `mcp-tui --url URL auth login` in the user's shell's quoting (connect sets it)
+        self.login_command = None  # () -> `mcp-tui --url URL auth login` quoted for the user's shell (connect sets it)
         self.requests = OAuthRequests(settings, log, timeout, self.network)
         self.discoverer = Discoverer(url, self.requests)
         self.registration = ClientRegistration(self.server, settings, self.store, self.requests)
@@ -11622,8 +11622,9 @@ class Authorizer:
         try:
             if self.settings.stored_auth_only and self.settings.grant == "authorization_code" and not (
                     self.settings.id_token):  # the grant that needs a browser and a person: CI has neither
+                command = self.login_command() if self.login_command is not None else None
                 raise AuthError("authorization required: run `%s`" % (
-                    self.login_command or "mcp-tui --url %s auth login" % self.url),
+                    command or "mcp-tui --url %s auth login" % self.url),
                                 hint="--stored-auth-only uses only a stored or refreshable token")
             discovery = self._discover(challenge)
             if scopes is None:
@@ -13418,6 +13419,16 @@ def added_request_meta(options):
     return tuple(added)
 
 
+def login_command(spec):
+    """`mcp-tui --url URL auth login` for the user's shell (a URL's & and ? quoted), or None where
+    cmd.exe cannot be given it; made only when an "authorization required" names it."""
+    try:
+        return command_line(["--url", ConfigWord(spec.shown.url) if spec.shown is not None else spec.url],
+                            ["auth", "login"], [])
+    except UnwritableWord:
+        return None
+
+
 def connect(spec, options, responder, log, observers=(), deadline=None, resume=None, notice=None, tell=None,
             browser_step=None, started=None):
     """Open a session to ``spec`` as the options say: the one way the CLI, the TUI and the
@@ -13434,11 +13445,7 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
         split_http_url(spec.url)  # before anything reads it (the authorizer first)
     spec.auth = spec.auth or authorizer_for(spec, options, log, tell or notice or (lambda text: None), network)
     if spec.auth is not None and spec.auth.login_command is None:
-        try:  # the command its "authorization required" names, quoted for the user's shell (a URL's & and ?)
-            spec.auth.login_command = command_line(
-                ["--url", ConfigWord(spec.shown.url) if spec.shown is not None else spec.url], ["auth", "login"], [])
-        except UnwritableWord:
-            pass
+        spec.auth.login_command = lambda: login_command(spec)
     if spec.auth is not None and browser_step is not None:
         spec.auth.browser_step = browser_step
     session = Session(spec, responder, log, timeout=options.timeout, max_time=options.max_time,
