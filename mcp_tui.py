@@ -134,6 +134,10 @@ import sys
 import threading
 import time
 
+if sys.version_info < (3, 8):  # before anything else runs: this file parses under 3.6, and 3.8 is the floor
+    sys.exit("mcp-tui needs Python 3.8 or newer; this is Python %s (%s)"
+             % (".".join(map(str, sys.version_info[:3])), sys.executable))
+
 __version__ = "0.1.0"
 
 MODERN_VERSION = "2026-07-28"
@@ -820,6 +824,8 @@ class JsonStateFile:
         self.durable = durable
 
     def read(self):
+        if not os.path.lexists(os.path.dirname(os.path.abspath(self.path))):
+            return {}  # no state directory (a HOME that is not there): nothing saved, and nothing made to read it
         try:
             with self._locked():
                 return self._load()
@@ -1252,6 +1258,25 @@ def windows_console():
     return bool(ctypes.WinDLL("kernel32").GetConsoleWindow())
 
 
+def server_text(raw, cut=False):
+    """A line a server wrote on stderr, as text: UTF-8 where it is (a line ``cut`` inside a
+    character included), else the system's code page (cp1252 on a Western Windows: a
+    Windows Python server writes `café` there as 63 61 66 E9), and never a failure."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if cut and exc.reason == "unexpected end of data":
+            return raw.decode("utf-8", "replace")
+    import codecs
+    import locale
+
+    encoding = getattr(locale, "getencoding", lambda: locale.getpreferredencoding(False))()
+    try:
+        return raw.decode(codecs.lookup(encoding).name, "replace")  # Python 3.11's getencoding: even in UTF-8 mode
+    except LookupError:
+        return raw.decode("utf-8", "replace")
+
+
 class Transport:
     """What every transport offers the channel and the session, with the defaults of one that
     lacks it: callers ask for a capability by its meaning, never probe or test a name."""
@@ -1449,7 +1474,7 @@ class StdioTransport(Transport):
                 while raw and not raw.endswith(b"\n"):
                     raw = stream.readline(STDERR_LINE_LIMIT)  # the rest of the line is only counted
                     size += len(raw.rstrip(b"\r\n"))
-            line = first[:KEPT_FIELD_LIMIT].decode("utf-8", "replace").rstrip("\r\n")
+            line = server_text(first[:KEPT_FIELD_LIMIT], cut=len(first) > KEPT_FIELD_LIMIT).rstrip("\r\n")
             if size > KEPT_FIELD_LIMIT:
                 line += " " + cut_note(KEPT_FIELD_LIMIT, size, "bytes")
             if line == previous:
@@ -3519,11 +3544,14 @@ class StubMismatch(UsageError):
 
 
 class InputDeclined(McpTuiError):
-    """The user (or the lack of one) refused an input request."""
+    """The user (or the lack of one) refused an input request. ``to_server`` is the text the
+    server is sent, where ``message`` (for the user) names the server: before the handshake
+    that name is the whole command line, which is none of the server's business."""
 
-    def __init__(self, message, code=-1, hint=None):
+    def __init__(self, message, code=-1, hint=None, to_server=None):
         super().__init__(message, hint)
         self.code = code
+        self.to_server = to_server or message
 
 
 TASK_SUPPORT_TEXT = {"per-call": "the server decides per call"}  # the other values read as they are
@@ -3713,7 +3741,7 @@ class Era:
                 error = {"code": -32601, "message": "Method not found: %s" % method}
         except InputDeclined as exc:
             responder.declined(exc.message)  # without a terminal, the user learns it only here
-            error = {"code": exc.code, "message": exc.message}
+            error = {"code": exc.code, "message": exc.to_server}
         except McpTuiError as exc:  # every server request gets an answer, never silence
             responder.declined("Could not answer %s's %s: %s" % (session.display_name(), method, exc.message))
             error = {"code": -32603, "message": "mcp-tui could not answer %s: %s" % (method, exc.message)}
@@ -3763,8 +3791,9 @@ class LegacyEra(Era):
 
     name = "legacy"
 
-    def handshake(self, version):
-        """initialize, asking for ``version``; it makes this the session's era (until it fails)."""
+    def handshake(self, version, timeout=None):
+        """initialize, asking for ``version`` (within ``timeout``, --timeout unless given); it
+        makes this the session's era (until it fails)."""
         session = self.session
         session.adopt_era(self, None)
         params = {"protocolVersion": version, "capabilities": session.client_capabilities(),
@@ -3772,7 +3801,8 @@ class LegacyEra(Era):
         if version in ("2025-06-18", "2025-03-26", "2024-11-05"):
             params["capabilities"]["elicitation"] = {}  # form only before 2025-11-25
         try:
-            result = session.channel.call("initialize", params, timeout=session.timeout, max_time=session.max_time)
+            result = session.channel.call("initialize", params, timeout=timeout or session.timeout,
+                                          max_time=session.max_time)
         except McpTuiError:
             session.adopt_era(Era(session))
             raise
@@ -4139,9 +4169,11 @@ class SessionOpener:
         session = self.session
         self.start_transport()
         stdio = session.spec.kind == "stdio"
-        timed_out = False
+        # A silent stdio server: the probe waits --probe-timeout of --timeout, and initialize the rest of it
+        # (at least a second), so that the opening ends within --timeout, silent or printing junk alike.
+        probe_wait, timed_out = min(session.probe_timeout, session.timeout) if stdio else session.timeout, False
         try:
-            ModernEra(session).discover(min(session.probe_timeout, session.timeout) if stdio else session.timeout)
+            ModernEra(session).discover(probe_wait)
             return
         except RequestTimeout:
             if not stdio or (session.deadline is not None and time.perf_counter() >= session.deadline):
@@ -4164,12 +4196,14 @@ class SessionOpener:
         if fresh and stdio:
             self.restart_transport()  # never mix eras on one stdio process
         try:
-            LegacyEra(session).handshake(LEGACY_VERSIONS[0])
+            LegacyEra(session).handshake(LEGACY_VERSIONS[0], max(1.0, session.timeout - probe_wait) if timed_out
+                                         else None)
         except RequestTimeout as exc:
-            if timed_out:  # the wait was longer than --timeout says: name the probe's share and its bound
-                exc.message += ", after %s of server/discover (%s)" % (
-                    seconds_text(min(session.probe_timeout, session.timeout)),
-                    "--probe-timeout" if session.probe_timeout < session.timeout else "--timeout")
+            if timed_out and "--max-time" not in exc.message:  # one wait, named by the option that sets it
+                exc.message = "the server answered neither server/discover nor initialize within %s" % seconds_text(
+                    max(session.timeout, probe_wait + 1.0))
+                exc.hint = "raise --timeout if the server needs longer" + (
+                    "; " + exc.hint if exc.hint and exc.hint.startswith("meanwhile") else "")
             raise
         except RpcError as exc:
             if not (timed_out and exc.code in MODERN_ERROR_CODES):
@@ -6213,7 +6247,7 @@ class InputResponder:
             return result
         if self.ask is None:
             raise InputDeclined("Declined %s's sampling request (no terminal; pass --sampling-stub JSON to answer)"
-                                % server_name, -1)
+                                % server_name, -1, to_server="Sampling request declined: no user to ask (no terminal)")
         for message in params.get("messages") or ():
             for block in as_list(message.get("content")):
                 if isinstance(block, dict) and block.get("type") == "text":
@@ -11795,6 +11829,7 @@ class Authorizer:
         self.network = network or NetworkOptions()
         self.store = store or AuthStore()
         self.interactive = interactive
+        self.login_command = None  # () -> `mcp-tui --url URL auth login` quoted for the user's shell (connect sets it)
         self.requests = OAuthRequests(settings, log, timeout, self.network)
         self.discoverer = Discoverer(url, self.requests)
         self.registration = ClientRegistration(self.server, settings, self.store, self.requests)
@@ -11912,7 +11947,9 @@ class Authorizer:
         try:
             if self.settings.stored_auth_only and self.settings.grant == "authorization_code" and not (
                     self.settings.id_token):  # the grant that needs a browser and a person: CI has neither
-                raise AuthError("authorization required: run `mcp-tui auth login --url %s`" % self.url,
+                command = self.login_command() if self.login_command is not None else None
+                raise AuthError("authorization required: run `%s`" % (
+                    command or "mcp-tui --url %s auth login" % self.url),
                                 hint="--stored-auth-only uses only a stored or refreshable token")
             discovery = self._discover(challenge)
             if scopes is None:
@@ -12238,10 +12275,15 @@ def structured_wraps_text(result):
 def render_tool_result(result, saver=None):
     blocks = [render_content_block(b, saver) for b in result.get("content") or ()
               if isinstance(b, dict) and not repeats_structured(b, result)]
-    lines = ["Error response from tool:" if result.get("isError") else "Tool response:"]
+    heading = "Error response from tool" if result.get("isError") else "Tool response"
+    structured = "structuredContent" in result and not structured_wraps_text(result)
+    if structured and not blocks:  # one heading, not an empty one above "Structured content:"
+        return "%s (structured content):\n%s" % (heading, json.dumps(result["structuredContent"], indent=2,
+                                                                     ensure_ascii=False))
+    lines = [heading + ":"]
     if blocks or "structuredContent" not in result:
         lines.append("\n".join(blocks) if blocks else "(no content)")
-    if "structuredContent" in result and not structured_wraps_text(result):
+    if structured:
         lines.append("Structured content:")
         lines.append(json.dumps(result["structuredContent"], indent=2, ensure_ascii=False))
     return "\n".join(lines)
@@ -12732,9 +12774,10 @@ def describe_server(session, tasks=None):
     adds the connection, the task form and the capabilities in full."""
     summary = session.summary()
     info = summary["serverInfo"] or {}
-    lines = ["Name:         %s" % info.get("name", "(not reported by the server)"),
+    unreported = "(not reported by the server)"  # also for "" (the official SDK's server has version "")
+    lines = ["Name:         %s" % (info.get("name") or unreported),
              "Title:        %s" % info["title"] if info.get("title") else None,
-             "Version:      %s" % info.get("version", "(not reported by the server)"),
+             "Version:      %s" % (info.get("version") or unreported),
              "Era:          %s" % session.era_label,
              "Protocol:     %s" % summary["protocolVersion"],
              "Transport:    %s" % summary["transport"]]
@@ -13817,6 +13860,16 @@ def added_request_meta(options):
     return tuple(added)
 
 
+def login_command(spec):
+    """`mcp-tui --url URL auth login` for the user's shell (a URL's & and ? quoted), or None where
+    cmd.exe cannot be given it; made only when an "authorization required" names it."""
+    try:
+        return command_line(["--url", ConfigWord(spec.shown.url) if spec.shown is not None else spec.url],
+                            ["auth", "login"], [])
+    except UnwritableWord:
+        return None
+
+
 def connect(spec, options, responder, log, observers=(), deadline=None, resume=None, notice=None, tell=None,
             browser_step=None, started=None):
     """Open a session to ``spec`` as the options say: the one way the CLI, the TUI and the
@@ -13832,6 +13885,8 @@ def connect(spec, options, responder, log, observers=(), deadline=None, resume=N
     if spec.url:
         split_http_url(spec.url)  # before anything reads it (the authorizer first)
     spec.auth = spec.auth or authorizer_for(spec, options, log, tell or notice or (lambda text: None), network)
+    if spec.auth is not None and spec.auth.login_command is None:
+        spec.auth.login_command = lambda: login_command(spec)
     if spec.auth is not None and browser_step is not None:
         spec.auth.browser_step = browser_step
     session = Session(spec, responder, log, timeout=options.timeout, max_time=options.max_time,
@@ -14006,8 +14061,13 @@ class Output:
             if live is not None:
                 self._live = live
             try:
-                stream.write(text)
-                stream.flush()
+                if isinstance(text, bytes):  # as they are, past the text layer's \n -> \r\n on Windows
+                    stream.flush()
+                    stream.buffer.write(text)
+                    stream.buffer.flush()
+                else:
+                    stream.write(text)
+                    stream.flush()
             except UnicodeEncodeError:
                 stream.write(text.encode(stream.encoding or "ascii", "replace").decode(stream.encoding or "ascii"))
                 stream.flush()
@@ -14104,6 +14164,16 @@ class Output:
             chunk = clean(text[start:stop])
             start = stop
             self._write(self.stdout, chunk if start < length else chunk.rstrip("\n") + "\n")
+
+    def script(self, text):
+        """A script for a shell (``completion``), with LF line ends on every OS: Git Bash
+        reads the \r of a Windows text stream's CRLF as part of each line's last word."""
+        self.end_declines()
+        text = clean(text).rstrip("\n") + "\n"
+        if getattr(self.stdout, "buffer", None) is None:
+            self._write(self.stdout, text)
+        else:
+            self._write(self.stdout, text.encode(getattr(self.stdout, "encoding", None) or "utf-8", "replace"))
 
     def document(self, value):
         self._write_json(self.stdout, self.document_text(value))
@@ -14233,7 +14303,8 @@ CLI_OPTIONS = (
         (("--max-pages",), dict(type=int, default=DEFAULT_MAX_PAGES, metavar="N",
                                 help="most pages read from one paginated list (default %d)" % DEFAULT_MAX_PAGES)),
         (("--probe-timeout",), dict(type=float, default=5.0, metavar="SECONDS",
-                                    help="how long a stdio server may stay silent to server/discover (default 5)")),
+                                    help="how long a stdio server may stay silent to server/discover (default 5), "
+                                         "out of the --timeout that bounds the whole opening")),
         (("--insecure",), dict(action="store_true", help="do not verify TLS certificates")),
         (("--no-cache",), dict(action="store_true",
                                help="ask the server every time: no server/discover or list result kept between "
@@ -14535,6 +14606,7 @@ def output_file_payload(method, result, render):
     return render().encode("utf-8"), "JSON" if method not in ("tools/call", "resources/read", "prompts/get") else "text"
 
 
+INSTALL_ON_WINDOWS = "pipx install . (from a clone), or python -m mcp_tui in the folder that holds mcp_tui.py"
 FILE_METAVARS = ("FILE", "DIR", "PATH")  # an option whose value the shell completes as a file name
 
 
@@ -14908,7 +14980,7 @@ class Cli:
             for name in cached_tool_names():
                 self.out.text(name)
             return EXIT_OK
-        self.out.text(completion_script(shell))
+        self.out.script(completion_script(shell))
         return EXIT_OK
 
     def cmd_auth(self, args):
@@ -15522,8 +15594,15 @@ class TaskCommands(CliCommands):
             if not connections:
                 raise UsageError("task list needs a connection: the task ledger records no tasks that can be "
                                  "listed", hint="pass the server: a stdio command, --url or --config")
-            asked = [(self.spec_from_ledger(connection), recorded) for connection, recorded in connections
-                     if not self.ended_with_its_tasks(connection)]
+            asked = []
+            for connection, recorded in connections:
+                if self.ended_with_its_tasks(connection):
+                    continue
+                try:
+                    asked.append((self.spec_from_ledger(connection), recorded))
+                except UsageError as exc:  # a URL whose query values the ledger did not keep: the others still
+                    self.out.notice("warning: %s: %s (%s: mcp-tui --url URL task list)" % (
+                        connection.get("url"), exc.message, exc.hint))
         listed, seen, document = [], set(), dict
         for spec, recorded in asked:
             try:
@@ -17328,10 +17407,13 @@ COMMANDS = (
         Command("tool-names", "the tool names the scripts offer after `tool call`", "completion tool-names",
                 Cli.cmd_completion, hidden=True),
     )),
-    Command("install", "put an mcp-tui launcher on your PATH", "install [--prefix DIR] [--uninstall]",
-            Cli.cmd_install, flags=("--prefix", "--uninstall"),
+    Command("install", "put an mcp-tui launcher on your PATH" if os.name != "nt" else
+            "not on Windows: " + INSTALL_ON_WINDOWS, "install [--prefix DIR] [--uninstall]", Cli.cmd_install,
+            flags=("--prefix", "--uninstall"),
             details="For a copied mcp_tui.py: the launcher (default ~/.local/bin/mcp-tui) runs this file from its "
-                    "cached bytecode, as fast as an installed package. --uninstall removes it."),
+                    "cached bytecode, as fast as an installed package. --uninstall removes it." if os.name != "nt" else
+                    "It writes a POSIX launcher, so on Windows it writes nothing and exits 2. There, "
+                    + INSTALL_ON_WINDOWS + "."),
     Command("help", "the commands; help COMMAND, help options: the rest", "help [COMMAND | options]",
             Cli.cmd_help),
     Command("version", "the version", handler=Cli.cmd_version),
@@ -17541,7 +17623,7 @@ def install_launcher(prefix, uninstall, output):
     folder = os.path.abspath(os.path.expanduser(prefix or os.path.join("~", ".local", "bin")))
     path = os.path.join(folder, "mcp-tui")
     if os.name == "nt":
-        raise UsageError("install writes a POSIX launcher", hint="on Windows: pipx install ., or python -m mcp_tui")
+        raise UsageError("install writes a POSIX launcher", hint="on Windows: " + INSTALL_ON_WINDOWS)
     try:
         with open(path, encoding="utf-8") as handle:
             ours = LAUNCHER_MARK in handle.read(4096)

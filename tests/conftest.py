@@ -240,6 +240,80 @@ def cli(state_dir, request):
     return run
 
 
+# -- other worlds: another local user, and a host's filtered environment --------------------------
+
+OTHER_UID = 65534  # `nobody` (uid and gid): another local user, for owner checks and runs as that user
+
+# What the official MCP Python SDK's stdio_client passes a server by default (its
+# get_default_environment(), DEFAULT_INHERITED_ENV_VARS in mcp/client/stdio.py): the only
+# variables a host built on it gives what it starts, mcp-tui included (`tap` behind a host).
+HOST_INHERITED_ENV_VARS = (
+    ("APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT", "PROCESSOR_ARCHITECTURE", "SYSTEMDRIVE",
+     "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE") if sys.platform == "win32"
+    else ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"))
+
+
+class OtherUser(object):
+    """Runs commands as uid/gid OTHER_UID with no supplementary groups (the ``other_user`` fixture);
+    ``python`` is a Python 3 that user can start (the test venv's may live under /root)."""
+
+    uid = gid = OTHER_UID
+
+    def __init__(self):
+        import shutil
+
+        candidates = [sys.executable] + [shutil.which(name, path="/usr/local/bin:/usr/bin:/bin") or name
+                                         for name in ("python3",)]
+        self.python = next((python for python in candidates if self.can_start(python)), None)
+
+    def can_start(self, python):
+        try:
+            return self.run([python, "-c", "pass"], env={}, cwd="/", timeout=30).code == 0
+        except OSError:  # not executable for that user (a venv whose Python is under /root)
+            return False
+
+    def mcp_tui(self, *args, env=None, timeout=60):
+        """mcp-tui ARGS as the other user, with ``env`` as its whole environment."""
+        return self.run([self.python] + cached_script.command(MCP_TUI)[1:] + list(args), env=env or {},
+                        timeout=timeout)
+
+    def run(self, argv, env=None, cwd=None, timeout=60):
+        """``argv`` as the other user: a CliResult (text, UTF-8). Its files must be readable by
+        others: the project and the test venv are; pytest's tmp_path (0700) is not."""
+        proc = subprocess.run([str(a) for a in argv], user=self.uid, group=self.gid, extra_groups=[], env=env,
+                              cwd=str(cwd or ROOT), stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              encoding="utf-8", errors="replace", timeout=timeout)
+        return CliResult(proc)
+
+
+@pytest.fixture
+def other_user():
+    """Another local user to run a command as (uid/gid 65534, `nobody`, whose home
+    /nonexistent is not there): where the tests run as root on POSIX; skipped elsewhere."""
+    if os.name == "nt" or not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip("running as another local user needs root on POSIX")
+    user = OtherUser()
+    if user.python is None:
+        pytest.skip("no Python that uid %d can start" % OTHER_UID)
+    return user
+
+
+@pytest.fixture
+def host_environment(tmp_path):
+    """The environment a host on the official SDK gives a stdio server it starts: only
+    HOST_INHERITED_ENV_VARS, values that start with "()" (shell functions) left out, as
+    get_default_environment() does. HOME is a fresh folder of the test's (a host's user's
+    home, not the real one: what mcp-tui keeps there stays in the test)."""
+    environ = {name: os.environ[name] for name in HOST_INHERITED_ENV_VARS
+               if name in os.environ and not os.environ[name].startswith("()")}
+    home = tmp_path / "host-home"
+    home.mkdir()
+    for name in ("HOME", "LOCALAPPDATA"):
+        if name in HOST_INHERITED_ENV_VARS:
+            environ[name] = str(home)
+    return environ
+
+
 def stdio_command(*flags, script=TESTSERVER):
     """The one-string stdio connection for the test server, or another test ``script`` (run
     from its bytecode cache: one starts at nearly every stdio call, tests/cached_script.py)."""

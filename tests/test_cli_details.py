@@ -135,6 +135,9 @@ def test_a_declined_sampling_request_is_said_on_stderr(cli):
     result = cli(SERVER, "--protocol-version", "2025-11-25", "tool", "call", "ask_model")
     assert result.code == 0, result
     assert "Declined mcp-tui test server's sampling request (no terminal" in result.err
+    # the tool quotes the error it was sent: a neutral text, without the server's name (before the
+    # handshake, that name is the whole command line)
+    assert "with an error: Sampling request declined: no user to ask (no terminal)\n" in result.out, result
 
 
 def test_an_elicit_stub_value_outside_the_schema_is_declined_2026(cli):
@@ -212,7 +215,7 @@ def test_structured_content_is_shown_once_when_the_text_repeats_it():
     from mcp_tui import render_tool_result
 
     text = render_tool_result({"content": [{"type": "text", "text": '{"sum": 3}'}], "structuredContent": {"sum": 3}})
-    assert text == 'Tool response:\nStructured content:\n{\n  "sum": 3\n}'
+    assert text == 'Tool response (structured content):\n{\n  "sum": 3\n}'  # no empty heading above it
 
 
 def test_a_text_blob_is_decoded_and_other_blobs_are_saved(cli, tmp_path):
@@ -240,7 +243,28 @@ def test_the_stdio_probe_is_named_when_initialize_times_out_after_it(cli):
         "server/discover"])
     result = cli(command, "--timeout", "2", "--probe-timeout", "1", "ping")
     assert result.code == 1, result
-    assert "no answer to initialize within 2s, after 1s of server/discover (--probe-timeout)" in result.err
+    assert result.err == ("mcp-tui: the server answered neither server/discover nor initialize within 2s (raise "
+                          "--timeout if the server needs longer)\n"), result
+
+
+@pytest.mark.parametrize("server", ["import time; time.sleep(60)",
+                                    "import time\nfor n in range(600):\n    print('junk', n, flush=True); time.sleep(0.1)"],
+                         ids=["silent", "junk"])
+def test_a_silent_or_junk_printing_stdio_server_ends_within_timeout_naming_it(cli, server):
+    """It took --timeout + --probe-timeout (65 s by default) with nothing on a pipe, and the two
+    named different options; now --timeout bounds the whole opening, and both name it."""
+    import time
+
+    command = "%s -c %s" % (shlex.quote(sys.executable), shlex.quote(server))
+    started = time.perf_counter()
+    result = cli(command, "--timeout", "6", "tool", "list")
+    elapsed = time.perf_counter() - started
+    assert result.code == 1 and result.out == "", result
+    assert result.err.startswith("mcp-tui: the server answered neither server/discover nor initialize within 6s "
+                                 "(raise --timeout if the server needs longer"), result
+    assert len(result.err.splitlines()) == 1 and "probe" not in result.err, result
+    assert ("meanwhile the server sent \"junk" in result.err) == ("print" in server), result
+    assert elapsed < 9.5, elapsed  # 6 s, and stopping the server; it was 6 + 5 s before it
 
 
 def test_fastmcps_2026_elicitation_error_hints_at_2025_11_25():

@@ -4,6 +4,7 @@ keeps its data when the pipe closes or the encoding is not UTF-8. mcp_tui.py run
 subprocess against tests/testserver.py."""
 import base64
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -161,12 +162,22 @@ def auth_endpoint_hits(server, name):
     return [line["auth"] for line in lines if line.get("transport") == "auth" and line["auth"].get("endpoint") == name]
 
 
+def test_the_login_hint_quotes_a_url_a_shell_would_split(cli, start_server):
+    """`&` unquoted sends the command to the background and cuts the URL; `?` globs."""
+    server = start_server("--auth")
+    out = cli("--url", server.url + "?team=alpha&region=eu", "--stored-auth-only", "tool", "list",
+              env={"BROWSER": BROWSER}, timeout=30)
+    assert out.code == 1, out
+    assert re.search(r"authorization required: run `mcp-tui --url '%s\?team=[^'& ]+&region=[^'& ]+' auth login`"
+                     % re.escape(server.url), out.err), out  # the query's values masked, inside the quotes
+
+
 def test_stored_auth_only_without_a_token_fails_at_once_with_the_login_hint(cli, start_server):
     server = start_server("--auth")
     out = cli("--url", server.url, "--stored-auth-only", "--timeout", "60", "tool", "list",
               env={"BROWSER": BROWSER}, timeout=30)
     assert out.code == 1, out
-    assert out.err.strip() == ("mcp-tui: authorization required: run `mcp-tui auth login --url %s` "
+    assert out.err.strip() == ("mcp-tui: authorization required: run `mcp-tui --url %s auth login` "
                                "(--stored-auth-only uses only a stored or refreshable token)" % server.url), out
     assert "authorizing" not in out.err
     assert not auth_endpoint_hits(server, "authorize")

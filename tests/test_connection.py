@@ -181,7 +181,7 @@ def test_a_probe_ended_by_max_time_names_max_time(cli):
     assert capped.err.startswith("mcp-tui: no answer to server/discover within 2s (the --max-time cap)"), capped
     assert "5s" not in capped.err and "--probe-timeout" not in capped.err
     probed = cli(silent, "--timeout", "1", "tool", "list")  # the probe waits min(--probe-timeout, --timeout)
-    assert "after 1s of server/discover (--timeout)" in probed.err, probed
+    assert "neither server/discover nor initialize within 2s (raise --timeout" in probed.err, probed  # and init 1 s
 
 
 def test_bearer_token_is_in_no_error_and_not_in_help(cli):

@@ -8,7 +8,7 @@ import stat
 import pytest
 
 import mcp_tui
-from conftest import stdio_command
+from conftest import OTHER_UID, stdio_command
 
 POSIX = pytest.mark.skipif(os.name == "nt", reason="symlinks, FIFOs and owners as POSIX has them")
 AS_ROOT = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
@@ -62,11 +62,11 @@ def test_a_file_another_user_owns_is_neither_replaced_nor_appended_to(cli, tmp_p
     theirs = tmp_path / "out"
     theirs.write_text("theirs\n")
     os.chmod(str(theirs), 0o666)
-    os.chown(str(theirs), 65534, 65534)
+    os.chown(str(theirs), OTHER_UID, OTHER_UID)
     result = run_writer(cli, writer, theirs)
     assert result.code == 2, result
     assert "%s: it belongs to another user" % theirs in result.err, result
-    assert theirs.read_text() == "theirs\n" and os.stat(str(theirs)).st_uid == 65534
+    assert theirs.read_text() == "theirs\n" and os.stat(str(theirs)).st_uid == OTHER_UID
 
 
 @POSIX
@@ -103,7 +103,7 @@ def test_appending_refuses_a_file_swapped_in_after_the_look(tmp_path, monkeypatc
     """The look before the open and the open race; the check of what was opened (fstat) does not."""
     theirs = tmp_path / "log"
     theirs.write_text("theirs\n")
-    os.chown(str(theirs), 65534, 65534)
+    os.chown(str(theirs), OTHER_UID, OTHER_UID)
     monkeypatch.setattr(os, "lstat", lambda path: (_ for _ in ()).throw(FileNotFoundError(path)))  # not there yet
     with pytest.raises(mcp_tui.UnsafeFile) as raised:
         mcp_tui.open_user_file(str(theirs), append=True, private=True)

@@ -27,6 +27,32 @@ def test_the_vermin_check_does_catch_newer_syntax(tmp_path):
     assert vermin(newer).returncode != 0
 
 
+def test_the_file_parses_as_python_3_6_so_the_version_check_can_speak():
+    """Python 3.6 and 3.7 compile the whole file before its first line runs: 3.8-only syntax
+    (walrus, positional-only parameters, f"{x=}") would be a SyntaxError there instead of the
+    one line below. Library names newer than 3.6 are fine: they are reached after the check."""
+    import ast
+
+    ast.parse(MCP_TUI.read_text(encoding="utf-8"), feature_version=(3, 6))
+    script = Path(sys.executable).parent / ("vermin.exe" if os.name == "nt" else "vermin")
+    proc = subprocess.run([str(script), "--no-tips", "--violations", "--target=3.6-", str(MCP_TUI)],
+                          capture_output=True, text=True)
+    findings = [line.strip() for line in proc.stdout.splitlines() if line.startswith("  ")]
+    syntax = [line for line in findings if not re.match(r"'[\w.]+' (member|module|function) requires", line)]
+    assert syntax == [], proc.stdout
+
+
+@pytest.mark.parametrize("version", [(3, 6, 15), (3, 7, 17)])
+def test_python_3_6_and_3_7_get_one_line_not_a_traceback(version):
+    """As an old Python runs the file (its version faked: none is installed here)."""
+    code = ("import sys, runpy; sys.version_info = %r; sys.argv = ['mcp-tui', '--help']\n"
+            "runpy.run_path(%r, run_name='__main__')" % (version + ("final", 0), str(MCP_TUI)))
+    proc = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, cwd=str(ROOT))
+    assert (proc.returncode, proc.stdout) == (1, ""), proc
+    assert proc.stderr == "mcp-tui needs Python 3.8 or newer; this is Python %s (%s)\n" % (
+        ".".join(map(str, version)), sys.executable), proc.stderr
+
+
 def test_runs_with_the_standard_library_alone():
     proc = subprocess.run([sys.executable, "-I", "-S", str(MCP_TUI), "--help"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

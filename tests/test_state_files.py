@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mcp_tui
-from conftest import MCP_TUI_PROCESS, ROOT
+from conftest import MCP_TUI_PROCESS, OTHER_UID, ROOT
 from test_reliability import MODERN, bad  # noqa: F401 (bad is a fixture)
 
 
@@ -85,7 +85,7 @@ def test_a_state_directory_that_is_a_symlink_is_refused_and_its_target_left_alon
 def test_a_state_directory_another_user_owns_is_refused(cli, bad, tmp_path):
     theirs = tmp_path / "theirs"
     theirs.mkdir(mode=0o700)
-    os.chown(str(theirs), 65534, 65534)
+    os.chown(str(theirs), OTHER_UID, OTHER_UID)
     result, _ = create_task(cli, bad("http", MODERN, "ok"), env={"MCP_TUI_STATE_DIR": str(theirs)})
     assert "the state directory %s is not yours" % theirs in result.err, result
     assert os.listdir(str(theirs)) == []
@@ -183,3 +183,59 @@ def test_a_state_directory_that_cannot_be_made_names_the_variable_that_moves_it(
     assert (result.code, result.out) == (1, ""), result
     assert result.err.startswith("mcp-tui: cannot create the state directory %s" % os.devnull), result
     assert result.err.endswith("(set MCP_TUI_STATE_DIR to a directory you can write)\n"), result
+
+
+# -- worlds without a usable home: another user, a host's filtered environment ----------------------
+
+READ_ONLY = [(["auth", "status"], ("no stored tokens\n", "")),  # what stdout and stderr say
+             (["session", "list"], ("", "No sessions. Open one: mcp-tui session open NAME CONNECTION\n")),
+             (["--format", "json", "session", "list"], ('{\n  "sessions": []\n}\n', ""))]
+
+
+@pytest.mark.parametrize("words, says", READ_ONLY, ids=["auth-status", "session-list", "session-list-json"])
+@pytest.mark.parametrize("home", ["/nonexistent", None], ids=["home-not-there", "no-HOME"])
+def test_read_only_commands_need_no_state_directory(other_user, words, says, home):
+    """`nobody` (home /nonexistent, which that user cannot make): there is nothing saved to show,
+    so say so and exit 0, rather than `cannot create the state directory`, exit 1."""
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin"}
+    if home:
+        env["HOME"] = home
+    result = other_user.mcp_tui(*words, env=env)
+    assert (result.code, (result.out, result.err)) == (0, says), result
+
+
+@pytest.mark.parametrize("words, says", READ_ONLY, ids=["auth-status", "session-list", "session-list-json"])
+def test_reading_state_makes_no_state_directory(host_environment, tmp_path, words, says):
+    """Under a host's environment whose HOME is not there yet: nothing is made to read nothing."""
+    home = tmp_path / "not-yet"
+    proc = subprocess.run(MCP_TUI_PROCESS + words, env=dict(host_environment, HOME=str(home)), capture_output=True,
+                          text=True, encoding="utf-8", timeout=60, cwd=str(ROOT))
+    assert (proc.returncode, (proc.stdout, proc.stderr)) == (0, says), proc
+    assert not home.exists()
+
+
+def test_a_stdio_server_started_under_a_hosts_environment_works(host_environment):
+    """A host on the official SDK starts what it runs with HOME, LOGNAME, PATH, SHELL, TERM and
+    USER alone (no LANG, no PYTHON*, no MCP_TUI_*): mcp-tui runs its server and keeps its state
+    in that HOME."""
+    from conftest import stdio_command
+
+    proc = subprocess.run(MCP_TUI_PROCESS + [stdio_command(), "tool", "call", "echo", "message=caf\u00e9"],
+                          env=host_environment, capture_output=True, text=True, encoding="utf-8", timeout=60,
+                          cwd=str(ROOT))
+    assert (proc.returncode, proc.stdout) == (0, "Tool response:\ncaf\u00e9\n"), proc
+    state = os.path.join(host_environment["HOME"], ".local", "state", "mcp-tui")
+    assert os.name == "nt" or stat.S_IMODE(os.stat(state).st_mode) == 0o700
+
+
+def test_the_host_environment_is_the_official_sdks_default():
+    """HOST_INHERITED_ENV_VARS is the SDK's own list (where its peer venv is installed)."""
+    from conftest import HOST_INHERITED_ENV_VARS
+
+    python = ROOT / ".venv-peers" / "sdk" / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    if not python.exists():
+        pytest.skip("the official SDK's venv is not installed (.venv-peers/sdk)")
+    proc = subprocess.run([str(python), "-c", "import json; from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS as v; "
+                           "print(json.dumps(list(v)))"], capture_output=True, text=True, timeout=60, cwd="/")
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert tuple(json.loads(proc.stdout)) == HOST_INHERITED_ENV_VARS

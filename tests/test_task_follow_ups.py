@@ -153,6 +153,23 @@ def test_task_list_without_a_connection_asks_the_ledgers_sessions(cli, server):
     assert [line for line in listed.out.splitlines() if task_id in line and line.startswith("working ")], listed
 
 
+def test_task_list_without_a_connection_passes_a_url_whose_query_was_not_kept(cli, server, start_server):
+    """The ledger keeps no query values (a key may be one): such a server cannot be asked again
+    without --url, so a bare `task list` lists the others and says so, where it failed (exit 2)."""
+    kept_out = created_task(cli("--url", server.url + "?team=q-SECRET-7", "--protocol-version", "2025-11-25",
+                                "tool", "call", "render_report", "quarter=Q1", "pages=1000", "--task"))
+    other = start_server("--fidelity")
+    listed_id = created_task(cli(*legacy(other), "tool", "call", "render_report", "quarter=Q2", "pages=1000",
+                                 "--task"))
+    listed = cli("task", "list")
+    assert listed.code == 0, listed
+    assert [line for line in listed.out.splitlines() if listed_id in line and line.startswith("working ")], listed
+    assert kept_out not in listed.out and "q-SECRET-7" not in listed.out + listed.err, listed
+    assert "warning: %s?team=q:" % server.url in listed.err, listed
+    assert "the task ledger does not keep the URL's query values (pass --url again: mcp-tui --url URL task list)" \
+        in listed.err, listed
+
+
 def test_task_list_with_a_url_shows_the_tasks_of_the_sessions_recorded_there(cli, server, start_server):
     """The server lists a session's tasks in that session only: `task list --url` merges its
     own list with the ledger's sessions on that server (resumed), where it said "No tasks."."""

@@ -136,7 +136,9 @@ def test_render_content_block(block, text):
 
 def test_render_tool_result_shows_structured_content_once_and_says_when_there_is_none():
     assert mcp_tui.render_tool_result({"content": [{"type": "text", "text": '{"a": 1}'}], "structuredContent": {"a": 1}}) \
-        == 'Tool response:\nStructured content:\n{\n  "a": 1\n}'
+        == 'Tool response (structured content):\n{\n  "a": 1\n}'
+    assert mcp_tui.render_tool_result({"content": [], "structuredContent": {"a": 1}, "isError": True}) \
+        == 'Error response from tool (structured content):\n{\n  "a": 1\n}'
     assert mcp_tui.render_tool_result({"content": [{"type": "text", "text": "x"}], "structuredContent": {"a": 2}}) \
         == 'Tool response:\nx\nStructured content:\n{\n  "a": 2\n}'
     assert mcp_tui.render_tool_result({"content": [], "isError": True}) == "Error response from tool:\n(no content)"
@@ -300,6 +302,11 @@ def test_describe_server_for_the_cli_and_for_the_tuis_server_tab():
     assert mcp_tui.describe_server(session).splitlines()[:2] + mcp_tui.describe_server(session).splitlines()[-1:] == [
         "Name:         (not reported by the server)", "Version:      (not reported by the server)",
         "Capabilities: none"]
+    session = ServerSession({"serverInfo": {"name": "mcp", "version": ""}, "protocolVersion": "2025-11-25",
+                             "transport": "stdio", "capabilities": {}, "instructions": None})
+    session.kept_grant = None  # the official SDK's low-level server: no blank "Version:" line
+    assert mcp_tui.describe_server(session).splitlines()[:2] == [
+        "Name:         mcp", "Version:      (not reported by the server)"]
 
 
 def test_describe_capabilities_and_failures():

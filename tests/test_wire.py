@@ -200,3 +200,18 @@ def test_a_kept_alive_connection_the_server_closed_while_idle_is_replaced_before
     finally:
         client.close()
         listener.close()
+
+
+@pytest.mark.parametrize("raw, cut, text", [
+    (b"caf\xc3\xa9 \xc3\xbcber", False, "caf\u00e9 \u00fcber"),  # UTF-8, as it is
+    (b"caf\xe9 \xfcber", False, "caf\u00e9 \u00fcber"),  # the code page (cp1252 here)
+    (b"caf\xe9", False, "caf\u00e9"),  # a code-page line that ends where a UTF-8 character would start
+    (b"caf\xc3", True, "caf\ufffd"),  # UTF-8 cut inside a character at the kept length
+    (b"\x81\x8d", False, "\ufffd\ufffd"),  # bytes cp1252 has no character for: replaced, never a failure
+], ids=["utf-8", "cp1252", "cp1252-at-the-end", "utf-8-cut", "undefined-in-cp1252"])
+def test_server_stderr_is_utf_8_else_the_systems_code_page(monkeypatch, raw, cut, text):
+    import locale
+
+    monkeypatch.setattr(locale, "getencoding", lambda: "cp1252", raising=False)
+    monkeypatch.setattr(locale, "getpreferredencoding", lambda do_setlocale=True: "cp1252")
+    assert mcp_tui.server_text(raw, cut) == text

@@ -258,6 +258,47 @@ def test_a_closed_pipe_is_a_quiet_exit(windows):
     assert "internal error" not in ran.err and "Traceback" not in ran.err, ran
 
 
+# -- what a Windows shell and console get: scripts with LF, a server's code page, help --------------
+
+
+def test_a_completion_script_has_lf_line_ends(windows):
+    """Git Bash's `source <(mcp-tui completion bash)` reads a CR as part of each line's last word."""
+    for shell in ("bash", "zsh", "fish"):
+        ran = windows.run("completion", shell)
+        assert ran.code == 0 and ran.raw_out.count(b"\n") > 5, ran
+        assert b"\r" not in ran.raw_out, (shell, ran.raw_out[:200])
+
+
+def test_server_stderr_in_the_windows_code_page_is_read_as_such(windows, tmp_path):
+    """A Windows Python server writes its stderr in the ANSI code page (cp1252): `café über` is
+    63 61 66 E9 20 FC 62 65 72. mcp-tui shows it as that text, in the error line and in
+    --format json's hint, not as U+FFFD."""
+    server = tmp_path / "cp1252.py"
+    server.write_text("import sys\nsys.stderr.buffer.write(b'caf\\xe9 \\xfcber\\n')\nsys.stderr.flush()\n"
+                      "sys.exit(3)\n")
+    command = "python " + windows_path(server)
+    as_text = windows.run(command, "tool", "list")
+    assert as_text.code == 1, as_text
+    assert as_text.err == "mcp-tui: the server process exited with code 3 (server stderr: caf\u00e9 \u00fcber)\n", \
+        as_text
+    as_json = windows.run(command, "tool", "list", "--format", "json")
+    assert as_json.code == 1, as_json
+    assert json.loads(as_json.err)["error"]["hint"] == "server stderr: caf\u00e9 \u00fcber", as_json
+
+
+def test_help_says_what_install_does_on_windows(windows):
+    listed = windows.run("--help")
+    assert listed.code == 0, listed
+    line = next(line for line in listed.out.splitlines() if line.strip().startswith("install "))
+    assert "not on Windows: pipx install ." in line, listed
+    asked = windows.run("help", "install")
+    words = " ".join(asked.out.split())  # as wrapped at 79 columns
+    assert asked.code == 0 and "on Windows it writes nothing and exits 2" in words, asked
+    assert "There, pipx install . (from a clone), or python -m mcp_tui" in words, asked
+    tried = windows.run("install")
+    assert tried.code == 2 and "on Windows: pipx install ." in tried.err, tried
+
+
 # -- tasks ---------------------------------------------------------------------------------------
 
 
