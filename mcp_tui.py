@@ -1560,32 +1560,26 @@ class Watchdog:
 
 
 def shut_down(conn):
-    """Unblock whoever reads this connection, from another thread: shutdown() wakes that
-    reader at once, where close() alone would wait until the server spoke or timed out.
-    A response that ends with its connection (a stream without keep-alive) has taken the
-    socket: http.client set conn.sock to None, so it is reached through the response."""
-    sock = getattr(conn, "sock", None)
-    if sock is not None:
-        try:
-            sock.shutdown(2)
-        except OSError:
-            pass
-        return
-    response = getattr(conn, "mcp_response", None)
-    if response is None:
-        return
+    """Unblock whoever reads this connection, from another thread, on every OS: shutdown()
+    wakes that reader on Linux and macOS, where close() alone would leave it waiting until the
+    server spoke; on Windows (and Wine) only closing the socket wakes it, and until it wakes
+    it holds the response's buffer, so closing the connection waited for ever. So the socket
+    is shut down and then closed itself: the descriptor, since the reader's file on the socket
+    keeps socket.close() from closing it. A response that ends with its connection has taken
+    the socket from conn.sock: it is reached as ``mcp_socket``, the one the connection opened."""
     import _socket
 
-    try:
-        sock = _socket.socket(fileno=_socket.dup(response.fileno()))  # a second handle on the same connection
-    except (OSError, ValueError, AttributeError):  # the response is closed (its fp None): nobody reads it
+    sock = getattr(conn, "sock", None) or getattr(conn, "mcp_socket", None)
+    if sock is None:
         return
     try:
         sock.shutdown(2)
     except OSError:
         pass
-    finally:
-        sock.close()
+    try:
+        _socket.socket.close(sock)  # the descriptor itself, whoever still holds the object
+    except OSError:
+        pass
 
 
 def dropped(conn):
@@ -1863,7 +1857,6 @@ class HttpClient:
                 all_headers["Authorization"] = credential
             conn, response = self._send(method, url, parts, path, body, all_headers, same_origin, seconds, stream,
                                         carries, resendable, on_connection)
-            conn.mcp_response = response  # shut_down reaches the socket through it once the response owns it
             if auth is None or response.status not in (401, 403):
                 return conn, response
             try:
@@ -1907,6 +1900,7 @@ class HttpClient:
                     self.watchdog.arm(conn, deadline, seconds if seconds is not None else deadline - started)
                 if fresh:
                     conn.connect()  # the TLS handshake included: the watchdog bounds it too
+                    conn.mcp_socket = conn.sock  # shut_down's, also once a response has taken it
                 connected = time.perf_counter()
                 via = getattr(conn, "mcp_via", None)  # a plain http:// request through a proxy
                 if via is None:
