@@ -200,3 +200,58 @@ def test_a_kept_alive_connection_the_server_closed_while_idle_is_replaced_before
     finally:
         client.close()
         listener.close()
+
+
+@pytest.mark.parametrize("framing", ["chunked", "close"])
+def test_shut_down_wakes_a_stream_s_reader_and_closes_its_socket(framing):
+    """The closing path of a stream a thread reads (a cancel, a timeout, the end of a command):
+    shutdown(2) wakes the reader on Linux, but on Windows (and Wine) only closing the socket
+    does, and until it wakes it holds the response's buffer, so closing the connection waited
+    for ever. The socket must be closed itself (its descriptor), also once a response that ends
+    with its connection (``close``) has taken it from the connection."""
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    served = []
+
+    def serve():
+        conn, _ = listener.accept()
+        served.append(conn)
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += conn.recv(4096)
+        event = b'data: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n'
+        if framing == "chunked":
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                         + b"%x\r\n%s\r\n" % (len(event), event))
+        else:
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n" + event)
+        # then silence: the stream stays open, its reader blocked
+
+    threading.Thread(target=serve, daemon=True).start()
+    client = mcp_tui.HttpClient("http://127.0.0.1:%d/mcp" % listener.getsockname()[1], timeout=60)
+    try:
+        conn, response = client.open("POST", body=b"{}", seconds=10, stream=True, carries="subscriptions/listen")
+        sock = response.fp.raw._sock  # the socket the reader reads, whoever holds it
+        seen, ended = [], threading.Event()
+
+        def read():
+            try:
+                for event in mcp_tui.iter_sse(response, SseDecoder()):
+                    seen.append(event.data)
+            except Exception:  # the end of the stream, however the close shows
+                pass
+            ended.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        wait_for(lambda: seen, timeout=10)
+        mcp_tui.shut_down(conn)
+        assert ended.wait(10), "the reader still blocks after shut_down"
+        assert sock.fileno() == -1, "shut_down left the socket open: on Windows its reader would not wake"
+        client.discard(conn)  # returns: nobody holds the response's buffer any more
+    finally:
+        client.close()
+        listener.close()
+        for conn in served:
+            conn.close()
