@@ -292,6 +292,26 @@ def test_http_in_both_eras_with_a_task(windows, start_server, era):
     assert result.code == 0 and "Q3 revenue" in result.out, result
 
 
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+def test_a_task_waited_for_through_an_http_tap_finishes(windows, start_server, era, tmp_path):
+    """`--task --wait` through `tap --listen` (a Linux tap in front of a Linux test server): the
+    tap relays streams chunked on a kept-alive connection, and closing the stream the reader
+    thread was blocked on hung for ever after `completed` (shutdown(2) does not wake a blocked
+    recv on Windows; closing the socket does). The tap's URL is the one it prints on start."""
+    from test_tap_http import HttpTap
+
+    server = start_server("--era", era)
+    (tmp_path / "tap-state").mkdir()
+    tap = HttpTap(tmp_path / "tap-state", server.url)
+    try:
+        ran = windows.run("--url", tap.url, "--timeout", "60", "tool", "call", "render_report", "quarter=Q3", "--task",
+                          "--wait", timeout=60)
+    finally:
+        tap.stop()
+    assert ran.code == 0, ran
+    assert "Q3 revenue: $4.9M across 1,433 orders" in ran.out, ran
+
+
 CMD_SHELL = {"PSModulePath": "C:\\Program Files\\WindowsPowerShell\\Modules;"
                              "C:\\Windows\\system32\\WindowsPowerShell\\v1.0\\Modules"}  # what cmd.exe passes on
 RUN_IN_CMD = ("import subprocess, sys; line = open(sys.argv[1], encoding='utf-8').read(); "
