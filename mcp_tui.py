@@ -933,6 +933,39 @@ def strict_json(text, limit=JSON_DEPTH_LIMIT, non_finite=False):
     return value
 
 
+JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[^"]+')  # a string, or a run of anything else
+
+
+def top_level_members(text):
+    """The members of a JSON object too deep for json.loads to read (it raised RecursionError),
+    found by a scan that does not recurse: strings, and the brackets between them counted in
+    runs. {name: value}, a value read when it is a string, a number, true, false or null (else
+    None): enough to know which request such an answer was for. {} when ``text`` is no object."""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", "replace")
+    members, depth, decoder = {}, 0, json.JSONDecoder()
+    if not text.lstrip().startswith("{"):
+        return members
+    colon = re.compile(r"\s*:\s*")
+    for match in JSON_TOKEN.finditer(text):
+        token = match.group()
+        if not token.startswith('"'):
+            depth += token.count("[") + token.count("{") - token.count("]") - token.count("}")
+            if depth <= 0:
+                break  # the object's end
+            continue
+        named = colon.match(text, match.end()) if depth == 1 else None
+        if named is None:
+            continue  # deeper, or a string value rather than a member's name
+        try:
+            value = None if text[named.end():named.end() + 1] in ("[", "{") else decoder.raw_decode(
+                text, named.end())[0]
+            members[json.loads(token)] = value
+        except ValueError:
+            pass
+    return members
+
+
 def body_text(payload):
     """A message's bytes as text for decode_messages, so that a reader can let go of the
     bytes before the text is parsed: json.loads decodes bytes itself while the caller still
@@ -959,8 +992,9 @@ def decode_messages(payload):
             value = strict_json(bytes(payload).decode("utf-8", "replace"), non_finite=True)
     except NestedTooDeeply as exc:
         violation = ProtocolViolation("the server sent %s" % exc)
-        # a response that was read, though too deep to use: its request fails now, not at --timeout
-        answer = exc.value if isinstance(exc.value, dict) and ("result" in exc.value or "error" in exc.value) else {}
+        # a response too deep to use (or to read at all): its request fails now, not at --timeout
+        members = exc.value if isinstance(exc.value, dict) else top_level_members(payload)
+        answer = members if "result" in members or "error" in members else {}
         violation.answered_id = answer.get("id")
         raise violation
     except ValueError as exc:

@@ -255,3 +255,16 @@ def test_shut_down_wakes_a_stream_s_reader_and_closes_its_socket(framing):
         listener.close()
         for conn in served:
             conn.close()
+
+
+def test_an_answer_too_deep_to_read_still_names_its_request():
+    """json.loads cannot read 100000 levels (RecursionError); the top-level id is found by a scan
+    that skips strings (brackets, quotes and an "id": inside them) and everything nested."""
+    deep = "[" * 100000 + "]" * 100000
+    text = '{"jsonrpc":"2.0","x":"[{\\"id\\":9}","result":{"id":8,"deep":%s}, "id" : 7}' % deep
+    with pytest.raises(ProtocolViolation) as raised:
+        decode_messages(text.encode())
+    assert raised.value.answered_id == 7
+    with pytest.raises(ProtocolViolation) as raised:  # a request from the server answers nothing
+        decode_messages(('{"jsonrpc":"2.0","id":3,"method":"x","params":%s}' % deep).encode())
+    assert raised.value.answered_id is None
