@@ -1014,11 +1014,16 @@ class SseEvent:
 
 
 class SseDecoder:
-    """Incremental text/event-stream decoder: any chunking, CR, LF or CRLF line ends,
-    comments, ``retry`` and ``id``. Feed it text; it returns the completed events. A line
-    or an event longer than ``limit`` characters raises MessageTooLarge as it grows."""
+    """Incremental text/event-stream decoder of one connection's stream: any chunking, CR,
+    LF or CRLF line ends, comments, ``retry`` and ``id``. Feed it text; it returns the
+    completed events. A line or an event longer than ``limit`` characters raises
+    MessageTooLarge as it grows. As the SSE spec says, an event's id becomes
+    ``last_event_id`` when the event is dispatched (its blank line), not when its ``id:``
+    line is read: an event cut off before its end never happened, and a stream resumed
+    from its id would skip it. A resumed stream is read by ``next_connection()``'s decoder,
+    never by this one: the cut connection's half line and half event go with it."""
 
-    def __init__(self, limit=DEFAULT_MAX_MESSAGE):
+    def __init__(self, limit=DEFAULT_MAX_MESSAGE, last_event_id=None, retry_ms=None):
         self.limit = limit
         self._pending = []  # pieces of a line that has no end yet
         self._pending_size = 0
@@ -1026,9 +1031,15 @@ class SseDecoder:
         self._data = []
         self._data_size = 0
         self._event = ""
-        self._id = None
-        self.last_event_id = None
-        self.retry_ms = None
+        self._id = None  # the id line of the event being read, if it has one
+        self._id_buffer = last_event_id or ""  # the spec's last event ID buffer: kept from event to event
+        self.last_event_id = last_event_id  # as of the last dispatched event; None for none (or an empty id)
+        self.retry_ms = retry_ms  # the reconnection time, which applies as soon as its line is read
+
+    def next_connection(self):
+        """The decoder of the stream that resumes this one: a fresh parse, which carries on the
+        last event id and the server's retry."""
+        return SseDecoder(self.limit, self.last_event_id, self.retry_ms)
 
     @property
     def buffered(self):
@@ -1094,14 +1105,14 @@ class SseDecoder:
         elif field == "event":
             self._event = value
         elif field == "id":
-            if "\0" not in value:
-                self._id = value
-                self.last_event_id = value
+            if "\0" not in value:  # an id with NUL is ignored (the spec)
+                self._id = self._id_buffer = value
         elif field == "retry" and value.isdigit() and value.isascii():
             self.retry_ms = int(value)
         return None
 
     def _dispatch(self):
+        self.last_event_id = self._id_buffer or None
         if not self._data and self._id is None:
             self._event = ""
             return None
@@ -2361,6 +2372,7 @@ class StreamableHttpTransport(Transport):
                 if current is not conn:
                     self.http.discard(current)
                 current, response = resumed
+                decoder = decoder.next_connection()  # the cut one's half event is not read into the new stream
         finally:
             if current is not conn:
                 self.http.discard(current)
@@ -2491,6 +2503,7 @@ class StreamableHttpTransport(Transport):
             if self.log:
                 self.log.event("transport", "GET stream opened")
             delivered = False
+            decoder = decoder.next_connection()  # each stream parsed afresh: a cut one's half event is dropped
             try:
                 for event in iter_sse(response, decoder):
                     if event.data.strip() and not self._replayed(event):

@@ -268,3 +268,32 @@ def test_an_answer_too_deep_to_read_still_names_its_request():
     with pytest.raises(ProtocolViolation) as raised:  # a request from the server answers nothing
         decode_messages(('{"jsonrpc":"2.0","id":3,"method":"x","params":%s}' % deep).encode())
     assert raised.value.answered_id is None
+
+
+def test_sse_an_event_s_id_is_the_last_event_id_only_once_the_event_is_dispatched():
+    decoder = SseDecoder()
+    events(decoder, "id: a\ndata: x\n\n", "id: b\ndata: {\"jsonrpc\":")  # b's event is cut before its end
+    assert decoder.last_event_id == "a"
+    assert events(decoder, "1}\n\n") == [("message", '{"jsonrpc":1}', "b")]
+    assert decoder.last_event_id == "b"
+
+
+def test_sse_an_id_with_nul_is_ignored_an_empty_one_clears_it_and_one_without_keeps_it():
+    decoder = SseDecoder()
+    events(decoder, "id: a\ndata: x\n\n", "id: b\0c\ndata: y\n\n")
+    assert decoder.last_event_id == "a"
+    assert events(decoder, "data: z\n\n") == [("message", "z", None)]  # its own id: none, so not a replay
+    assert decoder.last_event_id == "a"  # the last event ID buffer is kept from event to event
+    events(decoder, "id:\ndata: w\n\n")
+    assert decoder.last_event_id is None  # an empty id: nothing to resume from
+
+
+def test_sse_a_resumed_connection_is_parsed_afresh_with_the_last_id_and_retry():
+    """The cut connection's half line and half event are dropped: they were read into the
+    resumed stream's first line ("the server sent invalid JSON")."""
+    cut = SseDecoder()
+    events(cut, "retry: 250\nid: s1-1\ndata: {}\n\n", "id: x\ndata: {\"jsonrpc\":\"2.0\",")
+    resumed = cut.next_connection()
+    assert (resumed.last_event_id, resumed.retry_ms) == ("s1-1", 250)
+    assert events(resumed, "id: s1-2\ndata: {\"a\":1}\n\n") == [("message", '{"a":1}', "s1-2")]
+    assert resumed.last_event_id == "s1-2"

@@ -66,6 +66,10 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
                            (chunked) no terminating chunk, as when a proxy or a crash drops it; under 2025-11-25
                            GET with Last-Event-ID replays the rest, under 2026-07-28 the request is lost
       --cut-method METHOD  with --cut-streams: cut only the streams of this method
+      --cut-how HOW        with --cut-streams: where the stream stops (see CUT_HOWS): between events (the
+                           default), mid-event (half the next event, its id line left out), mid-event-id (half
+                           the next event, with its id line), mid-chunk (chunked: the next event's chunk
+                           announced whole, half of it sent), end (a clean end, without the answer)
       --lose-sessions      with --http: a 2025-11-25 session is forgotten once its initialize is answered,
                            so the next request naming it gets 404 Session not found (a server behind a load
                            balancer that does not pin sessions)
@@ -2415,6 +2419,28 @@ class StreamEvent(object):
         self.event = event
 
 
+CUT_HOWS = {  # --cut-how: where a cut stream stops
+    "between": "after a whole event (chunked: after its chunk, with no terminating chunk)",
+    "mid-event": "inside the next event's data line, its id line left out",
+    "mid-event-id": "inside the next event's data line, after its id line",
+    "mid-chunk": "chunked: the next event's chunk announced whole, cut inside its data line",
+    "end": "a clean end (the terminating chunk, or the close) without the answer",
+}
+
+
+def event_bytes(data, event=None, event_id=None, retry_ms=None):
+    """One SSE event as written on a stream."""
+    lines = []
+    if event_id is not None:
+        lines.append("id: " + event_id)
+    if retry_ms is not None:
+        lines.append("retry: %d" % retry_ms)
+    if event is not None:
+        lines.append("event: " + event)
+    lines.extend("data: " + part for part in data.split("\n"))
+    return ("\n".join(lines) + "\n\n").encode("utf-8")
+
+
 class OutStream(object):
     """Messages for one response stream, written out by exactly one handler thread at a time.
 
@@ -2592,15 +2618,7 @@ class Handler(BaseHTTPRequestHandler):
             return False
 
     def write_event(self, data, event=None, event_id=None, retry_ms=None):
-        lines = []
-        if event_id is not None:
-            lines.append("id: " + event_id)
-        if retry_ms is not None:
-            lines.append("retry: %d" % retry_ms)
-        if event is not None:
-            lines.append("event: " + event)
-        lines.extend("data: " + part for part in data.split("\n"))
-        return self._write_stream(("\n".join(lines) + "\n\n").encode("utf-8"))
+        return self._write_stream(event_bytes(data, event, event_id, retry_ms))
 
     def end_sse(self):
         """The end of a stream that was not cut: the terminating chunk when chunked (the
@@ -2610,8 +2628,18 @@ class Handler(BaseHTTPRequestHandler):
             if not self._write_stream(b"0\r\n\r\n"):
                 self.close_connection = True
 
-    def cut_stream(self):
-        """Close the connection in the middle of the stream: no response, no terminating chunk."""
+    def cut_stream(self, how="between", following=None):
+        """Close the connection in the middle of the stream: no response, no terminating chunk.
+        ``how`` (--cut-how) other than between: first a part of ``following``, the next event
+        (its bytes), cut inside its data line: as a chunk of its own, or (mid-chunk) inside a
+        chunk that announced the whole event."""
+        if how != "between" and following is not None:
+            part = following[:following.index(b"data: ") + 20]
+            if how == "mid-chunk" and self.chunked:
+                self.chunked = False
+                self._write_stream(b"%x\r\n%s" % (len(following), part))
+            else:
+                self._write_stream(part)
         self.chunked = False
         self.close_connection = True
         try:
@@ -3184,11 +3212,15 @@ class HttpFrontEnd(object):
                         on_gone()
                     return False
             for event in batch:
-                if written == cut_after:
-                    self.log.info("cutting a response stream after %d event(s)", written)
-                    h.cut_stream()
-                    return True
                 data = event.msg if isinstance(event.msg, str) else dumps(event.msg)
+                if written == cut_after:
+                    how = self.options.cut_how
+                    self.log.info("cutting a response stream after %d event(s) (%s)", written, how)
+                    if how == "end":
+                        return False          # drain ends it cleanly
+                    h.cut_stream(how, event_bytes(data, event.event,
+                                                  None if how == "mid-event" else event.event_id))
+                    return True
                 if not h.write_event(data, event.event, event.event_id):
                     if on_gone is not None:
                         on_gone()
@@ -4249,6 +4281,9 @@ def parse_args(argv):
                         help="with --http: cut the first SSE response stream of each method, after its priming event "
                              "(2025-11-25) and N more events")
     parser.add_argument("--cut-method", metavar="METHOD", help="with --cut-streams: cut only this method's streams")
+    parser.add_argument("--cut-how", choices=CUT_HOWS, default="between",
+                        help="with --cut-streams: where the stream stops: " + "; ".join(
+                            "%s: %s" % item for item in CUT_HOWS.items()))
     parser.add_argument("--record-http", action="store_true", help="with --record: also record GET and DELETE "
                         "requests of /mcp (lines without a message)")
     parser.add_argument("--lose-sessions", action="store_true", help="with --http: forget a 2025-11-25 session once "
