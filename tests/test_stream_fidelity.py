@@ -97,6 +97,19 @@ def test_a_stream_cut_inside_its_answer_gets_the_answer_on_resume(cli, start_ser
     assert len(resumed) == 1 and resumed[0].endswith("-0"), resumed  # the priming event: the last whole one
 
 
+@pytest.mark.parametrize("how, stream", [cut for cut in CUTS if cut[0] != "end"],
+                         ids=[name for name in CUT_IDS if not name.startswith("end")])
+def test_a_get_stream_cut_inside_a_server_request_is_resumed_and_the_request_answered(cli, start_server, how, stream):
+    """The GET stream is cut inside the event that carries the server's ping: the resumed GET
+    names the priming event (the last whole one), the ping is replayed whole and answered."""
+    server = legacy_server(start_server, *STREAMS[stream] + ["--fidelity", "--cut-streams", "0", "--cut-method", "GET",
+                                                             "--cut-how", how, "--retry-ms", "50"])
+    result = cli("--url", server.url, "--timeout", 20, "tool", "call", "ask_on_stream", "method=ping")
+    assert (result.code, result.out) == (0, "Tool response:\nping answered: {}\n"), result
+    resumed = [r["headers"]["last-event-id"] for r in server.http_requests("GET") if "last-event-id" in r["headers"]]
+    assert resumed == ["0-0"], resumed
+
+
 SESSION_REFUSALS = {  # test server flag -> what its refusal after a good initialize says, and mcp-tui's hint
     "--lose-sessions": ("HTTP 404", "Session not found", "no longer knows the session"),
     "--no-session-ids": ("HTTP 400", "No valid session ID provided", "issued no session id"),

@@ -65,7 +65,8 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
                            event (2025-11-25) and N more events: the connection is closed with no response and
                            (chunked) no terminating chunk, as when a proxy or a crash drops it; under 2025-11-25
                            GET with Last-Event-ID replays the rest, under 2026-07-28 the request is lost
-      --cut-method METHOD  with --cut-streams: cut only the streams of this method
+      --cut-method METHOD  with --cut-streams: cut only the streams of this method (GET: the first GET stream,
+                           which is cut only when named)
       --cut-how HOW        with --cut-streams: where the stream stops (see CUT_HOWS): between events (the
                            default), mid-event (half the next event, its id line left out), mid-event-id (half
                            the next event, with its id line), mid-chunk (chunked: the next event's chunk
@@ -3154,7 +3155,8 @@ class HttpFrontEnd(object):
             return
         try:
             self.drain(h, stream, start, prefer_json=False, sse_now=True,
-                       priming=session.version >= "2025-11-25")
+                       priming=session.version >= "2025-11-25",
+                       cut="GET" if self.options.cut_method == "GET" else None)  # only when asked by name
         finally:
             with stream.cond:
                 stream.attached = False
@@ -3180,6 +3182,7 @@ class HttpFrontEnd(object):
         if sse_now:
             h.start_sse()
             sse = True
+            cut_after = self._cut_after(cut)
             if priming and stream.prefix and not h.write_event("", None, "%s%d" % (stream.prefix, start), retry_ms):
                 return False
         written = 0
@@ -4280,7 +4283,8 @@ def parse_args(argv):
     parser.add_argument("--cut-streams", type=_count(0), default=None, metavar="N",
                         help="with --http: cut the first SSE response stream of each method, after its priming event "
                              "(2025-11-25) and N more events")
-    parser.add_argument("--cut-method", metavar="METHOD", help="with --cut-streams: cut only this method's streams")
+    parser.add_argument("--cut-method", metavar="METHOD", help="with --cut-streams: cut only this method's streams "
+                        "(GET: the first GET stream, cut only when named)")
     parser.add_argument("--cut-how", choices=CUT_HOWS, default="between",
                         help="with --cut-streams: where the stream stops: " + "; ".join(
                             "%s: %s" % item for item in CUT_HOWS.items()))
