@@ -1604,16 +1604,20 @@ class Watchdog:
             self._thread = None
 
 
-def shut_down(conn):
-    """Unblock whoever reads this connection, from another thread, on every OS: shutdown()
-    wakes that reader on Linux and macOS, where close() alone would leave it waiting until the
-    server spoke; on Windows (and Wine) only closing the socket wakes it, and until it wakes
-    it holds the response's buffer, so closing the connection waited for ever. So the socket
-    is shut down and then closed itself: the descriptor, since the reader's file on the socket
-    keeps socket.close() from closing it. A response that ends with its connection has taken
-    the socket from conn.sock: it is reached as ``mcp_socket``, the one the connection opened."""
-    import _socket
+SHUTDOWN_WAKES_READERS = os.name != "nt"  # on Windows (and Wine) only closing a socket wakes its reader
 
+
+def shut_down(conn):
+    """Unblock whoever reads this connection, from another thread. POSIX: shutdown() wakes
+    that reader at once, where close() alone would leave it waiting until the server spoke;
+    the descriptor is not closed here: a reader that had not yet reached its wait would then
+    poll no descriptor until its socket timeout (seen: a GET stream's reader outlived its
+    session). Windows (and Wine): shutdown() does not wake a reader blocked in recv, which
+    holds the response's buffer meanwhile, so closing the connection waited for ever; there
+    the socket is closed too (the handle itself, which the reader's file on it keeps
+    socket.close() from closing), which wakes it. A response that ends with its connection
+    has taken the socket from conn.sock: it is reached as ``mcp_socket``, the one the
+    connection opened."""
     sock = getattr(conn, "sock", None) or getattr(conn, "mcp_socket", None)
     if sock is None:
         return
@@ -1621,10 +1625,13 @@ def shut_down(conn):
         sock.shutdown(2)
     except OSError:
         pass
-    try:
-        _socket.socket.close(sock)  # the descriptor itself, whoever still holds the object
-    except OSError:
-        pass
+    if not SHUTDOWN_WAKES_READERS:
+        import _socket
+
+        try:
+            _socket.socket.close(sock)  # the handle itself, whoever still holds the object
+        except OSError:
+            pass
 
 
 def dropped(conn):
