@@ -2505,8 +2505,13 @@ class StreamableHttpTransport(Transport):
                                                        response_headers(response), self.session_id)
                 return
             opened = True
-            with self._lock:
-                self._open["__get__"] = conn
+            with self._lock:  # one step with close()'s: a stream opened while the session closed is not held
+                closing = self._closing
+                if not closing:
+                    self._open["__get__"] = conn
+            if closing:
+                conn.close()
+                return
             if self.log:
                 self.log.event("transport", "GET stream opened")
             delivered = False
@@ -2534,8 +2539,8 @@ class StreamableHttpTransport(Transport):
                 return
 
     def close(self):
-        self._closing = True
         with self._lock:
+            self._closing = True
             conns, self._open = list(self._open.values()), {}
         for conn in conns:
             shut_down(conn)
