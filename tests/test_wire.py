@@ -300,3 +300,13 @@ def test_sse_a_resumed_connection_is_parsed_afresh_with_the_last_id_and_retry():
     assert (resumed.last_event_id, resumed.retry_ms) == ("s1-1", 250)
     assert events(resumed, "id: s1-2\ndata: {\"a\":1}\n\n") == [("message", '{"a":1}', "s1-2")]
     assert resumed.last_event_id == "s1-2"
+
+
+def test_sse_retry_applies_when_its_line_is_read_and_only_as_ascii_digits():
+    """The spec sets the reconnection time as the retry line is read (not at dispatch, unlike
+    the id), and ignores a value that is not only ASCII digits."""
+    decoder = SseDecoder()
+    events(decoder, "retry: 1.5\nretry: -1\nretry:\nretry: \u0662\ndata: x\n\n")
+    assert decoder.retry_ms is None
+    events(decoder, "id: y\nretry: 300\ndata: {\"cut")  # an event cut before its end
+    assert (decoder.retry_ms, decoder.last_event_id) == (300, None)
