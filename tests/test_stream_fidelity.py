@@ -110,6 +110,20 @@ def test_a_get_stream_cut_inside_a_server_request_is_resumed_and_the_request_ans
     assert resumed == ["0-0"], resumed
 
 
+@pytest.mark.parametrize("how", ["mid-event", "mid-event-id", "between"])
+def test_a_2024_sse_stream_cut_ends_the_command_with_one_line(cli, start_server, how):
+    """The 2024-11-05 HTTP+SSE transport has no resumption: its stream cut inside the answer to
+    initialize (after the endpoint event) ends the command with one line, exit 1, and no
+    half event read as JSON."""
+    server = start_server("--legacy-sse", "--cut-streams", "1", "--cut-method", "GET", "--cut-how", how)
+    result = cli("--url", server.url, "--timeout", 20, "tool", "call", "echo", "message=hi")
+    assert result.code == 1 and result.out == "", result
+    lines = [line for line in result.err.splitlines() if line.startswith("mcp-tui:")]
+    assert len(lines) == 1 and "closed the SSE stream" in lines[0], result
+    assert "Traceback" not in result.err and "invalid JSON" not in result.err, result
+    assert not calls(server, "tools/call")
+
+
 SESSION_REFUSALS = {  # test server flag -> what its refusal after a good initialize says, and mcp-tui's hint
     "--lose-sessions": ("HTTP 404", "Session not found", "no longer knows the session"),
     "--no-session-ids": ("HTTP 400", "No valid session ID provided", "issued no session id"),

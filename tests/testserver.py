@@ -66,7 +66,7 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
                            (chunked) no terminating chunk, as when a proxy or a crash drops it; under 2025-11-25
                            GET with Last-Event-ID replays the rest, under 2026-07-28 the request is lost
       --cut-method METHOD  with --cut-streams: cut only the streams of this method (GET: the first GET stream,
-                           which is cut only when named)
+                           or the 2024-11-05 SSE stream, which are cut only when named)
       --cut-how HOW        with --cut-streams: where the stream stops (see CUT_HOWS): between events (the
                            default), mid-event (half the next event, its id line left out), mid-event-id (half
                            the next event, with its id line), mid-chunk (chunked: the next event's chunk
@@ -3258,7 +3258,8 @@ class HttpFrontEnd(object):
         self.log.info("HTTP+SSE session %s opened", fingerprint(session.session_id))
         session.stream.put("/messages?sessionId=" + session.session_id, event="endpoint")
         try:
-            self.drain(h, session.stream, prefer_json=False, sse_now=True)
+            self.drain(h, session.stream, prefer_json=False, sse_now=True,
+                       cut="GET" if self.options.cut_method == "GET" else None)  # only when asked by name
         finally:
             with self.lock:
                 self.sse_sessions.pop(session.session_id, None)
