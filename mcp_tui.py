@@ -951,6 +951,39 @@ def strict_json(text, limit=JSON_DEPTH_LIMIT, non_finite=False):
     return value
 
 
+JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[^"]+')  # a string, or a run of anything else
+
+
+def top_level_members(text):
+    """The members of a JSON object too deep for json.loads to read (it raised RecursionError),
+    found by a scan that does not recurse: strings, and the brackets between them counted in
+    runs. {name: value}, a value read when it is a string, a number, true, false or null (else
+    None): enough to know which request such an answer was for. {} when ``text`` is no object."""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", "replace")
+    members, depth, decoder = {}, 0, json.JSONDecoder()
+    if not text.lstrip().startswith("{"):
+        return members
+    colon = re.compile(r"\s*:\s*")
+    for match in JSON_TOKEN.finditer(text):
+        token = match.group()
+        if not token.startswith('"'):
+            depth += token.count("[") + token.count("{") - token.count("]") - token.count("}")
+            if depth <= 0:
+                break  # the object's end
+            continue
+        named = colon.match(text, match.end()) if depth == 1 else None
+        if named is None:
+            continue  # deeper, or a string value rather than a member's name
+        try:
+            value = None if text[named.end():named.end() + 1] in ("[", "{") else decoder.raw_decode(
+                text, named.end())[0]
+            members[json.loads(token)] = value
+        except ValueError:
+            pass
+    return members
+
+
 def body_text(payload):
     """A message's bytes as text for decode_messages, so that a reader can let go of the
     bytes before the text is parsed: json.loads decodes bytes itself while the caller still
@@ -977,8 +1010,9 @@ def decode_messages(payload):
             value = strict_json(bytes(payload).decode("utf-8", "replace"), non_finite=True)
     except NestedTooDeeply as exc:
         violation = ProtocolViolation("the server sent %s" % exc)
-        # a response that was read, though too deep to use: its request fails now, not at --timeout
-        answer = exc.value if isinstance(exc.value, dict) and ("result" in exc.value or "error" in exc.value) else {}
+        # a response too deep to use (or to read at all): its request fails now, not at --timeout
+        members = exc.value if isinstance(exc.value, dict) else top_level_members(payload)
+        answer = members if "result" in members or "error" in members else {}
         violation.answered_id = answer.get("id")
         raise violation
     except ValueError as exc:
@@ -998,11 +1032,16 @@ class SseEvent:
 
 
 class SseDecoder:
-    """Incremental text/event-stream decoder: any chunking, CR, LF or CRLF line ends,
-    comments, ``retry`` and ``id``. Feed it text; it returns the completed events. A line
-    or an event longer than ``limit`` characters raises MessageTooLarge as it grows."""
+    """Incremental text/event-stream decoder of one connection's stream: any chunking, CR,
+    LF or CRLF line ends, comments, ``retry`` and ``id``. Feed it text; it returns the
+    completed events. A line or an event longer than ``limit`` characters raises
+    MessageTooLarge as it grows. As the SSE spec says, an event's id becomes
+    ``last_event_id`` when the event is dispatched (its blank line), not when its ``id:``
+    line is read: an event cut off before its end never happened, and a stream resumed
+    from its id would skip it. A resumed stream is read by ``next_connection()``'s decoder,
+    never by this one: the cut connection's half line and half event go with it."""
 
-    def __init__(self, limit=DEFAULT_MAX_MESSAGE):
+    def __init__(self, limit=DEFAULT_MAX_MESSAGE, last_event_id=None, retry_ms=None):
         self.limit = limit
         self._pending = []  # pieces of a line that has no end yet
         self._pending_size = 0
@@ -1010,9 +1049,15 @@ class SseDecoder:
         self._data = []
         self._data_size = 0
         self._event = ""
-        self._id = None
-        self.last_event_id = None
-        self.retry_ms = None
+        self._id = None  # the id line of the event being read, if it has one
+        self._id_buffer = last_event_id or ""  # the spec's last event ID buffer: kept from event to event
+        self.last_event_id = last_event_id  # as of the last dispatched event; None for none (or an empty id)
+        self.retry_ms = retry_ms  # the reconnection time, which applies as soon as its line is read
+
+    def next_connection(self):
+        """The decoder of the stream that resumes this one: a fresh parse, which carries on the
+        last event id and the server's retry."""
+        return SseDecoder(self.limit, self.last_event_id, self.retry_ms)
 
     @property
     def buffered(self):
@@ -1078,14 +1123,14 @@ class SseDecoder:
         elif field == "event":
             self._event = value
         elif field == "id":
-            if "\0" not in value:
-                self._id = value
-                self.last_event_id = value
+            if "\0" not in value:  # an id with NUL is ignored (the spec)
+                self._id = self._id_buffer = value
         elif field == "retry" and value.isdigit() and value.isascii():
             self.retry_ms = int(value)
         return None
 
     def _dispatch(self):
+        self.last_event_id = self._id_buffer or None
         if not self._data and self._id is None:
             self._event = ""
             return None
@@ -1596,33 +1641,34 @@ class Watchdog:
             self._thread = None
 
 
-def shut_down(conn):
-    """Unblock whoever reads this connection, from another thread: shutdown() wakes that
-    reader at once, where close() alone would wait until the server spoke or timed out.
-    A response that ends with its connection (a stream without keep-alive) has taken the
-    socket: http.client set conn.sock to None, so it is reached through the response."""
-    sock = getattr(conn, "sock", None)
-    if sock is not None:
-        try:
-            sock.shutdown(2)
-        except OSError:
-            pass
-        return
-    response = getattr(conn, "mcp_response", None)
-    if response is None:
-        return
-    import _socket
+SHUTDOWN_WAKES_READERS = os.name != "nt"  # on Windows (and Wine) only closing a socket wakes its reader
 
-    try:
-        sock = _socket.socket(fileno=_socket.dup(response.fileno()))  # a second handle on the same connection
-    except (OSError, ValueError, AttributeError):  # the response is closed (its fp None): nobody reads it
+
+def shut_down(conn):
+    """Unblock whoever reads this connection, from another thread. POSIX: shutdown() wakes
+    that reader at once, where close() alone would leave it waiting until the server spoke;
+    the descriptor is not closed here: a reader that had not yet reached its wait would then
+    poll no descriptor until its socket timeout (seen: a GET stream's reader outlived its
+    session). Windows (and Wine): shutdown() does not wake a reader blocked in recv, which
+    holds the response's buffer meanwhile, so closing the connection waited for ever; there
+    the socket is closed too (the handle itself, which the reader's file on it keeps
+    socket.close() from closing), which wakes it. A response that ends with its connection
+    has taken the socket from conn.sock: it is reached as ``mcp_socket``, the one the
+    connection opened."""
+    sock = getattr(conn, "sock", None) or getattr(conn, "mcp_socket", None)
+    if sock is None:
         return
     try:
         sock.shutdown(2)
     except OSError:
         pass
-    finally:
-        sock.close()
+    if not SHUTDOWN_WAKES_READERS:
+        import _socket
+
+        try:
+            _socket.socket.close(sock)  # the handle itself, whoever still holds the object
+        except OSError:
+            pass
 
 
 def dropped(conn):
@@ -1900,7 +1946,6 @@ class HttpClient:
                 all_headers["Authorization"] = credential
             conn, response = self._send(method, url, parts, path, body, all_headers, same_origin, seconds, stream,
                                         carries, resendable, on_connection)
-            conn.mcp_response = response  # shut_down reaches the socket through it once the response owns it
             if auth is None or response.status not in (401, 403):
                 return conn, response
             try:
@@ -1944,6 +1989,7 @@ class HttpClient:
                     self.watchdog.arm(conn, deadline, seconds if seconds is not None else deadline - started)
                 if fresh:
                     conn.connect()  # the TLS handshake included: the watchdog bounds it too
+                    conn.mcp_socket = conn.sock  # shut_down's, also once a response has taken it
                 connected = time.perf_counter()
                 via = getattr(conn, "mcp_via", None)  # a plain http:// request through a proxy
                 if via is None:
@@ -2370,6 +2416,7 @@ class StreamableHttpTransport(Transport):
                 if current is not conn:
                     self.http.discard(current)
                 current, response = resumed
+                decoder = decoder.next_connection()  # the cut one's half event is not read into the new stream
         finally:
             if current is not conn:
                 self.http.discard(current)
@@ -2495,11 +2542,17 @@ class StreamableHttpTransport(Transport):
                                                        response_headers(response), self.session_id)
                 return
             opened = True
-            with self._lock:
-                self._open["__get__"] = conn
+            with self._lock:  # one step with close()'s: a stream opened while the session closed is not held
+                closing = self._closing
+                if not closing:
+                    self._open["__get__"] = conn
+            if closing:
+                conn.close()
+                return
             if self.log:
                 self.log.event("transport", "GET stream opened")
             delivered = False
+            decoder = decoder.next_connection()  # each stream parsed afresh: a cut one's half event is dropped
             try:
                 for event in iter_sse(response, decoder):
                     if event.data.strip() and not self._replayed(event):
@@ -2523,8 +2576,8 @@ class StreamableHttpTransport(Transport):
                 return
 
     def close(self):
-        self._closing = True
         with self._lock:
+            self._closing = True
             conns, self._open = list(self._open.values()), {}
         for conn in conns:
             shut_down(conn)

@@ -7,10 +7,13 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 
 import pytest
 
 from conftest import MCP_TUI_PROCESS, stdio_command, wait_for
+
+import mcp_tui
 
 LEGACY = ["--protocol-version", "2025-11-25"]
 
@@ -103,6 +106,19 @@ def test_exit_does_not_wait_for_an_idle_get_stream(cli, server):
     assert result.code == 0, result
 
 
+def test_a_get_stream_answered_after_the_command_ended_is_not_held(cli, start_server):
+    """The server answers the GET stream only after the command has stopped waiting for it
+    (GET_STREAM_WAIT) and ended: the stream was then held by a reader nobody would close, as
+    long as the server kept it open (here: its session lives on, its DELETE refused)."""
+    slow = start_server("--fidelity", "--record-http", "--http-fault", "delete-500",  # the session, and its GET stream, live on
+                        "--get-delay-ms", "%d" % (mcp_tui.GET_STREAM_WAIT * 1000 + 1000))
+    result = cli(*legacy(slow), "--timeout", "20", "tool", "call", "echo", "message=hi", timeout=30)
+    assert (result.code, result.out) == (0, "Tool response:\nhi\n"), result
+
+    def get_stream_readers():
+        return [t for t in threading.enumerate() if getattr(getattr(t, "_target", None), "__name__", "") == "_get_stream"]
+
+    wait_for(lambda: slow.http_requests("GET") and not get_stream_readers(), timeout=15)  # while the server lives on
 
 
 def records_of(path):

@@ -300,6 +300,17 @@ def test_deeply_nested_json(cli, bad, transport, era):
     assert_fault(result, r"nest|deep")
 
 
+@pytest.mark.parametrize("era", [MODERN, LEGACY])
+def test_json_nested_too_deep_to_read_ends_its_stdio_request_at_once(cli, bad, era):
+    """An answer json.loads cannot read at all (100000 levels: a RecursionError) still names its
+    request at the top level: the request fails at once with the README's line, as over HTTP,
+    not after --timeout (30 s here; the run's own bound is far shorter)."""
+    result = cli(*bad("stdio", era, "deep-nesting", "--depth", 100000).args, "--timeout", "30", "tool", "list",
+                 timeout=15)
+    line = assert_fault(result, r"^mcp-tui: the server sent JSON nested more than 128 levels deep")
+    assert "no answer" not in line, result
+
+
 @combos
 def test_a_schema_nested_past_the_limit_is_refused_and_one_at_it_works(cli, bad, transport, era):
     """A tool whose inputSchema nests 300 levels read as JSON (under the interpreter's limit),

@@ -60,6 +60,70 @@ def test_a_chunked_stream_that_ends_cleanly_needs_no_resume(cli, start_server, s
     assert not [r for r in server.http_requests("GET") if "last-event-id" in r["headers"]]
 
 
+# --cut-how, with each framing it applies to: where a cut stream stops (tests/testserver.py's CUT_HOWS)
+CUTS = [(how, stream) for how in ("mid-event", "mid-event-id", "end") for stream in sorted(STREAMS)] + [
+    ("mid-chunk", "chunked")]
+CUT_IDS = ["%s-%s" % cut for cut in CUTS]
+
+
+@pytest.mark.parametrize("how, stream", CUTS, ids=CUT_IDS)
+def test_a_stream_cut_inside_an_event_is_resumed_from_the_last_whole_one(cli, start_server, how, stream):
+    """Cut inside the third progress event (with or without its id line, inside a chunk), or
+    ended cleanly without the answer: the half event is dropped with its connection (it was
+    read into the resumed stream: "the server sent invalid JSON"), and the resume names the
+    last event that was whole (the cut one's id was taken from its id line)."""
+    server = legacy_server(start_server, *STREAMS[stream] + ["--cut-streams", "2", "--cut-method", "tools/call",
+                                                             "--cut-how", how, "--retry-ms", "50"])
+    result = cli("--url", server.url, "--timeout", 20, "tool", "call", "long_operation", "steps=3", "step_ms=1")
+    assert (result.code, result.out) == (0, "Tool response:\nDone after 3 steps\n"), result
+    assert "3/3" in result.err, result  # the event that was cut arrived whole on the resumed stream
+    assert len(calls(server, "tools/call")) == 1
+    resumed = [r["headers"]["last-event-id"] for r in server.http_requests("GET") if "last-event-id" in r["headers"]]
+    assert len(resumed) == 1 and resumed[0].endswith("-2"), resumed  # priming -0, then two whole progress events
+
+
+@pytest.mark.parametrize("how, stream", [cut for cut in CUTS if cut[0] != "end"],
+                         ids=[name for name in CUT_IDS if not name.startswith("end")])
+def test_a_stream_cut_inside_its_answer_gets_the_answer_on_resume(cli, start_server, how, stream):
+    """The event cut is the answer itself (its id line sent, or not): resuming from that id
+    (taken before the event was whole) skipped the answer, which then never came."""
+    server = legacy_server(start_server, *STREAMS[stream] + ["--sse-responses", "--cut-streams", "0",
+                                                             "--cut-method", "tools/call", "--cut-how", how,
+                                                             "--retry-ms", "50"])
+    result = cli("--url", server.url, "--timeout", 20, "tool", "call", "echo", "message=hi")
+    assert (result.code, result.out) == (0, "Tool response:\nhi\n"), result
+    assert len(calls(server, "tools/call")) == 1
+    resumed = [r["headers"]["last-event-id"] for r in server.http_requests("GET") if "last-event-id" in r["headers"]]
+    assert len(resumed) == 1 and resumed[0].endswith("-0"), resumed  # the priming event: the last whole one
+
+
+@pytest.mark.parametrize("how, stream", [cut for cut in CUTS if cut[0] != "end"],
+                         ids=[name for name in CUT_IDS if not name.startswith("end")])
+def test_a_get_stream_cut_inside_a_server_request_is_resumed_and_the_request_answered(cli, start_server, how, stream):
+    """The GET stream is cut inside the event that carries the server's ping: the resumed GET
+    names the priming event (the last whole one), the ping is replayed whole and answered."""
+    server = legacy_server(start_server, *STREAMS[stream] + ["--fidelity", "--cut-streams", "0", "--cut-method", "GET",
+                                                             "--cut-how", how, "--retry-ms", "50"])
+    result = cli("--url", server.url, "--timeout", 20, "tool", "call", "ask_on_stream", "method=ping")
+    assert (result.code, result.out) == (0, "Tool response:\nping answered: {}\n"), result
+    resumed = [r["headers"]["last-event-id"] for r in server.http_requests("GET") if "last-event-id" in r["headers"]]
+    assert resumed == ["0-0"], resumed
+
+
+@pytest.mark.parametrize("how", ["mid-event", "mid-event-id", "between"])
+def test_a_2024_sse_stream_cut_ends_the_command_with_one_line(cli, start_server, how):
+    """The 2024-11-05 HTTP+SSE transport has no resumption: its stream cut inside the answer to
+    initialize (after the endpoint event) ends the command with one line, exit 1, and no
+    half event read as JSON."""
+    server = start_server("--legacy-sse", "--cut-streams", "1", "--cut-method", "GET", "--cut-how", how)
+    result = cli("--url", server.url, "--timeout", 20, "tool", "call", "echo", "message=hi")
+    assert result.code == 1 and result.out == "", result
+    lines = [line for line in result.err.splitlines() if line.startswith("mcp-tui:")]
+    assert len(lines) == 1 and "closed the SSE stream" in lines[0], result
+    assert "Traceback" not in result.err and "invalid JSON" not in result.err, result
+    assert not calls(server, "tools/call")
+
+
 SESSION_REFUSALS = {  # test server flag -> what its refusal after a good initialize says, and mcp-tui's hint
     "--lose-sessions": ("HTTP 404", "Session not found", "no longer knows the session"),
     "--no-session-ids": ("HTTP 400", "No valid session ID provided", "issued no session id"),
@@ -101,6 +165,28 @@ def test_a_cut_2026_stream_loses_the_request_and_a_read_is_sent_again(cli, start
     assert result.code == 0 and "echo" in result.out, result
     lists = calls(server, "tools/list")
     assert len(lists) == 2 and lists[0]["message"]["id"] != lists[1]["message"]["id"], lists
+    assert not server.http_requests("GET")
+
+
+@pytest.mark.parametrize("how, stream", CUTS, ids=CUT_IDS)
+def test_a_2026_stream_cut_every_way_is_sent_again_if_a_read_and_never_if_a_call(cli, start_server, how, stream):
+    """2026-07-28 has no resumption: a read cut anywhere (inside an event, inside a chunk, or a
+    clean end without its answer) is sent again with a new id and its answer shown; a tools/call
+    is not sent again (the tool may have run). No GET, no Last-Event-ID."""
+    def cutting(method):
+        return start_server("--era", "2026-07-28", "--record-http", "--sse-responses", "--cut-streams", "0",
+                            "--cut-method", method, "--cut-how", how, *STREAMS[stream])
+
+    server = cutting("tools/list")
+    listed = cli("--url", server.url, "tool", "list")
+    assert listed.code == 0 and "echo" in listed.out, listed
+    lists = calls(server, "tools/list")
+    assert len(lists) == 2 and lists[0]["message"]["id"] != lists[1]["message"]["id"], lists
+    assert not server.http_requests("GET")
+    server = cutting("tools/call")
+    called = cli("--url", server.url, "tool", "call", "echo", "message=hi")
+    assert called.code == 1 and "not sent again" in called.err, called
+    assert len(calls(server, "tools/call")) == 1
     assert not server.http_requests("GET")
 
 

@@ -215,3 +215,113 @@ def test_server_stderr_is_utf_8_else_the_systems_code_page(monkeypatch, raw, cut
     monkeypatch.setattr(locale, "getencoding", lambda: "cp1252", raising=False)
     monkeypatch.setattr(locale, "getpreferredencoding", lambda do_setlocale=True: "cp1252")
     assert mcp_tui.server_text(raw, cut) == text
+
+
+@pytest.mark.parametrize("wakes", [True, False], ids=["posix", "windows"])
+@pytest.mark.parametrize("framing", ["chunked", "close"])
+def test_shut_down_wakes_a_stream_s_reader(framing, wakes, monkeypatch):
+    """The closing path of a stream a thread reads (a cancel, a timeout, the end of a command).
+    shutdown(2) wakes the reader on Linux; on Windows (and Wine) only closing the socket does,
+    and until it wakes it holds the response's buffer, so closing the connection waited for
+    ever (``windows``: that branch, run here: the socket's handle itself is closed, also once
+    a response that ends with its connection, ``close``, has taken it from the connection)."""
+    import socket
+    import threading
+
+    monkeypatch.setattr(mcp_tui, "SHUTDOWN_WAKES_READERS", wakes, raising=False)
+    listener = socket.create_server(("127.0.0.1", 0))
+    served = []
+
+    def serve():
+        conn, _ = listener.accept()
+        served.append(conn)
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += conn.recv(4096)
+        event = b'data: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n'
+        if framing == "chunked":
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                         + b"%x\r\n%s\r\n" % (len(event), event))
+        else:
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n" + event)
+        # then silence: the stream stays open, its reader blocked
+
+    threading.Thread(target=serve, daemon=True).start()
+    client = mcp_tui.HttpClient("http://127.0.0.1:%d/mcp" % listener.getsockname()[1], timeout=60)
+    try:
+        conn, response = client.open("POST", body=b"{}", seconds=10, stream=True, carries="subscriptions/listen")
+        sock = response.fp.raw._sock  # the socket the reader reads, whoever holds it
+        seen, ended = [], threading.Event()
+
+        def read():
+            try:
+                for event in mcp_tui.iter_sse(response, SseDecoder()):
+                    seen.append(event.data)
+            except Exception:  # the end of the stream, however the close shows
+                pass
+            ended.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        wait_for(lambda: seen, timeout=10)
+        mcp_tui.shut_down(conn)
+        if not wakes:
+            assert sock.fileno() == -1, "shut_down left the socket open: on Windows its reader would not wake"
+        assert ended.wait(10), "the reader still blocks after shut_down"
+        client.discard(conn)  # returns: nobody holds the response's buffer any more
+    finally:
+        client.close()
+        listener.close()
+        for conn in served:
+            conn.close()
+
+
+def test_an_answer_too_deep_to_read_still_names_its_request():
+    """json.loads cannot read 100000 levels (RecursionError); the top-level id is found by a scan
+    that skips strings (brackets, quotes and an "id": inside them) and everything nested."""
+    deep = "[" * 100000 + "]" * 100000
+    text = '{"jsonrpc":"2.0","x":"[{\\"id\\":9}","result":{"id":8,"deep":%s}, "id" : 7}' % deep
+    with pytest.raises(ProtocolViolation) as raised:
+        decode_messages(text.encode())
+    assert raised.value.answered_id == 7
+    with pytest.raises(ProtocolViolation) as raised:  # a request from the server answers nothing
+        decode_messages(('{"jsonrpc":"2.0","id":3,"method":"x","params":%s}' % deep).encode())
+    assert raised.value.answered_id is None
+
+
+def test_sse_an_event_s_id_is_the_last_event_id_only_once_the_event_is_dispatched():
+    decoder = SseDecoder()
+    events(decoder, "id: a\ndata: x\n\n", "id: b\ndata: {\"jsonrpc\":")  # b's event is cut before its end
+    assert decoder.last_event_id == "a"
+    assert events(decoder, "1}\n\n") == [("message", '{"jsonrpc":1}', "b")]
+    assert decoder.last_event_id == "b"
+
+
+def test_sse_an_id_with_nul_is_ignored_an_empty_one_clears_it_and_one_without_keeps_it():
+    decoder = SseDecoder()
+    events(decoder, "id: a\ndata: x\n\n", "id: b\0c\ndata: y\n\n")
+    assert decoder.last_event_id == "a"
+    assert events(decoder, "data: z\n\n") == [("message", "z", None)]  # its own id: none, so not a replay
+    assert decoder.last_event_id == "a"  # the last event ID buffer is kept from event to event
+    events(decoder, "id:\ndata: w\n\n")
+    assert decoder.last_event_id is None  # an empty id: nothing to resume from
+
+
+def test_sse_a_resumed_connection_is_parsed_afresh_with_the_last_id_and_retry():
+    """The cut connection's half line and half event are dropped: they were read into the
+    resumed stream's first line ("the server sent invalid JSON")."""
+    cut = SseDecoder()
+    events(cut, "retry: 250\nid: s1-1\ndata: {}\n\n", "id: x\ndata: {\"jsonrpc\":\"2.0\",")
+    resumed = cut.next_connection()
+    assert (resumed.last_event_id, resumed.retry_ms) == ("s1-1", 250)
+    assert events(resumed, "id: s1-2\ndata: {\"a\":1}\n\n") == [("message", '{"a":1}', "s1-2")]
+    assert resumed.last_event_id == "s1-2"
+
+
+def test_sse_retry_applies_when_its_line_is_read_and_only_as_ascii_digits():
+    """The spec sets the reconnection time as the retry line is read (not at dispatch, unlike
+    the id), and ignores a value that is not only ASCII digits."""
+    decoder = SseDecoder()
+    events(decoder, "retry: 1.5\nretry: -1\nretry:\nretry: \u0662\ndata: x\n\n")
+    assert decoder.retry_ms is None
+    events(decoder, "id: y\nretry: 300\ndata: {\"cut")  # an event cut before its end
+    assert (decoder.retry_ms, decoder.last_event_id) == (300, None)

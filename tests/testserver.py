@@ -67,7 +67,12 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
                            event (2025-11-25) and N more events: the connection is closed with no response and
                            (chunked) no terminating chunk, as when a proxy or a crash drops it; under 2025-11-25
                            GET with Last-Event-ID replays the rest, under 2026-07-28 the request is lost
-      --cut-method METHOD  with --cut-streams: cut only the streams of this method
+      --cut-method METHOD  with --cut-streams: cut only the streams of this method (GET: the first GET stream,
+                           or the 2024-11-05 SSE stream, which are cut only when named)
+      --cut-how HOW        with --cut-streams: where the stream stops (see CUT_HOWS): between events (the
+                           default), mid-event (half the next event, its id line left out), mid-event-id (half
+                           the next event, with its id line), mid-chunk (chunked: the next event's chunk
+                           announced whole, half of it sent), end (a clean end, without the answer)
       --lose-sessions      with --http: a 2025-11-25 session is forgotten once its initialize is answered,
                            so the next request naming it gets 404 Session not found (a server behind a load
                            balancer that does not pin sessions)
@@ -2417,6 +2422,28 @@ class StreamEvent(object):
         self.event = event
 
 
+CUT_HOWS = {  # --cut-how: where a cut stream stops
+    "between": "after a whole event (chunked: after its chunk, with no terminating chunk)",
+    "mid-event": "inside the next event's data line, its id line left out",
+    "mid-event-id": "inside the next event's data line, after its id line",
+    "mid-chunk": "chunked: the next event's chunk announced whole, cut inside its data line",
+    "end": "a clean end (the terminating chunk, or the close) without the answer",
+}
+
+
+def event_bytes(data, event=None, event_id=None, retry_ms=None):
+    """One SSE event as written on a stream."""
+    lines = []
+    if event_id is not None:
+        lines.append("id: " + event_id)
+    if retry_ms is not None:
+        lines.append("retry: %d" % retry_ms)
+    if event is not None:
+        lines.append("event: " + event)
+    lines.extend("data: " + part for part in data.split("\n"))
+    return ("\n".join(lines) + "\n\n").encode("utf-8")
+
+
 class OutStream(object):
     """Messages for one response stream, written out by exactly one handler thread at a time.
 
@@ -2594,15 +2621,7 @@ class Handler(BaseHTTPRequestHandler):
             return False
 
     def write_event(self, data, event=None, event_id=None, retry_ms=None):
-        lines = []
-        if event_id is not None:
-            lines.append("id: " + event_id)
-        if retry_ms is not None:
-            lines.append("retry: %d" % retry_ms)
-        if event is not None:
-            lines.append("event: " + event)
-        lines.extend("data: " + part for part in data.split("\n"))
-        return self._write_stream(("\n".join(lines) + "\n\n").encode("utf-8"))
+        return self._write_stream(event_bytes(data, event, event_id, retry_ms))
 
     def end_sse(self):
         """The end of a stream that was not cut: the terminating chunk when chunked (the
@@ -2612,8 +2631,18 @@ class Handler(BaseHTTPRequestHandler):
             if not self._write_stream(b"0\r\n\r\n"):
                 self.close_connection = True
 
-    def cut_stream(self):
-        """Close the connection in the middle of the stream: no response, no terminating chunk."""
+    def cut_stream(self, how="between", following=None):
+        """Close the connection in the middle of the stream: no response, no terminating chunk.
+        ``how`` (--cut-how) other than between: first a part of ``following``, the next event
+        (its bytes), cut inside its data line: as a chunk of its own, or (mid-chunk) inside a
+        chunk that announced the whole event."""
+        if how != "between" and following is not None:
+            part = following[:following.index(b"data: ") + 20]
+            if how == "mid-chunk" and self.chunked:
+                self.chunked = False
+                self._write_stream(b"%x\r\n%s" % (len(following), part))
+            else:
+                self._write_stream(part)
         self.chunked = False
         self.close_connection = True
         try:
@@ -3149,7 +3178,8 @@ class HttpFrontEnd(object):
             return
         try:
             self.drain(h, stream, start, prefer_json=False, sse_now=True,
-                       priming=session.version >= "2025-11-25")
+                       priming=session.version >= "2025-11-25",
+                       cut="GET" if self.options.cut_method == "GET" else None)  # only when asked by name
         finally:
             with stream.cond:
                 stream.attached = False
@@ -3175,6 +3205,7 @@ class HttpFrontEnd(object):
         if sse_now:
             h.start_sse()
             sse = True
+            cut_after = self._cut_after(cut)
             if priming and stream.prefix and not h.write_event("", None, "%s%d" % (stream.prefix, start), retry_ms):
                 return False
         written = 0
@@ -3207,11 +3238,15 @@ class HttpFrontEnd(object):
                         on_gone()
                     return False
             for event in batch:
-                if written == cut_after:
-                    self.log.info("cutting a response stream after %d event(s)", written)
-                    h.cut_stream()
-                    return True
                 data = event.msg if isinstance(event.msg, str) else dumps(event.msg)
+                if written == cut_after:
+                    how = self.options.cut_how
+                    self.log.info("cutting a response stream after %d event(s) (%s)", written, how)
+                    if how == "end":
+                        return False          # drain ends it cleanly
+                    h.cut_stream(how, event_bytes(data, event.event,
+                                                  None if how == "mid-event" else event.event_id))
+                    return True
                 if not h.write_event(data, event.event, event.event_id):
                     if on_gone is not None:
                         on_gone()
@@ -3246,7 +3281,8 @@ class HttpFrontEnd(object):
         self.log.info("HTTP+SSE session %s opened", fingerprint(session.session_id))
         session.stream.put("/messages?sessionId=" + session.session_id, event="endpoint")
         try:
-            self.drain(h, session.stream, prefer_json=False, sse_now=True)
+            self.drain(h, session.stream, prefer_json=False, sse_now=True,
+                       cut="GET" if self.options.cut_method == "GET" else None)  # only when asked by name
         finally:
             with self.lock:
                 self.sse_sessions.pop(session.session_id, None)
@@ -4276,7 +4312,11 @@ def parse_args(argv):
     parser.add_argument("--cut-streams", type=_count(0), default=None, metavar="N",
                         help="with --http: cut the first SSE response stream of each method, after its priming event "
                              "(2025-11-25) and N more events")
-    parser.add_argument("--cut-method", metavar="METHOD", help="with --cut-streams: cut only this method's streams")
+    parser.add_argument("--cut-method", metavar="METHOD", help="with --cut-streams: cut only this method's streams "
+                        "(GET: the first GET stream, cut only when named)")
+    parser.add_argument("--cut-how", choices=CUT_HOWS, default="between",
+                        help="with --cut-streams: where the stream stops: " + "; ".join(
+                            "%s: %s" % item for item in CUT_HOWS.items()))
     parser.add_argument("--record-http", action="store_true", help="with --record: also record GET and DELETE "
                         "requests of /mcp (lines without a message)")
     parser.add_argument("--lose-sessions", action="store_true", help="with --http: forget a 2025-11-25 session once "

@@ -333,6 +333,67 @@ def test_http_in_both_eras_with_a_task(windows, start_server, era):
     assert result.code == 0 and "Q3 revenue" in result.out, result
 
 
+CLOSING_PATH = r"""
+import socket, sys, threading
+sys.path.insert(0, sys.argv[1])
+import mcp_tui
+listener = socket.create_server(("127.0.0.1", 0))
+def serve():
+    conn, _ = listener.accept()
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += conn.recv(4096)
+    event = b"data: {}\n\n"
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                 + b"%x\r\n%s\r\n" % (len(event), event))
+    threading.Event().wait()  # silence: the stream stays open
+threading.Thread(target=serve, daemon=True).start()
+client = mcp_tui.HttpClient("http://127.0.0.1:%d/mcp" % listener.getsockname()[1], timeout=60)
+conn, response = client.open("POST", body=b"{}", seconds=10, stream=True)
+seen, ended, discarded = threading.Event(), threading.Event(), threading.Event()
+def read():
+    try:
+        for event in mcp_tui.iter_sse(response, mcp_tui.SseDecoder()):
+            seen.set()
+    except Exception:
+        pass
+    ended.set()
+threading.Thread(target=read, daemon=True).start()
+seen.wait(10)
+mcp_tui.shut_down(conn)
+threading.Thread(target=lambda: (client.discard(conn), discarded.set()), daemon=True).start()
+print("reader woke:", ended.wait(10), "connection closed:", discarded.wait(10))
+"""
+
+
+def test_shut_down_wakes_a_blocked_stream_reader(windows):
+    """The closing path itself, on the Windows socket: a reader blocked on a silent stream
+    wakes once shut_down ran, and closing its connection returns (shutdown(2) alone left the
+    reader blocked and the close waiting on its buffer for ever)."""
+    ran = windows.run("--python", "-c", CLOSING_PATH, windows_path(ROOT), timeout=60)
+    assert (ran.code, ran.out.strip()) == (0, "reader woke: True connection closed: True"), ran
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+def test_a_task_waited_for_through_an_http_tap_finishes(windows, start_server, era, tmp_path):
+    """`--task --wait` through `tap --listen` (a Linux tap in front of a Linux test server): the
+    tap relays streams chunked on a kept-alive connection, and closing the stream the reader
+    thread was blocked on hung for ever after `completed` (shutdown(2) does not wake a blocked
+    recv on Windows; closing the socket does). The tap's URL is the one it prints on start."""
+    from test_tap_http import HttpTap
+
+    server = start_server("--era", era)
+    (tmp_path / "tap-state").mkdir()
+    tap = HttpTap(tmp_path / "tap-state", server.url)
+    try:
+        ran = windows.run("--url", tap.url, "--timeout", "60", "tool", "call", "render_report", "quarter=Q3", "--task",
+                          "--wait", timeout=60)
+    finally:
+        tap.stop()
+    assert ran.code == 0, ran
+    assert "Q3 revenue: $4.9M across 1,433 orders" in ran.out, ran
+
+
 CMD_SHELL = {"PSModulePath": "C:\\Program Files\\WindowsPowerShell\\Modules;"
                              "C:\\Windows\\system32\\WindowsPowerShell\\v1.0\\Modules"}  # what cmd.exe passes on
 RUN_IN_CMD = ("import subprocess, sys; line = open(sys.argv[1], encoding='utf-8').read(); "
