@@ -1540,7 +1540,7 @@ class Server(object):
     # The tools themselves. Each takes a ToolCall and returns a CallToolResult.
 
     def tool_echo(self, call):
-        return text_result(call.args["message"])
+        return text_result(self.options.echo_prefix + call.args["message"])
 
     tool_admin_echo = tool_echo               # the same tool behind a scope (AUTH_TOOL_SCOPES)
 
@@ -4179,6 +4179,8 @@ def parse_args(argv):
     parser.add_argument("--http", metavar="[HOST:]PORT", help="serve Streamable HTTP at /mcp instead of stdio")
     parser.add_argument("--era", choices=ERA_CHOICES, default="both", help="protocol era(s) to speak")
     parser.add_argument("--legacy-sse", action="store_true", help="serve the 2024-11-05 HTTP+SSE transport")
+    parser.add_argument("--echo-prefix", default="", metavar="TEXT", help="echo answers TEXT + the message "
+                        "(two servers of one test told apart by their answers)")
     parser.add_argument("--page-size", type=_count(1), default=0, metavar="N", help="paginate lists")
     parser.add_argument("--no-tasks", action="store_true", help="no tasks capability or extension")
     parser.add_argument("--tampered-skill", action="store_true", help="2026-07-28: serve a skill whose manifest "
