@@ -67,7 +67,7 @@ tests/test_layering.py checks this map against the banners and the code.
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
                     (and whole, credentials masked, in a --record file, which ``replay`` reads)
                     classes: LogSelection MessageRecorder Recording RecordedResponder DebugLog
-                    Exchange ExchangeBook
+                    SourcedLog Exchange ExchangeBook
      4a. taps       a real host's conversation with its server: the stdio relay (``TapRelay``),
                     and the tap's log in the state directory, written and followed
                     classes: TapLog TapFollower TapExchanges TapTranscriber TapRelay
@@ -8956,6 +8956,9 @@ def replay(session, recording, ignored, on_compared):
     return different
 
 
+# -- 4. Debug log: the ring, one session's part of it, and the message list -----------------
+
+
 class DebugLog:
     """The ring of the run's debug entries: at most ``capacity`` of them and about ``size``
     bytes, every field cut (a message's body at LOG_BODY_LIMIT, the rest at KEPT_FIELD_LIMIT)."""
@@ -17092,9 +17095,12 @@ class TuiServers:
 
     def session_log(self, spec):
         """The log a new session of ``spec`` writes to: the app's, each entry and row marked as
-        that session's (SourcedLog), so that the debug screen knows its server."""
+        that session's (SourcedLog), so that the debug screen knows its server. The label an F9
+        recording's lines carry is the connection as given (a URL without its userinfo and
+        query values, as the HTTP trace shows it)."""
         self.last_source += 1
-        return SourcedLog(self.log, LogSource(self.last_source, spec.describe()))
+        label = masked_url(spec.describe()) if spec.kind != "stdio" else spec.describe()
+        return SourcedLog(self.log, LogSource(self.last_source, label))
 
     def server_of(self, source):
         """The server a debug row (its source number) came from, open or closed; None when it
@@ -17491,6 +17497,9 @@ class Tui(TuiServers):
         except OSError as exc:
             return self.say("Cannot record in %s: %s" % (os.getcwd(), exc.strerror or exc), True)
         recorder = MessageRecorder(handle, self.log.credentials)
+        for server in self.servers:  # each server's era, chosen before the recording starts
+            if server.session is not None and server.session.log.source is not None:
+                recorder.eras[server.session.log.source.number] = server.session.era.name
         self.recording = recorder, path
         self.log.record_to(recorder)
         self.say("Recording to %s (F9 stops)." % os.path.basename(path))

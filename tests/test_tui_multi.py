@@ -180,3 +180,22 @@ def test_ctrl_c_asks_while_another_server_has_a_call_running(two_servers):
     screen.wait_for(lambda t: "1 call still running; quit anyway? y/n" in screen.status_line(), what="asked again")
     screen.send("ctrl-c")  # twice: at once
     assert screen.wait_exit() == 130
+
+
+@needs_pty
+def test_an_f9_recording_says_each_lines_server_and_its_era(two_servers, tmp_path):
+    servers = two_servers()
+    screen = servers.screen
+    screen.send("f9")
+    started = screen.wait_for(lambda t: re.search(r"Recording to mcp-tui-\S+\.jsonl", screen.status_line()),
+                              what="recording")
+    path = tmp_path / "work" / re.search(r"(mcp-tui-\S+\.jsonl)", started).group(1)
+    echoed_on_both(servers)
+    screen.send("f9")
+    screen.wait_for(lambda t: "Recording stopped" in screen.status_line(), what="recording stopped")
+    lines = [json.loads(line) for line in path.read_text().splitlines()][1:]
+    calls = [(line["server"], line["era"], line["message"]["params"]["arguments"]["message"]) for line in lines
+             if line["message"].get("method") == "tools/call"]
+    assert calls == [(servers.http.url, "legacy", "from-second"),
+                     (calls[1][0], "modern", "from-first")] and "testserver" in calls[1][0], calls
+    assert all("server" in line for line in lines)  # every line of a session says whose
