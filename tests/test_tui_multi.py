@@ -199,3 +199,64 @@ def test_an_f9_recording_says_each_lines_server_and_its_era(two_servers, tmp_pat
     assert calls == [(servers.http.url, "legacy", "from-second"),
                      (calls[1][0], "modern", "from-first")] and "testserver" in calls[1][0], calls
     assert all("server" in line for line in lines)  # every line of a session says whose
+
+
+@needs_pty
+def test_history_runs_a_call_again_on_its_own_server(two_servers):
+    servers = two_servers()
+    screen = servers.screen
+    echoed_on_both(servers)  # server 2 shown
+    screen.send("H")
+    screen.wait_for("from-second")
+    assert "from-first" not in screen.text()  # each server its own history
+    screen.send("r")
+    screen.wait_for(lambda t: servers.echoes(2) == ["from-second", "from-second"], what="server 2 asked again")
+    assert servers.echoes(1) == ["from-first"]
+
+
+def start_report_task(screen, modern):
+    """From the main screen: render_report as a task of 500 pages (long enough to cancel), then back."""
+    open_tool(screen, "render_report")
+    if modern:
+        screen.send("ctrl-t")  # a 2025-11-25 listing says taskSupport "required": the form opens in task mode
+    screen.wait_for(lambda t: "[task mode]" in t.splitlines()[0], what="[task mode] in the title")
+    screen.send("right", "down", "backspace", "backspace", "5", "0", "0", "ctrl-x")
+    screen.wait_for("Rendering page")
+    screen.send("esc")
+    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui "), what="the main screen")
+
+
+@needs_pty
+def test_the_tasks_screen_cancels_on_its_own_server(two_servers):
+    servers = two_servers()
+    screen = servers.screen
+    start_report_task(screen, modern=False)  # server 2: 2025-11-25
+    screen.send(ALT[1])
+    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown")
+    start_report_task(screen, modern=True)
+    screen.send("T")
+    screen.wait_for(lambda t: len(t.splitlines()) > 3 and "working" in t.splitlines()[3], what="the task listed")
+    screen.send("c")
+    screen.wait_for(lambda t: "Cancel task" in screen.status_line(), what="the question")
+    screen.send("y")
+    screen.wait_for(lambda t: "cancelled" in t.splitlines()[3], what="the task cancelled")
+    assert len(servers.received(1, "tasks/cancel")) == 1 and servers.received(2, "tasks/cancel") == []
+    screen.send("q", ALT[2], "T")
+    screen.wait_for(lambda t: screen.title_line().startswith(" Tasks") and "2/2" in screen.title_line()
+                    and "working" in t.splitlines()[3], what="server 2's task still working")
+
+
+def test_two_sessions_requests_pair_with_their_own_answers_in_the_message_list():
+    """Both servers number their requests from 1: an answer pairs with its own session's request."""
+    log = mcp_tui.DebugLog()
+    book = log.record_to(mcp_tui.ExchangeBook())
+    first, second = (mcp_tui.SourcedLog(log, mcp_tui.LogSource(number, "server %d" % number)) for number in (1, 2))
+    for session in (first, second):
+        session.message("out", {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "echo"}}, "stdio")
+    second.message("in", {"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "second"}]}},
+                   "stdio")
+    first.message("in", {"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "first"}]}},
+                  "stdio")
+    rows = book.snapshot()
+    assert [(row.source, row.answer["result"]["content"][0]["text"]) for row in rows] == [(1, "first"), (2, "second")]
+    assert [entry["source"] for entry in log.select(kinds=("message",))] == [1, 2, 2, 1]
