@@ -17638,7 +17638,7 @@ class Tui(TuiServers):
             try:
                 self.ledger.remember(task, self.tasks, tool_name)
             except (OSError, McpTuiError) as exc:
-                self.log.event("tui", "cannot record the task in the ledger: %s" % exc)
+                self.session.log.event("tui", "cannot record the task in the ledger: %s" % exc)
 
     def task_seen(self, task):
         """A newer view of a task, from any source; a followed task's changes go to the status line."""
@@ -17853,7 +17853,7 @@ class TuiConnection:
             try:
                 remember_connection(session.spec)  # the side pane's recent list
             except (OSError, McpTuiError) as exc:
-                app.log.event("tui", "cannot keep the connection in the recent list: %s" % exc)
+                session.log.event("tui", "cannot keep the connection in the recent list: %s" % exc)
         summary = session.summary()
         app.say("%s to %s (%s, %s)." % ("Connected" if fresh else "Reconnected", session.display_name(),
                                         summary["protocolVersion"], summary["transport"]))
@@ -17913,7 +17913,7 @@ class TuiConnection:
         if session.connection_lost():
             return
         app.disconnected = None
-        app.log.event("tui", "the server answers again")
+        session.log.event("tui", "the server answers again")  # the debug row is this server's
         for screen in app.stack:
             if isinstance(screen, MainScreen):
                 screen.reload()
@@ -17927,7 +17927,7 @@ class TuiConnection:
         app = self.app
         if app.session is not None and not app.disconnected and app.attempt is None:
             app.disconnected = describe_failure(exc)
-            app.log.event("tui", "disconnected: %s" % app.disconnected)
+            app.session.log.event("tui", "disconnected: %s" % app.disconnected)  # the debug row is this server's
 
 
 class PendingAnswer:
@@ -20943,7 +20943,7 @@ class DebugScreen(SearchedList):
     def server_column(self, entries):
         """The width of the server column: none while the rows are all one server's."""
         sources = {entry.source if isinstance(entry, Exchange) else entry.get("source") for entry in entries}
-        return SERVER_COLUMN if len({self.app.server_of(source) for source in sources}) > 1 else 0
+        return SERVER_COLUMN if len({self.app.server_of(source) for source in sources} - {None}) > 1 else 0
 
     def entries(self):
         return self.tab_views()[self.tab]

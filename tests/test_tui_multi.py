@@ -260,3 +260,16 @@ def test_two_sessions_requests_pair_with_their_own_answers_in_the_message_list()
     rows = book.snapshot()
     assert [(row.source, row.answer["result"]["content"][0]["text"]) for row in rows] == [(1, "first"), (2, "second")]
     assert [entry["source"] for entry in log.select(kinds=("message",))] == [1, 2, 2, 1]
+
+
+@needs_pty
+def test_one_server_has_no_server_column(tui):
+    from tui_helpers import server_command
+
+    screen = tui(server_command(), columns=120, rows=40)
+    wait_for_tool_list(screen)
+    screen.send("D")
+    screen.wait_all("server/discover", "tools/list")
+    screen.send("6")
+    screen.wait_for("→ tools/list")
+    assert "1 mcp-tui test" not in screen.text() and "this server" not in screen.lines()[-2]
