@@ -20940,10 +20940,13 @@ class DebugScreen(SearchedList):
             return "closed %s" % server.name()
         return "%d %s" % (self.app.servers.index(server) + 1, server.name())
 
-    def server_column(self, entries):
-        """The width of the server column: none while the rows are all one server's."""
+    def server_column(self, entries, width):
+        """The width of the server column: none while the rows are all one server's; half
+        under 100 columns (the number and the name's start)."""
         sources = {entry.source if isinstance(entry, Exchange) else entry.get("source") for entry in entries}
-        return SERVER_COLUMN if len({self.app.server_of(source) for source in sources} - {None}) > 1 else 0
+        if len({self.app.server_of(source) for source in sources} - {None}) < 2:
+            return 0
+        return SERVER_COLUMN if width >= 100 else SERVER_COLUMN // 2
 
     def entries(self):
         return self.tab_views()[self.tab]
@@ -21087,7 +21090,7 @@ class DebugScreen(SearchedList):
         if not entries:
             canvas.put(2, 0, "Nothing here yet.", self.app.style.dim)
         rows = canvas.height - 1 - (1 if self.search.shown() else 0)
-        column = self.server_column(entries)
+        column = self.server_column(entries, canvas.width)
         for row, index, attr in list_rows(canvas, 1, rows, self.selection, len(entries), self.app.style):
             entry = entries[index]
             server = pad(clean_line(self.server_label(self.app.server_of(entry.source if isinstance(
