@@ -17497,9 +17497,7 @@ class Tui(TuiServers):
         except OSError as exc:
             return self.say("Cannot record in %s: %s" % (os.getcwd(), exc.strerror or exc), True)
         recorder = MessageRecorder(handle, self.log.credentials)
-        for server in self.servers:  # each server's era, chosen before the recording starts
-            if server.session is not None and server.session.log.source is not None:
-                recorder.eras[server.session.log.source.number] = server.session.era.name
+        recorder.eras.update(self.exchanges.eras)  # each session's era, chosen before the recording starts
         self.recording = recorder, path
         self.log.record_to(recorder)
         self.say("Recording to %s (F9 stops)." % os.path.basename(path))
@@ -20919,7 +20917,7 @@ class DebugScreen(SearchedList):
         return lambda source: server is None or self.app.server_of(source) is server
 
     @staticmethod
-    def keeper(selector, needle, task_status_only, of_server):
+    def keeper(selector, needle, task_status_only, of_server=lambda source: True):
         def keep(entry):
             return (log_entry_selected(entry, **selector) and (not task_status_only or is_task_status_entry(entry))
                     and of_server(entry.get("source"))
