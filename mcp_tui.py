@@ -21038,7 +21038,11 @@ class DebugScreen(SearchedList):
             self.app.open(TextScreen(self.app, "Sent again to %s: %s" % (server.name(), method),
                                      exchange_comparison_text(row, params, outcome, self.app.log.credentials)))
 
-        self.app.spawn(lambda: resent_outcome(session, method, params, tool), shown)
+        def failed(exc):  # said here, and to the row's server, whose connection a failure may have ended
+            self.app.serve(server, self.app.report_failure, exc)
+            self.app.say(describe_failure(exc), True)
+
+        self.app.spawn(lambda: resent_outcome(session, method, params, tool), shown, failed)
 
     def save_rows(self):
         """s: the marked rows (none marked: every row the search shows) as --record writes

@@ -273,3 +273,22 @@ def test_one_server_has_no_server_column(tui):
     screen.send("6")
     screen.wait_for("→ tools/list")
     assert "1 mcp-tui test" not in screen.text() and "this server" not in screen.lines()[-2]
+
+
+@needs_pty
+def test_a_failed_send_again_ends_the_rows_servers_connection_not_the_shown_ones(two_servers):
+    servers = two_servers()
+    screen = servers.screen
+    echoed_on_both(servers)
+    screen.send(ALT[1])
+    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown")
+    servers.http.stop()  # server 2 (HTTP) gone
+    open_requests(screen)
+    select_row(screen, SERVER_2, "tools/call echo")
+    screen.send("r")
+    screen.wait_for(lambda t: "Sending tools/call again to" not in screen.status_line()
+                    and screen.status_line().strip(), what="the failure said")
+    assert "[disconnected]" not in screen.title_line() and servers.echoes(1) == ["from-first"]
+    screen.send("q", ALT[2])
+    screen.wait_for(lambda t: "2/2" in screen.title_line() and "[disconnected]" in screen.title_line(),
+                    what="server 2 known gone")
