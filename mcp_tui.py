@@ -20852,8 +20852,9 @@ class DebugScreen(SearchedList):
                 key_action(lambda screen: screen.toggle_task_status_only()),
                 when=lambda screen: not on_requests_tab(screen)),
         Binding("o", lambda screen: "all servers" if screen.shown_only else "this server" if len(
-            screen.app.servers) > 1 else "", "only the rows of the server on show (Alt+1-9 shows another); "
-                "again: every server's", key_action(lambda screen: screen.toggle_shown_only())),
+            screen.app.servers) > 1 and screen.app.window.getmaxyx()[1] >= 100 else "",  # 80 columns: ? lists it
+                "only the rows of the server on show (Alt+1-9 shows another); again: every server's",
+                key_action(lambda screen: screen.toggle_shown_only())),
         Binding("/", lambda screen: "" if on_requests_tab(screen) else "search",  # 80 columns hold the hints
                 "search: only entries with the text (Enter keeps it, Esc clears it)",
                 key_action(lambda screen: setattr(screen.search, "active", True))),
