@@ -14,6 +14,7 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
       --legacy-sse         with --http: serve the 2024-11-05 HTTP+SSE transport instead
                            (GET /mcp or /sse opens the stream, POST /messages?sessionId=...)
       --page-size N        paginate tools, resources, templates, prompts and tasks/list
+      --echo-prefix TEXT   echo answers TEXT + the message (two servers of one test told apart)
       --no-tasks           no tasks capability and no tasks extension at all
       --page-ms N          time render_report spends per page (default 250)
       --poll-ms N          pollInterval / pollIntervalMs hint on every task (default 5)
