@@ -20930,22 +20930,24 @@ class DebugScreen(SearchedList):
         self.shown_only = not self.shown_only
         self.tail = True
 
-    def server_label(self, server):
+    def server_label(self, server, short=False):
         """The server column's text: its number as Alt+N and the side pane count it, and its
-        name; a closed one says so, a row of no server (a failed attempt, mcp-tui's own) "-"."""
+        name; a closed one says so, a row of no server (a failed attempt, mcp-tui's own) "-".
+        ``short``: the number alone, "x" for a closed one."""
         if server is None:
             return "-"
         if server not in self.app.servers:
-            return "closed %s" % server.name()
-        return "%d %s" % (self.app.servers.index(server) + 1, server.name())
+            return "x" if short else "closed %s" % server.name()
+        number = self.app.servers.index(server) + 1
+        return str(number) if short else "%d %s" % (number, server.name())
 
     def server_column(self, entries, width):
         """The width of the server column: none while the rows are all one server's; half
-        under 100 columns (the number and the name's start)."""
+        under 100 columns (the number and the name's start), the number alone under 80."""
         sources = {entry.source if isinstance(entry, Exchange) else entry.get("source") for entry in entries}
         if len({self.app.server_of(source) for source in sources} - {None}) < 2:
             return 0
-        return SERVER_COLUMN if width >= 100 else SERVER_COLUMN // 2
+        return SERVER_COLUMN if width >= 100 else SERVER_COLUMN // 2 if width >= 80 else 2
 
     def entries(self):
         return self.tab_views()[self.tab]
@@ -21032,11 +21034,13 @@ class DebugScreen(SearchedList):
         server, method = self.app.server_of(row.source), row.method
         session = server.session
         tool = (session.tools or {}).get(params.get("name")) if method == "tools/call" else None
-        self.app.say("Sending %s again to %s ..." % (method, server.name()))
+        named = server.name() + (" (server %d)" % (self.app.servers.index(server) + 1) if len(self.app.servers) > 1
+                                 else "")  # two servers may have one name
+        self.app.say("Sending %s again to %s ..." % (method, named))
 
         def shown(outcome):
             self.app.say("")
-            self.app.open(TextScreen(self.app, "Sent again to %s: %s" % (server.name(), method),
+            self.app.open(TextScreen(self.app, "Sent again to %s: %s" % (named, method),
                                      exchange_comparison_text(row, params, outcome, self.app.log.credentials)))
 
         def failed(exc):  # said here, and to the row's server, whose connection a failure may have ended
@@ -21097,7 +21101,7 @@ class DebugScreen(SearchedList):
         for row, index, attr in list_rows(canvas, 1, rows, self.selection, len(entries), self.app.style):
             entry = entries[index]
             server = pad(clean_line(self.server_label(self.app.server_of(entry.source if isinstance(
-                entry, Exchange) else entry.get("source")))), column - 1) + " " if column else ""
+                entry, Exchange) else entry.get("source")), column < 3)), column - 1) + " " if column else ""
             if isinstance(entry, Exchange):
                 canvas.put(row, 0, ("*" if entry in self.marked else " ") + server + exchange_line(entry), attr)
             else:

@@ -81,7 +81,7 @@ def test_sent_again_goes_to_the_rows_server_not_the_one_on_show(two_servers, key
         screen.send("ctrl-x")
     else:
         screen.send("r")
-    screen.wait_for(lambda t: screen.title_line().startswith(" Sent again to mcp-tui test server: tools/call"),
+    screen.wait_for(lambda t: screen.title_line().startswith(" Sent again to mcp-tui test server (server 1): tools/call"),
                     what="the new answer over the old")
     screen.wait_for("The same answer as the first")
     assert "Differences" not in screen.text() and "second:from-first" not in screen.text()
@@ -292,3 +292,14 @@ def test_a_failed_send_again_ends_the_rows_servers_connection_not_the_shown_ones
     screen.send("q", ALT[2])
     screen.wait_for(lambda t: "2/2" in screen.title_line() and "[disconnected]" in screen.title_line(),
                     what="server 2 known gone")
+
+
+@needs_pty
+def test_a_narrow_debug_screen_keeps_the_server_number_alone(two_servers):
+    servers = two_servers()
+    screen = servers.screen
+    echoed_on_both(servers)
+    open_requests(screen)
+    screen.resize(40, 12)
+    screen.wait_for(lambda t: re.search(r"^ 2 \d\d:\d\d:\d\d → tools/call echo", t, re.M), what="the number alone")
+    assert "mcp-tui test" not in "\n".join(screen.lines()[2:-2])
