@@ -303,3 +303,21 @@ def test_a_narrow_debug_screen_keeps_the_server_number_alone(two_servers):
     screen.resize(40, 12)
     screen.wait_for(lambda t: re.search(r"^ 2 \d\d:\d\d:\d\d → tools/call echo", t, re.M), what="the number alone")
     assert "mcp-tui test" not in "\n".join(screen.lines()[2:-2])
+
+
+@needs_pty
+def test_a_row_of_a_server_since_reconnected_goes_to_its_new_session(two_servers):
+    servers = two_servers()
+    screen = servers.screen
+    echoed_on_both(servers)
+    screen.send(ALT[1])
+    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown")
+    screen.send("ctrl-r")  # a new process of the stdio server, a new session
+    screen.wait_for(lambda t: "Reconnected to" in screen.status_line(), what="reconnected")
+    screen.send(ALT[2])
+    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  2/2 "), what="server 2 shown")
+    open_requests(screen)
+    select_row(screen, SERVER_1, "tools/call echo")
+    screen.send("r")
+    screen.wait_for("The same answer as the first")
+    assert servers.echoes(1) == ["from-first", "from-first"] and servers.echoes(2) == ["from-second"]
