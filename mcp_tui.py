@@ -67,7 +67,7 @@ tests/test_layering.py checks this map against the banners and the code.
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
                     (and whole, credentials masked, in a --record file, which ``replay`` reads)
                     classes: LogSelection MessageRecorder Recording RecordedResponder DebugLog
-                    Exchange ExchangeBook
+                    SourcedLog Exchange ExchangeBook
      4a. taps       a real host's conversation with its server: the stdio relay (``TapRelay``),
                     and the tap's log in the state directory, written and followed
                     classes: TapLog TapFollower TapExchanges TapTranscriber TapRelay
@@ -8875,31 +8875,43 @@ class MessageRecorder:
     credentials are masked as in the debug log; task IDs are kept (a replay follows them),
     which is why the file is private. Each run appends a line that starts its part. A request
     mcp-tui sends for its own use (DebugLog.for_itself) says "bookkeeping": a replay sends
-    and compares only the others."""
+    and compares only the others. A message of one of several sessions (the TUI's servers: a
+    LogSource) says its server, and its era is that session's."""
 
     def __init__(self, handle, credentials):
         self.handle, self.credentials = handle, credentials
         self.started = time.perf_counter()
-        self.labelled_era = None  # a label on each line, never a decision: the session decides
+        self.eras = {}  # a label on each line, never a decision (the session decides), per source number
         self._lock = threading.Lock()
         self._write({"recording": RECORDING_FORMAT, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+
+    @property
+    def labelled_era(self):
+        return self.eras.get(None)
+
+    @labelled_era.setter
+    def labelled_era(self, era):
+        self.eras[None] = era
 
     def see(self, entry):
         """A sink of the debug log: its session events say which era was chosen."""
         if entry.get("type") == "event" and entry.get("era"):
-            self.labelled_era = entry["era"]
+            self.eras[entry.get("source")] = entry["era"]
 
-    def message(self, direction, message, transport, bookkeeping=False):
+    def message(self, direction, message, transport, bookkeeping=False, source=None):
+        number = source.number if source is not None else None
         if direction == "out" and message.get("method") in ERA_OPENERS:
-            self.labelled_era = ERA_OPENERS[message["method"]]
+            self.eras[number] = ERA_OPENERS[message["method"]]
         try:
             kept = masked_strings(message, self.credentials)
         except RecursionError:
             kept = {"unrecorded": "nested too deeply to record"}
-        record = {"t": round(time.perf_counter() - self.started, 6), "direction": direction, "era": self.labelled_era,
-                  "transport": transport, "message": kept}
+        record = {"t": round(time.perf_counter() - self.started, 6), "direction": direction,
+                  "era": self.eras.get(number), "transport": transport, "message": kept}
         if bookkeeping:
             record["bookkeeping"] = True
+        if source is not None:
+            record["server"] = masked_strings(source.label, self.credentials)
         self._write(record)
 
     def _write(self, record):
@@ -9217,9 +9229,14 @@ def replay(session, recording, ignored, on_compared):
     return different
 
 
+# -- 4. Debug log: the ring, one session's part of it, and the message list -----------------
+
+
 class DebugLog:
     """The ring of the run's debug entries: at most ``capacity`` of them and about ``size``
     bytes, every field cut (a message's body at LOG_BODY_LIMIT, the rest at KEPT_FIELD_LIMIT)."""
+
+    source = None  # the LogSource of a SourcedLog's entries; a plain log's have none
 
     def __init__(self, capacity=5000, credentials=None, size=KEPT_LOG_BYTES):
         self.entries = KeptTail(capacity, size)
@@ -9257,7 +9274,7 @@ class DebugLog:
         bookkeeping = direction == "out" and "method" in message and self.for_itself.depth() > 0
         for recorder in self.recorders:
             try:
-                recorder.message(direction, message, transport, bookkeeping)
+                recorder.message(direction, message, transport, bookkeeping, self.source)
             except Exception:  # as with a sink: a full disk must never break the session
                 pass
         task_ids = find_task_ids(message, set())
@@ -9370,6 +9387,30 @@ class DebugLog:
                 pass
 
 
+# One session's part of a log shared by several (the TUI's servers): ``number`` tells the
+# sessions apart (a log entry's "source"), ``label`` names the server in a recording.
+LogSource = collections.namedtuple("LogSource", "number label")
+
+
+class SourcedLog:
+    """The run's DebugLog as one session writes to it: each entry it adds says its source
+    (a LogSource's number), and each message it records goes with the LogSource, so that a
+    TUI with several servers knows whose every row is. Everything else is the shared log's."""
+
+    def __init__(self, log, source):
+        self.log, self.source = log, source
+
+    def __getattr__(self, name):
+        return getattr(self.log, name)
+
+    message, mask_headers, http_exchange, sse_event, event, stderr = (
+        DebugLog.message, DebugLog.mask_headers, DebugLog.http_exchange, DebugLog.sse_event, DebugLog.event,
+        DebugLog.stderr)
+
+    def _add(self, entry):
+        self.log._add(dict(entry, source=self.source.number))
+
+
 def format_log_entry(entry):
     stamp = time.strftime("%H:%M:%S", time.localtime(entry["time"])) + ".%03d" % (entry["time"] % 1 * 1000)
     kind = entry["type"]
@@ -9405,9 +9446,10 @@ class Exchange:
     """One row of the TUI's message list: a request with its answer (the client's or the
     server's), or a notification, each message whole as it went over the wire."""
 
-    def __init__(self, direction, message, transport, labelled_era, bookkeeping):
+    def __init__(self, direction, message, transport, labelled_era, bookkeeping, source=None):
         self.direction, self.message, self.transport = direction, message, transport
         self.labelled_era, self.bookkeeping = labelled_era, bookkeeping
+        self.source = source.number if source is not None else None  # whose session (LogSource), if one of several
         self.answer = None
         self.cancelled = False
         self.sent_at, self.started = time.time(), time.perf_counter()
@@ -9471,35 +9513,37 @@ class ExchangeBook:
 
     def __init__(self, capacity=EXCHANGE_ROWS):
         self.rows = collections.deque(maxlen=capacity)
-        self.waiting = {}  # (the request's direction, its id as JSON) -> its row, until answered
-        self.labelled_era = None  # a label, as MessageRecorder keeps one
+        self.waiting = {}  # (its source number, the request's direction, its id as JSON) -> its row, until answered
+        self.eras = {}  # a label, as MessageRecorder keeps one per source number
         self.handle = None  # nothing to close when the log stops recording to it
         self._lock = threading.Lock()
 
     def see(self, entry):
         if entry.get("type") == "event" and entry.get("era"):
-            self.labelled_era = entry["era"]
+            self.eras[entry.get("source")] = entry["era"]
 
-    def message(self, direction, message, transport, bookkeeping=False):
-        method = message.get("method")
+    def message(self, direction, message, transport, bookkeeping=False, source=None):
+        """Requests and answers pair up by id within one source (two servers both have a #1)."""
+        method, number = message.get("method"), source.number if source is not None else None
         with self._lock:
             if isinstance(method, str):
                 if direction == "out" and method in ERA_OPENERS:
-                    self.labelled_era = ERA_OPENERS[method]
+                    self.eras[number] = ERA_OPENERS[method]
                 if len(self.rows) == self.rows.maxlen:
                     dropped = self.rows[0]
-                    self.waiting.pop((dropped.direction, json.dumps(dropped.message.get("id"))), None)
-                row = Exchange(direction, message, transport, self.labelled_era, bookkeeping)
+                    self.waiting.pop((dropped.source, dropped.direction, json.dumps(dropped.message.get("id"))), None)
+                row = Exchange(direction, message, transport, self.eras.get(number), bookkeeping, source)
                 self.rows.append(row)
                 if "id" in message:
-                    self.waiting[(direction, json.dumps(message["id"]))] = row
+                    self.waiting[(number, direction, json.dumps(message["id"]))] = row
                 params = message.get("params") if isinstance(message.get("params"), dict) else {}
                 if direction == "out" and method == "notifications/cancelled":
-                    cancelled = self.waiting.get(("out", json.dumps(params.get("requestId"))))
+                    cancelled = self.waiting.get((number, "out", json.dumps(params.get("requestId"))))
                     if cancelled is not None:
                         cancelled.cancelled = True
             elif "id" in message:
-                row = self.waiting.pop(("in" if direction == "out" else "out", json.dumps(message["id"])), None)
+                row = self.waiting.pop((number, "in" if direction == "out" else "out", json.dumps(message["id"])),
+                                       None)
                 if row is not None:
                     row.answer, row.elapsed = message, time.perf_counter() - row.started
 
@@ -17986,6 +18030,22 @@ class TuiServers:
         self.shown = TuiConnection(self)
         self.servers = [self.shown]
         self.pane = ServersPane(self)  # the main screen's side pane that lists them
+        self.sources = {}  # a session's LogSource number -> its server, kept once closed: whose each debug row is
+        self.last_source = 0
+
+    def session_log(self, spec):
+        """The log a new session of ``spec`` writes to: the app's, each entry and row marked as
+        that session's (SourcedLog), so that the debug screen knows its server. The label an F9
+        recording's lines carry is the connection as given (a URL without its userinfo and
+        query values, as the HTTP trace shows it)."""
+        self.last_source += 1
+        label = masked_url(spec.describe()) if spec.kind != "stdio" else spec.describe()
+        return SourcedLog(self.log, LogSource(self.last_source, label))
+
+    def server_of(self, source):
+        """The server a debug row (its source number) came from, open or closed; None when it
+        is mcp-tui's own or came from an attempt that never connected."""
+        return self.sources.get(source)
 
     @property
     def connection(self):
@@ -18108,8 +18168,8 @@ class Tui(TuiServers):
                 key = self.keys.read()
                 if key is not None:
                     self.guarded(self.dispatch, key)
-                elif not self.inbox.sleep(self):  # the terminal hung up
-                    self.quit_interrupted()
+                elif not self.inbox.sleep(self):  # the terminal hung up: nobody can answer a question
+                    self.quit_now()
         except KeyboardInterrupt:
             self.exit_code = EXIT_INTERRUPTED
         finally:
@@ -18243,6 +18303,14 @@ class Tui(TuiServers):
             self.quit_interrupted()
 
     def quit_interrupted(self):
+        """Ctrl+C outside a running call's screen quits, asking first as q does while any
+        server has calls or tasks running; a second Ctrl+C (the question up) quits at once."""
+        if self.work_running() and self.question is None:
+            self.ask("%s still running; quit anyway?" % self.work_running(), self.quit_now)
+        else:
+            self.quit_now()
+
+    def quit_now(self):
         self.exit_code = EXIT_INTERRUPTED
 
     def browse_key(self, key):
@@ -18369,6 +18437,7 @@ class Tui(TuiServers):
         except OSError as exc:
             return self.say("Cannot record in %s: %s" % (os.getcwd(), exc.strerror or exc), True)
         recorder = MessageRecorder(handle, self.log.credentials)
+        recorder.eras.update(self.exchanges.eras)  # each session's era, chosen before the recording starts
         self.recording = recorder, path
         self.log.record_to(recorder)
         self.say("Recording to %s (F9 stops)." % os.path.basename(path))
@@ -18507,7 +18576,7 @@ class Tui(TuiServers):
             try:
                 self.ledger.remember(task, self.tasks, tool_name)
             except (OSError, McpTuiError) as exc:
-                self.log.event("tui", "cannot record the task in the ledger: %s" % exc)
+                self.session.log.event("tui", "cannot record the task in the ledger: %s" % exc)
 
     def task_seen(self, task):
         """A newer view of a task, from any source; a followed task's changes go to the status line."""
@@ -18526,7 +18595,7 @@ class Tui(TuiServers):
         if recorded is None or recorded.get("id") == (session.session_record() or {}).get("id"):
             return self.tasks
         responder = TuiResponder(self, self.stubs[0], self.stubs[1], self.roots)
-        resumed = connect(session.spec, self.opts, responder, self.log, resume=recorded)
+        resumed = connect(session.spec, self.opts, responder, session.log, resume=recorded)
         self.resumed_sessions.append(resumed)
         return tasks_for(resumed)
 
@@ -18654,9 +18723,10 @@ class TuiConnection:
             spec.auth.try_again()  # a cancelled authorization asks again, not fails at once
         responder = TuiResponder(app, app.stubs[0], app.stubs[1], app.roots)
         attempt = app.attempt = ConnectAttempt()
+        log = app.session_log(spec)
 
         def work():
-            session = connect(spec, app.opts, responder, app.log, tell=lambda text: app.post(app.say, text),
+            session = connect(spec, app.opts, responder, log, tell=lambda text: app.post(app.say, text),
                               browser_step=lambda step: app.post(self.authorize, step),
                               started=attempt.started)
             if attempt.abandoned:
@@ -18694,6 +18764,8 @@ class TuiConnection:
         if fresh and self.session is not None:
             self.add_connected(session)
             return
+        if session.log.source is not None:
+            app.sources[session.log.source.number] = self  # its debug rows are this server's
         old, app.session, app.disconnected = app.session, session, None
         if old is not None:
             threading.Thread(target=old.close, daemon=True).start()  # a slow goodbye must not freeze the UI
@@ -18719,7 +18791,7 @@ class TuiConnection:
             try:
                 remember_connection(session.spec)  # the side pane's recent list
             except (OSError, McpTuiError) as exc:
-                app.log.event("tui", "cannot keep the connection in the recent list: %s" % exc)
+                session.log.event("tui", "cannot keep the connection in the recent list: %s" % exc)
         summary = session.summary()
         app.say("%s to %s (%s, %s)." % ("Connected" if fresh else "Reconnected", session.display_name(),
                                         summary["protocolVersion"], summary["transport"]))
@@ -18765,7 +18837,7 @@ class TuiConnection:
         """(Any thread.) An answer from the server while the connection counts as lost: an HTTP
         server that came back (a restarted one gets a new session) is connected again."""
         if self.disconnected and entry.get("type") == "message" and entry.get("direction") == "in" and entry.get(
-                "kind") in ("response", "error"):
+                "kind") in ("response", "error") and self.app.server_of(entry.get("source")) in (self, None):
             self.app.post_to(self, self.server_back)
 
     def server_back(self):
@@ -18779,7 +18851,7 @@ class TuiConnection:
         if session.connection_lost():
             return
         app.disconnected = None
-        app.log.event("tui", "the server answers again")
+        session.log.event("tui", "the server answers again")  # the debug row is this server's
         for screen in app.stack:
             if isinstance(screen, MainScreen):
                 screen.reload()
@@ -18793,7 +18865,7 @@ class TuiConnection:
         app = self.app
         if app.session is not None and not app.disconnected and app.attempt is None:
             app.disconnected = describe_failure(exc)
-            app.log.event("tui", "disconnected: %s" % app.disconnected)
+            app.session.log.event("tui", "disconnected: %s" % app.disconnected)  # the debug row is this server's
 
 
 class PendingAnswer:
@@ -21707,7 +21779,8 @@ class SearchedList(Screen):
 class DebugScreen(SearchedList):
     """The debug log live: Protocol (every message), Notifications, HTTP trace and the
     server's stderr. Key 8 keeps only task status notifications. Requests lists each request
-    with its answer as one row (the app's ExchangeBook), to send again, edit and save."""
+    with its answer as one row (the app's ExchangeBook), to send again, edit and save. With
+    several servers each row says its server, and an action on a row goes to that server."""
 
     TABS = tuple(name for name, _ in DEBUG_TABS) + ("Requests",)
     BINDINGS = (
@@ -21718,6 +21791,10 @@ class DebugScreen(SearchedList):
         Binding("8", "task status", "Notifications: only task status (notifications/tasks[/status]); again: all",
                 key_action(lambda screen: screen.toggle_task_status_only()),
                 when=lambda screen: not on_requests_tab(screen)),
+        Binding("o", lambda screen: "all servers" if screen.shown_only else "this server" if len(
+            screen.app.servers) > 1 and screen.app.window.getmaxyx()[1] >= 100 else "",  # 80 columns: ? lists it
+                "only the rows of the server on show (Alt+1-9 shows another); again: every server's",
+                key_action(lambda screen: screen.toggle_shown_only())),
         Binding("/", lambda screen: "" if on_requests_tab(screen) else "search",  # 80 columns hold the hints
                 "search: only entries with the text (Enter keeps it, Esc clears it)",
                 key_action(lambda screen: setattr(screen.search, "active", True))),
@@ -21727,15 +21804,17 @@ class DebugScreen(SearchedList):
                 "the request and its answer)", key_action(lambda screen: screen.open_entry()), codes=("ENTER",)),
         Binding("y", "copy", "copy the whole entry (on Requests: the request and its answer) to the clipboard",
                 key_action(lambda screen: screen.copy_entry())),
-        Binding("r", "again", "Requests: send the request again (a fresh id) and show the new answer over the\n"
-                "old, differences first (not initialize, server/discover, a notification)",
+        Binding("r", "again", "Requests: send the request again (a fresh id) to the server it went to, and show\n"
+                "the new answer over the old, differences first (not initialize, server/discover, a\n"
+                "notification; not to a closed server)",
                 key_action(lambda screen: screen.send_again(edit=False)), when=on_requests_tab),
         Binding("e", "edit", "Requests: edit the request's params (JSON, ^X sends) and send it",
                 key_action(lambda screen: screen.send_again(edit=True)), when=on_requests_tab),
         Binding("Space", "mark", "Requests: mark the row (or unmark it) for s", codes=(" ",),
                 action=key_action(lambda screen: screen.toggle_mark()), when=on_requests_tab),
         Binding("s", "save", "Requests: save the marked rows (none marked: all it shows) as a --record file\n"
-                "(mcp-tui-TIME.jsonl here, 0600) that `mcp-tui CONNECTION replay FILE` reads",
+                "(mcp-tui-TIME.jsonl here, 0600) that `mcp-tui CONNECTION replay FILE` reads;\n"
+                "rows of several servers: one file per server",
                 key_action(lambda screen: screen.save_rows()), when=on_requests_tab),
         Binding("j/k", lambda screen: not on_requests_tab(screen)),
         Binding("End", lambda screen: "" if on_requests_tab(screen) else "follow", "follow the newest entry"),
@@ -21752,33 +21831,63 @@ class DebugScreen(SearchedList):
         self.search = SearchBar()
         self.views, self.views_filter = [], None  # each tab's LogSelection, and the filters they apply
         self.marked = set()  # the Requests rows (Exchanges) s saves
+        self.shown_only = False  # o: only the rows of the server on show
 
     def title(self):
-        return "Debug: %s%s" % (self.TABS[self.tab], " [task status only]" if self.task_status_only
-                                and not on_requests_tab(self) else "")
+        return "Debug: %s%s%s" % (self.TABS[self.tab], " [task status only]" if self.task_status_only
+                                  and not on_requests_tab(self) else "",
+                                  " [server %s only]" % self.server_label(self.app.shown) if self.shown_only else "")
 
     def tab_views(self):
-        """Each tab's entries under the search and key 8 (tab counts follow them): made again
-        when a filter changes, otherwise brought up to date with only the new entries."""
-        needle = self.search.needle()
-        if self.views_filter != (needle, self.task_status_only):
-            self.views_filter = (needle, self.task_status_only)
+        """Each tab's entries under the search, key 8 and key o (tab counts follow them): made
+        again when a filter changes, otherwise brought up to date with only the new entries."""
+        needle, server = self.search.needle(), self.app.shown if self.shown_only else None
+        if self.views_filter != (needle, self.task_status_only, server):
+            self.views_filter = (needle, self.task_status_only, server)
             self.views = [LogSelection(self.app.log, self.keeper(selector, needle, name == "Notifications"
-                                                                 and self.task_status_only))
+                                                                 and self.task_status_only, self.server_test(server)))
                           for name, selector in DEBUG_TABS]
-        return [view.refresh() for view in self.views] + [self.request_rows(needle)]
+        return [view.refresh() for view in self.views] + [self.request_rows(needle, self.server_test(server))]
 
-    def request_rows(self, needle):
-        rows = self.app.exchanges.snapshot()
-        return [row for row in rows if needle in exchange_line(row).lower()] if needle else rows
+    def request_rows(self, needle, of_server):
+        rows = [row for row in self.app.exchanges.snapshot() if of_server(row.source)]
+        return [row for row in rows if needle in (exchange_line(row) + exchange_label(row)).lower()] if needle else rows
+
+    def server_test(self, server):
+        """Whether a row's source is ``server``'s (None: every row is kept)."""
+        return lambda source: server is None or self.app.server_of(source) is server
 
     @staticmethod
-    def keeper(selector, needle, task_status_only):
+    def keeper(selector, needle, task_status_only, of_server=lambda source: True):
         def keep(entry):
             return (log_entry_selected(entry, **selector) and (not task_status_only or is_task_status_entry(entry))
+                    and of_server(entry.get("source"))
                     and (not needle or needle in (debug_line(entry) + str(entry.get("body", ""))).lower()))
 
         return keep
+
+    def toggle_shown_only(self):
+        self.shown_only = not self.shown_only
+        self.tail = True
+
+    def server_label(self, server, short=False):
+        """The server column's text: its number as Alt+N and the side pane count it, and its
+        name; a closed one says so, a row of no server (a failed attempt, mcp-tui's own) "-".
+        ``short``: the number alone, "x" for a closed one."""
+        if server is None:
+            return "-"
+        if server not in self.app.servers:
+            return "x" if short else "closed %s" % server.name()
+        number = self.app.servers.index(server) + 1
+        return str(number) if short else "%d %s" % (number, server.name())
+
+    def server_column(self, entries, width):
+        """The width of the server column: none while the rows are all one server's; half
+        under 100 columns (the number and the name's start), the number alone under 80."""
+        sources = {entry.source if isinstance(entry, Exchange) else entry.get("source") for entry in entries}
+        if len({self.app.server_of(source) for source in sources} - {None}) < 2:
+            return 0
+        return SERVER_COLUMN if width >= 100 else SERVER_COLUMN // 2 if width >= 80 else 2
 
     def entries(self):
         return self.tab_views()[self.tab]
@@ -21819,18 +21928,29 @@ class DebugScreen(SearchedList):
             self.selection.on_key("DOWN", len(self.entries()))
             self.tail = False
 
+    def row_server_refusal(self, row):
+        """Why the row's own server cannot take it now, or None. A row goes only to the server
+        it came from: the same request sent to another server would act there."""
+        server = self.app.server_of(row.source)
+        if server is None:
+            return "%s went to no server that connected: nothing to send it to" % row.method
+        if server not in self.app.servers:
+            return "%s went to %s, which is closed: nothing was sent (C connects it again)" % (
+                row.method, server.name())
+        if server.session is None or server.disconnected:
+            return "Not connected to %s, where %s went: ^R on it reconnects" % (server.name(), row.method)
+        return None
+
     def send_again(self, edit):
-        """r (and e, after editing the params): the selected request once more, through the
-        session as any request goes, so the debug log, F9 and --record see it; its answer over
-        the old one (exchange_comparison_text)."""
+        """r (and e, after editing the params): the selected request once more, to the server
+        it went to, through its session as any request goes, so the debug log, F9 and
+        --record see it; its answer over the old one (exchange_comparison_text)."""
         row = self.selected()
         if row is None:
             return self.app.say("No request here yet.", True)
-        refusal = row.resend_refusal()
+        refusal = row.resend_refusal() or self.row_server_refusal(row)
         if refusal:
             return self.app.say(refusal + ".", True)
-        if self.app.session is None or self.app.disconnected:
-            return self.app.say("Not connected: ^R reconnects.", True)
         params = row.message.get("params") if isinstance(row.message.get("params"), dict) else {}
         if not edit:
             return self.resend(row, params)
@@ -21848,16 +21968,26 @@ class DebugScreen(SearchedList):
         self.resend(row, params)
 
     def resend(self, row, params):
-        session, method = self.app.session, row.method
+        refusal = self.row_server_refusal(row)  # it may have closed while the params were edited
+        if refusal:
+            return self.app.say(refusal + ".", True)
+        server, method = self.app.server_of(row.source), row.method
+        session = server.session
         tool = (session.tools or {}).get(params.get("name")) if method == "tools/call" else None
-        self.app.say("Sending %s again ..." % method)
+        named = server.name() + (" (server %d)" % (self.app.servers.index(server) + 1) if len(self.app.servers) > 1
+                                 else "")  # two servers may have one name
+        self.app.say("Sending %s again to %s ..." % (method, named))
 
         def shown(outcome):
             self.app.say("")
-            self.app.open(TextScreen(self.app, "Sent again: %s" % method, exchange_comparison_text(
-                row, params, outcome, self.app.log.credentials)))
+            self.app.open(TextScreen(self.app, "Sent again to %s: %s" % (named, method),
+                                     exchange_comparison_text(row, params, outcome, self.app.log.credentials)))
 
-        self.app.spawn(lambda: resent_outcome(session, method, params, tool), shown)
+        def failed(exc):  # said here, and to the row's server, whose connection a failure may have ended
+            self.app.serve(server, self.app.report_failure, exc)
+            self.app.say(describe_failure(exc), True)
+
+        self.app.spawn(lambda: resent_outcome(session, method, params, tool), shown, failed)
 
     def save_rows(self):
         """s: the marked rows (none marked: every row the search shows) as --record writes
@@ -21866,16 +21996,28 @@ class DebugScreen(SearchedList):
         rows = [row for row in self.app.exchanges.snapshot() if row in self.marked] or self.entries()
         if not rows:
             return self.app.say("No request to save yet.", True)
-        try:
-            handle, path = new_recording_file()
-        except OSError as exc:
-            return self.app.say("Cannot save in %s: %s" % (os.getcwd(), exc.strerror or exc), True)
-        with handle:
-            recorder = MessageRecorder(handle, self.app.log.credentials)
-            for row in rows:
-                row.write_to(recorder)
-        self.app.say("Saved %d row%s to %s (mcp-tui CONNECTION replay FILE sends them again)." % (
-            len(rows), "" if len(rows) == 1 else "s", path))
+        groups = collections.OrderedDict()  # a replay talks to one server: one file for each server's rows
+        for row in rows:
+            groups.setdefault(self.app.server_of(row.source), []).append(row)
+        saved = []  # (path, server, rows)
+        for server, server_rows in groups.items():
+            try:
+                handle, path = new_recording_file()
+            except OSError as exc:
+                return self.app.say("%sCannot save in %s: %s" % ("Saved %s; " % ", ".join(
+                    os.path.basename(path) for path, _, _ in saved) if saved else "", os.getcwd(),
+                    exc.strerror or exc), True)
+            with handle:
+                recorder = MessageRecorder(handle, self.app.log.credentials)
+                for row in server_rows:
+                    row.write_to(recorder)
+            saved.append((path, server, server_rows))
+        if len(saved) == 1:
+            return self.app.say("Saved %d row%s to %s (mcp-tui CONNECTION replay FILE sends them again)." % (
+                len(rows), "" if len(rows) == 1 else "s", saved[0][0]))
+        self.app.say("Saved %d files, one per server: %s, in %s (replay each with its server's CONNECTION)." % (
+            len(saved), ", ".join("%s (%s, %d rows)" % (os.path.basename(path), self.server_label(server), len(
+                server_rows)) for path, server, server_rows in saved), os.getcwd()))
 
     def switch(self, tab):
         self.tab, self.tail = tab, True
@@ -21895,12 +22037,15 @@ class DebugScreen(SearchedList):
         if not entries:
             canvas.put(2, 0, "Nothing here yet.", self.app.style.dim)
         rows = canvas.height - 1 - (1 if self.search.shown() else 0)
+        column = self.server_column(entries, canvas.width)
         for row, index, attr in list_rows(canvas, 1, rows, self.selection, len(entries), self.app.style):
             entry = entries[index]
+            server = pad(clean_line(self.server_label(self.app.server_of(entry.source if isinstance(
+                entry, Exchange) else entry.get("source")), column < 3)), column - 1) + " " if column else ""
             if isinstance(entry, Exchange):
-                canvas.put(row, 0, ("*" if entry in self.marked else " ") + exchange_line(entry), attr)
+                canvas.put(row, 0, ("*" if entry in self.marked else " ") + server + exchange_line(entry), attr)
             else:
-                canvas.put(row, 0, debug_line(entry), attr)
+                canvas.put(row, 0, server + debug_line(entry), attr)
         self.search.draw(canvas.sub(canvas.height - 1, 0, 1, canvas.width), self.app.style)
 
 
@@ -21916,6 +22061,10 @@ def debug_line(entry):
     return format_log_entry(entry).split("\n")[0]
 
 
+SERVER_COLUMN = 16  # cells of the debug screen's server column, a space after it included
+EXCHANGE_LABEL_COLUMN = 32  # cells of a Requests row's method and name: the status after it stays in line
+
+
 def exchange_label(row):
     params = row.message.get("params") if isinstance(row.message.get("params"), dict) else {}
     name = params.get("name", params.get("uri"))
@@ -21929,8 +22078,11 @@ def exchange_line(row):
     size_shown = "%d B" % size if size < 1024 else "%.1f KiB" % (size / 1024) if size < 1 << 20 else (
         "%.1f MiB" % (size / (1 << 20)))
     took = "%.1f ms" % (row.elapsed * 1000) if row.elapsed is not None else ""
-    return clean("%s %s %-32s %-12s %10s %10s%s%s" % (
-        clock_time_of(row.sent_at), "→" if row.direction == "out" else "←", exchange_label(row),
+    label = clean_line(exchange_label(row))
+    if cells(label) > EXCHANGE_LABEL_COLUMN:
+        label = clip(label, EXCHANGE_LABEL_COLUMN - 1) + "…"
+    return clean("%s %s %s %-12s %10s %10s%s%s" % (
+        clock_time_of(row.sent_at), "→" if row.direction == "out" else "←", pad(label, EXCHANGE_LABEL_COLUMN),
         row.status(), took, size_shown, "  #%s" % json.dumps(row.message["id"]) if "id" in row.message else "",
         "  (mcp-tui's own)" if row.bookkeeping else ""))
 
@@ -21996,7 +22148,8 @@ def help_text(screen):
         "F9         record every message to a file (mcp-tui-TIME.jsonl here), until F9 again",
         "Alt+1-9    show the first to ninth open server as it was left (S on the main screen lists them)",
         "F7         taps: what real hosts say to their servers (W too, outside forms)",
-        "Ctrl+C     cancel the running call (tool screen), else quit (asks on an edited form)",
+        "Ctrl+C     cancel the running call (tool screen), else quit (asks on an edited form, and while any",
+        "           server has calls or tasks running; Ctrl+C twice quits at once)",
         "q          on the main screen: quit (asks while calls or followed tasks run)",
         "", "Outside forms:",
         "?  help    D  debug    T  tasks    H  call history    C  connect one more server (added)",

@@ -14,6 +14,7 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
       --legacy-sse         with --http: serve the 2024-11-05 HTTP+SSE transport instead
                            (GET /mcp or /sse opens the stream, POST /messages?sessionId=...)
       --page-size N        paginate tools, resources, templates, prompts and tasks/list
+      --echo-prefix TEXT   echo answers TEXT + the message (two servers of one test told apart)
       --no-tasks           no tasks capability and no tasks extension at all
       --page-ms N          time render_report spends per page (default 250)
       --poll-ms N          pollInterval / pollIntervalMs hint on every task (default 5)
@@ -1547,7 +1548,7 @@ class Server(object):
     # The tools themselves. Each takes a ToolCall and returns a CallToolResult.
 
     def tool_echo(self, call):
-        return text_result(call.args["message"])
+        return text_result(self.options.echo_prefix + call.args["message"])
 
     tool_admin_echo = tool_echo               # the same tool behind a scope (AUTH_TOOL_SCOPES)
 
@@ -4239,6 +4240,8 @@ def parse_args(argv):
     parser.add_argument("--http", metavar="[HOST:]PORT", help="serve Streamable HTTP at /mcp instead of stdio")
     parser.add_argument("--era", choices=ERA_CHOICES, default="both", help="protocol era(s) to speak")
     parser.add_argument("--legacy-sse", action="store_true", help="serve the 2024-11-05 HTTP+SSE transport")
+    parser.add_argument("--echo-prefix", default="", metavar="TEXT", help="echo answers TEXT + the message "
+                        "(two servers of one test told apart by their answers)")
     parser.add_argument("--page-size", type=_count(1), default=0, metavar="N", help="paginate lists")
     parser.add_argument("--no-tasks", action="store_true", help="no tasks capability or extension")
     parser.add_argument("--tampered-skill", action="store_true", help="2026-07-28: serve a skill whose manifest "

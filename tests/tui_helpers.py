@@ -330,3 +330,55 @@ def set_size(fd, columns, rows):
     import termios
 
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+
+
+class TwoServers(object):
+    """A TUI with two test servers open whose echo answers differ: server 1 the test server over
+    stdio in the 2026-07-28 era (echo answers "first:" + the message), server 2 over HTTP in the
+    2025-11-25 era ("second:" + the message). Each records what it received."""
+
+    def __init__(self, screen, stdio_record, http):
+        self.screen, self.stdio_record, self.http = screen, stdio_record, http
+
+    def received(self, number, method):
+        """The params of each ``method`` request server ``number`` (1 or 2) received, in order."""
+        from schemas import check_recorded
+
+        records = check_recorded(self.stdio_record) if number == 1 else self.http.records()
+        return [record["message"].get("params") for record in records if record["message"].get("method") == method]
+
+    def echoes(self, number):
+        return [params["arguments"]["message"] for params in self.received(number, "tools/call")
+                if params.get("name") == "echo"]
+
+
+@pytest.fixture
+def two_servers(tui, start_server, tmp_path):
+    """two_servers(columns=120, rows=40) -> TwoServers, server 2 shown, the side pane hidden
+    (B). The TUI runs in tmp_path/"work" (where the debug screen's s saves)."""
+    from test_tui_servers import add_server  # there with the tests of several servers
+
+    def start(columns=120, rows=40):
+        http = start_server("--era", "2025-11-25", "--echo-prefix", "second:")
+        record = tmp_path / "stdio-server-record.jsonl"
+        work = tmp_path / "work"
+        work.mkdir()
+        screen = tui(server_command("--era", "2026-07-28", "--echo-prefix", "first:", "--record", str(record)),
+                     columns=columns, rows=rows, cwd=work)
+        wait_for_tool_list(screen)
+        add_server(screen, http.url)
+        screen.send("B")  # the lists where open_tool looks for a tool, on both servers
+        screen.wait_gone("Servers  (S)")
+        return TwoServers(screen, record, http)
+
+    return start
+
+
+def call_echo(screen, message, answer):
+    """From the main screen: echo ``message``, until ``answer`` shows; back to the main screen."""
+    open_tool(screen, "echo")
+    screen.type(message)
+    screen.send("ctrl-x")
+    screen.wait_for(answer)
+    screen.send("esc")
+    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui "), what="the main screen")
