@@ -71,7 +71,7 @@ def test_a_server_request_mcp_tui_cannot_answer_gets_an_error_not_silence(cli, s
     result = cli(*legacy(server), "--timeout", "30", "tool", "call", "ask_on_stream",
                  "method=sampling/createMessage", timeout=60)
     assert result.code == 0, result
-    assert "sampling/createMessage answered with error -1: Declined" in result.out
+    assert "sampling/createMessage answered with error -1: Sampling request declined: no user to ask" in result.out
 
 
 def test_a_command_waits_for_its_get_stream_before_a_request_can_make_the_server_ask(cli, start_server):
