@@ -2980,6 +2980,8 @@ class RpcChannel:
                 self._given_up[request_id] = True
                 if len(self._given_up) > KEPT_GIVEN_UP_IDS:
                     self._given_up.popitem(last=False)
+        if pending is not None and pending.response is None and self.log:
+            self.log.request_outcome(request_id, error=pending.error)  # the debug screen's row says how it ended
         return pending
 
     def abandon(self, request_id, reason):
@@ -3066,11 +3068,13 @@ class RpcChannel:
     def deliver(self, message, answering=None):
         """A message from the server. ``answering``: the request whose HTTP response carried
         it, which an error with id null answers (logged and recorded as the server sent it)."""
-        message.pop("_http_status", None)
+        http_status = message.pop("_http_status", None)
         if self.log:
             self.log.message("in", message, self.transport.name)
         if answering is not None and "error" in message and message.get("id") is None:
             message = dict(message, id=answering)
+            if self.log:
+                self.log.request_outcome(answering, answer=message, http_status=http_status)
         for watch in self.watchers:
             watch(message)
         if "method" in message:
@@ -8629,6 +8633,9 @@ class MessageRecorder:
             record["bookkeeping"] = True
         self._write(record)
 
+    def request_outcome(self, request_id, answer, error, http_status):
+        """A file of messages keeps them as they came (an error with id null too): nothing to add."""
+
     def _write(self, record):
         line = json.dumps(record, sort_keys=True)  # ASCII: a `cat` of the file is safe on a terminal
         with self._lock:
@@ -8980,6 +8987,17 @@ class DebugLog:
         self.sinks.remove(recorder.see)
         recorder.handle.close()
 
+    def request_outcome(self, request_id, answer=None, error=None, http_status=None):
+        """How a request of ours ended where its answer's id does not say so: an error with id
+        null that its HTTP response carried (``answer``, given that id, and the status), or no
+        answer at all (an HTTP error, a broken connection, a cancel, a timeout: ``error``, or
+        None). The recorders that pair requests with answers pair these too."""
+        for recorder in self.recorders:
+            try:
+                recorder.request_outcome(request_id, answer, error, http_status)
+            except Exception:  # as with a sink: never break the session
+                pass
+
     def message(self, direction, message, transport):
         bookkeeping = direction == "out" and "method" in message and self.for_itself.depth() > 0
         for recorder in self.recorders:
@@ -9137,6 +9155,8 @@ class Exchange:
         self.labelled_era, self.bookkeeping = labelled_era, bookkeeping
         self.answer = None
         self.cancelled = False
+        self.failure = None  # (the status column's words, the whole reason) of a request that ended unanswered
+        self.http_status = None  # of an error with id null that answered it (DebugLog.request_outcome)
         self.sent_at, self.started = time.time(), time.perf_counter()
         self.elapsed = None  # seconds until the answer came
         self._size = None
@@ -9154,7 +9174,9 @@ class Exchange:
         if self.cancelled:
             return "cancelled"
         if self.answer is None:
-            return "pending"
+            return self.failure[0] if self.failure else "pending"
+        if self.http_status is not None and self.http_status >= 400:
+            return "HTTP %d" % self.http_status
         result = self.answer.get("result")
         return "error" if "error" in self.answer or (isinstance(result, dict) and result.get("isError") is True) else (
             "ok")
@@ -9229,6 +9251,25 @@ class ExchangeBook:
                 row = self.waiting.pop(("in" if direction == "out" else "out", json.dumps(message["id"])), None)
                 if row is not None:
                     row.answer, row.elapsed = message, time.perf_counter() - row.started
+
+    def request_outcome(self, request_id, answer, error, http_status):
+        """(DebugLog.request_outcome) Our request ``request_id`` ended with an answer its id did
+        not name, or with none: its row says how (an HTTP status, cancelled, failed), never
+        "pending" for ever."""
+        with self._lock:
+            row = self.waiting.pop(("out", json.dumps(request_id)), None)
+        if row is None or row.answer is not None:
+            return
+        row.elapsed = time.perf_counter() - row.started
+        if answer is not None:
+            row.answer, row.http_status = answer, http_status
+        elif isinstance(error, HttpStatusError):
+            row.failure = ("HTTP %d" % error.status, str(error))
+        elif isinstance(error, RequestCancelled):
+            row.cancelled = True
+        else:
+            row.failure = ("failed" if error is not None else "no answer",
+                           str(error) if error is not None else "the request ended without an answer")
 
     def snapshot(self):
         with self._lock:
@@ -21001,7 +21042,8 @@ def exchange_json(message, credentials):
 
 def exchange_text(row, credentials):
     """Enter on a Requests row: the request and its answer, whole (credentials masked)."""
-    answer = exchange_json(row.answer, credentials) if row.answer is not None else "(%s)" % row.status()
+    answer = exchange_json(row.answer, credentials) if row.answer is not None else "(%s)" % (
+        row.failure[1] if row.failure else row.status())
     return clean("%s\n\n%s:\n%s\n\nAnswer:\n%s" % (exchange_line(row).strip(), "Notification" if row.is_notification()
                                                    else "Request", exchange_json(row.message, credentials), answer))
 

@@ -1,0 +1,58 @@
+"""Issue 46's smaller TUI items ("Also seen"), each through the app's keys on a pyte screen:
+a request answered by an HTTP error says so on the Requests tab; the side pane keeps entries
+apart; an empty-array default starts empty; / starts a new search and the Requests columns
+line up; the Taps list heads every column; a filtered list counts what it hides; r and p say
+what they did; a background server's call for input stays noted while it waits; the Env
+field's errors speak the project's words; e sends a fresh progressToken; a lost listen stream
+is retried on its own. No sleeps: every wait is on what the screen shows."""
+import json
+import mcp_tui
+import re
+import time
+
+from tui_helpers import needs_pty, one_tool_server, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
+from tui_helpers import wait_for_tool_form, wait_for_tool_list
+
+WIDE = {"columns": 120, "rows": 40}
+
+
+def debug_tab(screen, number, name):
+    screen.send("D")
+    screen.wait_for(lambda t: screen.title_line().startswith(" Debug:"), what="the debug screen")
+    screen.send(str(number))
+    screen.wait_for(lambda t: screen.title_line().startswith(" Debug: " + name), what="the %s tab" % name)
+
+
+@needs_pty
+def test_a_request_answered_by_an_http_error_shows_its_status_not_pending(tui, start_server):
+    server = start_server("--era", "2025-11-25")  # it answers the 2026-07-28 probe (server/discover) 400
+    screen = tui(server.url, **WIDE)
+    wait_for_tool_list(screen)
+    debug_tab(screen, 4, "HTTP")
+    screen.wait_for(lambda t: re.search(r"POST \S+ server/discover -> 400", t), what="the probe's 400")
+    screen.send("6")
+    row = screen.wait_for(lambda t: re.search(r"→ server/discover +HTTP 400 ", t), what="the row's status")
+    assert not re.search(r"server/discover +pending", row)
+    screen.send("home", "enter")  # the row whole: the reason, where an answer would be
+    screen.wait_all("Answer:", "Bad Request: Server not initialized")
+
+
+def test_a_request_that_ends_with_no_answer_says_how_on_its_row():
+    """The rows of requests an HTTP error without a JSON-RPC body, a broken connection or a
+    cancel ended: what happened, in the status column and in the row whole."""
+    log = mcp_tui.DebugLog()
+    book = log.record_to(mcp_tui.ExchangeBook())
+    endings = {1: mcp_tui.HttpStatusError(503, "Service Unavailable", b"down for maintenance"),
+               2: mcp_tui.ConnectionFailed("the connection broke: reset by peer"),
+               3: mcp_tui.RequestCancelled("tools/call cancelled: by the user"), 4: None, 5: "answered"}
+    for request_id in endings:
+        log.message("out", {"jsonrpc": "2.0", "id": request_id, "method": "tools/list"}, "streamable-http")
+    log.message("in", {"jsonrpc": "2.0", "id": 5, "result": {"tools": []}}, "streamable-http")
+    for request_id, error in endings.items():
+        if error != "answered":
+            log.request_outcome(request_id, error=error)
+    rows = {row.message["id"]: row for row in book.snapshot()}
+    assert [rows[n].status() for n in sorted(rows)] == ["HTTP 503", "failed", "cancelled", "no answer", "ok"]
+    whole = mcp_tui.exchange_text(rows[1], mcp_tui.SecretRegistry())
+    assert "(HTTP 503 Service Unavailable: down for maintenance)" in whole
+    assert "(the connection broke: reset by peer)" in mcp_tui.exchange_text(rows[2], mcp_tui.SecretRegistry())
