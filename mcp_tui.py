@@ -18864,7 +18864,7 @@ class ServersPane:
             self.selection.index = self.app.servers.index(self.app.shown)  # the one shown stands out
         for row, index, attr in list_rows(canvas, 1, canvas.height - 1, self.selection, len(rows), style):
             label, server = rows[index]
-            canvas.put(row, 0, label, attr or (style.dim if server is None else 0))
+            canvas.put(row, 0, elide_middle(label, canvas.width), attr or (style.dim if server is None else 0))
 
 
 def skill_entry_detail(entry):
@@ -19070,7 +19070,7 @@ class MainScreen(Screen):
             pane.draw(canvas)  # narrow: the pane in place of the lists, while it has the keys
             return
         if pane.shows(canvas.width):
-            width = min(32, canvas.width // 4)
+            width = min(44, canvas.width * 3 // 10)  # wider with the terminal: 36 columns at 120
             pane.draw(canvas.sub(0, 0, canvas.height, width))
             canvas = canvas.sub(0, width + 1, canvas.height, canvas.width - width - 1)
         self.draw_tabs(canvas.sub(0, 0, 1, canvas.width))
@@ -22371,6 +22371,21 @@ def clip(text, width):
         if used > width:
             return text[:index]
     return text
+
+
+def elide_middle(text, width):
+    """``text`` in at most ``width`` cells, its middle replaced by "…" when it is too long:
+    both ends stay (a URL's port and path, a command's script), so long ones stay apart."""
+    if cells(text) <= width:
+        return text
+    if width < 2:
+        return clip(text, width)
+    tail, room = "", (width - 1) * 2 // 5
+    for char in reversed(text):
+        if cells(char + tail) > room:
+            break
+        tail = char + tail
+    return clip(text, width - 1 - cells(tail)) + "…" + tail
 
 
 def pad(text, width):

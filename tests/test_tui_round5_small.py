@@ -56,3 +56,17 @@ def test_a_request_that_ends_with_no_answer_says_how_on_its_row():
     whole = mcp_tui.exchange_text(rows[1], mcp_tui.SecretRegistry())
     assert "(HTTP 503 Service Unavailable: down for maintenance)" in whole
     assert "(the connection broke: reset by peer)" in mcp_tui.exchange_text(rows[2], mcp_tui.SecretRegistry())
+
+
+@needs_pty
+def test_the_side_pane_keeps_two_recent_urls_apart_by_their_ports(tui, state_dir, monkeypatch):
+    monkeypatch.setenv("MCP_TUI_STATE_DIR", str(state_dir))
+    urls = ["http://127.0.0.1:42001/mcp", "http://127.0.0.1:42002/mcp"]
+    for url in urls:
+        mcp_tui.remember_connection(mcp_tui.build_spec(url))
+    screen = tui(server_command(), **WIDE)  # 120 columns: the pane is wide enough for them whole
+    wait_for_tool_list(screen)
+    screen.send("S")
+    screen.wait_all(*["+ recent: " + url for url in urls])
+    screen.resize(100, 30)  # narrower: the middle goes, the ports stay
+    screen.wait_all("+ recent: http://1…1:42001/mcp", "+ recent: http://1…1:42002/mcp")
