@@ -22189,8 +22189,9 @@ def field_for(key, label, prop, required):
         return ChoiceField(key, label, [(True, "true"), (False, "false")], prop, required, default, has_default)
     if types == ["array"] and choice_options(prop.get("items") if isinstance(prop.get("items"), dict) else {}):
         return MultiChoiceField(key, label, choice_options(prop["items"]), prop, required, default)
-    # a null default means "left out": the field starts empty, never as the text "null"
-    text = "" if default is None else default if isinstance(default, str) else json.dumps(default)
+    # a null default means "left out", an empty array's is no items yet: the field starts empty, never as the
+    # text "null" or "[]" (which `1,2` typed after would join)
+    text = "" if default is None or default == [] else default if isinstance(default, str) else json.dumps(default)
     return TextField(key, label, prop, required, text=text)
 
 

@@ -70,3 +70,28 @@ def test_the_side_pane_keeps_two_recent_urls_apart_by_their_ports(tui, state_dir
     screen.wait_all(*["+ recent: " + url for url in urls])
     screen.resize(100, 30)  # narrower: the middle goes, the ports stay
     screen.wait_all("+ recent: http://1…1:42001/mcp", "+ recent: http://1…1:42002/mcp")
+
+
+ARRAY_TOOL = {"name": "numbers", "inputSchema": {"type": "object", "properties": {
+    "values": {"type": "array", "items": {"type": "integer"}, "default": []}}}}
+ECHO_ARGUMENTS = r"""
+    elif method == "tools/call":
+        text = "got " + json.dumps(message["params"].get("arguments"), sort_keys=True)
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {"content": [{"type": "text", "text": text}]}})
+"""
+
+
+@needs_pty
+def test_an_empty_array_default_starts_the_field_empty(tui, tmp_path):
+    screen = tui(one_tool_server(tmp_path, ARRAY_TOOL, ECHO_ARGUMENTS), **WIDE)
+    open_tool(screen, "numbers")
+    field = [line for line in screen.lines() if line.startswith("values ")]
+    assert field and field[0].strip() == "values", screen.text()  # empty, not the text []
+    screen.type("1,2,x")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "item 3 must be an integer, got 'x'" in screen.status_line(), what="x refused")
+    assert "[]1" not in screen.text()
+    screen.send("backspace")
+    screen.type("3")
+    screen.send("ctrl-x")
+    screen.wait_for('got {"values": [1, 2, 3]}')
