@@ -19019,8 +19019,7 @@ class MainScreen(Screen):
             self.tab = chosen
 
     def new_filter(self):
-        self.filter.clear()  # a new filter, not more text behind the last one
-        self.filter.active = True
+        self.filter.start()
 
     def scroll_detail(self, key):
         self.detail.on_key("DOWN" if key == "J" else "UP")
@@ -20820,8 +20819,8 @@ class DebugScreen(SearchedList):
                 key_action(lambda screen: screen.toggle_task_status_only()),
                 when=lambda screen: not on_requests_tab(screen)),
         Binding("/", lambda screen: "" if on_requests_tab(screen) else "search",  # 80 columns hold the hints
-                "search: only entries with the text (Enter keeps it, Esc clears it)",
-                key_action(lambda screen: setattr(screen.search, "active", True))),
+                "search: a new search, only entries with the text (Enter keeps it, Esc clears it)",
+                key_action(lambda screen: screen.search.start())),
         Binding("Esc", codes=("ESC",), action=key_action(lambda screen: screen.search.clear()),
                 when=lambda screen: screen.search.needle()),
         Binding("Enter", lambda screen: "open", "the whole entry, however long (a message as indented JSON; on Requests\n"
@@ -20996,10 +20995,11 @@ class DebugScreen(SearchedList):
         if not entries:
             canvas.put(2, 0, "Nothing here yet.", self.app.style.dim)
         rows = canvas.height - 1 - (1 if self.search.shown() else 0)
+        label_width = exchange_label_width(entries, canvas.width)
         for row, index, attr in list_rows(canvas, 1, rows, self.selection, len(entries), self.app.style):
             entry = entries[index]
             if isinstance(entry, Exchange):
-                canvas.put(row, 0, ("*" if entry in self.marked else " ") + exchange_line(entry), attr)
+                canvas.put(row, 0, ("*" if entry in self.marked else " ") + exchange_line(entry, label_width), attr)
             else:
                 canvas.put(row, 0, debug_line(entry), attr)
         self.search.draw(canvas.sub(canvas.height - 1, 0, 1, canvas.width), self.app.style)
@@ -21023,15 +21023,30 @@ def exchange_label(row):
     return row.method + (" %s" % name if isinstance(name, str) else "")
 
 
-def exchange_line(row):
+EXCHANGE_LABEL_CELLS = 32  # the Requests tab's method column at least; wider for longer labels where there is room
+EXCHANGE_OTHER_CELLS = 53  # the row's other columns: time, arrow, status, milliseconds, bytes, a short id
+
+
+def exchange_label_width(rows, columns):
+    """The Requests tab's method column: as wide as its longest label where the row has room,
+    so that the status columns stay in line; a longer label loses its middle."""
+    longest = max([cells(exchange_label(row)) for row in rows if isinstance(row, Exchange)] or [0])
+    return max(EXCHANGE_LABEL_CELLS, min(longest, columns - EXCHANGE_OTHER_CELLS))
+
+
+def exchange_line(row, label_width=None):
     """A Requests row: when, which way, the method (and the tool, prompt or resource), its
-    status, how long the answer took, the bytes of both, the id."""
+    status, how long the answer took, the bytes of both, the id. ``label_width``: the method
+    column's (exchange_label_width); None: the label whole."""
     size = row.size()
     size_shown = "%d B" % size if size < 1024 else "%.1f KiB" % (size / 1024) if size < 1 << 20 else (
         "%.1f MiB" % (size / (1 << 20)))
     took = "%.1f ms" % (row.elapsed * 1000) if row.elapsed is not None else ""
-    return clean("%s %s %-32s %-12s %10s %10s%s%s" % (
-        clock_time_of(row.sent_at), "→" if row.direction == "out" else "←", exchange_label(row),
+    label = exchange_label(row)
+    label = pad(elide_middle(label, label_width), label_width) if label_width else pad(label, max(
+        EXCHANGE_LABEL_CELLS, cells(label)))
+    return clean("%s %s %s %-12s %10s %10s%s%s" % (
+        clock_time_of(row.sent_at), "→" if row.direction == "out" else "←", label,
         row.status(), took, size_shown, "  #%s" % json.dumps(row.message["id"]) if "id" in row.message else "",
         "  (mcp-tui's own)" if row.bookkeeping else ""))
 
@@ -21179,8 +21194,8 @@ class TapConversationScreen(SearchedList):
 
     live = True
     BINDINGS = (
-        Binding("/", "search", "search: only exchanges with the text, in their messages too (Enter keeps it, "
-                               "Esc clears it)", key_action(lambda screen: setattr(screen.search, "active", True))),
+        Binding("/", "search", "search: a new search, only exchanges with the text, in their messages too (Enter "
+                               "keeps it, Esc clears it)", key_action(lambda screen: screen.search.start())),
         Binding("Esc", codes=("ESC",), action=key_action(lambda screen: screen.search.clear()),
                 when=lambda screen: screen.search.needle()),
         Binding("Enter", "request and answer", "the request and its answer, whole (indented JSON)",
@@ -21912,6 +21927,11 @@ class SearchBar:
     def clear(self):
         self.active = False
         self.field.set_text("")
+
+    def start(self):
+        """/ again: a new search, not more text behind the kept one."""
+        self.clear()
+        self.active = True
 
     def paste(self, text):
         self.active = True

@@ -95,3 +95,37 @@ def test_an_empty_array_default_starts_the_field_empty(tui, tmp_path):
     screen.type("3")
     screen.send("ctrl-x")
     screen.wait_for('got {"values": [1, 2, 3]}')
+
+
+LONG_NAME = "summarise_every_document_in_the_shared_folder_tree"
+LONG_TOOL = {"name": LONG_NAME, "inputSchema": {"type": "object", "properties": {}}}
+
+
+def search_line(screen):
+    return next((line.rstrip() for line in screen.lines() if line.startswith("/ ")), None)
+
+
+@needs_pty
+def test_slash_starts_a_new_search_and_the_requests_status_column_stays_in_line(tui, tmp_path):
+    screen = tui(one_tool_server(tmp_path, LONG_TOOL, ECHO_ARGUMENTS), **WIDE)
+    wait_for_tool_list(screen)
+    screen.send("enter")  # its one tool (the list cuts the name)
+    wait_for_tool_form(screen, LONG_NAME)
+    screen.send("ctrl-x")
+    screen.wait_for("got {}")
+    screen.send("esc")
+    screen.wait_for(lambda t: not screen.title_line().startswith(" Tool:"), what="the main screen")
+    debug_tab(screen, 1, "Protocol")
+    screen.send("/")
+    screen.type("initialize")
+    screen.send("enter")
+    screen.wait_for(lambda t: search_line(screen) == "/ initialize", what="the kept search")
+    screen.send("/")  # a new search, not more text behind the kept one
+    screen.type("tools/")
+    screen.wait_for(lambda t: search_line(screen) == "/ tools/", what="the new search alone")
+    screen.send("enter")
+    screen.send("6")
+    screen.wait_for(lambda t: "tools/call " + LONG_NAME in t, what="the call's row")
+    rows = [line for line in screen.lines() if re.match(r" \d\d:\d\d:\d\d → tools/", line)]
+    assert len(rows) == 2, rows  # tools/list and the call
+    assert len({row.index(" ok ") for row in rows}) == 1, rows  # one status column
