@@ -21172,14 +21172,20 @@ class TapsScreen(Screen):
             canvas.put(3, 2, "or, in the host's config: mcp-tui tap -- COMMAND [ARGS...]")
             return
         widths = (max(4, max(cells(tap["name"]) for tap in self.taps)), 9, 9, 21, 8)
-        heading = ("NAME", "HOST PID", "MESSAGES", "SINCE", "", "SERVER")
-        canvas.put(0, 0, "  ".join(pad(word, width) for word, width in zip(heading, widths + (0,))),
-                   self.app.style.bold)
+        heading = ("NAME", "HOST PID", "MESSAGES", "SINCE", "STATE", "SERVER")
+        canvas.put(0, 0, tap_list_row(heading, widths, canvas.width), self.app.style.bold)
         for row, index, attr in list_rows(canvas, 1, canvas.height - 1, self.selection, len(self.taps), self.app.style):
             tap = self.taps[index]
             words = (tap["name"], str(tap["hostPid"] or "-"), str(tap["messages"]), tap["since"] or "-",
                      "running" if tap["running"] else "ended", str(tap["server"] or "?"))
-            canvas.put(row, 0, "  ".join(pad(word, width) for word, width in zip(words, widths + (0,))), attr)
+            canvas.put(row, 0, tap_list_row(words, widths, canvas.width), attr)
+
+
+def tap_list_row(words, widths, columns):
+    """A row of the Taps list: each word padded to its column's width, the last (the server's
+    command line) in the rest of the row, its middle left out where it is too long."""
+    row = "  ".join([pad(word, width) for word, width in zip(words, widths)] + [""])
+    return row + elide_middle(words[-1], columns - cells(row))
 
 
 TAP_SCREEN_ROWS = 5000  # exchanges a tap's conversation screen keeps; past it the oldest tenth goes

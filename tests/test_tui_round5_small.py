@@ -129,3 +129,28 @@ def test_slash_starts_a_new_search_and_the_requests_status_column_stays_in_line(
     rows = [line for line in screen.lines() if re.match(r" \d\d:\d\d:\d\d → tools/", line)]
     assert len(rows) == 2, rows  # tools/list and the call
     assert len({row.index(" ok ") for row in rows}) == 1, rows  # one status column
+
+
+@needs_pty
+def test_the_taps_list_heads_its_state_column_and_shows_the_server(tui, state_dir):
+    from conftest import wait_for
+    from test_tui_taps import Host
+
+    host = Host(state_dir, "desktop")
+    try:
+        opening = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "host", "version": "1"}}
+        assert host.ask({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": opening})["id"] == 1
+        wait_for(lambda: (state_dir / "taps" / "desktop.json").exists(), what="the tap's description")
+        server = json.loads((state_dir / "taps" / "desktop.json").read_text())["server"]
+        screen = tui(server_command(), **WIDE)
+        wait_for_tool_list(screen)
+        screen.send("W")
+        heading = screen.wait_for(lambda t: screen.title_line().startswith(" Taps") and "desktop" in t,
+                                  what="the taps listed").splitlines()[1]
+        assert re.match(r"NAME +HOST PID +MESSAGES +SINCE +STATE +SERVER$", heading.rstrip()), heading
+        row = next(line for line in screen.lines() if line.startswith("desktop "))
+        shown = row[heading.index("SERVER"):].rstrip()  # the command line, its middle left out where it is long
+        assert row.index("running") == heading.index("STATE") and shown.endswith("testserver.py"), row
+        assert shown == server or shown.startswith(server[:10]) and "…" in shown, row
+    finally:
+        host.close()
