@@ -18864,7 +18864,17 @@ class ServersPane:
             self.selection.index = self.app.servers.index(self.app.shown)  # the one shown stands out
         for row, index, attr in list_rows(canvas, 1, canvas.height - 1, self.selection, len(rows), style):
             label, server = rows[index]
-            canvas.put(row, 0, elide_middle(label, canvas.width), attr or (style.dim if server is None else 0))
+            if server is None:  # a URL or command line: its end (a port, a script) tells one from another
+                label = elide_middle(label, canvas.width)
+            canvas.put(row, 0, label, attr or (style.dim if server is None else 0))
+
+
+def catalog_count(name, entries):
+    """How many entries a list tab counts: resources and templates apart (3+2)."""
+    if name == "resources":
+        kinds = [entry.kind for entry in entries]
+        return "%d+%d" % (kinds.count("resource"), kinds.count("template"))
+    return str(len(entries))
 
 
 def skill_entry_detail(entry):
@@ -19111,11 +19121,10 @@ class MainScreen(Screen):
             count = "..."
         elif not catalog.offered:
             count = "-"
-        elif name == "resources":
-            kinds = [e.kind for e in self.visible_entries(name)]  # counts follow the filter
-            count = "%d+%d" % (kinds.count("resource"), kinds.count("template"))
         else:
-            count = str(len(self.visible_entries(name)))
+            count = catalog_count(name, self.visible_entries(name))  # counts follow the filter
+            if self.filters[name].needle():  # and say what it hides
+                count += " of " + catalog_count(name, catalog.entries)
         return "%s (%s)" % (name.capitalize(), count)
 
     def draw_list(self, canvas):

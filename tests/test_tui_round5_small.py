@@ -154,3 +154,20 @@ def test_the_taps_list_heads_its_state_column_and_shows_the_server(tui, state_di
         assert shown == server or shown.startswith(server[:10]) and "…" in shown, row
     finally:
         host.close()
+
+
+@needs_pty
+def test_a_filtered_list_counts_what_it_shows_of_the_whole(tui):
+    import testserver
+
+    screen = tui(server_command(), **WIDE)
+    wait_for_tool_list(screen)
+    tools, prompts = len(testserver.TOOLS), len(testserver.PROMPTS)
+    resources = "%d+%d" % (len(testserver.RESOURCES), len(testserver.TEMPLATES))
+    screen.wait_all("Tools (%d)" % tools, "Resources (%s)" % resources, "Prompts (%d)" % prompts)  # no filter
+    for tab, needle, shown in ((1, "get_image", "Tools (1 of %d)" % tools), (2, "hello", "Resources (1+0 of %s)" % resources),
+                               (3, "greeting", "Prompts (1 of %d)" % prompts)):
+        screen.send(str(tab), "/")
+        screen.type(needle)
+        screen.send("enter")
+        screen.wait_for(shown)
