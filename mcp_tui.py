@@ -18605,8 +18605,10 @@ class ConnectScreen(FieldScreen):
             raise UsageError("Env is for a stdio server's command line; Server holds a URL")
         try:
             pairs = dict(parse_env_option(word) for word in split_command_line(text))
-        except ValueError as exc:
-            raise UsageError("cannot split Env: %s" % exc)
+        except ValueError as exc:  # shlex's words ("No closing quotation") are not ours; the values are secrets
+            raise UsageError("Env: %s; quote a value with spaces whole, as NAME='a b'" % (
+                "unmatched quote (a ' or \" with no closing one)" if "quotation" in str(exc) else
+                "a backslash at the end escapes nothing"))
         kept = self.base_spec.env if self.base_spec is not None else {}
         pairs = {name: kept[name] if value == "${%s}" % name and name in kept else value for name, value in pairs.items()}
         for value in pairs.values():
