@@ -8908,10 +8908,12 @@ def ignore_pattern(text):
 
 def resent_outcome(session, method, params, tool=None):
     """A request sent again as it went before (by a replay, or the TUI's debug screen), with
-    a fresh id through the session's own path: the debug log and a --record see it. The
-    tasks extension is declared again where the params declared it. Its outcome, as
-    response_outcome gives it."""
+    a fresh id (and a fresh progressToken where it had one) through the session's own path:
+    the debug log and a --record see it. The tasks extension is declared again where the
+    params declared it. Its outcome, as response_outcome gives it."""
     meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+    if "progressToken" in meta:  # a token names one request's progress: the first one's is never sent again
+        params = dict(params, _meta=dict(meta, progressToken="mcp-tui-%d" % session.channel.next_id()))
     capabilities = meta.get(META_PREFIX + "clientCapabilities") or {}
     declare_tasks = TASKS_EXTENSION in ((capabilities.get("extensions") or {}) if isinstance(
         capabilities, dict) else {})

@@ -185,3 +185,28 @@ def test_an_env_value_with_an_unmatched_quote_is_refused_in_the_projects_words(t
                               "whole, as NAME='a b'" in screen.status_line(), what="the refusal")
     assert "No closing quotation" not in screen.text()
     assert "sk-secret-value" not in screen.status_line()
+
+
+@needs_pty
+def test_e_on_a_requests_row_sends_a_fresh_progress_token(tui, tmp_path):
+    record = tmp_path / "server-record.jsonl"
+    screen = tui(server_command("--record", str(record)), **WIDE)
+    open_tool(screen, "echo")
+    screen.type("hi")
+    screen.send("ctrl-x")
+    screen.wait_for(lambda t: "Tool executed successfully." in screen.status_line(), what="the call")
+    screen.send("esc")
+    screen.wait_for(lambda t: not screen.title_line().startswith(" Tool:"), what="the main screen")
+    debug_tab(screen, 6, "Requests")
+    screen.send("/")
+    screen.type("tools/call echo")
+    screen.send("enter")
+    screen.wait_for(lambda t: re.search(r"tools/call echo +ok", t), what="the call's row")
+    screen.send("e")
+    screen.wait_for(lambda t: "Edit: params of tools/call" in screen.title_line(), what="the params editor")
+    screen.wait_for('"progressToken": "mcp-tui-')
+    screen.send("ctrl-x")  # sent as they are: all but the token
+    screen.wait_for("tools/call echo sent again")
+    calls = [json.loads(line)["message"] for line in record.read_text().splitlines()]
+    tokens = [call["params"]["_meta"]["progressToken"] for call in calls if call.get("method") == "tools/call"]
+    assert len(tokens) == 2 and tokens[0] != tokens[1], tokens
