@@ -17639,18 +17639,29 @@ class Tui(TuiServers):
         """Open the screen ``make_screen(pending)`` over ``server``'s screens and block until
         the user answers; None when the TUI closes first."""
         pending = PendingAnswer()
+        notes = []  # (the server shown, its note) while the request waits
 
         def show():
             self.open(make_screen(pending))
-            if server is not self.shown:  # the form waits on its server's screens: say where
-                self.shown.toast = ("%s asks for your input: Alt+%d shows it" % (
-                    server.name(), self.servers.index(server) + 1), time.perf_counter() + TOAST_SECONDS)
+            if server is not self.shown:  # the form waits on its server's screens: say where, until answered
+                note = ("%s asks for your input: Alt+%d shows it" % (server.name(), self.servers.index(server) + 1),
+                        float("inf"))
+                self.shown.toast = note
+                notes.append((self.shown, note))
+
+        def answered(shown, note):
+            if shown.toast is note:  # not a newer note
+                shown.toast = None
 
         self.post_to(server, show)
-        while not pending.event.wait(0.2):
-            if self.closing.is_set() or server not in self.servers:  # the TUI ends, or that server was closed
-                return None
-        return pending.value
+        try:
+            while not pending.event.wait(0.2):
+                if self.closing.is_set() or server not in self.servers:  # the TUI ends, or that server was closed
+                    return None
+            return pending.value
+        finally:
+            for shown, note in list(notes):  # on the server that shows it: the asking one may be closed
+                self.post_to(shown, answered, shown, note)
 
 
 def connected_app(app):

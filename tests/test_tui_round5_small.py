@@ -210,3 +210,57 @@ def test_e_on_a_requests_row_sends_a_fresh_progress_token(tui, tmp_path):
     calls = [json.loads(line)["message"] for line in record.read_text().splitlines()]
     tokens = [call["params"]["_meta"]["progressToken"] for call in calls if call.get("method") == "tools/call"]
     assert len(tokens) == 2 and tokens[0] != tokens[1], tokens
+
+
+ASKER_TOOL = {"name": "asker", "inputSchema": {"type": "object", "properties": {}}}
+ASKER_HANDLERS = r"""
+    elif method == "tools/call":
+        call["id"] = message["id"]
+        import os, threading, time
+        def ask():
+            while not os.path.exists(%r):  # the test says when: once another server is shown
+                time.sleep(0.05)
+            send({"jsonrpc": "2.0", "id": "ask-1", "method": "elicitation/create", "params": {
+                "message": "Your name, please", "requestedSchema": {
+                    "type": "object", "properties": {"name": {"type": "string"}}}}})
+        threading.Thread(target=ask, daemon=True).start()
+    elif message.get("id") == "ask-1":
+        name = ((message.get("result") or {}).get("content") or {}).get("name")
+        send({"jsonrpc": "2.0", "id": call["id"], "result": {"content": [{"type": "text", "text": "Hi %%s" %% name}]}})
+"""
+
+
+@needs_pty
+def test_a_background_servers_call_for_input_stays_noted_while_it_waits(tui, tmp_path):
+    from test_tui_servers import ALT, add_server
+
+    trigger = tmp_path / "ask-now"
+    screen = tui(one_tool_server(tmp_path, ASKER_TOOL, ASKER_HANDLERS % str(trigger)), **WIDE)
+    wait_for_tool_list(screen)
+    add_server(screen, server_command())
+    screen.send(ALT[1])
+    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown")
+    screen.send("B")  # the pane hidden: Enter opens the list's one tool
+    screen.wait_gone("Servers  (S)")
+    screen.send("enter")
+    wait_for_tool_form(screen, "asker")
+    screen.send("ctrl-x")
+    screen.send(ALT[2])
+    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  2/2 "), what="server 2 shown")
+    trigger.write_text("")
+    note = "asker-server asks for your input: Alt+1 shows it"
+    screen.wait_for(note)
+    # Held, not awaited: the note is on every look until past the time a server's news shows (the
+    # request still waits). Not screen.wait_for: its Ctrl+L repaint would blank the screen for a look.
+    until = time.monotonic() + mcp_tui.TOAST_SECONDS + 2
+    while time.monotonic() < until:
+        assert note in screen.text(), screen.text()
+        time.sleep(0.05)  # the pace of the looks; nothing waits on it
+    screen.send(ALT[1])
+    screen.wait_for(lambda t: screen.title_line().startswith(" Input requested"), what="the form")
+    screen.type("Ada")
+    screen.send("ctrl-x")
+    screen.wait_for("Hi Ada")
+    screen.send("esc", ALT[2])
+    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  2/2 "), what="server 2 shown again")
+    screen.wait_gone(note)  # answered: the note goes
