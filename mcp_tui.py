@@ -17286,8 +17286,9 @@ class Tui(TuiServers):
         thread.start()
         return thread
 
-    def report_failure(self, exc):
-        self.say(describe_failure(exc), True)
+    def report_failure(self, exc, doing=None):
+        """The status line says why ``exc`` ended what the user asked for (``doing``: which)."""
+        self.say("%s: %s" % (doing, describe_failure(exc)) if doing else describe_failure(exc), True)
         if isinstance(exc, ConnectionFailed) and not isinstance(exc, HttpStatusError):
             self.connection.connection_ended(exc)  # an HTTP server is known gone only when a request fails
 
@@ -17392,7 +17393,8 @@ class Tui(TuiServers):
             method = session.ping()
             return method, time.perf_counter() - started
 
-        self.spawn(work, lambda answer: self.say("Ping: %.1f ms round trip (%s)." % (answer[1] * 1000, answer[0])))
+        self.spawn(work, lambda answer: self.say("Ping: %.1f ms round trip (%s)." % (answer[1] * 1000, answer[0])),
+                   lambda exc: self.report_failure(exc, "Ping failed"))
 
     def toggle_subscription(self, uri):
         """s on a resource: subscribe to its updates, or end the subscription."""
@@ -17508,10 +17510,13 @@ class Tui(TuiServers):
 
     def draw_status(self, canvas):
         """The status line; while the connection is down it says so (in its own style) until
-        a y/n question or a reconnect needs the line."""
+        a y/n question or a reconnect needs the line, with what a key did since (r, p: how they
+        failed) in place of the reason said before."""
         if self.disconnected and self.question is None and not self.attempt:
             canvas.fill(0, self.style.disconnected)
-            canvas.put(0, 0, "Disconnected: %s  (^R reconnects, C connects another)" % self.disconnected,
+            news = self.status if self.status and self.status_turn is not None and self.status_turn > (
+                self.shown.disconnected_turn or 0) and self.status_screen not in self.stack[:-1] else None
+            canvas.put(0, 0, "Disconnected: %s  (^R reconnects, C connects another)" % (news or self.disconnected),
                        self.style.disconnected)
         elif self.question is not None:  # news arriving meanwhile (a task's progress) must not hide it
             canvas.put(0, 0, first_line(clean("%s y/n" % self.question[0])), self.style.status)
@@ -17710,6 +17715,7 @@ class TuiConnection:
         self.tasks = None  # the session's TaskForm
         self.attempt = None  # the ConnectAttempt under way
         self.disconnected = None  # why the connection ended, until a reconnect
+        self.disconnected_turn = None  # the app's turn (Tui.turn) that found it ended: news after it still shows
         self.task_book = TaskBook()
         self.subscriptions = {}  # resource URI -> its ChangeWatch (None while it is being set up)
         self.changed = set()  # subscribed resources the server changed since they were last read
@@ -17864,7 +17870,7 @@ class TuiConnection:
 
     def reconnect_failed(self, exc, stderr_lines):
         app = self.app
-        app.disconnected = "reconnecting failed: %s" % describe_failure(exc)
+        app.disconnected, self.disconnected_turn = "reconnecting failed: %s" % describe_failure(exc), app.turn
         app.say(app.disconnected, True)
 
     def notice_lost_connection(self):
@@ -17906,7 +17912,7 @@ class TuiConnection:
     def connection_ended(self, exc):
         app = self.app
         if app.session is not None and not app.disconnected and app.attempt is None:
-            app.disconnected = describe_failure(exc)
+            app.disconnected, self.disconnected_turn = describe_failure(exc), app.turn
             app.log.event("tui", "disconnected: %s" % app.disconnected)
 
 
@@ -19011,9 +19017,9 @@ class MainScreen(Screen):
     def load_failed(self, kind, exc):
         catalog = self.catalogs[kind]
         catalog.error, catalog.loading = describe_failure(exc), False
-        self.one_loaded(kind)
         if isinstance(exc, ConnectionFailed):
             self.app.report_failure(exc)
+        self.one_loaded(kind)  # after it: r's own outcome (Refresh failed for ...) is the last word
 
     def one_loaded(self, kind):
         """The refresh's status line ends with the last list: how it went."""

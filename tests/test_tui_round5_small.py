@@ -264,3 +264,30 @@ def test_a_background_servers_call_for_input_stays_noted_while_it_waits(tui, tmp
     screen.send("esc", ALT[2])
     screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  2/2 "), what="server 2 shown again")
     screen.wait_gone(note)  # answered: the note goes
+
+
+@needs_pty
+def test_r_and_p_say_what_they_did_after_a_legacy_sse_server_restarts(tui, start_server, tmp_path):
+    from conftest import RunningServer
+
+    server = start_server("--legacy-sse")
+    port = int(server.url.split(":")[2].split("/")[0])
+    screen = tui(server.url, **WIDE)
+    wait_for_tool_list(screen)
+    assert " sse " in screen.title_line() + " "
+    server.stop()
+    screen.wait_for(lambda t: "[disconnected]" in screen.title_line(), what="the loss noticed")
+    gone = screen.status_line()
+    again = RunningServer(["--http", "127.0.0.1:%d" % port, "--record", str(tmp_path / "again.jsonl"),
+                           "--legacy-sse"], tmp_path / "again.jsonl")
+    try:
+        screen.send("r")
+        refused = screen.wait_for(lambda t: screen.status_line().startswith("Disconnected: Refresh failed for "),
+                                  what="r's outcome").splitlines()[-1]
+        assert refused != gone and "(^R reconnects" in refused, refused
+        screen.send("p")
+        screen.wait_for(lambda t: screen.status_line().startswith("Disconnected: Ping failed: "), what="p's outcome")
+        screen.send("ctrl-r")  # what the line offers: connected again
+        screen.wait_for(lambda t: "[disconnected]" not in screen.title_line(), what="connected again")
+    finally:
+        again.stop()
