@@ -4550,6 +4550,26 @@ class Session:
         2025-11-25 they come on the GET stream. Either way they reach the observers."""
         self.era.listen_for_list_changes()
 
+    def listen_lost(self):
+        """Whether the list-change listen ended with its server (listen_again opens it again)."""
+        listener = self.change_listener
+        return listener is not None and listener.lost is not None
+
+    def listen_again(self, timeout):
+        """The list-change listen that ended with its server (a lost subscriptions/listen
+        stream) opened once more: True once the server acknowledged the new one, False when it
+        could not be opened (the server still away), None when no listen was lost (the
+        transport's own streams are opened again by the transport)."""
+        lost = self.change_listener
+        if not self.listen_lost() or self.closed:
+            return None
+        self.listen_for_list_changes()
+        fresh = self.change_listener
+        if fresh is lost or fresh is None:
+            return False
+        fresh.acknowledged.wait(timeout)
+        return fresh.acknowledged.is_set() and fresh.error is None and fresh.lost is None
+
     def display_name(self):
         info = self.server_info or {}
         return info.get("title") or info.get("name") or (
@@ -8951,6 +8971,9 @@ def replay(session, recording, ignored, on_compared):
         different += bool(found)
         on_compared(index, exchange, found)
     return different
+
+
+# -- 4. Debug log: the ring of entries, their lines, and the Requests tab's rows ------------
 
 
 class DebugLog:
@@ -16851,6 +16874,7 @@ def install_launcher(prefix, uninstall, output):
 
 TUI_TICK_MS = 100  # redraw period while a clock shows (a call's elapsed time, a task's TTL, a toast)
 LOSS_CHECK_SECONDS = 1.0  # connected and idle: how often to look for a stream lost without a message
+STREAM_RETRY_SECONDS = (1, 2, 4, 8)  # the pauses before each try to open a lost listen stream again; then ^R
 INBOX_BUDGET = 0.05  # seconds of posted work per turn of the loop, between a redraw and a key
 TOAST_SECONDS = 5.0  # how long server news (a log line, a resource update) shows over the key hints
 MIN_COLUMNS, MIN_ROWS = 40, 10
@@ -17286,8 +17310,7 @@ class Tui(TuiServers):
         thread.start()
         return thread
 
-    def report_failure(self, exc, doing=None):
-        """The status line says why ``exc`` ended what the user asked for (``doing``: which)."""
+    def report_failure(self, exc, doing=None):  # doing: what it ended ("Ping failed")
         self.say("%s: %s" % (doing, describe_failure(exc)) if doing else describe_failure(exc), True)
         if isinstance(exc, ConnectionFailed) and not isinstance(exc, HttpStatusError):
             self.connection.connection_ended(exc)  # an HTTP server is known gone only when a request fails
@@ -17509,9 +17532,8 @@ class Tui(TuiServers):
         self.curses.doupdate()
 
     def draw_status(self, canvas):
-        """The status line; while the connection is down it says so (in its own style) until
-        a y/n question or a reconnect needs the line, with what a key did since (r, p: how they
-        failed) in place of the reason said before."""
+        """The status line; while the connection is down it says so (in its own style), with
+        what a key did since, until a y/n question or a reconnect needs the line."""
         if self.disconnected and self.question is None and not self.attempt:
             canvas.fill(0, self.style.disconnected)
             news = self.status if self.status and self.status_turn is not None and self.status_turn > (
@@ -17914,6 +17936,34 @@ class TuiConnection:
         if app.session is not None and not app.disconnected and app.attempt is None:
             app.disconnected, self.disconnected_turn = describe_failure(exc), app.turn
             app.log.event("tui", "disconnected: %s" % app.disconnected)
+            self.retry_lost_stream()
+
+    def retry_lost_stream(self):
+        """A listen stream lost with its server is tried again without a key: after each pause
+        of STREAM_RETRY_SECONDS (the status line says when, and which try), until the server
+        acknowledges a new one (then it counts as back) or the tries are spent (^R then)."""
+        app, session = self.app, self.app.session
+        tries = len(STREAM_RETRY_SECONDS)
+
+        def work():
+            for number, pause in enumerate(STREAM_RETRY_SECONDS, 1):
+                app.post(app.say, "Trying the server again in %s (%d of %d) ..." % (seconds_text(pause), number, tries))
+                time.sleep(pause)  # a worker's pause: the screen and its keys go on
+                if self.session is not session or not self.disconnected:
+                    return None  # reconnected, closed, or back by another way meanwhile
+                again = session.listen_again(min(session.timeout, 10.0))
+                if again is None or again:
+                    return again
+            return False
+
+        def done(again):
+            if again:
+                self.server_back()
+            elif again is False and self.session is session and self.disconnected:
+                app.say("The server did not answer %d tries." % tries, True)  # the line goes on: ^R reconnects
+
+        if session is not None and session.listen_lost():
+            app.spawn(work, done)
 
 
 class PendingAnswer:

@@ -291,3 +291,26 @@ def test_r_and_p_say_what_they_did_after_a_legacy_sse_server_restarts(tui, start
         screen.wait_for(lambda t: "[disconnected]" not in screen.title_line(), what="connected again")
     finally:
         again.stop()
+
+
+@needs_pty
+def test_a_lost_listen_stream_is_tried_again_without_a_key_and_says_so(tui, start_server, tmp_path):
+    from conftest import RunningServer
+
+    server = start_server()  # 2026-07-28 over HTTP: list changes come on a subscriptions/listen stream
+    port = int(server.url.split(":")[2].split("/")[0])
+    screen = tui(server.url, **WIDE)
+    before = int(re.search(r"Tools \((\d+)\)", screen.wait_for(lambda t: re.search(r"Tools \(\d+\)", t))).group(1))
+    assert "2026-07-28" in screen.title_line()
+    server.stop()
+    screen.wait_for(lambda t: "[disconnected]" in screen.title_line(), what="the loss noticed")
+    screen.wait_for(lambda t: re.search(r"Disconnected: Trying the server again in \d+s \(\d of %d\)" % len(
+        mcp_tui.STREAM_RETRY_SECONDS), screen.status_line()), what="the tries said")
+    again = RunningServer(["--http", "127.0.0.1:%d" % port, "--record", str(tmp_path / "again.jsonl"),
+                           "--big-text", "1"], tmp_path / "again.jsonl")  # one more tool: big_text
+    try:  # no key pressed from here on
+        screen.wait_for(lambda t: "[disconnected]" not in screen.title_line() and "Tools (%d)" % (before + 1) in t,
+                        what="connected again, with the lists refreshed", timeout=sum(mcp_tui.STREAM_RETRY_SECONDS) + 20)
+        assert "answers again" in screen.status_line()
+    finally:
+        again.stop()
