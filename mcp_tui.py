@@ -4551,9 +4551,11 @@ class Session:
         self.era.listen_for_list_changes()
 
     def listen_lost(self):
-        """Whether the list-change listen ended with its server (listen_again opens it again)."""
+        """Whether the list-change listen ended with its server while the transport lives on
+        (an HTTP server gone for a while; listen_again opens it again). A stdio server's exit
+        ends the channel: no listen comes back on it."""
         listener = self.change_listener
-        return listener is not None and listener.lost is not None
+        return listener is not None and listener.lost is not None and self.channel.closed_error() is None
 
     def listen_again(self, timeout):
         """The list-change listen that ended with its server (a lost subscriptions/listen
