@@ -3070,6 +3070,8 @@ class RpcChannel:
                 self._given_up[request_id] = True
                 if len(self._given_up) > KEPT_GIVEN_UP_IDS:
                     self._given_up.popitem(last=False)
+        if pending is not None and pending.response is None and self.log:
+            self.log.request_outcome(request_id, error=pending.error)  # the debug screen's row says how it ended
         return pending
 
     def abandon(self, request_id, reason):
@@ -3156,11 +3158,13 @@ class RpcChannel:
     def deliver(self, message, answering=None):
         """A message from the server. ``answering``: the request whose HTTP response carried
         it, which an error with id null answers (logged and recorded as the server sent it)."""
-        message.pop("_http_status", None)
+        http_status = message.pop("_http_status", None)
         if self.log:
             self.log.message("in", message, self.transport.name)
         if answering is not None and "error" in message and message.get("id") is None:
             message = dict(message, id=answering)
+            if self.log:
+                self.log.request_outcome(answering, answer=message, http_status=http_status)
         for watch in self.watchers:
             watch(message)
         if "method" in message:
@@ -4645,6 +4649,28 @@ class Session:
         """2026-07-28 servers send list_changed only on a subscriptions/listen stream; under
         2025-11-25 they come on the GET stream. Either way they reach the observers."""
         self.era.listen_for_list_changes()
+
+    def listen_lost(self):
+        """Whether the list-change listen ended with its server while the transport lives on
+        (an HTTP server gone for a while; listen_again opens it again). A stdio server's exit
+        ends the channel: no listen comes back on it."""
+        listener = self.change_listener
+        return listener is not None and listener.lost is not None and self.channel.closed_error() is None
+
+    def listen_again(self, timeout):
+        """The list-change listen that ended with its server (a lost subscriptions/listen
+        stream) opened once more: True once the server acknowledged the new one, False when it
+        could not be opened (the server still away), None when no listen was lost (the
+        transport's own streams are opened again by the transport)."""
+        lost = self.change_listener
+        if not self.listen_lost() or self.closed:
+            return None
+        self.listen_for_list_changes()
+        fresh = self.change_listener
+        if fresh is lost or fresh is None:
+            return False
+        fresh.acknowledged.wait(timeout)
+        return fresh.acknowledged.is_set() and fresh.error is None and fresh.lost is None
 
     def display_name(self):
         info = self.server_info or {}
@@ -8914,6 +8940,9 @@ class MessageRecorder:
             record["server"] = masked_strings(source.label, self.credentials)
         self._write(record)
 
+    def request_outcome(self, request_id, answer, error, http_status, source=None):
+        """A file of messages keeps them as they came (an error with id null too): nothing to add."""
+
     def _write(self, record):
         line = json.dumps(record, sort_keys=True)  # ASCII: a `cat` of the file is safe on a terminal
         with self._lock:
@@ -9186,10 +9215,12 @@ def ignore_pattern(text):
 
 def resent_outcome(session, method, params, tool=None):
     """A request sent again as it went before (by a replay, or the TUI's debug screen), with
-    a fresh id through the session's own path: the debug log and a --record see it. The
-    tasks extension is declared again where the params declared it. Its outcome, as
-    response_outcome gives it."""
+    a fresh id (and a fresh progressToken where it had one) through the session's own path:
+    the debug log and a --record see it. The tasks extension is declared again where the
+    params declared it. Its outcome, as response_outcome gives it."""
     meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+    if "progressToken" in meta:  # a token names one request's progress: the first one's is never sent again
+        params = dict(params, _meta=dict(meta, progressToken="mcp-tui-%d" % session.channel.next_id()))
     capabilities = meta.get(META_PREFIX + "clientCapabilities") or {}
     declare_tasks = TASKS_EXTENSION in ((capabilities.get("extensions") or {}) if isinstance(
         capabilities, dict) else {})
@@ -9229,7 +9260,7 @@ def replay(session, recording, ignored, on_compared):
     return different
 
 
-# -- 4. Debug log: the ring, one session's part of it, and the message list -----------------
+# -- 4. Debug log: the ring, one session's part of it, the message list and its rows -------
 
 
 class DebugLog:
@@ -9269,6 +9300,17 @@ class DebugLog:
         self.recorders.remove(recorder)
         self.sinks.remove(recorder.see)
         recorder.handle.close()
+
+    def request_outcome(self, request_id, answer=None, error=None, http_status=None):
+        """How a request of ours ended where its answer's id does not say so: an error with id
+        null that its HTTP response carried (``answer``, given that id, and the status), or no
+        answer at all (an HTTP error, a broken connection, a cancel, a timeout: ``error``, or
+        None). The recorders that pair requests with answers pair these too."""
+        for recorder in self.recorders:
+            try:
+                recorder.request_outcome(request_id, answer, error, http_status, self.source)
+            except Exception:  # as with a sink: never break the session
+                pass
 
     def message(self, direction, message, transport):
         bookkeeping = direction == "out" and "method" in message and self.for_itself.depth() > 0
@@ -9403,9 +9445,9 @@ class SourcedLog:
     def __getattr__(self, name):
         return getattr(self.log, name)
 
-    message, mask_headers, http_exchange, sse_event, event, stderr = (
-        DebugLog.message, DebugLog.mask_headers, DebugLog.http_exchange, DebugLog.sse_event, DebugLog.event,
-        DebugLog.stderr)
+    message, request_outcome, mask_headers, http_exchange, sse_event, event, stderr = (
+        DebugLog.message, DebugLog.request_outcome, DebugLog.mask_headers, DebugLog.http_exchange,
+        DebugLog.sse_event, DebugLog.event, DebugLog.stderr)
 
     def _add(self, entry):
         self.log._add(dict(entry, source=self.source.number))
@@ -9452,6 +9494,8 @@ class Exchange:
         self.source = source.number if source is not None else None  # whose session (LogSource), if one of several
         self.answer = None
         self.cancelled = False
+        self.failure = None  # (the status column's words, the whole reason) of a request that ended unanswered
+        self.http_status = None  # of an error with id null that answered it (DebugLog.request_outcome)
         self.sent_at, self.started = time.time(), time.perf_counter()
         self.elapsed = None  # seconds until the answer came
         self._size = None
@@ -9469,7 +9513,9 @@ class Exchange:
         if self.cancelled:
             return "cancelled"
         if self.answer is None:
-            return "pending"
+            return self.failure[0] if self.failure else "pending"
+        if self.http_status is not None and self.http_status >= 400:
+            return "HTTP %d" % self.http_status
         result = self.answer.get("result")
         return "error" if "error" in self.answer or (isinstance(result, dict) and result.get("isError") is True) else (
             "ok")
@@ -9546,6 +9592,26 @@ class ExchangeBook:
                                        None)
                 if row is not None:
                     row.answer, row.elapsed = message, time.perf_counter() - row.started
+
+    def request_outcome(self, request_id, answer, error, http_status, source=None):
+        """(DebugLog.request_outcome) Our request ``request_id`` of ``source`` ended with an
+        answer its id did not name, or with none: its row says how (an HTTP status, cancelled,
+        failed), never "pending" for ever."""
+        number = source.number if source is not None else None
+        with self._lock:
+            row = self.waiting.pop((number, "out", json.dumps(request_id)), None)
+        if row is None or row.answer is not None:
+            return
+        row.elapsed = time.perf_counter() - row.started
+        if answer is not None:
+            row.answer, row.http_status = answer, http_status
+        elif isinstance(error, HttpStatusError):
+            row.failure = ("HTTP %d" % error.status, str(error))
+        elif isinstance(error, RequestCancelled):
+            row.cancelled = True
+        else:
+            row.failure = ("failed" if error is not None else "no answer",
+                           str(error) if error is not None else "the request ended without an answer")
 
     def snapshot(self):
         with self._lock:
@@ -17792,6 +17858,7 @@ def install_launcher(prefix, uninstall, output):
 
 TUI_TICK_MS = 100  # redraw period while a clock shows (a call's elapsed time, a task's TTL, a toast)
 LOSS_CHECK_SECONDS = 1.0  # connected and idle: how often to look for a stream lost without a message
+STREAM_RETRY_SECONDS = (1, 2, 4, 8)  # the pauses before each try to open a lost listen stream again; then ^R
 INBOX_BUDGET = 0.05  # seconds of posted work per turn of the loop, between a redraw and a key
 TOAST_SECONDS = 5.0  # how long server news (a log line, a resource update) shows over the key hints
 MIN_COLUMNS, MIN_ROWS = 40, 10
@@ -18243,8 +18310,8 @@ class Tui(TuiServers):
         thread.start()
         return thread
 
-    def report_failure(self, exc):
-        self.say(describe_failure(exc), True)
+    def report_failure(self, exc, doing=None):  # doing: what it ended ("Ping failed")
+        self.say("%s: %s" % (doing, describe_failure(exc)) if doing else describe_failure(exc), True)
         if isinstance(exc, ConnectionFailed) and not isinstance(exc, HttpStatusError):
             self.connection.connection_ended(exc)  # an HTTP server is known gone only when a request fails
 
@@ -18357,7 +18424,8 @@ class Tui(TuiServers):
             method = session.ping()
             return method, time.perf_counter() - started
 
-        self.spawn(work, lambda answer: self.say("Ping: %.1f ms round trip (%s)." % (answer[1] * 1000, answer[0])))
+        self.spawn(work, lambda answer: self.say("Ping: %.1f ms round trip (%s)." % (answer[1] * 1000, answer[0])),
+                   lambda exc: self.report_failure(exc, "Ping failed"))
 
     def toggle_subscription(self, uri):
         """s on a resource: subscribe to its updates, or end the subscription."""
@@ -18473,11 +18541,13 @@ class Tui(TuiServers):
         self.curses.doupdate()
 
     def draw_status(self, canvas):
-        """The status line; while the connection is down it says so (in its own style) until
-        a y/n question or a reconnect needs the line."""
+        """The status line; while the connection is down it says so (in its own style), with
+        what a key did since, until a y/n question or a reconnect needs the line."""
         if self.disconnected and self.question is None and not self.attempt:
             canvas.fill(0, self.style.disconnected)
-            canvas.put(0, 0, "Disconnected: %s  (^R reconnects, C connects another)" % self.disconnected,
+            news = self.status if self.status and self.status_turn is not None and self.status_turn > (
+                self.shown.disconnected_turn or 0) and self.status_screen not in self.stack[:-1] else None
+            canvas.put(0, 0, "Disconnected: %s  (^R reconnects, C connects another)" % (news or self.disconnected),
                        self.style.disconnected)
         elif self.question is not None:  # news arriving meanwhile (a task's progress) must not hide it
             canvas.put(0, 0, first_line(clean("%s y/n" % self.question[0])), self.style.status)
@@ -18605,18 +18675,29 @@ class Tui(TuiServers):
         """Open the screen ``make_screen(pending)`` over ``server``'s screens and block until
         the user answers; None when the TUI closes first."""
         pending = PendingAnswer()
+        notes = []  # (the server shown, its note) while the request waits
 
         def show():
             self.open(make_screen(pending))
-            if server is not self.shown:  # the form waits on its server's screens: say where
-                self.shown.toast = ("%s asks for your input: Alt+%d shows it" % (
-                    server.name(), self.servers.index(server) + 1), time.perf_counter() + TOAST_SECONDS)
+            if server is not self.shown:  # the form waits on its server's screens: say where, until answered
+                note = ("%s asks for your input: Alt+%d shows it" % (server.name(), self.servers.index(server) + 1),
+                        float("inf"))
+                self.shown.toast = note
+                notes.append((self.shown, note))
+
+        def answered(shown, note):
+            if shown.toast is note:  # not a newer note
+                shown.toast = None
 
         self.post_to(server, show)
-        while not pending.event.wait(0.2):
-            if self.closing.is_set() or server not in self.servers:  # the TUI ends, or that server was closed
-                return None
-        return pending.value
+        try:
+            while not pending.event.wait(0.2):
+                if self.closing.is_set() or server not in self.servers:  # the TUI ends, or that server was closed
+                    return None
+            return pending.value
+        finally:
+            for shown, note in list(notes):  # on the server that shows it: the asking one may be closed
+                self.post_to(shown, answered, shown, note)
 
 
 def connected_app(app):
@@ -18665,6 +18746,7 @@ class TuiConnection:
         self.tasks = None  # the session's TaskForm
         self.attempt = None  # the ConnectAttempt under way
         self.disconnected = None  # why the connection ended, until a reconnect
+        self.disconnected_turn = None  # the app's turn (Tui.turn) that found it ended: news after it still shows
         self.task_book = TaskBook()
         self.subscriptions = {}  # resource URI -> its ChangeWatch (None while it is being set up)
         self.changed = set()  # subscribed resources the server changed since they were last read
@@ -18822,7 +18904,7 @@ class TuiConnection:
 
     def reconnect_failed(self, exc, stderr_lines):
         app = self.app
-        app.disconnected = "reconnecting failed: %s" % describe_failure(exc)
+        app.disconnected, self.disconnected_turn = "reconnecting failed: %s" % describe_failure(exc), app.turn
         app.say(app.disconnected, True)
 
     def notice_lost_connection(self):
@@ -18864,8 +18946,36 @@ class TuiConnection:
     def connection_ended(self, exc):
         app = self.app
         if app.session is not None and not app.disconnected and app.attempt is None:
-            app.disconnected = describe_failure(exc)
+            app.disconnected, self.disconnected_turn = describe_failure(exc), app.turn
             app.session.log.event("tui", "disconnected: %s" % app.disconnected)  # the debug row is this server's
+            self.retry_lost_stream()
+
+    def retry_lost_stream(self):
+        """A listen stream lost with its server is tried again without a key: after each pause
+        of STREAM_RETRY_SECONDS (the status line says when, and which try), until the server
+        acknowledges a new one (then it counts as back) or the tries are spent (^R then)."""
+        app, session = self.app, self.app.session
+        tries = len(STREAM_RETRY_SECONDS)
+
+        def work():
+            for number, pause in enumerate(STREAM_RETRY_SECONDS, 1):
+                app.post(app.say, "Trying the server again in %s (%d of %d) ..." % (seconds_text(pause), number, tries))
+                time.sleep(pause)  # a worker's pause: the screen and its keys go on
+                if self.session is not session or not self.disconnected:
+                    return None  # reconnected, closed, or back by another way meanwhile
+                again = session.listen_again(min(session.timeout, 10.0))
+                if again is None or again:
+                    return again
+            return False
+
+        def done(again):
+            if again:
+                self.server_back()
+            elif again is False and self.session is session and self.disconnected:
+                app.say("The server did not answer %d tries." % tries, True)  # the line goes on: ^R reconnects
+
+        if session is not None and session.listen_lost():
+            app.spawn(work, done)
 
 
 class PendingAnswer:
@@ -19576,8 +19686,10 @@ class ConnectScreen(FieldScreen):
             raise UsageError("Env is for a stdio server's command line; Server holds a URL")
         try:
             pairs = dict(parse_env_option(word) for word in split_command_line(text))
-        except ValueError as exc:
-            raise UsageError("cannot split Env: %s" % exc)
+        except ValueError as exc:  # shlex's words ("No closing quotation") are not ours; the values are secrets
+            raise UsageError("Env: %s; quote a value with spaces whole, as NAME='a b'" % (
+                "unmatched quote (a ' or \" with no closing one)" if "quotation" in str(exc) else
+                "a backslash at the end escapes nothing"))
         kept = self.base_spec.env if self.base_spec is not None else {}
         pairs = {name: kept[name] if value == "${%s}" % name and name in kept else value for name, value in pairs.items()}
         for value in pairs.values():
@@ -19835,7 +19947,17 @@ class ServersPane:
             self.selection.index = self.app.servers.index(self.app.shown)  # the one shown stands out
         for row, index, attr in list_rows(canvas, 1, canvas.height - 1, self.selection, len(rows), style):
             label, server = rows[index]
+            if server is None:  # a URL or command line: its end (a port, a script) tells one from another
+                label = elide_middle(label, canvas.width)
             canvas.put(row, 0, label, attr or (style.dim if server is None else 0))
+
+
+def catalog_count(name, entries):
+    """How many entries a list tab counts: resources and templates apart (3+2)."""
+    if name == "resources":
+        kinds = [entry.kind for entry in entries]
+        return "%d+%d" % (kinds.count("resource"), kinds.count("template"))
+    return str(len(entries))
 
 
 def skill_entry_detail(entry):
@@ -19957,9 +20079,9 @@ class MainScreen(Screen):
     def load_failed(self, kind, exc):
         catalog = self.catalogs[kind]
         catalog.error, catalog.loading = describe_failure(exc), False
-        self.one_loaded(kind)
         if isinstance(exc, ConnectionFailed):
             self.app.report_failure(exc)
+        self.one_loaded(kind)  # after it: r's own outcome (Refresh failed for ...) is the last word
 
     def one_loaded(self, kind):
         """The refresh's status line ends with the last list: how it went."""
@@ -19990,8 +20112,7 @@ class MainScreen(Screen):
             self.tab = chosen
 
     def new_filter(self):
-        self.filter.clear()  # a new filter, not more text behind the last one
-        self.filter.active = True
+        self.filter.start()
 
     def scroll_detail(self, key):
         self.detail.on_key("DOWN" if key == "J" else "UP")
@@ -20041,7 +20162,7 @@ class MainScreen(Screen):
             pane.draw(canvas)  # narrow: the pane in place of the lists, while it has the keys
             return
         if pane.shows(canvas.width):
-            width = min(32, canvas.width // 4)
+            width = min(44, canvas.width * 3 // 10)  # wider with the terminal: 36 columns at 120
             pane.draw(canvas.sub(0, 0, canvas.height, width))
             canvas = canvas.sub(0, width + 1, canvas.height, canvas.width - width - 1)
         self.draw_tabs(canvas.sub(0, 0, 1, canvas.width))
@@ -20083,11 +20204,10 @@ class MainScreen(Screen):
             count = "..."
         elif not catalog.offered:
             count = "-"
-        elif name == "resources":
-            kinds = [e.kind for e in self.visible_entries(name)]  # counts follow the filter
-            count = "%d+%d" % (kinds.count("resource"), kinds.count("template"))
         else:
-            count = str(len(self.visible_entries(name)))
+            count = catalog_count(name, self.visible_entries(name))  # counts follow the filter
+            if self.filters[name].needle():  # and say what it hides
+                count += " of " + catalog_count(name, catalog.entries)
         return "%s (%s)" % (name.capitalize(), count)
 
     def draw_list(self, canvas):
@@ -21796,8 +21916,8 @@ class DebugScreen(SearchedList):
                 "only the rows of the server on show (Alt+1-9 shows another); again: every server's",
                 key_action(lambda screen: screen.toggle_shown_only())),
         Binding("/", lambda screen: "" if on_requests_tab(screen) else "search",  # 80 columns hold the hints
-                "search: only entries with the text (Enter keeps it, Esc clears it)",
-                key_action(lambda screen: setattr(screen.search, "active", True))),
+                "search: a new search, only entries with the text (Enter keeps it, Esc clears it)",
+                key_action(lambda screen: screen.search.start())),
         Binding("Esc", codes=("ESC",), action=key_action(lambda screen: screen.search.clear()),
                 when=lambda screen: screen.search.needle()),
         Binding("Enter", lambda screen: "open", "the whole entry, however long (a message as indented JSON; on Requests\n"
@@ -22038,12 +22158,14 @@ class DebugScreen(SearchedList):
             canvas.put(2, 0, "Nothing here yet.", self.app.style.dim)
         rows = canvas.height - 1 - (1 if self.search.shown() else 0)
         column = self.server_column(entries, canvas.width)
+        label_width = exchange_label_width(entries, canvas.width - column)
         for row, index, attr in list_rows(canvas, 1, rows, self.selection, len(entries), self.app.style):
             entry = entries[index]
             server = pad(clean_line(self.server_label(self.app.server_of(entry.source if isinstance(
                 entry, Exchange) else entry.get("source")), column < 3)), column - 1) + " " if column else ""
             if isinstance(entry, Exchange):
-                canvas.put(row, 0, ("*" if entry in self.marked else " ") + server + exchange_line(entry), attr)
+                canvas.put(row, 0, ("*" if entry in self.marked else " ") + server + exchange_line(entry, label_width),
+                           attr)
             else:
                 canvas.put(row, 0, server + debug_line(entry), attr)
         self.search.draw(canvas.sub(canvas.height - 1, 0, 1, canvas.width), self.app.style)
@@ -22062,7 +22184,6 @@ def debug_line(entry):
 
 
 SERVER_COLUMN = 16  # cells of the debug screen's server column, a space after it included
-EXCHANGE_LABEL_COLUMN = 32  # cells of a Requests row's method and name: the status after it stays in line
 
 
 def exchange_label(row):
@@ -22071,18 +22192,30 @@ def exchange_label(row):
     return row.method + (" %s" % name if isinstance(name, str) else "")
 
 
-def exchange_line(row):
+EXCHANGE_LABEL_CELLS = 32  # the Requests tab's method column at least; wider for longer labels where there is room
+EXCHANGE_OTHER_CELLS = 53  # the row's other columns: time, arrow, status, milliseconds, bytes, a short id
+
+
+def exchange_label_width(rows, columns):
+    """The Requests tab's method column: as wide as its longest label where the row has room,
+    so that the status columns stay in line; a longer label loses its middle."""
+    longest = max([cells(exchange_label(row)) for row in rows if isinstance(row, Exchange)] or [0])
+    return max(EXCHANGE_LABEL_CELLS, min(longest, columns - EXCHANGE_OTHER_CELLS))
+
+
+def exchange_line(row, label_width=None):
     """A Requests row: when, which way, the method (and the tool, prompt or resource), its
-    status, how long the answer took, the bytes of both, the id."""
+    status, how long the answer took, the bytes of both, the id. ``label_width``: the method
+    column's (exchange_label_width); None: the label whole."""
     size = row.size()
     size_shown = "%d B" % size if size < 1024 else "%.1f KiB" % (size / 1024) if size < 1 << 20 else (
         "%.1f MiB" % (size / (1 << 20)))
     took = "%.1f ms" % (row.elapsed * 1000) if row.elapsed is not None else ""
     label = clean_line(exchange_label(row))
-    if cells(label) > EXCHANGE_LABEL_COLUMN:
-        label = clip(label, EXCHANGE_LABEL_COLUMN - 1) + "…"
+    label = pad(elide_middle(label, label_width), label_width) if label_width else pad(label, max(
+        EXCHANGE_LABEL_CELLS, cells(label)))
     return clean("%s %s %s %-12s %10s %10s%s%s" % (
-        clock_time_of(row.sent_at), "→" if row.direction == "out" else "←", pad(label, EXCHANGE_LABEL_COLUMN),
+        clock_time_of(row.sent_at), "→" if row.direction == "out" else "←", label,
         row.status(), took, size_shown, "  #%s" % json.dumps(row.message["id"]) if "id" in row.message else "",
         "  (mcp-tui's own)" if row.bookkeeping else ""))
 
@@ -22093,7 +22226,8 @@ def exchange_json(message, credentials):
 
 def exchange_text(row, credentials):
     """Enter on a Requests row: the request and its answer, whole (credentials masked)."""
-    answer = exchange_json(row.answer, credentials) if row.answer is not None else "(%s)" % row.status()
+    answer = exchange_json(row.answer, credentials) if row.answer is not None else "(%s)" % (
+        row.failure[1] if row.failure else row.status())
     return clean("%s\n\n%s:\n%s\n\nAnswer:\n%s" % (exchange_line(row).strip(), "Notification" if row.is_notification()
                                                    else "Request", exchange_json(row.message, credentials), answer))
 
@@ -22208,14 +22342,20 @@ class TapsScreen(Screen):
             canvas.put(3, 2, "or, in the host's config: mcp-tui tap -- COMMAND [ARGS...]")
             return
         widths = (max(4, max(cells(tap["name"]) for tap in self.taps)), 9, 9, 21, 8)
-        heading = ("NAME", "HOST PID", "MESSAGES", "SINCE", "", "SERVER")
-        canvas.put(0, 0, "  ".join(pad(word, width) for word, width in zip(heading, widths + (0,))),
-                   self.app.style.bold)
+        heading = ("NAME", "HOST PID", "MESSAGES", "SINCE", "STATE", "SERVER")
+        canvas.put(0, 0, tap_list_row(heading, widths, canvas.width), self.app.style.bold)
         for row, index, attr in list_rows(canvas, 1, canvas.height - 1, self.selection, len(self.taps), self.app.style):
             tap = self.taps[index]
             words = (tap["name"], str(tap["hostPid"] or "-"), str(tap["messages"]), tap["since"] or "-",
                      "running" if tap["running"] else "ended", str(tap["server"] or "?"))
-            canvas.put(row, 0, "  ".join(pad(word, width) for word, width in zip(words, widths + (0,))), attr)
+            canvas.put(row, 0, tap_list_row(words, widths, canvas.width), attr)
+
+
+def tap_list_row(words, widths, columns):
+    """A row of the Taps list: each word padded to its column's width, the last (the server's
+    command line) in the rest of the row, its middle left out where it is too long."""
+    row = "  ".join([pad(word, width) for word, width in zip(words, widths)] + [""])
+    return row + elide_middle(words[-1], columns - cells(row))
 
 
 TAP_SCREEN_ROWS = 5000  # exchanges a tap's conversation screen keeps; past it the oldest tenth goes
@@ -22230,8 +22370,8 @@ class TapConversationScreen(SearchedList):
 
     live = True
     BINDINGS = (
-        Binding("/", "search", "search: only exchanges with the text, in their messages too (Enter keeps it, "
-                               "Esc clears it)", key_action(lambda screen: setattr(screen.search, "active", True))),
+        Binding("/", "search", "search: a new search, only exchanges with the text, in their messages too (Enter "
+                               "keeps it, Esc clears it)", key_action(lambda screen: screen.search.start())),
         Binding("Esc", codes=("ESC",), action=key_action(lambda screen: screen.search.clear()),
                 when=lambda screen: screen.search.needle()),
         Binding("Enter", "request and answer", "the request and its answer, whole (indented JSON)",
@@ -22964,6 +23104,11 @@ class SearchBar:
         self.active = False
         self.field.set_text("")
 
+    def start(self):
+        """/ again: a new search, not more text behind the kept one."""
+        self.clear()
+        self.active = True
+
     def paste(self, text):
         self.active = True
         self.field.insert(text)
@@ -23240,8 +23385,9 @@ def field_for(key, label, prop, required):
         return ChoiceField(key, label, [(True, "true"), (False, "false")], prop, required, default, has_default)
     if types == ["array"] and choice_options(prop.get("items") if isinstance(prop.get("items"), dict) else {}):
         return MultiChoiceField(key, label, choice_options(prop["items"]), prop, required, default)
-    # a null default means "left out": the field starts empty, never as the text "null"
-    text = "" if default is None else default if isinstance(default, str) else json.dumps(default)
+    # a null default means "left out", an empty array's is no items yet: the field starts empty, never as the
+    # text "null" or "[]" (which `1,2` typed after would join)
+    text = "" if default is None or default == [] else default if isinstance(default, str) else json.dumps(default)
     return TextField(key, label, prop, required, text=text)
 
 
@@ -23422,6 +23568,21 @@ def clip(text, width):
         if used > width:
             return text[:index]
     return text
+
+
+def elide_middle(text, width):
+    """``text`` in at most ``width`` cells, its middle replaced by "…" when it is too long:
+    both ends stay (a URL's port and path, a command's script), so long ones stay apart."""
+    if cells(text) <= width:
+        return text
+    if width < 2:
+        return clip(text, width)
+    tail, room = "", (width - 1) * 2 // 5
+    for char in reversed(text):
+        if cells(char + tail) > room:
+            break
+        tail = char + tail
+    return clip(text, width - 1 - cells(tail)) + "…" + tail
 
 
 def pad(text, width):

@@ -35,7 +35,8 @@ def test_main_screen_lists_everything_with_counts_filters_and_quits_with_0(tui):
     screen.type("report")
     screen.wait_for(lambda t: " echo" not in t and "render_report" in t and "fail_report" in t,
                     what="only the report tools")
-    screen.wait_all("Tools (3)", PROMPTS_TAB)  # the tab's count follows its filter (weather: "report"); not others
+    screen.wait_all("Tools (3 of %d)" % len(testserver.TOOLS), PROMPTS_TAB)  # the tab's count follows its filter
+    # (weather: "report") and says what it hides; not the others
     screen.send("esc")
     screen.wait_for(" echo")
     screen.send("4")

@@ -21,7 +21,7 @@ def call_echo(screen, text):
     screen.send("ctrl-x")
     screen.wait_for(lambda t: "Tool executed successfully." in screen.status_line(), what="the call")
     screen.send("esc")
-    screen.wait_for(lambda t: re.search(r"Tools \(\d+\)", t) and "Tool: echo" not in screen.title_line(),
+    screen.wait_for(lambda t: re.search(r"Tools \(\d+( of \d+)?\)", t) and "Tool: echo" not in screen.title_line(),
                     what="the main screen")
 
 

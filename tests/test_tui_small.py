@@ -39,11 +39,11 @@ def test_slash_starts_a_new_filter_and_a_filter_stays_on_its_tab(tui):
     screen.send("/")
     screen.type("report")
     screen.send("enter")
-    screen.wait_for("Tools (3)")
+    screen.wait_for("Tools (3 of ")
     screen.send("/")  # a new filter: "echo", not "reportecho"
     screen.type("echo")
     screen.send("enter")
-    screen.wait_for(lambda t: "Tools (1)" in t and " echo" in t and "No match" not in t, what="echo alone")
+    screen.wait_for(lambda t: "Tools (1 of " in t and " echo" in t and "No match" not in t, what="echo alone")
     assert resources in screen.text()  # the Tools filter does not narrow the other tabs
     screen.send("2")
     screen.wait_for(lambda t: "No match" not in t and "/ echo" not in t, what="the resources unfiltered")

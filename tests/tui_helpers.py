@@ -283,9 +283,10 @@ def tui(state_dir):
 
 
 def wait_for_tool_list(screen):
-    """The tools are listed: the tab counts them. "Tools (" alone shows as soon as the main
-    screen does, as "Tools (...)" while the list loads, and an Enter then opens nothing."""
-    screen.wait_for(lambda text: re.search(r"Tools \(\d+\)", text), what="the tools listed")
+    """The tools are listed: the tab counts them ("Tools (1 of 17)" under a filter). "Tools ("
+    alone shows as soon as the main screen does, as "Tools (...)" while the list loads, and an
+    Enter then opens nothing."""
+    screen.wait_for(lambda text: re.search(r"Tools \(\d+( of \d+)?\)", text), what="the tools listed")
 
 
 def open_tool(screen, name):
