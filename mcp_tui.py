@@ -18190,7 +18190,41 @@ class TuiServers:
             server.close(wait=True)
 
 
-class Tui(TuiServers):
+class TuiTasks:
+    """The app's part that keeps the tasks its servers run (Tui's, split out along its job):
+    the task book the tasks screen shows, the ledger, and the session a task lives in."""
+
+    def task_created(self, task, tool_name):
+        self.task_book.update(task, tool_name, created_here=True)
+        if self.ledger is not None:
+            try:
+                self.ledger.remember(task, self.tasks, tool_name)
+            except (OSError, McpTuiError) as exc:
+                self.session.log.event("tui", "cannot record the task in the ledger: %s" % exc)
+
+    def task_seen(self, task):
+        """A newer view of a task, from any source; a followed task's changes go to the status line."""
+        row, changed = self.task_book.update(task)
+        if changed and self.ledger is not None:
+            self.ledger.note_status(task.task_id, task.status)  # a finished task no longer holds its session
+        if changed and row.following:
+            self.say("Task %s: %s" % (short_task_id(task.task_id), task.status_line()))
+
+    def tasks_holding(self, task_id):
+        """(On a worker.) The tasks of the session a task lives in: the HTTP session of an
+        earlier run that the ledger recorded for it, resumed as `task get` resumes it, when
+        that is not this session; else this session's."""
+        session, ledger = self.session, self.ledger
+        recorded = ledger.session_to_resume(task_id, session.spec) if ledger is not None else None
+        if recorded is None or recorded.get("id") == (session.session_record() or {}).get("id"):
+            return self.tasks
+        responder = TuiResponder(self, self.stubs[0], self.stubs[1], self.roots)
+        resumed = connect(session.spec, self.opts, responder, session.log, resume=recorded)
+        self.resumed_sessions.append(resumed)
+        return tasks_for(resumed)
+
+
+class Tui(TuiServers, TuiTasks):
     """The app: a stack of screens over each server's session, the tasks it knows, and the
     inbox that brings worker results to the UI thread."""
 
@@ -18637,37 +18671,6 @@ class Tui(TuiServers):
             if uri not in self.changed and len(self.changed) < KEPT_CHANGED_RESOURCES:  # once until it is read
                 self.changed.add(uri)  # again: one that changes every few seconds would hide the key hints
                 self.show_toast("Resource updated: %s (marked * in the list)" % params.get("uri", "?"))
-
-    # -- tasks ----------------------------------------------------------------------------
-
-    def task_created(self, task, tool_name):
-        self.task_book.update(task, tool_name, created_here=True)
-        if self.ledger is not None:
-            try:
-                self.ledger.remember(task, self.tasks, tool_name)
-            except (OSError, McpTuiError) as exc:
-                self.session.log.event("tui", "cannot record the task in the ledger: %s" % exc)
-
-    def task_seen(self, task):
-        """A newer view of a task, from any source; a followed task's changes go to the status line."""
-        row, changed = self.task_book.update(task)
-        if changed and self.ledger is not None:
-            self.ledger.note_status(task.task_id, task.status)  # a finished task no longer holds its session
-        if changed and row.following:
-            self.say("Task %s: %s" % (short_task_id(task.task_id), task.status_line()))
-
-    def tasks_holding(self, task_id):
-        """(On a worker.) The tasks of the session a task lives in: the HTTP session of an
-        earlier run that the ledger recorded for it, resumed as `task get` resumes it, when
-        that is not this session; else this session's."""
-        session, ledger = self.session, self.ledger
-        recorded = ledger.session_to_resume(task_id, session.spec) if ledger is not None else None
-        if recorded is None or recorded.get("id") == (session.session_record() or {}).get("id"):
-            return self.tasks
-        responder = TuiResponder(self, self.stubs[0], self.stubs[1], self.roots)
-        resumed = connect(session.spec, self.opts, responder, session.log, resume=recorded)
-        self.resumed_sessions.append(resumed)
-        return tasks_for(resumed)
 
     # -- input requests from the server (called on other threads) --------------------------
 

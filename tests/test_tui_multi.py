@@ -154,9 +154,10 @@ def test_requests_rows_keep_their_status_column_whatever_the_methods_length():
                              "stdio", None, False) for method, name in (
         ("tools/call", "echo"), ("tools/call", "a_tool_with_a_very_long_name_indeed"),
         ("x-vendor/an-extension-method-with-a-long-name", "x"))]
-    lines = [mcp_tui.exchange_line(row) for row in rows]
+    width = mcp_tui.exchange_label_width(rows, 80)  # an 80-column screen: no room for the longest label
+    lines = [mcp_tui.exchange_line(row, width) for row in rows]
     assert len({line.index(" pending") for line in lines}) == 1, lines
-    assert "tools/call a_tool_with_a_very_l…" in lines[1] and "…" in lines[1]  # cut, and says so
+    assert "tools/call a_tool" in lines[1] and "…" in lines[1] and "indeed" in lines[1]  # cut, and says so
 
 
 @needs_pty
