@@ -121,8 +121,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: KeeperClient Keeper KeeperRelay
   10. main          options to a CLI run or the TUI; every error to one line and an exit code
 
-Heavy modules (http.client, ssl, subprocess, curses, and auth's hashlib, secrets,
-http.server and webbrowser) are imported where they are used,
+Heavy modules (http.client, ssl, subprocess, curses, and auth's hashlib, secrets
+and http.server) are imported where they are used,
 so ``mcp-tui --help`` and a CLI call pay only for what they touch.
 """
 
@@ -6181,9 +6181,9 @@ class InputResponder:
             return {"action": "cancel"}
         if not answer.startswith("y"):
             return {"action": "decline"}
-        import webbrowser
-
-        webbrowser.open(url)
+        problem = launch_browser(url).failed_within(0)
+        if problem is not None:
+            self.notice("No browser started (%s); open the URL yourself: %s" % (problem, url))
         return {"action": "accept"}
 
     def sample(self, params, server_name):
@@ -10081,8 +10081,8 @@ def http_client_errors():
 # through a fresh HttpClient each: no MCP token on them, no redirect followed. Every
 # secret it sees is registered with the debug log's masking (section 4), and tokens
 # live in auth.json next to the task ledger (state_directory(), section 1). Nothing
-# here runs until a server asks for authorization: hashlib, hmac, secrets, http.server
-# and webbrowser are imported inside the functions that use them.
+# here runs until a server asks for authorization: hashlib, hmac, secrets and http.server
+# are imported inside the functions that use them.
 # ======================================================================================
 
 
@@ -10672,9 +10672,15 @@ class BrowserStep:
     """What a front end shows while the user authorizes in a browser (the TUI's screen):
     the authorization server's host, the URL, when the wait ends, and a way to give up."""
 
-    def __init__(self, host, url, deadline, listener):
+    def __init__(self, host, url, deadline, listener, open_browser=True):
         self.host, self.url, self.deadline = host, url, deadline
         self._listener = listener
+        # The front end starts the browser (the TUI outside curses), unless --no-browser said not to
+        self.browser = BrowserLaunch(url) if open_browser else None
+
+    def browser_problem(self):
+        """Why no browser shows the URL (none started, or none could), or None."""
+        return self.browser.failed_within(0) if self.browser is not None and self.browser.started else None
 
     def seconds_left(self):
         return max(0.0, self.deadline - time.perf_counter())
@@ -10687,28 +10693,122 @@ class BrowserStep:
         self._listener.cancel()
 
 
-BROWSER_START_SECONDS = 1.0  # a browser command that cannot start ($BROWSER=/bin/false, no display) fails sooner
+BROWSER_START_SECONDS = 1.0  # a browser command that cannot start ($BROWSER=/bin/false) is noticed sooner
+# Browsers that draw in the terminal: started from mcp-tui they would take its terminal (the TUI's keys, a
+# --format json file's bytes). Python's webbrowser falls back to them where there is no display; mcp-tui never
+# starts one, even where $BROWSER names it.
+CONSOLE_BROWSERS = frozenset(("www-browser", "lynx", "w3m", "links", "links2", "elinks", "browsh", "carbonyl"))
+# Where a display shows one (Linux, BSD), the desktop's opener, else a graphical browser
+DESKTOP_OPENERS = (("xdg-open",), ("gio", "open"), ("x-www-browser",), ("firefox",), ("chromium",),
+                   ("google-chrome",))
+
+
+def browser_commands(url):
+    """The commands that may open ``url`` in a browser that needs no terminal, and why there
+    is none when the list is empty. ``$BROWSER`` wins, each of its entries tried once (split
+    as Python's webbrowser splits them, %s for the URL, never through a shell); else the
+    system's opener where a graphical browser can show: macOS, Windows (None: os.startfile),
+    or a desktop's X11 or Wayland display."""
+    import shlex
+    import shutil
+
+    chosen = [entry.strip() for entry in os.environ.get("BROWSER", "").split(os.pathsep) if entry.strip()]
+    if chosen:
+        commands, refused = [], []
+        for entry in chosen:
+            if "%s" not in entry and (shutil.which(entry) or os.path.exists(entry)):
+                words = [entry, url]  # a program's path, spaces and all
+            else:
+                try:
+                    words = shlex.split(entry, posix=os.name != "nt")
+                except ValueError:
+                    refused.append("$BROWSER entry %r cannot be split into words" % entry)
+                    continue
+                words = words[:-1] if words[-1:] == ["&"] else words
+                words = [word.replace("%s", url) for word in words] if "%s" in entry else words + [url]
+            if not words or os.path.basename(words[0]).lower() in CONSOLE_BROWSERS:
+                refused.append("$BROWSER names %s, a browser that would take the terminal" % (
+                    os.path.basename(words[0]) if words else "nothing"))
+                continue
+            commands.append(words)
+        return commands, "; ".join(refused)
+    if sys.platform == "win32":
+        return [None], ""
+    if sys.platform == "darwin":
+        return [["open", url]], ""
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return [], "no display for a graphical browser (DISPLAY and WAYLAND_DISPLAY are unset)"
+    for opener in DESKTOP_OPENERS:
+        if shutil.which(opener[0]):
+            return [list(opener) + [url]], ""
+    return [], "no browser opener found (xdg-open, gio, x-www-browser)"
+
+
+class BrowserLaunch:
+    """One attempt to open a URL in a browser that needs no terminal (browser_commands):
+    each command is started once, detached from mcp-tui's terminal (no stdin, output to the
+    null device, a session of its own), and watched on a thread. ``failed_within(seconds)``
+    says, within that time, why no browser started (every command failed to start or exited
+    non-zero), or None once one started (or still runs: a browser that is itself the window).
+    ``can_start``: whether there is anything to start at all."""
+
+    def __init__(self, url):
+        self.url = url
+        self.commands, self.reason = browser_commands(url)
+        self.can_start = bool(self.commands)
+        self.started = False
+        self.ended = threading.Event()
+        self.opened = None
+
+    def start(self):
+        """Start it (the TUI calls this outside curses); returns self."""
+        if self.started:
+            return self
+        self.started = True
+        if not self.commands:
+            self.ended.set()
+            return self
+        threading.Thread(target=self._run, name="browser", daemon=True).start()
+        return self
+
+    def _run(self):
+        import subprocess
+
+        failures = [self.reason] if self.reason else []
+        for words in self.commands:
+            try:
+                if words is None:
+                    os.startfile(self.url)  # Windows' own choice of browser (what webbrowser uses there)
+                    return self._finish(True)
+                process = subprocess.Popen(words, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                           stderr=subprocess.DEVNULL, close_fds=True,
+                                           **stdio_creation_options(os.name == "nt", console=False))
+            except (OSError, ValueError) as exc:
+                failures.append("%s: %s" % ("the browser" if words is None else os.path.basename(words[0]),
+                                            getattr(exc, "strerror", None) or exc))
+                continue
+            code = process.wait()  # a browser that stays open is the window itself: "started" till then
+            if code == 0:
+                return self._finish(True)
+            failures.append("%s exited with status %s" % (os.path.basename(words[0]), code))
+        self.reason = "; ".join(failures)
+        self._finish(False)
+
+    def _finish(self, opened):
+        self.opened = opened
+        self.ended.set()
+
+    def failed_within(self, seconds):
+        """Why no browser started, once that is known within ``seconds``; else None."""
+        if self.started and not self.commands:
+            return self.reason
+        self.ended.wait(seconds)
+        return self.reason if self.ended.is_set() and not self.opened else None
 
 
 def launch_browser(url):
-    """webbrowser.open (which honours $BROWSER) on its own thread: a console browser
-    command blocks until it exits. Returns failed_within(seconds): True when within that
-    time webbrowser.open said no browser started (a $BROWSER command that exits non-zero,
-    none at all) or failed; False once it started one, or while it is still running."""
-    ended = threading.Event()
-    opened = []
-
-    def run():
-        import webbrowser
-
-        try:
-            opened.append(webbrowser.open(url))
-        except Exception:  # no usable browser: the printed URL is the way
-            opened.append(False)
-        ended.set()
-
-    threading.Thread(target=run, daemon=True).start()
-    return lambda seconds: ended.wait(seconds) and not opened[0]
+    """Start a browser on ``url`` now (BrowserLaunch): the CLI's way."""
+    return BrowserLaunch(url).start()
 
 
 def read_pasted_redirects(listener):
@@ -11173,10 +11273,9 @@ class Grants:
         from urllib.parse import urlsplit
 
         host = urlsplit(issuer).netloc or issuer
-        if self.browser_step is not None:  # the front end shows the step (and offers to cancel it)
-            self.browser_step(BrowserStep(host, url, time.perf_counter() + seconds, listener))
-            if not self.settings.no_browser:
-                launch_browser(url)
+        if self.browser_step is not None:  # the front end shows the step, starts the browser, offers to cancel
+            self.browser_step(BrowserStep(host, url, time.perf_counter() + seconds, listener,
+                                          open_browser=not self.settings.no_browser))
             return
         if self.settings.no_browser:
             paste = self.interactive if self.interactive is not None else sys.stdin.isatty()
@@ -11185,11 +11284,15 @@ class Grants:
             if paste:
                 read_pasted_redirects(listener)
             return
-        self.announce("mcp-tui: authorizing at %s in your browser: %s" % (host, url))
-        if not launch_browser(url)(BROWSER_START_SECONDS):
-            return  # started, or still starting (a console browser runs until it exits)
+        browser = BrowserLaunch(url)
+        if browser.can_start:
+            self.announce("mcp-tui: authorizing at %s in your browser: %s" % (host, url))
+        problem = browser.start().failed_within(BROWSER_START_SECONDS)
+        if problem is None:
+            return  # started, or still starting (a browser that is itself the window runs on)
         line = "the browser did not start; to authorize at %s, open this URL in a browser: %s" % (host, url)
-        advice = "without a browser, use --no-browser, and --callback-port PORT to forward the callback over SSH"
+        advice = ("%s; without a browser, use --no-browser, and --callback-port PORT to forward the callback "
+                  "over SSH" % problem)
         if not (self.interactive if self.interactive is not None else sys.stdin.isatty() and sys.stderr.isatty()):
             raise AuthError(line, hint=advice)  # nobody to open it: waiting out --timeout helps no one
         self.announce("mcp-tui: %s (or paste the address it ends on here; %s)" % (line, advice))
@@ -17736,6 +17839,10 @@ class TuiConnection:
         """The browser step of OAuth: its screen, and the status line says what is awaited."""
         app = self.app
         app.open(AuthorizeScreen(app, step))
+        if step.browser is not None and step.browser.can_start:
+            app.outside_curses(step.browser.start)  # detached from the terminal, and curses keeps the keys
+        elif step.browser is not None:
+            step.browser.start()  # nothing to run: it only says why
         app.say("Waiting for the authorization at %s (Esc cancels) ..." % clean(step.host))
 
     def cancel_connect(self):
@@ -20593,10 +20700,13 @@ class UrlElicitationScreen(FieldScreen):
             self.app.say(NOT_COPIED.capitalize() + ": " + self.url, True)
 
     def submit(self):
-        import webbrowser
-
-        self.app.outside_curses(lambda: webbrowser.open(self.url))
+        browser = BrowserLaunch(self.url)
+        if browser.can_start:
+            self.app.outside_curses(browser.start)
+        problem = browser.start().failed_within(0)
         self.answer("accept")
+        if problem is not None:
+            self.app.say("No browser started (%s); open the URL yourself: %s" % (problem, self.url), True)
 
     def decline(self):
         self.answer("decline")
@@ -20627,10 +20737,16 @@ class AuthorizeScreen(TextScreen):
             self.app.post(self.app.close_screen, self)
             if self.app.status.startswith("Waiting for the authorization"):
                 self.app.say("Authorization received.")  # the wait is over (a connect then says more)
-        self.view.set_text("The server needs authorization at %s.\n\nA browser was sent to this URL; open it "
-                           "yourself if none appeared:\n%s\n\nWaiting %ds for the authorization..." % (
-                               clean(self.step.host), clean(self.step.url), int(self.step.seconds_left())),
-                           keep_position=True)
+        problem = self.step.browser_problem()
+        if self.step.browser is None:
+            sent = "Open this URL in a browser"
+        elif problem is not None:
+            sent = "No browser started (%s); open this URL in a browser" % clean(problem)
+        else:
+            sent = "A browser was sent to this URL; open it yourself if none appeared"
+        self.view.set_text("The server needs authorization at %s.\n\n%s:\n%s\n\nWaiting %ds for the "
+                           "authorization..." % (clean(self.step.host), sent, clean(self.step.url),
+                                                 int(self.step.seconds_left())), keep_position=True)
         TextScreen.draw(self, canvas)
 
     def cancel(self):
