@@ -1673,24 +1673,50 @@ def bypasses_proxy(host, no_proxy):
     return False
 
 
+def url_host(url):
+    """A URL's host as a whole (a string, or a urlsplit result): its netloc without the user
+    part and the port, brackets kept. Not urlsplit's ``hostname``, which keeps what is inside
+    the brackets and drops what follows them: for http://[::1].attacker.example it says ::1,
+    while a browser or a resolver looks up the name [::1].attacker.example."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url) if isinstance(url, str) else url
+    except ValueError:  # newer Pythons refuse some bracketed hosts ([127.0.0.1]): no host, no loopback
+        return ""
+    return re.sub(r":\d*$", "", parts.netloc.rpartition("@")[2])
+
+
+def is_loopback_url(url):
+    """Whether a URL (a string, or a urlsplit result) points at this machine: the one place
+    that decides what may go over plain HTTP (is_loopback_host of its whole host)."""
+    return is_loopback_host(url_host(url))
+
+
 def is_loopback_host(host):
-    """Whether a URL's host (urlsplit's hostname) is this machine: an address in 127.0.0.0/8,
-    ::1 (IPv4-mapped ::ffff:127.x too) or the name localhost. Decided from the parsed
-    address, never a prefix: 127.0.0.1.evil.example is a name anyone can point anywhere,
-    and plain HTTP to it would carry OAuth codes and secrets off this machine. The one
-    place that decides what may go over plain HTTP."""
+    """Whether a host, taken whole (url_host: ``[::1]``, ``127.0.0.1``, ``localhost``; a bare
+    address too), is this machine: an address in 127.0.0.0/8, ::1 (IPv4-mapped ::ffff:127.x
+    too) or the name localhost (a trailing dot allowed). Decided from the parsed address,
+    never a prefix: 127.0.0.1.evil.example, [::1].attacker.example and localhost.evil are
+    names anyone can point anywhere, and plain HTTP to them would carry OAuth codes and
+    secrets off this machine."""
     import ipaddress
 
-    host = (host or "").lower().strip("[]")
-    if (host[:-1] if host.endswith(".") else host) == "localhost":
+    host = (host or "").lower()
+    if host.startswith("[") and host.endswith("]"):
+        host, version = host[1:-1], ipaddress.IPv6Address  # brackets hold an IPv6 address, nothing else
+    else:
+        version = ipaddress.ip_address
+    if (host[:-1] if host.endswith(".") else host) == "localhost" and version is not ipaddress.IPv6Address:
         return True
-    # Strictly an address: no zone (127.0.0.1%25x.evil.example is a name a hosts file can point
-    # anywhere; a zone belongs to link-local addresses, never loopback ones), and no dotted
-    # number with a leading zero, which Python 3.8 reads as decimal and the resolver as octal
-    if "%" in host or re.search(r"(^|[.:])0\d", host):
+    # Strictly an address: no bracket left (text around [...] makes a name), no zone
+    # (127.0.0.1%25x.evil.example is a name a hosts file can point anywhere; a zone belongs to
+    # link-local addresses, never loopback ones), and no dotted number with a leading zero,
+    # which Python 3.8 reads as decimal and the resolver as octal
+    if "[" in host or "]" in host or "%" in host or re.search(r"(^|[.:])0\d", host):
         return False
     try:
-        address = ipaddress.ip_address(host)
+        address = version(host)
     except ValueError:
         return False
     return (getattr(address, "ipv4_mapped", None) or address).is_loopback
@@ -6241,7 +6267,7 @@ def elicitation_url_host(url):
         port = parts.port
     except ValueError:
         raise ValueError("the URL's port is not a number")
-    if scheme == "http" and not is_loopback_host(host):
+    if scheme == "http" and not is_loopback_url(parts):
         raise ValueError("only https URLs are opened (http only on this machine), not http: to %s" % host)
     return host + (":%d" % port if port else "")
 
@@ -8293,7 +8319,7 @@ class HttpChecks:
         from urllib.parse import urlsplit
 
         parts = urlsplit(url)
-        if parts.scheme.lower() != "https" and not is_loopback_host(parts.hostname):
+        if parts.scheme.lower() != "https" and not is_loopback_url(parts):
             self.found("auth.https", "%s is %s, plain HTTP off this machine" % (what, masked_url(url)), what)
 
 
@@ -9815,7 +9841,6 @@ TAP_CONNECT_SECONDS = 10.0  # to reach the server; a stream then runs as long as
 def listen_address(text, allow_remote=False):
     """--listen [HOST]:PORT as (host, port): HOST 127.0.0.1 when left out, [::1] for IPv6, port 0
     for any free one. A HOST that is not a loopback address is refused unless ``allow_remote``."""
-    import ipaddress
     import socket
 
     host, colon, port = text.strip().rpartition(":")
@@ -9826,7 +9851,7 @@ def listen_address(text, allow_remote=False):
         addresses = [info[4][0] for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)]
     except (OSError, UnicodeError):
         raise UsageError("--listen %s: %s is not an address of this machine" % (text, host))
-    if not allow_remote and not all(ipaddress.ip_address(address.split("%")[0]).is_loopback for address in addresses):
+    if not allow_remote and not all(is_loopback_host(address) for address in addresses):
         raise UsageError("--listen %s: %s is not a loopback address, so other machines could reach the tap" % (
             text, host), hint="give 127.0.0.1:PORT, or add --allow-remote to listen there anyway")
     return host, int(port)
@@ -10210,7 +10235,7 @@ def require_secure_url(url, what):
     parts = urlsplit(url) if isinstance(url, str) else None
     if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise AuthError("the %s is not an absolute http(s) URL: %r" % (what, url))
-    if parts.scheme.lower() != "https" and not is_loopback_host(parts.hostname):
+    if parts.scheme.lower() != "https" and not is_loopback_url(parts):
         raise AuthError("the %s %s is not HTTPS; mcp-tui sends credentials only over HTTPS (or to loopback)" % (
             what, url_origin(url)))
     return url
@@ -10905,7 +10930,7 @@ class OAuthRequests:
 
         parts = urlsplit(url)
         proxy = self.network.proxy_for(parts) if parts.scheme.lower() == "http" else None
-        if proxy and not is_loopback_host(urlsplit(proxy_url(proxy)).hostname):
+        if proxy and not is_loopback_url(proxy_url(proxy)):
             raise AuthError("%s is plain HTTP on loopback, but the proxy %s would carry it off this machine; "
                             "mcp-tui sends credentials only over HTTPS (or straight to loopback)" % (
                                 url_origin(url), url_origin(proxy_url(proxy))),
