@@ -5649,11 +5649,18 @@ def skill_file_problems(relatives):
     return problems
 
 
+def empty_directory(path):
+    """Whether ``path`` is an empty directory (not a link to one)."""
+    return os.path.isdir(path) and not os.path.islink(path) and not os.listdir(path)
+
+
 def write_new_tree(target, files):
     """``files`` [(path below ``target``, "/"-separated; bytes)] as the new directory
-    ``target``, all or nothing: written into a new directory beside it (open_user_file) and
-    renamed to ``target`` once every file is there. Raises OSError (nothing left behind)."""
+    ``target`` (or in place of the empty directory there), all or nothing: written into a new
+    directory beside it (open_user_file) and renamed to ``target`` once every file is there.
+    Raises OSError (nothing left behind)."""
     import shutil
+    import stat
 
     parent, name = os.path.split(os.path.abspath(target))
     os.makedirs(parent, exist_ok=True)
@@ -5665,7 +5672,11 @@ def write_new_tree(target, files):
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open_user_file(path) as handle:
                 handle.write(raw)
-        os.rename(staging, target)  # fails where something took the name meanwhile
+        if empty_directory(target):  # it takes the place of an empty directory, and keeps its mode
+            os.chmod(staging, stat.S_IMODE(os.stat(target).st_mode))
+            if os.name == "nt":
+                os.rmdir(target)  # Windows renames onto no directory (rmdir fails on one that filled meanwhile)
+        os.rename(staging, target)  # fails where something took the name, or filled the empty directory, meanwhile
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -14406,6 +14417,8 @@ class Cli:
         self.out = output
         self.command, self.args = self.resolve(words)
         validate_command_flags(opts, self.command, words)
+        if opts.output not in (None, "-") and os.path.isdir(opts.output) and self.command.writes != "directory":
+            raise UsageError("-o %s is a directory: give a file name" % opts.output)
         self.session = None
         self.background_session = False  # an automatic keeper holds a stdio task's server (main)
         self.responder = None
@@ -15963,9 +15976,9 @@ class SkillCommands(CliCommands):
         if not self.opts.output:
             raise UsageError("skill fetch needs -o DIR, the directory to write the skill's files into")
         target = self.opts.output
-        if os.path.lexists(target):
-            raise UsageError("%s already exists; skill fetch writes the skill into a new directory" % target,
-                             hint="give a directory name that is not taken")
+        if os.path.lexists(target) and not empty_directory(target):
+            raise UsageError("%s already exists; skill fetch writes the skill into a new directory or an empty one"
+                             % target, hint="give a directory name that is not taken")
         session = self.cli.connect()
         outcome = skill_verification(session, find_skill(session, word), self.opts.require_digests)
         if not outcome["ok"]:
@@ -16528,7 +16541,8 @@ class Command:
     ``usage``: the words after ``mcp-tui [connection]``; ``handler(cli, args)`` runs it, with
     the words after its own; ``flags``: the command's own options (every command takes the
     connection, output and auth ones); ``sends``: the method --dry-run withholds ("METHOD":
-    the command's first word, as rpc's); ``writes``: -o takes its result."""
+    the command's first word, as rpc's); ``writes``: -o takes its result ("directory": -o names
+    a directory, which may exist if it is empty)."""
 
     def __init__(self, name, summary, usage=None, handler=None, flags=(), sends=None, writes=False, details="",
                  aliases=(), subcommands=(), hidden=False, connects=True):
@@ -16539,6 +16553,7 @@ class Command:
         self.handler = handler
         self.flags = tuple(flags) + (("--dry-run",) if sends else ()) + (("-o",) if writes else ())
         self.sends = sends
+        self.writes = writes
         self.details = details
         self.aliases = aliases
         self.subcommands = subcommands
@@ -16690,7 +16705,7 @@ COMMANDS = (
                 family_verb(SkillCommands, SkillCommands.verify), flags=("--require-digests",),
                 details="Exit 1 on a mismatch."),
         Command("fetch", "verify, then write the skill's files under DIR", "skill fetch NAME|URI -o DIR",
-                family_verb(SkillCommands, SkillCommands.fetch), flags=("--require-digests",), writes=True),
+                family_verb(SkillCommands, SkillCommands.fetch), flags=("--require-digests",), writes="directory"),
     )),
     Command("completion", "a shell completion script", subcommands=(
         Command("bash", "source <(mcp-tui completion bash)", "completion bash", Cli.cmd_completion),
@@ -23268,8 +23283,6 @@ def main(argv=None):
             raise UsageError("--save %s is a file: give a directory (it is made if missing)" % opts.save)
         added_request_meta(opts)  # a malformed or reserved --meta: exit 2 before anything starts
         refuse_unsafe_targets(opts)
-        if opts.output not in (None, "-") and os.path.isdir(opts.output):
-            raise UsageError("-o %s is a directory: give a file name" % opts.output)
         if opts.help:  # before the connection is read: the words may name no server at all
             output.text(cli_help(opts.words, asked=False))
             return EXIT_OK
