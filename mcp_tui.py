@@ -1780,6 +1780,8 @@ def validate_header(name, value):
     if not re.match(HTTP_TOKEN, name):
         raise UsageError("the header name %r is not an HTTP token (ASCII letters, digits and !#$%%&'*+-.^_`|~)"
                          % name)  # %r: a control character shows as an escape
+    if any(c in value for c in "\r\n\0"):  # http.client's ValueError would show the value
+        raise UsageError("the value of header %r has a line break or NUL, which would inject another header" % name)
     try:
         value.encode("latin-1")
     except UnicodeEncodeError:
@@ -13087,6 +13089,10 @@ def validate_config_entry(entry, where):
         for name, value in (entry.get(key) or {}).items():
             if not isinstance(value, str):
                 raise UsageError("the %s: %s %r is %s, not a string" % (where, key, name, a_json_type(value)))
+    for name, value in (entry.get("headers") or {}).items():
+        if any(c in name + value for c in "\r\n\0"):  # the value is not shown: it may be a credential
+            raise UsageError("the %s: header %r has a line break or NUL, which would inject another header" % (
+                where, name))
 
 
 def spec_from_config_entry(entry, protocol, where, source=None):
