@@ -14992,14 +14992,20 @@ class TaskCommands(CliCommands):
             return
         session.spec.name = reply.get("name", session.spec.name)
 
-    def follow_up_problem(self, session, remembered):
-        """Why no later command can follow this task, or None when `task get` will work."""
+    def follow_up_problem(self, session, remembered, stopped=False):
+        """Why no later command can follow this task, or None when `task get` will work.
+        ``stopped``: a --wait was stopped (Ctrl+C, SIGTERM), so "use --wait" would be no advice."""
         if not session.outlives_process():
+            if stopped:
+                return ("The task ends with this command: a stdio server stops when mcp-tui exits. To follow a "
+                        "stdio task again after a stop, start it with --task alone (a background session keeps "
+                        "its server), then `mcp-tui task result TASK-ID` waits for its result.")
             return ("The task cannot outlive this command: a stdio server stops when mcp-tui exits. "
                     "Use --wait to follow it to its result.")
         if session.session_record() and not remembered:
             return ("The task lives in this HTTP session, which only the task ledger can resume "
-                    "(it is off or failed). Use --wait to follow it to its result.")
+                    "(it is off or failed)%s" % (", so no later command can follow it." if stopped
+                                                 else ". Use --wait to follow it to its result."))
         return None
 
     def task_command(self, action, task_id, recorded=None):
@@ -15035,7 +15041,7 @@ class TaskCommands(CliCommands):
             result = tasks.wait(task_id, deadline, StatusReporter(on_status, last_status), bound)
         except (KeyboardInterrupt, RequestTimeout) as exc:  # with --quiet, this is where the user sees the task's ID
             problem = self.follow_up_problem(self.cli.session, self.ledger is not None
-                                             and self.ledger.lookup(task_id) is not None)
+                                             and self.ledger.lookup(task_id) is not None, stopped=True)
             if problem is None:
                 self.out.notice("Stopped waiting; the task keeps running: %s" % self.task_command("get", task_id))
             elif isinstance(exc, RequestTimeout):  # not "follow it later": nothing can
