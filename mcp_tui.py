@@ -22,8 +22,9 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: UnsafeFile FileLock JsonStateFile
      1c. framing    JSON-RPC messages, JSON read within bounds (``strict_json``), SSE
                     classes: NestedTooDeeply SseEvent SseDecoder LargeMessageTurns
-     1d. stdio      starting a server (Windows included), and its transport
-                    classes: Transport StdioTransport
+     1d. stdio      starting a server (Windows included), and its transport; starting a
+                    browser that needs no terminal
+                    classes: Transport StdioTransport BrowserLaunch
      1e. http       deadlines, proxies, TLS and the HTTP client
                     classes: Watchdog NetworkOptions HttpClient
      1f. http transports  Streamable HTTP (with resumption), and the legacy HTTP+SSE
@@ -1515,6 +1516,127 @@ class StdioTransport(Transport):
             # detached keeper; curses under Wine), CPython's os.kill falls back to TerminateProcess
             # and then raises SystemError with the first error set. The server is ended.
             pass
+
+
+# -- A browser that needs no terminal: OAuth's browser step, a URL elicitation's Open ------
+
+
+BROWSER_START_SECONDS = 1.0  # a browser command that cannot start ($BROWSER=/bin/false) is noticed sooner
+# Browsers that draw in the terminal: started from mcp-tui they would take its terminal (the TUI's keys, a
+# --format json file's bytes). Python's webbrowser falls back to them where there is no display; mcp-tui never
+# starts one, even where $BROWSER names it.
+CONSOLE_BROWSERS = frozenset(("www-browser", "lynx", "w3m", "links", "links2", "elinks", "browsh", "carbonyl"))
+# Where a display shows one (Linux, BSD), the desktop's opener, else a graphical browser
+DESKTOP_OPENERS = (("xdg-open",), ("gio", "open"), ("x-www-browser",), ("firefox",), ("chromium",),
+                   ("google-chrome",))
+
+
+def browser_commands(url):
+    """The commands that may open ``url`` in a browser that needs no terminal, and why there
+    is none when the list is empty. ``$BROWSER`` wins, each of its entries tried once (split
+    as Python's webbrowser splits them, %s for the URL, never through a shell); else the
+    system's opener where a graphical browser can show: macOS, Windows (None: os.startfile),
+    or a desktop's X11 or Wayland display."""
+    import shlex
+    import shutil
+
+    chosen = [entry.strip() for entry in os.environ.get("BROWSER", "").split(os.pathsep) if entry.strip()]
+    if chosen:
+        commands, refused = [], []
+        for entry in chosen:
+            if "%s" not in entry and (shutil.which(entry) or os.path.exists(entry)):
+                words = [entry, url]  # a program's path, spaces and all
+            else:
+                try:
+                    words = shlex.split(entry, posix=os.name != "nt")
+                except ValueError:
+                    refused.append("$BROWSER entry %r cannot be split into words" % entry)
+                    continue
+                words = words[:-1] if words[-1:] == ["&"] else words
+                words = [word.replace("%s", url) for word in words] if "%s" in entry else words + [url]
+            if not words or os.path.basename(words[0]).lower() in CONSOLE_BROWSERS:
+                refused.append("$BROWSER names %s, a browser that would take the terminal" % (
+                    os.path.basename(words[0]) if words else "nothing"))
+                continue
+            commands.append(words)
+        return commands, "; ".join(refused)
+    if sys.platform == "win32":
+        return [None], ""
+    if sys.platform == "darwin":
+        return [["open", url]], ""
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return [], "no display for a graphical browser (DISPLAY and WAYLAND_DISPLAY are unset)"
+    for opener in DESKTOP_OPENERS:
+        if shutil.which(opener[0]):
+            return [list(opener) + [url]], ""
+    return [], "no browser opener found (xdg-open, gio, x-www-browser)"
+
+
+class BrowserLaunch:
+    """One attempt to open a URL in a browser that needs no terminal (browser_commands):
+    each command is started once, detached from mcp-tui's terminal (no stdin, output to the
+    null device, a session of its own), and watched on a thread. ``failed_within(seconds)``
+    says, within that time, why no browser started (every command failed to start or exited
+    non-zero), or None once one started (or still runs: a browser that is itself the window).
+    ``can_start``: whether there is anything to start at all."""
+
+    def __init__(self, url):
+        self.url = url
+        self.commands, self.reason = browser_commands(url)
+        self.can_start = bool(self.commands)
+        self.started = False
+        self.ended = threading.Event()
+        self.opened = None
+
+    def start(self):
+        """Start it (the TUI calls this outside curses); returns self."""
+        if self.started:
+            return self
+        self.started = True
+        if not self.commands:
+            self.ended.set()
+            return self
+        threading.Thread(target=self._run, name="browser", daemon=True).start()
+        return self
+
+    def _run(self):
+        import subprocess
+
+        failures = [self.reason] if self.reason else []
+        for words in self.commands:
+            try:
+                if words is None:
+                    os.startfile(self.url)  # Windows' own choice of browser (what webbrowser uses there)
+                    return self._finish(True)
+                process = subprocess.Popen(words, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                           stderr=subprocess.DEVNULL, close_fds=True,
+                                           **stdio_creation_options(os.name == "nt", console=False))
+            except (OSError, ValueError) as exc:
+                failures.append("%s: %s" % ("the browser" if words is None else os.path.basename(words[0]),
+                                            getattr(exc, "strerror", None) or exc))
+                continue
+            code = process.wait()  # a browser that stays open is the window itself: "started" till then
+            if code == 0:
+                return self._finish(True)
+            failures.append("%s exited with status %s" % (os.path.basename(words[0]), code))
+        self.reason = "; ".join(failures)
+        self._finish(False)
+
+    def _finish(self, opened):
+        self.opened = opened
+        self.ended.set()
+
+    def failed_within(self, seconds):
+        """Why no browser started, once that is known within ``seconds``; else None."""
+        if self.started and not self.commands:
+            return self.reason
+        self.ended.wait(seconds)
+        return self.reason if self.ended.is_set() and not self.opened else None
+
+
+def launch_browser(url):
+    """Start a browser on ``url`` now (BrowserLaunch): the CLI's way."""
+    return BrowserLaunch(url).start()
 
 
 # -- 1e. HTTP: deadlines, proxies, TLS and the client --------------------------------------
@@ -10731,124 +10853,6 @@ class BrowserStep:
         self._listener.cancel()
 
 
-BROWSER_START_SECONDS = 1.0  # a browser command that cannot start ($BROWSER=/bin/false) is noticed sooner
-# Browsers that draw in the terminal: started from mcp-tui they would take its terminal (the TUI's keys, a
-# --format json file's bytes). Python's webbrowser falls back to them where there is no display; mcp-tui never
-# starts one, even where $BROWSER names it.
-CONSOLE_BROWSERS = frozenset(("www-browser", "lynx", "w3m", "links", "links2", "elinks", "browsh", "carbonyl"))
-# Where a display shows one (Linux, BSD), the desktop's opener, else a graphical browser
-DESKTOP_OPENERS = (("xdg-open",), ("gio", "open"), ("x-www-browser",), ("firefox",), ("chromium",),
-                   ("google-chrome",))
-
-
-def browser_commands(url):
-    """The commands that may open ``url`` in a browser that needs no terminal, and why there
-    is none when the list is empty. ``$BROWSER`` wins, each of its entries tried once (split
-    as Python's webbrowser splits them, %s for the URL, never through a shell); else the
-    system's opener where a graphical browser can show: macOS, Windows (None: os.startfile),
-    or a desktop's X11 or Wayland display."""
-    import shlex
-    import shutil
-
-    chosen = [entry.strip() for entry in os.environ.get("BROWSER", "").split(os.pathsep) if entry.strip()]
-    if chosen:
-        commands, refused = [], []
-        for entry in chosen:
-            if "%s" not in entry and (shutil.which(entry) or os.path.exists(entry)):
-                words = [entry, url]  # a program's path, spaces and all
-            else:
-                try:
-                    words = shlex.split(entry, posix=os.name != "nt")
-                except ValueError:
-                    refused.append("$BROWSER entry %r cannot be split into words" % entry)
-                    continue
-                words = words[:-1] if words[-1:] == ["&"] else words
-                words = [word.replace("%s", url) for word in words] if "%s" in entry else words + [url]
-            if not words or os.path.basename(words[0]).lower() in CONSOLE_BROWSERS:
-                refused.append("$BROWSER names %s, a browser that would take the terminal" % (
-                    os.path.basename(words[0]) if words else "nothing"))
-                continue
-            commands.append(words)
-        return commands, "; ".join(refused)
-    if sys.platform == "win32":
-        return [None], ""
-    if sys.platform == "darwin":
-        return [["open", url]], ""
-    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        return [], "no display for a graphical browser (DISPLAY and WAYLAND_DISPLAY are unset)"
-    for opener in DESKTOP_OPENERS:
-        if shutil.which(opener[0]):
-            return [list(opener) + [url]], ""
-    return [], "no browser opener found (xdg-open, gio, x-www-browser)"
-
-
-class BrowserLaunch:
-    """One attempt to open a URL in a browser that needs no terminal (browser_commands):
-    each command is started once, detached from mcp-tui's terminal (no stdin, output to the
-    null device, a session of its own), and watched on a thread. ``failed_within(seconds)``
-    says, within that time, why no browser started (every command failed to start or exited
-    non-zero), or None once one started (or still runs: a browser that is itself the window).
-    ``can_start``: whether there is anything to start at all."""
-
-    def __init__(self, url):
-        self.url = url
-        self.commands, self.reason = browser_commands(url)
-        self.can_start = bool(self.commands)
-        self.started = False
-        self.ended = threading.Event()
-        self.opened = None
-
-    def start(self):
-        """Start it (the TUI calls this outside curses); returns self."""
-        if self.started:
-            return self
-        self.started = True
-        if not self.commands:
-            self.ended.set()
-            return self
-        threading.Thread(target=self._run, name="browser", daemon=True).start()
-        return self
-
-    def _run(self):
-        import subprocess
-
-        failures = [self.reason] if self.reason else []
-        for words in self.commands:
-            try:
-                if words is None:
-                    os.startfile(self.url)  # Windows' own choice of browser (what webbrowser uses there)
-                    return self._finish(True)
-                process = subprocess.Popen(words, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                           stderr=subprocess.DEVNULL, close_fds=True,
-                                           **stdio_creation_options(os.name == "nt", console=False))
-            except (OSError, ValueError) as exc:
-                failures.append("%s: %s" % ("the browser" if words is None else os.path.basename(words[0]),
-                                            getattr(exc, "strerror", None) or exc))
-                continue
-            code = process.wait()  # a browser that stays open is the window itself: "started" till then
-            if code == 0:
-                return self._finish(True)
-            failures.append("%s exited with status %s" % (os.path.basename(words[0]), code))
-        self.reason = "; ".join(failures)
-        self._finish(False)
-
-    def _finish(self, opened):
-        self.opened = opened
-        self.ended.set()
-
-    def failed_within(self, seconds):
-        """Why no browser started, once that is known within ``seconds``; else None."""
-        if self.started and not self.commands:
-            return self.reason
-        self.ended.wait(seconds)
-        return self.reason if self.ended.is_set() and not self.opened else None
-
-
-def launch_browser(url):
-    """Start a browser on ``url`` now (BrowserLaunch): the CLI's way."""
-    return BrowserLaunch(url).start()
-
-
 def read_pasted_redirects(listener):
     """On a terminal, a user without a loopback route pastes the final redirected URL."""
     from urllib.parse import urlsplit
@@ -14423,8 +14427,6 @@ class Cli:
         self.out = output
         self.command, self.args = self.resolve(words)
         validate_command_flags(opts, self.command, words)
-        if opts.output not in (None, "-") and os.path.isdir(opts.output) and self.command.writes != "directory":
-            raise UsageError("-o %s is a directory: give a file name" % opts.output)
         self.session = None
         self.background_session = False  # an automatic keeper holds a stdio task's server (main)
         self.responder = None
@@ -16786,7 +16788,10 @@ def phrase_of(names):
 
 
 def validate_command_flags(opts, command, words):
-    """A flag of another command is a usage error that names the commands it goes with."""
+    """A flag of another command is a usage error that names the commands it goes with; so
+    is -o naming a directory, but for a command that writes one (skill fetch)."""
+    if opts.output not in (None, "-") and os.path.isdir(opts.output) and command.writes != "directory":
+        raise UsageError("-o %s is a directory: give a file name" % opts.output)
     own = {flag for top in COMMANDS for leaf in [top] + list(top.subcommands) for flag in leaf.flags}
     for flag in given_flags(opts):
         if flag in own and flag not in command.flags:
