@@ -20741,6 +20741,7 @@ class UrlElicitationScreen(FieldScreen):
         FieldScreen.__init__(self, app, "%s asks you to open a URL:\n%s\n\nURL:  %s\nHost: %s" % (
             server_name, params.get("message", ""), self.url, host))
         self.pending = pending
+        self.told_no_browser = False
         buttons = [Button("Decline", self.decline), Button("Cancel", self.cancel)]
         self.field_list = FieldList(buttons if refused else [Button("Open in browser", self.submit)] + buttons)
 
@@ -20759,11 +20760,13 @@ class UrlElicitationScreen(FieldScreen):
     def submit(self):
         browser = BrowserLaunch(self.url)
         if browser.can_start:
-            self.app.outside_curses(browser.start)
-        problem = browser.start().failed_within(0)
+            self.app.outside_curses(browser.start)  # detached from the terminal, and curses keeps the keys
+        elif not self.told_no_browser:  # the screen stays: the URL is to be opened elsewhere
+            self.told_no_browser = True
+            self.app.say("No browser can start here (%s): ^Y copies the URL to open elsewhere; Open again "
+                         "answers accept." % browser.reason, True)
+            return
         self.answer("accept")
-        if problem is not None:
-            self.app.say("No browser started (%s); open the URL yourself: %s" % (problem, self.url), True)
 
     def decline(self):
         self.answer("decline")
