@@ -22,8 +22,9 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: UnsafeFile FileLock JsonStateFile
      1c. framing    JSON-RPC messages, JSON read within bounds (``strict_json``), SSE
                     classes: NestedTooDeeply SseEvent SseDecoder LargeMessageTurns
-     1d. stdio      starting a server (Windows included), and its transport
-                    classes: Transport StdioTransport
+     1d. stdio      starting a server (Windows included), and its transport; starting a
+                    browser that needs no terminal
+                    classes: Transport StdioTransport BrowserLaunch
      1e. http       deadlines, proxies, TLS and the HTTP client
                     classes: Watchdog NetworkOptions HttpClient
      1f. http transports  Streamable HTTP (with resumption), and the legacy HTTP+SSE
@@ -121,8 +122,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: KeeperClient Keeper KeeperRelay
   10. main          options to a CLI run or the TUI; every error to one line and an exit code
 
-Heavy modules (http.client, ssl, subprocess, curses, and auth's hashlib, secrets,
-http.server and webbrowser) are imported where they are used,
+Heavy modules (http.client, ssl, subprocess, curses, and auth's hashlib, secrets
+and http.server) are imported where they are used,
 so ``mcp-tui --help`` and a CLI call pay only for what they touch.
 """
 
@@ -1599,6 +1600,127 @@ class StdioTransport(Transport):
             pass
 
 
+# -- A browser that needs no terminal: OAuth's browser step, a URL elicitation's Open ------
+
+
+BROWSER_START_SECONDS = 1.0  # a browser command that cannot start ($BROWSER=/bin/false) is noticed sooner
+# Browsers that draw in the terminal: started from mcp-tui they would take its terminal (the TUI's keys, a
+# --format json file's bytes). Python's webbrowser falls back to them where there is no display; mcp-tui never
+# starts one, even where $BROWSER names it.
+CONSOLE_BROWSERS = frozenset(("www-browser", "lynx", "w3m", "links", "links2", "elinks", "browsh", "carbonyl"))
+# Where a display shows one (Linux, BSD), the desktop's opener, else a graphical browser
+DESKTOP_OPENERS = (("xdg-open",), ("gio", "open"), ("x-www-browser",), ("firefox",), ("chromium",),
+                   ("google-chrome",))
+
+
+def browser_commands(url):
+    """The commands that may open ``url`` in a browser that needs no terminal, and why there
+    is none when the list is empty. ``$BROWSER`` wins, each of its entries tried once (split
+    as Python's webbrowser splits them, %s for the URL, never through a shell); else the
+    system's opener where a graphical browser can show: macOS, Windows (None: os.startfile),
+    or a desktop's X11 or Wayland display."""
+    import shlex
+    import shutil
+
+    chosen = [entry.strip() for entry in os.environ.get("BROWSER", "").split(os.pathsep) if entry.strip()]
+    if chosen:
+        commands, refused = [], []
+        for entry in chosen:
+            if "%s" not in entry and (shutil.which(entry) or os.path.exists(entry)):
+                words = [entry, url]  # a program's path, spaces and all
+            else:
+                try:
+                    words = shlex.split(entry, posix=os.name != "nt")
+                except ValueError:
+                    refused.append("$BROWSER entry %r cannot be split into words" % entry)
+                    continue
+                words = words[:-1] if words[-1:] == ["&"] else words
+                words = [word.replace("%s", url) for word in words] if "%s" in entry else words + [url]
+            if not words or os.path.basename(words[0]).lower() in CONSOLE_BROWSERS:
+                refused.append("$BROWSER names %s, a browser that would take the terminal" % (
+                    os.path.basename(words[0]) if words else "nothing"))
+                continue
+            commands.append(words)
+        return commands, "; ".join(refused)
+    if sys.platform == "win32":
+        return [None], ""
+    if sys.platform == "darwin":
+        return [["open", url]], ""
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return [], "no display for a graphical browser (DISPLAY and WAYLAND_DISPLAY are unset)"
+    for opener in DESKTOP_OPENERS:
+        if shutil.which(opener[0]):
+            return [list(opener) + [url]], ""
+    return [], "no browser opener found (xdg-open, gio, x-www-browser)"
+
+
+class BrowserLaunch:
+    """One attempt to open a URL in a browser that needs no terminal (browser_commands):
+    each command is started once, detached from mcp-tui's terminal (no stdin, output to the
+    null device, a session of its own), and watched on a thread. ``failed_within(seconds)``
+    says, within that time, why no browser started (every command failed to start or exited
+    non-zero), or None once one started (or still runs: a browser that is itself the window).
+    ``can_start``: whether there is anything to start at all."""
+
+    def __init__(self, url):
+        self.url = url
+        self.commands, self.reason = browser_commands(url)
+        self.can_start = bool(self.commands)
+        self.started = False
+        self.ended = threading.Event()
+        self.opened = None
+
+    def start(self):
+        """Start it (the TUI calls this outside curses); returns self."""
+        if self.started:
+            return self
+        self.started = True
+        if not self.commands:
+            self.ended.set()
+            return self
+        threading.Thread(target=self._run, name="browser", daemon=True).start()
+        return self
+
+    def _run(self):
+        import subprocess
+
+        failures = [self.reason] if self.reason else []
+        for words in self.commands:
+            try:
+                if words is None:
+                    os.startfile(self.url)  # Windows' own choice of browser (what webbrowser uses there)
+                    return self._finish(True)
+                process = subprocess.Popen(words, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                           stderr=subprocess.DEVNULL, close_fds=True,
+                                           **stdio_creation_options(os.name == "nt", console=False))
+            except (OSError, ValueError) as exc:
+                failures.append("%s: %s" % ("the browser" if words is None else os.path.basename(words[0]),
+                                            getattr(exc, "strerror", None) or exc))
+                continue
+            code = process.wait()  # a browser that stays open is the window itself: "started" till then
+            if code == 0:
+                return self._finish(True)
+            failures.append("%s exited with status %s" % (os.path.basename(words[0]), code))
+        self.reason = "; ".join(failures)
+        self._finish(False)
+
+    def _finish(self, opened):
+        self.opened = opened
+        self.ended.set()
+
+    def failed_within(self, seconds):
+        """Why no browser started, once that is known within ``seconds``; else None."""
+        if self.started and not self.commands:
+            return self.reason
+        self.ended.wait(seconds)
+        return self.reason if self.ended.is_set() and not self.opened else None
+
+
+def launch_browser(url):
+    """Start a browser on ``url`` now (BrowserLaunch): the CLI's way."""
+    return BrowserLaunch(url).start()
+
+
 # -- 1e. HTTP: deadlines, proxies, TLS and the client --------------------------------------
 
 
@@ -1756,24 +1878,50 @@ def bypasses_proxy(host, no_proxy):
     return False
 
 
+def url_host(url):
+    """A URL's host as a whole (a string, or a urlsplit result): its netloc without the user
+    part and the port, brackets kept. Not urlsplit's ``hostname``, which keeps what is inside
+    the brackets and drops what follows them: for http://[::1].attacker.example it says ::1,
+    while a browser or a resolver looks up the name [::1].attacker.example."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url) if isinstance(url, str) else url
+    except ValueError:  # newer Pythons refuse some bracketed hosts ([127.0.0.1]): no host, no loopback
+        return ""
+    return re.sub(r":\d*$", "", parts.netloc.rpartition("@")[2])
+
+
+def is_loopback_url(url):
+    """Whether a URL (a string, or a urlsplit result) points at this machine: the one place
+    that decides what may go over plain HTTP (is_loopback_host of its whole host)."""
+    return is_loopback_host(url_host(url))
+
+
 def is_loopback_host(host):
-    """Whether a URL's host (urlsplit's hostname) is this machine: an address in 127.0.0.0/8,
-    ::1 (IPv4-mapped ::ffff:127.x too) or the name localhost. Decided from the parsed
-    address, never a prefix: 127.0.0.1.evil.example is a name anyone can point anywhere,
-    and plain HTTP to it would carry OAuth codes and secrets off this machine. The one
-    place that decides what may go over plain HTTP."""
+    """Whether a host, taken whole (url_host: ``[::1]``, ``127.0.0.1``, ``localhost``; a bare
+    address too), is this machine: an address in 127.0.0.0/8, ::1 (IPv4-mapped ::ffff:127.x
+    too) or the name localhost (a trailing dot allowed). Decided from the parsed address,
+    never a prefix: 127.0.0.1.evil.example, [::1].attacker.example and localhost.evil are
+    names anyone can point anywhere, and plain HTTP to them would carry OAuth codes and
+    secrets off this machine."""
     import ipaddress
 
-    host = (host or "").lower().strip("[]")
-    if (host[:-1] if host.endswith(".") else host) == "localhost":
+    host = (host or "").lower()
+    if host.startswith("[") and host.endswith("]"):
+        host, version = host[1:-1], ipaddress.IPv6Address  # brackets hold an IPv6 address, nothing else
+    else:
+        version = ipaddress.ip_address
+    if (host[:-1] if host.endswith(".") else host) == "localhost" and version is not ipaddress.IPv6Address:
         return True
-    # Strictly an address: no zone (127.0.0.1%25x.evil.example is a name a hosts file can point
-    # anywhere; a zone belongs to link-local addresses, never loopback ones), and no dotted
-    # number with a leading zero, which Python 3.8 reads as decimal and the resolver as octal
-    if "%" in host or re.search(r"(^|[.:])0\d", host):
+    # Strictly an address: no bracket left (text around [...] makes a name), no zone
+    # (127.0.0.1%25x.evil.example is a name a hosts file can point anywhere; a zone belongs to
+    # link-local addresses, never loopback ones), and no dotted number with a leading zero,
+    # which Python 3.8 reads as decimal and the resolver as octal
+    if "[" in host or "]" in host or "%" in host or re.search(r"(^|[.:])0\d", host):
         return False
     try:
-        address = ipaddress.ip_address(host)
+        address = version(host)
     except ValueError:
         return False
     return (getattr(address, "ipv4_mapped", None) or address).is_loopback
@@ -1837,6 +1985,8 @@ def validate_header(name, value):
     if not re.match(HTTP_TOKEN, name):
         raise UsageError("the header name %r is not an HTTP token (ASCII letters, digits and !#$%%&'*+-.^_`|~)"
                          % name)  # %r: a control character shows as an escape
+    if any(c in value for c in "\r\n\0"):  # http.client's ValueError would show the value
+        raise UsageError("the value of header %r has a line break or NUL, which would inject another header" % name)
     try:
         value.encode("latin-1")
     except UnicodeEncodeError:
@@ -5749,11 +5899,18 @@ def skill_file_problems(relatives):
     return problems
 
 
+def empty_directory(path):
+    """Whether ``path`` is an empty directory (not a link to one)."""
+    return os.path.isdir(path) and not os.path.islink(path) and not os.listdir(path)
+
+
 def write_new_tree(target, files):
     """``files`` [(path below ``target``, "/"-separated; bytes)] as the new directory
-    ``target``, all or nothing: written into a new directory beside it (open_user_file) and
-    renamed to ``target`` once every file is there. Raises OSError (nothing left behind)."""
+    ``target`` (or in place of the empty directory there), all or nothing: written into a new
+    directory beside it (open_user_file) and renamed to ``target`` once every file is there.
+    Raises OSError (nothing left behind)."""
     import shutil
+    import stat
 
     parent, name = os.path.split(os.path.abspath(target))
     os.makedirs(parent, exist_ok=True)
@@ -5765,7 +5922,11 @@ def write_new_tree(target, files):
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open_user_file(path) as handle:
                 handle.write(raw)
-        os.rename(staging, target)  # fails where something took the name meanwhile
+        if empty_directory(target):  # it takes the place of an empty directory, and keeps its mode
+            os.chmod(staging, stat.S_IMODE(os.stat(target).st_mode))
+            if os.name == "nt":
+                os.rmdir(target)  # Windows renames onto no directory (rmdir fails on one that filled meanwhile)
+        os.rename(staging, target)  # fails where something took the name, or filled the empty directory, meanwhile
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -6307,9 +6468,9 @@ class InputResponder:
             return {"action": "cancel"}
         if not answer.startswith("y"):
             return {"action": "decline"}
-        import webbrowser
-
-        webbrowser.open(url)
+        problem = launch_browser(url).failed_within(0)
+        if problem is not None:
+            self.notice("No browser started (%s); open the URL yourself: %s" % (problem, url))
         return {"action": "accept"}
 
     def sample(self, params, server_name):
@@ -6367,7 +6528,7 @@ def elicitation_url_host(url):
         port = parts.port
     except ValueError:
         raise ValueError("the URL's port is not a number")
-    if scheme == "http" and not is_loopback_host(host):
+    if scheme == "http" and not is_loopback_url(parts):
         raise ValueError("only https URLs are opened (http only on this machine), not http: to %s" % host)
     return host + (":%d" % port if port else "")
 
@@ -8592,7 +8753,7 @@ class HttpChecks:
         from urllib.parse import urlsplit
 
         parts = urlsplit(url)
-        if parts.scheme.lower() != "https" and not is_loopback_host(parts.hostname):
+        if parts.scheme.lower() != "https" and not is_loopback_url(parts):
             self.found("auth.https", "%s is %s, plain HTTP off this machine" % (what, masked_url(url)), what)
 
 
@@ -10213,7 +10374,6 @@ def tap_idle_seconds():
 def listen_address(text, allow_remote=False):
     """--listen [HOST]:PORT as (host, port): HOST 127.0.0.1 when left out, [::1] for IPv6, port 0
     for any free one. A HOST that is not a loopback address is refused unless ``allow_remote``."""
-    import ipaddress
     import socket
 
     host, colon, port = text.strip().rpartition(":")
@@ -10224,7 +10384,7 @@ def listen_address(text, allow_remote=False):
         addresses = [info[4][0] for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)]
     except (OSError, UnicodeError):
         raise UsageError("--listen %s: %s is not an address of this machine" % (text, host))
-    if not allow_remote and not all(ipaddress.ip_address(address.split("%")[0]).is_loopback for address in addresses):
+    if not allow_remote and not all(is_loopback_host(address) for address in addresses):
         raise UsageError("--listen %s: %s is not a loopback address, so other machines could reach the tap" % (
             text, host), hint="give 127.0.0.1:PORT, or add --allow-remote to listen there anyway")
     return host, int(port)
@@ -10603,8 +10763,8 @@ def http_client_errors():
 # through a fresh HttpClient each: no MCP token on them, no redirect followed. Every
 # secret it sees is registered with the debug log's masking (section 4), and tokens
 # live in auth.json next to the task ledger (state_directory(), section 1). Nothing
-# here runs until a server asks for authorization: hashlib, hmac, secrets, http.server
-# and webbrowser are imported inside the functions that use them.
+# here runs until a server asks for authorization: hashlib, hmac, secrets and http.server
+# are imported inside the functions that use them.
 # ======================================================================================
 
 
@@ -10732,7 +10892,7 @@ def require_secure_url(url, what):
     parts = urlsplit(url) if isinstance(url, str) else None
     if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise AuthError("the %s is not an absolute http(s) URL: %r" % (what, url))
-    if parts.scheme.lower() != "https" and not is_loopback_host(parts.hostname):
+    if parts.scheme.lower() != "https" and not is_loopback_url(parts):
         raise AuthError("the %s %s is not HTTPS; mcp-tui sends credentials only over HTTPS (or to loopback)" % (
             what, url_origin(url)))
     return url
@@ -11194,9 +11354,15 @@ class BrowserStep:
     """What a front end shows while the user authorizes in a browser (the TUI's screen):
     the authorization server's host, the URL, when the wait ends, and a way to give up."""
 
-    def __init__(self, host, url, deadline, listener):
+    def __init__(self, host, url, deadline, listener, open_browser=True):
         self.host, self.url, self.deadline = host, url, deadline
         self._listener = listener
+        # The front end starts the browser (the TUI outside curses), unless --no-browser said not to
+        self.browser = BrowserLaunch(url) if open_browser else None
+
+    def browser_problem(self):
+        """Why no browser shows the URL (none started, or none could), or None."""
+        return self.browser.failed_within(0) if self.browser is not None and self.browser.started else None
 
     def seconds_left(self):
         return max(0.0, self.deadline - time.perf_counter())
@@ -11207,30 +11373,6 @@ class BrowserStep:
 
     def cancel(self):
         self._listener.cancel()
-
-
-BROWSER_START_SECONDS = 1.0  # a browser command that cannot start ($BROWSER=/bin/false, no display) fails sooner
-
-
-def launch_browser(url):
-    """webbrowser.open (which honours $BROWSER) on its own thread: a console browser
-    command blocks until it exits. Returns failed_within(seconds): True when within that
-    time webbrowser.open said no browser started (a $BROWSER command that exits non-zero,
-    none at all) or failed; False once it started one, or while it is still running."""
-    ended = threading.Event()
-    opened = []
-
-    def run():
-        import webbrowser
-
-        try:
-            opened.append(webbrowser.open(url))
-        except Exception:  # no usable browser: the printed URL is the way
-            opened.append(False)
-        ended.set()
-
-    threading.Thread(target=run, daemon=True).start()
-    return lambda seconds: ended.wait(seconds) and not opened[0]
 
 
 def read_pasted_redirects(listener):
@@ -11327,7 +11469,7 @@ class OAuthRequests:
 
         parts = urlsplit(url)
         proxy = self.network.proxy_for(parts) if parts.scheme.lower() == "http" else None
-        if proxy and not is_loopback_host(urlsplit(proxy_url(proxy)).hostname):
+        if proxy and not is_loopback_url(proxy_url(proxy)):
             raise AuthError("%s is plain HTTP on loopback, but the proxy %s would carry it off this machine; "
                             "mcp-tui sends credentials only over HTTPS (or straight to loopback)" % (
                                 url_origin(url), url_origin(proxy_url(proxy))),
@@ -11695,10 +11837,9 @@ class Grants:
         from urllib.parse import urlsplit
 
         host = urlsplit(issuer).netloc or issuer
-        if self.browser_step is not None:  # the front end shows the step (and offers to cancel it)
-            self.browser_step(BrowserStep(host, url, time.perf_counter() + seconds, listener))
-            if not self.settings.no_browser:
-                launch_browser(url)
+        if self.browser_step is not None:  # the front end shows the step, starts the browser, offers to cancel
+            self.browser_step(BrowserStep(host, url, time.perf_counter() + seconds, listener,
+                                          open_browser=not self.settings.no_browser))
             return
         if self.settings.no_browser:
             paste = self.interactive if self.interactive is not None else sys.stdin.isatty()
@@ -11707,11 +11848,15 @@ class Grants:
             if paste:
                 read_pasted_redirects(listener)
             return
-        self.announce("mcp-tui: authorizing at %s in your browser: %s" % (host, url))
-        if not launch_browser(url)(BROWSER_START_SECONDS):
-            return  # started, or still starting (a console browser runs until it exits)
+        browser = BrowserLaunch(url)
+        if browser.can_start:
+            self.announce("mcp-tui: authorizing at %s in your browser: %s" % (host, url))
+        problem = browser.start().failed_within(BROWSER_START_SECONDS)
+        if problem is None:
+            return  # started, or still starting (a browser that is itself the window runs on)
         line = "the browser did not start; to authorize at %s, open this URL in a browser: %s" % (host, url)
-        advice = "without a browser, use --no-browser, and --callback-port PORT to forward the callback over SSH"
+        advice = ("%s; without a browser, use --no-browser, and --callback-port PORT to forward the callback "
+                  "over SSH" % problem)
         if not (self.interactive if self.interactive is not None else sys.stdin.isatty() and sys.stderr.isatty()):
             raise AuthError(line, hint=advice)  # nobody to open it: waiting out --timeout helps no one
         self.announce("mcp-tui: %s (or paste the address it ends on here; %s)" % (line, advice))
@@ -13590,6 +13735,10 @@ def validate_config_entry(entry, where):
         for name, value in (entry.get(key) or {}).items():
             if not isinstance(value, str):
                 raise UsageError("the %s: %s %r is %s, not a string" % (where, key, name, a_json_type(value)))
+    for name, value in (entry.get("headers") or {}).items():
+        if any(c in name + value for c in "\r\n\0"):  # the value is not shown: it may be a credential
+            raise UsageError("the %s: header %r has a line break or NUL, which would inject another header" % (
+                where, name))
 
 
 def spec_from_config_entry(entry, protocol, where, source=None):
@@ -15523,14 +15672,20 @@ class TaskCommands(CliCommands):
             return
         session.spec.name = reply.get("name", session.spec.name)
 
-    def follow_up_problem(self, session, remembered):
-        """Why no later command can follow this task, or None when `task get` will work."""
+    def follow_up_problem(self, session, remembered, stopped=False):
+        """Why no later command can follow this task, or None when `task get` will work.
+        ``stopped``: a --wait was stopped (Ctrl+C, SIGTERM), so "use --wait" would be no advice."""
         if not session.outlives_process():
+            if stopped:
+                return ("The task ends with this command: a stdio server stops when mcp-tui exits. To follow a "
+                        "stdio task again after a stop, start it with --task alone (a background session keeps "
+                        "its server), then `mcp-tui task result TASK-ID` waits for its result.")
             return ("The task cannot outlive this command: a stdio server stops when mcp-tui exits. "
                     "Use --wait to follow it to its result.")
         if session.session_record() and not remembered:
             return ("The task lives in this HTTP session, which only the task ledger can resume "
-                    "(it is off or failed). Use --wait to follow it to its result.")
+                    "(it is off or failed)%s" % (", so no later command can follow it." if stopped
+                                                 else ". Use --wait to follow it to its result."))
         return None
 
     def task_command(self, action, task_id, recorded=None):
@@ -15566,7 +15721,7 @@ class TaskCommands(CliCommands):
             result = tasks.wait(task_id, deadline, StatusReporter(on_status, last_status), bound)
         except (KeyboardInterrupt, RequestTimeout) as exc:  # with --quiet, this is where the user sees the task's ID
             problem = self.follow_up_problem(self.cli.session, self.ledger is not None
-                                             and self.ledger.lookup(task_id) is not None)
+                                             and self.ledger.lookup(task_id) is not None, stopped=True)
             if problem is None:
                 self.out.notice("Stopped waiting; the task keeps running: %s" % self.task_command("get", task_id))
             elif isinstance(exc, RequestTimeout):  # not "follow it later": nothing can
@@ -16778,9 +16933,9 @@ class SkillCommands(CliCommands):
         if not self.opts.output:
             raise UsageError("skill fetch needs -o DIR, the directory to write the skill's files into")
         target = self.opts.output
-        if os.path.lexists(target):
-            raise UsageError("%s already exists; skill fetch writes the skill into a new directory" % target,
-                             hint="give a directory name that is not taken")
+        if os.path.lexists(target) and not empty_directory(target):
+            raise UsageError("%s already exists; skill fetch writes the skill into a new directory or an empty one"
+                             % target, hint="give a directory name that is not taken")
         session = self.cli.connect()
         outcome = skill_verification(session, find_skill(session, word), self.opts.require_digests)
         if not outcome["ok"]:
@@ -17395,7 +17550,8 @@ class Command:
     ``usage``: the words after ``mcp-tui [connection]``; ``handler(cli, args)`` runs it, with
     the words after its own; ``flags``: the command's own options (every command takes the
     connection, output and auth ones); ``sends``: the method --dry-run withholds ("METHOD":
-    the command's first word, as rpc's); ``writes``: -o takes its result."""
+    the command's first word, as rpc's); ``writes``: -o takes its result ("directory": -o names
+    a directory, which may exist if it is empty)."""
 
     def __init__(self, name, summary, usage=None, handler=None, flags=(), sends=None, writes=False, details="",
                  aliases=(), subcommands=(), hidden=False, connects=True):
@@ -17406,6 +17562,7 @@ class Command:
         self.handler = handler
         self.flags = tuple(flags) + (("--dry-run",) if sends else ()) + (("-o",) if writes else ())
         self.sends = sends
+        self.writes = writes
         self.details = details
         self.aliases = aliases
         self.subcommands = subcommands
@@ -17560,7 +17717,7 @@ COMMANDS = (
                 family_verb(SkillCommands, SkillCommands.verify), flags=("--require-digests",),
                 details="Exit 1 on a mismatch."),
         Command("fetch", "verify, then write the skill's files under DIR", "skill fetch NAME|URI -o DIR",
-                family_verb(SkillCommands, SkillCommands.fetch), flags=("--require-digests",), writes=True),
+                family_verb(SkillCommands, SkillCommands.fetch), flags=("--require-digests",), writes="directory"),
     )),
     Command("completion", "a shell completion script", subcommands=(
         Command("bash", "source <(mcp-tui completion bash)", "completion bash", Cli.cmd_completion),
@@ -17638,7 +17795,10 @@ def phrase_of(names):
 
 
 def validate_command_flags(opts, command, words):
-    """A flag of another command is a usage error that names the commands it goes with."""
+    """A flag of another command is a usage error that names the commands it goes with; so
+    is -o naming a directory, but for a command that writes one (skill fetch)."""
+    if opts.output not in (None, "-") and os.path.isdir(opts.output) and command.writes != "directory":
+        raise UsageError("-o %s is a directory: give a file name" % opts.output)
     own = {flag for top in COMMANDS for leaf in [top] + list(top.subcommands) for flag in leaf.flags}
     for flag in given_flags(opts):
         if flag in own and flag not in command.flags:
@@ -18831,6 +18991,10 @@ class TuiConnection:
         """The browser step of OAuth: its screen, and the status line says what is awaited."""
         app = self.app
         app.open(AuthorizeScreen(app, step))
+        if step.browser is not None and step.browser.can_start:
+            app.outside_curses(step.browser.start)  # detached from the terminal, and curses keeps the keys
+        elif step.browser is not None:
+            step.browser.start()  # nothing to run: it only says why
         app.say("Waiting for the authorization at %s (Esc cancels) ..." % clean(step.host))
 
     def cancel_connect(self):
@@ -21712,6 +21876,7 @@ class UrlElicitationScreen(FieldScreen):
         FieldScreen.__init__(self, app, "%s asks you to open a URL:\n%s\n\nURL:  %s\nHost: %s" % (
             server_name, params.get("message", ""), self.url, host))
         self.pending = pending
+        self.told_no_browser = False
         buttons = [Button("Decline", self.decline), Button("Cancel", self.cancel)]
         self.field_list = FieldList(buttons if refused else [Button("Open in browser", self.submit)] + buttons)
 
@@ -21728,9 +21893,14 @@ class UrlElicitationScreen(FieldScreen):
             self.app.say(NOT_COPIED.capitalize() + ": " + self.url, True)
 
     def submit(self):
-        import webbrowser
-
-        self.app.outside_curses(lambda: webbrowser.open(self.url))
+        browser = BrowserLaunch(self.url)
+        if browser.can_start:
+            self.app.outside_curses(browser.start)  # detached from the terminal, and curses keeps the keys
+        elif not self.told_no_browser:  # the screen stays: the URL is to be opened elsewhere
+            self.told_no_browser = True
+            self.app.say("No browser can start here (%s): ^Y copies the URL to open elsewhere; Open again "
+                         "answers accept." % browser.reason, True)
+            return
         self.answer("accept")
 
     def decline(self):
@@ -21762,10 +21932,16 @@ class AuthorizeScreen(TextScreen):
             self.app.post(self.app.close_screen, self)
             if self.app.status.startswith("Waiting for the authorization"):
                 self.app.say("Authorization received.")  # the wait is over (a connect then says more)
-        self.view.set_text("The server needs authorization at %s.\n\nA browser was sent to this URL; open it "
-                           "yourself if none appeared:\n%s\n\nWaiting %ds for the authorization..." % (
-                               clean(self.step.host), clean(self.step.url), int(self.step.seconds_left())),
-                           keep_position=True)
+        problem = self.step.browser_problem()
+        if self.step.browser is None:
+            sent = "Open this URL in a browser"
+        elif problem is not None:
+            sent = "No browser started (%s); open this URL in a browser" % clean(problem)
+        else:
+            sent = "A browser was sent to this URL; open it yourself if none appeared"
+        self.view.set_text("The server needs authorization at %s.\n\n%s:\n%s\n\nWaiting %ds for the "
+                           "authorization..." % (clean(self.step.host), sent, clean(self.step.url),
+                                                 int(self.step.seconds_left())), keep_position=True)
         TextScreen.draw(self, canvas)
 
     def cancel(self):
@@ -24384,8 +24560,6 @@ def main(argv=None):
             raise UsageError("--save %s is a file: give a directory (it is made if missing)" % opts.save)
         added_request_meta(opts)  # a malformed or reserved --meta: exit 2 before anything starts
         refuse_unsafe_targets(opts)
-        if opts.output not in (None, "-") and os.path.isdir(opts.output):
-            raise UsageError("-o %s is a directory: give a file name" % opts.output)
         if opts.help:  # before the connection is read: the words may name no server at all
             output.text(cli_help(opts.words, asked=False))
             return EXIT_OK

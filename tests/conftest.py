@@ -46,6 +46,12 @@ for _name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_pro
               "NO_PROXY"):
     os.environ.pop(_name, None)
 
+# No test opens a real browser, whatever the machine has: without a display mcp-tui starts none
+# (a desktop's DISPLAY would send the suite's authorization URLs to its browser). A test that
+# means to try the graphical path sets DISPLAY itself.
+for _name in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER"):
+    os.environ.pop(_name, None)
+
 # Many tests send SIGINT, SIGTERM or SIGHUP to an mcp-tui they started and read what it did. A
 # signal ignored here would be ignored there too (an ignored signal stays ignored across exec):
 # `nohup`, or `cmd &` in a script without job control, ignores SIGHUP or SIGINT. Processes
@@ -126,6 +132,51 @@ def signalled(argv, env, ready, name):
             proc.kill()
             proc.wait()
     return proc.returncode, out, err
+
+
+# Browsers that need the terminal, and the openers that fall back to them without a display:
+# on a server box Python's webbrowser ends at www-browser (lynx), which took mcp-tui's terminal
+# and wrote its screen codes into mcp-tui's stdout (issue 44). Stand-ins for them are first on
+# PATH for the whole suite (console_browsers below), so the suite means the same on a machine
+# where www-browser is lynx as on one without.
+CONSOLE_BROWSER_NAMES = ("www-browser", "lynx", "w3m", "links", "elinks", "x-www-browser", "sensible-browser",
+                         "xdg-open")
+CONSOLE_BROWSER_SCRIPT = """#!/bin/sh
+echo "$0 $*" >> '%s'
+printf '\\033[?1049h\\033[2J\\033[HA console browser drew here\\n'
+exit 0
+"""
+
+
+@pytest.fixture(scope="session")
+def console_browsers(tmp_path_factory):
+    """A folder first on PATH holding fake console browsers; each that runs appends its
+    command line to the marker file (returned) and prints a screen's escape codes."""
+    if os.name != "posix":
+        yield None
+        return
+    folder = tmp_path_factory.mktemp("console-browsers")
+    marker = folder / "ran.txt"
+    for name in CONSOLE_BROWSER_NAMES:
+        script = folder / name
+        script.write_text(CONSOLE_BROWSER_SCRIPT % marker)
+        script.chmod(0o755)
+    saved = os.environ.get("PATH", "")
+    os.environ["PATH"] = str(folder) + os.pathsep + saved
+    try:
+        yield marker
+    finally:
+        os.environ["PATH"] = saved
+
+
+@pytest.fixture(autouse=True)
+def no_console_browser(console_browsers):
+    """Every test: no console browser ran (mcp-tui starts none, even where it has no other)."""
+    yield console_browsers
+    if console_browsers is not None and console_browsers.exists():
+        ran = console_browsers.read_text()
+        console_browsers.unlink()
+        pytest.fail("a console browser ran, which would take the terminal: %s" % ran.strip())
 
 
 class CliResult(object):

@@ -161,6 +161,29 @@ def test_header_values_with_line_breaks_are_refused(cli, start_server):
     assert server.records() == []  # nothing was sent
 
 
+@pytest.mark.parametrize("value,env", [("secret:71b1af6a\r\nX-Injected: yes", None), ("secret:71b1af6a\nX: y", None),
+                                       ("${KEY_WITH_A_BREAK}", {"KEY_WITH_A_BREAK": "secret:71b1af6a\r\nX: y"})])
+def test_a_config_header_with_a_line_break_is_a_usage_error_naming_the_header(cli, start_server, tmp_path, value, env):
+    """It went as far as http.client: "Invalid header value b'secret:71b1af6a...'", the secret shown."""
+    server = start_server()
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"s": {"url": server.url, "headers": {"X-Key": value}}}}))
+    result = cli("--config", config, "--server", "s", "tool", "list", env=env)
+    assert (result.code, result.out) == (2, ""), result
+    assert result.err == ("mcp-tui: the server 's' in %s: header 'X-Key' has a line break or NUL, which would "
+                          "inject another header\n" % config), result
+    assert server.records() == []  # nothing was sent
+
+
+def test_an_http_client_refuses_a_header_value_with_a_line_break_without_showing_it():
+    import mcp_tui
+
+    with pytest.raises(mcp_tui.UsageError) as refused:
+        mcp_tui.HttpClient("http://127.0.0.1:9/mcp", headers={"X-Key": "secret:71b1af6a\r\nX: y"})
+    assert refused.value.message == ("the value of header 'X-Key' has a line break or NUL, which would inject "
+                                     "another header")
+
+
 @pytest.mark.parametrize("source", ["--bearer", "$MCP_TUI_BEARER"])
 def test_a_bearer_token_with_a_line_break_is_refused(cli, start_server, source):
     server = start_server()

@@ -217,3 +217,28 @@ def test_app_view_prefers_the_nested_key_and_reads_the_legacy_one():
     assert mcp_tui.app_view({"_meta": {"ui": {"resourceUri": "ui://a/new.html", "visibility": ["app"]},
                                        "ui/resourceUri": "ui://a/old.html"}})["resourceUri"] == "ui://a/new.html"
     assert mcp_tui.app_view({"_meta": {"ui": {"resourceUri": "https://a/x.html"}}}) is None
+
+
+def test_fetch_into_an_empty_directory_writes_the_skill_there(cli, tmp_path):
+    """`-o DIR` where DIR is an empty directory (made for it): it was "is a directory"."""
+    target = tmp_path / "greeting"
+    target.mkdir()
+    target.chmod(0o700)
+    result = cli(stdio_command("--skills"), "skill", "fetch", "greeting", "-o", target)
+    assert result.code == 0, result
+    assert (target / "templates" / "hello.md").read_bytes() == b"Hello, {name}!\n"
+    assert (target / "SKILL.md").read_text(encoding="utf-8").startswith("---\nname: greeting\n")
+    assert os.listdir(str(tmp_path)) == ["greeting"]
+    if os.name == "posix":
+        assert oct(target.stat().st_mode & 0o777) == oct(0o700)  # its mode is kept
+
+
+def test_fetch_into_a_directory_that_is_not_empty_is_refused_before_anything_is_sent(cli, tmp_path):
+    target = tmp_path / "there"
+    target.mkdir()
+    (target / "mine.txt").write_text("mine")
+    result = cli(stdio_command("--skills"), "skill", "fetch", "greeting", "-o", target)
+    assert result.code == 2 and "already exists; skill fetch writes the skill into a new directory or an empty one" \
+        in result.err, result
+    assert os.listdir(str(target)) == ["mine.txt"]
+

@@ -289,3 +289,34 @@ def test_a_task_the_ledger_could_not_record_gets_commands_that_name_the_server(c
     (state_dir / "tasks.json").rmdir()  # (a ledger that still cannot be read is an error of its own)
     shown = cli(*words)
     assert shown.code == 0 and "Status:" in shown.out, shown
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is POSIX")
+@pytest.mark.parametrize("name,code", [("SIGINT", 130), ("SIGTERM", 143)])
+@pytest.mark.parametrize("era", [[], ["--protocol-version", "2025-11-25"]], ids=["2026", "2025"])
+def test_a_stopped_stdio_wait_does_not_say_use_wait(state_dir, record_file, name, code, era):
+    """`--task --wait` over stdio stopped by Ctrl+C or SIGTERM said "Use --wait to follow it",
+    though --wait was given: the task ends with the command, and the line says how to keep
+    one that can be followed again."""
+    env = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    proc = subprocess.Popen(MCP_TUI_PROCESS + [stdio_command("--record", record_file)] + era + [
+        "tool", "call", "render_report", "quarter=Q1", "pages=1000", "--task", "--wait"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8", env=env)
+    try:
+        def waiting():  # the task exists and mcp-tui follows it
+            lines = record_file.read_text().splitlines() if record_file.exists() else []
+            methods = [json.loads(line)["message"].get("method") for line in lines]
+            return any(method in ("tasks/get", "tasks/result") for method in methods)
+
+        wait_for(waiting, what="the wait for the task")
+        proc.send_signal(getattr(signal, name))
+        err = proc.stderr.read()
+        assert proc.wait(30) == code, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "Use --wait" not in err, err
+    assert ("Stopped waiting. The task ends with this command: a stdio server stops when mcp-tui exits. To follow "
+            "a stdio task again after a stop, start it with --task alone (a background session keeps its server), "
+            "then `mcp-tui task result TASK-ID` waits for its result.") in err, err
