@@ -104,7 +104,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     ConfigCheck SurfaceCommands SkillCommands TapCommands TapInstall Command
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the servers (a session each) and the tasks it follows
-                    classes: Inbox Binding TuiServers Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt
+                    classes: Inbox Binding TuiServers TuiTasks Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt
                     TuiResponder TaskRow TaskBook TaskFollower
      8b. screens    connection, main (with its Skills tab), tool form, tasks, input requests, debug, taps
                     classes: Screen TextScreen FieldScreen ConnectScreen SkillsTab ServersPane MainScreen Catalog
