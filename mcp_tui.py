@@ -14063,6 +14063,9 @@ CLI_OPTIONS = (
     AUTH_OPTIONS,
     ("tap: a real host's conversation with its server", (
         (("--name",), dict(metavar="NAME", help="tap: the tap's name (default: the server's)")),
+        (("--state-dir",), dict(metavar="DIR", help="tap: the state directory the tap's log is in, instead of "
+                                                    "MCP_TUI_STATE_DIR's (tap install pins yours: a host starts its "
+                                                    "servers with an environment of its own)")),
         (("--listen",), dict(metavar="HOST:PORT", help="tap: relay HTTP here to --url (loopback; port 0: any free)")),
         (("--allow-remote",), dict(action="store_true", help="tap --listen: on an address that is not loopback")),
         (("--since",), dict(metavar="TIME", help="tap save: only messages from TIME on (2026-01-31T09:00, 09:00, "
@@ -16087,6 +16090,13 @@ TAP_RUN_USAGE = "usage: mcp-tui tap [--name NAME] -- COMMAND [ARGS...]"
 TAP_HTTP_USAGE = "usage: mcp-tui tap [--name NAME] --listen 127.0.0.1:PORT --url URL"
 
 
+def pin_state_directory(opts):
+    """--state-dir DIR: the state directory of this run (MCP_TUI_STATE_DIR set to it, absolute),
+    the one `tap install` pins in a host's entry, whatever environment the host passes."""
+    if getattr(opts, "state_dir", None):
+        os.environ["MCP_TUI_STATE_DIR"] = os.path.abspath(os.path.expanduser(opts.state_dir))
+
+
 def tap_time(text):
     """--since TIME: an ISO date and time (2026-01-31T09:00, local unless it says Z or
     +01:00), a time today (09:00, 09:00:30), or a while ago (90s, 10m, 2h, 1d). Epoch seconds."""
@@ -16108,6 +16118,10 @@ def tap_time(text):
 class TapCommands(CliCommands):
     """`tap`: relay a stdio server for a real host and log the conversation (TapRelay), list the
     taps, watch one live, save one as a --record file for `replay`."""
+
+    def __init__(self, cli):
+        CliCommands.__init__(self, cli)
+        pin_state_directory(self.opts)
 
     def run(self, args):
         if self.opts.listen is not None:
@@ -16281,13 +16295,17 @@ class TapCommands(CliCommands):
 
     def watch(self, args):
         name, = self.cli.expect(args, 1, "tap watch NAME [--for SECONDS]")
-        name = self.known(name, "tap watch NAME")
         if self.opts.watch_for is not None and not self.opts.watch_for > 0:
             raise UsageError("--for must be more than 0 seconds")
+        problem = tap_name_problem(name)
+        if problem:
+            raise UsageError(problem)
         follower, exchanges = TapFollower(name), TapExchanges()
         ends = time.perf_counter() + self.opts.watch_for if self.opts.watch_for else None
         stopped = threading.Event()
         try:
+            if not self.started(name, ends, stopped):
+                return EXIT_FAILURE
             records = follower.read()
             sessions = [index for index, record in enumerate(records) if "recording" in record]
             for record in records[sessions[-1] if sessions else 0:]:  # the host's session now, then what comes
@@ -16302,6 +16320,23 @@ class TapCommands(CliCommands):
         finally:
             follower.close()
         return EXIT_OK
+
+    def started(self, name, ends, stopped):
+        """Wait for tap ``name`` to start (`tap watch` run before the host started it, as `tap
+        install` suggests), until ``ends``: True once it is there, False (said) when --for ran out."""
+        if name in tap_names():
+            return True
+        hint = did_you_mean(name, tap_names(), "")
+        self.out.stderr_line("mcp-tui tap watch: no tap %s yet; waiting for it to start (in %s; Ctrl+C stops)%s" % (
+            name, tap_directory(), " (%s)" % hint if hint else ""))
+        while name not in tap_names():
+            if ends is not None and time.perf_counter() >= ends:
+                self.out.stderr_line("mcp-tui tap watch: tap %s did not start within --for %g seconds" % (
+                    name, self.opts.watch_for))
+                return False
+            stopped.wait(TAP_WATCH_POLL_SECONDS if ends is None else max(0.0, min(
+                TAP_WATCH_POLL_SECONDS, ends - time.perf_counter())))
+        return True
 
     def watch_line(self, record, exchanges):
         """One message of the log, as `tap watch` prints it (nothing for a line that starts a session)."""
@@ -16411,14 +16446,16 @@ def tap_entry_name(entry):
     return words[words.index("--name") + 1] if "--name" in words[:-1] else None
 
 
-def tap_entry_text(text, span, launcher, name, server):
+def tap_entry_text(text, span, launcher, name, server, state):
     """The text of a stdio entry (``span`` of ``text``) that runs it through tap ``name``: its
-    command is ``launcher``'s, its args the launcher's, `tap --name NAME --`, then the command
-    and args it had (as the file has them: ${VAR} is the host's to expand); every other
-    member, comment and space kept."""
+    command is ``launcher``'s, its args the launcher's, `tap --state-dir STATE --name NAME --`,
+    then the command and args it had (as the file has them: ${VAR} is the host's to expand);
+    every other member, comment and space kept. The state directory is pinned in the args: a
+    host starts its servers with an environment of its own (the SDK's keeps HOME and PATH, not
+    MCP_TUI_STATE_DIR), and an env member may be replaced or merged by the host; args are not."""
     members = dict((key, (start - span[0], end - span[0])) for key, _, start, end in jsonc_members(text, span[0]))
-    args = json.dumps(launcher[1:] + ["tap", "--name", name, "--", server["command"]] + list(server.get("args") or []),
-                      ensure_ascii=False)
+    args = json.dumps(launcher[1:] + ["tap", "--state-dir", state, "--name", name, "--", server["command"]]
+                      + list(server.get("args") or []), ensure_ascii=False)
     command_end = members["command"][1]
     edits = [(members["command"], json.dumps(launcher[0], ensure_ascii=False)),
              (members["args"], args) if "args" in members else ((command_end, command_end), ', "args": ' + args)]
@@ -16544,7 +16581,7 @@ class TapInstall(CliCommands):
         if sharing:  # two servers in one tap's log: neither could be watched, saved or replayed apart
             raise UsageError("server %s of %s runs through tap %s already; nothing was changed" % (
                 sharing[0], path, name), hint="give this one another name: --name NAME")
-        installed = tap_entry_text(text, span, tap_launcher(), name, entry)
+        installed = tap_entry_text(text, span, tap_launcher(), name, entry, os.path.abspath(state_directory()))
         new = text[:span[0]] + installed + text[span[1]:]
         diff = self.diff(path, text, new, entry)
         summary = {"config": path, "server": server, "tap": name, "diff": diff, "changed": not self.opts.dry_run}
@@ -16785,19 +16822,20 @@ COMMANDS = (
     Command("tap", "relay a real host's server, watch it live, save it for replay", subcommands=(
         Command("run", "start COMMAND for a host, relay it unchanged, log every message",
                 "tap run [--name NAME] -- COMMAND [ARGS...]", family_verb(TapCommands, TapCommands.run),
-                flags=("--name", "--listen", "--allow-remote"),
+                flags=("--name", "--listen", "--allow-remote", "--state-dir"),
                 details="What a host's config runs instead of the server; `run` may be left out: "
                         "mcp-tui tap -- COMMAND. The log: taps/NAME.jsonl in the state directory. "
                         "An HTTP server: mcp-tui tap --listen 127.0.0.1:PORT --url URL, and the host "
                         "pointed at the URL the tap says (tap list's LISTEN): its path holds the tap's token, "
                         "and a request without it is a 404."),
         Command("list", "the taps: name, server, host pid, messages, since", "tap list",
-                family_verb(TapCommands, TapCommands.list)),
+                family_verb(TapCommands, TapCommands.list), flags=("--state-dir",)),
         Command("watch", "print a tap's messages as they come, one line each", "tap watch NAME [--for SECONDS]",
-                family_verb(TapCommands, TapCommands.watch), flags=("--for",)),
+                family_verb(TapCommands, TapCommands.watch), flags=("--for", "--state-dir"),
+                details="A tap that has not started yet is waited for (--for: at most SECONDS, then exit 1)."),
         Command("save", "write a tap's conversation as a --record file for replay",
                 "tap save NAME -o FILE [--since TIME] [--method M]", family_verb(TapCommands, TapCommands.save),
-                flags=("--since", "--method"), writes=True),
+                flags=("--since", "--method", "--state-dir"), writes=True),
         Command("install", "put a server of a host's config file behind a tap",
                 "tap install --config FILE --server NAME", family_verb(TapInstall, TapInstall.install),
                 flags=("--name", "--dry-run"), connects=False,
