@@ -9258,7 +9258,7 @@ class ExchangeBook:
 
 TAP_LOG_BYTES = 10 * 1024 * 1024  # a tap's log is rotated at this size: NAME.jsonl -> NAME.1.jsonl (one kept)
 TAP_SWITCH_INTERVAL = 0.0001  # seconds a relay thread waits at most for the log's thread to yield the GIL
-TAP_RAW_LIMIT = 4096  # characters of a line that is not JSON kept in the log
+TAP_RAW_LIMIT = 4096  # characters of a line that is not JSON kept in the log (and of a message cut, its start)
 TAP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")  # no dot: NAME.1.jsonl is NAME's old log
 # Environment variables whose values a tap's log masks: a server's credentials come in them.
 CREDENTIAL_NAME = re.compile(r"TOKEN|KEY|SECRET|PASSW|PASSPHRASE|AUTH|CREDENTIAL|COOKIE|SESSION|PRIVATE|PAT$",
@@ -9361,7 +9361,8 @@ def tap_summary(name):
     for path in tap_paths(name)[1::-1]:
         try:
             with open_user_file_to_read(path) as handle:
-                count += sum(1 for line in handle if line.strip() and not line.startswith(b'{"recording"'))
+                count += sum(1 for line in handle if line.strip() and not line.startswith((b'{"recording"',
+                                                                                           b'{"copied"')))
         except OSError:
             continue
     running = not info.get("ended") and process_running(info.get("pid"))
@@ -9391,6 +9392,7 @@ class TapLog(MessageRecorder):
         self.name, self.transport, self.warn = name, transport, warn
         self.path, self.old_path, _ = tap_paths(name)
         self.failed, self.spoken = False, False  # ``spoken``: a message logged since the log's part began
+        self.opening, self.opening_id = [], None  # the host session's initialize exchange: lines a rotation copies
         self.wall_started, self.at = time.time(), None  # ``at``: when the line being written was relayed
         handle = None
         try:
@@ -9427,6 +9429,29 @@ class TapLog(MessageRecorder):
             record["bytes"] = size
         self._write(record)
 
+    def cut(self, direction, text, size, digest, at=None):
+        """A message too large to log whole (past --max-message-size): its start, masked, its
+        size and the sha256 of all its bytes, marked ``cut`` (it is JSON, only large)."""
+        self.at = at
+        self._write({"t": 0, "direction": direction, "transport": self.transport, "bytes": size, "sha256": digest,
+                     "cut": self.credentials.redact(text[:TAP_RAW_LIMIT])})
+
+    def keep_opening(self, record, line):
+        """Keep ``line`` when it belongs to the host session's initialize exchange (the opening
+        request, its answer, notifications/initialized): a rotation starts the new file with
+        them, so the current session is never without its initialize."""
+        message = record.get("message")
+        if not isinstance(message, dict):
+            return
+        if record.get("direction") == "out" and message.get("method") in OPENING_METHODS:
+            self.opening, self.opening_id = [], json.dumps(message.get("id"))
+        elif self.opening_id is None or not (
+                record.get("direction") == "in" and "method" not in message
+                and json.dumps(message.get("id")) == self.opening_id
+                or record.get("direction") == "out" and message.get("method") == "notifications/initialized"):
+            return
+        self.opening.append(json.dumps(dict(record, copied=True), sort_keys=True) + "\n")
+
     def _write(self, record):
         when, self.at = self.at if self.at is not None else time.time(), None
         if self.failed:
@@ -9438,6 +9463,7 @@ class TapLog(MessageRecorder):
         with self._lock:
             if self.failed:
                 return
+            self.keep_opening(record, line)
             try:
                 if os.fstat(self.handle.fileno()).st_nlink == 0:
                     raise OSError(0, "it was removed")
@@ -9450,11 +9476,18 @@ class TapLog(MessageRecorder):
                 self.fail(exc)
 
     def rotate(self):
-        """NAME.jsonl becomes NAME.1.jsonl (the one before goes) and a new NAME.jsonl starts."""
+        """NAME.jsonl becomes NAME.1.jsonl (the one before goes) and a new NAME.jsonl starts,
+        with the current host session's initialize exchange copied (marked ``copied``; readers
+        of both files leave the copies out): a session is never left without its initialize."""
         self.handle.close()
         os.replace(self.path, self.old_path)
         self.handle = open_user_file(self.path, append=True, private=True, encoding="utf-8")
-        self.size = 0
+        copied = "".join(self.opening)
+        if len(copied) >= TAP_LOG_BYTES // 2:  # an opening that big would make every write a rotation
+            copied = ""
+        self.handle.write(copied)
+        self.handle.flush()
+        self.size = len(copied)
 
     def close(self):
         with self._lock:
@@ -9471,12 +9504,21 @@ class TapFollower:
     read from the handle held open, then the new file from its start)."""
 
     def __init__(self, name, from_start=True):
-        self.path = tap_paths(name)[0]
+        self.path, self.old_path, _ = tap_paths(name)
         self.handle, self.partial = None, b""
-        self.from_start = from_start
+        self.from_start, self.earlier = from_start, from_start  # ``earlier``: the rotated file is to be read first
+        self.seen = False  # records read: the copies a rotation made of the initialize are left out from then on
 
     def read(self):
         records = []
+        if self.earlier:
+            self.earlier = False
+            try:
+                with open_user_file_to_read(self.old_path) as handle:
+                    records += self.take(handle.read())
+            except OSError:
+                pass
+            self.partial = b""
         if self.handle is None and not self.open():
             return records
         records += self.take(self.handle.read())
@@ -9506,7 +9548,11 @@ class TapFollower:
     def take(self, data):
         lines = (self.partial + data).split(b"\n")
         self.partial = lines.pop()
-        return [record for record in map(tap_record, lines) if record is not None]
+        records = [record for record in map(tap_record, lines) if record is not None]
+        if self.seen:
+            records = [record for record in records if not record.get("copied")]
+        self.seen = self.seen or bool(records)
+        return records
 
     def close(self):
         if self.handle is not None:
@@ -9537,6 +9583,25 @@ class TapExchanges:
         stamp = record["time"] if isinstance(record.get("time"), (int, float)) else time.time()
         direction, message = record["direction"], record.get("message")
         entry = {"time": tap_stamp(stamp, exact=True), "at": stamp, "direction": direction}
+        if isinstance(record.get("cut"), str):  # JSON too large to log whole: what its start says
+            start = re.split(r'"(?:params|result|error)"\s*:', record["cut"], 1)[0]
+            named = re.search(r'"method"\s*:\s*("(?:[^"\\]|\\.){0,200}")', start)
+            numbered = re.search(r'"id"\s*:\s*(-?\d{1,20}|"(?:[^"\\]|\\.){0,200}")', start)
+            message = {}
+            for key, found in (("method", named), ("id", numbered)):
+                try:
+                    message[key] = json.loads(found.group(1)) if found else None
+                except ValueError:
+                    message[key] = None
+            entry.update(kind="cut", bytes=int(record.get("bytes") or 0), sha256=str(record.get("sha256")), text=record["cut"],
+                         method=message["method"], id=message["id"])
+            if message["method"] is None and message["id"] is not None:
+                asked = self.pending.pop(("out" if direction == "in" else "in", json.dumps(message["id"])), None)
+                if asked is not None:
+                    entry.update(method=asked[0], latencyMs=round((stamp - asked[1]) * 1000, 1))
+            elif message["method"] is not None and message["id"] is not None:
+                self.pending[(direction, json.dumps(message["id"]))] = (message["method"], stamp)
+            return entry
         if not isinstance(message, dict):
             raw = str(record.get("raw", ""))
             entry.update(kind="raw", bytes=record.get("bytes") or len(raw.encode("utf-8")), text=raw)
@@ -9558,12 +9623,14 @@ class TapExchanges:
 
 
 def tap_log_records(name):
-    """Every record of tap ``name``'s logs, the rotated one first."""
+    """Every record of tap ``name``'s logs, the rotated one first, without the copies of the
+    initialize exchange that a rotation put at the start of the later file."""
     records = []
     for path in tap_paths(name)[1::-1]:
         try:
             with open_user_file_to_read(path) as handle:
-                records += [record for record in map(tap_record, handle) if record is not None]
+                records += [record for record in map(tap_record, handle)
+                            if record is not None and not (records and record.get("copied"))]
         except FileNotFoundError:
             continue
     return records
@@ -9572,6 +9639,14 @@ def tap_log_records(name):
 TAP_CHUNK = 64 * 1024  # read at a time by the relay
 TAP_LOG_BACKLOG = 64 * 1024 * 1024  # bytes waiting to be logged; beyond it the log skips, the relay never waits
 TAP_GRACE = 2.0  # seconds a server has to exit once the host closed its stdin, before it is ended
+
+
+class TapCutBody:
+    """What the HTTP tap feeds for a JSON body past max_message: its start is the data, and
+    this its whole size and sha256 (a hashlib object), for the log's cut record."""
+
+    def __init__(self, size, digest):
+        self.size, self.digest = size, digest
 
 
 class TapTranscriber:
@@ -9588,6 +9663,7 @@ class TapTranscriber:
         self._lock = threading.Lock()
         self.lines = {"out": [], "in": []}  # each direction's line so far, as pieces
         self.sizes = {"out": 0, "in": 0}
+        self.digests = {"out": None, "in": None}  # a line past max_line: the sha256 of all its bytes so far
         self.when = {"out": None, "in": None}  # when its last piece was read
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -9595,7 +9671,8 @@ class TapTranscriber:
     def feed(self, direction, data, body=None):
         """A copy of ``data``, just read from ``direction``'s side (before it is passed on, so
         the log's order is the order the sides saw). ``body`` (the HTTP tap): "json" for a whole
-        JSON body, or a TapEventStream for a piece of an event stream; None: stdio bytes."""
+        JSON body (a TapCutBody: the start of one too large to log whole), or a TapEventStream
+        for a piece of an event stream; None: stdio bytes."""
         when = time.time()
         with self._lock:
             if self.backlog + len(data) > TAP_LOG_BACKLOG:
@@ -9622,6 +9699,7 @@ class TapTranscriber:
             direction, data, self.when[direction], body = item
             if data is None:
                 self.lines[direction], self.sizes[direction] = [b"(the log fell behind: bytes not logged) "], 0
+                self.digests[direction] = None
                 continue
             with self._lock:
                 self.backlog -= len(data)
@@ -9630,6 +9708,8 @@ class TapTranscriber:
                     self._take(direction, data)
                 elif body == "json":
                     self._logged(direction, data, len(data))
+                elif isinstance(body, TapCutBody):
+                    self._logged(direction, data, body.size, body.digest)
                 else:
                     for event in body.events(data):
                         self._logged(direction, event, len(event))
@@ -9641,6 +9721,13 @@ class TapTranscriber:
         while True:
             end = data.find(b"\n", start)
             piece = data[start:] if end < 0 else data[start:end]
+            digest = self.digests[direction]
+            if digest is None and self.sizes[direction] + len(piece) > self.max_line:  # the pieces so far are whole
+                import hashlib
+
+                digest = self.digests[direction] = hashlib.sha256(b"".join(self.lines[direction]))
+            if digest is not None:
+                digest.update(piece)
             if self.sizes[direction] <= self.max_line:
                 self.lines[direction].append(piece[:self.max_line + 1])
             self.sizes[direction] += len(piece)
@@ -9650,14 +9737,16 @@ class TapTranscriber:
             start = end + 1
 
     def _line(self, direction):
-        pieces, size = self.lines[direction], self.sizes[direction]
-        self.lines[direction], self.sizes[direction] = [], 0
+        pieces, size, digest = self.lines[direction], self.sizes[direction], self.digests[direction]
+        self.lines[direction], self.sizes[direction], self.digests[direction] = [], 0, None
         line = b"".join(pieces)
         del pieces
-        self._logged(direction, line, size)
+        self._logged(direction, line, size, digest)
 
-    def _logged(self, direction, line, size):
-        """One line or body (``size``: its bytes, ``line`` perhaps cut): its messages, or itself as raw."""
+    def _logged(self, direction, line, size, digest=None):
+        """One line or body (``size``: its bytes, ``line`` perhaps cut; ``digest``: the sha256 of
+        a line past max_line, all of it): its messages, or itself as raw; a line past max_line
+        that starts as JSON does is logged cut (its start, size and digest), never as not JSON."""
         if not line.strip() or self.log.failed:  # nothing to log, or no log to write it to
             return
         if size <= self.max_line:
@@ -9667,6 +9756,14 @@ class TapTranscriber:
                 return
             except ProtocolViolation:
                 pass
+        elif line.lstrip()[:1] in (b"{", b"["):
+            if digest is None:  # a whole body (the HTTP tap)
+                import hashlib
+
+                digest = hashlib.sha256(line)
+            self.log.cut(direction, line[:TAP_RAW_LIMIT * 4].decode("utf-8", "replace"), size, digest.hexdigest(),
+                         at=self.when[direction])
+            return
         self.log.raw(direction, line[:TAP_RAW_LIMIT * 4].decode("utf-8", "replace"), size, at=self.when[direction])
 
 
@@ -10119,6 +10216,7 @@ class TapProxy:
         stream = TapEventStream(self.max_message) if kind == "text/event-stream" else None
         logged = kind == "application/json" and handler.command == "POST"
         kept, size, first = [], 0, handler.command == "GET" and stream is not None and chunked
+        digest, total = None, 0  # past max_message: the sha256 and size of the whole body, for the log's cut record
         handler.send_response_only(response.status, response.reason)
         for key, value in response.getheaders():
             if key.lower() not in dropped:
@@ -10135,9 +10233,17 @@ class TapProxy:
                     break
                 if stream is not None:
                     self.transcriber.feed("in", data, stream)
-                elif logged and size <= self.max_message:  # beyond it the log keeps the start, as raw
-                    kept.append(data[:self.max_message + 1 - size])
-                    size += len(kept[-1])
+                elif logged:  # beyond max_message the log keeps the start, its size and digest
+                    if digest is None and total + len(data) > self.max_message:  # what is kept so far is whole
+                        import hashlib
+
+                        digest = hashlib.sha256(b"".join(kept))
+                    if digest is not None:
+                        digest.update(data)
+                    total += len(data)
+                    if size <= self.max_message:
+                        kept.append(data[:self.max_message + 1 - size])
+                        size += len(kept[-1])
                 if first:  # legacy HTTP+SSE: an endpoint event naming the server's origin names the tap's
                     data, first = self.endpoint_rewritten(data), False
                 handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
@@ -10150,7 +10256,7 @@ class TapProxy:
             return False
         finally:
             if kept:
-                self.transcriber.feed("in", b"".join(kept), "json")
+                self.transcriber.feed("in", b"".join(kept), "json" if digest is None else TapCutBody(total, digest))
         return True
 
     def endpoint_rewritten(self, data):
@@ -12904,6 +13010,8 @@ def format_tap_entry(entry):
     if "latencyMs" in entry:
         words.append("%.1f ms" % entry["latencyMs"])
     words.append(size_text(entry["bytes"]))
+    if entry["kind"] == "cut":
+        words.append("(cut JSON: too large to log whole; sha256 %s)" % escaped_unseen(entry["sha256"]))
     return " ".join(words)
 
 
@@ -21586,7 +21694,7 @@ def tap_row_detail(row):
     for key, message_key in (("first", "message"), ("answer", "answered")):
         entry = row.get(key)
         if entry is not None:
-            body = entry.get("text") if entry["kind"] == "raw" else json.dumps(row.get(message_key), indent=2,
+            body = entry.get("text") if entry["kind"] in ("raw", "cut") else json.dumps(row.get(message_key), indent=2,
                                                                                 ensure_ascii=False)
             label = "Answer" if key == "answer" else {"raw": "Not JSON"}.get(entry["kind"], entry["kind"].capitalize())
             parts.append("%s  %s\n%s" % (label, format_tap_entry(entry), body))

@@ -40,10 +40,12 @@ def environment(state_dir, **more):
 
 
 def log_records(state_dir, name):
-    """The records of tap ``name``'s log, the rotated part (NAME.1.jsonl) first."""
+    """The records of tap ``name``'s log, the rotated part (NAME.1.jsonl) first, without the
+    copies of the initialize exchange a rotation starts the later part with."""
     records = []
     for path in (state_dir / "taps" / (name + ".1.jsonl"), state_dir / "taps" / (name + ".jsonl")):
-        records += [json.loads(text) for text in path.read_text().splitlines()] if path.exists() else []
+        found = [json.loads(text) for text in path.read_text().splitlines()] if path.exists() else []
+        records += [record for record in found if not (records and record.get("copied"))]
     return records
 
 
@@ -478,6 +480,59 @@ def test_the_log_is_rotated_and_tap_save_reads_both_parts(cli, state_dir, tmp_pa
     assert (taps / "rotated.jsonl").stat().st_size < 2000 and (taps / "rotated.1.jsonl").stat().st_size >= 2000
     records = mcp_tui.tap_log_records("rotated")
     assert [r["message"]["id"] for r in records if "message" in r][-1] == 40
+
+
+def test_an_answer_past_the_rotation_size_leaves_the_session_whole_for_watch_save_and_replay(cli, state_dir, tmp_path):
+    """Two answers of 11 MiB each (the log rotates at 10 MiB, twice): before, the current file
+    began after the rotation point, without the initialize, and watch and save lost the session."""
+    server = SERVER + ["--big-text", "11"]
+    big = {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "big_text", "arguments": {}}}
+    answers = talk(state_dir, "rotating", *OPENING + [dict(big, id=2), dict(big, id=3),
+                                                       {"jsonrpc": "2.0", "id": 4, "method": "ping"}, ECHO_CALL],
+                   server=server)
+    assert len(answers[3]["result"]["content"][0]["text"]) == 11 * 1024 * 1024
+    taps = state_dir / "taps"
+    assert (taps / "rotating.1.jsonl").exists(), "the log did not rotate"
+    current = [json.loads(text) for text in (taps / "rotating.jsonl").read_text().splitlines()]
+    assert current[0]["copied"] is True and current[0]["message"]["method"] == "initialize"
+    shown = cli("tap", "watch", "rotating", "--for", "0.2")
+    lines = shown.out.splitlines()
+    assert shown.code == 0 and "→ initialize #1" in lines[0] and "← initialize #1" in lines[1], shown
+    assert " ← tools/call #3 " in shown.out and "← ping #4" in shown.out and " ← tools/call #2 " in lines[-1], lines
+    assert shown.out.count("initialize #1") == 2  # the copies are not shown twice
+    saved = tmp_path / "saved.jsonl"
+    assert cli("tap", "save", "rotating", "-o", saved).code == 0
+    methods = [json.loads(text).get("message", {}).get("method") for text in saved.read_text().splitlines()]
+    assert methods.count("initialize") == 1 and methods.count("tools/call") == 2, methods
+    replayed = cli(stdio_command("--big-text", "11"), "--protocol-version", "2025-06-18", "replay", saved)
+    assert replayed.code == 0 and "3 requests: 3 same" in replayed.out, replayed
+
+
+def test_a_message_past_the_size_bound_is_logged_as_cut_json_with_its_size_and_digest(cli, state_dir, monkeypatch):
+    """70 MiB of JSON (past the 64 MiB --max-message-size): before, `! not JSON`."""
+    import hashlib
+
+    import mcp_tui
+
+    monkeypatch.setenv("MCP_TUI_STATE_DIR", str(state_dir))
+    log = mcp_tui.TapLog("huge", mcp_tui.SecretRegistry(), "stdio", lambda text: None)
+    transcriber = mcp_tui.TapTranscriber(log)
+    transcriber.feed("out", line({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "dump"}}))
+    head = b'{"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "'
+    huge = head + b"x" * (70 * 1024 * 1024 - len(head) - 5) + b'"}]}}'
+    for start in range(0, len(huge), 1 << 20):  # in the relay's pieces, then its newline
+        transcriber.feed("in", huge[start:start + (1 << 20)])
+    transcriber.feed("in", b"\n")
+    transcriber.finish(60)
+    log.close()
+    mcp_tui.write_tap_info("huge", {"name": "huge", "server": "dump", "pid": None, "ended": "2026-12-07T00:00:00Z"})
+    shown = cli("tap", "watch", "huge", "--for", "0.1")
+    lines = shown.out.splitlines()
+    assert shown.code == 0 and len(lines) == 2, shown
+    assert "not JSON" not in shown.out and " ← tools/call #7 " in lines[1] and "70 MiB" in lines[1], lines
+    assert "cut JSON" in lines[1] and hashlib.sha256(huge).hexdigest() in lines[1], lines
+    record = [r for r in log_records(state_dir, "huge") if "cut" in r][0]
+    assert record["bytes"] == len(huge) and record["cut"].startswith(head.decode())
 
 
 @pytest.mark.parametrize("argv, name", [

@@ -6,6 +6,7 @@ Every tap here is a real process; the host is mcp-tui itself, or this test speak
 sleeps: each wait is on a condition (a line on stderr, a process gone), with a timeout."""
 import contextlib
 import http.server
+import hashlib
 import json
 import os
 import queue
@@ -315,9 +316,10 @@ def test_an_answer_larger_than_max_message_size_is_relayed_whole_and_logged_as_i
         through = tap("http://127.0.0.1:%d/mcp" % port, "--max-message-size", "100000", name="big")
         status, body = post(through.url, DISCOVER)
         assert status == 200 and json.loads(body) == big
-        wait_for(lambda: [r for r in log_records(state_dir, "big") if "raw" in r], what="the answer's start logged")
-    raw, = [r for r in log_records(state_dir, "big") if "raw" in r]
-    assert raw["direction"] == "in" and raw["raw"].startswith('{"jsonrpc"') and raw["bytes"] > 100000
+        wait_for(lambda: [r for r in log_records(state_dir, "big") if "cut" in r], what="the answer's start logged")
+    cut, = [r for r in log_records(state_dir, "big") if "cut" in r]  # JSON, only large: never "raw"
+    assert cut["direction"] == "in" and cut["cut"].startswith('{"jsonrpc"') and cut["bytes"] == len(json.dumps(big))
+    assert cut["sha256"] == hashlib.sha256(json.dumps(big).encode()).hexdigest()
 
 
 def test_credentials_in_the_url_and_in_any_credential_header_are_masked_in_the_log(cli, start_server, tap, state_dir):
