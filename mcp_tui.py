@@ -9362,7 +9362,7 @@ def tap_summary(name):
         try:
             with open_user_file_to_read(path) as handle:
                 count += sum(1 for line in handle if line.strip() and not line.startswith((b'{"recording"',
-                                                                                           b'{"copied"')))
+                                                                                           b'{"copied"', b'{"server"')))
         except OSError:
             continue
     running = not info.get("ended") and process_running(info.get("pid"))
@@ -9435,6 +9435,18 @@ class TapLog(MessageRecorder):
         self.at = at
         self._write({"t": 0, "direction": direction, "transport": self.transport, "bytes": size, "sha256": digest,
                      "cut": self.credentials.redact(text[:TAP_RAW_LIMIT])})
+
+    def server(self, event, at=None):
+        """What the server did besides its stdout, as a ``server`` record: a line of its stderr
+        (``{"stderr": LINE}``, masked, its start), its exit (``{"exit": CODE}`` or ``{"signal": N,
+        "signalName": NAME}``), or a start that failed (``{"startFailed": ERROR}``)."""
+        self.at = at
+        if "stderr" in event:
+            text = event["stderr"]
+            event = {"stderr": self.credentials.redact(text[:TAP_RAW_LIMIT])}
+            if len(text) > TAP_RAW_LIMIT:
+                event["characters"] = len(text)
+        self._write({"server": event, "t": 0})
 
     def keep_opening(self, record, line):
         """Keep ``line`` when it belongs to the host session's initialize exchange (the opening
@@ -9559,6 +9571,16 @@ class TapFollower:
             self.handle.close()
 
 
+def signal_name(number):
+    """SIGKILL for 9: a signal's name, or "signal N" for one this system does not name."""
+    import signal
+
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "signal %d" % number
+
+
 def tap_stamp(seconds, exact=False):
     """``seconds`` (since the epoch) as UTC ISO 8601, to the millisecond when ``exact``."""
     text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
@@ -9578,9 +9600,17 @@ class TapExchanges:
         """The entry of one log record, or None for a record that is not a line of the conversation."""
         if "recording" in record:
             self.pending.clear()  # a new host session: its ids are its own
+        stamp = record["time"] if isinstance(record.get("time"), (int, float)) else time.time()
+        if isinstance(record.get("server"), dict):  # the server's stderr, exit or failed start
+            event = record["server"]
+            kind = next((key for key in ("stderr", "exit", "signal", "startFailed") if key in event), None)
+            if kind is None:
+                return None
+            text = str(event.get("signalName") if kind == "signal" else event[kind])
+            return {"time": tap_stamp(stamp, exact=True), "at": stamp, "direction": "server", "kind": kind,
+                    "text": text, "bytes": len(text.encode("utf-8")), "method": None, "id": None}
         if record.get("direction") not in ("in", "out"):
             return None
-        stamp = record["time"] if isinstance(record.get("time"), (int, float)) else time.time()
         direction, message = record["direction"], record.get("message")
         entry = {"time": tap_stamp(stamp, exact=True), "at": stamp, "direction": direction}
         if isinstance(record.get("cut"), str):  # JSON too large to log whole: what its start says
@@ -9661,10 +9691,11 @@ class TapTranscriber:
         self.queue = queue.Queue()
         self.backlog, self.skipping = 0, {}
         self._lock = threading.Lock()
-        self.lines = {"out": [], "in": []}  # each direction's line so far, as pieces
-        self.sizes = {"out": 0, "in": 0}
-        self.digests = {"out": None, "in": None}  # a line past max_line: the sha256 of all its bytes so far
-        self.when = {"out": None, "in": None}  # when its last piece was read
+        # each direction's line so far, as pieces ("err": the server's stderr, a stdio tap's)
+        self.lines = {"out": [], "in": [], "err": []}
+        self.sizes = {"out": 0, "in": 0, "err": 0}
+        self.digests = {"out": None, "in": None, "err": None}  # a line past max_line: the sha256 of all its bytes
+        self.when = {"out": None, "in": None, "err": None}  # when its last piece was read
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
@@ -9684,6 +9715,11 @@ class TapTranscriber:
             self.backlog += len(data)
         self.queue.put((direction, data, when, body))
 
+    def server_event(self, event):
+        """The server's exit or failed start, logged after every line read before it (its
+        stderr's last line, without its newline, first)."""
+        self.queue.put(("event", event, time.time(), None))
+
     def finish(self, timeout):
         """Log what is queued (the last line too, without its newline), within ``timeout``."""
         self.queue.put(None)
@@ -9696,6 +9732,13 @@ class TapTranscriber:
                 for direction in self.lines:
                     self._line(direction)
                 return
+            if item[0] == "event":
+                self._line("err")
+                try:
+                    self.log.server(item[1], at=item[2])
+                except Exception as exc:  # the log is best effort
+                    self.log.fail(exc)
+                continue
             direction, data, self.when[direction], body = item
             if data is None:
                 self.lines[direction], self.sizes[direction] = [b"(the log fell behind: bytes not logged) "], 0
@@ -9749,6 +9792,10 @@ class TapTranscriber:
         that starts as JSON does is logged cut (its start, size and digest), never as not JSON."""
         if not line.strip() or self.log.failed:  # nothing to log, or no log to write it to
             return
+        if direction == "err":
+            self.log.server({"stderr": line[:TAP_RAW_LIMIT * 4].rstrip(b"\r").decode("utf-8", "replace")},
+                            at=self.when[direction])
+            return
         if size <= self.max_line:
             try:
                 for message in decode_messages(body_text(line.rstrip(b"\r"))):
@@ -9773,7 +9820,9 @@ class TapRelay:
     host's, byte for byte, one thread a direction (a side that stops reading stalls only its
     own direction); its stderr is the tap's. Signals are passed on; the tap exits as the server
     did. When the host goes (its end of stdin closed), the server's stdin is closed, it has
-    TAP_GRACE seconds to exit, then its process group is ended."""
+    TAP_GRACE seconds to exit, then its process group is ended. The server's stderr comes
+    through a pipe: each chunk is written unchanged to the tap's stderr (the host's log), and
+    its lines and the server's exit go into the tap's log."""
 
     def __init__(self, name, argv, env, cwd, log, transcriber):
         self.name, self.argv, self.log, self.transcriber = name, list(argv), log, transcriber
@@ -9787,7 +9836,11 @@ class TapRelay:
         # The log's thread parses and writes while a relay thread waits for the GIL: by default
         # it may wait the whole 5 ms switch interval, a few ms on every round trip a host makes.
         sys.setswitchinterval(TAP_SWITCH_INTERVAL)
-        self.server.spawn(keep_stderr=False)
+        try:
+            self.server.spawn(keep_stderr=True)
+        except ConnectionFailed as exc:
+            self.transcriber.server_event({"startFailed": exc.message})
+            raise
         process = self.server.process
         if started is not None:
             started(process.pid)
@@ -9795,7 +9848,8 @@ class TapRelay:
         try:
             threads = [threading.Thread(target=self.copy, args=(stdin_fd, process.stdin.fileno(), "out"), daemon=True),
                        threading.Thread(target=self.copy, args=(process.stdout.fileno(), stdout_fd, "in"), daemon=True),
-                       threading.Thread(target=self.wait_for_server, daemon=True)]
+                       threading.Thread(target=self.wait_for_server, daemon=True),
+                       threading.Thread(target=self.copy_stderr, args=(process.stderr.fileno(),), daemon=True)]
             for thread in threads:
                 thread.start()
             while True:
@@ -9811,10 +9865,30 @@ class TapRelay:
             threads[1].join(TAP_GRACE)  # what the server wrote before it exited still reaches the host
             process.wait()
             self.server._signal_group(False)  # children the server left behind go with it
+            threads[3].join(TAP_GRACE)
         finally:
             self.restore_signals(previous)
         code = process.returncode
+        self.transcriber.server_event({"exit": code} if code >= 0 else {"signal": -code, "signalName": signal_name(-code)})
         return code if code >= 0 else 128 - code
+
+    def copy_stderr(self, source):
+        """The server's stderr: each chunk written unchanged to the tap's own (the host's log of
+        the server), a copy to the tap's log."""
+        while True:
+            try:
+                data = os.read(source, TAP_CHUNK)
+            except OSError:
+                data = b""
+            if not data:
+                return
+            self.transcriber.feed("err", data)
+            view = memoryview(data)
+            try:
+                while view:
+                    view = view[os.write(2, view):]
+            except OSError:  # the host's stderr is gone: the log still gets the lines
+                pass
 
     def copy(self, source, target, direction):
         """One direction: each chunk written whole to ``target`` as soon as it is read, then
@@ -12997,6 +13071,10 @@ def format_tap_entry(entry):
     (a method, an id, an error's message, a line) is escaped (a line break as \\n), so it can
     never start a line of its own that looks like the tap's."""
     clock = time.strftime("%H:%M:%S", time.localtime(entry["at"])) + ".%03d" % (entry["at"] % 1 * 1000)
+    if entry["direction"] == "server":  # the server's stderr, its exit, a start that failed
+        return clock + " " + {"stderr": "! server stderr: %s", "exit": "■ server exited with %s",
+                              "signal": "■ server ended by %s", "startFailed": "■ server could not start: %s"}[
+            entry["kind"]] % escaped_unseen(cut_text(entry["text"], 200))
     arrow = "→" if entry["direction"] == "out" else "←"
     if entry["kind"] == "raw":
         return "%s %s ! not JSON: %s (%s)" % (clock, arrow, escaped_unseen(cut_text(entry["text"], 120)),
@@ -16264,12 +16342,15 @@ class TapCommands(CliCommands):
 
         try:
             return relay.run(stdin_fd, stdout_fd, started)
+        except ConnectionFailed as exc:  # the server could not start: its log and NAME.json say why
+            info["error"] = exc.message
+            raise
         finally:
             transcriber.finish(5.0)
             log.close()
-            if "serverPid" in info:
+            if "serverPid" in info or "error" in info:
                 self.describe(name, dict(info, ended=tap_stamp(time.time())), log)
-            else:  # the server never started
+            else:  # interrupted before the server started
                 release_tap_name(name)
 
     def run_http(self, args):
@@ -21694,7 +21775,7 @@ def tap_row_detail(row):
     for key, message_key in (("first", "message"), ("answer", "answered")):
         entry = row.get(key)
         if entry is not None:
-            body = entry.get("text") if entry["kind"] in ("raw", "cut") else json.dumps(row.get(message_key), indent=2,
+            body = entry.get("text") if "text" in entry else json.dumps(row.get(message_key), indent=2,
                                                                                 ensure_ascii=False)
             label = "Answer" if key == "answer" else {"raw": "Not JSON"}.get(entry["kind"], entry["kind"].capitalize())
             parts.append("%s  %s\n%s" % (label, format_tap_entry(entry), body))

@@ -255,6 +255,61 @@ def test_a_server_that_cannot_start_is_one_line(state_dir):
     assert run.stderr == "mcp-tui: cannot start the server: no such program 'no-such-program-here'\n"
 
 
+# -- the server's side: its stderr, its exit, a start that failed ----------------------------------
+
+TALKATIVE = [sys.executable, "-c", "import os, sys\n"
+             "sys.stderr.write('warming up\\nkey=sk-live-1234567890abcdef\\n\\x1b[31mred\\r\\n'); sys.stderr.flush()\n"
+             "sys.stdout.write(sys.stdin.readline()); sys.stdout.flush()\n"
+             "sys.stderr.write('bye, no newline'); sys.stderr.flush()\n"
+             "sys.exit(3)\n"]
+
+
+def test_the_server_s_stderr_and_exit_are_logged_and_its_stderr_still_reaches_the_host(cli, state_dir):
+    run = subprocess.run(tap_argv("--name", "talkative", server=TALKATIVE), input=line(INITIALIZE),
+                         capture_output=True, timeout=60, cwd=str(ROOT),
+                         env=environment(state_dir, SERVER_API_KEY="sk-live-1234567890abcdef"))
+    assert (run.returncode, run.stdout) == (3, line(INITIALIZE))
+    assert run.stderr == b"warming up\nkey=sk-live-1234567890abcdef\n\x1b[31mred\r\nbye, no newline"  # unchanged
+    shown = cli("tap", "watch", "talkative", "--for", "0.1")
+    lines = shown.out.splitlines()
+    assert shown.code == 0 and "sk-live" not in shown.out and "\x1b" not in shown.out, shown
+    said = [text[13:] for text in lines if "server" in text]
+    assert said[1].startswith("! server stderr: key=env:"), lines  # masked as the log masks the environment's
+    assert said[:1] + said[2:] == ["! server stderr: warming up", "! server stderr: \\x1b[31mred",
+                                   "! server stderr: bye, no newline", "■ server exited with 3"], lines
+    document = [json.loads(text) for text in cli("tap", "watch", "talkative", "--for", "0.1", "--format",
+                                                  "json").out.splitlines()]
+    assert document[-1]["direction"] == "server" and (document[-1]["kind"], document[-1]["text"]) == ("exit", "3")
+    assert "server" not in json.dumps([r for r in log_records(state_dir, "talkative") if "message" in r])
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
+def test_a_server_ended_by_a_signal_and_one_that_cannot_start_are_logged(cli, state_dir):
+    killed = [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"]
+    run = subprocess.run(tap_argv("--name", "killed", server=killed), capture_output=True, timeout=60,
+                         env=environment(state_dir), cwd=str(ROOT))
+    assert run.returncode == 128 + 9
+    assert cli("tap", "watch", "killed", "--for", "0.1").out.splitlines()[-1].endswith("■ server ended by SIGKILL")
+    run = subprocess.run(tap_argv("--name", "missing", server=["no-such-program-here"]), capture_output=True,
+                         timeout=60, env=environment(state_dir), cwd=str(ROOT))
+    assert run.returncode == 1
+    shown = cli("tap", "watch", "missing", "--for", "0.1")
+    assert shown.code == 0 and shown.out.splitlines()[-1].endswith(
+        "■ server could not start: cannot start the server: no such program 'no-such-program-here'"), shown
+    assert [row["name"] for row in cli("tap", "list", "--format", "json").json()["taps"]] == ["killed", "missing"]
+
+
+def test_the_tui_s_conversation_rows_show_the_server_s_stderr_and_exit():
+    import mcp_tui
+
+    exchanges = mcp_tui.TapExchanges()
+    rows = [{"first": exchanges.entry({"server": event, "time": 1.5})}
+            for event in ({"stderr": "oops\nforged"}, {"exit": 0})]
+    assert [mcp_tui.tap_row_text(row)[13:] for row in rows] == ["! server stderr: oops\\nforged",
+                                                                 "■ server exited with 0"]
+    assert "oops\\nforged" in mcp_tui.tap_row_detail(rows[0])
+
+
 # -- the log: masked, private, never followed through a link; its failure never stops the relay ---
 
 def test_credentials_in_the_server_s_environment_are_masked_in_the_log(host, state_dir):
@@ -378,6 +433,7 @@ def test_tap_watch_prints_each_message_with_its_latency_and_errors_marked(cli, s
     shown = cli("tap", "watch", "watched", "--for", "0.2", "--format", "json")
     assert shown.code == 0, shown
     lines = [json.loads(text) for text in shown.out.splitlines()]
+    assert lines.pop()["kind"] == "exit"  # the server's exit, last
     assert [(x["direction"], x["method"], x["id"]) for x in lines] == [
         ("out", "initialize", 1), ("in", "initialize", 1), ("out", "notifications/initialized", None),
         ("out", "tools/call", 2), ("in", "tools/call", 2), ("out", "no/such", 3), ("in", "no/such", 3)]
@@ -425,7 +481,7 @@ def test_a_forged_line_in_what_the_host_or_server_sent_stays_on_its_own_line(cli
     talk(state_dir, "forged", {"jsonrpc": "2.0", "method": "ping" + FORGED}, error, server=ECHO)
     shown = cli("tap", "watch", "forged", "--for", "0.2")
     lines = shown.out.splitlines()
-    assert shown.code == 0 and len(lines) == 4, shown  # the notification, the error, and each said back
+    assert shown.code == 0 and len(lines) == 5, shown  # the notification, the error, each said back, the exit
     assert not [text for text in lines if text.startswith("15:12:08.790")] and "\r" not in shown.out
     assert " \u2192 ping\\n15:12:08.790 \u2192 tools/call #7 delete_all_files 2.1 KiB " in lines[0], lines
     assert "#9\\n15:12:08.790" in lines[1] and "boom\\r\\n15:12:08.790" in lines[1], lines
@@ -498,7 +554,7 @@ def test_an_answer_past_the_rotation_size_leaves_the_session_whole_for_watch_sav
     shown = cli("tap", "watch", "rotating", "--for", "0.2")
     lines = shown.out.splitlines()
     assert shown.code == 0 and "→ initialize #1" in lines[0] and "← initialize #1" in lines[1], shown
-    assert " ← tools/call #3 " in shown.out and "← ping #4" in shown.out and " ← tools/call #2 " in lines[-1], lines
+    assert " ← tools/call #3 " in shown.out and "← ping #4" in shown.out and " ← tools/call #2 " in lines[-2], lines
     assert shown.out.count("initialize #1") == 2  # the copies are not shown twice
     saved = tmp_path / "saved.jsonl"
     assert cli("tap", "save", "rotating", "-o", saved).code == 0
