@@ -70,7 +70,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     Exchange ExchangeBook
      4a. taps       a real host's conversation with its server: the stdio relay (``TapRelay``),
                     and the tap's log in the state directory, written and followed
-                    classes: TapLog TapFollower TapExchanges TapTranscriber TapRelay
+                    classes: TapLog TapFollower TapExchanges TapCutBody TapTranscriber TapRelay
      4b. http tap   the HTTP tap: a reverse proxy for Streamable HTTP, its messages logged
                     classes: TapEventStream TapProxy
    5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
@@ -9312,9 +9312,10 @@ def tap_name_for(argv):
 
 
 def register_environment_secrets(environ, registry):
-    """The values of the variables whose names say credential (GITHUB_TOKEN, API_KEY, ...)."""
+    """The values of the variables whose names say credential (GITHUB_TOKEN, API_KEY, ...); a
+    value that is only a host's placeholder (${input:api-key}, ${env:TOKEN}) is none."""
     for name, value in environ.items():
-        if CREDENTIAL_NAME.search(name):
+        if CREDENTIAL_NAME.search(name) and not (isinstance(value, str) and re.match(r"^\$\{[^{}]*\}$", value)):
             registry.add(value, "env")
 
 
@@ -14324,6 +14325,7 @@ def parse_command_line(argv):
     """Options and words, as argparse reads them (UsageError for a mistake). `tap [--name NAME]
     -- COMMAND [ARGS...]`: the words after -- are the server's command line (``server_argv``),
     untouched, and `tap` alone is `tap run`, as it is with --listen (the HTTP tap)."""
+    argv = tap_command_without_dashes(argv)
     if "--" in argv:
         at = argv.index("--")
         options = parse_command_line(argv[:at])
@@ -14351,6 +14353,31 @@ def parse_command_line(argv):
             known = [flag for _, options in CLI_OPTIONS for flags, _ in options for flag in flags]
             exc.hint = did_you_mean(unknown[0].partition("=")[0], known, exc.hint)
         raise
+
+
+def tap_command_without_dashes(argv):
+    """`tap [run] [--name NAME ...] COMMAND ARGS...` without the `--` (the Inspector CLI takes the
+    first `--` of a command line for its own): ``argv`` with `--` put before COMMAND, the first
+    word after tap's own flags that is not one of tap's verbs (nor a near miss of one). Any
+    other command line is ``argv`` itself."""
+    if "--" in argv or "tap" not in argv or any(not word.startswith("-") for word in argv[:argv.index("tap")]):
+        return argv
+    at = argv.index("tap") + 1
+    if argv[at:at + 1] == ["run"]:
+        at += 1
+    switches = [flag for _, options in CLI_OPTIONS for flags, settings in options for flag in flags
+                if settings.get("action") in ("store_true", "version")]
+    while at < len(argv) and argv[at].startswith("-"):  # tap's flags, with their values
+        at += 1 if "=" in argv[at] or argv[at] in switches else 2
+    if at >= len(argv):
+        return argv
+    import difflib
+
+    verbs = [word for command in COMMANDS if command.name == "tap" for sub in command.subcommands
+             for word in sub.words()]
+    if argv[at] in verbs or difflib.get_close_matches(argv[at], verbs, 1, 0.75):
+        return argv
+    return argv[:at] + ["--"] + argv[at:]
 
 
 def quote_server_hint(server_words, command_words):
@@ -16372,14 +16399,14 @@ class TapCommands(CliCommands):
         if problem:
             raise UsageError("--name: " + problem)
         name = self.free_name(name, given=self.opts.name is not None)
-        log = TapLog(name, credentials, "streamable-http", self.out.stderr_line)
-        transcriber = TapTranscriber(log, self.opts.max_message_size)
-        try:
-            proxy = TapProxy(self.opts.url, listen, transcriber, credentials, self.opts.insecure,
+        try:  # listening first: a tap that cannot listen writes nothing into its log
+            proxy = TapProxy(self.opts.url, listen, None, credentials, self.opts.insecure,
                              self.opts.max_message_size, token=(read_tap_info(name) or {}).get("token"))
         except McpTuiError:
             release_tap_name(name)
             raise
+        log = TapLog(name, credentials, "streamable-http", self.out.stderr_line)
+        transcriber = proxy.transcriber = TapTranscriber(log, self.opts.max_message_size)
         info = {"name": name, "server": credentials.redact(masked_url(self.opts.url)), "transport": "streamable-http",
                 "pid": os.getpid(), "hostPid": None, "started": tap_stamp(time.time()), "log": log.path,
                 "listen": proxy.url, "token": proxy.token}
@@ -16475,7 +16502,8 @@ class TapCommands(CliCommands):
         listening = any(row["listen"] for row in rows)  # an HTTP tap's URL, the one its host must use
         table = [("NAME", "SERVER", "HOST PID", "MESSAGES", "SINCE", "") + (("LISTEN",) if listening else ())]
         for row in rows:
-            table.append((row["name"], cut_text(str(row["server"] or "?"), 60), str(row["hostPid"] or "-"),
+            server = escaped_unseen(str(row["server"] or "?"))  # a line break in it would break the table
+            table.append((row["name"], server if len(server) <= 60 else server[:59] + "…", str(row["hostPid"] or "-"),
                           str(row["messages"]), row["since"] or "-", "running" if row["running"] else "ended")
                          + ((row["listen"] or "-",) if listening else ()))
         for line in aligned_table(table):
@@ -16544,18 +16572,31 @@ class TapCommands(CliCommands):
             raise UsageError("tap save needs -o FILE, the --record file to write (- for stdout)")
         since = tap_time(self.opts.since) if self.opts.since else None
         kept = tap_conversation(tap_log_records(name), since, self.opts.method)
+        if since is not None and not any("message" in record for record in kept):
+            self.out.stderr_line("mcp-tui tap save: no message of tap %s is from --since %s on (its last: %s); "
+                                 "nothing was written" % (name, self.opts.since, tap_last_message_stamp(name)))
+            return EXIT_FAILURE
         header = {"recording": RECORDING_FORMAT, "started": tap_stamp(time.time()), "tap": name}
         lines = [json.dumps(record, sort_keys=True) for record in [header] + kept]
         data = ("\n".join(lines) + "\n").encode("utf-8")
+        replaced = self.opts.output != "-" and os.path.lexists(self.opts.output)
         if self.opts.output == "-":
             self.out.text(data.decode("utf-8"))
-        else:
+        else:  # an existing file is replaced, as every -o does (curl's way); said below
             write_output_file(self.opts.output, data, private=True)  # task IDs are kept, as in --record
         messages = sum(1 for record in kept if "message" in record)
         self.out.progress("%d messages of tap %s written%s; replay them: mcp-tui SERVER replay %s" % (
-            messages, name, "" if self.opts.output == "-" else " to " + self.opts.output,
+            messages, name, "" if self.opts.output == "-" else " to " + self.opts.output + (
+                " (it replaced the file there)" if replaced else ""),
             self.opts.output if self.opts.output != "-" else "FILE"))
         return EXIT_OK
+
+
+def tap_last_message_stamp(name):
+    """When tap ``name``'s last message was logged (UTC), or "none"."""
+    stamps = [record["time"] for record in tap_log_records(name)
+              if "message" in record and isinstance(record.get("time"), (int, float))]
+    return tap_stamp(stamps[-1]) if stamps else "none"
 
 
 def tap_conversation(records, since=None, method=None):
@@ -16654,6 +16695,57 @@ def tap_entry_text(text, span, launcher, name, server, state):
     return entry
 
 
+# -- 7. CLI: tap install's record, the host's restart, and the TapInstall verbs ------------
+
+
+def tap_entry_members(text, span):
+    """The entry's (``span`` of ``text``) member value spans, relative to the entry's start."""
+    return dict((key, (start - span[0], end - span[0])) for key, _, start, end in jsonc_members(text, span[0]))
+
+
+def tap_entry_restored(text, span, record):
+    """The entry's text as it was before `tap install` (``span`` of ``text``, the entry as tap
+    install left it): its command and args given back their own text, kept in ``record`` (args
+    None: it had none, and the args install added go). Everything else in the entry (its env,
+    with whatever credentials it holds) is the file's own, so the record need not keep it."""
+    if "original" in record:  # a record an older mcp-tui kept: the entry whole
+        return record["original"]
+    members, entry = tap_entry_members(text, span), text[span[0]:span[1]]
+    command, args = members["command"], members["args"]
+    if record["args"] is None:
+        edits = [((command[0], args[1]), record["command"])]  # the command, then `, "args": [...]` install added
+    else:
+        edits = [(command, record["command"]), (args, record["args"])]
+    for (start, end), replacement in sorted(edits, reverse=True):
+        entry = entry[:start] + replacement + entry[end:]
+    return entry
+
+
+# The host whose config file it is, by the file's name and folder: what a restart of it is.
+TAP_HOST_RESTART = (
+    (r"(^|/)claude_desktop_config\.json$", "Claude Desktop", "quit Claude Desktop and open it again"),
+    (r"(^|/)\.cursor/", "Cursor", "restart Cursor, or turn the server off and on in its MCP settings"),
+    (r"(^|/)\.(mcp|claude)\.json$", "Claude Code", "start Claude Code again (or reconnect it with /mcp)"),
+    (r"(^|/)(\.vscode|code|code - insiders|vscodium)/|(^|/)settings\.json$", "VS Code",
+     "restart the server in VS Code: MCP: List Servers, then Restart"),
+)
+
+
+def tap_host_restart(path, keys):
+    """How to make the host of config file ``path`` (``keys``: where its servers are) run the
+    changed entry: the host named when the file says which it is."""
+    shown = os.path.abspath(path).replace("\\", "/").lower()
+    for pattern, _, restart in TAP_HOST_RESTART:
+        if re.search(pattern, shown):
+            return restart
+    if keys[:1] in (("servers",), ("mcp",)):
+        return TAP_HOST_RESTART[-1][2]
+    return "quit the host and start it again"
+
+
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
 class TapInstall(CliCommands):
     """`tap install` and `tap uninstall`: one server's entry in a host's config file (Claude
     Desktop, Claude Code's .mcp.json, Cursor, VS Code's JSONC) made to run the server through
@@ -16685,7 +16777,8 @@ class TapInstall(CliCommands):
                 raise UsageError("tap install will not change --config %s: %s" % (path, problem))
             with open_user_file_to_read(path) as handle:
                 raw = handle.read()
-            text = raw.decode("utf-8")
+            self.bom = UTF8_BOM if raw.startswith(UTF8_BOM) else b""  # a BOM is read past, and kept on write
+            text = raw[len(self.bom):].decode("utf-8")
             data = load_jsonc(text)
         except OSError as exc:
             raise UsageError("cannot read --config %s: %s" % (path, exc.strerror or exc))
@@ -16694,6 +16787,7 @@ class TapInstall(CliCommands):
         except (ValueError, RecursionError) as exc:
             raise UsageError("--config %s is not valid JSON: %s; nothing was changed" % (path, exc))
         keys = config_entries_path(data)
+        self.restart = tap_host_restart(path, tuple(keys or ()))
         servers = config_entries(data) if keys else None
         if not isinstance(servers, dict):
             raise UsageError("--config %s lists no servers (mcpServers or servers)" % path)
@@ -16725,12 +16819,27 @@ class TapInstall(CliCommands):
     @staticmethod
     def records():
         return JsonStateFile(os.path.join(state_directory(), "tap-installs.json"),
-                             lambda key, value: isinstance(value, dict) and isinstance(value.get("original"), str)
-                             and isinstance(value.get("installed"), str))
+                             lambda key, value: isinstance(value, dict) and (
+                                 isinstance(value.get("original"), str) and isinstance(value.get("installed"), str)
+                                 or isinstance(value.get("installedDigest"), str)
+                                 and isinstance(value.get("command"), str)
+                                 and isinstance(value.get("args"), (str, type(None)))))
 
     @staticmethod
     def record_key(path, server):
         return json.dumps([os.path.realpath(path), server], ensure_ascii=False)
+
+    @staticmethod
+    def siblings(records, key):
+        """The keys of the records of the other servers of ``key``'s file."""
+        return [other for other in records if other != key and json.loads(other)[0] == json.loads(key)[0]]
+
+    def changed_by_tap(self, records, key, new):
+        """After a tap install or uninstall of ``key`` made the file ``new``: the file's other
+        records know it (its digest), so their uninstall does not take it for a change made elsewhere."""
+        for other in self.siblings(records, key):
+            if isinstance(records[other], dict):
+                records[other]["after"] = sha256_hex(new)
 
     def diff(self, path, old, new, entry):
         """The change as a unified diff, the entry's credentials masked (its env's *TOKEN*,
@@ -16771,26 +16880,47 @@ class TapInstall(CliCommands):
             raise UsageError("server %s of %s runs through tap %s already; nothing was changed" % (
                 sharing[0], path, name), hint="give this one another name: --name NAME")
         installed = tap_entry_text(text, span, tap_launcher(), name, entry, os.path.abspath(state_directory()))
+        members = tap_entry_members(text, span)
+        original = dict((member, text[span[0] + members[member][0]:span[0] + members[member][1]]
+                         if member in members else None) for member in ("command", "args"))
         new = text[:span[0]] + installed + text[span[1]:]
         diff = self.diff(path, text, new, entry)
         summary = {"config": path, "server": server, "tap": name, "diff": diff, "changed": not self.opts.dry_run}
         if self.opts.dry_run:
             return self.done(summary, "(--dry-run: %s was not changed)" % path)
-        backup = self.backup(path, raw)
-        record = {"original": text[span[0]:span[1]], "installed": installed, "tap": name, "backup": backup,
-                  "before": sha256_hex(text), "after": sha256_hex(new), "at": tap_stamp(time.time())}
         key, recorded, changed = self.record_key(path, server), False, None
+        # The file as tap install of another of its servers left it: that backup (the file before
+        # any tap) stays the one; a second would hold a tap's entry and outlive both uninstalls.
+        try:
+            existing = self.records().read()
+        except (OSError, McpTuiError):  # said below, where the record cannot be written either
+            existing = {}
+        shared = [record.get("backup") for other, record in existing.items()
+                  if other in self.siblings({other: None, key: None}, key) and record.get("after") == sha256_hex(text)
+                  and isinstance(record.get("backup"), str) and os.path.isfile(record["backup"])]
+        backup = shared[0] if shared else self.backup(path, raw)
+        # What uninstall needs, and no more: the entry's own text is in the file (its env and the
+        # credentials there stay out of the state directory); its digest says it is as install left it.
+        record = {"installedDigest": sha256_hex(installed), "command": original["command"], "args": original["args"],
+                  "tap": name, "backup": backup, "before": sha256_hex(text), "after": sha256_hex(new),
+                  "at": tap_stamp(time.time())}
+
+        def add(records):
+            records[key] = record
+            self.changed_by_tap(records, key, new)
+
         try:  # the record first: a file changed without it could not be given back byte for byte
-            self.records().update(lambda records: records.__setitem__(key, record))
+            self.records().update(add)
             recorded = True
             changed = self.change_since(path, raw, "tap install")
             if changed is not None:
                 raise changed
-            write_user_file(path, new.encode("utf-8"))
+            write_user_file(path, self.bom + new.encode("utf-8"))
         except (OSError, McpTuiError) as exc:
             if recorded:
                 self.records().update(lambda records: records.pop(key, None))
-            os.remove(backup)
+            if not shared:
+                os.remove(backup)
             if exc is changed:
                 raise
             raise McpTuiError("cannot write %s: %s; nothing was changed" % (
@@ -16798,9 +16928,10 @@ class TapInstall(CliCommands):
                 getattr(exc, "strerror", None) or getattr(exc, "message", None) or exc))
         summary["backup"] = backup
         return self.done(summary, "Server %s of %s now runs through tap %s (the file as it was: %s).\n"
-                                  "Restart the host (quit Claude Desktop and open it again) so it runs the new entry; "
+                                  "Restart the host (%s) so it runs the new entry; "
                                   "then: mcp-tui tap watch %s\nUndo: mcp-tui tap uninstall --config %s --server %s" % (
-                                      shown, path, name, backup, name, shell_word(path), shell_word(server)))
+                                      shown, path, name, backup, self.restart, name, shell_word(path),
+                                      shell_word(server)))
 
     def backup(self, path, raw):
         """The file as it was, 0600 beside it under the first free name (a backup is never
@@ -16828,15 +16959,17 @@ class TapInstall(CliCommands):
         if tap_entry_server(entry) is None:
             return self.done({"config": path, "server": server, "changed": False},
                              "server %s of %s does not run through a tap; nothing was changed" % (shown, path))
-        if record is None or text[span[0]:span[1]] != record["installed"]:
+        as_installed = record is not None and (text[span[0]:span[1]] == record["installed"] if "installed" in record
+                                               else sha256_hex(text[span[0]:span[1]]) == record["installedDigest"])
+        if not as_installed:
             backup = (record or {}).get("backup") or path + TAP_BACKUP % ""
             raise McpTuiError("server %s of %s is not as tap install left it%s; nothing was changed" % (
                 shown, path, "" if record else " (no record of it in this state directory)"),
                 hint="put the entry back by hand; %s has the file as it was" % backup if os.path.exists(backup)
                 else "put the entry back by hand")
-        new = text[:span[0]] + record["original"] + text[span[1]:]
-        data = new.encode("utf-8")
-        whole = sha256_hex(text) == record.get("after") and sha256_hex(new) == record.get("before")
+        new = text[:span[0]] + tap_entry_restored(text, span, record) + text[span[1]:]
+        data = self.bom + new.encode("utf-8")
+        whole = sha256_hex(text) == record.get("after")  # the file changed only by tap install and uninstall
         diff = self.diff(path, text, new, entry)
         summary = {"config": path, "server": server, "tap": record.get("tap"), "diff": diff,
                    "changed": not self.opts.dry_run, "byteIdentical": whole}
@@ -16849,21 +16982,30 @@ class TapInstall(CliCommands):
             write_user_file(path, data)
         except OSError as exc:
             raise McpTuiError("cannot write --config %s: %s; nothing was changed" % (path, exc.strerror or exc))
-        self.records().update(lambda records: records.pop(key, None))
+        shared = []
+
+        def remove(records):
+            records.pop(key, None)
+            self.changed_by_tap(records, key, new)
+            shared.extend(other for other in self.siblings(records, key)
+                          if isinstance(records[other], dict) and records[other].get("backup") == record.get("backup"))
+
+        self.records().update(remove)
         backup = record.get("backup")
         try:
             with open_user_file_to_read(backup) as handle:
-                redundant = handle.read() == data
+                redundant = handle.read() == data and not shared  # another server's install keeps it
             if redundant:
                 os.remove(backup)  # it holds what the file holds again
         except (OSError, TypeError):
             redundant = False
-        said = ("Server %s of %s runs without the tap again: the file is as it was before tap install" % (shown, path)
+        said = ("Server %s of %s runs without the tap again: the file is as it was before tap install%s" % (
+            shown, path, "" if sha256_hex(new) == record.get("before") else ", but for the other taps installed in it")
                 if whole else "Server %s of %s runs without the tap again; the file changed elsewhere since tap "
                               "install, so only the entry was restored" % (shown, path))
         if backup and not redundant and os.path.exists(backup):
             said += " (the file before tap install: %s)" % backup
-        return self.done(summary, said + ".\nRestart the host so it runs the entry as it was.")
+        return self.done(summary, said + ".\nRestart the host (%s) so it runs the entry as it was." % self.restart)
 
     def done(self, summary, text):
         if self.out.json:

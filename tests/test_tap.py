@@ -513,9 +513,12 @@ def test_tap_save_writes_a_recording_that_replay_runs_clean(cli, state_dir, tmp_
     replayed = cli(stdio_command(), "--protocol-version", "2025-06-18", "replay", str(only))
     assert replayed.code == 0 and "1 request: 1 same" in replayed.out, replayed
     later = tmp_path / "later.jsonl"
-    assert cli("tap", "save", "saved", "-o", str(later), "--since", "2999-01-01T00:00").code == 0
-    assert [json.loads(text) for text in later.read_text().splitlines()][1:] == []
+    nothing = cli("tap", "save", "saved", "-o", str(later), "--since", "2999-01-01T00:00")
+    assert (nothing.code, nothing.out) == (1, "") and not later.exists(), nothing  # before: exit 0, an empty file
+    assert "no message of tap saved is from --since 2999-01-01T00:00 on" in nothing.err, nothing
     assert cli("tap", "save", "saved", "-o", str(later), "--since", "yesterday").code == 2
+    again = cli("tap", "save", "saved", "-o", str(only))  # -o replaces a file, as every -o does: it says so
+    assert again.code == 0 and "(it replaced the file there)" in again.err, again
 
 
 def test_the_log_is_rotated_and_tap_save_reads_both_parts(cli, state_dir, tmp_path, monkeypatch):
@@ -632,3 +635,19 @@ def test_six_taps_started_at_once_under_one_name_get_six_names_and_six_logs(stat
              for name in names]
     assert sorted(asked) == [[number] for number in range(6)], asked  # one conversation a log
     assert all(tap_info(state_dir, name)["ended"] for name in names)
+
+
+@pytest.mark.parametrize("words", [["--name", "nodash"], ["run", "--name", "nodash"]])
+def test_tap_run_without_two_dashes_takes_the_server_s_command_line(state_dir, words):
+    """The Inspector CLI takes the first -- of a command line for its own: before, exit 2."""
+    run = subprocess.run(MCP_TUI_PROCESS + ["tap"] + words + ECHO, input=line(INITIALIZE), capture_output=True,
+                         timeout=60, env=environment(state_dir), cwd=str(ROOT))
+    assert (run.returncode, run.stdout, run.stderr) == (0, line(INITIALIZE), b"")
+    assert logged_messages(state_dir, "nodash") == [("out", INITIALIZE), ("in", INITIALIZE)]
+
+
+def test_tap_list_elides_a_long_server_without_a_cut_note(cli, state_dir):
+    talk(state_dir, "long", INITIALIZE, server=[sys.executable, "-c", "import sys; print(sys.stdin.readline())",
+                                                "x" * 80])
+    shown = cli("tap", "list")
+    assert shown.code == 0 and "cut at" not in shown.out and "…" in shown.out.splitlines()[1], shown

@@ -158,7 +158,7 @@ def test_vs_code_jsonc_keeps_its_comments_trailing_commas_and_the_hosts_variable
         assert result.code == 0, result
         document = result.json()
         assert (document["server"], document["tap"], document["changed"]) == (server, server, True), document
-        assert document["backup"].endswith(".mcp-tui-tap.bak" if server == "linter" else ".mcp-tui-tap.2.bak")
+        assert document["backup"].endswith(".mcp-tui-tap.bak")  # one backup: the file before any tap
     text = path.read_text()
     for kept in ("// VS Code: .vscode/mcp.json\n", '\t\t\t"type": "stdio",\n', "  // the host expands it\n",
                  "/* no args */ },\n\t},\n}"):
@@ -415,3 +415,65 @@ def test_tap_watch_run_before_the_host_started_the_tap_waits_for_it(cli, state_d
     never = cli("tap", "watch", "never", "--for", "0.2")
     assert (never.code, never.out) == (1, ""), never
     assert never.err.splitlines()[-1] == "mcp-tui tap watch: tap never did not start within --for 0.2 seconds", never
+
+
+# -- what a host user saw besides (issue 48, "Also seen") -----------------------------------------
+
+@pytest.mark.parametrize("order", [("weather", "files"), ("files", "weather")])
+def test_two_servers_of_one_file_each_uninstall_cleanly_and_leave_no_backup_behind(cli, tmp_path, order):
+    """Before: each uninstall said "the file changed elsewhere", and .bak and .2.bak stayed."""
+    path = config_file(tmp_path, CLAUDE_DESKTOP)
+    before = path.read_bytes()
+    for server in ("weather", "files"):
+        assert cli("tap", "install", "--config", path, "--server", server).code == 0
+    for number, server in enumerate(order):
+        undone = cli("tap", "uninstall", "--config", path, "--server", server)
+        assert undone.code == 0 and "changed elsewhere" not in undone.err, undone
+        assert "as it was before tap install" in undone.err, undone
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == [path.name], "a backup stayed behind"
+
+
+@pytest.mark.parametrize("where, host", [
+    ("claude_desktop_config.json", "quit Claude Desktop"), (".cursor/mcp.json", "Cursor"),
+    (".mcp.json", "Claude Code"), (".vscode/mcp.json", "VS Code")])
+def test_the_restart_hint_names_the_host_whose_file_it_is(cli, tmp_path, where, host):
+    path = tmp_path / where
+    path.parent.mkdir(exist_ok=True)
+    key = "servers" if "vscode" in where else "mcpServers"
+    path.write_text(json.dumps({key: {"demo": {"command": "demo-server"}}}))
+    for verb in ("install", "uninstall"):
+        result = cli("tap", verb, "--config", path, "--server", "demo")
+        assert result.code == 0 and host in result.err, result
+        assert host == "quit Claude Desktop" or "Claude Desktop" not in result.err, result
+
+
+def test_a_host_s_placeholder_is_not_masked_as_a_secret_in_the_diff(cli, tmp_path):
+    path = config_file(tmp_path, json.dumps({"inputs": [{"id": "api-key", "type": "promptString", "password": True}],
+                                             "servers": {"demo": {"command": "demo-server", "env": {
+                                                 "API_KEY": "${input:api-key}", "GH_TOKEN": "ghp_0123456789abcdef"}}}},
+                                            indent=1), "mcp.json")
+    shown = cli("tap", "install", "--config", path, "--server", "demo", "--dry-run")
+    assert shown.code == 0 and "ghp_0123456789abcdef" not in shown.out, shown
+    assert '"API_KEY": "${input:api-key}"' in shown.out, shown
+
+
+def test_a_config_with_a_utf8_bom_is_read_and_its_bom_kept(cli, tmp_path):
+    path = tmp_path / "claude_desktop_config.json"
+    before = b"\xef\xbb\xbf" + CLAUDE_DESKTOP.encode("utf-8")
+    path.write_bytes(before)
+    assert cli("tap", "install", "--config", path, "--server", "weather").code == 0
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf{") and b"mcp-tui-tap" not in path.read_bytes()
+    assert launcher_and_rest(mcp_tui.load_jsonc(path.read_bytes()[3:].decode())["mcpServers"]["weather"])[1][:3] == [
+        "tap", "--name", "weather"]
+    assert cli("tap", "uninstall", "--config", path, "--server", "weather").code == 0
+    assert path.read_bytes() == before
+
+
+def test_the_install_record_keeps_no_credential_of_the_entry(cli, state_dir, tmp_path):
+    path = config_file(tmp_path, CLAUDE_DESKTOP)
+    before = path.read_bytes()
+    assert cli("tap", "install", "--config", path, "--server", "weather").code == 0
+    assert "sk-weather-0123456789" not in (state_dir / "tap-installs.json").read_text()
+    assert cli("tap", "uninstall", "--config", path, "--server", "weather").code == 0
+    assert path.read_bytes() == before

@@ -559,3 +559,19 @@ def test_a_request_sent_a_byte_at_a_time_is_cut_off_at_the_idle_time(tap):
         with contextlib.suppress(ConnectionResetError):
             assert connection.recv(4096) == b""  # closed, nothing relayed
     assert cut < 10, cut
+
+
+def test_a_tap_that_cannot_listen_writes_nothing_into_its_log(cli, state_dir):
+    """Before, the log got its header line though the tap never ran."""
+    import socket
+
+    taken = socket.socket()
+    try:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        result = cli("tap", "--name", "busy", "--listen", "127.0.0.1:%d" % taken.getsockname()[1], "--url",
+                     "http://127.0.0.1:9/mcp")
+    finally:
+        taken.close()
+    assert result.code != 0 and result.err.count("\n") == 1, result
+    assert not (state_dir / "taps" / "busy.jsonl").exists() and not (state_dir / "taps" / "busy.json").exists()
