@@ -16521,8 +16521,7 @@ class TapCommands(CliCommands):
         ends = time.perf_counter() + self.opts.watch_for if self.opts.watch_for else None
         stopped = threading.Event()
         try:
-            if not self.started(name, ends, stopped):
-                return EXIT_FAILURE
+            self.wait_for_start(name, ends, stopped)
             records = follower.read()
             sessions = [index for index, record in enumerate(records) if "recording" in record]
             for record in records[sessions[-1] if sessions else 0:]:  # the host's session now, then what comes
@@ -16538,22 +16537,19 @@ class TapCommands(CliCommands):
             follower.close()
         return EXIT_OK
 
-    def started(self, name, ends, stopped):
+    def wait_for_start(self, name, ends, stopped):
         """Wait for tap ``name`` to start (`tap watch` run before the host started it, as `tap
-        install` suggests), until ``ends``: True once it is there, False (said) when --for ran out."""
+        install` suggests), until ``ends`` (exit 1 when --for runs out first)."""
         if name in tap_names():
-            return True
+            return
         hint = did_you_mean(name, tap_names(), "")
         self.out.stderr_line("mcp-tui tap watch: no tap %s yet; waiting for it to start (in %s; Ctrl+C stops)%s" % (
             name, tap_directory(), " (%s)" % hint if hint else ""))
         while name not in tap_names():
             if ends is not None and time.perf_counter() >= ends:
-                self.out.stderr_line("mcp-tui tap watch: tap %s did not start within --for %g seconds" % (
-                    name, self.opts.watch_for))
-                return False
+                raise McpTuiError("tap %s did not start within --for %g seconds" % (name, self.opts.watch_for))
             stopped.wait(TAP_WATCH_POLL_SECONDS if ends is None else max(0.0, min(
                 TAP_WATCH_POLL_SECONDS, ends - time.perf_counter())))
-        return True
 
     def watch_line(self, record, exchanges):
         """One message of the log, as `tap watch` prints it (nothing for a line that starts a session)."""
@@ -16573,9 +16569,8 @@ class TapCommands(CliCommands):
         since = tap_time(self.opts.since) if self.opts.since else None
         kept = tap_conversation(tap_log_records(name), since, self.opts.method)
         if since is not None and not any("message" in record for record in kept):
-            self.out.stderr_line("mcp-tui tap save: no message of tap %s is from --since %s on (its last: %s); "
-                                 "nothing was written" % (name, self.opts.since, tap_last_message_stamp(name)))
-            return EXIT_FAILURE
+            raise McpTuiError("no message of tap %s is from --since %s on (its last: %s); nothing was written" % (
+                name, self.opts.since, tap_last_message_stamp(name)))
         header = {"recording": RECORDING_FORMAT, "started": tap_stamp(time.time()), "tap": name}
         lines = [json.dumps(record, sort_keys=True) for record in [header] + kept]
         data = ("\n".join(lines) + "\n").encode("utf-8")

@@ -414,7 +414,7 @@ def test_tap_watch_run_before_the_host_started_the_tap_waits_for_it(cli, state_d
         watch.wait()
     never = cli("tap", "watch", "never", "--for", "0.2")
     assert (never.code, never.out) == (1, ""), never
-    assert never.err.splitlines()[-1] == "mcp-tui tap watch: tap never did not start within --for 0.2 seconds", never
+    assert never.err.splitlines()[-1] == "mcp-tui: tap never did not start within --for 0.2 seconds", never
 
 
 # -- what a host user saw besides (issue 48, "Also seen") -----------------------------------------
