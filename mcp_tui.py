@@ -9449,7 +9449,7 @@ class TapLog(MessageRecorder):
                 event["characters"] = len(text)
         self._write({"server": event, "t": 0})
 
-    def keep_opening(self, record, line):
+    def keep_opening(self, record):
         """Keep ``line`` when it belongs to the host session's initialize exchange (the opening
         request, its answer, notifications/initialized): a rotation starts the new file with
         them, so the current session is never without its initialize."""
@@ -9476,7 +9476,7 @@ class TapLog(MessageRecorder):
         with self._lock:
             if self.failed:
                 return
-            self.keep_opening(record, line)
+            self.keep_opening(record)
             try:
                 if os.fstat(self.handle.fileno()).st_nlink == 0:
                     raise OSError(0, "it was removed")
@@ -9624,8 +9624,8 @@ class TapExchanges:
                     message[key] = json.loads(found.group(1)) if found else None
                 except ValueError:
                     message[key] = None
-            entry.update(kind="cut", bytes=int(record.get("bytes") or 0), sha256=str(record.get("sha256")), text=record["cut"],
-                         method=message["method"], id=message["id"])
+            entry.update(kind="cut", bytes=int(record.get("bytes") or 0), sha256=str(record.get("sha256")),
+                         text=record["cut"], method=message["method"], id=message["id"])
             if message["method"] is None and message["id"] is not None:
                 asked = self.pending.pop(("out" if direction == "in" else "in", json.dumps(message["id"])), None)
                 if asked is not None:
@@ -9765,15 +9765,15 @@ class TapTranscriber:
         while True:
             end = data.find(b"\n", start)
             piece = data[start:] if end < 0 else data[start:end]
-            digest = self.digests[direction]
-            if digest is None and self.sizes[direction] + len(piece) > self.max_line:  # the pieces so far are whole
-                import hashlib
+            digest, bound = self.digests[direction], self.max_line if direction != "err" else TAP_RAW_LIMIT * 4
+            if digest is None and self.sizes[direction] + len(piece) > bound and direction != "err":
+                import hashlib  # the pieces so far are whole: the digest of the line starts with them
 
                 digest = self.digests[direction] = hashlib.sha256(b"".join(self.lines[direction]))
             if digest is not None:
                 digest.update(piece)
-            if self.sizes[direction] <= self.max_line:
-                self.lines[direction].append(piece[:self.max_line + 1])
+            if self.sizes[direction] <= bound:  # a stderr line: only the start the log keeps
+                self.lines[direction].append(piece[:bound + 1])
             self.sizes[direction] += len(piece)
             if end < 0:
                 return
@@ -9870,7 +9870,8 @@ class TapRelay:
         finally:
             self.restore_signals(previous)
         code = process.returncode
-        self.transcriber.server_event({"exit": code} if code >= 0 else {"signal": -code, "signalName": signal_name(-code)})
+        self.transcriber.server_event({"exit": code} if code >= 0 else
+                                      {"signal": -code, "signalName": signal_name(-code)})
         return code if code >= 0 else 128 - code
 
     def copy_stderr(self, source):
@@ -16716,12 +16717,13 @@ def tap_entry_restored(text, span, record):
     return entry
 
 
-# The host whose config file it is, by the file's name and folder: what a restart of it is.
+# The host whose config file it is (Claude Desktop, Cursor, Claude Code, VS Code), by the file's
+# name and folder: how it is made to run a changed entry.
 TAP_HOST_RESTART = (
-    (r"(^|/)claude_desktop_config\.json$", "Claude Desktop", "quit Claude Desktop and open it again"),
-    (r"(^|/)\.cursor/", "Cursor", "restart Cursor, or turn the server off and on in its MCP settings"),
-    (r"(^|/)\.(mcp|claude)\.json$", "Claude Code", "start Claude Code again (or reconnect it with /mcp)"),
-    (r"(^|/)(\.vscode|code|code - insiders|vscodium)/|(^|/)settings\.json$", "VS Code",
+    (r"(^|/)claude_desktop_config\.json$", "quit Claude Desktop and open it again"),
+    (r"(^|/)\.cursor/", "restart Cursor, or turn the server off and on in its MCP settings"),
+    (r"(^|/)\.(mcp|claude)\.json$", "start Claude Code again (or reconnect it with /mcp)"),
+    (r"(^|/)(\.vscode|code|code - insiders|vscodium)/|(^|/)settings\.json$",
      "restart the server in VS Code: MCP: List Servers, then Restart"),
 )
 
@@ -16730,11 +16732,11 @@ def tap_host_restart(path, keys):
     """How to make the host of config file ``path`` (``keys``: where its servers are) run the
     changed entry: the host named when the file says which it is."""
     shown = os.path.abspath(path).replace("\\", "/").lower()
-    for pattern, _, restart in TAP_HOST_RESTART:
+    for pattern, restart in TAP_HOST_RESTART:
         if re.search(pattern, shown):
             return restart
-    if keys[:1] in (("servers",), ("mcp",)):
-        return TAP_HOST_RESTART[-1][2]
+    if keys[:1] in (("servers",), ("mcp",)):  # VS Code's shape, wherever the file is
+        return TAP_HOST_RESTART[-1][1]
     return "quit the host and start it again"
 
 
@@ -16890,9 +16892,9 @@ class TapInstall(CliCommands):
             existing = self.records().read()
         except (OSError, McpTuiError):  # said below, where the record cannot be written either
             existing = {}
-        shared = [record.get("backup") for other, record in existing.items()
-                  if other in self.siblings({other: None, key: None}, key) and record.get("after") == sha256_hex(text)
-                  and isinstance(record.get("backup"), str) and os.path.isfile(record["backup"])]
+        shared = [existing[other]["backup"] for other in self.siblings(existing, key)
+                  if existing[other].get("after") == sha256_hex(text) and isinstance(existing[other].get("backup"), str)
+                  and os.path.isfile(existing[other]["backup"])]
         backup = shared[0] if shared else self.backup(path, raw)
         # What uninstall needs, and no more: the entry's own text is in the file (its env and the
         # credentials there stay out of the state directory); its digest says it is as install left it.
@@ -16967,7 +16969,7 @@ class TapInstall(CliCommands):
         whole = sha256_hex(text) == record.get("after")  # the file changed only by tap install and uninstall
         diff = self.diff(path, text, new, entry)
         summary = {"config": path, "server": server, "tap": record.get("tap"), "diff": diff,
-                   "changed": not self.opts.dry_run, "byteIdentical": whole}
+                   "changed": not self.opts.dry_run, "byteIdentical": whole and sha256_hex(new) == record.get("before")}
         if self.opts.dry_run:
             return self.done(summary, "(--dry-run: %s was not changed)" % path)
         changed = self.change_since(path, raw, "tap uninstall")
