@@ -17152,7 +17152,8 @@ COMMANDS = (
                 "tap run [--name NAME] -- COMMAND [ARGS...]", family_verb(TapCommands, TapCommands.run),
                 flags=("--name", "--listen", "--allow-remote", "--state-dir"),
                 details="What a host's config runs instead of the server; `run` may be left out: "
-                        "mcp-tui tap -- COMMAND. The log: taps/NAME.jsonl in the state directory. "
+                        "mcp-tui tap -- COMMAND (the -- too, when COMMAND is not one of tap's verbs). The log: "
+                        "taps/NAME.jsonl in the state directory (--state-dir DIR: in DIR; tap install pins yours). "
                         "An HTTP server: mcp-tui tap --listen 127.0.0.1:PORT --url URL, and the host "
                         "pointed at the URL the tap says (tap list's LISTEN): its path holds the tap's token, "
                         "and a request without it is a 404."),
