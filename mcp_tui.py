@@ -71,7 +71,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     SourcedLog Exchange ExchangeBook
      4a. taps       a real host's conversation with its server: the stdio relay (``TapRelay``),
                     and the tap's log in the state directory, written and followed
-                    classes: TapLog TapFollower TapExchanges TapTranscriber TapRelay
+                    classes: TapLog TapFollower TapExchanges TapCutBody TapTranscriber TapRelay
      4b. http tap   the HTTP tap: a reverse proxy for Streamable HTTP, its messages logged
                     classes: TapEventStream TapProxy
    5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
@@ -9790,7 +9790,7 @@ class ExchangeBook:
 
 TAP_LOG_BYTES = 10 * 1024 * 1024  # a tap's log is rotated at this size: NAME.jsonl -> NAME.1.jsonl (one kept)
 TAP_SWITCH_INTERVAL = 0.0001  # seconds a relay thread waits at most for the log's thread to yield the GIL
-TAP_RAW_LIMIT = 4096  # characters of a line that is not JSON kept in the log
+TAP_RAW_LIMIT = 4096  # characters of a line that is not JSON kept in the log (and of a message cut, its start)
 TAP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")  # no dot: NAME.1.jsonl is NAME's old log
 # Environment variables whose values a tap's log masks: a server's credentials come in them.
 CREDENTIAL_NAME = re.compile(r"TOKEN|KEY|SECRET|PASSW|PASSPHRASE|AUTH|CREDENTIAL|COOKIE|SESSION|PRIVATE|PAT$",
@@ -9844,9 +9844,10 @@ def tap_name_for(argv):
 
 
 def register_environment_secrets(environ, registry):
-    """The values of the variables whose names say credential (GITHUB_TOKEN, API_KEY, ...)."""
+    """The values of the variables whose names say credential (GITHUB_TOKEN, API_KEY, ...); a
+    value that is only a host's placeholder (${input:api-key}, ${env:TOKEN}) is none."""
     for name, value in environ.items():
-        if CREDENTIAL_NAME.search(name):
+        if CREDENTIAL_NAME.search(name) and not (isinstance(value, str) and re.match(r"^\$\{[^{}]*\}$", value)):
             registry.add(value, "env")
 
 
@@ -9893,7 +9894,8 @@ def tap_summary(name):
     for path in tap_paths(name)[1::-1]:
         try:
             with open_user_file_to_read(path) as handle:
-                count += sum(1 for line in handle if line.strip() and not line.startswith(b'{"recording"'))
+                count += sum(1 for line in handle if line.strip() and not line.startswith((b'{"recording"',
+                                                                                           b'{"copied"', b'{"server"')))
         except OSError:
             continue
     running = not info.get("ended") and process_running(info.get("pid"))
@@ -9923,6 +9925,7 @@ class TapLog(MessageRecorder):
         self.name, self.transport, self.warn = name, transport, warn
         self.path, self.old_path, _ = tap_paths(name)
         self.failed, self.spoken = False, False  # ``spoken``: a message logged since the log's part began
+        self.opening, self.opening_id = [], None  # the host session's initialize exchange: lines a rotation copies
         self.wall_started, self.at = time.time(), None  # ``at``: when the line being written was relayed
         handle = None
         try:
@@ -9959,6 +9962,41 @@ class TapLog(MessageRecorder):
             record["bytes"] = size
         self._write(record)
 
+    def cut(self, direction, text, size, digest, at=None):
+        """A message too large to log whole (past --max-message-size): its start, masked, its
+        size and the sha256 of all its bytes, marked ``cut`` (it is JSON, only large)."""
+        self.at = at
+        self._write({"t": 0, "direction": direction, "transport": self.transport, "bytes": size, "sha256": digest,
+                     "cut": self.credentials.redact(text[:TAP_RAW_LIMIT])})
+
+    def server(self, event, at=None):
+        """What the server did besides its stdout, as a ``server`` record: a line of its stderr
+        (``{"stderr": LINE}``, masked, its start), its exit (``{"exit": CODE}`` or ``{"signal": N,
+        "signalName": NAME}``), or a start that failed (``{"startFailed": ERROR}``)."""
+        self.at = at
+        if "stderr" in event:
+            text = event["stderr"]
+            event = {"stderr": self.credentials.redact(text[:TAP_RAW_LIMIT])}
+            if len(text) > TAP_RAW_LIMIT:
+                event["characters"] = len(text)
+        self._write({"server": event, "t": 0})
+
+    def keep_opening(self, record):
+        """Keep ``line`` when it belongs to the host session's initialize exchange (the opening
+        request, its answer, notifications/initialized): a rotation starts the new file with
+        them, so the current session is never without its initialize."""
+        message = record.get("message")
+        if not isinstance(message, dict):
+            return
+        if record.get("direction") == "out" and message.get("method") in OPENING_METHODS:
+            self.opening, self.opening_id = [], json.dumps(message.get("id"))
+        elif self.opening_id is None or not (
+                record.get("direction") == "in" and "method" not in message
+                and json.dumps(message.get("id")) == self.opening_id
+                or record.get("direction") == "out" and message.get("method") == "notifications/initialized"):
+            return
+        self.opening.append(json.dumps(dict(record, copied=True), sort_keys=True) + "\n")
+
     def _write(self, record):
         when, self.at = self.at if self.at is not None else time.time(), None
         if self.failed:
@@ -9970,6 +10008,7 @@ class TapLog(MessageRecorder):
         with self._lock:
             if self.failed:
                 return
+            self.keep_opening(record)
             try:
                 if os.fstat(self.handle.fileno()).st_nlink == 0:
                     raise OSError(0, "it was removed")
@@ -9982,11 +10021,18 @@ class TapLog(MessageRecorder):
                 self.fail(exc)
 
     def rotate(self):
-        """NAME.jsonl becomes NAME.1.jsonl (the one before goes) and a new NAME.jsonl starts."""
+        """NAME.jsonl becomes NAME.1.jsonl (the one before goes) and a new NAME.jsonl starts,
+        with the current host session's initialize exchange copied (marked ``copied``; readers
+        of both files leave the copies out): a session is never left without its initialize."""
         self.handle.close()
         os.replace(self.path, self.old_path)
         self.handle = open_user_file(self.path, append=True, private=True, encoding="utf-8")
-        self.size = 0
+        copied = "".join(self.opening)
+        if len(copied) >= TAP_LOG_BYTES // 2:  # an opening that big would make every write a rotation
+            copied = ""
+        self.handle.write(copied)
+        self.handle.flush()
+        self.size = len(copied)
 
     def close(self):
         with self._lock:
@@ -10003,12 +10049,21 @@ class TapFollower:
     read from the handle held open, then the new file from its start)."""
 
     def __init__(self, name, from_start=True):
-        self.path = tap_paths(name)[0]
+        self.path, self.old_path, _ = tap_paths(name)
         self.handle, self.partial = None, b""
-        self.from_start = from_start
+        self.from_start, self.earlier = from_start, from_start  # ``earlier``: the rotated file is to be read first
+        self.seen = False  # records read: the copies a rotation made of the initialize are left out from then on
 
     def read(self):
         records = []
+        if self.earlier:
+            self.earlier = False
+            try:
+                with open_user_file_to_read(self.old_path) as handle:
+                    records += self.take(handle.read())
+            except OSError:
+                pass
+            self.partial = b""
         if self.handle is None and not self.open():
             return records
         records += self.take(self.handle.read())
@@ -10038,11 +10093,25 @@ class TapFollower:
     def take(self, data):
         lines = (self.partial + data).split(b"\n")
         self.partial = lines.pop()
-        return [record for record in map(tap_record, lines) if record is not None]
+        records = [record for record in map(tap_record, lines) if record is not None]
+        if self.seen:
+            records = [record for record in records if not record.get("copied")]
+        self.seen = self.seen or bool(records)
+        return records
 
     def close(self):
         if self.handle is not None:
             self.handle.close()
+
+
+def signal_name(number):
+    """SIGKILL for 9: a signal's name, or "signal N" for one this system does not name."""
+    import signal
+
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "signal %d" % number
 
 
 def tap_stamp(seconds, exact=False):
@@ -10064,11 +10133,38 @@ class TapExchanges:
         """The entry of one log record, or None for a record that is not a line of the conversation."""
         if "recording" in record:
             self.pending.clear()  # a new host session: its ids are its own
+        stamp = record["time"] if isinstance(record.get("time"), (int, float)) else time.time()
+        if isinstance(record.get("server"), dict):  # the server's stderr, exit or failed start
+            event = record["server"]
+            kind = next((key for key in ("stderr", "exit", "signal", "startFailed") if key in event), None)
+            if kind is None:
+                return None
+            text = str(event.get("signalName") if kind == "signal" else event[kind])
+            return {"time": tap_stamp(stamp, exact=True), "at": stamp, "direction": "server", "kind": kind,
+                    "text": text, "bytes": len(text.encode("utf-8")), "method": None, "id": None}
         if record.get("direction") not in ("in", "out"):
             return None
-        stamp = record["time"] if isinstance(record.get("time"), (int, float)) else time.time()
         direction, message = record["direction"], record.get("message")
         entry = {"time": tap_stamp(stamp, exact=True), "at": stamp, "direction": direction}
+        if isinstance(record.get("cut"), str):  # JSON too large to log whole: what its start says
+            start = re.split(r'"(?:params|result|error)"\s*:', record["cut"], 1)[0]
+            named = re.search(r'"method"\s*:\s*("(?:[^"\\]|\\.){0,200}")', start)
+            numbered = re.search(r'"id"\s*:\s*(-?\d{1,20}|"(?:[^"\\]|\\.){0,200}")', start)
+            message = {}
+            for key, found in (("method", named), ("id", numbered)):
+                try:
+                    message[key] = json.loads(found.group(1)) if found else None
+                except ValueError:
+                    message[key] = None
+            entry.update(kind="cut", bytes=int(record.get("bytes") or 0), sha256=str(record.get("sha256")),
+                         text=record["cut"], method=message["method"], id=message["id"])
+            if message["method"] is None and message["id"] is not None:
+                asked = self.pending.pop(("out" if direction == "in" else "in", json.dumps(message["id"])), None)
+                if asked is not None:
+                    entry.update(method=asked[0], latencyMs=round((stamp - asked[1]) * 1000, 1))
+            elif message["method"] is not None and message["id"] is not None:
+                self.pending[(direction, json.dumps(message["id"]))] = (message["method"], stamp)
+            return entry
         if not isinstance(message, dict):
             raw = str(record.get("raw", ""))
             entry.update(kind="raw", bytes=record.get("bytes") or len(raw.encode("utf-8")), text=raw)
@@ -10090,12 +10186,14 @@ class TapExchanges:
 
 
 def tap_log_records(name):
-    """Every record of tap ``name``'s logs, the rotated one first."""
+    """Every record of tap ``name``'s logs, the rotated one first, without the copies of the
+    initialize exchange that a rotation put at the start of the later file."""
     records = []
     for path in tap_paths(name)[1::-1]:
         try:
             with open_user_file_to_read(path) as handle:
-                records += [record for record in map(tap_record, handle) if record is not None]
+                records += [record for record in map(tap_record, handle)
+                            if record is not None and not (records and record.get("copied"))]
         except FileNotFoundError:
             continue
     return records
@@ -10104,6 +10202,14 @@ def tap_log_records(name):
 TAP_CHUNK = 64 * 1024  # read at a time by the relay
 TAP_LOG_BACKLOG = 64 * 1024 * 1024  # bytes waiting to be logged; beyond it the log skips, the relay never waits
 TAP_GRACE = 2.0  # seconds a server has to exit once the host closed its stdin, before it is ended
+
+
+class TapCutBody:
+    """What the HTTP tap feeds for a JSON body past max_message: its start is the data, and
+    this its whole size and sha256 (a hashlib object), for the log's cut record."""
+
+    def __init__(self, size, digest):
+        self.size, self.digest = size, digest
 
 
 class TapTranscriber:
@@ -10118,16 +10224,19 @@ class TapTranscriber:
         self.queue = queue.Queue()
         self.backlog, self.skipping = 0, {}
         self._lock = threading.Lock()
-        self.lines = {"out": [], "in": []}  # each direction's line so far, as pieces
-        self.sizes = {"out": 0, "in": 0}
-        self.when = {"out": None, "in": None}  # when its last piece was read
+        # each direction's line so far, as pieces ("err": the server's stderr, a stdio tap's)
+        self.lines = {"out": [], "in": [], "err": []}
+        self.sizes = {"out": 0, "in": 0, "err": 0}
+        self.digests = {"out": None, "in": None, "err": None}  # a line past max_line: the sha256 of all its bytes
+        self.when = {"out": None, "in": None, "err": None}  # when its last piece was read
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
     def feed(self, direction, data, body=None):
         """A copy of ``data``, just read from ``direction``'s side (before it is passed on, so
         the log's order is the order the sides saw). ``body`` (the HTTP tap): "json" for a whole
-        JSON body, or a TapEventStream for a piece of an event stream; None: stdio bytes."""
+        JSON body (a TapCutBody: the start of one too large to log whole), or a TapEventStream
+        for a piece of an event stream; None: stdio bytes."""
         when = time.time()
         with self._lock:
             if self.backlog + len(data) > TAP_LOG_BACKLOG:
@@ -10138,6 +10247,11 @@ class TapTranscriber:
             self.skipping[direction] = False
             self.backlog += len(data)
         self.queue.put((direction, data, when, body))
+
+    def server_event(self, event):
+        """The server's exit or failed start, logged after every line read before it (its
+        stderr's last line, without its newline, first)."""
+        self.queue.put(("event", event, time.time(), None))
 
     def finish(self, timeout):
         """Log what is queued (the last line too, without its newline), within ``timeout``."""
@@ -10151,9 +10265,17 @@ class TapTranscriber:
                 for direction in self.lines:
                     self._line(direction)
                 return
+            if item[0] == "event":
+                self._line("err")
+                try:
+                    self.log.server(item[1], at=item[2])
+                except Exception as exc:  # the log is best effort
+                    self.log.fail(exc)
+                continue
             direction, data, self.when[direction], body = item
             if data is None:
                 self.lines[direction], self.sizes[direction] = [b"(the log fell behind: bytes not logged) "], 0
+                self.digests[direction] = None
                 continue
             with self._lock:
                 self.backlog -= len(data)
@@ -10162,6 +10284,8 @@ class TapTranscriber:
                     self._take(direction, data)
                 elif body == "json":
                     self._logged(direction, data, len(data))
+                elif isinstance(body, TapCutBody):
+                    self._logged(direction, data, body.size, body.digest)
                 else:
                     for event in body.events(data):
                         self._logged(direction, event, len(event))
@@ -10173,8 +10297,15 @@ class TapTranscriber:
         while True:
             end = data.find(b"\n", start)
             piece = data[start:] if end < 0 else data[start:end]
-            if self.sizes[direction] <= self.max_line:
-                self.lines[direction].append(piece[:self.max_line + 1])
+            digest, bound = self.digests[direction], self.max_line if direction != "err" else TAP_RAW_LIMIT * 4
+            if digest is None and self.sizes[direction] + len(piece) > bound and direction != "err":
+                import hashlib  # the pieces so far are whole: the digest of the line starts with them
+
+                digest = self.digests[direction] = hashlib.sha256(b"".join(self.lines[direction]))
+            if digest is not None:
+                digest.update(piece)
+            if self.sizes[direction] <= bound:  # a stderr line: only the start the log keeps
+                self.lines[direction].append(piece[:bound + 1])
             self.sizes[direction] += len(piece)
             if end < 0:
                 return
@@ -10182,15 +10313,21 @@ class TapTranscriber:
             start = end + 1
 
     def _line(self, direction):
-        pieces, size = self.lines[direction], self.sizes[direction]
-        self.lines[direction], self.sizes[direction] = [], 0
+        pieces, size, digest = self.lines[direction], self.sizes[direction], self.digests[direction]
+        self.lines[direction], self.sizes[direction], self.digests[direction] = [], 0, None
         line = b"".join(pieces)
         del pieces
-        self._logged(direction, line, size)
+        self._logged(direction, line, size, digest)
 
-    def _logged(self, direction, line, size):
-        """One line or body (``size``: its bytes, ``line`` perhaps cut): its messages, or itself as raw."""
+    def _logged(self, direction, line, size, digest=None):
+        """One line or body (``size``: its bytes, ``line`` perhaps cut; ``digest``: the sha256 of
+        a line past max_line, all of it): its messages, or itself as raw; a line past max_line
+        that starts as JSON does is logged cut (its start, size and digest), never as not JSON."""
         if not line.strip() or self.log.failed:  # nothing to log, or no log to write it to
+            return
+        if direction == "err":
+            self.log.server({"stderr": line[:TAP_RAW_LIMIT * 4].rstrip(b"\r").decode("utf-8", "replace")},
+                            at=self.when[direction])
             return
         if size <= self.max_line:
             try:
@@ -10199,6 +10336,14 @@ class TapTranscriber:
                 return
             except ProtocolViolation:
                 pass
+        elif line.lstrip()[:1] in (b"{", b"["):
+            if digest is None:  # a whole body (the HTTP tap)
+                import hashlib
+
+                digest = hashlib.sha256(line)
+            self.log.cut(direction, line[:TAP_RAW_LIMIT * 4].decode("utf-8", "replace"), size, digest.hexdigest(),
+                         at=self.when[direction])
+            return
         self.log.raw(direction, line[:TAP_RAW_LIMIT * 4].decode("utf-8", "replace"), size, at=self.when[direction])
 
 
@@ -10208,7 +10353,9 @@ class TapRelay:
     host's, byte for byte, one thread a direction (a side that stops reading stalls only its
     own direction); its stderr is the tap's. Signals are passed on; the tap exits as the server
     did. When the host goes (its end of stdin closed), the server's stdin is closed, it has
-    TAP_GRACE seconds to exit, then its process group is ended."""
+    TAP_GRACE seconds to exit, then its process group is ended. The server's stderr comes
+    through a pipe: each chunk is written unchanged to the tap's stderr (the host's log), and
+    its lines and the server's exit go into the tap's log."""
 
     def __init__(self, name, argv, env, cwd, log, transcriber):
         self.name, self.argv, self.log, self.transcriber = name, list(argv), log, transcriber
@@ -10222,7 +10369,11 @@ class TapRelay:
         # The log's thread parses and writes while a relay thread waits for the GIL: by default
         # it may wait the whole 5 ms switch interval, a few ms on every round trip a host makes.
         sys.setswitchinterval(TAP_SWITCH_INTERVAL)
-        self.server.spawn(keep_stderr=False)
+        try:
+            self.server.spawn(keep_stderr=True)
+        except ConnectionFailed as exc:
+            self.transcriber.server_event({"startFailed": exc.message})
+            raise
         process = self.server.process
         if started is not None:
             started(process.pid)
@@ -10230,7 +10381,8 @@ class TapRelay:
         try:
             threads = [threading.Thread(target=self.copy, args=(stdin_fd, process.stdin.fileno(), "out"), daemon=True),
                        threading.Thread(target=self.copy, args=(process.stdout.fileno(), stdout_fd, "in"), daemon=True),
-                       threading.Thread(target=self.wait_for_server, daemon=True)]
+                       threading.Thread(target=self.wait_for_server, daemon=True),
+                       threading.Thread(target=self.copy_stderr, args=(process.stderr.fileno(),), daemon=True)]
             for thread in threads:
                 thread.start()
             while True:
@@ -10246,10 +10398,31 @@ class TapRelay:
             threads[1].join(TAP_GRACE)  # what the server wrote before it exited still reaches the host
             process.wait()
             self.server._signal_group(False)  # children the server left behind go with it
+            threads[3].join(TAP_GRACE)
         finally:
             self.restore_signals(previous)
         code = process.returncode
+        self.transcriber.server_event({"exit": code} if code >= 0 else
+                                      {"signal": -code, "signalName": signal_name(-code)})
         return code if code >= 0 else 128 - code
+
+    def copy_stderr(self, source):
+        """The server's stderr: each chunk written unchanged to the tap's own (the host's log of
+        the server), a copy to the tap's log."""
+        while True:
+            try:
+                data = os.read(source, TAP_CHUNK)
+            except OSError:
+                data = b""
+            if not data:
+                return
+            self.transcriber.feed("err", data)
+            view = memoryview(data)
+            try:
+                while view:
+                    view = view[os.write(2, view):]
+            except OSError:  # the host's stderr is gone: the log still gets the lines
+                pass
 
     def copy(self, source, target, direction):
         """One direction: each chunk written whole to ``target`` as soon as it is read, then
@@ -10650,6 +10823,7 @@ class TapProxy:
         stream = TapEventStream(self.max_message) if kind == "text/event-stream" else None
         logged = kind == "application/json" and handler.command == "POST"
         kept, size, first = [], 0, handler.command == "GET" and stream is not None and chunked
+        digest, total = None, 0  # past max_message: the sha256 and size of the whole body, for the log's cut record
         handler.send_response_only(response.status, response.reason)
         for key, value in response.getheaders():
             if key.lower() not in dropped:
@@ -10666,9 +10840,17 @@ class TapProxy:
                     break
                 if stream is not None:
                     self.transcriber.feed("in", data, stream)
-                elif logged and size <= self.max_message:  # beyond it the log keeps the start, as raw
-                    kept.append(data[:self.max_message + 1 - size])
-                    size += len(kept[-1])
+                elif logged:  # beyond max_message the log keeps the start, its size and digest
+                    if digest is None and total + len(data) > self.max_message:  # what is kept so far is whole
+                        import hashlib
+
+                        digest = hashlib.sha256(b"".join(kept))
+                    if digest is not None:
+                        digest.update(data)
+                    total += len(data)
+                    if size <= self.max_message:
+                        kept.append(data[:self.max_message + 1 - size])
+                        size += len(kept[-1])
                 if first:  # legacy HTTP+SSE: an endpoint event naming the server's origin names the tap's
                     data, first = self.endpoint_rewritten(data), False
                 handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
@@ -10681,7 +10863,7 @@ class TapProxy:
             return False
         finally:
             if kept:
-                self.transcriber.feed("in", b"".join(kept), "json")
+                self.transcriber.feed("in", b"".join(kept), "json" if digest is None else TapCutBody(total, digest))
         return True
 
     def endpoint_rewritten(self, data):
@@ -13505,6 +13687,10 @@ def format_tap_entry(entry):
     (a method, an id, an error's message, a line) is escaped (a line break as \\n), so it can
     never start a line of its own that looks like the tap's."""
     clock = time.strftime("%H:%M:%S", time.localtime(entry["at"])) + ".%03d" % (entry["at"] % 1 * 1000)
+    if entry["direction"] == "server":  # the server's stderr, its exit, a start that failed
+        return clock + " " + {"stderr": "! server stderr: %s", "exit": "■ server exited with %s",
+                              "signal": "■ server ended by %s", "startFailed": "■ server could not start: %s"}[
+            entry["kind"]] % escaped_unseen(cut_text(entry["text"], 200))
     arrow = "→" if entry["direction"] == "out" else "←"
     if entry["kind"] == "raw":
         return "%s %s ! not JSON: %s (%s)" % (clock, arrow, escaped_unseen(cut_text(entry["text"], 120)),
@@ -13518,6 +13704,8 @@ def format_tap_entry(entry):
     if "latencyMs" in entry:
         words.append("%.1f ms" % entry["latencyMs"])
     words.append(size_text(entry["bytes"]))
+    if entry["kind"] == "cut":
+        words.append("(cut JSON: too large to log whole; sha256 %s)" % escaped_unseen(entry["sha256"]))
     return " ".join(words)
 
 
@@ -14716,6 +14904,9 @@ CLI_OPTIONS = (
     AUTH_OPTIONS,
     ("tap: a real host's conversation with its server", (
         (("--name",), dict(metavar="NAME", help="tap: the tap's name (default: the server's)")),
+        (("--state-dir",), dict(metavar="DIR", help="tap: the state directory the tap's log is in, instead of "
+                                                    "MCP_TUI_STATE_DIR's (tap install pins yours: a host starts its "
+                                                    "servers with an environment of its own)")),
         (("--listen",), dict(metavar="HOST:PORT", help="tap: relay HTTP here to --url (loopback; port 0: any free)")),
         (("--allow-remote",), dict(action="store_true", help="tap --listen: on an address that is not loopback")),
         (("--since",), dict(metavar="TIME", help="tap save: only messages from TIME on (2026-01-31T09:00, 09:00, "
@@ -14788,6 +14979,7 @@ def parse_command_line(argv):
     """Options and words, as argparse reads them (UsageError for a mistake). `tap [--name NAME]
     -- COMMAND [ARGS...]`: the words after -- are the server's command line (``server_argv``),
     untouched, and `tap` alone is `tap run`, as it is with --listen (the HTTP tap)."""
+    argv = tap_command_without_dashes(argv)
     if "--" in argv:
         at = argv.index("--")
         options = parse_command_line(argv[:at])
@@ -14815,6 +15007,31 @@ def parse_command_line(argv):
             known = [flag for _, options in CLI_OPTIONS for flags, _ in options for flag in flags]
             exc.hint = did_you_mean(unknown[0].partition("=")[0], known, exc.hint)
         raise
+
+
+def tap_command_without_dashes(argv):
+    """`tap [run] [--name NAME ...] COMMAND ARGS...` without the `--` (the Inspector CLI takes the
+    first `--` of a command line for its own): ``argv`` with `--` put before COMMAND, the first
+    word after tap's own flags that is not one of tap's verbs (nor a near miss of one). Any
+    other command line is ``argv`` itself."""
+    if "--" in argv or "tap" not in argv or any(not word.startswith("-") for word in argv[:argv.index("tap")]):
+        return argv
+    at = argv.index("tap") + 1
+    if argv[at:at + 1] == ["run"]:
+        at += 1
+    switches = [flag for _, options in CLI_OPTIONS for flags, settings in options for flag in flags
+                if settings.get("action") in ("store_true", "version")]
+    while at < len(argv) and argv[at].startswith("-"):  # tap's flags, with their values
+        at += 1 if "=" in argv[at] or argv[at] in switches else 2
+    if at >= len(argv):
+        return argv
+    import difflib
+
+    verbs = [word for command in COMMANDS if command.name == "tap" for sub in command.subcommands
+             for word in sub.words()]
+    if argv[at] in verbs or difflib.get_close_matches(argv[at], verbs, 1, 0.75):
+        return argv
+    return argv[:at] + ["--"] + argv[at:]
 
 
 def quote_server_hint(server_words, command_words):
@@ -16980,6 +17197,13 @@ TAP_RUN_USAGE = "usage: mcp-tui tap [--name NAME] -- COMMAND [ARGS...]"
 TAP_HTTP_USAGE = "usage: mcp-tui tap [--name NAME] --listen 127.0.0.1:PORT --url URL"
 
 
+def pin_state_directory(opts):
+    """--state-dir DIR: the state directory of this run (MCP_TUI_STATE_DIR set to it, absolute),
+    the one `tap install` pins in a host's entry, whatever environment the host passes."""
+    if getattr(opts, "state_dir", None):
+        os.environ["MCP_TUI_STATE_DIR"] = os.path.abspath(os.path.expanduser(opts.state_dir))
+
+
 def tap_time(text):
     """--since TIME: an ISO date and time (2026-01-31T09:00, local unless it says Z or
     +01:00), a time today (09:00, 09:00:30), or a while ago (90s, 10m, 2h, 1d). Epoch seconds."""
@@ -17001,6 +17225,10 @@ def tap_time(text):
 class TapCommands(CliCommands):
     """`tap`: relay a stdio server for a real host and log the conversation (TapRelay), list the
     taps, watch one live, save one as a --record file for `replay`."""
+
+    def __init__(self, cli):
+        CliCommands.__init__(self, cli)
+        pin_state_directory(self.opts)
 
     def run(self, args):
         if self.opts.listen is not None:
@@ -17035,12 +17263,15 @@ class TapCommands(CliCommands):
 
         try:
             return relay.run(stdin_fd, stdout_fd, started)
+        except ConnectionFailed as exc:  # the server could not start: its log and NAME.json say why
+            info["error"] = exc.message
+            raise
         finally:
             transcriber.finish(5.0)
             log.close()
-            if "serverPid" in info:
+            if "serverPid" in info or "error" in info:
                 self.describe(name, dict(info, ended=tap_stamp(time.time())), log)
-            else:  # the server never started
+            else:  # interrupted before the server started
                 release_tap_name(name)
 
     def run_http(self, args):
@@ -17062,14 +17293,14 @@ class TapCommands(CliCommands):
         if problem:
             raise UsageError("--name: " + problem)
         name = self.free_name(name, given=self.opts.name is not None)
-        log = TapLog(name, credentials, "streamable-http", self.out.stderr_line)
-        transcriber = TapTranscriber(log, self.opts.max_message_size)
-        try:
-            proxy = TapProxy(self.opts.url, listen, transcriber, credentials, self.opts.insecure,
+        try:  # listening first: a tap that cannot listen writes nothing into its log
+            proxy = TapProxy(self.opts.url, listen, None, credentials, self.opts.insecure,
                              self.opts.max_message_size, token=(read_tap_info(name) or {}).get("token"))
         except McpTuiError:
             release_tap_name(name)
             raise
+        log = TapLog(name, credentials, "streamable-http", self.out.stderr_line)
+        transcriber = proxy.transcriber = TapTranscriber(log, self.opts.max_message_size)
         info = {"name": name, "server": credentials.redact(masked_url(self.opts.url)), "transport": "streamable-http",
                 "pid": os.getpid(), "hostPid": None, "started": tap_stamp(time.time()), "log": log.path,
                 "listen": proxy.url, "token": proxy.token}
@@ -17165,7 +17396,8 @@ class TapCommands(CliCommands):
         listening = any(row["listen"] for row in rows)  # an HTTP tap's URL, the one its host must use
         table = [("NAME", "SERVER", "HOST PID", "MESSAGES", "SINCE", "") + (("LISTEN",) if listening else ())]
         for row in rows:
-            table.append((row["name"], cut_text(str(row["server"] or "?"), 60), str(row["hostPid"] or "-"),
+            server = escaped_unseen(str(row["server"] or "?"))  # a line break in it would break the table
+            table.append((row["name"], server if len(server) <= 60 else server[:59] + "…", str(row["hostPid"] or "-"),
                           str(row["messages"]), row["since"] or "-", "running" if row["running"] else "ended")
                          + ((row["listen"] or "-",) if listening else ()))
         for line in aligned_table(table):
@@ -17174,13 +17406,16 @@ class TapCommands(CliCommands):
 
     def watch(self, args):
         name, = self.cli.expect(args, 1, "tap watch NAME [--for SECONDS]")
-        name = self.known(name, "tap watch NAME")
         if self.opts.watch_for is not None and not self.opts.watch_for > 0:
             raise UsageError("--for must be more than 0 seconds")
+        problem = tap_name_problem(name)
+        if problem:
+            raise UsageError(problem)
         follower, exchanges = TapFollower(name), TapExchanges()
         ends = time.perf_counter() + self.opts.watch_for if self.opts.watch_for else None
         stopped = threading.Event()
         try:
+            self.wait_for_start(name, ends, stopped)
             records = follower.read()
             sessions = [index for index, record in enumerate(records) if "recording" in record]
             for record in records[sessions[-1] if sessions else 0:]:  # the host's session now, then what comes
@@ -17195,6 +17430,20 @@ class TapCommands(CliCommands):
         finally:
             follower.close()
         return EXIT_OK
+
+    def wait_for_start(self, name, ends, stopped):
+        """Wait for tap ``name`` to start (`tap watch` run before the host started it, as `tap
+        install` suggests), until ``ends`` (exit 1 when --for runs out first)."""
+        if name in tap_names():
+            return
+        hint = did_you_mean(name, tap_names(), "")
+        self.out.stderr_line("mcp-tui tap watch: no tap %s yet; waiting for it to start (in %s; Ctrl+C stops)%s" % (
+            name, tap_directory(), " (%s)" % hint if hint else ""))
+        while name not in tap_names():
+            if ends is not None and time.perf_counter() >= ends:
+                raise McpTuiError("tap %s did not start within --for %g seconds" % (name, self.opts.watch_for))
+            stopped.wait(TAP_WATCH_POLL_SECONDS if ends is None else max(0.0, min(
+                TAP_WATCH_POLL_SECONDS, ends - time.perf_counter())))
 
     def watch_line(self, record, exchanges):
         """One message of the log, as `tap watch` prints it (nothing for a line that starts a session)."""
@@ -17213,18 +17462,30 @@ class TapCommands(CliCommands):
             raise UsageError("tap save needs -o FILE, the --record file to write (- for stdout)")
         since = tap_time(self.opts.since) if self.opts.since else None
         kept = tap_conversation(tap_log_records(name), since, self.opts.method)
+        if since is not None and not any("message" in record for record in kept):
+            raise McpTuiError("no message of tap %s is from --since %s on (its last: %s); nothing was written" % (
+                name, self.opts.since, tap_last_message_stamp(name)))
         header = {"recording": RECORDING_FORMAT, "started": tap_stamp(time.time()), "tap": name}
         lines = [json.dumps(record, sort_keys=True) for record in [header] + kept]
         data = ("\n".join(lines) + "\n").encode("utf-8")
+        replaced = self.opts.output != "-" and os.path.lexists(self.opts.output)
         if self.opts.output == "-":
             self.out.text(data.decode("utf-8"))
-        else:
+        else:  # an existing file is replaced, as every -o does (curl's way); said below
             write_output_file(self.opts.output, data, private=True)  # task IDs are kept, as in --record
         messages = sum(1 for record in kept if "message" in record)
         self.out.progress("%d messages of tap %s written%s; replay them: mcp-tui SERVER replay %s" % (
-            messages, name, "" if self.opts.output == "-" else " to " + self.opts.output,
+            messages, name, "" if self.opts.output == "-" else " to " + self.opts.output + (
+                " (it replaced the file there)" if replaced else ""),
             self.opts.output if self.opts.output != "-" else "FILE"))
         return EXIT_OK
+
+
+def tap_last_message_stamp(name):
+    """When tap ``name``'s last message was logged (UTC), or "none"."""
+    stamps = [record["time"] for record in tap_log_records(name)
+              if "message" in record and isinstance(record.get("time"), (int, float))]
+    return tap_stamp(stamps[-1]) if stamps else "none"
 
 
 def tap_conversation(records, since=None, method=None):
@@ -17304,14 +17565,16 @@ def tap_entry_name(entry):
     return words[words.index("--name") + 1] if "--name" in words[:-1] else None
 
 
-def tap_entry_text(text, span, launcher, name, server):
+def tap_entry_text(text, span, launcher, name, server, state):
     """The text of a stdio entry (``span`` of ``text``) that runs it through tap ``name``: its
-    command is ``launcher``'s, its args the launcher's, `tap --name NAME --`, then the command
-    and args it had (as the file has them: ${VAR} is the host's to expand); every other
-    member, comment and space kept."""
+    command is ``launcher``'s, its args the launcher's, `tap --state-dir STATE --name NAME --`,
+    then the command and args it had (as the file has them: ${VAR} is the host's to expand);
+    every other member, comment and space kept. The state directory is pinned in the args: a
+    host starts its servers with an environment of its own (the SDK's keeps HOME and PATH, not
+    MCP_TUI_STATE_DIR), and an env member may be replaced or merged by the host; args are not."""
     members = dict((key, (start - span[0], end - span[0])) for key, _, start, end in jsonc_members(text, span[0]))
-    args = json.dumps(launcher[1:] + ["tap", "--name", name, "--", server["command"]] + list(server.get("args") or []),
-                      ensure_ascii=False)
+    args = json.dumps(launcher[1:] + ["tap", "--state-dir", state, "--name", name, "--", server["command"]]
+                      + list(server.get("args") or []), ensure_ascii=False)
     command_end = members["command"][1]
     edits = [(members["command"], json.dumps(launcher[0], ensure_ascii=False)),
              (members["args"], args) if "args" in members else ((command_end, command_end), ', "args": ' + args)]
@@ -17319,6 +17582,58 @@ def tap_entry_text(text, span, launcher, name, server):
     for (start, end), replacement in sorted(edits, reverse=True):
         entry = entry[:start] + replacement + entry[end:]
     return entry
+
+
+# -- 7. CLI: tap install's record, the host's restart, and the TapInstall verbs ------------
+
+
+def tap_entry_members(text, span):
+    """The entry's (``span`` of ``text``) member value spans, relative to the entry's start."""
+    return dict((key, (start - span[0], end - span[0])) for key, _, start, end in jsonc_members(text, span[0]))
+
+
+def tap_entry_restored(text, span, record):
+    """The entry's text as it was before `tap install` (``span`` of ``text``, the entry as tap
+    install left it): its command and args given back their own text, kept in ``record`` (args
+    None: it had none, and the args install added go). Everything else in the entry (its env,
+    with whatever credentials it holds) is the file's own, so the record need not keep it."""
+    if "original" in record:  # a record an older mcp-tui kept: the entry whole
+        return record["original"]
+    members, entry = tap_entry_members(text, span), text[span[0]:span[1]]
+    command, args = members["command"], members["args"]
+    if record["args"] is None:
+        edits = [((command[0], args[1]), record["command"])]  # the command, then `, "args": [...]` install added
+    else:
+        edits = [(command, record["command"]), (args, record["args"])]
+    for (start, end), replacement in sorted(edits, reverse=True):
+        entry = entry[:start] + replacement + entry[end:]
+    return entry
+
+
+# The host whose config file it is (Claude Desktop, Cursor, Claude Code, VS Code), by the file's
+# name and folder: how it is made to run a changed entry.
+TAP_HOST_RESTART = (
+    (r"(^|/)claude_desktop_config\.json$", "quit Claude Desktop and open it again"),
+    (r"(^|/)\.cursor/", "restart Cursor, or turn the server off and on in its MCP settings"),
+    (r"(^|/)\.(mcp|claude)\.json$", "start Claude Code again (or reconnect it with /mcp)"),
+    (r"(^|/)(\.vscode|code|code - insiders|vscodium)/|(^|/)settings\.json$",
+     "restart the server in VS Code: MCP: List Servers, then Restart"),
+)
+
+
+def tap_host_restart(path, keys):
+    """How to make the host of config file ``path`` (``keys``: where its servers are) run the
+    changed entry: the host named when the file says which it is."""
+    shown = os.path.abspath(path).replace("\\", "/").lower()
+    for pattern, restart in TAP_HOST_RESTART:
+        if re.search(pattern, shown):
+            return restart
+    if keys[:1] in (("servers",), ("mcp",)):  # VS Code's shape, wherever the file is
+        return TAP_HOST_RESTART[-1][1]
+    return "quit the host and start it again"
+
+
+UTF8_BOM = b"\xef\xbb\xbf"
 
 
 class TapInstall(CliCommands):
@@ -17352,7 +17667,8 @@ class TapInstall(CliCommands):
                 raise UsageError("tap install will not change --config %s: %s" % (path, problem))
             with open_user_file_to_read(path) as handle:
                 raw = handle.read()
-            text = raw.decode("utf-8")
+            self.bom = UTF8_BOM if raw.startswith(UTF8_BOM) else b""  # a BOM is read past, and kept on write
+            text = raw[len(self.bom):].decode("utf-8")
             data = load_jsonc(text)
         except OSError as exc:
             raise UsageError("cannot read --config %s: %s" % (path, exc.strerror or exc))
@@ -17361,6 +17677,7 @@ class TapInstall(CliCommands):
         except (ValueError, RecursionError) as exc:
             raise UsageError("--config %s is not valid JSON: %s; nothing was changed" % (path, exc))
         keys = config_entries_path(data)
+        self.restart = tap_host_restart(path, tuple(keys or ()))
         servers = config_entries(data) if keys else None
         if not isinstance(servers, dict):
             raise UsageError("--config %s lists no servers (mcpServers or servers)" % path)
@@ -17392,12 +17709,27 @@ class TapInstall(CliCommands):
     @staticmethod
     def records():
         return JsonStateFile(os.path.join(state_directory(), "tap-installs.json"),
-                             lambda key, value: isinstance(value, dict) and isinstance(value.get("original"), str)
-                             and isinstance(value.get("installed"), str))
+                             lambda key, value: isinstance(value, dict) and (
+                                 isinstance(value.get("original"), str) and isinstance(value.get("installed"), str)
+                                 or isinstance(value.get("installedDigest"), str)
+                                 and isinstance(value.get("command"), str)
+                                 and isinstance(value.get("args"), (str, type(None)))))
 
     @staticmethod
     def record_key(path, server):
         return json.dumps([os.path.realpath(path), server], ensure_ascii=False)
+
+    @staticmethod
+    def siblings(records, key):
+        """The keys of the records of the other servers of ``key``'s file."""
+        return [other for other in records if other != key and json.loads(other)[0] == json.loads(key)[0]]
+
+    def changed_by_tap(self, records, key, new):
+        """After a tap install or uninstall of ``key`` made the file ``new``: the file's other
+        records know it (its digest), so their uninstall does not take it for a change made elsewhere."""
+        for other in self.siblings(records, key):
+            if isinstance(records[other], dict):
+                records[other]["after"] = sha256_hex(new)
 
     def diff(self, path, old, new, entry):
         """The change as a unified diff, the entry's credentials masked (its env's *TOKEN*,
@@ -17437,27 +17769,48 @@ class TapInstall(CliCommands):
         if sharing:  # two servers in one tap's log: neither could be watched, saved or replayed apart
             raise UsageError("server %s of %s runs through tap %s already; nothing was changed" % (
                 sharing[0], path, name), hint="give this one another name: --name NAME")
-        installed = tap_entry_text(text, span, tap_launcher(), name, entry)
+        installed = tap_entry_text(text, span, tap_launcher(), name, entry, os.path.abspath(state_directory()))
+        members = tap_entry_members(text, span)
+        original = dict((member, text[span[0] + members[member][0]:span[0] + members[member][1]]
+                         if member in members else None) for member in ("command", "args"))
         new = text[:span[0]] + installed + text[span[1]:]
         diff = self.diff(path, text, new, entry)
         summary = {"config": path, "server": server, "tap": name, "diff": diff, "changed": not self.opts.dry_run}
         if self.opts.dry_run:
             return self.done(summary, "(--dry-run: %s was not changed)" % path)
-        backup = self.backup(path, raw)
-        record = {"original": text[span[0]:span[1]], "installed": installed, "tap": name, "backup": backup,
-                  "before": sha256_hex(text), "after": sha256_hex(new), "at": tap_stamp(time.time())}
         key, recorded, changed = self.record_key(path, server), False, None
+        # The file as tap install of another of its servers left it: that backup (the file before
+        # any tap) stays the one; a second would hold a tap's entry and outlive both uninstalls.
+        try:
+            existing = self.records().read()
+        except (OSError, McpTuiError):  # said below, where the record cannot be written either
+            existing = {}
+        shared = [existing[other]["backup"] for other in self.siblings(existing, key)
+                  if existing[other].get("after") == sha256_hex(text) and isinstance(existing[other].get("backup"), str)
+                  and os.path.isfile(existing[other]["backup"])]
+        backup = shared[0] if shared else self.backup(path, raw)
+        # What uninstall needs, and no more: the entry's own text is in the file (its env and the
+        # credentials there stay out of the state directory); its digest says it is as install left it.
+        record = {"installedDigest": sha256_hex(installed), "command": original["command"], "args": original["args"],
+                  "tap": name, "backup": backup, "before": sha256_hex(text), "after": sha256_hex(new),
+                  "at": tap_stamp(time.time())}
+
+        def add(records):
+            records[key] = record
+            self.changed_by_tap(records, key, new)
+
         try:  # the record first: a file changed without it could not be given back byte for byte
-            self.records().update(lambda records: records.__setitem__(key, record))
+            self.records().update(add)
             recorded = True
             changed = self.change_since(path, raw, "tap install")
             if changed is not None:
                 raise changed
-            write_user_file(path, new.encode("utf-8"))
+            write_user_file(path, self.bom + new.encode("utf-8"))
         except (OSError, McpTuiError) as exc:
             if recorded:
                 self.records().update(lambda records: records.pop(key, None))
-            os.remove(backup)
+            if not shared:
+                os.remove(backup)
             if exc is changed:
                 raise
             raise McpTuiError("cannot write %s: %s; nothing was changed" % (
@@ -17465,9 +17818,10 @@ class TapInstall(CliCommands):
                 getattr(exc, "strerror", None) or getattr(exc, "message", None) or exc))
         summary["backup"] = backup
         return self.done(summary, "Server %s of %s now runs through tap %s (the file as it was: %s).\n"
-                                  "Restart the host (quit Claude Desktop and open it again) so it runs the new entry; "
+                                  "Restart the host (%s) so it runs the new entry; "
                                   "then: mcp-tui tap watch %s\nUndo: mcp-tui tap uninstall --config %s --server %s" % (
-                                      shown, path, name, backup, name, shell_word(path), shell_word(server)))
+                                      shown, path, name, backup, self.restart, name, shell_word(path),
+                                      shell_word(server)))
 
     def backup(self, path, raw):
         """The file as it was, 0600 beside it under the first free name (a backup is never
@@ -17495,18 +17849,20 @@ class TapInstall(CliCommands):
         if tap_entry_server(entry) is None:
             return self.done({"config": path, "server": server, "changed": False},
                              "server %s of %s does not run through a tap; nothing was changed" % (shown, path))
-        if record is None or text[span[0]:span[1]] != record["installed"]:
+        as_installed = record is not None and (text[span[0]:span[1]] == record["installed"] if "installed" in record
+                                               else sha256_hex(text[span[0]:span[1]]) == record["installedDigest"])
+        if not as_installed:
             backup = (record or {}).get("backup") or path + TAP_BACKUP % ""
             raise McpTuiError("server %s of %s is not as tap install left it%s; nothing was changed" % (
                 shown, path, "" if record else " (no record of it in this state directory)"),
                 hint="put the entry back by hand; %s has the file as it was" % backup if os.path.exists(backup)
                 else "put the entry back by hand")
-        new = text[:span[0]] + record["original"] + text[span[1]:]
-        data = new.encode("utf-8")
-        whole = sha256_hex(text) == record.get("after") and sha256_hex(new) == record.get("before")
+        new = text[:span[0]] + tap_entry_restored(text, span, record) + text[span[1]:]
+        data = self.bom + new.encode("utf-8")
+        whole = sha256_hex(text) == record.get("after")  # the file changed only by tap install and uninstall
         diff = self.diff(path, text, new, entry)
         summary = {"config": path, "server": server, "tap": record.get("tap"), "diff": diff,
-                   "changed": not self.opts.dry_run, "byteIdentical": whole}
+                   "changed": not self.opts.dry_run, "byteIdentical": whole and sha256_hex(new) == record.get("before")}
         if self.opts.dry_run:
             return self.done(summary, "(--dry-run: %s was not changed)" % path)
         changed = self.change_since(path, raw, "tap uninstall")
@@ -17516,21 +17872,30 @@ class TapInstall(CliCommands):
             write_user_file(path, data)
         except OSError as exc:
             raise McpTuiError("cannot write --config %s: %s; nothing was changed" % (path, exc.strerror or exc))
-        self.records().update(lambda records: records.pop(key, None))
+        shared = []
+
+        def remove(records):
+            records.pop(key, None)
+            self.changed_by_tap(records, key, new)
+            shared.extend(other for other in self.siblings(records, key)
+                          if isinstance(records[other], dict) and records[other].get("backup") == record.get("backup"))
+
+        self.records().update(remove)
         backup = record.get("backup")
         try:
             with open_user_file_to_read(backup) as handle:
-                redundant = handle.read() == data
+                redundant = handle.read() == data and not shared  # another server's install keeps it
             if redundant:
                 os.remove(backup)  # it holds what the file holds again
         except (OSError, TypeError):
             redundant = False
-        said = ("Server %s of %s runs without the tap again: the file is as it was before tap install" % (shown, path)
+        said = ("Server %s of %s runs without the tap again: the file is as it was before tap install%s" % (
+            shown, path, "" if sha256_hex(new) == record.get("before") else ", but for the other taps installed in it")
                 if whole else "Server %s of %s runs without the tap again; the file changed elsewhere since tap "
                               "install, so only the entry was restored" % (shown, path))
         if backup and not redundant and os.path.exists(backup):
             said += " (the file before tap install: %s)" % backup
-        return self.done(summary, said + ".\nRestart the host so it runs the entry as it was.")
+        return self.done(summary, said + ".\nRestart the host (%s) so it runs the entry as it was." % self.restart)
 
     def done(self, summary, text):
         if self.out.json:
@@ -17680,19 +18045,21 @@ COMMANDS = (
     Command("tap", "relay a real host's server, watch it live, save it for replay", subcommands=(
         Command("run", "start COMMAND for a host, relay it unchanged, log every message",
                 "tap run [--name NAME] -- COMMAND [ARGS...]", family_verb(TapCommands, TapCommands.run),
-                flags=("--name", "--listen", "--allow-remote"),
+                flags=("--name", "--listen", "--allow-remote", "--state-dir"),
                 details="What a host's config runs instead of the server; `run` may be left out: "
-                        "mcp-tui tap -- COMMAND. The log: taps/NAME.jsonl in the state directory. "
+                        "mcp-tui tap -- COMMAND (the -- too, when COMMAND is not one of tap's verbs). The log: "
+                        "taps/NAME.jsonl in the state directory (--state-dir DIR: in DIR; tap install pins yours). "
                         "An HTTP server: mcp-tui tap --listen 127.0.0.1:PORT --url URL, and the host "
                         "pointed at the URL the tap says (tap list's LISTEN): its path holds the tap's token, "
                         "and a request without it is a 404."),
         Command("list", "the taps: name, server, host pid, messages, since", "tap list",
-                family_verb(TapCommands, TapCommands.list)),
+                family_verb(TapCommands, TapCommands.list), flags=("--state-dir",)),
         Command("watch", "print a tap's messages as they come, one line each", "tap watch NAME [--for SECONDS]",
-                family_verb(TapCommands, TapCommands.watch), flags=("--for",)),
+                family_verb(TapCommands, TapCommands.watch), flags=("--for", "--state-dir"),
+                details="A tap that has not started yet is waited for (--for: at most SECONDS, then exit 1)."),
         Command("save", "write a tap's conversation as a --record file for replay",
                 "tap save NAME -o FILE [--since TIME] [--method M]", family_verb(TapCommands, TapCommands.save),
-                flags=("--since", "--method"), writes=True),
+                flags=("--since", "--method", "--state-dir"), writes=True),
         Command("install", "put a server of a host's config file behind a tap",
                 "tap install --config FILE --server NAME", family_verb(TapInstall, TapInstall.install),
                 flags=("--name", "--dry-run"), connects=False,
@@ -22659,7 +23026,7 @@ def tap_row_detail(row):
     for key, message_key in (("first", "message"), ("answer", "answered")):
         entry = row.get(key)
         if entry is not None:
-            body = entry.get("text") if entry["kind"] == "raw" else json.dumps(row.get(message_key), indent=2,
+            body = entry.get("text") if "text" in entry else json.dumps(row.get(message_key), indent=2,
                                                                                 ensure_ascii=False)
             label = "Answer" if key == "answer" else {"raw": "Not JSON"}.get(entry["kind"], entry["kind"].capitalize())
             parts.append("%s  %s\n%s" % (label, format_tap_entry(entry), body))

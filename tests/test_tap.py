@@ -40,10 +40,12 @@ def environment(state_dir, **more):
 
 
 def log_records(state_dir, name):
-    """The records of tap ``name``'s log, the rotated part (NAME.1.jsonl) first."""
+    """The records of tap ``name``'s log, the rotated part (NAME.1.jsonl) first, without the
+    copies of the initialize exchange a rotation starts the later part with."""
     records = []
     for path in (state_dir / "taps" / (name + ".1.jsonl"), state_dir / "taps" / (name + ".jsonl")):
-        records += [json.loads(text) for text in path.read_text().splitlines()] if path.exists() else []
+        found = [json.loads(text) for text in path.read_text().splitlines()] if path.exists() else []
+        records += [record for record in found if not (records and record.get("copied"))]
     return records
 
 
@@ -253,6 +255,61 @@ def test_a_server_that_cannot_start_is_one_line(state_dir):
     assert run.stderr == "mcp-tui: cannot start the server: no such program 'no-such-program-here'\n"
 
 
+# -- the server's side: its stderr, its exit, a start that failed ----------------------------------
+
+TALKATIVE = [sys.executable, "-c", "import os, sys\n"
+             "sys.stderr.write('warming up\\nkey=sk-live-1234567890abcdef\\n\\x1b[31mred\\r\\n'); sys.stderr.flush()\n"
+             "sys.stdout.write(sys.stdin.readline()); sys.stdout.flush()\n"
+             "sys.stderr.write('bye, no newline'); sys.stderr.flush()\n"
+             "sys.exit(3)\n"]
+
+
+def test_the_server_s_stderr_and_exit_are_logged_and_its_stderr_still_reaches_the_host(cli, state_dir):
+    run = subprocess.run(tap_argv("--name", "talkative", server=TALKATIVE), input=line(INITIALIZE),
+                         capture_output=True, timeout=60, cwd=str(ROOT),
+                         env=environment(state_dir, SERVER_API_KEY="sk-live-1234567890abcdef"))
+    assert (run.returncode, run.stdout) == (3, line(INITIALIZE))
+    assert run.stderr == b"warming up\nkey=sk-live-1234567890abcdef\n\x1b[31mred\r\nbye, no newline"  # unchanged
+    shown = cli("tap", "watch", "talkative", "--for", "0.1")
+    lines = shown.out.splitlines()
+    assert shown.code == 0 and "sk-live" not in shown.out and "\x1b" not in shown.out, shown
+    said = [text[13:] for text in lines if "server" in text]
+    assert said[1].startswith("! server stderr: key=env:"), lines  # masked as the log masks the environment's
+    assert said[:1] + said[2:] == ["! server stderr: warming up", "! server stderr: \\x1b[31mred",
+                                   "! server stderr: bye, no newline", "■ server exited with 3"], lines
+    document = [json.loads(text) for text in cli("tap", "watch", "talkative", "--for", "0.1", "--format",
+                                                  "json").out.splitlines()]
+    assert document[-1]["direction"] == "server" and (document[-1]["kind"], document[-1]["text"]) == ("exit", "3")
+    assert "server" not in json.dumps([r for r in log_records(state_dir, "talkative") if "message" in r])
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
+def test_a_server_ended_by_a_signal_and_one_that_cannot_start_are_logged(cli, state_dir):
+    killed = [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"]
+    run = subprocess.run(tap_argv("--name", "killed", server=killed), capture_output=True, timeout=60,
+                         env=environment(state_dir), cwd=str(ROOT))
+    assert run.returncode == 128 + 9
+    assert cli("tap", "watch", "killed", "--for", "0.1").out.splitlines()[-1].endswith("■ server ended by SIGKILL")
+    run = subprocess.run(tap_argv("--name", "missing", server=["no-such-program-here"]), capture_output=True,
+                         timeout=60, env=environment(state_dir), cwd=str(ROOT))
+    assert run.returncode == 1
+    shown = cli("tap", "watch", "missing", "--for", "0.1")
+    assert shown.code == 0 and shown.out.splitlines()[-1].endswith(
+        "■ server could not start: cannot start the server: no such program 'no-such-program-here'"), shown
+    assert [row["name"] for row in cli("tap", "list", "--format", "json").json()["taps"]] == ["killed", "missing"]
+
+
+def test_the_tui_s_conversation_rows_show_the_server_s_stderr_and_exit():
+    import mcp_tui
+
+    exchanges = mcp_tui.TapExchanges()
+    rows = [{"first": exchanges.entry({"server": event, "time": 1.5})}
+            for event in ({"stderr": "oops\nforged"}, {"exit": 0})]
+    assert [mcp_tui.tap_row_text(row)[13:] for row in rows] == ["! server stderr: oops\\nforged",
+                                                                 "■ server exited with 0"]
+    assert "oops\\nforged" in mcp_tui.tap_row_detail(rows[0])
+
+
 # -- the log: masked, private, never followed through a link; its failure never stops the relay ---
 
 def test_credentials_in_the_server_s_environment_are_masked_in_the_log(host, state_dir):
@@ -376,6 +433,7 @@ def test_tap_watch_prints_each_message_with_its_latency_and_errors_marked(cli, s
     shown = cli("tap", "watch", "watched", "--for", "0.2", "--format", "json")
     assert shown.code == 0, shown
     lines = [json.loads(text) for text in shown.out.splitlines()]
+    assert lines.pop()["kind"] == "exit"  # the server's exit, last
     assert [(x["direction"], x["method"], x["id"]) for x in lines] == [
         ("out", "initialize", 1), ("in", "initialize", 1), ("out", "notifications/initialized", None),
         ("out", "tools/call", 2), ("in", "tools/call", 2), ("out", "no/such", 3), ("in", "no/such", 3)]
@@ -423,7 +481,7 @@ def test_a_forged_line_in_what_the_host_or_server_sent_stays_on_its_own_line(cli
     talk(state_dir, "forged", {"jsonrpc": "2.0", "method": "ping" + FORGED}, error, server=ECHO)
     shown = cli("tap", "watch", "forged", "--for", "0.2")
     lines = shown.out.splitlines()
-    assert shown.code == 0 and len(lines) == 4, shown  # the notification, the error, and each said back
+    assert shown.code == 0 and len(lines) == 5, shown  # the notification, the error, each said back, the exit
     assert not [text for text in lines if text.startswith("15:12:08.790")] and "\r" not in shown.out
     assert " \u2192 ping\\n15:12:08.790 \u2192 tools/call #7 delete_all_files 2.1 KiB " in lines[0], lines
     assert "#9\\n15:12:08.790" in lines[1] and "boom\\r\\n15:12:08.790" in lines[1], lines
@@ -434,9 +492,9 @@ def test_a_forged_line_in_what_the_host_or_server_sent_stays_on_its_own_line(cli
 
 def test_tap_watch_of_an_unknown_tap_says_the_closest_one(cli, state_dir):
     talk(state_dir, "weather", INITIALIZE)
-    wrong = cli("tap", "watch", "wether")
-    assert (wrong.code, wrong.out) == (2, "")
-    assert wrong.err == "mcp-tui: no tap named wether (did you mean 'weather'?)\n"
+    wrong = cli("tap", "watch", "wether", "--for", "0.1")  # it waits for a tap that has not started yet
+    assert (wrong.code, wrong.out) == (1, "")
+    assert "no tap wether yet; waiting for it to start" in wrong.err and "(did you mean 'weather'?)" in wrong.err
 
 
 def test_tap_save_writes_a_recording_that_replay_runs_clean(cli, state_dir, tmp_path):
@@ -455,9 +513,12 @@ def test_tap_save_writes_a_recording_that_replay_runs_clean(cli, state_dir, tmp_
     replayed = cli(stdio_command(), "--protocol-version", "2025-06-18", "replay", str(only))
     assert replayed.code == 0 and "1 request: 1 same" in replayed.out, replayed
     later = tmp_path / "later.jsonl"
-    assert cli("tap", "save", "saved", "-o", str(later), "--since", "2999-01-01T00:00").code == 0
-    assert [json.loads(text) for text in later.read_text().splitlines()][1:] == []
+    nothing = cli("tap", "save", "saved", "-o", str(later), "--since", "2999-01-01T00:00")
+    assert (nothing.code, nothing.out) == (1, "") and not later.exists(), nothing  # before: exit 0, an empty file
+    assert "no message of tap saved is from --since 2999-01-01T00:00 on" in nothing.err, nothing
     assert cli("tap", "save", "saved", "-o", str(later), "--since", "yesterday").code == 2
+    again = cli("tap", "save", "saved", "-o", str(only))  # -o replaces a file, as every -o does: it says so
+    assert again.code == 0 and "(it replaced the file there)" in again.err, again
 
 
 def test_the_log_is_rotated_and_tap_save_reads_both_parts(cli, state_dir, tmp_path, monkeypatch):
@@ -478,6 +539,59 @@ def test_the_log_is_rotated_and_tap_save_reads_both_parts(cli, state_dir, tmp_pa
     assert (taps / "rotated.jsonl").stat().st_size < 2000 and (taps / "rotated.1.jsonl").stat().st_size >= 2000
     records = mcp_tui.tap_log_records("rotated")
     assert [r["message"]["id"] for r in records if "message" in r][-1] == 40
+
+
+def test_an_answer_past_the_rotation_size_leaves_the_session_whole_for_watch_save_and_replay(cli, state_dir, tmp_path):
+    """Two answers of 11 MiB each (the log rotates at 10 MiB, twice): before, the current file
+    began after the rotation point, without the initialize, and watch and save lost the session."""
+    server = SERVER + ["--big-text", "11"]
+    big = {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "big_text", "arguments": {}}}
+    answers = talk(state_dir, "rotating", *OPENING + [dict(big, id=2), dict(big, id=3),
+                                                       {"jsonrpc": "2.0", "id": 4, "method": "ping"}, ECHO_CALL],
+                   server=server)
+    assert len(answers[3]["result"]["content"][0]["text"]) == 11 * 1024 * 1024
+    taps = state_dir / "taps"
+    assert (taps / "rotating.1.jsonl").exists(), "the log did not rotate"
+    current = [json.loads(text) for text in (taps / "rotating.jsonl").read_text().splitlines()]
+    assert current[0]["copied"] is True and current[0]["message"]["method"] == "initialize"
+    shown = cli("tap", "watch", "rotating", "--for", "0.2")
+    lines = shown.out.splitlines()
+    assert shown.code == 0 and "→ initialize #1" in lines[0] and "← initialize #1" in lines[1], shown
+    assert " ← tools/call #3 " in shown.out and "← ping #4" in shown.out and " ← tools/call #2 " in lines[-2], lines
+    assert shown.out.count("initialize #1") == 2  # the copies are not shown twice
+    saved = tmp_path / "saved.jsonl"
+    assert cli("tap", "save", "rotating", "-o", saved).code == 0
+    methods = [json.loads(text).get("message", {}).get("method") for text in saved.read_text().splitlines()]
+    assert methods.count("initialize") == 1 and methods.count("tools/call") == 2, methods
+    replayed = cli(stdio_command("--big-text", "11"), "--protocol-version", "2025-06-18", "replay", saved)
+    assert replayed.code == 0 and "3 requests: 3 same" in replayed.out, replayed
+
+
+def test_a_message_past_the_size_bound_is_logged_as_cut_json_with_its_size_and_digest(cli, state_dir, monkeypatch):
+    """70 MiB of JSON (past the 64 MiB --max-message-size): before, `! not JSON`."""
+    import hashlib
+
+    import mcp_tui
+
+    monkeypatch.setenv("MCP_TUI_STATE_DIR", str(state_dir))
+    log = mcp_tui.TapLog("huge", mcp_tui.SecretRegistry(), "stdio", lambda text: None)
+    transcriber = mcp_tui.TapTranscriber(log)
+    transcriber.feed("out", line({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "dump"}}))
+    head = b'{"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "'
+    huge = head + b"x" * (70 * 1024 * 1024 - len(head) - 5) + b'"}]}}'
+    for start in range(0, len(huge), 1 << 20):  # in the relay's pieces, then its newline
+        transcriber.feed("in", huge[start:start + (1 << 20)])
+    transcriber.feed("in", b"\n")
+    transcriber.finish(60)
+    log.close()
+    mcp_tui.write_tap_info("huge", {"name": "huge", "server": "dump", "pid": None, "ended": "2026-12-07T00:00:00Z"})
+    shown = cli("tap", "watch", "huge", "--for", "0.1")
+    lines = shown.out.splitlines()
+    assert shown.code == 0 and len(lines) == 2, shown
+    assert "not JSON" not in shown.out and " ← tools/call #7 " in lines[1] and "70 MiB" in lines[1], lines
+    assert "cut JSON" in lines[1] and hashlib.sha256(huge).hexdigest() in lines[1], lines
+    record = [r for r in log_records(state_dir, "huge") if "cut" in r][0]
+    assert record["bytes"] == len(huge) and record["cut"].startswith(head.decode())
 
 
 @pytest.mark.parametrize("argv, name", [
@@ -521,3 +635,19 @@ def test_six_taps_started_at_once_under_one_name_get_six_names_and_six_logs(stat
              for name in names]
     assert sorted(asked) == [[number] for number in range(6)], asked  # one conversation a log
     assert all(tap_info(state_dir, name)["ended"] for name in names)
+
+
+@pytest.mark.parametrize("words", [["--name", "nodash"], ["run", "--name", "nodash"]])
+def test_tap_run_without_two_dashes_takes_the_server_s_command_line(state_dir, words):
+    """The Inspector CLI takes the first -- of a command line for its own: before, exit 2."""
+    run = subprocess.run(MCP_TUI_PROCESS + ["tap"] + words + ECHO, input=line(INITIALIZE), capture_output=True,
+                         timeout=60, env=environment(state_dir), cwd=str(ROOT))
+    assert (run.returncode, run.stdout, run.stderr) == (0, line(INITIALIZE), b"")
+    assert logged_messages(state_dir, "nodash") == [("out", INITIALIZE), ("in", INITIALIZE)]
+
+
+def test_tap_list_elides_a_long_server_without_a_cut_note(cli, state_dir):
+    talk(state_dir, "long", INITIALIZE, server=[sys.executable, "-c", "import sys; print(sys.stdin.readline())",
+                                                "x" * 80])
+    shown = cli("tap", "list")
+    assert shown.code == 0 and "cut at" not in shown.out and "…" in shown.out.splitlines()[1], shown

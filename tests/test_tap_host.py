@@ -55,13 +55,60 @@ def server_entry(path, server):
 
 
 def launcher_and_rest(entry):
-    """The entry's command line split where the tap starts: (the mcp-tui launcher, the rest)."""
+    """The entry's command line split where the tap starts: (the mcp-tui launcher, the rest
+    without the state directory it pins, ``--state-dir DIR``)."""
     argv = [entry["command"]] + entry["args"]
     at = argv.index("tap")
-    return argv[:at], argv[at:]
+    rest = argv[at:]
+    if rest[1:2] == ["--state-dir"]:
+        del rest[1:3]
+    return argv[:at], rest
 
 
-def test_install_shows_the_change_backs_up_and_uninstall_gives_the_very_bytes_back(cli, tmp_path):
+# The variables the official SDK's stdio client passes a server it starts (its
+# get_default_environment(), DEFAULT_INHERITED_ENV_VARS on POSIX): a host's environment, not the
+# user's shell's. tests/conftest.py may get a host_environment fixture for the same purpose.
+SDK_DEFAULT_INHERITED = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+
+
+def sdk_default_environment(home):
+    """The environment the SDK starts a server with: only SDK_DEFAULT_INHERITED, from this
+    process's, HOME made ``home`` (a host's user's home, so that nothing lands in the real one);
+    no MCP_TUI_STATE_DIR, no XDG_STATE_HOME."""
+    environ = dict((name, os.environ[name]) for name in SDK_DEFAULT_INHERITED if name in os.environ)
+    environ["HOME"] = str(home)
+    if os.name == "nt":  # the SDK's Windows list: what a process needs to start at all
+        environ.update((name, os.environ[name]) for name in ("APPDATA", "LOCALAPPDATA", "PATHEXT", "SYSTEMDRIVE",
+                                                             "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE")
+                       if name in os.environ)
+        environ["LOCALAPPDATA"] = environ["USERPROFILE"] = str(home)
+    return environ
+
+
+def run_as_the_host(entry, home, *messages):
+    """The entry's command and args started as an SDK-based host starts them (its default
+    environment, no shell), each message sent; the answers to its requests."""
+    import cached_script
+
+    host = subprocess.Popen([entry["command"]] + entry["args"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=sdk_default_environment(home))
+    answers = []
+    try:
+        for message in messages:
+            host.stdin.write((json.dumps(message) + "\n").encode())
+            host.stdin.flush()
+            if "id" in message:
+                answers.append(json.loads(host.stdout.readline()))
+        host.stdin.close()
+        assert host.wait(60) == 0, host.stderr.read()
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
+    return answers
+
+
+def test_install_shows_the_change_backs_up_and_uninstall_gives_the_very_bytes_back(cli, state_dir, tmp_path):
     path = config_file(tmp_path, CLAUDE_DESKTOP)
     before = path.read_bytes()
     backup = tmp_path / "claude_desktop_config.json.mcp-tui-tap.bak"
@@ -79,6 +126,7 @@ def test_install_shows_the_change_backs_up_and_uninstall_gives_the_very_bytes_ba
     assert backup.read_bytes() == before and backup.stat().st_mode & 0o777 == 0o600
     assert "tap watch weather" in done.err and "tap uninstall" in done.err, done
     entry = server_entry(path, "weather")
+    assert entry["args"][entry["args"].index("tap") + 1:][:2] == ["--state-dir", str(state_dir)]  # pinned
     launcher, rest = launcher_and_rest(entry)
     assert launcher == [os.path.abspath(sys.executable), str(MCP_TUI)]
     assert rest == ["tap", "--name", "weather", "--", "python3", "weather.py", "--units", "metric"]
@@ -110,7 +158,7 @@ def test_vs_code_jsonc_keeps_its_comments_trailing_commas_and_the_hosts_variable
         assert result.code == 0, result
         document = result.json()
         assert (document["server"], document["tap"], document["changed"]) == (server, server, True), document
-        assert document["backup"].endswith(".mcp-tui-tap.bak" if server == "linter" else ".mcp-tui-tap.2.bak")
+        assert document["backup"].endswith(".mcp-tui-tap.bak")  # one backup: the file before any tap
     text = path.read_text()
     for kept in ("// VS Code: .vscode/mcp.json\n", '\t\t\t"type": "stdio",\n', "  // the host expands it\n",
                  "/* no args */ },\n\t},\n}"):
@@ -316,3 +364,116 @@ def test_the_launcher_is_the_mcp_tui_that_runs(tmp_path, monkeypatch):
     for entry in ({"command": "srv", "args": ["tap", "--", "x"]}, {"command": "mcp-tui", "args": ["tap", "list"]},
                   {"command": "npx", "args": "not a list"}):
         assert mcp_tui.tap_entry_server(entry) is None
+
+
+# -- the log where the user looks: a host passes its own environment, not the user's shell's ----
+
+def test_a_tap_a_host_starts_with_the_sdk_s_environment_logs_where_the_user_s_shell_looks(cli, state_dir, tmp_path):
+    """Before, the entry ran `tap --name demo -- ...` and the tap, without MCP_TUI_STATE_DIR,
+    wrote under the host's ~/.local/state: `tap list` in the user's shell said "No taps."."""
+    import cached_script
+
+    server = cached_script.command(TESTSERVER)
+    path = config_file(tmp_path, json.dumps({"mcpServers": {"demo": {"command": server[0], "args": server[1:]}}}))
+    assert cli("tap", "install", "--config", path, "--server", "demo").code == 0
+    home = tmp_path / "home"
+    home.mkdir()
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "host", "version": "1"}}}
+    answers = run_as_the_host(server_entry(path, "demo"), home, initialize,
+                              {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                              {"jsonrpc": "2.0", "id": 2, "method": "ping"})
+    assert [answer["id"] for answer in answers] == [1, 2]
+    listed = cli("tap", "list", "--format", "json")
+    assert [(tap["name"], tap["messages"]) for tap in listed.json()["taps"]] == [("demo", 5)], listed
+    watched = cli("tap", "watch", "demo", "--for", "0.2")
+    assert watched.code == 0 and "→ initialize #1" in watched.out and "← ping #2" in watched.out, watched
+    assert cli("tap", "save", "demo", "-o", tmp_path / "saved.jsonl").code == 0
+    assert not list(home.rglob("*.jsonl")), "the tap wrote its log under the host's home"
+
+
+def test_tap_watch_run_before_the_host_started_the_tap_waits_for_it(cli, state_dir, tmp_path):
+    import cached_script
+    from conftest import MCP_TUI_PROCESS, ROOT, wait_for
+
+    server = cached_script.command(TESTSERVER)
+    path = config_file(tmp_path, json.dumps({"mcpServers": {"later": {"command": server[0], "args": server[1:]}}}))
+    assert cli("tap", "install", "--config", path, "--server", "later").code == 0
+    environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir))
+    watch = subprocess.Popen(MCP_TUI_PROCESS + ["tap", "watch", "later", "--for", "60"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=environ, cwd=str(ROOT))
+    try:
+        waiting = watch.stderr.readline()
+        assert waiting.startswith("mcp-tui tap watch: no tap later yet; waiting for it to start"), waiting
+        home = tmp_path / "home"
+        home.mkdir()
+        run_as_the_host(server_entry(path, "later"), home, {"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        assert "→ ping #1" in watch.stdout.readline() and "← ping #1" in watch.stdout.readline()
+    finally:
+        watch.kill()
+        watch.wait()
+    never = cli("tap", "watch", "never", "--for", "0.2")
+    assert (never.code, never.out) == (1, ""), never
+    assert never.err.splitlines()[-1] == "mcp-tui: tap never did not start within --for 0.2 seconds", never
+
+
+# -- what a host user saw besides (issue 48, "Also seen") -----------------------------------------
+
+@pytest.mark.parametrize("order", [("weather", "files"), ("files", "weather")])
+def test_two_servers_of_one_file_each_uninstall_cleanly_and_leave_no_backup_behind(cli, tmp_path, order):
+    """Before: each uninstall said "the file changed elsewhere", and .bak and .2.bak stayed."""
+    path = config_file(tmp_path, CLAUDE_DESKTOP)
+    before = path.read_bytes()
+    for server in ("weather", "files"):
+        assert cli("tap", "install", "--config", path, "--server", server).code == 0
+    for number, server in enumerate(order):
+        undone = cli("tap", "uninstall", "--config", path, "--server", server)
+        assert undone.code == 0 and "changed elsewhere" not in undone.err, undone
+        assert "as it was before tap install" in undone.err, undone
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == [path.name], "a backup stayed behind"
+
+
+@pytest.mark.parametrize("where, host", [
+    ("claude_desktop_config.json", "quit Claude Desktop"), (".cursor/mcp.json", "Cursor"),
+    (".mcp.json", "Claude Code"), (".vscode/mcp.json", "VS Code")])
+def test_the_restart_hint_names_the_host_whose_file_it_is(cli, tmp_path, where, host):
+    path = tmp_path / where
+    path.parent.mkdir(exist_ok=True)
+    key = "servers" if "vscode" in where else "mcpServers"
+    path.write_text(json.dumps({key: {"demo": {"command": "demo-server"}}}))
+    for verb in ("install", "uninstall"):
+        result = cli("tap", verb, "--config", path, "--server", "demo")
+        assert result.code == 0 and host in result.err, result
+        assert host == "quit Claude Desktop" or "Claude Desktop" not in result.err, result
+
+
+def test_a_host_s_placeholder_is_not_masked_as_a_secret_in_the_diff(cli, tmp_path):
+    path = config_file(tmp_path, json.dumps({"inputs": [{"id": "api-key", "type": "promptString", "password": True}],
+                                             "servers": {"demo": {"command": "demo-server", "env": {
+                                                 "API_KEY": "${input:api-key}", "GH_TOKEN": "ghp_0123456789abcdef"}}}},
+                                            indent=1), "mcp.json")
+    shown = cli("tap", "install", "--config", path, "--server", "demo", "--dry-run")
+    assert shown.code == 0 and "ghp_0123456789abcdef" not in shown.out, shown
+    assert '"API_KEY": "${input:api-key}"' in shown.out, shown
+
+
+def test_a_config_with_a_utf8_bom_is_read_and_its_bom_kept(cli, tmp_path):
+    path = tmp_path / "claude_desktop_config.json"
+    before = b"\xef\xbb\xbf" + CLAUDE_DESKTOP.encode("utf-8")
+    path.write_bytes(before)
+    assert cli("tap", "install", "--config", path, "--server", "weather").code == 0
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf{") and b"mcp-tui-tap" not in path.read_bytes()
+    assert launcher_and_rest(mcp_tui.load_jsonc(path.read_bytes()[3:].decode())["mcpServers"]["weather"])[1][:3] == [
+        "tap", "--name", "weather"]
+    assert cli("tap", "uninstall", "--config", path, "--server", "weather").code == 0
+    assert path.read_bytes() == before
+
+
+def test_the_install_record_keeps_no_credential_of_the_entry(cli, state_dir, tmp_path):
+    path = config_file(tmp_path, CLAUDE_DESKTOP)
+    before = path.read_bytes()
+    assert cli("tap", "install", "--config", path, "--server", "weather").code == 0
+    assert "sk-weather-0123456789" not in (state_dir / "tap-installs.json").read_text()
+    assert cli("tap", "uninstall", "--config", path, "--server", "weather").code == 0
+    assert path.read_bytes() == before

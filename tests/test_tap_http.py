@@ -6,6 +6,7 @@ Every tap here is a real process; the host is mcp-tui itself, or this test speak
 sleeps: each wait is on a condition (a line on stderr, a process gone), with a timeout."""
 import contextlib
 import http.server
+import hashlib
 import json
 import os
 import queue
@@ -315,9 +316,10 @@ def test_an_answer_larger_than_max_message_size_is_relayed_whole_and_logged_as_i
         through = tap("http://127.0.0.1:%d/mcp" % port, "--max-message-size", "100000", name="big")
         status, body = post(through.url, DISCOVER)
         assert status == 200 and json.loads(body) == big
-        wait_for(lambda: [r for r in log_records(state_dir, "big") if "raw" in r], what="the answer's start logged")
-    raw, = [r for r in log_records(state_dir, "big") if "raw" in r]
-    assert raw["direction"] == "in" and raw["raw"].startswith('{"jsonrpc"') and raw["bytes"] > 100000
+        wait_for(lambda: [r for r in log_records(state_dir, "big") if "cut" in r], what="the answer's start logged")
+    cut, = [r for r in log_records(state_dir, "big") if "cut" in r]  # JSON, only large: never "raw"
+    assert cut["direction"] == "in" and cut["cut"].startswith('{"jsonrpc"') and cut["bytes"] == len(json.dumps(big))
+    assert cut["sha256"] == hashlib.sha256(json.dumps(big).encode()).hexdigest()
 
 
 def test_credentials_in_the_url_and_in_any_credential_header_are_masked_in_the_log(cli, start_server, tap, state_dir):
@@ -557,3 +559,19 @@ def test_a_request_sent_a_byte_at_a_time_is_cut_off_at_the_idle_time(tap):
         with contextlib.suppress(ConnectionResetError):
             assert connection.recv(4096) == b""  # closed, nothing relayed
     assert cut < 10, cut
+
+
+def test_a_tap_that_cannot_listen_writes_nothing_into_its_log(cli, state_dir):
+    """Before, the log got its header line though the tap never ran."""
+    import socket
+
+    taken = socket.socket()
+    try:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        result = cli("tap", "--name", "busy", "--listen", "127.0.0.1:%d" % taken.getsockname()[1], "--url",
+                     "http://127.0.0.1:9/mcp")
+    finally:
+        taken.close()
+    assert result.code != 0 and result.err.count("\n") == 1, result
+    assert not (state_dir / "taps" / "busy.jsonl").exists() and not (state_dir / "taps" / "busy.json").exists()

@@ -26,7 +26,10 @@ def test_the_sdk_client_runs_a_claude_desktop_entry_put_behind_a_tap(sdk_python,
     installed = mcp_tui("tap", "install", "--config", config, "--server", "test server", env=env)
     assert installed.returncode == 0, installed.stderr
     entry = json.loads(config.read_text())["mcpServers"]["test server"]
-    tapped = sdk_client(sdk_python, [entry["command"]] + entry["args"], env)
+    # The client as a host: MCP_TUI_STATE_DIR not passed on, so the SDK starts the entry with its default
+    # environment (HOME, PATH, ...); the state directory tap install pinned in the args is where the log goes.
+    host = dict((name, value) for name, value in env.items() if name != "MCP_TUI_STATE_DIR")
+    tapped = sdk_client(sdk_python, [entry["command"]] + entry["args"], host)
     assert tapped == sdk_client(sdk_python, server, env)
 
     saved = tmp_path / "host.jsonl"
