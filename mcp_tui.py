@@ -10134,6 +10134,21 @@ def matched_params(method, params):
     return params
 
 
+def progress_token(params):
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return meta.get("progressToken") if isinstance(meta, dict) else None
+
+
+def with_progress_token(message, recorded, incoming):
+    """A recorded notifications/progress of the recorded request's token with the incoming
+    request's token (the host follows its own); any other message as it is."""
+    params = message.get("params")
+    if (recorded is None or incoming is None or message.get("method") != "notifications/progress"
+            or not isinstance(params, dict) or params.get("progressToken") != recorded):
+        return message
+    return dict(message, params=dict(params, progressToken=incoming))
+
+
 def mock_key(method, params):
     """A request's identity for matching: its method and matched_params."""
     return json.dumps([method, matched_params(method, params)], sort_keys=True, separators=(",", ":"))
@@ -10174,7 +10189,8 @@ class RecordedServer:
             self.next_of[key] = served + 1
         entry = entries[min(served, len(entries) - 1)]
         first = served < len(entries)  # the last one again: its answer, without its notifications
-        return [self.with_id(sent, message["id"]) if is_answer else sent
+        tokens = (progress_token(entry["params"]), progress_token(params))
+        return [self.with_id(sent, message["id"]) if is_answer else with_progress_token(sent, *tokens)
                 for sent, is_answer in entry["sent"] if is_answer or first], None
 
     @staticmethod

@@ -1,0 +1,170 @@
+"""`mcp-tui mock FILE`: a recording served as an MCP server. A session recorded against the
+test server with --record is served over stdio and over Streamable HTTP (--listen), and
+mcp-tui run against the mock prints what it printed against the real server; a request the
+recording lacks is a miss (an error naming the closest recorded request, exit 1); masked
+recordings, hostile strings and bad files."""
+import json
+import subprocess
+
+import pytest
+
+from conftest import MCP_TUI, MCP_TUI_PROCESS, stdio_command
+
+ECHO_REQUEST = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo",
+                                                                              "arguments": {"message": "hi"}}}
+
+
+def mock_command(recording, *flags):
+    """The one-string stdio connection that runs `mcp-tui mock RECORDING`."""
+    return stdio_command("mock", str(recording), *flags, script=MCP_TUI)
+
+
+def write_recording(path, messages):
+    """A recording of (direction, message) pairs, as --record writes one."""
+    lines = [{"recording": 1, "started": "2026-01-01T00:00:00Z"}]
+    lines += [{"t": 0.0, "direction": direction, "era": "modern", "transport": "stdio", "message": message}
+              for direction, message in messages]
+    path.write_text("".join(json.dumps(line, sort_keys=True) + "\n" for line in lines))
+    return path
+
+
+def answer(message_id, result):
+    return {"jsonrpc": "2.0", "id": message_id, "result": result}
+
+
+def lines_of(text):
+    return [json.loads(line) for line in text.splitlines()]
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+def test_mcp_tui_gets_the_recorded_answers_from_a_mock_over_stdio(cli, tmp_path, era):
+    recording = tmp_path / "session.jsonl"
+    command = ("tool", "call", "long_operation", "steps=3", "step_ms=10")
+    real = cli(stdio_command("--era", era), "--no-cache", "--record", recording, *command)
+    assert real.code == 0, real
+    mocked = cli(mock_command(recording), "--no-cache", *command)
+    assert (mocked.code, mocked.out, mocked.err) == (0, real.out, real.err)
+    assert "Done after 3 steps" in mocked.out
+    real_json = cli(stdio_command("--era", era), "--no-cache", "--record", recording, "--format", "json",
+                    "--elicit-stub", '{"name": "Bob"}', "tool", "call", "ask_name")
+    mocked_json = cli(mock_command(recording), "--no-cache", "--format", "json", "--elicit-stub", '{"name": "Bob"}',
+                      "tool", "call", "ask_name")
+    assert (mocked_json.code, mocked_json.json()) == (0, real_json.json())
+    assert "Hello, Bob!" in mocked_json.out
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+def test_mcp_tui_gets_the_recorded_answers_from_a_mock_over_http_at_its_own_url(cli, tmp_path, era):
+    recording = tmp_path / "session.jsonl"
+    real = cli(stdio_command("--era", era), "--no-cache", "--record", recording, "tool", "call", "echo", "message=hi")
+    assert real.code == 0, real
+    mock = subprocess.Popen(MCP_TUI_PROCESS + ["mock", str(recording), "--listen", "127.0.0.1:0"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        said = mock.stderr.readline()
+        assert said.startswith("mcp-tui mock: serving %s on http://127.0.0.1:" % recording), said
+        url = said.split(" on ", 1)[1].strip()
+        mocked = cli("--url", url, "--no-cache", "tool", "call", "echo", "message=hi")
+        assert (mocked.code, mocked.out) == (0, real.out)
+        guessed = cli("--url", url.rsplit("/", 2)[0] + "/mcp", "--no-cache", "tool", "call", "echo", "message=hi")
+        assert guessed.code != 0 and "404" in guessed.err  # the token is the key: another path is not served
+        missed = cli("--url", url, "--no-cache", "tool", "call", "echo", "message=other")
+        assert missed.code == 1 and "closest recorded: tools/call" in missed.err, missed
+    finally:
+        mock.terminate()
+        out, err = mock.communicate(timeout=30)
+    assert mock.returncode == 1  # a request missed
+    assert out == ""
+    miss, = err.splitlines()
+    assert miss.startswith("mcp-tui mock: miss: the recording has no request tools/call")
+
+
+def test_a_request_the_recording_lacks_gets_an_error_naming_the_closest_and_exit_1(cli, tmp_path):
+    recording = write_recording(tmp_path / "r.jsonl", [("out", ECHO_REQUEST), ("in", answer(2, {"content": []}))])
+    asked = dict(ECHO_REQUEST, id="a", params={"name": "echo", "arguments": {"message": "ho"}})
+    result = cli("mock", recording, input=json.dumps(asked) + "\n" + json.dumps(dict(ECHO_REQUEST, id=3)) + "\n")
+    assert result.code == 1, result
+    missed, served = lines_of(result.out)
+    assert missed["id"] == "a" and missed["error"]["code"] == -32602
+    assert missed["error"]["message"] == (
+        'mcp-tui mock: the recording has no request tools/call {"arguments":{"message":"ho"},"name":"echo"}; '
+        'the closest recorded: tools/call {"arguments":{"message":"hi"},"name":"echo"}')
+    assert served == answer(3, {"content": []})  # the mock went on
+    assert result.err == "mcp-tui mock: miss: " + missed["error"]["message"][len("mcp-tui mock: "):] + "\n"
+    unknown = cli("mock", recording, input=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "prompts/list"}) + "\n")
+    assert unknown.code == 1 and lines_of(unknown.out)[0]["error"]["code"] == -32601
+
+
+def test_strict_ends_at_the_first_miss(cli, tmp_path):
+    recording = write_recording(tmp_path / "r.jsonl", [("out", ECHO_REQUEST), ("in", answer(2, {"content": []}))])
+    asked = dict(ECHO_REQUEST, params={"name": "nope"})
+    result = cli("mock", recording, "--strict", input=json.dumps(asked) + "\n" + json.dumps(ECHO_REQUEST) + "\n")
+    assert result.code == 1, result
+    only, = lines_of(result.out)
+    assert "error" in only and len(result.err.splitlines()) == 1
+
+
+def test_recorded_answers_come_in_order_with_the_incoming_id_as_recorded_notifications_included(cli, tmp_path):
+    listing = {"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": {"progressToken": "p1"}}}
+    changed = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+    progress = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "p1", "progress": 1}}
+    malformed = {"jsonrpc": "2.0", "id": 6, "result": "not an object", "extra": True}
+    recording = write_recording(tmp_path / "r.jsonl", [
+        ("out", listing), ("in", progress), ("in", answer(5, {"tools": ["first"]})), ("in", changed),
+        ("out", dict(listing, id=6)), ("in", malformed)])
+    asked = [dict(listing, id=n, params={"_meta": {"progressToken": "mine-%d" % n}}) for n in (10, 11, 12)]
+    notification = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    text = "".join(json.dumps(message) + "\n" for message in [notification] + asked)
+    result = cli("mock", recording, input=text)
+    assert (result.code, result.err) == (0, ""), result
+    assert lines_of(result.out) == [
+        dict(progress, params={"progressToken": "mine-10", "progress": 1}), answer(10, {"tools": ["first"]}), changed,
+        dict(malformed, id=11), dict(malformed, id=12)]  # the last one again; the notification got no answer
+    assert result.out.splitlines()[3] == '{"extra":true,"id":11,"jsonrpc":"2.0","result":"not an object"}'  # as in the file
+
+
+def test_a_recording_with_masked_values_is_refused_unless_allowed(cli, tmp_path):
+    recording = write_recording(tmp_path / "r.jsonl", [
+        ("out", ECHO_REQUEST), ("in", answer(2, {"content": [{"type": "text", "text": "key env:22b07ade"}]}))])
+    refused = cli("mock", recording, input=json.dumps(ECHO_REQUEST) + "\n")
+    assert (refused.code, refused.out) == (2, "")
+    assert len(refused.err.splitlines()) == 1 and "env:22b07ade" in refused.err and "--allow-masked" in refused.err
+    allowed = cli("mock", recording, "--allow-masked", input=json.dumps(ECHO_REQUEST) + "\n")
+    assert allowed.code == 0
+    assert lines_of(allowed.out) == [answer(2, {"content": [{"type": "text", "text": "key env:22b07ade"}]})]
+    assert allowed.err == "mcp-tui mock: serving 1 masked value as recorded (env:22b07ade), not the values the " \
+                          "server sent\n"
+
+
+def test_hostile_strings_are_served_as_recorded_and_escaped_on_stderr(cli, tmp_path):
+    hostile = "\x1b]0;pwned\x07\x1b[2J\u009b31m\u202eevil"
+    recorded = answer(2, {"content": [{"type": "text", "text": hostile}]})
+    recording = write_recording(tmp_path / "r.jsonl", [("out", ECHO_REQUEST), ("in", recorded)])
+    asked = dict(ECHO_REQUEST, id=3, params={"name": "echo", "arguments": {"message": hostile}})
+    result = cli("mock", recording, input=json.dumps(ECHO_REQUEST) + "\n" + json.dumps(asked) + "\n", text=False)
+    served, missed = result.out.splitlines()
+    assert served == json.dumps(recorded, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+    assert "\u009b".encode("utf-8") in served  # as recorded: UTF-8, not re-encoded
+    assert json.loads(missed)["id"] == 3
+    assert b"\x1b" not in result.err and "\u009b".encode("utf-8") not in result.err and b"\x07" not in result.err
+    assert b"\\u001b]0;pwned" in result.err and len(result.err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("content, said", [
+    (None, "cannot read recording"),
+    ("{not json\n", "line 1 is not JSON"),
+    ('{"recording": 1}\n', "holds no request to answer"),
+])
+def test_a_bad_recording_file_exits_2_with_one_line(cli, tmp_path, content, said):
+    path = tmp_path / "bad.jsonl"
+    if content is not None:
+        path.write_text(content)
+    result = cli("mock", path, input="")
+    assert (result.code, result.out) == (2, ""), result
+    assert len(result.err.splitlines()) == 1 and said in result.err, result
+
+
+def test_mock_is_in_help_and_completion(cli):
+    assert "mock" in cli("--help").out
+    assert "--allow-masked" in cli("help", "mock").out
+    assert "mock" in cli("completion", "bash").out
