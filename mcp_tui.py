@@ -16989,7 +16989,7 @@ COMMANDS = (
                 details="The file is byte for byte as before tap install (or, changed elsewhere since, only "
                         "the entry is restored)."),
     )),
-    Command("mock", "serve a --record FILE (or tap save's) as an MCP server, with no server", MOCK_USAGE,
+    Command("mock", "serve a --record FILE as an MCP server, with no server", MOCK_USAGE,
             family_verb(MockCommands, MockCommands.serve), flags=("--listen", "--allow-remote", "--strict",
                                                                    "--allow-masked"),
             details="Over stdio (a host's config runs `mcp-tui mock FILE`), or Streamable HTTP at the URL --listen "
