@@ -73,6 +73,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: TapLog TapFollower TapExchanges TapTranscriber TapRelay
      4b. http tap   the HTTP tap: a reverse proxy for Streamable HTTP, its messages logged
                     classes: TapEventStream TapProxy
+     4c. mock       a recording served as an MCP server, over stdio or Streamable HTTP
+                    classes: RecordedServer MockHttpServer
    5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
                     credentials, cross-app access, the token store
                     classes: AuthError TokenEndpointError
@@ -100,7 +102,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     which start, list and close keepers; the command table (COMMANDS) that
                     dispatch, help, completion and the flag checks read; `install`
                     classes: Terminated TerminationSignals Output Cli CliCommands TaskCommands CardCommands CheckCommands
-                    SurfaceCommands SkillCommands TapCommands TapInstall Command
+                    SurfaceCommands SkillCommands TapCommands MockCommands TapInstall Command
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the servers (a session each) and the tasks it follows
                     classes: Inbox Binding TuiServers Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt
@@ -10134,7 +10136,7 @@ def matched_params(method, params):
     return params
 
 
-def progress_token(params):
+def params_progress_token(params):
     meta = params.get("_meta") if isinstance(params, dict) else None
     return meta.get("progressToken") if isinstance(meta, dict) else None
 
@@ -10189,7 +10191,7 @@ class RecordedServer:
             self.next_of[key] = served + 1
         entry = entries[min(served, len(entries) - 1)]
         first = served < len(entries)  # the last one again: its answer, without its notifications
-        tokens = (progress_token(entry["params"]), progress_token(params))
+        tokens = (params_progress_token(entry["params"]), params_progress_token(params))
         return [self.with_id(sent, message["id"]) if is_answer else with_progress_token(sent, *tokens)
                 for sent, is_answer in entry["sent"] if is_answer or first], None
 
@@ -10319,7 +10321,7 @@ class MockHttpServer:
             def handle_error(self, request, client_address):
                 kind, exc = sys.exc_info()[:2]
                 sys.stderr.write("mcp-tui mock: internal error answering a request: %s: %s\n" % (
-                    kind.__name__ if kind else "error", clean_line(str(exc))))
+                    kind.__name__ if kind else "error", json.dumps(str(exc)[:KEPT_FIELD_LIMIT])))  # ASCII: no control
 
         self.session_id = secrets.token_hex(16)
         try:
