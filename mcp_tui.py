@@ -10182,6 +10182,12 @@ class RecordedServer:
         if not isinstance(method, str) or "id" not in message:
             return [], None  # a notification, or the host's answer to a request of the server's
         key = mock_key(method, params)
+        if method == "server/discover" and key not in self.recorded and mock_key("initialize", {}) in self.recorded:
+            # a 2025-11-25 server, as recorded: it knows no server/discover, and a client that
+            # asks first (as mcp-tui does) goes on to initialize; not a miss of the recording
+            return [{"jsonrpc": "2.0", "id": message["id"], "error": {
+                "code": METHOD_NOT_FOUND, "message": "Method not found: server/discover (mcp-tui mock: the "
+                                                     "recording's server speaks 2025-11-25)"}}], None
         with self._lock:
             entries = self.recorded.get(key)
             if not entries:

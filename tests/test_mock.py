@@ -168,3 +168,20 @@ def test_mock_is_in_help_and_completion(cli):
     assert "mock" in cli("--help").out
     assert "--allow-masked" in cli("help", "mock").out
     assert "mock" in cli("completion", "bash").out
+
+
+def test_a_legacy_recording_without_server_discover_answers_it_as_its_era_does_not_as_a_miss(cli, tmp_path):
+    """A host of 2025-11-25 (the SDK, or mcp-tui told the version) never asks server/discover;
+    mcp-tui asks it first, and a legacy server's "method not found" sends it on to initialize."""
+    recording = tmp_path / "legacy.jsonl"
+    command = ("tool", "call", "echo", "message=hi")
+    real = cli(stdio_command("--era", "2025-11-25"), "--no-cache", "--protocol-version", "2025-11-25",
+               "--record", recording, *command)
+    assert real.code == 0, real
+    assert "server/discover" not in recording.read_text()
+    mock = subprocess.run(MCP_TUI_PROCESS + ["mock", str(recording)], capture_output=True, text=True, timeout=60,
+                          input=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "server/discover"}) + "\n")
+    assert (mock.returncode, mock.stderr) == (0, ""), mock
+    assert json.loads(mock.stdout)["error"]["code"] == -32601
+    mocked = cli(mock_command(recording), "--no-cache", *command)
+    assert (mocked.code, mocked.out) == (0, real.out), mocked
