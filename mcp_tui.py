@@ -16534,14 +16534,20 @@ class MockCommands(CliCommands):
                 sent = [{"jsonrpc": "2.0", "id": None, "error": {
                     "code": -32700, "message": "mcp-tui mock: not a JSON-RPC message"}}]
                 miss = "a line over --max-message-size" if too_long else "a line that is not a JSON-RPC message"
-            for item in sent:
-                data = mock_wire_bytes(item) + b"\n"
-                if stdout is not None:
-                    stdout.write(data)
-                    stdout.flush()
-                else:
-                    sys.stdout.write(data.decode("utf-8"))
-                    sys.stdout.flush()
+            try:
+                for item in sent:
+                    data = mock_wire_bytes(item) + b"\n"
+                    if stdout is not None:
+                        stdout.write(data)
+                        stdout.flush()
+                    else:
+                        sys.stdout.write(data.decode("utf-8"))
+                        sys.stdout.flush()
+            except OSError as exc:  # the host closed its end: the conversation is over
+                failure = stream_failure(sys.stdout, exc)
+                if failure is not None:
+                    raise failure
+                break
             misses = self.said_miss(miss, misses)
             if miss is not None and self.opts.strict:
                 return EXIT_FAILURE

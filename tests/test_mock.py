@@ -185,3 +185,17 @@ def test_a_legacy_recording_without_server_discover_answers_it_as_its_era_does_n
     assert json.loads(mock.stdout)["error"]["code"] == -32601
     mocked = cli(mock_command(recording), "--no-cache", *command)
     assert (mocked.code, mocked.out) == (0, real.out), mocked
+
+
+def test_a_host_that_closed_its_end_ends_the_mock_quietly(tmp_path):
+    recording = write_recording(tmp_path / "r.jsonl", [("out", ECHO_REQUEST), ("in", answer(2, {"content": []}))])
+    mock = subprocess.Popen(MCP_TUI_PROCESS + ["mock", str(recording)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    mock.stdout.close()  # the host went away without closing our stdin first
+    try:
+        mock.stdin.write((json.dumps(ECHO_REQUEST) + "\n").encode("utf-8") * 2000)
+        mock.stdin.close()
+    except BrokenPipeError:  # it may already have ended
+        pass
+    assert mock.wait(timeout=60) == 0
+    assert mock.stderr.read() == b""
