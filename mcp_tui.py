@@ -9839,9 +9839,10 @@ HOP_BY_HOP = frozenset(("connection", "keep-alive", "proxy-authenticate", "proxy
 TAP_CONNECT_SECONDS = 10.0  # to reach the server; a stream then runs as long as it runs
 
 
-def listen_address(text, allow_remote=False):
+def listen_address(text, allow_remote=False, listener="the tap"):
     """--listen [HOST]:PORT as (host, port): HOST 127.0.0.1 when left out, [::1] for IPv6, port 0
-    for any free one. A HOST that is not a loopback address is refused unless ``allow_remote``."""
+    for any free one. A HOST that is not a loopback address is refused unless ``allow_remote``
+    (``listener``: what would be reached, as the refusal names it)."""
     import ipaddress
     import socket
 
@@ -9854,8 +9855,8 @@ def listen_address(text, allow_remote=False):
     except (OSError, UnicodeError):
         raise UsageError("--listen %s: %s is not an address of this machine" % (text, host))
     if not allow_remote and not all(ipaddress.ip_address(address.split("%")[0]).is_loopback for address in addresses):
-        raise UsageError("--listen %s: %s is not a loopback address, so other machines could reach the tap" % (
-            text, host), hint="give 127.0.0.1:PORT, or add --allow-remote to listen there anyway")
+        raise UsageError("--listen %s: %s is not a loopback address, so other machines could reach %s" % (
+            text, host, listener), hint="give 127.0.0.1:PORT, or add --allow-remote to listen there anyway")
     return host, int(port)
 
 
@@ -10264,22 +10265,24 @@ class MockHttpServer:
                 path = self.path.split("?", 1)[0]
                 if hmac.compare_digest(path.encode("utf-8", "replace"), mock.path.encode("ascii")):
                     return True
-                self.reply(404, b"not found\n", "text/plain; charset=utf-8")
+                self.close_connection = True  # its body is not read: the connection cannot carry another request
+                self.reply(404, b"not found\n", "text/plain; charset=utf-8", [("Connection", "close")])
                 return False
 
             def do_POST(self):
                 if not self.owned():
                     return
-                try:
-                    length = int(self.headers.get("Content-Length") or 0)
-                except ValueError:
-                    length = -1
-                if length < 0 or length > max_message:
+                if (self.headers.get("Content-Length") or "0").isdigit() and int(
+                        self.headers.get("Content-Length") or 0) > max_message:
                     self.close_connection = True
-                    return self.reply(413 if length > 0 else 400, b"a body of a size the mock reads\n",
-                                      "text/plain; charset=utf-8")
+                    return self.reply(413, b"a body over --max-message-size\n", "text/plain; charset=utf-8",
+                                      [("Connection", "close")])
+                body = TapProxy.request_body(self)  # chunked or not, as the HTTP tap reads one
+                if body is None:
+                    return self.reply(400, b"a request body the mock cannot read\n", "text/plain; charset=utf-8",
+                                      [("Connection", "close")])
                 try:
-                    message = strict_json(self.rfile.read(length).decode("utf-8"), non_finite=True)
+                    message = strict_json(body.decode("utf-8"), non_finite=True)
                 except (ValueError, UnicodeDecodeError):
                     message = None
                 if not isinstance(message, dict):
@@ -16557,7 +16560,7 @@ class MockCommands(CliCommands):
         """Until Ctrl+C or SIGTERM (or, with --strict, the first miss); the URL is said on stderr."""
         import signal
 
-        listen = listen_address(self.opts.listen, self.opts.allow_remote)
+        listen = listen_address(self.opts.listen, self.opts.allow_remote, "the mock")
         stopped, code, misses, lock = threading.Event(), [EXIT_OK], [0], threading.Lock()
 
         def served(miss):

@@ -199,3 +199,47 @@ def test_a_host_that_closed_its_end_ends_the_mock_quietly(tmp_path):
         pass
     assert mock.wait(timeout=60) == 0
     assert mock.stderr.read() == b""
+
+
+def test_listen_is_loopback_only_unless_allowed(cli, tmp_path):
+    recording = write_recording(tmp_path / "r.jsonl", [("out", ECHO_REQUEST), ("in", answer(2, {"content": []}))])
+    refused = cli("mock", recording, "--listen", "0.0.0.0:0")
+    assert (refused.code, refused.out) == (2, ""), refused
+    assert "0.0.0.0 is not a loopback address, so other machines could reach the mock" in refused.err
+
+
+def test_the_http_mock_answers_only_at_its_token_path_chunked_bodies_too(tmp_path):
+    import http.client
+    from urllib.parse import urlsplit
+
+    changed = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+    recording = write_recording(tmp_path / "r.jsonl", [
+        ("out", ECHO_REQUEST), ("in", changed), ("in", answer(2, {"content": []}))])
+    mock = subprocess.Popen(MCP_TUI_PROCESS + ["mock", str(recording), "--listen", "127.0.0.1:0"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = urlsplit(mock.stderr.readline().split(" on ", 1)[1].strip())
+        connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+
+        def ask(method, path, body=None, chunked=False):
+            connection.request(method, path, body=body, encode_chunked=chunked,
+                               headers={"Content-Type": "application/json",
+                                        "Accept": "application/json, text/event-stream"})
+            response = connection.getresponse()
+            return response.status, response.getheader("Content-Type"), response.read()
+
+        request = json.dumps(dict(ECHO_REQUEST, id=9)).encode("utf-8")
+        status, kind, body = ask("POST", url.path, iter([request[:10], request[10:]]), chunked=True)
+        assert (status, kind) == (200, "text/event-stream")
+        assert body.decode("utf-8") == "event: message\ndata: %s\n\nevent: message\ndata: %s\n\n" % (
+            json.dumps(changed, sort_keys=True, separators=(",", ":")),
+            json.dumps(answer(9, {"content": []}), sort_keys=True, separators=(",", ":")))
+        assert ask("POST", url.path, json.dumps(dict(ECHO_REQUEST, id=10)))[:2] == (200, "application/json")
+        assert ask("POST", url.path, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))[0] == 202
+        assert ask("GET", url.path)[0] == 405
+        assert ask("POST", "/mcp", request)[0] == 404
+        assert ask("POST", url.path[:-1], request)[0] == 404
+    finally:
+        mock.terminate()
+        out, err = mock.communicate(timeout=30)
+    assert (mock.returncode, out, err) == (143, "", "")
