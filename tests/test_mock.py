@@ -243,3 +243,15 @@ def test_the_http_mock_answers_only_at_its_token_path_chunked_bodies_too(tmp_pat
         mock.terminate()
         out, err = mock.communicate(timeout=30)
     assert (mock.returncode, out, err) == (143, "", "")
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+def test_a_recorded_task_is_followed_to_its_result_against_the_mock(cli, tmp_path, era):
+    """The task's polls get the recorded statuses in order (then the last again), so the host
+    following it reaches the recorded result."""
+    recording = tmp_path / "task.jsonl"
+    command = ("--format", "json", "tool", "call", "render_report", "quarter=Q3", "--task", "--wait")
+    real = cli(stdio_command("--era", era), "--no-cache", "--record", recording, *command)
+    assert real.code == 0, real
+    mocked = cli(mock_command(recording), "--no-cache", *command)
+    assert (mocked.code, mocked.json()) == (0, real.json())
