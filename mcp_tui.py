@@ -8744,6 +8744,17 @@ class Recording:
                 self.answers.setdefault(request["method"], []).append({"result": answer})
 
 
+def read_recording(path):
+    """The Recording in file ``path`` (replay's and mock's); a usage error for a file that is not one."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return Recording(handle.read().splitlines(), path)
+    except OSError as exc:
+        raise UsageError("cannot read recording %s: %s" % (path, exc.strerror or exc))
+    except UnicodeDecodeError:
+        raise UsageError("%s is not a recording (not UTF-8 text)" % path)
+
+
 def response_outcome(message):
     return {"error": message["error"]} if "error" in message else {"result": message.get("result")}
 
@@ -15647,17 +15658,6 @@ class CheckCommands(CliCommands):
                 hint="--load-requests or --load-duration end a load with its report alone")
         failed = summary["errors"] or (summary["toolErrors"] and self.opts.strict_errors)
         return EXIT_FAILURE if failed else EXIT_OK
-
-
-def read_recording(path):
-    """The Recording in file ``path`` (replay's and mock's); a usage error for a file that is not one."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return Recording(handle.read().splitlines(), path)
-    except OSError as exc:
-        raise UsageError("cannot read recording %s: %s" % (path, exc.strerror or exc))
-    except UnicodeDecodeError:
-        raise UsageError("%s is not a recording (not UTF-8 text)" % path)
 
 
 class SurfaceCommands(CliCommands):
