@@ -255,3 +255,23 @@ def test_a_recorded_task_is_followed_to_its_result_against_the_mock(cli, tmp_pat
     assert real.code == 0, real
     mocked = cli(mock_command(recording), "--no-cache", *command)
     assert (mocked.code, mocked.json()) == (0, real.json())
+
+
+def test_strict_ends_the_http_mock_at_the_first_miss(tmp_path):
+    import urllib.request
+
+    recording = write_recording(tmp_path / "r.jsonl", [("out", ECHO_REQUEST), ("in", answer(2, {"content": []}))])
+    mock = subprocess.Popen(MCP_TUI_PROCESS + ["mock", str(recording), "--listen", "127.0.0.1:0", "--strict"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = mock.stderr.readline().split(" on ", 1)[1].strip()
+        asked = urllib.request.Request(url, data=json.dumps(dict(ECHO_REQUEST, params={"name": "nope"})).encode(),
+                                       headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(asked, timeout=30) as response:
+            assert "the closest recorded: tools/call" in json.loads(response.read())["error"]["message"]
+        assert mock.wait(timeout=30) == 1  # ended by itself
+    finally:
+        if mock.poll() is None:
+            mock.kill()
+        out, err = mock.communicate(timeout=30)
+    assert out == "" and err.startswith("mcp-tui mock: miss: ") and len(err.splitlines()) == 1
