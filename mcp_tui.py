@@ -10117,7 +10117,10 @@ def http_client_errors():
 # alone); a request that recurs gets the recorded answers in recorded order, then the last one
 # again; the answer is the recorded message with the incoming id, otherwise as recorded (a
 # malformed one too), and the notifications and requests the server sent after that request
-# come where they came, once. A notification or an answer gets no answer. A request the
+# come where they came, once (a progress notification with the host's progressToken; the
+# host's answers to the server's requests are not waited for). A 2025-11-25 recording answers
+# server/discover "method not found", as its era's server would. A notification or an answer
+# gets no answer. A request the
 # recording lacks is a miss: a JSON-RPC error naming the method and the closest recorded
 # request, one line on stderr, exit 1 at the end (--strict: at once). Stdout carries JSON-RPC
 # and nothing else. Over HTTP (MockHttpServer) the URL holds a random token: any other path
