@@ -74,6 +74,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: TapLog TapFollower TapExchanges TapCutBody TapTranscriber TapRelay
      4b. http tap   the HTTP tap: a reverse proxy for Streamable HTTP, its messages logged
                     classes: TapEventStream TapProxy
+     4c. mock       a recording served as an MCP server, over stdio or Streamable HTTP
+                    classes: RecordedServer MockHttpServer
    5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
                     credentials, cross-app access, the token store
                     classes: AuthError TokenEndpointError
@@ -101,7 +103,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     which start, list and close keepers; the command table (COMMANDS) that
                     dispatch, help, completion and the flag checks read; `install`
                     classes: Terminated TerminationSignals Output Cli CliCommands TaskCommands CardCommands CheckCommands
-                    ConfigCheck SurfaceCommands SkillCommands TapCommands TapInstall Command
+                    ConfigCheck SurfaceCommands SkillCommands TapCommands MockCommands TapInstall Command
    8. TUI           the curses front end, in four parts:
      8a. the app    the loop, the inbox, the servers (a session each) and the tasks it follows
                     classes: Inbox Binding TuiServers TuiTasks Tui TuiConnection PendingAnswer AnswerThen ConnectAttempt
@@ -9126,7 +9128,11 @@ class Recording:
 
     def __init__(self, lines, where):
         self.exchanges, self.answers, self.client_methods = [], {}, set()
+        # `mock`: every request of the client (opening, bookkeeping and input rounds too) in order,
+        # each with what the server sent after it as recorded (its answer among them, whole)
+        self.served = []
         pending, server_requests, last, listings = {}, {}, None, []
+        served_pending, serving = {}, None
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
@@ -9140,6 +9146,7 @@ class Recording:
                 raise UsageError("%s: line %d is not a recorded message" % (where, number))
             if "recording" in record:  # a run starts: its ids are its own
                 pending, server_requests, last = {}, {}, None
+                served_pending, serving = {}, None
                 continue
             message, direction = record.get("message"), record.get("direction")
             if not isinstance(message, dict) or direction not in ("in", "out"):
@@ -9148,6 +9155,14 @@ class Recording:
             if not isinstance(message_id, (str, int, type(None))):  # not a JSON-RPC id: not an exchange
                 continue
             params = message.get("params") if isinstance(message.get("params"), dict) else {}
+            if direction == "out" and isinstance(method, str) and message_id is not None:
+                serving = {"method": method, "params": params, "sent": []}  # sent: (message, whether the answer)
+                served_pending[message_id] = serving
+                self.served.append(serving)
+            elif direction == "in" and method is None and message_id in served_pending:
+                served_pending.pop(message_id)["sent"].append((message, True))
+            elif direction == "in" and serving is not None:  # a notification or a request of the server
+                serving["sent"].append((message, False))
             if direction == "out" and isinstance(method, str) and message_id is not None:
                 self.client_methods.add(method)
                 if last is not None and last["method"] == method and (
@@ -9190,6 +9205,17 @@ class Recording:
             request = requests.get(key)
             if isinstance(request, dict) and isinstance(request.get("method"), str):
                 self.answers.setdefault(request["method"], []).append({"result": answer})
+
+
+def read_recording(path):
+    """The Recording in file ``path`` (replay's and mock's); a usage error for a file that is not one."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return Recording(handle.read().splitlines(), path)
+    except OSError as exc:
+        raise UsageError("cannot read recording %s: %s" % (path, exc.strerror or exc))
+    except UnicodeDecodeError:
+        raise UsageError("%s is not a recording (not UTF-8 text)" % path)
 
 
 def response_outcome(message):
@@ -10544,9 +10570,10 @@ def tap_idle_seconds():
         return TAP_IDLE_SECONDS
 
 
-def listen_address(text, allow_remote=False):
+def listen_address(text, allow_remote=False, listener="the tap"):
     """--listen [HOST]:PORT as (host, port): HOST 127.0.0.1 when left out, [::1] for IPv6, port 0
-    for any free one. A HOST that is not a loopback address is refused unless ``allow_remote``."""
+    for any free one. A HOST that is not a loopback address is refused unless ``allow_remote``
+    (``listener``: what would be reached, as the refusal names it)."""
     import socket
 
     host, colon, port = text.strip().rpartition(":")
@@ -10558,8 +10585,8 @@ def listen_address(text, allow_remote=False):
     except (OSError, UnicodeError):
         raise UsageError("--listen %s: %s is not an address of this machine" % (text, host))
     if not allow_remote and not all(is_loopback_host(address) for address in addresses):
-        raise UsageError("--listen %s: %s is not a loopback address, so other machines could reach the tap" % (
-            text, host), hint="give 127.0.0.1:PORT, or add --allow-remote to listen there anyway")
+        raise UsageError("--listen %s: %s is not a loopback address, so other machines could reach %s" % (
+            text, host, listener), hint="give 127.0.0.1:PORT, or add --allow-remote to listen there anyway")
     return host, int(port)
 
 
@@ -10931,6 +10958,261 @@ def http_client_errors():
     import http.client
 
     return http.client.HTTPException
+
+
+# -- 4c. Mock: a recording served as an MCP server ----------------------------------------
+#
+# `mcp-tui mock FILE` answers a host as the recorded server did, with no server at all. The
+# contract: a --record file, an F9 or debug `s` file, or a `tap save` file is read by replay's
+# Recording (its ``served`` list); each incoming request is matched by its method and its params
+# with the volatile parts left out (MOCK_VOLATILE_META; initialize and server/discover by method
+# alone); a request that recurs gets the recorded answers in recorded order, then the last one
+# again; the answer is the recorded message with the incoming id, otherwise as recorded (a
+# malformed one too), and the notifications and requests the server sent after that request
+# come where they came, once (a progress notification with the host's progressToken; the
+# host's answers to the server's requests are not waited for). A 2025-11-25 recording answers
+# server/discover "method not found", as its era's server would. A notification or an answer
+# gets no answer. A request the
+# recording lacks is a miss: a JSON-RPC error naming the method and the closest recorded
+# request, one line on stderr, exit 1 at the end (--strict: at once). Stdout carries JSON-RPC
+# and nothing else. Over HTTP (MockHttpServer) the URL holds a random token: any other path
+# is 404, so only whoever read the URL can use it.
+
+
+# _meta keys that differ from one client or one run to the next: not part of a request's identity
+MOCK_VOLATILE_META = ("progressToken", "traceparent", "tracestate", "baggage", META_PREFIX + "clientInfo",
+                      META_PREFIX + "clientCapabilities", META_PREFIX + "protocolVersion",
+                      META_PREFIX + "subscriptionId")
+# A value a recording masked (SecretRegistry's labels): served as it is, it is not what the server sent
+MASKED_LABEL = re.compile(r"\b(?:secret|env|q|session|cookie|task):[0-9a-f]{8}\b")
+MOCK_SHOWN_CHARACTERS = 200  # of a request's params in a miss's error and stderr line
+
+
+def matched_params(method, params):
+    """What of a request's params matching compares: not MOCK_VOLATILE_META, nor the answers
+    of an input round (the client's own), nor anything of an opening request."""
+    if method in OPENING_METHODS:
+        return {}
+    params = dict(params) if isinstance(params, dict) else {}
+    meta = params.pop("_meta", None)
+    if isinstance(meta, dict):
+        meta = {key: value for key, value in meta.items() if key not in MOCK_VOLATILE_META}
+        if meta:
+            params["_meta"] = meta
+    params.pop("inputResponses", None)
+    return params
+
+
+def params_progress_token(params):
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return meta.get("progressToken") if isinstance(meta, dict) else None
+
+
+def with_progress_token(message, recorded, incoming):
+    """A recorded notifications/progress of the recorded request's token with the incoming
+    request's token (the host follows its own); any other message as it is."""
+    params = message.get("params")
+    if (recorded is None or incoming is None or message.get("method") != "notifications/progress"
+            or not isinstance(params, dict) or params.get("progressToken") != recorded):
+        return message
+    return dict(message, params=dict(params, progressToken=incoming))
+
+
+def mock_key(method, params):
+    """A request's identity for matching: its method and matched_params."""
+    return json.dumps([method, matched_params(method, params)], sort_keys=True, separators=(",", ":"))
+
+
+def request_text(method, params, limit=MOCK_SHOWN_CHARACTERS):
+    """``method {params}``, the matched_params as compact JSON cut to ``limit`` characters
+    (ASCII: no control character gets through)."""
+    text = json.dumps(matched_params(method, params), sort_keys=True, separators=(",", ":"))
+    return "%s %s" % (json.dumps(method)[1:-1] if isinstance(method, str) else method, cut_text(text, limit))
+
+
+class RecordedServer:
+    """The recording's answers, looked up by request (thread-safe: an HTTP host asks on several
+    connections). ``answer(message)`` returns the messages to send back, in order, and whether
+    the request was a miss."""
+
+    def __init__(self, recording):
+        self.recorded = {}  # mock_key -> [served entries, in recorded order]
+        for entry in recording.served:
+            self.recorded.setdefault(mock_key(entry["method"], entry["params"]), []).append(entry)
+        self.next_of = {}  # mock_key -> how many of its entries have been served
+        self.misses = 0
+        self._lock = threading.Lock()
+
+    def answer(self, message):
+        """(messages to send, the miss's description or None) for one incoming message."""
+        method, params = message.get("method"), message.get("params")
+        if not isinstance(method, str) or "id" not in message:
+            return [], None  # a notification, or the host's answer to a request of the server's
+        key = mock_key(method, params)
+        if method == "server/discover" and key not in self.recorded and mock_key("initialize", {}) in self.recorded:
+            # a 2025-11-25 server, as recorded: it knows no server/discover, and a client that
+            # asks first (as mcp-tui does) goes on to initialize; not a miss of the recording
+            return [{"jsonrpc": "2.0", "id": message["id"], "error": {
+                "code": METHOD_NOT_FOUND, "message": "Method not found: server/discover (mcp-tui mock: the "
+                                                     "recording's server speaks 2025-11-25)"}}], None
+        with self._lock:
+            entries = self.recorded.get(key)
+            if not entries:
+                self.misses += 1
+                return [self.miss_error(message, method, params)], self.miss_text(method, params)
+            served = self.next_of.get(key, 0)
+            self.next_of[key] = served + 1
+        entry = entries[min(served, len(entries) - 1)]
+        first = served < len(entries)  # the last one again: its answer, without its notifications
+        tokens = (params_progress_token(entry["params"]), params_progress_token(params))
+        return [self.with_id(sent, message["id"]) if is_answer else with_progress_token(sent, *tokens)
+                for sent, is_answer in entry["sent"] if is_answer or first], None
+
+    @staticmethod
+    def with_id(recorded, incoming_id):
+        """The recorded answer with the incoming id, its keys in their recorded order."""
+        return dict((key, incoming_id if key == "id" else value) for key, value in recorded.items())
+
+    def closest(self, method, params):
+        """The recorded request most like this one (the same method first), as request_text."""
+        import difflib
+
+        wanted = mock_key(method, params)[:2000]
+        best, best_score = None, -1.0
+        for key, entries in self.recorded.items():
+            entry = entries[0]
+            score = (entry["method"] == method) + difflib.SequenceMatcher(None, wanted, key[:2000]).quick_ratio()
+            if score > best_score:
+                best, best_score = entry, score
+        return request_text(best["method"], best["params"]) if best else None
+
+    def miss_text(self, method, params):
+        closest = self.closest(method, params)
+        return "the recording has no request %s; the closest recorded: %s" % (
+            request_text(method, params), closest or "(none: the recording holds no request)")
+
+    def miss_error(self, message, method, params):
+        known = any(entries[0]["method"] == method for entries in self.recorded.values())
+        return {"jsonrpc": "2.0", "id": message["id"], "error": {
+            "code": INVALID_PARAMS if known else METHOD_NOT_FOUND,
+            "message": "mcp-tui mock: " + self.miss_text(method, params)}}
+
+
+def mock_wire_bytes(message):
+    """A message as the mock sends it: compact JSON, non-ASCII as UTF-8 (as \\u escapes where a
+    lone surrogate cannot be), NaN as recorded."""
+    try:
+        return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(message, separators=(",", ":")).encode("ascii")
+
+
+class MockHttpServer:
+    """`mock --listen`: Streamable HTTP on the listen address. POST a request: its recorded
+    messages (as application/json when the answer is all, else as a text/event-stream); POST a
+    notification or an answer: 202. GET: 405 (no stream is offered). An initialize answer gets
+    an Mcp-Session-Id (2025-11-25 sessions). Only ``/TOKEN/mcp`` is served (compared in constant
+    time); every other path is 404."""
+
+    def __init__(self, server, listen, on_served, max_message=DEFAULT_MAX_MESSAGE):
+        import hmac
+        import http.server
+        import secrets
+        import socket
+
+        self.path = "/%s/mcp" % secrets.token_urlsafe(24)
+        self.max_message = max_message  # TapProxy.request_body's bound
+        mock = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
+
+            def owned(self):
+                path = self.path.split("?", 1)[0]
+                if hmac.compare_digest(path.encode("utf-8", "replace"), mock.path.encode("ascii")):
+                    return True
+                self.close_connection = True  # its body is not read: the connection cannot carry another request
+                self.reply(404, b"not found\n", "text/plain; charset=utf-8", [("Connection", "close")])
+                return False
+
+            def do_POST(self):
+                if not self.owned():
+                    return
+                body = TapProxy.request_body(mock, self)  # chunked or not, bounded, as the HTTP tap reads one
+                if body is None or body is TapProxy.TOO_LARGE:
+                    self.close_connection = True  # what is left of the body is not read
+                    return self.reply(400, b"a request body the mock cannot read\n", "text/plain; charset=utf-8",
+                                      [("Connection", "close")]) if body is None else self.reply(
+                        413, b"a body over --max-message-size\n", "text/plain; charset=utf-8", [("Connection", "close")])
+                try:
+                    message = strict_json(body.decode("utf-8"), non_finite=True)
+                except (ValueError, UnicodeDecodeError):
+                    message = None
+                if not isinstance(message, dict):
+                    sent, miss = [{"jsonrpc": "2.0", "id": None, "error": {
+                        "code": -32700, "message": "mcp-tui mock: not a JSON-RPC message"}}], "a body that is not JSON"
+                else:
+                    sent, miss = server.answer(message)
+                on_served(miss)
+                if not sent:
+                    return self.reply(202, b"", None)
+                headers = [("Mcp-Session-Id", mock.session_id)] if message and message.get(
+                    "method") == "initialize" else []
+                if len(sent) == 1:
+                    return self.reply(200, mock_wire_bytes(sent[0]), "application/json", headers)
+                body = b"".join(b"event: message\ndata: %s\n\n" % mock_wire_bytes(item) for item in sent)
+                self.reply(200, body, "text/event-stream", headers)
+
+            def do_GET(self):
+                if self.owned():
+                    self.reply(405, b"", None, [("Allow", "POST, DELETE")])
+
+            def do_DELETE(self):
+                if self.owned():
+                    self.reply(200, b"", None)
+
+            def reply(self, status, body, kind, headers=()):
+                try:
+                    self.send_response_only(status)
+                    for key, value in ([("Content-Type", kind)] if kind else []) + list(headers):
+                        self.send_header(key, value)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    self.wfile.flush()
+                except OSError:
+                    self.close_connection = True
+
+            def log_message(self, *args):  # stderr says misses, not a line per request
+                pass
+
+        class Server(http.server.ThreadingHTTPServer):
+            daemon_threads = True
+            address_family = socket.AF_INET6 if ":" in listen[0] else socket.AF_INET
+
+            def handle_error(self, request, client_address):
+                kind, exc = sys.exc_info()[:2]
+                sys.stderr.write("mcp-tui mock: internal error answering a request: %s: %s\n" % (
+                    kind.__name__ if kind else "error", json.dumps(str(exc)[:KEPT_FIELD_LIMIT])))  # ASCII: no control
+
+        self.session_id = secrets.token_hex(16)
+        try:
+            self.server = Server(listen, Handler)
+        except OSError as exc:
+            raise McpTuiError("cannot listen on %s:%s: %s" % (listen[0], listen[1], exc.strerror or exc))
+        host, port = self.server.server_address[:2]
+        self.url = "http://%s:%d%s" % ("[%s]" % host if ":" in host else host, port, self.path)
+
+    def serve(self, stopped):
+        thread = threading.Thread(target=self.server.serve_forever, args=(0.2,), daemon=True)
+        thread.start()
+        try:
+            while not stopped.wait(0.5):
+                pass
+        finally:
+            self.server.shutdown()
+            self.server.server_close()
 
 
 # ======================================================================================
@@ -14889,7 +15171,8 @@ CLI_OPTIONS = (
                                     help="check: also call every tool annotated readOnlyHint: true that needs no "
                                          "arguments")),
         (("--junit",), dict(metavar="FILE", help="check: write the findings as JUnit XML into FILE")),
-        (("--strict",), dict(action="store_true", help="check: warnings fail the check too (exit 1)")),
+        (("--strict",), dict(action="store_true", help="check: warnings fail the check too (exit 1); mock: the "
+                                                       "first request the recording lacks ends it (exit 1)")),
     )),
     ("tool call --load: the same call, concurrently, with latency percentiles", (
         (("--load",), dict(action="store_true", help="call the tool again and again over one connection and "
@@ -14907,11 +15190,15 @@ CLI_OPTIONS = (
         (("--state-dir",), dict(metavar="DIR", help="tap: the state directory the tap's log is in, instead of "
                                                     "MCP_TUI_STATE_DIR's (tap install pins yours: a host starts its "
                                                     "servers with an environment of its own)")),
-        (("--listen",), dict(metavar="HOST:PORT", help="tap: relay HTTP here to --url (loopback; port 0: any free)")),
-        (("--allow-remote",), dict(action="store_true", help="tap --listen: on an address that is not loopback")),
+        (("--listen",), dict(metavar="HOST:PORT", help="tap: relay HTTP here to --url; mock: serve the recording "
+                                                        "here (loopback; port 0: any free)")),
+        (("--allow-remote",), dict(action="store_true", help="tap and mock --listen: on an address that is not "
+                                                              "loopback")),
         (("--since",), dict(metavar="TIME", help="tap save: only messages from TIME on (2026-01-31T09:00, 09:00, "
                                                  "or 10m: ten minutes ago)")),
         (("--method",), dict(metavar="M", help="tap save: only the host's M requests, with their answers")),
+        (("--allow-masked",), dict(action="store_true", help="mock: serve a recording with masked values, the "
+                                                             "labels as they are")),
     )),
     ("install", (
         (("--prefix",), dict(metavar="DIR", help="install: the folder the mcp-tui launcher goes in, one only you "
@@ -16679,13 +16966,7 @@ class SurfaceCommands(CliCommands):
     def replay(self, args):
         path, = self.cli.expect(args, 1, "CONNECTION replay FILE [--ignore PATH ...]")
         ignored = [ignore_pattern(text) for text in self.opts.ignore]
-        try:
-            with open(path, encoding="utf-8") as handle:
-                recording = Recording(handle.read().splitlines(), path)
-        except OSError as exc:
-            raise UsageError("cannot read recording %s: %s" % (path, exc.strerror or exc))
-        except UnicodeDecodeError:
-            raise UsageError("%s is not a recording (not UTF-8 text)" % path)
+        recording = read_recording(path)
         if not recording.exchanges:
             raise UsageError("%s holds no request with its answer to replay" % path,
                              hint="record one with: mcp-tui CONNECTION --record FILE COMMAND")
@@ -17523,6 +17804,138 @@ def tap_conversation(records, since=None, method=None):
     return kept
 
 
+# -- 7. CLI: mock, a recording served as a server (section 4c) ------------------------------
+
+
+MOCK_USAGE = "mock FILE [--listen HOST:PORT] [--strict] [--allow-masked]"
+
+
+class MockCommands(CliCommands):
+    """`mock FILE`: RecordedServer over stdio (a host's config runs it; stdout is JSON-RPC
+    only) or over Streamable HTTP with --listen (MockHttpServer). Exit 1 when a request missed."""
+
+    def serve(self, args):
+        if self.cli.spec is not None:
+            raise UsageError("mock serves FILE itself; leave out the connection", hint="usage: mcp-tui " + MOCK_USAGE)
+        path, = self.cli.expect(args, 1, MOCK_USAGE)
+        recording = read_recording(path)
+        if not recording.served:
+            raise UsageError("%s holds no request to answer" % path,
+                             hint="record one with: mcp-tui CONNECTION --record FILE COMMAND")
+        masked = sorted(self.masked_labels(recording))
+        shown = ", ".join(masked[:3]) + (", ..." if len(masked) > 3 else "")
+        if masked and not self.opts.allow_masked:
+            raise UsageError("%s holds %d masked value%s (%s): a host would get the labels, not what the server "
+                             "sent; --allow-masked serves them as they are" % (
+                                 path, len(masked), "" if len(masked) == 1 else "s", shown))
+        if masked:
+            self.out.stderr_line("mcp-tui mock: serving %d masked value%s as recorded (%s), not the values the "
+                                 "server sent" % (len(masked), "" if len(masked) == 1 else "s", shown))
+        server = RecordedServer(recording)
+        if self.opts.listen is not None:
+            return self.serve_http(server, path)
+        return self.serve_stdio(server)
+
+    @staticmethod
+    def masked_labels(recording):
+        found = set()
+        for entry in recording.served:
+            for value in [entry["params"]] + [message for message, _ in entry["sent"]]:
+                found.update(MASKED_LABEL.findall(json.dumps(value)))
+        return found
+
+    def said_miss(self, miss, misses):
+        """A miss said on stderr (one line, cleaned); returns the count so far."""
+        if miss is None:
+            return misses
+        self.out.stderr_line("mcp-tui mock: miss: " + miss)
+        return misses + 1
+
+    def serve_stdio(self, server):
+        """One JSON-RPC message a line from stdin, the recorded ones a line each on stdout, until stdin ends."""
+        stdin = getattr(sys.stdin, "buffer", sys.stdin)
+        stdout = getattr(sys.stdout, "buffer", None)
+        if os.name == "nt":  # bytes as they are: no CRLF translation on either side
+            import msvcrt
+
+            for stream in (sys.stdin, sys.stdout):
+                msvcrt.setmode(stream.fileno(), os.O_BINARY)
+        limit, misses = self.opts.max_message_size, 0
+        while True:
+            line = stdin.readline(limit + 1)
+            if not line:
+                break
+            if isinstance(line, str):
+                line = line.encode("utf-8", "surrogateescape")
+            too_long = len(line) > limit and not line.endswith(b"\n")
+            while too_long and line and not line.endswith(b"\n"):  # the rest of it is read and dropped
+                line = stdin.readline(limit + 1)
+            if not too_long and not line.strip():
+                continue
+            try:
+                message = None if too_long else strict_json(line.decode("utf-8"), non_finite=True)
+            except (ValueError, UnicodeDecodeError):
+                message = None
+            if isinstance(message, dict):
+                sent, miss = server.answer(message)
+            else:
+                sent = [{"jsonrpc": "2.0", "id": None, "error": {
+                    "code": -32700, "message": "mcp-tui mock: not a JSON-RPC message"}}]
+                miss = "a line over --max-message-size" if too_long else "a line that is not a JSON-RPC message"
+            try:
+                for item in sent:
+                    data = mock_wire_bytes(item) + b"\n"
+                    if stdout is not None:
+                        stdout.write(data)
+                        stdout.flush()
+                    else:
+                        sys.stdout.write(data.decode("utf-8"))
+                        sys.stdout.flush()
+            except OSError as exc:  # the host closed its end: the conversation is over
+                failure = stream_failure(sys.stdout, exc)
+                if failure is not None:
+                    raise failure
+                break
+            misses = self.said_miss(miss, misses)
+            if miss is not None and self.opts.strict:
+                return EXIT_FAILURE
+        return EXIT_FAILURE if misses else EXIT_OK
+
+    def serve_http(self, server, path):
+        """Until Ctrl+C or SIGTERM (or, with --strict, the first miss); the URL is said on stderr."""
+        import signal
+
+        listen = listen_address(self.opts.listen, self.opts.allow_remote, "the mock")
+        stopped, code, misses, lock = threading.Event(), [EXIT_OK], [0], threading.Lock()
+
+        def served(miss):
+            with lock:
+                misses[0] = self.said_miss(miss, misses[0])
+            if miss is not None and self.opts.strict:
+                stopped.set()
+
+        mock = MockHttpServer(server, listen, served, self.opts.max_message_size)
+
+        def stop(signum, frame):
+            code[0] = 128 + signum if signum != signal.SIGINT else EXIT_OK
+            stopped.set()
+
+        previous = {}
+        for number in (signal.SIGINT, signal.SIGTERM):
+            try:
+                previous[number] = signal.signal(number, stop)
+            except (ValueError, OSError):  # not the main thread: whoever runs main() there owns the signals
+                break
+        self.out.stderr_line("mcp-tui mock: serving %s on %s" % (path, mock.url))
+        try:
+            mock.serve(stopped)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            TapRelay.restore_signals(previous)
+        return EXIT_FAILURE if misses[0] else code[0]
+
+
 # -- 7. CLI: tap install and uninstall: a server of a host's config file put behind a tap --
 
 
@@ -18070,6 +18483,12 @@ COMMANDS = (
                 details="The file is byte for byte as before tap install (or, changed elsewhere since, only "
                         "the entry is restored)."),
     )),
+    Command("mock", "serve a --record FILE as an MCP server, with no server", MOCK_USAGE,
+            family_verb(MockCommands, MockCommands.serve), flags=("--listen", "--allow-remote", "--strict",
+                                                                   "--allow-masked"),
+            details="Over stdio (a host's config runs `mcp-tui mock FILE`), or Streamable HTTP at the URL --listen "
+                    "says. Each request gets its recorded answer; one the recording lacks gets an error naming "
+                    "the closest recorded request, and the exit is 1 (--strict: at once)."),
     Command("check", "check the server against the spec's rules",
             "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]",
             family_verb(CheckCommands, CheckCommands.check), flags=("--call", "--call-readonly", "--junit", "--strict"),

@@ -227,7 +227,7 @@ def test_every_mistyped_command_gets_did_you_mean(cli, top):
     (["tools", "list", "--task"], "--task goes with tool call, not with 'tools list'"),
     (["session", "list", "--idle", "5"], "--idle goes with session open, not with 'session list'"),
     (["auth", "status", "--all"], "--all goes with session close or auth logout, not with 'auth status'"),
-    (["watch", "--strict"], "--strict goes with check, not with 'watch'"),
+    (["watch", "--strict"], "--strict goes with mock or check, not with 'watch'"),
     (["ping", "--require-digests"], "--require-digests goes with skill verify or skill fetch, not with 'ping'"),
     (["server", "--dry-run"], "--dry-run previews the request of tool call, prompt get, resource read, complete, "
                               "rpc, tap install or tap uninstall, not of 'server'"),
