@@ -132,8 +132,8 @@ def test_a_tool_that_now_answers_differently_is_reported(cli, tmp_path):
     assert as_json.json()["requests"][0]["differences"] == [
         {"class": "breaking", "path": "/result/content/0/text", "change": "changed", "recorded": "hello",
          "replayed": "HELLO"}]
-    assert as_json.json()["summary"] == {"requests": 1, "same": 0, "different": 1, "breaking": 1, "additive": 0,
-                                         "cosmetic": 0}
+    assert as_json.json()["summary"] == {"requests": 1, "same": 0, "different": 1, "masked": 0, "breaking": 1,
+                                         "additive": 0, "cosmetic": 0}
     ignored = cli(new, "replay", recording, "--ignore", "/result/content/*/text")
     assert (ignored.code, ignored.out) == (0, "1 request: 1 same, 0 different\n"), ignored
 
@@ -371,7 +371,9 @@ def test_the_readmes_ci_workflow_passes_a_harmless_change_and_fails_a_breaking_o
         codes[change] = [done.returncode for done in outputs[change]]
     assert codes == {"description": [0, 0], "optional-argument": [0, 0], "required-argument": [1, 1],
                      "removed-tool": [1, 1]}, outputs
-    assert outputs["description"][1].stdout == "2 requests: 2 same, 0 different\n", outputs
+    assert outputs["description"][1].stdout == ("session 1 (2026-07-28): 1 request: 1 same, 0 different\n"
+                                                "session 2 (2026-07-28): 1 request: 1 same, 0 different\n"
+                                                "2 requests: 2 same, 0 different\n"), outputs  # one run, one session
 
 
 def test_a_replayed_task_is_answered_under_its_new_id(cli, tmp_path, record_file):
