@@ -16309,7 +16309,7 @@ class SurfaceCommands(CliCommands):
         def report(index, exchange, changes, masked):
             for change in changes:
                 counts[change["class"]] += 1
-            compared.append({"request": index, "session": len(sessions), "method": exchange["method"],
+            compared.append({"request": index, "session": len(sessions) + 1, "method": exchange["method"],
                              "same": not changes, "differences": [
                 dict({"class": change["class"], "path": change["path"], "change": change["change"]},
                      **{side: change[key] for side, key in (("recorded", "old"), ("replayed", "new")) if key in change})
