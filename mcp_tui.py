@@ -66,7 +66,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: LatencyHistogram ToolLoad
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
                     (and whole, credentials masked, in a --record file, which ``replay`` reads)
-                    classes: LogSelection MessageRecorder Recording RecordedResponder DebugLog
+                    classes: LogSelection MessageRecorder Recording RecordedSession RecordedResponder
+                    DebugLog
                     Exchange ExchangeBook
      4a. taps       a real host's conversation with its server: the stdio relay (``TapRelay``),
                     and the tap's log in the state directory, written and followed
@@ -8801,6 +8802,9 @@ class LogSelection:
         return self.entries[index]
 
 
+# -- 4. Debug log: --record files, written, read back as host sessions and replayed --------
+
+
 RECORDING_FORMAT = 1
 # The request that opens a session says its era before the session has chosen one.
 ERA_OPENERS = {"initialize": "legacy", "server/discover": "modern"}
@@ -13274,7 +13278,8 @@ def replay_counts(requests):
 
 def replayed_session_view(session):
     """What a replay's report says of one session it opened: the era and who it declared to be."""
-    return {"protocolVersion": session.protocol_version, "era": session.era.name,
+    summary = session.summary()
+    return {"protocolVersion": summary["protocolVersion"], "era": summary["era"],
             "clientInfo": session.client_info(), "asRecorded": session.stand_in is not None}
 
 
