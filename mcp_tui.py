@@ -8934,6 +8934,7 @@ class Recording:
                     current.openings.append(last)
                     continue
                 current.requests += 1
+                current.eras.add(record.get("era"))
                 if not record.get("bookkeeping"):
                     self.exchanges.append(last)
                     current.exchanges.append(last)
@@ -8982,12 +8983,15 @@ class RecordedSession:
     def __init__(self):
         self.openings, self.exchanges = [], []
         self.requests = 0  # the requests after the opening ones, bookkeeping and unanswered included
+        self.eras = set()  # the era labels of those requests (MessageRecorder's)
 
     def host(self):
         """What the host declared, as a replay declares it for the host: {"protocolVersion",
         "clientInfo", "capabilities"} (a part it did not record, or recorded as no object, is
         None), from the request that opened the session (the last one answered), or from a
-        2026-07-28 request's _meta when the opening was not recorded; None when nothing says."""
+        2026-07-28 request's _meta when the opening was not recorded (a debug `s` file), or, from
+        requests mcp-tui labelled legacy, the version its handshake asks first; None when
+        nothing says."""
         answered = [opening for opening in self.openings if "result" in (opening["response"] or {})]
         for opening in (answered or self.openings)[-1:]:
             params = opening["params"]
@@ -9001,7 +9005,7 @@ class RecordedSession:
             declared = stamped_declaration(exchange["params"])
             if declared is not None:
                 return declared
-        return None
+        return host_declaration(LEGACY_VERSIONS[0], None, None) if self.eras == {"legacy"} else None
 
 
 def host_declaration(version, client_info, capabilities):
@@ -13279,15 +13283,14 @@ def replay_counts(requests):
 def replayed_session_view(session):
     """What a replay's report says of one session it opened: the era and who it declared to be."""
     summary = session.summary()
-    return {"protocolVersion": summary["protocolVersion"], "era": summary["era"],
-            "clientInfo": session.client_info(), "asRecorded": session.stand_in is not None}
+    return {"protocolVersion": summary["protocolVersion"], "era": summary["era"], "clientInfo": session.client_info()}
 
 
 def replay_host_text(number, count, host, protocol):
     """The line a replay says before it opens a session: whose session, as whom, in which version."""
     where = "session %d of %d" % (number, count) if count > 1 else "the recording"
-    if host is None:
-        return "replaying %s as mcp-tui%s" % (where, "" if protocol in (None, "auto") else " (%s)" % protocol)
+    if host is None or host["clientInfo"] is None and host["capabilities"] is None:
+        return "replaying %s as mcp-tui%s" % (where, "" if protocol in (None, "auto") else ", %s" % protocol)
     info = host.get("clientInfo") or {}
     name = " ".join(str(info[key]) for key in ("name", "version") if isinstance(info.get(key), (str, int, float)))
     return "replaying %s as the recorded host%s%s (--as-mcp-tui: as mcp-tui)" % (

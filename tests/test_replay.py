@@ -548,3 +548,18 @@ def test_a_masked_value_in_the_recording_is_not_a_change(cli, tmp_path):
     as_json = cli(stdio_command(), "replay", recording, "--format", "json")
     assert as_json.json()["requests"][0]["masked"] == ["/result/content/0/text"], as_json.out
     assert as_json.json()["summary"]["masked"] == 1 and "hi" not in as_json.out, as_json.out
+
+
+def test_a_legacy_recording_without_its_initialize_replays_in_2025(cli, tmp_path):
+    """The TUI's debug `s` saves the rows marked, perhaps without the initialize: its requests
+    are labelled legacy, and are replayed in 2025-11-25 (what mcp-tui asks for first), not in
+    auto mode, which a server of both eras answers in 2026-07-28."""
+    recording = tmp_path / "rows.jsonl"
+    assert cli(stdio_command(), "--protocol-version", "2025-11-25", "--record", recording, "tool", "list").code == 0
+    kept = [line for line in recorded(recording) if (line.get("message") or {}).get("id") != 1
+            and (line.get("message") or {}).get("method") != "notifications/initialized"]
+    assert not [line for line in kept if (line.get("message") or {}).get("method") == "initialize"], kept
+    recording.write_text("".join(json.dumps(line) + "\n" for line in kept))
+    replayed = cli(stdio_command(), "replay", recording)
+    assert (replayed.code, replayed.out) == (0, "1 request: 1 same, 0 different\n"), replayed
+    assert "replaying the recording as mcp-tui, 2025-11-25" in replayed.err, replayed
