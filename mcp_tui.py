@@ -3639,6 +3639,7 @@ class Era:
     and declares nothing of either."""
 
     name = None  # "modern" | "legacy": the "era" the JSON documents print
+    asks_first = None  # the protocol version its opening asks for first
     label = "legacy (initialize handshake)"
     task_form = "2025-11-25"  # the TaskForm.form of the tasks it speaks (tasks_for)
 
@@ -3791,6 +3792,7 @@ class LegacyEra(Era):
     server requests answered as they come, tasks in the experimental form."""
 
     name = "legacy"
+    asks_first = LEGACY_VERSIONS[0]
 
     def handshake(self, version, timeout=None):
         """initialize, asking for ``version`` (within ``timeout``, --timeout unless given); it
@@ -3879,6 +3881,7 @@ class ModernEra(Era):
     requests, tasks in the io.modelcontextprotocol/tasks extension."""
 
     name = "modern"
+    asks_first = MODERN_VERSION
     label = "2026-07-28 (per-request metadata)"
     task_form = "extension"
     initialized = True  # no handshake: nothing for a server request to wait for (it has none either)
@@ -4068,6 +4071,12 @@ class ModernEra(Era):
     def unsubscribe_resource(self, uri):
         """A subscription is the listen stream that made it and ends with it."""
         return False
+
+
+def version_asked_first(name):
+    """The protocol version mcp-tui's opening asks for first in the era named ``name`` (a
+    --record line's label); None for no era."""
+    return era_named(name).asks_first
 
 
 def era_named(name):
@@ -9005,7 +9014,8 @@ class RecordedSession:
             declared = stamped_declaration(exchange["params"])
             if declared is not None:
                 return declared
-        return host_declaration(LEGACY_VERSIONS[0], None, None) if self.eras == {"legacy"} else None
+        asked = version_asked_first(next(iter(self.eras))) if len(self.eras) == 1 else None
+        return host_declaration(asked, None, None) if asked else None
 
 
 def host_declaration(version, client_info, capabilities):
