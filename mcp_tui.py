@@ -8899,11 +8899,11 @@ class Recording:
     are not among them; their tool lists still say which headers a replayed call sends."""
 
     def __init__(self, lines, where):
-        self.exchanges, self.answers, self.client_methods = [], {}, set()
-        pending, server_requests, last, listings = {}, {}, None, []
         # The host sessions, in order (RecordedSession): a run's part starts one, and so does an
         # opening request after other requests (a tap's log holds one host session after another).
-        self.sessions, current = [], None
+        self.sessions = []
+        self.exchanges, self.answers, self.client_methods = [], {}, set()
+        pending, server_requests, last, listings = {}, {}, None, []
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
@@ -8916,7 +8916,7 @@ class Recording:
             if not isinstance(record, dict):
                 raise UsageError("%s: line %d is not a recorded message" % (where, number))
             if "recording" in record:  # a run starts: its ids are its own
-                pending, server_requests, last, current = {}, {}, None, None
+                pending, server_requests, last = {}, {}, None
                 continue
             message, direction = record.get("message"), record.get("direction")
             if not isinstance(message, dict) or direction not in ("in", "out"):
@@ -8932,13 +8932,13 @@ class Recording:
                     self.note_input_answers(last, params)  # a round of the request before, not a request
                     pending[message_id] = last
                     continue
+                if last is None or (method in OPENING_METHODS and current.requests):  # a part's first request
+                    current = RecordedSession()
+                    self.sessions.append(current)
                 last = {"method": method, "params": params, "response": None}
                 pending[message_id] = last
                 if method == "tools/list":
                     listings.append(last)
-                if current is None or (method in OPENING_METHODS and current.requests):
-                    current = RecordedSession()
-                    self.sessions.append(current)
                 if method in OPENING_METHODS:
                     current.openings.append(last)
                     continue
