@@ -16335,6 +16335,13 @@ class SurfaceCommands(CliCommands):
             if changes and not self.out.json:
                 self.out.text(replay_text(index, exchange, changes))
 
+        sent_masked = [index for index, exchange in enumerate(recording.exchanges, 1)
+                       if MASKED_VALUE.search(json.dumps(exchange["params"]))]
+        if sent_masked:
+            self.out.notice("request%s %s hold%s a masked value (the recording has no secret there): sent as "
+                            "recorded, the label in place of the value" % (
+                                "" if len(sent_masked) == 1 else "s", ", ".join(map(str, sent_masked)),
+                                "s" if len(sent_masked) == 1 else ""))
         for part in parts:
             session = self.replay_session(part, len(sessions) + 1, len(parts), recording)
             first = len(compared)

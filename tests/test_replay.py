@@ -563,3 +563,15 @@ def test_a_legacy_recording_without_its_initialize_replays_in_2025(cli, tmp_path
     replayed = cli(stdio_command(), "replay", recording)
     assert (replayed.code, replayed.out) == (0, "1 request: 1 same, 0 different\n"), replayed
     assert "replaying the recording as mcp-tui, 2025-11-25" in replayed.err, replayed
+
+
+def test_a_masked_value_a_replay_must_send_is_said(cli, tmp_path):
+    """A request that holds a masked value goes out with the label: the replay says so, rather
+    than let the server's answer to the label pass for its answer to the secret."""
+    recording = tmp_path / "masked.jsonl"
+    assert cli(stdio_command(), "--record", recording, "tool", "call", "echo", "message=hi").code == 0
+    recording.write_text(recording.read_text().replace('"message": "hi"', '"message": "secret:0123abcd"'))
+    replayed = cli(stdio_command(), "replay", recording)
+    assert replayed.code == 1, replayed  # echo answers the label, not the recorded hi
+    assert ("request 1 holds a masked value (the recording has no secret there): sent as recorded, the label in "
+            "place of the value\n") in replayed.err, replayed
