@@ -67,8 +67,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: LatencyHistogram ToolLoad
    4. debug log     the bounded log of everything on the wire, secrets fingerprinted
                     (and whole, credentials masked, in a --record file, which ``replay`` reads)
-                    classes: LogSelection MessageRecorder Recording RecordedResponder DebugLog
-                    SourcedLog Exchange ExchangeBook
+                    classes: LogSelection MessageRecorder Recording RecordedSession RecordedResponder
+                    DebugLog SourcedLog Exchange ExchangeBook
      4a. taps       a real host's conversation with its server: the stdio relay (``TapRelay``),
                     and the tap's log in the state directory, written and followed
                     classes: TapLog TapFollower TapExchanges TapCutBody TapTranscriber TapRelay
@@ -3847,6 +3847,7 @@ class Era:
     and declares nothing of either."""
 
     name = None  # "modern" | "legacy": the "era" the JSON documents print
+    asks_first = None  # the protocol version its opening asks for first
     label = "legacy (initialize handshake)"
     task_form = "2025-11-25"  # the TaskForm.form of the tasks it speaks (tasks_for)
 
@@ -3999,6 +4000,7 @@ class LegacyEra(Era):
     server requests answered as they come, tasks in the experimental form."""
 
     name = "legacy"
+    asks_first = LEGACY_VERSIONS[0]
 
     def handshake(self, version, timeout=None):
         """initialize, asking for ``version`` (within ``timeout``, --timeout unless given); it
@@ -4006,8 +4008,8 @@ class LegacyEra(Era):
         session = self.session
         session.adopt_era(self, None)
         params = {"protocolVersion": version, "capabilities": session.client_capabilities(),
-                  "clientInfo": CLIENT_INFO}
-        if version in ("2025-06-18", "2025-03-26", "2024-11-05"):
+                  "clientInfo": session.client_info()}
+        if version in ("2025-06-18", "2025-03-26", "2024-11-05") and not session.declares_for_host():
             params["capabilities"]["elicitation"] = {}  # form only before 2025-11-25
         try:
             result = session.channel.call("initialize", params, timeout=timeout or session.timeout,
@@ -4055,7 +4057,8 @@ class LegacyEra(Era):
                 "capabilities": session.capabilities, "serverInfo": session.server_info}
 
     def client_capabilities(self, capabilities, declare_tasks=False, method=None):
-        capabilities["roots"] = {"listChanged": True}  # roots_changed() sends the notification
+        if not self.session.declares_for_host():  # a replayed host declares what it declared
+            capabilities["roots"] = {"listChanged": True}  # roots_changed() sends the notification
         return capabilities
 
     def notification_headers(self):
@@ -4086,6 +4089,7 @@ class ModernEra(Era):
     requests, tasks in the io.modelcontextprotocol/tasks extension."""
 
     name = "modern"
+    asks_first = MODERN_VERSION
     label = "2026-07-28 (per-request metadata)"
     task_form = "extension"
     initialized = True  # no handshake: nothing for a server request to wait for (it has none either)
@@ -4149,7 +4153,8 @@ class ModernEra(Era):
         """No handshake to finish, and the cache stays."""
 
     def client_capabilities(self, capabilities, declare_tasks=False, method=None):
-        extensions = dict(capabilities.get("extensions") or {})
+        extensions = capabilities.get("extensions")
+        extensions = dict(extensions) if isinstance(extensions, dict) else {}  # a recorded host's may be anything
         if declare_tasks:
             extensions[TASKS_EXTENSION] = {}
         if method in SKILLS_METHODS:  # a server may refuse them to a client that did not declare it
@@ -4165,7 +4170,7 @@ class ModernEra(Era):
         meta = dict(params.get("_meta") or {})
         meta[META_PREFIX + "protocolVersion"] = session.protocol_version
         meta[META_PREFIX + "clientCapabilities"] = session.client_capabilities(declare_tasks, method)
-        meta[META_PREFIX + "clientInfo"] = CLIENT_INFO
+        meta[META_PREFIX + "clientInfo"] = session.client_info()
         if session.log_level:
             meta[META_PREFIX + "logLevel"] = session.log_level
         params["_meta"] = meta
@@ -4274,6 +4279,12 @@ class ModernEra(Era):
     def unsubscribe_resource(self, uri):
         """A subscription is the listen stream that made it and ends with it."""
         return False
+
+
+def version_asked_first(name):
+    """The protocol version mcp-tui's opening asks for first in the era named ``name`` (a
+    --record line's label); None for no era."""
+    return era_named(name).asks_first
 
 
 def era_named(name):
@@ -4523,6 +4534,9 @@ class Session:
         self._tools_by_name = {}
         # extensions declared on every request (2026-07-28) or in initialize: --advertise-apps
         self.extensions = {}
+        # replay: the recorded host's clientInfo and capabilities (RecordedSession.host), declared
+        # instead of mcp-tui's, so that the server answers as it answered the host
+        self.stand_in = None
 
     # -- opening (SessionOpener) ------------------------------------------------------
 
@@ -4610,7 +4624,18 @@ class Session:
             self.channel.close()
             raise ConnectionFailed("the connection attempt was cancelled")
 
+    def client_info(self):
+        stand_in = self.stand_in or {}
+        return stand_in.get("clientInfo") or CLIENT_INFO
+
+    def declares_for_host(self):
+        """Whether the capabilities declared are a recorded host's (stand_in), not mcp-tui's."""
+        return self.stand_in is not None and self.stand_in.get("capabilities") is not None
+
     def client_capabilities(self, declare_tasks=False, method=None):
+        if self.declares_for_host():
+            capabilities = json.loads(json.dumps(self.stand_in["capabilities"]))  # a copy the era may add to
+            return self.era.client_capabilities(capabilities, declare_tasks, method)
         capabilities = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
         if self.extensions:  # --advertise-apps: declared in either era
             capabilities["extensions"] = dict(self.extensions)
@@ -9027,6 +9052,9 @@ class LogSelection:
         return self.entries[index]
 
 
+# -- 4. Debug log: --record files, written, read back as host sessions and replayed --------
+
+
 RECORDING_FORMAT = 1
 # The request that opens a session says its era before the session has chosen one.
 ERA_OPENERS = {"initialize": "legacy", "server/discover": "modern"}
@@ -9127,6 +9155,9 @@ class Recording:
     are not among them; their tool lists still say which headers a replayed call sends."""
 
     def __init__(self, lines, where):
+        # The host sessions, in order (RecordedSession): a run's part starts one, and so does an
+        # opening request after other requests (a tap's log holds one host session after another).
+        self.sessions = []
         self.exchanges, self.answers, self.client_methods = [], {}, set()
         # `mock`: every request of the client (opening, bookkeeping and input rounds too) in order,
         # each with what the server sent after it as recorded (its answer among them, whole)
@@ -9170,12 +9201,21 @@ class Recording:
                     self.note_input_answers(last, params)  # a round of the request before, not a request
                     pending[message_id] = last
                     continue
+                if last is None or (method in OPENING_METHODS and current.requests):  # a part's first request
+                    current = RecordedSession()
+                    self.sessions.append(current)
                 last = {"method": method, "params": params, "response": None}
                 pending[message_id] = last
                 if method == "tools/list":
                     listings.append(last)
-                if method not in OPENING_METHODS and not record.get("bookkeeping"):
+                if method in OPENING_METHODS:
+                    current.openings.append(last)
+                    continue
+                current.requests += 1
+                current.eras.add(record.get("era"))
+                if not record.get("bookkeeping"):
                     self.exchanges.append(last)
+                    current.exchanges.append(last)
             elif direction == "in" and method is None and message_id in pending:
                 pending.pop(message_id)["response"] = response_outcome(message)
             elif (direction == "in" and method is None and message_id is None and "error" in message
@@ -9188,6 +9228,8 @@ class Recording:
             elif direction == "out" and method is None and message_id in server_requests:
                 self.answers.setdefault(server_requests.pop(message_id), []).append(response_outcome(message))
         self.exchanges = [exchange for exchange in self.exchanges if exchange["response"] is not None]
+        for part in self.sessions:
+            part.exchanges = [exchange for exchange in part.exchanges if exchange["response"] is not None]
         self.tools = {}  # the tools the recording listed, by name: a replayed call sends their x-mcp-header headers
         for exchange in listings:
             result = (exchange["response"] or {}).get("result")
@@ -9220,6 +9262,55 @@ def read_recording(path):
 
 def response_outcome(message):
     return {"error": message["error"]} if "error" in message else {"result": message.get("result")}
+
+
+class RecordedSession:
+    """One host session of a Recording: the requests that opened it (initialize, or
+    server/discover; a probe that fell back opens with both), and the exchanges a replay
+    sends, each also in Recording.exchanges."""
+
+    def __init__(self):
+        self.openings, self.exchanges = [], []
+        self.requests = 0  # the requests after the opening ones, bookkeeping and unanswered included
+        self.eras = set()  # the era labels of those requests (MessageRecorder's)
+
+    def host(self):
+        """What the host declared, as a replay declares it for the host: {"protocolVersion",
+        "clientInfo", "capabilities"} (a part it did not record, or recorded as no object, is
+        None), from the request that opened the session (the last one answered), or from a
+        2026-07-28 request's _meta when the opening was not recorded (a debug `s` file), or, from
+        requests mcp-tui labelled legacy, the version its handshake asks first; None when
+        nothing says."""
+        answered = [opening for opening in self.openings if "result" in (opening["response"] or {})]
+        for opening in (answered or self.openings)[-1:]:
+            params = opening["params"]
+            if opening["method"] == "initialize":
+                result = (opening["response"] or {}).get("result")
+                chosen = result.get("protocolVersion") if isinstance(result, dict) else None
+                return host_declaration(chosen or params.get("protocolVersion"), params.get("clientInfo"),
+                                        params.get("capabilities"))
+            return stamped_declaration(params) or host_declaration(MODERN_VERSION, None, None)
+        for exchange in self.exchanges:
+            declared = stamped_declaration(exchange["params"])
+            if declared is not None:
+                return declared
+        asked = version_asked_first(next(iter(self.eras))) if len(self.eras) == 1 else None
+        return host_declaration(asked, None, None) if asked else None
+
+
+def host_declaration(version, client_info, capabilities):
+    return {"protocolVersion": version if isinstance(version, str) else None,
+            "clientInfo": client_info if isinstance(client_info, dict) else None,
+            "capabilities": capabilities if isinstance(capabilities, dict) else None}
+
+
+def stamped_declaration(params):
+    """What a 2026-07-28 request's _meta declares of its client (host_declaration), or None."""
+    meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+    if META_PREFIX + "protocolVersion" not in meta:
+        return None
+    return host_declaration(meta[META_PREFIX + "protocolVersion"], meta.get(META_PREFIX + "clientInfo"),
+                            meta.get(META_PREFIX + "clientCapabilities"))
 
 
 class RecordedResponder:
@@ -9333,7 +9424,34 @@ def differences(old, new, path=()):
         return found
     if old == new and type(old) is type(new):
         return []
-    return [("".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path), old, new)]
+    return [(json_pointer(path), old, new)]
+
+
+def json_pointer(path):
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+# A value a recording holds masked (SecretRegistry.add's kind:fingerprint label): the run's
+# credentials, a tap's environment secrets.
+MASKED_VALUE = re.compile(r"\b(?:secret|env|q|cookie|session|token|keeper-token):[0-9a-f]{8}\b")
+
+
+def with_masked_kept(recorded, replayed, masked, path=()):
+    """``replayed`` (comparable) with the recorded value put back wherever the recording holds
+    a masked value and the replay a value of its own: what was masked is unknown, not a
+    change. ``masked`` collects those places, as JSON pointers; the replayed values there are
+    never shown (they may be the secrets the recording masked)."""
+    if isinstance(recorded, str) and MASKED_VALUE.search(recorded) and replayed is not None:
+        if replayed != recorded:
+            masked.append(json_pointer(path))
+        return recorded
+    if isinstance(recorded, dict) and isinstance(replayed, dict):
+        return {key: with_masked_kept(recorded[key], item, masked, path + (key,)) if key in recorded else item
+                for key, item in replayed.items()}
+    if isinstance(recorded, list) and isinstance(replayed, list):
+        return [with_masked_kept(recorded[index], item, masked, path + (index,)) if index < len(recorded) else item
+                for index, item in enumerate(replayed)]
+    return replayed
 
 
 # The results a replay compares item by item, matched by key as `diff` matches a snapshot's.
@@ -9393,6 +9511,16 @@ def task_working(outcome):
     return isinstance(result, dict) and result.get("status") == "working"
 
 
+def replay_poll_seconds(outcome, deadline):
+    """How long a replay waits before it polls a working task again: the task's pollInterval
+    (pollIntervalMs in the tasks extension), as the server asks, at least REPLAY_POLL_SECONDS
+    and never past ``deadline`` (--timeout from the request's first poll)."""
+    result = outcome.get("result") or {}
+    asked = result.get("pollIntervalMs", result.get("pollInterval"))
+    seconds = max(REPLAY_POLL_SECONDS, asked / 1000.0 if is_number(asked) else 0)
+    return max(0.0, min(seconds, deadline - time.perf_counter()))
+
+
 def ignore_pattern(text):
     """--ignore /result/content/0/text: a JSON pointer into the answer; "*" stands for any key."""
     if not text.startswith("/"):
@@ -9417,33 +9545,37 @@ def resent_outcome(session, method, params, tool=None):
         return {"error": exc.error}
 
 
-def replay(session, recording, ignored, on_compared):
-    """Send the recording's requests to ``session`` in order, and call ``on_compared(index,
-    exchange, changes)`` for each once its answer has come (answer_changes). Returns the
-    count that differ."""
+def replay(session, recording, ignored, on_compared, part=None):
+    """Send the recording's requests (``part``'s, a RecordedSession, when given) to ``session``
+    in order, and call ``on_compared(index, exchange, changes, masked)`` for each once its
+    answer has come (answer_changes; ``masked``: the places with_masked_kept left out; the
+    index counts in the whole recording). Returns the count that differ."""
     task_ids, different = {}, 0
     recorded_requests, live_requests = {}, {}  # the input requests the last answer held, recorded and live
-    for index, exchange in enumerate(recording.exchanges, 1):
+    numbers = {id(exchange): index for index, exchange in enumerate(recording.exchanges, 1)}
+    for exchange in part.exchanges if part is not None else recording.exchanges:
         params = with_live_input_keys(with_task_ids(exchange["params"], task_ids), recorded_requests, live_requests)
         recorded = comparable(exchange["response"], ignored)
         tool = recording.tools.get(params.get("name")) if exchange["method"] == "tools/call" else None
         deadline = time.perf_counter() + session.timeout
         while True:
-            outcome = resent_outcome(session, exchange["method"], params, tool)
-            found = answer_changes(exchange["method"], recorded, comparable(outcome, ignored))
+            outcome, masked = resent_outcome(session, exchange["method"], params, tool), []
+            replayed = with_masked_kept(recorded, comparable(outcome, ignored), masked)
+            found = answer_changes(exchange["method"], recorded, replayed)
             # A task polled sooner than in the recording: poll again (as the recorded client
-            # did) while it is still working, until its answer matches or time is up.
+            # did, as often as the server asks) while it is still working, until its answer
+            # matches or time is up.
             if not (found and exchange["method"] == "tasks/get" and task_working(outcome)
                     and time.perf_counter() < deadline):
                 break
-            time.sleep(REPLAY_POLL_SECONDS)
+            time.sleep(replay_poll_seconds(outcome, deadline))
         old_ids, new_ids = find_task_ids(exchange["response"], set()), find_task_ids(outcome, set())
         if len(old_ids) == 1 and len(new_ids) == 1:
             task_ids[old_ids.pop()] = new_ids.pop()
         recorded_requests = with_task_ids(input_requests_of(exchange["response"]), task_ids)
         live_requests = input_requests_of(outcome)
         different += bool(found)
-        on_compared(index, exchange, found)
+        on_compared(numbers[id(exchange)], exchange, found, masked)
     return different
 
 
@@ -13916,9 +14048,40 @@ def replay_text(index, exchange, changes):
     return "\n".join(lines + change_lines(changes, "  "))
 
 
-def replay_summary(count, different, counts):
+def replay_summary(count, different, counts, masked=0):
     text = "%d request%s: %d same, %d different" % (count, "" if count == 1 else "s", count - different, different)
-    return text + ("; " + change_counts_text(counts) if different else "")
+    text += "; " + change_counts_text(counts) if different and counts is not None else ""
+    return text + ("; %d masked value%s not compared" % (masked, "" if masked == 1 else "s") if masked else "")
+
+
+def replay_counts(requests):
+    """The counts of a replay's report (its requests as SurfaceCommands.replay reports them)."""
+    different = sum(1 for request in requests if not request["same"])
+    return {"requests": len(requests), "same": len(requests) - different, "different": different,
+            "masked": sum(len(request["masked"]) for request in requests)}
+
+
+def replayed_session_view(session):
+    """What a replay's report says of one session it opened: the era and who it declared to be."""
+    summary = session.summary()
+    return {"protocolVersion": summary["protocolVersion"], "era": summary["era"], "clientInfo": session.client_info()}
+
+
+def replay_host_text(number, count, host, protocol):
+    """The line a replay says before it opens a session: whose session, as whom, in which version."""
+    where = "session %d of %d" % (number, count) if count > 1 else "the recording"
+    if host is None or host["clientInfo"] is None and host["capabilities"] is None:
+        return "replaying %s as mcp-tui%s" % (where, "" if protocol in (None, "auto") else ", %s" % protocol)
+    info = host.get("clientInfo") or {}
+    name = " ".join(str(info[key]) for key in ("name", "version") if isinstance(info.get(key), (str, int, float)))
+    return "replaying %s as the recorded host%s%s (--as-mcp-tui: as mcp-tui)" % (
+        where, " " + name if name else "", "" if protocol in (None, "auto") else ", %s" % protocol)
+
+
+def replay_session_text(view):
+    """A session's line in the report of a replay of several host sessions."""
+    return "session %d (%s): %s" % (view["session"], view["protocolVersion"], replay_summary(
+        view["requests"], view["different"], None, view["masked"]))
 
 
 def masked_token_view(token, now=None):
@@ -15150,6 +15313,9 @@ CLI_OPTIONS = (
         (("--fail-on",), dict(choices=tuple(FAIL_ON), default="breaking",
                               help="diff and replay: exit 1 on breaking changes (default), on additive ones too, "
                                    "or on any change")),
+        (("--as-mcp-tui",), dict(action="store_true",
+                                 help="replay: declare mcp-tui's clientInfo and capabilities, not the recorded "
+                                      "host's")),
     )),
     ("skills and apps", (
         (("--require-digests",), dict(action="store_true",
@@ -16964,32 +17130,68 @@ class SurfaceCommands(CliCommands):
         return EXIT_FAILURE if any(counts[kind] for kind in failing_classes(self.opts.fail_on)) else EXIT_OK
 
     def replay(self, args):
-        path, = self.cli.expect(args, 1, "CONNECTION replay FILE [--ignore PATH ...]")
+        path, = self.cli.expect(args, 1, "CONNECTION replay FILE [--ignore PATH ...] [--as-mcp-tui]")
         ignored = [ignore_pattern(text) for text in self.opts.ignore]
         recording = read_recording(path)
         if not recording.exchanges:
             raise UsageError("%s holds no request with its answer to replay" % path,
                              hint="record one with: mcp-tui CONNECTION --record FILE COMMAND")
-        session = self.cli.connect(responder=RecordedResponder(recording.answers, self.out.notice))
         compared, counts = [], dict.fromkeys(CHANGE_CLASSES, 0)
+        parts, sessions, different = [part for part in recording.sessions if part.exchanges], [], 0
 
-        def report(index, exchange, changes):
+        def report(index, exchange, changes, masked):
             for change in changes:
                 counts[change["class"]] += 1
-            compared.append({"request": index, "method": exchange["method"], "same": not changes, "differences": [
+            compared.append({"request": index, "session": len(sessions) + 1, "method": exchange["method"],
+                             "same": not changes, "differences": [
                 dict({"class": change["class"], "path": change["path"], "change": change["change"]},
                      **{side: change[key] for side, key in (("recorded", "old"), ("replayed", "new")) if key in change})
-                for change in changes]})
+                for change in changes], "masked": masked})
             if changes and not self.out.json:
                 self.out.text(replay_text(index, exchange, changes))
 
-        different = replay(session, recording, ignored, report)
+        sent_masked = [index for index, exchange in enumerate(recording.exchanges, 1)
+                       if MASKED_VALUE.search(json.dumps(exchange["params"]))]
+        if sent_masked:
+            self.out.notice("request%s %s hold%s a masked value (the recording has no secret there): sent as "
+                            "recorded, the label in place of the value" % (
+                                "" if len(sent_masked) == 1 else "s", ", ".join(map(str, sent_masked)),
+                                "s" if len(sent_masked) == 1 else ""))
+        for part in parts:
+            session = self.replay_session(part, len(sessions) + 1, len(parts), recording)
+            first = len(compared)
+            different += replay(session, recording, ignored, report, part)
+            sessions.append(dict(replayed_session_view(session), session=len(sessions) + 1, **replay_counts(
+                compared[first:])))
+            if len(parts) > 1 and not self.out.json:
+                self.out.text(replay_session_text(sessions[-1]))
         if self.out.json:
-            self.out.document({"requests": compared, "summary": dict(
-                {"requests": len(compared), "same": len(compared) - different, "different": different}, **counts)})
+            self.out.document({"requests": compared, "sessions": sessions, "summary": dict(
+                replay_counts(compared), **counts)})
         else:
-            self.out.text(replay_summary(len(compared), different, counts))
+            self.out.text(replay_summary(len(compared), different, counts,
+                                         sum(len(request["masked"]) for request in compared)))
         return EXIT_FAILURE if any(counts[kind] for kind in failing_classes(self.opts.fail_on)) else EXIT_OK
+
+    def replay_session(self, part, number, count, recording):
+        """A session for the recording's ``number``th host session (a RecordedSession): in the
+        protocol version it recorded (unless --protocol-version says one), declaring the host's
+        clientInfo and capabilities (unless --as-mcp-tui); the one before it is closed first."""
+        if self.cli.session is not None:
+            self.cli.session.close()
+            self.cli.session = None
+        host, spec = part.host(), self.cli.spec
+        version = (host or {}).get("protocolVersion")
+        if spec is not None and spec.kind != "session" and self.opts.protocol == "auto" and version in PROTOCOL_CHOICES:
+            import copy
+
+            spec = copy.copy(spec)
+            spec.protocol = version
+        stand_in = None if self.opts.as_mcp_tui else host
+        if stand_in is not None or count > 1:
+            self.out.progress(replay_host_text(number, count, stand_in, spec.protocol if spec is not None else None))
+        return self.cli.connect(spec=spec, responder=RecordedResponder(recording.answers, self.out.notice),
+                                started=lambda session: setattr(session, "stand_in", stand_in))
 
 
 # -- 7. CLI: the auth and session verbs ----------------------------------------------------
@@ -18452,9 +18654,12 @@ COMMANDS = (
             "diff SNAPSHOT | diff OLD.json NEW.json", family_verb(SurfaceCommands, SurfaceCommands.diff),
             flags=("--fail-on",)),
     Command("replay", "send a --record FILE's requests again and classify what differs",
-            "replay FILE [--ignore PATH ...] [--fail-on additive|any]",
-            family_verb(SurfaceCommands, SurfaceCommands.replay), flags=("--ignore", "--fail-on"),
-            details="Exit 1 on a breaking difference (--fail-on additive or any: on those too)."),
+            "replay FILE [--ignore PATH ...] [--fail-on additive|any] [--as-mcp-tui]",
+            family_verb(SurfaceCommands, SurfaceCommands.replay), flags=("--ignore", "--fail-on", "--as-mcp-tui"),
+            details="Each host session of FILE is replayed in the protocol version it recorded (unless "
+                    "--protocol-version), declaring the host's clientInfo and capabilities (unless --as-mcp-tui); "
+                    "a masked value is not compared. Exit 1 on a breaking difference (--fail-on additive or any: "
+                    "on those too)."),
     Command("tap", "relay a real host's server, watch it live, save it for replay", subcommands=(
         Command("run", "start COMMAND for a host, relay it unchanged, log every message",
                 "tap run [--name NAME] -- COMMAND [ARGS...]", family_verb(TapCommands, TapCommands.run),

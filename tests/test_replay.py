@@ -132,8 +132,8 @@ def test_a_tool_that_now_answers_differently_is_reported(cli, tmp_path):
     assert as_json.json()["requests"][0]["differences"] == [
         {"class": "breaking", "path": "/result/content/0/text", "change": "changed", "recorded": "hello",
          "replayed": "HELLO"}]
-    assert as_json.json()["summary"] == {"requests": 1, "same": 0, "different": 1, "breaking": 1, "additive": 0,
-                                         "cosmetic": 0}
+    assert as_json.json()["summary"] == {"requests": 1, "same": 0, "different": 1, "masked": 0, "breaking": 1,
+                                         "additive": 0, "cosmetic": 0}
     ignored = cli(new, "replay", recording, "--ignore", "/result/content/*/text")
     assert (ignored.code, ignored.out) == (0, "1 request: 1 same, 0 different\n"), ignored
 
@@ -371,7 +371,9 @@ def test_the_readmes_ci_workflow_passes_a_harmless_change_and_fails_a_breaking_o
         codes[change] = [done.returncode for done in outputs[change]]
     assert codes == {"description": [0, 0], "optional-argument": [0, 0], "required-argument": [1, 1],
                      "removed-tool": [1, 1]}, outputs
-    assert outputs["description"][1].stdout == "2 requests: 2 same, 0 different\n", outputs
+    assert outputs["description"][1].stdout == ("session 1 (2026-07-28): 1 request: 1 same, 0 different\n"
+                                                "session 2 (2026-07-28): 1 request: 1 same, 0 different\n"
+                                                "2 requests: 2 same, 0 different\n"), outputs  # one run, one session
 
 
 def test_a_replayed_task_is_answered_under_its_new_id(cli, tmp_path, record_file):
@@ -394,3 +396,182 @@ def test_a_replayed_task_is_answered_under_its_new_id(cli, tmp_path, record_file
     assert updates and all(update["taskId"] != old_id for update in updates), updates
     assert [sorted(update["inputResponses"]) for update in updates] == [
         ["%s:name" % update["taskId"]] for update in updates], updates
+
+
+HOST = {"name": "claude-ai", "version": "0.1.0"}
+
+
+def as_host(path, protocol_version=None):
+    """The recording at ``path`` rewritten as a host made it: the host's clientInfo and no
+    capabilities in its initialize (or in each 2026-07-28 request's _meta)."""
+    lines = []
+    for line in recorded(path):
+        params = (line.get("message") or {}).get("params")
+        if line.get("direction") == "out" and isinstance(params, dict):
+            if line["message"].get("method") == "initialize":
+                params.update(clientInfo=HOST, capabilities={})
+            meta = params.get("_meta") or {}
+            if "io.modelcontextprotocol/clientInfo" in meta:
+                meta.update({"io.modelcontextprotocol/clientInfo": HOST, "io.modelcontextprotocol/clientCapabilities": {}})
+        lines.append(json.dumps(line))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def declared(record_file):
+    """What a replay declared to the server: (clientInfo, capabilities) of each initialize or
+    2026-07-28 request the server got (tests/testserver.py --record)."""
+    seen = []
+    for line in record_file.read_text().splitlines():
+        message = json.loads(line)["message"]
+        params = message.get("params") or {}
+        meta = params.get("_meta") or {}
+        if message.get("method") == "initialize":
+            seen.append((params["clientInfo"], params["capabilities"]))
+        elif "io.modelcontextprotocol/clientInfo" in meta:
+            seen.append((meta["io.modelcontextprotocol/clientInfo"], meta["io.modelcontextprotocol/clientCapabilities"]))
+    return seen
+
+
+@pytest.mark.parametrize("era", ["both", "2025-11-25"])
+def test_a_replay_declares_what_the_recorded_host_declared(cli, tmp_path, record_file, era):
+    """A host's recording replayed with mcp-tui's clientInfo and capabilities (elicitation,
+    sampling, roots) got a server's answers to mcp-tui, not the host's; --as-mcp-tui asks for
+    that."""
+    recording = tmp_path / "host.jsonl"
+    assert cli(stdio_command("--era", era), "--record", recording, "tool", "call", "echo", "message=hi").code == 0
+    as_host(recording)
+    replayed = cli(stdio_command("--era", era, "--record", record_file), "replay", recording)
+    assert (replayed.code, replayed.out) == (0, "1 request: 1 same, 0 different\n"), replayed
+    assert "replaying the recording as the recorded host claude-ai 0.1.0" in replayed.err, replayed
+    seen = declared(record_file)
+    assert seen and all(info == HOST and capabilities == {} for info, capabilities in seen), seen
+    record_file.unlink()
+    replayed = cli(stdio_command("--era", era, "--record", record_file), "replay", recording, "--as-mcp-tui")
+    assert replayed.code == 0, replayed
+    seen = declared(record_file)
+    assert seen and all(info["name"] == "mcp-tui" and "sampling" in capabilities for info, capabilities in seen), seen
+
+
+def test_a_recorded_host_that_declared_no_object_is_replayed_as_mcp_tui_there(cli, tmp_path, record_file):
+    """Hostile: clientInfo and capabilities that are not objects are not declared (nor a traceback)."""
+    recording = tmp_path / "odd.jsonl"
+    assert cli(stdio_command("--era", "2025-11-25"), "--record", recording, "tool", "call", "echo", "message=hi").code == 0
+    text = recording.read_text()
+    lines = [json.loads(line) for line in text.splitlines()]
+    for line in lines:
+        if (line.get("message") or {}).get("method") == "initialize":
+            line["message"]["params"].update(clientInfo="claude", capabilities=[1])
+    recording.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    replayed = cli(stdio_command("--era", "2025-11-25", "--record", record_file), "replay", recording)
+    assert (replayed.code, replayed.out) == (0, "1 request: 1 same, 0 different\n"), replayed
+    (info, capabilities), = declared(record_file)
+    assert info["name"] == "mcp-tui" and "sampling" in capabilities, (info, capabilities)
+
+
+def test_a_2025_recording_replays_in_2025_without_protocol_version(cli, tmp_path):
+    """Replayed in auto mode, a 2025-11-25 tool list met the 2026-07-28 one: each tool's
+    execution.taskSupport reported gone, breaking (rc 1)."""
+    recording = tmp_path / "old.jsonl"
+    assert cli(stdio_command(), "--protocol-version", "2025-11-25", "--record", recording, "tool", "list").code == 0
+    replayed = cli(stdio_command(), "replay", recording, "--format", "json")
+    assert replayed.code == 0, replayed
+    assert replayed.json()["summary"]["different"] == 0, replayed.out
+    assert [(s["protocolVersion"], s["era"]) for s in replayed.json()["sessions"]] == [("2025-11-25", "legacy")]
+    told = cli(stdio_command(), "--protocol-version", "2026-07-28", "replay", recording, "--format", "json")
+    assert told.code == 1 and told.json()["sessions"][0]["protocolVersion"] == "2026-07-28", told
+
+
+def test_a_log_of_a_2026_run_then_a_2025_run_replays_each_in_its_era(cli, tmp_path):
+    recording = tmp_path / "both.jsonl"
+    assert cli(stdio_command(), "--record", recording, "tool", "list").code == 0
+    assert cli(stdio_command(), "--protocol-version", "2025-11-25", "--record", recording, "tool", "list").code == 0
+    replayed = cli(stdio_command(), "replay", recording, "--format", "json")
+    assert replayed.code == 0, replayed
+    document = replayed.json()
+    assert [(s["session"], s["protocolVersion"], s["requests"], s["different"]) for s in document["sessions"]] == [
+        (1, "2026-07-28", 1, 0), (2, "2025-11-25", 1, 0)], document
+    assert [(r["request"], r["session"], r["same"]) for r in document["requests"]] == [(1, 1, True), (2, 2, True)]
+    text = cli(stdio_command(), "replay", recording)
+    assert (text.code, text.out) == (0, "session 1 (2026-07-28): 1 request: 1 same, 0 different\n"
+                                        "session 2 (2025-11-25): 1 request: 1 same, 0 different\n"
+                                        "2 requests: 2 same, 0 different\n"), text
+
+
+def test_a_tap_log_split_at_each_opening_request_replays_each_session(cli, tmp_path):
+    """A log with no line between two host sessions (a host that opened again on one tap): the
+    second initialize starts a session of its own."""
+    recording = tmp_path / "two.jsonl"
+    assert cli(stdio_command(), "--record", recording, "tool", "list").code == 0
+    assert cli(stdio_command(), "--protocol-version", "2025-11-25", "--record", recording, "tool", "list").code == 0
+    lines = [line for line in recording.read_text().splitlines() if '"recording"' not in line]
+    recording.write_text("\n".join(lines) + "\n")
+    replayed = cli(stdio_command(), "replay", recording, "--format", "json")
+    assert replayed.code == 0, replayed
+    assert [s["protocolVersion"] for s in replayed.json()["sessions"]] == ["2026-07-28", "2025-11-25"], replayed.out
+
+
+@pytest.mark.parametrize("era", ["both", "2025-11-25"])
+def test_a_replay_polls_a_task_as_often_as_the_server_asks(cli, tmp_path, record_file, era):
+    """The server asks for a poll every 1.5 s: the replay polled every 100 ms (about 20 tasks/get
+    for a task of 2 s)."""
+    recording = tmp_path / "task.jsonl"
+    server = ("--era", era, "--page-ms", "1000", "--poll-ms", "1500", "--no-listen")
+    result = cli(stdio_command(*server), "--record", recording, "tool", "call", "render_report", "quarter=Q3",
+                 "pages=2", "--task", "--wait")
+    assert result.code == 0, result
+    # As a host that polls rather than waits on tasks/result (mcp-tui's way under 2025-11-25)
+    lines, results = recorded(recording), set()
+    for line in lines:
+        if (line.get("message") or {}).get("method") == "tasks/result":
+            results.add(line["message"]["id"])
+    recording.write_text("".join(json.dumps(line) + "\n" for line in lines
+                                 if (line.get("message") or {}).get("id") not in results))
+    replayed = cli(stdio_command(*server, "--record", record_file), "replay", recording, "--format", "json",
+                   "--ignore", "/result/statusMessage")
+    assert replayed.code == 0, replayed
+    recorded_polls = [line for line in recording.read_text().splitlines() if '"tasks/get"' in line]
+    polls = [line for line in record_file.read_text().splitlines() if '"tasks/get"' in line]
+    # Each recorded poll once, and the last (completed) until the task ends: every 1.5 s of 2.
+    assert len(recorded_polls) <= len(polls) <= len(recorded_polls) + 3, (len(polls), len(recorded_polls))
+
+
+def test_a_masked_value_in_the_recording_is_not_a_change(cli, tmp_path):
+    """A tap masks a host's secrets (env:FINGERPRINT): the replay gets the real value, which is
+    not a change (nor shown)."""
+    recording = tmp_path / "masked.jsonl"
+    assert cli(stdio_command(), "--record", recording, "tool", "call", "echo", "message=hi").code == 0
+    recording.write_text(recording.read_text().replace('"text": "hi"', '"text": "key env:22b07ade"'))
+    assert "env:22b07ade" in recording.read_text()
+    replayed = cli(stdio_command(), "replay", recording)
+    assert (replayed.code, replayed.out) == (0, "1 request: 1 same, 0 different; 1 masked value not compared\n"), \
+        replayed
+    as_json = cli(stdio_command(), "replay", recording, "--format", "json")
+    assert as_json.json()["requests"][0]["masked"] == ["/result/content/0/text"], as_json.out
+    assert as_json.json()["summary"]["masked"] == 1 and "hi" not in as_json.out, as_json.out
+
+
+def test_a_legacy_recording_without_its_initialize_replays_in_2025(cli, tmp_path):
+    """The TUI's debug `s` saves the rows marked, perhaps without the initialize: its requests
+    are labelled legacy, and are replayed in 2025-11-25 (what mcp-tui asks for first), not in
+    auto mode, which a server of both eras answers in 2026-07-28."""
+    recording = tmp_path / "rows.jsonl"
+    assert cli(stdio_command(), "--protocol-version", "2025-11-25", "--record", recording, "tool", "list").code == 0
+    kept = [line for line in recorded(recording) if (line.get("message") or {}).get("id") != 1
+            and (line.get("message") or {}).get("method") != "notifications/initialized"]
+    assert not [line for line in kept if (line.get("message") or {}).get("method") == "initialize"], kept
+    recording.write_text("".join(json.dumps(line) + "\n" for line in kept))
+    replayed = cli(stdio_command(), "replay", recording)
+    assert (replayed.code, replayed.out) == (0, "1 request: 1 same, 0 different\n"), replayed
+    assert "replaying the recording as mcp-tui, 2025-11-25" in replayed.err, replayed
+
+
+def test_a_masked_value_a_replay_must_send_is_said(cli, tmp_path):
+    """A request that holds a masked value goes out with the label: the replay says so, rather
+    than let the server's answer to the label pass for its answer to the secret."""
+    recording = tmp_path / "masked.jsonl"
+    assert cli(stdio_command(), "--record", recording, "tool", "call", "echo", "message=hi").code == 0
+    recording.write_text(recording.read_text().replace('"message": "hi"', '"message": "secret:0123abcd"'))
+    replayed = cli(stdio_command(), "replay", recording)
+    assert replayed.code == 1, replayed  # echo answers the label, not the recorded hi
+    assert ("request 1 holds a masked value (the recording has no secret there): sent as recorded, the label in "
+            "place of the value\n") in replayed.err, replayed

@@ -1,5 +1,6 @@
 """Interop: the reference "everything" server (TypeScript SDK, from npm), which speaks the
 2025-11-25 era with experimental tasks. Nobody here wrote it."""
+import json
 import os
 import queue
 import re
@@ -13,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
-from conftest import wait_for  # noqa: E402
+from conftest import MCP_TUI_PROCESS, wait_for  # noqa: E402
 from taskhelpers import SEED_SUPPORT_2025  # noqa: E402
 
 
@@ -313,3 +314,55 @@ def test_task_list_says_nothing_of_a_stdio_task_session_that_ended_with_its_task
         time.sleep(0.05)  # waiting for a condition: the automatic session's keeper stops
     listed = cli("task", "list")
     assert "warning" not in listed.err and "no session named" not in listed.err, listed
+
+
+def host_through_a_tap(state_dir, name, env, requests):
+    """A host stand-in (clientInfo claude-ai, capabilities {} as Claude Desktop declares them,
+    2025-11-25) that runs the everything server behind `mcp-tui tap` and sends ``requests``
+    (method, params), each after the answer to the one before. Returns their answers."""
+    tap = subprocess.Popen(MCP_TUI_PROCESS + ["tap", "--name", name, "--", everything_bin(), "stdio"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                           env=dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), **env))
+    answers = []
+    try:
+        opening = ("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                  "clientInfo": {"name": "claude-ai", "version": "0.1.0"}})
+        for number, (method, params) in enumerate([opening] + requests, 1):
+            tap.stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}) + "\n")
+            tap.stdin.flush()
+            while True:  # notifications (and any request, which a host declaring nothing is not sent) pass by
+                message = json.loads(tap.stdout.readline())
+                if message.get("id") == number and "method" not in message:
+                    answers.append(message)
+                    break
+            if method == "initialize":
+                tap.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        return answers
+    finally:
+        tap.stdin.close()
+        tap.wait(30)
+
+
+def test_a_hosts_tap_recording_replays_as_the_host_against_everything(cli, stdio_server, state_dir, tmp_path):
+    """Replayed as mcp-tui (elicitation, sampling, roots declared), the host's tool list got 4
+    more tools (additive differences) and the server asked roots/list, which the host never
+    saw; the tap masks the host's API_KEY, which get-env prints: a masked value, not a breaking
+    change."""
+    answers = host_through_a_tap(state_dir, "claude-everything", {"API_KEY": "everything-api-key-0123456789"},
+                                 [("tools/list", {}), ("tools/call", {"name": "echo", "arguments": {"message": "hi"}}),
+                                  ("tools/call", {"name": "get-env", "arguments": {}})])
+    assert all("result" in answer for answer in answers), answers
+    saved = tmp_path / "host.jsonl"
+    assert cli("tap", "save", "claude-everything", "-o", saved).code == 0
+    assert "everything-api-key" not in saved.read_text() and "env:" in saved.read_text()
+    seen = tmp_path / "replayed.jsonl"
+    replayed = cli(stdio_server, "--record", seen, "replay", saved, "--format", "json", timeout=120)
+    assert replayed.code == 0, replayed
+    document = replayed.json()
+    assert document["summary"]["different"] == 0, document
+    assert document["requests"][2]["masked"] == ["/result/content/0/text"], document
+    assert [(s["protocolVersion"], s["clientInfo"]) for s in document["sessions"]] == [
+        ("2025-11-25", {"name": "claude-ai", "version": "0.1.0"})], document
+    methods = [json.loads(line)["message"].get("method") for line in seen.read_text().splitlines()
+               if "message" in json.loads(line)]
+    assert "roots/list" not in methods and "server/discover" not in methods, methods
