@@ -45,13 +45,16 @@ small_values = json_scalars | st.lists(json_scalars, max_size=2) | st.dictionari
 
 
 def reference_sse(text):
-    """A plain reading of the WHATWG event-stream rules, with SseDecoder's one deliberate
-    extension: an event with an id and no data is still reported (the priming event).
+    """A plain reading of the WHATWG event-stream rules (an id becomes the last event id when
+    its event is dispatched, at the blank line), with SseDecoder's one deliberate extension: an
+    event with an id and no data is still reported (the priming event).
     Returns (events, last_event_id, retry_ms) for the complete lines of ``text``."""
     lines = re.split("\r\n|\r|\n", text)[:-1]  # the last piece has no line end yet
     events, data, event, event_id, last, retry = [], [], "", None, None, None
+    buffer = ""  # the spec's last event ID buffer: it becomes the last event ID at each dispatch
     for line in lines:
         if line == "":
+            last = buffer or None  # an empty id resets it: no Last-Event-ID then
             if data or event_id is not None:
                 events.append((event or "message", "\n".join(data), event_id))
             data, event, event_id = [], "", None
@@ -66,7 +69,7 @@ def reference_sse(text):
         elif field == "event":
             event = value
         elif field == "id" and "\0" not in value:
-            event_id = last = value
+            event_id = buffer = value
         elif field == "retry" and value and all(c in "0123456789" for c in value):
             retry = int(value)
     return events, last, retry

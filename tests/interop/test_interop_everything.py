@@ -230,7 +230,7 @@ def test_structured_content_that_matches_its_output_schema_against_everything(cl
     result = cli(stdio_server, "tool", "call", "get-structured-content", "location=Chicago")
     assert result.code == 0, result
     assert "outputSchema" not in result.err, result
-    assert "Structured content:" in result.out and '"conditions"' in result.out, result
+    assert "Tool response (structured content):" in result.out and '"conditions"' in result.out, result
 
 
 ENVELOPE_KEYS = {"result", "notifications", "notificationCounts", "warnings"}
