@@ -10146,14 +10146,46 @@ def tap_stamp(seconds, exact=False):
     return text + (".%03dZ" % (seconds % 1 * 1000) if exact else "Z")
 
 
+TAP_SUMMARY_CHARACTERS = 60  # of a request's arguments, on its `tap watch` line
+# What a request is about, by its method: the params member named, shown beside the method.
+TAP_SUBJECTS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri", "resources/subscribe": "uri",
+                "resources/unsubscribe": "uri", "tasks/get": "taskId", "tasks/result": "taskId",
+                "tasks/cancel": "taskId"}
+
+
+def tap_subject(method, params):
+    """(the tool's or prompt's name, the resource's URI or the task's id a request is about,
+    a short summary of its arguments) from its ``params``; (None, None) for others. Both come
+    from the log, where credentials are masked already; the summary is JSON cut to
+    TAP_SUMMARY_CHARACTERS (escaped where it is shown)."""
+    if not isinstance(params, dict) or method not in TAP_SUBJECTS:
+        return None, None
+    subject = params.get(TAP_SUBJECTS[method])
+    arguments = params.get("arguments")
+    summary = None
+    if isinstance(arguments, dict) and arguments:
+        summary = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+        if len(summary) > TAP_SUMMARY_CHARACTERS:
+            summary = summary[:TAP_SUMMARY_CHARACTERS - 1] + "…"
+    return (subject if isinstance(subject, str) else None), summary
+
+
 class TapExchanges:
     """A tap's log read as a conversation, for `tap watch` and the TUI: each record becomes an
-    entry with its time, direction, kind, method (an answer gets its request's), id, size in
-    bytes, the answer's latency and its error. Requests are paired with their answers by
-    direction and id, afresh at each host session (the log's "recording" lines)."""
+    entry with its time, direction, kind, method (an answer gets its request's), what it is
+    about (``name``: a tool's or prompt's name, a resource's URI; ``arguments``: their summary),
+    id, size in bytes, the answer's latency, its error or ``isError``. Requests are paired with
+    their answers by direction and id, afresh at each host session (the log's "recording" lines)."""
 
     def __init__(self):
-        self.pending = {}  # (the asker's direction, the id as JSON) -> (method, time)
+        self.pending = {}  # (the asker's direction, the id as JSON) -> (method, time, name)
+
+    def waiting(self, entry):
+        """Whether ``entry``, a request, has had no answer yet (`tap watch`'s live marker)."""
+        if entry.get("kind") != "request":
+            return False
+        asked = self.pending.get((entry["direction"], json.dumps(entry["id"])))
+        return asked is not None and asked[1] == entry["at"]
 
     def entry(self, record):
         """The entry of one log record, or None for a record that is not a line of the conversation."""
@@ -10189,7 +10221,7 @@ class TapExchanges:
                 if asked is not None:
                     entry.update(method=asked[0], latencyMs=round((stamp - asked[1]) * 1000, 1))
             elif message["method"] is not None and message["id"] is not None:
-                self.pending[(direction, json.dumps(message["id"]))] = (message["method"], stamp)
+                self.pending[(direction, json.dumps(message["id"]))] = (message["method"], stamp, None)
             return entry
         if not isinstance(message, dict):
             raw = str(record.get("raw", ""))
@@ -10197,17 +10229,24 @@ class TapExchanges:
             return entry
         method, message_id, kind = message.get("method"), message.get("id"), message_kind(message)
         entry.update(kind=kind, bytes=len(json.dumps(message, separators=(",", ":"))))
+        name, summary = tap_subject(method, message.get("params"))
         if kind == "request":
-            self.pending[(direction, json.dumps(message_id))] = (method, stamp)
+            self.pending[(direction, json.dumps(message_id))] = (method, stamp, name)
         elif kind in ("response", "error"):
             asked = self.pending.pop(("out" if direction == "in" else "in", json.dumps(message_id)), None)
             if asked is not None:
-                method = asked[0]
+                method, name = asked[0], asked[2]
                 entry["latencyMs"] = round((stamp - asked[1]) * 1000, 1)
             if kind == "error":
                 error = message.get("error") if isinstance(message.get("error"), dict) else {}
                 entry["error"] = {"code": error.get("code"), "message": str(error.get("message", ""))}
+            elif isinstance(message.get("result"), dict) and message["result"].get("isError") is True:
+                entry["isError"] = True  # a tool's own failure, in a result
         entry.update(method=method, id=message_id)
+        if name is not None:
+            entry["name"] = name
+        if summary is not None and kind != "response":
+            entry["arguments"] = summary
         return entry
 
 
@@ -13978,14 +14017,22 @@ def format_tap_entry(entry):
         return "%s %s ! not JSON: %s (%s)" % (clock, arrow, escaped_unseen(cut_text(entry["text"], 120)),
                                               size_text(entry["bytes"]))
     words = [clock, arrow, escaped_unseen(entry["method"] or "(answer)")]
+    if entry.get("name") is not None:  # the tool, prompt, resource or task it is about
+        words.append(escaped_unseen(cut_text(entry["name"], 80)))
     if entry["id"] is not None:
         words.append("#%s" % escaped_unseen(entry["id"] if isinstance(entry["id"], str) else json.dumps(entry["id"])))
+    if entry.get("arguments") is not None:
+        words.append(escaped_unseen(entry["arguments"]))
     if "error" in entry:
         words.append("✗ %s %s" % (escaped_unseen(entry["error"]["code"]),
                                   escaped_unseen(cut_text(entry["error"]["message"], 120))))
+    if entry.get("isError"):
+        words.append("✗ isError")
     if "latencyMs" in entry:
         words.append("%.1f ms" % entry["latencyMs"])
     words.append(size_text(entry["bytes"]))
+    if entry.get("pending"):
+        words.append("… waiting")  # no answer yet when the line was printed
     if entry["kind"] == "cut":
         words.append("(cut JSON: too large to log whole; sha256 %s)" % escaped_unseen(entry["sha256"]))
     return " ".join(words)
@@ -15097,7 +15144,8 @@ CLI_OPTIONS = (
                                                 "no_proxy, as curl reads them)")),
     )),
     ("sessions kept open between commands", (
-        (("--session",), dict(metavar="NAME", help="run the command through session NAME (same as @NAME)")),
+        (("--session",), dict(metavar="NAME", help="run the command through session NAME (same as @NAME); tap "
+                                                   "watch and stats: the tap's session N (tap sessions lists them)")),
         (("--idle",), dict(type=float, default=30.0, metavar="MINUTES",
                            help="session open: close the session after MINUTES unused (default 30)")),
     )),
@@ -15196,7 +15244,13 @@ CLI_OPTIONS = (
                                                               "loopback")),
         (("--since",), dict(metavar="TIME", help="tap save: only messages from TIME on (2026-01-31T09:00, 09:00, "
                                                  "or 10m: ten minutes ago)")),
-        (("--method",), dict(metavar="M", help="tap save: only the host's M requests, with their answers")),
+        (("--method",), dict(metavar="M", help="tap save: only the host's M requests, with their answers; tap "
+                                               "watch: only M's requests and answers")),
+        (("--tool",), dict(metavar="NAME", help="tap watch: only the requests about the tool or prompt NAME (or "
+                                                "the resource URI NAME), and their answers")),
+        (("--errors",), dict(action="store_true", help="tap watch: only errors, and tool results with isError")),
+        (("--dir",), dict(choices=("in", "out"), help="tap watch: only what the server sent (in, ←) or the host (out, "
+                                                 "→)")),
         (("--allow-masked",), dict(action="store_true", help="mock: serve a recording with masked values, the "
                                                              "labels as they are")),
     )),
@@ -17476,6 +17530,8 @@ class SkillCommands(CliCommands):
 TAP_WATCH_POLL_SECONDS = 0.1  # how often `tap watch` looks at the log for new lines
 TAP_RUN_USAGE = "usage: mcp-tui tap [--name NAME] -- COMMAND [ARGS...]"
 TAP_HTTP_USAGE = "usage: mcp-tui tap [--name NAME] --listen 127.0.0.1:PORT --url URL"
+TAP_WATCH_USAGE = ("tap watch NAME [--for SECONDS] [--session N] [--method M] [--tool NAME] [--errors] "
+                   "[--dir in|out]")
 
 
 def pin_state_directory(opts):
@@ -17686,30 +17742,101 @@ class TapCommands(CliCommands):
         return EXIT_OK
 
     def watch(self, args):
-        name, = self.cli.expect(args, 1, "tap watch NAME [--for SECONDS]")
+        name, = self.cli.expect(args, 1, TAP_WATCH_USAGE)
         if self.opts.watch_for is not None and not self.opts.watch_for > 0:
             raise UsageError("--for must be more than 0 seconds")
         problem = tap_name_problem(name)
         if problem:
             raise UsageError(problem)
+        if self.opts.session is not None:
+            earlier = self.chosen_session(self.known(name, "tap watch NAME"))
+            if earlier is not None:  # an earlier session: it is over, so printed once
+                exchanges = TapExchanges()
+                self.watch_lines(earlier, exchanges)
+                return EXIT_OK
         follower, exchanges = TapFollower(name), TapExchanges()
         ends = time.perf_counter() + self.opts.watch_for if self.opts.watch_for else None
         stopped = threading.Event()
         try:
             self.wait_for_start(name, ends, stopped)
-            records = follower.read()
-            sessions = [index for index, record in enumerate(records) if "recording" in record]
-            for record in records[sessions[-1] if sessions else 0:]:  # the host's session now, then what comes
-                self.watch_line(record, exchanges)
+            self.watch_lines(tap_sessions(follower.read())[-1], exchanges)  # the host's session now
             while ends is None or time.perf_counter() < ends:
                 stopped.wait(TAP_WATCH_POLL_SECONDS if ends is None else max(0.0, min(
                     TAP_WATCH_POLL_SECONDS, ends - time.perf_counter())))
-                for record in follower.read():
-                    self.watch_line(record, exchanges)
+                self.watch_lines(follower.read(), exchanges)  # then what comes
         except KeyboardInterrupt:
             return EXIT_INTERRUPTED
         finally:
             follower.close()
+        return EXIT_OK
+
+    def chosen_session(self, name):
+        """--session N: the records of tap ``name``'s session N (1 the first its logs hold), or
+        None for the last (the one `tap watch` follows); a usage error for one it does not hold."""
+        sessions = tap_sessions(tap_log_records(name))
+        try:
+            number = int(self.opts.session)
+        except ValueError:
+            number = 0
+        if not 1 <= number <= len(sessions):
+            raise UsageError("--session %s: tap %s's log holds session%s 1%s" % (
+                self.opts.session, name, "" if len(sessions) == 1 else "s",
+                "" if len(sessions) == 1 else " to %d" % len(sessions)),
+                hint="mcp-tui tap sessions %s lists them" % name)
+        return sessions[number - 1] if number < len(sessions) else None
+
+    def watch_lines(self, records, exchanges):
+        """The entries of ``records`` that pass the filters, printed; a request not answered in
+        them is marked as waiting (``pending`` in JSON)."""
+        entries = [entry for entry in map(exchanges.entry, records) if entry is not None]
+        for entry in entries:
+            if exchanges.waiting(entry):
+                entry["pending"] = True
+            if not tap_entry_wanted(entry, self.opts):
+                continue
+            if self.out.json:
+                self.out.json_line(dict((key, value) for key, value in entry.items() if key != "at"))
+            else:
+                self.out.text(format_tap_entry(entry))
+
+    def sessions(self, args):
+        """`tap sessions NAME`: the host sessions its logs hold, numbered for --session."""
+        name, = self.cli.expect(args, 1, "tap sessions NAME")
+        name = self.known(name, "tap sessions NAME")
+        rows = [tap_session_summary(number, records)
+                for number, records in enumerate(tap_sessions(tap_log_records(name)), 1)]
+        if self.out.json:
+            self.out.document({"tap": name, "sessions": rows})
+            return EXIT_OK
+        table = [("SESSION", "STARTED", "CLIENT", "PROTOCOL", "MESSAGES", "ERRORS")]
+        for row in rows:
+            table.append((str(row["session"]), row["started"] or "-", escaped_unseen(cut_text(row["client"] or "-", 40)),
+                          escaped_unseen(row["protocolVersion"] or "-"), str(row["messages"]), str(row["errors"])))
+        for line in aligned_table(table):
+            self.out.text(line)
+        return EXIT_OK
+
+    def stats(self, args):
+        """`tap stats NAME [--session N]`: per method, its count, errors and p50/p95 latency."""
+        name, = self.cli.expect(args, 1, "tap stats NAME [--session N]")
+        name = self.known(name, "tap stats NAME")
+        records = tap_log_records(name)
+        if self.opts.session is not None:
+            records = self.chosen_session(name) or tap_sessions(records)[-1]
+        rows = tap_method_stats(records)
+        if self.out.json:
+            self.out.document({"tap": name, "methods": rows})
+            return EXIT_OK
+        if not rows:
+            self.out.progress("No messages in tap %s's log yet." % name)
+            return EXIT_OK
+        table = [("METHOD", "COUNT", "ERRORS", "P50", "P95")]
+        for row in rows:
+            table.append((escaped_unseen(cut_text(row["method"], 60)), str(row["count"]), str(row["errors"]),
+                          "-" if row["p50Ms"] is None else "%.1f ms" % row["p50Ms"],
+                          "-" if row["p95Ms"] is None else "%.1f ms" % row["p95Ms"]))
+        for line in aligned_table(table):
+            self.out.text(line)
         return EXIT_OK
 
     def wait_for_start(self, name, ends, stopped):
@@ -17760,6 +17887,76 @@ class TapCommands(CliCommands):
                 " (it replaced the file there)" if replaced else ""),
             self.opts.output if self.opts.output != "-" else "FILE"))
         return EXIT_OK
+
+
+def tap_entry_wanted(entry, opts):
+    """Whether `tap watch`'s filters keep ``entry``: --method M (a request of M, or its
+    answer), --tool NAME (about the tool or prompt NAME, or the resource URI), --errors (an
+    error or an isError result), --dir in|out."""
+    if opts.method is not None and entry.get("method") != opts.method:
+        return False
+    if opts.tool is not None and entry.get("name") != opts.tool:
+        return False
+    if opts.errors and not ("error" in entry or entry.get("isError")):
+        return False
+    return opts.dir is None or entry.get("direction") == opts.dir
+
+
+def tap_sessions(records):
+    """A tap's log records split into its host sessions, at each "recording" line (the first
+    session is what comes before any); never empty."""
+    sessions = [[]]
+    for record in records:
+        if "recording" in record and any("message" in earlier for earlier in sessions[-1]):
+            sessions.append([])
+        sessions[-1].append(record)
+    return sessions
+
+
+def tap_session_summary(number, records):
+    """What `tap sessions` shows of one: its number, start, the host's clientInfo and
+    protocol version (from its initialize), its count of messages and of errors."""
+    exchanges, client, version, messages, errors, started = TapExchanges(), None, None, 0, 0, None
+    for record in records:
+        message = record.get("message")
+        if isinstance(message, dict):
+            messages += 1
+            if started is None and isinstance(record.get("time"), (int, float)):
+                started = tap_stamp(record["time"])
+            params = message.get("params")
+            if message.get("method") in OPENING_METHODS and isinstance(params, dict) and client is None:
+                info = params.get("clientInfo") if isinstance(params.get("clientInfo"), dict) else {}
+                client = " ".join(str(info[key]) for key in ("name", "version") if info.get(key) is not None) or None
+                version = params.get("protocolVersion") if isinstance(params.get("protocolVersion"), str) else None
+        entry = exchanges.entry(record)
+        errors += bool(entry is not None and ("error" in entry or entry.get("isError")))
+    return {"session": number, "started": started, "client": client, "protocolVersion": version,
+            "messages": messages, "errors": errors}
+
+
+def tap_method_stats(records):
+    """Per method (most used first): its count of requests and notifications, its errors (an
+    error answer or an isError result) and its answers' p50 and p95 latency in ms."""
+    exchanges, methods = TapExchanges(), {}
+    for record in records:
+        entry = exchanges.entry(record)
+        if entry is None or entry.get("kind") not in ("request", "notification", "response", "error"):
+            continue
+        row = methods.setdefault(entry.get("method") or "(answer to no request seen)",
+                                 {"count": 0, "errors": 0, "latencies": LatencyHistogram()})
+        if entry["kind"] in ("request", "notification"):
+            row["count"] += 1
+            continue
+        row["errors"] += bool("error" in entry or entry.get("isError"))
+        if "latencyMs" in entry:
+            row["latencies"].add(entry["latencyMs"] / 1000.0)
+
+    def ms(seconds):
+        return None if seconds is None else round(seconds * 1000, 1)
+
+    return [{"method": method, "count": row["count"], "errors": row["errors"], "answered": row["latencies"].count,
+             "p50Ms": ms(row["latencies"].percentile(0.5)), "p95Ms": ms(row["latencies"].percentile(0.95))}
+            for method, row in sorted(methods.items(), key=lambda item: (-item[1]["count"], item[0]))]
 
 
 def tap_last_message_stamp(name):
@@ -18318,7 +18515,7 @@ class TapInstall(CliCommands):
         return EXIT_OK
 
 
-# -- the command table: every command's words, flags, handler and help ------------------
+# -- 7. CLI: the command table: every command's words, flags, handler and help ---------
 
 
 class Command:
@@ -18467,9 +18664,18 @@ COMMANDS = (
                         "and a request without it is a 404."),
         Command("list", "the taps: name, server, host pid, messages, since", "tap list",
                 family_verb(TapCommands, TapCommands.list), flags=("--state-dir",)),
-        Command("watch", "print a tap's messages as they come, one line each", "tap watch NAME [--for SECONDS]",
-                family_verb(TapCommands, TapCommands.watch), flags=("--for", "--state-dir"),
-                details="A tap that has not started yet is waited for (--for: at most SECONDS, then exit 1)."),
+        Command("watch", "print a tap's messages as they come, one line each", TAP_WATCH_USAGE,
+                family_verb(TapCommands, TapCommands.watch),
+                flags=("--for", "--state-dir", "--session", "--method", "--tool", "--errors", "--dir"),
+                details="A tap that has not started yet is waited for (--for: at most SECONDS, then exit 1). "
+                        "Each line: the method, the tool, prompt or resource, #id, the arguments (cut, "
+                        "masked as the log has them), ✗ for an error or isError, the latency, the size; "
+                        "'… waiting' on a request not answered yet. --session N: an earlier session "
+                        "(tap sessions lists them), printed once."),
+        Command("sessions", "the host sessions a tap's log holds, numbered", "tap sessions NAME",
+                family_verb(TapCommands, TapCommands.sessions), flags=("--state-dir",)),
+        Command("stats", "per method: count, errors, p50 and p95 latency", "tap stats NAME [--session N]",
+                family_verb(TapCommands, TapCommands.stats), flags=("--state-dir", "--session")),
         Command("save", "write a tap's conversation as a --record file for replay",
                 "tap save NAME -o FILE [--since TIME] [--method M]", family_verb(TapCommands, TapCommands.save),
                 flags=("--since", "--method", "--state-dir"), writes=True),
