@@ -9921,7 +9921,8 @@ def tap_summary(name):
         try:
             with open_user_file_to_read(path) as handle:
                 count += sum(1 for line in handle if line.strip() and not line.startswith((b'{"recording"',
-                                                                                           b'{"copied"', b'{"server"')))
+                                                                                           b'{"copied"', b'{"server"',
+                                                                                           b'{"http"')))
         except OSError:
             continue
     running = not info.get("ended") and process_running(info.get("pid"))
@@ -9979,14 +9980,32 @@ class TapLog(MessageRecorder):
         self.at = at
         MessageRecorder.message(self, direction, message, transport or self.transport, bookkeeping)
 
-    def raw(self, direction, text, size, at=None):
-        """A line that is not a JSON-RPC message: its start, masked (``size``: its bytes)."""
+    def raw(self, direction, text, size, at=None, content_type=None):
+        """A line that is not a JSON-RPC message: its start, masked (``size``: its bytes;
+        ``content_type``: an HTTP body's, a 401's OAuth body say, logged as what it is)."""
         self.at = at
         record = {"t": 0, "direction": direction, "transport": self.transport,
                   "raw": self.credentials.redact(text[:TAP_RAW_LIMIT])}
         if size > TAP_RAW_LIMIT:
             record["bytes"] = size
+        if content_type is not None:
+            record["contentType"] = content_type
         self._write(record)
+
+    def http(self, event, at=None):
+        """An HTTP tap's answer, as an ``http`` record: its ``status``, ``reason`` and headers
+        (a credential's value masked: Authorization, cookies, the session id, a name that says
+        credential), or the ``error`` of an exchange that had none."""
+        self.at = at
+        headers = {}
+        for name, value in event.pop("headers", ()):
+            if name.lower() in ("authorization", "proxy-authorization", "cookie", "set-cookie") or \
+                    CREDENTIAL_NAME.search(name) and name.lower() != "www-authenticate":  # a challenge, no secret
+                self.credentials.add(value)
+            headers[name] = self.credentials.redact(value)
+        if headers:
+            event["headers"] = headers
+        self._write({"http": event, "t": 0})
 
     def cut(self, direction, text, size, digest, at=None):
         """A message too large to log whole (past --max-message-size): its start, masked, its
@@ -10200,6 +10219,19 @@ class TapExchanges:
             text = str(event.get("signalName") if kind == "signal" else event[kind])
             return {"time": tap_stamp(stamp, exact=True), "at": stamp, "direction": "server", "kind": kind,
                     "text": text, "bytes": len(text.encode("utf-8")), "method": None, "id": None}
+        if isinstance(record.get("http"), dict):  # the HTTP tap's: shown when it is not a plain 2xx
+            event, text = record["http"], None
+            if isinstance(event.get("error"), str):
+                text = "✗ " + event["error"]
+            elif isinstance(event.get("status"), int) and (not 200 <= event["status"] < 300 or "note" in event):
+                text = "HTTP %d %s" % (event["status"], event.get("reason") or "")
+                location = (event.get("headers") or {}).get("Location")
+                text += (" → %s" % location if isinstance(location, str) else "") + (
+                    ": %s" % event["note"] if isinstance(event.get("note"), str) else "")
+            if text is None:
+                return None
+            return {"time": tap_stamp(stamp, exact=True), "at": stamp, "direction": "in", "kind": "http",
+                    "text": text, "status": event.get("status"), "bytes": 0, "method": None, "id": None}
         if record.get("direction") not in ("in", "out"):
             return None
         direction, message = record["direction"], record.get("message")
@@ -10226,6 +10258,8 @@ class TapExchanges:
         if not isinstance(message, dict):
             raw = str(record.get("raw", ""))
             entry.update(kind="raw", bytes=record.get("bytes") or len(raw.encode("utf-8")), text=raw)
+            if isinstance(record.get("contentType"), str):  # an HTTP body that is not JSON-RPC
+                entry["contentType"] = record["contentType"]
             return entry
         method, message_id, kind = message.get("method"), message.get("id"), message_kind(message)
         entry.update(kind=kind, bytes=len(json.dumps(message, separators=(",", ":"))))
@@ -10277,6 +10311,41 @@ class TapCutBody:
         self.size, self.digest = size, digest
 
 
+class TapHttpBody:
+    """What the HTTP tap feeds for an answer's body (not a stream): its Content-Type and
+    Content-Encoding (gzip or deflate: decoded here, for the log only; the host got it as
+    sent), and ``cut`` (a TapCutBody) when it was past max_message."""
+
+    def __init__(self, content_type, encoding, cut=None):
+        self.content_type, self.encoding, self.cut = content_type, encoding, cut
+
+
+TAP_DECODED = ("gzip", "x-gzip", "deflate")  # Content-Encodings the log decodes (the standard library's zlib)
+
+
+def tap_inflater(encoding):
+    """A zlib decompressor for ``encoding`` (gzip, or deflate with its zlib header or without), or None."""
+    import zlib
+
+    if encoding not in TAP_DECODED:
+        return None
+    return zlib.decompressobj(zlib.MAX_WBITS | 32)  # 32: a gzip or a zlib header, either
+
+
+def tap_inflated(inflater, data, limit):
+    """``data`` decompressed, at most ``limit`` bytes of it (a body that would be more: None)."""
+    import zlib
+
+    try:
+        out = inflater.decompress(data, limit + 1)
+    except zlib.error:
+        try:  # a raw deflate stream, without the zlib header some servers leave out
+            out = zlib.decompressobj(-zlib.MAX_WBITS).decompress(data, limit + 1)
+        except zlib.error:
+            return None
+    return out if len(out) <= limit else None
+
+
 class TapTranscriber:
     """The tap's log side: copies of the relayed bytes, queued by the relay's threads, split
     into lines and parsed on a thread of its own, then written to the TapLog. The relay never
@@ -10297,12 +10366,13 @@ class TapTranscriber:
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
-    def feed(self, direction, data, body=None):
+    def feed(self, direction, data, body=None, when=None):
         """A copy of ``data``, just read from ``direction``'s side (before it is passed on, so
         the log's order is the order the sides saw). ``body`` (the HTTP tap): "json" for a whole
-        JSON body (a TapCutBody: the start of one too large to log whole), or a TapEventStream
-        for a piece of an event stream; None: stdio bytes."""
-        when = time.time()
+        JSON body (a TapCutBody: the start of one too large to log whole; a TapHttpBody: an
+        answer's), or a TapEventStream for a piece of an event stream; None: stdio bytes.
+        ``when``: when it was sent, if not now (the HTTP tap logs a request once it is answered)."""
+        when = when or time.time()
         with self._lock:
             if self.backlog + len(data) > TAP_LOG_BACKLOG:
                 if not self.skipping.get(direction):
@@ -10318,6 +10388,10 @@ class TapTranscriber:
         stderr's last line, without its newline, first)."""
         self.queue.put(("event", event, time.time(), None))
 
+    def http_event(self, event):
+        """An HTTP answer's status and headers (as a list of pairs), masked on the log's thread."""
+        self.queue.put(("http", event, time.time(), None))
+
     def finish(self, timeout):
         """Log what is queued (the last line too, without its newline), within ``timeout``."""
         self.queue.put(None)
@@ -10330,6 +10404,12 @@ class TapTranscriber:
                 for direction in self.lines:
                     self._line(direction)
                 return
+            if item[0] == "http":
+                try:
+                    self.log.http(item[1], at=item[2])
+                except Exception as exc:  # the log is best effort
+                    self.log.fail(exc)
+                continue
             if item[0] == "event":
                 self._line("err")
                 try:
@@ -10351,11 +10431,39 @@ class TapTranscriber:
                     self._logged(direction, data, len(data))
                 elif isinstance(body, TapCutBody):
                     self._logged(direction, data, body.size, body.digest)
+                elif isinstance(body, TapHttpBody):
+                    self._http_body(direction, data, body)
                 else:
                     for event in body.events(data):
                         self._logged(direction, event, len(event))
             except Exception as exc:  # the log is best effort: it must never take the tap down
                 self.log.fail(exc)
+
+    def _http_body(self, direction, data, body):
+        """An HTTP answer's body: its JSON-RPC messages, or (an OAuth error, an HTML page, a body
+        encoded as the log cannot decode) the body as what it is, with its Content-Type."""
+        when, size = self.when[direction], len(data)
+        if body.encoding:
+            inflater = tap_inflater(body.encoding)
+            decoded = tap_inflated(inflater, data, self.max_line) if inflater and not body.cut else None
+            if decoded is None:
+                self.log.raw(direction, "(a %s-encoded body the log does not decode)" % body.encoding, size, at=when,
+                             content_type=body.content_type)
+                return
+            data = decoded
+        if body.cut is not None:
+            self._logged(direction, data, body.cut.size, body.cut.digest)
+            return
+        try:
+            messages = decode_messages(body_text(data))
+        except ProtocolViolation:
+            messages = []
+        if messages and all(isinstance(message, dict) and message.get("jsonrpc") == "2.0" for message in messages):
+            for message in messages:
+                self.log.message(direction, message, at=when)
+        elif data.strip():
+            self.log.raw(direction, data[:TAP_RAW_LIMIT * 4].decode("utf-8", "replace"), len(data), at=when,
+                         content_type=body.content_type)
 
     def _take(self, direction, data):
         start = 0
@@ -10598,6 +10706,10 @@ TAP_MAX_CONNECTIONS = 64  # host connections served at once; one more is answere
 TAP_LINGER_SECONDS = 1.0  # a refused request's unread rest is read (and dropped) this long, so its answer arrives
 TAP_MAX_TRAILERS = 64  # trailer lines after a chunked body
 TAP_TOKEN = re.compile(r"^[A-Za-z0-9_-]{32}$")  # what secrets.token_urlsafe(24) makes
+TAP_OAUTH_NOTE = ("the server asks for OAuth (401 with resource_metadata); OAuth does not work through the HTTP "
+                  "tap: the metadata names the server, not the tap, and a host rightly refuses a token for another "
+                  "audience. Authorize the host against the server directly, or tap a server that takes a fixed "
+                  "token")
 
 
 def tap_idle_seconds():
@@ -10632,13 +10744,29 @@ def listen_address(text, allow_remote=False, listener="the tap"):
 class TapEventStream:
     """The events of one relayed text/event-stream, for the log: bytes in, each event's data out."""
 
-    def __init__(self, limit):
+    def __init__(self, limit, encoding=None):
         import codecs
 
         self.text = codecs.getincrementaldecoder("utf-8")("replace")
         self.decoder = SseDecoder(limit)
+        self.inflater = tap_inflater(encoding)  # a gzip stream: decoded here, on the log's thread
 
     def events(self, data):
+        if self.inflater is not None:
+            import zlib
+
+            try:
+                pieces, data = [], self.inflater.decompress(data, TAP_CHUNK * 16)
+                while data:  # in bounded pieces: a small chunk may inflate to a great deal
+                    pieces += self.decoded_events(data)
+                    data = self.inflater.decompress(self.inflater.unconsumed_tail, TAP_CHUNK * 16)
+                return pieces
+            except zlib.error:
+                self.inflater = None
+                return []
+        return self.decoded_events(data)
+
+    def decoded_events(self, data):
         try:
             return [event.data.encode("utf-8") for event in self.decoder.feed(self.text.decode(data))
                     if event.data and event.event == "message"]  # not the legacy transport's endpoint event
@@ -10670,6 +10798,7 @@ class TapProxy:
         self.token = token if isinstance(token, str) and TAP_TOKEN.match(token) else secrets.token_urlsafe(24)
         self.transcriber, self.credentials, self.max_message = transcriber, credentials, max_message
         self.idle_seconds = tap_idle_seconds()
+        self.oauth_said = False
         self.connections, self.connections_lock = {}, threading.Lock()  # socket -> when it is closed if still idle
         proxy = self
 
@@ -10811,10 +10940,7 @@ class TapProxy:
         secret = [(key, value) for key, value in headers if key.lower() in ("authorization", "cookie")
                   or CREDENTIAL_NAME.search(key)]
         register_header_secrets(dict(secret), self.credentials)
-        headers = [(key, value) for key, value in headers if key.lower() != "accept-encoding"]
-        headers.append(("Accept-Encoding", "identity"))  # a body the log can read
-        if handler.command == "POST" and body:
-            self.transcriber.feed("out", body, "json")
+        asked = time.time()  # the request is logged once answered (a redirect's is not: the host sends it again)
         connection = handler.upstream_connection  # the one this host connection used last, kept alive
         handler.upstream_connection = None
         if connection is not None and dropped(connection):  # closed while idle: found before anything is sent
@@ -10822,19 +10948,48 @@ class TapProxy:
             connection = None
         connection = connection or self.upstream()
         try:
-            response = self.sent(connection, handler.command, target, headers, body)
-        except (OSError, http_client_errors()) as exc:  # never sent again: it may have reached the server
+            self.send(connection, handler.command, target, headers, body)
+        except (OSError, http_client_errors()) as exc:  # not sent: it never reached the server
             connection.close()
-            return self.answer(handler, 502, "mcp-tui tap: cannot reach %s://%s: %s\n" % (
-                self.scheme, self.netloc, getattr(exc, "strerror", None) or exc or type(exc).__name__))
+            self.logged_request(handler, body, asked)
+            said = "cannot reach %s://%s: %s" % (self.scheme, self.netloc,
+                                                 getattr(exc, "strerror", None) or exc or type(exc).__name__)
+            self.transcriber.http_event({"error": said})
+            return self.answer(handler, 502, "mcp-tui tap: %s\n" % said)
+        try:
+            response = connection.getresponse()
+        except (OSError, http_client_errors()):  # never sent again: it reached the server, which may have acted
+            connection.close()
+            self.logged_request(handler, body, asked)
+            said = "the server closed the connection after the request was sent; it may have run"
+            self.transcriber.http_event({"error": said})
+            return self.answer(handler, 502, "mcp-tui tap: %s\n" % said)
+        if not 300 <= response.status < 400 or response.status == 304:
+            self.logged_request(handler, body, asked)
+        event = {"status": response.status, "reason": response.reason, "headers": response.getheaders()}
+        if response.status == 401 and "resource_metadata" in (response.getheader("WWW-Authenticate") or ""):
+            event["note"] = TAP_OAUTH_NOTE
+            self.said_oauth()
+        self.transcriber.http_event(event)
         if self.answer_with(handler, response) and not response.will_close:
             handler.upstream_connection = connection
         else:
             connection.close()
 
+    def logged_request(self, handler, body, asked):
+        if handler.command == "POST" and body:
+            self.transcriber.feed("out", body, "json", when=asked)
+
+    def said_oauth(self):
+        """Said once on the tap's stderr: the server asks the host for OAuth, which the tap cannot carry."""
+        if not self.oauth_said:
+            self.oauth_said = True
+            sys.stderr.write("mcp-tui tap: %s\n" % TAP_OAUTH_NOTE)
+
     @staticmethod
-    def sent(connection, method, target, headers, body):
-        """The server's response to the request (its headers read; its body to be read)."""
+    def send(connection, method, target, headers, body):
+        """The request sent, its headers as the host gave them (Accept-Encoding too: a gzip
+        answer is decoded for the log only); the response is read next."""
         connection.putrequest(method, target, skip_host=False, skip_accept_encoding=True)
         for key, value in headers:
             connection.putheader(key, value)
@@ -10842,7 +10997,6 @@ class TapProxy:
             connection.putheader("Content-Length", str(len(body)))
         connection.endheaders(body)
         connection.sock.settimeout(None)  # connected: an answer takes as long as the tool, a stream as long as it runs
-        return connection.getresponse()
 
     TOO_LARGE = object()  # request_body's answer for a body past --max-message-size
 
@@ -10886,12 +11040,17 @@ class TapProxy:
         length = response.getheader("Content-Length")
         no_body = handler.command == "HEAD" or response.status in (204, 304) or 100 <= response.status < 200
         chunked = not no_body and (response.chunked or length is None)
-        stream = TapEventStream(self.max_message) if kind == "text/event-stream" else None
-        logged = kind == "application/json" and handler.command == "POST"
+        encoding = (response.getheader("Content-Encoding") or "").strip().lower() or None
+        stream = TapEventStream(self.max_message, encoding) if kind == "text/event-stream" else None
+        # JSON-RPC, or a failure's body (an OAuth error, a page) as what it is; not a 202's "Accepted"
+        logged = stream is None and handler.command == "POST" and (
+            kind == "application/json" or not 200 <= response.status < 300)
         kept, size, first = [], 0, handler.command == "GET" and stream is not None and chunked
         digest, total = None, 0  # past max_message: the sha256 and size of the whole body, for the log's cut record
         handler.send_response_only(response.status, response.reason)
         for key, value in response.getheaders():
+            if key.lower() == "location":  # a redirect on the server's origin stays on the tap's (a 307: one exchange)
+                value = self.location_rewritten(value)
             if key.lower() not in dropped:
                 handler.send_header(key, value)
         if chunked:
@@ -10929,8 +11088,19 @@ class TapProxy:
             return False
         finally:
             if kept:
-                self.transcriber.feed("in", b"".join(kept), "json" if digest is None else TapCutBody(total, digest))
+                self.transcriber.feed("in", b"".join(kept), TapHttpBody(
+                    kind or None, encoding, None if digest is None else TapCutBody(total, digest)))
         return True
+
+    def location_rewritten(self, location):
+        """A redirect's Location on --url's origin (or an absolute path) as the same place through
+        the tap, its token before the path: the host's request comes back to the tap, once."""
+        origin = "%s://%s" % (self.scheme, self.netloc)
+        if location.startswith(origin) and location[len(origin):len(origin) + 1] in ("/", "?", ""):
+            return self.origin + "/" + self.token + (location[len(origin):] or "/")
+        if location.startswith("/") and not location.startswith("//"):
+            return "/" + self.token + location
+        return location
 
     def endpoint_rewritten(self, data):
         """The first piece of a GET stream, its `endpoint` event's absolute URL on --url's origin
@@ -14013,9 +14183,12 @@ def format_tap_entry(entry):
                               "signal": "■ server ended by %s", "startFailed": "■ server could not start: %s"}[
             entry["kind"]] % escaped_unseen(cut_text(entry["text"], 200))
     arrow = "→" if entry["direction"] == "out" else "←"
+    if entry["kind"] == "http":  # an HTTP answer's status (not a plain 2xx), or an exchange that got none
+        return "%s %s %s" % (clock, arrow, escaped_unseen(cut_text(entry["text"], 400)))
     if entry["kind"] == "raw":
-        return "%s %s ! not JSON: %s (%s)" % (clock, arrow, escaped_unseen(cut_text(entry["text"], 120)),
-                                              size_text(entry["bytes"]))
+        what = "not JSON-RPC (%s)" % escaped_unseen(entry["contentType"]) if "contentType" in entry else "not JSON"
+        return "%s %s ! %s: %s (%s)" % (clock, arrow, what, escaped_unseen(cut_text(entry["text"], 120)),
+                                         size_text(entry["bytes"]))
     words = [clock, arrow, escaped_unseen(entry["method"] or "(answer)")]
     if entry.get("name") is not None:  # the tool, prompt, resource or task it is about
         words.append(escaped_unseen(cut_text(entry["name"], 80)))
@@ -17897,7 +18070,7 @@ def tap_entry_wanted(entry, opts):
         return False
     if opts.tool is not None and entry.get("name") != opts.tool:
         return False
-    if opts.errors and not ("error" in entry or entry.get("isError")):
+    if opts.errors and not ("error" in entry or entry.get("isError") or entry.get("kind") == "http"):
         return False
     return opts.dir is None or entry.get("direction") == opts.dir
 
