@@ -71,7 +71,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     SourcedLog Exchange ExchangeBook
      4a. taps       a real host's conversation with its server: the stdio relay (``TapRelay``),
                     and the tap's log in the state directory, written and followed
-                    classes: TapLog TapFollower TapExchanges TapCutBody TapTranscriber TapRelay
+                    classes: TapLog TapFollower TapExchanges TapCutBody TapHttpBody TapTranscriber
+                    TapRelay
      4b. http tap   the HTTP tap: a reverse proxy for Streamable HTTP, its messages logged
                     classes: TapEventStream TapProxy
      4c. mock       a recording served as an MCP server, over stdio or Streamable HTTP
@@ -10296,6 +10297,9 @@ def tap_log_records(name):
         except FileNotFoundError:
             continue
     return records
+
+
+# -- 4a. Taps: the transcriber (the log's own thread) and the stdio relay -------------------
 
 
 TAP_CHUNK = 64 * 1024  # read at a time by the relay
