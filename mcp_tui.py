@@ -71,8 +71,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     SourcedLog Exchange ExchangeBook
      4a. taps       a real host's conversation with its server: the stdio relay (``TapRelay``),
                     and the tap's log in the state directory, written and followed
-                    classes: TapLog TapFollower TapExchanges TapCutBody TapHttpBody TapTranscriber
-                    TapRelay
+                    classes: TapLog TapFollower TapExchanges TapCutBody TapHttpRequest TapHttpBody
+                    TapTranscriber TapRelay
      4b. http tap   the HTTP tap: a reverse proxy for Streamable HTTP, its messages logged
                     classes: TapEventStream TapProxy
      4c. mock       a recording served as an MCP server, over stdio or Streamable HTTP
@@ -10315,6 +10315,15 @@ class TapCutBody:
         self.size, self.digest = size, digest
 
 
+class TapHttpRequest:
+    """What the HTTP tap feeds for a request's body: held by the log until its answer's status
+    comes (``exchange`` names it), then logged, or dropped when the answer is a redirect (the
+    host sends it again, to the Location: one exchange, logged once)."""
+
+    def __init__(self, exchange):
+        self.exchange = exchange
+
+
 class TapHttpBody:
     """What the HTTP tap feeds for an answer's body (not a stream): its Content-Type and
     Content-Encoding (gzip or deflate: decoded here, for the log only; the host got it as
@@ -10367,16 +10376,17 @@ class TapTranscriber:
         self.sizes = {"out": 0, "in": 0, "err": 0}
         self.digests = {"out": None, "in": None, "err": None}  # a line past max_line: the sha256 of all its bytes
         self.when = {"out": None, "in": None, "err": None}  # when its last piece was read
+        self.held = []  # (exchange, body, when): the HTTP tap's requests, logged once their status came
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
-    def feed(self, direction, data, body=None, when=None):
+    def feed(self, direction, data, body=None):
         """A copy of ``data``, just read from ``direction``'s side (before it is passed on, so
         the log's order is the order the sides saw). ``body`` (the HTTP tap): "json" for a whole
         JSON body (a TapCutBody: the start of one too large to log whole; a TapHttpBody: an
-        answer's), or a TapEventStream for a piece of an event stream; None: stdio bytes.
-        ``when``: when it was sent, if not now (the HTTP tap logs a request once it is answered)."""
-        when = when or time.time()
+        answer's; a TapHttpRequest: a request's), or a TapEventStream for a piece of an event
+        stream; None: stdio bytes."""
+        when = time.time()
         with self._lock:
             if self.backlog + len(data) > TAP_LOG_BACKLOG:
                 if not self.skipping.get(direction):
@@ -10392,9 +10402,19 @@ class TapTranscriber:
         stderr's last line, without its newline, first)."""
         self.queue.put(("event", event, time.time(), None))
 
-    def http_event(self, event):
-        """An HTTP answer's status and headers (as a list of pairs), masked on the log's thread."""
-        self.queue.put(("http", event, time.time(), None))
+    def http_event(self, event, exchange=None):
+        """An HTTP answer's status and headers (as a list of pairs), masked on the log's thread;
+        ``exchange``: its request's (a TapHttpRequest's), held until now, dropped for a redirect."""
+        self.queue.put(("http", (event, exchange), time.time(), None))
+
+    def _settle(self, redirected=None):
+        """Log the HTTP requests held for their status, in order (``redirected``'s: dropped, the
+        host sends it again): before anything else is logged, a request's place stays its own."""
+        held, self.held = self.held, []
+        for exchange, data, when in held:
+            if exchange is not redirected:
+                self.when["out"] = when
+                self._logged("out", data, len(data))
 
     def finish(self, timeout):
         """Log what is queued (the last line too, without its newline), within ``timeout``."""
@@ -10405,15 +10425,29 @@ class TapTranscriber:
         while True:
             item = self.queue.get()
             if item is None:
+                self._settle()
                 for direction in self.lines:
                     self._line(direction)
                 return
+            if isinstance(item[3], TapHttpRequest) and item[1] is not None:
+                with self._lock:
+                    self.backlog -= len(item[1])
+                self.held.append((item[3].exchange, item[1], item[2]))
+                continue
             if item[0] == "http":
+                event, exchange = item[1]
+                status = event.get("status")
                 try:
-                    self.log.http(item[1], at=item[2])
+                    self._settle(exchange if isinstance(status, int) and 300 <= status < 400 and status != 304
+                                 else None)
+                    self.log.http(event, at=item[2])
                 except Exception as exc:  # the log is best effort
                     self.log.fail(exc)
                 continue
+            try:
+                self._settle()
+            except Exception as exc:  # the log is best effort
+                self.log.fail(exc)
             if item[0] == "event":
                 self._line("err")
                 try:
@@ -10944,7 +10978,9 @@ class TapProxy:
         secret = [(key, value) for key, value in headers if key.lower() in ("authorization", "cookie")
                   or CREDENTIAL_NAME.search(key)]
         register_header_secrets(dict(secret), self.credentials)
-        asked = time.time()  # the request is logged once answered (a redirect's is not: the host sends it again)
+        exchange = object()  # its request is held by the log until its status says whether it was redirected
+        if handler.command == "POST" and body:
+            self.transcriber.feed("out", body, TapHttpRequest(exchange))
         connection = handler.upstream_connection  # the one this host connection used last, kept alive
         handler.upstream_connection = None
         if connection is not None and dropped(connection):  # closed while idle: found before anything is sent
@@ -10955,34 +10991,26 @@ class TapProxy:
             self.send(connection, handler.command, target, headers, body)
         except (OSError, http_client_errors()) as exc:  # not sent: it never reached the server
             connection.close()
-            self.logged_request(handler, body, asked)
             said = "cannot reach %s://%s: %s" % (self.scheme, self.netloc,
                                                  getattr(exc, "strerror", None) or exc or type(exc).__name__)
-            self.transcriber.http_event({"error": said})
+            self.transcriber.http_event({"error": said}, exchange)
             return self.answer(handler, 502, "mcp-tui tap: %s\n" % said)
         try:
             response = connection.getresponse()
         except (OSError, http_client_errors()):  # never sent again: it reached the server, which may have acted
             connection.close()
-            self.logged_request(handler, body, asked)
             said = "the server closed the connection after the request was sent; it may have run"
-            self.transcriber.http_event({"error": said})
+            self.transcriber.http_event({"error": said}, exchange)
             return self.answer(handler, 502, "mcp-tui tap: %s\n" % said)
-        if not 300 <= response.status < 400 or response.status == 304:
-            self.logged_request(handler, body, asked)
         event = {"status": response.status, "reason": response.reason, "headers": response.getheaders()}
         if response.status == 401 and "resource_metadata" in (response.getheader("WWW-Authenticate") or ""):
             event["note"] = TAP_OAUTH_NOTE
             self.said_oauth()
-        self.transcriber.http_event(event)
+        self.transcriber.http_event(event, exchange)
         if self.answer_with(handler, response) and not response.will_close:
             handler.upstream_connection = connection
         else:
             connection.close()
-
-    def logged_request(self, handler, body, asked):
-        if handler.command == "POST" and body:
-            self.transcriber.feed("out", body, "json", when=asked)
 
     def said_oauth(self):
         """Said once on the tap's stderr: the server asks the host for OAuth, which the tap cannot carry."""
@@ -23818,7 +23846,7 @@ def tap_row_text(row):
         return format_tap_entry(answer) + " (an answer to no request seen)"
     if answer is None:
         return format_tap_entry(first) + (" …" if first["kind"] == "request" else "")
-    paired = dict(first, **{key: answer[key] for key in ("latencyMs", "error") if key in answer})
+    paired = dict(first, **{key: answer[key] for key in ("latencyMs", "error", "isError") if key in answer})
     return "%s, answer %s" % (format_tap_entry(paired), size_text(answer["bytes"]))
 
 
