@@ -475,6 +475,27 @@ def test_accept_encoding_passes_unchanged_and_a_gzip_answer_is_relayed_as_sent_a
     assert logged_messages(state_dir, "zipped")[1] == ("in", {"jsonrpc": "2.0", "id": 1, "result": {"zipped": "yes"}})
 
 
+def test_a_gzip_event_stream_is_relayed_as_sent_and_its_events_logged_decoded(tap, state_dir):
+    import gzip
+
+    sent = []
+
+    class GzipStream(Quiet):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            event = "event: message\ndata: %s\n\n" % json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": {
+                "streamed": "zipped"}})
+            sent.append(gzip.compress(event.encode()))
+            answer_with(self, 200, sent[-1], [("Content-Type", "text/event-stream"), ("Content-Encoding", "gzip")])
+
+    with serving(GzipStream) as port:
+        through = tap("http://127.0.0.1:%d/mcp" % port, name="zipstream")
+        status, got = post(through.url, DISCOVER, {"Accept-Encoding": "gzip"})
+        assert status == 200 and got == sent[0]
+        wait_for(lambda: len(logged_messages(state_dir, "zipstream")) == 2, what="the event logged")
+    assert logged_messages(state_dir, "zipstream")[1][1]["result"] == {"streamed": "zipped"}
+
+
 # -- only its owner: the capability in the tap's URL, and what one connection may cost --------------
 
 AS_ROOT = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
