@@ -71,7 +71,8 @@ tests/test_layering.py checks this map against the banners and the code.
                     DebugLog SourcedLog Exchange ExchangeBook
      4a. taps       a real host's conversation with its server: the stdio relay (``TapRelay``),
                     and the tap's log in the state directory, written and followed
-                    classes: TapLog TapFollower TapExchanges TapCutBody TapTranscriber TapRelay
+                    classes: TapLog TapFollower TapExchanges TapCutBody TapHttpRequest TapHttpBody
+                    TapTranscriber TapRelay
      4b. http tap   the HTTP tap: a reverse proxy for Streamable HTTP, its messages logged
                     classes: TapEventStream TapProxy
      4c. mock       a recording served as an MCP server, over stdio or Streamable HTTP
@@ -10053,7 +10054,8 @@ def tap_summary(name):
         try:
             with open_user_file_to_read(path) as handle:
                 count += sum(1 for line in handle if line.strip() and not line.startswith((b'{"recording"',
-                                                                                           b'{"copied"', b'{"server"')))
+                                                                                           b'{"copied"', b'{"server"',
+                                                                                           b'{"http"')))
         except OSError:
             continue
     running = not info.get("ended") and process_running(info.get("pid"))
@@ -10111,14 +10113,32 @@ class TapLog(MessageRecorder):
         self.at = at
         MessageRecorder.message(self, direction, message, transport or self.transport, bookkeeping)
 
-    def raw(self, direction, text, size, at=None):
-        """A line that is not a JSON-RPC message: its start, masked (``size``: its bytes)."""
+    def raw(self, direction, text, size, at=None, content_type=None):
+        """A line that is not a JSON-RPC message: its start, masked (``size``: its bytes;
+        ``content_type``: an HTTP body's, a 401's OAuth body say, logged as what it is)."""
         self.at = at
         record = {"t": 0, "direction": direction, "transport": self.transport,
                   "raw": self.credentials.redact(text[:TAP_RAW_LIMIT])}
         if size > TAP_RAW_LIMIT:
             record["bytes"] = size
+        if content_type is not None:
+            record["contentType"] = content_type
         self._write(record)
+
+    def http(self, event, at=None):
+        """An HTTP tap's answer, as an ``http`` record: its ``status``, ``reason`` and headers
+        (a credential's value masked: Authorization, cookies, the session id, a name that says
+        credential), or the ``error`` of an exchange that had none."""
+        self.at = at
+        headers = {}
+        for name, value in event.pop("headers", ()):
+            if name.lower() in ("authorization", "proxy-authorization", "cookie", "set-cookie") or \
+                    CREDENTIAL_NAME.search(name) and name.lower() != "www-authenticate":  # a challenge, no secret
+                self.credentials.add(value)
+            headers[name] = self.credentials.redact(value)
+        if headers:
+            event["headers"] = headers
+        self._write({"http": event, "t": 0})
 
     def cut(self, direction, text, size, digest, at=None):
         """A message too large to log whole (past --max-message-size): its start, masked, its
@@ -10278,14 +10298,46 @@ def tap_stamp(seconds, exact=False):
     return text + (".%03dZ" % (seconds % 1 * 1000) if exact else "Z")
 
 
+TAP_SUMMARY_CHARACTERS = 60  # of a request's arguments, on its `tap watch` line
+# What a request is about, by its method: the params member named, shown beside the method.
+TAP_SUBJECTS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri", "resources/subscribe": "uri",
+                "resources/unsubscribe": "uri", "tasks/get": "taskId", "tasks/result": "taskId",
+                "tasks/cancel": "taskId"}
+
+
+def tap_subject(method, params):
+    """(the tool's or prompt's name, the resource's URI or the task's id a request is about,
+    a short summary of its arguments) from its ``params``; (None, None) for others. Both come
+    from the log, where credentials are masked already; the summary is JSON cut to
+    TAP_SUMMARY_CHARACTERS (escaped where it is shown)."""
+    if not isinstance(params, dict) or method not in TAP_SUBJECTS:
+        return None, None
+    subject = params.get(TAP_SUBJECTS[method])
+    arguments = params.get("arguments")
+    summary = None
+    if isinstance(arguments, dict) and arguments:
+        summary = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+        if len(summary) > TAP_SUMMARY_CHARACTERS:
+            summary = summary[:TAP_SUMMARY_CHARACTERS - 1] + "…"
+    return (subject if isinstance(subject, str) else None), summary
+
+
 class TapExchanges:
     """A tap's log read as a conversation, for `tap watch` and the TUI: each record becomes an
-    entry with its time, direction, kind, method (an answer gets its request's), id, size in
-    bytes, the answer's latency and its error. Requests are paired with their answers by
-    direction and id, afresh at each host session (the log's "recording" lines)."""
+    entry with its time, direction, kind, method (an answer gets its request's), what it is
+    about (``name``: a tool's or prompt's name, a resource's URI; ``arguments``: their summary),
+    id, size in bytes, the answer's latency, its error or ``isError``. Requests are paired with
+    their answers by direction and id, afresh at each host session (the log's "recording" lines)."""
 
     def __init__(self):
-        self.pending = {}  # (the asker's direction, the id as JSON) -> (method, time)
+        self.pending = {}  # (the asker's direction, the id as JSON) -> (method, time, name)
+
+    def waiting(self, entry):
+        """Whether ``entry``, a request, has had no answer yet (`tap watch`'s live marker)."""
+        if entry.get("kind") != "request":
+            return False
+        asked = self.pending.get((entry["direction"], json.dumps(entry["id"])))
+        return asked is not None and asked[1] == entry["at"]
 
     def entry(self, record):
         """The entry of one log record, or None for a record that is not a line of the conversation."""
@@ -10300,6 +10352,19 @@ class TapExchanges:
             text = str(event.get("signalName") if kind == "signal" else event[kind])
             return {"time": tap_stamp(stamp, exact=True), "at": stamp, "direction": "server", "kind": kind,
                     "text": text, "bytes": len(text.encode("utf-8")), "method": None, "id": None}
+        if isinstance(record.get("http"), dict):  # the HTTP tap's: shown when it is not a plain 2xx
+            event, text = record["http"], None
+            if isinstance(event.get("error"), str):
+                text = "✗ " + event["error"]
+            elif isinstance(event.get("status"), int) and (not 200 <= event["status"] < 300 or "note" in event):
+                text = "HTTP %d %s" % (event["status"], event.get("reason") or "")
+                location = (event.get("headers") or {}).get("Location")
+                text += (" → %s" % location if isinstance(location, str) else "") + (
+                    ": %s" % event["note"] if isinstance(event.get("note"), str) else "")
+            if text is None:
+                return None
+            return {"time": tap_stamp(stamp, exact=True), "at": stamp, "direction": "in", "kind": "http",
+                    "text": text, "status": event.get("status"), "bytes": 0, "method": None, "id": None}
         if record.get("direction") not in ("in", "out"):
             return None
         direction, message = record["direction"], record.get("message")
@@ -10321,25 +10386,34 @@ class TapExchanges:
                 if asked is not None:
                     entry.update(method=asked[0], latencyMs=round((stamp - asked[1]) * 1000, 1))
             elif message["method"] is not None and message["id"] is not None:
-                self.pending[(direction, json.dumps(message["id"]))] = (message["method"], stamp)
+                self.pending[(direction, json.dumps(message["id"]))] = (message["method"], stamp, None)
             return entry
         if not isinstance(message, dict):
             raw = str(record.get("raw", ""))
             entry.update(kind="raw", bytes=record.get("bytes") or len(raw.encode("utf-8")), text=raw)
+            if isinstance(record.get("contentType"), str):  # an HTTP body that is not JSON-RPC
+                entry["contentType"] = record["contentType"]
             return entry
         method, message_id, kind = message.get("method"), message.get("id"), message_kind(message)
         entry.update(kind=kind, bytes=len(json.dumps(message, separators=(",", ":"))))
+        name, summary = tap_subject(method, message.get("params"))
         if kind == "request":
-            self.pending[(direction, json.dumps(message_id))] = (method, stamp)
+            self.pending[(direction, json.dumps(message_id))] = (method, stamp, name)
         elif kind in ("response", "error"):
             asked = self.pending.pop(("out" if direction == "in" else "in", json.dumps(message_id)), None)
             if asked is not None:
-                method = asked[0]
+                method, name = asked[0], asked[2]
                 entry["latencyMs"] = round((stamp - asked[1]) * 1000, 1)
             if kind == "error":
                 error = message.get("error") if isinstance(message.get("error"), dict) else {}
                 entry["error"] = {"code": error.get("code"), "message": str(error.get("message", ""))}
+            elif isinstance(message.get("result"), dict) and message["result"].get("isError") is True:
+                entry["isError"] = True  # a tool's own failure, in a result
         entry.update(method=method, id=message_id)
+        if name is not None:
+            entry["name"] = name
+        if summary is not None and kind != "response":
+            entry["arguments"] = summary
         return entry
 
 
@@ -10357,6 +10431,9 @@ def tap_log_records(name):
     return records
 
 
+# -- 4a. Taps: the transcriber (the log's own thread) and the stdio relay -------------------
+
+
 TAP_CHUNK = 64 * 1024  # read at a time by the relay
 TAP_LOG_BACKLOG = 64 * 1024 * 1024  # bytes waiting to be logged; beyond it the log skips, the relay never waits
 TAP_GRACE = 2.0  # seconds a server has to exit once the host closed its stdin, before it is ended
@@ -10368,6 +10445,50 @@ class TapCutBody:
 
     def __init__(self, size, digest):
         self.size, self.digest = size, digest
+
+
+class TapHttpRequest:
+    """What the HTTP tap feeds for a request's body: held by the log until its answer's status
+    comes (``exchange`` names it), then logged, or dropped when the answer is a redirect (the
+    host sends it again, to the Location: one exchange, logged once)."""
+
+    def __init__(self, exchange):
+        self.exchange = exchange
+
+
+class TapHttpBody:
+    """What the HTTP tap feeds for an answer's body (not a stream): its Content-Type and
+    Content-Encoding (gzip or deflate: decoded here, for the log only; the host got it as
+    sent), and ``cut`` (a TapCutBody) when it was past max_message."""
+
+    def __init__(self, content_type, encoding, cut=None):
+        self.content_type, self.encoding, self.cut = content_type, encoding, cut
+
+
+TAP_DECODED = ("gzip", "x-gzip", "deflate")  # Content-Encodings the log decodes (the standard library's zlib)
+
+
+def tap_inflater(encoding):
+    """A zlib decompressor for ``encoding`` (gzip, or deflate with its zlib header or without), or None."""
+    import zlib
+
+    if encoding not in TAP_DECODED:
+        return None
+    return zlib.decompressobj(zlib.MAX_WBITS | 32)  # 32: a gzip or a zlib header, either
+
+
+def tap_inflated(inflater, data, limit):
+    """``data`` decompressed, at most ``limit`` bytes of it (a body that would be more: None)."""
+    import zlib
+
+    try:
+        out = inflater.decompress(data, limit + 1)
+    except zlib.error:
+        try:  # a raw deflate stream, without the zlib header some servers leave out
+            out = zlib.decompressobj(-zlib.MAX_WBITS).decompress(data, limit + 1)
+        except zlib.error:
+            return None
+    return out if len(out) <= limit else None
 
 
 class TapTranscriber:
@@ -10387,14 +10508,16 @@ class TapTranscriber:
         self.sizes = {"out": 0, "in": 0, "err": 0}
         self.digests = {"out": None, "in": None, "err": None}  # a line past max_line: the sha256 of all its bytes
         self.when = {"out": None, "in": None, "err": None}  # when its last piece was read
+        self.held = []  # (exchange, body, when): the HTTP tap's requests, logged once their status came
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
     def feed(self, direction, data, body=None):
         """A copy of ``data``, just read from ``direction``'s side (before it is passed on, so
         the log's order is the order the sides saw). ``body`` (the HTTP tap): "json" for a whole
-        JSON body (a TapCutBody: the start of one too large to log whole), or a TapEventStream
-        for a piece of an event stream; None: stdio bytes."""
+        JSON body (a TapCutBody: the start of one too large to log whole; a TapHttpBody: an
+        answer's; a TapHttpRequest: a request's), or a TapEventStream for a piece of an event
+        stream; None: stdio bytes."""
         when = time.time()
         with self._lock:
             if self.backlog + len(data) > TAP_LOG_BACKLOG:
@@ -10411,6 +10534,20 @@ class TapTranscriber:
         stderr's last line, without its newline, first)."""
         self.queue.put(("event", event, time.time(), None))
 
+    def http_event(self, event, exchange=None):
+        """An HTTP answer's status and headers (as a list of pairs), masked on the log's thread;
+        ``exchange``: its request's (a TapHttpRequest's), held until now, dropped for a redirect."""
+        self.queue.put(("http", (event, exchange), time.time(), None))
+
+    def _settle(self, redirected=None):
+        """Log the HTTP requests held for their status, in order (``redirected``'s: dropped, the
+        host sends it again): before anything else is logged, a request's place stays its own."""
+        held, self.held = self.held, []
+        for exchange, data, when in held:
+            if exchange is not redirected:
+                self.when["out"] = when
+                self._logged("out", data, len(data))
+
     def finish(self, timeout):
         """Log what is queued (the last line too, without its newline), within ``timeout``."""
         self.queue.put(None)
@@ -10420,9 +10557,29 @@ class TapTranscriber:
         while True:
             item = self.queue.get()
             if item is None:
+                self._settle()
                 for direction in self.lines:
                     self._line(direction)
                 return
+            if isinstance(item[3], TapHttpRequest) and item[1] is not None:
+                with self._lock:
+                    self.backlog -= len(item[1])
+                self.held.append((item[3].exchange, item[1], item[2]))
+                continue
+            if item[0] == "http":
+                event, exchange = item[1]
+                status = event.get("status")
+                try:
+                    self._settle(exchange if isinstance(status, int) and 300 <= status < 400 and status != 304
+                                 else None)
+                    self.log.http(event, at=item[2])
+                except Exception as exc:  # the log is best effort
+                    self.log.fail(exc)
+                continue
+            try:
+                self._settle()
+            except Exception as exc:  # the log is best effort
+                self.log.fail(exc)
             if item[0] == "event":
                 self._line("err")
                 try:
@@ -10444,11 +10601,39 @@ class TapTranscriber:
                     self._logged(direction, data, len(data))
                 elif isinstance(body, TapCutBody):
                     self._logged(direction, data, body.size, body.digest)
+                elif isinstance(body, TapHttpBody):
+                    self._http_body(direction, data, body)
                 else:
                     for event in body.events(data):
                         self._logged(direction, event, len(event))
             except Exception as exc:  # the log is best effort: it must never take the tap down
                 self.log.fail(exc)
+
+    def _http_body(self, direction, data, body):
+        """An HTTP answer's body: its JSON-RPC messages, or (an OAuth error, an HTML page, a body
+        encoded as the log cannot decode) the body as what it is, with its Content-Type."""
+        when, size = self.when[direction], len(data)
+        if body.encoding:
+            inflater = tap_inflater(body.encoding)
+            decoded = tap_inflated(inflater, data, self.max_line) if inflater and not body.cut else None
+            if decoded is None:
+                self.log.raw(direction, "(a %s-encoded body the log does not decode)" % body.encoding, size, at=when,
+                             content_type=body.content_type)
+                return
+            data = decoded
+        if body.cut is not None:
+            self._logged(direction, data, body.cut.size, body.cut.digest)
+            return
+        try:
+            messages = decode_messages(body_text(data))
+        except ProtocolViolation:
+            messages = []
+        if messages and all(isinstance(message, dict) and message.get("jsonrpc") == "2.0" for message in messages):
+            for message in messages:
+                self.log.message(direction, message, at=when)
+        elif data.strip():
+            self.log.raw(direction, data[:TAP_RAW_LIMIT * 4].decode("utf-8", "replace"), len(data), at=when,
+                         content_type=body.content_type)
 
     def _take(self, direction, data):
         start = 0
@@ -10691,6 +10876,10 @@ TAP_MAX_CONNECTIONS = 64  # host connections served at once; one more is answere
 TAP_LINGER_SECONDS = 1.0  # a refused request's unread rest is read (and dropped) this long, so its answer arrives
 TAP_MAX_TRAILERS = 64  # trailer lines after a chunked body
 TAP_TOKEN = re.compile(r"^[A-Za-z0-9_-]{32}$")  # what secrets.token_urlsafe(24) makes
+TAP_OAUTH_NOTE = ("the server asks for OAuth (401 with resource_metadata); OAuth does not work through the HTTP "
+                  "tap: the metadata names the server, not the tap, and a host rightly refuses a token for another "
+                  "audience. Authorize the host against the server directly, or tap a server that takes a fixed "
+                  "token")
 
 
 def tap_idle_seconds():
@@ -10725,13 +10914,29 @@ def listen_address(text, allow_remote=False, listener="the tap"):
 class TapEventStream:
     """The events of one relayed text/event-stream, for the log: bytes in, each event's data out."""
 
-    def __init__(self, limit):
+    def __init__(self, limit, encoding=None):
         import codecs
 
         self.text = codecs.getincrementaldecoder("utf-8")("replace")
         self.decoder = SseDecoder(limit)
+        self.inflater = tap_inflater(encoding)  # a gzip stream: decoded here, on the log's thread
 
     def events(self, data):
+        if self.inflater is not None:
+            import zlib
+
+            try:
+                pieces, data = [], self.inflater.decompress(data, TAP_CHUNK * 16)
+                while data:  # in bounded pieces: a small chunk may inflate to a great deal
+                    pieces += self.decoded_events(data)
+                    data = self.inflater.decompress(self.inflater.unconsumed_tail, TAP_CHUNK * 16)
+                return pieces
+            except zlib.error:
+                self.inflater = None
+                return []
+        return self.decoded_events(data)
+
+    def decoded_events(self, data):
         try:
             return [event.data.encode("utf-8") for event in self.decoder.feed(self.text.decode(data))
                     if event.data and event.event == "message"]  # not the legacy transport's endpoint event
@@ -10763,6 +10968,7 @@ class TapProxy:
         self.token = token if isinstance(token, str) and TAP_TOKEN.match(token) else secrets.token_urlsafe(24)
         self.transcriber, self.credentials, self.max_message = transcriber, credentials, max_message
         self.idle_seconds = tap_idle_seconds()
+        self.oauth_said = False
         self.connections, self.connections_lock = {}, threading.Lock()  # socket -> when it is closed if still idle
         proxy = self
 
@@ -10904,10 +11110,9 @@ class TapProxy:
         secret = [(key, value) for key, value in headers if key.lower() in ("authorization", "cookie")
                   or CREDENTIAL_NAME.search(key)]
         register_header_secrets(dict(secret), self.credentials)
-        headers = [(key, value) for key, value in headers if key.lower() != "accept-encoding"]
-        headers.append(("Accept-Encoding", "identity"))  # a body the log can read
+        exchange = object()  # its request is held by the log until its status says whether it was redirected
         if handler.command == "POST" and body:
-            self.transcriber.feed("out", body, "json")
+            self.transcriber.feed("out", body, TapHttpRequest(exchange))
         connection = handler.upstream_connection  # the one this host connection used last, kept alive
         handler.upstream_connection = None
         if connection is not None and dropped(connection):  # closed while idle: found before anything is sent
@@ -10915,19 +11120,40 @@ class TapProxy:
             connection = None
         connection = connection or self.upstream()
         try:
-            response = self.sent(connection, handler.command, target, headers, body)
-        except (OSError, http_client_errors()) as exc:  # never sent again: it may have reached the server
+            self.send(connection, handler.command, target, headers, body)
+        except (OSError, http_client_errors()) as exc:  # not sent: it never reached the server
             connection.close()
-            return self.answer(handler, 502, "mcp-tui tap: cannot reach %s://%s: %s\n" % (
-                self.scheme, self.netloc, getattr(exc, "strerror", None) or exc or type(exc).__name__))
+            said = "cannot reach %s://%s: %s" % (self.scheme, self.netloc,
+                                                 getattr(exc, "strerror", None) or exc or type(exc).__name__)
+            self.transcriber.http_event({"error": said}, exchange)
+            return self.answer(handler, 502, "mcp-tui tap: %s\n" % said)
+        try:
+            response = connection.getresponse()
+        except (OSError, http_client_errors()):  # never sent again: it reached the server, which may have acted
+            connection.close()
+            said = "the server closed the connection after the request was sent; it may have run"
+            self.transcriber.http_event({"error": said}, exchange)
+            return self.answer(handler, 502, "mcp-tui tap: %s\n" % said)
+        event = {"status": response.status, "reason": response.reason, "headers": response.getheaders()}
+        if response.status == 401 and "resource_metadata" in (response.getheader("WWW-Authenticate") or ""):
+            event["note"] = TAP_OAUTH_NOTE
+            self.said_oauth()
+        self.transcriber.http_event(event, exchange)
         if self.answer_with(handler, response) and not response.will_close:
             handler.upstream_connection = connection
         else:
             connection.close()
 
+    def said_oauth(self):
+        """Said once on the tap's stderr: the server asks the host for OAuth, which the tap cannot carry."""
+        if not self.oauth_said:
+            self.oauth_said = True
+            sys.stderr.write("mcp-tui tap: %s\n" % TAP_OAUTH_NOTE)
+
     @staticmethod
-    def sent(connection, method, target, headers, body):
-        """The server's response to the request (its headers read; its body to be read)."""
+    def send(connection, method, target, headers, body):
+        """The request sent, its headers as the host gave them (Accept-Encoding too: a gzip
+        answer is decoded for the log only); the response is read next."""
         connection.putrequest(method, target, skip_host=False, skip_accept_encoding=True)
         for key, value in headers:
             connection.putheader(key, value)
@@ -10935,7 +11161,6 @@ class TapProxy:
             connection.putheader("Content-Length", str(len(body)))
         connection.endheaders(body)
         connection.sock.settimeout(None)  # connected: an answer takes as long as the tool, a stream as long as it runs
-        return connection.getresponse()
 
     TOO_LARGE = object()  # request_body's answer for a body past --max-message-size
 
@@ -10979,12 +11204,17 @@ class TapProxy:
         length = response.getheader("Content-Length")
         no_body = handler.command == "HEAD" or response.status in (204, 304) or 100 <= response.status < 200
         chunked = not no_body and (response.chunked or length is None)
-        stream = TapEventStream(self.max_message) if kind == "text/event-stream" else None
-        logged = kind == "application/json" and handler.command == "POST"
+        encoding = (response.getheader("Content-Encoding") or "").strip().lower() or None
+        stream = TapEventStream(self.max_message, encoding) if kind == "text/event-stream" else None
+        # JSON-RPC, or a failure's body (an OAuth error, a page) as what it is; not a 202's "Accepted"
+        logged = stream is None and handler.command == "POST" and (
+            kind == "application/json" or not 200 <= response.status < 300)
         kept, size, first = [], 0, handler.command == "GET" and stream is not None and chunked
         digest, total = None, 0  # past max_message: the sha256 and size of the whole body, for the log's cut record
         handler.send_response_only(response.status, response.reason)
         for key, value in response.getheaders():
+            if key.lower() == "location":  # a redirect on the server's origin stays on the tap's (a 307: one exchange)
+                value = self.location_rewritten(value)
             if key.lower() not in dropped:
                 handler.send_header(key, value)
         if chunked:
@@ -11022,8 +11252,19 @@ class TapProxy:
             return False
         finally:
             if kept:
-                self.transcriber.feed("in", b"".join(kept), "json" if digest is None else TapCutBody(total, digest))
+                self.transcriber.feed("in", b"".join(kept), TapHttpBody(
+                    kind or None, encoding, None if digest is None else TapCutBody(total, digest)))
         return True
+
+    def location_rewritten(self, location):
+        """A redirect's Location on --url's origin (or an absolute path) as the same place through
+        the tap, its token before the path: the host's request comes back to the tap, once."""
+        origin = "%s://%s" % (self.scheme, self.netloc)
+        if location.startswith(origin) and location[len(origin):len(origin) + 1] in ("/", "?", ""):
+            return self.origin + "/" + self.token + (location[len(origin):] or "/")
+        if location.startswith("/") and not location.startswith("//"):
+            return "/" + self.token + location
+        return location
 
     def endpoint_rewritten(self, data):
         """The first piece of a GET stream, its `endpoint` event's absolute URL on --url's origin
@@ -14137,18 +14378,29 @@ def format_tap_entry(entry):
                               "signal": "■ server ended by %s", "startFailed": "■ server could not start: %s"}[
             entry["kind"]] % escaped_unseen(cut_text(entry["text"], 200))
     arrow = "→" if entry["direction"] == "out" else "←"
+    if entry["kind"] == "http":  # an HTTP answer's status (not a plain 2xx), or an exchange that got none
+        return "%s %s %s" % (clock, arrow, escaped_unseen(cut_text(entry["text"], 400)))
     if entry["kind"] == "raw":
-        return "%s %s ! not JSON: %s (%s)" % (clock, arrow, escaped_unseen(cut_text(entry["text"], 120)),
-                                              size_text(entry["bytes"]))
+        what = "not JSON-RPC (%s)" % escaped_unseen(entry["contentType"]) if "contentType" in entry else "not JSON"
+        return "%s %s ! %s: %s (%s)" % (clock, arrow, what, escaped_unseen(cut_text(entry["text"], 120)),
+                                         size_text(entry["bytes"]))
     words = [clock, arrow, escaped_unseen(entry["method"] or "(answer)")]
+    if entry.get("name") is not None:  # the tool, prompt, resource or task it is about
+        words.append(escaped_unseen(cut_text(entry["name"], 80)))
     if entry["id"] is not None:
         words.append("#%s" % escaped_unseen(entry["id"] if isinstance(entry["id"], str) else json.dumps(entry["id"])))
+    if entry.get("arguments") is not None:
+        words.append(escaped_unseen(entry["arguments"]))
     if "error" in entry:
         words.append("✗ %s %s" % (escaped_unseen(entry["error"]["code"]),
                                   escaped_unseen(cut_text(entry["error"]["message"], 120))))
+    if entry.get("isError"):
+        words.append("✗ isError")
     if "latencyMs" in entry:
         words.append("%.1f ms" % entry["latencyMs"])
     words.append(size_text(entry["bytes"]))
+    if entry.get("pending"):
+        words.append("… waiting")  # no answer yet when the line was printed
     if entry["kind"] == "cut":
         words.append("(cut JSON: too large to log whole; sha256 %s)" % escaped_unseen(entry["sha256"]))
     return " ".join(words)
@@ -15260,7 +15512,8 @@ CLI_OPTIONS = (
                                                 "no_proxy, as curl reads them)")),
     )),
     ("sessions kept open between commands", (
-        (("--session",), dict(metavar="NAME", help="run the command through session NAME (same as @NAME)")),
+        (("--session",), dict(metavar="NAME", help="run the command through session NAME (same as @NAME); tap "
+                                                   "watch and stats: the tap's session N (tap sessions lists them)")),
         (("--idle",), dict(type=float, default=30.0, metavar="MINUTES",
                            help="session open: close the session after MINUTES unused (default 30)")),
     )),
@@ -15362,7 +15615,13 @@ CLI_OPTIONS = (
                                                               "loopback")),
         (("--since",), dict(metavar="TIME", help="tap save: only messages from TIME on (2026-01-31T09:00, 09:00, "
                                                  "or 10m: ten minutes ago)")),
-        (("--method",), dict(metavar="M", help="tap save: only the host's M requests, with their answers")),
+        (("--method",), dict(metavar="M", help="tap save: only the host's M requests, with their answers; tap "
+                                               "watch: only M's requests and answers")),
+        (("--tool",), dict(metavar="NAME", help="tap watch: only the requests about the tool or prompt NAME (or "
+                                                "the resource URI NAME), and their answers")),
+        (("--errors",), dict(action="store_true", help="tap watch: only errors, and tool results with isError")),
+        (("--dir",), dict(choices=("in", "out"), help="tap watch: only what the server sent (in, ←) or the host (out, "
+                                                 "→)")),
         (("--allow-masked",), dict(action="store_true", help="mock: serve a recording with masked values, the "
                                                              "labels as they are")),
     )),
@@ -17678,6 +17937,8 @@ class SkillCommands(CliCommands):
 TAP_WATCH_POLL_SECONDS = 0.1  # how often `tap watch` looks at the log for new lines
 TAP_RUN_USAGE = "usage: mcp-tui tap [--name NAME] -- COMMAND [ARGS...]"
 TAP_HTTP_USAGE = "usage: mcp-tui tap [--name NAME] --listen 127.0.0.1:PORT --url URL"
+TAP_WATCH_USAGE = ("tap watch NAME [--for SECONDS] [--session N] [--method M] [--tool NAME] [--errors] "
+                   "[--dir in|out]")
 
 
 def pin_state_directory(opts):
@@ -17888,30 +18149,101 @@ class TapCommands(CliCommands):
         return EXIT_OK
 
     def watch(self, args):
-        name, = self.cli.expect(args, 1, "tap watch NAME [--for SECONDS]")
+        name, = self.cli.expect(args, 1, TAP_WATCH_USAGE)
         if self.opts.watch_for is not None and not self.opts.watch_for > 0:
             raise UsageError("--for must be more than 0 seconds")
         problem = tap_name_problem(name)
         if problem:
             raise UsageError(problem)
+        if self.opts.session is not None:
+            earlier = self.chosen_session(self.known(name, "tap watch NAME"))
+            if earlier is not None:  # an earlier session: it is over, so printed once
+                exchanges = TapExchanges()
+                self.watch_lines(earlier, exchanges)
+                return EXIT_OK
         follower, exchanges = TapFollower(name), TapExchanges()
         ends = time.perf_counter() + self.opts.watch_for if self.opts.watch_for else None
         stopped = threading.Event()
         try:
             self.wait_for_start(name, ends, stopped)
-            records = follower.read()
-            sessions = [index for index, record in enumerate(records) if "recording" in record]
-            for record in records[sessions[-1] if sessions else 0:]:  # the host's session now, then what comes
-                self.watch_line(record, exchanges)
+            self.watch_lines(tap_sessions(follower.read())[-1], exchanges)  # the host's session now
             while ends is None or time.perf_counter() < ends:
                 stopped.wait(TAP_WATCH_POLL_SECONDS if ends is None else max(0.0, min(
                     TAP_WATCH_POLL_SECONDS, ends - time.perf_counter())))
-                for record in follower.read():
-                    self.watch_line(record, exchanges)
+                self.watch_lines(follower.read(), exchanges)  # then what comes
         except KeyboardInterrupt:
             return EXIT_INTERRUPTED
         finally:
             follower.close()
+        return EXIT_OK
+
+    def chosen_session(self, name):
+        """--session N: the records of tap ``name``'s session N (1 the first its logs hold), or
+        None for the last (the one `tap watch` follows); a usage error for one it does not hold."""
+        sessions = tap_sessions(tap_log_records(name))
+        try:
+            number = int(self.opts.session)
+        except ValueError:
+            number = 0
+        if not 1 <= number <= len(sessions):
+            raise UsageError("--session %s: tap %s's log holds session%s 1%s" % (
+                self.opts.session, name, "" if len(sessions) == 1 else "s",
+                "" if len(sessions) == 1 else " to %d" % len(sessions)),
+                hint="mcp-tui tap sessions %s lists them" % name)
+        return sessions[number - 1] if number < len(sessions) else None
+
+    def watch_lines(self, records, exchanges):
+        """The entries of ``records`` that pass the filters, printed; a request not answered in
+        them is marked as waiting (``pending`` in JSON)."""
+        entries = [entry for entry in map(exchanges.entry, records) if entry is not None]
+        for entry in entries:
+            if exchanges.waiting(entry):
+                entry["pending"] = True
+            if not tap_entry_wanted(entry, self.opts):
+                continue
+            if self.out.json:
+                self.out.json_line(dict((key, value) for key, value in entry.items() if key != "at"))
+            else:
+                self.out.text(format_tap_entry(entry))
+
+    def sessions(self, args):
+        """`tap sessions NAME`: the host sessions its logs hold, numbered for --session."""
+        name, = self.cli.expect(args, 1, "tap sessions NAME")
+        name = self.known(name, "tap sessions NAME")
+        rows = [tap_session_summary(number, records)
+                for number, records in enumerate(tap_sessions(tap_log_records(name)), 1)]
+        if self.out.json:
+            self.out.document({"tap": name, "sessions": rows})
+            return EXIT_OK
+        table = [("SESSION", "STARTED", "CLIENT", "PROTOCOL", "MESSAGES", "ERRORS")]
+        for row in rows:
+            table.append((str(row["session"]), row["started"] or "-", escaped_unseen(cut_text(row["client"] or "-", 40)),
+                          escaped_unseen(row["protocolVersion"] or "-"), str(row["messages"]), str(row["errors"])))
+        for line in aligned_table(table):
+            self.out.text(line)
+        return EXIT_OK
+
+    def stats(self, args):
+        """`tap stats NAME [--session N]`: per method, its count, errors and p50/p95 latency."""
+        name, = self.cli.expect(args, 1, "tap stats NAME [--session N]")
+        name = self.known(name, "tap stats NAME")
+        records = tap_log_records(name)
+        if self.opts.session is not None:
+            records = self.chosen_session(name) or tap_sessions(records)[-1]
+        rows = tap_method_stats(records)
+        if self.out.json:
+            self.out.document({"tap": name, "methods": rows})
+            return EXIT_OK
+        if not rows:
+            self.out.progress("No messages in tap %s's log yet." % name)
+            return EXIT_OK
+        table = [("METHOD", "COUNT", "ERRORS", "P50", "P95")]
+        for row in rows:
+            table.append((escaped_unseen(cut_text(row["method"], 60)), str(row["count"]), str(row["errors"]),
+                          "-" if row["p50Ms"] is None else "%.1f ms" % row["p50Ms"],
+                          "-" if row["p95Ms"] is None else "%.1f ms" % row["p95Ms"]))
+        for line in aligned_table(table):
+            self.out.text(line)
         return EXIT_OK
 
     def wait_for_start(self, name, ends, stopped):
@@ -17962,6 +18294,76 @@ class TapCommands(CliCommands):
                 " (it replaced the file there)" if replaced else ""),
             self.opts.output if self.opts.output != "-" else "FILE"))
         return EXIT_OK
+
+
+def tap_entry_wanted(entry, opts):
+    """Whether `tap watch`'s filters keep ``entry``: --method M (a request of M, or its
+    answer), --tool NAME (about the tool or prompt NAME, or the resource URI), --errors (an
+    error or an isError result), --dir in|out."""
+    if opts.method is not None and entry.get("method") != opts.method:
+        return False
+    if opts.tool is not None and entry.get("name") != opts.tool:
+        return False
+    if opts.errors and not ("error" in entry or entry.get("isError") or entry.get("kind") == "http"):
+        return False
+    return opts.dir is None or entry.get("direction") == opts.dir
+
+
+def tap_sessions(records):
+    """A tap's log records split into its host sessions, at each "recording" line (the first
+    session is what comes before any); never empty."""
+    sessions = [[]]
+    for record in records:
+        if "recording" in record and any("message" in earlier for earlier in sessions[-1]):
+            sessions.append([])
+        sessions[-1].append(record)
+    return sessions
+
+
+def tap_session_summary(number, records):
+    """What `tap sessions` shows of one: its number, start, the host's clientInfo and
+    protocol version (from its initialize), its count of messages and of errors."""
+    exchanges, client, version, messages, errors, started = TapExchanges(), None, None, 0, 0, None
+    for record in records:
+        message = record.get("message")
+        if isinstance(message, dict):
+            messages += 1
+            if started is None and isinstance(record.get("time"), (int, float)):
+                started = tap_stamp(record["time"])
+            params = message.get("params")
+            if message.get("method") in OPENING_METHODS and isinstance(params, dict) and client is None:
+                info = params.get("clientInfo") if isinstance(params.get("clientInfo"), dict) else {}
+                client = " ".join(str(info[key]) for key in ("name", "version") if info.get(key) is not None) or None
+                version = params.get("protocolVersion") if isinstance(params.get("protocolVersion"), str) else None
+        entry = exchanges.entry(record)
+        errors += bool(entry is not None and ("error" in entry or entry.get("isError")))
+    return {"session": number, "started": started, "client": client, "protocolVersion": version,
+            "messages": messages, "errors": errors}
+
+
+def tap_method_stats(records):
+    """Per method (most used first): its count of requests and notifications, its errors (an
+    error answer or an isError result) and its answers' p50 and p95 latency in ms."""
+    exchanges, methods = TapExchanges(), {}
+    for record in records:
+        entry = exchanges.entry(record)
+        if entry is None or entry.get("kind") not in ("request", "notification", "response", "error"):
+            continue
+        row = methods.setdefault(entry.get("method") or "(answer to no request seen)",
+                                 {"count": 0, "errors": 0, "latencies": LatencyHistogram()})
+        if entry["kind"] in ("request", "notification"):
+            row["count"] += 1
+            continue
+        row["errors"] += bool("error" in entry or entry.get("isError"))
+        if "latencyMs" in entry:
+            row["latencies"].add(entry["latencyMs"] / 1000.0)
+
+    def ms(seconds):
+        return None if seconds is None else round(seconds * 1000, 1)
+
+    return [{"method": method, "count": row["count"], "errors": row["errors"], "answered": row["latencies"].count,
+             "p50Ms": ms(row["latencies"].percentile(0.5)), "p95Ms": ms(row["latencies"].percentile(0.95))}
+            for method, row in sorted(methods.items(), key=lambda item: (-item[1]["count"], item[0]))]
 
 
 def tap_last_message_stamp(name):
@@ -18520,7 +18922,7 @@ class TapInstall(CliCommands):
         return EXIT_OK
 
 
-# -- the command table: every command's words, flags, handler and help ------------------
+# -- 7. CLI: the command table: every command's words, flags, handler and help ---------
 
 
 class Command:
@@ -18672,9 +19074,18 @@ COMMANDS = (
                         "and a request without it is a 404."),
         Command("list", "the taps: name, server, host pid, messages, since", "tap list",
                 family_verb(TapCommands, TapCommands.list), flags=("--state-dir",)),
-        Command("watch", "print a tap's messages as they come, one line each", "tap watch NAME [--for SECONDS]",
-                family_verb(TapCommands, TapCommands.watch), flags=("--for", "--state-dir"),
-                details="A tap that has not started yet is waited for (--for: at most SECONDS, then exit 1)."),
+        Command("watch", "print a tap's messages as they come, one line each", TAP_WATCH_USAGE,
+                family_verb(TapCommands, TapCommands.watch),
+                flags=("--for", "--state-dir", "--session", "--method", "--tool", "--errors", "--dir"),
+                details="A tap that has not started yet is waited for (--for: at most SECONDS, then exit 1). "
+                        "Each line: the method, the tool, prompt or resource, #id, the arguments (cut, "
+                        "masked as the log has them), ✗ for an error or isError, the latency, the size; "
+                        "'… waiting' on a request not answered yet. --session N: an earlier session "
+                        "(tap sessions lists them), printed once."),
+        Command("sessions", "the host sessions a tap's log holds, numbered", "tap sessions NAME",
+                family_verb(TapCommands, TapCommands.sessions), flags=("--state-dir",)),
+        Command("stats", "per method: count, errors, p50 and p95 latency", "tap stats NAME [--session N]",
+                family_verb(TapCommands, TapCommands.stats), flags=("--state-dir", "--session")),
         Command("save", "write a tap's conversation as a --record file for replay",
                 "tap save NAME -o FILE [--since TIME] [--method M]", family_verb(TapCommands, TapCommands.save),
                 flags=("--since", "--method", "--state-dir"), writes=True),
@@ -23640,7 +24051,7 @@ def tap_row_text(row):
         return format_tap_entry(answer) + " (an answer to no request seen)"
     if answer is None:
         return format_tap_entry(first) + (" …" if first["kind"] == "request" else "")
-    paired = dict(first, **{key: answer[key] for key in ("latencyMs", "error") if key in answer})
+    paired = dict(first, **{key: answer[key] for key in ("latencyMs", "error", "isError") if key in answer})
     return "%s, answer %s" % (format_tap_entry(paired), size_text(answer["bytes"]))
 
 

@@ -441,8 +441,111 @@ def test_tap_watch_prints_each_message_with_its_latency_and_errors_marked(cli, s
     assert answer["latencyMs"] >= 0 and answer["bytes"] > 0 and answer["kind"] == "response"
     assert lines[6]["kind"] == "error" and lines[6]["error"]["code"] == -32601
     text = cli("tap", "watch", "watched", "--for", "0.2").out.splitlines()
-    assert " → tools/call #2 " in text[3] and " ← tools/call #2 " in text[4] and " ms " in text[4]
+    assert " → tools/call echo #2 " in text[3] and " ← tools/call echo #2 " in text[4] and " ms " in text[4]
     assert "✗ -32601" in text[6]
+
+
+FAIL_CALL = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "fail_tool", "arguments": {}}}
+READ_CALL = {"jsonrpc": "2.0", "id": 4, "method": "resources/read", "params": {"uri": "test://nowhere"}}
+
+
+def test_tap_watch_lines_name_the_tool_or_resource_and_mark_an_is_error_result(cli, state_dir):
+    """Before: `→ tools/call #2 103 bytes`, no tool, no arguments, and an isError result unmarked."""
+    talk(state_dir, "named", *OPENING + [ECHO_CALL, FAIL_CALL, READ_CALL])
+    text = cli("tap", "watch", "named", "--for", "0.2").out.splitlines()
+    assert ' → tools/call echo #2 {"message":"hello"} ' in text[3], text
+    assert " ← tools/call echo #2 " in text[4] and "✗" not in text[4] and " ms " in text[4], text
+    assert " ← tools/call fail_tool #3 ✗ isError " in text[6], text
+    assert " → resources/read test://nowhere #4 " in text[7] and " ← resources/read test://nowhere #4 ✗ " in text[8]
+    assert not [line for line in text if "waiting" in line], text  # every request here was answered
+    shown = [json.loads(line) for line in cli("tap", "watch", "named", "--for", "0.2", "--format", "json").out.split(
+        "\n") if line]
+    assert shown[3]["name"] == "echo" and shown[3]["arguments"] == '{"message":"hello"}', shown[3]
+    assert shown[6]["isError"] is True and shown[6]["name"] == "fail_tool" and "pending" not in shown[5]
+
+
+def test_tap_watch_arguments_are_cut_masked_and_escaped(cli, state_dir):
+    running = Host(tap_argv("--name", "summed"), environment(state_dir, API_KEY="sk-Watch-Secret-77"))
+    try:
+        running.ask(INITIALIZE)
+        running.ask({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {
+            "message": "sk-Watch-Secret-77 \x1b[2J\nline " + "x" * 300}}})
+        assert running.close() == 0
+    finally:
+        running.kill()
+    shown = cli("tap", "watch", "summed", "--for", "0.2")
+    call = [line for line in shown.out.splitlines() if "→ tools/call echo #2" in line][0]
+    assert "sk-Watch-Secret-77" not in shown.out and "\x1b" not in shown.out, shown
+    assert '{"message":"' in call and "\\n" in call and "…" in call and "x" * 100 not in call, call
+
+
+# A server that answers no request: it says a notification for the first line, then reads to the end.
+UNANSWERING = [sys.executable, "-c", "import sys\nsys.stdin.readline()\n"
+               "print('{\"jsonrpc\": \"2.0\", \"method\": \"notifications/message\"}', flush=True)\n"
+               "sys.stdin.read()\n"]
+
+
+def test_tap_watch_marks_a_request_not_answered_yet(cli, state_dir):
+    talk(state_dir, "waiting", {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "slow"}},
+         server=UNANSWERING)
+    shown = cli("tap", "watch", "waiting", "--for", "0.2")
+    assert " → tools/call slow #7 " in shown.out and shown.out.splitlines()[0].endswith("… waiting"), shown
+    entry = json.loads(cli("tap", "watch", "waiting", "--for", "0.2", "--format", "json").out.splitlines()[0])
+    assert entry["pending"] is True and entry["name"] == "slow"
+
+
+def test_tap_watch_filters_by_method_tool_errors_and_direction(cli, state_dir):
+    talk(state_dir, "filtered", *OPENING + [ECHO_CALL, FAIL_CALL, READ_CALL])
+
+    def lines(*words):
+        shown = cli("tap", "watch", "filtered", "--for", "0.2", *words)
+        assert shown.code == 0, shown
+        return [line.split(" ", 1)[1] for line in shown.out.splitlines()]
+
+    assert [line.split(" #")[0] for line in lines("--method", "tools/call")] == [
+        "→ tools/call echo", "← tools/call echo", "→ tools/call fail_tool", "← tools/call fail_tool"]
+    assert [line.split(" #")[0] for line in lines("--tool", "fail_tool")] == [
+        "→ tools/call fail_tool", "← tools/call fail_tool"]
+    assert [line.split(" #")[0] for line in lines("--tool", "test://nowhere")] == [
+        "→ resources/read test://nowhere", "← resources/read test://nowhere"]
+    assert [line.split(" #")[0] for line in lines("--errors")] == [
+        "← tools/call fail_tool", "← resources/read test://nowhere"]
+    assert {line[0] for line in lines("--dir", "in")} == {"←"} and {line[0] for line in lines("--dir", "out")} == {"→"}
+    wrong = cli("tap", "watch", "filtered", "--dir", "sideways")
+    assert wrong.code == 2 and wrong.err.count("\n") == 1 and "--dir" in wrong.err and "sideways" in wrong.err, wrong
+
+
+def test_tap_sessions_lists_each_host_session_and_watch_session_shows_an_earlier_one(cli, state_dir):
+    """Two host runs through one tap name: the log holds both; before, only the last could be watched."""
+    talk(state_dir, "twice", *OPENING + [ECHO_CALL])
+    second = dict(INITIALIZE, params=dict(INITIALIZE["params"], clientInfo={"name": "other-host", "version": "2"}))
+    talk(state_dir, "twice", second, FAIL_CALL)
+    listed = cli("tap", "sessions", "twice", "--format", "json")
+    assert listed.code == 0, listed
+    assert [(row["session"], row["client"], row["messages"], row["errors"]) for row in listed.json()["sessions"]] == [
+        (1, "host 1", 5, 0), (2, "other-host 2", 4, 1)]
+    text = cli("tap", "sessions", "twice").out.splitlines()
+    assert text[0].split()[:3] == ["SESSION", "STARTED", "CLIENT"] and "other-host 2" in text[2]
+    earlier = cli("tap", "watch", "twice", "--session", "1")  # an earlier session: printed once, no --for needed
+    assert earlier.code == 0 and " → tools/call echo #2 " in earlier.out and "fail_tool" not in earlier.out, earlier
+    latest = cli("tap", "watch", "twice", "--for", "0.2")
+    assert "fail_tool" in latest.out and "echo #2" not in latest.out, latest
+    missing = cli("tap", "watch", "twice", "--session", "3")
+    assert missing.code == 2 and "--session 3: tap twice's log holds sessions 1 to 2" in missing.err, missing
+
+
+def test_tap_stats_counts_each_method_with_its_errors_and_latency_percentiles(cli, state_dir):
+    talk(state_dir, "counted", *OPENING + [ECHO_CALL, FAIL_CALL, READ_CALL])
+    shown = cli("tap", "stats", "counted", "--format", "json")
+    assert shown.code == 0, shown
+    rows = dict((row["method"], row) for row in shown.json()["methods"])
+    assert (rows["tools/call"]["count"], rows["tools/call"]["errors"], rows["tools/call"]["answered"]) == (2, 1, 2)
+    assert 0 <= rows["tools/call"]["p50Ms"] <= rows["tools/call"]["p95Ms"], rows
+    assert (rows["notifications/initialized"]["count"], rows["notifications/initialized"]["p50Ms"]) == (1, None)
+    assert rows["resources/read"]["errors"] == 1 and rows["initialize"]["errors"] == 0
+    text = cli("tap", "stats", "counted").out.splitlines()
+    assert text[0].split() == ["METHOD", "COUNT", "ERRORS", "P50", "P95"] and text[1].split()[:3] == [
+        "tools/call", "2", "1"] and " ms" in text[1], text
 
 
 def test_tap_watch_follows_the_log_as_it_grows(state_dir):
@@ -557,7 +660,8 @@ def test_an_answer_past_the_rotation_size_leaves_the_session_whole_for_watch_sav
     shown = cli("tap", "watch", "rotating", "--for", "0.2")
     lines = shown.out.splitlines()
     assert shown.code == 0 and "→ initialize #1" in lines[0] and "← initialize #1" in lines[1], shown
-    assert " ← tools/call #3 " in shown.out and "← ping #4" in shown.out and " ← tools/call #2 " in lines[-2], lines
+    assert " ← tools/call big_text #3 " in shown.out and "← ping #4" in shown.out and " ← tools/call echo #2 " in lines[
+        -2], lines
     assert shown.out.count("initialize #1") == 2  # the copies are not shown twice
     saved = tmp_path / "saved.jsonl"
     assert cli("tap", "save", "rotating", "-o", saved).code == 0

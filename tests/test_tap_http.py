@@ -50,6 +50,7 @@ class HttpTap:
             lines.put("")
 
         threading.Thread(target=drain, daemon=True).start()
+        self.state_dir = state_dir
         first = lines.get(timeout=60)
         assert "listening on " in first, (first, self.stderr)
         self.url = first.split("listening on ", 1)[1].split()[0]
@@ -367,11 +368,132 @@ def test_a_request_the_server_hung_up_on_is_a_502_never_sent_again(tap):
                                "params": {"name": "charge_card"}})
             host.request("POST", parts.path, body=body, headers={"Content-Type": "application/json"})
             answer = host.getresponse()
-            answer.read()
+            said = answer.read().decode()
             statuses.append(answer.status)
         host.close()
     assert statuses == [200, 502], statuses
     assert [message["id"] for message in seen] == [1, 2], seen
+    # before: "cannot reach", though the server got the request
+    assert said == "mcp-tui tap: the server closed the connection after the request was sent; it may have run\n"
+    wait_for(lambda: any("http" in record and "error" in record["http"] for record in log_records(
+        through.state_dir, "once")), what="the exchange's end in the log")
+    assert [m["id"] for d, m in logged_messages(through.state_dir, "once") if d == "out"] == [1, 2]
+
+
+# -- HTTP in the log: statuses and headers, a body as what it is, a redirect, the encoding -------------
+
+def answer_with(handler, status, body, headers=()):
+    handler.send_response(status)
+    for key, value in headers:
+        handler.send_header(key, value)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def test_a_401_s_status_headers_and_oauth_body_are_logged_as_what_they_are_and_oauth_is_refused(cli, tap, state_dir):
+    """Before: `← (answer) ✗ None 25 bytes`: no status, no headers, the OAuth body stored as JSON-RPC."""
+    class AsksForOAuth(Quiet):
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            answer_with(self, 401, b'{"error": "invalid_token"}', [
+                ("Content-Type", "application/json"), ("Set-Cookie", "sid=Cookie-Secret-9b1"),
+                ("WWW-Authenticate", 'Bearer resource_metadata="http://127.0.0.1:1/.well-known/oauth-protected-'
+                                     'resource"')])
+
+    with serving(AsksForOAuth) as port:
+        through = tap("http://127.0.0.1:%d/mcp" % port, name="guarded")
+        status, _ = post(through.url, DISCOVER)
+        assert status == 401
+        wait_for(lambda: any("raw" in record for record in log_records(state_dir, "guarded")), what="the body logged")
+    records = log_records(state_dir, "guarded")
+    http, = [record["http"] for record in records if "http" in record]
+    assert http["status"] == 401 and "resource_metadata" in http["headers"]["WWW-Authenticate"], http
+    assert "Cookie-Secret-9b1" not in json.dumps(records) and "Set-Cookie" in http["headers"]
+    assert "OAuth does not work through the HTTP tap" in http["note"]
+    body, = [record for record in records if "raw" in record]
+    assert body["contentType"] == "application/json" and "invalid_token" in body["raw"], body
+    assert [d for d, m in logged_messages(state_dir, "guarded")] == ["out"]  # the body is not a JSON-RPC answer
+    wait_for(lambda: "OAuth does not work through the HTTP tap" in "".join(through.stderr), what="the refusal said")
+    text = cli("tap", "watch", "guarded", "--for", "0.2").out
+    assert "← HTTP 401 Unauthorized: the server asks for OAuth" in text, text
+    assert "! not JSON-RPC (application/json): {\"error\": \"invalid_token\"}" in text and "None" not in text, text
+
+
+def test_a_307_redirect_is_one_exchange_through_the_tap(tap, state_dir):
+    """Before: the Location took the host off the tap's token (a 404), or each message was logged twice."""
+    import http.client
+
+    class Moved(Quiet):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            if self.path == "/mcp":
+                return answer_with(self, 307, b"", [("Location", "/mcp/")])
+            answer = json.dumps({"jsonrpc": "2.0", "id": json.loads(body)["id"], "result": {}}).encode()
+            answer_with(self, 200, answer, [("Content-Type", "application/json")])
+
+    with serving(Moved) as port:
+        through = tap("http://127.0.0.1:%d/mcp" % port, name="moved")
+        parts = urllib.parse.urlsplit(through.url)
+        host = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        body = json.dumps(DISCOVER)
+        host.request("POST", parts.path, body=body, headers={"Content-Type": "application/json"})
+        first = host.getresponse()
+        first.read()
+        location = first.getheader("Location")
+        assert first.status == 307 and location == parts.path + "/", location  # the tap's path, its token kept
+        host.request("POST", location, body=body, headers={"Content-Type": "application/json"})
+        second = host.getresponse()
+        assert second.status == 200 and json.loads(second.read())["id"] == 1
+        host.close()
+        wait_for(lambda: len(logged_messages(state_dir, "moved")) == 2, what="the exchange logged")
+    assert [d for d, m in logged_messages(state_dir, "moved")] == ["out", "in"]  # once, not twice
+    assert [r["http"]["status"] for r in log_records(state_dir, "moved") if "http" in r] == [307, 200]
+
+
+def test_accept_encoding_passes_unchanged_and_a_gzip_answer_is_relayed_as_sent_and_logged_decoded(tap, state_dir):
+    """Before: the tap rewrote Accept-Encoding to identity, though end-to-end headers pass unchanged."""
+    import gzip
+
+    seen, sent = [], []
+
+    class Gzips(Quiet):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append(self.headers.get("Accept-Encoding"))
+            sent.append(gzip.compress(json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": {
+                "zipped": "yes"}}).encode()))
+            answer_with(self, 200, sent[-1], [("Content-Type", "application/json"), ("Content-Encoding", "gzip")])
+
+    with serving(Gzips) as port:
+        through = tap("http://127.0.0.1:%d/mcp" % port, name="zipped")
+        status, got = post(through.url, DISCOVER, {"Accept-Encoding": "gzip, deflate"})
+        assert status == 200 and got == sent[0] and seen == ["gzip, deflate"], (got, seen)
+        wait_for(lambda: len(logged_messages(state_dir, "zipped")) == 2, what="the answer logged")
+    assert logged_messages(state_dir, "zipped")[1] == ("in", {"jsonrpc": "2.0", "id": 1, "result": {"zipped": "yes"}})
+
+
+def test_a_gzip_event_stream_is_relayed_as_sent_and_its_events_logged_decoded(tap, state_dir):
+    import gzip
+
+    sent = []
+
+    class GzipStream(Quiet):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            event = "event: message\ndata: %s\n\n" % json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": {
+                "streamed": "zipped"}})
+            sent.append(gzip.compress(event.encode()))
+            answer_with(self, 200, sent[-1], [("Content-Type", "text/event-stream"), ("Content-Encoding", "gzip")])
+
+    with serving(GzipStream) as port:
+        through = tap("http://127.0.0.1:%d/mcp" % port, name="zipstream")
+        status, got = post(through.url, DISCOVER, {"Accept-Encoding": "gzip"})
+        assert status == 200 and got == sent[0]
+        wait_for(lambda: len(logged_messages(state_dir, "zipstream")) == 2, what="the event logged")
+    assert logged_messages(state_dir, "zipstream")[1][1]["result"] == {"streamed": "zipped"}
 
 
 # -- only its owner: the capability in the tap's URL, and what one connection may cost --------------

@@ -54,14 +54,14 @@ def test_the_taps_screen_shows_a_conversation_live_pairs_answers_searches_and_op
         host.ask({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                   "params": {"name": "echo", "arguments": {"message": "needle in the host's call"}}})
         host.ask({"jsonrpc": "2.0", "id": 3, "method": "no/such"})
-        screen.wait_for(lambda t: "→ tools/call #2" in t and "→ no/such #3 ✗ -32601" in t,
+        screen.wait_for(lambda t: "→ tools/call echo #2" in t and "→ no/such #3 ✗ -32601" in t,
                         what="the call and the error answer")
         assert "→ notifications/initialized" in screen.text()
 
         screen.send("/")
         screen.type("needle")
         screen.send("enter")
-        screen.wait_for(lambda t: "/ needle" in t and "→ tools/call #2" in t and "initialize #1" not in t,
+        screen.wait_for(lambda t: "/ needle" in t and "→ tools/call echo #2" in t and "initialize #1" not in t,
                         what="only the call that has the text")
         screen.send("enter")
         screen.wait_all("Request  ", "Answer  ", "needle in the host's call", '"method": "tools/call"')
