@@ -15116,15 +15116,21 @@ class Cli:
 
     # -- plumbing ---------------------------------------------------------------------
 
+    def given_spec(self, spec=None):
+        """The server to connect to: ``spec``, else the one the command line gave; a usage
+        error when it gave none."""
+        spec = spec or self.spec
+        if spec is None:
+            raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
+                             hint="see mcp-tui --help")
+        return spec
+
     def connect(self, spec=None, resume=None, observer=None, responder=None, started=None):
         """Open a session (or, with ``resume``, continue a recorded one). ``observer`` sees
         its notifications instead of the progress lines on stderr; ``responder`` answers the
         server's requests instead of the flags and the terminal; ``started`` sees the session
         before it opens."""
-        spec = spec or self.spec
-        if spec is None:
-            raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
-                             hint="see mcp-tui --help")
+        spec = self.given_spec(spec)
         if spec.kind == "session" and self.opts.trace:  # or --trace would print nothing, and say nothing
             self.out.notice("--trace: session %s's keeper makes the HTTP requests; its trace goes to the "
                             "--log-file given to `session open`" % spec.name)
@@ -16068,6 +16074,7 @@ class CheckCommands(CliCommands):
         self.cli.expect(args, 0, "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]")
         if self.cli.spec is None and self.opts.config is not None:
             return ConfigCheck(self.cli).run()  # every server of a config file, none picked with --server
+        self.cli.given_spec()  # no server at all: the usage line every command gives, before any rule runs
         import shlex
 
         calls = []

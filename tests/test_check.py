@@ -190,6 +190,19 @@ def test_usage_errors_exit_2(cli):
     assert json_usage.code == 2 and json.loads(json_usage.err)["error"], json_usage
 
 
+def test_check_with_no_server_is_the_usage_line_every_command_gives(cli, tmp_path):
+    """Probe D1: it crashed (AttributeError on the spec's url, exit 1)."""
+    for flags in ((), ("--strict",)):
+        result = cli("check", *flags, cwd=tmp_path)
+        assert result.code == 2, result
+        assert result.err.startswith("mcp-tui: no server given: pass a stdio command, --url URL, or --config FILE"), result
+        assert "internal error" not in result.err and result.out == "", result
+    same = cli("tool", "list", cwd=tmp_path)
+    assert same.code == 2 and same.err.splitlines()[0] == result.err.splitlines()[0], same
+    as_json = cli("check", "--format", "json", cwd=tmp_path)
+    assert as_json.code == 2 and json.loads(as_json.err)["error"]["message"].startswith("no server given"), as_json
+
+
 def test_a_false_claim_of_the_other_era_fails(cli):
     result = cli(stdio_command("--era", "2026-07-28", "--claim-legacy"), "check")
     assert result.code == 1, result
