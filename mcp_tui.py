@@ -16230,33 +16230,100 @@ CONFIG_CHECK_THREADS = 8  # servers checked at once: a file of 8 takes about as 
 TOKEN_PREFIXES = r"^(ghp_|gho_|ghs_|github_pat_|glpat-|sk-|sk_live_|rk_live_|xox[abpr]-|AKIA[0-9A-Z]{12}|AIza)"
 
 
+# Whole parts of a name (split on _ and -, and camelCase) that say credential: GITHUB_TOKEN,
+# API_KEY, --apiKey, DB_PASSWORD; not MAX_TOKENS, AUTHOR_NAME, KEYBOARD or SESSION_TIMEOUT_MS.
+CREDENTIAL_PARTS = ("TOKEN", "KEY", "KEYS", "APIKEY", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASS", "PWD",
+                    "PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "COOKIE", "PAT", "SIG", "SIGNATURE")
+CREDENTIAL_LAST_PARTS = ("AUTH",)  # BASIC_AUTH, X_AUTH; not AUTH_MODE
+FILE_NAME_PARTS = ("FILE", "PATH", "DIR", "FILENAME", "LOCATION")  # a key *file* is where a secret belongs
+HEADER_FLAGS = ("--header", "-H", "--headers")  # mcp-remote, curl-like launchers: "Name: value" after it
+
+
+def credential_name(name):
+    """Whether ``name`` (of an env variable, a flag, a header or a query parameter) names a
+    credential: one of its parts, split on _ and - and camelCase, is a credential word."""
+    if not name:
+        return False
+    if secret_header(name):
+        return True
+    parts = [part for part in re.split(r"[^A-Z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).upper()) if part]
+    return bool(parts) and (any(part in CREDENTIAL_PARTS for part in parts) or parts[-1] in CREDENTIAL_LAST_PARTS) \
+        and parts[-1] not in FILE_NAME_PARTS
+
+
 def literal_secret(name, value):
     """Whether ``value`` (of an env variable, header or flag called ``name``, when it has one)
-    is a credential written out: a credential's name, or a known token's form, and no ${VAR}."""
+    is a credential written out: a credential's name, or a known token's form, and no ${VAR};
+    not a number, a path or a file's name."""
     if not isinstance(value, str) or "${" in value or len(value) < 8 or re.match(r"^(~|\.{0,2}/|[A-Za-z]:\\)", value):
         return False  # short, a variable already, or a path (a key *file* is where a secret belongs)
-    named = bool(name) and (bool(CREDENTIAL_NAME.search(re.sub(r"[^A-Z0-9]+", "_", name.upper())))
-                            or secret_header(name))
-    return named or bool(re.match(TOKEN_PREFIXES, value.split(" ")[-1]))
+    if re.match(r"^[+-]?[0-9][0-9_.,]*$", value) or re.match(r"^[\w.-]*[/\\][^\s]*\.[A-Za-z0-9]{1,5}$", value):
+        return False  # a number (MAX_TOKENS=100000000), a relative file (secrets/sa.json)
+    return credential_name(name) or bool(re.match(TOKEN_PREFIXES, value.split(" ")[-1]))
+
+
+def url_secrets(url):
+    """The credentials a URL written in a config file holds: the password of its userinfo
+    (postgresql://admin:PASSWORD@host, https://user:PASSWORD@host), a token-like userinfo on
+    its own, and query values named like a credential or shaped like a token (?api_key=)."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    if not isinstance(url, str) or "://" not in url:
+        return []
+    try:
+        parts = urlsplit(url.strip())
+        netloc, query = parts.netloc, parts.query
+    except ValueError:
+        return []
+    userinfo = netloc.rpartition("@")[0]
+    user, colon, password = userinfo.partition(":")
+    found = []
+    if colon and password and "${" not in password:
+        found.append(password)
+    elif userinfo and not colon and literal_secret(None, user) or (userinfo and not colon and len(user) >= 20
+                                                                    and "${" not in user):
+        found.append(user)
+    found += [value for name, value in parse_qsl(query, keep_blank_values=True)
+              if literal_secret(name, value) or (len(value) >= 20 and "${" not in value and re.match(
+                  r"^[A-Za-z0-9_.~+/=-]+$", value) and re.search(r"[0-9]", value) and re.search(r"[A-Za-z]", value))]
+    return found
+
+
+def header_secret(name, value):
+    """The credential a header written in a config file holds (for Authorization, what follows
+    its scheme word), or None."""
+    if not literal_secret(name, value):
+        return None
+    scheme, _, credentials = value.strip().partition(" ")
+    return credentials.strip() if credentials.strip() and name.lower() in ("authorization", "proxy-authorization") \
+        else value
 
 
 def config_entry_secrets(entry):
-    """(where, value) of each credential an entry writes literally: in env, headers or args
-    (a --flag=VALUE, a VALUE after a --flag named like a credential, or a token on its own)."""
-    found = [("env %s" % name, value) for name, value in sorted((entry.get("env") or {}).items())
-             if literal_secret(name, value)]
-    found += [("header %s" % name, value) for name, value in sorted((entry.get("headers") or {}).items())
-              if literal_secret(name, value)]
+    """(where, value) of each credential an entry writes literally: in env, headers, its URL
+    or args (a --flag=VALUE, a VALUE after a --flag named like a credential, a --header
+    "Authorization: Bearer VALUE", a URL's password or key, or a token on its own)."""
+    found = []
+    for name, value in sorted((entry.get("env") or {}).items()):
+        found += [("env %s" % name, value)] if literal_secret(name, value) else [
+            ("env %s" % name, secret) for secret in url_secrets(value)]
+    for name, value in sorted((entry.get("headers") or {}).items()):
+        secret = header_secret(name, value) if isinstance(value, str) else None
+        found += [("header %s" % name, secret)] if secret else []
+    url = config_url(entry)
+    found += [("url", secret) for secret in url_secrets(url)]
     args = [str(word) for word in entry.get("args") or ()] if isinstance(entry.get("args"), list) else []
     for index, word in enumerate(args):
         flag, equals, value = word.partition("=")
-        if equals and flag.startswith("-"):  # --token=VALUE
-            written = value if literal_secret(flag.lstrip("-"), value) else None
-        else:  # VALUE after --token, or a token on its own
-            previous = args[index - 1] if index and args[index - 1].startswith("-") else ""
-            written = word if literal_secret(previous.lstrip("-"), word) else None
-        if written is not None:
-            found.append(("args[%d]" % index, written))
+        previous = args[index - 1] if index and args[index - 1].startswith("-") else ""
+        if equals and flag in HEADER_FLAGS or previous in HEADER_FLAGS:  # --header "Authorization: Bearer VALUE"
+            name, colon, header = (value if equals and flag in HEADER_FLAGS else word).partition(":")
+            written = [header_secret(name.strip(), header.strip())] if colon else []
+        elif equals and flag.startswith("-"):  # --token=VALUE
+            written = [value] if literal_secret(flag.lstrip("-"), value) else url_secrets(value)
+        else:  # VALUE after --token, a token on its own, or a URL holding one
+            written = [word] if literal_secret(previous.lstrip("-"), word) else url_secrets(word)
+        found += [("args[%d]" % index, secret) for secret in written if secret]
     return found
 
 
@@ -16393,6 +16460,8 @@ class ConfigCheck(CliCommands):
         report = {"name": name, "config": path, "check": ServerCheck((), False, None, self.cli.deadline),
                   "document": None, "firstAnswerMs": None, "unset": None,
                   "shown": ConfigServer(name, path, entry).describe() if isinstance(entry, dict) else None}
+        if report["shown"] and isinstance(entry, dict) and config_url(entry):
+            report["shown"] = masked_url(report["shown"])  # even where it is not checked (an unset ${VAR})
         check = report["check"]
         try:
             spec = config_server_spec(path, name, self.opts.protocol, self.out.credentials)

@@ -94,6 +94,54 @@ def test_the_file_s_own_findings_with_secrets_masked(cli, tmp_path):
     assert token not in text_report.out and "--token=secret:" in text_report.out, text_report
 
 
+def test_credentials_in_headers_urls_and_database_urls_are_found_and_never_shown(cli, tmp_path):
+    """Probe D2: mcp-remote's --header "Authorization: Bearer ...", a URL's ?api_key= and
+    user:password@, a postgres URL in args and a DATABASE_URL with a password were not found,
+    and were printed in clear (text, JSON, JUnit, the headings, the 'not checked' lines)."""
+    bearer, key, password, database, dsn = ("abcdef0123456789abcdef", "qwerty0123456789qwerty", "hunter2hunter2",
+                                            "S3cretPassw0rd", "Dsn0Passw0rd77")
+    config = write_config(tmp_path, {
+        "remote": entry(FAULTYSERVER, "mcp-remote", "https://mcp.example.invalid/mcp", "--header",
+                        "Authorization: Bearer " + bearer),
+        "query": {"url": "https://mcp.example.invalid/mcp?api_key=%s&x=${MCP_TUI_UNSET_Q}" % key},
+        "userinfo": {"url": "https://user:%s@mcp.example.invalid/mcp?v=${MCP_TUI_UNSET_Q}" % password},
+        "postgres": entry(FAULTYSERVER, "postgresql://admin:%s@localhost/mydb" % database),
+        "dburl": entry(FAULTYSERVER, env={"DATABASE_URL": "postgres://app:%s@db.internal/app" % dsn})})
+    junit = tmp_path / "check.xml"
+    text = cli("check", "--config", config, "--timeout", "10", "--junit", junit)
+    document = cli("check", "--config", config, "--timeout", "10", "--format", "json")
+    for result in (text, document):
+        assert result.code == 1, result
+        for secret in (bearer, key, password, database, dsn):
+            assert secret not in result.out + result.err, (secret, result)
+    for secret in (bearer, key, password, database, dsn):
+        assert secret not in junit.read_text(encoding="utf-8"), secret
+    found = [(f["where"], f["message"]) for f in document.json()["configFindings"]
+             if f["rule"] == "config.literal-secret"]
+    fingerprint, base = __import__("mcp_tui").fingerprint, len(entry(FAULTYSERVER)["args"])
+    assert sorted(found) == sorted([
+        ('server "remote"', "args[%d] is written in the file (secret:%s)" % (base + 3, fingerprint(bearer))),
+        ('server "query"', "url is written in the file (secret:%s)" % fingerprint(key)),
+        ('server "userinfo"', "url is written in the file (secret:%s)" % fingerprint(password)),
+        ('server "postgres"', "args[%d] is written in the file (secret:%s)" % (base, fingerprint(database))),
+        ('server "dburl"', "env DATABASE_URL is written in the file (secret:%s)" % fingerprint(dsn))]), found
+    assert '== server "userinfo" (https://mcp.example.invalid/mcp?v=' in text.out, text
+
+
+def test_names_that_only_look_like_credentials_are_not_secrets(cli, tmp_path):
+    """Probe D3: a credential word anywhere in a name (MAX_TOKENS, AUTHOR_NAME, KEYBOARD, ...)
+    was an error; a number or a key file's path is not a secret. Real ones still are."""
+    quiet = {"MAX_TOKENS": "100000000", "AUTH_MODE": "oauth-device", "AUTHOR_NAME": "Jane Doe-Smith",
+             "SESSION_TIMEOUT_MS": "30000000", "TOKENIZER": "cl100k_base", "KEYBOARD": "us-intl-alt",
+             "GOOGLE_APPLICATION_CREDENTIALS": "secrets/sa.json", "SSH_KEY_FILE": "keys/id_ed25519"}
+    real = {"API_KEY": "plainkey0123", "GITHUB_TOKEN": "0123456789abcdef", "CLIENT_SECRET": "notsosecret1",
+            "PASSWORD": "correct-horse", "BASIC_AUTH": "user:password1"}
+    config = write_config(tmp_path, {"fp-env": entry(FAULTYSERVER, env=dict(quiet, **real))})
+    document = cli("check", "--config", config, "--timeout", "10", "--format", "json").json()
+    flagged = sorted(f["message"].split()[1] for f in document["configFindings"] if f["rule"] == "config.literal-secret")
+    assert flagged == sorted(real), document["configFindings"]
+
+
 def test_an_unset_variable_is_a_warning_and_that_server_is_not_checked(cli, tmp_path):
     config = write_config(tmp_path, {"one": entry(FAULTYSERVER, env={"TOKEN": "${MCP_TUI_UNSET_X}"})})
     result = cli("check", "--config", config)
