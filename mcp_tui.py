@@ -16416,9 +16416,13 @@ class ConfigCheck(CliCommands):
                 findings.append(config_finding("config.literal-secret", "%s is written in the file (%s)" % (
                     place, self.out.credentials.add(value, "secret")), where))
             url = config_url(entry)
-            if isinstance(url, str) and url.lower().startswith("http://"):
+            try:  # judged as the server is reached: its ${VAR}s expanded (not registered: the file's form is shown)
+                reached = expand_config_value(url, where, SecretRegistry()) if isinstance(url, str) else None
+            except UsageError:
+                reached = None  # an unset ${VAR}: config.variables says so, and the server is not checked
+            if isinstance(reached, str) and reached.strip().lower().startswith("http://"):
                 try:
-                    host = urlsplit(url).hostname
+                    host = urlsplit(reached.strip()).hostname
                 except ValueError:
                     host = None
                 if not is_loopback_host(host):

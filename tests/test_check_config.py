@@ -142,6 +142,19 @@ def test_names_that_only_look_like_credentials_are_not_secrets(cli, tmp_path):
     assert flagged == sorted(real), document["configFindings"]
 
 
+def test_plain_http_is_judged_on_the_url_the_server_is_reached_at(cli, tmp_path, start_server):
+    """Probe D4: the URL was judged before its ${VAR}s were expanded: http://${PH}/mcp with PH
+    a loopback address was an error, and ${MCP_URL} set to a remote http:// URL passed."""
+    http = start_server()
+    config = write_config(tmp_path, {"varhost": {"url": http.url.replace("127.0.0.1", "${MCP_TUI_PH}")},
+                                     "varurl": {"url": "${MCP_TUI_URL}"}})
+    result = cli("check", "--config", config, "--timeout", "5", "--format", "json",
+                 env={"MCP_TUI_PH": "127.0.0.1", "MCP_TUI_URL": "http://remote.example.invalid/mcp"})
+    plain = [(f["where"], f["message"]) for f in result.json()["configFindings"] if f["rule"] == "config.plain-http"]
+    assert plain == [('server "varurl"', "${MCP_TUI_URL} is plain HTTP to remote.example.invalid, off this machine")
+                     ], result
+
+
 def test_an_unset_variable_is_a_warning_and_that_server_is_not_checked(cli, tmp_path):
     config = write_config(tmp_path, {"one": entry(FAULTYSERVER, env={"TOKEN": "${MCP_TUI_UNSET_X}"})})
     result = cli("check", "--config", config)
