@@ -6145,21 +6145,23 @@ def normalise_elicited(content, schema):
     return out
 
 
-def constraint_problem(value, schema, depth=0):
+def constraint_problem(value, schema, depth=0, root=None):
     """What a value breaks among JSON Schema's limits: lengths, patterns, formats (date,
     date-time, time, email, uri), ranges and item counts, at every depth of an object or
-    array (a nested problem starts with its path: ".zip: at most 99999", "[2].name: ...")."""
-    schema = schema if isinstance(schema, dict) else {}
+    array (a nested problem starts with its path: ".zip: at most 99999", "[2].name: ...").
+    A $ref is followed within ``root``, the whole schema (pydantic puts nested models under $defs)."""
+    schema = resolved_schema(schema, root) if isinstance(schema, dict) else {}
     if depth:  # at the top the form's field (or elicited_problems) has checked type and choice
         types = schema_types(schema)
         if not fits_types(value, types):
             return "must be %s, not %s" % (" or ".join(a_type(t) for t in types), a_json_type(value))
         if isinstance(schema.get("enum"), list) and value not in schema["enum"]:
             return "must be one of %s" % ", ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
-    variants = [v for keyword in ("anyOf", "oneOf") for v in (schema.get(keyword) if isinstance(
-        schema.get(keyword), list) else ()) if isinstance(v, dict) and fits_types(value, schema_types(v))]
+    variants = [resolved_schema(v, root) for keyword in ("anyOf", "oneOf") for v in (schema.get(keyword) if isinstance(
+        schema.get(keyword), list) else ()) if isinstance(v, dict)]
+    variants = [v for v in variants if fits_types(value, schema_types(v))]
     if variants:  # an object or null, a string or a number: the value must keep the limits of a variant of its type
-        problems = [constraint_problem(value, variant, depth + 1) for variant in variants]
+        problems = [constraint_problem(value, variant, depth + 1, root) for variant in variants]
         if None not in problems:
             return problems[0]
     if isinstance(value, str):
@@ -6190,7 +6192,7 @@ def constraint_problem(value, schema, depth=0):
             return "choose at most %d" % schema["maxItems"]
         items = schema.get("items")
         for index, item in enumerate(value if isinstance(items, dict) else ()):
-            problem = constraint_problem(item, items, depth + 1)
+            problem = constraint_problem(item, items, depth + 1, root)
             if problem:
                 return at_path("[%d]" % index, problem)
     elif isinstance(value, dict):
@@ -6202,11 +6204,11 @@ def constraint_problem(value, schema, depth=0):
         extra = schema.get("additionalProperties")
         for key, item in value.items():
             if key in properties:
-                problem = constraint_problem(item, properties[key], depth + 1)
+                problem = constraint_problem(item, properties[key], depth + 1, root)
             elif extra is False:
                 problem = "is not declared (additionalProperties: false)"
             else:
-                problem = constraint_problem(item, extra, depth + 1) if isinstance(extra, dict) else None
+                problem = constraint_problem(item, extra, depth + 1, root) if isinstance(extra, dict) else None
             if problem:
                 return at_path(".%s" % key, problem)
     return None
@@ -6236,10 +6238,11 @@ def output_schema_problems(tool, result):
         return []
     if "structuredContent" not in result:
         return [("$", "missing structuredContent, which the tool's outputSchema promises")]
-    structured = result["structuredContent"]
+    structured, root = result["structuredContent"], schema
+    schema = resolved_schema(schema, root)
     if not isinstance(structured, dict):  # 2026-07-28 lets an outputSchema describe any value
         try:
-            problem = constraint_problem(structured, schema, 1)
+            problem = constraint_problem(structured, schema, 1, root)
         except RecursionError:
             problem = "nested too deeply to check"
         return [at_path("$", problem).partition(": ")[::2]] if problem else []
@@ -6250,11 +6253,11 @@ def output_schema_problems(tool, result):
     for key, value in structured.items():
         try:
             if key in properties:
-                problem = constraint_problem(value, properties[key], 1)
+                problem = constraint_problem(value, properties[key], 1, root)
             elif extra is False:
                 problem = "is not declared (additionalProperties: false)"
             else:
-                problem = constraint_problem(value, extra, 1) if isinstance(extra, dict) else None
+                problem = constraint_problem(value, extra, 1, root) if isinstance(extra, dict) else None
         except RecursionError:
             problem = "nested too deeply to check"
         if problem:
@@ -7800,6 +7803,34 @@ def schema_pointer_target(schema, ref):
     return node if isinstance(node, (dict, bool)) else None
 
 
+def schema_ref_chain(schema, ref):
+    """The in-schema references followed from ``ref`` (a $ref whose target is a $ref again is
+    followed on) and what they end at: (chain, target); target is None where one points to
+    nothing, and the chain ends with a pointer it holds already where they loop."""
+    chain, target = [ref], schema_pointer_target(schema, ref)
+    while isinstance(target, dict) and isinstance(target.get("$ref"), str) and target["$ref"].startswith("#"):
+        if target["$ref"] in chain:
+            chain.append(target["$ref"])
+            break
+        chain.append(target["$ref"])
+        target = schema_pointer_target(schema, target["$ref"])
+    return chain, target
+
+
+def resolved_schema(node, root):
+    """``node`` with its in-schema $ref followed within ``root`` (its other keywords kept
+    beside the target's); ``node`` itself where it has none, or where the $ref points to
+    nothing or loops (schema_ref_problems reports those)."""
+    ref = node.get("$ref") if isinstance(node, dict) and root is not None else None
+    if not isinstance(ref, str) or not ref.startswith("#"):
+        return node
+    chain, target = schema_ref_chain(root, ref)
+    if chain[-1] in chain[:-1] or target is None:
+        return node
+    beside = dict((key, value) for key, value in node.items() if key != "$ref")
+    return dict(target, **beside) if isinstance(target, dict) else beside  # true: anything goes
+
+
 def schema_ref_problems(schema):
     """Where a $ref within ``schema`` (one starting with #) cannot be resolved, as
     "path.$ref: what" lines: a pointer to nowhere in the schema, or a cycle of references
@@ -7810,13 +7841,7 @@ def schema_ref_problems(schema):
         ref = node.get("$ref")
         if not isinstance(ref, str) or not ref.startswith("#"):
             continue
-        chain, target = [ref], schema_pointer_target(schema, ref)
-        while isinstance(target, dict) and isinstance(target.get("$ref"), str) and target["$ref"].startswith("#"):
-            if target["$ref"] in chain:
-                chain.append(target["$ref"])
-                break
-            chain.append(target["$ref"])
-            target = schema_pointer_target(schema, target["$ref"])
+        chain, target = schema_ref_chain(schema, ref)
         if target is None:
             problems.append("%s.$ref: %s points to nothing in the schema" % (where, json.dumps(chain[-1])))
         elif chain[-1] in chain[:-1]:

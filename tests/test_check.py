@@ -17,6 +17,7 @@ PLANTED = {
     "input-schema-not-object": ("tools.input-schema", []),
     "duplicate-tools": ("tools.unique-names", []),
     "structured-content": ("tools.structured-content", ["--call", "weather city=Oslo"]),
+    "structured-content-ref": ("tools.structured-content", ["--call", "weather city=Oslo"]),
     "endless-cursor": ("pagination.cursor-progress", []),
     "unknown-tool-success": ("tools.unknown-tool", []),
     "no-ping": ("lifecycle.ping", ["--timeout", "2"]),
@@ -201,6 +202,15 @@ def test_check_with_no_server_is_the_usage_line_every_command_gives(cli, tmp_pat
     assert same.code == 2 and same.err.splitlines()[0] == result.err.splitlines()[0], same
     as_json = cli("check", "--format", "json", cwd=tmp_path)
     assert as_json.code == 2 and json.loads(as_json.err)["error"]["message"].startswith("no server given"), as_json
+
+
+def test_structured_content_is_held_to_a_ref_in_the_output_schema(cli):
+    """Probe D6: a property's {"$ref": "#/$defs/..."} was not followed, so 21.5 passed a
+    string type written under $defs; it fails as the same type written inline does."""
+    result = cli(faulty("structured-content-ref"), "check", "--call", "weather city=Oslo")
+    assert result.code == 1, result
+    assert 'tool "weather": the result breaks the outputSchema: $.temperature: must be a string, not a number' \
+        in result.out, result
 
 
 def test_a_false_claim_of_the_other_era_fails(cli):
