@@ -7606,6 +7606,12 @@ CONFIG_RULES = (
      "run mcp-tui tap uninstall --config FILE --server NAME when you are done watching it"),
     ("config.variables", "warning", "the ${VAR}s an entry uses are set here (a server whose are not is not checked)",
      "set the variables in this environment, as the host sets them, to check that server"),
+    ("config.entry", "error", "each entry is an object with a command (and args) or a url, its fields of their "
+     "types (the server is not checked otherwise)", "write the entry as the host's documentation shows: "
+     "{\"command\": ..., \"args\": [...]} or {\"url\": ...}"),
+    ("config.authorization", "warning", "a server that asks for OAuth has a stored token (check --config never "
+     "opens a browser; a server without one is not checked)", "run the auth login command it names once, where a "
+     "browser can open (the token is kept), then check again"),
 )
 CONFIG_RULE_INDEX = dict((rule[0], rule) for rule in CONFIG_RULES)
 SPEC_SITE = "https://modelcontextprotocol.io"
@@ -10810,6 +10816,12 @@ class AuthError(McpTuiError):
     kind = "auth"
 
 
+class AuthorizationRequired(AuthError):
+    """Authorizing needs a person at a browser, and there is none here (--stored-auth-only, or
+    a browser that did not start and nobody to paste into): the client's state, not the
+    server's fault (`check` says so rather than blaming the handshake)."""
+
+
 class TokenEndpointError(AuthError):
     """An OAuth error answer (``error`` / ``error_description``) from a token endpoint."""
 
@@ -11883,7 +11895,7 @@ class Grants:
         advice = ("%s; without a browser, use --no-browser, and --callback-port PORT to forward the callback "
                   "over SSH" % problem)
         if not (self.interactive if self.interactive is not None else sys.stdin.isatty() and sys.stderr.isatty()):
-            raise AuthError(line, hint=advice)  # nobody to open it: waiting out --timeout helps no one
+            raise AuthorizationRequired(line, hint=advice)  # nobody to open it: waiting out --timeout helps no one
         self.announce("mcp-tui: %s (or paste the address it ends on here; %s)" % (line, advice))
         read_pasted_redirects(listener)
 
@@ -12281,7 +12293,7 @@ class Authorizer:
             if self.settings.stored_auth_only and self.settings.grant == "authorization_code" and not (
                     self.settings.id_token):  # the grant that needs a browser and a person: CI has neither
                 command = self.login_command() if self.login_command is not None else None
-                raise AuthError("authorization required: run `%s`" % (
+                raise AuthorizationRequired("authorization required: run `%s`" % (
                     command or "mcp-tui --url %s auth login" % self.url),
                                 hint="--stored-auth-only uses only a stored or refreshable token")
             discovery = self._discover(challenge)
@@ -12979,7 +12991,7 @@ def config_server_document(report, strict):
     check, document = report["check"], report["document"]
     info = (document or {}).get("serverInfo") or {}
     return {"name": report["name"], "config": report["config"], "server": report["shown"],
-            "checked": report["unset"] is None, "connects": document is not None,
+            "checked": report["skipped"] is None, "connects": document is not None,
             "protocolVersion": (document or {}).get("protocolVersion"), "serverInfo": info or None,
             "firstAnswerMs": report["firstAnswerMs"], "findings": check.findings,
             "notRun": [{"rule": rule, "where": where} for rule, where in check.not_run],
@@ -13014,7 +13026,7 @@ def config_check_text(document, reports, elapsed, strict):
     for report, server in zip(reports, document["servers"]):
         info = server["serverInfo"] or {}
         if not server["checked"]:
-            state = "not checked (see config.variables)"
+            state = "not checked (see %s)" % report["skipped"][0]
         elif server["connects"]:
             state = "connects, %s, %s %s, first answer in %d ms" % (
                 server["protocolVersion"], info.get("name", "(no name)"), info.get("version", "(no version)"),
@@ -13572,6 +13584,14 @@ def parse_env_option(text):
     return name, value
 
 
+class ConfigVariableMissing(UsageError):
+    """A config entry's ${VAR} that has no value here (unset, or a VS Code ${input:ID})."""
+
+    def __init__(self, message, hint=None, variable=None, why=None):
+        UsageError.__init__(self, message, hint=hint)
+        self.variable, self.why = variable, why
+
+
 def expand_config_value(value, where, registry):
     """${VAR} and ${env:VAR} from the environment, in strings, lists and objects."""
     if isinstance(value, dict):
@@ -13586,12 +13606,14 @@ def expand_config_value(value, where, registry):
         if name.startswith("env:"):
             name = name[4:]
         elif name.startswith("input:"):
-            raise UsageError("%s uses ${%s}, a VS Code input, which mcp-tui does not prompt for" % (where, name),
-                             hint="put the value in an environment variable and write ${env:NAME} there")
+            raise ConfigVariableMissing("%s uses ${%s}, a VS Code input, which mcp-tui does not prompt for" % (
+                where, name), hint="put the value in an environment variable and write ${env:NAME} there",
+                variable="${%s}" % name, why="a VS Code input, which mcp-tui does not prompt for (${env:NAME} reads a variable)")
         if name not in os.environ:
             if default is not None:  # ${VAR:-default}, as Claude Code's .mcp.json has it: the default when unset
                 return default
-            raise UsageError("%s uses ${%s}, which is not set in the environment" % (where, match.group(1)))
+            raise ConfigVariableMissing("%s uses ${%s}, which is not set in the environment" % (where, match.group(1)),
+                                        variable="${%s}" % match.group(1), why="which is not set here")
         registry.add(os.environ[name], "env")  # config files put their keys in variables
         return os.environ[name]
 
@@ -16127,8 +16149,8 @@ class CheckCommands(CliCommands):
                                                       SessionOpener.sign_of_life(self.cli.spec.protocol))
             try:
                 session = self.cli.connect(started=lambda opening: opening.wire_observers.append(check.watch))
-            except UsageError:
-                raise
+            except (UsageError, AuthorizationRequired):
+                raise  # this side's to fix (no browser, no token): not the server's handshake
             except McpTuiError as exc:
                 check.connect_failed(exc)
                 server = masked_url(self.cli.spec.url) if self.cli.spec.url else self.cli.spec.describe()
@@ -16387,9 +16409,10 @@ class ConfigCheck(CliCommands):
                 reports = list(pool.map(lambda server: self.check_server(*server, several=len(files) > 1), servers))
         finally:
             self.out.live(None)
-        for path, name, unset in [(r["config"], r["name"], r["unset"]) for r in reports if r["unset"]]:
-            findings.append(config_finding("config.variables", "it uses %s, which is not set here: not checked"
-                                           % unset, server_place(name, path, len(files) > 1)))
+        for report in [report for report in reports if report["skipped"]]:  # not checked, for a reason of this side
+            rule_id, why = report["skipped"]
+            findings.append(config_finding(rule_id, why, server_place(report["name"], report["config"],
+                                                                      len(files) > 1)))
         elapsed = time.perf_counter() - started
         strict = self.opts.strict
         secrets = self.out.credentials  # the literal secrets the findings name, as their labels everywhere
@@ -16484,33 +16507,42 @@ class ConfigCheck(CliCommands):
     def check_server(self, path, name, entry, several):
         """One server checked as `check` checks one (the authorization rules, the session's),
         its own ServerCheck: a report of its own, {name, config, spec, check, document,
-        firstAnswerMs, elapsed, unset}."""
+        firstAnswerMs, elapsed, skipped}; skipped, (config rule, why) when it is not checked for a
+        reason of this side (a ${VAR} not set, an entry of the wrong shape, no OAuth token): the
+        server is not blamed for those. It never authorizes anew (--stored-auth-only): several
+        servers at once cannot each open a browser, nor each register a client of one server."""
         started = time.perf_counter()
         report = {"name": name, "config": path, "check": ServerCheck((), False, None, self.cli.deadline),
-                  "document": None, "firstAnswerMs": None, "unset": None,
+                  "document": None, "firstAnswerMs": None, "skipped": None,
                   "shown": ConfigServer(name, path, entry).describe() if isinstance(entry, dict) else None}
         if report["shown"] and isinstance(entry, dict) and config_url(entry):
             report["shown"] = masked_url(report["shown"])  # even where it is not checked (an unset ${VAR})
         check = report["check"]
         try:
             spec = config_server_spec(path, name, self.opts.protocol, self.out.credentials)
+        except ConfigVariableMissing as exc:
+            report["skipped"] = ("config.variables", "it uses %s, %s: not checked" % (exc.variable, exc.why))
         except UsageError as exc:
-            unset = re.search(r"uses (\$\{[^}]*\}), which is not set", exc.message)
-            report["unset"] = unset.group(1) if unset else None
-            if report["unset"] is None:
-                check.found("lifecycle.handshake", exc.message, "config")
+            report["skipped"] = ("config.entry", "%s: not checked" % exc.message)
+        if report["skipped"]:
             report["elapsed"] = time.perf_counter() - started
             return report
         session = None
         try:
             if spec.url:
                 HttpChecks(check).check_authorization(spec.url, SessionOpener.sign_of_life(spec.protocol))
+            import copy
+
             responder = InputResponder(None, None, self.opts.root, None, None, None)
-            session = connect(spec, self.opts, responder, self.cli.log, (), self.cli.deadline,
+            options = copy.copy(self.opts)
+            options.stored_auth_only = True
+            session = connect(spec, options, responder, self.cli.log, (), self.cli.deadline,
                               started=lambda opening: opening.wire_observers.append(check.watch))
             report["firstAnswerMs"] = round((time.perf_counter() - started) * 1000, 1)
             report["document"] = session.summary()
             check.run(session)
+        except AuthorizationRequired as exc:
+            report["skipped"] = ("config.authorization", "%s: not checked" % exc.message)
         except McpTuiError as exc:
             if session is None:
                 check.connect_failed(exc)

@@ -155,6 +155,58 @@ def test_plain_http_is_judged_on_the_url_the_server_is_reached_at(cli, tmp_path,
                      ], result
 
 
+SERVER_BLAMED = "answer initialize (2025-11-25) or server/discover (2026-07-28)"
+
+
+def auth_hits(server, endpoint):
+    lines = [json.loads(line) for line in open(server.record, encoding="utf-8").read().splitlines() if line.strip()]
+    return [line for line in lines if line.get("transport") == "auth" and line["auth"].get("endpoint") == endpoint]
+
+
+def test_what_is_wrong_on_this_side_is_a_config_finding_not_the_server_s_handshake(cli, tmp_path, start_server):
+    """Probe D5: a VS Code ${input:...}, an entry of the wrong shape and an OAuth server with no
+    token were lifecycle.handshake errors whose fix blamed the server. Now: config.variables,
+    config.entry and config.authorization, the server not checked, and no browser opened nor
+    client registered (two entries of one OAuth server registered two clients)."""
+    auth = start_server("--auth")
+    vscode = tmp_path / "mcp.json"
+    vscode.write_text(json.dumps({"servers": {
+        "vs-http": {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${input:api-key}"}},
+        "as-string": "python3 x.py", "as-null": None, "empty": {},
+        "oauth-1": {"type": "http", "url": auth.url}, "oauth-2": {"type": "http", "url": auth.url}}}), encoding="utf-8")
+    result = cli("check", "--config", vscode, "--timeout", "20", "--format", "json", env={"BROWSER": "/bin/false"})
+    assert result.code == 1, result
+    document = result.json()
+    found = dict((f["where"], (f["rule"], f["severity"], f["message"])) for f in document["configFindings"])
+    assert found['server "vs-http"'] == ("config.variables", "warning", "it uses ${input:api-key}, a VS Code input, "
+                                         "which mcp-tui does not prompt for (${env:NAME} reads a variable): not "
+                                         "checked"), found
+    for name, said in (("as-string", "is a string, not an object"), ("as-null", "is null, not an object"),
+                       ("empty", "has neither command nor url")):
+        rule, severity, message = found['server "%s"' % name]
+        assert (rule, severity) == ("config.entry", "error") and said in message, found
+    for name in ("oauth-1", "oauth-2"):
+        rule, severity, message = found['server "%s"' % name]
+        assert (rule, severity) == ("config.authorization", "warning") and "auth login" in message, found
+    assert not [s for s in document["servers"] if s["checked"]], document["servers"]
+    assert SERVER_BLAMED not in result.out and "lifecycle.handshake" not in result.out, result
+    assert not auth_hits(auth, "register") and not auth_hits(auth, "authorize"), auth_hits(auth, "register")
+    text = cli("check", "--config", vscode, "--timeout", "20", env={"BROWSER": "/bin/false"})
+    assert '== server "vs-http" (http://127.0.0.1:9/mcp): not checked (see config.variables)' in text.out, text
+    assert text.out.count(": not checked (see config.entry)\n") == 3, text
+    assert SERVER_BLAMED not in text.out, text
+
+
+def test_check_of_an_oauth_server_with_no_browser_says_so_and_blames_no_handshake(cli, start_server):
+    """Probe D5, plain `check --url`: a browser that cannot start was a lifecycle.handshake
+    finding whose fix told the server to answer initialize."""
+    server = start_server("--auth")
+    result = cli("--url", server.url, "--timeout", "60", "check", env={"BROWSER": "/bin/false"}, timeout=30)
+    assert result.code == 1, result
+    assert result.out == "" and SERVER_BLAMED not in result.err, result
+    assert result.err.strip().splitlines()[-1].startswith("mcp-tui: the browser did not start; to authorize at "), result
+
+
 def test_an_unset_variable_is_a_warning_and_that_server_is_not_checked(cli, tmp_path):
     config = write_config(tmp_path, {"one": entry(FAULTYSERVER, env={"TOKEN": "${MCP_TUI_UNSET_X}"})})
     result = cli("check", "--config", config)
