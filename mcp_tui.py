@@ -7294,9 +7294,23 @@ def bare_host_url(url):
     return parts.path in ("", "/") and not parts.query
 
 
+class CatalogUnreadable(ConnectionFailed):
+    """A host answered for its AI Catalog, and what it answered cannot be read (``why``)."""
+
+    def __init__(self, message, hint=None, why=None):
+        ConnectionFailed.__init__(self, message, hint=hint)
+        self.why = why
+
+
+class CardUnusable(McpTuiError):
+    """A bare host's catalog, or the card it lists, cannot lead to a server (a redirect
+    refused, a card unread, no Streamable HTTP remote): `check` reports it as card.valid,
+    and nothing connects to the host itself in its place."""
+
+
 def fetch_catalog(url, network=None, timeout=10.0, log=None):
     """The host's AI Catalog: (its URL, its Server Card entries), or (None, []) where the host
-    serves none."""
+    serves none; CatalogUnreadable where it answered one that cannot be read."""
     from urllib.parse import urlsplit
 
     parts = urlsplit(url)
@@ -7312,9 +7326,9 @@ def fetch_catalog(url, network=None, timeout=10.0, log=None):
             unread.append((origin + path, why))
     if unread:
         place, why = unread[0]
-        raise ConnectionFailed("the AI Catalog at %s cannot be read: %s" % (masked_url(place), why),
-                               hint="if you trust where it points, pass that URL with --url"
-                               if why.startswith("a redirect") else None)
+        raise CatalogUnreadable("the AI Catalog at %s cannot be read: %s" % (masked_url(place), why),
+                                hint="if you trust where it points, pass that URL with --url"
+                                if why.startswith("a redirect") else None, why=why)
     return None, []
 
 
@@ -16082,6 +16096,11 @@ class CardCommands(CliCommands):
         network = NetworkOptions.from_options(self.opts)
         try:
             catalog_url, entries = fetch_catalog(spec.url, network, self.opts.timeout, self.cli.log)
+        except CatalogUnreadable as exc:
+            if not exc.why.startswith("a redirect"):
+                return spec  # a host root that serves MCP, and something else at the catalog's place
+            raise CardUnusable("%s; mcp-tui connects neither there nor to %s itself" % (
+                exc.message, masked_url(spec.url)), hint=exc.hint)  # the host sent us elsewhere: not to it
         except ConnectionFailed:
             return spec  # the connection that follows says what is wrong with the host
         if catalog_url is None or not entries:
@@ -16094,7 +16113,7 @@ class CardCommands(CliCommands):
         where, card, why = card_of(entry)
         endpoint = card_endpoint(card) if isinstance(card, dict) else None
         if endpoint is None:
-            raise McpTuiError("the catalog at %s lists %s, but its card %s" % (
+            raise CardUnusable("the catalog at %s lists %s, but its card %s" % (
                 masked_url(catalog_url), json.dumps(str(entry.get("identifier"))),
                 "cannot be read: %s" % why if why else "gives no Streamable HTTP URL to connect to"))
 
@@ -16152,7 +16171,10 @@ class CheckCommands(CliCommands):
             except (UsageError, AuthorizationRequired):
                 raise  # this side's to fix (no browser, no token): not the server's handshake
             except McpTuiError as exc:
-                check.connect_failed(exc)
+                if isinstance(exc, CardUnusable):  # the catalog's card that was to lead to the server
+                    check.found("card.valid", exc.message, "server card")
+                else:
+                    check.connect_failed(exc)
                 server = masked_url(self.cli.spec.url) if self.cli.spec.url else self.cli.spec.describe()
                 reports.append((check, server, None, time.perf_counter() - started))
             else:
