@@ -16499,11 +16499,14 @@ class ConfigCheck(CliCommands):
                     findings.append(config_finding("config.plain-http", "%s is plain HTTP to %s, off this machine"
                                                    % (masked_url(url), host), where))
             command = entry.get("command")
-            if not url and isinstance(command, str) and command and "${" not in command:
-                found = os.path.exists(command) if os.sep in command or "/" in command else shutil.which(command)
+            cwd = entry.get("cwd") if isinstance(entry.get("cwd"), str) else ""  # a relative command starts there
+            if not url and isinstance(command, str) and command and "${" not in command + cwd:
+                a_path = os.sep in command or "/" in command
+                found = os.path.exists(os.path.join(cwd, command)) if a_path else shutil.which(command)
                 if not found:
                     findings.append(config_finding("config.command", "%s is not found%s" % (
-                        json.dumps(command), "" if os.sep in command or "/" in command else " on PATH"), where))
+                        json.dumps(command), (" in %s" % cwd if cwd and not os.path.isabs(command) else "")
+                        if a_path else " on PATH"), where))
             tap = tap_entry_server(entry)
             if tap is not None:
                 findings.append(config_finding("config.tapped", "it runs through an mcp-tui tap (%s): check "

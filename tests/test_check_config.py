@@ -207,6 +207,21 @@ def test_check_of_an_oauth_server_with_no_browser_says_so_and_blames_no_handshak
     assert result.err.strip().splitlines()[-1].startswith("mcp-tui: the browser did not start; to authorize at "), result
 
 
+def test_a_relative_command_is_looked_for_in_the_entry_s_cwd(cli, tmp_path):
+    """Probe D8: "./ts.sh" with "cwd" was "not found", and then connected, started there."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    script = sub / "ts.sh"
+    script.write_text("#!/bin/sh\nexec %s\n" % " ".join('"%s"' % word for word in cached_script.command(FAULTYSERVER)))
+    script.chmod(0o755)
+    config = write_config(tmp_path, {"relcwd": {"command": "./ts.sh", "cwd": str(sub)},
+                                     "gone": {"command": "./nope.sh", "cwd": str(sub)}})
+    document = cli("check", "--config", config, "--timeout", "10", "--format", "json").json()
+    found = [(f["where"], f["message"]) for f in document["configFindings"] if f["rule"] == "config.command"]
+    assert found == [('server "gone"', '"./nope.sh" is not found in %s' % sub)], found
+    assert [s["connects"] for s in document["servers"]] == [True, False], document["servers"]
+
+
 def test_an_unset_variable_is_a_warning_and_that_server_is_not_checked(cli, tmp_path):
     config = write_config(tmp_path, {"one": entry(FAULTYSERVER, env={"TOKEN": "${MCP_TUI_UNSET_X}"})})
     result = cli("check", "--config", config)
