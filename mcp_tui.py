@@ -60,6 +60,7 @@ tests/test_layering.py checks this map against the banners and the code.
      3f. server cards  a remote server described before connecting (SEP-2127): the card
                     at <url>/server-card, a host's AI Catalog, the card against the schema
                     and against the live server
+                    classes: CatalogUnreadable CardUnusable
      3g. check rules  the rules a server is held to, and JSON Schema as check reads it
      3h. check probes  the probes of one session that apply the rules
                     classes: ServerCheck ClaimChecks HttpChecks
@@ -76,7 +77,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: TapEventStream TapProxy
    5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
                     credentials, cross-app access, the token store
-                    classes: AuthError TokenEndpointError
+                    classes: AuthError AuthorizationRequired TokenEndpointError
      5a. keys       challenges, URLs and signing keys (ES256, RS256) for client assertions
                     classes: SigningKey
      5b. discovery  settings, the token store, the browser step, and discovering the
@@ -95,7 +96,7 @@ tests/test_layering.py checks this map against the banners and the code.
      6d. connections  a ConnectionSpec built from options and config files
                     (``spec_from_options``), kept sessions' records, and ``connect``:
                     the one way to open a session
-                    classes: ConfigChoiceNeeded ConfigServer KeptSessions
+                    classes: ConfigVariableMissing ConfigChoiceNeeded ConfigServer KeptSessions
    7. CLI           words in, one Session call, text or JSON out; the `auth` verbs
                     (``auth_command``) and the `session` verbs (``run_session_command``),
                     which start, list and close keepers; the command table (COMMANDS) that
@@ -6145,23 +6146,23 @@ def normalise_elicited(content, schema):
     return out
 
 
-def constraint_problem(value, schema, depth=0, root=None):
+def constraint_problem(value, schema, depth=0, resolve=None):
     """What a value breaks among JSON Schema's limits: lengths, patterns, formats (date,
     date-time, time, email, uri), ranges and item counts, at every depth of an object or
     array (a nested problem starts with its path: ".zip: at most 99999", "[2].name: ...").
-    A $ref is followed within ``root``, the whole schema (pydantic puts nested models under $defs)."""
-    schema = resolved_schema(schema, root) if isinstance(schema, dict) else {}
+    ``resolve`` follows a subschema's $ref, where given (output_schema_problems: within the whole schema)."""
+    schema = (resolve(schema) if resolve else schema) if isinstance(schema, dict) else {}
     if depth:  # at the top the form's field (or elicited_problems) has checked type and choice
         types = schema_types(schema)
         if not fits_types(value, types):
             return "must be %s, not %s" % (" or ".join(a_type(t) for t in types), a_json_type(value))
         if isinstance(schema.get("enum"), list) and value not in schema["enum"]:
             return "must be one of %s" % ", ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
-    variants = [resolved_schema(v, root) for keyword in ("anyOf", "oneOf") for v in (schema.get(keyword) if isinstance(
+    variants = [resolve(v) if resolve else v for keyword in ("anyOf", "oneOf") for v in (schema.get(keyword) if isinstance(
         schema.get(keyword), list) else ()) if isinstance(v, dict)]
     variants = [v for v in variants if fits_types(value, schema_types(v))]
     if variants:  # an object or null, a string or a number: the value must keep the limits of a variant of its type
-        problems = [constraint_problem(value, variant, depth + 1, root) for variant in variants]
+        problems = [constraint_problem(value, variant, depth + 1, resolve) for variant in variants]
         if None not in problems:
             return problems[0]
     if isinstance(value, str):
@@ -6192,7 +6193,7 @@ def constraint_problem(value, schema, depth=0, root=None):
             return "choose at most %d" % schema["maxItems"]
         items = schema.get("items")
         for index, item in enumerate(value if isinstance(items, dict) else ()):
-            problem = constraint_problem(item, items, depth + 1, root)
+            problem = constraint_problem(item, items, depth + 1, resolve)
             if problem:
                 return at_path("[%d]" % index, problem)
     elif isinstance(value, dict):
@@ -6204,11 +6205,11 @@ def constraint_problem(value, schema, depth=0, root=None):
         extra = schema.get("additionalProperties")
         for key, item in value.items():
             if key in properties:
-                problem = constraint_problem(item, properties[key], depth + 1, root)
+                problem = constraint_problem(item, properties[key], depth + 1, resolve)
             elif extra is False:
                 problem = "is not declared (additionalProperties: false)"
             else:
-                problem = constraint_problem(item, extra, depth + 1, root) if isinstance(extra, dict) else None
+                problem = constraint_problem(item, extra, depth + 1, resolve) if isinstance(extra, dict) else None
             if problem:
                 return at_path(".%s" % key, problem)
     return None
@@ -6224,46 +6225,6 @@ def fits_types(value, types):
 def at_path(where, problem):
     """A nested problem under ``where`` (a field, ".key" or "[index]"): "address.zip: at most 5"."""
     return where + (problem if problem.startswith(("[", ".")) else ": " + problem)
-
-
-def output_schema_problems(tool, result):
-    """What a tool result breaks in the tool's outputSchema, as (JSON path, message) pairs,
-    "$" being the whole value: the one statement of the rule, which the CLI's warning, the
-    TUI's result screen and `check` all print. None of it for an error result; a missing
-    structuredContent is a problem (a tool with an outputSchema must return one); then each
-    missing required property, and each property's first wrong type, value, format or limit
-    (constraint_problem's checks, at every depth)."""
-    schema = tool.get("outputSchema") if isinstance(tool, dict) else None
-    if not isinstance(schema, dict) or not isinstance(result, dict) or result.get("isError"):
-        return []
-    if "structuredContent" not in result:
-        return [("$", "missing structuredContent, which the tool's outputSchema promises")]
-    structured, root = result["structuredContent"], schema
-    schema = resolved_schema(schema, root)
-    if not isinstance(structured, dict):  # 2026-07-28 lets an outputSchema describe any value
-        try:
-            problem = constraint_problem(structured, schema, 1, root)
-        except RecursionError:
-            problem = "nested too deeply to check"
-        return [at_path("$", problem).partition(": ")[::2]] if problem else []
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    required = schema.get("required") if isinstance(schema.get("required"), list) else []
-    problems = [("$", "missing required property %r" % key) for key in required if key not in structured]
-    extra = schema.get("additionalProperties")
-    for key, value in structured.items():
-        try:
-            if key in properties:
-                problem = constraint_problem(value, properties[key], 1, root)
-            elif extra is False:
-                problem = "is not declared (additionalProperties: false)"
-            else:
-                problem = constraint_problem(value, extra, 1, root) if isinstance(extra, dict) else None
-        except RecursionError:
-            problem = "nested too deeply to check"
-        if problem:
-            path, _, message = at_path("$.%s" % key, problem).partition(": ")
-            problems.append((path, message))
-    return problems
 
 
 def format_problem(text, kind):
@@ -7849,6 +7810,50 @@ def resolved_schema(node, root):
         return node
     beside = dict((key, value) for key, value in node.items() if key != "$ref")
     return dict(target, **beside) if isinstance(target, dict) else beside  # true: anything goes
+
+
+def output_schema_problems(tool, result):
+    """What a tool result breaks in the tool's outputSchema, as (JSON path, message) pairs,
+    "$" being the whole value: the one statement of the rule, which the CLI's warning, the
+    TUI's result screen and `check` all print. None of it for an error result; a missing
+    structuredContent is a problem (a tool with an outputSchema must return one); then each
+    missing required property, and each property's first wrong type, value, format or limit
+    (constraint_problem's checks, at every depth)."""
+    schema = tool.get("outputSchema") if isinstance(tool, dict) else None
+    if not isinstance(schema, dict) or not isinstance(result, dict) or result.get("isError"):
+        return []
+    if "structuredContent" not in result:
+        return [("$", "missing structuredContent, which the tool's outputSchema promises")]
+    structured, root = result["structuredContent"], schema
+    schema = resolved_schema(schema, root)
+
+    def resolve(node):  # a $ref within the schema: pydantic puts nested models under $defs
+        return resolved_schema(node, root)
+
+    if not isinstance(structured, dict):  # 2026-07-28 lets an outputSchema describe any value
+        try:
+            problem = constraint_problem(structured, schema, 1, resolve)
+        except RecursionError:
+            problem = "nested too deeply to check"
+        return [at_path("$", problem).partition(": ")[::2]] if problem else []
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    problems = [("$", "missing required property %r" % key) for key in required if key not in structured]
+    extra = schema.get("additionalProperties")
+    for key, value in structured.items():
+        try:
+            if key in properties:
+                problem = constraint_problem(value, properties[key], 1, resolve)
+            elif extra is False:
+                problem = "is not declared (additionalProperties: false)"
+            else:
+                problem = constraint_problem(value, extra, 1, resolve) if isinstance(extra, dict) else None
+        except RecursionError:
+            problem = "nested too deeply to check"
+        if problem:
+            path, _, message = at_path("$.%s" % key, problem).partition(": ")
+            problems.append((path, message))
+    return problems
 
 
 def schema_ref_problems(schema):
@@ -12999,6 +13004,11 @@ def junit_suite(check, server, elapsed, strict):
     return "\n".join(lines) + "\n"
 
 
+def server_place(name, path, several):
+    """Where a config finding is: the server, and its file where several files are read."""
+    return "server %s%s" % (json.dumps(name, ensure_ascii=False), " in %s" % path if several else "")
+
+
 def config_server_document(report, strict):
     """One server of `check --config`'s JSON: its name and file, whether it connected, its era,
     name and version, the time to its first answer, and its check as `check` gives it."""
@@ -13037,6 +13047,7 @@ def config_check_text(document, reports, elapsed, strict):
     if not document["configFindings"]:
         lines.append("  %s no finding in the file itself (secrets, plain HTTP, commands, names, taps)"
                      % CHECK_MARKS["pass"])
+    several = len(document["config"]) > 1  # a name may be in two files: each section says which
     for report, server in zip(reports, document["servers"]):
         info = server["serverInfo"] or {}
         if not server["checked"]:
@@ -13047,17 +13058,18 @@ def config_check_text(document, reports, elapsed, strict):
                 server["firstAnswerMs"])
         else:
             state = "does not connect"
-        lines += ["", "== server %s (%s): %s" % (json.dumps(server["name"], ensure_ascii=False),
-                                                  server["server"] or server["config"], state)]
+        lines += ["", "== %s (%s): %s" % (server_place(server["name"], server["config"], several),
+                                           server["server"] or server["config"], state)]
         if server["checked"]:
             label = "%s (%s, %s)" % (info.get("name", server["name"]), server["protocolVersion"],
                                      report["document"]["transport"]) if server["connects"] else server["name"]
             lines += check_report_text(report["check"], label, report["elapsed"], strict, passed=False).splitlines()
     summary = document["summary"]
-    lines += ["", "%d server%s: %d connected, %d failed%s; the file: %d error%s, %d warning%s%s; %.1f s" % (
+    failed = ["%s in %s" % (s["name"], s["config"]) if several else s["name"] for s in document["servers"]
+              if s["summary"]["failed"]]
+    lines += ["", "%d server%s: %d connected, %d failed%s; the file%s: %d error%s, %d warning%s%s; %.1f s" % (
         summary["servers"], "" if summary["servers"] == 1 else "s", summary["connected"],
-        len(summary["failedServers"]), " (%s)" % ", ".join(summary["failedServers"]) if summary["failedServers"]
-        else "", summary["configErrors"], "" if summary["configErrors"] == 1 else "s", summary["configWarnings"],
+        len(failed), " (%s)" % ", ".join(failed) if failed else "", "s" if several else "", summary["configErrors"], "" if summary["configErrors"] == 1 else "s", summary["configWarnings"],
         "" if summary["configWarnings"] == 1 else "s", " (--strict: warnings fail)" if strict else "", elapsed)]
     return "\n".join(lines)
 
@@ -15151,6 +15163,14 @@ def offered_list(session, capability, method, key, out):
     return list_all(session, method, key)
 
 
+def given_spec(spec):
+    """The server a command connects to; a usage error when the command line gave none."""
+    if spec is None:
+        raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
+                         hint="see mcp-tui --help")
+    return spec
+
+
 class Cli:
     """One command-line invocation: its options, its output, and its session."""
 
@@ -15177,21 +15197,12 @@ class Cli:
 
     # -- plumbing ---------------------------------------------------------------------
 
-    def given_spec(self, spec=None):
-        """The server to connect to: ``spec``, else the one the command line gave; a usage
-        error when it gave none."""
-        spec = spec or self.spec
-        if spec is None:
-            raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
-                             hint="see mcp-tui --help")
-        return spec
-
     def connect(self, spec=None, resume=None, observer=None, responder=None, started=None):
         """Open a session (or, with ``resume``, continue a recorded one). ``observer`` sees
         its notifications instead of the progress lines on stderr; ``responder`` answers the
         server's requests instead of the flags and the terminal; ``started`` sees the session
         before it opens."""
-        spec = self.given_spec(spec)
+        spec = given_spec(spec or self.spec)
         if spec.kind == "session" and self.opts.trace:  # or --trace would print nothing, and say nothing
             self.out.notice("--trace: session %s's keeper makes the HTTP requests; its trace goes to the "
                             "--log-file given to `session open`" % spec.name)
@@ -16140,7 +16151,7 @@ class CheckCommands(CliCommands):
         self.cli.expect(args, 0, "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]")
         if self.cli.spec is None and self.opts.config is not None:
             return ConfigCheck(self.cli).run()  # every server of a config file, none picked with --server
-        self.cli.given_spec()  # no server at all: the usage line every command gives, before any rule runs
+        given_spec(self.cli.spec)  # no server at all: the usage line every command gives, before any rule runs
         import shlex
 
         calls = []
@@ -16578,11 +16589,6 @@ class ConfigCheck(CliCommands):
                 session.close()
         report["elapsed"] = time.perf_counter() - started
         return report
-
-
-def server_place(name, path, several):
-    """Where a config finding is: the server, and its file where several files are read."""
-    return "server %s%s" % (json.dumps(name, ensure_ascii=False), " in %s" % path if several else "")
 
 
 def config_finding(rule_id, message, where):

@@ -245,6 +245,22 @@ def test_check_config_without_a_file_reads_every_host_config(cli, tmp_path):
         ("project", str(tmp_path / ".mcp.json")), ("desktop", str(user / "Claude" / "claude_desktop_config.json"))]
 
 
+def test_with_several_files_each_section_and_the_totals_name_the_file(cli, tmp_path):
+    """Probe D9: two files naming "cd" gave two sections `== server "cd"` and "1 failed (cd)"."""
+    project = tmp_path / ".mcp.json"
+    project.write_text(json.dumps({"mcpServers": {"cd": entry(FAULTYSERVER)}}))
+    user = tmp_path / "user"
+    (user / "Claude").mkdir(parents=True)
+    desktop = user / "Claude" / "claude_desktop_config.json"
+    desktop.write_text(json.dumps({"mcpServers": {"cd": entry(FAULTYSERVER, "--fault", "no-jsonrpc")}}))
+    result = cli("check", "--config", "--timeout", "10", cwd=tmp_path, env={"XDG_CONFIG_HOME": str(user)},
+                 process=True)
+    assert result.code == 1, result
+    assert '\n== server "cd" in %s (' % project in result.out, result
+    assert '\n== server "cd" in %s (' % desktop in result.out, result
+    assert "2 servers: 2 connected, 1 failed (cd in %s); the files: " % desktop in result.out, result
+
+
 def test_usage_errors_of_check_config(cli, tmp_path):
     config = write_config(tmp_path, {"one": entry(FAULTYSERVER), "two": entry(FAULTYSERVER)})
     called = cli("check", "--config", config, "--call", "echo message=hi")
