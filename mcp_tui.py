@@ -13874,6 +13874,9 @@ def spec_from_options(opts, words, registry, commands=()):
         except ConfigChoiceNeeded:
             if not words:
                 return None, words  # the TUI's connection screen lists the file's servers
+            if commands and words[0] not in commands:  # `chek --config FILE`: the misspelt command, first
+                raise UsageError("unknown command %r" % words[0], hint=did_you_mean(words[0], commands,
+                                                                                    "see mcp-tui --help"))
             raise
         spec.headers.update(headers)
         spec.env.update(env)

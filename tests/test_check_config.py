@@ -273,6 +273,14 @@ def test_usage_errors_of_check_config(cli, tmp_path):
     assert one.code == 0 and one.out.startswith("Checked faultyserver (2025-11-25, stdio)"), one
 
 
+def test_a_misspelt_command_before_config_is_an_unknown_command(cli, tmp_path):
+    """Probe D12: `chek --config FILE` said "has several servers; pick one with --server"."""
+    config = write_config(tmp_path, {"one": entry(FAULTYSERVER), "two": entry(FAULTYSERVER)})
+    result = cli("chek", "--config", config)
+    assert result.code == 2, result
+    assert result.err.strip() == "mcp-tui: unknown command 'chek' (did you mean 'check'?)", result
+
+
 def test_the_servers_are_checked_at_once(cli, tmp_path):
     """Each server answers only once all three have started (faultyserver --rendezvous): checked
     one after another, the first would wait for the others and fail; at once, all connect."""
