@@ -13006,7 +13006,17 @@ def junit_suite(check, server, elapsed, strict):
 
 def server_place(name, path, several):
     """Where a config finding is: the server, and its file where several files are read."""
-    return "server %s%s" % (json.dumps(name, ensure_ascii=False), " in %s" % path if several else "")
+    return "server %s%s" % (quoted_name(name), " in %s" % path if several else "")
+
+
+def quoted_name(name):
+    """A name from a config file, quoted, its invisible characters (zero-width, controls,
+    odd spaces) shown as \\uXXXX: "github" and "github\\u200b" are two names, and look it."""
+    import unicodedata
+
+    return "".join(c if c == " " or unicodedata.category(c) not in ("Cf", "Cc", "Zs", "Zl", "Zp", "Co", "Cn")
+                   else "\\u%04x" % ord(c) if ord(c) < 0x10000 else "\\U%08x" % ord(c)
+                   for c in json.dumps(name, ensure_ascii=False))
 
 
 def config_server_document(report, strict):
@@ -13091,7 +13101,8 @@ def config_check_junit(findings, reports, strict):
                 else '    <system-out>%s</system-out>' % escape("warning: " + text))
         lines.append('  </testcase>')
     suites = ["\n".join(lines + ['</testsuite>']) + "\n"] + [
-        junit_suite(report["check"], "%s (%s)" % (report["name"], report["config"]), report["elapsed"], strict)
+        junit_suite(report["check"], "%s (%s)" % (quoted_name(report["name"])[1:-1], report["config"]),
+                    report["elapsed"], strict)
         for report in reports]
     return '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n' + "".join(suites) + "</testsuites>\n"
 
@@ -16411,6 +16422,10 @@ def config_entry_secrets(entry):
 
 
 def normalized_server_name(name):
+    """A name as a reader tells it apart: no case, punctuation, spaces or invisible characters."""
+    import unicodedata
+
+    name = "".join(c for c in unicodedata.normalize("NFKC", name) if unicodedata.category(c) not in ("Cf", "Cc"))
     return re.sub(r"[\s_.-]+", "", name.lower())
 
 
@@ -16540,7 +16555,7 @@ class ConfigCheck(CliCommands):
             groups.setdefault(normalized_server_name(name), []).append(name)
         for names in sorted(group for group in groups.values() if len(group) > 1):
             findings.append(config_finding("config.similar-names", "%s differ only in case or punctuation" % (
-                " and ".join(json.dumps(n) for n in names)), "the file %s" % path))
+                " and ".join(quoted_name(n) for n in names)), "the file %s" % path))
         return findings
 
     def check_server(self, path, name, entry, several):

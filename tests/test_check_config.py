@@ -281,6 +281,20 @@ def test_a_misspelt_command_before_config_is_an_unknown_command(cli, tmp_path):
     assert result.err.strip() == "mcp-tui: unknown command 'chek' (did you mean 'check'?)", result
 
 
+def test_a_name_with_an_invisible_character_is_a_similar_name_and_shown_escaped(cli, tmp_path):
+    """Probe D10: "github" and "github" + U+200B were two sections both reading `== server
+    "github"`, and no config.similar-names; the JUnit suite name held the raw U+200B."""
+    config = write_config(tmp_path, {"github": entry(FAULTYSERVER), "github\u200b": entry(FAULTYSERVER)})
+    junit = tmp_path / "check.xml"
+    result = cli("check", "--config", config, "--timeout", "10", "--junit", junit)
+    assert result.code == 0, result
+    assert "\u200b" not in result.out and "\u200b" not in junit.read_text(encoding="utf-8"), result
+    assert '⚠ config.similar-names' in result.out and '"github" and "github\\u200b" differ' in result.out, result
+    assert '\n== server "github\\u200b" (' in result.out, result
+    suites = [s.get("name") for s in ElementTree.parse(str(junit)).getroot()]
+    assert "mcp-tui check github\\u200b (%s)" % config in suites, suites
+
+
 def test_the_servers_are_checked_at_once(cli, tmp_path):
     """Each server answers only once all three have started (faultyserver --rendezvous): checked
     one after another, the first would wait for the others and fail; at once, all connect."""
