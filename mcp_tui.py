@@ -7777,7 +7777,7 @@ def schema_pointer_target(schema, ref):
         token = token.replace("~1", "/").replace("~0", "~")
         if isinstance(node, dict) and token in node:
             node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+        elif isinstance(node, list) and token.isdigit() and token == str(int(token)) and int(token) < len(node):
             node = node[int(token)]
         else:
             return None
@@ -7856,6 +7856,31 @@ def output_schema_problems(tool, result):
     return problems
 
 
+IN_PLACE_APPLICATORS = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else")  # applied to the same value
+
+
+def ref_applies_itself(schema, target):
+    """Whether the subschema ``target`` (a $ref's) comes back to itself through in-place
+    applicators and $refs alone, as {"x": {"allOf": [{"$ref": "#/$defs/x"}]}} does (through
+    properties or items it would go into the value, and end)."""
+    pending, seen = [target], []
+    while pending and len(seen) < 1000:
+        node = pending.pop()
+        if not isinstance(node, dict) or any(node is each for each in seen):
+            continue
+        seen.append(node)
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#"):
+            inner = schema_pointer_target(schema, ref)
+            if inner is target:
+                return True
+            pending.append(inner)
+        for key in IN_PLACE_APPLICATORS:
+            value = node.get(key)
+            pending.extend(value if isinstance(value, list) else [value])
+    return False
+
+
 def schema_ref_problems(schema):
     """Where a $ref within ``schema`` (one starting with #) cannot be resolved, as
     "path.$ref: what" lines: a pointer to nowhere in the schema, or a cycle of references
@@ -7875,6 +7900,10 @@ def schema_ref_problems(schema):
                 cycles.append(set(loop))
                 problems.append("%s.$ref: %s is a cycle of references (%s)" % (
                     where, json.dumps(loop[0]), " -> ".join(loop)))
+        elif not any(target is seen for seen in cycles) and ref_applies_itself(schema, target):
+            cycles.append(target)  # reported once, at the first $ref into it
+            problems.append("%s.$ref: %s leads back to itself through allOf, anyOf, oneOf, not or if/then/else "
+                            "alone, never into the value: a validator would loop for ever" % (where, json.dumps(ref)))
         if len(problems) >= 20:
             break
     return problems

@@ -289,6 +289,16 @@ def test_refs_that_resolve_are_not_findings():
         '$.properties.a.$ref: "#/properties/a" is a cycle of references (#/properties/a -> #/properties/a)']
     assert schema_ref_problems({"properties": {"a": {"$ref": "#/type/0"}}}) == [
         '$.properties.a.$ref: "#/type/0" points to nothing in the schema']
+    # probe D11: a cycle through an in-place applicator; an array index with a leading zero (RFC 6901)
+    assert schema_ref_problems({"properties": {"a": {"$ref": "#/$defs/x"}}, "$defs": {"x": {"allOf": [
+        {"$ref": "#/$defs/x"}]}}}) == ['$.$defs.x.allOf[0].$ref: "#/$defs/x" leads back to itself through allOf, '
+                                      'anyOf, oneOf, not or if/then/else alone, never into the value: a validator '
+                                      'would loop for ever']
+    assert schema_ref_problems({"anyOf": [{"$ref": "#"}, {"type": "null"}]})[0].startswith(
+        '$.anyOf[0].$ref: "#" leads back to itself')
+    assert schema_ref_problems({"properties": {"a": {"$ref": "#/$defs/list/anyOf/01"}, "b": {
+        "$ref": "#/$defs/list/anyOf/1"}}, "$defs": {"list": {"anyOf": [{"type": "string"}, {"type": "number"}]}}}) == [
+        '$.properties.a.$ref: "#/$defs/list/anyOf/01" points to nothing in the schema']
 
 
 def test_a_schema_nested_past_any_stack_is_reported_not_crashed_on():
