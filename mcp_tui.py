@@ -16567,9 +16567,14 @@ class ConfigCheck(CliCommands):
                         if a_path else " on PATH"), where))
             tap = tap_entry_server(entry)
             if tap is not None:
+                try:  # the command for this file and server, written for the user's shell
+                    fix = "run %s when you are done watching it" % command_line(
+                        [], ["tap", "uninstall", "--config", path, "--server", name], [])
+                except UnwritableWord:
+                    fix = None
                 findings.append(config_finding("config.tapped", "it runs through an mcp-tui tap (%s): check "
                                                "checks it through the tap, as the host starts it" % (
-                                                   tap_entry_name(entry) or "unnamed"), where))
+                                                   tap_entry_name(entry) or "unnamed"), where, fix))
         try:  # a name given twice: a JSON reader keeps the last, so only the text shows it
             members = [key for key, _, _, _ in jsonc_members(text, jsonc_span(text, config_entries_path(
                 load_jsonc(text)))[0])]
@@ -16638,9 +16643,10 @@ class ConfigCheck(CliCommands):
         return report
 
 
-def config_finding(rule_id, message, where):
-    _, severity, _, fix = CONFIG_RULE_INDEX[rule_id]
-    return {"rule": rule_id, "severity": severity, "message": message, "fix": fix, "where": where}
+def config_finding(rule_id, message, where, fix=None):
+    """A finding of the file; ``fix`` where this case has a better one than the rule's."""
+    _, severity, _, rule_fix = CONFIG_RULE_INDEX[rule_id]
+    return {"rule": rule_id, "severity": severity, "message": message, "fix": fix or rule_fix, "where": where}
 
 
 class SurfaceCommands(CliCommands):

@@ -89,6 +89,8 @@ def test_the_file_s_own_findings_with_secrets_masked(cli, tmp_path):
             'the file names "twice" 2 times; the host keeps only the last') in found
     assert any(r == "config.similar-names" and '"github" and "GitHub"' in m for r, _, _, m in found), found
     assert any(r == "config.tapped" and w == 'server "watched"' and "(faulty)" in m for r, _, w, m in found), found
+    (fix,) = [f["fix"] for f in document["configFindings"] if f["rule"] == "config.tapped"]  # probe Q3: no FILE/NAME
+    assert fix == "run mcp-tui tap uninstall --config %s --server watched when you are done watching it" % config, fix
     assert "LOG_LEVEL" not in json.dumps(found) and "local" not in json.dumps(found), found  # nothing to say of them
     text_report = cli("check", "--config", config, "--timeout", "10", env={"MCP_TUI_T1": ""})
     assert token not in text_report.out and "--token=secret:" in text_report.out, text_report
