@@ -16536,13 +16536,18 @@ class ConfigCheck(CliCommands):
 
         several = self.opts.config == EVERY_HOST_CONFIG
         findings = []
+        try:  # VS Code's files (servers) read ${env:NAME}; Claude's and the others', ${NAME}
+            vscode = config_entries_path(load_jsonc(text)) != ("mcpServers",)
+        except ValueError:
+            vscode = False
         for name, entry in entries.items():
             where = server_place(name, path, several)
             if not isinstance(entry, dict):
                 continue  # its check says what is wrong with it
             for place, value in config_entry_secrets(entry):
                 findings.append(config_finding("config.literal-secret", "%s is written in the file (%s)" % (
-                    place, self.out.credentials.add(value, "secret")), where))
+                    place, self.out.credentials.add(value, "secret")), where, fix="put the value in an environment "
+                    "variable and write ${env:NAME} in its place (VS Code reads ${env:NAME})" if vscode else None))
             url = config_url(entry)
             try:  # judged as the server is reached: its ${VAR}s expanded (not registered: the file's form is shown)
                 reached = expand_config_value(url, where, SecretRegistry()) if isinstance(url, str) else None

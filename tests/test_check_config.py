@@ -175,7 +175,10 @@ def test_what_is_wrong_on_this_side_is_a_config_finding_not_the_server_s_handsha
     vscode.write_text(json.dumps({"servers": {
         "vs-http": {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${input:api-key}"}},
         "as-string": "python3 x.py", "as-null": None, "empty": {},
-        "oauth-1": {"type": "http", "url": auth.url}, "oauth-2": {"type": "http", "url": auth.url}}}), encoding="utf-8")
+        "oauth-1": {"type": "http", "url": auth.url}, "oauth-2": {"type": "http", "url": auth.url},
+        "keyed": {"type": "http", "url": "http://127.0.0.1:9/mcp?v=${MCP_TUI_UNSET_Q}",
+                  "headers": {"X-Api-Key": "plainkey0123"}}}}),
+        encoding="utf-8")
     result = cli("check", "--config", vscode, "--timeout", "20", "--format", "json", env={"BROWSER": "/bin/false"})
     assert result.code == 1, result
     document = result.json()
@@ -187,6 +190,8 @@ def test_what_is_wrong_on_this_side_is_a_config_finding_not_the_server_s_handsha
                        ("empty", "has neither command nor url")):
         rule, severity, message = found['server "%s"' % name]
         assert (rule, severity) == ("config.entry", "error") and said in message, found
+    (fix,) = [f["fix"] for f in document["configFindings"] if f["rule"] == "config.literal-secret"]  # probe Q1
+    assert fix.endswith("write ${env:NAME} in its place (VS Code reads ${env:NAME})"), fix
     for name in ("oauth-1", "oauth-2"):
         rule, severity, message = found['server "%s"' % name]
         assert (rule, severity) == ("config.authorization", "warning") and "auth login" in message, found
