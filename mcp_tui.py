@@ -14022,8 +14022,8 @@ EVERY_HOST_CONFIG = ""  # --config given without FILE: `check --config` reads ev
 
 
 def config_paths(opts):
-    """--config, then the project's .mcp.json and .vscode/mcp.json, then Claude Desktop's and
-    VS Code's user files where each platform keeps them."""
+    """--config, then the project's .mcp.json, .vscode/mcp.json and .cursor/mcp.json, then
+    Claude Desktop's, VS Code's and Cursor's user files where each platform keeps them."""
     home = os.path.expanduser("~")
     if sys.platform == "darwin":
         user = os.path.join(home, "Library", "Application Support")
@@ -14033,8 +14033,9 @@ def config_paths(opts):
         user = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
     paths = [opts.config] if opts.config else []
     paths += [os.path.join(os.getcwd(), ".mcp.json"), os.path.join(os.getcwd(), ".vscode", "mcp.json"),
+              os.path.join(os.getcwd(), ".cursor", "mcp.json"),
               os.path.join(user, "Claude", "claude_desktop_config.json"),
-              os.path.join(user, "Code", "User", "mcp.json")]
+              os.path.join(user, "Code", "User", "mcp.json"), os.path.join(home, ".cursor", "mcp.json")]
     unique = []
     for path in paths:
         if os.path.abspath(path) not in [os.path.abspath(p) for p in unique]:
@@ -16474,7 +16475,8 @@ class ConfigCheck(CliCommands):
         files = [(path, self.read(path, explicit=self.opts.config != EVERY_HOST_CONFIG)) for path in paths]
         files = [(path, text, servers) for path, (text, servers) in files if servers]
         if not files:
-            raise UsageError("no host config file lists a server (looked at %s)" % ", ".join(paths))
+            raise UsageError("no host config file lists a server (looked at %s)" % ", ".join(paths),
+                             hint="give the file: mcp-tui check --config FILE, or run it in the project's folder")
         started = time.perf_counter()
         findings = []
         servers = []  # (path, name, entry)

@@ -268,6 +268,23 @@ def test_with_several_files_each_section_and_the_totals_name_the_file(cli, tmp_p
     assert "2 servers: 2 connected, 1 failed (cd in %s); the files: " % desktop in result.out, result
 
 
+def test_check_config_without_a_file_reads_cursor_s_and_says_what_to_do_when_none_lists_a_server(cli, tmp_path):
+    """Probe Q2: Cursor's .cursor/mcp.json was not read, and finding no file gave no next step."""
+    home = tmp_path / "home"
+    home.mkdir()
+    empty = cli("check", "--config", cwd=tmp_path, env={"XDG_CONFIG_HOME": str(home), "HOME": str(home)},
+                process=True)
+    assert empty.code == 2 and "(give the file: mcp-tui check --config FILE, or run it in the project's folder)" \
+        in empty.err, empty
+    (tmp_path / ".cursor").mkdir()
+    (tmp_path / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": {"cursor": entry(FAULTYSERVER)}}))
+    result = cli("check", "--config", "--format", "json", cwd=tmp_path,
+                 env={"XDG_CONFIG_HOME": str(home), "HOME": str(home)}, process=True)
+    assert result.code == 0, result
+    assert [(s["name"], s["config"]) for s in result.json()["servers"]] == [
+        ("cursor", str(tmp_path / ".cursor" / "mcp.json"))], result
+
+
 def test_usage_errors_of_check_config(cli, tmp_path):
     config = write_config(tmp_path, {"one": entry(FAULTYSERVER), "two": entry(FAULTYSERVER)})
     called = cli("check", "--config", config, "--call", "echo message=hi")
