@@ -60,6 +60,7 @@ tests/test_layering.py checks this map against the banners and the code.
      3f. server cards  a remote server described before connecting (SEP-2127): the card
                     at <url>/server-card, a host's AI Catalog, the card against the schema
                     and against the live server
+                    classes: CatalogUnreadable CardUnusable
      3g. check rules  the rules a server is held to, and JSON Schema as check reads it
      3h. check probes  the probes of one session that apply the rules
                     classes: ServerCheck ClaimChecks HttpChecks
@@ -79,7 +80,7 @@ tests/test_layering.py checks this map against the banners and the code.
                     classes: RecordedServer MockHttpServer
    5. auth          OAuth for HTTP servers: discovery, PKCE, registration, client
                     credentials, cross-app access, the token store
-                    classes: AuthError TokenEndpointError
+                    classes: AuthError AuthorizationRequired TokenEndpointError
      5a. keys       challenges, URLs and signing keys (ES256, RS256) for client assertions
                     classes: SigningKey
      5b. discovery  settings, the token store, the browser step, and discovering the
@@ -98,7 +99,7 @@ tests/test_layering.py checks this map against the banners and the code.
      6d. connections  a ConnectionSpec built from options and config files
                     (``spec_from_options``), kept sessions' records, and ``connect``:
                     the one way to open a session
-                    classes: ConfigChoiceNeeded ConfigServer KeptSessions
+                    classes: ConfigVariableMissing ConfigChoiceNeeded ConfigServer KeptSessions
    7. CLI           words in, one Session call, text or JSON out; the `auth` verbs
                     (``auth_command``) and the `session` verbs (``run_session_command``),
                     which start, list and close keepers; the command table (COMMANDS) that
@@ -6173,21 +6174,23 @@ def normalise_elicited(content, schema):
     return out
 
 
-def constraint_problem(value, schema, depth=0):
+def constraint_problem(value, schema, depth=0, resolve=None):
     """What a value breaks among JSON Schema's limits: lengths, patterns, formats (date,
     date-time, time, email, uri), ranges and item counts, at every depth of an object or
-    array (a nested problem starts with its path: ".zip: at most 99999", "[2].name: ...")."""
-    schema = schema if isinstance(schema, dict) else {}
+    array (a nested problem starts with its path: ".zip: at most 99999", "[2].name: ...").
+    ``resolve`` follows a subschema's $ref, where given (output_schema_problems: within the whole schema)."""
+    schema = (resolve(schema) if resolve else schema) if isinstance(schema, dict) else {}
     if depth:  # at the top the form's field (or elicited_problems) has checked type and choice
         types = schema_types(schema)
         if not fits_types(value, types):
             return "must be %s, not %s" % (" or ".join(a_type(t) for t in types), a_json_type(value))
         if isinstance(schema.get("enum"), list) and value not in schema["enum"]:
             return "must be one of %s" % ", ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
-    variants = [v for keyword in ("anyOf", "oneOf") for v in (schema.get(keyword) if isinstance(
-        schema.get(keyword), list) else ()) if isinstance(v, dict) and fits_types(value, schema_types(v))]
+    variants = [resolve(v) if resolve else v for keyword in ("anyOf", "oneOf") for v in (schema.get(keyword) if isinstance(
+        schema.get(keyword), list) else ()) if isinstance(v, dict)]
+    variants = [v for v in variants if fits_types(value, schema_types(v))]
     if variants:  # an object or null, a string or a number: the value must keep the limits of a variant of its type
-        problems = [constraint_problem(value, variant, depth + 1) for variant in variants]
+        problems = [constraint_problem(value, variant, depth + 1, resolve) for variant in variants]
         if None not in problems:
             return problems[0]
     if isinstance(value, str):
@@ -6218,7 +6221,7 @@ def constraint_problem(value, schema, depth=0):
             return "choose at most %d" % schema["maxItems"]
         items = schema.get("items")
         for index, item in enumerate(value if isinstance(items, dict) else ()):
-            problem = constraint_problem(item, items, depth + 1)
+            problem = constraint_problem(item, items, depth + 1, resolve)
             if problem:
                 return at_path("[%d]" % index, problem)
     elif isinstance(value, dict):
@@ -6230,11 +6233,11 @@ def constraint_problem(value, schema, depth=0):
         extra = schema.get("additionalProperties")
         for key, item in value.items():
             if key in properties:
-                problem = constraint_problem(item, properties[key], depth + 1)
+                problem = constraint_problem(item, properties[key], depth + 1, resolve)
             elif extra is False:
                 problem = "is not declared (additionalProperties: false)"
             else:
-                problem = constraint_problem(item, extra, depth + 1) if isinstance(extra, dict) else None
+                problem = constraint_problem(item, extra, depth + 1, resolve) if isinstance(extra, dict) else None
             if problem:
                 return at_path(".%s" % key, problem)
     return None
@@ -6250,45 +6253,6 @@ def fits_types(value, types):
 def at_path(where, problem):
     """A nested problem under ``where`` (a field, ".key" or "[index]"): "address.zip: at most 5"."""
     return where + (problem if problem.startswith(("[", ".")) else ": " + problem)
-
-
-def output_schema_problems(tool, result):
-    """What a tool result breaks in the tool's outputSchema, as (JSON path, message) pairs,
-    "$" being the whole value: the one statement of the rule, which the CLI's warning, the
-    TUI's result screen and `check` all print. None of it for an error result; a missing
-    structuredContent is a problem (a tool with an outputSchema must return one); then each
-    missing required property, and each property's first wrong type, value, format or limit
-    (constraint_problem's checks, at every depth)."""
-    schema = tool.get("outputSchema") if isinstance(tool, dict) else None
-    if not isinstance(schema, dict) or not isinstance(result, dict) or result.get("isError"):
-        return []
-    if "structuredContent" not in result:
-        return [("$", "missing structuredContent, which the tool's outputSchema promises")]
-    structured = result["structuredContent"]
-    if not isinstance(structured, dict):  # 2026-07-28 lets an outputSchema describe any value
-        try:
-            problem = constraint_problem(structured, schema, 1)
-        except RecursionError:
-            problem = "nested too deeply to check"
-        return [at_path("$", problem).partition(": ")[::2]] if problem else []
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    required = schema.get("required") if isinstance(schema.get("required"), list) else []
-    problems = [("$", "missing required property %r" % key) for key in required if key not in structured]
-    extra = schema.get("additionalProperties")
-    for key, value in structured.items():
-        try:
-            if key in properties:
-                problem = constraint_problem(value, properties[key], 1)
-            elif extra is False:
-                problem = "is not declared (additionalProperties: false)"
-            else:
-                problem = constraint_problem(value, extra, 1) if isinstance(extra, dict) else None
-        except RecursionError:
-            problem = "nested too deeply to check"
-        if problem:
-            path, _, message = at_path("$.%s" % key, problem).partition(": ")
-            problems.append((path, message))
-    return problems
 
 
 def format_problem(text, kind):
@@ -7319,9 +7283,23 @@ def bare_host_url(url):
     return parts.path in ("", "/") and not parts.query
 
 
+class CatalogUnreadable(ConnectionFailed):
+    """A host answered for its AI Catalog, and what it answered cannot be read (``why``)."""
+
+    def __init__(self, message, hint=None, why=None):
+        ConnectionFailed.__init__(self, message, hint=hint)
+        self.why = why
+
+
+class CardUnusable(McpTuiError):
+    """A bare host's catalog, or the card it lists, cannot lead to a server (a redirect
+    refused, a card unread, no Streamable HTTP remote): `check` reports it as card.valid,
+    and nothing connects to the host itself in its place."""
+
+
 def fetch_catalog(url, network=None, timeout=10.0, log=None):
     """The host's AI Catalog: (its URL, its Server Card entries), or (None, []) where the host
-    serves none."""
+    serves none; CatalogUnreadable where it answered one that cannot be read."""
     from urllib.parse import urlsplit
 
     parts = urlsplit(url)
@@ -7337,9 +7315,9 @@ def fetch_catalog(url, network=None, timeout=10.0, log=None):
             unread.append((origin + path, why))
     if unread:
         place, why = unread[0]
-        raise ConnectionFailed("the AI Catalog at %s cannot be read: %s" % (masked_url(place), why),
-                               hint="if you trust where it points, pass that URL with --url"
-                               if why.startswith("a redirect") else None)
+        raise CatalogUnreadable("the AI Catalog at %s cannot be read: %s" % (masked_url(place), why),
+                                hint="if you trust where it points, pass that URL with --url"
+                                if why.startswith("a redirect") else None, why=why)
     return None, []
 
 
@@ -7631,6 +7609,12 @@ CONFIG_RULES = (
      "run mcp-tui tap uninstall --config FILE --server NAME when you are done watching it"),
     ("config.variables", "warning", "the ${VAR}s an entry uses are set here (a server whose are not is not checked)",
      "set the variables in this environment, as the host sets them, to check that server"),
+    ("config.entry", "error", "each entry is an object with a command (and args) or a url, its fields of their "
+     "types (the server is not checked otherwise)", "write the entry as the host's documentation shows: "
+     "{\"command\": ..., \"args\": [...]} or {\"url\": ...}"),
+    ("config.authorization", "warning", "a server that asks for OAuth has a stored token (check --config never "
+     "opens a browser; a server without one is not checked)", "run the auth login command it names once, where a "
+     "browser can open (the token is kept), then check again"),
 )
 CONFIG_RULE_INDEX = dict((rule[0], rule) for rule in CONFIG_RULES)
 SPEC_SITE = "https://modelcontextprotocol.io"
@@ -7821,11 +7805,108 @@ def schema_pointer_target(schema, ref):
         token = token.replace("~1", "/").replace("~0", "~")
         if isinstance(node, dict) and token in node:
             node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+        elif isinstance(node, list) and token.isdigit() and token == str(int(token)) and int(token) < len(node):
             node = node[int(token)]
         else:
             return None
     return node if isinstance(node, (dict, bool)) else None
+
+
+def schema_ref_chain(schema, ref):
+    """The in-schema references followed from ``ref`` (a $ref whose target is a $ref again is
+    followed on) and what they end at: (chain, target); target is None where one points to
+    nothing, and the chain ends with a pointer it holds already where they loop."""
+    chain, target = [ref], schema_pointer_target(schema, ref)
+    while isinstance(target, dict) and isinstance(target.get("$ref"), str) and target["$ref"].startswith("#"):
+        if target["$ref"] in chain:
+            chain.append(target["$ref"])
+            break
+        chain.append(target["$ref"])
+        target = schema_pointer_target(schema, target["$ref"])
+    return chain, target
+
+
+def resolved_schema(node, root):
+    """``node`` with its in-schema $ref followed within ``root`` (its other keywords kept
+    beside the target's); ``node`` itself where it has none, or where the $ref points to
+    nothing or loops (schema_ref_problems reports those)."""
+    ref = node.get("$ref") if isinstance(node, dict) and root is not None else None
+    if not isinstance(ref, str) or not ref.startswith("#"):
+        return node
+    chain, target = schema_ref_chain(root, ref)
+    if chain[-1] in chain[:-1] or target is None:
+        return node
+    beside = dict((key, value) for key, value in node.items() if key != "$ref")
+    return dict(target, **beside) if isinstance(target, dict) else beside  # true: anything goes
+
+
+def output_schema_problems(tool, result):
+    """What a tool result breaks in the tool's outputSchema, as (JSON path, message) pairs,
+    "$" being the whole value: the one statement of the rule, which the CLI's warning, the
+    TUI's result screen and `check` all print. None of it for an error result; a missing
+    structuredContent is a problem (a tool with an outputSchema must return one); then each
+    missing required property, and each property's first wrong type, value, format or limit
+    (constraint_problem's checks, at every depth)."""
+    schema = tool.get("outputSchema") if isinstance(tool, dict) else None
+    if not isinstance(schema, dict) or not isinstance(result, dict) or result.get("isError"):
+        return []
+    if "structuredContent" not in result:
+        return [("$", "missing structuredContent, which the tool's outputSchema promises")]
+    structured, root = result["structuredContent"], schema
+    schema = resolved_schema(schema, root)
+
+    def resolve(node):  # a $ref within the schema: pydantic puts nested models under $defs
+        return resolved_schema(node, root)
+
+    if not isinstance(structured, dict):  # 2026-07-28 lets an outputSchema describe any value
+        try:
+            problem = constraint_problem(structured, schema, 1, resolve)
+        except RecursionError:
+            problem = "nested too deeply to check"
+        return [at_path("$", problem).partition(": ")[::2]] if problem else []
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    problems = [("$", "missing required property %r" % key) for key in required if key not in structured]
+    extra = schema.get("additionalProperties")
+    for key, value in structured.items():
+        try:
+            if key in properties:
+                problem = constraint_problem(value, properties[key], 1, resolve)
+            elif extra is False:
+                problem = "is not declared (additionalProperties: false)"
+            else:
+                problem = constraint_problem(value, extra, 1, resolve) if isinstance(extra, dict) else None
+        except RecursionError:
+            problem = "nested too deeply to check"
+        if problem:
+            path, _, message = at_path("$.%s" % key, problem).partition(": ")
+            problems.append((path, message))
+    return problems
+
+
+IN_PLACE_APPLICATORS = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else")  # applied to the same value
+
+
+def ref_applies_itself(schema, target):
+    """Whether the subschema ``target`` (a $ref's) comes back to itself through in-place
+    applicators and $refs alone, as {"x": {"allOf": [{"$ref": "#/$defs/x"}]}} does (through
+    properties or items it would go into the value, and end)."""
+    pending, seen = [target], []
+    while pending and len(seen) < 1000:
+        node = pending.pop()
+        if not isinstance(node, dict) or any(node is each for each in seen):
+            continue
+        seen.append(node)
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#"):
+            inner = schema_pointer_target(schema, ref)
+            if inner is target:
+                return True
+            pending.append(inner)
+        for key in IN_PLACE_APPLICATORS:
+            value = node.get(key)
+            pending.extend(value if isinstance(value, list) else [value])
+    return False
 
 
 def schema_ref_problems(schema):
@@ -7838,13 +7919,7 @@ def schema_ref_problems(schema):
         ref = node.get("$ref")
         if not isinstance(ref, str) or not ref.startswith("#"):
             continue
-        chain, target = [ref], schema_pointer_target(schema, ref)
-        while isinstance(target, dict) and isinstance(target.get("$ref"), str) and target["$ref"].startswith("#"):
-            if target["$ref"] in chain:
-                chain.append(target["$ref"])
-                break
-            chain.append(target["$ref"])
-            target = schema_pointer_target(schema, target["$ref"])
+        chain, target = schema_ref_chain(schema, ref)
         if target is None:
             problems.append("%s.$ref: %s points to nothing in the schema" % (where, json.dumps(chain[-1])))
         elif chain[-1] in chain[:-1]:
@@ -7853,6 +7928,10 @@ def schema_ref_problems(schema):
                 cycles.append(set(loop))
                 problems.append("%s.$ref: %s is a cycle of references (%s)" % (
                     where, json.dumps(loop[0]), " -> ".join(loop)))
+        elif not any(target is seen for seen in cycles) and ref_applies_itself(schema, target):
+            cycles.append(target)  # reported once, at the first $ref into it
+            problems.append("%s.$ref: %s leads back to itself through allOf, anyOf, oneOf, not or if/then/else "
+                            "alone, never into the value: a validator would loop for ever" % (where, json.dumps(ref)))
         if len(problems) >= 20:
             break
     return problems
@@ -11622,6 +11701,12 @@ class AuthError(McpTuiError):
     kind = "auth"
 
 
+class AuthorizationRequired(AuthError):
+    """Authorizing needs a person at a browser, and there is none here (--stored-auth-only, or
+    a browser that did not start and nobody to paste into): the client's state, not the
+    server's fault (`check` says so rather than blaming the handshake)."""
+
+
 class TokenEndpointError(AuthError):
     """An OAuth error answer (``error`` / ``error_description``) from a token endpoint."""
 
@@ -12695,7 +12780,7 @@ class Grants:
         advice = ("%s; without a browser, use --no-browser, and --callback-port PORT to forward the callback "
                   "over SSH" % problem)
         if not (self.interactive if self.interactive is not None else sys.stdin.isatty() and sys.stderr.isatty()):
-            raise AuthError(line, hint=advice)  # nobody to open it: waiting out --timeout helps no one
+            raise AuthorizationRequired(line, hint=advice)  # nobody to open it: waiting out --timeout helps no one
         self.announce("mcp-tui: %s (or paste the address it ends on here; %s)" % (line, advice))
         read_pasted_redirects(listener)
 
@@ -13093,7 +13178,7 @@ class Authorizer:
             if self.settings.stored_auth_only and self.settings.grant == "authorization_code" and not (
                     self.settings.id_token):  # the grant that needs a browser and a person: CI has neither
                 command = self.login_command() if self.login_command is not None else None
-                raise AuthError("authorization required: run `%s`" % (
+                raise AuthorizationRequired("authorization required: run `%s`" % (
                     command or "mcp-tui --url %s auth login" % self.url),
                                 hint="--stored-auth-only uses only a stored or refreshable token")
             discovery = self._discover(challenge)
@@ -13785,13 +13870,28 @@ def junit_suite(check, server, elapsed, strict):
     return "\n".join(lines) + "\n"
 
 
+def server_place(name, path, several):
+    """Where a config finding is: the server, and its file where several files are read."""
+    return "server %s%s" % (quoted_name(name), " in %s" % path if several else "")
+
+
+def quoted_name(name):
+    """A name from a config file, quoted, its invisible characters (zero-width, controls,
+    odd spaces) shown as \\uXXXX: "github" and "github\\u200b" are two names, and look it."""
+    import unicodedata
+
+    return "".join(c if c == " " or unicodedata.category(c) not in ("Cf", "Cc", "Zs", "Zl", "Zp", "Co", "Cn")
+                   else "\\u%04x" % ord(c) if ord(c) < 0x10000 else "\\U%08x" % ord(c)
+                   for c in json.dumps(name, ensure_ascii=False))
+
+
 def config_server_document(report, strict):
     """One server of `check --config`'s JSON: its name and file, whether it connected, its era,
     name and version, the time to its first answer, and its check as `check` gives it."""
     check, document = report["check"], report["document"]
     info = (document or {}).get("serverInfo") or {}
     return {"name": report["name"], "config": report["config"], "server": report["shown"],
-            "checked": report["unset"] is None, "connects": document is not None,
+            "checked": report["skipped"] is None, "connects": document is not None,
             "protocolVersion": (document or {}).get("protocolVersion"), "serverInfo": info or None,
             "firstAnswerMs": report["firstAnswerMs"], "findings": check.findings,
             "notRun": [{"rule": rule, "where": where} for rule, where in check.not_run],
@@ -13823,27 +13923,29 @@ def config_check_text(document, reports, elapsed, strict):
     if not document["configFindings"]:
         lines.append("  %s no finding in the file itself (secrets, plain HTTP, commands, names, taps)"
                      % CHECK_MARKS["pass"])
+    several = len(document["config"]) > 1  # a name may be in two files: each section says which
     for report, server in zip(reports, document["servers"]):
         info = server["serverInfo"] or {}
         if not server["checked"]:
-            state = "not checked (see config.variables)"
+            state = "not checked (see %s)" % report["skipped"][0]
         elif server["connects"]:
             state = "connects, %s, %s %s, first answer in %d ms" % (
                 server["protocolVersion"], info.get("name", "(no name)"), info.get("version", "(no version)"),
                 server["firstAnswerMs"])
         else:
             state = "does not connect"
-        lines += ["", "== server %s (%s): %s" % (json.dumps(server["name"], ensure_ascii=False),
-                                                  server["server"] or server["config"], state)]
+        lines += ["", "== %s (%s): %s" % (server_place(server["name"], server["config"], several),
+                                           server["server"] or server["config"], state)]
         if server["checked"]:
             label = "%s (%s, %s)" % (info.get("name", server["name"]), server["protocolVersion"],
                                      report["document"]["transport"]) if server["connects"] else server["name"]
             lines += check_report_text(report["check"], label, report["elapsed"], strict, passed=False).splitlines()
     summary = document["summary"]
-    lines += ["", "%d server%s: %d connected, %d failed%s; the file: %d error%s, %d warning%s%s; %.1f s" % (
+    failed = ["%s in %s" % (s["name"], s["config"]) if several else s["name"] for s in document["servers"]
+              if s["summary"]["failed"]]
+    lines += ["", "%d server%s: %d connected, %d failed%s; the file%s: %d error%s, %d warning%s%s; %.1f s" % (
         summary["servers"], "" if summary["servers"] == 1 else "s", summary["connected"],
-        len(summary["failedServers"]), " (%s)" % ", ".join(summary["failedServers"]) if summary["failedServers"]
-        else "", summary["configErrors"], "" if summary["configErrors"] == 1 else "s", summary["configWarnings"],
+        len(failed), " (%s)" % ", ".join(failed) if failed else "", "s" if several else "", summary["configErrors"], "" if summary["configErrors"] == 1 else "s", summary["configWarnings"],
         "" if summary["configWarnings"] == 1 else "s", " (--strict: warnings fail)" if strict else "", elapsed)]
     return "\n".join(lines)
 
@@ -13865,7 +13967,8 @@ def config_check_junit(findings, reports, strict):
                 else '    <system-out>%s</system-out>' % escape("warning: " + text))
         lines.append('  </testcase>')
     suites = ["\n".join(lines + ['</testsuite>']) + "\n"] + [
-        junit_suite(report["check"], "%s (%s)" % (report["name"], report["config"]), report["elapsed"], strict)
+        junit_suite(report["check"], "%s (%s)" % (quoted_name(report["name"])[1:-1], report["config"]),
+                    report["elapsed"], strict)
         for report in reports]
     return '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n' + "".join(suites) + "</testsuites>\n"
 
@@ -14432,6 +14535,14 @@ def parse_env_option(text):
     return name, value
 
 
+class ConfigVariableMissing(UsageError):
+    """A config entry's ${VAR} that has no value here (unset, or a VS Code ${input:ID})."""
+
+    def __init__(self, message, hint=None, variable=None, why=None):
+        UsageError.__init__(self, message, hint=hint)
+        self.variable, self.why = variable, why
+
+
 def expand_config_value(value, where, registry):
     """${VAR} and ${env:VAR} from the environment, in strings, lists and objects."""
     if isinstance(value, dict):
@@ -14446,12 +14557,14 @@ def expand_config_value(value, where, registry):
         if name.startswith("env:"):
             name = name[4:]
         elif name.startswith("input:"):
-            raise UsageError("%s uses ${%s}, a VS Code input, which mcp-tui does not prompt for" % (where, name),
-                             hint="put the value in an environment variable and write ${env:NAME} there")
+            raise ConfigVariableMissing("%s uses ${%s}, a VS Code input, which mcp-tui does not prompt for" % (
+                where, name), hint="put the value in an environment variable and write ${env:NAME} there",
+                variable="${%s}" % name, why="a VS Code input, which mcp-tui does not prompt for (${env:NAME} reads a variable)")
         if name not in os.environ:
             if default is not None:  # ${VAR:-default}, as Claude Code's .mcp.json has it: the default when unset
                 return default
-            raise UsageError("%s uses ${%s}, which is not set in the environment" % (where, match.group(1)))
+            raise ConfigVariableMissing("%s uses ${%s}, which is not set in the environment" % (where, match.group(1)),
+                                        variable="${%s}" % match.group(1), why="which is not set here")
         registry.add(os.environ[name], "env")  # config files put their keys in variables
         return os.environ[name]
 
@@ -14686,6 +14799,9 @@ def spec_from_options(opts, words, registry, commands=()):
         except ConfigChoiceNeeded:
             if not words:
                 return None, words  # the TUI's connection screen lists the file's servers
+            if commands and words[0] not in commands:  # `chek --config FILE`: the misspelt command, first
+                raise UsageError("unknown command %r" % words[0], hint=did_you_mean(words[0], commands,
+                                                                                    "see mcp-tui --help"))
             raise
         spec.headers.update(headers)
         spec.env.update(env)
@@ -14791,8 +14907,8 @@ EVERY_HOST_CONFIG = ""  # --config given without FILE: `check --config` reads ev
 
 
 def config_paths(opts):
-    """--config, then the project's .mcp.json and .vscode/mcp.json, then Claude Desktop's and
-    VS Code's user files where each platform keeps them."""
+    """--config, then the project's .mcp.json, .vscode/mcp.json and .cursor/mcp.json, then
+    Claude Desktop's, VS Code's and Cursor's user files where each platform keeps them."""
     home = os.path.expanduser("~")
     if sys.platform == "darwin":
         user = os.path.join(home, "Library", "Application Support")
@@ -14802,8 +14918,9 @@ def config_paths(opts):
         user = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
     paths = [opts.config] if opts.config else []
     paths += [os.path.join(os.getcwd(), ".mcp.json"), os.path.join(os.getcwd(), ".vscode", "mcp.json"),
+              os.path.join(os.getcwd(), ".cursor", "mcp.json"),
               os.path.join(user, "Claude", "claude_desktop_config.json"),
-              os.path.join(user, "Code", "User", "mcp.json")]
+              os.path.join(user, "Code", "User", "mcp.json"), os.path.join(home, ".cursor", "mcp.json")]
     unique = []
     for path in paths:
         if os.path.abspath(path) not in [os.path.abspath(p) for p in unique]:
@@ -16019,6 +16136,14 @@ def offered_list(session, capability, method, key, out):
     return list_all(session, method, key)
 
 
+def given_spec(spec):
+    """The server a command connects to; a usage error when the command line gave none."""
+    if spec is None:
+        raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
+                         hint="see mcp-tui --help")
+    return spec
+
+
 class Cli:
     """One command-line invocation: its options, its output, and its session."""
 
@@ -16050,10 +16175,7 @@ class Cli:
         its notifications instead of the progress lines on stderr; ``responder`` answers the
         server's requests instead of the flags and the terminal; ``started`` sees the session
         before it opens."""
-        spec = spec or self.spec
-        if spec is None:
-            raise UsageError("no server given: pass a stdio command, --url URL, or --config FILE",
-                             hint="see mcp-tui --help")
+        spec = given_spec(spec or self.spec)
         if spec.kind == "session" and self.opts.trace:  # or --trace would print nothing, and say nothing
             self.out.notice("--trace: session %s's keeper makes the HTTP requests; its trace goes to the "
                             "--log-file given to `session open`" % spec.name)
@@ -16958,6 +17080,11 @@ class CardCommands(CliCommands):
         network = NetworkOptions.from_options(self.opts)
         try:
             catalog_url, entries = fetch_catalog(spec.url, network, self.opts.timeout, self.cli.log)
+        except CatalogUnreadable as exc:
+            if not exc.why.startswith("a redirect"):
+                return spec  # a host root that serves MCP, and something else at the catalog's place
+            raise CardUnusable("%s; mcp-tui connects neither there nor to %s itself" % (
+                exc.message, masked_url(spec.url)), hint=exc.hint)  # the host sent us elsewhere: not to it
         except ConnectionFailed:
             return spec  # the connection that follows says what is wrong with the host
         if catalog_url is None or not entries:
@@ -16970,7 +17097,7 @@ class CardCommands(CliCommands):
         where, card, why = card_of(entry)
         endpoint = card_endpoint(card) if isinstance(card, dict) else None
         if endpoint is None:
-            raise McpTuiError("the catalog at %s lists %s, but its card %s" % (
+            raise CardUnusable("the catalog at %s lists %s, but its card %s" % (
                 masked_url(catalog_url), json.dumps(str(entry.get("identifier"))),
                 "cannot be read: %s" % why if why else "gives no Streamable HTTP URL to connect to"))
 
@@ -16997,6 +17124,7 @@ class CheckCommands(CliCommands):
         self.cli.expect(args, 0, "check [--call 'NAME k=v ...'] [--call-readonly] [--junit FILE] [--strict]")
         if self.cli.spec is None and self.opts.config is not None:
             return ConfigCheck(self.cli).run()  # every server of a config file, none picked with --server
+        given_spec(self.cli.spec)  # no server at all: the usage line every command gives, before any rule runs
         import shlex
 
         calls = []
@@ -17024,10 +17152,13 @@ class CheckCommands(CliCommands):
                                                       SessionOpener.sign_of_life(self.cli.spec.protocol))
             try:
                 session = self.cli.connect(started=lambda opening: opening.wire_observers.append(check.watch))
-            except UsageError:
-                raise
+            except (UsageError, AuthorizationRequired):
+                raise  # this side's to fix (no browser, no token): not the server's handshake
             except McpTuiError as exc:
-                check.connect_failed(exc)
+                if isinstance(exc, CardUnusable):  # the catalog's card that was to lead to the server
+                    check.found("card.valid", exc.message, "server card")
+                else:
+                    check.connect_failed(exc)
                 server = masked_url(self.cli.spec.url) if self.cli.spec.url else self.cli.spec.describe()
                 reports.append((check, server, None, time.perf_counter() - started))
             else:
@@ -17152,37 +17283,108 @@ CONFIG_CHECK_THREADS = 8  # servers checked at once: a file of 8 takes about as 
 TOKEN_PREFIXES = r"^(ghp_|gho_|ghs_|github_pat_|glpat-|sk-|sk_live_|rk_live_|xox[abpr]-|AKIA[0-9A-Z]{12}|AIza)"
 
 
+# Whole parts of a name (split on _ and -, and camelCase) that say credential: GITHUB_TOKEN,
+# API_KEY, --apiKey, DB_PASSWORD; not MAX_TOKENS, AUTHOR_NAME, KEYBOARD or SESSION_TIMEOUT_MS.
+CREDENTIAL_PARTS = ("TOKEN", "KEY", "KEYS", "APIKEY", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASS", "PWD",
+                    "PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "COOKIE", "PAT", "SIG", "SIGNATURE")
+CREDENTIAL_LAST_PARTS = ("AUTH",)  # BASIC_AUTH, X_AUTH; not AUTH_MODE
+FILE_NAME_PARTS = ("FILE", "PATH", "DIR", "FILENAME", "LOCATION")  # a key *file* is where a secret belongs
+HEADER_FLAGS = ("--header", "-H", "--headers")  # mcp-remote, curl-like launchers: "Name: value" after it
+
+
+def credential_name(name):
+    """Whether ``name`` (of an env variable, a flag, a header or a query parameter) names a
+    credential: one of its parts, split on _ and - and camelCase, is a credential word."""
+    if not name:
+        return False
+    if secret_header(name):
+        return True
+    parts = [part for part in re.split(r"[^A-Z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).upper()) if part]
+    return bool(parts) and (any(part in CREDENTIAL_PARTS for part in parts) or parts[-1] in CREDENTIAL_LAST_PARTS) \
+        and parts[-1] not in FILE_NAME_PARTS
+
+
 def literal_secret(name, value):
     """Whether ``value`` (of an env variable, header or flag called ``name``, when it has one)
-    is a credential written out: a credential's name, or a known token's form, and no ${VAR}."""
+    is a credential written out: a credential's name, or a known token's form, and no ${VAR};
+    not a number, a path or a file's name."""
     if not isinstance(value, str) or "${" in value or len(value) < 8 or re.match(r"^(~|\.{0,2}/|[A-Za-z]:\\)", value):
         return False  # short, a variable already, or a path (a key *file* is where a secret belongs)
-    named = bool(name) and (bool(CREDENTIAL_NAME.search(re.sub(r"[^A-Z0-9]+", "_", name.upper())))
-                            or secret_header(name))
-    return named or bool(re.match(TOKEN_PREFIXES, value.split(" ")[-1]))
+    if re.match(r"^[+-]?[0-9][0-9_.,]*$", value) or re.match(r"^[\w.-]*[/\\][^\s]*\.[A-Za-z0-9]{1,5}$", value):
+        return False  # a number (MAX_TOKENS=100000000), a relative file (secrets/sa.json)
+    return credential_name(name) or bool(re.match(TOKEN_PREFIXES, value.split(" ")[-1]))
+
+
+def url_secrets(url):
+    """The credentials a URL written in a config file holds: the password of its userinfo
+    (postgresql://admin:PASSWORD@host, https://user:PASSWORD@host), a token-like userinfo on
+    its own, and query values named like a credential or shaped like a token (?api_key=)."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    if not isinstance(url, str) or "://" not in url:
+        return []
+    try:
+        parts = urlsplit(url.strip())
+        netloc, query = parts.netloc, parts.query
+    except ValueError:
+        return []
+    userinfo = netloc.rpartition("@")[0]
+    user, colon, password = userinfo.partition(":")
+    found = []
+    if colon and password and "${" not in password:
+        found.append(password)
+    elif userinfo and not colon and literal_secret(None, user) or (userinfo and not colon and len(user) >= 20
+                                                                    and "${" not in user):
+        found.append(user)
+    found += [value for name, value in parse_qsl(query, keep_blank_values=True)
+              if literal_secret(name, value) or (len(value) >= 20 and "${" not in value and re.match(
+                  r"^[A-Za-z0-9_.~+/=-]+$", value) and re.search(r"[0-9]", value) and re.search(r"[A-Za-z]", value))]
+    return found
+
+
+def header_secret(name, value):
+    """The credential a header written in a config file holds (for Authorization, what follows
+    its scheme word), or None."""
+    if not literal_secret(name, value):
+        return None
+    scheme, _, credentials = value.strip().partition(" ")
+    return credentials.strip() if credentials.strip() and name.lower() in ("authorization", "proxy-authorization") \
+        else value
 
 
 def config_entry_secrets(entry):
-    """(where, value) of each credential an entry writes literally: in env, headers or args
-    (a --flag=VALUE, a VALUE after a --flag named like a credential, or a token on its own)."""
-    found = [("env %s" % name, value) for name, value in sorted((entry.get("env") or {}).items())
-             if literal_secret(name, value)]
-    found += [("header %s" % name, value) for name, value in sorted((entry.get("headers") or {}).items())
-              if literal_secret(name, value)]
+    """(where, value) of each credential an entry writes literally: in env, headers, its URL
+    or args (a --flag=VALUE, a VALUE after a --flag named like a credential, a --header
+    "Authorization: Bearer VALUE", a URL's password or key, or a token on its own)."""
+    found = []
+    for name, value in sorted((entry.get("env") or {}).items()):
+        found += [("env %s" % name, value)] if literal_secret(name, value) else [
+            ("env %s" % name, secret) for secret in url_secrets(value)]
+    for name, value in sorted((entry.get("headers") or {}).items()):
+        secret = header_secret(name, value) if isinstance(value, str) else None
+        found += [("header %s" % name, secret)] if secret else []
+    url = config_url(entry)
+    found += [("url", secret) for secret in url_secrets(url)]
     args = [str(word) for word in entry.get("args") or ()] if isinstance(entry.get("args"), list) else []
     for index, word in enumerate(args):
         flag, equals, value = word.partition("=")
-        if equals and flag.startswith("-"):  # --token=VALUE
-            written = value if literal_secret(flag.lstrip("-"), value) else None
-        else:  # VALUE after --token, or a token on its own
-            previous = args[index - 1] if index and args[index - 1].startswith("-") else ""
-            written = word if literal_secret(previous.lstrip("-"), word) else None
-        if written is not None:
-            found.append(("args[%d]" % index, written))
+        previous = args[index - 1] if index and args[index - 1].startswith("-") else ""
+        if equals and flag in HEADER_FLAGS or previous in HEADER_FLAGS:  # --header "Authorization: Bearer VALUE"
+            name, colon, header = (value if equals and flag in HEADER_FLAGS else word).partition(":")
+            written = [header_secret(name.strip(), header.strip())] if colon else []
+        elif equals and flag.startswith("-"):  # --token=VALUE
+            written = [value] if literal_secret(flag.lstrip("-"), value) else url_secrets(value)
+        else:  # VALUE after --token, a token on its own, or a URL holding one
+            written = [word] if literal_secret(previous.lstrip("-"), word) else url_secrets(word)
+        found += [("args[%d]" % index, secret) for secret in written if secret]
     return found
 
 
 def normalized_server_name(name):
+    """A name as a reader tells it apart: no case, punctuation, spaces or invisible characters."""
+    import unicodedata
+
+    name = "".join(c for c in unicodedata.normalize("NFKC", name) if unicodedata.category(c) not in ("Cf", "Cc"))
     return re.sub(r"[\s_.-]+", "", name.lower())
 
 
@@ -17202,7 +17404,8 @@ class ConfigCheck(CliCommands):
         files = [(path, self.read(path, explicit=self.opts.config != EVERY_HOST_CONFIG)) for path in paths]
         files = [(path, text, servers) for path, (text, servers) in files if servers]
         if not files:
-            raise UsageError("no host config file lists a server (looked at %s)" % ", ".join(paths))
+            raise UsageError("no host config file lists a server (looked at %s)" % ", ".join(paths),
+                             hint="give the file: mcp-tui check --config FILE, or run it in the project's folder")
         started = time.perf_counter()
         findings = []
         servers = []  # (path, name, entry)
@@ -17217,9 +17420,10 @@ class ConfigCheck(CliCommands):
                 reports = list(pool.map(lambda server: self.check_server(*server, several=len(files) > 1), servers))
         finally:
             self.out.live(None)
-        for path, name, unset in [(r["config"], r["name"], r["unset"]) for r in reports if r["unset"]]:
-            findings.append(config_finding("config.variables", "it uses %s, which is not set here: not checked"
-                                           % unset, server_place(name, path, len(files) > 1)))
+        for report in [report for report in reports if report["skipped"]]:  # not checked, for a reason of this side
+            rule_id, why = report["skipped"]
+            findings.append(config_finding(rule_id, why, server_place(report["name"], report["config"],
+                                                                      len(files) > 1)))
         elapsed = time.perf_counter() - started
         strict = self.opts.strict
         secrets = self.out.credentials  # the literal secrets the findings name, as their labels everywhere
@@ -17263,33 +17467,50 @@ class ConfigCheck(CliCommands):
 
         several = self.opts.config == EVERY_HOST_CONFIG
         findings = []
+        try:  # VS Code's files (servers) read ${env:NAME}; Claude's and the others', ${NAME}
+            vscode = config_entries_path(load_jsonc(text)) != ("mcpServers",)
+        except ValueError:
+            vscode = False
         for name, entry in entries.items():
             where = server_place(name, path, several)
             if not isinstance(entry, dict):
                 continue  # its check says what is wrong with it
             for place, value in config_entry_secrets(entry):
                 findings.append(config_finding("config.literal-secret", "%s is written in the file (%s)" % (
-                    place, self.out.credentials.add(value, "secret")), where))
+                    place, self.out.credentials.add(value, "secret")), where, fix="put the value in an environment "
+                    "variable and write ${env:NAME} in its place (VS Code reads ${env:NAME})" if vscode else None))
             url = config_url(entry)
-            if isinstance(url, str) and url.lower().startswith("http://"):
+            try:  # judged as the server is reached: its ${VAR}s expanded (not registered: the file's form is shown)
+                reached = expand_config_value(url, where, SecretRegistry()) if isinstance(url, str) else None
+            except UsageError:
+                reached = None  # an unset ${VAR}: config.variables says so, and the server is not checked
+            if isinstance(reached, str) and reached.strip().lower().startswith("http://"):
                 try:
-                    host = urlsplit(url).hostname
+                    host = urlsplit(reached.strip()).hostname
                 except ValueError:
                     host = None
                 if not is_loopback_host(host):
                     findings.append(config_finding("config.plain-http", "%s is plain HTTP to %s, off this machine"
                                                    % (masked_url(url), host), where))
             command = entry.get("command")
-            if not url and isinstance(command, str) and command and "${" not in command:
-                found = os.path.exists(command) if os.sep in command or "/" in command else shutil.which(command)
+            cwd = entry.get("cwd") if isinstance(entry.get("cwd"), str) else ""  # a relative command starts there
+            if not url and isinstance(command, str) and command and "${" not in command + cwd:
+                a_path = os.sep in command or "/" in command
+                found = os.path.exists(os.path.join(cwd, command)) if a_path else shutil.which(command)
                 if not found:
                     findings.append(config_finding("config.command", "%s is not found%s" % (
-                        json.dumps(command), "" if os.sep in command or "/" in command else " on PATH"), where))
+                        json.dumps(command), (" in %s" % cwd if cwd and not os.path.isabs(command) else "")
+                        if a_path else " on PATH"), where))
             tap = tap_entry_server(entry)
             if tap is not None:
+                try:  # the command for this file and server, written for the user's shell
+                    fix = "run %s when you are done watching it" % command_line(
+                        [], ["tap", "uninstall", "--config", path, "--server", name], [])
+                except UnwritableWord:
+                    fix = None
                 findings.append(config_finding("config.tapped", "it runs through an mcp-tui tap (%s): check "
                                                "checks it through the tap, as the host starts it" % (
-                                                   tap_entry_name(entry) or "unnamed"), where))
+                                                   tap_entry_name(entry) or "unnamed"), where, fix))
         try:  # a name given twice: a JSON reader keeps the last, so only the text shows it
             members = [key for key, _, _, _ in jsonc_members(text, jsonc_span(text, config_entries_path(
                 load_jsonc(text)))[0])]
@@ -17304,37 +17525,48 @@ class ConfigCheck(CliCommands):
             groups.setdefault(normalized_server_name(name), []).append(name)
         for names in sorted(group for group in groups.values() if len(group) > 1):
             findings.append(config_finding("config.similar-names", "%s differ only in case or punctuation" % (
-                " and ".join(json.dumps(n) for n in names)), "the file %s" % path))
+                " and ".join(quoted_name(n) for n in names)), "the file %s" % path))
         return findings
 
     def check_server(self, path, name, entry, several):
         """One server checked as `check` checks one (the authorization rules, the session's),
         its own ServerCheck: a report of its own, {name, config, spec, check, document,
-        firstAnswerMs, elapsed, unset}."""
+        firstAnswerMs, elapsed, skipped}; skipped, (config rule, why) when it is not checked for a
+        reason of this side (a ${VAR} not set, an entry of the wrong shape, no OAuth token): the
+        server is not blamed for those. It never authorizes anew (--stored-auth-only): several
+        servers at once cannot each open a browser, nor each register a client of one server."""
         started = time.perf_counter()
         report = {"name": name, "config": path, "check": ServerCheck((), False, None, self.cli.deadline),
-                  "document": None, "firstAnswerMs": None, "unset": None,
+                  "document": None, "firstAnswerMs": None, "skipped": None,
                   "shown": ConfigServer(name, path, entry).describe() if isinstance(entry, dict) else None}
+        if report["shown"] and isinstance(entry, dict) and config_url(entry):
+            report["shown"] = masked_url(report["shown"])  # even where it is not checked (an unset ${VAR})
         check = report["check"]
         try:
             spec = config_server_spec(path, name, self.opts.protocol, self.out.credentials)
+        except ConfigVariableMissing as exc:
+            report["skipped"] = ("config.variables", "it uses %s, %s: not checked" % (exc.variable, exc.why))
         except UsageError as exc:
-            unset = re.search(r"uses (\$\{[^}]*\}), which is not set", exc.message)
-            report["unset"] = unset.group(1) if unset else None
-            if report["unset"] is None:
-                check.found("lifecycle.handshake", exc.message, "config")
+            report["skipped"] = ("config.entry", "%s: not checked" % exc.message)
+        if report["skipped"]:
             report["elapsed"] = time.perf_counter() - started
             return report
         session = None
         try:
             if spec.url:
                 HttpChecks(check).check_authorization(spec.url, SessionOpener.sign_of_life(spec.protocol))
+            import copy
+
             responder = InputResponder(None, None, self.opts.root, None, None, None)
-            session = connect(spec, self.opts, responder, self.cli.log, (), self.cli.deadline,
+            options = copy.copy(self.opts)
+            options.stored_auth_only = True
+            session = connect(spec, options, responder, self.cli.log, (), self.cli.deadline,
                               started=lambda opening: opening.wire_observers.append(check.watch))
             report["firstAnswerMs"] = round((time.perf_counter() - started) * 1000, 1)
             report["document"] = session.summary()
             check.run(session)
+        except AuthorizationRequired as exc:
+            report["skipped"] = ("config.authorization", "%s: not checked" % exc.message)
         except McpTuiError as exc:
             if session is None:
                 check.connect_failed(exc)
@@ -17347,14 +17579,10 @@ class ConfigCheck(CliCommands):
         return report
 
 
-def server_place(name, path, several):
-    """Where a config finding is: the server, and its file where several files are read."""
-    return "server %s%s" % (json.dumps(name, ensure_ascii=False), " in %s" % path if several else "")
-
-
-def config_finding(rule_id, message, where):
-    _, severity, _, fix = CONFIG_RULE_INDEX[rule_id]
-    return {"rule": rule_id, "severity": severity, "message": message, "fix": fix, "where": where}
+def config_finding(rule_id, message, where, fix=None):
+    """A finding of the file; ``fix`` where this case has a better one than the rule's."""
+    _, severity, _, rule_fix = CONFIG_RULE_INDEX[rule_id]
+    return {"rule": rule_id, "severity": severity, "message": message, "fix": fix or rule_fix, "where": where}
 
 
 class SurfaceCommands(CliCommands):

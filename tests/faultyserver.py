@@ -68,6 +68,8 @@ FAULTS = {
                            "gives its result all the same",
     "ref-nowhere": 'echo\'s inputSchema has {"$ref": "#/$defs/nowhere"} for message',
     "ref-cycle": 'echo\'s inputSchema has $defs a -> b -> a, and message is {"$ref": "#/$defs/a"}',
+    "structured-content-ref": 'weather\'s outputSchema says temperature is {"$ref": "#/$defs/reading"}, a string '
+                              "under $defs (as pydantic writes nested models), and weather returns 21.5",
 }
 TASK_FAULTS = ("task-reopened", "task-result-working")
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
@@ -228,6 +230,9 @@ class Server:
             if self.fault == "ref-nowhere":
                 tools[0]["inputSchema"] = {"type": "object", "properties": {"message": {"$ref": "#/$defs/nowhere"}},
                                            "$defs": {"text": {"type": "string"}}}
+        if self.fault == "structured-content-ref":
+            tools[1] = dict(tools[1], outputSchema={"type": "object", "properties": {"temperature": {
+                "$ref": "#/$defs/reading"}}, "required": ["temperature"], "$defs": {"reading": {"type": "string"}}})
         if self.fault in TASK_FAULTS:
             tools.append(dict(JOB) if self.era == LEGACY else {k: v for k, v in JOB.items() if k != "execution"})
         result = {"tools": tools}

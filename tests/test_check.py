@@ -17,6 +17,7 @@ PLANTED = {
     "input-schema-not-object": ("tools.input-schema", []),
     "duplicate-tools": ("tools.unique-names", []),
     "structured-content": ("tools.structured-content", ["--call", "weather city=Oslo"]),
+    "structured-content-ref": ("tools.structured-content", ["--call", "weather city=Oslo"]),
     "endless-cursor": ("pagination.cursor-progress", []),
     "unknown-tool-success": ("tools.unknown-tool", []),
     "no-ping": ("lifecycle.ping", ["--timeout", "2"]),
@@ -190,6 +191,28 @@ def test_usage_errors_exit_2(cli):
     assert json_usage.code == 2 and json.loads(json_usage.err)["error"], json_usage
 
 
+def test_check_with_no_server_is_the_usage_line_every_command_gives(cli, tmp_path):
+    """Probe D1: it crashed (AttributeError on the spec's url, exit 1)."""
+    for flags in ((), ("--strict",)):
+        result = cli("check", *flags, cwd=tmp_path)
+        assert result.code == 2, result
+        assert result.err.startswith("mcp-tui: no server given: pass a stdio command, --url URL, or --config FILE"), result
+        assert "internal error" not in result.err and result.out == "", result
+    same = cli("tool", "list", cwd=tmp_path)
+    assert same.code == 2 and same.err.splitlines()[0] == result.err.splitlines()[0], same
+    as_json = cli("check", "--format", "json", cwd=tmp_path)
+    assert as_json.code == 2 and json.loads(as_json.err)["error"]["message"].startswith("no server given"), as_json
+
+
+def test_structured_content_is_held_to_a_ref_in_the_output_schema(cli):
+    """Probe D6: a property's {"$ref": "#/$defs/..."} was not followed, so 21.5 passed a
+    string type written under $defs; it fails as the same type written inline does."""
+    result = cli(faulty("structured-content-ref"), "check", "--call", "weather city=Oslo")
+    assert result.code == 1, result
+    assert 'tool "weather": the result breaks the outputSchema: $.temperature: must be a string, not a number' \
+        in result.out, result
+
+
 def test_a_false_claim_of_the_other_era_fails(cli):
     result = cli(stdio_command("--era", "2026-07-28", "--claim-legacy"), "check")
     assert result.code == 1, result
@@ -266,6 +289,16 @@ def test_refs_that_resolve_are_not_findings():
         '$.properties.a.$ref: "#/properties/a" is a cycle of references (#/properties/a -> #/properties/a)']
     assert schema_ref_problems({"properties": {"a": {"$ref": "#/type/0"}}}) == [
         '$.properties.a.$ref: "#/type/0" points to nothing in the schema']
+    # probe D11: a cycle through an in-place applicator; an array index with a leading zero (RFC 6901)
+    assert schema_ref_problems({"properties": {"a": {"$ref": "#/$defs/x"}}, "$defs": {"x": {"allOf": [
+        {"$ref": "#/$defs/x"}]}}}) == ['$.$defs.x.allOf[0].$ref: "#/$defs/x" leads back to itself through allOf, '
+                                      'anyOf, oneOf, not or if/then/else alone, never into the value: a validator '
+                                      'would loop for ever']
+    assert schema_ref_problems({"anyOf": [{"$ref": "#"}, {"type": "null"}]})[0].startswith(
+        '$.anyOf[0].$ref: "#" leads back to itself')
+    assert schema_ref_problems({"properties": {"a": {"$ref": "#/$defs/list/anyOf/01"}, "b": {
+        "$ref": "#/$defs/list/anyOf/1"}}, "$defs": {"list": {"anyOf": [{"type": "string"}, {"type": "number"}]}}}) == [
+        '$.properties.a.$ref: "#/$defs/list/anyOf/01" points to nothing in the schema']
 
 
 def test_a_schema_nested_past_any_stack_is_reported_not_crashed_on():

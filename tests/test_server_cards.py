@@ -161,6 +161,29 @@ def test_a_refused_redirect_of_a_catalog_says_so_and_where_to(cli, start_server)
     assert "serves no AI Catalog" not in result.err, result
 
 
+@pytest.mark.parametrize("fault, said", [
+    ("invalid", "but its card gives no Streamable HTTP URL to connect to"),
+    ("not-json", "but its card cannot be read: it is not JSON"),
+    ("catalog-redirect", "/.well-known/ai-catalog.json cannot be read: a redirect to "
+                         "http://elsewhere.invalid/.well-known/ai-catalog.json was refused"),
+])
+def test_check_through_a_catalog_whose_card_cannot_lead_anywhere_is_card_valid(cli, start_server, fault, said):
+    """Probe D7: through a bare host, a catalog card that cannot be used was a lifecycle.handshake
+    finding blaming the handshake, and a catalog redirected elsewhere was ignored: check and tool
+    list connected to the host itself (-32600 Not Found). Now card.valid, and no connection."""
+    server = start_server("--server-card", "--card-fault", fault)
+    host = server.url[:-len("/mcp")]
+    result = cli("--url", host, "--protocol-version", "2026-07-28", "check", "--format", "json")
+    assert result.code == 1, result
+    found = [(f["rule"], f["severity"]) for f in result.json()["findings"]]
+    assert found == [("card.valid", "error")], result
+    assert said in result.json()["findings"][0]["message"], result
+    listed = cli("--url", host, "tool", "list")
+    assert listed.code == 1 and said in listed.err and "Not Found" not in listed.err, listed
+    if fault == "catalog-redirect":
+        assert "mcp-tui connects neither there nor to %s itself" % host in listed.err, listed
+
+
 def test_check_of_a_server_without_a_card_runs_no_card_rule(cli, start_server):
     result = cli("--url", start_server().url, "--protocol-version", "2026-07-28", "check")
     assert result.code == 0 and "card." not in result.out, result
