@@ -6639,7 +6639,13 @@ class StatusReporter:
     came: a poll, a notification, the first or the last tasks/get), tells ``on_view`` of
     every view, and refuses a terminal status that moves on, or a task that reports itself
     running after tasks/result gave its result. ``seen`` is the statuses in the order they
-    came (a repeat of the last left out), with "tasks/result" where the result was given."""
+    came (a repeat of the last left out), with "tasks/result" where the result was given.
+
+    Only a view the server gave after the client knew of the end is held to that rule: a
+    tasks/get sent earlier may be answered with a status from before the end (the server
+    answered it while the task was finishing, and its notification of the end overtook the
+    answer), and a notification may have been on its way. Such a stale view is passed over.
+    A poll takes its ``ticket()`` before it is sent; a notification has none."""
 
     def __init__(self, on_status, last_status=None, on_view=None):
         self.on_status = on_status
@@ -6648,6 +6654,8 @@ class StatusReporter:
         self.seen = [last_status] if last_status else []
         self.result_given = False
         self.regressed = None  # the TaskStatusRegressed raised, kept for a caller that got its result all the same
+        self._clock = 0  # ticks at each ticket() and when the end becomes known
+        self.ended = None  # the tick at which the client knew the task had ended
         # A notification (on the reader thread) and a poll may bring the same news at once:
         # the first reports it, and the other waits until that report is out.
         self._lock = threading.Lock()
@@ -6658,14 +6666,35 @@ class StatusReporter:
         if len(self.seen) > 16:  # a status that flips at every poll: the first and the latest are kept
             self.seen[1:-14] = ["..."]
 
+    def ticket(self):
+        """Taken before a tasks/get is sent: its view is held to the end known by then."""
+        with self._lock:
+            self._clock += 1
+            return self._clock
+
+    def poll(self, get):
+        """The view ``get()`` (a tasks/get) gives, seen with a ticket taken before it is sent."""
+        ticket = self.ticket()
+        return self.see(get(), ticket)
+
+    def _ended_now(self):
+        if self.ended is None:
+            self._clock += 1
+            self.ended = self._clock
+
     def gave_result(self):
         """tasks/result answered with the task's result: the task has ended."""
         with self._lock:
             self._note("tasks/result")
             self.result_given = True
+            self._ended_now()
 
-    def see(self, task):
+    def see(self, task, ticket=None):
+        """A view of the task: from a tasks/get that took ``ticket`` before it was sent, or
+        (None) from a notification."""
         with self._lock:
+            if self.ended is not None and (ticket is None or ticket < self.ended):
+                return task  # older than the end the client knows of (see the class)
             self._note(task.status)
             if ((self.last_status in TERMINAL_STATUSES and task.status != self.last_status)
                     or (self.result_given and task.status not in TERMINAL_STATUSES)):
@@ -6675,6 +6704,8 @@ class StatusReporter:
                 self.regressed = TaskStatusRegressed("the server %s (statuses seen: %s); a terminal status is "
                                                      "final" % (moved, " -> ".join(self.seen)))
                 raise self.regressed
+            if task.status in TERMINAL_STATUSES:
+                self._ended_now()
             if self.on_view:
                 self.on_view(task)
             if task.status != self.last_status:
@@ -6858,12 +6889,13 @@ class ExtensionTasks(TaskForm):
         try:
             while True:
                 if pushed:
-                    task = pushed.pop()
+                    task, ticket = pushed.pop(), None
                     del pushed[:]
                 else:
+                    ticket = reporter.ticket()
                     task = self.get(task_id)
                 woken.clear()
-                reporter.see(task)
+                reporter.see(task, ticket)
                 if task.status == "completed":
                     return task.data.get("result") or {}
                 if task.status == "failed":
@@ -6963,7 +6995,7 @@ class ExperimentalTasks(TaskForm):
         self.session.observers.append(on_notification)
         self.session.open_server_stream()
         try:
-            first = reporter.see(self.get(task_id))
+            first = reporter.poll(lambda: self.get(task_id))
             limit = deadline
             expiry = first.expires_at()
             if expiry is not None:
@@ -6989,7 +7021,7 @@ class ExperimentalTasks(TaskForm):
 
     def _final(self, task_id, reporter):
         try:
-            return reporter.see(self.get(task_id))
+            return reporter.poll(lambda: self.get(task_id))
         except McpTuiError:
             return None
 
@@ -8360,7 +8392,7 @@ class ServerCheck:
         try:
             result = form.wait(task_id, time.perf_counter() + self.session.timeout, reporter)
             try:  # once more after its end (unless it moved on already): its terminal status must hold
-                reporter.regressed or reporter.see(form.get(task_id))
+                reporter.regressed or reporter.poll(lambda: form.get(task_id))
             except RpcError:
                 pass  # no longer kept: nothing to judge
             if reporter.regressed is not None:

@@ -432,3 +432,20 @@ def test_the_readme_s_check_example_is_what_check_prints(cli):
     shown = shown[:shown.index("```")]
     result = cli(faulty("blob-not-base64"), "check", "--call", "weather city=Oslo")
     assert re.sub(r"; \d+\.\d s\n$", "", result.out) == re.sub(r"; \d+\.\d s\n$", "", shown)
+
+
+def test_a_tasks_get_answered_before_the_end_was_known_is_not_a_regression():
+    """The server answered a tasks/get while the task was finishing, and its notification of
+    the end overtook the answer: that `working` is older than the end, not a status that moved
+    on. A tasks/get sent after the end was known is held to it. (A full run met this race in
+    a plain `--task --wait`, which then failed with "from completed back to working".)"""
+    import mcp_tui
+
+    reporter = mcp_tui.StatusReporter(None, last_status="working")
+    asked_before = reporter.ticket()  # the poll goes out while the task still works
+    reporter.see(mcp_tui.Task({"taskId": "t1", "status": "completed"}))  # the notification comes first
+    reporter.see(mcp_tui.Task({"taskId": "t1", "status": "working"}), asked_before)  # then the poll's answer
+    assert reporter.last_status == "completed" and reporter.regressed is None
+    asked_after = reporter.ticket()
+    with pytest.raises(mcp_tui.TaskStatusRegressed, match="from completed back to working"):
+        reporter.see(mcp_tui.Task({"taskId": "t1", "status": "working"}), asked_after)
