@@ -4846,6 +4846,14 @@ class Session:
         fresh = self.change_listener
         if fresh is lost or fresh is None:
             return False
+        return self.listen_acknowledged(timeout)
+
+    def listen_acknowledged(self, timeout):
+        """The listen opened last acknowledged within ``timeout`` (one held up by an
+        authorization is waited for again once it came)."""
+        fresh = self.change_listener
+        if fresh is None:
+            return False
         fresh.acknowledged.wait(timeout)
         return fresh.acknowledged.is_set() and fresh.error is None and fresh.lost is None
 
@@ -11966,6 +11974,10 @@ class BrowserStep:
     @property
     def finished(self):
         return self._listener.done.is_set()
+
+    def wait(self):
+        """Until the authorization came, was cancelled, or its time ran out."""
+        self._listener.done.wait(self.seconds_left())
 
     def cancel(self):
         self._listener.cancel()
@@ -19833,15 +19845,7 @@ class Tui(TuiServers, TuiTasks):
 
         def show():
             self.open(make_screen(pending))
-            if server is not self.shown:  # the form waits on its server's screens: say where, until answered
-                note = ("%s asks for your input: Alt+%d shows it" % (server.name(), self.servers.index(server) + 1),
-                        float("inf"))
-                self.shown.toast = note
-                notes.append((self.shown, note))
-
-        def answered(shown, note):
-            if shown.toast is note:  # not a newer note
-                shown.toast = None
+            self.note_waiting(server, notes)
 
         self.post_to(server, show)
         try:
@@ -19850,8 +19854,26 @@ class Tui(TuiServers, TuiTasks):
                     return None
             return pending.value
         finally:
-            for shown, note in list(notes):  # on the server that shows it: the asking one may be closed
-                self.post_to(shown, answered, shown, note)
+            self.drop_notes(notes)
+
+    def note_waiting(self, server, notes):
+        """(UI thread.) A screen that waits for the user opened on ``server``'s screens: if
+        another server is shown, a note over its key hints says where, until drop_notes."""
+        if server is not self.shown:
+            note = ("%s asks for your input: Alt+%d shows it" % (server.name(), self.servers.index(server) + 1),
+                    float("inf"))
+            self.shown.toast = note
+            notes.append((self.shown, note))
+
+    def drop_notes(self, notes):
+        """(Any thread.) The wait is over: its notes go (each on the server that shows it,
+        as the asking one may be closed), unless a newer note replaced one."""
+        def answered(shown, note):
+            if shown.toast is note:
+                shown.toast = None
+
+        for shown, note in list(notes):
+            self.post_to(shown, answered, shown, note)
 
 
 def connected_app(app):
@@ -19914,6 +19936,7 @@ class TuiConnection:
         self.toast = None  # (text, until): a server log line over the hints, leaving the status alone
         self.news = False  # something was said while another server was shown
         self.history = CallHistory()  # its tool calls, for the history screen (H)
+        self.authorizing = None  # the BrowserStep of its last authorization (its screen waits while unfinished)
 
     def name(self):
         return self.session.display_name() if self.session is not None else "(not connected)"
@@ -19963,7 +19986,8 @@ class TuiConnection:
 
         def work():
             session = connect(spec, app.opts, responder, log, tell=lambda text: app.post(app.say, text),
-                              browser_step=lambda step: app.post(self.authorize, step),
+                              browser_step=lambda step: app.post_to(responder.server, responder.server.authorize,
+                                                                    step),  # its server's, added or not
                               started=attempt.started)
             if attempt.abandoned:
                 session.close()
@@ -19979,9 +20003,15 @@ class TuiConnection:
         attempt.thread = app.spawn(work, lambda session: self.connected(session, attempt, fresh), failed)
 
     def authorize(self, step):
-        """The browser step of OAuth: its screen, and the status line says what is awaited."""
+        """The browser step of OAuth: its screen on this server's screens (a note says where
+        while another server is shown), and the status line says what is awaited."""
         app = self.app
+        self.authorizing = step
         app.open(AuthorizeScreen(app, step))
+        notes = []
+        app.note_waiting(self, notes)
+        if notes:
+            threading.Thread(target=lambda: (step.wait(), app.drop_notes(notes)), daemon=True).start()
         if step.browser is not None and step.browser.can_start:
             app.outside_curses(step.browser.start)  # detached from the terminal, and curses keeps the keys
         elif step.browser is not None:
@@ -20122,6 +20152,13 @@ class TuiConnection:
                 if self.session is not session or not self.disconnected:
                     return None  # reconnected, closed, or back by another way meanwhile
                 again = session.listen_again(min(session.timeout, 10.0))
+                step = self.authorizing
+                while again is False and step is not None and not step.finished and step.seconds_left() > 0:
+                    # the server answered: 401, and an authorization waits (not a try that failed)
+                    app.post(app.say, "Waiting for the authorization at %s (its Authorize screen; Esc there "
+                                      "cancels) ..." % clean(step.host))
+                    step.wait()
+                    again = session.listen_acknowledged(min(session.timeout, 10.0))
                 if again is None or again:
                     return again
             return False

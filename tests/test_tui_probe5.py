@@ -1,0 +1,69 @@
+"""The round 5 TUI probe's defects (issue 46), each as a user meets it: a background server's
+authorization stays on its own screens, and a task-mode call can be cancelled at once."""
+import re
+import subprocess
+import sys
+
+import mcp_tui
+from tui_helpers import needs_pty, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
+from tui_helpers import wait_for_tool_list
+
+from test_auth import FETCH_URL
+from test_tui_servers import add_server
+
+ALT = {number: "\x1b%d" % number for number in range(1, 10)}
+WIDE = {"columns": 120, "rows": 40}
+
+# A browser that completes the first authorization (as test_auth's BROWSER) and only writes
+# down the URL of any later one: the test completes that one when it wants.
+ONCE_BROWSER = r"""
+import os, subprocess, sys
+urls, marker = sys.argv[1], sys.argv[2]
+with open(urls, "a") as out:
+    out.write(sys.argv[3] + "\n")
+if not os.path.exists(marker):
+    open(marker, "w").close()
+    sys.exit(subprocess.call([sys.executable, %r, sys.argv[3]]))
+""" % str(FETCH_URL)
+
+
+@needs_pty
+def test_a_background_servers_authorization_opens_on_its_own_screens(tui, start_server, tmp_path):
+    from conftest import RunningServer
+
+    browser = tmp_path / "once_browser.py"
+    browser.write_text(ONCE_BROWSER)
+    urls = tmp_path / "urls.txt"
+    env = {"BROWSER": "%s %s %s %s %%s" % (sys.executable, browser, urls, tmp_path / "marker")}
+    protected = start_server("--auth")  # 2026-07-28 over HTTP: its listen stream is tried again when lost
+    port = int(protected.url.split(":")[2].split("/")[0])
+    screen = tui(server_command(), env=env, **WIDE)
+    wait_for_tool_list(screen)
+    add_server(screen, protected.url)  # authorized by the browser's first run
+    screen.send(ALT[1])
+    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown")
+    protected.stop()  # a new server on the same port knows no token: the retry meets 401
+    again = RunningServer(["--http", "127.0.0.1:%d" % port, "--record", str(tmp_path / "again.jsonl"), "--auth"],
+                          tmp_path / "again.jsonl")
+    try:
+        note = "mcp-tui test server asks for your input: Alt+2 shows it"
+        screen.wait_for(note, timeout=sum(mcp_tui.STREAM_RETRY_SECONDS) + 20)
+        assert screen.title_line().startswith(" mcp-tui  |  1/2 "), screen.text()  # server 1 keeps its screen
+        screen.send(ALT[2])
+        screen.wait_for(lambda t: screen.title_line().startswith(" Authorize  |  2/2 ")
+                        and "Waiting for the authorization at 127.0.0.1:" in screen.status_line(),
+                        what="server 2's Authorize screen, its status waiting")
+        screen.send(ALT[1])
+        screen.wait_for(note)
+        screen.send("p")  # server 1's own status line, which the authorization leaves alone
+        screen.wait_for(lambda t: screen.status_line().startswith("Ping: "), what="server 1's ping")
+        pinged = screen.status_line()
+        (url,) = urls.read_text().splitlines()[1:]
+        assert subprocess.call([sys.executable, str(FETCH_URL), url]) == 0
+        screen.wait_gone(note)  # the wait is over: the note goes, server 1 says nothing of it
+        assert screen.status_line() == pinged and screen.title_line().startswith(" mcp-tui  |  1/2 ")
+        screen.send(ALT[2])
+        screen.wait_for(lambda t: "answers again" in screen.status_line(), what="server 2 back")
+        assert "[disconnected]" not in screen.title_line()
+    finally:
+        again.stop()
