@@ -6749,7 +6749,8 @@ class TaskForm:
     support() -> TaskSupport    what the server declared, or None
     require(method) -> TaskSupport    refuses locally, before sending, what was not declared
     call_notes(tool, ttl_ms) -> [str]  what to tell the user before calling ``tool`` as a task
-    call(tool, arguments, ttl_ms) -> CallOutcome
+    call(tool, arguments, ttl_ms, request_id) -> CallOutcome   ``request_id``: to cancel the call
+                                before its task exists (session.cancel_request)
     created_task(result) -> Task or None   the task a tools/call result created (None: a direct answer)
     get(task_id) -> Task
     wait(task_id, deadline, reporter) -> CallToolResult   follows the task to its end, answering
@@ -6858,10 +6859,10 @@ class ExtensionTasks(TaskForm):
             return ["--ttl applies only under 2025-11-25; under the extension the server sets the TTL."]
         return []
 
-    def call(self, tool, arguments, ttl_ms=None):
+    def call(self, tool, arguments, ttl_ms=None, request_id=None):
         self.require_tools_call()
         params = {"name": tool["name"], "arguments": arguments}
-        result = self.session.request("tools/call", params, declare_tasks=True, tool=tool)
+        result = self.session.request("tools/call", params, declare_tasks=True, tool=tool, request_id=request_id)
         task = self.created_task(result)
         if task is not None:
             return CallOutcome(task=task)
@@ -6962,13 +6963,13 @@ class ExperimentalTasks(TaskForm):
                     % (tool["name"], listed_task_support(tool) or "forbidden")]
         return []
 
-    def call(self, tool, arguments, ttl_ms=None):
+    def call(self, tool, arguments, ttl_ms=None, request_id=None):
         self.require_tools_call()
         as_task = self.calls_as_task(tool)
         params = {"name": tool["name"], "arguments": arguments}
         if as_task:
             params["task"] = {"ttl": ttl_ms} if ttl_ms is not None else {}
-        result = self.session.request("tools/call", params)
+        result = self.session.request("tools/call", params, request_id=request_id)
         task = self.created_task(result)
         if task is not None:
             return CallOutcome(task=task)
@@ -21636,18 +21637,25 @@ class ToolScreen(FieldScreen):
                 self.app.say("The server declared no task support for tools/call; Ctrl+T turns task mode off.", True)
             return
         self.app.say("Calling %s as a task ..." % self.tool["name"])
-        self.start(lambda: tasks.call(self.tool, arguments), self.task_started)
+        request_id = self.request_id = self.app.session.next_request_id()  # Ctrl+C cancels it until a task exists
+        self.start(lambda: tasks.call(self.tool, arguments, request_id=request_id), self.task_started)
 
     def interrupt(self):
-        """Ctrl+C (or x): cancel the running call; a task is cancelled after a question."""
+        """Ctrl+C (or x): cancel the running call (its tools/call, or its task after a
+        question); never nothing without a word."""
         if not self.running:
             return FieldScreen.interrupt(self)
-        if self.task_id is not None:
-            row = self.app.task_book.rows.get(self.task_id)
-            if row is not None:
-                self.app.ask("Cancel task %s?" % short_task_id(self.task_id), lambda: cancel_task(self.app, row))
+        row = self.app.task_book.rows.get(self.task_id) if self.task_id is not None else None
+        if row is not None:
+            self.app.ask("Cancel task %s?" % short_task_id(self.task_id), lambda: cancel_task(self.app, row))
+        elif self.task_id is not None:
+            self.app.say("Task %s is not followed here: T lists the tasks, c there cancels one." %
+                         short_task_id(self.task_id), True)
         elif self.request_id is not None and self.app.session.cancel_request(self.request_id):
             self.app.say("Cancelling %s ..." % self.tool["name"])
+        else:  # answered a moment ago: its result, or its task, shows next
+            self.app.say("%s was already answered: nothing to cancel; a task it created is cancelled with ^C "
+                         "once it shows." % self.tool["name"], True)
         return True
 
     def task_started(self, outcome):

@@ -1,6 +1,6 @@
 """The round 5 TUI probe's defects (issue 46), each as a user meets it: a background server's
 authorization stays on its own screens, and a task-mode call can be cancelled at once."""
-import re
+import json
 import subprocess
 import sys
 
@@ -8,6 +8,7 @@ import mcp_tui
 from tui_helpers import needs_pty, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
 from tui_helpers import wait_for_tool_list
 
+from conftest import wait_for
 from test_auth import FETCH_URL
 from test_tui_servers import add_server
 
@@ -67,3 +68,28 @@ def test_a_background_servers_authorization_opens_on_its_own_screens(tui, start_
         assert "[disconnected]" not in screen.title_line()
     finally:
         again.stop()
+
+
+@needs_pty
+def test_ctrl_c_cancels_a_task_mode_call_before_any_task_exists(tui, tmp_path):
+    record = tmp_path / "record.jsonl"
+    screen = tui(server_command("--record", record), **WIDE)  # 2026-07-28: it runs long_operation without a task
+
+    def sent():
+        lines = record.read_text().splitlines() if record.exists() else []
+        messages = [json.loads(line).get("message") or {} for line in lines]
+        calls = [m["id"] for m in messages if m.get("method") == "tools/call"]
+        return calls, [m["params"]["requestId"] for m in messages if m.get("method") == "notifications/cancelled"]
+
+    open_tool(screen, "long_operation")
+    screen.send("ctrl-t")
+    screen.wait_for(lambda t: "[task mode]" in screen.title_line(), what="task mode")
+    screen.send("backspace", "1000", "tab", "backspace", "backspace", "500")  # far too long to wait
+    screen.send("ctrl-x")
+    wait_for(lambda: sent()[0], what="the tools/call sent")
+    screen.send("ctrl-c")
+    screen.wait_for(lambda t: "cancelled" in t.split("-- Result")[1], what="the call cancelled")
+    assert "Tool: long_operation" in screen.title_line()  # Ctrl+C stopped the call, not the app
+    wait_for(lambda: sent()[1], what="notifications/cancelled")
+    calls, cancelled = sent()
+    assert cancelled == calls[-1:], (calls, cancelled)
