@@ -20881,11 +20881,18 @@ class ConnectScreen(FieldScreen):
         if text and url:
             raise UsageError("Env is for a stdio server's command line; Server holds a URL")
         try:
-            pairs = dict(parse_env_option(word) for word in split_command_line(text))
+            words = split_command_line(text)
         except ValueError as exc:  # shlex's words ("No closing quotation") are not ours; the values are secrets
             raise UsageError("Env: %s; quote a value with spaces whole, as NAME='a b'" % (
                 "unmatched quote (a ' or \" with no closing one)" if "quotation" in str(exc) else
                 "a backslash at the end escapes nothing"))
+        pairs, name = {}, None
+        for number, word in enumerate(words, 1):
+            if not word.partition("=")[0] or "=" not in word:  # never echoed: it is likely a secret's rest
+                raise UsageError("Env: word %d%s is not NAME=value; quote a value with spaces whole, as %s='a b'" % (
+                    number, " (after %s's value)" % name if name else "", name or "NAME"))
+            name, value = parse_env_option(word)
+            pairs[name] = value
         kept = self.base_spec.env if self.base_spec is not None else {}
         pairs = {name: kept[name] if value == "${%s}" % name and name in kept else value for name, value in pairs.items()}
         for value in pairs.values():
