@@ -19262,6 +19262,8 @@ class TuiServers:
         self.servers = [self.shown]
         self.pane = ServersPane(self)  # the main screen's side pane that lists them
         self.sources = {}  # a session's LogSource number -> its server, kept once closed: whose each debug row is
+        self.waits = []  # a server for each of its screens that waits for the user (a form, Authorize)
+        self.waits_lock = threading.Lock()  # taken by the UI thread and the threads that wait
         self.last_source = 0
 
     def session_log(self, spec):
@@ -19730,8 +19732,11 @@ class Tui(TuiServers, TuiTasks):
             canvas.fill(0, self.style.title)
             canvas.put(0, 1, "%s  |  %s" % (screen.title(), self.connection_summary()), self.style.title)
             screen.draw(canvas.sub(1, 0, rows - 3, columns))
+            note = self.waiting_note()
             if self.toast and time.perf_counter() < self.toast[1]:
                 canvas.put(rows - 2, 0, self.toast[0], self.style.bold)
+            elif note is not None:  # after a toast, the note again: the request still waits
+                canvas.put(rows - 2, 0, note, self.style.bold)
             else:
                 canvas.put(rows - 2, 0, screen.hints(), self.style.dim)
             self.draw_status(canvas.sub(rows - 1, 0, 1, columns))
@@ -19842,7 +19847,7 @@ class Tui(TuiServers, TuiTasks):
         """Open the screen ``make_screen(pending)`` over ``server``'s screens and block until
         the user answers; None when the TUI closes first."""
         pending = PendingAnswer()
-        notes = []  # (the server shown, its note) while the request waits
+        notes = []  # its server, while the request waits (the notes elsewhere say so)
 
         def show():
             self.open(make_screen(pending))
@@ -19858,23 +19863,28 @@ class Tui(TuiServers, TuiTasks):
             self.drop_notes(notes)
 
     def note_waiting(self, server, notes):
-        """(UI thread.) A screen that waits for the user opened on ``server``'s screens: if
-        another server is shown, a note over its key hints says where, until drop_notes."""
-        if server is not self.shown:
-            note = ("%s asks for your input: Alt+%d shows it" % (server.name(), self.servers.index(server) + 1),
-                    float("inf"))
-            self.shown.toast = note
-            notes.append((self.shown, note))
+        """(UI thread.) A screen that waits for the user opened on ``server``'s screens: while
+        another server is shown (now, or after a switch), a note over its key hints says where
+        (waiting_note), until drop_notes."""
+        with self.waits_lock:
+            self.waits.append(server)
+        notes.append(server)
 
     def drop_notes(self, notes):
-        """(Any thread.) The wait is over: its notes go (each on the server that shows it,
-        as the asking one may be closed), unless a newer note replaced one."""
-        def answered(shown, note):
-            if shown.toast is note:
-                shown.toast = None
+        """(Any thread.) The wait is over: its note goes (the screen is drawn again)."""
+        with self.waits_lock:
+            for server in notes:
+                self.waits.remove(server)
+        self.post_to(self.shown, lambda: None)
 
-        for shown, note in list(notes):
-            self.post_to(shown, answered, shown, note)
+    def waiting_note(self):
+        """The note for a server in the background whose screen waits for the user, or None."""
+        with self.waits_lock:
+            waiting = list(self.waits)
+        for server in waiting:
+            if server is not self.shown and server in self.servers:
+                return "%s asks for your input: Alt+%d shows it" % (server.name(), self.servers.index(server) + 1)
+        return None
 
 
 def connected_app(app):
@@ -20011,8 +20021,7 @@ class TuiConnection:
         app.open(AuthorizeScreen(app, step))
         notes = []
         app.note_waiting(self, notes)
-        if notes:
-            threading.Thread(target=lambda: (step.wait(), app.drop_notes(notes)), daemon=True).start()
+        threading.Thread(target=lambda: (step.wait(), app.drop_notes(notes)), daemon=True).start()
         if step.browser is not None and step.browser.can_start:
             app.outside_curses(step.browser.start)  # detached from the terminal, and curses keeps the keys
         elif step.browser is not None:

@@ -6,7 +6,7 @@ import sys
 
 import mcp_tui
 from tui_helpers import needs_pty, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
-from tui_helpers import wait_for_tool_list
+from tui_helpers import two_servers, wait_for_form, wait_for_tool_list  # noqa: F401 (two_servers: a fixture)
 
 from conftest import wait_for
 from test_auth import FETCH_URL
@@ -106,3 +106,24 @@ def test_an_env_value_with_unquoted_spaces_is_refused_without_showing_it(tui, tm
     screen.wait_for(lambda t: "Env: word 3 (after PASSWORD's value) is not NAME=value; quote a value with spaces "
                               "whole, as PASSWORD='a b'" in screen.status_line(), what="the refusal")
     assert "horse" not in screen.status_line() and "correct" not in screen.status_line()  # only the field shows it
+
+
+@needs_pty
+def test_a_form_left_for_another_server_leaves_the_note_there(two_servers):
+    screen = two_servers().screen  # server 2 shown
+    open_tool(screen, "ask_name")
+    screen.send("ctrl-x")
+    wait_for_form(screen, "Input requested", "Please enter your name.")  # opened while its server is shown
+    screen.send(ALT[1])
+    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown")
+    note = "mcp-tui test server asks for your input: Alt+2 shows it"
+    screen.wait_for(note)
+    screen.send(ALT[2])
+    wait_for_form(screen, "Input requested", "Please enter your name.")
+    assert note not in screen.text()
+    screen.type("Ada")
+    screen.send("ctrl-x")
+    screen.wait_for("Ada")
+    screen.send("esc", ALT[1])
+    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown again")
+    screen.wait_gone(note)  # answered: the note goes
