@@ -23262,8 +23262,11 @@ class DebugScreen(SearchedList):
     def open_entry(self):
         entry = self.selected()
         if entry is not None:
-            self.app.open(TextScreen(self.app, "Request and answer" if isinstance(entry, Exchange) else "Debug entry",
-                                     self.entry_text(entry)))
+            title = "Request and answer" if isinstance(entry, Exchange) else "Debug entry"
+            if self.server_column(self.entries(), 0):  # several servers' rows (any width has the column): say whose
+                server = self.app.server_of(entry.source if isinstance(entry, Exchange) else entry.get("source"))
+                title += " (%s)" % (self.server_label(server) if server is not None else "no server")
+            self.app.open(TextScreen(self.app, title, self.entry_text(entry)))
 
     def copy_entry(self):
         entry = self.selected()

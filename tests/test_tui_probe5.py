@@ -127,3 +127,22 @@ def test_a_form_left_for_another_server_leaves_the_note_there(two_servers):
     screen.send("esc", ALT[1])
     screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown again")
     screen.wait_gone(note)  # answered: the note goes
+
+
+@needs_pty
+def test_an_opened_debug_row_names_its_server_when_several_have_rows(two_servers):
+    from test_tui_multi import SERVER_1, SERVER_2, echoed_on_both, open_requests, select_row
+
+    servers = two_servers()
+    screen = servers.screen
+    echoed_on_both(servers)
+    open_requests(screen)
+    screen.wait_all(SERVER_1, SERVER_2)
+    for number, message in ((1, "from-first"), (2, "from-second")):
+        select_row(screen, "%d mcp-tui test" % number, "tools/call echo")
+        screen.send("enter")
+        screen.wait_for('"message": "%s"' % message)
+        assert screen.title_line().startswith(" Request and answer (%d mcp-tui test server)  |  " % number), \
+            screen.title_line()
+        screen.send("q")
+        screen.wait_for(lambda t: screen.title_line().startswith(" Debug: Requests"), what="the Requests tab again")
