@@ -21161,6 +21161,11 @@ class ServersPane:
             label, server = rows[index]
             if server is None:  # a URL or command line: its end (a port, a script) tells one from another
                 label = elide_middle(label, canvas.width)
+            elif cells(label) > canvas.width and server.session is not None:  # the name gives way, not the transport
+                transport = "  " + server.session.summary()["transport"]
+                room = canvas.width - cells(transport) - 1
+                if room >= 8:
+                    label = clip(label[:-len(transport)], room) + "…" + transport
             canvas.put(row, 0, label, attr or (style.dim if server is None else 0))
 
 

@@ -1,6 +1,7 @@
 """The round 5 TUI probe's defects (issue 46), each as a user meets it: a background server's
 authorization stays on its own screens, and a task-mode call can be cancelled at once."""
 import json
+import re
 import subprocess
 import sys
 
@@ -146,3 +147,12 @@ def test_an_opened_debug_row_names_its_server_when_several_have_rows(two_servers
             screen.title_line()
         screen.send("q")
         screen.wait_for(lambda t: screen.title_line().startswith(" Debug: Requests"), what="the Requests tab again")
+
+
+@needs_pty
+def test_the_side_pane_keeps_an_open_servers_transport_whole(two_servers):
+    screen = two_servers().screen  # 120 columns: the pane's 36 cells are short of "2 mcp-tui test server  streamable-http"
+    screen.send("B")
+    screen.wait_for("Servers  (S)")
+    screen.wait_for(lambda t: re.search(r"2 mcp-tui test ser?v?e?r?…  streamable-http ", t), what="the name cut")
+    assert "1 mcp-tui test server  stdio " in screen.text()  # one that fits stays whole
