@@ -23374,9 +23374,13 @@ class DebugScreen(SearchedList):
         if len(saved) == 1:
             return self.app.say("Saved %d row%s to %s (mcp-tui CONNECTION replay FILE sends them again)." % (
                 len(rows), "" if len(rows) == 1 else "s", saved[0][0]))
-        self.app.say("Saved %d files, one per server: %s, in %s (replay each with its server's CONNECTION)." % (
-            len(saved), ", ".join("%s (%s, %d rows)" % (os.path.basename(path), self.server_label(server), len(
-                server_rows)) for path, server, server_rows in saved), os.getcwd()))
+        # The files listed on a screen of their own: on the status line, a third one would not fit
+        self.app.say("Saved %d files, one per server (listed here)." % len(saved))
+        self.app.open(TextScreen(self.app, "Saved %d files, one per server" % len(saved), "\n".join(
+            ["%s  %s, %d row%s" % (os.path.basename(path), self.server_label(server), len(server_rows),
+                                   "" if len(server_rows) == 1 else "s") for path, server, server_rows in saved]
+            + ["", "In %s. mcp-tui CONNECTION replay FILE sends a file's rows again: each file to its own server's "
+                   "CONNECTION." % os.getcwd()])))
 
     def switch(self, tab):
         self.tab, self.tail = tab, True
