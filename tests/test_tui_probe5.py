@@ -55,6 +55,10 @@ def test_a_background_servers_authorization_opens_on_its_own_screens(tui, start_
         screen.wait_for(lambda t: screen.title_line().startswith(" Authorize  |  2/2 ")
                         and "Waiting for the authorization at 127.0.0.1:" in screen.status_line(),
                         what="server 2's Authorize screen, its status waiting")
+        # The listen tried again waits out its answer (10 s): the authorization still waits, no try failed
+        screen.wait_for(lambda t: "Waiting for the authorization at 127.0.0.1:%d (its Authorize screen; Esc there "
+                                  "cancels)" % port in screen.status_line(), what="the retry waiting for it")
+        assert "Trying the server again" not in screen.status_line() and "did not answer" not in screen.text()
         screen.send(ALT[1])
         screen.wait_for(note)
         screen.send("p")  # server 1's own status line, which the authorization leaves alone
