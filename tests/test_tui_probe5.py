@@ -128,7 +128,7 @@ def test_a_form_left_for_another_server_leaves_the_note_there(two_servers):
     assert note not in screen.text()
     screen.type("Ada")
     screen.send("ctrl-x")
-    screen.wait_for("Ada")
+    screen.wait_for("Hello, Ada!")
     screen.send("esc", ALT[1])
     screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown again")
     screen.wait_gone(note)  # answered: the note goes
