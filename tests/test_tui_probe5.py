@@ -155,7 +155,7 @@ def test_an_opened_debug_row_names_its_server_when_several_have_rows(two_servers
 
 @needs_pty
 def test_the_side_pane_keeps_an_open_servers_transport_whole(two_servers):
-    screen = two_servers().screen  # 120 columns: the pane's 36 cells are short of "2 mcp-tui test server  streamable-http"
+    screen = two_servers().screen  # 120 columns: a pane of 36 cells, short of "2 mcp-tui test server  streamable-http"
     screen.send("B")
     screen.wait_for("Servers  (S)")
     screen.wait_for(lambda t: re.search(r"2 mcp-tui test ser?v?e?r?…  streamable-http ", t), what="the name cut")
