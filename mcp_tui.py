@@ -4848,6 +4848,14 @@ class Session:
         fresh = self.change_listener
         if fresh is lost or fresh is None:
             return False
+        return self.listen_acknowledged(timeout)
+
+    def listen_acknowledged(self, timeout):
+        """The listen opened last acknowledged within ``timeout`` (one held up by an
+        authorization is waited for again once it came)."""
+        fresh = self.change_listener
+        if fresh is None:
+            return False
         fresh.acknowledged.wait(timeout)
         return fresh.acknowledged.is_set() and fresh.error is None and fresh.lost is None
 
@@ -6737,7 +6745,8 @@ class TaskForm:
     support() -> TaskSupport    what the server declared, or None
     require(method) -> TaskSupport    refuses locally, before sending, what was not declared
     call_notes(tool, ttl_ms) -> [str]  what to tell the user before calling ``tool`` as a task
-    call(tool, arguments, ttl_ms) -> CallOutcome
+    call(tool, arguments, ttl_ms, request_id) -> CallOutcome   ``request_id``: to cancel the call
+                                before its task exists (session.cancel_request)
     created_task(result) -> Task or None   the task a tools/call result created (None: a direct answer)
     get(task_id) -> Task
     wait(task_id, deadline, reporter) -> CallToolResult   follows the task to its end, answering
@@ -6846,10 +6855,10 @@ class ExtensionTasks(TaskForm):
             return ["--ttl applies only under 2025-11-25; under the extension the server sets the TTL."]
         return []
 
-    def call(self, tool, arguments, ttl_ms=None):
+    def call(self, tool, arguments, ttl_ms=None, request_id=None):
         self.require_tools_call()
         params = {"name": tool["name"], "arguments": arguments}
-        result = self.session.request("tools/call", params, declare_tasks=True, tool=tool)
+        result = self.session.request("tools/call", params, declare_tasks=True, tool=tool, request_id=request_id)
         task = self.created_task(result)
         if task is not None:
             return CallOutcome(task=task)
@@ -6951,13 +6960,13 @@ class ExperimentalTasks(TaskForm):
                     % (tool["name"], listed_task_support(tool) or "forbidden")]
         return []
 
-    def call(self, tool, arguments, ttl_ms=None):
+    def call(self, tool, arguments, ttl_ms=None, request_id=None):
         self.require_tools_call()
         as_task = self.calls_as_task(tool)
         params = {"name": tool["name"], "arguments": arguments}
         if as_task:
             params["task"] = {"ttl": ttl_ms} if ttl_ms is not None else {}
-        result = self.session.request("tools/call", params)
+        result = self.session.request("tools/call", params, request_id=request_id)
         task = self.created_task(result)
         if task is not None:
             return CallOutcome(task=task)
@@ -12324,6 +12333,10 @@ class BrowserStep:
     @property
     def finished(self):
         return self._listener.done.is_set()
+
+    def wait(self):
+        """Until the authorization came, was cancelled, or its time ran out."""
+        self._listener.done.wait(self.seconds_left())
 
     def cancel(self):
         self._listener.cancel()
@@ -19920,6 +19933,8 @@ class TuiServers:
         self.servers = [self.shown]
         self.pane = ServersPane(self)  # the main screen's side pane that lists them
         self.sources = {}  # a session's LogSource number -> its server, kept once closed: whose each debug row is
+        self.waits = []  # a server for each of its screens that waits for the user (a form, Authorize)
+        self.waits_lock = threading.Lock()  # taken by the UI thread and the threads that wait
         self.last_source = 0
 
     def session_log(self, spec):
@@ -20388,8 +20403,11 @@ class Tui(TuiServers, TuiTasks):
             canvas.fill(0, self.style.title)
             canvas.put(0, 1, "%s  |  %s" % (screen.title(), self.connection_summary()), self.style.title)
             screen.draw(canvas.sub(1, 0, rows - 3, columns))
+            note = self.waiting_note()
             if self.toast and time.perf_counter() < self.toast[1]:
                 canvas.put(rows - 2, 0, self.toast[0], self.style.bold)
+            elif note is not None:  # after a toast, the note again: the request still waits
+                canvas.put(rows - 2, 0, note, self.style.bold)
             else:
                 canvas.put(rows - 2, 0, screen.hints(), self.style.dim)
             self.draw_status(canvas.sub(rows - 1, 0, 1, columns))
@@ -20500,19 +20518,11 @@ class Tui(TuiServers, TuiTasks):
         """Open the screen ``make_screen(pending)`` over ``server``'s screens and block until
         the user answers; None when the TUI closes first."""
         pending = PendingAnswer()
-        notes = []  # (the server shown, its note) while the request waits
+        notes = []  # its server, while the request waits (the notes elsewhere say so)
 
         def show():
             self.open(make_screen(pending))
-            if server is not self.shown:  # the form waits on its server's screens: say where, until answered
-                note = ("%s asks for your input: Alt+%d shows it" % (server.name(), self.servers.index(server) + 1),
-                        float("inf"))
-                self.shown.toast = note
-                notes.append((self.shown, note))
-
-        def answered(shown, note):
-            if shown.toast is note:  # not a newer note
-                shown.toast = None
+            self.note_waiting(server, notes)
 
         self.post_to(server, show)
         try:
@@ -20521,8 +20531,31 @@ class Tui(TuiServers, TuiTasks):
                     return None
             return pending.value
         finally:
-            for shown, note in list(notes):  # on the server that shows it: the asking one may be closed
-                self.post_to(shown, answered, shown, note)
+            self.drop_notes(notes)
+
+    def note_waiting(self, server, notes):
+        """(UI thread.) A screen that waits for the user opened on ``server``'s screens: while
+        another server is shown (now, or after a switch), a note over its key hints says where
+        (waiting_note), until drop_notes."""
+        with self.waits_lock:
+            self.waits.append(server)
+        notes.append(server)
+
+    def drop_notes(self, notes):
+        """(Any thread.) The wait is over: its note goes (the screen is drawn again)."""
+        with self.waits_lock:
+            for server in notes:
+                self.waits.remove(server)
+        self.post_to(self.shown, lambda: None)
+
+    def waiting_note(self):
+        """The note for a server in the background whose screen waits for the user, or None."""
+        with self.waits_lock:
+            waiting = list(self.waits)
+        for server in waiting:
+            if server is not self.shown and server in self.servers:
+                return "%s asks for your input: Alt+%d shows it" % (server.name(), self.servers.index(server) + 1)
+        return None
 
 
 def connected_app(app):
@@ -20585,6 +20618,7 @@ class TuiConnection:
         self.toast = None  # (text, until): a server log line over the hints, leaving the status alone
         self.news = False  # something was said while another server was shown
         self.history = CallHistory()  # its tool calls, for the history screen (H)
+        self.authorizing = None  # the BrowserStep of its last authorization (its screen waits while unfinished)
 
     def name(self):
         return self.session.display_name() if self.session is not None else "(not connected)"
@@ -20634,7 +20668,8 @@ class TuiConnection:
 
         def work():
             session = connect(spec, app.opts, responder, log, tell=lambda text: app.post(app.say, text),
-                              browser_step=lambda step: app.post(self.authorize, step),
+                              browser_step=lambda step: app.post_to(responder.server, responder.server.authorize,
+                                                                    step),  # its server's, added or not
                               started=attempt.started)
             if attempt.abandoned:
                 session.close()
@@ -20650,9 +20685,14 @@ class TuiConnection:
         attempt.thread = app.spawn(work, lambda session: self.connected(session, attempt, fresh), failed)
 
     def authorize(self, step):
-        """The browser step of OAuth: its screen, and the status line says what is awaited."""
+        """The browser step of OAuth: its screen on this server's screens (a note says where
+        while another server is shown), and the status line says what is awaited."""
         app = self.app
+        self.authorizing = step
         app.open(AuthorizeScreen(app, step))
+        notes = []
+        app.note_waiting(self, notes)
+        threading.Thread(target=lambda: (step.wait(), app.drop_notes(notes)), daemon=True).start()
         if step.browser is not None and step.browser.can_start:
             app.outside_curses(step.browser.start)  # detached from the terminal, and curses keeps the keys
         elif step.browser is not None:
@@ -20793,6 +20833,13 @@ class TuiConnection:
                 if self.session is not session or not self.disconnected:
                     return None  # reconnected, closed, or back by another way meanwhile
                 again = session.listen_again(min(session.timeout, 10.0))
+                step = self.authorizing
+                while again is False and step is not None and not step.finished and step.seconds_left() > 0:
+                    # the server answered: 401, and an authorization waits (not a try that failed)
+                    app.post(app.say, "Waiting for the authorization at %s (its Authorize screen; Esc there "
+                                      "cancels) ..." % clean(step.host))
+                    step.wait()
+                    again = session.listen_acknowledged(min(session.timeout, 10.0))
                 if again is None or again:
                     return again
             return False
@@ -21514,11 +21561,18 @@ class ConnectScreen(FieldScreen):
         if text and url:
             raise UsageError("Env is for a stdio server's command line; Server holds a URL")
         try:
-            pairs = dict(parse_env_option(word) for word in split_command_line(text))
+            words = split_command_line(text)
         except ValueError as exc:  # shlex's words ("No closing quotation") are not ours; the values are secrets
             raise UsageError("Env: %s; quote a value with spaces whole, as NAME='a b'" % (
                 "unmatched quote (a ' or \" with no closing one)" if "quotation" in str(exc) else
                 "a backslash at the end escapes nothing"))
+        pairs, name = {}, None
+        for number, word in enumerate(words, 1):
+            if not word.partition("=")[0] or "=" not in word:  # never echoed: it is likely a secret's rest
+                raise UsageError("Env: word %d%s is not NAME=value; quote a value with spaces whole, as %s='a b'" % (
+                    number, " (after %s's value)" % name if name else "", name or "NAME"))
+            name, value = parse_env_option(word)
+            pairs[name] = value
         kept = self.base_spec.env if self.base_spec is not None else {}
         pairs = {name: kept[name] if value == "${%s}" % name and name in kept else value for name, value in pairs.items()}
         for value in pairs.values():
@@ -21778,6 +21832,11 @@ class ServersPane:
             label, server = rows[index]
             if server is None:  # a URL or command line: its end (a port, a script) tells one from another
                 label = elide_middle(label, canvas.width)
+            elif cells(label) > canvas.width and server.session is not None:  # the name gives way, not the transport
+                transport = "  " + server.session.summary()["transport"]
+                room = canvas.width - cells(transport) - 1
+                if room >= 8:
+                    label = clip(label[:-len(transport)], room) + "…" + transport
             canvas.put(row, 0, label, attr or (style.dim if server is None else 0))
 
 
@@ -22270,18 +22329,25 @@ class ToolScreen(FieldScreen):
                 self.app.say("The server declared no task support for tools/call; Ctrl+T turns task mode off.", True)
             return
         self.app.say("Calling %s as a task ..." % self.tool["name"])
-        self.start(lambda: tasks.call(self.tool, arguments), self.task_started)
+        request_id = self.request_id = self.app.session.next_request_id()  # Ctrl+C cancels it until a task exists
+        self.start(lambda: tasks.call(self.tool, arguments, request_id=request_id), self.task_started)
 
     def interrupt(self):
-        """Ctrl+C (or x): cancel the running call; a task is cancelled after a question."""
+        """Ctrl+C (or x): cancel the running call (its tools/call, or its task after a
+        question); never nothing without a word."""
         if not self.running:
             return FieldScreen.interrupt(self)
-        if self.task_id is not None:
-            row = self.app.task_book.rows.get(self.task_id)
-            if row is not None:
-                self.app.ask("Cancel task %s?" % short_task_id(self.task_id), lambda: cancel_task(self.app, row))
+        row = self.app.task_book.rows.get(self.task_id) if self.task_id is not None else None
+        if row is not None:
+            self.app.ask("Cancel task %s?" % short_task_id(self.task_id), lambda: cancel_task(self.app, row))
+        elif self.task_id is not None:
+            self.app.say("Task %s is not followed here: T lists the tasks, c there cancels one." %
+                         short_task_id(self.task_id), True)
         elif self.request_id is not None and self.app.session.cancel_request(self.request_id):
             self.app.say("Cancelling %s ..." % self.tool["name"])
+        else:  # answered a moment ago: its result, or its task, shows next
+            self.app.say("%s was already answered: nothing to cancel; a task it created is cancelled with ^C "
+                         "once it shows." % self.tool["name"], True)
         return True
 
     def task_started(self, outcome):
@@ -23872,8 +23938,11 @@ class DebugScreen(SearchedList):
     def open_entry(self):
         entry = self.selected()
         if entry is not None:
-            self.app.open(TextScreen(self.app, "Request and answer" if isinstance(entry, Exchange) else "Debug entry",
-                                     self.entry_text(entry)))
+            title = "Request and answer" if isinstance(entry, Exchange) else "Debug entry"
+            if self.server_column(self.entries(), 0):  # several servers' rows (any width has the column): say whose
+                server = self.app.server_of(entry.source if isinstance(entry, Exchange) else entry.get("source"))
+                title += " (%s)" % (self.server_label(server) if server is not None else "no server")
+            self.app.open(TextScreen(self.app, title, self.entry_text(entry)))
 
     def copy_entry(self):
         entry = self.selected()
@@ -23976,9 +24045,13 @@ class DebugScreen(SearchedList):
         if len(saved) == 1:
             return self.app.say("Saved %d row%s to %s (mcp-tui CONNECTION replay FILE sends them again)." % (
                 len(rows), "" if len(rows) == 1 else "s", saved[0][0]))
-        self.app.say("Saved %d files, one per server: %s, in %s (replay each with its server's CONNECTION)." % (
-            len(saved), ", ".join("%s (%s, %d rows)" % (os.path.basename(path), self.server_label(server), len(
-                server_rows)) for path, server, server_rows in saved), os.getcwd()))
+        # The files listed on a screen of their own: on the status line, a third one would not fit
+        self.app.say("Saved %d files, one per server (listed here)." % len(saved))
+        self.app.open(TextScreen(self.app, "Saved %d files, one per server" % len(saved), "\n".join(
+            ["%s  %s, %d row%s" % (os.path.basename(path), self.server_label(server), len(server_rows),
+                                   "" if len(server_rows) == 1 else "s") for path, server, server_rows in saved]
+            + ["", "In %s. mcp-tui CONNECTION replay FILE sends a file's rows again: each file to its own server's "
+                   "CONNECTION." % os.getcwd()])))
 
     def switch(self, tab):
         self.tab, self.tail = tab, True

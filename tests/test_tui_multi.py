@@ -97,13 +97,17 @@ def test_save_writes_one_file_per_server(two_servers, tmp_path):
     open_requests(screen)
     screen.wait_all(SERVER_1, SERVER_2)
     screen.send("s")
-    screen.wait_for(lambda t: "Saved 2 files, one per server: mcp-tui-" in screen.status_line(), what="saved")
+    screen.wait_for(lambda t: "Saved 2 files, one per server (listed here)." in screen.status_line(), what="saved")
+    assert screen.title_line().startswith(" Saved 2 files, one per server  |  ")
     files = sorted((tmp_path / "work").glob("mcp-tui-*.jsonl"))
     assert len(files) == 2, screen.status_line()
     kinds = set()
     for path in files:
         records = [json.loads(line) for line in path.read_text().splitlines()][1:]  # after the line that starts it
         transports = {record["transport"] for record in records}
+        # each file on its own line with its server (the status line would cut all but the first)
+        assert re.search(r"(?m)^%s  %d mcp-tui test server, \d+ rows " % (
+            re.escape(path.name), 1 if transports == {"stdio"} else 2), screen.text()), screen.text()
         calls = [record for record in records if record["message"].get("method") == "tools/call"]
         assert len(transports) == 1, (path, transports)  # one server's rows each
         kinds.add((transports.pop(), tuple((record["era"], record["message"]["params"]["arguments"]["message"])
