@@ -19349,7 +19349,7 @@ COMMANDS = (
                 family_verb(TapCommands, TapCommands.list), flags=("--state-dir",)),
         Command("watch", "print a tap's messages as they come, one line each", TAP_WATCH_USAGE,
                 family_verb(TapCommands, TapCommands.watch),
-                flags=("--for", "--state-dir", "--session", "--method", "--tool", "--errors", "--dir"),
+                flags=("--for", "--state-dir", "--method", "--tool", "--errors", "--dir"),  # --session: every command's
                 details="A tap that has not started yet is waited for (--for: at most SECONDS, then exit 1). "
                         "Each line: the method, the tool, prompt or resource, #id, the arguments (cut, "
                         "masked as the log has them), ✗ for an error or isError, the latency, the size; "
@@ -19358,7 +19358,7 @@ COMMANDS = (
         Command("sessions", "the host sessions a tap's log holds, numbered", "tap sessions NAME",
                 family_verb(TapCommands, TapCommands.sessions), flags=("--state-dir",)),
         Command("stats", "per method: count, errors, p50 and p95 latency", "tap stats NAME [--session N]",
-                family_verb(TapCommands, TapCommands.stats), flags=("--state-dir", "--session")),
+                family_verb(TapCommands, TapCommands.stats), flags=("--state-dir",)),
         Command("save", "write a tap's conversation as a --record file for replay",
                 "tap save NAME -o FILE [--since TIME] [--method M]", family_verb(TapCommands, TapCommands.save),
                 flags=("--since", "--method", "--state-dir"), writes=True),

@@ -147,8 +147,8 @@ def test_an_opened_debug_row_names_its_server_when_several_have_rows(two_servers
         select_row(screen, "%d mcp-tui test" % number, "tools/call echo")
         screen.send("enter")
         screen.wait_for('"message": "%s"' % message)
-        assert screen.title_line().startswith(" Request and answer (%d mcp-tui test server)  |  " % number), \
-            screen.title_line()
+        title = " Request and answer (%d mcp-tui test server)  |  " % number  # read once curses has drawn it whole
+        screen.wait_for(lambda t: screen.title_line().startswith(title), what="the title naming server %d" % number)
         screen.send("q")
         screen.wait_for(lambda t: screen.title_line().startswith(" Debug: Requests"), what="the Requests tab again")
 
