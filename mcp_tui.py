@@ -18872,6 +18872,7 @@ import sys
 
 MODULE = %(module)r
 CACHE = %(cache)r  # its bytecode's folder (None: a __pycache__ beside it), as install chose
+IDENTITY = %(identity)r  # MODULE's (st_dev, st_ino) at install where others may write its folder, else None
 
 %(loader)s
 
@@ -18882,7 +18883,19 @@ def launch():
     # the launcher's real folder, also when it is run through a symbolic link: compared resolved.
     if sys.path and os.path.realpath(sys.path[0] or os.curdir) == os.path.dirname(os.path.realpath(__file__)):
         del sys.path[0]
-    if not os.path.isfile(MODULE):  # moved or deleted: this launcher can still remove itself
+    # Only the user's own file, as install found it: in a folder others may write (a sticky drop
+    # folder), another user may create a file of this name once the user's is moved or deleted.
+    # (POSIX only: install writes no launcher on Windows, where who may write is an ACL.)
+    problem = None if os.path.isfile(MODULE) else "is gone (moved or deleted)"
+    if problem is None and hasattr(os, "geteuid"):
+        info = os.stat(MODULE)
+        if info.st_uid not in (0, os.geteuid()):
+            problem = "is not yours: not run"
+        elif info.st_mode & 0o022:
+            problem = "is writable by others: not run"
+        elif IDENTITY is not None and [info.st_dev, info.st_ino] != list(IDENTITY):
+            problem = "is not the file install found there (replaced since): not run"
+    if problem:  # this launcher can still remove itself
         here = os.path.realpath(__file__)
         if sys.argv[1:2] == ["install"] and "--uninstall" in sys.argv[2:]:  # (this launcher, whatever --prefix)
             try:
@@ -18891,9 +18904,8 @@ def launch():
                 sys.exit("mcp-tui: cannot remove %%s: %%s" %% (here, exc.strerror or exc))
             print("Removed %%s" %% here)
             return 0
-        sys.stderr.write("mcp-tui: %%s, which this launcher runs, is gone (moved or deleted) (run python3 "
-                         "mcp_tui.py install where it is now, or remove the launcher: %%s install --uninstall)\\n"
-                         %% (MODULE, here))
+        sys.stderr.write("mcp-tui: %%s, which this launcher runs, %%s (run python3 -I mcp_tui.py install where "
+                         "your copy is now, or remove the launcher: %%s install --uninstall)\\n" %% (MODULE, problem, here))
         return 1
     return load_own_file(MODULE, CACHE).main(sys.argv[1:])
 
@@ -18959,7 +18971,14 @@ def install_launcher(prefix, uninstall, output):
         raise UsageError("install needs mcp_tui.py as a file (this one is %s)" % module)
     import subprocess
 
+    source = os.stat(module)
+    if os.name != "nt" and (source.st_uid not in (0, os.getuid()) or source.st_mode & 0o022):
+        raise UsageError("%s is %s: the launcher would run whatever another user put in it; nothing was written" % (
+            module, "not yours" if source.st_uid not in (0, os.getuid()) else "writable by others"),
+                         hint="copy mcp_tui.py into a file of your own (cp, then chmod 644)")
     cache = launcher_cache(module)
+    # in a folder others may write, the launcher runs this very file only (its device and inode)
+    identity = [source.st_dev, source.st_ino] if shared_folder_problem(os.stat(os.path.dirname(module))) else None
     try:
         os.makedirs(folder, exist_ok=True)
         problem = shared_folder_problem(os.stat(folder))
@@ -18970,7 +18989,7 @@ def install_launcher(prefix, uninstall, output):
         temporary = path + ".%d.tmp" % os.getpid()
         with open(temporary, "w", encoding="utf-8") as handle:
             handle.write(LAUNCHER % dict(python=sys.executable, mark=LAUNCHER_MARK, module=module, cache=cache,
-                                         loader=OWN_FILE_LOADER))
+                                         identity=identity, loader=OWN_FILE_LOADER))
         os.chmod(temporary, 0o755)
         os.replace(temporary, path)
     except OSError as exc:

@@ -251,12 +251,56 @@ def test_a_launcher_whose_file_is_gone_says_so_in_one_line_and_still_uninstalls(
     script.rename(tmp_path / "moved.py")
     version = run([launcher, "--version"], state, cwd=tmp_path, env=env)
     assert (version.returncode, version.stdout) == (1, ""), show(version)
-    assert version.stderr == ("mcp-tui: %s, which this launcher runs, is gone (moved or deleted) (run python3 "
-                              "mcp_tui.py install where it is now, or remove the launcher: %s install --uninstall)\n"
-                              % (script, launcher)), show(version)
+    assert version.stderr == ("mcp-tui: %s, which this launcher runs, is gone (moved or deleted) (run python3 -I "
+                              "mcp_tui.py install where your copy is now, or remove the launcher: %s install "
+                              "--uninstall)\n" % (script, launcher)), show(version)
     removed = run([launcher, "install", "--uninstall"], state, cwd=tmp_path, env=env)
     assert (removed.returncode, removed.stdout, removed.stderr) == (0, "Removed %s\n" % launcher, ""), show(removed)
     assert not launcher.exists()
+
+
+@POSIX_ONLY
+@pytest.mark.skipif(not AS_ROOT, reason="another user's file needs root to make (chown)")
+@pytest.mark.parametrize("who", ["another user", "you, another file"])
+def test_the_launcher_never_runs_a_file_made_at_its_path_in_a_sticky_drop_folder(tmp_path, state, who):
+    """Probe D1: mcp_tui.py installed from a 1777 folder and moved away; another user created
+    a file of that name there, and the launcher's next run executed it as the user. In such a
+    folder the launcher runs only the very file install found (its device and inode)."""
+    script, launcher, env = copied_and_installed(tmp_path, state, 0o1777)
+    script.rename(tmp_path / "moved.py")
+    marker = tmp_path / "planted-source-ran"
+    script.write_text("open(%r, 'w').close()\ndef main(argv):\n    print('EVIL')\n" % str(marker))
+    if who == "another user":
+        os.chown(str(script), 65534, 65534)
+    version = run([launcher, "--version"], state, cwd=tmp_path, env=env)
+    assert (version.returncode, version.stdout) == (1, ""), show(version)
+    assert not marker.exists()
+    assert version.stderr == ("mcp-tui: %s, which this launcher runs, %s: not run (run python3 -I mcp_tui.py install "
+                              "where your copy is now, or remove the launcher: %s install --uninstall)\n" % (
+                                  script, "is not yours" if who == "another user" else
+                                  "is not the file install found there (replaced since)", launcher)), show(version)
+    removed = run([launcher, "install", "--uninstall"], state, cwd=tmp_path, env=env)
+    assert (removed.returncode, removed.stdout) == (0, "Removed %s\n" % launcher), show(removed)
+    assert not marker.exists()
+
+
+@POSIX_ONLY
+@pytest.mark.parametrize("change", ["writable by others", "not yours"])
+def test_the_launcher_and_install_refuse_a_file_others_may_change(tmp_path, state, change):
+    """Probe D1: a source another user owns or may write is never run, nor installed."""
+    if change == "not yours" and not AS_ROOT:
+        pytest.skip("another user's file needs root to make (chown)")
+    script, launcher, env = copied_and_installed(tmp_path, state)
+    os.chmod(str(script), 0o666) if change == "writable by others" else os.chown(str(script), 65534, 65534)
+    version = run([launcher, "--version"], state, cwd=tmp_path, env=env)
+    assert (version.returncode, version.stdout) == (1, ""), show(version)
+    assert version.stderr.startswith("mcp-tui: %s, which this launcher runs, is %s: not run (" % (script, change))
+    installed = run([sys.executable, "-I", script, "install", "--prefix", tmp_path / "bin2"], state, env=env)
+    assert (installed.returncode, installed.stdout) == (2, ""), show(installed)
+    assert installed.stderr == ("mcp-tui: %s is %s: the launcher would run whatever another user put in it; nothing "
+                                "was written (copy mcp_tui.py into a file of your own (cp, then chmod 644))\n"
+                                % (script, change)), show(installed)
+    assert not (tmp_path / "bin2").exists()
 
 
 @POSIX_ONLY
