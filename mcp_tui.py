@@ -618,15 +618,42 @@ def state_directory():
     return os.path.join(base, "mcp-tui")
 
 
-def shared_folder_problem(info):
+def shared_folder_problem(info, above=False):
     """Why the folder that ``info`` (a stat) describes is not one only the user controls:
-    "not yours", "writable by others" (group or others, sticky or not), or None."""
+    "not yours", "writable by others" (group or others, sticky or not), or None. ``above``: a
+    folder that holds the one in question, which root's will do for, and a sticky one others
+    may write (/tmp): no one may rename another's entry in it."""
     if os.name != "nt":  # Windows: who may write is an ACL this does not read (README, Security); no check
-        if info.st_uid != os.getuid():
+        if info.st_uid != os.getuid() and not (above and info.st_uid == 0):
             return "not yours"
-        if info.st_mode & 0o022:
+        if info.st_mode & 0o022 and not (above and info.st_mode & 0o1000):
             return "writable by others"
     return None
+
+
+def shared_path_problem(path):
+    """The first folder of ``path`` or above it, up to /, as written and resolved, that another
+    user could change or swap for one of theirs (a folder above held to ``above``; a symbolic
+    link on the way is theirs if they own it): (that folder, why), or (None, None). A folder
+    of the user's alone inside one others may rename is no safer than that one."""
+    import stat
+
+    if os.name == "nt":  # as shared_folder_problem
+        return None, None
+    checked = set()
+    for start in (os.path.abspath(path), os.path.realpath(path)):
+        folder, above = start, False
+        while folder not in checked:
+            checked.add(folder)
+            info = os.lstat(folder)
+            if stat.S_ISLNK(info.st_mode):  # its target is checked on the resolved way
+                problem = "not yours" if info.st_uid not in (0, os.getuid()) else None
+            else:
+                problem = shared_folder_problem(info, above)
+            if problem:
+                return folder, problem
+            folder, above = os.path.dirname(folder), True
+    return None, None
 
 
 def private_directory(path):
@@ -18921,21 +18948,25 @@ def launcher_cache(module):
     import stat
 
     here = os.path.dirname(module)
-    info = os.stat(here)
-    if not shared_folder_problem(info) and info.st_mode & stat.S_IWUSR and os.access(here, os.W_OK):
+    info, shared = os.stat(here), shared_path_problem(here)[1]
+    if not shared and info.st_mode & stat.S_IWUSR and os.access(here, os.W_OK):
         return None
     cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
                          "mcp-tui", "bytecode")
     try:
         os.makedirs(cache, 0o700, exist_ok=True)
         made = os.lstat(cache)
-        problem = shared_folder_problem(made) if stat.S_ISDIR(made.st_mode) else "a link or not a folder"
+        problem = "a link or not a folder"
+        if stat.S_ISDIR(made.st_mode):
+            culprit, problem = shared_path_problem(cache)  # a folder above it others may swap: as bad
+            if culprit and culprit != cache:
+                problem = "inside %s, which is %s" % (culprit, problem)
     except OSError as exc:
         problem = "not usable (%s)" % (exc.strerror or exc)
     if problem:
         raise UsageError("%s is in %s, which %s, and your bytecode cache %s is %s: the launcher would have no "
                          "folder of your own for its bytecode; nothing was written" % (
-                             os.path.basename(module), here, "others may write" if shared_folder_problem(info)
+                             os.path.basename(module), here, "others may write" if shared
                              else "you may not write", cache, problem),
                          hint="chmod 700 %s (or set XDG_CACHE_HOME to a folder of your own), or copy mcp_tui.py into "
                               "a folder of your own" % cache)
@@ -18978,13 +19009,14 @@ def install_launcher(prefix, uninstall, output):
                          hint="copy mcp_tui.py into a file of your own (cp, then chmod 644)")
     cache = launcher_cache(module)
     # in a folder others may write, the launcher runs this very file only (its device and inode)
-    identity = [source.st_dev, source.st_ino] if shared_folder_problem(os.stat(os.path.dirname(module))) else None
+    identity = [source.st_dev, source.st_ino] if shared_path_problem(os.path.dirname(module))[0] else None
     try:
         os.makedirs(folder, exist_ok=True)
-        problem = shared_folder_problem(os.stat(folder))
+        culprit, problem = shared_path_problem(folder)
         if problem:  # another user could put a program of theirs in the launcher's place
             raise UsageError("%s is %s: another user could replace the launcher there with a program of theirs; "
-                             "nothing was written" % (folder, problem),
+                             "nothing was written" % (folder, problem if culprit == folder else "inside %s, which is %s"
+                                                      % (culprit, problem)),
                              hint="give --prefix a folder only you may write, such as ~/.local/bin")
         temporary = path + ".%d.tmp" % os.getpid()
         with open(temporary, "w", encoding="utf-8") as handle:

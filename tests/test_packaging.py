@@ -319,6 +319,47 @@ def test_install_refuses_a_prefix_others_may_write(tmp_path, state):
 
 
 @POSIX_ONLY
+def test_install_refuses_a_prefix_inside_a_folder_others_may_write(tmp_path, state):
+    """Probe D2: only the last folder was checked; another user renamed the prefix in its 777
+    parent, made their own in its place, and the user's next mcp-tui ran their program. A
+    sticky parent (/tmp) is fine: no one renames another's entry in it."""
+    shared = tmp_path / "p777"
+    shared.mkdir()
+    os.chmod(str(shared), 0o777)
+    prefix = shared / "sub" / "bin"
+    refused = run([sys.executable, "-I", MCP_TUI, "install", "--prefix", prefix], state)
+    assert (refused.returncode, refused.stdout) == (2, ""), show(refused)
+    assert refused.stderr == ("mcp-tui: %s is inside %s, which is writable by others: another user could replace the "
+                              "launcher there with a program of theirs; nothing was written (give --prefix a folder "
+                              "only you may write, such as ~/.local/bin)\n" % (prefix, shared)), show(refused)
+    assert not (prefix / "mcp-tui").exists()
+    os.chmod(str(shared), 0o1777)
+    accepted = run([sys.executable, "-I", MCP_TUI, "install", "--prefix", prefix, "--format", "json"], state)
+    assert accepted.returncode == 0 and (prefix / "mcp-tui").exists(), show(accepted)
+
+
+@POSIX_ONLY
+def test_install_refuses_a_bytecode_cache_inside_a_folder_others_may_write(tmp_path, state):
+    """Probe D8: the cache folder's parent, another's or open to all, let another user swap
+    the folder, so that every run compiled afresh."""
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    os.chmod(str(drop), 0o1777)
+    script = drop / "mcp_tui.py"
+    script.write_bytes(MCP_TUI.read_bytes())
+    xdg = tmp_path / "xdg"
+    (xdg / "mcp-tui").mkdir(parents=True)
+    os.chmod(str(xdg / "mcp-tui"), 0o777)
+    refused = run([sys.executable, "-I", script, "install", "--prefix", tmp_path / "bin"], state,
+                  env={"XDG_CACHE_HOME": str(xdg)})
+    assert (refused.returncode, refused.stdout) == (2, ""), show(refused)
+    assert refused.stderr.startswith("mcp-tui: mcp_tui.py is in %s, which others may write, and your bytecode cache "
+                                     "%s is inside %s, which is writable by others: " % (
+                                         drop, xdg / "mcp-tui" / "bytecode", xdg / "mcp-tui")), show(refused)
+    assert not (tmp_path / "bin" / "mcp-tui").exists()
+
+
+@POSIX_ONLY
 def test_install_refuses_a_shared_source_folder_without_a_cache_folder_of_your_own(tmp_path, state):
     drop = tmp_path / "drop"
     drop.mkdir()
