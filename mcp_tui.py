@@ -129,11 +129,20 @@ and http.server) are imported where they are used,
 so ``mcp-tui --help`` and a CLI call pay only for what they touch.
 """
 
+import os
+import sys
+
+# Run as a script (python3 DROP/mcp_tui.py, or python3 -m mcp_tui in its folder), Python puts the
+# file's own folder first on sys.path, and the imports below would load a json.py another user put
+# beside a copy in a shared folder: that folder is taken off first (sys and os are loaded
+# before any script runs). Imported (pip, the launcher, a zipapp, whose archive is sys.path[0]), nothing changes.
+if __name__ == "__main__" and sys.path and os.path.isfile(globals().get("__file__") or "") and (
+        os.path.realpath(sys.path[0] or os.curdir) == os.path.dirname(os.path.realpath(__file__))):
+    del sys.path[0]
+
 import collections
 import json
-import os
 import re
-import sys
 import threading
 import time
 

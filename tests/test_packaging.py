@@ -304,6 +304,32 @@ def test_the_launcher_and_install_refuse_a_file_others_may_change(tmp_path, stat
 
 
 @POSIX_ONLY
+@pytest.mark.skipif(not AS_ROOT, reason="another user's file needs root to make (chown)")
+def test_a_copy_run_as_a_script_imports_nothing_another_user_put_beside_it(tmp_path, state):
+    """Probe D3: `python3 DROP/mcp_tui.py install`, the documented step that makes the launcher,
+    imported a json.py another user planted beside the copy (a script's folder is first on
+    sys.path). The file takes its own folder off sys.path before its first import."""
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    os.chmod(str(drop), 0o1777)
+    script = drop / "mcp_tui.py"
+    script.write_bytes(MCP_TUI.read_bytes())
+    for name in ("json", "collections", "re", "threading"):
+        planted = drop / (name + ".py")
+        planted.write_text("open(%r, 'w').close()\n" % str(tmp_path / ("planted-%s-ran" % name)))
+        os.chown(str(planted), 65534, 65534)
+    version = run([sys.executable, script, "--version"], state, cwd=tmp_path)
+    assert (version.returncode, version.stdout, version.stderr) == (0, "mcp-tui 0.1.0\n", ""), show(version)
+    installed = run([sys.executable, script, "install", "--prefix", tmp_path / "bin", "--format", "json"], state,
+                    cwd=tmp_path, env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert installed.returncode == 0 and json.loads(installed.stdout)["module"] == str(script), show(installed)
+    (drop / "collections.py").unlink()  # runpy imports it before any module runs: Python's own (README)
+    as_module = run([sys.executable, "-m", "mcp_tui", "--version"], state, cwd=drop)
+    assert (as_module.returncode, as_module.stdout) == (0, "mcp-tui 0.1.0\n"), show(as_module)
+    assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith("planted-")) == []
+
+
+@POSIX_ONLY
 def test_install_refuses_a_prefix_others_may_write(tmp_path, state):
     """In a 777 folder another user replaced the launcher, and the user's next mcp-tui ran
     their program; the state directory is refused such a folder already."""
