@@ -10726,7 +10726,6 @@ TAP_IDLE_SECONDS = 60.0  # a connection that sends no whole request (line, heade
 TAP_MAX_CONNECTIONS = 64  # host connections served at once; one more is answered 503 and closed at once
 TAP_LINGER_SECONDS = 1.0  # a refused request's unread rest is read (and dropped) this long, so its answer arrives
 TAP_MAX_TRAILERS = 64  # trailer lines after a chunked body
-TAP_TOKEN = re.compile(r"^[A-Za-z0-9_-]{32}$")  # what secrets.token_urlsafe(24) makes
 
 
 def tap_idle_seconds():
@@ -10782,8 +10781,7 @@ class TapProxy:
     kept alive per host connection), its bodies logged through ``transcriber``. An origin that
     cannot be reached is a 502 with a short body; the tap goes on."""
 
-    def __init__(self, url, listen, transcriber, credentials, insecure=False, max_message=DEFAULT_MAX_MESSAGE,
-                 token=None):
+    def __init__(self, url, listen, transcriber, credentials, insecure=False, max_message=DEFAULT_MAX_MESSAGE):
         import http.server
         import secrets
         import socket
@@ -10795,8 +10793,9 @@ class TapProxy:
         self.scheme, self.netloc, self.insecure = parts.scheme, parts.netloc.rpartition("@")[2], insecure
         # --url's query (an API key, say) is the tap's to add: the URL the host is given never holds it
         self.endpoint_path, self.endpoint_query = parts.path or "/", parts.query
-        # 192 bits: the capability that makes the tap its owner's alone (``token``: the one it had before)
-        self.token = token if isinstance(token, str) and TAP_TOKEN.match(token) else secrets.token_urlsafe(24)
+        # 192 bits: the capability that makes the tap its owner's alone. New at each start: while the tap
+        # is down another user may listen on its port, and a host pointed there hands them the URL
+        self.token = secrets.token_urlsafe(24)
         self.transcriber, self.credentials, self.max_message = transcriber, credentials, max_message
         self.idle_seconds = tap_idle_seconds()
         self.connections, self.connections_lock = {}, threading.Lock()  # socket -> when it is closed if still idle
@@ -17813,8 +17812,7 @@ class TapCommands(CliCommands):
             raise UsageError("--name: " + problem)
         name = self.free_name(name, given=self.opts.name is not None)
         try:  # listening first: a tap that cannot listen writes nothing into its log
-            proxy = TapProxy(self.opts.url, listen, None, credentials, self.opts.insecure,
-                             self.opts.max_message_size, token=(read_tap_info(name) or {}).get("token"))
+            proxy = TapProxy(self.opts.url, listen, None, credentials, self.opts.insecure, self.opts.max_message_size)
         except McpTuiError:
             release_tap_name(name)
             raise
@@ -17822,7 +17820,7 @@ class TapCommands(CliCommands):
         transcriber = proxy.transcriber = TapTranscriber(log, self.opts.max_message_size)
         info = {"name": name, "server": credentials.redact(masked_url(self.opts.url)), "transport": "streamable-http",
                 "pid": os.getpid(), "hostPid": None, "started": tap_stamp(time.time()), "log": log.path,
-                "listen": proxy.url, "token": proxy.token}
+                "listen": proxy.url}
         self.describe(name, info, log)
         stopped, code = threading.Event(), [EXIT_OK]
 
@@ -17875,8 +17873,6 @@ class TapCommands(CliCommands):
                 if info.get("ended") or not process_running(info.get("pid")) or info.get("pid") == os.getpid():
                     if lock is not None:
                         claim = {"name": candidate, "pid": os.getpid(), "started": tap_stamp(time.time())}
-                        if "token" in info:  # an HTTP tap's: started again under its name, its URL stays the same
-                            claim["token"] = info["token"]
                         try:
                             write_tap_info(candidate, claim)
                         except OSError:

@@ -535,12 +535,18 @@ def test_idle_connections_are_closed_and_never_hold_a_thread_each(tap, state_dir
     assert through.process.poll() is None
 
 
-def test_a_tap_started_again_under_its_name_keeps_its_token(tap, state_dir):
+def test_a_tap_started_again_under_its_name_gets_a_new_token(cli, tap, state_dir):
+    """Probe D4: the token was kept per name; while the tap was down another user listened on
+    its fixed port, the host's next request handed them the URL, and its token opened the
+    restarted tap. Each start makes a new one: the old URL is a 404."""
     first = tap("http://127.0.0.1:9/mcp", name="again")
     assert first.stop() == 128 + signal.SIGTERM
-    second, other = tap("http://127.0.0.1:9/mcp", name="again"), tap("http://127.0.0.1:9/mcp", name="another")
-    path = urllib.parse.urlsplit(first.url).path
-    assert urllib.parse.urlsplit(second.url).path == path != urllib.parse.urlsplit(other.url).path
+    second = tap("http://127.0.0.1:9/mcp", name="again")
+    old, new = urllib.parse.urlsplit(first.url), urllib.parse.urlsplit(second.url)
+    assert new.path.split("/")[2:] == old.path.split("/")[2:] == ["mcp"] and new.path != old.path
+    assert post("%s://%s%s" % (new.scheme, new.netloc, old.path), DISCOVER)[0] == 404  # the old token opens nothing
+    listed, = [row for row in cli("tap", "list", "--format", "json").json()["taps"] if row["name"] == "again"]
+    assert listed["listen"] == second.url
     assert oct((state_dir / "taps" / "again.json").stat().st_mode & 0o777) == "0o600"
 
 
