@@ -10723,7 +10723,7 @@ HOP_BY_HOP = frozenset(("connection", "keep-alive", "proxy-authenticate", "proxy
                         "te", "trailer", "trailers", "transfer-encoding", "upgrade", "host", "content-length"))
 TAP_CONNECT_SECONDS = 10.0  # to reach the server; a stream then runs as long as it runs
 TAP_IDLE_SECONDS = 60.0  # a connection that sends no whole request (line, headers, body) in this long is closed
-TAP_MAX_CONNECTIONS = 64  # host connections served at once; one more is answered 503 and closed at once
+TAP_MAX_CONNECTIONS = 64  # served at once; one more takes the place of one without the token, else a 503
 TAP_LINGER_SECONDS = 1.0  # a refused request's unread rest is read (and dropped) this long, so its answer arrives
 TAP_MAX_TRAILERS = 64  # trailer lines after a chunked body
 
@@ -10799,6 +10799,7 @@ class TapProxy:
         self.transcriber, self.credentials, self.max_message = transcriber, credentials, max_message
         self.idle_seconds = tap_idle_seconds()
         self.connections, self.connections_lock = {}, threading.Lock()  # socket -> when it is closed if still idle
+        self.owned = set()  # the connections that sent a request with the token
         proxy = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -10830,7 +10831,8 @@ class TapProxy:
             address_family = socket.AF_INET6 if ":" in listen[0] else socket.AF_INET
 
             def process_request(self, request, client_address):
-                """A thread for the connection, unless TAP_MAX_CONNECTIONS are served: then a 503, at once."""
+                """A thread for the connection, unless TAP_MAX_CONNECTIONS that sent the token are served:
+                then a 503, at once (``admitted``)."""
                 if not proxy.admitted(request):
                     try:
                         request.setblocking(False)  # a fresh socket's buffer takes these bytes; never wait
@@ -10860,12 +10862,26 @@ class TapProxy:
         self.url = "%s/%s%s" % (self.origin, self.token, self.endpoint_path)
 
     def admitted(self, request):
-        """Whether one more host connection may be served (it is counted from now, idle)."""
+        """Whether one more host connection may be served (it is counted from now, idle). With
+        TAP_MAX_CONNECTIONS served, the oldest one that has sent no request with the token yet
+        makes way (shut: its thread's read ends), so another user, who has no token, cannot hold
+        the places the owner's host needs; only when every one has sent it is the new one refused."""
+        import socket
+
         with self.connections_lock:
+            stranger = None
             if len(self.connections) >= TAP_MAX_CONNECTIONS:
-                return False
+                stranger = next((other for other in self.connections if other not in self.owned), None)
+                if stranger is None:
+                    return False
+                del self.connections[stranger]
             self.connections[request] = time.perf_counter() + self.idle_seconds
-            return True
+        if stranger is not None:
+            try:
+                stranger.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        return True
 
     def waiting(self, request, waiting):
         """``request``'s connection waits for a request of its host (True: it is closed if none
@@ -10873,6 +10889,7 @@ class TapProxy:
         with self.connections_lock:
             if waiting is None:
                 self.connections.pop(request, None)
+                self.owned.discard(request)
             elif request in self.connections:
                 self.connections[request] = time.perf_counter() + self.idle_seconds if waiting else None
 
@@ -10927,6 +10944,9 @@ class TapProxy:
         target = self.without_token(target)
         if target is None:  # not the tap's owner (or a wrong URL): nothing goes further, nothing is logged
             return self.refuse(handler, 404, "mcp-tui tap: not found\n")
+        with self.connections_lock:
+            if handler.connection in self.connections:  # the owner's: it keeps its place (admitted)
+                self.owned.add(handler.connection)
         body = self.request_body(handler)
         if body is None:
             return self.answer(handler, 400, "mcp-tui tap: a request body the tap cannot read\n")
