@@ -18918,7 +18918,7 @@ def cli_help(words=(), asked=True):
 
 LAUNCHER_MARK = "# mcp-tui launcher, written by `mcp_tui.py install`"
 LAUNCHER = """#!%(python)s
-%(mark)s: it runs %(module)s
+%(mark)s: it runs %(shown)s
 # from its cached bytecode. Undo: mcp-tui install --uninstall (or rm this file).
 import sys
 
@@ -19046,7 +19046,8 @@ def install_launcher(prefix, uninstall, output):
         temporary = path + ".%d.tmp" % os.getpid()
         with open(temporary, "w", encoding="utf-8") as handle:
             handle.write(LAUNCHER % dict(python=sys.executable, mark=LAUNCHER_MARK, module=module, cache=cache,
-                                         identity=identity, loader=OWN_FILE_LOADER))
+                                         identity=identity, loader=OWN_FILE_LOADER,
+                                         shown=escaped_unseen(module)))  # a line break in it is no code
         os.chmod(temporary, 0o755)
         os.replace(temporary, path)
     except OSError as exc:
@@ -19063,7 +19064,7 @@ def install_launcher(prefix, uninstall, output):
                          "undo": "mcp-tui install --uninstall --prefix %s" % shell_word(folder)})
         return EXIT_OK
     output.text("Wrote %s: it runs %s from its cached bytecode.\nUndo: %s install --uninstall%s (or rm %s)" % (
-        path, module, path, "" if prefix is None else " --prefix %s" % shell_word(folder), shell_word(path)))
+        escaped_unseen(path), escaped_unseen(module), shell_word(path), "" if prefix is None else " --prefix %s" % shell_word(folder), shell_word(path)))
     if not on_path:
         output.notice("%s is not on your PATH: add it, e.g. export PATH=%s:\"$PATH\"" % (folder, shell_word(folder)))
     return EXIT_OK

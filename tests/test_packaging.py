@@ -330,6 +330,25 @@ def test_a_copy_run_as_a_script_imports_nothing_another_user_put_beside_it(tmp_p
 
 
 @POSIX_ONLY
+def test_a_line_break_in_the_copy_s_path_is_no_code_in_the_launcher(tmp_path, state):
+    """Probe D9: the launcher's comment line named the path raw, so a folder named with a line
+    break and Python after it (another user names folders in a shared drop) became code."""
+    marker = tmp_path / "path-code-ran"
+    folder = tmp_path / ("x\nopen(%r, 'w').close()\n#" % marker.name)  # run with cwd=tmp_path
+    folder.mkdir()
+    script = folder / "mcp_tui.py"
+    script.write_bytes(MCP_TUI.read_bytes())
+    installed = run([sys.executable, "-I", script, "install", "--prefix", tmp_path / "bin"], state,
+                    env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert installed.returncode == 0 and len(installed.stdout.splitlines()) == 2, show(installed)
+    assert "x\\nopen(" in installed.stdout.splitlines()[0], show(installed)
+    launcher = tmp_path / "bin" / "mcp-tui"
+    version = run([launcher, "--version"], state, cwd=tmp_path, env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert (version.returncode, version.stdout) == (0, "mcp-tui 0.1.0\n"), show(version)
+    assert not marker.exists()
+
+
+@POSIX_ONLY
 def test_install_refuses_a_prefix_others_may_write(tmp_path, state):
     """In a 777 folder another user replaced the launcher, and the user's next mcp-tui ran
     their program; the state directory is refused such a folder already."""
