@@ -14218,13 +14218,27 @@ def format_tap_entry(entry):
 # so it comes after them; the views above never use it.
 
 
+def header_text_problem(text):
+    """Why ``text``, a header (or a value) from the command line or the environment, cannot be
+    sent, said without the value (it may be a credential), or None: a line break or NUL, or a
+    byte that decodes to no character (Python's lone surrogate: \\x85 where the locale is UTF-8)."""
+    if any(c in text for c in "\r\n\0"):
+        return "has a line break or NUL, which would inject another header"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "has a byte that is no character in your locale's encoding, which a header cannot carry"
+    return None
+
+
 def parse_header_option(text):
     name, sep, value = text.partition(":")
     if not sep or not name.strip() or any(c in name.strip() for c in " \t"):
         # Not echoed: a header without its colon is still likely to hold a token.
         raise UsageError("--header needs 'Name: value' (a name without spaces, a colon, then the value)")
-    if any(c in text for c in "\r\n\0"):
-        raise UsageError("--header %r has a line break or NUL, which would inject another header" % name.strip())
+    problem = header_text_problem(text)
+    if problem:
+        raise UsageError("--header %r %s" % (name.strip(), problem))
     return name.strip(), value.strip()
 
 
@@ -14638,9 +14652,9 @@ def config_file_servers(path):
 def auth_headers(options):
     """The Authorization header the user gave: --bearer, or $MCP_TUI_BEARER."""
     bearer = options.bearer or os.environ.get("MCP_TUI_BEARER")
-    if bearer and any(c in bearer for c in "\r\n\0"):  # not echoed: it is a credential
-        raise UsageError("%s has a line break or NUL, which would inject another header" % (
-            "--bearer" if options.bearer else "$MCP_TUI_BEARER"))
+    problem = header_text_problem(bearer) if bearer else None
+    if problem:  # not echoed: it is a credential
+        raise UsageError("%s %s" % ("--bearer" if options.bearer else "$MCP_TUI_BEARER", problem))
     return {"Authorization": "Bearer " + bearer} if bearer else {}
 
 
