@@ -18962,16 +18962,22 @@ def launch():
         elif IDENTITY is not None and [info.st_dev, info.st_ino] != list(IDENTITY):
             problem = "is not the file install found there (replaced since): not run"
     if problem:  # this launcher can still remove itself
-        here = os.path.realpath(__file__)
-        if sys.argv[1:2] == ["install"] and "--uninstall" in sys.argv[2:]:  # (this launcher, whatever --prefix)
+        import json
+
+        here, words = os.path.realpath(__file__), sys.argv[1:]
+        as_json = "--format=json" in words or any(words[at:at + 2] == ["--format", "json"] for at in range(len(words)))
+        if words[:1] == ["install"] and "--uninstall" in words:  # (this launcher, whatever --prefix)
             try:
                 os.remove(here)
             except OSError as exc:
                 sys.exit("mcp-tui: cannot remove %%s: %%s" %% (here, exc.strerror or exc))
-            print("Removed %%s" %% here)
+            print(json.dumps({"removed": here}) if as_json else "Removed %%s" %% here)
             return 0
-        sys.stderr.write("mcp-tui: %%s, which this launcher runs, %%s (run python3 -I mcp_tui.py install where "
-                         "your copy is now, or remove the launcher: %%s install --uninstall)\\n" %% (MODULE, problem, here))
+        error = {"kind": "error", "message": "%%s, which this launcher runs, %%s" %% (MODULE, problem), "exitCode": 1,
+                 "hint": "run python3 -I mcp_tui.py install where your copy is now, or remove the launcher: %%s "
+                         "install --uninstall" %% here}
+        sys.stderr.write(json.dumps({"error": error}) + "\\n" if as_json
+                         else "mcp-tui: %%(message)s (%%(hint)s)\\n" %% error)
         return 1
     return load_own_file(MODULE, CACHE).main(sys.argv[1:])
 

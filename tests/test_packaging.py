@@ -349,6 +349,22 @@ def test_a_line_break_in_the_copy_s_path_is_no_code_in_the_launcher(tmp_path, st
 
 
 @POSIX_ONLY
+def test_a_launcher_whose_file_is_gone_answers_format_json_in_json(tmp_path, state):
+    """Probe D11: its one line and its "Removed ..." were text whatever --format said."""
+    script, launcher, env = copied_and_installed(tmp_path, state)
+    script.unlink()
+    listed = run([launcher, "tool", "list", "--format", "json"], state, cwd=tmp_path, env=env)
+    assert (listed.returncode, listed.stdout) == (1, ""), show(listed)
+    assert json.loads(listed.stderr) == {"error": {
+        "kind": "error", "exitCode": 1, "message": "%s, which this launcher runs, is gone (moved or deleted)" % script,
+        "hint": "run python3 -I mcp_tui.py install where your copy is now, or remove the launcher: %s install "
+                "--uninstall" % launcher}}, show(listed)
+    removed = run([launcher, "install", "--uninstall", "--format=json"], state, cwd=tmp_path, env=env)
+    assert removed.returncode == 0 and json.loads(removed.stdout) == {"removed": str(launcher)}, show(removed)
+    assert not launcher.exists()
+
+
+@POSIX_ONLY
 def test_install_refuses_a_prefix_others_may_write(tmp_path, state):
     """In a 777 folder another user replaced the launcher, and the user's next mcp-tui ran
     their program; the state directory is refused such a folder already."""
