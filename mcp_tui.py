@@ -13734,9 +13734,9 @@ def describe_server(session, tasks=None):
     summary = session.summary()
     info = summary["serverInfo"] or {}
     unreported = "(not reported by the server)"  # also for "" (the official SDK's server has version "")
-    lines = ["Name:         %s" % (info.get("name") or unreported),
-             "Title:        %s" % info["title"] if info.get("title") else None,
-             "Version:      %s" % (info.get("version") or unreported),
+    lines = ["Name:         %s" % (escaped_unseen(info.get("name")) if info.get("name") else unreported),
+             "Title:        %s" % escaped_unseen(info["title"]) if info.get("title") else None,
+             "Version:      %s" % (escaped_unseen(info.get("version")) if info.get("version") else unreported),
              "Era:          %s" % session.era_label,
              "Protocol:     %s" % summary["protocolVersion"],
              "Transport:    %s" % summary["transport"]]
@@ -13998,14 +13998,16 @@ def render_contents(result, saver=None):
 def progress_text(params):
     total = params.get("total")
     amount = "%s/%s" % (params.get("progress"), total) if total is not None else str(params.get("progress"))
-    return "progress %s%s" % (amount, ": %s" % params["message"] if params.get("message") else "")
+    return "progress %s%s" % (escaped_unseen(amount), ": %s" % escaped_unseen(params["message"])
+                              if params.get("message") else "")
 
 
 def log_text(params):
     data = params.get("data")
     data = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-    logger = params.get("logger")
-    return "[%s]%s %s" % (params.get("level", "info"), " %s:" % logger if logger else "", data)
+    logger = params.get("logger")  # a server's strings, each on this one line (escaped_unseen)
+    return "[%s]%s %s" % (escaped_unseen(params.get("level", "info")),
+                          " %s:" % escaped_unseen(logger) if logger else "", escaped_unseen(data))
 
 
 def notification_text(message):
@@ -14013,7 +14015,7 @@ def notification_text(message):
     method, params = message.get("method"), message.get("params")
     params = params if isinstance(params, dict) else {}
     if method == "notifications/resources/updated":
-        return "resource updated: %s" % params.get("uri", "?")
+        return "resource updated: %s" % escaped_unseen(params.get("uri", "?"))
     if changed_list(method):
         return "%s list changed" % changed_list(method)
     if method == "notifications/message":
@@ -14021,10 +14023,12 @@ def notification_text(message):
     if method == "notifications/progress":
         return progress_text(params)
     if is_task_status_notification(method):
-        return "task %s: %s%s" % (params.get("taskId", "?"), params.get("status", "?"),
-                                  " — %s" % params["statusMessage"] if params.get("statusMessage") else "")
+        return "task %s: %s%s" % (escaped_unseen(params.get("taskId", "?")), escaped_unseen(params.get("status", "?")),
+                                  " — %s" % escaped_unseen(params["statusMessage"]) if params.get("statusMessage")
+                                  else "")
     shown = {key: value for key, value in params.items() if key != "_meta"}
-    return "%s %s" % (method, json.dumps(shown, ensure_ascii=False)) if shown else str(method)
+    method = escaped_unseen(method)
+    return "%s %s" % (method, json.dumps(shown, ensure_ascii=False)) if shown else method
 
 
 def stderr_hint(exc, lines):
@@ -15273,7 +15277,7 @@ class Output:
                 self._announced.add(method)  # servers often send bursts; one line says it
                 self.progress("🔔 %s" % method[len("notifications/"):])
         else:
-            self.progress("🔔 %s" % method)
+            self.progress("🔔 %s" % escaped_unseen(method))  # a server's: on this one line
 def size_option(text):
     """--max-message-size: bytes, or a number with K, M or G (powers of 1024)."""
     import argparse
@@ -19084,7 +19088,8 @@ def install_launcher(prefix, uninstall, output):
                          "undo": "mcp-tui install --uninstall --prefix %s" % shell_word(folder)})
         return EXIT_OK
     output.text("Wrote %s: it runs %s from its cached bytecode.\nUndo: %s install --uninstall%s (or rm %s)" % (
-        escaped_unseen(path), escaped_unseen(module), shell_word(path), "" if prefix is None else " --prefix %s" % shell_word(folder), shell_word(path)))
+        escaped_unseen(path), escaped_unseen(module), shell_word(path),
+        "" if prefix is None else " --prefix %s" % shell_word(folder), shell_word(path)))
     if not on_path:
         output.notice("%s is not on your PATH: add it, e.g. export PATH=%s:\"$PATH\"" % (folder, shell_word(folder)))
     return EXIT_OK
