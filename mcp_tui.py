@@ -647,18 +647,15 @@ def shared_path_problem(path):
     of the user's alone inside one others may rename is no safer than that one."""
     import stat
 
-    if os.name == "nt":  # as shared_folder_problem
-        return None, None
     checked = set()
-    for start in (os.path.abspath(path), os.path.realpath(path)):
+    for start in (os.path.abspath(path), os.path.realpath(path)) if os.name != "nt" else ():  # as above
         folder, above = start, False
         while folder not in checked:
             checked.add(folder)
             info = os.lstat(folder)
-            if stat.S_ISLNK(info.st_mode):  # its target is checked on the resolved way
-                problem = "not yours" if info.st_uid not in (0, os.getuid()) else None
-            else:
-                problem = shared_folder_problem(info, above)
+            problem = shared_folder_problem(info, above)
+            if stat.S_ISLNK(info.st_mode):  # only its owner may change it; its target is on the resolved way
+                problem = problem if problem == "not yours" else None
             if problem:
                 return folder, problem
             folder, above = os.path.dirname(folder), True
@@ -18933,6 +18930,8 @@ def cli_help(words=(), asked=True):
                                   "output and auth options go with every command: mcp-tui help options.", 79)
     return "\n".join(lines)
 
+
+# -- 7. CLI: install: a launcher that runs a copied mcp_tui.py, and only that file ------------
 
 LAUNCHER_MARK = "# mcp-tui launcher, written by `mcp_tui.py install`"
 LAUNCHER = """#!%(python)s
