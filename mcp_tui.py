@@ -15438,7 +15438,8 @@ CLI_OPTIONS = (
     )),
     ("install", (
         (("--prefix",), dict(metavar="DIR", help="install: the folder the mcp-tui launcher goes in, one only you "
-                                                 "may write (default ~/.local/bin)")),
+                                                 "may write, inside none another user may change (default "
+                                                 "~/.local/bin)")),
         (("--uninstall",), dict(action="store_true", help="install: remove the launcher it wrote")),
     )),
 )
@@ -18789,7 +18790,9 @@ COMMANDS = (
             "not on Windows: " + INSTALL_ON_WINDOWS, "install [--prefix DIR] [--uninstall]", Cli.cmd_install,
             flags=("--prefix", "--uninstall"),
             details="For a copied mcp_tui.py: the launcher (default ~/.local/bin/mcp-tui) runs this file from its "
-                    "cached bytecode, as fast as an installed package. --uninstall removes it." if os.name != "nt" else
+                    "cached bytecode, as fast as an installed package, and only while it is yours and no one else "
+                    "may write it (from a shared folder: python3 -I mcp_tui.py install). --uninstall removes it."
+                    if os.name != "nt" else
                     "It writes a POSIX launcher, so on Windows it writes nothing and exits 2. There, "
                     + INSTALL_ON_WINDOWS + "."),
     Command("help", "the commands; help COMMAND, help options: the rest", "help [COMMAND | options]",
