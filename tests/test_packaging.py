@@ -338,8 +338,8 @@ def test_a_line_break_in_the_copy_s_path_is_no_code_in_the_launcher(tmp_path, st
     folder.mkdir()
     script = folder / "mcp_tui.py"
     script.write_bytes(MCP_TUI.read_bytes())
-    installed = run([sys.executable, "-I", script, "install", "--prefix", tmp_path / "bin"], state,
-                    env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    installed = run([sys.executable, "-I", script, "install", "--prefix", tmp_path / "bin"], state, cwd=tmp_path,
+                    env={"XDG_CACHE_HOME": str(tmp_path / "cache")})  # (install runs the launcher once: here)
     assert installed.returncode == 0 and len(installed.stdout.splitlines()) == 2, show(installed)
     assert "x\\nopen(" in installed.stdout.splitlines()[0], show(installed)
     launcher = tmp_path / "bin" / "mcp-tui"
