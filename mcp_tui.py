@@ -131,11 +131,20 @@ and http.server) are imported where they are used,
 so ``mcp-tui --help`` and a CLI call pay only for what they touch.
 """
 
+import os
+import sys
+
+# Run as a script (python3 DROP/mcp_tui.py, or python3 -m mcp_tui in its folder), Python puts the
+# file's own folder first on sys.path, and the imports below would load a json.py another user put
+# beside a copy in a shared folder: that folder is taken off first (sys and os are loaded
+# before any script runs). Imported (pip, the launcher, a zipapp, whose archive is sys.path[0]), nothing changes.
+if __name__ == "__main__" and sys.path and os.path.isfile(globals().get("__file__") or "") and (
+        os.path.realpath(sys.path[0] or os.curdir) == os.path.dirname(os.path.realpath(__file__))):
+    del sys.path[0]
+
 import collections
 import json
-import os
 import re
-import sys
 import threading
 import time
 
@@ -620,15 +629,39 @@ def state_directory():
     return os.path.join(base, "mcp-tui")
 
 
-def shared_folder_problem(info):
+def shared_folder_problem(info, above=False):
     """Why the folder that ``info`` (a stat) describes is not one only the user controls:
-    "not yours", "writable by others" (group or others, sticky or not), or None."""
+    "not yours", "writable by others" (group or others, sticky or not), or None. ``above``: a
+    folder that holds the one in question, which root's will do for, and a sticky one others
+    may write (/tmp): no one may rename another's entry in it."""
     if os.name != "nt":  # Windows: who may write is an ACL this does not read (README, Security); no check
-        if info.st_uid != os.getuid():
+        if info.st_uid != os.getuid() and not (above and info.st_uid == 0):
             return "not yours"
-        if info.st_mode & 0o022:
+        if info.st_mode & 0o022 and not (above and info.st_mode & 0o1000):
             return "writable by others"
     return None
+
+
+def shared_path_problem(path):
+    """The first folder of ``path`` or above it, up to /, as written and resolved, that another
+    user could change or swap for one of theirs (a folder above held to ``above``; a symbolic
+    link on the way is theirs if they own it): (that folder, why), or (None, None). A folder
+    of the user's alone inside one others may rename is no safer than that one."""
+    import stat
+
+    checked = set()
+    for start in (os.path.abspath(path), os.path.realpath(path)) if os.name != "nt" else ():  # as above
+        folder, above = start, False
+        while folder not in checked:
+            checked.add(folder)
+            info = os.lstat(folder)
+            problem = shared_folder_problem(info, above)
+            if stat.S_ISLNK(info.st_mode):  # only its owner may change it; its target is on the resolved way
+                problem = problem if problem == "not yours" else None
+            if problem:
+                return folder, problem
+            folder, above = os.path.dirname(folder), True
+    return None, None
 
 
 def private_directory(path):
@@ -10992,10 +11025,9 @@ HOP_BY_HOP = frozenset(("connection", "keep-alive", "proxy-authenticate", "proxy
                         "te", "trailer", "trailers", "transfer-encoding", "upgrade", "host", "content-length"))
 TAP_CONNECT_SECONDS = 10.0  # to reach the server; a stream then runs as long as it runs
 TAP_IDLE_SECONDS = 60.0  # a connection that sends no whole request (line, headers, body) in this long is closed
-TAP_MAX_CONNECTIONS = 64  # host connections served at once; one more is answered 503 and closed at once
+TAP_MAX_CONNECTIONS = 64  # served at once; one more takes the place of one without the token, else a 503
 TAP_LINGER_SECONDS = 1.0  # a refused request's unread rest is read (and dropped) this long, so its answer arrives
 TAP_MAX_TRAILERS = 64  # trailer lines after a chunked body
-TAP_TOKEN = re.compile(r"^[A-Za-z0-9_-]{32}$")  # what secrets.token_urlsafe(24) makes
 TAP_OAUTH_NOTE = ("the server asks for OAuth (401 with resource_metadata); OAuth does not work through the HTTP "
                   "tap: the metadata names the server, not the tap, and a host rightly refuses a token for another "
                   "audience. Authorize the host against the server directly, or tap a server that takes a fixed "
@@ -11071,8 +11103,7 @@ class TapProxy:
     kept alive per host connection), its bodies logged through ``transcriber``. An origin that
     cannot be reached is a 502 with a short body; the tap goes on."""
 
-    def __init__(self, url, listen, transcriber, credentials, insecure=False, max_message=DEFAULT_MAX_MESSAGE,
-                 token=None):
+    def __init__(self, url, listen, transcriber, credentials, insecure=False, max_message=DEFAULT_MAX_MESSAGE):
         import http.server
         import secrets
         import socket
@@ -11084,12 +11115,14 @@ class TapProxy:
         self.scheme, self.netloc, self.insecure = parts.scheme, parts.netloc.rpartition("@")[2], insecure
         # --url's query (an API key, say) is the tap's to add: the URL the host is given never holds it
         self.endpoint_path, self.endpoint_query = parts.path or "/", parts.query
-        # 192 bits: the capability that makes the tap its owner's alone (``token``: the one it had before)
-        self.token = token if isinstance(token, str) and TAP_TOKEN.match(token) else secrets.token_urlsafe(24)
+        # 192 bits: the capability that makes the tap its owner's alone. New at each start: while the tap
+        # is down another user may listen on its port, and a host pointed there hands them the URL
+        self.token = secrets.token_urlsafe(24)
         self.transcriber, self.credentials, self.max_message = transcriber, credentials, max_message
         self.idle_seconds = tap_idle_seconds()
         self.oauth_said = False
         self.connections, self.connections_lock = {}, threading.Lock()  # socket -> when it is closed if still idle
+        self.owned = set()  # the connections that sent a request with the token
         proxy = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -11121,7 +11154,8 @@ class TapProxy:
             address_family = socket.AF_INET6 if ":" in listen[0] else socket.AF_INET
 
             def process_request(self, request, client_address):
-                """A thread for the connection, unless TAP_MAX_CONNECTIONS are served: then a 503, at once."""
+                """A thread for the connection, unless TAP_MAX_CONNECTIONS that sent the token are served:
+                then a 503, at once (``admitted``)."""
                 if not proxy.admitted(request):
                     try:
                         request.setblocking(False)  # a fresh socket's buffer takes these bytes; never wait
@@ -11151,12 +11185,26 @@ class TapProxy:
         self.url = "%s/%s%s" % (self.origin, self.token, self.endpoint_path)
 
     def admitted(self, request):
-        """Whether one more host connection may be served (it is counted from now, idle)."""
+        """Whether one more host connection may be served (it is counted from now, idle). With
+        TAP_MAX_CONNECTIONS served, the oldest one that has sent no request with the token yet
+        makes way (shut: its thread's read ends), so another user, who has no token, cannot hold
+        the places the owner's host needs; only when every one has sent it is the new one refused."""
+        import socket
+
         with self.connections_lock:
+            stranger = None
             if len(self.connections) >= TAP_MAX_CONNECTIONS:
-                return False
+                stranger = next((other for other in self.connections if other not in self.owned), None)
+                if stranger is None:
+                    return False
+                del self.connections[stranger]
             self.connections[request] = time.perf_counter() + self.idle_seconds
-            return True
+        if stranger is not None:
+            try:
+                stranger.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        return True
 
     def waiting(self, request, waiting):
         """``request``'s connection waits for a request of its host (True: it is closed if none
@@ -11164,6 +11212,7 @@ class TapProxy:
         with self.connections_lock:
             if waiting is None:
                 self.connections.pop(request, None)
+                self.owned.discard(request)
             elif request in self.connections:
                 self.connections[request] = time.perf_counter() + self.idle_seconds if waiting else None
 
@@ -11218,6 +11267,9 @@ class TapProxy:
         target = self.without_token(target)
         if target is None:  # not the tap's owner (or a wrong URL): nothing goes further, nothing is logged
             return self.refuse(handler, 404, "mcp-tui tap: not found\n")
+        with self.connections_lock:
+            if handler.connection in self.connections:  # the owner's: it keeps its place (admitted)
+                self.owned.add(handler.connection)
         body = self.request_body(handler)
         if body is None:
             return self.answer(handler, 400, "mcp-tui tap: a request body the tap cannot read\n")
@@ -14068,9 +14120,9 @@ def describe_server(session, tasks=None):
     summary = session.summary()
     info = summary["serverInfo"] or {}
     unreported = "(not reported by the server)"  # also for "" (the official SDK's server has version "")
-    lines = ["Name:         %s" % (info.get("name") or unreported),
-             "Title:        %s" % info["title"] if info.get("title") else None,
-             "Version:      %s" % (info.get("version") or unreported),
+    lines = ["Name:         %s" % (escaped_unseen(info.get("name")) if info.get("name") else unreported),
+             "Title:        %s" % escaped_unseen(info["title"]) if info.get("title") else None,
+             "Version:      %s" % (escaped_unseen(info.get("version")) if info.get("version") else unreported),
              "Era:          %s" % session.era_label,
              "Protocol:     %s" % summary["protocolVersion"],
              "Transport:    %s" % summary["transport"]]
@@ -14332,14 +14384,16 @@ def render_contents(result, saver=None):
 def progress_text(params):
     total = params.get("total")
     amount = "%s/%s" % (params.get("progress"), total) if total is not None else str(params.get("progress"))
-    return "progress %s%s" % (amount, ": %s" % params["message"] if params.get("message") else "")
+    return "progress %s%s" % (escaped_unseen(amount), ": %s" % escaped_unseen(params["message"])
+                              if params.get("message") else "")
 
 
 def log_text(params):
     data = params.get("data")
     data = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-    logger = params.get("logger")
-    return "[%s]%s %s" % (params.get("level", "info"), " %s:" % logger if logger else "", data)
+    logger = params.get("logger")  # a server's strings, each on this one line (escaped_unseen)
+    return "[%s]%s %s" % (escaped_unseen(params.get("level", "info")),
+                          " %s:" % escaped_unseen(logger) if logger else "", escaped_unseen(data))
 
 
 def notification_text(message):
@@ -14347,7 +14401,7 @@ def notification_text(message):
     method, params = message.get("method"), message.get("params")
     params = params if isinstance(params, dict) else {}
     if method == "notifications/resources/updated":
-        return "resource updated: %s" % params.get("uri", "?")
+        return "resource updated: %s" % escaped_unseen(params.get("uri", "?"))
     if changed_list(method):
         return "%s list changed" % changed_list(method)
     if method == "notifications/message":
@@ -14355,10 +14409,12 @@ def notification_text(message):
     if method == "notifications/progress":
         return progress_text(params)
     if is_task_status_notification(method):
-        return "task %s: %s%s" % (params.get("taskId", "?"), params.get("status", "?"),
-                                  " — %s" % params["statusMessage"] if params.get("statusMessage") else "")
+        return "task %s: %s%s" % (escaped_unseen(params.get("taskId", "?")), escaped_unseen(params.get("status", "?")),
+                                  " — %s" % escaped_unseen(params["statusMessage"]) if params.get("statusMessage")
+                                  else "")
     shown = {key: value for key, value in params.items() if key != "_meta"}
-    return "%s %s" % (method, json.dumps(shown, ensure_ascii=False)) if shown else str(method)
+    method = escaped_unseen(method)
+    return "%s %s" % (method, json.dumps(shown, ensure_ascii=False)) if shown else method
 
 
 def stderr_hint(exc, lines):
@@ -14563,13 +14619,27 @@ def format_tap_entry(entry):
 # so it comes after them; the views above never use it.
 
 
+def header_text_problem(text):
+    """Why ``text``, a header (or a value) from the command line or the environment, cannot be
+    sent, said without the value (it may be a credential), or None: a line break or NUL, or a
+    byte that decodes to no character (Python's lone surrogate: \\x85 where the locale is UTF-8)."""
+    if any(c in text for c in "\r\n\0"):
+        return "has a line break or NUL, which would inject another header"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "has a byte that is no character in your locale's encoding, which a header cannot carry"
+    return None
+
+
 def parse_header_option(text):
     name, sep, value = text.partition(":")
     if not sep or not name.strip() or any(c in name.strip() for c in " \t"):
         # Not echoed: a header without its colon is still likely to hold a token.
         raise UsageError("--header needs 'Name: value' (a name without spaces, a colon, then the value)")
-    if any(c in text for c in "\r\n\0"):
-        raise UsageError("--header %r has a line break or NUL, which would inject another header" % name.strip())
+    problem = header_text_problem(text)
+    if problem:
+        raise UsageError("--header %r %s" % (name.strip(), problem))
     return name.strip(), value.strip()
 
 
@@ -14997,9 +15067,9 @@ def config_file_servers(path):
 def auth_headers(options):
     """The Authorization header the user gave: --bearer, or $MCP_TUI_BEARER."""
     bearer = options.bearer or os.environ.get("MCP_TUI_BEARER")
-    if bearer and any(c in bearer for c in "\r\n\0"):  # not echoed: it is a credential
-        raise UsageError("%s has a line break or NUL, which would inject another header" % (
-            "--bearer" if options.bearer else "$MCP_TUI_BEARER"))
+    problem = header_text_problem(bearer) if bearer else None
+    if problem:  # not echoed: it is a credential
+        raise UsageError("%s %s" % ("--bearer" if options.bearer else "$MCP_TUI_BEARER", problem))
     return {"Authorization": "Bearer " + bearer} if bearer else {}
 
 
@@ -15618,7 +15688,7 @@ class Output:
                 self._announced.add(method)  # servers often send bursts; one line says it
                 self.progress("🔔 %s" % method[len("notifications/"):])
         else:
-            self.progress("🔔 %s" % method)
+            self.progress("🔔 %s" % escaped_unseen(method))  # a server's: on this one line
 def size_option(text):
     """--max-message-size: bytes, or a number with K, M or G (powers of 1024)."""
     import argparse
@@ -15789,7 +15859,8 @@ CLI_OPTIONS = (
     )),
     ("install", (
         (("--prefix",), dict(metavar="DIR", help="install: the folder the mcp-tui launcher goes in, one only you "
-                                                 "may write (default ~/.local/bin)")),
+                                                 "may write, inside none another user may change (default "
+                                                 "~/.local/bin)")),
         (("--uninstall",), dict(action="store_true", help="install: remove the launcher it wrote")),
     )),
 )
@@ -18311,8 +18382,7 @@ class TapCommands(CliCommands):
             raise UsageError("--name: " + problem)
         name = self.free_name(name, given=self.opts.name is not None)
         try:  # listening first: a tap that cannot listen writes nothing into its log
-            proxy = TapProxy(self.opts.url, listen, None, credentials, self.opts.insecure,
-                             self.opts.max_message_size, token=(read_tap_info(name) or {}).get("token"))
+            proxy = TapProxy(self.opts.url, listen, None, credentials, self.opts.insecure, self.opts.max_message_size)
         except McpTuiError:
             release_tap_name(name)
             raise
@@ -18320,7 +18390,7 @@ class TapCommands(CliCommands):
         transcriber = proxy.transcriber = TapTranscriber(log, self.opts.max_message_size)
         info = {"name": name, "server": credentials.redact(masked_url(self.opts.url)), "transport": "streamable-http",
                 "pid": os.getpid(), "hostPid": None, "started": tap_stamp(time.time()), "log": log.path,
-                "listen": proxy.url, "token": proxy.token}
+                "listen": proxy.url}
         self.describe(name, info, log)
         stopped, code = threading.Event(), [EXIT_OK]
 
@@ -18373,8 +18443,6 @@ class TapCommands(CliCommands):
                 if info.get("ended") or not process_running(info.get("pid")) or info.get("pid") == os.getpid():
                     if lock is not None:
                         claim = {"name": candidate, "pid": os.getpid(), "started": tap_stamp(time.time())}
-                        if "token" in info:  # an HTTP tap's: started again under its name, its URL stays the same
-                            claim["token"] = info["token"]
                         try:
                             write_tap_info(candidate, claim)
                         except OSError:
@@ -19406,7 +19474,9 @@ COMMANDS = (
             "not on Windows: " + INSTALL_ON_WINDOWS, "install [--prefix DIR] [--uninstall]", Cli.cmd_install,
             flags=("--prefix", "--uninstall"),
             details="For a copied mcp_tui.py: the launcher (default ~/.local/bin/mcp-tui) runs this file from its "
-                    "cached bytecode, as fast as an installed package. --uninstall removes it." if os.name != "nt" else
+                    "cached bytecode, as fast as an installed package, and only while it is yours and no one else "
+                    "may write it (from a shared folder: python3 -I mcp_tui.py install). --uninstall removes it."
+                    if os.name != "nt" else
                     "It writes a POSIX launcher, so on Windows it writes nothing and exits 2. There, "
                     + INSTALL_ON_WINDOWS + "."),
     Command("help", "the commands; help COMMAND, help options: the rest", "help [COMMAND | options]",
@@ -19548,14 +19618,17 @@ def cli_help(words=(), asked=True):
     return "\n".join(lines)
 
 
+# -- 7. CLI: install: a launcher that runs a copied mcp_tui.py, and only that file ------------
+
 LAUNCHER_MARK = "# mcp-tui launcher, written by `mcp_tui.py install`"
 LAUNCHER = """#!%(python)s
-%(mark)s: it runs %(module)s
+%(mark)s: it runs %(shown)s
 # from its cached bytecode. Undo: mcp-tui install --uninstall (or rm this file).
 import sys
 
 MODULE = %(module)r
 CACHE = %(cache)r  # its bytecode's folder (None: a __pycache__ beside it), as install chose
+IDENTITY = %(identity)r  # MODULE's (st_dev, st_ino) at install where others may write its folder, else None
 
 %(loader)s
 
@@ -19566,18 +19639,35 @@ def launch():
     # the launcher's real folder, also when it is run through a symbolic link: compared resolved.
     if sys.path and os.path.realpath(sys.path[0] or os.curdir) == os.path.dirname(os.path.realpath(__file__)):
         del sys.path[0]
-    if not os.path.isfile(MODULE):  # moved or deleted: this launcher can still remove itself
-        here = os.path.realpath(__file__)
-        if sys.argv[1:2] == ["install"] and "--uninstall" in sys.argv[2:]:  # (this launcher, whatever --prefix)
+    # Only the user's own file, as install found it: in a folder others may write (a sticky drop
+    # folder), another user may create a file of this name once the user's is moved or deleted.
+    # (POSIX only: install writes no launcher on Windows, where who may write is an ACL.)
+    problem = None if os.path.isfile(MODULE) else "is gone (moved or deleted)"
+    if problem is None and hasattr(os, "geteuid"):
+        info = os.stat(MODULE)
+        if info.st_uid not in (0, os.geteuid()):
+            problem = "is not yours: not run"
+        elif info.st_mode & 0o022:
+            problem = "is writable by others: not run"
+        elif IDENTITY is not None and [info.st_dev, info.st_ino] != list(IDENTITY):
+            problem = "is not the file install found there (replaced since): not run"
+    if problem:  # this launcher can still remove itself
+        import json
+
+        here, words = os.path.realpath(__file__), sys.argv[1:]
+        as_json = "--format=json" in words or any(words[at:at + 2] == ["--format", "json"] for at in range(len(words)))
+        if words[:1] == ["install"] and "--uninstall" in words:  # (this launcher, whatever --prefix)
             try:
                 os.remove(here)
             except OSError as exc:
                 sys.exit("mcp-tui: cannot remove %%s: %%s" %% (here, exc.strerror or exc))
-            print("Removed %%s" %% here)
+            print(json.dumps({"removed": here}) if as_json else "Removed %%s" %% here)
             return 0
-        sys.stderr.write("mcp-tui: %%s, which this launcher runs, is gone (moved or deleted) (run python3 "
-                         "mcp_tui.py install where it is now, or remove the launcher: %%s install --uninstall)\\n"
-                         %% (MODULE, here))
+        error = {"kind": "error", "message": "%%s, which this launcher runs, %%s" %% (MODULE, problem), "exitCode": 1,
+                 "hint": "run python3 -I mcp_tui.py install where your copy is now, or remove the launcher: %%s "
+                         "install --uninstall" %% here}
+        sys.stderr.write(json.dumps({"error": error}) + "\\n" if as_json
+                         else "mcp-tui: %%(message)s (%%(hint)s)\\n" %% error)
         return 1
     return load_own_file(MODULE, CACHE).main(sys.argv[1:])
 
@@ -19593,21 +19683,25 @@ def launcher_cache(module):
     import stat
 
     here = os.path.dirname(module)
-    info = os.stat(here)
-    if not shared_folder_problem(info) and info.st_mode & stat.S_IWUSR and os.access(here, os.W_OK):
+    info, shared = os.stat(here), shared_path_problem(here)[1]
+    if not shared and info.st_mode & stat.S_IWUSR and os.access(here, os.W_OK):
         return None
     cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
                          "mcp-tui", "bytecode")
     try:
         os.makedirs(cache, 0o700, exist_ok=True)
         made = os.lstat(cache)
-        problem = shared_folder_problem(made) if stat.S_ISDIR(made.st_mode) else "a link or not a folder"
+        problem = "a link or not a folder"
+        if stat.S_ISDIR(made.st_mode):
+            culprit, problem = shared_path_problem(cache)  # a folder above it others may swap: as bad
+            if culprit and culprit != cache:
+                problem = "inside %s, which is %s" % (culprit, problem)
     except OSError as exc:
         problem = "not usable (%s)" % (exc.strerror or exc)
     if problem:
         raise UsageError("%s is in %s, which %s, and your bytecode cache %s is %s: the launcher would have no "
                          "folder of your own for its bytecode; nothing was written" % (
-                             os.path.basename(module), here, "others may write" if shared_folder_problem(info)
+                             os.path.basename(module), here, "others may write" if shared
                              else "you may not write", cache, problem),
                          hint="chmod 700 %s (or set XDG_CACHE_HOME to a folder of your own), or copy mcp_tui.py into "
                               "a folder of your own" % cache)
@@ -19643,18 +19737,27 @@ def install_launcher(prefix, uninstall, output):
         raise UsageError("install needs mcp_tui.py as a file (this one is %s)" % module)
     import subprocess
 
+    source = os.stat(module)
+    if os.name != "nt" and (source.st_uid not in (0, os.getuid()) or source.st_mode & 0o022):
+        raise UsageError("%s is %s: the launcher would run whatever another user put in it; nothing was written" % (
+            module, "not yours" if source.st_uid not in (0, os.getuid()) else "writable by others"),
+                         hint="copy mcp_tui.py into a file of your own (cp, then chmod 644)")
     cache = launcher_cache(module)
+    # in a folder others may write, the launcher runs this very file only (its device and inode)
+    identity = [source.st_dev, source.st_ino] if shared_path_problem(os.path.dirname(module))[0] else None
     try:
         os.makedirs(folder, exist_ok=True)
-        problem = shared_folder_problem(os.stat(folder))
+        culprit, problem = shared_path_problem(folder)
         if problem:  # another user could put a program of theirs in the launcher's place
             raise UsageError("%s is %s: another user could replace the launcher there with a program of theirs; "
-                             "nothing was written" % (folder, problem),
+                             "nothing was written" % (folder, problem if culprit == folder else "inside %s, which is %s"
+                                                      % (culprit, problem)),
                              hint="give --prefix a folder only you may write, such as ~/.local/bin")
         temporary = path + ".%d.tmp" % os.getpid()
         with open(temporary, "w", encoding="utf-8") as handle:
             handle.write(LAUNCHER % dict(python=sys.executable, mark=LAUNCHER_MARK, module=module, cache=cache,
-                                         loader=OWN_FILE_LOADER))
+                                         identity=identity, loader=OWN_FILE_LOADER,
+                                         shown=escaped_unseen(module)))  # a line break in it is no code
         os.chmod(temporary, 0o755)
         os.replace(temporary, path)
     except OSError as exc:
@@ -19671,7 +19774,8 @@ def install_launcher(prefix, uninstall, output):
                          "undo": "mcp-tui install --uninstall --prefix %s" % shell_word(folder)})
         return EXIT_OK
     output.text("Wrote %s: it runs %s from its cached bytecode.\nUndo: %s install --uninstall%s (or rm %s)" % (
-        path, module, path, "" if prefix is None else " --prefix %s" % shell_word(folder), shell_word(path)))
+        escaped_unseen(path), escaped_unseen(module), shell_word(path),
+        "" if prefix is None else " --prefix %s" % shell_word(folder), shell_word(path)))
     if not on_path:
         output.notice("%s is not on your PATH: add it, e.g. export PATH=%s:\"$PATH\"" % (folder, shell_word(folder)))
     return EXIT_OK

@@ -561,7 +561,8 @@ class App(object):
         if self.mode == "server-info-not-object":
             return "badserver 1.0"
         if self.mode == "hostile":
-            return {"name": self.hostile("NAME"), "title": self.hostile("TITLE"), "version": self.hostile("1.0")}
+            return {"name": self.hostile("NAME"), "title": self.hostile("TITLE"),
+                    "version": self.hostile("1.0\nFORGED-VERSION")}  # a line break: no line of its own
         return {"name": "badserver", "version": "1.0"}
 
     def m_initialize(self, message, wire, faulty):
@@ -730,6 +731,10 @@ class App(object):
                                                                    "message": self.hostile("PROGRESS")}))
             wire.send(notification("notifications/message", {"level": "warning", "logger": self.hostile("LOGGER"),
                                                               "data": self.hostile("LOG")}))
+            # line breaks, which clean() keeps: none may start a line of the client's own
+            wire.send(notification("notifications/x\nFORGED-METHOD", {}))
+            wire.send(notification("notifications/message", {"level": "info\nFORGED-LEVEL",
+                                                              "logger": "x\nFORGED-LOGGER", "data": "x\nFORGED-LOG"}))
             return self.result(request_id, {"content": [
                 {"type": "text", "text": self.hostile("RESULT")},
                 {"type": "resource_link", "uri": "file:///" + HOSTILE, "name": self.hostile("LINK-NAME"),

@@ -195,6 +195,22 @@ def test_a_bearer_token_with_a_line_break_is_refused(cli, start_server, source):
     assert server.records() == []  # nothing was sent
 
 
+@pytest.mark.skipif(os.name == "nt", reason="a command line of bytes: POSIX")
+@pytest.mark.parametrize("source", ["--bearer", "$MCP_TUI_BEARER", "--header 'X-A'"])
+def test_a_header_or_bearer_with_a_byte_that_is_no_character_is_a_usage_error(cli, start_server, source):
+    """Probe D10: a \\x85 byte (a lone surrogate once decoded) was an internal error,
+    UnicodeEncodeError from hashing the secret."""
+    server = start_server()
+    value = "ab" + os.fsdecode(b"\x85") + "c"
+    flags, env = {"--bearer": (["--bearer", value], None), "$MCP_TUI_BEARER": ([], {"MCP_TUI_BEARER": value}),
+                  "--header 'X-A'": (["--header", "X-A: " + value], None)}[source]
+    result = cli("--url", server.url, *flags, "tool", "list", env=env)
+    assert (result.code, result.out) == (2, ""), result
+    assert result.err == ("mcp-tui: %s has a byte that is no character in your locale's encoding, which a header "
+                          "cannot carry\n" % source), result
+    assert server.records() == []  # nothing was sent
+
+
 def test_a_probe_ended_by_max_time_names_max_time(cli):
     """A silent stdio server: --max-time 2 ended the run while server/discover waited; the
     message used to blame '5s of server/discover (--probe-timeout)'."""

@@ -330,6 +330,21 @@ def test_a_name_with_a_line_break_or_control_is_listed_escaped_on_its_own_line(r
         assert any(shown in line for line in lines), (shown, result)
 
 
+@ERAS
+@pytest.mark.parametrize("words", [("tool", "call", "evil"), ("server",)])
+def test_a_server_s_line_breaks_start_no_line_of_the_client_s_own(run, era, words):
+    """Probe D7: an unknown notification's method, a log message's level, logger and data,
+    and serverInfo's version were printed with their line breaks: `x\nFORGED` made a line."""
+    result = run(server_command(era), *words)
+    assert result.code == 0, result
+    lines = (result.out + result.err).splitlines()
+    assert not [line for line in lines if line.startswith("FORGED")], result
+    expected = ["x\\nFORGED-METHOD", "[info\\nFORGED-LEVEL] x\\nFORGED-LOGGER: x\\nFORGED-LOG"] if "evil" in words \
+        else ["1.0\\nFORGED-VERSION"]
+    for shown in expected:
+        assert any(shown in line for line in lines), (shown, result)
+
+
 # -- printed commands name the task exactly -------------------------------------------------------
 
 

@@ -251,11 +251,116 @@ def test_a_launcher_whose_file_is_gone_says_so_in_one_line_and_still_uninstalls(
     script.rename(tmp_path / "moved.py")
     version = run([launcher, "--version"], state, cwd=tmp_path, env=env)
     assert (version.returncode, version.stdout) == (1, ""), show(version)
-    assert version.stderr == ("mcp-tui: %s, which this launcher runs, is gone (moved or deleted) (run python3 "
-                              "mcp_tui.py install where it is now, or remove the launcher: %s install --uninstall)\n"
-                              % (script, launcher)), show(version)
+    assert version.stderr == ("mcp-tui: %s, which this launcher runs, is gone (moved or deleted) (run python3 -I "
+                              "mcp_tui.py install where your copy is now, or remove the launcher: %s install "
+                              "--uninstall)\n" % (script, launcher)), show(version)
     removed = run([launcher, "install", "--uninstall"], state, cwd=tmp_path, env=env)
     assert (removed.returncode, removed.stdout, removed.stderr) == (0, "Removed %s\n" % launcher, ""), show(removed)
+    assert not launcher.exists()
+
+
+@POSIX_ONLY
+@pytest.mark.skipif(not AS_ROOT, reason="another user's file needs root to make (chown)")
+@pytest.mark.parametrize("who", ["another user", "you, another file"])
+def test_the_launcher_never_runs_a_file_made_at_its_path_in_a_sticky_drop_folder(tmp_path, state, who):
+    """Probe D1: mcp_tui.py installed from a 1777 folder and moved away; another user created
+    a file of that name there, and the launcher's next run executed it as the user. In such a
+    folder the launcher runs only the very file install found (its device and inode)."""
+    script, launcher, env = copied_and_installed(tmp_path, state, 0o1777)
+    script.rename(tmp_path / "moved.py")
+    marker = tmp_path / "planted-source-ran"
+    script.write_text("open(%r, 'w').close()\ndef main(argv):\n    print('EVIL')\n" % str(marker))
+    if who == "another user":
+        os.chown(str(script), 65534, 65534)
+    version = run([launcher, "--version"], state, cwd=tmp_path, env=env)
+    assert (version.returncode, version.stdout) == (1, ""), show(version)
+    assert not marker.exists()
+    assert version.stderr == ("mcp-tui: %s, which this launcher runs, %s: not run (run python3 -I mcp_tui.py install "
+                              "where your copy is now, or remove the launcher: %s install --uninstall)\n" % (
+                                  script, "is not yours" if who == "another user" else
+                                  "is not the file install found there (replaced since)", launcher)), show(version)
+    removed = run([launcher, "install", "--uninstall"], state, cwd=tmp_path, env=env)
+    assert (removed.returncode, removed.stdout) == (0, "Removed %s\n" % launcher), show(removed)
+    assert not marker.exists()
+
+
+@POSIX_ONLY
+@pytest.mark.parametrize("change", ["writable by others", "not yours"])
+def test_the_launcher_and_install_refuse_a_file_others_may_change(tmp_path, state, change):
+    """Probe D1: a source another user owns or may write is never run, nor installed."""
+    if change == "not yours" and not AS_ROOT:
+        pytest.skip("another user's file needs root to make (chown)")
+    script, launcher, env = copied_and_installed(tmp_path, state)
+    os.chmod(str(script), 0o666) if change == "writable by others" else os.chown(str(script), 65534, 65534)
+    version = run([launcher, "--version"], state, cwd=tmp_path, env=env)
+    assert (version.returncode, version.stdout) == (1, ""), show(version)
+    assert version.stderr.startswith("mcp-tui: %s, which this launcher runs, is %s: not run (" % (script, change))
+    installed = run([sys.executable, "-I", script, "install", "--prefix", tmp_path / "bin2"], state, env=env)
+    assert (installed.returncode, installed.stdout) == (2, ""), show(installed)
+    assert installed.stderr == ("mcp-tui: %s is %s: the launcher would run whatever another user put in it; nothing "
+                                "was written (copy mcp_tui.py into a file of your own (cp, then chmod 644))\n"
+                                % (script, change)), show(installed)
+    assert not (tmp_path / "bin2").exists()
+
+
+@POSIX_ONLY
+@pytest.mark.skipif(not AS_ROOT, reason="another user's file needs root to make (chown)")
+def test_a_copy_run_as_a_script_imports_nothing_another_user_put_beside_it(tmp_path, state):
+    """Probe D3: `python3 DROP/mcp_tui.py install`, the documented step that makes the launcher,
+    imported a json.py another user planted beside the copy (a script's folder is first on
+    sys.path). The file takes its own folder off sys.path before its first import."""
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    os.chmod(str(drop), 0o1777)
+    script = drop / "mcp_tui.py"
+    script.write_bytes(MCP_TUI.read_bytes())
+    for name in ("json", "collections", "re", "threading"):
+        planted = drop / (name + ".py")
+        planted.write_text("open(%r, 'w').close()\n" % str(tmp_path / ("planted-%s-ran" % name)))
+        os.chown(str(planted), 65534, 65534)
+    version = run([sys.executable, script, "--version"], state, cwd=tmp_path)
+    assert (version.returncode, version.stdout, version.stderr) == (0, "mcp-tui 0.1.0\n", ""), show(version)
+    installed = run([sys.executable, script, "install", "--prefix", tmp_path / "bin", "--format", "json"], state,
+                    cwd=tmp_path, env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert installed.returncode == 0 and json.loads(installed.stdout)["module"] == str(script), show(installed)
+    (drop / "collections.py").unlink()  # runpy imports it before any module runs: Python's own (README)
+    as_module = run([sys.executable, "-m", "mcp_tui", "--version"], state, cwd=drop)
+    assert (as_module.returncode, as_module.stdout) == (0, "mcp-tui 0.1.0\n"), show(as_module)
+    assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith("planted-")) == []
+
+
+@POSIX_ONLY
+def test_a_line_break_in_the_copy_s_path_is_no_code_in_the_launcher(tmp_path, state):
+    """Probe D9: the launcher's comment line named the path raw, so a folder named with a line
+    break and Python after it (another user names folders in a shared drop) became code."""
+    marker = tmp_path / "path-code-ran"
+    folder = tmp_path / ("x\nopen(%r, 'w').close()\n#" % marker.name)  # run with cwd=tmp_path
+    folder.mkdir()
+    script = folder / "mcp_tui.py"
+    script.write_bytes(MCP_TUI.read_bytes())
+    installed = run([sys.executable, "-I", script, "install", "--prefix", tmp_path / "bin"], state, cwd=tmp_path,
+                    env={"XDG_CACHE_HOME": str(tmp_path / "cache")})  # (install runs the launcher once: here)
+    assert installed.returncode == 0 and len(installed.stdout.splitlines()) == 2, show(installed)
+    assert "x\\nopen(" in installed.stdout.splitlines()[0], show(installed)
+    launcher = tmp_path / "bin" / "mcp-tui"
+    version = run([launcher, "--version"], state, cwd=tmp_path, env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert (version.returncode, version.stdout) == (0, "mcp-tui 0.1.0\n"), show(version)
+    assert not marker.exists()
+
+
+@POSIX_ONLY
+def test_a_launcher_whose_file_is_gone_answers_format_json_in_json(tmp_path, state):
+    """Probe D11: its one line and its "Removed ..." were text whatever --format said."""
+    script, launcher, env = copied_and_installed(tmp_path, state)
+    script.unlink()
+    listed = run([launcher, "tool", "list", "--format", "json"], state, cwd=tmp_path, env=env)
+    assert (listed.returncode, listed.stdout) == (1, ""), show(listed)
+    assert json.loads(listed.stderr) == {"error": {
+        "kind": "error", "exitCode": 1, "message": "%s, which this launcher runs, is gone (moved or deleted)" % script,
+        "hint": "run python3 -I mcp_tui.py install where your copy is now, or remove the launcher: %s install "
+                "--uninstall" % launcher}}, show(listed)
+    removed = run([launcher, "install", "--uninstall", "--format=json"], state, cwd=tmp_path, env=env)
+    assert removed.returncode == 0 and json.loads(removed.stdout) == {"removed": str(launcher)}, show(removed)
     assert not launcher.exists()
 
 
@@ -272,6 +377,47 @@ def test_install_refuses_a_prefix_others_may_write(tmp_path, state):
                               "a program of theirs; nothing was written (give --prefix a folder only you may write, "
                               "such as ~/.local/bin)\n" % prefix), show(refused)
     assert os.listdir(str(prefix)) == []
+
+
+@POSIX_ONLY
+def test_install_refuses_a_prefix_inside_a_folder_others_may_write(tmp_path, state):
+    """Probe D2: only the last folder was checked; another user renamed the prefix in its 777
+    parent, made their own in its place, and the user's next mcp-tui ran their program. A
+    sticky parent (/tmp) is fine: no one renames another's entry in it."""
+    shared = tmp_path / "p777"
+    shared.mkdir()
+    os.chmod(str(shared), 0o777)
+    prefix = shared / "sub" / "bin"
+    refused = run([sys.executable, "-I", MCP_TUI, "install", "--prefix", prefix], state)
+    assert (refused.returncode, refused.stdout) == (2, ""), show(refused)
+    assert refused.stderr == ("mcp-tui: %s is inside %s, which is writable by others: another user could replace the "
+                              "launcher there with a program of theirs; nothing was written (give --prefix a folder "
+                              "only you may write, such as ~/.local/bin)\n" % (prefix, shared)), show(refused)
+    assert not (prefix / "mcp-tui").exists()
+    os.chmod(str(shared), 0o1777)
+    accepted = run([sys.executable, "-I", MCP_TUI, "install", "--prefix", prefix, "--format", "json"], state)
+    assert accepted.returncode == 0 and (prefix / "mcp-tui").exists(), show(accepted)
+
+
+@POSIX_ONLY
+def test_install_refuses_a_bytecode_cache_inside_a_folder_others_may_write(tmp_path, state):
+    """Probe D8: the cache folder's parent, another's or open to all, let another user swap
+    the folder, so that every run compiled afresh."""
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    os.chmod(str(drop), 0o1777)
+    script = drop / "mcp_tui.py"
+    script.write_bytes(MCP_TUI.read_bytes())
+    xdg = tmp_path / "xdg"
+    (xdg / "mcp-tui").mkdir(parents=True)
+    os.chmod(str(xdg / "mcp-tui"), 0o777)
+    refused = run([sys.executable, "-I", script, "install", "--prefix", tmp_path / "bin"], state,
+                  env={"XDG_CACHE_HOME": str(xdg)})
+    assert (refused.returncode, refused.stdout) == (2, ""), show(refused)
+    assert refused.stderr.startswith("mcp-tui: mcp_tui.py is in %s, which others may write, and your bytecode cache "
+                                     "%s is inside %s, which is writable by others: " % (
+                                         drop, xdg / "mcp-tui" / "bytecode", xdg / "mcp-tui")), show(refused)
+    assert not (tmp_path / "bin" / "mcp-tui").exists()
 
 
 @POSIX_ONLY
