@@ -15958,9 +15958,10 @@ class Cli:
     def cmd_completion(self, args):
         shell = self.command.name
         self.expect(args, 0, "completion bash|zsh|fish")
-        if shell == "tool-names":  # what the scripts call at TAB after `tool call`
-            for name in cached_tool_names():
-                self.out.text(name)
+        if shell == "tool-names":  # what the scripts call at TAB after `tool call`: LF, as the scripts
+            names = cached_tool_names()
+            if names:
+                self.out.script("\n".join(names))
             return EXIT_OK
         self.out.script(completion_script(shell))
         return EXIT_OK

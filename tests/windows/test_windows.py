@@ -269,6 +269,16 @@ def test_a_completion_script_has_lf_line_ends(windows):
         assert b"\r" not in ran.raw_out, (shell, ran.raw_out[:200])
 
 
+def test_the_tool_names_completion_reads_at_tab_have_lf_line_ends(windows):
+    """The scripts read `completion tool-names` at TAB after `tool call`: a CR there ends up in
+    the word bash, zsh and fish insert (`echo\\r`)."""
+    listed = windows.run(SERVER, "tool", "list")
+    assert listed.code == 0, listed
+    ran = windows.run("completion", "tool-names")
+    assert ran.code == 0 and b"echo\n" in ran.raw_out, ran
+    assert b"\r" not in ran.raw_out, ran.raw_out[:200]
+
+
 def test_server_stderr_in_the_windows_code_page_is_read_as_such(windows, tmp_path):
     """A Windows Python server writes its stderr in the ANSI code page (cp1252): `café über` is
     63 61 66 E9 20 FC 62 65 72. mcp-tui shows it as that text, in the error line and in
