@@ -13198,15 +13198,18 @@ def render_tool_result(result, saver=None):
 
 def user_shell(environ=None, windows=None):
     """The shell a printed command is written for: "posix" outside Windows; on Windows
-    "powershell" or "cmd". Nothing says which shell started a program there; PowerShell
-    (5.1 and 7) adds the user's own module folder to PSModulePath for what it starts, while
-    cmd.exe passes on the system's value, two folders, so three or more means PowerShell.
-    (PSModulePath being set at all says nothing: Windows sets it for every process.)"""
+    "posix" in Git Bash, MSYS2 or Cygwin (MSYSTEM set, or SHELL a bash: there "..." would run
+    a $(...) or `...` in it), else "powershell" or "cmd". Nothing says which shell started a
+    program there; PowerShell (5.1 and 7) adds the user's own module folder to PSModulePath
+    for what it starts, while cmd.exe passes on the system's value, two folders, so three or
+    more means PowerShell. (PSModulePath being set at all says nothing: Windows sets it for
+    every process.)"""
     if windows is None:
         windows = os.name == "nt"
-    if not windows:
+    environ = os.environ if environ is None else environ
+    if not windows or environ.get("MSYSTEM") or re.search(r"bash(?:\.exe)?\Z", environ.get("SHELL", ""), re.I):
         return "posix"
-    folders = (os.environ if environ is None else environ).get("PSModulePath", "").split(";")
+    folders = environ.get("PSModulePath", "").split(";")
     return "powershell" if len([folder for folder in folders if folder]) >= 3 else "cmd"
 
 

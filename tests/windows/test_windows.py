@@ -75,7 +75,8 @@ class Windows(object):
 
     def environment(self, env=None):
         environ = dict(os.environ, MCP_TUI_STATE_DIR=windows_path(self.state))
-        for name in ("PYTHONIOENCODING", "PYTHONUTF8", "MCP_TUI_BEARER"):  # the default Windows streams
+        for name in ("PYTHONIOENCODING", "PYTHONUTF8", "MCP_TUI_BEARER",  # the default Windows streams
+                     "SHELL", "MSYSTEM"):  # Wine passes this machine's on: they would say Git Bash
             environ.pop(name, None)
         environ.update(env or {})
         return environ
@@ -443,6 +444,24 @@ def test_the_poll_line_for_cmd_runs_in_cmd_as_printed(windows, odd_task_server, 
     assert ran.code == 0, ran
     assert ran.json()["task"]["taskId"] == task_id, ran
     assert not mark.exists()
+
+
+def test_the_poll_line_in_git_bash_is_posix_quoted_and_runs_nothing_else(windows, odd_task_server, tmp_path):
+    """Git Bash (MSYSTEM set) runs `$(...)` and backticks inside cmd.exe's "...": the lines are
+    written for bash there, and bash gives the task ID to mcp-tui as one word."""
+    mark = tmp_path / "mark"
+    task_id = "x$(touch %s)`touch %s2`" % (mark, mark)
+    server = odd_task_server(task_id)
+    created = windows.run("--url", server.url, "tool", "call", "slow_task", "--task",
+                          env=dict(CMD_SHELL, MSYSTEM="MINGW64"))
+    assert created.code == 0, created
+    for verb in ("Poll", "Result"):
+        line = re.search(r"^%s:\s+(mcp-tui .*)$" % verb, created.out, re.M)
+        assert line, created
+        ran = subprocess.run(["bash", "-c", 'mcp-tui() { printf "[%s]\\n" "$@"; }; ' + line.group(1)],
+                             capture_output=True, text=True, timeout=30)
+        assert ran.stdout.splitlines()[-1] == "[%s]" % task_id, (line.group(1), ran)
+    assert not list(tmp_path.glob("mark*")), created
 
 
 def test_a_task_id_cmd_would_expand_is_not_printed_as_a_cmd_command(windows, odd_task_server):
