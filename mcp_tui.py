@@ -608,13 +608,19 @@ class MessageTooLarge(ProtocolViolation):
 
 
 def state_directory():
+    """Where state lives. A relative path comes back as it is (Windows with no LOCALAPPDATA,
+    USERPROFILE or HOMEDRIVE/HOMEPATH: expanduser leaves `~`; a relative MCP_TUI_STATE_DIR):
+    private_directory refuses it and JsonStateFile.read finds nothing in it, so state never
+    lands in (or is read from) whatever folder a command runs in."""
     override = os.environ.get("MCP_TUI_STATE_DIR")
     if override:
         return override
     if sys.platform == "win32":
         base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
         return os.path.join(base, "mcp-tui")
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    base = os.environ.get("XDG_STATE_HOME")
+    if not base or not os.path.isabs(base):  # the XDG spec: a relative path there is invalid, and ignored
+        base = os.path.join(os.path.expanduser("~"), ".local", "state")
     return os.path.join(base, "mcp-tui")
 
 
@@ -629,12 +635,20 @@ def shared_folder_problem(info):
     return None
 
 
+def no_state_directory(path):
+    """The error for a state directory that is not a full path (see state_directory)."""
+    return McpTuiError("no state directory: %s is not a full path, and state is never kept in the folder a "
+                       "command runs in" % path, hint="set MCP_TUI_STATE_DIR to a full path you can write")
+
+
 def private_directory(path):
     """Create ``path`` 0700, or check the one there: state is refused a directory that is a
     symbolic link, that another user owns or that group or others may write to (they could
     swap its files, or point it at a directory of someone else's)."""
     import stat
 
+    if not os.path.isabs(path):  # no home to put it in: never the folder a command happens to run in
+        raise no_state_directory(path)
     try:
         os.makedirs(path, mode=0o700, exist_ok=True)
         info = os.lstat(path)
@@ -827,8 +841,9 @@ class JsonStateFile:
         self.durable = durable
 
     def read(self):
-        if not os.path.lexists(os.path.dirname(os.path.abspath(self.path))):
-            return {}  # no state directory (a HOME that is not there): nothing saved, and nothing made to read it
+        directory = os.path.dirname(self.path)
+        if not os.path.isabs(directory) or not os.path.lexists(directory):
+            return {}  # no state directory (no home, or one that is not there): nothing saved, nothing made to read it
         try:
             with self._locked():
                 return self._load()
@@ -854,7 +869,7 @@ class JsonStateFile:
                            hint="move it away, or point MCP_TUI_STATE_DIR elsewhere")
 
     def _locked(self):
-        private_directory(os.path.dirname(os.path.abspath(self.path)))
+        private_directory(os.path.dirname(self.path))
         return FileLock(self.path + ".lock")
 
     def _load(self):
@@ -10012,6 +10027,8 @@ def register_environment_secrets(environ, registry):
 def read_tap_info(name):
     """The description a tap wrote beside its log (name, server, transport, pids, times), or None."""
     path = tap_paths(name)[2]
+    if not os.path.isabs(path):  # no state directory (state_directory): no tap, not the cwd's
+        return None
     try:
         with open_user_file_to_read(path) as handle:
             info = json.loads(handle.read(64 * 1024).decode("utf-8"))
@@ -10037,8 +10054,11 @@ def release_tap_name(name):
 
 def tap_names():
     """The names of the taps the state directory describes, sorted."""
+    directory = tap_directory()
+    if not os.path.isabs(directory):  # no state directory (state_directory): no taps, not the cwd's
+        return []
     try:
-        found = os.listdir(tap_directory())
+        found = os.listdir(directory)
     except OSError:
         return []
     return sorted(entry[:-5] for entry in found if entry.endswith(".json") and not tap_name_problem(entry[:-5]))
@@ -18388,7 +18408,10 @@ class TapInstall(CliCommands):
         if sharing:  # two servers in one tap's log: neither could be watched, saved or replayed apart
             raise UsageError("server %s of %s runs through tap %s already; nothing was changed" % (
                 sharing[0], path, name), hint="give this one another name: --name NAME")
-        installed = tap_entry_text(text, span, tap_launcher(), name, entry, os.path.abspath(state_directory()))
+        state = state_directory()
+        if not os.path.isabs(state):  # the host would run the tap with a folder of its own cwd
+            raise no_state_directory(state)
+        installed = tap_entry_text(text, span, tap_launcher(), name, entry, state)
         members = tap_entry_members(text, span)
         original = dict((member, text[span[0] + members[member][0]:span[0] + members[member][1]]
                          if member in members else None) for member in ("command", "args"))

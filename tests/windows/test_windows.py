@@ -310,6 +310,28 @@ def test_help_says_what_install_does_on_windows(windows):
     assert tried.code == 2 and "on Windows: pipx install ." in tried.err, tried
 
 
+NO_HOME = ("import os, subprocess, sys; env = {k: v for k, v in os.environ.items() if k.upper() not in "
+           "('LOCALAPPDATA', 'USERPROFILE', 'HOMEDRIVE', 'HOMEPATH', 'HOME', 'MCP_TUI_STATE_DIR')}; "
+           "ran = subprocess.run([sys.executable] + sys.argv[2:], env=env, cwd=sys.argv[1], capture_output=True); "
+           "sys.stdout.buffer.write(ran.stdout); sys.stderr.buffer.write(ran.stderr); sys.exit(ran.returncode)")
+
+
+def test_with_no_home_state_is_refused_not_written_into_the_current_folder(windows, tmp_path):
+    """No LOCALAPPDATA, USERPROFILE or HOMEDRIVE/HOMEPATH: expanduser leaves `~\\AppData\\Local`
+    as it is, and the ledger (tokens, sessions) went into `~\\AppData\\Local\\mcp-tui` under the
+    folder the command ran in."""
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    server = "python " + windows_path(ROOT / "tests" / "testserver.py")
+    script = windows_path(ROOT / "mcp_tui.py")
+    ran = windows.run("--python", "-c", NO_HOME, windows_path(cwd), script, server, "tool", "call", "render_report",
+                      "quarter=Q1", "--task")
+    assert ran.code == 1 and "(set MCP_TUI_STATE_DIR to a full path you can write)" in ran.err, ran
+    listed = windows.run("--python", "-c", NO_HOME, windows_path(cwd), script, "session", "list")
+    assert listed.code == 0 and listed.err.startswith("No sessions."), listed
+    assert os.listdir(str(cwd)) == [], ran
+
+
 # -- tasks ---------------------------------------------------------------------------------------
 
 
