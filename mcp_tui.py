@@ -3019,19 +3019,57 @@ class KeeperGone(ConnectionFailed):
     """A session whose keeper no longer answers."""
 
 
-def process_running(pid):
+def process_running(pid, since=None):
     """Whether ``pid`` is a running process of this user. Another user's process is not
-    (a recorded keeper's number may have been reused); Windows cannot ask without killing
-    (os.kill), so there the keeper's proof alone decides."""
+    (a recorded keeper's number may have been reused). ``since``: a time (epoch seconds) the
+    process recorded itself as running at; on Windows, which hands numbers out again soon, a
+    process created after it is another one that got the number (elsewhere the number is
+    trusted: a keeper's proof still decides)."""
     if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0:  # 0 and -1 would name process groups
         return False
-    if os.name == "nt":
-        return True
+    if os.name == "nt":  # os.kill(pid, 0) would end it there
+        return windows_process_running(pid, since)
     try:
         os.kill(pid, 0)
     except (OSError, OverflowError):  # gone, or not ours (EPERM)
         return False
     return True
+
+
+def windows_process_running(pid, since=None):
+    """process_running on Windows: a handle to ``pid`` (refused for another user's process and
+    a gone one) that is not yet signalled, created no later than ``since`` (with 2 s for a
+    stamp cut to the second)."""
+    import ctypes
+    from ctypes import wintypes
+
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    kernel32.OpenProcess.restype = wintypes.HANDLE
+    kernel32.OpenProcess.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
+    kernel32.WaitForSingleObject.argtypes = (wintypes.HANDLE, wintypes.DWORD)
+    kernel32.WaitForSingleObject.restype = wintypes.DWORD
+    kernel32.GetExitCodeProcess.argtypes = (wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD))
+    kernel32.GetProcessTimes.argtypes = (wintypes.HANDLE,) + (ctypes.POINTER(wintypes.FILETIME),) * 4
+    kernel32.CloseHandle.argtypes = (wintypes.HANDLE,)
+    synchronize, query_limited_information, wait_timeout, still_active = 0x00100000, 0x1000, 0x102, 259
+    handle = kernel32.OpenProcess(synchronize | query_limited_information, False, pid)
+    if not handle:
+        return False
+    try:
+        waited = kernel32.WaitForSingleObject(handle, 0)
+        if waited != wait_timeout:  # signalled: it has exited (or the wait failed: ask for its exit code)
+            code = wintypes.DWORD()
+            if waited == 0 or not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)) or code.value != still_active:
+                return False
+        if is_number(since):
+            times = [wintypes.FILETIME() for _ in range(4)]  # created, exited, kernel, user
+            if kernel32.GetProcessTimes(handle, *[ctypes.byref(each) for each in times]):
+                created = ((times[0].dwHighDateTime << 32) | times[0].dwLowDateTime) / 1e7 - 11644473600
+                if created > since + 2:
+                    return False
+        return True
+    finally:
+        kernel32.CloseHandle(handle)
 
 
 def keeper_address(record):
@@ -10076,7 +10114,7 @@ def tap_summary(name):
                                                                                            b'{"copied"', b'{"server"')))
         except OSError:
             continue
-    running = not info.get("ended") and process_running(info.get("pid"))
+    running = not info.get("ended") and process_running(info.get("pid"), parse_timestamp(info.get("started")))
     listen = info.get("listen")  # the tap's own URL, its token included (the owner's to use), any query value masked
     return {"name": name, "server": info.get("server"), "transport": info.get("transport"),
             "hostPid": info.get("hostPid"), "pid": info.get("pid"), "messages": count,
@@ -14713,7 +14751,7 @@ def valid_session_record(name, record):
 
 def still_opening(record):
     """A name held by a `session open` that is still starting its keeper (not one that was killed)."""
-    return bool(record.get("opening")) and process_running(record["pid"])
+    return bool(record.get("opening")) and process_running(record["pid"], record.get("created"))
 
 
 def attach_kept_session(name, timeout, roots=None):
@@ -17491,7 +17529,7 @@ def hold_session_name(name):
 
     def hold(data):
         held = data.get(name)
-        if held is not None and "ended" not in held and process_running(held.get("pid")):
+        if held is not None and "ended" not in held and process_running(held.get("pid"), held.get("created")):
             return held
         data[name] = {"opening": True, "token": token, "pid": os.getpid(), "created": time.time()}
         return None
@@ -17860,7 +17898,8 @@ class TapCommands(CliCommands):
             for number in range(1, 100):
                 candidate = name if number == 1 else "%s-%d" % (name[:60], number)
                 info = read_tap_info(candidate) or {}
-                if info.get("ended") or not process_running(info.get("pid")) or info.get("pid") == os.getpid():
+                if (info.get("ended") or info.get("pid") == os.getpid()
+                        or not process_running(info.get("pid"), parse_timestamp(info.get("started")))):
                     if lock is not None:
                         claim = {"name": candidate, "pid": os.getpid(), "started": tap_stamp(time.time())}
                         if "token" in info:  # an HTTP tap's: started again under its name, its URL stays the same

@@ -159,6 +159,53 @@ def test_a_tap_relays_every_byte_unchanged_and_logs_the_lines(windows):
         "ping", "not json", "\ufffd\ufffd", "notifications/last"]
 
 
+KILLED_BY_ITS_HOST = """
+import json, os, subprocess, sys, time
+state, script = sys.argv[1:3]
+tap = subprocess.Popen([sys.executable, script, "tap", "--name", "hostk", "--", sys.executable, "-c",
+                        "import sys; sys.stdin.read()"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+deadline = time.monotonic() + 60
+while True:  # until the tap has described itself
+    try:
+        with open(os.path.join(state, "taps", "hostk.json")) as handle:
+            if json.load(handle).get("pid") == tap.pid:
+                break
+    except (OSError, ValueError):
+        pass
+    if time.monotonic() > deadline:
+        sys.exit("the tap never wrote hostk.json")
+    time.sleep(0.05)
+tap.kill()  # TerminateProcess, as a host ends its servers
+tap.wait()
+"""
+
+
+def test_a_tap_its_host_killed_is_not_running_and_its_name_is_taken_again(windows):
+    """Windows: process_running said True for every number, so a killed tap stayed `running` for
+    ever and the host's next start of it logged to hostk-2."""
+    killed = windows.run("--python", "-c", KILLED_BY_ITS_HOST, windows_path(windows.state),
+                         windows_path(ROOT / "mcp_tui.py"))
+    assert killed.code == 0, killed
+    listed = windows.run("tap", "list", "--format", "json")
+    row, = listed.json()["taps"]
+    assert (row["name"], row["running"]) == ("hostk", False), listed
+    again = windows.run("tap", "--name", "hostk", "--", "python", "-c", ECHO, input=b"")
+    assert again.code == 0 and "hostk-2" not in again.err, again
+    assert sorted(os.listdir(str(windows.state / "taps"))) == ["hostk.json", "hostk.jsonl", "names.lock"], again
+
+
+def test_process_running_asks_windows(windows):
+    """A process that runs, one that has exited, and one created after the time it is said to
+    have been running at (its number reused by a later process)."""
+    check = ("import os, subprocess, sys, time; sys.path.insert(0, sys.argv[1]); import mcp_tui; "
+             "child = subprocess.Popen([sys.executable, '-c', 'import sys; sys.stdin.read()'], stdin=subprocess.PIPE); "
+             "print(mcp_tui.process_running(child.pid), mcp_tui.process_running(os.getpid(), time.time()), "
+             "mcp_tui.process_running(os.getpid(), time.time() - 3600)); child.kill(); child.wait(); "
+             "print(mcp_tui.process_running(child.pid))")
+    ran = windows.run("--python", "-c", check, windows_path(ROOT))
+    assert (ran.code, ran.out) == (0, "True True False\nFalse\n"), ran
+
+
 def test_mcp_tui_through_a_tap_gets_its_answer(windows):
     ran = windows.run("python mcp_tui.py tap --name through -- " + SERVER, "tool", "call", "echo", "message=tapped")
     assert ran.code == 0 and "tapped" in ran.out, ran
