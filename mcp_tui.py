@@ -17415,19 +17415,25 @@ def start_keeper(name, argv, connection, timeout, notice, auto=False, token=None
     threading.Thread(target=lambda: [lines.put(line) for line in iter(process.stdout.readline, b"")] + [
         lines.put(b"")], daemon=True).start()
     limit = timeout * 2 + 10  # the keeper bounds its own connect by --timeout; an OAuth login restarts it
-    while True:
-        try:
-            line = lines.get(timeout=limit)
-        except queue.Empty:
-            process.kill()
-            raise RequestTimeout("the session keeper did not report within %gs" % limit)
-        try:
-            reply = json.loads(line.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            reply = {}
-        if "notice" not in reply:
-            break
-        notice(str(reply["notice"]))  # e.g. where to log in
+    deadline = time.monotonic() + limit
+    try:
+        while True:
+            try:  # in short waits: on Windows a lock's wait with a timeout is deaf to Ctrl+C till it ends
+                line = lines.get(timeout=max(0.0, min(0.2, deadline - time.monotonic())))
+            except queue.Empty:
+                if time.monotonic() < deadline:
+                    continue
+                raise RequestTimeout("the session keeper did not report within %gs" % limit)
+            try:
+                reply = json.loads(line.decode("utf-8"))
+            except (ValueError, UnicodeDecodeError):
+                reply = {}
+            if "notice" not in reply:
+                break
+            notice(str(reply["notice"]))  # e.g. where to log in
+    except BaseException:  # Ctrl+C, or its silence: the keeper being started stops, and its server with it
+        process.terminate()
+        raise
     process.stdout.close()
     if "ready" in reply:
         return reply["ready"]
@@ -24983,6 +24989,8 @@ class Keeper:
             held = data.get(self.name)
             if held is not None and held.get("token") != self.token:  # another `session open` took the name
                 raise McpTuiError("session %r is already open" % self.name, hint=name_taken_hint(self.name))
+            if held is None and not self.auto:  # its `session open` let the name go (Ctrl+C): no session
+                raise McpTuiError("session %r was not opened: its `session open` was stopped" % self.name)
             data[self.name] = record
         try:
             self.sessions.update(claim)
@@ -25532,9 +25540,13 @@ def run_keeper():
         sys.stdout.write(json.dumps(item) + "\n")
         sys.stdout.flush()
 
+    signals = TerminationSignals()
+    signals.install()  # while it starts, the opener's SIGTERM (Ctrl+C there) unwinds the connect: the server stops
     try:
         spec, _ = spec_from_options(opts, config["connection"], keeper.credentials)
         record = keeper.start(spec, lambda text: report({"notice": text}))
+    except Terminated:
+        return signals.exit_code(EXIT_INTERRUPTED)
     except McpTuiError as exc:
         stderr_hint(exc, getattr(exc, "stderr_lines", ()))
         report({"error": exc.to_json()})
@@ -25543,6 +25555,7 @@ def run_keeper():
         report({"error": {"kind": "error", "exitCode": EXIT_FAILURE,
                           "message": "internal error in the session keeper: %s: %s" % (exc.__class__.__name__, exc)}})
         return EXIT_FAILURE
+    signals.restore()
     report({"ready": record})
     keeper.notice = keeper.tell_attached  # nobody reads stdout now
     null = os.open(os.devnull, os.O_RDWR)

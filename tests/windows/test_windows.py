@@ -613,6 +613,65 @@ def test_tui_starts_shows_the_tools_and_q_exits_0(windows, tmux):
     assert ended.group() == "EXIT=0", screen()
 
 
+def slow_starting_server(folder):
+    """A server that writes `server.pid`, runs the test server once `go` exists, and writes `done`
+    when that has ended (its stdin closed): paths of the files, and the script."""
+    started, go, done, slow = (folder / name for name in ("server.pid", "go", "done", "slow.py"))
+    slow.write_text("import os, subprocess, sys, time\nopen(%r, 'w').write(str(os.getpid()))\n"
+                    "while not os.path.exists(%r):\n    time.sleep(0.05)\n"
+                    "subprocess.call([sys.executable, %r])\nopen(%r, 'w').close()\n"
+                    % (windows_path(started), windows_path(go), windows_path(ROOT / "tests" / "testserver.py"),
+                       windows_path(done)))
+    return started, go, done, slow
+
+
+OPENER_KILLED = """
+import subprocess, sys
+opener = subprocess.Popen([sys.executable, sys.argv[1], "--timeout", "5", "session", "open", "slowp",
+                           "python " + sys.argv[2]])
+while not __import__("os").path.exists(sys.argv[3]):  # the keeper has started the server
+    __import__("time").sleep(0.05)
+opener.kill()  # TerminateProcess: no clean-up
+opener.wait()
+"""
+
+
+def test_a_killed_session_open_does_not_hold_its_name(windows, tmp_path):
+    """Its {"opening": true} record named a process that was gone; process_running said True."""
+    started, go, done, slow = slow_starting_server(tmp_path)
+    killed = windows.run("--python", "-c", OPENER_KILLED, windows_path(ROOT / "mcp_tui.py"), windows_path(slow),
+                         windows_path(started))
+    assert killed.code == 0, killed
+    opened = windows.run("session", "open", "slowp", SERVER)
+    assert opened.code == 0 and opened.out.startswith("Session slowp open: "), opened
+    go.write_text("")  # the killed opener's keeper: its server starts, and it finds the name taken
+    closed = windows.run("session", "close", "slowp")
+    assert closed.code == 0, closed
+
+
+def test_ctrl_c_during_session_open_ends_it_at_once_and_opens_nothing(windows, tmux, tmp_path):
+    """A lock's wait with a timeout is deaf to Ctrl+C on Windows: the opener waited for the keeper
+    (2 x --timeout + 10 s), said `interrupted`, and left the keeper to keep the session."""
+    started, go, done, slow = slow_starting_server(tmp_path)
+    shell = "cd %s && MCP_TUI_STATE_DIR=%s %s --timeout 5 session open slow %s; echo EXIT=$?; exec sleep 120" % tuple(
+        shlex.quote(str(part)) for part in (ROOT, windows.environment()["MCP_TUI_STATE_DIR"], RUN,
+                                            "python " + windows_path(slow)))
+    opened = tmux("new-session", "-d", "-s", "open", "-x", "120", "-y", "20", shell)
+    assert opened.returncode == 0, opened.stderr
+
+    def screen():
+        return tmux("capture-pane", "-p", "-t", "open").stdout
+
+    wait_for(started.exists, timeout=60, what="the keeper's server started")
+    tmux("send-keys", "-t", "open", "C-c")
+    ended = wait_for(lambda: re.search(r"EXIT=\d+", screen()), timeout=4, what="the exit soon after Ctrl+C")
+    assert ended.group() == "EXIT=130" and "mcp-tui: interrupted" in screen(), screen()
+    go.write_text("")  # the server starts now: a keeper still there would keep it, and the session
+    wait_for(done.exists, timeout=30, what="the server's end (its keeper stopped: stdin closed)")
+    listed = windows.run("session", "list")
+    assert listed.code == 0 and listed.err.startswith("No sessions."), listed
+
+
 def test_check_config_checks_every_server_and_finds_a_cmd_through_pathext(windows, tmp_path):
     """Issue 47 item 3 on Windows: `check --config` of a .cmd server named without its extension
     (found through PATHEXT, no config.command finding), a faulty server and a missing program."""
