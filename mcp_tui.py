@@ -12909,9 +12909,14 @@ class Authorizer:
         try:
             if self.settings.stored_auth_only and self.settings.grant == "authorization_code" and not (
                     self.settings.id_token):  # the grant that needs a browser and a person: CI has neither
-                command = self.login_command() if self.login_command is not None else None
-                raise AuthError("authorization required: run `%s`" % (
-                    command or "mcp-tui --url %s auth login" % self.url),
+                try:
+                    command = self.login_command() if self.login_command is not None else command_line(
+                        ["--url", self.url], ["auth", "login"], [])
+                except UnwritableWord:
+                    command = None
+                raise AuthError("authorization required: %s" % (
+                    "run `%s`" % command if command else "log in first: mcp-tui auth login with this --url (no "
+                    "command is printed: cmd.exe would expand a % or ! in the URL; PowerShell can run it)"),
                                 hint="--stored-auth-only uses only a stored or refreshable token")
             discovery = self._discover(challenge)
             if scopes is None:

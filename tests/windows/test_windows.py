@@ -541,6 +541,16 @@ def test_a_task_id_cmd_would_expand_is_not_printed_as_a_cmd_command(windows, odd
                      r"inside quotes; PowerShell can run it\)$", created.out, re.M), created
 
 
+def test_the_login_hint_for_cmd_prints_no_url_cmd_would_expand(windows, start_server):
+    """A URL with `&` and `%`: the fallback printed it unquoted, so cmd.exe would run what follows `&`."""
+    server = start_server("--auth")
+    ran = windows.run("--url", server.url + "?a=1&b=%PATH%", "--stored-auth-only", "tool", "list", env=CMD_SHELL)
+    assert ran.code == 1, ran
+    assert ran.err == ("mcp-tui: authorization required: log in first: mcp-tui auth login with this --url (no command "
+                       "is printed: cmd.exe would expand a % or ! in the URL; PowerShell can run it) (--stored-auth-"
+                       "only uses only a stored or refreshable token)\n"), ran
+
+
 # -- files written --------------------------------------------------------------------------------
 
 
