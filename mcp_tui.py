@@ -18031,10 +18031,14 @@ class TapCommands(CliCommands):
         else:  # an existing file is replaced, as every -o does (curl's way); said below
             write_output_file(self.opts.output, data, private=True)  # task IDs are kept, as in --record
         messages = sum(1 for record in kept if "message" in record)
-        self.out.progress("%d messages of tap %s written%s; replay them: mcp-tui SERVER replay %s" % (
+        try:  # a command to paste: the path quoted for the user's shell (SERVER is the user's to fill in)
+            replay = "replay them: " + command_line(["SERVER"], ["replay"], [
+                self.opts.output if self.opts.output != "-" else "FILE"])
+        except UnwritableWord:
+            replay = "replay them with mcp-tui SERVER replay and that file"
+        self.out.progress("%d messages of tap %s written%s; %s" % (
             messages, name, "" if self.opts.output == "-" else " to " + self.opts.output + (
-                " (it replaced the file there)" if replaced else ""),
-            self.opts.output if self.opts.output != "-" else "FILE"))
+                " (it replaced the file there)" if replaced else ""), replay))
         return EXIT_OK
 
 
