@@ -1487,11 +1487,11 @@ class StdioTransport(Transport):
                 messages = decode_messages(text)
             except ProtocolViolation as exc:
                 # Said after "meanwhile the server sent" in a timeout's hint, so not twice.
-                self.junk.append('"%s" on stdout (%s)' % (line[:60].decode("utf-8", "replace"),  # not repr: you\'re
+                self.junk.append('"%s" on stdout (%s)' % (server_text(line[:60], cut=True),  # not repr: you\'re
                                                            re.sub(r"^the server sent ", "", exc.message)))
                 if self.log:
                     self.log.event("transport", "junk on the server's stdout: %s" % exc.message,
-                                   line=line[:200].decode("utf-8", "replace"))
+                                   line=server_text(line[:200], cut=True))
                 if getattr(exc, "answered_id", None) is not None:
                     self._channel.fail(exc.answered_id, exc)
                 continue

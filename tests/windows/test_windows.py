@@ -344,6 +344,15 @@ def test_server_stderr_in_the_windows_code_page_is_read_as_such(windows, tmp_pat
     assert json.loads(as_json.err)["error"]["hint"] == "server stderr: caf\u00e9 \u00fcber", as_json
 
 
+def test_server_stdout_junk_in_the_windows_code_page_is_read_as_such(windows, tmp_path):
+    """Non-JSON on stdout is quoted in the error as stderr is: cp1252 read as such, not U+FFFD."""
+    server = tmp_path / "junk1252.py"
+    server.write_text("import sys\nsys.stdout.buffer.write(b'D\\xe9marrage du serveur \\xfcber\\r\\n')\n"
+                      "sys.stdout.flush()\nsys.exit(4)\n")
+    ran = windows.run("python " + windows_path(server), "tool", "list")
+    assert ran.code == 1 and 'wrote "D\u00e9marrage du serveur \u00fcber" on stdout' in ran.err, ran
+
+
 def test_help_says_what_install_does_on_windows(windows):
     listed = windows.run("--help")
     assert listed.code == 0, listed
