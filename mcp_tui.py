@@ -12909,11 +12909,7 @@ class Authorizer:
         try:
             if self.settings.stored_auth_only and self.settings.grant == "authorization_code" and not (
                     self.settings.id_token):  # the grant that needs a browser and a person: CI has neither
-                try:
-                    command = self.login_command() if self.login_command is not None else command_line(
-                        ["--url", self.url], ["auth", "login"], [])
-                except UnwritableWord:
-                    command = None
+                command = self.login_command() if self.login_command is not None else None  # None: cmd.exe's %
                 raise AuthError("authorization required: %s" % (
                     "run `%s`" % command if command else "log in first: mcp-tui auth login with this --url (no "
                     "command is printed: cmd.exe would expand a % or ! in the URL; PowerShell can run it)"),
@@ -15180,7 +15176,8 @@ class Output:
         """A script for a shell (``completion``), with LF line ends on every OS: Git Bash
         reads the \r of a Windows text stream's CRLF as part of each line's last word."""
         self.end_declines()
-        text = clean(text).rstrip("\n") + "\n"
+        text = clean(text).rstrip("\n")
+        text += "\n" if text else ""  # no words (`completion tool-names` with nothing cached): not a blank one
         if getattr(self.stdout, "buffer", None) is None:
             self._write(self.stdout, text)
         else:
@@ -16025,9 +16022,7 @@ class Cli:
         shell = self.command.name
         self.expect(args, 0, "completion bash|zsh|fish")
         if shell == "tool-names":  # what the scripts call at TAB after `tool call`: LF, as the scripts
-            names = cached_tool_names()
-            if names:
-                self.out.script("\n".join(names))
+            self.out.script("\n".join(cached_tool_names()))
             return EXIT_OK
         self.out.script(completion_script(shell))
         return EXIT_OK
@@ -17420,13 +17415,13 @@ def start_keeper(name, argv, connection, timeout, notice, auto=False, token=None
     threading.Thread(target=lambda: [lines.put(line) for line in iter(process.stdout.readline, b"")] + [
         lines.put(b"")], daemon=True).start()
     limit = timeout * 2 + 10  # the keeper bounds its own connect by --timeout; an OAuth login restarts it
-    deadline = time.monotonic() + limit
+    deadline = time.perf_counter() + limit
     try:
         while True:
             try:  # in short waits: on Windows a lock's wait with a timeout is deaf to Ctrl+C till it ends
-                line = lines.get(timeout=max(0.0, min(0.2, deadline - time.monotonic())))
+                line = lines.get(timeout=max(0.0, min(0.2, deadline - time.perf_counter())))
             except queue.Empty:
-                if time.monotonic() < deadline:
+                if time.perf_counter() < deadline:
                     continue
                 raise RequestTimeout("the session keeper did not report within %gs" % limit)
             try:
