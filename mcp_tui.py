@@ -619,13 +619,19 @@ class MessageTooLarge(ProtocolViolation):
 
 
 def state_directory():
+    """Where state lives. A relative path comes back as it is (Windows with no LOCALAPPDATA,
+    USERPROFILE or HOMEDRIVE/HOMEPATH: expanduser leaves `~`; a relative MCP_TUI_STATE_DIR):
+    private_directory refuses it and JsonStateFile.read finds nothing in it, so state never
+    lands in (or is read from) whatever folder a command runs in."""
     override = os.environ.get("MCP_TUI_STATE_DIR")
     if override:
         return override
     if sys.platform == "win32":
         base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
         return os.path.join(base, "mcp-tui")
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    base = os.environ.get("XDG_STATE_HOME")
+    if not base or not os.path.isabs(base):  # the XDG spec: a relative path there is invalid, and ignored
+        base = os.path.join(os.path.expanduser("~"), ".local", "state")
     return os.path.join(base, "mcp-tui")
 
 
@@ -664,12 +670,20 @@ def shared_path_problem(path):
     return None, None
 
 
+def no_state_directory(path):
+    """The error for a state directory that is not a full path (see state_directory)."""
+    return McpTuiError("no state directory: %s is not a full path, and state is never kept in the folder a "
+                       "command runs in" % path, hint="set MCP_TUI_STATE_DIR to a full path you can write")
+
+
 def private_directory(path):
     """Create ``path`` 0700, or check the one there: state is refused a directory that is a
     symbolic link, that another user owns or that group or others may write to (they could
     swap its files, or point it at a directory of someone else's)."""
     import stat
 
+    if not os.path.isabs(path):  # no home to put it in: never the folder a command happens to run in
+        raise no_state_directory(path)
     try:
         os.makedirs(path, mode=0o700, exist_ok=True)
         info = os.lstat(path)
@@ -862,8 +876,9 @@ class JsonStateFile:
         self.durable = durable
 
     def read(self):
-        if not os.path.lexists(os.path.dirname(os.path.abspath(self.path))):
-            return {}  # no state directory (a HOME that is not there): nothing saved, and nothing made to read it
+        directory = os.path.dirname(self.path)
+        if not os.path.isabs(directory) or not os.path.lexists(directory):
+            return {}  # no state directory (no home, or one that is not there): nothing saved, nothing made to read it
         try:
             with self._locked():
                 return self._load()
@@ -889,7 +904,7 @@ class JsonStateFile:
                            hint="move it away, or point MCP_TUI_STATE_DIR elsewhere")
 
     def _locked(self):
-        private_directory(os.path.dirname(os.path.abspath(self.path)))
+        private_directory(os.path.dirname(self.path))
         return FileLock(self.path + ".lock")
 
     def _load(self):
@@ -1507,11 +1522,11 @@ class StdioTransport(Transport):
                 messages = decode_messages(text)
             except ProtocolViolation as exc:
                 # Said after "meanwhile the server sent" in a timeout's hint, so not twice.
-                self.junk.append('"%s" on stdout (%s)' % (line[:60].decode("utf-8", "replace"),  # not repr: you\'re
+                self.junk.append('"%s" on stdout (%s)' % (server_text(line[:60], cut=True),  # not repr: you\'re
                                                            re.sub(r"^the server sent ", "", exc.message)))
                 if self.log:
                     self.log.event("transport", "junk on the server's stdout: %s" % exc.message,
-                                   line=line[:200].decode("utf-8", "replace"))
+                                   line=server_text(line[:200], cut=True))
                 if getattr(exc, "answered_id", None) is not None:
                     self._channel.fail(exc.answered_id, exc)
                 continue
@@ -3039,19 +3054,57 @@ class KeeperGone(ConnectionFailed):
     """A session whose keeper no longer answers."""
 
 
-def process_running(pid):
+def process_running(pid, since=None):
     """Whether ``pid`` is a running process of this user. Another user's process is not
-    (a recorded keeper's number may have been reused); Windows cannot ask without killing
-    (os.kill), so there the keeper's proof alone decides."""
+    (a recorded keeper's number may have been reused). ``since``: a time (epoch seconds) the
+    process recorded itself as running at; on Windows, which hands numbers out again soon, a
+    process created after it is another one that got the number (elsewhere the number is
+    trusted: a keeper's proof still decides)."""
     if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0:  # 0 and -1 would name process groups
         return False
-    if os.name == "nt":
-        return True
+    if os.name == "nt":  # os.kill(pid, 0) would end it there
+        return windows_process_running(pid, since)
     try:
         os.kill(pid, 0)
     except (OSError, OverflowError):  # gone, or not ours (EPERM)
         return False
     return True
+
+
+def windows_process_running(pid, since=None):
+    """process_running on Windows: a handle to ``pid`` (refused for another user's process and
+    a gone one) that is not yet signalled, created no later than ``since`` (with 2 s for a
+    stamp cut to the second)."""
+    import ctypes
+    from ctypes import wintypes
+
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    kernel32.OpenProcess.restype = wintypes.HANDLE
+    kernel32.OpenProcess.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
+    kernel32.WaitForSingleObject.argtypes = (wintypes.HANDLE, wintypes.DWORD)
+    kernel32.WaitForSingleObject.restype = wintypes.DWORD
+    kernel32.GetExitCodeProcess.argtypes = (wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD))
+    kernel32.GetProcessTimes.argtypes = (wintypes.HANDLE,) + (ctypes.POINTER(wintypes.FILETIME),) * 4
+    kernel32.CloseHandle.argtypes = (wintypes.HANDLE,)
+    synchronize, query_limited_information, wait_timeout, still_active = 0x00100000, 0x1000, 0x102, 259
+    handle = kernel32.OpenProcess(synchronize | query_limited_information, False, pid)
+    if not handle:
+        return False
+    try:
+        waited = kernel32.WaitForSingleObject(handle, 0)
+        if waited != wait_timeout:  # signalled: it has exited (or the wait failed: ask for its exit code)
+            code = wintypes.DWORD()
+            if waited == 0 or not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)) or code.value != still_active:
+                return False
+        if is_number(since):
+            times = [wintypes.FILETIME() for _ in range(4)]  # created, exited, kernel, user
+            if kernel32.GetProcessTimes(handle, *[ctypes.byref(each) for each in times]):
+                created = ((times[0].dwHighDateTime << 32) | times[0].dwLowDateTime) / 1e7 - 11644473600
+                if created > since + 2:
+                    return False
+        return True
+    finally:
+        kernel32.CloseHandle(handle)
 
 
 def keeper_address(record):
@@ -10166,6 +10219,8 @@ def register_environment_secrets(environ, registry):
 def read_tap_info(name):
     """The description a tap wrote beside its log (name, server, transport, pids, times), or None."""
     path = tap_paths(name)[2]
+    if not os.path.isabs(path):  # no state directory (state_directory): no tap, not the cwd's
+        return None
     try:
         with open_user_file_to_read(path) as handle:
             info = json.loads(handle.read(64 * 1024).decode("utf-8"))
@@ -10191,8 +10246,11 @@ def release_tap_name(name):
 
 def tap_names():
     """The names of the taps the state directory describes, sorted."""
+    directory = tap_directory()
+    if not os.path.isabs(directory):  # no state directory (state_directory): no taps, not the cwd's
+        return []
     try:
-        found = os.listdir(tap_directory())
+        found = os.listdir(directory)
     except OSError:
         return []
     return sorted(entry[:-5] for entry in found if entry.endswith(".json") and not tap_name_problem(entry[:-5]))
@@ -10211,7 +10269,7 @@ def tap_summary(name):
                                                                                            b'{"http"')))
         except OSError:
             continue
-    running = not info.get("ended") and process_running(info.get("pid"))
+    running = not info.get("ended") and process_running(info.get("pid"), parse_timestamp(info.get("started")))
     listen = info.get("listen")  # the tap's own URL, its token included (the owner's to use), any query value masked
     return {"name": name, "server": info.get("server"), "transport": info.get("transport"),
             "hostPid": info.get("hostPid"), "pid": info.get("pid"), "messages": count,
@@ -13274,9 +13332,10 @@ class Authorizer:
         try:
             if self.settings.stored_auth_only and self.settings.grant == "authorization_code" and not (
                     self.settings.id_token):  # the grant that needs a browser and a person: CI has neither
-                command = self.login_command() if self.login_command is not None else None
-                raise AuthorizationRequired("authorization required: run `%s`" % (
-                    command or "mcp-tui --url %s auth login" % self.url),
+                command = self.login_command() if self.login_command is not None else None  # None: cmd.exe's %
+                raise AuthorizationRequired("authorization required: %s" % (
+                    "run `%s`" % command if command else "log in first: mcp-tui auth login with this --url (no "
+                    "command is printed: cmd.exe would expand a % or ! in the URL; PowerShell can run it)"),
                                 hint="--stored-auth-only uses only a stored or refreshable token")
             discovery = self._discover(challenge)
             if scopes is None:
@@ -13621,15 +13680,18 @@ def render_tool_result(result, saver=None):
 
 def user_shell(environ=None, windows=None):
     """The shell a printed command is written for: "posix" outside Windows; on Windows
-    "powershell" or "cmd". Nothing says which shell started a program there; PowerShell
-    (5.1 and 7) adds the user's own module folder to PSModulePath for what it starts, while
-    cmd.exe passes on the system's value, two folders, so three or more means PowerShell.
-    (PSModulePath being set at all says nothing: Windows sets it for every process.)"""
+    "posix" in Git Bash, MSYS2 or Cygwin (MSYSTEM set, or SHELL a bash: there "..." would run
+    a $(...) or `...` in it), else "powershell" or "cmd". Nothing says which shell started a
+    program there; PowerShell (5.1 and 7) adds the user's own module folder to PSModulePath
+    for what it starts, while cmd.exe passes on the system's value, two folders, so three or
+    more means PowerShell. (PSModulePath being set at all says nothing: Windows sets it for
+    every process.)"""
     if windows is None:
         windows = os.name == "nt"
-    if not windows:
+    environ = os.environ if environ is None else environ
+    if not windows or environ.get("MSYSTEM") or re.search(r"bash(?:\.exe)?\Z", environ.get("SHELL", ""), re.I):
         return "posix"
-    folders = (os.environ if environ is None else environ).get("PSModulePath", "").split(";")
+    folders = environ.get("PSModulePath", "").split(";")
     return "powershell" if len([folder for folder in folders if folder]) >= 3 else "cmd"
 
 
@@ -15174,7 +15236,7 @@ def valid_session_record(name, record):
 
 def still_opening(record):
     """A name held by a `session open` that is still starting its keeper (not one that was killed)."""
-    return bool(record.get("opening")) and process_running(record["pid"])
+    return bool(record.get("opening")) and process_running(record["pid"], record.get("created"))
 
 
 def attach_kept_session(name, timeout, roots=None):
@@ -15598,7 +15660,8 @@ class Output:
         """A script for a shell (``completion``), with LF line ends on every OS: Git Bash
         reads the \r of a Windows text stream's CRLF as part of each line's last word."""
         self.end_declines()
-        text = clean(text).rstrip("\n") + "\n"
+        text = clean(text).rstrip("\n")
+        text += "\n" if text else ""  # no words (`completion tool-names` with nothing cached): not a blank one
         if getattr(self.stdout, "buffer", None) is None:
             self._write(self.stdout, text)
         else:
@@ -16455,9 +16518,8 @@ class Cli:
     def cmd_completion(self, args):
         shell = self.command.name
         self.expect(args, 0, "completion bash|zsh|fish")
-        if shell == "tool-names":  # what the scripts call at TAB after `tool call`
-            for name in cached_tool_names():
-                self.out.text(name)
+        if shell == "tool-names":  # what the scripts call at TAB after `tool call`: LF, as the scripts
+            self.out.script("\n".join(cached_tool_names()))
             return EXIT_OK
         self.out.script(completion_script(shell))
         return EXIT_OK
@@ -17956,19 +18018,25 @@ def start_keeper(name, argv, connection, timeout, notice, auto=False, token=None
     threading.Thread(target=lambda: [lines.put(line) for line in iter(process.stdout.readline, b"")] + [
         lines.put(b"")], daemon=True).start()
     limit = timeout * 2 + 10  # the keeper bounds its own connect by --timeout; an OAuth login restarts it
-    while True:
-        try:
-            line = lines.get(timeout=limit)
-        except queue.Empty:
-            process.kill()
-            raise RequestTimeout("the session keeper did not report within %gs" % limit)
-        try:
-            reply = json.loads(line.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            reply = {}
-        if "notice" not in reply:
-            break
-        notice(str(reply["notice"]))  # e.g. where to log in
+    deadline = time.perf_counter() + limit
+    try:
+        while True:
+            try:  # in short waits: on Windows a lock's wait with a timeout is deaf to Ctrl+C till it ends
+                line = lines.get(timeout=max(0.0, min(0.2, deadline - time.perf_counter())))
+            except queue.Empty:
+                if time.perf_counter() < deadline:
+                    continue
+                raise RequestTimeout("the session keeper did not report within %gs" % limit)
+            try:
+                reply = json.loads(line.decode("utf-8"))
+            except (ValueError, UnicodeDecodeError):
+                reply = {}
+            if "notice" not in reply:
+                break
+            notice(str(reply["notice"]))  # e.g. where to log in
+    except BaseException:  # Ctrl+C, or its silence: the keeper being started stops, and its server with it
+        process.terminate()
+        raise
     process.stdout.close()
     if "ready" in reply:
         return reply["ready"]
@@ -18070,7 +18138,7 @@ def hold_session_name(name):
 
     def hold(data):
         held = data.get(name)
-        if held is not None and "ended" not in held and process_running(held.get("pid")):
+        if held is not None and "ended" not in held and process_running(held.get("pid"), held.get("created")):
             return held
         data[name] = {"opening": True, "token": token, "pid": os.getpid(), "created": time.time()}
         return None
@@ -18440,7 +18508,8 @@ class TapCommands(CliCommands):
             for number in range(1, 100):
                 candidate = name if number == 1 else "%s-%d" % (name[:60], number)
                 info = read_tap_info(candidate) or {}
-                if info.get("ended") or not process_running(info.get("pid")) or info.get("pid") == os.getpid():
+                if (info.get("ended") or info.get("pid") == os.getpid()
+                        or not process_running(info.get("pid"), parse_timestamp(info.get("started")))):
                     if lock is not None:
                         claim = {"name": candidate, "pid": os.getpid(), "started": tap_stamp(time.time())}
                         try:
@@ -18630,10 +18699,14 @@ class TapCommands(CliCommands):
         else:  # an existing file is replaced, as every -o does (curl's way); said below
             write_output_file(self.opts.output, data, private=True)  # task IDs are kept, as in --record
         messages = sum(1 for record in kept if "message" in record)
-        self.out.progress("%d messages of tap %s written%s; replay them: mcp-tui SERVER replay %s" % (
+        try:  # a command to paste: the path quoted for the user's shell (SERVER is the user's to fill in)
+            replay = "replay them: " + command_line(["SERVER"], ["replay"], [
+                self.opts.output if self.opts.output != "-" else "FILE"])
+        except UnwritableWord:
+            replay = "replay them with mcp-tui SERVER replay and that file"
+        self.out.progress("%d messages of tap %s written%s; %s" % (
             messages, name, "" if self.opts.output == "-" else " to " + self.opts.output + (
-                " (it replaced the file there)" if replaced else ""),
-            self.opts.output if self.opts.output != "-" else "FILE"))
+                " (it replaced the file there)" if replaced else ""), replay))
         return EXIT_OK
 
 
@@ -19127,7 +19200,10 @@ class TapInstall(CliCommands):
         if sharing:  # two servers in one tap's log: neither could be watched, saved or replayed apart
             raise UsageError("server %s of %s runs through tap %s already; nothing was changed" % (
                 sharing[0], path, name), hint="give this one another name: --name NAME")
-        installed = tap_entry_text(text, span, tap_launcher(), name, entry, os.path.abspath(state_directory()))
+        state = state_directory()
+        if not os.path.isabs(state):  # the host would run the tap with a folder of its own cwd
+            raise no_state_directory(state)
+        installed = tap_entry_text(text, span, tap_launcher(), name, entry, state)
         members = tap_entry_members(text, span)
         original = dict((member, text[span[0] + members[member][0]:span[0] + members[member][1]]
                          if member in members else None) for member in ("command", "args"))
@@ -25765,6 +25841,8 @@ class Keeper:
             held = data.get(self.name)
             if held is not None and held.get("token") != self.token:  # another `session open` took the name
                 raise McpTuiError("session %r is already open" % self.name, hint=name_taken_hint(self.name))
+            if held is None and not self.auto:  # its `session open` let the name go (Ctrl+C): no session
+                raise McpTuiError("session %r was not opened: its `session open` was stopped" % self.name)
             data[self.name] = record
         try:
             self.sessions.update(claim)
@@ -26314,9 +26392,13 @@ def run_keeper():
         sys.stdout.write(json.dumps(item) + "\n")
         sys.stdout.flush()
 
+    signals = TerminationSignals()
+    signals.install()  # while it starts, the opener's SIGTERM (Ctrl+C there) unwinds the connect: the server stops
     try:
         spec, _ = spec_from_options(opts, config["connection"], keeper.credentials)
         record = keeper.start(spec, lambda text: report({"notice": text}))
+    except Terminated:
+        return signals.exit_code(EXIT_INTERRUPTED)
     except McpTuiError as exc:
         stderr_hint(exc, getattr(exc, "stderr_lines", ()))
         report({"error": exc.to_json()})
@@ -26325,6 +26407,7 @@ def run_keeper():
         report({"error": {"kind": "error", "exitCode": EXIT_FAILURE,
                           "message": "internal error in the session keeper: %s: %s" % (exc.__class__.__name__, exc)}})
         return EXIT_FAILURE
+    signals.restore()
     report({"ready": record})
     keeper.notice = keeper.tell_attached  # nobody reads stdout now
     null = os.open(os.devnull, os.O_RDWR)

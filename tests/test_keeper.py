@@ -228,6 +228,32 @@ def test_two_commands_at_once_each_get_their_own_answers_and_progress(cli, kept,
     assert "⏳ progress 4/4: Step 4 of 4" in err
 
 
+def test_ctrl_c_during_open_stops_the_keeper_and_its_server_and_opens_nothing(cli, state_dir, tmp_path):
+    """Ctrl+C while the keeper is still starting: the opener said `interrupted` (130) while the
+    keeper went on and, once its server answered, kept a session the user thought cancelled."""
+    started, go = tmp_path / "server.pid", tmp_path / "go"
+    slow = tmp_path / "slow.py"
+    slow.write_text("import os, runpy, sys, time\nopen(%r, 'w').write(str(os.getpid()))\n"
+                    "while not os.path.exists(%r):\n    time.sleep(0.05)\n"
+                    "sys.argv = [%r]\nrunpy.run_path(sys.argv[0], run_name='__main__')\n"
+                    % (str(started), str(go), str(TESTSERVER)))
+    environ = dict(os.environ, MCP_TUI_STATE_DIR=str(state_dir), PYTHONIOENCODING="utf-8")
+    opener = subprocess.Popen(MCP_TUI_PROCESS + ["session", "open", "slow", "%s %s" % (sys.executable, slow)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environ, cwd=str(ROOT))
+    try:
+        server = int(wait_for(lambda: started.exists() and started.read_text(), what="the server started"))
+        opener.send_signal(signal.SIGINT)
+        out, err = opener.communicate(timeout=10)
+    finally:
+        if opener.poll() is None:
+            opener.kill()
+    assert (opener.returncode, out, err) == (130, "", "mcp-tui: interrupted\n")
+    wait_for(lambda: not process_alive(server), timeout=10, what="the server stopped with its keeper")
+    go.write_text("")  # were it still there, it would answer now
+    listed = cli("session", "list")
+    assert (listed.code, listed.err) == (0, "No sessions. Open one: mcp-tui session open NAME CONNECTION\n"), listed
+
+
 def test_open_fails_with_one_line_and_leaves_nothing(cli, state_dir):
     result = cli("session", "open", "broken", "no-such-program-for-mcp-tui")
     assert result.code == 1

@@ -185,6 +185,32 @@ def test_a_state_directory_that_cannot_be_made_names_the_variable_that_moves_it(
     assert result.err.endswith("(set MCP_TUI_STATE_DIR to a directory you can write)\n"), result
 
 
+@pytest.mark.parametrize("words", [["tool", "call", "render_report", "quarter=Q1", "--task"],
+                                   ["session", "open", "relative"]])
+def test_a_relative_state_directory_is_refused_and_nothing_is_written_in_the_cwd(cli, tmp_path, words):
+    """Windows with no home (expanduser leaves `~\\AppData\\Local` as it is), or a relative
+    MCP_TUI_STATE_DIR: the ledger, tokens and sessions went into whatever folder the command
+    ran in (a git checkout, say), and another folder's command did not find them."""
+    from conftest import stdio_command
+
+    words = words + [stdio_command()] if words[0] == "session" else [stdio_command()] + words
+    result = cli(*words, env={"MCP_TUI_STATE_DIR": "state"}, cwd=tmp_path, process=True)
+    assert "mcp-tui: no state directory: state is not a full path, and state is never kept in the folder a command " \
+           "runs in (set MCP_TUI_STATE_DIR to a full path you can write)\n" in result.err, result
+    assert os.listdir(str(tmp_path)) == [], result
+    for reader, says in READ_ONLY:  # what reads state has nothing to show, and says so
+        read = cli(*reader, env={"MCP_TUI_STATE_DIR": "state"}, cwd=tmp_path, process=True)
+        assert (read.code, (read.out, read.err)) == (0, says), read
+    assert os.listdir(str(tmp_path)) == []
+
+
+def test_a_relative_xdg_state_home_is_ignored_as_the_xdg_spec_says(monkeypatch, tmp_path):
+    monkeypatch.delenv("MCP_TUI_STATE_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_STATE_HOME", "relative/state")
+    assert mcp_tui.state_directory() == str(tmp_path / ".local" / "state" / "mcp-tui")
+
+
 # -- worlds without a usable home: another user, a host's filtered environment ----------------------
 
 READ_ONLY = [(["auth", "status"], ("no stored tokens\n", "")),  # what stdout and stderr say

@@ -624,6 +624,17 @@ def test_tap_save_writes_a_recording_that_replay_runs_clean(cli, state_dir, tmp_
     assert again.code == 0 and "(it replaced the file there)" in again.err, again
 
 
+def test_tap_saves_replay_hint_quotes_the_path_for_the_shell(cli, state_dir, tmp_path):
+    """`host & co.jsonl` unquoted: the shell ran `co.jsonl` and replayed a file named `host`."""
+    talk(state_dir, "saved", *OPENING + [ECHO_CALL])
+    saved = tmp_path / "Luca Rossi" / "host & co $(x).jsonl"
+    saved.parent.mkdir()
+    result = cli("tap", "save", "saved", "-o", str(saved))
+    assert result.code == 0, result
+    hint = result.err.strip().split("; replay them: ", 1)[1]
+    assert shlex.split(hint) == ["mcp-tui", "SERVER", "replay", str(saved)], result
+
+
 def test_the_log_is_rotated_and_tap_save_reads_both_parts(cli, state_dir, tmp_path, monkeypatch):
     """A small TAP_LOG_BYTES (the environment cannot change it: the test patches the module in a
     tap run in-process would not relay real descriptors), so the rotation is checked on TapLog."""

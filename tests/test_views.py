@@ -443,6 +443,8 @@ WINDOWS_SHELLS = {"powershell": "C:\\Users\\ada\\Documents\\WindowsPowerShell\\M
 def test_on_windows_a_copied_command_is_quoted_for_the_shell_the_user_is_in(monkeypatch, shell, expected):
     """Windows: PowerShell (its own module folder in PSModulePath) or cmd.exe (only the system's)."""
     monkeypatch.setenv("PSModulePath", WINDOWS_SHELLS[shell])
+    for bash_says in ("MSYSTEM", "SHELL"):  # this test's own shell is not the one asked about
+        monkeypatch.delenv(bash_says, raising=False)
     on_windows = mcp_tui.user_shell
     monkeypatch.setattr(mcp_tui, "user_shell", lambda environ=None, windows=None: on_windows(environ, True))
     assert mcp_tui.user_shell() == shell
@@ -581,6 +583,23 @@ def test_a_stdio_server_gets_no_window_where_mcp_tui_has_no_console():
     assert mcp_tui.stdio_creation_options(True, console=False) == {"creationflags": 0x00000200 | 0x08000000}
     assert mcp_tui.stdio_creation_options(True, console=True) == {"creationflags": 0x00000200}
     assert mcp_tui.stdio_creation_options(False, console=False) == {"start_new_session": True}
+
+
+@pytest.mark.parametrize("bash_says", [{"MSYSTEM": "MINGW64"}, {"SHELL": "/usr/bin/bash"},
+                                       {"SHELL": "C:\\msys64\\usr\\bin\\bash.exe"}])
+def test_on_windows_git_bash_gets_posix_quoting_that_runs_nothing(monkeypatch, bash_says):
+    """Git Bash, MSYS2, Cygwin: bash runs the $(...) and `...` in cmd.exe's "...", so a
+    server's task ID is written as a POSIX word there, whatever PSModulePath says."""
+    for name in ("MSYSTEM", "SHELL"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in dict(bash_says, PSModulePath=WINDOWS_SHELLS["cmd"]).items():
+        monkeypatch.setenv(name, value)
+    on_windows = mcp_tui.user_shell
+    monkeypatch.setattr(mcp_tui, "user_shell", lambda environ=None, windows=None: on_windows(environ, True))
+    assert mcp_tui.user_shell() == "posix"
+    task_id = "x$(touch MARK)`touch MARK2`"
+    assert mcp_tui.command_line([], ["task", "get"], [task_id]) == "mcp-tui task get 'x$(touch MARK)`touch MARK2`'"
+    assert mcp_tui.user_shell({"PSModulePath": WINDOWS_SHELLS["cmd"], "SHELL": "C:\\bin\\zsh"}, True) == "cmd"
 
 
 def test_windows_quoting_keeps_every_word_exact():

@@ -75,7 +75,8 @@ class Windows(object):
 
     def environment(self, env=None):
         environ = dict(os.environ, MCP_TUI_STATE_DIR=windows_path(self.state))
-        for name in ("PYTHONIOENCODING", "PYTHONUTF8", "MCP_TUI_BEARER"):  # the default Windows streams
+        for name in ("PYTHONIOENCODING", "PYTHONUTF8", "MCP_TUI_BEARER",  # the default Windows streams
+                     "SHELL", "MSYSTEM"):  # Wine passes this machine's on: they would say Git Bash
             environ.pop(name, None)
         environ.update(env or {})
         return environ
@@ -156,6 +157,53 @@ def test_a_tap_relays_every_byte_unchanged_and_logs_the_lines(windows):
     mine = [r for r in records if r.get("direction") == "out"]
     assert [r.get("message", {}).get("method") or r.get("raw") for r in mine] == [
         "ping", "not json", "\ufffd\ufffd", "notifications/last"]
+
+
+KILLED_BY_ITS_HOST = """
+import json, os, subprocess, sys, time
+state, script = sys.argv[1:3]
+tap = subprocess.Popen([sys.executable, script, "tap", "--name", "hostk", "--", sys.executable, "-c",
+                        "import sys; sys.stdin.read()"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+deadline = time.monotonic() + 60
+while True:  # until the tap has described itself
+    try:
+        with open(os.path.join(state, "taps", "hostk.json")) as handle:
+            if json.load(handle).get("pid") == tap.pid:
+                break
+    except (OSError, ValueError):
+        pass
+    if time.monotonic() > deadline:
+        sys.exit("the tap never wrote hostk.json")
+    time.sleep(0.05)
+tap.kill()  # TerminateProcess, as a host ends its servers
+tap.wait()
+"""
+
+
+def test_a_tap_its_host_killed_is_not_running_and_its_name_is_taken_again(windows):
+    """Windows: process_running said True for every number, so a killed tap stayed `running` for
+    ever and the host's next start of it logged to hostk-2."""
+    killed = windows.run("--python", "-c", KILLED_BY_ITS_HOST, windows_path(windows.state),
+                         windows_path(ROOT / "mcp_tui.py"))
+    assert killed.code == 0, killed
+    listed = windows.run("tap", "list", "--format", "json")
+    row, = listed.json()["taps"]
+    assert (row["name"], row["running"]) == ("hostk", False), listed
+    again = windows.run("tap", "--name", "hostk", "--", "python", "-c", ECHO, input=b"")
+    assert again.code == 0 and "hostk-2" not in again.err, again
+    assert sorted(os.listdir(str(windows.state / "taps"))) == ["hostk.json", "hostk.jsonl", "names.lock"], again
+
+
+def test_process_running_asks_windows(windows):
+    """A process that runs, one that has exited, and one created after the time it is said to
+    have been running at (its number reused by a later process)."""
+    check = ("import os, subprocess, sys, time; sys.path.insert(0, sys.argv[1]); import mcp_tui; "
+             "child = subprocess.Popen([sys.executable, '-c', 'import sys; sys.stdin.read()'], stdin=subprocess.PIPE); "
+             "print(mcp_tui.process_running(child.pid), mcp_tui.process_running(os.getpid(), time.time()), "
+             "mcp_tui.process_running(os.getpid(), time.time() - 3600)); child.kill(); child.wait(); "
+             "print(mcp_tui.process_running(child.pid))")
+    ran = windows.run("--python", "-c", check, windows_path(ROOT))
+    assert (ran.code, ran.out) == (0, "True True False\nFalse\n"), ran
 
 
 def test_mcp_tui_through_a_tap_gets_its_answer(windows):
@@ -269,6 +317,16 @@ def test_a_completion_script_has_lf_line_ends(windows):
         assert b"\r" not in ran.raw_out, (shell, ran.raw_out[:200])
 
 
+def test_the_tool_names_completion_reads_at_tab_have_lf_line_ends(windows):
+    """The scripts read `completion tool-names` at TAB after `tool call`: a CR there ends up in
+    the word bash, zsh and fish insert (`echo\\r`)."""
+    listed = windows.run(SERVER, "tool", "list")
+    assert listed.code == 0, listed
+    ran = windows.run("completion", "tool-names")
+    assert ran.code == 0 and b"echo\n" in ran.raw_out, ran
+    assert b"\r" not in ran.raw_out, ran.raw_out[:200]
+
+
 def test_server_stderr_in_the_windows_code_page_is_read_as_such(windows, tmp_path):
     """A Windows Python server writes its stderr in the ANSI code page (cp1252): `café über` is
     63 61 66 E9 20 FC 62 65 72. mcp-tui shows it as that text, in the error line and in
@@ -286,6 +344,15 @@ def test_server_stderr_in_the_windows_code_page_is_read_as_such(windows, tmp_pat
     assert json.loads(as_json.err)["error"]["hint"] == "server stderr: caf\u00e9 \u00fcber", as_json
 
 
+def test_server_stdout_junk_in_the_windows_code_page_is_read_as_such(windows, tmp_path):
+    """Non-JSON on stdout is quoted in the error as stderr is: cp1252 read as such, not U+FFFD."""
+    server = tmp_path / "junk1252.py"
+    server.write_text("import sys\nsys.stdout.buffer.write(b'D\\xe9marrage du serveur \\xfcber\\r\\n')\n"
+                      "sys.stdout.flush()\nsys.exit(4)\n")
+    ran = windows.run("python " + windows_path(server), "tool", "list")
+    assert ran.code == 1 and 'wrote "D\u00e9marrage du serveur \u00fcber" on stdout' in ran.err, ran
+
+
 def test_help_says_what_install_does_on_windows(windows):
     listed = windows.run("--help")
     assert listed.code == 0, listed
@@ -297,6 +364,28 @@ def test_help_says_what_install_does_on_windows(windows):
     assert "There, pipx install . (from a clone), or python -m mcp_tui" in words, asked
     tried = windows.run("install")
     assert tried.code == 2 and "on Windows: pipx install ." in tried.err, tried
+
+
+NO_HOME = ("import os, subprocess, sys; env = {k: v for k, v in os.environ.items() if k.upper() not in "
+           "('LOCALAPPDATA', 'USERPROFILE', 'HOMEDRIVE', 'HOMEPATH', 'HOME', 'MCP_TUI_STATE_DIR')}; "
+           "ran = subprocess.run([sys.executable] + sys.argv[2:], env=env, cwd=sys.argv[1], capture_output=True); "
+           "sys.stdout.buffer.write(ran.stdout); sys.stderr.buffer.write(ran.stderr); sys.exit(ran.returncode)")
+
+
+def test_with_no_home_state_is_refused_not_written_into_the_current_folder(windows, tmp_path):
+    """No LOCALAPPDATA, USERPROFILE or HOMEDRIVE/HOMEPATH: expanduser leaves `~\\AppData\\Local`
+    as it is, and the ledger (tokens, sessions) went into `~\\AppData\\Local\\mcp-tui` under the
+    folder the command ran in."""
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    server = "python " + windows_path(ROOT / "tests" / "testserver.py")
+    script = windows_path(ROOT / "mcp_tui.py")
+    ran = windows.run("--python", "-c", NO_HOME, windows_path(cwd), script, server, "tool", "call", "render_report",
+                      "quarter=Q1", "--task")
+    assert ran.code == 1 and "(set MCP_TUI_STATE_DIR to a full path you can write)" in ran.err, ran
+    listed = windows.run("--python", "-c", NO_HOME, windows_path(cwd), script, "session", "list")
+    assert listed.code == 0 and listed.err.startswith("No sessions."), listed
+    assert os.listdir(str(cwd)) == [], ran
 
 
 # -- tasks ---------------------------------------------------------------------------------------
@@ -435,12 +524,40 @@ def test_the_poll_line_for_cmd_runs_in_cmd_as_printed(windows, odd_task_server, 
     assert not mark.exists()
 
 
+def test_the_poll_line_in_git_bash_is_posix_quoted_and_runs_nothing_else(windows, odd_task_server, tmp_path):
+    """Git Bash (MSYSTEM set) runs `$(...)` and backticks inside cmd.exe's "...": the lines are
+    written for bash there, and bash gives the task ID to mcp-tui as one word."""
+    mark = tmp_path / "mark"
+    task_id = "x$(touch %s)`touch %s2`" % (mark, mark)
+    server = odd_task_server(task_id)
+    created = windows.run("--url", server.url, "tool", "call", "slow_task", "--task",
+                          env=dict(CMD_SHELL, MSYSTEM="MINGW64"))
+    assert created.code == 0, created
+    for verb in ("Poll", "Result"):
+        line = re.search(r"^%s:\s+(mcp-tui .*)$" % verb, created.out, re.M)
+        assert line, created
+        ran = subprocess.run(["bash", "-c", 'mcp-tui() { printf "[%s]\\n" "$@"; }; ' + line.group(1)],
+                             capture_output=True, text=True, timeout=30)
+        assert ran.stdout.splitlines()[-1] == "[%s]" % task_id, (line.group(1), ran)
+    assert not list(tmp_path.glob("mark*")), created
+
+
 def test_a_task_id_cmd_would_expand_is_not_printed_as_a_cmd_command(windows, odd_task_server):
     server = odd_task_server("50%PATH%!x!")
     created = windows.run("--url", server.url, "tool", "call", "slow_task", "--task", env=CMD_SHELL)
     assert created.code == 0, created
     assert re.search(r'^Poll:\s+\(none for cmd\.exe: "50%PATH%!x!" holds % and !, which cmd\.exe expands even '
                      r"inside quotes; PowerShell can run it\)$", created.out, re.M), created
+
+
+def test_the_login_hint_for_cmd_prints_no_url_cmd_would_expand(windows, start_server):
+    """A URL with `&` and `%`: the fallback printed it unquoted, so cmd.exe would run what follows `&`."""
+    server = start_server("--auth")
+    ran = windows.run("--url", server.url + "?a=1&b=%PATH%", "--stored-auth-only", "tool", "list", env=CMD_SHELL)
+    assert ran.code == 1, ran
+    assert ran.err == ("mcp-tui: authorization required: log in first: mcp-tui auth login with this --url (no command "
+                       "is printed: cmd.exe would expand a % or ! in the URL; PowerShell can run it) (--stored-auth-"
+                       "only uses only a stored or refreshable token)\n"), ran
 
 
 # -- files written --------------------------------------------------------------------------------
@@ -513,6 +630,65 @@ def test_tui_starts_shows_the_tools_and_q_exits_0(windows, tmux):
     tmux("send-keys", "-t", "tui", "q")
     ended = wait_for(lambda: re.search(r"EXIT=\d+", screen()), timeout=30, what="the TUI's exit after q")
     assert ended.group() == "EXIT=0", screen()
+
+
+def slow_starting_server(folder):
+    """A server that writes `server.pid`, runs the test server once `go` exists, and writes `done`
+    when that has ended (its stdin closed): paths of the files, and the script."""
+    started, go, done, slow = (folder / name for name in ("server.pid", "go", "done", "slow.py"))
+    slow.write_text("import os, subprocess, sys, time\nopen(%r, 'w').write(str(os.getpid()))\n"
+                    "while not os.path.exists(%r):\n    time.sleep(0.05)\n"
+                    "subprocess.call([sys.executable, %r])\nopen(%r, 'w').close()\n"
+                    % (windows_path(started), windows_path(go), windows_path(ROOT / "tests" / "testserver.py"),
+                       windows_path(done)))
+    return started, go, done, slow
+
+
+OPENER_KILLED = """
+import subprocess, sys
+opener = subprocess.Popen([sys.executable, sys.argv[1], "--timeout", "5", "session", "open", "slowp",
+                           "python " + sys.argv[2]])
+while not __import__("os").path.exists(sys.argv[3]):  # the keeper has started the server
+    __import__("time").sleep(0.05)
+opener.kill()  # TerminateProcess: no clean-up
+opener.wait()
+"""
+
+
+def test_a_killed_session_open_does_not_hold_its_name(windows, tmp_path):
+    """Its {"opening": true} record named a process that was gone; process_running said True."""
+    started, go, done, slow = slow_starting_server(tmp_path)
+    killed = windows.run("--python", "-c", OPENER_KILLED, windows_path(ROOT / "mcp_tui.py"), windows_path(slow),
+                         windows_path(started))
+    assert killed.code == 0, killed
+    opened = windows.run("session", "open", "slowp", SERVER)
+    assert opened.code == 0 and opened.out.startswith("Session slowp open: "), opened
+    go.write_text("")  # the killed opener's keeper: its server starts, and it finds the name taken
+    closed = windows.run("session", "close", "slowp")
+    assert closed.code == 0, closed
+
+
+def test_ctrl_c_during_session_open_ends_it_at_once_and_opens_nothing(windows, tmux, tmp_path):
+    """A lock's wait with a timeout is deaf to Ctrl+C on Windows: the opener waited for the keeper
+    (2 x --timeout + 10 s), said `interrupted`, and left the keeper to keep the session."""
+    started, go, done, slow = slow_starting_server(tmp_path)
+    shell = "cd %s && MCP_TUI_STATE_DIR=%s %s --timeout 5 session open slow %s; echo EXIT=$?; exec sleep 120" % tuple(
+        shlex.quote(str(part)) for part in (ROOT, windows.environment()["MCP_TUI_STATE_DIR"], RUN,
+                                            "python " + windows_path(slow)))
+    opened = tmux("new-session", "-d", "-s", "open", "-x", "120", "-y", "20", shell)
+    assert opened.returncode == 0, opened.stderr
+
+    def screen():
+        return tmux("capture-pane", "-p", "-t", "open").stdout
+
+    wait_for(started.exists, timeout=60, what="the keeper's server started")
+    tmux("send-keys", "-t", "open", "C-c")
+    ended = wait_for(lambda: re.search(r"EXIT=\d+", screen()), timeout=4, what="the exit soon after Ctrl+C")
+    assert ended.group() == "EXIT=130" and "mcp-tui: interrupted" in screen(), screen()
+    go.write_text("")  # the server starts now: a keeper still there would keep it, and the session
+    wait_for(done.exists, timeout=30, what="the server's end (its keeper stopped: stdin closed)")
+    listed = windows.run("session", "list")
+    assert listed.code == 0 and listed.err.startswith("No sessions."), listed
 
 
 def test_check_config_checks_every_server_and_finds_a_cmd_through_pathext(windows, tmp_path):
