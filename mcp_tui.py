@@ -11101,6 +11101,35 @@ def tap_idle_seconds():
         return TAP_IDLE_SECONDS
 
 
+def serve_until_signalled(serve, stopped, announce):
+    """``serve(stopped)`` (a listener's loop, the HTTP tap's or the mock's) until ``stopped`` is
+    set: by its owner, or by Ctrl+C (exit code 0) or SIGTERM (128+15), whose handlers are in
+    place before ``announce()`` says where it listens (so a signal sent at once is handled).
+    The exit code the signals set; 0 without one."""
+    import signal
+
+    code = [EXIT_OK]
+
+    def stop(signum, frame):
+        code[0] = 128 + signum if signum != signal.SIGINT else EXIT_OK
+        stopped.set()
+
+    previous = {}
+    for number in (signal.SIGINT, signal.SIGTERM):
+        try:
+            previous[number] = signal.signal(number, stop)
+        except (ValueError, OSError):  # not the main thread: whoever runs main() there owns the signals
+            break
+    announce()
+    try:
+        serve(stopped)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        TapRelay.restore_signals(previous)
+    return code[0]
+
+
 def listen_address(text, allow_remote=False, listener="the tap"):
     """--listen [HOST]:PORT as (host, port): HOST 127.0.0.1 when left out, [::1] for IPv6, port 0
     for any free one. A HOST that is not a loopback address is refused unless ``allow_remote``
@@ -18433,8 +18462,6 @@ class TapCommands(CliCommands):
     def run_http(self, args):
         """`tap --listen HOST:PORT --url URL`: the HTTP tap (TapProxy) until Ctrl+C (exit 0) or
         SIGTERM (143); its URL is said on stderr and written into NAME.json as ``listen``."""
-        import signal
-
         if args or getattr(self.opts, "server_argv", None) or not self.opts.url:
             raise UsageError(TAP_HTTP_USAGE, hint="the tap relays to --url; the host points at the URL it says")
         listen = listen_address(self.opts.listen, self.opts.allow_remote)
@@ -18460,29 +18487,13 @@ class TapCommands(CliCommands):
                 "pid": os.getpid(), "hostPid": None, "started": tap_stamp(time.time()), "log": log.path,
                 "listen": proxy.url}
         self.describe(name, info, log)
-        stopped, code = threading.Event(), [EXIT_OK]
-
-        def stop(signum, frame):
-            code[0] = 128 + signum if signum != signal.SIGINT else EXIT_OK
-            stopped.set()
-
-        previous = {}
-        for number in (signal.SIGINT, signal.SIGTERM):
-            try:
-                previous[number] = signal.signal(number, stop)
-            except (ValueError, OSError):  # not the main thread: whoever runs main() there owns the signals
-                break
-        self.out.stderr_line("mcp-tui tap %s: listening on %s (relayed to %s)" % (name, proxy.url, info["server"]))
         try:
-            proxy.serve(stopped)
-        except KeyboardInterrupt:
-            pass
+            return serve_until_signalled(proxy.serve, threading.Event(), lambda: self.out.stderr_line(
+                "mcp-tui tap %s: listening on %s (relayed to %s)" % (name, proxy.url, info["server"])))
         finally:
-            TapRelay.restore_signals(previous)
             transcriber.finish(5.0)
             log.close()
             self.describe(name, dict(info, ended=tap_stamp(time.time())), log)
-        return code[0]
 
     @staticmethod
     def describe(name, info, log):
@@ -18921,10 +18932,8 @@ class MockCommands(CliCommands):
 
     def serve_http(self, server, path):
         """Until Ctrl+C or SIGTERM (or, with --strict, the first miss); the URL is said on stderr."""
-        import signal
-
         listen = listen_address(self.opts.listen, self.opts.allow_remote, "the mock")
-        stopped, code, misses, lock = threading.Event(), [EXIT_OK], [0], threading.Lock()
+        stopped, misses, lock = threading.Event(), [0], threading.Lock()
 
         def served(miss):
             with lock:
@@ -18933,25 +18942,9 @@ class MockCommands(CliCommands):
                 stopped.set()
 
         mock = MockHttpServer(server, listen, served, self.opts.max_message_size)
-
-        def stop(signum, frame):
-            code[0] = 128 + signum if signum != signal.SIGINT else EXIT_OK
-            stopped.set()
-
-        previous = {}
-        for number in (signal.SIGINT, signal.SIGTERM):
-            try:
-                previous[number] = signal.signal(number, stop)
-            except (ValueError, OSError):  # not the main thread: whoever runs main() there owns the signals
-                break
-        self.out.stderr_line("mcp-tui mock: serving %s on %s" % (path, mock.url))
-        try:
-            mock.serve(stopped)
-        except KeyboardInterrupt:
-            pass
-        finally:
-            TapRelay.restore_signals(previous)
-        return EXIT_FAILURE if misses[0] else code[0]
+        code = serve_until_signalled(mock.serve, stopped, lambda: self.out.stderr_line(
+            "mcp-tui mock: serving %s on %s" % (path, mock.url)))
+        return EXIT_FAILURE if misses[0] else code
 
 
 # -- 7. CLI: tap install and uninstall: a server of a host's config file put behind a tap --
