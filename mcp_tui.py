@@ -1362,6 +1362,13 @@ class Transport:
         the HTTP status, or None without a session to end or an answer within ``seconds``."""
         return None
 
+    def winding_down(self):
+        """A context for telling the server what the command gave up (a cancel): past the
+        --max-time cap it still goes out, with a short bound of its own (HttpClient's)."""
+        import contextlib
+
+        return self.http.winding_down() if self.http is not None else contextlib.nullcontext()
+
     def control(self, op, timeout=10.0, **fields):
         """An operation of a session keeper: only a kept session's transport has one."""
         raise UsageError("%s is not a kept session: it takes no keeper operation (%s)" % (self.name, op))
@@ -2021,6 +2028,7 @@ class HttpClient:
         self.timeout = timeout
         self.max_message = max_message
         self.deadline = deadline
+        self._winding_down = threading.local()  # see winding_down
         self.network = network or NetworkOptions()
         self.log = log
         self.watchdog = Watchdog()
@@ -2063,9 +2071,30 @@ class HttpClient:
                 "message": message}
 
     def deadline_in(self, seconds):
-        """An absolute deadline ``seconds`` from now, never past the whole command's."""
+        """An absolute deadline ``seconds`` from now, never past the whole command's, except for
+        the cancels and the DELETE of ``winding_down``: they get up to DELETE_TIMEOUT past it."""
         deadline = time.perf_counter() + seconds
-        return min(deadline, self.deadline) if self.deadline is not None else deadline
+        if self.deadline is None:
+            return deadline
+        if getattr(self._winding_down, "on", False):
+            return min(deadline, max(self.deadline, time.perf_counter() + DELETE_TIMEOUT))
+        return min(deadline, self.deadline)
+
+    def winding_down(self):
+        """A context in which this thread's exchanges tell the server what the command gave up
+        (notifications/cancelled, the session's DELETE): the --max-time cap may have passed, and
+        they still go out, each bounded by DELETE_TIMEOUT of its own."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def context():
+            self._winding_down.on = True
+            try:
+                yield
+            finally:
+                self._winding_down.on = False
+
+        return context()
 
     def timed_out(self, method, conn):
         if self.deadline is not None and time.perf_counter() >= self.deadline:
@@ -2746,8 +2775,9 @@ class StreamableHttpTransport(Transport):
             return None
         self._session_ended = True
         try:
-            response, _ = self.http.exchange("DELETE", headers=self._headers({}), seconds=seconds,
-                                             carries="(end of session)")
+            with self.http.winding_down():  # sent also when --max-time has passed
+                response, _ = self.http.exchange("DELETE", headers=self._headers({}), seconds=seconds,
+                                                 carries="(end of session)")
         except (McpTuiError, OSError):
             return None
         return response.status
@@ -3272,7 +3302,8 @@ class RpcChannel:
         self.transport.abort(request_id)
         if notify and not self.transport.cancels_by_closing_stream:
             try:
-                self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
+                with self.transport.winding_down():  # sent also when --max-time has passed
+                    self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
             except McpTuiError:
                 pass
 

@@ -18,7 +18,7 @@ import pytest
 
 import mcp_tui
 
-from conftest import ROOT, TESTSERVER, RunningServer
+from conftest import ROOT, TESTSERVER, RunningServer, wait_for
 
 BADSERVER = ROOT / "tests" / "badserver.py"
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
@@ -121,6 +121,27 @@ combos = pytest.mark.parametrize("transport,era", COMBOS, ids=COMBO_IDS)
 stdio_eras = pytest.mark.parametrize("transport,era", COMBOS[:2], ids=COMBO_IDS[:2])
 http_eras = pytest.mark.parametrize("transport,era", COMBOS[2:], ids=COMBO_IDS[2:])
 transports = pytest.mark.parametrize("transport", ["stdio", "http"])
+
+
+# -- the --max-time cap ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("transport,era", [c for c in COMBOS if c != ("http", MODERN)],
+                         ids=[i for i in COMBO_IDS if i != "http-2026"])  # its server ends the stream itself
+def test_max_time_still_cancels_the_call_and_ends_the_session(cli, bad, transport, era):
+    """--max-time left the call running at the server and (2025-11-25 HTTP) the session open:
+    past the cap every exchange failed at once, so neither notifications/cancelled nor the
+    DELETE went out, where --timeout and Ctrl+C send both. Each now has a short bound of its own."""
+    target = bad(transport, era, "never-answer", "--on", "tools/call")
+    result = cli(*target.args, "--max-time", "1", "tool", "call", "echo", "message=hi", timeout=1 + SLACK)
+    assert result.code == 1, result
+    assert "--max-time" in error_line(result), result
+    calls = target.messages("tools/call")
+    assert len(calls) == 1, target.messages()  # at most once: the call is never sent again
+    cancelled = wait_for(lambda: target.messages("notifications/cancelled"), timeout=10, what="the cancel")
+    assert [m["params"]["requestId"] for m in cancelled] == [calls[0]["id"]], cancelled
+    if (transport, era) == ("http", LEGACY):
+        assert wait_for(lambda: target.http("DELETE"), timeout=10, what="the DELETE")
 
 
 # -- crashes --------------------------------------------------------------------------------
