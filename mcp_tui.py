@@ -2266,6 +2266,13 @@ class HttpClient:
             conn.close()
 
 
+def utf8_header_value(text):
+    """A header value that goes out as the UTF-8 bytes of ``text`` (an SSE event id may be any
+    Unicode, and the SSE spec sends Last-Event-ID UTF-8 encoded): http.client writes a str as
+    Latin-1, so the UTF-8 bytes are handed to it as the Latin-1 characters they are."""
+    return text.encode("utf-8").decode("latin-1")
+
+
 def unreachable(url, proxy, exc):
     """The ConnectionFailed for a request that got no answer, naming the proxy it went through."""
     if proxy is None:
@@ -2646,7 +2653,8 @@ class StreamableHttpTransport(Transport):
                 return None
         if self.log:
             self.log.event("transport", "resuming SSE stream", last_event_id=decoder.last_event_id)
-        headers = self._headers({"Last-Event-ID": decoder.last_event_id}, accept="text/event-stream")
+        headers = self._headers({"Last-Event-ID": utf8_header_value(decoder.last_event_id)},
+                                accept="text/event-stream")
 
         conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True,
                                         carries="(resuming the stream)",
@@ -2703,7 +2711,7 @@ class StreamableHttpTransport(Transport):
         while not self._closing:
             headers = self._headers({}, accept="text/event-stream")
             if decoder.last_event_id is not None:
-                headers["Last-Event-ID"] = decoder.last_event_id
+                headers["Last-Event-ID"] = utf8_header_value(decoder.last_event_id)
             try:
                 conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True,
                                                 carries="(server stream)")

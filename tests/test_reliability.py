@@ -487,6 +487,16 @@ def test_a_cut_sse_stream_is_resumed_with_last_event_id_after_retry(cli, bad):
     assert waited >= 0.25, "resumed after %.3fs, before the server's retry: 300" % waited  # order, not speed
 
 
+@pytest.mark.parametrize("prefix", ["\u00e9", "\u20ac"])
+def test_a_resume_sends_a_unicode_event_id_as_utf8(cli, bad, prefix):
+    """Last-Event-ID went out Latin-1 (http.client's default): 'é' as the byte E9, and an id
+    with '€' failed the call with a misleading 'cannot reach' line. The SSE spec sends UTF-8."""
+    target = bad("http", LEGACY, "sse-cut", "--retry-ms", 0, "--event-id-prefix", prefix)
+    result = run(cli, target, "tool", "list")
+    assert_listed(result)
+    assert len(target.messages("tools/list")) == 1
+
+
 def test_a_stream_cut_forever_is_resumed_a_bounded_number_of_times(cli, bad):
     """Resuming is bounded by count (mcp_tui.STREAM_RESUMES in a row that bring nothing), not
     only by --timeout; the request itself is never sent again."""
