@@ -4448,9 +4448,11 @@ class SessionOpener:
             if exc.status not in (400, 404, 405):
                 raise
             fresh = False
-        except ProtocolViolation:
-            if not session.era.may_fall_back():  # it answered server/discover as a modern server,
-                raise  # wrongly: no fallback
+        except ProtocolViolation as exc:
+            # it answered server/discover as a modern server, wrongly, or too deep to read (the answer
+            # names the probe's id): no fallback, whose initialize would only hide what went wrong
+            if not session.era.may_fall_back() or getattr(exc, "answered_id", None) is not None:
+                raise
             fresh = True
         if session.log:
             session.log.event("session", "the probe says legacy; sending initialize")

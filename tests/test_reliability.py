@@ -332,6 +332,18 @@ def test_json_nested_too_deep_to_read_ends_its_stdio_request_at_once(cli, bad, e
     assert "no answer" not in line, result
 
 
+@transports
+def test_a_server_discover_answer_nested_too_deep_is_named_not_hidden_behind_initialize(cli, bad, transport):
+    """A too-deep server/discover answer was taken for a legacy server's junk: initialize went
+    out and the user read 'initialize failed ... Method not found'. The server answered the
+    probe: its line is the README's."""
+    target = bad(transport, MODERN, "deep-nesting", "--on", "server/discover")
+    line = assert_fault(run(cli, target, "tool", "list"),
+                        r"^mcp-tui: the server sent JSON nested more than 128 levels deep")
+    assert "initialize" not in line, line
+    assert not target.messages("initialize"), target.messages()
+
+
 @combos
 def test_a_schema_nested_past_the_limit_is_refused_and_one_at_it_works(cli, bad, transport, era):
     """A tool whose inputSchema nests 300 levels read as JSON (under the interpreter's limit),
