@@ -244,6 +244,9 @@ class StreamCut(ConnectionFailed):
     """A response stream that ended before the response."""
 
 
+TOOL_SENT_ONCE_HINT = "not sent again: the tool may have run; run it again yourself if that is safe"
+
+
 class HttpStatusError(ConnectionFailed):
     """An HTTP status with no JSON-RPC error in its body."""
 
@@ -2599,7 +2602,11 @@ class StreamableHttpTransport(Transport):
                     raise StreamCut("the server cut the response stream again each of the %d times it was resumed, "
                                     "sending nothing; mcp-tui stopped resuming it" % fruitless,
                                     hint="the request was sent once; mcp-tui does not send it twice")
-                resumed = self._resume(request_id, decoder)
+                try:
+                    resumed = self._resume(request_id, decoder)
+                except ConnectionFailed as exc:  # refused (405, 404), unreachable: the request was sent all the same
+                    raise StreamCut("the server cut the response stream, and resuming it failed: %s" % exc.message,
+                                    hint="the request was sent once; mcp-tui does not send it twice")
                 if resumed is None:
                     return  # the request ended meanwhile (timed out, cancelled, or the session closed)
                 fruitless += 1
@@ -3210,9 +3217,18 @@ class RpcChannel:
             message["params"] = params
         if method in self.withheld:
             raise Withheld(self.transport.preview(message, headers))
+        pending = None
         try:
             pending = self.forward(message, headers, request_id, on_progress)
             response = self._wait(pending, method, timeout, max_time)
+        except ConnectionFailed as exc:
+            # The call left and its answer never came: its stream was cut, or the connection (a stdio
+            # server, a legacy SSE stream) ended with it in flight. Every era and transport says so alike.
+            cut_off = pending is not None and pending.error is exc and (
+                isinstance(exc, StreamCut) or exc is self.closed_error())
+            if method == "tools/call" and cut_off and (isinstance(exc, StreamCut) or not exc.hint):
+                exc.hint = TOOL_SENT_ONCE_HINT
+            raise
         except RequestTimeout:  # initialize is never cancelled (the spec forbids it): its connection just ends
             self._cancel(request_id, method, cancel_notification and method != "initialize", "timed out")
             raise
@@ -4267,11 +4283,9 @@ class ModernEra(Era):
                 result = session.channel.call(method, wire, self.headers(method, wire, tool),
                                               timeout or session.timeout, max_time or session.max_time, request_id,
                                               on_progress)
-            except StreamCut as exc:
+            except StreamCut:
                 if method not in IDEMPOTENT_METHODS or reissued:
-                    if method == "tools/call":
-                        exc.hint = "not sent again: the tool may have run; run it again yourself if that is safe"
-                    raise
+                    raise  # a tools/call's error says it may have run (RpcChannel.call)
                 reissued, request_id = True, None  # lost with the stream: a new request, with a new id
                 if session.log:
                     session.log.event("session", "stream cut; re-issuing %s with a new id" % method)

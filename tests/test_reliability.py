@@ -174,6 +174,17 @@ def test_crash_mid_response_keeps_the_notifications_that_came_first(cli, bad, tr
 
 
 @combos
+def test_a_server_crashing_mid_call_says_the_call_was_sent_once(cli, bad, transport, era):
+    """Only 2026-07-28 HTTP cuts said the tool may have run: a stdio server dying mid-call said
+    only that it exited, and 2025-11-25 HTTP (its stream cut, its resume refused) 'cannot reach'."""
+    target = bad(transport, era, "crash-mid-response")
+    line = assert_fault(run(cli, target, "tool", "call", "echo", "message=hi"), r"exit|closed|cut|broke|reset")
+    assert "(not sent again: the tool may have run; run it again yourself if that is safe" in line, line
+    assert not line.startswith("mcp-tui: cannot reach"), line  # it was reached: the call went out
+    assert len(target.messages("tools/call")) == 1
+
+
+@combos
 def test_crash_mid_list_keeps_the_first_page(cli, bad, transport, era):
     result = run(cli, bad(transport, era, "crash-mid-list"), "tool", "list")
     assert_fault(result, r"exit|closed|cut|broke|connection|reset|refused")
@@ -507,6 +518,16 @@ def test_a_resume_sends_a_unicode_event_id_as_utf8(cli, bad, prefix):
     result = run(cli, target, "tool", "list")
     assert_listed(result)
     assert len(target.messages("tools/list")) == 1
+
+
+def test_a_refused_resume_says_a_cut_stream_was_being_resumed_and_the_call_went_once(cli, bad):
+    """A resume the server refuses (GET -> 405) ended with a bare 'HTTP 405 Method Not Allowed':
+    neither that a cut response stream was being resumed nor that the call was sent once."""
+    target = bad("http", LEGACY, "never-answer", "--on", "tools/call")
+    line = assert_fault(run(cli, target, "tool", "call", "echo", "message=hi"),
+                        r"^mcp-tui: the server cut the response stream, and resuming it failed: HTTP 405")
+    assert "(not sent again: the tool may have run" in line, line
+    assert len(target.messages("tools/call")) == 1
 
 
 def test_a_stream_cut_forever_is_resumed_a_bounded_number_of_times(cli, bad):
