@@ -530,6 +530,16 @@ def test_a_refused_resume_says_a_cut_stream_was_being_resumed_and_the_call_went_
     assert len(target.messages("tools/call")) == 1
 
 
+def test_a_retry_longer_than_the_timeout_is_named_when_the_call_times_out(cli, bad):
+    """A cut stream's `retry: 600000` was obeyed in silence: the call ended at --timeout with
+    'raise --timeout', no word that the server had asked for a ten-minute wait."""
+    target = bad("http", LEGACY, "sse-cut", "--retry-ms", 600000)
+    line = assert_fault(run(cli, target, "tool", "list"), r"^mcp-tui: no answer to tools/list within 3s")
+    assert "SSE retry of 600s before it may be resumed" in line, line
+    assert len(target.messages("tools/list")) == 1 and not [g for g in target.http("GET")
+                                                              if "last-event-id" in g["http"]["headers"]]
+
+
 def test_a_stream_cut_forever_is_resumed_a_bounded_number_of_times(cli, bad):
     """Resuming is bounded by count (mcp_tui.STREAM_RESUMES in a row that bring nothing), not
     only by --timeout; the request itself is never sent again."""
