@@ -2653,10 +2653,12 @@ class StreamableHttpTransport(Transport):
     def _resume(self, request_id, decoder):
         """Wait the server's retry (else RESUME_DELAY), then GET the stream from its last
         event id: (connection, response), or None when the request ended meanwhile."""
-        until = time.perf_counter() + (decoder.retry_ms / 1000.0 if decoder.retry_ms is not None else RESUME_DELAY)
-        if until > self.http.deadline_in(self.http.timeout):  # obeyed, but the request's timeout ends the wait:
+        pause = decoder.retry_ms / 1000.0 if decoder.retry_ms is not None else RESUME_DELAY
+        until = time.perf_counter() + pause
+        if decoder.retry_ms is not None and until > self.http.deadline_in(self.http.timeout):
+            # obeyed, but the request's timeout ends the wait first: its line names why no resume came
             self._channel.anomaly("a cut response stream with an SSE retry of %s before it may be resumed" % (
-                seconds_text(decoder.retry_ms / 1000.0)))  # the timeout's hint names why no resume came
+                seconds_text(pause)))
         while time.perf_counter() < until:  # the command may end meanwhile: it does not wait the delay out
             time.sleep(min(0.05, max(0.0, until - time.perf_counter())))
             if self._closing or not self._still_ours(request_id):
