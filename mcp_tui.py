@@ -253,6 +253,9 @@ class StreamCut(ConnectionFailed):
     """A response stream that ended before the response."""
 
 
+TOOL_SENT_ONCE_HINT = "not sent again: the tool may have run; run it again yourself if that is safe"
+
+
 class HttpStatusError(ConnectionFailed):
     """An HTTP status with no JSON-RPC error in its body."""
 
@@ -1410,6 +1413,13 @@ class Transport:
         the HTTP status, or None without a session to end or an answer within ``seconds``."""
         return None
 
+    def winding_down(self):
+        """A context for telling the server what the command gave up (a cancel): past the
+        --max-time cap it still goes out, with a short bound of its own (HttpClient's)."""
+        import contextlib
+
+        return self.http.winding_down() if self.http is not None else contextlib.nullcontext()
+
     def control(self, op, timeout=10.0, **fields):
         """An operation of a session keeper: only a kept session's transport has one."""
         raise UsageError("%s is not a kept session: it takes no keeper operation (%s)" % (self.name, op))
@@ -2069,6 +2079,7 @@ class HttpClient:
         self.timeout = timeout
         self.max_message = max_message
         self.deadline = deadline
+        self._winding_down = threading.local()  # see winding_down
         self.network = network or NetworkOptions()
         self.log = log
         self.watchdog = Watchdog()
@@ -2111,9 +2122,30 @@ class HttpClient:
                 "message": message}
 
     def deadline_in(self, seconds):
-        """An absolute deadline ``seconds`` from now, never past the whole command's."""
+        """An absolute deadline ``seconds`` from now, never past the whole command's, except for
+        the cancels and the DELETE of ``winding_down``: they get up to DELETE_TIMEOUT past it."""
         deadline = time.perf_counter() + seconds
-        return min(deadline, self.deadline) if self.deadline is not None else deadline
+        if self.deadline is None:
+            return deadline
+        if getattr(self._winding_down, "on", False):
+            return min(deadline, max(self.deadline, time.perf_counter() + DELETE_TIMEOUT))
+        return min(deadline, self.deadline)
+
+    def winding_down(self):
+        """A context in which this thread's exchanges tell the server what the command gave up
+        (notifications/cancelled, the session's DELETE): the --max-time cap may have passed, and
+        they still go out, each bounded by DELETE_TIMEOUT of its own."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def context():
+            self._winding_down.on = True
+            try:
+                yield
+            finally:
+                self._winding_down.on = False
+
+        return context()
 
     def timed_out(self, method, conn):
         if self.deadline is not None and time.perf_counter() >= self.deadline:
@@ -2283,6 +2315,13 @@ class HttpClient:
             idle, self._idle = self._idle, []
         for conn in idle:
             conn.close()
+
+
+def utf8_header_value(text):
+    """A header value that goes out as the UTF-8 bytes of ``text`` (an SSE event id may be any
+    Unicode, and the SSE spec sends Last-Event-ID UTF-8 encoded): http.client writes a str as
+    Latin-1, so the UTF-8 bytes are handed to it as the Latin-1 characters they are."""
+    return text.encode("utf-8").decode("latin-1")
 
 
 def unreachable(url, proxy, exc):
@@ -2611,7 +2650,11 @@ class StreamableHttpTransport(Transport):
                     raise StreamCut("the server cut the response stream again each of the %d times it was resumed, "
                                     "sending nothing; mcp-tui stopped resuming it" % fruitless,
                                     hint="the request was sent once; mcp-tui does not send it twice")
-                resumed = self._resume(request_id, decoder)
+                try:
+                    resumed = self._resume(request_id, decoder)
+                except ConnectionFailed as exc:  # refused (405, 404), unreachable: the request was sent all the same
+                    raise StreamCut("the server cut the response stream, and resuming it failed: %s" % exc.message,
+                                    hint="the request was sent once; mcp-tui does not send it twice")
                 if resumed is None:
                     return  # the request ended meanwhile (timed out, cancelled, or the session closed)
                 fruitless += 1
@@ -2658,14 +2701,20 @@ class StreamableHttpTransport(Transport):
     def _resume(self, request_id, decoder):
         """Wait the server's retry (else RESUME_DELAY), then GET the stream from its last
         event id: (connection, response), or None when the request ended meanwhile."""
-        until = time.perf_counter() + (decoder.retry_ms / 1000.0 if decoder.retry_ms is not None else RESUME_DELAY)
+        pause = decoder.retry_ms / 1000.0 if decoder.retry_ms is not None else RESUME_DELAY
+        until = time.perf_counter() + pause
+        if decoder.retry_ms is not None and until > self.http.deadline_in(self.http.timeout):
+            # obeyed, but the request's timeout ends the wait first: its line names why no resume came
+            self._channel.anomaly("a cut response stream with an SSE retry of %s before it may be resumed" % (
+                seconds_text(pause)))
         while time.perf_counter() < until:  # the command may end meanwhile: it does not wait the delay out
             time.sleep(min(0.05, max(0.0, until - time.perf_counter())))
             if self._closing or not self._still_ours(request_id):
                 return None
         if self.log:
             self.log.event("transport", "resuming SSE stream", last_event_id=decoder.last_event_id)
-        headers = self._headers({"Last-Event-ID": decoder.last_event_id}, accept="text/event-stream")
+        headers = self._headers({"Last-Event-ID": utf8_header_value(decoder.last_event_id)},
+                                accept="text/event-stream")
 
         conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True,
                                         carries="(resuming the stream)",
@@ -2722,7 +2771,7 @@ class StreamableHttpTransport(Transport):
         while not self._closing:
             headers = self._headers({}, accept="text/event-stream")
             if decoder.last_event_id is not None:
-                headers["Last-Event-ID"] = decoder.last_event_id
+                headers["Last-Event-ID"] = utf8_header_value(decoder.last_event_id)
             try:
                 conn, response = self.http.open("GET", headers=headers, seconds=self.http.timeout, stream=True,
                                                 carries="(server stream)")
@@ -2794,8 +2843,9 @@ class StreamableHttpTransport(Transport):
             return None
         self._session_ended = True
         try:
-            response, _ = self.http.exchange("DELETE", headers=self._headers({}), seconds=seconds,
-                                             carries="(end of session)")
+            with self.http.winding_down():  # sent also when --max-time has passed
+                response, _ = self.http.exchange("DELETE", headers=self._headers({}), seconds=seconds,
+                                                 carries="(end of session)")
         except (McpTuiError, OSError):
             return None
         return response.status
@@ -3258,9 +3308,18 @@ class RpcChannel:
             message["params"] = params
         if method in self.withheld:
             raise Withheld(self.transport.preview(message, headers))
+        pending = None
         try:
             pending = self.forward(message, headers, request_id, on_progress)
             response = self._wait(pending, method, timeout, max_time)
+        except ConnectionFailed as exc:
+            # The call left and its answer never came: its stream was cut, or the connection (a stdio
+            # server, a legacy SSE stream) ended with it in flight. Every era and transport says so alike.
+            cut_off = pending is not None and pending.error is exc and (
+                isinstance(exc, StreamCut) or exc is self.closed_error())
+            if method == "tools/call" and cut_off and (isinstance(exc, StreamCut) or not exc.hint):
+                exc.hint = TOOL_SENT_ONCE_HINT
+            raise
         except RequestTimeout:  # initialize is never cancelled (the spec forbids it): its connection just ends
             self._cancel(request_id, method, cancel_notification and method != "initialize", "timed out")
             raise
@@ -3358,7 +3417,8 @@ class RpcChannel:
         self.transport.abort(request_id)
         if notify and not self.transport.cancels_by_closing_stream:
             try:
-                self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
+                with self.transport.winding_down():  # sent also when --max-time has passed
+                    self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
             except McpTuiError:
                 pass
 
@@ -4314,11 +4374,9 @@ class ModernEra(Era):
                 result = session.channel.call(method, wire, self.headers(method, wire, tool),
                                               timeout or session.timeout, max_time or session.max_time, request_id,
                                               on_progress)
-            except StreamCut as exc:
+            except StreamCut:
                 if method not in IDEMPOTENT_METHODS or reissued:
-                    if method == "tools/call":
-                        exc.hint = "not sent again: the tool may have run; run it again yourself if that is safe"
-                    raise
+                    raise  # a tools/call's error says it may have run (RpcChannel.call)
                 reissued, request_id = True, None  # lost with the stream: a new request, with a new id
                 if session.log:
                     session.log.event("session", "stream cut; re-issuing %s with a new id" % method)
@@ -4495,9 +4553,11 @@ class SessionOpener:
             if exc.status not in (400, 404, 405):
                 raise
             fresh = False
-        except ProtocolViolation:
-            if not session.era.may_fall_back():  # it answered server/discover as a modern server,
-                raise  # wrongly: no fallback
+        except ProtocolViolation as exc:
+            # it answered server/discover as a modern server, wrongly, or too deep to read (the answer
+            # names the probe's id): no fallback, whose initialize would only hide what went wrong
+            if not session.era.may_fall_back() or getattr(exc, "answered_id", None) is not None:
+                raise
             fresh = True
         if session.log:
             session.log.event("session", "the probe says legacy; sending initialize")

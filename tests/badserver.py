@@ -21,6 +21,8 @@ One file, standard library only, Python 3.8+.
       --depth N              deep-nesting, deep-schema: the nesting depth (default 100000)
       --delay-ms N           trickle: milliseconds between bytes (default 5)
       --retry-ms N           sse-cut: the SSE retry field (default 300)
+      --event-id-prefix TEXT SSE event ids begin with TEXT (any Unicode); a resume's Last-Event-ID is
+                             read as UTF-8, as the SSE spec sends it
       --ttl-ms N             task-ttl: the task's TTL (default 1000)
       --count N              the floods (log-, request-, sampling-, method-, emoji-, stderr-flood,
                              stderr-lines): how many (default 20000)
@@ -238,7 +240,7 @@ class HttpWire(object):
         self.streaming = False
         self.done = False
         self._event_id = 0
-        self.stream_name = "s%d" % app.next_number()
+        self.stream_name = "%ss%d" % (app.opts.event_id_prefix, app.next_number())
 
     def send(self, message):
         if self.streaming:
@@ -1049,6 +1051,10 @@ class App(object):
         if self.mode == "drip" and self.fault_method == "GET":
             return self.drip(h)
         last = h.headers.get("Last-Event-ID")
+        try:  # http.server reads header bytes as Latin-1; the SSE spec sends the id as UTF-8
+            last = last.encode("latin-1").decode("utf-8") if last else last
+        except UnicodeError:
+            last = "(not UTF-8: %r)" % last
         if self.mode == "get-stream-ends" and not self.modern and not last:
             return self.short_get_stream(h)
         with self.lock:
@@ -1177,6 +1183,7 @@ def main(argv=None):
     parser.add_argument("--depth", type=int, default=100000)
     parser.add_argument("--delay-ms", type=float, default=5.0)
     parser.add_argument("--retry-ms", type=int, default=300)
+    parser.add_argument("--event-id-prefix", default="")
     parser.add_argument("--ttl-ms", type=int, default=1000)
     parser.add_argument("--count", type=int, default=20000)
     parser.add_argument("--status", type=int, default=0)

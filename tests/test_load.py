@@ -151,3 +151,19 @@ def test_load_memory_holds_one_large_answer_at_a_time(start_server, state_dir):
     code, peak = measured.stderr.splitlines()[-1].split()
     assert code == "0" and json.loads(measured.stdout)["ok"] == 8, measured
     assert int(peak) < 3 * size, "peak %d MB for 8 answers of %d MB at once" % (int(peak) // 2 ** 20, size // 2 ** 20)
+
+
+def test_max_time_during_a_load_cancels_the_calls_in_flight_and_ends_the_session(cli, start_server):
+    """--max-time cut the calls in flight without a word to the server (2025-11-25 HTTP: no
+    notifications/cancelled, no DELETE): past the cap every exchange failed at once."""
+    server = start_server("--record-http")
+    result = cli("--url", server.url, "--protocol-version", "2025-11-25", "tool", "call", "long_operation",
+                 "steps=1", "step_ms=60000", "--load", "--load-concurrency", "3", "--load-requests", "6",
+                 "--max-time", "2", timeout=60)
+    assert result.code == 1, result
+    assert "cut 3 in flight" in result.err, result
+    calls = [r["message"] for r in server.records() if r["message"].get("method") == "tools/call"]
+    cancelled = wait_for(lambda: [r["message"] for r in server.records()
+                                  if r["message"].get("method") == "notifications/cancelled"], timeout=10)
+    assert sorted(m["params"]["requestId"] for m in cancelled) == sorted(m["id"] for m in calls), (cancelled, calls)
+    assert len(server.http_requests("DELETE")) == 1, server.http_requests()

@@ -18,7 +18,7 @@ import pytest
 
 import mcp_tui
 
-from conftest import ROOT, TESTSERVER, RunningServer
+from conftest import ROOT, TESTSERVER, RunningServer, wait_for
 
 BADSERVER = ROOT / "tests" / "badserver.py"
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
@@ -123,6 +123,27 @@ http_eras = pytest.mark.parametrize("transport,era", COMBOS[2:], ids=COMBO_IDS[2
 transports = pytest.mark.parametrize("transport", ["stdio", "http"])
 
 
+# -- the --max-time cap ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("transport,era", [c for c in COMBOS if c != ("http", MODERN)],
+                         ids=[i for i in COMBO_IDS if i != "http-2026"])  # its server ends the stream itself
+def test_max_time_still_cancels_the_call_and_ends_the_session(cli, bad, transport, era):
+    """--max-time left the call running at the server and (2025-11-25 HTTP) the session open:
+    past the cap every exchange failed at once, so neither notifications/cancelled nor the
+    DELETE went out, where --timeout and Ctrl+C send both. Each now has a short bound of its own."""
+    target = bad(transport, era, "never-answer", "--on", "tools/call")
+    result = cli(*target.args, "--max-time", "1", "tool", "call", "echo", "message=hi", timeout=1 + SLACK)
+    assert result.code == 1, result
+    assert "--max-time" in error_line(result), result
+    calls = target.messages("tools/call")
+    assert len(calls) == 1, target.messages()  # at most once: the call is never sent again
+    cancelled = wait_for(lambda: target.messages("notifications/cancelled"), timeout=10, what="the cancel")
+    assert [m["params"]["requestId"] for m in cancelled] == [calls[0]["id"]], cancelled
+    if (transport, era) == ("http", LEGACY):
+        assert wait_for(lambda: target.http("DELETE"), timeout=10, what="the DELETE")
+
+
 # -- crashes --------------------------------------------------------------------------------
 
 
@@ -150,6 +171,17 @@ def test_crash_mid_response_keeps_the_notifications_that_came_first(cli, bad, tr
     assert "⏳ progress 1/2: halfway" in result.err, result
     assert "ECHO-LOG before the answer" in result.err, result
     assert result.out == "", result
+
+
+@combos
+def test_a_server_crashing_mid_call_says_the_call_was_sent_once(cli, bad, transport, era):
+    """Only 2026-07-28 HTTP cuts said the tool may have run: a stdio server dying mid-call said
+    only that it exited, and 2025-11-25 HTTP (its stream cut, its resume refused) 'cannot reach'."""
+    target = bad(transport, era, "crash-mid-response")
+    line = assert_fault(run(cli, target, "tool", "call", "echo", "message=hi"), r"exit|closed|cut|broke|reset")
+    assert "(not sent again: the tool may have run; run it again yourself if that is safe" in line, line
+    assert not line.startswith("mcp-tui: cannot reach"), line  # it was reached: the call went out
+    assert len(target.messages("tools/call")) == 1
 
 
 @combos
@@ -311,6 +343,18 @@ def test_json_nested_too_deep_to_read_ends_its_stdio_request_at_once(cli, bad, e
     assert "no answer" not in line, result
 
 
+@transports
+def test_a_server_discover_answer_nested_too_deep_is_named_not_hidden_behind_initialize(cli, bad, transport):
+    """A too-deep server/discover answer was taken for a legacy server's junk: initialize went
+    out and the user read 'initialize failed ... Method not found'. The server answered the
+    probe: its line is the README's."""
+    target = bad(transport, MODERN, "deep-nesting", "--on", "server/discover")
+    line = assert_fault(run(cli, target, "tool", "list"),
+                        r"^mcp-tui: the server sent JSON nested more than 128 levels deep")
+    assert "initialize" not in line, line
+    assert not target.messages("initialize"), target.messages()
+
+
 @combos
 def test_a_schema_nested_past_the_limit_is_refused_and_one_at_it_works(cli, bad, transport, era):
     """A tool whose inputSchema nests 300 levels read as JSON (under the interpreter's limit),
@@ -464,6 +508,36 @@ def test_a_cut_sse_stream_is_resumed_with_last_event_id_after_retry(cli, bad):
     assert headers.get("mcp-session-id") == post[0]["http"]["headers"]["mcp-session-id"]
     waited = gets[0]["t"] - post[0]["t"]
     assert waited >= 0.25, "resumed after %.3fs, before the server's retry: 300" % waited  # order, not speed
+
+
+@pytest.mark.parametrize("prefix", ["\u00e9", "\u20ac"])
+def test_a_resume_sends_a_unicode_event_id_as_utf8(cli, bad, prefix):
+    """Last-Event-ID went out Latin-1 (http.client's default): 'é' as the byte E9, and an id
+    with '€' failed the call with a misleading 'cannot reach' line. The SSE spec sends UTF-8."""
+    target = bad("http", LEGACY, "sse-cut", "--retry-ms", 0, "--event-id-prefix", prefix)
+    result = run(cli, target, "tool", "list")
+    assert_listed(result)
+    assert len(target.messages("tools/list")) == 1
+
+
+def test_a_refused_resume_says_a_cut_stream_was_being_resumed_and_the_call_went_once(cli, bad):
+    """A resume the server refuses (GET -> 405) ended with a bare 'HTTP 405 Method Not Allowed':
+    neither that a cut response stream was being resumed nor that the call was sent once."""
+    target = bad("http", LEGACY, "never-answer", "--on", "tools/call")
+    line = assert_fault(run(cli, target, "tool", "call", "echo", "message=hi"),
+                        r"^mcp-tui: the server cut the response stream, and resuming it failed: HTTP 405")
+    assert "(not sent again: the tool may have run" in line, line
+    assert len(target.messages("tools/call")) == 1
+
+
+def test_a_retry_longer_than_the_timeout_is_named_when_the_call_times_out(cli, bad):
+    """A cut stream's `retry: 600000` was obeyed in silence: the call ended at --timeout with
+    'raise --timeout', no word that the server had asked for a ten-minute wait."""
+    target = bad("http", LEGACY, "sse-cut", "--retry-ms", 600000)
+    line = assert_fault(run(cli, target, "tool", "list"), r"^mcp-tui: no answer to tools/list within 3s")
+    assert "SSE retry of 600s before it may be resumed" in line, line
+    assert len(target.messages("tools/list")) == 1 and not [g for g in target.http("GET")
+                                                              if "last-event-id" in g["http"]["headers"]]
 
 
 def test_a_stream_cut_forever_is_resumed_a_bounded_number_of_times(cli, bad):

@@ -215,3 +215,17 @@ def test_the_test_server_s_chunked_streams_end_with_their_last_chunk_unless_cut(
     with pytest.raises(http.client.IncompleteRead):
         cut.read()
     conn.close()
+
+
+@pytest.mark.parametrize("flags", [["--era", "2025-11-25", "--sse-responses", "--no-event-ids", "--cut-streams", "0",
+                                    "--cut-method", "tools/call"],
+                                   ["--legacy-sse", "--cut-streams", "3", "--cut-method", "GET", "--cut-how", "mid-event"]],
+                         ids=["2025-no-event-ids", "legacy-http-sse"])
+def test_a_cut_call_says_it_was_sent_once_in_every_era(cli, start_server, flags):
+    """Only 2026-07-28 cuts said the tool may have run: a 2025-11-25 stream cut with no ids to
+    resume from, and a legacy HTTP+SSE stream cut mid-call, said only that the stream closed."""
+    server = start_server(*flags)
+    called = cli("--url", server.url, "tool", "call", "long_operation", "steps=3", "step_ms=300", timeout=60)
+    assert called.code == 1, called
+    assert "(not sent again: the tool may have run; run it again yourself if that is safe" in called.err, called
+    assert len(calls(server, "tools/call")) == 1

@@ -79,6 +79,8 @@ it is strict on purpose: it rejects what a careless client gets wrong instead of
                            balancer that does not pin sessions)
       --record-http        with --record and --http: also record each GET and DELETE of /mcp, as a line
                            {"transport": "http", "era": null, "http": {method, path, headers}} (no message)
+      --no-event-ids       with --http: 2025-11-25 response streams carry no event ids (a cut one
+                           cannot be resumed)
       --no-session-ids     with --http: a 2025-11-25 initialize issues no Mcp-Session-Id, and every later
                            request, having none, gets 400 Bad Request: No valid session ID provided
 
@@ -3075,7 +3077,7 @@ class HttpFrontEnd(object):
             h.send_json(400, error_response(request_id, MCPError(INVALID_REQUEST, "Invalid request: this "
                                                                  "session is already initialized")))
             return
-        stream = session.new_stream()
+        stream = OutStream() if self.options.no_event_ids else session.new_stream()
         exchange = Exchange(message, "legacy", session.version, session.caps, stream.put, session, "http")
         self._run(exchange, stream, self.legacy_status, session)
 
@@ -4320,6 +4322,8 @@ def parse_args(argv):
     parser.add_argument("--cut-how", choices=CUT_HOWS, default="between",
                         help="with --cut-streams: where the stream stops: " + "; ".join(
                             "%s: %s" % item for item in CUT_HOWS.items()))
+    parser.add_argument("--no-event-ids", action="store_true", help="with --http: 2025-11-25 response streams "
+                        "carry no event ids (a cut one cannot be resumed)")
     parser.add_argument("--record-http", action="store_true", help="with --record: also record GET and DELETE "
                         "requests of /mcp (lines without a message)")
     parser.add_argument("--lose-sessions", action="store_true", help="with --http: forget a 2025-11-25 session once "
