@@ -195,7 +195,8 @@ def test_each_trace_line_names_the_json_rpc_method_it_carried(cli, start_server,
     assert [line for line in lines if " HTTP POST %s tools/call -> 200 " % server.url in line], lines
     if era == "2025-11-25":
         for carried in ("initialize -> 200", "notifications/initialized -> 202", "result #srv-1 -> 202"):
-            assert [line for line in lines if " HTTP POST %s %s" % (server.url, carried) in line], lines
+            assert [line for line in lines if " HTTP POST %s %s" % (server.url, carried) in line], (
+                carried, "\n".join(lines))  # whole: a loaded full run missed one, and the list was cut
         assert [line for line in lines if " HTTP GET %s (server stream) -> 200" % server.url in line], lines
         assert [line for line in lines if " HTTP DELETE %s (end of session) -> 200" % server.url in line], lines
     else:
