@@ -9430,7 +9430,7 @@ class Recording:
         # each with what the server sent after it as recorded (its answer among them, whole)
         self.served = []
         pending, server_requests, last, listings = {}, {}, None, []
-        served_pending, serving = {}, None
+        served_pending, serving, current = {}, None, None  # current: the RecordedSession being read
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
@@ -16535,7 +16535,7 @@ class Cli:
         """The COMMANDS entry the words name, and the words left for it."""
         try:
             return find_command(words)
-        except UsageError as exc:
+        except UsageError:
             if words[0] not in command_words():
                 raise UsageError("unknown command %r" % words[0], hint=self.unquoted_command_hint(words))
             raise
@@ -25866,8 +25866,6 @@ class Keeper:
 
     def start(self, spec, notice):
         """Connect and listen; ``notice`` reaches the user of `session open` until it returns."""
-        import socket
-
         self.log = make_log(self.options, self.credentials)
         self.notice = notice
         responder = InputResponder(roots=self.roots)  # a server request with no command to ask is declined

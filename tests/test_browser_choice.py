@@ -198,17 +198,9 @@ def test_the_tui_starts_the_browser_off_its_terminal_and_keeps_its_keys(tui, sta
 def test_a_url_elicitations_open_without_a_display_starts_no_console_browser(tui, tmp_path, no_console_browser):
     """The Open button took the same road: webbrowser, then www-browser (lynx) without a display.
     Now nothing starts: the screen stays and says why (^Y copies the URL); Open again accepts."""
-    from test_tui import URL_HANDLERS
-    from tui_helpers import one_tool_server, wait_for_form
+    from test_tui import url_request_shown
 
-    server = one_tool_server(tmp_path, {"name": "connect_account", "description": "Asks you to sign in.",
-                                        "inputSchema": {"type": "object"}}, URL_HANDLERS)
-    screen = tui(server, "--protocol-version", "2025-11-25")
-    screen.wait_for("Tools (1)")
-    screen.send("enter")
-    screen.wait_for("Tool: connect_account")
-    screen.send("ctrl-x")
-    wait_for_form(screen, "Open a URL?", "Sign in to continue.")
+    screen = url_request_shown(tui, tmp_path)
     screen.wait_for("Enter presses [ Open in browser ]")
     screen.send("enter")  # the first button: Open in browser
     screen.wait_for(lambda text: "No browser can start here (no display" in screen.status_line(), what="the reason")

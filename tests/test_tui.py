@@ -302,8 +302,8 @@ URL_HANDLERS = r"""
 """
 
 
-@needs_pty
-def test_url_elicitation_shows_the_url_and_opens_nothing_unless_asked(tui, tmp_path):
+def url_request_shown(tui, tmp_path):
+    """A TUI whose one tool's call asks to open a URL (URL_HANDLERS), at the URL request."""
     server = one_tool_server(tmp_path, {"name": "connect_account", "description": "Asks you to sign in.",
                                         "inputSchema": {"type": "object"}}, URL_HANDLERS)
     screen = tui(server, "--protocol-version", "2025-11-25")
@@ -312,6 +312,12 @@ def test_url_elicitation_shows_the_url_and_opens_nothing_unless_asked(tui, tmp_p
     screen.wait_for("Tool: connect_account")
     screen.send("ctrl-x")
     wait_for_form(screen, "Open a URL?", "Sign in to continue.")
+    return screen
+
+
+@needs_pty
+def test_url_elicitation_shows_the_url_and_opens_nothing_unless_asked(tui, tmp_path):
+    screen = url_request_shown(tui, tmp_path)
     screen.wait_all("URL:  https://auth.example.com/login?state=xyz", "Host: auth.example.com")
     screen.send("ctrl-y")
     screen.wait_for("URL copied")

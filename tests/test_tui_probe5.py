@@ -102,14 +102,10 @@ def test_ctrl_c_cancels_a_task_mode_call_before_any_task_exists(tui, tmp_path):
 
 @needs_pty
 def test_an_env_value_with_unquoted_spaces_is_refused_without_showing_it(tui, tmp_path):
-    screen = tui(columns=200, rows=24, env={"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)})
-    screen.wait_for("Connect to an MCP server")
-    screen.paste(server_command())
-    screen.send(*["tab"] * 6)  # past Transport, Protocol and the three Headers: Env
-    screen.paste("MODE=fast PASSWORD=correct horse-battery")
-    screen.send("enter")
-    screen.wait_for(lambda t: "Env: word 3 (after PASSWORD's value) is not NAME=value; quote a value with spaces "
-                              "whole, as PASSWORD='a b'" in screen.status_line(), what="the refusal")
+    from test_tui_round5_small import env_refused
+
+    screen = env_refused(tui, tmp_path, "MODE=fast PASSWORD=correct horse-battery", "Env: word 3 (after "
+                         "PASSWORD's value) is not NAME=value; quote a value with spaces whole, as PASSWORD='a b'")
     assert "horse" not in screen.status_line() and "correct" not in screen.status_line()  # only the field shows it
 
 

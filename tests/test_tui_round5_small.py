@@ -173,16 +173,23 @@ def test_a_filtered_list_counts_what_it_shows_of_the_whole(tui):
         screen.wait_for(shown)
 
 
-@needs_pty
-def test_an_env_value_with_an_unmatched_quote_is_refused_in_the_projects_words(tui, tmp_path):
+def env_refused(tui, tmp_path, env, refusal):
+    """The connection screen, a stdio server and ``env`` typed into Env, Enter: the ``refusal``
+    on the status line (the screen)."""
     screen = tui(columns=200, rows=24, env={"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)})
     screen.wait_for("Connect to an MCP server")
     screen.paste(server_command())
     screen.send(*["tab"] * 6)  # past Transport, Protocol and the three Headers: Env
-    screen.paste("API_KEY='sk-secret-value MODE=fast")
+    screen.paste(env)
     screen.send("enter")
-    screen.wait_for(lambda t: "Env: unmatched quote (a ' or \" with no closing one); quote a value with spaces "
-                              "whole, as NAME='a b'" in screen.status_line(), what="the refusal")
+    screen.wait_for(lambda t: refusal in screen.status_line(), what="the refusal")
+    return screen
+
+
+@needs_pty
+def test_an_env_value_with_an_unmatched_quote_is_refused_in_the_projects_words(tui, tmp_path):
+    screen = env_refused(tui, tmp_path, "API_KEY='sk-secret-value MODE=fast", "Env: unmatched quote (a ' or \" "
+                         "with no closing one); quote a value with spaces whole, as NAME='a b'")
     assert "No closing quotation" not in screen.text()
     assert "sk-secret-value" not in screen.status_line()
 
