@@ -10216,6 +10216,9 @@ class ExchangeBook:
 TAP_LOG_BYTES = 10 * 1024 * 1024  # a tap's log is rotated at this size: NAME.jsonl -> NAME.1.jsonl (one kept)
 TAP_SWITCH_INTERVAL = 0.0001  # seconds a relay thread waits at most for the log's thread to yield the GIL
 TAP_RAW_LIMIT = 4096  # characters of a line that is not JSON kept in the log (and of a message cut, its start)
+# A message larger than this is logged as its text (TapLog.message_text), not parsed: as Python
+# objects, masked and written again, it would cost the tap 7-10 times its size.
+TAP_PARSE_BYTES = 1024 * 1024
 TAP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")  # no dot: NAME.1.jsonl is NAME's old log
 # Environment variables whose values a tap's log masks: a server's credentials come in them.
 CREDENTIAL_NAME = re.compile(r"TOKEN|KEY|SECRET|PASSW|PASSPHRASE|AUTH|CREDENTIAL|COOKIE|SESSION|PRIVATE|PAT$",
@@ -10343,7 +10346,48 @@ def tap_record(line):
         record = json.loads(line)
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
-    return record if isinstance(record, dict) else None
+    return tap_unfolded(record) if isinstance(record, dict) else None
+
+
+def tap_unfolded(record):
+    """``record`` with a large message the tap logged as its text (``messageText``, see
+    TapLog.message_text) parsed into its ``message``, as the tap would have logged it; text
+    that is not one JSON message becomes the ``raw`` record a line that is not JSON is."""
+    text = record.pop("messageText", None)
+    if not isinstance(text, str):
+        return record
+    try:
+        messages = decode_messages(text)
+    except ProtocolViolation:
+        messages = []
+    if len(messages) == 1:
+        record["message"] = messages[0]
+    else:
+        record.pop("era", None)
+        record.update(raw=text[:TAP_RAW_LIMIT], bytes=len(text.encode("utf-8")))
+    return record
+
+
+def tap_masked_text(pieces, credentials, part=1024 * 1024):
+    """The text of ``pieces`` (a line's UTF-8 bytes; each dropped from the list once decoded)
+    in parts of about ``part`` characters, masked with ``credentials``: the last characters of
+    each part (a secret's length less one) wait for the next, so a secret split between two
+    parts is masked whole."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    held = max(credentials.longest() - 1, 0)
+    text = ""
+    for index in range(len(pieces)):
+        piece, pieces[index] = pieces[index], None
+        text += decoder.decode(piece)
+        del piece
+        if len(text) >= part + held:
+            text = credentials.redact(text)
+            cut = len(text) - held
+            yield text[:cut]
+            text = text[cut:]
+    yield credentials.redact(text + decoder.decode(b"", True))
 
 
 class TapLog(MessageRecorder):
@@ -10410,6 +10454,37 @@ class TapLog(MessageRecorder):
         if headers:
             event["headers"] = headers
         self._write({"http": event, "t": 0})
+
+    def message_text(self, direction, pieces, at=None):
+        """A message past TAP_PARSE_BYTES (``pieces``: its bytes, consumed): its text, masked
+        with the run's secrets by substring, written a part at a time as the JSON string
+        ``messageText`` (tap_unfolded parses it when the log is read): the tap never holds it
+        as objects, nor whole twice. It is not checked here: that costs what is saved."""
+        when, self.at, self.spoken = at if at is not None else time.time(), None, True
+        if self.failed:
+            return
+        record = {"direction": direction, "era": self.eras.get(None), "transport": self.transport,
+                  "t": round(when - self.wall_started, 6), "time": round(when, 6)}
+        head = json.dumps(record, sort_keys=True)[:-1] + ', "messageText": "'
+        with self._lock:
+            if self.failed:
+                return
+            try:
+                if os.fstat(self.handle.fileno()).st_nlink == 0:
+                    raise OSError(0, "it was removed")
+                self.handle.write(head)
+                size = len(head) + 3
+                for text in tap_masked_text(pieces, self.credentials):
+                    text = json.dumps(text)[1:-1]  # ASCII, as every line of the log
+                    self.handle.write(text)
+                    size += len(text)
+                self.handle.write('"}\n')
+                self.handle.flush()
+                self.size += size
+                if self.size >= TAP_LOG_BYTES:
+                    self.rotate()
+            except (OSError, ValueError) as exc:
+                self.fail(exc)
 
     def cut(self, direction, text, size, digest, at=None):
         """A message too large to log whole (past --max-message-size): its start, masked, its
@@ -10762,6 +10837,17 @@ def tap_inflated(inflater, data, limit):
     return out if len(out) <= limit else None
 
 
+def tap_start(pieces, limit):
+    """The first ``limit`` bytes of the line ``pieces`` make, joined from only as many as it takes."""
+    kept, size = [], 0
+    for piece in pieces:
+        if size >= limit:
+            break
+        kept.append(piece[:limit - size])
+        size += len(kept[-1])
+    return b"".join(kept)
+
+
 class TapTranscriber:
     """The tap's log side: copies of the relayed bytes, queued by the relay's threads, split
     into lines and parsed on a thread of its own, then written to the TapLog. The relay never
@@ -10771,6 +10857,10 @@ class TapTranscriber:
         import queue
 
         self.log, self.max_line = log, max_line
+        try:  # MCP_TUI_TAP_PARSE_BYTES: a hidden setting, for the tests, which log a large message without 1 MiB
+            self.parse_limit = int(os.environ.get("MCP_TUI_TAP_PARSE_BYTES") or TAP_PARSE_BYTES)
+        except ValueError:
+            self.parse_limit = TAP_PARSE_BYTES
         self.queue = queue.Queue()
         self.backlog, self.skipping = 0, {}
         self._lock = threading.Lock()
@@ -10895,6 +10985,8 @@ class TapTranscriber:
         if body.cut is not None:
             self._logged(direction, data, body.cut.size, body.cut.digest)
             return
+        if self.logged_as_text(direction, [data], len(data)):
+            return
         try:
             messages = decode_messages(body_text(data))
         except ProtocolViolation:
@@ -10915,10 +11007,14 @@ class TapTranscriber:
             if digest is None and self.sizes[direction] + len(piece) > bound and direction != "err":
                 import hashlib  # the pieces so far are whole: the digest of the line starts with them
 
-                digest = self.digests[direction] = hashlib.sha256(b"".join(self.lines[direction]))
+                digest = self.digests[direction] = hashlib.sha256()
+                for kept in self.lines[direction]:  # one by one: a joined copy would double the tap's memory
+                    digest.update(kept)
+                # the log keeps only the start of a line it cuts: the rest goes now, not at the line's end
+                self.lines[direction] = [tap_start(self.lines[direction] + [piece], TAP_RAW_LIMIT * 4)]
             if digest is not None:
                 digest.update(piece)
-            if self.sizes[direction] <= bound:  # a stderr line: only the start the log keeps
+            elif self.sizes[direction] <= bound:  # a stderr line: only the start the log keeps
                 self.lines[direction].append(piece[:bound + 1])
             self.sizes[direction] += len(piece)
             if end < 0:
@@ -10929,9 +11025,19 @@ class TapTranscriber:
     def _line(self, direction):
         pieces, size, digest = self.lines[direction], self.sizes[direction], self.digests[direction]
         self.lines[direction], self.sizes[direction], self.digests[direction] = [], 0, None
+        if digest is None and self.logged_as_text(direction, pieces, size):
+            return
         line = b"".join(pieces)
         del pieces
         self._logged(direction, line, size, digest)
+
+    def logged_as_text(self, direction, pieces, size):
+        """Log a JSON object past parse_limit (within max_line) as its text: see TapLog.message_text."""
+        if direction == "err" or not self.parse_limit < size <= self.max_line or self.log.failed or \
+                tap_start(pieces, 256).lstrip()[:1] != b"{":
+            return False
+        self.log.message_text(direction, pieces, at=self.when[direction])
+        return True
 
     def _logged(self, direction, line, size, digest=None):
         """One line or body (``size``: its bytes, ``line`` perhaps cut; ``digest``: the sha256 of
@@ -10942,6 +11048,8 @@ class TapTranscriber:
         if direction == "err":
             self.log.server({"stderr": line[:TAP_RAW_LIMIT * 4].rstrip(b"\r").decode("utf-8", "replace")},
                             at=self.when[direction])
+            return
+        if self.logged_as_text(direction, [line], size):
             return
         if size <= self.max_line:
             try:

@@ -41,10 +41,14 @@ def environment(state_dir, **more):
 
 def log_records(state_dir, name):
     """The records of tap ``name``'s log, the rotated part (NAME.1.jsonl) first, without the
-    copies of the initialize exchange a rotation starts the later part with."""
+    copies of the initialize exchange a rotation starts the later part with; a message logged as
+    its text (past 1 MiB: ``messageText``) parsed, as the log's readers do."""
     records = []
     for path in (state_dir / "taps" / (name + ".1.jsonl"), state_dir / "taps" / (name + ".jsonl")):
         found = [json.loads(text) for text in path.read_text().splitlines()] if path.exists() else []
+        for record in found:
+            if "messageText" in record:
+                record["message"] = json.loads(record.pop("messageText"))
         records += [record for record in found if not (records and record.get("copied"))]
     return records
 
@@ -766,3 +770,102 @@ def test_tap_list_elides_a_long_server_without_a_cut_note(cli, state_dir):
                                                 "x" * 80])
     shown = cli("tap", "list")
     assert shown.code == 0 and "cut at" not in shown.out and "…" in shown.out.splitlines()[1], shown
+
+
+# -- a large message: logged as its text, not parsed, and read back whole -------------------------
+
+def test_a_large_message_is_logged_as_its_text_masked_and_watch_save_replay_and_mock_read_it(cli, state_dir, tmp_path):
+    """A message past the parse bound (1 MiB; MCP_TUI_TAP_PARSE_BYTES lowers it here, so a 5 MiB
+    answer and a 200 KB echo do) is logged as its text in `messageText`: before, it was parsed
+    into objects, masked and written again, at 7-10 times its size in the tap's memory."""
+    from conftest import MCP_TUI
+
+    secret = "sk-live-1234567890abcdef"
+    running = Host(tap_argv("--name", "large", server=SERVER + ["--big-text", "5"]),
+                   environment(state_dir, MCP_TUI_TAP_PARSE_BYTES="65536", WEATHER_API_KEY=secret))
+    try:
+        running.ask(INITIALIZE)
+        running.process.stdin.write(line(OPENING[1]))
+        running.ask({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        big = running.ask({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "big_text",
+                                                                                         "arguments": {}}})
+        echoed = running.ask({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "name": "echo", "arguments": {"message": "é" * 100000 + " key " + secret}}})
+        assert running.close() == 0
+    finally:
+        running.kill()
+    assert len(big["result"]["content"][0]["text"]) == 5 * 1024 * 1024 and secret in json.dumps(echoed)
+    text = (state_dir / "taps" / "large.jsonl").read_text()
+    assert secret not in text and "env:" in text  # masked in the text, the request's and the answer's
+    kept = [json.loads(record) for record in text.splitlines() if '"messageText"' in record]
+    assert [record["direction"] for record in kept] == ["in", "out", "in"], kept  # before: none
+    shown = cli("tap", "watch", "large", "--for", "0.2")
+    assert shown.code == 0 and " ← tools/call big_text #3 " in shown.out and "! " not in shown.out, shown
+    assert " → tools/call echo #4 " in shown.out and " ← tools/call echo #4 " in shown.out, shown
+    saved = tmp_path / "saved.jsonl"
+    assert cli("tap", "save", "large", "-o", saved).code == 0
+    messages = [json.loads(record).get("message") for record in saved.read_text().splitlines()]
+    assert messages[-3]["result"] == big["result"] and "env:" in messages[-1]["result"]["content"][0]["text"]
+    replayed = cli(stdio_command("--big-text", "5"), "--protocol-version", "2025-06-18", "replay", saved)
+    assert replayed.code == 0 and "3 requests: 3 same" in replayed.out, replayed  # a masked value: unknown
+    mocked = cli(stdio_command("mock", str(saved), "--allow-masked", script=MCP_TUI), "--no-cache", "--format",
+                 "json", "tool", "call", "big_text")
+    assert mocked.code == 0 and mocked.json()["result"] == big["result"], mocked.err
+
+
+def tap_peak_memory(state_dir, name, megabytes):
+    """A host's call of big_text (``megabytes`` MiB) through a tap: the answer's bytes, and the
+    tap's VmHWM (bytes, from /proc) after its initialize and after the answer."""
+    running = Host(tap_argv("--name", name, server=SERVER + ["--big-text", str(megabytes)]),
+                   environment(state_dir))
+    try:
+        running.ask(INITIALIZE)
+        base = proc_status(running.process.pid, "VmHWM") * 1024
+        running.process.stdin.write(line({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                          "params": {"name": "big_text", "arguments": {}}}))
+        running.process.stdin.flush()
+        size = len(running.process.stdout.readline())
+        wait_for(lambda: any(answer_logged(state_dir / "taps" / (name + part)) for part in (".jsonl", ".1.jsonl")),
+                 what="the answer logged")  # in the rotated part, for an answer past the rotation size
+        peak = proc_status(running.process.pid, "VmHWM") * 1024
+        assert running.close() == 0
+        return size, base, peak
+    finally:
+        running.kill()
+
+
+def answer_logged(path):
+    """Whether the log's last line, whole, is the answer (after its header, the initialize and the call)."""
+    text = path.read_text() if path.exists() else ""
+    lines = text.splitlines()
+    return text.endswith("\n") and len(lines) == 5 and '"direction": "in"' in lines[-1]
+
+
+def proc_status(pid, field):
+    """A number from /proc/PID/status (VmHWM in kB)."""
+    with open("/proc/%d/status" % pid) as status:
+        for text in status:
+            if text.startswith(field + ":"):
+                return int(text.split()[1])
+    raise AssertionError("no %s in /proc/%d/status" % (field, pid))
+
+
+ON_PROC = pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="a process's memory as Linux's /proc "
+                                                                              "tells it")
+
+
+@ON_PROC
+def test_a_50_mb_answer_costs_the_tap_less_than_twice_its_size(state_dir):
+    """Before: 350 MB VmHWM for a 50 MB answer (parsed into objects for the log, masked, written again)."""
+    size, base, peak = tap_peak_memory(state_dir, "fifty", 50)
+    assert size > 50 << 20 and peak - base < 2 * size, "the tap's peak: %d MB over %d" % (peak >> 20, base >> 20)
+
+
+@ON_PROC
+def test_a_100_mb_answer_past_the_cut_costs_the_tap_less_than_twice_its_size(state_dir):
+    """Before: 1.6 times its size over the tap's start (the 64 MiB kept of the line, joined whole
+    for its digest and again at its end, before it was cut): 176 MB VmHWM, 2.3 times the answer
+    where mcp_tui.py is compiled at the start, as the host-user probe ran it; now once its size."""
+    size, base, peak = tap_peak_memory(state_dir, "hundred", 100)
+    assert size > 100 << 20 and peak - base < 1.25 * size, "the tap's peak: %d MB over %d" % (
+        peak >> 20, base >> 20)
