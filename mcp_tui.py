@@ -9442,6 +9442,7 @@ class Recording:
                 raise UsageError("%s: line %d is not JSON" % (where, number))
             if not isinstance(record, dict):
                 raise UsageError("%s: line %d is not a recorded message" % (where, number))
+            record = tap_unfolded(record)  # a tap's log read as it is: a large message is its text there
             if "recording" in record:  # a run starts: its ids are its own
                 pending, server_requests, last = {}, {}, None
                 served_pending, serving = {}, None
