@@ -18926,9 +18926,11 @@ def tap_session_summary(number, records):
                 started = tap_stamp(record["time"])
             params = message.get("params")
             if message.get("method") in OPENING_METHODS and isinstance(params, dict) and client is None:
-                info = params.get("clientInfo") if isinstance(params.get("clientInfo"), dict) else {}
+                declared = stamped_declaration(params) or host_declaration(  # 2026-07-28: in its _meta
+                    params.get("protocolVersion"), params.get("clientInfo"), None)
+                info = declared["clientInfo"] or {}
                 client = " ".join(str(info[key]) for key in ("name", "version") if info.get(key) is not None) or None
-                version = params.get("protocolVersion") if isinstance(params.get("protocolVersion"), str) else None
+                version = declared["protocolVersion"]
         entry = exchanges.entry(record)
         errors += bool(entry is not None and ("error" in entry or entry.get("isError")))
     return {"session": number, "started": started, "client": client, "protocolVersion": version,

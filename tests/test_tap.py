@@ -538,6 +538,17 @@ def test_tap_sessions_lists_each_host_session_and_watch_session_shows_an_earlier
     assert missing.code == 2 and "--session 3: tap twice's log holds sessions 1 to 2" in missing.err, missing
 
 
+def test_tap_sessions_reads_a_2026_host_s_client_and_version_from_its_discover_s_meta(cli, state_dir):
+    """Before: CLIENT and PROTOCOL "-" for every 2026-07-28 session (no initialize to read them from)."""
+    talk(state_dir, "modern", {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "mcp", "version": "0.1.0"}}}})
+    listed = cli("tap", "sessions", "modern", "--format", "json")
+    assert listed.code == 0, listed
+    assert [(row["client"], row["protocolVersion"]) for row in listed.json()["sessions"]] == [("mcp 0.1.0",
+                                                                                               "2026-07-28")]
+
+
 def test_tap_stats_counts_each_method_with_its_errors_and_latency_percentiles(cli, state_dir):
     talk(state_dir, "counted", *OPENING + [ECHO_CALL, FAIL_CALL, READ_CALL])
     shown = cli("tap", "stats", "counted", "--format", "json")
