@@ -10732,6 +10732,8 @@ class TapExchanges:
                 asked = self.pending.pop(("out" if direction == "in" else "in", json.dumps(message["id"])), None)
                 if asked is not None:
                     entry.update(method=asked[0], latencyMs=round((stamp - asked[1]) * 1000, 1))
+                    if asked[2] is not None:  # the tool or resource its request was about
+                        entry["name"] = asked[2]
             elif message["method"] is not None and message["id"] is not None:
                 self.pending[(direction, json.dumps(message["id"]))] = (message["method"], stamp, None)
             return entry

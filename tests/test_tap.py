@@ -698,7 +698,8 @@ def test_an_answer_past_the_rotation_size_leaves_the_session_whole_for_watch_sav
 
 
 def test_a_message_past_the_size_bound_is_logged_as_cut_json_with_its_size_and_digest(cli, state_dir, monkeypatch):
-    """70 MiB of JSON (past the 64 MiB --max-message-size): before, `! not JSON`."""
+    """70 MiB of JSON (past the 64 MiB --max-message-size): before, `! not JSON`; and its watch line
+    names the tool of its request (before: `← tools/call #7`, the tool name lost)."""
     import hashlib
 
     import mcp_tui
@@ -718,7 +719,7 @@ def test_a_message_past_the_size_bound_is_logged_as_cut_json_with_its_size_and_d
     shown = cli("tap", "watch", "huge", "--for", "0.1")
     lines = shown.out.splitlines()
     assert shown.code == 0 and len(lines) == 2, shown
-    assert "not JSON" not in shown.out and " ← tools/call #7 " in lines[1] and "70 MiB" in lines[1], lines
+    assert "not JSON" not in shown.out and " ← tools/call dump #7 " in lines[1] and "70 MiB" in lines[1], lines
     assert "cut JSON" in lines[1] and hashlib.sha256(huge).hexdigest() in lines[1], lines
     record = [r for r in log_records(state_dir, "huge") if "cut" in r][0]
     assert record["bytes"] == len(huge) and record["cut"].startswith(head.decode())
