@@ -10454,6 +10454,8 @@ class TapLog(MessageRecorder):
             headers[name] = self.credentials.redact(value)
         if headers:
             event["headers"] = headers
+        if "requestIds" in event:  # masked as the requests' own ids are
+            event["requestIds"] = masked_strings(event["requestIds"], self.credentials)
         self._write({"http": event, "t": 0})
 
     def message_text(self, direction, pieces, at=None):
@@ -10678,18 +10680,21 @@ class TapExchanges:
 
     def __init__(self):
         self.pending = {}  # (the asker's direction, the id as JSON) -> (method, time, name)
+        self.settled = set()  # keys of pending requests an HTTP status answered (a 401's body is not JSON-RPC)
 
     def waiting(self, entry):
         """Whether ``entry``, a request, has had no answer yet (`tap watch`'s live marker)."""
         if entry.get("kind") != "request":
             return False
-        asked = self.pending.get((entry["direction"], json.dumps(entry["id"])))
-        return asked is not None and asked[1] == entry["at"]
+        key = (entry["direction"], json.dumps(entry["id"]))
+        asked = self.pending.get(key)
+        return asked is not None and asked[1] == entry["at"] and key not in self.settled
 
     def entry(self, record):
         """The entry of one log record, or None for a record that is not a line of the conversation."""
         if "recording" in record:
             self.pending.clear()  # a new host session: its ids are its own
+            self.settled.clear()
         stamp = record["time"] if isinstance(record.get("time"), (int, float)) else time.time()
         if isinstance(record.get("server"), dict):  # the server's stderr, exit or failed start
             event = record["server"]
@@ -10701,6 +10706,8 @@ class TapExchanges:
                     "text": text, "bytes": len(text.encode("utf-8")), "method": None, "id": None}
         if isinstance(record.get("http"), dict):  # the HTTP tap's: shown when it is not a plain 2xx
             event, text = record["http"], None
+            for asked_id in event.get("requestIds") if isinstance(event.get("requestIds"), list) else ():
+                self.settled.add(("out", json.dumps(asked_id)))  # answered, if only by the status
             if isinstance(event.get("error"), str):
                 text = "✗ " + event["error"]
             elif isinstance(event.get("status"), int) and (not 200 <= event["status"] < 300 or "note" in event):
@@ -10748,6 +10755,7 @@ class TapExchanges:
         name, summary = tap_subject(method, message.get("params"))
         if kind == "request":
             self.pending[(direction, json.dumps(message_id))] = (method, stamp, name)
+            self.settled.discard((direction, json.dumps(message_id)))
         elif kind in ("response", "error"):
             asked = self.pending.pop(("out" if direction == "in" else "in", json.dumps(message_id)), None)
             if asked is not None:
@@ -10912,6 +10920,17 @@ class TapTranscriber:
                 self.when["out"] = when
                 self._logged("out", data, len(data))
 
+    def _asked_ids(self, exchange):
+        """The ids of the requests in ``exchange``'s held body (a small one: it is parsed)."""
+        for held, data, _ in self.held:
+            if held is exchange and len(data) <= self.parse_limit:
+                try:
+                    messages = decode_messages(body_text(data))
+                except ProtocolViolation:
+                    return []
+                return [message["id"] for message in messages if "method" in message and "id" in message]
+        return []
+
     def finish(self, timeout):
         """Log what is queued (the last line too, without its newline), within ``timeout``."""
         self.queue.put(None)
@@ -10933,6 +10952,10 @@ class TapTranscriber:
             if item[0] == "http":
                 event, exchange = item[1]
                 status = event.get("status")
+                if not isinstance(status, int) or status >= 400:  # it may be the only answer they get
+                    asked = self._asked_ids(exchange)
+                    if asked:
+                        event["requestIds"] = asked
                 try:
                     self._settle(exchange if isinstance(status, int) and 300 <= status < 400 and status != 304
                                  else None)
