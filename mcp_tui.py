@@ -10381,13 +10381,14 @@ def tap_masked_text(pieces, credentials, part=1024 * 1024):
     text = ""
     for index in range(len(pieces)):
         piece, pieces[index] = pieces[index], None
-        text += decoder.decode(piece)
+        for start in range(0, len(piece), part):  # an HTTP body is one piece: a part of it at a time
+            text += decoder.decode(piece[start:start + part])
+            if len(text) >= part + held:
+                text = credentials.redact(text)
+                cut = len(text) - held
+                yield text[:cut]
+                text = text[cut:]
         del piece
-        if len(text) >= part + held:
-            text = credentials.redact(text)
-            cut = len(text) - held
-            yield text[:cut]
-            text = text[cut:]
     yield credentials.redact(text + decoder.decode(b"", True))
 
 

@@ -825,6 +825,17 @@ def test_a_large_message_is_logged_as_its_text_masked_and_watch_save_replay_and_
     assert mocked.code == 0 and mocked.json()["result"] == big["result"], mocked.err
 
 
+def test_a_secret_split_between_two_parts_of_a_large_message_s_text_is_masked_whole():
+    import mcp_tui
+
+    registry = mcp_tui.SecretRegistry()
+    registry.add("sk-live-1234567890abcdef")
+    data = ("x" * (3 * 1024 * 1024 - 5) + "sk-live-1234567890abcdef" + "é" * 1000).encode()  # across 3 MiB
+    for pieces in ([data], [data[i:i + 65536] for i in range(0, len(data), 65536)]):
+        text = "".join(mcp_tui.tap_masked_text(pieces, registry))
+        assert "sk-live" not in text and text.count("secret:") == 1 and text.endswith("é" * 1000)
+
+
 def tap_peak_memory(state_dir, name, megabytes):
     """A host's call of big_text (``megabytes`` MiB) through a tap: the answer's bytes, and the
     tap's VmHWM (bytes, from /proc) after its initialize and after the answer."""
