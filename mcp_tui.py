@@ -9442,6 +9442,7 @@ class Recording:
                 raise UsageError("%s: line %d is not JSON" % (where, number))
             if not isinstance(record, dict):
                 raise UsageError("%s: line %d is not a recorded message" % (where, number))
+            record = tap_unfolded(record)  # a tap's log read as it is: a large message is its text there
             if "recording" in record:  # a run starts: its ids are its own
                 pending, server_requests, last = {}, {}, None
                 served_pending, serving = {}, None
@@ -10216,6 +10217,9 @@ class ExchangeBook:
 TAP_LOG_BYTES = 10 * 1024 * 1024  # a tap's log is rotated at this size: NAME.jsonl -> NAME.1.jsonl (one kept)
 TAP_SWITCH_INTERVAL = 0.0001  # seconds a relay thread waits at most for the log's thread to yield the GIL
 TAP_RAW_LIMIT = 4096  # characters of a line that is not JSON kept in the log (and of a message cut, its start)
+# A message larger than this is logged as its text (TapLog.message_text), not parsed: as Python
+# objects, masked and written again, it would cost the tap 7-10 times its size.
+TAP_PARSE_BYTES = 1024 * 1024
 TAP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")  # no dot: NAME.1.jsonl is NAME's old log
 # Environment variables whose values a tap's log masks: a server's credentials come in them.
 CREDENTIAL_NAME = re.compile(r"TOKEN|KEY|SECRET|PASSW|PASSPHRASE|AUTH|CREDENTIAL|COOKIE|SESSION|PRIVATE|PAT$",
@@ -10343,7 +10347,49 @@ def tap_record(line):
         record = json.loads(line)
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
-    return record if isinstance(record, dict) else None
+    return tap_unfolded(record) if isinstance(record, dict) else None
+
+
+def tap_unfolded(record):
+    """``record`` with a large message the tap logged as its text (``messageText``, see
+    TapLog.message_text) parsed into its ``message``, as the tap would have logged it; text
+    that is not one JSON message becomes the ``raw`` record a line that is not JSON is."""
+    text = record.pop("messageText", None)
+    if not isinstance(text, str):
+        return record
+    try:
+        messages = decode_messages(text)
+    except ProtocolViolation:
+        messages = []
+    if len(messages) == 1:
+        record["message"] = messages[0]
+    else:
+        record.pop("era", None)
+        record.update(raw=text[:TAP_RAW_LIMIT], bytes=len(text.encode("utf-8")))
+    return record
+
+
+def tap_masked_text(pieces, credentials, part=1024 * 1024):
+    """The text of ``pieces`` (a line's UTF-8 bytes; each dropped from the list once decoded)
+    in parts of about ``part`` characters, masked with ``credentials``: the last characters of
+    each part (a secret's length less one) wait for the next, so a secret split between two
+    parts is masked whole."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    held = max(credentials.longest() - 1, 0)
+    text = ""
+    for index in range(len(pieces)):
+        piece, pieces[index] = pieces[index], None
+        for start in range(0, len(piece), part):  # an HTTP body is one piece: a part of it at a time
+            text += decoder.decode(piece[start:start + part])
+            if len(text) >= part + held:
+                text = credentials.redact(text)
+                cut = len(text) - held
+                yield text[:cut]
+                text = text[cut:]
+        del piece
+    yield credentials.redact(text + decoder.decode(b"", True))
 
 
 class TapLog(MessageRecorder):
@@ -10409,7 +10455,40 @@ class TapLog(MessageRecorder):
             headers[name] = self.credentials.redact(value)
         if headers:
             event["headers"] = headers
+        if "requestIds" in event:  # masked as the requests' own ids are
+            event["requestIds"] = masked_strings(event["requestIds"], self.credentials)
         self._write({"http": event, "t": 0})
+
+    def message_text(self, direction, pieces, at=None):
+        """A message past TAP_PARSE_BYTES (``pieces``: its bytes, consumed): its text, masked
+        with the run's secrets by substring, written a part at a time as the JSON string
+        ``messageText`` (tap_unfolded parses it when the log is read): the tap never holds it
+        as objects, nor whole twice. It is not checked here: that costs what is saved."""
+        when, self.at, self.spoken = at if at is not None else time.time(), None, True
+        if self.failed:
+            return
+        record = {"direction": direction, "era": self.eras.get(None), "transport": self.transport,
+                  "t": round(when - self.wall_started, 6), "time": round(when, 6)}
+        head = json.dumps(record, sort_keys=True)[:-1] + ', "messageText": "'
+        with self._lock:
+            if self.failed:
+                return
+            try:
+                if os.fstat(self.handle.fileno()).st_nlink == 0:
+                    raise OSError(0, "it was removed")
+                self.handle.write(head)
+                size = len(head) + 3
+                for text in tap_masked_text(pieces, self.credentials):
+                    text = json.dumps(text)[1:-1]  # ASCII, as every line of the log
+                    self.handle.write(text)
+                    size += len(text)
+                self.handle.write('"}\n')
+                self.handle.flush()
+                self.size += size
+                if self.size >= TAP_LOG_BYTES:
+                    self.rotate()
+            except (OSError, ValueError) as exc:
+                self.fail(exc)
 
     def cut(self, direction, text, size, digest, at=None):
         """A message too large to log whole (past --max-message-size): its start, masked, its
@@ -10602,18 +10681,21 @@ class TapExchanges:
 
     def __init__(self):
         self.pending = {}  # (the asker's direction, the id as JSON) -> (method, time, name)
+        self.settled = set()  # keys of pending requests an HTTP status answered (a 401's body is not JSON-RPC)
 
     def waiting(self, entry):
         """Whether ``entry``, a request, has had no answer yet (`tap watch`'s live marker)."""
         if entry.get("kind") != "request":
             return False
-        asked = self.pending.get((entry["direction"], json.dumps(entry["id"])))
-        return asked is not None and asked[1] == entry["at"]
+        key = (entry["direction"], json.dumps(entry["id"]))
+        asked = self.pending.get(key)
+        return asked is not None and asked[1] == entry["at"] and key not in self.settled
 
     def entry(self, record):
         """The entry of one log record, or None for a record that is not a line of the conversation."""
         if "recording" in record:
             self.pending.clear()  # a new host session: its ids are its own
+            self.settled.clear()
         stamp = record["time"] if isinstance(record.get("time"), (int, float)) else time.time()
         if isinstance(record.get("server"), dict):  # the server's stderr, exit or failed start
             event = record["server"]
@@ -10625,6 +10707,8 @@ class TapExchanges:
                     "text": text, "bytes": len(text.encode("utf-8")), "method": None, "id": None}
         if isinstance(record.get("http"), dict):  # the HTTP tap's: shown when it is not a plain 2xx
             event, text = record["http"], None
+            for asked_id in event.get("requestIds") if isinstance(event.get("requestIds"), list) else ():
+                self.settled.add(("out", json.dumps(asked_id)))  # answered, if only by the status
             if isinstance(event.get("error"), str):
                 text = "✗ " + event["error"]
             elif isinstance(event.get("status"), int) and (not 200 <= event["status"] < 300 or "note" in event):
@@ -10656,6 +10740,8 @@ class TapExchanges:
                 asked = self.pending.pop(("out" if direction == "in" else "in", json.dumps(message["id"])), None)
                 if asked is not None:
                     entry.update(method=asked[0], latencyMs=round((stamp - asked[1]) * 1000, 1))
+                    if asked[2] is not None:  # the tool or resource its request was about
+                        entry["name"] = asked[2]
             elif message["method"] is not None and message["id"] is not None:
                 self.pending[(direction, json.dumps(message["id"]))] = (message["method"], stamp, None)
             return entry
@@ -10670,6 +10756,7 @@ class TapExchanges:
         name, summary = tap_subject(method, message.get("params"))
         if kind == "request":
             self.pending[(direction, json.dumps(message_id))] = (method, stamp, name)
+            self.settled.discard((direction, json.dumps(message_id)))
         elif kind in ("response", "error"):
             asked = self.pending.pop(("out" if direction == "in" else "in", json.dumps(message_id)), None)
             if asked is not None:
@@ -10762,6 +10849,17 @@ def tap_inflated(inflater, data, limit):
     return out if len(out) <= limit else None
 
 
+def tap_start(pieces, limit):
+    """The first ``limit`` bytes of the line ``pieces`` make, joined from only as many as it takes."""
+    kept, size = [], 0
+    for piece in pieces:
+        if size >= limit:
+            break
+        kept.append(piece[:limit - size])
+        size += len(kept[-1])
+    return b"".join(kept)
+
+
 class TapTranscriber:
     """The tap's log side: copies of the relayed bytes, queued by the relay's threads, split
     into lines and parsed on a thread of its own, then written to the TapLog. The relay never
@@ -10771,6 +10869,10 @@ class TapTranscriber:
         import queue
 
         self.log, self.max_line = log, max_line
+        try:  # MCP_TUI_TAP_PARSE_BYTES: a hidden setting, for the tests, which log a large message without 1 MiB
+            self.parse_limit = int(os.environ.get("MCP_TUI_TAP_PARSE_BYTES") or TAP_PARSE_BYTES)
+        except ValueError:
+            self.parse_limit = TAP_PARSE_BYTES
         self.queue = queue.Queue()
         self.backlog, self.skipping = 0, {}
         self._lock = threading.Lock()
@@ -10819,6 +10921,17 @@ class TapTranscriber:
                 self.when["out"] = when
                 self._logged("out", data, len(data))
 
+    def _asked_ids(self, exchange):
+        """The ids of the requests in ``exchange``'s held body (a small one: it is parsed)."""
+        for held, data, _ in self.held:
+            if held is exchange and len(data) <= self.parse_limit:
+                try:
+                    messages = decode_messages(body_text(data))
+                except ProtocolViolation:
+                    return []
+                return [message["id"] for message in messages if "method" in message and "id" in message]
+        return []
+
     def finish(self, timeout):
         """Log what is queued (the last line too, without its newline), within ``timeout``."""
         self.queue.put(None)
@@ -10840,6 +10953,10 @@ class TapTranscriber:
             if item[0] == "http":
                 event, exchange = item[1]
                 status = event.get("status")
+                if not isinstance(status, int) or status >= 400:  # it may be the only answer they get
+                    asked = self._asked_ids(exchange)
+                    if asked:
+                        event["requestIds"] = asked
                 try:
                     self._settle(exchange if isinstance(status, int) and 300 <= status < 400 and status != 304
                                  else None)
@@ -10895,6 +11012,8 @@ class TapTranscriber:
         if body.cut is not None:
             self._logged(direction, data, body.cut.size, body.cut.digest)
             return
+        if self.logged_as_text(direction, [data], len(data)):
+            return
         try:
             messages = decode_messages(body_text(data))
         except ProtocolViolation:
@@ -10915,10 +11034,14 @@ class TapTranscriber:
             if digest is None and self.sizes[direction] + len(piece) > bound and direction != "err":
                 import hashlib  # the pieces so far are whole: the digest of the line starts with them
 
-                digest = self.digests[direction] = hashlib.sha256(b"".join(self.lines[direction]))
+                digest = self.digests[direction] = hashlib.sha256()
+                for kept in self.lines[direction]:  # one by one: a joined copy would double the tap's memory
+                    digest.update(kept)
+                # the log keeps only the start of a line it cuts: the rest goes now, not at the line's end
+                self.lines[direction] = [tap_start(self.lines[direction] + [piece], TAP_RAW_LIMIT * 4)]
             if digest is not None:
                 digest.update(piece)
-            if self.sizes[direction] <= bound:  # a stderr line: only the start the log keeps
+            elif self.sizes[direction] <= bound:  # a stderr line: only the start the log keeps
                 self.lines[direction].append(piece[:bound + 1])
             self.sizes[direction] += len(piece)
             if end < 0:
@@ -10929,9 +11052,19 @@ class TapTranscriber:
     def _line(self, direction):
         pieces, size, digest = self.lines[direction], self.sizes[direction], self.digests[direction]
         self.lines[direction], self.sizes[direction], self.digests[direction] = [], 0, None
+        if digest is None and self.logged_as_text(direction, pieces, size):
+            return
         line = b"".join(pieces)
         del pieces
         self._logged(direction, line, size, digest)
+
+    def logged_as_text(self, direction, pieces, size):
+        """Log a JSON object past parse_limit (within max_line) as its text: see TapLog.message_text."""
+        if direction == "err" or not self.parse_limit < size <= self.max_line or self.log.failed or \
+                tap_start(pieces, 256).lstrip()[:1] != b"{":
+            return False
+        self.log.message_text(direction, pieces, at=self.when[direction])
+        return True
 
     def _logged(self, direction, line, size, digest=None):
         """One line or body (``size``: its bytes, ``line`` perhaps cut; ``digest``: the sha256 of
@@ -10942,6 +11075,8 @@ class TapTranscriber:
         if direction == "err":
             self.log.server({"stderr": line[:TAP_RAW_LIMIT * 4].rstrip(b"\r").decode("utf-8", "replace")},
                             at=self.when[direction])
+            return
+        if self.logged_as_text(direction, [line], size):
             return
         if size <= self.max_line:
             try:
@@ -18817,9 +18952,11 @@ def tap_session_summary(number, records):
                 started = tap_stamp(record["time"])
             params = message.get("params")
             if message.get("method") in OPENING_METHODS and isinstance(params, dict) and client is None:
-                info = params.get("clientInfo") if isinstance(params.get("clientInfo"), dict) else {}
+                declared = stamped_declaration(params) or host_declaration(  # 2026-07-28: in its _meta
+                    params.get("protocolVersion"), params.get("clientInfo"), None)
+                info = declared["clientInfo"] or {}
                 client = " ".join(str(info[key]) for key in ("name", "version") if info.get(key) is not None) or None
-                version = params.get("protocolVersion") if isinstance(params.get("protocolVersion"), str) else None
+                version = declared["protocolVersion"]
         entry = exchanges.entry(record)
         errors += bool(entry is not None and ("error" in entry or entry.get("isError")))
     return {"session": number, "started": started, "client": client, "protocolVersion": version,

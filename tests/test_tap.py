@@ -41,10 +41,14 @@ def environment(state_dir, **more):
 
 def log_records(state_dir, name):
     """The records of tap ``name``'s log, the rotated part (NAME.1.jsonl) first, without the
-    copies of the initialize exchange a rotation starts the later part with."""
+    copies of the initialize exchange a rotation starts the later part with; a message logged as
+    its text (past 1 MiB: ``messageText``) parsed, as the log's readers do."""
     records = []
     for path in (state_dir / "taps" / (name + ".1.jsonl"), state_dir / "taps" / (name + ".jsonl")):
         found = [json.loads(text) for text in path.read_text().splitlines()] if path.exists() else []
+        for record in found:
+            if "messageText" in record:
+                record["message"] = json.loads(record.pop("messageText"))
         records += [record for record in found if not (records and record.get("copied"))]
     return records
 
@@ -534,6 +538,17 @@ def test_tap_sessions_lists_each_host_session_and_watch_session_shows_an_earlier
     assert missing.code == 2 and "--session 3: tap twice's log holds sessions 1 to 2" in missing.err, missing
 
 
+def test_tap_sessions_reads_a_2026_host_s_client_and_version_from_its_discover_s_meta(cli, state_dir):
+    """Before: CLIENT and PROTOCOL "-" for every 2026-07-28 session (no initialize to read them from)."""
+    talk(state_dir, "modern", {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "mcp", "version": "0.1.0"}}}})
+    listed = cli("tap", "sessions", "modern", "--format", "json")
+    assert listed.code == 0, listed
+    assert [(row["client"], row["protocolVersion"]) for row in listed.json()["sessions"]] == [("mcp 0.1.0",
+                                                                                               "2026-07-28")]
+
+
 def test_tap_stats_counts_each_method_with_its_errors_and_latency_percentiles(cli, state_dir):
     talk(state_dir, "counted", *OPENING + [ECHO_CALL, FAIL_CALL, READ_CALL])
     shown = cli("tap", "stats", "counted", "--format", "json")
@@ -683,7 +698,8 @@ def test_an_answer_past_the_rotation_size_leaves_the_session_whole_for_watch_sav
 
 
 def test_a_message_past_the_size_bound_is_logged_as_cut_json_with_its_size_and_digest(cli, state_dir, monkeypatch):
-    """70 MiB of JSON (past the 64 MiB --max-message-size): before, `! not JSON`."""
+    """70 MiB of JSON (past the 64 MiB --max-message-size): before, `! not JSON`; and its watch line
+    names the tool of its request (before: `← tools/call #7`, the tool name lost)."""
     import hashlib
 
     import mcp_tui
@@ -703,7 +719,7 @@ def test_a_message_past_the_size_bound_is_logged_as_cut_json_with_its_size_and_d
     shown = cli("tap", "watch", "huge", "--for", "0.1")
     lines = shown.out.splitlines()
     assert shown.code == 0 and len(lines) == 2, shown
-    assert "not JSON" not in shown.out and " ← tools/call #7 " in lines[1] and "70 MiB" in lines[1], lines
+    assert "not JSON" not in shown.out and " ← tools/call dump #7 " in lines[1] and "70 MiB" in lines[1], lines
     assert "cut JSON" in lines[1] and hashlib.sha256(huge).hexdigest() in lines[1], lines
     record = [r for r in log_records(state_dir, "huge") if "cut" in r][0]
     assert record["bytes"] == len(huge) and record["cut"].startswith(head.decode())
@@ -766,3 +782,113 @@ def test_tap_list_elides_a_long_server_without_a_cut_note(cli, state_dir):
                                                 "x" * 80])
     shown = cli("tap", "list")
     assert shown.code == 0 and "cut at" not in shown.out and "…" in shown.out.splitlines()[1], shown
+
+
+# -- a large message: logged as its text, not parsed, and read back whole -------------------------
+
+def test_a_large_message_is_logged_as_its_text_masked_and_watch_save_replay_and_mock_read_it(cli, state_dir, tmp_path):
+    """A message past the parse bound (1 MiB; MCP_TUI_TAP_PARSE_BYTES lowers it here, so a 5 MiB
+    answer and a 200 KB echo do) is logged as its text in `messageText`: before, it was parsed
+    into objects, masked and written again, at 7-10 times its size in the tap's memory."""
+    from conftest import MCP_TUI
+
+    secret = "sk-live-1234567890abcdef"
+    running = Host(tap_argv("--name", "large", server=SERVER + ["--big-text", "5"]),
+                   environment(state_dir, MCP_TUI_TAP_PARSE_BYTES="65536", WEATHER_API_KEY=secret))
+    try:
+        running.ask(INITIALIZE)
+        running.process.stdin.write(line(OPENING[1]))
+        running.ask({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        big = running.ask({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "big_text",
+                                                                                         "arguments": {}}})
+        echoed = running.ask({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "name": "echo", "arguments": {"message": "é" * 100000 + " key " + secret}}})
+        assert running.close() == 0
+    finally:
+        running.kill()
+    assert len(big["result"]["content"][0]["text"]) == 5 * 1024 * 1024 and secret in json.dumps(echoed)
+    text = (state_dir / "taps" / "large.jsonl").read_text()
+    assert secret not in text and "env:" in text  # masked in the text, the request's and the answer's
+    kept = [json.loads(record) for record in text.splitlines() if '"messageText"' in record]
+    assert [record["direction"] for record in kept] == ["in", "out", "in"], kept  # before: none
+    shown = cli("tap", "watch", "large", "--for", "0.2")
+    assert shown.code == 0 and " ← tools/call big_text #3 " in shown.out and "! " not in shown.out, shown
+    assert " → tools/call echo #4 " in shown.out and " ← tools/call echo #4 " in shown.out, shown
+    saved = tmp_path / "saved.jsonl"
+    assert cli("tap", "save", "large", "-o", saved).code == 0
+    messages = [json.loads(record).get("message") for record in saved.read_text().splitlines()]
+    assert messages[-3]["result"] == big["result"] and "env:" in messages[-1]["result"]["content"][0]["text"]
+    replayed = cli(stdio_command("--big-text", "5"), "--protocol-version", "2025-06-18", "replay", saved)
+    assert replayed.code == 0 and "3 requests: 3 same" in replayed.out, replayed  # a masked value: unknown
+    mocked = cli(stdio_command("mock", str(saved), "--allow-masked", script=MCP_TUI), "--no-cache", "--format",
+                 "json", "tool", "call", "big_text")
+    assert mocked.code == 0 and mocked.json()["result"] == big["result"], mocked.err
+
+
+def test_a_secret_split_between_two_parts_of_a_large_message_s_text_is_masked_whole():
+    import mcp_tui
+
+    registry = mcp_tui.SecretRegistry()
+    registry.add("sk-live-1234567890abcdef")
+    data = ("x" * (3 * 1024 * 1024 - 5) + "sk-live-1234567890abcdef" + "é" * 1000).encode()  # across 3 MiB
+    for pieces in ([data], [data[i:i + 65536] for i in range(0, len(data), 65536)]):
+        text = "".join(mcp_tui.tap_masked_text(pieces, registry))
+        assert "sk-live" not in text and text.count("secret:") == 1 and text.endswith("é" * 1000)
+
+
+def tap_peak_memory(state_dir, name, megabytes):
+    """A host's call of big_text (``megabytes`` MiB) through a tap: the answer's bytes, and the
+    tap's VmHWM (bytes, from /proc) after its initialize and after the answer."""
+    running = Host(tap_argv("--name", name, server=SERVER + ["--big-text", str(megabytes)]),
+                   environment(state_dir))
+    try:
+        running.ask(INITIALIZE)
+        base = proc_status(running.process.pid, "VmHWM") * 1024
+        running.process.stdin.write(line({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                          "params": {"name": "big_text", "arguments": {}}}))
+        running.process.stdin.flush()
+        size = len(running.process.stdout.readline())
+        wait_for(lambda: any(answer_logged(state_dir / "taps" / (name + part)) for part in (".jsonl", ".1.jsonl")),
+                 what="the answer logged")  # in the rotated part, for an answer past the rotation size
+        peak = proc_status(running.process.pid, "VmHWM") * 1024
+        assert running.close() == 0
+        return size, base, peak
+    finally:
+        running.kill()
+
+
+def answer_logged(path):
+    """Whether the log's last line, whole, is the answer (after its header, the initialize and the call)."""
+    text = path.read_text() if path.exists() else ""
+    lines = text.splitlines()
+    return text.endswith("\n") and len(lines) == 5 and '"direction": "in"' in lines[-1]
+
+
+def proc_status(pid, field):
+    """A number from /proc/PID/status (VmHWM in kB)."""
+    with open("/proc/%d/status" % pid) as status:
+        for text in status:
+            if text.startswith(field + ":"):
+                return int(text.split()[1])
+    raise AssertionError("no %s in /proc/%d/status" % (field, pid))
+
+
+ON_PROC = pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="a process's memory as Linux's /proc "
+                                                                              "tells it")
+
+
+@ON_PROC
+def test_a_50_mb_answer_costs_the_tap_less_than_twice_its_size(state_dir):
+    """Before: 350 MB VmHWM for a 50 MB answer (parsed into objects for the log, masked, written again)."""
+    size, base, peak = tap_peak_memory(state_dir, "fifty", 50)
+    assert size > 50 << 20 and peak - base < 2 * size, "the tap's peak: %d MB over %d" % (peak >> 20, base >> 20)
+
+
+@ON_PROC
+def test_a_100_mb_answer_past_the_cut_costs_the_tap_less_than_twice_its_size(state_dir):
+    """Before: 1.6 times its size over the tap's start (the 64 MiB kept of the line, joined whole
+    for its digest and again at its end, before it was cut): 176 MB VmHWM, 2.3 times the answer
+    where mcp_tui.py is compiled at the start, as the host-user probe ran it; now once its size."""
+    size, base, peak = tap_peak_memory(state_dir, "hundred", 100)
+    assert size > 100 << 20 and peak - base < 1.25 * size, "the tap's peak: %d MB over %d" % (
+        peak >> 20, base >> 20)

@@ -418,6 +418,7 @@ def test_a_401_s_status_headers_and_oauth_body_are_logged_as_what_they_are_and_o
     text = cli("tap", "watch", "guarded", "--for", "0.2").out
     assert "← HTTP 401 Unauthorized: the server asks for OAuth" in text, text
     assert "! not JSON-RPC (application/json): {\"error\": \"invalid_token\"}" in text and "None" not in text, text
+    assert "waiting" not in text and http["requestIds"] == [1], text  # before: `→ server/discover #1 … waiting`
 
 
 def test_a_307_redirect_is_one_exchange_through_the_tap(tap, state_dir):
