@@ -11155,21 +11155,31 @@ class TapRelay:
                                       {"signal": -code, "signalName": signal_name(-code)})
         return code if code >= 0 else 128 - code
 
-    def copy_stderr(self, source):
-        """The server's stderr: each chunk written unchanged to the tap's own (the host's log of
-        the server), a copy to the tap's log."""
+    @staticmethod
+    def chunks(source):
+        """What the descriptor ``source`` gives, a chunk as it is read, until its end (or a failed read)."""
         while True:
             try:
                 data = os.read(source, TAP_CHUNK)
             except OSError:
-                data = b""
+                return
             if not data:
                 return
+            yield data
+
+    @staticmethod
+    def write_whole(target, data):
+        view = memoryview(data)
+        while view:
+            view = view[os.write(target, view):]
+
+    def copy_stderr(self, source):
+        """The server's stderr: each chunk written unchanged to the tap's own (the host's log of
+        the server), a copy to the tap's log."""
+        for data in self.chunks(source):
             self.transcriber.feed("err", data)
-            view = memoryview(data)
             try:
-                while view:
-                    view = view[os.write(2, view):]
+                self.write_whole(2, data)
             except OSError:  # the host's stderr is gone: the log still gets the lines
                 pass
 
@@ -11178,18 +11188,10 @@ class TapRelay:
         a copy handed to the log. The host's end: at its end the server's stdin is closed."""
         source_ended = False
         try:
-            while True:
-                try:
-                    data = os.read(source, TAP_CHUNK)
-                except OSError:
-                    data = b""
-                if not data:
-                    source_ended = True
-                    break
+            for data in self.chunks(source):
                 self.transcriber.feed(direction, data)  # a reference, queued: the write does not wait for the log
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(target, view):]
+                self.write_whole(target, data)
+            source_ended = True
         except OSError:  # the side written to is gone
             pass
         finally:

@@ -865,7 +865,7 @@ def answer_logged(path):
 
 
 def proc_status(pid, field):
-    """A number from /proc/PID/status (VmHWM in kB)."""
+    """A number from /proc/PID/status (VmHWM in kB, Threads)."""
     with open("/proc/%d/status" % pid) as status:
         for text in status:
             if text.startswith(field + ":"):
@@ -873,8 +873,8 @@ def proc_status(pid, field):
     raise AssertionError("no %s in /proc/%d/status" % (field, pid))
 
 
-ON_PROC = pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="a process's memory as Linux's /proc "
-                                                                              "tells it")
+ON_PROC = pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="a process's memory and threads "
+                                                                              "as Linux's /proc tells them")
 
 
 @ON_PROC

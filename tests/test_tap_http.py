@@ -8,13 +8,11 @@ import contextlib
 import http.server
 import hashlib
 import json
-import os
 import queue
 import select
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -24,7 +22,7 @@ import urllib.request
 import pytest
 
 from conftest import MCP_TUI_PROCESS, ROOT, process_alive, wait_for
-from test_tap import environment, log_records, logged_messages, tap_info
+from test_tap import ON_PROC, environment, log_records, logged_messages, proc_status, tap_info
 
 pytestmark = pytest.mark.process
 
@@ -499,11 +497,6 @@ def test_a_gzip_event_stream_is_relayed_as_sent_and_its_events_logged_decoded(ta
 
 # -- only its owner: the capability in the tap's URL, and what one connection may cost --------------
 
-AS_ROOT = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
-                             reason="another local user's request needs root to make (setuid 65534)")
-ON_PROC = pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="a process's memory and threads "
-                                                                              "as Linux's /proc tells them")
-ANOTHER_USER = 65534  # nobody
 ANOTHER_USERS_REQUEST = """
 import http.client, sys
 connection = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=30)
@@ -533,46 +526,20 @@ def recorder():
     return type("Recording", (Recorder,), {"seen": []})
 
 
-def become_another_user():
-    os.setgroups([])
-    os.setgid(ANOTHER_USER)
-    os.setuid(ANOTHER_USER)
-
-
-def another_users_python():
-    """A Python that uid 65534 may run (the tests' own may sit under root's 0700 home), or a skip."""
-    for python in (sys.executable, "/usr/bin/python3", "/usr/local/bin/python3"):
-        with contextlib.suppress(OSError, subprocess.SubprocessError):
-            if subprocess.run([python, "-I", "-c", "pass"], cwd="/", preexec_fn=become_another_user,
-                              timeout=60).returncode == 0:
-                return python
-    pytest.skip("no Python that another user may run")
-
-
-def as_another_user(python, port, path, body):
+def as_another_user(other_user, port, path, body):
     """The HTTP status another local user (uid 65534) gets for a POST of ``body`` to the tap's ``path``."""
-    done = subprocess.run([python, "-I", "-c", ANOTHER_USERS_REQUEST, str(port), path, body], cwd="/",
-                          preexec_fn=become_another_user, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return int(done.stdout)
+    done = other_user.run([other_user.python, "-I", "-c", ANOTHER_USERS_REQUEST, port, path, body], env={}, cwd="/")
+    assert done.code == 0, done.err
+    return int(done.out)
 
 
 def nothing_logged(state_dir, name):
     return not [record for record in log_records(state_dir, name) if "message" in record or "raw" in record]
 
 
-def proc_status(pid, field):
-    """A number from /proc/PID/status (VmHWM in kB, Threads)."""
-    with open("/proc/%d/status" % pid) as status:
-        for text in status:
-            if text.startswith(field + ":"):
-                return int(text.split()[1])
-    raise AssertionError("no %s in /proc/%d/status" % (field, pid))
-
-
-@AS_ROOT
-def test_another_local_user_s_request_without_the_tap_s_token_reaches_neither_the_server_nor_the_log(tap, state_dir):
-    handler, python = recorder(), another_users_python()
+def test_another_local_user_s_request_without_the_tap_s_token_reaches_neither_the_server_nor_the_log(
+        tap, state_dir, other_user):
+    handler = recorder()
     with serving(handler) as port:
         through = tap("http://127.0.0.1:%d/mcp" % port, name="owned")
         parts = urllib.parse.urlsplit(through.url)
@@ -580,7 +547,7 @@ def test_another_local_user_s_request_without_the_tap_s_token_reaches_neither_th
                                "params": {"name": "echo", "arguments": {"message": "INJECTED"}}})
         guessed = "/" + "A" * len(parts.path.split("/")[1]) + "/mcp"
         for path in ("/mcp", guessed, parts.path[:12], "/" + parts.path.split("/")[1] + "x/mcp"):  # none its token
-            assert as_another_user(python, parts.port, path, injected) == 404, path
+            assert as_another_user(other_user, parts.port, path, injected) == 404, path
         assert handler.seen == [] and nothing_logged(state_dir, "owned")  # nothing relayed, nothing logged
         status, body = post(through.url, DISCOVER)  # the owner's URL, as the tap said it, works
         assert status == 200 and json.loads(body)["result"] == {}

@@ -11,7 +11,7 @@ import re
 import pytest
 
 import mcp_tui
-from tui_helpers import (call_echo, needs_pty, open_tool, tui, two_servers,  # noqa: F401 (fixtures)
+from tui_helpers import (call_echo, needs_pty, open_tool, show_server, tui, two_servers,  # noqa: F401 (fixtures)
                          wait_for_tool_list)
 
 ALT = {number: "\x1b%d" % number for number in range(1, 10)}
@@ -23,11 +23,9 @@ def echoed_on_both(servers):
     """Server 1 echoes from-first, then server 2 (shown, as the fixture leaves it) from-second."""
     screen = servers.screen
     call_echo(screen, "from-second", "second:from-second")
-    screen.send(ALT[1])
-    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown")
+    show_server(screen, 1)
     call_echo(screen, "from-first", "first:from-first")
-    screen.send(ALT[2])
-    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  2/2 "), what="server 2 shown")
+    show_server(screen, 2)
 
 
 def selected_row(screen):
@@ -176,8 +174,7 @@ def test_requests_rows_keep_their_status_column_whatever_the_methods_length():
 def test_ctrl_c_asks_while_another_server_has_a_call_running(two_servers):
     servers = two_servers()
     screen = servers.screen
-    screen.send(ALT[1])
-    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown")
+    show_server(screen, 1)
     open_tool(screen, "long_operation")
     screen.send("tab", "backspace", "backspace", "5", "0", "0", "shift-tab", "ctrl-u")
     screen.type("1000")  # long enough to be running still
@@ -244,8 +241,7 @@ def test_the_tasks_screen_cancels_on_its_own_server(two_servers):
     servers = two_servers()
     screen = servers.screen
     start_report_task(screen, modern=False)  # server 2: 2025-11-25
-    screen.send(ALT[1])
-    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown")
+    show_server(screen, 1)
     start_report_task(screen, modern=True)
     screen.send("T")
     screen.wait_for(lambda t: len(t.splitlines()) > 3 and "working" in t.splitlines()[3], what="the task listed")
@@ -293,8 +289,7 @@ def test_a_failed_send_again_ends_the_rows_servers_connection_not_the_shown_ones
     servers = two_servers()
     screen = servers.screen
     echoed_on_both(servers)
-    screen.send(ALT[1])
-    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown")
+    show_server(screen, 1)
     servers.http.stop()  # server 2 (HTTP) gone
     open_requests(screen)
     select_row(screen, SERVER_2, "tools/call echo")
@@ -323,12 +318,10 @@ def test_a_row_of_a_server_since_reconnected_goes_to_its_new_session(two_servers
     servers = two_servers()
     screen = servers.screen
     echoed_on_both(servers)
-    screen.send(ALT[1])
-    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown")
+    show_server(screen, 1)
     screen.send("ctrl-r")  # a new process of the stdio server, a new session
     screen.wait_for(lambda t: "Reconnected to" in screen.status_line(), what="reconnected")
-    screen.send(ALT[2])
-    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  2/2 "), what="server 2 shown")
+    show_server(screen, 2)
     open_requests(screen)
     select_row(screen, SERVER_1, "tools/call echo")
     screen.send("r")

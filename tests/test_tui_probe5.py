@@ -7,7 +7,8 @@ import sys
 
 import mcp_tui
 from tui_helpers import needs_pty, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
-from tui_helpers import two_servers, wait_for_form, wait_for_tool_list  # noqa: F401 (two_servers: a fixture)
+from tui_helpers import show_server, wait_for_form, wait_for_tool_list
+from tui_helpers import two_servers  # noqa: F401 (a fixture)
 
 from conftest import wait_for
 from test_auth import FETCH_URL
@@ -42,8 +43,7 @@ def test_a_background_servers_authorization_opens_on_its_own_screens(tui, start_
     screen = tui(server_command(), env=env, **WIDE)
     wait_for_tool_list(screen)
     add_server(screen, protected.url)  # authorized by the browser's first run
-    screen.send(ALT[1])
-    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown")
+    show_server(screen, 1)
     protected.stop()  # a new server on the same port knows no token: the retry meets 401
     again = RunningServer(["--http", "127.0.0.1:%d" % port, "--record", str(tmp_path / "again.jsonl"), "--auth"],
                           tmp_path / "again.jsonl")
@@ -115,8 +115,7 @@ def test_a_form_left_for_another_server_leaves_the_note_there(two_servers):
     open_tool(screen, "ask_name")
     screen.send("ctrl-x")
     wait_for_form(screen, "Input requested", "Please enter your name.")  # opened while its server is shown
-    screen.send(ALT[1])
-    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown")
+    show_server(screen, 1)
     note = "mcp-tui test server asks for your input: Alt+2 shows it"
     screen.wait_for(note)
     screen.send(ALT[2])

@@ -11,7 +11,7 @@ import re
 import time
 
 from tui_helpers import needs_pty, one_tool_server, open_tool, server_command, tui  # noqa: F401 (tui: a fixture)
-from tui_helpers import wait_for_tool_form, wait_for_tool_list
+from tui_helpers import show_server, wait_for_tool_form, wait_for_tool_list
 
 WIDE = {"columns": 120, "rows": 40}
 
@@ -245,15 +245,13 @@ def test_a_background_servers_call_for_input_stays_noted_while_it_waits(tui, tmp
     screen = tui(one_tool_server(tmp_path, ASKER_TOOL, ASKER_HANDLERS % str(trigger)), **WIDE)
     wait_for_tool_list(screen)
     add_server(screen, server_command())
-    screen.send(ALT[1])
-    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  1/2 "), what="server 1 shown")
+    show_server(screen, 1)
     screen.send("B")  # the pane hidden: Enter opens the list's one tool
     screen.wait_gone("Servers  (S)")
     screen.send("enter")
     wait_for_tool_form(screen, "asker")
     screen.send("ctrl-x")
-    screen.send(ALT[2])
-    screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui  |  2/2 "), what="server 2 shown")
+    show_server(screen, 2)
     trigger.write_text("")
     note = "asker-server asks for your input: Alt+1 shows it"
     screen.wait_for(note)

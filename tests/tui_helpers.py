@@ -383,3 +383,10 @@ def call_echo(screen, message, answer):
     screen.wait_for(answer)
     screen.send("esc")
     screen.wait_for(lambda t: screen.title_line().startswith(" mcp-tui "), what="the main screen")
+
+
+def show_server(screen, number, what=None):
+    """Alt+``number``: that server shown (of two), once its title says so."""
+    screen.send("\x1b%d" % number)
+    title = " mcp-tui  |  %d/2 " % number
+    screen.wait_for(lambda t: screen.title_line().startswith(title), what=what or "server %d shown" % number)
