@@ -3059,9 +3059,12 @@ class HttpFrontEnd(object):
         if session is None:
             return
         if "method" not in message:
+            # 202 first: the client's POST of its answer ends before the tool it unblocks goes on, as
+            # a real server's may, so a client that ends at the result has its answer's exchange whole
+            # (a loaded run saw the trace of that POST cut by the command's end)
+            h.send_status(202)
             if not session.resolve(message):
                 self.log.warn("ignored a response to no pending request of the session")
-            h.send_status(202)
             return
         if "id" not in message:
             self._legacy_notification(session, message)
